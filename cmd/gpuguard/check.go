@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/internal/check"
+	"github.com/gpuguard/gpuguard/internal/report"
+	"github.com/gpuguard/gpuguard/internal/result"
+	"github.com/gpuguard/gpuguard/parser/terraform"
+)
+
+func newCheckCommand(e *env) *cobra.Command {
+	var o commonOptions
+	cmd := &cobra.Command{
+		Use:   "check [PATH|-]...",
+		Short: "Inventory, cost, memory fit and guardrails for files and directories",
+		Long: `check finds the GPU resources in Terraform (HCL and plan JSON) under the given paths
+("-" reads standard input), prices each per month, and reports them.
+
+Exit status: 0 when nothing reaches --fail-on, 1 when the tool could not do its job (bad flags,
+unreadable or malformed input, unusable config), 2 when findings reach --fail-on.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCheck(e, &o, args)
+		},
+	}
+	o.bind(cmd)
+	return cmd
+}
+
+func runCheck(e *env, o *commonOptions, paths []string) error {
+	// Start reading the embedded catalog while flags, config and files are read.
+	go catalog.Default()
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	threshold, err := failThreshold(o.failOn)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	format, err := defaultFormat(e, o.format, o.output != "")
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	cfg, err := loadConfig(o.config, paths)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	cat, overlay, err := loadCatalog(o.catalog, cfg)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	doc := check.Run(paths, check.Options{
+		Config: cfg, Catalog: cat, Overlay: overlay, Region: o.region, Stdin: e.stdin,
+		Terraform: terraform.Options{VarFiles: o.varFiles, Vars: o.vars},
+	})
+	w, closeOut, err := outputTarget(e, o.output)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if err := writeCheck(w, format, doc); err != nil {
+		closeOut()
+		return withCode(exitError, fmt.Errorf("writing report: %w", err))
+	}
+	if err := closeOut(); err != nil {
+		return withCode(exitError, fmt.Errorf("writing report: %w", err))
+	}
+	return checkExit(doc, threshold)
+}
+
+// checkExit applies DESIGN.md's exit rules: errors win over findings.
+func checkExit(doc *result.Check, threshold int) error {
+	if len(doc.Errors) > 0 {
+		return withCode(exitError, fmt.Errorf("%d input error%s (see the report)", len(doc.Errors), plural(len(doc.Errors))))
+	}
+	if threshold > 0 {
+		for _, f := range doc.ActiveFindings() {
+			if f.Severity.Rank() >= threshold {
+				return withCode(exitFindings, nil)
+			}
+		}
+	}
+	return nil
+}
+
+func writeCheck(w io.Writer, format report.Format, doc *result.Check) error {
+	switch format {
+	case report.JSON:
+		return report.WriteCheckJSON(w, doc)
+	case report.Markdown:
+		return report.WriteCheckMarkdown(w, doc)
+	case report.Table:
+		return report.WriteCheckTable(w, doc)
+	}
+	return fmt.Errorf("format %s is not available for check yet", format)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/internal/testutil"
+)
+
+// cli runs the real command in-process, as a user would, and returns what it printed.
+type cliResult struct {
+	stdout, stderr string
+	code           int
+}
+
+func runCLI(t *testing.T, stdin string, args ...string) cliResult {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{ctx: context.Background(), stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb,
+		getenv: func(string) string { return "" }}
+	code := runEnv(e, args)
+	return cliResult{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+// repoRoot makes file paths in the output relative to the repository, as in the README.
+func repoRoot(t *testing.T) {
+	t.Helper()
+	t.Chdir(filepath.Join("..", ".."))
+}
+
+func TestTerraformGolden(t *testing.T) {
+	repoRoot(t)
+	cases := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{name: "aws_instance"},
+		{name: "aws_spot_instance_request"},
+		{name: "aws_autoscaling_group"},
+		{name: "aws_eks_node_group"},
+		{name: "aws_sagemaker"},
+		{name: "google_compute_instance"},
+		{name: "google_compute_instance_group_manager"},
+		{name: "google_container_node_pool"},
+		{name: "google_container_cluster"},
+		{name: "azurerm_virtual_machine"},
+		{name: "azurerm_virtual_machine_scale_set"},
+		{name: "azurerm_kubernetes_cluster"},
+		{name: "azurerm_machine_learning"},
+		{name: "variables", args: []string{"--var-file", "testdata/terraform/variables/override.tfvars", "--var", "from_var_flag=p5.4xlarge"}},
+		{name: "count_for_each"},
+		{name: "dynamic_blocks"},
+		{name: "modules"},
+		{name: "tfjson"},
+		{name: "plan"},
+		{name: "unknown_type"},
+		{name: "region_missing"},
+		{name: "malformed", code: exitError},
+		{name: "binary", code: exitError},
+		{name: "module_cycle", code: exitError},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"check", "testdata/terraform/" + tc.name, "--format", "json"}, tc.args...)
+			r := runCLI(t, "", args...)
+			if r.code != tc.code {
+				t.Fatalf("exit code %d, want %d; stderr:\n%s", r.code, tc.code, r.stderr)
+			}
+			var doc map[string]any
+			if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+				t.Fatalf("output is not JSON: %v\n%s", err, r.stdout)
+			}
+			testutil.Golden(t, filepath.Join("testdata", "golden", "terraform", tc.name+".json"), []byte(r.stdout))
+		})
+	}
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	repoRoot(t)
+	t.Run("bad flag", func(t *testing.T) {
+		r := runCLI(t, "", "check", "--no-such-flag")
+		if r.code != exitError || !strings.Contains(r.stderr, "unknown flag") {
+			t.Fatalf("code %d stderr %q", r.code, r.stderr)
+		}
+	})
+	t.Run("bad fail-on", func(t *testing.T) {
+		r := runCLI(t, "", "check", "testdata/terraform/aws_instance", "--fail-on", "sometimes")
+		if r.code != exitError || !strings.Contains(r.stderr, "--fail-on") {
+			t.Fatalf("code %d stderr %q", r.code, r.stderr)
+		}
+	})
+	t.Run("missing path", func(t *testing.T) {
+		r := runCLI(t, "", "check", "testdata/terraform/does-not-exist", "--format", "json")
+		if r.code != exitError || !strings.Contains(r.stdout, "does-not-exist") {
+			t.Fatalf("code %d stdout %q", r.code, r.stdout)
+		}
+	})
+	t.Run("bad format", func(t *testing.T) {
+		r := runCLI(t, "", "check", "testdata/terraform/aws_instance", "--format", "yaml")
+		if r.code != exitError || !strings.Contains(r.stderr, "unknown format") {
+			t.Fatalf("code %d stderr %q", r.code, r.stderr)
+		}
+	})
+	t.Run("malformed file does not hide good ones", func(t *testing.T) {
+		r := runCLI(t, "", "check", "testdata/terraform/malformed", "--format", "json")
+		var doc struct {
+			Resources []struct{ Address string }
+			Errors    []struct {
+				File string
+				Line int
+			}
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if r.code != exitError || len(doc.Resources) != 1 || doc.Resources[0].Address != "aws_instance.fine" {
+			t.Fatalf("code %d, resources %+v", r.code, doc.Resources)
+		}
+		if len(doc.Errors) != 1 || !strings.HasSuffix(doc.Errors[0].File, "bad/main.tf") || doc.Errors[0].Line != 9 {
+			t.Fatalf("errors %+v", doc.Errors)
+		}
+	})
+}
+
+func TestCheckStdinHCL(t *testing.T) {
+	src := `provider "aws" { region = "us-east-1" }
+resource "aws_instance" "x" { instance_type = "g5.xlarge" }`
+	r := runCLI(t, src, "check", "-", "--format", "json")
+	if r.code != exitOK {
+		t.Fatalf("code %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, `"monthly_cost": 734.38`) {
+		t.Fatalf("g5.xlarge from stdin not priced at 1.006 × 730:\n%s", r.stdout)
+	}
+}
+
+func TestCheckOutputFileAndFormats(t *testing.T) {
+	repoRoot(t)
+	out := filepath.Join(t.TempDir(), "report.md")
+	r := runCLI(t, "", "check", "testdata/terraform/aws_instance", "--format", "markdown", "--output", out)
+	if r.code != exitOK || r.stdout != "" {
+		t.Fatalf("code %d, stdout %q", r.code, r.stdout)
+	}
+	md, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| `aws_instance.trainer[0]` | p4d.24xlarge | 8× NVIDIA A100 40GB | 1 | on-demand | us-east-1 | $16,029.08 |", "$32,351.91/month"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	r = runCLI(t, "", "check", "testdata/terraform/region_missing", "--format", "table")
+	for _, want := range []string{"unpriced (1)", "in us-east-1 it would cost $734.38/month", "Total: $0.00/month for 3 GPU resources (3 unpriced, not in the total)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	r := runCLI(t, "", "version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "gpuguard ") {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestRegionFallback(t *testing.T) {
+	src := `resource "aws_instance" "x" { instance_type = "g5.xlarge" }`
+	r := runCLI(t, src, "check", "-", "--format", "json")
+	if !strings.Contains(r.stdout, `"unpriced_reason": "no region: set it on the resource or its provider`) {
+		t.Fatalf("a resource without any region was priced:\n%s", r.stdout)
+	}
+	r = runCLI(t, src, "check", "-", "--format", "json", "--region", "us-east-1")
+	if !strings.Contains(r.stdout, `"monthly_cost": 734.38`) || !strings.Contains(r.stdout, "region us-east-1 from the default") {
+		t.Fatalf("--region not applied:\n%s", r.stdout)
+	}
+}

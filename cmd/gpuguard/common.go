@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/internal/config"
+	"github.com/gpuguard/gpuguard/internal/result"
+)
+
+// commonOptions are the flags DESIGN.md lists as common to the commands that read inputs.
+type commonOptions struct {
+	format   string
+	config   string
+	varFiles []string
+	vars     []string
+	region   string
+	policies []string
+	failOn   string
+	catalog  string
+	output   string
+}
+
+func (o *commonOptions) bind(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", "", "output format: table|json|markdown|sarif|github (default table on a terminal, else json)")
+	f.StringVar(&o.config, "config", "", "config file (default .gpuguard.yaml found upward from the first path)")
+	f.StringArrayVar(&o.varFiles, "var-file", nil, "Terraform variables file (repeatable, applied in order after terraform.tfvars and *.auto.tfvars)")
+	f.StringArrayVar(&o.vars, "var", nil, "Terraform variable name=value (repeatable, applied last)")
+	f.StringVar(&o.region, "region", "", "default region for resources whose manifests name none")
+	f.StringArrayVar(&o.policies, "policy", nil, "directory of extra Rego policies (repeatable)")
+	f.StringVar(&o.failOn, "fail-on", "deny", "exit 2 when findings reach this severity: deny|warn|notice|never")
+	f.StringVar(&o.catalog, "catalog", "", "price overlay written by 'gpuguard pricing update'")
+	f.StringVar(&o.output, "output", "", "write the report to this file instead of stdout")
+}
+
+// failThreshold parses --fail-on into a minimum severity rank (0: never fail).
+func failThreshold(s string) (int, error) {
+	switch s {
+	case "deny", "warn", "notice":
+		return result.Severity(s).Rank(), nil
+	case "never":
+		return 0, nil
+	}
+	return 0, fmt.Errorf("--fail-on must be deny, warn, notice or never, got %q", s)
+}
+
+// loadConfig finds and loads the config for a run over paths.
+func loadConfig(flag string, paths []string) (*config.Config, error) {
+	start := "."
+	if len(paths) > 0 && paths[0] != "-" {
+		start = paths[0]
+	}
+	path := flag
+	if path == "" {
+		path = config.Find(start)
+	}
+	return config.Load(path, start)
+}
+
+// loadCatalog returns the embedded catalog with the overlay from --catalog or the config.
+func loadCatalog(flag string, cfg *config.Config) (*catalog.Catalog, string, error) {
+	cat, err := catalog.Default()
+	if err != nil {
+		return nil, "", fmt.Errorf("embedded catalog: %w", err)
+	}
+	overlay := flag
+	if overlay == "" && cfg != nil && cfg.Catalog != "" {
+		overlay = cfg.Resolve(cfg.Catalog)
+	}
+	if overlay == "" {
+		return cat, "", nil
+	}
+	rows, err := catalog.ReadOverlayFile(overlay)
+	if err != nil {
+		return nil, "", err
+	}
+	cat, err = cat.WithOverlay(rows)
+	if err != nil {
+		return nil, "", fmt.Errorf("price overlay %s: %w", overlay, err)
+	}
+	return cat, filepath.ToSlash(overlay), nil
+}

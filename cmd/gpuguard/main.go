@@ -1,0 +1,43 @@
+// Command gpuguard finds the GPU instances Terraform and Kubernetes manifests declare, prices
+// them, checks their workloads fit and evaluates cost guardrails. See README.md.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"runtime/pprof"
+	"syscall"
+)
+
+func main() {
+	// gpuguard is a short-lived batch program: trading memory for fewer collections makes a
+	// check of 1,000 stacks about 40% faster (docs/performance.md), and the soft memory limit
+	// keeps a very large scan from growing without bound. GOGC and GOMEMLIMIT still win.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(800)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(2 << 30)
+	}
+	// GPUGUARD_CPUPROFILE=FILE writes a CPU profile of the run (docs/performance.md).
+	if path := os.Getenv("GPUGUARD_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer f.Close()
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	exit(code)
+}
+
+// exit runs deferred work (the profile) before leaving with code.
+func exit(code int) {
+	pprof.StopCPUProfile()
+	os.Exit(code)
+}

@@ -1,0 +1,197 @@
+package catalog
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// The figures below are copied from shared/reference/pricing (the rows named in each case), not
+// computed by the code under test.
+func TestEmbeddedPricesMatchReference(t *testing.T) {
+	c := MustDefault()
+	cases := []struct {
+		provider, typ, region string
+		opt                   parser.PurchaseOption
+		usd                   string
+		date                  string
+		estimated             bool
+	}{
+		{"aws", "p4d.24xlarge", "us-east-1", parser.OnDemand, "21.957642", "2026-07-20", false},
+		{"aws", "p5.48xlarge", "us-east-1", parser.OnDemand, "55.04", "2026-07-20", false},
+		{"aws", "g6e.xlarge", "us-east-1", parser.OnDemand, "1.861", "2026-07-20", false},
+		// AWS spot predates the June 2025 cut: kept, marked an estimate.
+		{"aws", "p5.48xlarge", "us-east-1", parser.Spot, "20.9934", "", true},
+		{"gcp", "a2-highgpu-1g", "us-central1", parser.OnDemand, "3.673385", "2026-07-30", false},
+		{"gcp", "a2-highgpu-1g", "europe-west4", parser.OnDemand, "3.747972", "2026-07-30", false},
+		{"gcp", "a2-highgpu-1g", "africa-south1", parser.Spot, "0.65224", "2026-07-30", false},
+		{"gcp", "a2-highgpu-1g", "asia-east1", parser.Reserved3y, "1.326577", "2026-07-30", false},
+		{"gcp", "n1-standard-8", "us-central1", parser.OnDemand, "0.379998", "2026-07-30", false},
+		{"gcp", "nvidia-tesla-t4", "us-central1", parser.OnDemand, "0.35", "", true},
+		{"azure", "Standard_ND96isr_H100_v5", "eastus", parser.OnDemand, "98.32", "2024-05-29", false},
+		{"azure", "Standard_ND96isr_H100_v5", "eastus", parser.Spot, "18.169536", "2026-09-16", false},
+		{"azure", "Standard_NC8as_T4_v3", "eastus", parser.OnDemand, "0.752", "2024-05-29", false},
+		{"azure", "Standard_NC4as_T4_v3", "eastus", parser.OnDemand, "0.526", "", true},
+		{"azure", "Standard_NV12ads_A10_v5", "eastus", parser.OnDemand, "0.908", "", true},
+	}
+	for _, tc := range cases {
+		p, ok := c.Price(tc.provider, tc.typ, tc.region, tc.opt)
+		if !ok {
+			t.Errorf("%s %s %s %s: no price", tc.provider, tc.typ, tc.region, tc.opt)
+			continue
+		}
+		want, _ := money.Parse(tc.usd)
+		if p.Hourly != want || p.Date != tc.date || p.Estimated != tc.estimated || p.Source == "" {
+			t.Errorf("%s %s %s %s = %s date %q est %v source %q; want %s date %q est %v",
+				tc.provider, tc.typ, tc.region, tc.opt, p.Hourly.Decimal(6), p.Date, p.Estimated, p.Source, tc.usd, tc.date, tc.estimated)
+		}
+	}
+}
+
+func TestEveryPriceHasSourceAndDateOrIsAnEstimate(t *testing.T) {
+	c := MustDefault()
+	rows := c.Prices("", "", "")
+	if len(rows) < 5000 {
+		t.Fatalf("only %d price rows: GCP's 40 regions are missing", len(rows))
+	}
+	regions := map[string]bool{}
+	for _, p := range rows {
+		if p.Source == "" || (p.Date == "" && !p.Estimated) || p.Hourly <= 0 {
+			t.Errorf("row without source/date: %+v", p)
+		}
+		if p.Estimated && p.Basis == "" {
+			t.Errorf("estimated row without a basis: %+v", p)
+		}
+		if p.Provider == parser.GCP {
+			regions[p.Region] = true
+		}
+	}
+	if len(regions) != 40 {
+		t.Errorf("GCP regions = %d, want 40", len(regions))
+	}
+	if c.Updated() != "2026-09-16" {
+		t.Errorf("Updated = %s", c.Updated())
+	}
+}
+
+func TestInstancesHaveKnownGPUs(t *testing.T) {
+	c := MustDefault()
+	in, ok := c.Instance("aws", "p4de.24xlarge")
+	if !ok || in.GPU != "a100-80gb" || in.GPUCount != 8 || in.GPUMemoryGiB != 80 {
+		t.Fatalf("p4de.24xlarge = %+v", in)
+	}
+	g, _ := c.GPU("h100-80gb")
+	if g.ReportedMiB != 81559 || len(g.MIG) != 6 {
+		t.Fatalf("h100 = %+v", g)
+	}
+	if in, ok := c.Instance("azure", "standard_nc24ads_a100_v4"); !ok || in.GPU != "a100-80gb" {
+		t.Fatalf("Azure lookup is not case-insensitive: %+v", in)
+	}
+	for _, in := range c.Instances("") {
+		if in.GPUCount <= 0 {
+			t.Errorf("%s %s: GPU instance with %g GPUs", in.Provider, in.Type, in.GPUCount)
+		}
+	}
+}
+
+func TestQuoteDerivesMissingOptionsAsEstimates(t *testing.T) {
+	c := MustDefault()
+	q, miss := c.Quote("aws", "g6e.xlarge", "us-east-1", parser.Spot)
+	if miss != nil {
+		t.Fatal(miss.Reason)
+	}
+	// 1.861 × 0.40 (default spot discount, documented in quote.go).
+	if q.Hourly != 744400 || !q.Estimated || !strings.Contains(q.Derived, "0.40") {
+		t.Fatalf("derived spot = %+v", q)
+	}
+	q, _ = c.Quote("aws", "g6e.xlarge", "us-east-1", parser.Reserved3y)
+	if q.Hourly != 930500 || !q.Estimated {
+		t.Fatalf("derived 3y = %+v", q)
+	}
+	// A dated catalog row is not an estimate.
+	q, _ = c.Quote("gcp", "a3-highgpu-8g", "us-central1", parser.Reserved1y)
+	if q.Hourly != 61383672 || q.Estimated || q.Derived != "" {
+		t.Fatalf("gcp 1y = %+v", q)
+	}
+}
+
+func TestQuoteMisses(t *testing.T) {
+	c := MustDefault()
+	_, miss := c.Quote("aws", "p9.96xlarge", "us-east-1", parser.OnDemand)
+	if miss == nil || miss.Reason != "p9.96xlarge is not in the AWS price catalog" {
+		t.Fatalf("unknown type: %+v", miss)
+	}
+	_, miss = c.Quote("aws", "p5e.48xlarge", "us-east-1", parser.OnDemand)
+	if miss == nil || !strings.Contains(miss.Reason, "no on-demand price") {
+		t.Fatalf("type without price: %+v", miss)
+	}
+	_, miss = c.Quote("aws", "g5.xlarge", "eu-west-1", parser.OnDemand)
+	if miss == nil || miss.NearestRegion != "us-east-1" || miss.Nearest == nil || miss.Nearest.Hourly != 1006000 {
+		t.Fatalf("missing region: %+v", miss)
+	}
+	_, miss = c.Quote("gcp", "a2-highgpu-1g", "europe-north2", parser.OnDemand)
+	if miss == nil || miss.NearestRegion != "europe-north1" {
+		t.Fatalf("nearest GCP region: %+v", miss)
+	}
+	_, miss = c.Quote("gcp", "a2-highgpu-1g", "", parser.OnDemand)
+	if miss == nil || !strings.Contains(miss.Reason, "no region") {
+		t.Fatalf("no region: %+v", miss)
+	}
+}
+
+func TestNearestRegion(t *testing.T) {
+	cases := map[string][]string{
+		"us-east-1":    {"us-east-1", "eu-west-1", "ap-south-1"},
+		"eu-west-1":    {"us-east-1", "eu-west-1"},
+		"europe-west9": {"us-central1", "europe-west1", "europe-west8", "asia-east1"},
+		"westeurope":   {"eastus", "northeurope"},
+	}
+	want := map[string]string{"us-east-1": "us-east-1", "eu-west-1": "eu-west-1", "europe-west9": "europe-west1", "westeurope": "northeurope"}
+	for region, cands := range cases {
+		if got := NearestRegion(region, cands); got != want[region] {
+			t.Errorf("NearestRegion(%s) = %s, want %s", region, got, want[region])
+		}
+	}
+}
+
+func TestOverlayReplacesAndAdds(t *testing.T) {
+	c := MustDefault()
+	rows, err := ParseOverlay([]byte(`{"gpuguard_overlay": 1, "generated_at": "2026-11-21T00:00:00Z", "rows": [
+	  {"provider":"aws","instance_type":"g5.xlarge","region":"us-east-1","purchase_option":"on_demand","usd_per_hour":"0.999","date":"2026-11-21","source":"test"},
+	  {"provider":"aws","instance_type":"g5.xlarge","region":"eu-west-1","purchase_option":"on_demand","usd_per_hour":"1.123","date":"2026-11-21","source":"test"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := c.WithOverlay(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := o.Price("aws", "g5.xlarge", "us-east-1", parser.OnDemand); p.Hourly != 999000 || p.Source != "test" {
+		t.Errorf("overlay did not replace: %+v", p)
+	}
+	if p, ok := o.Price("aws", "g5.xlarge", "eu-west-1", parser.OnDemand); !ok || p.Hourly != 1123000 {
+		t.Errorf("overlay did not add: %+v", p)
+	}
+	if p, _ := c.Price("aws", "g5.xlarge", "us-east-1", parser.OnDemand); p.Hourly != 1006000 {
+		t.Errorf("overlay changed the base catalog: %+v", p)
+	}
+	if o.Updated() != "2026-11-21" {
+		t.Errorf("updated = %s", o.Updated())
+	}
+	for _, bad := range []string{
+		`{"gpuguard_overlay": 1, "rows": [{"provider":"aws","instance_type":"g5.xlarge","region":"us-east-1","purchase_option":"on_demand","usd_per_hour":"1","source":"x"}]}`,
+		`{"gpuguard_overlay": 1, "rows": [{"provider":"aws","instance_type":"g5.xlarge","region":"us-east-1","purchase_option":"on_demand","usd_per_hour":"0","date":"2026-01-01","source":"x"}]}`,
+		`{"gpuguard_overlay": 1, "rows": [{"provider":"aws","instance_type":"g5.xlarge","region":"us-east-1","purchase_option":"lease","usd_per_hour":"1","date":"2026-01-01","source":"x"}]}`,
+		`{"gpuguard_overlay": 2, "rows": []}`,
+		`{"gpuguard_overlay": 1, "rows": [], "extra": true}`,
+	} {
+		if _, err := ParseOverlay([]byte(bad)); err == nil {
+			t.Errorf("overlay accepted: %s", bad)
+		}
+	}
+}
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

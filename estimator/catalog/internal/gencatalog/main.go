@@ -1,0 +1,274 @@
+// Command gencatalog turns the team's reference price tables (shared/reference/pricing) into the
+// catalog files embedded in gpuguard: data/instances.csv and data/prices.csv. Run it when the
+// reference tables change, review the diff, and commit the output:
+//
+//	go run ./estimator/catalog/internal/gencatalog -ref ../shared/reference/pricing -out estimator/catalog/data
+//
+// Every price row keeps its source and date; a figure without a dated source is written with
+// estimated=true and the reason in basis, so check output marks it as an estimate.
+package main
+
+import (
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+const (
+	gcpRegionalSource = "Cyclenerd/google-cloud-pricing-cost-calculator pricing data (Apache-2.0), built from the Cloud Billing Catalog"
+	gcpRegionalDate   = "2026-07-30"
+)
+
+type instance struct {
+	provider, typ, gpu, kind string
+	gpuCount, gpuMem         string
+	vcpu, mem                string
+}
+
+type price struct {
+	provider, typ, region, option, usd, source, date, estimated, basis string
+}
+
+func main() {
+	ref := flag.String("ref", "../shared/reference/pricing", "reference pricing directory")
+	out := flag.String("out", "estimator/catalog/data", "output directory")
+	flag.Parse()
+	if err := run(*ref, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "gencatalog:", err)
+		os.Exit(1)
+	}
+}
+
+func readCSV(path string) ([]map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var out []map[string]string
+	for _, r := range recs[1:] {
+		m := map[string]string{}
+		for i, h := range recs[0] {
+			m[h] = strings.TrimSpace(r[i])
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// gpuKey maps the reference tables' GPU names to the catalog's GPU keys (data/gpus.csv).
+func gpuKey(model, memGiB string) (string, error) {
+	m := strings.ToLower(model)
+	switch {
+	case strings.HasPrefix(m, "(none"):
+		return "", nil
+	case strings.Contains(m, "h100 nvl"):
+		return "h100-nvl", nil
+	case strings.Contains(m, "h100"):
+		return "h100-80gb", nil
+	case strings.Contains(m, "h200"):
+		return "h200", nil
+	case strings.Contains(m, "b200"):
+		return "b200", nil
+	case strings.Contains(m, "a100"):
+		if memGiB == "80" || strings.Contains(m, "80gb") {
+			return "a100-80gb", nil
+		}
+		return "a100-40gb", nil
+	case strings.Contains(m, "v100"):
+		if memGiB == "32" || strings.Contains(m, "32gb") {
+			return "v100-32gb", nil
+		}
+		return "v100-16gb", nil
+	case strings.Contains(m, "a10g"):
+		return "a10g", nil
+	case strings.Contains(m, "a10"):
+		return "a10", nil
+	case strings.Contains(m, "l40s"):
+		return "l40s", nil
+	case strings.Contains(m, "l4"):
+		return "l4", nil
+	case strings.Contains(m, "t4"):
+		return "t4", nil
+	case strings.Contains(m, "p100"):
+		return "p100", nil
+	case m == "nvidia p4":
+		return "p4", nil
+	case strings.Contains(m, "radeon pro v520"):
+		return "radeon-pro-v520", nil
+	case strings.Contains(m, "inferentia2"):
+		return "inferentia2", nil
+	case strings.Contains(m, "trainium"):
+		return "trainium", nil
+	}
+	return "", fmt.Errorf("unknown GPU model %q", model)
+}
+
+var gcpKeys = map[string]string{
+	"a100": "a100-40gb", "a100-80gb": "a100-80gb", "h100-80gb": "h100-80gb", "h100-80gb-mega": "h100-80gb",
+	"l4": "l4", "rtx6000": "rtx-pro-6000", "": "",
+}
+
+// gcpSliceMemory is GPU memory per GPU for the regional GCP file, which has no memory column.
+var gcpGPUMemory = map[string]string{
+	"a100-40gb": "40", "a100-80gb": "80", "h100-80gb": "80", "l4": "24", "rtx-pro-6000": "96",
+}
+
+func run(ref, out string) error {
+	main, err := readCSV(filepath.Join(ref, "aws_gcp_azure_gpu_instances.csv"))
+	if err != nil {
+		return err
+	}
+	regional, err := readCSV(filepath.Join(ref, "gcp_machine_types_by_region.csv"))
+	if err != nil {
+		return err
+	}
+	insts := map[string]instance{}
+	var prices []price
+	addInst := func(i instance) { insts[i.provider+"|"+i.typ] = i }
+
+	for _, r := range main {
+		key, err := gpuKey(r["gpu_model"], r["gpu_memory_gib_per_gpu"])
+		if err != nil {
+			return err
+		}
+		kind := "instance"
+		typ := r["instance_type"]
+		switch {
+		case strings.HasPrefix(typ, "accelerator:"):
+			kind = "accelerator"
+			typ = strings.TrimPrefix(typ, "accelerator:")
+		case key == "":
+			kind = "vm"
+		}
+		addInst(instance{provider: r["provider"], typ: typ, gpu: key, kind: kind,
+			gpuCount: r["gpu_count"], gpuMem: r["gpu_memory_gib_per_gpu"], vcpu: r["vcpu"], mem: r["memory_gib"]})
+		if r["provider"] == "gcp" && kind != "accelerator" {
+			continue // GCP machine prices come from the regional table below, for all 40 regions
+		}
+		prices = append(prices, mainRowPrices(r, typ)...)
+	}
+	for _, r := range regional {
+		key, ok := gcpKeys[r["gpu_key"]]
+		if !ok {
+			return fmt.Errorf("unknown GCP gpu_key %q", r["gpu_key"])
+		}
+		kind := "instance"
+		if key == "" {
+			kind = "vm"
+		}
+		if _, seen := insts["gcp|"+r["machine_type"]]; !seen || kind == "instance" {
+			addInst(instance{provider: "gcp", typ: r["machine_type"], gpu: key, kind: kind,
+				gpuCount: r["gpu_count"], gpuMem: gcpGPUMemory[key], vcpu: r["vcpu"], mem: r["memory_gib"]})
+		}
+		for opt, col := range map[string]string{"on_demand": "on_demand_usd_per_hour", "spot": "spot_usd_per_hour",
+			"reserved_1y": "commit_1y_usd_per_hour", "reserved_3y": "commit_3y_usd_per_hour"} {
+			if r[col] == "" {
+				continue
+			}
+			basis := ""
+			if strings.HasPrefix(opt, "reserved") {
+				basis = "resource-based committed use discount"
+			}
+			prices = append(prices, price{provider: "gcp", typ: r["machine_type"], region: r["region"], option: opt,
+				usd: r[col], source: gcpRegionalSource, date: gcpRegionalDate, estimated: "false", basis: basis})
+		}
+	}
+	return write(out, insts, prices)
+}
+
+// mainRowPrices reads the dated figures of one row of the main reference table.
+func mainRowPrices(r map[string]string, typ string) []price {
+	var out []price
+	notes := r["notes"]
+	add := func(opt, usd, source, date string) {
+		if usd == "" {
+			return
+		}
+		p := price{provider: r["provider"], typ: typ, region: r["region"], option: opt, usd: usd, source: source, estimated: "false"}
+		if iso(date) {
+			p.date = date
+		} else {
+			// Undated snapshots are real list prices of unknown age: kept, marked estimates.
+			p.estimated = "true"
+			p.basis = date
+			if !strings.HasPrefix(date, "undated") {
+				p.basis = "undated source: " + date
+			}
+		}
+		if strings.HasPrefix(r["verified"], "ESTIMATE") {
+			p.estimated = "true"
+			p.basis = strings.TrimSpace(p.basis + "; reference marks the price an estimate")
+			p.basis = strings.TrimPrefix(p.basis, "; ")
+		}
+		out = append(out, p)
+	}
+	odDate := r["date_on_demand"]
+	if r["provider"] == "azure" && strings.Contains(notes, "on-demand matches infracost") {
+		odDate = "2024-05-29" // the date of the Infracost golden lines the figure matches
+	}
+	add("on_demand", r["on_demand_usd_per_hour"], r["source_on_demand"], odDate)
+	spotDate := r["date_spot"]
+	if r["provider"] == "aws" && r["spot_usd_per_hour"] != "" {
+		// AWS spot figures predate the June 2025 on-demand cut: stale estimates.
+		spotDate = "undated snapshot that predates the June 2025 AWS price cut"
+	}
+	add("spot", r["spot_usd_per_hour"], strings.TrimSuffix(r["source_spot"], ","), spotDate)
+	add("reserved_1y", r["reserved_1y_usd_per_hour"], r["source_reserved"], r["date_on_demand"])
+	add("reserved_3y", r["reserved_3y_usd_per_hour"], r["source_reserved"], r["date_on_demand"])
+	return out
+}
+
+func iso(s string) bool {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	for i, c := range s {
+		if i != 4 && i != 7 && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func write(out string, insts map[string]instance, prices []price) error {
+	var irows [][]string
+	for _, i := range insts {
+		irows = append(irows, []string{i.provider, i.typ, i.kind, i.gpu, i.gpuCount, i.gpuMem, i.vcpu, i.mem})
+	}
+	sort.Slice(irows, func(a, b int) bool { return strings.Join(irows[a][:2], "|") < strings.Join(irows[b][:2], "|") })
+	if err := writeCSV(filepath.Join(out, "instances.csv"),
+		[]string{"provider", "instance_type", "kind", "gpu", "gpu_count", "gpu_memory_gib", "vcpu", "memory_gib"}, irows); err != nil {
+		return err
+	}
+	var prows [][]string
+	for _, p := range prices {
+		prows = append(prows, []string{p.provider, p.typ, p.region, p.option, p.usd, p.estimated, p.date, p.source, p.basis})
+	}
+	sort.Slice(prows, func(a, b int) bool { return strings.Join(prows[a][:4], "|") < strings.Join(prows[b][:4], "|") })
+	return writeCSV(filepath.Join(out, "prices.csv"),
+		[]string{"provider", "instance_type", "region", "purchase_option", "usd_per_hour", "estimated", "date", "source", "basis"}, prows)
+}
+
+func writeCSV(path string, header []string, rows [][]string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	_ = w.Write(header)
+	_ = w.WriteAll(rows)
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,295 @@
+package estimator
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// Pricer prices resources against a catalog.
+type Pricer struct {
+	Catalog *catalog.Catalog
+	// DefaultRegion applies to resources whose manifest names no region (config or --region).
+	DefaultRegion string
+	// HoursPerMonth is the default month; 0 means DefaultHoursPerMonth.
+	HoursPerMonth float64
+}
+
+func (p *Pricer) hours(r *parser.Resource) float64 {
+	if r.HoursPerMonth > 0 {
+		return r.HoursPerMonth
+	}
+	if p.HoursPerMonth > 0 {
+		return p.HoursPerMonth
+	}
+	return DefaultHoursPerMonth
+}
+
+// Estimate prices one resource. It never returns a zero price for something it could not price:
+// the cost stays nil and UnpricedReason says why.
+func (p *Pricer) Estimate(r parser.Resource) Estimate {
+	e := Estimate{
+		Address: r.Address, Source: r.Source, Kind: r.Kind, Type: r.Type, Provider: r.Provider,
+		Region: r.Region, InstanceType: r.InstanceType, Quantity: r.Quantity, PurchaseOption: r.PurchaseOption,
+		HoursPerMonth: p.hours(&r), Tags: r.Tags, Unresolved: r.Unresolved, Notes: append([]string(nil), r.Notes...),
+		Suppressions: r.Suppressions, Pod: r.Pod, Recommendations: []Recommendation{},
+	}
+	if e.Provider == "" {
+		e.Provider = parser.Unknown
+	}
+	if e.Region == "" && p.DefaultRegion != "" && r.Provider != parser.Unknown {
+		e.Region = parser.NormalizeRegion(p.DefaultRegion)
+		e.Notes = append(e.Notes, fmt.Sprintf("region %s from the default (config or --region)", e.Region))
+	}
+	if r.Profile != "" {
+		prof := r.Profile
+		e.Profile = &prof
+	}
+	if r.SpotQuantity > 0 && r.SpotQuantity < r.Quantity {
+		e.CapacitySplit = &CapacitySplit{OnDemand: r.Quantity - r.SpotQuantity, Spot: r.SpotQuantity}
+	}
+	e.GPU = p.gpuInfo(&r)
+	hourly, reason := p.unitHourly(&r, &e)
+	if reason != "" {
+		e.UnpricedReason = &reason
+		return e
+	}
+	total := hourly
+	e.HourlyCost = ptrRate(total)
+	monthly := total.Mul(e.HoursPerMonth)
+	e.MonthlyCost = ptrAmount(monthly)
+	return e
+}
+
+func ptrRate(m money.Micros) *money.Rate     { r := money.Rate(m); return &r }
+func ptrAmount(m money.Micros) *money.Amount { a := money.Amount(m); return &a }
+
+// gpuInfo describes the GPUs of one instance from the catalog (or, for a pod, its request).
+func (p *Pricer) gpuInfo(r *parser.Resource) *GPUInfo {
+	if r.Pod != nil {
+		info := &GPUInfo{Count: r.Pod.PerPod, Model: r.Pod.Resource}
+		if in, ok := p.Catalog.Instance(r.Provider, r.InstanceType); ok && in.GPU != "" {
+			if g, ok := p.Catalog.GPU(in.GPU); ok {
+				info.Model, info.MemoryGiB, info.Key = g.Name, in.GPUMemoryGiB, g.Key
+			}
+		}
+		return info
+	}
+	if in, ok := p.instance(r.Provider, r.InstanceType); ok && in.GPU != "" {
+		g, _ := p.Catalog.GPU(in.GPU)
+		return &GPUInfo{Model: g.Name, Count: in.GPUCount, MemoryGiB: in.GPUMemoryGiB, Key: g.Key}
+	}
+	if len(r.Accelerators) > 0 {
+		info := &GPUInfo{}
+		for _, a := range r.Accelerators {
+			info.Count += float64(a.Count)
+			if in, ok := p.Catalog.Instance(r.Provider, a.Type); ok && in.GPU != "" {
+				g, _ := p.Catalog.GPU(in.GPU)
+				info.Model, info.MemoryGiB, info.Key = g.Name, in.GPUMemoryGiB, g.Key
+			} else if info.Model == "" {
+				info.Model = a.Type
+			}
+		}
+		return info
+	}
+	return nil
+}
+
+// instance looks a type up, reading a SageMaker ml.* type as its EC2 counterpart.
+func (p *Pricer) instance(provider, typ string) (catalog.Instance, bool) {
+	if in, ok := p.Catalog.Instance(provider, typ); ok {
+		return in, true
+	}
+	if provider == parser.AWS && strings.HasPrefix(typ, "ml.") {
+		return p.Catalog.Instance(provider, strings.TrimPrefix(typ, "ml."))
+	}
+	return catalog.Instance{}, false
+}
+
+// unitHourly computes the hourly cost of the whole resource (all its instances), or why it
+// cannot be priced.
+func (p *Pricer) unitHourly(r *parser.Resource, e *Estimate) (money.Micros, string) {
+	if len(r.Unresolved) > 0 {
+		parts := make([]string, 0, len(r.Unresolved))
+		for _, u := range r.Unresolved {
+			parts = append(parts, fmt.Sprintf("%s (%s)", u.Attribute, u.Reason))
+		}
+		return 0, "unresolved: " + strings.Join(parts, "; ")
+	}
+	if r.InstanceType == "" {
+		return 0, "no instance type"
+	}
+	if r.Provider == parser.Unknown || r.Provider == "" {
+		return 0, fmt.Sprintf("cannot tell which cloud %s belongs to", r.InstanceType)
+	}
+	type part struct {
+		opt parser.PurchaseOption
+		qty int
+	}
+	parts := []part{{r.PurchaseOption, r.Quantity}}
+	if e.CapacitySplit != nil && r.PurchaseOption != parser.Spot {
+		parts = []part{{r.PurchaseOption, e.CapacitySplit.OnDemand}, {parser.Spot, e.CapacitySplit.Spot}}
+	}
+	var total money.Micros
+	for _, pt := range parts {
+		unit, reason := p.instanceHourly(r, e, pt.opt)
+		if reason != "" {
+			return 0, reason
+		}
+		if r.Pod != nil {
+			share, reason := p.podShare(r)
+			if reason != "" {
+				return 0, reason
+			}
+			unit = unit.Mul(share)
+		}
+		total += unit.MulInt(int64(pt.qty))
+	}
+	return total, ""
+}
+
+// instanceHourly is the hourly price of one instance (machine plus attached GPUs).
+func (p *Pricer) instanceHourly(r *parser.Resource, e *Estimate, opt parser.PurchaseOption) (money.Micros, string) {
+	typ := r.InstanceType
+	q, miss := p.Catalog.Quote(r.Provider, typ, e.Region, opt)
+	if miss != nil && r.Provider == parser.AWS && strings.HasPrefix(typ, "ml.") {
+		ec2 := strings.TrimPrefix(typ, "ml.")
+		if q2, miss2 := p.Catalog.Quote(r.Provider, ec2, e.Region, opt); miss2 == nil {
+			q, miss = q2, nil
+			q.Estimated = true
+			addNote(e, fmt.Sprintf("SageMaker %s is priced at the EC2 rate of %s, a lower bound: SageMaker's own rate is higher and not in the catalog", typ, ec2))
+		}
+	}
+	if miss != nil {
+		return 0, p.missReason(r, e, typ, opt, miss)
+	}
+	unit := q.Hourly
+	p.addSource(e, typ, opt, q)
+	sud := 1.0
+	if in, ok := p.Catalog.Instance(r.Provider, typ); ok && r.Provider == parser.GCP && in.Kind == catalog.KindVM && opt == parser.OnDemand {
+		sud = gcpSustainedUseMultiplier(e.HoursPerMonth)
+		if sud < 1 {
+			addNote(e, fmt.Sprintf("GCP sustained-use discount for N1 and its GPUs at %.0f h/month: %.0f%% off list", e.HoursPerMonth, (1-sud)*100))
+		}
+	}
+	for _, a := range r.Accelerators {
+		aq, amiss := p.Catalog.Quote(r.Provider, a.Type, e.Region, opt)
+		if amiss != nil {
+			return 0, p.missReason(r, e, a.Type, opt, amiss)
+		}
+		p.addSource(e, a.Type, opt, aq)
+		unit += aq.Hourly.MulInt(int64(a.Count))
+	}
+	return unit.Mul(sud), ""
+}
+
+// gcpSustainedUseMultiplier is the share of list price paid for an N1 VM (and its GPUs) that
+// runs the given hours of a 730-hour month: each quarter of the month is billed at 100%, 80%,
+// 60% and 40% of list, so a full month costs 70%.
+// https://cloud.google.com/compute/docs/sustained-use-discounts
+func gcpSustainedUseMultiplier(hours float64) float64 {
+	frac := hours / DefaultHoursPerMonth
+	if frac <= 0 {
+		return 1
+	}
+	if frac > 1 {
+		frac = 1
+	}
+	rates := []float64{1.0, 0.8, 0.6, 0.4}
+	paid := 0.0
+	for i, rate := range rates {
+		lo := float64(i) * 0.25
+		if frac <= lo {
+			break
+		}
+		paid += (minf(frac, lo+0.25) - lo) * rate
+	}
+	return paid / frac
+}
+
+func minf(a, b float64) float64 {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+// podShare is the share of a node one pod pays for: the GPUs it requests over the GPUs the
+// node has. A pod's cost is replicas × GPUs per pod × (node hourly ÷ GPUs per node).
+func (p *Pricer) podShare(r *parser.Resource) (float64, string) {
+	in, ok := p.Catalog.Instance(r.Provider, r.InstanceType)
+	if !ok || in.GPUCount <= 0 {
+		return 0, fmt.Sprintf("%s has no GPUs in the catalog, so a pod's GPU share cannot be priced", r.InstanceType)
+	}
+	return r.Pod.PerPod / in.GPUCount, ""
+}
+
+func (p *Pricer) addSource(e *Estimate, typ string, opt parser.PurchaseOption, q catalog.Quote) {
+	src := PriceSource{InstanceType: typ, Region: q.Price.Region, PurchaseOption: string(opt), Source: q.Price.Source,
+		Date: q.Price.Date, Basis: q.Price.Basis, Estimated: q.Estimated}
+	if q.Derived != "" {
+		src.Basis = strings.TrimPrefix(strings.TrimSpace(src.Basis+"; "+q.Derived), "; ")
+	}
+	for _, s := range e.PriceSources {
+		if s == src {
+			return
+		}
+	}
+	e.PriceSources = append(e.PriceSources, src)
+	if q.Estimated {
+		e.PriceEstimated = true
+	}
+}
+
+// missReason explains a missing price and, where a nearby region has one, what the resource
+// would cost there.
+func (p *Pricer) missReason(r *parser.Resource, e *Estimate, typ string, opt parser.PurchaseOption, miss *catalog.Miss) string {
+	reason := miss.Reason
+	if miss.NearestRegion != "" && typ == r.InstanceType {
+		alt := *r
+		alt.Region = miss.NearestRegion
+		altEst := (&Pricer{Catalog: p.Catalog, HoursPerMonth: p.HoursPerMonth}).Estimate(alt)
+		if m, ok := altEst.Monthly(); ok {
+			reason += fmt.Sprintf("; in %s it would cost %s/month", miss.NearestRegion, m)
+		}
+	} else if miss.NearestRegion != "" {
+		reason += fmt.Sprintf("; the nearest region with a price is %s", miss.NearestRegion)
+	}
+	return reason
+}
+
+func addNote(e *Estimate, n string) {
+	for _, x := range e.Notes {
+		if x == n {
+			return
+		}
+	}
+	e.Notes = append(e.Notes, n)
+}
+
+// EstimateAll prices every resource, in order.
+func (p *Pricer) EstimateAll(rs []parser.Resource) []Estimate {
+	out := make([]Estimate, len(rs))
+	for i := range rs {
+		out[i] = p.Estimate(rs[i])
+	}
+	return out
+}
+
+// SortEstimates orders estimates by file, line, address.
+func SortEstimates(es []Estimate) {
+	sort.SliceStable(es, func(i, j int) bool {
+		a, b := es[i], es[j]
+		if a.Source.File != b.Source.File {
+			return a.Source.File < b.Source.File
+		}
+		if a.Source.Line != b.Source.Line {
+			return a.Source.Line < b.Source.Line
+		}
+		return a.Address < b.Address
+	})
+}

@@ -1,0 +1,133 @@
+package estimator
+
+import (
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// expectCents computes the monthly cost in cents from reference figures with exact rational
+// arithmetic: sum of (hourly USD × count) × factor, rounded half up to cents.
+func expectCents(t *testing.T, factor string, terms ...string) int64 {
+	t.Helper()
+	sum := new(big.Rat)
+	for i := 0; i+1 < len(terms); i += 2 {
+		h, ok := new(big.Rat).SetString(terms[i])
+		n, ok2 := new(big.Rat).SetString(terms[i+1])
+		if !ok || !ok2 {
+			t.Fatalf("bad term %q × %q", terms[i], terms[i+1])
+		}
+		sum.Add(sum, h.Mul(h, n))
+	}
+	f, _ := new(big.Rat).SetString(factor)
+	sum.Mul(sum, f)
+	sum.Mul(sum, big.NewRat(100, 1))
+	sum.Add(sum, big.NewRat(1, 2))
+	q := new(big.Int).Quo(sum.Num(), sum.Denom())
+	return q.Int64()
+}
+
+func TestCostsFromReferenceRows(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	cases := []struct {
+		name      string
+		r         parser.Resource
+		want      int64
+		estimated bool
+	}{
+		{"2 × p4d.24xlarge on demand", parser.Resource{Provider: "aws", Region: "us-east-1", InstanceType: "p4d.24xlarge", Quantity: 2, PurchaseOption: parser.OnDemand},
+			expectCents(t, "730", "21.957642", "2"), false},
+		// gcp_machine_types_by_region.csv: a3-highgpu-8g,europe-west4 spot 44.118779.
+		{"GCP a3-highgpu-8g spot in europe-west4 (regional table)", parser.Resource{Provider: "gcp", Region: "europe-west4", InstanceType: "a3-highgpu-8g", Quantity: 1, PurchaseOption: parser.Spot},
+			expectCents(t, "730", "44.118779", "1"), false},
+		{"Azure ND96isr H100 v5 spot (dated capture)", parser.Resource{Provider: "azure", Region: "eastus", InstanceType: "Standard_ND96isr_H100_v5", Quantity: 3, PurchaseOption: parser.Spot},
+			expectCents(t, "730", "18.169536", "3"), false},
+		// N1 + 2 T4: (VM 0.379998 + 2 × 0.35) × 730 h × 0.7 (sustained-use discount for a full month).
+		{"GCP N1 with two T4", parser.Resource{Provider: "gcp", Region: "us-central1", InstanceType: "n1-standard-8", Quantity: 1, PurchaseOption: parser.OnDemand,
+			Accelerators: []parser.Accelerator{{Type: "nvidia-tesla-t4", Count: 2}}},
+			expectCents(t, "511", "0.379998", "1", "0.35", "2"), true},
+		// Mixed ASG: 4 on demand at 1.212, 6 on spot at 1.212 × 0.40 (derived, estimated).
+		{"ASG split", parser.Resource{Provider: "aws", Region: "us-east-1", InstanceType: "g5.2xlarge", Quantity: 10, SpotQuantity: 6, PurchaseOption: parser.OnDemand},
+			expectCents(t, "730", "1.212", "4", "0.4848", "6"), true},
+		// 120 hours a month.
+		{"part-time", parser.Resource{Provider: "aws", Region: "us-east-1", InstanceType: "g6.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, HoursPerMonth: 120},
+			expectCents(t, "120", "0.8048", "1"), false},
+	}
+	for _, tc := range cases {
+		e := p.Estimate(tc.r)
+		m, ok := e.Monthly()
+		if !ok {
+			t.Errorf("%s: unpriced: %s", tc.name, *e.UnpricedReason)
+			continue
+		}
+		if m.Cents() != tc.want || e.PriceEstimated != tc.estimated {
+			t.Errorf("%s: monthly %s (estimated %v), want %d cents (estimated %v)", tc.name, m, e.PriceEstimated, tc.want, tc.estimated)
+		}
+		if len(e.PriceSources) == 0 {
+			t.Errorf("%s: no price source", tc.name)
+		}
+	}
+}
+
+func TestNeverZeroForUnknowns(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	cases := map[string]parser.Resource{
+		"unknown type":   {Provider: "aws", Region: "us-east-1", InstanceType: "p9.96xlarge", Quantity: 1, PurchaseOption: parser.OnDemand},
+		"no region":      {Provider: "gcp", InstanceType: "a2-highgpu-1g", Quantity: 1, PurchaseOption: parser.OnDemand},
+		"unresolved":     {Provider: "aws", Region: "us-east-1", Quantity: 1, PurchaseOption: parser.OnDemand, Unresolved: []parser.Unresolved{{Attribute: "instance_type", Reason: "var.x has no value"}}},
+		"unknown cloud":  {Provider: "unknown", InstanceType: "mystery", Quantity: 1, PurchaseOption: parser.OnDemand},
+		"accelerator":    {Provider: "gcp", Region: "europe-west4", InstanceType: "n1-standard-8", Quantity: 1, PurchaseOption: parser.OnDemand, Accelerators: []parser.Accelerator{{Type: "nvidia-tesla-t4", Count: 1}}},
+		"count unknown":  {Provider: "aws", Region: "us-east-1", InstanceType: "g5.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, Unresolved: []parser.Unresolved{{Attribute: "count", Reason: "count: var.n has no value"}}},
+		"region missing": {Provider: "azure", Region: "westeurope", InstanceType: "Standard_NC24ads_A100_v4", Quantity: 1, PurchaseOption: parser.OnDemand},
+	}
+	for name, r := range cases {
+		e := p.Estimate(r)
+		if e.MonthlyCost != nil || e.HourlyCost != nil || e.UnpricedReason == nil || *e.UnpricedReason == "" {
+			t.Errorf("%s: priced %v / reason %v", name, e.MonthlyCost, e.UnpricedReason)
+		}
+	}
+	e := p.Estimate(cases["region missing"])
+	// The nearest region's cost is named: 3.673 × 730 = 2681.29 in eastus.
+	if !strings.Contains(*e.UnpricedReason, "in eastus it would cost $2,681.29/month") {
+		t.Errorf("reason lacks the nearest region's cost: %s", *e.UnpricedReason)
+	}
+}
+
+func TestSageMakerUsesEC2RateAsEstimate(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	e := p.Estimate(parser.Resource{Provider: "aws", Region: "us-east-1", InstanceType: "ml.g5.2xlarge", Quantity: 2, PurchaseOption: parser.OnDemand})
+	m, ok := e.Monthly()
+	if !ok || m.Cents() != expectCents(t, "730", "1.212", "2") || !e.PriceEstimated {
+		t.Fatalf("monthly %v estimated %v", m, e.PriceEstimated)
+	}
+	if e.GPU == nil || e.GPU.Model != "NVIDIA A10G" {
+		t.Fatalf("gpu = %+v", e.GPU)
+	}
+}
+
+func TestSustainedUseMultiplier(t *testing.T) {
+	// GCP bills each quarter of the month at 100/80/60/40% of list.
+	cases := map[float64]float64{730: 0.70, 365: 0.90, 182.5: 1.0, 547.5: 0.80, 0: 1}
+	for h, want := range cases {
+		if got := gcpSustainedUseMultiplier(h); got < want-1e-9 || got > want+1e-9 {
+			t.Errorf("multiplier(%g) = %g, want %g", h, got, want)
+		}
+	}
+}
+
+func TestSumIsExact(t *testing.T) {
+	var es []Estimate
+	for i := 0; i < 1000; i++ {
+		a := money.Amount(100001) // $0.100001
+		es = append(es, Estimate{MonthlyCost: &a})
+	}
+	es = append(es, Estimate{UnpricedReason: new(string)})
+	tot := Sum(es)
+	if tot.MonthlyCost != money.Amount(100001000) || tot.Unpriced != 1 || tot.Resources != 1001 {
+		t.Fatalf("totals = %+v", tot)
+	}
+}

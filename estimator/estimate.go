@@ -1,0 +1,144 @@
+package estimator
+
+import (
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// DefaultHoursPerMonth is the month gpuguard prices: 730 hours, the AWS and FinOps convention
+// (8760 hours a year / 12).
+const DefaultHoursPerMonth = 730.0
+
+// GPUInfo describes the GPUs of one instance, or, for a Kubernetes pod, the GPUs it requests.
+type GPUInfo struct {
+	Model     string  `json:"model"`
+	Count     float64 `json:"count"`
+	MemoryGiB float64 `json:"memory_gib"`
+	// Key is the catalog's GPU key (a100-80gb), for tools that join on it.
+	Key string `json:"key,omitempty"`
+}
+
+// CapacitySplit says how many of a resource's instances run on each purchase option when they
+// are mixed (an AWS Auto Scaling group with a mixed instances policy).
+type CapacitySplit struct {
+	OnDemand int `json:"on_demand"`
+	Spot     int `json:"spot"`
+}
+
+// PriceSource says where a resource's price comes from.
+type PriceSource struct {
+	InstanceType   string `json:"instance_type"`
+	Region         string `json:"region"`
+	PurchaseOption string `json:"purchase_option"`
+	Source         string `json:"source"`
+	Date           string `json:"date,omitempty"`
+	Basis          string `json:"basis,omitempty"`
+	Estimated      bool   `json:"estimated"`
+}
+
+// Fit is the memory verdict of the attached profile on the resource's GPU.
+type Fit struct {
+	Verdict            string          `json:"verdict"`
+	RequiredGiBPerGPU  *float64        `json:"required_gib_per_gpu"`
+	AvailableGiBPerGPU *float64        `json:"available_gib_per_gpu"`
+	MemoryUtilization  *float64        `json:"memory_utilization"`
+	Source             string          `json:"source,omitempty"` // "estimate" or "measured"
+	Reason             string          `json:"reason,omitempty"`
+	MIGSlice           string          `json:"mig_slice,omitempty"`
+	Breakdown          []MemoryTerm    `json:"breakdown,omitempty"`
+	Measured           *MeasuredSignal `json:"measured,omitempty"`
+}
+
+// MemoryTerm is one component of a memory estimate.
+type MemoryTerm struct {
+	Name   string  `json:"name"`
+	GiB    float64 `json:"gib"`
+	Source string  `json:"source,omitempty"`
+}
+
+// MeasuredSignal carries what a captured profile measured, for policies.
+type MeasuredSignal struct {
+	GPUUtilizationMean *float64 `json:"gpu_utilization_mean,omitempty"`
+	PeakMemoryGiB      float64  `json:"peak_memory_gib"`
+}
+
+// Recommendation is a cheaper way to run the same workload.
+type Recommendation struct {
+	Kind           string       `json:"kind"` // smaller_instance | spot | commitment | mig
+	InstanceType   string       `json:"instance_type"`
+	PurchaseOption string       `json:"purchase_option"`
+	MonthlyCost    money.Amount `json:"monthly_cost"`
+	MonthlySaving  money.Amount `json:"monthly_saving"`
+	PriceEstimated bool         `json:"price_estimated"`
+	Reason         string       `json:"reason"`
+}
+
+// Estimate is one resource of the check output (DESIGN.md, "JSON output of check"). Field
+// names are a contract: add fields, never rename them.
+type Estimate struct {
+	Address         string                `json:"address"`
+	Source          parser.Location       `json:"source"`
+	Kind            parser.Kind           `json:"kind"`
+	Type            string                `json:"type"`
+	Provider        string                `json:"provider"`
+	Region          string                `json:"region"`
+	InstanceType    string                `json:"instance_type"`
+	Quantity        int                   `json:"quantity"`
+	PurchaseOption  parser.PurchaseOption `json:"purchase_option"`
+	CapacitySplit   *CapacitySplit        `json:"capacity_split,omitempty"`
+	HoursPerMonth   float64               `json:"hours_per_month"`
+	GPU             *GPUInfo              `json:"gpu"`
+	HourlyCost      *money.Rate           `json:"hourly_cost"`
+	MonthlyCost     *money.Amount         `json:"monthly_cost"`
+	PriceEstimated  bool                  `json:"price_estimated"`
+	UnpricedReason  *string               `json:"unpriced_reason"`
+	PriceSources    []PriceSource         `json:"price_sources,omitempty"`
+	Profile         *string               `json:"profile"`
+	Fit             *Fit                  `json:"fit"`
+	Recommendations []Recommendation      `json:"recommendations"`
+	Tags            map[string]string     `json:"tags,omitempty"`
+	Unresolved      []parser.Unresolved   `json:"unresolved,omitempty"`
+	Notes           []string              `json:"notes,omitempty"`
+	Suppressions    []parser.Suppression  `json:"suppressions,omitempty"`
+	Pod             *parser.PodGPUs       `json:"pod,omitempty"`
+}
+
+// Monthly returns the monthly cost, and false when unpriced.
+func (e *Estimate) Monthly() (money.Micros, bool) {
+	if e.MonthlyCost == nil {
+		return 0, false
+	}
+	return money.Micros(*e.MonthlyCost), true
+}
+
+// Totals sums estimates.
+type Totals struct {
+	MonthlyCost money.Amount `json:"monthly_cost"`
+	Resources   int          `json:"resources"`
+	Unpriced    int          `json:"unpriced"`
+	Estimated   int          `json:"estimated"`
+	GPUs        float64      `json:"gpus"`
+}
+
+// Sum computes totals over estimates, in integer micro-dollars.
+func Sum(es []Estimate) Totals {
+	var t Totals
+	var sum money.Micros
+	for i := range es {
+		e := &es[i]
+		t.Resources++
+		if m, ok := e.Monthly(); ok {
+			sum += m
+		} else {
+			t.Unpriced++
+		}
+		if e.PriceEstimated {
+			t.Estimated++
+		}
+		if e.GPU != nil {
+			t.GPUs += e.GPU.Count * float64(e.Quantity)
+		}
+	}
+	t.MonthlyCost = money.Amount(sum)
+	return t
+}

@@ -1,0 +1,85 @@
+package check
+
+import (
+	"io"
+	"path"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/estimator"
+	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/internal/config"
+	"github.com/gpuguard/gpuguard/internal/result"
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/scan"
+	"github.com/gpuguard/gpuguard/parser/terraform"
+)
+
+// Options configure a run.
+type Options struct {
+	Config  *config.Config
+	Catalog *catalog.Catalog
+	// Overlay names the price overlay in use, for the report.
+	Overlay string
+	// Region is --region; it wins over the config's region.
+	Region    string
+	Terraform terraform.Options
+	Stdin     io.Reader
+	Workers   int
+}
+
+// Run checks paths and returns the document.
+func Run(paths []string, opts Options) *result.Check {
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = &config.Config{}
+	}
+	hours := cfg.HoursPerMonth
+	if hours == 0 {
+		hours = estimator.DefaultHoursPerMonth
+	}
+	doc := result.NewCheck(hours, result.CatalogInfo{Updated: opts.Catalog.Updated(), Sources: opts.Catalog.Sources(), Overlay: opts.Overlay})
+	parsed := scan.Scan(paths, scan.Options{Terraform: opts.Terraform, Stdin: opts.Stdin, Workers: opts.Workers})
+	applyUsage(parsed.Resources, cfg)
+	region := opts.Region
+	if region == "" {
+		region = cfg.Region
+	}
+	pricer := &estimator.Pricer{Catalog: opts.Catalog, DefaultRegion: region, HoursPerMonth: hours}
+	doc.Resources = pricer.EstimateAll(parsed.Resources)
+	doc.Errors = append(doc.Errors, parsed.Errors...)
+	doc.Warnings = append(doc.Warnings, parsed.Warnings...)
+	doc.Totals = estimator.Sum(doc.Resources)
+	return doc
+}
+
+// applyUsage sets hours for resources matched by the config's usage globs; where several match,
+// the most specific (longest) pattern wins.
+func applyUsage(rs []parser.Resource, cfg *config.Config) {
+	if len(cfg.Usage) == 0 {
+		return
+	}
+	for i := range rs {
+		if glob, u, ok := matchGlob(rs[i].Address, cfg.Usage); ok && u.HoursPerMonth > 0 {
+			rs[i].HoursPerMonth = u.HoursPerMonth
+			rs[i].Note("%g hours a month from config usage %q", u.HoursPerMonth, glob)
+		}
+	}
+}
+
+// matchGlob finds the longest glob pattern (the most specific) that matches an address.
+// Patterns use path.Match syntax, where * does not cross "/".
+func matchGlob[T any](addr string, m map[string]T) (string, T, bool) {
+	var best string
+	var val T
+	found := false
+	for pat, v := range m {
+		if ok, err := path.Match(pat, addr); err == nil && ok {
+			if !found || len(pat) > len(best) || len(pat) == len(best) && pat < best {
+				best, val, found = pat, v, true
+			}
+		} else if pat == addr || strings.EqualFold(pat, addr) {
+			best, val, found = pat, v, true
+		}
+	}
+	return best, val, found
+}

@@ -1,0 +1,212 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// FileNames are the names a config file may have, in the order they are looked for.
+var FileNames = []string{".gpuguard.yaml", ".gpuguard.yml"}
+
+// Budgets are the spend limits GPU001 checks.
+type Budgets struct {
+	MonthlyTotal       *float64 `yaml:"monthly_total" json:"monthly_total"`
+	MonthlyIncrease    *float64 `yaml:"monthly_increase" json:"monthly_increase"`
+	PerResourceMonthly *float64 `yaml:"per_resource_monthly" json:"per_resource_monthly"`
+}
+
+// Usage says how many hours a month matching resources run.
+type Usage struct {
+	HoursPerMonth float64 `yaml:"hours_per_month" json:"hours_per_month"`
+}
+
+// Kubernetes holds settings for manifests that do not name their node.
+type Kubernetes struct {
+	DefaultInstanceType string `yaml:"default_instance_type" json:"default_instance_type,omitempty"`
+	// DaemonSetNodes is how many nodes a DaemonSet's selector matches (default 1, with a note).
+	DaemonSetNodes map[string]int `yaml:"daemonset_nodes" json:"daemonset_nodes,omitempty"`
+}
+
+// Config is the decoded .gpuguard.yaml.
+type Config struct {
+	Region        string            `yaml:"region" json:"region,omitempty"`
+	HoursPerMonth float64           `yaml:"hours_per_month" json:"hours_per_month,omitempty"`
+	Budgets       Budgets           `yaml:"budgets" json:"budgets"`
+	RequiredTags  []string          `yaml:"required_tags" json:"required_tags"`
+	Profiles      map[string]string `yaml:"profiles" json:"profiles,omitempty"`
+	Usage         map[string]Usage  `yaml:"usage" json:"usage,omitempty"`
+	Policies      []string          `yaml:"policies" json:"policies,omitempty"`
+	PolicyData    map[string]any    `yaml:"policy_data" json:"policy_data"`
+	Kubernetes    Kubernetes        `yaml:"kubernetes" json:"kubernetes"`
+	Catalog       string            `yaml:"catalog" json:"catalog,omitempty"`
+
+	// Path is the file the config was read from; empty for the defaults.
+	Path string `yaml:"-" json:"-"`
+	// Root is the project root: the config's directory, else the git root, else the working
+	// directory. Paths in the config and in profile tags are relative to it.
+	Root string `yaml:"-" json:"-"`
+}
+
+// Error is a config problem with its place.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Find looks for a config file in start's directory and upward. It returns "" when there is none.
+func Find(start string) string {
+	dir := start
+	if info, err := os.Stat(start); err == nil && !info.IsDir() {
+		dir = filepath.Dir(start)
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for {
+		for _, n := range FileNames {
+			p := filepath.Join(dir, n)
+			if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+				return p
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// Load reads a config file. An empty path returns the defaults with the root found from start.
+func Load(path, start string) (*Config, error) {
+	c := &Config{}
+	if path == "" {
+		c.Root = projectRoot(start)
+		return c, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read config: %v", err)}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read config: %v", err)}
+	}
+	if err := Parse(data, path, c); err != nil {
+		return nil, err
+	}
+	c.Path = path
+	c.Root = filepath.Dir(path)
+	return c, nil
+}
+
+// Parse decodes config YAML strictly into c.
+func Parse(data []byte, name string, c *Config) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return yamlError(name, err)
+	}
+	return c.validate(name)
+}
+
+func yamlError(name string, err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		// "line 3: field regoin not found in type config.Config"
+		msg := te.Errors[0]
+		line := 0
+		if strings.HasPrefix(msg, "line ") {
+			fmt.Sscanf(msg, "line %d:", &line)
+			if i := strings.Index(msg, ": "); i >= 0 {
+				msg = msg[i+2:]
+			}
+		}
+		msg = strings.ReplaceAll(msg, " in type config.Config", "")
+		msg = strings.ReplaceAll(msg, "field ", "unknown field ")
+		msg = strings.ReplaceAll(msg, " not found", "")
+		return &Error{File: name, Line: line, Msg: msg}
+	}
+	msg := err.Error()
+	line := 0
+	if strings.HasPrefix(msg, "yaml: line ") {
+		fmt.Sscanf(msg, "yaml: line %d:", &line)
+		if i := strings.Index(msg[6:], ": "); i >= 0 {
+			msg = msg[6+i+2:]
+		}
+	}
+	return &Error{File: name, Line: line, Msg: msg}
+}
+
+func (c *Config) validate(name string) error {
+	if c.HoursPerMonth < 0 || c.HoursPerMonth > 744 {
+		return &Error{File: name, Msg: fmt.Sprintf("hours_per_month must be between 0 and 744, got %g", c.HoursPerMonth)}
+	}
+	for k, u := range c.Usage {
+		if u.HoursPerMonth < 0 || u.HoursPerMonth > 744 {
+			return &Error{File: name, Msg: fmt.Sprintf("usage %q: hours_per_month must be between 0 and 744, got %g", k, u.HoursPerMonth)}
+		}
+	}
+	for _, b := range []*float64{c.Budgets.MonthlyTotal, c.Budgets.MonthlyIncrease, c.Budgets.PerResourceMonthly} {
+		if b != nil && *b < 0 {
+			return &Error{File: name, Msg: "budgets must not be negative"}
+		}
+	}
+	return nil
+}
+
+// Resolve makes a config-relative path absolute against the project root.
+func (c *Config) Resolve(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.Root, p)
+}
+
+// projectRoot is the git repository's root above start, else the working directory.
+func projectRoot(start string) string {
+	dir := start
+	if info, err := os.Stat(start); err == nil && !info.IsDir() {
+		dir = filepath.Dir(start)
+	}
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		for d := abs; ; {
+			if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+				return d
+			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
+		}
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// RequiredTagsOrDefault returns the tags GPU005 requires: the config's, else team, project and env.
+func (c *Config) RequiredTagsOrDefault() []string {
+	if c.RequiredTags != nil {
+		return c.RequiredTags
+	}
+	return []string{"team", "project", "env"}
+}

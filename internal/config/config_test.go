@@ -1,0 +1,82 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseFullConfig(t *testing.T) {
+	src := `region: us-east-1
+hours_per_month: 730
+budgets:
+  monthly_total: 50000
+  monthly_increase: 5000
+  per_resource_monthly: 20000
+required_tags: [team, project, env]
+profiles:
+  "aws_eks_node_group.train": profiles/llama-7b-lora.yaml
+usage:
+  "Job/ml/*": {hours_per_month: 120}
+policies: [policies/custom]
+policy_data: {oversized_memory_fraction: 0.4, spot_saving_min_monthly: 100}
+kubernetes:
+  default_instance_type: g5.xlarge
+catalog: prices/overlay.json
+`
+	var c Config
+	if err := Parse([]byte(src), ".gpuguard.yaml", &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Region != "us-east-1" || *c.Budgets.MonthlyTotal != 50000 || c.Usage["Job/ml/*"].HoursPerMonth != 120 ||
+		c.Kubernetes.DefaultInstanceType != "g5.xlarge" || c.PolicyData["oversized_memory_fraction"] != 0.4 || len(c.RequiredTags) != 3 {
+		t.Fatalf("config = %+v", c)
+	}
+}
+
+func TestParseErrorsHaveLines(t *testing.T) {
+	cases := map[string]struct {
+		src  string
+		line int
+		msg  string
+	}{
+		"unknown key":  {"region: us-east-1\nregoin: eu-west-1\n", 2, "unknown field regoin"},
+		"wrong type":   {"budgets:\n  monthly_total: lots\n", 2, "cannot unmarshal"},
+		"bad yaml":     {"region: [\n", 1, "did not find expected node content"},
+		"out of range": {"hours_per_month: 9000\n", 0, "between 0 and 744"},
+	}
+	for name, tc := range cases {
+		var c Config
+		err := Parse([]byte(tc.src), "cfg.yaml", &c)
+		ce, ok := err.(*Error)
+		if !ok || ce.Line != tc.line || !strings.Contains(ce.Msg, tc.msg) || ce.File != "cfg.yaml" {
+			t.Errorf("%s: err = %#v", name, err)
+		}
+	}
+}
+
+func TestFindUpwardAndRoot(t *testing.T) {
+	root := t.TempDir()
+	deep := filepath.Join(root, "infra", "prod")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := Find(deep); got != "" {
+		t.Fatalf("found %q in an empty tree", got)
+	}
+	cfg := filepath.Join(root, ".gpuguard.yaml")
+	if err := os.WriteFile(cfg, []byte("region: eu-west-1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := Find(deep); got != cfg {
+		t.Fatalf("Find = %q, want %q", got, cfg)
+	}
+	c, err := Load(Find(deep), deep)
+	if err != nil || c.Root != root || c.Region != "eu-west-1" || c.Resolve("profiles/a.yaml") != filepath.Join(root, "profiles/a.yaml") {
+		t.Fatalf("Load = %+v, %v", c, err)
+	}
+	if got := c.RequiredTagsOrDefault(); strings.Join(got, ",") != "team,project,env" {
+		t.Fatalf("default required tags = %v", got)
+	}
+}

@@ -1,0 +1,119 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/estimator"
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/internal/result"
+)
+
+// Format is an output format.
+type Format string
+
+// Output formats.
+const (
+	Table    Format = "table"
+	JSON     Format = "json"
+	Markdown Format = "markdown"
+	SARIF    Format = "sarif"
+	GitHub   Format = "github"
+)
+
+// Formats lists the formats, for flag help and validation.
+var Formats = []Format{Table, JSON, Markdown, SARIF, GitHub}
+
+// ParseFormat validates a --format value.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("unknown format %q (want one of %s)", s, strings.Join(names, ", "))
+}
+
+// WriteJSON writes any document as indented JSON.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// gpuText describes a resource's GPUs: "8× NVIDIA A100 40GB".
+func gpuText(e *estimator.Estimate) string {
+	if e.GPU == nil || e.GPU.Count == 0 && e.GPU.Model == "" {
+		return "-"
+	}
+	model := e.GPU.Model
+	if model == "" {
+		model = "GPU"
+	}
+	return fmt.Sprintf("%s× %s", trimFloat(e.GPU.Count), model)
+}
+
+func trimFloat(f float64) string {
+	s := fmt.Sprintf("%.3f", f)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s
+}
+
+// monthlyText is the monthly cost, "unpriced" when there is none; estimates get a star.
+func monthlyText(e *estimator.Estimate) string {
+	m, ok := e.Monthly()
+	if !ok {
+		return "unpriced"
+	}
+	s := m.String()
+	if e.PriceEstimated {
+		s += "*"
+	}
+	return s
+}
+
+func purchaseText(e *estimator.Estimate) string {
+	if e.CapacitySplit != nil {
+		return fmt.Sprintf("%d on-demand + %d spot", e.CapacitySplit.OnDemand, e.CapacitySplit.Spot)
+	}
+	return strings.ReplaceAll(string(e.PurchaseOption), "_", "-")
+}
+
+func location(file string, line int) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d", file, line)
+	}
+	return file
+}
+
+// sortedFindings orders findings by severity (deny first), then file and line.
+func sortedFindings(fs []result.Finding) []result.Finding {
+	out := append([]result.Finding(nil), fs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Suppressed != b.Suppressed {
+			return !a.Suppressed
+		}
+		if a.Severity.Rank() != b.Severity.Rank() {
+			return a.Severity.Rank() > b.Severity.Rank()
+		}
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Rule < b.Rule
+	})
+	return out
+}
+
+func amount(a money.Amount) money.Micros { return money.Micros(a) }

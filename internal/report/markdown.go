@@ -1,0 +1,114 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/internal/result"
+)
+
+// mdCell escapes text for a Markdown table cell.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "\\", "\\\\")
+	s = strings.ReplaceAll(s, "|", "\\|")
+	s = strings.ReplaceAll(s, "\n", " ")
+	s = strings.ReplaceAll(s, "<", "&lt;")
+	return s
+}
+
+// code wraps text in backticks safely.
+func code(s string) string {
+	if strings.Contains(s, "`") {
+		return "``" + s + "``"
+	}
+	return "`" + s + "`"
+}
+
+// WriteCheckMarkdown renders a check result as Markdown.
+func WriteCheckMarkdown(w io.Writer, c *result.Check) error {
+	ew := &errWriter{w: w}
+	ew.printf("### gpuguard: %s/month for %d GPU resource%s\n\n", amount(c.Totals.MonthlyCost), c.Totals.Resources, plural(c.Totals.Resources))
+	if len(c.Resources) > 0 {
+		ew.printf("| Resource | Instance type | GPUs | Qty | Purchase | Region | Monthly |\n|---|---|---|--:|---|---|--:|\n")
+		for i := range c.Resources {
+			e := &c.Resources[i]
+			ew.printf("| %s | %s | %s | %d | %s | %s | %s |\n", code(e.Address), mdCell(orDash(e.InstanceType)), mdCell(gpuText(e)),
+				e.Quantity, purchaseText(e), mdCell(orDash(e.Region)), monthlyText(e))
+		}
+		ew.printf("\n")
+	}
+	var unpriced []string
+	for i := range c.Resources {
+		e := &c.Resources[i]
+		if e.UnpricedReason != nil {
+			unpriced = append(unpriced, fmt.Sprintf("- %s (%s): %s", code(e.Address), mdCell(location(e.Source.File, e.Source.Line)), mdCell(*e.UnpricedReason)))
+		}
+	}
+	if len(unpriced) > 0 {
+		ew.printf("**Unpriced (not in the total):**\n%s\n\n", strings.Join(unpriced, "\n"))
+	}
+	writeFindingsMarkdown(ew, c.Findings)
+	if len(c.Errors) > 0 {
+		ew.printf("**Errors:**\n")
+		for _, e := range c.Errors {
+			ew.printf("- %s\n", mdCell(e.Error()))
+		}
+		ew.printf("\n")
+	}
+	writeSourcesMarkdown(ew, c.Catalog, c.HoursPerMonth, c.Totals.Estimated > 0)
+	return ew.err
+}
+
+func writeFindingsMarkdown(ew *errWriter, findings []result.Finding) {
+	active := 0
+	for _, f := range findings {
+		if !f.Suppressed {
+			active++
+		}
+	}
+	if active == 0 {
+		return
+	}
+	ew.printf("**Guardrails:**\n\n| | Rule | Resource | Finding |\n|---|---|---|---|\n")
+	for _, f := range sortedFindings(findings) {
+		if f.Suppressed {
+			continue
+		}
+		msg := mdCell(f.Message)
+		if f.Remediation != "" {
+			msg += "<br>Fix: " + mdCell(f.Remediation)
+		}
+		ew.printf("| %s | %s | %s | %s |\n", severityIcon(f.Severity), f.Rule, code(f.Address), msg)
+	}
+	ew.printf("\n")
+}
+
+func severityIcon(s result.Severity) string {
+	switch s {
+	case result.Deny:
+		return "❌ deny"
+	case result.Warn:
+		return "⚠️ warn"
+	}
+	return "ℹ️ notice"
+}
+
+func writeSourcesMarkdown(ew *errWriter, cat result.CatalogInfo, hours float64, estimated bool) {
+	ew.printf("<sub>Prices in USD for %g hours a month from gpuguard's catalog, updated %s", hours, cat.Updated)
+	if cat.Overlay != "" {
+		ew.printf(", with the overlay %s", code(cat.Overlay))
+	}
+	ew.printf(" (%d sources; `gpuguard pricing list` shows each).", len(cat.Sources))
+	if estimated {
+		ew.printf(" * marks an estimated price.")
+	}
+	ew.printf("</sub>\n")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

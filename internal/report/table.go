@@ -1,0 +1,130 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gpuguard/gpuguard/internal/result"
+)
+
+// WriteCheckTable renders a check result as an aligned table for a terminal.
+func WriteCheckTable(w io.Writer, c *result.Check) error {
+	ew := &errWriter{w: w}
+	if len(c.Resources) == 0 {
+		ew.printf("No GPU resources found.\n")
+	} else {
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "ADDRESS\tINSTANCE TYPE\tGPUS\tQTY\tPURCHASE\tREGION\tMONTHLY")
+		unpriced := 0
+		for i := range c.Resources {
+			e := &c.Resources[i]
+			mt := monthlyText(e)
+			if e.MonthlyCost == nil {
+				unpriced++
+				mt = fmt.Sprintf("unpriced (%d)", unpriced)
+			}
+			it := e.InstanceType
+			if it == "" {
+				it = "?"
+			}
+			region := e.Region
+			if region == "" {
+				region = "?"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", e.Address, it, gpuText(e), e.Quantity, purchaseText(e), region, mt)
+		}
+		tw.Flush()
+		ew.printf("\nTotal: %s/month for %d GPU resource%s", amount(c.Totals.MonthlyCost), c.Totals.Resources, plural(c.Totals.Resources))
+		var extra []string
+		if c.Totals.Unpriced > 0 {
+			extra = append(extra, fmt.Sprintf("%d unpriced, not in the total", c.Totals.Unpriced))
+		}
+		if c.Totals.Estimated > 0 {
+			extra = append(extra, fmt.Sprintf("%d with estimated prices (*)", c.Totals.Estimated))
+		}
+		if len(extra) > 0 {
+			ew.printf(" (%s)", strings.Join(extra, "; "))
+		}
+		ew.printf("\n")
+		if unpriced > 0 {
+			ew.printf("\nUnpriced:\n")
+			n := 0
+			for i := range c.Resources {
+				e := &c.Resources[i]
+				if e.MonthlyCost != nil {
+					continue
+				}
+				n++
+				ew.printf("  (%d) %s  %s\n      %s\n", n, e.Address, location(e.Source.File, e.Source.Line), *e.UnpricedReason)
+			}
+		}
+	}
+	writeFindingsText(ew, c.Findings)
+	if len(c.Errors) > 0 {
+		ew.printf("\nErrors:\n")
+		for _, e := range c.Errors {
+			ew.printf("  %s\n", e.Error())
+		}
+	}
+	if len(c.Warnings) > 0 {
+		ew.printf("\nWarnings:\n")
+		for _, e := range c.Warnings {
+			ew.printf("  %s\n", e.Error())
+		}
+	}
+	ew.printf("\nPrices: USD, %g hours a month, catalog updated %s", c.HoursPerMonth, c.Catalog.Updated)
+	if c.Catalog.Overlay != "" {
+		ew.printf(" with overlay %s", c.Catalog.Overlay)
+	}
+	ew.printf(" (sources: gpuguard pricing list).\n")
+	return ew.err
+}
+
+func writeFindingsText(ew *errWriter, findings []result.Finding) {
+	if len(findings) == 0 {
+		return
+	}
+	ew.printf("\nFindings:\n")
+	for _, f := range sortedFindings(findings) {
+		sev := strings.ToUpper(string(f.Severity))
+		if f.Suppressed {
+			sev = "suppressed " + string(f.Severity)
+		}
+		ew.printf("  %-6s %s %s  %s\n", sev, f.Rule, f.Address, location(f.File, f.Line))
+		ew.printf("         %s\n", f.Message)
+		if f.Remediation != "" {
+			ew.printf("         fix: %s\n", f.Remediation)
+		}
+		if f.Suppressed && f.SuppressionReason != "" {
+			ew.printf("         waived: %s\n", f.SuppressionReason)
+		}
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// errWriter remembers the first write error, so renderers stay readable.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, nil
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	fmt.Fprintf(e, format, args...)
+}

@@ -1,0 +1,51 @@
+package parser
+
+import (
+	"regexp"
+	"strings"
+)
+
+// GPU instance families by provider, by name. They decide which compute resources belong in the
+// inventory: a type outside them is CPU-only and left out (a resource whose type cannot be
+// resolved is kept, unresolved, because it might be a GPU).
+//
+//   - AWS accelerated computing families (P, G, Inf, Trn, DL), EC2 or SageMaker (ml.) names:
+//     https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html
+//   - GCP accelerator-optimized machine series A2, A3, A4, G2, G4 (N1 takes attached GPUs):
+//     https://cloud.google.com/compute/docs/accelerator-optimized-machines
+//   - Azure GPU-accelerated sizes, the N family (NC, ND, NG, NV):
+//     https://learn.microsoft.com/azure/virtual-machines/sizes/overview
+var gpuFamilies = map[string]*regexp.Regexp{
+	AWS:   regexp.MustCompile(`^(ml\.)?(p\d|g\d|gr\d|inf\d|trn\d|dl\d)[a-z0-9-]*\.`),
+	GCP:   regexp.MustCompile(`^(a2|a3|a4|a4x|g2|g4)-`),
+	Azure: regexp.MustCompile(`(?i)^standard_n[a-z]`),
+}
+
+var (
+	gcpMachineName  = regexp.MustCompile(`^[a-z][a-z0-9]*-(standard|highgpu|megagpu|ultragpu|highmem|highcpu|edgegpu)-\d+g?$`)
+	awsInstanceName = regexp.MustCompile(`^(ml\.)?[a-z][a-z0-9-]*\.[a-z0-9-]+$`)
+)
+
+// IsGPUInstanceType reports whether an instance, machine or VM size name belongs to a GPU
+// family of the provider.
+func IsGPUInstanceType(provider, instanceType string) bool {
+	re, ok := gpuFamilies[provider]
+	if !ok {
+		return false
+	}
+	return re.MatchString(strings.TrimSpace(instanceType))
+}
+
+// ProviderOfInstanceType guesses the provider from an instance type's naming scheme, for inputs
+// that do not say (a Kubernetes node label). It returns Unknown when the name fits none.
+func ProviderOfInstanceType(t string) string {
+	switch {
+	case strings.HasPrefix(strings.ToLower(t), "standard_"):
+		return Azure
+	case gcpMachineName.MatchString(t):
+		return GCP
+	case awsInstanceName.MatchString(t):
+		return AWS
+	}
+	return Unknown
+}

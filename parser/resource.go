@@ -1,0 +1,204 @@
+package parser
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Kind says which family of input a resource came from.
+type Kind string
+
+// Input kinds.
+const (
+	KindTerraform  Kind = "terraform"
+	KindKubernetes Kind = "kubernetes"
+)
+
+// Cloud providers.
+const (
+	AWS     = "aws"
+	GCP     = "gcp"
+	Azure   = "azure"
+	Unknown = "unknown"
+)
+
+// PurchaseOption is how capacity is bought.
+type PurchaseOption string
+
+// Purchase options, as they appear in JSON.
+const (
+	OnDemand   PurchaseOption = "on_demand"
+	Spot       PurchaseOption = "spot"
+	Reserved1y PurchaseOption = "reserved_1y"
+	Reserved3y PurchaseOption = "reserved_3y"
+)
+
+// PurchaseOptions lists every option in the order reports show them.
+var PurchaseOptions = []PurchaseOption{OnDemand, Spot, Reserved1y, Reserved3y}
+
+// Location is a place in an input file. Line is 1-based; 0 means the whole file.
+type Location struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+func (l Location) String() string {
+	if l.Line > 0 {
+		return fmt.Sprintf("%s:%d", l.File, l.Line)
+	}
+	return l.File
+}
+
+// Accelerator is a GPU attached to a machine separately from its machine type (GCP
+// guest_accelerator on N1). Machine types that include their GPUs never carry one.
+type Accelerator struct {
+	Type  string `json:"type"`
+	Count int    `json:"count"`
+}
+
+// Unresolved names an attribute whose value could not be determined, and why.
+type Unresolved struct {
+	Attribute string `json:"attribute"`
+	Reason    string `json:"reason"`
+}
+
+// Suppression waives one rule on one resource.
+type Suppression struct {
+	Rule    string   `json:"rule"`
+	Reason  string   `json:"reason,omitempty"`
+	Expires string   `json:"expires,omitempty"` // YYYY-MM-DD, empty when it never expires
+	Source  Location `json:"source"`
+}
+
+// PodGPUs describes what a Kubernetes pod asks for and what is known of the node it lands on.
+// It is nil for Terraform resources.
+type PodGPUs struct {
+	// PerPod is the number of whole GPUs one pod takes; a MIG slice is a fraction of its GPU.
+	PerPod float64 `json:"per_pod"`
+	// Resource is the extended resource requested (nvidia.com/gpu, nvidia.com/mig-1g.10gb, ...).
+	Resource string `json:"resource"`
+	// MIGProfile is set for MIG resources ("1g.10gb").
+	MIGProfile string `json:"mig_profile,omitempty"`
+	// Families, GPUNames and GPUCount narrow the node when no exact instance type is named
+	// (Karpenter instance-family, instance-gpu-name, GKE accelerator).
+	Families []string `json:"families,omitempty"`
+	GPUNames []string `json:"gpu_names,omitempty"`
+	// NodeSource says where the node type came from (nodeSelector, affinity, NodePool, config).
+	NodeSource string `json:"node_source,omitempty"`
+}
+
+// Resource is one GPU resource found in an input, before pricing.
+type Resource struct {
+	Address        string
+	Source         Location
+	Kind           Kind
+	Type           string
+	Provider       string
+	Region         string
+	InstanceType   string
+	Quantity       int
+	SpotQuantity   int // of Quantity, how many run on spot when purchase is split (AWS ASG mixed policy)
+	PurchaseOption PurchaseOption
+	// HoursPerMonth is 0 when the resource runs the default month.
+	HoursPerMonth float64
+	Accelerators  []Accelerator
+	Pod           *PodGPUs
+	Tags          map[string]string
+	// Profile is the workload profile path a tag, label or annotation attaches.
+	Profile      string
+	Unresolved   []Unresolved
+	Notes        []string
+	Suppressions []Suppression
+}
+
+// AddUnresolved records an attribute that could not be resolved, once per attribute.
+func (r *Resource) AddUnresolved(attr, reason string) {
+	for _, u := range r.Unresolved {
+		if u.Attribute == attr {
+			return
+		}
+	}
+	r.Unresolved = append(r.Unresolved, Unresolved{Attribute: attr, Reason: reason})
+}
+
+// Note adds a human-readable note, once.
+func (r *Resource) Note(format string, args ...any) {
+	n := fmt.Sprintf(format, args...)
+	for _, have := range r.Notes {
+		if have == n {
+			return
+		}
+	}
+	r.Notes = append(r.Notes, n)
+}
+
+// Error is a problem with an input: the file could not be read, parsed or evaluated.
+type Error struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+func (e Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Message)
+	}
+	if e.File == "" {
+		return e.Message
+	}
+	return e.File + ": " + e.Message
+}
+
+// Result is what parsing a set of inputs yields: the resources, and the problems met on the way.
+// Warnings are problems that did not stop a file from being read (or files skipped on purpose).
+type Result struct {
+	Resources []Resource
+	Errors    []Error
+	Warnings  []Error
+	// Included lists directories read as part of this input (a Terraform root's local modules),
+	// so that discovery does not count them again as roots of their own.
+	Included []string
+}
+
+// Merge appends another result.
+func (r *Result) Merge(o Result) {
+	r.Resources = append(r.Resources, o.Resources...)
+	r.Errors = append(r.Errors, o.Errors...)
+	r.Warnings = append(r.Warnings, o.Warnings...)
+}
+
+// Sort orders resources by file, line and address, and errors by file and line, so output is
+// stable whatever order files were read in.
+func (r *Result) Sort() {
+	sort.SliceStable(r.Resources, func(i, j int) bool {
+		a, b := r.Resources[i], r.Resources[j]
+		if a.Source.File != b.Source.File {
+			return a.Source.File < b.Source.File
+		}
+		if a.Source.Line != b.Source.Line {
+			return a.Source.Line < b.Source.Line
+		}
+		return a.Address < b.Address
+	})
+	sortErrors(r.Errors)
+	sortErrors(r.Warnings)
+}
+
+func sortErrors(errs []Error) {
+	sort.SliceStable(errs, func(i, j int) bool {
+		if errs[i].File != errs[j].File {
+			return errs[i].File < errs[j].File
+		}
+		if errs[i].Line != errs[j].Line {
+			return errs[i].Line < errs[j].Line
+		}
+		return errs[i].Message < errs[j].Message
+	})
+}
+
+// NormalizeRegion lower-cases a region and removes spaces, so that Azure's "East US" and
+// "eastus" are one region.
+func NormalizeRegion(r string) string {
+	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(r), " ", ""))
+}

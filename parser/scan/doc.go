@@ -1,0 +1,9 @@
+// Package scan discovers inputs under the paths a user names and dispatches each to its format:
+// Terraform root modules (directories of .tf/.tf.json files), Terraform plan JSON (recognised by
+// content), and Kubernetes manifests (YAML or JSON). It is the one visible registry of formats.
+//
+// Directories are walked skipping .terraform/, .git/, vendor/, node_modules/ and other hidden
+// directories. A directory that another discovered module calls as a local module is not also
+// read as a root, so its resources are not counted twice. Inputs are parsed concurrently; one
+// bad file is reported and never stops the others.
+package scan

@@ -1,0 +1,347 @@
+package scan
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/terraform"
+)
+
+// Stdin is the path that means standard input.
+const Stdin = "-"
+
+// MaxInputSize is the largest single input file or stdin stream read.
+const MaxInputSize = 16 << 20
+
+// Options configure a scan.
+type Options struct {
+	Terraform terraform.Options
+	// Stdin is read when a path is "-".
+	Stdin io.Reader
+	// Workers bounds concurrency; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// Format is an input format.
+type Format string
+
+// Input formats.
+const (
+	FormatTerraform Format = "terraform"
+	FormatPlan      Format = "terraform-plan"
+)
+
+// Input is one unit of work: a Terraform root module, a plan file, a manifest file, or stdin.
+type Input struct {
+	Format Format
+	Path   string   // directory for a module, file otherwise
+	Files  []string // module files
+	Data   []byte   // stdin content
+	// Walked is set for a Terraform directory found by walking (not named by the user): it is
+	// dropped when another root module calls it as a local module.
+	Walked bool
+	// VarFiles are the directory's terraform.tfvars and *.auto.tfvars files, when walking
+	// already listed them.
+	VarFiles []string
+}
+
+// skipDirs are never walked into.
+var skipDirs = map[string]bool{".terraform": true, ".git": true, "vendor": true, "node_modules": true}
+
+// Discover finds the inputs under paths. Problems (unreadable paths, unknown files named
+// explicitly) are returned as errors; the inputs found are still returned.
+func Discover(paths []string, stdin io.Reader) ([]Input, parser.Result) {
+	var res parser.Result
+	var inputs []Input
+	walkedModules := map[string][]string{} // dir -> files, from walking
+	varFiles := map[string][]string{}      // dir -> automatic variable files
+	var walkedOrder []string
+	for _, p := range paths {
+		if p == Stdin {
+			in, err := readStdin(stdin)
+			if err != nil {
+				res.Errors = append(res.Errors, *err)
+				continue
+			}
+			inputs = append(inputs, in)
+			continue
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			res.Errors = append(res.Errors, parser.Error{File: p, Message: fmt.Sprintf("cannot read: %v", cleanErr(err))})
+			continue
+		}
+		if !info.IsDir() {
+			in, perr := classifyFile(p, info, true)
+			if perr != nil {
+				res.Errors = append(res.Errors, *perr)
+			} else if in != nil {
+				inputs = append(inputs, *in)
+			}
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				res.Errors = append(res.Errors, parser.Error{File: path, Message: fmt.Sprintf("cannot read: %v", cleanErr(err))})
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			name := d.Name()
+			if d.IsDir() {
+				if path != p && (skipDirs[name] || strings.HasPrefix(name, ".")) {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			if terraform.IsModuleFile(name) {
+				dir := filepath.Dir(path)
+				if _, ok := walkedModules[dir]; !ok {
+					walkedOrder = append(walkedOrder, dir)
+				}
+				walkedModules[dir] = append(walkedModules[dir], path)
+				return nil
+			}
+			if terraform.IsAutoVarFile(name) {
+				dir := filepath.Dir(path)
+				varFiles[dir] = append(varFiles[dir], path)
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			in, perr := classifyFile(path, info, false)
+			if perr != nil {
+				res.Warnings = append(res.Warnings, *perr)
+			} else if in != nil {
+				inputs = append(inputs, *in)
+			}
+			return nil
+		})
+		if err != nil {
+			res.Errors = append(res.Errors, parser.Error{File: p, Message: err.Error()})
+		}
+	}
+	for _, dir := range walkedOrder {
+		files := walkedModules[dir]
+		sort.Strings(files)
+		vf := append([]string{}, varFiles[dir]...)
+		terraform.SortAutoVarFiles(vf)
+		inputs = append(inputs, Input{Format: FormatTerraform, Path: dir, Files: files, Walked: true, VarFiles: vf})
+	}
+	return inputs, res
+}
+
+func cleanErr(err error) error {
+	var pe *fs.PathError
+	if e, ok := err.(*fs.PathError); ok {
+		pe = e
+		return pe.Err
+	}
+	return err
+}
+
+// classifyFile decides a single file's format. explicit is true when the user named the file:
+// then an unrecognised file is an error; while walking it is skipped quietly.
+func classifyFile(path string, info fs.FileInfo, explicit bool) (*Input, *parser.Error) {
+	name := filepath.Base(path)
+	lower := strings.ToLower(name)
+	switch {
+	case terraform.IsModuleFile(name):
+		return &Input{Format: FormatTerraform, Path: filepath.Dir(path), Files: []string{path}}, nil
+	case strings.HasSuffix(lower, ".tfvars") || strings.HasSuffix(lower, ".tfvars.json"):
+		if explicit {
+			return nil, &parser.Error{File: path, Message: "a variables file is not checked on its own: pass it with --var-file"}
+		}
+		return nil, nil
+	case isConfigOrProfileName(lower):
+		return nil, nil
+	case strings.HasSuffix(lower, ".json"):
+		if info.Size() > MaxInputSize {
+			return nil, &parser.Error{File: path, Message: fmt.Sprintf("skipped: %d bytes is over the %d-byte limit", info.Size(), MaxInputSize)}
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, &parser.Error{File: path, Message: fmt.Sprintf("cannot read: %v", cleanErr(err))}
+		}
+		switch {
+		case terraform.IsPlanJSON(data):
+			return &Input{Format: FormatPlan, Path: path, Data: data}, nil
+		}
+		if explicit {
+			return nil, &parser.Error{File: path, Message: "not a Terraform plan (terraform show -json) or a Kubernetes manifest"}
+		}
+		return nil, nil
+	}
+	if explicit {
+		return nil, &parser.Error{File: path, Message: "unrecognised file: expected .tf, .tf.json, plan JSON or Kubernetes YAML"}
+	}
+	return nil, nil
+}
+
+// isConfigOrProfileName skips gpuguard's own files while walking.
+func isConfigOrProfileName(lower string) bool {
+	return lower == ".gpuguard.yaml" || lower == ".gpuguard.yml"
+}
+
+func readStdin(r io.Reader) (Input, *parser.Error) {
+	if r == nil {
+		return Input{}, &parser.Error{File: "<stdin>", Message: "no standard input"}
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxInputSize+1))
+	if err != nil {
+		return Input{}, &parser.Error{File: "<stdin>", Message: fmt.Sprintf("cannot read: %v", err)}
+	}
+	if len(data) > MaxInputSize {
+		return Input{}, &parser.Error{File: "<stdin>", Message: fmt.Sprintf("input is over the %d-byte limit", MaxInputSize)}
+	}
+	in := Input{Path: "<stdin>", Data: data}
+	switch {
+	case terraform.IsPlanJSON(data):
+		in.Format = FormatPlan
+	case looksLikeHCL(data):
+		in.Format = FormatTerraform
+		in.Files = []string{"<stdin>.tf"}
+	default:
+		return Input{}, &parser.Error{File: "<stdin>", Message: "unrecognised input: expected Kubernetes YAML, plan JSON or Terraform HCL"}
+	}
+	return in, nil
+}
+
+func looksLikeHCL(data []byte) bool {
+	for _, kw := range []string{"resource ", "module ", "variable ", "provider ", "locals "} {
+		if bytes.Contains(data, []byte(kw)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Parse parses one input.
+func Parse(in Input, opts Options) parser.Result {
+	switch in.Format {
+	case FormatTerraform:
+		if in.Data != nil {
+			return terraform.ParseSource(in.Files[0], in.Data, opts.Terraform)
+		}
+		o := opts.Terraform
+		if in.Walked {
+			o.AutoVarFiles = in.VarFiles
+		}
+		return terraform.ParseModule(in.Path, in.Files, o)
+	case FormatPlan:
+		return terraform.ParsePlan(in.Path, in.Data)
+	}
+	return parser.Result{Errors: []parser.Error{{File: in.Path, Message: "unknown input format"}}}
+}
+
+// Scan discovers and parses everything under paths, concurrently, and returns the merged,
+// sorted result.
+func Scan(paths []string, opts Options) parser.Result {
+	if opts.Terraform.Cache == nil {
+		opts.Terraform.Cache = terraform.NewCache()
+	}
+	inputs, res := Discover(paths, opts.Stdin)
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	results := make([]parser.Result, len(inputs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = Parse(inputs[i], opts)
+			}
+		}()
+	}
+	for i := range inputs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	roots := rootInputs(inputs, results)
+	for i, r := range results {
+		if !roots[i] {
+			continue
+		}
+		res.Merge(r)
+	}
+	// A module shared by several roots reports its problems once.
+	res.Errors = dedupe(res.Errors)
+	res.Warnings = dedupe(res.Warnings)
+	res.Sort()
+	return res
+}
+
+func dedupe(errs []parser.Error) []parser.Error {
+	seen := make(map[parser.Error]bool, len(errs))
+	out := errs[:0]
+	for _, e := range errs {
+		if !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// rootInputs decides which inputs are reported. Every walked Terraform directory is evaluated
+// (concurrently, sharing parsed files), but a directory another root loaded as a local module is
+// counted through that root only, never twice. Directories reached only through a module cycle
+// keep one root, so the cycle is reported rather than silently skipped.
+func rootInputs(inputs []Input, results []parser.Result) []bool {
+	index := map[string]int{}
+	for i, in := range inputs {
+		if in.Format == FormatTerraform && in.Walked {
+			index[filepath.Clean(in.Path)] = i
+		}
+	}
+	called := map[string]bool{}
+	for i, r := range results {
+		if inputs[i].Walked {
+			for _, d := range r.Included {
+				if _, ok := index[d]; ok && d != filepath.Clean(inputs[i].Path) {
+					called[d] = true
+				}
+			}
+		}
+	}
+	keep := make([]bool, len(inputs))
+	reached := map[string]bool{}
+	mark := func(i int) {
+		keep[i] = true
+		for _, d := range results[i].Included {
+			reached[d] = true
+		}
+	}
+	for i, in := range inputs {
+		if !in.Walked || !called[filepath.Clean(in.Path)] {
+			mark(i)
+		}
+	}
+	for i, in := range inputs {
+		if d := filepath.Clean(in.Path); in.Walked && called[d] && !reached[d] {
+			reached[d] = true
+			mark(i)
+		}
+	}
+	return keep
+}

@@ -1,0 +1,115 @@
+package scan
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const gpu = "provider \"aws\" { region = \"us-east-1\" }\nresource \"aws_instance\" \"x\" { instance_type = \"g5.xlarge\" }\n"
+
+func addresses(t *testing.T, root string, paths ...string) []string {
+	t.Helper()
+	res := Scan(paths, Options{})
+	var out []string
+	for _, r := range res.Resources {
+		rel, _ := filepath.Rel(root, r.Source.File)
+		out = append(out, filepath.ToSlash(rel)+" "+r.Address)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestDiscoverySkipsToolDirectories(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"infra/main.tf":                      gpu,
+		"infra/.terraform/modules/x/main.tf": gpu,
+		"infra/vendor/main.tf":               gpu,
+		"node_modules/pkg/main.tf":           gpu,
+		".git/hooks/main.tf":                 gpu,
+		".hidden/main.tf":                    gpu,
+		"other/stack/main.tf":                gpu,
+		"other/stack/terraform.tfvars":       "x = 1\n",
+		"other/README.md":                    "# not an input\n",
+		"other/package.json":                 `{"name": "x"}`,
+	})
+	got := addresses(t, root, root)
+	want := []string{"infra/main.tf aws_instance.x", "other/stack/main.tf aws_instance.x"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+func TestLocalModulesAreNotCountedTwice(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"live/main.tf":           "provider \"aws\" { region = \"us-east-1\" }\nmodule \"m\" { source = \"../modules/gpu\" }\n",
+		"modules/gpu/main.tf":    "resource \"aws_instance\" \"x\" { instance_type = \"g5.xlarge\" }\nmodule \"inner\" { source = \"./inner\" }\n",
+		"modules/gpu/inner/a.tf": "resource \"aws_instance\" \"y\" { instance_type = \"g6.xlarge\" }\n",
+		"standalone/main.tf":     gpu,
+	})
+	got := addresses(t, root, root)
+	want := []string{"modules/gpu/inner/a.tf module.m.module.inner.aws_instance.y", "modules/gpu/main.tf module.m.aws_instance.x", "standalone/main.tf aws_instance.x"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	// Named explicitly, a module directory is a root of its own.
+	got = addresses(t, root, filepath.Join(root, "modules", "gpu"))
+	if len(got) != 2 || !strings.HasSuffix(got[1], " aws_instance.x") {
+		t.Fatalf("explicit module dir: %v", got)
+	}
+}
+
+func TestStdinIsSniffed(t *testing.T) {
+	res := Scan([]string{"-"}, Options{Stdin: strings.NewReader(gpu)})
+	if len(res.Resources) != 1 || res.Resources[0].Source.File != "<stdin>.tf" {
+		t.Fatalf("HCL on stdin: %+v %v", res.Resources, res.Errors)
+	}
+	res = Scan([]string{"-"}, Options{Stdin: strings.NewReader("hello world")})
+	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "unrecognised input") {
+		t.Fatalf("garbage on stdin: %+v", res.Errors)
+	}
+}
+
+func TestExplicitFiles(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{"a/main.tf": gpu, "a/notes.txt": "x", "a/vars.tfvars": "a = 1"})
+	res := Scan([]string{filepath.Join(root, "a", "main.tf"), filepath.Join(root, "a", "notes.txt"), filepath.Join(root, "a", "vars.tfvars"), filepath.Join(root, "missing")}, Options{})
+	if len(res.Resources) != 1 {
+		t.Fatalf("resources: %+v", res.Resources)
+	}
+	var msgs []string
+	for _, e := range res.Errors {
+		msgs = append(msgs, filepath.Base(e.File)+": "+e.Message)
+	}
+	sort.Strings(msgs)
+	if len(msgs) != 3 || !strings.Contains(msgs[0], "missing: cannot read") || !strings.Contains(msgs[1], "notes.txt: unrecognised file") || !strings.Contains(msgs[2], "--var-file") {
+		t.Fatalf("errors: %v", msgs)
+	}
+}
+
+func TestOversizedFilesAreSkippedWithAWarning(t *testing.T) {
+	root := t.TempDir()
+	big := strings.Repeat("# padding\n", (16<<20)/10+10)
+	write(t, root, map[string]string{"a/main.tf": gpu + big, "b/main.tf": gpu})
+	res := Scan([]string{root}, Options{})
+	if len(res.Resources) != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "over the") {
+		t.Fatalf("resources %d warnings %+v errors %+v", len(res.Resources), res.Warnings, res.Errors)
+	}
+}

@@ -1,0 +1,251 @@
+package terraform
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+func init() {
+	register("aws_instance", mapAWSInstance)
+	register("aws_spot_instance_request", mapAWSInstance)
+	register("aws_autoscaling_group", mapAWSAutoscalingGroup)
+	register("aws_eks_node_group", mapAWSEKSNodeGroup)
+	register("aws_sagemaker_endpoint_configuration", mapAWSSageMakerEndpointConfig)
+	register("aws_sagemaker_notebook_instance", mapAWSSageMakerNotebook)
+}
+
+// awsCommon sets region and tags from the resource and its provider configuration.
+func (c *mapContext) awsCommon(r *parser.Resource, w *view) {
+	pv := c.providerConfig("aws")
+	if az, ok := w.str("availability_zone"); ok {
+		r.Region = awsRegionOfAZ(az)
+	}
+	if r.Region == "" && pv != nil {
+		pv.res = r
+		pv.path = "provider.aws."
+		if region, ok := pv.str("region"); ok {
+			r.Region = region
+		}
+	}
+	if pv != nil {
+		applyTags(r, pv.strMap("default_tags", "tags"))
+	}
+	applyTags(r, w.strMap("tags"))
+}
+
+// launchTemplate follows a launch_template block (id or name) to the template it names.
+func (c *mapContext) launchTemplate(r *parser.Resource, w *view, path ...any) *view {
+	blocks := w.blocks(path...)
+	if len(blocks) == 0 {
+		return nil
+	}
+	b := blocks[0]
+	var inst *instance
+	for _, attr := range []string{"id", "launch_template_id"} {
+		if inst = c.referenced(b, "aws_launch_template", attr); inst != nil {
+			break
+		}
+	}
+	if inst == nil {
+		for _, attr := range []string{"name", "launch_template_name"} {
+			if name, ok := (&view{obj: b.obj}).str(attr); ok {
+				if inst = c.byAttribute("aws_launch_template", "name", name); inst != nil {
+					break
+				}
+			}
+		}
+	}
+	if inst == nil {
+		r.Note("the launch template is not in this configuration: its instance type could not be read")
+		return nil
+	}
+	return &view{obj: inst.value, res: r, path: inst.addr + "."}
+}
+
+func awsSpot(w *view) bool {
+	mt, ok := w.str("instance_market_options", "market_type")
+	return ok && strings.EqualFold(mt, "spot")
+}
+
+func mapAWSInstance(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.AWS, c.inst.addr)
+	t, ok := w.str("instance_type")
+	if !ok && w.has("launch_template") {
+		if lt := c.launchTemplate(r, w, "launch_template"); lt != nil {
+			t, ok = lt.str("instance_type")
+			if awsSpot(lt) {
+				r.PurchaseOption = parser.Spot
+			}
+		}
+	}
+	r.InstanceType = t
+	requireInstanceType(r, "instance_type", ok)
+	if c.inst.decl.typ == "aws_spot_instance_request" || awsSpot(w) {
+		r.PurchaseOption = parser.Spot
+	}
+	c.awsCommon(r, w)
+	return []*parser.Resource{r}
+}
+
+func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.AWS, c.inst.addr)
+	if n, ok := w.num("desired_capacity"); ok {
+		r.Quantity = n
+	} else if !w.has("desired_capacity") {
+		if n, ok := w.num("min_size"); ok {
+			r.Quantity = n
+			r.Note("desired_capacity is not set: priced at min_size (%d)", n)
+		}
+	}
+	var found bool
+	switch {
+	case len(w.blocks("mixed_instances_policy")) > 0:
+		mip := w.blocks("mixed_instances_policy")[0]
+		lt := c.launchTemplate(r, mip, "launch_template", "launch_template_specification")
+		var types []string
+		for _, o := range mip.blocks("launch_template", "override") {
+			if t, ok := o.str("instance_type"); ok {
+				types = append(types, t)
+			}
+		}
+		if len(types) > 0 {
+			r.InstanceType, found = types[0], true
+			if len(types) > 1 {
+				r.Note("%d instance types in the overrides (%s): priced at the first, the highest priority", len(types), strings.Join(types, ", "))
+			}
+		} else if lt != nil {
+			r.InstanceType, found = lt.str("instance_type")
+		}
+		// instances_distribution: the first on_demand_base_capacity instances are on-demand,
+		// then on_demand_percentage_above_base_capacity percent of the rest (AWS defaults: 0 and
+		// 100). gpuguard rounds the on-demand share up, the costlier side.
+		base, pct := 0, 100
+		if d := mip.blocks("instances_distribution"); len(d) > 0 {
+			if n, ok := d[0].num("on_demand_base_capacity"); ok {
+				base = n
+			}
+			if n, ok := d[0].num("on_demand_percentage_above_base_capacity"); ok {
+				pct = n
+			}
+		}
+		if pct > 100 {
+			pct = 100
+		}
+		onDemand := min(base, r.Quantity)
+		above := r.Quantity - onDemand
+		onDemand += int(math.Ceil(float64(above) * float64(pct) / 100))
+		r.SpotQuantity = r.Quantity - onDemand
+		switch {
+		case r.SpotQuantity == r.Quantity && r.Quantity > 0:
+			r.PurchaseOption = parser.Spot
+		case r.SpotQuantity > 0:
+			r.Note("mixed instances policy: %d on-demand, %d spot", onDemand, r.SpotQuantity)
+		}
+	case w.has("launch_template"):
+		if lt := c.launchTemplate(r, w, "launch_template"); lt != nil {
+			r.InstanceType, found = lt.str("instance_type")
+			if awsSpot(lt) {
+				r.PurchaseOption = parser.Spot
+			}
+		}
+	case w.has("launch_configuration"):
+		var lc *instance
+		if inst := c.referenced(w, "aws_launch_configuration", "launch_configuration"); inst != nil {
+			lc = inst
+		} else if name, ok := w.str("launch_configuration"); ok {
+			lc = c.byAttribute("aws_launch_configuration", "name", name)
+		}
+		if lc != nil {
+			lv := &view{obj: lc.value, res: r, path: lc.addr + "."}
+			r.InstanceType, found = lv.str("instance_type")
+			if lv.has("spot_price") {
+				r.PurchaseOption = parser.Spot
+			}
+		} else {
+			r.Note("the launch configuration is not in this configuration: its instance type could not be read")
+		}
+	}
+	requireInstanceType(r, "instance_type", found)
+	c.awsCommon(r, w)
+	tags := map[string]string{}
+	for _, t := range w.blocks("tag") {
+		k, ok1 := t.str("key")
+		v, ok2 := t.str("value")
+		if ok1 && ok2 {
+			tags[k] = v
+		}
+	}
+	applyTags(r, tags)
+	return []*parser.Resource{r}
+}
+
+func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.AWS, c.inst.addr)
+	types, ok := w.strList("instance_types")
+	found := false
+	if ok && len(types) > 0 {
+		r.InstanceType, found = types[0], true
+		if len(types) > 1 {
+			r.Note("%d instance types (%s): priced at the first", len(types), strings.Join(types, ", "))
+		}
+	} else if !w.has("instance_types") && w.has("launch_template") {
+		if lt := c.launchTemplate(r, w, "launch_template"); lt != nil {
+			r.InstanceType, found = lt.str("instance_type")
+		}
+	} else if !w.has("instance_types") {
+		// EKS launches t3.medium when neither instance_types nor a launch template names one.
+		r.InstanceType, found = "t3.medium", true
+	}
+	requireInstanceType(r, "instance_types", found)
+	if n, ok := w.num("scaling_config", "desired_size"); ok {
+		r.Quantity = n
+	}
+	if ct, ok := w.str("capacity_type"); ok && strings.EqualFold(ct, "SPOT") {
+		r.PurchaseOption = parser.Spot
+	}
+	c.awsCommon(r, w)
+	return []*parser.Resource{r}
+}
+
+func mapAWSSageMakerEndpointConfig(c *mapContext) []*parser.Resource {
+	var out []*parser.Resource
+	for _, kind := range []string{"production_variants", "shadow_production_variants"} {
+		for i, pv := range (&view{obj: c.inst.value}).blocks(kind) {
+			name, ok := pv.str("variant_name")
+			key := fmt.Sprintf("%s[%d]", kind, i)
+			if ok {
+				key = indexedAddress(kind, name)
+			}
+			r, _ := c.resource(parser.AWS, c.inst.addr+"."+key)
+			pv.res, pv.path = r, key+"."
+			if pv.has("serverless_config") && !pv.has("instance_type") {
+				continue // serverless inference has no instance
+			}
+			t, found := pv.str("instance_type")
+			r.InstanceType = t
+			requireInstanceType(r, "instance_type", found)
+			r.Quantity = 1
+			if n, ok := pv.num("initial_instance_count"); ok {
+				r.Quantity = n
+			}
+			if kind == "shadow_production_variants" {
+				r.Note("shadow variant: receives a copy of production traffic")
+			}
+			c.awsCommon(r, &view{obj: c.inst.value, res: r})
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func mapAWSSageMakerNotebook(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.AWS, c.inst.addr)
+	t, found := w.str("instance_type")
+	r.InstanceType = t
+	requireInstanceType(r, "instance_type", found)
+	c.awsCommon(r, w)
+	return []*parser.Resource{r}
+}

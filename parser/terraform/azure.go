@@ -1,0 +1,180 @@
+package terraform
+
+import (
+	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+func init() {
+	register("azurerm_linux_virtual_machine", mapAzureVM)
+	register("azurerm_windows_virtual_machine", mapAzureVM)
+	register("azurerm_linux_virtual_machine_scale_set", mapAzureScaleSet)
+	register("azurerm_windows_virtual_machine_scale_set", mapAzureScaleSet)
+	register("azurerm_orchestrated_virtual_machine_scale_set", mapAzureScaleSet)
+	register("azurerm_kubernetes_cluster", mapAKSCluster)
+	register("azurerm_kubernetes_cluster_node_pool", mapAKSNodePool)
+	register("azurerm_machine_learning_compute_cluster", mapAzureMLCluster)
+	register("azurerm_machine_learning_compute_instance", mapAzureMLInstance)
+}
+
+// azureCommon reads location (normalized: "East US" is eastus) and tags.
+func azureCommon(r *parser.Resource, w *view) {
+	if loc, ok := w.str("location"); ok {
+		r.Region = parser.NormalizeRegion(loc)
+	}
+	applyTags(r, w.strMap("tags"))
+}
+
+func azurePriority(r *parser.Resource, w *view, attr string) {
+	p, ok := w.str(attr)
+	if !ok {
+		return
+	}
+	switch strings.ToLower(p) {
+	case "spot":
+		r.PurchaseOption = parser.Spot
+	case "lowpriority", "low":
+		r.PurchaseOption = parser.Spot
+		r.Note("low-priority capacity is priced at spot rates")
+	}
+}
+
+func windowsNote(r *parser.Resource) {
+	if strings.Contains(r.Type, "windows") {
+		r.Note("Windows VM: catalog prices are Linux; the Windows license is extra")
+	}
+}
+
+func mapAzureVM(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.Azure, c.inst.addr)
+	size, found := w.str("size")
+	r.InstanceType = size
+	requireInstanceType(r, "size", found)
+	azurePriority(r, w, "priority")
+	azureCommon(r, w)
+	windowsNote(r)
+	return []*parser.Resource{r}
+}
+
+func mapAzureScaleSet(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.Azure, c.inst.addr)
+	attr := "sku"
+	if r.Type == "azurerm_orchestrated_virtual_machine_scale_set" {
+		attr = "sku_name"
+	}
+	size, found := w.str(attr)
+	r.InstanceType = size
+	requireInstanceType(r, attr, found)
+	r.Quantity = 0
+	if n, ok := w.num("instances"); ok {
+		r.Quantity = n
+	} else if !w.has("instances") {
+		r.Note("instances is not set: the scale set starts empty")
+	}
+	azurePriority(r, w, "priority")
+	azureCommon(r, w)
+	windowsNote(r)
+	return []*parser.Resource{r}
+}
+
+// aksPool reads vm_size and the node count of an AKS pool: node_count, or min_count when the
+// pool autoscales without a node_count.
+func aksPool(r *parser.Resource, pool *view) {
+	size, found := pool.str("vm_size")
+	r.InstanceType = size
+	requireInstanceType(r, "vm_size", found)
+	autoscale := false
+	for _, a := range []string{"auto_scaling_enabled", "enable_auto_scaling"} {
+		if b, ok := pool.boolean(a); ok && b {
+			autoscale = true
+		}
+	}
+	switch {
+	case pool.has("node_count"):
+		if n, ok := pool.num("node_count"); ok {
+			r.Quantity = n
+		}
+	case autoscale && pool.has("min_count"):
+		if n, ok := pool.num("min_count"); ok {
+			r.Quantity = n
+			r.Note("autoscaled: priced at min_count (%d)", n)
+		}
+	default:
+		r.Note("node_count is not set: priced at 1 node")
+	}
+	azurePriority(r, pool, "priority")
+}
+
+func mapAKSCluster(c *mapContext) []*parser.Resource {
+	w := &view{obj: c.inst.value}
+	pools := w.blocks("default_node_pool")
+	if len(pools) == 0 {
+		return nil
+	}
+	r, cv := c.resource(parser.Azure, c.inst.addr+".default_node_pool")
+	pool := pools[0]
+	pool.res, pool.path = r, "default_node_pool."
+	aksPool(r, pool)
+	azureCommon(r, cv)
+	applyTags(r, pool.strMap("tags"))
+	return []*parser.Resource{r}
+}
+
+func mapAKSNodePool(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.Azure, c.inst.addr)
+	aksPool(r, w)
+	// A node pool has no location of its own: it runs where its cluster does.
+	if inst := c.referenced(w, "azurerm_kubernetes_cluster", "kubernetes_cluster_id"); inst != nil {
+		cv := &view{obj: inst.value, res: r, path: inst.addr + "."}
+		if loc, ok := cv.str("location"); ok {
+			r.Region = parser.NormalizeRegion(loc)
+		}
+	} else {
+		r.AddUnresolved("kubernetes_cluster_id", "the cluster is not in this configuration, so its location is unknown")
+	}
+	applyTags(r, w.strMap("tags"))
+	return []*parser.Resource{r}
+}
+
+// azureMLLocation reads location, else the location of the workspace the resource references.
+func (c *mapContext) azureMLLocation(r *parser.Resource, w *view) {
+	if loc, ok := w.str("location"); ok {
+		r.Region = parser.NormalizeRegion(loc)
+		return
+	}
+	if inst := c.referenced(w, "azurerm_machine_learning_workspace", "machine_learning_workspace_id"); inst != nil {
+		wv := &view{obj: inst.value, res: r, path: inst.addr + "."}
+		if loc, ok := wv.str("location"); ok {
+			r.Region = parser.NormalizeRegion(loc)
+		}
+	}
+}
+
+func mapAzureMLCluster(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.Azure, c.inst.addr)
+	size, found := w.str("vm_size")
+	r.InstanceType = size
+	requireInstanceType(r, "vm_size", found)
+	r.Quantity = 0
+	if n, ok := w.num("scale_settings", "min_node_count"); ok {
+		r.Quantity = n
+	}
+	if max, ok := w.num("scale_settings", "max_node_count"); ok {
+		r.Note("scales between %d and %d nodes: priced at the minimum", r.Quantity, max)
+	}
+	azurePriority(r, w, "vm_priority")
+	c.azureMLLocation(r, w)
+	applyTags(r, w.strMap("tags"))
+	return []*parser.Resource{r}
+}
+
+func mapAzureMLInstance(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.Azure, c.inst.addr)
+	size, found := w.str("virtual_machine_size")
+	r.InstanceType = size
+	requireInstanceType(r, "virtual_machine_size", found)
+	c.azureMLLocation(r, w)
+	applyTags(r, w.strMap("tags"))
+	return []*parser.Resource{r}
+}

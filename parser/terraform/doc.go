@@ -1,0 +1,15 @@
+// Package terraform evaluates Terraform configurations and plans into GPU resources.
+//
+// HCL is read with hashicorp/hcl/v2 and evaluated with zclconf/go-cty the way Terraform does:
+// variables with types and defaults, tfvars in Terraform's precedence, locals, references between
+// resources, count, for_each, dynamic blocks, Terraform's common functions and local modules.
+// It never converts HCL to JSON first, so diagnostics keep their source ranges.
+//
+// Evaluation is lazy: a value is computed when something asks for it, and a value that cannot be
+// known (a variable without a value, an attribute known only after apply, a data source) becomes
+// an unknown carrying a mark that says why. Mappers (one file per cloud, one registry) read the
+// evaluated instances and return parser.Resource values; the reason of an unknown ends up in the
+// resource's Unresolved list instead of being guessed.
+//
+// The package does not price anything, print or exit.
+package terraform

@@ -1,0 +1,303 @@
+package terraform
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+func parseHCL(t *testing.T, src string, opts Options) parser.Result {
+	t.Helper()
+	return ParseSource("main.tf", []byte(src), opts)
+}
+
+func byAddress(t *testing.T, res parser.Result) map[string]parser.Resource {
+	t.Helper()
+	m := map[string]parser.Resource{}
+	for _, r := range res.Resources {
+		m[r.Address] = r
+	}
+	return m
+}
+
+func TestTerraformFunctions(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" { region = "us-east-1" }
+locals {
+  base    = { a = "g5.xlarge", b = "g6.xlarge" }
+  merged  = merge(local.base, { c = "g6e.xlarge" })
+  types   = concat(["p4d.24xlarge"], values(local.base))
+  sized   = format("g5.%s", "2xlarge")
+  picked  = coalesce("", "g6.2xlarge")
+  safe    = try(local.base.missing, "g4dn.xlarge")
+  second  = element(local.types, 1)
+  n       = length(local.merged) + length("ab")
+  tm      = tomap({ x = "g6.4xlarge" })
+  ts      = toset(["p5.48xlarge", "p5.48xlarge"])
+  upper   = upper("g5.XLARGE") == "G5.XLARGE" ? "g5.4xlarge" : "wrong"
+  rep     = replace("g5-8xlarge", "/-/", ".")
+  looked  = lookup(local.base, "zzz", "g5.12xlarge")
+  idx     = index(["a", "b", "c"], "c")
+}
+resource "aws_instance" "merged" { instance_type = local.merged["c"] }
+resource "aws_instance" "concat" { instance_type = local.types[0] }
+resource "aws_instance" "format" { instance_type = local.sized }
+resource "aws_instance" "coalesce" { instance_type = local.picked }
+resource "aws_instance" "try" { instance_type = local.safe }
+resource "aws_instance" "element" { instance_type = local.second }
+resource "aws_instance" "length" {
+  count         = local.n
+  instance_type = "g5.xlarge"
+}
+resource "aws_instance" "tomap" { instance_type = local.tm.x }
+resource "aws_instance" "toset" {
+  for_each      = local.ts
+  instance_type = each.value
+}
+resource "aws_instance" "cond" { instance_type = local.upper }
+resource "aws_instance" "replace" { instance_type = local.rep }
+resource "aws_instance" "lookup" { instance_type = local.looked }
+resource "aws_instance" "index" {
+  count         = local.idx
+  instance_type = "g5.xlarge"
+}
+`, Options{})
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors: %v", res.Errors)
+	}
+	got := byAddress(t, res)
+	want := map[string]string{
+		"aws_instance.merged": "g6e.xlarge", "aws_instance.concat": "p4d.24xlarge", "aws_instance.format": "g5.2xlarge",
+		"aws_instance.coalesce": "g6.2xlarge", "aws_instance.try": "g4dn.xlarge", "aws_instance.element": "g5.xlarge",
+		"aws_instance.tomap": "g6.4xlarge", `aws_instance.toset["p5.48xlarge"]`: "p5.48xlarge", "aws_instance.cond": "g5.4xlarge",
+		"aws_instance.replace": "g5.8xlarge", "aws_instance.lookup": "g5.12xlarge",
+	}
+	for addr, typ := range want {
+		if r, ok := got[addr]; !ok || r.InstanceType != typ {
+			t.Errorf("%s = %+v, want %s", addr, r, typ)
+		}
+	}
+	// length(merged) = 3, length("ab") = 2: five instances; index(...) = 2: two.
+	for _, addr := range []string{"aws_instance.length[4]", "aws_instance.index[1]"} {
+		if _, ok := got[addr]; !ok {
+			t.Errorf("missing %s", addr)
+		}
+	}
+	if _, ok := got["aws_instance.length[5]"]; ok {
+		t.Error("length() counted too many")
+	}
+}
+
+func TestUnknownsCarryTheirReason(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" { region = "us-east-1" }
+variable "family" { type = string }
+data "aws_ssm_parameter" "t" { name = "/gpu/type" }
+locals { t = "${var.family}.xlarge" }
+resource "aws_instance" "from_var" { instance_type = local.t }
+resource "aws_instance" "from_data" { instance_type = data.aws_ssm_parameter.t.value }
+resource "aws_instance" "from_other" { instance_type = aws_instance.from_data.private_ip }
+`, Options{})
+	got := byAddress(t, res)
+	checks := map[string]string{
+		"aws_instance.from_var":   "var.family has no value",
+		"aws_instance.from_data":  "data.aws_ssm_parameter.t is read from the provider during plan",
+		"aws_instance.from_other": "aws_instance.from_data.private_ip is known only after apply",
+	}
+	for addr, reason := range checks {
+		r, ok := got[addr]
+		if !ok || len(r.Unresolved) != 1 || r.Unresolved[0].Attribute != "instance_type" || !strings.Contains(r.Unresolved[0].Reason, reason) {
+			t.Errorf("%s: unresolved = %+v, want reason containing %q", addr, r.Unresolved, reason)
+		}
+	}
+}
+
+func TestHostileConfigurationsDoNotHang(t *testing.T) {
+	res := parseHCL(t, `
+locals {
+  a = local.b
+  b = local.a
+}
+resource "aws_instance" "cycle" { instance_type = local.a }
+resource "aws_instance" "huge" {
+  count         = 1000000000
+  instance_type = "g5.xlarge"
+}
+resource "aws_instance" "negative" {
+  count         = -1
+  instance_type = "g5.xlarge"
+}
+resource "aws_instance" "self" {
+  instance_type = aws_instance.self.instance_type
+}
+`, Options{})
+	got := byAddress(t, res)
+	for addr, reason := range map[string]string{
+		"aws_instance.cycle":    "refers to itself",
+		"aws_instance.huge":     "over the 10000 gpuguard expands",
+		"aws_instance.negative": "whole non-negative number",
+		"aws_instance.self":     "refers to itself",
+	} {
+		r, ok := got[addr]
+		if !ok || len(r.Unresolved) == 0 || !strings.Contains(r.Unresolved[0].Reason, reason) {
+			t.Errorf("%s: %+v, want unresolved %q", addr, r.Unresolved, reason)
+		}
+	}
+}
+
+func TestProviderAliasesAndDefaultTags(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" {
+  region = "us-east-1"
+  default_tags { tags = { team = "ml", env = "prod" } }
+}
+provider "aws" {
+  alias  = "west"
+  region = "us-west-2"
+}
+resource "aws_instance" "east" {
+  instance_type = "g5.xlarge"
+  tags          = { env = "dev", gpuguard-profile = "profiles/train.yaml" }
+}
+resource "aws_instance" "west" {
+  provider          = aws.west
+  instance_type     = "g5.xlarge"
+}
+resource "aws_instance" "az" {
+  instance_type     = "g5.xlarge"
+  availability_zone = "eu-central-1b"
+}
+`, Options{})
+	got := byAddress(t, res)
+	east := got["aws_instance.east"]
+	if east.Region != "us-east-1" || east.Tags["team"] != "ml" || east.Tags["env"] != "dev" || east.Profile != "profiles/train.yaml" {
+		t.Errorf("east = %+v", east)
+	}
+	if got["aws_instance.west"].Region != "us-west-2" {
+		t.Errorf("west region = %q", got["aws_instance.west"].Region)
+	}
+	if got["aws_instance.az"].Region != "eu-central-1" {
+		t.Errorf("az region = %q", got["aws_instance.az"].Region)
+	}
+}
+
+func TestSuppressionComments(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" { region = "us-east-1" }
+
+# A normal comment.
+# gpuguard:ignore GPU003 reason="sized for the 70B run" expires=2027-01-31
+// gpuguard:ignore GPU004,GPU009
+resource "aws_instance" "x" { instance_type = "p5.48xlarge" }
+
+# gpuguard:ignore GPU003 reason="not directly above"
+
+resource "aws_instance" "y" { instance_type = "p5.48xlarge" }
+`, Options{})
+	got := byAddress(t, res)
+	x := got["aws_instance.x"].Suppressions
+	if len(x) != 3 || x[0].Rule != "GPU003" || x[0].Reason != "sized for the 70B run" || x[0].Expires != "2027-01-31" || x[0].Source.Line != 5 ||
+		x[1].Rule != "GPU004" || x[1].Reason != "" || x[2].Rule != "GPU009" {
+		t.Errorf("x suppressions = %+v", x)
+	}
+	if len(got["aws_instance.y"].Suppressions) != 0 {
+		t.Errorf("a comment separated by a blank line applied: %+v", got["aws_instance.y"].Suppressions)
+	}
+}
+
+func TestFileFunctionStaysInWorkingDirectory(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" { region = "us-east-1" }
+resource "aws_instance" "x" { instance_type = file("/etc/hostname") }
+resource "aws_instance" "y" { instance_type = file("../../../../../../etc/hostname") }
+`, Options{})
+	for _, r := range res.Resources {
+		if len(r.Unresolved) == 0 || !strings.Contains(r.Unresolved[0].Reason, "not read") {
+			t.Errorf("%s read a file outside the working directory: %+v", r.Address, r)
+		}
+	}
+}
+
+func TestReferencedParentsGiveLocation(t *testing.T) {
+	res := parseHCL(t, `
+resource "azurerm_kubernetes_cluster" "c" {
+  name     = "c"
+  location = "West Europe"
+  default_node_pool {
+    name    = "sys"
+    vm_size = "Standard_D4s_v5"
+  }
+}
+resource "azurerm_kubernetes_cluster_node_pool" "gpu" {
+  kubernetes_cluster_id = azurerm_kubernetes_cluster.c.id
+  vm_size               = "Standard_NC24ads_A100_v4"
+  node_count            = 2
+}
+resource "azurerm_kubernetes_cluster_node_pool" "orphan" {
+  kubernetes_cluster_id = "/subscriptions/x/resourceGroups/y/providers/Microsoft.ContainerService/managedClusters/z"
+  vm_size               = "Standard_NC24ads_A100_v4"
+}
+`, Options{})
+	got := byAddress(t, res)
+	if _, ok := got["azurerm_kubernetes_cluster.c.default_node_pool"]; ok {
+		t.Error("a CPU default node pool was kept")
+	}
+	if g := got["azurerm_kubernetes_cluster_node_pool.gpu"]; g.Region != "westeurope" || g.Quantity != 2 {
+		t.Errorf("gpu pool = %+v", g)
+	}
+	if o := got["azurerm_kubernetes_cluster_node_pool.orphan"]; len(o.Unresolved) == 0 || o.Unresolved[0].Attribute != "kubernetes_cluster_id" {
+		t.Errorf("orphan pool = %+v", o)
+	}
+}
+
+func TestVarFlagTypes(t *testing.T) {
+	dir := t.TempDir()
+	src := `
+provider "aws" { region = "us-east-1" }
+variable "n" { type = number }
+variable "pools" { type = map(string) }
+resource "aws_instance" "x" {
+  count         = var.n
+  instance_type = var.pools["a"]
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := ParseModule(dir, []string{filepath.Join(dir, "main.tf")}, Options{Vars: []string{"n=2", `pools={ a = "g6.xlarge" }`}})
+	if len(res.Resources) != 2 || res.Resources[1].InstanceType != "g6.xlarge" {
+		t.Fatalf("resources = %+v, errors = %v", res.Resources, res.Errors)
+	}
+	res = ParseModule(dir, []string{filepath.Join(dir, "main.tf")}, Options{Vars: []string{"n=two", "pools={}", "broken"}})
+	if len(res.Errors) < 2 {
+		t.Fatalf("bad --var values not reported: %v", res.Errors)
+	}
+}
+
+func TestPlanJSON(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "terraform", "plan", "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !IsPlanJSON(data) {
+		t.Fatal("plan not recognised by content")
+	}
+	res := ParsePlan("plan.json", data)
+	got := byAddress(t, res)
+	if asg := got["aws_autoscaling_group.serve"]; asg.InstanceType != "g6.xlarge" || asg.Quantity != 4 || asg.Region != "us-east-1" {
+		t.Errorf("the ASG's unknown launch template id was not followed through the configuration: %+v", asg)
+	}
+	if later := got["aws_instance.later"]; len(later.Unresolved) != 1 || !strings.Contains(later.Unresolved[0].Reason, "known only after apply") {
+		t.Errorf("unknown planned value not reported: %+v", later)
+	}
+	if pool := got["module.gpu.aws_eks_node_group.pool"]; pool.PurchaseOption != parser.Spot || pool.Quantity != 2 {
+		t.Errorf("pool = %+v", pool)
+	}
+	bad := ParsePlan("bad.json", []byte("{\n\"format_version\": \"1.2\",\n\"planned_values\": {\n  \"root_module\": [}\n}"))
+	if len(bad.Errors) != 1 || bad.Errors[0].Line != 4 {
+		t.Errorf("malformed plan error = %+v", bad.Errors)
+	}
+}

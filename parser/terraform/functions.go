@@ -1,0 +1,402 @@
+package terraform
+
+import (
+	"crypto/md5"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/tryfunc"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+	"github.com/zclconf/go-cty/cty/function"
+	"github.com/zclconf/go-cty/cty/function/stdlib"
+)
+
+// maxReadFile bounds what file() and templatefile() read.
+const maxReadFile = 1 << 20
+
+var (
+	baseFuncsOnce sync.Once
+	baseFuncs     map[string]function.Function
+)
+
+// terraformFunctions returns Terraform's built-in functions, taken from go-cty's function
+// library where it has them and written here only where Terraform's behaviour differs or cty
+// has none. Functions whose result is known only at apply time (timestamp, uuid) return
+// unknowns. File functions read relative to the working directory and refuse paths outside it,
+// so a configuration under review cannot make gpuguard read arbitrary files.
+func terraformFunctions() map[string]function.Function {
+	baseFuncsOnce.Do(func() {
+		baseFuncs = map[string]function.Function{
+			"abs": stdlib.AbsoluteFunc, "ceil": stdlib.CeilFunc, "floor": stdlib.FloorFunc,
+			"log": stdlib.LogFunc, "max": stdlib.MaxFunc, "min": stdlib.MinFunc,
+			"parseint": stdlib.ParseIntFunc, "pow": stdlib.PowFunc, "signum": stdlib.SignumFunc,
+			"chomp": stdlib.ChompFunc, "format": stdlib.FormatFunc, "formatlist": stdlib.FormatListFunc,
+			"indent": stdlib.IndentFunc, "join": stdlib.JoinFunc, "lower": stdlib.LowerFunc,
+			"regex": stdlib.RegexFunc, "regexall": stdlib.RegexAllFunc, "split": stdlib.SplitFunc,
+			"strrev": stdlib.ReverseFunc, "substr": stdlib.SubstrFunc, "title": stdlib.TitleFunc,
+			"trim": stdlib.TrimFunc, "trimprefix": stdlib.TrimPrefixFunc, "trimsuffix": stdlib.TrimSuffixFunc,
+			"trimspace": stdlib.TrimSpaceFunc, "upper": stdlib.UpperFunc,
+			"chunklist": stdlib.ChunklistFunc, "coalesce": coalesceFunc,
+			"coalescelist": stdlib.CoalesceListFunc, "compact": stdlib.CompactFunc,
+			"concat": stdlib.ConcatFunc, "contains": stdlib.ContainsFunc, "distinct": stdlib.DistinctFunc,
+			"element": stdlib.ElementFunc, "flatten": stdlib.FlattenFunc, "keys": stdlib.KeysFunc,
+			"lookup": stdlib.LookupFunc, "merge": stdlib.MergeFunc, "range": stdlib.RangeFunc,
+			"reverse": stdlib.ReverseListFunc, "setintersection": stdlib.SetIntersectionFunc,
+			"setproduct": stdlib.SetProductFunc, "setsubtract": stdlib.SetSubtractFunc,
+			"setunion": stdlib.SetUnionFunc, "slice": stdlib.SliceFunc, "sort": stdlib.SortFunc,
+			"values": stdlib.ValuesFunc, "zipmap": stdlib.ZipmapFunc,
+			"csvdecode": stdlib.CSVDecodeFunc, "jsondecode": stdlib.JSONDecodeFunc, "jsonencode": stdlib.JSONEncodeFunc,
+			"formatdate": stdlib.FormatDateFunc, "timeadd": stdlib.TimeAddFunc,
+			"tobool": stdlib.MakeToFunc(cty.Bool), "tonumber": stdlib.MakeToFunc(cty.Number),
+			"tostring": stdlib.MakeToFunc(cty.String), "tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
+			"toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)), "tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
+			"try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
+			"length":      lengthFunc,
+			"replace":     replaceFunc,
+			"index":       indexFunc,
+			"one":         oneFunc,
+			"alltrue":     boolFoldFunc(true),
+			"anytrue":     boolFoldFunc(false),
+			"sum":         sumFunc,
+			"startswith":  stringPredicate(strings.HasPrefix),
+			"endswith":    stringPredicate(strings.HasSuffix),
+			"strcontains": stringPredicate(strings.Contains),
+			"sensitive":   identityFunc, "nonsensitive": identityFunc,
+			"base64encode": stringMap(func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }),
+			"base64decode": base64DecodeFunc,
+			"md5":          stringMap(func(s string) string { h := md5.Sum([]byte(s)); return hex.EncodeToString(h[:]) }),
+			"sha1":         stringMap(func(s string) string { h := sha1.Sum([]byte(s)); return hex.EncodeToString(h[:]) }),
+			"sha256":       stringMap(func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }),
+			"basename":     stringMap(filepath.Base), "dirname": stringMap(filepath.Dir),
+			"timestamp": unknownFunc(cty.String), "uuid": unknownFunc(cty.String),
+			"file": fileFunc, "fileexists": fileExistsFunc,
+		}
+		baseFuncs["templatefile"] = templateFileFunc(baseFuncs)
+	})
+	return baseFuncs
+}
+
+var identityFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "value", Type: cty.DynamicPseudoType, AllowUnknown: true, AllowNull: true, AllowMarked: true, AllowDynamicType: true}},
+	Type:   func(args []cty.Value) (cty.Type, error) { return args[0].Type(), nil },
+	Impl:   func(args []cty.Value, _ cty.Type) (cty.Value, error) { return args[0], nil },
+})
+
+func unknownFunc(ty cty.Type) function.Function {
+	return function.New(&function.Spec{
+		Type: function.StaticReturnType(ty),
+		Impl: func([]cty.Value, cty.Type) (cty.Value, error) {
+			return cty.UnknownVal(ty).Mark(unresolvedMark{"the value is known only when Terraform applies"}), nil
+		},
+	})
+}
+
+// lengthFunc is Terraform's length: collections, objects and strings.
+var lengthFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "value", Type: cty.DynamicPseudoType, AllowDynamicType: true, AllowUnknown: true}},
+	Type: func(args []cty.Value) (cty.Type, error) {
+		ty := args[0].Type()
+		if ty == cty.String || ty.IsCollectionType() || ty.IsTupleType() || ty.IsObjectType() || ty == cty.DynamicPseudoType {
+			return cty.Number, nil
+		}
+		return cty.NilType, fmt.Errorf("argument must be a string, a collection type, or a structural type")
+	},
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		v := args[0]
+		if !v.IsKnown() {
+			return cty.UnknownVal(cty.Number), nil
+		}
+		switch {
+		case v.Type() == cty.String:
+			return stdlib.Strlen(v)
+		case v.Type().IsObjectType():
+			return cty.NumberIntVal(int64(len(v.Type().AttributeTypes()))), nil
+		case v.Type().IsTupleType():
+			return cty.NumberIntVal(int64(len(v.Type().TupleElementTypes()))), nil
+		}
+		return v.Length(), nil
+	},
+})
+
+// coalesceFunc is Terraform's coalesce: the first argument that is neither null nor an empty
+// string (go-cty's skips only nulls).
+var coalesceFunc = function.New(&function.Spec{
+	VarParam: &function.Parameter{Name: "vals", Type: cty.DynamicPseudoType, AllowUnknown: true, AllowDynamicType: true, AllowNull: true},
+	Type: func(args []cty.Value) (cty.Type, error) {
+		types := make([]cty.Type, len(args))
+		for i, a := range args {
+			types[i] = a.Type()
+		}
+		ty, _ := convert.UnifyUnsafe(types)
+		if ty == cty.NilType {
+			return cty.NilType, fmt.Errorf("all arguments must have the same type")
+		}
+		return ty, nil
+	},
+	Impl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {
+		for _, a := range args {
+			if !a.IsKnown() {
+				return cty.UnknownVal(retType), nil
+			}
+			if a.IsNull() {
+				continue
+			}
+			if a.Type() == cty.String && a.AsString() == "" {
+				continue
+			}
+			return convert.Convert(a, retType)
+		}
+		return cty.NilVal, fmt.Errorf("no non-null, non-empty-string arguments")
+	},
+})
+
+// replaceFunc is Terraform's replace: a search string wrapped in slashes is a regular expression.
+var replaceFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "str", Type: cty.String}, {Name: "substr", Type: cty.String}, {Name: "replace", Type: cty.String}},
+	Type:   function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		s, sub, rep := args[0].AsString(), args[1].AsString(), args[2].AsString()
+		if len(sub) > 1 && sub[0] == '/' && sub[len(sub)-1] == '/' {
+			re, err := regexp.Compile(sub[1 : len(sub)-1])
+			if err != nil {
+				return cty.NilVal, err
+			}
+			return cty.StringVal(re.ReplaceAllString(s, rep)), nil
+		}
+		return cty.StringVal(strings.ReplaceAll(s, sub, rep)), nil
+	},
+})
+
+// indexFunc is Terraform's index(list, value): the position of value in list.
+var indexFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "list", Type: cty.DynamicPseudoType}, {Name: "value", Type: cty.DynamicPseudoType}},
+	Type:   function.StaticReturnType(cty.Number),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		list := args[0]
+		if !(list.Type().IsListType() || list.Type().IsTupleType()) {
+			return cty.NilVal, fmt.Errorf("argument must be a list or tuple")
+		}
+		i := 0
+		for it := list.ElementIterator(); it.Next(); i++ {
+			_, v := it.Element()
+			if eq, err := stdlib.Equal(v, args[1]); err == nil && eq.IsKnown() && eq.True() {
+				return cty.NumberIntVal(int64(i)), nil
+			}
+		}
+		return cty.NilVal, fmt.Errorf("item not found")
+	},
+})
+
+var oneFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "list", Type: cty.DynamicPseudoType}},
+	Type: func(args []cty.Value) (cty.Type, error) {
+		ty := args[0].Type()
+		switch {
+		case ty.IsListType() || ty.IsSetType():
+			return ty.ElementType(), nil
+		case ty.IsTupleType():
+			if n := len(ty.TupleElementTypes()); n == 1 {
+				return ty.TupleElementTypes()[0], nil
+			} else if n == 0 {
+				return cty.DynamicPseudoType, nil
+			}
+			return cty.NilType, fmt.Errorf("must be a list, set, or tuple value with either zero or one elements")
+		}
+		return cty.NilType, fmt.Errorf("must be a list, set, or tuple value with either zero or one elements")
+	},
+	Impl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {
+		v := args[0]
+		switch v.LengthInt() {
+		case 0:
+			return cty.NullVal(retType), nil
+		case 1:
+			it := v.ElementIterator()
+			it.Next()
+			_, e := it.Element()
+			return e, nil
+		}
+		return cty.NilVal, fmt.Errorf("must be a list, set, or tuple value with either zero or one elements")
+	},
+})
+
+func boolFoldFunc(all bool) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "list", Type: cty.List(cty.Bool)}},
+		Type:   function.StaticReturnType(cty.Bool),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			for it := args[0].ElementIterator(); it.Next(); {
+				_, v := it.Element()
+				if !v.IsKnown() {
+					return cty.UnknownVal(cty.Bool), nil
+				}
+				if v.IsNull() {
+					return cty.False, nil
+				}
+				if v.True() != all {
+					return cty.BoolVal(!all), nil
+				}
+			}
+			return cty.BoolVal(all), nil
+		},
+	})
+}
+
+var sumFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "list", Type: cty.DynamicPseudoType}},
+	Type:   function.StaticReturnType(cty.Number),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		v := args[0]
+		if !v.CanIterateElements() || v.LengthInt() == 0 {
+			return cty.NilVal, fmt.Errorf("cannot sum an empty list or a non-collection")
+		}
+		total := cty.Zero
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			n, err := stdlib.MakeToFunc(cty.Number).Call([]cty.Value{e})
+			if err != nil {
+				return cty.NilVal, err
+			}
+			if !n.IsKnown() {
+				return cty.UnknownVal(cty.Number), nil
+			}
+			total = total.Add(n)
+		}
+		return total, nil
+	},
+})
+
+func stringPredicate(f func(s, t string) bool) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "str", Type: cty.String}, {Name: "part", Type: cty.String}},
+		Type:   function.StaticReturnType(cty.Bool),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			return cty.BoolVal(f(args[0].AsString(), args[1].AsString())), nil
+		},
+	})
+}
+
+func stringMap(f func(string) string) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "str", Type: cty.String}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			return cty.StringVal(f(args[0].AsString())), nil
+		},
+	})
+}
+
+var base64DecodeFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "str", Type: cty.String}},
+	Type:   function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		b, err := base64.StdEncoding.DecodeString(args[0].AsString())
+		if err != nil {
+			return cty.NilVal, fmt.Errorf("invalid base64: %w", err)
+		}
+		return cty.StringVal(string(b)), nil
+	},
+})
+
+// safePath resolves a path the configuration names, refusing anything outside the working
+// directory.
+func safePath(p string) (string, error) {
+	if filepath.IsAbs(p) {
+		return "", fmt.Errorf("absolute path %q is not read: gpuguard reads files only under the working directory", p)
+	}
+	clean := filepath.Clean(p)
+	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("path %q leaves the working directory and is not read", p)
+	}
+	return clean, nil
+}
+
+func readSmallFile(p string) (string, error) {
+	path, err := safePath(p)
+	if err != nil {
+		return "", err
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("cannot read %q: %w", p, err)
+	}
+	if info.Size() > maxReadFile {
+		return "", fmt.Errorf("%q is larger than %d bytes", p, maxReadFile)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("cannot read %q: %w", p, err)
+	}
+	return string(b), nil
+}
+
+var fileFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "path", Type: cty.String}},
+	Type:   function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		s, err := readSmallFile(args[0].AsString())
+		if err != nil {
+			return cty.NilVal, err
+		}
+		return cty.StringVal(s), nil
+	},
+})
+
+var fileExistsFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "path", Type: cty.String}},
+	Type:   function.StaticReturnType(cty.Bool),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		path, err := safePath(args[0].AsString())
+		if err != nil {
+			return cty.NilVal, err
+		}
+		info, err := os.Stat(path)
+		return cty.BoolVal(err == nil && info.Mode().IsRegular()), nil
+	},
+})
+
+func templateFileFunc(funcs map[string]function.Function) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "path", Type: cty.String}, {Name: "vars", Type: cty.DynamicPseudoType}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			src, err := readSmallFile(args[0].AsString())
+			if err != nil {
+				return cty.NilVal, err
+			}
+			expr, diags := hclsyntax.ParseTemplate([]byte(src), args[0].AsString(), hcl.Pos{Line: 1, Column: 1})
+			if diags.HasErrors() {
+				return cty.NilVal, diags
+			}
+			vars := map[string]cty.Value{}
+			if v := args[1]; v.CanIterateElements() {
+				for it := v.ElementIterator(); it.Next(); {
+					k, e := it.Element()
+					vars[k.AsString()] = e
+				}
+			}
+			// Templates may call the same functions, but not templatefile itself (no recursion).
+			inner := make(map[string]function.Function, len(funcs))
+			for k, f := range funcs {
+				if k != "templatefile" {
+					inner[k] = f
+				}
+			}
+			out, diags := expr.Value(&hcl.EvalContext{Variables: vars, Functions: inner})
+			if diags.HasErrors() {
+				return cty.NilVal, diags
+			}
+			return out, nil
+		},
+	})
+}

@@ -1,0 +1,261 @@
+package terraform
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+func init() {
+	register("google_compute_instance", mapGCPInstance)
+	register("google_compute_instance_group_manager", mapGCPInstanceGroupManager)
+	register("google_compute_region_instance_group_manager", mapGCPInstanceGroupManager)
+	register("google_container_node_pool", mapGKENodePool)
+	register("google_container_cluster", mapGKECluster)
+}
+
+// gkeRegionalZones is how many zones a regional GKE cluster spreads a node pool over when
+// node_locations does not say: GKE's default for regional clusters is three zones.
+// https://cloud.google.com/kubernetes-engine/docs/concepts/regional-clusters
+const gkeRegionalZones = 3
+
+// lastSegment returns the last path segment of a GCP resource URL ("zones/x/machineTypes/a2-highgpu-1g").
+func lastSegment(s string) string {
+	if i := strings.LastIndex(s, "/"); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// machineIncludesGPUs reports whether a GCP machine type comes with its GPUs (A2, A3, A4, G2,
+// G4): a guest_accelerator block on it must not be priced again.
+func machineIncludesGPUs(machineType string) bool {
+	return parser.IsGPUInstanceType(parser.GCP, machineType)
+}
+
+// gcpMachine reads machine_type, guest_accelerator and scheduling from a view (an instance, a
+// template or a node_config block).
+func gcpMachine(r *parser.Resource, w *view) {
+	mt, found := w.str("machine_type")
+	r.InstanceType = lastSegment(mt)
+	requireInstanceType(r, "machine_type", found)
+	for _, ga := range w.blocks("guest_accelerator") {
+		t, ok := ga.str("type")
+		n, okn := ga.num("count")
+		if !okn && !ga.has("count") {
+			n, okn = 1, true
+		}
+		if ok && okn && n > 0 {
+			r.Accelerators = append(r.Accelerators, parser.Accelerator{Type: lastSegment(t), Count: n})
+		}
+		if p, ok := ga.str("gpu_partition_size"); ok && p != "" {
+			r.Note("GPUs are partitioned into MIG slices of %s", p)
+		}
+	}
+	if len(r.Accelerators) > 0 && machineIncludesGPUs(r.InstanceType) {
+		r.Note("%s includes its GPUs: the guest_accelerator block is not priced again", r.InstanceType)
+		r.Accelerators = nil
+	}
+	if pm, ok := w.str("scheduling", "provisioning_model"); ok && strings.EqualFold(pm, "SPOT") {
+		r.PurchaseOption = parser.Spot
+	}
+	if p, ok := w.boolean("scheduling", "preemptible"); ok && p {
+		r.PurchaseOption = parser.Spot
+		r.Note("preemptible VMs are priced at spot rates")
+	}
+	// node_config uses spot / preemptible booleans.
+	if s, ok := w.boolean("spot"); ok && s {
+		r.PurchaseOption = parser.Spot
+	}
+	if p, ok := w.boolean("preemptible"); ok && p {
+		r.PurchaseOption = parser.Spot
+		r.Note("preemptible VMs are priced at spot rates")
+	}
+}
+
+// gcpProviderLocation returns the provider's region (or the region of its zone).
+func (c *mapContext) gcpProviderLocation(r *parser.Resource) string {
+	name := "google"
+	if strings.HasPrefix(c.inst.decl.provider, "google-beta") {
+		name = "google-beta"
+	}
+	pv := c.providerConfig(name)
+	if pv == nil {
+		return ""
+	}
+	pv.res, pv.path = r, "provider."+name+"."
+	if region, ok := pv.str("region"); ok {
+		return region
+	}
+	if zone, ok := pv.str("zone"); ok {
+		region, _ := gcpRegionOf(zone)
+		return region
+	}
+	return ""
+}
+
+func mapGCPInstance(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.GCP, c.inst.addr)
+	gcpMachine(r, w)
+	if zone, ok := w.str("zone"); ok {
+		r.Region, _ = gcpRegionOf(zone)
+	} else {
+		r.Region = c.gcpProviderLocation(r)
+	}
+	applyTags(r, w.strMap("labels"))
+	return []*parser.Resource{r}
+}
+
+func mapGCPInstanceGroupManager(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.GCP, c.inst.addr)
+	if n, ok := w.num("target_size"); ok {
+		r.Quantity = n
+	} else if !w.has("target_size") {
+		r.Note("target_size is not set (an autoscaler manages the group): priced at 1 instance")
+	}
+	var tmpl *view
+	for _, v := range w.blocks("version") {
+		for _, typ := range []string{"google_compute_instance_template", "google_compute_region_instance_template"} {
+			if inst := c.referenced(v, typ, "instance_template"); inst != nil {
+				tmpl = &view{obj: inst.value, res: r, path: inst.addr + "."}
+				break
+			}
+		}
+		if tmpl != nil {
+			break
+		}
+	}
+	if len(w.blocks("version")) > 1 {
+		r.Note("several versions: priced at the first version's template")
+	}
+	if tmpl == nil {
+		r.AddUnresolved("version.instance_template", "the instance template is not in this configuration")
+	} else {
+		gcpMachine(r, tmpl)
+		applyTags(r, tmpl.strMap("labels"))
+	}
+	if zone, ok := w.str("zone"); ok {
+		r.Region, _ = gcpRegionOf(zone)
+	} else if region, ok := w.str("region"); ok {
+		r.Region = region
+	} else if tmpl != nil {
+		if region, ok := tmpl.str("region"); ok {
+			r.Region = region
+		}
+	}
+	if r.Region == "" {
+		r.Region = c.gcpProviderLocation(r)
+	}
+	return []*parser.Resource{r}
+}
+
+// gkePool prices one node pool: a google_container_node_pool, or a node_pool block of a
+// cluster. cluster is the cluster's view when known.
+func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
+	nc := pool.blocks("node_config")
+	if len(nc) > 0 {
+		gcpMachine(r, nc[0])
+		applyTags(r, nc[0].strMap("resource_labels"))
+	} else {
+		r.InstanceType = "e2-medium" // GKE's default machine type
+	}
+	// Location: the pool's own, else its cluster's, else the provider's.
+	location, _ := pool.str("location")
+	if location == "" && cluster != nil {
+		location, _ = cluster.str("location")
+	}
+	region, isZone := gcpRegionOf(location)
+	if location == "" {
+		region, isZone = c.gcpProviderLocation(r), false
+	}
+	r.Region = region
+	zones := 1
+	if locs, ok := pool.strList("node_locations"); ok && len(locs) > 0 {
+		zones = len(locs)
+	} else if cluster != nil {
+		if locs, ok := cluster.strList("node_locations"); ok && len(locs) > 0 {
+			zones = len(locs)
+			if isZone {
+				zones++ // a zonal cluster's node_locations are additional zones
+			}
+		} else if !isZone && location != "" {
+			zones = gkeRegionalZones
+			r.Note("regional node pool without node_locations: node count per zone × %d zones (GKE's default)", gkeRegionalZones)
+		}
+	} else if !isZone && location != "" {
+		zones = gkeRegionalZones
+		r.Note("regional node pool without node_locations: node count per zone × %d zones (GKE's default)", gkeRegionalZones)
+	}
+	switch {
+	case pool.has("node_count"):
+		if n, ok := pool.num("node_count"); ok {
+			r.Quantity = n * zones
+		}
+	case pool.has("autoscaling", "total_min_node_count"):
+		if n, ok := pool.num("autoscaling", "total_min_node_count"); ok {
+			r.Quantity = n
+			r.Note("autoscaled: priced at total_min_node_count (%d)", n)
+		}
+	case pool.has("autoscaling", "min_node_count"):
+		if n, ok := pool.num("autoscaling", "min_node_count"); ok {
+			r.Quantity = n * zones
+			r.Note("autoscaled: priced at min_node_count (%d per zone)", n)
+		}
+	case pool.has("initial_node_count"):
+		if n, ok := pool.num("initial_node_count"); ok {
+			r.Quantity = n * zones
+		}
+	default:
+		r.Quantity = zones
+		r.Note("no node_count: priced at 1 node per zone")
+	}
+}
+
+// gkeCluster finds the cluster a node pool belongs to.
+func (c *mapContext) gkeCluster(w *view) *view {
+	if inst := c.referenced(w, "google_container_cluster", "cluster"); inst != nil {
+		return &view{obj: inst.value}
+	}
+	if name, ok := (&view{obj: w.obj}).str("cluster"); ok {
+		if inst := c.byAttribute("google_container_cluster", "name", lastSegment(name)); inst != nil {
+			return &view{obj: inst.value}
+		}
+	}
+	return nil
+}
+
+func mapGKENodePool(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.GCP, c.inst.addr)
+	cluster := c.gkeCluster(w)
+	if cluster != nil {
+		applyTags(r, cluster.strMap("resource_labels"))
+	}
+	c.gkePool(r, w, cluster)
+	return []*parser.Resource{r}
+}
+
+func mapGKECluster(c *mapContext) []*parser.Resource {
+	w := &view{obj: c.inst.value}
+	var out []*parser.Resource
+	for i, np := range w.blocks("node_pool") {
+		key := fmt.Sprintf("node_pool[%d]", i)
+		if name, ok := np.str("name"); ok {
+			key = indexedAddress("node_pool", name)
+		}
+		r, cv := c.resource(parser.GCP, c.inst.addr+"."+key)
+		np.res, np.path = r, key+"."
+		applyTags(r, cv.strMap("resource_labels"))
+		c.gkePool(r, np, cv)
+		out = append(out, r)
+	}
+	// The default node pool, unless the cluster removes it.
+	if rm, ok := w.boolean("remove_default_node_pool"); !(ok && rm) && w.has("node_config") {
+		r, cv := c.resource(parser.GCP, c.inst.addr+".default_node_pool")
+		applyTags(r, cv.strMap("resource_labels"))
+		pool := &view{obj: c.inst.value, res: r}
+		c.gkePool(r, pool, nil)
+		out = append(out, r)
+	}
+	return out
+}

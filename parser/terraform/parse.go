@@ -1,0 +1,110 @@
+package terraform
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// Options configure the evaluation of root modules.
+type Options struct {
+	// VarFiles are --var-file paths, applied after the automatic tfvars files.
+	VarFiles []string
+	// Vars are --var name=value pairs, applied last.
+	Vars []string
+	// Cache shares parsed files between the modules of one run; nil parses every time.
+	Cache *Cache
+	// AutoVarFiles, when not nil, are the terraform.tfvars and *.auto.tfvars files of the root
+	// module's directory, already listed by discovery; nil lists the directory.
+	AutoVarFiles []string
+}
+
+// ParseModule evaluates the root module made of files (all in dir) and returns its GPU
+// resources. Problems are returned in the result, never as a panic.
+func ParseModule(dir string, files []string, opts Options) parser.Result {
+	l := newLoader(opts.Cache)
+	return l.evaluate(dir, files, nil, opts)
+}
+
+// ParseSource evaluates HCL read from stdin as a one-file root module named name.
+func ParseSource(name string, src []byte, opts Options) parser.Result {
+	l := newLoader(nil)
+	return l.evaluate(".", []string{name}, src, opts)
+}
+
+func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options) (res parser.Result) {
+	defer func() {
+		// The evaluator is written not to panic; this is the last line of defence so that one
+		// pathological module cannot take the whole run down.
+		if p := recover(); p != nil {
+			l.errs = append(l.errs, parser.Error{File: dir, Message: fmt.Sprintf("internal error while evaluating this module (please report it): %v", p)})
+			res = parser.Result{Errors: l.errs, Warnings: l.warns}
+		}
+	}()
+	cfg := l.loadModule(dir, files, stdin, false)
+	ev := &evaluation{l: l, funcs: terraformFunctions(), instances: map[string]*instance{}, rootDir: dir}
+	root := newModuleInstance(ev, cfg, nil, nil, "")
+	vals := l.rootValues(dir, opts)
+	for name, decl := range cfg.variables {
+		rv, ok := vals[name]
+		if !ok {
+			root.inputs[name] = root.defaultValue(decl, "set it with --var, --var-file or a terraform.tfvars file")
+			continue
+		}
+		v := rv.value
+		if rv.raw != nil {
+			var ok bool
+			if v, ok = l.typedRaw(decl, rv); !ok {
+				root.inputs[name] = unresolved("var.%s: invalid --var value", name)
+				continue
+			}
+		}
+		root.inputs[name] = root.finalizeVariable(decl, v, rv.rng)
+	}
+	root.walk(func(t string) bool { _, ok := mappers[t]; return ok })
+	for _, inst := range ev.order {
+		m, ok := mappers[inst.decl.typ]
+		if !ok {
+			continue
+		}
+		for _, r := range m(&mapContext{inst: inst, ev: ev}) {
+			if keep(r) {
+				res.Resources = append(res.Resources, *r)
+			}
+		}
+	}
+	for _, mi := range ev.modules {
+		for _, call := range mi.cfg.calls {
+			if !isLocalSource(call.source) && mi.children[call.name] != nil {
+				l.warns = appendOnce(l.warns, parser.Error{File: call.rng.Filename, Line: call.rng.Start.Line,
+					Message: fmt.Sprintf("module %q: source %q is not followed (gpuguard reads local modules only); resources inside it are not counted", call.name, call.source)})
+			}
+		}
+	}
+	res.Errors, res.Warnings = l.errs, l.warns
+	seen := map[string]bool{filepath.Clean(dir): true}
+	for _, mi := range ev.modules {
+		if d := filepath.Clean(mi.cfg.dir); !seen[d] {
+			seen[d] = true
+			res.Included = append(res.Included, d)
+		}
+	}
+	return res
+}
+
+func appendOnce(errs []parser.Error, e parser.Error) []parser.Error {
+	for _, x := range errs {
+		if x == e {
+			return errs
+		}
+	}
+	return append(errs, e)
+}
+
+// IsModuleFile reports whether a file name is Terraform configuration.
+func IsModuleFile(name string) bool {
+	base := filepath.Base(name)
+	return strings.HasSuffix(base, ".tf") || strings.HasSuffix(base, ".tf.json")
+}

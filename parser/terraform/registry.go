@@ -1,0 +1,200 @@
+package terraform
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// A mapper turns one evaluated resource instance into the GPU resources it runs (none for
+// CPU-only ones, several for a cluster with several GPU node pools).
+type mapper func(c *mapContext) []*parser.Resource
+
+var mappers = map[string]mapper{}
+
+// register adds a mapper for a resource type. Adding a resource type is one file (or function)
+// plus one register line; a second registration of a type is a programming error.
+func register(resourceType string, m mapper) {
+	if _, dup := mappers[resourceType]; dup {
+		panic("terraform: mapper registered twice for " + resourceType)
+	}
+	mappers[resourceType] = m
+}
+
+// SupportedTypes lists the resource types gpuguard reads.
+func SupportedTypes() []string {
+	out := make([]string, 0, len(mappers))
+	for t := range mappers {
+		out = append(out, t)
+	}
+	return out
+}
+
+// mapContext is what a mapper sees: the instance and ways to follow its references.
+type mapContext struct {
+	inst *instance
+	ev   *evaluation
+}
+
+// resource starts a resource for this instance with the given provider and address.
+func (c *mapContext) resource(provider, address string) (*parser.Resource, *view) {
+	d := c.inst.decl
+	r := &parser.Resource{
+		Address:        address,
+		Source:         parser.Location{File: d.rng.Filename, Line: d.rng.Start.Line},
+		Kind:           parser.KindTerraform,
+		Type:           d.typ,
+		Provider:       provider,
+		Quantity:       1,
+		PurchaseOption: parser.OnDemand,
+		Suppressions:   d.suppressions,
+	}
+	if c.inst.expansion != "" {
+		r.AddUnresolved(expansionAttr(d), c.inst.expansion)
+	}
+	if c.inst.mod.expansion != "" {
+		r.AddUnresolved("module", c.inst.mod.expansion)
+	}
+	return r, &view{obj: c.inst.value, res: r}
+}
+
+func expansionAttr(d *resourceDecl) string {
+	if d.forEach != nil {
+		return "for_each"
+	}
+	return "count"
+}
+
+// providerConfig returns the evaluated provider block this instance uses.
+func (c *mapContext) providerConfig(localName string) *view {
+	key := c.inst.decl.provider
+	if key == "" {
+		key = localName
+	}
+	v, ok := c.inst.mod.provider(key)
+	if !ok || v == cty.NilVal {
+		return nil
+	}
+	return &view{obj: v}
+}
+
+// referenced follows a reference held in an attribute (launch_template.id, cluster id) to the
+// resource instance it points at; want filters by resource type.
+func (c *mapContext) referenced(w *view, want string, path ...any) *instance {
+	for _, addr := range w.refs(path...) {
+		if inst, ok := c.ev.instances[addr]; ok && inst.decl.typ == want {
+			return inst
+		}
+		// A reference through an index expression (x[count.index].id) names the resource, not
+		// the instance: take the instance with the same key as this one, else the first.
+		var first *instance
+		for _, inst := range c.ev.order {
+			if inst.decl.typ != want || !strings.HasPrefix(inst.addr, addr+"[") {
+				continue
+			}
+			if first == nil {
+				first = inst
+			}
+			if c.inst.key != cty.NilVal && inst.key != cty.NilVal && inst.key.RawEquals(c.inst.key) {
+				return inst
+			}
+		}
+		if first != nil {
+			return first
+		}
+	}
+	return nil
+}
+
+// byAttribute finds an instance of a type in the same module whose attribute equals value (a
+// launch template referenced by name, a cluster by name).
+func (c *mapContext) byAttribute(typ, attr, value string) *instance {
+	if value == "" {
+		return nil
+	}
+	for _, inst := range c.ev.order {
+		if inst.decl.typ != typ || inst.mod != c.inst.mod {
+			continue
+		}
+		w := &view{obj: inst.value}
+		if s, ok := w.str(attr); ok && s == value {
+			return inst
+		}
+	}
+	return nil
+}
+
+// keep decides whether a resource belongs in the GPU inventory: a GPU instance type, attached
+// GPUs, or an instance type that could not be resolved (it might be a GPU).
+func keep(r *parser.Resource) bool {
+	if len(r.Accelerators) > 0 {
+		return true
+	}
+	if r.InstanceType == "" {
+		return len(r.Unresolved) > 0
+	}
+	return parser.IsGPUInstanceType(r.Provider, r.InstanceType)
+}
+
+// requireInstanceType records an unresolved instance type when the mapper found none.
+func requireInstanceType(r *parser.Resource, attr string, found bool) {
+	if found && strings.TrimSpace(r.InstanceType) == "" {
+		r.AddUnresolved(attr, "the value is an empty string")
+		return
+	}
+	if !found && r.InstanceType == "" {
+		for _, u := range r.Unresolved {
+			if u.Attribute == attr || strings.HasSuffix(u.Attribute, "."+attr) {
+				return
+			}
+		}
+		r.AddUnresolved(attr, "not set")
+	}
+}
+
+// ProfileTag is the tag or label that attaches a workload profile to a resource.
+const ProfileTag = "gpuguard-profile"
+
+// applyTags stores tags and reads the profile tag from them.
+func applyTags(r *parser.Resource, tags map[string]string) {
+	if len(tags) == 0 {
+		return
+	}
+	if r.Tags == nil {
+		r.Tags = map[string]string{}
+	}
+	for k, v := range tags {
+		r.Tags[k] = v
+	}
+	if p, ok := r.Tags[ProfileTag]; ok && p != "" {
+		r.Profile = p
+	}
+}
+
+var zoneSuffix = regexp.MustCompile(`^([a-z]+-[a-z]+\d+)-[a-z]$`)
+
+// gcpRegionOf turns a zone (us-central1-a) into its region; a region is returned as is.
+func gcpRegionOf(location string) (region string, isZone bool) {
+	if m := zoneSuffix.FindStringSubmatch(location); m != nil {
+		return m[1], true
+	}
+	return location, false
+}
+
+var awsAZ = regexp.MustCompile(`^([a-z]{2}(-gov)?-[a-z]+-\d)[a-z]$`)
+
+// awsRegionOfAZ turns us-east-1a into us-east-1.
+func awsRegionOfAZ(az string) string {
+	if m := awsAZ.FindStringSubmatch(az); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+func indexedAddress(base string, key string) string {
+	return fmt.Sprintf("%s[%q]", base, key)
+}

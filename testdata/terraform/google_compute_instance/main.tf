@@ -1,0 +1,44 @@
+# N1 with attached T4s (VM + accelerators, sustained-use discount), an A2 whose
+# guest_accelerator block must not be priced twice, and a spot G2 in a zone.
+provider "google" {
+  project = "ml"
+  region  = "us-central1"
+}
+
+resource "google_compute_instance" "n1_t4" {
+  name         = "n1-t4"
+  machine_type = "n1-standard-8"
+  zone         = "us-central1-a"
+  guest_accelerator {
+    type  = "nvidia-tesla-t4"
+    count = 2
+  }
+  scheduling {
+    on_host_maintenance = "TERMINATE"
+  }
+  labels = { team = "vision", project = "detector", env = "prod" }
+}
+
+resource "google_compute_instance" "a2" {
+  name         = "a2"
+  machine_type = "a2-highgpu-1g"
+  zone         = "europe-west4-a"
+  guest_accelerator {
+    type  = "projects/ml/zones/europe-west4-a/acceleratorTypes/nvidia-tesla-a100"
+    count = 1
+  }
+}
+
+resource "google_compute_instance" "g2_spot" {
+  name         = "g2-spot"
+  machine_type = "g2-standard-8"
+  scheduling {
+    provisioning_model = "SPOT"
+    preemptible        = false
+  }
+}
+
+resource "google_compute_instance" "web" {
+  name         = "web"
+  machine_type = "e2-small"
+}

@@ -1,0 +1,26 @@
+provider "aws" {
+  region = "eu-west-1"
+}
+
+provider "google" {
+  project = "ml"
+  region  = "europe-north2"
+}
+
+resource "aws_instance" "dublin" {
+  instance_type = "g5.xlarge"
+}
+
+resource "google_compute_instance" "stockholm" {
+  name         = "stockholm"
+  machine_type = "a2-highgpu-1g"
+}
+
+resource "azurerm_linux_virtual_machine" "amsterdam" {
+  name                  = "amsterdam"
+  resource_group_name   = "ml"
+  location              = "westeurope"
+  size                  = "Standard_NC24ads_A100_v4"
+  admin_username        = "azure"
+  network_interface_ids = []
+}

@@ -1,0 +1,5 @@
+from_tfvars   = "g5.xlarge"
+from_auto     = "g5.xlarge"
+from_var_file = "g5.xlarge"
+from_var_flag = "g5.xlarge"
+replicas      = "2"
