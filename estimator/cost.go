@@ -41,7 +41,7 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 	if e.Provider == "" {
 		e.Provider = parser.Unknown
 	}
-	if e.Region == "" && p.DefaultRegion != "" && r.Provider != parser.Unknown {
+	if e.Region == "" && p.DefaultRegion != "" {
 		e.Region = parser.NormalizeRegion(p.DefaultRegion)
 		e.Notes = append(e.Notes, fmt.Sprintf("region %s from the default (config or --region)", e.Region))
 	}
@@ -53,6 +53,12 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 		e.CapacitySplit = &CapacitySplit{OnDemand: r.Quantity - r.SpotQuantity, Spot: r.SpotQuantity}
 	}
 	e.GPU = p.gpuInfo(&r)
+	if r.Pod != nil {
+		if reason := p.preparePod(&r, &e); reason != "" {
+			e.UnpricedReason = &reason
+			return e
+		}
+	}
 	hourly, reason := p.unitHourly(&r, &e)
 	if reason != "" {
 		e.UnpricedReason = &reason
@@ -71,13 +77,7 @@ func ptrAmount(m money.Micros) *money.Amount { a := money.Amount(m); return &a }
 // gpuInfo describes the GPUs of one instance from the catalog (or, for a pod, its request).
 func (p *Pricer) gpuInfo(r *parser.Resource) *GPUInfo {
 	if r.Pod != nil {
-		info := &GPUInfo{Count: r.Pod.PerPod, Model: r.Pod.Resource}
-		if in, ok := p.Catalog.Instance(r.Provider, r.InstanceType); ok && in.GPU != "" {
-			if g, ok := p.Catalog.GPU(in.GPU); ok {
-				info.Model, info.MemoryGiB, info.Key = g.Name, in.GPUMemoryGiB, g.Key
-			}
-		}
-		return info
+		return &GPUInfo{Count: float64(r.Pod.Requested), Model: r.Pod.Resource}
 	}
 	if in, ok := p.instance(r.Provider, r.InstanceType); ok && in.GPU != "" {
 		g, _ := p.Catalog.GPU(in.GPU)
@@ -225,7 +225,7 @@ func (p *Pricer) podShare(r *parser.Resource) (float64, string) {
 	if !ok || in.GPUCount <= 0 {
 		return 0, fmt.Sprintf("%s has no GPUs in the catalog, so a pod's GPU share cannot be priced", r.InstanceType)
 	}
-	return r.Pod.PerPod / in.GPUCount, ""
+	return r.Pod.PerPodGPUs / in.GPUCount, ""
 }
 
 func (p *Pricer) addSource(e *Estimate, typ string, opt parser.PurchaseOption, q catalog.Quote) {

@@ -49,3 +49,25 @@ func ProviderOfInstanceType(t string) string {
 	}
 	return Unknown
 }
+
+var (
+	awsRegionName   = regexp.MustCompile(`^[a-z]{2}(-gov)?-[a-z]+-\d$`)
+	gcpRegionName   = regexp.MustCompile(`^[a-z]+-[a-z]+\d+$`)
+	azureRegionName = regexp.MustCompile(`^[a-z]+[a-z0-9]*$`)
+)
+
+// ProviderOfRegion tells the cloud from a region's name (us-east-1, us-central1, eastus).
+func ProviderOfRegion(region string) string {
+	r := NormalizeRegion(region)
+	switch {
+	case r == "":
+		return Unknown
+	case awsRegionName.MatchString(r):
+		return AWS
+	case gcpRegionName.MatchString(r):
+		return GCP
+	case azureRegionName.MatchString(r):
+		return Azure
+	}
+	return Unknown
+}

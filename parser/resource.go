@@ -74,17 +74,25 @@ type Suppression struct {
 // PodGPUs describes what a Kubernetes pod asks for and what is known of the node it lands on.
 // It is nil for Terraform resources.
 type PodGPUs struct {
-	// PerPod is the number of whole GPUs one pod takes; a MIG slice is a fraction of its GPU.
-	PerPod float64 `json:"per_pod"`
 	// Resource is the extended resource requested (nvidia.com/gpu, nvidia.com/mig-1g.10gb, ...).
 	Resource string `json:"resource"`
+	// Requested is the number of devices of Resource one pod requests (GPUs, MIG slices,
+	// time-shared units, Neuron devices).
+	Requested int64 `json:"requested"`
 	// MIGProfile is set for MIG resources ("1g.10gb").
 	MIGProfile string `json:"mig_profile,omitempty"`
-	// Families, GPUNames and GPUCount narrow the node when no exact instance type is named
-	// (Karpenter instance-family, instance-gpu-name, GKE accelerator).
-	Families []string `json:"families,omitempty"`
-	GPUNames []string `json:"gpu_names,omitempty"`
-	// NodeSource says where the node type came from (nodeSelector, affinity, NodePool, config).
+	// PerPodGPUs is the share of the node's GPUs one pod pays for; the estimator sets it once it
+	// knows the node (a MIG slice is a fraction of its GPU).
+	PerPodGPUs float64 `json:"per_pod_gpus"`
+	// InstanceTypes, Families and GPUNames narrow the node when no single instance type is
+	// named (node affinity with several types, Karpenter instance-family and gpu-name, GKE
+	// accelerator): the estimator picks the cheapest catalog type that holds the pod's GPUs.
+	InstanceTypes []string `json:"instance_types,omitempty"`
+	Families      []string `json:"families,omitempty"`
+	GPUNames      []string `json:"gpu_names,omitempty"`
+	// SharedReplicas is how many pods share one time-sliced GPU, when a label says so.
+	SharedReplicas int `json:"shared_replicas,omitempty"`
+	// NodeSource says where the node came from (nodeSelector, affinity, NodePool, config).
 	NodeSource string `json:"node_source,omitempty"`
 }
 
@@ -102,9 +110,12 @@ type Resource struct {
 	PurchaseOption PurchaseOption
 	// HoursPerMonth is 0 when the resource runs the default month.
 	HoursPerMonth float64
-	Accelerators  []Accelerator
-	Pod           *PodGPUs
-	Tags          map[string]string
+	// RunsToCompletion marks batch workloads (Jobs, CronJobs, training jobs): without hours from
+	// an annotation or the config they are priced all month, with a note saying so.
+	RunsToCompletion bool
+	Accelerators     []Accelerator
+	Pod              *PodGPUs
+	Tags             map[string]string
 	// Profile is the workload profile path a tag, label or annotation attaches.
 	Profile      string
 	Unresolved   []Unresolved

@@ -183,3 +183,60 @@ func TestRegionFallback(t *testing.T) {
 		t.Fatalf("--region not applied:\n%s", r.stdout)
 	}
 }
+
+func TestKubernetesGolden(t *testing.T) {
+	repoRoot(t)
+	cases := []struct {
+		name string
+		path string
+		code int
+	}{
+		{"pod", "pod.yaml", 0},
+		{"deployment-hpa", "deployment-hpa.yaml", 0},
+		{"statefulset", "statefulset.yaml", 0},
+		{"replicaset", "replicaset.yaml", 0},
+		{"daemonset", "daemonset.yaml", 0},
+		{"job", "job.yaml", 0},
+		{"cronjob", "cronjob.yaml", 0},
+		{"kubeflow", "kubeflow.yaml", 0},
+		{"ray", "ray.yaml", 0},
+		{"leaderworkerset", "leaderworkerset.yaml", 0},
+		{"inferenceservice", "inferenceservice.yaml", 0},
+		{"karpenter", "karpenter.yaml", 0},
+		{"aks", "aks.yaml", 0},
+		{"gpu-product", "gpu-product.yaml", 0},
+		{"mig", "mig.yaml", 0},
+		{"accelerators", "accelerators.yaml", 0},
+		{"multi-document", "multi-document.yaml", 0},
+		{"malformed", "malformed.yaml", exitError},
+		{"cross-file", "cross-file", 0},
+		{"with-config", "with-config", 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"check", "testdata/kubernetes/" + tc.path, "--format", "json"}
+			if tc.name != "with-config" {
+				args = append(args, "--region", "us-east-1")
+			}
+			r := runCLI(t, "", args...)
+			if r.code != tc.code {
+				t.Fatalf("exit code %d, want %d; stderr:\n%s", r.code, tc.code, r.stderr)
+			}
+			testutil.Golden(t, filepath.Join("testdata", "golden", "kubernetes", tc.name+".json"), []byte(r.stdout))
+		})
+	}
+}
+
+// helm template ... | gpuguard check -
+func TestKubernetesFromStdin(t *testing.T) {
+	repoRoot(t)
+	stream, err := os.ReadFile("testdata/kubernetes/helm-rendered.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, string(stream), "check", "-", "--format", "json", "--region", "us-east-1")
+	if r.code != exitOK {
+		t.Fatalf("code %d: %s", r.code, r.stderr)
+	}
+	testutil.Golden(t, filepath.Join("testdata", "golden", "kubernetes", "helm-stdin.json"), []byte(r.stdout))
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/gpuguard/gpuguard/internal/config"
 	"github.com/gpuguard/gpuguard/internal/result"
 	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
 	"github.com/gpuguard/gpuguard/parser/scan"
 	"github.com/gpuguard/gpuguard/parser/terraform"
 )
@@ -38,7 +39,14 @@ func Run(paths []string, opts Options) *result.Check {
 		hours = estimator.DefaultHoursPerMonth
 	}
 	doc := result.NewCheck(hours, result.CatalogInfo{Updated: opts.Catalog.Updated(), Sources: opts.Catalog.Sources(), Overlay: opts.Overlay})
-	parsed := scan.Scan(paths, scan.Options{Terraform: opts.Terraform, Stdin: opts.Stdin, Workers: opts.Workers})
+	parsed := scan.Scan(paths, scan.Options{
+		Terraform: opts.Terraform,
+		Kubernetes: kubernetes.Options{
+			DefaultInstanceType: cfg.Kubernetes.DefaultInstanceType,
+			DaemonSetNodes:      cfg.Kubernetes.DaemonSetNodes,
+		},
+		Stdin: opts.Stdin, Workers: opts.Workers,
+	})
 	applyUsage(parsed.Resources, cfg)
 	region := opts.Region
 	if region == "" {
@@ -59,6 +67,9 @@ func applyUsage(rs []parser.Resource, cfg *config.Config) {
 		return
 	}
 	for i := range rs {
+		if rs[i].HoursPerMonth > 0 {
+			continue // the manifest said (an annotation, a CronJob schedule)
+		}
 		if glob, u, ok := matchGlob(rs[i].Address, cfg.Usage); ok && u.HoursPerMonth > 0 {
 			rs[i].HoursPerMonth = u.HoursPerMonth
 			rs[i].Note("%g hours a month from config usage %q", u.HoursPerMonth, glob)

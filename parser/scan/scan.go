@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
 	"github.com/gpuguard/gpuguard/parser/terraform"
 )
 
@@ -24,7 +25,8 @@ const MaxInputSize = 16 << 20
 
 // Options configure a scan.
 type Options struct {
-	Terraform terraform.Options
+	Terraform  terraform.Options
+	Kubernetes kubernetes.Options
 	// Stdin is read when a path is "-".
 	Stdin io.Reader
 	// Workers bounds concurrency; 0 means GOMAXPROCS.
@@ -36,8 +38,9 @@ type Format string
 
 // Input formats.
 const (
-	FormatTerraform Format = "terraform"
-	FormatPlan      Format = "terraform-plan"
+	FormatTerraform  Format = "terraform"
+	FormatPlan       Format = "terraform-plan"
+	FormatKubernetes Format = "kubernetes"
 )
 
 // Input is one unit of work: a Terraform root module, a plan file, a manifest file, or stdin.
@@ -170,6 +173,8 @@ func classifyFile(path string, info fs.FileInfo, explicit bool) (*Input, *parser
 		return nil, nil
 	case isConfigOrProfileName(lower):
 		return nil, nil
+	case strings.HasSuffix(lower, ".yaml") || strings.HasSuffix(lower, ".yml"):
+		return &Input{Format: FormatKubernetes, Path: path}, nil
 	case strings.HasSuffix(lower, ".json"):
 		if info.Size() > MaxInputSize {
 			return nil, &parser.Error{File: path, Message: fmt.Sprintf("skipped: %d bytes is over the %d-byte limit", info.Size(), MaxInputSize)}
@@ -181,6 +186,8 @@ func classifyFile(path string, info fs.FileInfo, explicit bool) (*Input, *parser
 		switch {
 		case terraform.IsPlanJSON(data):
 			return &Input{Format: FormatPlan, Path: path, Data: data}, nil
+		case kubernetes.LooksLikeManifest(data):
+			return &Input{Format: FormatKubernetes, Path: path, Data: data}, nil
 		}
 		if explicit {
 			return nil, &parser.Error{File: path, Message: "not a Terraform plan (terraform show -json) or a Kubernetes manifest"}
@@ -213,6 +220,8 @@ func readStdin(r io.Reader) (Input, *parser.Error) {
 	switch {
 	case terraform.IsPlanJSON(data):
 		in.Format = FormatPlan
+	case kubernetes.LooksLikeManifest(data):
+		in.Format = FormatKubernetes
 	case looksLikeHCL(data):
 		in.Format = FormatTerraform
 		in.Files = []string{"<stdin>.tf"}
@@ -231,22 +240,47 @@ func looksLikeHCL(data []byte) bool {
 	return false
 }
 
-// Parse parses one input.
-func Parse(in Input, opts Options) parser.Result {
+// parsed is the outcome of one input: a result, or (for a manifest) a decoded file that is
+// built together with the others, so that autoscalers and NodePools apply across files.
+type parsed struct {
+	res  parser.Result
+	kube *kubernetes.File
+}
+
+// parse reads one input.
+func parse(in Input, opts Options) parsed {
 	switch in.Format {
 	case FormatTerraform:
 		if in.Data != nil {
-			return terraform.ParseSource(in.Files[0], in.Data, opts.Terraform)
+			return parsed{res: terraform.ParseSource(in.Files[0], in.Data, opts.Terraform)}
 		}
 		o := opts.Terraform
 		if in.Walked {
 			o.AutoVarFiles = in.VarFiles
 		}
-		return terraform.ParseModule(in.Path, in.Files, o)
+		return parsed{res: terraform.ParseModule(in.Path, in.Files, o)}
 	case FormatPlan:
-		return terraform.ParsePlan(in.Path, in.Data)
+		return parsed{res: terraform.ParsePlan(in.Path, in.Data)}
+	case FormatKubernetes:
+		data := in.Data
+		if data == nil {
+			f, err := os.Open(in.Path)
+			if err != nil {
+				return parsed{res: parser.Result{Errors: []parser.Error{{File: in.Path, Message: fmt.Sprintf("cannot read: %v", cleanErr(err))}}}}
+			}
+			defer f.Close()
+			info, err := f.Stat()
+			if err == nil && info.Size() > MaxInputSize {
+				return parsed{res: parser.Result{Warnings: []parser.Error{{File: in.Path, Message: fmt.Sprintf("skipped: %d bytes is over the %d-byte limit", info.Size(), MaxInputSize)}}}}
+			}
+			data, err = io.ReadAll(io.LimitReader(f, MaxInputSize))
+			if err != nil {
+				return parsed{res: parser.Result{Errors: []parser.Error{{File: in.Path, Message: fmt.Sprintf("cannot read: %v", cleanErr(err))}}}}
+			}
+		}
+		return parsed{kube: kubernetes.Decode(in.Path, data)}
 	}
-	return parser.Result{Errors: []parser.Error{{File: in.Path, Message: "unknown input format"}}}
+	return parsed{res: parser.Result{Errors: []parser.Error{{File: in.Path, Message: "unknown input format"}}}}
 }
 
 // Scan discovers and parses everything under paths, concurrently, and returns the merged,
@@ -260,7 +294,7 @@ func Scan(paths []string, opts Options) parser.Result {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	results := make([]parser.Result, len(inputs))
+	outs := make([]parsed, len(inputs))
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < workers; w++ {
@@ -268,7 +302,7 @@ func Scan(paths []string, opts Options) parser.Result {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = Parse(inputs[i], opts)
+				outs[i] = parse(inputs[i], opts)
 			}
 		}()
 	}
@@ -277,12 +311,23 @@ func Scan(paths []string, opts Options) parser.Result {
 	}
 	close(next)
 	wg.Wait()
+	results := make([]parser.Result, len(outs))
+	var kube []*kubernetes.File
+	for i, o := range outs {
+		results[i] = o.res
+		if o.kube != nil {
+			kube = append(kube, o.kube)
+		}
+	}
 	roots := rootInputs(inputs, results)
 	for i, r := range results {
 		if !roots[i] {
 			continue
 		}
 		res.Merge(r)
+	}
+	if len(kube) > 0 {
+		res.Merge(kubernetes.Build(kube, opts.Kubernetes))
 	}
 	// A module shared by several roots reports its problems once.
 	res.Errors = dedupe(res.Errors)

@@ -1,0 +1,192 @@
+package estimator
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// preparePod settles what a Kubernetes pod's price needs: the node type (choosing the cheapest
+// catalog type that holds the pod's GPUs when the manifest only names a family, a GPU or several
+// types) and the share of that node's GPUs one pod pays for. It returns why the pod cannot be
+// priced, or "".
+func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
+	pod := *r.Pod
+	r.Pod = &pod
+	e.Pod = &pod
+	if r.RunsToCompletion && r.HoursPerMonth == 0 {
+		addNote(e, "runs to completion, but nothing says for how long: priced at the full month; set the gpuguard.dev/hours-per-month annotation or usage in the config")
+	}
+	if len(r.Unresolved) > 0 {
+		return ""
+	}
+	if r.Provider == parser.Unknown || r.Provider == "" {
+		r.Provider = parser.ProviderOfRegion(e.Region)
+		e.Provider = r.Provider
+	}
+	if r.InstanceType == "" && (len(pod.InstanceTypes) > 0 || len(pod.Families) > 0 || len(pod.GPUNames) > 0) {
+		if reason := p.chooseNode(r, e); reason != "" {
+			return reason
+		}
+	}
+	in, ok := p.Catalog.Instance(r.Provider, r.InstanceType)
+	if !ok {
+		return "" // the price lookup reports the unknown type
+	}
+	share, reason := p.perPodGPUs(&pod, in, e)
+	if reason != "" {
+		return reason
+	}
+	pod.PerPodGPUs = share
+	if share > in.GPUCount+1e-9 {
+		return fmt.Sprintf("a pod requests %s GPUs but %s has %s: it cannot be scheduled there", trimNum(share), in.Type, trimNum(in.GPUCount))
+	}
+	if g, ok := p.Catalog.GPU(in.GPU); ok {
+		e.GPU = &GPUInfo{Model: g.Name, Count: share, MemoryGiB: in.GPUMemoryGiB, Key: g.Key}
+	}
+	return ""
+}
+
+// perPodGPUs is how many of the node's GPUs one pod takes.
+func (p *Pricer) perPodGPUs(pod *parser.PodGPUs, node catalog.Instance, e *Estimate) (float64, string) {
+	n := float64(pod.Requested)
+	switch {
+	case pod.MIGProfile != "":
+		g, _ := p.Catalog.GPU(node.GPU)
+		prof, ok := findMIG(g, pod.MIGProfile)
+		if !ok {
+			return 0, fmt.Sprintf("MIG profile %s does not exist on %s (%s)", pod.MIGProfile, orName(g.Name, node.GPU), node.Type)
+		}
+		share := MIGShare(g, prof)
+		addNote(e, fmt.Sprintf("MIG %s is %s of a GPU: the larger of its compute share (%d/7) and its memory share (%g of %g GB)",
+			pod.MIGProfile, trimNum(share), prof.ComputeSevenths, prof.MemoryGB, math.Round(g.MemoryGiB)))
+		return n * share, ""
+	case strings.HasSuffix(pod.Resource, "gpu.shared"):
+		if pod.SharedReplicas > 0 {
+			addNote(e, fmt.Sprintf("time-shared GPU: %d pods share one GPU", pod.SharedReplicas))
+			return n / float64(pod.SharedReplicas), ""
+		}
+		e.PriceEstimated = true
+		addNote(e, "time-shared GPU with an unknown number of sharers: priced as a whole GPU per unit, an upper bound")
+	}
+	return n, ""
+}
+
+// MIGShare is the share of a GPU one MIG slice takes: the larger of its compute share (g/7)
+// and its memory share, because a slice makes whichever it exhausts unavailable to others.
+// NVIDIA MIG user guide: an A100/H100 has 7 compute slices and 8 memory slices.
+func MIGShare(g catalog.GPU, prof catalog.MIGProfile) float64 {
+	compute := float64(prof.ComputeSevenths) / 7
+	memory := 0.0
+	if g.MemoryGiB > 0 {
+		memory = prof.MemoryGB / math.Round(g.MemoryGiB)
+	}
+	return math.Max(compute, memory)
+}
+
+func findMIG(g catalog.GPU, profile string) (catalog.MIGProfile, bool) {
+	for _, m := range g.MIG {
+		if m.Profile == profile {
+			return m, true
+		}
+	}
+	return catalog.MIGProfile{}, false
+}
+
+func orName(name, key string) string {
+	if name != "" {
+		return name
+	}
+	return key
+}
+
+func trimNum(f float64) string {
+	s := fmt.Sprintf("%.4f", f)
+	return strings.TrimRight(strings.TrimRight(s, "0"), ".")
+}
+
+// chooseNode picks the catalog type that makes the pod cheapest among those its labels allow:
+// node hourly × (GPUs per pod ÷ GPUs per node), for types with enough GPUs, in the region and
+// for the purchase option. The choice is an estimate and is marked so.
+func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
+	pod := r.Pod
+	if r.Provider == parser.Unknown || r.Provider == "" {
+		return "the node's cloud is unknown: name a region (config or --region) or an instance type"
+	}
+	keys := map[string]bool{}
+	for _, n := range pod.GPUNames {
+		for _, k := range catalog.GPUKeysForName(n) {
+			keys[k] = true
+		}
+	}
+	if len(pod.GPUNames) > 0 && len(keys) == 0 {
+		return fmt.Sprintf("GPU %s is not in the catalog", strings.Join(pod.GPUNames, ", "))
+	}
+	type cand struct {
+		in   catalog.Instance
+		cost money.Micros
+		q    catalog.Quote
+	}
+	var cands []cand
+	for _, in := range p.Catalog.Instances(r.Provider) {
+		if !allowedType(in, pod) || len(keys) > 0 && !keys[in.GPU] {
+			continue
+		}
+		share, reason := p.perPodGPUs(pod, in, &Estimate{})
+		if reason != "" || share > in.GPUCount+1e-9 || in.GPUCount < 1 && pod.MIGProfile == "" {
+			continue
+		}
+		q, miss := p.Catalog.Quote(r.Provider, in.Type, e.Region, r.PurchaseOption)
+		if miss != nil {
+			continue
+		}
+		cands = append(cands, cand{in: in, q: q, cost: q.Hourly.Mul(share / in.GPUCount)})
+	}
+	if len(cands) == 0 {
+		what := strings.Join(append(append(append([]string{}, pod.InstanceTypes...), pod.Families...), pod.GPUNames...), ", ")
+		return fmt.Sprintf("no %s catalog type matching %s holds %d %s in region %s", r.Provider, what, pod.Requested, pod.Resource, orName(e.Region, "(none)"))
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].cost != cands[j].cost {
+			return cands[i].cost < cands[j].cost
+		}
+		return cands[i].in.Type < cands[j].in.Type
+	})
+	best := cands[0]
+	r.InstanceType, e.InstanceType = best.in.Type, best.in.Type
+	e.PriceEstimated = true
+	addNote(e, fmt.Sprintf("node type estimated: %s is the cheapest of %d catalog types the pod's labels allow", best.in.Type, len(cands)))
+	return ""
+}
+
+// allowedType checks a catalog type against the pod's candidate types and families.
+func allowedType(in catalog.Instance, pod *parser.PodGPUs) bool {
+	if len(pod.InstanceTypes) > 0 {
+		ok := false
+		for _, t := range pod.InstanceTypes {
+			if strings.EqualFold(t, in.Type) {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(pod.Families) > 0 {
+		ok := false
+		for _, f := range pod.Families {
+			if strings.HasPrefix(in.Type, f+".") || strings.HasPrefix(in.Type, f+"-") {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}

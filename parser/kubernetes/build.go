@@ -1,0 +1,278 @@
+package kubernetes
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// Annotations gpuguard reads on workloads (or their pod templates).
+const (
+	AnnotationProfile = "gpuguard.dev/profile"
+	AnnotationIgnore  = "gpuguard.dev/ignore"
+	AnnotationHours   = "gpuguard.dev/hours-per-month"
+)
+
+// Options configure how manifests become resources.
+type Options struct {
+	// DefaultInstanceType is the node for pods whose manifests name none (config
+	// kubernetes.default_instance_type).
+	DefaultInstanceType string
+	// DaemonSetNodes is how many nodes each DaemonSet runs on, by address or name.
+	DaemonSetNodes map[string]int
+}
+
+// Parse decodes and builds one stream on its own (for a single file or stdin).
+func Parse(name string, data []byte, opts Options) parser.Result {
+	return Build([]*File{Decode(name, data)}, opts)
+}
+
+// Build turns decoded files into GPU resources, applying the HorizontalPodAutoscalers and
+// Karpenter NodePools found in any of them.
+func Build(files []*File, opts Options) parser.Result {
+	var res parser.Result
+	var objs []*object
+	for _, f := range files {
+		res.Errors = append(res.Errors, f.Errors...)
+		objs = append(objs, f.objects...)
+	}
+	var pools []*nodePool
+	scalers := map[string]scaler{}
+	for _, o := range objs {
+		switch {
+		case o.Kind == "NodePool" && group(o.APIVersion) == "karpenter.sh":
+			np, err := decodeNodePool(o)
+			if err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+				continue
+			}
+			pools = append(pools, np)
+		case o.Kind == "HorizontalPodAutoscaler" || o.Kind == "ScaledObject" && group(o.APIVersion) == "keda.sh":
+			s, err := decodeScaler(o)
+			if err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+				continue
+			}
+			if prev, ok := scalers[s.target]; !ok || s.source < prev.source {
+				scalers[s.target] = s
+			}
+		}
+	}
+	sort.Slice(pools, func(i, j int) bool { return pools[i].name < pools[j].name })
+	for _, o := range objs {
+		wk, ok := workloads[o.Kind]
+		if !ok || (wk.group != "" && group(o.APIVersion) != wk.group) {
+			continue
+		}
+		roles, err := wk.extract(o)
+		if err != nil {
+			res.Errors = append(res.Errors, specError(o, err))
+			continue
+		}
+		for _, r := range roles {
+			rs, errs := buildRole(o, r, roles, pools, scalers, opts)
+			for _, e := range errs {
+				res.Errors = append(res.Errors, e)
+			}
+			if rs != nil {
+				res.Resources = append(res.Resources, *rs)
+			}
+		}
+	}
+	return res
+}
+
+func specError(o *object, err error) parser.Error {
+	if le, ok := err.(lineError); ok {
+		return parser.Error{File: o.file, Line: le.line, Message: fmt.Sprintf("%s: %v", o.address(), le.err)}
+	}
+	e := yamlError(o.file, o.offset, o.line, err)
+	e.Message = o.address() + ": " + strings.TrimPrefix(e.Message, "invalid YAML: ")
+	return e
+}
+
+// scaler is an HPA (or KEDA ScaledObject) and the floor of replicas it keeps.
+type scaler struct {
+	target      string // Kind/namespace/name
+	minReplicas int
+	source      string
+}
+
+func decodeScaler(o *object) (scaler, error) {
+	var spec struct {
+		ScaleTargetRef struct {
+			Kind string `yaml:"kind"`
+			Name string `yaml:"name"`
+		} `yaml:"scaleTargetRef"`
+		MinReplicas     *int `yaml:"minReplicas"`
+		MinReplicaCount *int `yaml:"minReplicaCount"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return scaler{}, err
+	}
+	kind := spec.ScaleTargetRef.Kind
+	if kind == "" {
+		kind = "Deployment" // KEDA's default target kind
+	}
+	min := intOr(spec.MinReplicas, 1)
+	if o.Kind == "ScaledObject" {
+		min = intOr(spec.MinReplicaCount, 0)
+	}
+	return scaler{target: kind + "/" + o.namespace() + "/" + spec.ScaleTargetRef.Name, minReplicas: min, source: o.address()}, nil
+}
+
+// buildRole makes the resource for one pod role, or nil when its pods request no GPU.
+func buildRole(o *object, r role, all []role, pools []*nodePool, scalers map[string]scaler, opts Options) (*parser.Resource, []parser.Error) {
+	var errs []parser.Error
+	req, perrs := podGPUs(r.template.Spec, o)
+	for _, e := range perrs {
+		errs = append(errs, specError(o, e))
+	}
+	if req.count == 0 {
+		return nil, errs
+	}
+	addr := o.address()
+	if r.name != "" && len(all) > 1 {
+		addr += fmt.Sprintf("[%q]", r.name)
+	}
+	res := &parser.Resource{
+		Address: addr, Source: parser.Location{File: o.file, Line: o.line}, Kind: parser.KindKubernetes, Type: o.Kind,
+		Provider: parser.Unknown, Quantity: r.replicas, PurchaseOption: parser.OnDemand, RunsToCompletion: r.runsToCompletion,
+		Pod: &parser.PodGPUs{Resource: req.resource, Requested: req.count},
+	}
+	if strings.HasPrefix(req.resource, ResourceNvidiaMIG) {
+		res.Pod.MIGProfile = strings.TrimPrefix(req.resource, ResourceNvidiaMIG)
+	}
+	if r.note != "" {
+		res.Note("%s", r.note)
+	}
+	annotations := map[string]string{}
+	for k, v := range r.template.Metadata.Annotations {
+		annotations[k] = v
+	}
+	for k, v := range o.Metadata.Annotations {
+		annotations[k] = v // the workload's own annotations win over its pod template's
+	}
+	labels := map[string]string{}
+	for k, v := range r.template.Metadata.Labels {
+		labels[k] = v
+	}
+	for k, v := range o.Metadata.Labels {
+		labels[k] = v
+	}
+	if len(labels) > 0 {
+		res.Tags = labels
+	}
+	if p := annotations[AnnotationProfile]; p != "" {
+		res.Profile = p
+	}
+	if v, ok := annotations[AnnotationIgnore]; ok {
+		res.Suppressions = parser.ParseSuppressionAnnotation(v, res.Source)
+	}
+	switch {
+	case r.daemonSet:
+		n, ok := opts.DaemonSetNodes[addr]
+		if !ok {
+			n, ok = opts.DaemonSetNodes[o.Metadata.Name]
+		}
+		if ok {
+			res.Quantity = n
+			res.Note("DaemonSet on %d nodes (config kubernetes.daemonset_nodes)", n)
+		} else {
+			res.Note("DaemonSet: one pod per matching node; priced at 1 node (set kubernetes.daemonset_nodes in the config)")
+		}
+	case r.scalable:
+		if s, ok := scalers[o.address()]; ok {
+			res.Quantity = s.minReplicas * max(1, r.perReplica)
+			res.Note("%d pods: the minReplicas (%d) of %s, the floor an autoscaler always runs", res.Quantity, s.minReplicas, s.source)
+		}
+	}
+	hoursFromManifest(res, r, annotations, o, &errs)
+	resolveNode(res, r, o, pools, opts)
+	return res, errs
+}
+
+// hoursFromManifest sets the hours a workload runs: the annotation wins, then a CronJob's
+// schedule × activeDeadlineSeconds. Batch kinds with neither are left for the config's usage or
+// the estimator's 730-hour default with a note.
+func hoursFromManifest(res *parser.Resource, r role, annotations map[string]string, o *object, errs *[]parser.Error) {
+	if v, ok := annotations[AnnotationHours]; ok {
+		h, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || h <= 0 || h > 744 || math.IsNaN(h) {
+			*errs = append(*errs, parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s: annotation %s=%q: hours must be a number between 0 and 744", o.address(), AnnotationHours, v)})
+		} else {
+			res.HoursPerMonth = h
+			res.Note("%g hours a month from annotation %s", h, AnnotationHours)
+			return
+		}
+	}
+	if r.cron == nil {
+		return
+	}
+	runs, err := runsPerMonth(r.cron.schedule, r.cron.timeZone)
+	if err != nil {
+		*errs = append(*errs, parser.Error{File: o.file, Line: r.cron.line, Message: fmt.Sprintf("%s: %v", o.address(), err)})
+		res.AddUnresolved("schedule", err.Error())
+		return
+	}
+	if r.cron.deadlineSeconds == nil || *r.cron.deadlineSeconds <= 0 {
+		res.Note("CronJob runs %.1f times a month but no activeDeadlineSeconds bounds a run", runs)
+		return
+	}
+	hours := runs * float64(*r.cron.deadlineSeconds) / 3600
+	if r.cron.concurrencyPolicy == "Forbid" || r.cron.concurrencyPolicy == "Replace" {
+		hours = math.Min(hours, 730)
+	}
+	res.HoursPerMonth = math.Round(hours*100) / 100
+	res.Note("CronJob: %.1f runs a month × activeDeadlineSeconds %d (an upper bound per run) = %.2f hours", runs, *r.cron.deadlineSeconds, res.HoursPerMonth)
+}
+
+// resolveNode decides what is known of the node: exact labels first, then a matching Karpenter
+// NodePool, then the config's default instance type.
+func resolveNode(res *parser.Resource, r role, o *object, pools []*nodePool, opts Options) {
+	sel := podSelector(r.template.Spec)
+	n := fromSelector(sel, "nodeSelector/affinity")
+	if len(n.instanceTypes) != 1 {
+		if np := matchNodePool(pools, sel, r.template.Spec.Tolerations); np != nil {
+			merged := fromSelector(np.merge(sel), np.address)
+			if n.purchase != "" && merged.purchase == "" {
+				merged.purchase = n.purchase
+			}
+			if n.region != "" {
+				merged.region = n.region
+			}
+			n = merged
+			n.addSource(np.address)
+		}
+	}
+	res.Pod.SharedReplicas = n.sharedReplicas
+	if n.purchase != "" {
+		res.PurchaseOption = n.purchase
+	}
+	res.Region = n.region
+	switch {
+	case len(n.instanceTypes) == 1:
+		res.InstanceType = n.instanceTypes[0]
+		res.Provider = parser.ProviderOfInstanceType(res.InstanceType)
+	case len(n.instanceTypes) > 1 || len(n.families) > 0 || len(n.gpuNames) > 0:
+		res.Pod.InstanceTypes, res.Pod.Families, res.Pod.GPUNames = n.instanceTypes, n.families, n.gpuNames
+		res.Provider = n.provider
+		if res.Provider == "" && len(n.instanceTypes) > 0 {
+			res.Provider = parser.ProviderOfInstanceType(n.instanceTypes[0])
+		}
+	case opts.DefaultInstanceType != "":
+		res.InstanceType = opts.DefaultInstanceType
+		res.Provider = parser.ProviderOfInstanceType(res.InstanceType)
+		n.addSource("config kubernetes.default_instance_type")
+	default:
+		res.AddUnresolved("node", "the pod names no node: set node.kubernetes.io/instance-type (nodeSelector or affinity), a Karpenter or GKE accelerator label, or kubernetes.default_instance_type in the config")
+	}
+	if res.Provider == "" {
+		res.Provider = parser.Unknown
+	}
+	res.Pod.NodeSource = strings.Join(n.source, ", ")
+}

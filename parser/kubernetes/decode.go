@@ -1,0 +1,241 @@
+package kubernetes
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// MaxDocuments bounds the documents read from one file.
+const MaxDocuments = 100000
+
+// objectMeta is the part of metadata gpuguard reads.
+type objectMeta struct {
+	Name        string            `yaml:"name"`
+	Namespace   string            `yaml:"namespace"`
+	Labels      map[string]string `yaml:"labels"`
+	Annotations map[string]string `yaml:"annotations"`
+}
+
+// object is one decoded manifest document.
+type object struct {
+	APIVersion string      `yaml:"apiVersion"`
+	Kind       string      `yaml:"kind"`
+	Metadata   objectMeta  `yaml:"metadata"`
+	Spec       yaml.Node   `yaml:"spec"`
+	Items      []yaml.Node `yaml:"items"`
+
+	file   string
+	line   int // line of the document in the file
+	offset int // lines before the document's first line, added to node lines
+}
+
+func (o *object) namespace() string {
+	if o.Metadata.Namespace == "" {
+		return "default"
+	}
+	return o.Metadata.Namespace
+}
+
+// address is Kind/namespace/name.
+func (o *object) address() string {
+	return o.Kind + "/" + o.namespace() + "/" + o.Metadata.Name
+}
+
+// lineOf turns a node's line into a line of the file.
+func (o *object) lineOf(n *yaml.Node) int {
+	if n == nil || n.Line == 0 {
+		return o.line
+	}
+	return n.Line + o.offset
+}
+
+// File is one decoded manifest file: its objects and the documents that could not be read.
+type File struct {
+	Name    string
+	objects []*object
+	Errors  []parser.Error
+}
+
+// LooksLikeManifest reports whether data (JSON or YAML) looks like a Kubernetes manifest: it has
+// apiVersion and kind at the top level of some document.
+func LooksLikeManifest(data []byte) bool {
+	head := data
+	if len(head) > 1<<16 {
+		head = head[:1<<16]
+	}
+	if !utf8.Valid(head[:len(head)-utf8Trailing(head)]) {
+		return false
+	}
+	return manifestKey.Match(head) && kindKey.Match(head)
+}
+
+var (
+	manifestKey = regexp.MustCompile(`(?m)(^|[{,])\s*"?apiVersion"?\s*:`)
+	kindKey     = regexp.MustCompile(`(?m)(^|[{,])\s*"?kind"?\s*:`)
+	docStart    = regexp.MustCompile(`^---(\s.*)?$`)
+)
+
+// utf8Trailing is how many bytes at the end of b may be a cut multi-byte character.
+func utf8Trailing(b []byte) int {
+	for i := 1; i <= 3 && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return i
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+type document struct {
+	text  []byte
+	first int // 1-based line of the document's first line
+}
+
+// splitDocuments cuts a YAML stream at "---" and "..." lines in column 0.
+func splitDocuments(data []byte) []document {
+	var docs []document
+	start, startLine := 0, 1
+	line := 1
+	for pos := 0; pos <= len(data); {
+		end := bytes.IndexByte(data[pos:], '\n')
+		next := len(data) + 1
+		lineEnd := len(data)
+		if end >= 0 {
+			lineEnd = pos + end
+			next = lineEnd + 1
+		}
+		text := bytes.TrimRight(data[pos:lineEnd], "\r")
+		if docStart.Match(text) || string(text) == "..." {
+			docs = append(docs, document{text: data[start:pos], first: startLine})
+			start, startLine = next, line+1
+			if next > len(data) {
+				start = len(data)
+			}
+			if rest := bytes.TrimSpace(text[3:]); len(rest) > 0 && rest[0] != '#' && string(text) != "..." {
+				// "--- kind: Pod" puts content on the marker line itself.
+				start, startLine = pos+3, line
+			}
+		}
+		pos = next
+		line++
+	}
+	docs = append(docs, document{text: data[start:], first: startLine})
+	return docs
+}
+
+// Decode reads a manifest stream. It never fails as a whole: each broken document becomes an
+// error with its line, and the others are read.
+func Decode(name string, data []byte) *File {
+	f := &File{Name: name}
+	if i := bytes.IndexByte(data, 0); i >= 0 || !utf8.Valid(data) {
+		line := 1
+		if i >= 0 {
+			line += bytes.Count(data[:i], []byte{'\n'})
+		}
+		f.Errors = append(f.Errors, parser.Error{File: name, Line: line, Message: "binary or non-UTF-8 content: not a Kubernetes manifest"})
+		return f
+	}
+	docs := splitDocuments(data)
+	if len(docs) > MaxDocuments {
+		f.Errors = append(f.Errors, parser.Error{File: name, Message: fmt.Sprintf("%d documents: only the first %d are read", len(docs), MaxDocuments)})
+		docs = docs[:MaxDocuments]
+	}
+	// Documents are independent: decode them concurrently, then keep file order.
+	parts := make([]File, len(docs))
+	workers := runtime.GOMAXPROCS(0)
+	if len(docs) < 64 {
+		workers = 1
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < len(docs); i += workers {
+				parts[i].Name = name
+				parts[i].decodeDocument(docs[i])
+			}
+		}(w)
+	}
+	wg.Wait()
+	for i := range parts {
+		f.objects = append(f.objects, parts[i].objects...)
+		f.Errors = append(f.Errors, parts[i].Errors...)
+	}
+	return f
+}
+
+func (f *File) decodeDocument(d document) {
+	if len(bytes.TrimSpace(d.text)) == 0 {
+		return
+	}
+	offset := d.first - 1
+	var root yaml.Node
+	if err := yaml.Unmarshal(d.text, &root); err != nil {
+		f.Errors = append(f.Errors, yamlError(f.Name, offset, d.first, err))
+		return
+	}
+	if len(root.Content) == 0 {
+		return // only comments
+	}
+	doc := root.Content[0]
+	if doc.Kind != yaml.MappingNode {
+		f.Errors = append(f.Errors, parser.Error{File: f.Name, Line: doc.Line + offset, Message: "document is not a mapping: not a Kubernetes object"})
+		return
+	}
+	f.addObject(doc, offset)
+}
+
+func (f *File) addObject(n *yaml.Node, offset int) {
+	o := &object{file: f.Name, offset: offset, line: n.Line + offset}
+	if err := n.Decode(o); err != nil {
+		f.Errors = append(f.Errors, yamlError(f.Name, offset, o.line, err))
+		return
+	}
+	if o.Kind == "" || o.APIVersion == "" {
+		// Not a Kubernetes object (a values file, a WorkloadProfile without apiVersion, ...).
+		return
+	}
+	if strings.HasSuffix(o.Kind, "List") && len(o.Items) > 0 {
+		for i := range o.Items {
+			if o.Items[i].Kind == yaml.MappingNode {
+				f.addObject(&o.Items[i], offset)
+			}
+		}
+		return
+	}
+	f.objects = append(f.objects, o)
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+):?\s*`)
+
+// yamlError turns a yaml.v3 error into an error at the right line of the file.
+func yamlError(name string, offset, fallback int, err error) parser.Error {
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	line := fallback
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil {
+			line = n + offset
+		}
+		msg = yamlLine.ReplaceAllString(msg, "")
+	}
+	msg = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(msg), "yaml:"))
+	return parser.Error{File: name, Line: line, Message: "invalid YAML: " + msg}
+}

@@ -1,0 +1,290 @@
+package kubernetes
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+func build(t *testing.T, src string, opts Options) parser.Result {
+	t.Helper()
+	return Parse("m.yaml", []byte(src), opts)
+}
+
+func one(t *testing.T, res parser.Result) parser.Resource {
+	t.Helper()
+	if len(res.Resources) != 1 {
+		t.Fatalf("want 1 resource, got %d: %+v (errors %v)", len(res.Resources), res.Resources, res.Errors)
+	}
+	return res.Resources[0]
+}
+
+const podTmpl = `apiVersion: v1
+kind: Pod
+metadata: {name: p%d, namespace: ns}
+spec:
+  nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}
+  containers:
+    - name: a
+      resources: {limits: {nvidia.com/gpu: %s}}
+`
+
+func TestQuantities(t *testing.T) {
+	for _, q := range []string{"1", `"1"`, "'1'"} {
+		r := one(t, build(t, fmt.Sprintf(podTmpl, 1, q), Options{}))
+		if r.Pod.Requested != 1 {
+			t.Errorf("%s: requested %d", q, r.Pod.Requested)
+		}
+	}
+	for _, q := range []string{`"0.5"`, "1k", "-1", "[1]", "99999"} {
+		res := build(t, fmt.Sprintf(podTmpl, 1, q), Options{})
+		if len(res.Resources) != 0 || len(res.Errors) != 1 || res.Errors[0].Line != 8 {
+			t.Errorf("%s: resources %d errors %+v", q, len(res.Resources), res.Errors)
+		}
+	}
+	// 0 GPUs: not a GPU workload, skipped quietly.
+	res := build(t, fmt.Sprintf(podTmpl, 1, "0"), Options{})
+	if len(res.Resources) != 0 || len(res.Errors) != 0 {
+		t.Errorf("zero GPUs: %+v %+v", res.Resources, res.Errors)
+	}
+}
+
+func TestContainersSumInitContainersMax(t *testing.T) {
+	src := `apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  initContainers:
+    - {name: i1, resources: {limits: {nvidia.com/gpu: 3}}}
+    - {name: i2, resources: {limits: {nvidia.com/gpu: 1}}}
+  containers:
+    - {name: a, resources: {limits: {nvidia.com/gpu: 1}, requests: {nvidia.com/gpu: 1}}}
+    - {name: b, resources: {requests: {nvidia.com/gpu: 1}}}
+`
+	if r := one(t, build(t, src, Options{})); r.Pod.Requested != 3 {
+		t.Fatalf("requested %d, want max(1+1, 3) = 3", r.Pod.Requested)
+	}
+	src = strings.Replace(src, "nvidia.com/gpu: 3", "nvidia.com/gpu: 1", 1)
+	if r := one(t, build(t, src, Options{})); r.Pod.Requested != 2 {
+		t.Fatalf("requested %d, want 1+1 = 2", r.Pod.Requested)
+	}
+}
+
+func TestDocumentsAndLines(t *testing.T) {
+	src := "--- # first\n" + fmt.Sprintf(podTmpl, 1, "1") + "...\n---\n" + fmt.Sprintf(podTmpl, 2, "1") +
+		"---\nkind: [broken\n---\n" + fmt.Sprintf(podTmpl, 3, "2") + "--- \n"
+	res := build(t, src, Options{})
+	if len(res.Resources) != 3 || len(res.Errors) != 1 {
+		t.Fatalf("resources %d errors %+v", len(res.Resources), res.Errors)
+	}
+	want := map[string]int{"Pod/ns/p1": 2, "Pod/ns/p2": 12, "Pod/ns/p3": 23}
+	for _, r := range res.Resources {
+		if r.Source.Line != want[r.Address] {
+			t.Errorf("%s at line %d, want %d", r.Address, r.Source.Line, want[r.Address])
+		}
+	}
+	if res.Errors[0].Line != 21 {
+		t.Errorf("broken document reported at line %d, want 21", res.Errors[0].Line)
+	}
+}
+
+func TestJSONAndListManifests(t *testing.T) {
+	src := `{"apiVersion": "v1", "kind": "List", "items": [
+  {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "j"},
+   "spec": {"nodeSelector": {"node.kubernetes.io/instance-type": "g6.xlarge"},
+            "containers": [{"name": "a", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}]}`
+	if !LooksLikeManifest([]byte(src)) {
+		t.Fatal("JSON manifest not recognised")
+	}
+	r := one(t, build(t, src, Options{}))
+	if r.Address != "Pod/default/j" || r.InstanceType != "g6.xlarge" {
+		t.Fatalf("%+v", r)
+	}
+	if LooksLikeManifest([]byte(`{"version": "1", "resources": [{"kind": "terraform"}]}`)) {
+		t.Fatal("a gpuguard report was taken for a manifest")
+	}
+}
+
+func TestNodeLabels(t *testing.T) {
+	cases := []struct {
+		name     string
+		selector string
+		check    func(r parser.Resource) bool
+	}{
+		{"instance type", `node.kubernetes.io/instance-type: p4d.24xlarge`, func(r parser.Resource) bool {
+			return r.InstanceType == "p4d.24xlarge" && r.Provider == parser.AWS
+		}},
+		{"karpenter family + spot", "karpenter.k8s.aws/instance-family: g6\n    karpenter.sh/capacity-type: spot", func(r parser.Resource) bool {
+			return r.InstanceType == "" && r.Pod.Families[0] == "g6" && r.PurchaseOption == parser.Spot && r.Provider == parser.AWS
+		}},
+		{"karpenter gpu name", `karpenter.k8s.aws/instance-gpu-name: h100`, func(r parser.Resource) bool {
+			return r.Pod.GPUNames[0] == "h100" && r.Provider == parser.AWS
+		}},
+		{"eks spot", "eks.amazonaws.com/capacityType: SPOT\n    node.kubernetes.io/instance-type: g5.xlarge", func(r parser.Resource) bool {
+			return r.PurchaseOption == parser.Spot && r.InstanceType == "g5.xlarge"
+		}},
+		{"gke", "cloud.google.com/gke-accelerator: nvidia-tesla-a100\n    cloud.google.com/gke-spot: \"true\"\n    topology.kubernetes.io/zone: europe-west4-a", func(r parser.Resource) bool {
+			return r.Provider == parser.GCP && r.Pod.GPUNames[0] == "nvidia-tesla-a100" && r.PurchaseOption == parser.Spot && r.Region == "europe-west4"
+		}},
+		{"aks spot", "kubernetes.azure.com/scalesetpriority: spot\n    node.kubernetes.io/instance-type: Standard_NC6s_v3", func(r parser.Resource) bool {
+			return r.Provider == parser.Azure && r.PurchaseOption == parser.Spot
+		}},
+	}
+	for _, tc := range cases {
+		src := fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector:\n    %s\n  containers:\n    - {name: a, resources: {limits: {nvidia.com/gpu: 1}}}\n", tc.selector)
+		r := one(t, build(t, src, Options{}))
+		if !tc.check(r) {
+			t.Errorf("%s: %+v pod %+v", tc.name, r, r.Pod)
+		}
+	}
+}
+
+func TestAffinityIntersectsAndExcludes(t *testing.T) {
+	src := `apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions:
+              - {key: node.kubernetes.io/instance-type, operator: In, values: [g5.xlarge, g5.2xlarge, g6.xlarge]}
+              - {key: node.kubernetes.io/instance-type, operator: NotIn, values: [g5.2xlarge]}
+  containers:
+    - {name: a, resources: {limits: {nvidia.com/gpu: 1}}}
+`
+	r := one(t, build(t, src, Options{}))
+	if r.InstanceType != "" || strings.Join(r.Pod.InstanceTypes, ",") != "g5.xlarge,g6.xlarge" {
+		t.Fatalf("candidates %v", r.Pod.InstanceTypes)
+	}
+}
+
+func TestKarpenterNodePoolMatching(t *testing.T) {
+	pools := `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: cheap}
+spec:
+  weight: 1
+  template:
+    spec:
+      requirements:
+        - {key: karpenter.k8s.aws/instance-gpu-name, operator: In, values: [l4]}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: big}
+spec:
+  weight: 50
+  template:
+    metadata:
+      labels: {tier: big}
+    spec:
+      requirements:
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [p5]}
+      taints:
+        - {key: dedicated, value: training, effect: NoSchedule}
+---
+`
+	pod := func(extra string) string {
+		return pools + "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n" + extra + "  containers:\n    - {name: a, resources: {limits: {nvidia.com/gpu: 8}}}\n"
+	}
+	// Without the toleration the tainted, heavier pool is out: the L4 pool takes the pod.
+	r := one(t, build(t, pod(""), Options{}))
+	if len(r.Pod.GPUNames) != 1 || r.Pod.GPUNames[0] != "l4" || !strings.Contains(r.Pod.NodeSource, "NodePool/cheap") {
+		t.Fatalf("untolerated: %+v", r.Pod)
+	}
+	// Tolerating the taint, the higher-weight pool wins.
+	r = one(t, build(t, pod("  tolerations: [{key: dedicated, operator: Equal, value: training, effect: NoSchedule}]\n"), Options{}))
+	if len(r.Pod.Families) != 1 || r.Pod.Families[0] != "p5" {
+		t.Fatalf("tolerated: %+v", r.Pod)
+	}
+	// A label selector that only the big pool carries.
+	r = one(t, build(t, pod("  nodeSelector: {tier: big}\n  tolerations: [{operator: Exists}]\n"), Options{}))
+	if len(r.Pod.Families) != 1 || r.Pod.Families[0] != "p5" {
+		t.Fatalf("selected by label: %+v", r.Pod)
+	}
+	// Selecting a pool by name.
+	r = one(t, build(t, pod("  nodeSelector: {karpenter.sh/nodepool: cheap}\n  tolerations: [{operator: Exists}]\n"), Options{}))
+	if len(r.Pod.GPUNames) != 1 || r.Pod.GPUNames[0] != "l4" {
+		t.Fatalf("selected by name: %+v", r.Pod)
+	}
+}
+
+func TestRunsPerMonth(t *testing.T) {
+	cases := map[string]float64{
+		"0 2 * * *":   365.0 / 12,
+		"@hourly":     8760.0 / 12,
+		"0 0 * * 0":   52.0 / 12, // 2026 has 52 Sundays
+		"0 0 1 * *":   1,
+		"*/5 * * * *": 8760.0 * 12 / 12,
+	}
+	for sched, want := range cases {
+		got, err := runsPerMonth(sched, "")
+		if err != nil || math.Abs(got-want) > want*0.001 {
+			t.Errorf("%s: %g, %v; want %g", sched, got, err, want)
+		}
+	}
+	if got, err := runsPerMonth("0 9 * * 1-5", "America/New_York"); err != nil || math.Abs(got-261.0/12) > 0.01 {
+		t.Errorf("weekdays in New York: %g %v", got, err)
+	}
+	if _, err := runsPerMonth("not a schedule", ""); err == nil {
+		t.Error("bad schedule accepted")
+	}
+}
+
+func TestHPAOnlyScalesItsTarget(t *testing.T) {
+	src := `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: s, namespace: a}
+spec:
+  replicas: 5
+  template:
+    spec:
+      containers: [{name: a, resources: {limits: {nvidia.com/gpu: 1}}}]
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: h, namespace: b}
+spec:
+  scaleTargetRef: {kind: StatefulSet, name: s}
+  minReplicas: 1
+`
+	if r := one(t, build(t, src, Options{})); r.Quantity != 5 {
+		t.Fatalf("an HPA in another namespace scaled the workload: %d", r.Quantity)
+	}
+	src = strings.Replace(src, "namespace: b", "namespace: a", 1)
+	if r := one(t, build(t, src, Options{})); r.Quantity != 1 {
+		t.Fatalf("HPA minReplicas not applied: %d", r.Quantity)
+	}
+}
+
+func TestBinaryInput(t *testing.T) {
+	f := Decode("x.yaml", []byte("apiVersion: v1\x00\x01"))
+	if len(f.Errors) != 1 || !strings.Contains(f.Errors[0].Message, "binary") {
+		t.Fatalf("%+v", f.Errors)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "kubernetes", "*.yaml"))
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("--- a: &a [*a, *a]\n---\nkind: List\napiVersion: v1\nitems: [{kind: Pod, apiVersion: v1, spec: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}}]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res := Build([]*File{Decode("fuzz.yaml", data)}, Options{DefaultInstanceType: "g5.xlarge"})
+		for _, r := range res.Resources {
+			if r.Pod == nil || r.Pod.Requested <= 0 || r.Quantity < 0 {
+				t.Fatalf("invalid resource: %+v", r)
+			}
+		}
+	})
+}

@@ -1,0 +1,281 @@
+package kubernetes
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// Node labels that say which node a pod lands on (shared/reference/pricing/README.md).
+const (
+	labelInstanceType     = "node.kubernetes.io/instance-type"
+	labelInstanceTypeBeta = "beta.kubernetes.io/instance-type"
+	labelRegion           = "topology.kubernetes.io/region"
+	labelZone             = "topology.kubernetes.io/zone"
+	labelKarpenterFamily  = "karpenter.k8s.aws/instance-family"
+	labelKarpenterType    = "karpenter.k8s.aws/instance-type"
+	labelKarpenterGPUName = "karpenter.k8s.aws/instance-gpu-name"
+	labelKarpenterCap     = "karpenter.sh/capacity-type"
+	labelKarpenterPool    = "karpenter.sh/nodepool"
+	labelEKSCapacity      = "eks.amazonaws.com/capacityType"
+	labelGKEAccelerator   = "cloud.google.com/gke-accelerator"
+	labelGKESpot          = "cloud.google.com/gke-spot"
+	labelGKEPreemptible   = "cloud.google.com/gke-preemptible"
+	labelGKEMachineFamily = "cloud.google.com/machine-family"
+	labelGKESharedClients = "cloud.google.com/gke-max-shared-clients-per-gpu"
+	labelAKSPriority      = "kubernetes.azure.com/scalesetpriority"
+	labelGPUProduct       = "nvidia.com/gpu.product"
+)
+
+// nodeChoice is what a pod's selection (and a matching NodePool) says about its node.
+type nodeChoice struct {
+	provider       string
+	instanceTypes  []string
+	families       []string
+	gpuNames       []string
+	purchase       parser.PurchaseOption
+	region         string
+	source         []string
+	sharedReplicas int
+}
+
+func (n *nodeChoice) addSource(s string) {
+	for _, x := range n.source {
+		if x == s {
+			return
+		}
+	}
+	n.source = append(n.source, s)
+}
+
+// fromSelector reads the well-known node labels from a selector.
+func fromSelector(sel selector, origin string) nodeChoice {
+	var n nodeChoice
+	if v, ok := sel.values(labelInstanceType, labelInstanceTypeBeta, labelKarpenterType); ok && len(v) > 0 {
+		n.instanceTypes = v
+		n.provider = parser.ProviderOfInstanceType(v[0])
+		n.addSource(origin + " instance-type")
+	}
+	if v, ok := sel.values(labelKarpenterFamily); ok && len(v) > 0 {
+		n.families, n.provider = v, parser.AWS
+		n.addSource(origin + " karpenter instance-family")
+	}
+	if v, ok := sel.values(labelKarpenterGPUName); ok && len(v) > 0 {
+		n.gpuNames, n.provider = v, parser.AWS
+		n.addSource(origin + " karpenter instance-gpu-name")
+	}
+	if v, ok := sel.values(labelGKEAccelerator); ok && len(v) > 0 {
+		n.gpuNames, n.provider = v, parser.GCP
+		n.addSource(origin + " gke-accelerator")
+	}
+	if v, ok := sel.values(labelGKEMachineFamily); ok && len(v) > 0 {
+		n.families, n.provider = v, parser.GCP
+		n.addSource(origin + " gke machine-family")
+	}
+	if v, ok := sel.values(labelGPUProduct); ok && len(v) > 0 && len(n.gpuNames) == 0 {
+		n.gpuNames = v
+		n.addSource(origin + " nvidia.com/gpu.product")
+	}
+	if v, ok := sel.values(labelKarpenterCap); ok {
+		n.purchase = karpenterCapacity(v)
+		if n.provider == "" {
+			n.provider = parser.AWS
+		}
+	}
+	if v, ok := sel.values(labelEKSCapacity); ok && len(v) == 1 {
+		n.provider = parser.AWS
+		if strings.EqualFold(v[0], "SPOT") {
+			n.purchase = parser.Spot
+		} else {
+			n.purchase = parser.OnDemand
+		}
+	}
+	if v, ok := sel.values(labelGKESpot, labelGKEPreemptible); ok && len(v) == 1 && v[0] == "true" {
+		n.purchase, n.provider = parser.Spot, parser.GCP
+	}
+	if v, ok := sel.values(labelAKSPriority); ok && len(v) == 1 {
+		n.provider = parser.Azure
+		if strings.EqualFold(v[0], "spot") {
+			n.purchase = parser.Spot
+		}
+	}
+	if v, ok := sel.values(labelGKESharedClients); ok && len(v) == 1 {
+		fmt.Sscanf(v[0], "%d", &n.sharedReplicas)
+	}
+	if v, ok := sel.values(labelRegion); ok && len(v) == 1 {
+		n.region = v[0]
+	} else if v, ok := sel.values(labelZone); ok && len(v) == 1 {
+		n.region = regionOfZone(v[0])
+	}
+	return n
+}
+
+// karpenterCapacity: when spot is allowed Karpenter launches spot first, so the pod is priced at
+// spot; reserved capacity is priced as a 1-year commitment.
+func karpenterCapacity(values []string) parser.PurchaseOption {
+	has := func(v string) bool {
+		for _, x := range values {
+			if x == v {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("spot"):
+		return parser.Spot
+	case has("on-demand"):
+		return parser.OnDemand
+	case has("reserved"):
+		return parser.Reserved1y
+	}
+	return ""
+}
+
+var (
+	awsZone   = regexp.MustCompile(`^([a-z]{2}(-gov)?-[a-z]+-\d)[a-z]$`)
+	gcpZone   = regexp.MustCompile(`^([a-z]+-[a-z]+\d+)-[a-z]$`)
+	azureZone = regexp.MustCompile(`^([a-z]+\d*)-\d$`)
+)
+
+func regionOfZone(z string) string {
+	for _, re := range []*regexp.Regexp{awsZone, gcpZone, azureZone} {
+		if m := re.FindStringSubmatch(z); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// nodePool is a Karpenter NodePool (karpenter.sh/v1): the requirements and taints of the nodes
+// it launches.
+type nodePool struct {
+	name         string
+	address      string
+	weight       int
+	requirements selector
+	labels       map[string]string
+	taints       []toleration
+}
+
+func decodeNodePool(o *object) (*nodePool, error) {
+	var spec struct {
+		Weight   int `yaml:"weight"`
+		Template struct {
+			Metadata objectMeta `yaml:"metadata"`
+			Spec     struct {
+				Requirements []requirement `yaml:"requirements"`
+				Taints       []toleration  `yaml:"taints"`
+			} `yaml:"spec"`
+		} `yaml:"template"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	np := &nodePool{name: o.Metadata.Name, address: "NodePool/" + o.Metadata.Name, weight: spec.Weight,
+		requirements: selector{allowed: map[string][]string{}, excluded: map[string][]string{}},
+		labels:       spec.Template.Metadata.Labels, taints: spec.Template.Spec.Taints}
+	for k, v := range spec.Template.Metadata.Labels {
+		np.requirements.allowed[k] = []string{v}
+	}
+	np.requirements.allowed[labelKarpenterPool] = []string{o.Metadata.Name}
+	for _, r := range spec.Template.Spec.Requirements {
+		np.requirements.add(r)
+	}
+	return np, nil
+}
+
+// admits reports whether a pod with this selection and these tolerations can land on the
+// pool's nodes: every key both constrain must share a value, and every taint must be tolerated.
+func (np *nodePool) admits(sel selector, tols []toleration) bool {
+	for k, want := range sel.allowed {
+		have, ok := np.requirements.allowed[k]
+		if !ok || want == nil || have == nil {
+			if !ok && k == labelKarpenterPool {
+				return false
+			}
+			continue
+		}
+		if len(intersect(filterOut(want, np.requirements.excluded[k]), have)) == 0 {
+			return false
+		}
+	}
+	for _, t := range np.taints {
+		if !tolerates(tols, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// offersGPUs reports whether the pool's requirements point at GPU instances at all.
+func (np *nodePool) offersGPUs() bool {
+	for _, k := range []string{labelKarpenterGPUName, labelKarpenterFamily, labelInstanceType, labelKarpenterType, "karpenter.k8s.aws/instance-category", "karpenter.k8s.aws/instance-gpu-count"} {
+		if v, ok := np.requirements.allowed[k]; ok {
+			switch k {
+			case "karpenter.k8s.aws/instance-category":
+				for _, c := range v {
+					if c == "g" || c == "p" || c == "inf" || c == "trn" {
+						return true
+					}
+				}
+			case labelKarpenterFamily, labelInstanceType, labelKarpenterType:
+				for _, t := range v {
+					if parser.IsGPUInstanceType(parser.AWS, t+".x") || parser.IsGPUInstanceType(parser.AWS, t) {
+						return true
+					}
+				}
+			default:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// matchNodePool finds the pool a GPU pod lands on: the highest-weight admitting pool that
+// offers GPU instances (ties by name), as Karpenter orders pools.
+func matchNodePool(pools []*nodePool, sel selector, tols []toleration) *nodePool {
+	var cands []*nodePool
+	for _, np := range pools {
+		if np.offersGPUs() && np.admits(sel, tols) {
+			cands = append(cands, np)
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].weight != cands[j].weight {
+			return cands[i].weight > cands[j].weight
+		}
+		return cands[i].name < cands[j].name
+	})
+	if len(cands) == 0 {
+		return nil
+	}
+	return cands[0]
+}
+
+// merge combines the pod's own selection with its NodePool's requirements: the pod narrows
+// what the pool allows.
+func (np *nodePool) merge(sel selector) selector {
+	out := selector{allowed: map[string][]string{}, excluded: map[string][]string{}}
+	for k, v := range np.requirements.allowed {
+		out.allowed[k] = v
+	}
+	for k, v := range np.requirements.excluded {
+		out.excluded[k] = append(out.excluded[k], v...)
+	}
+	for k, v := range sel.allowed {
+		if have, ok := out.allowed[k]; ok && have != nil && v != nil {
+			out.allowed[k] = intersect(have, v)
+		} else if !ok || have == nil {
+			out.allowed[k] = v
+		}
+	}
+	for k, v := range sel.excluded {
+		out.excluded[k] = append(out.excluded[k], v...)
+	}
+	return out
+}

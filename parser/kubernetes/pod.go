@@ -1,0 +1,291 @@
+package kubernetes
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// GPU extended resources gpuguard counts.
+const (
+	ResourceNvidiaGPU    = "nvidia.com/gpu"
+	ResourceNvidiaShared = "nvidia.com/gpu.shared"
+	ResourceNvidiaMIG    = "nvidia.com/mig-" // + profile, e.g. nvidia.com/mig-1g.10gb
+	ResourceAMDGPU       = "amd.com/gpu"
+	ResourceNeuron       = "aws.amazon.com/neuron"
+)
+
+type podTemplate struct {
+	Metadata objectMeta `yaml:"metadata"`
+	Spec     podSpec    `yaml:"spec"`
+}
+
+type podSpec struct {
+	Containers     []container       `yaml:"containers"`
+	InitContainers []container       `yaml:"initContainers"`
+	NodeSelector   map[string]string `yaml:"nodeSelector"`
+	Affinity       *affinity         `yaml:"affinity"`
+	Tolerations    []toleration      `yaml:"tolerations"`
+}
+
+type container struct {
+	Name      string    `yaml:"name"`
+	Resources resources `yaml:"resources"`
+}
+
+type resources struct {
+	Limits   map[string]yaml.Node `yaml:"limits"`
+	Requests map[string]yaml.Node `yaml:"requests"`
+}
+
+type affinity struct {
+	NodeAffinity *struct {
+		Required *struct {
+			Terms []nodeSelectorTerm `yaml:"nodeSelectorTerms"`
+		} `yaml:"requiredDuringSchedulingIgnoredDuringExecution"`
+	} `yaml:"nodeAffinity"`
+}
+
+type nodeSelectorTerm struct {
+	MatchExpressions []requirement `yaml:"matchExpressions"`
+}
+
+type requirement struct {
+	Key      string   `yaml:"key"`
+	Operator string   `yaml:"operator"`
+	Values   []string `yaml:"values"`
+}
+
+type toleration struct {
+	Key      string `yaml:"key"`
+	Operator string `yaml:"operator"`
+	Value    string `yaml:"value"`
+	Effect   string `yaml:"effect"`
+}
+
+// gpuRequest is what one pod asks for.
+type gpuRequest struct {
+	resource string // extended resource name
+	count    int64  // devices (GPUs, MIG slices, shared units, Neuron devices)
+	line     int
+}
+
+// isGPUResource reports whether an extended resource name is one gpuguard counts.
+func isGPUResource(name string) bool {
+	return name == ResourceNvidiaGPU || name == ResourceNvidiaShared || name == ResourceAMDGPU ||
+		name == ResourceNeuron || strings.HasPrefix(name, ResourceNvidiaMIG)
+}
+
+// quantity parses a Kubernetes quantity for an extended resource: a whole number, quoted or
+// not. Extended resources cannot be fractional, so "0.5" is an error.
+func quantity(n *yaml.Node) (int64, error) {
+	v := strings.TrimSpace(n.Value)
+	if n.Kind != yaml.ScalarNode || v == "" {
+		return 0, fmt.Errorf("quantity must be a number")
+	}
+	i, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		// Kubernetes accepts suffixed whole quantities such as "1k"; for GPUs that is never
+		// meant, so anything but a plain whole number is reported.
+		return 0, fmt.Errorf("quantity %q is not a whole number of devices", v)
+	}
+	if i < 0 {
+		return 0, fmt.Errorf("quantity %q is negative", v)
+	}
+	if i > 1024 {
+		return 0, fmt.Errorf("quantity %q is more devices than any node has", v)
+	}
+	return i, nil
+}
+
+// containerGPUs returns a container's GPU requests by resource: limits, else requests.
+func containerGPUs(c container, o *object) (map[string]gpuRequest, []error) {
+	out := map[string]gpuRequest{}
+	var errs []error
+	read := func(m map[string]yaml.Node) {
+		for name, n := range m {
+			if !isGPUResource(name) {
+				continue
+			}
+			if _, done := out[name]; done {
+				continue
+			}
+			n := n
+			q, err := quantity(&n)
+			if err != nil {
+				errs = append(errs, lineError{line: o.lineOf(&n), err: fmt.Errorf("container %q: %s: %w", c.Name, name, err)})
+				continue
+			}
+			out[name] = gpuRequest{resource: name, count: q, line: o.lineOf(&n)}
+		}
+	}
+	read(c.Resources.Limits)
+	read(c.Resources.Requests)
+	return out, errs
+}
+
+// podGPUs sums a pod's GPU requests over its containers; init containers run one at a time,
+// so they count by their maximum, and the pod needs the larger of the two (Kubernetes'
+// effective request rule). A pod asking for two kinds of GPU resource is reported.
+func podGPUs(spec podSpec, o *object) (gpuRequest, []error) {
+	sum := map[string]int64{}
+	line := map[string]int{}
+	var errs []error
+	for _, c := range spec.Containers {
+		reqs, e := containerGPUs(c, o)
+		errs = append(errs, e...)
+		for name, r := range reqs {
+			sum[name] += r.count
+			if line[name] == 0 {
+				line[name] = r.line
+			}
+		}
+	}
+	for _, c := range spec.InitContainers {
+		reqs, e := containerGPUs(c, o)
+		errs = append(errs, e...)
+		for name, r := range reqs {
+			if r.count > sum[name] {
+				sum[name] = r.count
+				if line[name] == 0 {
+					line[name] = r.line
+				}
+			}
+		}
+	}
+	var best gpuRequest
+	kinds := 0
+	for name, n := range sum {
+		if n == 0 {
+			continue
+		}
+		kinds++
+		if best.resource == "" || name < best.resource {
+			best = gpuRequest{resource: name, count: n, line: line[name]}
+		}
+	}
+	if kinds > 1 {
+		errs = append(errs, lineError{line: best.line, err: fmt.Errorf("pod requests several GPU resources (%s): only %s is priced", strings.Join(keys(sum), ", "), best.resource)})
+	}
+	return best, errs
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sortStrings(out)
+	return out
+}
+
+// lineError is an error at a line of the current document.
+type lineError struct {
+	line int
+	err  error
+}
+
+func (e lineError) Error() string { return e.err.Error() }
+
+// selector is what a pod's node selection allows: for each label key, the allowed values
+// (nil = any value, the key must exist), from nodeSelector and the first required node-affinity
+// term. Excluded values (NotIn) are kept apart.
+type selector struct {
+	allowed  map[string][]string
+	excluded map[string][]string
+}
+
+func podSelector(spec podSpec) selector {
+	s := selector{allowed: map[string][]string{}, excluded: map[string][]string{}}
+	for k, v := range spec.NodeSelector {
+		s.allowed[k] = []string{v}
+	}
+	if a := spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.Required != nil && len(a.NodeAffinity.Required.Terms) > 0 {
+		// Terms are ORed: the first one is where the scheduler may place the pod; gpuguard
+		// prices that one.
+		for _, r := range a.NodeAffinity.Required.Terms[0].MatchExpressions {
+			s.add(r)
+		}
+	}
+	return s
+}
+
+func (s selector) add(r requirement) {
+	switch r.Operator {
+	case "In":
+		if prev, ok := s.allowed[r.Key]; ok && prev != nil {
+			s.allowed[r.Key] = intersect(prev, r.Values)
+		} else {
+			s.allowed[r.Key] = append([]string(nil), r.Values...)
+		}
+	case "NotIn":
+		s.excluded[r.Key] = append(s.excluded[r.Key], r.Values...)
+	case "Exists":
+		if _, ok := s.allowed[r.Key]; !ok {
+			s.allowed[r.Key] = nil
+		}
+	case "Gt", "Lt", "DoesNotExist":
+		// Numeric bounds and absence narrow nothing gpuguard prices by.
+	}
+}
+
+// values returns the allowed values of the first key present, and whether any was present.
+func (s selector) values(keys ...string) ([]string, bool) {
+	for _, k := range keys {
+		if v, ok := s.allowed[k]; ok {
+			return filterOut(v, s.excluded[k]), true
+		}
+	}
+	return nil, false
+}
+
+func intersect(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
+func filterOut(vals, excluded []string) []string {
+	if len(excluded) == 0 {
+		return vals
+	}
+	var out []string
+	for _, v := range vals {
+		skip := false
+		for _, e := range excluded {
+			if v == e {
+				skip = true
+			}
+		}
+		if !skip {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// tolerates reports whether tolerations allow a taint.
+func tolerates(tols []toleration, t toleration) bool {
+	for _, tol := range tols {
+		if tol.Effect != "" && tol.Effect != t.Effect {
+			continue
+		}
+		switch {
+		case tol.Key == "" && tol.Operator == "Exists":
+			return true
+		case tol.Key == t.Key && tol.Operator == "Exists":
+			return true
+		case tol.Key == t.Key && (tol.Operator == "" || tol.Operator == "Equal") && tol.Value == t.Value:
+			return true
+		}
+	}
+	return false
+}

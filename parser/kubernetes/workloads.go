@@ -1,0 +1,352 @@
+package kubernetes
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// role is one group of identical pods of a workload: the pods of a Deployment, the workers of a
+// PyTorchJob, a Ray worker group.
+type role struct {
+	name     string // "" for single-role kinds
+	replicas int
+	note     string
+	template podTemplate
+	// runsToCompletion marks batch kinds (Jobs and training jobs): their hours are not a full
+	// month unless something says so.
+	runsToCompletion bool
+	daemonSet        bool
+	// scalable is set on kinds an autoscaler can scale (Deployment, StatefulSet, ReplicaSet,
+	// LeaderWorkerSet); perReplica is how many of this role's pods one replica runs (a
+	// LeaderWorkerSet group's workers), 0 meaning 1.
+	scalable   bool
+	perReplica int
+	// cron is set for CronJobs.
+	cron *cronSchedule
+}
+
+type cronSchedule struct {
+	schedule          string
+	timeZone          string
+	deadlineSeconds   *int64
+	concurrencyPolicy string
+	line              int
+}
+
+// extractor reads a workload's spec into its pod roles.
+type extractor func(o *object) ([]role, error)
+
+type workloadKind struct {
+	group   string // API group the kind must come from ("" = core or any built-in)
+	extract extractor
+}
+
+var workloads = map[string]workloadKind{}
+
+// register adds a workload kind: one function plus one line here. Registering a kind twice is a
+// programming error.
+func register(kind, group string, e extractor) {
+	if _, dup := workloads[kind]; dup {
+		panic("kubernetes: workload kind registered twice: " + kind)
+	}
+	workloads[kind] = workloadKind{group: group, extract: e}
+}
+
+func init() {
+	register("Pod", "", extractPod)
+	register("Deployment", "apps", extractReplicated)
+	register("StatefulSet", "apps", extractReplicated)
+	register("ReplicaSet", "apps", extractReplicated)
+	register("DaemonSet", "apps", extractDaemonSet)
+	register("Job", "batch", extractJob)
+	register("CronJob", "batch", extractCronJob)
+	register("PyTorchJob", "kubeflow.org", replicaSpecs("pytorchReplicaSpecs"))
+	register("TFJob", "kubeflow.org", replicaSpecs("tfReplicaSpecs"))
+	register("MPIJob", "kubeflow.org", replicaSpecs("mpiReplicaSpecs"))
+	register("RayCluster", "ray.io", extractRayCluster)
+	register("RayService", "ray.io", extractRayService)
+	register("RayJob", "ray.io", extractRayJob)
+	register("LeaderWorkerSet", "leaderworkerset.x-k8s.io", extractLeaderWorkerSet)
+	register("InferenceService", "serving.kserve.io", extractInferenceService)
+}
+
+// group returns the API group of an apiVersion ("apps/v1" -> "apps", "v1" -> "").
+func group(apiVersion string) string {
+	if i := strings.Index(apiVersion, "/"); i >= 0 {
+		return apiVersion[:i]
+	}
+	return ""
+}
+
+func decodeSpec(o *object, v any) error {
+	if o.Spec.Kind == 0 {
+		return nil
+	}
+	if err := o.Spec.Decode(v); err != nil {
+		return err
+	}
+	return nil
+}
+
+func intOr(p *int, d int) int {
+	if p == nil {
+		return d
+	}
+	return *p
+}
+
+func extractPod(o *object) ([]role, error) {
+	var spec podSpec
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	return []role{{replicas: 1, template: podTemplate{Metadata: o.Metadata, Spec: spec}}}, nil
+}
+
+func extractReplicated(o *object) ([]role, error) {
+	var spec struct {
+		Replicas *int        `yaml:"replicas"`
+		Template podTemplate `yaml:"template"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	return []role{{replicas: intOr(spec.Replicas, 1), template: spec.Template, scalable: true}}, nil
+}
+
+func extractDaemonSet(o *object) ([]role, error) {
+	var spec struct {
+		Template podTemplate `yaml:"template"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	return []role{{replicas: 1, template: spec.Template, daemonSet: true}}, nil
+}
+
+type jobSpec struct {
+	Parallelism           *int        `yaml:"parallelism"`
+	Completions           *int        `yaml:"completions"`
+	ActiveDeadlineSeconds *int64      `yaml:"activeDeadlineSeconds"`
+	Template              podTemplate `yaml:"template"`
+}
+
+func extractJob(o *object) ([]role, error) {
+	var spec jobSpec
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	return []role{jobRole(spec)}, nil
+}
+
+// jobRole: a Job runs parallelism pods at once (default 1), never more than completions.
+func jobRole(spec jobSpec) role {
+	n := intOr(spec.Parallelism, 1)
+	if spec.Completions != nil && *spec.Completions < n {
+		n = *spec.Completions
+	}
+	return role{replicas: n, template: spec.Template, runsToCompletion: true}
+}
+
+func extractCronJob(o *object) ([]role, error) {
+	var spec struct {
+		Schedule          string `yaml:"schedule"`
+		TimeZone          string `yaml:"timeZone"`
+		ConcurrencyPolicy string `yaml:"concurrencyPolicy"`
+		JobTemplate       struct {
+			Spec jobSpec `yaml:"spec"`
+		} `yaml:"jobTemplate"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	r := jobRole(spec.JobTemplate.Spec)
+	r.cron = &cronSchedule{schedule: spec.Schedule, timeZone: spec.TimeZone, deadlineSeconds: spec.JobTemplate.Spec.ActiveDeadlineSeconds,
+		concurrencyPolicy: spec.ConcurrencyPolicy, line: o.lineOf(findKey(&o.Spec, "schedule"))}
+	return []role{r}, nil
+}
+
+// findKey returns the value node of a key in a mapping node.
+func findKey(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+type replicaSpec struct {
+	Replicas *int        `yaml:"replicas"`
+	Template podTemplate `yaml:"template"`
+}
+
+// replicaSpecs reads Kubeflow training jobs: a map of roles (Master, Worker, PS, Launcher)
+// each with replicas and a pod template.
+func replicaSpecs(field string) extractor {
+	return func(o *object) ([]role, error) {
+		var spec map[string]yaml.Node
+		if err := decodeSpec(o, &spec); err != nil {
+			return nil, err
+		}
+		node, ok := spec[field]
+		if !ok {
+			return nil, nil
+		}
+		var roles map[string]replicaSpec
+		if err := node.Decode(&roles); err != nil {
+			return nil, err
+		}
+		var out []role
+		for _, name := range keys(roles) {
+			rs := roles[name]
+			out = append(out, role{name: name, replicas: intOr(rs.Replicas, 1), template: rs.Template, runsToCompletion: true})
+		}
+		return out, nil
+	}
+}
+
+type rayClusterSpec struct {
+	HeadGroupSpec struct {
+		Template podTemplate `yaml:"template"`
+	} `yaml:"headGroupSpec"`
+	WorkerGroupSpecs []struct {
+		GroupName   string      `yaml:"groupName"`
+		Replicas    *int        `yaml:"replicas"`
+		MinReplicas *int        `yaml:"minReplicas"`
+		MaxReplicas *int        `yaml:"maxReplicas"`
+		Template    podTemplate `yaml:"template"`
+	} `yaml:"workerGroupSpecs"`
+}
+
+// rayRoles: the head, and each worker group with replicas (else minReplicas, else 1).
+func rayRoles(spec rayClusterSpec, batch bool) []role {
+	out := []role{{name: "head", replicas: 1, template: spec.HeadGroupSpec.Template, runsToCompletion: batch}}
+	for i, g := range spec.WorkerGroupSpecs {
+		name := g.GroupName
+		if name == "" {
+			name = fmt.Sprintf("worker-%d", i)
+		}
+		r := role{name: name, template: g.Template, runsToCompletion: batch}
+		switch {
+		case g.Replicas != nil:
+			r.replicas = *g.Replicas
+		case g.MinReplicas != nil:
+			r.replicas = *g.MinReplicas
+			r.note = fmt.Sprintf("worker group %q: no replicas, priced at minReplicas (%d)", name, *g.MinReplicas)
+		default:
+			r.replicas = 1
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func extractRayCluster(o *object) ([]role, error) {
+	var spec rayClusterSpec
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	return rayRoles(spec, false), nil
+}
+
+func extractRayService(o *object) ([]role, error) {
+	var spec struct {
+		RayClusterConfig rayClusterSpec `yaml:"rayClusterConfig"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	return rayRoles(spec.RayClusterConfig, false), nil
+}
+
+func extractRayJob(o *object) ([]role, error) {
+	var spec struct {
+		RayClusterSpec *rayClusterSpec `yaml:"rayClusterSpec"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	if spec.RayClusterSpec == nil {
+		return nil, nil // runs on an existing cluster, priced there
+	}
+	return rayRoles(*spec.RayClusterSpec, true), nil
+}
+
+// extractLeaderWorkerSet: replicas groups of size pods each; the leader uses leaderTemplate
+// when given, else the worker template.
+func extractLeaderWorkerSet(o *object) ([]role, error) {
+	var spec struct {
+		Replicas             *int `yaml:"replicas"`
+		LeaderWorkerTemplate struct {
+			Size           *int         `yaml:"size"`
+			LeaderTemplate *podTemplate `yaml:"leaderTemplate"`
+			WorkerTemplate podTemplate  `yaml:"workerTemplate"`
+		} `yaml:"leaderWorkerTemplate"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	groups := intOr(spec.Replicas, 1)
+	size := intOr(spec.LeaderWorkerTemplate.Size, 1)
+	if spec.LeaderWorkerTemplate.LeaderTemplate == nil {
+		return []role{{replicas: groups * size, template: spec.LeaderWorkerTemplate.WorkerTemplate, scalable: true, perReplica: size,
+			note: fmt.Sprintf("%d groups × %d pods", groups, size)}}, nil
+	}
+	return []role{
+		{name: "leader", replicas: groups, template: *spec.LeaderWorkerTemplate.LeaderTemplate, scalable: true},
+		{name: "worker", replicas: groups * (size - 1), template: spec.LeaderWorkerTemplate.WorkerTemplate, scalable: true, perReplica: size - 1,
+			note: fmt.Sprintf("%d groups × %d workers", groups, size-1)},
+	}, nil
+}
+
+// kserveFrameworks are the predictor fields that hold a model server container.
+var kserveFrameworks = []string{"model", "sklearn", "xgboost", "tensorflow", "pytorch", "triton", "onnx", "huggingface", "lightgbm", "paddle", "pmml"}
+
+// extractInferenceService reads a KServe predictor: its containers, or the model/framework
+// container, with minReplicas (default 1).
+func extractInferenceService(o *object) ([]role, error) {
+	var spec struct {
+		Predictor yaml.Node `yaml:"predictor"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	var pred struct {
+		podSpec     `yaml:",inline"`
+		MinReplicas *int `yaml:"minReplicas"`
+	}
+	if spec.Predictor.Kind == 0 {
+		return nil, nil
+	}
+	if err := spec.Predictor.Decode(&pred); err != nil {
+		return nil, err
+	}
+	ps := pred.podSpec
+	for _, fw := range kserveFrameworks {
+		if n := findKey(&spec.Predictor, fw); n != nil {
+			var c container
+			if err := n.Decode(&c); err != nil {
+				return nil, err
+			}
+			if c.Name == "" {
+				c.Name = fw
+			}
+			ps.Containers = append(ps.Containers, c)
+		}
+	}
+	r := role{name: "predictor", replicas: intOr(pred.MinReplicas, 1), template: podTemplate{Spec: ps}}
+	if r.replicas == 0 {
+		r.replicas = 1
+		r.note = "minReplicas is 0 (scale to zero): priced as 1 replica all month; set gpuguard.dev/hours-per-month for the hours it serves"
+	}
+	return []role{r}, nil
+}
+
+func sortStrings(s []string) { sort.Strings(s) }
