@@ -38,15 +38,18 @@ type PriceSource struct {
 
 // Fit is the memory verdict of the attached profile on the resource's GPU.
 type Fit struct {
-	Verdict            string          `json:"verdict"`
-	RequiredGiBPerGPU  *float64        `json:"required_gib_per_gpu"`
-	AvailableGiBPerGPU *float64        `json:"available_gib_per_gpu"`
-	MemoryUtilization  *float64        `json:"memory_utilization"`
-	Source             string          `json:"source,omitempty"` // "estimate" or "measured"
-	Reason             string          `json:"reason,omitempty"`
-	MIGSlice           string          `json:"mig_slice,omitempty"`
-	Breakdown          []MemoryTerm    `json:"breakdown,omitempty"`
-	Measured           *MeasuredSignal `json:"measured,omitempty"`
+	Verdict            string   `json:"verdict"`
+	RequiredGiBPerGPU  *float64 `json:"required_gib_per_gpu"`
+	AvailableGiBPerGPU *float64 `json:"available_gib_per_gpu"`
+	MemoryUtilization  *float64 `json:"memory_utilization"`
+	Source             string   `json:"source,omitempty"` // "estimate" or "measured"
+	Reason             string   `json:"reason,omitempty"`
+	MIGSlice           string   `json:"mig_slice,omitempty"`
+	// CheapestFit is, when the workload does not fit, the cheapest catalog instance that holds it
+	// (it may cost more than the current one).
+	CheapestFit *Recommendation `json:"cheapest_fit,omitempty"`
+	Breakdown   []MemoryTerm    `json:"breakdown,omitempty"`
+	Measured    *MeasuredSignal `json:"measured,omitempty"`
 }
 
 // MemoryTerm is one component of a memory estimate.

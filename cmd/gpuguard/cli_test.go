@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"context"
 	"encoding/json"
 
@@ -239,4 +240,93 @@ func TestKubernetesFromStdin(t *testing.T) {
 		t.Fatalf("code %d: %s", r.code, r.stderr)
 	}
 	testutil.Golden(t, filepath.Join("testdata", "golden", "kubernetes", "helm-stdin.json"), []byte(r.stdout))
+}
+
+func TestFitGolden(t *testing.T) {
+	repoRoot(t)
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"llama-7b-lora", []string{"testdata/profiles/llama-7b-lora.yaml", "--region", "us-east-1"}},
+		{"vllm-llama-8b", []string{"testdata/profiles/vllm-llama-8b.yaml", "--region", "us-central1"}},
+		{"llama-70b-fsdp", []string{"testdata/profiles/llama-70b-fsdp.yaml", "--instance-type", "p5.48xlarge", "--instance-type", "p4de.24xlarge", "--instance-type", "g5.xlarge", "--instance-type", "inf2.48xlarge"}},
+		{"embedder-measured", []string{"testdata/profiles/embedder-measured.yaml", "--instance-type", "p4de.24xlarge", "--instance-type", "g6.xlarge", "--purchase-option", "spot"}},
+		{"mistral-int4-azure", []string{"testdata/profiles/mistral-7b-small.yaml", "--region", "eastus"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t, "", append([]string{"fit", "--format", "json"}, tc.args...)...)
+			if r.code != exitOK {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			testutil.Golden(t, filepath.Join("testdata", "golden", "fit", tc.name+".json"), []byte(r.stdout))
+		})
+	}
+	r := runCLI(t, "", "fit", "testdata/profiles/does-not-exist.yaml")
+	if r.code != exitError || !strings.Contains(r.stderr, "does-not-exist.yaml") {
+		t.Fatalf("missing profile: %+v", r)
+	}
+}
+
+func TestProfileAttachment(t *testing.T) {
+	repoRoot(t)
+	r := runCLI(t, "", "check", "testdata/attach", "--format", "json")
+	var doc struct {
+		Resources []struct {
+			Address string
+			Profile *string
+			Fit     struct{ Verdict, Reason string }
+		}
+		Errors []struct {
+			File    string
+			Line    int
+			Message string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if r.code != exitError {
+		t.Fatalf("a broken profile must fail the run: exit %d", r.code)
+	}
+	got := map[string]string{}
+	for _, res := range doc.Resources {
+		p := "-"
+		if res.Profile != nil {
+			p = *res.Profile
+		}
+		got[res.Address] = p + " " + res.Fit.Verdict
+	}
+	want := map[string]string{
+		"aws_instance.by_config":       "profiles/small.yaml fits",      // the config map wins over the tag
+		"aws_instance.by_tag":          "profiles/small.yaml oversized", // 17.9 GiB on an L40S
+		"aws_instance.broken_profile":  "profiles/broken.yaml unknown",
+		"aws_instance.missing_profile": "profiles/nope.yaml unknown",
+		"Deployment/ml/annotated":      "profiles/small.yaml fits", // config glob wins over the annotation
+		"Deployment/serving/annotated": "profiles/small.yaml fits",
+	}
+	for addr, w := range want {
+		if got[addr] != w {
+			t.Errorf("%s: %q, want %q", addr, got[addr], w)
+		}
+	}
+	var msgs []string
+	for _, e := range doc.Errors {
+		msgs = append(msgs, fmt.Sprintf("%s:%d %s", e.File, e.Line, e.Message))
+	}
+	joined := strings.Join(msgs, "\n")
+	if len(doc.Errors) != 2 || !strings.Contains(joined, "profiles/broken.yaml:9 profile of aws_instance.broken_profile: unknown field max_seqence_length") ||
+		!strings.Contains(joined, "profiles/nope.yaml:0 profile of aws_instance.missing_profile: cannot read profile") {
+		t.Fatalf("errors:\n%s", joined)
+	}
+}
+
+func TestExampleGolden(t *testing.T) {
+	repoRoot(t)
+	r := runCLI(t, "", "check", "testdata/examples/ml-platform", "--format", "json")
+	if r.code != exitOK {
+		t.Fatalf("the README's example must pass: exit %d\n%s", r.code, r.stderr)
+	}
+	testutil.Golden(t, filepath.Join("testdata", "golden", "examples", "ml-platform.json"), []byte(r.stdout))
 }

@@ -94,7 +94,7 @@ workload fits in GPU memory, evaluates cost guardrails and posts the cost diff o
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.AddCommand(newCheckCommand(e), newPricingCommand(e), newVersionCommand(e))
+	root.AddCommand(newCheckCommand(e), newFitCommand(e), newPricingCommand(e), newVersionCommand(e))
 	return root
 }
 

@@ -55,6 +55,7 @@ func Run(paths []string, opts Options) *result.Check {
 	pricer := &estimator.Pricer{Catalog: opts.Catalog, DefaultRegion: region, HoursPerMonth: hours}
 	doc.Resources = pricer.EstimateAll(parsed.Resources)
 	doc.Errors = append(doc.Errors, parsed.Errors...)
+	doc.Errors = append(doc.Errors, assess(doc.Resources, parsed.Resources, cfg, pricer)...)
 	doc.Warnings = append(doc.Warnings, parsed.Warnings...)
 	doc.Totals = estimator.Sum(doc.Resources)
 	return doc

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gpuguard/gpuguard/estimator"
 	"github.com/gpuguard/gpuguard/internal/result"
 )
 
@@ -30,11 +31,11 @@ func WriteCheckMarkdown(w io.Writer, c *result.Check) error {
 	ew := &errWriter{w: w}
 	ew.printf("### gpuguard: %s/month for %d GPU resource%s\n\n", amount(c.Totals.MonthlyCost), c.Totals.Resources, plural(c.Totals.Resources))
 	if len(c.Resources) > 0 {
-		ew.printf("| Resource | Instance type | GPUs | Qty | Purchase | Region | Monthly |\n|---|---|---|--:|---|---|--:|\n")
+		ew.printf("| Resource | Instance type | GPUs | Qty | Purchase | Region | Monthly | Fit |\n|---|---|---|--:|---|---|--:|---|\n")
 		for i := range c.Resources {
 			e := &c.Resources[i]
-			ew.printf("| %s | %s | %s | %d | %s | %s | %s |\n", code(e.Address), mdCell(orDash(e.InstanceType)), mdCell(gpuText(e)),
-				e.Quantity, purchaseText(e), mdCell(orDash(e.Region)), monthlyText(e))
+			ew.printf("| %s | %s | %s | %d | %s | %s | %s | %s |\n", code(e.Address), mdCell(orDash(e.InstanceType)), mdCell(gpuText(e)),
+				e.Quantity, purchaseText(e), mdCell(orDash(e.Region)), monthlyText(e), fitText(e))
 		}
 		ew.printf("\n")
 	}
@@ -48,6 +49,7 @@ func WriteCheckMarkdown(w io.Writer, c *result.Check) error {
 	if len(unpriced) > 0 {
 		ew.printf("**Unpriced (not in the total):**\n%s\n\n", strings.Join(unpriced, "\n"))
 	}
+	writeSavingsMarkdown(ew, c.Resources)
 	writeFindingsMarkdown(ew, c.Findings)
 	if len(c.Errors) > 0 {
 		ew.printf("**Errors:**\n")
@@ -111,4 +113,18 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+func writeSavingsMarkdown(ew *errWriter, es []estimator.Estimate) {
+	var rows []string
+	for i := range es {
+		e := &es[i]
+		if r, ok := bestRecommendation(e); ok {
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s |", code(e.Address), mdCell(recommendationText(r)), mdCell(r.Reason)))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	ew.printf("**Cheaper fits:**\n\n| Resource | Instead | Why |\n|---|---|---|\n%s\n\n", strings.Join(rows, "\n"))
 }

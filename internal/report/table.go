@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/gpuguard/gpuguard/estimator"
+	"github.com/gpuguard/gpuguard/internal/money"
 	"github.com/gpuguard/gpuguard/internal/result"
 )
 
@@ -16,7 +18,7 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 		ew.printf("No GPU resources found.\n")
 	} else {
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "ADDRESS\tINSTANCE TYPE\tGPUS\tQTY\tPURCHASE\tREGION\tMONTHLY")
+		fmt.Fprintln(tw, "ADDRESS\tINSTANCE TYPE\tGPUS\tQTY\tPURCHASE\tREGION\tMONTHLY\tFIT")
 		unpriced := 0
 		for i := range c.Resources {
 			e := &c.Resources[i]
@@ -33,7 +35,7 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 			if region == "" {
 				region = "?"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", e.Address, it, gpuText(e), e.Quantity, purchaseText(e), region, mt)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", e.Address, it, gpuText(e), e.Quantity, purchaseText(e), region, mt, fitText(e))
 		}
 		tw.Flush()
 		ew.printf("\nTotal: %s/month for %d GPU resource%s", amount(c.Totals.MonthlyCost), c.Totals.Resources, plural(c.Totals.Resources))
@@ -61,6 +63,7 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 			}
 		}
 	}
+	writeSavingsText(ew, c)
 	writeFindingsText(ew, c.Findings)
 	if len(c.Errors) > 0 {
 		ew.printf("\nErrors:\n")
@@ -127,4 +130,63 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 func (e *errWriter) printf(format string, args ...any) {
 	fmt.Fprintf(e, format, args...)
+}
+
+// fitText is the short fit column: the verdict and the share of memory used.
+func fitText(e *estimator.Estimate) string {
+	if e.Fit == nil || e.Fit.Verdict == estimator.VerdictUnknown {
+		if e.Profile != nil {
+			return "unknown"
+		}
+		return "-"
+	}
+	if e.Fit.MemoryUtilization != nil {
+		return fmt.Sprintf("%s %.0f%%", e.Fit.Verdict, *e.Fit.MemoryUtilization*100)
+	}
+	return e.Fit.Verdict
+}
+
+// bestRecommendation is the recommendation with the largest saving.
+func bestRecommendation(e *estimator.Estimate) (estimator.Recommendation, bool) {
+	var best estimator.Recommendation
+	found := false
+	for _, r := range e.Recommendations {
+		if !found || r.MonthlySaving > best.MonthlySaving {
+			best, found = r, true
+		}
+	}
+	return best, found
+}
+
+func recommendationText(r estimator.Recommendation) string {
+	what := r.InstanceType
+	switch r.Kind {
+	case estimator.RecSpot:
+		what = r.InstanceType + " on spot"
+	case estimator.RecCommitment:
+		what = r.InstanceType + " with a " + map[string]string{"reserved_1y": "1-year", "reserved_3y": "3-year"}[r.PurchaseOption] + " commitment"
+	case estimator.RecMIG:
+		what = "a MIG slice"
+	}
+	star := ""
+	if r.PriceEstimated {
+		star = "*"
+	}
+	return fmt.Sprintf("%s: %s%s/month, saves %s", what, money.Micros(r.MonthlyCost), star, money.Micros(r.MonthlySaving))
+}
+
+func writeSavingsText(ew *errWriter, c *result.Check) {
+	var lines []string
+	var total money.Micros
+	for i := range c.Resources {
+		e := &c.Resources[i]
+		if r, ok := bestRecommendation(e); ok {
+			lines = append(lines, fmt.Sprintf("  %s\n      %s\n      %s", e.Address, recommendationText(r), r.Reason))
+			total += money.Micros(r.MonthlySaving)
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	ew.printf("\nCheaper fits (the best per resource; up to %s/month in all):\n%s\n", total, strings.Join(lines, "\n"))
 }

@@ -57,5 +57,5 @@ resource "aws_instance" "embed" {
   instance_market_options {
     market_type = "spot"
   }
-  tags = { project = "search" }
+  tags = { project = "search", gpuguard-profile = "profiles/embeddings.yaml" }
 }

@@ -1,0 +1,195 @@
+package estimator
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/estimator/memory"
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/profiles"
+)
+
+// Fit verdicts (DESIGN.md).
+const (
+	VerdictFits       = "fits"
+	VerdictTight      = "tight"
+	VerdictDoesNotFit = "does_not_fit"
+	VerdictOversized  = "oversized"
+	VerdictUnknown    = "unknown"
+)
+
+// Thresholds of the verdicts. The oversizing thresholds are policy data (policy_data in the
+// config): defaults 40% of memory (FORMULAS.md: under 40% of VRAM on an 80 GB card suggests a
+// smaller GPU) and 25% mean utilization.
+type Thresholds struct {
+	Tight                   float64 // share of usable memory above which a fit is tight (0.90)
+	OversizedMemoryFraction float64 // share below which the GPU is oversized (0.40)
+	OversizedUtilization    float64 // measured mean GPU utilization (%) below which it is oversized (25)
+}
+
+// DefaultThresholds are the documented defaults.
+var DefaultThresholds = Thresholds{Tight: 0.90, OversizedMemoryFraction: 0.40, OversizedUtilization: 25}
+
+// gpuTarget is what a workload runs on: usable memory per GPU and how many GPUs one copy gets.
+type gpuTarget struct {
+	name        string
+	gpu         catalog.GPU
+	usableBytes float64
+	gpus        float64
+	mig         bool
+}
+
+// targetOf describes the GPUs of a resource for one copy of the workload: a Kubernetes pod gets
+// the GPUs (or the MIG slice) it requests; a Terraform resource gives the workload all the GPUs
+// of its instances, for training, or those of one instance per replica, for serving.
+func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profile) (gpuTarget, string) {
+	in, ok := p.instance(e.Provider, e.InstanceType)
+	if !ok || in.GPU == "" {
+		return gpuTarget{}, fmt.Sprintf("%s has no GPU model in the catalog", orName(e.InstanceType, "the instance"))
+	}
+	g, _ := p.Catalog.GPU(in.GPU)
+	t := gpuTarget{name: g.Name, gpu: g, usableBytes: g.UsableGiB() * memory.GiB}
+	if in.GPUCount < 1 {
+		// A vGPU slice (AWS g6f, Azure NVads A10 v5): the slice's memory is the limit.
+		t.usableBytes = math.Min(t.usableBytes, in.GPUMemoryGiB*memory.GiB*float64(g.ReportedMiB)/(g.MemoryGiB*1024))
+	}
+	switch {
+	case r.Pod != nil && r.Pod.MIGProfile != "":
+		prof, ok := findMIG(g, r.Pod.MIGProfile)
+		if !ok {
+			return gpuTarget{}, fmt.Sprintf("MIG profile %s does not exist on %s", r.Pod.MIGProfile, g.Name)
+		}
+		t.usableBytes = prof.MemoryGB * 1e9
+		t.name = fmt.Sprintf("%s MIG %s", g.Name, prof.Profile)
+		t.gpus, t.mig = float64(r.Pod.Requested), true
+	case r.Pod != nil:
+		t.gpus = float64(r.Pod.Requested)
+	case prof.Workload.Type == profiles.TypeTraining:
+		t.gpus = in.GPUCount * float64(max(1, e.Quantity))
+	default:
+		t.gpus = in.GPUCount
+	}
+	return t, ""
+}
+
+// judge compares a memory estimate with a target.
+func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Thresholds) *Fit {
+	req := mem.PerGPUBytes
+	f := &Fit{Source: "estimate"}
+	if mem.Measured {
+		f.Source = "measured"
+	}
+	reqGiB := round2(req / memory.GiB)
+	avail := t.usableBytes
+	availGiB := round2(avail / memory.GiB)
+	f.RequiredGiBPerGPU, f.AvailableGiBPerGPU = &reqGiB, &availGiB
+	capacity := avail
+	if mem.PreallocateFraction > 0 {
+		capacity = avail * mem.PreallocateFraction
+	}
+	util := req / avail
+	u := round3(util)
+	f.MemoryUtilization = &u
+	switch {
+	case float64(mem.GPUs) > t.gpus+1e-9:
+		f.Verdict = VerdictDoesNotFit
+		f.Reason = fmt.Sprintf("the workload spans %d GPUs; %s gives it %s", mem.GPUs, t.name, trimNum(t.gpus))
+	case req > capacity:
+		f.Verdict = VerdictDoesNotFit
+		if mem.PreallocateFraction > 0 {
+			f.Reason = fmt.Sprintf("needs %.1f GiB per GPU; gpu_memory_utilization %.2f leaves %.1f GiB of %s", req/memory.GiB, mem.PreallocateFraction, capacity/memory.GiB, t.name)
+		} else {
+			f.Reason = fmt.Sprintf("needs %.1f GiB per GPU; %s has %.1f GiB usable", req/memory.GiB, t.name, avail/memory.GiB)
+		}
+	case req > th.Tight*capacity:
+		f.Verdict = VerdictTight
+		f.Reason = fmt.Sprintf("needs %.0f%% of the usable memory (over %.0f%%)", 100*req/capacity, th.Tight*100)
+	case float64(mem.GPUs) < t.gpus && !t.mig:
+		f.Verdict = VerdictOversized
+		f.Reason = fmt.Sprintf("uses %d of the %s GPUs it is given", mem.GPUs, trimNum(t.gpus))
+	case util < th.OversizedMemoryFraction:
+		f.Verdict = VerdictOversized
+		f.Reason = fmt.Sprintf("needs %.0f%% of %s's memory (under %.0f%%)", util*100, t.name, th.OversizedMemoryFraction*100)
+	case measuredUtil != nil && *measuredUtil < th.OversizedUtilization:
+		f.Verdict = VerdictOversized
+		f.Reason = fmt.Sprintf("measured mean GPU utilization %.0f%% (under %.0f%%)", *measuredUtil, th.OversizedUtilization)
+	default:
+		f.Verdict = VerdictFits
+	}
+	return f
+}
+
+// migSlice finds the smallest MIG slice of the GPU that holds a single-GPU workload with the
+// tight-fit headroom, by the share of the GPU it takes.
+func migSlice(mem *memory.Estimate, g catalog.GPU, th Thresholds) (catalog.MIGProfile, bool) {
+	if mem.GPUs != 1 {
+		return catalog.MIGProfile{}, false
+	}
+	var best catalog.MIGProfile
+	found := false
+	for _, m := range g.MIG {
+		if m.ComputeSevenths == 7 {
+			continue // the whole GPU
+		}
+		if mem.PerGPUBytes > th.Tight*m.MemoryGB*1e9 {
+			continue
+		}
+		if !found || MIGShare(g, m) < MIGShare(g, best) {
+			best, found = m, true
+		}
+	}
+	return best, found
+}
+
+func round2(f float64) float64 { return math.Round(f*100) / 100 }
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// breakdown lists the terms of an estimate in GiB.
+func breakdown(mem *memory.Estimate) []MemoryTerm {
+	out := make([]MemoryTerm, 0, len(mem.Terms))
+	for _, t := range mem.Terms {
+		out = append(out, MemoryTerm{Name: t.Name, GiB: round2(t.Bytes / memory.GiB), Source: t.Source})
+	}
+	return out
+}
+
+// Assess fills the fit and the recommendations of a priced (or unpriced) resource whose
+// workload profile is known.
+func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, th Thresholds) {
+	// Price what was priced: the node chosen for a pod, the default region.
+	r.InstanceType, r.Provider, r.Region, r.Pod = e.InstanceType, e.Provider, e.Region, e.Pod
+	mem, err := memory.Of(prof)
+	if err != nil {
+		e.Fit = &Fit{Verdict: VerdictUnknown, Reason: err.Error()}
+		return
+	}
+	t, reason := p.targetOf(e, &r, prof)
+	if reason != "" {
+		e.Fit = &Fit{Verdict: VerdictUnknown, Reason: reason, Breakdown: breakdown(mem)}
+		return
+	}
+	var util *float64
+	if m := prof.Measured; m != nil && m.GPUUtilization != nil {
+		u := m.GPUUtilization.Mean
+		util = &u
+	}
+	f := judge(mem, t, util, th)
+	f.Breakdown = breakdown(mem)
+	if mem.Measured {
+		peak := round2(mem.PerGPUBytes / memory.GiB)
+		f.Measured = &MeasuredSignal{GPUUtilizationMean: util, PeakMemoryGiB: peak}
+	}
+	if prof.Workload.Type != profiles.TypeTraining && !t.mig {
+		if s, ok := migSlice(mem, t.gpu, th); ok {
+			f.MIGSlice = s.Profile
+		}
+	}
+	e.Fit = f
+	for _, n := range mem.Notes {
+		addNote(e, n)
+	}
+	if e.MonthlyCost != nil {
+		e.Recommendations = p.recommend(e, r, prof, mem, t, th)
+	}
+}

@@ -1,0 +1,153 @@
+package estimator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/estimator/memory"
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/profiles"
+)
+
+func mustProfile(t *testing.T, src string) *profiles.Profile {
+	t.Helper()
+	p, err := profiles.Parse([]byte("apiVersion: gpuguard.dev/v1\nkind: WorkloadProfile\nmetadata: {name: t}\n"+src), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestVerdicts(t *testing.T) {
+	a100 := gpuTarget{name: "A100 80GB", usableBytes: 80 * memory.GiB, gpus: 1}
+	est := func(gib float64, gpus int) *memory.Estimate {
+		return &memory.Estimate{PerGPUBytes: gib * memory.GiB, GPUs: gpus}
+	}
+	low := 12.0
+	cases := []struct {
+		name    string
+		mem     *memory.Estimate
+		target  gpuTarget
+		util    *float64
+		verdict string
+		reason  string
+	}{
+		{"fits", est(50, 1), a100, nil, VerdictFits, ""},
+		{"tight above 90%", est(75, 1), a100, nil, VerdictTight, "94%"},
+		{"does not fit", est(81, 1), a100, nil, VerdictDoesNotFit, "needs 81.0 GiB"},
+		{"oversized memory", est(20, 1), a100, nil, VerdictOversized, "25%"},
+		{"oversized utilization", est(50, 1), a100, &low, VerdictOversized, "utilization 12%"},
+		{"oversized GPU count", est(50, 1), gpuTarget{name: "8×A100", usableBytes: 80 * memory.GiB, gpus: 8}, nil, VerdictOversized, "uses 1 of the 8"},
+		{"too many GPUs", est(50, 16), gpuTarget{name: "8×A100", usableBytes: 80 * memory.GiB, gpus: 8}, nil, VerdictDoesNotFit, "spans 16 GPUs"},
+		{"pre-allocation leaves too little", &memory.Estimate{PerGPUBytes: 75 * memory.GiB, GPUs: 1, PreallocateFraction: 0.9}, a100, nil, VerdictDoesNotFit, "gpu_memory_utilization 0.90"},
+	}
+	for _, c := range cases {
+		f := judge(c.mem, c.target, c.util, DefaultThresholds)
+		if f.Verdict != c.verdict || !strings.Contains(f.Reason, c.reason) {
+			t.Errorf("%s: %s (%s), want %s containing %q", c.name, f.Verdict, f.Reason, c.verdict, c.reason)
+		}
+	}
+}
+
+const smallInference = `workload: {type: inference}
+model: {preset: llama-3.1-8b, precision: bf16}
+inference: {batch_size: 1, max_sequence_length: 4096}
+`
+
+func rec(es Estimate, kind string) (Recommendation, bool) {
+	for _, r := range es.Recommendations {
+		if r.Kind == kind {
+			return r, true
+		}
+	}
+	return Recommendation{}, false
+}
+
+func TestSmallerInstanceRecommendation(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	r := parser.Resource{Address: "aws_instance.x", Provider: "aws", Region: "us-east-1", InstanceType: "p4d.24xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform}
+	e := p.Estimate(r)
+	p.Assess(&e, r, mustProfile(t, smallInference), DefaultThresholds)
+	if e.Fit.Verdict != VerdictOversized || !strings.Contains(e.Fit.Reason, "uses 1 of the 8 GPUs") {
+		t.Fatalf("fit = %+v", e.Fit)
+	}
+	got, ok := rec(e, RecSmallerInstance)
+	// g6.xlarge (one L4, 22.5 GiB usable) at 0.8048/h is the cheapest type holding 17.9 GiB with
+	// 10% headroom: 0.8048 × 730 = 587.504; the p4d costs 21.957642 × 730 = 16029.07866, so the
+	// saving is 15441.57466, shown as 15441.57.
+	if !ok || got.InstanceType != "g6.xlarge" || money.Micros(got.MonthlyCost).Decimal(2) != "587.50" || money.Micros(got.MonthlySaving).Decimal(2) != "15441.57" {
+		t.Fatalf("smaller instance = %+v (all: %+v)", got, e.Recommendations)
+	}
+}
+
+func TestSpotAndCommitmentRecommendations(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	// Interruptible LoRA training on demand: spot. g5.xlarge has no spot row: on-demand × 0.40.
+	r := parser.Resource{Address: "aws_instance.ft", Provider: "aws", Region: "us-east-1", InstanceType: "g5.xlarge", Quantity: 2, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform}
+	e := p.Estimate(r)
+	p.Assess(&e, r, mustProfile(t, `workload: {type: training, interruptible: true}
+model: {preset: llama-2-7b}
+training: {method: lora, micro_batch_size: 1, sequence_length: 1024, activation_checkpointing: true}
+`), DefaultThresholds)
+	spot, ok := rec(e, RecSpot)
+	if !ok || money.Micros(spot.MonthlyCost).Decimal(2) != "587.50" || !spot.PriceEstimated {
+		t.Fatalf("spot = %+v (%+v)", spot, e.Recommendations)
+	}
+	if _, ok := rec(e, RecCommitment); ok {
+		t.Fatal("an interruptible job was told to commit for a year")
+	}
+	// Always-on serving on GCP: the 1- and 3-year commitments from the regional table
+	// (a2-highgpu-1g us-central1: 2.314207 and 1.285708 per hour).
+	r = parser.Resource{Address: "google_compute_instance.s", Provider: "gcp", Region: "us-central1", InstanceType: "a2-highgpu-1g", Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform}
+	e = p.Estimate(r)
+	p.Assess(&e, r, mustProfile(t, `workload: {type: inference, latency_sensitive: true}
+model: {preset: llama-3.1-8b}
+inference: {batch_size: 8, max_sequence_length: 8192}
+`), DefaultThresholds)
+	var commits []string
+	for _, x := range e.Recommendations {
+		if x.Kind == RecCommitment {
+			commits = append(commits, x.PurchaseOption+"="+money.Micros(x.MonthlyCost).Decimal(2))
+		}
+	}
+	if strings.Join(commits, ",") != "reserved_3y=938.57,reserved_1y=1689.37" {
+		t.Fatalf("commitments = %v (%+v)", commits, e.Recommendations)
+	}
+}
+
+func TestMIGRecommendationForPods(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	r := parser.Resource{Address: "Deployment/a/b", Provider: "aws", Region: "us-east-1", InstanceType: "p4de.24xlarge", Quantity: 2, PurchaseOption: parser.OnDemand,
+		Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1}}
+	e := p.Estimate(r)
+	p.Assess(&e, r, mustProfile(t, `workload: {type: inference}
+model: {preset: bert-large, precision: fp16}
+inference: {batch_size: 8, max_sequence_length: 512}
+`), DefaultThresholds)
+	if e.Fit.MIGSlice != "1g.10gb" {
+		t.Fatalf("fit = %+v", e.Fit)
+	}
+	mig, ok := rec(e, RecMIG)
+	// Two pods each paying 1/8 of a p4de: 2 × 27.44705 × 730 / 8 = 5009.09; on 1g.10gb slices
+	// (1/7 of a GPU each) they pay a seventh of that.
+	cur, _ := e.Monthly()
+	if !ok || cur.Decimal(2) != "5009.09" || money.Micros(mig.MonthlyCost).Decimal(2) != "715.58" {
+		t.Fatalf("mig = %+v, current %s", mig, cur)
+	}
+}
+
+func TestMeasuredPeakOverridesEstimate(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	r := parser.Resource{Address: "aws_instance.m", Provider: "aws", Region: "us-east-1", InstanceType: "g6e.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform}
+	e := p.Estimate(r)
+	p.Assess(&e, r, mustProfile(t, `workload: {type: inference}
+model: {preset: llama-3.1-8b}
+inference: {batch_size: 1, max_sequence_length: 2048}
+measured: {gpu_name: NVIDIA L40S, gpu_count: 1, memory_total_mib: 46068, peak_memory_used_mib: 41000, gpu_utilization: {mean: 80, p50: 82, p95: 99}}
+`), DefaultThresholds)
+	if e.Fit.Source != "measured" || *e.Fit.RequiredGiBPerGPU != 40.04 || e.Fit.Verdict != VerdictFits {
+		t.Fatalf("fit = %+v", e.Fit)
+	}
+}

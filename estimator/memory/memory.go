@@ -1,0 +1,202 @@
+package memory
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/profiles"
+)
+
+// Byte units. GPU datasheets and the ZeRO paper use GB = 10^9 bytes; nvidia-smi, PyTorch and
+// DeepSpeed print GiB while calling it GB (FORMULAS.md, "Units").
+const (
+	GiB = 1 << 30
+	MiB = 1 << 20
+)
+
+// CUDA context and library memory per GPU, measured in pytorch/pytorch PR #86509: 287,047,680
+// bytes with lazy module loading (the default since CUDA 11.7 with PyTorch 1.13), 666,632,192
+// bytes with eager loading.
+const (
+	ContextLazy  = 287047680
+	ContextEager = 666632192
+)
+
+// DefaultFragmentation is the allocator margin over the formulas: measured cases run 5-15%
+// above them (FORMULAS.md, "Per-GPU peak"); gpuguard adds 10% to what the allocator holds.
+const DefaultFragmentation = 0.10
+
+// DefaultMaxBatchedTokens bounds the tokens of one serving forward pass when the profile does
+// not say: vLLM's chunked-prefill default for max_num_batched_tokens.
+const DefaultMaxBatchedTokens = 8192
+
+// Term is one component of the estimate.
+type Term struct {
+	Name   string
+	Bytes  float64
+	Source string
+}
+
+// Estimate is the per-GPU peak memory of a workload.
+type Estimate struct {
+	Terms []Term
+	// PerGPUBytes is the peak on the busiest GPU (the first pipeline stage).
+	PerGPUBytes float64
+	// GPUs is how many GPUs one copy of the workload spans: tp × pp × dp for training, tp for an
+	// inference replica.
+	GPUs int
+	// TensorParallel is the tensor-parallel degree: those GPUs must sit in one machine.
+	TensorParallel int
+	// Measured is set when the peak comes from an NVML capture, not the formulas.
+	Measured bool
+	// PreallocateFraction is a serving engine's gpu_memory_utilization (0 when none): the engine
+	// takes that share of the card whatever the need.
+	PreallocateFraction float64
+	Notes               []string
+}
+
+// GiBPerGPU is the peak in GiB.
+func (e *Estimate) GiBPerGPU() float64 { return e.PerGPUBytes / GiB }
+
+func (e *Estimate) add(name string, bytes float64, source string) {
+	if bytes <= 0 {
+		return
+	}
+	e.Terms = append(e.Terms, Term{Name: name, Bytes: bytes, Source: source})
+}
+
+func (e *Estimate) note(format string, args ...any) {
+	e.Notes = append(e.Notes, fmt.Sprintf(format, args...))
+}
+
+// Term returns the bytes of a named term (0 when absent).
+func (e *Estimate) Term(name string) float64 {
+	for _, t := range e.Terms {
+		if t.Name == name {
+			return t.Bytes
+		}
+	}
+	return 0
+}
+
+// Term names, shared with tests and reports.
+const (
+	TermWeights      = "weights"
+	TermGradients    = "gradients"
+	TermOptimizer    = "optimizer states"
+	TermModelStates  = "model states (DeepSpeed estimator)"
+	TermGathered     = "gathered layer (ZeRO-3)"
+	TermAdapters     = "LoRA adapters (weights, gradients, optimizer)"
+	TermActivations  = "activations"
+	TermLogits       = "fp32 logits"
+	TermKVCache      = "KV cache"
+	TermContext      = "CUDA context"
+	TermFragment     = "fragmentation margin"
+	TermMeasuredPeak = "measured peak (NVML)"
+)
+
+// Of estimates a profile. A measured peak, when present, is the requirement; the declared fields
+// still give the breakdown when they are complete.
+func Of(p *profiles.Profile) (*Estimate, error) {
+	var e *Estimate
+	var err error
+	declared := p.Model.Parameters > 0 && (p.Training != nil || p.Inference != nil)
+	if declared {
+		if p.Training != nil && (p.Workload.Type == profiles.TypeTraining || p.Inference == nil) {
+			e, err = training(p)
+		} else {
+			e, err = inference(p)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if m := p.Measured; m != nil {
+		measured := &Estimate{Measured: true, GPUs: max(1, m.GPUCount)}
+		measured.add(TermMeasuredPeak, float64(m.PeakMemoryMiB)*MiB, "NVML memory used, maximum over GPUs and samples (gpuguard profile capture)")
+		measured.PerGPUBytes = float64(m.PeakMemoryMiB) * MiB
+		if e != nil {
+			measured.PreallocateFraction = e.PreallocateFraction
+			measured.note("declared estimate %.1f GiB per GPU; the measured peak is used", e.GiBPerGPU())
+			if e.PreallocateFraction > 0 {
+				measured.note("a pre-allocating engine's NVML peak is its reservation, not its need (FORMULAS.md)")
+			}
+			measured.GPUs, measured.TensorParallel = e.GPUs, e.TensorParallel
+		}
+		return measured, nil
+	}
+	if e == nil {
+		return nil, fmt.Errorf("the profile declares no model to estimate and has no measurement")
+	}
+	return e, nil
+}
+
+func bytesOf(precision string) float64 {
+	b, ok := profiles.BytesPer(precision)
+	if !ok {
+		return 2
+	}
+	return b
+}
+
+func headDim(m profiles.Model) float64 {
+	if m.HeadDim > 0 {
+		return float64(m.HeadDim)
+	}
+	if m.AttentionHeads > 0 {
+		return float64(m.HiddenSize) / float64(m.AttentionHeads)
+	}
+	return 0
+}
+
+// embeddingParams is the input embedding plus, unless tied, the output projection: the layers
+// that stay 16-bit when the rest is quantized.
+func embeddingParams(m profiles.Model) float64 {
+	e := float64(m.VocabSize) * float64(m.HiddenSize)
+	if !m.TiedEmbeddings {
+		e *= 2
+	}
+	return math.Min(e, m.Parameters)
+}
+
+func largestLayer(m profiles.Model) float64 {
+	if m.LargestLayerParameters > 0 {
+		return m.LargestLayerParameters
+	}
+	emb := float64(m.VocabSize) * float64(m.HiddenSize)
+	mlp := 3 * float64(m.HiddenSize) * float64(m.IntermediateSize)
+	return math.Max(emb, mlp)
+}
+
+func contextBytes(p *profiles.Profile) (float64, string) {
+	if p.Runtime != nil && p.Runtime.CUDAModuleLoading == "eager" {
+		return ContextEager, "eager CUDA module loading, measured in pytorch/pytorch PR #86509"
+	}
+	return ContextLazy, "lazy CUDA module loading (default since CUDA 11.7), measured in pytorch/pytorch PR #86509"
+}
+
+func fragmentation(p *profiles.Profile) float64 {
+	if p.Runtime != nil && p.Runtime.Fragmentation != nil {
+		return *p.Runtime.Fragmentation
+	}
+	return DefaultFragmentation
+}
+
+// finish adds the fixed costs and totals the terms.
+func finish(e *Estimate, p *profiles.Profile) {
+	var allocated float64
+	for _, t := range e.Terms {
+		allocated += t.Bytes
+	}
+	frag := fragmentation(p)
+	e.add(TermFragment, allocated*frag, fmt.Sprintf("%.0f%% of allocator memory: measured cases run 5-15%% above the formulas (FORMULAS.md)", frag*100))
+	ctx, src := contextBytes(p)
+	e.add(TermContext, ctx, src)
+	e.PerGPUBytes = 0
+	for _, t := range e.Terms {
+		e.PerGPUBytes += t.Bytes
+	}
+}
+
+func lower(s string) string { return strings.ToLower(s) }

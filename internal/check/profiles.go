@@ -1,0 +1,135 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/estimator"
+	"github.com/gpuguard/gpuguard/internal/config"
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/profiles"
+)
+
+// profileSet loads each attached profile file once per run.
+type profileSet struct {
+	root   string
+	loaded map[string]profileResult
+}
+
+type profileResult struct {
+	p   *profiles.Profile
+	err error
+}
+
+// attachment finds the profile a resource uses, in DESIGN.md's order: the config's profiles
+// map (the most specific matching glob), then the Kubernetes annotation or Terraform tag/label.
+func attachment(r parser.Resource, cfg *config.Config) string {
+	if _, path, ok := matchGlob(r.Address, cfg.Profiles); ok {
+		return path
+	}
+	return r.Profile
+}
+
+// resolve turns an attached path into a file under the project root. A GCP label cannot hold
+// "/" or ".", so a bare name such as llama-7b-lora also finds profiles/llama-7b-lora.yaml.
+func (s *profileSet) resolve(p string) string {
+	full := p
+	if !filepath.IsAbs(p) {
+		full = filepath.Join(s.root, filepath.FromSlash(p))
+	}
+	if !strings.ContainsAny(p, "/.") {
+		for _, ext := range []string{".yaml", ".yml"} {
+			cand := filepath.Join(s.root, "profiles", p+ext)
+			if _, err := os.Stat(cand); err == nil {
+				return cand
+			}
+		}
+	}
+	return full
+}
+
+func (s *profileSet) load(p string) (*profiles.Profile, error) {
+	full := s.resolve(p)
+	if r, ok := s.loaded[full]; ok {
+		return r.p, r.err
+	}
+	prof, err := profiles.Load(full)
+	s.loaded[full] = profileResult{prof, err}
+	return prof, err
+}
+
+// Thresholds reads the verdict thresholds from the config's policy data
+// (oversized_memory_fraction, oversized_utilization_percent, tight_memory_fraction).
+func Thresholds(cfg *config.Config) estimator.Thresholds {
+	th := estimator.DefaultThresholds
+	if v, ok := number(cfg.PolicyData["oversized_memory_fraction"]); ok && v > 0 && v < 1 {
+		th.OversizedMemoryFraction = v
+	}
+	if v, ok := number(cfg.PolicyData["oversized_utilization_percent"]); ok && v > 0 && v < 100 {
+		th.OversizedUtilization = v
+	}
+	if v, ok := number(cfg.PolicyData["tight_memory_fraction"]); ok && v > 0 && v <= 1 {
+		th.Tight = v
+	}
+	return th
+}
+
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int:
+		return float64(n), true
+	case float64:
+		return n, true
+	case int64:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// assess attaches profiles and fills fit and recommendations. A profile that cannot be read is
+// an error on that resource, with the profile's path and line.
+func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, pricer *estimator.Pricer) []parser.Error {
+	set := &profileSet{root: cfg.Root, loaded: map[string]profileResult{}}
+	th := Thresholds(cfg)
+	var errs []parser.Error
+	for i := range doc {
+		e := &doc[i]
+		path := attachment(rs[i], cfg)
+		if path == "" {
+			e.Fit = &estimator.Fit{Verdict: estimator.VerdictUnknown, Reason: "no workload profile attached"}
+			continue
+		}
+		p := path
+		e.Profile = &p
+		prof, err := set.load(path)
+		if err != nil {
+			var pe *profiles.Error
+			pErr := parser.Error{File: path, Message: fmt.Sprintf("%s: %v", e.Address, err)}
+			if errors.As(err, &pe) {
+				pErr = parser.Error{File: path, Line: pe.Line, Message: fmt.Sprintf("profile of %s: %s", e.Address, pe.Msg)}
+			}
+			errs = append(errs, pErr)
+			e.Fit = &estimator.Fit{Verdict: estimator.VerdictUnknown, Reason: "the profile could not be read: " + pErr.Message}
+			continue
+		}
+		pricer.Assess(e, rs[i], prof, th)
+	}
+	return dedupeErrors(errs)
+}
+
+func dedupeErrors(errs []parser.Error) []parser.Error {
+	seen := map[string]bool{}
+	var out []parser.Error
+	for _, e := range errs {
+		k := fmt.Sprintf("%s:%d", e.File, e.Line)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, e)
+	}
+	return out
+}

@@ -1,0 +1,118 @@
+package profiles
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Preset is a public model configuration. Parameter counts are the models' published totals
+// (the safetensors index or the model card); the architecture fields come from each model's
+// config.json on the Hugging Face Hub, named in Source.
+type Preset struct {
+	Name  string
+	Model Model
+}
+
+func hf(repo string) string {
+	return "https://huggingface.co/" + repo + "/blob/main/config.json"
+}
+
+// presets are the embedded model configurations.
+var presets = []Preset{
+	{"llama-2-7b", Model{Parameters: 6738415616, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 32, VocabSize: 32000, IntermediateSize: 11008, MLP: "swiglu", Source: hf("meta-llama/Llama-2-7b-hf")}},
+	{"llama-2-13b", Model{Parameters: 13015864320, Layers: 40, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 40, VocabSize: 32000, IntermediateSize: 13824, MLP: "swiglu", Source: hf("meta-llama/Llama-2-13b-hf")}},
+	{"llama-2-70b", Model{Parameters: 68976648192, Layers: 80, HiddenSize: 8192, AttentionHeads: 64, KVHeads: 8, VocabSize: 32000, IntermediateSize: 28672, MLP: "swiglu", Source: hf("meta-llama/Llama-2-70b-hf")}},
+	{"llama-3.1-8b", Model{Parameters: 8030261248, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 128256, IntermediateSize: 14336, MLP: "swiglu", Source: hf("meta-llama/Llama-3.1-8B")}},
+	{"llama-3.1-70b", Model{Parameters: 70553706496, Layers: 80, HiddenSize: 8192, AttentionHeads: 64, KVHeads: 8, VocabSize: 128256, IntermediateSize: 28672, MLP: "swiglu", Source: hf("meta-llama/Llama-3.1-70B")}},
+	{"mistral-7b", Model{Parameters: 7241732096, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32000, IntermediateSize: 14336, MLP: "swiglu", Source: hf("mistralai/Mistral-7B-v0.1")}},
+	{"mixtral-8x7b", Model{Parameters: 46702792704, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32000, IntermediateSize: 14336, MLP: "swiglu", Experts: 8, ExpertsPerToken: 2, Source: hf("mistralai/Mixtral-8x7B-v0.1")}},
+	{"qwen2.5-7b", Model{Parameters: 7615616512, Layers: 28, HiddenSize: 3584, AttentionHeads: 28, KVHeads: 4, VocabSize: 152064, IntermediateSize: 18944, MLP: "swiglu", Source: hf("Qwen/Qwen2.5-7B")}},
+	{"qwen2.5-72b", Model{Parameters: 72706203648, Layers: 80, HiddenSize: 8192, AttentionHeads: 64, KVHeads: 8, VocabSize: 152064, IntermediateSize: 29568, MLP: "swiglu", Source: hf("Qwen/Qwen2.5-72B")}},
+	{"gemma-2-9b", Model{Parameters: 9241705984, Layers: 42, HiddenSize: 3584, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 256000, IntermediateSize: 14336, MLP: "swiglu", TiedEmbeddings: true, Source: hf("google/gemma-2-9b")}},
+	{"gemma-2-27b", Model{Parameters: 27227128320, Layers: 46, HiddenSize: 4608, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 256000, IntermediateSize: 36864, MLP: "swiglu", TiedEmbeddings: true, Source: hf("google/gemma-2-27b")}},
+	{"bert-base", Model{Parameters: 109482240, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 30522, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-base-uncased")}},
+	{"bert-large", Model{Parameters: 335141888, Layers: 24, HiddenSize: 1024, AttentionHeads: 16, KVHeads: 16, VocabSize: 30522, IntermediateSize: 4096, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-large-uncased")}},
+	{"gpt2", Model{Parameters: 124439808, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 50257, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("openai-community/gpt2")}},
+	{"gpt2-xl", Model{Parameters: 1557611200, Layers: 48, HiddenSize: 1600, AttentionHeads: 25, KVHeads: 25, VocabSize: 50257, IntermediateSize: 6400, MLP: "gelu", TiedEmbeddings: true, Source: hf("openai-community/gpt2-xl")}},
+}
+
+// presetAliases maps Hub names and common spellings to preset names.
+var presetAliases = map[string]string{
+	"meta-llama/llama-2-7b-hf": "llama-2-7b", "llama2-7b": "llama-2-7b",
+	"meta-llama/llama-2-13b-hf": "llama-2-13b", "llama2-13b": "llama-2-13b",
+	"meta-llama/llama-2-70b-hf": "llama-2-70b", "llama2-70b": "llama-2-70b",
+	"meta-llama/llama-3.1-8b": "llama-3.1-8b", "meta-llama/meta-llama-3.1-8b": "llama-3.1-8b", "llama-3-8b": "llama-3.1-8b", "llama3.1-8b": "llama-3.1-8b",
+	"meta-llama/llama-3.1-70b": "llama-3.1-70b", "meta-llama/meta-llama-3.1-70b": "llama-3.1-70b", "llama3.1-70b": "llama-3.1-70b",
+	"mistralai/mistral-7b-v0.1": "mistral-7b", "mistral-7b-v0.1": "mistral-7b",
+	"mistralai/mixtral-8x7b-v0.1": "mixtral-8x7b",
+	"qwen/qwen2.5-7b":             "qwen2.5-7b", "qwen/qwen2.5-72b": "qwen2.5-72b",
+	"google/gemma-2-9b": "gemma-2-9b", "google/gemma-2-27b": "gemma-2-27b",
+	"bert-base-uncased": "bert-base", "google-bert/bert-base-uncased": "bert-base",
+	"bert-large-uncased": "bert-large", "google-bert/bert-large-uncased": "bert-large",
+	"openai-community/gpt2": "gpt2", "gpt-2": "gpt2", "openai-community/gpt2-xl": "gpt2-xl",
+}
+
+// LookupPreset finds a preset by name or alias (case-insensitive).
+func LookupPreset(name string) (Preset, bool) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if a, ok := presetAliases[n]; ok {
+		n = a
+	}
+	for _, p := range presets {
+		if p.Name == n {
+			return p, true
+		}
+	}
+	return Preset{}, false
+}
+
+// Presets lists the embedded presets by name.
+func Presets() []Preset {
+	out := append([]Preset(nil), presets...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// applyPreset fills the model fields the profile leaves empty from its preset.
+func (p *Profile) applyPreset() error {
+	if p.Model.Preset == "" {
+		return nil
+	}
+	pr, ok := LookupPreset(p.Model.Preset)
+	if !ok {
+		names := make([]string, 0, len(presets))
+		for _, x := range Presets() {
+			names = append(names, x.Name)
+		}
+		return fmt.Errorf("unknown model.preset %q (known: %s)", p.Model.Preset, strings.Join(names, ", "))
+	}
+	m, src := &p.Model, pr.Model
+	if m.Parameters == 0 {
+		m.Parameters = src.Parameters
+	}
+	setInt := func(dst *int, v int) {
+		if *dst == 0 {
+			*dst = v
+		}
+	}
+	setInt(&m.Layers, src.Layers)
+	setInt(&m.HiddenSize, src.HiddenSize)
+	setInt(&m.AttentionHeads, src.AttentionHeads)
+	setInt(&m.KVHeads, src.KVHeads)
+	setInt(&m.HeadDim, src.HeadDim)
+	setInt(&m.VocabSize, src.VocabSize)
+	setInt(&m.IntermediateSize, src.IntermediateSize)
+	setInt(&m.Experts, src.Experts)
+	setInt(&m.ExpertsPerToken, src.ExpertsPerToken)
+	if m.MLP == "" {
+		m.MLP = src.MLP
+	}
+	if !m.TiedEmbeddings {
+		m.TiedEmbeddings = src.TiedEmbeddings
+	}
+	if m.Source == "" {
+		m.Source = src.Source
+	}
+	return nil
+}

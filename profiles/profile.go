@@ -1,0 +1,348 @@
+package profiles
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// APIVersion and Kind identify a workload profile document.
+const (
+	APIVersion = "gpuguard.dev/v1"
+	Kind       = "WorkloadProfile"
+)
+
+// Workload types.
+const (
+	TypeTraining  = "training"
+	TypeInference = "inference"
+	TypeBatch     = "batch"
+)
+
+// Profile is a WorkloadProfile.
+type Profile struct {
+	APIVersion string     `yaml:"apiVersion" json:"apiVersion"`
+	Kind       string     `yaml:"kind" json:"kind"`
+	Metadata   Metadata   `yaml:"metadata" json:"metadata"`
+	Workload   Workload   `yaml:"workload" json:"workload"`
+	Model      Model      `yaml:"model" json:"model"`
+	Training   *Training  `yaml:"training,omitempty" json:"training,omitempty"`
+	Inference  *Inference `yaml:"inference,omitempty" json:"inference,omitempty"`
+	Runtime    *Runtime   `yaml:"runtime,omitempty" json:"runtime,omitempty"`
+	Measured   *Measured  `yaml:"measured,omitempty" json:"measured,omitempty"`
+
+	// Path is the file the profile was read from.
+	Path string `yaml:"-" json:"-"`
+}
+
+// Metadata names the profile.
+type Metadata struct {
+	Name        string            `yaml:"name" json:"name"`
+	Description string            `yaml:"description,omitempty" json:"description,omitempty"`
+	Labels      map[string]string `yaml:"labels,omitempty" json:"labels,omitempty"`
+}
+
+// Workload says what kind of job it is and how it may be run.
+type Workload struct {
+	Type string `yaml:"type" json:"type"`
+	// Interruptible: it checkpoints and can resume, so spot capacity is fine.
+	Interruptible bool `yaml:"interruptible" json:"interruptible"`
+	// LatencySensitive: it serves traffic that must not be preempted.
+	LatencySensitive bool `yaml:"latency_sensitive" json:"latency_sensitive"`
+}
+
+// Model is the network, declared or filled from a preset.
+type Model struct {
+	Preset           string  `yaml:"preset,omitempty" json:"preset,omitempty"`
+	Parameters       float64 `yaml:"parameters,omitempty" json:"parameters,omitempty"`
+	Layers           int     `yaml:"layers,omitempty" json:"layers,omitempty"`
+	HiddenSize       int     `yaml:"hidden_size,omitempty" json:"hidden_size,omitempty"`
+	AttentionHeads   int     `yaml:"attention_heads,omitempty" json:"attention_heads,omitempty"`
+	KVHeads          int     `yaml:"kv_heads,omitempty" json:"kv_heads,omitempty"`
+	HeadDim          int     `yaml:"head_dim,omitempty" json:"head_dim,omitempty"`
+	VocabSize        int     `yaml:"vocab_size,omitempty" json:"vocab_size,omitempty"`
+	IntermediateSize int     `yaml:"intermediate_size,omitempty" json:"intermediate_size,omitempty"`
+	// MLP is gelu (a 4h GELU MLP, GPT and BERT) or swiglu (Llama and most recent models).
+	MLP string `yaml:"mlp,omitempty" json:"mlp,omitempty"`
+	// Experts and ExpertsPerToken describe a mixture of experts (Mixtral: 8 and 2).
+	Experts         int `yaml:"experts,omitempty" json:"experts,omitempty"`
+	ExpertsPerToken int `yaml:"experts_per_token,omitempty" json:"experts_per_token,omitempty"`
+	// TiedEmbeddings: the output projection shares the input embedding.
+	TiedEmbeddings bool   `yaml:"tied_embeddings,omitempty" json:"tied_embeddings,omitempty"`
+	Precision      string `yaml:"precision,omitempty" json:"precision,omitempty"`
+	// LargestLayerParameters is the largest single layer (usually the embedding), gathered whole
+	// under ZeRO-3; derived from vocab and hidden size when not given.
+	LargestLayerParameters float64 `yaml:"largest_layer_parameters,omitempty" json:"largest_layer_parameters,omitempty"`
+	Source                 string  `yaml:"source,omitempty" json:"source,omitempty"`
+}
+
+// Training describes a training or fine-tuning run.
+type Training struct {
+	Method    string `yaml:"method,omitempty" json:"method,omitempty"`       // full | lora | qlora
+	Optimizer string `yaml:"optimizer,omitempty" json:"optimizer,omitempty"` // adamw | adam | adamw8bit | sgd
+	// PureBF16 trains in bf16 without fp32 master weights (optimizer state in bf16 too).
+	PureBF16 bool `yaml:"pure_bf16,omitempty" json:"pure_bf16,omitempty"`
+	// FP32Gradients keeps gradients in fp32 (Megatron-style gradient accumulation).
+	FP32Gradients  bool `yaml:"fp32_gradients,omitempty" json:"fp32_gradients,omitempty"`
+	MicroBatchSize int  `yaml:"micro_batch_size,omitempty" json:"micro_batch_size,omitempty"`
+	SequenceLength int  `yaml:"sequence_length,omitempty" json:"sequence_length,omitempty"`
+	// ActivationCheckpointing: true or "full" recomputes whole layers; "selective" recomputes
+	// attention only (Korthikanti et al.).
+	ActivationCheckpointing Checkpointing `yaml:"activation_checkpointing,omitempty" json:"activation_checkpointing,omitempty"`
+	FlashAttention          *bool         `yaml:"flash_attention,omitempty" json:"flash_attention,omitempty"`
+	ZeroStage               int           `yaml:"zero_stage,omitempty" json:"zero_stage,omitempty"`
+	// FSDP FULL_SHARD is ZeRO-3, SHARD_GRAD_OP is ZeRO-2.
+	FSDP             string `yaml:"fsdp,omitempty" json:"fsdp,omitempty"`
+	DataParallel     int    `yaml:"data_parallel,omitempty" json:"data_parallel,omitempty"`
+	TensorParallel   int    `yaml:"tensor_parallel,omitempty" json:"tensor_parallel,omitempty"`
+	PipelineParallel int    `yaml:"pipeline_parallel,omitempty" json:"pipeline_parallel,omitempty"`
+	SequenceParallel bool   `yaml:"sequence_parallel,omitempty" json:"sequence_parallel,omitempty"`
+	LoRARank         int    `yaml:"lora_rank,omitempty" json:"lora_rank,omitempty"`
+	// LoRAParameters overrides the adapter size gpuguard derives from the rank.
+	LoRAParameters float64 `yaml:"lora_parameters,omitempty" json:"lora_parameters,omitempty"`
+	// MemoryAccounting chooses how ZeRO model states are counted: zero_paper (Rajbhandari et
+	// al.) or deepspeed (DeepSpeed's own estimator functions).
+	MemoryAccounting string `yaml:"memory_accounting,omitempty" json:"memory_accounting,omitempty"`
+}
+
+// Checkpointing is activation checkpointing: none, full or selective.
+type Checkpointing string
+
+// Checkpointing modes.
+const (
+	CheckpointNone      Checkpointing = ""
+	CheckpointFull      Checkpointing = "full"
+	CheckpointSelective Checkpointing = "selective"
+)
+
+// UnmarshalYAML accepts true/false as well as "full", "selective", "none".
+func (c *Checkpointing) UnmarshalYAML(n *yaml.Node) error {
+	switch strings.ToLower(strings.TrimSpace(n.Value)) {
+	case "true", "full", "yes":
+		*c = CheckpointFull
+	case "false", "none", "no", "":
+		*c = CheckpointNone
+	case "selective":
+		*c = CheckpointSelective
+	default:
+		return fmt.Errorf("line %d: activation_checkpointing must be true, false, full or selective, got %q", n.Line, n.Value)
+	}
+	return nil
+}
+
+// MarshalYAML writes the mode back as a bool where it is one.
+func (c Checkpointing) MarshalYAML() (any, error) {
+	switch c {
+	case CheckpointFull:
+		return true, nil
+	case CheckpointNone:
+		return false, nil
+	}
+	return string(c), nil
+}
+
+// Inference describes serving.
+type Inference struct {
+	BatchSize         int    `yaml:"batch_size,omitempty" json:"batch_size,omitempty"`
+	MaxSequenceLength int    `yaml:"max_sequence_length,omitempty" json:"max_sequence_length,omitempty"`
+	KVCachePrecision  string `yaml:"kv_cache_precision,omitempty" json:"kv_cache_precision,omitempty"`
+	// GPUMemoryUtilization is the share of the card a pre-allocating engine (vLLM) takes.
+	GPUMemoryUtilization float64 `yaml:"gpu_memory_utilization,omitempty" json:"gpu_memory_utilization,omitempty"`
+	TensorParallel       int     `yaml:"tensor_parallel,omitempty" json:"tensor_parallel,omitempty"`
+	// MaxBatchedTokens bounds the tokens of one forward pass (vLLM max_num_batched_tokens).
+	MaxBatchedTokens int `yaml:"max_batched_tokens,omitempty" json:"max_batched_tokens,omitempty"`
+}
+
+// Runtime tunes the fixed costs.
+type Runtime struct {
+	// CUDAModuleLoading is lazy (CUDA 11.7+ default with PyTorch) or eager.
+	CUDAModuleLoading string `yaml:"cuda_module_loading,omitempty" json:"cuda_module_loading,omitempty"`
+	// Fragmentation is the allocator margin over the formula (default 0.10).
+	Fragmentation *float64 `yaml:"fragmentation,omitempty" json:"fragmentation,omitempty"`
+}
+
+// Measured is what `gpuguard profile capture` recorded with NVML.
+type Measured struct {
+	GPUName          string    `yaml:"gpu_name" json:"gpu_name"`
+	GPUCount         int       `yaml:"gpu_count" json:"gpu_count"`
+	MemoryTotalMiB   int64     `yaml:"memory_total_mib" json:"memory_total_mib"`
+	PeakMemoryMiB    int64     `yaml:"peak_memory_used_mib" json:"peak_memory_used_mib"`
+	GPUUtilization   *Stats    `yaml:"gpu_utilization,omitempty" json:"gpu_utilization,omitempty"`
+	PowerWatts       *Power    `yaml:"power_watts,omitempty" json:"power_watts,omitempty"`
+	DurationSeconds  float64   `yaml:"duration_seconds" json:"duration_seconds"`
+	Samples          int       `yaml:"samples" json:"samples"`
+	CapturedAt       string    `yaml:"captured_at" json:"captured_at"`
+	PerGPU           []GPUPeak `yaml:"per_gpu,omitempty" json:"per_gpu,omitempty"`
+	Notes            []string  `yaml:"notes,omitempty" json:"notes,omitempty"`
+	CommandExitCode  *int      `yaml:"command_exit_code,omitempty" json:"command_exit_code,omitempty"`
+	ProcessMemoryMiB *int64    `yaml:"process_peak_memory_mib,omitempty" json:"process_peak_memory_mib,omitempty"`
+}
+
+// Stats are percent utilization figures (nil on MIG devices, where NVML has none).
+type Stats struct {
+	Mean float64 `yaml:"mean" json:"mean"`
+	P50  float64 `yaml:"p50" json:"p50"`
+	P95  float64 `yaml:"p95" json:"p95"`
+}
+
+// Power is board power in watts.
+type Power struct {
+	Mean float64 `yaml:"mean" json:"mean"`
+	Max  float64 `yaml:"max" json:"max"`
+}
+
+// GPUPeak is one GPU's peak in a capture.
+type GPUPeak struct {
+	Index         int    `yaml:"index" json:"index"`
+	UUID          string `yaml:"uuid,omitempty" json:"uuid,omitempty"`
+	Name          string `yaml:"name" json:"name"`
+	PeakMemoryMiB int64  `yaml:"peak_memory_used_mib" json:"peak_memory_used_mib"`
+	MIG           bool   `yaml:"mig,omitempty" json:"mig,omitempty"`
+}
+
+// Error is a profile problem with its place.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// MaxFileSize bounds a profile file.
+const MaxFileSize = 1 << 20
+
+// Load reads and validates a profile file.
+func Load(path string) (*Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read profile: %v", err)}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read profile: %v", err)}
+	}
+	if len(data) > MaxFileSize {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("profile is over %d bytes", MaxFileSize)}
+	}
+	p, err := Parse(data, path)
+	if err != nil {
+		return nil, err
+	}
+	p.Path = path
+	return p, nil
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+):\s*`)
+
+// Parse decodes profile YAML strictly (an unknown field is an error), fills the model from its
+// preset and validates what the workload type needs. Errors carry the file and line.
+func Parse(data []byte, name string) (*Profile, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlErr(name, err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var p Profile
+	if err := dec.Decode(&p); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &Error{File: name, Msg: "empty profile"}
+		}
+		return nil, yamlErr(name, err)
+	}
+	lines := lineIndex(&root)
+	if err := p.applyPreset(); err != nil {
+		return nil, &Error{File: name, Line: lines.at("model.preset"), Msg: err.Error()}
+	}
+	if err := p.validate(); err != nil {
+		var ve *validationError
+		if errors.As(err, &ve) {
+			return nil, &Error{File: name, Line: lines.at(ve.path), Msg: ve.msg}
+		}
+		return nil, &Error{File: name, Msg: err.Error()}
+	}
+	return &p, nil
+}
+
+func yamlErr(name string, err error) error {
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	line := 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = yamlLine.ReplaceAllString(msg, "")
+	}
+	msg = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(msg), "yaml:"))
+	msg = strings.ReplaceAll(msg, " in type profiles.", " in ")
+	if strings.HasPrefix(msg, "field ") && strings.Contains(msg, " not found") {
+		msg = "unknown field " + strings.TrimPrefix(msg, "field ")
+		msg = msg[:strings.Index(msg, " not found")] + " (see the WorkloadProfile schema in README.md)"
+	}
+	return &Error{File: name, Line: line, Msg: msg}
+}
+
+// lines maps dotted key paths ("training.micro_batch_size") to their line.
+type lines map[string]int
+
+func lineIndex(root *yaml.Node) lines {
+	l := lines{}
+	var walk func(n *yaml.Node, prefix string)
+	walk = func(n *yaml.Node, prefix string) {
+		if n.Kind == yaml.DocumentNode {
+			for _, c := range n.Content {
+				walk(c, prefix)
+			}
+			return
+		}
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			path := k.Value
+			if prefix != "" {
+				path = prefix + "." + k.Value
+			}
+			l[path] = k.Line
+			walk(v, path)
+		}
+	}
+	walk(root, "")
+	return l
+}
+
+// at returns the line of a path, or of its nearest parent that exists.
+func (l lines) at(path string) int {
+	for path != "" {
+		if n, ok := l[path]; ok {
+			return n
+		}
+		i := strings.LastIndex(path, ".")
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+	}
+	return 0
+}

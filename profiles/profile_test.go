@@ -1,0 +1,99 @@
+package profiles
+
+import (
+	"strings"
+	"testing"
+)
+
+const header = "apiVersion: gpuguard.dev/v1\nkind: WorkloadProfile\nmetadata: {name: t}\n"
+
+func TestParseValidAndPresetFill(t *testing.T) {
+	p, err := Parse([]byte(header+`workload: {type: training, interruptible: true}
+model:
+  preset: meta-llama/Llama-2-7b-hf
+  precision: BF16
+training:
+  method: lora
+  micro_batch_size: 2
+  sequence_length: 2048
+  activation_checkpointing: selective
+  fsdp: full_shard
+`), "p.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, tr := p.Model, p.Training
+	if m.Parameters != 6738415616 || m.Layers != 32 || m.KVHeads != 32 || m.MLP != "swiglu" || m.Precision != "bf16" || !strings.Contains(m.Source, "Llama-2-7b-hf") {
+		t.Fatalf("model = %+v", m)
+	}
+	if tr.ZeroStage != 3 || tr.Optimizer != "adamw" || tr.LoRARank != 16 || tr.DataParallel != 1 || tr.ActivationCheckpointing != CheckpointSelective {
+		t.Fatalf("training = %+v", tr)
+	}
+}
+
+func TestParseErrorsHaveLines(t *testing.T) {
+	cases := map[string]struct {
+		body string
+		line int
+		msg  string
+	}{
+		"unknown field": {"workload: {type: training}\nmodel:\n  preset: gpt2\n  paramters: 1\n", 7, "unknown field paramters"},
+		"wrong type":    {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference:\n  batch_size: lots\n", 7, "cannot unmarshal"},
+		"missing for mode": {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  sequence_length: 1024\n", 6, "micro_batch_size is required"},
+		"bad enum":         {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  optimizer: lion\n  micro_batch_size: 1\n  sequence_length: 8\n", 7, "training.optimizer must be"},
+		"bad preset":       {"workload: {type: inference}\nmodel:\n  preset: llama-9-900b\n", 6, "unknown model.preset"},
+		"no model":         {"workload: {type: inference}\ninference: {batch_size: 1, max_sequence_length: 8}\n", 0, "model.parameters"},
+		"bad workload":     {"workload: {type: gaming}\nmodel: {preset: gpt2}\n", 4, "workload.type must be"},
+		"tp not dividing":  {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference: {batch_size: 1, max_sequence_length: 8, tensor_parallel: 5}\n", 6, "does not divide"},
+		"bad checkpoint":   {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  activation_checkpointing: sometimes\n", 7, "activation_checkpointing must be"},
+	}
+	for name, c := range cases {
+		_, err := Parse([]byte(header+c.body), "bad.yaml")
+		pe, ok := err.(*Error)
+		if !ok || pe.File != "bad.yaml" || pe.Line != c.line || !strings.Contains(pe.Msg, c.msg) {
+			t.Errorf("%s: err = %#v", name, err)
+		}
+	}
+	if _, err := Parse([]byte("apiVersion: v1\nkind: Pod\n"), "pod.yaml"); err == nil || !strings.Contains(err.Error(), "apiVersion must be") {
+		t.Errorf("a Pod was accepted as a profile: %v", err)
+	}
+}
+
+func TestMeasuredOnlyProfileNeedsNoModel(t *testing.T) {
+	p, err := Parse([]byte(header+`workload: {type: inference}
+measured: {gpu_name: NVIDIA L4, gpu_count: 1, memory_total_mib: 23034, peak_memory_used_mib: 9000}
+`), "m.yaml")
+	if err != nil || p.Measured.PeakMemoryMiB != 9000 {
+		t.Fatalf("%v %+v", err, p)
+	}
+}
+
+func TestEveryRequiredPresetIsEmbedded(t *testing.T) {
+	for _, name := range []string{"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "mistral-7b", "mixtral-8x7b",
+		"qwen2.5-7b", "qwen2.5-72b", "gemma-2-9b", "gemma-2-27b", "bert-base", "bert-large", "gpt2"} {
+		p, ok := LookupPreset(name)
+		if !ok {
+			t.Errorf("preset %s missing", name)
+			continue
+		}
+		m := p.Model
+		if m.Parameters <= 0 || m.Layers <= 0 || m.HiddenSize <= 0 || m.AttentionHeads <= 0 || m.KVHeads <= 0 || m.VocabSize <= 0 || m.IntermediateSize <= 0 || !strings.HasPrefix(m.Source, "https://huggingface.co/") {
+			t.Errorf("preset %s incomplete: %+v", name, m)
+		}
+		if m.AttentionHeads%m.KVHeads != 0 {
+			t.Errorf("preset %s: %d heads not a multiple of %d KV heads", name, m.AttentionHeads, m.KVHeads)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(header + "workload: {type: training}\nmodel: {preset: gpt2}\ntraining: {micro_batch_size: 1, sequence_length: 8}\n"))
+	f.Add([]byte(header + "workload: {type: inference}\nmeasured: {peak_memory_used_mib: 1}\n"))
+	f.Add([]byte("a: &a [*a, *a, *a]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse(data, "fuzz.yaml")
+		if err == nil && (p.APIVersion != APIVersion || p.Kind != Kind) {
+			t.Fatalf("accepted a non-profile: %+v", p)
+		}
+	})
+}
