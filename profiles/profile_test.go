@@ -37,8 +37,8 @@ func TestParseErrorsHaveLines(t *testing.T) {
 		line int
 		msg  string
 	}{
-		"unknown field": {"workload: {type: training}\nmodel:\n  preset: gpt2\n  paramters: 1\n", 7, "unknown field paramters"},
-		"wrong type":    {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference:\n  batch_size: lots\n", 7, "cannot unmarshal"},
+		"unknown field":    {"workload: {type: training}\nmodel:\n  preset: gpt2\n  paramters: 1\n", 7, "unknown field paramters"},
+		"wrong type":       {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference:\n  batch_size: lots\n", 7, "cannot unmarshal"},
 		"missing for mode": {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  sequence_length: 1024\n", 6, "micro_batch_size is required"},
 		"bad enum":         {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  optimizer: lion\n  micro_batch_size: 1\n  sequence_length: 8\n", 7, "training.optimizer must be"},
 		"bad preset":       {"workload: {type: inference}\nmodel:\n  preset: llama-9-900b\n", 6, "unknown model.preset"},
