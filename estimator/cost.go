@@ -33,7 +33,7 @@ func (p *Pricer) hours(r *parser.Resource) float64 {
 // the cost stays nil and UnpricedReason says why.
 func (p *Pricer) Estimate(r parser.Resource) Estimate {
 	e := Estimate{
-		Address: r.Address, Source: r.Source, Kind: r.Kind, Type: r.Type, Provider: r.Provider,
+		Address: r.Address, Root: r.Root, ID: ResourceID(r.Root, r.Address), Source: r.Source, Kind: r.Kind, Type: r.Type, Provider: r.Provider,
 		Region: r.Region, InstanceType: r.InstanceType, Quantity: r.Quantity, PurchaseOption: r.PurchaseOption,
 		HoursPerMonth: p.hours(&r), Tags: r.Tags, Unresolved: r.Unresolved, Notes: append([]string(nil), r.Notes...),
 		Suppressions: r.Suppressions, Pod: r.Pod, Recommendations: []Recommendation{},
@@ -269,6 +269,14 @@ func addNote(e *Estimate, n string) {
 		}
 	}
 	e.Notes = append(e.Notes, n)
+}
+
+// ResourceID is the identity of a resource in a scan: its root and its address.
+func ResourceID(root, address string) string {
+	if root == "" {
+		return address
+	}
+	return root + "|" + address
 }
 
 // EstimateAll prices every resource, in order.

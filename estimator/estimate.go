@@ -76,10 +76,21 @@ type Recommendation struct {
 	Reason         string       `json:"reason"`
 }
 
+// WorkloadInfo is what the attached profile says about how the workload may be run.
+type WorkloadInfo struct {
+	Type             string `json:"type"`
+	Interruptible    bool   `json:"interruptible"`
+	LatencySensitive bool   `json:"latency_sensitive"`
+}
+
 // Estimate is one resource of the check output (DESIGN.md, "JSON output of check"). Field
 // names are a contract: add fields, never rename them.
 type Estimate struct {
-	Address         string                `json:"address"`
+	Address string `json:"address"`
+	// Root is the root module directory, plan or manifest file the address is relative to, and
+	// ID ("root|address") identifies the resource across a scan of many roots.
+	Root            string                `json:"root"`
+	ID              string                `json:"id"`
 	Source          parser.Location       `json:"source"`
 	Kind            parser.Kind           `json:"kind"`
 	Type            string                `json:"type"`
@@ -98,6 +109,7 @@ type Estimate struct {
 	PriceSources    []PriceSource         `json:"price_sources,omitempty"`
 	Profile         *string               `json:"profile"`
 	Fit             *Fit                  `json:"fit"`
+	Workload        *WorkloadInfo         `json:"workload,omitempty"`
 	Recommendations []Recommendation      `json:"recommendations"`
 	Tags            map[string]string     `json:"tags,omitempty"`
 	Unresolved      []parser.Unresolved   `json:"unresolved,omitempty"`

@@ -159,6 +159,7 @@ func breakdown(mem *memory.Estimate) []MemoryTerm {
 func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, th Thresholds) {
 	// Price what was priced: the node chosen for a pod, the default region.
 	r.InstanceType, r.Provider, r.Region, r.Pod = e.InstanceType, e.Provider, e.Region, e.Pod
+	e.Workload = &WorkloadInfo{Type: prof.Workload.Type, Interruptible: prof.Workload.Interruptible, LatencySensitive: prof.Workload.LatencySensitive}
 	mem, err := memory.Of(prof)
 	if err != nil {
 		e.Fit = &Fit{Verdict: VerdictUnknown, Reason: err.Error()}

@@ -69,6 +69,9 @@ type Suppression struct {
 	Reason  string   `json:"reason,omitempty"`
 	Expires string   `json:"expires,omitempty"` // YYYY-MM-DD, empty when it never expires
 	Source  Location `json:"source"`
+	// Status is set before policies run: active, no_reason, no_rule, invalid_date or expired.
+	// Only an active suppression waives its rule.
+	Status string `json:"status,omitempty"`
 }
 
 // PodGPUs describes what a Kubernetes pod asks for and what is known of the node it lands on.
@@ -98,7 +101,11 @@ type PodGPUs struct {
 
 // Resource is one GPU resource found in an input, before pricing.
 type Resource struct {
-	Address        string
+	Address string
+	// Root is the input the address is relative to: the Terraform root module's directory, the
+	// plan file, or the manifest file. Addresses repeat across roots (every stack may have an
+	// aws_instance.gpu); root and address together identify a resource.
+	Root           string
 	Source         Location
 	Kind           Kind
 	Type           string

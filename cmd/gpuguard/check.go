@@ -53,10 +53,15 @@ func runCheck(e *env, o *commonOptions, paths []string) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	engine, err := loadPolicies(e, o.policies, cfg)
+	if err != nil {
+		return withCode(exitError, err)
+	}
 	doc := check.Run(paths, check.Options{
 		Config: cfg, Catalog: cat, Overlay: overlay, Region: o.region, Stdin: e.stdin,
 		Terraform: terraform.Options{VarFiles: o.varFiles, Vars: o.vars},
 	})
+	check.Guardrails(e.ctx, doc, nil, cfg, engine, e.now())
 	w, closeOut, err := outputTarget(e, o.output)
 	if err != nil {
 		return withCode(exitError, err)

@@ -10,9 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpuguard/gpuguard/internal/testutil"
 )
+
+// testNow fixes the clock: suppression expiry is judged against it.
+var testNow = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
 // cli runs the real command in-process, as a user would, and returns what it printed.
 type cliResult struct {
@@ -24,7 +28,7 @@ func runCLI(t *testing.T, stdin string, args ...string) cliResult {
 	t.Helper()
 	var out, errb bytes.Buffer
 	e := &env{ctx: context.Background(), stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb,
-		getenv: func(string) string { return "" }}
+		getenv: func(string) string { return "" }, now: func() time.Time { return testNow }}
 	code := runEnv(e, args)
 	return cliResult{stdout: out.String(), stderr: errb.String(), code: code}
 }
@@ -329,4 +333,80 @@ func TestExampleGolden(t *testing.T) {
 		t.Fatalf("the README's example must pass: exit %d\n%s", r.code, r.stderr)
 	}
 	testutil.Golden(t, filepath.Join("testdata", "golden", "examples", "ml-platform.json"), []byte(r.stdout))
+}
+
+func TestGuardrailsAndFailOn(t *testing.T) {
+	repoRoot(t)
+	args := []string{"check", "testdata/guardrails", "--policy", "testdata/policies-custom", "--format", "json"}
+	r := runCLI(t, "", args...)
+	if r.code != exitFindings {
+		t.Fatalf("deny findings must exit 2, got %d: %s", r.code, r.stderr)
+	}
+	testutil.Golden(t, filepath.Join("testdata", "golden", "guardrails", "check.json"), []byte(r.stdout))
+	var doc struct {
+		Findings []struct {
+			Rule, Severity, Address, File string
+			Line                          int
+			Suppressed                    bool
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, f := range doc.Findings {
+		seen[f.Rule+" "+f.Address] = true
+		if f.Rule == "GPU007" && f.Address == "aws_instance.sandbox" && !f.Suppressed {
+			t.Errorf("the active gpuguard:ignore comment did not waive GPU007: %+v", f)
+		}
+		if f.Rule == "GPU010" && (f.File != "testdata/guardrails/main.tf" || f.Line != 39) {
+			t.Errorf("GPU010 must point at the suppression comment: %+v", f)
+		}
+	}
+	for _, want := range []string{"GPU001 ", "GPU001 aws_eks_node_group.big", "GPU002 aws_instance.train[0]", "GPU004 aws_instance.serve",
+		"GPU005 aws_instance.sandbox", "GPU010 aws_instance.sandbox", "ACME001 aws_instance.train[1]"} {
+		if !seen[want] {
+			t.Errorf("missing finding %q", want)
+		}
+	}
+	// --fail-on never: findings never fail the run.
+	if r := runCLI(t, "", append(args, "--fail-on", "never")...); r.code != exitOK {
+		t.Errorf("--fail-on never: exit %d", r.code)
+	}
+	// Without the deny-level inputs, warnings fail only with --fail-on warn; the suppressed
+	// GPU007 on the sandbox does not count.
+	warnOnly := []string{"check", "testdata/examples/ml-platform", "--format", "json"}
+	if r := runCLI(t, "", warnOnly...); r.code != exitOK {
+		t.Errorf("warn findings with --fail-on deny: exit %d", r.code)
+	}
+	if r := runCLI(t, "", append(warnOnly, "--fail-on", "warn")...); r.code != exitFindings {
+		t.Errorf("warn findings with --fail-on warn: exit %d", r.code)
+	}
+}
+
+func TestPoliciesCommands(t *testing.T) {
+	repoRoot(t)
+	r := runCLI(t, "", "policies", "list", "--format", "table")
+	if r.code != exitOK || !strings.Contains(r.stdout, "GPU004  warn      Spot capacity mismatch") {
+		t.Fatalf("list: %+v", r)
+	}
+	r = runCLI(t, "", "policies", "test", "testdata/policies-custom")
+	if r.code != exitOK || !strings.Contains(r.stdout, "3/3 tests passed") {
+		t.Fatalf("test: %+v", r)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x_test.rego"), []byte("package x_test\n\ntest_fails if { 1 == 2 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, "", "policies", "test", dir)
+	if r.code != exitError || !strings.Contains(r.stdout, "FAIL x_test.test_fails") || !strings.Contains(r.stdout, "0/1 tests passed") {
+		t.Fatalf("failing test: %+v", r)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bad.rego"), []byte("package main\n\ndeny contains x if { x := http.send({\"url\": \"http://example.com\", \"method\": \"GET\"}) }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, "", "check", "testdata/terraform/aws_instance", "--policy", dir, "--format", "json")
+	if r.code != exitError || !strings.Contains(r.stderr, "bad.rego:3") || !strings.Contains(r.stderr, "http.send") {
+		t.Fatalf("a policy calling http.send must not compile: %+v", r)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -50,11 +51,13 @@ type env struct {
 	getenv func(string) string
 	// isTerminal reports whether stdout is a terminal.
 	isTerminal bool
+	// now is the clock (suppression expiry, policies' time.now_ns); tests fix it.
+	now func() time.Time
 }
 
 // run is the whole program: parse args, run a command, return the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, now: time.Now}
 	if f, ok := stdout.(*os.File); ok {
 		e.isTerminal = term.IsTerminal(int(f.Fd()))
 	}
@@ -94,7 +97,7 @@ workload fits in GPU memory, evaluates cost guardrails and posts the cost diff o
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.AddCommand(newCheckCommand(e), newFitCommand(e), newPricingCommand(e), newVersionCommand(e))
+	root.AddCommand(newCheckCommand(e), newFitCommand(e), newPoliciesCommand(e), newPricingCommand(e), newVersionCommand(e))
 	return root
 }
 

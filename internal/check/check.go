@@ -79,19 +79,45 @@ func applyUsage(rs []parser.Resource, cfg *config.Config) {
 }
 
 // matchGlob finds the longest glob pattern (the most specific) that matches an address.
-// Patterns use path.Match syntax, where * does not cross "/".
+// Patterns use path.Match syntax, where * does not cross "/". A pattern without an instance key
+// also matches every instance: aws_instance.train matches aws_instance.train[0].
 func matchGlob[T any](addr string, m map[string]T) (string, T, bool) {
 	var best string
 	var val T
 	found := false
+	candidates := []string{addr}
+	if base := stripInstanceKey(addr); base != addr {
+		candidates = append(candidates, base)
+	}
 	for pat, v := range m {
-		if ok, err := path.Match(pat, addr); err == nil && ok {
-			if !found || len(pat) > len(best) || len(pat) == len(best) && pat < best {
-				best, val, found = pat, v, true
+		for _, a := range candidates {
+			if ok, err := path.Match(pat, a); (err == nil && ok) || pat == a {
+				if !found || len(pat) > len(best) || len(pat) == len(best) && pat < best {
+					best, val, found = pat, v, true
+				}
+				break
 			}
-		} else if pat == addr || strings.EqualFold(pat, addr) {
-			best, val, found = pat, v, true
 		}
 	}
 	return best, val, found
+}
+
+// stripInstanceKey removes a trailing count or for_each key: x[0] and x["a"] become x.
+func stripInstanceKey(addr string) string {
+	if !strings.HasSuffix(addr, "]") {
+		return addr
+	}
+	depth := 0
+	for i := len(addr) - 1; i >= 0; i-- {
+		switch addr[i] {
+		case ']':
+			depth++
+		case '[':
+			depth--
+			if depth == 0 {
+				return addr[:i]
+			}
+		}
+	}
+	return addr
 }

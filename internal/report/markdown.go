@@ -81,7 +81,11 @@ func writeFindingsMarkdown(ew *errWriter, findings []result.Finding) {
 		if f.Remediation != "" {
 			msg += "<br>Fix: " + mdCell(f.Remediation)
 		}
-		ew.printf("| %s | %s | %s | %s |\n", severityIcon(f.Severity), f.Rule, code(f.Address), msg)
+		addr := "all resources"
+		if f.Address != "" {
+			addr = code(f.Address)
+		}
+		ew.printf("| %s | %s | %s | %s |\n", severityIcon(f.Severity), f.Rule, addr, msg)
 	}
 	ew.printf("\n")
 }

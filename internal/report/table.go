@@ -95,7 +95,11 @@ func writeFindingsText(ew *errWriter, findings []result.Finding) {
 		if f.Suppressed {
 			sev = "suppressed " + string(f.Severity)
 		}
-		ew.printf("  %-6s %s %s  %s\n", sev, f.Rule, f.Address, location(f.File, f.Line))
+		addr := f.Address
+		if addr == "" {
+			addr = "(all resources)"
+		}
+		ew.printf("  %-6s %s %s  %s\n", sev, f.Rule, addr, location(f.File, f.Line))
 		ew.printf("         %s\n", f.Message)
 		if f.Remediation != "" {
 			ew.printf("         fix: %s\n", f.Remediation)

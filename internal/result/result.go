@@ -40,16 +40,18 @@ func (s Severity) Rank() int {
 
 // Finding is one policy result.
 type Finding struct {
-	Rule              string   `json:"rule"`
-	Title             string   `json:"title,omitempty"`
-	Severity          Severity `json:"severity"`
-	Address           string   `json:"address"`
-	File              string   `json:"file"`
-	Line              int      `json:"line"`
-	Message           string   `json:"message"`
-	Remediation       string   `json:"remediation"`
-	Suppressed        bool     `json:"suppressed,omitempty"`
-	SuppressionReason string   `json:"suppression_reason,omitempty"`
+	Rule     string   `json:"rule"`
+	Title    string   `json:"title,omitempty"`
+	Severity Severity `json:"severity"`
+	Address  string   `json:"address"`
+	// Resource is the id of the resource the finding is about (root|address), when known.
+	Resource          string `json:"resource,omitempty"`
+	File              string `json:"file"`
+	Line              int    `json:"line"`
+	Message           string `json:"message"`
+	Remediation       string `json:"remediation"`
+	Suppressed        bool   `json:"suppressed,omitempty"`
+	SuppressionReason string `json:"suppression_reason,omitempty"`
 }
 
 // CatalogInfo says which prices were used.

@@ -140,7 +140,7 @@ func buildRole(o *object, r role, all []role, pools []*nodePool, scalers map[str
 		addr += fmt.Sprintf("[%q]", r.name)
 	}
 	res := &parser.Resource{
-		Address: addr, Source: parser.Location{File: o.file, Line: o.line}, Kind: parser.KindKubernetes, Type: o.Kind,
+		Address: addr, Root: o.file, Source: parser.Location{File: o.file, Line: o.line}, Kind: parser.KindKubernetes, Type: o.Kind,
 		Provider: parser.Unknown, Quantity: r.replicas, PurchaseOption: parser.OnDemand, RunsToCompletion: r.runsToCompletion,
 		Pod: &parser.PodGPUs{Resource: req.resource, Requested: req.count},
 	}

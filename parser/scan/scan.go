@@ -324,6 +324,11 @@ func Scan(paths []string, opts Options) parser.Result {
 		if !roots[i] {
 			continue
 		}
+		for j := range r.Resources {
+			if r.Resources[j].Root == "" {
+				r.Resources[j].Root = filepath.ToSlash(inputs[i].Path)
+			}
+		}
 		res.Merge(r)
 	}
 	if len(kube) > 0 {

@@ -1,0 +1,94 @@
+package policies
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/estimator"
+	"github.com/gpuguard/gpuguard/internal/config"
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// benchResources builds n resources shaped like real check output: priced, with fit,
+// recommendations and suppressions. Shares are chosen so each built-in rule fires on a part of
+// them, as in a large real repository: a quarter without a profile, a tenth oversized, one in
+// twenty not fitting, a third without full tags, a fifth interruptible on demand, one in twenty
+// unpriced, a third always-on with a commitment to suggest.
+func benchResources(n int) []estimator.Estimate {
+	out := make([]estimator.Estimate, n)
+	for i := range out {
+		e := estimateFor(fmt.Sprintf("aws_instance.gpu[%d]", i), float64(500+i%5000))
+		req, avail, util := 30.0, 80.0, 0.375
+		verdict := estimator.VerdictFits
+		switch {
+		case i%20 == 1:
+			verdict = estimator.VerdictDoesNotFit
+		case i%10 == 2:
+			verdict = estimator.VerdictOversized
+		}
+		e.Fit = &estimator.Fit{Verdict: verdict, RequiredGiBPerGPU: &req, AvailableGiBPerGPU: &avail, MemoryUtilization: &util, Reason: "r"}
+		if i%3 != 0 {
+			e.Tags = map[string]string{"team": "ml", "project": "p", "env": "prod", "Name": fmt.Sprintf("gpu-%d", i)}
+		}
+		if i%4 != 3 {
+			p := "profiles/x.yaml"
+			e.Profile = &p
+			e.Workload = &estimator.WorkloadInfo{Type: "inference"}
+			if i%5 == 0 {
+				e.Workload = &estimator.WorkloadInfo{Type: "training", Interruptible: true}
+			}
+		} else {
+			e.Fit = &estimator.Fit{Verdict: estimator.VerdictUnknown, Reason: "no workload profile attached"}
+		}
+		if i%20 == 7 {
+			reason := "p9.96xlarge is not in the AWS price catalog"
+			e.MonthlyCost, e.UnpricedReason = nil, &reason
+		}
+		if i%3 == 1 {
+			e.HoursPerMonth = 120
+		}
+		e.Recommendations = []estimator.Recommendation{
+			{Kind: estimator.RecSmallerInstance, InstanceType: "g6.xlarge", MonthlyCost: money.Amount(587504000), MonthlySaving: money.Amount(1000000000), Reason: "fits"},
+			{Kind: estimator.RecSpot, InstanceType: "p4d.24xlarge", MonthlyCost: money.Amount(200000000), MonthlySaving: money.Amount(300000000)},
+			{Kind: estimator.RecCommitment, PurchaseOption: "reserved_1y", MonthlyCost: money.Amount(350000000), MonthlySaving: money.Amount(150000000)},
+		}
+		if i%10 == 0 {
+			e.Suppressions = []parser.Suppression{{Rule: "GPU003", Reason: "ok", Status: "active"}}
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// BenchmarkEvaluate4000 evaluates every built-in rule over 4,000 resources in one query (the
+// engine is compiled once, outside the loop, as check does).
+func BenchmarkEvaluate4000(b *testing.B) {
+	e, err := New(context.Background(), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	es := benchResources(4000)
+	cfg := &config.Config{}
+	total := 1e6
+	cfg.Budgets.PerResourceMonthly = &total
+	in := NewInput(es, estimator.Sum(es), nil, cfg)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		fs, err := e.Evaluate(context.Background(), in)
+		if err != nil || len(fs) < 1000 {
+			b.Fatalf("%v, %d findings", err, len(fs))
+		}
+	}
+}
+
+// BenchmarkCompile measures compiling the built-in rules, paid once per run.
+func BenchmarkCompile(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		if _, err := New(context.Background(), Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

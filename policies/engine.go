@@ -1,0 +1,292 @@
+package policies
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/gpuguard/gpuguard/internal/result"
+)
+
+// DefaultTimeout bounds one evaluation of all policies.
+const DefaultTimeout = 10 * time.Second
+
+// Options configure an engine.
+type Options struct {
+	// Dirs are directories of user policies (--policy, config policies).
+	Dirs []string
+	// Timeout bounds an evaluation; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Now is the clock policies see (time.now_ns); nil means time.Now.
+	Now func() time.Time
+}
+
+// Engine holds the compiled policies, prepared once.
+type Engine struct {
+	query   rego.PreparedEvalQuery
+	rules   map[string]*Rule // by package
+	timeout time.Duration
+	now     func() time.Time
+}
+
+// CompileError is a policy that does not compile, with its places.
+type CompileError struct {
+	Errors []Problem
+}
+
+// Problem is one policy problem at a place.
+type Problem struct {
+	File    string
+	Line    int
+	Message string
+}
+
+func (e *CompileError) Error() string {
+	var b strings.Builder
+	for i, p := range e.Errors {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s:%d: %s", p.File, p.Line, p.Message)
+	}
+	return b.String()
+}
+
+func astProblems(err error) *CompileError {
+	var errs ast.Errors
+	ce := &CompileError{}
+	if errors.As(err, &errs) {
+		for _, e := range errs {
+			p := Problem{Message: e.Message}
+			if e.Location != nil {
+				p.File, p.Line = e.Location.File, e.Location.Row
+			}
+			ce.Errors = append(ce.Errors, p)
+		}
+		return ce
+	}
+	ce.Errors = append(ce.Errors, Problem{Message: err.Error()})
+	return ce
+}
+
+// findingsQuery collects every rule package's sets under data.gpuguard and data.main in one
+// evaluation.
+const findingsQuery = `x := {"gpuguard": object.get(data, "gpuguard", {}), "main": object.get(data, "main", {})}`
+
+// compile parses and compiles sources against the sandbox capabilities.
+func compile(sources []source) (*ast.Compiler, map[string]*Rule, error) {
+	modules := map[string]*ast.Module{}
+	rules := map[string]*Rule{}
+	ce := &CompileError{}
+	for _, s := range sources {
+		m, err := parse(s)
+		if err != nil {
+			ce.Errors = append(ce.Errors, astProblems(err).Errors...)
+			continue
+		}
+		builtin := strings.HasPrefix(s.name, "builtin/")
+		pkg := packageOf(m)
+		if !builtin && (pkg == BuiltinPackagePrefix || strings.HasPrefix(pkg, BuiltinPackagePrefix+".")) {
+			ce.Errors = append(ce.Errors, Problem{File: s.name, Line: m.Package.Location.Row,
+				Message: fmt.Sprintf("package %s is reserved for gpuguard's built-in rules", pkg)})
+			continue
+		}
+		modules[s.name] = m
+		if !s.test {
+			if _, seen := rules[pkg]; !seen {
+				rules[pkg] = ruleOf(m, s.name, builtin)
+			} else if r := ruleOf(m, s.name, builtin); r.ID != "" {
+				rules[pkg] = r
+			}
+		}
+	}
+	if len(ce.Errors) > 0 {
+		return nil, nil, ce
+	}
+	c := ast.NewCompiler().WithCapabilities(SandboxCapabilities()).WithEnablePrintStatements(false)
+	c.Compile(modules)
+	if c.Failed() {
+		return nil, nil, astProblems(c.Errors)
+	}
+	return c, rules, nil
+}
+
+// New compiles the built-in rules and the user's policies and prepares the query.
+func New(ctx context.Context, opts Options) (*Engine, error) {
+	user, err := userSources(opts.Dirs, false)
+	if err != nil {
+		return nil, err
+	}
+	c, rules, err := compile(append(builtinSources(false), user...))
+	if err != nil {
+		return nil, err
+	}
+	pq, err := rego.New(
+		rego.Compiler(c),
+		rego.Query(findingsQuery),
+		rego.Capabilities(SandboxCapabilities()),
+		rego.StrictBuiltinErrors(false),
+	).PrepareForEval(ctx)
+	if err != nil {
+		return nil, astProblems(err)
+	}
+	e := &Engine{query: pq, rules: rules, timeout: opts.Timeout, now: opts.Now}
+	if e.timeout == 0 {
+		e.timeout = DefaultTimeout
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	return e, nil
+}
+
+// Rules lists the rule packages the engine evaluates.
+func (e *Engine) Rules() []*Rule {
+	out := make([]*Rule, 0, len(e.rules))
+	for _, r := range e.rules {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Package < out[j].Package })
+	return out
+}
+
+// Evaluate runs every policy over the input in one query and returns the findings, sorted.
+func (e *Engine) Evaluate(ctx context.Context, in *Input) ([]result.Finding, error) {
+	ctx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	value, err := in.value()
+	if err != nil {
+		return nil, err
+	}
+	// Keep the result as AST terms: walking them directly skips converting every finding to Go
+	// maps first.
+	raw := func(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil }
+	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(value), rego.EvalTime(e.now()), rego.EvalGenerateJSON(raw))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("policies did not finish within %s", e.timeout)
+		}
+		return nil, fmt.Errorf("evaluating policies: %w", err)
+	}
+	if len(rs) == 0 || len(rs[0].Bindings) == 0 {
+		return nil, nil
+	}
+	tree, _ := rs[0].Bindings["x"].(*ast.Term)
+	var out []result.Finding
+	if obj, ok := tree.Value.(ast.Object); ok {
+		for _, root := range []string{"gpuguard", "main"} {
+			if sub, ok := obj.Get(ast.StringTerm(root)).Value.(ast.Object); ok {
+				e.collect(root, sub, in, &out)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		if a.Address != b.Address {
+			return a.Address < b.Address
+		}
+		return a.Message < b.Message
+	})
+	return out, nil
+}
+
+// setSeverity maps the conftest-style rule sets to severities.
+var setSeverity = map[string]result.Severity{"deny": result.Deny, "violation": result.Deny, "warn": result.Warn, "notice": result.Notice}
+
+// collect walks a package tree: every object with a deny, violation, warn or notice set is a
+// rule package.
+func (e *Engine) collect(pkg string, node ast.Object, in *Input, out *[]result.Finding) {
+	node.Foreach(func(k, v *ast.Term) {
+		key, ok := k.Value.(ast.String)
+		if !ok {
+			return
+		}
+		if sev, ok := setSeverity[string(key)]; ok {
+			if set, ok := v.Value.(ast.Set); ok {
+				set.Foreach(func(item *ast.Term) {
+					if f, ok := e.finding(pkg, sev, item.Value, in); ok {
+						*out = append(*out, f)
+					}
+				})
+			}
+			return
+		}
+		if child, ok := v.Value.(ast.Object); ok {
+			e.collect(pkg+"."+string(key), child, in, out)
+		}
+	})
+}
+
+func str(o ast.Object, key string) string {
+	if t := o.Get(ast.StringTerm(key)); t != nil {
+		if s, ok := t.Value.(ast.String); ok {
+			return string(s)
+		}
+	}
+	return ""
+}
+
+// finding turns one message of a rule set into a finding. A message is a string or an object
+// with msg and optional rule, address, remediation, severity, file and line.
+func (e *Engine) finding(pkg string, sev result.Severity, item ast.Value, in *Input) (result.Finding, bool) {
+	f := result.Finding{Severity: sev}
+	rule := e.rules[pkg]
+	if rule != nil {
+		f.Rule, f.Title = rule.ID, rule.Title
+	}
+	switch m := item.(type) {
+	case ast.String:
+		f.Message = string(m)
+	case ast.Object:
+		f.Message = str(m, "msg")
+		if r := str(m, "rule"); r != "" {
+			f.Rule = r
+		}
+		f.Address, f.Remediation, f.File, f.Resource = str(m, "address"), str(m, "remediation"), str(m, "file"), str(m, "id")
+		if s := str(m, "severity"); result.Severity(s).Rank() > 0 {
+			f.Severity = result.Severity(s)
+		}
+		if t := m.Get(ast.StringTerm("line")); t != nil {
+			if n, ok := t.Value.(ast.Number); ok {
+				if i, ok := n.Int(); ok {
+					f.Line = i
+				}
+			}
+		}
+	default:
+		return f, false
+	}
+	if f.Message == "" {
+		return f, false
+	}
+	if f.Rule == "" {
+		f.Rule = pkg
+	}
+	if o, ok := in.severityOverride(f.Rule); ok {
+		if o == "off" {
+			return f, false
+		}
+		f.Severity = result.Severity(o)
+	}
+	if r, ok := in.byID[f.Resource]; ok && f.Resource != "" {
+		f.Address = r.Address
+		if f.File == "" {
+			f.File, f.Line = r.Source.File, r.Source.Line
+		}
+	} else if f.File == "" && f.Address != "" {
+		if src, ok := in.sources[f.Address]; ok {
+			f.File, f.Line = src.File, src.Line
+		}
+		f.Resource = ""
+	}
+	return f, true
+}

@@ -1,0 +1,50 @@
+# METADATA
+# title: GPU spend over budget
+# description: >-
+#   The monthly GPU total of the head is over budgets.monthly_total, a diff raises it by more
+#   than budgets.monthly_increase, or one resource costs more than budgets.per_resource_monthly.
+#   Budgets that are not set are not checked.
+# custom:
+#   id: GPU001
+#   severity: deny
+package gpuguard.builtin.gpu001
+
+import data.gpuguard.lib
+
+budgets := object.get(input.config, "budgets", {})
+
+deny contains f if {
+	limit := budgets.monthly_total
+	limit != null
+	input.totals.monthly_cost > limit
+	f := {
+		"msg": sprintf("GPU spend is %s a month, over the budget of %s (budgets.monthly_total)", [lib.dollars(input.totals.monthly_cost), lib.dollars(limit)]),
+		"remediation": "Reduce or right-size the GPU resources above, or raise budgets.monthly_total with the owner's approval.",
+	}
+}
+
+deny contains f if {
+	limit := budgets.monthly_increase
+	limit != null
+	input.diff != null
+	delta := input.diff.totals.monthly_delta
+	delta > limit
+	f := {
+		"msg": sprintf("this change adds %s a month of GPU spend, over the allowed increase of %s (budgets.monthly_increase)", [lib.dollars(delta), lib.dollars(limit)]),
+		"remediation": "Split the change, use spot or smaller instances (see the recommendations), or get the increase approved and raise budgets.monthly_increase.",
+	}
+}
+
+deny contains f if {
+	limit := budgets.per_resource_monthly
+	limit != null
+	some r in input.resources
+	r.monthly_cost != null
+	r.monthly_cost > limit
+	f := {
+		"msg": sprintf("%s costs %s a month, over the per-resource budget of %s (budgets.per_resource_monthly)", [r.address, lib.dollars(r.monthly_cost), lib.dollars(limit)]),
+		"address": r.address,
+		"id": object.get(r, "id", r.address),
+		"remediation": "Right-size this resource or split it; see its recommendations.",
+	}
+}

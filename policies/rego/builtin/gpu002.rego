@@ -1,0 +1,28 @@
+# METADATA
+# title: Workload does not fit in GPU memory
+# description: >-
+#   The attached workload profile needs more memory per GPU than the resource's GPU has (or more
+#   GPUs than the resource gives it): the job will fail with out-of-memory errors.
+# custom:
+#   id: GPU002
+#   severity: deny
+package gpuguard.builtin.gpu002
+
+import data.gpuguard.lib
+
+deny contains f if {
+	some r in input.resources
+	r.fit.verdict == "does_not_fit"
+	f := {
+		"msg": sprintf("%s: the workload (%s) does not fit: %s", [r.address, r.profile, r.fit.reason]),
+		"address": r.address,
+		"id": object.get(r, "id", r.address),
+		"remediation": remediation(r),
+	}
+}
+
+remediation(r) := msg if {
+	alt := r.fit.cheapest_fit
+	alt != null
+	msg := sprintf("Use %s, the cheapest type that holds it (%s a month), or shard the model further (ZeRO-3/FSDP, tensor parallelism) or use a smaller batch.", [alt.instance_type, lib.dollars(alt.monthly_cost)])
+} else := "Shard the model further (ZeRO-3/FSDP, tensor parallelism), enable activation checkpointing, use a smaller batch or a GPU with more memory."

@@ -1,0 +1,41 @@
+# METADATA
+# title: Oversized GPU
+# description: >-
+#   The workload uses a small share of the GPU's memory (under policy_data.oversized_memory_fraction,
+#   40% by default), fewer GPUs than the resource gives it, or (measured) under
+#   policy_data.oversized_utilization_percent (25%) of the GPU. Names the cheapest instance that
+#   holds it and the monthly saving.
+# custom:
+#   id: GPU003
+#   severity: warn
+package gpuguard.builtin.gpu003
+
+import data.gpuguard.lib
+
+warn contains f if {
+	some r in input.resources
+	r.fit.verdict == "oversized"
+	f := finding(r, [x | some x in r.recommendations; x.kind == "smaller_instance"])
+}
+
+finding(r, smaller) := {
+	"msg": sprintf("%s is oversized: %s; %s would cost %s a month, saving %s", [r.address, r.fit.reason, alt.instance_type, lib.dollars(alt.monthly_cost), lib.dollars(alt.monthly_saving)]),
+	"address": r.address,
+		"id": object.get(r, "id", r.address),
+	"remediation": sprintf("Move to %s: %s.", [alt.instance_type, alt.reason]),
+} if {
+	alt := smaller[0]
+}
+
+finding(r, smaller) := {
+	"msg": sprintf("%s is oversized: %s", [r.address, r.fit.reason]),
+	"address": r.address,
+		"id": object.get(r, "id", r.address),
+	"remediation": remediation_without_alternative(r),
+} if {
+	count(smaller) == 0
+}
+
+remediation_without_alternative(r) := sprintf("Share the GPU: the workload fits a %s MIG slice.", [r.fit.mig_slice]) if {
+	r.fit.mig_slice != ""
+} else := "Request fewer or smaller GPUs, or pack more work onto them."

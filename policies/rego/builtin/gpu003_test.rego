@@ -1,0 +1,29 @@
+package gpuguard.builtin.gpu003_test
+
+import data.gpuguard.builtin.gpu003
+
+test_oversized_names_the_alternative if {
+	fs := gpu003.warn with input as {"resources": [{
+		"address": "aws_instance.x",
+		"fit": {"verdict": "oversized", "reason": "uses 1 of the 8 GPUs it is given", "mig_slice": ""},
+		"recommendations": [
+			{"kind": "spot", "instance_type": "p4d.24xlarge", "monthly_cost": 6000.0, "monthly_saving": 10000.0, "reason": "spot"},
+			{"kind": "smaller_instance", "instance_type": "g6.xlarge", "monthly_cost": 587.5, "monthly_saving": 15441.57, "reason": "1× g6.xlarge holds the workload"},
+		],
+	}]}
+	count(fs) == 1
+	some f in fs
+	contains(f.msg, "g6.xlarge would cost $587.50 a month, saving $15441.57")
+	contains(f.remediation, "Move to g6.xlarge")
+}
+
+test_oversized_without_alternative if {
+	fs := gpu003.warn with input as {"resources": [{"address": "x", "fit": {"verdict": "oversized", "reason": "r", "mig_slice": "1g.10gb"}, "recommendations": []}]}
+	some f in fs
+	contains(f.remediation, "1g.10gb")
+}
+
+test_right_sized_is_fine if {
+	fs := gpu003.warn with input as {"resources": [{"address": "x", "fit": {"verdict": "fits"}, "recommendations": []}]}
+	count(fs) == 0
+}

@@ -1,0 +1,20 @@
+# METADATA
+# title: Unpriced or unresolved GPU resource
+# description: >-
+#   gpuguard could not price a GPU resource: its instance type or region is not in the catalog, or a
+#   value it needs is known only at apply time. Its cost is missing from the totals.
+# custom:
+#   id: GPU006
+#   severity: warn
+package gpuguard.builtin.gpu006
+
+warn contains f if {
+	some r in input.resources
+	r.monthly_cost == null
+	f := {
+		"msg": sprintf("%s is not priced: %s", [r.address, r.unpriced_reason]),
+		"address": r.address,
+		"id": object.get(r, "id", r.address),
+		"remediation": "Set the unresolved values (--var, tfvars), add the region to a price overlay (gpuguard pricing update), or check the instance type's name.",
+	}
+}

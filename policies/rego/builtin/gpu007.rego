@@ -1,0 +1,21 @@
+# METADATA
+# title: GPU resource without a workload profile
+# description: >-
+#   No workload profile is attached, so gpuguard cannot tell whether the GPU fits the work. Attach
+#   one with the config's profiles map, the gpuguard.dev/profile annotation or the
+#   gpuguard-profile tag. Raise to warn with policy_data.severities.GPU007.
+# custom:
+#   id: GPU007
+#   severity: notice
+package gpuguard.builtin.gpu007
+
+notice contains f if {
+	some r in input.resources
+	r.profile == null
+	f := {
+		"msg": sprintf("%s has no workload profile: its memory fit is unknown", [r.address]),
+		"address": r.address,
+		"id": object.get(r, "id", r.address),
+		"remediation": "Describe the workload in a WorkloadProfile (or capture one with gpuguard profile capture) and attach it.",
+	}
+}

@@ -1,0 +1,29 @@
+# METADATA
+# title: Commitment opportunity
+# description: >-
+#   An always-on resource runs on demand where a 1- or 3-year commitment (reserved instances,
+#   savings plans, committed use) would cost less; names the best saving.
+# custom:
+#   id: GPU009
+#   severity: notice
+package gpuguard.builtin.gpu009
+
+import data.gpuguard.lib
+
+notice contains f if {
+	some r in input.resources
+	r.purchase_option == "on_demand"
+	r.hours_per_month >= 730
+	# gpuguard lists recommendations by saving, largest first: the first commitment is the best.
+	recs := [rec | some rec in r.recommendations; rec.kind == "commitment"]
+	count(recs) > 0
+	best := recs[0]
+	f := {
+		"msg": sprintf("%s runs all month on demand; a %s commitment would save %s a month", [r.address, term[best.purchase_option], lib.dollars(best.monthly_saving)]),
+		"address": r.address,
+		"id": object.get(r, "id", r.address),
+		"remediation": "Buy a commitment (reserved instances, a savings plan, committed use) for the capacity that always runs.",
+	}
+}
+
+term := {"reserved_1y": "1-year", "reserved_3y": "3-year"}
