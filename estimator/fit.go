@@ -104,13 +104,13 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 		}
 	case req > th.Tight*capacity:
 		f.Verdict = VerdictTight
-		f.Reason = fmt.Sprintf("needs %.0f%% of the usable memory (over %.0f%%)", 100*req/capacity, th.Tight*100)
+		f.Reason = fmt.Sprintf("needs %s of the usable memory (over %.0f%%)", percentBeside(100*req/capacity, th.Tight*100), th.Tight*100)
 	case float64(mem.GPUs) < t.gpus && !t.mig:
 		f.Verdict = VerdictOversized
 		f.Reason = fmt.Sprintf("uses %d of the %s GPUs it is given", mem.GPUs, trimNum(t.gpus))
 	case util < th.OversizedMemoryFraction:
 		f.Verdict = VerdictOversized
-		f.Reason = fmt.Sprintf("needs %.0f%% of %s's memory (under %.0f%%)", util*100, t.name, th.OversizedMemoryFraction*100)
+		f.Reason = fmt.Sprintf("needs %s of %s's memory (under %.0f%%)", percentBeside(util*100, th.OversizedMemoryFraction*100), t.name, th.OversizedMemoryFraction*100)
 	case measuredUtil != nil && *measuredUtil < th.OversizedUtilization:
 		f.Verdict = VerdictOversized
 		f.Reason = fmt.Sprintf("measured mean GPU utilization %.0f%% (under %.0f%%)", *measuredUtil, th.OversizedUtilization)
@@ -193,4 +193,13 @@ func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, 
 	if e.MonthlyCost != nil {
 		e.Recommendations = p.recommend(e, r, prof, mem, t, th)
 	}
+}
+
+// percentBeside formats a percentage compared with a threshold: whole percents, or one decimal
+// where rounding would make it read as the threshold itself ("39.8%", not "40% ... under 40%").
+func percentBeside(p, threshold float64) string {
+	if fmt.Sprintf("%.0f", p) == fmt.Sprintf("%.0f", threshold) {
+		return fmt.Sprintf("%.1f%%", p)
+	}
+	return fmt.Sprintf("%.0f%%", p)
 }

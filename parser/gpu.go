@@ -11,13 +11,15 @@ import (
 //
 //   - AWS accelerated computing families (P, G, Inf, Trn, DL), EC2 or SageMaker (ml.) names:
 //     https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html
-//   - GCP accelerator-optimized machine series A2, A3, A4, G2, G4 (N1 takes attached GPUs):
+//   - GCP accelerator-optimized machine series A2, A3, A4, G2, G4 (N1 takes attached GPUs), and
+//     any later A series or any type named -highgpu-, -megagpu-, -ultragpu- or -edgegpu-, so that
+//     a machine type newer than the catalog is reported unpriced rather than left out:
 //     https://cloud.google.com/compute/docs/accelerator-optimized-machines
 //   - Azure GPU-accelerated sizes, the N family (NC, ND, NG, NV):
 //     https://learn.microsoft.com/azure/virtual-machines/sizes/overview
 var gpuFamilies = map[string]*regexp.Regexp{
 	AWS:   regexp.MustCompile(`^(ml\.)?(p\d|g\d|gr\d|inf\d|trn\d|dl\d)[a-z0-9-]*\.`),
-	GCP:   regexp.MustCompile(`^(a2|a3|a4|a4x|g2|g4)-`),
+	GCP:   regexp.MustCompile(`^(a\d+x?|g2|g4)-|-(highgpu|megagpu|ultragpu|edgegpu)-`),
 	Azure: regexp.MustCompile(`(?i)^standard_n[a-z]`),
 }
 

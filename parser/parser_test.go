@@ -44,12 +44,12 @@ func TestSuppressionAnnotation(t *testing.T) {
 func TestGPUFamilies(t *testing.T) {
 	gpu := map[string][]string{
 		AWS:   {"p4d.24xlarge", "p5.48xlarge", "g5.xlarge", "g6e.2xlarge", "gr6.4xlarge", "inf2.xlarge", "trn1.32xlarge", "ml.g5.2xlarge", "dl1.24xlarge", "p6-b200.48xlarge"},
-		GCP:   {"a2-highgpu-1g", "a3-megagpu-8g", "g2-standard-8", "g4-standard-48"},
+		GCP:   {"a2-highgpu-1g", "a3-megagpu-8g", "g2-standard-8", "g4-standard-48", "a4x-highgpu-4g", "a5-highgpu-8g", "z9-ultragpu-8g"},
 		Azure: {"Standard_NC24ads_A100_v4", "standard_nd96isr_h100_v5", "Standard_NV36ads_A10_v5"},
 	}
 	cpu := map[string][]string{
 		AWS:   {"m5.large", "c7g.xlarge", "t3.micro", "r6i.2xlarge", "ml.m5.xlarge"},
-		GCP:   {"n1-standard-8", "e2-medium", "n2-standard-4", "c3-standard-8"},
+		GCP:   {"n1-standard-8", "e2-medium", "n2-standard-4", "c3-standard-8", "g1-small"},
 		Azure: {"Standard_D4s_v5", "Standard_E8s_v5", "Standard_B2s"},
 	}
 	for p, types := range gpu {

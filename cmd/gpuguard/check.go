@@ -2,14 +2,11 @@ package main
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/internal/check"
-	"github.com/gpuguard/gpuguard/internal/report"
-	"github.com/gpuguard/gpuguard/internal/result"
 	"github.com/gpuguard/gpuguard/parser/terraform"
 )
 
@@ -66,41 +63,19 @@ func runCheck(e *env, o *commonOptions, paths []string) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if err := writeCheck(w, format, doc); err != nil {
+	if err := writeDocument(w, format, doc, nil, engine); err != nil {
 		closeOut()
 		return withCode(exitError, fmt.Errorf("writing report: %w", err))
 	}
 	if err := closeOut(); err != nil {
 		return withCode(exitError, fmt.Errorf("writing report: %w", err))
 	}
-	return checkExit(doc, threshold)
-}
-
-// checkExit applies DESIGN.md's exit rules: errors win over findings.
-func checkExit(doc *result.Check, threshold int) error {
-	if len(doc.Errors) > 0 {
-		return withCode(exitError, fmt.Errorf("%d input error%s (see the report)", len(doc.Errors), plural(len(doc.Errors))))
+	if err := writeJSONCopy(o.jsonOutput, doc, nil); err != nil {
+		return withCode(exitError, err)
 	}
-	if threshold > 0 {
-		for _, f := range doc.ActiveFindings() {
-			if f.Severity.Rank() >= threshold {
-				return withCode(exitFindings, nil)
-			}
-		}
-	}
-	return nil
-}
-
-func writeCheck(w io.Writer, format report.Format, doc *result.Check) error {
-	switch format {
-	case report.JSON:
-		return report.WriteCheckJSON(w, doc)
-	case report.Markdown:
-		return report.WriteCheckMarkdown(w, doc)
-	case report.Table:
-		return report.WriteCheckTable(w, doc)
-	}
-	return fmt.Errorf("format %s is not available for check yet", format)
+	exit := findingsExit(len(doc.Errors), doc.Findings, threshold)
+	publish(e, doc, nil, exit)
+	return exit
 }
 
 func plural(n int) string {

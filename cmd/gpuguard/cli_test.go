@@ -26,9 +26,15 @@ type cliResult struct {
 
 func runCLI(t *testing.T, stdin string, args ...string) cliResult {
 	t.Helper()
+	return runCLIEnv(t, nil, stdin, args...)
+}
+
+// runCLIEnv runs the command with vars as its whole environment.
+func runCLIEnv(t *testing.T, vars map[string]string, stdin string, args ...string) cliResult {
+	t.Helper()
 	var out, errb bytes.Buffer
 	e := &env{ctx: context.Background(), stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb,
-		getenv: func(string) string { return "" }, now: func() time.Time { return testNow }}
+		getenv: func(k string) string { return vars[k] }, now: func() time.Time { return testNow }}
 	code := runEnv(e, args)
 	return cliResult{stdout: out.String(), stderr: errb.String(), code: code}
 }

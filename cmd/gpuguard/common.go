@@ -22,6 +22,9 @@ type commonOptions struct {
 	failOn   string
 	catalog  string
 	output   string
+	// jsonOutput also writes the JSON document, whatever --format says (CI: annotations in the
+	// log and the JSON for 'comment github --input' from one run).
+	jsonOutput string
 }
 
 func (o *commonOptions) bind(cmd *cobra.Command) {
@@ -35,6 +38,7 @@ func (o *commonOptions) bind(cmd *cobra.Command) {
 	f.StringVar(&o.failOn, "fail-on", "deny", "exit 2 when findings reach this severity: deny|warn|notice|never")
 	f.StringVar(&o.catalog, "catalog", "", "price overlay written by 'gpuguard pricing update'")
 	f.StringVar(&o.output, "output", "", "write the report to this file instead of stdout")
+	f.StringVar(&o.jsonOutput, "json-output", "", "also write the JSON document to this file, whatever --format is")
 }
 
 // failThreshold parses --fail-on into a minimum severity rank (0: never fail).

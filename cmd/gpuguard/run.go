@@ -97,7 +97,7 @@ workload fits in GPU memory, evaluates cost guardrails and posts the cost diff o
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.AddCommand(newCheckCommand(e), newFitCommand(e), newPoliciesCommand(e), newPricingCommand(e), newVersionCommand(e))
+	root.AddCommand(newCheckCommand(e), newDiffCommand(e), newCommentCommand(e), newFitCommand(e), newPoliciesCommand(e), newPricingCommand(e), newVersionCommand(e))
 	return root
 }
 

@@ -2,6 +2,10 @@ package check
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/gpuguard/gpuguard/internal/config"
@@ -24,8 +28,40 @@ func Guardrails(ctx context.Context, doc *result.Check, diff any, cfg *config.Co
 		return
 	}
 	policies.ApplySuppressions(fs, doc.Resources)
+	anchorToConfig(fs, cfg)
 	if fs == nil {
 		fs = []result.Finding{}
 	}
 	doc.Findings = fs
+}
+
+// configKey finds the config setting a finding names ("budgets.monthly_increase").
+var configKey = regexp.MustCompile(`\b(budgets|required_tags|policy_data)(\.[a-z0-9_]+)*`)
+
+// anchorToConfig gives the findings about no one resource (a budget over the whole change) a
+// place: the config file, at the setting they name, else its first line. Code scanning needs a
+// location for every result, and a reviewer needs to know which setting judged the change.
+func anchorToConfig(fs []result.Finding, cfg *config.Config) {
+	if cfg == nil || cfg.Path == "" {
+		return
+	}
+	path := cfg.Path
+	if wd, err := os.Getwd(); err == nil && filepath.IsAbs(path) {
+		if r, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(r, "..") {
+			path = r
+		}
+	}
+	for i := range fs {
+		f := &fs[i]
+		if f.File != "" {
+			continue
+		}
+		f.File = filepath.ToSlash(path)
+		f.Line = 1
+		if key := configKey.FindString(f.Message + " " + f.Remediation); key != "" {
+			if l := cfg.Line(key); l > 0 {
+				f.Line = l
+			}
+		}
+	}
 }

@@ -52,6 +52,50 @@ type Config struct {
 	// Root is the project root: the config's directory, else the git root, else the working
 	// directory. Paths in the config and in profile tags are relative to it.
 	Root string `yaml:"-" json:"-"`
+	// lines holds the line of each key of the file, dotted ("budgets.monthly_increase").
+	lines map[string]int
+}
+
+// Line returns the line of a dotted key in the config file ("budgets.monthly_increase"), or
+// the line of its nearest enclosing key that is there, or 0 without a file.
+func (c *Config) Line(key string) int {
+	for key != "" {
+		if l, ok := c.lines[key]; ok {
+			return l
+		}
+		i := strings.LastIndexByte(key, '.')
+		if i < 0 {
+			break
+		}
+		key = key[:i]
+	}
+	return 0
+}
+
+// keyLines records the line of every mapping key, dotted from the document's top.
+func keyLines(n *yaml.Node, prefix string, out map[string]int) {
+	if n.Kind == yaml.DocumentNode {
+		for _, c := range n.Content {
+			keyLines(c, prefix, out)
+		}
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		name := k.Value
+		if prefix != "" {
+			name = prefix + "." + name
+		}
+		if _, seen := out[name]; !seen {
+			out[name] = k.Line
+		}
+		if len(out) < 10000 {
+			keyLines(n.Content[i+1], name, out)
+		}
+	}
 }
 
 // Error is a config problem with its place.
@@ -123,6 +167,11 @@ func Parse(data []byte, name string, c *Config) error {
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
 		return yamlError(name, err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err == nil {
+		c.lines = map[string]int{}
+		keyLines(&doc, "", c.lines)
 	}
 	return c.validate(name)
 }

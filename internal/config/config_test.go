@@ -80,3 +80,17 @@ func TestFindUpwardAndRoot(t *testing.T) {
 		t.Fatalf("default required tags = %v", got)
 	}
 }
+
+func TestLineOfKeys(t *testing.T) {
+	var c Config
+	data := "region: us-east-1\nbudgets:\n  monthly_total: 50000\n  monthly_increase: 5000\nrequired_tags: [team]\n"
+	if err := Parse([]byte(data), ".gpuguard.yaml", &c); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]int{"budgets.monthly_increase": 4, "budgets.monthly_total": 3, "budgets": 2,
+		"budgets.per_resource_monthly": 2, "required_tags": 5, "nothing": 0} {
+		if got := c.Line(key); got != want {
+			t.Errorf("Line(%q) = %d, want %d", key, got, want)
+		}
+	}
+}

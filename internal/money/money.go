@@ -158,3 +158,12 @@ func groupThousands(n int64) string {
 	}
 	return b.String()
 }
+
+// Group formats a whole number with thousands separators ("1,500"), for counts shown beside
+// amounts.
+func Group(n int64) string {
+	if n < 0 {
+		return "-" + groupThousands(-n)
+	}
+	return groupThousands(n)
+}

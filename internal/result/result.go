@@ -101,7 +101,10 @@ type DiffSide struct {
 
 // Change is one resource's change between base and head.
 type Change struct {
-	Address            string        `json:"address"`
+	Address string `json:"address"`
+	// Root is the Terraform root module or manifest directory the resource belongs to; base and
+	// head resources match by root and address.
+	Root               string        `json:"root,omitempty"`
 	Change             string        `json:"change"` // added | removed | changed | unchanged
 	MonthlyCostBefore  *money.Amount `json:"monthly_cost_before"`
 	MonthlyCostAfter   *money.Amount `json:"monthly_cost_after"`

@@ -13,7 +13,7 @@ test_oversized_names_the_alternative if {
 	}]}
 	count(fs) == 1
 	some f in fs
-	contains(f.msg, "g6.xlarge would cost $587.50 a month, saving $15441.57")
+	contains(f.msg, "g6.xlarge would cost $587.50 a month, saving $15,441.57")
 	contains(f.remediation, "Move to g6.xlarge")
 }
 

@@ -5,10 +5,15 @@ import data.gpuguard.lib
 test_dollars if {
 	lib.dollars(500.00) == "$500.00"
 	lib.dollars(587.5) == "$587.50"
-	lib.dollars(15441.57) == "$15441.57"
+	lib.dollars(15441.57) == "$15,441.57"
 	lib.dollars(0.05) == "$0.05"
+	lib.dollars(0) == "$0.00"
+	lib.dollars(999.999) == "$1,000.00"
+	lib.dollars(1234567.8) == "$1,234,567.80"
+	lib.dollars(100000) == "$100,000.00"
 }
 
 test_dollars_negative if {
-	lib.dollars(-12.34) == "$-12.34"
+	lib.dollars(-12.34) == "-$12.34"
+	lib.dollars(-4800.5) == "-$4,800.50"
 }

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpuguard/gpuguard/estimator"
+	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/internal/check"
+	"github.com/gpuguard/gpuguard/internal/config"
+	"github.com/gpuguard/gpuguard/internal/costdiff"
+	"github.com/gpuguard/gpuguard/internal/gitref"
+	"github.com/gpuguard/gpuguard/internal/result"
+	"github.com/gpuguard/gpuguard/parser/terraform"
+	"github.com/gpuguard/gpuguard/policies"
+)
+
+type diffOptions struct {
+	commonOptions
+	base, head string
+}
+
+func newDiffCommand(e *env) *cobra.Command {
+	var o diffOptions
+	cmd := &cobra.Command{
+		Use:   "diff --base B [--head H] [PATH...]",
+		Short: "Cost diff between two trees (directories or git refs)",
+		Long: `diff checks the same paths in a base and a head tree and compares them: each GPU resource
+(matched by root module and address) is added, removed, changed or unchanged, with the monthly
+totals before and after. B and H are directories or git refs (a ref is extracted with git archive
+into a temporary directory and removed afterwards); the head defaults to the working tree.
+Findings are the head's, with GPU001 judging the increase against budgets.monthly_increase.`,
+		RunE: func(cmd *cobra.Command, args []string) error { return runDiff(e, &o, args) },
+	}
+	o.bind(cmd)
+	cmd.Flags().StringVar(&o.base, "base", "", "base tree: a directory or a git ref (required)")
+	cmd.Flags().StringVar(&o.head, "head", ".", "head tree: a directory or a git ref")
+	return cmd
+}
+
+// side is one tree of a diff.
+type side struct {
+	dir string // the directory the paths are relative to
+	// refRoot is, for a git ref, the extracted repository's top: the project root there when
+	// no config file says otherwise (as the git root is for a working tree).
+	refRoot string
+	cleanup func()
+}
+
+// tree resolves a diff side: an existing directory, or a git ref extracted to a temporary one.
+func tree(e *env, arg string) (side, error) {
+	if info, err := os.Stat(arg); err == nil && info.IsDir() {
+		return side{dir: arg, cleanup: func() {}}, nil
+	}
+	t, err := gitref.Materialize(e.ctx, ".", arg)
+	if err != nil {
+		return side{}, err
+	}
+	return side{dir: t.Dir, refRoot: t.Root, cleanup: func() { _ = t.Remove() }}, nil
+}
+
+// sideConfig loads a side's config; without --config each side uses its own .gpuguard.yaml.
+func sideConfig(flag string, s side, paths []string) (*config.Config, error) {
+	cfg, err := loadConfig(flag, paths)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Path == "" && s.refRoot != "" {
+		cfg.Root = s.refRoot
+	}
+	return cfg, nil
+}
+
+func joinAll(dir string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if filepath.IsAbs(p) {
+			out[i] = p
+		} else {
+			out[i] = filepath.Join(dir, p)
+		}
+	}
+	return out
+}
+
+// relocate makes a document's roots relative to its tree, so that base and head resources
+// match by root and address whatever directory each tree sits in. With files set (a tree
+// extracted from a git ref into a temporary directory), file paths are made relative to the
+// tree too, which puts them where they are in the working directory; a tree given as a
+// directory keeps its paths as the user gave them, so that annotations point at real files.
+func relocate(doc *result.Check, dir string, files bool) {
+	if dir == "" || dir == "." {
+		return
+	}
+	rel := func(p string) string {
+		if p == "" {
+			return p
+		}
+		r, err := filepath.Rel(dir, p)
+		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(p)
+		}
+		return filepath.ToSlash(r)
+	}
+	file := func(p string) string {
+		if files {
+			return rel(p)
+		}
+		return p
+	}
+	for i := range doc.Resources {
+		r := &doc.Resources[i]
+		r.Root, r.Source.File = rel(r.Root), file(r.Source.File)
+		r.ID = estimator.ResourceID(r.Root, r.Address)
+		for j := range r.Suppressions {
+			r.Suppressions[j].Source.File = file(r.Suppressions[j].Source.File)
+		}
+	}
+	for i := range doc.Errors {
+		doc.Errors[i].File = file(doc.Errors[i].File)
+	}
+	for i := range doc.Warnings {
+		doc.Warnings[i].File = file(doc.Warnings[i].File)
+	}
+	for i := range doc.Findings {
+		doc.Findings[i].File = file(doc.Findings[i].File)
+	}
+}
+
+// diffRun is everything diff and comment need: the document and the engine that judged it.
+type diffRun struct {
+	doc    *result.Diff
+	engine *policies.Engine
+}
+
+func computeDiff(e *env, o *diffOptions, paths []string) (*diffRun, error) {
+	if o.base == "" {
+		return nil, fmt.Errorf("--base is required (a directory or a git ref such as origin/main)")
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	for _, p := range paths {
+		if p == "-" {
+			return nil, fmt.Errorf("diff reads trees, not standard input")
+		}
+	}
+	go catalog.Default()
+	baseSide, err := tree(e, o.base)
+	if err != nil {
+		return nil, fmt.Errorf("--base: %w", err)
+	}
+	defer baseSide.cleanup()
+	headSide, err := tree(e, o.head)
+	if err != nil {
+		return nil, fmt.Errorf("--head: %w", err)
+	}
+	defer headSide.cleanup()
+	headPaths, basePaths := joinAll(headSide.dir, paths), joinAll(baseSide.dir, paths)
+	// Profile paths resolve from each side's project root, as check does: the config's
+	// directory, else the repository's top (the extracted tree's for a git ref).
+	cfg, err := sideConfig(o.config, headSide, headPaths)
+	if err != nil {
+		return nil, err
+	}
+	baseCfg := cfg
+	if o.config == "" {
+		if baseCfg, err = sideConfig("", baseSide, basePaths); err != nil {
+			return nil, fmt.Errorf("base: %w", err)
+		}
+	}
+	cat, overlay, err := loadCatalog(o.catalog, cfg)
+	if err != nil {
+		return nil, err
+	}
+	engine, err := loadPolicies(e, o.policies, cfg)
+	if err != nil {
+		return nil, err
+	}
+	tf := terraform.Options{VarFiles: o.varFiles, Vars: o.vars}
+	// The two sides are independent until they are compared: read them at the same time.
+	var base *result.Check
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		base = check.Run(basePaths, check.Options{Config: baseCfg, Catalog: cat, Overlay: overlay, Region: o.region, Terraform: tf})
+		relocate(base, baseSide.dir, baseSide.refRoot != "")
+	}()
+	head := check.Run(headPaths, check.Options{Config: cfg, Catalog: cat, Overlay: overlay, Region: o.region, Terraform: tf})
+	relocate(head, headSide.dir, headSide.refRoot != "")
+	<-done
+	d := costdiff.Compute(base, head)
+	check.Guardrails(e.ctx, head, costdiff.PolicyDiff(d), cfg, engine, e.now())
+	d = costdiff.Compute(base, head) // picks up the head's findings and any policy error
+	d.Base.Ref, d.Head.Ref = o.base, o.head
+	return &diffRun{doc: d, engine: engine}, nil
+}
+
+func runDiff(e *env, o *diffOptions, paths []string) error {
+	threshold, err := failThreshold(o.failOn)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	format, err := defaultFormat(e, o.format, o.output != "")
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	run, err := computeDiff(e, o, paths)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	w, closeOut, err := outputTarget(e, o.output)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if err := writeDocument(w, format, nil, run.doc, run.engine); err != nil {
+		closeOut()
+		return withCode(exitError, fmt.Errorf("writing report: %w", err))
+	}
+	if err := closeOut(); err != nil {
+		return withCode(exitError, fmt.Errorf("writing report: %w", err))
+	}
+	if err := writeJSONCopy(o.jsonOutput, nil, run.doc); err != nil {
+		return withCode(exitError, err)
+	}
+	exit := findingsExit(len(run.doc.Errors), run.doc.Findings, threshold)
+	publish(e, nil, run.doc, exit)
+	return exit
+}

@@ -1,0 +1,337 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/gpuguard/gpuguard/internal/testutil"
+)
+
+// The pull-request comment for each kind of change, rendered from real trees.
+func TestDiffMarkdownGolden(t *testing.T) {
+	repoRoot(t)
+	cases := []struct {
+		name, base, head string
+		code             int
+		contains         []string
+	}{
+		{name: "increase", code: exitFindings, contains: []string{
+			"📈 gpuguard: GPU spend $34,799.16 → $83,600.18 a month (+$48,801.02, +140.2%)",
+			"❌ **1 guardrail failed**", "GPU001", "over the allowed increase of $5,000.00",
+			"| `aws_eks_node_group.train` | 2× p4d.24xlarge (8× NVIDIA A100 40GB), on-demand → 2× p5.48xlarge (8× NVIDIA H100 80GB), on-demand | $32,058.16 → $80,358.40 | **+$48,300.24** |",
+		}},
+		{name: "decrease", contains: []string{
+			"📉 gpuguard: GPU spend $36,133.75 → $6,435.17 a month (-$29,698.58, -82.2%)",
+			"#### Memory fit", "🪫 oversized", "#### Cheaper fits", "g6.xlarge",
+		}},
+		{name: "unpriced", contains: []string{
+			"⚠️ 2 GPU resources not priced", "**Unpriced, not in the totals:**",
+			"var.trainer_machine_type has no value", "a5-highgpu-8g is not in the GCP price catalog",
+		}},
+		{name: "no-gpus", contains: []string{"$0.00 → $0.00 a month ($0.00, no change)", "Neither side declares GPU resources."}},
+		{name: "unchanged", base: "testdata/diff/increase/head", head: "testdata/diff/increase/head", contains: []string{
+			"➖ gpuguard: GPU spend $83,600.18 → $83,600.18 a month ($0.00, 0.0%)", "No GPU resource changed (6 unchanged).",
+		}},
+		{name: "huge", contains: []string{
+			"+$315,932.32, +36.4%", "1,200 more changed resources", "**1,500 resources**",
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			base, head := tc.base, tc.head
+			if base == "" {
+				base, head = "testdata/diff/"+tc.name+"/base", "testdata/diff/"+tc.name+"/head"
+			}
+			r := runCLI(t, "", "diff", "--base", base, "--head", head, "--format", "markdown")
+			if r.code != tc.code {
+				t.Fatalf("exit code %d, want %d; stderr:\n%s", r.code, tc.code, r.stderr)
+			}
+			if n := utf8.RuneCountInString(r.stdout); n > 65536 {
+				t.Errorf("comment is %d characters, over GitHub's 65,536", n)
+			}
+			if !strings.HasPrefix(r.stdout, "<!-- gpuguard:comment -->\n") {
+				t.Errorf("the comment does not start with the marker")
+			}
+			for _, s := range tc.contains {
+				if !strings.Contains(r.stdout, s) {
+					t.Errorf("comment lacks %q", s)
+				}
+			}
+			testutil.Golden(t, filepath.Join("testdata", "golden", "diff", tc.name+".md"), []byte(r.stdout))
+		})
+	}
+}
+
+// The other formats of the same diff: JSON (the contract), SARIF and workflow annotations.
+func TestDiffFormatsGolden(t *testing.T) {
+	repoRoot(t)
+	for format, ext := range map[string]string{"json": ".json", "sarif": ".sarif", "github": ".github.txt", "table": ".txt"} {
+		t.Run(format, func(t *testing.T) {
+			r := runCLI(t, "", "diff", "--base", "testdata/diff/increase/base", "--head", "testdata/diff/increase/head", "--format", format)
+			if r.code != exitFindings {
+				t.Fatalf("exit code %d, want 2; stderr:\n%s", r.code, r.stderr)
+			}
+			testutil.Golden(t, filepath.Join("testdata", "golden", "diff", "increase"+ext), []byte(r.stdout))
+		})
+	}
+	r := runCLI(t, "", "diff", "--base", "testdata/diff/increase/base", "--head", "testdata/diff/increase/head", "--format", "json")
+	var doc struct {
+		Base, Head struct {
+			MonthlyCost float64 `json:"monthly_cost"`
+			Resources   int
+			Unpriced    int
+		}
+		Changes []struct {
+			Address, Change string
+		}
+		Findings []struct{ Rule, Severity string }
+		Totals   struct {
+			Before  float64  `json:"monthly_cost_before"`
+			After   float64  `json:"monthly_cost_after"`
+			Delta   float64  `json:"monthly_delta"`
+			Percent *float64 `json:"percent_change"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for _, c := range doc.Changes {
+		kinds[c.Address] = c.Change
+	}
+	want := map[string]string{
+		"aws_eks_node_group.train": "changed", "aws_instance.serve[0]": "unchanged", "aws_instance.serve[1]": "unchanged",
+		"aws_instance.serve[2]": "added", "aws_instance.retired": "removed", "aws_instance.notebook": "unchanged",
+		"aws_instance.experiment": "added",
+	}
+	for a, k := range want {
+		if kinds[a] != k {
+			t.Errorf("%s: change %q, want %q", a, kinds[a], k)
+		}
+	}
+	if len(kinds) != len(want) {
+		t.Errorf("changes %v, want %v", kinds, want)
+	}
+	if doc.Changes[0].Address != "aws_eks_node_group.train" {
+		t.Errorf("the largest change is not first: %s", doc.Changes[0].Address)
+	}
+	if doc.Totals.Delta != 48801.02 || doc.Totals.Before != 34799.16 || doc.Totals.After != 83600.18 ||
+		doc.Totals.Percent == nil || *doc.Totals.Percent != 140.24 {
+		t.Errorf("totals %+v", doc.Totals)
+	}
+	if doc.Head.Unpriced != 1 || doc.Base.Resources != 5 || doc.Head.Resources != 6 {
+		t.Errorf("sides %+v %+v", doc.Base, doc.Head)
+	}
+	deny := 0
+	for _, f := range doc.Findings {
+		if f.Severity == "deny" {
+			deny++
+			if f.Rule != "GPU001" {
+				t.Errorf("unexpected deny %s", f.Rule)
+			}
+		}
+	}
+	if deny != 1 {
+		t.Errorf("%d deny findings, want GPU001 once", deny)
+	}
+}
+
+func gitRun(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(to, filepath.Dir(rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A pull request's base given as a git ref: the base is extracted from the repository, the head
+// is the working tree, and the files in the report are relative to the repository either way.
+func TestDiffGitRef(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	repo := t.TempDir()
+	gitRun(t, repo, "init", "-q", "-b", "main")
+	copyTree(t, filepath.Join(root, "testdata/diff/increase/base"), filepath.Join(repo, "infra"))
+	gitRun(t, repo, "add", ".")
+	gitRun(t, repo, "commit", "-q", "-m", "base")
+	gitRun(t, repo, "checkout", "-q", "-b", "feature")
+	copyTree(t, filepath.Join(root, "testdata/diff/increase/head"), filepath.Join(repo, "infra"))
+	t.Chdir(repo)
+
+	r := runCLI(t, "", "diff", "--base", "main", "--format", "json", "infra")
+	if r.code != exitFindings {
+		t.Fatalf("exit code %d, want 2; stderr:\n%s", r.code, r.stderr)
+	}
+	var doc struct {
+		Base    struct{ Ref string }
+		Head    struct{ Ref string }
+		Changes []struct {
+			Address, Change, Root string
+			After                 *struct{ Source struct{ File string } }
+		}
+		Totals struct {
+			Delta float64 `json:"monthly_delta"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Totals.Delta != 48801.02 || doc.Base.Ref != "main" {
+		t.Errorf("delta %v, base ref %q", doc.Totals.Delta, doc.Base.Ref)
+	}
+	for _, c := range doc.Changes {
+		if c.Root != "infra" {
+			t.Errorf("%s: root %q, want infra", c.Address, c.Root)
+		}
+		if c.After != nil && c.After.Source.File != "infra/main.tf" {
+			t.Errorf("%s: file %q, want infra/main.tf", c.Address, c.After.Source.File)
+		}
+	}
+	// The head as a ref too: committed, then compared commit to commit.
+	gitRun(t, repo, "add", ".")
+	gitRun(t, repo, "commit", "-q", "-m", "head")
+	if err := os.RemoveAll(filepath.Join(repo, "infra")); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, "", "diff", "--base", "main", "--head", "feature", "--format", "json", "infra")
+	if r.code != exitFindings || !strings.Contains(r.stdout, `"monthly_delta": 48801.02`) {
+		t.Fatalf("ref to ref: exit %d\n%s\n%s", r.code, r.stderr, r.stdout)
+	}
+
+	r = runCLI(t, "", "diff", "--base", "no-such-branch", "infra")
+	if r.code != exitError || !strings.Contains(r.stderr, `"no-such-branch" is neither a directory nor a commit`) {
+		t.Fatalf("bad ref: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestDiffFlags(t *testing.T) {
+	repoRoot(t)
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"diff"}, "--base is required"},
+		{[]string{"diff", "--base", "testdata/diff/increase/base", "-"}, "diff reads trees, not standard input"},
+		{[]string{"diff", "--base", "testdata/diff/increase/base", "--format", "xml"}, "xml"},
+	} {
+		r := runCLI(t, "", tc.args...)
+		if r.code != exitError || !strings.Contains(r.stderr, tc.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", tc.args, r.code, r.stderr, tc.msg)
+		}
+	}
+}
+
+// In GitHub Actions, check and diff append their report to the job summary and set the step
+// outputs the action declares.
+func TestGitHubStepSummaryAndOutputs(t *testing.T) {
+	repoRoot(t)
+	dir := t.TempDir()
+	vars := map[string]string{
+		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary.md"),
+		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
+	}
+	r := runCLIEnv(t, vars, "", "diff", "--base", "testdata/diff/increase/base", "--head", "testdata/diff/increase/head", "--format", "json")
+	if r.code != exitFindings {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	r = runCLIEnv(t, vars, "", "check", "testdata/diff/decrease/head", "--format", "json", "--config", "testdata/diff/decrease/head/nonexistent.yaml")
+	if r.code != exitError {
+		t.Fatalf("a missing --config should fail: exit %d", r.code)
+	}
+	r = runCLIEnv(t, vars, "", "check", "testdata/diff/no-gpus/head", "--format", "json")
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	summary, err := os.ReadFile(vars["GITHUB_STEP_SUMMARY"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(summary), "<!-- gpuguard:comment -->"); n != 2 {
+		t.Errorf("summary holds %d reports, want 2 (diff and the successful check)", n)
+	}
+	if !strings.Contains(string(summary), "GPU spend $34,799.16 → $83,600.18 a month") {
+		t.Errorf("summary lacks the diff headline:\n%s", summary)
+	}
+	out, err := os.ReadFile(vars["GITHUB_OUTPUT"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "monthly-cost=83600.18\nmonthly-delta=48801.02\nfailed=true\n" +
+		"monthly-cost=0.00\nmonthly-delta=\nfailed=false\n"
+	if string(out) != want {
+		t.Errorf("GITHUB_OUTPUT:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+// One run gives annotations for the log and the JSON for 'comment github --input'.
+func TestJSONOutputBesideAnotherFormat(t *testing.T) {
+	repoRoot(t)
+	path := filepath.Join(t.TempDir(), "report.json")
+	r := runCLI(t, "", "diff", "--base", "testdata/diff/increase/base", "--head", "testdata/diff/increase/head", "--format", "github", "--json-output", path)
+	if r.code != exitFindings || !strings.HasPrefix(r.stdout, "::error file=testdata/diff/increase/head/.gpuguard.yaml,line=2,title=gpuguard GPU001") {
+		t.Fatalf("exit %d, stdout:\n%s", r.code, r.stdout)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("testdata/golden/diff/increase.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != string(golden) {
+		t.Errorf("--json-output differs from --format json")
+	}
+	r = runCLI(t, "", "check", "testdata/diff/no-gpus/head", "--format", "table", "--json-output", "/nonexistent/dir/x.json")
+	if r.code != exitError || !strings.Contains(r.stderr, "--json-output") {
+		t.Errorf("unwritable --json-output: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// docs/github-action.md shows the comment of testdata/diff/increase: it must be the real one.
+func TestDocsShowTheRealComment(t *testing.T) {
+	repoRoot(t)
+	doc, err := os.ReadFile("docs/github-action.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "<!-- example-comment:start -->\n")
+	example, _, ok2 := strings.Cut(rest, "<!-- example-comment:end -->")
+	if !ok || !ok2 {
+		t.Fatal("docs/github-action.md lacks the example-comment markers")
+	}
+	r := runCLI(t, "", "diff", "--base", "testdata/diff/increase/base", "--head", "testdata/diff/increase/head", "--format", "markdown")
+	if example != r.stdout {
+		t.Errorf("the example comment in docs/github-action.md is stale; paste the output of\n  gpuguard diff --base testdata/diff/increase/base --head testdata/diff/increase/head --format markdown")
+	}
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/internal/report"
+	"github.com/gpuguard/gpuguard/internal/result"
+	"github.com/gpuguard/gpuguard/policies"
+)
+
+// ruleInfos is the metadata SARIF reports carry: the built-ins and the user's rules.
+func ruleInfos(engine *policies.Engine) []report.RuleInfo {
+	var out []report.RuleInfo
+	seen := map[string]bool{}
+	add := func(rs []*policies.Rule) {
+		for _, r := range rs {
+			if r.ID == "" || seen[r.ID] {
+				continue
+			}
+			seen[r.ID] = true
+			out = append(out, report.RuleInfo{ID: r.ID, Title: r.Title, Description: r.Description, Severity: r.Severity})
+		}
+	}
+	if rs, err := policies.Builtins(); err == nil {
+		add(rs)
+	}
+	if engine != nil {
+		add(engine.Rules())
+	}
+	return out
+}
+
+// writeDocument renders a check or diff document in a format.
+func writeDocument(w io.Writer, format report.Format, check *result.Check, diff *result.Diff, engine *policies.Engine) error {
+	var findings []result.Finding
+	if check != nil {
+		findings = check.Findings
+	} else {
+		findings = diff.Findings
+	}
+	switch format {
+	case report.JSON:
+		if check != nil {
+			return report.WriteCheckJSON(w, check)
+		}
+		return report.WriteJSON(w, diff)
+	case report.Table:
+		if check != nil {
+			return report.WriteCheckTable(w, check)
+		}
+		return report.WriteDiffTable(w, diff)
+	case report.Markdown:
+		if check != nil {
+			return report.WriteCheckMarkdown(w, check)
+		}
+		_, err := io.WriteString(w, report.DiffComment(diff, 0))
+		return err
+	case report.SARIF:
+		return report.WriteSARIF(w, findings, ruleInfos(engine), version)
+	case report.GitHub:
+		if check != nil {
+			return report.WriteGitHubAnnotations(w, findings, check.Errors)
+		}
+		return report.WriteGitHubAnnotations(w, findings, diff.Errors)
+	}
+	return fmt.Errorf("unknown format %s", format)
+}
+
+// writeJSONCopy writes the JSON document to --json-output when it is set.
+func writeJSONCopy(path string, check *result.Check, diff *result.Diff) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--json-output: %w", err)
+	}
+	if check != nil {
+		err = report.WriteCheckJSON(f, check)
+	} else {
+		err = report.WriteJSON(f, diff)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("--json-output: %w", err)
+	}
+	return nil
+}
+
+// maxSummaryChars bounds the Markdown appended to $GITHUB_STEP_SUMMARY: GitHub accepts up to
+// 1 MiB per step, so the summary keeps far more detail than the 65,536-character comment.
+const maxSummaryChars = 256 * 1024
+
+// appendStepSummary adds the Markdown report to $GITHUB_STEP_SUMMARY when it is set. The report
+// carries the comment marker, so that 'comment github' knows the summary already has it.
+func appendStepSummary(e *env, check *result.Check, diff *result.Diff) error {
+	path := e.getenv("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		return nil
+	}
+	var md string
+	if check != nil {
+		md = report.CheckComment(check, maxSummaryChars)
+	} else {
+		md = report.DiffComment(diff, maxSummaryChars)
+	}
+	if err := appendFile(path, md+"\n"); err != nil {
+		return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
+	}
+	return nil
+}
+
+// writeGitHubOutputs sets the step outputs the action declares when $GITHUB_OUTPUT is set:
+// monthly-cost (the head's total), monthly-delta (empty without a base) and failed (whether the
+// run fails: input errors, or findings at --fail-on).
+func writeGitHubOutputs(e *env, cost money.Amount, delta *money.Amount, exit error) error {
+	path := e.getenv("GITHUB_OUTPUT")
+	if path == "" {
+		return nil
+	}
+	d := ""
+	if delta != nil {
+		d = money.Micros(*delta).Decimal(2)
+	}
+	out := fmt.Sprintf("monthly-cost=%s\nmonthly-delta=%s\nfailed=%t\n", money.Micros(cost).Decimal(2), d, exit != nil)
+	if err := appendFile(path, out); err != nil {
+		return fmt.Errorf("GITHUB_OUTPUT: %w", err)
+	}
+	return nil
+}
+
+func appendFile(path, s string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(s); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// publish does what check and diff do for GitHub Actions after the report is written.
+func publish(e *env, check *result.Check, diff *result.Diff, exit error) {
+	var cost money.Amount
+	var delta *money.Amount
+	if check != nil {
+		cost = check.Totals.MonthlyCost
+	} else {
+		cost, delta = diff.Totals.MonthlyCostAfter, &diff.Totals.MonthlyDelta
+	}
+	for _, err := range []error{appendStepSummary(e, check, diff), writeGitHubOutputs(e, cost, delta, exit)} {
+		if err != nil {
+			fmt.Fprintf(e.stderr, "gpuguard: warning: %v\n", err)
+		}
+	}
+}
+
+// findingsExit applies the exit rules to errors and findings: errors win over findings.
+func findingsExit(errs int, findings []result.Finding, threshold int) error {
+	if errs > 0 {
+		return withCode(exitError, fmt.Errorf("%d input error%s (see the report)", errs, plural(errs)))
+	}
+	if threshold > 0 {
+		for _, f := range findings {
+			if !f.Suppressed && f.Severity.Rank() >= threshold {
+				return withCode(exitFindings, nil)
+			}
+		}
+	}
+	return nil
+}

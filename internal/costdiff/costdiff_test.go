@@ -1,0 +1,117 @@
+package costdiff
+
+import (
+	"testing"
+
+	"github.com/gpuguard/gpuguard/estimator"
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/internal/result"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+func est(root, addr, it string, qty int, po parser.PurchaseOption, monthly string) estimator.Estimate {
+	e := estimator.Estimate{Root: root, Address: addr, ID: estimator.ResourceID(root, addr), InstanceType: it, Quantity: qty, PurchaseOption: po, Region: "us-east-1"}
+	if monthly != "" {
+		m, err := money.Parse(monthly)
+		if err != nil {
+			panic(err)
+		}
+		a := money.Amount(m)
+		e.MonthlyCost = &a
+	} else {
+		why := "not in the catalog"
+		e.UnpricedReason = &why
+	}
+	return e
+}
+
+func doc(es ...estimator.Estimate) *result.Check {
+	c := result.NewCheck(730, result.CatalogInfo{Updated: "2026-09-16"})
+	c.Resources = es
+	c.Totals = estimator.Sum(es)
+	return c
+}
+
+func TestComputeClassifiesAndSorts(t *testing.T) {
+	base := doc(
+		est("prod", "aws_instance.a", "g5.xlarge", 1, parser.OnDemand, "734.38"),
+		est("prod", "aws_instance.qty", "g5.xlarge", 2, parser.OnDemand, "1468.76"),
+		est("prod", "aws_instance.spot", "g5.xlarge", 1, parser.OnDemand, "734.38"),
+		est("prod", "aws_instance.gone", "p4d.24xlarge", 1, parser.OnDemand, "16029.08"),
+		est("prod", "aws_instance.unpriced", "x9.huge", 1, parser.OnDemand, ""),
+		// The same address in another root is another resource.
+		est("staging", "aws_instance.a", "g5.xlarge", 1, parser.OnDemand, "734.38"),
+	)
+	head := doc(
+		est("prod", "aws_instance.a", "g5.xlarge", 1, parser.OnDemand, "734.38"),
+		est("prod", "aws_instance.qty", "g5.xlarge", 3, parser.OnDemand, "2203.14"),
+		est("prod", "aws_instance.spot", "g5.xlarge", 1, parser.Spot, "293.75"),
+		est("prod", "aws_instance.unpriced", "x9.huge", 1, parser.OnDemand, ""),
+		est("staging", "aws_instance.a", "g6.xlarge", 1, parser.OnDemand, "587.50"),
+		est("prod", "aws_instance.new", "g6.xlarge", 1, parser.OnDemand, "587.50"),
+	)
+	d := Compute(base, head)
+	type row struct{ root, addr, change, delta string }
+	var got []row
+	for _, c := range d.Changes {
+		delta := "nil"
+		if c.MonthlyDelta != nil {
+			delta = money.Micros(*c.MonthlyDelta).Signed()
+		}
+		got = append(got, row{c.Root, c.Address, c.Change, delta})
+	}
+	want := []row{
+		{"prod", "aws_instance.gone", Removed, "-$16,029.08"},
+		{"prod", "aws_instance.qty", Changed, "+$734.38"},
+		{"prod", "aws_instance.new", Added, "+$587.50"},
+		{"prod", "aws_instance.spot", Changed, "-$440.63"},
+		{"staging", "aws_instance.a", Changed, "-$146.88"},
+		{"prod", "aws_instance.a", Unchanged, "$0.00"},
+		{"prod", "aws_instance.unpriced", Unchanged, "nil"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("changes:\n%v\nwant:\n%v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("change %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	if money.Micros(d.Totals.MonthlyDelta).Signed() != "-$15,294.71" || d.Totals.PercentChange == nil || *d.Totals.PercentChange != -77.63 {
+		t.Errorf("totals %+v (percent %v)", d.Totals, *d.Totals.PercentChange)
+	}
+	if d.Head.Unpriced != 1 || d.Base.Resources != 6 {
+		t.Errorf("sides %+v %+v", d.Base, d.Head)
+	}
+}
+
+func TestComputeFromNothing(t *testing.T) {
+	d := Compute(doc(), doc(est("", "aws_instance.a", "g5.xlarge", 1, parser.OnDemand, "734.38")))
+	if d.Totals.PercentChange != nil {
+		t.Errorf("percent of a zero base should be null, got %v", *d.Totals.PercentChange)
+	}
+	if len(d.Changes) != 1 || d.Changes[0].Change != Added || d.Changes[0].MonthlyCostBefore != nil {
+		t.Errorf("changes %+v", d.Changes)
+	}
+	// Base errors are kept and say which side they come from.
+	b := doc()
+	b.Errors = []parser.Error{{File: "main.tf", Line: 3, Message: "bad"}}
+	d = Compute(b, doc())
+	if len(d.Errors) != 1 || d.Errors[0].Message != "in the base: bad" {
+		t.Errorf("errors %+v", d.Errors)
+	}
+}
+
+func TestPolicyDiffLeavesOutUnchanged(t *testing.T) {
+	base := doc(est("", "a", "g5.xlarge", 1, parser.OnDemand, "100.00"), est("", "b", "g5.xlarge", 1, parser.OnDemand, "100.00"))
+	head := doc(est("", "a", "g5.xlarge", 1, parser.OnDemand, "100.00"), est("", "b", "g5.xlarge", 2, parser.OnDemand, "200.00"))
+	pd := PolicyDiff(Compute(base, head))
+	changes := pd["changes"].([]map[string]any)
+	if len(changes) != 1 || changes[0]["address"] != "b" || changes[0]["monthly_delta"] != money.Amount(money.FromDollars(100)) {
+		t.Errorf("changes %+v", changes)
+	}
+	totals := pd["totals"].(map[string]any)
+	if totals["percent_change"] != 50.0 {
+		t.Errorf("totals %+v", totals)
+	}
+}

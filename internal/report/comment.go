@@ -1,0 +1,376 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/estimator"
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/internal/result"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// CommentMarker finds gpuguard's pull-request comment again.
+const CommentMarker = "<!-- gpuguard:comment -->"
+
+// MaxCommentChars is GitHub's limit on a comment body.
+const MaxCommentChars = 65536
+
+// level of detail, from everything to the bare minimum.
+type detail struct {
+	changes      int  // changed rows shown (-1: all)
+	unchanged    bool // list unchanged resources in a collapsed section
+	notices      bool // list notices in a collapsed section
+	fits         int  // memory-fit rows (-1: all)
+	savings      int  // savings rows
+	findings     int  // deny/warn rows
+	findingsText bool // remediation text in findings
+	errors       int  // input errors listed
+}
+
+var details = []detail{
+	{changes: -1, unchanged: true, notices: true, fits: -1, savings: -1, findings: -1, findingsText: true, errors: 20},
+	{changes: -1, unchanged: false, notices: false, fits: 50, savings: 50, findings: 100, findingsText: true, errors: 20},
+	{changes: 400, fits: 30, savings: 30, findings: 60, findingsText: true, errors: 20},
+	{changes: 200, fits: 20, savings: 20, findings: 50, errors: 10},
+	{changes: 100, fits: 10, savings: 10, findings: 30, errors: 10},
+	{changes: 40, fits: 5, savings: 5, findings: 15, errors: 5},
+	{changes: 10, findings: 10, errors: 3},
+	{changes: 0, findings: 5, errors: 0},
+}
+
+// DiffComment renders the pull-request comment for a diff: the monthly total before → after with
+// the change in dollars and percent, the changed GPU resources (largest change first), failed and
+// warned guardrails, memory-fit verdicts, savings in dollars, and where prices come from. It
+// stays under max characters (GitHub's limit by default) by collapsing detail first, then
+// truncating with a note.
+func DiffComment(d *result.Diff, max int) string {
+	if max <= 0 {
+		max = MaxCommentChars
+	}
+	var out string
+	for _, lv := range details {
+		out = renderDiffComment(d, lv)
+		if len([]rune(out)) <= max {
+			return out
+		}
+	}
+	return truncate(out, max)
+}
+
+// CheckComment renders a check document as a comment (no base to compare with).
+func CheckComment(c *result.Check, max int) string {
+	if max <= 0 {
+		max = MaxCommentChars
+	}
+	var b strings.Builder
+	b.WriteString(CommentMarker + "\n")
+	ew := &errWriter{w: &b}
+	_ = WriteCheckMarkdown(ew, c)
+	out := b.String()
+	if len([]rune(out)) > max {
+		return truncate(out, max)
+	}
+	return out
+}
+
+func truncate(s string, max int) string {
+	note := "\n\n… truncated to fit GitHub's comment size limit; the job log has the full report.\n"
+	r := []rune(s)
+	cut := max - len([]rune(note))
+	if cut < 0 {
+		cut = 0
+	}
+	if cut < len(r) {
+		r = r[:cut]
+	}
+	return string(r) + note
+}
+
+func headline(d *result.Diff) string {
+	delta := money.Micros(d.Totals.MonthlyDelta)
+	icon := "➖"
+	switch {
+	case delta.Cents() > 0:
+		icon = "📈"
+	case delta.Cents() < 0:
+		icon = "📉"
+	}
+	unpriced := ""
+	if n := d.Head.Unpriced; n > 0 {
+		unpriced = fmt.Sprintf(" — ⚠️ %d GPU resource%s not priced", n, plural(n))
+	}
+	return fmt.Sprintf("### %s gpuguard: GPU spend %s → %s a month (%s, %s)%s\n\n", icon,
+		amount(d.Totals.MonthlyCostBefore), amount(d.Totals.MonthlyCostAfter), delta.Signed(), percentText(d), unpriced)
+}
+
+// writeCommentErrors lists the inputs that could not be read, with file and line.
+func writeCommentErrors(b *strings.Builder, errs []parser.Error, limit int) {
+	if len(errs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "**%d input error%s** — the totals leave out what could not be read:\n", len(errs), plural(len(errs)))
+	for i, e := range errs {
+		if i == limit {
+			fmt.Fprintf(b, "- … and %d more (see the job log)\n", len(errs)-limit)
+			break
+		}
+		fmt.Fprintf(b, "- %s\n", mdCell(e.Error()))
+	}
+	b.WriteString("\n")
+}
+
+func renderDiffComment(d *result.Diff, lv detail) string {
+	multi := multiRoot(d)
+	var b strings.Builder
+	b.WriteString(CommentMarker + "\n")
+	b.WriteString(headline(d))
+	deny, warn, notice := 0, 0, 0
+	for _, f := range d.Findings {
+		if f.Suppressed {
+			continue
+		}
+		switch f.Severity {
+		case result.Deny:
+			deny++
+		case result.Warn:
+			warn++
+		default:
+			notice++
+		}
+	}
+	a, r, c, u := changeCounts(d)
+	var status []string
+	if deny > 0 {
+		status = append(status, fmt.Sprintf("❌ **%s guardrail%s failed**", count(deny), plural(deny)))
+	}
+	if warn > 0 {
+		status = append(status, fmt.Sprintf("⚠️ %s warning%s", count(warn), plural(warn)))
+	}
+	if deny+warn == 0 {
+		status = append(status, "✅ guardrails passed")
+	}
+	status = append(status, fmt.Sprintf("%s added · %s removed · %s changed · %s unchanged", count(a), count(r), count(c), count(u)))
+	b.WriteString(strings.Join(status, " · ") + "\n\n")
+	writeDiffChangesMarkdown(&b, d, lv.changes)
+	if lv.unchanged && u > 0 {
+		fmt.Fprintf(&b, "<details><summary>%d unchanged GPU resource%s</summary>\n\n| Resource | Instance | Monthly |\n|---|---|--:|\n", u, plural(u))
+		for _, ch := range d.Changes {
+			if ch.Change == "unchanged" {
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", code(label(multi, ch.Root, ch.Address)), mdCell(sideText(ch.After)), amountText(ch.MonthlyCostAfter))
+			}
+		}
+		b.WriteString("\n</details>\n\n")
+	}
+	writeCommentFindings(&b, d.Findings, lv, multi)
+	after := headResources(d)
+	writeCommentFits(&b, after, lv.fits, multi)
+	writeCommentSavings(&b, after, lv.savings, multi)
+	writeCommentUnpriced(&b, after, multi)
+	writeCommentErrors(&b, d.Errors, lv.errors)
+	ew := &errWriter{w: &b}
+	writeSourcesMarkdown(ew, d.Catalog, estimator.DefaultHoursPerMonth, anyEstimated(after))
+	return b.String()
+}
+
+func headResources(d *result.Diff) []*estimator.Estimate {
+	var out []*estimator.Estimate
+	for _, c := range d.Changes {
+		if c.After != nil {
+			out = append(out, c.After)
+		}
+	}
+	return out
+}
+
+func anyEstimated(es []*estimator.Estimate) bool {
+	for _, e := range es {
+		if e.PriceEstimated {
+			return true
+		}
+	}
+	return false
+}
+
+// groupAbove is how many findings of one rule are listed one by one; beyond it they share a row.
+const groupAbove = 3
+
+// findingRow is one row of the guardrails table: a finding, or a rule's findings together.
+type findingRow struct {
+	f     result.Finding
+	count int // findings in the row
+	names []string
+}
+
+func findingRows(fs []result.Finding, multi bool) []findingRow {
+	byRule := map[string]int{}
+	for _, f := range fs {
+		byRule[string(f.Severity)+"\x00"+f.Rule]++
+	}
+	var rows []findingRow
+	group := map[string]int{} // rule → row index
+	for _, f := range fs {
+		key := string(f.Severity) + "\x00" + f.Rule
+		name := ""
+		if f.Address != "" {
+			name = findingLabel(multi, f)
+		}
+		if byRule[key] <= groupAbove {
+			rows = append(rows, findingRow{f: f, count: 1, names: []string{name}})
+			continue
+		}
+		i, ok := group[key]
+		if !ok {
+			i = len(rows)
+			group[key] = i
+			rows = append(rows, findingRow{f: f})
+		}
+		rows[i].count++
+		if len(rows[i].names) < groupAbove {
+			rows[i].names = append(rows[i].names, name)
+		}
+	}
+	return rows
+}
+
+func writeCommentFindings(b *strings.Builder, fs []result.Finding, lv detail, multi bool) {
+	var main, notices []result.Finding
+	for _, f := range sortedFindings(fs) {
+		if f.Suppressed {
+			continue
+		}
+		if f.Severity == result.Notice {
+			notices = append(notices, f)
+		} else {
+			main = append(main, f)
+		}
+	}
+	if len(main) > 0 {
+		b.WriteString("#### Guardrails\n\n| | Rule | Resource | Finding |\n|---|---|---|---|\n")
+		rows := findingRows(main, multi)
+		shown := rows
+		if lv.findings >= 0 && len(rows) > lv.findings {
+			shown = rows[:lv.findings]
+		}
+		for _, r := range shown {
+			msg := mdCell(r.f.Message)
+			if r.count > 1 {
+				msg = "for example: " + msg
+			}
+			if lv.findingsText && r.f.Remediation != "" {
+				msg += "<br>Fix: " + mdCell(r.f.Remediation)
+			}
+			addr := "all resources"
+			if r.names[0] != "" {
+				var codes []string
+				for _, n := range r.names {
+					codes = append(codes, code(n))
+				}
+				addr = strings.Join(codes, ", ")
+				if r.count > len(r.names) {
+					addr = fmt.Sprintf("**%s resources**: %s and %s more", count(r.count), addr, count(r.count-len(r.names)))
+				}
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", severityIcon(r.f.Severity), r.f.Rule, addr, msg)
+		}
+		if len(shown) < len(rows) {
+			n := 0
+			for _, r := range rows[len(shown):] {
+				n += r.count
+			}
+			fmt.Fprintf(b, "\n… and %s more.\n", count(n))
+		}
+		b.WriteString("\n")
+	}
+	if len(notices) > 0 {
+		if lv.notices {
+			fmt.Fprintf(b, "<details><summary>%d notice%s</summary>\n\n", len(notices), plural(len(notices)))
+			for _, f := range notices {
+				fmt.Fprintf(b, "- %s %s\n", f.Rule, mdCell(f.Message))
+			}
+			b.WriteString("\n</details>\n\n")
+		} else {
+			fmt.Fprintf(b, "ℹ️ %s notice%s (see the job log).\n\n", count(len(notices)), plural(len(notices)))
+		}
+	}
+}
+
+func writeCommentFits(b *strings.Builder, es []*estimator.Estimate, limit int, multi bool) {
+	var rows []*estimator.Estimate
+	for _, e := range es {
+		if e.Fit != nil && e.Fit.Verdict != estimator.VerdictUnknown {
+			rows = append(rows, e)
+		}
+	}
+	if len(rows) == 0 || limit == 0 {
+		return
+	}
+	rank := map[string]int{estimator.VerdictDoesNotFit: 0, estimator.VerdictTight: 1, estimator.VerdictOversized: 2, estimator.VerdictFits: 3}
+	sort.SliceStable(rows, func(i, j int) bool { return rank[rows[i].Fit.Verdict] < rank[rows[j].Fit.Verdict] })
+	b.WriteString("#### Memory fit\n\n| Resource | Verdict | Needs / has per GPU |\n|---|---|---|\n")
+	for i, e := range rows {
+		if limit >= 0 && i >= limit {
+			fmt.Fprintf(b, "\n… and %d more.\n", len(rows)-limit)
+			break
+		}
+		icon := map[string]string{estimator.VerdictDoesNotFit: "❌", estimator.VerdictTight: "⚠️", estimator.VerdictOversized: "🪫", estimator.VerdictFits: "✅"}[e.Fit.Verdict]
+		needs := "—"
+		if e.Fit.RequiredGiBPerGPU != nil && e.Fit.AvailableGiBPerGPU != nil {
+			needs = fmt.Sprintf("%.1f / %.1f GiB (%s)", *e.Fit.RequiredGiBPerGPU, *e.Fit.AvailableGiBPerGPU, e.Fit.Source)
+		}
+		fmt.Fprintf(b, "| %s | %s %s | %s |\n", code(label(multi, e.Root, e.Address)), icon, strings.ReplaceAll(e.Fit.Verdict, "_", " "), needs)
+	}
+	b.WriteString("\n")
+}
+
+func writeCommentSavings(b *strings.Builder, es []*estimator.Estimate, limit int, multi bool) {
+	type row struct {
+		e *estimator.Estimate
+		r estimator.Recommendation
+	}
+	var rows []row
+	var total money.Micros
+	for _, e := range es {
+		if r, ok := bestRecommendation(e); ok {
+			rows = append(rows, row{e, r})
+			total += money.Micros(r.MonthlySaving)
+		}
+	}
+	if len(rows) == 0 || limit == 0 {
+		return
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].r.MonthlySaving > rows[j].r.MonthlySaving })
+	fmt.Fprintf(b, "#### Cheaper fits — up to %s a month\n\n| Resource | Instead | Saves a month |\n|---|---|--:|\n", total)
+	for i, x := range rows {
+		if limit >= 0 && i >= limit {
+			fmt.Fprintf(b, "\n… and %d more.\n", len(rows)-limit)
+			break
+		}
+		star := ""
+		if x.r.PriceEstimated {
+			star = "*"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s%s |\n", code(label(multi, x.e.Root, x.e.Address)), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), money.Micros(x.r.MonthlySaving), star)
+	}
+	b.WriteString("\n")
+}
+
+func writeCommentUnpriced(b *strings.Builder, es []*estimator.Estimate, multi bool) {
+	var lines []string
+	for _, e := range es {
+		if e.UnpricedReason != nil {
+			lines = append(lines, fmt.Sprintf("- %s: %s", code(label(multi, e.Root, e.Address)), mdCell(*e.UnpricedReason)))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	if len(lines) > 20 {
+		lines = append(lines[:20], fmt.Sprintf("- … and %d more", len(lines)-20))
+	}
+	fmt.Fprintf(b, "**Unpriced, not in the totals:**\n%s\n\n", strings.Join(lines, "\n"))
+}
+
+// count formats a count with thousands separators.
+func count(n int) string { return money.Group(int64(n)) }

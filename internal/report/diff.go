@@ -1,0 +1,183 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gpuguard/gpuguard/estimator"
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/internal/result"
+)
+
+// deltaText is a signed amount, "—" when both sides are unpriced.
+func deltaText(a *money.Amount) string {
+	if a == nil {
+		return "—"
+	}
+	return money.Micros(*a).Signed()
+}
+
+func amountText(a *money.Amount) string {
+	if a == nil {
+		return "—"
+	}
+	return money.Micros(*a).String()
+}
+
+// percentText is the change in percent; without a base total it says whether spend is new.
+func percentText(d *result.Diff) string {
+	p := d.Totals.PercentChange
+	if p == nil {
+		if money.Micros(d.Totals.MonthlyCostAfter) == 0 {
+			return "no change"
+		}
+		return "new spend"
+	}
+	format := "%.1f%%"
+	if *p != 0 && *p > -0.05 && *p < 0.05 {
+		format = "%.2f%%" // a small change of a large total: -0.01%, not -0.0%
+	}
+	if *p > 0 {
+		format = "+" + format
+	}
+	return fmt.Sprintf(format, *p)
+}
+
+// sideText describes one side of a change: "2× p5.48xlarge (8× NVIDIA H100 80GB), on-demand".
+func sideText(e *estimator.Estimate) string {
+	if e == nil {
+		return "—"
+	}
+	it := e.InstanceType
+	if it == "" {
+		it = "unknown type"
+	}
+	s := fmt.Sprintf("%d× %s", e.Quantity, it)
+	if g := gpuText(e); g != "-" {
+		s += " (" + g + ")"
+	}
+	return s + ", " + purchaseText(e)
+}
+
+// multiRoot reports whether a diff's resources come from more than one root module or manifest
+// directory: then an address alone is ambiguous and reports prefix it with its root.
+func multiRoot(d *result.Diff) bool {
+	first := ""
+	for i, c := range d.Changes {
+		if i == 0 {
+			first = c.Root
+		} else if c.Root != first {
+			return true
+		}
+	}
+	return false
+}
+
+// label names a resource in a report: its address, with its root when several roots are shown.
+func label(multi bool, root, address string) string {
+	if multi && root != "" && root != "." {
+		return root + ": " + address
+	}
+	return address
+}
+
+// findingLabel names a finding's resource the same way, from its resource id (root|address).
+func findingLabel(multi bool, f result.Finding) string {
+	if root, _, ok := strings.Cut(f.Resource, "|"); ok {
+		return label(multi, root, f.Address)
+	}
+	return f.Address
+}
+
+// changeCounts counts the changes by kind.
+func changeCounts(d *result.Diff) (added, removed, changed, unchanged int) {
+	for _, c := range d.Changes {
+		switch c.Change {
+		case "added":
+			added++
+		case "removed":
+			removed++
+		case "changed":
+			changed++
+		default:
+			unchanged++
+		}
+	}
+	return
+}
+
+// WriteDiffTable renders a diff for a terminal.
+func WriteDiffTable(w io.Writer, d *result.Diff) error {
+	ew := &errWriter{w: w}
+	ew.printf("GPU spend: %s → %s a month (%s, %s)\n\n", amount(d.Totals.MonthlyCostBefore), amount(d.Totals.MonthlyCostAfter),
+		money.Micros(d.Totals.MonthlyDelta).Signed(), percentText(d))
+	a, r, c, u := changeCounts(d)
+	if a+r+c == 0 {
+		ew.printf("No GPU resource changed (%d unchanged).\n", u)
+	} else {
+		multi := multiRoot(d)
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "CHANGE\tADDRESS\tBEFORE\tAFTER\tMONTHLY\tDELTA")
+		for _, ch := range d.Changes {
+			if ch.Change == "unchanged" {
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s → %s\t%s\n", ch.Change, label(multi, ch.Root, ch.Address), sideText(ch.Before), sideText(ch.After),
+				amountText(ch.MonthlyCostBefore), amountText(ch.MonthlyCostAfter), deltaText(ch.MonthlyDelta))
+		}
+		tw.Flush()
+		ew.printf("\n%d added, %d removed, %d changed, %d unchanged.\n", a, r, c, u)
+	}
+	writeFindingsText(ew, d.Findings)
+	if len(d.Errors) > 0 {
+		ew.printf("\nErrors:\n")
+		for _, e := range d.Errors {
+			ew.printf("  %s\n", e.Error())
+		}
+	}
+	ew.printf("\nPrices: USD, catalog updated %s (sources: gpuguard pricing list).\n", d.Catalog.Updated)
+	return ew.err
+}
+
+// writeDiffChangesMarkdown renders the changed resources, largest change first, at most limit
+// rows (limit < 0: all).
+func writeDiffChangesMarkdown(b *strings.Builder, d *result.Diff, limit int) {
+	var rows []result.Change
+	for _, c := range d.Changes {
+		if c.Change != "unchanged" {
+			rows = append(rows, c)
+		}
+	}
+	if len(rows) == 0 {
+		if _, _, _, u := changeCounts(d); u > 0 {
+			fmt.Fprintf(b, "No GPU resource changed (%d unchanged).\n\n", u)
+		} else {
+			b.WriteString("Neither side declares GPU resources.\n\n")
+		}
+		return
+	}
+	b.WriteString("| Resource | Before → after | Monthly | Change |\n|---|---|--:|--:|\n")
+	shown := rows
+	if limit >= 0 && len(rows) > limit {
+		shown = rows[:limit]
+	}
+	for _, c := range shown {
+		what := mdCell(sideText(c.Before)) + " → " + mdCell(sideText(c.After))
+		switch c.Change {
+		case "added":
+			what = "**added**: " + mdCell(sideText(c.After))
+		case "removed":
+			what = "**removed**: " + mdCell(sideText(c.Before))
+		}
+		if c.After != nil && c.After.UnpricedReason != nil {
+			what += " — ⚠️ unpriced: " + mdCell(*c.After.UnpricedReason)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s → %s | **%s** |\n", code(label(multiRoot(d), c.Root, c.Address)), what, amountText(c.MonthlyCostBefore), amountText(c.MonthlyCostAfter), deltaText(c.MonthlyDelta))
+	}
+	if len(shown) < len(rows) {
+		fmt.Fprintf(b, "\n… and %s more changed resources, not shown to keep this comment under GitHub's size limit (the job log and `--format json` have them all).\n", money.Group(int64(len(rows)-len(shown))))
+	}
+	b.WriteString("\n")
+}

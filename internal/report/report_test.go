@@ -1,0 +1,190 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/gpuguard/gpuguard/estimator"
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/internal/result"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+func amt(s string) *money.Amount {
+	m, err := money.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	a := money.Amount(m)
+	return &a
+}
+
+// bigDiff has n added resources and a deny finding on each.
+func bigDiff(n int) *result.Diff {
+	d := &result.Diff{Version: "1", Currency: "USD", Catalog: result.CatalogInfo{Updated: "2026-09-16", Sources: []string{"s"}}}
+	for i := 0; i < n; i++ {
+		e := &estimator.Estimate{Address: fmt.Sprintf("aws_instance.fleet[%d]", i), InstanceType: "g5.xlarge", Quantity: 1,
+			PurchaseOption: parser.OnDemand, MonthlyCost: amt("734.38"), GPU: &estimator.GPUInfo{Model: "NVIDIA A10G", Count: 1}}
+		d.Changes = append(d.Changes, result.Change{Address: e.Address, Change: "added", MonthlyCostAfter: amt("734.38"), MonthlyDelta: amt("734.38"), After: e})
+		d.Findings = append(d.Findings, result.Finding{Rule: "TEAM" + fmt.Sprint(i), Severity: result.Deny, Address: e.Address, File: "main.tf", Line: i + 1, Message: "over the team's budget"})
+	}
+	d.Totals.MonthlyCostAfter = money.Amount(money.Micros(*amt("734.38")) * money.Micros(n))
+	d.Totals.MonthlyDelta = d.Totals.MonthlyCostAfter
+	d.Head.Resources = n
+	return d
+}
+
+func TestDiffCommentCollapsesDetailToFit(t *testing.T) {
+	d := bigDiff(300)
+	full := DiffComment(d, 1<<20)
+	if strings.Contains(full, "more changed resources") || strings.Count(full, "aws_instance.fleet[") < 600 {
+		t.Fatalf("with room to spare every change and finding is listed")
+	}
+	for _, max := range []int{30000, 8000, 2000} {
+		c := DiffComment(d, max)
+		if n := utf8.RuneCountInString(c); n > max {
+			t.Errorf("max %d: %d characters", max, n)
+		}
+		if strings.Contains(c, "truncated") {
+			t.Errorf("max %d: truncated where collapsing detail was enough", max)
+		}
+		for _, s := range []string{CommentMarker, "+$220,314.00", "❌ **300 guardrails failed**", "more changed resources", "more."} {
+			if !strings.Contains(c, s) {
+				t.Errorf("max %d: comment lacks %q", max, s)
+			}
+		}
+	}
+}
+
+func TestDiffCommentTruncatesAsALastResort(t *testing.T) {
+	d := bigDiff(1)
+	d.Findings[0].Message = strings.Repeat("a user rule's very long message ", 5000)
+	c := DiffComment(d, 0)
+	if n := utf8.RuneCountInString(c); n > MaxCommentChars {
+		t.Fatalf("%d characters", n)
+	}
+	if !strings.HasSuffix(c, "the job log has the full report.\n") || !strings.HasPrefix(c, CommentMarker) {
+		t.Errorf("truncated comment lacks its marker or note:\n%s … %s", c[:200], c[len(c)-200:])
+	}
+}
+
+func TestCommentListsInputErrorsAndRoots(t *testing.T) {
+	d := bigDiff(0)
+	for _, root := range []string{"stacks/prod", "stacks/staging"} {
+		e := &estimator.Estimate{Root: root, Address: "aws_instance.gpu", InstanceType: "g5.xlarge", Quantity: 1, MonthlyCost: amt("734.38")}
+		d.Changes = append(d.Changes, result.Change{Root: root, Address: e.Address, Change: "added", MonthlyCostAfter: amt("734.38"), MonthlyDelta: amt("734.38"), After: e})
+	}
+	d.Errors = []parser.Error{{File: "stacks/dev/main.tf", Line: 7, Message: "Missing closing brace"}}
+	c := DiffComment(d, 0)
+	for _, s := range []string{"`stacks/prod: aws_instance.gpu`", "`stacks/staging: aws_instance.gpu`", "**1 input error**", "stacks/dev/main.tf:7: Missing closing brace"} {
+		if !strings.Contains(c, s) {
+			t.Errorf("comment lacks %q:\n%s", s, c)
+		}
+	}
+}
+
+func TestGitHubAnnotationsEscapeAndCap(t *testing.T) {
+	var fs []result.Finding
+	for i := 0; i < 12; i++ {
+		fs = append(fs, result.Finding{Rule: "GPU003", Title: "Oversized GPU", Severity: result.Warn, File: "infra/a,b:c.tf", Line: i + 1, Message: fmt.Sprintf("100%% oversized\nline two %d", i)})
+	}
+	fs = append(fs, result.Finding{Rule: "GPU001", Severity: result.Deny, Message: "over budget"},
+		result.Finding{Rule: "GPU005", Severity: result.Warn, File: "x.tf", Line: 1, Message: "waived", Suppressed: true})
+	var b bytes.Buffer
+	if err := WriteGitHubAnnotations(&b, fs, []parser.Error{{File: "bad.tf", Line: 3, Message: "Invalid expression"}}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if lines[0] != "::error file=bad.tf,line=3,title=gpuguard input could not read input::Invalid expression" {
+		t.Errorf("input error: %s", lines[0])
+	}
+	if lines[1] != "::error title=gpuguard GPU001::over budget" {
+		t.Errorf("finding without a file: %s", lines[1])
+	}
+	want := "::warning file=infra/a%2Cb%3Ac.tf,line=1,title=gpuguard GPU003 Oversized GPU::100%25 oversized%0Aline two 0"
+	if lines[2] != want {
+		t.Errorf("escaping:\n got %s\nwant %s", lines[2], want)
+	}
+	warnings := strings.Count(b.String(), "::warning ")
+	if warnings != MaxAnnotationsPerLevel {
+		t.Errorf("%d warnings, want the cap %d", warnings, MaxAnnotationsPerLevel)
+	}
+	last := lines[len(lines)-1]
+	if last != "::notice title=gpuguard::2 more findings are not shown as annotations (GitHub shows 10 per level and step); the job log and the JSON report list them all." {
+		t.Errorf("summary line: %s", last)
+	}
+	if strings.Contains(b.String(), "waived") {
+		t.Error("a waived finding was annotated")
+	}
+}
+
+func TestSARIFResults(t *testing.T) {
+	fs := []result.Finding{
+		{Rule: "GPU003", Severity: result.Warn, File: "main.tf", Line: 9, Message: "oversized", Remediation: "use g6.xlarge"},
+		{Rule: "GPU005", Severity: result.Warn, File: "main.tf", Line: 20, Message: "no tags", Suppressed: true, SuppressionReason: "shared sandbox"},
+		{Rule: "ACME1", Severity: result.Deny, File: "k8s/job.yaml", Line: 4, Message: "custom"},
+	}
+	rules := []RuleInfo{{ID: "GPU003", Title: "Oversized GPU", Description: "d3", Severity: result.Warn}, {ID: "GPU005", Title: "Missing tags", Description: "d5", Severity: result.Warn}}
+	var b bytes.Buffer
+	if err := WriteSARIF(&b, fs, rules, "1.2.3"); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Version string
+					Rules   []struct {
+						ID      string `json:"id"`
+						HelpURI string `json:"helpUri"`
+						Default struct {
+							Level string
+						} `json:"defaultConfiguration"`
+					}
+				}
+			}
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				RuleIndex int    `json:"ruleIndex"`
+				Level     string
+				Message   struct{ Text string }
+				Locations []struct {
+					Physical struct {
+						Artifact struct{ URI string } `json:"artifactLocation"`
+						Region   struct {
+							StartLine int `json:"startLine"`
+						}
+					} `json:"physicalLocation"`
+				}
+				Suppressions []struct {
+					Kind, Status, Justification string
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	run := log.Runs[0]
+	if log.Version != "2.1.0" || run.Tool.Driver.Version != "1.2.3" || len(run.Tool.Driver.Rules) != 3 {
+		t.Fatalf("log: %s", b.String())
+	}
+	if r := run.Tool.Driver.Rules[run.Results[0].RuleIndex]; r.ID != "GPU003" || r.Default.Level != "warning" || !strings.HasSuffix(r.HelpURI, "docs/policies.md#gpu003") {
+		t.Errorf("rule metadata %+v", r)
+	}
+	res := run.Results
+	if res[0].Message.Text != "oversized use g6.xlarge" || res[0].Locations[0].Physical.Artifact.URI != "main.tf" || res[0].Locations[0].Physical.Region.StartLine != 9 {
+		t.Errorf("result 0: %+v", res[0])
+	}
+	if len(res[1].Suppressions) != 1 || res[1].Suppressions[0].Kind != "inSource" || res[1].Suppressions[0].Justification != "shared sandbox" {
+		t.Errorf("suppression: %+v", res[1].Suppressions)
+	}
+	if res[2].Level != "error" || run.Tool.Driver.Rules[res[2].RuleIndex].ID != "ACME1" {
+		t.Errorf("custom rule: %+v", res[2])
+	}
+}

@@ -1,0 +1,7 @@
+provider "aws" {
+  region = "us-east-1"
+}
+
+resource "aws_instance" "api" {
+  instance_type = "m7i.large"
+}

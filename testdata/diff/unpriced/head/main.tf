@@ -1,0 +1,40 @@
+provider "google" {
+  region = "us-central1"
+}
+
+# The machine type comes from a variable nobody set in this pull request.
+variable "trainer_machine_type" {
+  type = string
+}
+
+resource "google_compute_instance" "inference" {
+  name         = "inference"
+  zone         = "us-central1-a"
+  machine_type = "g2-standard-8"
+  labels       = { team = "search", project = "ranker", env = "prod" }
+  boot_disk {}
+  network_interface {}
+}
+
+resource "google_compute_instance" "trainer" {
+  name         = "trainer"
+  zone         = "us-central1-a"
+  machine_type = var.trainer_machine_type
+  labels       = { team = "search", project = "ranker", env = "prod" }
+  guest_accelerator {
+    type  = "nvidia-tesla-a100"
+    count = 4
+  }
+  boot_disk {}
+  network_interface {}
+}
+
+# A machine type newer than the catalog.
+resource "google_compute_instance" "next_gen" {
+  name         = "next-gen"
+  zone         = "us-central1-a"
+  machine_type = "a5-highgpu-8g"
+  labels       = { team = "search", project = "ranker", env = "prod" }
+  boot_disk {}
+  network_interface {}
+}
