@@ -13,7 +13,7 @@ import (
 
 func newPricingCommand(e *env) *cobra.Command {
 	cmd := &cobra.Command{Use: "pricing", Short: "The price catalog"}
-	cmd.AddCommand(newPricingListCommand(e))
+	cmd.AddCommand(newPricingListCommand(e), newPricingUpdateCommand(e))
 	return cmd
 }
 

@@ -49,8 +49,9 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
-	// isTerminal reports whether stdout is a terminal.
-	isTerminal bool
+	// isTerminal reports whether stdout is a terminal; stderrTerminal, stderr (progress).
+	isTerminal     bool
+	stderrTerminal bool
 	// now is the clock (suppression expiry, policies' time.now_ns); tests fix it.
 	now func() time.Time
 }
@@ -60,6 +61,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, now: time.Now}
 	if f, ok := stdout.(*os.File); ok {
 		e.isTerminal = term.IsTerminal(int(f.Fd()))
+	}
+	if f, ok := stderr.(*os.File); ok {
+		e.stderrTerminal = term.IsTerminal(int(f.Fd()))
 	}
 	return runEnv(e, args)
 }

@@ -316,9 +316,19 @@ func (c *Catalog) Regions(provider, typ string) []string {
 // Instances lists the instance types of a provider (all providers when empty) with GPUs
 // included, sorted by provider and type.
 func (c *Catalog) Instances(provider string) []Instance {
+	return c.instancesOf(provider, true)
+}
+
+// AllInstances lists every type of a provider, GPU instances, CPU VMs (GCP N1) and attachable
+// accelerators alike, sorted.
+func (c *Catalog) AllInstances(provider string) []Instance {
+	return c.instancesOf(provider, false)
+}
+
+func (c *Catalog) instancesOf(provider string, gpuOnly bool) []Instance {
 	var out []Instance
 	for _, in := range c.instances {
-		if (provider == "" || in.Provider == provider) && in.Kind == KindInstance {
+		if (provider == "" || in.Provider == provider) && (!gpuOnly || in.Kind == KindInstance) {
 			out = append(out, in)
 		}
 	}

@@ -187,6 +187,8 @@ func TestOverlayReplacesAndAdds(t *testing.T) {
 		`{"gpuguard_overlay": 1, "rows": [{"provider":"aws","instance_type":"g5.xlarge","region":"us-east-1","purchase_option":"lease","usd_per_hour":"1","date":"2026-01-01","source":"x"}]}`,
 		`{"gpuguard_overlay": 2, "rows": []}`,
 		`{"gpuguard_overlay": 1, "rows": [], "extra": true}`,
+		"my notes about prices\nnothing here\n",
+		"provider,instance_type,region\naws,g5.xlarge,us-east-1\n",
 	} {
 		if _, err := ParseOverlay([]byte(bad)); err == nil {
 			t.Errorf("overlay accepted: %s", bad)

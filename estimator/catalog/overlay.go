@@ -96,6 +96,16 @@ func ParseOverlay(data []byte) ([]Price, error) {
 		}
 		return out, nil
 	}
+	header, _, _ := strings.Cut(string(t), "\n")
+	cols := map[string]bool{}
+	for _, c := range strings.Split(header, ",") {
+		cols[strings.TrimSpace(c)] = true
+	}
+	for _, c := range []string{"provider", "instance_type", "region", "purchase_option", "usd_per_hour", "source"} {
+		if !cols[c] {
+			return nil, fmt.Errorf("neither a JSON overlay nor a CSV with the columns of prices.csv (no %q column)", c)
+		}
+	}
 	var out []Price
 	err := readTable("overlay", strings.NewReader(string(t)), func(r record) error {
 		p, err := priceFromRecord(r)
