@@ -132,7 +132,7 @@ type gcpPart struct {
 
 type gcpParts struct {
 	price map[gcpPart]map[string]nanoDollars // by region
-	skus  map[gcpPart]map[string]string       // the SKU's description by region, for the basis
+	skus  map[gcpPart]map[string]string      // the SKU's description by region, for the basis
 }
 
 func (g *gcpParts) add(p gcpPart, region string, v nanoDollars, desc string) {
