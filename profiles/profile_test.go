@@ -97,3 +97,49 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestWithMeasuredKeepsTheBase(t *testing.T) {
+	base := []byte(header + `# what runs on the node
+workload:
+  type: training
+  interruptible: true   # checkpoints every 30 minutes
+model:
+  preset: llama-2-7b
+training: {method: lora, optimizer: adamw, micro_batch_size: 2, sequence_length: 2048}
+measured: {gpu_name: old, gpu_count: 1, memory_total_mib: 1, peak_memory_used_mib: 1}
+`)
+	m := &Measured{GPUName: "NVIDIA L4", GPUCount: 1, MemoryTotalMiB: 23034, PeakMemoryMiB: 17000, Samples: 10, DurationSeconds: 5, CapturedAt: "2026-11-21T12:00:00Z",
+		GPUUtilization: &Stats{Mean: 70, P50: 72, P95: 99}}
+	out, err := WithMeasured(base, m, "ignored", TypeBatch, "written by capture")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	for _, want := range []string{"# what runs on the node", "interruptible: true # checkpoints every 30 minutes", "preset: llama-2-7b",
+		"# written by capture\nmeasured:", "peak_memory_used_mib: 17000", "p95: 99"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "gpu_name: old") || strings.Count(s, "measured:") != 1 || strings.Contains(s, "ignored") {
+		t.Errorf("the old measured section survived or the name leaked:\n%s", s)
+	}
+	p, err := Parse(out, "x.yaml")
+	if err != nil || p.Measured.PeakMemoryMiB != 17000 || p.Training == nil || p.Model.Preset != "llama-2-7b" || p.Model.Parameters == 0 {
+		t.Fatalf("%v %+v", err, p)
+	}
+	if strings.Contains(s, "hidden_size") {
+		t.Error("preset-filled fields were written into the user's file")
+	}
+	fresh, err := WithMeasured(nil, m, "train: v2", TypeTraining, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = Parse(fresh, "new.yaml")
+	if err != nil || p.Metadata.Name != "train: v2" || p.Workload.Type != TypeTraining || p.Measured.GPUName != "NVIDIA L4" {
+		t.Fatalf("%v\n%s", err, fresh)
+	}
+	if _, err := WithMeasured([]byte("- a list\n"), m, "x", TypeBatch, ""); err == nil {
+		t.Error("a base that is not a mapping was accepted")
+	}
+}

@@ -52,6 +52,7 @@ type env struct {
 	// isTerminal reports whether stdout is a terminal; stderrTerminal, stderr (progress).
 	isTerminal     bool
 	stderrTerminal bool
+	stdinTerminal  bool
 	// now is the clock (suppression expiry, policies' time.now_ns); tests fix it.
 	now func() time.Time
 }
@@ -64,6 +65,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if f, ok := stderr.(*os.File); ok {
 		e.stderrTerminal = term.IsTerminal(int(f.Fd()))
+	}
+	if f, ok := stdin.(*os.File); ok {
+		e.stdinTerminal = term.IsTerminal(int(f.Fd()))
 	}
 	return runEnv(e, args)
 }
@@ -101,7 +105,7 @@ workload fits in GPU memory, evaluates cost guardrails and posts the cost diff o
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.AddCommand(newCheckCommand(e), newDiffCommand(e), newCommentCommand(e), newFitCommand(e), newPoliciesCommand(e), newPricingCommand(e), newVersionCommand(e))
+	root.AddCommand(newCheckCommand(e), newDiffCommand(e), newCommentCommand(e), newFitCommand(e), newProfileCommand(e), newPoliciesCommand(e), newPricingCommand(e), newVersionCommand(e))
 	return root
 }
 
