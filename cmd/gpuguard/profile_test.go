@@ -1,12 +1,13 @@
 package main
 
 import (
-	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gpuguard/gpuguard/profiles"
 	"github.com/gpuguard/gpuguard/profiles/capture"
@@ -49,9 +50,11 @@ func useGPU(t *testing.T, f *fakeGPU) {
 	openGPULibrary = func() capture.Library { return f }
 	t.Cleanup(func() { openGPULibrary = old })
 }
-func (f *fakeGPU) set(used uint64) { f.mu.Lock(); f.used = used; f.mu.Unlock() }
-
-var _ = errors.New
+func (f *fakeGPU) set(used uint64) {
+	f.mu.Lock()
+	f.used = used
+	f.mu.Unlock()
+}
 
 func TestCaptureWritesTheProfileAndKeepsTheBase(t *testing.T) {
 	repoRoot(t)
@@ -163,5 +166,25 @@ func TestCaptureFailsBeforeTheCommand(t *testing.T) {
 	r = runCLI(t, "", "profile", "capture", "python", "train.py")
 	if r.code != exitError || !strings.Contains(r.stderr, "put the command after --") {
 		t.Errorf("no --: %d %s", r.code, r.stderr)
+	}
+}
+
+func TestStatusLine(t *testing.T) {
+	u := uint32(87)
+	s := capture.Snapshot{GPUs: []capture.GPUSample{
+		{Label: "0", UsedBytes: 31 << 30, TotalBytes: 40 << 30, Utilization: &u},
+		{Label: "0/mig1", UsedBytes: 3 << 29, TotalBytes: 10 << 30},
+	}}
+	got := statusLine(s, 12345*time.Millisecond)
+	want := "gpuguard 12.3s · GPU0 31.0/40 GiB 87% · GPU0/mig1 1.5/10 GiB"
+	if got != want {
+		t.Errorf("status %q, want %q", got, want)
+	}
+	var many capture.Snapshot
+	for i := 0; i < 8; i++ {
+		many.GPUs = append(many.GPUs, capture.GPUSample{Label: fmt.Sprint(i), TotalBytes: 80 << 30})
+	}
+	if got := statusLine(many, time.Second); !strings.HasSuffix(got, "· +4 GPUs") || strings.Count(got, "GiB") != 4 {
+		t.Errorf("eight GPUs: %q", got)
 	}
 }
