@@ -30,6 +30,15 @@ type commonOptions struct {
 func (o *commonOptions) bind(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "", "output format: table|json|markdown|sarif|github (default table on a terminal, else json)")
+	o.bindInputs(cmd)
+	f.StringVar(&o.output, "output", "", "write the report to this file instead of stdout")
+	f.StringVar(&o.jsonOutput, "json-output", "", "also write the JSON document to this file, whatever --format is")
+}
+
+// bindInputs binds the flags that decide what is read and judged, without the output flags
+// (comment github has its own output: the pull request).
+func (o *commonOptions) bindInputs(cmd *cobra.Command) {
+	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "config file (default .gpuguard.yaml found upward from the first path)")
 	f.StringArrayVar(&o.varFiles, "var-file", nil, "Terraform variables file (repeatable, applied in order after terraform.tfvars and *.auto.tfvars)")
 	f.StringArrayVar(&o.vars, "var", nil, "Terraform variable name=value (repeatable, applied last)")
@@ -37,8 +46,6 @@ func (o *commonOptions) bind(cmd *cobra.Command) {
 	f.StringArrayVar(&o.policies, "policy", nil, "directory of extra Rego policies (repeatable)")
 	f.StringVar(&o.failOn, "fail-on", "deny", "exit 2 when findings reach this severity: deny|warn|notice|never")
 	f.StringVar(&o.catalog, "catalog", "", "price overlay written by 'gpuguard pricing update'")
-	f.StringVar(&o.output, "output", "", "write the report to this file instead of stdout")
-	f.StringVar(&o.jsonOutput, "json-output", "", "also write the JSON document to this file, whatever --format is")
 }
 
 // failThreshold parses --fail-on into a minimum severity rank (0: never fail).

@@ -195,7 +195,10 @@ func computeDiff(e *env, o *diffOptions, paths []string) (*diffRun, error) {
 	<-done
 	d := costdiff.Compute(base, head)
 	check.Guardrails(e.ctx, head, costdiff.PolicyDiff(d), cfg, engine, e.now())
-	d = costdiff.Compute(base, head) // picks up the head's findings and any policy error
+	d.Findings, d.Errors = head.Findings, costdiff.Errors(base, head) // with any policy error
+	if d.Findings == nil {
+		d.Findings = []result.Finding{}
+	}
 	d.Base.Ref, d.Head.Ref = o.base, o.head
 	return &diffRun{doc: d, engine: engine}, nil
 }

@@ -26,11 +26,7 @@ func Compute(base, head *result.Check) *result.Diff {
 		Head:     side(head),
 		Changes:  []result.Change{},
 		Findings: head.Findings,
-		Errors:   append([]parser.Error(nil), head.Errors...),
-	}
-	for _, e := range base.Errors {
-		e.Message = "in the base: " + e.Message
-		d.Errors = append(d.Errors, e)
+		Errors:   Errors(base, head),
 	}
 	if d.Findings == nil {
 		d.Findings = []result.Finding{}
@@ -54,6 +50,16 @@ func Compute(base, head *result.Check) *result.Diff {
 	SortChanges(d.Changes)
 	d.Totals = totals(base, head)
 	return d
+}
+
+// Errors are both sides' input errors: the head's, then the base's marked as such.
+func Errors(base, head *result.Check) []parser.Error {
+	out := append([]parser.Error(nil), head.Errors...)
+	for _, e := range base.Errors {
+		e.Message = "in the base: " + e.Message
+		out = append(out, e)
+	}
+	return out
 }
 
 func side(c *result.Check) result.DiffSide {
