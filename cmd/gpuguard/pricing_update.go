@@ -150,7 +150,7 @@ func fetchPrices(e *env, o *pricingUpdateOptions, opts pricefeed.Options, cat *c
 				res.Skipped[k] += n
 			}
 		}
-		pricefeed.SortRows(res.Rows)
+		catalog.SortPrices(res.Rows)
 	default:
 		res, err = pricefeed.ParseGCPFiles(readers, opts, cat.AllInstances(parser.GCP))
 	}
@@ -186,7 +186,7 @@ func mergeOverlay(path, provider string, regions []string, fresh []catalog.Price
 		out = append(out, p)
 		kept++
 	}
-	pricefeed.SortRows(out)
+	catalog.SortPrices(out)
 	return out, kept, nil
 }
 

@@ -357,8 +357,15 @@ func (c *Catalog) Prices(provider, gpu, region string) []Price {
 		}
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
+	SortPrices(out)
+	return out
+}
+
+// SortPrices orders rows by provider, instance type, region and purchase option (the order of
+// parser.PurchaseOptions), the order listings and overlays are written in.
+func SortPrices(rows []Price) {
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
 		if a.Provider != b.Provider {
 			return a.Provider < b.Provider
 		}
@@ -370,7 +377,6 @@ func (c *Catalog) Prices(provider, gpu, region string) []Price {
 		}
 		return optionRank(a.Option) < optionRank(b.Option)
 	})
-	return out
 }
 
 func optionRank(o parser.PurchaseOption) int {

@@ -410,7 +410,7 @@ func FetchAWS(ctx context.Context, o Options) (*Result, error) {
 			all.Skipped[k] += n
 		}
 	}
-	SortRows(rows)
+	catalog.SortPrices(rows)
 	all.Rows = rows
 	return all, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sort"
 	"strings"
 	"time"
 
@@ -85,29 +84,8 @@ func (s *rowSet) sorted() []catalog.Price {
 	for _, r := range s.rows {
 		out = append(out, r.p)
 	}
-	SortRows(out)
+	catalog.SortPrices(out)
 	return out
-}
-
-// SortRows orders rows by provider, type, region and purchase option, so overlays diff well.
-func SortRows(rows []catalog.Price) {
-	rank := map[parser.PurchaseOption]int{}
-	for i, o := range parser.PurchaseOptions {
-		rank[o] = i
-	}
-	sort.Slice(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		if a.Provider != b.Provider {
-			return a.Provider < b.Provider
-		}
-		if a.Type != b.Type {
-			return a.Type < b.Type
-		}
-		if a.Region != b.Region {
-			return a.Region < b.Region
-		}
-		return rank[a.Option] < rank[b.Option]
-	})
 }
 
 // regionFilter reports whether a region was asked for (all when none were).
