@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/gpuguard/gpuguard/estimator/catalog"
@@ -59,23 +57,7 @@ func runCheck(e *env, o *commonOptions, paths []string) error {
 		Terraform: terraform.Options{VarFiles: o.varFiles, Vars: o.vars},
 	})
 	check.Guardrails(e.ctx, doc, nil, cfg, engine, e.now())
-	w, closeOut, err := outputTarget(e, o.output)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	if err := writeDocument(w, format, doc, nil, engine); err != nil {
-		closeOut()
-		return withCode(exitError, fmt.Errorf("writing report: %w", err))
-	}
-	if err := closeOut(); err != nil {
-		return withCode(exitError, fmt.Errorf("writing report: %w", err))
-	}
-	if err := writeJSONCopy(o.jsonOutput, doc, nil); err != nil {
-		return withCode(exitError, err)
-	}
-	exit := findingsExit(len(doc.Errors), doc.Findings, threshold)
-	publish(e, doc, nil, exit)
-	return exit
+	return emit(e, o, format, threshold, doc, nil, engine)
 }
 
 func plural(n int) string {

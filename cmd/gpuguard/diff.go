@@ -216,21 +216,5 @@ func runDiff(e *env, o *diffOptions, paths []string) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	w, closeOut, err := outputTarget(e, o.output)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	if err := writeDocument(w, format, nil, run.doc, run.engine); err != nil {
-		closeOut()
-		return withCode(exitError, fmt.Errorf("writing report: %w", err))
-	}
-	if err := closeOut(); err != nil {
-		return withCode(exitError, fmt.Errorf("writing report: %w", err))
-	}
-	if err := writeJSONCopy(o.jsonOutput, nil, run.doc); err != nil {
-		return withCode(exitError, err)
-	}
-	exit := findingsExit(len(run.doc.Errors), run.doc.Findings, threshold)
-	publish(e, nil, run.doc, exit)
-	return exit
+	return emit(e, &o.commonOptions, format, threshold, nil, run.doc, run.engine)
 }

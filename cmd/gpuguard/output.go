@@ -176,3 +176,30 @@ func findingsExit(errs int, findings []result.Finding, threshold int) error {
 	}
 	return nil
 }
+
+// emit writes a finished check or diff everywhere it goes — the report (--output or stdout),
+// the JSON copy, the job summary and step outputs — and returns the run's exit.
+func emit(e *env, o *commonOptions, format report.Format, threshold int, check *result.Check, diff *result.Diff, engine *policies.Engine) error {
+	w, closeOut, err := outputTarget(e, o.output)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if err := writeDocument(w, format, check, diff, engine); err != nil {
+		closeOut()
+		return withCode(exitError, fmt.Errorf("writing report: %w", err))
+	}
+	if err := closeOut(); err != nil {
+		return withCode(exitError, fmt.Errorf("writing report: %w", err))
+	}
+	if err := writeJSONCopy(o.jsonOutput, check, diff); err != nil {
+		return withCode(exitError, err)
+	}
+	var exit error
+	if check != nil {
+		exit = findingsExit(len(check.Errors), check.Findings, threshold)
+	} else {
+		exit = findingsExit(len(diff.Errors), diff.Findings, threshold)
+	}
+	publish(e, check, diff, exit)
+	return exit
+}
