@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/internal/yamlpos"
 )
 
 // APIVersion and Kind identify a workload profile document.
@@ -268,14 +270,14 @@ func Parse(data []byte, name string) (*Profile, error) {
 		}
 		return nil, yamlErr(name, err)
 	}
-	lines := lineIndex(&root)
+	lines := yamlpos.Index(&root)
 	if err := p.applyPreset(); err != nil {
-		return nil, &Error{File: name, Line: lines.at("model.preset"), Msg: err.Error()}
+		return nil, &Error{File: name, Line: lines.At("model.preset"), Msg: err.Error()}
 	}
 	if err := p.validate(); err != nil {
 		var ve *validationError
 		if errors.As(err, &ve) {
-			return nil, &Error{File: name, Line: lines.at(ve.path), Msg: ve.msg}
+			return nil, &Error{File: name, Line: lines.At(ve.path), Msg: ve.msg}
 		}
 		return nil, &Error{File: name, Msg: err.Error()}
 	}
@@ -300,49 +302,4 @@ func yamlErr(name string, err error) error {
 		msg = msg[:strings.Index(msg, " not found")] + " (see the WorkloadProfile schema in README.md)"
 	}
 	return &Error{File: name, Line: line, Msg: msg}
-}
-
-// lines maps dotted key paths ("training.micro_batch_size") to their line.
-type lines map[string]int
-
-func lineIndex(root *yaml.Node) lines {
-	l := lines{}
-	var walk func(n *yaml.Node, prefix string)
-	walk = func(n *yaml.Node, prefix string) {
-		if n.Kind == yaml.DocumentNode {
-			for _, c := range n.Content {
-				walk(c, prefix)
-			}
-			return
-		}
-		if n.Kind != yaml.MappingNode {
-			return
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			path := k.Value
-			if prefix != "" {
-				path = prefix + "." + k.Value
-			}
-			l[path] = k.Line
-			walk(v, path)
-		}
-	}
-	walk(root, "")
-	return l
-}
-
-// at returns the line of a path, or of its nearest parent that exists.
-func (l lines) at(path string) int {
-	for path != "" {
-		if n, ok := l[path]; ok {
-			return n
-		}
-		i := strings.LastIndex(path, ".")
-		if i < 0 {
-			break
-		}
-		path = path[:i]
-	}
-	return 0
 }

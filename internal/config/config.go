@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/internal/yamlpos"
 )
 
 // FileNames are the names a config file may have, in the order they are looked for.
@@ -53,50 +55,12 @@ type Config struct {
 	// directory. Paths in the config and in profile tags are relative to it.
 	Root string `yaml:"-" json:"-"`
 	// lines holds the line of each key of the file, dotted ("budgets.monthly_increase").
-	lines map[string]int
+	lines yamlpos.Lines
 }
 
 // Line returns the line of a dotted key in the config file ("budgets.monthly_increase"), or
 // the line of its nearest enclosing key that is there, or 0 without a file.
-func (c *Config) Line(key string) int {
-	for key != "" {
-		if l, ok := c.lines[key]; ok {
-			return l
-		}
-		i := strings.LastIndexByte(key, '.')
-		if i < 0 {
-			break
-		}
-		key = key[:i]
-	}
-	return 0
-}
-
-// keyLines records the line of every mapping key, dotted from the document's top.
-func keyLines(n *yaml.Node, prefix string, out map[string]int) {
-	if n.Kind == yaml.DocumentNode {
-		for _, c := range n.Content {
-			keyLines(c, prefix, out)
-		}
-		return
-	}
-	if n.Kind != yaml.MappingNode {
-		return
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		name := k.Value
-		if prefix != "" {
-			name = prefix + "." + name
-		}
-		if _, seen := out[name]; !seen {
-			out[name] = k.Line
-		}
-		if len(out) < 10000 {
-			keyLines(n.Content[i+1], name, out)
-		}
-	}
-}
+func (c *Config) Line(key string) int { return c.lines.At(key) }
 
 // Error is a config problem with its place.
 type Error struct {
@@ -170,8 +134,7 @@ func Parse(data []byte, name string, c *Config) error {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err == nil {
-		c.lines = map[string]int{}
-		keyLines(&doc, "", c.lines)
+		c.lines = yamlpos.Index(&doc)
 	}
 	return c.validate(name)
 }
