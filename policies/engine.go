@@ -79,10 +79,10 @@ func astProblems(err error) *CompileError {
 // evaluation.
 const findingsQuery = `x := {"gpuguard": object.get(data, "gpuguard", {}), "main": object.get(data, "main", {})}`
 
-// compile parses and compiles sources against the sandbox capabilities.
-func compile(sources []source) (*ast.Compiler, map[string]*Rule, error) {
+// parseSources parses every source, collecting all problems with file and line. A user's module
+// may not take a package under the built-ins' prefix (it would replace a built-in rule).
+func parseSources(sources []source) (map[string]*ast.Module, error) {
 	modules := map[string]*ast.Module{}
-	rules := map[string]*Rule{}
 	ce := &CompileError{}
 	for _, s := range sources {
 		m, err := parse(s)
@@ -90,26 +90,47 @@ func compile(sources []source) (*ast.Compiler, map[string]*Rule, error) {
 			ce.Errors = append(ce.Errors, astProblems(err).Errors...)
 			continue
 		}
-		builtin := strings.HasPrefix(s.name, "builtin/")
 		pkg := packageOf(m)
-		if !builtin && (pkg == BuiltinPackagePrefix || strings.HasPrefix(pkg, BuiltinPackagePrefix+".")) {
+		if !strings.HasPrefix(s.name, "builtin/") && (pkg == BuiltinPackagePrefix || strings.HasPrefix(pkg, BuiltinPackagePrefix+".")) {
 			ce.Errors = append(ce.Errors, Problem{File: s.name, Line: m.Package.Location.Row,
 				Message: fmt.Sprintf("package %s is reserved for gpuguard's built-in rules", pkg)})
 			continue
 		}
 		modules[s.name] = m
-		if !s.test {
-			if _, seen := rules[pkg]; !seen {
-				rules[pkg] = ruleOf(m, s.name, builtin)
-			} else if r := ruleOf(m, s.name, builtin); r.ID != "" {
-				rules[pkg] = r
-			}
-		}
 	}
 	if len(ce.Errors) > 0 {
-		return nil, nil, ce
+		return nil, ce
 	}
-	c := ast.NewCompiler().WithCapabilities(SandboxCapabilities()).WithEnablePrintStatements(false)
+	return modules, nil
+}
+
+// sandboxCompiler is the compiler every policy goes through: sandbox capabilities, no print.
+func sandboxCompiler() *ast.Compiler {
+	return ast.NewCompiler().WithCapabilities(SandboxCapabilities()).WithEnablePrintStatements(false)
+}
+
+// compile parses and compiles sources against the sandbox capabilities and reads each rule
+// package's metadata.
+func compile(sources []source) (*ast.Compiler, map[string]*Rule, error) {
+	modules, err := parseSources(sources)
+	if err != nil {
+		return nil, nil, err
+	}
+	rules := map[string]*Rule{}
+	for _, s := range sources {
+		m := modules[s.name]
+		if s.test || m == nil {
+			continue
+		}
+		builtin := strings.HasPrefix(s.name, "builtin/")
+		pkg := packageOf(m)
+		if _, seen := rules[pkg]; !seen {
+			rules[pkg] = ruleOf(m, s.name, builtin)
+		} else if r := ruleOf(m, s.name, builtin); r.ID != "" {
+			rules[pkg] = r
+		}
+	}
+	c := sandboxCompiler()
 	c.Compile(modules)
 	if c.Failed() {
 		return nil, nil, astProblems(c.Errors)

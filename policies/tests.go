@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/tester"
 )
 
@@ -31,20 +30,11 @@ func RunTests(ctx context.Context, dirs []string, builtinTests bool) ([]TestResu
 		return nil, err
 	}
 	sources := append(builtinSources(builtinTests), user...)
-	modules := map[string]*ast.Module{}
-	ce := &CompileError{}
-	for _, s := range sources {
-		m, err := parse(s)
-		if err != nil {
-			ce.Errors = append(ce.Errors, astProblems(err).Errors...)
-			continue
-		}
-		modules[s.name] = m
+	modules, err := parseSources(sources)
+	if err != nil {
+		return nil, err
 	}
-	if len(ce.Errors) > 0 {
-		return nil, ce
-	}
-	c := ast.NewCompiler().WithCapabilities(SandboxCapabilities()).WithEnablePrintStatements(false)
+	c := sandboxCompiler()
 	runner := tester.NewRunner().SetCompiler(c).SetModules(modules).SetTimeout(DefaultTimeout)
 	ch, err := runner.RunTests(ctx, nil)
 	if err != nil {
