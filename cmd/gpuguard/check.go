@@ -32,13 +32,9 @@ func runCheck(e *env, o *commonOptions, paths []string) error {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	threshold, err := failThreshold(o.failOn)
+	format, threshold, err := o.judging(e)
 	if err != nil {
-		return withCode(exitError, err)
-	}
-	format, err := defaultFormat(e, o.format, o.output != "")
-	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	cfg, err := loadConfig(o.config, paths)
 	if err != nil {

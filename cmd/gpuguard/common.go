@@ -8,6 +8,7 @@ import (
 
 	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/internal/config"
+	"github.com/gpuguard/gpuguard/internal/report"
 	"github.com/gpuguard/gpuguard/internal/result"
 )
 
@@ -46,6 +47,20 @@ func (o *commonOptions) bindInputs(cmd *cobra.Command) {
 	f.StringArrayVar(&o.policies, "policy", nil, "directory of extra Rego policies (repeatable)")
 	f.StringVar(&o.failOn, "fail-on", "deny", "exit 2 when findings reach this severity: deny|warn|notice|never")
 	f.StringVar(&o.catalog, "catalog", "", "price overlay written by 'gpuguard pricing update'")
+}
+
+// judging parses the flags that decide how a run reports and ends: --format (default by
+// terminal) and --fail-on.
+func (o *commonOptions) judging(e *env) (report.Format, int, error) {
+	threshold, err := failThreshold(o.failOn)
+	if err != nil {
+		return "", 0, withCode(exitError, err)
+	}
+	format, err := defaultFormat(e, o.format, o.output != "")
+	if err != nil {
+		return "", 0, withCode(exitError, err)
+	}
+	return format, threshold, nil
 }
 
 // failThreshold parses --fail-on into a minimum severity rank (0: never fail).

@@ -204,13 +204,9 @@ func computeDiff(e *env, o *diffOptions, paths []string) (*diffRun, error) {
 }
 
 func runDiff(e *env, o *diffOptions, paths []string) error {
-	threshold, err := failThreshold(o.failOn)
+	format, threshold, err := o.judging(e)
 	if err != nil {
-		return withCode(exitError, err)
-	}
-	format, err := defaultFormat(e, o.format, o.output != "")
-	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	run, err := computeDiff(e, o, paths)
 	if err != nil {
