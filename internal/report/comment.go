@@ -331,27 +331,25 @@ func writeCommentSavings(b *strings.Builder, es []*estimator.Estimate, limit int
 	}
 	var rows []row
 	var total money.Micros
+	estimated := false
 	for _, e := range es {
 		if r, ok := bestRecommendation(e); ok {
 			rows = append(rows, row{e, r})
 			total += money.Micros(r.MonthlySaving)
+			estimated = estimated || r.PriceEstimated
 		}
 	}
 	if len(rows) == 0 || limit == 0 {
 		return
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].r.MonthlySaving > rows[j].r.MonthlySaving })
-	fmt.Fprintf(b, "#### Cheaper fits — up to %s a month\n\n| Resource | Instead | Saves a month |\n|---|---|--:|\n", total)
+	fmt.Fprintf(b, "#### Cheaper fits — up to %s%s a month\n\n| Resource | Instead | Saves a month |\n|---|---|--:|\n", total, estimatedMark(estimated))
 	for i, x := range rows {
 		if limit >= 0 && i >= limit {
 			fmt.Fprintf(b, "\n… and %d more.\n", len(rows)-limit)
 			break
 		}
-		star := ""
-		if x.r.PriceEstimated {
-			star = "*"
-		}
-		fmt.Fprintf(b, "| %s | %s | %s%s |\n", code(label(multi, x.e.Root, x.e.Address)), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), money.Micros(x.r.MonthlySaving), star)
+		fmt.Fprintf(b, "| %s | %s | %s%s |\n", code(label(multi, x.e.Root, x.e.Address)), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), money.Micros(x.r.MonthlySaving), estimatedMark(x.r.PriceEstimated))
 	}
 	b.WriteString("\n")
 }

@@ -172,25 +172,32 @@ func recommendationText(r estimator.Recommendation) string {
 	case estimator.RecMIG:
 		what = "a MIG slice"
 	}
-	star := ""
-	if r.PriceEstimated {
-		star = "*"
+	star := estimatedMark(r.PriceEstimated)
+	return fmt.Sprintf("%s: %s%s/month, saves %s%s", what, money.Micros(r.MonthlyCost), star, money.Micros(r.MonthlySaving), star)
+}
+
+// estimatedMark is the star every figure derived from an estimated price carries.
+func estimatedMark(estimated bool) string {
+	if estimated {
+		return "*"
 	}
-	return fmt.Sprintf("%s: %s%s/month, saves %s", what, money.Micros(r.MonthlyCost), star, money.Micros(r.MonthlySaving))
+	return ""
 }
 
 func writeSavingsText(ew *errWriter, c *result.Check) {
 	var lines []string
 	var total money.Micros
+	estimated := false
 	for i := range c.Resources {
 		e := &c.Resources[i]
 		if r, ok := bestRecommendation(e); ok {
 			lines = append(lines, fmt.Sprintf("  %s\n      %s\n      %s", e.Address, recommendationText(r), r.Reason))
 			total += money.Micros(r.MonthlySaving)
+			estimated = estimated || r.PriceEstimated
 		}
 	}
 	if len(lines) == 0 {
 		return
 	}
-	ew.printf("\nCheaper fits (the best per resource; up to %s/month in all):\n%s\n", total, strings.Join(lines, "\n"))
+	ew.printf("\nCheaper fits (the best per resource; up to %s%s/month in all):\n%s\n", total, estimatedMark(estimated), strings.Join(lines, "\n"))
 }
