@@ -135,22 +135,7 @@ func fetchPrices(e *env, o *pricingUpdateOptions, opts pricefeed.Options, cat *c
 	case parser.Azure:
 		res, err = pricefeed.ParseAzureFiles(readers, opts)
 	case parser.AWS:
-		// Offer files are streamed one after the other; rows are merged.
-		res = &pricefeed.Result{}
-		for i, r := range readers {
-			one, perr := pricefeed.ParseAWS(r, opts)
-			if perr != nil {
-				return nil, fmt.Errorf("%s: %w", o.fromFiles[i], perr)
-			}
-			res.Rows = append(res.Rows, one.Rows...)
-			for k, n := range one.Skipped {
-				if res.Skipped == nil {
-					res.Skipped = map[string]int{}
-				}
-				res.Skipped[k] += n
-			}
-		}
-		catalog.SortPrices(res.Rows)
+		res, err = pricefeed.ParseAWSFiles(readers, opts)
 	default:
 		res, err = pricefeed.ParseGCPFiles(readers, opts, cat.AllInstances(parser.GCP))
 	}

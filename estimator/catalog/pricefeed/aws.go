@@ -183,9 +183,29 @@ func (a *awsParser) term(kind string, t awsTerm) {
 //
 // Several documents may follow each other in one file (saved pages).
 func ParseAWS(r io.Reader, o Options) (*Result, error) {
+	return ParseAWSFiles([]io.Reader{r}, o)
+}
+
+// ParseAWSFiles reads several Price List files (offer files, saved Query API pages) into one set
+// of rows: the same price twice is one row.
+func ParseAWSFiles(files []io.Reader, o Options) (*Result, error) {
 	res := &Result{}
 	var set rowSet
 	ap := newAWSParser(res, &set, o)
+	for i, r := range files {
+		if err := ap.stream(r); err != nil {
+			if len(files) > 1 {
+				return nil, fmt.Errorf("file %d: %w", i+1, err)
+			}
+			return nil, err
+		}
+	}
+	res.Rows = set.sorted()
+	return res, nil
+}
+
+// stream reads every top-level document of r.
+func (a *awsParser) stream(r io.Reader) error {
 	dec := json.NewDecoder(r)
 	dec.UseNumber()
 	docs := 0
@@ -195,21 +215,20 @@ func ParseAWS(r io.Reader, o Options) (*Result, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("aws: %w", err)
+			return fmt.Errorf("aws: %w", err)
 		}
 		if d, ok := t.(json.Delim); !ok || d != '{' {
-			return nil, fmt.Errorf("aws: not a Price List document (it starts with %v)", t)
+			return fmt.Errorf("aws: not a Price List document (it starts with %v)", t)
 		}
 		docs++
-		if err := ap.document(dec); err != nil {
-			return nil, fmt.Errorf("aws: %w (at byte %d)", err, dec.InputOffset())
+		if err := a.document(dec); err != nil {
+			return fmt.Errorf("aws: %w (at byte %d)", err, dec.InputOffset())
 		}
 	}
 	if docs == 0 {
-		return nil, fmt.Errorf("aws: empty input")
+		return fmt.Errorf("aws: empty input")
 	}
-	res.Rows = set.sorted()
-	return res, nil
+	return nil
 }
 
 // document reads the keys of one top-level object (its '{' already read).
@@ -383,8 +402,9 @@ func FetchAWS(ctx context.Context, o Options) (*Result, error) {
 	if len(o.Regions) == 0 {
 		return nil, fmt.Errorf("aws: name the regions to fetch with --region (us-east-1, eu-west-1, ...): each region's offer file is hundreds of megabytes")
 	}
-	all := &Result{}
-	var rows []catalog.Price
+	res := &Result{}
+	var set rowSet
+	ap := newAWSParser(res, &set, o)
 	for _, region := range o.Regions {
 		region = parser.NormalizeRegion(region)
 		u := fmt.Sprintf(AWSOfferURL, region)
@@ -395,22 +415,14 @@ func FetchAWS(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("aws %s: %w", region, err)
 		}
-		one := Options{Regions: []string{region}, Date: o.Date}
-		pr := &progressReader{r: resp.Body, total: resp.ContentLength, what: region + " offer file", fn: o.Progress}
-		res, err := ParseAWS(pr, one)
+		pr := &progressReader{r: resp.Body, total: resp.ContentLength, what: region + " offer file", fn: o.Progress,
+			rows: func() int { return len(set.rows) }}
+		err = ap.stream(pr)
 		resp.Body.Close()
 		if err != nil {
 			return nil, fmt.Errorf("aws %s: %w", region, err)
 		}
-		rows = append(rows, res.Rows...)
-		for k, n := range res.Skipped {
-			if all.Skipped == nil {
-				all.Skipped = map[string]int{}
-			}
-			all.Skipped[k] += n
-		}
 	}
-	catalog.SortPrices(rows)
-	all.Rows = rows
-	return all, nil
+	res.Rows = set.sorted()
+	return res, nil
 }

@@ -364,6 +364,7 @@ func FetchGCP(ctx context.Context, o Options, instances []catalog.Instance) (*Re
 	var parts gcpParts
 	keep := regionFilter(o.Regions)
 	token := ""
+	seen := map[string]bool{}
 	for page := 1; ; page++ {
 		q := url.Values{}
 		q.Set("key", o.APIKey)
@@ -385,9 +386,13 @@ func FetchGCP(ctx context.Context, o Options, instances []catalog.Instance) (*Re
 		if o.Progress != nil {
 			o.Progress(Progress{What: fmt.Sprintf("page %d", page), Done: int64(page)})
 		}
-		if p.NextPageToken == "" || p.NextPageToken == token {
+		if p.NextPageToken == "" {
 			break
 		}
+		if seen[p.NextPageToken] {
+			return nil, fmt.Errorf("gcp: nextPageToken %q repeats: the listing would never end", p.NextPageToken)
+		}
+		seen[p.NextPageToken] = true
 		token = p.NextPageToken
 	}
 	res.Rows = ComposeGCP(res, &parts, instances, o.Date)

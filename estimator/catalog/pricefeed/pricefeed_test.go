@@ -491,3 +491,16 @@ func TestOverlayRoundTrip(t *testing.T) {
 		t.Errorf("a region the embedded catalog lacks: %+v", q)
 	}
 }
+
+func TestFetchGCPStopsOnALoopingPageToken(t *testing.T) {
+	var n int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n++
+		fmt.Fprintf(w, `{"skus": [], "nextPageToken": "T%d"}`, n%2)
+	}))
+	defer srv.Close()
+	_, err := FetchGCP(context.Background(), Options{APIKey: "k", BaseURL: srv.URL}, nil)
+	if err == nil || !strings.Contains(err.Error(), "repeats") || n > 3 {
+		t.Fatalf("after %d pages: %v", n, err)
+	}
+}
