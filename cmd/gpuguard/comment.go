@@ -123,10 +123,8 @@ func resolveTarget(e *env, o *commentOptions) (commentTarget, error) {
 
 // commentDocument is the report to post, with what decides the exit status.
 type commentDocument struct {
-	check    *result.Check
-	diff     *result.Diff
-	errors   int
-	findings []result.Finding
+	check *result.Check
+	diff  *result.Diff
 }
 
 func (d commentDocument) render(max int) string {
@@ -147,7 +145,7 @@ func loadCommentDocument(e *env, o *commentOptions, paths []string) (commentDocu
 		if err != nil {
 			return commentDocument{}, err
 		}
-		return commentDocument{diff: run.doc, errors: len(run.doc.Errors), findings: run.doc.Findings}, nil
+		return commentDocument{diff: run.doc}, nil
 	}
 	var data []byte
 	var err error
@@ -163,10 +161,7 @@ func loadCommentDocument(e *env, o *commentOptions, paths []string) (commentDocu
 	if err != nil {
 		return commentDocument{}, fmt.Errorf("--input %s: %w", o.input, err)
 	}
-	if doc.Diff != nil {
-		return commentDocument{diff: doc.Diff, errors: len(doc.Diff.Errors), findings: doc.Diff.Findings}, nil
-	}
-	return commentDocument{check: doc.Check, errors: len(doc.Check.Errors), findings: doc.Check.Findings}, nil
+	return commentDocument{check: doc.Check, diff: doc.Diff}, nil
 }
 
 // commentSizes are the limits tried in turn when GitHub refuses a body as too long: GitHub's
@@ -191,7 +186,7 @@ func runCommentGitHub(e *env, o *commentOptions, paths []string) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	outcome := findingsExit(doc.errors, doc.findings, threshold)
+	outcome := documentExit(doc.check, doc.diff, threshold)
 
 	client, err := ghcomment.New(target.repo, report.CommentMarker, ghcomment.Options{APIURL: target.apiURL, Token: target.token})
 	if err != nil {

@@ -194,12 +194,15 @@ func emit(e *env, o *commonOptions, format report.Format, threshold int, check *
 	if err := writeJSONCopy(o.jsonOutput, check, diff); err != nil {
 		return withCode(exitError, err)
 	}
-	var exit error
-	if check != nil {
-		exit = findingsExit(len(check.Errors), check.Findings, threshold)
-	} else {
-		exit = findingsExit(len(diff.Errors), diff.Findings, threshold)
-	}
+	exit := documentExit(check, diff, threshold)
 	publish(e, check, diff, exit)
 	return exit
+}
+
+// documentExit is the exit a check or diff document calls for.
+func documentExit(check *result.Check, diff *result.Diff, threshold int) error {
+	if check != nil {
+		return findingsExit(len(check.Errors), check.Findings, threshold)
+	}
+	return findingsExit(len(diff.Errors), diff.Findings, threshold)
 }
