@@ -41,7 +41,7 @@ type Options struct {
 	OnSample func(Snapshot)
 	// Now is the clock (tests).
 	Now func() time.Time
-	// Processes finds a process tree's PIDs (default: /proc on Linux).
+	// Tree finds a process tree's PIDs (default: ProcessTree, from /proc on Linux).
 	Tree func(root int) map[uint32]bool
 }
 
