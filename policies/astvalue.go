@@ -25,12 +25,18 @@ func toTerm(v reflect.Value, skip map[string]bool) (*ast.Term, error) {
 }
 
 func newConverter(skip map[string]bool) *converter {
-	return &converter{skip: skip, strs: map[string]*ast.Term{}}
+	return &converter{skip: skip, strs: map[string]*ast.Term{}, nums: map[string]*ast.Term{}, fields: map[reflect.Type][]field{}}
 }
 
 type converter struct {
-	skip map[string]bool
-	strs map[string]*ast.Term
+	skip   map[string]bool
+	strs   map[string]*ast.Term
+	nums   map[string]*ast.Term
+	fields map[reflect.Type][]field
+	// pairs is a stack of an object's key/value pairs while it is built: ast.NewObject copies
+	// them into one block, so the slice is reused by every object (nested ones push above).
+	pairs [][2]*ast.Term
+	buf   []byte
 }
 
 func (c *converter) str(s string) *ast.Term {
@@ -45,38 +51,58 @@ func (c *converter) str(s string) *ast.Term {
 	return t
 }
 
+// num shares number terms by their text (hours, quantities, GPU counts, common amounts repeat).
+func (c *converter) num(text []byte) *ast.Term {
+	if t, ok := c.nums[string(text)]; ok {
+		return t
+	}
+	s := string(text)
+	t := ast.NumberTerm(json.Number(s))
+	c.nums[s] = t
+	return t
+}
+
+// decimal writes micros as a decimal with digits places, as money.Micros.Decimal does.
+func (c *converter) decimal(m int64, digits int) *ast.Term {
+	c.buf = money.Micros(m).AppendDecimal(c.buf[:0], digits)
+	return c.num(c.buf)
+}
+
 func (c *converter) term(v reflect.Value) (*ast.Term, error) {
 	if !v.IsValid() {
-		return ast.NullTerm(), nil
+		return ast.InternedNullTerm, nil
 	}
 	// Compare types rather than calling Interface(): boxing every struct value allocated.
 	switch v.Type() {
 	case amountType:
-		return ast.NumberTerm(json.Number(money.Micros(v.Int()).Decimal(2))), nil
+		return c.decimal(v.Int(), 2), nil
 	case rateType:
-		return ast.NumberTerm(json.Number(money.Micros(v.Int()).Decimal(4))), nil
+		return c.decimal(v.Int(), 4), nil
 	case numberType:
 		return ast.NumberTerm(json.Number(v.String())), nil
 	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
-			return ast.NullTerm(), nil
+			return ast.InternedNullTerm, nil
 		}
 		return c.term(v.Elem())
 	case reflect.String:
 		return c.str(v.String()), nil
 	case reflect.Bool:
-		return ast.BooleanTerm(v.Bool()), nil
+		return ast.InternedTerm(v.Bool()), nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return ast.IntNumberTerm(int(v.Int())), nil
+		c.buf = strconv.AppendInt(c.buf[:0], v.Int(), 10)
+		return c.num(c.buf), nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return ast.NumberTerm(json.Number(strconv.FormatUint(v.Uint(), 10))), nil
+		c.buf = strconv.AppendUint(c.buf[:0], v.Uint(), 10)
+		return c.num(c.buf), nil
 	case reflect.Float32, reflect.Float64:
-		return ast.NumberTerm(json.Number(strconv.FormatFloat(v.Float(), 'g', -1, 64))), nil
+		c.buf = strconv.AppendFloat(c.buf[:0], v.Float(), 'g', -1, 64)
+		return c.num(c.buf), nil
 	case reflect.Slice, reflect.Array:
 		if v.Kind() == reflect.Slice && v.IsNil() {
-			return ast.NullTerm(), nil
+			return ast.InternedNullTerm, nil
 		}
 		terms := make([]*ast.Term, v.Len())
 		for i := range terms {
@@ -89,9 +115,9 @@ func (c *converter) term(v reflect.Value) (*ast.Term, error) {
 		return ast.ArrayTerm(terms...), nil
 	case reflect.Map:
 		if v.IsNil() {
-			return ast.NullTerm(), nil
+			return ast.InternedNullTerm, nil
 		}
-		obj := ast.NewObjectWithCapacity(v.Len())
+		base := len(c.pairs)
 		it := v.MapRange()
 		for it.Next() {
 			k := it.Key()
@@ -102,16 +128,12 @@ func (c *converter) term(v reflect.Value) (*ast.Term, error) {
 			if err != nil {
 				return nil, err
 			}
-			obj.Insert(c.str(k.String()), t)
+			c.pairs = append(c.pairs, [2]*ast.Term{c.str(k.String()), t})
 		}
-		return ast.NewTerm(obj), nil
+		return c.object(base), nil
 	case reflect.Struct:
-		fields := structFields(v.Type())
-		obj := ast.NewObjectWithCapacity(len(fields))
-		for _, f := range fields {
-			if c.skip[f.name] {
-				continue
-			}
+		base := len(c.pairs)
+		for _, f := range c.structFields(v.Type()) {
 			fv := v.Field(f.index)
 			if f.omitEmpty && fv.IsZero() {
 				continue
@@ -123,11 +145,35 @@ func (c *converter) term(v reflect.Value) (*ast.Term, error) {
 			if err != nil {
 				return nil, err
 			}
-			obj.Insert(c.str(f.name), t)
+			c.pairs = append(c.pairs, [2]*ast.Term{f.key, t})
 		}
-		return ast.NewTerm(obj), nil
+		return c.object(base), nil
 	}
 	return nil, fmt.Errorf("cannot convert %s for policies", v.Type())
+}
+
+// object makes an object of the pairs pushed since base and pops them.
+func (c *converter) object(base int) *ast.Term {
+	t := ast.NewTerm(ast.NewObject(c.pairs[base:]...))
+	clear(c.pairs[base:])
+	c.pairs = c.pairs[:base]
+	return t
+}
+
+// structFields are a struct type's JSON fields less the skipped ones, with their key terms.
+func (c *converter) structFields(t reflect.Type) []field {
+	if f, ok := c.fields[t]; ok {
+		return f
+	}
+	var out []field
+	for _, f := range jsonFields(t) {
+		if !c.skip[f.name] {
+			f.key = c.str(f.name)
+			out = append(out, f)
+		}
+	}
+	c.fields[t] = out
+	return out
 }
 
 var (
@@ -138,13 +184,14 @@ var (
 
 type field struct {
 	name      string
+	key       *ast.Term
 	index     int
 	omitEmpty bool
 }
 
 var fieldCache sync.Map // reflect.Type -> []field
 
-func structFields(t reflect.Type) []field {
+func jsonFields(t reflect.Type) []field {
 	if f, ok := fieldCache.Load(t); ok {
 		return f.([]field)
 	}

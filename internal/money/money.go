@@ -113,31 +113,36 @@ func (m Micros) Signed() string {
 // Decimal formats the amount as a plain decimal with the given number of fraction digits
 // (0..6), rounding half away from zero: Decimal(2) of 43915284 is "43.92".
 func (m Micros) Decimal(digits int) string {
-	if digits < 0 {
-		digits = 0
-	}
-	if digits > 6 {
-		digits = 6
-	}
+	return string(m.AppendDecimal(nil, digits))
+}
+
+// AppendDecimal appends Decimal(digits) to b.
+func (m Micros) AppendDecimal(b []byte, digits int) []byte {
+	digits = min(max(digits, 0), 6)
 	unit := int64(1)
 	for i := digits; i < 6; i++ {
 		unit *= 10
 	}
 	v := int64(m)
-	sign := ""
 	if v < 0 {
-		sign = "-"
+		b = append(b, '-')
 		v = -v
 	}
 	v = (v + unit/2) / unit
+	if digits == 0 {
+		return strconv.AppendInt(b, v, 10)
+	}
 	scale := int64(1)
 	for i := 0; i < digits; i++ {
 		scale *= 10
 	}
-	if digits == 0 {
-		return sign + strconv.FormatInt(v, 10)
+	b = strconv.AppendInt(b, v/scale, 10)
+	b = append(b, '.')
+	frac := v % scale
+	for s := scale / 10; s > 1 && frac < s; s /= 10 {
+		b = append(b, '0')
 	}
-	return fmt.Sprintf("%s%d.%0*d", sign, v/scale, digits, v%scale)
+	return strconv.AppendInt(b, frac, 10)
 }
 
 func groupThousands(n int64) string {

@@ -100,3 +100,30 @@ func TestJSONRoundTrip(t *testing.T) {
 		t.Fatalf("unmarshal = %+v", out)
 	}
 }
+
+func TestDecimalPadsRoundsAndSigns(t *testing.T) {
+	cases := []struct {
+		m      Micros
+		digits int
+		want   string
+	}{
+		{0, 2, "0.00"},
+		{50_000, 2, "0.05"},
+		{4_995_000, 2, "5.00"}, // half away from zero
+		{-4_995_000, 2, "-5.00"},
+		{587_500_000, 2, "587.50"},
+		{43_915_284, 4, "43.9153"},
+		{700, 4, "0.0007"},
+		{1_234_567_890_000, 0, "1234568"},
+		{123_456, 6, "0.123456"},
+		{5, 9, "0.000005"}, // digits above 6 are 6
+	}
+	for _, c := range cases {
+		if got := c.m.Decimal(c.digits); got != c.want {
+			t.Errorf("Micros(%d).Decimal(%d) = %q, want %q", c.m, c.digits, got, c.want)
+		}
+		if got := string(c.m.AppendDecimal([]byte("x="), c.digits)); got != "x="+c.want {
+			t.Errorf("AppendDecimal = %q, want %q", got, "x="+c.want)
+		}
+	}
+}
