@@ -20,6 +20,8 @@ func benchResources(n int) []estimator.Estimate {
 	out := make([]estimator.Estimate, n)
 	for i := range out {
 		e := estimateFor(fmt.Sprintf("aws_instance.gpu[%d]", i), float64(500+i%5000))
+		e.Root = fmt.Sprintf("stacks/team-%d", i/40)
+		e.ID = e.Root + "|" + e.Address
 		req, avail, util := 30.0, 80.0, 0.375
 		verdict := estimator.VerdictFits
 		switch {
@@ -49,10 +51,14 @@ func benchResources(n int) []estimator.Estimate {
 		if i%3 == 1 {
 			e.HoursPerMonth = 120
 		}
+		// Amounts differ from resource to resource, as they do in a real repository: OPA caches
+		// function results by argument, so equal amounts would format money only once.
+		cents := money.Amount(int64(i) * 10000)
 		e.Recommendations = []estimator.Recommendation{
-			{Kind: estimator.RecSmallerInstance, InstanceType: "g6.xlarge", MonthlyCost: money.Amount(587504000), MonthlySaving: money.Amount(1000000000), Reason: "fits"},
-			{Kind: estimator.RecSpot, InstanceType: "p4d.24xlarge", MonthlyCost: money.Amount(200000000), MonthlySaving: money.Amount(300000000)},
-			{Kind: estimator.RecCommitment, PurchaseOption: "reserved_1y", MonthlyCost: money.Amount(350000000), MonthlySaving: money.Amount(150000000)},
+			{Kind: estimator.RecSmallerInstance, InstanceType: "g6.xlarge", MonthlyCost: money.Amount(587504000) + cents, MonthlySaving: money.Amount(1000000000) + cents, Reason: "fits"},
+			{Kind: estimator.RecSpot, InstanceType: "p4d.24xlarge", MonthlyCost: money.Amount(200000000) + cents, MonthlySaving: money.Amount(300000000) + cents},
+			{Kind: estimator.RecCommitment, PurchaseOption: "reserved_3y", MonthlyCost: money.Amount(250000000) + cents, MonthlySaving: money.Amount(250000000) + cents},
+			{Kind: estimator.RecCommitment, PurchaseOption: "reserved_1y", MonthlyCost: money.Amount(350000000) + cents, MonthlySaving: money.Amount(150000000) + cents},
 		}
 		if i%10 == 0 {
 			e.Suppressions = []parser.Suppression{{Rule: "GPU003", Reason: "ok", Status: "active"}}

@@ -45,6 +45,13 @@ rules separated by commas). On a Kubernetes workload: ` + "`gpuguard.dev/ignore:
 date or past its expiry waives nothing and is reported by GPU010. Waived findings stay in the JSON
 with ` + "`\"suppressed\": true`" + ` and do not count toward the exit code.
 
+## Helpers
+
+` + "`gpuguard.dollars(x)`" + ` is a builtin that gpuguard adds to Rego: it formats an amount as the reports print
+money (` + "`\"$1,234.56\"`" + `, ` + "`\"-$3.10\"`" + `, rounded half away from zero to cents). The built-in rules use it
+for every amount in a message; ` + "`data.gpuguard.lib.dollars(x)`" + ` is the same for older policies. It is pure,
+so the sandbox keeps it.
+
 ## Sandbox
 
 Every policy, built-in or the user's, compiles against OPA's capabilities without

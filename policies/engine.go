@@ -152,6 +152,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		rego.Compiler(c),
 		rego.Query(findingsQuery),
 		rego.Capabilities(SandboxCapabilities()),
+		withDollars(),
 		rego.StrictBuiltinErrors(false),
 	).PrepareForEval(ctx)
 	if err != nil {

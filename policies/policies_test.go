@@ -148,7 +148,7 @@ func TestUserPoliciesFollowConftestConventions(t *testing.T) {
 #   id: ACME001
 package gpuguard.acme
 
-deny contains {"msg": "no owner", "address": r.address, "remediation": "add owner"} if {
+deny contains {"msg": sprintf("no owner for %s a month", [gpuguard.dollars(r.monthly_cost)]), "address": r.address, "remediation": "add owner"} if {
 	some r in input.resources
 	not r.tags.owner
 }
@@ -162,7 +162,7 @@ warn contains "a plain string warning" if true
 	if err != nil {
 		t.Fatal(err)
 	}
-	es := []estimator.Estimate{estimateFor("aws_instance.x", 100)}
+	es := []estimator.Estimate{estimateFor("aws_instance.x", 1234.5)}
 	es[0].Tags = map[string]string{"team": "a", "project": "b", "env": "c"}
 	fs, err := e.Evaluate(context.Background(), NewInput(es, estimator.Sum(es), nil, &config.Config{PolicyData: map[string]any{"severities": map[string]any{"GPU007": "off"}}}))
 	if err != nil {
@@ -172,7 +172,8 @@ warn contains "a plain string warning" if true
 	for _, f := range fs {
 		got[f.Rule+"/"+string(f.Severity)] = f
 	}
-	if f, ok := got["ACME001/deny"]; !ok || f.Address != "aws_instance.x" || f.File != "main.tf" || f.Line != 7 || f.Remediation != "add owner" || f.Title != "Owner label" {
+	if f, ok := got["ACME001/deny"]; !ok || f.Address != "aws_instance.x" || f.File != "main.tf" || f.Line != 7 || f.Remediation != "add owner" || f.Title != "Owner label" ||
+		f.Message != "no owner for $1,234.50 a month" {
 		t.Errorf("ACME001: %+v", f)
 	}
 	for _, k := range []string{"ACME001/warn", "LEGACY1/deny", "main/notice"} {
@@ -303,7 +304,7 @@ func TestRunTestsReportsFailures(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"team.rego":      "package gpuguard.team\n\ndeny contains \"x\" if { input.resources[_].monthly_cost > 100 }\n",
-		"team_test.rego": "package gpuguard.team_test\n\nimport data.gpuguard.team\n\ntest_fires if { count(team.deny) == 1 with input as {\"resources\": [{\"monthly_cost\": 200}]} }\n\ntest_wrong if { count(team.deny) == 1 with input as {\"resources\": []} }\n",
+		"team_test.rego": "package gpuguard.team_test\n\nimport data.gpuguard.team\n\ntest_fires if { count(team.deny) == 1 with input as {\"resources\": [{\"monthly_cost\": 200}]} }\n\ntest_wrong if { count(team.deny) == 1 with input as {\"resources\": []} }\n\ntest_money if { gpuguard.dollars(1234.5) == \"$1,234.50\" }\n",
 	}
 	for n, s := range files {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
@@ -314,7 +315,43 @@ func TestRunTestsReportsFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != 2 || !res[0].Pass || res[1].Pass || !strings.HasSuffix(res[1].File, "team_test.rego") || res[1].Line != 7 {
+	if len(res) != 3 || !res[0].Pass || res[1].Pass || !strings.HasSuffix(res[1].File, "team_test.rego") || res[1].Line != 7 || !res[2].Pass {
 		t.Fatalf("%+v", res)
+	}
+}
+
+// The README's example policy must compile in the sandbox and find what it says it finds.
+func TestReadmeExamplePolicy(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```rego\n")
+	src, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no ```rego example")
+	}
+	e, err := New(context.Background(), Options{Dirs: []string{writePolicy(t, "owner.rego", src)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := []estimator.Estimate{estimateFor("aws_instance.big", 15441.57), estimateFor("aws_instance.small", 587.5), estimateFor("aws_instance.owned", 20000)}
+	for i := range es {
+		es[i].ID = "infra|" + es[i].Address
+	}
+	es[2].Tags = map[string]string{"owner": "ml-platform"}
+	fs, err := e.Evaluate(context.Background(), NewInput(es, estimator.Sum(es), nil, &config.Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range fs {
+		if f.Rule == "ACME001" {
+			got = append(got, f.Address+": "+f.Message)
+		}
+	}
+	want := "aws_instance.big: aws_instance.big costs $15,441.57 a month and has no owner tag"
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("ACME001 findings = %q, want [%q]", got, want)
 	}
 }

@@ -16,8 +16,8 @@ func removed(name string) bool {
 	return name == "http.send" || name == "opa.runtime" || strings.HasPrefix(name, "net.")
 }
 
-// SandboxCapabilities are OPA's capabilities without the removed builtins, and with an empty
-// network allow-list (no host may be contacted, not even for remote schemas).
+// SandboxCapabilities are OPA's capabilities without the removed builtins, with gpuguard.dollars,
+// and with an empty network allow-list (no host may be contacted, not even for remote schemas).
 func SandboxCapabilities() *ast.Capabilities {
 	caps := ast.CapabilitiesForThisVersion()
 	kept := caps.Builtins[:0]
@@ -26,7 +26,7 @@ func SandboxCapabilities() *ast.Capabilities {
 			kept = append(kept, b)
 		}
 	}
-	caps.Builtins = kept
+	caps.Builtins = append(kept, dollarsDecl())
 	caps.AllowNet = []string{}
 	return caps
 }

@@ -35,7 +35,8 @@ func RunTests(ctx context.Context, dirs []string, builtinTests bool) ([]TestResu
 		return nil, err
 	}
 	c := sandboxCompiler()
-	runner := tester.NewRunner().SetCompiler(c).SetModules(modules).SetTimeout(DefaultTimeout)
+	runner := tester.NewRunner().SetCompiler(c).SetModules(modules).SetTimeout(DefaultTimeout).
+		AddCustomBuiltins([]*tester.Builtin{{Decl: dollarsDecl(), Func: withDollars()}})
 	ch, err := runner.RunTests(ctx, nil)
 	if err != nil {
 		return nil, astProblems(err)

@@ -9,8 +9,6 @@
 #   severity: deny
 package gpuguard.builtin.gpu001
 
-import data.gpuguard.lib
-
 budgets := object.get(input.config, "budgets", {})
 
 deny contains f if {
@@ -18,7 +16,7 @@ deny contains f if {
 	limit != null
 	input.totals.monthly_cost > limit
 	f := {
-		"msg": sprintf("GPU spend is %s a month, over the budget of %s (budgets.monthly_total)", [lib.dollars(input.totals.monthly_cost), lib.dollars(limit)]),
+		"msg": sprintf("GPU spend is %s a month, over the budget of %s (budgets.monthly_total)", [gpuguard.dollars(input.totals.monthly_cost), gpuguard.dollars(limit)]),
 		"remediation": "Reduce or right-size the GPU resources above, or raise budgets.monthly_total with the owner's approval.",
 	}
 }
@@ -30,7 +28,7 @@ deny contains f if {
 	delta := input.diff.totals.monthly_delta
 	delta > limit
 	f := {
-		"msg": sprintf("this change adds %s a month of GPU spend, over the allowed increase of %s (budgets.monthly_increase)", [lib.dollars(delta), lib.dollars(limit)]),
+		"msg": sprintf("this change adds %s a month of GPU spend, over the allowed increase of %s (budgets.monthly_increase)", [gpuguard.dollars(delta), gpuguard.dollars(limit)]),
 		"remediation": "Split the change, use spot or smaller instances (see the recommendations), or get the increase approved and raise budgets.monthly_increase.",
 	}
 }
@@ -42,9 +40,8 @@ deny contains f if {
 	r.monthly_cost != null
 	r.monthly_cost > limit
 	f := {
-		"msg": sprintf("%s costs %s a month, over the per-resource budget of %s (budgets.per_resource_monthly)", [r.address, lib.dollars(r.monthly_cost), lib.dollars(limit)]),
-		"address": r.address,
-		"id": object.get(r, "id", r.address),
+		"msg": sprintf("%s costs %s a month, over the per-resource budget of %s (budgets.per_resource_monthly)", [r.address, gpuguard.dollars(r.monthly_cost), gpuguard.dollars(limit)]),
+		"id": r.id,
 		"remediation": "Right-size this resource or split it; see its recommendations.",
 	}
 }

@@ -2,7 +2,7 @@ package gpuguard.builtin.gpu001_test
 
 import data.gpuguard.builtin.gpu001
 
-res(addr, cost) := {"address": addr, "monthly_cost": cost}
+res(addr, cost) := {"address": addr, "id": concat("|", ["stack", addr]), "monthly_cost": cost}
 
 test_total_over_budget if {
 	fs := gpu001.deny with input as {"resources": [res("a", 600)], "totals": {"monthly_cost": 600.0}, "diff": null, "config": {"budgets": {"monthly_total": 500.0}}}
@@ -32,8 +32,8 @@ test_decrease_is_fine if {
 }
 
 test_per_resource if {
-	fs := gpu001.deny with input as {"resources": [res("big", 30000), res("small", 100), {"address": "unpriced", "monthly_cost": null}], "totals": {"monthly_cost": 30100.0}, "diff": null, "config": {"budgets": {"per_resource_monthly": 20000.0}}}
+	fs := gpu001.deny with input as {"resources": [res("big", 30000), res("small", 100), {"address": "unpriced", "id": "stack|unpriced", "monthly_cost": null}], "totals": {"monthly_cost": 30100.0}, "diff": null, "config": {"budgets": {"per_resource_monthly": 20000.0}}}
 	count(fs) == 1
 	some f in fs
-	f.address == "big"
+	f.id == "stack|big"
 }

@@ -8,15 +8,12 @@
 #   severity: deny
 package gpuguard.builtin.gpu002
 
-import data.gpuguard.lib
-
 deny contains f if {
 	some r in input.resources
 	r.fit.verdict == "does_not_fit"
 	f := {
 		"msg": sprintf("%s: the workload (%s) does not fit: %s", [r.address, r.profile, r.fit.reason]),
-		"address": r.address,
-		"id": object.get(r, "id", r.address),
+		"id": r.id,
 		"remediation": remediation(r),
 	}
 }
@@ -24,5 +21,5 @@ deny contains f if {
 remediation(r) := msg if {
 	alt := r.fit.cheapest_fit
 	alt != null
-	msg := sprintf("Use %s, the cheapest type that holds it (%s a month), or shard the model further (ZeRO-3/FSDP, tensor parallelism) or use a smaller batch.", [alt.instance_type, lib.dollars(alt.monthly_cost)])
+	msg := sprintf("Use %s, the cheapest type that holds it (%s a month), or shard the model further (ZeRO-3/FSDP, tensor parallelism) or use a smaller batch.", [alt.instance_type, gpuguard.dollars(alt.monthly_cost)])
 } else := "Shard the model further (ZeRO-3/FSDP, tensor parallelism), enable activation checkpointing, use a smaller batch or a GPU with more memory."

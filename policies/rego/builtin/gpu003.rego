@@ -10,30 +10,25 @@
 #   severity: warn
 package gpuguard.builtin.gpu003
 
-import data.gpuguard.lib
-
 warn contains f if {
 	some r in input.resources
 	r.fit.verdict == "oversized"
-	f := finding(r, [x | some x in r.recommendations; x.kind == "smaller_instance"])
+	f := finding(r)
 }
 
-finding(r, smaller) := {
-	"msg": sprintf("%s is oversized: %s; %s would cost %s a month, saving %s", [r.address, r.fit.reason, alt.instance_type, lib.dollars(alt.monthly_cost), lib.dollars(alt.monthly_saving)]),
-	"address": r.address,
-		"id": object.get(r, "id", r.address),
+# The estimator gives at most one smaller_instance recommendation: the cheapest type that holds
+# the workload.
+finding(r) := {
+	"msg": sprintf("%s is oversized: %s; %s would cost %s a month, saving %s", [r.address, r.fit.reason, alt.instance_type, gpuguard.dollars(alt.monthly_cost), gpuguard.dollars(alt.monthly_saving)]),
+	"id": r.id,
 	"remediation": sprintf("Move to %s: %s.", [alt.instance_type, alt.reason]),
 } if {
-	alt := smaller[0]
-}
-
-finding(r, smaller) := {
+	some alt in r.recommendations
+	alt.kind == "smaller_instance"
+} else := {
 	"msg": sprintf("%s is oversized: %s", [r.address, r.fit.reason]),
-	"address": r.address,
-		"id": object.get(r, "id", r.address),
+	"id": r.id,
 	"remediation": remediation_without_alternative(r),
-} if {
-	count(smaller) == 0
 }
 
 remediation_without_alternative(r) := sprintf("Share the GPU: the workload fits a %s MIG slice.", [r.fit.mig_slice]) if {

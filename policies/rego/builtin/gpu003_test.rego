@@ -4,7 +4,7 @@ import data.gpuguard.builtin.gpu003
 
 test_oversized_names_the_alternative if {
 	fs := gpu003.warn with input as {"resources": [{
-		"address": "aws_instance.x",
+		"address": "aws_instance.x", "id": "stack|aws_instance.x",
 		"fit": {"verdict": "oversized", "reason": "uses 1 of the 8 GPUs it is given", "mig_slice": ""},
 		"recommendations": [
 			{"kind": "spot", "instance_type": "p4d.24xlarge", "monthly_cost": 6000.0, "monthly_saving": 10000.0, "reason": "spot"},
@@ -18,12 +18,12 @@ test_oversized_names_the_alternative if {
 }
 
 test_oversized_without_alternative if {
-	fs := gpu003.warn with input as {"resources": [{"address": "x", "fit": {"verdict": "oversized", "reason": "r", "mig_slice": "1g.10gb"}, "recommendations": []}]}
+	fs := gpu003.warn with input as {"resources": [{"address": "x", "id": "stack|x", "fit": {"verdict": "oversized", "reason": "r", "mig_slice": "1g.10gb"}, "recommendations": []}]}
 	some f in fs
 	contains(f.remediation, "1g.10gb")
 }
 
 test_right_sized_is_fine if {
-	fs := gpu003.warn with input as {"resources": [{"address": "x", "fit": {"verdict": "fits"}, "recommendations": []}]}
+	fs := gpu003.warn with input as {"resources": [{"address": "x", "id": "stack|x", "fit": {"verdict": "fits"}, "recommendations": []}]}
 	count(fs) == 0
 }

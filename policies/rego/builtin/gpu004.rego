@@ -9,21 +9,20 @@
 #   severity: warn
 package gpuguard.builtin.gpu004
 
-import data.gpuguard.lib
-
 min_saving := object.get(object.get(input.config, "policy_data", {}), "spot_saving_min_monthly", 100)
+
+interruptible_types := {"training", "batch"}
 
 warn contains f if {
 	some r in input.resources
-	r.workload.interruptible
-	r.workload.type in {"training", "batch"}
+	r.workload.interruptible == true
+	interruptible_types[r.workload.type]
 	some rec in r.recommendations
 	rec.kind == "spot"
 	rec.monthly_saving >= min_saving
 	f := {
-		"msg": sprintf("%s runs an interruptible %s workload on demand; spot would save %s a month", [r.address, r.workload.type, lib.dollars(rec.monthly_saving)]),
-		"address": r.address,
-		"id": object.get(r, "id", r.address),
+		"msg": sprintf("%s runs an interruptible %s workload on demand; spot would save %s a month", [r.address, r.workload.type, gpuguard.dollars(rec.monthly_saving)]),
+		"id": r.id,
 		"remediation": "Use spot capacity (capacity_type = \"SPOT\", instance_market_options, provisioning_model = \"SPOT\", priority = \"Spot\", karpenter.sh/capacity-type: spot) and keep checkpointing.",
 	}
 }
@@ -31,12 +30,11 @@ warn contains f if {
 # Latency-sensitive serving on capacity that can be taken back at two minutes' notice.
 deny contains f if {
 	some r in input.resources
-	r.workload.latency_sensitive
+	r.workload.latency_sensitive == true
 	on_spot(r)
 	f := {
 		"msg": sprintf("%s serves latency-sensitive traffic on spot capacity, which can be reclaimed at any time", [r.address]),
-		"address": r.address,
-		"id": object.get(r, "id", r.address),
+		"id": r.id,
 		"remediation": "Run serving on on-demand or reserved capacity; keep spot for interruptible work.",
 		"severity": "deny",
 	}

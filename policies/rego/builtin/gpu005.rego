@@ -14,15 +14,15 @@ required := {t | some t in object.get(input.config, "required_tags", ["team", "p
 warn contains f if {
 	count(required) > 0
 	some r in input.resources
-	missing := required - {k | some k, v in object.get(r, "tags", {}); v != ""}
+	tags := object.get(r, "tags", {})
+	missing := {t | some t in required; object.get(tags, t, "") == ""}
 	count(missing) > 0
-	names := concat(", ", sort(missing))
+	names := concat(", ", missing) # a set joins in sorted order
 	# Kubernetes objects and GCP resources have labels; AWS and Azure resources have tags.
 	what := object.get({"kubernetes": "labels"}, r.kind, object.get({"gcp": "labels"}, r.provider, "tags"))
 	f := {
 		"msg": sprintf("%s has no %s %s", [r.address, what, names]),
-		"address": r.address,
-		"id": object.get(r, "id", r.address),
+		"id": r.id,
 		"remediation": sprintf("Add the %s %s so its cost can be allocated.", [what, names]),
 	}
 }

@@ -13,8 +13,7 @@ warn contains f if {
 	r.monthly_cost == null
 	f := {
 		"msg": sprintf("%s is not priced: %s", [r.address, r.unpriced_reason]),
-		"address": r.address,
-		"id": object.get(r, "id", r.address),
+		"id": r.id,
 		"remediation": "Set the unresolved values (--var, tfvars), add the region to a price overlay (gpuguard pricing update), or check the instance type's name.",
 	}
 }

@@ -14,8 +14,7 @@ notice contains f if {
 	r.profile == null
 	f := {
 		"msg": sprintf("%s has no workload profile: its memory fit is unknown", [r.address]),
-		"address": r.address,
-		"id": object.get(r, "id", r.address),
+		"id": r.id,
 		"remediation": "Describe the workload in a WorkloadProfile (or capture one with gpuguard profile capture) and attach it.",
 	}
 }

@@ -8,21 +8,18 @@
 #   severity: notice
 package gpuguard.builtin.gpu008
 
-import data.gpuguard.lib
-
 notice contains f if {
 	some r in input.resources
 	slice := r.fit.mig_slice
 	slice != ""
 	f := {
 		"msg": sprintf("%s fits a %s MIG slice%s", [r.address, slice, saving(r)]),
-		"address": r.address,
-		"id": object.get(r, "id", r.address),
+		"id": r.id,
 		"remediation": sprintf("Partition the GPUs with MIG and request nvidia.com/mig-%s.", [slice]),
 	}
 }
 
-saving(r) := sprintf(": its share would cost %s a month, saving %s", [lib.dollars(rec.monthly_cost), lib.dollars(rec.monthly_saving)]) if {
+saving(r) := sprintf(": its share would cost %s a month, saving %s", [gpuguard.dollars(rec.monthly_cost), gpuguard.dollars(rec.monthly_saving)]) if {
 	some rec in r.recommendations
 	rec.kind == "mig"
 } else := ""

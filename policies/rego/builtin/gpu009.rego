@@ -8,20 +8,16 @@
 #   severity: notice
 package gpuguard.builtin.gpu009
 
-import data.gpuguard.lib
-
 notice contains f if {
 	some r in input.resources
 	r.purchase_option == "on_demand"
 	r.hours_per_month >= 730
 	# gpuguard lists recommendations by saving, largest first: the first commitment is the best.
 	recs := [rec | some rec in r.recommendations; rec.kind == "commitment"]
-	count(recs) > 0
 	best := recs[0]
 	f := {
-		"msg": sprintf("%s runs all month on demand; a %s commitment would save %s a month", [r.address, term[best.purchase_option], lib.dollars(best.monthly_saving)]),
-		"address": r.address,
-		"id": object.get(r, "id", r.address),
+		"msg": sprintf("%s runs all month on demand; a %s commitment would save %s a month", [r.address, term[best.purchase_option], gpuguard.dollars(best.monthly_saving)]),
+		"id": r.id,
 		"remediation": "Buy a commitment (reserved instances, a savings plan, committed use) for the capacity that always runs.",
 	}
 }

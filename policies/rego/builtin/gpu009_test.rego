@@ -3,7 +3,7 @@ package gpuguard.builtin.gpu009_test
 import data.gpuguard.builtin.gpu009
 
 test_commitment_notice_names_best if {
-	fs := gpu009.notice with input as {"resources": [{"address": "a", "purchase_option": "on_demand", "hours_per_month": 730, "recommendations": [
+	fs := gpu009.notice with input as {"resources": [{"address": "a", "id": "stack|a", "purchase_option": "on_demand", "hours_per_month": 730, "recommendations": [
 		{"kind": "commitment", "purchase_option": "reserved_3y", "monthly_saving": 300.0},
 		{"kind": "commitment", "purchase_option": "reserved_1y", "monthly_saving": 100.0},
 	]}]}
@@ -13,8 +13,8 @@ test_commitment_notice_names_best if {
 
 test_part_time_or_spot_is_fine if {
 	fs := gpu009.notice with input as {"resources": [
-		{"address": "a", "purchase_option": "on_demand", "hours_per_month": 120, "recommendations": [{"kind": "commitment", "purchase_option": "reserved_1y", "monthly_saving": 100.0}]},
-		{"address": "b", "purchase_option": "spot", "hours_per_month": 730, "recommendations": []},
+		{"address": "a", "id": "stack|a", "purchase_option": "on_demand", "hours_per_month": 120, "recommendations": [{"kind": "commitment", "purchase_option": "reserved_1y", "monthly_saving": 100.0}]},
+		{"address": "b", "id": "stack|b", "purchase_option": "spot", "hours_per_month": 730, "recommendations": []},
 	]}
 	count(fs) == 0
 }

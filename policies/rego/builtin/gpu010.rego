@@ -21,8 +21,7 @@ warn contains f if {
 	s.status != "active"
 	f := {
 		"msg": sprintf("%s: the suppression of %s %s, so it waives nothing", [r.address, rule_name(s), problems[s.status]]),
-		"address": r.address,
-		"id": object.get(r, "id", r.address),
+		"id": r.id,
 		"file": s.source.file,
 		"line": s.source.line,
 		"remediation": "Write gpuguard:ignore RULE reason=\"why\" [expires=YYYY-MM-DD] (or gpuguard.dev/ignore: \"RULE=why\") with a date in the future, or remove it.",

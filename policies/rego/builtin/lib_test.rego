@@ -16,4 +16,13 @@ test_dollars if {
 test_dollars_negative if {
 	lib.dollars(-12.34) == "-$12.34"
 	lib.dollars(-4800.5) == "-$4,800.50"
+	lib.dollars(-0.001) == "$0.00"
+}
+
+# Numbers outside money's exact range or written with an exponent still format.
+test_dollars_any_number if {
+	gpuguard.dollars(1e3) == "$1,000.00"
+	gpuguard.dollars(12345678901234567.895) == "$12,345,678,901,234,567.90"
+	gpuguard.dollars(-2.5e-2) == "-$0.03"
+	gpuguard.dollars(1.005) == "$1.01"
 }
