@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+
 	"github.com/gpuguard/gpuguard/estimator"
 	"github.com/gpuguard/gpuguard/internal/config"
 	"github.com/gpuguard/gpuguard/internal/money"
@@ -87,6 +90,54 @@ func BenchmarkEvaluate4000(b *testing.B) {
 		if err != nil || len(fs) < 1000 {
 			b.Fatalf("%v, %d findings", err, len(fs))
 		}
+	}
+}
+
+// BenchmarkInput4000 measures converting the input of BenchmarkEvaluate4000 to OPA terms, the
+// part of an evaluation that runs on every core.
+func BenchmarkInput4000(b *testing.B) {
+	es := benchResources(4000)
+	in := NewInput(es, estimator.Sum(es), nil, &config.Config{})
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := in.value(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRule4000 evaluates one built-in rule at a time over the converted input of
+// BenchmarkEvaluate4000, to see where evaluation time goes.
+func BenchmarkRule4000(b *testing.B) {
+	es := benchResources(4000)
+	cfg := &config.Config{}
+	total := 1e6
+	cfg.Budgets.PerResourceMonthly = &total
+	v, err := NewInput(es, estimator.Sum(es), nil, cfg).value()
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, rules, err := compile(builtinSources(false))
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw := func(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil }
+	for _, r := range (&Engine{rules: rules}).Rules() {
+		if !r.Builtin || r.ID == "" {
+			continue
+		}
+		pq, err := rego.New(rego.Compiler(c), rego.Query("x := data."+r.Package), withDollars()).PrepareForEval(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(r.ID, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := pq.Eval(context.Background(), rego.EvalParsedInput(v), rego.EvalGenerateJSON(raw)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

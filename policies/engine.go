@@ -248,8 +248,15 @@ func (e *Engine) collect(pkg string, node ast.Object, in *Input, out *[]result.F
 	})
 }
 
-func str(o ast.Object, key string) string {
-	if t := o.Get(ast.StringTerm(key)); t != nil {
+// Keys of a finding object, made once: looking up thousands of findings would otherwise build
+// a term per key each time.
+var (
+	keyMsg, keyRule, keyAddress, keyRemediation = ast.StringTerm("msg"), ast.StringTerm("rule"), ast.StringTerm("address"), ast.StringTerm("remediation")
+	keyFile, keyID, keySeverity, keyLine        = ast.StringTerm("file"), ast.StringTerm("id"), ast.StringTerm("severity"), ast.StringTerm("line")
+)
+
+func str(o ast.Object, key *ast.Term) string {
+	if t := o.Get(key); t != nil {
 		if s, ok := t.Value.(ast.String); ok {
 			return string(s)
 		}
@@ -269,15 +276,15 @@ func (e *Engine) finding(pkg string, sev result.Severity, item ast.Value, in *In
 	case ast.String:
 		f.Message = string(m)
 	case ast.Object:
-		f.Message = str(m, "msg")
-		if r := str(m, "rule"); r != "" {
+		f.Message = str(m, keyMsg)
+		if r := str(m, keyRule); r != "" {
 			f.Rule = r
 		}
-		f.Address, f.Remediation, f.File, f.Resource = str(m, "address"), str(m, "remediation"), str(m, "file"), str(m, "id")
-		if s := str(m, "severity"); result.Severity(s).Rank() > 0 {
+		f.Address, f.Remediation, f.File, f.Resource = str(m, keyAddress), str(m, keyRemediation), str(m, keyFile), str(m, keyID)
+		if s := str(m, keySeverity); result.Severity(s).Rank() > 0 {
 			f.Severity = result.Severity(s)
 		}
-		if t := m.Get(ast.StringTerm("line")); t != nil {
+		if t := m.Get(keyLine); t != nil {
 			if n, ok := t.Value.(ast.Number); ok {
 				if i, ok := n.Int(); ok {
 					f.Line = i
