@@ -52,11 +52,15 @@ func withDollars() func(*rego.Rego) {
 }
 
 // formatDollars formats a JSON number as dollars. Amounts in the input carry their cents
-// ("587.50") and take money's exact path; any other number (an exponent, a sum beyond money's
-// range) is rounded through big.Rat, so no amount is ever dropped from a message.
+// ("587.50") and take money's exact path; any other number (an exponent, more than six decimals,
+// a sum beyond money's range) is rounded once through big.Rat, so no amount is ever dropped from
+// a message and no amount is rounded twice.
 func formatDollars(n string) (string, error) {
-	if m, err := money.Parse(n); err == nil {
-		return m.String(), nil
+	if _, frac, _ := strings.Cut(n, "."); len(frac) <= 6 {
+		// Exact in micro-dollars: money rounds to cents once, as the reports do.
+		if m, err := money.Parse(n); err == nil {
+			return m.String(), nil
+		}
 	}
 	r, ok := new(big.Rat).SetString(n)
 	if !ok {
