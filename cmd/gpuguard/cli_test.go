@@ -341,6 +341,27 @@ func TestExampleGolden(t *testing.T) {
 	testutil.Golden(t, filepath.Join("testdata", "golden", "examples", "ml-platform.json"), []byte(r.stdout))
 }
 
+// The README shows the table of the example; it must be what the command prints.
+func TestReadmeExampleTable(t *testing.T) {
+	repoRoot(t)
+	r := runCLI(t, "", "check", "testdata/examples/ml-platform", "--format", "table")
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "$ gpuguard check testdata/examples/ml-platform --format table\n")
+	shown, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("README.md no longer shows the example's table")
+	}
+	if shown != r.stdout {
+		t.Fatalf("README.md's example table is stale; the command prints:\n%s", r.stdout)
+	}
+}
+
 func TestGuardrailsAndFailOn(t *testing.T) {
 	repoRoot(t)
 	args := []string{"check", "testdata/guardrails", "--policy", "testdata/policies-custom", "--format", "json"}

@@ -9,6 +9,8 @@
 #   severity: deny
 package gpuguard.builtin.gpu001
 
+import data.gpuguard.lib
+
 budgets := object.get(input.config, "budgets", {})
 
 deny contains f if {
@@ -40,7 +42,7 @@ deny contains f if {
 	r.monthly_cost != null
 	r.monthly_cost > limit
 	f := {
-		"msg": sprintf("%s costs %s a month, over the per-resource budget of %s (budgets.per_resource_monthly)", [r.address, gpuguard.dollars(r.monthly_cost), gpuguard.dollars(limit)]),
+		"msg": sprintf("%s costs %s%s a month, over the per-resource budget of %s (budgets.per_resource_monthly)", [r.address, gpuguard.dollars(r.monthly_cost), lib.star[r.price_estimated], gpuguard.dollars(limit)]),
 		"id": r.id,
 		"remediation": "Right-size this resource or split it; see its recommendations.",
 	}

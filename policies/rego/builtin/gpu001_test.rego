@@ -2,7 +2,7 @@ package gpuguard.builtin.gpu001_test
 
 import data.gpuguard.builtin.gpu001
 
-res(addr, cost) := {"address": addr, "id": concat("|", ["stack", addr]), "monthly_cost": cost}
+res(addr, cost) := {"address": addr, "id": concat("|", ["stack", addr]), "monthly_cost": cost, "price_estimated": false}
 
 test_total_over_budget if {
 	fs := gpu001.deny with input as {"resources": [res("a", 600)], "totals": {"monthly_cost": 600.0}, "diff": null, "config": {"budgets": {"monthly_total": 500.0}}}
@@ -36,4 +36,11 @@ test_per_resource if {
 	count(fs) == 1
 	some f in fs
 	f.id == "stack|big"
+	f.msg == "big costs $30,000.00 a month, over the per-resource budget of $20,000.00 (budgets.per_resource_monthly)"
+}
+
+test_per_resource_estimate_is_marked if {
+	fs := gpu001.deny with input as {"resources": [object.union(res("pods", 30000), {"price_estimated": true})], "totals": {"monthly_cost": 30000.0}, "diff": null, "config": {"budgets": {"per_resource_monthly": 20000.0}}}
+	some f in fs
+	contains(f.msg, "costs $30,000.00* a month")
 }

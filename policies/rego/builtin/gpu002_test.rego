@@ -3,10 +3,10 @@ package gpuguard.builtin.gpu002_test
 import data.gpuguard.builtin.gpu002
 
 test_does_not_fit_denied if {
-	fs := gpu002.deny with input as {"resources": [{"address": "a", "id": "stack|a", "profile": "p.yaml", "fit": {"verdict": "does_not_fit", "reason": "needs 90 GiB", "cheapest_fit": {"instance_type": "p5en.48xlarge", "monthly_cost": 46206.08}}}]}
+	fs := gpu002.deny with input as {"resources": [{"address": "a", "id": "stack|a", "profile": "p.yaml", "fit": {"verdict": "does_not_fit", "reason": "needs 90 GiB", "cheapest_fit": {"instance_type": "p5en.48xlarge", "monthly_cost": 46206.08, "price_estimated": true}}}]}
 	count(fs) == 1
 	some f in fs
-	contains(f.remediation, "p5en.48xlarge")
+	contains(f.remediation, "Use p5en.48xlarge, the cheapest type that holds it ($46,206.08* a month)")
 }
 
 test_fits_is_fine if {

@@ -10,6 +10,8 @@
 #   severity: warn
 package gpuguard.builtin.gpu003
 
+import data.gpuguard.lib
+
 warn contains f if {
 	some r in input.resources
 	r.fit.verdict == "oversized"
@@ -19,7 +21,7 @@ warn contains f if {
 # The estimator gives at most one smaller_instance recommendation: the cheapest type that holds
 # the workload.
 finding(r) := {
-	"msg": sprintf("%s is oversized: %s; %s would cost %s a month, saving %s", [r.address, r.fit.reason, alt.instance_type, gpuguard.dollars(alt.monthly_cost), gpuguard.dollars(alt.monthly_saving)]),
+	"msg": sprintf("%s is oversized: %s; %s would cost %s%s a month, saving %s%s", [r.address, r.fit.reason, alt.instance_type, gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated], gpuguard.dollars(alt.monthly_saving), lib.star[alt.price_estimated]]),
 	"id": r.id,
 	"remediation": sprintf("Move to %s: %s.", [alt.instance_type, alt.reason]),
 } if {

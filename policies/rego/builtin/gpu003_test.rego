@@ -7,8 +7,8 @@ test_oversized_names_the_alternative if {
 		"address": "aws_instance.x", "id": "stack|aws_instance.x",
 		"fit": {"verdict": "oversized", "reason": "uses 1 of the 8 GPUs it is given", "mig_slice": ""},
 		"recommendations": [
-			{"kind": "spot", "instance_type": "p4d.24xlarge", "monthly_cost": 6000.0, "monthly_saving": 10000.0, "reason": "spot"},
-			{"kind": "smaller_instance", "instance_type": "g6.xlarge", "monthly_cost": 587.5, "monthly_saving": 15441.57, "reason": "1× g6.xlarge holds the workload"},
+			{"kind": "spot", "instance_type": "p4d.24xlarge", "monthly_cost": 6000.0, "monthly_saving": 10000.0, "price_estimated": true, "reason": "spot"},
+			{"kind": "smaller_instance", "instance_type": "g6.xlarge", "monthly_cost": 587.5, "monthly_saving": 15441.57, "price_estimated": false, "reason": "1× g6.xlarge holds the workload"},
 		],
 	}]}
 	count(fs) == 1

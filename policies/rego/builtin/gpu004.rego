@@ -9,6 +9,8 @@
 #   severity: warn
 package gpuguard.builtin.gpu004
 
+import data.gpuguard.lib
+
 min_saving := object.get(object.get(input.config, "policy_data", {}), "spot_saving_min_monthly", 100)
 
 interruptible_types := {"training", "batch"}
@@ -21,7 +23,7 @@ warn contains f if {
 	rec.kind == "spot"
 	rec.monthly_saving >= min_saving
 	f := {
-		"msg": sprintf("%s runs an interruptible %s workload on demand; spot would save %s a month", [r.address, r.workload.type, gpuguard.dollars(rec.monthly_saving)]),
+		"msg": sprintf("%s runs an interruptible %s workload on demand; spot would save %s%s a month", [r.address, r.workload.type, gpuguard.dollars(rec.monthly_saving), lib.star[rec.price_estimated]]),
 		"id": r.id,
 		"remediation": "Use spot capacity (capacity_type = \"SPOT\", instance_market_options, provisioning_model = \"SPOT\", priority = \"Spot\", karpenter.sh/capacity-type: spot) and keep checkpointing.",
 	}

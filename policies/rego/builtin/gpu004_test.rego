@@ -2,11 +2,13 @@ package gpuguard.builtin.gpu004_test
 
 import data.gpuguard.builtin.gpu004
 
-spot_rec(saving) := {"kind": "spot", "monthly_saving": saving}
+spot_rec(saving) := {"kind": "spot", "monthly_saving": saving, "price_estimated": true}
 
 test_interruptible_on_demand_warns if {
 	fs := gpu004.warn with input as {"config": {}, "resources": [{"address": "a", "id": "stack|a", "purchase_option": "on_demand", "workload": {"type": "training", "interruptible": true}, "recommendations": [spot_rec(500)]}]}
 	count(fs) == 1
+	some f in fs
+	f.msg == "a runs an interruptible training workload on demand; spot would save $500.00* a month"
 }
 
 test_small_saving_is_ignored if {

@@ -8,6 +8,8 @@
 #   severity: notice
 package gpuguard.builtin.gpu008
 
+import data.gpuguard.lib
+
 notice contains f if {
 	some r in input.resources
 	slice := r.fit.mig_slice
@@ -19,7 +21,7 @@ notice contains f if {
 	}
 }
 
-saving(r) := sprintf(": its share would cost %s a month, saving %s", [gpuguard.dollars(rec.monthly_cost), gpuguard.dollars(rec.monthly_saving)]) if {
+saving(r) := sprintf(": its share would cost %s%s a month, saving %s%s", [gpuguard.dollars(rec.monthly_cost), lib.star[rec.price_estimated], gpuguard.dollars(rec.monthly_saving), lib.star[rec.price_estimated]]) if {
 	some rec in r.recommendations
 	rec.kind == "mig"
 } else := ""

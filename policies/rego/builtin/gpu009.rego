@@ -8,6 +8,8 @@
 #   severity: notice
 package gpuguard.builtin.gpu009
 
+import data.gpuguard.lib
+
 notice contains f if {
 	some r in input.resources
 	r.purchase_option == "on_demand"
@@ -16,7 +18,7 @@ notice contains f if {
 	recs := [rec | some rec in r.recommendations; rec.kind == "commitment"]
 	best := recs[0]
 	f := {
-		"msg": sprintf("%s runs all month on demand; a %s commitment would save %s a month", [r.address, term[best.purchase_option], gpuguard.dollars(best.monthly_saving)]),
+		"msg": sprintf("%s runs all month on demand; a %s commitment would save %s%s a month", [r.address, term[best.purchase_option], gpuguard.dollars(best.monthly_saving), lib.star[best.price_estimated]]),
 		"id": r.id,
 		"remediation": "Buy a commitment (reserved instances, a savings plan, committed use) for the capacity that always runs.",
 	}

@@ -4,8 +4,8 @@ import data.gpuguard.builtin.gpu009
 
 test_commitment_notice_names_best if {
 	fs := gpu009.notice with input as {"resources": [{"address": "a", "id": "stack|a", "purchase_option": "on_demand", "hours_per_month": 730, "recommendations": [
-		{"kind": "commitment", "purchase_option": "reserved_3y", "monthly_saving": 300.0},
-		{"kind": "commitment", "purchase_option": "reserved_1y", "monthly_saving": 100.0},
+		{"kind": "commitment", "purchase_option": "reserved_3y", "monthly_saving": 300.0, "price_estimated": false},
+		{"kind": "commitment", "purchase_option": "reserved_1y", "monthly_saving": 100.0, "price_estimated": false},
 	]}]}
 	some f in fs
 	f.msg == "a runs all month on demand; a 3-year commitment would save $300.00 a month"
