@@ -17,6 +17,8 @@ func TestSuppressionComment(t *testing.T) {
 		{`# gpuguard ignore GPU003`, false, nil, Suppression{}},
 		{`# just a comment`, false, nil, Suppression{}},
 		{`# gpuguard:ignore GPU003 reason="a \"quoted\" reason"`, true, []string{"GPU003"}, Suppression{Reason: `a "quoted" reason`}},
+		{"#\tgpuguard:ignore\tGPU003\treason=\"tabs\"", true, []string{"GPU003"}, Suppression{Reason: "tabs"}},
+		{`# gpuguard:ignored GPU003`, false, nil, Suppression{}},
 	}
 	for _, tc := range cases {
 		sups, ok := ParseSuppressionComment(tc.line, loc)

@@ -3,6 +3,7 @@ package parser
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // SuppressionDirective is the comment keyword that waives a rule on the block below it.
@@ -29,11 +30,15 @@ func ParseSuppressionComment(line string, loc Location) (sups []Suppression, ok 
 		}
 	}
 	text = strings.TrimSpace(strings.TrimSuffix(text, "*/"))
-	if !strings.HasPrefix(text, SuppressionDirective) {
-		return nil, false
+	rest, found := strings.CutPrefix(text, SuppressionDirective)
+	if !found || (rest != "" && !unicode.IsSpace(rune(rest[0]))) {
+		return nil, false // not the directive, or a longer word ("gpuguard:ignored")
 	}
-	rest := strings.TrimSpace(strings.TrimPrefix(text, SuppressionDirective))
-	rulesPart, attrs, _ := strings.Cut(rest, " ")
+	rest = strings.TrimSpace(rest)
+	rulesPart, attrs := rest, ""
+	if i := strings.IndexFunc(rest, unicode.IsSpace); i >= 0 {
+		rulesPart, attrs = rest[:i], rest[i:]
+	}
 	var reason, expires string
 	for _, m := range suppressionToken.FindAllStringSubmatch(attrs, -1) {
 		v := m[2]
