@@ -444,7 +444,7 @@ func readTable(name string, rd io.Reader, each func(record) error) error {
 		cols[strings.TrimSpace(h)] = i
 	}
 	strs := map[string]string{}
-	for line := 2; ; line++ {
+	for {
 		row, err := cr.Read()
 		if err == io.EOF {
 			return nil
@@ -452,6 +452,8 @@ func readTable(name string, rd io.Reader, each func(record) error) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		// The record's own line: a quoted field may span several.
+		line, _ := cr.FieldPos(0)
 		if err := each(record{table: name, line: line, cols: cols, row: row, strs: strs}); err != nil {
 			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}

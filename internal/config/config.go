@@ -152,6 +152,7 @@ func yamlError(name string, err error) error {
 			}
 		}
 		msg = strings.ReplaceAll(msg, " in type config.Config", "")
+		msg = strings.ReplaceAll(msg, " into config.Config", " as the config (a mapping of settings)")
 		msg = strings.ReplaceAll(msg, "field ", "unknown field ")
 		msg = strings.ReplaceAll(msg, " not found", "")
 		return &Error{File: name, Line: line, Msg: msg}

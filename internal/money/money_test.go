@@ -2,6 +2,7 @@ package money
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -126,4 +127,25 @@ func TestDecimalPadsRoundsAndSigns(t *testing.T) {
 			t.Errorf("AppendDecimal = %q, want %q", got, "x="+c.want)
 		}
 	}
+}
+
+// FuzzParse: whatever Parse accepts, Decimal(6) writes back as the same amount, and the sign
+// never flips.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"21.957642", "-0.1", "0.0000005", "12", "-", ".5", "9223372036853.775807", "1e5", " 3.20 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := Parse(s)
+		if err != nil {
+			return
+		}
+		back, err := Parse(m.Decimal(6))
+		if err != nil || back != m {
+			t.Fatalf("Parse(%q) = %d, written %q, read back %d (%v)", s, m, m.Decimal(6), back, err)
+		}
+		if neg := strings.HasPrefix(strings.TrimSpace(s), "-"); (m < 0 && !neg) || (m > 0 && neg) {
+			t.Fatalf("Parse(%q) = %d: sign flipped", s, m)
+		}
+	})
 }
