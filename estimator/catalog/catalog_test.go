@@ -196,4 +196,15 @@ func TestOverlayReplacesAndAdds(t *testing.T) {
 	}
 }
 
+// A quoted field may span lines; the error names the line its record starts on.
+func TestOverlayCSVErrorLine(t *testing.T) {
+	csv := "provider,instance_type,region,purchase_option,usd_per_hour,estimated,date,source,basis\n" +
+		"aws,g6.xlarge,us-east-1,on_demand,0.8048,false,2026-07-20,\"AWS price list,\nread by hand\",\n" +
+		"aws,g6.2xlarge,us-east-1,on_demand,-1,false,2026-07-20,AWS price list,\n"
+	_, err := ParseOverlay([]byte(csv))
+	if err == nil || !strings.Contains(err.Error(), "overlay:4:") || !strings.Contains(err.Error(), "positive") {
+		t.Fatalf("err = %v, want the record on line 4 named", err)
+	}
+}
+
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

@@ -14,8 +14,8 @@ func FuzzParseOverlay(f *testing.F) {
 		header + "gcp,a2-highgpu-1g,us-central1,spot,1.1,true,,\"estimate, spot ratio\",0.4 of on demand\n",
 		header + "azure,Standard_NC24ads_A100_v4,East US,reserved_1y,2.5,false,2026-09-01,retail prices,\n",
 		header + "aws,p5.48xlarge,us-east-1,on_demand,-1,false,2026-07-20,x,\n",
-		`{"version": 1, "rows": [{"provider": "aws", "instance_type": "g6.xlarge", "region": "us-east-1", "purchase_option": "on_demand", "usd_per_hour": "0.8048", "date": "2026-07-20", "source": "AWS price list"}]}`,
-		`{"version": 2, "rows": []}`,
+		`{"gpuguard_overlay": 1, "rows": [{"provider": "aws", "instance_type": "g6.xlarge", "region": "us-east-1", "purchase_option": "on_demand", "usd_per_hour": "0.8048", "date": "2026-07-20", "source": "AWS price list"}]}`,
+		`{"gpuguard_overlay": 2, "rows": []}`,
 		"provider,instance_type\n",
 	} {
 		f.Add([]byte(s))
