@@ -259,7 +259,13 @@ var yamlLine = regexp.MustCompile(`line (\d+):\s*`)
 func Parse(data []byte, name string) (*Profile, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlErr(name, err)
+		e := yamlErr(name, err)
+		// yaml.v3 names the line where the enclosing block starts; point at the bad line.
+		if line := yamlpos.SyntaxErrorLine(data, e.Line); line > e.Line {
+			e.Msg += fmt.Sprintf(" (the enclosing block starts on line %d)", e.Line)
+			e.Line = line
+		}
+		return nil, e
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -284,7 +290,7 @@ func Parse(data []byte, name string) (*Profile, error) {
 	return &p, nil
 }
 
-func yamlErr(name string, err error) error {
+func yamlErr(name string, err error) *Error {
 	msg := err.Error()
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {

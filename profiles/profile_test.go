@@ -45,6 +45,7 @@ func TestParseErrorsHaveLines(t *testing.T) {
 		"no model":         {"workload: {type: inference}\ninference: {batch_size: 1, max_sequence_length: 8}\n", 0, "model.parameters"},
 		"bad workload":     {"workload: {type: gaming}\nmodel: {preset: gpt2}\n", 4, "workload.type must be"},
 		"tp not dividing":  {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference: {batch_size: 1, max_sequence_length: 8, tensor_parallel: 5}\n", 6, "does not divide"},
+		"bad indent":       {"workload: {type: training}\nmodel:\n  preset: gpt2\n  parameters: 1e9\n micro_batch_size: 1\n", 8, "(the enclosing block starts on line"},
 		"bad checkpoint":   {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  activation_checkpointing: sometimes\n", 7, "activation_checkpointing must be"},
 	}
 	for name, c := range cases {

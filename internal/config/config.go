@@ -130,7 +130,16 @@ func Parse(data []byte, name string, c *Config) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return yamlError(name, err)
+		e := yamlError(name, err)
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			// yaml.v3 names the line where the enclosing block starts; point at the bad line.
+			if line := yamlpos.SyntaxErrorLine(data, e.Line); line > e.Line {
+				e.Msg += fmt.Sprintf(" (the enclosing block starts on line %d)", e.Line)
+				e.Line = line
+			}
+		}
+		return e
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err == nil {
@@ -139,7 +148,7 @@ func Parse(data []byte, name string, c *Config) error {
 	return c.validate(name)
 }
 
-func yamlError(name string, err error) error {
+func yamlError(name string, err error) *Error {
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		// "line 3: field regoin not found in type config.Config"

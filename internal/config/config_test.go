@@ -44,6 +44,7 @@ func TestParseErrorsHaveLines(t *testing.T) {
 		"unknown key":  {"region: us-east-1\nregoin: eu-west-1\n", 2, "unknown field regoin"},
 		"wrong type":   {"budgets:\n  monthly_total: lots\n", 2, "cannot unmarshal"},
 		"bad yaml":     {"region: [\n", 1, "did not find expected node content"},
+		"bad indent":   {"region: us-east-1\nbudgets:\n  monthly_total: 5\n monthly_increase: 3\n", 4, "did not find expected key (the enclosing block starts on line 3)"},
 		"out of range": {"hours_per_month: 9000\n", 0, "between 0 and 744"},
 	}
 	for name, tc := range cases {

@@ -60,3 +60,50 @@ func (l Lines) At(path string) int {
 	}
 	return 0
 }
+
+// SyntaxErrorLine finds the line of a YAML syntax error. yaml.v3 reports the line where the
+// enclosing block starts ("line 7: did not find expected key" for a bad indent on line 13); the
+// first line whose addition makes the document fail is where the reader has to look. It is
+// found by bisection over prefixes of whole lines (about log2(lines) parses, on the error path
+// only). reported is the line yaml.v3 gave (0 if none); the result is never before it, and it is
+// reported itself when no prefix fails (the error is at the very end).
+func SyntaxErrorLine(data []byte, reported int) int {
+	ends := lineEnds(data)
+	if len(ends) == 0 {
+		return reported
+	}
+	fails := func(n int) bool {
+		var v yaml.Node
+		return yaml.Unmarshal(data[:ends[n-1]], &v) != nil
+	}
+	lo, hi := max(reported, 1), len(ends)
+	if lo > hi || !fails(hi) {
+		return reported
+	}
+	if fails(lo) {
+		return lo
+	}
+	for lo+1 < hi { // fails(hi) and not fails(lo)
+		mid := (lo + hi) / 2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// lineEnds are the byte offsets just past each line of data (the last line may lack its \n).
+func lineEnds(data []byte) []int {
+	var ends []int
+	for i, b := range data {
+		if b == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		ends = append(ends, len(data))
+	}
+	return ends
+}

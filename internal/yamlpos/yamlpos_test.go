@@ -1,6 +1,8 @@
 package yamlpos
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -21,5 +23,40 @@ func TestIndex(t *testing.T) {
 	}
 	if len(Index(nil)) != 0 {
 		t.Error("a nil node")
+	}
+}
+
+func TestSyntaxErrorLine(t *testing.T) {
+	doc := "apiVersion: apps/v1\n" + // 1
+		"kind: Deployment\n" + // 2
+		"spec:\n" + // 3
+		"  template:\n" + // 4
+		"    spec:\n" + // 5
+		"      containers:\n" + // 6
+		"      - name: c\n" + // 7
+		"        resources:\n" + // 8
+		"          limits:\n" + // 9
+		"            nvidia.com/gpu: 2\n" + // 10
+		"       bad: indent\n" + // 11
+		"      - name: d\n" // 12
+	var n yaml.Node
+	err := yaml.Unmarshal([]byte(doc), &n)
+	var reported int
+	if err == nil {
+		t.Fatal("the document must not parse")
+	}
+	fmt.Sscanf(strings.TrimPrefix(err.Error(), "yaml: "), "line %d:", &reported)
+	if reported == 0 || reported >= 11 {
+		t.Fatalf("yaml.v3 now reports %v; this test expects it to name the enclosing block", err)
+	}
+	if got := SyntaxErrorLine([]byte(doc), reported); got != 11 {
+		t.Errorf("SyntaxErrorLine = %d, want 11 (the badly indented key)", got)
+	}
+	// An unterminated quote fails only once the document ends: the reported line stands.
+	if got := SyntaxErrorLine([]byte("a: 1\nb: \"open\n"), 2); got != 2 {
+		t.Errorf("unterminated quote: %d, want 2", got)
+	}
+	if got := SyntaxErrorLine([]byte("a: 1\n"), 0); got != 0 {
+		t.Errorf("valid YAML: %d, want 0", got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpuguard/gpuguard/internal/yamlpos"
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -185,7 +186,13 @@ func (f *File) decodeDocument(d document) {
 	offset := d.first - 1
 	var root yaml.Node
 	if err := yaml.Unmarshal(d.text, &root); err != nil {
-		f.Errors = append(f.Errors, yamlError(f.Name, offset, d.first, err))
+		e := yamlError(f.Name, offset, d.first, err)
+		// yaml.v3 names the line where the enclosing block starts; point at the bad line.
+		if line := yamlpos.SyntaxErrorLine(d.text, e.Line-offset) + offset; line > e.Line {
+			e.Message += fmt.Sprintf(" (the enclosing block starts on line %d)", e.Line)
+			e.Line = line
+		}
+		f.Errors = append(f.Errors, e)
 		return
 	}
 	if len(root.Content) == 0 {

@@ -93,6 +93,22 @@ func TestDocumentsAndLines(t *testing.T) {
 	}
 }
 
+// A badly indented key is reported on its own line, not where yaml.v3 points (the start of the
+// enclosing block), in a later document of the stream.
+func TestSyntaxErrorOnTheBadLine(t *testing.T) {
+	src := fmt.Sprintf(podTmpl, 1, "1") + "---\n" + // the second document starts on line 10
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n" +
+		"      containers:\n      - name: c\n        resources:\n          limits:\n            nvidia.com/gpu: 2\n" +
+		"       bad: indent\n"
+	res := build(t, src, Options{})
+	if len(res.Resources) != 1 || len(res.Errors) != 1 {
+		t.Fatalf("resources %d errors %+v", len(res.Resources), res.Errors)
+	}
+	if e := res.Errors[0]; e.Line != 21 || !strings.Contains(e.Message, "did not find expected key (the enclosing block starts on line") {
+		t.Fatalf("error %+v, want line 21", e)
+	}
+}
+
 func TestJSONAndListManifests(t *testing.T) {
 	src := `{"apiVersion": "v1", "kind": "List", "items": [
   {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "j"},
