@@ -6,6 +6,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// maxBisectBytes bounds the documents SyntaxErrorLine bisects.
+const maxBisectBytes = 1 << 20
+
 // maxKeys bounds the index: a hostile document with millions of keys is not walked whole.
 const maxKeys = 100000
 
@@ -68,6 +71,9 @@ func (l Lines) At(path string) int {
 // only). reported is the line yaml.v3 gave (0 if none); the result is never before it, and it is
 // reported itself when no prefix fails (the error is at the very end).
 func SyntaxErrorLine(data []byte, reported int) int {
+	if len(data) > maxBisectBytes {
+		return reported // a huge broken document is not parsed twenty more times
+	}
 	ends := lineEnds(data)
 	if len(ends) == 0 {
 		return reported
