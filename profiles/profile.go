@@ -260,11 +260,9 @@ func Parse(data []byte, name string) (*Profile, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		e := yamlErr(name, err)
-		// yaml.v3 names the line where the enclosing block starts; point at the bad line.
-		if line := yamlpos.SyntaxErrorLine(data, e.Line); line > e.Line {
-			e.Msg += fmt.Sprintf(" (the enclosing block starts on line %d)", e.Line)
-			e.Line = line
-		}
+		var note string
+		e.Line, note = yamlpos.Relocate(data, e.Line, 0)
+		e.Msg += note
 		return nil, e
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))

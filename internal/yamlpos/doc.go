@@ -1,3 +1,4 @@
-// Package yamlpos finds where keys sit in a YAML document, so that an error or a finding about
-// a setting ("budgets.monthly_increase", "training.micro_batch_size") can name its line.
+// Package yamlpos finds lines in YAML documents: where keys sit, so that an error or a finding
+// about a setting ("budgets.monthly_increase", "training.micro_batch_size") can name its line,
+// and where a syntax error really is, since yaml.v3 names the start of the enclosing block.
 package yamlpos

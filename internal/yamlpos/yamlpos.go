@@ -1,6 +1,7 @@
 package yamlpos
 
 import (
+	"fmt"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -98,6 +99,16 @@ func SyntaxErrorLine(data []byte, reported int) int {
 		}
 	}
 	return hi
+}
+
+// Relocate moves a yaml.v3 syntax error of data, reported on line reported of a file where data
+// starts after offset lines, to the bad line. It returns the file line to report and a note for
+// the message naming the line yaml.v3 gave ("" when the line stays).
+func Relocate(data []byte, reported, offset int) (line int, note string) {
+	if l := SyntaxErrorLine(data, reported-offset) + offset; l > reported {
+		return l, fmt.Sprintf(" (the enclosing block starts on line %d)", reported)
+	}
+	return reported, ""
 }
 
 // lineEnds are the byte offsets just past each line of data (the last line may lack its \n).

@@ -187,11 +187,9 @@ func (f *File) decodeDocument(d document) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(d.text, &root); err != nil {
 		e := yamlError(f.Name, offset, d.first, err)
-		// yaml.v3 names the line where the enclosing block starts; point at the bad line.
-		if line := yamlpos.SyntaxErrorLine(d.text, e.Line-offset) + offset; line > e.Line {
-			e.Message += fmt.Sprintf(" (the enclosing block starts on line %d)", e.Line)
-			e.Line = line
-		}
+		var note string
+		e.Line, note = yamlpos.Relocate(d.text, e.Line, offset)
+		e.Message += note
 		f.Errors = append(f.Errors, e)
 		return
 	}
