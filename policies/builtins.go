@@ -79,17 +79,5 @@ func formatDollars(n string) (string, error) {
 		sign = ""
 	}
 	whole, frac := new(big.Int).QuoRem(cents, big.NewInt(100), new(big.Int))
-	return fmt.Sprintf("%s$%s.%02d", sign, groupDigits(whole.String()), frac.Int64()), nil
-}
-
-// groupDigits puts a comma between each group of three digits: "1234567" → "1,234,567".
-func groupDigits(d string) string {
-	var b strings.Builder
-	for i, c := range d {
-		if i > 0 && (len(d)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
+	return fmt.Sprintf("%s$%s.%02d", sign, money.GroupDigits(whole.String()), frac.Int64()), nil
 }

@@ -146,7 +146,12 @@ func (m Micros) AppendDecimal(b []byte, digits int) []byte {
 }
 
 func groupThousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
+	return GroupDigits(strconv.FormatInt(n, 10))
+}
+
+// GroupDigits puts a comma between each group of three digits of a whole number written in
+// decimal: "1234567" → "1,234,567". For numbers beyond int64 (big.Int.String()).
+func GroupDigits(s string) string {
 	if len(s) <= 3 {
 		return s
 	}

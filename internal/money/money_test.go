@@ -149,3 +149,11 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestGroupDigits(t *testing.T) {
+	for in, want := range map[string]string{"": "", "7": "7", "999": "999", "1000": "1,000", "123456": "123,456", "12345678901234567890": "12,345,678,901,234,567,890"} {
+		if got := GroupDigits(in); got != want {
+			t.Errorf("GroupDigits(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
