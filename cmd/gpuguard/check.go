@@ -50,7 +50,7 @@ func runCheck(e *env, o *commonOptions, paths []string) error {
 	}
 	doc := check.Run(paths, check.Options{
 		Config: cfg, Catalog: cat, Overlay: overlay, Region: o.region, Stdin: e.stdin,
-		Terraform: terraform.Options{VarFiles: o.varFiles, Vars: o.vars},
+		Terraform: terraform.Options{VarFiles: o.varFiles, Vars: o.vars}, Now: e.now(),
 	})
 	check.Guardrails(e.ctx, doc, nil, cfg, engine, e.now())
 	return emit(e, o, format, threshold, doc, nil, engine)

@@ -348,18 +348,7 @@ func TestReadmeExampleTable(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(readme), "$ gpuguard check testdata/examples/ml-platform --format table\n")
-	shown, _, ok2 := strings.Cut(rest, "```")
-	if !ok || !ok2 {
-		t.Fatal("README.md no longer shows the example's table")
-	}
-	if shown != r.stdout {
-		t.Fatalf("README.md's example table is stale; the command prints:\n%s", r.stdout)
-	}
+	testutil.Excerpt(t, "README.md", "$ gpuguard check testdata/examples/ml-platform --format table\n", "```", r.stdout)
 }
 
 func TestGuardrailsAndFailOn(t *testing.T) {

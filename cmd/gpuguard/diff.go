@@ -187,10 +187,10 @@ func computeDiff(e *env, o *diffOptions, paths []string) (*diffRun, error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		base = check.Run(basePaths, check.Options{Config: baseCfg, Catalog: cat, Overlay: overlay, Region: o.region, Terraform: tf})
+		base = check.Run(basePaths, check.Options{Config: baseCfg, Catalog: cat, Overlay: overlay, Region: o.region, Terraform: tf, Now: e.now()})
 		relocate(base, baseSide.dir, baseSide.refRoot != "")
 	}()
-	head := check.Run(headPaths, check.Options{Config: cfg, Catalog: cat, Overlay: overlay, Region: o.region, Terraform: tf})
+	head := check.Run(headPaths, check.Options{Config: cfg, Catalog: cat, Overlay: overlay, Region: o.region, Terraform: tf, Now: e.now()})
 	relocate(head, headSide.dir, headSide.refRoot != "")
 	<-done
 	d := costdiff.Compute(base, head)

@@ -321,17 +321,6 @@ func TestJSONOutputBesideAnotherFormat(t *testing.T) {
 // docs/github-action.md shows the comment of testdata/diff/increase: it must be the real one.
 func TestDocsShowTheRealComment(t *testing.T) {
 	repoRoot(t)
-	doc, err := os.ReadFile("docs/github-action.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(doc), "<!-- example-comment:start -->\n")
-	example, _, ok2 := strings.Cut(rest, "<!-- example-comment:end -->")
-	if !ok || !ok2 {
-		t.Fatal("docs/github-action.md lacks the example-comment markers")
-	}
 	r := runCLI(t, "", "diff", "--base", "testdata/diff/increase/base", "--head", "testdata/diff/increase/head", "--format", "markdown")
-	if example != r.stdout {
-		t.Errorf("the example comment in docs/github-action.md is stale; paste the output of\n  gpuguard diff --base testdata/diff/increase/base --head testdata/diff/increase/head --format markdown")
-	}
+	testutil.Excerpt(t, "docs/github-action.md", "<!-- example-comment:start -->\n", "<!-- example-comment:end -->", r.stdout)
 }

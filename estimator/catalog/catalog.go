@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gpuguard/gpuguard/internal/money"
 	"github.com/gpuguard/gpuguard/parser"
@@ -276,6 +277,23 @@ func (c *Catalog) WithOverlay(rows []Price) (*Catalog, error) {
 
 // Updated is the newest date of any price in the catalog.
 func (c *Catalog) Updated() string { return c.updated }
+
+// StaleAfterDays is the age past which reports say the catalog's prices may have changed: cloud
+// GPU prices move several times a year (AWS cut P4 and P5 on-demand prices by up to 45% in June
+// 2025).
+const StaleAfterDays = 90
+
+// AgeDays is how many whole days lie between Updated and now, and false when the catalog has no
+// dated price.
+func (c *Catalog) AgeDays(now time.Time) (int, bool) {
+	t, err := time.Parse(time.DateOnly, c.updated)
+	if err != nil {
+		return 0, false
+	}
+	y, m, d := now.UTC().Date()
+	today := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	return max(0, int(today.Sub(t).Hours()/24)), true
+}
 
 // Sources lists every source the catalog's prices come from.
 func (c *Catalog) Sources() []string { return append([]string(nil), c.sources...) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpuguard/gpuguard/internal/money"
 	"github.com/gpuguard/gpuguard/parser"
@@ -208,3 +209,27 @@ func TestOverlayCSVErrorLine(t *testing.T) {
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+func TestAgeDays(t *testing.T) {
+	c := MustDefault()
+	updated, err := time.Parse(time.DateOnly, c.Updated())
+	if err != nil {
+		t.Fatalf("the embedded catalog's date %q: %v", c.Updated(), err)
+	}
+	for _, tc := range []struct {
+		now  time.Time
+		want int
+	}{
+		{updated.Add(23 * time.Hour), 0},
+		{updated.AddDate(0, 0, 66).Add(12 * time.Hour), 66},
+		{updated.AddDate(0, 0, -3), 0}, // a clock behind the catalog
+		{time.Date(updated.Year(), updated.Month(), updated.Day()+1, 0, 30, 0, 0, time.FixedZone("UTC+2", 2*3600)), 0},
+	} {
+		if got, ok := c.AgeDays(tc.now); !ok || got != tc.want {
+			t.Errorf("AgeDays(%s) = %d, %v; want %d", tc.now, got, ok, tc.want)
+		}
+	}
+	if _, ok := (&Catalog{}).AgeDays(updated); ok {
+		t.Error("a catalog without dated prices has no age")
+	}
+}

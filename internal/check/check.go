@@ -4,6 +4,7 @@ import (
 	"io"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/gpuguard/gpuguard/estimator"
 	"github.com/gpuguard/gpuguard/estimator/catalog"
@@ -26,6 +27,8 @@ type Options struct {
 	Terraform terraform.Options
 	Stdin     io.Reader
 	Workers   int
+	// Now dates the run: the report says how old the catalog's prices are. Zero leaves it out.
+	Now time.Time
 }
 
 // Run checks paths and returns the document.
@@ -38,7 +41,11 @@ func Run(paths []string, opts Options) *result.Check {
 	if hours == 0 {
 		hours = estimator.DefaultHoursPerMonth
 	}
-	doc := result.NewCheck(hours, result.CatalogInfo{Updated: opts.Catalog.Updated(), Sources: opts.Catalog.Sources(), Overlay: opts.Overlay})
+	info := result.CatalogInfo{Updated: opts.Catalog.Updated(), Sources: opts.Catalog.Sources(), Overlay: opts.Overlay}
+	if age, ok := opts.Catalog.AgeDays(opts.Now); ok && !opts.Now.IsZero() {
+		info.AgeDays = &age
+	}
+	doc := result.NewCheck(hours, info)
 	parsed := scan.Scan(paths, scan.Options{
 		Terraform: opts.Terraform,
 		Kubernetes: kubernetes.Options{

@@ -137,7 +137,7 @@ func WriteDiffTable(w io.Writer, d *result.Diff) error {
 			ew.printf("  %s\n", e.Error())
 		}
 	}
-	ew.printf("\nPrices: USD, catalog updated %s (sources: gpuguard pricing list).\n", d.Catalog.Updated)
+	ew.printf("\nPrices: USD, catalog updated %s%s (sources: gpuguard pricing list).\n", d.Catalog.Updated, catalogAge(d.Catalog, ""))
 	return ew.err
 }
 

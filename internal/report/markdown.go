@@ -101,7 +101,7 @@ func severityIcon(s result.Severity) string {
 }
 
 func writeSourcesMarkdown(ew *errWriter, cat result.CatalogInfo, hours float64, estimated bool) {
-	ew.printf("<sub>Prices in USD for %g hours a month from gpuguard's catalog, updated %s", hours, cat.Updated)
+	ew.printf("<sub>Prices in USD for %g hours a month from gpuguard's catalog, updated %s%s", hours, cat.Updated, catalogAge(cat, "`"))
 	if cat.Overlay != "" {
 		ew.printf(", with the overlay %s", code(cat.Overlay))
 	}

@@ -188,3 +188,31 @@ func TestSARIFResults(t *testing.T) {
 		t.Errorf("custom rule: %+v", res[2])
 	}
 }
+
+// Reports say how old the catalog's prices were at the run, and past catalog.StaleAfterDays
+// that they may have changed; a document written without an age says only the date.
+func TestCatalogAge(t *testing.T) {
+	days := func(n int) *int { return &n }
+	for _, tc := range []struct {
+		age        *int
+		want, absent string
+	}{
+		{nil, "updated 2026-09-16 (", "before this run"},
+		{days(1), "updated 2026-09-16, 1 day before this run (", "may have changed"},
+		{days(90), "updated 2026-09-16, 90 days before this run (", "may have changed"},
+		{days(91), "updated 2026-09-16, 91 days before this run: prices may have changed since (gpuguard pricing update writes a fresher overlay)", ""},
+	} {
+		d := bigDiff(1)
+		d.Catalog.AgeDays = tc.age
+		var table bytes.Buffer
+		if err := WriteDiffTable(&table, d); err != nil {
+			t.Fatal(err)
+		}
+		comment := DiffComment(d, 0)
+		for name, out := range map[string]string{"table": table.String(), "comment": strings.ReplaceAll(comment, "`", "")} {
+			if !strings.Contains(out, tc.want) || (tc.absent != "" && strings.Contains(out, tc.absent)) {
+				t.Errorf("age %v, %s: want %q and not %q in\n%s", tc.age, name, tc.want, tc.absent, out)
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/gpuguard/gpuguard/estimator"
+	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/internal/money"
 	"github.com/gpuguard/gpuguard/internal/result"
 )
@@ -77,7 +78,7 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 			ew.printf("  %s\n", e.Error())
 		}
 	}
-	ew.printf("\nPrices: USD, %g hours a month, catalog updated %s", c.HoursPerMonth, c.Catalog.Updated)
+	ew.printf("\nPrices: USD, %g hours a month, catalog updated %s%s", c.HoursPerMonth, c.Catalog.Updated, catalogAge(c.Catalog, ""))
 	if c.Catalog.Overlay != "" {
 		ew.printf(" with overlay %s", c.Catalog.Overlay)
 	}
@@ -174,6 +175,21 @@ func recommendationText(r estimator.Recommendation) string {
 	}
 	star := estimatedMark(r.PriceEstimated)
 	return fmt.Sprintf("%s: %s%s/month, saves %s%s", what, money.Micros(r.MonthlyCost), star, money.Micros(r.MonthlySaving), star)
+}
+
+// catalogAge says how old the catalog's newest price was at the run (", 66 days before this
+// run"), and that prices may have changed once it is older than catalog.StaleAfterDays. quote
+// wraps the command (a backtick in Markdown). Documents without an age get nothing.
+func catalogAge(cat result.CatalogInfo, quote string) string {
+	if cat.AgeDays == nil {
+		return ""
+	}
+	days := *cat.AgeDays
+	s := fmt.Sprintf(", %d day%s before this run", days, map[bool]string{true: "", false: "s"}[days == 1])
+	if days > catalog.StaleAfterDays {
+		s += fmt.Sprintf(": prices may have changed since (%sgpuguard pricing update%s writes a fresher overlay)", quote, quote)
+	}
+	return s
 }
 
 // estimatedMark is the star every figure derived from an estimated price carries.

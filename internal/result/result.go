@@ -56,7 +56,10 @@ type Finding struct {
 
 // CatalogInfo says which prices were used.
 type CatalogInfo struct {
-	Updated string   `json:"updated"`
+	Updated string `json:"updated"`
+	// AgeDays is how many days before the run the newest price is dated (absent in documents
+	// written before gpuguard reported it).
+	AgeDays *int     `json:"age_days,omitempty"`
 	Sources []string `json:"sources"`
 	Overlay string   `json:"overlay,omitempty"`
 }
