@@ -194,7 +194,7 @@ func TestSARIFResults(t *testing.T) {
 func TestCatalogAge(t *testing.T) {
 	days := func(n int) *int { return &n }
 	for _, tc := range []struct {
-		age        *int
+		age          *int
 		want, absent string
 	}{
 		{nil, "updated 2026-09-16 (", "before this run"},
