@@ -57,3 +57,47 @@ func FuzzParsePlan(f *testing.F) {
 		}
 	})
 }
+
+// FuzzVariableValues feeds arbitrary bytes to the variable-value paths: as a terraform.tfvars
+// file and as --var values for typed variables (parsed as HCL expressions, as Terraform does).
+// Neither may panic; a tfvars problem is an error with the file's name.
+func FuzzVariableValues(f *testing.F) {
+	for _, s := range []string{
+		"gpus = 2\nitype = \"p4d.24xlarge\"\n",
+		"tags = { team = \"ml\" }\nsizes = [1, 2]\n",
+		"gpus = var.x\n",
+		"itype = \"${1 + }\"\n",
+		"{\"gpus\": 3}",
+		"gpus = [for i in range(1e9) : i]\n",
+	} {
+		f.Add([]byte(s))
+	}
+	dir := f.TempDir()
+	main := filepath.Join(dir, "main.tf")
+	src := `variable "gpus" { type = number }
+variable "itype" { default = "g6.xlarge" }
+variable "tags" { type = map(string) }
+variable "sizes" { type = list(number) }
+resource "aws_instance" "x" {
+  count         = var.gpus
+  instance_type = var.itype
+  tags          = var.tags
+}
+`
+	if err := os.WriteFile(main, []byte(src), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		vars := filepath.Join(t.TempDir(), "terraform.tfvars")
+		if err := os.WriteFile(vars, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		raw := string(data)
+		res := ParseModule(dir, []string{main}, Options{AutoVarFiles: []string{vars}, Vars: []string{"tags=" + raw, "sizes=" + raw}})
+		for _, e := range res.Errors {
+			if strings.Contains(e.Message, "internal error") {
+				t.Fatalf("evaluator panicked: %s", e.Message)
+			}
+		}
+	})
+}
