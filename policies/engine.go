@@ -23,6 +23,8 @@ type Options struct {
 	Dirs []string
 	// Timeout bounds an evaluation; 0 means DefaultTimeout.
 	Timeout time.Duration
+	// MemoryLimit bounds how much an evaluation may grow the heap; 0 means DefaultMemoryLimit.
+	MemoryLimit uint64
 	// Now is the clock policies see (time.now_ns); nil means time.Now.
 	Now func() time.Time
 }
@@ -32,6 +34,7 @@ type Engine struct {
 	query   rego.PreparedEvalQuery
 	rules   map[string]*Rule // by package
 	timeout time.Duration
+	memory  uint64
 	now     func() time.Time
 }
 
@@ -158,9 +161,12 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, astProblems(err)
 	}
-	e := &Engine{query: pq, rules: rules, timeout: opts.Timeout, now: opts.Now}
+	e := &Engine{query: pq, rules: rules, timeout: opts.Timeout, memory: opts.MemoryLimit, now: opts.Now}
 	if e.timeout == 0 {
 		e.timeout = DefaultTimeout
+	}
+	if e.memory == 0 {
+		e.memory = DefaultMemoryLimit
 	}
 	if e.now == nil {
 		e.now = time.Now
@@ -186,11 +192,17 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) ([]result.Finding, err
 	if err != nil {
 		return nil, err
 	}
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	watchMemory(ctx, e.memory, stop)
 	// Keep the result as AST terms: walking them directly skips converting every finding to Go
 	// maps first.
 	raw := func(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil }
 	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(value), rego.EvalTime(e.now()), rego.EvalGenerateJSON(raw))
 	if err != nil {
+		if errors.Is(context.Cause(ctx), errMemory) {
+			return nil, fmt.Errorf("policies grew memory by more than %d MiB and were stopped", e.memory>>20)
+		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("policies did not finish within %s", e.timeout)
 		}

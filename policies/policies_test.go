@@ -355,3 +355,37 @@ func TestReadmeExamplePolicy(t *testing.T) {
 		t.Fatalf("ACME001 findings = %q, want [%q]", got, want)
 	}
 }
+
+// A policy that builds huge collections is stopped at the memory limit with a clear error,
+// instead of growing until the runner kills the process.
+func TestEvaluationHasAMemoryLimit(t *testing.T) {
+	dir := writePolicy(t, "hungry.rego", `package main
+
+deny contains msg if {
+	xs := numbers.range(1, 1000000000)
+	msg := sprintf("%d", [count(xs)])
+}
+`)
+	e, err := New(context.Background(), Options{Dirs: []string{dir}, MemoryLimit: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = e.Evaluate(context.Background(), NewInput(nil, estimator.Totals{}, nil, &config.Config{}))
+	if err == nil || !strings.Contains(err.Error(), "grew memory by more than 64 MiB") {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("stopped only after %s", d)
+	}
+}
+
+func TestRunTestsHasAMemoryLimit(t *testing.T) {
+	defer func(l uint64) { testsMemoryLimit = l }(testsMemoryLimit)
+	testsMemoryLimit = 64 << 20
+	dir := writePolicy(t, "hungry_test.rego", "package main_test\n\ntest_hungry if { count(numbers.range(1, 1000000000)) > 0 }\n")
+	_, err := RunTests(context.Background(), []string{dir}, false)
+	if err == nil || !strings.Contains(err.Error(), "grew memory by more than 64 MiB") {
+		t.Fatalf("err = %v", err)
+	}
+}

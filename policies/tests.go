@@ -2,6 +2,7 @@ package policies
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -9,6 +10,9 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/tester"
 )
+
+// testsMemoryLimit bounds how much RunTests may grow the heap (a variable for tests).
+var testsMemoryLimit uint64 = DefaultMemoryLimit
 
 // TestResult is one Rego unit test's outcome.
 type TestResult struct {
@@ -34,6 +38,9 @@ func RunTests(ctx context.Context, dirs []string, builtinTests bool) ([]TestResu
 	if err != nil {
 		return nil, err
 	}
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	watchMemory(ctx, testsMemoryLimit, stop)
 	c := sandboxCompiler()
 	runner := tester.NewRunner().SetCompiler(c).SetModules(modules).SetTimeout(DefaultTimeout).
 		AddCustomBuiltins([]*tester.Builtin{{Decl: dollarsDecl(), Func: withDollars()}})
@@ -56,6 +63,9 @@ func RunTests(ctx context.Context, dirs []string, builtinTests bool) ([]TestResu
 			}
 		}
 		out = append(out, tr)
+	}
+	if errors.Is(context.Cause(ctx), errMemory) {
+		return nil, fmt.Errorf("the tests grew memory by more than %d MiB and were stopped", testsMemoryLimit>>20)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].File != out[j].File {
