@@ -201,7 +201,7 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) ([]result.Finding, err
 	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(value), rego.EvalTime(e.now()), rego.EvalGenerateJSON(raw))
 	if err != nil {
 		if errors.Is(context.Cause(ctx), errMemory) {
-			return nil, fmt.Errorf("policies grew memory by more than %d MiB and were stopped", e.memory>>20)
+			return nil, fmt.Errorf("evaluation grew memory by more than %d MiB and was stopped", e.memory>>20)
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("policies did not finish within %s", e.timeout)
