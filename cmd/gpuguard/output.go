@@ -62,9 +62,9 @@ func writeDocument(w io.Writer, format report.Format, check *result.Check, diff 
 		return report.WriteSARIF(w, findings, ruleInfos(engine), version)
 	case report.GitHub:
 		if check != nil {
-			return report.WriteGitHubAnnotations(w, findings, check.Errors)
+			return report.WriteGitHubAnnotations(w, findings, check.Errors, check.Warnings)
 		}
-		return report.WriteGitHubAnnotations(w, findings, diff.Errors)
+		return report.WriteGitHubAnnotations(w, findings, diff.Errors, diff.Warnings)
 	}
 	return fmt.Errorf("unknown format %s", format)
 }

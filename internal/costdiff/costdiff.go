@@ -27,6 +27,7 @@ func Compute(base, head *result.Check) *result.Diff {
 		Changes:  []result.Change{},
 		Findings: head.Findings,
 		Errors:   Errors(base, head),
+		Warnings: Warnings(base, head),
 	}
 	if d.Findings == nil {
 		d.Findings = []result.Finding{}
@@ -53,9 +54,16 @@ func Compute(base, head *result.Check) *result.Diff {
 }
 
 // Errors are both sides' input errors: the head's, then the base's marked as such.
-func Errors(base, head *result.Check) []parser.Error {
-	out := append([]parser.Error(nil), head.Errors...)
-	for _, e := range base.Errors {
+func Errors(base, head *result.Check) []parser.Error { return bothSides(base.Errors, head.Errors) }
+
+// Warnings are both sides' input warnings, in the same order.
+func Warnings(base, head *result.Check) []parser.Error {
+	return bothSides(base.Warnings, head.Warnings)
+}
+
+func bothSides(base, head []parser.Error) []parser.Error {
+	out := append([]parser.Error{}, head...)
+	for _, e := range base {
 		e.Message = "in the base: " + e.Message
 		out = append(out, e)
 	}

@@ -111,6 +111,20 @@ func writeCommentErrors(b *strings.Builder, errs []parser.Error, limit int) {
 		return
 	}
 	fmt.Fprintf(b, "**%d input error%s** — the totals leave out what could not be read:\n", len(errs), plural(len(errs)))
+	writeCommentProblems(b, errs, limit)
+}
+
+// writeCommentWarnings lists the inputs read only in part (a module source not followed, a
+// skipped file): a comment that says "no GPU resources" must say what it could not see.
+func writeCommentWarnings(b *strings.Builder, warns []parser.Error, limit int) {
+	if len(warns) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "**%d input warning%s** — the totals may leave out what these name:\n", len(warns), plural(len(warns)))
+	writeCommentProblems(b, warns, limit)
+}
+
+func writeCommentProblems(b *strings.Builder, errs []parser.Error, limit int) {
 	for i, e := range errs {
 		if i == limit {
 			fmt.Fprintf(b, "- … and %d more (see the job log)\n", len(errs)-limit)
@@ -169,6 +183,7 @@ func renderDiffComment(d *result.Diff, lv detail) string {
 	writeCommentSavings(&b, after, lv.savings, multi)
 	writeCommentUnpriced(&b, after, multi)
 	writeCommentErrors(&b, d.Errors, lv.errors)
+	writeCommentWarnings(&b, d.Warnings, lv.errors)
 	ew := &errWriter{w: &b}
 	writeSourcesMarkdown(ew, d.Catalog, estimator.DefaultHoursPerMonth, anyEstimated(after))
 	return b.String()

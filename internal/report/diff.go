@@ -137,6 +137,12 @@ func WriteDiffTable(w io.Writer, d *result.Diff) error {
 			ew.printf("  %s\n", e.Error())
 		}
 	}
+	if len(d.Warnings) > 0 {
+		ew.printf("\nWarnings:\n")
+		for _, e := range d.Warnings {
+			ew.printf("  %s\n", e.Error())
+		}
+	}
 	ew.printf("\nPrices: USD, catalog updated %s%s (sources: gpuguard pricing list).\n", d.Catalog.Updated, catalogAge(d.Catalog, ""))
 	return ew.err
 }

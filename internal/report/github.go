@@ -26,12 +26,15 @@ func escapeProperty(s string) string {
 // WriteGitHubAnnotations prints findings as workflow commands (::error, ::warning, ::notice)
 // with file, line and title, most severe first, at most MaxAnnotationsPerLevel per level, and a
 // summary notice for the rest (a notice slot is kept free for it). Waived findings are not
-// annotated; input errors are errors.
-func WriteGitHubAnnotations(w io.Writer, findings []result.Finding, errs []parser.Error) error {
+// annotated; input errors are errors, input warnings (a module not followed) warnings.
+func WriteGitHubAnnotations(w io.Writer, findings []result.Finding, errs, warns []parser.Error) error {
 	ew := &errWriter{w: w}
 	var all []result.Finding
 	for _, e := range errs {
 		all = append(all, result.Finding{Rule: "input", Title: "could not read input", Severity: result.Deny, File: e.File, Line: e.Line, Message: e.Message})
+	}
+	for _, e := range warns {
+		all = append(all, result.Finding{Rule: "input", Title: "read in part", Severity: result.Warn, File: e.File, Line: e.Line, Message: e.Message})
 	}
 	for _, f := range sortedFindings(findings) {
 		if !f.Suppressed {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpuguard/gpuguard/estimator"
 	"github.com/gpuguard/gpuguard/internal/result"
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // mdCell escapes text for a Markdown table cell.
@@ -51,12 +52,17 @@ func WriteCheckMarkdown(w io.Writer, c *result.Check) error {
 	}
 	writeSavingsMarkdown(ew, c.Resources)
 	writeFindingsMarkdown(ew, c.Findings)
-	if len(c.Errors) > 0 {
-		ew.printf("**Errors:**\n")
-		for _, e := range c.Errors {
-			ew.printf("- %s\n", mdCell(e.Error()))
+	for _, part := range []struct {
+		title string
+		list  []parser.Error
+	}{{"Errors", c.Errors}, {"Warnings", c.Warnings}} {
+		if len(part.list) > 0 {
+			ew.printf("**%s:**\n", part.title)
+			for _, e := range part.list {
+				ew.printf("- %s\n", mdCell(e.Error()))
+			}
+			ew.printf("\n")
 		}
-		ew.printf("\n")
 	}
 	writeSourcesMarkdown(ew, c.Catalog, c.HoursPerMonth, c.Totals.Estimated > 0)
 	return ew.err

@@ -95,7 +95,7 @@ func TestGitHubAnnotationsEscapeAndCap(t *testing.T) {
 	fs = append(fs, result.Finding{Rule: "GPU001", Severity: result.Deny, Message: "over budget"},
 		result.Finding{Rule: "GPU005", Severity: result.Warn, File: "x.tf", Line: 1, Message: "waived", Suppressed: true})
 	var b bytes.Buffer
-	if err := WriteGitHubAnnotations(&b, fs, []parser.Error{{File: "bad.tf", Line: 3, Message: "Invalid expression"}}); err != nil {
+	if err := WriteGitHubAnnotations(&b, fs, []parser.Error{{File: "bad.tf", Line: 3, Message: "Invalid expression"}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")

@@ -138,6 +138,9 @@ type Diff struct {
 	Changes  []Change       `json:"changes"`
 	Findings []Finding      `json:"findings"`
 	Errors   []parser.Error `json:"errors"`
+	// Warnings are inputs read only in part (a module source that is not followed, a skipped
+	// file): the totals may leave something out.
+	Warnings []parser.Error `json:"warnings"`
 	Totals   DiffTotals     `json:"totals"`
 }
 
