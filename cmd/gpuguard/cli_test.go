@@ -69,6 +69,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "count_for_each"},
 		{name: "dynamic_blocks"},
 		{name: "modules"},
+		{name: "downloaded_modules"},
 		{name: "tfjson"},
 		{name: "plan"},
 		{name: "unknown_type"},

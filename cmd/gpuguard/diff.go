@@ -63,6 +63,22 @@ func tree(e *env, arg string) (side, error) {
 	return side{dir: t.Dir, refRoot: t.Root, cleanup: func() { _ = t.Remove() }}, nil
 }
 
+// modulesHome maps a root module of a tree extracted from a git ref to the same directory of the
+// working tree, where terraform init leaves .terraform/modules (git archive never has it): both
+// sides of a diff then follow the same downloaded modules. A directory side uses its own.
+func (s side) modulesHome() func(string) string {
+	if s.refRoot == "" {
+		return nil
+	}
+	return func(root string) string {
+		rel, err := filepath.Rel(s.dir, root)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return root
+		}
+		return rel
+	}
+}
+
 // sideConfig loads a side's config; without --config each side uses its own .gpuguard.yaml.
 func sideConfig(flag string, s side, paths []string) (*config.Config, error) {
 	cfg, err := loadConfig(flag, paths)
@@ -181,13 +197,14 @@ func computeDiff(e *env, o *diffOptions, paths []string) (*diffRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	tf := terraform.Options{VarFiles: o.varFiles, Vars: o.vars}
+	baseTF := terraform.Options{VarFiles: o.varFiles, Vars: o.vars, ModulesHome: baseSide.modulesHome()}
+	tf := terraform.Options{VarFiles: o.varFiles, Vars: o.vars, ModulesHome: headSide.modulesHome()}
 	// The two sides are independent until they are compared: read them at the same time.
 	var base *result.Check
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		base = check.Run(basePaths, check.Options{Config: baseCfg, Catalog: cat, Overlay: overlay, Region: o.region, Terraform: tf, Now: e.now()})
+		base = check.Run(basePaths, check.Options{Config: baseCfg, Catalog: cat, Overlay: overlay, Region: o.region, Terraform: baseTF, Now: e.now()})
 		relocate(base, baseSide.dir, baseSide.refRoot != "")
 	}()
 	head := check.Run(headPaths, check.Options{Config: cfg, Catalog: cat, Overlay: overlay, Region: o.region, Terraform: tf, Now: e.now()})

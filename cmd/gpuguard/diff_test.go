@@ -351,3 +351,36 @@ func TestDiffShowsInputWarnings(t *testing.T) {
 		t.Fatalf("check markdown:\n%s", r.stdout)
 	}
 }
+
+// A git ref has no .terraform (git archive leaves it out, as .gitignore usually does): the base
+// borrows the working tree's downloaded modules, so a registry module both sides call is
+// unchanged, not "added".
+func TestDiffGitRefFollowsTheWorkingTreesDownloadedModules(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	repo := t.TempDir()
+	gitRun(t, repo, "init", "-q", "-b", "main")
+	copyTree(t, filepath.Join(root, "testdata/terraform/downloaded_modules"), filepath.Join(repo, "infra"))
+	if err := os.WriteFile(filepath.Join(repo, ".gitignore"), []byte(".terraform/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, repo, "add", ".")
+	gitRun(t, repo, "commit", "-q", "-m", "base")
+	t.Chdir(repo)
+
+	r := runCLI(t, "", "diff", "--base", "main", "--format", "json", "infra")
+	var doc struct {
+		Changes []struct{ Address, Change string }
+		Totals  struct {
+			Before float64 `json:"monthly_cost_before"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, r.stderr)
+	}
+	if len(doc.Changes) != 1 || doc.Changes[0].Change != "unchanged" || doc.Totals.Before != 1762.51 {
+		t.Fatalf("changes %+v, base total %v; stderr:\n%s", doc.Changes, doc.Totals.Before, r.stderr)
+	}
+}

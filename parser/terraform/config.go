@@ -57,6 +57,9 @@ type moduleCall struct {
 	count     hcl.Expression
 	forEach   hcl.Expression
 	providers map[string]string // child name -> parent name ("aws" -> "aws.west")
+	// suppressions above the call waive rules on the resources of a downloaded module, whose
+	// files are not the user's to annotate.
+	suppressions []parser.Suppression
 }
 
 type providerDecl struct {
@@ -178,7 +181,7 @@ func (l *loader) decodeFile(m *moduleConfig, sf *sourceFile) {
 		case "resource", "data":
 			l.decodeResource(m, sf, b)
 		case "module":
-			l.decodeModuleCall(m, b)
+			l.decodeModuleCall(m, sf, b)
 		}
 	}
 }
@@ -262,10 +265,11 @@ func providerRef(expr hcl.Expression) string {
 	return strings.Join(parts, ".")
 }
 
-func (l *loader) decodeModuleCall(m *moduleConfig, b *hcl.Block) {
+func (l *loader) decodeModuleCall(m *moduleConfig, sf *sourceFile, b *hcl.Block) {
 	meta, rest, diags := b.Body.PartialContent(moduleMetaSchema)
 	l.addDiags(diags)
-	c := &moduleCall{name: b.Labels[0], rng: b.DefRange, body: b.Body, providers: map[string]string{}}
+	c := &moduleCall{name: b.Labels[0], rng: b.DefRange, body: b.Body, providers: map[string]string{},
+		suppressions: sf.suppressionsAbove(b.DefRange.Start.Line)}
 	if a, ok := meta.Attributes["source"]; ok {
 		if v, d := a.Expr.Value(nil); !d.HasErrors() && v.Type() == cty.String && v.IsKnown() && !v.IsNull() {
 			c.source = v.AsString()

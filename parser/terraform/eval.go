@@ -45,6 +45,10 @@ type evaluation struct {
 	order     []*instance
 	rootDir   string
 	modules   []*moduleInstance
+
+	modulesHome  string                      // the directory whose .terraform/modules serve this root
+	modulesRead  bool                        // the downloaded modules' manifest was looked for
+	modulesByKey map[string]downloadedModule // by module key path, from ModulesManifest
 }
 
 // moduleInstance is one instance of a module: the root, or module.x, module.x[0], module.x["k"].
@@ -56,6 +60,9 @@ type moduleInstance struct {
 	call      *moduleCall
 	dirs      []string // module directories from the root down, for cycle detection
 	expansion string   // why this instance's own count/for_each is unknown, if it is
+	// downloaded is the outermost call, in the user's own files, of a module terraform init
+	// downloaded that this instance sits in (nil outside one): its resources are reported there.
+	downloaded *moduleCall
 
 	inputs     map[string]cty.Value
 	locals     map[string]cty.Value
@@ -76,10 +83,14 @@ type resourceState struct {
 }
 
 type childState struct {
-	busy      bool
-	done      bool
-	instances []*moduleInstance
-	value     cty.Value
+	busy bool
+	done bool
+	// downloaded is set when a non-local source was followed into the directory terraform init
+	// downloaded it to; notFollowed says why one was not.
+	downloaded  bool
+	notFollowed string
+	instances   []*moduleInstance
+	value       cty.Value
 }
 
 // instance is one evaluated resource instance.
@@ -719,11 +730,16 @@ func (mi *moduleInstance) child(name string) *childState {
 	mi.children[name] = cs
 	defer func() { cs.busy, cs.done = false, true }()
 	addr := mi.prefix + "module." + name
-	if !isLocalSource(call.source) {
-		cs.value = unresolved("%s: source %q is not followed (gpuguard reads local modules only)", addr, call.source)
+	var dir string
+	if isLocalSource(call.source) {
+		dir = childDir(mi.cfg.dir, call.source)
+	} else if d, why := mi.downloadedDir(name, call.source); d != "" {
+		dir, cs.downloaded = d, true
+	} else {
+		cs.notFollowed = why
+		cs.value = unresolved("%s: source %q is not followed (%s)", addr, call.source, why)
 		return cs
 	}
-	dir := childDir(mi.cfg.dir, call.source)
 	for _, d := range mi.dirs {
 		if d == dir {
 			chain := strings.Join(append(append([]string{}, mi.dirs...), dir), " -> ")
@@ -756,6 +772,10 @@ func (mi *moduleInstance) child(name string) *childState {
 		c.expansion = expansion
 		if expansion == "" && mi.expansion != "" {
 			c.expansion = mi.expansion
+		}
+		c.downloaded = mi.downloaded
+		if c.downloaded == nil && cs.downloaded {
+			c.downloaded = call
 		}
 		c.setInputsFromCall(call, sc)
 		cs.instances = append(cs.instances, c)

@@ -19,6 +19,10 @@ type Options struct {
 	// AutoVarFiles, when not nil, are the terraform.tfvars and *.auto.tfvars files of the root
 	// module's directory, already listed by discovery; nil lists the directory.
 	AutoVarFiles []string
+	// ModulesHome, when set, names the directory whose .terraform/modules serve a root module:
+	// a tree extracted from a git ref has none, and borrows the working tree's so that both
+	// sides of a diff see the same downloaded modules. Nil: the root module's own directory.
+	ModulesHome func(rootDir string) string
 }
 
 // ParseModule evaluates the root module made of files (all in dir) and returns its GPU
@@ -44,7 +48,10 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 		}
 	}()
 	cfg := l.loadModule(dir, files, stdin, false)
-	ev := &evaluation{l: l, funcs: terraformFunctions(), instances: map[string]*instance{}, rootDir: dir}
+	ev := &evaluation{l: l, funcs: terraformFunctions(), instances: map[string]*instance{}, rootDir: dir, modulesHome: dir}
+	if opts.ModulesHome != nil {
+		ev.modulesHome = opts.ModulesHome(dir)
+	}
 	root := newModuleInstance(ev, cfg, nil, nil, "")
 	vals := l.rootValues(dir, opts)
 	for name, decl := range cfg.variables {
@@ -77,9 +84,9 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 	}
 	for _, mi := range ev.modules {
 		for _, call := range mi.cfg.calls {
-			if !isLocalSource(call.source) && mi.children[call.name] != nil {
+			if cs := mi.children[call.name]; cs != nil && cs.notFollowed != "" {
 				l.warns = appendOnce(l.warns, parser.Error{File: call.rng.Filename, Line: call.rng.Start.Line,
-					Message: fmt.Sprintf("module %q: source %q is not followed (gpuguard reads local modules only); resources inside it are not counted", call.name, call.source)})
+					Message: fmt.Sprintf("module %q: source %q is not followed (%s); resources inside it are not counted", call.name, call.source, cs.notFollowed)})
 			}
 		}
 	}

@@ -53,6 +53,12 @@ func (c *mapContext) resource(provider, address string) (*parser.Resource, *view
 		PurchaseOption: parser.OnDemand,
 		Suppressions:   d.suppressions,
 	}
+	if call := c.inst.mod.downloaded; call != nil {
+		// The module's files are terraform init's copy: point at the call the user wrote.
+		r.Source = parser.Location{File: call.rng.Filename, Line: call.rng.Start.Line}
+		r.Suppressions = call.suppressions
+		r.Note("declared at %s:%d, in module %q (%s) as terraform init downloaded it", d.rng.Filename, d.rng.Start.Line, call.name, call.source)
+	}
 	if c.inst.expansion != "" {
 		r.AddUnresolved(expansionAttr(d), c.inst.expansion)
 	}

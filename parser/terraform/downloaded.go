@@ -1,0 +1,85 @@
+package terraform
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// ModulesManifest is where `terraform init` records the modules it downloaded (registry, git,
+// HTTP sources), relative to the root module.
+const ModulesManifest = ".terraform/modules/modules.json"
+
+// downloadedModule is one entry of the manifest. Key is the path of module call names from the
+// root ("eks", "eks.kms"); Dir is relative to the root module's directory.
+type downloadedModule struct {
+	Key     string `json:"Key"`
+	Source  string `json:"Source"`
+	Version string `json:"Version"`
+	Dir     string `json:"Dir"`
+}
+
+// downloaded reads the root module's manifest (in its modules home) once per evaluation. A root never initialised has
+// none; a manifest that cannot be read is a warning and is then ignored.
+func (ev *evaluation) downloaded() map[string]downloadedModule {
+	if ev.modulesRead {
+		return ev.modulesByKey
+	}
+	ev.modulesRead = true
+	path := filepath.Join(ev.modulesHome, filepath.FromSlash(ModulesManifest))
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var m struct {
+		Modules []downloadedModule `json:"Modules"`
+	}
+	if err == nil {
+		err = json.Unmarshal(data, &m)
+	}
+	if err != nil {
+		ev.l.warns = append(ev.l.warns, parser.Error{File: path, Message: fmt.Sprintf("cannot read the downloaded modules' manifest (run terraform init again): %v", err)})
+		return nil
+	}
+	ev.modulesByKey = map[string]downloadedModule{}
+	for _, d := range m.Modules {
+		if d.Key != "" && d.Dir != "" {
+			ev.modulesByKey[d.Key] = d
+		}
+	}
+	return ev.modulesByKey
+}
+
+// downloadedDir finds the directory `terraform init` downloaded a non-local module call to. It
+// answers "" and why not when there is none, or when it was downloaded for another source (the
+// configuration changed since terraform init).
+func (mi *moduleInstance) downloadedDir(name, source string) (dir, why string) {
+	key := name
+	for p := mi; p != nil && p.call != nil; p = p.parent {
+		key = p.call.name + "." + key
+	}
+	d, ok := mi.ev.downloaded()[key]
+	if !ok {
+		return "", "gpuguard follows local modules and the ones terraform init downloaded: run terraform init to include it"
+	}
+	if !sameSource(d.Source, source) {
+		return "", fmt.Sprintf("%s holds it for source %q: run terraform init again", ModulesManifest, d.Source)
+	}
+	if filepath.IsAbs(d.Dir) {
+		return filepath.Clean(d.Dir), ""
+	}
+	return filepath.Clean(filepath.Join(mi.ev.modulesHome, filepath.FromSlash(d.Dir))), ""
+}
+
+// sameSource compares a module call's source with the one terraform init recorded, which spells
+// registry modules with their host ("registry.terraform.io/terraform-aws-modules/eks/aws").
+func sameSource(recorded, source string) bool {
+	trim := func(s string) string { return strings.TrimPrefix(strings.TrimSpace(s), "registry.terraform.io/") }
+	return trim(recorded) == trim(source)
+}

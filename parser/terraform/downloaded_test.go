@@ -1,0 +1,63 @@
+package terraform
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, src := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Modules downloaded by terraform init are followed by their key path, nested ones included;
+// without a manifest, or with one that cannot be read, the call is a warning and nothing inside
+// it is counted.
+func TestDownloadedModules(t *testing.T) {
+	files := map[string]string{
+		"main.tf":                        "provider \"aws\" {\n  region = \"us-east-1\"\n}\nmodule \"a\" {\n  source = \"example/a/aws\"\n  gpus   = 2\n}\n",
+		".terraform/modules/a/main.tf":   "variable \"gpus\" {}\nmodule \"b\" {\n  source = \"git::https://example.com/b.git\"\n  count  = var.gpus\n}\n",
+		".terraform/modules/a.b/main.tf": "resource \"aws_instance\" \"x\" {\n  instance_type = \"g6.xlarge\"\n}\n",
+	}
+	manifest := `{"Modules":[{"Key":"","Source":"","Dir":"."},{"Key":"a","Source":"registry.terraform.io/example/a/aws","Version":"1.0.0","Dir":".terraform/modules/a"},{"Key":"a.b","Source":"git::https://example.com/b.git","Dir":".terraform/modules/a.b"}]}`
+
+	root := t.TempDir()
+	writeFiles(t, root, files)
+	res := ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
+	if len(res.Resources) != 0 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "run terraform init to include it") {
+		t.Fatalf("without a manifest: resources %d, warnings %+v", len(res.Resources), res.Warnings)
+	}
+
+	writeFiles(t, root, map[string]string{ModulesManifest: manifest})
+	res = ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
+	var got []string
+	for _, r := range res.Resources {
+		got = append(got, r.Address+" "+r.InstanceType+" "+filepath.Base(r.Source.File))
+	}
+	if strings.Join(got, ",") != "module.a.module.b[0].aws_instance.x g6.xlarge main.tf,module.a.module.b[1].aws_instance.x g6.xlarge main.tf" || len(res.Warnings) != 0 {
+		t.Fatalf("with the manifest: %q, warnings %+v, errors %+v", got, res.Warnings, res.Errors)
+	}
+	if r := res.Resources[0]; r.Source.Line != 4 || len(r.Notes) == 0 || !strings.Contains(r.Notes[0], "a.b/main.tf:1") {
+		t.Fatalf("a downloaded module's resource is reported at the call (main.tf:4) with a note, got %+v %q", r.Source, r.Notes)
+	}
+
+	writeFiles(t, root, map[string]string{ModulesManifest: "{not json"})
+	res = ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
+	var msgs []string
+	for _, w := range res.Warnings {
+		msgs = append(msgs, w.Message)
+	}
+	if len(res.Resources) != 0 || !strings.Contains(strings.Join(msgs, "\n"), "cannot read the downloaded modules' manifest") {
+		t.Fatalf("a broken manifest: resources %d, warnings %q", len(res.Resources), msgs)
+	}
+}

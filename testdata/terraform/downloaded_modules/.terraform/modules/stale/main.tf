@@ -1,0 +1,3 @@
+resource "aws_instance" "old" {
+  instance_type = "p4d.24xlarge"
+}
