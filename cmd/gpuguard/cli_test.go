@@ -70,6 +70,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "dynamic_blocks"},
 		{name: "modules"},
 		{name: "downloaded_modules"},
+		{name: "kubernetes_manifest", args: []string{"--region", "us-east-1"}},
 		{name: "tfjson"},
 		{name: "plan"},
 		{name: "unknown_type"},

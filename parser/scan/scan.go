@@ -251,10 +251,11 @@ type parsed struct {
 func parse(in Input, opts Options) parsed {
 	switch in.Format {
 	case FormatTerraform:
-		if in.Data != nil {
-			return parsed{res: terraform.ParseSource(in.Files[0], in.Data, opts.Terraform)}
-		}
 		o := opts.Terraform
+		o.Kubernetes = opts.Kubernetes
+		if in.Data != nil {
+			return parsed{res: terraform.ParseSource(in.Files[0], in.Data, o)}
+		}
 		if in.Walked {
 			o.AutoVarFiles = in.VarFiles
 		}

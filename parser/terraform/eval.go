@@ -14,6 +14,7 @@ import (
 	"github.com/zclconf/go-cty/cty/function"
 
 	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
 
 // Limits that keep a hostile or broken configuration from hanging the run.
@@ -46,6 +47,7 @@ type evaluation struct {
 	rootDir   string
 	modules   []*moduleInstance
 
+	kubernetes   kubernetes.Options          // for kubernetes_manifest objects
 	modulesHome  string                      // the directory whose .terraform/modules serve this root
 	modulesRead  bool                        // the downloaded modules' manifest was looked for
 	modulesByKey map[string]downloadedModule // by module key path, from ModulesManifest

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
 
 // Options configure the evaluation of root modules.
@@ -23,6 +24,8 @@ type Options struct {
 	// a tree extracted from a git ref has none, and borrows the working tree's so that both
 	// sides of a diff see the same downloaded modules. Nil: the root module's own directory.
 	ModulesHome func(rootDir string) string
+	// Kubernetes are the options Kubernetes objects declared with kubernetes_manifest are read with.
+	Kubernetes kubernetes.Options
 }
 
 // ParseModule evaluates the root module made of files (all in dir) and returns its GPU
@@ -52,6 +55,7 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 	if opts.ModulesHome != nil {
 		ev.modulesHome = opts.ModulesHome(dir)
 	}
+	ev.kubernetes = opts.Kubernetes
 	root := newModuleInstance(ev, cfg, nil, nil, "")
 	vals := l.rootValues(dir, opts)
 	for name, decl := range cfg.variables {
