@@ -72,8 +72,8 @@ type gpuRequest struct {
 	line     int
 }
 
-// isGPUResource reports whether an extended resource name is one gpuguard counts.
-func isGPUResource(name string) bool {
+// IsGPUResource reports whether an extended resource name is one gpuguard counts.
+func IsGPUResource(name string) bool {
 	return name == ResourceNvidiaGPU || name == ResourceNvidiaShared || name == ResourceAMDGPU ||
 		name == ResourceNeuron || strings.HasPrefix(name, ResourceNvidiaMIG)
 }
@@ -106,7 +106,7 @@ func containerGPUs(c container, o *object) (map[string]gpuRequest, []error) {
 	var errs []error
 	read := func(m map[string]yaml.Node) {
 		for name, n := range m {
-			if !isGPUResource(name) {
+			if !IsGPUResource(name) {
 				continue
 			}
 			if _, done := out[name]; done {

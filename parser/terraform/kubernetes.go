@@ -60,3 +60,54 @@ func mapKubernetesManifest(c *mapContext) []*parser.Resource {
 	}
 	return out
 }
+
+// typedWorkloads are the Kubernetes provider's typed workload resources. gpuguard does not map
+// their schema (blocks in snake_case) to pods yet; one that requests GPUs is a warning, so that it
+// is not missed in silence.
+var typedWorkloads = []string{
+	"kubernetes_pod", "kubernetes_pod_v1",
+	"kubernetes_deployment", "kubernetes_deployment_v1",
+	"kubernetes_stateful_set", "kubernetes_stateful_set_v1",
+	"kubernetes_daemonset", "kubernetes_daemon_set_v1",
+	"kubernetes_job", "kubernetes_job_v1",
+	"kubernetes_cron_job", "kubernetes_cron_job_v1",
+	"kubernetes_replication_controller", "kubernetes_replication_controller_v1",
+}
+
+func init() {
+	for _, t := range typedWorkloads {
+		register(t, warnTypedWorkload)
+	}
+}
+
+func warnTypedWorkload(c *mapContext) []*parser.Resource {
+	if name, ok := gpuRequest(c.inst.value, 0); ok {
+		d := c.inst.decl
+		c.ev.l.warns = appendOnce(c.ev.l.warns, parser.Error{File: d.rng.Filename, Line: d.rng.Start.Line,
+			Message: fmt.Sprintf("%s requests %s, but gpuguard does not read %s yet: it is not counted (declare the object with kubernetes_manifest, or check the rendered YAML)", c.inst.addr, name, d.typ)})
+	}
+	return nil
+}
+
+// gpuRequest finds an extended-resource key gpuguard counts (nvidia.com/gpu, amd.com/gpu, ...)
+// anywhere in a value: limits and requests are maps keyed by resource name.
+func gpuRequest(v cty.Value, depth int) (string, bool) {
+	v, _ = v.UnmarkDeep()
+	if depth > 32 || v.IsNull() || !v.IsKnown() {
+		return "", false
+	}
+	t := v.Type()
+	if !t.IsObjectType() && !t.IsMapType() && !t.IsTupleType() && !t.IsListType() && !t.IsSetType() {
+		return "", false
+	}
+	for it := v.ElementIterator(); it.Next(); {
+		k, e := it.Element()
+		if k.Type() == cty.String && k.IsKnown() && !k.IsNull() && kubernetes.IsGPUResource(k.AsString()) {
+			return k.AsString(), true
+		}
+		if name, ok := gpuRequest(e, depth+1); ok {
+			return name, true
+		}
+	}
+	return "", false
+}

@@ -70,3 +70,25 @@ resource "kubernetes_manifest" "config" {
     data       = { mode = "fast" }
   }
 }
+
+# Typed workload resources are not read yet: requesting GPUs, this one is a warning.
+resource "kubernetes_deployment_v1" "typed" {
+  metadata {
+    name = "typed"
+  }
+  spec {
+    replicas = 1
+    template {
+      metadata {}
+      spec {
+        container {
+          name  = "server"
+          image = "server:1"
+          resources {
+            limits = { "nvidia.com/gpu" = 1 }
+          }
+        }
+      }
+    }
+  }
+}
