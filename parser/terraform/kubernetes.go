@@ -39,11 +39,15 @@ func mapKubernetesManifest(c *mapContext) []*parser.Resource {
 		return nil
 	}
 	res := kubernetes.Parse(loc.File, data, c.ev.kubernetes)
-	for _, e := range append(res.Errors, res.Warnings...) {
-		e.File, e.Line = loc.File, loc.Line
-		e.Message = c.inst.addr + ": " + e.Message
-		c.ev.l.errs = append(c.ev.l.errs, e)
+	at := func(es []parser.Error) []parser.Error {
+		out := make([]parser.Error, len(es))
+		for i, e := range es {
+			out[i] = parser.Error{File: loc.File, Line: loc.Line, Message: c.inst.addr + ": " + e.Message}
+		}
+		return out
 	}
+	c.ev.l.errs = append(c.ev.l.errs, at(res.Errors)...)
+	c.ev.l.warns = append(c.ev.l.warns, at(res.Warnings)...)
 	out := make([]*parser.Resource, 0, len(res.Resources))
 	for i := range res.Resources {
 		r := res.Resources[i]
