@@ -1,7 +1,10 @@
 package terraform
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
@@ -31,11 +34,23 @@ func mapKubernetesManifest(c *mapContext) []*parser.Resource {
 		return nil
 	}
 	m = cty.UnknownAsNull(m)
-	d := c.inst.decl
-	loc := parser.Location{File: d.rng.Filename, Line: d.rng.Start.Line}
 	data, err := ctyjson.Marshal(m, m.Type())
 	if err != nil {
-		c.ev.l.errs = append(c.ev.l.errs, parser.Error{File: loc.File, Line: loc.Line, Message: fmt.Sprintf("%s: manifest: %v", c.inst.addr, err)})
+		d := c.inst.decl
+		c.ev.l.errs = append(c.ev.l.errs, parser.Error{File: d.rng.Filename, Line: d.rng.Start.Line, Message: fmt.Sprintf("%s: manifest: %v", c.inst.addr, err)})
+		return nil
+	}
+	return c.manifestResources(json.RawMessage(data))
+}
+
+// manifestResources reads one Kubernetes object (any value encoding/json writes) with the
+// Kubernetes parser and gives its GPU resources this instance's address and block.
+func (c *mapContext) manifestResources(obj any) []*parser.Resource {
+	d := c.inst.decl
+	loc := parser.Location{File: d.rng.Filename, Line: d.rng.Start.Line}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		c.ev.l.errs = append(c.ev.l.errs, parser.Error{File: loc.File, Line: loc.Line, Message: fmt.Sprintf("%s: %v", c.inst.addr, err)})
 		return nil
 	}
 	res := kubernetes.Parse(loc.File, data, c.ev.kubernetes)
@@ -51,7 +66,7 @@ func mapKubernetesManifest(c *mapContext) []*parser.Resource {
 	out := make([]*parser.Resource, 0, len(res.Resources))
 	for i := range res.Resources {
 		r := res.Resources[i]
-		r.Note("the Kubernetes %s declared by this kubernetes_manifest", r.Address)
+		r.Note("the Kubernetes %s declared by this %s", r.Address, d.typ)
 		r.Address, r.Source = c.inst.addr, loc
 		for j := range r.Suppressions {
 			r.Suppressions[j].Source = loc // gpuguard.dev/ignore annotations: the block is their place
@@ -65,53 +80,165 @@ func mapKubernetesManifest(c *mapContext) []*parser.Resource {
 	return out
 }
 
-// typedWorkloads are the Kubernetes provider's typed workload resources. gpuguard does not map
-// their schema (blocks in snake_case) to pods yet; one that requests GPUs is a warning, so that it
-// is not missed in silence.
-var typedWorkloads = []string{
-	"kubernetes_pod", "kubernetes_pod_v1",
-	"kubernetes_deployment", "kubernetes_deployment_v1",
-	"kubernetes_stateful_set", "kubernetes_stateful_set_v1",
-	"kubernetes_daemonset", "kubernetes_daemon_set_v1",
-	"kubernetes_job", "kubernetes_job_v1",
-	"kubernetes_cron_job", "kubernetes_cron_job_v1",
-	"kubernetes_replication_controller", "kubernetes_replication_controller_v1",
+// typedWorkloads are the Kubernetes provider's typed workload resources and the object each
+// declares.
+var typedWorkloads = map[string]struct{ apiVersion, kind string }{
+	"kubernetes_pod": {"v1", "Pod"}, "kubernetes_pod_v1": {"v1", "Pod"},
+	"kubernetes_deployment": {"apps/v1", "Deployment"}, "kubernetes_deployment_v1": {"apps/v1", "Deployment"},
+	"kubernetes_stateful_set": {"apps/v1", "StatefulSet"}, "kubernetes_stateful_set_v1": {"apps/v1", "StatefulSet"},
+	"kubernetes_daemonset": {"apps/v1", "DaemonSet"}, "kubernetes_daemon_set_v1": {"apps/v1", "DaemonSet"},
+	"kubernetes_job": {"batch/v1", "Job"}, "kubernetes_job_v1": {"batch/v1", "Job"},
+	"kubernetes_cron_job": {"batch/v1", "CronJob"}, "kubernetes_cron_job_v1": {"batch/v1", "CronJob"},
 }
 
 func init() {
-	for _, t := range typedWorkloads {
-		register(t, warnTypedWorkload)
+	for t := range typedWorkloads {
+		register(t, mapTypedWorkload)
 	}
 }
 
-func warnTypedWorkload(c *mapContext) []*parser.Resource {
-	if name, ok := gpuRequest(c.inst.value, 0); ok {
-		d := c.inst.decl
-		c.ev.l.warns = appendOnce(c.ev.l.warns, parser.Error{File: d.rng.Filename, Line: d.rng.Start.Line,
-			Message: fmt.Sprintf("%s requests %s, but gpuguard does not read %s yet: it is not counted (declare the object with kubernetes_manifest, or check the rendered YAML)", c.inst.addr, name, d.typ)})
+// mapTypedWorkload turns a typed workload (kubernetes_deployment_v1, ...) into the object it
+// declares and reads it as a manifest. The provider writes Kubernetes' fields in snake_case and
+// nested objects as blocks: block names become camelCase fields (repeated blocks become lists
+// under the Kubernetes plural), attribute maps (labels, limits, node_selector) keep their keys.
+func mapTypedWorkload(c *mapContext) []*parser.Resource {
+	v, _ := c.inst.value.UnmarkDeep()
+	if v.IsNull() || !v.IsKnown() || !v.Type().IsObjectType() {
+		return nil
+	}
+	w := typedWorkloads[c.inst.decl.typ]
+	obj := map[string]any{"apiVersion": w.apiVersion, "kind": w.kind}
+	for _, name := range []string{"metadata", "spec"} {
+		if v.Type().HasAttribute(name) {
+			if b := convertBlock(v.GetAttr(name), false); b != nil {
+				obj[name] = b
+			}
+		}
+	}
+	return c.manifestResources(obj)
+}
+
+// repeatedBlocks are the provider's blocks that stand for Kubernetes lists, by the list's name.
+var repeatedBlocks = map[string]string{
+	"container": "containers", "init_container": "initContainers", "toleration": "tolerations",
+	"volume": "volumes", "volume_mount": "volumeMounts", "port": "ports", "env": "env", "env_from": "envFrom",
+	"image_pull_secrets": "imagePullSecrets", "host_aliases": "hostAliases",
+	"topology_spread_constraint": "topologySpreadConstraints", "node_selector_term": "nodeSelectorTerms",
+	"match_expressions": "matchExpressions", "match_fields": "matchFields",
+	"preferred_during_scheduling_ignored_during_execution": "preferredDuringSchedulingIgnoredDuringExecution",
+}
+
+// integerFields are written as strings by the provider (replicas = "2") and read as numbers.
+var integerFields = map[string]bool{"replicas": true, "parallelism": true, "completions": true}
+
+// convertBlock converts a block value (a tuple or list of objects): one object for a single
+// block, all of them for a repeated one.
+func convertBlock(v cty.Value, repeated bool) any {
+	if v.IsNull() || !v.IsKnown() || !v.CanIterateElements() {
+		return nil
+	}
+	var items []any
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if o := convertObject(e); o != nil {
+			items = append(items, o)
+		}
+	}
+	if repeated {
+		return items
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	return items[0]
+}
+
+// convertObject converts a block's object: attributes by their camelCase names, nested blocks
+// recursively.
+func convertObject(v cty.Value) map[string]any {
+	if v.IsNull() || !v.IsKnown() || !v.Type().IsObjectType() {
+		return nil
+	}
+	out := map[string]any{}
+	for name := range v.Type().AttributeTypes() {
+		a := v.GetAttr(name)
+		t := a.Type()
+		switch {
+		case (t.IsTupleType() || t.IsListType()) && blockLike(a):
+			if list, ok := repeatedBlocks[name]; ok {
+				out[list] = convertBlock(a, true)
+			} else if b := convertBlock(a, false); b != nil {
+				out[camel(name)] = b
+			}
+		default:
+			if x := plain(a); x != nil {
+				if s, ok := x.(string); ok && integerFields[name] {
+					if n, err := strconv.Atoi(s); err == nil {
+						x = n
+					}
+				}
+				out[camel(name)] = x
+			}
+		}
+	}
+	return out
+}
+
+// blockLike reports whether a sequence holds objects (a block) rather than plain values.
+func blockLike(v cty.Value) bool {
+	if !v.IsKnown() || v.IsNull() || v.LengthInt() == 0 {
+		return v.Type().IsTupleType() || v.Type().IsListType() && v.Type().ElementType().IsObjectType()
+	}
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		return e.Type().IsObjectType()
+	}
+	return false
+}
+
+// plain converts an attribute value as it is: maps keep their keys (labels, limits).
+func plain(v cty.Value) any {
+	if v.IsNull() || !v.IsKnown() {
+		return nil
+	}
+	t := v.Type()
+	switch {
+	case t == cty.String:
+		return v.AsString()
+	case t == cty.Bool:
+		return v.True()
+	case t == cty.Number:
+		f, _ := v.AsBigFloat().Float64()
+		return f
+	case t.IsObjectType() || t.IsMapType():
+		m := map[string]any{}
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			if x := plain(e); x != nil {
+				m[k.AsString()] = x
+			}
+		}
+		return m
+	case t.IsTupleType() || t.IsListType() || t.IsSetType():
+		var l []any
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			if x := plain(e); x != nil {
+				l = append(l, x)
+			}
+		}
+		return l
 	}
 	return nil
 }
 
-// gpuRequest finds an extended-resource key gpuguard counts (nvidia.com/gpu, amd.com/gpu, ...)
-// anywhere in a value: limits and requests are maps keyed by resource name.
-func gpuRequest(v cty.Value, depth int) (string, bool) {
-	v, _ = v.UnmarkDeep()
-	if depth > 32 || v.IsNull() || !v.IsKnown() {
-		return "", false
-	}
-	t := v.Type()
-	if !t.IsObjectType() && !t.IsMapType() && !t.IsTupleType() && !t.IsListType() && !t.IsSetType() {
-		return "", false
-	}
-	for it := v.ElementIterator(); it.Next(); {
-		k, e := it.Element()
-		if k.Type() == cty.String && k.IsKnown() && !k.IsNull() && kubernetes.IsGPUResource(k.AsString()) {
-			return k.AsString(), true
-		}
-		if name, ok := gpuRequest(e, depth+1); ok {
-			return name, true
+// camel turns a provider field name into Kubernetes' ("node_selector" -> "nodeSelector").
+func camel(s string) string {
+	parts := strings.Split(s, "_")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
 		}
 	}
-	return "", false
+	return strings.Join(parts, "")
 }

@@ -71,21 +71,57 @@ resource "kubernetes_manifest" "config" {
   }
 }
 
-# Typed workload resources are not read yet: requesting GPUs, this one is a warning.
+# Typed workloads are read too: blocks become Kubernetes fields (container -> containers), the
+# provider's string replicas a number.
 resource "kubernetes_deployment_v1" "typed" {
   metadata {
-    name = "typed"
+    name      = "embed"
+    namespace = "serving"
+    labels    = { team = "search", project = "embed", env = "prod" }
   }
   spec {
-    replicas = 1
+    replicas = "2"
     template {
       metadata {}
       spec {
+        node_selector = { "node.kubernetes.io/instance-type" = "g5.xlarge" }
+        toleration {
+          key      = "nvidia.com/gpu"
+          operator = "Exists"
+          effect   = "NoSchedule"
+        }
         container {
           name  = "server"
           image = "server:1"
           resources {
             limits = { "nvidia.com/gpu" = 1 }
+          }
+        }
+      }
+    }
+  }
+}
+
+resource "kubernetes_cron_job_v1" "nightly" {
+  metadata {
+    name = "nightly"
+  }
+  spec {
+    schedule = "0 2 * * *"
+    job_template {
+      metadata {}
+      spec {
+        template {
+          metadata {}
+          spec {
+            node_selector = { "node.kubernetes.io/instance-type" = "g6.xlarge" }
+            container {
+              name  = "batch"
+              image = "batch:1"
+              resources {
+                limits = { "nvidia.com/gpu" = "1" }
+              }
+            }
           }
         }
       }
