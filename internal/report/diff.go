@@ -131,18 +131,7 @@ func WriteDiffTable(w io.Writer, d *result.Diff) error {
 		ew.printf("\n%d added, %d removed, %d changed, %d unchanged.\n", a, r, c, u)
 	}
 	writeFindingsText(ew, d.Findings)
-	if len(d.Errors) > 0 {
-		ew.printf("\nErrors:\n")
-		for _, e := range d.Errors {
-			ew.printf("  %s\n", e.Error())
-		}
-	}
-	if len(d.Warnings) > 0 {
-		ew.printf("\nWarnings:\n")
-		for _, e := range d.Warnings {
-			ew.printf("  %s\n", e.Error())
-		}
-	}
+	writeProblemsText(ew, d.Errors, d.Warnings)
 	ew.printf("\nPrices: USD, catalog updated %s%s (sources: gpuguard pricing list).\n", d.Catalog.Updated, catalogAge(d.Catalog, ""))
 	return ew.err
 }

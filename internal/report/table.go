@@ -10,6 +10,7 @@ import (
 	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/internal/money"
 	"github.com/gpuguard/gpuguard/internal/result"
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // WriteCheckTable renders a check result as an aligned table for a terminal.
@@ -66,18 +67,7 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 	}
 	writeSavingsText(ew, c)
 	writeFindingsText(ew, c.Findings)
-	if len(c.Errors) > 0 {
-		ew.printf("\nErrors:\n")
-		for _, e := range c.Errors {
-			ew.printf("  %s\n", e.Error())
-		}
-	}
-	if len(c.Warnings) > 0 {
-		ew.printf("\nWarnings:\n")
-		for _, e := range c.Warnings {
-			ew.printf("  %s\n", e.Error())
-		}
-	}
+	writeProblemsText(ew, c.Errors, c.Warnings)
 	ew.printf("\nPrices: USD, %g hours a month, catalog updated %s%s", c.HoursPerMonth, c.Catalog.Updated, catalogAge(c.Catalog, ""))
 	if c.Catalog.Overlay != "" {
 		ew.printf(" with overlay %s", c.Catalog.Overlay)
@@ -175,6 +165,21 @@ func recommendationText(r estimator.Recommendation) string {
 	}
 	star := estimatedMark(r.PriceEstimated)
 	return fmt.Sprintf("%s: %s%s/month, saves %s%s", what, money.Micros(r.MonthlyCost), star, money.Micros(r.MonthlySaving), star)
+}
+
+// writeProblemsText lists input errors and warnings with file and line.
+func writeProblemsText(ew *errWriter, errs, warns []parser.Error) {
+	for _, part := range []struct {
+		title string
+		list  []parser.Error
+	}{{"Errors", errs}, {"Warnings", warns}} {
+		if len(part.list) > 0 {
+			ew.printf("\n%s:\n", part.title)
+			for _, e := range part.list {
+				ew.printf("  %s\n", e.Error())
+			}
+		}
+	}
 }
 
 // catalogAge says how old the catalog's newest price was at the run (", 66 days before this
