@@ -25,15 +25,6 @@ func register(resourceType string, m mapper) {
 	mappers[resourceType] = m
 }
 
-// SupportedTypes lists the resource types gpuguard reads.
-func SupportedTypes() []string {
-	out := make([]string, 0, len(mappers))
-	for t := range mappers {
-		out = append(out, t)
-	}
-	return out
-}
-
 // mapContext is what a mapper sees: the instance and ways to follow its references.
 type mapContext struct {
 	inst *instance
