@@ -83,3 +83,32 @@ func sameSource(recorded, source string) bool {
 	trim := func(s string) string { return strings.TrimPrefix(strings.TrimSpace(s), "registry.terraform.io/") }
 	return trim(recorded) == trim(source)
 }
+
+// downloadedProblems turns the errors found in the files of downloaded modules into warnings:
+// terraform init fetched that code and Terraform accepts it, so what gpuguard cannot evaluate
+// there is a gap in its reading (said, with the file and line), not the user's input error.
+func (ev *evaluation) downloadedProblems(errs, warns []parser.Error) ([]parser.Error, []parser.Error) {
+	if len(ev.followed) == 0 {
+		return errs, warns
+	}
+	var kept []parser.Error
+	for _, e := range errs {
+		if ev.inDownloaded(e.File) {
+			e.Message = "in a module terraform init downloaded (not counted where it could not be read): " + e.Message
+			warns = append(warns, e)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept, warns
+}
+
+func (ev *evaluation) inDownloaded(file string) bool {
+	f := filepath.Clean(file)
+	for _, d := range ev.followed {
+		if f == d || strings.HasPrefix(f, d+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}

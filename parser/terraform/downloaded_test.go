@@ -51,6 +51,14 @@ func TestDownloadedModules(t *testing.T) {
 		t.Fatalf("a downloaded module's resource is reported at the call (main.tf:4) with a note, got %+v %q", r.Source, r.Notes)
 	}
 
+	// What gpuguard cannot read inside a downloaded module is a warning, not the user's error.
+	writeFiles(t, root, map[string]string{".terraform/modules/a.b/broken.tf": "locals {\n  x = 1 +\n}\n"})
+	res = ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
+	if len(res.Errors) != 0 || len(res.Resources) != 2 || len(res.Warnings) != 1 ||
+		!strings.Contains(res.Warnings[0].Message, "in a module terraform init downloaded") || !strings.HasSuffix(res.Warnings[0].File, "broken.tf") {
+		t.Fatalf("a broken downloaded file: resources %d, errors %+v, warnings %+v", len(res.Resources), res.Errors, res.Warnings)
+	}
+
 	writeFiles(t, root, map[string]string{ModulesManifest: "{not json"})
 	res = ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
 	var msgs []string

@@ -51,6 +51,7 @@ type evaluation struct {
 	modulesHome  string                      // the directory whose .terraform/modules serve this root
 	modulesRead  bool                        // the downloaded modules' manifest was looked for
 	modulesByKey map[string]downloadedModule // by module key path, from ModulesManifest
+	followed     []string                    // directories of downloaded modules that were followed
 }
 
 // moduleInstance is one instance of a module: the root, or module.x, module.x[0], module.x["k"].
@@ -737,6 +738,7 @@ func (mi *moduleInstance) child(name string) *childState {
 		dir = childDir(mi.cfg.dir, call.source)
 	} else if d, why := mi.downloadedDir(name, call.source); d != "" {
 		dir, cs.downloaded = d, true
+		mi.ev.followed = append(mi.ev.followed, d)
 	} else {
 		cs.notFollowed = why
 		cs.value = unresolved("%s: source %q is not followed (%s)", addr, call.source, why)
