@@ -29,8 +29,20 @@ func mapKubernetesManifest(c *mapContext) []*parser.Resource {
 	if v.IsNull() || !v.IsKnown() || !v.Type().IsObjectType() || !v.Type().HasAttribute("manifest") {
 		return nil
 	}
-	m, _ := v.GetAttr("manifest").UnmarkDeep()
-	if m.IsNull() || !m.IsKnown() {
+	raw := v.GetAttr("manifest")
+	m, _ := raw.UnmarkDeep()
+	if m.IsNull() {
+		return nil
+	}
+	if !m.IsKnown() {
+		// Nothing can be read, not even the kind: say so rather than skip it in silence.
+		d := c.inst.decl
+		why := unknownReason(raw)
+		if why == "" {
+			why = "it is known only when Terraform applies"
+		}
+		c.ev.l.warns = append(c.ev.l.warns, parser.Error{File: d.rng.Filename, Line: d.rng.Start.Line,
+			Message: fmt.Sprintf("%s: the manifest cannot be read before apply (%s): whatever it runs is not counted", c.inst.addr, why)})
 		return nil
 	}
 	m = cty.UnknownAsNull(m)

@@ -23,3 +23,13 @@ func TestKubernetesWorkloadsInAPlan(t *testing.T) {
 		t.Fatalf("got %q, errors %+v\nwant %q", got, res.Errors, want)
 	}
 }
+
+// A manifest known only at apply is said, not skipped in silence.
+func TestUnknownManifestIsAWarning(t *testing.T) {
+	src := "data \"http\" \"m\" {\n  url = \"https://example.com/deploy.json\"\n}\nresource \"kubernetes_manifest\" \"m\" {\n  manifest = jsondecode(data.http.m.response_body)\n}\n"
+	res := ParseSource("main.tf", []byte(src), Options{})
+	if len(res.Resources) != 0 || len(res.Warnings) != 1 || res.Warnings[0].Line != 4 ||
+		!strings.Contains(res.Warnings[0].Message, "kubernetes_manifest.m: the manifest cannot be read before apply (data.http.m") {
+		t.Fatalf("resources %d, warnings %+v, errors %+v", len(res.Resources), res.Warnings, res.Errors)
+	}
+}
