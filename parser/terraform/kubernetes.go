@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	ctyjson "github.com/zclconf/go-cty/cty/json"
-
 	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
