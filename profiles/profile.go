@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -252,7 +250,6 @@ func Load(path string) (*Profile, error) {
 	return p, nil
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+):\s*`)
 
 // Parse decodes profile YAML strictly (an unknown field is an error), fills the model from its
 // preset and validates what the workload type needs. Errors carry the file and line.
@@ -289,17 +286,7 @@ func Parse(data []byte, name string) (*Profile, error) {
 }
 
 func yamlErr(name string, err error) *Error {
-	msg := err.Error()
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
-	}
-	line := 0
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = yamlLine.ReplaceAllString(msg, "")
-	}
-	msg = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(msg), "yaml:"))
+	line, msg := yamlpos.Split(err)
 	msg = strings.ReplaceAll(msg, " in type profiles.", " in ")
 	if strings.HasPrefix(msg, "field ") && strings.Contains(msg, " not found") {
 		msg = "unknown field " + strings.TrimPrefix(msg, "field ")

@@ -147,30 +147,14 @@ func Parse(data []byte, name string, c *Config) error {
 }
 
 func yamlError(name string, err error) *Error {
+	// "line 3: field regoin not found in type config.Config"
+	line, msg := yamlpos.Split(err)
 	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		// "line 3: field regoin not found in type config.Config"
-		msg := te.Errors[0]
-		line := 0
-		if strings.HasPrefix(msg, "line ") {
-			fmt.Sscanf(msg, "line %d:", &line)
-			if i := strings.Index(msg, ": "); i >= 0 {
-				msg = msg[i+2:]
-			}
-		}
+	if errors.As(err, &te) {
 		msg = strings.ReplaceAll(msg, " in type config.Config", "")
 		msg = strings.ReplaceAll(msg, " into config.Config", " as the config (a mapping of settings)")
 		msg = strings.ReplaceAll(msg, "field ", "unknown field ")
 		msg = strings.ReplaceAll(msg, " not found", "")
-		return &Error{File: name, Line: line, Msg: msg}
-	}
-	msg := err.Error()
-	line := 0
-	if strings.HasPrefix(msg, "yaml: line ") {
-		fmt.Sscanf(msg, "yaml: line %d:", &line)
-		if i := strings.Index(msg[6:], ": "); i >= 0 {
-			msg = msg[6+i+2:]
-		}
 	}
 	return &Error{File: name, Line: line, Msg: msg}
 }

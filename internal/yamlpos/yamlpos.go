@@ -1,7 +1,9 @@
 package yamlpos
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -123,4 +125,24 @@ func lineEnds(data []byte) []int {
 		ends = append(ends, len(data))
 	}
 	return ends
+}
+
+// Split takes a yaml.v3 error apart: the line it names (0 when none) and the message without the
+// "yaml:" prefix and that line. A type error gives its first problem.
+func Split(err error) (int, string) {
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	msg = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(msg), "yaml:"))
+	line := 0
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, after, ok := strings.Cut(rest, ":"); ok {
+			if l, err := strconv.Atoi(n); err == nil {
+				line, msg = l, strings.TrimSpace(after)
+			}
+		}
+	}
+	return line, msg
 }

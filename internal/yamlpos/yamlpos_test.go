@@ -60,3 +60,24 @@ func TestSyntaxErrorLine(t *testing.T) {
 		t.Errorf("valid YAML: %d, want 0", got)
 	}
 }
+
+func TestSplit(t *testing.T) {
+	var v struct {
+		A int `yaml:"a"`
+	}
+	for src, want := range map[string]string{
+		"a: [\n":       "1|did not find expected node content",
+		"a: x\n":       "1|cannot unmarshal !!str `x` into int",
+		"b: 1\nb: 2\n": `2|mapping key "b" already defined at line 1`, // only the leading line is taken
+		"\ta: 1\n":     "1|found character that cannot start any token",
+	} {
+		err := yaml.Unmarshal([]byte(src), &v)
+		if err == nil {
+			t.Fatalf("%q parsed", src)
+		}
+		line, msg := Split(err)
+		if got := fmt.Sprintf("%d|%s", line, msg); got != want {
+			t.Errorf("Split(%q) = %q, want %q", err, got, want)
+		}
+	}
+}

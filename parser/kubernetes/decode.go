@@ -2,11 +2,9 @@ package kubernetes
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -225,22 +223,14 @@ func (f *File) addObject(n *yaml.Node, offset int) {
 	f.objects = append(f.objects, o)
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+):?\s*`)
 
 // yamlError turns a yaml.v3 error into an error at the right line of the file.
 func yamlError(name string, offset, fallback int, err error) parser.Error {
-	msg := err.Error()
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
+	line, msg := yamlpos.Split(err)
+	if line > 0 {
+		line += offset
+	} else {
+		line = fallback
 	}
-	line := fallback
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		if n, err := strconv.Atoi(m[1]); err == nil {
-			line = n + offset
-		}
-		msg = yamlLine.ReplaceAllString(msg, "")
-	}
-	msg = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(msg), "yaml:"))
 	return parser.Error{File: name, Line: line, Message: "invalid YAML: " + msg}
 }
