@@ -250,7 +250,6 @@ func Load(path string) (*Profile, error) {
 	return p, nil
 }
 
-
 // Parse decodes profile YAML strictly (an unknown field is an error), fills the model from its
 // preset and validates what the workload type needs. Errors carry the file and line.
 func Parse(data []byte, name string) (*Profile, error) {

@@ -223,7 +223,6 @@ func (f *File) addObject(n *yaml.Node, offset int) {
 	f.objects = append(f.objects, o)
 }
 
-
 // yamlError turns a yaml.v3 error into an error at the right line of the file.
 func yamlError(name string, offset, fallback int, err error) parser.Error {
 	line, msg := yamlpos.Split(err)

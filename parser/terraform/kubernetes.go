@@ -29,7 +29,7 @@ func mapKubernetesManifest(c *mapContext) []*parser.Resource {
 		return nil
 	}
 	raw := v.GetAttr("manifest")
-	m, _ := raw.UnmarkDeep()
+	m, unknown := gpuUnknowns(raw)
 	if m.IsNull() {
 		return nil
 	}
@@ -51,12 +51,53 @@ func mapKubernetesManifest(c *mapContext) []*parser.Resource {
 		c.ev.l.errs = append(c.ev.l.errs, parser.Error{File: d.rng.Filename, Line: d.rng.Start.Line, Message: fmt.Sprintf("%s: manifest: %v", c.inst.addr, err)})
 		return nil
 	}
-	return c.manifestResources(json.RawMessage(data))
+	return c.manifestResources(json.RawMessage(data), unknown)
+}
+
+// unknownGPUs is a GPU request whose count is known only at apply.
+type unknownGPUs struct{ resource, reason string }
+
+// gpuUnknowns unmarks a Kubernetes object's value and stands in 1 for every GPU request whose
+// count is unknown (a variable without a value, another resource's attribute), remembering why:
+// the workload is then listed, unpriced with that reason, instead of dropped or failing as
+// "quantity null".
+func gpuUnknowns(raw cty.Value) (cty.Value, []unknownGPUs) {
+	v, marks := raw.UnmarkDeepWithPaths()
+	var out []unknownGPUs
+	v, _ = cty.Transform(v, func(path cty.Path, x cty.Value) (cty.Value, error) {
+		if x.IsKnown() || len(path) == 0 {
+			return x, nil
+		}
+		var key string
+		switch step := path[len(path)-1].(type) {
+		case cty.GetAttrStep:
+			key = step.Name
+		case cty.IndexStep:
+			if step.Key.Type() == cty.String && step.Key.IsKnown() {
+				key = step.Key.AsString()
+			}
+		}
+		if !kubernetes.IsGPUResource(key) {
+			return x, nil
+		}
+		why := ""
+		for _, pm := range marks {
+			if pm.Path.Equals(path) {
+				why = unknownReason(cty.DynamicVal.WithMarks(pm.Marks))
+			}
+		}
+		if why == "" {
+			why = "it is known only when Terraform applies"
+		}
+		out = append(out, unknownGPUs{resource: key, reason: why})
+		return cty.NumberIntVal(1), nil
+	})
+	return v, out
 }
 
 // manifestResources reads one Kubernetes object (any value encoding/json writes) with the
 // Kubernetes parser and gives its GPU resources this instance's address and block.
-func (c *mapContext) manifestResources(obj any) []*parser.Resource {
+func (c *mapContext) manifestResources(obj any, unknown []unknownGPUs) []*parser.Resource {
 	d := c.inst.decl
 	loc := parser.Location{File: d.rng.Filename, Line: d.rng.Start.Line}
 	data, err := json.Marshal(obj)
@@ -86,6 +127,9 @@ func (c *mapContext) manifestResources(obj any) []*parser.Resource {
 		if c.inst.mod.expansion != "" {
 			r.AddUnresolved("module", c.inst.mod.expansion)
 		}
+		for _, u := range unknown {
+			r.AddUnresolved(u.resource, u.reason)
+		}
 		out = append(out, &r)
 	}
 	return out
@@ -113,7 +157,7 @@ func init() {
 // nested objects as blocks: block names become camelCase fields (repeated blocks become lists
 // under the Kubernetes plural), attribute maps (labels, limits, node_selector) keep their keys.
 func mapTypedWorkload(c *mapContext) []*parser.Resource {
-	v, _ := c.inst.value.UnmarkDeep()
+	v, unknown := gpuUnknowns(c.inst.value)
 	if v.IsNull() || !v.IsKnown() || !v.Type().IsObjectType() {
 		return nil
 	}
@@ -126,7 +170,7 @@ func mapTypedWorkload(c *mapContext) []*parser.Resource {
 			}
 		}
 	}
-	return c.manifestResources(obj)
+	return c.manifestResources(obj, unknown)
 }
 
 // repeatedBlocks are the provider's blocks that stand for Kubernetes lists, by the list's name.

@@ -33,3 +33,35 @@ func TestUnknownManifestIsAWarning(t *testing.T) {
 		t.Fatalf("resources %d, warnings %+v, errors %+v", len(res.Resources), res.Warnings, res.Errors)
 	}
 }
+
+// A GPU count known only at apply lists the workload unresolved, with the reason, in both the
+// manifest and the typed form: not dropped, not an error about a null quantity.
+func TestUnknownGPUCountIsUnresolved(t *testing.T) {
+	src := `variable "gpus" {}
+resource "kubernetes_manifest" "u" {
+  manifest = { apiVersion = "v1", kind = "Pod", metadata = { name = "u" }, spec = { containers = [{ name = "c", resources = { limits = { "nvidia.com/gpu" = var.gpus } } }] } }
+}
+resource "kubernetes_pod_v1" "t" {
+  metadata { name = "t" }
+  spec {
+    container {
+      name = "c"
+      resources { limits = { "nvidia.com/gpu" = var.gpus } }
+    }
+  }
+}
+`
+	res := ParseSource("main.tf", []byte(src), Options{})
+	if len(res.Errors) != 0 || len(res.Resources) != 2 {
+		t.Fatalf("resources %d, errors %+v", len(res.Resources), res.Errors)
+	}
+	for _, r := range res.Resources {
+		var got []string
+		for _, u := range r.Unresolved {
+			got = append(got, u.Attribute+": "+u.Reason)
+		}
+		if !strings.Contains(strings.Join(got, "; "), "nvidia.com/gpu: var.gpus has no value") {
+			t.Errorf("%s: unresolved %q", r.Address, got)
+		}
+	}
+}
