@@ -57,7 +57,7 @@ so the sandbox keeps it.
 Every policy, built-in or the user's, compiles against OPA's capabilities without
 ` + "`" + strings.Join(RemovedBuiltins(), "`, `") + "`" + `: a policy from a pull request cannot reach the network or read
 the environment (and so the GitHub token). Calling one is a compile error with its file and line.
-Evaluation stops after 10 seconds, or once it has grown memory by 1.5 GiB.
 `)
+	fmt.Fprintf(&b, "Evaluation stops after %g seconds, or once it has grown memory by %.1f GiB.\n", DefaultTimeout.Seconds(), float64(DefaultMemoryLimit)/(1<<30))
 	return b.String(), nil
 }
