@@ -42,8 +42,10 @@ func Run(paths []string, opts Options) *result.Check {
 		hours = estimator.DefaultHoursPerMonth
 	}
 	info := result.CatalogInfo{Updated: opts.Catalog.Updated(), Sources: opts.Catalog.Sources(), Overlay: opts.Overlay}
-	if age, ok := opts.Catalog.AgeDays(opts.Now); ok && !opts.Now.IsZero() {
-		info.AgeDays = &age
+	if !opts.Now.IsZero() {
+		if age, ok := opts.Catalog.AgeDays(opts.Now); ok {
+			info.AgeDays = &age
+		}
 	}
 	doc := result.NewCheck(hours, info)
 	parsed := scan.Scan(paths, scan.Options{

@@ -190,7 +190,7 @@ func catalogAge(cat result.CatalogInfo, quote string) string {
 		return ""
 	}
 	days := *cat.AgeDays
-	s := fmt.Sprintf(", %d day%s before this run", days, map[bool]string{true: "", false: "s"}[days == 1])
+	s := fmt.Sprintf(", %d day%s before this run", days, plural(days))
 	if days > catalog.StaleAfterDays {
 		s += fmt.Sprintf(": prices may have changed since (%sgpuguard pricing update%s writes a fresher overlay)", quote, quote)
 	}
