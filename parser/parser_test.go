@@ -74,3 +74,15 @@ func TestGPUFamilies(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckText(t *testing.T) {
+	if e := CheckText("a.tf", []byte("x = 1\n"), "a Terraform file"); e != nil {
+		t.Errorf("text refused: %v", e)
+	}
+	if e := CheckText("a.tf", []byte("x = 1\ny\x00z\n"), "a Terraform file"); e == nil || e.Line != 2 || e.Message != "binary or non-UTF-8 content: not a Terraform file" {
+		t.Errorf("NUL on line 2: %+v", e)
+	}
+	if e := CheckText("a.yaml", []byte("a: \xff\n"), "a Kubernetes manifest"); e == nil || e.Line != 1 {
+		t.Errorf("invalid UTF-8: %+v", e)
+	}
+}

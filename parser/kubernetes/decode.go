@@ -139,12 +139,8 @@ func splitDocuments(data []byte) []document {
 // error with its line, and the others are read.
 func Decode(name string, data []byte) *File {
 	f := &File{Name: name}
-	if i := bytes.IndexByte(data, 0); i >= 0 || !utf8.Valid(data) {
-		line := 1
-		if i >= 0 {
-			line += bytes.Count(data[:i], []byte{'\n'})
-		}
-		f.Errors = append(f.Errors, parser.Error{File: name, Line: line, Message: "binary or non-UTF-8 content: not a Kubernetes manifest"})
+	if e := parser.CheckText(name, data, "a Kubernetes manifest"); e != nil {
+		f.Errors = append(f.Errors, *e)
 		return f
 	}
 	docs := splitDocuments(data)

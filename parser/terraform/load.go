@@ -1,7 +1,6 @@
 package terraform
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -180,12 +178,8 @@ func parseSource(name string, src []byte) *sourceFile {
 		sf.warns = append(sf.warns, parser.Error{File: name, Message: fmt.Sprintf("skipped: input is %d bytes, over the %d-byte limit", len(src), MaxFileSize)})
 		return sf
 	}
-	if i := bytes.IndexByte(src, 0); i >= 0 || !utf8.Valid(src) {
-		line := 1
-		if i >= 0 {
-			line += bytes.Count(src[:i], []byte{'\n'})
-		}
-		sf.diags = append(sf.diags, parser.Error{File: name, Line: line, Message: "binary or non-UTF-8 content: not a Terraform file"})
+	if e := parser.CheckText(name, src, "a Terraform file"); e != nil {
+		sf.diags = append(sf.diags, *e)
 		return sf
 	}
 	sf.src = src
