@@ -141,16 +141,6 @@ func TestDiffFormatsGolden(t *testing.T) {
 	}
 }
 
-func gitRun(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
 func copyTree(t *testing.T, from, to string) {
 	t.Helper()
 	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
@@ -180,11 +170,11 @@ func TestDiffGitRef(t *testing.T) {
 	}
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	repo := t.TempDir()
-	gitRun(t, repo, "init", "-q", "-b", "main")
+	testutil.Git(t, repo, "init", "-q", "-b", "main")
 	copyTree(t, filepath.Join(root, "testdata/diff/increase/base"), filepath.Join(repo, "infra"))
-	gitRun(t, repo, "add", ".")
-	gitRun(t, repo, "commit", "-q", "-m", "base")
-	gitRun(t, repo, "checkout", "-q", "-b", "feature")
+	testutil.Git(t, repo, "add", ".")
+	testutil.Git(t, repo, "commit", "-q", "-m", "base")
+	testutil.Git(t, repo, "checkout", "-q", "-b", "feature")
 	copyTree(t, filepath.Join(root, "testdata/diff/increase/head"), filepath.Join(repo, "infra"))
 	t.Chdir(repo)
 
@@ -218,8 +208,8 @@ func TestDiffGitRef(t *testing.T) {
 		}
 	}
 	// The head as a ref too: committed, then compared commit to commit.
-	gitRun(t, repo, "add", ".")
-	gitRun(t, repo, "commit", "-q", "-m", "head")
+	testutil.Git(t, repo, "add", ".")
+	testutil.Git(t, repo, "commit", "-q", "-m", "head")
 	if err := os.RemoveAll(filepath.Join(repo, "infra")); err != nil {
 		t.Fatal(err)
 	}
@@ -361,13 +351,13 @@ func TestDiffGitRefFollowsTheWorkingTreesDownloadedModules(t *testing.T) {
 	}
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	repo := t.TempDir()
-	gitRun(t, repo, "init", "-q", "-b", "main")
+	testutil.Git(t, repo, "init", "-q", "-b", "main")
 	copyTree(t, filepath.Join(root, "testdata/terraform/downloaded_modules"), filepath.Join(repo, "infra"))
 	if err := os.WriteFile(filepath.Join(repo, ".gitignore"), []byte(".terraform/\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitRun(t, repo, "add", ".")
-	gitRun(t, repo, "commit", "-q", "-m", "base")
+	testutil.Git(t, repo, "add", ".")
+	testutil.Git(t, repo, "commit", "-q", "-m", "base")
 	t.Chdir(repo)
 
 	r := runCLI(t, "", "diff", "--base", "main", "--format", "json", "infra")

@@ -3,33 +3,24 @@ package gitref
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func run(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
+	"github.com/gpuguard/gpuguard/internal/testutil"
+)
 
 func TestMaterialize(t *testing.T) {
 	repo := t.TempDir()
-	run(t, repo, "init", "-q", "-b", "main")
+	testutil.Git(t, repo, "init", "-q", "-b", "main")
 	if err := os.MkdirAll(filepath.Join(repo, "infra"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(repo, "infra", "main.tf"), []byte("# base\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run(t, repo, "add", ".")
-	run(t, repo, "commit", "-q", "-m", "base")
+	testutil.Git(t, repo, "add", ".")
+	testutil.Git(t, repo, "commit", "-q", "-m", "base")
 	if err := os.WriteFile(filepath.Join(repo, "infra", "main.tf"), []byte("# head\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

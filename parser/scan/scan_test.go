@@ -1,25 +1,13 @@
 package scan
 
 import (
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-)
 
-func write(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/gpuguard/gpuguard/internal/testutil"
+)
 
 const gpu = "provider \"aws\" { region = \"us-east-1\" }\nresource \"aws_instance\" \"x\" { instance_type = \"g5.xlarge\" }\n"
 
@@ -37,7 +25,7 @@ func addresses(t *testing.T, root string, paths ...string) []string {
 
 func TestDiscoverySkipsToolDirectories(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, map[string]string{
+	testutil.WriteFiles(t, root, map[string]string{
 		"infra/main.tf":                      gpu,
 		"infra/.terraform/modules/x/main.tf": gpu,
 		"infra/vendor/main.tf":               gpu,
@@ -58,7 +46,7 @@ func TestDiscoverySkipsToolDirectories(t *testing.T) {
 
 func TestLocalModulesAreNotCountedTwice(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, map[string]string{
+	testutil.WriteFiles(t, root, map[string]string{
 		"live/main.tf":           "provider \"aws\" { region = \"us-east-1\" }\nmodule \"m\" { source = \"../modules/gpu\" }\n",
 		"modules/gpu/main.tf":    "resource \"aws_instance\" \"x\" { instance_type = \"g5.xlarge\" }\nmodule \"inner\" { source = \"./inner\" }\n",
 		"modules/gpu/inner/a.tf": "resource \"aws_instance\" \"y\" { instance_type = \"g6.xlarge\" }\n",
@@ -89,7 +77,7 @@ func TestStdinIsSniffed(t *testing.T) {
 
 func TestExplicitFiles(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, map[string]string{"a/main.tf": gpu, "a/notes.txt": "x", "a/vars.tfvars": "a = 1"})
+	testutil.WriteFiles(t, root, map[string]string{"a/main.tf": gpu, "a/notes.txt": "x", "a/vars.tfvars": "a = 1"})
 	res := Scan([]string{filepath.Join(root, "a", "main.tf"), filepath.Join(root, "a", "notes.txt"), filepath.Join(root, "a", "vars.tfvars"), filepath.Join(root, "missing")}, Options{})
 	if len(res.Resources) != 1 {
 		t.Fatalf("resources: %+v", res.Resources)
@@ -107,7 +95,7 @@ func TestExplicitFiles(t *testing.T) {
 func TestOversizedFilesAreSkippedWithAWarning(t *testing.T) {
 	root := t.TempDir()
 	big := strings.Repeat("# padding\n", (16<<20)/10+10)
-	write(t, root, map[string]string{"a/main.tf": gpu + big, "b/main.tf": gpu})
+	testutil.WriteFiles(t, root, map[string]string{"a/main.tf": gpu + big, "b/main.tf": gpu})
 	res := Scan([]string{root}, Options{})
 	if len(res.Resources) != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "over the") {
 		t.Fatalf("resources %d warnings %+v errors %+v", len(res.Resources), res.Warnings, res.Errors)

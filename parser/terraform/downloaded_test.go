@@ -1,24 +1,12 @@
 package terraform
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, src := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/gpuguard/gpuguard/internal/testutil"
+)
 
 // Modules downloaded by terraform init are followed by their key path, nested ones included;
 // without a manifest, or with one that cannot be read, the call is a warning and nothing inside
@@ -32,13 +20,13 @@ func TestDownloadedModules(t *testing.T) {
 	manifest := `{"Modules":[{"Key":"","Source":"","Dir":"."},{"Key":"a","Source":"registry.terraform.io/example/a/aws","Version":"1.0.0","Dir":".terraform/modules/a"},{"Key":"a.b","Source":"git::https://example.com/b.git","Dir":".terraform/modules/a.b"}]}`
 
 	root := t.TempDir()
-	writeFiles(t, root, files)
+	testutil.WriteFiles(t, root, files)
 	res := ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
 	if len(res.Resources) != 0 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "run terraform init to include it") {
 		t.Fatalf("without a manifest: resources %d, warnings %+v", len(res.Resources), res.Warnings)
 	}
 
-	writeFiles(t, root, map[string]string{ModulesManifest: manifest})
+	testutil.WriteFiles(t, root, map[string]string{ModulesManifest: manifest})
 	res = ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
 	var got []string
 	for _, r := range res.Resources {
@@ -52,14 +40,14 @@ func TestDownloadedModules(t *testing.T) {
 	}
 
 	// What gpuguard cannot read inside a downloaded module is a warning, not the user's error.
-	writeFiles(t, root, map[string]string{".terraform/modules/a.b/broken.tf": "locals {\n  x = 1 +\n}\n"})
+	testutil.WriteFiles(t, root, map[string]string{".terraform/modules/a.b/broken.tf": "locals {\n  x = 1 +\n}\n"})
 	res = ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
 	if len(res.Errors) != 0 || len(res.Resources) != 2 || len(res.Warnings) != 1 ||
 		!strings.Contains(res.Warnings[0].Message, "in a module terraform init downloaded") || !strings.HasSuffix(res.Warnings[0].File, "broken.tf") {
 		t.Fatalf("a broken downloaded file: resources %d, errors %+v, warnings %+v", len(res.Resources), res.Errors, res.Warnings)
 	}
 
-	writeFiles(t, root, map[string]string{ModulesManifest: "{not json"})
+	testutil.WriteFiles(t, root, map[string]string{ModulesManifest: "{not json"})
 	res = ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
 	var msgs []string
 	for _, w := range res.Warnings {
