@@ -3,8 +3,10 @@ package policies
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -183,6 +185,59 @@ warn contains "a plain string warning" if true
 	}
 	if _, ok := got["GPU007/notice"]; ok {
 		t.Error("GPU007 was turned off in policy_data.severities")
+	}
+}
+
+// The rule sets are evaluated as separate queries, concurrently: every deny, violation, warn and
+// notice set of every package under gpuguard and main is read exactly once (a package spread
+// over two files, nested packages, complete rules, undefined sets), and nothing outside them.
+func TestEvaluateReadsEverySetOnce(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteFiles(t, dir, map[string]string{
+		"a.rego":      "package main\n\ndeny contains \"a\" if true\n",
+		"b.rego":      "package main\n\ndeny contains \"b\" if true\n",
+		"sub.rego":    "package main.sub\n\nwarn contains \"sub\" if true\n",
+		"team.rego":   "package gpuguard.team\n\nviolation contains \"v\" if true\n\nnotice := {\"n\"}\n\nwarn := {\"never\"} if false\n",
+		"report.rego": "package gpuguard.report\n\nsummary := {\"deny\": {\"not a rule set\"}}\n",
+		"other.rego":  "package other\n\ndeny contains \"outside\" if true\n",
+	})
+	e, err := New(context.Background(), Options{Dirs: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := e.Evaluate(context.Background(), NewInput(nil, estimator.Totals{}, nil, &config.Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range fs {
+		got = append(got, fmt.Sprintf("%s/%s/%s", f.Rule, f.Severity, f.Message))
+	}
+	want := []string{"gpuguard.team/notice/n", "gpuguard.team/deny/v", "main/deny/a", "main/deny/b", "main.sub/warn/sub"}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings\n got %q\nwant %q", got, want)
+	}
+}
+
+// A set that fails at evaluation fails the whole evaluation, naming the set; the other sets'
+// goroutines stop and nothing is returned half-done.
+func TestEvaluateReportsTheFailingSet(t *testing.T) {
+	dir := writePolicy(t, "conflict.rego", `package gpuguard.acme
+
+size := count(input.resources)
+
+size := 99 if true
+
+warn contains sprintf("%d resources", [size]) if true
+`)
+	e, err := New(context.Background(), Options{Dirs: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := []estimator.Estimate{estimateFor("aws_instance.x", 100)}
+	fs, err := e.Evaluate(context.Background(), NewInput(es, estimator.Sum(es), nil, &config.Config{}))
+	if err == nil || !strings.Contains(err.Error(), "data.gpuguard.acme.warn") || !strings.Contains(err.Error(), "conflict") || fs != nil {
+		t.Fatalf("findings %v, err = %v", fs, err)
 	}
 }
 
