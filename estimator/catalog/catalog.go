@@ -77,9 +77,13 @@ type Catalog struct {
 	instances map[string]Instance // provider|type (lower case)
 	prices    map[string]Price    // provider|type|region|option (lower case)
 	regions   map[string][]string // provider|type -> regions with an on-demand price
-	gpus      map[string]GPU
-	updated   string
-	sources   []string
+	// lists are the sorted instance lists by provider ("" for all), GPU instances only
+	// (gpu|provider) or every kind (all|provider), made once: the recommender walks a
+	// provider's list for every resource with a profile.
+	lists   map[string][]Instance
+	gpus    map[string]GPU
+	updated string
+	sources []string
 }
 
 func ikey(provider, typ string) string { return provider + "|" + strings.ToLower(typ) }
@@ -234,6 +238,15 @@ func (c *Catalog) addPrice(p Price) {
 
 // index rebuilds the derived lookups: regions per type, newest date, sources.
 func (c *Catalog) index() {
+	c.lists = map[string][]Instance{}
+	providers := map[string]bool{"": true}
+	for _, in := range c.instances {
+		providers[in.Provider] = true
+	}
+	for provider := range providers {
+		c.lists["gpu|"+provider] = c.listInstances(provider, true)
+		c.lists["all|"+provider] = c.listInstances(provider, false)
+	}
 	c.regions = map[string][]string{}
 	srcs := map[string]bool{}
 	c.updated = ""
@@ -332,18 +345,18 @@ func (c *Catalog) Regions(provider, typ string) []string {
 }
 
 // Instances lists the instance types of a provider (all providers when empty) with GPUs
-// included, sorted by provider and type.
+// included, sorted by provider and type. The list is shared: callers must not modify it.
 func (c *Catalog) Instances(provider string) []Instance {
-	return c.instancesOf(provider, true)
+	return c.lists["gpu|"+provider]
 }
 
 // AllInstances lists every type of a provider, GPU instances, CPU VMs (GCP N1) and attachable
-// accelerators alike, sorted.
+// accelerators alike, sorted. The list is shared: callers must not modify it.
 func (c *Catalog) AllInstances(provider string) []Instance {
-	return c.instancesOf(provider, false)
+	return c.lists["all|"+provider]
 }
 
-func (c *Catalog) instancesOf(provider string, gpuOnly bool) []Instance {
+func (c *Catalog) listInstances(provider string, gpuOnly bool) []Instance {
 	var out []Instance
 	for _, in := range c.instances {
 		if (provider == "" || in.Provider == provider) && (!gpuOnly || in.Kind == KindInstance) {

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +95,41 @@ func TestInstancesHaveKnownGPUs(t *testing.T) {
 	for _, in := range c.Instances("") {
 		if in.GPUCount <= 0 {
 			t.Errorf("%s %s: GPU instance with %g GPUs", in.Provider, in.Type, in.GPUCount)
+		}
+	}
+}
+
+// The instance lists are made once per catalog: each provider's list holds that provider's
+// types only, sorted; the GPU list is the GPU instances of the full list; an overlay catalog
+// lists the same types.
+func TestInstanceLists(t *testing.T) {
+	c := MustDefault()
+	over, err := c.WithOverlay(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, provider := range []string{"", parser.AWS, parser.GCP, parser.Azure} {
+		all, gpu := c.AllInstances(provider), c.Instances(provider)
+		if len(gpu) == 0 || len(all) < len(gpu) {
+			t.Fatalf("%q: %d instances, %d with GPUs", provider, len(all), len(gpu))
+		}
+		var want []Instance
+		for i, in := range all {
+			if provider != "" && in.Provider != provider {
+				t.Errorf("%q lists %s %s", provider, in.Provider, in.Type)
+			}
+			if i > 0 && (all[i-1].Provider > in.Provider || all[i-1].Provider == in.Provider && all[i-1].Type >= in.Type) {
+				t.Errorf("%q: %s listed after %s", provider, in.Type, all[i-1].Type)
+			}
+			if in.Kind == KindInstance {
+				want = append(want, in)
+			}
+		}
+		if !slices.Equal(gpu, want) {
+			t.Errorf("%q: GPU list is not the GPU instances of the full list", provider)
+		}
+		if !slices.Equal(over.Instances(provider), gpu) || !slices.Equal(over.AllInstances(provider), all) {
+			t.Errorf("%q: the overlay catalog lists other types", provider)
 		}
 	}
 }
