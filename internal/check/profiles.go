@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/gpuguard/gpuguard/estimator"
 	"github.com/gpuguard/gpuguard/internal/config"
@@ -95,6 +97,11 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 	set := &profileSet{root: cfg.Root, loaded: map[string]profileResult{}}
 	th := Thresholds(cfg)
 	var errs []parser.Error
+	type job struct {
+		i    int
+		prof *profiles.Profile
+	}
+	var jobs []job
 	for i := range doc {
 		e := &doc[i]
 		path := attachment(rs[i], cfg)
@@ -115,8 +122,24 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 			e.Fit = &estimator.Fit{Verdict: estimator.VerdictUnknown, Reason: "the profile could not be read: " + pErr.Message}
 			continue
 		}
-		pricer.Assess(e, rs[i], prof, th)
+		jobs = append(jobs, job{i, prof})
 	}
+	// Judging fit and searching the catalog for cheaper fits is most of a check's CPU after
+	// parsing when profiles are attached; each resource is independent (the pricer and the
+	// profiles are only read), so the work is spread over the cores in contiguous chunks.
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(jobs)/64))
+	chunk := (len(jobs) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(jobs); lo += chunk {
+		wg.Add(1)
+		go func(part []job) {
+			defer wg.Done()
+			for _, j := range part {
+				pricer.Assess(&doc[j.i], rs[j.i], j.prof, th)
+			}
+		}(jobs[lo:min(lo+chunk, len(jobs))])
+	}
+	wg.Wait()
 	return dedupeErrors(errs)
 }
 
