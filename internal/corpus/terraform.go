@@ -44,6 +44,83 @@ func WriteTerraform(dir string, n int) error {
 	return nil
 }
 
+// profiles are the workload profiles the corpus attaches, by file name.
+var profiles = map[string]string{
+	// Interruptible LoRA training: on demand it draws a spot warning; big instances are oversized.
+	"lora-training.yaml": `apiVersion: gpuguard.dev/v1
+kind: WorkloadProfile
+metadata: {name: lora-training}
+workload: {type: training, interruptible: true}
+model: {preset: llama-2-7b, precision: bf16}
+training:
+  method: lora
+  lora_rank: 16
+  optimizer: adamw
+  micro_batch_size: 2
+  sequence_length: 2048
+  activation_checkpointing: true
+  flash_attention: true
+`,
+	// Latency-sensitive serving: on a spot node group it is denied.
+	"serving.yaml": `apiVersion: gpuguard.dev/v1
+kind: WorkloadProfile
+metadata: {name: serving}
+workload: {type: inference, latency_sensitive: true}
+model: {preset: llama-3.1-8b, precision: bf16}
+inference: {batch_size: 16, max_sequence_length: 4096, kv_cache_precision: fp16}
+`,
+	// A small always-on model: commitments, smaller types and MIG slices apply.
+	"small-inference.yaml": `apiVersion: gpuguard.dev/v1
+kind: WorkloadProfile
+metadata: {name: small-inference}
+workload: {type: inference}
+model: {preset: mistral-7b, precision: int4}
+inference: {batch_size: 4, max_sequence_length: 2048, kv_cache_precision: fp8}
+`,
+	// Full 70B training: it does not fit the smaller GPUs it is given.
+	"full-training.yaml": `apiVersion: gpuguard.dev/v1
+kind: WorkloadProfile
+metadata: {name: full-training}
+workload: {type: training, interruptible: true}
+model: {preset: llama-3.1-70b, precision: bf16}
+training:
+  method: full
+  optimizer: adamw
+  micro_batch_size: 1
+  sequence_length: 4096
+  activation_checkpointing: true
+  flash_attention: true
+  fsdp: full_shard
+  data_parallel: 4
+`,
+}
+
+// corpusConfig attaches the profiles by address.
+const corpusConfig = `profiles:
+  aws_instance.trainer: profiles/lora-training.yaml
+  aws_eks_node_group.pool: profiles/serving.yaml
+  aws_autoscaling_group.serve: profiles/small-inference.yaml
+  google_container_node_pool.gpu: profiles/small-inference.yaml
+  azurerm_kubernetes_cluster_node_pool.gpu: profiles/full-training.yaml
+`
+
+// AttachProfiles writes, beside the stacks of WriteTerraform, a .gpuguard.yaml that attaches
+// workload profiles (profiles/) to most GPU resources, as a team that uses gpuguard would: the
+// estimator then judges memory fit and recommends cheaper fits, and every built-in guardrail
+// but the budget, unpriced and suppression rules has something to say. The notebook module, the
+// GCP dev instance and the Azure workstation keep no profile.
+func AttachProfiles(dir string) error {
+	if err := os.MkdirAll(filepath.Join(dir, "profiles"), 0o755); err != nil {
+		return err
+	}
+	for name, text := range profiles {
+		if err := os.WriteFile(filepath.Join(dir, "profiles", name), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, ".gpuguard.yaml"), []byte(corpusConfig), 0o644)
+}
+
 const sharedModule = `variable "instance_type" {
   type = string
 }
