@@ -428,3 +428,77 @@ func TestPoliciesCommands(t *testing.T) {
 		t.Fatalf("a policy calling http.send must not compile: %+v", r)
 	}
 }
+
+// A pull request controls its Terraform, manifests and .gpuguard.yaml. None of them may make
+// gpuguard read a file outside the checked tree and print it: not file() through a symlink or
+// ../, not a profile path in a tag, the config or through a symlink. The secret sits beside
+// the repository, as a runner's credentials would.
+func TestInputCannotReadOutsideTheCheckedTree(t *testing.T) {
+	base := t.TempDir()
+	repo := filepath.Join(base, "repo")
+	testutil.WriteFiles(t, repo, map[string]string{
+		".git/HEAD":      "ref: refs/heads/main\n",
+		".gpuguard.yaml": "profiles:\n  aws_instance.by_config: profiles/linked.yaml\n",
+		"infra/main.tf": `provider "aws" { region = "us-east-1" }
+resource "aws_instance" "by_file" {
+  for_each      = toset([trimspace(file("link.txt")), trimspace(file("../../secret.txt"))])
+  instance_type = "g5.xlarge"
+}
+resource "aws_instance" "by_tag" {
+  instance_type = "g5.xlarge"
+  tags          = { gpuguard-profile = "../secret.txt" }
+}
+resource "aws_instance" "by_config" { instance_type = "g5.xlarge" }
+`,
+	})
+	if err := os.WriteFile(filepath.Join(base, "secret.txt"), []byte("ghp_SECRETTOKEN\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"infra/link.txt": "secret.txt", "profiles/linked.yaml": "secret.txt"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(repo, link)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(base, target), filepath.Join(repo, link)); err != nil {
+			t.Skipf("no symlinks: %v", err)
+		}
+	}
+	for _, format := range []string{"json", "markdown", "table", "sarif", "github"} {
+		r := runCLI(t, "", "check", filepath.Join(repo, "infra"), "--format", format, "--fail-on", "never")
+		if r.code != exitError || !strings.Contains(r.stdout, "by_config") {
+			t.Fatalf("%s: exit %d (want %d: the unreadable profiles are input errors)\n%s%s", format, r.code, exitError, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stdout+r.stderr, "ghp_") {
+			t.Fatalf("%s output shows the secret:\n%s\n%s", format, r.stdout, r.stderr)
+		}
+		if format != "json" {
+			continue
+		}
+		var doc struct {
+			Resources []struct {
+				Address    string
+				Unresolved []struct{ Reason string }
+				Fit        struct{ Reason string }
+			}
+			Errors []struct{ Message string }
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		outside := 0
+		for _, res := range doc.Resources {
+			for _, u := range res.Unresolved {
+				if strings.Contains(u.Reason, "outside the checked directories") {
+					outside++
+				}
+			}
+		}
+		for _, e := range doc.Errors {
+			if strings.Contains(e.Message, "outside the checked directories") {
+				outside++
+			}
+		}
+		if outside < 3 {
+			t.Errorf("want the symlinked file(), the tag's profile and the config's symlinked profile refused as outside; got %+v", doc)
+		}
+	}
+}

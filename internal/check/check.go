@@ -2,13 +2,16 @@ package check
 
 import (
 	"io"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/gpuguard/gpuguard/estimator"
 	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/internal/config"
+	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/internal/result"
 	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
@@ -48,8 +51,15 @@ func Run(paths []string, opts Options) *result.Check {
 		}
 	}
 	doc := result.NewCheck(hours, info)
+	// Files named by the input (file() in Terraform, profile paths) are read only inside the
+	// checked paths and the project (package confine).
+	readable := ReadableDirs(paths, cfg)
+	tf := opts.Terraform
+	if len(tf.FileDirs) == 0 {
+		tf.FileDirs = readable
+	}
 	parsed := scan.Scan(paths, scan.Options{
-		Terraform: opts.Terraform,
+		Terraform: tf,
 		Kubernetes: kubernetes.Options{
 			DefaultInstanceType: cfg.Kubernetes.DefaultInstanceType,
 			DaemonSetNodes:      cfg.Kubernetes.DaemonSetNodes,
@@ -64,10 +74,34 @@ func Run(paths []string, opts Options) *result.Check {
 	pricer := &estimator.Pricer{Catalog: opts.Catalog, DefaultRegion: region, HoursPerMonth: hours}
 	doc.Resources = pricer.EstimateAll(parsed.Resources)
 	doc.Errors = append(doc.Errors, parsed.Errors...)
-	doc.Errors = append(doc.Errors, assess(doc.Resources, parsed.Resources, cfg, pricer)...)
+	doc.Errors = append(doc.Errors, assess(doc.Resources, parsed.Resources, cfg, pricer, confine.NewDirs(readable...))...)
 	doc.Warnings = append(doc.Warnings, parsed.Warnings...)
 	doc.Totals = estimator.Sum(doc.Resources)
 	return doc
+}
+
+// ReadableDirs are the directories whose files the input under review may name: the checked
+// paths (a file's directory for a file) and the project (the config's directory and the git
+// repository around it). Never the whole working directory: run from a home directory, that
+// would let a pull request's symlink reach the runner's credentials.
+func ReadableDirs(paths []string, cfg *config.Config) []string {
+	var dirs []string
+	for _, p := range paths {
+		if p == "-" || p == "" {
+			continue
+		}
+		if info, err := os.Stat(p); err == nil && !info.IsDir() {
+			p = filepath.Dir(p)
+		}
+		dirs = append(dirs, p)
+	}
+	if cfg != nil {
+		dirs = append(dirs, cfg.Root, cfg.Repo)
+	}
+	if len(dirs) == 0 {
+		dirs = []string{"."} // stdin only: the working directory
+	}
+	return dirs
 }
 
 // applyUsage sets hours for resources matched by the config's usage globs; where several match,

@@ -11,13 +11,16 @@ import (
 
 	"github.com/gpuguard/gpuguard/estimator"
 	"github.com/gpuguard/gpuguard/internal/config"
+	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/profiles"
 )
 
-// profileSet loads each attached profile file once per run.
+// profileSet loads each attached profile file once per run, only from inside dirs: a profile
+// path comes from the input under review (the config, a tag, an annotation).
 type profileSet struct {
 	root   string
+	dirs   confine.Dirs
 	loaded map[string]profileResult
 }
 
@@ -58,7 +61,14 @@ func (s *profileSet) load(p string) (*profiles.Profile, error) {
 	if r, ok := s.loaded[full]; ok {
 		return r.p, r.err
 	}
-	prof, err := profiles.Load(full)
+	var prof *profiles.Profile
+	_, err := s.dirs.Resolve(full)
+	var outside *confine.OutsideError
+	if errors.As(err, &outside) {
+		err = &profiles.Error{File: p, Msg: "cannot read profile: " + err.Error()}
+	} else {
+		prof, err = profiles.Load(full)
+	}
 	s.loaded[full] = profileResult{prof, err}
 	return prof, err
 }
@@ -93,8 +103,8 @@ func number(v any) (float64, bool) {
 
 // assess attaches profiles and fills fit and recommendations. A profile that cannot be read is
 // an error on that resource, with the profile's path and line.
-func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, pricer *estimator.Pricer) []parser.Error {
-	set := &profileSet{root: cfg.Root, loaded: map[string]profileResult{}}
+func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, pricer *estimator.Pricer, dirs confine.Dirs) []parser.Error {
+	set := &profileSet{root: cfg.Root, dirs: dirs, loaded: map[string]profileResult{}}
 	th := Thresholds(cfg)
 	var errs []parser.Error
 	type job struct {

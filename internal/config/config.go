@@ -54,6 +54,9 @@ type Config struct {
 	// Root is the project root: the config's directory, else the git root, else the working
 	// directory. Paths in the config and in profile tags are relative to it.
 	Root string `yaml:"-" json:"-"`
+	// Repo is the git repository's root around Root, when there is one: files the config names
+	// may also lie there (a config in a subdirectory naming ../profiles).
+	Repo string `yaml:"-" json:"-"`
 	// lines holds the line of each key of the file, dotted ("budgets.monthly_increase").
 	lines yamlpos.Lines
 }
@@ -106,6 +109,7 @@ func Load(path, start string) (*Config, error) {
 	c := &Config{}
 	if path == "" {
 		c.Root = projectRoot(start)
+		c.Repo = gitRoot(c.Root)
 		return c, nil
 	}
 	f, err := os.Open(path)
@@ -122,6 +126,7 @@ func Load(path, start string) (*Config, error) {
 	}
 	c.Path = path
 	c.Root = filepath.Dir(path)
+	c.Repo = gitRoot(c.Root)
 	return c, nil
 }
 
@@ -190,21 +195,29 @@ func projectRoot(start string) string {
 	if info, err := os.Stat(start); err == nil && !info.IsDir() {
 		dir = filepath.Dir(start)
 	}
-	abs, err := filepath.Abs(dir)
-	if err == nil {
-		for d := abs; ; {
-			if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-				return d
-			}
-			parent := filepath.Dir(d)
-			if parent == d {
-				break
-			}
-			d = parent
-		}
+	if root := gitRoot(dir); root != "" {
+		return root
 	}
 	wd, _ := os.Getwd()
 	return wd
+}
+
+// gitRoot is the directory holding .git at or above dir, or "".
+func gitRoot(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for d := abs; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
 }
 
 // RequiredTagsOrDefault returns the tags GPU005 requires: the config's, else team, project and env.

@@ -228,11 +228,22 @@ func (mi *moduleInstance) context(e hcl.Expression, sc *scope) *hcl.EvalContext 
 				vars["each"] = sc.each
 			}
 		case "path":
+			// As Terraform sets them, running in the root module's directory: path.module is
+			// relative to it ("." for the root), path.root is ".", path.cwd is absolute. The file
+			// functions resolve relative paths from the same directory.
 			rootDir := mi.ev.rootDir
+			module := "."
+			if rel, err := filepath.Rel(rootDir, mi.cfg.dir); err == nil {
+				module = rel
+			}
+			cwd, err := filepath.Abs(rootDir)
+			if err != nil {
+				cwd = rootDir
+			}
 			vars["path"] = cty.ObjectVal(map[string]cty.Value{
-				"module": cty.StringVal(filepath.ToSlash(mi.cfg.dir)),
-				"root":   cty.StringVal(filepath.ToSlash(rootDir)),
-				"cwd":    cty.StringVal("."),
+				"module": cty.StringVal(filepath.ToSlash(module)),
+				"root":   cty.StringVal("."),
+				"cwd":    cty.StringVal(filepath.ToSlash(cwd)),
 			})
 		case "terraform":
 			vars["terraform"] = cty.ObjectVal(map[string]cty.Value{"workspace": cty.StringVal("default")})

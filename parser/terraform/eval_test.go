@@ -1,11 +1,13 @@
 package terraform
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gpuguard/gpuguard/internal/testutil"
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -214,10 +216,78 @@ provider "aws" { region = "us-east-1" }
 resource "aws_instance" "x" { instance_type = file("/etc/hostname") }
 resource "aws_instance" "y" { instance_type = file("../../../../../../etc/hostname") }
 `, Options{})
+	if len(res.Resources) != 2 {
+		t.Fatalf("resources: %+v", res.Resources)
+	}
 	for _, r := range res.Resources {
 		if len(r.Unresolved) == 0 || !strings.Contains(r.Unresolved[0].Reason, "not read") {
 			t.Errorf("%s read a file outside the working directory: %+v", r.Address, r)
 		}
+	}
+}
+
+// The file functions read as Terraform does, relative to the root module's directory, with
+// path.module relative to it, wherever gpuguard runs from; and only inside the checked
+// directories: a symlink or a ../ path out of them is unresolved, its content never read.
+func TestFileFunctionsResolveFromTheRootModule(t *testing.T) {
+	base := t.TempDir()
+	secret := filepath.Join(base, "secret.txt")
+	repo := filepath.Join(base, "repo")
+	testutil.WriteFiles(t, repo, map[string]string{
+		"infra/main.tf": `provider "aws" { region = "us-east-1" }
+locals {
+  cfg = jsondecode(file("config/gpu.json"))
+}
+resource "aws_instance" "bare" { instance_type = local.cfg.instance_type }
+resource "aws_instance" "module_path" { instance_type = trimspace(file("${path.module}/config/type.txt")) }
+resource "aws_instance" "cwd_path" { instance_type = trimspace(file("${path.cwd}/config/type.txt")) }
+resource "aws_instance" "template" { instance_type = trimspace(templatefile("config/type.tftpl", { size = "xlarge" })) }
+resource "aws_instance" "exists" { instance_type = fileexists("config/gpu.json") && !fileexists("config/none.json") ? "g6.xlarge" : "m5.large" }
+resource "aws_instance" "symlink" {
+  for_each      = toset([trimspace(file("config/link.txt"))])
+  instance_type = "g5.xlarge"
+}
+resource "aws_instance" "dotdot" { instance_type = trimspace(file("../../secret.txt")) }
+resource "aws_instance" "exists_outside" { instance_type = fileexists("config/link.txt") ? "g5.xlarge" : "g6.xlarge" }
+module "gpu" {
+  source = "../modules/gpu"
+}
+`,
+		"infra/config/gpu.json":   `{"instance_type": "g5.xlarge"}`,
+		"infra/config/type.txt":   "g6e.xlarge\n",
+		"infra/config/type.tftpl": "g5.${size}\n",
+		"modules/gpu/main.tf": `resource "aws_instance" "m" { instance_type = trimspace(file("${path.module}/type.txt")) }
+output "where" { value = path.module }
+`,
+		"modules/gpu/type.txt": "g6.xlarge",
+	})
+	if err := os.WriteFile(secret, []byte("ghp_SECRETTOKEN"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(repo, "infra", "config", "link.txt")); err != nil {
+		t.Skipf("no symlinks: %v", err)
+	}
+	dir := filepath.Join(repo, "infra")
+	res := ParseModule(dir, []string{filepath.Join(dir, "main.tf")}, Options{FileDirs: []string{repo}})
+	got := byAddress(t, res)
+	for addr, want := range map[string]string{
+		"aws_instance.bare": "g5.xlarge", "aws_instance.module_path": "g6e.xlarge", "aws_instance.cwd_path": "g6e.xlarge",
+		"aws_instance.template": "g5.xlarge", "aws_instance.exists": "g6.xlarge", "module.gpu.aws_instance.m": "g6.xlarge",
+	} {
+		if r := got[addr]; r.InstanceType != want {
+			t.Errorf("%s: instance type %q, want %q (unresolved %+v)", addr, r.InstanceType, want, r.Unresolved)
+		}
+	}
+	for _, addr := range []string{"aws_instance.dotdot", "aws_instance.exists_outside"} {
+		r, ok := got[addr]
+		if !ok || len(r.Unresolved) == 0 || !strings.Contains(r.Unresolved[0].Reason, "outside the checked directories") {
+			t.Errorf("%s: %+v", addr, r)
+		}
+	}
+	// The symlinked for_each key cannot be read: whatever is reported of it, the secret
+	// appears nowhere.
+	if dump := fmt.Sprintf("%+v", res); strings.Contains(dump, "ghp_") {
+		t.Fatalf("the content of a file outside the checked directories was read: %s", dump)
 	}
 }
 

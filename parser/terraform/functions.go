@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,6 +22,8 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
+
+	"github.com/gpuguard/gpuguard/internal/confine"
 )
 
 // maxReadFile bounds what file() and templatefile() read.
@@ -80,11 +84,24 @@ func terraformFunctions() map[string]function.Function {
 			"sha256":       stringMap(func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }),
 			"basename":     stringMap(filepath.Base), "dirname": stringMap(filepath.Dir),
 			"timestamp": unknownFunc(cty.String), "uuid": unknownFunc(cty.String),
-			"file": fileFunc, "fileexists": fileExistsFunc,
 		}
-		baseFuncs["templatefile"] = templateFileFunc(baseFuncs)
 	})
 	return baseFuncs
+}
+
+// evaluationFunctions are Terraform's functions for one root module: the shared ones and the
+// file functions, which read relative to the root module's directory (Terraform runs there)
+// and only inside files' directories.
+func evaluationFunctions(files *fileAccess) map[string]function.Function {
+	base := terraformFunctions()
+	funcs := make(map[string]function.Function, len(base)+4)
+	for k, f := range base {
+		funcs[k] = f
+	}
+	funcs["file"] = fileFunc(files)
+	funcs["fileexists"] = fileExistsFunc(files)
+	funcs["templatefile"] = templateFileFunc(files, funcs)
+	return funcs
 }
 
 var identityFunc = function.New(&function.Spec{
@@ -308,69 +325,70 @@ var base64DecodeFunc = function.New(&function.Spec{
 	},
 })
 
-// safePath resolves a path the configuration names, refusing anything outside the working
-// directory.
-func safePath(p string) (string, error) {
-	if filepath.IsAbs(p) {
-		return "", fmt.Errorf("absolute path %q is not read: gpuguard reads files only under the working directory", p)
-	}
-	clean := filepath.Clean(p)
-	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("path %q leaves the working directory and is not read", p)
-	}
-	return clean, nil
+// fileAccess is where a root module's file functions read: paths relative to the root
+// module's directory, as Terraform resolves them, and only inside dirs (the checked directories
+// and the project; see package confine): a symlink or "../.." in a pull request's configuration
+// cannot make gpuguard read, and print, a file of the runner's.
+type fileAccess struct {
+	base string
+	dirs confine.Dirs
 }
 
-func readSmallFile(p string) (string, error) {
-	path, err := safePath(p)
+func (a *fileAccess) path(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(a.base, p)
+}
+
+func (a *fileAccess) read(p string) (string, error) {
+	b, err := a.dirs.ReadFile(a.path(p), maxReadFile)
 	if err != nil {
 		return "", err
-	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return "", fmt.Errorf("cannot read %q: %w", p, err)
-	}
-	if info.Size() > maxReadFile {
-		return "", fmt.Errorf("%q is larger than %d bytes", p, maxReadFile)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("cannot read %q: %w", p, err)
 	}
 	return string(b), nil
 }
 
-var fileFunc = function.New(&function.Spec{
-	Params: []function.Parameter{{Name: "path", Type: cty.String}},
-	Type:   function.StaticReturnType(cty.String),
-	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-		s, err := readSmallFile(args[0].AsString())
-		if err != nil {
-			return cty.NilVal, err
-		}
-		return cty.StringVal(s), nil
-	},
-})
+func fileFunc(files *fileAccess) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "path", Type: cty.String}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			s, err := files.read(args[0].AsString())
+			if err != nil {
+				return cty.NilVal, err
+			}
+			return cty.StringVal(s), nil
+		},
+	})
+}
 
-var fileExistsFunc = function.New(&function.Spec{
-	Params: []function.Parameter{{Name: "path", Type: cty.String}},
-	Type:   function.StaticReturnType(cty.Bool),
-	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-		path, err := safePath(args[0].AsString())
-		if err != nil {
-			return cty.NilVal, err
-		}
-		info, err := os.Stat(path)
-		return cty.BoolVal(err == nil && info.Mode().IsRegular()), nil
-	},
-})
+// fileExistsFunc is false for a missing file; a path outside the checked directories is an
+// error (the value is unresolved), not a silent false that would steer a conditional.
+func fileExistsFunc(files *fileAccess) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "path", Type: cty.String}},
+		Type:   function.StaticReturnType(cty.Bool),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			real, err := files.dirs.Resolve(files.path(args[0].AsString()))
+			if errors.Is(err, fs.ErrNotExist) {
+				return cty.False, nil
+			}
+			if err != nil {
+				return cty.NilVal, err
+			}
+			info, err := os.Stat(real)
+			return cty.BoolVal(err == nil && info.Mode().IsRegular()), nil
+		},
+	})
+}
 
-func templateFileFunc(funcs map[string]function.Function) function.Function {
+func templateFileFunc(files *fileAccess, funcs map[string]function.Function) function.Function {
 	return function.New(&function.Spec{
 		Params: []function.Parameter{{Name: "path", Type: cty.String}, {Name: "vars", Type: cty.DynamicPseudoType}},
 		Type:   function.StaticReturnType(cty.String),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			src, err := readSmallFile(args[0].AsString())
+			src, err := files.read(args[0].AsString())
 			if err != nil {
 				return cty.NilVal, err
 			}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
@@ -26,6 +27,10 @@ type Options struct {
 	ModulesHome func(rootDir string) string
 	// Kubernetes are the options Kubernetes objects declared with kubernetes_manifest are read with.
 	Kubernetes kubernetes.Options
+	// FileDirs are the directories file(), fileexists() and templatefile() may read under (the
+	// checked paths and the project); empty: the working directory. Paths resolve from the root
+	// module's directory, as Terraform resolves them.
+	FileDirs []string
 }
 
 // ParseModule evaluates the root module made of files (all in dir) and returns its GPU
@@ -51,10 +56,19 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 		}
 	}()
 	cfg := l.loadModule(dir, files, stdin, false)
-	ev := &evaluation{l: l, funcs: terraformFunctions(), instances: map[string]*instance{}, rootDir: dir, modulesHome: dir}
+	modulesHome := dir
 	if opts.ModulesHome != nil {
-		ev.modulesHome = opts.ModulesHome(dir)
+		modulesHome = opts.ModulesHome(dir)
 	}
+	fileDirs := opts.FileDirs
+	if len(fileDirs) == 0 {
+		fileDirs = []string{"."}
+	}
+	// Downloaded modules may read their own files, wherever their home is (a tree extracted
+	// from a git ref borrows the working tree's).
+	fileDirs = append(fileDirs[:len(fileDirs):len(fileDirs)], filepath.Join(modulesHome, ".terraform", "modules"))
+	access := &fileAccess{base: dir, dirs: confine.NewDirs(fileDirs...)}
+	ev := &evaluation{l: l, funcs: evaluationFunctions(access), instances: map[string]*instance{}, rootDir: dir, modulesHome: modulesHome}
 	ev.kubernetes = opts.Kubernetes
 	root := newModuleInstance(ev, cfg, nil, nil, "")
 	vals := l.rootValues(dir, opts)
