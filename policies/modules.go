@@ -12,6 +12,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/internal/result"
 )
 
@@ -64,6 +65,9 @@ func builtinSources(tests bool) []source {
 	return out
 }
 
+// maxPolicyFile bounds one policy file.
+const maxPolicyFile = 4 << 20
+
 // userSources reads the .rego files under dirs (recursively, skipping hidden directories).
 func userSources(dirs []string, tests bool) ([]source, error) {
 	var out []source
@@ -75,6 +79,7 @@ func userSources(dirs []string, tests bool) ([]source, error) {
 		if !info.IsDir() {
 			return nil, fmt.Errorf("policy directory %s: not a directory", dir)
 		}
+		inside := confine.NewDirs(dir)
 		err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -92,7 +97,9 @@ func userSources(dirs []string, tests bool) ([]source, error) {
 			if isTest && !tests {
 				return nil
 			}
-			b, err := os.ReadFile(p)
+			// A policy file may be a link, but not out of its directory: the directory's
+			// content is a pull request's, and Rego parse errors quote the offending line.
+			b, err := inside.ReadFile(p, maxPolicyFile)
 			if err != nil {
 				return err
 			}

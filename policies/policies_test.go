@@ -444,3 +444,32 @@ func TestRunTestsHasAMemoryLimit(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A policy file may be a link inside its directory, not out of it: the directory is a pull
+// request's, and Rego parse errors quote the offending line.
+func TestPolicyLinksStayInTheirDirectory(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "policies")
+	testutil.WriteFiles(t, dir, map[string]string{"real/team.rego": "package main\n\nwarn contains \"linked\" if true\n"})
+	if err := os.WriteFile(filepath.Join(base, "environ"), []byte("GITHUB_TOKEN=ghp_SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "real", "team.rego"), filepath.Join(dir, "team.rego")); err != nil {
+		t.Skipf("no symlinks: %v", err)
+	}
+	e, err := New(context.Background(), Options{Dirs: []string{dir}})
+	if err != nil {
+		t.Fatalf("a link inside the directory: %v", err)
+	}
+	fs, err := e.Evaluate(context.Background(), NewInput(nil, estimator.Totals{}, nil, &config.Config{}))
+	if err != nil || len(fs) != 1 || fs[0].Message != "linked" {
+		t.Fatalf("findings %+v, %v", fs, err)
+	}
+	if err := os.Symlink(filepath.Join(base, "environ"), filepath.Join(dir, "evil.rego")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = New(context.Background(), Options{Dirs: []string{dir}})
+	if err == nil || !strings.Contains(err.Error(), "outside the checked directories") || strings.Contains(err.Error(), "ghp_") {
+		t.Fatalf("a link out of the policy directory: %v", err)
+	}
+}

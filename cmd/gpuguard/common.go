@@ -95,7 +95,9 @@ func loadCatalog(flag string, cfg *config.Config) (*catalog.Catalog, string, err
 	}
 	overlay := flag
 	if overlay == "" && cfg != nil && cfg.Catalog != "" {
-		overlay = cfg.Resolve(cfg.Catalog)
+		if overlay, err = cfg.ResolveInside("catalog", cfg.Catalog); err != nil {
+			return nil, "", err
+		}
 	}
 	if overlay == "" {
 		return cat, "", nil

@@ -19,8 +19,12 @@ func loadPolicies(e *env, flags []string, cfg *config.Config) (*policies.Engine,
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	dirs := append([]string(nil), flags...)
-	for _, d := range cfg.Policies {
-		dirs = append(dirs, cfg.Resolve(d))
+	for i, d := range cfg.Policies {
+		dir, err := cfg.ResolveInside(fmt.Sprintf("policies.%d", i), d)
+		if err != nil {
+			return nil, err
+		}
+		dirs = append(dirs, dir)
 	}
 	engine, err := policies.New(e.ctx, policies.Options{Dirs: dirs, Now: e.now})
 	if err != nil {

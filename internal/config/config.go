@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/internal/yamlpos"
 )
 
@@ -187,6 +188,21 @@ func (c *Config) Resolve(p string) string {
 		return p
 	}
 	return filepath.Join(c.Root, p)
+}
+
+// ResolveInside resolves a path the config names (catalog, policies) and refuses one whose real
+// location, symlinks followed, is outside the config's directory and its git repository: a
+// pull request's config must not make gpuguard read the runner's files. key is the setting,
+// for the error's line.
+func (c *Config) ResolveInside(key, p string) (string, error) {
+	full := c.Resolve(p)
+	if _, err := confine.NewDirs(c.Root, c.Repo).Resolve(full); err != nil {
+		var outside *confine.OutsideError
+		if errors.As(err, &outside) {
+			return "", &Error{File: c.Path, Line: c.Line(key), Msg: fmt.Sprintf("%s: %v", key, err)}
+		}
+	}
+	return full, nil
 }
 
 // projectRoot is the git repository's root above start, else the working directory.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,6 +93,51 @@ func TestLineOfKeys(t *testing.T) {
 		"budgets.per_resource_monthly": 2, "required_tags": 5, "nothing": 0} {
 		if got := c.Line(key); got != want {
 			t.Errorf("Line(%q) = %d, want %d", key, got, want)
+		}
+	}
+}
+
+// Paths the config names (catalog, policies) stay inside its directory and git repository,
+// symlinks followed: the config is a pull request's to change.
+func TestResolveInsideRefusesPathsOut(t *testing.T) {
+	base := t.TempDir()
+	repo := filepath.Join(base, "repo")
+	for _, d := range []string{filepath.Join(repo, ".git"), filepath.Join(repo, "ops", "prices"), filepath.Join(repo, "shared")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(base, "secret.csv"), filepath.Join(repo, "shared", "prices.csv")} {
+		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(base, "secret.csv"), filepath.Join(repo, "ops", "link.csv")); err != nil {
+		t.Skipf("no symlinks: %v", err)
+	}
+	cfgPath := filepath.Join(repo, "ops", ".gpuguard.yaml")
+	if err := os.WriteFile(cfgPath, []byte("catalog: ../../secret.csv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(cfgPath, filepath.Join(repo, "ops"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Repo != repo {
+		t.Fatalf("repo = %q, want %q", c.Repo, repo)
+	}
+	for _, bad := range []string{"../../secret.csv", "link.csv", filepath.Join(base, "secret.csv")} {
+		_, err := c.ResolveInside("catalog", bad)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Line != 1 || !strings.Contains(err.Error(), "outside the checked directories") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	// Inside the repository, even above the config's directory, is fine; so is a path that
+	// does not exist yet (reading it fails later with its own error).
+	for _, ok := range []string{"../shared/prices.csv", "prices/missing.csv"} {
+		if p, err := c.ResolveInside("catalog", ok); err != nil || !filepath.IsAbs(p) {
+			t.Errorf("%s: %q, %v", ok, p, err)
 		}
 	}
 }

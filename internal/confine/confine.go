@@ -122,3 +122,42 @@ func (d Dirs) ReadFile(path string, limit int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// Verdict says whether a directory entry is read as a file.
+type Verdict int
+
+// Verdicts of Entry.
+const (
+	Read    Verdict = iota // a regular file, or a link to one inside the directories
+	Skip                   // not a file: a directory, a link to one, a broken link, a device
+	Outside                // a link whose target lies outside the directories: not read
+)
+
+// Entry decides whether the directory entry at path, of type mode (fs.DirEntry.Type), is read:
+// a regular file is; a symbolic link is when its target, resolved, is a regular file inside the
+// directories (a shared providers.tf linked into each stack). A link to a directory is skipped
+// wherever it leads (nothing follows directory links). Discovery and module listings use
+// it alike, so a link in a pull request cannot reach the runner's files.
+func (d Dirs) Entry(path string, mode fs.FileMode) Verdict {
+	if mode.IsRegular() {
+		return Read
+	}
+	if mode&fs.ModeSymlink == 0 {
+		return Skip
+	}
+	real, err := d.Resolve(path)
+	var out *OutsideError
+	if errors.As(err, &out) {
+		if info, err := os.Stat(path); err == nil && info.IsDir() {
+			return Skip // links to directories are never walked, wherever they lead
+		}
+		return Outside
+	}
+	if err != nil {
+		return Skip
+	}
+	if info, err := os.Stat(real); err != nil || !info.Mode().IsRegular() {
+		return Skip
+	}
+	return Read
+}

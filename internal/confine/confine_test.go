@@ -77,3 +77,38 @@ func TestResolveStaysInside(t *testing.T) {
 		t.Error("no directories allowed a read")
 	}
 }
+
+func TestEntry(t *testing.T) {
+	base := t.TempDir()
+	repo := filepath.Join(base, "repo")
+	if err := os.MkdirAll(filepath.Join(repo, "dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{filepath.Join(repo, "a.tf"), filepath.Join(base, "out.tf")} {
+		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{"in.tf": filepath.Join(repo, "a.tf"), "out.tf": filepath.Join(base, "out.tf"),
+		"outdir": base, "indir": filepath.Join(repo, "dir"), "dangling.tf": filepath.Join(repo, "none.tf")}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(repo, name)); err != nil {
+			t.Skipf("no symlinks: %v", err)
+		}
+	}
+	d := NewDirs(repo)
+	entries, err := os.ReadDir(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Verdict{}
+	for _, e := range entries {
+		got[e.Name()] = d.Entry(filepath.Join(repo, e.Name()), e.Type())
+	}
+	want := map[string]Verdict{"a.tf": Read, "in.tf": Read, "out.tf": Outside, "outdir": Skip, "indir": Skip, "dangling.tf": Skip, "dir": Skip}
+	for name, v := range want {
+		if got[name] != v {
+			t.Errorf("%s: %d, want %d", name, got[name], v)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
 	"github.com/gpuguard/gpuguard/parser/terraform"
@@ -61,8 +62,10 @@ type Input struct {
 var skipDirs = map[string]bool{".terraform": true, ".git": true, "vendor": true, "node_modules": true}
 
 // Discover finds the inputs under paths. Problems (unreadable paths, unknown files named
-// explicitly) are returned as errors; the inputs found are still returned.
-func Discover(paths []string, stdin io.Reader) ([]Input, parser.Result) {
+// explicitly) are returned as errors; the inputs found are still returned. A file that is a
+// symbolic link is read when its target is a regular file inside links; a link leading out is
+// a warning and is not read.
+func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, parser.Result) {
 	var res parser.Result
 	var inputs []Input
 	walkedModules := map[string][]string{} // dir -> files, from walking
@@ -107,7 +110,11 @@ func Discover(paths []string, stdin io.Reader) ([]Input, parser.Result) {
 				}
 				return nil
 			}
-			if !d.Type().IsRegular() {
+			switch links.Entry(path, d.Type()) {
+			case confine.Skip:
+				return nil
+			case confine.Outside:
+				res.Warnings = append(res.Warnings, parser.Error{File: path, Message: "a link out of the checked directories: not read"})
 				return nil
 			}
 			if terraform.IsModuleFile(name) {
@@ -123,7 +130,7 @@ func Discover(paths []string, stdin io.Reader) ([]Input, parser.Result) {
 				varFiles[dir] = append(varFiles[dir], path)
 				return nil
 			}
-			info, err := d.Info()
+			info, err := os.Stat(path) // the link's target, for a link
 			if err != nil {
 				return nil
 			}
@@ -290,7 +297,11 @@ func Scan(paths []string, opts Options) parser.Result {
 	if opts.Terraform.Cache == nil {
 		opts.Terraform.Cache = terraform.NewCache()
 	}
-	inputs, res := Discover(paths, opts.Stdin)
+	links := opts.Terraform.FileDirs
+	if len(links) == 0 {
+		links = paths
+	}
+	inputs, res := Discover(paths, opts.Stdin, confine.NewDirs(links...))
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -99,5 +101,69 @@ func TestOversizedFilesAreSkippedWithAWarning(t *testing.T) {
 	res := Scan([]string{root}, Options{})
 	if len(res.Resources) != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "over the") {
 		t.Fatalf("resources %d warnings %+v errors %+v", len(res.Resources), res.Warnings, res.Errors)
+	}
+}
+
+// Symbolic links are followed when they stay inside the checked directories (a shared
+// providers.tf or tfvars linked into each stack, a manifest linked from another folder) and
+// not otherwise: a link out is a warning and its target is never read.
+func TestLinksAreFollowedOnlyInside(t *testing.T) {
+	base := t.TempDir()
+	repo := filepath.Join(base, "repo")
+	testutil.WriteFiles(t, repo, map[string]string{
+		"shared/providers.tf":    "provider \"aws\" { region = \"eu-west-1\" }\n",
+		"shared/common.tfvars":   "gpu_type = \"g6.xlarge\"\n",
+		"stack/main.tf":          "variable \"gpu_type\" {}\nresource \"aws_instance\" \"x\" { instance_type = var.gpu_type }\nmodule \"m\" { source = \"../modules/m\" }\n",
+		"modules/m/main.tf":      "resource \"aws_instance\" \"y\" { instance_type = \"g5.xlarge\" }\n",
+		"manifests/real/job.yml": "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train, namespace: ml}\nspec:\n  template:\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n",
+	})
+	outside := filepath.Join(base, "outside")
+	testutil.WriteFiles(t, outside, map[string]string{
+		"evil.tf":   "resource \"aws_instance\" \"evil\" { instance_type = \"p5.48xlarge\" }\n",
+		"evil.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: ghp_SECRET}\nspec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}\n",
+	})
+	for link, target := range map[string]string{
+		"stack/providers.tf":     filepath.Join(repo, "shared", "providers.tf"),
+		"stack/terraform.tfvars": filepath.Join(repo, "shared", "common.tfvars"),
+		"manifests/job.yml":      filepath.Join(repo, "manifests", "real", "job.yml"),
+		"stack/evil.tf":          filepath.Join(outside, "evil.tf"),
+		"modules/m/evil.tf":      filepath.Join(outside, "evil.tf"),
+		"manifests/evil.yaml":    filepath.Join(outside, "evil.yaml"),
+		"manifests/linked-dir":   outside, // a link to a directory is not walked
+		"stack/dangling.tf":      filepath.Join(repo, "missing.tf"),
+	} {
+		if err := os.Symlink(target, filepath.Join(repo, link)); err != nil {
+			t.Skipf("no symlinks: %v", err)
+		}
+	}
+	res := Scan([]string{repo}, Options{})
+	var got []string
+	for _, r := range res.Resources {
+		rel, _ := filepath.Rel(repo, r.Source.File)
+		got = append(got, filepath.ToSlash(rel)+" "+r.Address+" "+r.InstanceType+" "+r.Region)
+	}
+	sort.Strings(got)
+	want := []string{
+		"manifests/job.yml Job/ml/train g5.xlarge ",
+		"manifests/real/job.yml Job/ml/train g5.xlarge ",
+		"modules/m/main.tf module.m.aws_instance.y g5.xlarge eu-west-1",
+		"stack/main.tf aws_instance.x g6.xlarge eu-west-1",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("resources\n got %q\nwant %q", got, want)
+	}
+	var warned []string
+	for _, w := range res.Warnings {
+		if strings.Contains(w.Message, "link out of the checked directories") {
+			rel, _ := filepath.Rel(repo, w.File)
+			warned = append(warned, filepath.ToSlash(rel))
+		}
+	}
+	sort.Strings(warned)
+	if strings.Join(warned, " ") != "manifests/evil.yaml modules/m/evil.tf stack/evil.tf" {
+		t.Errorf("warnings %q (all: %+v)", warned, res.Warnings)
+	}
+	if dump := fmt.Sprintf("%+v", res); strings.Contains(dump, "ghp_") || strings.Contains(dump, "p5.48xlarge") {
+		t.Errorf("a file outside was read: %s", dump)
 	}
 }

@@ -41,6 +41,7 @@ func unresolved(format string, args ...any) cty.Value {
 // evaluation is one run over one root module and its local children.
 type evaluation struct {
 	l         *loader
+	files     *fileAccess // where file() reads, and which links are followed
 	funcs     map[string]function.Function
 	instances map[string]*instance
 	order     []*instance
@@ -770,7 +771,10 @@ func (mi *moduleInstance) child(name string) *childState {
 		cs.value = unresolved("%s: modules nested too deep", addr)
 		return cs
 	}
-	files, err := mi.ev.l.cache.moduleFiles(dir)
+	files, outside, err := mi.ev.l.cache.moduleFiles(dir, mi.ev.files.dirs)
+	for _, f := range outside {
+		mi.ev.l.warns = append(mi.ev.l.warns, parser.Error{File: f, Message: "a link out of the checked directories: not read"})
+	}
 	if err != nil || len(files) == 0 {
 		msg := fmt.Sprintf("module %q: no Terraform files in %s", name, dir)
 		if err != nil {

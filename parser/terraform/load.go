@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	hcljson "github.com/hashicorp/hcl/v2/json"
 
+	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -49,15 +50,18 @@ type cacheEntry struct {
 func NewCache() *Cache { return &Cache{files: map[string]*cacheEntry{}, dirs: map[string]*dirEntry{}} }
 
 type dirEntry struct {
-	once  sync.Once
-	files []string
-	err   error
+	once    sync.Once
+	files   []string
+	outside []string
+	err     error
 }
 
-// moduleFiles lists a module directory's configuration files once per run.
-func (c *Cache) moduleFiles(dir string) ([]string, error) {
+// moduleFiles lists a module directory's configuration files once per run, and the links
+// among them that lead outside links' directories (not read). One scan uses one set of
+// directories, so the listing can be shared.
+func (c *Cache) moduleFiles(dir string, links confine.Dirs) ([]string, []string, error) {
 	if c == nil {
-		return moduleFiles(dir)
+		return moduleFiles(dir, links)
 	}
 	c.mu.Lock()
 	e, ok := c.dirs[dir]
@@ -66,8 +70,8 @@ func (c *Cache) moduleFiles(dir string) ([]string, error) {
 		c.dirs[dir] = e
 	}
 	c.mu.Unlock()
-	e.once.Do(func() { e.files, e.err = moduleFiles(dir) })
-	return e.files, e.err
+	e.once.Do(func() { e.files, e.outside, e.err = moduleFiles(dir, links) })
+	return e.files, e.outside, e.err
 }
 
 func (c *Cache) get(name string, parse func() *sourceFile) *sourceFile {
@@ -270,13 +274,14 @@ func (sf *sourceFile) suppressionsAbove(n int) []parser.Suppression {
 }
 
 // moduleFiles lists the .tf and .tf.json files of a directory, sorted, skipping override files
-// the way Terraform merges them last (they are read as ordinary files here, with a note).
-func moduleFiles(dir string) ([]string, error) {
+// the way Terraform merges them last (they are read as ordinary files here, with a note). A
+// file may be a symbolic link to a file inside links (shared providers.tf, versions.tf); a link
+// leading elsewhere is listed in outside and not read.
+func moduleFiles(dir string, links confine.Dirs) (files, outside []string, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var files []string
 	for _, e := range entries {
 		if e.IsDir() {
 			continue
@@ -285,10 +290,19 @@ func moduleFiles(dir string) ([]string, error) {
 		if strings.HasPrefix(n, ".") || strings.HasPrefix(n, "#") || strings.HasSuffix(n, "~") {
 			continue
 		}
-		if strings.HasSuffix(n, ".tf") || strings.HasSuffix(n, ".tf.json") {
-			files = append(files, filepath.Join(dir, n))
+		if !strings.HasSuffix(n, ".tf") && !strings.HasSuffix(n, ".tf.json") {
+			continue
 		}
+		p := filepath.Join(dir, n)
+		switch links.Entry(p, e.Type()) {
+		case confine.Outside:
+			outside = append(outside, p)
+			continue
+		case confine.Skip:
+			continue
+		}
+		files = append(files, p)
 	}
 	sort.Strings(files)
-	return files, nil
+	return files, outside, nil
 }

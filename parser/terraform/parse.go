@@ -68,10 +68,10 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 	// from a git ref borrows the working tree's).
 	fileDirs = append(fileDirs[:len(fileDirs):len(fileDirs)], filepath.Join(modulesHome, ".terraform", "modules"))
 	access := &fileAccess{base: dir, dirs: confine.NewDirs(fileDirs...)}
-	ev := &evaluation{l: l, funcs: evaluationFunctions(access), instances: map[string]*instance{}, rootDir: dir, modulesHome: modulesHome}
+	ev := &evaluation{l: l, files: access, funcs: evaluationFunctions(access), instances: map[string]*instance{}, rootDir: dir, modulesHome: modulesHome}
 	ev.kubernetes = opts.Kubernetes
 	root := newModuleInstance(ev, cfg, nil, nil, "")
-	vals := l.rootValues(dir, opts)
+	vals := l.rootValues(dir, opts, access.dirs)
 	for name, decl := range cfg.variables {
 		rv, ok := vals[name]
 		if !ok {

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -50,36 +51,29 @@ func SortAutoVarFiles(files []string) {
 // autoVarFiles lists the variable files Terraform loads by itself, in its order:
 // terraform.tfvars, terraform.tfvars.json, then *.auto.tfvars and *.auto.tfvars.json in lexical
 // order. https://developer.hashicorp.com/terraform/language/values/variables#variable-definition-precedence
-func autoVarFiles(dir string) []string {
-	var out []string
-	for _, n := range []string{"terraform.tfvars", "terraform.tfvars.json"} {
-		p := filepath.Join(dir, n)
-		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
-			out = append(out, p)
-		}
-	}
+func autoVarFiles(dir string, links confine.Dirs) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return out
+		return nil
 	}
-	var auto []string
+	var out []string
 	for _, e := range entries {
 		n := e.Name()
-		if !e.IsDir() && (strings.HasSuffix(n, ".auto.tfvars") || strings.HasSuffix(n, ".auto.tfvars.json")) {
-			auto = append(auto, filepath.Join(dir, n))
+		if !e.IsDir() && IsAutoVarFile(n) && links.Entry(filepath.Join(dir, n), e.Type()) == confine.Read {
+			out = append(out, filepath.Join(dir, n))
 		}
 	}
-	sort.Strings(auto)
-	return append(out, auto...)
+	SortAutoVarFiles(out)
+	return out
 }
 
 // rootValues collects root variable values in Terraform's precedence, later ones winning:
 // automatic files, then --var-file files, then --var flags.
-func (l *loader) rootValues(dir string, opts Options) map[string]rootValue {
+func (l *loader) rootValues(dir string, opts Options, links confine.Dirs) map[string]rootValue {
 	vals := map[string]rootValue{}
 	files := opts.AutoVarFiles
 	if files == nil {
-		files = autoVarFiles(dir)
+		files = autoVarFiles(dir, links)
 	}
 	files = append(append([]string(nil), files...), opts.VarFiles...)
 	for _, f := range files {
