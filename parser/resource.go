@@ -177,6 +177,10 @@ type Result struct {
 	// Included lists directories read as part of this input (a Terraform root's local modules),
 	// so that discovery does not count them again as roots of their own.
 	Included []string
+	// Consumed lists the files (real paths) a Terraform configuration read with file() or
+	// templatefile(): a manifest it loads into kubernetes_manifest is its input, not a manifest
+	// of its own to count a second time.
+	Consumed []string
 }
 
 // Merge appends another result.

@@ -323,9 +323,22 @@ func Scan(paths []string, opts Options) parser.Result {
 	}
 	close(next)
 	wg.Wait()
+	// A manifest a Terraform configuration reads (kubernetes_manifest with
+	// yamldecode(file(...))) is that configuration's input: it is counted there, not again here.
+	consumed := map[string]bool{}
+	for i, o := range outs {
+		if inputs[i].Format == FormatTerraform {
+			for _, f := range o.res.Consumed {
+				consumed[f] = true
+			}
+		}
+	}
 	results := make([]parser.Result, len(outs))
 	var kube []*kubernetes.File
 	for i, o := range outs {
+		if inputs[i].Format == FormatKubernetes && inputs[i].Data == nil && len(consumed) > 0 && consumed[realPath(inputs[i].Path)] {
+			continue
+		}
 		results[i] = o.res
 		if o.kube != nil {
 			kube = append(kube, o.kube)
@@ -351,6 +364,19 @@ func Scan(paths []string, opts Options) parser.Result {
 	res.Warnings = dedupe(res.Warnings)
 	res.Sort()
 	return res
+}
+
+// realPath is a file's absolute path with links resolved, or "" when it has none.
+func realPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return ""
+	}
+	return real
 }
 
 func dedupe(errs []parser.Error) []parser.Error {

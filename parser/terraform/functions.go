@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 
@@ -84,6 +85,7 @@ func terraformFunctions() map[string]function.Function {
 			"sha256":       stringMap(func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }),
 			"basename":     stringMap(filepath.Base), "dirname": stringMap(filepath.Dir),
 			"timestamp": unknownFunc(cty.String), "uuid": unknownFunc(cty.String),
+			"yamldecode": yamlDecodeFunc, "yamlencode": yamlEncodeFunc,
 		}
 	})
 	return baseFuncs
@@ -100,6 +102,7 @@ func evaluationFunctions(files *fileAccess) map[string]function.Function {
 	}
 	funcs["file"] = fileFunc(files)
 	funcs["fileexists"] = fileExistsFunc(files)
+	funcs["fileset"] = filesetFunc(files)
 	funcs["templatefile"] = templateFileFunc(files, funcs)
 	return funcs
 }
@@ -332,6 +335,7 @@ var base64DecodeFunc = function.New(&function.Spec{
 type fileAccess struct {
 	base string
 	dirs confine.Dirs
+	read map[string]bool // real paths of the files read
 }
 
 func (a *fileAccess) path(p string) string {
@@ -341,12 +345,29 @@ func (a *fileAccess) path(p string) string {
 	return filepath.Join(a.base, p)
 }
 
-func (a *fileAccess) read(p string) (string, error) {
-	b, err := a.dirs.ReadFile(a.path(p), maxReadFile)
+func (a *fileAccess) readFile(p string) (string, error) {
+	full := a.path(p)
+	b, err := a.dirs.ReadFile(full, maxReadFile)
 	if err != nil {
 		return "", err
 	}
+	if real, err := a.dirs.Resolve(full); err == nil {
+		if a.read == nil {
+			a.read = map[string]bool{}
+		}
+		a.read[real] = true
+	}
 	return string(b), nil
+}
+
+// consumed lists the files read, sorted.
+func (a *fileAccess) consumed() []string {
+	out := make([]string, 0, len(a.read))
+	for p := range a.read {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func fileFunc(files *fileAccess) function.Function {
@@ -354,7 +375,7 @@ func fileFunc(files *fileAccess) function.Function {
 		Params: []function.Parameter{{Name: "path", Type: cty.String}},
 		Type:   function.StaticReturnType(cty.String),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			s, err := files.read(args[0].AsString())
+			s, err := files.readFile(args[0].AsString())
 			if err != nil {
 				return cty.NilVal, err
 			}
@@ -388,7 +409,7 @@ func templateFileFunc(files *fileAccess, funcs map[string]function.Function) fun
 		Params: []function.Parameter{{Name: "path", Type: cty.String}, {Name: "vars", Type: cty.DynamicPseudoType}},
 		Type:   function.StaticReturnType(cty.String),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			src, err := files.read(args[0].AsString())
+			src, err := files.readFile(args[0].AsString())
 			if err != nil {
 				return cty.NilVal, err
 			}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zclconf/go-cty/cty"
 )
 
 // seedFiles adds every fixture file with the given suffix to the fuzz corpus.
@@ -98,6 +100,34 @@ resource "aws_instance" "x" {
 			if strings.Contains(e.Message, "internal error") {
 				t.Fatalf("evaluator panicked: %s", e.Message)
 			}
+		}
+	})
+}
+
+// FuzzYAMLDecode feeds arbitrary text to yamldecode: a value or an error that says it came
+// from yamldecode, never a panic or an unbounded expansion; what yamlencode writes of a value
+// decodes again.
+func FuzzYAMLDecode(f *testing.F) {
+	seedFiles(f, ".yaml")
+	f.Add([]byte("a: &a {x: 1}\nb:\n  <<: *a\n  y: [1, 2.5, null, yes, 0x1f]\n"))
+	f.Add([]byte("- &x [*x]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := yamlDecode(string(data))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "yamldecode: ") {
+				t.Fatalf("error without its function: %v", err)
+			}
+			return
+		}
+		if v.IsNull() || !v.IsWhollyKnown() {
+			return
+		}
+		out, err := yamlEncodeFunc.Call([]cty.Value{v})
+		if err != nil {
+			t.Fatalf("yamlencode of a decoded value: %v", err)
+		}
+		if _, err := yamlDecode(out.AsString()); err != nil {
+			t.Fatalf("yamlencode wrote %q, which does not decode: %v", out.AsString(), err)
 		}
 	})
 }

@@ -110,6 +110,7 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 	}
 	l.errs, l.warns = ev.downloadedProblems(l.errs, l.warns)
 	res.Errors, res.Warnings = l.errs, l.warns
+	res.Consumed = access.consumed()
 	seen := map[string]bool{filepath.Clean(dir): true}
 	for _, mi := range ev.modules {
 		if d := filepath.Clean(mi.cfg.dir); !seen[d] {
