@@ -70,6 +70,7 @@ func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, par
 	var inputs []Input
 	walkedModules := map[string][]string{} // dir -> files, from walking
 	varFiles := map[string][]string{}      // dir -> automatic variable files
+	patchFiles := map[string]bool{}        // kustomize patches: fragments, not manifests
 	var walkedOrder []string
 	for _, p := range paths {
 		if p == Stdin {
@@ -106,6 +107,18 @@ func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, par
 			name := d.Name()
 			if d.IsDir() {
 				if path != p && (skipDirs[name] || strings.HasPrefix(name, ".")) {
+					return fs.SkipDir
+				}
+				patches, warn := readKustomization(path)
+				for _, f := range patches {
+					patchFiles[f] = true
+				}
+				if warn != nil {
+					res.Warnings = append(res.Warnings, *warn)
+				}
+				if chart := filepath.Dir(path); name == "templates" && isHelmChart(chart) {
+					res.Warnings = append(res.Warnings, parser.Error{File: chart,
+						Message: "a Helm chart: its templates are not rendered, so what it deploys is not counted here; check `helm template " + filepath.ToSlash(chart) + " | gpuguard check -`"})
 					return fs.SkipDir
 				}
 				return nil
@@ -145,6 +158,15 @@ func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, par
 		if err != nil {
 			res.Errors = append(res.Errors, parser.Error{File: p, Message: err.Error()})
 		}
+	}
+	if len(patchFiles) > 0 {
+		kept := inputs[:0]
+		for _, in := range inputs {
+			if in.Format != FormatKubernetes || !patchFiles[filepath.Clean(in.Path)] {
+				kept = append(kept, in)
+			}
+		}
+		inputs = kept
 	}
 	for _, dir := range walkedOrder {
 		files := walkedModules[dir]
@@ -205,6 +227,13 @@ func classifyFile(path string, info fs.FileInfo, explicit bool) (*Input, *parser
 		return nil, &parser.Error{File: path, Message: "unrecognised file: expected .tf, .tf.json, plan JSON or Kubernetes YAML"}
 	}
 	return nil, nil
+}
+
+// isHelmChart reports whether dir is a Helm chart (it has a Chart.yaml). Its templates are Go
+// templates, not manifests: read raw they fail as YAML or count placeholders.
+func isHelmChart(dir string) bool {
+	info, err := os.Stat(filepath.Join(dir, "Chart.yaml"))
+	return err == nil && info.Mode().IsRegular()
 }
 
 // isConfigOrProfileName skips gpuguard's own files while walking.
@@ -286,7 +315,19 @@ func parse(in Input, opts Options) parsed {
 				return parsed{res: parser.Result{Errors: []parser.Error{{File: in.Path, Message: fmt.Sprintf("cannot read: %v", cleanErr(err))}}}}
 			}
 		}
-		return parsed{kube: kubernetes.Decode(in.Path, data)}
+		f := kubernetes.Decode(in.Path, data)
+		if len(f.Errors) > 0 && bytes.Contains(data, []byte("{{")) && bytes.Contains(data, []byte("}}")) {
+			// A template (Jinja, Go templates outside a chart) is not a manifest until
+			// rendered: what it could not read is a warning with the way out, not an input error.
+			var res parser.Result
+			for _, e := range f.Errors {
+				e.Message = "a template ({{ … }}), not YAML until rendered: " + e.Message + "; render it and check the output (… | gpuguard check -)"
+				res.Warnings = append(res.Warnings, e)
+			}
+			f.Errors = nil
+			return parsed{kube: f, res: res}
+		}
+		return parsed{kube: f}
 	}
 	return parsed{res: parser.Result{Errors: []parser.Error{{File: in.Path, Message: "unknown input format"}}}}
 }

@@ -167,3 +167,58 @@ func TestLinksAreFollowedOnlyInside(t *testing.T) {
 		t.Errorf("a file outside was read: %s", dump)
 	}
 }
+
+const gpuDeployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: chat, namespace: serving}\nspec:\n  replicas: 1\n  template:\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g6e.2xlarge}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+
+// Helm chart templates, other templates and kustomize patches are not manifests as they stand:
+// they are left out (or read as warnings) with the command that renders them, never input
+// errors that fail the run, and a patch is never counted as a second workload.
+func TestTemplatesAndOverlaysAreNotManifests(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"charts/app/Chart.yaml":                "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+		"charts/app/values.yaml":               "replicas: 2\n",
+		"charts/app/templates/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    {{- include \"app.labels\" . | nindent 4 }}\nspec:\n  replicas: {{ .Values.replicas }}\n",
+		"charts/app/templates/_helpers.tpl":    "{{- define \"app.labels\" -}}\napp: x\n{{- end }}\n",
+		"ansible/pod.yaml":                     "apiVersion: v1\nkind: Pod\nmetadata:\n  labels:\n    {{ labels }}\n",
+		"docs/templates/deploy.yaml":           gpuDeployment, // "templates" outside a chart is just a folder
+		"base/deploy.yaml":                     gpuDeployment,
+		"base/kustomization.yaml":              "resources: [deploy.yaml]\n",
+		"overlays/prod/kustomization.yaml":     "resources: [../../base]\npatches:\n  - path: gpu-patch.yaml\n  - patch: |-\n      - op: replace\n        path: /spec/replicas\n        value: 3\npatchesStrategicMerge: [../common/more-gpus.yaml]\n",
+		"overlays/prod/gpu-patch.yaml":         strings.Replace(gpuDeployment, "gpu: 1", "gpu: 2", 1),
+		"overlays/common/more-gpus.yaml":       strings.Replace(gpuDeployment, "gpu: 1", "gpu: 4", 1),
+		"overlays/dev/kustomization.yaml":      "resources: [../../base]\nnamespace: dev\n",
+	})
+	res := Scan([]string{root}, Options{})
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors: %+v", res.Errors)
+	}
+	var got []string
+	for _, r := range res.Resources {
+		rel, _ := filepath.Rel(root, r.Source.File)
+		got = append(got, filepath.ToSlash(rel)+" "+r.Address)
+	}
+	sort.Strings(got)
+	want := []string{"base/deploy.yaml Deployment/serving/chat", "docs/templates/deploy.yaml Deployment/serving/chat"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("resources\n got %q\nwant %q", got, want)
+	}
+	var warned []string
+	for _, w := range res.Warnings {
+		rel, _ := filepath.Rel(root, w.File)
+		switch {
+		case strings.Contains(w.Message, "a Helm chart") && strings.Contains(w.Message, "helm template"):
+			warned = append(warned, "helm "+filepath.ToSlash(rel))
+		case strings.Contains(w.Message, "a template ({{ … }})"):
+			warned = append(warned, "template "+filepath.ToSlash(rel))
+		case strings.Contains(w.Message, "a kustomize overlay") && strings.Contains(w.Message, "kustomize build"):
+			warned = append(warned, "kustomize "+filepath.ToSlash(rel))
+		default:
+			t.Errorf("unexpected warning %+v", w)
+		}
+	}
+	sort.Strings(warned)
+	if want := "helm charts/app|kustomize overlays/prod/kustomization.yaml|template ansible/pod.yaml"; strings.Join(warned, "|") != want {
+		t.Errorf("warnings %q, want %q", strings.Join(warned, "|"), want)
+	}
+}
