@@ -49,6 +49,7 @@ type evaluation struct {
 	modules   []*moduleInstance
 
 	kubernetes   kubernetes.Options          // for kubernetes_manifest objects
+	manifests    []pendingManifest           // Kubernetes objects declared in Terraform, read together
 	modulesHome  string                      // the directory whose .terraform/modules serve this root
 	modulesRead  bool                        // the downloaded modules' manifest was looked for
 	modulesByKey map[string]downloadedModule // by module key path, from ModulesManifest

@@ -21,8 +21,8 @@ func init() {
 // provider) the way a manifest file is read: a Deployment, Job or InferenceService declared
 // through Terraform is priced like the same object in YAML. Values known only after apply are
 // read as absent. The resources take the Terraform address and block; the Kubernetes identity
-// goes in a note. An HPA or a Karpenter NodePool in another kubernetes_manifest is not applied:
-// each manifest is read on its own.
+// goes in a note. The root module's objects are read together (buildManifests), so an HPA or a
+// Karpenter NodePool in another kubernetes_manifest applies.
 func mapKubernetesManifest(c *mapContext) []*parser.Resource {
 	v := c.inst.value
 	if v.IsNull() || !v.IsKnown() || !v.Type().IsObjectType() || !v.Type().HasAttribute("manifest") {
@@ -95,39 +95,78 @@ func gpuUnknowns(raw cty.Value) (cty.Value, []unknownGPUs) {
 	return v, out
 }
 
-// manifestResources reads one Kubernetes object (any value encoding/json writes) with the
-// Kubernetes parser and gives its GPU resources this instance's address and block.
+// manifestResources decodes one Kubernetes object (any value encoding/json writes) and keeps
+// it for buildManifests, which reads every object of the root module together: an HPA or a
+// Karpenter NodePool declared by one kubernetes_manifest applies to the workloads of others,
+// as in a manifest stream. It returns no resources itself.
 func (c *mapContext) manifestResources(obj any, unknown []unknownGPUs) []*parser.Resource {
 	d := c.inst.decl
-	loc := parser.Location{File: d.rng.Filename, Line: d.rng.Start.Line}
 	data, err := json.Marshal(obj)
 	if err != nil {
-		c.ev.l.errs = append(c.ev.l.errs, parser.Error{File: loc.File, Line: loc.Line, Message: fmt.Sprintf("%s: %v", c.inst.addr, err)})
+		c.ev.l.errs = append(c.ev.l.errs, parser.Error{File: d.rng.Filename, Line: d.rng.Start.Line, Message: fmt.Sprintf("%s: %v", c.inst.addr, err)})
 		return nil
 	}
-	res := kubernetes.Parse(loc.File, data, c.ev.kubernetes)
+	// The decoded object is named after its place in the list, so that what Build says of it
+	// (resources, errors) finds its way back to this instance.
+	key := fmt.Sprintf("\x00manifest-%d", len(c.ev.manifests))
+	c.ev.manifests = append(c.ev.manifests, pendingManifest{key: key, ctx: *c, unknown: unknown, file: kubernetes.Decode(key, data)})
+	return nil
+}
+
+// pendingManifest is a Kubernetes object declared through Terraform, waiting for the others of
+// its root module.
+type pendingManifest struct {
+	key     string
+	ctx     mapContext
+	unknown []unknownGPUs
+	file    *kubernetes.File
+}
+
+// buildManifests reads the root module's Kubernetes objects together and gives each resulting
+// GPU resource its instance's address and block (the Kubernetes identity goes in a note), its
+// gpuguard:ignore comments, and the unresolved values it depends on.
+func (ev *evaluation) buildManifests() []*parser.Resource {
+	if len(ev.manifests) == 0 {
+		return nil
+	}
+	files := make([]*kubernetes.File, len(ev.manifests))
+	byKey := make(map[string]*pendingManifest, len(ev.manifests))
+	for i := range ev.manifests {
+		files[i] = ev.manifests[i].file
+		byKey[ev.manifests[i].key] = &ev.manifests[i]
+	}
+	res := kubernetes.Build(files, ev.kubernetes)
 	at := func(es []parser.Error) []parser.Error {
-		out := make([]parser.Error, len(es))
-		for i, e := range es {
-			out[i] = parser.Error{File: loc.File, Line: loc.Line, Message: c.inst.addr + ": " + e.Message}
+		out := make([]parser.Error, 0, len(es))
+		for _, e := range es {
+			if p := byKey[e.File]; p != nil {
+				d := p.ctx.inst.decl
+				out = append(out, parser.Error{File: d.rng.Filename, Line: d.rng.Start.Line, Message: p.ctx.inst.addr + ": " + e.Message})
+			}
 		}
 		return out
 	}
-	c.ev.l.errs = append(c.ev.l.errs, at(res.Errors)...)
-	c.ev.l.warns = append(c.ev.l.warns, at(res.Warnings)...)
-	out := make([]*parser.Resource, 0, len(res.Resources))
+	ev.l.errs = append(ev.l.errs, at(res.Errors)...)
+	ev.l.warns = append(ev.l.warns, at(res.Warnings)...)
+	var out []*parser.Resource
 	for i := range res.Resources {
 		r := res.Resources[i]
+		p := byKey[r.Source.File]
+		if p == nil {
+			continue
+		}
+		d := p.ctx.inst.decl
+		loc := parser.Location{File: d.rng.Filename, Line: d.rng.Start.Line}
 		r.Note("the Kubernetes %s declared by this %s", r.Address, d.typ)
-		r.Address, r.Source = c.inst.addr, loc
+		r.Address, r.Source, r.Root = p.ctx.inst.addr, loc, ""
 		for j := range r.Suppressions {
 			r.Suppressions[j].Source = loc // gpuguard.dev/ignore annotations: the block is their place
 		}
 		r.Suppressions = append(append([]parser.Suppression(nil), d.suppressions...), r.Suppressions...)
-		if c.inst.mod.expansion != "" {
-			r.AddUnresolved("module", c.inst.mod.expansion)
+		if p.ctx.inst.mod.expansion != "" {
+			r.AddUnresolved("module", p.ctx.inst.mod.expansion)
 		}
-		for _, u := range unknown {
+		for _, u := range p.unknown {
 			r.AddUnresolved(u.resource, u.reason)
 		}
 		out = append(out, &r)

@@ -24,6 +24,23 @@ func TestKubernetesWorkloadsInAPlan(t *testing.T) {
 	}
 }
 
+// A plan's Kubernetes objects are read together (an HPA declared by another resource sets the
+// floor), and what is wrong in one is an error with the plan's name, not lost.
+func TestKubernetesObjectsInAPlanAreReadTogether(t *testing.T) {
+	plan := `{"format_version":"1.2","planned_values":{"root_module":{"resources":[
+{"address":"kubernetes_manifest.d","mode":"managed","type":"kubernetes_manifest","name":"d","values":{"manifest":{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","namespace":"ml"},"spec":{"replicas":1,"template":{"spec":{"nodeSelector":{"node.kubernetes.io/instance-type":"g5.xlarge"},"containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":1}}}]}}}}}},
+{"address":"kubernetes_manifest.hpa","mode":"managed","type":"kubernetes_manifest","name":"hpa","values":{"manifest":{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"d","namespace":"ml"},"spec":{"scaleTargetRef":{"kind":"Deployment","name":"d"},"minReplicas":4,"maxReplicas":8}}}},
+{"address":"kubernetes_manifest.bad","mode":"managed","type":"kubernetes_manifest","name":"bad","values":{"manifest":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"lots"}}}]}}}}
+]}}}`
+	res := ParsePlan("plan.json", []byte(plan))
+	if len(res.Resources) != 1 || res.Resources[0].Address != "kubernetes_manifest.d" || res.Resources[0].Quantity != 4 {
+		t.Fatalf("resources %+v", res.Resources)
+	}
+	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "kubernetes_manifest.bad: ") || !strings.Contains(res.Errors[0].Message, "lots") {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+}
+
 // A manifest known only at apply is said, not skipped in silence.
 func TestUnknownManifestIsAWarning(t *testing.T) {
 	src := "data \"http\" \"m\" {\n  url = \"https://example.com/deploy.json\"\n}\nresource \"kubernetes_manifest\" \"m\" {\n  manifest = jsondecode(data.http.m.response_body)\n}\n"

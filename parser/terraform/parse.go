@@ -100,6 +100,11 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 			}
 		}
 	}
+	// Kubernetes objects yield only workloads that request GPUs; keep does not apply to them (a
+	// pod that a NodePool may place on several types has no single instance type).
+	for _, r := range ev.buildManifests() {
+		res.Resources = append(res.Resources, *r)
+	}
 	for _, mi := range ev.modules {
 		for _, call := range mi.cfg.calls {
 			if cs := mi.children[call.name]; cs != nil && cs.notFollowed != "" {
