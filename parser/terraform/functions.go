@@ -16,9 +16,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
@@ -87,6 +85,9 @@ func terraformFunctions() map[string]function.Function {
 			"timestamp": unknownFunc(cty.String), "uuid": unknownFunc(cty.String),
 			"yamldecode": yamlDecodeFunc, "yamlencode": yamlEncodeFunc,
 		}
+		for k, f := range moreFunctions() {
+			baseFuncs[k] = f
+		}
 	})
 	return baseFuncs
 }
@@ -103,7 +104,9 @@ func evaluationFunctions(files *fileAccess) map[string]function.Function {
 	funcs["file"] = fileFunc(files)
 	funcs["fileexists"] = fileExistsFunc(files)
 	funcs["fileset"] = filesetFunc(files)
+	funcs["filebase64"] = fileBase64Func(files)
 	funcs["templatefile"] = templateFileFunc(files, funcs)
+	funcs["templatestring"] = templateStringFunc(funcs)
 	return funcs
 }
 
@@ -413,29 +416,22 @@ func templateFileFunc(files *fileAccess, funcs map[string]function.Function) fun
 			if err != nil {
 				return cty.NilVal, err
 			}
-			expr, diags := hclsyntax.ParseTemplate([]byte(src), args[0].AsString(), hcl.Pos{Line: 1, Column: 1})
-			if diags.HasErrors() {
-				return cty.NilVal, diags
+			// Templates may call the same functions, but not the template functions (no recursion).
+			return renderTemplate(src, args[0].AsString(), args[1], funcs)
+		},
+	})
+}
+
+func fileBase64Func(files *fileAccess) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "path", Type: cty.String}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			s, err := files.readFile(args[0].AsString())
+			if err != nil {
+				return cty.NilVal, err
 			}
-			vars := map[string]cty.Value{}
-			if v := args[1]; v.CanIterateElements() {
-				for it := v.ElementIterator(); it.Next(); {
-					k, e := it.Element()
-					vars[k.AsString()] = e
-				}
-			}
-			// Templates may call the same functions, but not templatefile itself (no recursion).
-			inner := make(map[string]function.Function, len(funcs))
-			for k, f := range funcs {
-				if k != "templatefile" {
-					inner[k] = f
-				}
-			}
-			out, diags := expr.Value(&hcl.EvalContext{Variables: vars, Functions: inner})
-			if diags.HasErrors() {
-				return cty.NilVal, diags
-			}
-			return out, nil
+			return cty.StringVal(base64.StdEncoding.EncodeToString([]byte(s))), nil
 		},
 	})
 }

@@ -1,0 +1,73 @@
+package terraform
+
+import (
+	"strings"
+	"testing"
+)
+
+// The expected values are the examples of Terraform's function documentation
+// (https://developer.hashicorp.com/terraform/language/functions/<name>).
+func TestMoreTerraformFunctions(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" { region = "us-east-1" }
+locals {
+  checks = {
+    cidrhost      = cidrhost("10.12.112.0/20", 16)
+    cidrhost_last = cidrhost("10.12.112.0/20", -1)
+    cidrhost_v6   = cidrhost("fd00:fd12:3456:7890:00a2::/72", 34)
+    netmask       = cidrnetmask("172.16.0.0/12")
+    subnet        = cidrsubnet("172.16.0.0/12", 4, 2)
+    subnet_v6     = cidrsubnet("fd00:fd12:3456:7890::/56", 16, 162)
+    subnets       = join(" ", cidrsubnets("10.1.0.0/16", 4, 4, 8, 4))
+    subnets_v6    = join(" ", cidrsubnets("fd00:fd12:3456:7890::/56", 16, 16, 16, 32))
+    matchkeys     = join(" ", matchkeys(["i-123", "i-abc", "i-def"], ["us-west", "us-east", "us-east"], ["us-east"]))
+    transpose     = jsonencode(transpose({ a = ["1", "2"], b = ["2", "3"] }))
+    urlencode     = urlencode("Hello World!")
+    base64sha256  = base64sha256("hello world")
+    sha512        = substr(sha512("hello world"), 0, 16)
+    uuidv5        = uuidv5("dns", "www.terraform.io")
+    timecmp       = timecmp("2017-11-22T00:00:00Z", "2017-11-22T01:00:00Z")
+    template      = templatestring("Hello, $${name}!", { name = "Jodie" })
+  }
+}
+resource "aws_instance" "x" {
+  for_each      = local.checks
+  instance_type = "g5.xlarge"
+  tags          = { value = each.value }
+}
+`, Options{})
+	got := map[string]string{}
+	for _, r := range res.Resources {
+		key := strings.TrimSuffix(strings.TrimPrefix(r.Address, `aws_instance.x["`), `"]`)
+		if len(r.Unresolved) > 0 {
+			got[key] = "unresolved: " + r.Unresolved[0].Reason
+			continue
+		}
+		got[key] = r.Tags["value"]
+	}
+	for key, want := range map[string]string{
+		"cidrhost":      "10.12.112.16",
+		"cidrhost_last": "10.12.127.255",
+		"cidrhost_v6":   "fd00:fd12:3456:7890::22",
+		"netmask":       "255.240.0.0",
+		"subnet":        "172.18.0.0/16",
+		"subnet_v6":     "fd00:fd12:3456:7800:a200::/72",
+		"subnets":       "10.1.0.0/20 10.1.16.0/20 10.1.32.0/24 10.1.48.0/20",
+		"subnets_v6":    "fd00:fd12:3456:7800::/72 fd00:fd12:3456:7800:100::/72 fd00:fd12:3456:7800:200::/72 fd00:fd12:3456:7800:300::/88",
+		"matchkeys":     "i-abc i-def",
+		"transpose":     `{"1":["a"],"2":["a","b"],"3":["b"]}`,
+		"urlencode":     "Hello+World%21",
+		"base64sha256":  "uU0nuZNNPgilLlLX2n2r+sSE7+N6U4DukIj3rOLvzek=",
+		"sha512":        "309ecc489c12d6eb",
+		"uuidv5":        "a5008fae-b28c-5ba5-96cd-82b4c53552d6",
+		"timecmp":       "-1",
+		"template":      "Hello, Jodie!",
+	} {
+		if got[key] != want {
+			t.Errorf("%s = %q, want %q", key, got[key], want)
+		}
+	}
+	if len(res.Errors) > 0 {
+		t.Errorf("errors: %+v", res.Errors)
+	}
+}
