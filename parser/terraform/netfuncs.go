@@ -47,6 +47,20 @@ func moreFunctions() map[string]function.Function {
 	}
 }
 
+// bigWhole reads a function argument that must be a whole number within ±2^200 (addresses
+// have at most 128 bits; pow() can produce infinities).
+func bigWhole(v cty.Value, what string) (*big.Int, error) {
+	bf := v.AsBigFloat()
+	if bf.IsInf() || !bf.IsInt() {
+		return nil, fmt.Errorf("%s must be a whole number", what)
+	}
+	n, _ := bf.Int(nil)
+	if n.BitLen() > 200 {
+		return nil, fmt.Errorf("%s is out of range", what)
+	}
+	return n, nil
+}
+
 func parsePrefix(s string) (netip.Prefix, error) {
 	p, err := netip.ParsePrefix(s)
 	if err != nil {
@@ -77,7 +91,10 @@ var cidrHostFunc = function.New(&function.Spec{
 		if err != nil {
 			return cty.NilVal, err
 		}
-		n, _ := args[1].AsBigFloat().Int(nil)
+		n, err := bigWhole(args[1], "hostnum")
+		if err != nil {
+			return cty.NilVal, err
+		}
 		host := p.Addr().BitLen() - p.Bits()
 		size := new(big.Int).Lsh(big.NewInt(1), uint(host))
 		if n.Sign() < 0 {
@@ -138,9 +155,18 @@ var cidrSubnetFunc = function.New(&function.Spec{
 		if err != nil {
 			return cty.NilVal, err
 		}
-		newbits, _ := args[1].AsBigFloat().Int64()
-		netnum, _ := args[2].AsBigFloat().Int(nil)
-		s, err := subnet(p, int(newbits), netnum)
+		newbits, err := bigWhole(args[1], "newbits")
+		if err != nil {
+			return cty.NilVal, err
+		}
+		netnum, err := bigWhole(args[2], "netnum")
+		if err != nil {
+			return cty.NilVal, err
+		}
+		if newbits.BitLen() > 8 {
+			return cty.NilVal, fmt.Errorf("insufficient address space to extend prefix of %d by %s", p.Bits(), newbits)
+		}
+		s, err := subnet(p, int(newbits.Int64()), netnum)
 		if err != nil {
 			return cty.NilVal, err
 		}
@@ -169,7 +195,14 @@ var cidrSubnetsFunc = function.New(&function.Spec{
 		end := new(big.Int).Add(base, new(big.Int).Lsh(big.NewInt(1), uint(total-p.Bits())))
 		var out []cty.Value
 		for i, a := range args[1:] {
-			nb, _ := a.AsBigFloat().Int64()
+			n, err := bigWhole(a, "newbits")
+			if err != nil {
+				return cty.NilVal, err
+			}
+			if n.BitLen() > 8 {
+				return cty.NilVal, fmt.Errorf("newbits argument %d: %s is too many bits", i+1, n)
+			}
+			nb := n.Int64()
 			bits := p.Bits() + int(nb)
 			if nb < 1 || bits > total {
 				return cty.NilVal, fmt.Errorf("newbits argument %d: would extend the prefix to %d bits", i+1, bits)

@@ -71,3 +71,44 @@ resource "aws_instance" "x" {
 		t.Errorf("errors: %+v", res.Errors)
 	}
 }
+
+// Out-of-range and non-whole arguments are errors, never a huge shift or a panic: pow() makes
+// infinities.
+func TestNetworkFunctionsRefuseBadNumbers(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" { region = "us-east-1" }
+locals {
+  bad = {
+    host_inf    = cidrhost("10.0.0.0/8", pow(2, 5000))
+    host_frac   = cidrhost("10.0.0.0/8", 1.5)
+    host_big    = cidrhost("10.0.0.0/8", 16777216)
+    subnet_inf  = cidrsubnet("10.0.0.0/8", pow(2, 5000), 1)
+    subnet_big  = cidrsubnet("10.0.0.0/8", 9223372036854775807, 1)
+    subnet_num  = cidrsubnet("10.0.0.0/8", 8, 256)
+    subnets_big = join(",", cidrsubnets("10.0.0.0/8", 300))
+    subnets_out = join(",", cidrsubnets("10.0.0.0/24", 1, 1, 1))
+    bad_prefix  = cidrhost("10.0.0.0", 1)
+  }
+}
+resource "aws_instance" "x" {
+  for_each      = local.bad
+  instance_type = "g5.xlarge"
+  tags          = { value = each.value }
+}
+`, Options{})
+	if len(res.Resources) != 1 || len(res.Resources[0].Unresolved) == 0 {
+		t.Fatalf("want one unresolved resource (the for_each fails as a whole), got %+v", res.Resources)
+	}
+	for name, expr := range map[string]string{
+		"host_inf": `cidrhost("10.0.0.0/8", pow(2, 5000))`, "host_frac": `cidrhost("10.0.0.0/8", 1.5)`,
+		"host_big": `cidrhost("10.0.0.0/8", 16777216)`, "subnet_inf": `cidrsubnet("10.0.0.0/8", pow(2, 5000), 1)`,
+		"subnet_big": `cidrsubnet("10.0.0.0/8", 9223372036854775807, 1)`, "subnet_num": `cidrsubnet("10.0.0.0/8", 8, 256)`,
+		"subnets_big": `cidrsubnets("10.0.0.0/8", 300)`, "subnets_out": `cidrsubnets("10.0.0.0/24", 1, 1, 1)`,
+		"bad_prefix": `cidrhost("10.0.0.0", 1)`,
+	} {
+		r := parseHCL(t, "provider \"aws\" { region = \"us-east-1\" }\nresource \"aws_instance\" \"x\" {\n  instance_type = \"g5.xlarge\"\n  tags = { v = "+expr+" }\n  count = length("+expr+") > 0 ? 1 : 1\n}\n", Options{})
+		if len(r.Resources) != 1 || len(r.Resources[0].Unresolved) == 0 {
+			t.Errorf("%s: %+v", name, r.Resources)
+		}
+	}
+}
