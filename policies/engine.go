@@ -109,8 +109,8 @@ func findingSets(modules map[string]*ast.Module) []ruleSet {
 		}
 		for _, r := range m.Rules {
 			ref := r.Head.Ref()
-			if len(ref) != 1 {
-				continue // deny.x contains ...: not a set of messages
+			if len(ref) != 1 || len(r.Head.Args) > 0 {
+				continue // deny.x contains ..., or a function named deny: not a set of messages
 			}
 			name, _ := ref[0].Value.(ast.Var)
 			sev, ok := setSeverity[string(name)]

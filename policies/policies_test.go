@@ -200,6 +200,7 @@ func TestEvaluateReadsEverySetOnce(t *testing.T) {
 		"team.rego":   "package gpuguard.team\n\nviolation contains \"v\" if true\n\nnotice := {\"n\"}\n\nwarn := {\"never\"} if false\n",
 		"report.rego": "package gpuguard.report\n\nsummary := {\"deny\": {\"not a rule set\"}}\n",
 		"other.rego":  "package other\n\ndeny contains \"outside\" if true\n",
+		"helper.rego": "package main.helpers\n\nwarn(x) := sprintf(\"helper %s\", [x])\n",
 	})
 	e, err := New(context.Background(), Options{Dirs: []string{dir}})
 	if err != nil {
