@@ -81,9 +81,10 @@ func Run(paths []string, opts Options) *result.Check {
 }
 
 // ReadableDirs are the directories whose files the input under review may name: the checked
-// paths (a file's directory for a file) and the project (the config's directory and the git
-// repository around it). Never the whole working directory: run from a home directory, that
-// would let a pull request's symlink reach the runner's credentials.
+// paths (a file's directory for a file) and the project: config.Root (the config's directory,
+// else the git repository, else — outside any repository and without a config — the working
+// directory) and the git repository around it. A pull request is always checked inside its
+// repository, so there the working directory is never added as such.
 func ReadableDirs(paths []string, cfg *config.Config) []string {
 	var dirs []string
 	for _, p := range paths {
