@@ -36,8 +36,8 @@ var (
 // terraformFunctions returns Terraform's built-in functions, taken from go-cty's function
 // library where it has them and written here only where Terraform's behaviour differs or cty
 // has none. Functions whose result is known only at apply time (timestamp, uuid) return
-// unknowns. File functions read relative to the working directory and refuse paths outside it,
-// so a configuration under review cannot make gpuguard read arbitrary files.
+// unknowns. The file functions depend on the root module and are added per evaluation
+// (evaluationFunctions).
 func terraformFunctions() map[string]function.Function {
 	baseFuncsOnce.Do(func() {
 		baseFuncs = map[string]function.Function{
@@ -93,8 +93,9 @@ func terraformFunctions() map[string]function.Function {
 }
 
 // evaluationFunctions are Terraform's functions for one root module: the shared ones and the
-// file functions, which read relative to the root module's directory (Terraform runs there)
-// and only inside files' directories.
+// file functions, which read relative to the root module's directory (Terraform runs there) and
+// only inside the checked directories, so a configuration under review cannot make gpuguard
+// read arbitrary files.
 func evaluationFunctions(files *fileAccess) map[string]function.Function {
 	base := terraformFunctions()
 	funcs := make(map[string]function.Function, len(base)+4)
