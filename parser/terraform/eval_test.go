@@ -242,6 +242,7 @@ resource "aws_instance" "bare" { instance_type = local.cfg.instance_type }
 resource "aws_instance" "module_path" { instance_type = trimspace(file("${path.module}/config/type.txt")) }
 resource "aws_instance" "cwd_path" { instance_type = trimspace(file("${path.cwd}/config/type.txt")) }
 resource "aws_instance" "template" { instance_type = trimspace(templatefile("config/type.tftpl", { size = "xlarge" })) }
+resource "aws_instance" "b64" { instance_type = trimspace(base64decode(filebase64("config/type.txt"))) }
 resource "aws_instance" "exists" { instance_type = fileexists("config/gpu.json") && !fileexists("config/none.json") ? "g6.xlarge" : "m5.large" }
 resource "aws_instance" "symlink" {
   for_each      = toset([trimspace(file("config/link.txt"))])
@@ -273,6 +274,7 @@ output "where" { value = path.module }
 	for addr, want := range map[string]string{
 		"aws_instance.bare": "g5.xlarge", "aws_instance.module_path": "g6e.xlarge", "aws_instance.cwd_path": "g6e.xlarge",
 		"aws_instance.template": "g5.xlarge", "aws_instance.exists": "g6.xlarge", "module.gpu.aws_instance.m": "g6.xlarge",
+		"aws_instance.b64": "g6e.xlarge",
 	} {
 		if r := got[addr]; r.InstanceType != want {
 			t.Errorf("%s: instance type %q, want %q (unresolved %+v)", addr, r.InstanceType, want, r.Unresolved)

@@ -102,10 +102,10 @@ func evaluationFunctions(files *fileAccess) map[string]function.Function {
 	for k, f := range base {
 		funcs[k] = f
 	}
-	funcs["file"] = fileFunc(files)
+	funcs["file"] = fileFunc(files, nil)
 	funcs["fileexists"] = fileExistsFunc(files)
 	funcs["fileset"] = filesetFunc(files)
-	funcs["filebase64"] = fileBase64Func(files)
+	funcs["filebase64"] = fileFunc(files, base64.StdEncoding.EncodeToString)
 	funcs["templatefile"] = templateFileFunc(files, funcs)
 	funcs["templatestring"] = templateStringFunc(funcs)
 	return funcs
@@ -374,7 +374,8 @@ func (a *fileAccess) consumed() []string {
 	return out
 }
 
-func fileFunc(files *fileAccess) function.Function {
+// fileFunc is file() (encode nil: the text) or filebase64() (encode: its base64).
+func fileFunc(files *fileAccess, encode func([]byte) string) function.Function {
 	return function.New(&function.Spec{
 		Params: []function.Parameter{{Name: "path", Type: cty.String}},
 		Type:   function.StaticReturnType(cty.String),
@@ -382,6 +383,9 @@ func fileFunc(files *fileAccess) function.Function {
 			s, err := files.readFile(args[0].AsString())
 			if err != nil {
 				return cty.NilVal, err
+			}
+			if encode != nil {
+				s = encode([]byte(s))
 			}
 			return cty.StringVal(s), nil
 		},
@@ -419,20 +423,6 @@ func templateFileFunc(files *fileAccess, funcs map[string]function.Function) fun
 			}
 			// Templates may call the same functions, but not the template functions (no recursion).
 			return renderTemplate(src, args[0].AsString(), args[1], funcs)
-		},
-	})
-}
-
-func fileBase64Func(files *fileAccess) function.Function {
-	return function.New(&function.Spec{
-		Params: []function.Parameter{{Name: "path", Type: cty.String}},
-		Type:   function.StaticReturnType(cty.String),
-		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			s, err := files.readFile(args[0].AsString())
-			if err != nil {
-				return cty.NilVal, err
-			}
-			return cty.StringVal(base64.StdEncoding.EncodeToString([]byte(s))), nil
 		},
 	})
 }
