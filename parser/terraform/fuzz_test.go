@@ -131,3 +131,21 @@ func FuzzYAMLDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzGlob feeds arbitrary fileset patterns to the translation to a regular expression: an
+// error or an expression that compiles, never a panic; a pattern without special characters
+// matches exactly itself.
+func FuzzGlob(f *testing.F) {
+	for _, p := range []string{"*.yaml", "**/*.{yaml,yml}", "[!a]?.tf", "a\\*b", "{a,{b,c}}/**", "[", "}"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, pattern string) {
+		re, err := globRegexp(pattern)
+		if err != nil {
+			return
+		}
+		if !strings.ContainsAny(pattern, "*?[]{},\\") && !re.MatchString(pattern) {
+			t.Fatalf("%q does not match itself (%s)", pattern, re)
+		}
+	})
+}

@@ -375,10 +375,10 @@ func globRegexp(pattern string) (*regexp.Regexp, error) {
 		case '\\':
 			if i+1 < len(pattern) {
 				i++
-				b.WriteString(regexp.QuoteMeta(string(pattern[i])))
+				b.WriteString(regexp.QuoteMeta(pattern[i : i+1]))
 			}
 		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
+			b.WriteString(regexp.QuoteMeta(pattern[i : i+1]))
 		}
 	}
 	if depth != 0 {

@@ -118,7 +118,7 @@ func TestFileset(t *testing.T) {
 	base := t.TempDir()
 	repo := filepath.Join(base, "repo")
 	testutil.WriteFiles(t, repo, map[string]string{
-		"k8s/a.yaml": "", "k8s/b.yml": "", "k8s/c.json": "", "k8s/team/d.yaml": "", "k8s/team/deep/e.yaml": "", "k8s/.hidden.yaml": "",
+		"k8s/a.yaml": "", "k8s/b.yml": "", "k8s/c.json": "", "k8s/team/d.yaml": "", "k8s/team/deep/e.yaml": "", "k8s/.hidden.yaml": "", "k8s/ärger.yml": "",
 	})
 	if err := os.WriteFile(filepath.Join(base, "secret.yaml"), nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -129,11 +129,12 @@ func TestFileset(t *testing.T) {
 	fn := filesetFunc(&fileAccess{base: repo, dirs: confine.NewDirs(repo)})
 	for pattern, want := range map[string]string{
 		"*.yaml":         ".hidden.yaml a.yaml", // the link out is not listed
-		"*.{yaml,yml}":   ".hidden.yaml a.yaml b.yml",
+		"*.{yaml,yml}":   ".hidden.yaml a.yaml b.yml ärger.yml",
+		"ä*":             "ärger.yml", // patterns are UTF-8, not bytes
 		"**/*.yaml":      ".hidden.yaml a.yaml team/d.yaml team/deep/e.yaml",
 		"team/**":        "team/d.yaml team/deep/e.yaml",
 		"[ab].y*":        "a.yaml b.yml",
-		"[!a]*.yml":      "b.yml",
+		"[!a]*.yml":      "b.yml ärger.yml",
 		"team/?.yaml":    "team/d.yaml",
 		"nothing*.yaml":  "",
 		"c.json":         "c.json",
