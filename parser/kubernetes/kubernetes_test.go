@@ -75,6 +75,35 @@ spec:
 	}
 }
 
+// Sidecars (init containers with restartPolicy Always) keep running: they add to the app
+// containers and to every init container started after them.
+func TestSidecarsAddUp(t *testing.T) {
+	pod := func(inits, apps string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  initContainers:\n" + inits + "  containers:\n" + apps
+	}
+	app1 := "    - {name: a, resources: {limits: {nvidia.com/gpu: 1}}}\n"
+	side := func(n int) string {
+		return fmt.Sprintf("    - {name: s%d, restartPolicy: Always, resources: {limits: {nvidia.com/gpu: %d}}}\n", n, n)
+	}
+	initc := func(n int) string {
+		return fmt.Sprintf("    - {name: i%d, resources: {limits: {nvidia.com/gpu: %d}}}\n", n, n)
+	}
+	for name, c := range map[string]struct {
+		src  string
+		want int
+	}{
+		"sidecar beside the app":          {pod(side(1), app1), 2},                  // 1 + 1
+		"init after a sidecar":            {pod(side(1)+initc(2), app1), 3},         // max(1, 2+1, 1+1)
+		"init before the sidecar":         {pod(initc(2)+side(1), app1), 2},         // max(2, 1, 1+1)
+		"two sidecars and a big init":     {pod(side(1)+side(2)+initc(4), app1), 7}, // max(1, 3, 4+3, 1+3)
+		"a sidecar without GPUs is no-op": {pod("    - {name: log, restartPolicy: Always}\n"+initc(2), app1), 2},
+	} {
+		if r := one(t, build(t, c.src, Options{})); r.Pod.Requested != int64(c.want) {
+			t.Errorf("%s: requested %d, want %d", name, r.Pod.Requested, c.want)
+		}
+	}
+}
+
 func TestDocumentsAndLines(t *testing.T) {
 	src := "--- # first\n" + fmt.Sprintf(podTmpl, 1, "1") + "...\n---\n" + fmt.Sprintf(podTmpl, 2, "1") +
 		"---\nkind: [broken\n---\n" + fmt.Sprintf(podTmpl, 3, "2") + "--- \n"

@@ -33,6 +33,9 @@ type podSpec struct {
 type container struct {
 	Name      string    `yaml:"name"`
 	Resources resources `yaml:"resources"`
+	// RestartPolicy Always on an init container makes it a sidecar: it keeps running beside the
+	// app containers (Kubernetes 1.29+).
+	RestartPolicy string `yaml:"restartPolicy"`
 }
 
 type resources struct {
@@ -126,34 +129,49 @@ func containerGPUs(c container, o *object) (map[string]gpuRequest, []error) {
 	return out, errs
 }
 
-// podGPUs sums a pod's GPU requests over its containers; init containers run one at a time,
-// so they count by their maximum, and the pod needs the larger of the two (Kubernetes'
-// effective request rule). A pod asking for two kinds of GPU resource is reported.
+// podGPUs works out a pod's effective GPU request, Kubernetes' rule
+// (https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/#resource-sharing-within-containers,
+// KEP-753): app containers run together, so they add up; init containers run one at a time
+// before them, so the pod needs the largest; a sidecar (an init container with restartPolicy
+// Always) keeps running, so it adds to every init container after it and to the app
+// containers. A pod asking for two kinds of GPU resource is reported.
 func podGPUs(spec podSpec, o *object) (gpuRequest, []error) {
 	sum := map[string]int64{}
 	line := map[string]int{}
 	var errs []error
+	note := func(name string, r gpuRequest) {
+		if line[name] == 0 {
+			line[name] = r.line
+		}
+	}
 	for _, c := range spec.Containers {
 		reqs, e := containerGPUs(c, o)
 		errs = append(errs, e...)
 		for name, r := range reqs {
 			sum[name] += r.count
-			if line[name] == 0 {
-				line[name] = r.line
-			}
+			note(name, r)
 		}
 	}
+	sidecars := map[string]int64{} // sidecars started so far
+	initPeak := map[string]int64{}
 	for _, c := range spec.InitContainers {
 		reqs, e := containerGPUs(c, o)
 		errs = append(errs, e...)
 		for name, r := range reqs {
-			if r.count > sum[name] {
-				sum[name] = r.count
-				if line[name] == 0 {
-					line[name] = r.line
-				}
+			note(name, r)
+			need := r.count + sidecars[name]
+			if c.RestartPolicy == "Always" {
+				sidecars[name] += r.count
+				need = sidecars[name]
 			}
+			initPeak[name] = max(initPeak[name], need)
 		}
+	}
+	for name, n := range sidecars {
+		sum[name] += n
+	}
+	for name, n := range initPeak {
+		sum[name] = max(sum[name], n)
 	}
 	var best gpuRequest
 	kinds := 0
