@@ -222,6 +222,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"gpu-product", "gpu-product.yaml", 0},
 		{"mig", "mig.yaml", 0},
 		{"accelerators", "accelerators.yaml", 0},
+		{"dra", "dra.yaml", 0},
 		{"multi-document", "multi-document.yaml", 0},
 		{"malformed", "malformed.yaml", exitError},
 		{"cross-file", "cross-file", 0},

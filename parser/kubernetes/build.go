@@ -42,8 +42,21 @@ func Build(files []*File, opts Options) parser.Result {
 	}
 	var pools []*nodePool
 	scalers := map[string]scaler{}
+	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}}
 	for _, o := range objs {
 		switch {
+		case (o.Kind == "ResourceClaimTemplate" || o.Kind == "ResourceClaim") && group(o.APIVersion) == "resource.k8s.io":
+			c, err := decodeClaim(o)
+			if err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+				continue
+			}
+			key := o.namespace() + "/" + o.Metadata.Name
+			if o.Kind == "ResourceClaimTemplate" {
+				claims.templates[key] = c
+			} else {
+				claims.claims[key] = c
+			}
 		case o.Kind == "NodePool" && group(o.APIVersion) == "karpenter.sh":
 			np, err := decodeNodePool(o)
 			if err != nil {
@@ -74,10 +87,9 @@ func Build(files []*File, opts Options) parser.Result {
 			continue
 		}
 		for _, r := range roles {
-			rs, errs := buildRole(o, r, roles, pools, scalers, opts)
-			for _, e := range errs {
-				res.Errors = append(res.Errors, e)
-			}
+			rs, errs, warns := buildRole(o, r, roles, pools, scalers, claims, opts)
+			res.Errors = append(res.Errors, errs...)
+			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
 				res.Resources = append(res.Resources, *rs)
 			}
@@ -126,14 +138,18 @@ func decodeScaler(o *object) (scaler, error) {
 }
 
 // buildRole makes the resource for one pod role, or nil when its pods request no GPU.
-func buildRole(o *object, r role, all []role, pools []*nodePool, scalers map[string]scaler, opts Options) (*parser.Resource, []parser.Error) {
-	var errs []parser.Error
-	req, perrs := podGPUs(r.template.Spec, o)
+func buildRole(o *object, r role, all []role, pools []*nodePool, scalers map[string]scaler, claims *claimIndex, opts Options) (*parser.Resource, []parser.Error, []parser.Error) {
+	var errs, warns []parser.Error
+	req, perrs := podGPUs(r.template.Spec, o, claims)
 	for _, e := range perrs {
 		errs = append(errs, specError(o, e))
 	}
+	for _, m := range req.missing {
+		warns = append(warns, parser.Error{File: o.file, Line: o.line,
+			Message: fmt.Sprintf("%s: its pods claim devices through %s, which is not among the files read: GPUs it claims are not counted", o.address(), m)})
+	}
 	if req.count == 0 {
-		return nil, errs
+		return nil, errs, warns
 	}
 	addr := o.address()
 	if r.name != "" && len(all) > 1 {
@@ -149,6 +165,9 @@ func buildRole(o *object, r role, all []role, pools []*nodePool, scalers map[str
 	}
 	if r.note != "" {
 		res.Note("%s", r.note)
+	}
+	for _, n := range req.notes {
+		res.Note("%s", n)
 	}
 	annotations := map[string]string{}
 	for k, v := range r.template.Metadata.Annotations {
@@ -193,7 +212,7 @@ func buildRole(o *object, r role, all []role, pools []*nodePool, scalers map[str
 	}
 	hoursFromManifest(res, r, annotations, o, &errs)
 	resolveNode(res, r, o, pools, opts)
-	return res, errs
+	return res, errs, warns
 }
 
 // hoursFromManifest sets the hours a workload runs: the annotation wins, then a CronJob's

@@ -333,3 +333,26 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// DRA claims: allocationMode All is a floor, said in a note; a count that is not a number of
+// devices is an error on the claim; a pod adds device-plugin GPUs and claimed ones.
+func TestDRAClaims(t *testing.T) {
+	tmpl := func(name, request string) string {
+		return "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: " + name + ", namespace: ns}\nspec:\n  spec:\n    devices:\n      requests:\n        - " + request + "\n---\n"
+	}
+	pod := "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: p4d.24xlarge}\n  resourceClaims: [{name: g, resourceClaimTemplateName: t}]\n  containers:\n    - {name: a, resources: {limits: {nvidia.com/gpu: 1}, claims: [{name: g}]}}\n"
+	r := one(t, build(t, tmpl("t", "{name: g, exactly: {deviceClassName: gpu.nvidia.com, allocationMode: All}}")+pod, Options{}))
+	if r.Pod.Requested != 2 || !strings.Contains(strings.Join(r.Notes, "|"), "allocationMode All") {
+		t.Errorf("All: requested %d, notes %q", r.Pod.Requested, r.Notes)
+	}
+	for _, bad := range []string{"{name: g, exactly: {deviceClassName: gpu.nvidia.com, count: 0}}", "{name: g, deviceClassName: gpu.nvidia.com, count: 5000}"} {
+		res := build(t, tmpl("t", bad)+pod, Options{})
+		if len(res.Errors) != 1 || res.Errors[0].Line != 1 || !strings.Contains(res.Errors[0].Message, "ResourceClaimTemplate/ns/t") {
+			t.Errorf("%s: errors %+v", bad, res.Errors)
+		}
+	}
+	two := tmpl("t", "{name: g, exactly: {deviceClassName: gpu.nvidia.com}}\n        - {name: h, exactly: {deviceClassName: gpu.amd.com}}")
+	if res := build(t, two+pod, Options{}); len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "several kinds of GPU") {
+		t.Errorf("two kinds: %+v", res.Errors)
+	}
+}

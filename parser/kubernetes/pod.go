@@ -25,6 +25,7 @@ type podTemplate struct {
 type podSpec struct {
 	Containers     []container       `yaml:"containers"`
 	InitContainers []container       `yaml:"initContainers"`
+	ResourceClaims []podClaim        `yaml:"resourceClaims"`
 	NodeSelector   map[string]string `yaml:"nodeSelector"`
 	Affinity       *affinity         `yaml:"affinity"`
 	Tolerations    []toleration      `yaml:"tolerations"`
@@ -73,6 +74,9 @@ type gpuRequest struct {
 	resource string // extended resource name
 	count    int64  // devices (GPUs, MIG slices, shared units, Neuron devices)
 	line     int
+	// notes say which GPUs came through DRA claims; missing names the claims that were not
+	// among the objects read.
+	notes, missing []string
 }
 
 // IsGPUResource reports whether an extended resource name is one gpuguard counts.
@@ -135,7 +139,7 @@ func containerGPUs(c container, o *object) (map[string]gpuRequest, []error) {
 // before them, so the pod needs the largest; a sidecar (an init container with restartPolicy
 // Always) keeps running, so it adds to every init container after it and to the app
 // containers. A pod asking for two kinds of GPU resource is reported.
-func podGPUs(spec podSpec, o *object) (gpuRequest, []error) {
+func podGPUs(spec podSpec, o *object, claims *claimIndex) (gpuRequest, []error) {
 	sum := map[string]int64{}
 	line := map[string]int{}
 	var errs []error
@@ -173,6 +177,14 @@ func podGPUs(spec podSpec, o *object) (gpuRequest, []error) {
 	for name, n := range initPeak {
 		sum[name] = max(sum[name], n)
 	}
+	// Devices claimed through DRA belong to the pod, whichever containers use them.
+	dra, notes, missing := podClaims(spec, o.namespace(), claims)
+	for name, n := range dra {
+		sum[name] += n
+		if line[name] == 0 {
+			line[name] = o.line
+		}
+	}
 	var best gpuRequest
 	kinds := 0
 	for name, n := range sum {
@@ -187,6 +199,7 @@ func podGPUs(spec podSpec, o *object) (gpuRequest, []error) {
 	if kinds > 1 {
 		errs = append(errs, lineError{line: best.line, err: fmt.Errorf("pod requests several GPU resources (%s): only %s is priced", strings.Join(keys(sum), ", "), best.resource)})
 	}
+	best.notes, best.missing = notes, missing
 	return best, errs
 }
 
