@@ -356,3 +356,12 @@ func TestDRAClaims(t *testing.T) {
 		t.Errorf("two kinds: %+v", res.Errors)
 	}
 }
+
+// A Knative floor that is not a number of pods is an error on the Service, not a silent 1.
+func TestKnativeMinScaleMustBeANumber(t *testing.T) {
+	src := "apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: s, namespace: ns}\nspec:\n  template:\n    metadata:\n      annotations: {autoscaling.knative.dev/min-scale: \"many\"}\n    spec:\n      containers:\n        - {image: x, resources: {limits: {nvidia.com/gpu: 1}}}\n"
+	res := build(t, src, Options{})
+	if len(res.Resources) != 0 || len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, `"many" is not a number of pods`) {
+		t.Fatalf("resources %+v, errors %+v", res.Resources, res.Errors)
+	}
+}

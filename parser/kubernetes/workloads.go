@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -66,11 +67,16 @@ func init() {
 	register("PyTorchJob", "kubeflow.org", replicaSpecs("pytorchReplicaSpecs"))
 	register("TFJob", "kubeflow.org", replicaSpecs("tfReplicaSpecs"))
 	register("MPIJob", "kubeflow.org", replicaSpecs("mpiReplicaSpecs"))
+	register("XGBoostJob", "kubeflow.org", replicaSpecs("xgbReplicaSpecs"))
+	register("PaddleJob", "kubeflow.org", replicaSpecs("paddleReplicaSpecs"))
+	register("JAXJob", "kubeflow.org", replicaSpecs("jaxReplicaSpecs"))
+	register("JobSet", "jobset.x-k8s.io", extractJobSet)
 	register("RayCluster", "ray.io", extractRayCluster)
 	register("RayService", "ray.io", extractRayService)
 	register("RayJob", "ray.io", extractRayJob)
 	register("LeaderWorkerSet", "leaderworkerset.x-k8s.io", extractLeaderWorkerSet)
 	register("InferenceService", "serving.kserve.io", extractInferenceService)
+	register("Service", "serving.knative.dev", extractKnativeService)
 }
 
 // group returns the API group of an apiVersion ("apps/v1" -> "apps", "v1" -> "").
@@ -210,6 +216,66 @@ func replicaSpecs(field string) extractor {
 		}
 		return out, nil
 	}
+}
+
+// extractJobSet reads a JobSet (jobset.x-k8s.io, large training runs): each replicated job runs
+// replicas copies of a Job template, each copy as many pods as its parallelism.
+func extractJobSet(o *object) ([]role, error) {
+	var spec struct {
+		ReplicatedJobs []struct {
+			Name     string `yaml:"name"`
+			Replicas *int   `yaml:"replicas"`
+			Template struct {
+				Spec jobSpec `yaml:"spec"`
+			} `yaml:"template"`
+		} `yaml:"replicatedJobs"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	var out []role
+	for i, rj := range spec.ReplicatedJobs {
+		name := rj.Name
+		if name == "" {
+			name = fmt.Sprintf("job-%d", i)
+		}
+		r := jobRole(rj.Template.Spec)
+		copies := intOr(rj.Replicas, 1)
+		r.name, r.note = name, fmt.Sprintf("%d jobs × %d pods", copies, r.replicas)
+		r.replicas *= copies
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// knativeMinScale is the annotation that keeps a Knative revision's pods running.
+const knativeMinScale = "autoscaling.knative.dev/min-scale"
+
+// extractKnativeService reads a Knative Service: its revision template's pod, with the
+// min-scale annotation's pods (Knative's default is 0: scale to zero).
+func extractKnativeService(o *object) ([]role, error) {
+	var spec struct {
+		Template podTemplate `yaml:"template"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	r := role{template: spec.Template, replicas: 1}
+	v := spec.Template.Metadata.Annotations[knativeMinScale]
+	if v == "" {
+		v = spec.Template.Metadata.Annotations["autoscaling.knative.dev/minScale"] // the older spelling
+	}
+	n, err := strconv.Atoi(v)
+	switch {
+	case v != "" && (err != nil || n < 0 || n > 100000):
+		return nil, fmt.Errorf("%s: %q is not a number of pods", knativeMinScale, v)
+	case n > 0:
+		r.replicas = n
+		r.note = fmt.Sprintf("%d pods: the revision's %s, the floor it always runs", n, knativeMinScale)
+	default:
+		r.note = "scales to zero (no " + knativeMinScale + "): priced as 1 pod all month; set gpuguard.dev/hours-per-month for the hours it serves"
+	}
+	return []role{r}, nil
 }
 
 type rayClusterSpec struct {
