@@ -77,8 +77,8 @@ func Build(files []*File, opts Options) parser.Result {
 	}
 	sort.Slice(pools, func(i, j int) bool { return pools[i].name < pools[j].name })
 	for _, o := range objs {
-		wk, ok := workloads[o.Kind]
-		if !ok || (wk.group != "" && group(o.APIVersion) != wk.group) {
+		wk, ok := workloadOf(o)
+		if !ok {
 			continue
 		}
 		roles, err := wk.extract(o)

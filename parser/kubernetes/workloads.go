@@ -45,15 +45,31 @@ type workloadKind struct {
 	extract extractor
 }
 
-var workloads = map[string]workloadKind{}
+// workloads are the registered kinds by name; one name may belong to several API groups
+// (batch Job and Volcano's Job, core Service and Knative's).
+var workloads = map[string][]workloadKind{}
 
-// register adds a workload kind: one function plus one line here. Registering a kind twice is a
-// programming error.
+// register adds a workload kind: one function plus one line here. Registering a kind of one
+// group twice is a programming error.
 func register(kind, group string, e extractor) {
-	if _, dup := workloads[kind]; dup {
-		panic("kubernetes: workload kind registered twice: " + kind)
+	for _, w := range workloads[kind] {
+		if w.group == group || w.group == "" || group == "" {
+			panic("kubernetes: workload kind registered twice: " + kind)
+		}
 	}
-	workloads[kind] = workloadKind{group: group, extract: e}
+	workloads[kind] = append(workloads[kind], workloadKind{group: group, extract: e})
+}
+
+// workloadOf finds the registered kind of an object, by kind and API group. A kind registered
+// without a group ("" — Pod) matches the core group only.
+func workloadOf(o *object) (workloadKind, bool) {
+	g := group(o.APIVersion)
+	for _, w := range workloads[o.Kind] {
+		if w.group == g {
+			return w, true
+		}
+	}
+	return workloadKind{}, false
 }
 
 func init() {
