@@ -87,6 +87,10 @@ func Build(files []*File, opts Options) parser.Result {
 			continue
 		}
 		for _, r := range roles {
+			if r.replicas < 0 || r.replicas > maxPods {
+				res.Errors = append(res.Errors, specError(o, fmt.Errorf("%s%d is not a number of pods", roleLabel(r), r.replicas)))
+				continue
+			}
 			rs, errs, warns := buildRole(o, r, roles, pools, scalers, claims, opts)
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
@@ -96,6 +100,16 @@ func Build(files []*File, opts Options) parser.Result {
 		}
 	}
 	return res
+}
+
+// maxPods bounds one role's pods: a count beyond it is a typo, not a plan.
+const maxPods = 100000
+
+func roleLabel(r role) string {
+	if r.name == "" {
+		return "replicas "
+	}
+	return fmt.Sprintf("%s replicas ", r.name)
 }
 
 func specError(o *object, err error) parser.Error {
@@ -133,6 +147,9 @@ func decodeScaler(o *object) (scaler, error) {
 	min := intOr(spec.MinReplicas, 1)
 	if o.Kind == "ScaledObject" {
 		min = intOr(spec.MinReplicaCount, 0)
+	}
+	if min < 0 || min > maxPods {
+		return scaler{}, fmt.Errorf("minimum replicas %d is not a number of pods", min)
 	}
 	return scaler{target: kind + "/" + o.namespace() + "/" + spec.ScaleTargetRef.Name, minReplicas: min, source: o.address()}, nil
 }

@@ -365,3 +365,29 @@ func TestKnativeMinScaleMustBeANumber(t *testing.T) {
 		t.Fatalf("resources %+v, errors %+v", res.Resources, res.Errors)
 	}
 }
+
+// A negative or absurd count of pods is an error at the workload, never a negative cost: a
+// Deployment's replicas, an operator's instances, an autoscaler's floor.
+func TestPodCountsMustBeCounts(t *testing.T) {
+	dep := func(replicas string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec:\n  replicas: " + replicas +
+			"\n  template: {spec: {nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}\n"
+	}
+	hpa := "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, namespace: ns}\nspec: {scaleTargetRef: {kind: Deployment, name: d}, minReplicas: -4, maxReplicas: 2}\n"
+	spark := "apiVersion: sparkoperator.k8s.io/v1beta2\nkind: SparkApplication\nmetadata: {name: s, namespace: ns}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}\n  executor: {instances: -3, gpu: {name: nvidia.com/gpu, quantity: 1}}\n"
+	for name, src := range map[string]string{"negative": dep("-2"), "absurd": dep("100000000"), "spark": spark} {
+		res := build(t, src, Options{})
+		if len(res.Resources) != 0 || len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "is not a number of pods") {
+			t.Errorf("%s: resources %+v, errors %+v", name, res.Resources, res.Errors)
+		}
+	}
+	res := build(t, dep("1")+hpa, Options{})
+	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "minimum replicas -4") {
+		t.Errorf("hpa: errors %+v", res.Errors)
+	}
+	for _, r := range res.Resources {
+		if r.Quantity < 0 {
+			t.Errorf("negative quantity: %+v", r)
+		}
+	}
+}
