@@ -71,6 +71,7 @@ func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, par
 	walkedModules := map[string][]string{} // dir -> files, from walking
 	varFiles := map[string][]string{}      // dir -> automatic variable files
 	patchFiles := map[string]bool{}        // kustomize patches: fragments, not manifests
+	var terragrunt []string                // terragrunt.hcl files: not evaluated
 	var walkedOrder []string
 	for _, p := range paths {
 		if p == Stdin {
@@ -130,6 +131,10 @@ func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, par
 				res.Warnings = append(res.Warnings, parser.Error{File: path, Message: "a link out of the checked directories: not read"})
 				return nil
 			}
+			if name == "terragrunt.hcl" {
+				terragrunt = append(terragrunt, path)
+				return nil
+			}
 			if terraform.IsModuleFile(name) {
 				dir := filepath.Dir(path)
 				if _, ok := walkedModules[dir]; !ok {
@@ -158,6 +163,15 @@ func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, par
 		if err != nil {
 			res.Errors = append(res.Errors, parser.Error{File: p, Message: err.Error()})
 		}
+	}
+	if len(terragrunt) > 0 {
+		// One warning for all of them: a Terragrunt repository has one per stack.
+		more := ""
+		if len(terragrunt) > 1 {
+			more = fmt.Sprintf(" and %d more", len(terragrunt)-1)
+		}
+		res.Warnings = append(res.Warnings, parser.Error{File: terragrunt[0], Message: "Terragrunt configuration" + more +
+			": gpuguard reads Terraform, not Terragrunt, so the modules these deploy are read without the inputs Terragrunt passes them; check the plan JSON instead (terragrunt plan -out plan.out && terragrunt show -json plan.out > plan.json)"})
 	}
 	if len(patchFiles) > 0 {
 		kept := inputs[:0]

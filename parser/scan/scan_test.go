@@ -222,3 +222,28 @@ func TestTemplatesAndOverlaysAreNotManifests(t *testing.T) {
 		t.Errorf("warnings %q, want %q", strings.Join(warned, "|"), want)
 	}
 }
+
+// Terragrunt stacks are not evaluated: one warning for all of them says so and names the plan
+// JSON as the way to check them, instead of their GPUs going missing in silence.
+func TestTerragruntIsOneWarning(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"live/prod/gpu/terragrunt.hcl": "terraform { source = \"../../../modules/gpu\" }\ninputs = { instance_type = \"p4d.24xlarge\" }\n",
+		"live/dev/gpu/terragrunt.hcl":  "terraform { source = \"../../../modules/gpu\" }\n",
+		"live/terragrunt.hcl":          "remote_state {}\n",
+		"modules/gpu/main.tf":          "variable \"instance_type\" {}\nresource \"aws_instance\" \"g\" { instance_type = var.instance_type }\n",
+	})
+	res := Scan([]string{root}, Options{})
+	var tg []string
+	for _, w := range res.Warnings {
+		if strings.Contains(w.Message, "Terragrunt") {
+			tg = append(tg, w.Message)
+		}
+	}
+	if len(tg) != 1 || !strings.Contains(tg[0], "and 2 more") || !strings.Contains(tg[0], "terragrunt show -json") {
+		t.Fatalf("warnings %q", tg)
+	}
+	if len(res.Resources) != 1 || len(res.Resources[0].Unresolved) == 0 {
+		t.Fatalf("the module is still listed, unresolved: %+v", res.Resources)
+	}
+}
