@@ -21,6 +21,9 @@ import (
 // Stdin is the path that means standard input.
 const Stdin = "-"
 
+// stdinName is the path standard input is reported under.
+const stdinName = "<stdin>"
+
 // MaxInputSize is the largest single input file or stdin stream read.
 const MaxInputSize = 16 << 20
 
@@ -257,16 +260,16 @@ func isConfigOrProfileName(lower string) bool {
 
 func readStdin(r io.Reader) (Input, *parser.Error) {
 	if r == nil {
-		return Input{}, &parser.Error{File: "<stdin>", Message: "no standard input"}
+		return Input{}, &parser.Error{File: stdinName, Message: "no standard input"}
 	}
 	data, err := io.ReadAll(io.LimitReader(r, MaxInputSize+1))
 	if err != nil {
-		return Input{}, &parser.Error{File: "<stdin>", Message: fmt.Sprintf("cannot read: %v", err)}
+		return Input{}, &parser.Error{File: stdinName, Message: fmt.Sprintf("cannot read: %v", err)}
 	}
 	if len(data) > MaxInputSize {
-		return Input{}, &parser.Error{File: "<stdin>", Message: fmt.Sprintf("input is over the %d-byte limit", MaxInputSize)}
+		return Input{}, &parser.Error{File: stdinName, Message: fmt.Sprintf("input is over the %d-byte limit", MaxInputSize)}
 	}
-	in := Input{Path: "<stdin>", Data: data}
+	in := Input{Path: stdinName, Data: data}
 	switch {
 	case terraform.IsPlanJSON(data):
 		in.Format = FormatPlan
@@ -276,7 +279,7 @@ func readStdin(r io.Reader) (Input, *parser.Error) {
 		in.Format = FormatTerraform
 		in.Files = []string{"<stdin>.tf"}
 	default:
-		return Input{}, &parser.Error{File: "<stdin>", Message: "unrecognised input: expected Kubernetes YAML, plan JSON or Terraform HCL"}
+		return Input{}, &parser.Error{File: stdinName, Message: "unrecognised input: expected Kubernetes YAML, plan JSON or Terraform HCL"}
 	}
 	return in, nil
 }
@@ -391,7 +394,7 @@ func Scan(paths []string, opts Options) parser.Result {
 	results := make([]parser.Result, len(outs))
 	var kube []*kubernetes.File
 	for i, o := range outs {
-		if inputs[i].Format == FormatKubernetes && inputs[i].Data == nil && len(consumed) > 0 && consumed[realPath(inputs[i].Path)] {
+		if inputs[i].Format == FormatKubernetes && inputs[i].Path != stdinName && len(consumed) > 0 && consumed[realPath(inputs[i].Path)] {
 			continue
 		}
 		results[i] = o.res

@@ -27,3 +27,8 @@ resource "aws_instance" "trainer" {
   instance_type = local.settings.trainer.instance_type
   tags          = local.settings.trainer.tags
 }
+
+# A manifest in JSON, read with jsondecode: counted here, not again as a manifest file.
+resource "kubernetes_manifest" "batch" {
+  manifest = jsondecode(file("${path.module}/manifests/batch.json"))
+}
