@@ -47,6 +47,23 @@ func NewDirs(dirs ...string) Dirs {
 	return d
 }
 
+// With returns the directories plus dirs, resolving only the added ones (NewDirs resolves
+// every directory: a scan of a thousand root modules shares one base).
+func (d Dirs) With(dirs ...string) Dirs {
+	more := NewDirs(dirs...)
+	out := Dirs{real: append(append([]string(nil), d.real...), more.real...), shown: append(append([]string(nil), d.shown...), more.shown...)}
+	var real, shown []string
+	seen := map[string]bool{}
+	for i, r := range out.real {
+		if !seen[r] && !out.under(r, i) {
+			seen[r] = true
+			real, shown = append(real, r), append(shown, out.shown[i])
+		}
+	}
+	out.real, out.shown = real, shown
+	return out
+}
+
 // under reports whether path lies in one of the directories (other than the one at skip).
 func (d Dirs) under(path string, skip int) bool {
 	for i, dir := range d.real {

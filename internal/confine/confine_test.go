@@ -112,3 +112,32 @@ func TestEntry(t *testing.T) {
 		}
 	}
 }
+
+func TestWithAddsDirectories(t *testing.T) {
+	base := t.TempDir()
+	a, b := filepath.Join(base, "a"), filepath.Join(base, "b")
+	for _, d := range []string{filepath.Join(a, "sub"), b} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(a, "sub", "x"), filepath.Join(b, "y")} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := NewDirs(filepath.Join(a, "sub"))
+	if _, err := d.Resolve(filepath.Join(b, "y")); err == nil {
+		t.Fatal("b is readable before it is added")
+	}
+	w := d.With(b, a) // a contains a/sub: a/sub drops out of the list
+	if _, err := w.Resolve(filepath.Join(b, "y")); err != nil {
+		t.Errorf("b added: %v", err)
+	}
+	if len(w.shown) != 2 || w.shown[0] != b || w.shown[1] != a {
+		t.Errorf("dirs %q", w.shown)
+	}
+	if _, err := d.Resolve(filepath.Join(b, "y")); err == nil {
+		t.Error("With changed the directories it was called on")
+	}
+}

@@ -18,7 +18,7 @@ func FuzzReadKustomization(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		patches, warn := readKustomization(dir)
+		patches, warn := readKustomization(filepath.Join(dir, "kustomization.yaml"))
 		for _, p := range patches {
 			if p != filepath.Clean(p) || strings.Contains(p, "\n") {
 				t.Fatalf("patch path %q", p)

@@ -33,25 +33,31 @@ type kustomization struct {
 // maxKustomization bounds the kustomization file read.
 const maxKustomization = 1 << 20
 
-// readKustomization looks for a kustomization file in dir. It returns the patch files it names
+// isKustomization reports whether a file name is one kustomize reads as a directory's
+// kustomization.
+func isKustomization(name string) bool {
+	for _, n := range kustomizationNames {
+		if name == n {
+			return true
+		}
+	}
+	return false
+}
+
+// readKustomization reads the kustomization file at path. It returns the patch files it names
 // (cleaned paths, to leave out of the manifests: a patch is a fragment that would otherwise be
 // counted as a workload of its own) and a warning when the overlay changes what it deploys
 // (patches or replica counts) — gpuguard does not build overlays.
-func readKustomization(dir string) (patches []string, warn *parser.Error) {
-	var data []byte
-	var name string
-	for _, n := range kustomizationNames {
-		p := filepath.Join(dir, n)
-		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Size() <= maxKustomization {
-			if b, err := os.ReadFile(p); err == nil {
-				data, name = b, p
-				break
-			}
-		}
-	}
-	if name == "" {
+func readKustomization(path string) (patches []string, warn *parser.Error) {
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() || info.Size() > maxKustomization {
 		return nil, nil
 	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil
+	}
+	dir, name := filepath.Dir(path), path
 	var k kustomization
 	// A kustomization gpuguard cannot read is kustomize's to report; its files are then read
 	// as they are.

@@ -113,13 +113,6 @@ func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, par
 				if path != p && (skipDirs[name] || strings.HasPrefix(name, ".")) {
 					return fs.SkipDir
 				}
-				patches, warn := readKustomization(path)
-				for _, f := range patches {
-					patchFiles[f] = true
-				}
-				if warn != nil {
-					res.Warnings = append(res.Warnings, *warn)
-				}
 				if chart := filepath.Dir(path); name == "templates" && isHelmChart(chart) {
 					res.Warnings = append(res.Warnings, parser.Error{File: chart,
 						Message: "a Helm chart: its templates are not rendered, so what it deploys is not counted here; check `helm template " + filepath.ToSlash(chart) + " | gpuguard check -`"})
@@ -132,6 +125,18 @@ func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, par
 				return nil
 			case confine.Outside:
 				res.Warnings = append(res.Warnings, parser.Error{File: path, Message: "a link out of the checked directories: not read"})
+				return nil
+			}
+			if isKustomization(name) {
+				// Patch files are left out after the walk, so the order files are met in
+				// does not matter.
+				patches, warn := readKustomization(path)
+				for _, f := range patches {
+					patchFiles[f] = true
+				}
+				if warn != nil {
+					res.Warnings = append(res.Warnings, *warn)
+				}
 				return nil
 			}
 			if name == "terragrunt.hcl" {

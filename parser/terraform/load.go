@@ -39,6 +39,28 @@ type Cache struct {
 	mu    sync.Mutex
 	files map[string]*cacheEntry
 	dirs  map[string]*dirEntry
+	// readable are the resolved FileDirs of the run, by their list: resolving them (one lstat
+	// per path component) for each of a thousand root modules was a measurable cost.
+	readable map[string]confine.Dirs
+}
+
+// readableDirs resolves a run's FileDirs once.
+func (c *Cache) readableDirs(dirs []string) confine.Dirs {
+	if c == nil {
+		return confine.NewDirs(dirs...)
+	}
+	key := strings.Join(dirs, "\x00")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d, ok := c.readable[key]; ok {
+		return d
+	}
+	if c.readable == nil {
+		c.readable = map[string]confine.Dirs{}
+	}
+	d := confine.NewDirs(dirs...)
+	c.readable[key] = d
+	return d
 }
 
 type cacheEntry struct {

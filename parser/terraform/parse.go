@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
@@ -66,8 +65,8 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 	}
 	// Downloaded modules may read their own files, wherever their home is (a tree extracted
 	// from a git ref borrows the working tree's).
-	fileDirs = append(fileDirs[:len(fileDirs):len(fileDirs)], filepath.Join(modulesHome, ".terraform", "modules"))
-	access := &fileAccess{base: dir, dirs: confine.NewDirs(fileDirs...)}
+	readable := opts.Cache.readableDirs(fileDirs).With(filepath.Join(modulesHome, ".terraform", "modules"))
+	access := &fileAccess{base: dir, dirs: readable}
 	ev := &evaluation{l: l, files: access, funcs: evaluationFunctions(access), instances: map[string]*instance{}, rootDir: dir, modulesHome: modulesHome}
 	ev.kubernetes = opts.Kubernetes
 	root := newModuleInstance(ev, cfg, nil, nil, "")
