@@ -391,3 +391,25 @@ func TestPodCountsMustBeCounts(t *testing.T) {
 		}
 	}
 }
+
+// Neuron devices go by two resource names, and NeuronCores are priced as the devices that hold
+// them (two to a device), with a note — they were not counted at all before.
+func TestNeuronCoresAndDevices(t *testing.T) {
+	pod := func(limits string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: inf2.48xlarge}\n  containers:\n    - {name: a, resources: {limits: {" + limits + "}}}\n"
+	}
+	for limits, want := range map[string]int64{
+		"aws.amazon.com/neuroncore: 6":   3,
+		"aws.amazon.com/neuroncore: 3":   2, // a device holds the odd core
+		"aws.amazon.com/neurondevice: 4": 4,
+		"aws.amazon.com/neuron: 2":       2,
+	} {
+		r := one(t, build(t, pod(limits), Options{}))
+		if r.Pod.Resource != ResourceNeuron || r.Pod.Requested != want {
+			t.Errorf("%s: %s × %d, want %s × %d", limits, r.Pod.Resource, r.Pod.Requested, ResourceNeuron, want)
+		}
+		if strings.Contains(limits, "core") != strings.Contains(strings.Join(r.Notes, "|"), "NeuronCores") {
+			t.Errorf("%s: notes %q", limits, r.Notes)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,6 +16,10 @@ const (
 	ResourceNvidiaMIG    = "nvidia.com/mig-" // + profile, e.g. nvidia.com/mig-1g.10gb
 	ResourceAMDGPU       = "amd.com/gpu"
 	ResourceNeuron       = "aws.amazon.com/neuron"
+	// ResourceNeuronDevice is the Neuron device plugin's other name for whole devices;
+	// ResourceNeuronCore asks for NeuronCores, two to a device on Inferentia2 and Trainium1.
+	ResourceNeuronDevice = "aws.amazon.com/neurondevice"
+	ResourceNeuronCore   = "aws.amazon.com/neuroncore"
 )
 
 type podTemplate struct {
@@ -82,7 +87,8 @@ type gpuRequest struct {
 // IsGPUResource reports whether an extended resource name is one gpuguard counts.
 func IsGPUResource(name string) bool {
 	return name == ResourceNvidiaGPU || name == ResourceNvidiaShared || name == ResourceAMDGPU ||
-		name == ResourceNeuron || strings.HasPrefix(name, ResourceNvidiaMIG)
+		name == ResourceNeuron || name == ResourceNeuronDevice || name == ResourceNeuronCore ||
+		strings.HasPrefix(name, ResourceNvidiaMIG)
 }
 
 // quantity parses a Kubernetes quantity for an extended resource: a whole number, quoted or
@@ -177,6 +183,20 @@ func podGPUs(spec podSpec, o *object, claims *claimIndex) (gpuRequest, []error) 
 	for name, n := range initPeak {
 		sum[name] = max(sum[name], n)
 	}
+	// Neuron devices go by two names; NeuronCores become the devices that hold them.
+	if n := sum[ResourceNeuronDevice]; n > 0 {
+		sum[ResourceNeuron] += n
+		line[ResourceNeuron] = cmp.Or(line[ResourceNeuron], line[ResourceNeuronDevice])
+		delete(sum, ResourceNeuronDevice)
+	}
+	var neuronNote string
+	if cores := sum[ResourceNeuronCore]; cores > 0 {
+		devices := (cores + neuronCoresPerDevice - 1) / neuronCoresPerDevice
+		sum[ResourceNeuron] += devices
+		line[ResourceNeuron] = cmp.Or(line[ResourceNeuron], line[ResourceNeuronCore])
+		delete(sum, ResourceNeuronCore)
+		neuronNote = fmt.Sprintf("%d NeuronCores: %d Neuron device%s at %d cores each (Inferentia2, Trainium1)", cores, devices, plural(devices), neuronCoresPerDevice)
+	}
 	// Devices claimed through DRA belong to the pod, whichever containers use them.
 	dra, notes, missing := podClaims(spec, o.namespace(), claims)
 	for name, n := range dra {
@@ -199,9 +219,16 @@ func podGPUs(spec podSpec, o *object, claims *claimIndex) (gpuRequest, []error) 
 	if kinds > 1 {
 		errs = append(errs, lineError{line: best.line, err: fmt.Errorf("pod requests several GPU resources (%s): only %s is priced", strings.Join(keys(sum), ", "), best.resource)})
 	}
+	if neuronNote != "" {
+		notes = append(notes, neuronNote)
+	}
 	best.notes, best.missing = notes, missing
 	return best, errs
 }
+
+// neuronCoresPerDevice is NeuronCores per Neuron device on Inferentia2 and Trainium1, the Neuron
+// instances in the catalog (https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/arch/neuron-hardware/inferentia2.html).
+const neuronCoresPerDevice = 2
 
 func keys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
