@@ -225,6 +225,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"dra", "dra.yaml", 0},
 		{"batch-and-serverless", "batch-and-serverless.yaml", 0},
 		{"operators", "operators.yaml", 0},
+		{"argo", "argo.yaml", 0},
 		{"multi-document", "multi-document.yaml", 0},
 		{"malformed", "malformed.yaml", exitError},
 		{"cross-file", "cross-file", 0},

@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -43,8 +44,11 @@ func Build(files []*File, opts Options) parser.Result {
 	var pools []*nodePool
 	scalers := map[string]scaler{}
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}}
+	argoTemplates := map[string]*object{}
 	for _, o := range objs {
 		switch {
+		case (o.Kind == "WorkflowTemplate" || o.Kind == "ClusterWorkflowTemplate") && group(o.APIVersion) == "argoproj.io":
+			argoTemplates[argoTemplateKey(o)] = o
 		case (o.Kind == "ResourceClaimTemplate" || o.Kind == "ResourceClaim") && group(o.APIVersion) == "resource.k8s.io":
 			c, err := decodeClaim(o)
 			if err != nil {
@@ -82,6 +86,16 @@ func Build(files []*File, opts Options) parser.Result {
 			continue
 		}
 		roles, err := wk.extract(o)
+		var ref *templateRef
+		if errors.As(err, &ref) {
+			tmpl, ok := argoTemplates[ref.key]
+			if !ok {
+				res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.line,
+					Message: fmt.Sprintf("%s runs %s, which is not among the files read: GPUs its steps use are not counted", o.address(), ref.key)})
+				continue
+			}
+			roles, err = ref.roles(tmpl)
+		}
 		if err != nil {
 			res.Errors = append(res.Errors, specError(o, err))
 			continue
@@ -256,7 +270,7 @@ func hoursFromManifest(res *parser.Resource, r role, annotations map[string]stri
 		return
 	}
 	if r.cron.deadlineSeconds == nil || *r.cron.deadlineSeconds <= 0 {
-		res.Note("CronJob runs %.1f times a month but no activeDeadlineSeconds bounds a run", runs)
+		res.Note("%s runs %.1f times a month but no activeDeadlineSeconds bounds a run", o.Kind, runs)
 		return
 	}
 	hours := runs * float64(*r.cron.deadlineSeconds) / 3600
@@ -264,7 +278,7 @@ func hoursFromManifest(res *parser.Resource, r role, annotations map[string]stri
 		hours = math.Min(hours, 730)
 	}
 	res.HoursPerMonth = math.Round(hours*100) / 100
-	res.Note("CronJob: %.1f runs a month × activeDeadlineSeconds %d (an upper bound per run) = %.2f hours", runs, *r.cron.deadlineSeconds, res.HoursPerMonth)
+	res.Note("%s: %.1f runs a month × activeDeadlineSeconds %d (an upper bound per run) = %.2f hours", o.Kind, runs, *r.cron.deadlineSeconds, res.HoursPerMonth)
 }
 
 // resolveNode decides what is known of the node: exact labels first, then a matching Karpenter

@@ -123,3 +123,165 @@ func extractSparkApplication(o *object) ([]role, error) {
 	}
 	return []role{{name: "driver", replicas: 1, template: pod(spec.Driver), runsToCompletion: true}, executors}, nil
 }
+
+func init() {
+	register("Workflow", "argoproj.io", extractArgoWorkflow)
+	register("CronWorkflow", "argoproj.io", extractArgoCronWorkflow)
+}
+
+// argoWorkflowSpec is the part of an Argo Workflow spec that decides its GPU pods: each
+// template that runs a container (container, script or containerSet) is one pod when it runs,
+// placed by its own nodeSelector and tolerations, else the workflow's.
+type argoWorkflowSpec struct {
+	WorkflowTemplateRef *struct {
+		Name         string `yaml:"name"`
+		ClusterScope bool   `yaml:"clusterScope"`
+	} `yaml:"workflowTemplateRef"`
+	ActiveDeadlineSeconds *int64            `yaml:"activeDeadlineSeconds"`
+	NodeSelector          map[string]string `yaml:"nodeSelector"`
+	Tolerations           []toleration      `yaml:"tolerations"`
+	Affinity              *affinity         `yaml:"affinity"`
+	Templates             []struct {
+		Name         string            `yaml:"name"`
+		NodeSelector map[string]string `yaml:"nodeSelector"`
+		Tolerations  []toleration      `yaml:"tolerations"`
+		Affinity     *affinity         `yaml:"affinity"`
+		Metadata     objectMeta        `yaml:"metadata"`
+		Container    *container        `yaml:"container"`
+		Script       *container        `yaml:"script"`
+		ContainerSet *struct {
+			Containers []container `yaml:"containers"`
+		} `yaml:"containerSet"`
+	} `yaml:"templates"`
+}
+
+// argoRoles: one role per template with containers. A step's pods run for the step's length,
+// and steps may run one after another or side by side: each GPU template is priced as one pod
+// for the workflow's hours, with a note saying so.
+func argoRoles(spec argoWorkflowSpec) []role {
+	var out []role
+	for i, t := range spec.Templates {
+		var cs []container
+		switch {
+		case t.Container != nil:
+			cs = []container{*t.Container}
+		case t.Script != nil:
+			cs = []container{*t.Script}
+		case t.ContainerSet != nil:
+			cs = t.ContainerSet.Containers
+		default:
+			continue // steps, dag, suspend, resource: no pod of its own
+		}
+		ps := podSpec{Containers: cs, NodeSelector: t.NodeSelector, Tolerations: t.Tolerations, Affinity: t.Affinity}
+		if ps.NodeSelector == nil {
+			ps.NodeSelector = spec.NodeSelector
+		}
+		if ps.Tolerations == nil {
+			ps.Tolerations = spec.Tolerations
+		}
+		if ps.Affinity == nil {
+			ps.Affinity = spec.Affinity
+		}
+		name := t.Name
+		if name == "" {
+			name = fmt.Sprintf("template-%d", i)
+		}
+		out = append(out, role{name: name, replicas: 1, template: podTemplate{Metadata: t.Metadata, Spec: ps}, runsToCompletion: true,
+			note: "an Argo workflow step: priced as one pod while the workflow runs (steps may run one after another or side by side)"})
+	}
+	return out
+}
+
+// extractArgoWorkflow reads an Argo Workflow (argoproj.io). https://argo-workflows.readthedocs.io/en/latest/fields/#workflowspec
+func extractArgoWorkflow(o *object) ([]role, error) {
+	var spec argoWorkflowSpec
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	if ref := argoRef(o, spec); ref != nil {
+		return nil, ref
+	}
+	return argoRoles(spec), nil
+}
+
+// templateRef is what the Argo extractors return for a workflow that runs a WorkflowTemplate
+// (workflowTemplateRef): Build finds the template among the objects read and prices its steps.
+type templateRef struct {
+	key  string // WorkflowTemplate/ns/name or ClusterWorkflowTemplate/name
+	cron *cronSchedule
+	// deadline is the referring workflow's own activeDeadlineSeconds, which wins.
+	deadline *int64
+}
+
+func (t *templateRef) Error() string { return "runs " + t.key }
+
+func argoRef(o *object, spec argoWorkflowSpec) *templateRef {
+	r := spec.WorkflowTemplateRef
+	if r == nil || r.Name == "" {
+		return nil
+	}
+	if r.ClusterScope {
+		return &templateRef{key: "ClusterWorkflowTemplate/" + r.Name, deadline: spec.ActiveDeadlineSeconds}
+	}
+	return &templateRef{key: "WorkflowTemplate/" + o.namespace() + "/" + r.Name, deadline: spec.ActiveDeadlineSeconds}
+}
+
+// argoTemplateKey is how a (Cluster)WorkflowTemplate is found by reference.
+func argoTemplateKey(o *object) string {
+	if o.Kind == "ClusterWorkflowTemplate" {
+		return o.Kind + "/" + o.Metadata.Name
+	}
+	return o.Kind + "/" + o.namespace() + "/" + o.Metadata.Name
+}
+
+// templateRoles prices the steps of the template a workflow runs, with the workflow's schedule.
+func (t *templateRef) roles(tmpl *object) ([]role, error) {
+	var spec argoWorkflowSpec
+	if err := decodeSpec(tmpl, &spec); err != nil {
+		return nil, err
+	}
+	if t.deadline != nil {
+		spec.ActiveDeadlineSeconds = t.deadline
+	}
+	roles := argoRoles(spec)
+	for i := range roles {
+		roles[i].note += "; steps from " + t.key
+		if t.cron != nil {
+			c := *t.cron
+			c.deadlineSeconds = spec.ActiveDeadlineSeconds
+			roles[i].cron = &c
+		}
+	}
+	return roles, nil
+}
+
+// extractArgoCronWorkflow reads an Argo CronWorkflow: its workflow's GPU steps, for the hours its
+// schedule and activeDeadlineSeconds give, as a CronJob's.
+func extractArgoCronWorkflow(o *object) ([]role, error) {
+	var spec struct {
+		Schedule          string           `yaml:"schedule"`
+		Schedules         []string         `yaml:"schedules"`
+		Timezone          string           `yaml:"timezone"`
+		ConcurrencyPolicy string           `yaml:"concurrencyPolicy"`
+		WorkflowSpec      argoWorkflowSpec `yaml:"workflowSpec"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	schedule := spec.Schedule
+	if schedule == "" && len(spec.Schedules) > 0 {
+		schedule = spec.Schedules[0]
+	}
+	cron := cronSchedule{schedule: schedule, timeZone: spec.Timezone, deadlineSeconds: spec.WorkflowSpec.ActiveDeadlineSeconds,
+		concurrencyPolicy: spec.ConcurrencyPolicy, line: o.lineOf(findKey(&o.Spec, "schedule"))}
+	if ref := argoRef(o, spec.WorkflowSpec); ref != nil {
+		ref.cron = &cron
+		return nil, ref
+	}
+	roles := argoRoles(spec.WorkflowSpec)
+	for i := range roles {
+		c := cron
+		roles[i].cron = &c
+	}
+	return roles, nil
+}
