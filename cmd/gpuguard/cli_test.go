@@ -61,6 +61,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "google_compute_instance_group_manager"},
 		{name: "google_container_node_pool"},
 		{name: "google_container_cluster"},
+		{name: "workbench"},
 		{name: "azurerm_virtual_machine"},
 		{name: "azurerm_virtual_machine_scale_set"},
 		{name: "azurerm_kubernetes_cluster"},

@@ -13,6 +13,51 @@ func init() {
 	register("google_compute_region_instance_group_manager", mapGCPInstanceGroupManager)
 	register("google_container_node_pool", mapGKENodePool)
 	register("google_container_cluster", mapGKECluster)
+	register("google_workbench_instance", mapWorkbench)
+	register("google_notebooks_instance", mapWorkbench)
+}
+
+// mapWorkbench reads a Vertex AI Workbench instance (google_workbench_instance: gce_setup with
+// machine_type and accelerator_configs) or a legacy user-managed notebook
+// (google_notebooks_instance: machine_type and accelerator_config): a VM that runs until someone
+// stops it, the classic GPU left on over the weekend.
+// https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/workbench_instance
+func mapWorkbench(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.GCP, c.inst.addr)
+	setup := w
+	if gs := w.blocks("gce_setup"); len(gs) > 0 {
+		setup = gs[0]
+	}
+	mt, found := setup.str("machine_type")
+	r.InstanceType = lastSegment(mt)
+	requireInstanceType(r, "machine_type", found)
+	accels := setup.blocks("accelerator_configs")
+	accels = append(accels, setup.blocks("accelerator_config")...)
+	for _, ac := range accels {
+		t, ok := ac.str("type")
+		n, okn := ac.num("core_count")
+		if !okn && !ac.has("core_count") {
+			n, okn = 1, true
+		}
+		if ok && okn && n > 0 {
+			// The API spells accelerators NVIDIA_TESLA_T4; Compute Engine's name is nvidia-tesla-t4.
+			r.Accelerators = append(r.Accelerators, parser.Accelerator{Type: strings.ReplaceAll(strings.ToLower(t), "_", "-"), Count: n})
+		}
+	}
+	if len(r.Accelerators) > 0 && machineIncludesGPUs(r.InstanceType) {
+		r.Note("%s includes its GPUs: the accelerator config is not priced again", r.InstanceType)
+		r.Accelerators = nil
+	}
+	if idle, ok := setup.str("metadata", "idle-timeout-seconds"); ok && idle != "" {
+		r.Note("shuts down after %s idle seconds: priced for the full month, an upper bound", idle)
+	}
+	if loc, ok := w.str("location"); ok {
+		r.Region, _ = gcpRegionOf(loc)
+	} else {
+		r.Region = c.gcpProviderLocation(r)
+	}
+	applyTags(r, w.strMap("labels"))
+	return []*parser.Resource{r}
 }
 
 // gkeRegionalZones is how many zones a regional GKE cluster spreads a node pool over when
