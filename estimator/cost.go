@@ -32,6 +32,15 @@ func (p *Pricer) hours(r *parser.Resource) float64 {
 // Estimate prices one resource. It never returns a zero price for something it could not price:
 // the cost stays nil and UnpricedReason says why.
 func (p *Pricer) Estimate(r parser.Resource) Estimate {
+	vcpuNote := ""
+	if r.QuantityVCPUs > 0 {
+		if in, ok := p.instance(r.Provider, r.InstanceType); ok && in.VCPU > 0 {
+			r.Quantity = (r.QuantityVCPUs + in.VCPU - 1) / in.VCPU
+			vcpuNote = fmt.Sprintf("%d vCPUs = %d × %s (%d vCPUs each)", r.QuantityVCPUs, r.Quantity, r.InstanceType, in.VCPU)
+		} else if r.InstanceType != "" {
+			r.AddUnresolved("vcpus", fmt.Sprintf("%d vCPUs of %s: the type's vCPU count is not in the catalog", r.QuantityVCPUs, r.InstanceType))
+		}
+	}
 	e := Estimate{
 		Address: r.Address, Root: r.Root, ID: ResourceID(r.Root, r.Address), Source: r.Source, Kind: r.Kind, Type: r.Type, Provider: r.Provider,
 		Region: r.Region, InstanceType: r.InstanceType, Quantity: r.Quantity, PurchaseOption: r.PurchaseOption,
@@ -40,6 +49,9 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 	}
 	if e.Provider == "" {
 		e.Provider = parser.Unknown
+	}
+	if vcpuNote != "" {
+		e.Notes = append(e.Notes, vcpuNote)
 	}
 	if e.Region == "" && p.DefaultRegion != "" {
 		e.Region = parser.NormalizeRegion(p.DefaultRegion)

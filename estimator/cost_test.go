@@ -131,3 +131,18 @@ func TestSumIsExact(t *testing.T) {
 		t.Fatalf("totals = %+v", tot)
 	}
 }
+
+// A resource sized in vCPUs (an AWS Batch compute environment) becomes whole instances of its
+// type, rounded up, with a note; a type whose vCPUs the catalog does not know is unresolved,
+// never priced as zero instances.
+func TestQuantityInVCPUs(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	e := p.Estimate(parser.Resource{Address: "b", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g5.12xlarge", QuantityVCPUs: 50, PurchaseOption: parser.OnDemand})
+	if e.Quantity != 2 || e.MonthlyCost == nil || !strings.Contains(strings.Join(e.Notes, "|"), "50 vCPUs = 2 × g5.12xlarge (48 vCPUs each)") {
+		t.Errorf("g5.12xlarge: quantity %d, cost %v, notes %q", e.Quantity, e.MonthlyCost, e.Notes)
+	}
+	e = p.Estimate(parser.Resource{Address: "b", Provider: parser.AWS, Region: "us-east-1", InstanceType: "x9.huge", QuantityVCPUs: 50, PurchaseOption: parser.OnDemand})
+	if e.MonthlyCost != nil || e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, "vCPU count is not in the catalog") {
+		t.Errorf("unknown type: %+v", e)
+	}
+}

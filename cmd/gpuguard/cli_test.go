@@ -56,6 +56,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "aws_spot_instance_request"},
 		{name: "aws_autoscaling_group"},
 		{name: "aws_eks_node_group"},
+		{name: "aws_batch"},
 		{name: "aws_sagemaker"},
 		{name: "google_compute_instance"},
 		{name: "google_compute_instance_group_manager"},

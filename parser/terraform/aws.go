@@ -15,6 +15,7 @@ func init() {
 	register("aws_eks_node_group", mapAWSEKSNodeGroup)
 	register("aws_sagemaker_endpoint_configuration", mapAWSSageMakerEndpointConfig)
 	register("aws_sagemaker_notebook_instance", mapAWSSageMakerNotebook)
+	register("aws_batch_compute_environment", mapBatchComputeEnvironment)
 }
 
 // awsCommon sets region and tags from the resource and its provider configuration.
@@ -247,5 +248,58 @@ func mapAWSSageMakerNotebook(c *mapContext) []*parser.Resource {
 	r.InstanceType = t
 	requireInstanceType(r, "instance_type", found)
 	c.awsCommon(r, w)
+	return []*parser.Resource{r}
+}
+
+// mapBatchComputeEnvironment reads an AWS Batch managed compute environment: its EC2 or spot
+// instances, sized in vCPUs (desired_vcpus, else min_vcpus, the floor it keeps running).
+// Batch picks among instance_type entries; the first is priced, with a note when there are
+// several. A family name ("g5") or "optimal" leaves the size to Batch: unresolved. Fargate
+// environments have no GPUs.
+// https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources/batch_compute_environment
+func mapBatchComputeEnvironment(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.AWS, c.inst.addr)
+	cr := w.blocks("compute_resources")
+	if len(cr) == 0 {
+		return nil // an unmanaged environment: its instances are declared elsewhere
+	}
+	c.awsCommon(r, w)
+	res := cr[0]
+	switch typ, _ := res.str("type"); strings.ToUpper(typ) {
+	case "FARGATE", "FARGATE_SPOT":
+		return nil
+	case "SPOT":
+		r.PurchaseOption = parser.Spot
+	}
+	types, _ := res.strList("instance_type")
+	if len(types) == 0 {
+		r.AddUnresolved("compute_resources.instance_type", "not set")
+		return []*parser.Resource{r}
+	}
+	r.InstanceType = types[0]
+	if len(types) > 1 {
+		r.Note("Batch chooses among %d instance types: priced at the first, %s", len(types), types[0])
+	}
+	if !strings.Contains(r.InstanceType, ".") {
+		r.AddUnresolved("compute_resources.instance_type", fmt.Sprintf("%q is a family or \"optimal\": Batch picks the size", r.InstanceType))
+		r.InstanceType = ""
+		return []*parser.Resource{r}
+	}
+	vcpus, ok := res.num("desired_vcpus")
+	from := "desired_vcpus"
+	if !ok {
+		vcpus, ok = res.num("min_vcpus")
+		from = "min_vcpus"
+	}
+	if !ok {
+		vcpus = 0
+	}
+	max, _ := res.num("max_vcpus")
+	r.Quantity, r.QuantityVCPUs = 0, vcpus
+	if vcpus == 0 {
+		r.Note("scales to zero (%s 0): nothing runs while the queue is empty; up to %d vCPUs when jobs run", from, max)
+	} else {
+		r.Note("%d vCPUs from %s (up to %d when jobs run)", vcpus, from, max)
+	}
 	return []*parser.Resource{r}
 }
