@@ -16,6 +16,8 @@ func init() {
 	register("aws_sagemaker_endpoint_configuration", mapAWSSageMakerEndpointConfig)
 	register("aws_sagemaker_notebook_instance", mapAWSSageMakerNotebook)
 	register("aws_batch_compute_environment", mapBatchComputeEnvironment)
+	register("aws_ec2_fleet", mapEC2Fleet)
+	register("aws_spot_fleet_request", mapSpotFleet)
 }
 
 // awsCommon sets region and tags from the resource and its provider configuration.
@@ -300,6 +302,130 @@ func mapBatchComputeEnvironment(c *mapContext) []*parser.Resource {
 		r.Note("scales to zero (%s 0): nothing runs while the queue is empty; up to %d vCPUs when jobs run", from, max)
 	} else {
 		r.Note("%d vCPUs from %s (up to %d when jobs run)", vcpus, from, max)
+	}
+	return []*parser.Resource{r}
+}
+
+// fleetTypes reads the instance types a fleet's launch template configs offer: the overrides'
+// instance types in order, else the template's own, and the weight of the first (capacity units
+// per instance, default 1).
+func (c *mapContext) fleetTypes(r *parser.Resource, configs []*view, overrideBlock string) (types []string, weight int) {
+	weight = 1
+	for _, cfg := range configs {
+		lt := c.launchTemplate(r, cfg, "launch_template_specification")
+		overrides := cfg.blocks(overrideBlock)
+		for _, o := range overrides {
+			if t, ok := o.str("instance_type"); ok {
+				if len(types) == 0 {
+					if wc, ok := o.num("weighted_capacity"); ok && wc > 0 {
+						weight = wc
+					}
+				}
+				types = append(types, t)
+			}
+		}
+		if len(overrides) == 0 && lt != nil {
+			if t, ok := lt.str("instance_type"); ok {
+				types = append(types, t)
+			}
+		}
+	}
+	return types, weight
+}
+
+// fleetCapacity turns target capacity units into instances of the first type's weight, rounding
+// up, and says so.
+func fleetCapacity(r *parser.Resource, types []string, units, weight int) {
+	if len(types) == 0 {
+		r.AddUnresolved("instance_type", "no instance type in the launch template configs or overrides")
+		return
+	}
+	r.InstanceType = types[0]
+	if len(types) > 1 {
+		r.Note("the fleet chooses among %d instance types (%s): priced at the first", len(types), strings.Join(types, ", "))
+	}
+	r.Quantity = (units + weight - 1) / weight
+	if weight > 1 {
+		r.Note("%d capacity units at weighted_capacity %d: %d instances", units, weight, r.Quantity)
+	}
+}
+
+// mapEC2Fleet reads an EC2 Fleet: total_target_capacity across its launch template configs'
+// types, split into on-demand and spot by the target capacity specification.
+// https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources/ec2_fleet
+func mapEC2Fleet(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.AWS, c.inst.addr)
+	c.awsCommon(r, w)
+	types, weight := c.fleetTypes(r, w.blocks("launch_template_config"), "override")
+	spec := w.blocks("target_capacity_specification")
+	if len(spec) == 0 {
+		r.AddUnresolved("target_capacity_specification", "not set")
+		return []*parser.Resource{r}
+	}
+	total, ok := spec[0].num("total_target_capacity")
+	if !ok {
+		r.AddUnresolved("target_capacity_specification.total_target_capacity", "not set")
+		return []*parser.Resource{r}
+	}
+	fleetCapacity(r, types, total, weight)
+	onDemand, hasOD := spec[0].num("on_demand_target_capacity")
+	spot, hasSpot := spec[0].num("spot_target_capacity")
+	def, _ := spec[0].str("default_target_capacity_type")
+	// The rest of the total goes to the default type.
+	switch strings.ToLower(def) {
+	case "spot":
+		if !hasSpot {
+			spot = total - onDemand
+		}
+	default:
+		if !hasOD {
+			onDemand = total - spot
+		}
+	}
+	spotInstances := min(r.Quantity, (max(spot, 0)+weight-1)/weight)
+	switch {
+	case spotInstances >= r.Quantity && r.Quantity > 0:
+		r.PurchaseOption = parser.Spot
+	case spotInstances > 0:
+		r.SpotQuantity = spotInstances
+		r.Note("EC2 Fleet: %d on-demand, %d spot", r.Quantity-spotInstances, spotInstances)
+	}
+	return []*parser.Resource{r}
+}
+
+// mapSpotFleet reads a Spot Fleet request: target_capacity units of spot instances (on-demand for
+// on_demand_target_capacity of them), from launch_specification blocks or launch template
+// configs. https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources/spot_fleet_request
+func mapSpotFleet(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.AWS, c.inst.addr)
+	c.awsCommon(r, w)
+	types, weight := c.fleetTypes(r, w.blocks("launch_template_config"), "overrides")
+	if len(types) == 0 {
+		for i, ls := range w.blocks("launch_specification") {
+			if t, ok := ls.str("instance_type"); ok {
+				if i == 0 {
+					if wc, ok := ls.num("weighted_capacity"); ok && wc > 0 {
+						weight = wc
+					}
+				}
+				types = append(types, t)
+			}
+		}
+	}
+	total, ok := w.num("target_capacity")
+	if !ok {
+		r.AddUnresolved("target_capacity", "not set")
+		return []*parser.Resource{r}
+	}
+	fleetCapacity(r, types, total, weight)
+	onDemand, _ := w.num("on_demand_target_capacity")
+	odInstances := min(r.Quantity, (max(onDemand, 0)+weight-1)/weight)
+	switch {
+	case odInstances == 0:
+		r.PurchaseOption = parser.Spot
+	case odInstances < r.Quantity:
+		r.SpotQuantity = r.Quantity - odInstances
+		r.Note("Spot Fleet: %d on-demand, %d spot", odInstances, r.SpotQuantity)
 	}
 	return []*parser.Resource{r}
 }
