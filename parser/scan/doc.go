@@ -4,6 +4,10 @@
 //
 // Directories are walked skipping .terraform/, .git/, vendor/, node_modules/ and other hidden
 // directories. A directory that another discovered module calls as a local module is not also
-// read as a root, so its resources are not counted twice. Inputs are parsed concurrently; one
-// bad file is reported and never stops the others.
+// read as a root, so its resources are not counted twice; nor is a manifest a Terraform
+// configuration reads. What is not a manifest as it stands — a Helm chart's templates, other
+// template files, kustomize patches — is left out with a warning that names the command that
+// renders it; Terragrunt gets one warning. A symbolic link is followed only to a file inside the
+// checked directories. Inputs are parsed concurrently; one bad file is reported and never stops
+// the others.
 package scan

@@ -11,5 +11,9 @@
 // evaluated instances and return parser.Resource values; the reason of an unknown ends up in the
 // resource's Unresolved list instead of being guessed.
 //
+// Files a configuration names (file(), templatefile(), fileset(), a symbolic link) are read only
+// inside the checked directories (package confine), and the manifest files it reads are reported
+// (Result.Consumed) so they are not counted again as manifests.
+//
 // The package does not price anything, print or exit.
 package terraform
