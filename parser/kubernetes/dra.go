@@ -130,9 +130,9 @@ func decodeClaim(o *object) (deviceClaim, error) {
 // maxGPUsPerPod bounds a claim's count, as quantities are bounded.
 const maxGPUsPerPod = 1024
 
-// podClaims sums the GPUs a pod's resourceClaims bring, by resource. missing lists the claims
-// that name a template or claim not among the objects read; unsure lists why a count is a
-// floor (allocationMode All) or shared.
+// podClaims sums the GPUs a pod's resourceClaims bring, by resource, with a note per claim
+// (saying when a count is a floor, allocationMode All, or shared). missing lists the claims that
+// name a template or claim not among the objects read.
 func podClaims(spec podSpec, ns string, idx *claimIndex) (sum map[string]int64, notes []string, missing []string) {
 	sum = map[string]int64{}
 	for _, pc := range spec.ResourceClaims {

@@ -13,6 +13,8 @@ func init() {
 	register("Job", "batch.volcano.sh", extractVolcanoJob)
 	register("NIMService", "apps.nvidia.com", extractNIMService)
 	register("SparkApplication", "sparkoperator.k8s.io", extractSparkApplication)
+	register("Workflow", "argoproj.io", extractArgoWorkflow)
+	register("CronWorkflow", "argoproj.io", extractArgoCronWorkflow)
 }
 
 // extractVolcanoJob reads a Volcano Job (batch.volcano.sh): each task runs replicas pods of its
@@ -122,11 +124,6 @@ func extractSparkApplication(o *object) ([]role, error) {
 		executors.note = fmt.Sprintf("dynamic allocation: priced at minExecutors (%d)", executors.replicas)
 	}
 	return []role{{name: "driver", replicas: 1, template: pod(spec.Driver), runsToCompletion: true}, executors}, nil
-}
-
-func init() {
-	register("Workflow", "argoproj.io", extractArgoWorkflow)
-	register("CronWorkflow", "argoproj.io", extractArgoCronWorkflow)
 }
 
 // argoWorkflowSpec is the part of an Argo Workflow spec that decides its GPU pods: each
