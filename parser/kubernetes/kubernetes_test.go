@@ -413,3 +413,34 @@ func TestNeuronCoresAndDevices(t *testing.T) {
 		}
 	}
 }
+
+// EKS Auto Mode NodePools name instance properties as eks.amazonaws.com/instance-*: a pool that
+// asks for a GPU family there places GPU pods as a Karpenter pool does.
+func TestEKSAutoModeNodePool(t *testing.T) {
+	src := `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      requirements:
+        - {key: eks.amazonaws.com/instance-family, operator: In, values: [g6e]}
+        - {key: eks.amazonaws.com/instance-gpu-name, operator: In, values: [l40s]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+      taints: [{key: nvidia.com/gpu, effect: NoSchedule}]
+      nodeClassRef: {group: eks.amazonaws.com, kind: NodeClass, name: default}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: chat, namespace: serving}
+spec:
+  template:
+    spec:
+      tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]
+`
+	r := one(t, build(t, src, Options{}))
+	if r.Provider != "aws" || len(r.Pod.Families) != 1 || r.Pod.Families[0] != "g6e" || !strings.Contains(r.Pod.NodeSource, "NodePool/gpu") || len(r.Unresolved) > 0 {
+		t.Fatalf("%+v %+v", r, r.Pod)
+	}
+}

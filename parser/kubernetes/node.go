@@ -19,6 +19,12 @@ const (
 	labelKarpenterType    = "karpenter.k8s.aws/instance-type"
 	labelKarpenterGPUName = "karpenter.k8s.aws/instance-gpu-name"
 	labelKarpenterCap     = "karpenter.sh/capacity-type"
+	// EKS Auto Mode's NodePools name the same instance properties under its own prefix.
+	// https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html
+	labelEKSFamily        = "eks.amazonaws.com/instance-family"
+	labelEKSGPUName       = "eks.amazonaws.com/instance-gpu-name"
+	labelEKSCategory      = "eks.amazonaws.com/instance-category"
+	labelEKSGPUCount      = "eks.amazonaws.com/instance-gpu-count"
 	labelKarpenterPool    = "karpenter.sh/nodepool"
 	labelEKSCapacity      = "eks.amazonaws.com/capacityType"
 	labelGKEAccelerator   = "cloud.google.com/gke-accelerator"
@@ -59,11 +65,11 @@ func fromSelector(sel selector, origin string) nodeChoice {
 		n.provider = parser.ProviderOfInstanceType(v[0])
 		n.addSource(origin + " instance-type")
 	}
-	if v, ok := sel.values(labelKarpenterFamily); ok && len(v) > 0 {
+	if v, ok := sel.values(labelKarpenterFamily, labelEKSFamily); ok && len(v) > 0 {
 		n.families, n.provider = v, parser.AWS
 		n.addSource(origin + " karpenter instance-family")
 	}
-	if v, ok := sel.values(labelKarpenterGPUName); ok && len(v) > 0 {
+	if v, ok := sel.values(labelKarpenterGPUName, labelEKSGPUName); ok && len(v) > 0 {
 		n.gpuNames, n.provider = v, parser.AWS
 		n.addSource(origin + " karpenter instance-gpu-name")
 	}
@@ -213,16 +219,17 @@ func (np *nodePool) admits(sel selector, tols []toleration) bool {
 
 // offersGPUs reports whether the pool's requirements point at GPU instances at all.
 func (np *nodePool) offersGPUs() bool {
-	for _, k := range []string{labelKarpenterGPUName, labelKarpenterFamily, labelInstanceType, labelKarpenterType, "karpenter.k8s.aws/instance-category", "karpenter.k8s.aws/instance-gpu-count"} {
+	for _, k := range []string{labelKarpenterGPUName, labelEKSGPUName, labelKarpenterFamily, labelEKSFamily, labelInstanceType, labelKarpenterType,
+		"karpenter.k8s.aws/instance-category", labelEKSCategory, "karpenter.k8s.aws/instance-gpu-count", labelEKSGPUCount} {
 		if v, ok := np.requirements.allowed[k]; ok {
 			switch k {
-			case "karpenter.k8s.aws/instance-category":
+			case "karpenter.k8s.aws/instance-category", labelEKSCategory:
 				for _, c := range v {
 					if c == "g" || c == "p" || c == "inf" || c == "trn" {
 						return true
 					}
 				}
-			case labelKarpenterFamily, labelInstanceType, labelKarpenterType:
+			case labelKarpenterFamily, labelEKSFamily, labelInstanceType, labelKarpenterType:
 				for _, t := range v {
 					if parser.IsGPUInstanceType(parser.AWS, t+".x") || parser.IsGPUInstanceType(parser.AWS, t) {
 						return true
