@@ -112,3 +112,28 @@ resource "aws_instance" "x" {
 		}
 	}
 }
+
+// Odd arguments to the functions added here — empty, null, unknown, the wrong type — are
+// errors or unknowns, never a panic (the evaluator turns one into an "internal error").
+func TestNewFunctionsNeverPanic(t *testing.T) {
+	calls := []string{
+		`matchkeys([], [], [])`, `matchkeys(["a"], ["k"], [])`, `matchkeys(["a"], [], ["k"])`, `matchkeys(var.unknown, ["k"], ["k"])`,
+		`transpose({})`, `transpose({ a = [] })`, `transpose(var.unknown)`,
+		`cidrsubnets("10.0.0.0/8")`, `cidrsubnets("::/0", 128)`, `cidrhost("::/0", -1)`, `cidrnetmask("::/64")`, `cidrsubnet("10.0.0.0/8", 0, 0)`,
+		`uuidv5("nope", "x")`, `timecmp("x", "y")`, `templatestring("$${", {})`, `templatestring("$${templatestring(\"a\", {})}", {})`,
+		`yamldecode("")`, `yamldecode("*x")`, `yamlencode(null)`, `yamlencode(var.unknown)`, `yamlencode({ a = [1, { b = null }] })`,
+		`fileset(".", "[")`, `fileset(var.unknown, "*")`, `filebase64("missing")`, `issensitive(var.unknown)`, `plantimestamp()`,
+	}
+	for _, call := range calls {
+		src := "variable \"unknown\" {}\nprovider \"aws\" { region = \"us-east-1\" }\nlocals { v = " + call + " }\nresource \"aws_instance\" \"x\" {\n  instance_type = \"g5.xlarge\"\n  tags = { v = jsonencode(local.v) }\n}\n"
+		res := parseHCL(t, src, Options{})
+		for _, e := range res.Errors {
+			if strings.Contains(e.Message, "internal error") {
+				t.Errorf("%s: %s", call, e.Message)
+			}
+		}
+		if len(res.Resources) != 1 {
+			t.Errorf("%s: %d resources, errors %+v", call, len(res.Resources), res.Errors)
+		}
+	}
+}

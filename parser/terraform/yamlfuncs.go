@@ -29,9 +29,8 @@ var yamlDecodeFunc = function.New(&function.Spec{
 	Params: []function.Parameter{{Name: "src", Type: cty.String}},
 	Type:   function.StaticReturnType(cty.DynamicPseudoType),
 	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-		return yamlDecode(args[0].AsString())
+		return yamlDecode(args[0].AsString()) // an empty document is null, as in Terraform
 	},
-	RefineResult: func(b *cty.RefinementBuilder) *cty.RefinementBuilder { return b.NotNull() },
 })
 
 // maxYAMLNodes bounds a decoded document: aliases can make a small text expand enormously
