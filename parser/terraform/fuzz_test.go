@@ -36,6 +36,23 @@ resource "aws_instance" "x" {
     content { volume_size = ebs_block_device.value }
   }
 }`))
+	// The functions added with yamldecode: seeds the fuzzer can mutate into odd arguments.
+	f.Add([]byte(`locals {
+  y = yamldecode("a: &x [1, *x]\nb: {<<: {c: 1}}")
+  e = yamlencode({ a = [1, null] })
+  s = cidrsubnets("10.0.0.0/16", 4, 8)
+  h = cidrhost("fd00::/64", -1)
+  m = matchkeys(["a"], ["k"], ["k"])
+  t = transpose({ a = ["1"] })
+  u = uuidv5("dns", "x")
+  c = timecmp("2024-01-01T00:00:00Z", "2024-01-02T00:00:00Z")
+  p = templatestring("$${x}", { x = 1 })
+  f = fileset(".", "**/*.{tf,yaml}")
+}
+resource "aws_instance" "x" {
+  instance_type = "g5.xlarge"
+  tags          = { y = jsonencode(local.y) }
+}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := ParseSource("fuzz.tf", data, Options{})
 		for _, e := range res.Errors {
