@@ -444,3 +444,37 @@ spec:
 		t.Fatalf("%+v %+v", r, r.Pod)
 	}
 }
+
+// Malformed specs of the kinds added this session are errors or nothing, never a panic or a
+// resource with a negative count.
+func TestNewKindsWithOddSpecs(t *testing.T) {
+	kinds := map[string]string{
+		"JobSet": "jobset.x-k8s.io/v1alpha2", "JAXJob": "kubeflow.org/v1", "Service": "serving.knative.dev/v1",
+		"Job": "batch.volcano.sh/v1alpha1", "NIMService": "apps.nvidia.com/v1alpha1", "SparkApplication": "sparkoperator.k8s.io/v1beta2",
+		"Workflow": "argoproj.io/v1alpha1", "CronWorkflow": "argoproj.io/v1alpha1", "ResourceClaimTemplate": "resource.k8s.io/v1",
+		"ResourceClaim": "resource.k8s.io/v1",
+	}
+	specs := []string{
+		"spec: null", "spec: 3", "spec: [1, 2]", "spec: {replicatedJobs: x, tasks: 3, templates: {a: 1}}",
+		"spec: {replicatedJobs: [{replicas: -1, template: {spec: {parallelism: -2}}}]}",
+		"spec: {tasks: [{replicas: null, template: null}]}",
+		"spec: {template: {metadata: {annotations: {autoscaling.knative.dev/min-scale: \"-3\"}}}}",
+		"spec: {scale: {enabled: true, hpa: {minReplicas: -5}}, resources: {limits: {nvidia.com/gpu: 1}}}",
+		"spec: {executor: {instances: 2, gpu: {name: nvidia.com/gpu, quantity: [1]}}}",
+		"spec: {templates: [{name: t, container: null}, {containerSet: {containers: null}}], workflowTemplateRef: {}}",
+		"spec: {workflowSpec: {workflowTemplateRef: {name: x}}, schedule: \"not a schedule\"}",
+		"spec: {spec: {devices: {requests: [{exactly: {deviceClassName: gpu.nvidia.com, count: -1}}, {firstAvailable: []}]}}}",
+		"spec: {devices: {requests: [{name: g, deviceClassName: gpu.nvidia.com, allocationMode: All}]}}",
+	}
+	for kind, api := range kinds {
+		for _, spec := range specs {
+			src := "apiVersion: " + api + "\nkind: " + kind + "\nmetadata: {name: x, namespace: ns}\n" + spec + "\n"
+			res := build(t, src, Options{DefaultInstanceType: "g5.xlarge"})
+			for _, r := range res.Resources {
+				if r.Quantity < 0 || r.Pod == nil || r.Pod.Requested <= 0 {
+					t.Errorf("%s %s: %+v", kind, spec, r)
+				}
+			}
+		}
+	}
+}
