@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -16,6 +17,43 @@ func init() {
 	register("azurerm_kubernetes_cluster_node_pool", mapAKSNodePool)
 	register("azurerm_machine_learning_compute_cluster", mapAzureMLCluster)
 	register("azurerm_machine_learning_compute_instance", mapAzureMLInstance)
+	register("azurerm_container_app_environment", mapContainerAppGPUProfiles)
+}
+
+// mapContainerAppGPUProfiles lists the GPU workload profiles of an Azure Container Apps
+// environment: dedicated ones (NC24-A100, ...) keep minimum_count instances, serverless ones
+// (Consumption-GPU-...) scale to zero. Their prices are not in the catalog, so each is listed
+// unpriced with that reason rather than left out as GPU-less.
+// https://learn.microsoft.com/azure/container-apps/workload-profiles-overview
+func mapContainerAppGPUProfiles(c *mapContext) []*parser.Resource {
+	var out []*parser.Resource
+	for i, wp := range (&view{obj: c.inst.value}).blocks("workload_profile") {
+		typ, _ := wp.str("workload_profile_type")
+		if !strings.Contains(strings.ToUpper(typ), "GPU") && !strings.HasPrefix(strings.ToUpper(typ), "NC") {
+			continue
+		}
+		key := fmt.Sprintf("workload_profile[%d]", i)
+		if name, ok := wp.str("name"); ok {
+			key = indexedAddress("workload_profile", name)
+		}
+		r, w := c.resource(parser.Azure, c.inst.addr+"."+key)
+		azureCommon(r, w)
+		if strings.HasPrefix(strings.ToLower(typ), "consumption") {
+			r.Quantity = 0
+			r.Note("serverless GPU profile %s: billed per second while replicas run, scales to zero", typ)
+		} else {
+			n, _ := wp.num("minimum_count")
+			r.Quantity = n
+			unit := "instances"
+			if n == 1 {
+				unit = "instance"
+			}
+			r.Note("dedicated GPU profile %s: %d %s always on (minimum_count)", typ, n, unit)
+		}
+		r.AddUnresolved("price", fmt.Sprintf("Azure Container Apps workload profile %s: its prices are not in gpuguard's catalog", typ))
+		out = append(out, r)
+	}
+	return out
 }
 
 // azureCommon reads location (normalized: "East US" is eastus) and tags.
