@@ -13,8 +13,25 @@ func init() {
 	register("Job", "batch.volcano.sh", extractVolcanoJob)
 	register("NIMService", "apps.nvidia.com", extractNIMService)
 	register("SparkApplication", "sparkoperator.k8s.io", extractSparkApplication)
+	register("Notebook", "kubeflow.org", extractKubeflowNotebook)
 	register("Workflow", "argoproj.io", extractArgoWorkflow)
 	register("CronWorkflow", "argoproj.io", extractArgoCronWorkflow)
+}
+
+// extractKubeflowNotebook reads a Kubeflow Notebook (kubeflow.org): one pod of its template that
+// runs until someone stops it (the notebook controller's kubeflow-resource-stopped annotation
+// scales it to zero). https://www.kubeflow.org/docs/components/notebooks/
+func extractKubeflowNotebook(o *object) ([]role, error) {
+	var spec struct {
+		Template podTemplate `yaml:"template"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	if _, stopped := o.Metadata.Annotations["kubeflow-resource-stopped"]; stopped {
+		return []role{{replicas: 0, template: spec.Template, note: "stopped (kubeflow-resource-stopped): no pod runs"}}, nil
+	}
+	return []role{{replicas: 1, template: spec.Template, note: "a notebook: runs until someone stops it"}}, nil
 }
 
 // extractVolcanoJob reads a Volcano Job (batch.volcano.sh): each task runs replicas pods of its
