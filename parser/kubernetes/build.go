@@ -196,6 +196,8 @@ func buildRole(o *object, r role, all []role, pools []*nodePool, scalers map[str
 	}
 	if r.note != "" {
 		res.Note("%s", r.note)
+	} else if r.replicas == 0 {
+		res.Note("0 pods: scaled to zero, no cost while it stays so")
 	}
 	for _, n := range req.notes {
 		res.Note("%s", n)

@@ -478,3 +478,12 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		}
 	}
 }
+
+// A workload scaled to zero is listed at zero pods with a note saying so, not at $0 in silence.
+func TestScaledToZeroIsSaid(t *testing.T) {
+	src := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec:\n  replicas: 0\n  template: {spec: {nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}\n"
+	r := one(t, build(t, src, Options{}))
+	if r.Quantity != 0 || !strings.Contains(strings.Join(r.Notes, "|"), "scaled to zero") {
+		t.Fatalf("quantity %d, notes %q", r.Quantity, r.Notes)
+	}
+}
