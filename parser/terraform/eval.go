@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
 
+	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
@@ -40,13 +42,16 @@ func unresolved(format string, args ...any) cty.Value {
 
 // evaluation is one run over one root module and its local children.
 type evaluation struct {
-	l         *loader
-	files     *fileAccess // where file() reads, and which links are followed
-	funcs     map[string]function.Function
-	instances map[string]*instance
-	order     []*instance
-	rootDir   string
-	modules   []*moduleInstance
+	l     *loader
+	files *fileAccess // where file() reads, and which links are followed
+	// confineModules is set when the caller named the checked directories (Options.FileDirs):
+	// local module sources must then lie inside them too.
+	confineModules bool
+	funcs          map[string]function.Function
+	instances      map[string]*instance
+	order          []*instance
+	rootDir        string
+	modules        []*moduleInstance
 
 	kubernetes   kubernetes.Options          // for kubernetes_manifest objects
 	manifests    []pendingManifest           // Kubernetes objects declared in Terraform, read together
@@ -749,6 +754,17 @@ func (mi *moduleInstance) child(name string) *childState {
 	var dir string
 	if isLocalSource(call.source) {
 		dir = childDir(mi.cfg.dir, call.source)
+		// A local module is read only inside the checked directories, like any file the
+		// configuration names (a pull request's source = "/home/runner/..." reads nothing).
+		if mi.ev.confineModules {
+			var outside *confine.OutsideError
+			if _, err := mi.ev.files.dirs.Resolve(dir); errors.As(err, &outside) {
+				msg := fmt.Sprintf("module %q: %v", name, err)
+				mi.ev.l.errs = append(mi.ev.l.errs, parser.Error{File: call.rng.Filename, Line: call.rng.Start.Line, Message: msg})
+				cs.value = unresolved("%s: %s", addr, msg)
+				return cs
+			}
+		}
 	} else if d, why := mi.downloadedDir(name, call.source); d != "" {
 		dir, cs.downloaded = d, true
 		mi.ev.followed = append(mi.ev.followed, d)

@@ -373,3 +373,23 @@ func TestPlanJSON(t *testing.T) {
 		t.Errorf("malformed plan error = %+v", bad.Errors)
 	}
 }
+
+// With the checked directories named, a local module source outside them is not read: an
+// error at the module block, nothing from it counted.
+func TestLocalModuleOutsideTheCheckedTree(t *testing.T) {
+	base := t.TempDir()
+	testutil.WriteFiles(t, base, map[string]string{
+		"repo/infra/main.tf":       "provider \"aws\" { region = \"us-east-1\" }\nmodule \"in\" { source = \"../modules/gpu\" }\nmodule \"out\" { source = \"../../elsewhere\" }\n",
+		"repo/modules/gpu/main.tf": "resource \"aws_instance\" \"in\" { instance_type = \"g5.xlarge\" }\n",
+		"elsewhere/main.tf":        "resource \"aws_instance\" \"out\" { instance_type = \"p5.48xlarge\" }\n",
+	})
+	dir := filepath.Join(base, "repo", "infra")
+	res := ParseModule(dir, []string{filepath.Join(dir, "main.tf")}, Options{FileDirs: []string{filepath.Join(base, "repo")}})
+	got := byAddress(t, res)
+	if _, ok := got["module.in.aws_instance.in"]; !ok || len(got) != 1 {
+		t.Fatalf("resources %v", got)
+	}
+	if len(res.Errors) != 1 || res.Errors[0].Line != 3 || !strings.Contains(res.Errors[0].Message, `module "out"`) || !strings.Contains(res.Errors[0].Message, "outside the checked directories") {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+}

@@ -67,7 +67,7 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 	// from a git ref borrows the working tree's).
 	readable := opts.Cache.readableDirs(fileDirs).With(filepath.Join(modulesHome, ".terraform", "modules"))
 	access := &fileAccess{base: dir, dirs: readable}
-	ev := &evaluation{l: l, files: access, funcs: evaluationFunctions(access), instances: map[string]*instance{}, rootDir: dir, modulesHome: modulesHome}
+	ev := &evaluation{l: l, files: access, confineModules: len(opts.FileDirs) > 0, funcs: evaluationFunctions(access), instances: map[string]*instance{}, rootDir: dir, modulesHome: modulesHome}
 	ev.kubernetes = opts.Kubernetes
 	root := newModuleInstance(ev, cfg, nil, nil, "")
 	vals := l.rootValues(dir, opts, access.dirs)
