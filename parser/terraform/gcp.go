@@ -58,12 +58,7 @@ func mapCloudRunGPU(c *mapContext) []*parser.Resource {
 		r.Note("%d instances always on (min_instance_count)", min)
 	}
 	r.AddUnresolved("price", fmt.Sprintf("Cloud Run bills its GPU instances (%d× %s each) per second; Cloud Run prices are not in gpuguard's catalog", gpus, cmp.Or(accel, "GPU")))
-	if loc, ok := w.str("location"); ok {
-		r.Region, _ = gcpRegionOf(loc)
-	} else {
-		r.Region = c.gcpProviderLocation(r)
-	}
-	applyTags(r, w.strMap("labels"))
+	c.gcpPlace(r, w, "location")
 	return []*parser.Resource{r}
 }
 
@@ -81,32 +76,14 @@ func mapWorkbench(c *mapContext) []*parser.Resource {
 	mt, found := setup.str("machine_type")
 	r.InstanceType = lastSegment(mt)
 	requireInstanceType(r, "machine_type", found)
-	accels := setup.blocks("accelerator_configs")
-	accels = append(accels, setup.blocks("accelerator_config")...)
-	for _, ac := range accels {
-		t, ok := ac.str("type")
-		n, okn := ac.num("core_count")
-		if !okn && !ac.has("core_count") {
-			n, okn = 1, true
-		}
-		if ok && okn && n > 0 {
-			// The API spells accelerators NVIDIA_TESLA_T4; Compute Engine's name is nvidia-tesla-t4.
-			r.Accelerators = append(r.Accelerators, parser.Accelerator{Type: strings.ReplaceAll(strings.ToLower(t), "_", "-"), Count: n})
-		}
-	}
-	if len(r.Accelerators) > 0 && machineIncludesGPUs(r.InstanceType) {
-		r.Note("%s includes its GPUs: the accelerator config is not priced again", r.InstanceType)
-		r.Accelerators = nil
-	}
+	// The Notebooks API spells accelerators NVIDIA_TESLA_T4; Compute Engine's name is nvidia-tesla-t4.
+	apiName := func(t string) string { return strings.ReplaceAll(strings.ToLower(t), "_", "-") }
+	accels := append(setup.blocks("accelerator_configs"), setup.blocks("accelerator_config")...)
+	gcpAccelerators(r, accels, "core_count", "accelerator config", apiName)
 	if idle, ok := setup.str("metadata", "idle-timeout-seconds"); ok && idle != "" {
 		r.Note("shuts down after %s idle seconds: priced for the full month, an upper bound", idle)
 	}
-	if loc, ok := w.str("location"); ok {
-		r.Region, _ = gcpRegionOf(loc)
-	} else {
-		r.Region = c.gcpProviderLocation(r)
-	}
-	applyTags(r, w.strMap("labels"))
+	c.gcpPlace(r, w, "location")
 	return []*parser.Resource{r}
 }
 
@@ -129,28 +106,37 @@ func machineIncludesGPUs(machineType string) bool {
 	return parser.IsGPUInstanceType(parser.GCP, machineType)
 }
 
+// gcpAccelerators adds the GPUs of accelerator blocks (type, and a count attribute defaulting to
+// 1) to r, named by name; a machine type that includes its GPUs (A2, G2, ...) keeps none, said
+// in a note naming what (the block) was not priced again.
+func gcpAccelerators(r *parser.Resource, blocks []*view, countAttr, what string, name func(string) string) {
+	for _, b := range blocks {
+		t, ok := b.str("type")
+		n, okn := b.num(countAttr)
+		if !okn && !b.has(countAttr) {
+			n, okn = 1, true
+		}
+		if ok && okn && n > 0 {
+			r.Accelerators = append(r.Accelerators, parser.Accelerator{Type: name(t), Count: n})
+		}
+	}
+	if len(r.Accelerators) > 0 && machineIncludesGPUs(r.InstanceType) {
+		r.Note("%s includes its GPUs: the %s is not priced again", r.InstanceType, what)
+		r.Accelerators = nil
+	}
+}
+
 // gcpMachine reads machine_type, guest_accelerator and scheduling from a view (an instance, a
 // template or a node_config block).
 func gcpMachine(r *parser.Resource, w *view) {
 	mt, found := w.str("machine_type")
 	r.InstanceType = lastSegment(mt)
 	requireInstanceType(r, "machine_type", found)
+	gcpAccelerators(r, w.blocks("guest_accelerator"), "count", "guest_accelerator block", lastSegment)
 	for _, ga := range w.blocks("guest_accelerator") {
-		t, ok := ga.str("type")
-		n, okn := ga.num("count")
-		if !okn && !ga.has("count") {
-			n, okn = 1, true
-		}
-		if ok && okn && n > 0 {
-			r.Accelerators = append(r.Accelerators, parser.Accelerator{Type: lastSegment(t), Count: n})
-		}
 		if p, ok := ga.str("gpu_partition_size"); ok && p != "" {
 			r.Note("GPUs are partitioned into MIG slices of %s", p)
 		}
-	}
-	if len(r.Accelerators) > 0 && machineIncludesGPUs(r.InstanceType) {
-		r.Note("%s includes its GPUs: the guest_accelerator block is not priced again", r.InstanceType)
-		r.Accelerators = nil
 	}
 	if pm, ok := w.str("scheduling", "provisioning_model"); ok && strings.EqualFold(pm, "SPOT") {
 		r.PurchaseOption = parser.Spot
@@ -190,15 +176,21 @@ func (c *mapContext) gcpProviderLocation(r *parser.Resource) string {
 	return ""
 }
 
-func mapGCPInstance(c *mapContext) []*parser.Resource {
-	r, w := c.resource(parser.GCP, c.inst.addr)
-	gcpMachine(r, w)
-	if zone, ok := w.str("zone"); ok {
-		r.Region, _ = gcpRegionOf(zone)
+// gcpPlace sets a single-location resource's region from its zone or location attribute, else
+// the provider's, and its labels as tags.
+func (c *mapContext) gcpPlace(r *parser.Resource, w *view, attr string) {
+	if loc, ok := w.str(attr); ok {
+		r.Region, _ = gcpRegionOf(loc)
 	} else {
 		r.Region = c.gcpProviderLocation(r)
 	}
 	applyTags(r, w.strMap("labels"))
+}
+
+func mapGCPInstance(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.GCP, c.inst.addr)
+	gcpMachine(r, w)
+	c.gcpPlace(r, w, "zone")
 	return []*parser.Resource{r}
 }
 
