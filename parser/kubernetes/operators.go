@@ -49,10 +49,7 @@ func extractVolcanoJob(o *object) ([]role, error) {
 	}
 	var out []role
 	for i, t := range spec.Tasks {
-		name := t.Name
-		if name == "" {
-			name = fmt.Sprintf("task-%d", i)
-		}
+		name := orIndex(t.Name, "task", i)
 		out = append(out, role{name: name, replicas: intOr(t.Replicas, 1), template: t.Template, runsToCompletion: true})
 	}
 	return out, nil
@@ -196,10 +193,7 @@ func argoRoles(spec argoWorkflowSpec) []role {
 		if ps.Affinity == nil {
 			ps.Affinity = spec.Affinity
 		}
-		name := t.Name
-		if name == "" {
-			name = fmt.Sprintf("template-%d", i)
-		}
+		name := orIndex(t.Name, "template", i)
 		out = append(out, role{name: name, replicas: 1, template: podTemplate{Metadata: t.Metadata, Spec: ps}, runsToCompletion: true,
 			note: "an Argo workflow step: priced as one pod while the workflow runs (steps may run one after another or side by side)"})
 	}

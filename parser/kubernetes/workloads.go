@@ -113,6 +113,14 @@ func decodeSpec(o *object, v any) error {
 	return nil
 }
 
+// orIndex names an unnamed role of a list by its kind and place ("task-2").
+func orIndex(name, kind string, i int) string {
+	if name == "" {
+		return fmt.Sprintf("%s-%d", kind, i)
+	}
+	return name
+}
+
 func intOr(p *int, d int) int {
 	if p == nil {
 		return d
@@ -251,10 +259,7 @@ func extractJobSet(o *object) ([]role, error) {
 	}
 	var out []role
 	for i, rj := range spec.ReplicatedJobs {
-		name := rj.Name
-		if name == "" {
-			name = fmt.Sprintf("job-%d", i)
-		}
+		name := orIndex(rj.Name, "job", i)
 		r := jobRole(rj.Template.Spec)
 		copies := intOr(rj.Replicas, 1)
 		r.name, r.note = name, fmt.Sprintf("%d jobs × %d pods", copies, r.replicas)
@@ -311,10 +316,7 @@ type rayClusterSpec struct {
 func rayRoles(spec rayClusterSpec, batch bool) []role {
 	out := []role{{name: "head", replicas: 1, template: spec.HeadGroupSpec.Template, runsToCompletion: batch}}
 	for i, g := range spec.WorkerGroupSpecs {
-		name := g.GroupName
-		if name == "" {
-			name = fmt.Sprintf("worker-%d", i)
-		}
+		name := orIndex(g.GroupName, "worker", i)
 		r := role{name: name, template: g.Template, runsToCompletion: batch}
 		switch {
 		case g.Replicas != nil:
