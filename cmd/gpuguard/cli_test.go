@@ -70,6 +70,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "azurerm_kubernetes_cluster"},
 		{name: "azurerm_machine_learning"},
 		{name: "container_apps_gpu"},
+		{name: "terragrunt"},
 		{name: "variables", args: []string{"--var-file", "testdata/terraform/variables/override.tfvars", "--var", "from_var_flag=p5.4xlarge"}},
 		{name: "count_for_each"},
 		{name: "dynamic_blocks"},

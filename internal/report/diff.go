@@ -83,6 +83,44 @@ func label(multi bool, root, address string) string {
 	return address
 }
 
+// resourceNames names the resources of a check report: by address, with the root in front
+// where another root declares the same address (each Terragrunt unit that deploys one module,
+// stacks cut from one template), so that no two rows read alike. The set holds those addresses.
+type resourceNames map[string]bool
+
+func namesOf(es []estimator.Estimate) resourceNames {
+	roots := map[string]string{}
+	ambiguous := resourceNames{}
+	for i := range es {
+		if root, seen := roots[es[i].Address]; seen && root != es[i].Root {
+			ambiguous[es[i].Address] = true
+		}
+		roots[es[i].Address] = es[i].Root
+	}
+	return ambiguous
+}
+
+// diffNames are a diff's ambiguous addresses, for its findings.
+func diffNames(d *result.Diff) resourceNames {
+	roots := map[string]string{}
+	ambiguous := resourceNames{}
+	for _, c := range d.Changes {
+		if root, seen := roots[c.Address]; seen && root != c.Root {
+			ambiguous[c.Address] = true
+		}
+		roots[c.Address] = c.Root
+	}
+	return ambiguous
+}
+
+func (n resourceNames) resource(e *estimator.Estimate) string {
+	return label(n[e.Address], e.Root, e.Address)
+}
+
+func (n resourceNames) finding(f result.Finding) string {
+	return findingLabel(n[f.Address], f)
+}
+
 // findingLabel names a finding's resource the same way, from its resource id (root|address).
 func findingLabel(multi bool, f result.Finding) string {
 	if root, _, ok := strings.Cut(f.Resource, "|"); ok {
@@ -130,7 +168,7 @@ func WriteDiffTable(w io.Writer, d *result.Diff) error {
 		tw.Flush()
 		ew.printf("\n%d added, %d removed, %d changed, %d unchanged.\n", a, r, c, u)
 	}
-	writeFindingsText(ew, d.Findings)
+	writeFindingsText(ew, d.Findings, diffNames(d))
 	writeProblemsText(ew, d.Errors, d.Warnings)
 	ew.printf("\nPrices: USD, catalog updated %s%s (sources: gpuguard pricing list).\n", d.Catalog.Updated, catalogAge(d.Catalog, ""))
 	return ew.err

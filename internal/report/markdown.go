@@ -31,11 +31,12 @@ func code(s string) string {
 func WriteCheckMarkdown(w io.Writer, c *result.Check) error {
 	ew := &errWriter{w: w}
 	ew.printf("### gpuguard: %s/month for %d GPU resource%s\n\n", amount(c.Totals.MonthlyCost), c.Totals.Resources, plural(c.Totals.Resources))
+	names := namesOf(c.Resources)
 	if len(c.Resources) > 0 {
 		ew.printf("| Resource | Instance type | GPUs | Qty | Purchase | Region | Monthly | Fit |\n|---|---|---|--:|---|---|--:|---|\n")
 		for i := range c.Resources {
 			e := &c.Resources[i]
-			ew.printf("| %s | %s | %s | %d | %s | %s | %s | %s |\n", code(e.Address), mdCell(orDash(e.InstanceType)), mdCell(gpuText(e)),
+			ew.printf("| %s | %s | %s | %d | %s | %s | %s | %s |\n", code(names.resource(e)), mdCell(orDash(e.InstanceType)), mdCell(gpuText(e)),
 				e.Quantity, purchaseText(e), mdCell(orDash(e.Region)), monthlyText(e), fitText(e))
 		}
 		ew.printf("\n")
@@ -44,14 +45,14 @@ func WriteCheckMarkdown(w io.Writer, c *result.Check) error {
 	for i := range c.Resources {
 		e := &c.Resources[i]
 		if e.UnpricedReason != nil {
-			unpriced = append(unpriced, fmt.Sprintf("- %s (%s): %s", code(e.Address), mdCell(location(e.Source.File, e.Source.Line)), mdCell(*e.UnpricedReason)))
+			unpriced = append(unpriced, fmt.Sprintf("- %s (%s): %s", code(names.resource(e)), mdCell(location(e.Source.File, e.Source.Line)), mdCell(*e.UnpricedReason)))
 		}
 	}
 	if len(unpriced) > 0 {
 		ew.printf("**Unpriced (not in the total):**\n%s\n\n", strings.Join(unpriced, "\n"))
 	}
-	writeSavingsMarkdown(ew, c.Resources)
-	writeFindingsMarkdown(ew, c.Findings)
+	writeSavingsMarkdown(ew, c.Resources, names)
+	writeFindingsMarkdown(ew, c.Findings, names)
 	for _, part := range []struct {
 		title string
 		list  []parser.Error
@@ -68,7 +69,7 @@ func WriteCheckMarkdown(w io.Writer, c *result.Check) error {
 	return ew.err
 }
 
-func writeFindingsMarkdown(ew *errWriter, findings []result.Finding) {
+func writeFindingsMarkdown(ew *errWriter, findings []result.Finding, names resourceNames) {
 	active := 0
 	for _, f := range findings {
 		if !f.Suppressed {
@@ -89,7 +90,7 @@ func writeFindingsMarkdown(ew *errWriter, findings []result.Finding) {
 		}
 		addr := "all resources"
 		if f.Address != "" {
-			addr = code(f.Address)
+			addr = code(names.finding(f))
 		}
 		ew.printf("| %s | %s | %s | %s |\n", severityIcon(f.Severity), f.Rule, addr, msg)
 	}
@@ -125,12 +126,12 @@ func orDash(s string) string {
 	return s
 }
 
-func writeSavingsMarkdown(ew *errWriter, es []estimator.Estimate) {
+func writeSavingsMarkdown(ew *errWriter, es []estimator.Estimate, names resourceNames) {
 	var rows []string
 	for i := range es {
 		e := &es[i]
 		if r, ok := bestRecommendation(e); ok {
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s |", code(e.Address), mdCell(recommendationText(r)), mdCell(r.Reason)))
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s |", code(names.resource(e)), mdCell(recommendationText(r)), mdCell(r.Reason)))
 		}
 	}
 	if len(rows) == 0 {

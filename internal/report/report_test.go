@@ -216,3 +216,33 @@ func TestCatalogAge(t *testing.T) {
 		}
 	}
 }
+
+// Two roots declaring one address (two Terragrunt units deploying one module) are told apart
+// by their root in check's table and Markdown; an address only one root declares stays bare.
+func TestCheckNamesAmbiguousAddressesByRoot(t *testing.T) {
+	gpu := &estimator.GPUInfo{Model: "NVIDIA A10G", Count: 1}
+	c := &result.Check{Version: "1", Currency: "USD", HoursPerMonth: 730, Catalog: result.CatalogInfo{Updated: "2026-09-16"}}
+	for _, r := range []struct{ root, addr string }{{"live/prod/gpu", "aws_eks_node_group.gpu"}, {"live/dev/gpu", "aws_eks_node_group.gpu"}, {"live/prod/web", "aws_instance.web"}} {
+		c.Resources = append(c.Resources, estimator.Estimate{Address: r.addr, Root: r.root, ID: r.root + "|" + r.addr, InstanceType: "g5.xlarge", Quantity: 1,
+			PurchaseOption: parser.OnDemand, MonthlyCost: amt("734.38"), GPU: gpu})
+		c.Findings = append(c.Findings, result.Finding{Rule: "GPU007", Severity: result.Notice, Address: r.addr, Resource: r.root + "|" + r.addr, Message: "no profile"})
+	}
+	for name, write := range map[string]func(*bytes.Buffer, *result.Check) error{
+		"table":    func(b *bytes.Buffer, c *result.Check) error { return WriteCheckTable(b, c) },
+		"markdown": func(b *bytes.Buffer, c *result.Check) error { return WriteCheckMarkdown(b, c) },
+	} {
+		var b bytes.Buffer
+		if err := write(&b, c); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, want := range []string{"live/prod/gpu: aws_eks_node_group.gpu", "live/dev/gpu: aws_eks_node_group.gpu"} {
+			if strings.Count(out, want) != 2 { // the resource row and its finding
+				t.Errorf("%s: %q appears %d times, want 2:\n%s", name, want, strings.Count(out, want), out)
+			}
+		}
+		if strings.Contains(out, "live/prod/web:") || !strings.Contains(out, "aws_instance.web") {
+			t.Errorf("%s: an unambiguous address is prefixed:\n%s", name, out)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 // WriteCheckTable renders a check result as an aligned table for a terminal.
 func WriteCheckTable(w io.Writer, c *result.Check) error {
 	ew := &errWriter{w: w}
+	names := namesOf(c.Resources)
 	if len(c.Resources) == 0 {
 		ew.printf("No GPU resources found.\n")
 	} else {
@@ -37,7 +38,7 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 			if region == "" {
 				region = "?"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", e.Address, it, gpuText(e), e.Quantity, purchaseText(e), region, mt, fitText(e))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", names.resource(e), it, gpuText(e), e.Quantity, purchaseText(e), region, mt, fitText(e))
 		}
 		tw.Flush()
 		ew.printf("\nTotal: %s/month for %d GPU resource%s", amount(c.Totals.MonthlyCost), c.Totals.Resources, plural(c.Totals.Resources))
@@ -61,12 +62,12 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 					continue
 				}
 				n++
-				ew.printf("  (%d) %s  %s\n      %s\n", n, e.Address, location(e.Source.File, e.Source.Line), *e.UnpricedReason)
+				ew.printf("  (%d) %s  %s\n      %s\n", n, names.resource(e), location(e.Source.File, e.Source.Line), *e.UnpricedReason)
 			}
 		}
 	}
-	writeSavingsText(ew, c)
-	writeFindingsText(ew, c.Findings)
+	writeSavingsText(ew, c, names)
+	writeFindingsText(ew, c.Findings, names)
 	writeProblemsText(ew, c.Errors, c.Warnings)
 	ew.printf("\nPrices: USD, %g hours a month, catalog updated %s%s", c.HoursPerMonth, c.Catalog.Updated, catalogAge(c.Catalog, ""))
 	if c.Catalog.Overlay != "" {
@@ -76,7 +77,7 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 	return ew.err
 }
 
-func writeFindingsText(ew *errWriter, findings []result.Finding) {
+func writeFindingsText(ew *errWriter, findings []result.Finding, names resourceNames) {
 	if len(findings) == 0 {
 		return
 	}
@@ -86,7 +87,7 @@ func writeFindingsText(ew *errWriter, findings []result.Finding) {
 		if f.Suppressed {
 			sev = "suppressed " + string(f.Severity)
 		}
-		addr := f.Address
+		addr := names.finding(f)
 		if addr == "" {
 			addr = "(all resources)"
 		}
@@ -205,14 +206,14 @@ func estimatedMark(estimated bool) string {
 	return ""
 }
 
-func writeSavingsText(ew *errWriter, c *result.Check) {
+func writeSavingsText(ew *errWriter, c *result.Check, names resourceNames) {
 	var lines []string
 	var total money.Micros
 	estimated := false
 	for i := range c.Resources {
 		e := &c.Resources[i]
 		if r, ok := bestRecommendation(e); ok {
-			lines = append(lines, fmt.Sprintf("  %s\n      %s\n      %s", e.Address, recommendationText(r), r.Reason))
+			lines = append(lines, fmt.Sprintf("  %s\n      %s\n      %s", names.resource(e), recommendationText(r), r.Reason))
 			total += money.Micros(r.MonthlySaving)
 			estimated = estimated || r.PriceEstimated
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
 	"github.com/gpuguard/gpuguard/parser/terraform"
+	"github.com/gpuguard/gpuguard/parser/terragrunt"
 )
 
 // Stdin is the path that means standard input.
@@ -45,6 +46,7 @@ const (
 	FormatTerraform  Format = "terraform"
 	FormatPlan       Format = "terraform-plan"
 	FormatKubernetes Format = "kubernetes"
+	FormatTerragrunt Format = "terragrunt" // a unit: Path its directory, Files its terragrunt.hcl
 )
 
 // Input is one unit of work: a Terraform root module, a plan file, a manifest file, or stdin.
@@ -74,7 +76,7 @@ func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, par
 	walkedModules := map[string][]string{} // dir -> files, from walking
 	varFiles := map[string][]string{}      // dir -> automatic variable files
 	patchFiles := map[string]bool{}        // kustomize patches: fragments, not manifests
-	var terragrunt []string                // terragrunt.hcl files: not evaluated
+	var stacks []string                    // terragrunt.stack.hcl files: not generated
 	var walkedOrder []string
 	for _, p := range paths {
 		if p == Stdin {
@@ -139,8 +141,12 @@ func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, par
 				}
 				return nil
 			}
-			if name == "terragrunt.hcl" {
-				terragrunt = append(terragrunt, path)
+			if name == terragrunt.FileName {
+				inputs = append(inputs, Input{Format: FormatTerragrunt, Path: filepath.Dir(path), Files: []string{path}, Walked: true})
+				return nil
+			}
+			if name == "terragrunt.stack.hcl" {
+				stacks = append(stacks, path)
 				return nil
 			}
 			if terraform.IsModuleFile(name) {
@@ -172,14 +178,8 @@ func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, par
 			res.Errors = append(res.Errors, parser.Error{File: p, Message: err.Error()})
 		}
 	}
-	if len(terragrunt) > 0 {
-		// One warning for all of them: a Terragrunt repository has one per stack.
-		more := ""
-		if len(terragrunt) > 1 {
-			more = fmt.Sprintf(" and %d more", len(terragrunt)-1)
-		}
-		res.Warnings = append(res.Warnings, parser.Error{File: terragrunt[0], Message: "Terragrunt configuration" + more +
-			": gpuguard reads Terraform, not Terragrunt, so the modules these deploy are read without the inputs Terragrunt passes them; check the plan JSON instead (terragrunt plan -out plan.out && terragrunt show -json plan.out > plan.json)"})
+	for _, f := range stacks {
+		res.Warnings = append(res.Warnings, parser.Error{File: f, Message: "a Terragrunt stack: the units it generates are not read (run terragrunt stack generate and check the .terragrunt-stack directory, or the plan JSON)"})
 	}
 	if len(patchFiles) > 0 {
 		kept := inputs[:0]
@@ -320,6 +320,10 @@ func parse(in Input, opts Options) parsed {
 		return parsed{res: terraform.ParseModule(in.Path, in.Files, o)}
 	case FormatPlan:
 		return parsed{res: terraform.ParsePlan(in.Path, in.Data)}
+	case FormatTerragrunt:
+		o := opts.Terraform
+		o.Kubernetes = opts.Kubernetes
+		return parsed{res: terragrunt.ParseUnit(in.Files[0], o)}
 	case FormatKubernetes:
 		data := in.Data
 		if data == nil {
@@ -365,6 +369,7 @@ func Scan(paths []string, opts Options) parser.Result {
 		links = paths
 	}
 	inputs, res := Discover(paths, opts.Stdin, confine.NewDirs(links...))
+	inputs = dropIncludedConfigs(inputs, opts.Terraform)
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -454,6 +459,32 @@ func dedupe(errs []parser.Error) []parser.Error {
 	return out
 }
 
+// dropIncludedConfigs leaves out the terragrunt.hcl files that units include (a root
+// configuration shared by all of them): they configure units and deploy nothing themselves.
+func dropIncludedConfigs(inputs []Input, opts terraform.Options) []Input {
+	var units []string
+	for _, in := range inputs {
+		if in.Format == FormatTerragrunt {
+			units = append(units, in.Files[0])
+		}
+	}
+	if len(units) < 2 {
+		return inputs
+	}
+	included := terragrunt.Included(units, opts)
+	if len(included) == 0 {
+		return inputs
+	}
+	kept := inputs[:0]
+	for _, in := range inputs {
+		if in.Format == FormatTerragrunt && included[realPath(in.Files[0])] {
+			continue
+		}
+		kept = append(kept, in)
+	}
+	return kept
+}
+
 // rootInputs decides which inputs are reported. Every walked Terraform directory is evaluated
 // (concurrently, sharing parsed files), but a directory another root loaded as a local module is
 // counted through that root only, never twice. Directories reached only through a module cycle
@@ -469,7 +500,9 @@ func rootInputs(inputs []Input, results []parser.Result) []bool {
 	for i, r := range results {
 		if inputs[i].Walked {
 			for _, d := range r.Included {
-				if _, ok := index[d]; ok && d != filepath.Clean(inputs[i].Path) {
+				// A Terragrunt unit deploys the module in its own directory when it names no
+				// source: that directory is then counted through the unit.
+				if _, ok := index[d]; ok && (d != filepath.Clean(inputs[i].Path) || inputs[i].Format == FormatTerragrunt) {
 					called[d] = true
 				}
 			}

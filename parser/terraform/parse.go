@@ -5,6 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+
+	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
@@ -30,6 +35,79 @@ type Options struct {
 	// checked paths and the project); empty: the working directory. Paths resolve from the root
 	// module's directory, as Terraform resolves them.
 	FileDirs []string
+	// Inputs are root variable values a wrapper sets (Terragrunt's inputs, which it passes as
+	// TF_VAR_ environment variables): the tfvars files and --var override them, as in Terraform.
+	// Values for variables the module does not declare are ignored, as Terraform ignores them.
+	Inputs map[string]InputValue
+	// ExtraFiles are configuration files from another directory that join the root module (a
+	// Terragrunt unit's own .tf files, which Terragrunt copies over the module it deploys); a
+	// file of the same name replaces the module's.
+	ExtraFiles []string
+}
+
+// InputValue is one value of Options.Inputs, with the place that set it.
+type InputValue struct {
+	Value cty.Value
+	Range hcl.Range
+}
+
+// Unresolved is a value that cannot be known here, carrying the reason a resource built from it
+// reports (as a variable without a value does).
+func Unresolved(reason string) cty.Value {
+	return unresolved("%s", reason)
+}
+
+// Functions are the functions Terraform configurations are evaluated with, as a wrapper's own
+// configuration (terragrunt.hcl) uses them: file() and its kin read relative to base and only
+// inside opts.FileDirs.
+func Functions(base string, opts Options) map[string]function.Function {
+	fileDirs := opts.FileDirs
+	if len(fileDirs) == 0 {
+		fileDirs = []string{"."}
+	}
+	return evaluationFunctions(&fileAccess{base: base, dirs: opts.Cache.readableDirs(fileDirs)})
+}
+
+// ReadableDirs are the directories a run may read files in (opts.FileDirs; empty: the working
+// directory).
+func ReadableDirs(opts Options) confine.Dirs {
+	fileDirs := opts.FileDirs
+	if len(fileDirs) == 0 {
+		fileDirs = []string{"."}
+	}
+	return opts.Cache.readableDirs(fileDirs)
+}
+
+// ParseModuleDir evaluates the module in dir (its .tf and .tf.json files, and opts.ExtraFiles)
+// as a root module. A file link out of the readable directories is a warning and is not read.
+func ParseModuleDir(dir string, opts Options) parser.Result {
+	files, outside, err := opts.Cache.moduleFiles(dir, ReadableDirs(opts))
+	if err != nil {
+		return parser.Result{Errors: []parser.Error{{File: dir, Message: fmt.Sprintf("cannot read the module: %v", err)}}}
+	}
+	var warns []parser.Error
+	for _, f := range outside {
+		warns = append(warns, parser.Error{File: f, Message: "a link out of the checked directories: not read"})
+	}
+	if len(opts.ExtraFiles) > 0 {
+		replaced := map[string]bool{}
+		for _, f := range opts.ExtraFiles {
+			replaced[filepath.Base(f)] = true
+		}
+		kept := []string{}
+		for _, f := range files {
+			if !replaced[filepath.Base(f)] {
+				kept = append(kept, f)
+			}
+		}
+		files = append(kept, opts.ExtraFiles...)
+	}
+	if len(files) == 0 {
+		return parser.Result{Warnings: append(warns, parser.Error{File: dir, Message: "no Terraform configuration (.tf files) in the module"})}
+	}
+	res := ParseModule(dir, files, opts)
+	res.Warnings = append(warns, res.Warnings...)
+	return res
 }
 
 // ParseModule evaluates the root module made of files (all in dir) and returns its GPU

@@ -71,6 +71,9 @@ func autoVarFiles(dir string, links confine.Dirs) []string {
 // automatic files, then --var-file files, then --var flags.
 func (l *loader) rootValues(dir string, opts Options, links confine.Dirs) map[string]rootValue {
 	vals := map[string]rootValue{}
+	for name, in := range opts.Inputs {
+		vals[name] = rootValue{value: in.Value, rng: in.Range}
+	}
 	files := opts.AutoVarFiles
 	if files == nil {
 		files = autoVarFiles(dir, links)

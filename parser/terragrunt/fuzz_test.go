@@ -1,0 +1,67 @@
+package terragrunt
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/parser/terraform"
+)
+
+// FuzzParseUnit feeds arbitrary bytes to a unit's terragrunt.hcl, next to a root configuration
+// and a module it may include and deploy. It must never panic (ParseUnit's last-resort recover
+// turns a panic into an "internal error", which fails here) and never hang.
+func FuzzParseUnit(f *testing.F) {
+	for _, p := range []string{"live/prod/training", "live/dev/training", "live/prod/batch", "live/prod/inference"} {
+		if b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "terraform", "terragrunt", p, FileName)); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`include "root" {
+  path   = find_in_parent_folders("root.hcl", "none")
+  expose = true
+  merge_strategy = "deep"
+}
+locals {
+  a = read_terragrunt_config("../root.hcl", {}).locals
+  b = path_relative_from_include("root")
+  c = get_env("X", "y")
+}
+dependency "d" {
+  config_path  = "../d"
+  mock_outputs = { n = 2 }
+}
+terraform { source = "${get_terragrunt_dir()}/../modules//gpu" }
+inputs = merge(local.a, { instance_type = "g5.xlarge", node_count = dependency.d.outputs.n })
+`))
+	root := f.TempDir()
+	for name, text := range map[string]string{
+		"root.hcl":            "locals { team = \"ml\" }\ninputs = { tags = { team = local.team } }\n",
+		"modules/gpu/main.tf": module,
+	} {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	unit := filepath.Join(root, "unit")
+	if err := os.MkdirAll(unit, 0o755); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file := filepath.Join(unit, FileName)
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res := ParseUnit(file, terraform.Options{FileDirs: []string{root}})
+		for _, e := range res.Errors {
+			if strings.Contains(e.Message, "internal error") {
+				t.Fatalf("evaluation panicked: %s", e.Message)
+			}
+		}
+	})
+}

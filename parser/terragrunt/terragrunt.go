@@ -1,0 +1,655 @@
+package terragrunt
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/gpuguard/gpuguard/internal/confine"
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/terraform"
+)
+
+// FileName is the name of a unit's configuration.
+const FileName = "terragrunt.hcl"
+
+// maxConfigSize bounds a configuration file read.
+const maxConfigSize = 4 << 20
+
+// maxReadDepth bounds read_terragrunt_config inside read_terragrunt_config (a file that reads
+// itself would not end).
+const maxReadDepth = 8
+
+// ParseUnit evaluates the unit configured by file (a terragrunt.hcl) and the Terraform module it
+// deploys, with the unit's inputs. opts are how the module is read; opts.FileDirs confine every
+// file the unit names. Result.Included lists the module's directory and the unit's, so that
+// neither is also counted as a root module of its own.
+func ParseUnit(file string, opts terraform.Options) (res parser.Result) {
+	res, _ = parseUnit(file, opts)
+	return res
+}
+
+// parseUnit is ParseUnit, also returning the number of configuration files it parsed.
+func parseUnit(file string, opts terraform.Options) (res parser.Result, parsed int) {
+	u := &unit{file: file, dir: filepath.Dir(file), opts: opts, dirs: terraform.ReadableDirs(opts)}
+	defer func() { parsed = u.parsed }()
+	defer func() {
+		if p := recover(); p != nil {
+			res = parser.Result{Errors: append(u.errs, parser.Error{File: file, Message: fmt.Sprintf("internal error while evaluating this Terragrunt unit (please report it): %v", p)}), Warnings: u.warns}
+		}
+	}()
+	abs, err := filepath.Abs(u.dir)
+	if err != nil {
+		return parser.Result{Errors: []parser.Error{{File: file, Message: err.Error()}}}, 0
+	}
+	u.absDir = abs
+	cfg := u.evalFile(file, nil, 0)
+	if cfg == nil {
+		return parser.Result{Errors: u.errs, Warnings: u.warns}, 0
+	}
+	res = u.deploy(cfg)
+	res.Errors = append(u.errs, res.Errors...)
+	res.Warnings = append(u.warns, res.Warnings...)
+	return res, 0 // parsed is set on the way out
+}
+
+// Included lists the configuration files the units include (a root terragrunt.hcl shared by
+// every unit): they configure units, they are not units themselves. Unreadable or invalid files
+// are skipped here; ParseUnit reports them.
+func Included(units []string, opts terraform.Options) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range units {
+		u := &unit{file: f, dir: filepath.Dir(f), opts: opts, dirs: terraform.ReadableDirs(opts)}
+		abs, err := filepath.Abs(u.dir)
+		if err != nil {
+			continue
+		}
+		u.absDir = abs
+		body := u.parse(f)
+		if body == nil {
+			continue
+		}
+		for _, b := range body.Blocks {
+			if b.Type != "include" {
+				continue
+			}
+			if path, ok := u.includePath(b, f); ok {
+				if real, err := u.dirs.Resolve(path); err == nil {
+					out[real] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// unit is the evaluation of one unit.
+type unit struct {
+	file   string // the unit's terragrunt.hcl, as named
+	dir    string // its directory, as named
+	absDir string // its directory, absolute (what get_terragrunt_dir returns)
+	opts   terraform.Options
+	dirs   confine.Dirs
+	errs   []parser.Error
+	warns  []parser.Error
+	// read holds the configurations read_terragrunt_config has read, by path; reading holds
+	// those being read, to tell a cycle.
+	read    map[string]cty.Value
+	reading map[string]bool
+	parsed  int // configuration files parsed, a bound tests check
+}
+
+// config is one evaluated configuration file.
+type config struct {
+	file     string
+	locals   map[string]cty.Value
+	source   *attrValue
+	inputs   map[string]terraform.InputValue
+	deps     map[string]cty.Value // dependency name -> {outputs = ...}
+	includes []*include
+	others   map[string]cty.Value // other top-level attributes, for read_terragrunt_config
+}
+
+type attrValue struct {
+	value string
+	rng   hcl.Range
+}
+
+// include is one include block, with the configuration it includes.
+type include struct {
+	name   string // "" for an unlabelled block
+	path   string // absolute
+	expose bool
+	merge  string // shallow, deep or no_merge
+	cfg    *config
+}
+
+// scope is what the functions of one file see: the unit, and the included file when the file
+// being evaluated is one (Terragrunt evaluates an included file in the context of the unit that
+// includes it).
+type scope struct {
+	includes map[string]string // include name ("" unlabelled) -> absolute path of the included file
+	current  string            // the included file being evaluated, "" in the unit's own file
+}
+
+// parse reads and parses a configuration file inside the checked directories.
+func (u *unit) parse(path string) *hclsyntax.Body {
+	u.parsed++
+	src, err := u.dirs.ReadFile(path, maxConfigSize)
+	if err != nil {
+		u.errs = append(u.errs, parser.Error{File: display(path), Message: fmt.Sprintf("cannot read: %v", err)})
+		return nil
+	}
+	f, diags := hclsyntax.ParseConfig(src, display(path), hcl.InitialPos)
+	u.addDiags(diags)
+	if f == nil {
+		return nil
+	}
+	body, _ := f.Body.(*hclsyntax.Body)
+	return body
+}
+
+// display names a file for messages: relative to the working directory when it lies under it
+// (as the checked paths are named), else as given.
+func display(path string) string {
+	if !filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(wd, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return rel
+	}
+	return path
+}
+
+func (u *unit) addDiags(diags hcl.Diagnostics) {
+	for _, d := range diags {
+		e := parser.Error{Message: d.Summary}
+		if d.Detail != "" {
+			e.Message += ": " + d.Detail
+		}
+		if d.Subject != nil {
+			e.File, e.Line = d.Subject.Filename, d.Subject.Start.Line
+		}
+		if d.Severity == hcl.DiagError {
+			u.errs = append(u.errs, e)
+		} else {
+			u.warns = append(u.warns, e)
+		}
+	}
+}
+
+// includePath evaluates an include block's path (functions only: Terragrunt reads includes
+// before locals), absolute.
+func (u *unit) includePath(b *hclsyntax.Block, file string) (string, bool) {
+	a, ok := b.Body.Attributes["path"]
+	if !ok {
+		u.errs = append(u.errs, parser.Error{File: b.DefRange().Filename, Line: b.DefRange().Start.Line, Message: "include block without a path"})
+		return "", false
+	}
+	ctx := &hcl.EvalContext{Functions: u.functions(scope{}, 0)}
+	v, diags := a.Expr.Value(ctx)
+	u.addDiags(diags)
+	if diags.HasErrors() {
+		return "", false
+	}
+	s, ok := stringOf(v)
+	if !ok {
+		u.errs = append(u.errs, parser.Error{File: a.SrcRange.Filename, Line: a.SrcRange.Start.Line, Message: "include path is not a known string"})
+		return "", false
+	}
+	if !filepath.IsAbs(s) {
+		s = filepath.Join(u.absDir, s)
+	}
+	return s, true
+}
+
+func stringOf(v cty.Value) (string, bool) {
+	v, _ = v.Unmark()
+	if v.IsNull() || !v.IsKnown() || v.Type() != cty.String {
+		return "", false
+	}
+	return v.AsString(), true
+}
+
+// evalFile evaluates one configuration file: the unit's (sc nil), an included one, or one read
+// with read_terragrunt_config (depth > 0).
+func (u *unit) evalFile(path string, sc *scope, depth int) *config {
+	body := u.parse(path)
+	if body == nil {
+		return nil
+	}
+	cfg := &config{file: path, locals: map[string]cty.Value{}, inputs: map[string]terraform.InputValue{}, deps: map[string]cty.Value{}, others: map[string]cty.Value{}}
+	var localsBlocks, depBlocks []*hclsyntax.Block
+	var tfBlock *hclsyntax.Block
+	own := scope{includes: map[string]string{}}
+	if sc != nil {
+		own = *sc
+	}
+	for _, b := range body.Blocks {
+		switch b.Type {
+		case "locals":
+			localsBlocks = append(localsBlocks, b)
+		case "dependency":
+			depBlocks = append(depBlocks, b)
+		case "terraform":
+			tfBlock = b
+		case "include":
+			if sc != nil || depth > 0 {
+				u.warns = append(u.warns, parser.Error{File: b.DefRange().Filename, Line: b.DefRange().Start.Line,
+					Message: "an include inside an included or read configuration is not followed (Terragrunt allows one level)"})
+				continue
+			}
+			path, ok := u.includePath(b, path)
+			if !ok {
+				continue
+			}
+			inc := &include{path: path, merge: "shallow"}
+			if len(b.Labels) > 0 {
+				inc.name = b.Labels[0]
+			}
+			if _, dup := own.includes[inc.name]; dup {
+				u.errs = append(u.errs, parser.Error{File: b.DefRange().Filename, Line: b.DefRange().Start.Line, Message: fmt.Sprintf("include %q is declared twice", inc.name)})
+				continue
+			}
+			own.includes[inc.name] = path
+			cfg.includes = append(cfg.includes, inc)
+			u.includeOptions(b, inc)
+		}
+	}
+	// Included files next: the unit's locals and inputs may read what they expose.
+	for _, inc := range cfg.includes {
+		incScope := own
+		incScope.current = inc.path
+		inc.cfg = u.evalFile(inc.path, &incScope, depth)
+	}
+	vars := map[string]cty.Value{}
+	if inc := exposed(cfg.includes); inc != cty.NilVal {
+		vars["include"] = inc
+	}
+	funcs := u.functions(own, depth)
+	cfg.locals = u.evalLocals(localsBlocks, vars, funcs)
+	vars["local"] = cty.ObjectVal(cfg.locals)
+	for _, inc := range cfg.includes {
+		if inc.cfg != nil && inc.merge != "no_merge" {
+			for name, v := range inc.cfg.deps {
+				cfg.deps[name] = v
+			}
+		}
+	}
+	for _, b := range depBlocks {
+		name := ""
+		if len(b.Labels) > 0 {
+			name = b.Labels[0]
+		}
+		cfg.deps[name] = u.dependency(b, name, &hcl.EvalContext{Variables: vars, Functions: funcs})
+	}
+	if len(cfg.deps) > 0 {
+		vars["dependency"] = cty.ObjectVal(cfg.deps)
+	}
+	ctx := &hcl.EvalContext{Variables: vars, Functions: funcs}
+	if tfBlock != nil {
+		if a, ok := tfBlock.Body.Attributes["source"]; ok {
+			v, diags := a.Expr.Value(ctx)
+			u.addDiags(diags)
+			if s, ok := stringOf(v); ok {
+				cfg.source = &attrValue{value: s, rng: a.SrcRange}
+			} else if !diags.HasErrors() {
+				u.errs = append(u.errs, parser.Error{File: a.SrcRange.Filename, Line: a.SrcRange.Start.Line, Message: "terraform source is not a known string"})
+			}
+		}
+	}
+	for name, a := range body.Attributes {
+		if name == "inputs" {
+			u.evalInputs(a, ctx, cfg.inputs)
+			continue
+		}
+		if depth > 0 {
+			v, diags := a.Expr.Value(ctx)
+			if !diags.HasErrors() {
+				cfg.others[name] = v
+			}
+		}
+	}
+	return cfg
+}
+
+// includeOptions reads an include block's expose and merge_strategy.
+func (u *unit) includeOptions(b *hclsyntax.Block, inc *include) {
+	ctx := &hcl.EvalContext{Functions: u.functions(scope{}, 0)}
+	if a, ok := b.Body.Attributes["expose"]; ok {
+		v, diags := a.Expr.Value(ctx)
+		u.addDiags(diags)
+		if v, _ = v.Unmark(); !diags.HasErrors() && v.Type() == cty.Bool && v.IsKnown() && !v.IsNull() {
+			inc.expose = v.True()
+		}
+	}
+	if a, ok := b.Body.Attributes["merge_strategy"]; ok {
+		v, diags := a.Expr.Value(ctx)
+		u.addDiags(diags)
+		s, _ := stringOf(v)
+		switch s {
+		case "shallow", "deep", "no_merge":
+			inc.merge = s
+		default:
+			if !diags.HasErrors() {
+				u.errs = append(u.errs, parser.Error{File: a.SrcRange.Filename, Line: a.SrcRange.Start.Line, Message: fmt.Sprintf("merge_strategy %q: expected shallow, deep or no_merge", s)})
+			}
+		}
+	}
+}
+
+// exposed is the include variable: include.NAME (or include, for an unlabelled block) with the
+// locals and inputs of each exposed included file.
+func exposed(incs []*include) cty.Value {
+	named := map[string]cty.Value{}
+	var unlabelled cty.Value
+	for _, inc := range incs {
+		if !inc.expose || inc.cfg == nil {
+			continue
+		}
+		inputs := map[string]cty.Value{}
+		for k, v := range inc.cfg.inputs {
+			inputs[k] = v.Value
+		}
+		v := cty.ObjectVal(map[string]cty.Value{"locals": cty.ObjectVal(inc.cfg.locals), "inputs": cty.ObjectVal(inputs)})
+		if inc.name == "" {
+			unlabelled = v
+		} else {
+			named[inc.name] = v
+		}
+	}
+	switch {
+	case unlabelled != cty.NilVal:
+		return unlabelled
+	case len(named) > 0:
+		return cty.ObjectVal(named)
+	}
+	return cty.NilVal
+}
+
+// evalLocals evaluates the locals blocks; a local may use others, in any order.
+func (u *unit) evalLocals(blocks []*hclsyntax.Block, vars map[string]cty.Value, funcs map[string]functionT) map[string]cty.Value {
+	attrs := map[string]*hclsyntax.Attribute{}
+	for _, b := range blocks {
+		for name, a := range b.Body.Attributes {
+			attrs[name] = a
+		}
+	}
+	out := map[string]cty.Value{}
+	state := map[string]int{} // 1 evaluating, 2 done
+	var eval func(name string) cty.Value
+	eval = func(name string) cty.Value {
+		a := attrs[name]
+		switch state[name] {
+		case 2:
+			return out[name]
+		case 1:
+			u.errs = append(u.errs, parser.Error{File: a.SrcRange.Filename, Line: a.SrcRange.Start.Line, Message: fmt.Sprintf("local.%s refers to itself", name)})
+			return terraform.Unresolved(fmt.Sprintf("local.%s refers to itself", name))
+		}
+		state[name] = 1
+		for _, t := range a.Expr.Variables() {
+			if t.RootName() != "local" || len(t) < 2 {
+				continue
+			}
+			if step, ok := t[1].(hcl.TraverseAttr); ok {
+				if _, declared := attrs[step.Name]; declared {
+					eval(step.Name)
+				}
+			}
+		}
+		local := map[string]cty.Value{}
+		for k, v := range out {
+			local[k] = v
+		}
+		ctxVars := map[string]cty.Value{"local": cty.ObjectVal(local)}
+		for k, v := range vars {
+			ctxVars[k] = v
+		}
+		v, diags := a.Expr.Value(&hcl.EvalContext{Variables: ctxVars, Functions: funcs})
+		u.addDiags(diags)
+		if diags.HasErrors() {
+			v = terraform.Unresolved(fmt.Sprintf("local.%s could not be evaluated", name))
+		}
+		out[name], state[name] = v, 2
+		return v
+	}
+	names := make([]string, 0, len(attrs))
+	for name := range attrs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		eval(name)
+	}
+	return out
+}
+
+// dependency is a dependency block's value: its mock_outputs as outputs, or outputs unknown.
+func (u *unit) dependency(b *hclsyntax.Block, name string, ctx *hcl.EvalContext) cty.Value {
+	if a, ok := b.Body.Attributes["mock_outputs"]; ok {
+		v, diags := a.Expr.Value(ctx)
+		u.addDiags(diags)
+		if !diags.HasErrors() {
+			return cty.ObjectVal(map[string]cty.Value{"outputs": v})
+		}
+	}
+	return cty.ObjectVal(map[string]cty.Value{"outputs": terraform.Unresolved(fmt.Sprintf("dependency.%s: its outputs are known once it is applied (set mock_outputs to check with them)", name))})
+}
+
+// evalInputs evaluates the inputs attribute item by item, so one bad input does not lose the
+// others.
+func (u *unit) evalInputs(a *hclsyntax.Attribute, ctx *hcl.EvalContext, into map[string]terraform.InputValue) {
+	if obj, ok := a.Expr.(*hclsyntax.ObjectConsExpr); ok {
+		for _, item := range obj.Items {
+			k, diags := item.KeyExpr.Value(ctx)
+			u.addDiags(diags)
+			key, ok := stringOf(k)
+			if !ok {
+				if !diags.HasErrors() {
+					u.errs = append(u.errs, parser.Error{File: item.KeyExpr.Range().Filename, Line: item.KeyExpr.Range().Start.Line, Message: "an input name must be a known string"})
+				}
+				continue
+			}
+			v, diags := item.ValueExpr.Value(ctx)
+			u.addDiags(diags)
+			if diags.HasErrors() {
+				v = terraform.Unresolved(fmt.Sprintf("input %s could not be evaluated", key))
+			}
+			into[key] = terraform.InputValue{Value: v, Range: item.KeyExpr.Range()}
+		}
+		return
+	}
+	v, diags := a.Expr.Value(ctx)
+	u.addDiags(diags)
+	if diags.HasErrors() {
+		return
+	}
+	v, marks := v.Unmark()
+	if v.IsNull() || !v.IsKnown() || !(v.Type().IsObjectType() || v.Type().IsMapType()) {
+		u.errs = append(u.errs, parser.Error{File: a.SrcRange.Filename, Line: a.SrcRange.Start.Line, Message: "inputs must be a known object"})
+		return
+	}
+	for it := v.ElementIterator(); it.Next(); {
+		k, ev := it.Element()
+		into[k.AsString()] = terraform.InputValue{Value: ev.WithMarks(marks), Range: a.SrcRange}
+	}
+}
+
+// merged applies the unit's includes to its configuration, as Terragrunt merges them: the
+// unit's own values win over the included ones (a later include over an earlier one); an input
+// both set merges recursively when an include asks for a deep merge.
+func merged(cfg *config) (*attrValue, map[string]terraform.InputValue) {
+	var source *attrValue
+	inputs := map[string]terraform.InputValue{}
+	deep := false
+	for _, inc := range cfg.includes {
+		if inc.cfg == nil || inc.merge == "no_merge" {
+			continue
+		}
+		if inc.cfg.source != nil {
+			source = inc.cfg.source
+		}
+		for k, v := range inc.cfg.inputs {
+			inputs[k] = v
+		}
+		deep = deep || inc.merge == "deep"
+	}
+	if cfg.source != nil {
+		source = cfg.source
+	}
+	for k, v := range cfg.inputs {
+		if old, ok := inputs[k]; ok && deep {
+			v.Value = deepMerge(old.Value, v.Value)
+		}
+		inputs[k] = v
+	}
+	return source, inputs
+}
+
+// deepMerge merges b into a as Terragrunt's deep merge does: objects and maps key by key,
+// lists and tuples concatenated, anything else b.
+func deepMerge(a, b cty.Value) cty.Value {
+	ua, ma := a.Unmark()
+	ub, mb := b.Unmark()
+	if ua.IsNull() || ub.IsNull() || !ua.IsKnown() || !ub.IsKnown() {
+		return b
+	}
+	ta, tb := ua.Type(), ub.Type()
+	switch {
+	case (ta.IsObjectType() || ta.IsMapType()) && (tb.IsObjectType() || tb.IsMapType()):
+		out := map[string]cty.Value{}
+		for it := ua.ElementIterator(); it.Next(); {
+			k, v := it.Element()
+			out[k.AsString()] = v
+		}
+		for it := ub.ElementIterator(); it.Next(); {
+			k, v := it.Element()
+			if old, ok := out[k.AsString()]; ok {
+				v = deepMerge(old, v)
+			}
+			out[k.AsString()] = v
+		}
+		return cty.ObjectVal(out).WithMarks(ma, mb)
+	case (ta.IsListType() || ta.IsTupleType()) && (tb.IsListType() || tb.IsTupleType()):
+		out := append(ua.AsValueSlice(), ub.AsValueSlice()...)
+		if len(out) == 0 {
+			return b
+		}
+		return cty.TupleVal(out).WithMarks(ma, mb)
+	}
+	return b
+}
+
+// deploy evaluates the module the unit deploys.
+func (u *unit) deploy(cfg *config) parser.Result {
+	source, inputs := merged(cfg)
+	moduleDir := u.dir
+	opts := u.opts
+	opts.Inputs = inputs
+	opts.AutoVarFiles = nil
+	if source != nil {
+		dir, why := localSource(source.value, u.absDir)
+		if why != "" {
+			return parser.Result{Warnings: []parser.Error{{File: source.rng.Filename, Line: source.rng.Start.Line,
+				Message: fmt.Sprintf("terraform source %q %s; resources inside it are not counted (check the plan JSON: terragrunt plan -out plan.out && terragrunt show -json plan.out > plan.json)", source.value, why)}}}
+		}
+		if _, err := u.dirs.Resolve(dir); err != nil {
+			return parser.Result{Errors: []parser.Error{{File: source.rng.Filename, Line: source.rng.Start.Line, Message: fmt.Sprintf("terraform source %q: %v", source.value, err)}}}
+		}
+		moduleDir = display(dir)
+		// Terragrunt copies the unit's own files over the module it deploys.
+		opts.ExtraFiles = u.ownFiles(terraformFile)
+		opts.AutoVarFiles = overlay(u.autoVarFiles(moduleDir), u.ownFiles(terraform.IsAutoVarFile))
+	}
+	if source == nil && len(u.ownFiles(terraformFile)) == 0 {
+		return parser.Result{Warnings: []parser.Error{{File: u.file, Line: 1,
+			Message: "this Terragrunt configuration deploys nothing: it names no terraform source and its directory has no .tf files"}}}
+	}
+	res := terraform.ParseModuleDir(moduleDir, opts)
+	res.Included = append(res.Included, filepath.Clean(moduleDir), filepath.Clean(u.dir))
+	return res
+}
+
+func terraformFile(name string) bool { return terraform.IsModuleFile(name) }
+
+// ownFiles are the unit directory's files that keep says join the module.
+func (u *unit) ownFiles(keep func(string) bool) []string {
+	entries, err := os.ReadDir(u.dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		p := filepath.Join(u.dir, e.Name())
+		if !e.IsDir() && keep(e.Name()) && u.dirs.Entry(p, e.Type()) == confine.Read {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (u *unit) autoVarFiles(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if !e.IsDir() && terraform.IsAutoVarFile(e.Name()) && u.dirs.Entry(p, e.Type()) == confine.Read {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// overlay is base with the files of over replacing those of the same name, in Terraform's
+// loading order.
+func overlay(base, over []string) []string {
+	names := map[string]bool{}
+	for _, f := range over {
+		names[filepath.Base(f)] = true
+	}
+	out := append([]string{}, over...)
+	for _, f := range base {
+		if !names[filepath.Base(f)] {
+			out = append(out, f)
+		}
+	}
+	terraform.SortAutoVarFiles(out)
+	return out
+}
+
+// localSource resolves a terraform source to a local directory (absolute), or says why it is
+// not followed. "../modules//gpu" is the gpu directory of ../modules: Terragrunt copies the part
+// before // and runs in the part after.
+func localSource(src, unitDir string) (string, string) {
+	s := strings.TrimSpace(src)
+	lower := strings.ToLower(s)
+	for _, remote := range []string{"::", "git@", "tfr:", "http://", "https://", "s3.amazonaws.com/", "github.com/", "bitbucket.org/", "gitlab.com/"} {
+		if strings.Contains(lower, remote) {
+			return "", "is remote and is not downloaded"
+		}
+	}
+	if strings.Contains(s, "?") {
+		return "", "is not a local path"
+	}
+	if base, sub, ok := strings.Cut(s, "//"); ok && base != "" {
+		s = filepath.Join(base, sub)
+	}
+	if !filepath.IsAbs(s) {
+		s = filepath.Join(unitDir, s)
+	}
+	return filepath.Clean(s), ""
+}

@@ -1,0 +1,303 @@
+package terragrunt
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/internal/testutil"
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/terraform"
+)
+
+// module declares one GPU instance from variables, tagging it with what it was given.
+const module = `variable "instance_type" {}
+variable "node_count" { default = 1 }
+variable "tags" { default = {} }
+provider "aws" { region = "us-east-1" }
+resource "aws_instance" "gpu" {
+  count         = var.node_count
+  instance_type = var.instance_type
+  tags          = var.tags
+}
+`
+
+// unitIn writes files under a new directory, moves there and evaluates the unit at unit.
+func unitIn(t *testing.T, files map[string]string, unit string) parser.Result {
+	t.Helper()
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, files)
+	t.Chdir(root)
+	return ParseUnit(filepath.Join(unit, FileName), terraform.Options{FileDirs: []string{"."}})
+}
+
+func TestIncludeExposeAndParentFunctions(t *testing.T) {
+	res := unitIn(t, map[string]string{
+		"terragrunt.hcl": `locals { team = "ml" }
+inputs = {
+  tags = { team = local.team, path = path_relative_to_include() }
+  node_count = 5
+}
+terraform { source = "${get_parent_terragrunt_dir()}/modules//gpu" }
+`,
+		"modules/gpu/main.tf": module,
+		"live/env.hcl":        `locals { env = "prod" }`,
+		"live/prod/gpu/terragrunt.hcl": `include "root" {
+  path   = find_in_parent_folders()
+  expose = true
+}
+locals {
+  env = read_terragrunt_config(find_in_parent_folders("env.hcl")).locals.env
+}
+inputs = {
+  instance_type = "p4d.24xlarge"
+  node_count    = 2
+  tags          = merge(include.root.inputs.tags, { env = local.env, owner = include.root.locals.team })
+}
+`,
+	}, "live/prod/gpu")
+	if len(res.Errors) > 0 || len(res.Resources) != 2 {
+		t.Fatalf("errors:\n%sresources %+v", lines(res.Errors), res.Resources)
+	}
+	r := res.Resources[0]
+	want := map[string]string{"team": "ml", "path": "live/prod/gpu", "env": "prod", "owner": "ml"}
+	for k, v := range want {
+		if r.Tags[k] != v {
+			t.Errorf("tag %s = %q, want %q (tags %v)", k, r.Tags[k], v, r.Tags)
+		}
+	}
+	if r.InstanceType != "p4d.24xlarge" || r.Source.File != filepath.Join("modules", "gpu", "main.tf") {
+		t.Errorf("resource %+v", r)
+	}
+	if !contains(res.Included, filepath.Join("modules", "gpu")) || !contains(res.Included, filepath.Join("live", "prod", "gpu")) {
+		t.Errorf("included %v", res.Included)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestMergeStrategies(t *testing.T) {
+	parent := `inputs = {
+  instance_type = "g5.xlarge"
+  tags = { team = "ml", project = "llm" }
+}
+terraform { source = "../modules/gpu" }
+`
+	for _, tc := range []struct {
+		strategy string
+		tags     map[string]string
+		typ      string
+	}{
+		{"shallow", map[string]string{"env": "dev"}, "g5.xlarge"},
+		{"deep", map[string]string{"team": "ml", "project": "llm", "env": "dev"}, "g5.xlarge"},
+		{"no_merge", map[string]string{"env": "dev"}, ""},
+	} {
+		t.Run(tc.strategy, func(t *testing.T) {
+			res := unitIn(t, map[string]string{
+				"root.hcl":            parent,
+				"modules/gpu/main.tf": module,
+				"dev/terragrunt.hcl": `include {
+  path           = find_in_parent_folders("root.hcl")
+  merge_strategy = "` + tc.strategy + `"
+}
+terraform { source = "../modules/gpu" }
+inputs = { tags = { env = "dev" } }
+`,
+			}, "dev")
+			if len(res.Errors) > 0 || len(res.Resources) != 1 {
+				t.Fatalf("errors:\n%sresources %+v", lines(res.Errors), res.Resources)
+			}
+			r := res.Resources[0]
+			if len(r.Tags) != len(tc.tags) || r.InstanceType != tc.typ {
+				t.Fatalf("tags %v instance type %q, want %v %q", r.Tags, r.InstanceType, tc.tags, tc.typ)
+			}
+			for k, v := range tc.tags {
+				if r.Tags[k] != v {
+					t.Fatalf("tags %v, want %v", r.Tags, tc.tags)
+				}
+			}
+		})
+	}
+}
+
+// A unit without a source runs its own directory's configuration; the tfvars files there
+// override the inputs, as Terraform ranks TF_VAR_ variables below them.
+func TestUnitWithoutSourceAndTfvarsPrecedence(t *testing.T) {
+	res := unitIn(t, map[string]string{
+		"gpu/main.tf":          module,
+		"gpu/terraform.tfvars": `node_count = 3`,
+		"gpu/terragrunt.hcl":   `inputs = { instance_type = "g6.xlarge", node_count = 1, undeclared = "ignored" }`,
+	}, "gpu")
+	if len(res.Errors) > 0 || len(res.Resources) != 3 || res.Resources[0].InstanceType != "g6.xlarge" {
+		t.Fatalf("errors:\n%sresources %+v", lines(res.Errors), res.Resources)
+	}
+}
+
+func TestDependencyOutputs(t *testing.T) {
+	files := map[string]string{
+		"modules/gpu/main.tf": module,
+		"gpu/terragrunt.hcl": `terraform { source = "../modules/gpu" }
+dependency "sizing" {
+  config_path  = "../sizing"
+  mock_outputs = { instance_type = "g6e.xlarge" }
+}
+dependency "count" { config_path = "../count" }
+inputs = {
+  instance_type = dependency.sizing.outputs.instance_type
+  node_count    = dependency.count.outputs.nodes
+}
+`,
+	}
+	res := unitIn(t, files, "gpu")
+	if len(res.Errors) > 0 || len(res.Resources) != 1 {
+		t.Fatalf("errors:\n%sresources %+v", lines(res.Errors), res.Resources)
+	}
+	r := res.Resources[0]
+	if r.InstanceType != "g6e.xlarge" || !strings.Contains(fmt.Sprint(r.Unresolved), "dependency.count") {
+		t.Fatalf("resource %+v", r)
+	}
+}
+
+// get_env never reads the environment (a pull request's terragrunt.hcl must not get the
+// token into an output) and run_cmd runs nothing.
+func TestNoEnvironmentNoCommands(t *testing.T) {
+	t.Setenv("GPUGUARD_TEST_SECRET", "s3cr3t-token")
+	res := unitIn(t, map[string]string{
+		"modules/gpu/main.tf": module,
+		"gpu/terragrunt.hcl": `terraform { source = "../modules/gpu" }
+locals {
+  ran = run_cmd("touch", "ran")
+}
+inputs = {
+  instance_type = get_env("GPUGUARD_TEST_TYPE", "g5.xlarge")
+  tags = {
+    secret = get_env("GPUGUARD_TEST_SECRET")
+    ran    = local.ran
+  }
+}
+`,
+	}, "gpu")
+	if len(res.Errors) > 0 || len(res.Resources) != 1 || res.Resources[0].InstanceType != "g5.xlarge" {
+		t.Fatalf("errors:\n%sresources %+v", lines(res.Errors), res.Resources)
+	}
+	if strings.Contains(fmt.Sprint(res.Resources[0]), "s3cr3t") {
+		t.Fatalf("the environment was read: %+v", res.Resources[0])
+	}
+	if _, err := os.Stat(filepath.Join("gpu", "ran")); err == nil {
+		t.Fatal("run_cmd ran a command")
+	}
+}
+
+// Bad input gets an error with file and line and never stops the rest: one bad input keeps
+// the others, a missing include or a source outside the checked directories is an error, a
+// remote source a warning.
+func TestProblemsHaveFileAndLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		err, warn    string
+		resources    int
+	}{
+		{name: "syntax", config: "inputs = {\n  instance_type = \n", err: "gpu/terragrunt.hcl:"},
+		{name: "bad input kept apart", config: "terraform { source = \"../modules/gpu\" }\ninputs = {\n  instance_type = \"g5.xlarge\"\n  node_count = nosuch.value\n}\n", err: "gpu/terragrunt.hcl:4", resources: 1},
+		{name: "missing include", config: "include {\n  path = find_in_parent_folders(\"nosuch.hcl\")\n}\n", err: "gpu/terragrunt.hcl:2"},
+		{name: "local cycle", config: "locals {\n  a = local.b\n  b = local.a\n}\ninputs = { instance_type = local.a }\nterraform { source = \"../modules/gpu\" }\n", err: "refers to itself", resources: 1},
+		{name: "outside", config: "terraform {\n  source = \"/\"\n}\n", err: "gpu/terragrunt.hcl:2"},
+		{name: "remote", config: "terraform {\n  source = \"git::https://example.com/modules.git//gpu?ref=v1\"\n}\n", warn: "gpu/terragrunt.hcl:2"},
+		{name: "read itself", config: "locals {\n  me = read_terragrunt_config(\"terragrunt.hcl\")\n}\n", err: "reads itself"},
+		// Without a cache, ten reads at each of eight levels would be 10^8 evaluations.
+		{name: "read itself many times", config: "locals {\n" + manyReads(10) + "}\n", err: "reads itself"},
+		{name: "read chain", config: "locals {\n  a = read_terragrunt_config(\"../chain0.hcl\").locals\n}\n", err: "nested more than"},
+		{name: "bad merge strategy", config: "include {\n  path = \"../root.hcl\"\n  merge_strategy = \"sideways\"\n}\n", err: "gpu/terragrunt.hcl:3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"modules/gpu/main.tf": module, "root.hcl": "inputs = {}\n", "gpu/terragrunt.hcl": tc.config}
+			// A chain of files, each reading the next five times: without the cache of
+			// files read, 5^8 evaluations.
+			for i := range maxReadDepth + 2 {
+				var b strings.Builder
+				for j := range 5 {
+					fmt.Fprintf(&b, "  next%d = read_terragrunt_config(\"../chain%d.hcl\", {})\n", j, i+1)
+				}
+				files[fmt.Sprintf("chain%d.hcl", i)] = "locals {\n" + b.String() + "}\n"
+			}
+			res := unitIn(t, files, "gpu")
+			errs, warns := lines(res.Errors), lines(res.Warnings)
+			if tc.err != "" && !strings.Contains(errs, tc.err) || tc.err == "" && errs != "" {
+				t.Errorf("errors:\n%s\nwant %q", errs, tc.err)
+			}
+			if tc.warn != "" && !strings.Contains(warns, tc.warn) {
+				t.Errorf("warnings:\n%s\nwant %q", warns, tc.warn)
+			}
+			if len(res.Resources) != tc.resources {
+				t.Errorf("resources %+v, want %d", res.Resources, tc.resources)
+			}
+		})
+	}
+}
+
+// manyReads declares n locals that each read the unit's own configuration.
+func manyReads(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "  r%d = read_terragrunt_config(\"terragrunt.hcl\")\n", i)
+	}
+	return b.String()
+}
+
+func lines(errs []parser.Error) string {
+	var b strings.Builder
+	for _, e := range errs {
+		b.WriteString(filepath.ToSlash(e.File) + ":" + strconv.Itoa(e.Line) + ": " + e.Message + "\n")
+	}
+	return b.String()
+}
+
+// A file read many times is parsed once: a chain of files each reading the next five times
+// would otherwise parse 5^8 files.
+func TestReadConfigIsParsedOnce(t *testing.T) {
+	files := map[string]string{"gpu/terragrunt.hcl": "locals {\n  a = read_terragrunt_config(\"../chain0.hcl\").locals\n}\ninputs = {}\n"}
+	for i := range maxReadDepth - 1 {
+		var b strings.Builder
+		for j := range 5 {
+			fmt.Fprintf(&b, "  next%d = read_terragrunt_config(\"../chain%d.hcl\", {})\n", j, i+1)
+		}
+		files[fmt.Sprintf("chain%d.hcl", i)] = "locals {\n" + b.String() + "}\n"
+	}
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, files)
+	t.Chdir(root)
+	res, parsed := parseUnit(filepath.Join("gpu", FileName), terraform.Options{FileDirs: []string{"."}})
+	if len(res.Errors) > 0 || parsed > maxReadDepth+1 {
+		t.Fatalf("%d files parsed; errors:\n%s", parsed, lines(res.Errors))
+	}
+}
+
+// The configurations units include are not units: a root terragrunt.hcl included by the
+// others is listed by Included.
+func TestIncludedConfigsAreNotUnits(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"terragrunt.hcl":       "inputs = {}\n",
+		"a/terragrunt.hcl":     "include {\n  path = find_in_parent_folders()\n}\n",
+		"b/terragrunt.hcl":     "include \"root\" {\n  path = \"../terragrunt.hcl\"\n}\n",
+		"c/terragrunt.hcl":     "inputs = {}\n",
+		"d/bad/terragrunt.hcl": "include {\n",
+	})
+	t.Chdir(root)
+	units := []string{"terragrunt.hcl", "a/terragrunt.hcl", "b/terragrunt.hcl", "c/terragrunt.hcl", "d/bad/terragrunt.hcl"}
+	got := Included(units, terraform.Options{FileDirs: []string{"."}})
+	real, _ := filepath.EvalSymlinks(filepath.Join(root, "terragrunt.hcl"))
+	if len(got) != 1 || !got[real] {
+		t.Fatalf("included %v", got)
+	}
+}
