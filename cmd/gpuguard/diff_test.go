@@ -374,3 +374,46 @@ func TestDiffGitRefFollowsTheWorkingTreesDownloadedModules(t *testing.T) {
 		t.Fatalf("changes %+v, base total %v; stderr:\n%s", doc.Changes, doc.Totals.Before, r.stderr)
 	}
 }
+
+// A Terragrunt unit whose inputs change between the base ref and the working tree is a change
+// of that unit's resource only, named by its unit (another unit deploys the same module).
+func TestDiffGitRefTerragruntInputs(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	repo := t.TempDir()
+	testutil.Git(t, repo, "init", "-q", "-b", "main")
+	copyTree(t, filepath.Join(root, "testdata/terraform/terragrunt"), filepath.Join(repo, "infra"))
+	testutil.Git(t, repo, "add", ".")
+	testutil.Git(t, repo, "commit", "-q", "-m", "base")
+	unit := filepath.Join(repo, "infra", "live", "prod", "training", "terragrunt.hcl")
+	b, err := os.ReadFile(unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(unit, []byte(strings.Replace(string(b), "node_count    = 2", "node_count    = 4", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(repo)
+	r := runCLI(t, "", "diff", "--base", "main", "--format", "json", "infra")
+	var doc struct {
+		Changes []struct{ Address, Change, Root string }
+		Totals  struct {
+			Delta float64 `json:"monthly_delta"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("exit %d: %v\n%s", r.code, err, r.stderr)
+	}
+	var changed []string
+	for _, c := range doc.Changes {
+		if c.Change != "unchanged" {
+			changed = append(changed, c.Root+"|"+c.Address+"|"+c.Change)
+		}
+	}
+	// Two more p4d.24xlarge nodes on demand: 2 × $16,029.08.
+	if len(changed) != 1 || changed[0] != "infra/live/prod/training|aws_eks_node_group.gpu|changed" || doc.Totals.Delta != 32058.16 {
+		t.Fatalf("changes %v, delta %v\n%s", changed, doc.Totals.Delta, r.stderr)
+	}
+}
