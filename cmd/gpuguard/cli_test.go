@@ -236,6 +236,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"malformed", "malformed.yaml", exitError},
 		{"cross-file", "cross-file", 0},
 		{"with-config", "with-config", 0},
+		{"kustomize", "kustomize", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -67,15 +67,18 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, err))
 				continue
 			}
-			pools = append(pools, np)
+			pools = append(pools, np) // cluster-wide: a pool applies whichever files declare it
 		case o.Kind == "HorizontalPodAutoscaler" || o.Kind == "ScaledObject" && group(o.APIVersion) == "keda.sh":
 			s, err := decodeScaler(o)
 			if err != nil {
 				res.Errors = append(res.Errors, specError(o, err))
 				continue
 			}
-			if prev, ok := scalers[s.target]; !ok || s.source < prev.source {
-				scalers[s.target] = s
+			// An autoscaler applies within its kustomization's build (each overlay deploys
+			// its own copy of a base); one read as it stands, to manifests read so too.
+			key := o.root + "|" + s.target
+			if prev, ok := scalers[key]; !ok || s.source < prev.source {
+				scalers[key] = s
 			}
 		}
 	}
@@ -187,7 +190,7 @@ func buildRole(o *object, r role, all []role, pools []*nodePool, scalers map[str
 		addr += fmt.Sprintf("[%q]", r.name)
 	}
 	res := &parser.Resource{
-		Address: addr, Root: o.file, Source: parser.Location{File: o.file, Line: o.line}, Kind: parser.KindKubernetes, Type: o.Kind,
+		Address: addr, Root: o.rootName(), Source: parser.Location{File: o.file, Line: o.line}, Kind: parser.KindKubernetes, Type: o.Kind,
 		Provider: parser.Unknown, Quantity: r.replicas, PurchaseOption: parser.OnDemand, RunsToCompletion: r.runsToCompletion,
 		Pod: &parser.PodGPUs{Resource: req.resource, Requested: req.count},
 	}
@@ -238,7 +241,7 @@ func buildRole(o *object, r role, all []role, pools []*nodePool, scalers map[str
 			res.Note("DaemonSet: one pod per matching node; priced at 1 node (set kubernetes.daemonset_nodes in the config)")
 		}
 	case r.scalable:
-		if s, ok := scalers[o.address()]; ok {
+		if s, ok := scalers[o.root+"|"+o.address()]; ok {
 			res.Quantity = s.minReplicas * max(1, r.perReplica)
 			res.Note("%d pods: the minReplicas (%d) of %s, the floor an autoscaler always runs", res.Quantity, s.minReplicas, s.source)
 		}

@@ -35,8 +35,17 @@ type object struct {
 	Items      []yaml.Node `yaml:"items"`
 
 	file   string
-	line   int // line of the document in the file
-	offset int // lines before the document's first line, added to node lines
+	root   string // the kustomization that deploys it; "" for a manifest read as it stands
+	line   int    // line of the document in the file
+	offset int    // lines before the document's first line, added to node lines
+}
+
+// rootName is what the object's resources report as their root: its kustomization, or its file.
+func (o *object) rootName() string {
+	if o.root != "" {
+		return o.root
+	}
+	return o.file
 }
 
 func (o *object) namespace() string {
@@ -64,6 +73,20 @@ type File struct {
 	Name    string
 	objects []*object
 	Errors  []parser.Error
+	root    string
+}
+
+// FromNodes makes the File of objects a kustomization built from the manifest file name: each
+// node is one object, its lines lines of that file. root names the kustomization, reported as
+// the root of the resources built from them.
+func FromNodes(name, root string, nodes []*yaml.Node) *File {
+	f := &File{Name: name, root: root}
+	for _, n := range nodes {
+		if n != nil && n.Kind == yaml.MappingNode {
+			f.addObject(n, 0)
+		}
+	}
+	return f
 }
 
 // LooksLikeManifest reports whether data (JSON or YAML) looks like a Kubernetes manifest: it has
@@ -199,7 +222,7 @@ func (f *File) decodeDocument(d document) {
 }
 
 func (f *File) addObject(n *yaml.Node, offset int) {
-	o := &object{file: f.Name, offset: offset, line: n.Line + offset}
+	o := &object{file: f.Name, root: f.root, offset: offset, line: n.Line + offset}
 	if err := n.Decode(o); err != nil {
 		f.Errors = append(f.Errors, yamlError(f.Name, offset, o.line, err))
 		return

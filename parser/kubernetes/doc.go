@@ -8,7 +8,9 @@
 // Argo Workflows, the NIM and Spark operators) become one resource per GPU-requesting pod role,
 // with the GPUs one pod requests (device plugins and DRA claims) and what its node selection says
 // about the node it lands on. HorizontalPodAutoscalers, Karpenter NodePools, DRA claim templates
-// and Argo WorkflowTemplates found anywhere in the scan are applied in Build.
+// and Argo WorkflowTemplates found anywhere in the scan are applied in Build; an autoscaler a
+// kustomization builds applies to the workloads of that build only (FromNodes takes a build's
+// objects, with the kustomization as their root).
 //
 // The package does not price anything: the estimator turns "which node" into a price.
 package kubernetes

@@ -8,80 +8,64 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/kustomize"
 )
-
-// kustomizationNames are the file names kustomize looks for in a directory.
-var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
-
-// kustomization is the part of a kustomization file that decides what gpuguard can count
-// without running kustomize: its patches are fragments of objects, not objects, and with its
-// replica counts they change what the overlay deploys.
-type kustomization struct {
-	PatchesStrategicMerge []string `yaml:"patchesStrategicMerge"`
-	Patches               []struct {
-		Path string `yaml:"path"`
-	} `yaml:"patches"`
-	PatchesJSON6902 []struct {
-		Path string `yaml:"path"`
-	} `yaml:"patchesJson6902"`
-	Replicas []struct {
-		Name string `yaml:"name"`
-	} `yaml:"replicas"`
-}
 
 // maxKustomization bounds the kustomization file read.
 const maxKustomization = 1 << 20
 
-// isKustomization reports whether a file name is one kustomize reads as a directory's
-// kustomization.
-func isKustomization(name string) bool {
-	for _, n := range kustomizationNames {
-		if name == n {
-			return true
-		}
-	}
-	return false
+// kustomizationRefs is what discovery needs of a kustomization file: the patch files it names
+// (fragments of objects, never manifests of their own) and the directories its resources,
+// bases and components name (kustomizations it builds on, which are then not built on their
+// own).
+type kustomizationRefs struct {
+	patches []string
+	dirs    []string
 }
 
-// readKustomization reads the kustomization file at path. It returns the patch files it names
-// (cleaned paths, to leave out of the manifests: a patch is a fragment that would otherwise be
-// counted as a workload of its own) and a warning when the overlay changes what it deploys
-// (patches or replica counts) — gpuguard does not build overlays.
-func readKustomization(path string) (patches []string, warn *parser.Error) {
+// readKustomization reads the kustomization file at path. A file it cannot read is
+// kustomize's (and the build's) to report; nothing is listed then.
+func readKustomization(path string) kustomizationRefs {
+	var refs kustomizationRefs
 	info, err := os.Stat(path)
 	if err != nil || !info.Mode().IsRegular() || info.Size() > maxKustomization {
-		return nil, nil
+		return refs
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil
+		return refs
 	}
-	dir, name := filepath.Dir(path), path
-	var k kustomization
-	// A kustomization gpuguard cannot read is kustomize's to report; its files are then read
-	// as they are.
+	var k kustomize.Kustomization
 	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&k); err != nil {
-		return nil, nil
+		return refs
 	}
-	add := func(p string) {
-		if p == "" || strings.Contains(p, "\n") || strings.Contains(p, "://") {
-			return // an inline patch or a remote one
+	dir := filepath.Dir(path)
+	local := func(p string) (string, bool) {
+		if p == "" || strings.Contains(p, "\n") || kustomize.IsRemote(p) {
+			return "", false // an inline patch or a remote one
 		}
-		patches = append(patches, filepath.Clean(filepath.Join(dir, filepath.FromSlash(p))))
+		p = filepath.FromSlash(p)
+		if filepath.IsAbs(p) {
+			return filepath.Clean(p), true
+		}
+		return filepath.Clean(filepath.Join(dir, p)), true
 	}
 	for _, p := range k.PatchesStrategicMerge {
-		add(p)
+		if f, ok := local(p); ok {
+			refs.patches = append(refs.patches, f)
+		}
 	}
-	for _, p := range k.Patches {
-		add(p.Path)
+	for _, p := range append(k.Patches, k.PatchesJSON6902...) {
+		if f, ok := local(p.Path); ok {
+			refs.patches = append(refs.patches, f)
+		}
 	}
-	for _, p := range k.PatchesJSON6902 {
-		add(p.Path)
+	for _, r := range append(append(append([]string{}, k.Resources...), k.Bases...), k.Components...) {
+		if d, ok := local(r); ok {
+			if info, err := os.Stat(d); err == nil && info.IsDir() {
+				refs.dirs = append(refs.dirs, d)
+			}
+		}
 	}
-	if len(k.PatchesStrategicMerge)+len(k.Patches)+len(k.PatchesJSON6902)+len(k.Replicas) > 0 {
-		warn = &parser.Error{File: name, Message: "a kustomize overlay: its patches and replica counts are not applied, so the objects it changes are counted as their bases declare them; check `kustomize build " +
-			filepath.ToSlash(dir) + " | gpuguard check -` for what it deploys"}
-	}
-	return patches, warn
+	return refs
 }

@@ -12,9 +12,12 @@ import (
 	"strings"
 	"sync"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
+	"github.com/gpuguard/gpuguard/parser/kustomize"
 	"github.com/gpuguard/gpuguard/parser/terraform"
 	"github.com/gpuguard/gpuguard/parser/terragrunt"
 )
@@ -34,6 +37,8 @@ type Options struct {
 	Kubernetes kubernetes.Options
 	// Stdin is read when a path is "-".
 	Stdin io.Reader
+	// links are the directories inputs may be read from (set by Scan).
+	links confine.Dirs
 	// Workers bounds concurrency; 0 means GOMAXPROCS.
 	Workers int
 }
@@ -47,6 +52,7 @@ const (
 	FormatPlan       Format = "terraform-plan"
 	FormatKubernetes Format = "kubernetes"
 	FormatTerragrunt Format = "terragrunt" // a unit: Path its directory, Files its terragrunt.hcl
+	FormatKustomize  Format = "kustomize"  // a kustomization to build: Path its directory
 )
 
 // Input is one unit of work: a Terraform root module, a plan file, a manifest file, or stdin.
@@ -73,10 +79,12 @@ var skipDirs = map[string]bool{".terraform": true, ".git": true, "vendor": true,
 func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, parser.Result) {
 	var res parser.Result
 	var inputs []Input
-	walkedModules := map[string][]string{} // dir -> files, from walking
-	varFiles := map[string][]string{}      // dir -> automatic variable files
-	patchFiles := map[string]bool{}        // kustomize patches: fragments, not manifests
-	var stacks []string                    // terragrunt.stack.hcl files: not generated
+	walkedModules := map[string][]string{}  // dir -> files, from walking
+	varFiles := map[string][]string{}       // dir -> automatic variable files
+	patchFiles := map[string]bool{}         // kustomize patches: fragments, not manifests
+	var stacks []string                     // terragrunt.stack.hcl files: not generated
+	kustomizations := map[string][]string{} // kustomization dir -> the directories it builds on
+	var kustomizationOrder []string
 	var walkedOrder []string
 	for _, p := range paths {
 		if p == Stdin {
@@ -129,16 +137,18 @@ func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, par
 				res.Warnings = append(res.Warnings, parser.Error{File: path, Message: "a link out of the checked directories: not read"})
 				return nil
 			}
-			if isKustomization(name) {
-				// Patch files are left out after the walk, so the order files are met in
-				// does not matter.
-				patches, warn := readKustomization(path)
-				for _, f := range patches {
+			if kustomize.IsKustomization(name) {
+				// Patch files and the kustomizations others build on are left out after the
+				// walk, so the order files are met in does not matter.
+				refs := readKustomization(path)
+				for _, f := range refs.patches {
 					patchFiles[f] = true
 				}
-				if warn != nil {
-					res.Warnings = append(res.Warnings, *warn)
+				dir := filepath.Clean(filepath.Dir(path))
+				if _, seen := kustomizations[dir]; !seen {
+					kustomizationOrder = append(kustomizationOrder, dir)
 				}
+				kustomizations[dir] = refs.dirs
 				return nil
 			}
 			if name == terragrunt.FileName {
@@ -180,6 +190,19 @@ func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, par
 	}
 	for _, f := range stacks {
 		res.Warnings = append(res.Warnings, parser.Error{File: f, Message: "a Terragrunt stack: the units it generates are not read (run terragrunt stack generate and check the .terragrunt-stack directory, or the plan JSON)"})
+	}
+	// Each kustomization no other one builds on is built: it is what gets deployed (an overlay,
+	// or a kustomization on its own); its bases are read through it.
+	based := map[string]bool{}
+	for _, dirs := range kustomizations {
+		for _, d := range dirs {
+			based[d] = true
+		}
+	}
+	for _, dir := range kustomizationOrder {
+		if !based[dir] {
+			inputs = append(inputs, Input{Format: FormatKustomize, Path: dir, Walked: true})
+		}
 	}
 	if len(patchFiles) > 0 {
 		kept := inputs[:0]
@@ -298,11 +321,38 @@ func looksLikeHCL(data []byte) bool {
 	return false
 }
 
-// parsed is the outcome of one input: a result, or (for a manifest) a decoded file that is
-// built together with the others, so that autoscalers and NodePools apply across files.
+// parsed is the outcome of one input: a result, or (for a manifest or a kustomization) decoded
+// files that are built together with the others, so that autoscalers and NodePools apply across
+// files.
 type parsed struct {
-	res  parser.Result
-	kube *kubernetes.File
+	res   parser.Result
+	kube  *kubernetes.File
+	built []*kubernetes.File // a kustomization's objects, one File per manifest they come from
+	read  []string           // the files a kustomization build read, real paths
+}
+
+// buildKustomization builds the kustomization in dir into its objects, grouped by the manifest
+// file that declares each.
+func buildKustomization(dir string, opts Options) parsed {
+	b := kustomize.Build(dir, opts.links)
+	p := parsed{res: parser.Result{Errors: b.Errors, Warnings: b.Warnings}}
+	byFile := map[string][]*yaml.Node{}
+	var order []string
+	for _, o := range b.Objects {
+		if _, ok := byFile[o.File]; !ok {
+			order = append(order, o.File)
+		}
+		byFile[o.File] = append(byFile[o.File], o.Node)
+	}
+	for _, f := range order {
+		p.built = append(p.built, kubernetes.FromNodes(f, filepath.ToSlash(dir), byFile[f]))
+	}
+	for _, f := range b.Files {
+		if r := realPath(f); r != "" {
+			p.read = append(p.read, r)
+		}
+	}
+	return p
 }
 
 // parse reads one input.
@@ -320,6 +370,8 @@ func parse(in Input, opts Options) parsed {
 		return parsed{res: terraform.ParseModule(in.Path, in.Files, o)}
 	case FormatPlan:
 		return parsed{res: terraform.ParsePlan(in.Path, in.Data)}
+	case FormatKustomize:
+		return buildKustomization(in.Path, opts)
 	case FormatTerragrunt:
 		o := opts.Terraform
 		o.Kubernetes = opts.Kubernetes
@@ -368,7 +420,8 @@ func Scan(paths []string, opts Options) parser.Result {
 	if len(links) == 0 {
 		links = paths
 	}
-	inputs, res := Discover(paths, opts.Stdin, confine.NewDirs(links...))
+	opts.links = confine.NewDirs(links...)
+	inputs, res := Discover(paths, opts.Stdin, opts.links)
 	inputs = dropIncludedConfigs(inputs, opts.Terraform)
 	workers := opts.Workers
 	if workers <= 0 {
@@ -400,6 +453,10 @@ func Scan(paths []string, opts Options) parser.Result {
 				consumed[f] = true
 			}
 		}
+		// A manifest a kustomization builds is counted as the kustomization deploys it.
+		for _, f := range o.read {
+			consumed[f] = true
+		}
 	}
 	results := make([]parser.Result, len(outs))
 	var kube []*kubernetes.File
@@ -411,6 +468,7 @@ func Scan(paths []string, opts Options) parser.Result {
 		if o.kube != nil {
 			kube = append(kube, o.kube)
 		}
+		kube = append(kube, o.built...)
 	}
 	roots := rootInputs(inputs, results)
 	for i, r := range results {

@@ -171,10 +171,9 @@ func TestLinksAreFollowedOnlyInside(t *testing.T) {
 
 const gpuDeployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: chat, namespace: serving}\nspec:\n  replicas: 1\n  template:\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g6e.2xlarge}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
 
-// Helm chart templates, other templates and kustomize patches are not manifests as they stand:
-// they are left out (or read as warnings) with the command that renders them, never input
-// errors that fail the run, and a patch is never counted as a second workload.
-func TestTemplatesAndOverlaysAreNotManifests(t *testing.T) {
+// Helm chart templates and other templates are not manifests as they stand: they are left out
+// (or read as warnings) with the command that renders them, never input errors that fail the run.
+func TestTemplatesAreNotManifests(t *testing.T) {
 	root := t.TempDir()
 	testutil.WriteFiles(t, root, map[string]string{
 		"charts/app/Chart.yaml":                "apiVersion: v2\nname: app\nversion: 0.1.0\n",
@@ -183,26 +182,13 @@ func TestTemplatesAndOverlaysAreNotManifests(t *testing.T) {
 		"charts/app/templates/_helpers.tpl":    "{{- define \"app.labels\" -}}\napp: x\n{{- end }}\n",
 		"ansible/pod.yaml":                     "apiVersion: v1\nkind: Pod\nmetadata:\n  labels:\n    {{ labels }}\n",
 		"docs/templates/deploy.yaml":           gpuDeployment, // "templates" outside a chart is just a folder
-		"base/deploy.yaml":                     gpuDeployment,
-		"base/kustomization.yaml":              "resources: [deploy.yaml]\n",
-		"overlays/prod/kustomization.yaml":     "resources: [../../base]\npatches:\n  - path: gpu-patch.yaml\n  - patch: |-\n      - op: replace\n        path: /spec/replicas\n        value: 3\npatchesStrategicMerge: [../common/more-gpus.yaml]\n",
-		"overlays/prod/gpu-patch.yaml":         strings.Replace(gpuDeployment, "gpu: 1", "gpu: 2", 1),
-		"overlays/common/more-gpus.yaml":       strings.Replace(gpuDeployment, "gpu: 1", "gpu: 4", 1),
-		"overlays/dev/kustomization.yaml":      "resources: [../../base]\nnamespace: dev\n",
 	})
 	res := Scan([]string{root}, Options{})
 	if len(res.Errors) > 0 {
 		t.Fatalf("errors: %+v", res.Errors)
 	}
-	var got []string
-	for _, r := range res.Resources {
-		rel, _ := filepath.Rel(root, r.Source.File)
-		got = append(got, filepath.ToSlash(rel)+" "+r.Address)
-	}
-	sort.Strings(got)
-	want := []string{"base/deploy.yaml Deployment/serving/chat", "docs/templates/deploy.yaml Deployment/serving/chat"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("resources\n got %q\nwant %q", got, want)
+	if len(res.Resources) != 1 || !strings.HasSuffix(filepath.ToSlash(res.Resources[0].Source.File), "docs/templates/deploy.yaml") {
+		t.Errorf("resources %+v", res.Resources)
 	}
 	var warned []string
 	for _, w := range res.Warnings {
@@ -212,15 +198,53 @@ func TestTemplatesAndOverlaysAreNotManifests(t *testing.T) {
 			warned = append(warned, "helm "+filepath.ToSlash(rel))
 		case strings.Contains(w.Message, "a template ({{ … }})"):
 			warned = append(warned, "template "+filepath.ToSlash(rel))
-		case strings.Contains(w.Message, "a kustomize overlay") && strings.Contains(w.Message, "kustomize build"):
-			warned = append(warned, "kustomize "+filepath.ToSlash(rel))
 		default:
 			t.Errorf("unexpected warning %+v", w)
 		}
 	}
 	sort.Strings(warned)
-	if want := "helm charts/app|kustomize overlays/prod/kustomization.yaml|template ansible/pod.yaml"; strings.Join(warned, "|") != want {
+	if want := "helm charts/app|template ansible/pod.yaml"; strings.Join(warned, "|") != want {
 		t.Errorf("warnings %q, want %q", strings.Join(warned, "|"), want)
+	}
+}
+
+// Each kustomization no other builds on is built and counted as it deploys: overlays with their
+// patches, replica counts, namespaces and prefixes, under their own root. The base's manifests
+// and the patch files are not counted again on their own; an autoscaler follows its renamed
+// target within its overlay.
+func TestKustomizationsAreBuilt(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"base/deploy.yaml":                 gpuDeployment,
+		"base/hpa.yaml":                    "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: chat, namespace: serving}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: chat}\n  minReplicas: 2\n  maxReplicas: 8\n",
+		"base/kustomization.yaml":          "resources: [deploy.yaml]\n",
+		"overlays/prod/kustomization.yaml": "resources: [../../base, ../../base/hpa.yaml]\nnamePrefix: prod-\ncommonLabels: {env: prod}\npatches:\n  - path: gpu-patch.yaml\n  - target: {kind: Deployment, name: chat}\n    patch: |-\n      - op: replace\n        path: /spec/template/spec/nodeSelector/node.kubernetes.io~1instance-type\n        value: p4d.24xlarge\n",
+		"overlays/prod/gpu-patch.yaml":     "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: chat, namespace: serving}\nspec:\n  template:\n    spec:\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]\n",
+		"overlays/dev/kustomization.yaml":  "resources: [../../base]\nnamespace: dev\nreplicas: [{name: chat, count: 3}]\n",
+		"plain/job.yaml":                   strings.Replace(gpuDeployment, "name: chat", "name: plain", 1),
+	})
+	t.Chdir(root)
+	res := Scan([]string{"."}, Options{})
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors: %+v", res.Errors)
+	}
+	var got []string
+	for _, r := range res.Resources {
+		got = append(got, fmt.Sprintf("%s %s %s %s×%d gpu=%d line %d", r.Root, r.Address, filepath.ToSlash(r.Source.File), r.InstanceType, r.Quantity, r.Pod.Requested, r.Source.Line))
+	}
+	sort.Strings(got)
+	want := []string{
+		"overlays/dev Deployment/dev/chat base/deploy.yaml g6e.2xlarge×3 gpu=1 line 1",
+		"overlays/prod Deployment/serving/prod-chat base/deploy.yaml p4d.24xlarge×2 gpu=2 line 1",
+		"plain/job.yaml Deployment/serving/plain plain/job.yaml g6e.2xlarge×1 gpu=1 line 1",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("resources\n got %q\nwant %q", got, want)
+	}
+	for _, r := range res.Resources {
+		if r.Root == "overlays/prod" && r.Tags["env"] != "prod" {
+			t.Errorf("commonLabels not applied: %+v", r.Tags)
+		}
 	}
 }
 

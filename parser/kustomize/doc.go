@@ -1,0 +1,16 @@
+// Package kustomize builds kustomizations into the Kubernetes objects they deploy, the way
+// `kustomize build` does for what decides GPU spend: resources (files and other kustomizations,
+// recursively), components, namespace, name prefixes and suffixes, common and pair labels and
+// annotations, replica counts, and patches — strategic merge (containers and other named lists
+// merged by name, `$patch: delete`, null to remove) and JSON 6902 (add, replace, remove, copy,
+// move), with or without a target selector. An autoscaler's scaleTargetRef follows the renamed
+// object, as kustomize's name references do.
+//
+// It works on YAML nodes and keeps each object's file and lines, so a resource built from an
+// overlay still points at the line of its base that declares it. Remote resources and Helm
+// chart inflation are not fetched: each is a warning. Every file is read inside the checked
+// directories (package confine). Generators (ConfigMaps, Secrets) and image rewrites do not
+// change GPU spend and are not applied.
+//
+// The package does not price anything, print or exit.
+package kustomize

@@ -1,0 +1,47 @@
+package kustomize
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/internal/confine"
+)
+
+// FuzzBuild feeds arbitrary kustomization and patch files to Build, next to a base with a GPU
+// deployment. It must never panic or hang, and never read outside the directory it is given.
+func FuzzBuild(f *testing.F) {
+	fixture := filepath.Join("..", "..", "testdata", "kubernetes", "kustomize")
+	for _, p := range []string{"overlays/prod/kustomization.yaml", "overlays/staging/kustomization.yaml", "components/spot/kustomization.yaml"} {
+		if b, err := os.ReadFile(filepath.Join(fixture, p)); err == nil {
+			f.Add(b, []byte{})
+		}
+	}
+	patch, _ := os.ReadFile(filepath.Join(fixture, "overlays/prod/h100.yaml"))
+	f.Add([]byte("resources: [base]\npatches: [{path: patch.yaml}]\nreplicas: [{name: train, count: 3}]\nnamePrefix: x-\n"), patch)
+	f.Add([]byte("resources: [base]\npatches:\n  - path: patch.yaml\n    target: {kind: \".*\", name: \"(\"}\n"), []byte("- {op: move, from: /spec, path: /spec/x}\n- {op: add, path: /metadata/labels/a~1b, value: 1}\n"))
+	f.Add([]byte("resources: [base]\npatchesStrategicMerge: [patch.yaml]\n"), []byte("kind: Deployment\nmetadata: {name: train}\nspec:\n  $patch: replace\n  template:\n    spec:\n      containers: [{name: trainer, $patch: delete}]\n"))
+	f.Fuzz(func(t *testing.T, kustomization, patch []byte) {
+		root := t.TempDir()
+		for name, data := range map[string][]byte{
+			"kustomization.yaml":      kustomization,
+			"patch.yaml":              patch,
+			"base/kustomization.yaml": []byte("resources: [deploy.yaml]\n"),
+			"base/deploy.yaml":        []byte(deployment),
+		} {
+			p := filepath.Join(root, name)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res := Build(root, confine.NewDirs(root))
+		for _, f := range res.Files {
+			if rel, err := filepath.Rel(root, f); err != nil || filepath.IsAbs(rel) || len(rel) > 1 && rel[:2] == ".." {
+				t.Fatalf("read %s outside %s", f, root)
+			}
+		}
+	})
+}

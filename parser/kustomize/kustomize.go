@@ -1,0 +1,579 @@
+package kustomize
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/internal/confine"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// FileNames are the names kustomize reads as a directory's kustomization.
+var FileNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// IsKustomization reports whether a file name is one kustomize reads as a kustomization.
+func IsKustomization(name string) bool {
+	for _, n := range FileNames {
+		if name == n {
+			return true
+		}
+	}
+	return false
+}
+
+// maxFile bounds a kustomization, manifest or patch file read.
+const maxFile = 16 << 20
+
+// maxDepth bounds kustomizations nested in kustomizations.
+const maxDepth = 32
+
+// Kustomization is the part of a kustomization file that is read.
+type Kustomization struct {
+	Resources             []string          `yaml:"resources"`
+	Bases                 []string          `yaml:"bases"`
+	Components            []string          `yaml:"components"`
+	Namespace             string            `yaml:"namespace"`
+	NamePrefix            string            `yaml:"namePrefix"`
+	NameSuffix            string            `yaml:"nameSuffix"`
+	CommonLabels          map[string]string `yaml:"commonLabels"`
+	CommonAnnotations     map[string]string `yaml:"commonAnnotations"`
+	Labels                []labelSet        `yaml:"labels"`
+	Replicas              []replicaCount    `yaml:"replicas"`
+	Patches               []patchRef        `yaml:"patches"`
+	PatchesStrategicMerge []string          `yaml:"patchesStrategicMerge"`
+	PatchesJSON6902       []patchRef        `yaml:"patchesJson6902"`
+	HelmCharts            []yaml.Node       `yaml:"helmCharts"`
+}
+
+type labelSet struct {
+	Pairs            map[string]string `yaml:"pairs"`
+	IncludeTemplates bool              `yaml:"includeTemplates"`
+	IncludeSelectors bool              `yaml:"includeSelectors"`
+}
+
+type replicaCount struct {
+	Name  string `yaml:"name"`
+	Count int    `yaml:"count"`
+}
+
+type patchRef struct {
+	Path   string  `yaml:"path"`
+	Patch  string  `yaml:"patch"`
+	Target *target `yaml:"target"`
+}
+
+// target selects the objects a patch applies to; names and kinds are anchored regular
+// expressions, as in kustomize.
+type target struct {
+	Group         string `yaml:"group"`
+	Version       string `yaml:"version"`
+	Kind          string `yaml:"kind"`
+	Name          string `yaml:"name"`
+	Namespace     string `yaml:"namespace"`
+	LabelSelector string `yaml:"labelSelector"`
+}
+
+// Object is one object a kustomization deploys: its YAML mapping and the file that declares it
+// (node lines are lines of that file).
+type Object struct {
+	Node *yaml.Node
+	File string
+	// names are the names the object had before this build renamed it, for patches and
+	// references written against the base's names.
+	names []string
+}
+
+// Result is what a build deploys and what it read.
+type Result struct {
+	Objects []Object
+	// Files are every manifest and patch file the build read (cleaned paths): they are the
+	// build's input, not manifests to count again on their own.
+	Files    []string
+	Errors   []parser.Error
+	Warnings []parser.Error
+}
+
+// Read reads the kustomization file in dir; "" and nil when there is none.
+func Read(dir string, links confine.Dirs) (string, *Kustomization, error) {
+	for _, n := range FileNames {
+		p := filepath.Join(dir, n)
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		data, err := links.ReadFile(p, maxFile)
+		if err != nil {
+			return p, nil, err
+		}
+		var k Kustomization
+		if err := yaml.Unmarshal(data, &k); err != nil {
+			return p, nil, fmt.Errorf("invalid kustomization: %v", err)
+		}
+		return p, &k, nil
+	}
+	return "", nil, nil
+}
+
+// Build renders the kustomization in dir.
+func Build(dir string, links confine.Dirs) Result {
+	b := &builder{links: links, files: map[string]bool{}}
+	objs := b.build(filepath.Clean(dir), nil, 0)
+	res := Result{Objects: objs, Errors: b.errs, Warnings: b.warns}
+	for f := range b.files {
+		res.Files = append(res.Files, f)
+	}
+	sort.Strings(res.Files)
+	return res
+}
+
+type builder struct {
+	links       confine.Dirs
+	files       map[string]bool
+	errs, warns []parser.Error
+}
+
+func (b *builder) errorf(file string, line int, format string, args ...any) {
+	b.errs = append(b.errs, parser.Error{File: file, Line: line, Message: fmt.Sprintf(format, args...)})
+}
+
+// IsRemote reports whether a resource or patch entry is fetched from elsewhere.
+func IsRemote(entry string) bool {
+	for _, p := range []string{"://", "git@", "github.com/", "gitlab.com/", "bitbucket.org/"} {
+		if strings.Contains(entry, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// build renders one kustomization; stack holds the directories being built, to tell a cycle.
+func (b *builder) build(dir string, stack []string, depth int) []Object {
+	for _, d := range stack {
+		if d == dir {
+			b.errorf(dir, 0, "kustomizations include each other (%s)", strings.Join(append(stack, dir), " → "))
+			return nil
+		}
+	}
+	if depth > maxDepth {
+		b.errorf(dir, 0, "kustomizations nested more than %d deep", maxDepth)
+		return nil
+	}
+	file, k, err := Read(dir, b.links)
+	if err != nil {
+		b.errorf(file, 0, "%v", err)
+		return nil
+	}
+	if k == nil {
+		b.errorf(dir, 0, "no kustomization.yaml in this directory")
+		return nil
+	}
+	stack = append(stack, dir)
+	var objs []Object
+	for _, r := range append(append([]string{}, k.Resources...), k.Bases...) {
+		objs = append(objs, b.resource(file, dir, r, stack, depth)...)
+	}
+	if len(k.HelmCharts) > 0 {
+		b.warns = append(b.warns, parser.Error{File: file, Line: k.HelmCharts[0].Line,
+			Message: "helmCharts are not inflated: what they deploy is not counted here; check `kustomize build --enable-helm " + filepath.ToSlash(dir) + " | gpuguard check -`"})
+	}
+	for _, c := range k.Components {
+		if IsRemote(c) {
+			b.warns = append(b.warns, parser.Error{File: file, Message: fmt.Sprintf("remote component %q is not fetched: what it changes is not applied", c)})
+			continue
+		}
+		cdir := join(dir, c)
+		cfile, ck, err := Read(cdir, b.links)
+		if err != nil || ck == nil {
+			b.errorf(file, 0, "component %q: %v", c, orMissing(err))
+			continue
+		}
+		for _, r := range ck.Resources {
+			objs = append(objs, b.resource(cfile, cdir, r, append(stack, cdir), depth+1)...)
+		}
+		objs = b.transform(cfile, cdir, ck, objs)
+	}
+	return b.transform(file, dir, k, objs)
+}
+
+// join resolves a path a kustomization names against its directory.
+func join(dir, p string) string {
+	p = filepath.FromSlash(p)
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Clean(filepath.Join(dir, p))
+}
+
+func orMissing(err error) error {
+	if err == nil {
+		return fmt.Errorf("no kustomization.yaml there")
+	}
+	return err
+}
+
+// resource reads one resources entry: a manifest file or a kustomization directory.
+func (b *builder) resource(file, dir, entry string, stack []string, depth int) []Object {
+	if IsRemote(entry) {
+		b.warns = append(b.warns, parser.Error{File: file, Message: fmt.Sprintf("remote resource %q is not fetched: what it deploys is not counted here", entry)})
+		return nil
+	}
+	p := join(dir, entry)
+	real, err := b.links.Resolve(p)
+	if err != nil {
+		b.errorf(file, 0, "resource %q: %v", entry, err)
+		return nil
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		b.errorf(file, 0, "resource %q: %v", entry, err)
+		return nil
+	}
+	if info.IsDir() {
+		return b.build(p, stack, depth+1)
+	}
+	return b.manifest(p)
+}
+
+// manifest reads the objects of a manifest file, each node's line a line of the file.
+func (b *builder) manifest(p string) []Object {
+	data, err := b.links.ReadFile(p, maxFile)
+	if err != nil {
+		b.errorf(p, 0, "cannot read: %v", err)
+		return nil
+	}
+	b.files[p] = true
+	docs, err := decodeAll(data)
+	if err != nil {
+		b.errorf(p, 0, "invalid YAML: %v", err)
+		return nil
+	}
+	var out []Object
+	for _, d := range docs {
+		if d.Kind != yaml.MappingNode {
+			continue
+		}
+		if lookup(d, "kind") == nil || lookup(d, "apiVersion") == nil {
+			continue
+		}
+		out = append(out, Object{Node: d, File: p})
+	}
+	return out
+}
+
+// decodeAll reads every document of a YAML stream; node lines are lines of the stream.
+func decodeAll(data []byte) ([]*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var out []*yaml.Node
+	for len(out) < 100000 {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return out, err
+		}
+		if len(n.Content) > 0 {
+			out = append(out, n.Content[0])
+		}
+	}
+	return out, nil
+}
+
+// patch is one patch read: a strategic merge document or JSON 6902 operations.
+type patch struct {
+	file   string
+	line   int
+	doc    *yaml.Node // strategic merge, or the sequence of operations
+	json   bool
+	target *target
+}
+
+// transform applies a kustomization's own changes to the objects it gathered, in kustomize's
+// order: patches, namespace, name prefix and suffix, labels and annotations, replica counts.
+func (b *builder) transform(file, dir string, k *Kustomization, objs []Object) []Object {
+	var patches []patch
+	read := func(p patchRef, json bool) {
+		switch {
+		case p.Patch != "":
+			docs, err := decodeAll([]byte(p.Patch))
+			if err != nil || len(docs) == 0 {
+				b.errorf(file, 0, "inline patch: invalid YAML: %v", err)
+				return
+			}
+			for _, d := range docs {
+				patches = append(patches, patch{file: file, doc: d, json: json || d.Kind == yaml.SequenceNode, target: p.Target})
+			}
+		case p.Path != "":
+			if IsRemote(p.Path) {
+				b.warns = append(b.warns, parser.Error{File: file, Message: fmt.Sprintf("remote patch %q is not fetched and not applied", p.Path)})
+				return
+			}
+			pp := join(dir, p.Path)
+			data, err := b.links.ReadFile(pp, maxFile)
+			if err != nil {
+				b.errorf(file, 0, "patch %q: %v", p.Path, err)
+				return
+			}
+			b.files[pp] = true
+			docs, err := decodeAll(data)
+			if err != nil {
+				b.errorf(pp, 0, "invalid YAML: %v", err)
+				return
+			}
+			for _, d := range docs {
+				patches = append(patches, patch{file: pp, line: d.Line, doc: d, json: json || d.Kind == yaml.SequenceNode, target: p.Target})
+			}
+		}
+	}
+	for _, p := range k.PatchesStrategicMerge {
+		if strings.Contains(p, "\n") || strings.Contains(p, ":") && !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml") {
+			read(patchRef{Patch: p}, false)
+		} else {
+			read(patchRef{Path: p}, false)
+		}
+	}
+	for _, p := range k.Patches {
+		read(p, false)
+	}
+	for _, p := range k.PatchesJSON6902 {
+		read(p, true)
+	}
+	for _, p := range patches {
+		b.apply(p, objs)
+	}
+	renamed := map[string]string{} // kind/old name -> new name, for references
+	for i := range objs {
+		o := &objs[i]
+		kind := scalar(lookup(o.Node, "kind"))
+		meta := ensureMap(o.Node, "metadata")
+		if k.Namespace != "" && !clusterScoped[kind] {
+			setScalar(meta, "namespace", k.Namespace)
+		}
+		if (k.NamePrefix != "" || k.NameSuffix != "") && kind != "Namespace" && kind != "CustomResourceDefinition" {
+			old := scalar(lookup(meta, "name"))
+			if old != "" {
+				o.names = append(o.names, old)
+				setScalar(meta, "name", k.NamePrefix+old+k.NameSuffix)
+				renamed[kind+"/"+old] = k.NamePrefix + old + k.NameSuffix
+			}
+		}
+		labels := map[string]string{}
+		for key, v := range k.CommonLabels {
+			labels[key] = v
+		}
+		var templateLabels = map[string]string{}
+		for key, v := range k.CommonLabels {
+			templateLabels[key] = v
+		}
+		for _, l := range k.Labels {
+			for key, v := range l.Pairs {
+				labels[key] = v
+				if l.IncludeTemplates || l.IncludeSelectors {
+					templateLabels[key] = v
+				}
+			}
+		}
+		setAll(meta, "labels", labels)
+		setAll(meta, "annotations", k.CommonAnnotations)
+		if tmpl := podTemplate(o.Node); tmpl != nil {
+			tmeta := ensureMap(tmpl, "metadata")
+			setAll(tmeta, "labels", templateLabels)
+			setAll(tmeta, "annotations", k.CommonAnnotations)
+		}
+	}
+	if len(renamed) > 0 {
+		for i := range objs {
+			renameReferences(objs[i].Node, renamed)
+		}
+	}
+	for _, r := range k.Replicas {
+		found := false
+		for i := range objs {
+			if objs[i].named(r.Name) && scalableKinds[scalar(lookup(objs[i].Node, "kind"))] {
+				setInt(ensureMap(objs[i].Node, "spec"), "replicas", r.Count)
+				found = true
+			}
+		}
+		if !found {
+			b.warns = append(b.warns, parser.Error{File: file, Message: fmt.Sprintf("replicas: no Deployment, StatefulSet or ReplicaSet named %q among the resources", r.Name)})
+		}
+	}
+	return objs
+}
+
+// clusterScoped kinds take no namespace.
+var clusterScoped = map[string]bool{"Namespace": true, "ClusterRole": true, "ClusterRoleBinding": true, "CustomResourceDefinition": true,
+	"NodePool": true, "EC2NodeClass": true, "PriorityClass": true, "StorageClass": true, "PersistentVolume": true, "DeviceClass": true, "RuntimeClass": true}
+
+// scalableKinds are those kustomize's replicas field sets.
+var scalableKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "ReplicaSet": true, "ReplicationController": true}
+
+// named reports whether the object has, or had before a rename, the name.
+func (o *Object) named(name string) bool {
+	if scalar(lookup(lookup(o.Node, "metadata"), "name")) == name {
+		return true
+	}
+	for _, n := range o.names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// matches reports whether a target selects the object.
+func (o *Object) matches(t *target) bool {
+	meta := lookup(o.Node, "metadata")
+	if t.Kind != "" && !anchored(t.Kind, scalar(lookup(o.Node, "kind"))) {
+		return false
+	}
+	if t.Name != "" {
+		ok := anchored(t.Name, scalar(lookup(meta, "name")))
+		for _, n := range o.names {
+			ok = ok || anchored(t.Name, n)
+		}
+		if !ok {
+			return false
+		}
+	}
+	if t.Namespace != "" && !anchored(t.Namespace, scalar(lookup(meta, "namespace"))) {
+		return false
+	}
+	group, version, _ := strings.Cut(scalar(lookup(o.Node, "apiVersion")), "/")
+	if version == "" {
+		group, version = "", group
+	}
+	if t.Group != "" && t.Group != group || t.Version != "" && t.Version != version {
+		return false
+	}
+	if t.LabelSelector != "" {
+		labels := lookup(meta, "labels")
+		for _, term := range strings.Split(t.LabelSelector, ",") {
+			key, want, eq := strings.Cut(strings.TrimSpace(term), "=")
+			got := lookup(labels, strings.TrimSpace(key))
+			if got == nil || eq && scalar(got) != strings.TrimSpace(strings.TrimPrefix(want, "=")) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// anchored matches value against a kustomize selector: an anchored regular expression, or the
+// literal text when it is not one.
+func anchored(expr, value string) bool {
+	re, err := regexp.Compile("^(?:" + expr + ")$")
+	if err != nil {
+		return expr == value
+	}
+	return re.MatchString(value)
+}
+
+// apply applies one patch to the objects it selects: its target, or (a strategic merge patch
+// without one) the object of its kind and name.
+func (b *builder) apply(p patch, objs []Object) {
+	t := p.target
+	if t == nil {
+		if p.json {
+			b.errorf(p.file, p.line, "a JSON 6902 patch needs a target")
+			return
+		}
+		meta := lookup(p.doc, "metadata")
+		t = &target{Kind: regexp.QuoteMeta(scalar(lookup(p.doc, "kind"))), Name: regexp.QuoteMeta(scalar(lookup(meta, "name")))}
+		if ns := scalar(lookup(meta, "namespace")); ns != "" {
+			t.Namespace = regexp.QuoteMeta(ns)
+		}
+		if t.Kind == "" || t.Name == "" {
+			b.errorf(p.file, p.line, "a strategic merge patch without a target needs kind and metadata.name")
+			return
+		}
+	}
+	applied := false
+	for i := range objs {
+		if !objs[i].matches(t) {
+			continue
+		}
+		applied = true
+		if p.json {
+			if err := applyJSON6902(objs[i].Node, p.doc); err != nil {
+				b.errorf(p.file, p.line, "%v", err)
+				return
+			}
+			continue
+		}
+		doc := p.doc
+		if p.target != nil {
+			// With a target, the patch's own kind and name do not select and are not applied.
+			doc = withoutIdentity(doc)
+		}
+		if merged := strategicMerge(objs[i].Node, doc, ""); merged != nil {
+			*objs[i].Node = *merged
+		}
+	}
+	if !applied {
+		b.warns = append(b.warns, parser.Error{File: p.file, Line: p.line, Message: "this patch matches no object among the kustomization's resources and is not applied"})
+	}
+}
+
+// withoutIdentity is a patch document without kind, apiVersion and metadata.name.
+func withoutIdentity(doc *yaml.Node) *yaml.Node {
+	if doc.Kind != yaml.MappingNode {
+		return doc
+	}
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: doc.Tag, Line: doc.Line}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		switch doc.Content[i].Value {
+		case "kind", "apiVersion":
+			continue
+		case "metadata":
+			m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			for j := 0; j+1 < len(doc.Content[i+1].Content); j += 2 {
+				if doc.Content[i+1].Content[j].Value != "name" {
+					m.Content = append(m.Content, doc.Content[i+1].Content[j], doc.Content[i+1].Content[j+1])
+				}
+			}
+			out.Content = append(out.Content, doc.Content[i], m)
+			continue
+		}
+		out.Content = append(out.Content, doc.Content[i], doc.Content[i+1])
+	}
+	return out
+}
+
+// podTemplate is the pod template of a workload (spec.template, or a CronJob's
+// spec.jobTemplate.spec.template), nil for other objects.
+func podTemplate(n *yaml.Node) *yaml.Node {
+	spec := lookup(n, "spec")
+	if t := lookup(spec, "template"); t != nil && t.Kind == yaml.MappingNode {
+		return t
+	}
+	if t := lookup(lookup(lookup(spec, "jobTemplate"), "spec"), "template"); t != nil && t.Kind == yaml.MappingNode {
+		return t
+	}
+	return nil
+}
+
+// renameReferences points autoscalers (HorizontalPodAutoscaler, KEDA ScaledObject) at their
+// target's new name, as kustomize's name references do.
+func renameReferences(n *yaml.Node, renamed map[string]string) {
+	ref := lookup(lookup(n, "spec"), "scaleTargetRef")
+	if ref == nil {
+		return
+	}
+	kind := scalar(lookup(ref, "kind"))
+	if kind == "" {
+		kind = "Deployment"
+	}
+	if to, ok := renamed[kind+"/"+scalar(lookup(ref, "name"))]; ok {
+		setScalar(ref, "name", to)
+	}
+}

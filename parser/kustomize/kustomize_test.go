@@ -1,0 +1,292 @@
+package kustomize
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/internal/confine"
+	"github.com/gpuguard/gpuguard/internal/testutil"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+const deployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: train
+  labels: {app: train}
+spec:
+  replicas: 1
+  template:
+    metadata:
+      labels: {app: train}
+    spec:
+      containers:
+        - name: trainer
+          image: trainer:1
+          resources:
+            limits: {nvidia.com/gpu: 1}
+        - name: sidecar
+          image: log:1
+      tolerations: [{key: a}]
+`
+
+// build writes files under a new directory, moves there and builds dir.
+func build(t *testing.T, files map[string]string, dir string) Result {
+	t.Helper()
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, files)
+	t.Chdir(root)
+	return Build(dir, confine.NewDirs("."))
+}
+
+func only(t *testing.T, res Result) *yaml.Node {
+	t.Helper()
+	if len(res.Errors) > 0 || len(res.Objects) != 1 {
+		t.Fatalf("errors %+v, %d objects", res.Errors, len(res.Objects))
+	}
+	return res.Objects[0].Node
+}
+
+func TestStrategicMerge(t *testing.T) {
+	res := build(t, map[string]string{
+		"base/deploy.yaml":        deployment,
+		"base/kustomization.yaml": "resources: [deploy.yaml]\n",
+		"prod/kustomization.yaml": "resources: [../base]\npatchesStrategicMerge: [gpus.yaml]\n",
+		"prod/gpus.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: train}
+spec:
+  template:
+    spec:
+      containers:
+        - name: trainer
+          resources:
+            limits: {nvidia.com/gpu: 8}
+        - name: sidecar
+          $patch: delete
+        - name: exporter
+          image: dcgm:1
+      tolerations: [{key: b}]
+      nodeSelector: {node.kubernetes.io/instance-type: p5.48xlarge}
+  replicas: null
+`,
+	}, "prod")
+	n := only(t, res)
+	for path, want := range map[string]string{
+		"spec.template.spec.containers.0.name":                             "trainer",
+		"spec.template.spec.containers.0.image":                            "trainer:1", // kept: merged by name
+		"spec.template.spec.containers.0.resources.limits.nvidia.com/gpu":  "8",
+		"spec.template.spec.containers.1.name":                             "exporter", // sidecar deleted, exporter added
+		"spec.template.spec.containers":                                    "len 2",
+		"spec.template.spec.tolerations.0.key":                             "b", // a list without a merge key is replaced
+		"spec.template.spec.tolerations":                                   "len 1",
+		"spec.template.spec.nodeSelector.node.kubernetes.io/instance-type": "p5.48xlarge",
+		"spec.replicas": "<none>", // null removes
+	} {
+		if got := getPath(n, path); got != want {
+			t.Errorf("%s = %q, want %q", path, got, want)
+		}
+	}
+	if len(res.Files) != 2 || filepath.Base(res.Files[1]) != "gpus.yaml" {
+		t.Errorf("files read %v", res.Files)
+	}
+}
+
+// getPath is get for paths whose keys hold dots (label and resource names): it tries the
+// longest key first.
+func getPath(n *yaml.Node, path string) string {
+	parts := strings.Split(path, ".")
+	for len(parts) > 0 {
+		if n == nil {
+			return "<none>"
+		}
+		if n.Kind == yaml.SequenceNode {
+			i := int(parts[0][0] - '0')
+			if i >= len(n.Content) {
+				return "<none>"
+			}
+			n, parts = n.Content[i], parts[1:]
+			continue
+		}
+		found := false
+		for k := len(parts); k > 0; k-- {
+			if v := lookup(n, strings.Join(parts[:k], ".")); v != nil {
+				n, parts, found = v, parts[k:], true
+				break
+			}
+		}
+		if !found {
+			return "<none>"
+		}
+	}
+	if n.Kind == yaml.SequenceNode {
+		return "len " + string(rune('0'+len(n.Content)))
+	}
+	return n.Value
+}
+
+func TestJSON6902AndTargets(t *testing.T) {
+	res := build(t, map[string]string{
+		"deploy.yaml": deployment + "---\n" + strings.ReplaceAll(deployment, "train", "serve"),
+		"kustomization.yaml": `resources: [deploy.yaml]
+patches:
+  - target: {kind: Deploy.*, name: "tr.*", labelSelector: "app=train"}
+    patch: |-
+      - op: add
+        path: /spec/template/spec/nodeSelector
+        value: {node.kubernetes.io/instance-type: g6e.12xlarge}
+      - op: replace
+        path: /spec/template/spec/containers/0/resources/limits/nvidia.com~1gpu
+        value: 4
+      - op: remove
+        path: /spec/template/spec/containers/1
+      - op: add
+        path: /spec/template/spec/containers/-
+        value: {name: added}
+      - op: copy
+        from: /spec/replicas
+        path: /spec/minReadySeconds
+      - op: move
+        from: /spec/template/spec/tolerations
+        path: /spec/template/spec/moved
+`,
+	}, ".")
+	if len(res.Errors) > 0 || len(res.Objects) != 2 {
+		t.Fatalf("errors %+v, %d objects", res.Errors, len(res.Objects))
+	}
+	train, serve := res.Objects[0].Node, res.Objects[1].Node
+	for path, want := range map[string]string{
+		"spec.template.spec.nodeSelector.node.kubernetes.io/instance-type": "g6e.12xlarge",
+		"spec.template.spec.containers.0.resources.limits.nvidia.com/gpu":  "4",
+		"spec.template.spec.containers.1.name":                             "added",
+		"spec.minReadySeconds":                                             "1",
+		"spec.template.spec.tolerations":                                   "<none>",
+		"spec.template.spec.moved.0.key":                                   "a",
+	} {
+		if got := getPath(train, path); got != want {
+			t.Errorf("train %s = %q, want %q", path, got, want)
+		}
+	}
+	if got := getPath(serve, "spec.template.spec.containers.0.resources.limits.nvidia.com/gpu"); got != "1" {
+		t.Errorf("the patch reached an object its target does not select: %s", got)
+	}
+}
+
+func TestNamesNamespacesLabelsReplicas(t *testing.T) {
+	hpa := "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: train}\nspec:\n  scaleTargetRef: {kind: Deployment, name: train}\n"
+	n := build(t, map[string]string{
+		"base/deploy.yaml":        deployment,
+		"base/hpa.yaml":           hpa,
+		"base/kustomization.yaml": "resources: [deploy.yaml, hpa.yaml]\nnamePrefix: base-\n",
+		"kustomization.yaml": `resources: [base]
+namespace: ml
+namePrefix: prod-
+nameSuffix: -v2
+labels:
+  - pairs: {team: ml}
+    includeTemplates: true
+commonAnnotations: {gpuguard.dev/hours-per-month: "200"}
+replicas: [{name: base-train, count: 4}]
+`,
+	}, ".")
+	if len(n.Errors) > 0 || len(n.Objects) != 2 {
+		t.Fatalf("errors %+v, %d objects", n.Errors, len(n.Objects))
+	}
+	d, h := n.Objects[0].Node, n.Objects[1].Node
+	for path, want := range map[string]string{
+		"metadata.name":                      "prod-base-train-v2",
+		"metadata.namespace":                 "ml",
+		"metadata.labels.team":               "ml",
+		"metadata.labels.app":                "train",
+		"spec.template.metadata.labels.team": "ml",
+		"spec.template.metadata.annotations.gpuguard.dev/hours-per-month": "200",
+		"metadata.annotations.gpuguard.dev/hours-per-month":               "200",
+		"spec.replicas": "4", // named as the base named it
+	} {
+		if got := getPath(d, path); got != want {
+			t.Errorf("deployment %s = %q, want %q", path, got, want)
+		}
+	}
+	if got := getPath(h, "spec.scaleTargetRef.name"); got != "prod-base-train-v2" {
+		t.Errorf("the autoscaler's target is %q", got)
+	}
+}
+
+func TestComponents(t *testing.T) {
+	n := only(t, build(t, map[string]string{
+		"deploy.yaml":            deployment,
+		"gpu/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n  - path: more.yaml\n",
+		"gpu/more.yaml":          "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: train}\nspec: {replicas: 6}\n",
+		"kustomization.yaml":     "resources: [deploy.yaml]\ncomponents: [gpu]\n",
+	}, "."))
+	if got := getPath(n, "spec.replicas"); got != "6" {
+		t.Errorf("replicas %s", got)
+	}
+}
+
+// Problems are errors or warnings with the file that has them; nothing stops the build of
+// the rest, nothing outside the checked directories is read, and cycles end.
+func TestProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name, kustomization string
+		extra               map[string]string
+		err, warn           string
+		objects             int
+	}{
+		{name: "missing resource", kustomization: "resources: [nosuch.yaml, deploy.yaml]\n", err: "nosuch.yaml", objects: 1},
+		{name: "outside", kustomization: "resources: [/etc/hostname, deploy.yaml]\n", err: "outside the checked directories", objects: 1},
+		{name: "remote", kustomization: "resources: ['https://github.com/acme/k8s//base?ref=v1', deploy.yaml]\n", warn: "remote resource", objects: 1},
+		{name: "cycle", kustomization: "resources: [a]\n", extra: map[string]string{"a/kustomization.yaml": "resources: [../b]\n", "b/kustomization.yaml": "resources: [../a]\n"}, err: "include each other"},
+		{name: "self", kustomization: "resources: [., deploy.yaml]\n", err: "include each other", objects: 1},
+		{name: "patch matches nothing", kustomization: "resources: [deploy.yaml]\npatches:\n  - patch: |-\n      kind: Deployment\n      metadata: {name: other}\n      spec: {replicas: 3}\n", warn: "matches no object", objects: 1},
+		{name: "json patch without target", kustomization: "resources: [deploy.yaml]\npatchesJson6902:\n  - patch: |-\n      - {op: remove, path: /spec}\n", err: "needs a target", objects: 1},
+		{name: "json patch bad path", kustomization: "resources: [deploy.yaml]\npatches:\n  - target: {kind: Deployment}\n    patch: |-\n      - {op: replace, path: /spec/nosuch/x, value: 1}\n", err: "JSON patch replace", objects: 1},
+		{name: "copy bomb", kustomization: "resources: [deploy.yaml]\npatches:\n  - target: {kind: Deployment}\n    patch: |-\n" + copyBomb(64), err: "grows past", objects: 1},
+		{name: "replicas of nothing", kustomization: "resources: [deploy.yaml]\nreplicas: [{name: nosuch, count: 3}]\n", warn: "no Deployment", objects: 1},
+		{name: "helm", kustomization: "resources: [deploy.yaml]\nhelmCharts:\n  - name: x\n", warn: "helmCharts are not inflated", objects: 1},
+		{name: "invalid", kustomization: "resources: {\n", err: "invalid kustomization"},
+		{name: "invalid manifest", kustomization: "resources: [bad.yaml, deploy.yaml]\n", extra: map[string]string{"bad.yaml": "kind: [\n"}, err: "bad.yaml", objects: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"deploy.yaml": deployment, "k/kustomization.yaml": tc.kustomization}
+			for k, v := range tc.extra {
+				files["k/"+k] = v
+			}
+			// The unit's files sit in k/, the deployment one level up: resources name it
+			// relative to k/.
+			files["k/kustomization.yaml"] = strings.ReplaceAll(tc.kustomization, "deploy.yaml", "../deploy.yaml")
+			res := build(t, files, "k")
+			if errs := text(res.Errors); tc.err != "" && !strings.Contains(errs, tc.err) || tc.err == "" && errs != "" {
+				t.Errorf("errors:\n%s\nwant %q", errs, tc.err)
+			}
+			if warns := text(res.Warnings); tc.warn != "" && !strings.Contains(warns, tc.warn) {
+				t.Errorf("warnings:\n%s\nwant %q", warns, tc.warn)
+			}
+			if len(res.Objects) != tc.objects {
+				t.Errorf("%d objects, want %d", len(res.Objects), tc.objects)
+			}
+		})
+	}
+}
+
+// copyBomb is a JSON patch that copies the object's spec into itself n times, doubling it each
+// time.
+func copyBomb(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "      - {op: copy, from: /spec, path: /spec/c%d}\n", i)
+	}
+	return b.String()
+}
+
+func text(errs []parser.Error) string {
+	var b strings.Builder
+	for _, e := range errs {
+		b.WriteString(filepath.ToSlash(e.File) + ": " + e.Message + "\n")
+	}
+	return b.String()
+}
