@@ -240,6 +240,12 @@ func classifyFile(path string, info fs.FileInfo, explicit bool) (*Input, *parser
 	switch {
 	case terraform.IsModuleFile(name):
 		return &Input{Format: FormatTerraform, Path: filepath.Dir(path), Files: []string{path}}, nil
+	case explicit && kustomize.IsKustomization(name):
+		// Named on the command line: the kustomization is built (while walking, the walk
+		// decides which kustomizations are built).
+		return &Input{Format: FormatKustomize, Path: filepath.Dir(path)}, nil
+	case explicit && name == terragrunt.FileName:
+		return &Input{Format: FormatTerragrunt, Path: filepath.Dir(path), Files: []string{path}}, nil
 	case strings.HasSuffix(lower, ".tfvars") || strings.HasSuffix(lower, ".tfvars.json"):
 		if explicit {
 			return nil, &parser.Error{File: path, Message: "a variables file is not checked on its own: pass it with --var-file"}

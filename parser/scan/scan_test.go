@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuguard/gpuguard/internal/testutil"
 	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/terraform"
 )
 
 const gpu = "provider \"aws\" { region = \"us-east-1\" }\nresource \"aws_instance\" \"x\" { instance_type = \"g5.xlarge\" }\n"
@@ -275,5 +276,28 @@ func TestTerragruntUnitsDeployTheirModule(t *testing.T) {
 	}
 	if !nothing || !stack || len(res.Errors) > 0 {
 		t.Fatalf("warnings %+v errors %+v", res.Warnings, res.Errors)
+	}
+}
+
+// A kustomization or a terragrunt.hcl named on the command line is built, not read as a
+// manifest or skipped.
+func TestNamedKustomizationAndUnitFiles(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"base/deploy.yaml":                 gpuDeployment,
+		"base/kustomization.yaml":          "resources: [deploy.yaml]\n",
+		"overlays/prod/kustomization.yaml": "resources: [../../base]\nreplicas: [{name: chat, count: 5}]\n",
+		"modules/gpu/main.tf":              "variable \"t\" {}\nprovider \"aws\" { region = \"us-east-1\" }\nresource \"aws_instance\" \"g\" { instance_type = var.t }\n",
+		"live/terragrunt.hcl":              "terraform { source = \"../modules/gpu\" }\ninputs = { t = \"g5.xlarge\" }\n",
+	})
+	t.Chdir(root)
+	res := Scan([]string{"overlays/prod/kustomization.yaml", "live/terragrunt.hcl"}, Options{Terraform: terraform.Options{FileDirs: []string{"."}}})
+	var got []string
+	for _, r := range res.Resources {
+		got = append(got, fmt.Sprintf("%s %s %s×%d", r.Root, r.Address, r.InstanceType, r.Quantity))
+	}
+	sort.Strings(got)
+	if want := "live aws_instance.g g5.xlarge×1|overlays/prod Deployment/serving/chat g6e.2xlarge×5"; strings.Join(got, "|") != want || len(res.Errors) > 0 {
+		t.Fatalf("resources %q, want %q; errors %+v", got, want, res.Errors)
 	}
 }
