@@ -350,6 +350,7 @@ func (b *builder) transform(file, dir string, k *Kustomization, objs []Object) [
 	for _, p := range patches {
 		b.apply(p, objs)
 	}
+	labels, templateLabels := k.labels()
 	renamed := map[string]string{} // kind/old name -> new name, for references
 	for i := range objs {
 		o := &objs[i]
@@ -364,22 +365,6 @@ func (b *builder) transform(file, dir string, k *Kustomization, objs []Object) [
 				o.names = append(o.names, old)
 				setScalar(meta, "name", k.NamePrefix+old+k.NameSuffix)
 				renamed[kind+"/"+old] = k.NamePrefix + old + k.NameSuffix
-			}
-		}
-		labels := map[string]string{}
-		for key, v := range k.CommonLabels {
-			labels[key] = v
-		}
-		var templateLabels = map[string]string{}
-		for key, v := range k.CommonLabels {
-			templateLabels[key] = v
-		}
-		for _, l := range k.Labels {
-			for key, v := range l.Pairs {
-				labels[key] = v
-				if l.IncludeTemplates || l.IncludeSelectors {
-					templateLabels[key] = v
-				}
 			}
 		}
 		setAll(meta, "labels", labels)
@@ -408,6 +393,52 @@ func (b *builder) transform(file, dir string, k *Kustomization, objs []Object) [
 		}
 	}
 	return objs
+}
+
+// labels are the labels the kustomization sets on its objects, and those it also sets on their
+// pod templates (commonLabels always; labels pairs with includeTemplates or includeSelectors).
+func (k *Kustomization) labels() (objects, templates map[string]string) {
+	objects, templates = map[string]string{}, map[string]string{}
+	for key, v := range k.CommonLabels {
+		objects[key], templates[key] = v, v
+	}
+	for _, l := range k.Labels {
+		for key, v := range l.Pairs {
+			objects[key] = v
+			if l.IncludeTemplates || l.IncludeSelectors {
+				templates[key] = v
+			}
+		}
+	}
+	return objects, templates
+}
+
+// Refs are the local files and directories a kustomization in dir names: its patch files, and
+// the paths of its resources, bases and components (files or kustomization directories).
+// Inline and remote entries are left out.
+func (k *Kustomization) Refs(dir string) (patches, resources []string) {
+	local := func(p string) (string, bool) {
+		if p == "" || strings.Contains(p, "\n") || IsRemote(p) {
+			return "", false
+		}
+		return join(dir, p), true
+	}
+	for _, p := range k.PatchesStrategicMerge {
+		if f, ok := local(p); ok {
+			patches = append(patches, f)
+		}
+	}
+	for _, p := range append(append([]patchRef{}, k.Patches...), k.PatchesJSON6902...) {
+		if f, ok := local(p.Path); ok {
+			patches = append(patches, f)
+		}
+	}
+	for _, r := range append(append(append([]string{}, k.Resources...), k.Bases...), k.Components...) {
+		if f, ok := local(r); ok {
+			resources = append(resources, f)
+		}
+	}
+	return patches, resources
 }
 
 // clusterScoped kinds take no namespace.

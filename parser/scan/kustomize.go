@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -39,32 +38,11 @@ func readKustomization(path string) kustomizationRefs {
 	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&k); err != nil {
 		return refs
 	}
-	dir := filepath.Dir(path)
-	local := func(p string) (string, bool) {
-		if p == "" || strings.Contains(p, "\n") || kustomize.IsRemote(p) {
-			return "", false // an inline patch or a remote one
-		}
-		p = filepath.FromSlash(p)
-		if filepath.IsAbs(p) {
-			return filepath.Clean(p), true
-		}
-		return filepath.Clean(filepath.Join(dir, p)), true
-	}
-	for _, p := range k.PatchesStrategicMerge {
-		if f, ok := local(p); ok {
-			refs.patches = append(refs.patches, f)
-		}
-	}
-	for _, p := range append(k.Patches, k.PatchesJSON6902...) {
-		if f, ok := local(p.Path); ok {
-			refs.patches = append(refs.patches, f)
-		}
-	}
-	for _, r := range append(append(append([]string{}, k.Resources...), k.Bases...), k.Components...) {
-		if d, ok := local(r); ok {
-			if info, err := os.Stat(d); err == nil && info.IsDir() {
-				refs.dirs = append(refs.dirs, d)
-			}
+	patches, resources := k.Refs(filepath.Dir(path))
+	refs.patches = patches
+	for _, r := range resources {
+		if info, err := os.Stat(r); err == nil && info.IsDir() {
+			refs.dirs = append(refs.dirs, r)
 		}
 	}
 	return refs
