@@ -57,6 +57,16 @@ func Unresolved(reason string) cty.Value {
 	return unresolved("%s", reason)
 }
 
+// UnresolvedReason is the reason an unresolved value carries (see Unresolved), if any.
+func UnresolvedReason(v cty.Value) (string, bool) {
+	for m := range v.Marks() {
+		if u, ok := m.(unresolvedMark); ok {
+			return u.reason, true
+		}
+	}
+	return "", false
+}
+
 // Functions are the functions Terraform configurations are evaluated with, as a wrapper's own
 // configuration (terragrunt.hcl) uses them: file() and its kin read relative to base and only
 // inside opts.FileDirs.

@@ -79,7 +79,7 @@ func Included(units []string, opts terraform.Options) map[string]bool {
 			if b.Type != "include" {
 				continue
 			}
-			if path, ok := u.includePath(b, f); ok {
+			if path, ok := u.includePath(b); ok {
 				if real, err := u.dirs.Resolve(path); err == nil {
 					out[real] = true
 				}
@@ -190,7 +190,7 @@ func (u *unit) addDiags(diags hcl.Diagnostics) {
 
 // includePath evaluates an include block's path (functions only: Terragrunt reads includes
 // before locals), absolute.
-func (u *unit) includePath(b *hclsyntax.Block, file string) (string, bool) {
+func (u *unit) includePath(b *hclsyntax.Block) (string, bool) {
 	a, ok := b.Body.Attributes["path"]
 	if !ok {
 		u.errs = append(u.errs, parser.Error{File: b.DefRange().Filename, Line: b.DefRange().Start.Line, Message: "include block without a path"})
@@ -211,6 +211,14 @@ func (u *unit) includePath(b *hclsyntax.Block, file string) (string, bool) {
 		s = filepath.Join(u.absDir, s)
 	}
 	return s, true
+}
+
+// reasonOf is " (REASON)" for an unresolved value, "" otherwise.
+func reasonOf(v cty.Value) string {
+	if r, ok := terraform.UnresolvedReason(v); ok {
+		return " (" + r + ")"
+	}
+	return ""
 }
 
 func stringOf(v cty.Value) (string, bool) {
@@ -249,7 +257,7 @@ func (u *unit) evalFile(path string, sc *scope, depth int) *config {
 					Message: "an include inside an included or read configuration is not followed (Terragrunt allows one level)"})
 				continue
 			}
-			path, ok := u.includePath(b, path)
+			path, ok := u.includePath(b)
 			if !ok {
 				continue
 			}
@@ -304,7 +312,10 @@ func (u *unit) evalFile(path string, sc *scope, depth int) *config {
 			if s, ok := stringOf(v); ok {
 				cfg.source = &attrValue{value: s, rng: a.SrcRange}
 			} else if !diags.HasErrors() {
-				u.errs = append(u.errs, parser.Error{File: a.SrcRange.Filename, Line: a.SrcRange.Start.Line, Message: "terraform source is not a known string"})
+				// Known only where Terragrunt runs (get_env without a default, run_cmd): the
+				// unit's module cannot be found here, which is a limit, not bad input.
+				u.warns = append(u.warns, parser.Error{File: a.SrcRange.Filename, Line: a.SrcRange.Start.Line,
+					Message: "terraform source is not known here" + reasonOf(v) + ": the module this unit deploys is not read"})
 			}
 		}
 	}

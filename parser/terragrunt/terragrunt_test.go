@@ -219,6 +219,7 @@ func TestProblemsHaveFileAndLine(t *testing.T) {
 		{name: "read chain", config: "locals {\n  a = read_terragrunt_config(\"../chain0.hcl\").locals\n}\n", err: "nested more than"},
 		{name: "file outside", config: "terraform { source = \"../modules/gpu\" }\ninputs = {\n  instance_type = \"g5.xlarge\"\n  tags = { env = file(\"/proc/self/environ\") }\n}\n", err: "outside the checked directories", resources: 1},
 		{name: "config outside", config: "locals {\n  x = read_terragrunt_config(\"/etc/hostname\")\n}\n", err: "gpu/terragrunt.hcl:2"},
+		{name: "unknown source", config: "terraform {\n  source = get_env(\"MODULES\")\n}\n", warn: "gpu/terragrunt.hcl:2: terraform source is not known here (get_env(\"MODULES\"): gpuguard does not read the environment)"},
 		{name: "bad merge strategy", config: "include {\n  path = \"../root.hcl\"\n  merge_strategy = \"sideways\"\n}\n", err: "gpu/terragrunt.hcl:3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
