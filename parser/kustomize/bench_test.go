@@ -2,12 +2,12 @@ package kustomize
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gpuguard/gpuguard/internal/confine"
+	"github.com/gpuguard/gpuguard/internal/testutil"
 )
 
 // BenchmarkBuildOverlays builds 20 overlays of one base of 50 GPU deployments, each overlay
@@ -15,15 +15,7 @@ import (
 // deployment and replica counts: 1,000 objects built.
 func BenchmarkBuildOverlays(b *testing.B) {
 	root := b.TempDir()
-	write := func(name, text string) {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	write := func(name, text string) { testutil.WriteFiles(b, root, map[string]string{name: text}) }
 	var base strings.Builder
 	for i := range 50 {
 		fmt.Fprintf(&base, "---\n%s", strings.ReplaceAll(deployment, "name: train", fmt.Sprintf("name: train-%d", i)))

@@ -2,10 +2,10 @@ package terragrunt
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/gpuguard/gpuguard/internal/testutil"
 	"github.com/gpuguard/gpuguard/parser/terraform"
 )
 
@@ -14,15 +14,7 @@ import (
 // through one cache as a scan does.
 func BenchmarkParseUnits(b *testing.B) {
 	root := b.TempDir()
-	write := func(name, text string) {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	write := func(name, text string) { testutil.WriteFiles(b, root, map[string]string{name: text}) }
 	write("root.hcl", "locals { team = \"ml\" }\ninputs = { tags = { team = local.team } }\n")
 	write("live/env.hcl", "locals { env = \"prod\" }\n")
 	write("modules/gpu/main.tf", module)
