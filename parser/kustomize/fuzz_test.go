@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gpuguard/gpuguard/internal/confine"
+	"github.com/gpuguard/gpuguard/internal/testutil"
 )
 
 // FuzzBuild feeds arbitrary kustomization and patch files to Build, next to a base with a GPU
@@ -23,20 +24,12 @@ func FuzzBuild(f *testing.F) {
 	f.Add([]byte("resources: [base]\npatchesStrategicMerge: [patch.yaml]\n"), []byte("kind: Deployment\nmetadata: {name: train}\nspec:\n  $patch: replace\n  template:\n    spec:\n      containers: [{name: trainer, $patch: delete}]\n"))
 	f.Fuzz(func(t *testing.T, kustomization, patch []byte) {
 		root := t.TempDir()
-		for name, data := range map[string][]byte{
-			"kustomization.yaml":      kustomization,
-			"patch.yaml":              patch,
-			"base/kustomization.yaml": []byte("resources: [deploy.yaml]\n"),
-			"base/deploy.yaml":        []byte(deployment),
-		} {
-			p := filepath.Join(root, name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testutil.WriteFiles(t, root, map[string]string{
+			"kustomization.yaml":      string(kustomization),
+			"patch.yaml":              string(patch),
+			"base/kustomization.yaml": "resources: [deploy.yaml]\n",
+			"base/deploy.yaml":        deployment,
+		})
 		res := Build(root, confine.NewDirs(root))
 		for _, f := range res.Files {
 			if rel, err := filepath.Rel(root, f); err != nil || filepath.IsAbs(rel) || len(rel) > 1 && rel[:2] == ".." {

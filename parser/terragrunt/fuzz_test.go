@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuguard/gpuguard/internal/testutil"
 	"github.com/gpuguard/gpuguard/parser/terraform"
 )
 
@@ -36,18 +37,10 @@ terraform { source = "${get_terragrunt_dir()}/../modules//gpu" }
 inputs = merge(local.a, { instance_type = "g5.xlarge", node_count = dependency.d.outputs.n })
 `))
 	root := f.TempDir()
-	for name, text := range map[string]string{
+	testutil.WriteFiles(f, root, map[string]string{
 		"root.hcl":            "locals { team = \"ml\" }\ninputs = { tags = { team = local.team } }\n",
 		"modules/gpu/main.tf": module,
-	} {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			f.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			f.Fatal(err)
-		}
-	}
+	})
 	unit := filepath.Join(root, "unit")
 	if err := os.MkdirAll(unit, 0o755); err != nil {
 		f.Fatal(err)
