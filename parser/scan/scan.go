@@ -216,6 +216,7 @@ func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, par
 	for _, dir := range walkedOrder {
 		files := walkedModules[dir]
 		sort.Strings(files)
+		files = terraform.PreferTofu(files)
 		vf := append([]string{}, varFiles[dir]...)
 		terraform.SortAutoVarFiles(vf)
 		inputs = append(inputs, Input{Format: FormatTerraform, Path: dir, Files: files, Walked: true, VarFiles: vf})

@@ -301,3 +301,26 @@ func TestNamedKustomizationAndUnitFiles(t *testing.T) {
 		t.Fatalf("resources %q, want %q; errors %+v", got, want, res.Errors)
 	}
 }
+
+// OpenTofu's .tofu files are configuration, and a .tofu file replaces the .tf file of its name,
+// as OpenTofu loads it: walked, named, and in a local module.
+func TestOpenTofuFiles(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"stack/main.tf":         "provider \"aws\" { region = \"us-east-1\" }\nresource \"aws_instance\" \"a\" { instance_type = \"g5.xlarge\" }\n",
+		"stack/main.tofu":       "provider \"aws\" { region = \"us-east-1\" }\nresource \"aws_instance\" \"a\" { instance_type = \"g6.xlarge\" }\nmodule \"m\" { source = \"../mod\" }\n",
+		"stack/extra.tofu.json": `{"resource": {"aws_instance": {"b": {"instance_type": "g6e.xlarge"}}}}`,
+		"mod/main.tf":           "resource \"aws_instance\" \"c\" { instance_type = \"p4d.24xlarge\" }\n",
+		"mod/main.tofu":         "resource \"aws_instance\" \"c\" { instance_type = \"p5.48xlarge\" }\n",
+	})
+	t.Chdir(root)
+	res := Scan([]string{"."}, Options{})
+	var got []string
+	for _, r := range res.Resources {
+		got = append(got, r.Address+"="+r.InstanceType)
+	}
+	sort.Strings(got)
+	if want := "aws_instance.a=g6.xlarge|aws_instance.b=g6e.xlarge|module.m.aws_instance.c=p5.48xlarge"; strings.Join(got, "|") != want || len(res.Errors) > 0 {
+		t.Fatalf("resources %q, want %q; errors %+v", got, want, res.Errors)
+	}
+}

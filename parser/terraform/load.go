@@ -295,7 +295,8 @@ func (sf *sourceFile) suppressionsAbove(n int) []parser.Suppression {
 	return out
 }
 
-// moduleFiles lists the .tf and .tf.json files of a directory, sorted, skipping override files
+// moduleFiles lists the configuration files of a directory (IsModuleFile; a .tofu file replaces
+// the .tf of its name, PreferTofu), sorted, skipping override files
 // the way Terraform merges them last (they are read as ordinary files here, with a note). A
 // file may be a symbolic link to a file inside links (shared providers.tf, versions.tf); a link
 // leading elsewhere is listed in outside and not read.
@@ -312,7 +313,7 @@ func moduleFiles(dir string, links confine.Dirs) (files, outside []string, err e
 		if strings.HasPrefix(n, ".") || strings.HasPrefix(n, "#") || strings.HasSuffix(n, "~") {
 			continue
 		}
-		if !strings.HasSuffix(n, ".tf") && !strings.HasSuffix(n, ".tf.json") {
+		if !IsModuleFile(n) {
 			continue
 		}
 		p := filepath.Join(dir, n)
@@ -326,5 +327,5 @@ func moduleFiles(dir string, links confine.Dirs) (files, outside []string, err e
 		files = append(files, p)
 	}
 	sort.Strings(files)
-	return files, outside, nil
+	return PreferTofu(files), outside, nil
 }

@@ -222,8 +222,38 @@ func appendOnce(errs []parser.Error, e parser.Error) []parser.Error {
 	return append(errs, e)
 }
 
-// IsModuleFile reports whether a file name is Terraform configuration.
+// IsModuleFile reports whether a file name is Terraform configuration: .tf and .tf.json, and
+// OpenTofu's .tofu and .tofu.json.
 func IsModuleFile(name string) bool {
 	base := filepath.Base(name)
-	return strings.HasSuffix(base, ".tf") || strings.HasSuffix(base, ".tf.json")
+	for _, ext := range []string{".tf", ".tf.json", ".tofu", ".tofu.json"} {
+		if strings.HasSuffix(base, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// PreferTofu drops the .tf (.tf.json) files that a .tofu (.tofu.json) file of the same name in
+// the same directory replaces, as OpenTofu loads only the .tofu one; other files stay in order.
+// Terraform itself ignores .tofu files, so a module carrying both is meant for OpenTofu.
+func PreferTofu(files []string) []string {
+	tofu := map[string]bool{}
+	for _, f := range files {
+		if stem, ok := strings.CutSuffix(f, ".tofu"); ok {
+			tofu[stem+".tf"] = true
+		} else if stem, ok := strings.CutSuffix(f, ".tofu.json"); ok {
+			tofu[stem+".tf.json"] = true
+		}
+	}
+	if len(tofu) == 0 {
+		return files
+	}
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		if !tofu[f] {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -580,7 +580,7 @@ func (u *unit) deploy(cfg *config) parser.Result {
 		}
 		moduleDir = display(dir)
 		// Terragrunt copies the unit's own files over the module it deploys.
-		opts.ExtraFiles = u.ownFiles(terraformFile)
+		opts.ExtraFiles = terraform.PreferTofu(u.ownFiles(terraformFile))
 		opts.AutoVarFiles = overlay(u.autoVarFiles(moduleDir), u.ownFiles(terraform.IsAutoVarFile))
 	}
 	if source == nil && len(u.ownFiles(terraformFile)) == 0 {
