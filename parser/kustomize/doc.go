@@ -3,8 +3,8 @@
 // recursively), components, namespace, name prefixes and suffixes, common and pair labels and
 // annotations, replica counts, and patches — strategic merge (containers and other named lists
 // merged by name, `$patch: delete`, null to remove) and JSON 6902 (add, replace, remove, copy,
-// move), with or without a target selector. An autoscaler's scaleTargetRef follows the renamed
-// object, as kustomize's name references do.
+// move), with or without a target selector. An autoscaler's scaleTargetRef and a pod's DRA
+// claims follow the objects a prefix or suffix renames, as kustomize's name references do.
 //
 // It works on YAML nodes and keeps each object's file and lines, so a resource built from an
 // overlay still points at the line of its base that declares it. Remote resources and Helm

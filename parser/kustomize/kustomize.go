@@ -593,18 +593,35 @@ func podTemplate(n *yaml.Node) *yaml.Node {
 	return nil
 }
 
-// renameReferences points autoscalers (HorizontalPodAutoscaler, KEDA ScaledObject) at their
-// target's new name, as kustomize's name references do.
+// renameReferences points the references gpuguard follows at the renamed objects, as
+// kustomize's name references do: an autoscaler's scaleTargetRef (HorizontalPodAutoscaler, KEDA
+// ScaledObject) and a pod's DRA claims (resourceClaimTemplateName, resourceClaimName), wherever
+// its pod spec sits.
 func renameReferences(n *yaml.Node, renamed map[string]string) {
-	ref := lookup(lookup(n, "spec"), "scaleTargetRef")
-	if ref == nil {
-		return
+	if ref := lookup(lookup(n, "spec"), "scaleTargetRef"); ref != nil {
+		kind := scalar(lookup(ref, "kind"))
+		if kind == "" {
+			kind = "Deployment"
+		}
+		if to, ok := renamed[kind+"/"+scalar(lookup(ref, "name"))]; ok {
+			setScalar(ref, "name", to)
+		}
 	}
-	kind := scalar(lookup(ref, "kind"))
-	if kind == "" {
-		kind = "Deployment"
+	var walk func(*yaml.Node)
+	walk = func(n *yaml.Node) {
+		for i, c := range n.Content {
+			if n.Kind == yaml.MappingNode && i%2 == 1 {
+				kind := claimKinds[n.Content[i-1].Value]
+				if to, ok := renamed[kind+"/"+scalar(c)]; ok && kind != "" {
+					n.Content[i] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: to, Line: c.Line, Column: c.Column}
+					continue
+				}
+			}
+			walk(c)
+		}
 	}
-	if to, ok := renamed[kind+"/"+scalar(lookup(ref, "name"))]; ok {
-		setScalar(ref, "name", to)
-	}
+	walk(n)
 }
+
+// claimKinds are the fields of a pod spec that name a DRA object, and its kind.
+var claimKinds = map[string]string{"resourceClaimTemplateName": "ResourceClaimTemplate", "resourceClaimName": "ResourceClaim"}

@@ -216,6 +216,25 @@ replicas: [{name: base-train, count: 4}]
 	}
 }
 
+// A prefixed ResourceClaimTemplate stays the one its pods claim.
+func TestClaimReferencesFollowRenames(t *testing.T) {
+	res := build(t, map[string]string{
+		"claims.yaml":        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: gpus}\nspec:\n  spec:\n    devices:\n      requests: [{name: g, exactly: {deviceClassName: gpu.nvidia.com, count: 2}}]\n",
+		"job.yaml":           "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train}\nspec:\n  template:\n    spec:\n      resourceClaims: [{name: g, resourceClaimTemplateName: gpus}, {name: other, resourceClaimTemplateName: elsewhere}]\n      containers: [{name: c, resources: {claims: [{name: g}]}}]\n",
+		"kustomization.yaml": "resources: [claims.yaml, job.yaml]\nnamePrefix: team-\n",
+	}, ".")
+	if len(res.Errors) > 0 || len(res.Objects) != 2 {
+		t.Fatalf("errors %+v, %d objects", res.Errors, len(res.Objects))
+	}
+	job := res.Objects[1].Node
+	if got := getPath(job, "spec.template.spec.resourceClaims.0.resourceClaimTemplateName"); got != "team-gpus" {
+		t.Errorf("claim template %q", got)
+	}
+	if got := getPath(job, "spec.template.spec.resourceClaims.1.resourceClaimTemplateName"); got != "elsewhere" {
+		t.Errorf("a template not in the build was renamed: %q", got)
+	}
+}
+
 func TestComponents(t *testing.T) {
 	n := only(t, build(t, map[string]string{
 		"deploy.yaml":            deployment,
