@@ -52,6 +52,45 @@ type Kustomization struct {
 	PatchesStrategicMerge []string          `yaml:"patchesStrategicMerge"`
 	PatchesJSON6902       []patchRef        `yaml:"patchesJson6902"`
 	HelmCharts            []yaml.Node       `yaml:"helmCharts"`
+
+	lines map[string]int // the line of each entry (a path, a name, an inline patch), for messages
+}
+
+// Parse reads a kustomization file's text.
+func Parse(data []byte) (*Kustomization, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, err
+	}
+	k := &Kustomization{lines: map[string]int{}}
+	if len(root.Content) == 0 {
+		return k, nil
+	}
+	doc := root.Content[0]
+	if err := doc.Decode(k); err != nil {
+		return nil, err
+	}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		for _, item := range doc.Content[i+1].Content {
+			if doc.Content[i+1].Kind != yaml.SequenceNode {
+				break
+			}
+			if item.Kind == yaml.ScalarNode {
+				k.lines[item.Value] = item.Line
+			}
+			for j := 0; item.Kind == yaml.MappingNode && j+1 < len(item.Content); j += 2 {
+				if v := item.Content[j+1]; v.Kind == yaml.ScalarNode {
+					k.lines[v.Value] = v.Line
+				}
+			}
+		}
+	}
+	return k, nil
+}
+
+// line is the line of an entry of the kustomization, 0 when it is not known.
+func (k *Kustomization) line(entry string) int {
+	return k.lines[entry]
 }
 
 type labelSet struct {
@@ -113,11 +152,11 @@ func Read(dir string, links confine.Dirs) (string, *Kustomization, error) {
 		if err != nil {
 			return p, nil, err
 		}
-		var k Kustomization
-		if err := yaml.Unmarshal(data, &k); err != nil {
+		k, err := Parse(data)
+		if err != nil {
 			return p, nil, fmt.Errorf("invalid kustomization: %v", err)
 		}
-		return p, &k, nil
+		return p, k, nil
 	}
 	return "", nil, nil
 }
@@ -178,7 +217,7 @@ func (b *builder) build(dir string, stack []string, depth int) []Object {
 	stack = append(stack, dir)
 	var objs []Object
 	for _, r := range append(append([]string{}, k.Resources...), k.Bases...) {
-		objs = append(objs, b.resource(file, dir, r, stack, depth)...)
+		objs = append(objs, b.resource(file, k.line(r), dir, r, stack, depth)...)
 	}
 	if len(k.HelmCharts) > 0 {
 		b.warns = append(b.warns, parser.Error{File: file, Line: k.HelmCharts[0].Line,
@@ -186,17 +225,17 @@ func (b *builder) build(dir string, stack []string, depth int) []Object {
 	}
 	for _, c := range k.Components {
 		if IsRemote(c) {
-			b.warns = append(b.warns, parser.Error{File: file, Message: fmt.Sprintf("remote component %q is not fetched: what it changes is not applied", c)})
+			b.warns = append(b.warns, parser.Error{File: file, Line: k.line(c), Message: fmt.Sprintf("remote component %q is not fetched: what it changes is not applied", c)})
 			continue
 		}
 		cdir := join(dir, c)
 		cfile, ck, err := Read(cdir, b.links)
 		if err != nil || ck == nil {
-			b.errorf(file, 0, "component %q: %v", c, orMissing(err))
+			b.errorf(file, k.line(c), "component %q: %v", c, orMissing(err))
 			continue
 		}
 		for _, r := range ck.Resources {
-			objs = append(objs, b.resource(cfile, cdir, r, append(stack, cdir), depth+1)...)
+			objs = append(objs, b.resource(cfile, ck.line(r), cdir, r, append(stack, cdir), depth+1)...)
 		}
 		objs = b.transform(cfile, cdir, ck, objs)
 	}
@@ -220,20 +259,20 @@ func orMissing(err error) error {
 }
 
 // resource reads one resources entry: a manifest file or a kustomization directory.
-func (b *builder) resource(file, dir, entry string, stack []string, depth int) []Object {
+func (b *builder) resource(file string, line int, dir, entry string, stack []string, depth int) []Object {
 	if IsRemote(entry) {
-		b.warns = append(b.warns, parser.Error{File: file, Message: fmt.Sprintf("remote resource %q is not fetched: what it deploys is not counted here", entry)})
+		b.warns = append(b.warns, parser.Error{File: file, Line: line, Message: fmt.Sprintf("remote resource %q is not fetched: what it deploys is not counted here", entry)})
 		return nil
 	}
 	p := join(dir, entry)
 	real, err := b.links.Resolve(p)
 	if err != nil {
-		b.errorf(file, 0, "resource %q: %v", entry, err)
+		b.errorf(file, line, "resource %q: %v", entry, err)
 		return nil
 	}
 	info, err := os.Stat(real)
 	if err != nil {
-		b.errorf(file, 0, "resource %q: %v", entry, err)
+		b.errorf(file, line, "resource %q: %v", entry, err)
 		return nil
 	}
 	if info.IsDir() {
@@ -306,21 +345,21 @@ func (b *builder) transform(file, dir string, k *Kustomization, objs []Object) [
 		case p.Patch != "":
 			docs, err := decodeAll([]byte(p.Patch))
 			if err != nil || len(docs) == 0 {
-				b.errorf(file, 0, "inline patch: invalid YAML: %v", err)
+				b.errorf(file, k.line(p.Patch), "inline patch: invalid YAML: %v", err)
 				return
 			}
 			for _, d := range docs {
-				patches = append(patches, patch{file: file, doc: d, json: json || d.Kind == yaml.SequenceNode, target: p.Target})
+				patches = append(patches, patch{file: file, line: k.line(p.Patch), doc: d, json: json || d.Kind == yaml.SequenceNode, target: p.Target})
 			}
 		case p.Path != "":
 			if IsRemote(p.Path) {
-				b.warns = append(b.warns, parser.Error{File: file, Message: fmt.Sprintf("remote patch %q is not fetched and not applied", p.Path)})
+				b.warns = append(b.warns, parser.Error{File: file, Line: k.line(p.Path), Message: fmt.Sprintf("remote patch %q is not fetched and not applied", p.Path)})
 				return
 			}
 			pp := join(dir, p.Path)
 			data, err := b.links.ReadFile(pp, maxFile)
 			if err != nil {
-				b.errorf(file, 0, "patch %q: %v", p.Path, err)
+				b.errorf(file, k.line(p.Path), "patch %q: %v", p.Path, err)
 				return
 			}
 			b.files[pp] = true
@@ -389,7 +428,7 @@ func (b *builder) transform(file, dir string, k *Kustomization, objs []Object) [
 			}
 		}
 		if !found {
-			b.warns = append(b.warns, parser.Error{File: file, Message: fmt.Sprintf("replicas: no Deployment, StatefulSet or ReplicaSet named %q among the resources", r.Name)})
+			b.warns = append(b.warns, parser.Error{File: file, Line: k.line(r.Name), Message: fmt.Sprintf("replicas: no Deployment, StatefulSet or ReplicaSet named %q among the resources", r.Name)})
 		}
 	}
 	return objs

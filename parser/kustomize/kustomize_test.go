@@ -256,7 +256,9 @@ func TestProblems(t *testing.T) {
 		err, warn           string
 		objects             int
 	}{
-		{name: "missing resource", kustomization: "resources: [nosuch.yaml, deploy.yaml]\n", err: "nosuch.yaml", objects: 1},
+		{name: "missing resource", kustomization: "resources: [nosuch.yaml, deploy.yaml]\n", err: "k/kustomization.yaml:1: resource \"nosuch.yaml\"", objects: 1},
+		{name: "missing patch", kustomization: "resources: [deploy.yaml]\npatches:\n  - path: nosuch-patch.yaml\n", err: "k/kustomization.yaml:3: patch \"nosuch-patch.yaml\"", objects: 1},
+		{name: "remote on its line", kustomization: "resources:\n  - deploy.yaml\n  - https://example.com/base\n", warn: "k/kustomization.yaml:3: remote resource", objects: 1},
 		{name: "outside", kustomization: "resources: [/etc/hostname, deploy.yaml]\n", err: "outside the checked directories", objects: 1},
 		{name: "remote", kustomization: "resources: ['https://github.com/acme/k8s//base?ref=v1', deploy.yaml]\n", warn: "remote resource", objects: 1},
 		{name: "cycle", kustomization: "resources: [a]\n", extra: map[string]string{"a/kustomization.yaml": "resources: [../b]\n", "b/kustomization.yaml": "resources: [../a]\n"}, err: "include each other"},
@@ -305,7 +307,7 @@ func copyBomb(n int) string {
 func text(errs []parser.Error) string {
 	var b strings.Builder
 	for _, e := range errs {
-		b.WriteString(filepath.ToSlash(e.File) + ": " + e.Message + "\n")
+		fmt.Fprintf(&b, "%s:%d: %s\n", filepath.ToSlash(e.File), e.Line, e.Message)
 	}
 	return b.String()
 }

@@ -1,11 +1,8 @@
 package scan
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuguard/gpuguard/parser/kustomize"
 )
@@ -34,8 +31,8 @@ func readKustomization(path string) kustomizationRefs {
 	if err != nil {
 		return refs
 	}
-	var k kustomize.Kustomization
-	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&k); err != nil {
+	k, err := kustomize.Parse(data)
+	if err != nil {
 		return refs
 	}
 	patches, resources := k.Refs(filepath.Dir(path))
