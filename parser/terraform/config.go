@@ -133,6 +133,8 @@ func (l *loader) loadModule(dir string, files []string, stdin []byte, child bool
 		switch {
 		case stdin != nil:
 			sf = l.parseFile(name, stdin, false)
+		case l.generated[name] != nil:
+			sf = l.parseFile(name, l.generated[name], false)
 		default:
 			sf = l.parseFile(name, nil, child)
 		}

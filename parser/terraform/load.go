@@ -114,9 +114,11 @@ func (c *Cache) get(name string, parse func() *sourceFile) *sourceFile {
 // loader reads a module tree for one evaluation. It is not safe for concurrent use: give each
 // goroutine its own, sharing a Cache.
 type loader struct {
-	cache   *Cache
-	seen    map[string]bool // files whose problems this loader already reported
-	modules map[string]*moduleConfig
+	cache *Cache
+	// generated are configuration files that exist only in memory (Options.Generated), by name.
+	generated map[string][]byte
+	seen      map[string]bool // files whose problems this loader already reported
+	modules   map[string]*moduleConfig
 	// errs and warns collect problems by file; one bad file never stops the others.
 	errs  []parser.Error
 	warns []parser.Error

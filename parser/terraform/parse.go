@@ -43,6 +43,17 @@ type Options struct {
 	// Terragrunt unit's own .tf files, which Terragrunt copies over the module it deploys); a
 	// file of the same name replaces the module's.
 	ExtraFiles []string
+	// Generated are configuration files that join the root module from memory (what a
+	// Terragrunt generate block writes): a file of the same name replaces the module's, or is
+	// skipped when Skip is set and the module has one.
+	Generated []GeneratedFile
+}
+
+// GeneratedFile is one file of Options.Generated. Name is what its problems are reported under.
+type GeneratedFile struct {
+	Name string
+	Src  []byte
+	Skip bool // keep the module's own file of this name, if it has one
 }
 
 // InputValue is one value of Options.Inputs, with the place that set it.
@@ -112,7 +123,7 @@ func ParseModuleDir(dir string, opts Options) parser.Result {
 		}
 		files = append(kept, opts.ExtraFiles...)
 	}
-	if len(files) == 0 {
+	if len(files) == 0 && len(opts.Generated) == 0 {
 		return parser.Result{Warnings: append(warns, parser.Error{File: dir, Message: "no Terraform configuration (.tf files) in the module"})}
 	}
 	res := ParseModule(dir, files, opts)
@@ -124,6 +135,27 @@ func ParseModuleDir(dir string, opts Options) parser.Result {
 // resources. Problems are returned in the result, never as a panic.
 func ParseModule(dir string, files []string, opts Options) parser.Result {
 	l := newLoader(opts.Cache)
+	if len(opts.Generated) > 0 {
+		l.generated = map[string][]byte{}
+		have := map[string]bool{}
+		for _, f := range files {
+			have[filepath.Base(f)] = true
+		}
+		for _, g := range opts.Generated {
+			base := filepath.Base(g.Name)
+			if g.Skip && have[base] {
+				continue
+			}
+			kept := files[:0:0]
+			for _, f := range files {
+				if filepath.Base(f) != base {
+					kept = append(kept, f)
+				}
+			}
+			files = append(kept, g.Name)
+			l.generated[g.Name] = g.Src
+		}
+	}
 	return l.evaluate(dir, files, nil, opts)
 }
 

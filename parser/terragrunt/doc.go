@@ -1,7 +1,8 @@
 // Package terragrunt reads Terragrunt units: a directory with a terragrunt.hcl that deploys a
 // Terraform module with inputs. It evaluates the unit's configuration the way Terragrunt does —
 // locals, include blocks (shallow, deep or no merge; exposed values), dependency blocks (their
-// mock_outputs), the terraform block's source and the inputs — and hands the module it deploys
+// mock_outputs), the terraform block's source and extra_arguments, generate blocks that write
+// configuration, and the inputs — and hands the module it deploys
 // to package terraform with those inputs as root variable values, so a GPU node group whose
 // instance type and size come from Terragrunt is priced with them.
 //

@@ -114,6 +114,26 @@ type config struct {
 	deps     map[string]cty.Value // dependency name -> {outputs = ...}
 	includes []*include
 	others   map[string]cty.Value // other top-level attributes, for read_terragrunt_config
+	// generate are the files generate blocks write, by block name; varArgs the variable files
+	// and values extra_arguments pass to plan, by block name.
+	generate map[string]generated
+	varArgs  map[string]varArgs
+}
+
+// generated is one generate block: a file Terragrunt writes into the module before it runs.
+type generated struct {
+	path     string
+	contents string
+	skip     bool // if_exists = "skip": the module's own file of that name wins
+	rng      hcl.Range
+}
+
+// varArgs are the variable files and --var values an extra_arguments block passes to plan.
+type varArgs struct {
+	required []string // required_var_files and -var-file arguments
+	optional []string // optional_var_files: used when they exist
+	vars     []string // -var name=value arguments
+	rng      hcl.Range
 }
 
 type attrValue struct {
@@ -236,8 +256,9 @@ func (u *unit) evalFile(path string, sc *scope, depth int) *config {
 	if body == nil {
 		return nil
 	}
-	cfg := &config{file: path, locals: map[string]cty.Value{}, inputs: map[string]terraform.InputValue{}, deps: map[string]cty.Value{}, others: map[string]cty.Value{}}
-	var localsBlocks, depBlocks []*hclsyntax.Block
+	cfg := &config{file: path, locals: map[string]cty.Value{}, inputs: map[string]terraform.InputValue{}, deps: map[string]cty.Value{}, others: map[string]cty.Value{},
+		generate: map[string]generated{}, varArgs: map[string]varArgs{}}
+	var localsBlocks, depBlocks, generateBlocks []*hclsyntax.Block
 	var tfBlock *hclsyntax.Block
 	own := scope{includes: map[string]string{}}
 	if sc != nil {
@@ -251,6 +272,8 @@ func (u *unit) evalFile(path string, sc *scope, depth int) *config {
 			depBlocks = append(depBlocks, b)
 		case "terraform":
 			tfBlock = b
+		case "generate":
+			generateBlocks = append(generateBlocks, b)
 		case "include":
 			if sc != nil || depth > 0 {
 				u.warns = append(u.warns, parser.Error{File: b.DefRange().Filename, Line: b.DefRange().Start.Line,
@@ -319,6 +342,16 @@ func (u *unit) evalFile(path string, sc *scope, depth int) *config {
 			}
 		}
 	}
+	for _, b := range generateBlocks {
+		u.generateBlock(b, ctx, cfg)
+	}
+	if tfBlock != nil {
+		for _, b := range tfBlock.Body.Blocks {
+			if b.Type == "extra_arguments" {
+				u.extraArguments(b, ctx, cfg)
+			}
+		}
+	}
 	for name, a := range body.Attributes {
 		if name == "inputs" {
 			u.evalInputs(a, ctx, cfg.inputs)
@@ -357,6 +390,103 @@ func (u *unit) includeOptions(b *hclsyntax.Block, inc *include) {
 			}
 		}
 	}
+}
+
+// generateBlock reads a generate block: the configuration file it writes (other files, such as
+// a .terraform-version, change nothing gpuguard reads).
+func (u *unit) generateBlock(b *hclsyntax.Block, ctx *hcl.EvalContext, cfg *config) {
+	name := ""
+	if len(b.Labels) > 0 {
+		name = b.Labels[0]
+	}
+	str := func(attr string) (string, bool) {
+		a, ok := b.Body.Attributes[attr]
+		if !ok {
+			return "", false
+		}
+		v, diags := a.Expr.Value(ctx)
+		u.addDiags(diags)
+		s, ok := stringOf(v)
+		if !ok && !diags.HasErrors() {
+			u.warns = append(u.warns, parser.Error{File: a.SrcRange.Filename, Line: a.SrcRange.Start.Line,
+				Message: fmt.Sprintf("generate %q: %s is not known here%s: the file is not generated", name, attr, reasonOf(v))})
+		}
+		return s, ok
+	}
+	if a, ok := b.Body.Attributes["disable"]; ok {
+		if v, diags := a.Expr.Value(ctx); !diags.HasErrors() && v.Type() == cty.Bool && v.IsKnown() && !v.IsNull() && v.True() {
+			return
+		}
+	}
+	path, ok := str("path")
+	if !ok || !terraform.IsModuleFile(path) {
+		return
+	}
+	contents, ok := str("contents")
+	if !ok {
+		return
+	}
+	ifExists, _ := str("if_exists")
+	cfg.generate[name] = generated{path: path, contents: contents, skip: ifExists == "skip", rng: b.DefRange()}
+}
+
+// extraArguments reads an extra_arguments block that applies to plan: its variable files and
+// -var, -var-file arguments. Terragrunt passes them on terraform's command line.
+func (u *unit) extraArguments(b *hclsyntax.Block, ctx *hcl.EvalContext, cfg *config) {
+	name := ""
+	if len(b.Labels) > 0 {
+		name = b.Labels[0]
+	}
+	list := func(attr string) []string {
+		a, ok := b.Body.Attributes[attr]
+		if !ok {
+			return nil
+		}
+		v, diags := a.Expr.Value(ctx)
+		u.addDiags(diags)
+		v, _ = v.Unmark()
+		if diags.HasErrors() || v.IsNull() || !v.IsKnown() || !v.CanIterateElements() {
+			return nil
+		}
+		var out []string
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			if s, ok := stringOf(e); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	if cmds := list("commands"); !contains(cmds, "plan") {
+		return
+	}
+	va := varArgs{required: list("required_var_files"), optional: list("optional_var_files"), rng: b.DefRange()}
+	args := list("arguments")
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case strings.HasPrefix(a, "-var-file="):
+			va.required = append(va.required, strings.TrimPrefix(a, "-var-file="))
+		case a == "-var-file" && i+1 < len(args):
+			i++
+			va.required = append(va.required, args[i])
+		case strings.HasPrefix(a, "-var="):
+			va.vars = append(va.vars, strings.TrimPrefix(a, "-var="))
+		case a == "-var" && i+1 < len(args):
+			i++
+			va.vars = append(va.vars, args[i])
+		}
+	}
+	cfg.varArgs[name] = va
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // exposed is the include variable: include.NAME (or include, for an unlabelled block) with the
@@ -514,6 +644,17 @@ func merged(cfg *config) (*attrValue, map[string]terraform.InputValue) {
 		for k, v := range inc.cfg.inputs {
 			inputs[k] = v
 		}
+		// Blocks merge by name, the unit's own winning.
+		for k, v := range inc.cfg.generate {
+			if _, own := cfg.generate[k]; !own {
+				cfg.generate[k] = v
+			}
+		}
+		for k, v := range inc.cfg.varArgs {
+			if _, own := cfg.varArgs[k]; !own {
+				cfg.varArgs[k] = v
+			}
+		}
 		deep = deep || inc.merge == "deep"
 	}
 	if cfg.source != nil {
@@ -587,12 +728,55 @@ func (u *unit) deploy(cfg *config) parser.Result {
 		return parser.Result{Warnings: []parser.Error{{File: u.file, Line: 1,
 			Message: "this Terragrunt configuration deploys nothing: it names no terraform source and its directory has no .tf files"}}}
 	}
+	names := make([]string, 0, len(cfg.generate))
+	for name := range cfg.generate {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		g := cfg.generate[name]
+		// Reported under the unit's directory, where Terragrunt's working copy has it.
+		opts.Generated = append(opts.Generated, terraform.GeneratedFile{Name: filepath.Join(u.dir, filepath.Base(g.path)), Src: []byte(g.contents), Skip: g.skip})
+	}
+	opts.VarFiles, opts.Vars = append([]string{}, opts.VarFiles...), append([]string{}, opts.Vars...)
+	names = names[:0]
+	for name := range cfg.varArgs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		va := cfg.varArgs[name]
+		for _, f := range va.required {
+			p := u.varFile(f, moduleDir)
+			if _, err := u.dirs.Resolve(p); err != nil {
+				u.errs = append(u.errs, parser.Error{File: va.rng.Filename, Line: va.rng.Start.Line, Message: fmt.Sprintf("extra_arguments %q: variable file %s", name, err)})
+				continue
+			}
+			opts.VarFiles = append(opts.VarFiles, p)
+		}
+		for _, f := range va.optional {
+			p := u.varFile(f, moduleDir)
+			if _, err := u.dirs.Resolve(p); err == nil {
+				opts.VarFiles = append(opts.VarFiles, p)
+			}
+		}
+		opts.Vars = append(opts.Vars, va.vars...)
+	}
 	res := terraform.ParseModuleDir(moduleDir, opts)
 	res.Included = append(res.Included, filepath.Clean(moduleDir), filepath.Clean(u.dir))
 	return res
 }
 
 func terraformFile(name string) bool { return terraform.IsModuleFile(name) }
+
+// varFile names a variable file an extra_arguments block passes: terraform reads it from its
+// working directory, the module's copy.
+func (u *unit) varFile(f, moduleDir string) string {
+	if filepath.IsAbs(f) {
+		return display(f)
+	}
+	return filepath.Join(moduleDir, f)
+}
 
 // ownFiles are the unit directory's files that keep says join the module.
 func (u *unit) ownFiles(keep func(string) bool) []string {

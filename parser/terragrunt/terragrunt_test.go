@@ -77,15 +77,6 @@ inputs = {
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func TestMergeStrategies(t *testing.T) {
 	parent := `inputs = {
   instance_type = "g5.xlarge"
@@ -140,6 +131,80 @@ func TestUnitWithoutSourceAndTfvarsPrecedence(t *testing.T) {
 	}, "gpu")
 	if len(res.Errors) > 0 || len(res.Resources) != 3 || res.Resources[0].InstanceType != "g6.xlarge" {
 		t.Fatalf("errors:\n%sresources %+v", lines(res.Errors), res.Resources)
+	}
+}
+
+// A root configuration that generates the provider (the usual way to set the region for every
+// unit) and passes variable files to plan: the module is read with both, the files passed on the
+// command line winning over the inputs, as in Terraform.
+func TestGenerateAndExtraArguments(t *testing.T) {
+	moduleWithoutProvider := strings.Replace(module, "provider \"aws\" { region = \"us-east-1\" }\n", "", 1)
+	res := unitIn(t, map[string]string{
+		"root.hcl": `locals { region = "eu-west-1" }
+generate "provider" {
+  path      = "provider.tf"
+  if_exists = "overwrite_terragrunt"
+  contents  = <<EOF
+provider "aws" {
+  region = "${local.region}"
+}
+EOF
+}
+generate "version" {
+  path     = ".terraform-version"
+  contents = "1.9.0"
+}
+generate "disabled" {
+  path     = "broken.tf"
+  contents = "this is not HCL {"
+  disable  = true
+}
+terraform {
+  extra_arguments "common" {
+    commands           = get_terraform_commands_that_need_vars()
+    required_var_files = ["${get_parent_terragrunt_dir()}/common.tfvars"]
+    optional_var_files = ["${get_parent_terragrunt_dir()}/nosuch.tfvars"]
+    arguments          = ["-var", "node_count=3"]
+  }
+  extra_arguments "apply only" {
+    commands  = ["apply"]
+    arguments = ["-var-file=/etc/hostname"]
+  }
+}
+`,
+		"common.tfvars":       `instance_type = "g6e.xlarge"`,
+		"modules/gpu/main.tf": moduleWithoutProvider,
+		"gpu/terragrunt.hcl": `include {
+  path = find_in_parent_folders("root.hcl")
+}
+terraform { source = "../modules/gpu" }
+inputs = { instance_type = "g5.xlarge", node_count = 1 }
+`,
+	}, "gpu")
+	if len(res.Errors) > 0 || len(res.Resources) != 3 {
+		t.Fatalf("errors:\n%sresources %+v", lines(res.Errors), res.Resources)
+	}
+	if r := res.Resources[0]; r.Region != "eu-west-1" || r.InstanceType != "g6e.xlarge" {
+		t.Fatalf("resource %+v", r)
+	}
+}
+
+// A variable file outside the checked directories is an error at its block, and is not read.
+func TestExtraArgumentsStayInside(t *testing.T) {
+	res := unitIn(t, map[string]string{
+		"modules/gpu/main.tf": module,
+		"gpu/terragrunt.hcl": `terraform {
+  source = "../modules/gpu"
+  extra_arguments "vars" {
+    commands           = ["plan"]
+    required_var_files = ["/etc/hostname"]
+  }
+}
+inputs = { instance_type = "g5.xlarge" }
+`,
+	}, "gpu")
+	if errs := lines(res.Errors); !strings.Contains(errs, "gpu/terragrunt.hcl:3: extra_arguments \"vars\": variable file") || !strings.Contains(errs, "outside the checked directories") || len(res.Resources) != 1 {
+		t.Fatalf("errors:\n%sresources %+v", errs, res.Resources)
 	}
 }
 

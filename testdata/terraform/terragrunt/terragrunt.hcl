@@ -1,5 +1,6 @@
 # The root configuration every unit includes: it deploys nothing itself.
 locals {
+  region = "us-east-1"
   common_tags = {
     team    = "ml-platform"
     project = "llm"
@@ -15,7 +16,24 @@ remote_state {
   }
 }
 
+# Every unit's module gets its provider from here.
+generate "provider" {
+  path      = "provider.tf"
+  if_exists = "overwrite_terragrunt"
+  contents  = <<EOF
+provider "aws" {
+  region = "${local.region}"
+}
+EOF
+}
+
+terraform {
+  extra_arguments "common_vars" {
+    commands           = get_terraform_commands_that_need_vars()
+    optional_var_files = ["${get_parent_terragrunt_dir()}/common.tfvars"]
+  }
+}
+
 inputs = {
-  region = "us-east-1"
-  tags   = local.common_tags
+  tags = local.common_tags
 }

@@ -1,9 +1,5 @@
-provider "aws" {
-  region = var.region
-}
-
 resource "aws_eks_node_group" "gpu" {
-  cluster_name    = "ml"
+  cluster_name    = var.cluster_name
   node_group_name = "gpu"
   node_role_arn   = "arn:aws:iam::123456789012:role/eks-node"
   subnet_ids      = var.subnet_ids

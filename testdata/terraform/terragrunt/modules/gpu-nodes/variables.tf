@@ -1,4 +1,4 @@
-variable "region" {
+variable "cluster_name" {
   type = string
 }
 

@@ -1,7 +1,3 @@
-variable "region" {
-  type = string
-}
-
 variable "instance_type" {
   type = string
 }
@@ -16,10 +12,6 @@ variable "owner" {
 
 variable "tags" {
   type = map(string)
-}
-
-provider "aws" {
-  region = var.region
 }
 
 resource "aws_instance" "serve" {
