@@ -2,9 +2,9 @@
 // Terraform module with inputs. It evaluates the unit's configuration the way Terragrunt does —
 // locals, include blocks (shallow, deep or no merge; exposed values), dependency blocks (their
 // mock_outputs), the terraform block's source and extra_arguments, generate blocks that write
-// configuration, and the inputs — and hands the module it deploys
-// to package terraform with those inputs as root variable values, so a GPU node group whose
-// instance type and size come from Terragrunt is priced with them.
+// configuration, and the inputs — and hands the module it deploys to package terraform with
+// those inputs as root variable values, so a GPU node group whose instance type and size come
+// from Terragrunt is priced with them.
 //
 // Terragrunt's functions are provided (find_in_parent_folders, read_terragrunt_config,
 // path_relative_to_include, get_terragrunt_dir, get_repo_root and their kin) next to
