@@ -2,8 +2,9 @@
 // `kustomize build` does for what decides GPU spend: resources (files and other kustomizations,
 // recursively), components, namespace, name prefixes and suffixes, common and pair labels and
 // annotations, replica counts, and patches — strategic merge (containers and other named lists
-// merged by name, `$patch: delete`, null to remove) and JSON 6902 (add, replace, remove, copy,
-// move), with or without a target selector. An autoscaler's scaleTargetRef and a pod's DRA
+// of Kubernetes' own kinds merged by name, a custom resource's lists replaced whole as kustomize
+// does without a schema, `$patch: delete`, null to remove) and JSON 6902 (add, replace, remove,
+// copy, move), with or without a target selector. An autoscaler's scaleTargetRef and a pod's DRA
 // claims follow the objects a prefix or suffix renames, as kustomize's name references do.
 //
 // It works on YAML nodes and keeps each object's file and lines, so a resource built from an

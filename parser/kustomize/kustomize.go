@@ -585,13 +585,29 @@ func (b *builder) apply(p patch, objs []Object) {
 			// With a target, the patch's own kind and name do not select and are not applied.
 			doc = withoutIdentity(doc)
 		}
-		if merged := strategicMerge(objs[i].Node, doc, ""); merged != nil {
+		if merged := strategicMerge(objs[i].Node, doc, "", builtinGroups[apiGroup(objs[i].Node)]); merged != nil {
 			*objs[i].Node = *merged
 		}
 	}
 	if !applied {
 		b.warns = append(b.warns, parser.Error{File: p.file, Line: p.line, Message: "this patch matches no object among the kustomization's resources and is not applied"})
 	}
+}
+
+// builtinGroups are the API groups of Kubernetes' own kinds, whose schemas kustomize knows: their
+// named lists (containers, volumes, env, ...) merge item by item. A custom resource (a
+// PyTorchJob, a RayCluster) has no schema there, and kustomize replaces its lists whole.
+var builtinGroups = map[string]bool{"": true, "apps": true, "batch": true, "autoscaling": true, "policy": true,
+	"networking.k8s.io": true, "rbac.authorization.k8s.io": true, "scheduling.k8s.io": true, "storage.k8s.io": true,
+	"node.k8s.io": true, "resource.k8s.io": true}
+
+// apiGroup is an object's API group ("" for the core group, "apps" for apps/v1).
+func apiGroup(n *yaml.Node) string {
+	group, _, found := strings.Cut(scalar(lookup(n, "apiVersion")), "/")
+	if !found {
+		return ""
+	}
+	return group
 }
 
 // withoutIdentity is a patch document without kind, apiVersion and metadata.name.

@@ -129,6 +129,56 @@ func getPath(n *yaml.Node, path string) string {
 	return n.Value
 }
 
+// A custom resource has no schema kustomize knows: its lists are replaced whole, as in
+// kustomize, where a Deployment's containers merge by name.
+func TestCustomResourceListsAreReplaced(t *testing.T) {
+	job := `apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: ft}
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: trainer:1
+              resources: {limits: {nvidia.com/gpu: 1}}
+            - name: logger
+              image: log:1
+`
+	n := only(t, build(t, map[string]string{
+		"job.yaml": job,
+		"kustomization.yaml": `resources: [job.yaml]
+patches:
+  - patch: |-
+      apiVersion: kubeflow.org/v1
+      kind: PyTorchJob
+      metadata: {name: ft}
+      spec:
+        pytorchReplicaSpecs:
+          Worker:
+            replicas: 4
+            template:
+              spec:
+                containers:
+                  - name: pytorch
+                    resources: {limits: {nvidia.com/gpu: 8}}
+`,
+	}, "."))
+	for path, want := range map[string]string{
+		"spec.pytorchReplicaSpecs.Worker.replicas":                                                   "4",
+		"spec.pytorchReplicaSpecs.Worker.template.spec.containers":                                   "len 1",
+		"spec.pytorchReplicaSpecs.Worker.template.spec.containers.0.resources.limits.nvidia.com/gpu": "8",
+		"spec.pytorchReplicaSpecs.Worker.template.spec.containers.0.image":                           "<none>",
+	} {
+		if got := getPath(n, path); got != want {
+			t.Errorf("%s = %q, want %q", path, got, want)
+		}
+	}
+}
+
 func TestJSON6902AndTargets(t *testing.T) {
 	res := build(t, map[string]string{
 		"deploy.yaml": deployment + "---\n" + strings.ReplaceAll(deployment, "train", "serve"),

@@ -100,9 +100,11 @@ var mergeKeys = map[string]string{
 }
 
 // strategicMerge merges patch into dst the way a strategic merge patch does: mappings key by
-// key (a null value removes the key), lists of named items item by item, anything else
-// replaced. It returns nil when the patch deletes dst ($patch: delete). dst is changed in place.
-func strategicMerge(dst, patch *yaml.Node, field string) *yaml.Node {
+// key (a null value removes the key), lists of named items item by item when named is set,
+// anything else replaced. Without named it is a JSON merge patch (RFC 7386), which is what
+// kustomize applies to a custom resource it has no schema for: lists are replaced whole. It
+// returns nil when the patch deletes dst ($patch: delete). dst is changed in place.
+func strategicMerge(dst, patch *yaml.Node, field string, named bool) *yaml.Node {
 	if patch == nil {
 		return dst
 	}
@@ -126,7 +128,7 @@ func strategicMerge(dst, patch *yaml.Node, field string) *yaml.Node {
 				remove(dst, key)
 				continue
 			}
-			merged := strategicMerge(lookup(dst, key), value, key)
+			merged := strategicMerge(lookup(dst, key), value, key, named)
 			if merged == nil {
 				remove(dst, key)
 				continue
@@ -136,7 +138,7 @@ func strategicMerge(dst, patch *yaml.Node, field string) *yaml.Node {
 		return dst
 	case yaml.SequenceNode:
 		key, ok := mergeKeys[field]
-		if !ok || key == "" {
+		if !named || !ok || key == "" {
 			return clean(patch)
 		}
 		for _, item := range patch.Content {
@@ -153,7 +155,7 @@ func strategicMerge(dst, patch *yaml.Node, field string) *yaml.Node {
 			case at < 0:
 				dst.Content = append(dst.Content, clean(item))
 			default:
-				if merged := strategicMerge(dst.Content[at], item, ""); merged == nil {
+				if merged := strategicMerge(dst.Content[at], item, "", named); merged == nil {
 					dst.Content = append(dst.Content[:at], dst.Content[at+1:]...)
 				} else {
 					dst.Content[at] = merged
