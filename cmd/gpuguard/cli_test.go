@@ -71,6 +71,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "azurerm_machine_learning"},
 		{name: "container_apps_gpu"},
 		{name: "terragrunt"},
+		{name: "capacity_reservations"},
 		{name: "variables", args: []string{"--var-file", "testdata/terraform/variables/override.tfvars", "--var", "from_var_flag=p5.4xlarge"}},
 		{name: "count_for_each"},
 		{name: "dynamic_blocks"},

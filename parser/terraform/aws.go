@@ -90,6 +90,9 @@ func mapAWSInstance(c *mapContext) []*parser.Resource {
 		r.PurchaseOption = parser.Spot
 	}
 	c.awsCommon(r, w)
+	if res := c.referenced(w, "aws_ec2_capacity_reservation", "capacity_reservation_specification", "capacity_reservation_target", "capacity_reservation_id"); res != nil {
+		runsInReservation(r, res.addr)
+	}
 	return []*parser.Resource{r}
 }
 

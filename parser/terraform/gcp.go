@@ -79,7 +79,7 @@ func mapWorkbench(c *mapContext) []*parser.Resource {
 	// The Notebooks API spells accelerators NVIDIA_TESLA_T4; Compute Engine's name is nvidia-tesla-t4.
 	apiName := func(t string) string { return strings.ReplaceAll(strings.ToLower(t), "_", "-") }
 	accels := append(setup.blocks("accelerator_configs"), setup.blocks("accelerator_config")...)
-	gcpAccelerators(r, accels, "core_count", "accelerator config", apiName)
+	gcpAccelerators(r, accels, "type", "core_count", "accelerator config", apiName)
 	if idle, ok := setup.str("metadata", "idle-timeout-seconds"); ok && idle != "" {
 		r.Note("shuts down after %s idle seconds: priced for the full month, an upper bound", idle)
 	}
@@ -106,12 +106,12 @@ func machineIncludesGPUs(machineType string) bool {
 	return parser.IsGPUInstanceType(parser.GCP, machineType)
 }
 
-// gcpAccelerators adds the GPUs of accelerator blocks (type, and a count attribute defaulting to
-// 1) to r, named by name; a machine type that includes its GPUs (A2, G2, ...) keeps none, said
+// gcpAccelerators adds the GPUs of accelerator blocks (a type attribute, and a count attribute
+// defaulting to 1) to r, named by name; a machine type that includes its GPUs (A2, G2, ...) keeps none, said
 // in a note naming what (the block) was not priced again.
-func gcpAccelerators(r *parser.Resource, blocks []*view, countAttr, what string, name func(string) string) {
+func gcpAccelerators(r *parser.Resource, blocks []*view, typeAttr, countAttr, what string, name func(string) string) {
 	for _, b := range blocks {
-		t, ok := b.str("type")
+		t, ok := b.str(typeAttr)
 		n, okn := b.num(countAttr)
 		if !okn && !b.has(countAttr) {
 			n, okn = 1, true
@@ -132,7 +132,7 @@ func gcpMachine(r *parser.Resource, w *view) {
 	mt, found := w.str("machine_type")
 	r.InstanceType = lastSegment(mt)
 	requireInstanceType(r, "machine_type", found)
-	gcpAccelerators(r, w.blocks("guest_accelerator"), "count", "guest_accelerator block", lastSegment)
+	gcpAccelerators(r, w.blocks("guest_accelerator"), "type", "count", "guest_accelerator block", lastSegment)
 	for _, ga := range w.blocks("guest_accelerator") {
 		if p, ok := ga.str("gpu_partition_size"); ok && p != "" {
 			r.Note("GPUs are partitioned into MIG slices of %s", p)
@@ -191,6 +191,13 @@ func mapGCPInstance(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.GCP, c.inst.addr)
 	gcpMachine(r, w)
 	c.gcpPlace(r, w, "zone")
+	if kind, _ := w.str("reservation_affinity", "type"); strings.EqualFold(kind, "SPECIFIC_RESERVATION") {
+		if values, _ := w.strList("reservation_affinity", "specific_reservation", "values"); len(values) > 0 {
+			if res := c.byAttribute("google_compute_reservation", "name", values[0]); res != nil {
+				runsInReservation(r, res.addr)
+			}
+		}
+	}
 	return []*parser.Resource{r}
 }
 

@@ -1,0 +1,104 @@
+package terraform
+
+import (
+	"strings"
+	"testing"
+)
+
+// A reservation is priced for the capacity no instance of the configuration takes: targeted
+// instances take it, an open reservation also takes instances of its type in its zone, others
+// never; a reservation fully taken is listed at none, saying why.
+func TestCapacityReservationsCountIdleCapacityOnce(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" { region = "us-east-1" }
+resource "aws_ec2_capacity_reservation" "targeted" {
+  instance_type           = "g6e.xlarge"
+  instance_platform       = "Linux/UNIX"
+  availability_zone       = "us-east-1a"
+  instance_count          = 2
+  instance_match_criteria = "targeted"
+}
+resource "aws_ec2_capacity_reservation" "open" {
+  instance_type     = "g5.xlarge"
+  instance_platform = "Linux/UNIX"
+  availability_zone = "us-east-1b"
+  instance_count    = 3
+}
+resource "aws_ec2_capacity_reservation" "unknown" {
+  instance_type     = "g5.2xlarge"
+  instance_platform = "Linux/UNIX"
+  availability_zone = "us-east-1b"
+  instance_count    = var.n
+}
+variable "n" { type = number }
+resource "aws_instance" "in_targeted" {
+  count         = 2
+  instance_type = "g6e.xlarge"
+  capacity_reservation_specification {
+    capacity_reservation_target { capacity_reservation_id = aws_ec2_capacity_reservation.targeted.id }
+  }
+}
+resource "aws_instance" "same_zone" {
+  instance_type     = "g5.xlarge"
+  availability_zone = "us-east-1b"
+}
+resource "aws_instance" "opted_out" {
+  instance_type     = "g5.xlarge"
+  availability_zone = "us-east-1b"
+  capacity_reservation_specification { capacity_reservation_preference = "none" }
+}
+resource "aws_instance" "not_targeting" {
+  instance_type     = "g6e.xlarge"
+  availability_zone = "us-east-1a"
+}
+`, Options{})
+	if len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
+	}
+	got := byAddress(t, res)
+	for addr, want := range map[string]int{"aws_ec2_capacity_reservation.targeted": 0, "aws_ec2_capacity_reservation.open": 2} {
+		r := got[addr]
+		if r.Quantity != want {
+			t.Errorf("%s: quantity %d, want %d (notes %q)", addr, r.Quantity, want, r.Notes)
+		}
+	}
+	if notes := strings.Join(got["aws_ec2_capacity_reservation.targeted"].Notes, " "); !strings.Contains(notes, "2 of it taken by aws_instance.in_targeted[0], aws_instance.in_targeted[1]") || !strings.Contains(notes, "the 0 left idle") {
+		t.Errorf("targeted notes %q", notes)
+	}
+	if notes := strings.Join(got["aws_ec2_capacity_reservation.open"].Notes, " "); !strings.Contains(notes, "taken by aws_instance.same_zone (priced there)") {
+		t.Errorf("open notes %q", notes)
+	}
+	if notes := strings.Join(got["aws_instance.in_targeted[0]"].Notes, " "); !strings.Contains(notes, "runs in aws_ec2_capacity_reservation.targeted") {
+		t.Errorf("instance notes %q", notes)
+	}
+	if u := got["aws_ec2_capacity_reservation.unknown"].Unresolved; len(u) != 1 || u[0].Attribute != "instance_count" || !strings.Contains(u[0].Reason, "var.n") {
+		t.Errorf("unknown count: %+v", got["aws_ec2_capacity_reservation.unknown"])
+	}
+}
+
+// In a plan, an instance takes an existing reservation by its id, and a new one through the
+// configuration's reference (its id is known only after apply).
+func TestCapacityReservationsInAPlan(t *testing.T) {
+	plan := `{"format_version":"1.2",
+"planned_values":{"root_module":{"resources":[
+{"address":"aws_ec2_capacity_reservation.old","mode":"managed","type":"aws_ec2_capacity_reservation","name":"old","values":{"id":"cr-0abc","instance_type":"g6e.xlarge","availability_zone":"us-east-1a","instance_count":3,"instance_match_criteria":"targeted"}},
+{"address":"aws_ec2_capacity_reservation.new","mode":"managed","type":"aws_ec2_capacity_reservation","name":"new","values":{"instance_type":"g5.xlarge","availability_zone":"us-east-1a","instance_count":2,"instance_match_criteria":"targeted"}},
+{"address":"aws_instance.a","mode":"managed","type":"aws_instance","name":"a","values":{"instance_type":"g6e.xlarge","capacity_reservation_specification":[{"capacity_reservation_preference":"open","capacity_reservation_target":[{"capacity_reservation_id":"cr-0abc"}]}]}},
+{"address":"aws_instance.b","mode":"managed","type":"aws_instance","name":"b","values":{"instance_type":"g5.xlarge","capacity_reservation_specification":[{"capacity_reservation_target":[{}]}]}}
+]}},
+"resource_changes":[
+{"address":"aws_ec2_capacity_reservation.new","mode":"managed","type":"aws_ec2_capacity_reservation","name":"new","change":{"actions":["create"],"after_unknown":{"id":true}}},
+{"address":"aws_instance.b","mode":"managed","type":"aws_instance","name":"b","change":{"actions":["create"],"after_unknown":{"capacity_reservation_specification":[{"capacity_reservation_target":[{"capacity_reservation_id":true}]}]}}}
+],
+"configuration":{"root_module":{"resources":[
+{"address":"aws_instance.b","mode":"managed","type":"aws_instance","name":"b","expressions":{"capacity_reservation_specification":[{"capacity_reservation_target":[{"capacity_reservation_id":{"references":["aws_ec2_capacity_reservation.new.id","aws_ec2_capacity_reservation.new"]}}]}]}}
+]}}}`
+	res := ParsePlan("plan.json", []byte(plan))
+	got := byAddress(t, res)
+	if q := got["aws_ec2_capacity_reservation.old"].Quantity; q != 2 {
+		t.Errorf("old reservation: quantity %d, want 2 (notes %q)", q, got["aws_ec2_capacity_reservation.old"].Notes)
+	}
+	if q := got["aws_ec2_capacity_reservation.new"].Quantity; q != 1 {
+		t.Errorf("new reservation: quantity %d, want 1 (notes %q)", q, got["aws_ec2_capacity_reservation.new"].Notes)
+	}
+}
