@@ -90,8 +90,8 @@ func mapAWSInstance(c *mapContext) []*parser.Resource {
 		r.PurchaseOption = parser.Spot
 	}
 	c.awsCommon(r, w)
-	if res := c.referenced(w, "aws_ec2_capacity_reservation", "capacity_reservation_specification", "capacity_reservation_target", "capacity_reservation_id"); res != nil {
-		runsInReservation(r, res.addr)
+	if r.PurchaseOption != parser.Spot {
+		c.awsTaker(r, w, r.Quantity)
 	}
 	return []*parser.Resource{r}
 }
@@ -107,10 +107,11 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 		}
 	}
 	var found bool
+	var lt *view // the launch template, whose capacity reservation its on-demand instances may use
 	switch {
 	case len(w.blocks("mixed_instances_policy")) > 0:
 		mip := w.blocks("mixed_instances_policy")[0]
-		lt := c.launchTemplate(r, mip, "launch_template", "launch_template_specification")
+		lt = c.launchTemplate(r, mip, "launch_template", "launch_template_specification")
 		var types []string
 		for _, o := range mip.blocks("launch_template", "override") {
 			if t, ok := o.str("instance_type"); ok {
@@ -151,7 +152,7 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 			r.Note("mixed instances policy: %d on-demand, %d spot", onDemand, r.SpotQuantity)
 		}
 	case w.has("launch_template"):
-		if lt := c.launchTemplate(r, w, "launch_template"); lt != nil {
+		if lt = c.launchTemplate(r, w, "launch_template"); lt != nil {
 			r.InstanceType, found = lt.str("instance_type")
 			if awsSpot(lt) {
 				r.PurchaseOption = parser.Spot
@@ -185,6 +186,9 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 		}
 	}
 	applyTags(r, tags)
+	if r.PurchaseOption != parser.Spot {
+		c.awsTaker(r, lt, r.Quantity-r.SpotQuantity)
+	}
 	return []*parser.Resource{r}
 }
 
@@ -197,11 +201,14 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 		if len(types) > 1 {
 			r.Note("%d instance types (%s): priced at the first", len(types), strings.Join(types, ", "))
 		}
-	} else if !w.has("instance_types") && w.has("launch_template") {
-		if lt := c.launchTemplate(r, w, "launch_template"); lt != nil {
-			r.InstanceType, found = lt.str("instance_type")
-		}
-	} else if !w.has("instance_types") {
+	}
+	var lt *view
+	if w.has("launch_template") {
+		lt = c.launchTemplate(r, w, "launch_template")
+	}
+	if !found && !w.has("instance_types") && lt != nil {
+		r.InstanceType, found = lt.str("instance_type")
+	} else if !found && !w.has("instance_types") && !w.has("launch_template") {
 		// EKS launches t3.medium when neither instance_types nor a launch template names one.
 		r.InstanceType, found = "t3.medium", true
 	}
@@ -213,6 +220,9 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 		r.PurchaseOption = parser.Spot
 	}
 	c.awsCommon(r, w)
+	if r.PurchaseOption != parser.Spot {
+		c.awsTaker(r, lt, r.Quantity)
+	}
 	return []*parser.Resource{r}
 }
 

@@ -92,6 +92,7 @@ func mapAzureVM(c *mapContext) []*parser.Resource {
 	azurePriority(r, w, "priority")
 	azureCommon(r, w)
 	windowsNote(r)
+	c.azureTaker(r, w)
 	return []*parser.Resource{r}
 }
 
@@ -113,6 +114,7 @@ func mapAzureScaleSet(c *mapContext) []*parser.Resource {
 	azurePriority(r, w, "priority")
 	azureCommon(r, w)
 	windowsNote(r)
+	c.azureTaker(r, w)
 	return []*parser.Resource{r}
 }
 

@@ -59,6 +59,7 @@ type evaluation struct {
 	modulesRead  bool                        // the downloaded modules' manifest was looked for
 	modulesByKey map[string]downloadedModule // by module key path, from ModulesManifest
 	followed     []string                    // directories of downloaded modules that were followed
+	reservations *reservationBook            // capacity reservations and what takes them, settled after mapping
 }
 
 // moduleInstance is one instance of a module: the root, or module.x, module.x[0], module.x["k"].

@@ -191,13 +191,7 @@ func mapGCPInstance(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.GCP, c.inst.addr)
 	gcpMachine(r, w)
 	c.gcpPlace(r, w, "zone")
-	if kind, _ := w.str("reservation_affinity", "type"); strings.EqualFold(kind, "SPECIFIC_RESERVATION") {
-		if values, _ := w.strList("reservation_affinity", "specific_reservation", "values"); len(values) > 0 {
-			if res := c.byAttribute("google_compute_reservation", "name", values[0]); res != nil {
-				runsInReservation(r, res.addr)
-			}
-		}
-	}
+	c.gcpTaker(r, w)
 	return []*parser.Resource{r}
 }
 

@@ -208,17 +208,7 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 		root.inputs[name] = root.finalizeVariable(decl, v, rv.rng)
 	}
 	root.walk(func(t string) bool { _, ok := mappers[t]; return ok })
-	for _, inst := range ev.order {
-		m, ok := mappers[inst.decl.typ]
-		if !ok {
-			continue
-		}
-		for _, r := range m(&mapContext{inst: inst, ev: ev}) {
-			if keep(r) {
-				res.Resources = append(res.Resources, *r)
-			}
-		}
-	}
+	res.Resources = append(res.Resources, ev.mapAll()...)
 	// Kubernetes objects yield only workloads that request GPUs; keep does not apply to them (a
 	// pod that a NodePool may place on several types has no single instance type).
 	for _, r := range ev.buildManifests() {

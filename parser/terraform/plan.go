@@ -60,17 +60,7 @@ func ParsePlan(name string, data []byte) (res parser.Result) {
 	mod := newModuleInstance(ev, &moduleConfig{dir: name}, nil, nil, "")
 	p.addProviders(mod)
 	p.walk(plan.PlannedValues.RootModule, ev, mod)
-	for _, inst := range ev.order {
-		m, ok := mappers[inst.decl.typ]
-		if !ok {
-			continue
-		}
-		for _, r := range m(&mapContext{inst: inst, ev: ev}) {
-			if keep(r) {
-				res.Resources = append(res.Resources, *r)
-			}
-		}
-	}
+	res.Resources = append(res.Resources, ev.mapAll()...)
 	for _, r := range ev.buildManifests() {
 		res.Resources = append(res.Resources, *r)
 	}

@@ -25,6 +25,29 @@ func register(resourceType string, m mapper) {
 	mappers[resourceType] = m
 }
 
+// mapAll runs the mappers over every instance, in order, and returns the GPU resources they
+// find, once reservations are settled against the resources that take them.
+func (ev *evaluation) mapAll() []parser.Resource {
+	var kept []*parser.Resource
+	for _, inst := range ev.order {
+		m, ok := mappers[inst.decl.typ]
+		if !ok {
+			continue
+		}
+		for _, r := range m(&mapContext{inst: inst, ev: ev}) {
+			if keep(r) {
+				kept = append(kept, r)
+			}
+		}
+	}
+	ev.reservations.settle()
+	out := make([]parser.Resource, len(kept))
+	for i, r := range kept {
+		out[i] = *r
+	}
+	return out
+}
+
 // mapContext is what a mapper sees: the instance and ways to follow its references.
 type mapContext struct {
 	inst *instance

@@ -12,7 +12,7 @@ import (
 // instances run in it or not (AWS On-Demand Capacity Reservations, GCP reservations, Azure
 // capacity reservations). Idle reserved GPUs are overspend like any other; instances that run in a
 // reservation are billed through it, not again. So a reservation is priced for the capacity no
-// instance of this configuration is seen to take, and the instances that take it keep their own
+// resource of this configuration is seen to take, and the resources that take it keep their own
 // price, with a note: together they count the reserved capacity once.
 //
 // Sources: AWS, "On-Demand Capacity Reservations" (billing: "you are charged the equivalent
@@ -20,6 +20,10 @@ import (
 // GCP, "Reservations of Compute Engine zonal resources" (reserved resources are charged at
 // on-demand rates, used or not); Azure, "On-demand capacity reservation" (billed at the
 // pay-as-you-go rate whether used or not). Read 2026-11.
+//
+// Mappers record reservations and the resources that may take them in the evaluation's book;
+// the book is settled once every resource is mapped, since a reservation and the node group that
+// fills it may come in any order.
 
 func init() {
 	register("aws_ec2_capacity_reservation", mapAWSCapacityReservation)
@@ -27,23 +31,90 @@ func init() {
 	register("azurerm_capacity_reservation", mapAzureCapacityReservation)
 }
 
-// reservationNote says how a reservation is billed and which instances were seen to run in it.
-func reservationNote(r *parser.Resource, reserved int, takers []string, more string) {
-	used := len(takers)
-	if used > reserved {
-		used = reserved
-	}
-	r.Quantity = reserved - used
-	msg := fmt.Sprintf("capacity reservation of %d: billed at the on-demand rate whether instances run in it or not", reserved)
-	if len(takers) > 0 {
-		msg += fmt.Sprintf("; %d of it taken by %s (priced there), the %d left idle priced here", used, strings.Join(takers, ", "), reserved-used)
-	}
-	r.Note("%s%s", msg, more)
+// reservationBook collects reservations and their possible takers during one evaluation.
+type reservationBook struct {
+	reserved []*reservation
+	takers   []taker
 }
 
-// runsInReservation notes on an instance that it takes capacity of a reservation.
-func runsInReservation(r *parser.Resource, reservation string) {
-	r.Note("runs in %s: its price here is its share of the reservation, whose idle capacity is priced there", reservation)
+// reservation is one reservation resource and what it holds.
+type reservation struct {
+	res    *parser.Resource
+	key    string // its instance address, or (Azure) its reservation group's address
+	id     string // its id, when a plan knows it
+	count  int
+	zone   string
+	open   bool // takes any matching resource in its zone, not only those naming it
+	suffix string
+}
+
+// taker is a resource that may run in a reservation: one that names it (key or id), or one an
+// open reservation takes by type and zone.
+type taker struct {
+	res      *parser.Resource
+	key, id  string
+	zone     string
+	anyOpen  bool // eligible for open reservations in its zone
+	quantity int  // how many of its instances can run in reserved capacity (not spot)
+}
+
+func (ev *evaluation) book() *reservationBook {
+	if ev.reservations == nil {
+		ev.reservations = &reservationBook{}
+	}
+	return ev.reservations
+}
+
+// settle prices each reservation for what no taker takes and notes who takes what.
+func (b *reservationBook) settle() {
+	if b == nil {
+		return
+	}
+	taken := map[*reservation][]string{}
+	used := map[*reservation]int{}
+	// Resources that name a reservation first, then those an open one takes by type and zone.
+	for _, named := range []bool{true, false} {
+		for _, t := range b.takers {
+			if (t.key != "" || t.id != "") != named || t.quantity <= 0 {
+				continue
+			}
+			for _, rv := range b.reserved {
+				if rv.res.Provider != t.res.Provider || rv.res.InstanceType != t.res.InstanceType || used[rv] >= rv.count {
+					continue
+				}
+				match := named && (t.key != "" && t.key == rv.key || t.id != "" && t.id == rv.id) ||
+					!named && t.anyOpen && rv.open && rv.zone != "" && t.zone == rv.zone
+				if !match {
+					continue
+				}
+				used[rv] += min(t.quantity, rv.count-used[rv])
+				taken[rv] = append(taken[rv], t.res.Address)
+				t.res.Note("runs in %s: its price here is its share of the reservation, whose idle capacity is priced there", rv.res.Address)
+				break
+			}
+		}
+	}
+	for _, rv := range b.reserved {
+		rv.res.Quantity = rv.count - used[rv]
+		msg := fmt.Sprintf("capacity reservation of %d: billed at the on-demand rate whether instances run in it or not", rv.count)
+		if names := taken[rv]; len(names) > 0 {
+			sort.Strings(names)
+			msg += fmt.Sprintf("; %d of it taken by %s (priced there), the %d left idle priced here", used[rv], strings.Join(names, ", "), rv.count-used[rv])
+		}
+		rv.res.Note("%s%s", msg, rv.suffix)
+	}
+}
+
+// reserve records a reservation of count (known) on the book.
+func (c *mapContext) reserve(r *parser.Resource, rv reservation) {
+	rv.res = r
+	c.ev.book().reserved = append(c.ev.book().reserved, &rv)
+}
+
+// mayTake records a resource that may run in a reservation.
+func (c *mapContext) mayTake(r *parser.Resource, t taker) {
+	t.res = r
+	c.ev.book().takers = append(c.ev.book().takers, t)
 }
 
 func mapAWSCapacityReservation(c *mapContext) []*parser.Resource {
@@ -59,47 +130,38 @@ func mapAWSCapacityReservation(c *mapContext) []*parser.Resource {
 		}
 		return []*parser.Resource{r}
 	}
-	az, _ := w.str("availability_zone")
-	open := true
+	rv := reservation{key: c.inst.addr, count: n, open: true}
+	rv.zone, _ = w.str("availability_zone")
+	// In a plan, an existing reservation has its id: a resource may name it by value.
+	rv.id, _ = (&view{obj: c.inst.value}).str("id")
 	if crit, ok := w.str("instance_match_criteria"); ok && strings.EqualFold(crit, "targeted") {
-		open = false
+		rv.open = false
 	}
-	// In a plan, an existing reservation has its id: an instance may name it by value.
-	id, _ := (&view{obj: c.inst.value}).str("id")
-	var takers []string
-	for _, inst := range c.ev.order {
-		if inst.decl.typ != "aws_instance" {
-			continue
-		}
-		iw := &view{obj: inst.value}
-		it, _ := iw.str("instance_type")
-		if it != t {
-			continue
-		}
-		ic := &mapContext{inst: inst, ev: c.ev}
-		target := ic.referenced(iw, "aws_ec2_capacity_reservation", "capacity_reservation_specification", "capacity_reservation_target", "capacity_reservation_id")
-		targetID, _ := iw.str("capacity_reservation_specification", "capacity_reservation_target", "capacity_reservation_id")
-		pref, _ := iw.str("capacity_reservation_specification", "capacity_reservation_preference")
-		iaz, _ := iw.str("availability_zone")
-		switch {
-		case target == c.inst, target == nil && id != "" && targetID == id:
-		case target == nil && targetID == "" && open && !strings.EqualFold(pref, "none") && az != "" && iaz == az:
-			// An open reservation takes any instance of its type in its zone.
-		default:
-			continue
-		}
-		takers = append(takers, inst.addr)
+	if rv.open {
+		rv.suffix = "; an open reservation also takes matching instances this configuration does not declare"
 	}
-	sort.Strings(takers)
-	more := ""
-	if open {
-		more = "; an open reservation also takes matching instances this configuration does not declare"
-	}
-	reservationNote(r, n, takers, more)
 	if end, ok := w.str("end_date"); ok && end != "" {
-		r.Note("reserved until %s", end)
+		rv.suffix += "; reserved until " + end
 	}
+	c.reserve(r, rv)
 	return []*parser.Resource{r}
+}
+
+// awsTaker records an AWS resource (an instance, or a group through its launch template) whose
+// capacity_reservation_specification at spec may put quantity instances in a reservation.
+func (c *mapContext) awsTaker(r *parser.Resource, spec *view, quantity int) {
+	if spec == nil || quantity <= 0 {
+		return
+	}
+	t := taker{quantity: quantity}
+	if res := c.referenced(spec, "aws_ec2_capacity_reservation", "capacity_reservation_specification", "capacity_reservation_target", "capacity_reservation_id"); res != nil {
+		t.key = res.addr
+	}
+	t.id, _ = (&view{obj: spec.obj}).str("capacity_reservation_specification", "capacity_reservation_target", "capacity_reservation_id")
+	pref, _ := (&view{obj: spec.obj}).str("capacity_reservation_specification", "capacity_reservation_preference")
+	t.anyOpen = !strings.EqualFold(pref, "none")
+	t.zone, _ = (&view{obj: spec.obj}).str("availability_zone")
+	c.mayTake(r, t)
 }
 
 func mapGCPReservation(c *mapContext) []*parser.Resource {
@@ -117,41 +179,40 @@ func mapGCPReservation(c *mapContext) []*parser.Resource {
 		}
 		return []*parser.Resource{r}
 	}
-	name, _ := w.str("name")
+	rv := reservation{key: c.inst.addr, count: n}
+	rv.zone, _ = w.str("zone")
 	specific, _ := w.boolean("specific_reservation_required")
-	var takers []string
-	for _, inst := range c.ev.order {
-		if inst.decl.typ != "google_compute_instance" {
-			continue
-		}
-		iw := &view{obj: inst.value}
-		if it, _ := iw.str("machine_type"); lastSegment(it) != r.InstanceType {
-			continue
-		}
-		kind, _ := iw.str("reservation_affinity", "type")
-		switch strings.ToUpper(kind) {
-		case "SPECIFIC_RESERVATION":
-			values, _ := iw.strList("reservation_affinity", "specific_reservation", "values")
-			if name == "" || !containsString(values, name) {
-				continue
-			}
-		case "ANY_RESERVATION", "":
-			if specific {
-				continue // the reservation takes only instances that name it
-			}
-			zone, _ := iw.str("zone")
-			rz, _ := w.str("zone")
-			if zone == "" || zone != rz {
-				continue
-			}
-		default:
-			continue
-		}
-		takers = append(takers, inst.addr)
-	}
-	sort.Strings(takers)
-	reservationNote(r, n, takers, "")
+	rv.open = !specific
+	c.reserve(r, rv)
 	return []*parser.Resource{r}
+}
+
+// gcpTaker records a GCP instance whose reservation_affinity may put it in a reservation.
+func (c *mapContext) gcpTaker(r *parser.Resource, w *view) {
+	v := &view{obj: w.obj}
+	kind, _ := v.str("reservation_affinity", "type")
+	t := taker{quantity: r.Quantity}
+	t.zone, _ = v.str("zone")
+	if r.PurchaseOption == parser.Spot {
+		return // spot VMs do not consume reservations
+	}
+	switch strings.ToUpper(kind) {
+	case "SPECIFIC_RESERVATION":
+		values, _ := v.strList("reservation_affinity", "specific_reservation", "values")
+		if len(values) == 0 {
+			return
+		}
+		res := c.byAttribute("google_compute_reservation", "name", lastSegment(values[0]))
+		if res == nil {
+			return
+		}
+		t.key = res.addr
+	case "ANY_RESERVATION", "":
+		t.anyOpen = true
+	default:
+		return
+	}
+	c.mayTake(r, t)
 }
 
 func mapAzureCapacityReservation(c *mapContext) []*parser.Resource {
@@ -173,34 +234,21 @@ func mapAzureCapacityReservation(c *mapContext) []*parser.Resource {
 		}
 		return []*parser.Resource{r}
 	}
-	// VMs join a reservation group, not one reservation: those of its size in the group take it.
-	var takers []string
-	for _, inst := range c.ev.order {
-		switch inst.decl.typ {
-		case "azurerm_linux_virtual_machine", "azurerm_windows_virtual_machine":
-		default:
-			continue
-		}
-		iw := &view{obj: inst.value}
-		if s, _ := iw.str("size"); s != size {
-			continue
-		}
-		ic := &mapContext{inst: inst, ev: c.ev}
-		if g := ic.referenced(iw, "azurerm_capacity_reservation_group", "capacity_reservation_group_id"); g == nil || g != group {
-			continue
-		}
-		takers = append(takers, inst.addr)
+	if group == nil {
+		c.reserve(r, reservation{count: n})
+		return []*parser.Resource{r}
 	}
-	sort.Strings(takers)
-	reservationNote(r, n, takers, "")
+	// VMs join a reservation group, not one reservation: those of its size take it.
+	c.reserve(r, reservation{key: group.addr, count: n})
 	return []*parser.Resource{r}
 }
 
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// azureTaker records an Azure VM or scale set in a capacity reservation group.
+func (c *mapContext) azureTaker(r *parser.Resource, w *view) {
+	if r.PurchaseOption == parser.Spot {
+		return
 	}
-	return false
+	if g := c.referenced(&view{obj: w.obj}, "azurerm_capacity_reservation_group", "capacity_reservation_group_id"); g != nil {
+		c.mayTake(r, taker{key: g.addr, quantity: r.Quantity})
+	}
 }

@@ -102,3 +102,64 @@ func TestCapacityReservationsInAPlan(t *testing.T) {
 		t.Errorf("new reservation: quantity %d, want 1 (notes %q)", q, got["aws_ec2_capacity_reservation.new"].Notes)
 	}
 }
+
+// Node groups and Auto Scaling groups take a reservation through their launch template: their
+// on-demand instances count, their spot ones do not.
+func TestCapacityReservationsTakenThroughLaunchTemplates(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" { region = "us-east-1" }
+resource "aws_ec2_capacity_reservation" "p5" {
+  instance_type           = "p5.48xlarge"
+  instance_platform       = "Linux/UNIX"
+  availability_zone       = "us-east-1a"
+  instance_count          = 8
+  instance_match_criteria = "targeted"
+}
+resource "aws_launch_template" "p5" {
+  instance_type = "p5.48xlarge"
+  capacity_reservation_specification {
+    capacity_reservation_target { capacity_reservation_id = aws_ec2_capacity_reservation.p5.id }
+  }
+}
+resource "aws_eks_node_group" "train" {
+  cluster_name  = "ml"
+  node_role_arn = "arn"
+  subnet_ids    = ["s"]
+  launch_template {
+    id      = aws_launch_template.p5.id
+    version = "$Latest"
+  }
+  scaling_config {
+    desired_size = 3
+    min_size     = 3
+    max_size     = 6
+  }
+}
+resource "aws_autoscaling_group" "mixed" {
+  desired_capacity = 4
+  max_size         = 4
+  min_size         = 0
+  mixed_instances_policy {
+    launch_template {
+      launch_template_specification { launch_template_id = aws_launch_template.p5.id }
+    }
+    instances_distribution {
+      on_demand_base_capacity                  = 2
+      on_demand_percentage_above_base_capacity = 0
+    }
+  }
+}
+`, Options{})
+	if len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
+	}
+	got := byAddress(t, res)
+	rv := got["aws_ec2_capacity_reservation.p5"]
+	// 3 node group instances and the group's 2 on-demand ones take 5 of 8.
+	if rv.Quantity != 3 || !strings.Contains(strings.Join(rv.Notes, " "), "5 of it taken by aws_autoscaling_group.mixed, aws_eks_node_group.train") {
+		t.Fatalf("reservation %d, notes %q", rv.Quantity, rv.Notes)
+	}
+	if got["aws_eks_node_group.train"].Quantity != 3 || !strings.Contains(strings.Join(got["aws_eks_node_group.train"].Notes, " "), "runs in aws_ec2_capacity_reservation.p5") {
+		t.Fatalf("node group %+v", got["aws_eks_node_group.train"])
+	}
+}
