@@ -174,6 +174,7 @@ func mapAKSNodePool(c *mapContext) []*parser.Resource {
 		r.AddUnresolved("kubernetes_cluster_id", "the cluster is not in this configuration, so its location is unknown")
 	}
 	applyTags(r, w.strMap("tags"))
+	c.azureTaker(r, w)
 	return []*parser.Resource{r}
 }
 

@@ -245,6 +245,7 @@ func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
 	if len(nc) > 0 {
 		gcpMachine(r, nc[0])
 		applyTags(r, nc[0].strMap("resource_labels"))
+		defer c.gcpAffinity(r, nc[0], "reservation_affinity", "consume_reservation_type", []any{"reservation_affinity", "values"})
 	} else {
 		r.InstanceType = "e2-medium" // GKE's default machine type
 	}

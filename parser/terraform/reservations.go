@@ -29,6 +29,7 @@ func init() {
 	register("aws_ec2_capacity_reservation", mapAWSCapacityReservation)
 	register("google_compute_reservation", mapGCPReservation)
 	register("azurerm_capacity_reservation", mapAzureCapacityReservation)
+	register("aws_ec2_capacity_block_reservation", mapAWSCapacityBlock)
 }
 
 // reservationBook collects reservations and their possible takers during one evaluation.
@@ -189,8 +190,16 @@ func mapGCPReservation(c *mapContext) []*parser.Resource {
 
 // gcpTaker records a GCP instance whose reservation_affinity may put it in a reservation.
 func (c *mapContext) gcpTaker(r *parser.Resource, w *view) {
+	c.gcpAffinity(r, w, "reservation_affinity", "type", []any{"reservation_affinity", "specific_reservation", "values"})
+}
+
+// gcpAffinity records a GCP resource whose reservation affinity block (at block, its type in
+// typeAttr, the reservation names at valuesPath) may put it in a reservation: an instance, or a
+// GKE node pool's node_config (node pools name specific reservations only, since their zones
+// are many).
+func (c *mapContext) gcpAffinity(r *parser.Resource, w *view, block, typeAttr string, valuesPath []any) {
 	v := &view{obj: w.obj}
-	kind, _ := v.str("reservation_affinity", "type")
+	kind, _ := v.str(block, typeAttr)
 	t := taker{quantity: r.Quantity}
 	t.zone, _ = v.str("zone")
 	if r.PurchaseOption == parser.Spot {
@@ -198,7 +207,7 @@ func (c *mapContext) gcpTaker(r *parser.Resource, w *view) {
 	}
 	switch strings.ToUpper(kind) {
 	case "SPECIFIC_RESERVATION":
-		values, _ := v.strList("reservation_affinity", "specific_reservation", "values")
+		values, _ := v.strList(valuesPath...)
 		if len(values) == 0 {
 			return
 		}
@@ -208,7 +217,7 @@ func (c *mapContext) gcpTaker(r *parser.Resource, w *view) {
 		}
 		t.key = res.addr
 	case "ANY_RESERVATION", "":
-		t.anyOpen = true
+		t.anyOpen = t.zone != ""
 	default:
 		return
 	}
@@ -240,6 +249,21 @@ func mapAzureCapacityReservation(c *mapContext) []*parser.Resource {
 	}
 	// VMs join a reservation group, not one reservation: those of its size take it.
 	c.reserve(r, reservation{key: group.addr, count: n})
+	return []*parser.Resource{r}
+}
+
+// mapAWSCapacityBlock lists an EC2 Capacity Block for ML: its price is set by the offering it is
+// bought from, paid upfront, and is not in the catalog.
+func mapAWSCapacityBlock(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.AWS, c.inst.addr)
+	t, ok := w.str("instance_type")
+	r.InstanceType = t
+	requireInstanceType(r, "instance_type", ok)
+	c.awsCommon(r, w)
+	if n, ok := w.num("instance_count"); ok {
+		r.Quantity = n
+	}
+	r.AddUnresolved("capacity_block_offering_id", "a Capacity Block is paid upfront at the price of the offering it is bought from, which the catalog does not hold")
 	return []*parser.Resource{r}
 }
 

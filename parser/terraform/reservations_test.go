@@ -163,3 +163,86 @@ resource "aws_autoscaling_group" "mixed" {
 		t.Fatalf("node group %+v", got["aws_eks_node_group.train"])
 	}
 }
+
+// A GKE node pool takes a specific reservation it names; an AKS node pool its reservation
+// group's; a Capacity Block is listed with the reason it is not priced.
+func TestCapacityReservationsTakenByNodePools(t *testing.T) {
+	res := parseHCL(t, `
+provider "google" { region = "us-central1" }
+provider "aws" { region = "us-east-1" }
+provider "azurerm" {
+  features {}
+}
+resource "google_compute_reservation" "a3" {
+  name = "a3-train"
+  zone = "us-central1-a"
+  specific_reservation_required = true
+  specific_reservation {
+    count = 4
+    instance_properties { machine_type = "a3-highgpu-8g" }
+  }
+}
+resource "google_container_node_pool" "train" {
+  name       = "train"
+  cluster    = "ml"
+  location   = "us-central1-a"
+  node_count = 3
+  node_config {
+    machine_type = "a3-highgpu-8g"
+    reservation_affinity {
+      consume_reservation_type = "SPECIFIC_RESERVATION"
+      key                      = "compute.googleapis.com/reservation-name"
+      values                   = ["projects/acme/reservations/a3-train"]
+    }
+  }
+}
+resource "azurerm_kubernetes_cluster" "ml" {
+  name     = "ml"
+  location = "East US"
+  default_node_pool {
+    name    = "system"
+    vm_size = "Standard_D4s_v5"
+  }
+}
+resource "azurerm_capacity_reservation_group" "g" {
+  name     = "g"
+  location = "East US"
+}
+resource "azurerm_capacity_reservation" "nc" {
+  name                          = "nc"
+  capacity_reservation_group_id = azurerm_capacity_reservation_group.g.id
+  sku {
+    name     = "Standard_NC24ads_A100_v4"
+    capacity = 5
+  }
+}
+resource "azurerm_kubernetes_cluster_node_pool" "gpu" {
+  name                          = "gpu"
+  kubernetes_cluster_id         = azurerm_kubernetes_cluster.ml.id
+  vm_size                       = "Standard_NC24ads_A100_v4"
+  node_count                    = 2
+  capacity_reservation_group_id = azurerm_capacity_reservation_group.g.id
+}
+resource "aws_ec2_capacity_block_reservation" "burst" {
+  capacity_block_offering_id = "cbr-0123"
+  instance_platform          = "Linux/UNIX"
+  instance_type              = "p5.48xlarge"
+  instance_count             = 2
+  availability_zone          = "us-east-1a"
+}
+`, Options{})
+	if len(res.Errors) > 0 {
+		t.Fatal(res.Errors)
+	}
+	got := byAddress(t, res)
+	if q := got["google_compute_reservation.a3"].Quantity; q != 1 {
+		t.Errorf("GCP reservation: %d idle, want 1 (notes %q)", q, got["google_compute_reservation.a3"].Notes)
+	}
+	if q := got["azurerm_capacity_reservation.nc"].Quantity; q != 3 {
+		t.Errorf("Azure reservation: %d idle, want 3 (notes %q)", q, got["azurerm_capacity_reservation.nc"].Notes)
+	}
+	cb := got["aws_ec2_capacity_block_reservation.burst"]
+	if cb.Quantity != 2 || len(cb.Unresolved) != 1 || !strings.Contains(cb.Unresolved[0].Reason, "paid upfront") {
+		t.Errorf("capacity block %+v", cb)
+	}
+}
