@@ -115,23 +115,30 @@ func applyUsage(rs []parser.Resource, cfg *config.Config) {
 		if rs[i].HoursPerMonth > 0 {
 			continue // the manifest said (an annotation, a CronJob schedule)
 		}
-		if glob, u, ok := matchGlob(rs[i].Address, cfg.Usage); ok && u.HoursPerMonth > 0 {
+		if glob, u, ok := matchGlob(rs[i].Root, rs[i].Address, cfg.Usage); ok && u.HoursPerMonth > 0 {
 			rs[i].HoursPerMonth = u.HoursPerMonth
 			rs[i].Note("%g hours a month from config usage %q", u.HoursPerMonth, glob)
 		}
 	}
 }
 
-// matchGlob finds the longest glob pattern (the most specific) that matches an address.
+// matchGlob finds the longest glob pattern (the most specific) that matches a resource.
 // Patterns use path.Match syntax, where * does not cross "/". A pattern without an instance key
-// also matches every instance: aws_instance.train matches aws_instance.train[0].
-func matchGlob[T any](addr string, m map[string]T) (string, T, bool) {
+// also matches every instance: aws_instance.train matches aws_instance.train[0]. A pattern with
+// a "|" matches the resource's id, root|address, so that one address deployed by several roots
+// (Terragrunt units, kustomize overlays) can be told apart: "live/prod/*|aws_eks_node_group.gpu".
+func matchGlob[T any](root, addr string, m map[string]T) (string, T, bool) {
 	var best string
 	var val T
 	found := false
 	candidates := []string{addr}
 	if base := stripInstanceKey(addr); base != addr {
 		candidates = append(candidates, base)
+	}
+	if root != "" {
+		for _, a := range candidates {
+			candidates = append(candidates, root+"|"+a)
+		}
 	}
 	for pat, v := range m {
 		for _, a := range candidates {

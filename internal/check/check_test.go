@@ -1,13 +1,18 @@
 package check
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestMatchGlob(t *testing.T) {
 	m := map[string]string{
-		"aws_instance.train":      "instances",
-		"Deployment/ml/*":         "ml",
-		"Deployment/ml/vllm-*":    "vllm",
-		"module.*.aws_instance.x": "modules",
+		"aws_instance.train":                   "instances",
+		"Deployment/ml/*":                      "ml",
+		"Deployment/ml/vllm-*":                 "vllm",
+		"module.*.aws_instance.x":              "modules",
+		"live/prod/*|aws_eks_node_group.gpu":   "prod units",
+		"live/*/training|aws_eks_node_group.*": "training units",
 	}
 	cases := map[string]string{
 		"aws_instance.train[0]":          "instances",
@@ -20,7 +25,21 @@ func TestMatchGlob(t *testing.T) {
 		`module.gpu.aws_instance.x["k"]`: "modules",
 	}
 	for addr, want := range cases {
-		_, got, _ := matchGlob(addr, m)
+		_, got, _ := matchGlob("stacks/a", addr, m)
+		if got != want {
+			t.Errorf("%s: %q, want %q", addr, got, want)
+		}
+	}
+	// By id: the longest pattern wins, and a root outside every id pattern falls back to none.
+	for id, want := range map[string]string{
+		"live/prod/training|aws_eks_node_group.gpu": "training units", // both match: the longer wins
+		"live/prod/serve|aws_eks_node_group.gpu":    "prod units",
+		"live/dev/training|aws_eks_node_group.gpu":  "training units",
+		"live/dev/batch|aws_eks_node_group.gpu":     "",
+		"live/prod/batch|aws_eks_node_group.cpu":    "",
+	} {
+		root, addr, _ := strings.Cut(id, "|")
+		_, got, _ := matchGlob(root, addr, m)
 		if got != want {
 			t.Errorf("%s: %q, want %q", addr, got, want)
 		}

@@ -32,7 +32,7 @@ type profileResult struct {
 // attachment finds the profile a resource uses, in DESIGN.md's order: the config's profiles
 // map (the most specific matching glob), then the Kubernetes annotation or Terraform tag/label.
 func attachment(r parser.Resource, cfg *config.Config) string {
-	if _, path, ok := matchGlob(r.Address, cfg.Profiles); ok {
+	if _, path, ok := matchGlob(r.Root, r.Address, cfg.Profiles); ok {
 		return path
 	}
 	return r.Profile
