@@ -516,3 +516,34 @@ resource "aws_instance" "by_config" { instance_type = "g5.xlarge" }
 		}
 	}
 }
+
+// A profiles glob with a | picks one Terragrunt unit among those that deploy the same address.
+func TestProfileGlobByRoot(t *testing.T) {
+	repoRoot(t)
+	dir := t.TempDir()
+	prof, err := os.ReadFile("testdata/profiles/llama-7b-lora.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFiles(t, dir, map[string]string{
+		"profiles/llama.yaml": string(prof),
+		".gpuguard.yaml":      "profiles:\n  \"testdata/terraform/terragrunt/live/prod/*|aws_eks_node_group.gpu\": profiles/llama.yaml\n",
+	})
+	r := runCLI(t, "", "check", "testdata/terraform/terragrunt", "--config", filepath.Join(dir, ".gpuguard.yaml"), "--format", "json")
+	var doc struct {
+		Resources []struct {
+			ID      string
+			Profile *string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("exit %d: %v\n%s", r.code, err, r.stderr)
+	}
+	attached := map[string]bool{}
+	for _, res := range doc.Resources {
+		attached[res.ID] = res.Profile != nil
+	}
+	if !attached["testdata/terraform/terragrunt/live/prod/training|aws_eks_node_group.gpu"] || attached["testdata/terraform/terragrunt/live/dev/training|aws_eks_node_group.gpu"] {
+		t.Fatalf("attached %v", attached)
+	}
+}
