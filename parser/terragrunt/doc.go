@@ -11,8 +11,9 @@
 // Terraform's. What cannot be known without running anything stays unknown, with its reason:
 // get_env never reads the environment (a pull request's configuration must not read the token),
 // run_cmd is never run, and cloud identity functions are not called. Remote module sources are
-// not downloaded; a unit deploying one is a warning. Every file a unit names is read only inside
-// the checked directories (package confine).
+// not downloaded: they are read from the unit's .terragrunt-cache where terragrunt init left
+// them, else a unit deploying one is a warning. Every file a unit names is read only inside the
+// checked directories (package confine).
 //
 // The package does not price anything, print or exit.
 package terragrunt

@@ -710,11 +710,16 @@ func (u *unit) deploy(cfg *config) parser.Result {
 	opts := u.opts
 	opts.Inputs = inputs
 	opts.AutoVarFiles = nil
+	var cacheNote string
 	if source != nil {
 		dir, why := localSource(source.value, u.absDir)
 		if why != "" {
-			return parser.Result{Warnings: []parser.Error{{File: source.rng.Filename, Line: source.rng.Start.Line,
-				Message: fmt.Sprintf("terraform source %q %s; resources inside it are not counted (check the plan JSON: terragrunt plan -out plan.out && terragrunt show -json plan.out > plan.json)", source.value, why)}}}
+			cached, note := u.cachedSource(source.value)
+			if cached == "" {
+				return parser.Result{Warnings: []parser.Error{{File: source.rng.Filename, Line: source.rng.Start.Line,
+					Message: fmt.Sprintf("terraform source %q %s%s; resources inside it are not counted (run terragrunt init first, or check the plan JSON: terragrunt plan -out plan.out && terragrunt show -json plan.out > plan.json)", source.value, why, note)}}}
+			}
+			dir, cacheNote = cached, note
 		}
 		if _, err := u.dirs.Resolve(dir); err != nil {
 			return parser.Result{Errors: []parser.Error{{File: source.rng.Filename, Line: source.rng.Start.Line, Message: fmt.Sprintf("terraform source %q: %v", source.value, err)}}}
@@ -764,7 +769,63 @@ func (u *unit) deploy(cfg *config) parser.Result {
 	}
 	res := terraform.ParseModuleDir(moduleDir, opts)
 	res.Included = append(res.Included, filepath.Clean(moduleDir), filepath.Clean(u.dir))
+	if cacheNote != "" {
+		for i := range res.Resources {
+			res.Resources[i].Note("%s", cacheNote)
+		}
+	}
 	return res
+}
+
+// cachedSource finds a remote source where `terragrunt init` downloaded it: the unit's
+// .terragrunt-cache/<hash>/<hash>/ holds a copy of the source, the module in its //subdirectory.
+// In a diff, the base (extracted from git, without the cache) reads the working tree's copy
+// (Options.ModulesHome), as it does for Terraform's downloaded modules. With several downloads
+// (the source changed since), the newest is read and the note says so. It returns "" when
+// there is none, with a note for the warning.
+func (u *unit) cachedSource(src string) (string, string) {
+	home := u.dir
+	if u.opts.ModulesHome != nil {
+		home = u.opts.ModulesHome(u.dir)
+	}
+	sub := ""
+	if i := strings.Index(src, "//"); i >= 0 {
+		rest := src[i+2:]
+		if j := strings.Index(src, "://"); j >= 0 && j+1 == i {
+			// the scheme's //, not a subdirectory: look for one after the host
+			if k := strings.Index(rest, "//"); k >= 0 {
+				sub = rest[k+2:]
+			}
+		} else {
+			sub = rest
+		}
+	}
+	sub, _, _ = strings.Cut(sub, "?")
+	matches, _ := filepath.Glob(filepath.Join(home, ".terragrunt-cache", "*", "*", filepath.FromSlash(sub)))
+	var best string
+	var bestTime int64
+	found := 0
+	for _, m := range matches {
+		info, err := os.Stat(m)
+		if err != nil || !info.IsDir() {
+			continue
+		}
+		if _, err := u.dirs.Resolve(m); err != nil {
+			continue
+		}
+		found++
+		if t := info.ModTime().UnixNano(); best == "" || t > bestTime {
+			best, bestTime = m, t
+		}
+	}
+	if best == "" {
+		return "", ""
+	}
+	note := fmt.Sprintf("module read from %s, where terragrunt init downloaded %s", display(best), src)
+	if found > 1 {
+		note += fmt.Sprintf(" (the newest of %d downloads)", found)
+	}
+	return best, note
 }
 
 func terraformFile(name string) bool { return terraform.IsModuleFile(name) }

@@ -208,6 +208,36 @@ inputs = { instance_type = "g5.xlarge" }
 	}
 }
 
+// A remote source is read where terragrunt init downloaded it (the unit's .terragrunt-cache),
+// the newest download when there are several, and a diff's base reads the working tree's copy.
+func TestRemoteSourceFromTheTerragruntCache(t *testing.T) {
+	unit := "terraform {\n  source = \"git::https://github.com/acme/modules.git//gpu?ref=v2\"\n}\ninputs = { instance_type = \"g6e.xlarge\" }\n"
+	res := unitIn(t, map[string]string{
+		"live/terragrunt.hcl":                          unit,
+		"live/.terragrunt-cache/aaa/bbb/gpu/main.tf":   module,
+		"live/.terragrunt-cache/aaa/bbb/other/main.tf": "resource \"aws_instance\" \"x\" { instance_type = \"p5.48xlarge\" }\n",
+		"registry/terragrunt.hcl":                      "terraform {\n  source = \"tfr:///acme/gpu/aws?version=1.0.0\"\n}\ninputs = { instance_type = \"g5.xlarge\" }\n",
+		"registry/.terragrunt-cache/ccc/ddd/main.tf":   module,
+		"nocache/terragrunt.hcl":                       unit,
+	}, "live")
+	if len(res.Errors) > 0 || len(res.Resources) != 1 || res.Resources[0].InstanceType != "g6e.xlarge" ||
+		!strings.Contains(strings.Join(res.Resources[0].Notes, " "), "module read from live/.terragrunt-cache/aaa/bbb/gpu, where terragrunt init downloaded") {
+		t.Fatalf("errors:\n%sresources %+v", lines(res.Errors), res.Resources)
+	}
+	if res := ParseUnit(filepath.Join("registry", FileName), terraform.Options{FileDirs: []string{"."}}); len(res.Resources) != 1 || res.Resources[0].InstanceType != "g5.xlarge" {
+		t.Fatalf("registry source: %+v %+v", res.Resources, res.Errors)
+	}
+	res = ParseUnit(filepath.Join("nocache", FileName), terraform.Options{FileDirs: []string{"."}})
+	if len(res.Resources) != 0 || !strings.Contains(lines(res.Warnings), "is remote and is not downloaded; resources inside it are not counted (run terragrunt init first") {
+		t.Fatalf("without a cache: %+v\n%s", res.Resources, lines(res.Warnings))
+	}
+	// A base tree without the cache borrows the working tree's.
+	res = ParseUnit(filepath.Join("nocache", FileName), terraform.Options{FileDirs: []string{"."}, ModulesHome: func(string) string { return "live" }})
+	if len(res.Resources) != 1 || res.Resources[0].InstanceType != "g6e.xlarge" {
+		t.Fatalf("borrowed cache: %+v\n%s", res.Resources, lines(res.Warnings))
+	}
+}
+
 func TestDependencyOutputs(t *testing.T) {
 	files := map[string]string{
 		"modules/gpu/main.tf": module,
