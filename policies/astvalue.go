@@ -13,17 +13,14 @@ import (
 	"github.com/gpuguard/gpuguard/internal/money"
 )
 
-// toTerm converts a Go value to an OPA term the way encoding/json would encode it (json tags,
-// omitempty, money as decimals), without writing and re-reading JSON: on 4,000 resources the
-// round trip through JSON was the slowest part of policy evaluation. Keys in skip are left out.
+// newConverter makes a converter of Go values to OPA terms the way encoding/json would encode
+// them (json tags, omitempty, money as decimals), without writing and re-reading JSON: on 4,000
+// resources the round trip through JSON was the slowest part of policy evaluation. Keys in skip
+// are left out.
 //
 // Keys and short strings are shared between the objects (a converter interns them): most of
 // the input's terms are field names and a handful of values (providers, purchase options,
 // verdicts), and sharing them halves the allocations. OPA never mutates input terms.
-func toTerm(v reflect.Value, skip map[string]bool) (*ast.Term, error) {
-	return newConverter(skip).term(v)
-}
-
 func newConverter(skip map[string]bool) *converter {
 	return &converter{skip: skip, strs: map[string]*ast.Term{}, nums: map[string]*ast.Term{}, fields: map[reflect.Type][]field{}}
 }

@@ -159,7 +159,6 @@ func regionOfZone(z string) string {
 // nodePool is a Karpenter NodePool (karpenter.sh/v1): the requirements and taints of the nodes
 // it launches.
 type nodePool struct {
-	root         string // the kustomization that deploys it, "" when read as it stands
 	name         string
 	address      string
 	weight       int

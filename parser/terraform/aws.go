@@ -381,19 +381,13 @@ func mapEC2Fleet(c *mapContext) []*parser.Resource {
 		return []*parser.Resource{r}
 	}
 	fleetCapacity(r, types, total, weight)
-	onDemand, hasOD := spec[0].num("on_demand_target_capacity")
+	onDemand, _ := spec[0].num("on_demand_target_capacity")
 	spot, hasSpot := spec[0].num("spot_target_capacity")
 	def, _ := spec[0].str("default_target_capacity_type")
-	// The rest of the total goes to the default type.
-	switch strings.ToLower(def) {
-	case "spot":
-		if !hasSpot {
-			spot = total - onDemand
-		}
-	default:
-		if !hasOD {
-			onDemand = total - spot
-		}
+	// The rest of the total goes to the default type: spot's share only grows when spot is the
+	// default (on demand is whatever spot leaves).
+	if strings.EqualFold(def, "spot") && !hasSpot {
+		spot = total - onDemand
 	}
 	spotInstances := min(r.Quantity, (max(spot, 0)+weight-1)/weight)
 	switch {

@@ -2,7 +2,6 @@ package terraform
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
@@ -135,23 +134,6 @@ func (w *view) num(path ...any) (int, bool) {
 	return n, true
 }
 
-// float reads any number.
-func (w *view) float(path ...any) (float64, bool) {
-	v, ok := w.known(path...)
-	if !ok {
-		return 0, false
-	}
-	n, err := convert.Convert(v, cty.Number)
-	if err != nil {
-		if w.res != nil {
-			w.res.AddUnresolved(pathString(w.path, path), "a number is required")
-		}
-		return 0, false
-	}
-	f, _ := n.AsBigFloat().Float64()
-	return f, true
-}
-
 // boolean reads a bool.
 func (w *view) boolean(path ...any) (bool, bool) {
 	v, ok := w.known(path...)
@@ -262,13 +244,4 @@ func (w *view) refs(path ...any) []string {
 		return nil
 	}
 	return computedRefs(v)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
