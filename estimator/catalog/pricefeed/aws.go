@@ -368,7 +368,7 @@ func eachMember(dec *json.Decoder, fn func(key string) error) error {
 func rawInstanceType(raw []byte) (string, bool) {
 	key := []byte(`"instanceType"`)
 	i := bytes.Index(raw, key)
-	if i < 0 || bytes.Index(raw[i+len(key):], key) >= 0 {
+	if i < 0 || bytes.Contains(raw[i+len(key):], key) {
 		return "", false
 	}
 	rest := bytes.TrimLeft(raw[i+len(key):], " \t\r\n")
