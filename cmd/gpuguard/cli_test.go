@@ -238,6 +238,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"cross-file", "cross-file", 0},
 		{"with-config", "with-config", 0},
 		{"kustomize", "kustomize", 0},
+		{"helm-chart", "helm-chart", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -197,6 +197,9 @@ func buildRole(o *object, r role, all []role, pools []*nodePool, scalers map[str
 	if strings.HasPrefix(req.resource, ResourceNvidiaMIG) {
 		res.Pod.MIGProfile = strings.TrimPrefix(req.resource, ResourceNvidiaMIG)
 	}
+	if o.note != "" {
+		res.Note("%s", o.note)
+	}
 	if r.note != "" {
 		res.Note("%s", r.note)
 	} else if r.replicas == 0 {

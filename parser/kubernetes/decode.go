@@ -35,7 +35,8 @@ type object struct {
 	Items      []yaml.Node `yaml:"items"`
 
 	file   string
-	root   string // the kustomization that deploys it; "" for a manifest read as it stands
+	root   string // the kustomization or chart that deploys it; "" for a manifest read as it stands
+	note   string // said on every resource built from it
 	line   int    // line of the document in the file
 	offset int    // lines before the document's first line, added to node lines
 }
@@ -74,6 +75,7 @@ type File struct {
 	objects []*object
 	Errors  []parser.Error
 	root    string
+	note    string
 }
 
 // FromNodes makes the File of objects a kustomization built from the manifest file name: each
@@ -161,7 +163,14 @@ func splitDocuments(data []byte) []document {
 // Decode reads a manifest stream. It never fails as a whole: each broken document becomes an
 // error with its line, and the others are read.
 func Decode(name string, data []byte) *File {
-	f := &File{Name: name}
+	return DecodeRendered(name, "", "", data)
+}
+
+// DecodeRendered reads a manifest stream something rendered (a Helm chart's template): root
+// names what rendered it, reported as the resources' root, and note is added to each resource
+// built from it.
+func DecodeRendered(name, root, note string, data []byte) *File {
+	f := &File{Name: name, root: root, note: note}
 	if e := parser.CheckText(name, data, "a Kubernetes manifest"); e != nil {
 		f.Errors = append(f.Errors, *e)
 		return f
@@ -183,7 +192,7 @@ func Decode(name string, data []byte) *File {
 		go func(w int) {
 			defer wg.Done()
 			for i := w; i < len(docs); i += workers {
-				parts[i].Name = name
+				parts[i].Name, parts[i].root, parts[i].note = name, f.root, f.note
 				parts[i].decodeDocument(docs[i])
 			}
 		}(w)
@@ -222,7 +231,7 @@ func (f *File) decodeDocument(d document) {
 }
 
 func (f *File) addObject(n *yaml.Node, offset int) {
-	o := &object{file: f.Name, root: f.root, offset: offset, line: n.Line + offset}
+	o := &object{file: f.Name, root: f.root, note: f.note, offset: offset, line: n.Line + offset}
 	if err := n.Decode(o); err != nil {
 		f.Errors = append(f.Errors, yamlError(f.Name, offset, o.line, err))
 		return

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/helm"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
 	"github.com/gpuguard/gpuguard/parser/kustomize"
 	"github.com/gpuguard/gpuguard/parser/terraform"
@@ -53,6 +54,7 @@ const (
 	FormatKubernetes Format = "kubernetes"
 	FormatTerragrunt Format = "terragrunt" // a unit: Path its directory, Files its terragrunt.hcl
 	FormatKustomize  Format = "kustomize"  // a kustomization to build: Path its directory
+	FormatHelm       Format = "helm"       // a chart to render: Path its directory
 )
 
 // Input is one unit of work: a Terraform root module, a plan file, a manifest file, or stdin.
@@ -123,10 +125,13 @@ func Discover(paths []string, stdin io.Reader, links confine.Dirs) ([]Input, par
 				if path != p && (skipDirs[name] || strings.HasPrefix(name, ".")) {
 					return fs.SkipDir
 				}
-				if chart := filepath.Dir(path); name == "templates" && isHelmChart(chart) {
-					res.Warnings = append(res.Warnings, parser.Error{File: chart,
-						Message: "a Helm chart: its templates are not rendered, so what it deploys is not counted here; check `helm template " + filepath.ToSlash(chart) + " | gpuguard check -`"})
+				if chart := filepath.Dir(path); name == "templates" && helm.IsChart(chart) {
+					// The chart is rendered as a whole; its templates are not manifests.
+					inputs = append(inputs, Input{Format: FormatHelm, Path: chart, Walked: true})
 					return fs.SkipDir
+				}
+				if name == "charts" && helm.IsChart(filepath.Dir(path)) {
+					return fs.SkipDir // subcharts: rendered with their parent, with its values
 				}
 				return nil
 			}
@@ -281,13 +286,6 @@ func classifyFile(path string, info fs.FileInfo, explicit bool) (*Input, *parser
 	return nil, nil
 }
 
-// isHelmChart reports whether dir is a Helm chart (it has a Chart.yaml). Its templates are Go
-// templates, not manifests: read raw they fail as YAML or count placeholders.
-func isHelmChart(dir string) bool {
-	info, err := os.Stat(filepath.Join(dir, "Chart.yaml"))
-	return err == nil && info.Mode().IsRegular()
-}
-
 // isConfigOrProfileName skips gpuguard's own files while walking.
 func isConfigOrProfileName(lower string) bool {
 	return lower == ".gpuguard.yaml" || lower == ".gpuguard.yml"
@@ -338,6 +336,25 @@ type parsed struct {
 	read  []string           // the files a kustomization build read, real paths
 }
 
+// renderChart renders the Helm chart in dir with its default values into manifests, each
+// template's output read as a manifest of its own. A chart that cannot be rendered (a function
+// gpuguard lacks, a required value left empty) is a warning with the way out, as before charts
+// were rendered.
+func renderChart(dir string, opts Options) parsed {
+	out, err := helm.Render(dir, opts.links)
+	if err != nil {
+		return parsed{res: parser.Result{Warnings: []parser.Error{{File: dir,
+			Message: fmt.Sprintf("a Helm chart gpuguard could not render (%v): what it deploys is not counted here; check `helm template %s | gpuguard check -`", err, filepath.ToSlash(dir))}}}}
+	}
+	var p parsed
+	note := "rendered from the Helm chart " + filepath.ToSlash(dir) + " with its default values (values.yaml): a release with other values deploys otherwise; lines are of the rendered template"
+	for _, r := range out {
+		f := kubernetes.DecodeRendered(r.Template, filepath.ToSlash(dir), note, r.Data)
+		p.built = append(p.built, f)
+	}
+	return p
+}
+
 // buildKustomization builds the kustomization in dir into its objects, grouped by the manifest
 // file that declares each.
 func buildKustomization(dir string, opts Options) parsed {
@@ -379,6 +396,8 @@ func parse(in Input, opts Options) parsed {
 		return parsed{res: terraform.ParsePlan(in.Path, in.Data)}
 	case FormatKustomize:
 		return buildKustomization(in.Path, opts)
+	case FormatHelm:
+		return renderChart(in.Path, opts)
 	case FormatTerragrunt:
 		o := opts.Terraform
 		o.Kubernetes = opts.Kubernetes

@@ -172,30 +172,43 @@ func TestLinksAreFollowedOnlyInside(t *testing.T) {
 
 const gpuDeployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: chat, namespace: serving}\nspec:\n  replicas: 1\n  template:\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g6e.2xlarge}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
 
-// Helm chart templates and other templates are not manifests as they stand: they are left out
-// (or read as warnings) with the command that renders them, never input errors that fail the run.
-func TestTemplatesAreNotManifests(t *testing.T) {
+// Helm charts are rendered with their default values; a chart gpuguard cannot render and
+// other templates are left out with a warning naming the command that renders them, never
+// input errors that fail the run.
+func TestTemplatesAndCharts(t *testing.T) {
 	root := t.TempDir()
 	testutil.WriteFiles(t, root, map[string]string{
-		"charts/app/Chart.yaml":                "apiVersion: v2\nname: app\nversion: 0.1.0\n",
-		"charts/app/values.yaml":               "replicas: 2\n",
-		"charts/app/templates/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    {{- include \"app.labels\" . | nindent 4 }}\nspec:\n  replicas: {{ .Values.replicas }}\n",
-		"charts/app/templates/_helpers.tpl":    "{{- define \"app.labels\" -}}\napp: x\n{{- end }}\n",
-		"ansible/pod.yaml":                     "apiVersion: v1\nkind: Pod\nmetadata:\n  labels:\n    {{ labels }}\n",
-		"docs/templates/deploy.yaml":           gpuDeployment, // "templates" outside a chart is just a folder
+		"charts/app/Chart.yaml":                  "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+		"charts/app/values.yaml":                 "replicas: 2\ngpus: 2\n",
+		"charts/app/templates/deployment.yaml":   "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\n  labels:\n    {{- include \"app.labels\" . | nindent 4 }}\nspec:\n  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g6e.2xlarge}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: {{ .Values.gpus }}}}}]\n",
+		"charts/app/templates/_helpers.tpl":      "{{- define \"app.labels\" -}}\napp: x\n{{- end }}\n",
+		"charts/app/charts/sub/Chart.yaml":       "apiVersion: v2\nname: sub\nversion: 0.1.0\n",
+		"charts/app/charts/sub/templates/p.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: sub}\nspec:\n  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n",
+		"charts/certs/Chart.yaml":                "apiVersion: v2\nname: certs\nversion: 0.1.0\n",
+		"charts/certs/templates/secret.yaml":     "{{ $ca := genCA \"ca\" 365 }}\n",
+		"ansible/pod.yaml":                       "apiVersion: v1\nkind: Pod\nmetadata:\n  labels:\n    {{ labels }}\n",
+		"docs/templates/deploy.yaml":             gpuDeployment, // "templates" outside a chart is just a folder
 	})
 	res := Scan([]string{root}, Options{})
 	if len(res.Errors) > 0 {
 		t.Fatalf("errors: %+v", res.Errors)
 	}
-	if len(res.Resources) != 1 || !strings.HasSuffix(filepath.ToSlash(res.Resources[0].Source.File), "docs/templates/deploy.yaml") {
-		t.Errorf("resources %+v", res.Resources)
+	var got []string
+	for _, r := range res.Resources {
+		rel, _ := filepath.Rel(root, r.Source.File)
+		got = append(got, fmt.Sprintf("%s %s %d×%d", filepath.ToSlash(rel), r.Address, r.Quantity, r.Pod.Requested))
+	}
+	sort.Strings(got)
+	// The chart's Deployment as its values render it; its subchart once, through the chart.
+	want := "charts/app/charts/sub/templates/p.yaml Pod/default/sub 1×1|charts/app/templates/deployment.yaml Deployment/default/app 2×2|docs/templates/deploy.yaml Deployment/serving/chat 1×1"
+	if strings.Join(got, "|") != want {
+		t.Errorf("resources\n got %q\nwant %q", strings.Join(got, "|"), want)
 	}
 	var warned []string
 	for _, w := range res.Warnings {
 		rel, _ := filepath.Rel(root, w.File)
 		switch {
-		case strings.Contains(w.Message, "a Helm chart") && strings.Contains(w.Message, "helm template"):
+		case strings.Contains(w.Message, "a Helm chart gpuguard could not render") && strings.Contains(w.Message, `function "genCA" not defined`) && strings.Contains(w.Message, "helm template"):
 			warned = append(warned, "helm "+filepath.ToSlash(rel))
 		case strings.Contains(w.Message, "a template ({{ … }})"):
 			warned = append(warned, "template "+filepath.ToSlash(rel))
@@ -204,7 +217,7 @@ func TestTemplatesAreNotManifests(t *testing.T) {
 		}
 	}
 	sort.Strings(warned)
-	if want := "helm charts/app|template ansible/pod.yaml"; strings.Join(warned, "|") != want {
+	if want := "helm charts/certs|template ansible/pod.yaml"; strings.Join(warned, "|") != want {
 		t.Errorf("warnings %q, want %q", strings.Join(warned, "|"), want)
 	}
 }

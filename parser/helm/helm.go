@@ -1,0 +1,353 @@
+package helm
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/template"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/internal/confine"
+)
+
+// Limits on one chart's rendering.
+const (
+	maxFile     = 4 << 20  // a chart file read
+	maxOutput   = 16 << 20 // all rendered output
+	maxCalls    = 100000   // include and tpl calls
+	maxDepth    = 64       // include and tpl nesting
+	maxList     = 100000   // a list made by until, untilStep or repeat
+	maxSubchart = 32       // subchart nesting
+)
+
+// ReleaseName is the release name templates see, as `helm template` uses without one.
+const ReleaseName = "release-name"
+
+// Rendered is one rendered template: its file and what it produced.
+type Rendered struct {
+	Template string // the template file, as a path under the checked directories
+	Data     []byte
+}
+
+// IsChart reports whether dir is a Helm chart (it has a Chart.yaml).
+func IsChart(dir string) bool {
+	info, err := os.Stat(filepath.Join(dir, "Chart.yaml"))
+	return err == nil && info.Mode().IsRegular()
+}
+
+// chart is one loaded chart or subchart.
+type chart struct {
+	dir       string
+	name      string
+	meta      map[string]any // Chart.yaml, with Helm's capitalized field names
+	values    map[string]any
+	templates map[string]string // template name (chart/templates/x.yaml) -> text
+	files     map[string][]byte // other files, by path relative to the chart
+	subcharts []*chart
+	deps      []dependency
+	library   bool
+}
+
+type dependency struct {
+	Name      string `yaml:"name"`
+	Alias     string `yaml:"alias"`
+	Condition string `yaml:"condition"`
+}
+
+// Timeout bounds one chart's rendering. Go templates bound how deep a template may call
+// itself, not how often: a template that calls itself twice would run for ever. The rendering
+// is abandoned after Timeout (its goroutine ends with the process).
+var Timeout = 10 * time.Second
+
+// Render renders the chart in dir with its default values. It returns every rendered template
+// that is not a partial (_*.tpl) or NOTES.txt, in name order.
+func Render(dir string, links confine.Dirs) ([]Rendered, error) {
+	c, err := load(dir, links, 0)
+	if err != nil {
+		return nil, err
+	}
+	type result struct {
+		out []Rendered
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{err: fmt.Errorf("internal error while rendering (please report it): %v", p)}
+			}
+		}()
+		r := &renderer{links: links}
+		out, err := r.render(c)
+		done <- result{out, err}
+	}()
+	select {
+	case res := <-done:
+		return res.out, res.err
+	case <-time.After(Timeout):
+		return nil, fmt.Errorf("rendering took longer than %s and was stopped", Timeout)
+	}
+}
+
+func readFile(links confine.Dirs, p string) ([]byte, error) {
+	return links.ReadFile(p, maxFile)
+}
+
+func load(dir string, links confine.Dirs, depth int) (*chart, error) {
+	if depth > maxSubchart {
+		return nil, fmt.Errorf("subcharts nested more than %d deep", maxSubchart)
+	}
+	meta := map[string]any{}
+	raw, err := readFile(links, filepath.Join(dir, "Chart.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	var file struct {
+		Name         string       `yaml:"name"`
+		Version      string       `yaml:"version"`
+		AppVersion   string       `yaml:"appVersion"`
+		Description  string       `yaml:"description"`
+		Type         string       `yaml:"type"`
+		APIVersion   string       `yaml:"apiVersion"`
+		Dependencies []dependency `yaml:"dependencies"`
+	}
+	if err := yaml.Unmarshal(raw, &file); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "Chart.yaml"), err)
+	}
+	meta["Name"], meta["Version"], meta["AppVersion"], meta["Description"], meta["Type"], meta["APIVersion"] =
+		file.Name, file.Version, file.AppVersion, file.Description, file.Type, file.APIVersion
+	c := &chart{dir: dir, name: file.Name, meta: meta, values: map[string]any{}, templates: map[string]string{},
+		files: map[string][]byte{}, deps: file.Dependencies, library: file.Type == "library"}
+	if c.name == "" {
+		c.name = filepath.Base(dir)
+	}
+	if raw, err := readFile(links, filepath.Join(dir, "values.yaml")); err == nil {
+		var v map[string]any
+		if err := yaml.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "values.yaml"), err)
+		}
+		if v != nil {
+			c.values = normalize(v).(map[string]any)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == "charts" || strings.HasPrefix(d.Name(), ".") && rel != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if links.Entry(p, d.Type()) != confine.Read {
+			return nil
+		}
+		data, err := readFile(links, p)
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(rel, "templates/") {
+			c.templates[c.name+"/"+rel] = string(data)
+		} else {
+			c.files[rel] = data
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "charts"))
+	for _, e := range entries {
+		sub := filepath.Join(dir, "charts", e.Name())
+		if !e.IsDir() {
+			if strings.HasSuffix(e.Name(), ".tgz") {
+				return nil, fmt.Errorf("subchart %s is an archive: unpack it (helm dependency build does) or render the chart with helm template", e.Name())
+			}
+			continue
+		}
+		if !IsChart(sub) {
+			continue
+		}
+		sc, err := load(sub, links, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		c.subcharts = append(c.subcharts, sc)
+	}
+	sort.Slice(c.subcharts, func(i, j int) bool { return c.subcharts[i].name < c.subcharts[j].name })
+	return c, nil
+}
+
+// normalize turns yaml.v3's map[string]any trees into what templates expect (maps with string
+// keys all the way down).
+func normalize(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = normalize(x)
+		}
+		return t
+	case map[any]any:
+		m := make(map[string]any, len(t))
+		for k, x := range t {
+			m[fmt.Sprint(k)] = normalize(x)
+		}
+		return m
+	case []any:
+		for i, x := range t {
+			t[i] = normalize(x)
+		}
+		return t
+	}
+	return v
+}
+
+// renderer renders one chart and its subcharts, sharing one template set as Helm does.
+type renderer struct {
+	links confine.Dirs
+	set   *template.Template
+	calls int
+	depth int
+	out   int
+}
+
+// scoped is a chart with the values it renders with.
+type scoped struct {
+	c      *chart
+	values map[string]any
+}
+
+func (r *renderer) render(top *chart) ([]Rendered, error) {
+	charts := r.scope(top, top.values, 0)
+	r.set = template.New("gotpl").Option("missingkey=zero")
+	r.set.Funcs(r.funcs())
+	var names []string
+	tmplOf := map[string]scoped{}
+	for _, s := range charts {
+		for name, text := range s.c.templates {
+			if _, err := r.set.New(name).Parse(text); err != nil {
+				return nil, err
+			}
+			names = append(names, name)
+			tmplOf[name] = s
+		}
+	}
+	sort.Strings(names)
+	var out []Rendered
+	for _, name := range names {
+		base := path.Base(name)
+		if strings.HasPrefix(base, "_") || strings.EqualFold(base, "NOTES.txt") || tmplOf[name].c.library {
+			continue
+		}
+		if ext := path.Ext(base); ext != ".yaml" && ext != ".yml" && ext != ".tpl" && ext != ".json" {
+			continue
+		}
+		s := tmplOf[name]
+		var buf bytes.Buffer
+		if err := r.set.ExecuteTemplate(&limited{w: &buf, r: r}, name, r.context(s, name)); err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(buf.Bytes())) == 0 {
+			continue
+		}
+		out = append(out, Rendered{Template: filepath.Join(s.c.dir, filepath.FromSlash(strings.TrimPrefix(name, s.c.name+"/"))), Data: buf.Bytes()})
+	}
+	return out, nil
+}
+
+// scope lists a chart and its enabled subcharts with the values each renders with: a
+// subchart's own values, overridden by the parent's values under its name, and the globals.
+func (r *renderer) scope(c *chart, values map[string]any, depth int) []scoped {
+	out := []scoped{{c: c, values: values}}
+	global, _ := values["global"].(map[string]any)
+	for _, sc := range c.subcharts {
+		name := sc.name
+		var dep *dependency
+		for i := range c.deps {
+			if c.deps[i].Name == sc.name {
+				dep = &c.deps[i]
+				if dep.Alias != "" {
+					name = dep.Alias
+				}
+			}
+		}
+		if dep != nil && dep.Condition != "" && !conditionTrue(values, dep.Condition) {
+			continue
+		}
+		sub := deepCopyMap(sc.values)
+		if own, ok := values[name].(map[string]any); ok {
+			sub = mergeInto(sub, deepCopyMap(own), true)
+		}
+		if global != nil {
+			g, _ := sub["global"].(map[string]any)
+			sub["global"] = mergeInto(deepCopyMap(g), deepCopyMap(global), true)
+		}
+		out = append(out, r.scope(sc, sub, depth+1)...)
+	}
+	return out
+}
+
+// conditionTrue reads a dependency condition (comma-separated value paths; the first that
+// exists decides; none existing means enabled).
+func conditionTrue(values map[string]any, cond string) bool {
+	for _, p := range strings.Split(cond, ",") {
+		var v any = values
+		found := true
+		for _, k := range strings.Split(strings.TrimSpace(p), ".") {
+			m, ok := v.(map[string]any)
+			if !ok {
+				found = false
+				break
+			}
+			if v, ok = m[k]; !ok {
+				found = false
+				break
+			}
+		}
+		if found {
+			if b, ok := v.(bool); ok {
+				return b
+			}
+		}
+	}
+	return true
+}
+
+// context is the top-level object a template sees.
+func (r *renderer) context(s scoped, name string) map[string]any {
+	return map[string]any{
+		"Values": s.values,
+		"Release": map[string]any{"Name": ReleaseName, "Namespace": "default", "Service": "Helm", "IsInstall": true,
+			"IsUpgrade": false, "Revision": 1},
+		"Chart":        s.c.meta,
+		"Capabilities": capabilities,
+		"Template":     map[string]any{"Name": name, "BasePath": s.c.name + "/templates"},
+		"Files":        files(s.c.files),
+	}
+}
+
+// limited fails a rendering that writes more than maxOutput in all.
+type limited struct {
+	w *bytes.Buffer
+	r *renderer
+}
+
+func (l *limited) Write(p []byte) (int, error) {
+	l.r.out += len(p)
+	if l.r.out > maxOutput {
+		return 0, fmt.Errorf("the chart renders more than %d bytes", maxOutput)
+	}
+	return l.w.Write(p)
+}

@@ -1,0 +1,157 @@
+package helm
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"text/template"
+	"time"
+
+	"github.com/gpuguard/gpuguard/internal/confine"
+	"github.com/gpuguard/gpuguard/internal/testutil"
+)
+
+// exec renders one template text with the functions and values given.
+func exec(t *testing.T, text string, data any) (string, error) {
+	t.Helper()
+	r := &renderer{}
+	r.set = template.New("gotpl").Option("missingkey=zero").Funcs(r.funcs())
+	if _, err := r.set.New("t").Parse(text); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	err := r.set.ExecuteTemplate(&b, "t", data)
+	return b.String(), err
+}
+
+// Sprig's semantics, argument order included, for the functions charts use most.
+func TestFunctions(t *testing.T) {
+	values := map[string]any{"n": 0, "s": "", "name": "llama", "list": []any{"a", "b", "a"}, "m": map[string]any{"a": 1, "b": map[string]any{"c": 2}}}
+	for _, tc := range []struct{ tmpl, want string }{
+		{`{{ .n | default 3 }}`, "3"},
+		{`{{ .s | default "x" }}`, "x"},
+		{`{{ .name | default "x" }}`, "llama"},
+		{`{{ .missing | default "d" }}`, "d"},
+		{`{{ empty .list }} {{ empty .n }} {{ empty .m }}`, "false true false"},
+		{`{{ coalesce .s .n "c" }}`, "c"},
+		{`{{ ternary "yes" "no" true }}`, "yes"},
+		{`{{ .name | quote }} {{ .name | squote }}`, `"llama" 'llama'`},
+		{`{{ "abcdef" | trunc 3 }} {{ "abcdef" | trunc -2 }}`, "abc ef"},
+		{`{{ "x-" | trimSuffix "-" }} {{ "--x" | trimPrefix "-" }}`, "x -x"},
+		{`{{ "a b" | replace " " "-" }}`, "a-b"},
+		{`{{ "a\nb" | indent 2 }}`, "  a\n  b"},
+		{`{{ "a" | nindent 2 }}`, "\n  a"},
+		{`{{ toYaml .m }}`, "a: 1\nb:\n  c: 2"},
+		{`{{ toJson .list }}`, `["a","b","a"]`},
+		{`{{ (fromYaml "x: 1").x }}`, "1"},
+		{`{{ uniq .list | join "," }}`, "a,b"},
+		{`{{ list 1 2 | toJson }} {{ has "b" .list }}`, "[1,2] true"},
+		{`{{ add 1 2 3 }} {{ sub 5 2 }} {{ mul 2 3 }} {{ div 7 2 }} {{ max 1 5 3 }}`, "6 3 6 3 5"},
+		{`{{ int "12" }} {{ until 3 | toJson }}`, "12 [0,1,2]"},
+		{`{{ $d := dict "a" 1 }}{{ $_ := set $d "b" 2 }}{{ keys $d | sortAlpha | join "," }} {{ hasKey $d "b" }}`, "a,b true"},
+		{`{{ (merge (dict "a" 1) (dict "a" 2 "b" 3)) | toJson }}`, `{"a":1,"b":3}`},
+		{`{{ (mergeOverwrite (dict "a" 1) (dict "a" 2)) | toJson }}`, `{"a":2}`},
+		{`{{ dig "b" "c" 0 .m }} {{ dig "b" "x" "none" .m }}`, "2 none"},
+		{`{{ semverCompare ">=1.23-0" "v1.31.0" }} {{ semverCompare "<1.22-0" "v1.31.0" }} {{ semverCompare "^1.2 || >=2" "1.9.0" }}`, "true false true"},
+		{`{{ regexMatch "^l" .name }} {{ regexReplaceAll "a" .name "o" }}`, "true llomo"},
+		{`{{ kindOf .m }} {{ kindIs "slice" .list }}`, "map true"},
+		{`{{ "hello world" | title }} {{ b64enc "x" }}`, "Hello World eA=="},
+		{`{{ splitList "," "a,b" | toJson }} {{ (split "," "a,b")._1 }}`, `["a","b"] b`},
+		{`{{ lookup "v1" "Secret" "ns" "name" | toJson }}`, "{}"},
+	} {
+		got, err := exec(t, tc.tmpl, values)
+		if err != nil || got != tc.want {
+			t.Errorf("%s = %q (%v), want %q", tc.tmpl, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{`{{ required "model is required" .s }}`, `{{ fail "no" }}`, `{{ div 1 0 }}`, `{{ until 1000000000 }}`, `{{ repeat 1000000000 "x" }}`} {
+		if _, err := exec(t, bad, values); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+	// What reaches outside the chart does not exist: the template does not parse.
+	for _, absent := range []string{`{{ env "GITHUB_TOKEN" }}`, `{{ expandenv "$HOME" }}`, `{{ getHostByName "x" }}`} {
+		if _, err := exec(t, absent, values); err == nil || !strings.Contains(err.Error(), "not defined") {
+			t.Errorf("%s: %v", absent, err)
+		}
+	}
+}
+
+func renderChart(t *testing.T, files map[string]string) ([]Rendered, error) {
+	t.Helper()
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, files)
+	return Render(filepath.Join(root, "chart"), confine.NewDirs(root))
+}
+
+func TestRenderChartWithSubchart(t *testing.T) {
+	out, err := renderChart(t, map[string]string{
+		"chart/Chart.yaml":                  "apiVersion: v2\nname: app\nversion: 1.0.0\nappVersion: \"2.0\"\ndependencies:\n  - name: sub\n    condition: sub.enabled\n  - name: off\n    condition: off.enabled\n",
+		"chart/values.yaml":                 "replicas: 2\nsub:\n  enabled: true\n  gpus: 4\noff:\n  enabled: false\nglobal:\n  region: us-east-1\n",
+		"chart/templates/_helpers.tpl":      `{{- define "app.name" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end }}`,
+		"chart/templates/deploy.yaml":       "kind: Deployment\nmetadata:\n  name: {{ include \"app.name\" . }}\nspec:\n  replicas: {{ .Values.replicas }}\n  version: {{ .Chart.AppVersion }}\n",
+		"chart/templates/empty.yaml":        "{{- if .Values.nothing }}\nkind: Never\n{{- end }}\n",
+		"chart/templates/NOTES.txt":         "{{ fail \"notes are not rendered\" }}",
+		"chart/charts/sub/Chart.yaml":       "apiVersion: v2\nname: sub\nversion: 0.1.0\n",
+		"chart/charts/sub/values.yaml":      "enabled: false\ngpus: 1\nname: worker\n",
+		"chart/charts/sub/templates/j.yaml": "kind: Job\nmetadata:\n  name: {{ .Values.name }}\ngpus: {{ .Values.gpus }}\nregion: {{ .Values.global.region }}\n",
+		"chart/charts/off/Chart.yaml":       "apiVersion: v2\nname: off\nversion: 0.1.0\n",
+		"chart/charts/off/templates/x.yaml": "kind: Off\n",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range out {
+		got = append(got, filepath.Base(r.Template)+"\n"+strings.TrimSpace(string(r.Data)))
+	}
+	want := []string{
+		"deploy.yaml\nkind: Deployment\nmetadata:\n  name: release-name-app\nspec:\n  replicas: 2\n  version: 2.0",
+		"j.yaml\nkind: Job\nmetadata:\n  name: worker\ngpus: 4\nregion: us-east-1",
+	}
+	if strings.Join(got, "\n---\n") != strings.Join(want, "\n---\n") {
+		t.Fatalf("rendered\n%s\nwant\n%s", strings.Join(got, "\n---\n"), strings.Join(want, "\n---\n"))
+	}
+}
+
+// A chart that cannot be rendered right is not rendered at all, with the reason; rendering is
+// bounded; nothing outside the checked directories is read.
+func TestRenderProblems(t *testing.T) {
+	chart := "apiVersion: v2\nname: app\nversion: 1.0.0\n"
+	old := Timeout
+	Timeout = 2 * time.Second
+	defer func() { Timeout = old }()
+	for _, tc := range []struct {
+		name     string
+		template string
+		extra    map[string]string
+		err      string
+	}{
+		{name: "unknown function", template: "{{ genCA \"x\" 365 }}", err: `function "genCA" not defined`},
+		{name: "required value", template: "{{ required \"set image.tag\" .Values.image }}", err: "set image.tag"},
+		{name: "include bomb", template: "{{- define \"a\" }}{{ include \"a\" . }}{{ include \"a\" . }}{{- end }}{{ include \"a\" . }}", err: "nested more than"},
+		{name: "template bomb", template: "{{- define \"b\" }}{{ template \"b\" . }}{{ template \"b\" . }}{{- end }}{{ template \"b\" . }}", err: "exceeded maximum template depth"},
+		{name: "output bomb", template: "{{ range until 100000 }}{{ repeat 1000 \"x\" }}{{ end }}", err: "renders more than"},
+		{name: "archived subchart", template: "kind: X\n", extra: map[string]string{"chart/charts/sub-0.1.0.tgz": "not really"}, err: "is an archive"},
+		{name: "file outside", template: "{{ .Files.Get \"../../secret\" }}", extra: map[string]string{"secret": "s3cr3t"}, err: ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"chart/Chart.yaml": chart, "chart/templates/t.yaml": tc.template}
+			for k, v := range tc.extra {
+				files[k] = v
+			}
+			out, err := renderChart(t, files)
+			if tc.err == "" {
+				for _, r := range out {
+					if strings.Contains(string(r.Data), "s3cr3t") {
+						t.Fatalf("read outside the chart: %s", r.Data)
+					}
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("err = %v, want %q", err, tc.err)
+			}
+		})
+	}
+}
