@@ -155,3 +155,46 @@ func TestRenderProblems(t *testing.T) {
 		})
 	}
 }
+
+// The chart `helm create` writes (testdata/created, with a GPU in its values) renders as Helm
+// renders it.
+func TestHelmCreateChart(t *testing.T) {
+	out, err := Render(filepath.Join("testdata", "created"), confine.NewDirs("testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range out {
+		rel, _ := filepath.Rel(filepath.Join("testdata", "created"), r.Template)
+		got[filepath.ToSlash(rel)] = string(r.Data)
+	}
+	if len(got) != 5 || got["templates/hpa.yaml"] != "" {
+		t.Fatalf("rendered %d templates: %v", len(got), keysOf(got))
+	}
+	deploy := got["templates/deployment.yaml"]
+	for _, want := range []string{
+		"  name: release-name-created\n",
+		"    helm.sh/chart: created-0.1.0_build.1\n",
+		"    app.kubernetes.io/version: \"1.16.0\"\n",
+		"  replicas: 1\n",
+		"      serviceAccountName: release-name-created\n",
+		"          image: \"nginx:1.16.0\"\n",
+		"          resources:\n            limits:\n              nvidia.com/gpu: 1\n",
+		"      nodeSelector:\n        node.kubernetes.io/instance-type: g5.xlarge",
+	} {
+		if !strings.Contains(deploy, want) {
+			t.Errorf("deployment lacks %q:\n%s", want, deploy)
+		}
+	}
+	if ing := got["templates/ingress.yaml"]; !strings.Contains(ing, "apiVersion: networking.k8s.io/v1\n") || !strings.Contains(ing, "ingressClassName: nginx") || !strings.Contains(ing, "pathType: ImplementationSpecific") {
+		t.Errorf("ingress:\n%s", ing)
+	}
+}
+
+func keysOf(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
