@@ -155,12 +155,15 @@ func load(dir string, links confine.Dirs, depth int) (*chart, error) {
 			return nil
 		}
 		data, err := readFile(links, p)
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(rel, "templates/") {
+		switch {
+		case strings.HasPrefix(rel, "templates/"):
+			if err != nil {
+				return err
+			}
 			c.templates[c.name+"/"+rel] = string(data)
-		} else {
+		case err == nil:
+			// Other files are .Files; one too large to read is left out of them, as a
+			// template that needs it then renders without it.
 			c.files[rel] = data
 		}
 		return nil
