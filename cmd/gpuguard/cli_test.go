@@ -8,6 +8,7 @@ import (
 
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -546,5 +547,41 @@ func TestProfileGlobByRoot(t *testing.T) {
 	}
 	if !attached["testdata/terraform/terragrunt/live/prod/training|aws_eks_node_group.gpu"] || attached["testdata/terraform/terragrunt/live/dev/training|aws_eks_node_group.gpu"] {
 		t.Fatalf("attached %v", attached)
+	}
+}
+
+// A chart is rendered with the values files the config names for it, over its values.yaml; a
+// values file outside the project is a config error with its line.
+func TestHelmValuesFromConfig(t *testing.T) {
+	repoRoot(t)
+	chart, err := filepath.Abs("testdata/kubernetes/helm-chart")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	testutil.WriteFiles(t, dir, map[string]string{
+		"values-prod.yaml": "autoscaling:\n  enabled: false\nreplicaCount: 4\nresources:\n  limits:\n    nvidia.com/gpu: 4\nnodeSelector:\n  node.kubernetes.io/instance-type: g6e.12xlarge\nbatch:\n  enabled: false\n",
+		".gpuguard.yaml":   "kubernetes:\n  helm_values:\n    " + strconv.Quote(chart) + ": [values-prod.yaml]\n",
+		"bad.yaml":         "kubernetes:\n  helm_values:\n    " + strconv.Quote(chart) + ":\n      - /etc/hostname\n",
+	})
+	r := runCLI(t, "", "check", "testdata/kubernetes/helm-chart", "--config", filepath.Join(dir, ".gpuguard.yaml"), "--format", "json")
+	var doc struct {
+		Resources []struct {
+			Address      string
+			InstanceType string `json:"instance_type"`
+			Quantity     int
+			Notes        []string
+		}
+		Errors []struct{ Message string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("exit %d: %v\n%s", r.code, err, r.stderr)
+	}
+	if len(doc.Resources) != 1 || doc.Resources[0].InstanceType != "g6e.12xlarge" || doc.Resources[0].Quantity != 4 || !strings.Contains(strings.Join(doc.Resources[0].Notes, " "), "with values.yaml and values-prod.yaml") {
+		t.Fatalf("resources %+v errors %+v", doc.Resources, doc.Errors)
+	}
+	r = runCLI(t, "", "check", "testdata/kubernetes/helm-chart", "--config", filepath.Join(dir, "bad.yaml"), "--format", "json")
+	if r.code != exitError || !strings.Contains(r.stdout, "bad.yaml") || !strings.Contains(r.stdout, "kubernetes.helm_values") || !strings.Contains(r.stdout, "outside") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }

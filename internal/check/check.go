@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path"
@@ -58,13 +59,18 @@ func Run(paths []string, opts Options) *result.Check {
 	if len(tf.FileDirs) == 0 {
 		tf.FileDirs = readable
 	}
+	helmValues, err := cfg.HelmValueFiles()
+	if err != nil {
+		doc.Errors = append(doc.Errors, configError(cfg, err))
+	}
 	parsed := scan.Scan(paths, scan.Options{
 		Terraform: tf,
 		Kubernetes: kubernetes.Options{
 			DefaultInstanceType: cfg.Kubernetes.DefaultInstanceType,
 			DaemonSetNodes:      cfg.Kubernetes.DaemonSetNodes,
 		},
-		Stdin: opts.Stdin, Workers: opts.Workers,
+		HelmValues: helmValues,
+		Stdin:      opts.Stdin, Workers: opts.Workers,
 	})
 	applyUsage(parsed.Resources, cfg)
 	region := opts.Region
@@ -78,6 +84,15 @@ func Run(paths []string, opts Options) *result.Check {
 	doc.Warnings = append(doc.Warnings, parsed.Warnings...)
 	doc.Totals = estimator.Sum(doc.Resources)
 	return doc
+}
+
+// configError is a config problem as an input error, at the config's line when it has one.
+func configError(cfg *config.Config, err error) parser.Error {
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		return parser.Error{File: ce.File, Line: ce.Line, Message: ce.Msg}
+	}
+	return parser.Error{File: cfg.Path, Message: err.Error()}
 }
 
 // ReadableDirs are the directories whose files the input under review may name: the checked

@@ -35,6 +35,35 @@ type Kubernetes struct {
 	DefaultInstanceType string `yaml:"default_instance_type" json:"default_instance_type,omitempty"`
 	// DaemonSetNodes is how many nodes a DaemonSet's selector matches (default 1, with a note).
 	DaemonSetNodes map[string]int `yaml:"daemonset_nodes" json:"daemonset_nodes,omitempty"`
+	// HelmValues are the values files a chart is rendered with, in order over its values.yaml
+	// (as helm template -f a -f b): chart directory → files, both relative to the project root.
+	HelmValues map[string][]string `yaml:"helm_values" json:"helm_values,omitempty"`
+}
+
+// HelmValueFiles resolves kubernetes.helm_values: absolute chart directories to absolute
+// values files, every file inside the project (ResolveInside).
+func (c *Config) HelmValueFiles() (map[string][]string, error) {
+	if len(c.Kubernetes.HelmValues) == 0 {
+		return nil, nil
+	}
+	out := map[string][]string{}
+	for chart, files := range c.Kubernetes.HelmValues {
+		dir, err := filepath.Abs(c.Resolve(chart))
+		if err != nil {
+			return nil, err
+		}
+		for i, f := range files {
+			full, err := c.ResolveInside(fmt.Sprintf("kubernetes.helm_values.%s.%d", chart, i), f)
+			if err != nil {
+				return nil, err
+			}
+			if full, err = filepath.Abs(full); err != nil {
+				return nil, err
+			}
+			out[filepath.Clean(dir)] = append(out[filepath.Clean(dir)], full)
+		}
+	}
+	return out, nil
 }
 
 // Config is the decoded .gpuguard.yaml.

@@ -27,6 +27,18 @@ const (
 	maxSubchart = 32       // subchart nesting
 )
 
+// ParseValues reads a values file's text.
+func ParseValues(data []byte) (map[string]any, error) {
+	var v map[string]any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	if v == nil {
+		v = map[string]any{}
+	}
+	return normalize(v).(map[string]any), nil
+}
+
 // ReleaseName is the release name templates see, as `helm template` uses without one.
 const ReleaseName = "release-name"
 
@@ -66,12 +78,16 @@ type dependency struct {
 // is abandoned after Timeout (its goroutine ends with the process).
 var Timeout = 10 * time.Second
 
-// Render renders the chart in dir with its default values. It returns every rendered template
-// that is not a partial (_*.tpl) or NOTES.txt, in name order.
-func Render(dir string, links confine.Dirs) ([]Rendered, error) {
+// Render renders the chart in dir with its values.yaml and then each of overrides over it, in
+// order, as `helm template -f` does (maps merge key by key; anything else is replaced). It
+// returns every rendered template that is not a partial (_*.tpl) or NOTES.txt, in name order.
+func Render(dir string, links confine.Dirs, overrides ...map[string]any) ([]Rendered, error) {
 	c, err := load(dir, links, 0)
 	if err != nil {
 		return nil, err
+	}
+	for _, o := range overrides {
+		c.values = mergeInto(c.values, deepCopyMap(normalize(o).(map[string]any)), true)
 	}
 	type result struct {
 		out []Rendered

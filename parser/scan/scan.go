@@ -38,6 +38,10 @@ type Options struct {
 	Kubernetes kubernetes.Options
 	// Stdin is read when a path is "-".
 	Stdin io.Reader
+	// HelmValues are the values files charts are rendered with, in order over their
+	// values.yaml: absolute chart directory → absolute files (config kubernetes.helm_values,
+	// already confined to the project).
+	HelmValues map[string][]string
 	// links are the directories inputs may be read from (set by Scan).
 	links confine.Dirs
 	// Workers bounds concurrency; 0 means GOMAXPROCS.
@@ -341,19 +345,44 @@ type parsed struct {
 // gpuguard lacks, a required value left empty) is a warning with the way out, as before charts
 // were rendered.
 func renderChart(dir string, opts Options) parsed {
-	out, err := helm.Render(dir, opts.links)
+	var overrides []map[string]any
+	var names []string
+	if abs, err := filepath.Abs(dir); err == nil {
+		for _, f := range opts.HelmValues[filepath.Clean(abs)] {
+			data, err := os.ReadFile(f)
+			if err == nil && len(data) > helmValuesLimit {
+				err = fmt.Errorf("over the %d-byte limit", helmValuesLimit)
+			}
+			var v map[string]any
+			if err == nil {
+				v, err = helm.ParseValues(data)
+			}
+			if err != nil {
+				return parsed{res: parser.Result{Errors: []parser.Error{{File: f, Message: fmt.Sprintf("values for the Helm chart %s: %v", filepath.ToSlash(dir), cleanErr(err))}}}}
+			}
+			overrides = append(overrides, v)
+			names = append(names, filepath.Base(f))
+		}
+	}
+	out, err := helm.Render(dir, opts.links, overrides...)
 	if err != nil {
 		return parsed{res: parser.Result{Warnings: []parser.Error{{File: dir,
 			Message: fmt.Sprintf("a Helm chart gpuguard could not render (%v): what it deploys is not counted here; check `helm template %s | gpuguard check -`", err, filepath.ToSlash(dir))}}}}
 	}
 	var p parsed
-	note := "rendered from the Helm chart " + filepath.ToSlash(dir) + " with its default values (values.yaml): a release with other values deploys otherwise; lines are of the rendered template"
+	note := "rendered from the Helm chart " + filepath.ToSlash(dir) + " with its default values (values.yaml): a release with other values deploys otherwise (set them in the config's kubernetes.helm_values); lines are of the rendered template"
+	if len(names) > 0 {
+		note = "rendered from the Helm chart " + filepath.ToSlash(dir) + " with values.yaml and " + strings.Join(names, ", ") + " (config kubernetes.helm_values); lines are of the rendered template"
+	}
 	for _, r := range out {
 		f := kubernetes.DecodeRendered(r.Template, filepath.ToSlash(dir), note, r.Data)
 		p.built = append(p.built, f)
 	}
 	return p
 }
+
+// helmValuesLimit bounds a values file read for a chart.
+const helmValuesLimit = 4 << 20
 
 // buildKustomization builds the kustomization in dir into its objects, grouped by the manifest
 // file that declares each.
