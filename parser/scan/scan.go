@@ -348,7 +348,15 @@ func renderChart(dir string, opts Options) parsed {
 	var overrides []map[string]any
 	var names []string
 	if abs, err := filepath.Abs(dir); err == nil {
-		for _, f := range opts.HelmValues[filepath.Clean(abs)] {
+		files, ok := opts.HelmValues[filepath.Clean(abs)]
+		if home := opts.Terraform.ModulesHome; !ok && home != nil {
+			// A diff's base, extracted from git, names its charts where the working tree has
+			// them, as it does for Terraform's downloaded modules.
+			if abs, err := filepath.Abs(home(dir)); err == nil {
+				files = opts.HelmValues[filepath.Clean(abs)]
+			}
+		}
+		for _, f := range files {
 			data, err := os.ReadFile(f)
 			if err == nil && len(data) > helmValuesLimit {
 				err = fmt.Errorf("over the %d-byte limit", helmValuesLimit)

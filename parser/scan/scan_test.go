@@ -337,3 +337,37 @@ func TestOpenTofuFiles(t *testing.T) {
 		t.Fatalf("resources %q, want %q; errors %+v", got, want, res.Errors)
 	}
 }
+
+// A chart is rendered with the values files configured for its directory; a diff's base tree
+// finds them through the directory the working tree has the chart in.
+func TestHelmValuesByChartDirectory(t *testing.T) {
+	root := t.TempDir()
+	chart := map[string]string{
+		"Chart.yaml":                "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+		"values.yaml":               "gpus: 1\n",
+		"templates/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app}\nspec:\n  template:\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g6e.12xlarge}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: {{ .Values.gpus }}}}}]\n",
+	}
+	files := map[string]string{"prod.yaml": "gpus: 4\n"}
+	for k, v := range chart {
+		files["work/charts/app/"+k] = v
+		files["base/charts/app/"+k] = v
+	}
+	testutil.WriteFiles(t, root, files)
+	t.Chdir(filepath.Join(root, "work"))
+	abs, _ := filepath.Abs(filepath.Join("charts", "app"))
+	values := map[string][]string{abs: {filepath.Join(root, "prod.yaml")}}
+	gpus := func(res parser.Result) int64 {
+		if len(res.Resources) != 1 || res.Resources[0].Pod == nil {
+			t.Fatalf("resources %+v errors %+v warnings %+v", res.Resources, res.Errors, res.Warnings)
+		}
+		return res.Resources[0].Pod.Requested
+	}
+	if n := gpus(Scan([]string{"charts"}, Options{HelmValues: values, Terraform: terraform.Options{FileDirs: []string{root}}})); n != 4 {
+		t.Errorf("working tree: %d GPUs, want 4", n)
+	}
+	base := filepath.Join(root, "base")
+	home := func(dir string) string { rel, _ := filepath.Rel(base, dir); return rel }
+	if n := gpus(Scan([]string{filepath.Join(base, "charts")}, Options{HelmValues: values, Terraform: terraform.Options{FileDirs: []string{root}, ModulesHome: home}})); n != 4 {
+		t.Errorf("base tree: %d GPUs, want 4", n)
+	}
+}
