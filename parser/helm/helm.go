@@ -1,9 +1,12 @@
 package helm
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -25,6 +28,7 @@ const (
 	maxDepth    = 64       // include and tpl nesting
 	maxList     = 100000   // a list made by until, untilStep or repeat
 	maxSubchart = 32       // subchart nesting
+	maxChart    = 64 << 20 // a chart's files, subcharts and archives unpacked included
 )
 
 // ParseValues reads a values file's text.
@@ -117,13 +121,65 @@ func readFile(links confine.Dirs, p string) ([]byte, error) {
 }
 
 func load(dir string, links confine.Dirs, depth int) (*chart, error) {
+	tree, err := readTree(dir, links)
+	if err != nil {
+		return nil, err
+	}
+	return fromFiles(dir, tree, depth)
+}
+
+// readTree reads a chart directory's files (hidden ones left out), by slash path relative to it.
+// A file too large to read is left out, unless it is a template or the chart's own metadata.
+func readTree(dir string, links confine.Dirs) (map[string][]byte, error) {
+	tree := map[string][]byte{}
+	total := 0
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") && rel != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") || links.Entry(p, d.Type()) != confine.Read {
+			return nil
+		}
+		data, err := readFile(links, p)
+		if err != nil {
+			if essential(rel) {
+				return err
+			}
+			return nil
+		}
+		if total += len(data); total > maxChart {
+			return fmt.Errorf("the chart is larger than %d bytes", maxChart)
+		}
+		tree[rel] = data
+		return nil
+	})
+	return tree, err
+}
+
+// essential reports whether a chart file must be read for the chart to render right.
+func essential(rel string) bool {
+	base := path.Base(rel)
+	return base == "Chart.yaml" || base == "values.yaml" || strings.Contains("/"+rel, "/templates/") || strings.HasSuffix(rel, ".tgz")
+}
+
+// fromFiles makes a chart of its files (slash paths relative to the chart), its subcharts
+// among them: directories under charts/, and packaged ones (charts/*.tgz), as helm dependency
+// build leaves them. dir names the chart in messages and rendered paths.
+func fromFiles(dir string, tree map[string][]byte, depth int) (*chart, error) {
 	if depth > maxSubchart {
 		return nil, fmt.Errorf("subcharts nested more than %d deep", maxSubchart)
 	}
-	meta := map[string]any{}
-	raw, err := readFile(links, filepath.Join(dir, "Chart.yaml"))
-	if err != nil {
-		return nil, err
+	raw, ok := tree["Chart.yaml"]
+	if !ok {
+		return nil, fmt.Errorf("%s: no Chart.yaml", dir)
 	}
 	var file struct {
 		Name         string       `yaml:"name"`
@@ -137,76 +193,105 @@ func load(dir string, links confine.Dirs, depth int) (*chart, error) {
 	if err := yaml.Unmarshal(raw, &file); err != nil {
 		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "Chart.yaml"), err)
 	}
-	meta["Name"], meta["Version"], meta["AppVersion"], meta["Description"], meta["Type"], meta["APIVersion"] =
-		file.Name, file.Version, file.AppVersion, file.Description, file.Type, file.APIVersion
+	meta := map[string]any{"Name": file.Name, "Version": file.Version, "AppVersion": file.AppVersion,
+		"Description": file.Description, "Type": file.Type, "APIVersion": file.APIVersion}
 	c := &chart{dir: dir, name: file.Name, meta: meta, values: map[string]any{}, templates: map[string]string{},
 		files: map[string][]byte{}, deps: file.Dependencies, library: file.Type == "library"}
 	if c.name == "" {
 		c.name = filepath.Base(dir)
 	}
-	if raw, err := readFile(links, filepath.Join(dir, "values.yaml")); err == nil {
-		var v map[string]any
-		if err := yaml.Unmarshal(raw, &v); err != nil {
+	if raw, ok := tree["values.yaml"]; ok {
+		v, err := ParseValues(raw)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "values.yaml"), err)
 		}
-		if v != nil {
-			c.values = normalize(v).(map[string]any)
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+		c.values = v
 	}
-	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel == "charts" || strings.HasPrefix(d.Name(), ".") && rel != "." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if links.Entry(p, d.Type()) != confine.Read {
-			return nil
-		}
-		data, err := readFile(links, p)
+	subtrees := map[string]map[string][]byte{}
+	var subOrder []string
+	for rel, data := range tree {
+		sub, inCharts := strings.CutPrefix(rel, "charts/")
 		switch {
-		case strings.HasPrefix(rel, "templates/"):
-			if err != nil {
-				return err
-			}
+		case !inCharts && strings.HasPrefix(rel, "templates/"):
 			c.templates[c.name+"/"+rel] = string(data)
-		case err == nil:
-			// Other files are .Files; one too large to read is left out of them, as a
-			// template that needs it then renders without it.
+		case !inCharts:
 			c.files[rel] = data
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	entries, _ := os.ReadDir(filepath.Join(dir, "charts"))
-	for _, e := range entries {
-		sub := filepath.Join(dir, "charts", e.Name())
-		if !e.IsDir() {
-			if strings.HasSuffix(e.Name(), ".tgz") {
-				return nil, fmt.Errorf("subchart %s is an archive: unpack it (helm dependency build does) or render the chart with helm template", e.Name())
+		case !strings.Contains(sub, "/") && strings.HasSuffix(sub, ".tgz"):
+			unpacked, err := untar(data)
+			if err != nil {
+				return nil, fmt.Errorf("subchart %s: %v", filepath.Join(dir, "charts", sub), err)
 			}
-			continue
+			for name, files := range unpacked {
+				key := sub + "/" + name
+				subtrees[key] = files
+				subOrder = append(subOrder, key)
+			}
+		case strings.Contains(sub, "/"):
+			name, rest, _ := strings.Cut(sub, "/")
+			if subtrees[name] == nil {
+				subtrees[name] = map[string][]byte{}
+				subOrder = append(subOrder, name)
+			}
+			subtrees[name][rest] = data
 		}
-		if !IsChart(sub) {
-			continue
+	}
+	sort.Strings(subOrder)
+	for _, key := range subOrder {
+		if _, ok := subtrees[key]["Chart.yaml"]; !ok {
+			continue // a directory under charts/ that is no chart
 		}
-		sc, err := load(sub, links, depth+1)
+		sc, err := fromFiles(filepath.Join(dir, "charts", filepath.FromSlash(key)), subtrees[key], depth+1)
 		if err != nil {
 			return nil, err
 		}
 		c.subcharts = append(c.subcharts, sc)
 	}
-	sort.Slice(c.subcharts, func(i, j int) bool { return c.subcharts[i].name < c.subcharts[j].name })
+	sort.SliceStable(c.subcharts, func(i, j int) bool { return c.subcharts[i].name < c.subcharts[j].name })
 	return c, nil
+}
+
+// untar reads a packaged chart (a gzipped tar whose entries sit under the chart's directory)
+// into its charts' files, by top directory. Only regular files are read, paths stay inside,
+// and the unpacked size is bounded.
+func untar(data []byte) (map[string]map[string][]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	tr := tar.NewReader(io.LimitReader(zr, maxChart))
+	out := map[string]map[string][]byte{}
+	total := 0
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		name := path.Clean(strings.TrimPrefix(h.Name, "/"))
+		if name == "." || strings.HasPrefix(name, "../") || name == ".." {
+			continue
+		}
+		top, rest, ok := strings.Cut(name, "/")
+		if !ok || rest == "" {
+			continue
+		}
+		if total += int(h.Size); h.Size > maxFile || total > maxChart {
+			return nil, fmt.Errorf("the archive unpacks to more than %d bytes", maxChart)
+		}
+		b, err := io.ReadAll(io.LimitReader(tr, maxFile))
+		if err != nil {
+			return nil, err
+		}
+		if out[top] == nil {
+			out[top] = map[string][]byte{}
+		}
+		out[top][rest] = b
+	}
 }
 
 // normalize turns yaml.v3's map[string]any trees into what templates expect (maps with string

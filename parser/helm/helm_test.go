@@ -1,6 +1,9 @@
 package helm
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -132,7 +135,7 @@ func TestRenderProblems(t *testing.T) {
 		{name: "include bomb", template: "{{- define \"a\" }}{{ include \"a\" . }}{{ include \"a\" . }}{{- end }}{{ include \"a\" . }}", err: "nested more than"},
 		{name: "template bomb", template: "{{- define \"b\" }}{{ template \"b\" . }}{{ template \"b\" . }}{{- end }}{{ template \"b\" . }}", err: "exceeded maximum template depth"},
 		{name: "output bomb", template: "{{ range until 100000 }}{{ repeat 1000 \"x\" }}{{ end }}", err: "renders more than"},
-		{name: "archived subchart", template: "kind: X\n", extra: map[string]string{"chart/charts/sub-0.1.0.tgz": "not really"}, err: "is an archive"},
+		{name: "broken archive", template: "kind: X\n", extra: map[string]string{"chart/charts/sub-0.1.0.tgz": "not really"}, err: "sub-0.1.0.tgz: gzip"},
 		{name: "file outside", template: "{{ .Files.Get \"../../secret\" }}", extra: map[string]string{"secret": "s3cr3t"}, err: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -197,4 +200,57 @@ func keysOf(m map[string]string) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// A packaged subchart (charts/*.tgz, as helm dependency build leaves it) renders like an
+// unpacked one; entries that would leave the archive's directory, and links, are not read.
+func TestPackagedSubchart(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, e := range []struct {
+		name, body string
+		link       bool
+	}{
+		{name: "worker/Chart.yaml", body: "apiVersion: v2\nname: worker\nversion: 1.0.0\n"},
+		{name: "worker/values.yaml", body: "gpus: 1\n"},
+		{name: "worker/templates/job.yaml", body: "kind: Job\ngpus: {{ .Values.gpus }}\n"},
+		{name: "../escape/templates/x.yaml", body: "kind: Escaped\n"},
+		{name: "worker/templates/link.yaml", link: true},
+	} {
+		h := &tar.Header{Name: e.name, Mode: 0o644, Size: int64(len(e.body)), Typeflag: tar.TypeReg}
+		if e.link {
+			h = &tar.Header{Name: e.name, Linkname: "/etc/hostname", Typeflag: tar.TypeSymlink}
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(e.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := renderChart(t, map[string]string{
+		"chart/Chart.yaml":              "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+		"chart/values.yaml":             "worker:\n  gpus: 8\n",
+		"chart/charts/worker-1.0.0.tgz": buf.String(),
+		"chart/templates/service.yaml":  "kind: Service\n",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range out {
+		rel := filepath.ToSlash(r.Template)
+		got = append(got, rel[strings.Index(rel, "/chart/")+1:]+": "+strings.TrimSpace(string(r.Data)))
+	}
+	want := "chart/templates/service.yaml: kind: Service|chart/charts/worker-1.0.0.tgz/worker/templates/job.yaml: kind: Job\ngpus: 8"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("rendered %q\nwant %q", strings.Join(got, "|"), want)
+	}
 }
