@@ -29,7 +29,13 @@ import (
 // chart (env, expandenv, getHostByName) are absent, as Helm removes the first two: a template
 // calling one does not parse.
 func (r *renderer) funcs() template.FuncMap {
-	return template.FuncMap{
+	return r.metered(template.FuncMap{
+		// text/template's own that build strings, metered like the others.
+		"print":    fmt.Sprint,
+		"println":  fmt.Sprintln,
+		"html":     template.HTMLEscaper,
+		"js":       template.JSEscaper,
+		"urlquery": template.URLQueryEscaper,
 		// Helm's own.
 		"include": r.include,
 		"tpl":     r.tpl,
@@ -39,19 +45,27 @@ func (r *renderer) funcs() template.FuncMap {
 			}
 			return v, nil
 		},
-		"fail":          func(msg string) (string, error) { return "", errors.New(msg) },
-		"lookup":        func(string, string, string, string) map[string]any { return map[string]any{} },
-		"toYaml":        toYAML,
+		"fail":   func(msg string) (string, error) { return "", errors.New(msg) },
+		"lookup": func(string, string, string, string) map[string]any { return map[string]any{} },
+		"toYaml": func(v any) (string, error) {
+			if !small(v) {
+				return "", errTooLarge
+			}
+			return toYAML(v), nil
+		},
 		"fromYaml":      fromYAML,
 		"fromYamlArray": fromYAMLArray,
-		"toJson":        toJSON,
-		"toRawJson":     toJSON,
-		"toPrettyJson": func(v any) string {
+		"toJson":        meteredJSON,
+		"toRawJson":     meteredJSON,
+		"toPrettyJson": func(v any) (string, error) {
+			if !small(v) {
+				return "", errTooLarge
+			}
 			b, err := json.MarshalIndent(v, "", "  ")
 			if err != nil {
-				return ""
+				return "", nil
 			}
-			return string(b)
+			return string(b), nil
 		},
 		"fromJson":      fromJSON,
 		"fromJsonArray": fromJSONArray,
@@ -99,10 +113,21 @@ func (r *renderer) funcs() template.FuncMap {
 			}
 			return strings.Repeat(s, n), nil
 		},
-		"substr":    substr,
-		"nospace":   func(s string) string { return strings.Join(strings.Fields(s), "") },
-		"indent":    indent,
-		"nindent":   func(n int, s string) string { return "\n" + indent(n, s) },
+		"substr":  substr,
+		"nospace": func(s string) string { return strings.Join(strings.Fields(s), "") },
+		"indent":  indent,
+		"nindent": func(n int, s string) (string, error) {
+			out, err := indent(n, s)
+			return "\n" + out, err
+		},
+		// printf as text/template's, with its width and precision bounded: "%999999999d" would
+		// allocate that much.
+		"printf": func(format string, args ...any) (string, error) {
+			if hugeVerb.MatchString(format) {
+				return "", fmt.Errorf("printf %q: a width or precision over 9999", format)
+			}
+			return fmt.Sprintf(format, args...), nil
+		},
 		"toString":  strval,
 		"toStrings": func(v any) []string { return strslice(v) },
 		"join":      func(sep string, v any) string { return strings.Join(strslice(v), sep) },
@@ -361,8 +386,13 @@ func (r *renderer) funcs() template.FuncMap {
 			}
 			return dst
 		},
-		"deepCopy": func(v any) any { return deepCopy(v) },
-		"dig":      dig,
+		"deepCopy": func(v any) (any, error) {
+			if !small(v) {
+				return nil, errTooLarge
+			}
+			return deepCopy(v), nil
+		},
+		"dig": dig,
 		// Types.
 		"kindOf":    func(v any) string { return kindOf(v) },
 		"kindIs":    func(k string, v any) bool { return kindOf(v) == k },
@@ -420,7 +450,128 @@ func (r *renderer) funcs() template.FuncMap {
 		"randAlphaNum": func(n int) string { return strings.Repeat("x", max(0, min(n, 1024))) },
 		"randAlpha":    func(n int) string { return strings.Repeat("x", max(0, min(n, 1024))) },
 		"randNumeric":  func(n int) string { return strings.Repeat("0", max(0, min(n, 1024))) },
+	})
+}
+
+// maxProduced bounds what the functions of one chart's rendering may produce in all (string
+// bytes, list and map entries): a template that doubles a string or a list in a loop would
+// otherwise fill the memory long before its output is written.
+const maxProduced = 4 * maxOutput
+
+// maxNodes bounds a value serialized or copied whole: lists that hold themselves twice over,
+// a few dozen levels deep, expand to more than any memory.
+const maxNodes = 1 << 20
+
+var errTooLarge = fmt.Errorf("a value of more than %d elements", maxNodes)
+
+// metered wraps every function so that what it returns counts against maxProduced. A function
+// that may not return an error fails by panicking, which text/template turns into an error.
+func (r *renderer) metered(m template.FuncMap) template.FuncMap {
+	for name, f := range m {
+		fv := reflect.ValueOf(f)
+		m[name] = reflect.MakeFunc(fv.Type(), func(args []reflect.Value) []reflect.Value {
+			// A result is rarely larger than its arguments together (concat, cat, printf): a
+			// call whose arguments would overrun the budget fails before it allocates.
+			in := 0
+			for _, a := range args {
+				in += weight(a)
+			}
+			if r.produced+in > maxProduced {
+				panic(errProduced)
+			}
+			var out []reflect.Value
+			if fv.Type().IsVariadic() {
+				out = fv.CallSlice(args)
+			} else {
+				out = fv.Call(args)
+			}
+			for _, v := range out {
+				r.produced += weight(v)
+				// A list or map holding another twice over, nested, is small in memory but
+				// expands past any memory when printed or serialized: refused where it is made.
+				if k := v.Kind(); (k == reflect.Slice || k == reflect.Map || k == reflect.Interface) && v.CanInterface() && !small(v.Interface()) {
+					panic(errTooLarge)
+				}
+			}
+			if r.produced > maxProduced {
+				panic(errProduced)
+			}
+			return out
+		}).Interface()
 	}
+	return m
+}
+
+var errProduced = fmt.Errorf("the chart's functions produce more than %d bytes", maxProduced)
+
+// weight is what a value counts against maxProduced: a string its bytes, a list or map its
+// entries at what each costs in memory; what a variadic argument holds counts too. It looks at
+// no more than a few hundred values, so that weighing a value that shares its parts costs
+// nothing like expanding it.
+func weight(v reflect.Value) int {
+	visits := 256
+	return weigh(v, &visits)
+}
+
+func weigh(v reflect.Value, visits *int) int {
+	if *visits--; *visits < 0 {
+		return 0
+	}
+	switch v.Kind() {
+	case reflect.String:
+		return v.Len()
+	case reflect.Slice, reflect.Array:
+		n := v.Len() * 16
+		if k := v.Type().Elem().Kind(); k == reflect.Interface || k == reflect.String {
+			for i := range min(v.Len(), 64) { // the first entries: a variadic call's strings
+				n += weigh(v.Index(i), visits)
+			}
+		}
+		return n
+	case reflect.Map:
+		return v.Len() * 64
+	case reflect.Interface:
+		if !v.IsNil() {
+			return weigh(v.Elem(), visits)
+		}
+	}
+	return 0
+}
+
+// small reports whether a value has at most maxNodes elements, counting shared parts each time
+// they are reached, as serializing them would.
+func small(v any) bool {
+	n := 0
+	var walk func(any) bool
+	walk = func(v any) bool {
+		n++
+		if n > maxNodes {
+			return false
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			for _, x := range t {
+				if !walk(x) {
+					return false
+				}
+			}
+		case []any:
+			for _, x := range t {
+				if !walk(x) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return walk(v)
+}
+
+func meteredJSON(v any) (string, error) {
+	if !small(v) {
+		return "", errTooLarge
+	}
+	return toJSON(v), nil
 }
 
 // renderTime is what now returns: fixed, so a chart renders the same every time.
@@ -677,10 +828,16 @@ func substr(start, end int, s string) string {
 	return s[min(start, end):end]
 }
 
-func indent(n int, s string) string {
+func indent(n int, s string) (string, error) {
+	if n > 1000 || n*(strings.Count(s, "\n")+1) > maxOutput {
+		return "", fmt.Errorf("indent %d is too deep", n)
+	}
 	pad := strings.Repeat(" ", max(n, 0))
-	return pad + strings.ReplaceAll(s, "\n", "\n"+pad)
+	return pad + strings.ReplaceAll(s, "\n", "\n"+pad), nil
 }
+
+// hugeVerb finds a printf verb with a width or precision of five digits or more.
+var hugeVerb = regexp.MustCompile(`%[-+# 0]*(\d{5,}|\d*\.\d{5,})`)
 
 func toInt64(v any) int64 {
 	switch t := v.(type) {
@@ -724,10 +881,11 @@ func toFloat64(v any) float64 {
 }
 
 func untilStep(start, stop, step int) ([]int, error) {
-	if step == 0 || (stop-start)/step > maxList {
-		if step == 0 {
-			return nil, nil
-		}
+	if step == 0 {
+		return nil, nil
+	}
+	// In floating point: stop-start may overflow an int.
+	if (float64(stop)-float64(start))/float64(step) > maxList {
 		return nil, fmt.Errorf("a list of more than %d numbers", maxList)
 	}
 	var out []int

@@ -320,11 +320,12 @@ func normalize(v any) any {
 
 // renderer renders one chart and its subcharts, sharing one template set as Helm does.
 type renderer struct {
-	links confine.Dirs
-	set   *template.Template
-	calls int
-	depth int
-	out   int
+	links    confine.Dirs
+	set      *template.Template
+	calls    int
+	depth    int
+	out      int
+	produced int // what the functions returned, in bytes and elements (maxProduced)
 }
 
 // scoped is a chart with the values it renders with.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"text/template"
@@ -44,6 +45,7 @@ func TestFunctions(t *testing.T) {
 		{`{{ "a b" | replace " " "-" }}`, "a-b"},
 		{`{{ "a\nb" | indent 2 }}`, "  a\n  b"},
 		{`{{ "a" | nindent 2 }}`, "\n  a"},
+		{`{{ printf "%s-%03d" "a" 7 }}`, "a-007"},
 		{`{{ toYaml .m }}`, "a: 1\nb:\n  c: 2"},
 		{`{{ toJson .list }}`, `["a","b","a"]`},
 		{`{{ (fromYaml "x: 1").x }}`, "1"},
@@ -67,7 +69,8 @@ func TestFunctions(t *testing.T) {
 			t.Errorf("%s = %q (%v), want %q", tc.tmpl, got, err, tc.want)
 		}
 	}
-	for _, bad := range []string{`{{ required "model is required" .s }}`, `{{ fail "no" }}`, `{{ div 1 0 }}`, `{{ until 1000000000 }}`, `{{ repeat 1000000000 "x" }}`} {
+	for _, bad := range []string{`{{ required "model is required" .s }}`, `{{ fail "no" }}`, `{{ div 1 0 }}`, `{{ until 1000000000 }}`, `{{ repeat 1000000000 "x" }}`,
+		`{{ untilStep -4611686018427387904 4611686018427387904 1 }}`, `{{ "x" | indent 1000000000 }}`, `{{ "x" | nindent 1000000000 }}`, `{{ printf "%999999999d" 1 }}`, `{{ printf "%.999999999f" 1.0 }}`} {
 		if _, err := exec(t, bad, values); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
@@ -135,6 +138,14 @@ func TestRenderProblems(t *testing.T) {
 		{name: "include bomb", template: "{{- define \"a\" }}{{ include \"a\" . }}{{ include \"a\" . }}{{- end }}{{ include \"a\" . }}", err: "nested more than"},
 		{name: "template bomb", template: "{{- define \"b\" }}{{ template \"b\" . }}{{ template \"b\" . }}{{- end }}{{ template \"b\" . }}", err: "exceeded maximum template depth"},
 		{name: "output bomb", template: "{{ range until 100000 }}{{ repeat 1000 \"x\" }}{{ end }}", err: "renders more than"},
+		// Values that double in a loop fill the memory before anything is written.
+		{name: "string doubling", template: "{{ $s := \"xx\" }}{{ range until 100 }}{{ $s = printf \"%s%s\" $s $s }}{{ end }}", err: "produce more than"},
+		{name: "cat doubling", template: "{{ $s := \"xx\" }}{{ range until 100 }}{{ $s = cat $s $s }}{{ end }}", err: "produce more than"},
+		{name: "list doubling", template: "{{ $l := list 1 }}{{ range until 100 }}{{ $l = concat $l $l }}{{ end }}", err: "more than"},
+		{name: "shared list serialized", template: "{{ $l := list 1 }}{{ range until 60 }}{{ $l = list $l $l }}{{ end }}{{ toYaml $l }}", err: "more than"},
+		{name: "shared list printed", template: "{{ $l := list 1 }}{{ range until 60 }}{{ $l = list $l $l }}{{ end }}{{ $l }}", err: "more than"},
+		{name: "shared dict merged", template: "{{ $d := dict }}{{ range until 60 }}{{ $d = dict \"a\" $d \"b\" $d }}{{ end }}{{ merge $d $d }}", err: "more than"},
+		{name: "shared list copied", template: "{{ $l := list 1 }}{{ range until 60 }}{{ $l = list $l $l }}{{ end }}{{ deepCopy $l }}", err: "more than"},
 		{name: "broken archive", template: "kind: X\n", extra: map[string]string{"chart/charts/sub-0.1.0.tgz": "not really"}, err: "sub-0.1.0.tgz: gzip"},
 		{name: "file outside", template: "{{ .Files.Get \"../../secret\" }}", extra: map[string]string{"secret": "s3cr3t"}, err: ""},
 	} {
@@ -252,5 +263,21 @@ func TestPackagedSubchart(t *testing.T) {
 	want := "chart/templates/service.yaml: kind: Service|chart/charts/worker-1.0.0.tgz/worker/templates/job.yaml: kind: Job\ngpus: 8"
 	if strings.Join(got, "|") != want {
 		t.Fatalf("rendered %q\nwant %q", strings.Join(got, "|"), want)
+	}
+}
+
+// A value that shares its parts (a list holding one list twice, many levels deep) is refused by
+// the functions that would expand it, whatever made it.
+func TestSharedValuesAreNotExpanded(t *testing.T) {
+	var v any = []any{1}
+	for range 40 {
+		v = []any{v, v}
+	}
+	fm := (&renderer{}).funcs()
+	for _, name := range []string{"toYaml", "toJson", "toPrettyJson", "deepCopy"} {
+		out := reflect.ValueOf(fm[name]).Call([]reflect.Value{reflect.ValueOf(v)})
+		if err, _ := out[len(out)-1].Interface().(error); err == nil || !strings.Contains(err.Error(), "elements") {
+			t.Errorf("%s: %v", name, out[len(out)-1])
+		}
 	}
 }
