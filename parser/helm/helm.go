@@ -125,7 +125,73 @@ func load(dir string, links confine.Dirs, depth int) (*chart, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rules, ok := tree[".helmignore"]; ok {
+		ignore := parseIgnore(rules)
+		for rel := range tree {
+			if ignore.matches(rel) {
+				delete(tree, rel)
+			}
+		}
+	}
 	return fromFiles(dir, tree, depth)
+}
+
+// ignoreRules are a .helmignore's patterns: what helm package leaves out of a chart (and so
+// out of .Files and the templates). A pattern matches a path's base name, or with a slash the
+// path from the chart's root; a trailing slash matches a directory; "!" takes a path back.
+type ignoreRules []ignoreRule
+
+type ignoreRule struct {
+	pattern string
+	dir     bool
+	negate  bool
+}
+
+func parseIgnore(data []byte) ignoreRules {
+	var rules ignoreRules
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		r := ignoreRule{}
+		if r.negate = strings.HasPrefix(line, "!"); r.negate {
+			line = line[1:]
+		}
+		if r.dir = strings.HasSuffix(line, "/"); r.dir {
+			line = strings.TrimSuffix(line, "/")
+		}
+		r.pattern = strings.TrimPrefix(line, "/")
+		rules = append(rules, r)
+	}
+	return rules
+}
+
+// matches reports whether the file at rel (a slash path) is ignored: the last rule that matches
+// it, or one of its directories, decides.
+func (rules ignoreRules) matches(rel string) bool {
+	if rel == "Chart.yaml" {
+		return false // helm package keeps it whatever the rules say
+	}
+	ignored := false
+	parts := strings.Split(rel, "/")
+	for _, r := range rules {
+		for i := range parts {
+			isDir := i < len(parts)-1
+			if r.dir && !isDir {
+				continue
+			}
+			target := parts[i]
+			if strings.Contains(r.pattern, "/") {
+				target = strings.Join(parts[:i+1], "/")
+			}
+			if ok, _ := path.Match(r.pattern, target); ok {
+				ignored = !r.negate
+				break
+			}
+		}
+	}
+	return ignored
 }
 
 // readTree reads a chart directory's files (hidden ones left out), by slash path relative to it.
@@ -145,7 +211,7 @@ func readTree(dir string, links confine.Dirs) (map[string][]byte, error) {
 			}
 			return nil
 		}
-		if strings.HasPrefix(d.Name(), ".") || links.Entry(p, d.Type()) != confine.Read {
+		if strings.HasPrefix(d.Name(), ".") && d.Name() != ".helmignore" || links.Entry(p, d.Type()) != confine.Read {
 			return nil
 		}
 		data, err := readFile(links, p)

@@ -281,3 +281,23 @@ func TestSharedValuesAreNotExpanded(t *testing.T) {
 		}
 	}
 }
+
+// .helmignore leaves files out of .Files and the templates, as helm package does.
+func TestHelmignore(t *testing.T) {
+	out, err := renderChart(t, map[string]string{
+		"chart/Chart.yaml":          "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+		"chart/.helmignore":         "# editor files\n*.swp\nsecrets/\ndocs/*.md\n!docs/keep.md\ntemplates/old.yaml\n",
+		"chart/secrets/key.txt":     "s3cr3t",
+		"chart/notes.swp":           "swap",
+		"chart/docs/a.md":           "a",
+		"chart/docs/keep.md":        "kept",
+		"chart/templates/old.yaml":  "{{ fail \"ignored templates are not rendered\" }}",
+		"chart/templates/list.yaml": "files: {{ range $p, $_ := .Files }}{{ $p }} {{ end }}\n",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || strings.TrimSpace(string(out[0].Data)) != "files: .helmignore Chart.yaml docs/keep.md" {
+		t.Fatalf("rendered %q", out)
+	}
+}
