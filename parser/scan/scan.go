@@ -251,9 +251,11 @@ func classifyFile(path string, info fs.FileInfo, explicit bool) (*Input, *parser
 	case terraform.IsModuleFile(name):
 		return &Input{Format: FormatTerraform, Path: filepath.Dir(path), Files: []string{path}}, nil
 	case explicit && kustomize.IsKustomization(name):
-		// Named on the command line: the kustomization is built (while walking, the walk
-		// decides which kustomizations are built).
+		// Named on the command line: the kustomization is built, the chart rendered, the unit
+		// evaluated (while walking, the walk decides).
 		return &Input{Format: FormatKustomize, Path: filepath.Dir(path)}, nil
+	case explicit && name == "Chart.yaml":
+		return &Input{Format: FormatHelm, Path: filepath.Dir(path)}, nil
 	case explicit && name == terragrunt.FileName:
 		return &Input{Format: FormatTerragrunt, Path: filepath.Dir(path), Files: []string{path}}, nil
 	case strings.HasSuffix(lower, ".tfvars") || strings.HasSuffix(lower, ".tfvars.json"):

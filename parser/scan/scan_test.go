@@ -292,8 +292,8 @@ func TestTerragruntUnitsDeployTheirModule(t *testing.T) {
 	}
 }
 
-// A kustomization or a terragrunt.hcl named on the command line is built, not read as a
-// manifest or skipped.
+// A kustomization, a terragrunt.hcl or a Chart.yaml named on the command line is built,
+// evaluated or rendered, not read as a manifest or skipped.
 func TestNamedKustomizationAndUnitFiles(t *testing.T) {
 	root := t.TempDir()
 	testutil.WriteFiles(t, root, map[string]string{
@@ -302,15 +302,17 @@ func TestNamedKustomizationAndUnitFiles(t *testing.T) {
 		"overlays/prod/kustomization.yaml": "resources: [../../base]\nreplicas: [{name: chat, count: 5}]\n",
 		"modules/gpu/main.tf":              "variable \"t\" {}\nprovider \"aws\" { region = \"us-east-1\" }\nresource \"aws_instance\" \"g\" { instance_type = var.t }\n",
 		"live/terragrunt.hcl":              "terraform { source = \"../modules/gpu\" }\ninputs = { t = \"g5.xlarge\" }\n",
+		"chart/Chart.yaml":                 "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"chart/templates/pod.yaml":         "apiVersion: v1\nkind: Pod\nmetadata: {name: {{ .Chart.Name }}}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: g6.xlarge}\n  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n",
 	})
 	t.Chdir(root)
-	res := Scan([]string{"overlays/prod/kustomization.yaml", "live/terragrunt.hcl"}, Options{Terraform: terraform.Options{FileDirs: []string{"."}}})
+	res := Scan([]string{"overlays/prod/kustomization.yaml", "live/terragrunt.hcl", "chart/Chart.yaml"}, Options{Terraform: terraform.Options{FileDirs: []string{"."}}})
 	var got []string
 	for _, r := range res.Resources {
 		got = append(got, fmt.Sprintf("%s %s %s×%d", r.Root, r.Address, r.InstanceType, r.Quantity))
 	}
 	sort.Strings(got)
-	if want := "live aws_instance.g g5.xlarge×1|overlays/prod Deployment/serving/chat g6e.2xlarge×5"; strings.Join(got, "|") != want || len(res.Errors) > 0 {
+	if want := "chart Pod/default/c g6.xlarge×1|live aws_instance.g g5.xlarge×1|overlays/prod Deployment/serving/chat g6e.2xlarge×5"; strings.Join(got, "|") != want || len(res.Errors) > 0 {
 		t.Fatalf("resources %q, want %q; errors %+v", got, want, res.Errors)
 	}
 }
