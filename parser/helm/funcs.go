@@ -376,13 +376,13 @@ func (r *renderer) funcs() template.FuncMap {
 		},
 		"merge": func(dst map[string]any, srcs ...map[string]any) map[string]any {
 			for _, s := range srcs {
-				dst = mergeInto(dst, s, false)
+				dst = mergeInto(dst, s, fill)
 			}
 			return dst
 		},
 		"mergeOverwrite": func(dst map[string]any, srcs ...map[string]any) map[string]any {
 			for _, s := range srcs {
-				dst = mergeInto(dst, s, true)
+				dst = mergeInto(dst, s, override)
 			}
 			return dst
 		},
@@ -954,9 +954,17 @@ func deepCopyMap(m map[string]any) map[string]any {
 	return out
 }
 
-// mergeInto merges src into dst, recursively for maps: with overwrite src's values win, else
-// only keys dst lacks (or holds empty) are filled, as Sprig's merge does.
-func mergeInto(dst, src map[string]any, overwrite bool) map[string]any {
+// mergeMode says how mergeInto treats a key both maps hold.
+type mergeMode int
+
+const (
+	fill     mergeMode = iota // Sprig's merge: dst keeps its values; src fills what is missing or empty
+	override                  // Sprig's mergeOverwrite: src wins, except with an empty value
+	coalesce                  // Helm's values: src wins, empty values too; a null removes the key
+)
+
+// mergeInto merges src into dst, recursively where both hold maps, as mode says.
+func mergeInto(dst, src map[string]any, mode mergeMode) map[string]any {
 	if dst == nil {
 		dst = map[string]any{}
 	}
@@ -966,8 +974,10 @@ func mergeInto(dst, src map[string]any, overwrite bool) map[string]any {
 		sm, sIsMap := sv.(map[string]any)
 		switch {
 		case ok && dIsMap && sIsMap:
-			dst[k] = mergeInto(dm, sm, overwrite)
-		case !ok || overwrite || empty(dv):
+			dst[k] = mergeInto(dm, sm, mode)
+		case mode == coalesce && sv == nil:
+			delete(dst, k)
+		case !ok, mode == coalesce, mode == override && !empty(sv), mode == fill && empty(dv):
 			dst[k] = sv
 		}
 	}

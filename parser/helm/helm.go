@@ -91,7 +91,7 @@ func Render(dir string, links confine.Dirs, overrides ...map[string]any) ([]Rend
 		return nil, err
 	}
 	for _, o := range overrides {
-		c.values = mergeInto(c.values, deepCopyMap(normalize(o).(map[string]any)), true)
+		c.values = mergeInto(c.values, deepCopyMap(normalize(o).(map[string]any)), coalesce)
 	}
 	type result struct {
 		out []Rendered
@@ -459,11 +459,11 @@ func (r *renderer) scope(c *chart, values map[string]any, depth int) []scoped {
 		}
 		sub := deepCopyMap(sc.values)
 		if own, ok := values[name].(map[string]any); ok {
-			sub = mergeInto(sub, deepCopyMap(own), true)
+			sub = mergeInto(sub, deepCopyMap(own), coalesce)
 		}
 		if global != nil {
 			g, _ := sub["global"].(map[string]any)
-			sub["global"] = mergeInto(deepCopyMap(g), deepCopyMap(global), true)
+			sub["global"] = mergeInto(deepCopyMap(g), deepCopyMap(global), coalesce)
 		}
 		out = append(out, r.scope(sc, sub, depth+1)...)
 	}

@@ -56,6 +56,8 @@ func TestFunctions(t *testing.T) {
 		{`{{ $d := dict "a" 1 }}{{ $_ := set $d "b" 2 }}{{ keys $d | sortAlpha | join "," }} {{ hasKey $d "b" }}`, "a,b true"},
 		{`{{ (merge (dict "a" 1) (dict "a" 2 "b" 3)) | toJson }}`, `{"a":1,"b":3}`},
 		{`{{ (mergeOverwrite (dict "a" 1) (dict "a" 2)) | toJson }}`, `{"a":2}`},
+		{`{{ (mergeOverwrite (dict "a" 1 "b" 1) (dict "a" 0 "b" 2)) | toJson }}`, `{"a":1,"b":2}`}, // an empty value does not overwrite
+		{`{{ (merge (dict "a" "" "b" 1) (dict "a" "x" "b" 2)) | toJson }}`, `{"a":"x","b":1}`},     // an empty value is filled
 		{`{{ dig "b" "c" 0 .m }} {{ dig "b" "x" "none" .m }}`, "2 none"},
 		{`{{ semverCompare ">=1.23-0" "v1.31.0" }} {{ semverCompare "<1.22-0" "v1.31.0" }} {{ semverCompare "^1.2 || >=2" "1.9.0" }}`, "true false true"},
 		{`{{ regexMatch "^l" .name }} {{ regexReplaceAll "a" .name "o" }}`, "true llomo"},
@@ -299,5 +301,24 @@ func TestHelmignore(t *testing.T) {
 	}
 	if len(out) != 1 || strings.TrimSpace(string(out[0].Data)) != "files: .helmignore Chart.yaml docs/keep.md" {
 		t.Fatalf("rendered %q", out)
+	}
+}
+
+// Values files override the chart's values as Helm coalesces them: false and 0 win, a null
+// removes the key.
+func TestValuesOverride(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"chart/Chart.yaml":       "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+		"chart/values.yaml":      "enabled: true\nreplicas: 3\nnodeSelector:\n  a: b\n  c: d\n",
+		"chart/templates/t.yaml": "{{ .Values.enabled }} {{ .Values.replicas }} {{ toJson .Values.nodeSelector }}\n",
+	})
+	over, err := ParseValues([]byte("enabled: false\nreplicas: 0\nnodeSelector:\n  c: null\n  e: f\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Render(filepath.Join(root, "chart"), confine.NewDirs(root), over)
+	if err != nil || len(out) != 1 || strings.TrimSpace(string(out[0].Data)) != `false 0 {"a":"b","e":"f"}` {
+		t.Fatalf("%v %q", err, out)
 	}
 }
