@@ -360,10 +360,17 @@ func untar(data []byte) (map[string]map[string][]byte, error) {
 	}
 }
 
-// normalize turns yaml.v3's map[string]any trees into what templates expect (maps with string
-// keys all the way down).
+// normalize turns yaml.v3's map[string]any trees into what Helm's templates see: maps with
+// string keys all the way down, and every number a float64, as Helm reads values through JSON
+// (so kindIs "float64" and the printing of large numbers behave as in Helm).
 func normalize(v any) any {
 	switch t := v.(type) {
+	case int:
+		return float64(t)
+	case int64:
+		return float64(t)
+	case uint64:
+		return float64(t)
 	case map[string]any:
 		for k, x := range t {
 			t[k] = normalize(x)

@@ -322,3 +322,16 @@ func TestValuesOverride(t *testing.T) {
 		t.Fatalf("%v %q", err, out)
 	}
 }
+
+// Numbers in values are float64, as Helm reads them through JSON: kindIs and printing agree
+// with Helm's.
+func TestValuesNumbersAreFloats(t *testing.T) {
+	v, err := ParseValues([]byte("replicas: 3\nratio: 0.5\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := exec(t, `{{ kindOf .replicas }} {{ .replicas }} {{ .ratio }} {{ int .replicas }} {{ add .replicas 1 }}`, v)
+	if err != nil || got != "float64 3 0.5 3 4" {
+		t.Fatalf("%q %v", got, err)
+	}
+}
