@@ -13,6 +13,7 @@ import (
 	"path"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -257,37 +258,22 @@ func (r *renderer) funcs() template.FuncMap {
 			}
 			return out
 		},
-		"has": func(needle, hay any) bool {
-			for _, x := range slice(hay) {
-				if reflect.DeepEqual(x, needle) {
-					return true
-				}
-			}
-			return false
-		},
+		"has": func(needle, hay any) bool { return containsValue(slice(hay), needle) },
 		"without": func(l any, omit ...any) []any {
 			var out []any
-		next:
 			for _, x := range slice(l) {
-				for _, o := range omit {
-					if reflect.DeepEqual(x, o) {
-						continue next
-					}
+				if !containsValue(omit, x) {
+					out = append(out, x)
 				}
-				out = append(out, x)
 			}
 			return out
 		},
 		"uniq": func(l any) []any {
 			var out []any
-		next:
 			for _, x := range slice(l) {
-				for _, y := range out {
-					if reflect.DeepEqual(x, y) {
-						continue next
-					}
+				if !containsValue(out, x) {
+					out = append(out, x)
 				}
-				out = append(out, x)
 			}
 			return out
 		},
@@ -401,46 +387,22 @@ func (r *renderer) funcs() template.FuncMap {
 		"deepEqual": reflect.DeepEqual,
 		// Regular expressions.
 		"regexMatch": func(re, s string) (bool, error) {
-			x, err := regexp.Compile(re)
-			if err != nil {
-				return false, err
-			}
-			return x.MatchString(s), nil
+			return withRegexp(re, func(x *regexp.Regexp) bool { return x.MatchString(s) })
 		},
 		"regexFind": func(re, s string) (string, error) {
-			x, err := regexp.Compile(re)
-			if err != nil {
-				return "", err
-			}
-			return x.FindString(s), nil
+			return withRegexp(re, func(x *regexp.Regexp) string { return x.FindString(s) })
 		},
 		"regexFindAll": func(re, s string, n int) ([]string, error) {
-			x, err := regexp.Compile(re)
-			if err != nil {
-				return nil, err
-			}
-			return x.FindAllString(s, n), nil
+			return withRegexp(re, func(x *regexp.Regexp) []string { return x.FindAllString(s, n) })
 		},
 		"regexReplaceAll": func(re, s, repl string) (string, error) {
-			x, err := regexp.Compile(re)
-			if err != nil {
-				return "", err
-			}
-			return x.ReplaceAllString(s, repl), nil
+			return withRegexp(re, func(x *regexp.Regexp) string { return x.ReplaceAllString(s, repl) })
 		},
 		"regexReplaceAllLiteral": func(re, s, repl string) (string, error) {
-			x, err := regexp.Compile(re)
-			if err != nil {
-				return "", err
-			}
-			return x.ReplaceAllLiteralString(s, repl), nil
+			return withRegexp(re, func(x *regexp.Regexp) string { return x.ReplaceAllLiteralString(s, repl) })
 		},
 		"regexSplit": func(re, s string, n int) ([]string, error) {
-			x, err := regexp.Compile(re)
-			if err != nil {
-				return nil, err
-			}
-			return x.Split(s, n), nil
+			return withRegexp(re, func(x *regexp.Regexp) []string { return x.Split(s, n) })
 		},
 		"semverCompare": semverCompare,
 		// Deterministic stand-ins: a render must give the same output every run.
@@ -1068,13 +1030,21 @@ func compareVersions(a, b [3]int) int {
 type apiVersions []string
 
 // Has reports whether the version (group/version or group/version/Kind) is available.
-func (a apiVersions) Has(v string) bool {
-	for _, x := range a {
-		if x == v {
-			return true
-		}
+func (a apiVersions) Has(v string) bool { return slices.Contains(a, v) }
+
+// containsValue reports whether list holds a value deeply equal to v, as Sprig compares.
+func containsValue(list []any, v any) bool {
+	return slices.ContainsFunc(list, func(x any) bool { return reflect.DeepEqual(x, v) })
+}
+
+// withRegexp compiles re and applies f to it; a bad expression is the template's error.
+func withRegexp[T any](re string, f func(*regexp.Regexp) T) (T, error) {
+	x, err := regexp.Compile(re)
+	if err != nil {
+		var zero T
+		return zero, err
 	}
-	return false
+	return f(x), nil
 }
 
 // capabilities is what .Capabilities says: a Kubernetes 1.31 cluster with its built-in APIs, as
