@@ -99,6 +99,13 @@ func ReadableDirs(opts Options) confine.Dirs {
 	return opts.Cache.readableDirs(fileDirs)
 }
 
+// ModuleFiles lists the configuration files of the module in dir, as ParseModuleDir reads
+// them (links out of the readable directories left out).
+func ModuleFiles(dir string, opts Options) []string {
+	files, _, _ := opts.Cache.moduleFiles(dir, ReadableDirs(opts))
+	return files
+}
+
 // ParseModuleDir evaluates the module in dir (its .tf and .tf.json files, and opts.ExtraFiles)
 // as a root module. A file link out of the readable directories is a warning and is not read.
 func ParseModuleDir(dir string, opts Options) parser.Result {

@@ -48,10 +48,11 @@ func SortAutoVarFiles(files []string) {
 	})
 }
 
-// autoVarFiles lists the variable files Terraform loads by itself, in its order:
+// AutoVarFiles lists the variable files Terraform loads by itself from dir (links followed only
+// inside links), in its order:
 // terraform.tfvars, terraform.tfvars.json, then *.auto.tfvars and *.auto.tfvars.json in lexical
 // order. https://developer.hashicorp.com/terraform/language/values/variables#variable-definition-precedence
-func autoVarFiles(dir string, links confine.Dirs) []string {
+func AutoVarFiles(dir string, links confine.Dirs) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -76,7 +77,7 @@ func (l *loader) rootValues(dir string, opts Options, links confine.Dirs) map[st
 	}
 	files := opts.AutoVarFiles
 	if files == nil {
-		files = autoVarFiles(dir, links)
+		files = AutoVarFiles(dir, links)
 	}
 	files = append(append([]string(nil), files...), opts.VarFiles...)
 	for _, f := range files {

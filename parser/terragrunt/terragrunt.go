@@ -726,10 +726,10 @@ func (u *unit) deploy(cfg *config) parser.Result {
 		}
 		moduleDir = display(dir)
 		// Terragrunt copies the unit's own files over the module it deploys.
-		opts.ExtraFiles = terraform.PreferTofu(u.ownFiles(terraformFile))
-		opts.AutoVarFiles = overlay(u.autoVarFiles(moduleDir), u.ownFiles(terraform.IsAutoVarFile))
+		opts.ExtraFiles = terraform.ModuleFiles(u.dir, u.opts)
+		opts.AutoVarFiles = overlay(terraform.AutoVarFiles(moduleDir, u.dirs), terraform.AutoVarFiles(u.dir, u.dirs))
 	}
-	if source == nil && len(u.ownFiles(terraformFile)) == 0 {
+	if source == nil && len(terraform.ModuleFiles(u.dir, u.opts)) == 0 {
 		return parser.Result{Warnings: []parser.Error{{File: u.file, Line: 1,
 			Message: "this Terragrunt configuration deploys nothing: it names no terraform source and its directory has no .tf files"}}}
 	}
@@ -828,8 +828,6 @@ func (u *unit) cachedSource(src string) (string, string) {
 	return best, note
 }
 
-func terraformFile(name string) bool { return terraform.IsModuleFile(name) }
-
 // varFile names a variable file an extra_arguments block passes: terraform reads it from its
 // working directory, the module's copy.
 func (u *unit) varFile(f, moduleDir string) string {
@@ -837,37 +835,6 @@ func (u *unit) varFile(f, moduleDir string) string {
 		return display(f)
 	}
 	return filepath.Join(moduleDir, f)
-}
-
-// ownFiles are the unit directory's files that keep says join the module.
-func (u *unit) ownFiles(keep func(string) bool) []string {
-	entries, err := os.ReadDir(u.dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		p := filepath.Join(u.dir, e.Name())
-		if !e.IsDir() && keep(e.Name()) && u.dirs.Entry(p, e.Type()) == confine.Read {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func (u *unit) autoVarFiles(dir string) []string {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		if !e.IsDir() && terraform.IsAutoVarFile(e.Name()) && u.dirs.Entry(p, e.Type()) == confine.Read {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // overlay is base with the files of over replacing those of the same name, in Terraform's
