@@ -42,6 +42,34 @@ type Cache struct {
 	// readable are the resolved FileDirs of the run, by their list: resolving them (one lstat
 	// per path component) for each of a thousand root modules was a measurable cost.
 	readable map[string]confine.Dirs
+	memo     map[string]*memoEntry
+}
+
+type memoEntry struct {
+	once sync.Once
+	v    any
+}
+
+// Memo returns what compute returns for key, computing it once per run: a wrapper's files that
+// many roots read (a Terragrunt root configuration every unit includes) are parsed once. What
+// compute returns is shared between goroutines and must not be changed. A nil cache computes
+// every time.
+func (c *Cache) Memo(key string, compute func() any) any {
+	if c == nil {
+		return compute()
+	}
+	c.mu.Lock()
+	if c.memo == nil {
+		c.memo = map[string]*memoEntry{}
+	}
+	e, ok := c.memo[key]
+	if !ok {
+		e = &memoEntry{}
+		c.memo[key] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.v = compute() })
+	return e.v
 }
 
 // readableDirs resolves a run's FileDirs once.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 
@@ -22,7 +23,10 @@ type functionT = function.Function
 // Terragrunt's documented built-in functions:
 // https://terragrunt.gruntwork.io/docs/reference/built-in-functions/
 func (u *unit) functions(sc scope, depth int) map[string]functionT {
-	funcs := terraform.Functions(u.dir, u.opts)
+	if u.tfFuncs == nil {
+		u.tfFuncs = terraform.Functions(u.dir, u.opts)
+	}
+	funcs := maps.Clone(u.tfFuncs)
 	str := func(s string) functionT {
 		return function.New(&function.Spec{Type: function.StaticReturnType(cty.String), Impl: func([]cty.Value, cty.Type) (cty.Value, error) { return cty.StringVal(s), nil }})
 	}

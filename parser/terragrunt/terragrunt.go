@@ -103,6 +103,9 @@ type unit struct {
 	read    map[string]cty.Value
 	reading map[string]bool
 	parsed  int // configuration files parsed, a bound tests check
+	// tfFuncs are Terraform's functions for this unit, made once: every file and include block
+	// evaluated adds Terragrunt's to a copy of them.
+	tfFuncs map[string]functionT
 }
 
 // config is one evaluated configuration file.
@@ -159,20 +162,39 @@ type scope struct {
 }
 
 // parse reads and parses a configuration file inside the checked directories.
+// A file many units read (the root configuration they include, an env.hcl) is read and parsed
+// once per run (terraform.Cache.Memo); its syntax tree is only read afterwards.
 func (u *unit) parse(path string) *hclsyntax.Body {
 	u.parsed++
-	src, err := u.dirs.ReadFile(path, maxConfigSize)
-	if err != nil {
-		u.errs = append(u.errs, parser.Error{File: display(path), Message: fmt.Sprintf("cannot read: %v", err)})
+	key := path
+	if abs, err := filepath.Abs(path); err == nil {
+		key = abs
+	}
+	p := u.opts.Cache.Memo("terragrunt\x00"+key, func() any {
+		src, err := u.dirs.ReadFile(path, maxConfigSize)
+		if err != nil {
+			return parsedFile{err: err}
+		}
+		f, diags := hclsyntax.ParseConfig(src, display(path), hcl.InitialPos)
+		pf := parsedFile{diags: diags}
+		if f != nil {
+			pf.body, _ = f.Body.(*hclsyntax.Body)
+		}
+		return pf
+	}).(parsedFile)
+	if p.err != nil {
+		u.errs = append(u.errs, parser.Error{File: display(path), Message: fmt.Sprintf("cannot read: %v", p.err)})
 		return nil
 	}
-	f, diags := hclsyntax.ParseConfig(src, display(path), hcl.InitialPos)
-	u.addDiags(diags)
-	if f == nil {
-		return nil
-	}
-	body, _ := f.Body.(*hclsyntax.Body)
-	return body
+	u.addDiags(p.diags)
+	return p.body
+}
+
+// parsedFile is a configuration file as parse read it.
+type parsedFile struct {
+	body  *hclsyntax.Body
+	diags hcl.Diagnostics
+	err   error
 }
 
 // display names a file for messages: relative to the working directory when it lies under it
