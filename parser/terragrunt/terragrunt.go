@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -479,7 +480,7 @@ func (u *unit) extraArguments(b *hclsyntax.Block, ctx *hcl.EvalContext, cfg *con
 		}
 		return out
 	}
-	if cmds := list("commands"); !contains(cmds, "plan") {
+	if cmds := list("commands"); !slices.Contains(cmds, "plan") {
 		return
 	}
 	va := varArgs{required: list("required_var_files"), optional: list("optional_var_files"), rng: b.DefRange()}
@@ -500,15 +501,6 @@ func (u *unit) extraArguments(b *hclsyntax.Block, ctx *hcl.EvalContext, cfg *con
 		}
 	}
 	cfg.varArgs[name] = va
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // exposed is the include variable: include.NAME (or include, for an unlabelled block) with the

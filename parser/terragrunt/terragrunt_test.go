@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,7 +73,7 @@ inputs = {
 	if r.InstanceType != "p4d.24xlarge" || r.Source.File != filepath.Join("modules", "gpu", "main.tf") {
 		t.Errorf("resource %+v", r)
 	}
-	if !contains(res.Included, filepath.Join("modules", "gpu")) || !contains(res.Included, filepath.Join("live", "prod", "gpu")) {
+	if !slices.Contains(res.Included, filepath.Join("modules", "gpu")) || !slices.Contains(res.Included, filepath.Join("live", "prod", "gpu")) {
 		t.Errorf("included %v", res.Included)
 	}
 }
