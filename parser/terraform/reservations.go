@@ -155,13 +155,16 @@ func (c *mapContext) awsTaker(r *parser.Resource, spec *view, quantity int) {
 		return
 	}
 	t := taker{quantity: quantity}
-	if res := c.referenced(spec, "aws_ec2_capacity_reservation", "capacity_reservation_specification", "capacity_reservation_target", "capacity_reservation_id"); res != nil {
+	targetID := []any{"capacity_reservation_specification", "capacity_reservation_target", "capacity_reservation_id"}
+	if res := c.referenced(spec, "aws_ec2_capacity_reservation", targetID...); res != nil {
 		t.key = res.addr
 	}
-	t.id, _ = (&view{obj: spec.obj}).str("capacity_reservation_specification", "capacity_reservation_target", "capacity_reservation_id")
-	pref, _ := (&view{obj: spec.obj}).str("capacity_reservation_specification", "capacity_reservation_preference")
+	// These attributes are optional: read without recording them as unresolved on r.
+	optional := &view{obj: spec.obj}
+	t.id, _ = optional.str(targetID...)
+	pref, _ := optional.str("capacity_reservation_specification", "capacity_reservation_preference")
 	t.anyOpen = !strings.EqualFold(pref, "none")
-	t.zone, _ = (&view{obj: spec.obj}).str("availability_zone")
+	t.zone, _ = optional.str("availability_zone")
 	c.mayTake(r, t)
 }
 
