@@ -359,10 +359,7 @@ func renderChart(dir string, opts Options) parsed {
 			}
 		}
 		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err == nil && len(data) > helmValuesLimit {
-				err = fmt.Errorf("over the %d-byte limit", helmValuesLimit)
-			}
+			data, err := readLimited(f, helmValuesLimit)
 			var v map[string]any
 			if err == nil {
 				v, err = helm.ParseValues(data)
@@ -389,6 +386,20 @@ func renderChart(dir string, opts Options) parsed {
 		p.built = append(p.built, f)
 	}
 	return p
+}
+
+// readLimited reads a file of at most limit bytes, without reading more to find out.
+func readLimited(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		err = fmt.Errorf("over the %d-byte limit", limit)
+	}
+	return data, err
 }
 
 // helmValuesLimit bounds a values file read for a chart.
