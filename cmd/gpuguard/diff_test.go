@@ -162,18 +162,28 @@ func copyTree(t *testing.T, from, to string) {
 	}
 }
 
-// A pull request's base given as a git ref: the base is extracted from the repository, the head
-// is the working tree, and the files in the report are relative to the repository either way.
-func TestDiffGitRef(t *testing.T) {
+// baseRepo makes a git repository whose main branch holds fixture (a testdata directory) under
+// infra/, with extra files beside it, committed as the base. It skips the test without git.
+func baseRepo(t *testing.T, fixture string, extra map[string]string) string {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	repo := t.TempDir()
 	testutil.Git(t, repo, "init", "-q", "-b", "main")
-	copyTree(t, filepath.Join(root, "testdata/diff/increase/base"), filepath.Join(repo, "infra"))
+	copyTree(t, filepath.Join(root, "testdata", fixture), filepath.Join(repo, "infra"))
+	testutil.WriteFiles(t, repo, extra)
 	testutil.Git(t, repo, "add", ".")
 	testutil.Git(t, repo, "commit", "-q", "-m", "base")
+	return repo
+}
+
+// A pull request's base given as a git ref: the base is extracted from the repository, the head
+// is the working tree, and the files in the report are relative to the repository either way.
+func TestDiffGitRef(t *testing.T) {
+	repo := baseRepo(t, "diff/increase/base", nil)
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	testutil.Git(t, repo, "checkout", "-q", "-b", "feature")
 	copyTree(t, filepath.Join(root, "testdata/diff/increase/head"), filepath.Join(repo, "infra"))
 	t.Chdir(repo)
@@ -346,18 +356,7 @@ func TestDiffShowsInputWarnings(t *testing.T) {
 // borrows the working tree's downloaded modules, so a registry module both sides call is
 // unchanged, not "added".
 func TestDiffGitRefFollowsTheWorkingTreesDownloadedModules(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
-	repo := t.TempDir()
-	testutil.Git(t, repo, "init", "-q", "-b", "main")
-	copyTree(t, filepath.Join(root, "testdata/terraform/downloaded_modules"), filepath.Join(repo, "infra"))
-	if err := os.WriteFile(filepath.Join(repo, ".gitignore"), []byte(".terraform/\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	testutil.Git(t, repo, "add", ".")
-	testutil.Git(t, repo, "commit", "-q", "-m", "base")
+	repo := baseRepo(t, "terraform/downloaded_modules", map[string]string{".gitignore": ".terraform/\n"})
 	t.Chdir(repo)
 
 	r := runCLI(t, "", "diff", "--base", "main", "--format", "json", "infra")
@@ -378,15 +377,7 @@ func TestDiffGitRefFollowsTheWorkingTreesDownloadedModules(t *testing.T) {
 // A Terragrunt unit whose inputs change between the base ref and the working tree is a change
 // of that unit's resource only, named by its unit (another unit deploys the same module).
 func TestDiffGitRefTerragruntInputs(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
-	repo := t.TempDir()
-	testutil.Git(t, repo, "init", "-q", "-b", "main")
-	copyTree(t, filepath.Join(root, "testdata/terraform/terragrunt"), filepath.Join(repo, "infra"))
-	testutil.Git(t, repo, "add", ".")
-	testutil.Git(t, repo, "commit", "-q", "-m", "base")
+	repo := baseRepo(t, "terraform/terragrunt", nil)
 	unit := filepath.Join(repo, "infra", "live", "prod", "training", "terragrunt.hcl")
 	b, err := os.ReadFile(unit)
 	if err != nil {
