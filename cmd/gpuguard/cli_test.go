@@ -78,6 +78,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "dynamic_blocks"},
 		{name: "modules"},
 		{name: "downloaded_modules"},
+		{name: "registry_modules"},
 		{name: "kubernetes_manifest", args: []string{"--region", "us-east-1"}},
 		{name: "manifest_files", args: []string{"--region", "us-east-1"}},
 		{name: "kubernetes_scaling", args: []string{"--region", "us-east-1"}},

@@ -329,11 +329,11 @@ func TestDocsShowTheRealComment(t *testing.T) {
 // so, instead of only "Neither side declares GPU resources".
 func TestDiffShowsInputWarnings(t *testing.T) {
 	base, head := t.TempDir(), t.TempDir()
-	src := "provider \"aws\" {\n  region = \"us-east-1\"\n}\nmodule \"eks\" {\n  source = \"terraform-aws-modules/eks/aws\"\n  eks_managed_node_groups = { gpu = { instance_types = [\"p4d.24xlarge\"] } }\n}\n"
+	src := "provider \"aws\" {\n  region = \"us-east-1\"\n}\nmodule \"eks\" {\n  source = \"acme-platform/gpu-cluster/aws\"\n  node_groups = { gpu = { instance_types = [\"p4d.24xlarge\"] } }\n}\n"
 	if err := os.WriteFile(filepath.Join(head, "main.tf"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := `main.tf:4: module "eks": source "terraform-aws-modules/eks/aws" is not followed`
+	want := `main.tf:4: module "eks": source "acme-platform/gpu-cluster/aws" is not followed`
 	r := runCLI(t, "", "diff", "--base", base, "--head", head, "--format", "markdown")
 	if r.code != exitOK || !strings.Contains(r.stdout, "**1 input warning** — the totals may leave out what these name:") || !strings.Contains(r.stdout, want) {
 		t.Fatalf("exit %d, comment:\n%s", r.code, r.stdout)
@@ -347,7 +347,7 @@ func TestDiffShowsInputWarnings(t *testing.T) {
 		t.Fatalf("annotations:\n%s", r.stdout)
 	}
 	r = runCLI(t, "", "check", head, "--format", "markdown")
-	if !strings.Contains(r.stdout, "**Warnings:**\n") || !strings.Contains(r.stdout, `source "terraform-aws-modules/eks/aws" is not followed`) {
+	if !strings.Contains(r.stdout, "**Warnings:**\n") || !strings.Contains(r.stdout, `source "acme-platform/gpu-cluster/aws" is not followed`) {
 		t.Fatalf("check markdown:\n%s", r.stdout)
 	}
 }

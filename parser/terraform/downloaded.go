@@ -88,13 +88,15 @@ func sameSource(recorded, source string) bool {
 // terraform init fetched that code and Terraform accepts it, so what gpuguard cannot evaluate
 // there is a gap in its reading (said, with the file and line), not the user's input error.
 func (ev *evaluation) downloadedProblems(errs, warns []parser.Error) ([]parser.Error, []parser.Error) {
-	if len(ev.followed) == 0 {
-		return errs, warns
-	}
 	var kept []parser.Error
 	for _, e := range errs {
 		if ev.inDownloaded(e.File) {
 			e.Message = "in a module terraform init downloaded (not counted where it could not be read): " + e.Message
+			warns = append(warns, e)
+			continue
+		}
+		if isStandIn(e.File) {
+			e.Message = "in gpuguard's stand-in for a registry module (not counted where it could not be read): " + e.Message
 			warns = append(warns, e)
 			continue
 		}

@@ -74,6 +74,9 @@ type moduleInstance struct {
 	// downloaded is the outermost call, in the user's own files, of a module terraform init
 	// downloaded that this instance sits in (nil outside one): its resources are reported there.
 	downloaded *moduleCall
+	// standIn is the outermost call, in the user's own files, that gpuguard reads through one of
+	// its stand-ins (standin.go); nil outside one.
+	standIn *moduleCall
 
 	inputs     map[string]cty.Value
 	locals     map[string]cty.Value
@@ -99,6 +102,7 @@ type childState struct {
 	// downloaded is set when a non-local source was followed into the directory terraform init
 	// downloaded it to; notFollowed says why one was not.
 	downloaded  bool
+	standIn     bool // read through gpuguard's stand-in for its registry module
 	notFollowed string
 	instances   []*moduleInstance
 	value       cty.Value
@@ -753,7 +757,10 @@ func (mi *moduleInstance) child(name string) *childState {
 	defer func() { cs.busy, cs.done = false, true }()
 	addr := mi.prefix + "module." + name
 	var dir string
-	if isLocalSource(call.source) {
+	switch {
+	case isStandIn(mi.cfg.dir) && isLocalSource(call.source):
+		dir = standInChildDir(mi.cfg.dir, call.source) // a stand-in calling its own submodule
+	case isLocalSource(call.source):
 		dir = childDir(mi.cfg.dir, call.source)
 		// A local module is read only inside the checked directories, like any file the
 		// configuration names (a pull request's source = "/home/runner/..." reads nothing).
@@ -766,10 +773,17 @@ func (mi *moduleInstance) child(name string) *childState {
 				return cs
 			}
 		}
-	} else if d, why := mi.downloadedDir(name, call.source); d != "" {
-		dir, cs.downloaded = d, true
-		mi.ev.followed = append(mi.ev.followed, d)
-	} else {
+	default:
+		d, why := mi.downloadedDir(name, call.source)
+		if d != "" {
+			dir, cs.downloaded = d, true
+			mi.ev.followed = append(mi.ev.followed, d)
+			break
+		}
+		if sd, ok := standInFor(call.source); ok && mi.standIn == nil {
+			dir, cs.standIn = sd, true
+			break
+		}
 		cs.notFollowed = why
 		cs.value = unresolved("%s: source %q is not followed (%s)", addr, call.source, why)
 		return cs
@@ -789,20 +803,32 @@ func (mi *moduleInstance) child(name string) *childState {
 		cs.value = unresolved("%s: modules nested too deep", addr)
 		return cs
 	}
-	files, outside, err := mi.ev.l.cache.moduleFiles(dir, mi.ev.files.dirs)
-	for _, f := range outside {
-		mi.ev.l.warns = append(mi.ev.l.warns, parser.Error{File: f, Message: "a link out of the checked directories: not read"})
-	}
-	if err != nil || len(files) == 0 {
-		msg := fmt.Sprintf("module %q: no Terraform files in %s", name, dir)
-		if err != nil {
-			msg = fmt.Sprintf("module %q: cannot read %s: %v", name, dir, err)
+	var cfg *moduleConfig
+	if isStandIn(dir) {
+		cfg = mi.ev.l.loadStandIn(dir)
+	} else {
+		files, outside, err := mi.ev.l.cache.moduleFiles(dir, mi.ev.files.dirs)
+		for _, f := range outside {
+			mi.ev.l.warns = append(mi.ev.l.warns, parser.Error{File: f, Message: "a link out of the checked directories: not read"})
 		}
-		mi.ev.l.errs = append(mi.ev.l.errs, parser.Error{File: call.rng.Filename, Line: call.rng.Start.Line, Message: msg})
-		cs.value = unresolved("%s: %s", addr, msg)
-		return cs
+		if err != nil || len(files) == 0 {
+			msg := fmt.Sprintf("module %q: no Terraform files in %s", name, dir)
+			if err != nil {
+				msg = fmt.Sprintf("module %q: cannot read %s: %v", name, dir, err)
+			}
+			mi.ev.l.errs = append(mi.ev.l.errs, parser.Error{File: call.rng.Filename, Line: call.rng.Start.Line, Message: msg})
+			cs.value = unresolved("%s: %s", addr, msg)
+			return cs
+		}
+		cfg = mi.ev.l.loadModule(dir, files, nil, true)
 	}
-	cfg := mi.ev.l.loadModule(dir, files, nil, true)
+	if cs.standIn {
+		// Only the node groups are modelled: what the caller reads from the module is unknown,
+		// with the reason, whatever its instances hold.
+		defer func() {
+			cs.value = unresolved("%s: source %q is read through gpuguard's stand-in, which models its node groups only (run terraform init to read the module itself)", addr, call.source)
+		}()
+	}
 	keys, kind, why := mi.expansionKeys(call.count, call.forEach, nil)
 	mk := func(prefix string, sc *scope, expansion string) *moduleInstance {
 		c := newModuleInstance(mi.ev, cfg, mi, call, prefix)
@@ -810,9 +836,12 @@ func (mi *moduleInstance) child(name string) *childState {
 		if expansion == "" && mi.expansion != "" {
 			c.expansion = mi.expansion
 		}
-		c.downloaded = mi.downloaded
+		c.downloaded, c.standIn = mi.downloaded, mi.standIn
 		if c.downloaded == nil && cs.downloaded {
 			c.downloaded = call
+		}
+		if c.standIn == nil && cs.standIn {
+			c.standIn = call
 		}
 		c.setInputsFromCall(call, sc)
 		cs.instances = append(cs.instances, c)

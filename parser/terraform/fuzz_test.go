@@ -53,6 +53,18 @@ resource "aws_instance" "x" {
   instance_type = "g5.xlarge"
   tags          = { y = jsonencode(local.y) }
 }`))
+	// Registry modules read through gpuguard's stand-ins, with inputs of the wrong shapes.
+	f.Add([]byte(`module "eks" {
+  source = "terraform-aws-modules/eks/aws"
+  eks_managed_node_groups = { a = { instance_types = ["g5.xlarge"], desired_size = 2 }, b = 1 }
+  self_managed_node_groups = { c = { use_mixed_instances_policy = true, mixed_instances_policy = { override = [1] } } }
+}
+module "gke" {
+  source = "github.com/terraform-google-modules/terraform-google-kubernetes-engine//modules/private-cluster"
+  regional = false
+  zones = []
+  node_pools = [{ name = "a", accelerator_count = "x", autoscaling = false }]
+}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := ParseSource("fuzz.tf", data, Options{})
 		for _, e := range res.Errors {

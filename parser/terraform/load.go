@@ -163,6 +163,9 @@ func (l *loader) parseFile(name string, src []byte, shared bool) *sourceFile {
 	switch {
 	case src != nil:
 		sf = parseSource(name, src)
+	case isStandIn(name):
+		// gpuguard's own files, the same for every root: parsed once per run.
+		sf = l.cache.get(name, func() *sourceFile { return parseSource(name, standInSource(name)) })
 	case shared:
 		sf = l.cache.get(name, func() *sourceFile { return readAndParse(name) })
 	default:

@@ -109,7 +109,13 @@ func ModuleFiles(dir string, opts Options) []string {
 // ParseModuleDir evaluates the module in dir (its .tf and .tf.json files, and opts.ExtraFiles)
 // as a root module. A file link out of the readable directories is a warning and is not read.
 func ParseModuleDir(dir string, opts Options) parser.Result {
-	files, outside, err := opts.Cache.moduleFiles(dir, ReadableDirs(opts))
+	var files, outside []string
+	var err error
+	if isStandIn(dir) {
+		files = standInFiles(dir)
+	} else {
+		files, outside, err = opts.Cache.moduleFiles(dir, ReadableDirs(opts))
+	}
 	if err != nil {
 		return parser.Result{Errors: []parser.Error{{File: dir, Message: fmt.Sprintf("cannot read the module: %v", err)}}}
 	}
@@ -234,7 +240,7 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 	res.Consumed = access.consumed()
 	seen := map[string]bool{filepath.Clean(dir): true}
 	for _, mi := range ev.modules {
-		if d := filepath.Clean(mi.cfg.dir); !seen[d] {
+		if d := filepath.Clean(mi.cfg.dir); !seen[d] && !isStandIn(mi.cfg.dir) {
 			seen[d] = true
 			res.Included = append(res.Included, d)
 		}

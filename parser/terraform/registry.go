@@ -73,6 +73,12 @@ func (c *mapContext) resource(provider, address string) (*parser.Resource, *view
 		r.Suppressions = call.suppressions
 		r.Note("declared at %s:%d, in module %q (%s) as terraform init downloaded it", d.rng.Filename, d.rng.Start.Line, call.name, call.source)
 	}
+	if call := c.inst.mod.standIn; call != nil {
+		// The stand-in's files are gpuguard's: point at the call the user wrote.
+		r.Source = parser.Location{File: call.rng.Filename, Line: call.rng.Start.Line}
+		r.Suppressions = call.suppressions
+		r.Note("read through gpuguard's stand-in for module %q (%s), which was not downloaded: run terraform init to read the module itself", call.name, call.source)
+	}
 	if c.inst.expansion != "" {
 		r.AddUnresolved(expansionAttr(d), c.inst.expansion)
 	}

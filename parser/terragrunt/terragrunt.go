@@ -725,20 +725,31 @@ func (u *unit) deploy(cfg *config) parser.Result {
 	opts.Inputs = inputs
 	opts.AutoVarFiles = nil
 	var cacheNote string
+	standIn := false
 	if source != nil {
 		dir, why := localSource(source.value, u.absDir)
 		if why != "" {
 			cached, note := u.cachedSource(source.value)
 			if cached == "" {
-				return parser.Result{Warnings: []parser.Error{{File: source.rng.Filename, Line: source.rng.Start.Line,
-					Message: fmt.Sprintf("terraform source %q %s%s; resources inside it are not counted (run terragrunt init first, or check the plan JSON: terragrunt plan -out plan.out && terragrunt show -json plan.out > plan.json)", source.value, why, note)}}}
+				sd, ok := terraform.StandInDir(source.value)
+				if !ok {
+					return parser.Result{Warnings: []parser.Error{{File: source.rng.Filename, Line: source.rng.Start.Line,
+						Message: fmt.Sprintf("terraform source %q %s%s; resources inside it are not counted (run terragrunt init first, or check the plan JSON: terragrunt plan -out plan.out && terragrunt show -json plan.out > plan.json)", source.value, why, note)}}}
+				}
+				// A registry module gpuguard has a stand-in for (terraform/standin.go): its node
+				// groups are read from the stand-in, reported at the source line.
+				dir, standIn = sd, true
+			} else {
+				dir, cacheNote = cached, note
 			}
-			dir, cacheNote = cached, note
 		}
-		if _, err := u.dirs.Resolve(dir); err != nil {
-			return parser.Result{Errors: []parser.Error{{File: source.rng.Filename, Line: source.rng.Start.Line, Message: fmt.Sprintf("terraform source %q: %v", source.value, err)}}}
+		if !standIn {
+			if _, err := u.dirs.Resolve(dir); err != nil {
+				return parser.Result{Errors: []parser.Error{{File: source.rng.Filename, Line: source.rng.Start.Line, Message: fmt.Sprintf("terraform source %q: %v", source.value, err)}}}
+			}
+			dir = display(dir)
 		}
-		moduleDir = display(dir)
+		moduleDir = dir
 		// Terragrunt copies the unit's own files over the module it deploys.
 		opts.ExtraFiles = terraform.ModuleFiles(u.dir, u.opts)
 		opts.AutoVarFiles = overlay(terraform.AutoVarFiles(moduleDir, u.dirs), terraform.AutoVarFiles(u.dir, u.dirs))
@@ -782,7 +793,16 @@ func (u *unit) deploy(cfg *config) parser.Result {
 		opts.Vars = append(opts.Vars, va.vars...)
 	}
 	res := terraform.ParseModuleDir(moduleDir, opts)
-	res.Included = append(res.Included, filepath.Clean(moduleDir), filepath.Clean(u.dir))
+	if !standIn {
+		res.Included = append(res.Included, filepath.Clean(moduleDir))
+	}
+	res.Included = append(res.Included, filepath.Clean(u.dir))
+	for i := range res.Resources {
+		if r := &res.Resources[i]; terraform.IsStandIn(r.Source.File) {
+			r.Source = parser.Location{File: source.rng.Filename, Line: source.rng.Start.Line}
+			r.Note("read through gpuguard's stand-in for %s, which terragrunt init has not downloaded: run it to read the module itself", source.value)
+		}
+	}
 	if cacheNote != "" {
 		for i := range res.Resources {
 			res.Resources[i].Note("%s", cacheNote)

@@ -400,3 +400,44 @@ func TestIncludedConfigsAreNotUnits(t *testing.T) {
 		t.Fatalf("included %v", got)
 	}
 }
+
+// A unit deploying a registry module gpuguard has a stand-in for is read without terragrunt
+// init: the module's node groups from the unit's inputs, reported at the source line. The
+// unit's own files (the provider Terragrunt generates) join the stand-in, as Terragrunt copies
+// them.
+func TestRegistrySourceThroughStandIn(t *testing.T) {
+	unit := `terraform {
+  source = "tfr:///terraform-aws-modules/eks/aws?version=20.8.5"
+}
+
+generate "provider" {
+  path      = "provider.tf"
+  if_exists = "overwrite"
+  contents  = "provider \"aws\" {\n  region = \"eu-west-1\"\n}\n"
+}
+
+inputs = {
+  cluster_name = "ml"
+  eks_managed_node_groups = {
+    gpu = { instance_types = ["g6.xlarge"], desired_size = 3, capacity_type = "SPOT" }
+  }
+}
+`
+	res := unitIn(t, map[string]string{"eks/terragrunt.hcl": unit}, "eks")
+	if len(res.Errors) > 0 || len(res.Warnings) > 0 || len(res.Resources) != 1 {
+		t.Fatalf("errors:\n%swarnings:\n%sresources %+v", lines(res.Errors), lines(res.Warnings), res.Resources)
+	}
+	r := res.Resources[0]
+	if r.Address != `module.eks_managed_node_group["gpu"].aws_eks_node_group.this[0]` || r.InstanceType != "g6.xlarge" || r.Quantity != 3 ||
+		r.PurchaseOption != parser.Spot || r.Region != "eu-west-1" {
+		t.Fatalf("resource %+v", r)
+	}
+	if r.Source != (parser.Location{File: filepath.Join("eks", FileName), Line: 2}) || !strings.Contains(strings.Join(r.Notes, " "), "read through gpuguard's stand-in for tfr:///terraform-aws-modules/eks/aws") {
+		t.Fatalf("reported at %s with notes %q", r.Source, r.Notes)
+	}
+	for _, d := range res.Included {
+		if terraform.IsStandIn(d) {
+			t.Fatalf("the stand-in's directory is listed as included: %q", res.Included)
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package terraform
+
+import (
+	"embed"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Stand-ins: the node groups of the registry modules most GPU clusters are built with, read
+// without `terraform init`.
+//
+// A module call whose source is not local is followed only where terraform init downloaded it
+// (downloaded.go). In a pull request that is seldom the case, and the modules that declare the
+// most GPU capacity are a handful of community ones: terraform-aws-modules/eks/aws (managed and
+// self-managed node groups) and terraform-google-modules/kubernetes-engine/google (node pools).
+// For these, gpuguard carries a stand-in: a small Terraform module of its own (standins/) that
+// takes the same inputs, with the real module's defaults, and declares the same node group
+// resources at the same addresses (module.eks.module.eks_managed_node_group["gpu"].
+// aws_eks_node_group.this[0]), so profiles, usage globs and diffs match what `terraform plan`
+// shows. It is evaluated like any module; its resources are reported at the call the user wrote,
+// with a note saying they were read through the stand-in. Everything else the real module
+// declares (IAM, networking, the control plane, add-ons) costs no GPU money and is not modelled;
+// its outputs are unresolved, with that reason.
+//
+// The defaults and addresses come from the modules' public sources (variables.tf, node_groups.tf,
+// cluster.tf), read 2026-11-22: terraform-aws-modules/terraform-aws-eks v20, whose inputs v21 keeps
+// for node groups, and terraform-google-modules/terraform-google-kubernetes-engine. A module
+// terraform init did download is always read itself, never through a stand-in.
+
+//go:embed standins
+var standInFS embed.FS
+
+// standInPrefix starts the names of stand-in directories and files: it cannot name a directory
+// the scan walked, and it says in any note or warning where the text came from.
+const standInPrefix = "gpuguard:stand-in/"
+
+// standInModules maps a registry source (without host, version or ref) to its stand-in.
+var standInModules = map[string]string{
+	"terraform-aws-modules/eks/aws":                                                                  "aws-eks",
+	"terraform-aws-modules/eks/aws//modules/eks-managed-node-group":                                  "aws-eks-managed-node-group",
+	"terraform-aws-modules/eks/aws//modules/self-managed-node-group":                                 "aws-self-managed-node-group",
+	"terraform-google-modules/kubernetes-engine/google":                                              "gcp-gke",
+	"terraform-google-modules/kubernetes-engine/google//modules/private-cluster":                     "gcp-gke",
+	"terraform-google-modules/kubernetes-engine/google//modules/private-cluster-update-variant":      "gcp-gke",
+	"terraform-google-modules/kubernetes-engine/google//modules/beta-public-cluster":                 "gcp-gke",
+	"terraform-google-modules/kubernetes-engine/google//modules/beta-private-cluster":                "gcp-gke",
+	"terraform-google-modules/kubernetes-engine/google//modules/beta-private-cluster-update-variant": "gcp-gke",
+	"terraform-google-modules/kubernetes-engine/google//modules/beta-public-cluster-update-variant":  "gcp-gke",
+}
+
+// registrySource normalises a module source to the registry's spelling, so that one stand-in
+// serves every way of writing the same module: a host ("registry.terraform.io/..."), a
+// version or ref, or the module's GitHub repository, which the registry names
+// <namespace>/terraform-<provider>-<name> ("git::https://github.com/terraform-aws-modules/
+// terraform-aws-eks.git//modules/eks-managed-node-group?ref=v20.8.5").
+func registrySource(src string) string {
+	s := strings.TrimSpace(src)
+	s = strings.TrimPrefix(s, "git::")
+	if i := strings.IndexByte(s, '?'); i >= 0 {
+		s = s[:i]
+	}
+	for _, p := range []string{"tfr://", "https://", "http://", "ssh://", "git@"} {
+		s = strings.TrimPrefix(s, p)
+	}
+	s = strings.TrimLeft(s, "/") // tfr:///namespace/name/provider: Terragrunt's registry scheme
+	s = strings.TrimPrefix(s, "registry.terraform.io/")
+	s = strings.TrimPrefix(s, "registry.opentofu.org/")
+	sub := ""
+	if i := strings.Index(s, "//"); i >= 0 {
+		s, sub = s[:i], s[i:]
+	}
+	s = strings.TrimSuffix(strings.TrimSuffix(s, "/"), ".git")
+	if rest, ok := strings.CutPrefix(strings.Replace(s, "github.com:", "github.com/", 1), "github.com/"); ok {
+		ns, repo, found := strings.Cut(rest, "/")
+		if !found || strings.Contains(repo, "/") {
+			return ""
+		}
+		parts := strings.SplitN(strings.TrimPrefix(repo, "terraform-"), "-", 2)
+		if !strings.HasPrefix(repo, "terraform-") || len(parts) != 2 {
+			return ""
+		}
+		s = ns + "/" + parts[1] + "/" + parts[0]
+	}
+	return s + strings.TrimSuffix(sub, "/")
+}
+
+// standInFor answers the stand-in directory for a module source, if gpuguard has one.
+func standInFor(source string) (string, bool) {
+	name, ok := standInModules[registrySource(source)]
+	if !ok {
+		return "", false
+	}
+	return standInPrefix + name, true
+}
+
+// isStandIn reports whether a directory or file name is one of gpuguard's stand-ins.
+func isStandIn(name string) bool { return strings.HasPrefix(name, standInPrefix) }
+
+// StandInDir answers the directory of gpuguard's stand-in for a registry module source, for a
+// caller that deploys such a module as a root module (a Terragrunt unit whose terraform source
+// is tfr:///terraform-aws-modules/eks/aws): ParseModuleDir reads it from the binary. Resources
+// it yields have their Source in the stand-in (IsStandIn): the caller points them at its own
+// configuration.
+func StandInDir(source string) (string, bool) { return standInFor(source) }
+
+// IsStandIn reports whether a directory or file name is one of gpuguard's stand-ins.
+func IsStandIn(name string) bool { return isStandIn(name) }
+
+// standInChildDir resolves a local source inside a stand-in (they call each other as
+// "../aws-eks-managed-node-group").
+func standInChildDir(dir, src string) string {
+	return standInPrefix + path.Clean(path.Join(strings.TrimPrefix(dir, standInPrefix), src))
+}
+
+// standInFiles lists a stand-in's files, named under standInPrefix.
+func standInFiles(dir string) []string {
+	entries, err := fs.ReadDir(standInFS, "standins/"+strings.TrimPrefix(dir, standInPrefix))
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && IsModuleFile(e.Name()) {
+			names = append(names, dir+"/"+e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// standInSource is the text of a stand-in file named by standInFiles.
+func standInSource(name string) []byte {
+	data, _ := fs.ReadFile(standInFS, "standins/"+strings.TrimPrefix(name, standInPrefix))
+	return data
+}

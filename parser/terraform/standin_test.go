@@ -1,0 +1,210 @@
+package terraform
+
+import (
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/internal/testutil"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+func TestRegistrySource(t *testing.T) {
+	cases := map[string]string{
+		"terraform-aws-modules/eks/aws":                                                                                    "terraform-aws-modules/eks/aws",
+		"registry.terraform.io/terraform-aws-modules/eks/aws":                                                              "terraform-aws-modules/eks/aws",
+		"registry.opentofu.org/terraform-aws-modules/eks/aws//modules/eks-managed-node-group":                              "terraform-aws-modules/eks/aws//modules/eks-managed-node-group",
+		"git::https://github.com/terraform-aws-modules/terraform-aws-eks.git//modules/self-managed-node-group?ref=v20.8.5": "terraform-aws-modules/eks/aws//modules/self-managed-node-group",
+		"github.com/terraform-google-modules/terraform-google-kubernetes-engine//modules/private-cluster":                  "terraform-google-modules/kubernetes-engine/google//modules/private-cluster",
+		"git@github.com:terraform-aws-modules/terraform-aws-eks.git":                                                       "terraform-aws-modules/eks/aws",
+		"tfr:///terraform-aws-modules/eks/aws//modules/self-managed-node-group?version=20.8.5":                             "terraform-aws-modules/eks/aws//modules/self-managed-node-group",
+		"github.com/acme/infra":                 "",
+		"github.com/acme/terraform-modules/gpu": "",
+	}
+	for in, want := range cases {
+		if got := registrySource(in); got != want {
+			t.Errorf("registrySource(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if _, ok := standInFor("terraform-aws-modules/vpc/aws"); ok {
+		t.Error("a module gpuguard has no stand-in for must not get one")
+	}
+}
+
+// Every stand-in evaluates with its defaults alone, without errors or warnings: a mistake in
+// one would otherwise show up only as a warning on a user's run.
+func TestStandInsEvaluateCleanly(t *testing.T) {
+	seen := map[string]bool{}
+	var sources []string
+	for src, dir := range standInModules {
+		if !seen[dir] {
+			seen[dir] = true
+			sources = append(sources, src)
+		}
+	}
+	sort.Strings(sources)
+	for _, src := range sources {
+		root := t.TempDir()
+		testutil.WriteFiles(t, root, map[string]string{"main.tf": "module \"m\" {\n  source = \"" + src + "\"\n}\n"})
+		res := ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
+		if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+			t.Errorf("%s: errors %+v, warnings %+v", src, res.Errors, res.Warnings)
+		}
+		for _, d := range res.Included {
+			if isStandIn(d) {
+				t.Errorf("%s: a stand-in's directory %q is listed as included (it is not on disk)", src, d)
+			}
+		}
+	}
+}
+
+// The node groups of terraform-aws-modules/eks/aws and the node pools of
+// terraform-google-modules/kubernetes-engine/google are read without terraform init, at the
+// addresses the modules give them, with the modules' defaults, reported at the call.
+func TestStandInsReadNodeGroups(t *testing.T) {
+	src := `provider "aws" {
+  region = "us-west-2"
+}
+
+provider "google" {
+  region = "europe-west4"
+}
+
+# gpuguard:ignore GPU009 reason="bought through a savings plan"
+module "eks" {
+  source  = "terraform-aws-modules/eks/aws"
+  version = "~> 20.0"
+
+  tags = { team = "ml" }
+
+  eks_managed_node_group_defaults = {
+    capacity_type = "SPOT"
+  }
+
+  eks_managed_node_groups = {
+    train = {
+      instance_types = ["p5.48xlarge"]
+      capacity_type  = "ON_DEMAND"
+      desired_size   = 2
+      tags           = { gpuguard-profile = "profiles/train.yaml" }
+    }
+    batch = {
+      instance_types = ["g5.2xlarge", "g5.4xlarge"]
+    }
+    off = {
+      create         = false
+      instance_types = ["p4d.24xlarge"]
+    }
+    cpu = {
+      instance_types = ["m6i.large"]
+    }
+  }
+
+  self_managed_node_groups = {
+    mixed = {
+      use_mixed_instances_policy = true
+      desired_size               = 4
+      mixed_instances_policy = {
+        instances_distribution = {
+          on_demand_base_capacity                  = 1
+          on_demand_percentage_above_base_capacity = 0
+        }
+        override = [{ instance_type = "g6.xlarge" }, { instance_type = "g6.2xlarge" }]
+      }
+    }
+  }
+}
+
+module "gke" {
+  source     = "git::https://github.com/terraform-google-modules/terraform-google-kubernetes-engine.git//modules/beta-private-cluster?ref=v33.0.0"
+  project_id = "p"
+  name       = "ml"
+  region     = "europe-west4"
+  node_pools = [
+    { name = "l4", machine_type = "g2-standard-8", min_count = 2, max_count = 6 },
+    { name = "t4", machine_type = "n1-standard-8", accelerator_type = "nvidia-tesla-t4", accelerator_count = 1, autoscaling = false, node_count = 3, preemptible = true },
+    { name = "fleet", machine_type = "a2-highgpu-1g", total_min_count = 5, total_max_count = 9 },
+  ]
+  node_pools_resource_labels = { all = { team = "ml" } }
+}
+
+output "endpoint" {
+  value = module.eks.cluster_endpoint
+}
+`
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{"main.tf": src})
+	res := ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
+	}
+	type want struct {
+		typ, instance string
+		qty, spot     int
+		purchase      parser.PurchaseOption
+		line          int
+		tag, profile  string
+	}
+	wants := map[string]want{
+		`module.eks.module.eks_managed_node_group["train"].aws_eks_node_group.this[0]`: {"aws_eks_node_group", "p5.48xlarge", 2, 0, parser.OnDemand, 10, "ml", "profiles/train.yaml"},
+		// The defaults' SPOT and the root module's desired_size of 1.
+		`module.eks.module.eks_managed_node_group["batch"].aws_eks_node_group.this[0]`: {"aws_eks_node_group", "g5.2xlarge", 1, 0, parser.Spot, 10, "ml", ""},
+		// One on-demand base instance, the other three on spot.
+		`module.eks.module.self_managed_node_group["mixed"].aws_autoscaling_group.this[0]`: {"aws_autoscaling_group", "g6.xlarge", 4, 3, parser.OnDemand, 10, "ml", ""},
+		// Regional without zones: min_count per zone in GKE's three.
+		`module.gke.google_container_node_pool.pools["l4"]`:    {"google_container_node_pool", "g2-standard-8", 6, 0, parser.OnDemand, 54, "ml", ""},
+		`module.gke.google_container_node_pool.pools["t4"]`:    {"google_container_node_pool", "n1-standard-8", 9, 0, parser.Spot, 54, "ml", ""},
+		`module.gke.google_container_node_pool.pools["fleet"]`: {"google_container_node_pool", "a2-highgpu-1g", 5, 0, parser.OnDemand, 54, "ml", ""},
+	}
+	got := map[string]parser.Resource{}
+	for _, r := range res.Resources {
+		got[r.Address] = r
+	}
+	for addr, w := range wants {
+		r, ok := got[addr]
+		if !ok {
+			var have []string
+			for a := range got {
+				have = append(have, a)
+			}
+			t.Errorf("%s not found; have %q", addr, have)
+			continue
+		}
+		if r.Type != w.typ || r.InstanceType != w.instance || r.Quantity != w.qty || r.SpotQuantity != w.spot || r.PurchaseOption != w.purchase {
+			t.Errorf("%s: %s %s ×%d (spot %d) %s, want %s %s ×%d (spot %d) %s", addr, r.Type, r.InstanceType, r.Quantity, r.SpotQuantity, r.PurchaseOption, w.typ, w.instance, w.qty, w.spot, w.purchase)
+		}
+		if r.Source.File != filepath.Join(root, "main.tf") || r.Source.Line != w.line {
+			t.Errorf("%s: reported at %s, want the call at main.tf:%d", addr, r.Source, w.line)
+		}
+		if len(r.Notes) == 0 || !strings.Contains(strings.Join(r.Notes, "\n"), "read through gpuguard's stand-in for module") {
+			t.Errorf("%s: no note saying it was read through the stand-in: %q", addr, r.Notes)
+		}
+		if r.Tags["team"] != w.tag || r.Profile != w.profile {
+			t.Errorf("%s: tags %v, profile %q; want team=%s, profile %q", addr, r.Tags, r.Profile, w.tag, w.profile)
+		}
+		if r.Region == "" || len(r.Unresolved) != 0 {
+			t.Errorf("%s: region %q, unresolved %+v", addr, r.Region, r.Unresolved)
+		}
+	}
+	if len(res.Resources) != len(wants) {
+		t.Errorf("%d resources, want %d (a node group with create = false, or without GPUs, is not one)", len(res.Resources), len(wants))
+	}
+	if r := got[`module.eks.module.eks_managed_node_group["train"].aws_eks_node_group.this[0]`]; len(r.Suppressions) != 1 || r.Suppressions[0].Rule != "GPU009" {
+		t.Errorf("the suppression above the call applies to the module's resources: %+v", r.Suppressions)
+	}
+}
+
+// A registry module terraform init downloaded is read itself, never through the stand-in.
+func TestDownloadedModuleWinsOverStandIn(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"main.tf":                        "provider \"aws\" {\n  region = \"us-east-1\"\n}\nmodule \"eks\" {\n  source = \"terraform-aws-modules/eks/aws\"\n  eks_managed_node_groups = { gpu = { instance_types = [\"p4d.24xlarge\"] } }\n}\n",
+		".terraform/modules/eks/main.tf": "variable \"eks_managed_node_groups\" {}\nresource \"aws_instance\" \"own\" {\n  instance_type = \"g6.xlarge\"\n}\n",
+		ModulesManifest:                  `{"Modules":[{"Key":"eks","Source":"registry.terraform.io/terraform-aws-modules/eks/aws","Dir":".terraform/modules/eks"}]}`,
+	})
+	res := ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
+	if len(res.Resources) != 1 || res.Resources[0].Address != "module.eks.aws_instance.own" {
+		t.Fatalf("resources %+v", res.Resources)
+	}
+}

@@ -1,0 +1,71 @@
+# gpuguard's stand-in for terraform-aws-modules/eks/aws//modules/eks-managed-node-group: the node
+# group, with the submodule's defaults (variables.tf: min 0, max 3, desired 1, ON_DEMAND). The
+# launch template it makes names no instance type (EKS sets it on the node group) and is not
+# modelled, nor are IAM and security groups.
+
+variable "create" {
+  type    = bool
+  default = true
+}
+
+variable "name" {
+  type    = string
+  default = ""
+}
+
+variable "min_size" {
+  type    = number
+  default = 0
+}
+
+variable "max_size" {
+  type    = number
+  default = 3
+}
+
+variable "desired_size" {
+  type    = number
+  default = 1
+}
+
+variable "instance_types" {
+  type    = list(string)
+  default = null
+}
+
+variable "capacity_type" {
+  type    = string
+  default = "ON_DEMAND"
+}
+
+variable "ami_type" {
+  type    = string
+  default = null
+}
+
+variable "labels" {
+  type    = map(string)
+  default = null
+}
+
+variable "tags" {
+  type    = map(string)
+  default = {}
+}
+
+resource "aws_eks_node_group" "this" {
+  count = var.create ? 1 : 0
+
+  instance_types = var.instance_types
+  capacity_type  = var.capacity_type == null ? "ON_DEMAND" : var.capacity_type
+  ami_type       = var.ami_type
+  labels         = var.labels
+
+  scaling_config {
+    min_size     = var.min_size
+    max_size     = var.max_size
+    desired_size = var.desired_size
+  }
+
+  tags = merge(var.tags, { Name = var.name })
+}

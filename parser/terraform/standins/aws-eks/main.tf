@@ -1,0 +1,76 @@
+# gpuguard's stand-in for terraform-aws-modules/eks/aws: its managed and self-managed node
+# groups, at the addresses the module gives them, with its defaults (node_groups.tf, v20; v21
+# keeps these inputs for node groups). The cluster, IAM, networking and add-ons are not modelled.
+
+variable "create" {
+  type    = bool
+  default = true
+}
+
+variable "tags" {
+  type     = any
+  default  = {}
+  nullable = false
+}
+
+variable "eks_managed_node_groups" {
+  type     = any
+  default  = {}
+  nullable = false
+}
+
+variable "eks_managed_node_group_defaults" {
+  type     = any
+  default  = {}
+  nullable = false
+}
+
+variable "self_managed_node_groups" {
+  type     = any
+  default  = {}
+  nullable = false
+}
+
+variable "self_managed_node_group_defaults" {
+  type     = any
+  default  = {}
+  nullable = false
+}
+
+locals {
+  emng = var.eks_managed_node_group_defaults
+  smng = var.self_managed_node_group_defaults
+}
+
+module "eks_managed_node_group" {
+  source   = "../aws-eks-managed-node-group"
+  for_each = { for k, v in var.eks_managed_node_groups : k => v if var.create }
+
+  create         = try(each.value.create, true)
+  name           = try(each.value.name, each.key)
+  min_size       = try(each.value.min_size, local.emng.min_size, 1)
+  max_size       = try(each.value.max_size, local.emng.max_size, 3)
+  desired_size   = try(each.value.desired_size, local.emng.desired_size, 1)
+  instance_types = try(each.value.instance_types, local.emng.instance_types, null)
+  capacity_type  = try(each.value.capacity_type, local.emng.capacity_type, null)
+  ami_type       = try(each.value.ami_type, local.emng.ami_type, null)
+  labels         = try(each.value.labels, local.emng.labels, null)
+  tags           = merge(var.tags, try(each.value.tags, local.emng.tags, {}))
+}
+
+module "self_managed_node_group" {
+  source   = "../aws-self-managed-node-group"
+  for_each = { for k, v in var.self_managed_node_groups : k => v if var.create }
+
+  create                     = try(each.value.create, true)
+  create_autoscaling_group   = try(each.value.create_autoscaling_group, local.smng.create_autoscaling_group, true)
+  name                       = try(each.value.name, each.key)
+  min_size                   = try(each.value.min_size, local.smng.min_size, 0)
+  max_size                   = try(each.value.max_size, local.smng.max_size, 3)
+  desired_size               = try(each.value.desired_size, local.smng.desired_size, 1)
+  instance_type              = try(each.value.instance_type, local.smng.instance_type, "m6i.large")
+  instance_market_options    = try(each.value.instance_market_options, local.smng.instance_market_options, {})
+  use_mixed_instances_policy = try(each.value.use_mixed_instances_policy, local.smng.use_mixed_instances_policy, false)
+  mixed_instances_policy     = try(each.value.mixed_instances_policy, local.smng.mixed_instances_policy, null)
+  tags                       = merge(var.tags, try(each.value.tags, local.smng.tags, {}))
+}

@@ -1,0 +1,89 @@
+# Registry modules read without terraform init, through gpuguard's stand-ins: the EKS module's
+# managed and self-managed node groups, its managed node group submodule from GitHub, and the
+# GKE module's node pools. A module gpuguard has no stand-in for stays a warning.
+
+provider "aws" {
+  region = "us-east-1"
+}
+
+variable "train_type" {
+  default = "p4d.24xlarge"
+}
+
+module "eks" {
+  source  = "terraform-aws-modules/eks/aws"
+  version = "~> 20.0"
+
+  cluster_name = "ml"
+  tags         = { team = "ml", project = "llm", env = "prod" }
+
+  eks_managed_node_group_defaults = {
+    ami_type = "AL2_x86_64_GPU"
+  }
+
+  eks_managed_node_groups = {
+    train = {
+      instance_types = [var.train_type]
+      min_size       = 1
+      max_size       = 4
+      desired_size   = 2
+    }
+    batch = {
+      instance_types = ["g5.xlarge"]
+      capacity_type  = "SPOT"
+    }
+    system = {
+      instance_types = ["m6i.large"]
+    }
+  }
+
+  self_managed_node_groups = {
+    inference = {
+      instance_type = "g6.xlarge"
+      desired_size  = 3
+    }
+  }
+}
+
+module "extra_pool" {
+  source = "git::https://github.com/terraform-aws-modules/terraform-aws-eks.git//modules/eks-managed-node-group?ref=v20.31.6"
+
+  name           = "l40s"
+  cluster_name   = "ml"
+  instance_types = ["g6e.xlarge"]
+  tags           = { team = "search", project = "rank", env = "prod" }
+}
+
+module "gke" {
+  source     = "terraform-google-modules/kubernetes-engine/google//modules/private-cluster"
+  version    = "~> 33.0"
+  project_id = "ml-prod"
+  name       = "ml"
+  region     = "us-central1"
+  zones      = ["us-central1-a", "us-central1-b"]
+  node_pools = [
+    {
+      name         = "a100"
+      machine_type = "a2-highgpu-1g"
+      min_count    = 1
+      max_count    = 4
+      spot         = true
+    },
+    {
+      name              = "t4"
+      machine_type      = "n1-standard-8"
+      accelerator_type  = "nvidia-tesla-t4"
+      accelerator_count = 2
+      autoscaling       = false
+      node_count        = 2
+    },
+  ]
+  node_pools_resource_labels = {
+    all = { team = "ml", project = "llm", env = "prod" }
+  }
+}
+
+module "vpc" {
+  source = "terraform-aws-modules/vpc/aws"
+  name   = "ml"
+}
