@@ -14,7 +14,8 @@ import (
 // A module call whose source is not local is followed only where terraform init downloaded it
 // (downloaded.go). In a pull request that is seldom the case, and the modules that declare the
 // most GPU capacity are a handful of community ones: terraform-aws-modules/eks/aws (managed and
-// self-managed node groups) and terraform-google-modules/kubernetes-engine/google (node pools).
+// self-managed node groups), terraform-google-modules/kubernetes-engine/google (node pools) and
+// Azure/aks/azurerm (the default and extra node pools).
 // For these, gpuguard carries a stand-in: a small Terraform module of its own (standins/) that
 // takes the same inputs, with the real module's defaults, and declares the same node group
 // resources at the same addresses (module.eks.module.eks_managed_node_group["gpu"].
@@ -25,8 +26,9 @@ import (
 // its outputs are unresolved, with that reason.
 //
 // The defaults and addresses come from the modules' public sources (variables.tf, node_groups.tf,
-// cluster.tf), read 2026-11-22: terraform-aws-modules/terraform-aws-eks v20, whose inputs v21 keeps
-// for node groups, and terraform-google-modules/terraform-google-kubernetes-engine. A module
+// cluster.tf, extra_node_pool.tf), read 2026-11-22: terraform-aws-modules/terraform-aws-eks v20,
+// whose inputs v21 keeps for node groups, terraform-google-modules/terraform-google-kubernetes-engine
+// and Azure/terraform-azurerm-aks. A module
 // terraform init did download is always read itself, never through a stand-in.
 
 //go:embed standins
@@ -48,6 +50,7 @@ var standInModules = map[string]string{
 	"terraform-google-modules/kubernetes-engine/google//modules/beta-private-cluster":                "gcp-gke",
 	"terraform-google-modules/kubernetes-engine/google//modules/beta-private-cluster-update-variant": "gcp-gke",
 	"terraform-google-modules/kubernetes-engine/google//modules/beta-public-cluster-update-variant":  "gcp-gke",
+	"azure/aks/azurerm": "azure-aks",
 }
 
 // registrySource normalises a module source to the registry's spelling, so that one stand-in
@@ -88,7 +91,8 @@ func registrySource(src string) string {
 
 // standInFor answers the stand-in directory for a module source, if gpuguard has one.
 func standInFor(source string) (string, bool) {
-	name, ok := standInModules[registrySource(source)]
+	// Registry namespaces and names are case-insensitive ("Azure/aks/azurerm").
+	name, ok := standInModules[strings.ToLower(registrySource(source))]
 	if !ok {
 		return "", false
 	}

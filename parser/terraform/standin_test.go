@@ -129,6 +129,18 @@ module "gke" {
   node_pools_resource_labels = { all = { team = "ml" } }
 }
 
+module "aks" {
+  source              = "azure/aks/azurerm"
+  resource_group_name = "ml"
+  location            = "West Europe"
+  agents_size         = "Standard_NC24ads_A100_v4"
+  agents_count        = 1
+  agents_tags         = { team = "ml" }
+  node_pools = {
+    t4 = { name = "t4", vm_size = "Standard_NC4as_T4_v3", priority = "Spot", enable_auto_scaling = true, min_count = 2, max_count = 8, tags = { team = "ml" } }
+  }
+}
+
 output "endpoint" {
   value = module.eks.cluster_endpoint
 }
@@ -153,9 +165,12 @@ output "endpoint" {
 		// One on-demand base instance, the other three on spot.
 		`module.eks.module.self_managed_node_group["mixed"].aws_autoscaling_group.this[0]`: {"aws_autoscaling_group", "g6.xlarge", 4, 3, parser.OnDemand, 10, "ml", ""},
 		// Regional without zones: min_count per zone in GKE's three.
-		`module.gke.google_container_node_pool.pools["l4"]`:    {"google_container_node_pool", "g2-standard-8", 6, 0, parser.OnDemand, 54, "ml", ""},
-		`module.gke.google_container_node_pool.pools["t4"]`:    {"google_container_node_pool", "n1-standard-8", 9, 0, parser.Spot, 54, "ml", ""},
-		`module.gke.google_container_node_pool.pools["fleet"]`: {"google_container_node_pool", "a2-highgpu-1g", 5, 0, parser.OnDemand, 54, "ml", ""},
+		`module.gke.google_container_node_pool.pools["l4"]`:            {"google_container_node_pool", "g2-standard-8", 6, 0, parser.OnDemand, 54, "ml", ""},
+		`module.gke.google_container_node_pool.pools["t4"]`:            {"google_container_node_pool", "n1-standard-8", 9, 0, parser.Spot, 54, "ml", ""},
+		`module.gke.google_container_node_pool.pools["fleet"]`:         {"google_container_node_pool", "a2-highgpu-1g", 5, 0, parser.OnDemand, 54, "ml", ""},
+		`module.aks.azurerm_kubernetes_cluster.main.default_node_pool`: {"azurerm_kubernetes_cluster", "Standard_NC24ads_A100_v4", 1, 0, parser.OnDemand, 67, "ml", ""},
+		// Autoscaled: priced at min_count.
+		`module.aks.azurerm_kubernetes_cluster_node_pool.node_pool_create_before_destroy["t4"]`: {"azurerm_kubernetes_cluster_node_pool", "Standard_NC4as_T4_v3", 2, 0, parser.Spot, 67, "ml", ""},
 	}
 	got := map[string]parser.Resource{}
 	for _, r := range res.Resources {
