@@ -102,6 +102,10 @@ module "eks" {
   }
 
   self_managed_node_groups = {
+    interruptible = {
+      instance_type           = "g5.xlarge"
+      instance_market_options = { market_type = "spot" }
+    }
     mixed = {
       use_mixed_instances_policy = true
       desired_size               = 4
@@ -164,13 +168,15 @@ output "endpoint" {
 		`module.eks.module.eks_managed_node_group["batch"].aws_eks_node_group.this[0]`: {"aws_eks_node_group", "g5.2xlarge", 1, 0, parser.Spot, 10, "ml", ""},
 		// One on-demand base instance, the other three on spot.
 		`module.eks.module.self_managed_node_group["mixed"].aws_autoscaling_group.this[0]`: {"aws_autoscaling_group", "g6.xlarge", 4, 3, parser.OnDemand, 10, "ml", ""},
+		// A launch template's spot market options.
+		`module.eks.module.self_managed_node_group["interruptible"].aws_autoscaling_group.this[0]`: {"aws_autoscaling_group", "g5.xlarge", 1, 0, parser.Spot, 10, "ml", ""},
 		// Regional without zones: min_count per zone in GKE's three.
-		`module.gke.google_container_node_pool.pools["l4"]`:            {"google_container_node_pool", "g2-standard-8", 6, 0, parser.OnDemand, 54, "ml", ""},
-		`module.gke.google_container_node_pool.pools["t4"]`:            {"google_container_node_pool", "n1-standard-8", 9, 0, parser.Spot, 54, "ml", ""},
-		`module.gke.google_container_node_pool.pools["fleet"]`:         {"google_container_node_pool", "a2-highgpu-1g", 5, 0, parser.OnDemand, 54, "ml", ""},
-		`module.aks.azurerm_kubernetes_cluster.main.default_node_pool`: {"azurerm_kubernetes_cluster", "Standard_NC24ads_A100_v4", 1, 0, parser.OnDemand, 67, "ml", ""},
+		`module.gke.google_container_node_pool.pools["l4"]`:            {"google_container_node_pool", "g2-standard-8", 6, 0, parser.OnDemand, 58, "ml", ""},
+		`module.gke.google_container_node_pool.pools["t4"]`:            {"google_container_node_pool", "n1-standard-8", 9, 0, parser.Spot, 58, "ml", ""},
+		`module.gke.google_container_node_pool.pools["fleet"]`:         {"google_container_node_pool", "a2-highgpu-1g", 5, 0, parser.OnDemand, 58, "ml", ""},
+		`module.aks.azurerm_kubernetes_cluster.main.default_node_pool`: {"azurerm_kubernetes_cluster", "Standard_NC24ads_A100_v4", 1, 0, parser.OnDemand, 71, "ml", ""},
 		// Autoscaled: priced at min_count.
-		`module.aks.azurerm_kubernetes_cluster_node_pool.node_pool_create_before_destroy["t4"]`: {"azurerm_kubernetes_cluster_node_pool", "Standard_NC4as_T4_v3", 2, 0, parser.Spot, 67, "ml", ""},
+		`module.aks.azurerm_kubernetes_cluster_node_pool.node_pool_create_before_destroy["t4"]`: {"azurerm_kubernetes_cluster_node_pool", "Standard_NC4as_T4_v3", 2, 0, parser.Spot, 71, "ml", ""},
 	}
 	got := map[string]parser.Resource{}
 	for _, r := range res.Resources {
