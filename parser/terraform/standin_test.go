@@ -145,6 +145,16 @@ module "aks" {
   }
 }
 
+module "devbox" {
+  source               = "terraform-aws-modules/ec2-instance/aws"
+  for_each             = toset(["alice", "bob"])
+  name                 = "devbox-${each.key}"
+  instance_type        = "g6.2xlarge"
+  availability_zone    = "us-east-2a"
+  create_spot_instance = each.key == "bob"
+  tags                 = { team = "ml" }
+}
+
 output "endpoint" {
   value = module.eks.cluster_endpoint
 }
@@ -177,6 +187,9 @@ output "endpoint" {
 		`module.aks.azurerm_kubernetes_cluster.main.default_node_pool`: {"azurerm_kubernetes_cluster", "Standard_NC24ads_A100_v4", 1, 0, parser.OnDemand, 71, "ml", ""},
 		// Autoscaled: priced at min_count.
 		`module.aks.azurerm_kubernetes_cluster_node_pool.node_pool_create_before_destroy["t4"]`: {"azurerm_kubernetes_cluster_node_pool", "Standard_NC4as_T4_v3", 2, 0, parser.Spot, 71, "ml", ""},
+		// One instance a developer, at the address the module's count gives it; the zone's region.
+		`module.devbox["alice"].aws_instance.this[0]`:            {"aws_instance", "g6.2xlarge", 1, 0, parser.OnDemand, 83, "ml", ""},
+		`module.devbox["bob"].aws_spot_instance_request.this[0]`: {"aws_spot_instance_request", "g6.2xlarge", 1, 0, parser.Spot, 83, "ml", ""},
 	}
 	got := map[string]parser.Resource{}
 	for _, r := range res.Resources {

@@ -87,3 +87,12 @@ module "vpc" {
   source = "terraform-aws-modules/vpc/aws"
   name   = "ml"
 }
+
+module "devbox" {
+  source               = "terraform-aws-modules/ec2-instance/aws"
+  version              = "~> 5.0"
+  name                 = "devbox"
+  instance_type        = "g6.2xlarge"
+  create_spot_instance = true
+  tags                 = { team = "research", project = "evals", env = "dev" }
+}
