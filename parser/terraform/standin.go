@@ -15,8 +15,8 @@ import (
 // (downloaded.go). In a pull request that is seldom the case, and the modules that declare the
 // most GPU capacity are a handful of community ones: terraform-aws-modules/eks/aws (managed and
 // self-managed node groups), terraform-google-modules/kubernetes-engine/google (node pools),
-// Azure/aks/azurerm (the default and extra node pools), and for single GPU machines
-// terraform-aws-modules/ec2-instance/aws.
+// Azure/aks/azurerm (the default and extra node pools), and for single GPU machines and batch
+// jobs terraform-aws-modules/ec2-instance/aws and terraform-aws-modules/batch/aws.
 // For these, gpuguard carries a stand-in: a small Terraform module of its own (standins/) that
 // takes the same inputs, with the real module's defaults, and declares the same node group
 // resources at the same addresses (module.eks.module.eks_managed_node_group["gpu"].
@@ -29,7 +29,8 @@ import (
 // The defaults and addresses come from the modules' public sources (variables.tf, node_groups.tf,
 // cluster.tf, extra_node_pool.tf), read 2026-11-22: terraform-aws-modules/terraform-aws-eks v20,
 // whose inputs v21 keeps for node groups, terraform-google-modules/terraform-google-kubernetes-engine,
-// Azure/terraform-azurerm-aks and terraform-aws-modules/terraform-aws-ec2-instance v5. A module
+// Azure/terraform-azurerm-aks, terraform-aws-modules/terraform-aws-ec2-instance v5 and
+// terraform-aws-modules/terraform-aws-batch. A module
 // terraform init did download is always read itself, never through a stand-in.
 
 //go:embed standins
@@ -53,6 +54,7 @@ var standInModules = map[string]string{
 	"terraform-google-modules/kubernetes-engine/google//modules/beta-public-cluster-update-variant":  "gcp-gke",
 	"azure/aks/azurerm":                      "azure-aks",
 	"terraform-aws-modules/ec2-instance/aws": "aws-ec2-instance",
+	"terraform-aws-modules/batch/aws":        "aws-batch",
 }
 
 // registrySource normalises a module source to the registry's spelling, so that one stand-in

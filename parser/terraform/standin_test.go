@@ -155,6 +155,27 @@ module "devbox" {
   tags                 = { team = "ml" }
 }
 
+module "batch" {
+  source = "terraform-aws-modules/batch/aws"
+  tags   = { team = "ml" }
+  compute_environments = {
+    gpu_spot = {
+      name_prefix = "gpu"
+      compute_resources = {
+        type          = "SPOT"
+        min_vcpus     = 0
+        max_vcpus     = 256
+        desired_vcpus = 16
+        instance_types = ["g5.4xlarge"]
+        subnets       = ["subnet-1"]
+      }
+    }
+    fargate = {
+      compute_resources = { type = "FARGATE", max_vcpus = 4, subnets = ["subnet-1"] }
+    }
+  }
+}
+
 output "endpoint" {
   value = module.eks.cluster_endpoint
 }
@@ -190,6 +211,8 @@ output "endpoint" {
 		// One instance a developer, at the address the module's count gives it; the zone's region.
 		`module.devbox["alice"].aws_instance.this[0]`:            {"aws_instance", "g6.2xlarge", 1, 0, parser.OnDemand, 83, "ml", ""},
 		`module.devbox["bob"].aws_spot_instance_request.this[0]`: {"aws_spot_instance_request", "g6.2xlarge", 1, 0, parser.Spot, 83, "ml", ""},
+		// 16 vCPUs, which the estimator turns into g5.4xlarge instances; Fargate has no GPU.
+		`module.batch.aws_batch_compute_environment.this["gpu_spot"]`: {"aws_batch_compute_environment", "g5.4xlarge", 0, 0, parser.Spot, 93, "ml", ""},
 	}
 	got := map[string]parser.Resource{}
 	for _, r := range res.Resources {
@@ -223,6 +246,9 @@ output "endpoint" {
 	}
 	if len(res.Resources) != len(wants) {
 		t.Errorf("%d resources, want %d (a node group with create = false, or without GPUs, is not one)", len(res.Resources), len(wants))
+	}
+	if r := got[`module.batch.aws_batch_compute_environment.this["gpu_spot"]`]; r.QuantityVCPUs != 16 {
+		t.Errorf("a Batch environment is sized by its desired vCPUs: %d", r.QuantityVCPUs)
 	}
 	if r := got[`module.eks.module.eks_managed_node_group["train"].aws_eks_node_group.this[0]`]; len(r.Suppressions) != 1 || r.Suppressions[0].Rule != "GPU009" {
 		t.Errorf("the suppression above the call applies to the module's resources: %+v", r.Suppressions)

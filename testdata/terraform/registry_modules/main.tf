@@ -96,3 +96,21 @@ module "devbox" {
   create_spot_instance = true
   tags                 = { team = "research", project = "evals", env = "dev" }
 }
+
+module "batch" {
+  source = "terraform-aws-modules/batch/aws"
+  tags   = { team = "ml", project = "embeddings", env = "prod" }
+  compute_environments = {
+    gpu = {
+      name_prefix = "gpu-spot"
+      compute_resources = {
+        type           = "SPOT"
+        min_vcpus      = 0
+        max_vcpus      = 128
+        desired_vcpus  = 8
+        instance_types = ["g5.2xlarge"]
+        subnets        = ["subnet-0a1b2c3d"]
+      }
+    }
+  }
+}
