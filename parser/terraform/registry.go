@@ -74,9 +74,12 @@ func (c *mapContext) resource(provider, address string) (*parser.Resource, *view
 		r.Note("declared at %s:%d, in module %q (%s) as terraform init downloaded it", d.rng.Filename, d.rng.Start.Line, call.name, call.source)
 	}
 	if call := c.inst.mod.standIn; call != nil {
-		// The stand-in's files are gpuguard's: point at the call the user wrote.
-		r.Source = parser.Location{File: call.rng.Filename, Line: call.rng.Start.Line}
-		r.Suppressions = call.suppressions
+		// The stand-in's files are gpuguard's: point at the call the user wrote, unless that
+		// call is itself inside a downloaded module, whose outermost call is the user's.
+		if c.inst.mod.downloaded == nil {
+			r.Source = parser.Location{File: call.rng.Filename, Line: call.rng.Start.Line}
+			r.Suppressions = call.suppressions
+		}
 		r.Note("read through gpuguard's stand-in for module %q (%s), which was not downloaded: run terraform init to read the module itself", call.name, call.source)
 	}
 	if c.inst.expansion != "" {

@@ -268,3 +268,24 @@ func TestDownloadedModuleWinsOverStandIn(t *testing.T) {
 		t.Fatalf("resources %+v", res.Resources)
 	}
 }
+
+// A downloaded wrapper module that calls a registry module terraform init did not fetch (an
+// out-of-date manifest): the stand-in is used inside it, and the resource is still reported at
+// the user's own call of the wrapper.
+func TestStandInInsideDownloadedModule(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"main.tf":                             "provider \"aws\" {\n  region = \"us-east-1\"\n}\nmodule \"platform\" {\n  source = \"acme/platform/aws\"\n}\n",
+		".terraform/modules/platform/main.tf": "module \"eks\" {\n  source = \"terraform-aws-modules/eks/aws\"\n  eks_managed_node_groups = { gpu = { instance_types = [\"g6.xlarge\"] } }\n}\n",
+		ModulesManifest:                       `{"Modules":[{"Key":"platform","Source":"registry.terraform.io/acme/platform/aws","Dir":".terraform/modules/platform"}]}`,
+	})
+	res := ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
+	if len(res.Resources) != 1 || len(res.Errors) != 0 {
+		t.Fatalf("resources %+v, errors %+v", res.Resources, res.Errors)
+	}
+	r := res.Resources[0]
+	if r.Address != `module.platform.module.eks.module.eks_managed_node_group["gpu"].aws_eks_node_group.this[0]` ||
+		r.Source != (parser.Location{File: filepath.Join(root, "main.tf"), Line: 4}) || len(r.Notes) != 2 {
+		t.Fatalf("%s at %s, notes %q", r.Address, r.Source, r.Notes)
+	}
+}
