@@ -235,6 +235,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"batch-and-serverless", "batch-and-serverless.yaml", 0},
 		{"operators", "operators.yaml", 0},
 		{"argo", "argo.yaml", 0},
+		{"argo-rollouts", "argo-rollouts.yaml", 0},
 		{"multi-document", "multi-document.yaml", 0},
 		{"malformed", "malformed.yaml", exitError},
 		{"cross-file", "cross-file", 0},

@@ -44,11 +44,14 @@ func Build(files []*File, opts Options) parser.Result {
 	var pools []*nodePool
 	scalers := map[string]scaler{}
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}}
-	argoTemplates := map[string]*object{}
+	// Objects another workload takes its pods from, by Kind/namespace/name: Argo workflow
+	// templates, and Deployments an Argo Rollout's workloadRef names.
+	referable := map[string]*object{}
 	for _, o := range objs {
 		switch {
-		case (o.Kind == "WorkflowTemplate" || o.Kind == "ClusterWorkflowTemplate") && group(o.APIVersion) == "argoproj.io":
-			argoTemplates[argoTemplateKey(o)] = o
+		case (o.Kind == "WorkflowTemplate" || o.Kind == "ClusterWorkflowTemplate") && group(o.APIVersion) == "argoproj.io",
+			o.Kind == "Deployment" && group(o.APIVersion) == "apps":
+			referable[referenceKey(o)] = o
 		case (o.Kind == "ResourceClaimTemplate" || o.Kind == "ResourceClaim") && group(o.APIVersion) == "resource.k8s.io":
 			c, err := decodeClaim(o)
 			if err != nil {
@@ -91,10 +94,14 @@ func Build(files []*File, opts Options) parser.Result {
 		roles, err := wk.extract(o)
 		var ref *templateRef
 		if errors.As(err, &ref) {
-			tmpl, ok := argoTemplates[ref.key]
+			tmpl, ok := referable[ref.key]
 			if !ok {
+				what := ref.missing
+				if what == "" {
+					what = "GPUs its steps use"
+				}
 				res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.line,
-					Message: fmt.Sprintf("%s runs %s, which is not among the files read: GPUs its steps use are not counted", o.address(), ref.key)})
+					Message: fmt.Sprintf("%s runs %s, which is not among the files read: %s are not counted", o.address(), ref.key, what)})
 				continue
 			}
 			roles, err = ref.roles(tmpl)

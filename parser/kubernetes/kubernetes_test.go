@@ -452,7 +452,7 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"JobSet": "jobset.x-k8s.io/v1alpha2", "JAXJob": "kubeflow.org/v1", "Service": "serving.knative.dev/v1",
 		"Job": "batch.volcano.sh/v1alpha1", "NIMService": "apps.nvidia.com/v1alpha1", "SparkApplication": "sparkoperator.k8s.io/v1beta2",
 		"Workflow": "argoproj.io/v1alpha1", "CronWorkflow": "argoproj.io/v1alpha1", "ResourceClaimTemplate": "resource.k8s.io/v1",
-		"ResourceClaim": "resource.k8s.io/v1",
+		"ResourceClaim": "resource.k8s.io/v1", "Rollout": "argoproj.io/v1alpha1",
 	}
 	specs := []string{
 		"spec: null", "spec: 3", "spec: [1, 2]", "spec: {replicatedJobs: x, tasks: 3, templates: {a: 1}}",
@@ -465,6 +465,8 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"spec: {workflowSpec: {workflowTemplateRef: {name: x}}, schedule: \"not a schedule\"}",
 		"spec: {spec: {devices: {requests: [{exactly: {deviceClassName: gpu.nvidia.com, count: -1}}, {firstAvailable: []}]}}}",
 		"spec: {devices: {requests: [{name: g, deviceClassName: gpu.nvidia.com, allocationMode: All}]}}",
+		"spec: {replicas: -4, workloadRef: {name: \"\"}, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}",
+		"spec: {workloadRef: [1]}",
 	}
 	for kind, api := range kinds {
 		for _, spec := range specs {
@@ -485,5 +487,73 @@ func TestScaledToZeroIsSaid(t *testing.T) {
 	r := one(t, build(t, src, Options{}))
 	if r.Quantity != 0 || !strings.Contains(strings.Join(r.Notes, "|"), "scaled to zero") {
 		t.Fatalf("quantity %d, notes %q", r.Quantity, r.Notes)
+	}
+}
+
+// An Argo Rollout runs spec.replicas pods of its template, or of the Deployment its workloadRef
+// names (found in any file read, else a warning), and an autoscaler can target it.
+func TestArgoRollout(t *testing.T) {
+	src := `apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata: {name: chat, namespace: serving}
+spec:
+  replicas: 4
+  template:
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: g6.xlarge}
+      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata: {name: embed, namespace: serving}
+spec:
+  replicas: 3
+  workloadRef: {apiVersion: apps/v1, kind: Deployment, name: embed}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata: {name: ghost, namespace: serving}
+spec:
+  workloadRef: {kind: Deployment, name: elsewhere}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: chat, namespace: serving}
+spec:
+  scaleTargetRef: {apiVersion: argoproj.io/v1alpha1, kind: Rollout, name: chat}
+  minReplicas: 2
+`
+	deployment := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: embed, namespace: serving}
+spec:
+  replicas: 0
+  template:
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: g5.2xlarge}
+      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]
+`
+	// The referenced Deployment lives in another file, as it often does.
+	res := Build([]*File{Decode("rollouts.yaml", []byte(src)), Decode("deployment.yaml", []byte(deployment))}, Options{})
+	if len(res.Errors) != 0 {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+	got := map[string]parser.Resource{}
+	for _, r := range res.Resources {
+		got[r.Address] = r
+	}
+	if r := got["Rollout/serving/chat"]; r.Quantity != 2 || r.Pod == nil || r.Pod.Requested != 1 {
+		t.Errorf("the HPA's floor of 2 pods: %+v", r)
+	}
+	if r := got["Rollout/serving/embed"]; r.Quantity != 3 || r.InstanceType != "g5.2xlarge" ||
+		!strings.Contains(strings.Join(r.Notes, " "), "pod template from Deployment/serving/embed") {
+		t.Errorf("3 pods of the Deployment's template: %+v %+v", r, r.Pod)
+	}
+	if r, ok := got["Deployment/serving/embed"]; !ok || r.Quantity != 0 {
+		t.Errorf("the Deployment itself keeps its own replicas (0): %+v", r)
+	}
+	if _, ok := got["Rollout/serving/ghost"]; ok || len(res.Warnings) != 1 ||
+		!strings.Contains(res.Warnings[0].Message, "Rollout/serving/ghost runs Deployment/serving/elsewhere, which is not among the files read: GPUs its pods request are not counted") {
+		t.Errorf("a reference to a Deployment not read is a warning: %+v", res.Warnings)
 	}
 }

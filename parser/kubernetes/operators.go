@@ -10,12 +10,51 @@ import (
 // a pod template, so the pod gpuguard prices is put together from them.
 
 func init() {
+	register("Rollout", "argoproj.io", extractArgoRollout)
 	register("Job", "batch.volcano.sh", extractVolcanoJob)
 	register("NIMService", "apps.nvidia.com", extractNIMService)
 	register("SparkApplication", "sparkoperator.k8s.io", extractSparkApplication)
 	register("Notebook", "kubeflow.org", extractKubeflowNotebook)
 	register("Workflow", "argoproj.io", extractArgoWorkflow)
 	register("CronWorkflow", "argoproj.io", extractArgoCronWorkflow)
+}
+
+// extractArgoRollout reads an Argo Rollouts Rollout (argoproj.io), a Deployment that updates by
+// canary or blue-green steps: spec.replicas pods (default 1) of its template, or of the template
+// of the Deployment its workloadRef names. That is the steady state: an update in progress runs
+// extra pods (the canary's, blue-green's preview) while it lasts. An autoscaler can target it.
+// https://argoproj.github.io/argo-rollouts/features/specification/
+func extractArgoRollout(o *object) ([]role, error) {
+	var spec struct {
+		Replicas    *int        `yaml:"replicas"`
+		Template    podTemplate `yaml:"template"`
+		WorkloadRef *struct {
+			Kind string `yaml:"kind"`
+			Name string `yaml:"name"`
+		} `yaml:"workloadRef"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	replicas := intOr(spec.Replicas, 1)
+	const note = "steady state: an update in progress runs extra pods (canary, blue-green preview) while it lasts"
+	if ref := spec.WorkloadRef; ref != nil && ref.Name != "" {
+		kind := ref.Kind
+		if kind == "" {
+			kind = "Deployment"
+		}
+		key := kind + "/" + o.namespace() + "/" + ref.Name
+		return nil, &templateRef{key: key, missing: "GPUs its pods request", build: func(d *object) ([]role, error) {
+			var ds struct {
+				Template podTemplate `yaml:"template"`
+			}
+			if err := decodeSpec(d, &ds); err != nil {
+				return nil, err
+			}
+			return []role{{replicas: replicas, template: ds.Template, scalable: true, note: note + "; pod template from " + key}}, nil
+		}}
+	}
+	return []role{{replicas: replicas, template: spec.Template, scalable: true, note: note}}, nil
 }
 
 // extractKubeflowNotebook reads a Kubeflow Notebook (kubeflow.org): one pod of its template that
@@ -214,11 +253,17 @@ func extractArgoWorkflow(o *object) ([]role, error) {
 
 // templateRef is what the Argo extractors return for a workflow that runs a WorkflowTemplate
 // (workflowTemplateRef): Build finds the template among the objects read and prices its steps.
+//
+// It serves any workload whose pods are described by another object (an Argo Rollout's
+// workloadRef to a Deployment): build, when set, makes the roles from that object instead, and
+// missing says what is not counted when the object is not among the files read.
 type templateRef struct {
-	key  string // WorkflowTemplate/ns/name or ClusterWorkflowTemplate/name
+	key  string // WorkflowTemplate/ns/name, ClusterWorkflowTemplate/name, Deployment/ns/name
 	cron *cronSchedule
 	// deadline is the referring workflow's own activeDeadlineSeconds, which wins.
 	deadline *int64
+	build    func(tmpl *object) ([]role, error)
+	missing  string
 }
 
 func (t *templateRef) Error() string { return "runs " + t.key }
@@ -234,8 +279,9 @@ func argoRef(o *object, spec argoWorkflowSpec) *templateRef {
 	return &templateRef{key: "WorkflowTemplate/" + o.namespace() + "/" + r.Name, deadline: spec.ActiveDeadlineSeconds}
 }
 
-// argoTemplateKey is how a (Cluster)WorkflowTemplate is found by reference.
-func argoTemplateKey(o *object) string {
+// referenceKey is how an object another workload refers to is found: Kind/namespace/name, or
+// Kind/name for a cluster-scoped ClusterWorkflowTemplate.
+func referenceKey(o *object) string {
 	if o.Kind == "ClusterWorkflowTemplate" {
 		return o.Kind + "/" + o.Metadata.Name
 	}
@@ -244,6 +290,9 @@ func argoTemplateKey(o *object) string {
 
 // templateRoles prices the steps of the template a workflow runs, with the workflow's schedule.
 func (t *templateRef) roles(tmpl *object) ([]role, error) {
+	if t.build != nil {
+		return t.build(tmpl)
+	}
 	var spec argoWorkflowSpec
 	if err := decodeSpec(tmpl, &spec); err != nil {
 		return nil, err
