@@ -223,6 +223,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"job", "job.yaml", 0},
 		{"cronjob", "cronjob.yaml", 0},
 		{"kubeflow", "kubeflow.yaml", 0},
+		{"kubeflow-trainer", "kubeflow-trainer.yaml", 0},
 		{"ray", "ray.yaml", 0},
 		{"leaderworkerset", "leaderworkerset.yaml", 0},
 		{"inferenceservice", "inferenceservice.yaml", 0},

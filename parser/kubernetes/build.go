@@ -45,12 +45,13 @@ func Build(files []*File, opts Options) parser.Result {
 	scalers := map[string]scaler{}
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}}
 	// Objects another workload takes its pods from, by Kind/namespace/name: Argo workflow
-	// templates, and Deployments an Argo Rollout's workloadRef names.
+	// templates, Deployments an Argo Rollout's workloadRef names, Kubeflow training runtimes.
 	referable := map[string]*object{}
 	for _, o := range objs {
 		switch {
 		case (o.Kind == "WorkflowTemplate" || o.Kind == "ClusterWorkflowTemplate") && group(o.APIVersion) == "argoproj.io",
-			o.Kind == "Deployment" && group(o.APIVersion) == "apps":
+			o.Kind == "Deployment" && group(o.APIVersion) == "apps",
+			(o.Kind == "ClusterTrainingRuntime" || o.Kind == "TrainingRuntime") && group(o.APIVersion) == "trainer.kubeflow.org":
 			referable[referenceKey(o)] = o
 		case (o.Kind == "ResourceClaimTemplate" || o.Kind == "ResourceClaim") && group(o.APIVersion) == "resource.k8s.io":
 			c, err := decodeClaim(o)
@@ -94,17 +95,23 @@ func Build(files []*File, opts Options) parser.Result {
 		roles, err := wk.extract(o)
 		var ref *templateRef
 		if errors.As(err, &ref) {
-			tmpl, ok := referable[ref.key]
-			if !ok {
-				what := ref.missing
-				if what == "" {
-					what = "GPUs its steps use"
+			if tmpl, ok := referable[ref.key]; ok {
+				roles, err = ref.roles(tmpl)
+			} else {
+				roles, err = nil, nil
+				if ref.fallback != nil {
+					roles, err = ref.fallback()
 				}
-				res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.line,
-					Message: fmt.Sprintf("%s runs %s, which is not among the files read: %s are not counted", o.address(), ref.key, what)})
-				continue
+				if err == nil && len(roles) == 0 {
+					what := ref.missing
+					if what == "" {
+						what = "GPUs its steps use"
+					}
+					res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.line,
+						Message: fmt.Sprintf("%s runs %s, which is not among the files read: %s are not counted", o.address(), ref.key, what)})
+					continue
+				}
 			}
-			roles, err = ref.roles(tmpl)
 		}
 		if err != nil {
 			res.Errors = append(res.Errors, specError(o, err))
@@ -193,7 +200,7 @@ func buildRole(o *object, r role, all []role, pools []*nodePool, scalers map[str
 		return nil, errs, warns
 	}
 	addr := o.address()
-	if r.name != "" && len(all) > 1 {
+	if r.name != "" && (len(all) > 1 || r.named) {
 		addr += fmt.Sprintf("[%q]", r.name)
 	}
 	res := &parser.Resource{

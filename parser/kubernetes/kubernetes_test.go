@@ -452,7 +452,7 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"JobSet": "jobset.x-k8s.io/v1alpha2", "JAXJob": "kubeflow.org/v1", "Service": "serving.knative.dev/v1",
 		"Job": "batch.volcano.sh/v1alpha1", "NIMService": "apps.nvidia.com/v1alpha1", "SparkApplication": "sparkoperator.k8s.io/v1beta2",
 		"Workflow": "argoproj.io/v1alpha1", "CronWorkflow": "argoproj.io/v1alpha1", "ResourceClaimTemplate": "resource.k8s.io/v1",
-		"ResourceClaim": "resource.k8s.io/v1", "Rollout": "argoproj.io/v1alpha1",
+		"ResourceClaim": "resource.k8s.io/v1", "Rollout": "argoproj.io/v1alpha1", "TrainJob": "trainer.kubeflow.org/v1alpha1",
 	}
 	specs := []string{
 		"spec: null", "spec: 3", "spec: [1, 2]", "spec: {replicatedJobs: x, tasks: 3, templates: {a: 1}}",
@@ -467,6 +467,8 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"spec: {devices: {requests: [{name: g, deviceClassName: gpu.nvidia.com, allocationMode: All}]}}",
 		"spec: {replicas: -4, workloadRef: {name: \"\"}, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}",
 		"spec: {workloadRef: [1]}",
+		"spec: {runtimeRef: {name: r}, trainer: {numNodes: -3, resourcesPerNode: {limits: {nvidia.com/gpu: 2}}}}",
+		"spec: {trainer: {resourcesPerNode: {limits: {nvidia.com/gpu: x}}}, podTemplateOverrides: [{targetJobs: [{name: node}], spec: null}]}",
 	}
 	for kind, api := range kinds {
 		for _, spec := range specs {
@@ -555,5 +557,102 @@ spec:
 	if _, ok := got["Rollout/serving/ghost"]; ok || len(res.Warnings) != 1 ||
 		!strings.Contains(res.Warnings[0].Message, "Rollout/serving/ghost runs Deployment/serving/elsewhere, which is not among the files read: GPUs its pods request are not counted") {
 		t.Errorf("a reference to a Deployment not read is a warning: %+v", res.Warnings)
+	}
+}
+
+// A Kubeflow Trainer TrainJob runs its runtime's JobSet with its own overrides: trainer.numNodes
+// over the runtime's mlPolicy.numNodes, trainer.resourcesPerNode for the trainer container,
+// podTemplateOverrides for placement. Without the runtime among the files, it is priced from its
+// own fields when they say what a node requests, else a warning says what is not counted.
+func TestKubeflowTrainJob(t *testing.T) {
+	runtime := `apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: {name: torch}
+spec:
+  mlPolicy: {numNodes: 2}
+  template:
+    spec:
+      replicatedJobs:
+        - name: dataset-initializer
+          template: {spec: {template: {spec: {containers: [{name: init}]}}}}
+        - name: trainer
+          template:
+            metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
+            spec:
+              template:
+                spec:
+                  nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge, pool: gpu}
+                  containers:
+                    - {name: sidecar}
+                    - {name: node, resources: {limits: {nvidia.com/gpu: 1}}}
+`
+	jobs := `apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: big, namespace: ml}
+spec:
+  runtimeRef: {name: torch}
+  trainer:
+    numNodes: 3
+    resourcesPerNode: {limits: {nvidia.com/gpu: 8}}
+  podTemplateOverrides:
+    - targetJobs: [{name: dataset-initializer}]
+      spec: {nodeSelector: {node.kubernetes.io/instance-type: m6i.large}}
+    - targetJobs: [{name: trainer}]
+      spec: {nodeSelector: {node.kubernetes.io/instance-type: p4d.24xlarge}}
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: default, namespace: ml}
+spec:
+  runtimeRef: {name: torch, kind: ClusterTrainingRuntime}
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: elsewhere, namespace: ml}
+spec:
+  runtimeRef: {name: platform, kind: TrainingRuntime}
+  trainer:
+    resourcesPerNode: {limits: {nvidia.com/gpu: 4}}
+  podSpecOverrides:
+    - targetJobs: [{name: node}]
+      nodeSelector: {node.kubernetes.io/instance-type: g6.12xlarge}
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: unknown, namespace: ml}
+spec:
+  runtimeRef: {name: platform}
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: nameless, namespace: ml}
+spec: {}
+`
+	res := Build([]*File{Decode("jobs.yaml", []byte(jobs)), Decode("runtime.yaml", []byte(runtime))}, Options{})
+	got := map[string]parser.Resource{}
+	for _, r := range res.Resources {
+		got[r.Address] = r
+	}
+	check := func(addr, instance string, pods int, gpus int64) {
+		t.Helper()
+		r, ok := got[addr]
+		if !ok || r.InstanceType != instance || r.Quantity != pods || r.Pod.Requested != gpus || !r.RunsToCompletion {
+			t.Errorf("%s: %+v %+v, want %d pods × %d GPUs on %s", addr, r, r.Pod, pods, gpus, instance)
+		}
+	}
+	// numNodes and resourcesPerNode from the TrainJob; the override's node selector wins.
+	check(`TrainJob/ml/big["trainer"]`, "p4d.24xlarge", 3, 8)
+	// The runtime's mlPolicy and container.
+	check(`TrainJob/ml/default["trainer"]`, "g5.xlarge", 2, 1)
+	// A namespaced runtime not read: the TrainJob's own fields, one node by default.
+	check(`TrainJob/ml/elsewhere["node"]`, "g6.12xlarge", 1, 4)
+	if len(res.Resources) != 3 {
+		t.Errorf("%d resources (initializers without GPUs are not resources): %+v", len(res.Resources), res.Resources)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "TrainJob/ml/unknown runs ClusterTrainingRuntime/platform, which is not among the files read") {
+		t.Errorf("warnings %+v", res.Warnings)
+	}
+	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "TrainJob/ml/nameless: spec.runtimeRef.name is not set") {
+		t.Errorf("errors %+v", res.Errors)
 	}
 }

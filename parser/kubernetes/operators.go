@@ -255,8 +255,9 @@ func extractArgoWorkflow(o *object) ([]role, error) {
 // (workflowTemplateRef): Build finds the template among the objects read and prices its steps.
 //
 // It serves any workload whose pods are described by another object (an Argo Rollout's
-// workloadRef to a Deployment): build, when set, makes the roles from that object instead, and
-// missing says what is not counted when the object is not among the files read.
+// workloadRef to a Deployment, a Kubeflow TrainJob's runtime): build, when set, makes the roles
+// from that object instead, and missing says what is not counted when the object is not among
+// the files read.
 type templateRef struct {
 	key  string // WorkflowTemplate/ns/name, ClusterWorkflowTemplate/name, Deployment/ns/name
 	cron *cronSchedule
@@ -264,6 +265,9 @@ type templateRef struct {
 	deadline *int64
 	build    func(tmpl *object) ([]role, error)
 	missing  string
+	// fallback, when set, prices the workload from its own fields when the object it refers to
+	// is not among the files read; no roles means it cannot, and the warning stands.
+	fallback func() ([]role, error)
 }
 
 func (t *templateRef) Error() string { return "runs " + t.key }
@@ -280,9 +284,9 @@ func argoRef(o *object, spec argoWorkflowSpec) *templateRef {
 }
 
 // referenceKey is how an object another workload refers to is found: Kind/namespace/name, or
-// Kind/name for a cluster-scoped ClusterWorkflowTemplate.
+// Kind/name for the cluster-scoped ClusterWorkflowTemplate and ClusterTrainingRuntime.
 func referenceKey(o *object) string {
-	if o.Kind == "ClusterWorkflowTemplate" {
+	if o.Kind == "ClusterWorkflowTemplate" || o.Kind == "ClusterTrainingRuntime" {
 		return o.Kind + "/" + o.Metadata.Name
 	}
 	return o.Kind + "/" + o.namespace() + "/" + o.Metadata.Name

@@ -27,6 +27,9 @@ type role struct {
 	perReplica int
 	// cron is set for CronJobs.
 	cron *cronSchedule
+	// named keeps the role's name in the address even when it is the only role (a TrainJob's
+	// "node", whether read through its runtime or from its own fields).
+	named bool
 }
 
 type cronSchedule struct {
