@@ -90,6 +90,10 @@ func Build(files []*File, opts Options) parser.Result {
 	for _, o := range objs {
 		wk, ok := workloadOf(o)
 		if !ok {
+			if name, line := gpuRequestIn(&o.Spec); name != "" && !isTemplateKind(o.Kind) && referable[referenceKey(o)] != o {
+				res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.lineOf(line),
+					Message: fmt.Sprintf("%s (%s) requests %s, but gpuguard does not know how this kind runs its pods: its GPUs are not counted", o.address(), o.APIVersion, name)})
+			}
 			continue
 		}
 		roles, err := wk.extract(o)

@@ -656,3 +656,83 @@ spec: {}
 		t.Errorf("errors %+v", res.Errors)
 	}
 }
+
+// A kind gpuguard does not read that requests GPUs for its pods is a warning with the line of
+// the request, never a silent $0; objects that name GPU resources as capacity or quota, and
+// templates other objects use, are not.
+func TestUnknownKindsRequestingGPUsAreSaid(t *testing.T) {
+	src := `apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceService
+metadata: {name: llama, namespace: serving}
+spec:
+  replicas: 2
+  template:
+    containers:
+      - name: main
+        resources:
+          limits:
+            nvidia.com/gpu: "1"
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  limits: {nvidia.com/gpu: 64}
+  template: {spec: {requirements: []}}
+---
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: q, namespace: ml}
+spec:
+  hard: {requests.nvidia.com/gpu: "8"}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  resourceGroups:
+    - coveredResources: [nvidia.com/gpu]
+      flavors: [{name: a100, resources: [{name: nvidia.com/gpu, nominalQuota: 16}]}]
+---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: lr, namespace: ml}
+spec:
+  limits: [{type: Container, max: {nvidia.com/gpu: "1"}}]
+---
+apiVersion: v1
+kind: PodTemplate
+metadata: {name: pt, namespace: ml}
+template:
+  spec:
+    containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]
+---
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata: {name: vllm, namespace: ml}
+spec:
+  containers: [{name: kserve-container, resources: {limits: {nvidia.com/gpu: 1}}}]
+---
+apiVersion: machinelearning.seldon.io/v1
+kind: SeldonDeployment
+metadata: {name: sd, namespace: ml}
+spec:
+  predictors:
+    - componentSpecs:
+        - spec:
+            containers:
+              - name: model
+                resources: {requests: {amd.com/gpu: 2}}
+`
+	res := build(t, src, Options{})
+	if len(res.Resources) != 0 || len(res.Errors) != 0 || len(res.Warnings) != 2 {
+		t.Fatalf("resources %+v, errors %+v, warnings %+v", res.Resources, res.Errors, res.Warnings)
+	}
+	w := res.Warnings[0]
+	if w.Line != 11 || !strings.Contains(w.Message, "LLMInferenceService/serving/llama (serving.kserve.io/v1alpha1) requests nvidia.com/gpu, but gpuguard does not know how this kind runs its pods: its GPUs are not counted") {
+		t.Errorf("warning %+v", w)
+	}
+	if w := res.Warnings[1]; w.Line != 62 || !strings.Contains(w.Message, "SeldonDeployment/ml/sd") || !strings.Contains(w.Message, "amd.com/gpu") {
+		t.Errorf("warning %+v", w)
+	}
+}
