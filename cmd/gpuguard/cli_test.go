@@ -79,6 +79,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "modules"},
 		{name: "downloaded_modules"},
 		{name: "registry_modules"},
+		{name: "unpriced_types"},
 		{name: "kubernetes_manifest", args: []string{"--region", "us-east-1"}},
 		{name: "manifest_files", args: []string{"--region", "us-east-1"}},
 		{name: "kubernetes_scaling", args: []string{"--region", "us-east-1"}},

@@ -235,6 +235,7 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 			}
 		}
 	}
+	l.warns = append(l.warns, ev.unpricedGPUTypes()...)
 	l.errs, l.warns = ev.downloadedProblems(l.errs, l.warns)
 	res.Errors, res.Warnings = l.errs, l.warns
 	res.Consumed = access.consumed()

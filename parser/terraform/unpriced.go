@@ -1,0 +1,175 @@
+package terraform
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// GPU types in resources gpuguard does not price.
+//
+// gpuguard evaluates the resource types it knows how to price (registry.go). Others are not
+// evaluated, and most have nothing to do with GPUs; but some run GPU machines gpuguard has no
+// mapper for (an EMR cluster's core group, an Azure Batch pool, a Dataproc cluster, a GameLift
+// fleet). Leaving those out quietly would price their GPUs at $0 in silence, so each such
+// resource whose configuration names a GPU machine type as a literal, under an attribute that
+// holds one (instance_type, machine_type, vm_size, ...), is a warning with the attribute's line.
+// Values computed from variables are not looked at: that would mean evaluating every resource.
+
+// machineTypeKey matches the attribute names that hold a machine type.
+var machineTypeKey = regexp.MustCompile(`(?i)(^|_)(instance_types?|machine_types?|vm_size|size|node_type|instance_class)$`)
+
+// templateTypes describe machines other resources launch; those resources are priced and say so.
+var templateTypes = map[string]bool{
+	"aws_launch_template": true, "aws_launch_configuration": true,
+	"google_compute_instance_template": true, "google_compute_region_instance_template": true,
+}
+
+// providerOfType is the cloud a resource type belongs to, by its provider prefix.
+func providerOfType(typ string) string {
+	switch prefix, _, _ := strings.Cut(typ, "_"); prefix {
+	case "aws", "awscc":
+		return parser.AWS
+	case "google":
+		return parser.GCP
+	case "azurerm", "azapi":
+		return parser.Azure
+	}
+	return ""
+}
+
+// unpricedGPUTypes returns a warning for each resource of a module read whose type gpuguard does
+// not price and whose configuration names a GPU machine type.
+func (ev *evaluation) unpricedGPUTypes() []parser.Error {
+	var out []parser.Error
+	seen := map[*moduleConfig]bool{}
+	for _, mi := range ev.modules {
+		cfg := mi.cfg
+		if seen[cfg] || isStandIn(cfg.dir) {
+			continue
+		}
+		seen[cfg] = true
+		for _, d := range cfg.resources {
+			if _, priced := mappers[d.typ]; priced || templateTypes[d.typ] {
+				continue
+			}
+			provider := providerOfType(d.typ)
+			if provider == "" {
+				continue
+			}
+			if path, value, rng, ok := gpuTypeIn(d.body, provider, ""); ok {
+				out = append(out, parser.Error{File: rng.Filename, Line: rng.Start.Line,
+					Message: fmt.Sprintf("%s: %s is GPU type %s, but gpuguard does not price %s: its GPUs are not counted", d.addr(), path, value, d.typ)})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
+}
+
+// gpuTypeIn looks through a body's attributes and nested blocks, in source order, for the first
+// machine-type attribute whose literal value is a GPU type of the provider.
+func gpuTypeIn(body hcl.Body, provider, prefix string) (string, string, hcl.Range, bool) {
+	if sb, ok := body.(*hclsyntax.Body); ok {
+		attrs := make([]*hclsyntax.Attribute, 0, len(sb.Attributes))
+		for _, a := range sb.Attributes {
+			attrs = append(attrs, a)
+		}
+		sort.Slice(attrs, func(i, j int) bool { return attrs[i].SrcRange.Start.Byte < attrs[j].SrcRange.Start.Byte })
+		for _, a := range attrs {
+			if path, v, ok := gpuTypeInValue(a.Name, a.Expr, provider, prefix+a.Name); ok {
+				return path, v, a.SrcRange, true
+			}
+		}
+		for _, b := range sb.Blocks {
+			if b.Type == "dynamic" || b.Type == "lifecycle" {
+				continue
+			}
+			if path, v, rng, ok := gpuTypeIn(b.Body, provider, prefix+b.Type+"."); ok {
+				return path, v, rng, true
+			}
+		}
+		return "", "", hcl.Range{}, false
+	}
+	// JSON bodies: every property is an attribute; nested blocks are objects.
+	attrs, diags := body.JustAttributes()
+	if diags.HasErrors() && len(attrs) == 0 {
+		return "", "", hcl.Range{}, false
+	}
+	names := make([]string, 0, len(attrs))
+	for n := range attrs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		a := attrs[n]
+		if path, v, ok := gpuTypeInValue(n, a.Expr, provider, prefix+n); ok {
+			return path, v, a.Range, true
+		}
+	}
+	return "", "", hcl.Range{}, false
+}
+
+// gpuTypeInValue evaluates an expression that refers to nothing and looks for a GPU machine type
+// under a machine-type key in it (the attribute itself, or keys of objects inside it).
+func gpuTypeInValue(key string, expr hcl.Expression, provider, path string) (string, string, bool) {
+	if len(expr.Variables()) > 0 {
+		return "", "", false
+	}
+	v, diags := expr.Value(nil)
+	if diags.HasErrors() {
+		return "", "", false
+	}
+	return gpuTypeInCty(key, v, provider, path)
+}
+
+func gpuTypeInCty(key string, v cty.Value, provider, path string) (string, string, bool) {
+	if !v.IsWhollyKnown() || v.IsNull() {
+		return "", "", false
+	}
+	t := v.Type()
+	switch {
+	case t == cty.String:
+		if machineTypeKey.MatchString(key) && parser.IsGPUInstanceType(provider, v.AsString()) {
+			return path, v.AsString(), true
+		}
+		// GCP attaches GPUs to a machine by accelerator type (nvidia-tesla-t4, nvidia-l4).
+		if provider == parser.GCP && (key == "accelerator_type" || strings.HasSuffix(path, "accelerator.type")) && strings.HasPrefix(v.AsString(), "nvidia-") {
+			return path, v.AsString(), true
+		}
+	case t.IsObjectType() || t.IsMapType():
+		keys := make([]string, 0)
+		vals := map[string]cty.Value{}
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			keys = append(keys, k.AsString())
+			vals[k.AsString()] = e
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if p, s, ok := gpuTypeInCty(k, vals[k], provider, path+"."+k); ok {
+				return p, s, true
+			}
+		}
+	case t.IsListType() || t.IsTupleType() || t.IsSetType():
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			if p, s, ok := gpuTypeInCty(key, e, provider, path); ok {
+				return p, s, true
+			}
+		}
+	}
+	return "", "", false
+}

@@ -1,0 +1,45 @@
+package terraform
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Resource types gpuguard does not price are warnings when they name a GPU machine type as a
+// literal, at the attribute's line; CPU types, values from variables, launch templates and
+// resource names that look like machine types are not.
+func TestUnpricedGPUTypesAreWarnings(t *testing.T) {
+	path := filepath.Join("..", "..", "testdata", "terraform", "unpriced_types", "main.tf")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := ParseSource("main.tf", src, Options{})
+	if len(res.Resources) != 0 || len(res.Errors) != 0 {
+		t.Fatalf("resources %+v, errors %+v", res.Resources, res.Errors)
+	}
+	var got []string
+	for _, w := range res.Warnings {
+		got = append(got, w.Message)
+	}
+	want := []string{
+		"aws_emr_cluster.spark: core_instance_group.instance_type is GPU type g4dn.2xlarge, but gpuguard does not price aws_emr_cluster: its GPUs are not counted",
+		"azurerm_batch_pool.render: vm_size is GPU type Standard_NC6s_v3, but gpuguard does not price azurerm_batch_pool: its GPUs are not counted",
+		"google_dataproc_cluster.ml: cluster_config.worker_config.accelerators.accelerator_type is GPU type nvidia-tesla-t4, but gpuguard does not price google_dataproc_cluster: its GPUs are not counted",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if res.Warnings[0].Line != 20 {
+		t.Errorf("the warning is at the instance type's line: %d", res.Warnings[0].Line)
+	}
+
+	// JSON configuration: nested blocks are objects.
+	js := `{"resource": {"aws_emr_instance_group": {"gpu": {"cluster_id": "j-1", "instance_type": "p3.2xlarge", "instance_count": 2}}}}`
+	res = ParseSource("main.tf.json", []byte(js), Options{})
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "aws_emr_instance_group.gpu: instance_type is GPU type p3.2xlarge") {
+		t.Fatalf("JSON: %+v", res.Warnings)
+	}
+}
