@@ -11,6 +11,11 @@
 // evaluated instances and return parser.Resource values; the reason of an unknown ends up in the
 // resource's Unresolved list instead of being guessed.
 //
+// Registry modules are followed where terraform init downloaded them; the node groups of a few
+// community modules (EKS, GKE, AKS, ec2-instance, Batch) are read without it through gpuguard's
+// stand-ins (standin.go, standins/). Resource types without a mapper that name a GPU machine type
+// are warnings (unpriced.go), not silent omissions.
+//
 // Files a configuration names (file(), templatefile(), fileset(), a symbolic link) are read only
 // inside the checked directories (package confine), and the manifest files it reads are reported
 // (Result.Consumed) so they are not counted again as manifests.
