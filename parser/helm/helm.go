@@ -72,9 +72,27 @@ type chart struct {
 }
 
 type dependency struct {
-	Name      string `yaml:"name"`
-	Alias     string `yaml:"alias"`
-	Condition string `yaml:"condition"`
+	Name       string `yaml:"name"`
+	Alias      string `yaml:"alias"`
+	Condition  string `yaml:"condition"`
+	Repository string `yaml:"repository"`
+	Version    string `yaml:"version"`
+}
+
+// Missing is a dependency Chart.yaml lists, enabled by the values, that is not among the
+// chart's subcharts (charts/ holds it once `helm dependency build` has run): what it would
+// render is not there to count.
+type Missing struct {
+	Chart      string // the directory of the chart that lists it
+	Name       string
+	Repository string
+	Version    string
+}
+
+// Chart is a rendered chart: its templates' output and the dependencies it could not render.
+type Chart struct {
+	Rendered []Rendered
+	Missing  []Missing
 }
 
 // Timeout bounds one chart's rendering. Go templates bound how deep a template may call
@@ -86,15 +104,21 @@ var Timeout = 10 * time.Second
 // order, as `helm template -f` does (maps merge key by key; anything else is replaced). It
 // returns every rendered template that is not a partial (_*.tpl) or NOTES.txt, in name order.
 func Render(dir string, links confine.Dirs, overrides ...map[string]any) ([]Rendered, error) {
+	c, err := RenderChart(dir, links, overrides...)
+	return c.Rendered, err
+}
+
+// RenderChart is Render, and also says which enabled dependencies are missing from charts/.
+func RenderChart(dir string, links confine.Dirs, overrides ...map[string]any) (Chart, error) {
 	c, err := load(dir, links, 0)
 	if err != nil {
-		return nil, err
+		return Chart{}, err
 	}
 	for _, o := range overrides {
 		c.values = mergeInto(c.values, deepCopyMap(normalize(o).(map[string]any)), coalesce)
 	}
 	type result struct {
-		out []Rendered
+		out Chart
 		err error
 	}
 	done := make(chan result, 1)
@@ -106,13 +130,13 @@ func Render(dir string, links confine.Dirs, overrides ...map[string]any) ([]Rend
 		}()
 		r := &renderer{links: links}
 		out, err := r.render(c)
-		done <- result{out, err}
+		done <- result{Chart{Rendered: out, Missing: r.missing}, err}
 	}()
 	select {
 	case res := <-done:
 		return res.out, res.err
 	case <-time.After(Timeout):
-		return nil, fmt.Errorf("rendering took longer than %s and was stopped", Timeout)
+		return Chart{}, fmt.Errorf("rendering took longer than %s and was stopped", Timeout)
 	}
 }
 
@@ -399,6 +423,7 @@ type renderer struct {
 	depth    int
 	out      int
 	produced int // what the functions returned, in bytes and elements (maxProduced)
+	missing  []Missing
 }
 
 // scoped is a chart with the values it renders with.
@@ -450,6 +475,15 @@ func (r *renderer) render(top *chart) ([]Rendered, error) {
 func (r *renderer) scope(c *chart, values map[string]any, depth int) []scoped {
 	out := []scoped{{c: c, values: values}}
 	global, _ := values["global"].(map[string]any)
+	for _, d := range c.deps {
+		present := false
+		for _, sc := range c.subcharts {
+			present = present || sc.name == d.Name
+		}
+		if !present && (d.Condition == "" || conditionTrue(values, d.Condition)) {
+			r.missing = append(r.missing, Missing{Chart: c.dir, Name: d.Name, Repository: d.Repository, Version: d.Version})
+		}
+	}
 	for _, sc := range c.subcharts {
 		name := sc.name
 		var dep *dependency

@@ -335,3 +335,32 @@ func TestValuesNumbersAreFloats(t *testing.T) {
 		t.Fatalf("%q %v", got, err)
 	}
 }
+
+// A dependency Chart.yaml lists that is not in charts/ (helm dependency build has not run) is
+// reported when the values enable it, at any depth; a present or disabled one is not.
+func TestMissingDependencies(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"chart/Chart.yaml": "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n" +
+			"  - {name: vllm-stack, version: 0.1.5, repository: \"https://vllm-project.github.io/production-stack\"}\n" +
+			"  - {name: redis, version: 18.0.0, repository: \"oci://registry-1.docker.io/bitnamicharts\", condition: redis.enabled}\n" +
+			"  - {name: sub, version: 0.1.0}\n",
+		"chart/values.yaml":            "redis:\n  enabled: false\n",
+		"chart/templates/cm.yaml":      "kind: ConfigMap\n",
+		"chart/charts/sub/Chart.yaml":  "apiVersion: v2\nname: sub\nversion: 0.1.0\ndependencies:\n  - {name: deeper, version: 2.0.0, repository: \"https://charts.example.com\"}\n",
+		"chart/charts/sub/values.yaml": "x: 1\n",
+	})
+	c, err := RenderChart(filepath.Join(root, "chart"), confine.NewDirs(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range c.Missing {
+		rel, _ := filepath.Rel(root, m.Chart)
+		got = append(got, filepath.ToSlash(rel)+" "+m.Name+" "+m.Version+" "+m.Repository)
+	}
+	want := "chart vllm-stack 0.1.5 https://vllm-project.github.io/production-stack\nchart/charts/sub deeper 2.0.0 https://charts.example.com"
+	if strings.Join(got, "\n") != want || len(c.Rendered) != 1 {
+		t.Fatalf("missing:\n%s\nwant:\n%s\nrendered %d", strings.Join(got, "\n"), want, len(c.Rendered))
+	}
+}

@@ -371,12 +371,21 @@ func renderChart(dir string, opts Options) parsed {
 			names = append(names, filepath.Base(f))
 		}
 	}
-	out, err := helm.Render(dir, opts.links, overrides...)
+	rendered, err := helm.RenderChart(dir, opts.links, overrides...)
+	out := rendered.Rendered
 	if err != nil {
 		return parsed{res: parser.Result{Warnings: []parser.Error{{File: dir,
 			Message: fmt.Sprintf("a Helm chart gpuguard could not render (%v): what it deploys is not counted here; check `helm template %s | gpuguard check -`", err, filepath.ToSlash(dir))}}}}
 	}
 	var p parsed
+	for _, m := range rendered.Missing {
+		from := ""
+		if m.Repository != "" {
+			from = " from " + m.Repository
+		}
+		p.res.Warnings = append(p.res.Warnings, parser.Error{File: filepath.Join(m.Chart, "Chart.yaml"),
+			Message: fmt.Sprintf("dependency %s %s%s is not in charts/ (run helm dependency build): what it deploys is not counted", m.Name, m.Version, from)})
+	}
 	note := "rendered from the Helm chart " + filepath.ToSlash(dir) + " with its default values (values.yaml): a release with other values deploys otherwise (set them in the config's kubernetes.helm_values); lines are of the rendered template"
 	if len(names) > 0 {
 		note = "rendered from the Helm chart " + filepath.ToSlash(dir) + " with values.yaml and " + strings.Join(names, ", ") + " (config kubernetes.helm_values); lines are of the rendered template"
