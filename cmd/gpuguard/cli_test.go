@@ -243,6 +243,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"cross-file", "cross-file", 0},
 		{"with-config", "with-config", 0},
 		{"kustomize", "kustomize", 0},
+		{"kustomize-replacements", "kustomize-replacements", 0},
 		{"helm-chart", "helm-chart", 0},
 	}
 	for _, tc := range cases {

@@ -4,7 +4,8 @@
 // annotations, replica counts, and patches — strategic merge (containers and other named lists
 // of Kubernetes' own kinds merged by name, a custom resource's lists replaced whole as kustomize
 // does without a schema, `$patch: delete`, null to remove) and JSON 6902 (add, replace, remove,
-// copy, move), with or without a target selector. An autoscaler's scaleTargetRef and a pod's DRA
+// copy, move), with or without a target selector, then replacements (replacements.go). An
+// autoscaler's scaleTargetRef and a pod's DRA
 // claims follow the objects a prefix or suffix renames, as kustomize's name references do.
 //
 // It works on YAML nodes and keeps each object's file and lines, so a resource built from an

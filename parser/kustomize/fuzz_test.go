@@ -22,6 +22,9 @@ func FuzzBuild(f *testing.F) {
 	f.Add([]byte("resources: [base]\npatches: [{path: patch.yaml}]\nreplicas: [{name: train, count: 3}]\nnamePrefix: x-\n"), patch)
 	f.Add([]byte("resources: [base]\npatches:\n  - path: patch.yaml\n    target: {kind: \".*\", name: \"(\"}\n"), []byte("- {op: move, from: /spec, path: /spec/x}\n- {op: add, path: /metadata/labels/a~1b, value: 1}\n"))
 	f.Add([]byte("resources: [base]\npatchesStrategicMerge: [patch.yaml]\n"), []byte("kind: Deployment\nmetadata: {name: train}\nspec:\n  $patch: replace\n  template:\n    spec:\n      containers: [{name: trainer, $patch: delete}]\n"))
+	// Replacements, the patch file as a replacements file: field paths the fuzzer can mangle.
+	f.Add([]byte("resources: [base]\nreplacements:\n  - source: {kind: Deployment, name: train, fieldPath: spec.template.spec.containers.[name=trainer].image, options: {delimiter: \":\", index: 1}}\n    targets:\n      - select: {kind: Deployment}\n        fieldPaths: [\"spec.template.spec.nodeSelector.[a.b/c]\", spec.template.spec.containers.*.image, spec.template.spec.tolerations.0.key]\n        options: {create: true, delimiter: \"-\", index: 5}\n  - path: patch.yaml\n"),
+		[]byte("- source: {kind: Deployment}\n  targets: [{select: {kind: Deployment}, reject: [{name: x}], fieldPaths: [\"metadata.[name\"]}]\n"))
 	f.Fuzz(func(t *testing.T, kustomization, patch []byte) {
 		root := t.TempDir()
 		testutil.WriteFiles(t, root, map[string]string{

@@ -46,8 +46,12 @@ type Kustomization struct {
 	PatchesStrategicMerge []string          `yaml:"patchesStrategicMerge"`
 	PatchesJSON6902       []patchRef        `yaml:"patchesJson6902"`
 	HelmCharts            []yaml.Node       `yaml:"helmCharts"`
+	Replacements          []replacement     `yaml:"replacements"`
+	Vars                  []yaml.Node       `yaml:"vars"`
 
 	lines map[string]int // the line of each entry (a path, a name, an inline patch), for messages
+	// replacementLines is the line of each replacements entry.
+	replacementLines []int
 }
 
 // Parse reads a kustomization file's text.
@@ -65,6 +69,11 @@ func Parse(data []byte) (*Kustomization, error) {
 		return nil, err
 	}
 	for i := 0; i+1 < len(doc.Content); i += 2 {
+		if doc.Content[i].Value == "replacements" {
+			for _, item := range doc.Content[i+1].Content {
+				k.replacementLines = append(k.replacementLines, item.Line)
+			}
+		}
 		for _, item := range doc.Content[i+1].Content {
 			if doc.Content[i+1].Kind != yaml.SequenceNode {
 				break
@@ -361,7 +370,8 @@ type patch struct {
 }
 
 // transform applies a kustomization's own changes to the objects it gathered, in kustomize's
-// order: patches, namespace, name prefix and suffix, labels and annotations, replica counts.
+// order: patches, namespace, name prefix and suffix, labels and annotations, replica counts,
+// then replacements.
 func (b *builder) transform(file, dir string, k *Kustomization, objs []Object) []Object {
 	var patches []patch
 	read := func(p patchRef, json bool) {
@@ -454,6 +464,11 @@ func (b *builder) transform(file, dir string, k *Kustomization, objs []Object) [
 		if !found {
 			b.warns = append(b.warns, parser.Error{File: file, Line: k.line(r.Name), Message: fmt.Sprintf("replicas: no Deployment, StatefulSet or ReplicaSet named %q among the resources", r.Name)})
 		}
+	}
+	b.replace(file, dir, k, objs)
+	if len(k.Vars) > 0 {
+		b.warns = append(b.warns, parser.Error{File: file, Line: k.Vars[0].Line,
+			Message: "vars (deprecated in kustomize; replacements took their place) are not substituted: fields that use $(VAR) keep it"})
 	}
 	return objs
 }

@@ -361,3 +361,156 @@ func text(errs []parser.Error) string {
 	}
 	return b.String()
 }
+
+const gpuConfig = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: gpu}
+data:
+  NODE: g6e.12xlarge
+  GPUS: "4"
+  IMAGE: "vllm/vllm-openai:v0.9.1"
+  POOL: spot-g5
+`
+
+// Replacements copy a source field into target fields after the other transformers, with
+// kustomize's field paths: bracketed keys with dots, list elements by field or index, every
+// element, delimiter parts on either side, created fields, rejected targets, entries from a file.
+func TestReplacements(t *testing.T) {
+	res := build(t, map[string]string{
+		"base/deploy.yaml":        deployment,
+		"base/config.yaml":        gpuConfig,
+		"base/kustomization.yaml": "resources: [deploy.yaml, config.yaml]\n",
+		"prod/more.yaml": `- source: {kind: ConfigMap, name: gpu, fieldPath: data.POOL, options: {delimiter: "-", index: 1}}
+  targets:
+    - select: {kind: Deployment}
+      fieldPaths: [spec.template.metadata.labels.pool]
+      options: {create: true}
+`,
+		"prod/kustomization.yaml": `resources: [../base]
+namePrefix: prod-
+replacements:
+  - source: {kind: ConfigMap, name: gpu, fieldPath: data.NODE}
+    targets:
+      - select: {kind: Deployment, name: train}
+        fieldPaths: ["spec.template.spec.nodeSelector.[node.kubernetes.io/instance-type]"]
+        options: {create: true}
+  - source: {kind: ConfigMap, name: gpu, fieldPath: data.GPUS}
+    targets:
+      - select: {kind: Deployment}
+        fieldPaths: ["spec.template.spec.containers.[name=trainer].resources.limits.[nvidia.com/gpu]"]
+  - source: {kind: ConfigMap, name: gpu, fieldPath: data.IMAGE, options: {delimiter: ":", index: 1}}
+    targets:
+      - select: {kind: Deployment}
+        fieldPaths: [spec.template.spec.containers.0.image]
+        options: {delimiter: ":", index: 1}
+  - source: {kind: ConfigMap, name: gpu, fieldPath: metadata.name}
+    targets:
+      - select: {kind: Deployment}
+        reject: [{name: train}]
+        fieldPaths: [spec.template.spec.containers.*.image]
+  - path: more.yaml
+`,
+	}, "prod")
+	var deploy *yaml.Node
+	for _, o := range res.Objects {
+		if scalar(lookup(o.Node, "kind")) == "Deployment" {
+			deploy = o.Node
+		}
+	}
+	if len(res.Errors) > 0 || deploy == nil {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+	get := func(path string) string {
+		t.Helper()
+		n, err := fieldNodes(deploy, path, false)
+		if err != nil || len(n) != 1 {
+			t.Fatalf("%s: %v (%d)", path, err, len(n))
+		}
+		return n[0].Value
+	}
+	checks := map[string]string{
+		"metadata.name": "prod-train",
+		"spec.template.spec.nodeSelector.[node.kubernetes.io/instance-type]":             "g6e.12xlarge",
+		"spec.template.spec.containers.[name=trainer].resources.limits.[nvidia.com/gpu]": "4",
+		"spec.template.spec.containers.0.image":                                          "trainer:v0.9.1",
+		"spec.template.spec.containers.1.image":                                          "log:1", // the rejected target is untouched
+		"spec.template.metadata.labels.pool":                                             "g5",
+	}
+	for path, want := range checks {
+		if got := get(path); got != want {
+			t.Errorf("%s = %q, want %q", path, got, want)
+		}
+	}
+}
+
+// A replacement kustomize build would fail on is an error at its line; the rest still apply.
+// vars are not substituted, and a warning says so.
+func TestReplacementProblems(t *testing.T) {
+	res := build(t, map[string]string{
+		"base/deploy.yaml":  deployment,
+		"base/config.yaml":  gpuConfig,
+		"base/config2.yaml": strings.Replace(gpuConfig, "name: gpu", "name: gpu2", 1),
+		"kustomization.yaml": `resources: [base/deploy.yaml, base/config.yaml, base/config2.yaml]
+replacements:
+  - source: {kind: ConfigMap, name: missing}
+    targets: [{select: {kind: Deployment}, fieldPaths: [metadata.name]}]
+  - source: {kind: ConfigMap}
+    targets: [{select: {kind: Deployment}, fieldPaths: [metadata.name]}]
+  - source: {kind: ConfigMap, name: gpu, fieldPath: data.NODE}
+    targets: [{select: {kind: Deployment}, fieldPaths: [spec.template.spec.nodeSelector.zone]}]
+  - source: {kind: ConfigMap, name: gpu, fieldPath: data.GPUS}
+    targets: [{select: {kind: Deployment}, fieldPaths: ["spec.replicas"]}]
+vars:
+  - name: X
+    objref: {kind: ConfigMap, name: gpu, apiVersion: v1}
+`,
+	}, ".")
+	var got []string
+	for _, e := range res.Errors {
+		got = append(got, fmt.Sprintf("%d %s", e.Line, e.Message))
+	}
+	want := []string{
+		`3 replacement: source {kind=ConfigMap, name=missing} selects no object`,
+		`5 replacement: source {kind=ConfigMap} selects more than one object`,
+		`7 replacement: target field "spec.template.spec.nodeSelector.zone" of {kind=Deployment}: "nodeSelector" not found`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var deploy *yaml.Node
+	for _, o := range res.Objects {
+		if scalar(lookup(o.Node, "kind")) == "Deployment" {
+			deploy = o.Node
+		}
+	}
+	if r := scalar(lookup(lookup(deploy, "spec"), "replicas")); r != "4" {
+		t.Errorf("the replacement after the failed ones still applies: replicas %q", r)
+	}
+	if len(res.Warnings) != 1 || res.Warnings[0].Line != 12 || !strings.Contains(res.Warnings[0].Message, "vars") {
+		t.Errorf("warnings %+v", res.Warnings)
+	}
+}
+
+// A replacement that copies a large source into many fields is stopped, not left to grow the
+// objects without bound.
+func TestReplacementCopyIsBounded(t *testing.T) {
+	var data, items strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&data, "    k%d: v\n", i)
+	}
+	for range 400 {
+		items.WriteString("    - {}\n")
+	}
+	res := build(t, map[string]string{
+		"src.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n" + data.String(),
+		"list.yaml": "apiVersion: v1\nkind: List\nmetadata: {name: l}\nitems:\n" + items.String(),
+		"kustomization.yaml": `resources: [src.yaml, list.yaml]
+replacements:
+  - source: {kind: ConfigMap, name: big, fieldPath: data}
+    targets: [{select: {kind: List}, fieldPaths: ["items.*"]}]
+`,
+	}, ".")
+	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "copies more than") {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+}
