@@ -228,6 +228,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"ray", "ray.yaml", 0},
 		{"leaderworkerset", "leaderworkerset.yaml", 0},
 		{"inferenceservice", "inferenceservice.yaml", 0},
+		{"llminferenceservice", "llminferenceservice.yaml", 0},
 		{"karpenter", "karpenter.yaml", 0},
 		{"aks", "aks.yaml", 0},
 		{"gpu-product", "gpu-product.yaml", 0},

@@ -45,13 +45,15 @@ func Build(files []*File, opts Options) parser.Result {
 	scalers := map[string]scaler{}
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}}
 	// Objects another workload takes its pods from, by Kind/namespace/name: Argo workflow
-	// templates, Deployments an Argo Rollout's workloadRef names, Kubeflow training runtimes.
+	// templates, Deployments an Argo Rollout's workloadRef names, Kubeflow training runtimes,
+	// the configurations an LLMInferenceService is composed of.
 	referable := map[string]*object{}
 	for _, o := range objs {
 		switch {
 		case (o.Kind == "WorkflowTemplate" || o.Kind == "ClusterWorkflowTemplate") && group(o.APIVersion) == "argoproj.io",
 			o.Kind == "Deployment" && group(o.APIVersion) == "apps",
-			(o.Kind == "ClusterTrainingRuntime" || o.Kind == "TrainingRuntime") && group(o.APIVersion) == "trainer.kubeflow.org":
+			(o.Kind == "ClusterTrainingRuntime" || o.Kind == "TrainingRuntime") && group(o.APIVersion) == "trainer.kubeflow.org",
+			o.Kind == "LLMInferenceServiceConfig" && group(o.APIVersion) == "serving.kserve.io":
 			referable[referenceKey(o)] = o
 		case (o.Kind == "ResourceClaimTemplate" || o.Kind == "ResourceClaim") && group(o.APIVersion) == "resource.k8s.io":
 			c, err := decodeClaim(o)
@@ -98,29 +100,19 @@ func Build(files []*File, opts Options) parser.Result {
 		}
 		roles, err := wk.extract(o)
 		var ref *templateRef
+		var absent []string // referred objects not among the files read, said when no GPU is found
 		if errors.As(err, &ref) {
-			if tmpl, ok := referable[ref.key]; ok {
-				roles, err = ref.roles(tmpl)
-			} else {
-				roles, err = nil, nil
-				if ref.fallback != nil {
-					roles, err = ref.fallback()
-				}
-				if err == nil && len(roles) == 0 {
-					what := ref.missing
-					if what == "" {
-						what = "GPUs its steps use"
-					}
-					res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.line,
-						Message: fmt.Sprintf("%s runs %s, which is not among the files read: %s are not counted", o.address(), ref.key, what)})
-					continue
-				}
+			var warn *parser.Error
+			if roles, absent, warn, err = resolveRef(o, ref, referable); warn != nil {
+				res.Warnings = append(res.Warnings, *warn)
+				continue
 			}
 		}
 		if err != nil {
 			res.Errors = append(res.Errors, specError(o, err))
 			continue
 		}
+		built := 0
 		for _, r := range roles {
 			if r.replicas < 0 || r.replicas > maxPods {
 				res.Errors = append(res.Errors, specError(o, fmt.Errorf("%s%d is not a number of pods", roleLabel(r), r.replicas)))
@@ -131,7 +123,12 @@ func Build(files []*File, opts Options) parser.Result {
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
 				res.Resources = append(res.Resources, *rs)
+				built++
 			}
+		}
+		if len(absent) > 0 && built == 0 {
+			res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.line,
+				Message: fmt.Sprintf("%s runs %s, which %s not among the files read: %s are not counted", o.address(), strings.Join(absent, ", "), isAre(len(absent)), ref.missing)})
 		}
 	}
 	return res
@@ -351,4 +348,46 @@ func resolveNode(res *parser.Resource, r role, o *object, pools []*nodePool, opt
 		res.Provider = parser.Unknown
 	}
 	res.Pod.NodeSource = strings.Join(n.source, ", ")
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// resolveRef builds the roles of a workload whose pods another object (or several) describes,
+// from the objects found among the files read. It answers the referred objects that are absent
+// (for a composed workload, said later if no pod requests GPUs), or a warning when the workload
+// cannot be priced without its one referred object.
+func resolveRef(o *object, ref *templateRef, referable map[string]*object) ([]role, []string, *parser.Error, error) {
+	if ref.buildAll != nil {
+		found := map[string]*object{}
+		var absent []string
+		for _, k := range ref.refs {
+			if obj, ok := referable[k]; ok {
+				found[k] = obj
+			} else {
+				absent = append(absent, k)
+			}
+		}
+		roles, err := ref.buildAll(found)
+		return roles, absent, nil, err
+	}
+	if tmpl, ok := referable[ref.key]; ok {
+		roles, err := ref.roles(tmpl)
+		return roles, nil, nil, err
+	}
+	if ref.fallback != nil {
+		if roles, err := ref.fallback(); err != nil || len(roles) > 0 {
+			return roles, nil, nil, err
+		}
+	}
+	what := ref.missing
+	if what == "" {
+		what = "GPUs its steps use"
+	}
+	return nil, nil, &parser.Error{File: o.file, Line: o.line,
+		Message: fmt.Sprintf("%s runs %s, which is not among the files read: %s are not counted", o.address(), ref.key, what)}, nil
 }

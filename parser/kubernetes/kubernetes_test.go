@@ -453,6 +453,7 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"Job": "batch.volcano.sh/v1alpha1", "NIMService": "apps.nvidia.com/v1alpha1", "SparkApplication": "sparkoperator.k8s.io/v1beta2",
 		"Workflow": "argoproj.io/v1alpha1", "CronWorkflow": "argoproj.io/v1alpha1", "ResourceClaimTemplate": "resource.k8s.io/v1",
 		"ResourceClaim": "resource.k8s.io/v1", "Rollout": "argoproj.io/v1alpha1", "TrainJob": "trainer.kubeflow.org/v1alpha1",
+		"LLMInferenceService": "serving.kserve.io/v1alpha1",
 	}
 	specs := []string{
 		"spec: null", "spec: 3", "spec: [1, 2]", "spec: {replicatedJobs: x, tasks: 3, templates: {a: 1}}",
@@ -469,6 +470,8 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"spec: {workloadRef: [1]}",
 		"spec: {runtimeRef: {name: r}, trainer: {numNodes: -3, resourcesPerNode: {limits: {nvidia.com/gpu: 2}}}}",
 		"spec: {trainer: {resourcesPerNode: {limits: {nvidia.com/gpu: x}}}, podTemplateOverrides: [{targetJobs: [{name: node}], spec: null}]}",
+		"spec: {replicas: 2, parallelism: {data: 0, dataLocal: -3, pipeline: -1}, worker: {containers: [{name: m, resources: {limits: {nvidia.com/gpu: 1}}}]}, baseRefs: [{name: x}, 3]}",
+		"spec: {prefill: {replicas: -2, template: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}}, baseRefs: {name: y}}",
 	}
 	for kind, api := range kinds {
 		for _, spec := range specs {
@@ -661,8 +664,8 @@ spec: {}
 // the request, never a silent $0; objects that name GPU resources as capacity or quota, and
 // templates other objects use, are not.
 func TestUnknownKindsRequestingGPUsAreSaid(t *testing.T) {
-	src := `apiVersion: serving.kserve.io/v1alpha1
-kind: LLMInferenceService
+	src := `apiVersion: inference.example.ai/v1
+kind: ModelServer
 metadata: {name: llama, namespace: serving}
 spec:
   replicas: 2
@@ -729,10 +732,103 @@ spec:
 		t.Fatalf("resources %+v, errors %+v, warnings %+v", res.Resources, res.Errors, res.Warnings)
 	}
 	w := res.Warnings[0]
-	if w.Line != 11 || !strings.Contains(w.Message, "LLMInferenceService/serving/llama (serving.kserve.io/v1alpha1) requests nvidia.com/gpu, but gpuguard does not know how this kind runs its pods: its GPUs are not counted") {
+	if w.Line != 11 || !strings.Contains(w.Message, "ModelServer/serving/llama (inference.example.ai/v1) requests nvidia.com/gpu, but gpuguard does not know how this kind runs its pods: its GPUs are not counted") {
 		t.Errorf("warning %+v", w)
 	}
 	if w := res.Warnings[1]; w.Line != 62 || !strings.Contains(w.Message, "SeldonDeployment/ml/sd") || !strings.Contains(w.Message, "amd.com/gpu") {
 		t.Errorf("warning %+v", w)
+	}
+}
+
+// A KServe LLMInferenceService is composed from its baseRefs (in order, its own spec last,
+// containers merged by name) and runs replicas pods of its template, or with a worker a
+// LeaderWorkerSet of replicas groups of the parallelism's size, plus a prefill workload of the
+// same shape. Configurations not among the files are said: in a note when the rest prices it,
+// in a warning when nothing left requests GPUs.
+func TestLLMInferenceService(t *testing.T) {
+	configs := `apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceServiceConfig
+metadata: {name: l4, namespace: serving}
+spec:
+  replicas: 3
+  template:
+    nodeSelector: {node.kubernetes.io/instance-type: g6.xlarge}
+    containers: [{name: main, image: vllm, resources: {limits: {nvidia.com/gpu: "1"}}}, {name: proxy}]
+---
+apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceServiceConfig
+metadata: {name: two-gpus, namespace: serving}
+spec:
+  template:
+    containers: [{name: main, resources: {limits: {nvidia.com/gpu: "2"}}}]
+`
+	services := `apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceService
+metadata: {name: composed, namespace: serving}
+spec:
+  baseRefs: [{name: l4}, {name: two-gpus}, {name: platform-router}]
+  replicas: 2
+---
+apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceService
+metadata: {name: ds, namespace: serving}
+spec:
+  replicas: 2
+  parallelism: {data: 16, dataLocal: 8}
+  template:
+    nodeSelector: {node.kubernetes.io/instance-type: p5.48xlarge}
+    containers: [{name: main, resources: {limits: {nvidia.com/gpu: "8"}}}]
+  worker:
+    nodeSelector: {node.kubernetes.io/instance-type: p5.48xlarge}
+    containers: [{name: main, resources: {limits: {nvidia.com/gpu: "8"}}}]
+  prefill:
+    replicas: 4
+    parallelism: {pipeline: 3}
+    worker:
+      nodeSelector: {node.kubernetes.io/instance-type: g6e.12xlarge}
+      containers: [{name: main, resources: {limits: {nvidia.com/gpu: "4"}}}]
+---
+apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceService
+metadata: {name: single, namespace: serving}
+spec:
+  template:
+    nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}
+    containers: [{name: main, resources: {limits: {nvidia.com/gpu: "1"}}}]
+---
+apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceService
+metadata: {name: preset, namespace: serving}
+spec:
+  baseRefs: [{name: platform-gpu}]
+`
+	res := Build([]*File{Decode("services.yaml", []byte(services)), Decode("configs.yaml", []byte(configs))}, Options{})
+	if len(res.Errors) != 0 {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+	got := map[string]parser.Resource{}
+	for _, r := range res.Resources {
+		got[r.Address] = r
+	}
+	check := func(addr, instance string, pods int, gpus int64) {
+		t.Helper()
+		r, ok := got[addr]
+		if !ok || r.InstanceType != instance || r.Quantity != pods || r.Pod.Requested != gpus {
+			t.Errorf("%s: %+v, want %d pods × %d GPUs on %s", addr, r, pods, gpus, instance)
+		}
+	}
+	// The second config's main container wins over the first's; the service's replicas last.
+	check("LLMInferenceService/serving/composed", "g6.xlarge", 2, 2)
+	if n := strings.Join(got["LLMInferenceService/serving/composed"].Notes, " "); !strings.Contains(n, "LLMInferenceServiceConfig/serving/platform-router is not among the files read") {
+		t.Errorf("the missing config is said: %q", n)
+	}
+	// 2 groups of 16/8 = 2 pods: a leader and a worker each; prefill 4 groups of 3 workers.
+	check(`LLMInferenceService/serving/ds["decode-leader"]`, "p5.48xlarge", 2, 8)
+	check(`LLMInferenceService/serving/ds["decode-worker"]`, "p5.48xlarge", 2, 8)
+	check(`LLMInferenceService/serving/ds["prefill"]`, "g6e.12xlarge", 12, 4)
+	check("LLMInferenceService/serving/single", "g5.xlarge", 1, 1)
+	if len(res.Resources) != 5 || len(res.Warnings) != 1 ||
+		!strings.Contains(res.Warnings[0].Message, "LLMInferenceService/serving/preset runs LLMInferenceServiceConfig/serving/platform-gpu, which is not among the files read") {
+		t.Errorf("%d resources, warnings %+v", len(res.Resources), res.Warnings)
 	}
 }

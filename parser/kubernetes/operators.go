@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"fmt"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -268,9 +269,14 @@ type templateRef struct {
 	// fallback, when set, prices the workload from its own fields when the object it refers to
 	// is not among the files read; no roles means it cannot, and the warning stands.
 	fallback func() ([]role, error)
+	// refs and buildAll serve a workload composed of several objects (an LLMInferenceService's
+	// baseRefs): buildAll gets those found; when some are missing and no pod it builds requests
+	// GPUs, the warning names them.
+	refs     []string
+	buildAll func(found map[string]*object) ([]role, error)
 }
 
-func (t *templateRef) Error() string { return "runs " + t.key }
+func (t *templateRef) Error() string { return "runs " + t.key + strings.Join(t.refs, ", ") }
 
 func argoRef(o *object, spec argoWorkflowSpec) *templateRef {
 	r := spec.WorkflowTemplateRef
