@@ -44,9 +44,11 @@ func Build(files []*File, opts Options) parser.Result {
 	var pools []*nodePool
 	scalers := map[string]scaler{}
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}}
-	// Objects another workload takes its pods from, by Kind/namespace/name: Argo workflow
-	// templates, Deployments an Argo Rollout's workloadRef names, Kubeflow training runtimes,
-	// the configurations an LLMInferenceService is composed of.
+	// Objects another workload takes its pods from, by root and Kind/namespace/name: Argo
+	// workflow templates, Deployments an Argo Rollout's workloadRef names, Kubeflow training
+	// runtimes, the configurations an LLMInferenceService is composed of. A reference is looked
+	// up in its own kustomization's build first (each overlay deploys its own copy of a base),
+	// then among the manifests read as they stand.
 	referable := map[string]*object{}
 	for _, o := range objs {
 		switch {
@@ -54,7 +56,7 @@ func Build(files []*File, opts Options) parser.Result {
 			o.Kind == "Deployment" && group(o.APIVersion) == "apps",
 			(o.Kind == "ClusterTrainingRuntime" || o.Kind == "TrainingRuntime") && group(o.APIVersion) == "trainer.kubeflow.org",
 			o.Kind == "LLMInferenceServiceConfig" && group(o.APIVersion) == "serving.kserve.io":
-			referable[referenceKey(o)] = o
+			referable[o.root+"|"+referenceKey(o)] = o
 		case (o.Kind == "ResourceClaimTemplate" || o.Kind == "ResourceClaim") && group(o.APIVersion) == "resource.k8s.io":
 			c, err := decodeClaim(o)
 			if err != nil {
@@ -92,7 +94,7 @@ func Build(files []*File, opts Options) parser.Result {
 	for _, o := range objs {
 		wk, ok := workloadOf(o)
 		if !ok {
-			if name, line := gpuRequestIn(&o.Spec); name != "" && !isTemplateKind(o.Kind) && referable[referenceKey(o)] != o {
+			if name, line := gpuRequestIn(&o.Spec); name != "" && !isTemplateKind(o.Kind) && referable[o.root+"|"+referenceKey(o)] != o {
 				res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.lineOf(line),
 					Message: fmt.Sprintf("%s (%s) requests %s, but gpuguard does not know how this kind runs its pods: its GPUs are not counted", o.address(), o.APIVersion, name)})
 			}
@@ -362,11 +364,18 @@ func isAre(n int) string {
 // (for a composed workload, said later if no pod requests GPUs), or a warning when the workload
 // cannot be priced without its one referred object.
 func resolveRef(o *object, ref *templateRef, referable map[string]*object) ([]role, []string, *parser.Error, error) {
+	lookup := func(key string) (*object, bool) {
+		if obj, ok := referable[o.root+"|"+key]; ok {
+			return obj, true
+		}
+		obj, ok := referable["|"+key]
+		return obj, ok
+	}
 	if ref.buildAll != nil {
 		found := map[string]*object{}
 		var absent []string
 		for _, k := range ref.refs {
-			if obj, ok := referable[k]; ok {
+			if obj, ok := lookup(k); ok {
 				found[k] = obj
 			} else {
 				absent = append(absent, k)
@@ -375,7 +384,7 @@ func resolveRef(o *object, ref *templateRef, referable map[string]*object) ([]ro
 		roles, err := ref.buildAll(found)
 		return roles, absent, nil, err
 	}
-	if tmpl, ok := referable[ref.key]; ok {
+	if tmpl, ok := lookup(ref.key); ok {
 		roles, err := ref.roles(tmpl)
 		return roles, nil, nil, err
 	}

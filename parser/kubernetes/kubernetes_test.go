@@ -832,3 +832,40 @@ spec:
 		t.Errorf("%d resources, warnings %+v", len(res.Resources), res.Warnings)
 	}
 }
+
+// A reference is resolved within its own build first: two overlays (charts, kustomizations)
+// that each deploy a Rollout and its Deployment under the same names use their own.
+func TestReferencesStayInTheirBuild(t *testing.T) {
+	doc := func(instance string) []byte {
+		return []byte(`apiVersion: argoproj.io/v1alpha1
+kind: Rollout
+metadata: {name: r, namespace: ns}
+spec:
+  replicas: 2
+  workloadRef: {kind: Deployment, name: d}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: ns}
+spec:
+  replicas: 0
+  template:
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: ` + instance + `}
+      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]
+`)
+	}
+	res := Build([]*File{
+		DecodeRendered("a/rendered.yaml", "overlays/a", "", doc("g5.xlarge")),
+		DecodeRendered("b/rendered.yaml", "overlays/b", "", doc("g6.xlarge")),
+	}, Options{})
+	var got []string
+	for _, r := range res.Resources {
+		if r.Type == "Rollout" {
+			got = append(got, r.Root+" "+r.InstanceType)
+		}
+	}
+	if strings.Join(got, ", ") != "overlays/a g5.xlarge, overlays/b g6.xlarge" {
+		t.Fatalf("rollouts: %q (warnings %+v)", got, res.Warnings)
+	}
+}
