@@ -801,6 +801,13 @@ kind: LLMInferenceService
 metadata: {name: preset, namespace: serving}
 spec:
   baseRefs: [{name: platform-gpu}]
+---
+apiVersion: serving.kserve.io/v1alpha1
+kind: LLMInferenceService
+metadata: {name: defaults, namespace: serving}
+spec:
+  model: {uri: "hf://Qwen/Qwen3-8B"}
+  replicas: 2
 `
 	res := Build([]*File{Decode("services.yaml", []byte(services)), Decode("configs.yaml", []byte(configs))}, Options{})
 	if len(res.Errors) != 0 {
@@ -827,8 +834,9 @@ spec:
 	check(`LLMInferenceService/serving/ds["decode-worker"]`, "p5.48xlarge", 2, 8)
 	check(`LLMInferenceService/serving/ds["prefill"]`, "g6e.12xlarge", 12, 4)
 	check("LLMInferenceService/serving/single", "g5.xlarge", 1, 1)
-	if len(res.Resources) != 5 || len(res.Warnings) != 1 ||
-		!strings.Contains(res.Warnings[0].Message, "LLMInferenceService/serving/preset runs LLMInferenceServiceConfig/serving/platform-gpu, which is not among the files read") {
+	if len(res.Resources) != 5 || len(res.Warnings) != 2 ||
+		!strings.Contains(res.Warnings[0].Message, "LLMInferenceService/serving/preset runs LLMInferenceServiceConfig/serving/platform-gpu, which is not among the files read") ||
+		!strings.Contains(res.Warnings[1].Message, "LLMInferenceService/serving/defaults runs KServe's default pod template (a well-known configuration), which is not among the files read") {
 		t.Errorf("%d resources, warnings %+v", len(res.Resources), res.Warnings)
 	}
 }

@@ -49,21 +49,31 @@ func (p *llmPar) groupSize() int {
 	return 1
 }
 
+// wellKnown stands for the configurations KServe ships and composes into every service (its
+// default pod template among them): never among the files read.
+const wellKnown = "KServe's default pod template (a well-known configuration)"
+
 func extractLLMInferenceService(o *object) ([]role, error) {
 	var refs struct {
 		BaseRefs []struct {
 			Name string `yaml:"name"`
 		} `yaml:"baseRefs"`
+		Template *yaml.Node `yaml:"template"`
+		Worker   *yaml.Node `yaml:"worker"`
 	}
 	if err := decodeSpec(o, &refs); err != nil {
 		return nil, err
 	}
-	if len(refs.BaseRefs) == 0 {
-		return llmRoles(o, &o.Spec, "")
-	}
 	var keys []string
 	for _, r := range refs.BaseRefs {
 		keys = append(keys, "LLMInferenceServiceConfig/"+o.namespace()+"/"+r.Name)
+	}
+	if refs.Template == nil && refs.Worker == nil && len(keys) == 0 {
+		// The pods are KServe's default template: what they request is not in the files.
+		keys = append(keys, wellKnown)
+	}
+	if len(keys) == 0 {
+		return llmRoles(o, &o.Spec, "")
 	}
 	return nil, &templateRef{refs: keys, missing: "GPUs the configurations it is composed of request",
 		buildAll: func(found map[string]*object) ([]role, error) {
