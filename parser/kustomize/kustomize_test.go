@@ -483,8 +483,8 @@ vars:
 			deploy = o.Node
 		}
 	}
-	if r := scalar(lookup(lookup(deploy, "spec"), "replicas")); r != "4" {
-		t.Errorf("the replacement after the failed ones still applies: replicas %q", r)
+	if r := lookup(lookup(deploy, "spec"), "replicas"); scalar(r) != "4" || r.Tag != "!!int" {
+		t.Errorf("the replacement after the failed ones still applies, a quoted number into a number field as a number: replicas %+v", r)
 	}
 	if len(res.Warnings) != 1 || res.Warnings[0].Line != 12 || !strings.Contains(res.Warnings[0].Message, "vars") {
 		t.Errorf("warnings %+v", res.Warnings)

@@ -198,9 +198,18 @@ func setField(f, value *yaml.Node, o *replacementOptions) {
 		*f = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: strings.Join(parts, o.Delimiter), Line: f.Line, Column: f.Column}
 		return
 	}
-	line, column := f.Line, f.Column
+	line, column, tag := f.Line, f.Column, f.Tag
 	*f = *deepCopy(value)
 	f.Line, f.Column = line, column
+	// A quoted number copied into a number field ("4" from a ConfigMap into replicas) keeps the
+	// field's type: the API server would refuse a string there, so a configuration that deploys
+	// never has one.
+	if f.Kind == yaml.ScalarNode && f.Tag == "!!str" && (tag == "!!int" || tag == "!!float" || tag == "!!bool") {
+		var probe yaml.Node
+		if yaml.Unmarshal([]byte(f.Value), &probe) == nil && len(probe.Content) == 1 && probe.Content[0].Tag == tag {
+			f.Tag, f.Style = tag, 0
+		}
+	}
 }
 
 func deepCopy(n *yaml.Node) *yaml.Node {
