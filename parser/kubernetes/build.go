@@ -25,6 +25,9 @@ type Options struct {
 	DefaultInstanceType string
 	// DaemonSetNodes is how many nodes each DaemonSet runs on, by address or name.
 	DaemonSetNodes map[string]int
+	// Managed, when set, prices cloud resources declared as Kubernetes objects (Crossplane
+	// managed resources); without it they are not read.
+	Managed func([]ManagedResource) (resources []parser.Resource, errs, warns []parser.Error)
 }
 
 // Parse decodes and builds one stream on its own (for a single file or stdin).
@@ -91,6 +94,7 @@ func Build(files []*File, opts Options) parser.Result {
 		}
 	}
 	sort.Slice(pools, func(i, j int) bool { return pools[i].name < pools[j].name })
+	buildManaged(objs, opts, &res)
 	for _, o := range objs {
 		wk, ok := workloadOf(o)
 		if !ok {

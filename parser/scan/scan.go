@@ -16,6 +16,7 @@ import (
 
 	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/crossplane"
 	"github.com/gpuguard/gpuguard/parser/helm"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
 	"github.com/gpuguard/gpuguard/parser/kustomize"
@@ -568,7 +569,11 @@ func Scan(paths []string, opts Options) parser.Result {
 		res.Merge(r)
 	}
 	if len(kube) > 0 {
-		res.Merge(kubernetes.Build(kube, opts.Kubernetes))
+		kopts := opts.Kubernetes
+		if kopts.Managed == nil {
+			kopts.Managed = crossplane.Resources
+		}
+		res.Merge(kubernetes.Build(kube, kopts))
 	}
 	// A module shared by several roots reports its problems once.
 	res.Errors = dedupe(res.Errors)

@@ -1,0 +1,323 @@
+package crossplane
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
+	"github.com/gpuguard/gpuguard/parser/terraform"
+)
+
+// kinds maps the managed resources that run GPU machines, by API group (without the version and
+// without Crossplane v2's ".m" for namespaced ones) and kind, to the Terraform resource type
+// their provider is generated from. The official providers are built with upjet from the
+// Terraform providers, so a managed resource's spec.forProvider holds that resource's arguments
+// in camelCase (https://github.com/crossplane/upjet). Resources they launch through references
+// (launch templates) are listed too, so that references resolve.
+var kinds = map[string]string{
+	"ec2.aws.upbound.io/Instance":                                 "aws_instance",
+	"ec2.aws.upbound.io/SpotInstanceRequest":                      "aws_spot_instance_request",
+	"ec2.aws.upbound.io/LaunchTemplate":                           "aws_launch_template",
+	"autoscaling.aws.upbound.io/AutoscalingGroup":                 "aws_autoscaling_group",
+	"eks.aws.upbound.io/NodeGroup":                                "aws_eks_node_group",
+	"compute.gcp.upbound.io/Instance":                             "google_compute_instance",
+	"container.gcp.upbound.io/Cluster":                            "google_container_cluster",
+	"container.gcp.upbound.io/NodePool":                           "google_container_node_pool",
+	"containerservice.azure.upbound.io/KubernetesCluster":         "azurerm_kubernetes_cluster",
+	"containerservice.azure.upbound.io/KubernetesClusterNodePool": "azurerm_kubernetes_cluster_node_pool",
+	"compute.azure.upbound.io/LinuxVirtualMachine":                "azurerm_linux_virtual_machine",
+	"compute.azure.upbound.io/LinuxVirtualMachineScaleSet":        "azurerm_linux_virtual_machine_scale_set",
+}
+
+// freeForm are the arguments whose keys are the user's (tags, labels), not the schema's: their
+// keys keep their spelling.
+var freeForm = map[string]bool{"tags": true, "labels": true, "node_labels": true, "resource_labels": true, "metadata": true, "annotations": true}
+
+// typeOf answers the Terraform type of a managed resource, if gpuguard prices its kind.
+func typeOf(apiVersion, kind string) (string, bool) {
+	group, _, _ := strings.Cut(apiVersion, "/")
+	group = strings.Replace(group, ".m.upbound.io", ".upbound.io", 1)
+	t, ok := kinds[group+"/"+kind]
+	return t, ok
+}
+
+// member is one managed resource in the Terraform configuration made of them.
+type member struct {
+	mr      kubernetes.ManagedResource
+	typ     string
+	name    string // its Terraform name
+	address string // Kind/name, Kind/namespace/name when namespaced
+}
+
+var identifier = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+// Resources prices the managed resources of one scan. Those of one root (a file, a kustomization
+// build) make one Terraform configuration, where a reference by name (clusterRef,
+// kubernetesClusterIdRef) becomes a reference to the resource of that name, so a node pool finds
+// its cluster. Each resource is reported at its manifest, with a note naming the Terraform type
+// it was priced as.
+func Resources(mrs []kubernetes.ManagedResource) ([]parser.Resource, []parser.Error, []parser.Error) {
+	byRoot := map[string][]member{}
+	var roots []string
+	for _, mr := range mrs {
+		typ, ok := typeOf(mr.APIVersion, mr.Kind)
+		if !ok || mr.Name == "" {
+			continue
+		}
+		if _, seen := byRoot[mr.Root]; !seen {
+			roots = append(roots, mr.Root)
+		}
+		address := mr.Kind + "/" + mr.Name
+		if mr.Namespace != "" {
+			address = mr.Kind + "/" + mr.Namespace + "/" + mr.Name
+		}
+		name := identifier.ReplaceAllString(mr.Name, "_")
+		if name == "" || !unicode.IsLetter(rune(name[0])) && name[0] != '_' {
+			name = "r_" + name
+		}
+		byRoot[mr.Root] = append(byRoot[mr.Root], member{mr: mr, typ: typ, name: name, address: address})
+	}
+	sort.Strings(roots)
+	var out []parser.Resource
+	var errs, warns []parser.Error
+	for _, root := range roots {
+		rs, e, w := priceRoot(byRoot[root])
+		out, errs, warns = append(out, rs...), append(errs, e...), append(warns, w...)
+	}
+	return out, errs, warns
+}
+
+// priceRoot evaluates one root's managed resources as a Terraform JSON configuration.
+func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Error) {
+	var errs []parser.Error
+	byName := map[string][]member{}
+	for _, m := range members {
+		byName[m.mr.Name] = append(byName[m.mr.Name], m)
+	}
+	resources := map[string]map[string]any{}
+	providers := map[string]any{}
+	for _, m := range members {
+		var spec struct {
+			ForProvider  map[string]any `yaml:"forProvider"`
+			InitProvider map[string]any `yaml:"initProvider"`
+		}
+		if m.mr.Spec != nil && m.mr.Spec.Kind != 0 {
+			if err := m.mr.Spec.Decode(&spec); err != nil {
+				errs = append(errs, parser.Error{File: m.mr.File, Line: m.mr.Line, Message: fmt.Sprintf("%s: spec: %v", m.address, err)})
+				continue
+			}
+		}
+		// initProvider holds what is set only when the resource is created (a node group's
+		// desired size, left to the autoscaler afterwards); forProvider wins where both say.
+		args := merge(spec.InitProvider, spec.ForProvider)
+		attrs := arguments(args, byName, m)
+		if region, ok := args["region"].(string); ok && strings.HasPrefix(m.typ, "aws_") {
+			providers["aws"] = map[string]any{"region": region}
+			delete(attrs, "region")
+		}
+		if resources[m.typ] == nil {
+			resources[m.typ] = map[string]any{}
+		}
+		resources[m.typ][m.name] = attrs
+	}
+	doc := map[string]any{"resource": resources}
+	if len(providers) > 0 {
+		doc["provider"] = providers
+	}
+	src, err := json.Marshal(doc)
+	if err != nil {
+		return nil, append(errs, parser.Error{File: members[0].mr.File, Message: fmt.Sprintf("managed resources: %v", err)}), nil
+	}
+	res := terraform.ParseSource("crossplane.tf.json", src, terraform.Options{})
+	byAddress := map[string]member{}
+	for _, m := range members {
+		byAddress[m.typ+"."+m.name] = m
+	}
+	var out []parser.Resource
+	for _, r := range res.Resources {
+		m, rest, ok := owner(r.Address, byAddress)
+		if !ok {
+			continue
+		}
+		r.Address = m.address + rest
+		r.Root = m.mr.Root
+		r.Source = parser.Location{File: m.mr.File, Line: m.mr.Line}
+		r.Note("a Crossplane managed resource (%s %s), priced as the Terraform resource %s it is generated from", m.mr.APIVersion, m.mr.Kind, m.typ)
+		if p := m.mr.Annotations[kubernetes.AnnotationProfile]; p != "" {
+			r.Profile = p
+		}
+		if v, ok := m.mr.Annotations[kubernetes.AnnotationIgnore]; ok {
+			r.Suppressions = parser.ParseSuppressionAnnotation(v, r.Source)
+		}
+		out = append(out, r)
+	}
+	// What the evaluation could not read is a gap in gpuguard's reading of manifests the
+	// provider accepts: a warning on the root's first managed resource, not an input error.
+	var warns []parser.Error
+	for _, e := range append(res.Errors, res.Warnings...) {
+		warns = append(warns, parser.Error{File: members[0].mr.File, Line: members[0].mr.Line, Message: "Crossplane managed resources read as Terraform: " + e.Message})
+	}
+	return out, errs, warns
+}
+
+// owner finds the managed resource an address belongs to ("aws_eks_node_group.gpu" or
+// "azurerm_kubernetes_cluster.main.default_node_pool") and the rest of the address.
+func owner(address string, byAddress map[string]member) (member, string, bool) {
+	for a, m := range byAddress {
+		if address == a {
+			return m, "", true
+		}
+		if rest, ok := strings.CutPrefix(address, a); ok && (strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "[")) {
+			return m, rest, true
+		}
+	}
+	return member{}, "", false
+}
+
+// arguments turns forProvider into Terraform arguments: keys in snake_case, references by name
+// (fooRef, fooIdRef) into references to the managed resource of that name, selectors dropped.
+func arguments(args map[string]any, byName map[string][]member, self member) map[string]any {
+	out := map[string]any{}
+	for k, v := range args {
+		switch {
+		case strings.HasSuffix(k, "Selector"):
+			continue
+		case strings.HasSuffix(k, "Ref") || strings.HasSuffix(k, "Refs"):
+			if target := refTarget(v, byName, self); target != "" {
+				attr := snake(strings.TrimSuffix(strings.TrimSuffix(k, "s"), "Ref"))
+				out[attr] = "${" + target + ".id}"
+			}
+			continue
+		}
+		key := snake(k)
+		if freeForm[key] {
+			out[literal(key)] = literalValue(v)
+			continue
+		}
+		out[literal(key)] = convert(v, byName, self)
+	}
+	return out
+}
+
+func convert(v any, byName map[string][]member, self member) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return arguments(x, byName, self)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = convert(e, byName, self)
+		}
+		return out
+	}
+	return literalValue(v)
+}
+
+// literal escapes the template sequences of Terraform's JSON syntax in a string from a manifest:
+// Kubernetes does not interpolate "${...}", so neither may the configuration made of it (it
+// would otherwise call Terraform's functions, file() among them, on a manifest's text).
+func literal(s string) string {
+	return strings.NewReplacer("${", "$${", "%{", "%%{").Replace(s)
+}
+
+// literalValue escapes every string in a value, keys included.
+func literalValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return literal(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[literal(k)] = literalValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = literalValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// refTarget is the Terraform address a reference by name points at: the one other managed
+// resource of that name in the same root.
+func refTarget(v any, byName map[string][]member, self member) string {
+	ref, _ := v.(map[string]any)
+	if list, ok := v.([]any); ok && len(list) > 0 {
+		ref, _ = list[0].(map[string]any)
+	}
+	name, _ := ref["name"].(string)
+	var found []member
+	for _, m := range byName[name] {
+		if m.typ != self.typ || m.name != self.name {
+			found = append(found, m)
+		}
+	}
+	if len(found) != 1 {
+		return ""
+	}
+	return found[0].typ + "." + found[0].name
+}
+
+// merge is base with over's keys on top, objects merged key by key, and lists of objects (a
+// Terraform block, scalingConfig: [{...}]) element by element, as Crossplane merges
+// initProvider into forProvider.
+func merge(base, over map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = mergeValue(out[k], v)
+	}
+	return out
+}
+
+func mergeValue(base, over any) any {
+	switch o := over.(type) {
+	case map[string]any:
+		if b, ok := base.(map[string]any); ok {
+			return merge(b, o)
+		}
+	case []any:
+		b, ok := base.([]any)
+		if !ok || len(b) != len(o) {
+			return over
+		}
+		out := make([]any, len(o))
+		for i := range o {
+			bm, bok := b[i].(map[string]any)
+			om, ook := o[i].(map[string]any)
+			if !bok || !ook {
+				return over
+			}
+			out[i] = merge(bm, om)
+		}
+		return out
+	}
+	return over
+}
+
+// snake turns an upjet camelCase argument name into Terraform's snake_case
+// (instanceTypes → instance_types, desiredSize → desired_size).
+func snake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(unicode.ToLower(r))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

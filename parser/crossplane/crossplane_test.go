@@ -1,0 +1,148 @@
+package crossplane
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
+)
+
+const manifests = `apiVersion: eks.aws.upbound.io/v1beta1
+kind: NodeGroup
+metadata:
+  name: gpu-train
+  annotations:
+    gpuguard.dev/profile: profiles/train.yaml
+    gpuguard.dev/ignore: GPU009=bought through a savings plan
+spec:
+  forProvider:
+    region: us-east-1
+    clusterNameRef: {name: ml}
+    instanceTypes: [p4d.24xlarge]
+    scalingConfig:
+      - {maxSize: 4, minSize: 1}
+    tags: {costCenter: ml-42, team: ml}
+  initProvider:
+    scalingConfig:
+      - desiredSize: 2
+---
+apiVersion: container.gcp.upbound.io/v1beta2
+kind: Cluster
+metadata: {name: ml-gke}
+spec:
+  forProvider:
+    location: us-central1
+    nodeLocations: [us-central1-a, us-central1-b]
+    removeDefaultNodePool: true
+---
+apiVersion: container.gcp.upbound.io/v1beta2
+kind: NodePool
+metadata: {name: l4-pool}
+spec:
+  forProvider:
+    clusterRef: {name: ml-gke}
+    nodeCount: 3
+    nodeConfig:
+      - machineType: g2-standard-8
+        spot: true
+---
+apiVersion: containerservice.azure.upbound.io/v1beta2
+kind: KubernetesCluster
+metadata: {name: aks}
+spec:
+  forProvider:
+    location: West Europe
+    defaultNodePool:
+      - {name: system, vmSize: Standard_D4s_v3, nodeCount: 2}
+---
+apiVersion: containerservice.azure.m.upbound.io/v1beta1
+kind: KubernetesClusterNodePool
+metadata: {name: 1-a100, namespace: team-ml}
+spec:
+  forProvider:
+    kubernetesClusterIdRef: {name: aks}
+    vmSize: Standard_NC24ads_A100_v4
+    nodeCount: 2
+    priority: Spot
+---
+apiVersion: s3.aws.upbound.io/v1beta1
+kind: Bucket
+metadata: {name: data}
+spec:
+  forProvider: {region: us-east-1}
+`
+
+// Managed resources of the official providers are priced as the Terraform resources they are
+// generated from: arguments from forProvider (initProvider merged under it, block by block),
+// references by name resolved to the resources of that name (a pool's cluster and its zones, a
+// node pool's cluster and its location), addresses and lines of the manifests, gpuguard's
+// annotations read.
+func TestManagedResources(t *testing.T) {
+	f := kubernetes.Decode("infra.yaml", []byte(manifests))
+	res := kubernetes.Build([]*kubernetes.File{f}, kubernetes.Options{Managed: Resources})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
+	}
+	got := map[string]parser.Resource{}
+	for _, r := range res.Resources {
+		got[r.Address] = r
+	}
+	type want struct {
+		instance string
+		qty      int
+		purchase parser.PurchaseOption
+		region   string
+		line     int
+	}
+	wants := map[string]want{
+		"NodeGroup/gpu-train": {"p4d.24xlarge", 2, parser.OnDemand, "us-east-1", 1},
+		// Three nodes in each of its cluster's two zones.
+		"NodePool/l4-pool": {"g2-standard-8", 6, parser.Spot, "us-central1", 29},
+		// Namespaced (Crossplane v2), in its cluster's location; a name Terraform would not take.
+		"KubernetesClusterNodePool/team-ml/1-a100": {"Standard_NC24ads_A100_v4", 2, parser.Spot, "westeurope", 49},
+	}
+	if len(got) != len(wants) {
+		t.Errorf("%d resources, want %d: %+v", len(got), len(wants), res.Resources)
+	}
+	for addr, w := range wants {
+		r, ok := got[addr]
+		if !ok {
+			t.Errorf("%s not found", addr)
+			continue
+		}
+		if r.InstanceType != w.instance || r.Quantity != w.qty || r.PurchaseOption != w.purchase || r.Region != w.region ||
+			r.Source != (parser.Location{File: "infra.yaml", Line: w.line}) || len(r.Unresolved) != 0 {
+			t.Errorf("%s: %s ×%d %s in %s at %s, unresolved %+v", addr, r.InstanceType, r.Quantity, r.PurchaseOption, r.Region, r.Source, r.Unresolved)
+		}
+		if !strings.Contains(strings.Join(r.Notes, " "), "a Crossplane managed resource") {
+			t.Errorf("%s: notes %q", addr, r.Notes)
+		}
+	}
+	ng := got["NodeGroup/gpu-train"]
+	if ng.Profile != "profiles/train.yaml" || len(ng.Suppressions) != 1 || ng.Suppressions[0].Rule != "GPU009" || ng.Tags["costCenter"] != "ml-42" {
+		t.Errorf("annotations and tags: profile %q, suppressions %+v, tags %v", ng.Profile, ng.Suppressions, ng.Tags)
+	}
+}
+
+func TestSnake(t *testing.T) {
+	for in, want := range map[string]string{"instanceTypes": "instance_types", "desiredSize": "desired_size", "vmSize": "vm_size", "ipv6AddressCount": "ipv6_address_count", "region": "region"} {
+		if got := snake(in); got != want {
+			t.Errorf("snake(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A manifest's text is not a Terraform template: "${file(...)}" in a tag stays that text, and no
+// file is read.
+func TestManifestTextIsNotInterpolated(t *testing.T) {
+	src := "apiVersion: ec2.aws.upbound.io/v1beta1\nkind: Instance\nmetadata: {name: box}\nspec:\n  forProvider:\n    region: us-east-1\n    instanceType: g6.xlarge\n    tags: {leak: '${file(\"crossplane.go\")}', \"${upper(\\\"k\\\")}\": '%{ if true }x%{ endif }'}\n"
+	res := kubernetes.Build([]*kubernetes.File{kubernetes.Decode("m.yaml", []byte(src))}, kubernetes.Options{Managed: Resources})
+	if len(res.Resources) != 1 || len(res.Warnings) != 0 {
+		t.Fatalf("resources %+v, warnings %+v", res.Resources, res.Warnings)
+	}
+	tags := res.Resources[0].Tags
+	if tags["leak"] != `${file("crossplane.go")}` || tags[`${upper("k")}`] != "%{ if true }x%{ endif }" {
+		t.Fatalf("tags %q", tags)
+	}
+}

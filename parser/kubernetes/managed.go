@@ -1,0 +1,61 @@
+package kubernetes
+
+import (
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// ManagedResource is a Kubernetes object that declares cloud infrastructure rather than pods: a
+// Crossplane managed resource (eks.aws.upbound.io NodeGroup, container.gcp.upbound.io NodePool,
+// ...). This package does not price clouds' resources itself; Options.Managed, when set, turns
+// them into resources (package crossplane does, through the Terraform resources they are
+// generated from).
+type ManagedResource struct {
+	APIVersion  string
+	Kind        string
+	Name        string
+	Namespace   string // "" for a cluster-scoped resource
+	Annotations map[string]string
+	Spec        *yaml.Node
+	File        string
+	Line        int
+	Root        string // the kustomization, chart or file that deploys it
+	// Offset is added to the lines of Spec's nodes to make them lines of File.
+	Offset int
+}
+
+// isManaged reports whether an object belongs to a provider of managed resources gpuguard can
+// hand to Options.Managed: Crossplane's official providers (*.upbound.io, their namespaced
+// *.m.upbound.io groups included).
+func isManaged(o *object) bool {
+	return strings.HasSuffix(group(o.APIVersion), ".upbound.io")
+}
+
+func (o *object) managed() ManagedResource {
+	return ManagedResource{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Metadata.Name, Namespace: o.Metadata.Namespace,
+		Annotations: o.Metadata.Annotations, Spec: &o.Spec, File: o.file, Line: o.line, Root: o.rootName(), Offset: o.offset}
+}
+
+// buildManaged hands the managed resources among objs to the hook, all at once: they refer to
+// each other (a node pool to its cluster).
+func buildManaged(objs []*object, opts Options, res *parser.Result) {
+	if opts.Managed == nil {
+		return
+	}
+	var mrs []ManagedResource
+	for _, o := range objs {
+		if isManaged(o) {
+			mrs = append(mrs, o.managed())
+		}
+	}
+	if len(mrs) == 0 {
+		return
+	}
+	rs, errs, warns := opts.Managed(mrs)
+	res.Resources = append(res.Resources, rs...)
+	res.Errors = append(res.Errors, errs...)
+	res.Warnings = append(res.Warnings, warns...)
+}
