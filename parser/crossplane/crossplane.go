@@ -80,6 +80,10 @@ func Resources(mrs []kubernetes.ManagedResource) ([]parser.Resource, []parser.Er
 		if name == "" || !unicode.IsLetter(rune(name[0])) && name[0] != '_' {
 			name = "r_" + name
 		}
+		// Two names that read the same once made identifiers ("a.b", "a_b") stay apart.
+		for base, n := name, 2; taken(byRoot[mr.Root], typ, name); n++ {
+			name = fmt.Sprintf("%s_%d", base, n)
+		}
 		byRoot[mr.Root] = append(byRoot[mr.Root], member{mr: mr, typ: typ, name: name, address: address})
 	}
 	sort.Strings(roots)
@@ -90,6 +94,15 @@ func Resources(mrs []kubernetes.ManagedResource) ([]parser.Resource, []parser.Er
 		out, errs, warns = append(out, rs...), append(errs, e...), append(warns, w...)
 	}
 	return out, errs, warns
+}
+
+func taken(members []member, typ, name string) bool {
+	for _, m := range members {
+		if m.typ == typ && m.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // priceRoot evaluates one root's managed resources as a Terraform JSON configuration.

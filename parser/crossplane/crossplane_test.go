@@ -146,3 +146,19 @@ func TestManifestTextIsNotInterpolated(t *testing.T) {
 		t.Fatalf("tags %q", tags)
 	}
 }
+
+// Names Terraform would read as the same identifier are kept apart.
+func TestNamesStayApart(t *testing.T) {
+	doc := func(name, instance string) string {
+		return "apiVersion: ec2.aws.upbound.io/v1beta1\nkind: Instance\nmetadata: {name: " + name + "}\nspec:\n  forProvider: {region: us-east-1, instanceType: " + instance + "}\n---\n"
+	}
+	src := doc("gpu.box", "g5.xlarge") + doc("gpu_box", "g6.xlarge")
+	res := kubernetes.Build([]*kubernetes.File{kubernetes.Decode("m.yaml", []byte(src))}, kubernetes.Options{Managed: Resources})
+	var got []string
+	for _, r := range res.Resources {
+		got = append(got, r.Address+" "+r.InstanceType)
+	}
+	if strings.Join(got, ", ") != "Instance/gpu.box g5.xlarge, Instance/gpu_box g6.xlarge" {
+		t.Fatalf("%q", got)
+	}
+}
