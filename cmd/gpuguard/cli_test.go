@@ -70,6 +70,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "azurerm_virtual_machine_scale_set"},
 		{name: "azurerm_kubernetes_cluster"},
 		{name: "azurerm_machine_learning"},
+		{name: "azure_batch"},
 		{name: "container_apps_gpu"},
 		{name: "terragrunt"},
 		{name: "capacity_reservations"},

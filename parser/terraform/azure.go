@@ -18,6 +18,7 @@ func init() {
 	register("azurerm_machine_learning_compute_cluster", mapAzureMLCluster)
 	register("azurerm_machine_learning_compute_instance", mapAzureMLInstance)
 	register("azurerm_container_app_environment", mapContainerAppGPUProfiles)
+	register("azurerm_batch_pool", mapAzureBatchPool)
 }
 
 // mapContainerAppGPUProfiles lists the GPU workload profiles of an Azure Container Apps
@@ -217,5 +218,48 @@ func mapAzureMLInstance(c *mapContext) []*parser.Resource {
 	requireInstanceType(r, "virtual_machine_size", found)
 	c.azureMLLocation(r, w)
 	applyTags(r, w.strMap("tags"))
+	return []*parser.Resource{r}
+}
+
+// mapAzureBatchPool prices an Azure Batch pool's nodes: Batch itself is free, its pools pay for
+// their VMs. A fixed-scale pool runs target_dedicated_nodes at the VM's price and
+// target_low_priority_nodes as Spot (low-priority nodes run on Spot capacity). An auto-scale
+// pool's formula decides its nodes at run time: it is priced at none, with a note.
+// https://learn.microsoft.com/azure/batch/batch-spot-vms
+// https://registry.terraform.io/providers/hashicorp/azurerm/latest/docs/resources/batch_pool
+func mapAzureBatchPool(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.Azure, c.inst.addr)
+	size, found := w.str("vm_size")
+	r.InstanceType = size
+	requireInstanceType(r, "vm_size", found)
+	switch {
+	case w.has("fixed_scale"):
+		dedicated, _ := w.num("fixed_scale", "target_dedicated_nodes")
+		low, _ := w.num("fixed_scale", "target_low_priority_nodes")
+		r.Quantity, r.SpotQuantity = dedicated+low, low
+		if dedicated == 0 && low > 0 {
+			r.PurchaseOption, r.SpotQuantity = parser.Spot, 0
+		}
+	case w.has("auto_scale"):
+		r.Quantity = 0
+		r.Note("auto_scale: its formula sets the nodes while jobs run; priced at none (set usage in the config for the hours it runs)")
+	default:
+		r.Quantity = 0
+		r.Note("no fixed_scale or auto_scale: the pool has no nodes")
+	}
+	// A pool runs where its Batch account is: the account it refers to, or the one of its name.
+	inst := c.referenced(w, "azurerm_batch_account", "account_name")
+	if name, ok := w.str("account_name"); ok && inst == nil {
+		inst = c.byAttribute("azurerm_batch_account", "name", name)
+	}
+	if inst != nil {
+		av := &view{obj: inst.value, res: r, path: inst.addr + "."}
+		if loc, ok := av.str("location"); ok {
+			r.Region = parser.NormalizeRegion(loc)
+		}
+	} else {
+		r.AddUnresolved("account_name", "the Batch account is not in this configuration, so its location is unknown")
+	}
+	applyTags(r, w.strMap("metadata"))
 	return []*parser.Resource{r}
 }

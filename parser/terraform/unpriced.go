@@ -17,7 +17,7 @@ import (
 //
 // gpuguard evaluates the resource types it knows how to price (registry.go). Others are not
 // evaluated, and most have nothing to do with GPUs; but some run GPU machines gpuguard has no
-// mapper for (an EMR cluster's core group, an Azure Batch pool, a Dataproc cluster, a GameLift
+// mapper for (an EMR cluster's core group, a DevTest Labs VM, a Dataproc cluster, a GameLift
 // fleet). Leaving those out quietly would price their GPUs at $0 in silence, so each such
 // resource whose configuration names a GPU machine type as a literal, under an attribute that
 // holds one (instance_type, machine_type, vm_size, ...), is a warning with the attribute's line.

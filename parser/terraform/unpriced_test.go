@@ -26,13 +26,13 @@ func TestUnpricedGPUTypesAreWarnings(t *testing.T) {
 	}
 	want := []string{
 		"aws_emr_cluster.spark: core_instance_group.instance_type is GPU type g4dn.2xlarge, but gpuguard does not price aws_emr_cluster: its GPUs are not counted",
-		"azurerm_batch_pool.render: vm_size is GPU type Standard_NC6s_v3, but gpuguard does not price azurerm_batch_pool: its GPUs are not counted",
+		"azurerm_dev_test_linux_virtual_machine.lab: size is GPU type Standard_NC6s_v3, but gpuguard does not price azurerm_dev_test_linux_virtual_machine: its GPUs are not counted",
 		"google_dataproc_cluster.ml: cluster_config.worker_config.accelerators.accelerator_type is GPU type nvidia-tesla-t4, but gpuguard does not price google_dataproc_cluster: its GPUs are not counted",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if res.Warnings[0].Line != 20 {
+	if res.Warnings[0].Line != 21 {
 		t.Errorf("the warning is at the instance type's line: %d", res.Warnings[0].Line)
 	}
 

@@ -1,6 +1,7 @@
-# Resource types gpuguard does not price that run GPU machines: warnings with the line of
-# the machine type, never a silent $0. Values from variables, launch templates (priced through
-# what launches them) and CPU types are not warned about.
+# Resource types gpuguard does not price that run GPU machines (an EMR cluster, a DevTest Labs
+# VM, a Dataproc cluster): warnings with the line of the machine type, never a silent $0. Values
+# from variables, launch templates (priced through what launches them) and CPU types are not
+# warned about.
 
 provider "aws" {
   region = "us-east-1"
@@ -40,12 +41,16 @@ resource "aws_launch_template" "gpu" {
   instance_type = "p4d.24xlarge"
 }
 
-resource "azurerm_batch_pool" "render" {
-  name                = "render"
-  resource_group_name = "rg"
-  account_name        = "acct"
-  vm_size             = "Standard_NC6s_v3"
-  node_agent_sku_id   = "batch.node.ubuntu 20.04"
+resource "azurerm_dev_test_linux_virtual_machine" "lab" {
+  name                   = "lab-gpu"
+  lab_name               = "ml-lab"
+  resource_group_name    = "rg"
+  location               = "eastus"
+  size                   = "Standard_NC6s_v3"
+  username               = "azure"
+  storage_type           = "Premium"
+  lab_subnet_name        = "default"
+  lab_virtual_network_id = "vnet"
 }
 
 resource "google_dataproc_cluster" "ml" {
