@@ -32,6 +32,8 @@ var kinds = map[string]string{
 	"containerservice.azure.upbound.io/KubernetesClusterNodePool": "azurerm_kubernetes_cluster_node_pool",
 	"compute.azure.upbound.io/LinuxVirtualMachine":                "azurerm_linux_virtual_machine",
 	"compute.azure.upbound.io/LinuxVirtualMachineScaleSet":        "azurerm_linux_virtual_machine_scale_set",
+	"batch.azure.upbound.io/Account":                              "azurerm_batch_account",
+	"batch.azure.upbound.io/Pool":                                 "azurerm_batch_pool",
 }
 
 // freeForm are the arguments whose keys are the user's (tags, labels), not the schema's: their

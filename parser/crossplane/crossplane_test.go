@@ -66,6 +66,22 @@ spec:
     nodeCount: 2
     priority: Spot
 ---
+apiVersion: batch.azure.upbound.io/v1beta1
+kind: Account
+metadata: {name: render}
+spec:
+  forProvider: {location: East US}
+---
+apiVersion: batch.azure.upbound.io/v1beta2
+kind: Pool
+metadata: {name: t4}
+spec:
+  forProvider:
+    accountNameRef: {name: render}
+    vmSize: Standard_NC4as_T4_v3
+    fixedScale:
+      - {targetDedicatedNodes: 1, targetLowPriorityNodes: 3}
+---
 apiVersion: s3.aws.upbound.io/v1beta1
 kind: Bucket
 metadata: {name: data}
@@ -101,6 +117,8 @@ func TestManagedResources(t *testing.T) {
 		"NodePool/l4-pool": {"g2-standard-8", 6, parser.Spot, "us-central1", 29},
 		// Namespaced (Crossplane v2), in its cluster's location; a name Terraform would not take.
 		"KubernetesClusterNodePool/team-ml/1-a100": {"Standard_NC24ads_A100_v4", 2, parser.Spot, "westeurope", 49},
+		// One dedicated node and three low-priority ones, in its account's location.
+		"Pool/t4": {"Standard_NC4as_T4_v3", 4, parser.OnDemand, "eastus", 65},
 	}
 	if len(got) != len(wants) {
 		t.Errorf("%d resources, want %d: %+v", len(got), len(wants), res.Resources)
@@ -118,6 +136,9 @@ func TestManagedResources(t *testing.T) {
 		if !strings.Contains(strings.Join(r.Notes, " "), "a Crossplane managed resource") {
 			t.Errorf("%s: notes %q", addr, r.Notes)
 		}
+	}
+	if pool := got["Pool/t4"]; pool.SpotQuantity != 3 {
+		t.Errorf("the pool's low-priority nodes run on Spot: %d of %d", pool.SpotQuantity, pool.Quantity)
 	}
 	ng := got["NodeGroup/gpu-train"]
 	if ng.Profile != "profiles/train.yaml" || len(ng.Suppressions) != 1 || ng.Suppressions[0].Rule != "GPU009" || ng.Tags["costCenter"] != "ml-42" {

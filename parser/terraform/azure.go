@@ -249,8 +249,10 @@ func mapAzureBatchPool(c *mapContext) []*parser.Resource {
 	}
 	// A pool runs where its Batch account is: the account it refers to, or the one of its name.
 	inst := c.referenced(w, "azurerm_batch_account", "account_name")
-	if name, ok := w.str("account_name"); ok && inst == nil {
-		inst = c.byAttribute("azurerm_batch_account", "name", name)
+	if inst == nil {
+		if name, ok := w.str("account_name"); ok {
+			inst = c.byAttribute("azurerm_batch_account", "name", name)
+		}
 	}
 	if inst != nil {
 		av := &view{obj: inst.value, res: r, path: inst.addr + "."}
