@@ -19,6 +19,8 @@ func init() {
 	register("azurerm_machine_learning_compute_instance", mapAzureMLInstance)
 	register("azurerm_container_app_environment", mapContainerAppGPUProfiles)
 	register("azurerm_batch_pool", mapAzureBatchPool)
+	register("azurerm_virtual_machine", mapAzureLegacyVM)
+	register("azurerm_virtual_machine_scale_set", mapAzureLegacyScaleSet)
 }
 
 // mapContainerAppGPUProfiles lists the GPU workload profiles of an Azure Container Apps
@@ -263,5 +265,40 @@ func mapAzureBatchPool(c *mapContext) []*parser.Resource {
 		r.AddUnresolved("account_name", "the Batch account is not in this configuration, so its location is unknown")
 	}
 	applyTags(r, w.strMap("metadata"))
+	return []*parser.Resource{r}
+}
+
+// mapAzureLegacyVM reads the deprecated azurerm_virtual_machine (still common in older
+// configurations): its vm_size, and Windows from an os_profile_windows_config block.
+func mapAzureLegacyVM(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.Azure, c.inst.addr)
+	size, found := w.str("vm_size")
+	r.InstanceType = size
+	requireInstanceType(r, "vm_size", found)
+	azureCommon(r, w)
+	if w.has("os_profile_windows_config") {
+		r.Note("Windows VM: catalog prices are Linux; the Windows license is extra")
+	}
+	c.azureTaker(r, w)
+	return []*parser.Resource{r}
+}
+
+// mapAzureLegacyScaleSet reads the deprecated azurerm_virtual_machine_scale_set: sku.name
+// instances of sku.capacity, priority Low priced as Spot.
+func mapAzureLegacyScaleSet(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.Azure, c.inst.addr)
+	size, found := w.str("sku", "name")
+	r.InstanceType = size
+	requireInstanceType(r, "sku.name", found)
+	r.Quantity = 0
+	if n, ok := w.num("sku", "capacity"); ok {
+		r.Quantity = n
+	}
+	azurePriority(r, w, "priority")
+	azureCommon(r, w)
+	if w.has("os_profile_windows_config") {
+		r.Note("Windows VM: catalog prices are Linux; the Windows license is extra")
+	}
+	c.azureTaker(r, w)
 	return []*parser.Resource{r}
 }

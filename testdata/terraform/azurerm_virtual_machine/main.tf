@@ -28,3 +28,18 @@ resource "azurerm_windows_virtual_machine" "viz" {
   admin_password      = "not-a-real-password-1!"
   network_interface_ids = []
 }
+
+# The deprecated azurerm_virtual_machine, still common in older configurations.
+resource "azurerm_virtual_machine" "legacy" {
+  name                  = "legacy"
+  location              = "eastus"
+  resource_group_name   = "ml"
+  network_interface_ids = []
+  vm_size               = "Standard_NC6s_v3"
+  tags                  = { team = "research", project = "vision", env = "dev" }
+
+  storage_os_disk {
+    name          = "os"
+    create_option = "FromImage"
+  }
+}

@@ -17,3 +17,18 @@ resource "azurerm_windows_virtual_machine_scale_set" "render" {
   admin_username      = "azure"
   admin_password      = "not-a-real-password-1!"
 }
+
+# The deprecated azurerm_virtual_machine_scale_set: sku block, low priority.
+resource "azurerm_virtual_machine_scale_set" "legacy" {
+  name                = "legacy"
+  location            = "eastus"
+  resource_group_name = "ml"
+  upgrade_policy_mode = "Manual"
+  priority            = "Low"
+  sku {
+    name     = "Standard_NC4as_T4_v3"
+    tier     = "Standard"
+    capacity = 3
+  }
+  os_profile_windows_config {}
+}
