@@ -26,6 +26,8 @@ var kinds = map[string]string{
 	"autoscaling.aws.upbound.io/AutoscalingGroup":                 "aws_autoscaling_group",
 	"eks.aws.upbound.io/NodeGroup":                                "aws_eks_node_group",
 	"compute.gcp.upbound.io/Instance":                             "google_compute_instance",
+	"compute.gcp.upbound.io/InstanceTemplate":                     "google_compute_instance_template",
+	"compute.gcp.upbound.io/InstanceFromTemplate":                 "google_compute_instance_from_template",
 	"container.gcp.upbound.io/Cluster":                            "google_container_cluster",
 	"container.gcp.upbound.io/NodePool":                           "google_container_node_pool",
 	"containerservice.azure.upbound.io/KubernetesCluster":         "azurerm_kubernetes_cluster",

@@ -10,6 +10,7 @@ import (
 
 func init() {
 	register("google_compute_instance", mapGCPInstance)
+	register("google_compute_instance_from_template", mapGCPInstanceFromTemplate)
 	register("google_compute_instance_group_manager", mapGCPInstanceGroupManager)
 	register("google_compute_region_instance_group_manager", mapGCPInstanceGroupManager)
 	register("google_container_node_pool", mapGKENodePool)
@@ -347,4 +348,46 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		out = append(out, r)
 	}
 	return out
+}
+
+// mapGCPInstanceFromTemplate reads google_compute_instance_from_template: the machine of the
+// instance template it is made from (source_instance_template), with what it sets itself
+// overriding the template's, as the provider does.
+// https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/compute_instance_from_template
+func mapGCPInstanceFromTemplate(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.GCP, c.inst.addr)
+	var tmpl *view
+	for _, typ := range []string{"google_compute_instance_template", "google_compute_region_instance_template"} {
+		if inst := c.referenced(w, typ, "source_instance_template"); inst != nil {
+			tmpl = &view{obj: inst.value, res: r, path: inst.addr + "."}
+			break
+		}
+	}
+	switch {
+	case tmpl != nil:
+		gcpMachine(r, tmpl)
+		applyTags(r, tmpl.strMap("labels"))
+	case !w.has("machine_type"):
+		r.AddUnresolved("source_instance_template", "the instance template is not in this configuration")
+	}
+	if w.has("machine_type") {
+		mt, _ := w.str("machine_type")
+		r.InstanceType = lastSegment(mt)
+	}
+	if blocks := w.blocks("guest_accelerator"); len(blocks) > 0 {
+		r.Accelerators = nil
+		gcpAccelerators(r, blocks, "type", "count", "guest_accelerator block", lastSegment)
+	}
+	if w.has("scheduling") {
+		r.PurchaseOption = parser.OnDemand
+		if pm, ok := w.str("scheduling", "provisioning_model"); ok && strings.EqualFold(pm, "SPOT") {
+			r.PurchaseOption = parser.Spot
+		}
+		if p, ok := w.boolean("scheduling", "preemptible"); ok && p {
+			r.PurchaseOption = parser.Spot
+			r.Note("preemptible VMs are priced at spot rates")
+		}
+	}
+	c.gcpPlace(r, w, "zone")
+	return []*parser.Resource{r}
 }

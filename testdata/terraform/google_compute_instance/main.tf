@@ -42,3 +42,42 @@ resource "google_compute_instance" "web" {
   name         = "web"
   machine_type = "e2-small"
 }
+
+# Instances made from an instance template: the template's machine and GPUs, and what the
+# instance sets itself (a bigger machine, spot) over them.
+resource "google_compute_instance_template" "t4" {
+  name_prefix  = "t4-"
+  machine_type = "n1-standard-8"
+  guest_accelerator {
+    type  = "nvidia-tesla-t4"
+    count = 1
+  }
+  scheduling {
+    on_host_maintenance = "TERMINATE"
+  }
+  labels = { team = "ml", project = "batch", env = "prod" }
+  disk {
+    source_image = "debian-cloud/debian-12"
+  }
+  network_interface {
+    network = "default"
+  }
+}
+
+resource "google_compute_instance_from_template" "worker" {
+  name                     = "worker"
+  zone                     = "us-central1-a"
+  source_instance_template = google_compute_instance_template.t4.self_link_unique
+}
+
+resource "google_compute_instance_from_template" "bigger_spot" {
+  name                     = "bigger"
+  zone                     = "us-central1-b"
+  source_instance_template = google_compute_instance_template.t4.self_link_unique
+  machine_type             = "n1-standard-16"
+  scheduling {
+    provisioning_model = "SPOT"
+    preemptible        = true
+    automatic_restart  = false
+  }
+}
