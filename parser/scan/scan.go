@@ -499,6 +499,10 @@ func parse(in Input, opts Options) parsed {
 // Scan discovers and parses everything under paths, concurrently, and returns the merged,
 // sorted result.
 func Scan(paths []string, opts Options) parser.Result {
+	if opts.Kubernetes.Managed == nil {
+		// Crossplane managed resources, in manifests and in Terraform's kubernetes_manifest.
+		opts.Kubernetes.Managed = crossplane.Resources
+	}
 	if opts.Terraform.Cache == nil {
 		opts.Terraform.Cache = terraform.NewCache()
 	}
@@ -569,11 +573,7 @@ func Scan(paths []string, opts Options) parser.Result {
 		res.Merge(r)
 	}
 	if len(kube) > 0 {
-		kopts := opts.Kubernetes
-		if kopts.Managed == nil {
-			kopts.Managed = crossplane.Resources
-		}
-		res.Merge(kubernetes.Build(kube, kopts))
+		res.Merge(kubernetes.Build(kube, opts.Kubernetes))
 	}
 	// A module shared by several roots reports its problems once.
 	res.Errors = dedupe(res.Errors)

@@ -375,3 +375,30 @@ func TestHelmValuesByChartDirectory(t *testing.T) {
 		t.Errorf("base tree: %d GPUs, want 4", n)
 	}
 }
+
+// Crossplane managed resources are priced wherever Kubernetes objects are read: manifests, and
+// Terraform's kubernetes_manifest.
+func TestCrossplaneManagedResources(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"k8s/nodes.yaml": "apiVersion: eks.aws.upbound.io/v1beta1\nkind: NodeGroup\nmetadata: {name: gpu}\nspec:\n  forProvider:\n    region: us-east-1\n    instanceTypes: [g6.xlarge]\n    scalingConfig: [{desiredSize: 2, maxSize: 3, minSize: 1}]\n",
+		"tf/main.tf": `resource "kubernetes_manifest" "ng" {
+  manifest = {
+    apiVersion = "eks.aws.upbound.io/v1beta1"
+    kind       = "NodeGroup"
+    metadata   = { name = "gpu-tf" }
+    spec = { forProvider = { region = "us-east-1", instanceTypes = ["g5.xlarge"], scalingConfig = [{ desiredSize = 3 }] } }
+  }
+}
+`,
+	})
+	res := Scan([]string{root}, Options{})
+	var got []string
+	for _, r := range res.Resources {
+		got = append(got, fmt.Sprintf("%s %s×%d %s", r.Address, r.InstanceType, r.Quantity, r.Region))
+	}
+	sort.Strings(got)
+	if strings.Join(got, ", ") != "NodeGroup/gpu g6.xlarge×2 us-east-1, kubernetes_manifest.ng g5.xlarge×3 us-east-1" || len(res.Errors) > 0 {
+		t.Fatalf("resources %q, errors %+v", got, res.Errors)
+	}
+}
