@@ -81,8 +81,10 @@ func azurePriority(r *parser.Resource, w *view, attr string) {
 	}
 }
 
-func windowsNote(r *parser.Resource) {
-	if strings.Contains(r.Type, "windows") {
+// windowsNote says that a Windows VM's license is not in the price: the Windows resource types,
+// and the deprecated types that are Windows by their os_profile_windows_config block.
+func windowsNote(r *parser.Resource, w *view) {
+	if strings.Contains(r.Type, "windows") || w.has("os_profile_windows_config") {
 		r.Note("Windows VM: catalog prices are Linux; the Windows license is extra")
 	}
 }
@@ -94,7 +96,7 @@ func mapAzureVM(c *mapContext) []*parser.Resource {
 	requireInstanceType(r, "size", found)
 	azurePriority(r, w, "priority")
 	azureCommon(r, w)
-	windowsNote(r)
+	windowsNote(r, w)
 	c.azureTaker(r, w)
 	return []*parser.Resource{r}
 }
@@ -116,7 +118,7 @@ func mapAzureScaleSet(c *mapContext) []*parser.Resource {
 	}
 	azurePriority(r, w, "priority")
 	azureCommon(r, w)
-	windowsNote(r)
+	windowsNote(r, w)
 	c.azureTaker(r, w)
 	return []*parser.Resource{r}
 }
@@ -276,9 +278,7 @@ func mapAzureLegacyVM(c *mapContext) []*parser.Resource {
 	r.InstanceType = size
 	requireInstanceType(r, "vm_size", found)
 	azureCommon(r, w)
-	if w.has("os_profile_windows_config") {
-		r.Note("Windows VM: catalog prices are Linux; the Windows license is extra")
-	}
+	windowsNote(r, w)
 	c.azureTaker(r, w)
 	return []*parser.Resource{r}
 }
@@ -296,9 +296,7 @@ func mapAzureLegacyScaleSet(c *mapContext) []*parser.Resource {
 	}
 	azurePriority(r, w, "priority")
 	azureCommon(r, w)
-	if w.has("os_profile_windows_config") {
-		r.Note("Windows VM: catalog prices are Linux; the Windows license is extra")
-	}
+	windowsNote(r, w)
 	c.azureTaker(r, w)
 	return []*parser.Resource{r}
 }

@@ -139,18 +139,23 @@ func gcpMachine(r *parser.Resource, w *view) {
 			r.Note("GPUs are partitioned into MIG slices of %s", p)
 		}
 	}
-	if pm, ok := w.str("scheduling", "provisioning_model"); ok && strings.EqualFold(pm, "SPOT") {
-		r.PurchaseOption = parser.Spot
-	}
-	if p, ok := w.boolean("scheduling", "preemptible"); ok && p {
-		r.PurchaseOption = parser.Spot
-		r.Note("preemptible VMs are priced at spot rates")
-	}
+	gcpScheduling(r, w)
 	// node_config uses spot / preemptible booleans.
 	if s, ok := w.boolean("spot"); ok && s {
 		r.PurchaseOption = parser.Spot
 	}
 	if p, ok := w.boolean("preemptible"); ok && p {
+		r.PurchaseOption = parser.Spot
+		r.Note("preemptible VMs are priced at spot rates")
+	}
+}
+
+// gcpScheduling reads a VM's scheduling block: the SPOT provisioning model or preemptible.
+func gcpScheduling(r *parser.Resource, w *view) {
+	if pm, ok := w.str("scheduling", "provisioning_model"); ok && strings.EqualFold(pm, "SPOT") {
+		r.PurchaseOption = parser.Spot
+	}
+	if p, ok := w.boolean("scheduling", "preemptible"); ok && p {
 		r.PurchaseOption = parser.Spot
 		r.Note("preemptible VMs are priced at spot rates")
 	}
@@ -379,14 +384,8 @@ func mapGCPInstanceFromTemplate(c *mapContext) []*parser.Resource {
 		gcpAccelerators(r, blocks, "type", "count", "guest_accelerator block", lastSegment)
 	}
 	if w.has("scheduling") {
-		r.PurchaseOption = parser.OnDemand
-		if pm, ok := w.str("scheduling", "provisioning_model"); ok && strings.EqualFold(pm, "SPOT") {
-			r.PurchaseOption = parser.Spot
-		}
-		if p, ok := w.boolean("scheduling", "preemptible"); ok && p {
-			r.PurchaseOption = parser.Spot
-			r.Note("preemptible VMs are priced at spot rates")
-		}
+		r.PurchaseOption = parser.OnDemand // the instance's own scheduling replaces the template's
+		gcpScheduling(r, w)
 	}
 	c.gcpPlace(r, w, "zone")
 	return []*parser.Resource{r}
