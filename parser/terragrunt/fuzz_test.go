@@ -36,6 +36,13 @@ dependency "d" {
 terraform { source = "${get_terragrunt_dir()}/../modules//gpu" }
 inputs = merge(local.a, { instance_type = "g5.xlarge", node_count = dependency.d.outputs.n })
 `))
+	// A registry module read through gpuguard's stand-in, with inputs of odd shapes.
+	f.Add([]byte(`terraform { source = "tfr:///terraform-aws-modules/eks/aws?version=20.8.5" }
+inputs = {
+  eks_managed_node_groups = { gpu = { instance_types = ["g6.xlarge"], desired_size = "x" }, cpu = 3 }
+  self_managed_node_groups = null
+}
+`))
 	root := f.TempDir()
 	testutil.WriteFiles(f, root, map[string]string{
 		"root.hcl":            "locals { team = \"ml\" }\ninputs = { tags = { team = local.team } }\n",
