@@ -19,8 +19,8 @@ func init() {
 	register("azurerm_machine_learning_compute_instance", mapAzureMLInstance)
 	register("azurerm_container_app_environment", mapContainerAppGPUProfiles)
 	register("azurerm_batch_pool", mapAzureBatchPool)
-	register("azurerm_virtual_machine", mapAzureLegacyVM)
-	register("azurerm_virtual_machine_scale_set", mapAzureLegacyScaleSet)
+	register("azurerm_virtual_machine", mapAzureVM)
+	register("azurerm_virtual_machine_scale_set", mapAzureScaleSet)
 }
 
 // mapContainerAppGPUProfiles lists the GPU workload profiles of an Azure Container Apps
@@ -89,11 +89,17 @@ func windowsNote(r *parser.Resource, w *view) {
 	}
 }
 
+// mapAzureVM reads a VM's size: size, or vm_size on the deprecated azurerm_virtual_machine
+// (still common in older configurations).
 func mapAzureVM(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.Azure, c.inst.addr)
-	size, found := w.str("size")
+	attr := "size"
+	if r.Type == "azurerm_virtual_machine" {
+		attr = "vm_size"
+	}
+	size, found := w.str(attr)
 	r.InstanceType = size
-	requireInstanceType(r, "size", found)
+	requireInstanceType(r, attr, found)
 	azurePriority(r, w, "priority")
 	azureCommon(r, w)
 	windowsNote(r, w)
@@ -101,20 +107,26 @@ func mapAzureVM(c *mapContext) []*parser.Resource {
 	return []*parser.Resource{r}
 }
 
+// mapAzureScaleSet reads a scale set's size and instances: sku (sku_name when orchestrated) and
+// instances, or on the deprecated azurerm_virtual_machine_scale_set a sku block's name and
+// capacity.
 func mapAzureScaleSet(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.Azure, c.inst.addr)
-	attr := "sku"
-	if r.Type == "azurerm_orchestrated_virtual_machine_scale_set" {
-		attr = "sku_name"
+	size, count := []any{"sku"}, []any{"instances"}
+	switch r.Type {
+	case "azurerm_orchestrated_virtual_machine_scale_set":
+		size = []any{"sku_name"}
+	case "azurerm_virtual_machine_scale_set":
+		size, count = []any{"sku", "name"}, []any{"sku", "capacity"}
 	}
-	size, found := w.str(attr)
-	r.InstanceType = size
-	requireInstanceType(r, attr, found)
+	name, found := w.str(size...)
+	r.InstanceType = name
+	requireInstanceType(r, pathString("", size), found)
 	r.Quantity = 0
-	if n, ok := w.num("instances"); ok {
+	if n, ok := w.num(count...); ok {
 		r.Quantity = n
-	} else if !w.has("instances") {
-		r.Note("instances is not set: the scale set starts empty")
+	} else if !w.has(count...) {
+		r.Note("%s is not set: the scale set starts empty", pathString("", count))
 	}
 	azurePriority(r, w, "priority")
 	azureCommon(r, w)
@@ -270,33 +282,3 @@ func mapAzureBatchPool(c *mapContext) []*parser.Resource {
 	return []*parser.Resource{r}
 }
 
-// mapAzureLegacyVM reads the deprecated azurerm_virtual_machine (still common in older
-// configurations): its vm_size, and Windows from an os_profile_windows_config block.
-func mapAzureLegacyVM(c *mapContext) []*parser.Resource {
-	r, w := c.resource(parser.Azure, c.inst.addr)
-	size, found := w.str("vm_size")
-	r.InstanceType = size
-	requireInstanceType(r, "vm_size", found)
-	azureCommon(r, w)
-	windowsNote(r, w)
-	c.azureTaker(r, w)
-	return []*parser.Resource{r}
-}
-
-// mapAzureLegacyScaleSet reads the deprecated azurerm_virtual_machine_scale_set: sku.name
-// instances of sku.capacity, priority Low priced as Spot.
-func mapAzureLegacyScaleSet(c *mapContext) []*parser.Resource {
-	r, w := c.resource(parser.Azure, c.inst.addr)
-	size, found := w.str("sku", "name")
-	r.InstanceType = size
-	requireInstanceType(r, "sku.name", found)
-	r.Quantity = 0
-	if n, ok := w.num("sku", "capacity"); ok {
-		r.Quantity = n
-	}
-	azurePriority(r, w, "priority")
-	azureCommon(r, w)
-	windowsNote(r, w)
-	c.azureTaker(r, w)
-	return []*parser.Resource{r}
-}
