@@ -281,4 +281,3 @@ func mapAzureBatchPool(c *mapContext) []*parser.Resource {
 	applyTags(r, w.strMap("metadata"))
 	return []*parser.Resource{r}
 }
-
