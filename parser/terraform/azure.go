@@ -182,14 +182,7 @@ func mapAKSNodePool(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.Azure, c.inst.addr)
 	aksPool(r, w)
 	// A node pool has no location of its own: it runs where its cluster does.
-	if inst := c.referenced(w, "azurerm_kubernetes_cluster", "kubernetes_cluster_id"); inst != nil {
-		cv := &view{obj: inst.value, res: r, path: inst.addr + "."}
-		if loc, ok := cv.str("location"); ok {
-			r.Region = parser.NormalizeRegion(loc)
-		}
-	} else {
-		r.AddUnresolved("kubernetes_cluster_id", "the cluster is not in this configuration, so its location is unknown")
-	}
+	parentLocation(r, c.referenced(w, "azurerm_kubernetes_cluster", "kubernetes_cluster_id"), "kubernetes_cluster_id", "cluster")
 	applyTags(r, w.strMap("tags"))
 	c.azureTaker(r, w)
 	return []*parser.Resource{r}
@@ -270,14 +263,20 @@ func mapAzureBatchPool(c *mapContext) []*parser.Resource {
 			inst = c.byAttribute("azurerm_batch_account", "name", name)
 		}
 	}
-	if inst != nil {
-		av := &view{obj: inst.value, res: r, path: inst.addr + "."}
-		if loc, ok := av.str("location"); ok {
-			r.Region = parser.NormalizeRegion(loc)
-		}
-	} else {
-		r.AddUnresolved("account_name", "the Batch account is not in this configuration, so its location is unknown")
-	}
+	parentLocation(r, inst, "account_name", "Batch account")
 	applyTags(r, w.strMap("metadata"))
 	return []*parser.Resource{r}
+}
+
+// parentLocation sets the region of a resource that has no location of its own and runs where
+// another does (an AKS node pool's cluster, a Batch pool's account), or says why it cannot.
+func parentLocation(r *parser.Resource, parent *instance, attr, what string) {
+	if parent == nil {
+		r.AddUnresolved(attr, "the "+what+" is not in this configuration, so its location is unknown")
+		return
+	}
+	pv := &view{obj: parent.value, res: r, path: parent.addr + "."}
+	if loc, ok := pv.str("location"); ok {
+		r.Region = parser.NormalizeRegion(loc)
+	}
 }
