@@ -146,3 +146,16 @@ func Split(err error) (int, string) {
 	}
 	return line, msg
 }
+
+// Value is the value node of key in a mapping node; nil when n is not a mapping or has no key.
+func Value(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/internal/yamlpos"
 )
 
 // KServe's LLMInferenceService (serving.kserve.io/v1alpha1) serves one LLM with llm-d's
@@ -192,16 +194,10 @@ func mergeSpec(base, over *yaml.Node) *yaml.Node {
 func mergeByName(base, over *yaml.Node) *yaml.Node {
 	out := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: append([]*yaml.Node{}, base.Content...)}
 	for _, item := range over.Content {
-		name := ""
-		for i := 0; item.Kind == yaml.MappingNode && i+1 < len(item.Content); i += 2 {
-			if item.Content[i].Value == "name" {
-				name = item.Content[i+1].Value
-			}
-		}
 		merged := false
-		for i, b := range out.Content {
-			for x := 0; name != "" && b.Kind == yaml.MappingNode && x+1 < len(b.Content); x += 2 {
-				if b.Content[x].Value == "name" && b.Content[x+1].Value == name {
+		if name := yamlpos.Value(item, "name"); name != nil && name.Value != "" {
+			for i, b := range out.Content {
+				if bn := yamlpos.Value(b, "name"); bn != nil && bn.Value == name.Value {
 					out.Content[i] = mergeSpec(b, item)
 					merged = true
 				}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/internal/yamlpos"
 )
 
 // Workloads of operators that write their own pods: the manifest holds a few fields instead of
@@ -340,7 +342,7 @@ func extractArgoCronWorkflow(o *object) ([]role, error) {
 		schedule = spec.Schedules[0]
 	}
 	cron := cronSchedule{schedule: schedule, timeZone: spec.Timezone, deadlineSeconds: spec.WorkflowSpec.ActiveDeadlineSeconds,
-		concurrencyPolicy: spec.ConcurrencyPolicy, line: o.lineOf(findKey(&o.Spec, "schedule"))}
+		concurrencyPolicy: spec.ConcurrencyPolicy, line: o.lineOf(yamlpos.Value(&o.Spec, "schedule"))}
 	if ref := argoRef(o, spec.WorkflowSpec); ref != nil {
 		ref.cron = &cron
 		return nil, ref

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/internal/yamlpos"
 )
 
 // role is one group of identical pods of a workload: the pods of a Deployment, the workers of a
@@ -198,21 +200,8 @@ func extractCronJob(o *object) ([]role, error) {
 	}
 	r := jobRole(spec.JobTemplate.Spec)
 	r.cron = &cronSchedule{schedule: spec.Schedule, timeZone: spec.TimeZone, deadlineSeconds: spec.JobTemplate.Spec.ActiveDeadlineSeconds,
-		concurrencyPolicy: spec.ConcurrencyPolicy, line: o.lineOf(findKey(&o.Spec, "schedule"))}
+		concurrencyPolicy: spec.ConcurrencyPolicy, line: o.lineOf(yamlpos.Value(&o.Spec, "schedule"))}
 	return []role{r}, nil
-}
-
-// findKey returns the value node of a key in a mapping node.
-func findKey(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
 }
 
 type replicaSpec struct {
@@ -417,7 +406,7 @@ func extractInferenceService(o *object) ([]role, error) {
 	}
 	ps := pred.podSpec
 	for _, fw := range kserveFrameworks {
-		if n := findKey(&spec.Predictor, fw); n != nil {
+		if n := yamlpos.Value(&spec.Predictor, fw); n != nil {
 			var c container
 			if err := n.Decode(&c); err != nil {
 				return nil, err

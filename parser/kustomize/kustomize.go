@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuguard/gpuguard/internal/confine"
+	"github.com/gpuguard/gpuguard/internal/yamlpos"
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -332,7 +333,7 @@ func (b *builder) manifest(p string) []Object {
 		if d.Kind != yaml.MappingNode {
 			continue
 		}
-		if lookup(d, "kind") == nil || lookup(d, "apiVersion") == nil {
+		if yamlpos.Value(d, "kind") == nil || yamlpos.Value(d, "apiVersion") == nil {
 			continue
 		}
 		out = append(out, Object{Node: d, File: p})
@@ -427,13 +428,13 @@ func (b *builder) transform(file, dir string, k *Kustomization, objs []Object) [
 	renamed := map[string]string{} // kind/old name -> new name, for references
 	for i := range objs {
 		o := &objs[i]
-		kind := scalar(lookup(o.Node, "kind"))
+		kind := scalar(yamlpos.Value(o.Node, "kind"))
 		meta := ensureMap(o.Node, "metadata")
 		if k.Namespace != "" && !clusterScoped[kind] {
 			setScalar(meta, "namespace", k.Namespace)
 		}
 		if (k.NamePrefix != "" || k.NameSuffix != "") && kind != "Namespace" && kind != "CustomResourceDefinition" {
-			old := scalar(lookup(meta, "name"))
+			old := scalar(yamlpos.Value(meta, "name"))
 			if old != "" {
 				o.names = append(o.names, old)
 				setScalar(meta, "name", k.NamePrefix+old+k.NameSuffix)
@@ -456,7 +457,7 @@ func (b *builder) transform(file, dir string, k *Kustomization, objs []Object) [
 	for _, r := range k.Replicas {
 		found := false
 		for i := range objs {
-			if objs[i].named(r.Name) && scalableKinds[scalar(lookup(objs[i].Node, "kind"))] {
+			if objs[i].named(r.Name) && scalableKinds[scalar(yamlpos.Value(objs[i].Node, "kind"))] {
 				setInt(ensureMap(objs[i].Node, "spec"), "replicas", r.Count)
 				found = true
 			}
@@ -528,7 +529,7 @@ var scalableKinds = map[string]bool{"Deployment": true, "StatefulSet": true, "Re
 
 // named reports whether the object has, or had before a rename, the name.
 func (o *Object) named(name string) bool {
-	if scalar(lookup(lookup(o.Node, "metadata"), "name")) == name {
+	if scalar(yamlpos.Value(yamlpos.Value(o.Node, "metadata"), "name")) == name {
 		return true
 	}
 	for _, n := range o.names {
@@ -544,17 +545,17 @@ func (o *Object) matches(t *target) bool {
 	if !t.compiled {
 		t.kind, t.name, t.namespace, t.compiled = compilePattern(t.Kind), compilePattern(t.Name), compilePattern(t.Namespace), true
 	}
-	meta := lookup(o.Node, "metadata")
-	if !t.kind.match(scalar(lookup(o.Node, "kind"))) {
+	meta := yamlpos.Value(o.Node, "metadata")
+	if !t.kind.match(scalar(yamlpos.Value(o.Node, "kind"))) {
 		return false
 	}
-	if t.Name != "" && !t.name.match(scalar(lookup(meta, "name"))) && !slices.ContainsFunc(o.names, t.name.match) {
+	if t.Name != "" && !t.name.match(scalar(yamlpos.Value(meta, "name"))) && !slices.ContainsFunc(o.names, t.name.match) {
 		return false
 	}
-	if !t.namespace.match(scalar(lookup(meta, "namespace"))) {
+	if !t.namespace.match(scalar(yamlpos.Value(meta, "namespace"))) {
 		return false
 	}
-	group, version, _ := strings.Cut(scalar(lookup(o.Node, "apiVersion")), "/")
+	group, version, _ := strings.Cut(scalar(yamlpos.Value(o.Node, "apiVersion")), "/")
 	if version == "" {
 		group, version = "", group
 	}
@@ -562,10 +563,10 @@ func (o *Object) matches(t *target) bool {
 		return false
 	}
 	if t.LabelSelector != "" {
-		labels := lookup(meta, "labels")
+		labels := yamlpos.Value(meta, "labels")
 		for _, term := range strings.Split(t.LabelSelector, ",") {
 			key, want, eq := strings.Cut(strings.TrimSpace(term), "=")
-			got := lookup(labels, strings.TrimSpace(key))
+			got := yamlpos.Value(labels, strings.TrimSpace(key))
 			if got == nil || eq && scalar(got) != strings.TrimSpace(strings.TrimPrefix(want, "=")) {
 				return false
 			}
@@ -583,9 +584,9 @@ func (b *builder) apply(p patch, objs []Object) {
 			b.errorf(p.file, p.line, "a JSON 6902 patch needs a target")
 			return
 		}
-		meta := lookup(p.doc, "metadata")
-		t = &target{Kind: regexp.QuoteMeta(scalar(lookup(p.doc, "kind"))), Name: regexp.QuoteMeta(scalar(lookup(meta, "name")))}
-		if ns := scalar(lookup(meta, "namespace")); ns != "" {
+		meta := yamlpos.Value(p.doc, "metadata")
+		t = &target{Kind: regexp.QuoteMeta(scalar(yamlpos.Value(p.doc, "kind"))), Name: regexp.QuoteMeta(scalar(yamlpos.Value(meta, "name")))}
+		if ns := scalar(yamlpos.Value(meta, "namespace")); ns != "" {
 			t.Namespace = regexp.QuoteMeta(ns)
 		}
 		if t.Kind == "" || t.Name == "" {
@@ -629,7 +630,7 @@ var builtinGroups = map[string]bool{"": true, "apps": true, "batch": true, "auto
 
 // apiGroup is an object's API group ("" for the core group, "apps" for apps/v1).
 func apiGroup(n *yaml.Node) string {
-	group, _, found := strings.Cut(scalar(lookup(n, "apiVersion")), "/")
+	group, _, found := strings.Cut(scalar(yamlpos.Value(n, "apiVersion")), "/")
 	if !found {
 		return ""
 	}
@@ -664,11 +665,11 @@ func withoutIdentity(doc *yaml.Node) *yaml.Node {
 // podTemplate is the pod template of a workload (spec.template, or a CronJob's
 // spec.jobTemplate.spec.template), nil for other objects.
 func podTemplate(n *yaml.Node) *yaml.Node {
-	spec := lookup(n, "spec")
-	if t := lookup(spec, "template"); t != nil && t.Kind == yaml.MappingNode {
+	spec := yamlpos.Value(n, "spec")
+	if t := yamlpos.Value(spec, "template"); t != nil && t.Kind == yaml.MappingNode {
 		return t
 	}
-	if t := lookup(lookup(lookup(spec, "jobTemplate"), "spec"), "template"); t != nil && t.Kind == yaml.MappingNode {
+	if t := yamlpos.Value(yamlpos.Value(yamlpos.Value(spec, "jobTemplate"), "spec"), "template"); t != nil && t.Kind == yaml.MappingNode {
 		return t
 	}
 	return nil
@@ -679,12 +680,12 @@ func podTemplate(n *yaml.Node) *yaml.Node {
 // ScaledObject) and a pod's DRA claims (resourceClaimTemplateName, resourceClaimName), wherever
 // its pod spec sits.
 func renameReferences(n *yaml.Node, renamed map[string]string) {
-	if ref := lookup(lookup(n, "spec"), "scaleTargetRef"); ref != nil {
-		kind := scalar(lookup(ref, "kind"))
+	if ref := yamlpos.Value(yamlpos.Value(n, "spec"), "scaleTargetRef"); ref != nil {
+		kind := scalar(yamlpos.Value(ref, "kind"))
 		if kind == "" {
 			kind = "Deployment"
 		}
-		if to, ok := renamed[kind+"/"+scalar(lookup(ref, "name"))]; ok {
+		if to, ok := renamed[kind+"/"+scalar(yamlpos.Value(ref, "name"))]; ok {
 			setScalar(ref, "name", to)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/internal/testutil"
+	"github.com/gpuguard/gpuguard/internal/yamlpos"
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -114,7 +115,7 @@ func getPath(n *yaml.Node, path string) string {
 		}
 		found := false
 		for k := len(parts); k > 0; k-- {
-			if v := lookup(n, strings.Join(parts[:k], ".")); v != nil {
+			if v := yamlpos.Value(n, strings.Join(parts[:k], ".")); v != nil {
 				n, parts, found = v, parts[k:], true
 				break
 			}
@@ -413,7 +414,7 @@ replacements:
 	}, "prod")
 	var deploy *yaml.Node
 	for _, o := range res.Objects {
-		if scalar(lookup(o.Node, "kind")) == "Deployment" {
+		if scalar(yamlpos.Value(o.Node, "kind")) == "Deployment" {
 			deploy = o.Node
 		}
 	}
@@ -479,11 +480,11 @@ vars:
 	}
 	var deploy *yaml.Node
 	for _, o := range res.Objects {
-		if scalar(lookup(o.Node, "kind")) == "Deployment" {
+		if scalar(yamlpos.Value(o.Node, "kind")) == "Deployment" {
 			deploy = o.Node
 		}
 	}
-	if r := lookup(lookup(deploy, "spec"), "replicas"); scalar(r) != "4" || r.Tag != "!!int" {
+	if r := yamlpos.Value(yamlpos.Value(deploy, "spec"), "replicas"); scalar(r) != "4" || r.Tag != "!!int" {
 		t.Errorf("the replacement after the failed ones still applies, a quoted number into a number field as a number: replicas %+v", r)
 	}
 	if len(res.Warnings) != 1 || res.Warnings[0].Line != 12 || !strings.Contains(res.Warnings[0].Message, "vars") {

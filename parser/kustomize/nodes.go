@@ -7,20 +7,9 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-)
 
-// lookup is the value of key in a mapping node, nil when n is not a mapping or has no key.
-func lookup(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
-}
+	"github.com/gpuguard/gpuguard/internal/yamlpos"
+)
 
 // scalar is a scalar node's text, "" for anything else.
 func scalar(n *yaml.Node) string {
@@ -65,7 +54,7 @@ func setInt(n *yaml.Node, key string, value int) {
 
 // ensureMap is the mapping at key in n, made (or made a mapping) when missing.
 func ensureMap(n *yaml.Node, key string) *yaml.Node {
-	if v := lookup(n, key); v != nil && v.Kind == yaml.MappingNode {
+	if v := yamlpos.Value(n, key); v != nil && v.Kind == yaml.MappingNode {
 		return v
 	}
 	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
@@ -113,7 +102,7 @@ func strategicMerge(dst, patch *yaml.Node, field string, named bool) *yaml.Node 
 	}
 	switch patch.Kind {
 	case yaml.MappingNode:
-		switch scalar(lookup(patch, "$patch")) {
+		switch scalar(yamlpos.Value(patch, "$patch")) {
 		case "delete":
 			return nil
 		case "replace":
@@ -128,7 +117,7 @@ func strategicMerge(dst, patch *yaml.Node, field string, named bool) *yaml.Node 
 				remove(dst, key)
 				continue
 			}
-			merged := strategicMerge(lookup(dst, key), value, key, named)
+			merged := strategicMerge(yamlpos.Value(dst, key), value, key, named)
 			if merged == nil {
 				remove(dst, key)
 				continue
@@ -142,16 +131,16 @@ func strategicMerge(dst, patch *yaml.Node, field string, named bool) *yaml.Node 
 			return clean(patch)
 		}
 		for _, item := range patch.Content {
-			id := scalar(lookup(item, key))
+			id := scalar(yamlpos.Value(item, key))
 			at := -1
 			for j, have := range dst.Content {
-				if id != "" && scalar(lookup(have, key)) == id {
+				if id != "" && scalar(yamlpos.Value(have, key)) == id {
 					at = j
 					break
 				}
 			}
 			switch {
-			case at < 0 && scalar(lookup(item, "$patch")) == "delete":
+			case at < 0 && scalar(yamlpos.Value(item, "$patch")) == "delete":
 			case at < 0:
 				dst.Content = append(dst.Content, clean(item))
 			default:
@@ -190,8 +179,8 @@ func applyJSON6902(doc, ops *yaml.Node) error {
 		return fmt.Errorf("a JSON 6902 patch is a list of operations")
 	}
 	for _, op := range ops.Content {
-		name, path := scalar(lookup(op, "op")), scalar(lookup(op, "path"))
-		value := lookup(op, "value")
+		name, path := scalar(yamlpos.Value(op, "op")), scalar(yamlpos.Value(op, "path"))
+		value := yamlpos.Value(op, "value")
 		var err error
 		switch name {
 		case "add", "replace":
@@ -202,7 +191,7 @@ func applyJSON6902(doc, ops *yaml.Node) error {
 		case "remove":
 			_, err = pointerRemove(doc, path)
 		case "copy", "move":
-			from := scalar(lookup(op, "from"))
+			from := scalar(yamlpos.Value(op, "from"))
 			var v *yaml.Node
 			if name == "move" {
 				v, err = pointerRemove(doc, from)
@@ -269,7 +258,7 @@ func pointer(path string) ([]string, error) {
 func child(n *yaml.Node, tok string) (*yaml.Node, error) {
 	switch n.Kind {
 	case yaml.MappingNode:
-		if v := lookup(n, tok); v != nil {
+		if v := yamlpos.Value(n, tok); v != nil {
 			return v, nil
 		}
 		return nil, fmt.Errorf("no %q", tok)
@@ -322,7 +311,7 @@ func pointerSet(doc *yaml.Node, path string, v *yaml.Node, add bool) error {
 	}
 	switch parent.Kind {
 	case yaml.MappingNode:
-		if !add && lookup(parent, last) == nil {
+		if !add && yamlpos.Value(parent, last) == nil {
 			return fmt.Errorf("no %q to replace", last)
 		}
 		set(parent, last, v)

@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpuguard/gpuguard/internal/yamlpos"
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -276,7 +277,7 @@ func fieldNodes(root *yaml.Node, path string, create bool) ([]*yaml.Node, error)
 			case n.Kind == yaml.SequenceNode && strings.HasPrefix(seg, "[") && strings.Contains(seg, "="):
 				k, v, _ := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(seg, "["), "]"), "=")
 				for _, e := range n.Content {
-					if scalar(lookup(e, k)) == v {
+					if scalar(yamlpos.Value(e, k)) == v {
 						next = append(next, e)
 					}
 				}
@@ -291,7 +292,7 @@ func fieldNodes(root *yaml.Node, path string, create bool) ([]*yaml.Node, error)
 				if strings.HasPrefix(seg, "[") && strings.HasSuffix(seg, "]") {
 					key = seg[1 : len(seg)-1]
 				}
-				v := lookup(n, key)
+				v := yamlpos.Value(n, key)
 				if v == nil && create {
 					v = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 					if last {
