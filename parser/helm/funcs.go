@@ -260,31 +260,13 @@ func (r *renderer) funcs() template.FuncMap {
 		},
 		"has": func(needle, hay any) bool { return containsValue(slice(hay), needle) },
 		"without": func(l any, omit ...any) []any {
-			var out []any
-			for _, x := range slice(l) {
-				if !containsValue(omit, x) {
-					out = append(out, x)
-				}
-			}
-			return out
+			return keep(l, func(_ []any, x any) bool { return !containsValue(omit, x) })
 		},
 		"uniq": func(l any) []any {
-			var out []any
-			for _, x := range slice(l) {
-				if !containsValue(out, x) {
-					out = append(out, x)
-				}
-			}
-			return out
+			return keep(l, func(kept []any, x any) bool { return !containsValue(kept, x) })
 		},
 		"compact": func(l any) []any {
-			var out []any
-			for _, x := range slice(l) {
-				if !empty(x) {
-					out = append(out, x)
-				}
-			}
-			return out
+			return keep(l, func(_ []any, x any) bool { return !empty(x) })
 		},
 		"reverse": func(l any) []any {
 			s := slice(l)
@@ -1104,4 +1086,15 @@ func (f files) AsSecrets() string {
 		m[path.Base(name)] = base64.StdEncoding.EncodeToString(data)
 	}
 	return toYAML(m)
+}
+
+// keep is the elements of a list that ok accepts, in order; ok also sees those kept so far.
+func keep(l any, ok func(kept []any, x any) bool) []any {
+	var out []any
+	for _, x := range slice(l) {
+		if ok(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
