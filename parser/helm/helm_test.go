@@ -50,6 +50,7 @@ func TestFunctions(t *testing.T) {
 		{`{{ toJson .list }}`, `["a","b","a"]`},
 		{`{{ (fromYaml "x: 1").x }}`, "1"},
 		{`{{ uniq .list | join "," }}`, "a,b"},
+		{`{{ without .list "a" | join "," }} {{ list "" "x" 0 nil "y" | compact | join "," }}`, "b x,y"},
 		{`{{ list 1 2 | toJson }} {{ has "b" .list }}`, "[1,2] true"},
 		{`{{ add 1 2 3 }} {{ sub 5 2 }} {{ mul 2 3 }} {{ div 7 2 }} {{ max 1 5 3 }}`, "6 3 6 3 5"},
 		{`{{ int "12" }} {{ until 3 | toJson }}`, "12 [0,1,2]"},
