@@ -105,14 +105,10 @@ func Build(files []*File, opts Options) parser.Result {
 			continue
 		}
 		roles, err := wk.extract(o)
-		var ref *templateRef
+		var ref *reference
 		var absent []string // referred objects not among the files read, said when no GPU is found
 		if errors.As(err, &ref) {
-			var warn *parser.Error
-			if roles, absent, warn, err = resolveRef(o, ref, referable); warn != nil {
-				res.Warnings = append(res.Warnings, *warn)
-				continue
-			}
+			roles, absent, err = resolve(o, ref, referable)
 		}
 		if err != nil {
 			res.Errors = append(res.Errors, specError(o, err))
@@ -363,44 +359,26 @@ func isAre(n int) string {
 	return "are"
 }
 
-// resolveRef builds the roles of a workload whose pods another object (or several) describes,
-// from the objects found among the files read. It answers the referred objects that are absent
-// (for a composed workload, said later if no pod requests GPUs), or a warning when the workload
-// cannot be priced without its one referred object.
-func resolveRef(o *object, ref *templateRef, referable map[string]*object) ([]role, []string, *parser.Error, error) {
-	lookup := func(key string) (*object, bool) {
-		if obj, ok := referable[o.root+"|"+key]; ok {
-			return obj, true
+// resolve builds the roles of a workload whose pods other objects describe, from those found
+// among the files read, and answers the ones that are absent. When none is found, the
+// workload's fallback (if any) prices it from its own fields, and then nothing is said absent.
+func resolve(o *object, ref *reference, referable map[string]*object) ([]role, []string, error) {
+	found := map[string]*object{}
+	var absent []string
+	for _, k := range ref.refs {
+		if obj, ok := referable[o.root+"|"+k]; ok {
+			found[k] = obj
+		} else if obj, ok := referable["|"+k]; ok {
+			found[k] = obj
+		} else {
+			absent = append(absent, k)
 		}
-		obj, ok := referable["|"+key]
-		return obj, ok
 	}
-	if ref.buildAll != nil {
-		found := map[string]*object{}
-		var absent []string
-		for _, k := range ref.refs {
-			if obj, ok := lookup(k); ok {
-				found[k] = obj
-			} else {
-				absent = append(absent, k)
-			}
-		}
-		roles, err := ref.buildAll(found)
-		return roles, absent, nil, err
-	}
-	if tmpl, ok := lookup(ref.key); ok {
-		roles, err := ref.roles(tmpl)
-		return roles, nil, nil, err
-	}
-	if ref.fallback != nil {
+	if len(found) == 0 && ref.fallback != nil {
 		if roles, err := ref.fallback(); err != nil || len(roles) > 0 {
-			return roles, nil, nil, err
+			return roles, nil, err
 		}
 	}
-	what := ref.missing
-	if what == "" {
-		what = "GPUs its steps use"
-	}
-	return nil, nil, &parser.Error{File: o.file, Line: o.line,
-		Message: fmt.Sprintf("%s runs %s, which is not among the files read: %s are not counted", o.address(), ref.key, what)}, nil
+	roles, err := ref.build(found)
+	return roles, absent, err
 }

@@ -77,8 +77,8 @@ func extractLLMInferenceService(o *object) ([]role, error) {
 	if len(keys) == 0 {
 		return llmRoles(o, &o.Spec, "")
 	}
-	return nil, &templateRef{refs: keys, missing: "GPUs the configurations it is composed of request",
-		buildAll: func(found map[string]*object) ([]role, error) {
+	return nil, &reference{refs: keys, missing: "GPUs the configurations it is composed of request",
+		build: func(found map[string]*object) ([]role, error) {
 			spec := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 			note := ""
 			for _, k := range keys {

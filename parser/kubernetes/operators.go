@@ -47,7 +47,7 @@ func extractArgoRollout(o *object) ([]role, error) {
 			kind = "Deployment"
 		}
 		key := kind + "/" + o.namespace() + "/" + ref.Name
-		return nil, &templateRef{key: key, missing: "GPUs its pods request", build: func(d *object) ([]role, error) {
+		return nil, refTo(key, "GPUs its pods request", func(d *object) ([]role, error) {
 			var ds struct {
 				Template podTemplate `yaml:"template"`
 			}
@@ -55,7 +55,7 @@ func extractArgoRollout(o *object) ([]role, error) {
 				return nil, err
 			}
 			return []role{{replicas: replicas, template: ds.Template, scalable: true, note: note + "; pod template from " + key}}, nil
-		}}
+		})
 	}
 	return []role{{replicas: replicas, template: spec.Template, scalable: true, note: note}}, nil
 }
@@ -248,47 +248,52 @@ func extractArgoWorkflow(o *object) ([]role, error) {
 	if err := decodeSpec(o, &spec); err != nil {
 		return nil, err
 	}
-	if ref := argoRef(o, spec); ref != nil {
+	if ref := argoRef(o, spec, nil); ref != nil {
 		return nil, ref
 	}
 	return argoRoles(spec), nil
 }
 
-// templateRef is what the Argo extractors return for a workflow that runs a WorkflowTemplate
-// (workflowTemplateRef): Build finds the template among the objects read and prices its steps.
-//
-// It serves any workload whose pods are described by another object (an Argo Rollout's
-// workloadRef to a Deployment, a Kubeflow TrainJob's runtime): build, when set, makes the roles
-// from that object instead, and missing says what is not counted when the object is not among
-// the files read.
-type templateRef struct {
-	key  string // WorkflowTemplate/ns/name, ClusterWorkflowTemplate/name, Deployment/ns/name
-	cron *cronSchedule
-	// deadline is the referring workflow's own activeDeadlineSeconds, which wins.
-	deadline *int64
-	build    func(tmpl *object) ([]role, error)
-	missing  string
-	// fallback, when set, prices the workload from its own fields when the object it refers to
-	// is not among the files read; no roles means it cannot, and the warning stands.
-	fallback func() ([]role, error)
-	// refs and buildAll serve a workload composed of several objects (an LLMInferenceService's
-	// baseRefs): buildAll gets those found; when some are missing and no pod it builds requests
-	// GPUs, the warning names them.
+// reference is what an extractor returns (as its error) for a workload whose pods other objects
+// describe: an Argo workflow's WorkflowTemplate, a Rollout's Deployment, a TrainJob's runtime,
+// an LLMInferenceService's configurations. Build looks refs up among the objects read (in the
+// workload's own kustomize build first) and build makes the roles from those found. When none
+// is found, fallback (when set) may price the workload from its own fields. When some are absent
+// and no pod built requests GPUs, a warning names them and says what is not counted (missing).
+type reference struct {
 	refs     []string
-	buildAll func(found map[string]*object) ([]role, error)
+	build    func(found map[string]*object) ([]role, error)
+	fallback func() ([]role, error)
+	missing  string
 }
 
-func (t *templateRef) Error() string { return "runs " + t.key + strings.Join(t.refs, ", ") }
+func (r *reference) Error() string { return "runs " + strings.Join(r.refs, ", ") }
 
-func argoRef(o *object, spec argoWorkflowSpec) *templateRef {
+// refTo is a reference to one object, whose roles build makes when it is found.
+func refTo(key, missing string, build func(obj *object) ([]role, error)) *reference {
+	return &reference{refs: []string{key}, missing: missing, build: func(found map[string]*object) ([]role, error) {
+		if obj, ok := found[key]; ok {
+			return build(obj)
+		}
+		return nil, nil
+	}}
+}
+
+// argoRef is the reference of a workflow that runs a WorkflowTemplate (workflowTemplateRef): the
+// template's steps, with the workflow's own activeDeadlineSeconds and, for a CronWorkflow, its
+// schedule.
+func argoRef(o *object, spec argoWorkflowSpec, cron *cronSchedule) *reference {
 	r := spec.WorkflowTemplateRef
 	if r == nil || r.Name == "" {
 		return nil
 	}
+	key := "WorkflowTemplate/" + o.namespace() + "/" + r.Name
 	if r.ClusterScope {
-		return &templateRef{key: "ClusterWorkflowTemplate/" + r.Name, deadline: spec.ActiveDeadlineSeconds}
+		key = "ClusterWorkflowTemplate/" + r.Name
 	}
-	return &templateRef{key: "WorkflowTemplate/" + o.namespace() + "/" + r.Name, deadline: spec.ActiveDeadlineSeconds}
+	return refTo(key, "GPUs its steps use", func(tmpl *object) ([]role, error) {
+		return templateRoles(tmpl, key, spec.ActiveDeadlineSeconds, cron)
+	})
 }
 
 // referenceKey is how an object another workload refers to is found: Kind/namespace/name, or
@@ -300,23 +305,21 @@ func referenceKey(o *object) string {
 	return o.Kind + "/" + o.namespace() + "/" + o.Metadata.Name
 }
 
-// templateRoles prices the steps of the template a workflow runs, with the workflow's schedule.
-func (t *templateRef) roles(tmpl *object) ([]role, error) {
-	if t.build != nil {
-		return t.build(tmpl)
-	}
+// templateRoles prices the steps of the template a workflow runs, with the workflow's own
+// deadline (which wins) and schedule.
+func templateRoles(tmpl *object, key string, deadline *int64, cron *cronSchedule) ([]role, error) {
 	var spec argoWorkflowSpec
 	if err := decodeSpec(tmpl, &spec); err != nil {
 		return nil, err
 	}
-	if t.deadline != nil {
-		spec.ActiveDeadlineSeconds = t.deadline
+	if deadline != nil {
+		spec.ActiveDeadlineSeconds = deadline
 	}
 	roles := argoRoles(spec)
 	for i := range roles {
-		roles[i].note += "; steps from " + t.key
-		if t.cron != nil {
-			c := *t.cron
+		roles[i].note += "; steps from " + key
+		if cron != nil {
+			c := *cron
 			c.deadlineSeconds = spec.ActiveDeadlineSeconds
 			roles[i].cron = &c
 		}
@@ -343,8 +346,7 @@ func extractArgoCronWorkflow(o *object) ([]role, error) {
 	}
 	cron := cronSchedule{schedule: schedule, timeZone: spec.Timezone, deadlineSeconds: spec.WorkflowSpec.ActiveDeadlineSeconds,
 		concurrencyPolicy: spec.ConcurrencyPolicy, line: o.lineOf(yamlpos.Value(&o.Spec, "schedule"))}
-	if ref := argoRef(o, spec.WorkflowSpec); ref != nil {
-		ref.cron = &cron
+	if ref := argoRef(o, spec.WorkflowSpec, &cron); ref != nil {
 		return nil, ref
 	}
 	roles := argoRoles(spec.WorkflowSpec)

@@ -84,8 +84,10 @@ func extractTrainJob(o *object) ([]role, error) {
 	if kind != defaultRuntimeRef {
 		key = kind + "/" + o.namespace() + "/" + name
 	}
-	return nil, &templateRef{key: key, missing: "GPUs its nodes request (set trainer.resourcesPerNode to price it without the runtime)", fallback: fallback,
-		build: func(rt *object) ([]role, error) { return trainRoles(spec, overrides, rt, key) }}
+	ref := refTo(key, "GPUs its nodes request (set trainer.resourcesPerNode to price it without the runtime)",
+		func(rt *object) ([]role, error) { return trainRoles(spec, overrides, rt, key) })
+	ref.fallback = fallback
+	return nil, ref
 }
 
 // trainRoles reads the runtime's replicated jobs with the TrainJob's overrides applied.
