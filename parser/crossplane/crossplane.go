@@ -183,17 +183,16 @@ func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Er
 }
 
 // owner finds the managed resource an address belongs to ("aws_eks_node_group.gpu" or
-// "azurerm_kubernetes_cluster.main.default_node_pool") and the rest of the address.
+// "azurerm_kubernetes_cluster.main.default_node_pool") and the rest of the address. Names are
+// identifiers, so the name ends at the first "." or "[" after the type.
 func owner(address string, byAddress map[string]member) (member, string, bool) {
-	for a, m := range byAddress {
-		if address == a {
-			return m, "", true
-		}
-		if rest, ok := strings.CutPrefix(address, a); ok && (strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "[")) {
-			return m, rest, true
-		}
+	typ, rest, _ := strings.Cut(address, ".")
+	name, tail := rest, ""
+	if i := strings.IndexAny(rest, ".["); i >= 0 {
+		name, tail = rest[:i], rest[i:]
 	}
-	return member{}, "", false
+	m, ok := byAddress[typ+"."+name]
+	return m, tail, ok
 }
 
 // arguments turns forProvider into Terraform arguments: keys in snake_case, references by name
