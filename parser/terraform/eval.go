@@ -780,7 +780,7 @@ func (mi *moduleInstance) child(name string) *childState {
 			mi.ev.followed = append(mi.ev.followed, d)
 			break
 		}
-		if sd, ok := standInFor(call.source); ok && mi.standIn == nil {
+		if sd, ok := standInFor(call.source); ok {
 			dir, cs.standIn = sd, true
 			break
 		}
