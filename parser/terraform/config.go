@@ -147,11 +147,6 @@ func (l *loader) loadModule(dir string, files []string, stdin []byte, child bool
 	return m
 }
 
-// loadStandIn reads one of gpuguard's stand-in modules (standin.go) from the binary.
-func (l *loader) loadStandIn(dir string) *moduleConfig {
-	return l.loadModule(dir, standInFiles(dir), nil, true)
-}
-
 func (l *loader) decodeFile(m *moduleConfig, sf *sourceFile) {
 	content, _, diags := sf.file.Body.PartialContent(fileSchema)
 	l.addDiags(diags)

@@ -805,7 +805,7 @@ func (mi *moduleInstance) child(name string) *childState {
 	}
 	var cfg *moduleConfig
 	if isStandIn(dir) {
-		cfg = mi.ev.l.loadStandIn(dir)
+		cfg = mi.ev.l.loadModule(dir, standInFiles(dir), nil, true) // from the binary (standin.go)
 	} else {
 		files, outside, err := mi.ev.l.cache.moduleFiles(dir, mi.ev.files.dirs)
 		for _, f := range outside {
