@@ -34,16 +34,30 @@ type converter struct {
 	// them into one block, so the slice is reused by every object (nested ones push above).
 	pairs [][2]*ast.Term
 	buf   []byte
+	// slab hands out terms from blocks instead of one allocation each (a resource has a few
+	// dozen terms of its own: its objects, amounts, ids).
+	slab []ast.Term
+}
+
+// newTerm is ast.NewTerm from the converter's current block.
+func (c *converter) newTerm(v ast.Value) *ast.Term {
+	if len(c.slab) == 0 {
+		c.slab = make([]ast.Term, 512)
+	}
+	t := &c.slab[0]
+	c.slab = c.slab[1:]
+	t.Value = v
+	return t
 }
 
 func (c *converter) str(s string) *ast.Term {
 	if len(s) > 48 {
-		return ast.StringTerm(s)
+		return c.newTerm(ast.String(s))
 	}
 	if t, ok := c.strs[s]; ok {
 		return t
 	}
-	t := ast.StringTerm(s)
+	t := c.newTerm(ast.String(s))
 	c.strs[s] = t
 	return t
 }
@@ -54,7 +68,7 @@ func (c *converter) num(text []byte) *ast.Term {
 		return t
 	}
 	s := string(text)
-	t := ast.NumberTerm(json.Number(s))
+	t := c.newTerm(ast.Number(s))
 	c.nums[s] = t
 	return t
 }
@@ -76,7 +90,7 @@ func (c *converter) term(v reflect.Value) (*ast.Term, error) {
 	case rateType:
 		return c.decimal(v.Int(), 4), nil
 	case numberType:
-		return ast.NumberTerm(json.Number(v.String())), nil
+		return c.newTerm(ast.Number(v.String())), nil
 	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
@@ -109,12 +123,19 @@ func (c *converter) term(v reflect.Value) (*ast.Term, error) {
 			}
 			terms[i] = t
 		}
-		return ast.ArrayTerm(terms...), nil
+		return c.newTerm(ast.NewArray(terms...)), nil
 	case reflect.Map:
 		if v.IsNil() {
 			return ast.InternedNullTerm, nil
 		}
 		base := len(c.pairs)
+		if m, ok := v.Interface().(map[string]string); ok {
+			// The common map (tags, labels) without reflect's copies of every key and value.
+			for k, s := range m {
+				c.pairs = append(c.pairs, [2]*ast.Term{c.str(k), c.str(s)})
+			}
+			return c.object(base), nil
+		}
 		it := v.MapRange()
 		for it.Next() {
 			k := it.Key()
@@ -151,7 +172,7 @@ func (c *converter) term(v reflect.Value) (*ast.Term, error) {
 
 // object makes an object of the pairs pushed since base and pops them.
 func (c *converter) object(base int) *ast.Term {
-	t := ast.NewTerm(ast.NewObject(c.pairs[base:]...))
+	t := c.newTerm(ast.NewObject(c.pairs[base:]...))
 	clear(c.pairs[base:])
 	c.pairs = c.pairs[:base]
 	return t
