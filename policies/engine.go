@@ -288,7 +288,11 @@ func (e *Engine) evaluate(timed context.Context, value ast.Value, in *Input) ([]
 		}
 		return nil, fmt.Errorf("evaluating policies: %w", context.Cause(ctx))
 	}
-	var out []result.Finding
+	n := 0
+	for _, f := range found {
+		n += len(f)
+	}
+	out := make([]result.Finding, 0, n)
 	for _, f := range found {
 		out = append(out, f...)
 	}
