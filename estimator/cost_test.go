@@ -146,3 +146,33 @@ func TestQuantityInVCPUs(t *testing.T) {
 		t.Errorf("unknown type: %+v", e)
 	}
 }
+
+// AKS node auto-provisioning's labels narrow Azure sizes by their names: sku-gpu-name A100 takes
+// only sizes whose name carries A100 (not Standard_ND96asr_v4, an A100 40GB size that is cheaper
+// per GPU), H100 takes the H100 NVL sizes too, and sku-family N any N size.
+func TestAzureNodeAutoProvisioningNames(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	cases := []struct {
+		pod  parser.PodGPUs
+		want string
+	}{
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 2, AzureGPUNames: []string{"A100"}}, "Standard_NC48ads_A100_v4"},
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 2, GPUNames: []string{"A100"}}, "Standard_ND96asr_v4"},
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, AzureGPUNames: []string{"h100"}}, "Standard_NC40ads_H100_v5"},
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 4, Families: []string{"N"}}, "Standard_NC64as_T4_v3"},
+	}
+	for _, tc := range cases {
+		pod := tc.pod
+		r := parser.Resource{Address: "Deployment/a/b", Provider: "azure", Region: "eastus", Quantity: 1, PurchaseOption: parser.OnDemand,
+			Kind: parser.KindKubernetes, Pod: &pod}
+		e := p.Estimate(r)
+		if e.InstanceType != tc.want || !e.PriceEstimated || e.UnpricedReason != nil {
+			t.Errorf("%+v: got %s (%v)", tc.pod, e.InstanceType, e.UnpricedReason)
+		}
+	}
+	r := parser.Resource{Address: "Deployment/a/b", Provider: "azure", Region: "eastus", Quantity: 1, PurchaseOption: parser.OnDemand,
+		Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, AzureGPUNames: []string{"V100"}}}
+	if e := p.Estimate(r); e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, "V100") {
+		t.Errorf("no Azure size names V100 (Standard_NC6s_v3 does not), yet priced %s", e.InstanceType)
+	}
+}

@@ -3,6 +3,7 @@ package estimator
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,7 +30,7 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 		r.Provider = parser.ProviderOfRegion(e.Region)
 		e.Provider = r.Provider
 	}
-	if r.InstanceType == "" && (len(pod.InstanceTypes) > 0 || len(pod.Families) > 0 || len(pod.GPUNames) > 0) {
+	if r.InstanceType == "" && (len(pod.InstanceTypes) > 0 || len(pod.Families) > 0 || len(pod.GPUNames) > 0 || len(pod.AzureGPUNames) > 0) {
 		if reason := p.chooseNode(r, e); reason != "" {
 			return reason
 		}
@@ -134,7 +135,7 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	}
 	var cands []cand
 	for _, in := range p.Catalog.Instances(r.Provider) {
-		if !allowedType(in, pod) || len(keys) > 0 && !keys[in.GPU] {
+		if !allowedType(r.Provider, in, pod) || len(keys) > 0 && !keys[in.GPU] {
 			continue
 		}
 		share, reason := p.perPodGPUs(pod, in, &Estimate{})
@@ -148,7 +149,7 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		cands = append(cands, cand{in: in, q: q, cost: q.Hourly.Mul(share / in.GPUCount)})
 	}
 	if len(cands) == 0 {
-		what := strings.Join(append(append(append([]string{}, pod.InstanceTypes...), pod.Families...), pod.GPUNames...), ", ")
+		what := strings.Join(slices.Concat(pod.InstanceTypes, pod.Families, pod.GPUNames, pod.AzureGPUNames), ", ")
 		return fmt.Sprintf("no %s catalog type matching %s holds %d %s in region %s", r.Provider, what, pod.Requested, pod.Resource, orName(e.Region, "(none)"))
 	}
 	sort.Slice(cands, func(i, j int) bool {
@@ -165,7 +166,7 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 }
 
 // allowedType checks a catalog type against the pod's candidate types and families.
-func allowedType(in catalog.Instance, pod *parser.PodGPUs) bool {
+func allowedType(provider string, in catalog.Instance, pod *parser.PodGPUs) bool {
 	if len(pod.InstanceTypes) > 0 {
 		ok := false
 		for _, t := range pod.InstanceTypes {
@@ -177,10 +178,13 @@ func allowedType(in catalog.Instance, pod *parser.PodGPUs) bool {
 			return false
 		}
 	}
+	if len(pod.AzureGPUNames) > 0 && (provider != parser.Azure || !namesGPU(in.Type, pod.AzureGPUNames)) {
+		return false
+	}
 	if len(pod.Families) > 0 {
 		ok := false
 		for _, f := range pod.Families {
-			if strings.HasPrefix(in.Type, f+".") || strings.HasPrefix(in.Type, f+"-") {
+			if strings.HasPrefix(in.Type, f+".") || strings.HasPrefix(in.Type, f+"-") || provider == parser.Azure && inAzureFamily(in.Type, f) {
 				ok = true
 			}
 		}
@@ -189,4 +193,34 @@ func allowedType(in catalog.Instance, pod *parser.PodGPUs) bool {
 		}
 	}
 	return true
+}
+
+// inAzureFamily: AKS node auto-provisioning's sku-family is the size's leading letter
+// (Standard_NC24ads_A100_v4 is family N); a longer value (NC) is read as a prefix.
+func inAzureFamily(size, family string) bool {
+	name, ok := cutPrefixFold(size, "Standard_")
+	return ok && family != "" && len(name) > len(family) && strings.EqualFold(name[:len(family)], family)
+}
+
+// namesGPU reports whether an Azure size's name carries one of these GPU names, as AKS node
+// auto-provisioning's sku-gpu-name reads it: Standard_NC40ads_H100_v5 is an H100 (an H100 NVL in
+// the catalog), Standard_ND96asr_v4 (A100 40GB) carries none.
+func namesGPU(size string, names []string) bool {
+	parts := strings.Split(size, "_")
+	if len(parts) < 4 { // Standard, size, accelerator, version
+		return false
+	}
+	for _, n := range names {
+		if strings.EqualFold(parts[2], n) {
+			return true
+		}
+	}
+	return false
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
 }

@@ -93,6 +93,10 @@ type PodGPUs struct {
 	InstanceTypes []string `json:"instance_types,omitempty"`
 	Families      []string `json:"families,omitempty"`
 	GPUNames      []string `json:"gpu_names,omitempty"`
+	// AzureGPUNames are GPU names as Azure VM sizes write them (A100 in
+	// Standard_NC24ads_A100_v4), from AKS node auto-provisioning's sku-gpu-name label: only sizes
+	// whose name carries one of them qualify (Standard_NC6s_v3, a V100 size, names none).
+	AzureGPUNames []string `json:"azure_gpu_names,omitempty"`
 	// SharedReplicas is how many pods share one time-sliced GPU, when a label says so.
 	SharedReplicas int `json:"shared_replicas,omitempty"`
 	// NodeSource says where the node came from (nodeSelector, affinity, NodePool, config).

@@ -232,6 +232,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"llminferenceservice", "llminferenceservice.yaml", 0},
 		{"karpenter", "karpenter.yaml", 0},
 		{"aks", "aks.yaml", 0},
+		{"aks-nap", "aks-nap.yaml", 0},
 		{"gpu-product", "gpu-product.yaml", 0},
 		{"mig", "mig.yaml", 0},
 		{"accelerators", "accelerators.yaml", 0},

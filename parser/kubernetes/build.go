@@ -314,6 +314,9 @@ func resolveNode(res *parser.Resource, r role, o *object, pools []*nodePool, opt
 	if len(n.instanceTypes) != 1 {
 		if np := matchNodePool(pools, sel, r.template.Spec.Tolerations); np != nil {
 			merged := fromSelector(np.merge(sel), np.address)
+			if np.provider != "" {
+				merged.provider = np.provider
+			}
 			if n.purchase != "" && merged.purchase == "" {
 				merged.purchase = n.purchase
 			}
@@ -333,8 +336,8 @@ func resolveNode(res *parser.Resource, r role, o *object, pools []*nodePool, opt
 	case len(n.instanceTypes) == 1:
 		res.InstanceType = n.instanceTypes[0]
 		res.Provider = parser.ProviderOfInstanceType(res.InstanceType)
-	case len(n.instanceTypes) > 1 || len(n.families) > 0 || len(n.gpuNames) > 0:
-		res.Pod.InstanceTypes, res.Pod.Families, res.Pod.GPUNames = n.instanceTypes, n.families, n.gpuNames
+	case len(n.instanceTypes) > 1 || len(n.families) > 0 || len(n.gpuNames) > 0 || len(n.azureGPUNames) > 0:
+		res.Pod.InstanceTypes, res.Pod.Families, res.Pod.GPUNames, res.Pod.AzureGPUNames = n.instanceTypes, n.families, n.gpuNames, n.azureGPUNames
 		res.Provider = n.provider
 		if res.Provider == "" && len(n.instanceTypes) > 0 {
 			res.Provider = parser.ProviderOfInstanceType(n.instanceTypes[0])

@@ -445,6 +445,62 @@ spec:
 	}
 }
 
+// AKS node auto-provisioning: a NodePool whose node class is an AKSNodeClass is Azure even when
+// its requirements say nothing Azure-specific, and Azure sizes in node.kubernetes.io/instance-type
+// make it a GPU pool; sku-gpu-name is kept apart from GPU model names.
+func TestAKSNodeAutoProvisioningPools(t *testing.T) {
+	pools := `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: sizes}
+spec:
+  weight: 5
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.azure.com, kind: AKSNodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [Standard_NC24ads_A100_v4, Standard_NC48ads_A100_v4]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+      taints: [{key: pool, value: sizes, effect: NoSchedule}]
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: named}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.azure.com, kind: AKSNodeClass, name: default}
+      requirements:
+        - {key: karpenter.azure.com/sku-gpu-name, operator: In, values: [H100]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+      taints: [{key: pool, value: named, effect: NoSchedule}]
+---
+`
+	pod := func(pool string) string {
+		return `apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ml}
+spec:
+  tolerations: [{key: pool, operator: Equal, value: ` + pool + `, effect: NoSchedule}]
+  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]
+`
+	}
+	r := one(t, build(t, pools+pod("sizes"), Options{}))
+	if r.Provider != "azure" || len(r.Pod.InstanceTypes) != 2 || r.PurchaseOption != "spot" || !strings.Contains(r.Pod.NodeSource, "NodePool/sizes") || len(r.Unresolved) > 0 {
+		t.Fatalf("sizes pool: %+v %+v", r, r.Pod)
+	}
+	r = one(t, build(t, pools+pod("named"), Options{}))
+	if r.Provider != "azure" || len(r.Pod.AzureGPUNames) != 1 || r.Pod.AzureGPUNames[0] != "H100" || len(r.Pod.GPUNames) != 0 || r.PurchaseOption != "on_demand" {
+		t.Fatalf("named pool: %+v %+v", r, r.Pod)
+	}
+	// A pool that names the GPU by GPU feature discovery's product label says nothing of the
+	// cloud but its node class (capacity-type alone used to read as AWS).
+	product := strings.Replace(pools, "{key: karpenter.azure.com/sku-gpu-name, operator: In, values: [H100]}",
+		"{key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-H100-NVL]}", 1)
+	r = one(t, build(t, product+pod("named"), Options{}))
+	if r.Provider != "azure" || len(r.Pod.GPUNames) != 1 {
+		t.Fatalf("product pool: %+v %+v", r, r.Pod)
+	}
+}
 // Malformed specs of the kinds added this session are errors or nothing, never a panic or a
 // resource with a negative count.
 func TestNewKindsWithOddSpecs(t *testing.T) {

@@ -33,7 +33,15 @@ const (
 	labelGKEMachineFamily = "cloud.google.com/machine-family"
 	labelGKESharedClients = "cloud.google.com/gke-max-shared-clients-per-gpu"
 	labelAKSPriority      = "kubernetes.azure.com/scalesetpriority"
-	labelGPUProduct       = "nvidia.com/gpu.product"
+	// AKS node auto-provisioning (Karpenter's Azure provider) names VM sizes under its own
+	// prefix: sku-name is the size (Standard_NC24ads_A100_v4), sku-family its first letter (N),
+	// sku-gpu-name the accelerator in the size's name (A100).
+	// github.com/Azure/karpenter-provider-azure pkg/apis/v1beta1/labels.go (read 2026-11-22).
+	labelAzureSKUName   = "karpenter.azure.com/sku-name"
+	labelAzureSKUFamily = "karpenter.azure.com/sku-family"
+	labelAzureGPUName   = "karpenter.azure.com/sku-gpu-name"
+	labelAzureGPUCount  = "karpenter.azure.com/sku-gpu-count"
+	labelGPUProduct     = "nvidia.com/gpu.product"
 )
 
 // nodeChoice is what a pod's selection (and a matching NodePool) says about its node.
@@ -42,6 +50,7 @@ type nodeChoice struct {
 	instanceTypes  []string
 	families       []string
 	gpuNames       []string
+	azureGPUNames  []string
 	purchase       parser.PurchaseOption
 	region         string
 	source         []string
@@ -60,7 +69,7 @@ func (n *nodeChoice) addSource(s string) {
 // fromSelector reads the well-known node labels from a selector.
 func fromSelector(sel selector, origin string) nodeChoice {
 	var n nodeChoice
-	if v, ok := sel.values(labelInstanceType, labelInstanceTypeBeta, labelKarpenterType); ok && len(v) > 0 {
+	if v, ok := sel.values(labelInstanceType, labelInstanceTypeBeta, labelKarpenterType, labelAzureSKUName); ok && len(v) > 0 {
 		n.instanceTypes = v
 		n.provider = parser.ProviderOfInstanceType(v[0])
 		n.addSource(origin + " instance-type")
@@ -72,6 +81,14 @@ func fromSelector(sel selector, origin string) nodeChoice {
 	if v, ok := sel.values(labelKarpenterGPUName, labelEKSGPUName); ok && len(v) > 0 {
 		n.gpuNames, n.provider = v, parser.AWS
 		n.addSource(origin + " karpenter instance-gpu-name")
+	}
+	if v, ok := sel.values(labelAzureSKUFamily); ok && len(v) > 0 {
+		n.families, n.provider = v, parser.Azure
+		n.addSource(origin + " azure sku-family")
+	}
+	if v, ok := sel.values(labelAzureGPUName); ok && len(v) > 0 {
+		n.azureGPUNames, n.provider = v, parser.Azure
+		n.addSource(origin + " azure sku-gpu-name")
 	}
 	if v, ok := sel.values(labelGKEAccelerator); ok && len(v) > 0 {
 		n.gpuNames, n.provider = v, parser.GCP
@@ -161,6 +178,7 @@ func regionOfZone(z string) string {
 type nodePool struct {
 	name         string
 	address      string
+	provider     string // from the node class it names, when that says
 	weight       int
 	requirements selector
 	labels       map[string]string
@@ -175,6 +193,9 @@ func decodeNodePool(o *object) (*nodePool, error) {
 			Spec     struct {
 				Requirements []requirement `yaml:"requirements"`
 				Taints       []toleration  `yaml:"taints"`
+				NodeClassRef struct {
+					Group string `yaml:"group"`
+				} `yaml:"nodeClassRef"`
 			} `yaml:"spec"`
 		} `yaml:"template"`
 	}
@@ -183,7 +204,8 @@ func decodeNodePool(o *object) (*nodePool, error) {
 	}
 	np := &nodePool{name: o.Metadata.Name, address: "NodePool/" + o.Metadata.Name, weight: spec.Weight,
 		requirements: selector{allowed: map[string][]string{}, excluded: map[string][]string{}},
-		labels:       spec.Template.Metadata.Labels, taints: spec.Template.Spec.Taints}
+		labels:       spec.Template.Metadata.Labels, taints: spec.Template.Spec.Taints,
+		provider: nodeClassProvider[spec.Template.Spec.NodeClassRef.Group]}
 	for k, v := range spec.Template.Metadata.Labels {
 		np.requirements.allowed[k] = []string{v}
 	}
@@ -192,6 +214,13 @@ func decodeNodePool(o *object) (*nodePool, error) {
 		np.requirements.add(r)
 	}
 	return np, nil
+}
+
+// nodeClassProvider is the cloud of a NodePool's node class, by the class's API group.
+var nodeClassProvider = map[string]string{
+	"karpenter.k8s.aws":   parser.AWS,   // EC2NodeClass
+	"eks.amazonaws.com":   parser.AWS,   // EKS Auto Mode's NodeClass
+	"karpenter.azure.com": parser.Azure, // AKSNodeClass
 }
 
 // admits reports whether a pod with this selection and these tolerations can land on the
@@ -219,25 +248,40 @@ func (np *nodePool) admits(sel selector, tols []toleration) bool {
 
 // offersGPUs reports whether the pool's requirements point at GPU instances at all.
 func (np *nodePool) offersGPUs() bool {
-	for _, k := range []string{labelKarpenterGPUName, labelEKSGPUName, labelKarpenterFamily, labelEKSFamily, labelInstanceType, labelKarpenterType,
-		"karpenter.k8s.aws/instance-category", labelEKSCategory, "karpenter.k8s.aws/instance-gpu-count", labelEKSGPUCount} {
-		if v, ok := np.requirements.allowed[k]; ok {
-			switch k {
-			case "karpenter.k8s.aws/instance-category", labelEKSCategory:
-				for _, c := range v {
-					if c == "g" || c == "p" || c == "inf" || c == "trn" {
-						return true
-					}
+	for _, k := range []string{labelKarpenterGPUName, labelEKSGPUName, labelAzureGPUName, labelKarpenterFamily, labelEKSFamily,
+		labelAzureSKUFamily, labelInstanceType, labelKarpenterType, labelAzureSKUName, "karpenter.k8s.aws/instance-category",
+		labelEKSCategory, "karpenter.k8s.aws/instance-gpu-count", labelEKSGPUCount, labelAzureGPUCount, labelGPUProduct} {
+		v, ok := np.requirements.allowed[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "karpenter.k8s.aws/instance-category", labelEKSCategory:
+			for _, c := range v {
+				if c == "g" || c == "p" || c == "inf" || c == "trn" {
+					return true
 				}
-			case labelKarpenterFamily, labelEKSFamily, labelInstanceType, labelKarpenterType:
-				for _, t := range v {
-					if parser.IsGPUInstanceType(parser.AWS, t+".x") || parser.IsGPUInstanceType(parser.AWS, t) {
-						return true
-					}
-				}
-			default:
-				return true
 			}
+		case labelKarpenterFamily, labelEKSFamily:
+			for _, f := range v {
+				if parser.IsGPUInstanceType(parser.AWS, f+".x") {
+					return true
+				}
+			}
+		case labelAzureSKUFamily:
+			for _, f := range v {
+				if strings.EqualFold(f, "N") { // the N series are Azure's GPU sizes
+					return true
+				}
+			}
+		case labelInstanceType, labelKarpenterType, labelAzureSKUName:
+			for _, t := range v {
+				if parser.IsGPUInstanceType(parser.ProviderOfInstanceType(t), t) {
+					return true
+				}
+			}
+		default:
+			return true
 		}
 	}
 	return false
