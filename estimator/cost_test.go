@@ -176,3 +176,34 @@ func TestAzureNodeAutoProvisioningNames(t *testing.T) {
 		t.Errorf("no Azure size names V100 (Standard_NC6s_v3 does not), yet priced %s", e.InstanceType)
 	}
 }
+
+// Karpenter's instance-category and GPU-count bounds narrow the catalog, and a node must serve
+// the resource the pod asks for: a Neuron pod never lands on an NVIDIA type, nor the reverse.
+func TestCategoriesCountsAndVendors(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	four := 4
+	cases := []struct {
+		pod  parser.PodGPUs
+		want string
+	}{
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, Categories: []string{"p"}}, "p4d.24xlarge"}, // 21.957642 / 8 a GPU beats p3.2xlarge 3.06,
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 4, Categories: []string{"g", "p"}, NodeGPUs: &parser.CountRange{Min: &four}}, "g4dn.12xlarge"},
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, NodeGPUs: &parser.CountRange{In: []int{8}}}, "g4dn.metal"},
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, AnyGPUType: true}, "g4dn.xlarge"},
+		{parser.PodGPUs{Resource: "aws.amazon.com/neuron", Requested: 1, AnyGPUType: true}, "inf2.xlarge"},
+	}
+	for _, tc := range cases {
+		pod := tc.pod
+		r := parser.Resource{Address: "Deployment/a/b", Provider: "aws", Region: "us-east-1", Quantity: 1, PurchaseOption: parser.OnDemand,
+			Kind: parser.KindKubernetes, Pod: &pod}
+		e := p.Estimate(r)
+		if e.InstanceType != tc.want || !e.PriceEstimated || e.UnpricedReason != nil {
+			t.Errorf("%+v: got %s (%v)", tc.pod, e.InstanceType, e.UnpricedReason)
+		}
+	}
+	for typ, want := range map[string]string{"g6e.xlarge": "g", "p4d.24xlarge": "p", "inf2.48xlarge": "inf", "trn1.32xlarge": "trn"} {
+		if got := awsCategory(typ); got != want {
+			t.Errorf("awsCategory(%s) = %s, want %s", typ, got, want)
+		}
+	}
+}

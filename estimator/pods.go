@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/internal/money"
@@ -30,7 +31,7 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 		r.Provider = parser.ProviderOfRegion(e.Region)
 		e.Provider = r.Provider
 	}
-	if r.InstanceType == "" && (len(pod.InstanceTypes) > 0 || len(pod.Families) > 0 || len(pod.GPUNames) > 0 || len(pod.AzureGPUNames) > 0) {
+	if r.InstanceType == "" && pod.ChoosesNode() {
 		if reason := p.chooseNode(r, e); reason != "" {
 			return reason
 		}
@@ -135,7 +136,7 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	}
 	var cands []cand
 	for _, in := range p.Catalog.Instances(r.Provider) {
-		if !allowedType(r.Provider, in, pod) || len(keys) > 0 && !keys[in.GPU] {
+		if !allowedType(r.Provider, in, pod) || len(keys) > 0 && !keys[in.GPU] || !p.runsResource(in, pod.Resource) {
 			continue
 		}
 		share, reason := p.perPodGPUs(pod, in, &Estimate{})
@@ -149,7 +150,13 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		cands = append(cands, cand{in: in, q: q, cost: q.Hourly.Mul(share / in.GPUCount)})
 	}
 	if len(cands) == 0 {
-		what := strings.Join(slices.Concat(pod.InstanceTypes, pod.Families, pod.GPUNames, pod.AzureGPUNames), ", ")
+		what := strings.Join(slices.Concat(pod.InstanceTypes, pod.Families, pod.GPUNames, pod.AzureGPUNames, pod.Categories), ", ")
+		if pod.NodeGPUs != nil {
+			what = strings.TrimPrefix(what+", "+pod.NodeGPUs.String()+" GPUs a node", ", ")
+		}
+		if what == "" {
+			what = "its NodePool"
+		}
 		return fmt.Sprintf("no %s catalog type matching %s holds %d %s in region %s", r.Provider, what, pod.Requested, pod.Resource, orName(e.Region, "(none)"))
 	}
 	sort.Slice(cands, func(i, j int) bool {
@@ -179,6 +186,12 @@ func allowedType(provider string, in catalog.Instance, pod *parser.PodGPUs) bool
 		}
 	}
 	if len(pod.AzureGPUNames) > 0 && (provider != parser.Azure || !namesGPU(in.Type, pod.AzureGPUNames)) {
+		return false
+	}
+	if pod.NodeGPUs != nil && !pod.NodeGPUs.Allows(in.GPUCount) {
+		return false
+	}
+	if len(pod.Categories) > 0 && !slices.Contains(pod.Categories, awsCategory(in.Type)) {
 		return false
 	}
 	if len(pod.Families) > 0 {
@@ -223,4 +236,33 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 		return s[len(prefix):], true
 	}
 	return s, false
+}
+
+// awsCategory is an EC2 type's category as Karpenter's instance-category reads it: the
+// family's letters before its generation (g6e.xlarge is g, inf2.xlarge is inf).
+func awsCategory(t string) string {
+	family, _, _ := strings.Cut(t, ".")
+	if i := strings.IndexFunc(family, func(r rune) bool { return !unicode.IsLetter(r) }); i >= 0 {
+		return family[:i]
+	}
+	return family
+}
+
+// runsResource reports whether a node's accelerators serve the extended resource the pod
+// requests: nvidia.com/* needs NVIDIA GPUs, amd.com/gpu AMD ones, aws.amazon.com/neuron* AWS
+// Inferentia or Trainium. Other resources (a DRA device class) are not checked.
+func (p *Pricer) runsResource(in catalog.Instance, resource string) bool {
+	vendor := ""
+	switch {
+	case strings.HasPrefix(resource, "nvidia.com/"):
+		vendor = "nvidia"
+	case strings.HasPrefix(resource, "amd.com/"):
+		vendor = "amd"
+	case strings.HasPrefix(resource, "aws.amazon.com/neuron"):
+		vendor = "aws"
+	default:
+		return true
+	}
+	g, ok := p.Catalog.GPU(in.GPU)
+	return ok && g.Vendor == vendor
 }

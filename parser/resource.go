@@ -3,6 +3,7 @@ package parser
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -97,10 +98,84 @@ type PodGPUs struct {
 	// Standard_NC24ads_A100_v4), from AKS node auto-provisioning's sku-gpu-name label: only sizes
 	// whose name carries one of them qualify (Standard_NC6s_v3, a V100 size, names none).
 	AzureGPUNames []string `json:"azure_gpu_names,omitempty"`
+	// Categories are AWS instance categories (g, p, inf, trn: a family's letters), from
+	// Karpenter's instance-category.
+	Categories []string `json:"categories,omitempty"`
+	// NodeGPUs bounds the GPUs of the node (Karpenter's instance-gpu-count, AKS's sku-gpu-count).
+	NodeGPUs *CountRange `json:"node_gpus,omitempty"`
+	// AnyGPUType is set when a NodePool admits the pod and its requirements only say that its
+	// nodes have GPUs: the estimator picks the cheapest GPU type of the provider.
+	AnyGPUType bool `json:"any_gpu_type,omitempty"`
 	// SharedReplicas is how many pods share one time-sliced GPU, when a label says so.
 	SharedReplicas int `json:"shared_replicas,omitempty"`
 	// NodeSource says where the node came from (nodeSelector, affinity, NodePool, config).
 	NodeSource string `json:"node_source,omitempty"`
+}
+
+// CountRange is a whole-number constraint from a node selector (a node's GPU count): In lists
+// the allowed values (empty: any), Min and Max bound them.
+type CountRange struct {
+	In  []int `json:"in,omitempty"`
+	Min *int  `json:"min,omitempty"`
+	Max *int  `json:"max,omitempty"`
+}
+
+// String writes the range as a selector would: "1, 2", "≥ 2", "≤ 8".
+func (c CountRange) String() string {
+	var parts []string
+	if len(c.In) > 0 {
+		ns := make([]string, len(c.In))
+		for i, n := range c.In {
+			ns[i] = strconv.Itoa(n)
+		}
+		parts = append(parts, strings.Join(ns, " or "))
+	}
+	if c.Min != nil {
+		parts = append(parts, "≥ "+strconv.Itoa(*c.Min))
+	}
+	if c.Max != nil {
+		parts = append(parts, "≤ "+strconv.Itoa(*c.Max))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// Allows reports whether n is in the range.
+func (c CountRange) Allows(n float64) bool {
+	if c.Min != nil && n < float64(*c.Min) || c.Max != nil && n > float64(*c.Max) {
+		return false
+	}
+	if len(c.In) == 0 {
+		return true
+	}
+	for _, x := range c.In {
+		if float64(x) == n {
+			return true
+		}
+	}
+	return false
+}
+
+// AllowsGPUs reports whether the range admits a node with GPUs at all.
+func (c CountRange) AllowsGPUs() bool {
+	if c.Max != nil && *c.Max < 1 {
+		return false
+	}
+	if len(c.In) == 0 {
+		return true
+	}
+	for _, x := range c.In {
+		if x >= 1 && (c.Min == nil || x >= *c.Min) && (c.Max == nil || x <= *c.Max) {
+			return true
+		}
+	}
+	return false
+}
+
+// ChoosesNode reports whether the estimator is to pick the node type from the catalog within
+// the pod's constraints (no single type is named).
+func (p *PodGPUs) ChoosesNode() bool {
+	return len(p.InstanceTypes) > 0 || len(p.Families) > 0 || len(p.GPUNames) > 0 || len(p.AzureGPUNames) > 0 ||
+		len(p.Categories) > 0 || p.NodeGPUs != nil || p.AnyGPUType
 }
 
 // Resource is one GPU resource found in an input, before pricing.

@@ -231,6 +231,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"inferenceservice", "inferenceservice.yaml", 0},
 		{"llminferenceservice", "llminferenceservice.yaml", 0},
 		{"karpenter", "karpenter.yaml", 0},
+		{"karpenter-gpu-pools", "karpenter-gpu-pools.yaml", 0},
 		{"aks", "aks.yaml", 0},
 		{"aks-nap", "aks-nap.yaml", 0},
 		{"gpu-product", "gpu-product.yaml", 0},

@@ -311,8 +311,10 @@ func hoursFromManifest(res *parser.Resource, r role, annotations map[string]stri
 func resolveNode(res *parser.Resource, r role, o *object, pools []*nodePool, opts Options) {
 	sel := podSelector(r.template.Spec)
 	n := fromSelector(sel, "nodeSelector/affinity")
+	var pool *nodePool
 	if len(n.instanceTypes) != 1 {
 		if np := matchNodePool(pools, sel, r.template.Spec.Tolerations); np != nil {
+			pool = np
 			merged := fromSelector(np.merge(sel), np.address)
 			if np.provider != "" {
 				merged.provider = np.provider
@@ -332,12 +334,15 @@ func resolveNode(res *parser.Resource, r role, o *object, pools []*nodePool, opt
 		res.PurchaseOption = n.purchase
 	}
 	res.Region = n.region
+	narrowed := len(n.instanceTypes) > 1 || len(n.families) > 0 || len(n.gpuNames) > 0 || len(n.azureGPUNames) > 0 ||
+		len(n.categories) > 0 || n.gpuCounts != nil
 	switch {
 	case len(n.instanceTypes) == 1:
 		res.InstanceType = n.instanceTypes[0]
 		res.Provider = parser.ProviderOfInstanceType(res.InstanceType)
-	case len(n.instanceTypes) > 1 || len(n.families) > 0 || len(n.gpuNames) > 0 || len(n.azureGPUNames) > 0:
+	case narrowed || pool != nil && n.provider != "":
 		res.Pod.InstanceTypes, res.Pod.Families, res.Pod.GPUNames, res.Pod.AzureGPUNames = n.instanceTypes, n.families, n.gpuNames, n.azureGPUNames
+		res.Pod.Categories, res.Pod.NodeGPUs, res.Pod.AnyGPUType = n.categories, n.gpuCounts, !narrowed
 		res.Provider = n.provider
 		if res.Provider == "" && len(n.instanceTypes) > 0 {
 			res.Provider = parser.ProviderOfInstanceType(n.instanceTypes[0])

@@ -501,6 +501,68 @@ spec:
 		t.Fatalf("product pool: %+v %+v", r, r.Pod)
 	}
 }
+
+// Karpenter GPU pools written by category and GPU count (or only by GPU manufacturer) place
+// GPU pods; the pod's own Gt/Lt narrow the pool's bounds.
+func TestKarpenterPoolsByCategoryAndGPUCount(t *testing.T) {
+	pools := `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: multi}
+spec:
+  template:
+    spec:
+      requirements:
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [g, p]}
+        - {key: karpenter.k8s.aws/instance-gpu-count, operator: Gt, values: ["1"]}
+        - {key: karpenter.k8s.aws/instance-gpu-count, operator: Lt, values: ["16"]}
+      taints: [{key: pool, value: multi, effect: NoSchedule}]
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: maker}
+spec:
+  template:
+    spec:
+      requirements:
+        - {key: karpenter.k8s.aws/instance-gpu-manufacturer, operator: In, values: [nvidia]}
+      taints: [{key: pool, value: maker, effect: NoSchedule}]
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: none}
+spec:
+  template:
+    spec:
+      requirements:
+        - {key: karpenter.k8s.aws/instance-gpu-count, operator: Lt, values: ["1"]}
+      taints: [{key: pool, value: none, effect: NoSchedule}]
+---
+`
+	pod := func(pool, extra string) string {
+		return `apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ml}
+spec:
+  tolerations: [{key: pool, operator: Equal, value: ` + pool + `, effect: NoSchedule}]
+` + extra + `  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]
+`
+	}
+	r := one(t, build(t, pools+pod("multi", `  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: karpenter.k8s.aws/instance-gpu-count, operator: Gt, values: ["3"]}]}]}}}
+`), Options{}))
+	c := r.Pod.NodeGPUs
+	if r.Provider != "aws" || strings.Join(r.Pod.Categories, ",") != "g,p" || c == nil || c.Min == nil || *c.Min != 4 || c.Max == nil || *c.Max != 15 || r.Pod.AnyGPUType {
+		t.Fatalf("multi pool: %+v %+v", r.Pod, c)
+	}
+	r = one(t, build(t, pools+pod("maker", ""), Options{}))
+	if r.Provider != "aws" || !r.Pod.AnyGPUType || !strings.Contains(r.Pod.NodeSource, "NodePool/maker") || len(r.Unresolved) > 0 {
+		t.Fatalf("maker pool: %+v %+v", r, r.Pod)
+	}
+	r = one(t, build(t, pools+pod("none", ""), Options{}))
+	if len(r.Unresolved) == 0 || strings.Contains(r.Pod.NodeSource, "NodePool/none") {
+		t.Fatalf("a pool without GPUs placed a GPU pod: %+v %+v", r, r.Pod)
+	}
+}
+
 // Malformed specs of the kinds added this session are errors or nothing, never a panic or a
 // resource with a negative count.
 func TestNewKindsWithOddSpecs(t *testing.T) {

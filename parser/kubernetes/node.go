@@ -19,6 +19,11 @@ const (
 	labelKarpenterType    = "karpenter.k8s.aws/instance-type"
 	labelKarpenterGPUName = "karpenter.k8s.aws/instance-gpu-name"
 	labelKarpenterCap     = "karpenter.sh/capacity-type"
+	// instance-category is the family's letters (g, p, inf, trn); the GPU labels describe an
+	// instance's GPUs. https://karpenter.sh/docs/reference/instance-types/
+	labelKarpenterCategory = "karpenter.k8s.aws/instance-category"
+	labelKarpenterGPUCount = "karpenter.k8s.aws/instance-gpu-count"
+	labelKarpenterGPUMaker = "karpenter.k8s.aws/instance-gpu-manufacturer"
 	// EKS Auto Mode's NodePools name the same instance properties under its own prefix.
 	// https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html
 	labelEKSFamily        = "eks.amazonaws.com/instance-family"
@@ -41,6 +46,7 @@ const (
 	labelAzureSKUFamily = "karpenter.azure.com/sku-family"
 	labelAzureGPUName   = "karpenter.azure.com/sku-gpu-name"
 	labelAzureGPUCount  = "karpenter.azure.com/sku-gpu-count"
+	labelAzureGPUMaker  = "karpenter.azure.com/sku-gpu-manufacturer"
 	labelGPUProduct     = "nvidia.com/gpu.product"
 )
 
@@ -51,6 +57,8 @@ type nodeChoice struct {
 	families       []string
 	gpuNames       []string
 	azureGPUNames  []string
+	categories     []string
+	gpuCounts      *parser.CountRange
 	purchase       parser.PurchaseOption
 	region         string
 	source         []string
@@ -89,6 +97,28 @@ func fromSelector(sel selector, origin string) nodeChoice {
 	if v, ok := sel.values(labelAzureGPUName); ok && len(v) > 0 {
 		n.azureGPUNames, n.provider = v, parser.Azure
 		n.addSource(origin + " azure sku-gpu-name")
+	}
+	if v, ok := sel.values(labelKarpenterCategory, labelEKSCategory); ok && len(v) > 0 {
+		n.categories, n.provider = v, parser.AWS
+		n.addSource(origin + " instance-category")
+	}
+	for _, k := range []string{labelKarpenterGPUCount, labelEKSGPUCount, labelAzureGPUCount} {
+		if c, ok := sel.countRange(k); ok {
+			n.gpuCounts = &c
+			if n.provider == "" && k == labelAzureGPUCount {
+				n.provider = parser.Azure
+			} else if n.provider == "" {
+				n.provider = parser.AWS
+			}
+			n.addSource(origin + " gpu-count")
+			break
+		}
+	}
+	if _, ok := sel.values(labelKarpenterGPUMaker); ok && n.provider == "" {
+		n.provider = parser.AWS
+	}
+	if _, ok := sel.values(labelAzureGPUMaker); ok && n.provider == "" {
+		n.provider = parser.Azure
 	}
 	if v, ok := sel.values(labelGKEAccelerator); ok && len(v) > 0 {
 		n.gpuNames, n.provider = v, parser.GCP
@@ -203,7 +233,7 @@ func decodeNodePool(o *object) (*nodePool, error) {
 		return nil, err
 	}
 	np := &nodePool{name: o.Metadata.Name, address: "NodePool/" + o.Metadata.Name, weight: spec.Weight,
-		requirements: selector{allowed: map[string][]string{}, excluded: map[string][]string{}},
+		requirements: newSelector(),
 		labels:       spec.Template.Metadata.Labels, taints: spec.Template.Spec.Taints,
 		provider: nodeClassProvider[spec.Template.Spec.NodeClassRef.Group]}
 	for k, v := range spec.Template.Metadata.Labels {
@@ -248,15 +278,21 @@ func (np *nodePool) admits(sel selector, tols []toleration) bool {
 
 // offersGPUs reports whether the pool's requirements point at GPU instances at all.
 func (np *nodePool) offersGPUs() bool {
+	req := np.requirements
+	for _, k := range []string{labelKarpenterGPUCount, labelEKSGPUCount, labelAzureGPUCount} {
+		if c, ok := req.countRange(k); ok && c.AllowsGPUs() {
+			return true
+		}
+	}
 	for _, k := range []string{labelKarpenterGPUName, labelEKSGPUName, labelAzureGPUName, labelKarpenterFamily, labelEKSFamily,
-		labelAzureSKUFamily, labelInstanceType, labelKarpenterType, labelAzureSKUName, "karpenter.k8s.aws/instance-category",
-		labelEKSCategory, "karpenter.k8s.aws/instance-gpu-count", labelEKSGPUCount, labelAzureGPUCount, labelGPUProduct} {
-		v, ok := np.requirements.allowed[k]
+		labelAzureSKUFamily, labelInstanceType, labelKarpenterType, labelAzureSKUName, labelKarpenterCategory,
+		labelEKSCategory, labelKarpenterGPUMaker, labelAzureGPUMaker, labelGPUProduct} {
+		v, ok := req.allowed[k]
 		if !ok {
 			continue
 		}
 		switch k {
-		case "karpenter.k8s.aws/instance-category", labelEKSCategory:
+		case labelKarpenterCategory, labelEKSCategory:
 			for _, c := range v {
 				if c == "g" || c == "p" || c == "inf" || c == "trn" {
 					return true
@@ -311,7 +347,15 @@ func matchNodePool(pools []*nodePool, sel selector, tols []toleration) *nodePool
 // merge combines the pod's own selection with its NodePool's requirements: the pod narrows
 // what the pool allows.
 func (np *nodePool) merge(sel selector) selector {
-	out := selector{allowed: map[string][]string{}, excluded: map[string][]string{}}
+	out := newSelector()
+	for _, s := range []selector{np.requirements, sel} {
+		for k, n := range s.above {
+			out.bound("Gt", k, n)
+		}
+		for k, n := range s.below {
+			out.bound("Lt", k, n)
+		}
+	}
 	for k, v := range np.requirements.allowed {
 		out.allowed[k] = v
 	}

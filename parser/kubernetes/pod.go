@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // GPU extended resources gpuguard counts.
@@ -253,10 +255,17 @@ func (e lineError) Error() string { return e.err.Error() }
 type selector struct {
 	allowed  map[string][]string
 	excluded map[string][]string
+	// above and below are numeric bounds (Gt and Lt): a value is greater than above[k] and less
+	// than below[k].
+	above, below map[string]int
+}
+
+func newSelector() selector {
+	return selector{allowed: map[string][]string{}, excluded: map[string][]string{}, above: map[string]int{}, below: map[string]int{}}
 }
 
 func podSelector(spec podSpec) selector {
-	s := selector{allowed: map[string][]string{}, excluded: map[string][]string{}}
+	s := newSelector()
 	for k, v := range spec.NodeSelector {
 		s.allowed[k] = []string{v}
 	}
@@ -284,8 +293,52 @@ func (s selector) add(r requirement) {
 		if _, ok := s.allowed[r.Key]; !ok {
 			s.allowed[r.Key] = nil
 		}
-	case "Gt", "Lt", "DoesNotExist":
-		// Numeric bounds and absence narrow nothing gpuguard prices by.
+	case "Gt", "Lt":
+		if len(r.Values) == 1 {
+			if n, err := strconv.Atoi(strings.TrimSpace(r.Values[0])); err == nil {
+				s.bound(r.Operator, r.Key, n)
+			}
+		}
+	case "DoesNotExist":
+		// Absence narrows nothing gpuguard prices by.
+	}
+}
+
+// countRange reads a whole-number label as a range: In values (less NotIn ones), Gt and Lt. ok
+// is false when the selector does not constrain the key.
+func (s selector) countRange(key string) (parser.CountRange, bool) {
+	var c parser.CountRange
+	v, in := s.allowed[key]
+	in = in && v != nil
+	if in {
+		for _, x := range filterOut(v, s.excluded[key]) {
+			if n, err := strconv.Atoi(strings.TrimSpace(x)); err == nil {
+				c.In = append(c.In, n)
+			}
+		}
+		if len(c.In) == 0 {
+			c.Max = new(-1) // no usable value: nothing qualifies
+		}
+	}
+	if gt, ok := s.above[key]; ok {
+		c.Min = new(gt + 1)
+	}
+	if lt, ok := s.below[key]; ok && (c.Max == nil || lt-1 < *c.Max) {
+		c.Max = new(lt - 1)
+	}
+	_, above := s.above[key]
+	_, below := s.below[key]
+	return c, in || above || below
+}
+
+// bound narrows a numeric bound: the larger Gt and the smaller Lt win.
+func (s selector) bound(op, key string, n int) {
+	if op == "Gt" {
+		if prev, ok := s.above[key]; !ok || n > prev {
+			s.above[key] = n
+		}
+	} else if prev, ok := s.below[key]; !ok || n < prev {
+		s.below[key] = n
 	}
 }
 

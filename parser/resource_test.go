@@ -1,0 +1,35 @@
+package parser
+
+import "testing"
+
+func TestCountRange(t *testing.T) {
+	two, eight := 2, 8
+	cases := []struct {
+		c         CountRange
+		allows    []float64
+		refuses   []float64
+		gpus      bool
+		formatted string
+	}{
+		{CountRange{In: []int{1, 4}}, []float64{1, 4}, []float64{2, 0.5}, true, "1 or 4"},
+		{CountRange{Min: &two}, []float64{2, 8}, []float64{1}, true, "≥ 2"},
+		{CountRange{Min: &two, Max: &eight, In: []int{1, 4}}, []float64{4}, []float64{1, 8}, true, "1 or 4 and ≥ 2 and ≤ 8"},
+		{CountRange{In: []int{0}}, []float64{0}, []float64{1}, false, "0"},
+		{CountRange{Max: new(0)}, []float64{0}, []float64{1}, false, "≤ 0"},
+	}
+	for _, tc := range cases {
+		for _, n := range tc.allows {
+			if !tc.c.Allows(n) {
+				t.Errorf("%s refuses %g", tc.c, n)
+			}
+		}
+		for _, n := range tc.refuses {
+			if tc.c.Allows(n) {
+				t.Errorf("%s allows %g", tc.c, n)
+			}
+		}
+		if tc.c.AllowsGPUs() != tc.gpus || tc.c.String() != tc.formatted {
+			t.Errorf("%+v: AllowsGPUs %v, String %q", tc.c, tc.c.AllowsGPUs(), tc.c.String())
+		}
+	}
+}
