@@ -234,6 +234,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"karpenter-gpu-pools", "karpenter-gpu-pools.yaml", 0},
 		{"aks", "aks.yaml", 0},
 		{"aks-nap", "aks-nap.yaml", 0},
+		{"gke-computeclass", "gke-computeclass.yaml", 0},
 		{"gpu-product", "gpu-product.yaml", 0},
 		{"mig", "mig.yaml", 0},
 		{"accelerators", "accelerators.yaml", 0},

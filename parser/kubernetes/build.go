@@ -45,6 +45,7 @@ func Build(files []*File, opts Options) parser.Result {
 		objs = append(objs, f.objects...)
 	}
 	var pools []*nodePool
+	classes := map[string]*computeClass{}
 	scalers := map[string]scaler{}
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}}
 	// Objects another workload takes its pods from, by root and Kind/namespace/name: Argo
@@ -79,6 +80,13 @@ func Build(files []*File, opts Options) parser.Result {
 				continue
 			}
 			pools = append(pools, np) // cluster-wide: a pool applies whichever files declare it
+		case o.Kind == "ComputeClass" && group(o.APIVersion) == "cloud.google.com":
+			cc, err := decodeComputeClass(o)
+			if err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+				continue
+			}
+			classes[o.Metadata.Name] = cc // cluster-wide, as NodePools
 		case o.Kind == "HorizontalPodAutoscaler" || o.Kind == "ScaledObject" && group(o.APIVersion) == "keda.sh":
 			s, err := decodeScaler(o)
 			if err != nil {
@@ -120,7 +128,7 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, fmt.Errorf("%s%d is not a number of pods", roleLabel(r), r.replicas)))
 				continue
 			}
-			rs, errs, warns := buildRole(o, r, roles, pools, scalers, claims, opts)
+			rs, errs, warns := buildRole(o, r, roles, nodeSources{pools, classes}, scalers, claims, opts)
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
@@ -189,7 +197,7 @@ func decodeScaler(o *object) (scaler, error) {
 }
 
 // buildRole makes the resource for one pod role, or nil when its pods request no GPU.
-func buildRole(o *object, r role, all []role, pools []*nodePool, scalers map[string]scaler, claims *claimIndex, opts Options) (*parser.Resource, []parser.Error, []parser.Error) {
+func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[string]scaler, claims *claimIndex, opts Options) (*parser.Resource, []parser.Error, []parser.Error) {
 	var errs, warns []parser.Error
 	req, perrs := podGPUs(r.template.Spec, o, claims)
 	for _, e := range perrs {
@@ -267,7 +275,7 @@ func buildRole(o *object, r role, all []role, pools []*nodePool, scalers map[str
 		}
 	}
 	hoursFromManifest(res, r, annotations, o, &errs)
-	resolveNode(res, r, o, pools, opts)
+	resolveNode(res, r, nodes, opts)
 	return res, errs, warns
 }
 
@@ -306,15 +314,38 @@ func hoursFromManifest(res *parser.Resource, r role, annotations map[string]stri
 	res.Note("%s: %.1f runs a month × activeDeadlineSeconds %d (an upper bound per run) = %.2f hours", o.Kind, runs, *r.cron.deadlineSeconds, res.HoursPerMonth)
 }
 
-// resolveNode decides what is known of the node: exact labels first, then a matching Karpenter
-// NodePool, then the config's default instance type.
-func resolveNode(res *parser.Resource, r role, o *object, pools []*nodePool, opts Options) {
+// nodeSources are the cluster-wide objects that decide where pods run.
+type nodeSources struct {
+	pools   []*nodePool              // Karpenter NodePools, by name
+	classes map[string]*computeClass // GKE ComputeClasses by name
+}
+
+// resolveNode decides what is known of the node: exact labels first, then the GKE ComputeClass
+// the pod selects or a matching Karpenter NodePool, then the config's default instance type.
+func resolveNode(res *parser.Resource, r role, nodes nodeSources, opts Options) {
 	sel := podSelector(r.template.Spec)
 	n := fromSelector(sel, "nodeSelector/affinity")
-	var pool *nodePool
-	if len(n.instanceTypes) != 1 {
-		if np := matchNodePool(pools, sel, r.template.Spec.Tolerations); np != nil {
-			pool = np
+	placed := false // by a NodePool or ComputeClass, whose cloud is known
+	unplaced := ""  // why the ComputeClass the pod selects cannot say its node
+	if v, ok := sel.values(labelComputeClass); ok && len(v) == 1 && len(n.instanceTypes) != 1 {
+		if cc := nodes.classes[v[0]]; cc == nil {
+			res.Note("ComputeClass %s is not among the files read: the node comes from the pod's own labels", v[0])
+		} else if c, why := cc.place(sel); why != "" {
+			n, unplaced = nodeChoice{provider: parser.GCP}, why
+		} else {
+			n, placed = c, true
+			switch len(cc.rules) {
+			case 1:
+			case 2:
+				res.Note("priced at the first priority rule of %s; its second rule is a fallback GKE uses when that capacity is not available", cc.address)
+			default:
+				res.Note("priced at the first priority rule of %s; its other %d rules are fallbacks GKE uses when that capacity is not available", cc.address, len(cc.rules)-1)
+			}
+		}
+	}
+	if len(n.instanceTypes) != 1 && !placed && unplaced == "" {
+		if np := matchNodePool(nodes.pools, sel, r.template.Spec.Tolerations); np != nil {
+			placed = true
 			merged := fromSelector(np.merge(sel), np.address)
 			if np.provider != "" {
 				merged.provider = np.provider
@@ -340,7 +371,7 @@ func resolveNode(res *parser.Resource, r role, o *object, pools []*nodePool, opt
 	case len(n.instanceTypes) == 1:
 		res.InstanceType = n.instanceTypes[0]
 		res.Provider = parser.ProviderOfInstanceType(res.InstanceType)
-	case narrowed || pool != nil && n.provider != "":
+	case narrowed || placed && n.provider != "":
 		res.Pod.InstanceTypes, res.Pod.Families, res.Pod.GPUNames, res.Pod.AzureGPUNames = n.instanceTypes, n.families, n.gpuNames, n.azureGPUNames
 		res.Pod.Categories, res.Pod.NodeGPUs, res.Pod.AnyGPUType = n.categories, n.gpuCounts, !narrowed
 		res.Provider = n.provider
@@ -351,6 +382,8 @@ func resolveNode(res *parser.Resource, r role, o *object, pools []*nodePool, opt
 		res.InstanceType = opts.DefaultInstanceType
 		res.Provider = parser.ProviderOfInstanceType(res.InstanceType)
 		n.addSource("config kubernetes.default_instance_type")
+	case unplaced != "":
+		res.AddUnresolved("node", unplaced)
 	default:
 		res.AddUnresolved("node", "the pod names no node: set node.kubernetes.io/instance-type (nodeSelector or affinity), a Karpenter or GKE accelerator label, or kubernetes.default_instance_type in the config")
 	}

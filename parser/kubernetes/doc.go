@@ -8,7 +8,7 @@
 // KServe's InferenceService and LLMInferenceService, Knative, Volcano, Argo Workflows and
 // Rollouts, the NIM and Spark operators) become one resource per GPU-requesting pod role, with
 // the GPUs one pod requests (device plugins and DRA claims) and what its node selection says
-// about the node it lands on. HorizontalPodAutoscalers, Karpenter NodePools, DRA claim
+// about the node it lands on. HorizontalPodAutoscalers, Karpenter NodePools, GKE ComputeClasses, DRA claim
 // templates, Argo WorkflowTemplates, the Deployments a Rollout's workloadRef names, Kubeflow
 // training runtimes and LLMInferenceServiceConfigs, found anywhere in the scan, are applied in
 // Build; an autoscaler a kustomization builds applies to the workloads of that build only

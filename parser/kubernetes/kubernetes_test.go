@@ -563,6 +563,26 @@ spec:
 	}
 }
 
+// A ComputeClass's rules must be a list and its GPU count a number of GPUs; a bad class is an
+// error at its line and pods that select it are still read.
+func TestComputeClassErrors(t *testing.T) {
+	for _, spec := range []string{"spec: {priorities: 3}", "spec: {priorities: [{gpu: {type: nvidia-l4, count: -2}}]}"} {
+		src := "apiVersion: cloud.google.com/v1\nkind: ComputeClass\nmetadata: {name: c}\n" + spec + `
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  nodeSelector: {cloud.google.com/compute-class: c, node.kubernetes.io/instance-type: g2-standard-4}
+  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]
+`
+		res := Parse("m.yaml", []byte(src), Options{})
+		if len(res.Errors) != 1 || res.Errors[0].Line != 4 || len(res.Resources) != 1 || res.Resources[0].InstanceType != "g2-standard-4" {
+			t.Errorf("%s: errors %v, resources %+v", spec, res.Errors, res.Resources)
+		}
+	}
+}
+
 // Malformed specs of the kinds added this session are errors or nothing, never a panic or a
 // resource with a negative count.
 func TestNewKindsWithOddSpecs(t *testing.T) {

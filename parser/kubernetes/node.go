@@ -346,9 +346,12 @@ func matchNodePool(pools []*nodePool, sel selector, tols []toleration) *nodePool
 
 // merge combines the pod's own selection with its NodePool's requirements: the pod narrows
 // what the pool allows.
-func (np *nodePool) merge(sel selector) selector {
+func (np *nodePool) merge(sel selector) selector { return mergeSelectors(np.requirements, sel) }
+
+// mergeSelectors narrows what base allows by sel.
+func mergeSelectors(base, sel selector) selector {
 	out := newSelector()
-	for _, s := range []selector{np.requirements, sel} {
+	for _, s := range []selector{base, sel} {
 		for k, n := range s.above {
 			out.bound("Gt", k, n)
 		}
@@ -356,10 +359,10 @@ func (np *nodePool) merge(sel selector) selector {
 			out.bound("Lt", k, n)
 		}
 	}
-	for k, v := range np.requirements.allowed {
+	for k, v := range base.allowed {
 		out.allowed[k] = v
 	}
-	for k, v := range np.requirements.excluded {
+	for k, v := range base.excluded {
 		out.excluded[k] = append(out.excluded[k], v...)
 	}
 	for k, v := range sel.allowed {
