@@ -40,7 +40,7 @@ func runCheck(e *env, o *commonOptions, paths []string) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	cat, overlay, err := loadCatalog(o.catalog, cfg)
+	cat, overlay, err := loadCatalog(o.catalog, o.fallback, cfg)
 	if err != nil {
 		return withCode(exitError, err)
 	}

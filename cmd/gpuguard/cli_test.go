@@ -210,6 +210,42 @@ func TestRegionFallback(t *testing.T) {
 	}
 }
 
+// A region the catalog has no price for is unpriced, with what the nearest priced region would
+// cost, unless --region-fallback nearest (or the config's region_fallback) asks for that rate as
+// an estimate; a bad value is an error with the config's line.
+func TestNearestRegionPrices(t *testing.T) {
+	src := `resource "aws_instance" "x" { instance_type = "g5.xlarge" }`
+	r := runCLI(t, src, "check", "-", "--format", "json", "--region", "eu-west-1")
+	if !strings.Contains(r.stdout, `"unpriced_reason": "g5.xlarge has no price for region eu-west-1 in the catalog; in us-east-1 it would cost $734.38/month"`) {
+		t.Fatalf("eu-west-1 priced without the fallback:\n%s", r.stdout)
+	}
+	r = runCLI(t, src, "check", "-", "--format", "json", "--region", "eu-west-1", "--region-fallback", "nearest")
+	if !strings.Contains(r.stdout, `"monthly_cost": 734.38`) || !strings.Contains(r.stdout, `"price_estimated": true`) ||
+		!strings.Contains(r.stdout, `no eu-west-1 price in the catalog: us-east-1's rate (region_fallback: nearest)`) {
+		t.Fatalf("--region-fallback nearest not applied:\n%s", r.stdout)
+	}
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tf := write("main.tf", src)
+	cfg := write(".gpuguard.yaml", "region: eu-west-1\nregion_fallback: nearest\n")
+	if r = runCLI(t, "", "check", tf, "--format", "json", "--config", cfg); !strings.Contains(r.stdout, `"monthly_cost": 734.38`) {
+		t.Fatalf("config region_fallback not applied (code %d): %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r = runCLI(t, "", "check", tf, "--format", "json", "--config", cfg, "--region-fallback", "none"); strings.Contains(r.stdout, `"monthly_cost": 734.38`) {
+		t.Fatalf("--region-fallback none did not override the config:\n%s", r.stdout)
+	}
+	bad := write("bad.yaml", "region: eu-west-1\nregion_fallback: closest\n")
+	if r = runCLI(t, "", "check", tf, "--config", bad); r.code != exitError || !strings.Contains(r.stderr, "bad.yaml:2: region_fallback must be none or nearest") {
+		t.Fatalf("bad region_fallback: code %d, stderr %s", r.code, r.stderr)
+	}
+}
+
 func TestKubernetesGolden(t *testing.T) {
 	repoRoot(t)
 	cases := []struct {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/internal/config"
@@ -22,6 +23,7 @@ type commonOptions struct {
 	policies []string
 	failOn   string
 	catalog  string
+	fallback string
 	output   string
 	// jsonOutput also writes the JSON document, whatever --format says (CI: annotations in the
 	// log and the JSON for 'comment github --input' from one run).
@@ -47,6 +49,11 @@ func (o *commonOptions) bindInputs(cmd *cobra.Command) {
 	f.StringArrayVar(&o.policies, "policy", nil, "directory of extra Rego policies (repeatable)")
 	f.StringVar(&o.failOn, "fail-on", "deny", "exit 2 when findings reach this severity: deny|warn|notice|never")
 	f.StringVar(&o.catalog, "catalog", "", "price overlay written by 'gpuguard pricing update'")
+	bindRegionFallback(f, &o.fallback)
+}
+
+func bindRegionFallback(f *pflag.FlagSet, to *string) {
+	f.StringVar(to, "region-fallback", "", "none|nearest: price a region the catalog lacks at the nearest priced region's rate, as an estimate (default: the config's region_fallback, else none)")
 }
 
 // judging parses the flags that decide how a run reports and ends: --format (default by
@@ -87,8 +94,27 @@ func loadConfig(flag string, paths []string) (*config.Config, error) {
 	return config.Load(path, start)
 }
 
-// loadCatalog returns the embedded catalog with the overlay from --catalog or the config.
-func loadCatalog(flag string, cfg *config.Config) (*catalog.Catalog, string, error) {
+// loadCatalog returns the embedded catalog with the overlay from --catalog or the config, and
+// the nearest-region fallback when --region-fallback or the config asks for it.
+func loadCatalog(flag, fallback string, cfg *config.Config) (*catalog.Catalog, string, error) {
+	cat, overlay, err := loadPrices(flag, cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	if fallback == "" && cfg != nil {
+		fallback = cfg.RegionFallback
+	}
+	switch fallback {
+	case "", "none":
+	case "nearest":
+		cat = cat.WithNearestRegionFallback()
+	default:
+		return nil, "", fmt.Errorf("--region-fallback must be none or nearest, got %q", fallback)
+	}
+	return cat, overlay, nil
+}
+
+func loadPrices(flag string, cfg *config.Config) (*catalog.Catalog, string, error) {
 	cat, err := catalog.Default()
 	if err != nil {
 		return nil, "", fmt.Errorf("embedded catalog: %w", err)

@@ -189,7 +189,7 @@ func computeDiff(e *env, o *diffOptions, paths []string) (*diffRun, error) {
 			return nil, fmt.Errorf("base: %w", err)
 		}
 	}
-	cat, overlay, err := loadCatalog(o.catalog, cfg)
+	cat, overlay, err := loadCatalog(o.catalog, o.fallback, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -19,8 +19,8 @@ import (
 )
 
 type fitOptions struct {
-	types                                               []string
-	region, provider, purchase, format, catalog, config string
+	types                                                         []string
+	region, provider, purchase, format, catalog, config, fallback string
 }
 
 // fitResult is the JSON of `gpuguard fit`.
@@ -56,6 +56,7 @@ provider priced in the region, cheapest fitting first.`,
 	f.StringVar(&o.purchase, "purchase-option", "on_demand", "on_demand, spot, reserved_1y or reserved_3y")
 	f.StringVar(&o.format, "format", "", "table or json (default table on a terminal)")
 	f.StringVar(&o.catalog, "catalog", "", "price overlay")
+	bindRegionFallback(f, &o.fallback)
 	f.StringVar(&o.config, "config", "", "config file")
 	return cmd
 }
@@ -73,7 +74,7 @@ func runFit(e *env, o *fitOptions, path string) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	cat, _, err := loadCatalog(o.catalog, cfg)
+	cat, _, err := loadCatalog(o.catalog, o.fallback, cfg)
 	if err != nil {
 		return withCode(exitError, err)
 	}

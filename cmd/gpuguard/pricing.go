@@ -44,7 +44,7 @@ func newPricingListCommand(e *env) *cobra.Command {
 		Short: "List the catalog's prices with their sources and dates",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cat, _, err := loadCatalog(o.catalog, nil)
+			cat, _, err := loadPrices(o.catalog, nil)
 			if err != nil {
 				return withCode(exitError, err)
 			}

@@ -84,6 +84,9 @@ type Catalog struct {
 	gpus    map[string]GPU
 	updated string
 	sources []string
+	// nearestFallback prices a region without a price at the nearest priced region's rate,
+	// marked an estimate (WithNearestRegionFallback).
+	nearestFallback bool
 }
 
 func ikey(provider, typ string) string { return provider + "|" + strings.ToLower(typ) }
@@ -286,6 +289,16 @@ func (c *Catalog) WithOverlay(rows []Price) (*Catalog, error) {
 	}
 	n.index()
 	return n, nil
+}
+
+// WithNearestRegionFallback returns a catalog that prices a type in a region it has no price
+// for at the nearest region's rate (same continent first), marked an estimate that says so,
+// instead of leaving it unpriced. Regional GPU prices differ, so this is opt-in: the config's
+// region_fallback: nearest.
+func (c *Catalog) WithNearestRegionFallback() *Catalog {
+	n := *c
+	n.nearestFallback = true
+	return &n
 }
 
 // Updated is the newest date of any price in the catalog.

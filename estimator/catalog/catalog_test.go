@@ -269,3 +269,30 @@ func TestAgeDays(t *testing.T) {
 		t.Error("a catalog without dated prices has no age")
 	}
 }
+
+// A region without a price stays unpriced unless the nearest-region fallback is asked for; then
+// it is the nearest region's rate, marked an estimate that names both regions.
+func TestNearestRegionFallback(t *testing.T) {
+	c := MustDefault()
+	if _, miss := c.Quote(parser.AWS, "g5.xlarge", "eu-west-1", parser.OnDemand); miss == nil || miss.NearestRegion != "us-east-1" {
+		t.Fatalf("eu-west-1 priced without the fallback: %+v", miss)
+	}
+	f := c.WithNearestRegionFallback()
+	q, miss := f.Quote(parser.AWS, "g5.xlarge", "eu-west-1", parser.OnDemand)
+	want, _ := c.Quote(parser.AWS, "g5.xlarge", "us-east-1", parser.OnDemand)
+	if miss != nil || q.Hourly != want.Hourly || !q.Estimated || !strings.Contains(q.Derived, "no eu-west-1 price in the catalog: us-east-1's rate") {
+		t.Fatalf("fallback quote %+v, miss %+v", q, miss)
+	}
+	// Spot derived from on-demand keeps both explanations.
+	q, _ = f.Quote(parser.AWS, "g5.xlarge", "eu-west-1", parser.Reserved3y)
+	if !strings.Contains(q.Derived, "on-demand × 0.50") || !strings.Contains(q.Derived, "us-east-1's rate") {
+		t.Fatalf("derived fallback: %q", q.Derived)
+	}
+	// The catalog it came from is unchanged, and a priced region is not marked.
+	if _, miss := c.Quote(parser.AWS, "g5.xlarge", "eu-west-1", parser.OnDemand); miss == nil {
+		t.Fatal("WithNearestRegionFallback changed the catalog it was called on")
+	}
+	if q, _ := f.Quote(parser.AWS, "g5.xlarge", "us-east-1", parser.OnDemand); q.Estimated || q.Derived != "" {
+		t.Fatalf("a priced region was marked: %+v", q)
+	}
+}

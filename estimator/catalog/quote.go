@@ -79,6 +79,11 @@ func (c *Catalog) Quote(provider, typ, region string, opt parser.PurchaseOption)
 	near := NearestRegion(region, regions)
 	miss := &Miss{Reason: fmt.Sprintf("%s has no price for region %s in the catalog", typ, region), NearestRegion: near}
 	if q, m := c.Quote(provider, typ, near, opt); m == nil {
+		if c.nearestFallback {
+			q.Estimated = true
+			q.Derived = strings.TrimPrefix(q.Derived+"; ", "; ") + fmt.Sprintf("no %s price in the catalog: %s's rate (region_fallback: nearest)", region, near)
+			return q, nil
+		}
 		miss.Nearest = &q
 	}
 	return Quote{}, miss

@@ -78,6 +78,9 @@ type Config struct {
 	PolicyData    map[string]any    `yaml:"policy_data" json:"policy_data"`
 	Kubernetes    Kubernetes        `yaml:"kubernetes" json:"kubernetes"`
 	Catalog       string            `yaml:"catalog" json:"catalog,omitempty"`
+	// RegionFallback "nearest" prices a region the catalog has no price for at the nearest
+	// priced region's rate, marked an estimate; "none" (the default) leaves it unpriced.
+	RegionFallback string `yaml:"region_fallback" json:"region_fallback,omitempty"`
 
 	// Path is the file the config was read from; empty for the defaults.
 	Path string `yaml:"-" json:"-"`
@@ -202,6 +205,9 @@ func (c *Config) validate(name string) error {
 		if u.HoursPerMonth < 0 || u.HoursPerMonth > 744 {
 			return &Error{File: name, Msg: fmt.Sprintf("usage %q: hours_per_month must be between 0 and 744, got %g", k, u.HoursPerMonth)}
 		}
+	}
+	if c.RegionFallback != "" && c.RegionFallback != "none" && c.RegionFallback != "nearest" {
+		return &Error{File: name, Line: c.Line("region_fallback"), Msg: fmt.Sprintf("region_fallback must be none or nearest, got %q", c.RegionFallback)}
 	}
 	for _, b := range []*float64{c.Budgets.MonthlyTotal, c.Budgets.MonthlyIncrease, c.Budgets.PerResourceMonthly} {
 		if b != nil && *b < 0 {
