@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -139,5 +140,45 @@ func TestResolveInsideRefusesPathsOut(t *testing.T) {
 		if p, err := c.ResolveInside("catalog", ok); err != nil || !filepath.IsAbs(p) {
 			t.Errorf("%s: %q, %v", ok, p, err)
 		}
+	}
+}
+
+// docs/config.md documents every key of the config, and its example is a valid config.
+func TestConfigDocIsComplete(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "config.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	var walk func(prefix string, typ reflect.Type)
+	walk = func(prefix string, typ reflect.Type) {
+		for i := 0; i < typ.NumField(); i++ {
+			f := typ.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			key := prefix + name
+			if f.Type.Kind() == reflect.Struct {
+				walk(key+".", f.Type)
+				continue
+			}
+			if !strings.Contains(doc, "| `"+key+"` |") {
+				t.Errorf("docs/config.md has no row for %s", key)
+			}
+		}
+	}
+	walk("", reflect.TypeFor[Config]())
+	start := strings.Index(doc, "```yaml\n")
+	end := strings.Index(doc[start+8:], "```")
+	if start < 0 || end < 0 {
+		t.Fatal("docs/config.md has no yaml example")
+	}
+	var c Config
+	if err := Parse([]byte(doc[start+8:start+8+end]), "docs/config.md", &c); err != nil {
+		t.Fatalf("the example in docs/config.md is not a valid config: %v", err)
+	}
+	if c.RegionFallback != "none" || c.Kubernetes.DaemonSetNodes["DaemonSet/monitoring/dcgm"] != 12 || len(c.Kubernetes.HelmValues) != 1 {
+		t.Fatalf("the example did not read as written: %+v", c)
 	}
 }
