@@ -150,14 +150,15 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		cands = append(cands, cand{in: in, q: q, cost: q.Hourly.Mul(share / in.GPUCount)})
 	}
 	if len(cands) == 0 {
-		what := strings.Join(slices.Concat(pod.InstanceTypes, pod.Families, pod.GPUNames, pod.AzureGPUNames, pod.Categories), ", ")
+		what := slices.Concat(pod.InstanceTypes, pod.Families, pod.GPUNames, pod.AzureGPUNames, pod.Categories)
 		if pod.NodeGPUs != nil {
-			what = strings.TrimPrefix(what+", "+pod.NodeGPUs.String()+" GPUs a node", ", ")
+			what = append(what, pod.NodeGPUs.String()+" GPUs a node")
 		}
-		if what == "" {
-			what = "its NodePool"
+		matching := ""
+		if len(what) > 0 {
+			matching = " matching " + strings.Join(what, ", ")
 		}
-		return fmt.Sprintf("no %s catalog type matching %s holds %d %s in region %s", r.Provider, what, pod.Requested, pod.Resource, orName(e.Region, "(none)"))
+		return fmt.Sprintf("no %s catalog type%s holds %d %s in region %s", r.Provider, matching, pod.Requested, pod.Resource, orName(e.Region, "(none)"))
 	}
 	sort.Slice(cands, func(i, j int) bool {
 		if cands[i].cost != cands[j].cost {

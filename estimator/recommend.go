@@ -110,7 +110,7 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 			}
 			pod := *r.Pod
 			pod.Resource, pod.Requested, pod.MIGProfile = "nvidia.com/gpu", int64(perCopy), ""
-			pod.InstanceTypes, pod.Families, pod.GPUNames, pod.AzureGPUNames = nil, nil, nil, nil
+			pod.ForgetNodeChoice()
 			alt.Pod = &pod
 		} else {
 			// Pack whole copies into instances: a copy spanning more GPUs than an instance has

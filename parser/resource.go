@@ -103,7 +103,7 @@ type PodGPUs struct {
 	Categories []string `json:"categories,omitempty"`
 	// NodeGPUs bounds the GPUs of the node (Karpenter's instance-gpu-count, AKS's sku-gpu-count).
 	NodeGPUs *CountRange `json:"node_gpus,omitempty"`
-	// AnyGPUType is set when a NodePool admits the pod and its requirements only say that its
+	// AnyGPUType is set when a NodePool or ComputeClass places the pod and only says that its
 	// nodes have GPUs: the estimator picks the cheapest GPU type of the provider.
 	AnyGPUType bool `json:"any_gpu_type,omitempty"`
 	// SharedReplicas is how many pods share one time-sliced GPU, when a label says so.
@@ -120,7 +120,7 @@ type CountRange struct {
 	Max *int  `json:"max,omitempty"`
 }
 
-// String writes the range as a selector would: "1, 2", "≥ 2", "≤ 8".
+// String writes the range for a message: "1 or 4", "≥ 2 and ≤ 8".
 func (c CountRange) String() string {
 	var parts []string
 	if len(c.In) > 0 {
@@ -169,6 +169,11 @@ func (c CountRange) AllowsGPUs() bool {
 		}
 	}
 	return false
+}
+
+// ForgetNodeChoice drops what narrows the node (for a pod priced on a named type instead).
+func (p *PodGPUs) ForgetNodeChoice() {
+	p.InstanceTypes, p.Families, p.GPUNames, p.AzureGPUNames, p.Categories, p.NodeGPUs, p.AnyGPUType = nil, nil, nil, nil, nil, nil, false
 }
 
 // ChoosesNode reports whether the estimator is to pick the node type from the catalog within

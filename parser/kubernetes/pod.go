@@ -320,14 +320,14 @@ func (s selector) countRange(key string) (parser.CountRange, bool) {
 			c.Max = new(-1) // no usable value: nothing qualifies
 		}
 	}
-	if gt, ok := s.above[key]; ok {
+	gt, above := s.above[key]
+	if above {
 		c.Min = new(gt + 1)
 	}
-	if lt, ok := s.below[key]; ok && (c.Max == nil || lt-1 < *c.Max) {
+	lt, below := s.below[key]
+	if below && (c.Max == nil || lt-1 < *c.Max) {
 		c.Max = new(lt - 1)
 	}
-	_, above := s.above[key]
-	_, below := s.below[key]
 	return c, in || above || below
 }
 
