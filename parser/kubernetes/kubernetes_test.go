@@ -557,6 +557,11 @@ spec:
 	if r.Provider != "aws" || !r.Pod.AnyGPUType || !strings.Contains(r.Pod.NodeSource, "NodePool/maker") || len(r.Unresolved) > 0 {
 		t.Fatalf("maker pool: %+v %+v", r, r.Pod)
 	}
+	exists := strings.Replace(pools, `{key: karpenter.k8s.aws/instance-gpu-manufacturer, operator: In, values: [nvidia]}`,
+		`{key: karpenter.k8s.aws/instance-gpu-count, operator: Exists}`, 1)
+	if r = one(t, build(t, exists+pod("maker", ""), Options{})); !strings.Contains(r.Pod.NodeSource, "NodePool/maker") || r.Provider != "aws" {
+		t.Fatalf("instance-gpu-count Exists is a GPU pool: %+v %+v", r, r.Pod)
+	}
 	r = one(t, build(t, pools+pod("none", ""), Options{}))
 	if len(r.Unresolved) == 0 || strings.Contains(r.Pod.NodeSource, "NodePool/none") {
 		t.Fatalf("a pool without GPUs placed a GPU pod: %+v %+v", r, r.Pod)

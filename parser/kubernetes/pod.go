@@ -304,13 +304,12 @@ func (s selector) add(r requirement) {
 	}
 }
 
-// countRange reads a whole-number label as a range: In values (less NotIn ones), Gt and Lt. ok
-// is false when the selector does not constrain the key.
+// countRange reads a whole-number label as a range: In values (less NotIn ones), Gt and Lt;
+// Exists is any value. ok is false when the selector does not constrain the key.
 func (s selector) countRange(key string) (parser.CountRange, bool) {
 	var c parser.CountRange
-	v, in := s.allowed[key]
-	in = in && v != nil
-	if in {
+	v, present := s.allowed[key]
+	if v != nil {
 		for _, x := range filterOut(v, s.excluded[key]) {
 			if n, err := strconv.Atoi(strings.TrimSpace(x)); err == nil {
 				c.In = append(c.In, n)
@@ -328,7 +327,7 @@ func (s selector) countRange(key string) (parser.CountRange, bool) {
 	if below && (c.Max == nil || lt-1 < *c.Max) {
 		c.Max = new(lt - 1)
 	}
-	return c, in || above || below
+	return c, present || above || below
 }
 
 // bound narrows a numeric bound: the larger Gt and the smaller Lt win.
