@@ -103,7 +103,7 @@ func (cc *computeClass) place(sel selector) (nodeChoice, string) {
 		return nodeChoice{}, cc.address + " has no priority rules"
 	}
 	r := cc.rules[0]
-	if len(r.labels.allowed) == 0 && len(r.nodepools) > 0 {
+	if len(r.nodepools) > 0 {
 		return nodeChoice{}, fmt.Sprintf("%s places its pods first on the node pools %s, whose machines are not in the manifests: set node.kubernetes.io/instance-type or kubernetes.default_instance_type",
 			cc.address, strings.Join(r.nodepools, ", "))
 	}
