@@ -280,6 +280,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"argo", "argo.yaml", 0},
 		{"argo-rollouts", "argo-rollouts.yaml", 0},
 		{"crossplane", "crossplane.yaml", 0},
+		{"crossplane-composition", "crossplane-composition.yaml", 0},
 		{"multi-document", "multi-document.yaml", 0},
 		{"malformed", "malformed.yaml", exitError},
 		{"cross-file", "cross-file", 0},

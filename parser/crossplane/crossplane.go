@@ -165,6 +165,9 @@ func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Er
 		r.Root = m.mr.Root
 		r.Source = parser.Location{File: m.mr.File, Line: m.mr.Line}
 		r.Note("a Crossplane managed resource (%s %s), priced as the Terraform resource %s it is generated from", m.mr.APIVersion, m.mr.Kind, m.typ)
+		if m.mr.ComposedBy != "" {
+			r.Note("composed for %s", m.mr.ComposedBy)
+		}
 		if p := m.mr.Annotations[kubernetes.AnnotationProfile]; p != "" {
 			r.Profile = p
 		}

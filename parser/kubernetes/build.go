@@ -46,6 +46,7 @@ func Build(files []*File, opts Options) parser.Result {
 	}
 	var pools []*nodePool
 	classes := map[string]*computeClass{}
+	crossplane := newComposites()
 	scalers := map[string]scaler{}
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}}
 	// Objects another workload takes its pods from, by root and Kind/namespace/name: Argo
@@ -80,6 +81,20 @@ func Build(files []*File, opts Options) parser.Result {
 				continue
 			}
 			pools = append(pools, np) // cluster-wide: a pool applies whichever files declare it
+		case isCrossplaneAPI(o) && o.Kind == "CompositeResourceDefinition":
+			x, err := decodeXRD(o)
+			if err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+				continue
+			}
+			crossplane.addXRD(x)
+		case isCrossplaneAPI(o) && o.Kind == "Composition":
+			c, err := decodeComposition(o)
+			if err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+				continue
+			}
+			crossplane.addComposition(c)
 		case o.Kind == "ComputeClass" && group(o.APIVersion) == "cloud.google.com":
 			cc, err := decodeComputeClass(o)
 			if err != nil {
@@ -102,11 +117,25 @@ func Build(files []*File, opts Options) parser.Result {
 		}
 	}
 	sort.Slice(pools, func(i, j int) bool { return pools[i].name < pools[j].name })
-	buildManaged(objs, opts, &res)
+	var composed []ManagedResource
+	if opts.Managed != nil {
+		for _, o := range objs {
+			if !crossplane.isComposite(o) {
+				continue
+			}
+			mrs, warns, err := crossplane.render(o)
+			if err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+			}
+			composed = append(composed, mrs...)
+			res.Warnings = append(res.Warnings, warns...)
+		}
+	}
+	buildManaged(objs, composed, opts, &res)
 	for _, o := range objs {
 		wk, ok := workloadOf(o)
 		if !ok {
-			if name, line := gpuRequestIn(&o.Spec); name != "" && !isTemplateKind(o.Kind) && referable[o.root+"|"+referenceKey(o)] != o {
+			if name, line := gpuRequestIn(&o.Spec); name != "" && !isTemplateKind(o.Kind) && referable[o.root+"|"+referenceKey(o)] != o && !crossplane.isComposite(o) {
 				res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.lineOf(line),
 					Message: fmt.Sprintf("%s (%s) requests %s, but gpuguard does not know how this kind runs its pods: its GPUs are not counted", o.address(), o.APIVersion, name)})
 			}

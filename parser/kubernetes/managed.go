@@ -25,6 +25,9 @@ type ManagedResource struct {
 	Root        string // the kustomization, chart or file that deploys it
 	// Offset is added to the lines of Spec's nodes to make them lines of File.
 	Offset int
+	// ComposedBy names the composite and Composition a resource was rendered from; empty for a
+	// managed resource written out.
+	ComposedBy string
 }
 
 // isManaged reports whether an object belongs to a provider of managed resources gpuguard can
@@ -41,11 +44,11 @@ func (o *object) managed() ManagedResource {
 
 // buildManaged hands the managed resources among objs to the hook, all at once: they refer to
 // each other (a node pool to its cluster).
-func buildManaged(objs []*object, opts Options, res *parser.Result) {
+func buildManaged(objs []*object, composed []ManagedResource, opts Options, res *parser.Result) {
 	if opts.Managed == nil {
 		return
 	}
-	var mrs []ManagedResource
+	mrs := composed
 	for _, o := range objs {
 		if isManaged(o) {
 			mrs = append(mrs, o.managed())
