@@ -72,6 +72,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "azurerm_machine_learning"},
 		{name: "azure_batch"},
 		{name: "container_apps_gpu"},
+		{name: "databricks"},
 		{name: "terragrunt"},
 		{name: "capacity_reservations"},
 		{name: "variables", args: []string{"--var-file", "testdata/terraform/variables/override.tfvars", "--var", "from_var_flag=p5.4xlarge"}},

@@ -1,0 +1,69 @@
+package terraform
+
+import (
+	"strings"
+	"testing"
+)
+
+// A driver and workers of different node types are two resources; with first_on_demand 0 and
+// spot availability every node is on spot, the driver included. GCP's preemptible executors put
+// the workers on spot and keep the driver on demand.
+func TestDatabricksDriverAndWorkers(t *testing.T) {
+	res := parseHCL(t, `
+resource "databricks_cluster" "split" {
+  spark_version       = "15.4.x-gpu-ml-scala2.12"
+  node_type_id        = "p4d.24xlarge"
+  driver_node_type_id = "g5.xlarge"
+  num_workers         = 3
+  aws_attributes {
+    availability    = "SPOT"
+    first_on_demand = 0
+    zone_id         = "us-east-1a"
+  }
+}
+
+resource "databricks_cluster" "gcp" {
+  spark_version = "15.4.x-gpu-ml-scala2.12"
+  node_type_id  = "a2-highgpu-1g"
+  num_workers   = 2
+  gcp_attributes {
+    use_preemptible_executors = true
+    zone_id                   = "us-central1-a"
+  }
+}
+`, Options{})
+	got := byAddress(t, res)
+	driver, workers := got["databricks_cluster.split.driver"], got["databricks_cluster.split.workers"]
+	if driver.InstanceType != "g5.xlarge" || driver.PurchaseOption != "spot" || driver.Quantity != 1 || driver.Region != "us-east-1" {
+		t.Errorf("driver: %+v", driver)
+	}
+	if workers.InstanceType != "p4d.24xlarge" || workers.PurchaseOption != "spot" || workers.Quantity != 3 || workers.SpotQuantity != 0 {
+		t.Errorf("workers: %+v", workers)
+	}
+	g := got["databricks_cluster.gcp"]
+	if g.Provider != "gcp" || g.Region != "us-central1" || g.Quantity != 3 || !strings.Contains(strings.Join(g.Notes, "|"), "use_preemptible_executors") {
+		t.Errorf("gcp: %+v", g)
+	}
+}
+
+// A cluster whose node type is known only at plan is reported when something says it has GPUs,
+// and left out (like any CPU cluster) when nothing does.
+func TestDatabricksUnknownNodeType(t *testing.T) {
+	src := `
+data "databricks_node_type" "n" {
+  min_gpus = %s
+}
+resource "databricks_cluster" "c" {
+  spark_version = "15.4.x-scala2.12"
+  node_type_id  = data.databricks_node_type.n.id
+  num_workers   = 1
+}
+`
+	res := parseHCL(t, strings.Replace(src, "%s", "1", 1), Options{})
+	if len(res.Resources) != 1 || len(res.Resources[0].Unresolved) == 0 || !strings.Contains(strings.Join(res.Resources[0].Notes, "|"), "min_gpus = 1") {
+		t.Fatalf("a GPU node type data source was not reported: %+v", res.Resources)
+	}
+	if res = parseHCL(t, strings.Replace(src, "%s", "0", 1), Options{}); len(res.Resources) != 0 {
+		t.Fatalf("a CPU cluster was reported: %+v", res.Resources)
+	}
+}
