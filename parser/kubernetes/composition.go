@@ -231,8 +231,8 @@ func (cs *composites) addComposition(c *composition) {
 // isComposite reports whether an object is a composite or claim of a type the scan defines.
 func (cs *composites) isComposite(o *object) bool {
 	k := group(o.APIVersion) + "/" + o.Kind
-	if x, ok := cs.kinds[k]; ok {
-		return len(cs.compositions[x.group+"/"+x.kind]) > 0
+	if _, ok := cs.kinds[k]; ok {
+		return true
 	}
 	return len(cs.compositions[k]) > 0
 }
@@ -409,7 +409,10 @@ func (cs *composites) choose(o *object, spec map[string]any, typeKey string, x x
 			return c, ""
 		}
 	}
-	if len(cands) == 1 {
+	switch len(cands) {
+	case 0:
+		return nil, "no Composition for its type is among the files read"
+	case 1:
 		return cands[0], ""
 	}
 	return nil, fmt.Sprintf("%d Compositions fit its type and it names none", len(cands))

@@ -115,6 +115,14 @@ func TestCompositionChoice(t *testing.T) {
 	}
 }
 
+// A claim of a type the scan defines, whose Compositions are not in the scan, is a warning.
+func TestCompositionMissing(t *testing.T) {
+	mrs, msgs := composedBy(t, xgpu+"apiVersion: acme.io/v1\nkind: Pool\nmetadata: {name: p}\nspec: {}\n")
+	if len(mrs) != 0 || len(msgs) != 1 || !strings.Contains(msgs[0], "no Composition for its type is among the files read") {
+		t.Fatalf("%+v %v", mrs, msgs)
+	}
+}
+
 // A Composition that composes another composite says that those resources are not counted.
 func TestNestedCompositeIsWarned(t *testing.T) {
 	nested := `    - name: inner
