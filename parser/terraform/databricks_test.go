@@ -67,3 +67,33 @@ resource "databricks_cluster" "c" {
 		t.Fatalf("a CPU cluster was reported: %+v", res.Resources)
 	}
 }
+
+// Dataproc's defaults: two primary workers, one master, n1-standard-4; a GPU only where a config
+// attaches one. EMR: an instance group without instance_count is one instance.
+func TestSparkClusterDefaults(t *testing.T) {
+	res := parseHCL(t, `
+resource "google_dataproc_cluster" "d" {
+  region = "europe-west4"
+  cluster_config {
+    master_config {
+      accelerators {
+        accelerator_type = "nvidia-l4"
+      }
+    }
+  }
+}
+resource "aws_emr_cluster" "e" {
+  master_instance_group {
+    instance_type = "p3.2xlarge"
+  }
+}
+`, Options{})
+	got := byAddress(t, res)
+	m := got["google_dataproc_cluster.d.master"]
+	if len(got) != 2 || m.InstanceType != "n1-standard-4" || m.Quantity != 1 || len(m.Accelerators) != 1 || m.Accelerators[0].Count != 1 || m.Region != "europe-west4" {
+		t.Fatalf("dataproc: %+v", got)
+	}
+	if e := got["aws_emr_cluster.e.master"]; e.Quantity != 1 || e.InstanceType != "p3.2xlarge" {
+		t.Fatalf("emr: %+v", e)
+	}
+}

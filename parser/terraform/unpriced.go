@@ -17,8 +17,7 @@ import (
 //
 // gpuguard evaluates the resource types it knows how to price (registry.go). Others are not
 // evaluated, and most have nothing to do with GPUs; but some run GPU machines gpuguard has no
-// mapper for (an EMR cluster's core group, a DevTest Labs VM, a Dataproc cluster, a GameLift
-// fleet). Leaving those out quietly would price their GPUs at $0 in silence, so each such
+// mapper for (a GameLift fleet, a DevTest Labs VM, a Vertex AI deployment resource pool). Leaving those out quietly would price their GPUs at $0 in silence, so each such
 // resource whose configuration names a GPU machine type as a literal, under an attribute that
 // holds one (instance_type, machine_type, vm_size, ...), is a warning with the attribute's line.
 // Values computed from variables are not looked at: that would mean evaluating every resource.
@@ -145,8 +144,10 @@ func gpuTypeInCty(key string, v cty.Value, provider, path string) (string, strin
 		if machineTypeKey.MatchString(key) && parser.IsGPUInstanceType(provider, v.AsString()) {
 			return path, v.AsString(), true
 		}
-		// GCP attaches GPUs to a machine by accelerator type (nvidia-tesla-t4, nvidia-l4).
-		if provider == parser.GCP && (key == "accelerator_type" || strings.HasSuffix(path, "accelerator.type")) && strings.HasPrefix(v.AsString(), "nvidia-") {
+		// GCP attaches GPUs to a machine by accelerator type: nvidia-tesla-t4 (Compute Engine),
+		// NVIDIA_TESLA_T4 (Vertex AI's enum).
+		if provider == parser.GCP && (key == "accelerator_type" || strings.HasSuffix(path, "accelerator.type")) &&
+			strings.HasPrefix(strings.ToLower(v.AsString()), "nvidia") {
 			return path, v.AsString(), true
 		}
 	case t.IsObjectType() || t.IsMapType():

@@ -25,21 +25,21 @@ func TestUnpricedGPUTypesAreWarnings(t *testing.T) {
 		got = append(got, w.Message)
 	}
 	want := []string{
-		"aws_emr_cluster.spark: core_instance_group.instance_type is GPU type g4dn.2xlarge, but gpuguard does not price aws_emr_cluster: its GPUs are not counted",
+		"aws_gamelift_fleet.render: ec2_instance_type is GPU type g4dn.2xlarge, but gpuguard does not price aws_gamelift_fleet: its GPUs are not counted",
 		"azurerm_dev_test_linux_virtual_machine.lab: size is GPU type Standard_NC6s_v3, but gpuguard does not price azurerm_dev_test_linux_virtual_machine: its GPUs are not counted",
-		"google_dataproc_cluster.ml: cluster_config.worker_config.accelerators.accelerator_type is GPU type nvidia-tesla-t4, but gpuguard does not price google_dataproc_cluster: its GPUs are not counted",
+		"google_vertex_ai_deployment_resource_pool.ml: dedicated_resources.machine_spec.accelerator_type is GPU type NVIDIA_TESLA_T4, but gpuguard does not price google_vertex_ai_deployment_resource_pool: its GPUs are not counted",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if res.Warnings[0].Line != 21 {
+	if res.Warnings[0].Line != 18 {
 		t.Errorf("the warning is at the instance type's line: %d", res.Warnings[0].Line)
 	}
 
 	// JSON configuration: nested blocks are objects.
-	js := `{"resource": {"aws_emr_instance_group": {"gpu": {"cluster_id": "j-1", "instance_type": "p3.2xlarge", "instance_count": 2}}}}`
+	js := `{"resource": {"aws_gamelift_fleet": {"gpu": {"build_id": "b-1", "ec2_instance_type": "p3.2xlarge"}}}}`
 	res = ParseSource("main.tf.json", []byte(js), Options{})
-	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "aws_emr_instance_group.gpu: instance_type is GPU type p3.2xlarge") {
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "aws_gamelift_fleet.gpu: ec2_instance_type is GPU type p3.2xlarge") {
 		t.Fatalf("JSON: %+v", res.Warnings)
 	}
 }

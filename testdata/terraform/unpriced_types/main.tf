@@ -1,5 +1,6 @@
-# Resource types gpuguard does not price that run GPU machines (an EMR cluster, a DevTest Labs
-# VM, a Dataproc cluster): warnings with the line of the machine type, never a silent $0. Values
+# Resource types gpuguard does not price that run GPU machines (a GameLift fleet, a DevTest Labs
+# VM, a Vertex AI deployment resource pool): warnings with the line of the machine type, never a
+# silent $0. Values
 # from variables, launch templates (priced through what launches them) and CPU types are not
 # warned about.
 
@@ -11,30 +12,22 @@ variable "core_type" {
   default = "g5.xlarge"
 }
 
-resource "aws_emr_cluster" "spark" {
-  name          = "spark-gpu"
-  release_label = "emr-7.0.0"
-  master_instance_group {
-    instance_type = "m6i.xlarge"
-  }
-  core_instance_group {
-    instance_type  = "g4dn.2xlarge"
-    instance_count = 4
-  }
+resource "aws_gamelift_fleet" "render" {
+  name              = "render-gpu"
+  build_id          = "build-1"
+  ec2_instance_type = "g4dn.2xlarge"
 }
 
-resource "aws_emr_cluster" "from_var" {
-  name = "x"
-  core_instance_group {
-    instance_type = var.core_type
-  }
+resource "aws_gamelift_fleet" "from_var" {
+  name              = "x"
+  build_id          = "build-1"
+  ec2_instance_type = var.core_type
 }
 
-resource "aws_emr_cluster" "cpu" {
-  name = "cpu"
-  core_instance_group {
-    instance_type = "r6i.4xlarge"
-  }
+resource "aws_gamelift_fleet" "cpu" {
+  name              = "cpu"
+  build_id          = "build-1"
+  ec2_instance_type = "c6i.4xlarge"
 }
 
 resource "aws_launch_template" "gpu" {
@@ -53,18 +46,16 @@ resource "azurerm_dev_test_linux_virtual_machine" "lab" {
   lab_virtual_network_id = "vnet"
 }
 
-resource "google_dataproc_cluster" "ml" {
+resource "google_vertex_ai_deployment_resource_pool" "ml" {
   name   = "ml"
   region = "us-central1"
-  cluster_config {
-    worker_config {
-      num_instances = 2
-      machine_type  = "n1-standard-8"
-      accelerators {
-        accelerator_type  = "nvidia-tesla-t4"
-        accelerator_count = 1
-      }
+  dedicated_resources {
+    machine_spec {
+      machine_type      = "n1-standard-8"
+      accelerator_type  = "NVIDIA_TESLA_T4"
+      accelerator_count = 1
     }
+    min_replica_count = 2
   }
 }
 

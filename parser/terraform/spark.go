@@ -1,0 +1,199 @@
+package terraform
+
+import (
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// Managed Spark and Hadoop clusters (Amazon EMR, Google Dataproc) run on the cloud's instances,
+// GPU ones for RAPIDS and training: gpuguard prices those instances per node group. The
+// services' own fees come on top and are not in its catalog (a note says so).
+func init() {
+	register("aws_emr_cluster", mapEMRCluster)
+	register("aws_emr_instance_group", mapEMRInstanceGroup)
+	register("aws_emr_instance_fleet", mapEMRInstanceFleet)
+	register("google_dataproc_cluster", mapDataprocCluster)
+}
+
+const (
+	emrNote      = "the Amazon EMR fee per instance-hour comes on top and is not included"
+	dataprocNote = "the Dataproc fee per vCPU-hour comes on top and is not included"
+)
+
+// mapEMRCluster prices the master and core groups (instance groups or instance fleets) of an
+// EMR cluster; task groups are aws_emr_instance_group / _fleet resources of their own.
+// https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources/emr_cluster
+func mapEMRCluster(c *mapContext) []*parser.Resource {
+	var out []*parser.Resource
+	for _, role := range []string{"master", "core"} {
+		r, w := c.resource(parser.AWS, c.inst.addr+"."+role)
+		switch {
+		case w.has(role + "_instance_group"):
+			g := w.blocks(role + "_instance_group")
+			if len(g) == 0 {
+				continue
+			}
+			emrGroup(r, g[0])
+		case w.has(role + "_instance_fleet"):
+			f := w.blocks(role + "_instance_fleet")
+			if len(f) == 0 {
+				continue
+			}
+			emrFleet(r, f[0])
+		default:
+			continue
+		}
+		c.awsCommon(r, w)
+		r.Note("%s", emrNote)
+		out = append(out, r)
+	}
+	return out
+}
+
+// mapEMRInstanceGroup prices a task (or other) instance group added to a cluster.
+func mapEMRInstanceGroup(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.AWS, c.inst.addr)
+	emrGroup(r, w)
+	c.awsCommon(r, w)
+	r.Note("%s", emrNote)
+	return []*parser.Resource{r}
+}
+
+func mapEMRInstanceFleet(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.AWS, c.inst.addr)
+	emrFleet(r, w)
+	c.awsCommon(r, w)
+	r.Note("%s", emrNote)
+	return []*parser.Resource{r}
+}
+
+// emrGroup reads an instance group: its type and count (1 when unset), on spot when it bids.
+func emrGroup(r *parser.Resource, g *view) {
+	t, ok := g.str("instance_type")
+	r.InstanceType = t
+	requireInstanceType(r, "instance_type", ok)
+	r.Quantity = 1
+	if n, ok := g.num("instance_count"); ok {
+		r.Quantity = n
+	}
+	if bid, ok := g.str("bid_price"); ok && bid != "" {
+		r.PurchaseOption = parser.Spot
+		r.Note("bid_price %s: spot instances", bid)
+	}
+}
+
+// emrFleet reads an instance fleet: its target capacities in units of the first instance type's
+// weighted capacity, on-demand and spot.
+func emrFleet(r *parser.Resource, f *view) {
+	configs := f.blocks("instance_type_configs")
+	var types []string
+	weight := 1
+	for i, cfg := range configs {
+		if t, ok := cfg.str("instance_type"); ok {
+			if i == 0 {
+				if wc, ok := cfg.num("weighted_capacity"); ok && wc > 0 {
+					weight = wc
+				}
+			}
+			types = append(types, t)
+		}
+	}
+	od, _ := f.num("target_on_demand_capacity")
+	spot, _ := f.num("target_spot_capacity")
+	fleetCapacity(r, types, od+spot, weight)
+	if r.Quantity > 0 && spot > 0 {
+		spotInstances := (spot + weight - 1) / weight
+		if od == 0 {
+			r.PurchaseOption = parser.Spot
+		} else {
+			r.SpotQuantity = min(spotInstances, r.Quantity)
+		}
+	}
+}
+
+// mapDataprocCluster prices a Dataproc cluster's master, primary workers and secondary
+// (preemptible or spot) workers, each with the accelerators its config attaches.
+// https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/dataproc_cluster
+func mapDataprocCluster(c *mapContext) []*parser.Resource {
+	_, w := c.resource(parser.GCP, c.inst.addr)
+	cc := w.blocks("cluster_config")
+	if len(cc) == 0 {
+		return nil
+	}
+	cfg := cc[0]
+	var out []*parser.Resource
+	// Dataproc's defaults: one master and two primary workers of n1-standard-4 when unset.
+	roles := []struct {
+		block, name string
+		instances   int
+	}{{"master_config", "master", 1}, {"worker_config", "worker", 2}, {"preemptible_worker_config", "preemptible_worker", 0}}
+	var workerType string
+	var workerAccels []*view
+	for _, role := range roles {
+		r, rw := c.resource(parser.GCP, c.inst.addr+"."+role.name)
+		blocks := cfg.blocks(role.block)
+		var b *view
+		if len(blocks) > 0 {
+			b = blocks[0]
+			b.res, b.path = r, "cluster_config."+role.block+"."
+		}
+		r.Quantity = role.instances
+		if b != nil {
+			if n, ok := b.num("num_instances"); ok {
+				r.Quantity = n
+			}
+		}
+		if role.name == "preemptible_worker" {
+			// Secondary workers are created like the primary workers.
+			r.InstanceType = workerType
+			gcpAccelerators(r, workerAccels, "accelerator_type", "accelerator_count", "accelerators block", lastSegment)
+			r.PurchaseOption = parser.Spot
+			how := "PREEMPTIBLE"
+			if b != nil {
+				if p, ok := b.str("preemptibility"); ok && p != "" {
+					how = p
+				}
+			}
+			if how == "NON_PREEMPTIBLE" {
+				r.PurchaseOption = parser.OnDemand
+			}
+			r.Note("secondary workers (%s), of the primary workers' machine type", how)
+		} else {
+			r.InstanceType = "n1-standard-4"
+			var accels []*view
+			if b != nil {
+				if mt, ok := b.str("machine_type"); ok && mt != "" {
+					r.InstanceType = lastSegment(mt)
+				}
+				accels = b.blocks("accelerators")
+			}
+			gcpAccelerators(r, accels, "accelerator_type", "accelerator_count", "accelerators block", lastSegment)
+			if role.name == "worker" {
+				workerType, workerAccels = r.InstanceType, accels
+			}
+		}
+		if r.Quantity == 0 {
+			continue
+		}
+		c.dataprocRegion(r, rw, cfg)
+		applyTags(r, rw.strMap("labels"))
+		r.Note("%s", dataprocNote)
+		out = append(out, r)
+	}
+	return out
+}
+
+// dataprocRegion: the cluster's zone, else its region ("global" is no region), else the
+// provider's.
+func (c *mapContext) dataprocRegion(r *parser.Resource, w, cfg *view) {
+	if z, ok := cfg.str("gce_cluster_config", "zone"); ok && z != "" {
+		if reg, _ := gcpRegionOf(z); reg != "" {
+			r.Region = reg
+			return
+		}
+	}
+	if reg, ok := w.str("region"); ok && reg != "" && reg != "global" {
+		r.Region = reg
+		return
+	}
+	r.Region = c.gcpProviderLocation(r)
+}
