@@ -18,6 +18,7 @@ func init() {
 	register("aws_batch_compute_environment", mapBatchComputeEnvironment)
 	register("aws_ec2_fleet", mapEC2Fleet)
 	register("aws_spot_fleet_request", mapSpotFleet)
+	register("awscc_sagemaker_cluster", mapHyperPodCluster)
 }
 
 // awsCommon sets region and tags from the resource and its provider configuration.
@@ -253,6 +254,47 @@ func mapAWSSageMakerEndpointConfig(c *mapContext) []*parser.Resource {
 			c.awsCommon(r, &view{obj: c.inst.value, res: r})
 			out = append(out, r)
 		}
+	}
+	return out
+}
+
+// mapHyperPodCluster reads a SageMaker HyperPod cluster (the AWS Cloud Control provider's
+// awscc_sagemaker_cluster): one resource per instance group, its ml. type priced at the EC2 rate
+// as other SageMaker instances are.
+// https://registry.terraform.io/providers/hashicorp/awscc/latest/docs/resources/sagemaker_cluster
+func mapHyperPodCluster(c *mapContext) []*parser.Resource {
+	var out []*parser.Resource
+	for i, g := range (&view{obj: c.inst.value}).blocks("instance_groups") {
+		key := fmt.Sprintf("instance_groups[%d]", i)
+		if name, ok := g.str("instance_group_name"); ok {
+			key = indexedAddress("instance_groups", name)
+		}
+		r, _ := c.resource(parser.AWS, c.inst.addr+"."+key)
+		g.res, g.path = r, key+"."
+		t, found := g.str("instance_type")
+		r.InstanceType = t
+		requireInstanceType(r, "instance_type", found)
+		if n, ok := g.num("instance_count"); ok {
+			r.Quantity = n
+		}
+		if pv := c.providerConfig("awscc"); pv != nil {
+			pv.res, pv.path = r, "provider.awscc."
+			if region, ok := pv.str("region"); ok {
+				r.Region = region
+			}
+		}
+		// Cloud Control tags are a list of {key, value}.
+		tags := map[string]string{}
+		for _, tag := range (&view{obj: c.inst.value}).blocks("tags") {
+			k, kok := tag.str("key")
+			v, vok := tag.str("value")
+			if kok && vok {
+				tags[k] = v
+			}
+		}
+		applyTags(r, tags)
+		r.Note("a SageMaker HyperPod instance group: its nodes run until the group is scaled down")
+		out = append(out, r)
 	}
 	return out
 }

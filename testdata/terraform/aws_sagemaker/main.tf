@@ -25,3 +25,34 @@ resource "aws_sagemaker_notebook_instance" "research" {
   role_arn      = "arn:aws:iam::123456789012:role/sagemaker"
   instance_type = "ml.g4dn.xlarge"
 }
+
+# SageMaker HyperPod (AWS Cloud Control provider): one resource per instance group, at the EC2
+# rate of its ml. type; a CPU controller group is left out.
+provider "awscc" {
+  region = "us-east-1"
+}
+
+resource "awscc_sagemaker_cluster" "train" {
+  cluster_name = "llm-train"
+  instance_groups = [
+    {
+      instance_group_name = "controller"
+      instance_type       = "ml.m5.xlarge"
+      instance_count      = 1
+      execution_role      = "arn:aws:iam::123456789012:role/hyperpod"
+      life_cycle_config   = { source_s3_uri = "s3://lifecycle/", on_create = "on_create.sh" }
+    },
+    {
+      instance_group_name = "workers"
+      instance_type       = "ml.p5.48xlarge"
+      instance_count      = 4
+      execution_role      = "arn:aws:iam::123456789012:role/hyperpod"
+      life_cycle_config   = { source_s3_uri = "s3://lifecycle/", on_create = "on_create.sh" }
+    },
+  ]
+  tags = [
+    { key = "team", value = "ml" },
+    { key = "project", value = "llm" },
+    { key = "env", value = "prod" },
+  ]
+}
