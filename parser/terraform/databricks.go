@@ -38,8 +38,13 @@ func mapDatabricksCluster(c *mapContext) []*parser.Resource {
 func mapDatabricksJob(c *mapContext) []*parser.Resource {
 	_, w := c.resource(parser.Unknown, c.inst.addr)
 	var out []*parser.Resource
+	jobTags := w.strMap("tags") // Databricks tags a job's clusters with the job's tags
 	add := func(spec *view, address string) {
 		for _, r := range c.databricksCluster(spec, address) {
+			own := r.Tags
+			r.Tags = nil
+			applyTags(r, jobTags)
+			applyTags(r, own) // the cluster's own custom_tags win
 			r.RunsToCompletion = true
 			r.Note("a job cluster exists only while the job runs: priced at the full month (set usage in the config for its hours)")
 			out = append(out, r)

@@ -126,12 +126,18 @@ resource "databricks_cluster" "pooled" {
 # A job's cluster exists while the job runs.
 resource "databricks_job" "nightly" {
   name = "nightly-finetune"
+  tags = {
+    team    = "ml"
+    project = "finetune"
+    env     = "prod"
+  }
   job_cluster {
     job_cluster_key = "gpu"
     new_cluster {
       spark_version = "15.4.x-gpu-ml-scala2.12"
       node_type_id  = "p4d.24xlarge"
       num_workers   = 1
+      custom_tags   = { env = "staging" }
       aws_attributes {
         availability    = "SPOT"
         first_on_demand = 1
