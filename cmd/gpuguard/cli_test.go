@@ -273,6 +273,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"aks", "aks.yaml", 0},
 		{"aks-nap", "aks-nap.yaml", 0},
 		{"gke-computeclass", "gke-computeclass.yaml", 0},
+		{"kueue", "kueue.yaml", 0},
 		{"gpu-product", "gpu-product.yaml", 0},
 		{"mig", "mig.yaml", 0},
 		{"accelerators", "accelerators.yaml", 0},

@@ -47,6 +47,7 @@ func Build(files []*File, opts Options) parser.Result {
 	var pools []*nodePool
 	classes := map[string]*computeClass{}
 	crossplane := newComposites()
+	kueue := newKueueIndex()
 	scalers := map[string]scaler{}
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}}
 	// Objects another workload takes its pods from, by root and Kind/namespace/name: Argo
@@ -95,6 +96,10 @@ func Build(files []*File, opts Options) parser.Result {
 				continue
 			}
 			crossplane.addComposition(c)
+		case isKueue(o) && (o.Kind == "ResourceFlavor" || o.Kind == "ClusterQueue" || o.Kind == "LocalQueue"):
+			if err := kueue.add(o); err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+			}
 		case o.Kind == "ComputeClass" && group(o.APIVersion) == "cloud.google.com":
 			cc, err := decodeComputeClass(o)
 			if err != nil {
@@ -157,7 +162,7 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, fmt.Errorf("%s%d is not a number of pods", roleLabel(r), r.replicas)))
 				continue
 			}
-			rs, errs, warns := buildRole(o, r, roles, nodeSources{pools, classes}, scalers, claims, opts)
+			rs, errs, warns := buildRole(o, r, roles, nodeSources{pools, classes, kueue}, scalers, claims, opts)
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
@@ -304,7 +309,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		}
 	}
 	hoursFromManifest(res, r, annotations, o, &errs)
-	resolveNode(res, r, nodes, opts)
+	resolveNode(res, r, o, nodes, opts)
 	return res, errs, warns
 }
 
@@ -347,13 +352,24 @@ func hoursFromManifest(res *parser.Resource, r role, annotations map[string]stri
 type nodeSources struct {
 	pools   []*nodePool              // Karpenter NodePools, by name
 	classes map[string]*computeClass // GKE ComputeClasses by name
+	kueue   *kueueIndex              // Kueue queues and flavors
 }
 
-// resolveNode decides what is known of the node: exact labels first, then the GKE ComputeClass
-// the pod selects or a matching Karpenter NodePool, then the config's default instance type.
-func resolveNode(res *parser.Resource, r role, nodes nodeSources, opts Options) {
+// resolveNode decides what is known of the node: exact labels first (with those of the Kueue
+// flavor a queued workload is admitted to), then the GKE ComputeClass the pod selects or a
+// matching Karpenter NodePool, then the config's default instance type.
+func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opts Options) {
 	sel := podSelector(r.template.Spec)
-	n := fromSelector(sel, "nodeSelector/affinity")
+	tols := r.template.Spec.Tolerations
+	origin := "nodeSelector/affinity"
+	if f, note := nodes.kueue.place(o, r.template, res.Pod.Resource); note != "" {
+		res.Note("%s", note)
+		if f != nil {
+			sel, tols = withFlavor(sel, tols, f)
+			origin = "nodeSelector/affinity and Kueue ResourceFlavor " + f.name
+		}
+	}
+	n := fromSelector(sel, origin)
 	placed := false // by a NodePool or ComputeClass, whose cloud is known
 	unplaced := ""  // why the ComputeClass the pod selects cannot say its node
 	if v, ok := sel.values(labelComputeClass); ok && len(v) == 1 && len(n.instanceTypes) != 1 {
@@ -373,7 +389,7 @@ func resolveNode(res *parser.Resource, r role, nodes nodeSources, opts Options) 
 		}
 	}
 	if len(n.instanceTypes) != 1 && !placed && unplaced == "" {
-		if np := matchNodePool(nodes.pools, sel, r.template.Spec.Tolerations); np != nil {
+		if np := matchNodePool(nodes.pools, sel, tols); np != nil {
 			placed = true
 			merged := fromSelector(np.merge(sel), np.address)
 			if np.provider != "" {

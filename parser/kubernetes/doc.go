@@ -9,13 +9,13 @@
 // Rollouts, the NIM and Spark operators) become one resource per GPU-requesting pod role, with
 // the GPUs one pod requests (device plugins and DRA claims) and what its node selection says
 // about the node it lands on. HorizontalPodAutoscalers, Karpenter NodePools, GKE ComputeClasses,
-// DRA claim templates, Argo WorkflowTemplates, the Deployments a Rollout's workloadRef names,
-// Kubeflow training runtimes and LLMInferenceServiceConfigs, found anywhere in the scan, are
-// applied in Build; an autoscaler a kustomization builds applies to the workloads of that build
-// only (FromNodes takes a build's objects, with the kustomization as their root). Crossplane
-// composites and claims are rendered through their Compositions into the managed resources
-// handed to Options.Managed (composition.go). A kind it does not
-// read whose spec requests GPUs is a warning (unknown.go).
+// Kueue queues and flavors (kueue.go), DRA claim templates, Argo WorkflowTemplates, the
+// Deployments a Rollout's workloadRef names, Kubeflow training runtimes and
+// LLMInferenceServiceConfigs, found anywhere in the scan, are applied in Build; an autoscaler a
+// kustomization builds applies to the workloads of that build only (FromNodes takes a build's
+// objects, with the kustomization as their root). Crossplane composites and claims are rendered
+// through their Compositions into the managed resources handed to Options.Managed
+// (composition.go). A kind it does not read whose spec requests GPUs is a warning (unknown.go).
 //
 // The package does not price anything: the estimator turns "which node" into a price.
 package kubernetes

@@ -1020,3 +1020,63 @@ spec:
 		t.Fatalf("rollouts: %q (warnings %+v)", got, res.Warnings)
 	}
 }
+
+// A Kueue flavor's node labels place a queued Job's pods, but not over the pod's own selection;
+// a ClusterQueue that does not cover the pod's GPU resource leaves the pod's labels as they are.
+func TestKueueFlavors(t *testing.T) {
+	setup := `apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: h100}
+spec: {nodeLabels: {node.kubernetes.io/instance-type: p5.48xlarge, karpenter.sh/capacity-type: spot}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  resourceGroups:
+    - coveredResources: [nvidia.com/gpu]
+      flavors: [{name: h100}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cpu-only}
+spec:
+  resourceGroups:
+    - coveredResources: [cpu]
+      flavors: [{name: h100}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: q, namespace: ml}
+spec: {clusterQueue: cq}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: cpu, namespace: ml}
+spec: {clusterQueue: cpu-only}
+---
+`
+	job := func(queue, selector string) string {
+		return `apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: ml, labels: {kueue.x-k8s.io/queue-name: ` + queue + `}}
+spec:
+  template:
+    spec:
+      nodeSelector: {` + selector + `}
+      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]
+`
+	}
+	r := one(t, build(t, setup+job("q", ""), Options{}))
+	if r.InstanceType != "p5.48xlarge" || r.PurchaseOption != "spot" || !strings.Contains(r.Pod.NodeSource, "Kueue ResourceFlavor h100") {
+		t.Errorf("flavor: %+v %+v", r, r.Pod)
+	}
+	r = one(t, build(t, setup+job("q", "node.kubernetes.io/instance-type: p4d.24xlarge"), Options{}))
+	if r.InstanceType != "p4d.24xlarge" {
+		t.Errorf("the pod's own instance type lost to the flavor's: %+v", r)
+	}
+	r = one(t, build(t, setup+job("cpu", ""), Options{}))
+	if r.InstanceType != "" || !strings.Contains(strings.Join(r.Notes, "|"), "ClusterQueue cpu-only covers no nvidia.com/gpu") {
+		t.Errorf("a queue without GPUs: %+v", r)
+	}
+}
