@@ -207,3 +207,20 @@ func TestCategoriesCountsAndVendors(t *testing.T) {
 		}
 	}
 }
+
+// GKE GPU sharing keeps the resource's name: with a number of sharers, one nvidia.com/gpu unit is
+// that share of a GPU, priced as if every share is used and marked an estimate.
+func TestSharedGPUUnits(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	price := func(shared int) Estimate {
+		r := parser.Resource{Address: "Deployment/a/b", Provider: "gcp", Region: "us-central1", InstanceType: "g2-standard-4", Quantity: 4,
+			PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, SharedReplicas: shared}}
+		return p.Estimate(r)
+	}
+	whole, shared := price(0), price(4)
+	wm, _ := whole.Monthly()
+	sm, _ := shared.Monthly()
+	if wm.Decimal(2) != "2063.95" || sm.Decimal(2) != "515.99" || !shared.PriceEstimated || whole.PriceEstimated {
+		t.Fatalf("whole %s (estimated %v), shared %s (estimated %v)", wm, whole.PriceEstimated, sm, shared.PriceEstimated)
+	}
+}

@@ -70,13 +70,24 @@ func (p *Pricer) perPodGPUs(pod *parser.PodGPUs, node catalog.Instance, e *Estim
 		return n * share, ""
 	case strings.HasSuffix(pod.Resource, "gpu.shared"):
 		if pod.SharedReplicas > 0 {
-			addNote(e, fmt.Sprintf("time-shared GPU: %d pods share one GPU", pod.SharedReplicas))
-			return n / float64(pod.SharedReplicas), ""
+			return sharedUnits(e, n, pod.SharedReplicas, "time-shared GPU"), ""
 		}
 		e.PriceEstimated = true
 		addNote(e, "time-shared GPU with an unknown number of sharers: priced as a whole GPU per unit, an upper bound")
+	case pod.Resource == "nvidia.com/gpu" && pod.SharedReplicas > 0:
+		// GKE GPU sharing (time-sharing or MPS) keeps the resource's name: a node advertises
+		// its GPUs × max-shared-clients-per-gpu, so one unit is that share of a GPU.
+		return sharedUnits(e, n, pod.SharedReplicas, "shared GPU (GKE time-sharing or MPS)"), ""
 	}
 	return n, ""
+}
+
+// sharedUnits prices units of a GPU that up to sharers pods share as that share of it: a lower
+// bound (the GPU costs the same when fewer pods use it), so the price is an estimate.
+func sharedUnits(e *Estimate, units float64, sharers int, what string) float64 {
+	e.PriceEstimated = true
+	addNote(e, fmt.Sprintf("%s: up to %d pods share one GPU, so a unit is priced as 1/%d of it (as if every share is used)", what, sharers, sharers))
+	return units / float64(sharers)
 }
 
 // MIGShare is the share of a GPU one MIG slice takes: the larger of its compute share (g/7)

@@ -35,6 +35,10 @@ type priorityRule struct {
 	GPU           *struct {
 		Type  string    `yaml:"type"`
 		Count yaml.Node `yaml:"count"`
+		// GPU sharing on the class's nodes (GKE 1.35.2+): time-sharing or MPS.
+		GPUSharing struct {
+			MaxSharedClientsPerGPU int `yaml:"maxSharedClientsPerGPU"`
+		} `yaml:"gpuSharing"`
 	} `yaml:"gpu"`
 	Nodepools []string `yaml:"nodepools"`
 	Location  struct {
@@ -73,6 +77,9 @@ func decodeComputeClass(o *object) (*computeClass, error) {
 		set(labelGKEMachineFamily, p.MachineFamily)
 		if p.GPU != nil {
 			set(labelGKEAccelerator, p.GPU.Type)
+			if n := p.GPU.GPUSharing.MaxSharedClientsPerGPU; n > 1 {
+				set(labelGKESharedClients, fmt.Sprint(n))
+			}
 			if c := &p.GPU.Count; c.Kind != 0 {
 				if err := c.Decode(&r.gpus); err != nil || r.gpus < 0 {
 					return nil, lineError{line: o.lineOf(c), err: fmt.Errorf("gpu count %s is not a number of GPUs", c.Value)}
