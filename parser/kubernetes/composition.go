@@ -230,6 +230,9 @@ func (cs *composites) addComposition(c *composition) {
 
 // isComposite reports whether an object is a composite or claim of a type the scan defines.
 func (cs *composites) isComposite(o *object) bool {
+	if len(cs.kinds) == 0 && len(cs.compositions) == 0 {
+		return false
+	}
 	k := group(o.APIVersion) + "/" + o.Kind
 	if _, ok := cs.kinds[k]; ok {
 		return true

@@ -132,10 +132,10 @@ func withFlavor(sel selector, tols []toleration, f *kueueFlavor) (selector, []to
 		out.excluded[k] = v
 	}
 	for k, v := range sel.above {
-		out.above[k] = v
+		out.bound("Gt", k, v)
 	}
 	for k, v := range sel.below {
-		out.below[k] = v
+		out.bound("Lt", k, v)
 	}
 	for k, v := range f.labels {
 		if _, ok := out.allowed[k]; !ok {

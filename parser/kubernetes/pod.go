@@ -256,12 +256,12 @@ type selector struct {
 	allowed  map[string][]string
 	excluded map[string][]string
 	// above and below are numeric bounds (Gt and Lt): a value is greater than above[k] and less
-	// than below[k].
+	// than below[k]. They are made on the first bound (few selectors have one).
 	above, below map[string]int
 }
 
 func newSelector() selector {
-	return selector{allowed: map[string][]string{}, excluded: map[string][]string{}, above: map[string]int{}, below: map[string]int{}}
+	return selector{allowed: map[string][]string{}, excluded: map[string][]string{}}
 }
 
 func podSelector(spec podSpec) selector {
@@ -279,7 +279,7 @@ func podSelector(spec podSpec) selector {
 	return s
 }
 
-func (s selector) add(r requirement) {
+func (s *selector) add(r requirement) {
 	switch r.Operator {
 	case "In":
 		if prev, ok := s.allowed[r.Key]; ok && prev != nil {
@@ -331,7 +331,10 @@ func (s selector) countRange(key string) (parser.CountRange, bool) {
 }
 
 // bound narrows a numeric bound: the larger Gt and the smaller Lt win.
-func (s selector) bound(op, key string, n int) {
+func (s *selector) bound(op, key string, n int) {
+	if s.above == nil {
+		s.above, s.below = map[string]int{}, map[string]int{}
+	}
 	if op == "Gt" {
 		if prev, ok := s.above[key]; !ok || n > prev {
 			s.above[key] = n
