@@ -206,6 +206,29 @@ func TestCategoriesCountsAndVendors(t *testing.T) {
 			t.Errorf("awsCategory(%s) = %s, want %s", typ, got, want)
 		}
 	}
+	for typ, want := range map[string]int{"g6e.xlarge": 6, "p4d.24xlarge": 4, "inf2.48xlarge": 2, "dl1.24xlarge": 1, "p5.48xlarge": 5} {
+		if got := awsGeneration(typ); got != want {
+			t.Errorf("awsGeneration(%s) = %d, want %d", typ, got, want)
+		}
+	}
+	// Generation and GPU memory narrow the catalog: g of generation 6+ is g6.xlarge, not the
+	// cheaper g4dn; more than 40,000 MiB a GPU is the L40S of g6e.xlarge; exactly 24576 MiB (the
+	// EC2 API's A10G and L4) matches the catalog's 24 GiB.
+	five, big := 5, 40000
+	for _, tc := range []struct {
+		pod  parser.PodGPUs
+		want string
+	}{
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, Categories: []string{"g"}, Generations: &parser.CountRange{Min: new(five + 1)}}, "g6.xlarge"},
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUMemoryMiB: &parser.CountRange{Min: new(big + 1)}}, "g6e.xlarge"},
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUMemoryMiB: &parser.CountRange{In: []int{24576}}, Generations: &parser.CountRange{In: []int{5}}}, "g5.xlarge"},
+	} {
+		pod := tc.pod
+		r := parser.Resource{Address: "Deployment/a/b", Provider: "aws", Region: "us-east-1", Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes, Pod: &pod}
+		if e := p.Estimate(r); e.InstanceType != tc.want {
+			t.Errorf("%+v: got %s (%v)", tc.pod, e.InstanceType, e.UnpricedReason)
+		}
+	}
 }
 
 // GKE GPU sharing keeps the resource's name: with a number of sharers, one nvidia.com/gpu unit is

@@ -165,6 +165,12 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		if pod.NodeGPUs != nil {
 			what = append(what, pod.NodeGPUs.String()+" GPUs a node")
 		}
+		if pod.Generations != nil {
+			what = append(what, "generation "+pod.Generations.String())
+		}
+		if pod.GPUMemoryMiB != nil {
+			what = append(what, pod.GPUMemoryMiB.String()+" MiB a GPU")
+		}
 		matching := ""
 		if len(what) > 0 {
 			matching = " matching " + strings.Join(what, ", ")
@@ -204,6 +210,13 @@ func allowedType(provider string, in catalog.Instance, pod *parser.PodGPUs) bool
 		return false
 	}
 	if len(pod.Categories) > 0 && !slices.Contains(pod.Categories, awsCategory(in.Type)) {
+		return false
+	}
+	if pod.Generations != nil && (provider != parser.AWS || !pod.Generations.Allows(float64(awsGeneration(in.Type)))) {
+		return false
+	}
+	// The EC2 API and the catalog round GPU memory differently (24576 MiB; 24 GiB): 3 % apart.
+	if pod.GPUMemoryMiB != nil && !pod.GPUMemoryMiB.AllowsWithin(in.GPUMemoryGiB*1024, 0.03) {
 		return false
 	}
 	if len(pod.Families) > 0 {
@@ -258,6 +271,21 @@ func awsCategory(t string) string {
 		return family[:i]
 	}
 	return family
+}
+
+// awsGeneration is an EC2 type's generation as Karpenter's instance-generation reads it: the
+// digits after the category (g6e.xlarge is 6, p4d.24xlarge 4, inf2.xlarge 2); 0 when none.
+func awsGeneration(t string) int {
+	family, _, _ := strings.Cut(t, ".")
+	rest := strings.TrimLeftFunc(family, unicode.IsLetter)
+	n := 0
+	for _, r := range rest {
+		if !unicode.IsDigit(r) {
+			break
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n
 }
 
 // runsResource reports whether a node's accelerators serve the extended resource the pod

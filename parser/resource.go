@@ -2,6 +2,7 @@ package parser
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,6 +104,10 @@ type PodGPUs struct {
 	Categories []string `json:"categories,omitempty"`
 	// NodeGPUs bounds the GPUs of the node (Karpenter's instance-gpu-count, AKS's sku-gpu-count).
 	NodeGPUs *CountRange `json:"node_gpus,omitempty"`
+	// Generations bounds an EC2 type's generation (Karpenter's instance-generation: g6e is 6);
+	// GPUMemoryMiB the memory of each of its GPUs (instance-gpu-memory).
+	Generations  *CountRange `json:"generations,omitempty"`
+	GPUMemoryMiB *CountRange `json:"gpu_memory_mib,omitempty"`
 	// AnyGPUType is set when a NodePool or ComputeClass places the pod and only says that its
 	// nodes have GPUs: the estimator picks the cheapest GPU type of the provider.
 	AnyGPUType bool `json:"any_gpu_type,omitempty"`
@@ -140,7 +145,11 @@ func (c CountRange) String() string {
 }
 
 // Allows reports whether n is in the range.
-func (c CountRange) Allows(n float64) bool {
+func (c CountRange) Allows(n float64) bool { return c.AllowsWithin(n, 0) }
+
+// AllowsWithin is Allows with In values matched within a relative tolerance (memory sizes the
+// cloud's API and the catalog round differently).
+func (c CountRange) AllowsWithin(n, tolerance float64) bool {
 	if c.Min != nil && n < float64(*c.Min) || c.Max != nil && n > float64(*c.Max) {
 		return false
 	}
@@ -148,7 +157,7 @@ func (c CountRange) Allows(n float64) bool {
 		return true
 	}
 	for _, x := range c.In {
-		if float64(x) == n {
+		if math.Abs(float64(x)-n) <= tolerance*float64(x) {
 			return true
 		}
 	}
@@ -174,13 +183,14 @@ func (c CountRange) AllowsGPUs() bool {
 // ForgetNodeChoice drops what narrows the node (for a pod priced on a named type instead).
 func (p *PodGPUs) ForgetNodeChoice() {
 	p.InstanceTypes, p.Families, p.GPUNames, p.AzureGPUNames, p.Categories, p.NodeGPUs, p.AnyGPUType = nil, nil, nil, nil, nil, nil, false
+	p.Generations, p.GPUMemoryMiB = nil, nil
 }
 
 // ChoosesNode reports whether the estimator is to pick the node type from the catalog within
 // the pod's constraints (no single type is named).
 func (p *PodGPUs) ChoosesNode() bool {
 	return len(p.InstanceTypes) > 0 || len(p.Families) > 0 || len(p.GPUNames) > 0 || len(p.AzureGPUNames) > 0 ||
-		len(p.Categories) > 0 || p.NodeGPUs != nil || p.AnyGPUType
+		len(p.Categories) > 0 || p.NodeGPUs != nil || p.Generations != nil || p.GPUMemoryMiB != nil || p.AnyGPUType
 }
 
 // Resource is one GPU resource found in an input, before pricing.

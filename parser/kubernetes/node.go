@@ -24,6 +24,8 @@ const (
 	labelKarpenterCategory = "karpenter.k8s.aws/instance-category"
 	labelKarpenterGPUCount = "karpenter.k8s.aws/instance-gpu-count"
 	labelKarpenterGPUMaker = "karpenter.k8s.aws/instance-gpu-manufacturer"
+	labelKarpenterGen      = "karpenter.k8s.aws/instance-generation"
+	labelKarpenterGPUMem   = "karpenter.k8s.aws/instance-gpu-memory" // MiB, each GPU
 	// EKS Auto Mode's NodePools name the same instance properties under its own prefix.
 	// https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html
 	labelEKSFamily        = "eks.amazonaws.com/instance-family"
@@ -59,6 +61,8 @@ type nodeChoice struct {
 	azureGPUNames  []string
 	categories     []string
 	gpuCounts      *parser.CountRange
+	generations    *parser.CountRange
+	gpuMemory      *parser.CountRange
 	purchase       parser.PurchaseOption
 	region         string
 	source         []string
@@ -112,6 +116,17 @@ func fromSelector(sel selector, origin string) nodeChoice {
 			}
 			n.addSource(origin + " gpu-count")
 			break
+		}
+	}
+	if c, ok := sel.countRange(labelKarpenterGen); ok {
+		n.generations = &c
+		n.addSource(origin + " instance-generation")
+	}
+	if c, ok := sel.countRange(labelKarpenterGPUMem); ok {
+		n.gpuMemory = &c
+		n.addSource(origin + " instance-gpu-memory")
+		if n.provider == "" {
+			n.provider = parser.AWS
 		}
 	}
 	if _, ok := sel.values(labelKarpenterGPUMaker); ok && n.provider == "" {
@@ -283,6 +298,9 @@ func (np *nodePool) offersGPUs() bool {
 		if c, ok := req.countRange(k); ok && c.AllowsGPUs() {
 			return true
 		}
+	}
+	if c, ok := req.countRange(labelKarpenterGPUMem); ok && c.AllowsGPUs() {
+		return true
 	}
 	for _, k := range []string{labelKarpenterGPUName, labelEKSGPUName, labelAzureGPUName, labelKarpenterFamily, labelEKSFamily,
 		labelAzureSKUFamily, labelInstanceType, labelKarpenterType, labelAzureSKUName, labelKarpenterCategory,
