@@ -1080,3 +1080,26 @@ spec:
 		t.Errorf("a queue without GPUs: %+v", r)
 	}
 }
+
+// A Katib trial template of a kind gpuguard does not read is an error at the template's line,
+// not GPUs left out in silence; a template kept in a ConfigMap is nothing to read here.
+func TestKatibTrialKinds(t *testing.T) {
+	src := `apiVersion: kubeflow.org/v1beta1
+kind: Experiment
+metadata: {name: e, namespace: ml}
+spec:
+  trialTemplate:
+    trialSpec:
+      apiVersion: example.com/v1
+      kind: Trainer
+      spec: {gpus: 1}
+`
+	res := Parse("m.yaml", []byte(src), Options{})
+	if len(res.Errors) != 1 || res.Errors[0].Line != 7 || !strings.Contains(res.Errors[0].Message, "trialSpec is a Trainer (example.com/v1), which gpuguard does not read") {
+		t.Fatalf("%+v", res.Errors)
+	}
+	cm := strings.Replace(src, "    trialSpec:\n      apiVersion: example.com/v1\n      kind: Trainer\n      spec: {gpus: 1}\n", "    configMap: {configMapName: trial-templates, templatePath: job.yaml}\n", 1)
+	if res := Parse("m.yaml", []byte(cm), Options{}); len(res.Errors) != 0 || len(res.Resources) != 0 {
+		t.Fatalf("%+v", res)
+	}
+}

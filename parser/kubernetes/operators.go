@@ -18,6 +18,7 @@ func init() {
 	register("NIMService", "apps.nvidia.com", extractNIMService)
 	register("SparkApplication", "sparkoperator.k8s.io", extractSparkApplication)
 	register("Notebook", "kubeflow.org", extractKubeflowNotebook)
+	register("Experiment", "kubeflow.org", extractKatibExperiment)
 	register("Workflow", "argoproj.io", extractArgoWorkflow)
 	register("CronWorkflow", "argoproj.io", extractArgoCronWorkflow)
 }
@@ -74,6 +75,56 @@ func extractKubeflowNotebook(o *object) ([]role, error) {
 		return []role{{replicas: 0, template: spec.Template, note: "stopped (kubeflow-resource-stopped): no pod runs"}}, nil
 	}
 	return []role{{replicas: 1, template: spec.Template, note: "a notebook: runs until someone stops it"}}, nil
+}
+
+// extractKatibExperiment reads a Katib Experiment (kubeflow.org), a hyperparameter search: up to
+// parallelTrialCount trials (Katib's default 3) run at once, each the workload its
+// trialTemplate.trialSpec describes (a Job, a PyTorchJob, ...), read as that kind is.
+// https://www.kubeflow.org/docs/components/katib/user-guides/hp-tuning/configure-experiment/
+func extractKatibExperiment(o *object) ([]role, error) {
+	var spec struct {
+		ParallelTrialCount *int `yaml:"parallelTrialCount"`
+		TrialTemplate      struct {
+			TrialSpec yaml.Node `yaml:"trialSpec"`
+		} `yaml:"trialTemplate"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	ts := &spec.TrialTemplate.TrialSpec
+	if ts.Kind == 0 {
+		return nil, nil // a trial template kept in a ConfigMap (configMap:): not in the manifest
+	}
+	trial := &object{file: o.file, root: o.root, note: o.note, offset: o.offset, line: o.lineOf(ts)}
+	if err := ts.Decode(trial); err != nil {
+		return nil, lineError{line: o.lineOf(ts), err: fmt.Errorf("trialSpec: %w", err)}
+	}
+	if trial.Metadata.Namespace == "" {
+		trial.Metadata.Namespace = o.Metadata.Namespace
+	}
+	w, ok := workloadOf(trial)
+	if !ok {
+		return nil, lineError{line: o.lineOf(ts), err: fmt.Errorf("trialSpec is a %s (%s), which gpuguard does not read: its GPUs are not counted", trial.Kind, trial.APIVersion)}
+	}
+	roles, err := w.extract(trial)
+	if err != nil {
+		return nil, err
+	}
+	parallel := intOr(spec.ParallelTrialCount, 3)
+	if parallel < 0 {
+		return nil, fmt.Errorf("parallelTrialCount %d is not a number of trials", parallel)
+	}
+	for i := range roles {
+		note := fmt.Sprintf("%d trials at once (parallelTrialCount) of a %s", parallel, trial.Kind)
+		if roles[i].note != "" {
+			note += ": " + roles[i].note
+		}
+		roles[i].replicas *= parallel
+		roles[i].note = note
+		roles[i].runsToCompletion = true
+		roles[i].scalable = false
+	}
+	return roles, nil
 }
 
 // extractVolcanoJob reads a Volcano Job (batch.volcano.sh): each task runs replicas pods of its
