@@ -61,6 +61,12 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 		prof := r.Profile
 		e.Profile = &prof
 	}
+	if r.InstanceType == "" && r.Requirements != nil && len(r.Unresolved) == 0 {
+		if reason := p.chooseByRequirements(&r, &e); reason != "" {
+			e.UnpricedReason = &reason
+			return e
+		}
+	}
 	if r.SpotQuantity > 0 && r.SpotQuantity < r.Quantity {
 		e.CapacitySplit = &CapacitySplit{OnDemand: r.Quantity - r.SpotQuantity, Spot: r.SpotQuantity}
 	}

@@ -193,6 +193,21 @@ func (p *PodGPUs) ChoosesNode() bool {
 		len(p.Categories) > 0 || p.NodeGPUs != nil || p.Generations != nil || p.GPUMemoryMiB != nil || p.AnyGPUType
 }
 
+// InstanceRequirements are the attributes an EC2 Auto Scaling group or fleet chooses its
+// instance types by (instance_requirements) instead of naming them: the estimator prices the
+// cheapest catalog type that meets them.
+type InstanceRequirements struct {
+	GPUs          *CountRange `json:"gpus,omitempty"`          // accelerator_count
+	GPUNames      []string    `json:"gpu_names,omitempty"`     // accelerator_names (a100, t4, ...)
+	Manufacturers []string    `json:"manufacturers,omitempty"` // accelerator_manufacturers
+	Types         []string    `json:"accelerator_types,omitempty"`
+	GPUMemoryMiB  *CountRange `json:"gpu_memory_mib,omitempty"` // accelerator_total_memory_mib, all GPUs
+	VCPUs         *CountRange `json:"vcpus,omitempty"`
+	MemoryMiB     *CountRange `json:"memory_mib,omitempty"`
+	Allowed       []string    `json:"allowed_instance_types,omitempty"` // with * wildcards
+	Excluded      []string    `json:"excluded_instance_types,omitempty"`
+}
+
 // Resource is one GPU resource found in an input, before pricing.
 type Resource struct {
 	Address string
@@ -220,7 +235,10 @@ type Resource struct {
 	RunsToCompletion bool
 	Accelerators     []Accelerator
 	Pod              *PodGPUs
-	Tags             map[string]string
+	// Requirements, when set and InstanceType is empty, are the attributes its instance types
+	// are chosen by.
+	Requirements *InstanceRequirements
+	Tags         map[string]string
 	// Profile is the workload profile path a tag, label or annotation attaches.
 	Profile      string
 	Unresolved   []Unresolved

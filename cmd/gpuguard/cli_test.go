@@ -59,6 +59,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "aws_eks_node_group"},
 		{name: "aws_batch"},
 		{name: "aws_fleets"},
+		{name: "attribute_based"},
 		{name: "aws_sagemaker"},
 		{name: "google_compute_instance"},
 		{name: "google_compute_instance_group_manager"},

@@ -114,17 +114,30 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 		mip := w.blocks("mixed_instances_policy")[0]
 		lt = c.launchTemplate(r, mip, "launch_template", "launch_template_specification")
 		var types []string
+		var reqs []*view
 		for _, o := range mip.blocks("launch_template", "override") {
 			if t, ok := o.str("instance_type"); ok {
 				types = append(types, t)
 			}
+			reqs = append(reqs, o.blocks("instance_requirements")...)
 		}
-		if len(types) > 0 {
+		switch {
+		case len(types) > 0:
 			r.InstanceType, found = types[0], true
 			if len(types) > 1 {
 				r.Note("%d instance types in the overrides (%s): priced at the first, the highest priority", len(types), strings.Join(types, ", "))
 			}
-		} else if lt != nil {
+		case len(reqs) > 0:
+			if !attributeBased(r, reqs[0]) {
+				return nil // attribute-based selection without accelerators: CPU instances
+			}
+			found = true
+		case lt != nil && lt.has("instance_requirements"):
+			if !attributeBased(r, lt.blocks("instance_requirements")[0]) {
+				return nil
+			}
+			found = true
+		case lt != nil:
 			r.InstanceType, found = lt.str("instance_type")
 		}
 		// instances_distribution: the first on_demand_base_capacity instances are on-demand,
@@ -176,7 +189,9 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 			r.Note("the launch configuration is not in this configuration: its instance type could not be read")
 		}
 	}
-	requireInstanceType(r, "instance_type", found)
+	if r.Requirements == nil {
+		requireInstanceType(r, "instance_type", found)
+	}
 	c.awsCommon(r, w)
 	tags := map[string]string{}
 	for _, t := range w.blocks("tag") {
@@ -256,6 +271,45 @@ func mapAWSSageMakerEndpointConfig(c *mapContext) []*parser.Resource {
 		}
 	}
 	return out
+}
+
+// attributeBased reads EC2 instance_requirements (attribute-based instance type selection) into
+// the resource, and reports whether they ask for accelerators; without any the instances are
+// CPU ones and the resource is not a GPU resource.
+// https://docs.aws.amazon.com/autoscaling/ec2/userguide/create-mixed-instances-group-attribute-based-instance-type-selection.html
+func attributeBased(r *parser.Resource, v *view) bool {
+	rng := func(block string) *parser.CountRange {
+		if !v.has(block) {
+			return nil
+		}
+		var c parser.CountRange
+		if n, ok := v.num(block, "min"); ok {
+			c.Min = new(n)
+		}
+		if n, ok := v.num(block, "max"); ok {
+			c.Max = new(n)
+		}
+		return &c
+	}
+	list := func(attr string) []string {
+		l, _ := v.strList(attr)
+		return l
+	}
+	req := &parser.InstanceRequirements{GPUs: rng("accelerator_count"), GPUNames: list("accelerator_names"),
+		Manufacturers: list("accelerator_manufacturers"), Types: list("accelerator_types"),
+		GPUMemoryMiB: rng("accelerator_total_memory_mib"), VCPUs: rng("vcpu_count"), MemoryMiB: rng("memory_mib"),
+		Allowed: list("allowed_instance_types"), Excluded: list("excluded_instance_types")}
+	if req.GPUs != nil && req.GPUs.Max != nil && *req.GPUs.Max == 0 {
+		return false // accelerators excluded
+	}
+	gpu := req.GPUs != nil && req.GPUs.Min != nil && *req.GPUs.Min > 0 ||
+		len(req.GPUNames) > 0 || len(req.Manufacturers) > 0 || len(req.Types) > 0 || req.GPUMemoryMiB != nil
+	if !gpu {
+		return false
+	}
+	r.Requirements = req
+	r.Note("instance types chosen by attributes (instance_requirements): EC2 picks among every type that meets them")
+	return true
 }
 
 // mapHyperPodCluster reads a SageMaker HyperPod cluster (the AWS Cloud Control provider's
@@ -364,8 +418,12 @@ func mapBatchComputeEnvironment(c *mapContext) []*parser.Resource {
 // fleetTypes reads the instance types a fleet's launch template configs offer: the overrides'
 // instance types in order, else the template's own, and the weight of the first (capacity units
 // per instance, default 1).
-func (c *mapContext) fleetTypes(r *parser.Resource, configs []*view, overrideBlock string) (types []string, weight int) {
+// fleetTypes reads the instance types a fleet's launch template configs offer, the first one's
+// weight, and — when they choose types by attributes instead — the instance requirements into
+// the resource; cpuOnly is set when those requirements ask for no accelerators.
+func (c *mapContext) fleetTypes(r *parser.Resource, configs []*view, overrideBlock string) (types []string, weight int, cpuOnly bool) {
 	weight = 1
+	var reqs []*view
 	for _, cfg := range configs {
 		lt := c.launchTemplate(r, cfg, "launch_template_specification")
 		overrides := cfg.blocks(overrideBlock)
@@ -378,19 +436,29 @@ func (c *mapContext) fleetTypes(r *parser.Resource, configs []*view, overrideBlo
 				}
 				types = append(types, t)
 			}
+			reqs = append(reqs, o.blocks("instance_requirements")...)
 		}
 		if len(overrides) == 0 && lt != nil {
 			if t, ok := lt.str("instance_type"); ok {
 				types = append(types, t)
 			}
+			reqs = append(reqs, lt.blocks("instance_requirements")...)
 		}
 	}
-	return types, weight
+	if len(types) == 0 && len(reqs) > 0 {
+		cpuOnly = !attributeBased(r, reqs[0])
+	}
+	return types, weight, cpuOnly
 }
 
 // fleetCapacity turns target capacity units into instances of the first type's weight, rounding
 // up, and says so.
 func fleetCapacity(r *parser.Resource, types []string, units, weight int) {
+	if len(types) == 0 && r.Requirements != nil {
+		r.Quantity = units
+		r.Note("%d capacity units priced as %d instances (weights are per type, and the type is chosen by attributes)", units, units)
+		return
+	}
 	if len(types) == 0 {
 		r.AddUnresolved("instance_type", "no instance type in the launch template configs or overrides")
 		return
@@ -411,7 +479,10 @@ func fleetCapacity(r *parser.Resource, types []string, units, weight int) {
 func mapEC2Fleet(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.AWS, c.inst.addr)
 	c.awsCommon(r, w)
-	types, weight := c.fleetTypes(r, w.blocks("launch_template_config"), "override")
+	types, weight, cpuOnly := c.fleetTypes(r, w.blocks("launch_template_config"), "override")
+	if cpuOnly {
+		return nil
+	}
 	spec := w.blocks("target_capacity_specification")
 	if len(spec) == 0 {
 		r.AddUnresolved("target_capacity_specification", "not set")
@@ -448,8 +519,11 @@ func mapEC2Fleet(c *mapContext) []*parser.Resource {
 func mapSpotFleet(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.AWS, c.inst.addr)
 	c.awsCommon(r, w)
-	types, weight := c.fleetTypes(r, w.blocks("launch_template_config"), "overrides")
-	if len(types) == 0 {
+	types, weight, cpuOnly := c.fleetTypes(r, w.blocks("launch_template_config"), "overrides")
+	if cpuOnly {
+		return nil
+	}
+	if len(types) == 0 && r.Requirements == nil {
 		for i, ls := range w.blocks("launch_specification") {
 			if t, ok := ls.str("instance_type"); ok {
 				if i == 0 {

@@ -97,3 +97,40 @@ resource "aws_emr_cluster" "e" {
 		t.Fatalf("emr: %+v", e)
 	}
 }
+
+// Attribute-based selection: requirements that ask for accelerators are a GPU resource whose type
+// the estimator chooses; requirements without any, or that exclude them, are CPU instances.
+func TestInstanceRequirements(t *testing.T) {
+	src := `
+resource "aws_launch_template" "lt" {
+  instance_requirements {
+    vcpu_count {
+      min = 4
+    }
+    memory_mib {
+      min = 16384
+    }
+    %s
+  }
+}
+resource "aws_autoscaling_group" "g" {
+  desired_capacity = 2
+  mixed_instances_policy {
+    launch_template {
+      launch_template_specification {
+        launch_template_id = aws_launch_template.lt.id
+      }
+    }
+  }
+}
+`
+	gpu := parseHCL(t, strings.Replace(src, "%s", "accelerator_count {\n      min = 1\n    }", 1), Options{})
+	if len(gpu.Resources) != 1 || gpu.Resources[0].Requirements == nil || *gpu.Resources[0].Requirements.GPUs.Min != 1 || len(gpu.Resources[0].Unresolved) != 0 {
+		t.Fatalf("GPU requirements: %+v", gpu.Resources)
+	}
+	for _, cpu := range []string{"", "accelerator_count {\n      max = 0\n    }"} {
+		if res := parseHCL(t, strings.Replace(src, "%s", cpu, 1), Options{}); len(res.Resources) != 0 {
+			t.Fatalf("CPU requirements %q reported: %+v", cpu, res.Resources)
+		}
+	}
+}
