@@ -98,6 +98,7 @@ func init() {
 	register("LeaderWorkerSet", "leaderworkerset.x-k8s.io", extractLeaderWorkerSet)
 	register("InferenceService", "serving.kserve.io", extractInferenceService)
 	register("Service", "serving.knative.dev", extractKnativeService)
+	register("ScaledJob", "keda.sh", extractKEDAScaledJob)
 }
 
 // group returns the API group of an apiVersion ("apps/v1" -> "apps", "v1" -> "").
@@ -287,6 +288,36 @@ func extractKnativeService(o *object) ([]role, error) {
 		r.note = fmt.Sprintf("%d pods: the revision's %s, the floor it always runs", n, knativeMinScale)
 	default:
 		r.note = "scales to zero (no " + knativeMinScale + "): priced as 1 pod all month; set gpuguard.dev/hours-per-month for the hours it serves"
+	}
+	return []role{r}, nil
+}
+
+// extractKEDAScaledJob reads a KEDA ScaledJob (keda.sh): it starts Jobs of jobTargetRef as events
+// arrive, keeping minReplicaCount of them (default 0). A scaled job that scales to zero is priced
+// as one Job, as a scale-to-zero service is, with a note.
+// https://keda.sh/docs/latest/reference/scaledjob-spec/
+func extractKEDAScaledJob(o *object) ([]role, error) {
+	var spec struct {
+		JobTargetRef    jobSpec `yaml:"jobTargetRef"`
+		MinReplicaCount *int    `yaml:"minReplicaCount"`
+		MaxReplicaCount *int    `yaml:"maxReplicaCount"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	r := jobRole(spec.JobTargetRef)
+	r.runsToCompletion = false // KEDA starts another job as one finishes: the notes below say how long
+	pods := "pod" + plural(int64(r.replicas))
+	minJobs := intOr(spec.MinReplicaCount, 0)
+	maxJobs := intOr(spec.MaxReplicaCount, 100) // KEDA's default
+	switch {
+	case minJobs < 0 || maxJobs < 0:
+		return nil, fmt.Errorf("minReplicaCount %d / maxReplicaCount %d is not a number of jobs", minJobs, maxJobs)
+	case minJobs > 0:
+		r.note = fmt.Sprintf("%d jobs × %d %s: the ScaledJob's minReplicaCount, the floor it keeps running (up to %d while events wait)", minJobs, r.replicas, pods, maxJobs)
+		r.replicas *= minJobs
+	default:
+		r.note = fmt.Sprintf("scales to zero (minReplicaCount 0): priced as 1 job of %d %s all month, up to %d while events wait; set gpuguard.dev/hours-per-month for the hours it runs", r.replicas, pods, maxJobs)
 	}
 	return []role{r}, nil
 }
