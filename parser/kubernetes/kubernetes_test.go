@@ -596,7 +596,7 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"Job": "batch.volcano.sh/v1alpha1", "NIMService": "apps.nvidia.com/v1alpha1", "SparkApplication": "sparkoperator.k8s.io/v1beta2",
 		"Workflow": "argoproj.io/v1alpha1", "CronWorkflow": "argoproj.io/v1alpha1", "ResourceClaimTemplate": "resource.k8s.io/v1",
 		"ResourceClaim": "resource.k8s.io/v1", "Rollout": "argoproj.io/v1alpha1", "TrainJob": "trainer.kubeflow.org/v1alpha1",
-		"LLMInferenceService": "serving.kserve.io/v1alpha1",
+		"LLMInferenceService": "serving.kserve.io/v1alpha1", "ScaledJob": "keda.sh/v1alpha1", "Experiment": "kubeflow.org/v1beta1",
 	}
 	specs := []string{
 		"spec: null", "spec: 3", "spec: [1, 2]", "spec: {replicatedJobs: x, tasks: 3, templates: {a: 1}}",
@@ -611,6 +611,9 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"spec: {devices: {requests: [{name: g, deviceClassName: gpu.nvidia.com, allocationMode: All}]}}",
 		"spec: {replicas: -4, workloadRef: {name: \"\"}, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}",
 		"spec: {workloadRef: [1]}",
+		"spec: {minReplicaCount: -2, jobTargetRef: {parallelism: -1}}",
+		"spec: {parallelTrialCount: -3, trialTemplate: {trialSpec: {apiVersion: batch/v1, kind: Job, spec: {template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}}}}",
+		"spec: {trialTemplate: {trialSpec: [1, 2]}}",
 		"spec: {runtimeRef: {name: r}, trainer: {numNodes: -3, resourcesPerNode: {limits: {nvidia.com/gpu: 2}}}}",
 		"spec: {trainer: {resourcesPerNode: {limits: {nvidia.com/gpu: x}}}, podTemplateOverrides: [{targetJobs: [{name: node}], spec: null}]}",
 		"spec: {replicas: 2, parallelism: {data: 0, dataLocal: -3, pipeline: -1}, worker: {containers: [{name: m, resources: {limits: {nvidia.com/gpu: 1}}}]}, baseRefs: [{name: x}, 3]}",
