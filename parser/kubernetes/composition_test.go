@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -162,42 +164,28 @@ func TestFieldPaths(t *testing.T) {
 	}
 }
 
+// Transforms, written as Compositions write them.
 func TestTransforms(t *testing.T) {
-	two := 2.0
-	one := 1
 	cases := []struct {
-		tr   cpTransform
-		in   any
-		want any
+		transform string
+		in, want  any
 	}{
-		{cpTransform{Type: "map", Map: map[string]any{"large": "p5.48xlarge"}}, "large", "p5.48xlarge"},
-		{cpTransform{Type: "math", Math: &struct {
-			Type     string   `yaml:"type"`
-			Multiply *float64 `yaml:"multiply"`
-			ClampMin *float64 `yaml:"clampMin"`
-			ClampMax *float64 `yaml:"clampMax"`
-		}{Type: "ClampMin", ClampMin: &two}}, 1, 2},
-		{cpTransform{Type: "convert", Convert: &struct {
-			ToType string `yaml:"toType"`
-		}{ToType: "int"}}, "4", 4},
-		{cpTransform{Type: "string", String: &struct {
-			Type    string `yaml:"type"`
-			Fmt     string `yaml:"fmt"`
-			Convert string `yaml:"convert"`
-			Trim    string `yaml:"trim"`
-			Regexp  *struct {
-				Match string `yaml:"match"`
-				Group *int   `yaml:"group"`
-			} `yaml:"regexp"`
-		}{Type: "Regexp", Regexp: &struct {
-			Match string `yaml:"match"`
-			Group *int   `yaml:"group"`
-		}{Match: `^(\w+)-`, Group: &one}}}, "p5-large", "p5"},
+		{"{type: map, map: {large: p5.48xlarge}}", "large", "p5.48xlarge"},
+		{"{type: math, math: {type: ClampMin, clampMin: 2}}", 1, 2},
+		{"{type: math, math: {multiply: 3}}", 2, 6},
+		{"{type: convert, convert: {toType: int}}", "4", 4},
+		{"{type: string, string: {type: Regexp, regexp: {match: '^(\\w+)-', group: 1}}}", "p5-large", "p5"},
+		{"{type: string, string: {fmt: 'ml-%s'}}", "a", "ml-a"},
+		{"{type: match, match: {patterns: [{type: literal, literal: big, result: 8}], fallbackValue: 1}}", "small", 1},
 	}
 	for _, tc := range cases {
-		got, err := transform(tc.tr, tc.in)
+		var tr cpTransform
+		if err := yaml.Unmarshal([]byte(tc.transform), &tr); err != nil {
+			t.Fatal(err)
+		}
+		got, err := transform(tr, tc.in)
 		if err != nil || got != tc.want {
-			t.Errorf("%s(%v) = %v, %v; want %v", tc.tr.Type, tc.in, got, err, tc.want)
+			t.Errorf("%s(%v) = %v, %v; want %v", tc.transform, tc.in, got, err, tc.want)
 		}
 	}
 	if _, err := transform(cpTransform{Type: "map", Map: map[string]any{}}, "x"); err == nil {

@@ -451,6 +451,25 @@ func (c *mapContext) fleetTypes(r *parser.Resource, configs []*view, overrideBlo
 	return types, weight, cpuOnly
 }
 
+// typesAndWeight reads the instance types of blocks that each offer one (a Spot Fleet's launch
+// specifications, an EMR fleet's instance type configs), and the first one's weighted capacity.
+func typesAndWeight(blocks []*view) (types []string, weight int) {
+	weight = 1
+	for _, b := range blocks {
+		t, ok := b.str("instance_type")
+		if !ok {
+			continue
+		}
+		if len(types) == 0 {
+			if wc, ok := b.num("weighted_capacity"); ok && wc > 0 {
+				weight = wc
+			}
+		}
+		types = append(types, t)
+	}
+	return types, weight
+}
+
 // fleetCapacity turns target capacity units into instances of the first type's weight, rounding
 // up, and says so.
 func fleetCapacity(r *parser.Resource, types []string, units, weight int) {
@@ -524,16 +543,7 @@ func mapSpotFleet(c *mapContext) []*parser.Resource {
 		return nil
 	}
 	if len(types) == 0 && r.Requirements == nil {
-		for i, ls := range w.blocks("launch_specification") {
-			if t, ok := ls.str("instance_type"); ok {
-				if i == 0 {
-					if wc, ok := ls.num("weighted_capacity"); ok && wc > 0 {
-						weight = wc
-					}
-				}
-				types = append(types, t)
-			}
-		}
+		types, weight = typesAndWeight(w.blocks("launch_specification"))
 	}
 	total, ok := w.num("target_capacity")
 	if !ok {

@@ -50,22 +50,15 @@ func mapDatabricksJob(c *mapContext) []*parser.Resource {
 			out = append(out, r)
 		}
 	}
-	for i, jc := range w.blocks("job_cluster") {
-		key, ok := jc.str("job_cluster_key")
-		if !ok {
-			key = fmt.Sprint(i)
-		}
-		for _, nc := range jc.blocks("new_cluster") {
-			add(nc, indexedAddress(c.inst.addr+".job_cluster", key))
-		}
-	}
-	for i, t := range w.blocks("task") {
-		key, ok := t.str("task_key")
-		if !ok {
-			key = fmt.Sprint(i)
-		}
-		for _, nc := range t.blocks("new_cluster") {
-			add(nc, indexedAddress(c.inst.addr+".task", key))
+	for _, kind := range []struct{ block, key string }{{"job_cluster", "job_cluster_key"}, {"task", "task_key"}} {
+		for i, b := range w.blocks(kind.block) {
+			key, ok := b.str(kind.key)
+			if !ok {
+				key = fmt.Sprint(i)
+			}
+			for _, nc := range b.blocks("new_cluster") {
+				add(nc, indexedAddress(c.inst.addr+"."+kind.block, key))
+			}
 		}
 	}
 	for _, nc := range w.blocks("new_cluster") {

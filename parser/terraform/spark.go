@@ -49,18 +49,13 @@ func mapEMRCluster(c *mapContext) []*parser.Resource {
 	return out
 }
 
-// mapEMRInstanceGroup prices a task (or other) instance group added to a cluster.
-func mapEMRInstanceGroup(c *mapContext) []*parser.Resource {
-	r, w := c.resource(parser.AWS, c.inst.addr)
-	emrGroup(r, w)
-	c.awsCommon(r, w)
-	r.Note("%s", emrNote)
-	return []*parser.Resource{r}
-}
+// mapEMRInstanceGroup and mapEMRInstanceFleet price a task (or other) group added to a cluster.
+func mapEMRInstanceGroup(c *mapContext) []*parser.Resource { return c.emrAddedGroup(emrGroup) }
+func mapEMRInstanceFleet(c *mapContext) []*parser.Resource { return c.emrAddedGroup(emrFleet) }
 
-func mapEMRInstanceFleet(c *mapContext) []*parser.Resource {
+func (c *mapContext) emrAddedGroup(read func(*parser.Resource, *view)) []*parser.Resource {
 	r, w := c.resource(parser.AWS, c.inst.addr)
-	emrFleet(r, w)
+	read(r, w)
 	c.awsCommon(r, w)
 	r.Note("%s", emrNote)
 	return []*parser.Resource{r}
@@ -84,19 +79,7 @@ func emrGroup(r *parser.Resource, g *view) {
 // emrFleet reads an instance fleet: its target capacities in units of the first instance type's
 // weighted capacity, on-demand and spot.
 func emrFleet(r *parser.Resource, f *view) {
-	configs := f.blocks("instance_type_configs")
-	var types []string
-	weight := 1
-	for i, cfg := range configs {
-		if t, ok := cfg.str("instance_type"); ok {
-			if i == 0 {
-				if wc, ok := cfg.num("weighted_capacity"); ok && wc > 0 {
-					weight = wc
-				}
-			}
-			types = append(types, t)
-		}
-	}
+	types, weight := typesAndWeight(f.blocks("instance_type_configs"))
 	od, _ := f.num("target_on_demand_capacity")
 	spot, _ := f.num("target_spot_capacity")
 	fleetCapacity(r, types, od+spot, weight)
