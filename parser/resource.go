@@ -294,8 +294,9 @@ type Result struct {
 	// so that discovery does not count them again as roots of their own.
 	Included []string
 	// Consumed lists the files (real paths) a Terraform configuration read with file() or
-	// templatefile(): a manifest it loads into kubernetes_manifest is its input, not a manifest
-	// of its own to count a second time.
+	// templatefile(), and the chart directories its helm_releases rendered: a manifest it loads
+	// into kubernetes_manifest, or a chart it installs, is its input, not one of its own to count
+	// a second time.
 	Consumed []string
 }
 

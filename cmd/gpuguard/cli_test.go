@@ -87,6 +87,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "kubernetes_manifest", args: []string{"--region", "us-east-1"}},
 		{name: "manifest_files", args: []string{"--region", "us-east-1"}},
 		{name: "kubernetes_scaling", args: []string{"--region", "us-east-1"}},
+		{name: "helm_release", args: []string{"--region", "us-east-1"}},
 		{name: "tfjson"},
 		{name: "plan"},
 		{name: "unknown_type"},

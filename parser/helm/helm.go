@@ -3,6 +3,7 @@ package helm
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -110,6 +111,17 @@ func Render(dir string, links confine.Dirs, overrides ...map[string]any) ([]Rend
 
 // RenderChart is Render, and also says which enabled dependencies are missing from charts/.
 func RenderChart(dir string, links confine.Dirs, overrides ...map[string]any) (Chart, error) {
+	return RenderRelease(dir, links, Release{}, overrides...)
+}
+
+// Release names the release templates see (.Release.Name, .Release.Namespace); empty fields
+// are helm template's defaults (release-name, default).
+type Release struct {
+	Name, Namespace string
+}
+
+// RenderRelease is RenderChart for a named release (a Terraform helm_release).
+func RenderRelease(dir string, links confine.Dirs, rel Release, overrides ...map[string]any) (Chart, error) {
 	c, err := load(dir, links, 0)
 	if err != nil {
 		return Chart{}, err
@@ -128,7 +140,7 @@ func RenderChart(dir string, links confine.Dirs, overrides ...map[string]any) (C
 				done <- result{err: fmt.Errorf("internal error while rendering (please report it): %v", p)}
 			}
 		}()
-		r := &renderer{links: links}
+		r := &renderer{links: links, release: rel}
 		out, err := r.render(c)
 		done <- result{Chart{Rendered: out, Missing: r.missing}, err}
 	}()
@@ -418,6 +430,7 @@ func normalize(v any) any {
 // renderer renders one chart and its subcharts, sharing one template set as Helm does.
 type renderer struct {
 	links    confine.Dirs
+	release  Release
 	set      *template.Template
 	calls    int
 	depth    int
@@ -541,8 +554,8 @@ func conditionTrue(values map[string]any, cond string) bool {
 func (r *renderer) context(s scoped, name string) map[string]any {
 	return map[string]any{
 		"Values": s.values,
-		"Release": map[string]any{"Name": ReleaseName, "Namespace": "default", "Service": "Helm", "IsInstall": true,
-			"IsUpgrade": false, "Revision": 1},
+		"Release": map[string]any{"Name": cmp.Or(r.release.Name, ReleaseName), "Namespace": cmp.Or(r.release.Namespace, "default"),
+			"Service": "Helm", "IsInstall": true, "IsUpgrade": false, "Revision": 1},
 		"Chart":        s.c.meta,
 		"Capabilities": capabilities,
 		"Template":     map[string]any{"Name": name, "BasePath": s.c.name + "/templates"},

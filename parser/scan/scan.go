@@ -535,7 +535,8 @@ func Scan(paths []string, opts Options) parser.Result {
 	close(next)
 	wg.Wait()
 	// A manifest a Terraform configuration reads (kubernetes_manifest with
-	// yamldecode(file(...))) is that configuration's input: it is counted there, not again here.
+	// yamldecode(file(...))), or a chart a helm_release renders, is that configuration's input:
+	// it is counted there, not again here.
 	consumed := map[string]bool{}
 	for i, o := range outs {
 		if inputs[i].Format == FormatTerraform {
@@ -551,7 +552,7 @@ func Scan(paths []string, opts Options) parser.Result {
 	results := make([]parser.Result, len(outs))
 	var kube []*kubernetes.File
 	for i, o := range outs {
-		if inputs[i].Format == FormatKubernetes && inputs[i].Path != stdinName && len(consumed) > 0 && consumed[realPath(inputs[i].Path)] {
+		if (inputs[i].Format == FormatKubernetes || inputs[i].Format == FormatHelm) && inputs[i].Path != stdinName && len(consumed) > 0 && consumed[realPath(inputs[i].Path)] {
 			continue
 		}
 		results[i] = o.res

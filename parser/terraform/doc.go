@@ -18,8 +18,9 @@
 // are warnings (unpriced.go), not silent omissions.
 //
 // Files a configuration names (file(), templatefile(), fileset(), a symbolic link) are read only
-// inside the checked directories (package confine), and the manifest files it reads are reported
-// (Result.Consumed) so they are not counted again as manifests.
+// inside the checked directories (package confine), and the manifest files it reads and the
+// charts its helm_releases render (helmrelease.go) are reported (Result.Consumed) so they are not
+// counted again as manifests or charts.
 //
 // The package does not price anything, print or exit.
 package terraform

@@ -120,6 +120,9 @@ type pendingManifest struct {
 	ctx     mapContext
 	unknown []unknownGPUs
 	file    *kubernetes.File
+	// release is the chart template a helm_release rendered it from; such a release declares
+	// many objects, each reported at helm_release.x["Kind/namespace/name"].
+	release string
 }
 
 // buildManifests reads the root module's Kubernetes objects together and gives each resulting
@@ -157,8 +160,14 @@ func (ev *evaluation) buildManifests() []*parser.Resource {
 		}
 		d := p.ctx.inst.decl
 		loc := parser.Location{File: d.rng.Filename, Line: d.rng.Start.Line}
-		r.Note("the Kubernetes %s declared by this %s", r.Address, d.typ)
-		r.Address, r.Source, r.Root = p.ctx.inst.addr, loc, ""
+		if p.release != "" {
+			r.Note("the Kubernetes %s rendered from %s by this helm_release", r.Address, p.release)
+			r.Address = indexedAddress(p.ctx.inst.addr, r.Address)
+		} else {
+			r.Note("the Kubernetes %s declared by this %s", r.Address, d.typ)
+			r.Address = p.ctx.inst.addr
+		}
+		r.Source, r.Root = loc, ""
 		for j := range r.Suppressions {
 			r.Suppressions[j].Source = loc // gpuguard.dev/ignore annotations: the block is their place
 		}

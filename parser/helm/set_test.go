@@ -1,0 +1,40 @@
+package helm
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestSetValue(t *testing.T) {
+	vals := map[string]any{"resources": map[string]any{"limits": map[string]any{"cpu": "2"}}}
+	for _, s := range []struct {
+		name, value string
+		asString    bool
+	}{
+		{`resources.limits.nvidia\.com/gpu`, "2", false},
+		{"replicaCount", "3", false},
+		{"image.tag", "0123", false},
+		{"tolerations[0].key", "nvidia.com/gpu", false},
+		{"tolerations[0].operator", "Exists", false},
+		{"enabled", "true", false},
+		{"version", "1", true},
+	} {
+		if err := SetValue(vals, s.name, s.value, s.asString); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]any{
+		"resources":    map[string]any{"limits": map[string]any{"cpu": "2", "nvidia.com/gpu": int64(2)}},
+		"replicaCount": int64(3), "image": map[string]any{"tag": "0123"},
+		"tolerations": []any{map[string]any{"key": "nvidia.com/gpu", "operator": "Exists"}},
+		"enabled":     true, "version": "1",
+	}
+	if !reflect.DeepEqual(vals, want) {
+		t.Fatalf("got %#v", vals)
+	}
+	for _, bad := range []string{"", "a..b", "a[x]", "a[", "a[99999]"} {
+		if err := SetValue(vals, bad, "1", false); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
