@@ -38,3 +38,14 @@ func TestSetValue(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSetValue: any name and value give a value set or an error, never a panic.
+func FuzzSetValue(f *testing.F) {
+	for _, n := range []string{`a.b`, `resources.limits.nvidia\.com/gpu`, `a[0].b[1]`, `a\`, `[0]`, `a..b`, `a[`} {
+		f.Add(n, "1")
+	}
+	f.Fuzz(func(t *testing.T, name, value string) {
+		vals := map[string]any{"a": "scalar"}
+		_ = SetValue(vals, name, value, false)
+	})
+}
