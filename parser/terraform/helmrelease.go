@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -64,8 +65,16 @@ func mapHelmRelease(c *mapContext) []*parser.Resource {
 	if len(sets) > 0 {
 		overrides = append(overrides, sets)
 	}
-	local := repo == "" && (strings.HasPrefix(chart, ".") || strings.HasPrefix(chart, "/") || filepath.IsAbs(chart) || strings.Contains(chart, string(filepath.Separator)) && !strings.Contains(chart, "://"))
-	if !local {
+	// A path names a chart in the repository; a repository, a URL (oci://) or "repo/chart" (a
+	// repository helm repo add knows, when no such directory exists) names one gpuguard cannot
+	// read.
+	remote := repo != "" || strings.Contains(chart, "://")
+	if !remote && !strings.HasPrefix(chart, ".") && !filepath.IsAbs(chart) {
+		if _, err := os.Stat(c.ev.files.path(chart)); err != nil {
+			remote = true
+		}
+	}
+	if remote {
 		if asksForGPUs(texts) {
 			from := repo
 			if from == "" {

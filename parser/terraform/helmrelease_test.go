@@ -21,6 +21,8 @@ func TestHelmReleaseProblems(t *testing.T) {
 		{"chart = \"./notachart\"\n  values = [\"a: [\"]", "values[0]"},
 		{"repository = \"https://charts.example.com\"\n  chart = \"x\"\n  set {\n    name = \"resources.limits.nvidia\\\\.com/gpu\"\n    value = \"1\"\n  }", "comes from https://charts.example.com, which gpuguard does not download"},
 		{"repository = \"https://charts.example.com\"\n  chart = \"ingress\"", ""},
+		{`chart = "bitnami/nginx"`, ""}, // a chart of a repository helm repo add knows
+		{"chart = \"oci://registry.example.com/charts/llm\"\n  values = [\"resources: {limits: {nvidia.com/gpu: 1}}\"]", "comes from its repository"},
 	}
 	for _, tc := range cases {
 		src := "resource \"helm_release\" \"r\" {\n  name = \"r\"\n  " + tc.body + "\n}\n"
