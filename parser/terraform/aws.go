@@ -256,13 +256,7 @@ func mapAWSSageMakerEndpointConfig(c *mapContext) []*parser.Resource {
 			if pv.has("serverless_config") && !pv.has("instance_type") {
 				continue // serverless inference has no instance
 			}
-			t, found := pv.str("instance_type")
-			r.InstanceType = t
-			requireInstanceType(r, "instance_type", found)
-			r.Quantity = 1
-			if n, ok := pv.num("initial_instance_count"); ok {
-				r.Quantity = n
-			}
+			typeAndCount(r, pv, "initial_instance_count")
 			if kind == "shadow_production_variants" {
 				r.Note("shadow variant: receives a copy of production traffic")
 			}
@@ -325,12 +319,7 @@ func mapHyperPodCluster(c *mapContext) []*parser.Resource {
 		}
 		r, _ := c.resource(parser.AWS, c.inst.addr+"."+key)
 		g.res, g.path = r, key+"."
-		t, found := g.str("instance_type")
-		r.InstanceType = t
-		requireInstanceType(r, "instance_type", found)
-		if n, ok := g.num("instance_count"); ok {
-			r.Quantity = n
-		}
+		typeAndCount(r, g, "instance_count")
 		if pv := c.providerConfig("awscc"); pv != nil {
 			pv.res, pv.path = r, "provider.awscc."
 			if region, ok := pv.str("region"); ok {
@@ -449,6 +438,18 @@ func (c *mapContext) fleetTypes(r *parser.Resource, configs []*view, overrideBlo
 		cpuOnly = !attributeBased(r, reqs[0])
 	}
 	return types, weight, cpuOnly
+}
+
+// typeAndCount reads a group's instance_type and its count (1 when unset): a SageMaker variant,
+// a HyperPod or EMR instance group.
+func typeAndCount(r *parser.Resource, v *view, countAttr string) {
+	t, found := v.str("instance_type")
+	r.InstanceType = t
+	requireInstanceType(r, "instance_type", found)
+	r.Quantity = 1
+	if n, ok := v.num(countAttr); ok {
+		r.Quantity = n
+	}
 }
 
 // typesAndWeight reads the instance types of blocks that each offer one (a Spot Fleet's launch

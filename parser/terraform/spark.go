@@ -63,13 +63,7 @@ func (c *mapContext) emrAddedGroup(read func(*parser.Resource, *view)) []*parser
 
 // emrGroup reads an instance group: its type and count (1 when unset), on spot when it bids.
 func emrGroup(r *parser.Resource, g *view) {
-	t, ok := g.str("instance_type")
-	r.InstanceType = t
-	requireInstanceType(r, "instance_type", ok)
-	r.Quantity = 1
-	if n, ok := g.num("instance_count"); ok {
-		r.Quantity = n
-	}
+	typeAndCount(r, g, "instance_count")
 	if bid, ok := g.str("bid_price"); ok && bid != "" {
 		r.PurchaseOption = parser.Spot
 		r.Note("bid_price %s: spot instances", bid)
