@@ -132,7 +132,7 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 				return nil // attribute-based selection without accelerators: CPU instances
 			}
 			found = true
-		case lt != nil && lt.has("instance_requirements"):
+		case lt != nil && len(lt.blocks("instance_requirements")) > 0:
 			if !attributeBased(r, lt.blocks("instance_requirements")[0]) {
 				return nil
 			}
@@ -167,7 +167,14 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 		}
 	case w.has("launch_template"):
 		if lt = c.launchTemplate(r, w, "launch_template"); lt != nil {
-			r.InstanceType, found = lt.str("instance_type")
+			if reqs := lt.blocks("instance_requirements"); len(reqs) > 0 {
+				if !attributeBased(r, reqs[0]) {
+					return nil
+				}
+				found = true
+			} else {
+				r.InstanceType, found = lt.str("instance_type")
+			}
 			if awsSpot(lt) {
 				r.PurchaseOption = parser.Spot
 			}

@@ -42,6 +42,20 @@ module "eks" {
       instance_type = "g6.xlarge"
       desired_size  = 3
     }
+    # Attribute-based selection: one L4, spot only; priced at the cheapest type that meets it.
+    flexible = {
+      desired_size               = 2
+      use_mixed_instances_policy = true
+      mixed_instances_policy = {
+        instances_distribution = { on_demand_percentage_above_base_capacity = 0 }
+      }
+      instance_requirements = {
+        vcpu_count        = { min = 4 }
+        memory_mib        = { min = 16384 }
+        accelerator_count = { min = 1, max = 1 }
+        accelerator_names = ["l4"]
+      }
+    }
   }
 }
 

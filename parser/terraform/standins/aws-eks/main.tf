@@ -69,6 +69,7 @@ module "self_managed_node_group" {
   max_size                   = try(each.value.max_size, local.smng.max_size, 3)
   desired_size               = try(each.value.desired_size, local.smng.desired_size, 1)
   instance_type              = try(each.value.instance_type, local.smng.instance_type, "m6i.large")
+  instance_requirements      = try(each.value.instance_requirements, local.smng.instance_requirements, {})
   instance_market_options    = try(each.value.instance_market_options, local.smng.instance_market_options, {})
   use_mixed_instances_policy = try(each.value.use_mixed_instances_policy, local.smng.use_mixed_instances_policy, false)
   mixed_instances_policy     = try(each.value.mixed_instances_policy, local.smng.mixed_instances_policy, null)

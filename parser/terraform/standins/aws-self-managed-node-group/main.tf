@@ -1,7 +1,8 @@
 # gpuguard's stand-in for terraform-aws-modules/eks/aws//modules/self-managed-node-group: the
-# launch template's instance type and market options, and the Auto Scaling group with its
-# sizes and mixed instances policy (defaults from the module: min 0, max 3, desired 1,
-# m6i.large). IAM, security groups and schedules are not modelled.
+# launch template's instance type (or instance_requirements, attribute-based selection) and
+# market options, and the Auto Scaling group with its sizes and mixed instances policy (defaults
+# from the module: min 0, max 3, desired 1, m6i.large). IAM, security groups and schedules are
+# not modelled.
 
 variable "create" {
   type    = bool
@@ -38,6 +39,11 @@ variable "instance_type" {
   default = "m6i.large"
 }
 
+variable "instance_requirements" {
+  type    = any
+  default = {}
+}
+
 variable "instance_market_options" {
   type    = any
   default = {}
@@ -61,7 +67,47 @@ variable "tags" {
 resource "aws_launch_template" "this" {
   count = var.create ? 1 : 0
 
-  instance_type = var.instance_type
+  instance_type = length(var.instance_requirements) > 0 ? null : var.instance_type
+
+  dynamic "instance_requirements" {
+    for_each = length(var.instance_requirements) > 0 ? [var.instance_requirements] : []
+    content {
+      accelerator_manufacturers = try(instance_requirements.value.accelerator_manufacturers, null)
+      accelerator_names         = try(instance_requirements.value.accelerator_names, null)
+      accelerator_types         = try(instance_requirements.value.accelerator_types, null)
+      allowed_instance_types    = try(instance_requirements.value.allowed_instance_types, null)
+      excluded_instance_types   = try(instance_requirements.value.excluded_instance_types, null)
+
+      dynamic "accelerator_count" {
+        for_each = try([instance_requirements.value.accelerator_count], [])
+        content {
+          min = try(accelerator_count.value.min, null)
+          max = try(accelerator_count.value.max, null)
+        }
+      }
+      dynamic "accelerator_total_memory_mib" {
+        for_each = try([instance_requirements.value.accelerator_total_memory_mib], [])
+        content {
+          min = try(accelerator_total_memory_mib.value.min, null)
+          max = try(accelerator_total_memory_mib.value.max, null)
+        }
+      }
+      dynamic "memory_mib" {
+        for_each = try([instance_requirements.value.memory_mib], [])
+        content {
+          min = try(memory_mib.value.min, null)
+          max = try(memory_mib.value.max, null)
+        }
+      }
+      dynamic "vcpu_count" {
+        for_each = try([instance_requirements.value.vcpu_count], [])
+        content {
+          min = try(vcpu_count.value.min, null)
+          max = try(vcpu_count.value.max, null)
+        }
+      }
+    }
+  }
 
   dynamic "instance_market_options" {
     for_each = length(var.instance_market_options) > 0 ? [var.instance_market_options] : []
