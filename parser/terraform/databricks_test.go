@@ -134,3 +134,44 @@ resource "aws_autoscaling_group" "g" {
 		}
 	}
 }
+
+// A launch template whose dynamic instance_requirements block makes no block is read by its
+// instance type (an empty block list once made the mapper index past its end).
+func TestInstanceRequirementsEmptyDynamicBlock(t *testing.T) {
+	res := parseHCL(t, `
+resource "aws_launch_template" "lt" {
+  instance_type = "g5.xlarge"
+  dynamic "instance_requirements" {
+    for_each = []
+    content {
+      vcpu_count {
+        min = 1
+      }
+      memory_mib {
+        min = 1
+      }
+    }
+  }
+}
+resource "aws_autoscaling_group" "plain" {
+  desired_capacity = 1
+  launch_template {
+    id = aws_launch_template.lt.id
+  }
+}
+resource "aws_autoscaling_group" "mixed" {
+  desired_capacity = 1
+  mixed_instances_policy {
+    launch_template {
+      launch_template_specification {
+        launch_template_id = aws_launch_template.lt.id
+      }
+    }
+  }
+}
+`, Options{})
+	got := byAddress(t, res)
+	if len(res.Errors) != 0 || got["aws_autoscaling_group.plain"].InstanceType != "g5.xlarge" || got["aws_autoscaling_group.mixed"].InstanceType != "g5.xlarge" {
+		t.Fatalf("errors %v, resources %+v", res.Errors, got)
+	}
+}
