@@ -22,6 +22,8 @@ import (
 	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/internal/tree"
 )
 
 // funcs are Helm's template functions: Helm's own and the Sprig functions charts commonly call,
@@ -358,7 +360,7 @@ func (r *renderer) funcs() template.FuncMap {
 			if !small(v) {
 				return nil, errTooLarge
 			}
-			return deepCopy(v), nil
+			return tree.Copy(v), nil
 		},
 		"dig": dig,
 		// Types.
@@ -874,28 +876,6 @@ func dig(ps ...any) (any, error) {
 		}
 	}
 	return cur, nil
-}
-
-func deepCopy(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		return deepCopyMap(t)
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = deepCopy(x)
-		}
-		return out
-	}
-	return v
-}
-
-func deepCopyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = deepCopy(v)
-	}
-	return out
 }
 
 // mergeMode says how mergeInto treats a key both maps hold.

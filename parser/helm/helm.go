@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuguard/gpuguard/internal/confine"
+	"github.com/gpuguard/gpuguard/internal/tree"
 )
 
 // Limits on one chart's rendering.
@@ -127,7 +128,7 @@ func RenderRelease(dir string, links confine.Dirs, rel Release, overrides ...map
 		return Chart{}, err
 	}
 	for _, o := range overrides {
-		c.values = mergeInto(c.values, deepCopyMap(normalize(o).(map[string]any)), coalesce)
+		c.values = mergeInto(c.values, tree.CopyMap(normalize(o).(map[string]any)), coalesce)
 	}
 	type result struct {
 		out Chart
@@ -511,13 +512,13 @@ func (r *renderer) scope(c *chart, values map[string]any, depth int) []scoped {
 		if dep != nil && dep.Condition != "" && !conditionTrue(values, dep.Condition) {
 			continue
 		}
-		sub := deepCopyMap(sc.values)
+		sub := tree.CopyMap(sc.values)
 		if own, ok := values[name].(map[string]any); ok {
-			sub = mergeInto(sub, deepCopyMap(own), coalesce)
+			sub = mergeInto(sub, tree.CopyMap(own), coalesce)
 		}
 		if global != nil {
 			g, _ := sub["global"].(map[string]any)
-			sub["global"] = mergeInto(deepCopyMap(g), deepCopyMap(global), coalesce)
+			sub["global"] = mergeInto(tree.CopyMap(g), tree.CopyMap(global), coalesce)
 		}
 		out = append(out, r.scope(sc, sub, depth+1)...)
 	}

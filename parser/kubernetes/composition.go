@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpuguard/gpuguard/internal/tree"
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -279,7 +280,7 @@ func (cs *composites) render(o *object) ([]ManagedResource, []parser.Error, erro
 	var out []ManagedResource
 	var specs []map[string]any
 	for _, t := range comp.templates {
-		mr, _ := deepCopy(t.base).(map[string]any)
+		mr, _ := tree.Copy(t.base).(map[string]any)
 		if mr == nil {
 			mr = map[string]any{}
 		}
@@ -713,22 +714,4 @@ func setPath(root map[string]any, path string, v any) error {
 		}
 	}
 	return nil
-}
-
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
 }

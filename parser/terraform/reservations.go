@@ -259,13 +259,8 @@ func mapAzureCapacityReservation(c *mapContext) []*parser.Resource {
 // bought from, paid upfront, and is not in the catalog.
 func mapAWSCapacityBlock(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.AWS, c.inst.addr)
-	t, ok := w.str("instance_type")
-	r.InstanceType = t
-	requireInstanceType(r, "instance_type", ok)
+	typeAndCount(r, w, "instance_count")
 	c.awsCommon(r, w)
-	if n, ok := w.num("instance_count"); ok {
-		r.Quantity = n
-	}
 	r.AddUnresolved("capacity_block_offering_id", "a Capacity Block is paid upfront at the price of the offering it is bought from, which the catalog does not hold")
 	return []*parser.Resource{r}
 }
