@@ -614,6 +614,8 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"spec: {minReplicaCount: -2, jobTargetRef: {parallelism: -1}}",
 		"spec: {parallelTrialCount: -3, trialTemplate: {trialSpec: {apiVersion: batch/v1, kind: Job, spec: {template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}}}}",
 		"spec: {trialTemplate: {trialSpec: [1, 2]}}",
+		"spec: {parallelTrialCount: 9223372036854775807, trialTemplate: {trialSpec: {apiVersion: batch/v1, kind: Job, spec: {parallelism: 4, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}}}}",
+		"spec: {minReplicaCount: 4611686018427387904, jobTargetRef: {parallelism: 4, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}}",
 		"spec: {runtimeRef: {name: r}, trainer: {numNodes: -3, resourcesPerNode: {limits: {nvidia.com/gpu: 2}}}}",
 		"spec: {trainer: {resourcesPerNode: {limits: {nvidia.com/gpu: x}}}, podTemplateOverrides: [{targetJobs: [{name: node}], spec: null}]}",
 		"spec: {replicas: 2, parallelism: {data: 0, dataLocal: -3, pipeline: -1}, worker: {containers: [{name: m, resources: {limits: {nvidia.com/gpu: 1}}}]}, baseRefs: [{name: x}, 3]}",
@@ -1104,5 +1106,18 @@ spec:
 	cm := strings.Replace(src, "    trialSpec:\n      apiVersion: example.com/v1\n      kind: Trainer\n      spec: {gpus: 1}\n", "    configMap: {configMapName: trial-templates, templatePath: job.yaml}\n", 1)
 	if res := Parse("m.yaml", []byte(cm), Options{}); len(res.Errors) != 0 || len(res.Resources) != 0 {
 		t.Fatalf("%+v", res)
+	}
+}
+
+// A count of trials or jobs beyond any cluster is an error, not a product that wraps around.
+func TestHugeTrialAndJobCounts(t *testing.T) {
+	for _, src := range []string{
+		"apiVersion: kubeflow.org/v1beta1\nkind: Experiment\nmetadata: {name: e}\nspec: {parallelTrialCount: 4611686018427387905, trialTemplate: {trialSpec: {apiVersion: batch/v1, kind: Job, spec: {parallelism: 4, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}}}}\n",
+		"apiVersion: keda.sh/v1alpha1\nkind: ScaledJob\nmetadata: {name: s}\nspec: {minReplicaCount: 4611686018427387905, jobTargetRef: {parallelism: 4, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}}\n",
+	} {
+		res := Parse("m.yaml", []byte(src), Options{})
+		if len(res.Errors) != 1 || len(res.Resources) != 0 {
+			t.Errorf("errors %v, resources %+v", res.Errors, res.Resources)
+		}
 	}
 }

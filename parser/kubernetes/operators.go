@@ -111,7 +111,7 @@ func extractKatibExperiment(o *object) ([]role, error) {
 		return nil, err
 	}
 	parallel := intOr(spec.ParallelTrialCount, 3)
-	if parallel < 0 {
+	if parallel < 0 || parallel > maxPods {
 		return nil, fmt.Errorf("parallelTrialCount %d is not a number of trials", parallel)
 	}
 	for i := range roles {

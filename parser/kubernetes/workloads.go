@@ -311,7 +311,7 @@ func extractKEDAScaledJob(o *object) ([]role, error) {
 	minJobs := intOr(spec.MinReplicaCount, 0)
 	maxJobs := intOr(spec.MaxReplicaCount, 100) // KEDA's default
 	switch {
-	case minJobs < 0 || maxJobs < 0:
+	case minJobs < 0 || maxJobs < 0 || minJobs > maxPods:
 		return nil, fmt.Errorf("minReplicaCount %d / maxReplicaCount %d is not a number of jobs", minJobs, maxJobs)
 	case minJobs > 0:
 		r.note = fmt.Sprintf("%d jobs × %d %s: the ScaledJob's minReplicaCount, the floor it keeps running (up to %d while events wait)", minJobs, r.replicas, pods, maxJobs)
