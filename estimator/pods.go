@@ -40,18 +40,57 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	if !ok {
 		return "" // the price lookup reports the unknown type
 	}
-	share, reason := p.perPodGPUs(&pod, in, e)
+	if in.Kind == catalog.KindVM && len(r.Accelerators) == 0 && len(pod.GPUNames) > 0 {
+		if reason := p.attachToNamedVM(r, e, in); reason != "" {
+			return reason
+		}
+	}
+	gpu, count, _ := p.nodeGPUs(r)
+	share, reason := p.perPodGPUs(&pod, gpu, e)
 	if reason != "" {
 		return reason
 	}
 	pod.PerPodGPUs = share
-	if share > in.GPUCount+1e-9 {
-		return fmt.Sprintf("a pod requests %s GPUs but %s has %s: it cannot be scheduled there", trimNum(share), in.Type, trimNum(in.GPUCount))
+	if share > count+1e-9 {
+		return fmt.Sprintf("a pod requests %s GPUs but %s has %s: it cannot be scheduled there", trimNum(share), in.Type, trimNum(count))
 	}
-	if g, ok := p.Catalog.GPU(in.GPU); ok {
-		e.GPU = &GPUInfo{Model: g.Name, Count: share, MemoryGiB: in.GPUMemoryGiB, Key: g.Key}
+	if g, ok := p.Catalog.GPU(gpu.GPU); ok {
+		e.GPU = &GPUInfo{Model: g.Name, Count: share, MemoryGiB: gpu.GPUMemoryGiB, Key: g.Key}
 	}
 	return ""
+}
+
+// attachToNamedVM attaches the GPU the pod's labels name to the N1 type its node is named as
+// (GKE node pools of N1 VMs with T4, V100, P100 or P4 GPUs).
+func (p *Pricer) attachToNamedVM(r *parser.Resource, e *Estimate, vm catalog.Instance) string {
+	keys := gpuKeys(r.Pod.GPUNames)
+	why := ""
+	for _, acc := range p.Catalog.AllInstances(r.Provider) {
+		if !attachedGPU(acc) || !keys[acc.GPU] || !p.runsResource(acc, r.Pod.Resource) {
+			continue
+		}
+		n, reason := p.attachNode(r, e, acc, []catalog.Instance{vm})
+		if reason == "" {
+			n.attach(r, e, true)
+			return ""
+		}
+		why = reason
+	}
+	if why == "" {
+		why = fmt.Sprintf("%s has no GPUs of its own, and %s is not a GPU GCP attaches to N1 VMs (T4, V100, P100, P4)", vm.Type, strings.Join(r.Pod.GPUNames, ", "))
+	}
+	return why
+}
+
+// gpuKeys are the catalog GPU keys of GPU names from labels.
+func gpuKeys(names []string) map[string]bool {
+	keys := map[string]bool{}
+	for _, n := range names {
+		for _, k := range catalog.GPUKeysForName(n) {
+			keys[k] = true
+		}
+	}
+	return keys
 }
 
 // perPodGPUs is how many of the node's GPUs one pod takes.
@@ -131,23 +170,18 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	if r.Provider == parser.Unknown || r.Provider == "" {
 		return "the node's cloud is unknown: name a region (config or --region) or an instance type"
 	}
-	keys := map[string]bool{}
-	for _, n := range pod.GPUNames {
-		for _, k := range catalog.GPUKeysForName(n) {
-			keys[k] = true
-		}
-	}
+	keys := gpuKeys(pod.GPUNames)
 	if len(pod.GPUNames) > 0 && len(keys) == 0 {
 		return fmt.Sprintf("GPU %s is not in the catalog", strings.Join(pod.GPUNames, ", "))
 	}
 	type cand struct {
-		in   catalog.Instance
-		cost money.Micros
-		q    catalog.Quote
+		in       catalog.Instance
+		cost     money.Micros
+		attached *attachedNode // an N1 VM with GPUs attached (in is the VM)
 	}
 	var cands []cand
 	for _, in := range p.Catalog.Instances(r.Provider) {
-		if !allowedType(r.Provider, in, pod) || len(keys) > 0 && !keys[in.GPU] || !p.runsResource(in, pod.Resource) {
+		if !allowedType(r.Provider, in, pod) || len(keys) > 0 && !keys[in.GPU] || !p.runsResource(in, pod.Resource) || !holdsPod(in, pod) {
 			continue
 		}
 		share, reason := p.perPodGPUs(pod, in, &Estimate{})
@@ -158,7 +192,21 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		if miss != nil {
 			continue
 		}
-		cands = append(cands, cand{in: in, q: q, cost: q.Hourly.Mul(share / in.GPUCount)})
+		cands = append(cands, cand{in: in, cost: q.Hourly.Mul(share / in.GPUCount)})
+	}
+	// GCP's T4, V100, P100 and P4 come attached to N1 VMs: a node of each GPU the labels name.
+	if r.Provider == parser.GCP && len(keys) > 0 && attachesGPUs(pod) {
+		vms := p.n1Types(pod)
+		for _, acc := range p.Catalog.AllInstances(r.Provider) {
+			if !attachedGPU(acc) || !keys[acc.GPU] || !p.runsResource(acc, pod.Resource) ||
+				pod.GPUMemoryMiB != nil && !pod.GPUMemoryMiB.AllowsWithin(acc.GPUMemoryGiB*1024, 0.03) {
+				continue
+			}
+			if n, reason := p.attachNode(r, e, acc, vms); reason == "" {
+				share, _ := p.perPodGPUs(pod, acc, &Estimate{})
+				cands = append(cands, cand{in: n.vm, cost: n.hourly.Mul(share / float64(n.count)), attached: &n})
+			}
+		}
 	}
 	if len(cands) == 0 {
 		what := slices.Concat(pod.InstanceTypes, pod.Families, pod.GPUNames, pod.AzureGPUNames, pod.Categories)
@@ -175,7 +223,11 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		if len(what) > 0 {
 			matching = " matching " + strings.Join(what, ", ")
 		}
-		return fmt.Sprintf("no %s catalog type%s holds %d %s in region %s", r.Provider, matching, pod.Requested, pod.Resource, orName(e.Region, "(none)"))
+		room := ""
+		if pod.CPU > 0 || pod.MemoryGiB > 0 {
+			room = fmt.Sprintf(" with room for its %s CPUs and %s GiB", trimNum(pod.CPU), trimNum(pod.MemoryGiB))
+		}
+		return fmt.Sprintf("no %s catalog type%s holds %d %s%s in region %s", r.Provider, matching, pod.Requested, pod.Resource, room, orName(e.Region, "(none)"))
 	}
 	sort.Slice(cands, func(i, j int) bool {
 		if cands[i].cost != cands[j].cost {
@@ -186,8 +238,26 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	best := cands[0]
 	r.InstanceType, e.InstanceType = best.in.Type, best.in.Type
 	e.PriceEstimated = true
+	if best.attached != nil {
+		best.attached.attach(r, e, false)
+		return ""
+	}
 	addNote(e, fmt.Sprintf("node type estimated: %s is the cheapest of %d catalog types the pod's labels allow", best.in.Type, len(cands)))
 	return ""
+}
+
+// holdsPod reports whether a node type can give one pod the CPU and memory it requests: on GCP
+// what GKE leaves allocatable; elsewhere the whole capacity (EKS and AKS reserve amounts that
+// depend on the node's pod limit, so this never rules out a node that could hold the pod).
+func holdsPod(in catalog.Instance, pod *parser.PodGPUs) bool {
+	if in.VCPU == 0 || in.MemoryGiB == 0 {
+		return true // the catalog does not say: nothing to check against
+	}
+	cpu, mem := float64(in.VCPU), in.MemoryGiB
+	if in.Provider == parser.GCP {
+		cpu, mem = gkeAllocatable(in.VCPU, in.MemoryGiB)
+	}
+	return cpu+1e-9 >= pod.CPU && mem+1e-9 >= pod.MemoryGiB
 }
 
 // allowedType checks a catalog type against the pod's candidate types and families.

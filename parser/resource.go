@@ -115,6 +115,11 @@ type PodGPUs struct {
 	SharedReplicas int `json:"shared_replicas,omitempty"`
 	// NodeSource says where the node came from (nodeSelector, affinity, NodePool, config).
 	NodeSource string `json:"node_source,omitempty"`
+	// CPU (cores) and MemoryGiB are what one pod requests of its node, by Kubernetes' rule for a
+	// pod's effective request (requests, else limits); 0 when it requests none. A node chosen
+	// for the pod must hold them.
+	CPU       float64 `json:"cpu,omitempty"`
+	MemoryGiB float64 `json:"memory_gib,omitempty"`
 }
 
 // CountRange is a whole-number constraint from a node selector (a node's GPU count): In lists

@@ -277,6 +277,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"aks", "aks.yaml", 0},
 		{"aks-nap", "aks-nap.yaml", 0},
 		{"gke-computeclass", "gke-computeclass.yaml", 0},
+		{"gke-n1-gpus", "gke-n1-gpus.yaml", 0},
 		{"kueue", "kueue.yaml", 0},
 		{"gpu-product", "gpu-product.yaml", 0},
 		{"mig", "mig.yaml", 0},

@@ -296,3 +296,30 @@ func TestNearestRegionFallback(t *testing.T) {
 		t.Fatalf("a priced region was marked: %+v", q)
 	}
 }
+
+// Every GPU the attach table names is an accelerator of the catalog, counts ascend and larger
+// counts never allow a smaller VM; the accelerators it leaves out come only in their own
+// machine types (L4 in G2, A100 in A2).
+func TestAttachLimits(t *testing.T) {
+	c := MustDefault()
+	for acc, limits := range attachLimits {
+		in, ok := c.Instance("gcp", acc)
+		if !ok || in.Kind != KindAccelerator {
+			t.Errorf("%s is not a GCP accelerator of the catalog", acc)
+		}
+		for i := 1; i < len(limits); i++ {
+			a, b := limits[i-1], limits[i]
+			if b.GPUs <= a.GPUs || b.MaxVCPUs < a.MaxVCPUs || b.MaxMemoryGiB < a.MaxMemoryGiB {
+				t.Errorf("%s: %+v then %+v", acc, a, b)
+			}
+		}
+	}
+	for _, in := range c.AllInstances("gcp") {
+		if in.Kind == KindAccelerator && AttachLimits(in.Type) == nil && in.Type != "nvidia-l4" && in.Type != "nvidia-tesla-a100" {
+			t.Errorf("accelerator %s: attached to N1 or not? add it to attachLimits or this list", in.Type)
+		}
+	}
+	if got := AttachLimits("nvidia-tesla-v100"); len(got) != 4 || got[0] != (AttachLimit{1, 12, 78}) {
+		t.Errorf("V100: %+v", got)
+	}
+}

@@ -256,6 +256,12 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 	if strings.HasPrefix(req.resource, ResourceNvidiaMIG) {
 		res.Pod.MIGProfile = strings.TrimPrefix(req.resource, ResourceNvidiaMIG)
 	}
+	cpu, mem, cerrs := podCompute(r.template.Spec, o)
+	for _, e := range cerrs {
+		errs = append(errs, specError(o, e))
+	}
+	// Millicores and MiB: what a scheduler counts in, without float noise in the output.
+	res.Pod.CPU, res.Pod.MemoryGiB = math.Round(cpu*1000)/1000, math.Round(mem/(1<<20))/1024
 	if o.note != "" {
 		res.Note("%s", o.note)
 	}
@@ -373,7 +379,12 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 	placed := false // by a NodePool or ComputeClass, whose cloud is known
 	unplaced := ""  // why the ComputeClass the pod selects cannot say its node
 	if v, ok := sel.values(labelComputeClass); ok && len(v) == 1 && len(n.instanceTypes) != 1 {
-		if cc := nodes.classes[v[0]]; cc == nil {
+		if cc := nodes.classes[v[0]]; cc == nil && builtInComputeClasses[v[0]] {
+			res.Note("ComputeClass %s is built into GKE (Autopilot): the node comes from the pod's own labels, priced at Compute Engine rates (Autopilot's own rates for the class may differ)", v[0])
+			if v[0] == "autopilot-spot" {
+				n.purchase, n.provider = parser.Spot, parser.GCP
+			}
+		} else if cc == nil {
 			res.Note("ComputeClass %s is not among the files read: the node comes from the pod's own labels", v[0])
 		} else if c, why := cc.place(sel); why != "" {
 			n, unplaced = nodeChoice{provider: parser.GCP}, why
@@ -416,6 +427,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 	case len(n.instanceTypes) == 1:
 		res.InstanceType = n.instanceTypes[0]
 		res.Provider = parser.ProviderOfInstanceType(res.InstanceType)
+		keepAttachedGPU(res, n)
 	case narrowed || placed && n.provider != "":
 		res.Pod.InstanceTypes, res.Pod.Families, res.Pod.GPUNames, res.Pod.AzureGPUNames = n.instanceTypes, n.families, n.gpuNames, n.azureGPUNames
 		res.Pod.Categories, res.Pod.NodeGPUs, res.Pod.AnyGPUType = n.categories, n.gpuCounts, !narrowed
@@ -428,6 +440,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 		res.InstanceType = opts.DefaultInstanceType
 		res.Provider = parser.ProviderOfInstanceType(res.InstanceType)
 		n.addSource("config kubernetes.default_instance_type")
+		keepAttachedGPU(res, n)
 	case unplaced != "":
 		res.AddUnresolved("node", unplaced)
 	default:
@@ -468,4 +481,13 @@ func resolve(o *object, ref *reference, referable map[string]*object) ([]role, [
 	}
 	roles, err := ref.build(found)
 	return roles, absent, err
+}
+
+// keepAttachedGPU keeps the GPU a pod's labels name when its node type is a GCP N1 machine: N1
+// VMs have no GPUs of their own, GKE attaches the accelerator its node pool names
+// (cloud.google.com/gke-accelerator), and the estimator prices the two together.
+func keepAttachedGPU(res *parser.Resource, n nodeChoice) {
+	if strings.HasPrefix(res.InstanceType, "n1-") && len(n.gpuNames) > 0 {
+		res.Pod.GPUNames = n.gpuNames
+	}
 }

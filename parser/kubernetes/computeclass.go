@@ -12,6 +12,14 @@ import (
 // labelComputeClass selects a GKE ComputeClass for a pod.
 const labelComputeClass = "cloud.google.com/compute-class"
 
+// builtInComputeClasses are the classes GKE defines itself: Autopilot's compute classes
+// (https://cloud.google.com/kubernetes-engine/docs/concepts/autopilot-compute-classes) and the
+// built-in ComputeClasses autopilot and autopilot-spot, whose nodes are Spot VMs
+// (https://cloud.google.com/kubernetes-engine/docs/concepts/about-built-in-compute-classes).
+var builtInComputeClasses = map[string]bool{
+	"Accelerator": true, "Balanced": true, "Performance": true, "Scale-Out": true, "autopilot": true, "autopilot-spot": true,
+}
+
 // computeClass is a GKE custom ComputeClass (cloud.google.com/v1): the node configurations GKE
 // tries in order when it adds nodes for the pods that select the class. The first rule is where
 // the pods run when its capacity is there; the rest are fallbacks.

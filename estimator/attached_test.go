@@ -1,0 +1,155 @@
+package estimator
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// GKE's reservations: the docs' n1-standard-4 example leaves 3.92 CPUs; a 15 GiB machine keeps
+// 25 % of 4 GiB + 20 % of 4 + 10 % of 7 = 2.5 GiB and 100 MiB for eviction; a machine under
+// 1 GiB keeps 255 MiB.
+func TestGKEAllocatable(t *testing.T) {
+	for _, tc := range []struct {
+		vcpus          int
+		mem            float64
+		wantCPU, wantM float64
+	}{
+		{4, 15, 3.92, 15 - 2.5 - 100.0/1024},
+		{1, 3.75, 0.94, 3.75 - 0.9375 - 100.0/1024},
+		{96, 624, 96 - 0.06 - 0.01 - 0.01 - 92*0.0025, 624 - (1 + 0.8 + 0.8 + 6.72 + 496*0.02) - 100.0/1024},
+		{1, 0.6, 0.94, 0.6 - 355.0/1024},
+	} {
+		cpu, mem := gkeAllocatable(tc.vcpus, tc.mem)
+		if math.Abs(cpu-tc.wantCPU) > 1e-9 || math.Abs(mem-tc.wantM) > 1e-9 {
+			t.Errorf("gkeAllocatable(%d, %g) = %g, %g; want %g, %g", tc.vcpus, tc.mem, cpu, mem, tc.wantCPU, tc.wantM)
+		}
+	}
+}
+
+// A pod that names a GPU GCP only attaches to N1 VMs gets an N1 node sized for it, priced as the
+// VM plus its GPUs (sustained-use discount included for a full month on demand).
+func TestAttachedGPUNodes(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	cases := []struct {
+		name  string
+		pod   parser.PodGPUs
+		typ   string // a named node type
+		opt   parser.PurchaseOption
+		hours float64
+		// want: the VM, its GPUs and the monthly cost, from the catalog's us-central1 rows
+		wantVM    string
+		wantAcc   parser.Accelerator
+		wantCents int64
+		wantNote  string
+	}{
+		{
+			name: "T4 with 6 CPUs and 20 GiB: n1-standard-4 is too small, n1-highmem-8 dearer",
+			pod:  parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-tesla-t4"}, CPU: 6, MemoryGiB: 20},
+			opt:  parser.OnDemand, hours: 730, wantVM: "n1-standard-8", wantAcc: parser.Accelerator{Type: "nvidia-tesla-t4", Count: 1},
+			wantCents: expectCents(t, "511", "0.379998", "1", "0.35", "1"), // 730 h × 70 % (sustained use)
+			wantNote:  "hold the pod's 6 CPUs and 20 GiB",
+		},
+		{
+			name: "V100 with 12 CPUs: one V100 allows 12 vCPUs, GKE keeps some, so two V100s",
+			pod:  parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-tesla-v100"}, CPU: 12},
+			opt:  parser.Spot, hours: 730, wantVM: "n1-standard-16", wantAcc: parser.Accelerator{Type: "nvidia-tesla-v100", Count: 2},
+			wantCents: expectCents(t, "365", "0.26804", "1", "0.992", "2"), // half the node, spot
+			wantNote:  "takes at least 2 GPUs",
+		},
+		{
+			name: "three T4s and no requests: four on the smallest N1, three quarters paid",
+			pod:  parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 3, GPUNames: []string{"nvidia-tesla-t4"}},
+			opt:  parser.OnDemand, hours: 100, wantVM: "n1-standard-1", wantAcc: parser.Accelerator{Type: "nvidia-tesla-t4", Count: 4},
+			wantCents: expectCents(t, "75", "0.0475", "1", "0.35", "4"), // 100 h, no discount below a quarter month
+			wantNote:  "requests no CPU or memory",
+		},
+		{
+			name: "a named n1-standard-64 with one V100 needs eight attached",
+			pod:  parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-tesla-v100"}},
+			typ:  "n1-standard-64", opt: parser.OnDemand, hours: 100, wantVM: "n1-standard-64", wantAcc: parser.Accelerator{Type: "nvidia-tesla-v100", Count: 8},
+			wantCents: expectCents(t, "12.5", "3.039984", "1", "2.48", "8"), // an eighth of the node, 100 h
+			wantNote:  "the node pool's own GPU count is not in the manifests",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := tc.pod
+			r := parser.Resource{Address: "Deployment/a/b", Provider: "gcp", Region: "us-central1", InstanceType: tc.typ, Quantity: 1,
+				PurchaseOption: tc.opt, HoursPerMonth: tc.hours, Kind: parser.KindKubernetes, Pod: &pod}
+			e := p.Estimate(r)
+			m, ok := e.Monthly()
+			if !ok {
+				t.Fatalf("unpriced: %s", *e.UnpricedReason)
+			}
+			if e.InstanceType != tc.wantVM || m.Cents() != tc.wantCents || !e.PriceEstimated {
+				t.Errorf("got %s at %s (estimated %v), want %s at %d cents", e.InstanceType, m.Decimal(2), e.PriceEstimated, tc.wantVM, tc.wantCents)
+			}
+			if !strings.Contains(strings.Join(e.Notes, "\n"), tc.wantNote) || !strings.Contains(strings.Join(e.Notes, "\n"), tc.wantAcc.Type) {
+				t.Errorf("notes %q lack %q", e.Notes, tc.wantNote)
+			}
+			if acc, _ := p.Catalog.Instance("gcp", tc.wantAcc.Type); e.GPU == nil || e.GPU.Key != acc.GPU || e.GPU.Count != float64(pod.Requested) {
+				t.Errorf("GPU %+v, want %d of the attached %s", e.GPU, pod.Requested, tc.wantAcc.Type)
+			}
+			if !strings.Contains(strings.Join(e.Notes, "\n"), strconv.Itoa(tc.wantAcc.Count)+"× "+tc.wantAcc.Type) {
+				t.Errorf("notes %q do not name %d× %s", e.Notes, tc.wantAcc.Count, tc.wantAcc.Type)
+			}
+		})
+	}
+}
+
+// What cannot be an N1 node with attached GPUs says why instead of pricing something else.
+func TestAttachedGPUsUnpriced(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	for _, tc := range []struct {
+		name string
+		pod  parser.PodGPUs
+		typ  string
+		want string
+	}{
+		{"an L4 is never attached to N1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-l4"}}, "n1-standard-8", "not a GPU GCP attaches to N1"},
+		{"five T4s: N1 takes at most four", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 5, GPUNames: []string{"nvidia-tesla-t4"}}, "", "holds 5 nvidia.com/gpu"},
+		{"a T4 pod needing 100 CPUs", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-tesla-t4"}, CPU: 100}, "", "room for its 100 CPUs"},
+		{"a named N1 whose allocatable CPU is short of the pod's", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-tesla-t4"}, CPU: 8}, "n1-standard-8", "n1-standard-8 cannot hold a pod that requests 1 GPU and 8 CPUs: GKE leaves 7.91 CPUs and 26.5 GiB of it allocatable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := tc.pod
+			r := parser.Resource{Address: "Deployment/a/b", Provider: "gcp", Region: "us-central1", InstanceType: tc.typ, Quantity: 1,
+				PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes, Pod: &pod}
+			e := p.Estimate(r)
+			if e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, tc.want) {
+				t.Fatalf("got %s %v, want unpriced with %q", e.InstanceType, e.UnpricedReason, tc.want)
+			}
+		})
+	}
+}
+
+// A node chosen for a pod must hold its CPU and memory: one L4 and 8 CPUs is a g6.2xlarge on
+// AWS (the g6.xlarge has 4 vCPUs); with 40 GiB it is a quarter of a g6.12xlarge (192 GiB for
+// four L4s), cheaper a GPU than the g6.4xlarge, the smallest single-L4 type with the memory; on GKE a pod asking for all 4 of a g2-standard-4's vCPUs does
+// not fit in what GKE leaves allocatable, so it gets a g2-standard-8.
+func TestChosenNodeHoldsPodRequests(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	for _, tc := range []struct {
+		provider, region string
+		pod              parser.PodGPUs
+		want             string
+	}{
+		{"aws", "us-east-1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"l4"}}, "g6.xlarge"},
+		{"aws", "us-east-1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"l4"}, CPU: 8}, "g6.2xlarge"},
+		{"aws", "us-east-1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"l4"}, MemoryGiB: 40}, "g6.12xlarge"},
+		{"gcp", "us-central1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-l4"}, CPU: 3.5}, "g2-standard-4"},
+		{"gcp", "us-central1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-l4"}, CPU: 4}, "g2-standard-8"},
+	} {
+		pod := tc.pod
+		r := parser.Resource{Address: "Deployment/a/b", Provider: tc.provider, Region: tc.region, Quantity: 1, PurchaseOption: parser.OnDemand,
+			Kind: parser.KindKubernetes, Pod: &pod}
+		if e := p.Estimate(r); e.InstanceType != tc.want {
+			t.Errorf("%s %+v: got %s (%v), want %s", tc.provider, tc.pod, e.InstanceType, e.UnpricedReason, tc.want)
+		}
+	}
+}

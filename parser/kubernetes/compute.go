@@ -1,0 +1,95 @@
+package kubernetes
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Binary and decimal suffixes of a Kubernetes quantity (k8s.io/apimachinery resource.Quantity:
+// "<number><suffix>", where the suffix is a binary SI suffix, a decimal SI suffix or a decimal
+// exponent such as e3).
+var quantitySuffixes = map[string]float64{
+	"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60,
+	"m": 1e-3, "": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
+}
+
+// computeQuantity parses a CPU or memory quantity ("500m", "2", "1.5", "16Gi", "129M", "1e9")
+// into a plain number: cores for CPU, bytes for memory.
+func computeQuantity(s string) (float64, error) {
+	v := strings.TrimSpace(s)
+	end := 0
+	for end < len(v) && (v[end] >= '0' && v[end] <= '9' || v[end] == '.' || end == 0 && (v[end] == '+' || v[end] == '-')) {
+		end++
+	}
+	number, suffix := v[:end], v[end:]
+	if strings.Trim(number, "+-.") == "" {
+		return 0, fmt.Errorf("quantity %q is not a number", v)
+	}
+	n, err := strconv.ParseFloat(number, 64)
+	if err != nil {
+		return 0, fmt.Errorf("quantity %q is not a number", v)
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("quantity %q is negative", v)
+	}
+	mult, ok := quantitySuffixes[suffix]
+	if !ok && len(suffix) > 1 && (suffix[0] == 'e' || suffix[0] == 'E') {
+		if exp, err := strconv.Atoi(suffix[1:]); err == nil && exp >= -18 && exp <= 18 {
+			mult, ok = math.Pow10(exp), true
+		}
+	}
+	if !ok {
+		return 0, fmt.Errorf("quantity %q has an unknown suffix %q", v, suffix)
+	}
+	if q := n * mult; q <= 1e24 {
+		return q, nil
+	}
+	return 0, fmt.Errorf("quantity %q is larger than any node", v)
+}
+
+// podCompute is one pod's effective CPU (cores) and memory (bytes) request, by the rule
+// podGPUs follows (app containers and sidecars add up; the pod needs at least the largest init
+// container step). A container's request is its requests entry, else its limit (Kubernetes
+// defaults a missing request to the limit).
+func podCompute(spec podSpec, o *object) (cpu, memory float64, errs []error) {
+	read := func(c container, name string) float64 {
+		n, ok := c.Resources.Requests[name]
+		if !ok {
+			if n, ok = c.Resources.Limits[name]; !ok {
+				return 0
+			}
+		}
+		if n.Kind != yaml.ScalarNode {
+			errs = append(errs, lineError{line: o.lineOf(&n), err: fmt.Errorf("container %q: %s: quantity must be a number", c.Name, name)})
+			return 0
+		}
+		q, err := computeQuantity(n.Value)
+		if err != nil {
+			errs = append(errs, lineError{line: o.lineOf(&n), err: fmt.Errorf("container %q: %s: %w", c.Name, name, err)})
+			return 0
+		}
+		return q
+	}
+	total := func(name string) float64 {
+		sum := 0.0
+		for _, c := range spec.Containers {
+			sum += read(c, name)
+		}
+		sidecars, initPeak := 0.0, 0.0
+		for _, c := range spec.InitContainers {
+			q := read(c, name)
+			need := q + sidecars
+			if c.RestartPolicy == "Always" {
+				sidecars += q
+				need = sidecars
+			}
+			initPeak = max(initPeak, need)
+		}
+		return max(sum+sidecars, initPeak)
+	}
+	return total("cpu"), total("memory"), errs
+}
