@@ -153,3 +153,22 @@ func TestChosenNodeHoldsPodRequests(t *testing.T) {
 		}
 	}
 }
+
+// The memory fit of an N1 VM is judged against its attached GPUs: a Terraform instance with a
+// guest_accelerator, and a GKE node chosen for a pod (it said "n1-standard-8 has no GPU model").
+func TestFitOnAttachedGPUs(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	prof := mustProfile(t, smallInference) // 17.9 GiB a GPU: more than a T4's 15 usable
+	for name, r := range map[string]parser.Resource{
+		"terraform": {Address: "google_compute_instance.x", Provider: "gcp", Region: "us-central1", InstanceType: "n1-standard-8", Quantity: 1,
+			PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform, Accelerators: []parser.Accelerator{{Type: "nvidia-tesla-t4", Count: 1}}},
+		"pod": {Address: "Deployment/a/b", Provider: "gcp", Region: "us-central1", Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes,
+			Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-tesla-t4"}}},
+	} {
+		e := p.Estimate(r)
+		p.Assess(&e, r, prof, DefaultThresholds)
+		if e.Fit == nil || e.Fit.Verdict != VerdictDoesNotFit || !strings.Contains(e.Fit.Reason, "NVIDIA T4") {
+			t.Errorf("%s: fit %+v", name, e.Fit)
+		}
+	}
+}

@@ -45,6 +45,11 @@ type gpuTarget struct {
 // of its instances, for training, or those of one instance per replica, for serving.
 func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profile) (gpuTarget, string) {
 	in, ok := p.instance(e.Provider, e.InstanceType)
+	if ok && in.GPU == "" && e.GPU != nil && e.GPU.Key != "" && e.GPU.Count >= 1 {
+		// A GCP N1 VM with GPUs attached (guest_accelerator, or a GKE node chosen for a pod):
+		// the GPUs are the accelerators'.
+		in.GPU, in.GPUCount, in.GPUMemoryGiB = e.GPU.Key, e.GPU.Count, e.GPU.MemoryGiB
+	}
 	if !ok || in.GPU == "" {
 		return gpuTarget{}, fmt.Sprintf("%s has no GPU model in the catalog", orName(e.InstanceType, "the instance"))
 	}
