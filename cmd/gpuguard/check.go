@@ -13,7 +13,8 @@ func newCheckCommand(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check [PATH|-]...",
 		Short: "Inventory, cost, memory fit and guardrails for files and directories",
-		Long: `check finds the GPU resources in Terraform (HCL and plan JSON) under the given paths
+		Long: `check finds the GPU resources in Terraform (HCL, Terragrunt units and plan JSON) and
+Kubernetes manifests (with kustomize overlays and Helm charts) under the given paths
 ("-" reads standard input), prices each per month, and reports them.
 
 Exit status: 0 when nothing reaches --fail-on, 1 when the tool could not do its job (bad flags,

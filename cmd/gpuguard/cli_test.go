@@ -401,7 +401,9 @@ func TestProfileAttachment(t *testing.T) {
 	}
 	joined := strings.Join(msgs, "\n")
 	if len(doc.Errors) != 2 || !strings.Contains(joined, "profiles/broken.yaml:9 profile of aws_instance.broken_profile: unknown field max_seqence_length") ||
-		!strings.Contains(joined, "profiles/nope.yaml:0 profile of aws_instance.missing_profile: cannot read profile") {
+		!strings.Contains(joined, "profiles/nope.yaml:0 profile of aws_instance.missing_profile: cannot read profile") ||
+		!strings.Contains(joined, filepath.Join("profiles", "nope.yaml")+")") || !strings.Contains(joined, "(looked for ") ||
+		strings.Contains(joined, "max_seqence_length (looked for") {
 		t.Fatalf("errors:\n%s", joined)
 	}
 }

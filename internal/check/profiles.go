@@ -127,6 +127,10 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 			pErr := parser.Error{File: path, Message: fmt.Sprintf("%s: %v", e.Address, err)}
 			if errors.As(err, &pe) {
 				pErr = parser.Error{File: path, Line: pe.Line, Message: fmt.Sprintf("profile of %s: %s", e.Address, pe.Msg)}
+				if pe.Line == 0 && pe.File != "" && pe.File != path {
+					// Not read at all: say where it was looked for (relative to the project root).
+					pErr.Message += fmt.Sprintf(" (looked for %s)", pe.File)
+				}
 			}
 			errs = append(errs, pErr)
 			e.Fit = &estimator.Fit{Verdict: estimator.VerdictUnknown, Reason: "the profile could not be read: " + pErr.Message}
