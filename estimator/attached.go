@@ -212,3 +212,46 @@ func containsFold(list []string, s string) bool {
 	}
 	return false
 }
+
+// AttachProblem says why GCP would refuse the GPUs a resource attaches to its VM, so that
+// terraform apply fails: a GPU GCP attaches to no N1 VM, a count it does not take, or a VM
+// larger than that count allows. "" when the combination is valid or not GCP's N1.
+func (p *Pricer) AttachProblem(r parser.Resource) string {
+	if r.Provider != parser.GCP || len(r.Accelerators) == 0 || len(r.Unresolved) > 0 {
+		return ""
+	}
+	vm, ok := p.Catalog.Instance(parser.GCP, r.InstanceType)
+	if !ok || vm.Kind != catalog.KindVM {
+		return "" // an unknown type is reported by pricing; accelerator-optimized types carry their GPUs
+	}
+	for _, a := range r.Accelerators {
+		if a.Count <= 0 {
+			continue
+		}
+		limits := catalog.AttachLimits(a.Type)
+		if limits == nil {
+			if acc, known := p.Catalog.Instance(parser.GCP, a.Type); known && acc.Kind == catalog.KindAccelerator {
+				return fmt.Sprintf("GCP does not attach %s to N1 VMs such as %s: it comes only in its own machine types", a.Type, vm.Type)
+			}
+			continue
+		}
+		var counts []string
+		for _, lim := range limits {
+			counts = append(counts, fmt.Sprint(lim.GPUs))
+			if lim.GPUs != a.Count {
+				continue
+			}
+			if vm.VCPU > lim.MaxVCPUs || vm.MemoryGiB > lim.MaxMemoryGiB {
+				return fmt.Sprintf("GCP refuses %s with %d× %s: with %d of them an N1 VM has at most %d vCPUs and %g GB of memory (%s has %d and %g)",
+					vm.Type, a.Count, a.Type, a.Count, lim.MaxVCPUs, lim.MaxMemoryGiB, vm.Type, vm.VCPU, vm.MemoryGiB)
+			}
+			counts = nil
+			break
+		}
+		if counts != nil {
+			list := strings.Join(counts[:len(counts)-1], ", ") + " or " + counts[len(counts)-1]
+			return fmt.Sprintf("GCP attaches %s %s GPUs to an N1 VM, not %d", list, a.Type, a.Count)
+		}
+	}
+	return ""
+}

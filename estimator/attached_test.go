@@ -172,3 +172,26 @@ func TestFitOnAttachedGPUs(t *testing.T) {
 		}
 	}
 }
+
+// GCP refuses GPUs attached where they cannot go; valid combinations say nothing.
+func TestAttachProblem(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	for _, tc := range []struct {
+		vm   string
+		acc  parser.Accelerator
+		want string
+	}{
+		{"n1-standard-8", parser.Accelerator{Type: "nvidia-tesla-t4", Count: 1}, ""},
+		{"n1-standard-96", parser.Accelerator{Type: "nvidia-tesla-v100", Count: 8}, ""},
+		{"n1-standard-64", parser.Accelerator{Type: "nvidia-tesla-t4", Count: 1}, "at most 48 vCPUs and 312 GB of memory (n1-standard-64 has 64 and 240)"},
+		{"n1-standard-16", parser.Accelerator{Type: "nvidia-tesla-v100", Count: 1}, "with 1 of them an N1 VM has at most 12 vCPUs"},
+		{"n1-standard-8", parser.Accelerator{Type: "nvidia-tesla-t4", Count: 3}, "GCP attaches 1, 2 or 4 nvidia-tesla-t4 GPUs to an N1 VM, not 3"},
+		{"n1-standard-8", parser.Accelerator{Type: "nvidia-l4", Count: 1}, "does not attach nvidia-l4 to N1 VMs"},
+		{"g2-standard-8", parser.Accelerator{Type: "nvidia-l4", Count: 1}, ""}, // G2 carries its L4: pricing handles the block
+	} {
+		r := parser.Resource{Address: "google_compute_instance.x", Provider: "gcp", InstanceType: tc.vm, Accelerators: []parser.Accelerator{tc.acc}}
+		if got := p.AttachProblem(r); tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+			t.Errorf("%s + %d× %s: %q, want %q", tc.vm, tc.acc.Count, tc.acc.Type, got, tc.want)
+		}
+	}
+}

@@ -643,3 +643,54 @@ func TestHelmValuesFromConfig(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// GPUs attached where GCP refuses them are a warning at the resource's line: terraform apply
+// would fail. The resource is still priced as written.
+func TestRefusedAttachedGPUsAreWarned(t *testing.T) {
+	src := `provider "google" {
+  region = "us-central1"
+}
+
+resource "google_compute_instance" "ok" {
+  name         = "ok"
+  machine_type = "n1-standard-8"
+  zone         = "us-central1-a"
+  guest_accelerator {
+    type  = "nvidia-tesla-t4"
+    count = 1
+  }
+}
+
+resource "google_compute_instance" "too_big" {
+  name         = "too-big"
+  machine_type = "n1-standard-64"
+  zone         = "us-central1-a"
+  guest_accelerator {
+    type  = "nvidia-tesla-t4"
+    count = 1
+  }
+}
+`
+	r := runCLI(t, src, "check", "-", "--format", "json")
+	var doc struct {
+		Resources []struct {
+			Address     string   `json:"address"`
+			MonthlyCost *float64 `json:"monthly_cost"`
+		} `json:"resources"`
+		Warnings []struct {
+			Line    int    `json:"line"`
+			Message string `json:"message"`
+		} `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("%v: %s %s", err, r.stdout, r.stderr)
+	}
+	if len(doc.Resources) != 2 || doc.Resources[0].MonthlyCost == nil || doc.Resources[1].MonthlyCost == nil {
+		t.Fatalf("resources %+v", doc.Resources)
+	}
+	if len(doc.Warnings) != 1 || doc.Warnings[0].Line != 15 ||
+		!strings.Contains(doc.Warnings[0].Message, "google_compute_instance.too_big: GCP refuses n1-standard-64 with 1× nvidia-tesla-t4") ||
+		!strings.Contains(doc.Warnings[0].Message, "terraform apply would fail") {
+		t.Fatalf("warnings %+v", doc.Warnings)
+	}
+}

@@ -82,6 +82,11 @@ func Run(paths []string, opts Options) *result.Check {
 	doc.Errors = append(doc.Errors, parsed.Errors...)
 	doc.Errors = append(doc.Errors, assess(doc.Resources, parsed.Resources, cfg, pricer, confine.NewDirs(readable...))...)
 	doc.Warnings = append(doc.Warnings, parsed.Warnings...)
+	for _, r := range parsed.Resources {
+		if why := pricer.AttachProblem(r); why != "" {
+			doc.Warnings = append(doc.Warnings, parser.Error{File: r.Source.File, Line: r.Source.Line, Message: r.Address + ": " + why + " (terraform apply would fail)"})
+		}
+	}
 	doc.Totals = estimator.Sum(doc.Resources)
 	return doc
 }
