@@ -143,7 +143,7 @@ func (n attachedNode) attach(r *parser.Resource, e *Estimate, named bool) {
 		addNote(e, fmt.Sprintf("GKE node: %s, the cheapest N1 size for that GPU count (the pod requests no CPU or memory: a lower bound)", what))
 	}
 	if n.forced {
-		addNote(e, fmt.Sprintf("an N1 VM large enough for the pod's CPU and memory takes at least %d GPUs: the pod pays its share of them, and the others stay idle unless other pods use them", n.count))
+		addNote(e, fmt.Sprintf("an N1 VM large enough for the pod's CPU and memory takes at least %d GPUs: those the pod does not use stay idle unless other pods fit beside it", n.count))
 	}
 }
 

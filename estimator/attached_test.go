@@ -58,8 +58,9 @@ func TestAttachedGPUNodes(t *testing.T) {
 			name: "V100 with 12 CPUs: one V100 allows 12 vCPUs, GKE keeps some, so two V100s",
 			pod:  parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-tesla-v100"}, CPU: 12},
 			opt:  parser.Spot, hours: 730, wantVM: "n1-standard-16", wantAcc: parser.Accelerator{Type: "nvidia-tesla-v100", Count: 2},
-			wantCents: expectCents(t, "365", "0.26804", "1", "0.992", "2"), // half the node, spot
-			wantNote:  "takes at least 2 GPUs",
+			// Its 12 CPUs are 75 % of the n1-standard-16: it pays that share, not half (its GPUs).
+			wantCents: expectCents(t, "547.5", "0.26804", "1", "0.992", "2"),
+			wantNote:  "take 75% of n1-standard-16, more than its GPUs' 50%",
 		},
 		{
 			name: "three T4s and no requests: four on the smallest N1, three quarters paid",
@@ -193,5 +194,30 @@ func TestAttachProblem(t *testing.T) {
 		if got := p.AttachProblem(r); tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 			t.Errorf("%s + %d× %s: %q, want %q", tc.vm, tc.acc.Count, tc.acc.Type, got, tc.want)
 		}
+	}
+}
+
+// A pod pays the largest share of its node it takes: GPUs, CPU or memory. One GPU and 48 CPUs on
+// a p4d.24xlarge (8 GPUs, 96 vCPUs) leaves room for one more such pod: half the node, not an
+// eighth. A pod asking for more than the node has cannot be scheduled there.
+func TestPodPaysItsLargestShare(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	price := func(cpu, mem float64) Estimate {
+		r := parser.Resource{Address: "Deployment/a/b", Provider: "aws", Region: "us-east-1", InstanceType: "p4d.24xlarge", Quantity: 1,
+			PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, CPU: cpu, MemoryGiB: mem}}
+		return p.Estimate(r)
+	}
+	gpuOnly, byCPU, byMem := price(8, 64), price(48, 64), price(8, 576)
+	g, _ := gpuOnly.Monthly()
+	c, _ := byCPU.Monthly()
+	m, _ := byMem.Monthly()
+	if g.Cents() != expectCents(t, "91.25", "21.957642", "1") || c.Cents() != expectCents(t, "365", "21.957642", "1") || m.Cents() != expectCents(t, "365", "21.957642", "1") {
+		t.Fatalf("gpu share %s, cpu share %s, memory share %s", g.Decimal(2), c.Decimal(2), m.Decimal(2))
+	}
+	if !strings.Contains(strings.Join(byCPU.Notes, "|"), "take 50% of p4d.24xlarge, more than its GPUs' 12.5%") || byCPU.Pod.NodeShare != 0.5 || gpuOnly.Pod.NodeShare != 0 {
+		t.Errorf("notes %q, node share %g / %g", byCPU.Notes, byCPU.Pod.NodeShare, gpuOnly.Pod.NodeShare)
+	}
+	if e := price(128, 0); e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, "a pod requests 1 GPU and 128 CPUs but p4d.24xlarge has 96 vCPUs") {
+		t.Errorf("128 CPUs on a 96-vCPU node: %v", e.UnpricedReason)
 	}
 }

@@ -239,6 +239,9 @@ func minf(a, b float64) float64 {
 // podShare is the share of a node one pod pays for: the GPUs it requests over the GPUs the
 // node has. A pod's cost is replicas × GPUs per pod × (node hourly ÷ GPUs per node).
 func (p *Pricer) podShare(r *parser.Resource) (float64, string) {
+	if r.Pod.NodeShare > 0 {
+		return r.Pod.NodeShare, ""
+	}
 	_, count, ok := p.nodeGPUs(r)
 	if !ok {
 		return 0, fmt.Sprintf("%s has no GPUs in the catalog, so a pod's GPU share cannot be priced", r.InstanceType)

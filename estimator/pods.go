@@ -19,6 +19,7 @@ import (
 // priced, or "".
 func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	pod := *r.Pod
+	pod.NodeShare = 0 // set below, from the node this estimate settles on
 	r.Pod = &pod
 	e.Pod = &pod
 	if r.RunsToCompletion && r.HoursPerMonth == 0 {
@@ -54,11 +55,37 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	if share > count+1e-9 {
 		return fmt.Sprintf("a pod requests %s GPUs but %s has %s: it cannot be scheduled there", trimNum(share), in.Type, trimNum(count))
 	}
+	if !holdsPod(in, &pod) {
+		return fmt.Sprintf("a pod requests %s but %s has %d vCPUs and %g GiB%s: it cannot be scheduled there",
+			podAsk(share, &pod), in.Type, in.VCPU, in.MemoryGiB, map[bool]string{true: " (less what GKE reserves)"}[in.Provider == parser.GCP])
+	}
+	if s := nodeShare(in, share/count, &pod); s > share/count {
+		pod.NodeShare = s
+		addNote(e, fmt.Sprintf("the pod's CPU and memory requests take %s of %s, more than its GPUs' %s: it pays that share, since no more such pods fit a node",
+			percent(s), in.Type, percent(share/count)))
+	}
 	if g, ok := p.Catalog.GPU(gpu.GPU); ok {
 		e.GPU = &GPUInfo{Model: g.Name, Count: share, MemoryGiB: gpu.GPUMemoryGiB, Key: g.Key}
 	}
 	return ""
 }
+
+// nodeShare is the share of a node one pod takes: the largest of its GPUs' share (gpuShare),
+// its CPU request's share of the node's vCPUs and its memory request's share of the node's
+// memory. A pod that asks for half a node's CPUs leaves room for one more such pod, whatever
+// GPUs are left.
+func nodeShare(in catalog.Instance, gpuShare float64, pod *parser.PodGPUs) float64 {
+	s := gpuShare
+	if in.VCPU > 0 {
+		s = max(s, pod.CPU/float64(in.VCPU))
+	}
+	if in.MemoryGiB > 0 {
+		s = max(s, pod.MemoryGiB/in.MemoryGiB)
+	}
+	return min(s, 1)
+}
+
+func percent(f float64) string { return trimNum(math.Round(f*1000)/10) + "%" }
 
 // attachToNamedVM attaches the GPU the pod's labels name to the N1 type its node is named as
 // (GKE node pools of N1 VMs with T4, V100, P100 or P4 GPUs).
@@ -192,7 +219,7 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		if miss != nil {
 			continue
 		}
-		cands = append(cands, cand{in: in, cost: q.Hourly.Mul(share / in.GPUCount)})
+		cands = append(cands, cand{in: in, cost: q.Hourly.Mul(nodeShare(in, share/in.GPUCount, pod))})
 	}
 	// GCP's T4, V100, P100 and P4 come attached to N1 VMs: a node of each GPU the labels name.
 	if r.Provider == parser.GCP && len(keys) > 0 && attachesGPUs(pod) {
@@ -204,7 +231,7 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 			}
 			if n, reason := p.attachNode(r, e, acc, vms); reason == "" {
 				share, _ := p.perPodGPUs(pod, acc, &Estimate{})
-				cands = append(cands, cand{in: n.vm, cost: n.hourly.Mul(share / float64(n.count)), attached: &n})
+				cands = append(cands, cand{in: n.vm, cost: n.hourly.Mul(nodeShare(n.vm, share/float64(n.count), pod)), attached: &n})
 			}
 		}
 	}

@@ -120,6 +120,10 @@ type PodGPUs struct {
 	// for the pod must hold them.
 	CPU       float64 `json:"cpu,omitempty"`
 	MemoryGiB float64 `json:"memory_gib,omitempty"`
+	// NodeShare, when set, is the share of its node one pod pays for because its CPU or memory
+	// takes more of the node than its GPUs do (the estimator sets it); else the share is
+	// PerPodGPUs of the node's GPUs.
+	NodeShare float64 `json:"node_share,omitempty"`
 }
 
 // CountRange is a whole-number constraint from a node selector (a node's GPU count): In lists

@@ -260,8 +260,8 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 	for _, e := range cerrs {
 		errs = append(errs, specError(o, e))
 	}
-	// Millicores and MiB: what a scheduler counts in, without float noise in the output.
-	res.Pod.CPU, res.Pod.MemoryGiB = math.Round(cpu*1000)/1000, math.Round(mem/(1<<20))/1024
+	// Millicores, and GiB to the hundredth: without float noise in the output.
+	res.Pod.CPU, res.Pod.MemoryGiB = math.Round(cpu*1000)/1000, math.Round(mem/(1<<30)*100)/100
 	if o.note != "" {
 		res.Note("%s", o.note)
 	}
