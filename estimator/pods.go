@@ -289,16 +289,8 @@ func holdsPod(in catalog.Instance, pod *parser.PodGPUs) bool {
 
 // allowedType checks a catalog type against the pod's candidate types and families.
 func allowedType(provider string, in catalog.Instance, pod *parser.PodGPUs) bool {
-	if len(pod.InstanceTypes) > 0 {
-		ok := false
-		for _, t := range pod.InstanceTypes {
-			if strings.EqualFold(t, in.Type) {
-				ok = true
-			}
-		}
-		if !ok {
-			return false
-		}
+	if len(pod.InstanceTypes) > 0 && !containsFold(pod.InstanceTypes, in.Type) {
+		return false
 	}
 	if len(pod.AzureGPUNames) > 0 && (provider != parser.Azure || !namesGPU(in.Type, pod.AzureGPUNames)) {
 		return false

@@ -51,12 +51,11 @@ func computeQuantity(s string) (float64, error) {
 	return 0, fmt.Errorf("quantity %q is larger than any node", v)
 }
 
-// podCompute is one pod's effective CPU (cores) and memory (bytes) request, by the rule
-// podGPUs follows (app containers and sidecars add up; the pod needs at least the largest init
-// container step). A container's request is its requests entry, else its limit (Kubernetes
-// defaults a missing request to the limit).
+// podCompute is one pod's effective CPU (cores) and memory (bytes) request (effectiveRequest).
+// A container's request is its requests entry, else its limit (Kubernetes defaults a missing
+// request to the limit).
 func podCompute(spec podSpec, o *object) (cpu, memory float64, errs []error) {
-	read := func(c container, name string) float64 {
+	read := func(c *container, name string) float64 {
 		n, ok := c.Resources.Requests[name]
 		if !ok {
 			if n, ok = c.Resources.Limits[name]; !ok {
@@ -74,22 +73,7 @@ func podCompute(spec podSpec, o *object) (cpu, memory float64, errs []error) {
 		}
 		return q
 	}
-	total := func(name string) float64 {
-		sum := 0.0
-		for _, c := range spec.Containers {
-			sum += read(c, name)
-		}
-		sidecars, initPeak := 0.0, 0.0
-		for _, c := range spec.InitContainers {
-			q := read(c, name)
-			need := q + sidecars
-			if c.RestartPolicy == "Always" {
-				sidecars += q
-				need = sidecars
-			}
-			initPeak = max(initPeak, need)
-		}
-		return max(sum+sidecars, initPeak)
-	}
-	return total("cpu"), total("memory"), errs
+	cpu = effectiveRequest(spec, func(c *container) float64 { return read(c, "cpu") })
+	memory = effectiveRequest(spec, func(c *container) float64 { return read(c, "memory") })
+	return cpu, memory, errs
 }

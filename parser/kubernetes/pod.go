@@ -141,49 +141,52 @@ func containerGPUs(c container, o *object) (map[string]gpuRequest, []error) {
 	return out, errs
 }
 
-// podGPUs works out a pod's effective GPU request, Kubernetes' rule
-// (https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/#resource-sharing-within-containers,
+// effectiveRequest is a pod's effective request of one resource, given each container's,
+// Kubernetes' rule (https://kubernetes.io/docs/concepts/workloads/pods/sidecar-containers/#resource-sharing-within-containers,
 // KEP-753): app containers run together, so they add up; init containers run one at a time
 // before them, so the pod needs the largest; a sidecar (an init container with restartPolicy
 // Always) keeps running, so it adds to every init container after it and to the app
-// containers. A pod asking for two kinds of GPU resource is reported.
+// containers.
+func effectiveRequest[N int64 | float64](spec podSpec, amount func(c *container) N) N {
+	var apps, sidecars, initPeak N
+	for i := range spec.Containers {
+		apps += amount(&spec.Containers[i])
+	}
+	for i := range spec.InitContainers {
+		c := &spec.InitContainers[i]
+		q := amount(c)
+		need := q + sidecars // sidecars started so far keep running beside it
+		if c.RestartPolicy == "Always" {
+			sidecars += q
+			need = sidecars
+		}
+		initPeak = max(initPeak, need)
+	}
+	return max(apps+sidecars, initPeak)
+}
+
+// podGPUs works out a pod's effective GPU request (effectiveRequest for each GPU resource it
+// names). A pod asking for two kinds of GPU resource is reported.
 func podGPUs(spec podSpec, o *object, claims *claimIndex) (gpuRequest, []error) {
-	sum := map[string]int64{}
 	line := map[string]int{}
 	var errs []error
-	note := func(name string, r gpuRequest) {
-		if line[name] == 0 {
-			line[name] = r.line
-		}
-	}
-	for _, c := range spec.Containers {
-		reqs, e := containerGPUs(c, o)
-		errs = append(errs, e...)
-		for name, r := range reqs {
-			sum[name] += r.count
-			note(name, r)
-		}
-	}
-	sidecars := map[string]int64{} // sidecars started so far
-	initPeak := map[string]int64{}
-	for _, c := range spec.InitContainers {
-		reqs, e := containerGPUs(c, o)
-		errs = append(errs, e...)
-		for name, r := range reqs {
-			note(name, r)
-			need := r.count + sidecars[name]
-			if c.RestartPolicy == "Always" {
-				sidecars[name] += r.count
-				need = sidecars[name]
+	// Each container's GPU requests, read once: apps first, then init containers.
+	parsed := map[*container]map[string]gpuRequest{}
+	for _, cs := range [][]container{spec.Containers, spec.InitContainers} {
+		for i := range cs {
+			reqs, e := containerGPUs(cs[i], o)
+			errs = append(errs, e...)
+			parsed[&cs[i]] = reqs
+			for name, r := range reqs {
+				if line[name] == 0 {
+					line[name] = r.line
+				}
 			}
-			initPeak[name] = max(initPeak[name], need)
 		}
 	}
-	for name, n := range sidecars {
-		sum[name] += n
-	}
-	for name, n := range initPeak {
-		sum[name] = max(sum[name], n)
+	sum := map[string]int64{}
+	for name := range line {
+		sum[name] = effectiveRequest(spec, func(c *container) int64 { return parsed[c][name].count })
 	}
 	// Neuron devices go by two names; NeuronCores become the devices that hold them.
 	if n := sum[ResourceNeuronDevice]; n > 0 {
