@@ -112,6 +112,7 @@ func TestAttachedGPUsUnpriced(t *testing.T) {
 		typ  string
 		want string
 	}{
+		{"an N1 type and no GPU named", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1}, "n1-standard-8", "name the GPU with the cloud.google.com/gke-accelerator label"},
 		{"an L4 is never attached to N1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-l4"}}, "n1-standard-8", "not a GPU GCP attaches to N1"},
 		{"five T4s: N1 takes at most four", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 5, GPUNames: []string{"nvidia-tesla-t4"}}, "", "holds 5 nvidia.com/gpu"},
 		{"a T4 pod needing 100 CPUs", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-tesla-t4"}, CPU: 100}, "", "room for its 100 CPUs"},

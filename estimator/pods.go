@@ -52,6 +52,9 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 		return reason
 	}
 	pod.PerPodGPUs = share
+	if count == 0 && in.Kind == catalog.KindVM {
+		return fmt.Sprintf("%s has no GPUs of its own: GKE attaches them to N1 VMs; name the GPU with the cloud.google.com/gke-accelerator label", in.Type)
+	}
 	if share > count+1e-9 {
 		return fmt.Sprintf("a pod requests %s GPUs but %s has %s: it cannot be scheduled there", trimNum(share), in.Type, trimNum(count))
 	}
