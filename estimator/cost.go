@@ -237,7 +237,8 @@ func minf(a, b float64) float64 {
 }
 
 // podShare is the share of a node one pod pays for: the GPUs it requests over the GPUs the
-// node has. A pod's cost is replicas × GPUs per pod × (node hourly ÷ GPUs per node).
+// node has (its own or attached), or the larger share its CPU and memory take (NodeShare, set
+// by preparePod). A pod's cost is replicas × that share × node hourly.
 func (p *Pricer) podShare(r *parser.Resource) (float64, string) {
 	if r.Pod.NodeShare > 0 {
 		return r.Pod.NodeShare, ""

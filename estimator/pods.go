@@ -59,8 +59,12 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 		return fmt.Sprintf("a pod requests %s GPUs but %s has %s: it cannot be scheduled there", trimNum(share), in.Type, trimNum(count))
 	}
 	if !holdsPod(in, &pod) {
+		reserved := ""
+		if in.Provider == parser.GCP {
+			reserved = " (less what GKE reserves)"
+		}
 		return fmt.Sprintf("a pod requests %s but %s has %d vCPUs and %g GiB%s: it cannot be scheduled there",
-			podAsk(share, &pod), in.Type, in.VCPU, in.MemoryGiB, map[bool]string{true: " (less what GKE reserves)"}[in.Provider == parser.GCP])
+			podAsk(share, &pod), in.Type, in.VCPU, in.MemoryGiB, reserved)
 	}
 	if s := nodeShare(in, share/count, &pod); s > share/count {
 		pod.NodeShare = s

@@ -128,7 +128,8 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 			if errors.As(err, &pe) {
 				pErr = parser.Error{File: path, Line: pe.Line, Message: fmt.Sprintf("profile of %s: %s", e.Address, pe.Msg)}
 				if pe.Line == 0 && pe.File != "" && pe.File != path {
-					// Not read at all: say where it was looked for (relative to the project root).
+					// Not read at all: say where it was looked for (the attached path resolved
+					// against the project root).
 					pErr.Message += fmt.Sprintf(" (looked for %s)", pe.File)
 				}
 			}
