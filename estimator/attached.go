@@ -131,6 +131,7 @@ func attachesGPUs(pod *parser.PodGPUs) bool {
 func (n attachedNode) attach(r *parser.Resource, e *Estimate, named bool) {
 	r.InstanceType, e.InstanceType = n.vm.Type, n.vm.Type
 	r.Accelerators = []parser.Accelerator{{Type: n.acc.Type, Count: n.count}}
+	e.attached = r.Accelerators
 	e.PriceEstimated = true
 	pod := r.Pod
 	what := fmt.Sprintf("%s with %d× %s attached", n.vm.Type, n.count, n.acc.Type)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/internal/money"
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -220,5 +221,85 @@ func TestPodPaysItsLargestShare(t *testing.T) {
 	}
 	if e := price(128, 0); e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, "a pod requests 1 GPU and 128 CPUs but p4d.24xlarge has 96 vCPUs") {
 		t.Errorf("128 CPUs on a 96-vCPU node: %v", e.UnpricedReason)
+	}
+}
+
+// int8Llama8B needs 10.7 GiB a GPU: one T4 (15 GiB usable) holds it with headroom.
+const int8Llama8B = `workload: {type: inference}
+model: {preset: llama-3.1-8b, precision: int8}
+inference: {batch_size: 1, max_sequence_length: 4096}
+`
+
+// Oversized N1 VMs and GKE pods are offered N1 VMs with fewer or cheaper attached GPUs (they
+// were offered only G2 and A2 machine types, which cost more), within GCP's limits per VM size.
+func TestAttachedGPURecommendations(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	prof := mustProfile(t, int8Llama8B)
+	n1 := func(vm string, acc string, count int) parser.Resource {
+		return parser.Resource{Address: "google_compute_instance.x", Provider: "gcp", Region: "us-central1", InstanceType: vm, Quantity: 1,
+			PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform, Accelerators: []parser.Accelerator{{Type: acc, Count: count}}}
+	}
+	assess := func(r parser.Resource) Estimate {
+		e := p.Estimate(r)
+		p.Assess(&e, r, prof, DefaultThresholds)
+		return e
+	}
+
+	// n1-standard-8 + 4 T4 ($0.379998 + 4 × $0.35 an hour, 730 h, 30 % sustained use: $909.58)
+	// for a workload that uses one: the same VM with one T4, (0.379998 + 0.35) × 511 = $373.03.
+	e := assess(n1("n1-standard-8", "nvidia-tesla-t4", 4))
+	got, ok := rec(e, RecSmallerInstance)
+	if e.Fit.Verdict != VerdictOversized || !ok || got.Node() != "n1-standard-8 with 1× nvidia-tesla-t4" ||
+		money.Micros(got.MonthlyCost).Decimal(2) != "373.03" || money.Micros(got.MonthlySaving).Decimal(2) != "536.55" ||
+		!got.PriceEstimated || !strings.Contains(got.Reason, "1× n1-standard-8 with 1× nvidia-tesla-t4 holds the workload") {
+		t.Fatalf("n1-standard-8 + 4 T4: fit %s, %+v", e.Fit.Verdict, e.Recommendations)
+	}
+
+	// 64 vCPUs take at least 4 T4s (GCP allows 48 vCPUs with one or two): every alternative
+	// offered is a combination GCP accepts. (The cheapest here is a g2-standard-4; the N1
+	// alternatives are looked at directly.)
+	r := n1("n1-standard-64", "nvidia-tesla-v100", 8)
+	e = p.Estimate(r)
+	any := func(float64, string) (catalog.GPU, bool) { return catalog.GPU{}, true }
+	offered := map[parser.Accelerator]bool{}
+	for _, c := range p.attachedAlternatives(&e, r, 1, func(float64) int { return 1 }, any) {
+		a := c.accelerators[0]
+		offered[a] = true
+		if problem := p.AttachProblem(n1("n1-standard-64", a.Type, a.Count)); problem != "" {
+			t.Errorf("offered %d× %s, which GCP refuses: %s", a.Count, a.Type, problem)
+		}
+	}
+	if !offered[parser.Accelerator{Type: "nvidia-tesla-t4", Count: 4}] || offered[parser.Accelerator{Type: "nvidia-tesla-t4", Count: 1}] ||
+		offered[parser.Accelerator{Type: "nvidia-tesla-v100", Count: 8}] || !offered[parser.Accelerator{Type: "nvidia-tesla-p100", Count: 4}] {
+		t.Errorf("n1-standard-64 alternatives: %v", offered)
+	}
+
+	// A GKE pod on a V100 node (n1-standard-8 for its 6 CPUs and 20 GiB) fits a T4 node of the
+	// same size: 2 pods × (0.379998 + 0.35) × 511 = $746.06, saving 2 × 2.48 × 511 − 2 × 0.35 × 511.
+	pod := parser.Resource{Address: "Deployment/a/b", Provider: "gcp", Region: "us-central1", Quantity: 2, PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes,
+		Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, CPU: 6, MemoryGiB: 20, GPUNames: []string{"nvidia-tesla-v100"}}}
+	e = assess(pod)
+	got, ok = rec(e, RecSmallerInstance)
+	if e.InstanceType != "n1-standard-8" || !ok || got.Node() != "n1-standard-8 with 1× nvidia-tesla-t4" ||
+		money.Micros(got.MonthlyCost).Decimal(2) != "746.06" || money.Micros(got.MonthlySaving).Decimal(2) != "2176.86" ||
+		!strings.Contains(got.Reason, "n1-standard-8 with 1× nvidia-tesla-t4 nodes hold the pods") {
+		t.Fatalf("V100 pod on %s: %+v", e.InstanceType, e.Recommendations)
+	}
+
+	// A pod already on the cheapest T4 node is not told to move to the same node.
+	pod.Pod = &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, CPU: 6, MemoryGiB: 20, GPUNames: []string{"nvidia-tesla-t4"}}
+	e = assess(pod)
+	if got, ok := rec(e, RecSmallerInstance); ok && got.Node() == "n1-standard-8 with 1× nvidia-tesla-t4" {
+		t.Fatalf("T4 pod told to move to its own node: %+v", got)
+	}
+
+	// A G2 machine's CPUs and memory come with its GPU: nothing says which N1 VM would replace
+	// them, so it is offered other machine types only.
+	g2 := parser.Resource{Address: "google_compute_instance.g", Provider: "gcp", Region: "us-central1", InstanceType: "g2-standard-8", Quantity: 1,
+		PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform}
+	for _, r := range assess(g2).Recommendations {
+		if len(r.Accelerators) > 0 {
+			t.Fatalf("g2-standard-8 offered %s", r.Node())
+		}
 	}
 }

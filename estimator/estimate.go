@@ -1,6 +1,9 @@
 package estimator
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/gpuguard/gpuguard/internal/money"
 	"github.com/gpuguard/gpuguard/parser"
 )
@@ -67,13 +70,29 @@ type MeasuredSignal struct {
 
 // Recommendation is a cheaper way to run the same workload.
 type Recommendation struct {
-	Kind           string       `json:"kind"` // smaller_instance | spot | commitment | mig
-	InstanceType   string       `json:"instance_type"`
-	PurchaseOption string       `json:"purchase_option"`
-	MonthlyCost    money.Amount `json:"monthly_cost"`
-	MonthlySaving  money.Amount `json:"monthly_saving"`
-	PriceEstimated bool         `json:"price_estimated"`
-	Reason         string       `json:"reason"`
+	Kind         string `json:"kind"` // smaller_instance | spot | commitment | mig
+	InstanceType string `json:"instance_type"`
+	// Accelerators are the GPUs attached to InstanceType when it is a GCP N1 VM (which has no
+	// GPUs of its own); empty otherwise.
+	Accelerators   []parser.Accelerator `json:"accelerators,omitempty"`
+	PurchaseOption string               `json:"purchase_option"`
+	MonthlyCost    money.Amount         `json:"monthly_cost"`
+	MonthlySaving  money.Amount         `json:"monthly_saving"`
+	PriceEstimated bool                 `json:"price_estimated"`
+	Reason         string               `json:"reason"`
+}
+
+// Node names what the recommendation runs on: its instance type, with the GPUs attached to it
+// when it is an N1 VM ("n1-standard-8 with 1× nvidia-tesla-t4").
+func (r Recommendation) Node() string {
+	if len(r.Accelerators) == 0 {
+		return r.InstanceType
+	}
+	parts := make([]string, len(r.Accelerators))
+	for i, a := range r.Accelerators {
+		parts[i] = fmt.Sprintf("%d× %s", a.Count, a.Type)
+	}
+	return r.InstanceType + " with " + strings.Join(parts, " and ")
 }
 
 // WorkloadInfo is what the attached profile says about how the workload may be run.
@@ -116,6 +135,10 @@ type Estimate struct {
 	Notes           []string              `json:"notes,omitempty"`
 	Suppressions    []parser.Suppression  `json:"suppressions,omitempty"`
 	Pod             *parser.PodGPUs       `json:"pod,omitempty"`
+
+	// attached are the GPUs attached to the N1 VM a pod's node was sized as (recommendations
+	// name them).
+	attached []parser.Accelerator
 }
 
 // Monthly returns the monthly cost, and false when unpriced.

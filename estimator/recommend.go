@@ -3,9 +3,11 @@ package estimator
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/estimator/memory"
 	"github.com/gpuguard/gpuguard/internal/money"
 	"github.com/gpuguard/gpuguard/parser"
@@ -84,22 +86,52 @@ func (p *Pricer) recommend(e *Estimate, r parser.Resource, prof *profiles.Profil
 }
 
 // smallerInstance finds the cheapest instance type of the same provider and region, at the same
-// purchase option, whose GPUs hold the workload with headroom.
+// purchase option, whose GPUs hold the workload with headroom. On GCP that includes N1 VMs with
+// GPUs attached (attachedAlternatives).
 func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.Profile, mem *memory.Estimate, th Thresholds) (Recommendation, money.Micros, bool) {
 	perCopy := max(1, mem.GPUs)
 	copies := 1
 	if prof.Workload.Type != profiles.TypeTraining {
 		copies = max(1, r.Quantity)
 	}
+	// pack is how many instances of gpus GPUs each run the copies: a copy spanning more GPUs
+	// than an instance has takes several (training across nodes); smaller copies share one.
+	pack := func(gpus float64) int {
+		if float64(perCopy) <= gpus {
+			perInstance := int(gpus) / perCopy
+			return (copies + perInstance - 1) / perInstance
+		}
+		return copies * int(math.Ceil(float64(perCopy)/gpus))
+	}
+	holds := func(gpus float64, gpu string) (catalog.GPU, bool) {
+		if gpus < 1 || float64(max(1, mem.TensorParallel)) > gpus {
+			return catalog.GPU{}, false // tensor parallelism stays within one machine
+		}
+		g, ok := p.Catalog.GPU(gpu)
+		if !ok || g.Vendor != "nvidia" || mem.PerGPUBytes > th.Tight*g.UsableGiB()*memory.GiB {
+			return catalog.GPU{}, false
+		}
+		return g, true
+	}
 	var best Recommendation
 	var bestCost money.Micros
 	found := false
-	for _, in := range p.Catalog.Instances(e.Provider) {
-		if in.GPUCount < 1 || float64(max(1, mem.TensorParallel)) > in.GPUCount {
-			continue // tensor parallelism stays within one machine
+	consider := func(rec Recommendation, est Estimate, g catalog.GPU, quantity int) {
+		m, ok := est.Monthly()
+		if !ok || found && (m > bestCost || m == bestCost && rec.Node() >= best.Node()) {
+			return
 		}
-		g, ok := p.Catalog.GPU(in.GPU)
-		if !ok || g.Vendor != "nvidia" || mem.PerGPUBytes > th.Tight*g.UsableGiB()*memory.GiB {
+		rec.Kind, rec.PurchaseOption, rec.PriceEstimated = RecSmallerInstance, string(r.PurchaseOption), est.PriceEstimated
+		if r.Pod != nil {
+			rec.Reason = fmt.Sprintf("%s nodes hold the pods (%.1f GiB of %.1f GiB per GPU, %d GPU%s per pod)", rec.Node(), mem.PerGPUBytes/memory.GiB, g.UsableGiB(), perCopy, plural(perCopy))
+		} else {
+			rec.Reason = fmt.Sprintf("%d× %s holds the workload (%.1f GiB of %.1f GiB per GPU)", quantity, rec.Node(), mem.PerGPUBytes/memory.GiB, g.UsableGiB())
+		}
+		best, bestCost, found = rec, m, true
+	}
+	for _, in := range p.Catalog.Instances(e.Provider) {
+		g, ok := holds(in.GPUCount, in.GPU)
+		if !ok {
 			continue
 		}
 		alt := r
@@ -108,38 +140,97 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 			if float64(perCopy) > in.GPUCount {
 				continue
 			}
-			pod := *r.Pod
-			pod.Resource, pod.Requested, pod.MIGProfile = "nvidia.com/gpu", int64(perCopy), ""
-			pod.ForgetNodeChoice()
-			alt.Pod = &pod
+			alt.Pod = podAsking(r.Pod, perCopy)
 		} else {
-			// Pack whole copies into instances: a copy spanning more GPUs than an instance has
-			// takes several (training across nodes); smaller copies share an instance.
-			if float64(perCopy) <= in.GPUCount {
-				perInstance := int(in.GPUCount) / perCopy
-				alt.Quantity = (copies + perInstance - 1) / perInstance
-			} else {
-				alt.Quantity = copies * int(math.Ceil(float64(perCopy)/in.GPUCount))
-			}
+			alt.Quantity = pack(in.GPUCount)
 		}
 		if in.Type == e.InstanceType && alt.Quantity == r.Quantity {
 			continue
 		}
-		est := p.Estimate(alt)
-		m, ok := est.Monthly()
-		if !ok {
-			continue
-		}
-		if !found || m < bestCost || m == bestCost && in.Type < best.InstanceType {
-			best = Recommendation{Kind: RecSmallerInstance, InstanceType: in.Type, PurchaseOption: string(r.PurchaseOption), PriceEstimated: est.PriceEstimated,
-				Reason: fmt.Sprintf("%d× %s holds the workload (%.1f GiB of %.1f GiB per GPU)", alt.Quantity, in.Type, mem.PerGPUBytes/memory.GiB, g.UsableGiB())}
-			if r.Pod != nil {
-				best.Reason = fmt.Sprintf("%s nodes hold the pods (%.1f GiB of %.1f GiB per GPU, %d GPU%s per pod)", in.Type, mem.PerGPUBytes/memory.GiB, g.UsableGiB(), perCopy, plural(perCopy))
-			}
-			bestCost, found = m, true
+		consider(Recommendation{InstanceType: in.Type}, p.Estimate(alt), g, alt.Quantity)
+	}
+	if e.Provider == parser.GCP {
+		for _, c := range p.attachedAlternatives(e, r, perCopy, pack, holds) {
+			consider(Recommendation{InstanceType: c.est.InstanceType, Accelerators: c.accelerators}, c.est, c.gpu, c.quantity)
 		}
 	}
 	return best, bestCost, found
+}
+
+// podAsking is a copy of a pod that asks for gpus whole GPUs and leaves the node to be chosen.
+func podAsking(pod *parser.PodGPUs, gpus int) *parser.PodGPUs {
+	alt := *pod
+	alt.Resource, alt.Requested, alt.MIGProfile = "nvidia.com/gpu", int64(gpus), ""
+	alt.ForgetNodeChoice()
+	return &alt
+}
+
+// attachedAlternative is an N1 VM with GPUs attached that runs the workload, priced.
+type attachedAlternative struct {
+	est          Estimate
+	accelerators []parser.Accelerator
+	gpu          catalog.GPU
+	quantity     int
+}
+
+// attachedAlternatives prices N1 VMs with attached GPUs (T4, V100, P100, P4) for the workload:
+// for a pod, a node of each such GPU sized for it as chooseNode sizes one (the pod's CPU and
+// memory requests decide the VM); for an N1 VM with GPUs attached, the same VM with each count
+// of each GPU that GCP allows on a VM of its size — its CPUs and memory stay as they are.
+// Resources on other machine types get none: nothing says which VM would replace their CPUs and
+// memory.
+func (p *Pricer) attachedAlternatives(e *Estimate, r parser.Resource, perCopy int, pack func(float64) int, holds func(float64, string) (catalog.GPU, bool)) []attachedAlternative {
+	current := r.Accelerators
+	if r.Pod != nil {
+		current = e.attached
+	}
+	if r.Pod == nil {
+		if in, ok := p.Catalog.Instance(parser.GCP, r.InstanceType); !ok || in.Kind != catalog.KindVM || len(r.Accelerators) == 0 {
+			return nil
+		}
+	}
+	var out []attachedAlternative
+	for _, acc := range p.Catalog.AllInstances(parser.GCP) {
+		if !attachedGPU(acc) {
+			continue
+		}
+		limits := catalog.AttachLimits(acc.Type)
+		g, ok := holds(float64(limits[len(limits)-1].GPUs), acc.GPU)
+		if !ok {
+			continue
+		}
+		if r.Pod != nil {
+			if perCopy > limits[len(limits)-1].GPUs {
+				continue
+			}
+			alt := r
+			alt.InstanceType, alt.SpotQuantity, alt.Accelerators = "", 0, nil
+			alt.Pod = podAsking(r.Pod, perCopy)
+			alt.Pod.GPUNames = []string{acc.Type}
+			est := p.Estimate(alt)
+			if est.MonthlyCost == nil || est.InstanceType == e.InstanceType && slices.Equal(est.attached, current) {
+				continue
+			}
+			out = append(out, attachedAlternative{est: est, accelerators: est.attached, gpu: g, quantity: alt.Quantity})
+			continue
+		}
+		for _, lim := range limits {
+			if _, ok := holds(float64(lim.GPUs), acc.GPU); !ok {
+				continue
+			}
+			alt := r
+			alt.SpotQuantity = 0
+			alt.Accelerators = []parser.Accelerator{{Type: acc.Type, Count: lim.GPUs}}
+			alt.Quantity = pack(float64(lim.GPUs))
+			if alt.Quantity == r.Quantity && slices.Equal(alt.Accelerators, current) || p.AttachProblem(alt) != "" {
+				continue // the same node, or one GCP refuses (too large a VM for that count)
+			}
+			if est := p.Estimate(alt); est.MonthlyCost != nil {
+				out = append(out, attachedAlternative{est: est, accelerators: alt.Accelerators, gpu: g, quantity: alt.Quantity})
+			}
+		}
+	}
+	return out
 }
 
 // gpusPaid is how many whole GPUs the resource's cost pays for, and how many copies of the

@@ -246,3 +246,25 @@ func TestCheckNamesAmbiguousAddressesByRoot(t *testing.T) {
 		}
 	}
 }
+
+// A recommended N1 VM is named with its attached GPUs in the table and the comment: the VM
+// alone has none.
+func TestRecommendationNamesAttachedGPUs(t *testing.T) {
+	c := &result.Check{Version: "1", Currency: "USD", HoursPerMonth: 730, Catalog: result.CatalogInfo{Updated: "2026-09-16"}}
+	c.Resources = []estimator.Estimate{{Address: "google_compute_instance.vision", InstanceType: "n1-standard-8", Quantity: 1, PurchaseOption: parser.OnDemand,
+		MonthlyCost: amt("909.58"), PriceEstimated: true, GPU: &estimator.GPUInfo{Model: "NVIDIA T4", Count: 4},
+		Recommendations: []estimator.Recommendation{{Kind: estimator.RecSmallerInstance, InstanceType: "n1-standard-8", PurchaseOption: "on_demand",
+			Accelerators: []parser.Accelerator{{Type: "nvidia-tesla-t4", Count: 1}}, MonthlyCost: money.Amount(*amt("373.03")), MonthlySaving: money.Amount(*amt("536.55")), PriceEstimated: true}}}}
+	for name, write := range map[string]func(*bytes.Buffer, *result.Check) error{
+		"table":    func(b *bytes.Buffer, c *result.Check) error { return WriteCheckTable(b, c) },
+		"markdown": func(b *bytes.Buffer, c *result.Check) error { return WriteCheckMarkdown(b, c) },
+	} {
+		var b bytes.Buffer
+		if err := write(&b, c); err != nil {
+			t.Fatal(err)
+		}
+		if want := "n1-standard-8 with 1× nvidia-tesla-t4: $373.03*/month, saves $536.55*"; !strings.Contains(b.String(), want) {
+			t.Errorf("%s: no %q in\n%s", name, want, b.String())
+		}
+	}
+}

@@ -155,7 +155,7 @@ func bestRecommendation(e *estimator.Estimate) (estimator.Recommendation, bool) 
 }
 
 func recommendationText(r estimator.Recommendation) string {
-	what := r.InstanceType
+	what := r.Node()
 	switch r.Kind {
 	case estimator.RecSpot:
 		what = r.InstanceType + " on spot"

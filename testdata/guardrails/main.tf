@@ -40,3 +40,16 @@ resource "aws_instance" "serve" {
 resource "aws_instance" "sandbox" {
   instance_type = "g5.xlarge"
 }
+
+# Four T4s attached to an N1 VM for a model that needs one: GPU003 names the same VM with one
+# T4 (an N1 VM has no GPUs of its own).
+resource "google_compute_instance" "vision" {
+  name         = "vision"
+  machine_type = "n1-standard-8"
+  zone         = "us-central1-a"
+  guest_accelerator {
+    type  = "nvidia-tesla-t4"
+    count = 4
+  }
+  labels = { team = "vision", cost-center = "cc-3" }
+}

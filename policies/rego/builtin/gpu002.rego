@@ -23,5 +23,5 @@ deny contains f if {
 remediation(r) := msg if {
 	alt := r.fit.cheapest_fit
 	alt != null
-	msg := sprintf("Use %s, the cheapest type that holds it (%s%s a month), or shard the model further (ZeRO-3/FSDP, tensor parallelism) or use a smaller batch.", [alt.instance_type, gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated]])
+	msg := sprintf("Use %s, the cheapest type that holds it (%s%s a month), or shard the model further (ZeRO-3/FSDP, tensor parallelism) or use a smaller batch.", [lib.node(alt), gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated]])
 } else := "Shard the model further (ZeRO-3/FSDP, tensor parallelism), enable activation checkpointing, use a smaller batch or a GPU with more memory."

@@ -9,6 +9,14 @@ test_does_not_fit_denied if {
 	contains(f.remediation, "Use p5en.48xlarge, the cheapest type that holds it ($46,206.08* a month)")
 }
 
+test_cheapest_fit_names_attached_gpus if {
+	fs := gpu002.deny with input as {"resources": [{"address": "a", "id": "stack|a", "profile": "p.yaml", "fit": {"verdict": "does_not_fit", "reason": "needs 17.9 GiB", "cheapest_fit": {
+		"instance_type": "n1-standard-8", "accelerators": [{"type": "nvidia-tesla-v100", "count": 1}], "monthly_cost": 1461.46, "price_estimated": true,
+	}}}]}
+	some f in fs
+	contains(f.remediation, "Use n1-standard-8 with 1× nvidia-tesla-v100, the cheapest type that holds it ($1,461.46* a month)")
+}
+
 test_fits_is_fine if {
 	fs := gpu002.deny with input as {"resources": [
 		{"address": "a", "id": "stack|a", "fit": {"verdict": "fits"}},

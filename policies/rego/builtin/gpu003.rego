@@ -21,12 +21,13 @@ warn contains f if {
 # The estimator gives at most one smaller_instance recommendation: the cheapest type that holds
 # the workload.
 finding(r) := {
-	"msg": sprintf("%s is oversized: %s; %s would cost %s%s a month, saving %s%s", [r.address, r.fit.reason, alt.instance_type, gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated], gpuguard.dollars(alt.monthly_saving), lib.star[alt.price_estimated]]),
+	"msg": sprintf("%s is oversized: %s; %s would cost %s%s a month, saving %s%s", [r.address, r.fit.reason, node, gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated], gpuguard.dollars(alt.monthly_saving), lib.star[alt.price_estimated]]),
 	"id": r.id,
-	"remediation": sprintf("Move to %s: %s.", [alt.instance_type, alt.reason]),
+	"remediation": sprintf("Move to %s: %s.", [node, alt.reason]),
 } if {
 	some alt in r.recommendations
 	alt.kind == "smaller_instance"
+	node := lib.node(alt)
 } else := {
 	"msg": sprintf("%s is oversized: %s", [r.address, r.fit.reason]),
 	"id": r.id,

@@ -17,6 +17,21 @@ test_oversized_names_the_alternative if {
 	contains(f.remediation, "Move to g6.xlarge")
 }
 
+# A GCP N1 VM has no GPUs of its own: the alternative names the GPUs attached to it.
+test_oversized_names_attached_gpus if {
+	fs := gpu003.warn with input as {"resources": [{
+		"address": "google_compute_instance.x", "id": "stack|google_compute_instance.x",
+		"fit": {"verdict": "oversized", "reason": "uses 1 of the 4 GPUs it is given", "mig_slice": ""},
+		"recommendations": [{
+			"kind": "smaller_instance", "instance_type": "n1-standard-8", "accelerators": [{"type": "nvidia-tesla-t4", "count": 1}],
+			"monthly_cost": 373.03, "monthly_saving": 536.55, "price_estimated": true, "reason": "1× n1-standard-8 with 1× nvidia-tesla-t4 holds the workload",
+		}],
+	}]}
+	some f in fs
+	contains(f.msg, "n1-standard-8 with 1× nvidia-tesla-t4 would cost $373.03* a month, saving $536.55*")
+	contains(f.remediation, "Move to n1-standard-8 with 1× nvidia-tesla-t4:")
+}
+
 test_oversized_without_alternative if {
 	fs := gpu003.warn with input as {"resources": [{"address": "x", "id": "stack|x", "fit": {"verdict": "oversized", "reason": "r", "mig_slice": "1g.10gb"}, "recommendations": []}]}
 	some f in fs

@@ -8,3 +8,9 @@ dollars(x) := gpuguard.dollars(x)
 # star marks an amount derived from an estimated price ("$353.90*"), as the reports do. Every
 # resource and recommendation of the input says whether its price is estimated.
 star := {true: "*", false: ""}
+
+# node names what a recommendation runs on: its instance type, with the GPUs attached to it when
+# it is a GCP N1 VM, which has none of its own ("n1-standard-8 with 1× nvidia-tesla-t4").
+node(alt) := sprintf("%s with %d× %s", [alt.instance_type, a.count, a.type]) if {
+	a := alt.accelerators[0]
+} else := alt.instance_type

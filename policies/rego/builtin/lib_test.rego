@@ -26,3 +26,8 @@ test_dollars_any_number if {
 	gpuguard.dollars(-2.5e-2) == "-$0.03"
 	gpuguard.dollars(1.005) == "$1.01"
 }
+
+test_node if {
+	lib.node({"instance_type": "g6.xlarge"}) == "g6.xlarge"
+	lib.node({"instance_type": "n1-standard-8", "accelerators": [{"type": "nvidia-tesla-t4", "count": 1}]}) == "n1-standard-8 with 1× nvidia-tesla-t4"
+}
