@@ -260,9 +260,9 @@ func TestAttachedGPURecommendations(t *testing.T) {
 	// alternatives are looked at directly.)
 	r := n1("n1-standard-64", "nvidia-tesla-v100", 8)
 	e = p.Estimate(r)
-	any := func(float64, string) (catalog.GPU, bool) { return catalog.GPU{}, true }
+	every := func(in catalog.Instance) (gpuTarget, bool) { return gpuTarget{gpus: in.GPUCount}, true }
 	offered := map[parser.Accelerator]bool{}
-	for _, c := range p.attachedAlternatives(&e, r, 1, func(float64) int { return 1 }, any) {
+	for _, c := range p.attachedAlternatives(&e, r, 1, func(float64) int { return 1 }, every) {
 		a := c.accelerators[0]
 		offered[a] = true
 		if problem := p.AttachProblem(n1("n1-standard-64", a.Type, a.Count)); problem != "" {

@@ -247,7 +247,7 @@ func (p *Pricer) podShare(r *parser.Resource) (float64, string) {
 	if !ok {
 		return 0, fmt.Sprintf("%s has no GPUs in the catalog, so a pod's GPU share cannot be priced", r.InstanceType)
 	}
-	return r.Pod.PerPodGPUs / count, ""
+	return r.Pod.PerPodGPUs / devices(count), ""
 }
 
 func (p *Pricer) addSource(e *Estimate, typ string, opt parser.PurchaseOption, q catalog.Quote) {

@@ -38,6 +38,7 @@ type gpuTarget struct {
 	usableBytes float64
 	gpus        float64
 	mig         bool
+	slice       bool // a vGPU slice: part of one GPU, shown to the workload as a device of its own
 }
 
 // targetOf describes the GPUs of a resource for one copy of the workload: a Kubernetes pod gets
@@ -54,11 +55,8 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 		return gpuTarget{}, fmt.Sprintf("%s has no GPU model in the catalog", orName(e.InstanceType, "the instance"))
 	}
 	g, _ := p.Catalog.GPU(in.GPU)
-	t := gpuTarget{name: g.Name, gpu: g, usableBytes: g.UsableGiB() * memory.GiB}
-	if in.GPUCount < 1 {
-		// A vGPU slice (AWS g6f, Azure NVads A10 v5): the slice's memory is the limit.
-		t.usableBytes = math.Min(t.usableBytes, in.GPUMemoryGiB*memory.GiB*float64(g.ReportedMiB)/(g.MemoryGiB*1024))
-	}
+	t := instanceTarget(in, g)
+	perInstance := t.gpus
 	switch {
 	case r.Pod != nil && r.Pod.MIGProfile != "":
 		prof, ok := findMIG(g, r.Pod.MIGProfile)
@@ -71,11 +69,29 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 	case r.Pod != nil:
 		t.gpus = float64(r.Pod.Requested)
 	case prof.Workload.Type == profiles.TypeTraining:
-		t.gpus = in.GPUCount * float64(max(1, e.Quantity))
-	default:
-		t.gpus = in.GPUCount
+		t.gpus = perInstance * float64(max(1, e.Quantity))
 	}
 	return t, ""
+}
+
+// instanceTarget is what one instance of in gives a workload: its GPUs, or, on a vGPU slice (AWS
+// g6f, Azure NVads A10 v5, GCP's fractional G4), one GPU — the driver shows the slice as a
+// whole device — with the slice's memory.
+func instanceTarget(in catalog.Instance, g catalog.GPU) gpuTarget {
+	t := gpuTarget{name: g.Name, gpu: g, usableBytes: g.UsableGiB() * memory.GiB, gpus: in.GPUCount}
+	if in.GPUCount > 0 && in.GPUCount < 1 {
+		t.usableBytes = math.Min(t.usableBytes, in.GPUMemoryGiB*memory.GiB*float64(g.ReportedMiB)/(g.MemoryGiB*1024))
+		t.name, t.gpus, t.slice = sliceName(in.GPUCount, g.Name), 1, true
+	}
+	return t
+}
+
+// sliceName names a vGPU slice: "NVIDIA L4 (1/8 slice)".
+func sliceName(fraction float64, gpu string) string {
+	if n := math.Round(1 / fraction); math.Abs(n*fraction-1) < 1e-3 { // the catalog keeps 4 decimals: 0.1667, 0.3333
+		return fmt.Sprintf("%s (1/%.0f slice)", gpu, n)
+	}
+	return fmt.Sprintf("%s (%s of one)", gpu, trimNum(fraction))
 }
 
 // judge compares a memory estimate with a target.
@@ -116,6 +132,9 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 	case util < th.OversizedMemoryFraction:
 		f.Verdict = VerdictOversized
 		f.Reason = fmt.Sprintf("needs %s of %s's memory (under %.0f%%)", percentBeside(util*100, th.OversizedMemoryFraction*100), t.name, th.OversizedMemoryFraction*100)
+		if t.slice {
+			f.Reason = fmt.Sprintf("needs %s of the memory of %s, under %.0f%%", percentBeside(util*100, th.OversizedMemoryFraction*100), t.name, th.OversizedMemoryFraction*100)
+		}
 	case measuredUtil != nil && *measuredUtil < th.OversizedUtilization:
 		f.Verdict = VerdictOversized
 		f.Reason = fmt.Sprintf("measured mean GPU utilization %.0f%% (under %.0f%%)", *measuredUtil, th.OversizedUtilization)
@@ -186,7 +205,7 @@ func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, 
 		peak := round2(mem.PerGPUBytes / memory.GiB)
 		f.Measured = &MeasuredSignal{GPUUtilizationMean: util, PeakMemoryGiB: peak}
 	}
-	if prof.Workload.Type != profiles.TypeTraining && !t.mig {
+	if prof.Workload.Type != profiles.TypeTraining && !t.mig && !t.slice {
 		if s, ok := migSlice(mem, t.gpu, th); ok {
 			f.MIGSlice = s.Profile
 		}

@@ -151,3 +151,75 @@ measured: {gpu_name: NVIDIA L40S, gpu_count: 1, memory_total_mib: 46068, peak_me
 		t.Fatalf("fit = %+v", e.Fit)
 	}
 }
+
+// A vGPU slice (here AWS g6f: an eighth, a quarter or half of an L4) is one GPU to the workload,
+// with the slice's memory: the verdict is the memory's, not "spans 1 GPUs; gives it 0.25".
+func TestVGPUSliceFit(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	prof := mustProfile(t, int8Llama8B) // 10.7 GiB
+	for typ, want := range map[string]string{
+		"g6f.2xlarge": "does_not_fit: needs 10.7 GiB per GPU; NVIDIA L4 (1/4 slice) has 5.6 GiB usable",
+		"g6f.4xlarge": "tight: needs 95% of the usable memory (over 90%)",
+	} {
+		r := parser.Resource{Address: "aws_instance.x", Provider: "aws", Region: "us-east-1", InstanceType: typ, Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform}
+		e := p.Estimate(r)
+		p.Assess(&e, r, prof, DefaultThresholds)
+		if got := e.Fit.Verdict + ": " + e.Fit.Reason; got != want || e.Fit.MIGSlice != "" {
+			t.Errorf("%s: %s (MIG %q), want %s", typ, got, e.Fit.MIGSlice, want)
+		}
+	}
+	for f, want := range map[float64]string{0.125: "NVIDIA L4 (1/8 slice)", 0.1667: "NVIDIA L4 (1/6 slice)", 0.3333: "NVIDIA L4 (1/3 slice)", 0.4: "NVIDIA L4 (0.4 of one)"} {
+		if got := sliceName(f, "NVIDIA L4"); got != want {
+			t.Errorf("sliceName(%g) = %q, want %q", f, got, want)
+		}
+	}
+}
+
+// A pod on a slice node: the device plugin advertises the slice as one GPU, so a pod asking for
+// one is scheduled there and pays the whole node (it read "requests 1 GPUs but has 0.125").
+func TestPodOnVGPUSlice(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	r := parser.Resource{Address: "Deployment/a/b", Provider: "aws", Region: "us-east-1", InstanceType: "g6f.xlarge", Quantity: 2, PurchaseOption: parser.OnDemand,
+		Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1}}
+	e := p.Estimate(r)
+	node := p.Estimate(parser.Resource{Address: "n", Provider: "aws", Region: "us-east-1", InstanceType: "g6f.xlarge", Quantity: 2, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform})
+	if e.MonthlyCost == nil || node.MonthlyCost == nil || *e.MonthlyCost != *node.MonthlyCost || e.GPU == nil || e.GPU.Count != 0.125 {
+		t.Fatalf("pod on g6f.xlarge: cost %v (two nodes %v), GPU %+v, unpriced %v", e.MonthlyCost, node.MonthlyCost, e.GPU, e.UnpricedReason)
+	}
+	r.Pod = &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 2}
+	if e := p.Estimate(r); e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, "cannot be scheduled there") {
+		t.Fatalf("two GPUs on a slice: %+v", e)
+	}
+}
+
+// A single-GPU workload is offered a slice when one holds it; one that spans GPUs is not.
+func TestSliceRecommendations(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	r := parser.Resource{Address: "aws_instance.x", Provider: "aws", Region: "us-east-1", InstanceType: "g5.2xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform}
+	small := mustProfile(t, `workload: {type: inference}
+model: {preset: gpt2-xl, precision: fp16}
+inference: {batch_size: 1, max_sequence_length: 1024}
+`)
+	e := p.Estimate(r)
+	p.Assess(&e, r, small, DefaultThresholds)
+	got, ok := rec(e, RecSmallerInstance)
+	in, _ := p.Catalog.Instance("aws", got.InstanceType)
+	if !ok || in.GPUCount >= 1 || !strings.Contains(got.Reason, "of 11.2 GiB per GPU") && !strings.Contains(got.Reason, "of 5.6 GiB per GPU") {
+		t.Fatalf("small workload on g5.2xlarge: %+v", e.Recommendations)
+	}
+	sharded := mustProfile(t, `workload: {type: training}
+model: {preset: gpt2, precision: bf16}
+training: {optimizer: adamw, micro_batch_size: 1, sequence_length: 1024, activation_checkpointing: true, fsdp: full_shard, data_parallel: 2}
+`)
+	r.InstanceType = "p4d.24xlarge"
+	e = p.Estimate(r)
+	p.Assess(&e, r, sharded, DefaultThresholds)
+	if _, ok := rec(e, RecSmallerInstance); !ok || *e.Fit.RequiredGiBPerGPU > 2 {
+		t.Fatalf("gpt2 across 2 GPUs: fit %+v, %+v", e.Fit, e.Recommendations)
+	}
+	for _, rc := range e.Recommendations {
+		if in, _ := p.Catalog.Instance("aws", rc.InstanceType); rc.Kind == RecSmallerInstance && in.GPUCount < 1 {
+			t.Fatalf("a workload across 2 GPUs offered a slice: %+v", rc)
+		}
+	}
+}

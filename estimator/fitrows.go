@@ -63,24 +63,28 @@ func (p *Pricer) FitInstances(prof *profiles.Profile, mem *memory.Estimate, type
 			continue
 		}
 		need := max(1, mem.GPUs)
-		if float64(max(1, mem.TensorParallel)) > in.GPUCount {
+		t := instanceTarget(in, g)
+		switch {
+		case t.slice && need > 1:
+			row.Verdict = VerdictDoesNotFit
+			row.Reason = fmt.Sprintf("the workload spans %d GPUs; %s is a slice of one (%s)", need, typ, t.name)
+			rows = append(rows, row)
+			continue
+		case float64(max(1, mem.TensorParallel)) > t.gpus:
 			row.Verdict = VerdictDoesNotFit
 			row.Reason = fmt.Sprintf("tensor parallel %d needs %d GPUs in one machine; %s has %s", mem.TensorParallel, mem.TensorParallel, typ, trimNum(in.GPUCount))
 			rows = append(rows, row)
 			continue
 		}
-		row.InstancesNeeded = int(math.Ceil(float64(need) / math.Max(in.GPUCount, 1)))
-		t := gpuTarget{name: g.Name, gpu: g, usableBytes: g.UsableGiB() * memory.GiB, gpus: in.GPUCount * float64(row.InstancesNeeded)}
-		if in.GPUCount < 1 {
-			t.usableBytes = math.Min(t.usableBytes, in.GPUMemoryGiB*memory.GiB*float64(g.ReportedMiB)/(g.MemoryGiB*1024))
-		}
+		row.InstancesNeeded = int(math.Ceil(float64(need) / t.gpus))
+		t.gpus *= float64(row.InstancesNeeded)
 		var util *float64
 		if m := prof.Measured; m != nil && m.GPUUtilization != nil {
 			util = &m.GPUUtilization.Mean
 		}
 		f := judge(mem, t, util, th)
 		row.Verdict, row.AvailableGiBPerGPU, row.MemoryUtilization, row.Reason = f.Verdict, f.AvailableGiBPerGPU, f.MemoryUtilization, f.Reason
-		if prof.Workload.Type != profiles.TypeTraining {
+		if prof.Workload.Type != profiles.TypeTraining && !t.slice {
 			if s, ok := migSlice(mem, g, th); ok {
 				row.MIGSlice = s.Profile
 			}

@@ -55,6 +55,8 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	if count == 0 && in.Kind == catalog.KindVM {
 		return fmt.Sprintf("%s has no GPUs of its own: GKE attaches them to N1 VMs; name the GPU with the cloud.google.com/gke-accelerator label", in.Type)
 	}
+	gpuCount := count // of the GPU model, for the pod's GPU info: a slice is part of one
+	count = devices(count)
 	if share > count+1e-9 {
 		return fmt.Sprintf("a pod requests %s GPUs but %s has %s: it cannot be scheduled there", trimNum(share), in.Type, trimNum(count))
 	}
@@ -72,9 +74,18 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 			percent(s), in.Type, percent(share/count)))
 	}
 	if g, ok := p.Catalog.GPU(gpu.GPU); ok {
-		e.GPU = &GPUInfo{Model: g.Name, Count: share, MemoryGiB: gpu.GPUMemoryGiB, Key: g.Key}
+		e.GPU = &GPUInfo{Model: g.Name, Count: share * gpuCount / count, MemoryGiB: gpu.GPUMemoryGiB, Key: g.Key}
 	}
 	return ""
+}
+
+// devices is how many GPUs a node's device plugin advertises for count GPUs of the catalog: one
+// for a vGPU slice (AWS g6f, Azure NVads A10 v5), which the driver shows as a whole device.
+func devices(count float64) float64 {
+	if count > 0 && count < 1 {
+		return 1
+	}
+	return count
 }
 
 // nodeShare is the share of a node one pod takes: the largest of its GPUs' share (gpuShare),

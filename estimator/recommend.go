@@ -103,55 +103,58 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 		}
 		return copies * int(math.Ceil(float64(perCopy)/gpus))
 	}
-	holds := func(gpus float64, gpu string) (catalog.GPU, bool) {
-		if gpus < 1 || float64(max(1, mem.TensorParallel)) > gpus {
-			return catalog.GPU{}, false // tensor parallelism stays within one machine
+	// holds reports whether an instance's GPUs hold one copy with headroom; a vGPU slice holds
+	// a copy that needs one GPU and fits its memory.
+	holds := func(in catalog.Instance) (gpuTarget, bool) {
+		g, ok := p.Catalog.GPU(in.GPU)
+		if !ok || g.Vendor != "nvidia" {
+			return gpuTarget{}, false
 		}
-		g, ok := p.Catalog.GPU(gpu)
-		if !ok || g.Vendor != "nvidia" || mem.PerGPUBytes > th.Tight*g.UsableGiB()*memory.GiB {
-			return catalog.GPU{}, false
+		t := instanceTarget(in, g)
+		if t.gpus < 1 || float64(max(1, mem.TensorParallel)) > t.gpus || t.slice && perCopy > 1 || mem.PerGPUBytes > th.Tight*t.usableBytes {
+			return gpuTarget{}, false // tensor parallelism stays within one machine
 		}
-		return g, true
+		return t, true
 	}
 	var best Recommendation
 	var bestCost money.Micros
 	found := false
-	consider := func(rec Recommendation, est Estimate, g catalog.GPU, quantity int) {
+	consider := func(rec Recommendation, est Estimate, t gpuTarget, quantity int) {
 		m, ok := est.Monthly()
 		if !ok || found && (m > bestCost || m == bestCost && rec.Node() >= best.Node()) {
 			return
 		}
 		rec.Kind, rec.PurchaseOption, rec.PriceEstimated = RecSmallerInstance, string(r.PurchaseOption), est.PriceEstimated
 		if r.Pod != nil {
-			rec.Reason = fmt.Sprintf("%s nodes hold the pods (%.1f GiB of %.1f GiB per GPU, %d GPU%s per pod)", rec.Node(), mem.PerGPUBytes/memory.GiB, g.UsableGiB(), perCopy, plural(perCopy))
+			rec.Reason = fmt.Sprintf("%s nodes hold the pods (%.1f GiB of %.1f GiB per GPU, %d GPU%s per pod)", rec.Node(), mem.PerGPUBytes/memory.GiB, t.usableBytes/memory.GiB, perCopy, plural(perCopy))
 		} else {
-			rec.Reason = fmt.Sprintf("%d× %s holds the workload (%.1f GiB of %.1f GiB per GPU)", quantity, rec.Node(), mem.PerGPUBytes/memory.GiB, g.UsableGiB())
+			rec.Reason = fmt.Sprintf("%d× %s holds the workload (%.1f GiB of %.1f GiB per GPU)", quantity, rec.Node(), mem.PerGPUBytes/memory.GiB, t.usableBytes/memory.GiB)
 		}
 		best, bestCost, found = rec, m, true
 	}
 	for _, in := range p.Catalog.Instances(e.Provider) {
-		g, ok := holds(in.GPUCount, in.GPU)
+		t, ok := holds(in)
 		if !ok {
 			continue
 		}
 		alt := r
 		alt.InstanceType, alt.SpotQuantity, alt.Accelerators = in.Type, 0, nil
 		if r.Pod != nil {
-			if float64(perCopy) > in.GPUCount {
+			if float64(perCopy) > t.gpus {
 				continue
 			}
 			alt.Pod = podAsking(r.Pod, perCopy)
 		} else {
-			alt.Quantity = pack(in.GPUCount)
+			alt.Quantity = pack(t.gpus)
 		}
 		if in.Type == e.InstanceType && alt.Quantity == r.Quantity {
 			continue
 		}
-		consider(Recommendation{InstanceType: in.Type}, p.Estimate(alt), g, alt.Quantity)
+		consider(Recommendation{InstanceType: in.Type}, p.Estimate(alt), t, alt.Quantity)
 	}
 	if e.Provider == parser.GCP {
 		for _, c := range p.attachedAlternatives(e, r, perCopy, pack, holds) {
-			consider(Recommendation{InstanceType: c.est.InstanceType, Accelerators: c.accelerators}, c.est, c.gpu, c.quantity)
+			consider(Recommendation{InstanceType: c.est.InstanceType, Accelerators: c.accelerators}, c.est, c.target, c.quantity)
 		}
 	}
 	return best, bestCost, found
@@ -169,8 +172,13 @@ func podAsking(pod *parser.PodGPUs, gpus int) *parser.PodGPUs {
 type attachedAlternative struct {
 	est          Estimate
 	accelerators []parser.Accelerator
-	gpu          catalog.GPU
+	target       gpuTarget
 	quantity     int
+}
+
+// attachedInstance is count GPUs of an accelerator type as one instance's GPUs.
+func attachedInstance(acc catalog.Instance, count int) catalog.Instance {
+	return catalog.Instance{GPU: acc.GPU, GPUCount: float64(count), GPUMemoryGiB: acc.GPUMemoryGiB}
 }
 
 // attachedAlternatives prices N1 VMs with attached GPUs (T4, V100, P100, P4) for the workload:
@@ -179,7 +187,7 @@ type attachedAlternative struct {
 // of each GPU that GCP allows on a VM of its size — its CPUs and memory stay as they are.
 // Resources on other machine types get none: nothing says which VM would replace their CPUs and
 // memory.
-func (p *Pricer) attachedAlternatives(e *Estimate, r parser.Resource, perCopy int, pack func(float64) int, holds func(float64, string) (catalog.GPU, bool)) []attachedAlternative {
+func (p *Pricer) attachedAlternatives(e *Estimate, r parser.Resource, perCopy int, pack func(float64) int, holds func(catalog.Instance) (gpuTarget, bool)) []attachedAlternative {
 	current := r.Accelerators
 	if r.Pod != nil {
 		current = e.attached
@@ -195,7 +203,7 @@ func (p *Pricer) attachedAlternatives(e *Estimate, r parser.Resource, perCopy in
 			continue
 		}
 		limits := catalog.AttachLimits(acc.Type)
-		g, ok := holds(float64(limits[len(limits)-1].GPUs), acc.GPU)
+		t, ok := holds(attachedInstance(acc, limits[len(limits)-1].GPUs))
 		if !ok {
 			continue
 		}
@@ -211,11 +219,11 @@ func (p *Pricer) attachedAlternatives(e *Estimate, r parser.Resource, perCopy in
 			if est.MonthlyCost == nil || est.InstanceType == e.InstanceType && slices.Equal(est.attached, current) {
 				continue
 			}
-			out = append(out, attachedAlternative{est: est, accelerators: est.attached, gpu: g, quantity: alt.Quantity})
+			out = append(out, attachedAlternative{est: est, accelerators: est.attached, target: t, quantity: alt.Quantity})
 			continue
 		}
 		for _, lim := range limits {
-			if _, ok := holds(float64(lim.GPUs), acc.GPU); !ok {
+			if _, ok := holds(attachedInstance(acc, lim.GPUs)); !ok {
 				continue
 			}
 			alt := r
@@ -226,7 +234,7 @@ func (p *Pricer) attachedAlternatives(e *Estimate, r parser.Resource, perCopy in
 				continue // the same node, or one GCP refuses (too large a VM for that count)
 			}
 			if est := p.Estimate(alt); est.MonthlyCost != nil {
-				out = append(out, attachedAlternative{est: est, accelerators: alt.Accelerators, gpu: g, quantity: alt.Quantity})
+				out = append(out, attachedAlternative{est: est, accelerators: alt.Accelerators, target: t, quantity: alt.Quantity})
 			}
 		}
 	}

@@ -99,6 +99,26 @@ func TestInstancesHaveKnownGPUs(t *testing.T) {
 	}
 }
 
+// A vGPU slice (AWS g6f, Azure NVads A10 v5, GCP's fractional G4) has its share of the GPU's
+// memory, not the whole GPU's: g4-standard-6 read 96 GiB for its eighth of an RTX PRO 6000.
+func TestSlicesHaveTheirShareOfMemory(t *testing.T) {
+	c := MustDefault()
+	n := 0
+	for _, in := range c.Instances("") {
+		if in.GPUCount >= 1 {
+			continue
+		}
+		n++
+		g, _ := c.GPU(in.GPU)
+		if share := in.GPUCount * g.MemoryGiB; in.GPUMemoryGiB > share*1.01 || in.GPUMemoryGiB < share*0.9 {
+			t.Errorf("%s %s: %g of a %g GiB %s has %g GiB", in.Provider, in.Type, in.GPUCount, g.MemoryGiB, g.Name, in.GPUMemoryGiB)
+		}
+	}
+	if n < 10 {
+		t.Fatalf("only %d slice types in the catalog", n)
+	}
+}
+
 // The instance lists are made once per catalog: each provider's list holds that provider's
 // types only, sorted; the GPU list is the GPU instances of the full list; an overlay catalog
 // lists the same types.

@@ -12,9 +12,11 @@ import (
 	"encoding/csv"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -117,9 +119,21 @@ var gcpKeys = map[string]string{
 	"l4": "l4", "rtx6000": "rtx-pro-6000", "": "",
 }
 
-// gcpSliceMemory is GPU memory per GPU for the regional GCP file, which has no memory column.
+// gcpGPUMemory is GPU memory per GPU for the regional GCP file, which has no memory column.
 var gcpGPUMemory = map[string]string{
 	"a100-40gb": "40", "a100-80gb": "80", "h100-80gb": "80", "l4": "24", "rtx-pro-6000": "96",
+}
+
+// sliceMemory is the GPU memory of count GPUs of mem GiB each when count is a fraction: a vGPU
+// slice (the fractional G4 types) has its share of the GPU's memory, as the AWS and Azure rows
+// of the main file give it ("gpu_memory is the slice"). Whole GPUs keep mem per GPU.
+func sliceMemory(mem, count string) string {
+	c, err := strconv.ParseFloat(count, 64)
+	m, err2 := strconv.ParseFloat(mem, 64)
+	if err != nil || err2 != nil || c <= 0 || c >= 1 {
+		return mem
+	}
+	return strconv.FormatFloat(math.Round(m*c*100)/100, 'f', -1, 64)
 }
 
 func run(ref, out string) error {
@@ -167,7 +181,7 @@ func run(ref, out string) error {
 		}
 		if _, seen := insts["gcp|"+r["machine_type"]]; !seen || kind == "instance" {
 			addInst(instance{provider: "gcp", typ: r["machine_type"], gpu: key, kind: kind,
-				gpuCount: r["gpu_count"], gpuMem: gcpGPUMemory[key], vcpu: r["vcpu"], mem: r["memory_gib"]})
+				gpuCount: r["gpu_count"], gpuMem: sliceMemory(gcpGPUMemory[key], r["gpu_count"]), vcpu: r["vcpu"], mem: r["memory_gib"]})
 		}
 		for opt, col := range map[string]string{"on_demand": "on_demand_usd_per_hour", "spot": "spot_usd_per_hour",
 			"reserved_1y": "commit_1y_usd_per_hour", "reserved_3y": "commit_3y_usd_per_hour"} {
