@@ -2,11 +2,13 @@ package estimator
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/estimator/memory"
 	"github.com/gpuguard/gpuguard/internal/money"
 	"github.com/gpuguard/gpuguard/parser"
 )
@@ -300,6 +302,46 @@ func TestAttachedGPURecommendations(t *testing.T) {
 	for _, r := range assess(g2).Recommendations {
 		if len(r.Accelerators) > 0 {
 			t.Fatalf("g2-standard-8 offered %s", r.Node())
+		}
+	}
+}
+
+// `gpuguard fit` on GCP lists the attachable GPUs on the cheapest N1 VM, each count GCP allows:
+// n1-standard-1 ($0.0475/h) + one T4 ($0.35/h), 730 h at 30 % sustained use: 0.3975 × 511 =
+// $203.12, an estimate (the T4 price is undated). Named types list only themselves.
+func TestFitListsAttachedGPUs(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	prof := mustProfile(t, int8Llama8B)
+	mem, err := memory.Of(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := p.FitInstances(prof, mem, nil, parser.GCP, "us-central1", parser.OnDemand, DefaultThresholds)
+	counts := map[string][]int{}
+	var t4 *InstanceFit
+	for i, r := range rows {
+		if len(r.Accelerators) == 0 {
+			continue
+		}
+		a := r.Accelerators[0]
+		counts[a.Type] = append(counts[a.Type], a.Count)
+		if r.InstanceType != "n1-standard-1" {
+			t.Errorf("%s with %v: not the cheapest N1 VM", r.InstanceType, r.Accelerators)
+		}
+		if a.Type == "nvidia-tesla-t4" && a.Count == 1 {
+			t4 = &rows[i]
+		}
+	}
+	if t4 == nil || t4.Verdict != VerdictFits || t4.GPU != "NVIDIA T4" || money.Micros(*t4.MonthlyCost).Decimal(2) != "203.12" || !t4.PriceEstimated ||
+		!strings.Contains(t4.Reason, "attach 1× nvidia-tesla-t4") {
+		t.Fatalf("T4 row: %+v", t4)
+	}
+	if !slices.Equal(counts["nvidia-tesla-v100"], []int{1, 2, 4, 8}) || !slices.Equal(counts["nvidia-tesla-t4"], []int{1, 2, 4}) {
+		t.Errorf("attached rows: %v", counts)
+	}
+	for _, r := range p.FitInstances(prof, mem, []string{"g2-standard-4"}, parser.GCP, "us-central1", parser.OnDemand, DefaultThresholds) {
+		if len(r.Accelerators) > 0 || r.InstanceType != "g2-standard-4" {
+			t.Errorf("named type listed %+v", r)
 		}
 	}
 }

@@ -45,7 +45,8 @@ func newFitCommand(e *env) *cobra.Command {
 		Short: "Memory breakdown of a workload profile and the instances it fits",
 		Long: `fit estimates the per-GPU peak memory of a workload profile (or reads its measured peak)
 and judges it on instance types: the ones named with --instance-type, or every GPU type of the
-provider priced in the region, cheapest fitting first.`,
+provider priced in the region (on GCP also N1 VMs with T4, V100, P100 or P4 GPUs attached),
+cheapest fitting first.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runFit(e, &o, args[0]) },
 	}
