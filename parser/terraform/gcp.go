@@ -251,6 +251,9 @@ func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
 	if len(nc) > 0 {
 		gcpMachine(r, nc[0])
 		applyTags(r, nc[0].strMap("resource_labels"))
+		if len(nc[0].strMap("labels")) > 0 && len(nc[0].strMap("resource_labels")) == 0 {
+			r.Note("node_config.labels are Kubernetes node labels: GCP bills by resource_labels, which cost allocation (GPU005) reads")
+		}
 		defer c.gcpAffinity(r, nc[0], "reservation_affinity", "consume_reservation_type", []any{"reservation_affinity", "values"})
 	} else {
 		r.InstanceType = "e2-medium" // GKE's default machine type

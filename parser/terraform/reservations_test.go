@@ -246,3 +246,37 @@ resource "aws_ec2_capacity_block_reservation" "burst" {
 		t.Errorf("capacity block %+v", cb)
 	}
 }
+
+// A node pool's Kubernetes labels are not its GCP labels: the pool says so when it has only the
+// former, so a GPU005 finding about missing labels is not a puzzle.
+func TestNodePoolKubernetesLabelsNoted(t *testing.T) {
+	res := parseHCL(t, `
+resource "google_container_node_pool" "k8s_only" {
+  cluster  = "c"
+  location = "us-central1-a"
+  node_config {
+    machine_type = "g2-standard-8"
+    labels       = { team = "ml" }
+  }
+}
+resource "google_container_node_pool" "both" {
+  cluster  = "c"
+  location = "us-central1-a"
+  node_config {
+    machine_type    = "g2-standard-8"
+    labels          = { team = "ml" }
+    resource_labels = { team = "ml" }
+  }
+}
+`, Options{})
+	got := map[string]string{}
+	for _, r := range res.Resources {
+		got[r.Address] = strings.Join(r.Notes, " ")
+		if r.Address == "google_container_node_pool.both" && r.Tags["team"] != "ml" || r.Address == "google_container_node_pool.k8s_only" && len(r.Tags) != 0 {
+			t.Errorf("%s tags %v", r.Address, r.Tags)
+		}
+	}
+	if !strings.Contains(got["google_container_node_pool.k8s_only"], "Kubernetes node labels") || strings.Contains(got["google_container_node_pool.both"], "Kubernetes node labels") {
+		t.Fatalf("notes: %q", got)
+	}
+}
