@@ -227,15 +227,7 @@ func TestCheckNamesAmbiguousAddressesByRoot(t *testing.T) {
 			PurchaseOption: parser.OnDemand, MonthlyCost: amt("734.38"), GPU: gpu})
 		c.Findings = append(c.Findings, result.Finding{Rule: "GPU007", Severity: result.Notice, Address: r.addr, Resource: r.root + "|" + r.addr, Message: "no profile"})
 	}
-	for name, write := range map[string]func(*bytes.Buffer, *result.Check) error{
-		"table":    func(b *bytes.Buffer, c *result.Check) error { return WriteCheckTable(b, c) },
-		"markdown": func(b *bytes.Buffer, c *result.Check) error { return WriteCheckMarkdown(b, c) },
-	} {
-		var b bytes.Buffer
-		if err := write(&b, c); err != nil {
-			t.Fatal(err)
-		}
-		out := b.String()
+	for name, out := range checkReports(t, c) {
 		for _, want := range []string{"live/prod/gpu: aws_eks_node_group.gpu", "live/dev/gpu: aws_eks_node_group.gpu"} {
 			if strings.Count(out, want) != 2 { // the resource row and its finding
 				t.Errorf("%s: %q appears %d times, want 2:\n%s", name, want, strings.Count(out, want), out)
@@ -255,6 +247,17 @@ func TestRecommendationNamesAttachedGPUs(t *testing.T) {
 		MonthlyCost: amt("909.58"), PriceEstimated: true, GPU: &estimator.GPUInfo{Model: "NVIDIA T4", Count: 4},
 		Recommendations: []estimator.Recommendation{{Kind: estimator.RecSmallerInstance, InstanceType: "n1-standard-8", PurchaseOption: "on_demand",
 			Accelerators: []parser.Accelerator{{Type: "nvidia-tesla-t4", Count: 1}}, MonthlyCost: money.Amount(*amt("373.03")), MonthlySaving: money.Amount(*amt("536.55")), PriceEstimated: true}}}}
+	for name, out := range checkReports(t, c) {
+		if want := "n1-standard-8 with 1× nvidia-tesla-t4: $373.03*/month, saves $536.55*"; !strings.Contains(out, want) {
+			t.Errorf("%s: no %q in\n%s", name, want, out)
+		}
+	}
+}
+
+// checkReports renders a check as the table and as the Markdown comment, by format name.
+func checkReports(t *testing.T, c *result.Check) map[string]string {
+	t.Helper()
+	out := map[string]string{}
 	for name, write := range map[string]func(*bytes.Buffer, *result.Check) error{
 		"table":    func(b *bytes.Buffer, c *result.Check) error { return WriteCheckTable(b, c) },
 		"markdown": func(b *bytes.Buffer, c *result.Check) error { return WriteCheckMarkdown(b, c) },
@@ -263,8 +266,7 @@ func TestRecommendationNamesAttachedGPUs(t *testing.T) {
 		if err := write(&b, c); err != nil {
 			t.Fatal(err)
 		}
-		if want := "n1-standard-8 with 1× nvidia-tesla-t4: $373.03*/month, saves $536.55*"; !strings.Contains(b.String(), want) {
-			t.Errorf("%s: no %q in\n%s", name, want, b.String())
-		}
+		out[name] = b.String()
 	}
+	return out
 }
