@@ -111,8 +111,9 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 			return gpuTarget{}, false
 		}
 		t := instanceTarget(in, g)
+		// Tensor parallelism stays within one machine; a slice runs a copy on one GPU.
 		if t.gpus < 1 || float64(max(1, mem.TensorParallel)) > t.gpus || t.slice && perCopy > 1 || mem.PerGPUBytes > th.Tight*t.usableBytes {
-			return gpuTarget{}, false // tensor parallelism stays within one machine
+			return gpuTarget{}, false
 		}
 		return t, true
 	}
@@ -188,14 +189,11 @@ func attachedInstance(acc catalog.Instance, count int) catalog.Instance {
 // Resources on other machine types get none: nothing says which VM would replace their CPUs and
 // memory.
 func (p *Pricer) attachedAlternatives(e *Estimate, r parser.Resource, perCopy int, pack func(float64) int, holds func(catalog.Instance) (gpuTarget, bool)) []attachedAlternative {
-	current := r.Accelerators
+	current := r.Accelerators // the GPUs the resource has now: not offered again
 	if r.Pod != nil {
 		current = e.attached
-	}
-	if r.Pod == nil {
-		if in, ok := p.Catalog.Instance(parser.GCP, r.InstanceType); !ok || in.Kind != catalog.KindVM || len(r.Accelerators) == 0 {
-			return nil
-		}
+	} else if in, ok := p.Catalog.Instance(parser.GCP, r.InstanceType); !ok || in.Kind != catalog.KindVM || len(r.Accelerators) == 0 {
+		return nil
 	}
 	var out []attachedAlternative
 	for _, acc := range p.Catalog.AllInstances(parser.GCP) {
