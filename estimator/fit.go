@@ -131,9 +131,11 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 		f.Reason = fmt.Sprintf("uses %d of the %s GPUs it is given", mem.GPUs, trimNum(t.gpus))
 	case util < th.OversizedMemoryFraction:
 		f.Verdict = VerdictOversized
-		f.Reason = fmt.Sprintf("needs %s of %s's memory (under %.0f%%)", percentBeside(util*100, th.OversizedMemoryFraction*100), t.name, th.OversizedMemoryFraction*100)
-		if t.slice {
-			f.Reason = fmt.Sprintf("needs %s of the memory of %s, under %.0f%%", percentBeside(util*100, th.OversizedMemoryFraction*100), t.name, th.OversizedMemoryFraction*100)
+		pct, limit := percentBeside(util*100, th.OversizedMemoryFraction*100), th.OversizedMemoryFraction*100
+		if t.slice { // not "NVIDIA L4 (1/8 slice)'s memory"
+			f.Reason = fmt.Sprintf("needs %s of the memory of %s, under %.0f%%", pct, t.name, limit)
+		} else {
+			f.Reason = fmt.Sprintf("needs %s of %s's memory (under %.0f%%)", pct, t.name, limit)
 		}
 	case measuredUtil != nil && *measuredUtil < th.OversizedUtilization:
 		f.Verdict = VerdictOversized
