@@ -86,26 +86,18 @@ func fromSelector(sel selector, origin string) nodeChoice {
 		n.provider = parser.ProviderOfInstanceType(v[0])
 		n.addSource(origin + " instance-type")
 	}
-	if v, ok := sel.values(labelKarpenterFamily, labelEKSFamily); ok && len(v) > 0 {
-		n.families, n.provider = v, parser.AWS
-		n.addSource(origin + " karpenter instance-family")
+	// list reads a label naming one cloud's node attribute (in order: a later one's cloud wins).
+	list := func(field *[]string, provider, what string, keys ...string) {
+		if v, ok := sel.values(keys...); ok && len(v) > 0 {
+			*field, n.provider = v, provider
+			n.addSource(origin + " " + what)
+		}
 	}
-	if v, ok := sel.values(labelKarpenterGPUName, labelEKSGPUName); ok && len(v) > 0 {
-		n.gpuNames, n.provider = v, parser.AWS
-		n.addSource(origin + " karpenter instance-gpu-name")
-	}
-	if v, ok := sel.values(labelAzureSKUFamily); ok && len(v) > 0 {
-		n.families, n.provider = v, parser.Azure
-		n.addSource(origin + " azure sku-family")
-	}
-	if v, ok := sel.values(labelAzureGPUName); ok && len(v) > 0 {
-		n.azureGPUNames, n.provider = v, parser.Azure
-		n.addSource(origin + " azure sku-gpu-name")
-	}
-	if v, ok := sel.values(labelKarpenterCategory, labelEKSCategory); ok && len(v) > 0 {
-		n.categories, n.provider = v, parser.AWS
-		n.addSource(origin + " instance-category")
-	}
+	list(&n.families, parser.AWS, "karpenter instance-family", labelKarpenterFamily, labelEKSFamily)
+	list(&n.gpuNames, parser.AWS, "karpenter instance-gpu-name", labelKarpenterGPUName, labelEKSGPUName)
+	list(&n.families, parser.Azure, "azure sku-family", labelAzureSKUFamily)
+	list(&n.azureGPUNames, parser.Azure, "azure sku-gpu-name", labelAzureGPUName)
+	list(&n.categories, parser.AWS, "instance-category", labelKarpenterCategory, labelEKSCategory)
 	for _, k := range []string{labelKarpenterGPUCount, labelEKSGPUCount, labelAzureGPUCount} {
 		if c, ok := sel.countRange(k); ok {
 			n.gpuCounts = &c
@@ -135,14 +127,8 @@ func fromSelector(sel selector, origin string) nodeChoice {
 	if _, ok := sel.values(labelAzureGPUMaker); ok && n.provider == "" {
 		n.provider = parser.Azure
 	}
-	if v, ok := sel.values(labelGKEAccelerator); ok && len(v) > 0 {
-		n.gpuNames, n.provider = v, parser.GCP
-		n.addSource(origin + " gke-accelerator")
-	}
-	if v, ok := sel.values(labelGKEMachineFamily); ok && len(v) > 0 {
-		n.families, n.provider = v, parser.GCP
-		n.addSource(origin + " gke machine-family")
-	}
+	list(&n.gpuNames, parser.GCP, "gke-accelerator", labelGKEAccelerator)
+	list(&n.families, parser.GCP, "gke machine-family", labelGKEMachineFamily)
 	if v, ok := sel.values(labelGPUProduct); ok && len(v) > 0 && len(n.gpuNames) == 0 {
 		n.gpuNames = v
 		n.addSource(origin + " nvidia.com/gpu.product")
