@@ -232,8 +232,9 @@ model: {preset: llama-3.1-8b, precision: int8}
 inference: {batch_size: 1, max_sequence_length: 4096}
 `
 
-// Oversized N1 VMs and GKE pods are offered N1 VMs with fewer or cheaper attached GPUs (they
-// were offered only G2 and A2 machine types, which cost more), within GCP's limits per VM size.
+// Oversized N1 VMs, GKE pods and accelerator-optimized machines are offered N1 VMs with fewer or
+// cheaper attached GPUs (they were offered only G2 and A2 machine types, which cost more), within
+// GCP's limits per VM size.
 func TestAttachedGPURecommendations(t *testing.T) {
 	p := &Pricer{Catalog: catalog.MustDefault()}
 	prof := mustProfile(t, int8Llama8B)
@@ -295,13 +296,39 @@ func TestAttachedGPURecommendations(t *testing.T) {
 		t.Fatalf("T4 pod told to move to its own node: %+v", got)
 	}
 
-	// A G2 machine's CPUs and memory come with its GPU: nothing says which N1 VM would replace
-	// them, so it is offered other machine types only.
-	g2 := parser.Resource{Address: "google_compute_instance.g", Provider: "gcp", Region: "us-central1", InstanceType: "g2-standard-8", Quantity: 1,
+	// A G2 machine's CPUs and memory come with its GPU: the N1 VM offered instead gives each GPU at
+	// least as many vCPUs and as much memory. g2-standard-4 (4 vCPUs, 16 GB, $0.706832/h, no sustained-use
+	// discount: $515.99) → n1-highmem-4 (4 vCPUs, 26 GB; n1-standard-4 has only 15 GB) with one T4:
+	// (0.236606 + 0.35) × 511 = $299.76, saving $216.23.
+	g2 := parser.Resource{Address: "google_compute_instance.g", Provider: "gcp", Region: "us-central1", InstanceType: "g2-standard-4", Quantity: 1,
 		PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform}
-	for _, r := range assess(g2).Recommendations {
-		if len(r.Accelerators) > 0 {
-			t.Fatalf("g2-standard-8 offered %s", r.Node())
+	e = assess(g2)
+	got, ok = rec(e, RecSmallerInstance)
+	if !ok || got.Node() != "n1-highmem-4 with 1× nvidia-tesla-t4" || money.Micros(got.MonthlyCost).Decimal(2) != "299.76" ||
+		money.Micros(got.MonthlySaving).Decimal(2) != "216.23" || !strings.Contains(got.Reason, "n1-highmem-4 gives each GPU at least the 4 vCPUs and 16 GB g2-standard-4 does") {
+		t.Fatalf("g2-standard-4: %+v", e.Recommendations)
+	}
+
+	// Every N1 host offered for an accelerator-optimized machine gives each GPU as many vCPUs and as
+	// much memory as the machine gives each of its own, and is allowed with its GPU count; an A3
+	// machine (26 vCPUs and 234 GB per GPU) needs more than any N1 VM GCP attaches GPUs to.
+	vms := map[string]catalog.Instance{}
+	for _, in := range p.Catalog.AllInstances(parser.GCP) {
+		vms[in.Type] = in
+	}
+	for _, host := range []string{"a2-highgpu-1g", "g2-standard-8", "g2-standard-48", "a3-highgpu-8g"} {
+		r := parser.Resource{Address: "google_compute_instance.h", Provider: "gcp", Region: "us-central1", InstanceType: host, Quantity: 1,
+			PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform}
+		e := p.Estimate(r)
+		alts := p.attachedAlternatives(&e, r, 1, func(float64) int { return 1 }, every)
+		if host == "a3-highgpu-8g" && len(alts) > 0 || host != "a3-highgpu-8g" && len(alts) == 0 {
+			t.Errorf("%s: %d N1 alternatives", host, len(alts))
+		}
+		for _, c := range alts {
+			vm, h, n := vms[c.est.InstanceType], vms[host], float64(c.accelerators[0].Count)
+			if float64(vm.VCPU)*h.GPUCount < float64(h.VCPU)*n || vm.MemoryGiB*h.GPUCount < h.MemoryGiB*n || p.AttachProblem(parser.Resource{Provider: "gcp", InstanceType: vm.Type, Accelerators: c.accelerators}) != "" {
+				t.Errorf("%s offered %s (%d vCPUs, %g GB) with %v", host, vm.Type, vm.VCPU, vm.MemoryGiB, c.accelerators)
+			}
 		}
 	}
 }

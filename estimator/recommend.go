@@ -120,7 +120,7 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 	var best Recommendation
 	var bestCost money.Micros
 	found := false
-	consider := func(rec Recommendation, est Estimate, t gpuTarget, quantity int) {
+	consider := func(rec Recommendation, est Estimate, t gpuTarget, quantity int, note string) {
 		m, ok := est.Monthly()
 		if !ok || found && (m > bestCost || m == bestCost && rec.Node() >= best.Node()) {
 			return
@@ -130,6 +130,9 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 			rec.Reason = fmt.Sprintf("%s nodes hold the pods (%.1f GiB of %.1f GiB per GPU, %d GPU%s per pod)", rec.Node(), mem.PerGPUBytes/memory.GiB, t.usableBytes/memory.GiB, perCopy, plural(perCopy))
 		} else {
 			rec.Reason = fmt.Sprintf("%d× %s holds the workload (%.1f GiB of %.1f GiB per GPU)", quantity, rec.Node(), mem.PerGPUBytes/memory.GiB, t.usableBytes/memory.GiB)
+		}
+		if note != "" {
+			rec.Reason += "; " + note
 		}
 		best, bestCost, found = rec, m, true
 	}
@@ -151,11 +154,11 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 		if in.Type == e.InstanceType && alt.Quantity == r.Quantity {
 			continue
 		}
-		consider(Recommendation{InstanceType: in.Type}, p.Estimate(alt), t, alt.Quantity)
+		consider(Recommendation{InstanceType: in.Type}, p.Estimate(alt), t, alt.Quantity, "")
 	}
 	if e.Provider == parser.GCP {
 		for _, c := range p.attachedAlternatives(e, r, perCopy, pack, holds) {
-			consider(Recommendation{InstanceType: c.est.InstanceType, Accelerators: c.accelerators}, c.est, c.target, c.quantity)
+			consider(Recommendation{InstanceType: c.est.InstanceType, Accelerators: c.accelerators}, c.est, c.target, c.quantity, c.note)
 		}
 	}
 	return best, bestCost, found
@@ -175,6 +178,39 @@ type attachedAlternative struct {
 	accelerators []parser.Accelerator
 	target       gpuTarget
 	quantity     int
+	note         string // what the reason adds: why this VM (an accelerator-optimized machine's host)
+}
+
+// n1Host is the cheapest N1 VM, in the region at the purchase option, that GCP allows with lim's
+// count of GPUs and that gives each of them at least the vCPUs and memory an accelerator-optimized
+// machine gives each of its GPUs (so the copies of a workload that share an N1 VM keep the host
+// they had).
+func (p *Pricer) n1Host(host catalog.Instance, lim catalog.AttachLimit, region string, opt parser.PurchaseOption) (catalog.Instance, bool) {
+	scale := float64(lim.GPUs) / hostGPUs(host)
+	cpus, mem := float64(host.VCPU)*scale, host.MemoryGiB*scale
+	var best catalog.Instance
+	var bestHourly money.Micros
+	found := false
+	for _, vm := range p.Catalog.AllInstances(parser.GCP) {
+		if vm.Kind != catalog.KindVM || !strings.HasPrefix(vm.Type, "n1-") || float64(vm.VCPU)+1e-9 < cpus || vm.MemoryGiB+1e-9 < mem ||
+			vm.VCPU > lim.MaxVCPUs || vm.MemoryGiB > lim.MaxMemoryGiB {
+			continue
+		}
+		q, miss := p.Catalog.Quote(parser.GCP, vm.Type, region, opt)
+		if miss != nil {
+			continue
+		}
+		if !found || q.Hourly < bestHourly || q.Hourly == bestHourly && vm.Type < best.Type {
+			best, bestHourly, found = vm, q.Hourly, true
+		}
+	}
+	return best, found
+}
+
+// hostGPUs is how many GPUs a machine's CPUs and memory serve: a vGPU slice (a fractional G4) is
+// one GPU to its workload.
+func hostGPUs(in catalog.Instance) float64 {
+	return max(1, in.GPUCount)
 }
 
 // attachedInstance is count GPUs of an accelerator type as one instance's GPUs.
@@ -183,16 +219,26 @@ func attachedInstance(acc catalog.Instance, count int) catalog.Instance {
 }
 
 // attachedAlternatives prices N1 VMs with attached GPUs (T4, V100, P100, P4) for the workload:
-// for a pod, a node of each such GPU sized for it as chooseNode sizes one (the pod's CPU and
-// memory requests decide the VM); for an N1 VM with GPUs attached, the same VM with each count
-// of each GPU that GCP allows on a VM of its size — its CPUs and memory stay as they are.
-// Resources on other machine types get none: nothing says which VM would replace their CPUs and
-// memory.
+//   - for a pod, a node of each such GPU sized for it as chooseNode sizes one (the pod's CPU and
+//     memory requests decide the VM);
+//   - for an N1 VM with GPUs attached, the same VM with each count of each GPU that GCP allows on
+//     a VM of its size: its CPUs and memory stay as they are;
+//   - for an accelerator-optimized machine (A2, A3, G2, G4), whose CPUs and memory come with its
+//     GPUs, the cheapest N1 VM that GCP allows with each count of each GPU and that gives each GPU
+//     at least the vCPUs and memory the machine gives each of its own: the workload keeps its host.
 func (p *Pricer) attachedAlternatives(e *Estimate, r parser.Resource, perCopy int, pack func(float64) int, holds func(catalog.Instance) (gpuTarget, bool)) []attachedAlternative {
-	current := r.Accelerators // the GPUs the resource has now: not offered again
+	current := r.Accelerators  // the GPUs the resource has now: not offered again
+	var host *catalog.Instance // an accelerator-optimized machine whose CPUs and memory an N1 VM must match
 	if r.Pod != nil {
 		current = e.attached
-	} else if in, ok := p.Catalog.Instance(parser.GCP, r.InstanceType); !ok || in.Kind != catalog.KindVM || len(r.Accelerators) == 0 {
+	} else if in, ok := p.Catalog.Instance(parser.GCP, r.InstanceType); !ok {
+		return nil
+	} else if in.Kind != catalog.KindVM {
+		if in.VCPU <= 0 || in.MemoryGiB <= 0 {
+			return nil
+		}
+		host = &in
+	} else if len(r.Accelerators) == 0 {
 		return nil
 	}
 	var out []attachedAlternative
@@ -228,11 +274,21 @@ func (p *Pricer) attachedAlternatives(e *Estimate, r parser.Resource, perCopy in
 			alt.SpotQuantity = 0
 			alt.Accelerators = []parser.Accelerator{{Type: acc.Type, Count: lim.GPUs}}
 			alt.Quantity = pack(float64(lim.GPUs))
+			note := ""
+			if host != nil {
+				vm, ok := p.n1Host(*host, lim, e.Region, r.PurchaseOption)
+				if !ok {
+					continue
+				}
+				alt.InstanceType = vm.Type
+				g := hostGPUs(*host)
+				note = fmt.Sprintf("%s gives each GPU at least the %s vCPUs and %s GB %s does", vm.Type, trimNum(float64(host.VCPU)/g), trimNum(host.MemoryGiB/g), host.Type)
+			}
 			if alt.Quantity == r.Quantity && slices.Equal(alt.Accelerators, current) || p.AttachProblem(alt) != "" {
 				continue // the same node, or one GCP refuses (too large a VM for that count)
 			}
 			if est := p.Estimate(alt); est.MonthlyCost != nil {
-				out = append(out, attachedAlternative{est: est, accelerators: alt.Accelerators, target: t, quantity: alt.Quantity})
+				out = append(out, attachedAlternative{est: est, accelerators: alt.Accelerators, target: t, quantity: alt.Quantity, note: note})
 			}
 		}
 	}
