@@ -22,6 +22,7 @@ type commentOptions struct {
 	apiURL      string
 	tokenFile   string
 	behavior    string
+	headSHA     string
 }
 
 func newCommentCommand(e *env) *cobra.Command {
@@ -66,6 +67,7 @@ or GitHub failed for another reason.`,
 	f.StringVar(&o.apiURL, "github-api-url", "", "REST API root (default $GITHUB_API_URL, else https://api.github.com)")
 	f.StringVar(&o.tokenFile, "github-token-file", "", "read the token from this file instead of $GITHUB_TOKEN")
 	f.StringVar(&o.behavior, "behavior", ghcomment.BehaviorUpdate, "update (edit the earlier comment), new (always post a new one) or delete-and-new")
+	f.StringVar(&o.headSHA, "head-sha", "", "commit the comment links resources at (default: the pull request's head from $GITHUB_EVENT_PATH, else $GITHUB_SHA)")
 	return cmd
 }
 
@@ -125,13 +127,14 @@ func resolveTarget(e *env, o *commentOptions) (commentTarget, error) {
 type commentDocument struct {
 	check *result.Check
 	diff  *result.Diff
+	links *report.SourceLinks // where resources link to; nil: no links
 }
 
 func (d commentDocument) render(max int) string {
 	if d.diff != nil {
-		return report.DiffComment(d.diff, max)
+		return report.DiffComment(d.diff, max, d.links)
 	}
-	return report.CheckComment(d.check, max)
+	return report.CheckComment(d.check, max, d.links)
 }
 
 func loadCommentDocument(e *env, o *commentOptions, paths []string) (commentDocument, error) {
@@ -178,6 +181,9 @@ func runCommentGitHub(e *env, o *commentOptions, paths []string) error {
 	default:
 		return withCode(exitError, fmt.Errorf("--behavior must be update, new or delete-and-new, got %q", o.behavior))
 	}
+	if o.headSHA != "" && !report.IsCommit(o.headSHA) {
+		return withCode(exitError, fmt.Errorf("--head-sha must be a commit's hexadecimal SHA, got %q", o.headSHA))
+	}
 	target, err := resolveTarget(e, o)
 	if err != nil {
 		return withCode(exitError, err)
@@ -186,6 +192,7 @@ func runCommentGitHub(e *env, o *commentOptions, paths []string) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	doc.links = sourceLinks(e, target.repo, o.headSHA)
 	outcome := documentExit(doc.check, doc.diff, threshold)
 
 	client, err := ghcomment.New(target.repo, report.CommentMarker, ghcomment.Options{APIURL: target.apiURL, Token: target.token})

@@ -258,3 +258,59 @@ func TestCommentFromCheckDocument(t *testing.T) {
 		t.Fatalf("comments: %+v", cs)
 	}
 }
+
+// In a pull-request workflow the comment links each resource to the line that declares it: at
+// the pull request's head commit, and a removed resource at its base commit (both from the
+// event). Paths are made relative to the repository's top ($GITHUB_WORKSPACE), wherever the
+// command ran.
+func TestCommentLinksResourcesToTheirLines(t *testing.T) {
+	repoRoot(t)
+	input := diffJSON(t)
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const head, base = "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
+	s := githubtest.New()
+	defer s.Close()
+	vars := actionsEnv(t, s, "5")
+	event := filepath.Join(t.TempDir(), "event.json")
+	os.WriteFile(event, []byte(`{"number":5,"pull_request":{"number":5,"head":{"sha":"`+head+`"},"base":{"sha":"`+base+`"}}}`), 0o644)
+	vars["GITHUB_EVENT_PATH"], vars["GITHUB_WORKSPACE"] = event, cwd
+
+	r := runCLIEnv(t, vars, "", "comment", "github", "--input", input)
+	if r.code != exitFindings {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	body := s.Comments(5)[0].Body
+	blob := "https://github.com/acme/infra/blob/"
+	for _, want := range []string{
+		"[`aws_instance.serve[2]`](" + blob + head + "/testdata/diff/increase/head/main.tf#L22)",
+		"[`aws_instance.retired`](" + blob + base + "/testdata/diff/increase/base/main.tf#L26)",
+		"[all resources](" + blob + head + "/testdata/diff/increase/head/.gpuguard.yaml#L2)",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("comment lacks %s:\n%s", want, body)
+		}
+	}
+
+	// Run from a subdirectory of the repository (the workspace one level up), on GitHub
+	// Enterprise, with the commit given: links keep the path from the top.
+	vars["GITHUB_WORKSPACE"], vars["GITHUB_SERVER_URL"] = filepath.Dir(cwd), "https://ghe.example.com"
+	runCLIEnv(t, vars, "", "comment", "github", "--input", input, "--head-sha", "abcdef1")
+	body = s.Comments(5)[0].Body
+	want := "[`aws_instance.serve[2]`](https://ghe.example.com/acme/infra/blob/abcdef1/" + filepath.Base(cwd) + "/testdata/diff/increase/head/main.tf#L22)"
+	if !strings.Contains(body, want) {
+		t.Errorf("comment lacks %s:\n%s", want, body)
+	}
+
+	// Without a commit there is nothing to link to: names stay plain.
+	os.WriteFile(event, []byte(`{"number":5,"pull_request":{"number":5}}`), 0o644)
+	runCLIEnv(t, vars, "", "comment", "github", "--input", input)
+	if body := s.Comments(5)[0].Body; strings.Contains(body, "/blob/") {
+		t.Errorf("links without a commit:\n%s", body)
+	}
+	if r := runCLIEnv(t, vars, "", "comment", "github", "--input", input, "--head-sha", "main"); r.code != exitError || !strings.Contains(r.stderr, "--head-sha must be a commit") {
+		t.Errorf("--head-sha main: exit %d, %s", r.code, r.stderr)
+	}
+}

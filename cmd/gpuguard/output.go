@@ -34,7 +34,7 @@ func ruleInfos(engine *policies.Engine) []report.RuleInfo {
 }
 
 // writeDocument renders a check or diff document in a format.
-func writeDocument(w io.Writer, format report.Format, check *result.Check, diff *result.Diff, engine *policies.Engine) error {
+func writeDocument(e *env, w io.Writer, format report.Format, check *result.Check, diff *result.Diff, engine *policies.Engine) error {
 	var findings []result.Finding
 	if check != nil {
 		findings = check.Findings
@@ -54,9 +54,9 @@ func writeDocument(w io.Writer, format report.Format, check *result.Check, diff 
 		return report.WriteDiffTable(w, diff)
 	case report.Markdown:
 		if check != nil {
-			return report.WriteCheckMarkdown(w, check)
+			return report.WriteCheckMarkdown(w, check, sourceLinks(e, "", ""))
 		}
-		_, err := io.WriteString(w, report.DiffComment(diff, 0))
+		_, err := io.WriteString(w, report.DiffComment(diff, 0, sourceLinks(e, "", "")))
 		return err
 	case report.SARIF:
 		return report.WriteSARIF(w, findings, ruleInfos(engine), version)
@@ -104,10 +104,10 @@ func appendStepSummary(e *env, check *result.Check, diff *result.Diff) error {
 		return nil
 	}
 	var md string
-	if check != nil {
-		md = report.CheckComment(check, maxSummaryChars)
+	if links := sourceLinks(e, "", ""); check != nil {
+		md = report.CheckComment(check, maxSummaryChars, links)
 	} else {
-		md = report.DiffComment(diff, maxSummaryChars)
+		md = report.DiffComment(diff, maxSummaryChars, links)
 	}
 	if err := appendFile(path, md+"\n"); err != nil {
 		return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
@@ -184,7 +184,7 @@ func emit(e *env, o *commonOptions, format report.Format, threshold int, check *
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if err := writeDocument(w, format, check, diff, engine); err != nil {
+	if err := writeDocument(e, w, format, check, diff, engine); err != nil {
 		closeOut()
 		return withCode(exitError, fmt.Errorf("writing report: %w", err))
 	}

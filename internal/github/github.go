@@ -239,32 +239,66 @@ func (c *Commenter) retry(ctx context.Context, call func() (*gh.Response, error)
 
 // Event is the part of a workflow event payload gpuguard reads.
 type Event struct {
-	Number      int `json:"number"`
-	PullRequest *struct {
-		Number int `json:"number"`
-	} `json:"pull_request"`
-	Issue *struct {
+	Number      int          `json:"number"`
+	PullRequest *pullRequest `json:"pull_request"`
+	Issue       *struct {
 		Number      int             `json:"number"`
 		PullRequest json.RawMessage `json:"pull_request"`
 	} `json:"issue"`
 	WorkflowRun *struct {
-		PullRequests []struct {
-			Number int `json:"number"`
-		} `json:"pull_requests"`
+		HeadSHA      string        `json:"head_sha"`
+		PullRequests []pullRequest `json:"pull_requests"`
 	} `json:"workflow_run"`
+}
+
+// pullRequest is the part of a webhook's pull request gpuguard reads.
+type pullRequest struct {
+	Number int       `json:"number"`
+	Head   commitRef `json:"head"`
+	Base   commitRef `json:"base"`
+}
+
+type commitRef struct {
+	SHA string `json:"sha"`
+}
+
+func readEvent(path string) (Event, error) {
+	var ev Event
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ev, fmt.Errorf("event payload: %w", err)
+	}
+	if err := json.Unmarshal(b, &ev); err != nil {
+		return ev, fmt.Errorf("event payload %s: %w", path, err)
+	}
+	return ev, nil
+}
+
+// CommitsFromEvent reads the pull request's head and base commits from $GITHUB_EVENT_PATH's
+// payload (pull_request, pull_request_target, workflow_run); empty when the event names none.
+func CommitsFromEvent(path string) (head, base string, err error) {
+	ev, err := readEvent(path)
+	if err != nil {
+		return "", "", err
+	}
+	switch {
+	case ev.PullRequest != nil:
+		return ev.PullRequest.Head.SHA, ev.PullRequest.Base.SHA, nil
+	case ev.WorkflowRun != nil && len(ev.WorkflowRun.PullRequests) > 0:
+		return ev.WorkflowRun.PullRequests[0].Head.SHA, ev.WorkflowRun.PullRequests[0].Base.SHA, nil
+	case ev.WorkflowRun != nil:
+		return ev.WorkflowRun.HeadSHA, "", nil
+	}
+	return "", "", nil
 }
 
 // PullRequestFromEvent reads the pull request number from $GITHUB_EVENT_PATH's payload:
 // pull_request and pull_request_target events, issue_comment on a pull request, and
 // workflow_run (the safe pattern for forks).
 func PullRequestFromEvent(path string) (int, error) {
-	b, err := os.ReadFile(path)
+	ev, err := readEvent(path)
 	if err != nil {
-		return 0, fmt.Errorf("event payload: %w", err)
-	}
-	var ev Event
-	if err := json.Unmarshal(b, &ev); err != nil {
-		return 0, fmt.Errorf("event payload %s: %w", path, err)
+		return 0, err
 	}
 	switch {
 	case ev.PullRequest != nil && ev.PullRequest.Number > 0:

@@ -77,6 +77,15 @@ func Materialize(ctx context.Context, cwd, ref string) (*Tree, error) {
 	return &Tree{Dir: filepath.Join(root, rel), Root: root}, nil
 }
 
+// Top is the top directory of the git repository around cwd.
+func Top(ctx context.Context, cwd string) (string, error) {
+	top, err := git(ctx, cwd, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(top)), nil
+}
+
 func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	var stderr bytes.Buffer

@@ -44,14 +44,14 @@ var details = []detail{
 // the change in dollars and percent, the changed GPU resources (largest change first), failed and
 // warned guardrails, memory-fit verdicts, savings in dollars, and where prices come from. It
 // stays under max characters (GitHub's limit by default) by collapsing detail first, then
-// truncating with a note.
-func DiffComment(d *result.Diff, max int) string {
+// truncating with a note. With links, resources are linked to the lines that declare them.
+func DiffComment(d *result.Diff, max int, links *SourceLinks) string {
 	if max <= 0 {
 		max = MaxCommentChars
 	}
 	var out string
 	for _, lv := range details {
-		out = renderDiffComment(d, lv)
+		out = renderDiffComment(d, lv, links)
 		if len([]rune(out)) <= max {
 			return out
 		}
@@ -60,14 +60,14 @@ func DiffComment(d *result.Diff, max int) string {
 }
 
 // CheckComment renders a check document as a comment (no base to compare with).
-func CheckComment(c *result.Check, max int) string {
+func CheckComment(c *result.Check, max int, links *SourceLinks) string {
 	if max <= 0 {
 		max = MaxCommentChars
 	}
 	var b strings.Builder
 	b.WriteString(CommentMarker + "\n")
 	ew := &errWriter{w: &b}
-	_ = WriteCheckMarkdown(ew, c)
+	_ = WriteCheckMarkdown(ew, c, links)
 	out := b.String()
 	if len([]rune(out)) > max {
 		return truncate(out, max)
@@ -135,8 +135,8 @@ func writeCommentProblems(b *strings.Builder, errs []parser.Error, limit int) {
 	b.WriteString("\n")
 }
 
-func renderDiffComment(d *result.Diff, lv detail) string {
-	multi := multiRoot(d)
+func renderDiffComment(d *result.Diff, lv detail, links *SourceLinks) string {
+	names := refs{multi: multiRoot(d), links: links}
 	var b strings.Builder
 	b.WriteString(CommentMarker + "\n")
 	b.WriteString(headline(d))
@@ -167,21 +167,21 @@ func renderDiffComment(d *result.Diff, lv detail) string {
 	}
 	status = append(status, fmt.Sprintf("%s added · %s removed · %s changed · %s unchanged", count(a), count(r), count(c), count(u)))
 	b.WriteString(strings.Join(status, " · ") + "\n\n")
-	writeDiffChangesMarkdown(&b, d, lv.changes)
+	writeDiffChangesMarkdown(&b, d, lv.changes, names)
 	if lv.unchanged && u > 0 {
 		fmt.Fprintf(&b, "<details><summary>%d unchanged GPU resource%s</summary>\n\n| Resource | Instance | Monthly |\n|---|---|--:|\n", u, plural(u))
 		for _, ch := range d.Changes {
 			if ch.Change == "unchanged" {
-				fmt.Fprintf(&b, "| %s | %s | %s |\n", code(label(multi, ch.Root, ch.Address)), mdCell(sideText(ch.After)), amountText(ch.MonthlyCostAfter))
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", names.change(ch), mdCell(sideText(ch.After)), amountText(ch.MonthlyCostAfter))
 			}
 		}
 		b.WriteString("\n</details>\n\n")
 	}
-	writeCommentFindings(&b, d.Findings, lv, multi)
+	writeCommentFindings(&b, d.Findings, lv, names)
 	after := headResources(d)
-	writeCommentFits(&b, after, lv.fits, multi)
-	writeCommentSavings(&b, after, lv.savings, multi)
-	writeCommentUnpriced(&b, after, multi)
+	writeCommentFits(&b, after, lv.fits, names)
+	writeCommentSavings(&b, after, lv.savings, names)
+	writeCommentUnpriced(&b, after, names)
 	writeCommentErrors(&b, d.Errors, lv.errors)
 	writeCommentWarnings(&b, d.Warnings, lv.errors)
 	ew := &errWriter{w: &b}
@@ -214,11 +214,11 @@ const groupAbove = 3
 // findingRow is one row of the guardrails table: a finding, or a rule's findings together.
 type findingRow struct {
 	f     result.Finding
-	count int // findings in the row
-	names []string
+	count int      // findings in the row
+	names []string // the first few resources, rendered ("" for a finding about no resource)
 }
 
-func findingRows(fs []result.Finding, multi bool) []findingRow {
+func findingRows(fs []result.Finding, names refs) []findingRow {
 	byRule := map[string]int{}
 	for _, f := range fs {
 		byRule[string(f.Severity)+"\x00"+f.Rule]++
@@ -229,7 +229,7 @@ func findingRows(fs []result.Finding, multi bool) []findingRow {
 		key := string(f.Severity) + "\x00" + f.Rule
 		name := ""
 		if f.Address != "" {
-			name = findingLabel(multi, f)
+			name = names.finding(f)
 		}
 		if byRule[key] <= groupAbove {
 			rows = append(rows, findingRow{f: f, count: 1, names: []string{name}})
@@ -249,7 +249,7 @@ func findingRows(fs []result.Finding, multi bool) []findingRow {
 	return rows
 }
 
-func writeCommentFindings(b *strings.Builder, fs []result.Finding, lv detail, multi bool) {
+func writeCommentFindings(b *strings.Builder, fs []result.Finding, lv detail, names refs) {
 	var main, notices []result.Finding
 	for _, f := range sortedFindings(fs) {
 		if f.Suppressed {
@@ -263,7 +263,7 @@ func writeCommentFindings(b *strings.Builder, fs []result.Finding, lv detail, mu
 	}
 	if len(main) > 0 {
 		b.WriteString("#### Guardrails\n\n| | Rule | Resource | Finding |\n|---|---|---|---|\n")
-		rows := findingRows(main, multi)
+		rows := findingRows(main, names)
 		shown := rows
 		if lv.findings >= 0 && len(rows) > lv.findings {
 			shown = rows[:lv.findings]
@@ -276,13 +276,9 @@ func writeCommentFindings(b *strings.Builder, fs []result.Finding, lv detail, mu
 			if lv.findingsText && r.f.Remediation != "" {
 				msg += "<br>Fix: " + mdCell(r.f.Remediation)
 			}
-			addr := "all resources"
+			addr := names.links.text("all resources", r.f.File, r.f.Line)
 			if r.names[0] != "" {
-				var codes []string
-				for _, n := range r.names {
-					codes = append(codes, code(n))
-				}
-				addr = strings.Join(codes, ", ")
+				addr = strings.Join(r.names, ", ")
 				if r.count > len(r.names) {
 					addr = fmt.Sprintf("**%s resources**: %s and %s more", count(r.count), addr, count(r.count-len(r.names)))
 				}
@@ -311,7 +307,7 @@ func writeCommentFindings(b *strings.Builder, fs []result.Finding, lv detail, mu
 	}
 }
 
-func writeCommentFits(b *strings.Builder, es []*estimator.Estimate, limit int, multi bool) {
+func writeCommentFits(b *strings.Builder, es []*estimator.Estimate, limit int, names refs) {
 	var rows []*estimator.Estimate
 	for _, e := range es {
 		if e.Fit != nil && e.Fit.Verdict != estimator.VerdictUnknown {
@@ -334,12 +330,12 @@ func writeCommentFits(b *strings.Builder, es []*estimator.Estimate, limit int, m
 		if e.Fit.RequiredGiBPerGPU != nil && e.Fit.AvailableGiBPerGPU != nil {
 			needs = fmt.Sprintf("%.1f / %.1f GiB (%s)", *e.Fit.RequiredGiBPerGPU, *e.Fit.AvailableGiBPerGPU, e.Fit.Source)
 		}
-		fmt.Fprintf(b, "| %s | %s %s | %s |\n", code(label(multi, e.Root, e.Address)), icon, strings.ReplaceAll(e.Fit.Verdict, "_", " "), needs)
+		fmt.Fprintf(b, "| %s | %s %s | %s |\n", names.resource(e, false), icon, strings.ReplaceAll(e.Fit.Verdict, "_", " "), needs)
 	}
 	b.WriteString("\n")
 }
 
-func writeCommentSavings(b *strings.Builder, es []*estimator.Estimate, limit int, multi bool) {
+func writeCommentSavings(b *strings.Builder, es []*estimator.Estimate, limit int, names refs) {
 	type row struct {
 		e *estimator.Estimate
 		r estimator.Recommendation
@@ -364,16 +360,16 @@ func writeCommentSavings(b *strings.Builder, es []*estimator.Estimate, limit int
 			fmt.Fprintf(b, "\n… and %d more.\n", len(rows)-limit)
 			break
 		}
-		fmt.Fprintf(b, "| %s | %s | %s%s |\n", code(label(multi, x.e.Root, x.e.Address)), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), money.Micros(x.r.MonthlySaving), estimatedMark(x.r.PriceEstimated))
+		fmt.Fprintf(b, "| %s | %s | %s%s |\n", names.resource(x.e, false), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), money.Micros(x.r.MonthlySaving), estimatedMark(x.r.PriceEstimated))
 	}
 	b.WriteString("\n")
 }
 
-func writeCommentUnpriced(b *strings.Builder, es []*estimator.Estimate, multi bool) {
+func writeCommentUnpriced(b *strings.Builder, es []*estimator.Estimate, names refs) {
 	var lines []string
 	for _, e := range es {
 		if e.UnpricedReason != nil {
-			lines = append(lines, fmt.Sprintf("- %s: %s", code(label(multi, e.Root, e.Address)), mdCell(*e.UnpricedReason)))
+			lines = append(lines, fmt.Sprintf("- %s: %s", names.resource(e, false), mdCell(*e.UnpricedReason)))
 		}
 	}
 	if len(lines) == 0 {

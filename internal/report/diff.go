@@ -176,7 +176,7 @@ func WriteDiffTable(w io.Writer, d *result.Diff) error {
 
 // writeDiffChangesMarkdown renders the changed resources, largest change first, at most limit
 // rows (limit < 0: all).
-func writeDiffChangesMarkdown(b *strings.Builder, d *result.Diff, limit int) {
+func writeDiffChangesMarkdown(b *strings.Builder, d *result.Diff, limit int, names refs) {
 	var rows []result.Change
 	for _, c := range d.Changes {
 		if c.Change != "unchanged" {
@@ -207,7 +207,7 @@ func writeDiffChangesMarkdown(b *strings.Builder, d *result.Diff, limit int) {
 		if c.After != nil && c.After.UnpricedReason != nil {
 			what += " — ⚠️ unpriced: " + mdCell(*c.After.UnpricedReason)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s → %s | **%s** |\n", code(label(multiRoot(d), c.Root, c.Address)), what, amountText(c.MonthlyCostBefore), amountText(c.MonthlyCostAfter), deltaText(c.MonthlyDelta))
+		fmt.Fprintf(b, "| %s | %s | %s → %s | **%s** |\n", names.change(c), what, amountText(c.MonthlyCostBefore), amountText(c.MonthlyCostAfter), deltaText(c.MonthlyDelta))
 	}
 	if len(shown) < len(rows) {
 		fmt.Fprintf(b, "\n… and %s more changed resources, not shown to keep this comment under GitHub's size limit (the job log and `--format json` have them all).\n", money.Group(int64(len(rows)-len(shown))))

@@ -9,8 +9,9 @@ import (
 	"github.com/gpuguard/gpuguard/internal/result"
 )
 
-// FuzzCommentFromJSON reads a report as comment github --input does and renders the comment:
-// never a panic, never over GitHub's limit, always the marker.
+// FuzzCommentFromJSON reads a report as comment github --input does and renders the comment,
+// with and without links to its files: never a panic, never over GitHub's limit, always the
+// marker.
 func FuzzCommentFromJSON(f *testing.F) {
 	for _, name := range []string{"increase.json"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "golden", "diff", name))
@@ -26,14 +27,18 @@ func FuzzCommentFromJSON(f *testing.F) {
 		if err != nil {
 			return
 		}
-		var c string
-		if doc.Diff != nil {
-			c = DiffComment(doc.Diff, 0)
-		} else {
-			c = CheckComment(doc.Check, 0)
-		}
-		if utf8.RuneCountInString(c) > MaxCommentChars || len(c) < len(CommentMarker) || c[:len(CommentMarker)] != CommentMarker {
-			t.Fatalf("comment of %d characters, starting %q", utf8.RuneCountInString(c), c[:min(len(c), 40)])
+		// With and without links to the files the document names (any path it holds).
+		links := NewSourceLinks("https://github.com", "acme/infra", "0123456789abcdef0123456789abcdef01234567", "89abcdef", "/repo", "/repo/stacks")
+		for _, l := range []*SourceLinks{nil, links} {
+			var c string
+			if doc.Diff != nil {
+				c = DiffComment(doc.Diff, 0, l)
+			} else {
+				c = CheckComment(doc.Check, 0, l)
+			}
+			if utf8.RuneCountInString(c) > MaxCommentChars || len(c) < len(CommentMarker) || c[:len(CommentMarker)] != CommentMarker {
+				t.Fatalf("comment of %d characters, starting %q", utf8.RuneCountInString(c), c[:min(len(c), 40)])
+			}
 		}
 	})
 }

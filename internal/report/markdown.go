@@ -27,8 +27,9 @@ func code(s string) string {
 	return "`" + s + "`"
 }
 
-// WriteCheckMarkdown renders a check result as Markdown.
-func WriteCheckMarkdown(w io.Writer, c *result.Check) error {
+// WriteCheckMarkdown renders a check result as Markdown, resources linked to the lines that
+// declare them when links is not nil.
+func WriteCheckMarkdown(w io.Writer, c *result.Check, links *SourceLinks) error {
 	ew := &errWriter{w: w}
 	ew.printf("### gpuguard: %s/month for %d GPU resource%s\n\n", amount(c.Totals.MonthlyCost), c.Totals.Resources, plural(c.Totals.Resources))
 	names := namesOf(c.Resources)
@@ -36,7 +37,7 @@ func WriteCheckMarkdown(w io.Writer, c *result.Check) error {
 		ew.printf("| Resource | Instance type | GPUs | Qty | Purchase | Region | Monthly | Fit |\n|---|---|---|--:|---|---|--:|---|\n")
 		for i := range c.Resources {
 			e := &c.Resources[i]
-			ew.printf("| %s | %s | %s | %d | %s | %s | %s | %s |\n", code(names.resource(e)), mdCell(orDash(e.InstanceType)), mdCell(gpuText(e)),
+			ew.printf("| %s | %s | %s | %d | %s | %s | %s | %s |\n", links.code(names.resource(e), e.Source.File, e.Source.Line, false), mdCell(orDash(e.InstanceType)), mdCell(gpuText(e)),
 				e.Quantity, purchaseText(e), mdCell(orDash(e.Region)), monthlyText(e), fitText(e))
 		}
 		ew.printf("\n")
@@ -45,14 +46,14 @@ func WriteCheckMarkdown(w io.Writer, c *result.Check) error {
 	for i := range c.Resources {
 		e := &c.Resources[i]
 		if e.UnpricedReason != nil {
-			unpriced = append(unpriced, fmt.Sprintf("- %s (%s): %s", code(names.resource(e)), mdCell(location(e.Source.File, e.Source.Line)), mdCell(*e.UnpricedReason)))
+			unpriced = append(unpriced, fmt.Sprintf("- %s (%s): %s", links.code(names.resource(e), e.Source.File, e.Source.Line, false), mdCell(location(e.Source.File, e.Source.Line)), mdCell(*e.UnpricedReason)))
 		}
 	}
 	if len(unpriced) > 0 {
 		ew.printf("**Unpriced (not in the total):**\n%s\n\n", strings.Join(unpriced, "\n"))
 	}
-	writeSavingsMarkdown(ew, c.Resources, names)
-	writeFindingsMarkdown(ew, c.Findings, names)
+	writeSavingsMarkdown(ew, c.Resources, names, links)
+	writeFindingsMarkdown(ew, c.Findings, names, links)
 	for _, part := range []struct {
 		title string
 		list  []parser.Error
@@ -69,7 +70,7 @@ func WriteCheckMarkdown(w io.Writer, c *result.Check) error {
 	return ew.err
 }
 
-func writeFindingsMarkdown(ew *errWriter, findings []result.Finding, names resourceNames) {
+func writeFindingsMarkdown(ew *errWriter, findings []result.Finding, names resourceNames, links *SourceLinks) {
 	active := 0
 	for _, f := range findings {
 		if !f.Suppressed {
@@ -88,9 +89,9 @@ func writeFindingsMarkdown(ew *errWriter, findings []result.Finding, names resou
 		if f.Remediation != "" {
 			msg += "<br>Fix: " + mdCell(f.Remediation)
 		}
-		addr := "all resources"
+		addr := links.text("all resources", f.File, f.Line)
 		if f.Address != "" {
-			addr = code(names.finding(f))
+			addr = links.code(names.finding(f), f.File, f.Line, false)
 		}
 		ew.printf("| %s | %s | %s | %s |\n", severityIcon(f.Severity), f.Rule, addr, msg)
 	}
@@ -126,12 +127,12 @@ func orDash(s string) string {
 	return s
 }
 
-func writeSavingsMarkdown(ew *errWriter, es []estimator.Estimate, names resourceNames) {
+func writeSavingsMarkdown(ew *errWriter, es []estimator.Estimate, names resourceNames, links *SourceLinks) {
 	var rows []string
 	for i := range es {
 		e := &es[i]
 		if r, ok := bestRecommendation(e); ok {
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s |", code(names.resource(e)), mdCell(recommendationText(r)), mdCell(r.Reason)))
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s |", links.code(names.resource(e), e.Source.File, e.Source.Line, false), mdCell(recommendationText(r)), mdCell(r.Reason)))
 		}
 	}
 	if len(rows) == 0 {

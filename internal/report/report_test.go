@@ -40,12 +40,12 @@ func bigDiff(n int) *result.Diff {
 
 func TestDiffCommentCollapsesDetailToFit(t *testing.T) {
 	d := bigDiff(300)
-	full := DiffComment(d, 1<<20)
+	full := DiffComment(d, 1<<20, nil)
 	if strings.Contains(full, "more changed resources") || strings.Count(full, "aws_instance.fleet[") < 600 {
 		t.Fatalf("with room to spare every change and finding is listed")
 	}
 	for _, max := range []int{30000, 8000, 2000} {
-		c := DiffComment(d, max)
+		c := DiffComment(d, max, nil)
 		if n := utf8.RuneCountInString(c); n > max {
 			t.Errorf("max %d: %d characters", max, n)
 		}
@@ -63,7 +63,7 @@ func TestDiffCommentCollapsesDetailToFit(t *testing.T) {
 func TestDiffCommentTruncatesAsALastResort(t *testing.T) {
 	d := bigDiff(1)
 	d.Findings[0].Message = strings.Repeat("a user rule's very long message ", 5000)
-	c := DiffComment(d, 0)
+	c := DiffComment(d, 0, nil)
 	if n := utf8.RuneCountInString(c); n > MaxCommentChars {
 		t.Fatalf("%d characters", n)
 	}
@@ -79,7 +79,7 @@ func TestCommentListsInputErrorsAndRoots(t *testing.T) {
 		d.Changes = append(d.Changes, result.Change{Root: root, Address: e.Address, Change: "added", MonthlyCostAfter: amt("734.38"), MonthlyDelta: amt("734.38"), After: e})
 	}
 	d.Errors = []parser.Error{{File: "stacks/dev/main.tf", Line: 7, Message: "Missing closing brace"}}
-	c := DiffComment(d, 0)
+	c := DiffComment(d, 0, nil)
 	for _, s := range []string{"`stacks/prod: aws_instance.gpu`", "`stacks/staging: aws_instance.gpu`", "**1 input error**", "stacks/dev/main.tf:7: Missing closing brace"} {
 		if !strings.Contains(c, s) {
 			t.Errorf("comment lacks %q:\n%s", s, c)
@@ -208,7 +208,7 @@ func TestCatalogAge(t *testing.T) {
 		if err := WriteDiffTable(&table, d); err != nil {
 			t.Fatal(err)
 		}
-		comment := DiffComment(d, 0)
+		comment := DiffComment(d, 0, nil)
 		for name, out := range map[string]string{"table": table.String(), "comment": strings.ReplaceAll(comment, "`", "")} {
 			if !strings.Contains(out, tc.want) || (tc.absent != "" && strings.Contains(out, tc.absent)) {
 				t.Errorf("age %v, %s: want %q and not %q in\n%s", tc.age, name, tc.want, tc.absent, out)
@@ -260,7 +260,7 @@ func checkReports(t *testing.T, c *result.Check) map[string]string {
 	out := map[string]string{}
 	for name, write := range map[string]func(*bytes.Buffer, *result.Check) error{
 		"table":    func(b *bytes.Buffer, c *result.Check) error { return WriteCheckTable(b, c) },
-		"markdown": func(b *bytes.Buffer, c *result.Check) error { return WriteCheckMarkdown(b, c) },
+		"markdown": func(b *bytes.Buffer, c *result.Check) error { return WriteCheckMarkdown(b, c, nil) },
 	} {
 		var b bytes.Buffer
 		if err := write(&b, c); err != nil {
