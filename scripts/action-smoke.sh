@@ -38,7 +38,9 @@ git_ add . && git_ commit -q -m base
 git_ checkout -q -b feature
 cp testdata/diff/increase/head/main.tf testdata/diff/increase/head/.gpuguard.yaml "$tmp/repo/infra/"
 git_ add . && git_ commit -q -m head
-printf '{"action":"synchronize","number":7,"pull_request":{"number":7}}\n' >"$tmp/event.json"
+head_sha=$(git_ rev-parse HEAD)
+base_sha=$(git_ rev-parse main)
+printf '{"action":"synchronize","number":7,"pull_request":{"number":7,"head":{"sha":"%s"},"base":{"sha":"%s"}}}\n' "$head_sha" "$base_sha" >"$tmp/event.json"
 
 token=ghs_smokeTestSecretToken
 
@@ -71,7 +73,7 @@ run_action() {
 	: >"$tmp/out.$name"
 	set +e
 	(cd "$tmp/repo" && env -i PATH="$tmp/bin:/usr/local/bin:/usr/bin:/bin" HOME="$tmp" RUNNER_TEMP="$tmp" \
-		GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH="$tmp/event.json" GITHUB_REPOSITORY=acme/infra \
+		GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH="$tmp/event.json" GITHUB_REPOSITORY=acme/infra GITHUB_WORKSPACE="$tmp/repo" \
 		GITHUB_API_URL="$api_url" GITHUB_OUTPUT="$tmp/out.$name" GITHUB_STEP_SUMMARY="$tmp/summary.$name" \
 		"$@" sh "$repo_root/action/entrypoint.sh") >"$tmp/log.$name" 2>&1
 	status=$?
@@ -103,9 +105,10 @@ expect_output same "failed=true"
 expect_log same "::error file=infra/.gpuguard.yaml,line=2,title=gpuguard GPU001 GPU spend over budget::this change adds \$48,801.02 a month"
 expect_log same "::warning file=infra/main.tf,line=31,title=gpuguard GPU006"
 expect_log same "updated its comment on acme/infra#7"
-python3 - "$tmp/dump.same" <<'PY' || fail "same: the comment on the fake API is wrong"
+python3 - "$tmp/dump.same" "$head_sha" "$base_sha" <<'PY' || fail "same: the comment on the fake API is wrong"
 import json, sys
 d = json.load(open(sys.argv[1]))
+head, base = sys.argv[2], sys.argv[3]
 cs = d["comments"]
 assert len(cs) == 1, cs
 c = cs[0]
@@ -113,6 +116,11 @@ assert c["id"] == 1001, c["id"]  # the seeded comment, edited in place
 assert c["body"].startswith("<!-- gpuguard:comment -->"), c["body"][:80]
 assert "GPU spend $34,799.16 → $83,600.18 a month (+$48,801.02, +140.2%)" in c["body"], c["body"][:300]
 assert any(r.startswith("PATCH /repos/acme/infra/issues/comments/1001") for r in d["requests"]), d["requests"]
+# Resources link to their lines: the head's at the pull request's head commit, a removed one at the base.
+blob = "https://github.com/acme/infra/blob/"
+for want in ["[`aws_instance.serve[2]`](" + blob + head + "/infra/main.tf#L22)",
+             "[`aws_instance.retired`](" + blob + base + "/infra/main.tf#L26)"]:
+    assert want in c["body"], (want, c["body"])
 PY
 grep -q "gpuguard: GPU spend" "$tmp/summary.same" || fail "same: no job summary"
 
