@@ -314,3 +314,28 @@ func TestCommentLinksResourcesToTheirLines(t *testing.T) {
 		t.Errorf("--head-sha main: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// A check or diff step outside a pull request links at $GITHUB_SHA; an issue_comment workflow's
+// $GITHUB_SHA is the default branch's, not the pull request's, so it links nothing.
+func TestSummaryLinksAtTheWorkflowCommit(t *testing.T) {
+	repoRoot(t)
+	cwd, _ := os.Getwd()
+	dir := t.TempDir()
+	for _, c := range []struct {
+		event string
+		links bool
+	}{{"push", true}, {"issue_comment", false}} {
+		summary := filepath.Join(dir, c.event+".md")
+		vars := map[string]string{"GITHUB_REPOSITORY": "acme/infra", "GITHUB_SHA": "abcdef0123", "GITHUB_EVENT_NAME": c.event,
+			"GITHUB_WORKSPACE": cwd, "GITHUB_STEP_SUMMARY": summary}
+		runCLIEnv(t, vars, "", "check", "testdata/diff/increase/head", "--format", "json")
+		b, err := os.ReadFile(summary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		link := "[`aws_instance.experiment`](https://github.com/acme/infra/blob/abcdef0123/testdata/diff/increase/head/main.tf#L31)"
+		if got := strings.Contains(string(b), link); got != c.links {
+			t.Errorf("%s: link %v, want %v:\n%s", c.event, got, c.links, b)
+		}
+	}
+}

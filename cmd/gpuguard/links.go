@@ -12,7 +12,8 @@ import (
 // sourceLinks links the Markdown report's resources to the lines that declare them on GitHub,
 // when the run knows the repository and the commit: repo and head come from comment github's
 // --repo and --head-sha, else from GitHub Actions ($GITHUB_REPOSITORY; the pull request's head
-// and base commits from $GITHUB_EVENT_PATH, else $GITHUB_SHA), on $GITHUB_SERVER_URL. Report
+// and base commits from $GITHUB_EVENT_PATH, else $GITHUB_SHA except on issue_comment), on
+// $GITHUB_SERVER_URL. Report
 // paths are relative to the working directory, which is placed in the repository through
 // $GITHUB_WORKSPACE or git. Anything missing means no links, never a wrong one.
 func sourceLinks(e *env, repo, head string) *report.SourceLinks {
@@ -28,7 +29,9 @@ func sourceLinks(e *env, repo, head string) *report.SourceLinks {
 			head, base, _ = ghcomment.CommitsFromEvent(path) // an unreadable event was reported where it matters
 		}
 	}
-	if head == "" {
+	// GITHUB_SHA is the commit the workflow checked; on issue_comment it is the default branch's,
+	// not the pull request's: no links rather than links to other files.
+	if head == "" && e.getenv("GITHUB_EVENT_NAME") != "issue_comment" {
 		head = e.getenv("GITHUB_SHA")
 	}
 	if head == "" {

@@ -31,11 +31,10 @@ const MaxTreeBytes = 2 << 30
 // Materialize extracts ref from the git repository around cwd. It fails with a clear error when
 // cwd is not in a repository or the ref does not exist.
 func Materialize(ctx context.Context, cwd, ref string) (*Tree, error) {
-	top, err := git(ctx, cwd, "rev-parse", "--show-toplevel")
+	topDir, err := Top(ctx, cwd)
 	if err != nil {
 		return nil, fmt.Errorf("%q is neither a directory nor a git ref here: %w", ref, err)
 	}
-	topDir := strings.TrimSpace(string(top))
 	if _, err := git(ctx, cwd, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
 		return nil, fmt.Errorf("%q is neither a directory nor a commit, branch or tag of %s", ref, topDir)
 	}
