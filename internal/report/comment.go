@@ -330,7 +330,7 @@ func writeCommentFits(b *strings.Builder, es []*estimator.Estimate, limit int, n
 		if e.Fit.RequiredGiBPerGPU != nil && e.Fit.AvailableGiBPerGPU != nil {
 			needs = fmt.Sprintf("%.1f / %.1f GiB (%s)", *e.Fit.RequiredGiBPerGPU, *e.Fit.AvailableGiBPerGPU, e.Fit.Source)
 		}
-		fmt.Fprintf(b, "| %s | %s %s | %s |\n", names.resource(e, false), icon, strings.ReplaceAll(e.Fit.Verdict, "_", " "), needs)
+		fmt.Fprintf(b, "| %s | %s %s | %s |\n", names.resource(e), icon, strings.ReplaceAll(e.Fit.Verdict, "_", " "), needs)
 	}
 	b.WriteString("\n")
 }
@@ -360,7 +360,7 @@ func writeCommentSavings(b *strings.Builder, es []*estimator.Estimate, limit int
 			fmt.Fprintf(b, "\n… and %d more.\n", len(rows)-limit)
 			break
 		}
-		fmt.Fprintf(b, "| %s | %s | %s%s |\n", names.resource(x.e, false), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), money.Micros(x.r.MonthlySaving), estimatedMark(x.r.PriceEstimated))
+		fmt.Fprintf(b, "| %s | %s | %s%s |\n", names.resource(x.e), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), money.Micros(x.r.MonthlySaving), estimatedMark(x.r.PriceEstimated))
 	}
 	b.WriteString("\n")
 }
@@ -369,7 +369,7 @@ func writeCommentUnpriced(b *strings.Builder, es []*estimator.Estimate, names re
 	var lines []string
 	for _, e := range es {
 		if e.UnpricedReason != nil {
-			lines = append(lines, fmt.Sprintf("- %s: %s", names.resource(e, false), mdCell(*e.UnpricedReason)))
+			lines = append(lines, fmt.Sprintf("- %s: %s", names.resource(e), mdCell(*e.UnpricedReason)))
 		}
 	}
 	if len(lines) == 0 {

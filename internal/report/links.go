@@ -117,9 +117,9 @@ type refs struct {
 	links *SourceLinks
 }
 
-// resource names an estimate, declared at the base commit when base is set.
-func (r refs) resource(e *estimator.Estimate, base bool) string {
-	return r.links.code(label(r.multi, e.Root, e.Address), e.Source.File, e.Source.Line, base)
+// resource names an estimate of the head.
+func (r refs) resource(e *estimator.Estimate) string {
+	return r.links.code(label(r.multi, e.Root, e.Address), e.Source.File, e.Source.Line, false)
 }
 
 // change names a resource of a diff: where the head declares it, or, removed, where the base did.
