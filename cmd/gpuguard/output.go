@@ -34,7 +34,7 @@ func ruleInfos(engine *policies.Engine) []report.RuleInfo {
 }
 
 // writeDocument renders a check or diff document in a format.
-func writeDocument(e *env, w io.Writer, format report.Format, check *result.Check, diff *result.Diff, engine *policies.Engine) error {
+func writeDocument(w io.Writer, format report.Format, check *result.Check, diff *result.Diff, engine *policies.Engine, links *report.SourceLinks) error {
 	var findings []result.Finding
 	if check != nil {
 		findings = check.Findings
@@ -54,9 +54,9 @@ func writeDocument(e *env, w io.Writer, format report.Format, check *result.Chec
 		return report.WriteDiffTable(w, diff)
 	case report.Markdown:
 		if check != nil {
-			return report.WriteCheckMarkdown(w, check, sourceLinks(e, "", ""))
+			return report.WriteCheckMarkdown(w, check, links)
 		}
-		_, err := io.WriteString(w, report.DiffComment(diff, 0, sourceLinks(e, "", "")))
+		_, err := io.WriteString(w, report.DiffComment(diff, 0, links))
 		return err
 	case report.SARIF:
 		return report.WriteSARIF(w, findings, ruleInfos(engine), version)
@@ -98,13 +98,13 @@ const maxSummaryChars = 256 * 1024
 
 // appendStepSummary adds the Markdown report to $GITHUB_STEP_SUMMARY when it is set. The report
 // carries the comment marker, so that 'comment github' knows the summary already has it.
-func appendStepSummary(e *env, check *result.Check, diff *result.Diff) error {
+func appendStepSummary(e *env, check *result.Check, diff *result.Diff, links *report.SourceLinks) error {
 	path := e.getenv("GITHUB_STEP_SUMMARY")
 	if path == "" {
 		return nil
 	}
 	var md string
-	if links := sourceLinks(e, "", ""); check != nil {
+	if check != nil {
 		md = report.CheckComment(check, maxSummaryChars, links)
 	} else {
 		md = report.DiffComment(diff, maxSummaryChars, links)
@@ -147,7 +147,7 @@ func appendFile(path, s string) error {
 }
 
 // publish does what check and diff do for GitHub Actions after the report is written.
-func publish(e *env, check *result.Check, diff *result.Diff, exit error) {
+func publish(e *env, check *result.Check, diff *result.Diff, exit error, links *report.SourceLinks) {
 	var cost money.Amount
 	var delta *money.Amount
 	if check != nil {
@@ -155,7 +155,7 @@ func publish(e *env, check *result.Check, diff *result.Diff, exit error) {
 	} else {
 		cost, delta = diff.Totals.MonthlyCostAfter, &diff.Totals.MonthlyDelta
 	}
-	for _, err := range []error{appendStepSummary(e, check, diff), writeGitHubOutputs(e, cost, delta, exit)} {
+	for _, err := range []error{appendStepSummary(e, check, diff, links), writeGitHubOutputs(e, cost, delta, exit)} {
 		if err != nil {
 			fmt.Fprintf(e.stderr, "gpuguard: warning: %v\n", err)
 		}
@@ -184,7 +184,13 @@ func emit(e *env, o *commonOptions, format report.Format, threshold int, check *
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if err := writeDocument(e, w, format, check, diff, engine); err != nil {
+	// Where the Markdown's resources link to, worked out once and only for Markdown (the report,
+	// or the job summary): it may read the event and ask git.
+	var links *report.SourceLinks
+	if format == report.Markdown || e.getenv("GITHUB_STEP_SUMMARY") != "" {
+		links = sourceLinks(e, "", "")
+	}
+	if err := writeDocument(w, format, check, diff, engine, links); err != nil {
 		closeOut()
 		return withCode(exitError, fmt.Errorf("writing report: %w", err))
 	}
@@ -195,7 +201,7 @@ func emit(e *env, o *commonOptions, format report.Format, threshold int, check *
 		return withCode(exitError, err)
 	}
 	exit := documentExit(check, diff, threshold)
-	publish(e, check, diff, exit)
+	publish(e, check, diff, exit, links)
 	return exit
 }
 
