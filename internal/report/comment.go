@@ -172,7 +172,7 @@ func renderDiffComment(d *result.Diff, lv detail, links *SourceLinks) string {
 		fmt.Fprintf(&b, "<details><summary>%d unchanged GPU resource%s</summary>\n\n| Resource | Instance | Monthly |\n|---|---|--:|\n", u, plural(u))
 		for _, ch := range d.Changes {
 			if ch.Change == "unchanged" {
-				fmt.Fprintf(&b, "| %s | %s | %s |\n", names.change(ch), mdCell(sideText(ch.After)), amountText(ch.MonthlyCostAfter))
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(names.change(ch)), mdCell(sideText(ch.After)), amountText(ch.MonthlyCostAfter))
 			}
 		}
 		b.WriteString("\n</details>\n\n")
@@ -283,7 +283,7 @@ func writeCommentFindings(b *strings.Builder, fs []result.Finding, lv detail, na
 					addr = fmt.Sprintf("**%s resources**: %s and %s more", count(r.count), addr, count(r.count-len(r.names)))
 				}
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", severityIcon(r.f.Severity), r.f.Rule, addr, msg)
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", severityIcon(r.f.Severity), mdCell(r.f.Rule), cell(addr), msg)
 		}
 		if len(shown) < len(rows) {
 			n := 0
@@ -330,7 +330,7 @@ func writeCommentFits(b *strings.Builder, es []*estimator.Estimate, limit int, n
 		if e.Fit.RequiredGiBPerGPU != nil && e.Fit.AvailableGiBPerGPU != nil {
 			needs = fmt.Sprintf("%.1f / %.1f GiB (%s)", *e.Fit.RequiredGiBPerGPU, *e.Fit.AvailableGiBPerGPU, e.Fit.Source)
 		}
-		fmt.Fprintf(b, "| %s | %s %s | %s |\n", names.resource(e), icon, strings.ReplaceAll(e.Fit.Verdict, "_", " "), needs)
+		fmt.Fprintf(b, "| %s | %s %s | %s |\n", cell(names.resource(e)), icon, strings.ReplaceAll(e.Fit.Verdict, "_", " "), needs)
 	}
 	b.WriteString("\n")
 }
@@ -360,7 +360,7 @@ func writeCommentSavings(b *strings.Builder, es []*estimator.Estimate, limit int
 			fmt.Fprintf(b, "\n… and %d more.\n", len(rows)-limit)
 			break
 		}
-		fmt.Fprintf(b, "| %s | %s | %s%s |\n", names.resource(x.e), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), money.Micros(x.r.MonthlySaving), estimatedMark(x.r.PriceEstimated))
+		fmt.Fprintf(b, "| %s | %s | %s%s |\n", cell(names.resource(x.e)), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), money.Micros(x.r.MonthlySaving), estimatedMark(x.r.PriceEstimated))
 	}
 	b.WriteString("\n")
 }

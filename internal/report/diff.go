@@ -207,7 +207,7 @@ func writeDiffChangesMarkdown(b *strings.Builder, d *result.Diff, limit int, nam
 		if c.After != nil && c.After.UnpricedReason != nil {
 			what += " — ⚠️ unpriced: " + mdCell(*c.After.UnpricedReason)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s → %s | **%s** |\n", names.change(c), what, amountText(c.MonthlyCostBefore), amountText(c.MonthlyCostAfter), deltaText(c.MonthlyDelta))
+		fmt.Fprintf(b, "| %s | %s | %s → %s | **%s** |\n", cell(names.change(c)), what, amountText(c.MonthlyCostBefore), amountText(c.MonthlyCostAfter), deltaText(c.MonthlyDelta))
 	}
 	if len(shown) < len(rows) {
 		fmt.Fprintf(b, "\n… and %s more changed resources, not shown to keep this comment under GitHub's size limit (the job log and `--format json` have them all).\n", money.Group(int64(len(rows)-len(shown))))

@@ -19,12 +19,35 @@ func mdCell(s string) string {
 	return s
 }
 
-// code wraps text in backticks safely.
+// code renders text as an inline code span (CommonMark 6.1): the fence is one backtick longer
+// than the longest run of backticks in the text, and a space pads text that starts or ends with
+// a backtick (or with spaces on both sides, which the reader would strip). Line breaks become
+// spaces, as a code span shows them anyway, so a span never ends a list item or table row.
 func code(s string) string {
-	if strings.Contains(s, "`") {
-		return "``" + s + "``"
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
 	}
-	return "`" + s + "`"
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") ||
+		(len(s) > 1 && s[0] == ' ' && s[len(s)-1] == ' ' && strings.Trim(s, " ") != "") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// cell makes rendered Markdown (code spans, links) safe inside a table cell. GitHub splits a row
+// at every pipe before it parses the cells' inline content, code spans included, and takes an
+// escaped pipe as a literal one even there: a for_each key with a pipe would otherwise cut its
+// resource's cell in two. Text that is not yet Markdown goes through mdCell instead.
+func cell(md string) string {
+	return strings.ReplaceAll(md, "|", "\\|")
 }
 
 // WriteCheckMarkdown renders a check result as Markdown, resources linked to the lines that
@@ -37,7 +60,7 @@ func WriteCheckMarkdown(w io.Writer, c *result.Check, links *SourceLinks) error 
 		ew.printf("| Resource | Instance type | GPUs | Qty | Purchase | Region | Monthly | Fit |\n|---|---|---|--:|---|---|--:|---|\n")
 		for i := range c.Resources {
 			e := &c.Resources[i]
-			ew.printf("| %s | %s | %s | %d | %s | %s | %s | %s |\n", links.code(names.resource(e), e.Source.File, e.Source.Line, false), mdCell(orDash(e.InstanceType)), mdCell(gpuText(e)),
+			ew.printf("| %s | %s | %s | %d | %s | %s | %s | %s |\n", cell(links.code(names.resource(e), e.Source.File, e.Source.Line, false)), mdCell(orDash(e.InstanceType)), mdCell(gpuText(e)),
 				e.Quantity, purchaseText(e), mdCell(orDash(e.Region)), monthlyText(e), fitText(e))
 		}
 		ew.printf("\n")
@@ -93,7 +116,7 @@ func writeFindingsMarkdown(ew *errWriter, findings []result.Finding, names resou
 		if f.Address != "" {
 			addr = links.code(names.finding(f), f.File, f.Line, false)
 		}
-		ew.printf("| %s | %s | %s | %s |\n", severityIcon(f.Severity), f.Rule, addr, msg)
+		ew.printf("| %s | %s | %s | %s |\n", severityIcon(f.Severity), mdCell(f.Rule), cell(addr), msg)
 	}
 	ew.printf("\n")
 }
@@ -132,7 +155,7 @@ func writeSavingsMarkdown(ew *errWriter, es []estimator.Estimate, names resource
 	for i := range es {
 		e := &es[i]
 		if r, ok := bestRecommendation(e); ok {
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s |", links.code(names.resource(e), e.Source.File, e.Source.Line, false), mdCell(recommendationText(r)), mdCell(r.Reason)))
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s |", cell(links.code(names.resource(e), e.Source.File, e.Source.Line, false)), mdCell(recommendationText(r)), mdCell(r.Reason)))
 		}
 	}
 	if len(rows) == 0 {

@@ -270,3 +270,111 @@ func checkReports(t *testing.T, c *result.Check) map[string]string {
 	}
 	return out
 }
+
+// splitRow splits a Markdown table row at its unescaped pipes, as GitHub does before it parses
+// the cells: the cells between the row's outer pipes.
+func splitRow(row string) []string {
+	var cells []string
+	start := 1
+	for i := 1; i < len(row); i++ {
+		switch row[i] {
+		case '\\':
+			i++ // an escaped character, a pipe included, stays in its cell
+		case '|':
+			cells = append(cells, row[start:i])
+			start = i + 1
+		}
+	}
+	return cells
+}
+
+// tableShapes checks that every row of every table in md has as many cells as the table's
+// header, and returns the rows.
+func tableShapes(t *testing.T, name, md string) []string {
+	t.Helper()
+	var rows []string
+	width := 0
+	for _, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			width = 0
+			continue
+		}
+		n := len(splitRow(line))
+		if width == 0 {
+			width = n
+			continue
+		}
+		if n != width {
+			t.Errorf("%s: row has %d cells, its table %d:\n%s", name, n, width, line)
+		}
+		rows = append(rows, line)
+	}
+	if len(rows) == 0 {
+		t.Fatalf("%s: no table rows in\n%s", name, md)
+	}
+	return rows
+}
+
+// A resource name with a pipe (a for_each key), backticks or a line break keeps its table cell
+// whole in every Markdown report, and shows as written: the pipe escaped inside the table (GitHub
+// unescapes it even within code), as is in a list, the backticks fenced by a longer run.
+func TestTableCellsKeepTheirColumns(t *testing.T) {
+	gpu := &estimator.GPUInfo{Model: "NVIDIA A10G", Count: 1}
+	fits := &estimator.Fit{Verdict: estimator.VerdictOversized, Source: "declared"}
+	addrs := []string{`aws_instance.gpu["a|b"]`, "aws_instance.gpu[\"`x`\"]", "aws_instance.gpu[\"two\nlines\"]"}
+	unpriced := "not in the catalog"
+	c := &result.Check{Version: "1", Currency: "USD", HoursPerMonth: 730, Catalog: result.CatalogInfo{Updated: "2026-09-16"}}
+	d := &result.Diff{Version: "1", Currency: "USD", Catalog: c.Catalog}
+	for i, a := range addrs {
+		e := estimator.Estimate{Address: a, ID: "infra|" + a, Root: "infra", InstanceType: "g5.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand,
+			MonthlyCost: amt("734.38"), GPU: gpu, Fit: fits, Source: parser.Location{File: "infra/main.tf", Line: i + 1},
+			Recommendations: []estimator.Recommendation{{Kind: estimator.RecSmallerInstance, InstanceType: "g6.xlarge", PurchaseOption: "on_demand",
+				MonthlyCost: money.Amount(*amt("587.50")), MonthlySaving: money.Amount(*amt("146.88")), Reason: "fits | cheaper"}}}
+		if i == 2 {
+			e.MonthlyCost, e.UnpricedReason = nil, &unpriced
+		}
+		c.Resources = append(c.Resources, e)
+		f := result.Finding{Rule: "TEAM|1", Severity: result.Warn, Address: a, Resource: e.ID, File: e.Source.File, Line: e.Source.Line, Message: "a | b"}
+		c.Findings = append(c.Findings, f)
+		d.Findings = append(d.Findings, f)
+		d.Changes = append(d.Changes, result.Change{Address: a, Root: "infra", Change: "added", After: &c.Resources[i], MonthlyCostAfter: e.MonthlyCost, MonthlyDelta: e.MonthlyCost})
+	}
+	l := NewSourceLinks("https://github.com", "acme/infra", headSHA, baseSHA, "/repo", "/repo")
+	outs := map[string]string{"comment": CheckComment(c, 0, l), "diff comment": DiffComment(d, 0, l), "diff comment without links": DiffComment(d, 0, nil)}
+	for name, links := range map[string]*SourceLinks{"markdown": l, "markdown without links": nil} {
+		var b bytes.Buffer
+		if err := WriteCheckMarkdown(&b, c, links); err != nil {
+			t.Fatal(err)
+		}
+		outs[name] = b.String()
+	}
+	for name, out := range outs {
+		rows := strings.Join(tableShapes(t, name, out), "\n")
+		for _, want := range []string{"`aws_instance.gpu[\"a\\|b\"]`", "``aws_instance.gpu[\"`x`\"]``", "`aws_instance.gpu[\"two lines\"]`", "TEAM\\|1"} {
+			if !strings.Contains(rows, want) {
+				t.Errorf("%s: no %s in its table rows:\n%s", name, want, out)
+			}
+		}
+	}
+	if want := "- `aws_instance.gpu[\"two lines\"]`"; !strings.Contains(DiffComment(d, 0, nil)+outs["markdown without links"], want) {
+		t.Errorf("no unpriced list item %s", want)
+	}
+}
+
+// A code span shows its text as written whatever backticks and spaces it holds (CommonMark 6.1).
+func TestCodeSpans(t *testing.T) {
+	for in, want := range map[string]string{
+		"aws_instance.a":    "`aws_instance.a`",
+		"a`b":               "``a`b``",
+		"a``b`c":            "```a``b`c```",
+		"`lead":             "`` `lead ``",
+		"trail`":            "`` trail` ``",
+		" both ":            "`  both  `",
+		"  ":                "`  `",
+		"one\ntwo\r\nthree": "`one two three`",
+	} {
+		if got := code(in); got != want {
+			t.Errorf("code(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
