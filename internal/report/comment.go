@@ -298,7 +298,7 @@ func writeCommentFindings(b *strings.Builder, fs []result.Finding, lv detail, na
 		if lv.notices {
 			fmt.Fprintf(b, "<details><summary>%d notice%s</summary>\n\n", len(notices), plural(len(notices)))
 			for _, f := range notices {
-				fmt.Fprintf(b, "- %s %s\n", f.Rule, mdCell(f.Message))
+				fmt.Fprintf(b, "- %s %s\n", mdCell(f.Rule), mdCell(f.Message))
 			}
 			b.WriteString("\n</details>\n\n")
 		} else {

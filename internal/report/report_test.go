@@ -356,6 +356,11 @@ func TestTableCellsKeepTheirColumns(t *testing.T) {
 			}
 		}
 	}
+	// A user's rule id is text too in the collapsed list of notices.
+	d.Findings = append(d.Findings, result.Finding{Rule: "<b>ACME1", Severity: result.Notice, Message: "no owner"})
+	if want := "- &lt;b>ACME1 no owner"; !strings.Contains(DiffComment(d, 0, nil), want) {
+		t.Errorf("no notice %q in\n%s", want, DiffComment(d, 0, nil))
+	}
 	if want := "- `aws_instance.gpu[\"two lines\"]`"; !strings.Contains(DiffComment(d, 0, nil)+outs["markdown without links"], want) {
 		t.Errorf("no unpriced list item %s", want)
 	}
