@@ -55,7 +55,11 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 	}
 	if e.Region == "" && p.DefaultRegion != "" {
 		e.Region = parser.NormalizeRegion(p.DefaultRegion)
-		e.Notes = append(e.Notes, fmt.Sprintf("region %s from the default (config or --region)", e.Region))
+		note := fmt.Sprintf("region %s from the default (config or --region)", e.Region)
+		if r.RegionUnknown != "" {
+			note += ": " + r.RegionUnknown
+		}
+		e.Notes = append(e.Notes, note)
 	}
 	if r.Profile != "" {
 		prof := r.Profile
@@ -137,6 +141,9 @@ func (p *Pricer) unitHourly(r *parser.Resource, e *Estimate) (money.Micros, stri
 			parts = append(parts, fmt.Sprintf("%s (%s)", u.Attribute, u.Reason))
 		}
 		return 0, "unresolved: " + strings.Join(parts, "; ")
+	}
+	if e.Region == "" && r.RegionUnknown != "" {
+		return 0, "no region: " + r.RegionUnknown + "; set one in .gpuguard.yaml (region) or with --region"
 	}
 	if r.InstanceType == "" {
 		return 0, "no instance type"

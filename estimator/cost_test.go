@@ -2,6 +2,7 @@ package estimator
 
 import (
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 
@@ -245,5 +246,29 @@ func TestSharedGPUUnits(t *testing.T) {
 	sm, _ := shared.Monthly()
 	if wm.Decimal(2) != "2063.95" || sm.Decimal(2) != "515.99" || !shared.PriceEstimated || whole.PriceEstimated {
 		t.Fatalf("whole %s (estimated %v), shared %s (estimated %v)", wm, whole.PriceEstimated, sm, shared.PriceEstimated)
+	}
+}
+
+// A resource whose region no manifest names (an AKS pool of a cluster managed elsewhere) is
+// priced in the default region with a note saying why, and without a default stays unpriced with
+// that reason and the fix.
+func TestRegionUnknownTakesTheDefault(t *testing.T) {
+	why := "its cluster (kubernetes_cluster_id) is not in this configuration, so its location is unknown"
+	r := parser.Resource{Provider: "azure", InstanceType: "Standard_NC24ads_A100_v4", Quantity: 2, PurchaseOption: parser.OnDemand, RegionUnknown: why}
+	e := (&Pricer{Catalog: catalog.MustDefault(), DefaultRegion: "eastus"}).Estimate(r)
+	m, ok := e.Monthly()
+	// 3.673 $/h (eastus) × 730 h × 2 nodes
+	if !ok || m.Cents() != expectCents(t, "730", "3.673", "2") || e.Region != "eastus" {
+		t.Fatalf("with a default region: monthly %v, region %q, reason %v", m, e.Region, e.UnpricedReason)
+	}
+	if want := "region eastus from the default (config or --region): " + why; !slices.Contains(e.Notes, want) {
+		t.Errorf("notes %q lack %q", e.Notes, want)
+	}
+	e = (&Pricer{Catalog: catalog.MustDefault()}).Estimate(r)
+	if e.MonthlyCost != nil || e.UnpricedReason == nil || *e.UnpricedReason != "no region: "+why+"; set one in .gpuguard.yaml (region) or with --region" {
+		t.Errorf("without a default region: monthly %v, reason %v", e.MonthlyCost, e.UnpricedReason)
+	}
+	if e.GPU == nil || e.GPU.Model == "" {
+		t.Errorf("an unpriced pool still names its GPUs: %+v", e.GPU)
 	}
 }

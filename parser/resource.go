@@ -223,14 +223,18 @@ type Resource struct {
 	// Root is the input the address is relative to: the Terraform root module's directory, the
 	// plan file, or the manifest file. Addresses repeat across roots (every stack may have an
 	// aws_instance.gpu); root and address together identify a resource.
-	Root         string
-	Source       Location
-	Kind         Kind
-	Type         string
-	Provider     string
-	Region       string
-	InstanceType string
-	Quantity     int
+	Root     string
+	Source   Location
+	Kind     Kind
+	Type     string
+	Provider string
+	Region   string
+	// RegionUnknown says why Region is empty when no manifest can name it (an AKS pool whose
+	// cluster is managed elsewhere): the default region (config or --region) prices the
+	// resource, and without one this is the reason it stays unpriced.
+	RegionUnknown string
+	InstanceType  string
+	Quantity      int
 	// QuantityVCPUs, when set, sizes the resource in vCPUs instead of instances (an AWS Batch
 	// compute environment's desired vCPUs): the estimator, which knows the type's vCPUs, turns it
 	// into instances.

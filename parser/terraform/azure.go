@@ -269,10 +269,12 @@ func mapAzureBatchPool(c *mapContext) []*parser.Resource {
 }
 
 // parentLocation sets the region of a resource that has no location of its own and runs where
-// another does (an AKS node pool's cluster, a Batch pool's account), or says why it cannot.
+// another does (an AKS node pool's cluster, a Batch pool's account), or says why it cannot. A
+// parent managed elsewhere is common (clusters in their own stack, pools in the teams'), so it
+// leaves the region to the default (config or --region) rather than making the pool unresolved.
 func parentLocation(r *parser.Resource, parent *instance, attr, what string) {
 	if parent == nil {
-		r.AddUnresolved(attr, "the "+what+" is not in this configuration, so its location is unknown")
+		r.RegionUnknown = "its " + what + " (" + attr + ") is not in this configuration, so its location is unknown"
 		return
 	}
 	pv := &view{obj: parent.value, res: r, path: parent.addr + "."}
