@@ -40,8 +40,19 @@ func (c *mapContext) awsCommon(r *parser.Resource, w *view) {
 	applyTags(r, w.strMap("tags"))
 }
 
-// launchTemplate follows a launch_template block (id or name) to the template it names.
+// launchTemplate follows a launch_template block (id or name) to the template it names, with a
+// note when the template is not in this configuration.
 func (c *mapContext) launchTemplate(r *parser.Resource, w *view, path ...any) *view {
+	lt := c.findLaunchTemplate(r, w, path...)
+	if lt == nil && len(w.blocks(path...)) > 0 {
+		r.Note("the launch template is not in this configuration: its instance type could not be read")
+	}
+	return lt
+}
+
+// findLaunchTemplate is launchTemplate without the note, for a resource that names its instance
+// type itself and reads only the template's tags.
+func (c *mapContext) findLaunchTemplate(r *parser.Resource, w *view, path ...any) *view {
 	blocks := w.blocks(path...)
 	if len(blocks) == 0 {
 		return nil
@@ -63,10 +74,29 @@ func (c *mapContext) launchTemplate(r *parser.Resource, w *view, path ...any) *v
 		}
 	}
 	if inst == nil {
-		r.Note("the launch template is not in this configuration: its instance type could not be read")
 		return nil
 	}
 	return &view{obj: inst.value, res: r, path: inst.addr + "."}
+}
+
+// launchTemplateTags are the tags a launch template gives the instances it launches (its
+// tag_specifications for resource type "instance"): what cost allocation sees on the instances
+// of an Auto Scaling group or EKS node group, whose own tags stay on the group. The template's
+// own tags argument tags only the template.
+func launchTemplateTags(lt *view) map[string]string {
+	if lt == nil {
+		return nil
+	}
+	tags := map[string]string{}
+	quiet := &view{obj: lt.obj} // a tag that cannot be read leaves the price alone
+	for _, spec := range quiet.blocks("tag_specifications") {
+		if rt, ok := spec.str("resource_type"); ok && rt == "instance" {
+			for k, v := range spec.strMap("tags") {
+				tags[k] = v
+			}
+		}
+	}
+	return tags
 }
 
 func awsSpot(w *view) bool {
@@ -77,19 +107,23 @@ func awsSpot(w *view) bool {
 func mapAWSInstance(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.AWS, c.inst.addr)
 	t, ok := w.str("instance_type")
+	var lt *view
 	if !ok && w.has("launch_template") {
-		if lt := c.launchTemplate(r, w, "launch_template"); lt != nil {
+		if lt = c.launchTemplate(r, w, "launch_template"); lt != nil {
 			t, ok = lt.str("instance_type")
 			if awsSpot(lt) {
 				r.PurchaseOption = parser.Spot
 			}
 		}
+	} else {
+		lt = c.findLaunchTemplate(r, w, "launch_template")
 	}
 	r.InstanceType = t
 	requireInstanceType(r, "instance_type", ok)
 	if c.inst.decl.typ == "aws_spot_instance_request" || awsSpot(w) {
 		r.PurchaseOption = parser.Spot
 	}
+	applyTags(r, launchTemplateTags(lt)) // the instance's own tags, applied next, win
 	c.awsCommon(r, w)
 	if r.PurchaseOption != parser.Spot {
 		c.awsTaker(r, w, r.Quantity)
@@ -199,11 +233,17 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 	if r.Requirements == nil {
 		requireInstanceType(r, "instance_type", found)
 	}
+	applyTags(r, launchTemplateTags(lt))
 	c.awsCommon(r, w)
+	// A tag block reaches the group's instances only with propagate_at_launch; one that does not
+	// tags the group alone, which no cost report allocates instance spend by.
 	tags := map[string]string{}
-	for _, t := range w.blocks("tag") {
+	for _, t := range (&view{obj: w.obj}).blocks("tag") { // read quietly: a tag never unprices
 		k, ok1 := t.str("key")
 		v, ok2 := t.str("value")
+		if p, set := t.boolean("propagate_at_launch"); set && !p {
+			continue
+		}
 		if ok1 && ok2 {
 			tags[k] = v
 		}
@@ -242,6 +282,7 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	if ct, ok := w.str("capacity_type"); ok && strings.EqualFold(ct, "SPOT") {
 		r.PurchaseOption = parser.Spot
 	}
+	applyTags(r, launchTemplateTags(lt))
 	c.awsCommon(r, w)
 	if r.PurchaseOption != parser.Spot {
 		c.awsTaker(r, lt, r.Quantity)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -393,5 +394,105 @@ func TestLocalModuleOutsideTheCheckedTree(t *testing.T) {
 	}
 	if len(res.Errors) != 1 || res.Errors[0].Line != 3 || !strings.Contains(res.Errors[0].Message, `module "out"`) || !strings.Contains(res.Errors[0].Message, "outside the checked directories") {
 		t.Fatalf("errors %+v", res.Errors)
+	}
+}
+
+// The instances of an Auto Scaling group or EKS node group carry the tags their launch template
+// gives instances (tag_specifications for "instance") and the group's tag blocks that propagate
+// at launch; a template named by a string is found even though nothing refers to it; and a tag
+// whose value is unknown is left out without unpricing the group.
+func TestLaunchTemplatesTagTheirInstances(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" { region = "us-east-1" }
+variable "owner" {}
+resource "aws_autoscaling_group" "by_name" {
+  min_size = 2
+  max_size = 2
+  launch_template { name = "gpu" }
+  tag {
+    key                 = "env"
+    value               = "prod"
+    propagate_at_launch = true
+  }
+  tag {
+    key                 = "project"
+    value               = "llm"
+    propagate_at_launch = false
+  }
+  tag {
+    key                 = "owner"
+    value               = var.owner
+    propagate_at_launch = true
+  }
+}
+resource "aws_launch_template" "gpu" {
+  name          = "gpu"
+  instance_type = "g5.12xlarge"
+  tags          = { template_only = "yes" }
+  tag_specifications {
+    resource_type = "volume"
+    tags          = { volume_only = "yes" }
+  }
+  tag_specifications {
+    resource_type = "instance"
+    tags          = { team = "ml", project = "from-template" }
+  }
+}
+resource "aws_eks_node_group" "lt" {
+  cluster_name    = "c"
+  node_group_name = "lt"
+  node_role_arn   = "r"
+  subnet_ids      = ["s"]
+  launch_template {
+    id      = aws_launch_template.gpu.id
+    version = "$Latest"
+  }
+  scaling_config {
+    desired_size = 1
+    min_size     = 1
+    max_size     = 1
+  }
+}
+resource "aws_instance" "own_type" {
+  instance_type = "g6.xlarge"
+  launch_template { name = "gpu" }
+  tags = { team = "research" }
+}
+`, Options{})
+	got := byAddress(t, res)
+	for addr, want := range map[string]map[string]string{
+		// project stays the template's: the group's project tag does not propagate.
+		"aws_autoscaling_group.by_name": {"team": "ml", "project": "from-template", "env": "prod"},
+		"aws_eks_node_group.lt":         {"team": "ml", "project": "from-template"},
+		// The instance's own tags win over its template's.
+		"aws_instance.own_type": {"team": "research", "project": "from-template"},
+	} {
+		r, ok := got[addr]
+		if !ok {
+			t.Errorf("%s not found in %v", addr, res.Resources)
+			continue
+		}
+		if !reflect.DeepEqual(r.Tags, want) {
+			t.Errorf("%s: tags %v, want %v", addr, r.Tags, want)
+		}
+		if len(r.Unresolved) != 0 || len(r.Notes) > 1 {
+			t.Errorf("%s: unresolved %v, notes %v", addr, r.Unresolved, r.Notes)
+		}
+	}
+	// Nothing but a string refers to this template.
+	res = parseHCL(t, `
+resource "aws_autoscaling_group" "by_name" {
+  desired_capacity = 2
+  max_size         = 2
+  min_size         = 2
+  launch_template { name = "gpu" }
+}
+resource "aws_launch_template" "gpu" {
+  name          = "gpu"
+  instance_type = "g5.12xlarge"
+}
+`, Options{})
+	if g := byAddress(t, res)["aws_autoscaling_group.by_name"]; g.InstanceType != "g5.12xlarge" || g.Quantity != 2 || len(g.Unresolved) != 0 {
+		t.Errorf("the group's template, named by a string, was not read: %+v", g)
 	}
 }

@@ -145,6 +145,14 @@ func (c *mapContext) byAttribute(typ, attr, value string) *instance {
 	if value == "" {
 		return nil
 	}
+	// Only the types gpuguard maps, and what they refer to, are evaluated up front: a template
+	// or an account named by a string is evaluated here, once, when first looked up.
+	mi := c.inst.mod
+	for _, d := range mi.cfg.resources {
+		if d.typ == typ {
+			mi.expandResource(mi.resources[d.addr()])
+		}
+	}
 	for _, inst := range c.ev.order {
 		if inst.decl.typ != typ || inst.mod != c.inst.mod {
 			continue
