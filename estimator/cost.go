@@ -143,7 +143,7 @@ func (p *Pricer) unitHourly(r *parser.Resource, e *Estimate) (money.Micros, stri
 		return 0, "unresolved: " + strings.Join(parts, "; ")
 	}
 	if e.Region == "" && r.RegionUnknown != "" {
-		return 0, "no region: " + r.RegionUnknown + "; set one in .gpuguard.yaml (region) or with --region"
+		return 0, noRegion(r)
 	}
 	if r.InstanceType == "" {
 		return 0, "no instance type"
@@ -329,4 +329,13 @@ func SortEstimates(es []Estimate) {
 		}
 		return a.Address < b.Address
 	})
+}
+
+// noRegion is why a resource without a region stays unpriced: the reason no manifest could name
+// one when the parser knows it, and how to set one.
+func noRegion(r *parser.Resource) string {
+	if r.RegionUnknown != "" {
+		return "no region: " + r.RegionUnknown + "; set one in .gpuguard.yaml (region) or with --region"
+	}
+	return catalog.NoRegion
 }

@@ -272,3 +272,24 @@ func TestRegionUnknownTakesTheDefault(t *testing.T) {
 		t.Errorf("an unpriced pool still names its GPUs: %+v", e.GPU)
 	}
 }
+
+// Nodes chosen by GPU labels or by instance requirements need a region to be priced: without one
+// the reason says so and how to give it, not that no type fits "in region (none)".
+func TestChoosingANodeNeedsARegion(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	pod := parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-l4"}}
+	for name, r := range map[string]parser.Resource{
+		"pod by GPU label": {Address: "Job/ml/train", Kind: parser.KindKubernetes, Provider: "gcp", Quantity: 4, PurchaseOption: parser.OnDemand, Pod: &pod},
+		"requirements": {Address: "aws_autoscaling_group.abs", Provider: "aws", Quantity: 1, PurchaseOption: parser.OnDemand,
+			Requirements: &parser.InstanceRequirements{GPUNames: []string{"a10g"}}},
+	} {
+		e := p.Estimate(r)
+		if e.MonthlyCost != nil || e.UnpricedReason == nil || *e.UnpricedReason != catalog.NoRegion {
+			t.Errorf("%s: monthly %v, reason %v, want %q", name, e.MonthlyCost, e.UnpricedReason, catalog.NoRegion)
+		}
+		r.Region = map[string]string{"gcp": "us-central1", "aws": "us-east-1"}[r.Provider]
+		if e := p.Estimate(r); e.MonthlyCost == nil {
+			t.Errorf("%s: unpriced with a region: %s", name, *e.UnpricedReason)
+		}
+	}
+}

@@ -215,6 +215,9 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	if r.Provider == parser.Unknown || r.Provider == "" {
 		return "the node's cloud is unknown: name a region (config or --region) or an instance type"
 	}
+	if e.Region == "" {
+		return noRegion(r) // every node's price depends on it: "no type in region (none)" says less
+	}
 	keys := gpuKeys(pod.GPUNames)
 	if len(pod.GPUNames) > 0 && len(keys) == 0 {
 		return fmt.Sprintf("GPU %s is not in the catalog", strings.Join(pod.GPUNames, ", "))

@@ -16,6 +16,9 @@ import (
 // region and for the purchase option — what EC2's lowest-price allocation launches. It is an
 // estimate and says so; it returns why no type could be chosen, or "".
 func (p *Pricer) chooseByRequirements(r *parser.Resource, e *Estimate) string {
+	if e.Region == "" {
+		return noRegion(r)
+	}
 	req := r.Requirements
 	type cand struct {
 		in   catalog.Instance

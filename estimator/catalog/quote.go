@@ -8,6 +8,9 @@ import (
 	"github.com/gpuguard/gpuguard/parser"
 )
 
+// NoRegion is why a resource without a region has no price, and how to give it one.
+const NoRegion = "no region: set it on the resource or its provider, in .gpuguard.yaml (region) or with --region"
+
 // Default discounts off on-demand for purchase options the tables hold no price for. They are
 // the conservative (smallest) end of the documented ranges in shared/reference/pricing/README.md:
 // spot 60-90% off; AWS and Azure 1-year commitments about 30-40% off, 3-year about 50-60% off.
@@ -74,7 +77,7 @@ func (c *Catalog) Quote(provider, typ, region string, opt parser.PurchaseOption)
 		return Quote{}, &Miss{Reason: fmt.Sprintf("%s is not in the %s price catalog", typ, providerName(provider))}
 	}
 	if region == "" {
-		return Quote{}, &Miss{Reason: "no region: set it on the resource or its provider, in .gpuguard.yaml (region) or with --region"}
+		return Quote{}, &Miss{Reason: NoRegion}
 	}
 	near := NearestRegion(region, regions)
 	miss := &Miss{Reason: fmt.Sprintf("%s has no price for region %s in the catalog", typ, region), NearestRegion: near}
