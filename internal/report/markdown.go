@@ -24,7 +24,7 @@ func mdCell(s string) string {
 // a backtick (or with spaces on both sides, which the reader would strip). Line breaks become
 // spaces, as a code span shows them anyway, so a span never ends a list item or table row.
 func code(s string) string {
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	s = lineBreaks.Replace(s)
 	longest, run := 0, 0
 	for i := 0; i < len(s); i++ {
 		if s[i] == '`' {
@@ -41,6 +41,8 @@ func code(s string) string {
 	}
 	return fence + s + fence
 }
+
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
 
 // cell makes rendered Markdown (code spans, links) safe inside a table cell. GitHub splits a row
 // at every pipe before it parses the cells' inline content, code spans included, and takes an
