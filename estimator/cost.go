@@ -313,8 +313,30 @@ func (p *Pricer) EstimateAll(rs []parser.Resource) []Estimate {
 	out := make([]Estimate, len(rs))
 	for i := range rs {
 		out[i] = p.Estimate(rs[i])
+		p.priceScaleMax(&rs[i], &out[i])
 	}
 	return out
+}
+
+// priceScaleMax prices a resource at its autoscaler's declared maximum, when it has one and
+// that costs more than its price: the same resource with the maximum's instances, nodes or pods
+// (and the maximum's spot share, where purchase is split).
+func (p *Pricer) priceScaleMax(r *parser.Resource, e *Estimate) {
+	m := r.ScaleMax
+	if m == nil || e.MonthlyCost == nil {
+		return
+	}
+	at := *r
+	at.ScaleMax, at.Notes = nil, nil
+	at.Quantity, at.SpotQuantity, at.QuantityVCPUs = m.Quantity, m.SpotQuantity, m.VCPUs
+	if at.SpotQuantity > 0 && at.SpotQuantity >= at.Quantity {
+		at.PurchaseOption, at.SpotQuantity = parser.Spot, 0
+	}
+	me := p.Estimate(at)
+	if me.MonthlyCost == nil || *me.MonthlyCost <= *e.MonthlyCost {
+		return
+	}
+	e.ScaleMax = &ScaleMaxCost{Quantity: me.Quantity, MonthlyCost: *me.MonthlyCost, PriceEstimated: me.PriceEstimated, From: m.From}
 }
 
 // SortEstimates orders estimates by file, line, address.

@@ -293,3 +293,57 @@ func TestChoosingANodeNeedsARegion(t *testing.T) {
 		}
 	}
 }
+
+// An autoscaled resource is priced at its floor and, separately, at its declared maximum, with
+// the maximum's spot share; the totals carry both, and a maximum that costs no more (or a
+// resource that is not priced) gives none.
+func TestScaleMaxIsPricedToo(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	g5 := func(q, spot int, max *parser.ScaleMax) parser.Resource {
+		return parser.Resource{Address: "asg", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g5.2xlarge", Quantity: q, SpotQuantity: spot,
+			PurchaseOption: parser.OnDemand, ScaleMax: max}
+	}
+	es := p.EstimateAll([]parser.Resource{
+		// 2 on demand; at the maximum, 4 on demand and 6 on spot (1.212 and 0.4848 an hour).
+		g5(2, 0, &parser.ScaleMax{Quantity: 10, SpotQuantity: 6, From: "max_size"}),
+		// Nothing runs; at the maximum, everything runs on spot.
+		g5(0, 0, &parser.ScaleMax{Quantity: 3, SpotQuantity: 3, From: "max_size"}),
+		// A Batch environment: 64 vCPUs of g5.2xlarge (8 each) are 8 instances.
+		{Address: "batch", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g5.2xlarge", PurchaseOption: parser.OnDemand,
+			ScaleMax: &parser.ScaleMax{VCPUs: 64, From: "compute_resources.max_vcpus"}},
+		g5(2, 0, &parser.ScaleMax{Quantity: 2, From: "max_size"}),
+		{Address: "unknown", Provider: parser.AWS, Region: "us-east-1", InstanceType: "x9.huge", Quantity: 1, ScaleMax: &parser.ScaleMax{Quantity: 5}},
+	})
+	for i, want := range []struct {
+		quantity  int
+		cents     int64
+		estimated bool
+	}{
+		{10, expectCents(t, "730", "1.212", "4", "0.4848", "6"), true},
+		{3, expectCents(t, "730", "0.4848", "3"), true},
+		{8, expectCents(t, "730", "1.212", "8"), false},
+	} {
+		m := es[i].ScaleMax
+		if m == nil || m.Quantity != want.quantity || money.Micros(m.MonthlyCost).Cents() != want.cents || m.PriceEstimated != want.estimated {
+			t.Errorf("resource %d: scale max %+v, want %d for %d cents (estimated %v)", i, m, want.quantity, want.cents, want.estimated)
+		}
+	}
+	if es[0].Quantity != 2 || money.Micros(*es[0].MonthlyCost).Cents() != expectCents(t, "730", "1.212", "2") || es[0].CapacitySplit != nil {
+		t.Errorf("the floor changed with the maximum: %+v", es[0])
+	}
+	if es[3].ScaleMax != nil || es[4].ScaleMax != nil {
+		t.Errorf("a maximum that costs no more, or of an unpriced resource: %+v, %+v", es[3].ScaleMax, es[4].ScaleMax)
+	}
+	tot := Sum(es)
+	var want money.Micros
+	for _, e := range es[:3] {
+		want += money.Micros(e.ScaleMax.MonthlyCost)
+	}
+	want += money.Micros(*es[3].MonthlyCost)
+	if tot.MaxMonthlyCost == nil || money.Micros(*tot.MaxMonthlyCost) != want {
+		t.Errorf("total at the maximums %v, want %v", tot.MaxMonthlyCost, want)
+	}
+	if Sum(es[3:]).MaxMonthlyCost != nil {
+		t.Errorf("a total at the maximums without any autoscaled resource")
+	}
+}

@@ -28,6 +28,17 @@ type CapacitySplit struct {
 	Spot     int `json:"spot"`
 }
 
+// ScaleMaxCost is what a resource costs at the most an autoscaler declared with it may run: an
+// upper bound of its spend, where its price is the floor the autoscaler keeps.
+type ScaleMaxCost struct {
+	Quantity       int          `json:"quantity"`
+	MonthlyCost    money.Amount `json:"monthly_cost"`
+	PriceEstimated bool         `json:"price_estimated"`
+	// From names what declares the maximum ("max_size", "maxReplicas of
+	// HorizontalPodAutoscaler/ml/chat").
+	From string `json:"from"`
+}
+
 // PriceSource says where a resource's price comes from.
 type PriceSource struct {
 	InstanceType   string `json:"instance_type"`
@@ -108,33 +119,36 @@ type Estimate struct {
 	Address string `json:"address"`
 	// Root is the root module directory, plan or manifest file the address is relative to, and
 	// ID ("root|address") identifies the resource across a scan of many roots.
-	Root            string                `json:"root"`
-	ID              string                `json:"id"`
-	Source          parser.Location       `json:"source"`
-	Kind            parser.Kind           `json:"kind"`
-	Type            string                `json:"type"`
-	Provider        string                `json:"provider"`
-	Region          string                `json:"region"`
-	InstanceType    string                `json:"instance_type"`
-	Quantity        int                   `json:"quantity"`
-	PurchaseOption  parser.PurchaseOption `json:"purchase_option"`
-	CapacitySplit   *CapacitySplit        `json:"capacity_split,omitempty"`
-	HoursPerMonth   float64               `json:"hours_per_month"`
-	GPU             *GPUInfo              `json:"gpu"`
-	HourlyCost      *money.Rate           `json:"hourly_cost"`
-	MonthlyCost     *money.Amount         `json:"monthly_cost"`
-	PriceEstimated  bool                  `json:"price_estimated"`
-	UnpricedReason  *string               `json:"unpriced_reason"`
-	PriceSources    []PriceSource         `json:"price_sources,omitempty"`
-	Profile         *string               `json:"profile"`
-	Fit             *Fit                  `json:"fit"`
-	Workload        *WorkloadInfo         `json:"workload,omitempty"`
-	Recommendations []Recommendation      `json:"recommendations"`
-	Tags            map[string]string     `json:"tags,omitempty"`
-	Unresolved      []parser.Unresolved   `json:"unresolved,omitempty"`
-	Notes           []string              `json:"notes,omitempty"`
-	Suppressions    []parser.Suppression  `json:"suppressions,omitempty"`
-	Pod             *parser.PodGPUs       `json:"pod,omitempty"`
+	Root           string                `json:"root"`
+	ID             string                `json:"id"`
+	Source         parser.Location       `json:"source"`
+	Kind           parser.Kind           `json:"kind"`
+	Type           string                `json:"type"`
+	Provider       string                `json:"provider"`
+	Region         string                `json:"region"`
+	InstanceType   string                `json:"instance_type"`
+	Quantity       int                   `json:"quantity"`
+	PurchaseOption parser.PurchaseOption `json:"purchase_option"`
+	CapacitySplit  *CapacitySplit        `json:"capacity_split,omitempty"`
+	// ScaleMax is the resource at its autoscaler's declared maximum, when that costs more than
+	// the priced quantity (nil otherwise, and when the resource is unpriced).
+	ScaleMax        *ScaleMaxCost        `json:"scale_max,omitempty"`
+	HoursPerMonth   float64              `json:"hours_per_month"`
+	GPU             *GPUInfo             `json:"gpu"`
+	HourlyCost      *money.Rate          `json:"hourly_cost"`
+	MonthlyCost     *money.Amount        `json:"monthly_cost"`
+	PriceEstimated  bool                 `json:"price_estimated"`
+	UnpricedReason  *string              `json:"unpriced_reason"`
+	PriceSources    []PriceSource        `json:"price_sources,omitempty"`
+	Profile         *string              `json:"profile"`
+	Fit             *Fit                 `json:"fit"`
+	Workload        *WorkloadInfo        `json:"workload,omitempty"`
+	Recommendations []Recommendation     `json:"recommendations"`
+	Tags            map[string]string    `json:"tags,omitempty"`
+	Unresolved      []parser.Unresolved  `json:"unresolved,omitempty"`
+	Notes           []string             `json:"notes,omitempty"`
+	Suppressions    []parser.Suppression `json:"suppressions,omitempty"`
+	Pod             *parser.PodGPUs      `json:"pod,omitempty"`
 
 	// attached are the GPUs attached to the N1 VM a pod's node was sized as (recommendations
 	// name them).
@@ -156,17 +170,25 @@ type Totals struct {
 	Unpriced    int          `json:"unpriced"`
 	Estimated   int          `json:"estimated"`
 	GPUs        float64      `json:"gpus"`
+	// MaxMonthlyCost is the priced resources' total with every autoscaled one at its maximum;
+	// absent when no resource declares one.
+	MaxMonthlyCost *money.Amount `json:"max_monthly_cost,omitempty"`
 }
 
 // Sum computes totals over estimates, in integer micro-dollars.
 func Sum(es []Estimate) Totals {
 	var t Totals
-	var sum money.Micros
+	var sum, atMax money.Micros
+	scales := false
 	for i := range es {
 		e := &es[i]
 		t.Resources++
 		if m, ok := e.Monthly(); ok {
 			sum += m
+			if e.ScaleMax != nil {
+				m, scales = money.Micros(e.ScaleMax.MonthlyCost), true
+			}
+			atMax += m
 		} else {
 			t.Unpriced++
 		}
@@ -178,5 +200,9 @@ func Sum(es []Estimate) Totals {
 		}
 	}
 	t.MonthlyCost = money.Amount(sum)
+	if scales {
+		a := money.Amount(atMax)
+		t.MaxMonthlyCost = &a
+	}
 	return t
 }

@@ -238,8 +238,11 @@ type Resource struct {
 	// QuantityVCPUs, when set, sizes the resource in vCPUs instead of instances (an AWS Batch
 	// compute environment's desired vCPUs): the estimator, which knows the type's vCPUs, turns it
 	// into instances.
-	QuantityVCPUs  int
-	SpotQuantity   int // of Quantity, how many run on spot when purchase is split (AWS ASG mixed policy)
+	QuantityVCPUs int
+	SpotQuantity  int // of Quantity, how many run on spot when purchase is split (AWS ASG mixed policy)
+	// ScaleMax, when set, is the most an autoscaler declared with the resource may run: the
+	// estimator prices it too, as the resource's cost at full scale-out.
+	ScaleMax       *ScaleMax
 	PurchaseOption PurchaseOption
 	// HoursPerMonth is 0 when the resource runs the default month.
 	HoursPerMonth float64
@@ -257,6 +260,26 @@ type Resource struct {
 	Unresolved   []Unresolved
 	Notes        []string
 	Suppressions []Suppression
+}
+
+// ScaleMax is the maximum size an autoscaler may give a resource (an Auto Scaling group's
+// max_size, a node pool's max_count, a HorizontalPodAutoscaler's maxReplicas).
+type ScaleMax struct {
+	// Quantity is the instances, nodes or pods at the maximum; SpotQuantity how many of them
+	// run on spot when the purchase is split.
+	Quantity     int
+	SpotQuantity int
+	// VCPUs, when set, sizes the maximum in vCPUs instead (an AWS Batch environment's
+	// max_vcpus).
+	VCPUs int
+	// From names what declares the maximum ("max_size", "maxReplicas of
+	// HorizontalPodAutoscaler/ml/chat").
+	From string
+}
+
+// SetScaleMax records a declared maximum of n instances, nodes or pods.
+func (r *Resource) SetScaleMax(n int, from string) {
+	r.ScaleMax = &ScaleMax{Quantity: n, From: from}
 }
 
 // AddUnresolved records an attribute that could not be resolved, once per attribute.

@@ -40,6 +40,9 @@ type Budgets struct {
 	MonthlyTotal       *money.Amount `json:"monthly_total"`
 	MonthlyIncrease    *money.Amount `json:"monthly_increase"`
 	PerResourceMonthly *money.Amount `json:"per_resource_monthly"`
+	// The same lines with every autoscaled resource at its declared maximum.
+	MonthlyTotalAtMax       *money.Amount `json:"monthly_total_at_max"`
+	PerResourceMonthlyAtMax *money.Amount `json:"per_resource_monthly_at_max"`
 }
 
 func amount(f *float64) *money.Amount {
@@ -64,9 +67,11 @@ func NewInput(resources []estimator.Estimate, totals any, diff any, cfg *config.
 		cfg = &config.Config{}
 	}
 	in.Config = ConfigInput{Budgets: Budgets{
-		MonthlyTotal:       amount(cfg.Budgets.MonthlyTotal),
-		MonthlyIncrease:    amount(cfg.Budgets.MonthlyIncrease),
-		PerResourceMonthly: amount(cfg.Budgets.PerResourceMonthly),
+		MonthlyTotal:            amount(cfg.Budgets.MonthlyTotal),
+		MonthlyIncrease:         amount(cfg.Budgets.MonthlyIncrease),
+		PerResourceMonthly:      amount(cfg.Budgets.PerResourceMonthly),
+		MonthlyTotalAtMax:       amount(cfg.Budgets.MonthlyTotalAtMax),
+		PerResourceMonthlyAtMax: amount(cfg.Budgets.PerResourceMonthlyAtMax),
 	}, RequiredTags: cfg.RequiredTagsOrDefault(), PolicyData: map[string]any{}}
 	for k, v := range DefaultPolicyData {
 		in.Config.PolicyData[k] = v

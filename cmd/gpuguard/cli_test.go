@@ -694,3 +694,39 @@ resource "google_compute_instance" "too_big" {
 		t.Fatalf("warnings %+v", doc.Warnings)
 	}
 }
+
+// The budgets at the maximum see what the other budgets do not: an AKS pool priced at its one
+// node passes budgets.per_resource_monthly but not, at its max_count of 4, the budget at the
+// maximum; the run fails on it (exit 2) and says why.
+func TestBudgetsAtTheAutoscalersMaximum(t *testing.T) {
+	repoRoot(t)
+	dir := t.TempDir()
+	testutil.WriteFiles(t, dir, map[string]string{
+		".gpuguard.yaml": "budgets:\n  per_resource_monthly: 1000\n  per_resource_monthly_at_max: 1000\n",
+	})
+	cfg := filepath.Join(dir, ".gpuguard.yaml")
+	r := runCLI(t, "", "check", "testdata/terraform/azurerm_kubernetes_cluster", "--config", cfg, "--format", "json")
+	var doc struct {
+		Findings []struct{ Rule, Severity, Address, Message string }
+		Totals   struct {
+			Monthly float64  `json:"monthly_cost"`
+			AtMax   *float64 `json:"max_monthly_cost"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("exit %d: %v\n%s", r.code, err, r.stderr)
+	}
+	var gpu001 []string
+	for _, f := range doc.Findings {
+		if f.Rule == "GPU001" {
+			gpu001 = append(gpu001, f.Address+": "+f.Message)
+		}
+	}
+	want := "azurerm_kubernetes_cluster_node_pool.gpu: azurerm_kubernetes_cluster_node_pool.gpu can cost $1,297.74* a month at its declared maximum of 4 (max_count), over the per-resource budget at the maximum of $1,000.00 (budgets.per_resource_monthly_at_max)"
+	if r.code != exitFindings || len(gpu001) != 1 || gpu001[0] != want {
+		t.Fatalf("exit %d, GPU001 findings %q, want [%q]", r.code, gpu001, want)
+	}
+	if doc.Totals.AtMax == nil || *doc.Totals.AtMax <= doc.Totals.Monthly {
+		t.Errorf("totals %+v", doc.Totals)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,7 +24,8 @@ func TestDiffMarkdownGolden(t *testing.T) {
 		{name: "increase", code: exitFindings, contains: []string{
 			"📈 gpuguard: GPU spend $34,799.16 → $83,600.18 a month (+$48,801.02, +140.2%)",
 			"❌ **1 guardrail failed**", "GPU001", "over the allowed increase of $5,000.00",
-			"| `aws_eks_node_group.train` | 2× p4d.24xlarge (8× NVIDIA A100 40GB), on-demand → 2× p5.48xlarge (8× NVIDIA H100 80GB), on-demand | $32,058.16 → $80,358.40 | **+$48,300.24** |",
+			"| `aws_eks_node_group.train` | 2–4× p4d.24xlarge (8× NVIDIA A100 40GB), on-demand → 2–4× p5.48xlarge (8× NVIDIA H100 80GB), on-demand | $32,058.16 (up to $64,116.31) → $80,358.40 (up to $160,716.80) | **+$48,300.24** |",
+			"At the autoscalers' declared maximums: $66,857.32 → $163,958.58 a month (+$97,101.26).",
 		}},
 		{name: "decrease", contains: []string{
 			"📉 gpuguard: GPU spend $36,133.75 → $6,435.17 a month (-$29,698.58, -82.2%)",
@@ -391,7 +393,9 @@ func TestDiffGitRefTerragruntInputs(t *testing.T) {
 	var doc struct {
 		Changes []struct{ Address, Change, Root string }
 		Totals  struct {
-			Delta float64 `json:"monthly_delta"`
+			Before float64 `json:"monthly_cost_before"`
+			After  float64 `json:"monthly_cost_after"`
+			Delta  float64 `json:"monthly_delta"`
 		}
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
@@ -403,8 +407,12 @@ func TestDiffGitRefTerragruntInputs(t *testing.T) {
 			changed = append(changed, c.Root+"|"+c.Address+"|"+c.Change)
 		}
 	}
-	// Two more p4d.24xlarge nodes on demand: 2 × $16,029.08.
-	if len(changed) != 1 || changed[0] != "infra/live/prod/training|aws_eks_node_group.gpu|changed" || doc.Totals.Delta != 32058.16 {
+	// Two more p4d.24xlarge nodes on demand: 2 × $16,029.08 less the cent the totals' rounding
+	// takes: the delta is the difference of the totals as shown.
+	if len(changed) != 1 || changed[0] != "infra/live/prod/training|aws_eks_node_group.gpu|changed" || doc.Totals.Delta != 32058.15 {
 		t.Fatalf("changes %v, delta %v\n%s", changed, doc.Totals.Delta, r.stderr)
+	}
+	if got := math.Round((doc.Totals.After-doc.Totals.Before)*100) / 100; got != doc.Totals.Delta {
+		t.Errorf("totals %v → %v differ by %v, but the delta says %v", doc.Totals.Before, doc.Totals.After, got, doc.Totals.Delta)
 	}
 }

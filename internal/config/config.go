@@ -23,6 +23,10 @@ type Budgets struct {
 	MonthlyTotal       *float64 `yaml:"monthly_total" json:"monthly_total"`
 	MonthlyIncrease    *float64 `yaml:"monthly_increase" json:"monthly_increase"`
 	PerResourceMonthly *float64 `yaml:"per_resource_monthly" json:"per_resource_monthly"`
+	// MonthlyTotalAtMax and PerResourceMonthlyAtMax hold the same lines with every autoscaled
+	// resource at its declared maximum (max_size, max_count, maxReplicas).
+	MonthlyTotalAtMax       *float64 `yaml:"monthly_total_at_max" json:"monthly_total_at_max"`
+	PerResourceMonthlyAtMax *float64 `yaml:"per_resource_monthly_at_max" json:"per_resource_monthly_at_max"`
 }
 
 // Usage says how many hours a month matching resources run.
@@ -209,7 +213,7 @@ func (c *Config) validate(name string) error {
 	if c.RegionFallback != "" && c.RegionFallback != "none" && c.RegionFallback != "nearest" {
 		return &Error{File: name, Line: c.Line("region_fallback"), Msg: fmt.Sprintf("region_fallback must be none or nearest, got %q", c.RegionFallback)}
 	}
-	for _, b := range []*float64{c.Budgets.MonthlyTotal, c.Budgets.MonthlyIncrease, c.Budgets.PerResourceMonthly} {
+	for _, b := range []*float64{c.Budgets.MonthlyTotal, c.Budgets.MonthlyIncrease, c.Budgets.PerResourceMonthly, c.Budgets.MonthlyTotalAtMax, c.Budgets.PerResourceMonthlyAtMax} {
 		if b != nil && *b < 0 {
 			return &Error{File: name, Msg: "budgets must not be negative"}
 		}

@@ -76,12 +76,33 @@ func side(c *result.Check) result.DiffSide {
 
 func totals(base, head *result.Check) result.DiffTotals {
 	b, h := money.Micros(base.Totals.MonthlyCost), money.Micros(head.Totals.MonthlyCost)
-	t := result.DiffTotals{MonthlyCostBefore: money.Amount(b), MonthlyCostAfter: money.Amount(h), MonthlyDelta: money.Amount(h - b)}
+	t := result.DiffTotals{MonthlyCostBefore: money.Amount(b), MonthlyCostAfter: money.Amount(h), MonthlyDelta: money.Amount(h.RoundCents() - b.RoundCents())}
 	if b > 0 {
 		p := math.Round(float64(h-b)/float64(b)*10000) / 100
 		t.PercentChange = &p
 	}
+	if base.Totals.MaxMonthlyCost != nil || head.Totals.MaxMonthlyCost != nil {
+		t.MaxMonthlyCostBefore, t.MaxMonthlyCostAfter = atMax(base.Totals), atMax(head.Totals)
+	}
 	return t
+}
+
+// atMax is a side's total at its autoscalers' maximums: its total when nothing scales.
+func atMax(t estimator.Totals) *money.Amount {
+	a := t.MonthlyCost
+	if t.MaxMonthlyCost != nil {
+		a = *t.MaxMonthlyCost
+	}
+	return &a
+}
+
+// maxAmount is a resource's cost at its autoscaler's maximum, nil when it has none.
+func maxAmount(e *estimator.Estimate) *money.Amount {
+	if e == nil || e.ScaleMax == nil {
+		return nil
+	}
+	a := e.ScaleMax.MonthlyCost
+	return &a
 }
 
 func amount(e *estimator.Estimate) *money.Amount {
@@ -93,7 +114,8 @@ func amount(e *estimator.Estimate) *money.Amount {
 }
 
 func change(b, h *estimator.Estimate) result.Change {
-	c := result.Change{MonthlyCostBefore: amount(b), MonthlyCostAfter: amount(h), Before: b, After: h}
+	c := result.Change{MonthlyCostBefore: amount(b), MonthlyCostAfter: amount(h), Before: b, After: h,
+		MaxMonthlyCostBefore: maxAmount(b), MaxMonthlyCostAfter: maxAmount(h)}
 	switch {
 	case b == nil:
 		c.Address, c.Change, c.InstanceTypeAfter = h.Address, Added, h.InstanceType
@@ -103,7 +125,7 @@ func change(b, h *estimator.Estimate) result.Change {
 		c.Address, c.InstanceTypeBefore, c.InstanceTypeAfter = h.Address, b.InstanceType, h.InstanceType
 		c.Change = Unchanged
 		if b.InstanceType != h.InstanceType || b.Quantity != h.Quantity || b.PurchaseOption != h.PurchaseOption ||
-			!sameAmount(b.MonthlyCost, h.MonthlyCost) || b.Region != h.Region {
+			!sameAmount(b.MonthlyCost, h.MonthlyCost) || b.Region != h.Region || !sameAmount(c.MaxMonthlyCostBefore, c.MaxMonthlyCostAfter) {
 			c.Change = Changed
 		}
 	}
@@ -120,7 +142,7 @@ func change(b, h *estimator.Estimate) result.Change {
 		after = money.Micros(*c.MonthlyCostAfter)
 	}
 	if c.MonthlyCostBefore != nil || c.MonthlyCostAfter != nil {
-		delta := money.Amount(after - before)
+		delta := money.Amount(after.RoundCents() - before.RoundCents())
 		c.MonthlyDelta = &delta
 	}
 	return c
@@ -172,11 +194,20 @@ func PolicyDiff(d *result.Diff) map[string]any {
 		if c.MonthlyDelta != nil {
 			m["monthly_delta"] = *c.MonthlyDelta
 		}
+		if c.MaxMonthlyCostBefore != nil {
+			m["max_monthly_cost_before"] = *c.MaxMonthlyCostBefore
+		}
+		if c.MaxMonthlyCostAfter != nil {
+			m["max_monthly_cost_after"] = *c.MaxMonthlyCostAfter
+		}
 		changes = append(changes, m)
 	}
 	totals := map[string]any{"monthly_cost_before": d.Totals.MonthlyCostBefore, "monthly_cost_after": d.Totals.MonthlyCostAfter, "monthly_delta": d.Totals.MonthlyDelta}
 	if d.Totals.PercentChange != nil {
 		totals["percent_change"] = *d.Totals.PercentChange
+	}
+	if d.Totals.MaxMonthlyCostBefore != nil {
+		totals["max_monthly_cost_before"], totals["max_monthly_cost_after"] = *d.Totals.MaxMonthlyCostBefore, *d.Totals.MaxMonthlyCostAfter
 	}
 	if changes == nil {
 		changes = []map[string]any{}

@@ -115,3 +115,47 @@ func TestPolicyDiffLeavesOutUnchanged(t *testing.T) {
 		t.Errorf("totals %+v", totals)
 	}
 }
+
+// Raising only an autoscaler's maximum is a change a reviewer must see (the floor, and so the
+// monthly cost, stays the same); the totals at the maximums compare both sides. Deltas are
+// differences of amounts as shown, in cents, so that they add up as a reader checks them.
+func TestScaleMaxChangesAndRoundedDeltas(t *testing.T) {
+	pool := func(max int, atMax string) estimator.Estimate {
+		e := est("prod", "azurerm_kubernetes_cluster_node_pool.a100", "Standard_NC24ads_A100_v4", 0, parser.Spot, "0")
+		m, _ := money.Parse(atMax)
+		e.ScaleMax = &estimator.ScaleMaxCost{Quantity: max, MonthlyCost: money.Amount(m), From: "max_count"}
+		return e
+	}
+	// $0.004 and $0.009 are shown as $0.00 and $0.01: a delta of $0.01, not $0.005.
+	third := func(micros int64) estimator.Estimate {
+		e := est("prod", "aws_instance.tiny", "g5.xlarge", 1, parser.OnDemand, "0")
+		a := money.Amount(micros)
+		e.MonthlyCost = &a
+		return e
+	}
+	d := Compute(doc(pool(4, "1297.74"), third(4000)), doc(pool(40, "12977.40"), third(9000)))
+	byAddr := map[string]result.Change{}
+	for _, c := range d.Changes {
+		byAddr[c.Address] = c
+	}
+	c := byAddr["azurerm_kubernetes_cluster_node_pool.a100"]
+	if c.Change != Changed || c.MaxMonthlyCostBefore == nil || c.MaxMonthlyCostAfter == nil || money.Micros(*c.MaxMonthlyCostAfter).String() != "$12,977.40" {
+		t.Errorf("a raised maximum: %+v", c)
+	}
+	if b, a := d.Totals.MaxMonthlyCostBefore, d.Totals.MaxMonthlyCostAfter; b == nil || a == nil || money.Micros(*b).String() != "$1,297.74" || money.Micros(*a).String() != "$12,977.41" {
+		t.Errorf("totals at the maximums %v → %v", b, a)
+	}
+	if got := money.Micros(*byAddr["aws_instance.tiny"].MonthlyDelta); got != 10000 {
+		t.Errorf("delta of $0.00 → $0.01 is %d micro-dollars", got)
+	}
+	if got := money.Micros(d.Totals.MonthlyDelta); got != 10000 {
+		t.Errorf("total delta of $0.00 → $0.01 is %d micro-dollars", got)
+	}
+	pd := PolicyDiff(d)
+	if _, ok := pd["totals"].(map[string]any)["max_monthly_cost_after"]; !ok {
+		t.Errorf("policies do not see the totals at the maximums: %v", pd["totals"])
+	}
+	if Compute(doc(third(4000)), doc(third(4000))).Totals.MaxMonthlyCostBefore != nil {
+		t.Errorf("totals at the maximums without an autoscaled resource")
+	}
+}

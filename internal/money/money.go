@@ -82,6 +82,10 @@ func (m Micros) Cents() int64 {
 	return int64((m + 5000) / 10000)
 }
 
+// RoundCents is the amount rounded to whole cents, as String shows it. Differences of shown
+// amounts are taken between rounded ones, so that they add up as a reader checks them.
+func (m Micros) RoundCents() Micros { return Micros(m.Cents() * 10000) }
+
 // Mul multiplies by a non-negative rate and rounds to the nearest micro-dollar. Use it for
 // hours, quantities and shares; the rounding happens once per resource, never per sum.
 func (m Micros) Mul(f float64) Micros {

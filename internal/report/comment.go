@@ -167,6 +167,9 @@ func renderDiffComment(d *result.Diff, lv detail, links *SourceLinks) string {
 	}
 	status = append(status, fmt.Sprintf("%s added · %s removed · %s changed · %s unchanged", count(a), count(r), count(c), count(u)))
 	b.WriteString(strings.Join(status, " · ") + "\n\n")
+	if s := scaleMaxDiffSentence(d); s != "" {
+		b.WriteString(s + "\n\n")
+	}
 	writeDiffChangesMarkdown(&b, d, lv.changes, names)
 	if lv.unchanged && u > 0 {
 		fmt.Fprintf(&b, "<details><summary>%d unchanged GPU resource%s</summary>\n\n| Resource | Instance | Monthly |\n|---|---|--:|\n", u, plural(u))

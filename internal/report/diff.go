@@ -45,6 +45,27 @@ func percentText(d *result.Diff) string {
 	return fmt.Sprintf(format, *p)
 }
 
+// changeAmountText is one side's monthly cost in a change, with its cost at the autoscaler's
+// maximum when it has one: "$0.00 (up to $1,297.74)".
+func changeAmountText(a, atMax *money.Amount) string {
+	s := amountText(a)
+	if atMax != nil {
+		s += fmt.Sprintf(" (up to %s)", money.Micros(*atMax))
+	}
+	return s
+}
+
+// scaleMaxDiffSentence compares the totals at the autoscalers' maximums, or is "" when neither
+// side declares one.
+func scaleMaxDiffSentence(d *result.Diff) string {
+	b, h := d.Totals.MaxMonthlyCostBefore, d.Totals.MaxMonthlyCostAfter
+	if b == nil || h == nil {
+		return ""
+	}
+	delta := money.Micros(*h).RoundCents() - money.Micros(*b).RoundCents()
+	return fmt.Sprintf("At the autoscalers' declared maximums: %s → %s a month (%s).", money.Micros(*b), money.Micros(*h), delta.Signed())
+}
+
 // sideText describes one side of a change: "2× p5.48xlarge (8× NVIDIA H100 80GB), on-demand".
 func sideText(e *estimator.Estimate) string {
 	if e == nil {
@@ -54,7 +75,7 @@ func sideText(e *estimator.Estimate) string {
 	if it == "" {
 		it = "unknown type"
 	}
-	s := fmt.Sprintf("%d× %s", e.Quantity, it)
+	s := fmt.Sprintf("%s× %s", quantityText(e), it)
 	if g := gpuText(e); g != "-" {
 		s += " (" + g + ")"
 	}
@@ -149,8 +170,12 @@ func changeCounts(d *result.Diff) (added, removed, changed, unchanged int) {
 // WriteDiffTable renders a diff for a terminal.
 func WriteDiffTable(w io.Writer, d *result.Diff) error {
 	ew := &errWriter{w: w}
-	ew.printf("GPU spend: %s → %s a month (%s, %s)\n\n", amount(d.Totals.MonthlyCostBefore), amount(d.Totals.MonthlyCostAfter),
+	ew.printf("GPU spend: %s → %s a month (%s, %s)\n", amount(d.Totals.MonthlyCostBefore), amount(d.Totals.MonthlyCostAfter),
 		money.Micros(d.Totals.MonthlyDelta).Signed(), percentText(d))
+	if s := scaleMaxDiffSentence(d); s != "" {
+		ew.printf("%s\n", s)
+	}
+	ew.printf("\n")
 	a, r, c, u := changeCounts(d)
 	if a+r+c == 0 {
 		ew.printf("No GPU resource changed (%d unchanged).\n", u)
@@ -163,7 +188,7 @@ func WriteDiffTable(w io.Writer, d *result.Diff) error {
 				continue
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s → %s\t%s\n", ch.Change, label(multi, ch.Root, ch.Address), sideText(ch.Before), sideText(ch.After),
-				amountText(ch.MonthlyCostBefore), amountText(ch.MonthlyCostAfter), deltaText(ch.MonthlyDelta))
+				changeAmountText(ch.MonthlyCostBefore, ch.MaxMonthlyCostBefore), changeAmountText(ch.MonthlyCostAfter, ch.MaxMonthlyCostAfter), deltaText(ch.MonthlyDelta))
 		}
 		tw.Flush()
 		ew.printf("\n%d added, %d removed, %d changed, %d unchanged.\n", a, r, c, u)
@@ -207,7 +232,8 @@ func writeDiffChangesMarkdown(b *strings.Builder, d *result.Diff, limit int, nam
 		if c.After != nil && c.After.UnpricedReason != nil {
 			what += " — ⚠️ unpriced: " + mdCell(*c.After.UnpricedReason)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s → %s | **%s** |\n", cell(names.change(c)), what, amountText(c.MonthlyCostBefore), amountText(c.MonthlyCostAfter), deltaText(c.MonthlyDelta))
+		fmt.Fprintf(b, "| %s | %s | %s → %s | **%s** |\n", cell(names.change(c)), what,
+			changeAmountText(c.MonthlyCostBefore, c.MaxMonthlyCostBefore), changeAmountText(c.MonthlyCostAfter, c.MaxMonthlyCostAfter), deltaText(c.MonthlyDelta))
 	}
 	if len(shown) < len(rows) {
 		fmt.Fprintf(b, "\n… and %s more changed resources, not shown to keep this comment under GitHub's size limit (the job log and `--format json` have them all).\n", money.Group(int64(len(rows)-len(shown))))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/estimator"
@@ -78,6 +79,57 @@ func monthlyText(e *estimator.Estimate) string {
 		s += "*"
 	}
 	return s
+}
+
+// quantityText is the quantity, as a range up to the autoscaler's maximum when one prices
+// higher ("0–4").
+func quantityText(e *estimator.Estimate) string {
+	if e.ScaleMax != nil {
+		return fmt.Sprintf("%d–%d", e.Quantity, e.ScaleMax.Quantity)
+	}
+	return strconv.Itoa(e.Quantity)
+}
+
+// monthlyRangeText is monthlyText with, for an autoscaled resource, what it costs at its
+// maximum: "$0.00 (up to $1,297.74)".
+func monthlyRangeText(e *estimator.Estimate) string {
+	s := monthlyText(e)
+	if m := e.ScaleMax; m != nil {
+		star := ""
+		if m.PriceEstimated {
+			star = "*"
+		}
+		s += fmt.Sprintf(" (up to %s%s)", amount(m.MonthlyCost), star)
+	}
+	return s
+}
+
+// scaleMaxSentence says what the priced resources cost with every autoscaled one at its
+// maximum, or "" when none declares one.
+func scaleMaxSentence(es []estimator.Estimate, t estimator.Totals) string {
+	if t.MaxMonthlyCost == nil {
+		return ""
+	}
+	n, star := 0, ""
+	if t.Estimated > 0 {
+		star = "*"
+	}
+	for i := range es {
+		if m := es[i].ScaleMax; m != nil {
+			n++
+			if m.PriceEstimated {
+				star = "*"
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	at := "its declared maximum"
+	if n > 1 {
+		at = "their declared maximums"
+	}
+	return fmt.Sprintf("Up to %s%s/month with %d autoscaled resource%s at %s.", amount(*t.MaxMonthlyCost), star, n, plural(n), at)
 }
 
 func purchaseText(e *estimator.Estimate) string {

@@ -62,10 +62,13 @@ func WriteCheckMarkdown(w io.Writer, c *result.Check, links *SourceLinks) error 
 		ew.printf("| Resource | Instance type | GPUs | Qty | Purchase | Region | Monthly | Fit |\n|---|---|---|--:|---|---|--:|---|\n")
 		for i := range c.Resources {
 			e := &c.Resources[i]
-			ew.printf("| %s | %s | %s | %d | %s | %s | %s | %s |\n", cell(links.code(names.resource(e), e.Source.File, e.Source.Line, false)), mdCell(orDash(e.InstanceType)), mdCell(gpuText(e)),
-				e.Quantity, purchaseText(e), mdCell(orDash(e.Region)), monthlyText(e), fitText(e))
+			ew.printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(links.code(names.resource(e), e.Source.File, e.Source.Line, false)), mdCell(orDash(e.InstanceType)), mdCell(gpuText(e)),
+				quantityText(e), purchaseText(e), mdCell(orDash(e.Region)), monthlyRangeText(e), fitText(e))
 		}
 		ew.printf("\n")
+		if s := scaleMaxSentence(c.Resources, c.Totals); s != "" {
+			ew.printf("%s\n\n", s)
+		}
 	}
 	var unpriced []string
 	for i := range c.Resources {

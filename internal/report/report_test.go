@@ -383,3 +383,29 @@ func TestCodeSpans(t *testing.T) {
 		}
 	}
 }
+
+// An autoscaled resource shows its range of nodes and what it costs at the maximum, in the
+// table and in Markdown, and the total says what everything costs at the maximums.
+func TestScaleMaxIsShown(t *testing.T) {
+	c := &result.Check{Version: "1", Currency: "USD", HoursPerMonth: 730, Catalog: result.CatalogInfo{Updated: "2026-09-16"}}
+	c.Resources = []estimator.Estimate{
+		{Address: "azurerm_kubernetes_cluster_node_pool.a100", InstanceType: "Standard_NC24ads_A100_v4", Quantity: 0, PurchaseOption: parser.Spot,
+			MonthlyCost: amt("0"), ScaleMax: &estimator.ScaleMaxCost{Quantity: 4, MonthlyCost: *amt("1297.74"), PriceEstimated: true, From: "max_count"}},
+		{Address: "aws_instance.fixed", InstanceType: "g5.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, MonthlyCost: amt("734.38")},
+	}
+	c.Totals = estimator.Sum(c.Resources)
+	for name, out := range checkReports(t, c) {
+		for _, want := range []string{"0–4", "$0.00 (up to $1,297.74*)", "Up to $2,032.12*/month with 1 autoscaled resource at its declared maximum."} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in\n%s", name, want, out)
+			}
+		}
+	}
+	c.Resources[0].ScaleMax = nil
+	c.Totals = estimator.Sum(c.Resources)
+	for name, out := range checkReports(t, c) {
+		if strings.Contains(out, "up to") || strings.Contains(out, "Up to") {
+			t.Errorf("%s: a maximum without an autoscaled resource:\n%s", name, out)
+		}
+	}
+}

@@ -25,7 +25,7 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 		unpriced := 0
 		for i := range c.Resources {
 			e := &c.Resources[i]
-			mt := monthlyText(e)
+			mt := monthlyRangeText(e)
 			if e.MonthlyCost == nil {
 				unpriced++
 				mt = fmt.Sprintf("unpriced (%d)", unpriced)
@@ -38,7 +38,7 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 			if region == "" {
 				region = "?"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", names.resource(e), it, gpuText(e), e.Quantity, purchaseText(e), region, mt, fitText(e))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", names.resource(e), it, gpuText(e), quantityText(e), purchaseText(e), region, mt, fitText(e))
 		}
 		tw.Flush()
 		ew.printf("\nTotal: %s/month for %d GPU resource%s", amount(c.Totals.MonthlyCost), c.Totals.Resources, plural(c.Totals.Resources))
@@ -53,6 +53,9 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 			ew.printf(" (%s)", strings.Join(extra, "; "))
 		}
 		ew.printf("\n")
+		if s := scaleMaxSentence(c.Resources, c.Totals); s != "" {
+			ew.printf("%s\n", s)
+		}
 		if unpriced > 0 {
 			ew.printf("\nUnpriced:\n")
 			n := 0

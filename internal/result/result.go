@@ -114,6 +114,10 @@ type Change struct {
 	MonthlyDelta       *money.Amount `json:"monthly_delta"`
 	InstanceTypeBefore string        `json:"instance_type_before"`
 	InstanceTypeAfter  string        `json:"instance_type_after"`
+	// MaxMonthlyCostBefore and After are the resource's cost at its autoscaler's declared
+	// maximum on each side, where it has one.
+	MaxMonthlyCostBefore *money.Amount `json:"max_monthly_cost_before,omitempty"`
+	MaxMonthlyCostAfter  *money.Amount `json:"max_monthly_cost_after,omitempty"`
 	// Detail for reports.
 	Before *estimator.Estimate `json:"before,omitempty"`
 	After  *estimator.Estimate `json:"after,omitempty"`
@@ -126,6 +130,10 @@ type DiffTotals struct {
 	MonthlyDelta      money.Amount `json:"monthly_delta"`
 	// PercentChange is null when the base costs nothing.
 	PercentChange *float64 `json:"percent_change"`
+	// MaxMonthlyCostBefore and After are each side's total with every autoscaled resource at
+	// its declared maximum; absent when neither side declares one.
+	MaxMonthlyCostBefore *money.Amount `json:"max_monthly_cost_before,omitempty"`
+	MaxMonthlyCostAfter  *money.Amount `json:"max_monthly_cost_after,omitempty"`
 }
 
 // Diff is the document `gpuguard diff` outputs.

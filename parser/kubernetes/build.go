@@ -201,6 +201,7 @@ func specError(o *object, err error) parser.Error {
 type scaler struct {
 	target      string // Kind/namespace/name
 	minReplicas int
+	maxReplicas int // 0 when none is declared
 	source      string
 }
 
@@ -212,6 +213,8 @@ func decodeScaler(o *object) (scaler, error) {
 		} `yaml:"scaleTargetRef"`
 		MinReplicas     *int `yaml:"minReplicas"`
 		MinReplicaCount *int `yaml:"minReplicaCount"`
+		MaxReplicas     *int `yaml:"maxReplicas"`
+		MaxReplicaCount *int `yaml:"maxReplicaCount"`
 	}
 	if err := decodeSpec(o, &spec); err != nil {
 		return scaler{}, err
@@ -220,14 +223,18 @@ func decodeScaler(o *object) (scaler, error) {
 	if kind == "" {
 		kind = "Deployment" // KEDA's default target kind
 	}
-	min := intOr(spec.MinReplicas, 1)
+	// An HPA must declare maxReplicas; a KEDA ScaledObject defaults it to 100.
+	min, max := intOr(spec.MinReplicas, 1), intOr(spec.MaxReplicas, 0)
 	if o.Kind == "ScaledObject" {
-		min = intOr(spec.MinReplicaCount, 0)
+		min, max = intOr(spec.MinReplicaCount, 0), intOr(spec.MaxReplicaCount, 100)
 	}
 	if min < 0 || min > maxPods {
 		return scaler{}, fmt.Errorf("minimum replicas %d is not a number of pods", min)
 	}
-	return scaler{target: kind + "/" + o.namespace() + "/" + spec.ScaleTargetRef.Name, minReplicas: min, source: o.address()}, nil
+	if max < 0 || max > maxPods {
+		return scaler{}, fmt.Errorf("maximum replicas %d is not a number of pods", max)
+	}
+	return scaler{target: kind + "/" + o.namespace() + "/" + spec.ScaleTargetRef.Name, minReplicas: min, maxReplicas: max, source: o.address()}, nil
 }
 
 // buildRole makes the resource for one pod role, or nil when its pods request no GPU.
@@ -312,6 +319,16 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		if s, ok := scalers[o.root+"|"+o.address()]; ok {
 			res.Quantity = s.minReplicas * max(1, r.perReplica)
 			res.Note("%d pods: the minReplicas (%d) of %s, the floor an autoscaler always runs", res.Quantity, s.minReplicas, s.source)
+			if s.maxReplicas > 0 {
+				res.SetScaleMax(s.maxReplicas*max(1, r.perReplica), "maxReplicas of "+s.source)
+			}
+		}
+	}
+	if res.ScaleMax == nil && r.maxPods > 0 {
+		if r.maxPods > maxPods {
+			errs = append(errs, specError(o, fmt.Errorf("%s: %d is not a number of pods", r.maxFrom, r.maxPods)))
+		} else {
+			res.SetScaleMax(r.maxPods, r.maxFrom)
 		}
 	}
 	hoursFromManifest(res, r, annotations, o, &errs)

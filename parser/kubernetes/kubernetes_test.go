@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -1119,5 +1120,63 @@ func TestHugeTrialAndJobCounts(t *testing.T) {
 		if len(res.Errors) != 1 || len(res.Resources) != 0 {
 			t.Errorf("errors %v, resources %+v", res.Errors, res.Resources)
 		}
+	}
+}
+
+// The most pods an autoscaler may run is recorded from every place a manifest declares it: an
+// HPA or KEDA ScaledObject on the workload (per LeaderWorkerSet group: its pods), a Ray worker
+// group, a KServe predictor, a Knative revision, a NIMService, a ScaledJob.
+func TestAutoscalersDeclareTheirMaximumPods(t *testing.T) {
+	gpu := "{containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}"
+	for name, tc := range map[string]struct {
+		src  string
+		want *parser.ScaleMax
+	}{
+		"hpa": {"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec: {replicas: 3, template: {spec: " + gpu + "}}\n---\n" +
+			"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, namespace: ns}\nspec: {scaleTargetRef: {kind: Deployment, name: d}, minReplicas: 2, maxReplicas: 9}\n",
+			&parser.ScaleMax{Quantity: 9, From: "maxReplicas of HorizontalPodAutoscaler/ns/h"}},
+		"keda default": {"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec: {template: {spec: " + gpu + "}}\n---\n" +
+			"apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: {name: k, namespace: ns}\nspec: {scaleTargetRef: {name: d}}\n",
+			&parser.ScaleMax{Quantity: 100, From: "maxReplicas of ScaledObject/ns/k"}},
+		"no autoscaler": {"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec: {replicas: 3, template: {spec: " + gpu + "}}\n", nil},
+		"leaderworkerset": {"apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l, namespace: ns}\nspec:\n  replicas: 1\n  leaderWorkerTemplate: {size: 4, workerTemplate: {spec: " + gpu + "}}\n---\n" +
+			"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, namespace: ns}\nspec: {scaleTargetRef: {kind: LeaderWorkerSet, name: l}, minReplicas: 1, maxReplicas: 3}\n",
+			&parser.ScaleMax{Quantity: 12, From: "maxReplicas of HorizontalPodAutoscaler/ns/h"}},
+		"ray": {"apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: r, namespace: ns}\nspec:\n  headGroupSpec: {template: {spec: {containers: [{name: h}]}}}\n" +
+			"  workerGroupSpecs: [{groupName: gpu, minReplicas: 1, maxReplicas: 6, template: {spec: " + gpu + "}}]\n",
+			&parser.ScaleMax{Quantity: 6, From: `maxReplicas of worker group "gpu"`}},
+		"kserve": {"apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: i, namespace: ns}\nspec:\n  predictor:\n    minReplicas: 1\n    maxReplicas: 4\n" +
+			"    model: {modelFormat: {name: huggingface}, resources: {limits: {nvidia.com/gpu: 1}}}\n",
+			&parser.ScaleMax{Quantity: 4, From: "the predictor's maxReplicas"}},
+		"knative": {"apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: s, namespace: ns}\nspec:\n  template:\n    metadata: {annotations: {autoscaling.knative.dev/max-scale: \"5\"}}\n    spec: " + gpu + "\n",
+			&parser.ScaleMax{Quantity: 5, From: "the revision's autoscaling.knative.dev/max-scale"}},
+		"nim": {"apiVersion: apps.nvidia.com/v1alpha1\nkind: NIMService\nmetadata: {name: n, namespace: ns}\nspec:\n  resources: {limits: {nvidia.com/gpu: 1}}\n  scale: {enabled: true, hpa: {minReplicas: 1, maxReplicas: 3}}\n",
+			&parser.ScaleMax{Quantity: 3, From: "the maxReplicas of the NIMService's autoscaler"}},
+		"scaledjob": {"apiVersion: keda.sh/v1alpha1\nkind: ScaledJob\nmetadata: {name: j, namespace: ns}\nspec:\n  minReplicaCount: 1\n  maxReplicaCount: 10\n  jobTargetRef: {parallelism: 2, template: {spec: " + gpu + "}}\n",
+			&parser.ScaleMax{Quantity: 20, From: "maxReplicaCount (10 jobs)"}},
+	} {
+		res := build(t, tc.src, Options{})
+		if len(res.Errors) > 0 {
+			t.Errorf("%s: errors %v", name, res.Errors)
+			continue
+		}
+		var r *parser.Resource
+		for i := range res.Resources {
+			if res.Resources[i].Pod != nil && res.Resources[i].Pod.Requested > 0 && (r == nil || res.Resources[i].ScaleMax != nil) {
+				r = &res.Resources[i]
+			}
+		}
+		if r == nil {
+			t.Errorf("%s: no GPU resource in %+v", name, res.Resources)
+			continue
+		}
+		if !reflect.DeepEqual(r.ScaleMax, tc.want) {
+			t.Errorf("%s: scale max %+v, want %+v", name, r.ScaleMax, tc.want)
+		}
+	}
+	hpa := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec: {template: {spec: " + gpu + "}}\n---\n" +
+		"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, namespace: ns}\nspec: {scaleTargetRef: {kind: Deployment, name: d}, maxReplicas: -1}\n"
+	if res := build(t, hpa, Options{}); len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "maximum replicas -1") {
+		t.Errorf("a negative maxReplicas: errors %v", res.Errors)
 	}
 }

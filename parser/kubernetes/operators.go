@@ -162,6 +162,7 @@ func extractNIMService(o *object) ([]role, error) {
 			Enabled bool `yaml:"enabled"`
 			HPA     struct {
 				MinReplicas *int `yaml:"minReplicas"`
+				MaxReplicas *int `yaml:"maxReplicas"`
 			} `yaml:"hpa"`
 		} `yaml:"scale"`
 	}
@@ -175,6 +176,9 @@ func extractNIMService(o *object) ([]role, error) {
 	if spec.Scale.Enabled && spec.Scale.HPA.MinReplicas != nil {
 		r.replicas = *spec.Scale.HPA.MinReplicas
 		r.note = fmt.Sprintf("%d pods: the minReplicas of the NIMService's autoscaler, the floor it always runs", r.replicas)
+	}
+	if spec.Scale.Enabled && spec.Scale.HPA.MaxReplicas != nil {
+		r.maxPods, r.maxFrom = *spec.Scale.HPA.MaxReplicas, "the maxReplicas of the NIMService's autoscaler"
 	}
 	return []role{r}, nil
 }

@@ -32,6 +32,11 @@ type role struct {
 	// named keeps the role's name in the address even when it is the only role (a TrainJob's
 	// "node", whether read through its runtime or from its own fields).
 	named bool
+	// maxPods is the most pods the kind's own autoscaling may run (a Ray worker group's
+	// maxReplicas, a ScaledJob's maxReplicaCount); 0 when it declares none. maxFrom says where
+	// it comes from. A HorizontalPodAutoscaler's maxReplicas, when one targets the kind, wins.
+	maxPods int
+	maxFrom string
 }
 
 type cronSchedule struct {
@@ -262,8 +267,12 @@ func extractJobSet(o *object) ([]role, error) {
 	return out, nil
 }
 
-// knativeMinScale is the annotation that keeps a Knative revision's pods running.
-const knativeMinScale = "autoscaling.knative.dev/min-scale"
+// knativeMinScale is the annotation that keeps a Knative revision's pods running;
+// knativeMaxScale bounds how many it may run.
+const (
+	knativeMinScale = "autoscaling.knative.dev/min-scale"
+	knativeMaxScale = "autoscaling.knative.dev/max-scale"
+)
 
 // extractKnativeService reads a Knative Service: its revision template's pod, with the
 // min-scale annotation's pods (Knative's default is 0: scale to zero).
@@ -275,6 +284,16 @@ func extractKnativeService(o *object) ([]role, error) {
 		return nil, err
 	}
 	r := role{template: spec.Template, replicas: 1}
+	for _, a := range []string{knativeMaxScale, "autoscaling.knative.dev/maxScale"} {
+		if v := spec.Template.Metadata.Annotations[a]; v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || n > maxPods {
+				return nil, fmt.Errorf("%s: %q is not a number of pods", a, v)
+			}
+			r.maxPods, r.maxFrom = n, "the revision's "+a // 0: no limit
+			break
+		}
+	}
 	v := spec.Template.Metadata.Annotations[knativeMinScale]
 	if v == "" {
 		v = spec.Template.Metadata.Annotations["autoscaling.knative.dev/minScale"] // the older spelling
@@ -307,11 +326,12 @@ func extractKEDAScaledJob(o *object) ([]role, error) {
 	}
 	r := jobRole(spec.JobTargetRef)
 	r.runsToCompletion = false // KEDA starts another job as one finishes: the notes below say how long
-	pods := "pod" + plural(int64(r.replicas))
+	perJob := r.replicas
+	pods := "pod" + plural(int64(perJob))
 	minJobs := intOr(spec.MinReplicaCount, 0)
 	maxJobs := intOr(spec.MaxReplicaCount, 100) // KEDA's default
 	switch {
-	case minJobs < 0 || maxJobs < 0 || minJobs > maxPods:
+	case minJobs < 0 || maxJobs < 0 || minJobs > maxPods || maxJobs > maxPods:
 		return nil, fmt.Errorf("minReplicaCount %d / maxReplicaCount %d is not a number of jobs", minJobs, maxJobs)
 	case minJobs > 0:
 		r.note = fmt.Sprintf("%d jobs × %d %s: the ScaledJob's minReplicaCount, the floor it keeps running (up to %d while events wait)", minJobs, r.replicas, pods, maxJobs)
@@ -319,6 +339,7 @@ func extractKEDAScaledJob(o *object) ([]role, error) {
 	default:
 		r.note = fmt.Sprintf("scales to zero (minReplicaCount 0): priced as 1 job of %d %s all month, up to %d while events wait; set gpuguard.dev/hours-per-month for the hours it runs", r.replicas, pods, maxJobs)
 	}
+	r.maxPods, r.maxFrom = maxJobs*perJob, fmt.Sprintf("maxReplicaCount (%d jobs)", maxJobs)
 	return []role{r}, nil
 }
 
@@ -341,6 +362,9 @@ func rayRoles(spec rayClusterSpec, batch bool) []role {
 	for i, g := range spec.WorkerGroupSpecs {
 		name := orIndex(g.GroupName, "worker", i)
 		r := role{name: name, template: g.Template, runsToCompletion: batch}
+		if g.MaxReplicas != nil {
+			r.maxPods, r.maxFrom = *g.MaxReplicas, fmt.Sprintf("maxReplicas of worker group %q", name)
+		}
 		switch {
 		case g.Replicas != nil:
 			r.replicas = *g.Replicas
@@ -428,6 +452,7 @@ func extractInferenceService(o *object) ([]role, error) {
 	var pred struct {
 		podSpec     `yaml:",inline"`
 		MinReplicas *int `yaml:"minReplicas"`
+		MaxReplicas *int `yaml:"maxReplicas"`
 	}
 	if spec.Predictor.Kind == 0 {
 		return nil, nil
@@ -449,6 +474,9 @@ func extractInferenceService(o *object) ([]role, error) {
 		}
 	}
 	r := role{name: "predictor", replicas: intOr(pred.MinReplicas, 1), template: podTemplate{Spec: ps}}
+	if pred.MaxReplicas != nil {
+		r.maxPods, r.maxFrom = *pred.MaxReplicas, "the predictor's maxReplicas"
+	}
 	if r.replicas == 0 {
 		r.replicas = 1
 		r.note = "minReplicas is 0 (scale to zero): priced as 1 replica all month; set gpuguard.dev/hours-per-month for the hours it serves"

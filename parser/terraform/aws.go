@@ -141,6 +141,9 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 			r.Note("desired_capacity is not set: priced at min_size (%d)", n)
 		}
 	}
+	if n, ok := w.quiet().num("max_size"); ok {
+		r.SetScaleMax(n, "max_size")
+	}
 	var found bool
 	var lt *view // the launch template, whose capacity reservation its on-demand instances may use
 	switch {
@@ -189,10 +192,13 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 		if pct > 100 {
 			pct = 100
 		}
-		onDemand := min(base, r.Quantity)
-		above := r.Quantity - onDemand
-		onDemand += int(math.Ceil(float64(above) * float64(pct) / 100))
+		onDemand := mixedOnDemand(r.Quantity, base, pct)
 		r.SpotQuantity = r.Quantity - onDemand
+		defer func() {
+			if m := r.ScaleMax; m != nil {
+				m.SpotQuantity = m.Quantity - mixedOnDemand(m.Quantity, base, pct)
+			}
+		}()
 		switch {
 		case r.SpotQuantity == r.Quantity && r.Quantity > 0:
 			r.PurchaseOption = parser.Spot
@@ -255,6 +261,13 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 	return []*parser.Resource{r}
 }
 
+// mixedOnDemand is how many of n instances an Auto Scaling group's instances_distribution runs
+// on demand: the first base, then pct percent of the rest, rounded up (the costlier side).
+func mixedOnDemand(n, base, pct int) int {
+	onDemand := min(base, n)
+	return onDemand + int(math.Ceil(float64(n-onDemand)*float64(pct)/100))
+}
+
 func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.AWS, c.inst.addr)
 	types, ok := w.strList("instance_types")
@@ -278,6 +291,9 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	requireInstanceType(r, "instance_types", found)
 	if n, ok := w.num("scaling_config", "desired_size"); ok {
 		r.Quantity = n
+	}
+	if n, ok := w.quiet().num("scaling_config", "max_size"); ok {
+		r.SetScaleMax(n, "scaling_config.max_size")
 	}
 	if ct, ok := w.str("capacity_type"); ok && strings.EqualFold(ct, "SPOT") {
 		r.PurchaseOption = parser.Spot
@@ -442,8 +458,11 @@ func mapBatchComputeEnvironment(c *mapContext) []*parser.Resource {
 	if !ok {
 		vcpus = 0
 	}
-	max, _ := res.num("max_vcpus")
+	max, _ := res.quiet().num("max_vcpus")
 	r.Quantity, r.QuantityVCPUs = 0, vcpus
+	if max > 0 {
+		r.ScaleMax = &parser.ScaleMax{VCPUs: max, From: "compute_resources.max_vcpus"}
+	}
 	if vcpus == 0 {
 		r.Note("scales to zero (%s 0): nothing runs while the queue is empty; up to %d vCPUs when jobs run", from, max)
 	} else {

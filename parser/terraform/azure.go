@@ -147,6 +147,9 @@ func aksPool(r *parser.Resource, pool *view) {
 			autoscale = true
 		}
 	}
+	if n, ok := pool.quiet().num("max_count"); ok && autoscale {
+		r.SetScaleMax(n, "max_count")
+	}
 	switch {
 	case pool.has("node_count"):
 		if n, ok := pool.num("node_count"); ok {
@@ -211,8 +214,9 @@ func mapAzureMLCluster(c *mapContext) []*parser.Resource {
 	if n, ok := w.num("scale_settings", "min_node_count"); ok {
 		r.Quantity = n
 	}
-	if max, ok := w.num("scale_settings", "max_node_count"); ok {
+	if max, ok := w.quiet().num("scale_settings", "max_node_count"); ok {
 		r.Note("scales between %d and %d nodes: priced at the minimum", r.Quantity, max)
+		r.SetScaleMax(max, "scale_settings.max_node_count")
 	}
 	azurePriority(r, w, "vm_priority")
 	c.azureMLLocation(r, w)

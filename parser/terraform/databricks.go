@@ -112,11 +112,21 @@ func (c *mapContext) databricksCluster(spec *view, address string) []*parser.Res
 	}
 	spot, how := databricksAvailability(s)
 	first, firstSet := s.num(databricksAttrs(s), "first_on_demand")
-	if !spot {
-		first = 1 + workers
+	// onDemandOf is how many of the driver and w workers run on demand: the driver first, then
+	// workers, up to first_on_demand.
+	onDemandOf := func(w int) int {
+		if !spot {
+			return 1 + w
+		}
+		return min(first, 1+w)
 	}
-	onDemand := min(first, 1+workers) // the driver first, then workers
-	mk := func(addr, typ string, quantity, spotCount int) *parser.Resource {
+	onDemand := onDemandOf(workers)
+	maxWorkers := workers
+	if hi, ok := s.quiet().num("autoscale", "max_workers"); ok && hi > workers {
+		maxWorkers = hi
+	}
+	maxSpotNodes := 1 + maxWorkers - onDemandOf(maxWorkers)
+	mk := func(addr, typ string, quantity, spotCount, maxQuantity, maxSpot int) *parser.Resource {
 		r, _ := c.resource(parser.ProviderOfInstanceType(typ), addr)
 		r.InstanceType, r.Quantity = typ, quantity
 		r.Unresolved = append(r.Unresolved, probe.Unresolved...)
@@ -125,6 +135,9 @@ func (c *mapContext) databricksCluster(spec *view, address string) []*parser.Res
 			r.PurchaseOption = parser.Spot
 		case spotCount > 0:
 			r.SpotQuantity = spotCount
+		}
+		if maxQuantity > quantity {
+			r.ScaleMax = &parser.ScaleMax{Quantity: maxQuantity, SpotQuantity: maxSpot, From: "autoscale.max_workers"}
 		}
 		if spot {
 			r.Note("%s", how)
@@ -142,7 +155,7 @@ func (c *mapContext) databricksCluster(spec *view, address string) []*parser.Res
 	}
 	spotNodes := 1 + workers - onDemand
 	if driverType == workerType {
-		return []*parser.Resource{mk(address, workerType, 1+workers, spotNodes)}
+		return []*parser.Resource{mk(address, workerType, 1+workers, spotNodes, 1+maxWorkers, maxSpotNodes)}
 	}
 	var out []*parser.Resource
 	driverSpot := 0
@@ -150,10 +163,10 @@ func (c *mapContext) databricksCluster(spec *view, address string) []*parser.Res
 		driverSpot = 1
 	}
 	if dok {
-		out = append(out, mk(address+".driver", driverType, 1, driverSpot))
+		out = append(out, mk(address+".driver", driverType, 1, driverSpot, 1, driverSpot))
 	}
-	if wok && workers > 0 {
-		out = append(out, mk(address+".workers", workerType, workers, spotNodes-driverSpot))
+	if wok && maxWorkers > 0 {
+		out = append(out, mk(address+".workers", workerType, workers, spotNodes-driverSpot, maxWorkers, maxSpotNodes-driverSpot))
 	}
 	return out
 }

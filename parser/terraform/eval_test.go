@@ -496,3 +496,125 @@ resource "aws_launch_template" "gpu" {
 		t.Errorf("the group's template, named by a string, was not read: %+v", g)
 	}
 }
+
+// An autoscaler's declared maximum is recorded wherever Terraform declares one, with the spot
+// share it would have there; an unknown maximum is left out without withholding the price.
+func TestAutoscalersDeclareTheirMaximum(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" { region = "us-east-1" }
+variable "max" {}
+resource "aws_autoscaling_group" "mixed" {
+  desired_capacity = 4
+  max_size         = 12
+  mixed_instances_policy {
+    launch_template {
+      launch_template_specification { launch_template_id = "lt-1" }
+      override { instance_type = "g5.xlarge" }
+    }
+    instances_distribution {
+      on_demand_base_capacity                  = 2
+      on_demand_percentage_above_base_capacity = 50
+    }
+  }
+}
+resource "aws_launch_template" "g5" { instance_type = "g5.xlarge" }
+resource "aws_autoscaling_group" "unknown_max" {
+  desired_capacity = 2
+  max_size         = var.max
+  launch_template { id = aws_launch_template.g5.id }
+}
+resource "aws_eks_node_group" "ng" {
+  cluster_name    = "c"
+  node_group_name = "ng"
+  node_role_arn   = "r"
+  subnet_ids      = ["s"]
+  instance_types  = ["p4d.24xlarge"]
+  scaling_config {
+    desired_size = 1
+    min_size     = 0
+    max_size     = 6
+  }
+}
+resource "aws_batch_compute_environment" "b" {
+  compute_environment_name = "b"
+  type                     = "MANAGED"
+  compute_resources {
+    type          = "EC2"
+    instance_type = ["g5.2xlarge"]
+    min_vcpus     = 0
+    max_vcpus     = 64
+  }
+}
+resource "google_container_node_pool" "regional" {
+  cluster  = "c"
+  location = "us-central1"
+  autoscaling {
+    min_node_count = 0
+    max_node_count = 5
+  }
+  node_config { machine_type = "g2-standard-8" }
+}
+resource "google_container_node_pool" "total" {
+  cluster  = "c"
+  location = "us-central1-a"
+  autoscaling {
+    total_min_node_count = 1
+    total_max_node_count = 7
+  }
+  node_config { machine_type = "g2-standard-8" }
+}
+resource "azurerm_kubernetes_cluster_node_pool" "aks" {
+  name                  = "gpu"
+  kubernetes_cluster_id = "/subscriptions/x/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/c"
+  vm_size               = "Standard_NC24ads_A100_v4"
+  auto_scaling_enabled  = true
+  min_count             = 0
+  max_count             = 3
+}
+resource "azurerm_kubernetes_cluster_node_pool" "fixed" {
+  name                  = "fixed"
+  kubernetes_cluster_id = "/subscriptions/x/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/c"
+  vm_size               = "Standard_NC24ads_A100_v4"
+  node_count            = 2
+  max_count             = 9
+}
+resource "databricks_cluster" "auto" {
+  cluster_name  = "auto"
+  spark_version = "15.4.x-gpu-ml-scala2.12"
+  node_type_id  = "g5.xlarge"
+  autoscale {
+    min_workers = 1
+    max_workers = 5
+  }
+  aws_attributes {
+    availability     = "SPOT_WITH_FALLBACK"
+    first_on_demand  = 1
+  }
+}
+`, Options{})
+	got := byAddress(t, res)
+	for addr, want := range map[string]*parser.ScaleMax{
+		// 12 instances: 2 base on demand, then half of the other 10: 7 on demand, 5 spot.
+		"aws_autoscaling_group.mixed":                {Quantity: 12, SpotQuantity: 5, From: "max_size"},
+		"aws_autoscaling_group.unknown_max":          nil,
+		"aws_eks_node_group.ng":                      {Quantity: 6, From: "scaling_config.max_size"},
+		"aws_batch_compute_environment.b":            {VCPUs: 64, From: "compute_resources.max_vcpus"},
+		"google_container_node_pool.regional":        {Quantity: 15, From: "autoscaling.max_node_count (5 per zone)"},
+		"google_container_node_pool.total":           {Quantity: 7, From: "autoscaling.total_max_node_count"},
+		"azurerm_kubernetes_cluster_node_pool.aks":   {Quantity: 3, From: "max_count"},
+		"azurerm_kubernetes_cluster_node_pool.fixed": nil, // max_count without autoscaling does nothing
+		"databricks_cluster.auto":                    {Quantity: 6, SpotQuantity: 5, From: "autoscale.max_workers"},
+	} {
+		r, ok := got[addr]
+		if !ok {
+			t.Errorf("%s: not found among %v", addr, res.Resources)
+			continue
+		}
+		if !reflect.DeepEqual(r.ScaleMax, want) {
+			t.Errorf("%s: scale max %+v, want %+v", addr, r.ScaleMax, want)
+		}
+		if addr == "aws_autoscaling_group.unknown_max" && len(r.Unresolved) > 0 {
+			t.Errorf("%s: an unknown max_size withholds the price: %v", addr, r.Unresolved)
+		}
+	}
+}

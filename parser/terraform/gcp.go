@@ -285,6 +285,12 @@ func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
 		zones = gkeRegionalZones
 		r.Note("regional node pool without node_locations: node count per zone × %d zones (GKE's default)", gkeRegionalZones)
 	}
+	auto := pool.quiet()
+	if n, ok := auto.num("autoscaling", "total_max_node_count"); ok {
+		r.SetScaleMax(n, "autoscaling.total_max_node_count")
+	} else if n, ok := auto.num("autoscaling", "max_node_count"); ok {
+		r.SetScaleMax(n*zones, fmt.Sprintf("autoscaling.max_node_count (%d per zone)", n))
+	}
 	switch {
 	case pool.has("node_count"):
 		if n, ok := pool.num("node_count"); ok {

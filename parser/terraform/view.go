@@ -83,6 +83,10 @@ func pathString(prefix string, path []any) string {
 	return prefix + strings.Join(parts, ".")
 }
 
+// quiet is the same object read without recording anything on the resource: for values that
+// add to a price but never withhold it (an autoscaler's maximum, tags).
+func (w *view) quiet() *view { return &view{obj: w.obj} }
+
 // known reads a value and, when it is unknown, records why on the resource.
 func (w *view) known(path ...any) (cty.Value, bool) {
 	v, ok := at(w.obj, path...)

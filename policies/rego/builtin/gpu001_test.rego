@@ -44,3 +44,30 @@ test_per_resource_estimate_is_marked if {
 	some f in fs
 	contains(f.msg, "costs $30,000.00* a month")
 }
+
+test_total_at_max_over_budget if {
+	fs := gpu001.deny with input as {"resources": [res("a", 600)], "totals": {"monthly_cost": 600.0, "max_monthly_cost": 6000.0}, "diff": null, "config": {"budgets": {"monthly_total": 1000.0, "monthly_total_at_max": 5000.0}}}
+	count(fs) == 1
+	some f in fs
+	f.msg == "with every autoscaler at its declared maximum, GPU spend is $6,000.00 a month, over the budget of $5,000.00 (budgets.monthly_total_at_max)"
+}
+
+test_total_at_max_without_autoscalers_is_the_total if {
+	fs := gpu001.deny with input as {"resources": [res("a", 6000)], "totals": {"monthly_cost": 6000.0}, "diff": null, "config": {"budgets": {"monthly_total_at_max": 5000.0}}}
+	count(fs) == 1
+	fine := gpu001.deny with input as {"resources": [res("a", 4000)], "totals": {"monthly_cost": 4000.0}, "diff": null, "config": {"budgets": {"monthly_total_at_max": 5000.0}}}
+	count(fine) == 0
+}
+
+test_per_resource_at_max if {
+	pool := object.union(res("pool", 0), {"scale_max": {"quantity": 40, "monthly_cost": 51909.6, "price_estimated": true, "from": "max_count"}})
+	small := object.union(res("small", 100), {"scale_max": {"quantity": 2, "monthly_cost": 200, "price_estimated": false, "from": "max_size"}})
+	fs := gpu001.deny with input as {"resources": [pool, small, res("fixed", 30000), res("cheap", 300)], "totals": {"monthly_cost": 30400.0}, "diff": null, "config": {"budgets": {"per_resource_monthly_at_max": 20000.0}}}
+	count(fs) == 2
+	some f in fs
+	f.id == "stack|pool"
+	f.msg == "pool can cost $51,909.60* a month at its declared maximum of 40 (max_count), over the per-resource budget at the maximum of $20,000.00 (budgets.per_resource_monthly_at_max)"
+	some g in fs
+	g.id == "stack|fixed"
+	g.msg == "fixed costs $30,000.00 a month and does not autoscale, over the per-resource budget at the maximum of $20,000.00 (budgets.per_resource_monthly_at_max)"
+}
