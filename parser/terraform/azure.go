@@ -128,11 +128,43 @@ func mapAzureScaleSet(c *mapContext) []*parser.Resource {
 	} else if !w.has(count...) {
 		r.Note("%s is not set: the scale set starts empty", pathString("", count))
 	}
+	c.azureAutoscale(r)
 	azurePriority(r, w, "priority")
 	azureCommon(r, w)
 	windowsNote(r, w)
 	c.azureTaker(r, w)
 	return []*parser.Resource{r}
+}
+
+// azureAutoscale applies the azurerm_monitor_autoscale_setting whose target_resource_id is the
+// scale set being mapped: the autoscaler keeps it at least at the smallest capacity.minimum of
+// its profiles (the priced floor, when its instances are fewer) and scales it up to the largest
+// capacity.maximum. A disabled setting (enabled = false) does not scale.
+func (c *mapContext) azureAutoscale(r *parser.Resource) {
+	for _, inst := range c.referrers("azurerm_monitor_autoscale_setting", "target_resource_id") {
+		a := &view{obj: inst.value}
+		if on, ok := a.boolean("enabled"); ok && !on {
+			r.Note("%s is disabled: the scale set keeps its size", inst.addr)
+			return
+		}
+		lo, hi := -1, 0
+		for _, p := range a.blocks("profile") {
+			if n, ok := p.num("capacity", "minimum"); ok && (lo < 0 || n < lo) {
+				lo = n
+			}
+			if n, ok := p.num("capacity", "maximum"); ok && n > hi {
+				hi = n
+			}
+		}
+		if lo > r.Quantity {
+			r.Quantity = lo
+			r.Note("autoscaled by %s: priced at its capacity minimum (%d)", inst.addr, lo)
+		}
+		if hi > 0 {
+			r.SetScaleMax(hi, "capacity maximum of "+inst.addr)
+		}
+		return
+	}
 }
 
 // aksPool reads vm_size and the node count of an AKS pool: node_count, or min_count when the

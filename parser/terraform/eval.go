@@ -494,10 +494,15 @@ func (mi *moduleInstance) expansionKeys(count, forEach hcl.Expression, sc *scope
 	case forEach != nil:
 		kind = "for_each"
 		v := mi.expr(forEach, sc)
-		if reason := unknownReason(v); reason != "" {
+		// A map's keys decide the instances, its values may be known only after apply:
+		// Terraform expands for_each over another resource's instances (for_each =
+		// aws_instance.x), whose ids are unknown. A set's elements are its keys.
+		top, _ := v.Unmark()
+		mapLike := top.IsKnown() && (top.Type().IsMapType() || top.Type().IsObjectType())
+		if reason := unknownReason(v); reason != "" && !mapLike {
 			return nil, kind, "for_each: " + reason
 		}
-		v, _ = v.Unmark()
+		v = top
 		if v.IsNull() {
 			return nil, kind, "for_each: the value is null"
 		}

@@ -618,3 +618,131 @@ resource "databricks_cluster" "auto" {
 		}
 	}
 }
+
+// An autoscaler declared as its own resource applies to the group it targets, and only to it:
+// a GCP autoscaler's min_replicas is the group's floor and max_replicas its maximum; an Azure
+// autoscale setting raises a scale set to its smallest minimum and scales it up to its largest
+// maximum. One that is off leaves the group as declared.
+func TestAutoscalerResourcesApplyToTheirTarget(t *testing.T) {
+	res := parseHCL(t, `
+provider "google" {
+  project = "p"
+  region  = "us-central1"
+}
+resource "google_compute_instance_template" "l4" {
+  machine_type = "g2-standard-8"
+  disk { source_image = "x" }
+  network_interface { network = "default" }
+}
+resource "google_compute_region_instance_group_manager" "mig" {
+  count              = 2
+  name               = "mig${count.index}"
+  region             = "us-central1"
+  base_instance_name = "l4"
+  version { instance_template = google_compute_instance_template.l4.self_link }
+}
+resource "google_compute_region_autoscaler" "mig" {
+  count  = 2
+  name   = "mig${count.index}"
+  region = "us-central1"
+  target = google_compute_region_instance_group_manager.mig[count.index].self_link
+  autoscaling_policy {
+    mode         = count.index == 0 ? "ON" : "OFF"
+    min_replicas = 2
+    max_replicas = 12
+  }
+}
+resource "google_compute_instance_group_manager" "alone" {
+  name               = "alone"
+  zone               = "us-central1-a"
+  base_instance_name = "l4"
+  target_size        = 3
+  version { instance_template = google_compute_instance_template.l4.id }
+}
+resource "azurerm_linux_virtual_machine_scale_set" "vmss" {
+  for_each            = toset(["on", "off"])
+  name                = each.key
+  resource_group_name = "rg"
+  location            = "eastus"
+  sku                 = "Standard_NC24ads_A100_v4"
+  instances           = 0
+  admin_username      = "a"
+}
+resource "azurerm_monitor_autoscale_setting" "vmss" {
+  for_each            = azurerm_linux_virtual_machine_scale_set.vmss
+  name                = each.key
+  resource_group_name = "rg"
+  location            = "eastus"
+  enabled             = each.key == "on"
+  target_resource_id  = each.value.id
+  profile {
+    name = "weekday"
+    capacity {
+      default = 2
+      minimum = 2
+      maximum = 8
+    }
+  }
+  profile {
+    name = "nights"
+    capacity {
+      default = 1
+      minimum = 1
+      maximum = 3
+    }
+  }
+}
+`, Options{})
+	got := byAddress(t, res)
+	for addr, want := range map[string]struct {
+		quantity int
+		max      *parser.ScaleMax
+	}{
+		"google_compute_region_instance_group_manager.mig[0]": {2, &parser.ScaleMax{Quantity: 12, From: "max_replicas of google_compute_region_autoscaler.mig[0]"}},
+		"google_compute_region_instance_group_manager.mig[1]": {1, nil}, // mode OFF: target_size unset, 1
+		"google_compute_instance_group_manager.alone":         {3, nil},
+		`azurerm_linux_virtual_machine_scale_set.vmss["on"]`:  {1, &parser.ScaleMax{Quantity: 8, From: `capacity maximum of azurerm_monitor_autoscale_setting.vmss["on"]`}},
+		`azurerm_linux_virtual_machine_scale_set.vmss["off"]`: {0, nil},
+	} {
+		r, ok := got[addr]
+		if !ok {
+			t.Errorf("%s: not found among %v", addr, res.Resources)
+			continue
+		}
+		if r.Quantity != want.quantity || !reflect.DeepEqual(r.ScaleMax, want.max) {
+			t.Errorf("%s: quantity %d, scale max %+v; want %d, %+v (notes %q)", addr, r.Quantity, r.ScaleMax, want.quantity, want.max, r.Notes)
+		}
+	}
+}
+
+// for_each over another resource's instances (Terraform's chaining: their ids are known only
+// after apply, their keys now) expands to one instance per key; a set with an unknown element
+// still cannot.
+func TestForEachOverAnotherResource(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" { region = "us-east-1" }
+resource "aws_launch_template" "lt" {
+  for_each      = { small = "g6.xlarge", large = "g6.12xlarge" }
+  instance_type = each.value
+}
+resource "aws_autoscaling_group" "asg" {
+  for_each         = aws_launch_template.lt
+  desired_capacity = 2
+  launch_template { id = each.value.id }
+}
+resource "aws_instance" "by_id" {
+  for_each      = toset([aws_launch_template.lt["small"].id])
+  instance_type = "g6.xlarge"
+}
+`, Options{})
+	got := byAddress(t, res)
+	for addr, want := range map[string]string{`aws_autoscaling_group.asg["small"]`: "g6.xlarge", `aws_autoscaling_group.asg["large"]`: "g6.12xlarge"} {
+		if r, ok := got[addr]; !ok || r.InstanceType != want || r.Quantity != 2 || len(r.Unresolved) > 0 {
+			t.Errorf("%s: %+v, want %s × 2", addr, r, want)
+		}
+	}
+	r, ok := got["aws_instance.by_id"]
+	if !ok || len(r.Unresolved) == 0 || !strings.Contains(r.Unresolved[0].Reason, "known only after apply") {
+		t.Errorf("a set of unknown ids: %+v", r)
+	}
+}

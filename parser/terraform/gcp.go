@@ -203,9 +203,11 @@ func mapGCPInstance(c *mapContext) []*parser.Resource {
 
 func mapGCPInstanceGroupManager(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.GCP, c.inst.addr)
-	if n, ok := w.num("target_size"); ok {
+	n, sized := w.num("target_size")
+	if sized {
 		r.Quantity = n
-	} else if !w.has("target_size") {
+	}
+	if !c.gcpAutoscaler(r, sized) && !w.has("target_size") {
 		r.Note("target_size is not set (an autoscaler manages the group): priced at 1 instance")
 	}
 	var tmpl *view
@@ -242,6 +244,31 @@ func mapGCPInstanceGroupManager(c *mapContext) []*parser.Resource {
 		r.Region = c.gcpProviderLocation(r)
 	}
 	return []*parser.Resource{r}
+}
+
+// gcpAutoscaler applies the google_compute_autoscaler (or region autoscaler) whose target is
+// the instance group being mapped: its min_replicas is the floor (the group's size when
+// target_size is unset or below it), its max_replicas the most it may run. An autoscaler in
+// mode OFF does not scale. It reports whether one applied.
+func (c *mapContext) gcpAutoscaler(r *parser.Resource, sized bool) bool {
+	for _, typ := range []string{"google_compute_autoscaler", "google_compute_region_autoscaler"} {
+		for _, inst := range c.referrers(typ, "target") {
+			a := &view{obj: inst.value}
+			if mode, _ := a.str("autoscaling_policy", "mode"); strings.EqualFold(mode, "OFF") {
+				r.Note("%s is in mode OFF: the group keeps its size", inst.addr)
+				return true
+			}
+			if n, ok := a.num("autoscaling_policy", "min_replicas"); ok && (!sized || r.Quantity < n) {
+				r.Quantity = n
+				r.Note("autoscaled by %s: priced at its min_replicas (%d)", inst.addr, n)
+			}
+			if n, ok := a.num("autoscaling_policy", "max_replicas"); ok {
+				r.SetScaleMax(n, "max_replicas of "+inst.addr)
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // gkePool prices one node pool: a google_container_node_pool, or a node_pool block of a

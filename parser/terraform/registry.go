@@ -145,14 +145,7 @@ func (c *mapContext) byAttribute(typ, attr, value string) *instance {
 	if value == "" {
 		return nil
 	}
-	// Only the types gpuguard maps, and what they refer to, are evaluated up front: a template
-	// or an account named by a string is evaluated here, once, when first looked up.
-	mi := c.inst.mod
-	for _, d := range mi.cfg.resources {
-		if d.typ == typ {
-			mi.expandResource(mi.resources[d.addr()])
-		}
-	}
+	c.expandType(typ)
 	for _, inst := range c.ev.order {
 		if inst.decl.typ != typ || inst.mod != c.inst.mod {
 			continue
@@ -163,6 +156,37 @@ func (c *mapContext) byAttribute(typ, attr, value string) *instance {
 		}
 	}
 	return nil
+}
+
+// expandType evaluates the resources of a type in this module. Only the types gpuguard maps,
+// and what they refer to, are evaluated up front: a template or an account named by a string,
+// an autoscaler that names its target, is evaluated here, once, when first looked up.
+func (c *mapContext) expandType(typ string) {
+	mi := c.inst.mod
+	for _, d := range mi.cfg.resources {
+		if d.typ == typ {
+			mi.expandResource(mi.resources[d.addr()])
+		}
+	}
+}
+
+// referrers finds the instances of a type in the same module whose attribute at path refers
+// to the instance being mapped (the autoscalers whose target it is).
+func (c *mapContext) referrers(typ string, path ...any) []*instance {
+	c.expandType(typ)
+	var out []*instance
+	for _, inst := range c.ev.order {
+		if inst.decl.typ != typ || inst.mod != c.inst.mod {
+			continue
+		}
+		for _, addr := range (&view{obj: inst.value}).refs(path...) {
+			if addr == c.inst.addr {
+				out = append(out, inst)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // keep decides whether a resource belongs in the GPU inventory: a GPU instance type, attached
