@@ -746,3 +746,19 @@ resource "aws_instance" "by_id" {
 		t.Errorf("a set of unknown ids: %+v", r)
 	}
 }
+
+// In plan JSON, an autoscale setting that targets a scale set created in the same plan (its id
+// unknown, the configuration's reference known) applies to it, and a launch template named by
+// a string is found, as in HCL.
+func TestPlanJSONAutoscalersAndNamedTemplates(t *testing.T) {
+	res := ParsePlan("plan.json", []byte(`{"format_version": "1.2", "terraform_version": "1.9.0", "planned_values": {"root_module": {"resources": [{"address": "azurerm_linux_virtual_machine_scale_set.vmss", "mode": "managed", "type": "azurerm_linux_virtual_machine_scale_set", "name": "vmss", "provider_name": "registry.terraform.io/hashicorp/azurerm", "schema_version": 0, "values": {"sku": "Standard_NC24ads_A100_v4", "instances": 1, "location": "eastus", "name": "vmss"}}, {"address": "azurerm_monitor_autoscale_setting.vmss", "mode": "managed", "type": "azurerm_monitor_autoscale_setting", "name": "vmss", "provider_name": "registry.terraform.io/hashicorp/azurerm", "schema_version": 0, "values": {"name": "as", "location": "eastus", "enabled": true, "profile": [{"name": "p", "capacity": [{"default": 2, "minimum": 2, "maximum": 8}]}]}}, {"address": "aws_launch_template.gpu", "mode": "managed", "type": "aws_launch_template", "name": "gpu", "provider_name": "registry.terraform.io/hashicorp/aws", "schema_version": 0, "values": {"name": "gpu", "instance_type": "g5.xlarge"}}, {"address": "aws_autoscaling_group.a", "mode": "managed", "type": "aws_autoscaling_group", "name": "a", "provider_name": "registry.terraform.io/hashicorp/aws", "schema_version": 0, "values": {"desired_capacity": 1, "max_size": 3, "launch_template": [{"name": "gpu", "version": "$Latest"}]}}]}}, "resource_changes": [{"address": "azurerm_linux_virtual_machine_scale_set.vmss", "mode": "managed", "type": "azurerm_linux_virtual_machine_scale_set", "name": "vmss", "change": {"actions": ["create"], "before": null, "after": {"sku": "Standard_NC24ads_A100_v4", "instances": 1, "location": "eastus", "name": "vmss"}, "after_unknown": {"id": true}}}, {"address": "azurerm_monitor_autoscale_setting.vmss", "mode": "managed", "type": "azurerm_monitor_autoscale_setting", "name": "vmss", "change": {"actions": ["create"], "before": null, "after": {"name": "as", "location": "eastus", "enabled": true, "profile": [{"name": "p", "capacity": [{"default": 2, "minimum": 2, "maximum": 8}]}]}, "after_unknown": {"id": true, "target_resource_id": true}}}], "configuration": {"provider_config": {"aws": {"name": "aws", "expressions": {"region": {"constant_value": "us-east-1"}}}}, "root_module": {"resources": [{"address": "azurerm_monitor_autoscale_setting.vmss", "mode": "managed", "type": "azurerm_monitor_autoscale_setting", "name": "vmss", "provider_config_key": "azurerm", "expressions": {"target_resource_id": {"references": ["azurerm_linux_virtual_machine_scale_set.vmss.id", "azurerm_linux_virtual_machine_scale_set.vmss"]}}, "schema_version": 0}]}}}`))
+	got := byAddress(t, res)
+	vmss := got["azurerm_linux_virtual_machine_scale_set.vmss"]
+	want := &parser.ScaleMax{Quantity: 8, From: "capacity maximum of azurerm_monitor_autoscale_setting.vmss"}
+	if vmss.Quantity != 2 || !reflect.DeepEqual(vmss.ScaleMax, want) {
+		t.Errorf("scale set: quantity %d, scale max %+v", vmss.Quantity, vmss.ScaleMax)
+	}
+	if asg := got["aws_autoscaling_group.a"]; asg.InstanceType != "g5.xlarge" || asg.ScaleMax == nil || asg.ScaleMax.Quantity != 3 {
+		t.Errorf("group: %+v", asg)
+	}
+}
