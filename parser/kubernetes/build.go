@@ -320,16 +320,14 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 			res.Quantity = s.minReplicas * max(1, r.perReplica)
 			res.Note("%d pods: the minReplicas (%d) of %s, the floor an autoscaler always runs", res.Quantity, s.minReplicas, s.source)
 			if s.maxReplicas > 0 {
-				res.SetScaleMax(s.maxReplicas*max(1, r.perReplica), "maxReplicas of "+s.source)
+				r.maxPods, r.maxFrom = s.maxReplicas*max(1, r.perReplica), "maxReplicas of "+s.source
 			}
 		}
 	}
-	if res.ScaleMax == nil && r.maxPods > 0 {
-		if r.maxPods > maxPods {
-			errs = append(errs, specError(o, fmt.Errorf("%s: %d is not a number of pods", r.maxFrom, r.maxPods)))
-		} else {
-			res.SetScaleMax(r.maxPods, r.maxFrom)
-		}
+	if r.maxPods > maxPods {
+		errs = append(errs, specError(o, fmt.Errorf("%s: %d is not a number of pods", r.maxFrom, r.maxPods)))
+	} else if r.maxPods > 0 {
+		res.SetScaleMax(r.maxPods, r.maxFrom)
 	}
 	hoursFromManifest(res, r, annotations, o, &errs)
 	resolveNode(res, r, o, nodes, opts)

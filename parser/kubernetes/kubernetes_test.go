@@ -328,7 +328,7 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := Build([]*File{Decode("fuzz.yaml", data)}, Options{DefaultInstanceType: "g5.xlarge"})
 		for _, r := range res.Resources {
-			if r.Pod == nil || r.Pod.Requested <= 0 || r.Quantity < 0 {
+			if r.Pod == nil || r.Pod.Requested <= 0 || r.Quantity < 0 || r.ScaleMax != nil && (r.ScaleMax.Quantity <= 0 || r.ScaleMax.Quantity > maxPods) {
 				t.Fatalf("invalid resource: %+v", r)
 			}
 		}
@@ -1178,5 +1178,21 @@ func TestAutoscalersDeclareTheirMaximumPods(t *testing.T) {
 		"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, namespace: ns}\nspec: {scaleTargetRef: {kind: Deployment, name: d}, maxReplicas: -1}\n"
 	if res := build(t, hpa, Options{}); len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "maximum replicas -1") {
 		t.Errorf("a negative maxReplicas: errors %v", res.Errors)
+	}
+}
+
+// An HPA's maximum over a LeaderWorkerSet counts the pods of each group: a product beyond any
+// cluster is an error at the workload, not a maximum.
+func TestScaleMaxMustBeACount(t *testing.T) {
+	src := "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l, namespace: ns}\nspec:\n  replicas: 1\n  leaderWorkerTemplate: {size: 1000, workerTemplate: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}\n---\n" +
+		"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, namespace: ns}\nspec: {scaleTargetRef: {kind: LeaderWorkerSet, name: l}, minReplicas: 1, maxReplicas: 1000}\n"
+	res := build(t, src, Options{})
+	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "1000000 is not a number of pods") {
+		t.Fatalf("errors %v", res.Errors)
+	}
+	for _, r := range res.Resources {
+		if r.ScaleMax != nil {
+			t.Errorf("a maximum of %d pods", r.ScaleMax.Quantity)
+		}
 	}
 }
