@@ -3,6 +3,7 @@ package terraform
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -324,11 +325,71 @@ func mapAWSSageMakerEndpointConfig(c *mapContext) []*parser.Resource {
 			if kind == "shadow_production_variants" {
 				r.Note("shadow variant: receives a copy of production traffic")
 			}
+			if kind == "production_variants" {
+				c.sageMakerScaling(r, name, ok)
+			}
 			c.awsCommon(r, &view{obj: c.inst.value, res: r})
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// sageMakerScaling applies Application Auto Scaling to a production variant of the endpoint
+// configuration being mapped: an aws_appautoscaling_target of namespace sagemaker whose
+// resource_id is "endpoint/<name>/variant/<variant>", for an aws_sagemaker_endpoint that uses
+// this configuration. min_capacity is the floor (when over the initial count), max_capacity
+// the most it runs. An endpoint whose name is known only after apply matches through its
+// reference, and then only a configuration with a single production variant.
+// https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling-add-code-define.html
+func (c *mapContext) sageMakerScaling(r *parser.Resource, variant string, named bool) {
+	cfg := &view{obj: c.inst.value}
+	cfgName, _ := cfg.str("name")
+	single := len(cfg.blocks("production_variants")) == 1
+	c.expandType("aws_sagemaker_endpoint")
+	var endpoints []*instance
+	for _, inst := range c.ev.order {
+		if inst.decl.typ != "aws_sagemaker_endpoint" || inst.mod != c.inst.mod {
+			continue
+		}
+		ev := &view{obj: inst.value}
+		if n, ok := ev.str("endpoint_config_name"); ok && cfgName != "" && n == cfgName || slices.Contains(ev.refs("endpoint_config_name"), c.inst.addr) {
+			endpoints = append(endpoints, inst)
+		}
+	}
+	if len(endpoints) == 0 {
+		return
+	}
+	c.expandType("aws_appautoscaling_target")
+	for _, inst := range c.ev.order {
+		if inst.decl.typ != "aws_appautoscaling_target" || inst.mod != c.inst.mod {
+			continue
+		}
+		t := &view{obj: inst.value}
+		if ns, _ := t.str("service_namespace"); ns != "sagemaker" {
+			continue
+		}
+		match := false
+		for _, e := range endpoints {
+			if id, ok := t.str("resource_id"); ok {
+				name, _ := (&view{obj: e.value}).str("name")
+				match = match || named && name != "" && id == "endpoint/"+name+"/variant/"+variant
+			} else if single && slices.Contains(t.refs("resource_id"), e.addr) {
+				match = true
+			}
+		}
+		if !match {
+			continue
+		}
+		if n, ok := t.num("min_capacity"); ok && n > r.Quantity {
+			r.Quantity = n
+			r.Note("autoscaled by %s: priced at its min_capacity (%d)", inst.addr, n)
+		}
+		if n, ok := t.num("max_capacity"); ok {
+			r.SetScaleMax(n, "max_capacity of "+inst.addr)
+		}
+		return
+	}
 }
 
 // attributeBased reads EC2 instance_requirements (attribute-based instance type selection) into

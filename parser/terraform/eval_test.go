@@ -762,3 +762,76 @@ func TestPlanJSONAutoscalersAndNamedTemplates(t *testing.T) {
 		t.Errorf("group: %+v", asg)
 	}
 }
+
+// Application Auto Scaling of a SageMaker endpoint's variant: the target names the endpoint and
+// the variant in its resource_id; the endpoint names the configuration. Only that variant of
+// that configuration scales.
+func TestSageMakerVariantAutoscaling(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" { region = "us-east-1" }
+resource "aws_sagemaker_endpoint_configuration" "llm" {
+  name = "llm-config"
+  production_variants {
+    variant_name           = "primary"
+    model_name             = "m"
+    instance_type          = "ml.g5.2xlarge"
+    initial_instance_count = 1
+  }
+  production_variants {
+    variant_name           = "canary"
+    model_name             = "m"
+    instance_type          = "ml.g5.2xlarge"
+    initial_instance_count = 1
+  }
+}
+resource "aws_sagemaker_endpoint" "llm" {
+  name                 = "llm"
+  endpoint_config_name = aws_sagemaker_endpoint_configuration.llm.name
+}
+resource "aws_appautoscaling_target" "primary" {
+  service_namespace  = "sagemaker"
+  resource_id        = "endpoint/${aws_sagemaker_endpoint.llm.name}/variant/primary"
+  scalable_dimension = "sagemaker:variant:DesiredInstanceCount"
+  min_capacity       = 2
+  max_capacity       = 6
+}
+resource "aws_sagemaker_endpoint_configuration" "other" {
+  production_variants {
+    variant_name           = "primary"
+    model_name             = "m"
+    instance_type          = "ml.g5.2xlarge"
+    initial_instance_count = 1
+  }
+}
+resource "aws_sagemaker_endpoint" "other" {
+  endpoint_config_name = aws_sagemaker_endpoint_configuration.other.name
+}
+resource "aws_appautoscaling_target" "other" {
+  service_namespace  = "sagemaker"
+  resource_id        = "endpoint/${aws_sagemaker_endpoint.other.name}/variant/primary"
+  scalable_dimension = "sagemaker:variant:DesiredInstanceCount"
+  min_capacity       = 1
+  max_capacity       = 3
+}
+`, Options{})
+	got := byAddress(t, res)
+	for addr, want := range map[string]struct {
+		quantity int
+		max      *parser.ScaleMax
+	}{
+		`aws_sagemaker_endpoint_configuration.llm.production_variants["primary"]`: {2, &parser.ScaleMax{Quantity: 6, From: "max_capacity of aws_appautoscaling_target.primary"}},
+		`aws_sagemaker_endpoint_configuration.llm.production_variants["canary"]`:  {1, nil},
+		// The endpoint's name is known only after apply: its single variant matches through
+		// the reference.
+		`aws_sagemaker_endpoint_configuration.other.production_variants["primary"]`: {1, &parser.ScaleMax{Quantity: 3, From: "max_capacity of aws_appautoscaling_target.other"}},
+	} {
+		r, ok := got[addr]
+		if !ok {
+			t.Errorf("%s: not found among %v", addr, res.Resources)
+			continue
+		}
+		if r.Quantity != want.quantity || !reflect.DeepEqual(r.ScaleMax, want.max) {
+			t.Errorf("%s: quantity %d, scale max %+v; want %d, %+v", addr, r.Quantity, r.ScaleMax, want.quantity, want.max)
+		}
+	}
+}
