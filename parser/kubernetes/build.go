@@ -318,7 +318,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 	case r.scalable:
 		if s, ok := scalers[o.root+"|"+o.address()]; ok {
 			res.Quantity = s.minReplicas * max(1, r.perReplica)
-			res.Note("%d pods: the minReplicas (%d) of %s, the floor an autoscaler always runs", res.Quantity, s.minReplicas, s.source)
+			res.Note("%d pod%s: the minReplicas (%d) of %s, the floor an autoscaler always runs", res.Quantity, plural(int64(res.Quantity)), s.minReplicas, s.source)
 			if s.maxReplicas > 0 {
 				r.maxPods, r.maxFrom = s.maxReplicas*max(1, r.perReplica), "maxReplicas of "+s.source
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -305,8 +306,8 @@ spec:
 		t.Fatalf("an HPA in another namespace scaled the workload: %d", r.Quantity)
 	}
 	src = strings.Replace(src, "namespace: b", "namespace: a", 1)
-	if r := one(t, build(t, src, Options{})); r.Quantity != 1 {
-		t.Fatalf("HPA minReplicas not applied: %d", r.Quantity)
+	if r := one(t, build(t, src, Options{})); r.Quantity != 1 || !slices.Contains(r.Notes, "1 pod: the minReplicas (1) of HorizontalPodAutoscaler/a/h, the floor an autoscaler always runs") {
+		t.Fatalf("HPA minReplicas not applied: %d, notes %q", r.Quantity, r.Notes)
 	}
 }
 

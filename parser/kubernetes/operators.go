@@ -175,7 +175,7 @@ func extractNIMService(o *object) ([]role, error) {
 	}}}
 	if spec.Scale.Enabled && spec.Scale.HPA.MinReplicas != nil {
 		r.replicas = *spec.Scale.HPA.MinReplicas
-		r.note = fmt.Sprintf("%d pods: the minReplicas of the NIMService's autoscaler, the floor it always runs", r.replicas)
+		r.note = fmt.Sprintf("%d pod%s: the minReplicas of the NIMService's autoscaler, the floor it always runs", r.replicas, plural(int64(r.replicas)))
 	}
 	if spec.Scale.Enabled && spec.Scale.HPA.MaxReplicas != nil {
 		r.maxPods, r.maxFrom = *spec.Scale.HPA.MaxReplicas, "the maxReplicas of the NIMService's autoscaler"

@@ -304,7 +304,7 @@ func extractKnativeService(o *object) ([]role, error) {
 		return nil, fmt.Errorf("%s: %q is not a number of pods", knativeMinScale, v)
 	case n > 0:
 		r.replicas = n
-		r.note = fmt.Sprintf("%d pods: the revision's %s, the floor it always runs", n, knativeMinScale)
+		r.note = fmt.Sprintf("%d pod%s: the revision's %s, the floor it always runs", n, plural(int64(n)), knativeMinScale)
 	default:
 		r.note = "scales to zero (no " + knativeMinScale + "): priced as 1 pod all month; set gpuguard.dev/hours-per-month for the hours it serves"
 	}
