@@ -101,8 +101,14 @@ func headline(d *result.Diff) string {
 	if n := d.Head.Unpriced; n > 0 {
 		unpriced = fmt.Sprintf(" — ⚠️ %d GPU resource%s not priced", n, plural(n))
 	}
-	return fmt.Sprintf("### %s gpuguard: GPU spend %s → %s a month (%s, %s)%s\n\n", icon,
-		amount(d.Totals.MonthlyCostBefore), amount(d.Totals.MonthlyCostAfter), delta.Signed(), percentText(d), unpriced)
+	// A change of the autoscalers' maximums alone leaves the totals as they were: the headline
+	// says it, so that a pull request raising a maximum eightfold does not read "no change".
+	atMax := ""
+	if b, h := d.Totals.MaxMonthlyCostBefore, d.Totals.MaxMonthlyCostAfter; b != nil && h != nil && money.Micros(*b).Cents() != money.Micros(*h).Cents() {
+		atMax = fmt.Sprintf(" — up to %s at full scale-out (%s)", money.Micros(*h), (money.Micros(*h).RoundCents() - money.Micros(*b).RoundCents()).Signed())
+	}
+	return fmt.Sprintf("### %s gpuguard: GPU spend %s → %s a month (%s, %s)%s%s\n\n", icon,
+		amount(d.Totals.MonthlyCostBefore), amount(d.Totals.MonthlyCostAfter), delta.Signed(), percentText(d), atMax, unpriced)
 }
 
 // writeCommentErrors lists the inputs that could not be read, with file and line.

@@ -409,3 +409,30 @@ func TestScaleMaxIsShown(t *testing.T) {
 		}
 	}
 }
+
+// A pull request that raises only an autoscaler's maximum leaves the totals as they were; the
+// comment's headline and its changes table still say what the maximum now costs.
+func TestCommentShowsARaisedMaximum(t *testing.T) {
+	before := estimator.Estimate{Address: "aws_eks_node_group.gpu", ID: "aws_eks_node_group.gpu", InstanceType: "p5.48xlarge", PurchaseOption: parser.OnDemand,
+		MonthlyCost: amt("0"), ScaleMax: &estimator.ScaleMaxCost{Quantity: 2, MonthlyCost: *amt("80358.40"), From: "scaling_config.max_size"}}
+	after := before
+	after.ScaleMax = &estimator.ScaleMaxCost{Quantity: 16, MonthlyCost: *amt("642867.20"), From: "scaling_config.max_size"}
+	d := &result.Diff{Version: "1", Currency: "USD", Catalog: result.CatalogInfo{Updated: "2026-09-16"},
+		Changes: []result.Change{{Address: before.Address, Change: "changed", Before: &before, After: &after, MonthlyCostBefore: amt("0"), MonthlyCostAfter: amt("0"), MonthlyDelta: amt("0"),
+			MaxMonthlyCostBefore: &before.ScaleMax.MonthlyCost, MaxMonthlyCostAfter: &after.ScaleMax.MonthlyCost}},
+		Totals: result.DiffTotals{MaxMonthlyCostBefore: amt("80358.40"), MaxMonthlyCostAfter: amt("642867.20")}}
+	out := DiffComment(d, 0, nil)
+	for _, want := range []string{
+		"### ➖ gpuguard: GPU spend $0.00 → $0.00 a month ($0.00, no change) — up to $642,867.20 at full scale-out (+$562,508.80)",
+		"At the autoscalers' declared maximums: $80,358.40 → $642,867.20 a month (+$562,508.80).",
+		"0–2× p5.48xlarge, on-demand → 0–16× p5.48xlarge, on-demand | $0.00 (up to $80,358.40) → $0.00 (up to $642,867.20)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	d.Totals.MaxMonthlyCostBefore = d.Totals.MaxMonthlyCostAfter
+	if out := DiffComment(d, 0, nil); strings.Contains(strings.SplitN(out, "\n", 3)[1], "scale-out") {
+		t.Errorf("the headline speaks of an unchanged maximum: %s", strings.SplitN(out, "\n", 3)[1])
+	}
+}
