@@ -693,26 +693,13 @@ resource "azurerm_monitor_autoscale_setting" "vmss" {
   }
 }
 `, Options{})
-	got := byAddress(t, res)
-	for addr, want := range map[string]struct {
-		quantity int
-		max      *parser.ScaleMax
-	}{
+	expectScaling(t, res, map[string]scaled{
 		"google_compute_region_instance_group_manager.mig[0]": {2, &parser.ScaleMax{Quantity: 12, From: "max_replicas of google_compute_region_autoscaler.mig[0]"}},
 		"google_compute_region_instance_group_manager.mig[1]": {1, nil}, // mode OFF: target_size unset, 1
 		"google_compute_instance_group_manager.alone":         {3, nil},
 		`azurerm_linux_virtual_machine_scale_set.vmss["on"]`:  {1, &parser.ScaleMax{Quantity: 8, From: `capacity maximum of azurerm_monitor_autoscale_setting.vmss["on"]`}},
 		`azurerm_linux_virtual_machine_scale_set.vmss["off"]`: {0, nil},
-	} {
-		r, ok := got[addr]
-		if !ok {
-			t.Errorf("%s: not found among %v", addr, res.Resources)
-			continue
-		}
-		if r.Quantity != want.quantity || !reflect.DeepEqual(r.ScaleMax, want.max) {
-			t.Errorf("%s: quantity %d, scale max %+v; want %d, %+v (notes %q)", addr, r.Quantity, r.ScaleMax, want.quantity, want.max, r.Notes)
-		}
-	}
+	})
 }
 
 // for_each over another resource's instances (Terraform's chaining: their ids are known only
@@ -814,24 +801,33 @@ resource "aws_appautoscaling_target" "other" {
   max_capacity       = 3
 }
 `, Options{})
-	got := byAddress(t, res)
-	for addr, want := range map[string]struct {
-		quantity int
-		max      *parser.ScaleMax
-	}{
+	expectScaling(t, res, map[string]scaled{
 		`aws_sagemaker_endpoint_configuration.llm.production_variants["primary"]`: {2, &parser.ScaleMax{Quantity: 6, From: "max_capacity of aws_appautoscaling_target.primary"}},
 		`aws_sagemaker_endpoint_configuration.llm.production_variants["canary"]`:  {1, nil},
 		// The endpoint's name is known only after apply: its single variant matches through
 		// the reference.
 		`aws_sagemaker_endpoint_configuration.other.production_variants["primary"]`: {1, &parser.ScaleMax{Quantity: 3, From: "max_capacity of aws_appautoscaling_target.other"}},
-	} {
+	})
+}
+
+// scaled is what a test expects of an autoscaled resource: its priced quantity and maximum.
+type scaled struct {
+	quantity int
+	max      *parser.ScaleMax
+}
+
+// expectScaling checks the quantity and the maximum of resources by address.
+func expectScaling(t *testing.T, res parser.Result, want map[string]scaled) {
+	t.Helper()
+	got := byAddress(t, res)
+	for addr, w := range want {
 		r, ok := got[addr]
 		if !ok {
 			t.Errorf("%s: not found among %v", addr, res.Resources)
 			continue
 		}
-		if r.Quantity != want.quantity || !reflect.DeepEqual(r.ScaleMax, want.max) {
-			t.Errorf("%s: quantity %d, scale max %+v; want %d, %+v", addr, r.Quantity, r.ScaleMax, want.quantity, want.max)
+		if r.Quantity != w.quantity || !reflect.DeepEqual(r.ScaleMax, w.max) {
+			t.Errorf("%s: quantity %d, scale max %+v; want %d, %+v (notes %q)", addr, r.Quantity, r.ScaleMax, w.quantity, w.max, r.Notes)
 		}
 	}
 }
