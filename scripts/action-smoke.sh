@@ -101,6 +101,7 @@ stop_fake
 [ "$status" -eq 2 ] || fail "same: exit status $status, want 2 (GPU001 deny)"
 expect_output same "monthly-cost=83600.18"
 expect_output same "monthly-delta=48801.02"
+expect_output same "max-monthly-cost=163958.58"
 expect_output same "failed=true"
 expect_log same "::error file=infra/.gpuguard.yaml,line=2,title=gpuguard GPU001 GPU spend over budget::this change adds \$48,801.02 a month"
 expect_log same "::warning file=infra/main.tf,line=31,title=gpuguard GPU006"

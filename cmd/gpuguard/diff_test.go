@@ -288,8 +288,8 @@ func TestGitHubStepSummaryAndOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "monthly-cost=83600.18\nmonthly-delta=48801.02\nfailed=true\n" +
-		"monthly-cost=0.00\nmonthly-delta=\nfailed=false\n"
+	want := "monthly-cost=83600.18\nmax-monthly-cost=163958.58\nmonthly-delta=48801.02\nfailed=true\n" +
+		"monthly-cost=0.00\nmax-monthly-cost=0.00\nmonthly-delta=\nfailed=false\n"
 	if string(out) != want {
 		t.Errorf("GITHUB_OUTPUT:\n%s\nwant:\n%s", out, want)
 	}

@@ -116,9 +116,10 @@ func appendStepSummary(e *env, check *result.Check, diff *result.Diff, links *re
 }
 
 // writeGitHubOutputs sets the step outputs the action declares when $GITHUB_OUTPUT is set:
-// monthly-cost (the head's total), monthly-delta (empty without a base) and failed (whether the
-// run fails: input errors, or findings at --fail-on).
-func writeGitHubOutputs(e *env, cost money.Amount, delta *money.Amount, exit error) error {
+// monthly-cost (the head's total), max-monthly-cost (the same with every autoscaler at its
+// declared maximum), monthly-delta (empty without a base) and failed (whether the run fails:
+// input errors, or findings at --fail-on).
+func writeGitHubOutputs(e *env, cost, atMax money.Amount, delta *money.Amount, exit error) error {
 	path := e.getenv("GITHUB_OUTPUT")
 	if path == "" {
 		return nil
@@ -127,7 +128,7 @@ func writeGitHubOutputs(e *env, cost money.Amount, delta *money.Amount, exit err
 	if delta != nil {
 		d = money.Micros(*delta).Decimal(2)
 	}
-	out := fmt.Sprintf("monthly-cost=%s\nmonthly-delta=%s\nfailed=%t\n", money.Micros(cost).Decimal(2), d, exit != nil)
+	out := fmt.Sprintf("monthly-cost=%s\nmax-monthly-cost=%s\nmonthly-delta=%s\nfailed=%t\n", money.Micros(cost).Decimal(2), money.Micros(atMax).Decimal(2), d, exit != nil)
 	if err := appendFile(path, out); err != nil {
 		return fmt.Errorf("GITHUB_OUTPUT: %w", err)
 	}
@@ -149,13 +150,17 @@ func appendFile(path, s string) error {
 // publish does what check and diff do for GitHub Actions after the report is written.
 func publish(e *env, check *result.Check, diff *result.Diff, exit error, links *report.SourceLinks) {
 	var cost money.Amount
-	var delta *money.Amount
+	var delta, scaled *money.Amount
 	if check != nil {
-		cost = check.Totals.MonthlyCost
+		cost, scaled = check.Totals.MonthlyCost, check.Totals.MaxMonthlyCost
 	} else {
-		cost, delta = diff.Totals.MonthlyCostAfter, &diff.Totals.MonthlyDelta
+		cost, delta, scaled = diff.Totals.MonthlyCostAfter, &diff.Totals.MonthlyDelta, diff.Totals.MaxMonthlyCostAfter
 	}
-	for _, err := range []error{appendStepSummary(e, check, diff, links), writeGitHubOutputs(e, cost, delta, exit)} {
+	atMax := cost
+	if scaled != nil {
+		atMax = *scaled
+	}
+	for _, err := range []error{appendStepSummary(e, check, diff, links), writeGitHubOutputs(e, cost, atMax, delta, exit)} {
 		if err != nil {
 			fmt.Fprintf(e.stderr, "gpuguard: warning: %v\n", err)
 		}
