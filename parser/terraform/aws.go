@@ -346,12 +346,8 @@ func (c *mapContext) sageMakerScaling(r *parser.Resource, variant string, named 
 	cfg := &view{obj: c.inst.value}
 	cfgName, _ := cfg.str("name")
 	single := len(cfg.blocks("production_variants")) == 1
-	c.expandType("aws_sagemaker_endpoint")
 	var endpoints []*instance
-	for _, inst := range c.ev.order {
-		if inst.decl.typ != "aws_sagemaker_endpoint" || inst.mod != c.inst.mod {
-			continue
-		}
+	for _, inst := range c.instancesOf("aws_sagemaker_endpoint") {
 		ev := &view{obj: inst.value}
 		if n, ok := ev.str("endpoint_config_name"); ok && cfgName != "" && n == cfgName || slices.Contains(ev.refs("endpoint_config_name"), c.inst.addr) {
 			endpoints = append(endpoints, inst)
@@ -360,11 +356,7 @@ func (c *mapContext) sageMakerScaling(r *parser.Resource, variant string, named 
 	if len(endpoints) == 0 {
 		return
 	}
-	c.expandType("aws_appautoscaling_target")
-	for _, inst := range c.ev.order {
-		if inst.decl.typ != "aws_appautoscaling_target" || inst.mod != c.inst.mod {
-			continue
-		}
+	for _, inst := range c.instancesOf("aws_appautoscaling_target") {
 		t := &view{obj: inst.value}
 		if ns, _ := t.str("service_namespace"); ns != "sagemaker" {
 			continue

@@ -145,11 +145,7 @@ func (c *mapContext) byAttribute(typ, attr, value string) *instance {
 	if value == "" {
 		return nil
 	}
-	c.expandType(typ)
-	for _, inst := range c.ev.order {
-		if inst.decl.typ != typ || inst.mod != c.inst.mod {
-			continue
-		}
+	for _, inst := range c.instancesOf(typ) {
 		w := &view{obj: inst.value}
 		if s, ok := w.str(attr); ok && s == value {
 			return inst
@@ -158,27 +154,31 @@ func (c *mapContext) byAttribute(typ, attr, value string) *instance {
 	return nil
 }
 
-// expandType evaluates the resources of a type in this module. Only the types gpuguard maps,
-// and what they refer to, are evaluated up front: a template or an account named by a string,
-// an autoscaler that names its target, is evaluated here, once, when first looked up.
-func (c *mapContext) expandType(typ string) {
+// instancesOf returns the instances of a type in this module, in evaluation order. Only the
+// types gpuguard maps, and what they refer to, are evaluated up front: a template or an account
+// named by a string, an autoscaler that names its target, is evaluated here, once, when first
+// looked up.
+func (c *mapContext) instancesOf(typ string) []*instance {
 	mi := c.inst.mod
 	for _, d := range mi.cfg.resources {
 		if d.typ == typ {
 			mi.expandResource(mi.resources[d.addr()])
 		}
 	}
+	var out []*instance
+	for _, inst := range c.ev.order {
+		if inst.decl.typ == typ && inst.mod == mi {
+			out = append(out, inst)
+		}
+	}
+	return out
 }
 
 // referrers finds the instances of a type in the same module whose attribute at path refers
 // to the instance being mapped (the autoscalers whose target it is).
 func (c *mapContext) referrers(typ string, path ...any) []*instance {
-	c.expandType(typ)
 	var out []*instance
-	for _, inst := range c.ev.order {
-		if inst.decl.typ != typ || inst.mod != c.inst.mod {
-			continue
-		}
+	for _, inst := range c.instancesOf(typ) {
 		for _, addr := range (&view{obj: inst.value}).refs(path...) {
 			if addr == c.inst.addr {
 				out = append(out, inst)
