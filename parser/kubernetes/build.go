@@ -137,6 +137,7 @@ func Build(files []*File, opts Options) parser.Result {
 		}
 	}
 	buildManaged(objs, composed, opts, &res)
+	onPool := map[*nodePool][]int{} // the resources each NodePool places, by index
 	for _, o := range objs {
 		wk, ok := workloadOf(o)
 		if !ok {
@@ -162,10 +163,13 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, fmt.Errorf("%s%d is not a number of pods", roleLabel(r), r.replicas)))
 				continue
 			}
-			rs, errs, warns := buildRole(o, r, roles, nodeSources{pools, classes, kueue}, scalers, claims, opts)
+			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{pools, classes, kueue}, scalers, claims, opts)
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
+				if np != nil {
+					onPool[np] = append(onPool[np], len(res.Resources))
+				}
 				res.Resources = append(res.Resources, *rs)
 				built++
 			}
@@ -175,7 +179,44 @@ func Build(files []*File, opts Options) parser.Result {
 				Message: fmt.Sprintf("%s runs %s, which %s not among the files read: %s are not counted", o.address(), strings.Join(absent, ", "), isAre(len(absent)), ref.missing)})
 		}
 	}
+	for _, np := range pools {
+		notePoolShared(np, onPool[np], res.Resources)
+	}
 	return res
+}
+
+// notePoolShared tells the workloads that share a NodePool's GPU limit when their maximums
+// together pass it: each is capped alone, so the sum at full scale-out is more than the pool can
+// ever launch.
+func notePoolShared(np *nodePool, placed []int, rs []parser.Resource) {
+	if len(placed) < 2 {
+		return
+	}
+	for _, l := range np.limits {
+		var want int64 // devices at every workload's maximum
+		sharing := 0
+		for _, i := range placed {
+			r := &rs[i]
+			if r.Pod.Resource != l.resource || r.Pod.SharedReplicas > 0 {
+				continue
+			}
+			pods := r.Quantity
+			if r.ScaleMax != nil {
+				pods = max(pods, r.ScaleMax.Quantity)
+			}
+			want += int64(pods) * r.Pod.Requested
+			sharing++
+		}
+		if sharing < 2 || float64(want) <= l.amount {
+			continue
+		}
+		for _, i := range placed {
+			if r := &rs[i]; r.Pod.Resource == l.resource && r.Pod.SharedReplicas == 0 {
+				r.Note("shares %s's limit of %s %s with %d other workload%s: together they can use at most %s, not the %d their maximums add up to",
+					np.address, l.text, l.resource, sharing-1, plural(int64(sharing-1)), l.text, want)
+			}
+		}
+	}
 }
 
 // maxPods bounds one role's pods: a count beyond it is a typo, not a plan.
@@ -238,7 +279,7 @@ func decodeScaler(o *object) (scaler, error) {
 }
 
 // buildRole makes the resource for one pod role, or nil when its pods request no GPU.
-func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[string]scaler, claims *claimIndex, opts Options) (*parser.Resource, []parser.Error, []parser.Error) {
+func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[string]scaler, claims *claimIndex, opts Options) (*parser.Resource, *nodePool, []parser.Error, []parser.Error) {
 	var errs, warns []parser.Error
 	req, perrs := podGPUs(r.template.Spec, o, claims)
 	for _, e := range perrs {
@@ -249,7 +290,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 			Message: fmt.Sprintf("%s: its pods claim devices through %s, which is not among the files read: GPUs it claims are not counted", o.address(), m)})
 	}
 	if req.count == 0 {
-		return nil, errs, warns
+		return nil, nil, errs, warns
 	}
 	addr := o.address()
 	if r.name != "" && (len(all) > 1 || r.named) {
@@ -330,8 +371,36 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		res.SetScaleMax(r.maxPods, r.maxFrom)
 	}
 	hoursFromManifest(res, r, annotations, o, &errs)
-	resolveNode(res, r, o, nodes, opts)
-	return res, errs, warns
+	np := resolveNode(res, r, o, nodes, opts)
+	if np != nil {
+		if w, ok := capByPoolLimits(res, np); ok {
+			warns = append(warns, w)
+		}
+	}
+	return res, np, errs, warns
+}
+
+// capByPoolLimits bounds the pods at full scale-out by what the NodePool they land on may launch
+// (spec.limits), and warns when even the declared floor does not fit.
+func capByPoolLimits(res *parser.Resource, np *nodePool) (parser.Error, bool) {
+	n, by, ok := np.podsWithin(res.Pod)
+	if !ok {
+		return parser.Error{}, false
+	}
+	limit := fmt.Sprintf("%s's limits (%s: %s)", np.address, by.resource, by.text)
+	if m := res.ScaleMax; m != nil && m.Quantity > n {
+		res.ScaleMax = nil // no maximum above the floor
+		if n > res.Quantity {
+			res.ScaleMax = &parser.ScaleMax{Quantity: n, From: m.From + ", capped by " + limit}
+		}
+		res.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s let Karpenter launch nodes for no more", n, plural(int64(n)), m.Quantity, m.From, limit)
+	}
+	if res.Quantity <= n {
+		return parser.Error{}, false
+	}
+	return parser.Error{File: res.Source.File, Line: res.Source.Line,
+		Message: fmt.Sprintf("%s runs %d pod%s, but %s let Karpenter launch nodes for at most %d: the others would stay pending (priced as declared)",
+			res.Address, res.Quantity, plural(int64(res.Quantity)), limit, n)}, true
 }
 
 // hoursFromManifest sets the hours a workload runs: the annotation wins, then a CronJob's
@@ -378,8 +447,9 @@ type nodeSources struct {
 
 // resolveNode decides what is known of the node: exact labels first (with those of the Kueue
 // flavor a queued workload is admitted to), then the GKE ComputeClass the pod selects or a
-// matching Karpenter NodePool, then the config's default instance type.
-func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opts Options) {
+// matching Karpenter NodePool, then the config's default instance type. It returns the
+// NodePool the pods land on, when one places them.
+func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opts Options) (pool *nodePool) {
 	sel := podSelector(r.template.Spec)
 	tols := r.template.Spec.Tolerations
 	origin := "nodeSelector/affinity"
@@ -416,7 +486,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 	}
 	if len(n.instanceTypes) != 1 && !placed && unplaced == "" {
 		if np := matchNodePool(nodes.pools, sel, tols); np != nil {
-			placed = true
+			placed, pool = true, np
 			merged := fromSelector(np.merge(sel), np.address)
 			if np.provider != "" {
 				merged.provider = np.provider
@@ -465,6 +535,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 		res.Provider = parser.Unknown
 	}
 	res.Pod.NodeSource = strings.Join(n.source, ", ")
+	return pool
 }
 
 func isAre(n int) string {

@@ -56,9 +56,19 @@ func (o *object) namespace() string {
 	return o.Metadata.Namespace
 }
 
-// address is Kind/namespace/name.
+// address is Kind/namespace/name, or Kind/name for the cluster-scoped kinds gpuguard reads.
 func (o *object) address() string {
+	if o.Metadata.Namespace == "" && clusterScoped[o.Kind] {
+		return o.Kind + "/" + o.Metadata.Name
+	}
 	return o.Kind + "/" + o.namespace() + "/" + o.Metadata.Name
+}
+
+// clusterScoped are the kinds gpuguard reads that have no namespace: naming one "default" in a
+// message would point at an object that does not exist.
+var clusterScoped = map[string]bool{
+	"NodePool": true, "ComputeClass": true, "ClusterQueue": true, "ResourceFlavor": true,
+	"DeviceClass": true, "CompositeResourceDefinition": true, "Composition": true,
 }
 
 // lineOf turns a node's line into a line of the file.

@@ -325,6 +325,9 @@ func FuzzDecode(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	f.Add([]byte("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec: {limits: {cpu: 300m, memory: 1Gi, nvidia.com/gpu: 3}}\n---\n" +
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 2, template: {spec: {containers: [{resources: {requests: {cpu: 100m}, limits: {nvidia.com/gpu: 2}}}]}}}\n---\n" +
+		"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h}\nspec: {scaleTargetRef: {kind: Deployment, name: d}, minReplicas: 1, maxReplicas: 9}\n"))
 	f.Add([]byte("--- a: &a [*a, *a]\n---\nkind: List\napiVersion: v1\nitems: [{kind: Pod, apiVersion: v1, spec: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}}]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := Build([]*File{Decode("fuzz.yaml", data)}, Options{DefaultInstanceType: "g5.xlarge"})
@@ -1179,6 +1182,108 @@ func TestAutoscalersDeclareTheirMaximumPods(t *testing.T) {
 		"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, namespace: ns}\nspec: {scaleTargetRef: {kind: Deployment, name: d}, maxReplicas: -1}\n"
 	if res := build(t, hpa, Options{}); len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "maximum replicas -1") {
 		t.Errorf("a negative maxReplicas: errors %v", res.Errors)
+	}
+}
+
+// A NodePool's spec.limits bound what Karpenter launches for all its nodes together: the pods
+// at full scale-out are capped by the tightest of the pod's GPUs, CPU and memory against them.
+func TestKarpenterLimitsCapScaleOut(t *testing.T) {
+	pool := func(limits string) string {
+		return "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n" + limits +
+			"  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu}\n" +
+			"      requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [g6e]}]\n---\n"
+	}
+	work := func(replicas int, resources string, maxReplicas int) string {
+		return fmt.Sprintf("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: ns}\nspec:\n  replicas: %d\n"+
+			"  template: {spec: {containers: [{name: c, resources: %s}]}}\n---\n"+
+			"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, namespace: ns}\n"+
+			"spec: {scaleTargetRef: {kind: Deployment, name: d}, minReplicas: %d, maxReplicas: %d}\n", replicas, resources, replicas, maxReplicas)
+	}
+	hpa := "maxReplicas of HorizontalPodAutoscaler/ns/h"
+	for name, tc := range map[string]struct {
+		src     string
+		want    *parser.ScaleMax
+		pending bool // the floor itself passes the limits
+	}{
+		"gpu limit": {pool("  limits: {nvidia.com/gpu: 16}\n") + work(1, "{limits: {nvidia.com/gpu: 4}}", 100),
+			&parser.ScaleMax{Quantity: 4, From: hpa + ", capped by NodePool/gpu's limits (nvidia.com/gpu: 16)"}, false},
+		"cpu limit, tighter than gpus": {pool("  limits: {cpu: \"100\", nvidia.com/gpu: \"64\"}\n") + work(1, "{requests: {cpu: \"30\"}, limits: {nvidia.com/gpu: 1}}", 50),
+			&parser.ScaleMax{Quantity: 3, From: hpa + ", capped by NodePool/gpu's limits (cpu: 100)"}, false},
+		"memory limit": {pool("  limits: {memory: 1Ti}\n") + work(1, "{requests: {memory: 200Gi}, limits: {nvidia.com/gpu: 1}}", 50),
+			&parser.ScaleMax{Quantity: 5, From: hpa + ", capped by NodePool/gpu's limits (memory: 1Ti)"}, false},
+		"exact multiple": {pool("  limits: {cpu: 300m}\n") + work(1, "{requests: {cpu: 100m}, limits: {nvidia.com/gpu: 1}}", 50),
+			&parser.ScaleMax{Quantity: 3, From: hpa + ", capped by NodePool/gpu's limits (cpu: 300m)"}, false}, // 0.3/0.1 < 3 in floating point
+		"limit above the maximum": {pool("  limits: {nvidia.com/gpu: 1000}\n") + work(1, "{limits: {nvidia.com/gpu: 4}}", 10),
+			&parser.ScaleMax{Quantity: 10, From: hpa}, false},
+		"no limits": {pool("") + work(1, "{limits: {nvidia.com/gpu: 4}}", 10), &parser.ScaleMax{Quantity: 10, From: hpa}, false},
+		"other resource limited": {pool("  limits: {amd.com/gpu: 1}\n") + work(1, "{limits: {nvidia.com/gpu: 4}}", 10),
+			&parser.ScaleMax{Quantity: 10, From: hpa}, false},
+		"mig slices do not count as gpus": {pool("  limits: {nvidia.com/gpu: 1}\n") + work(1, "{limits: {nvidia.com/mig-1g.10gb: 1}}", 10),
+			&parser.ScaleMax{Quantity: 10, From: hpa}, false},
+		"floor past the limit": {pool("  limits: {nvidia.com/gpu: 8}\n") + work(3, "{limits: {nvidia.com/gpu: 4}}", 10), nil, true},
+	} {
+		res := build(t, tc.src, Options{})
+		if len(res.Errors) > 0 {
+			t.Errorf("%s: errors %v", name, res.Errors)
+			continue
+		}
+		r := one(t, res)
+		if !reflect.DeepEqual(r.ScaleMax, tc.want) {
+			t.Errorf("%s: scale max %+v, want %+v", name, r.ScaleMax, tc.want)
+		}
+		pending := len(res.Warnings) == 1 && strings.Contains(res.Warnings[0].Message, "let Karpenter launch nodes for at most 2: the others would stay pending") && res.Warnings[0].Line == 11
+		if pending != tc.pending || !tc.pending && len(res.Warnings) > 0 {
+			t.Errorf("%s: warnings %v", name, res.Warnings)
+		}
+	}
+}
+
+// Workloads on one pool are each capped alone; when their maximums together pass the pool's
+// GPU limit, each says so, since the total at full scale-out counts them all.
+func TestKarpenterLimitSharedByWorkloads(t *testing.T) {
+	src := "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  limits: {nvidia.com/gpu: 16}\n" +
+		"  template: {spec: {requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [g6e]}]}}\n"
+	for _, d := range []struct {
+		name      string
+		gpus, max int
+	}{{"a", 4, 3}, {"b", 1, 10}, {"c", 2, 1}} {
+		src += fmt.Sprintf("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %s, namespace: ns}\n"+
+			"spec: {replicas: 1, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: %d}}}]}}}\n"+
+			"---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: %s, namespace: ns}\n"+
+			"spec: {scaleTargetRef: {kind: Deployment, name: %s}, minReplicas: 1, maxReplicas: %d}\n", d.name, d.gpus, d.name, d.name, d.max)
+	}
+	res := build(t, src, Options{})
+	if len(res.Resources) != 3 || len(res.Errors) > 0 {
+		t.Fatalf("resources %d, errors %v", len(res.Resources), res.Errors)
+	}
+	// 3×4 + 10×1 + 1×2 = 24 GPUs at the maximums, over the 16 the pool may launch.
+	want := "shares NodePool/gpu's limit of 16 nvidia.com/gpu with 2 other workloads: together they can use at most 16, not the 24 their maximums add up to"
+	for _, r := range res.Resources {
+		if !slices.Contains(r.Notes, want) {
+			t.Errorf("%s: notes %q", r.Address, r.Notes)
+		}
+	}
+	// Within the limit, nothing is said.
+	res = build(t, strings.Replace(src, "nvidia.com/gpu: 16}", "nvidia.com/gpu: 24}", 1), Options{})
+	for _, r := range res.Resources {
+		for _, n := range r.Notes {
+			if strings.Contains(n, "shares NodePool") {
+				t.Errorf("%s: %q within the limit", r.Address, n)
+			}
+		}
+	}
+}
+
+func TestKarpenterLimitsMustBeQuantities(t *testing.T) {
+	for src, want := range map[string]string{
+		"  limits: {nvidia.com/gpu: lots}\n": `m.yaml:5: NodePool/gpu: limits: nvidia.com/gpu: quantity "lots" is not a number`,
+		"  limits: [cpu]\n":                  "m.yaml:5: NodePool/gpu: limits must be a mapping of resources to quantities",
+		"  limits:\n    cpu: {a: 1}\n":       "m.yaml:6: NodePool/gpu: limits: cpu: quantity must be a number",
+	} {
+		res := build(t, "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n"+src, Options{})
+		if len(res.Errors) != 1 || res.Errors[0].Error() != want {
+			t.Errorf("%q: errors %v, want %s", src, res.Errors, want)
+		}
 	}
 }
 

@@ -2,9 +2,12 @@ package kubernetes
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuguard/gpuguard/parser"
 )
@@ -214,6 +217,17 @@ type nodePool struct {
 	requirements selector
 	labels       map[string]string
 	taints       []toleration
+	// limits is what the pool's spec.limits allow all its nodes together, by resource (cpu in
+	// cores, memory in bytes, GPUs in devices), in the order declared; Karpenter launches no
+	// node past them.
+	limits []poolLimit
+}
+
+// poolLimit is one entry of a NodePool's spec.limits.
+type poolLimit struct {
+	resource string
+	amount   float64
+	text     string // as written ("16", "1000Gi")
 }
 
 func decodeNodePool(o *object) (*nodePool, error) {
@@ -229,14 +243,19 @@ func decodeNodePool(o *object) (*nodePool, error) {
 				} `yaml:"nodeClassRef"`
 			} `yaml:"spec"`
 		} `yaml:"template"`
+		Limits yaml.Node `yaml:"limits"`
 	}
 	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	limits, err := decodePoolLimits(o, &spec.Limits)
+	if err != nil {
 		return nil, err
 	}
 	np := &nodePool{name: o.Metadata.Name, address: "NodePool/" + o.Metadata.Name, weight: spec.Weight,
 		requirements: newSelector(),
 		labels:       spec.Template.Metadata.Labels, taints: spec.Template.Spec.Taints,
-		provider: nodeClassProvider[spec.Template.Spec.NodeClassRef.Group]}
+		provider: nodeClassProvider[spec.Template.Spec.NodeClassRef.Group], limits: limits}
 	for k, v := range spec.Template.Metadata.Labels {
 		np.requirements.allowed[k] = []string{v}
 	}
@@ -245,6 +264,61 @@ func decodeNodePool(o *object) (*nodePool, error) {
 		np.requirements.add(r)
 	}
 	return np, nil
+}
+
+// decodePoolLimits reads a NodePool's spec.limits: a mapping of resource names to quantities.
+func decodePoolLimits(o *object, n *yaml.Node) ([]poolLimit, error) {
+	if n.Kind == 0 || n.Tag == "!!null" {
+		return nil, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, lineError{line: o.lineOf(n), err: fmt.Errorf("limits must be a mapping of resources to quantities")}
+	}
+	var out []poolLimit
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if v.Kind != yaml.ScalarNode {
+			return nil, lineError{line: o.lineOf(v), err: fmt.Errorf("limits: %s: quantity must be a number", k.Value)}
+		}
+		q, err := computeQuantity(v.Value)
+		if err != nil {
+			return nil, lineError{line: o.lineOf(v), err: fmt.Errorf("limits: %s: %w", k.Value, err)}
+		}
+		out = append(out, poolLimit{resource: k.Value, amount: q, text: strings.TrimSpace(v.Value)})
+	}
+	return out, nil
+}
+
+// podsWithin is the most pods of this resource's shape the pool's limits let Karpenter launch
+// nodes for, and the limit that decides it (ok is false when no limit bounds them). Every pod
+// needs its GPUs, CPU and memory on some node of the pool, so pods × request ≤ limit for each
+// limited resource — an upper bound, since nodes also hold what the kubelet and daemons reserve.
+func (np *nodePool) podsWithin(pod *parser.PodGPUs) (n int, by poolLimit, ok bool) {
+	for _, l := range np.limits {
+		var per float64
+		switch {
+		case l.resource == pod.Resource && pod.Resource != ResourceNvidiaShared && pod.SharedReplicas == 0:
+			per = float64(pod.Requested)
+		case l.resource == "cpu":
+			per = pod.CPU
+		case l.resource == "memory":
+			per = pod.MemoryGiB * (1 << 30)
+		}
+		if per <= 0 {
+			continue
+		}
+		// The small margin keeps a limit that is an exact multiple of the request from losing
+		// a pod to rounding (0.3 / 0.1 is 2.9999999999999996). A bound past maxPods bounds
+		// nothing (and would overflow an int).
+		f := math.Floor(l.amount/per + 1e-9)
+		if f >= maxPods {
+			continue
+		}
+		if pods := int(f); !ok || pods < n {
+			n, by, ok = pods, l, true
+		}
+	}
+	return n, by, ok
 }
 
 // nodeClassProvider is the cloud of a NodePool's node class, by the class's API group.
