@@ -1,8 +1,11 @@
 package terraform
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // A driver and workers of different node types are two resources; with first_on_demand 0 and
@@ -174,4 +177,72 @@ resource "aws_autoscaling_group" "mixed" {
 	if len(res.Errors) != 0 || got["aws_autoscaling_group.plain"].InstanceType != "g5.xlarge" || got["aws_autoscaling_group.mixed"].InstanceType != "g5.xlarge" {
 		t.Fatalf("errors %v, resources %+v", res.Errors, got)
 	}
+}
+
+// A Dataproc cluster's autoscaling policy, named by reference, by URI or (in a plan) through the
+// configuration's references: primary workers between min_instances (2 by default) and
+// max_instances, secondary workers from 0 to theirs; a size the cluster declares is the floor.
+func TestDataprocAutoscalingPolicy(t *testing.T) {
+	res := parseHCL(t, `
+provider "google" { region = "us-central1" }
+resource "google_dataproc_autoscaling_policy" "asp" {
+  policy_id = "rapids"
+  location  = "us-central1"
+  worker_config {
+    max_instances = 8
+  }
+  secondary_worker_config {
+    max_instances = 20
+  }
+}
+resource "google_dataproc_cluster" "ref" {
+  cluster_config {
+    autoscaling_config {
+      policy_uri = google_dataproc_autoscaling_policy.asp.name
+    }
+    worker_config {
+      machine_type = "g2-standard-8"
+    }
+  }
+}
+resource "google_dataproc_cluster" "uri" {
+  cluster_config {
+    autoscaling_config {
+      policy_uri = "projects/p/regions/us-central1/autoscalingPolicies/rapids"
+    }
+    worker_config {
+      num_instances = 5
+      machine_type  = "g2-standard-8"
+    }
+  }
+}
+resource "google_dataproc_cluster" "none" {
+  cluster_config {
+    worker_config {
+      machine_type = "g2-standard-8"
+    }
+  }
+}
+`, Options{})
+	primary := &parser.ScaleMax{Quantity: 8, From: "worker_config.max_instances of google_dataproc_autoscaling_policy.asp"}
+	secondary := &parser.ScaleMax{Quantity: 20, From: "secondary_worker_config.max_instances of google_dataproc_autoscaling_policy.asp"}
+	expectScaling(t, res, map[string]scaled{
+		"google_dataproc_cluster.ref.worker":             {2, primary},
+		"google_dataproc_cluster.ref.preemptible_worker": {0, secondary},
+		"google_dataproc_cluster.uri.worker":             {5, primary},
+		"google_dataproc_cluster.uri.preemptible_worker": {0, secondary},
+		"google_dataproc_cluster.none.worker":            {2, nil},
+	})
+	if n := byAddress(t, res)["google_dataproc_cluster.ref.worker"].Notes; !slices.Contains(n, "autoscaled by google_dataproc_autoscaling_policy.asp between 2 and 8 primary workers") {
+		t.Errorf("notes %q", n)
+	}
+
+	plan := ParsePlan("plan.json", []byte(`{"format_version": "1.2", "planned_values": {"root_module": {"resources": [
+ {"address": "google_dataproc_autoscaling_policy.asp", "mode": "managed", "type": "google_dataproc_autoscaling_policy", "name": "asp", "values": {"policy_id": "rapids", "location": "us-central1", "worker_config": [{"min_instances": 3, "max_instances": 6}], "secondary_worker_config": []}},
+ {"address": "google_dataproc_cluster.c", "mode": "managed", "type": "google_dataproc_cluster", "name": "c", "values": {"region": "us-central1", "cluster_config": [{"autoscaling_config": [{}], "worker_config": [{"machine_type": "g2-standard-8"}]}]}}]}},
+ "resource_changes": [{"address": "google_dataproc_cluster.c", "mode": "managed", "type": "google_dataproc_cluster", "name": "c", "change": {"actions": ["create"], "before": null, "after": {"region": "us-central1"}, "after_unknown": {"cluster_config": [{"autoscaling_config": [{"policy_uri": true}]}]}}}],
+ "configuration": {"root_module": {"resources": [{"address": "google_dataproc_cluster.c", "mode": "managed", "type": "google_dataproc_cluster", "name": "c", "expressions": {"cluster_config": [{"autoscaling_config": [{"policy_uri": {"references": ["google_dataproc_autoscaling_policy.asp.name", "google_dataproc_autoscaling_policy.asp"]}}]}]}}]}}}`))
+	expectScaling(t, plan, map[string]scaled{
+		"google_dataproc_cluster.c.worker": {3, &parser.ScaleMax{Quantity: 6, From: "worker_config.max_instances of google_dataproc_autoscaling_policy.asp"}},
+	})
 }

@@ -1,6 +1,8 @@
 package terraform
 
 import (
+	"fmt"
+
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -105,6 +107,7 @@ func mapDataprocCluster(c *mapContext) []*parser.Resource {
 	}{{"master_config", "master", 1}, {"worker_config", "worker", 2}, {"preemptible_worker_config", "preemptible_worker", 0}}
 	var workerType string
 	var workerAccels []*view
+	policy, policyAddr := c.dataprocPolicy(cfg)
 	for _, role := range roles {
 		r, rw := c.resource(parser.GCP, c.inst.addr+"."+role.name)
 		blocks := cfg.blocks(role.block)
@@ -114,10 +117,14 @@ func mapDataprocCluster(c *mapContext) []*parser.Resource {
 			b.res, b.path = r, "cluster_config."+role.block+"."
 		}
 		r.Quantity = role.instances
+		sized := false
 		if b != nil {
 			if n, ok := b.num("num_instances"); ok {
-				r.Quantity = n
+				r.Quantity, sized = n, true
 			}
+		}
+		if policy != nil && role.name != "master" {
+			dataprocScaling(r, policy, policyAddr, role.name == "worker", sized)
 		}
 		if role.name == "preemptible_worker" {
 			// Secondary workers are created like the primary workers.
@@ -148,7 +155,7 @@ func mapDataprocCluster(c *mapContext) []*parser.Resource {
 				workerType, workerAccels = r.InstanceType, accels
 			}
 		}
-		if r.Quantity == 0 {
+		if r.Quantity == 0 && r.ScaleMax == nil {
 			continue
 		}
 		c.dataprocRegion(r, rw, cfg)
@@ -157,6 +164,48 @@ func mapDataprocCluster(c *mapContext) []*parser.Resource {
 		out = append(out, r)
 	}
 	return out
+}
+
+// dataprocPolicy is the google_dataproc_autoscaling_policy a cluster's autoscaling_config names
+// in policy_uri: by reference (its name or id), or by a URI or name ending in its policy_id.
+func (c *mapContext) dataprocPolicy(cfg *view) (*view, string) {
+	const typ = "google_dataproc_autoscaling_policy"
+	inst := c.referenced(cfg, typ, "autoscaling_config", "policy_uri")
+	if inst == nil {
+		if uri, ok := cfg.str("autoscaling_config", "policy_uri"); ok && uri != "" {
+			inst = c.byAttribute(typ, "policy_id", lastSegment(uri))
+		}
+	}
+	if inst == nil {
+		return nil, ""
+	}
+	return &view{obj: inst.value}, inst.addr
+}
+
+// dataprocScaling applies an autoscaling policy to the primary workers (worker_config) or the
+// secondary workers (secondary_worker_config). Dataproc keeps a group between min_instances
+// (2 primary, 0 secondary by default) and max_instances (0 secondary by default); a size the
+// cluster declares wins as the floor, as for the other autoscaled groups.
+// https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/dataproc_autoscaling_policy
+func dataprocScaling(r *parser.Resource, policy *view, addr string, primary bool, sized bool) {
+	block, min := "secondary_worker_config", 0
+	if primary {
+		block, min = "worker_config", 2
+	}
+	if n, ok := policy.num(block, "min_instances"); ok {
+		min = n
+	}
+	if !sized {
+		r.Quantity = min
+	}
+	max, ok := policy.num(block, "max_instances")
+	if !ok {
+		return
+	}
+	r.Note("autoscaled by %s between %d and %d %s workers", addr, min, max, map[bool]string{true: "primary", false: "secondary"}[primary])
+	if max > r.Quantity {
+		r.SetScaleMax(max, fmt.Sprintf("%s.max_instances of %s", block, addr))
+	}
 }
 
 // dataprocRegion: the cluster's zone, else its region ("global" is no region), else the
