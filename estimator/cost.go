@@ -281,8 +281,14 @@ func (p *Pricer) missReason(r *parser.Resource, e *Estimate, typ string, opt par
 	if miss.NearestRegion != "" && typ == r.InstanceType {
 		alt := *r
 		alt.Region = miss.NearestRegion
+		one := r.Quantity == 0 && r.QuantityVCPUs == 0 // scaled to zero: say what one costs
+		if one {
+			alt.Quantity, alt.SpotQuantity, alt.ScaleMax = 1, 0, nil
+		}
 		altEst := (&Pricer{Catalog: p.Catalog, HoursPerMonth: p.HoursPerMonth}).Estimate(alt)
-		if m, ok := altEst.Monthly(); ok {
+		if m, ok := altEst.Monthly(); ok && one {
+			reason += fmt.Sprintf("; in %s one would cost %s/month", miss.NearestRegion, m)
+		} else if ok {
 			reason += fmt.Sprintf("; in %s it would cost %s/month", miss.NearestRegion, m)
 		}
 	} else if miss.NearestRegion != "" {

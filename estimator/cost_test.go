@@ -96,6 +96,13 @@ func TestNeverZeroForUnknowns(t *testing.T) {
 	if !strings.Contains(*e.UnpricedReason, "in eastus it would cost $2,681.29/month") {
 		t.Errorf("reason lacks the nearest region's cost: %s", *e.UnpricedReason)
 	}
+	// Scaled to zero, it says what one would cost, not $0.00.
+	zero := cases["region missing"]
+	zero.Quantity = 0
+	zero.SetScaleMax(3, "max_count")
+	if e := p.Estimate(zero); e.UnpricedReason == nil || !strings.HasSuffix(*e.UnpricedReason, "; in eastus one would cost $2,681.29/month") {
+		t.Errorf("scaled to zero: %v", e.UnpricedReason)
+	}
 }
 
 func TestSageMakerUsesEC2RateAsEstimate(t *testing.T) {
