@@ -219,13 +219,13 @@ func TestRegionFallback(t *testing.T) {
 // an estimate; a bad value is an error with the config's line.
 func TestNearestRegionPrices(t *testing.T) {
 	src := `resource "aws_instance" "x" { instance_type = "g5.xlarge" }`
-	r := runCLI(t, src, "check", "-", "--format", "json", "--region", "eu-west-1")
-	if !strings.Contains(r.stdout, `"unpriced_reason": "g5.xlarge has no price for region eu-west-1 in the catalog; in us-east-1 it would cost $734.38/month"`) {
-		t.Fatalf("eu-west-1 priced without the fallback:\n%s", r.stdout)
+	r := runCLI(t, src, "check", "-", "--format", "json", "--region", "sa-east-1")
+	if !strings.Contains(r.stdout, `"unpriced_reason": "g5.xlarge has no price for region sa-east-1 in the catalog; in us-east-1 it would cost $734.38/month"`) {
+		t.Fatalf("sa-east-1 priced without the fallback:\n%s", r.stdout)
 	}
-	r = runCLI(t, src, "check", "-", "--format", "json", "--region", "eu-west-1", "--region-fallback", "nearest")
+	r = runCLI(t, src, "check", "-", "--format", "json", "--region", "sa-east-1", "--region-fallback", "nearest")
 	if !strings.Contains(r.stdout, `"monthly_cost": 734.38`) || !strings.Contains(r.stdout, `"price_estimated": true`) ||
-		!strings.Contains(r.stdout, `no eu-west-1 price in the catalog: us-east-1's rate (region_fallback: nearest)`) {
+		!strings.Contains(r.stdout, `no sa-east-1 price in the catalog: us-east-1's rate (region_fallback: nearest)`) {
 		t.Fatalf("--region-fallback nearest not applied:\n%s", r.stdout)
 	}
 	dir := t.TempDir()
@@ -237,14 +237,14 @@ func TestNearestRegionPrices(t *testing.T) {
 		return p
 	}
 	tf := write("main.tf", src)
-	cfg := write(".gpuguard.yaml", "region: eu-west-1\nregion_fallback: nearest\n")
+	cfg := write(".gpuguard.yaml", "region: sa-east-1\nregion_fallback: nearest\n")
 	if r = runCLI(t, "", "check", tf, "--format", "json", "--config", cfg); !strings.Contains(r.stdout, `"monthly_cost": 734.38`) {
 		t.Fatalf("config region_fallback not applied (code %d): %s %s", r.code, r.stdout, r.stderr)
 	}
 	if r = runCLI(t, "", "check", tf, "--format", "json", "--config", cfg, "--region-fallback", "none"); strings.Contains(r.stdout, `"monthly_cost": 734.38`) {
 		t.Fatalf("--region-fallback none did not override the config:\n%s", r.stdout)
 	}
-	bad := write("bad.yaml", "region: eu-west-1\nregion_fallback: closest\n")
+	bad := write("bad.yaml", "region: sa-east-1\nregion_fallback: closest\n")
 	if r = runCLI(t, "", "check", tf, "--config", bad); r.code != exitError || !strings.Contains(r.stderr, "bad.yaml:2: region_fallback must be none or nearest") {
 		t.Fatalf("bad region_fallback: code %d, stderr %s", r.code, r.stderr)
 	}

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -185,7 +186,7 @@ func TestQuoteMisses(t *testing.T) {
 	if miss == nil || !strings.Contains(miss.Reason, "no on-demand price") {
 		t.Fatalf("type without price: %+v", miss)
 	}
-	_, miss = c.Quote("aws", "g5.xlarge", "eu-west-1", parser.OnDemand)
+	_, miss = c.Quote("aws", "g5.xlarge", "sa-east-1", parser.OnDemand)
 	if miss == nil || miss.NearestRegion != "us-east-1" || miss.Nearest == nil || miss.Nearest.Hourly != 1006000 {
 		t.Fatalf("missing region: %+v", miss)
 	}
@@ -205,8 +206,13 @@ func TestNearestRegion(t *testing.T) {
 		"eu-west-1":    {"us-east-1", "eu-west-1"},
 		"europe-west9": {"us-central1", "europe-west1", "europe-west8", "asia-east1"},
 		"westeurope":   {"eastus", "northeurope"},
+		// No South American candidate: North America's, its reference region before name order.
+		"sa-east-1": {"ap-northeast-1", "ca-central-1", "us-east-1", "us-west-2"},
+		// The Middle East's neighbour is Europe.
+		"me-south-1": {"ap-south-1", "eu-central-1", "us-east-1"},
 	}
-	want := map[string]string{"us-east-1": "us-east-1", "eu-west-1": "eu-west-1", "europe-west9": "europe-west1", "westeurope": "northeurope"}
+	want := map[string]string{"us-east-1": "us-east-1", "eu-west-1": "eu-west-1", "europe-west9": "europe-west1", "westeurope": "northeurope",
+		"sa-east-1": "us-east-1", "me-south-1": "eu-central-1"}
 	for region, cands := range cases {
 		if got := NearestRegion(region, cands); got != want[region] {
 			t.Errorf("NearestRegion(%s) = %s, want %s", region, got, want[region])
@@ -218,7 +224,7 @@ func TestOverlayReplacesAndAdds(t *testing.T) {
 	c := MustDefault()
 	rows, err := ParseOverlay([]byte(`{"gpuguard_overlay": 1, "generated_at": "2026-11-21T00:00:00Z", "rows": [
 	  {"provider":"aws","instance_type":"g5.xlarge","region":"us-east-1","purchase_option":"on_demand","usd_per_hour":"0.999","date":"2026-11-21","source":"test"},
-	  {"provider":"aws","instance_type":"g5.xlarge","region":"eu-west-1","purchase_option":"on_demand","usd_per_hour":"1.123","date":"2026-11-21","source":"test"}]}`))
+	  {"provider":"aws","instance_type":"g5.xlarge","region":"sa-east-1","purchase_option":"on_demand","usd_per_hour":"1.123","date":"2026-11-21","source":"test"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +235,7 @@ func TestOverlayReplacesAndAdds(t *testing.T) {
 	if p, _ := o.Price("aws", "g5.xlarge", "us-east-1", parser.OnDemand); p.Hourly != 999000 || p.Source != "test" {
 		t.Errorf("overlay did not replace: %+v", p)
 	}
-	if p, ok := o.Price("aws", "g5.xlarge", "eu-west-1", parser.OnDemand); !ok || p.Hourly != 1123000 {
+	if p, ok := o.Price("aws", "g5.xlarge", "sa-east-1", parser.OnDemand); !ok || p.Hourly != 1123000 {
 		t.Errorf("overlay did not add: %+v", p)
 	}
 	if p, _ := c.Price("aws", "g5.xlarge", "us-east-1", parser.OnDemand); p.Hourly != 1006000 {
@@ -294,22 +300,22 @@ func TestAgeDays(t *testing.T) {
 // it is the nearest region's rate, marked an estimate that names both regions.
 func TestNearestRegionFallback(t *testing.T) {
 	c := MustDefault()
-	if _, miss := c.Quote(parser.AWS, "g5.xlarge", "eu-west-1", parser.OnDemand); miss == nil || miss.NearestRegion != "us-east-1" {
-		t.Fatalf("eu-west-1 priced without the fallback: %+v", miss)
+	if _, miss := c.Quote(parser.AWS, "g5.xlarge", "sa-east-1", parser.OnDemand); miss == nil || miss.NearestRegion != "us-east-1" {
+		t.Fatalf("sa-east-1 priced without the fallback: %+v", miss)
 	}
 	f := c.WithNearestRegionFallback()
-	q, miss := f.Quote(parser.AWS, "g5.xlarge", "eu-west-1", parser.OnDemand)
+	q, miss := f.Quote(parser.AWS, "g5.xlarge", "sa-east-1", parser.OnDemand)
 	want, _ := c.Quote(parser.AWS, "g5.xlarge", "us-east-1", parser.OnDemand)
-	if miss != nil || q.Hourly != want.Hourly || !q.Estimated || !strings.Contains(q.Derived, "no eu-west-1 price in the catalog: us-east-1's rate") {
+	if miss != nil || q.Hourly != want.Hourly || !q.Estimated || !strings.Contains(q.Derived, "no sa-east-1 price in the catalog: us-east-1's rate") {
 		t.Fatalf("fallback quote %+v, miss %+v", q, miss)
 	}
 	// Spot derived from on-demand keeps both explanations.
-	q, _ = f.Quote(parser.AWS, "g5.xlarge", "eu-west-1", parser.Reserved3y)
+	q, _ = f.Quote(parser.AWS, "g5.xlarge", "sa-east-1", parser.Reserved3y)
 	if !strings.Contains(q.Derived, "on-demand × 0.50") || !strings.Contains(q.Derived, "us-east-1's rate") {
 		t.Fatalf("derived fallback: %q", q.Derived)
 	}
 	// The catalog it came from is unchanged, and a priced region is not marked.
-	if _, miss := c.Quote(parser.AWS, "g5.xlarge", "eu-west-1", parser.OnDemand); miss == nil {
+	if _, miss := c.Quote(parser.AWS, "g5.xlarge", "sa-east-1", parser.OnDemand); miss == nil {
 		t.Fatal("WithNearestRegionFallback changed the catalog it was called on")
 	}
 	if q, _ := f.Quote(parser.AWS, "g5.xlarge", "us-east-1", parser.OnDemand); q.Estimated || q.Derived != "" {
@@ -342,4 +348,45 @@ func TestAttachLimits(t *testing.T) {
 	if got := AttachLimits("nvidia-tesla-v100"); len(got) != 4 || got[0] != (AttachLimit{1, 12, 78}) {
 		t.Errorf("V100: %+v", got)
 	}
+}
+
+// AWS regions other than us-east-1 are priced from the dated us-east-1 rate and the family's
+// regional ratio, marked estimates that show the ratio; us-east-1 stays the dated Price List
+// figure, and a region the regional table does not list for the family stays unpriced.
+func TestAWSRegionalPrices(t *testing.T) {
+	c := MustDefault()
+	home, _ := c.Price(parser.AWS, "g5.xlarge", "us-east-1", parser.OnDemand)
+	if home.Estimated || home.Date != "2026-07-20" {
+		t.Fatalf("us-east-1: %+v", home)
+	}
+	// eu-west-1: g5.12xlarge costs 6.33167 there against 5.672 in us-east-1.
+	p, ok := c.Price(parser.AWS, "g5.xlarge", "eu-west-1", parser.OnDemand)
+	wantHourly := int64(math.Round(1.006 * 6.33167 / 5.672 * 1e6))
+	if !ok || !p.Estimated || p.Date != "" || abs(int64(p.Hourly)-wantHourly) > 1 ||
+		!strings.Contains(p.Basis, "g5.12xlarge's eu-west-1/us-east-1 ratio 1.1163") || !strings.Contains(p.Source, "skypilot-catalog") {
+		t.Fatalf("eu-west-1: %+v (want %d)", p, wantHourly)
+	}
+	// The P4 ratio carries over the June 2025 cut: the post-cut us-east-1 rate × the old ratio.
+	p, ok = c.Price(parser.AWS, "p4d.24xlarge", "eu-west-1", parser.OnDemand)
+	if want := int64(math.Round(21.957642 * 35.39655 / 32.7726 * 1e6)); !ok || abs(int64(p.Hourly)-want) > 1 {
+		t.Fatalf("p4d eu-west-1: %+v, want %d", p, want)
+	}
+	// Spot and commitments in a derived region come from its on-demand estimate.
+	if q, miss := c.Quote(parser.AWS, "g5.xlarge", "eu-west-1", parser.Spot); miss != nil || !q.Estimated {
+		t.Fatalf("spot in eu-west-1: %+v %+v", q, miss)
+	}
+	if _, ok := c.Price(parser.AWS, "g5.xlarge", "sa-east-1", parser.OnDemand); ok {
+		t.Fatal("sa-east-1 priced: the regional table has no g5 there")
+	}
+	// Families the regional table lacks are not extrapolated from others.
+	if _, ok := c.Price(parser.AWS, "inf2.xlarge", "eu-west-1", parser.OnDemand); ok {
+		t.Fatal("inf2 priced in eu-west-1 without a regional figure for its family")
+	}
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

@@ -128,17 +128,29 @@ func geography(region string) string {
 	return "other"
 }
 
+// neighbour is the continent whose regions are nearest to one that has none priced: South
+// America's to North America, the Middle East's and Africa's to Europe.
+var neighbour = map[string]string{"south-america": "north-america", "middle-east": "europe", "africa": "europe", "other": "north-america"}
+
+// homeRegions are the clouds' reference regions (the best-covered ones): among equally near
+// candidates they win over name order.
+var homeRegions = map[string]bool{"us-east-1": true, "us-central1": true, "eastus": true}
+
 // NearestRegion picks, among candidates, the region most like the wanted one: same continent
-// first, then the longest shared name prefix, then name order.
+// first, then the neighbouring continent, then the longest shared name prefix, then a cloud's
+// reference region, then name order.
 func NearestRegion(want string, candidates []string) string {
 	best, bestScore := "", -1
 	g := geography(want)
 	for _, c := range candidates {
 		score := commonPrefix(want, c)
-		if geography(c) == g {
+		switch geography(c) {
+		case g:
 			score += 100
+		case neighbour[g]:
+			score += 50
 		}
-		if score > bestScore || score == bestScore && c < best {
+		if score > bestScore || score == bestScore && (homeRegions[c] && !homeRegions[best] || homeRegions[c] == homeRegions[best] && c < best) {
 			best, bestScore = c, score
 		}
 	}

@@ -1,5 +1,5 @@
 provider "aws" {
-  region = "eu-west-1"
+  region = "sa-east-1"
 }
 
 provider "google" {
@@ -7,7 +7,7 @@ provider "google" {
   region  = "europe-north2"
 }
 
-resource "aws_instance" "dublin" {
+resource "aws_instance" "saopaulo" {
   instance_type = "g5.xlarge"
 }
 

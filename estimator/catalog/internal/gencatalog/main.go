@@ -23,6 +23,9 @@ import (
 const (
 	gcpRegionalSource = "Cyclenerd/google-cloud-pricing-cost-calculator pricing data (Apache-2.0), built from the Cloud Billing Catalog"
 	gcpRegionalDate   = "2026-07-30"
+	// awsRegionalSource is where aws_regional_ondemand.csv comes from: the on-demand "Price" of
+	// one instance type per family, in every region the snapshot lists it (Linux).
+	awsRegionalSource = "skypilot-org/skypilot-catalog catalogs/v7/aws/vms.csv @001367d2 (Apache-2.0; undated snapshot)"
 )
 
 type instance struct {
@@ -37,9 +40,10 @@ type price struct {
 
 func main() {
 	ref := flag.String("ref", "../shared/reference/pricing", "reference pricing directory")
+	awsRegional := flag.String("aws-regional", "estimator/catalog/internal/gencatalog/aws_regional_ondemand.csv", "AWS on-demand prices by region, one type per family")
 	out := flag.String("out", "estimator/catalog/data", "output directory")
 	flag.Parse()
-	if err := run(*ref, *out); err != nil {
+	if err := run(*ref, *awsRegional, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gencatalog:", err)
 		os.Exit(1)
 	}
@@ -136,8 +140,12 @@ func sliceMemory(mem, count string) string {
 	return strconv.FormatFloat(math.Round(m*c*100)/100, 'f', -1, 64)
 }
 
-func run(ref, out string) error {
+func run(ref, awsRegional, out string) error {
 	main, err := readCSV(filepath.Join(ref, "aws_gcp_azure_gpu_instances.csv"))
+	if err != nil {
+		return err
+	}
+	awsRegions, err := readCSV(awsRegional)
 	if err != nil {
 		return err
 	}
@@ -168,7 +176,15 @@ func run(ref, out string) error {
 		if r["provider"] == "gcp" && kind != "accelerator" {
 			continue // GCP machine prices come from the regional table below, for all 40 regions
 		}
-		prices = append(prices, mainRowPrices(r, typ)...)
+		rows := mainRowPrices(r, typ)
+		prices = append(prices, rows...)
+		if r["provider"] == "aws" {
+			derived, err := awsRegionalPrices(rows, awsRegions)
+			if err != nil {
+				return err
+			}
+			prices = append(prices, derived...)
+		}
 	}
 	for _, r := range regional {
 		key, ok := gcpKeys[r["gpu_key"]]
@@ -198,6 +214,70 @@ func run(ref, out string) error {
 	}
 	return write(out, insts, prices)
 }
+
+// awsRegionalPrices derives an AWS type's on-demand price in the regions other than us-east-1
+// from its dated us-east-1 price and the regional ratio of its family: the price of the family's
+// type in aws_regional_ondemand.csv in that region over its price in us-east-1. AWS prices a
+// family's sizes by the same regional factor (g5.12xlarge, .16xlarge and .24xlarge are all
+// ×1.4503 in ap-northeast-1 in the snapshot), and the ratio carries over the June 2025 P4/P5 cut,
+// which the snapshot predates. The figures are estimates: the snapshot is undated and the
+// factor is the family's, not the size's.
+func awsRegionalPrices(rows []price, regional []map[string]string) ([]price, error) {
+	var base *price
+	for i := range rows {
+		if rows[i].option == "on_demand" && rows[i].region == "us-east-1" && rows[i].estimated == "false" {
+			base = &rows[i]
+		}
+	}
+	if base == nil {
+		return nil, nil
+	}
+	family, _, _ := strings.Cut(base.typ, ".")
+	var rep string
+	byRegion := map[string]float64{}
+	for _, r := range regional {
+		f, _, _ := strings.Cut(r["instance_type"], ".")
+		if f != family {
+			continue
+		}
+		if rep != "" && r["instance_type"] != rep {
+			return nil, fmt.Errorf("aws regional table: family %s has two types, %s and %s", family, rep, r["instance_type"])
+		}
+		rep = r["instance_type"]
+		v, err := strconv.ParseFloat(r["on_demand_usd_per_hour"], 64)
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("aws regional table: %s %s: bad price %q", rep, r["region"], r["on_demand_usd_per_hour"])
+		}
+		byRegion[r["region"]] = v
+	}
+	home, ok := byRegion["us-east-1"]
+	if !ok {
+		if rep != "" {
+			return nil, fmt.Errorf("aws regional table: %s has no us-east-1 price to take ratios from", rep)
+		}
+		return nil, nil
+	}
+	usd, err := strconv.ParseFloat(base.usd, 64)
+	if err != nil {
+		return nil, fmt.Errorf("%s: bad us-east-1 price %q", base.typ, base.usd)
+	}
+	var out []price
+	for region, v := range byRegion {
+		if region == "us-east-1" {
+			continue
+		}
+		ratio := v / home
+		out = append(out, price{provider: "aws", typ: base.typ, region: region, option: "on_demand",
+			usd:       strconv.FormatFloat(math.Round(usd*ratio*1e6)/1e6, 'f', -1, 64),
+			source:    base.source + "; regional ratio from " + awsRegionalSource,
+			estimated: "true",
+			basis: fmt.Sprintf("us-east-1 price (%s) × %s's %s/us-east-1 ratio %.4f (%s/%s)",
+				base.date, rep, region, ratio, trimFloat(v), trimFloat(home))})
+	}
+	return out, nil
+}
+
+func trimFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // mainRowPrices reads the dated figures of one row of the main reference table.
 func mainRowPrices(r map[string]string, typ string) []price {
