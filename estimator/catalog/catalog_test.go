@@ -201,21 +201,28 @@ func TestQuoteMisses(t *testing.T) {
 }
 
 func TestNearestRegion(t *testing.T) {
-	cases := map[string][]string{
-		"us-east-1":    {"us-east-1", "eu-west-1", "ap-south-1"},
-		"eu-west-1":    {"us-east-1", "eu-west-1"},
-		"europe-west9": {"us-central1", "europe-west1", "europe-west8", "asia-east1"},
-		"westeurope":   {"eastus", "northeurope"},
+	cases := []struct {
+		want  string
+		cands []string
+		got   string
+	}{
+		{"us-east-1", []string{"us-east-1", "eu-west-1", "ap-south-1"}, "us-east-1"},
+		{"eu-west-1", []string{"us-east-1", "eu-west-1"}, "eu-west-1"},
+		{"europe-west9", []string{"us-central1", "europe-west1", "europe-west8", "asia-east1"}, "europe-west1"},
+		{"westeurope", []string{"eastus", "northeurope"}, "northeurope"},
+		// Within a continent the shared name prefix decides: us-east-2 is nearer us-east-1.
+		{"us-east-2", []string{"us-west-2", "us-east-1"}, "us-east-1"},
+		// Across continents names say nothing (westeurope is not near westus): the reference
+		// region of the neighbouring continent.
+		{"westeurope", []string{"westus", "eastus", "westus2"}, "eastus"},
 		// No South American candidate: North America's, its reference region before name order.
-		"sa-east-1": {"ap-northeast-1", "ca-central-1", "us-east-1", "us-west-2"},
+		{"sa-east-1", []string{"ap-northeast-1", "ca-central-1", "us-east-1", "us-west-2"}, "us-east-1"},
 		// The Middle East's neighbour is Europe.
-		"me-south-1": {"ap-south-1", "eu-central-1", "us-east-1"},
+		{"me-south-1", []string{"ap-south-1", "eu-central-1", "us-east-1"}, "eu-central-1"},
 	}
-	want := map[string]string{"us-east-1": "us-east-1", "eu-west-1": "eu-west-1", "europe-west9": "europe-west1", "westeurope": "northeurope",
-		"sa-east-1": "us-east-1", "me-south-1": "eu-central-1"}
-	for region, cands := range cases {
-		if got := NearestRegion(region, cands); got != want[region] {
-			t.Errorf("NearestRegion(%s) = %s, want %s", region, got, want[region])
+	for _, c := range cases {
+		if got := NearestRegion(c.want, c.cands); got != c.got {
+			t.Errorf("NearestRegion(%s, %v) = %s, want %s", c.want, c.cands, got, c.got)
 		}
 	}
 }
@@ -381,6 +388,39 @@ func TestAWSRegionalPrices(t *testing.T) {
 	// Families the regional table lacks are not extrapolated from others.
 	if _, ok := c.Price(parser.AWS, "inf2.xlarge", "eu-west-1", parser.OnDemand); ok {
 		t.Fatal("inf2 priced in eu-west-1 without a regional figure for its family")
+	}
+}
+
+func TestAzureRegionalPrices(t *testing.T) {
+	c := MustDefault()
+	// Dated eastus price (2024-05-29) × the type's westus/eastus ratio in the snapshot
+	// (127.816/98.32 = 1.3).
+	p, ok := c.Price(parser.Azure, "Standard_ND96isr_H100_v5", "westus", parser.OnDemand)
+	if !ok || !p.Estimated || p.Date != "" || p.Hourly != 127816000 ||
+		!strings.Contains(p.Basis, "eastus price (2024-05-29) × Standard_ND96isr_H100_v5's westus/eastus ratio 1.3000") {
+		t.Fatalf("ND96isr westus: %+v", p)
+	}
+	// An undated eastus figure from the same snapshot gives the snapshot's regional price.
+	p, ok = c.Price(parser.Azure, "Standard_NC24ads_A100_v4", "southcentralus", parser.OnDemand)
+	if !ok || !p.Estimated || p.Hourly != 4408000 {
+		t.Fatalf("NC24ads southcentralus: %+v", p)
+	}
+	// Spot ratios come from the snapshot's spot prices.
+	p, ok = c.Price(parser.Azure, "Standard_NC24ads_A100_v4", "westus3", parser.Spot)
+	if !ok || !p.Estimated || p.Hourly != 404030 {
+		t.Fatalf("NC24ads westus3 spot: %+v", p)
+	}
+	// The snapshot gives the H100 types a "spot" price equal to on-demand: no spot ratio is taken
+	// from it, so the regional spot price is derived from on-demand like any missing option.
+	if _, ok := c.Price(parser.Azure, "Standard_ND96isr_H100_v5", "westus", parser.Spot); ok {
+		t.Fatal("ND96isr westus spot taken from the snapshot's spot = on-demand figure")
+	}
+	if q, miss := c.Quote(parser.Azure, "Standard_ND96isr_H100_v5", "westus", parser.Spot); miss != nil || !q.Estimated || q.Hourly >= 127816000 {
+		t.Fatalf("ND96isr westus spot quote: %+v %+v", q, miss)
+	}
+	// Regions the snapshot lacks stay unpriced.
+	if _, ok := c.Price(parser.Azure, "Standard_NC24ads_A100_v4", "westeurope", parser.OnDemand); ok {
+		t.Fatal("westeurope priced: the snapshot covers US regions only")
 	}
 }
 

@@ -137,18 +137,19 @@ var neighbour = map[string]string{"south-america": "north-america", "middle-east
 var homeRegions = map[string]bool{"us-east-1": true, "us-central1": true, "eastus": true}
 
 // NearestRegion picks, among candidates, the region most like the wanted one: same continent
-// first, then the neighbouring continent, then the longest shared name prefix, then a cloud's
-// reference region, then name order.
+// first (and there the longest shared name prefix: us-east-2 is nearer us-east-1 than us-west-2),
+// then the neighbouring continent, then a cloud's reference region, then name order. Names are
+// compared only within a continent: westeurope shares "west" with westus, not a coast.
 func NearestRegion(want string, candidates []string) string {
 	best, bestScore := "", -1
 	g := geography(want)
 	for _, c := range candidates {
-		score := commonPrefix(want, c)
+		score := 0
 		switch geography(c) {
 		case g:
-			score += 100
+			score = 100 + commonPrefix(want, c)
 		case neighbour[g]:
-			score += 50
+			score = 50
 		}
 		if score > bestScore || score == bestScore && (homeRegions[c] && !homeRegions[best] || homeRegions[c] == homeRegions[best] && c < best) {
 			best, bestScore = c, score

@@ -26,6 +26,10 @@ const (
 	// awsRegionalSource is where aws_regional_ondemand.csv comes from: the on-demand "Price" of
 	// one instance type per family, in every region the snapshot lists it (Linux).
 	awsRegionalSource = "skypilot-org/skypilot-catalog catalogs/v7/aws/vms.csv @001367d2 (Apache-2.0; undated snapshot)"
+	// azureRegionalSource is where azure_regional.csv comes from: Linux pay-as-you-go "Price"
+	// and "SpotPrice" of the catalog's Azure types in the US regions the snapshot covers. The
+	// eastus figures of the main reference table come from the same snapshot.
+	azureRegionalSource = "skypilot-org/skypilot-catalog catalogs/v6/azure/vms.csv @098741e7 (Linux PAYG)"
 )
 
 type instance struct {
@@ -41,9 +45,10 @@ type price struct {
 func main() {
 	ref := flag.String("ref", "../shared/reference/pricing", "reference pricing directory")
 	awsRegional := flag.String("aws-regional", "estimator/catalog/internal/gencatalog/aws_regional_ondemand.csv", "AWS on-demand prices by region, one type per family")
+	azureRegional := flag.String("azure-regional", "estimator/catalog/internal/gencatalog/azure_regional.csv", "Azure on-demand and spot prices by region, eastus included")
 	out := flag.String("out", "estimator/catalog/data", "output directory")
 	flag.Parse()
-	if err := run(*ref, *awsRegional, *out); err != nil {
+	if err := run(*ref, *awsRegional, *azureRegional, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gencatalog:", err)
 		os.Exit(1)
 	}
@@ -140,12 +145,16 @@ func sliceMemory(mem, count string) string {
 	return strconv.FormatFloat(math.Round(m*c*100)/100, 'f', -1, 64)
 }
 
-func run(ref, awsRegional, out string) error {
+func run(ref, awsRegional, azureRegional, out string) error {
 	main, err := readCSV(filepath.Join(ref, "aws_gcp_azure_gpu_instances.csv"))
 	if err != nil {
 		return err
 	}
 	awsRegions, err := readCSV(awsRegional)
+	if err != nil {
+		return err
+	}
+	azureRegions, err := readCSV(azureRegional)
 	if err != nil {
 		return err
 	}
@@ -180,6 +189,13 @@ func run(ref, awsRegional, out string) error {
 		prices = append(prices, rows...)
 		if r["provider"] == "aws" {
 			derived, err := awsRegionalPrices(rows, awsRegions)
+			if err != nil {
+				return err
+			}
+			prices = append(prices, derived...)
+		}
+		if r["provider"] == "azure" {
+			derived, err := azureRegionalPrices(rows, azureRegions)
 			if err != nil {
 				return err
 			}
@@ -273,6 +289,73 @@ func awsRegionalPrices(rows []price, regional []map[string]string) ([]price, err
 			estimated: "true",
 			basis: fmt.Sprintf("us-east-1 price (%s) × %s's %s/us-east-1 ratio %.4f (%s/%s)",
 				base.date, rep, region, ratio, trimFloat(v), trimFloat(home))})
+	}
+	return out, nil
+}
+
+// azureRegionalPrices derives an Azure type's on-demand and spot prices in the US regions of
+// azure_regional.csv from its eastus price in the catalog and the type's own regional ratio in
+// that table (its price in the region over its price in eastus, per purchase option). Where the
+// eastus figure is the snapshot's own, the result is the snapshot's regional price; where it is
+// dated or captured live, the ratio carries the regional premium over to it. A spot price the
+// snapshot gives as equal to or above on-demand is no spot price (it does so for the H100
+// types), so no spot ratio is taken from it. The figures are estimates: the snapshot is undated.
+func azureRegionalPrices(rows []price, regional []map[string]string) ([]price, error) {
+	var out []price
+	for _, base := range rows {
+		if base.region != "eastus" {
+			continue
+		}
+		col := map[string]string{"on_demand": "on_demand_usd_per_hour", "spot": "spot_usd_per_hour"}[base.option]
+		if col == "" {
+			continue
+		}
+		byRegion := map[string]float64{}
+		for _, r := range regional {
+			if r["instance_type"] != base.typ {
+				continue
+			}
+			od, err := strconv.ParseFloat(r["on_demand_usd_per_hour"], 64)
+			if err != nil || od <= 0 {
+				return nil, fmt.Errorf("azure regional table: %s %s: bad on-demand price %q", base.typ, r["region"], r["on_demand_usd_per_hour"])
+			}
+			v, err := strconv.ParseFloat(r[col], 64)
+			if err != nil || v <= 0 {
+				return nil, fmt.Errorf("azure regional table: %s %s: bad price %q", base.typ, r["region"], r[col])
+			}
+			if base.option == "spot" && v >= od {
+				continue
+			}
+			byRegion[r["region"]] = v
+		}
+		home, ok := byRegion["eastus"]
+		if !ok {
+			continue
+		}
+		usd, err := strconv.ParseFloat(base.usd, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: bad eastus price %q", base.typ, base.usd)
+		}
+		source := base.source
+		if source != azureRegionalSource {
+			source += "; regional ratio from " + azureRegionalSource
+		}
+		when := base.date
+		if when == "" {
+			when = "undated"
+		}
+		for region, v := range byRegion {
+			if region == "eastus" {
+				continue
+			}
+			ratio := v / home
+			out = append(out, price{provider: "azure", typ: base.typ, region: region, option: base.option,
+				usd:       strconv.FormatFloat(math.Round(usd*ratio*1e6)/1e6, 'f', -1, 64),
+				source:    source,
+				estimated: "true",
+				basis: fmt.Sprintf("eastus price (%s) × %s's %s/eastus ratio %.4f (%s/%s)",
+					when, base.typ, region, ratio, trimFloat(v), trimFloat(home))})
+		}
 	}
 	return out, nil
 }
