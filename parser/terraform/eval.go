@@ -50,8 +50,15 @@ type evaluation struct {
 	funcs          map[string]function.Function
 	instances      map[string]*instance
 	order          []*instance
-	rootDir        string
-	modules        []*moduleInstance
+	// The same instances indexed as the mappers look them up: by module and type, by resource
+	// address (all instances of a counted resource). Kept so lookups cost a map access, not a
+	// pass over every instance: a module with thousands of node groups was quadratic.
+	byType     map[typeInModule][]*instance
+	byResource map[string][]*instance
+	byAttr     map[lookupKey]map[string]*instance   // byAttribute's indexes
+	byRef      map[lookupKey]map[string][]*instance // referrers' indexes
+	rootDir    string
+	modules    []*moduleInstance
 
 	kubernetes   kubernetes.Options          // for kubernetes_manifest objects
 	manifests    []pendingManifest           // Kubernetes objects declared in Terraform, read together
@@ -614,9 +621,29 @@ func (mi *moduleInstance) newInstance(addr string, d *resourceDecl, key cty.Valu
 		}
 	}
 	inst.value = cty.ObjectVal(m)
-	mi.ev.instances[addr] = inst
-	mi.ev.order = append(mi.ev.order, inst)
+	mi.ev.add(inst, mi.prefix+d.addr())
 	return inst
+}
+
+// typeInModule keys the instances of one resource type in one module instance.
+type typeInModule struct {
+	mod *moduleInstance
+	typ string
+}
+
+// add records an instance of the resource at address base (its address without the index).
+func (ev *evaluation) add(inst *instance, base string) {
+	if ev.instances == nil {
+		ev.instances = map[string]*instance{}
+	}
+	if ev.byType == nil {
+		ev.byType, ev.byResource = map[typeInModule][]*instance{}, map[string][]*instance{}
+	}
+	ev.instances[inst.addr] = inst
+	ev.order = append(ev.order, inst)
+	k := typeInModule{inst.mod, inst.decl.typ}
+	ev.byType[k] = append(ev.byType[k], inst)
+	ev.byResource[base] = append(ev.byResource[base], inst)
 }
 
 // Meta-arguments and blocks of a resource that are not part of its value.

@@ -171,8 +171,7 @@ func (p *planReader) walk(m *tfjson.StateModule, ev *evaluation, mod *moduleInst
 			key = cty.StringVal(k)
 		}
 		inst := &instance{addr: r.Address, decl: decl, mod: mod, key: key, value: v}
-		ev.instances[r.Address] = inst
-		ev.order = append(ev.order, inst)
+		ev.add(inst, base)
 	}
 	for _, c := range m.ChildModules {
 		p.walk(c, ev, mod)

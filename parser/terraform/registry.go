@@ -121,8 +121,8 @@ func (c *mapContext) referenced(w *view, want string, path ...any) *instance {
 		// A reference through an index expression (x[count.index].id) names the resource, not
 		// the instance: take the instance with the same key as this one, else the first.
 		var first *instance
-		for _, inst := range c.ev.order {
-			if inst.decl.typ != want || !strings.HasPrefix(inst.addr, addr+"[") {
+		for _, inst := range c.ev.byResource[addr] {
+			if inst.decl.typ != want || inst.addr == addr {
 				continue
 			}
 			if first == nil {
@@ -145,13 +145,31 @@ func (c *mapContext) byAttribute(typ, attr, value string) *instance {
 	if value == "" {
 		return nil
 	}
-	for _, inst := range c.instancesOf(typ) {
-		w := &view{obj: inst.value}
-		if s, ok := w.str(attr); ok && s == value {
-			return inst
+	k := lookupKey{c.inst.mod, typ, attr}
+	idx, ok := c.ev.byAttr[k]
+	if !ok {
+		idx = map[string]*instance{}
+		for _, inst := range c.instancesOf(typ) {
+			if s, ok := (&view{obj: inst.value}).str(attr); ok && idx[s] == nil {
+				idx[s] = inst // the first in evaluation order wins, as a pass over them would
+			}
 		}
+		if c.ev.byAttr == nil {
+			c.ev.byAttr = map[lookupKey]map[string]*instance{}
+		}
+		c.ev.byAttr[k] = idx
 	}
-	return nil
+	return idx[value]
+}
+
+// lookupKey names an index over the instances of one type in one module: by an attribute's
+// value (byAttribute) or by what an attribute refers to (referrers). An index is built on the
+// first lookup, after instancesOf has evaluated every instance of the type in the module, so
+// it is complete; each mapped resource then costs a map access instead of a pass over its
+// module (a module with thousands of instance groups and their autoscalers was quadratic).
+type lookupKey struct {
+	mod       *moduleInstance
+	typ, path string
 }
 
 // instancesOf returns the instances of a type in this module, in evaluation order. Only the
@@ -165,28 +183,31 @@ func (c *mapContext) instancesOf(typ string) []*instance {
 			mi.expandResource(mi.resources[d.addr()])
 		}
 	}
-	var out []*instance
-	for _, inst := range c.ev.order {
-		if inst.decl.typ == typ && inst.mod == mi {
-			out = append(out, inst)
-		}
-	}
-	return out
+	return c.ev.byType[typeInModule{mi, typ}]
 }
 
 // referrers finds the instances of a type in the same module whose attribute at path refers
 // to the instance being mapped (the autoscalers whose target it is).
 func (c *mapContext) referrers(typ string, path ...any) []*instance {
-	var out []*instance
-	for _, inst := range c.instancesOf(typ) {
-		for _, addr := range (&view{obj: inst.value}).refs(path...) {
-			if addr == c.inst.addr {
-				out = append(out, inst)
-				break
+	k := lookupKey{c.inst.mod, typ, fmt.Sprintf("%q", path)}
+	idx, ok := c.ev.byRef[k]
+	if !ok {
+		idx = map[string][]*instance{}
+		for _, inst := range c.instancesOf(typ) {
+			seen := map[string]bool{}
+			for _, addr := range (&view{obj: inst.value}).refs(path...) {
+				if !seen[addr] {
+					seen[addr] = true
+					idx[addr] = append(idx[addr], inst)
+				}
 			}
 		}
+		if c.ev.byRef == nil {
+			c.ev.byRef = map[lookupKey]map[string][]*instance{}
+		}
+		c.ev.byRef[k] = idx
 	}
-	return out
+	return idx[c.inst.addr]
 }
 
 // keep decides whether a resource belongs in the GPU inventory: a GPU instance type, attached
