@@ -109,7 +109,7 @@ func TestLargeModuleLookups(t *testing.T) {
 	}
 }
 
-// BenchmarkLargeModule maps one module of 2,000 resources of each kind above (12,000
+// BenchmarkLargeModule maps one module of 2,000 resources of each kind above (22,000
 // resources, 8,000 of them GPU node groups): each mapper's lookup must not pass over the whole
 // module (before the indexes, 1,000 of each took 1.5 s and 2,000 6.2 s).
 func BenchmarkLargeModule(b *testing.B) {
