@@ -2,6 +2,8 @@ package estimator
 
 import (
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/internal/money"
@@ -180,14 +182,21 @@ func Sum(es []Estimate) Totals {
 	var t Totals
 	var sum, atMax money.Micros
 	scales := false
+	pools := map[string][]*Estimate{}
 	for i := range es {
 		e := &es[i]
 		t.Resources++
 		if m, ok := e.Monthly(); ok {
 			sum += m
-			if e.ScaleMax != nil {
-				m, scales = money.Micros(e.ScaleMax.MonthlyCost), true
+			if l := sharedLimit(e.Pod); l != nil {
+				// Counted at its floor here; what the pool's workloads add to reach their
+				// maximums is added below, within the pool's limit.
+				k := e.Root + "|" + l.Pool + "|" + e.Pod.Resource
+				pools[k] = append(pools[k], e)
+			} else if e.ScaleMax != nil {
+				m = money.Micros(e.ScaleMax.MonthlyCost)
 			}
+			scales = scales || e.ScaleMax != nil
 			atMax += m
 		} else {
 			t.Unpriced++
@@ -200,9 +209,62 @@ func Sum(es []Estimate) Totals {
 		}
 	}
 	t.MonthlyCost = money.Amount(sum)
+	for _, members := range pools {
+		atMax += poolGrowth(members)
+	}
 	if scales {
 		a := money.Amount(atMax)
 		t.MaxMonthlyCost = &a
 	}
 	return t
+}
+
+// sharedLimit is a pod's shared pool limit, nil for a resource that is not a pod or shares none.
+func sharedLimit(p *parser.PodGPUs) *parser.SharedLimit {
+	if p == nil || p.Requested <= 0 {
+		return nil
+	}
+	return p.SharedLimit
+}
+
+// poolGrowth is what the workloads sharing one pool's device limit can add to their floors'
+// cost at most: their autoscalers' maximums, but no more devices than the limit leaves after
+// every floor. The devices go to the workloads that pay most per device first, and the last
+// one's growth is counted in proportion to the devices left for it, so the figure bounds any
+// way the pool's scheduler could fill the limit from above (a pod costs in proportion to its
+// pods, so the bound is reached when the limit divides evenly).
+func poolGrowth(members []*Estimate) money.Micros {
+	type growth struct {
+		devices float64      // devices the workload adds from its floor to its maximum
+		cost    money.Micros // what that adds a month
+	}
+	left := members[0].Pod.SharedLimit.Devices
+	var gs []growth
+	for _, e := range members {
+		left -= float64(e.Quantity) * float64(e.Pod.Requested)
+		if e.ScaleMax == nil {
+			continue
+		}
+		floor, _ := e.Monthly()
+		if d := float64(e.ScaleMax.Quantity-e.Quantity) * float64(e.Pod.Requested); d > 0 {
+			gs = append(gs, growth{d, money.Micros(e.ScaleMax.MonthlyCost) - floor})
+		}
+	}
+	sort.SliceStable(gs, func(i, j int) bool {
+		return float64(gs[i].cost)/gs[i].devices > float64(gs[j].cost)/gs[j].devices
+	})
+	var add money.Micros
+	for _, g := range gs {
+		if left <= 0 {
+			break
+		}
+		if g.devices <= left {
+			add += g.cost
+			left -= g.devices
+			continue
+		}
+		add += money.Micros(math.Round(float64(g.cost) * left / g.devices))
+		left = 0
+	}
+	return add
 }

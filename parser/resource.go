@@ -124,6 +124,18 @@ type PodGPUs struct {
 	// takes more of the node than its GPUs do (the estimator sets it); else the share is
 	// PerPodGPUs of the node's GPUs.
 	NodeShare float64 `json:"node_share,omitempty"`
+	// SharedLimit is set when the pod's NodePool limits Resource and the workloads it places
+	// could together ask for more than the limit at their maximums: the totals then count no
+	// more of them than the limit holds.
+	SharedLimit *SharedLimit `json:"shared_limit,omitempty"`
+}
+
+// SharedLimit is a node pool's limit on an extended resource, shared by the workloads it places.
+type SharedLimit struct {
+	// Pool is the pool's address (NodePool/gpu).
+	Pool string `json:"pool"`
+	// Devices is the limit, in devices of the pod's resource.
+	Devices float64 `json:"devices"`
 }
 
 // CountRange is a whole-number constraint from a node selector (a node's GPU count): In lists

@@ -274,6 +274,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"llminferenceservice", "llminferenceservice.yaml", 0},
 		{"karpenter", "karpenter.yaml", 0},
 		{"karpenter-gpu-pools", "karpenter-gpu-pools.yaml", 0},
+		{"karpenter-limits", "karpenter-limits.yaml", 0},
 		{"aks", "aks.yaml", 0},
 		{"aks-nap", "aks-nap.yaml", 0},
 		{"gke-computeclass", "gke-computeclass.yaml", 0},

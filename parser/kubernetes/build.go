@@ -212,6 +212,7 @@ func notePoolShared(np *nodePool, placed []int, rs []parser.Resource) {
 		}
 		for _, i := range placed {
 			if r := &rs[i]; r.Pod.Resource == l.resource && r.Pod.SharedReplicas == 0 {
+				r.Pod.SharedLimit = &parser.SharedLimit{Pool: np.address, Devices: l.amount}
 				r.Note("shares %s's limit of %s %s with %d other workload%s: together they can use at most %s, not the %d their maximums add up to",
 					np.address, l.text, l.resource, sharing-1, plural(int64(sharing-1)), l.text, want)
 			}

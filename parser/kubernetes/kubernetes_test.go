@@ -1262,6 +1262,10 @@ func TestKarpenterLimitSharedByWorkloads(t *testing.T) {
 		if !slices.Contains(r.Notes, want) {
 			t.Errorf("%s: notes %q", r.Address, r.Notes)
 		}
+		// The totals cap the three together at the limit (estimator.Sum).
+		if l := r.Pod.SharedLimit; l == nil || l.Pool != "NodePool/gpu" || l.Devices != 16 {
+			t.Errorf("%s: shared limit %+v", r.Address, l)
+		}
 	}
 	// Within the limit, nothing is said.
 	res = build(t, strings.Replace(src, "nvidia.com/gpu: 16}", "nvidia.com/gpu: 24}", 1), Options{})
@@ -1270,6 +1274,9 @@ func TestKarpenterLimitSharedByWorkloads(t *testing.T) {
 			if strings.Contains(n, "shares NodePool") {
 				t.Errorf("%s: %q within the limit", r.Address, n)
 			}
+		}
+		if r.Pod.SharedLimit != nil {
+			t.Errorf("%s: a shared limit within the limit", r.Address)
 		}
 	}
 }
