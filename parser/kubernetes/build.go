@@ -377,6 +377,10 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		if w, ok := capByPoolLimits(res, np); ok {
 			warns = append(warns, w)
 		}
+		if res.InstanceType != "" && !np.allowsType(res.InstanceType) {
+			warns = append(warns, parser.Error{File: res.Source.File, Line: res.Source.Line,
+				Message: fmt.Sprintf("%s pins %s, which %s's requirements do not allow: Karpenter would leave its pods pending (priced as declared)", res.Address, res.InstanceType, np.address)})
+		}
 	}
 	return res, np, errs, warns
 }
@@ -500,6 +504,21 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 			}
 			n = merged
 			n.addSource(np.address)
+		}
+	}
+	if v, ok := sel.values(labelKarpenterPool); ok && len(v) == 1 && len(n.instanceTypes) == 1 && !placed && unplaced == "" {
+		// The pod pins its instance type and names its NodePool: the pool still decides the
+		// capacity type and region, and its limits bound the pods.
+		if np := matchNodePool(nodes.pools, sel, tols); np != nil {
+			pool = np
+			merged := fromSelector(np.merge(sel), np.address)
+			if n.purchase == "" && merged.purchase != "" {
+				n.purchase = merged.purchase
+				n.addSource(np.address)
+			}
+			if n.region == "" {
+				n.region = merged.region
+			}
 		}
 	}
 	res.Pod.SharedReplicas = n.sharedReplicas

@@ -1281,6 +1281,39 @@ func TestKarpenterLimitSharedByWorkloads(t *testing.T) {
 	}
 }
 
+// A pod that pins its instance type and names its NodePool still gets the pool's capacity type,
+// region and limits; a type the pool's requirements exclude is a warning.
+func TestPinnedTypeOnNamedNodePool(t *testing.T) {
+	pool := "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: spotpool}\nspec:\n  limits: {nvidia.com/gpu: 4}\n" +
+		"  template: {spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [spot]}, " +
+		"{key: topology.kubernetes.io/region, operator: In, values: [eu-west-1]}, {key: karpenter.k8s.aws/instance-family, operator: In, values: [g6]}]}}\n"
+	workload := func(typ, nodepool string) string {
+		return "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: ns}\nspec:\n  replicas: 2\n  template:\n    spec:\n" +
+			"      nodeSelector: {node.kubernetes.io/instance-type: " + typ + nodepool + "}\n" +
+			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n" +
+			"---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: a, namespace: ns}\n" +
+			"spec: {scaleTargetRef: {kind: Deployment, name: a}, minReplicas: 2, maxReplicas: 10}\n"
+	}
+	res := build(t, pool+workload("g6.xlarge", ", karpenter.sh/nodepool: spotpool"), Options{})
+	r := one(t, res)
+	if r.InstanceType != "g6.xlarge" || r.PurchaseOption != parser.Spot || r.Region != "eu-west-1" || r.ScaleMax == nil || r.ScaleMax.Quantity != 4 || len(res.Warnings) > 0 {
+		t.Fatalf("pinned on its pool: %s %s %s %+v, warnings %v", r.InstanceType, r.PurchaseOption, r.Region, r.ScaleMax, res.Warnings)
+	}
+	// A type outside the pool's families: priced as declared, with a warning.
+	res = build(t, pool+workload("g5.xlarge", ", karpenter.sh/nodepool: spotpool"), Options{})
+	r = one(t, res)
+	if r.InstanceType != "g5.xlarge" || len(res.Warnings) != 1 ||
+		res.Warnings[0].Message != "Deployment/ns/a pins g5.xlarge, which NodePool/spotpool's requirements do not allow: Karpenter would leave its pods pending (priced as declared)" {
+		t.Fatalf("outside the pool: %s, warnings %v", r.InstanceType, res.Warnings)
+	}
+	// Without the pool's name, the pinned type decides alone, as before: no pool is guessed.
+	res = build(t, pool+workload("g6.xlarge", ""), Options{})
+	r = one(t, res)
+	if r.PurchaseOption != parser.OnDemand || r.ScaleMax == nil || r.ScaleMax.Quantity != 10 {
+		t.Fatalf("no pool named: %s %+v", r.PurchaseOption, r.ScaleMax)
+	}
+}
+
 func TestKarpenterLimitsMustBeQuantities(t *testing.T) {
 	for src, want := range map[string]string{
 		"  limits: {nvidia.com/gpu: lots}\n": `m.yaml:5: NodePool/gpu: limits: nvidia.com/gpu: quantity "lots" is not a number`,

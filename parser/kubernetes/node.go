@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -345,6 +346,25 @@ func (np *nodePool) admits(sel selector, tols []toleration) bool {
 	}
 	for _, t := range np.taints {
 		if !tolerates(tols, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// allowsType reports whether the pool's instance-type and instance-family requirements, where
+// it has them, allow an instance type (an EC2 family is the part before the dot).
+func (np *nodePool) allowsType(typ string) bool {
+	req := np.requirements
+	if v := req.allowed[labelInstanceType]; v != nil && !slices.Contains(v, typ) || slices.Contains(req.excluded[labelInstanceType], typ) {
+		return false
+	}
+	family, _, ok := strings.Cut(typ, ".")
+	if !ok {
+		return true
+	}
+	for _, k := range []string{labelKarpenterFamily, labelEKSFamily} {
+		if v := req.allowed[k]; v != nil && !slices.Contains(v, family) || slices.Contains(req.excluded[k], family) {
 			return false
 		}
 	}
