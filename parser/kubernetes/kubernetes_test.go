@@ -328,6 +328,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec: {limits: {cpu: 300m, memory: 1Gi, nvidia.com/gpu: 3}}\n---\n" +
 		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 2, template: {spec: {containers: [{resources: {requests: {cpu: 100m}, limits: {nvidia.com/gpu: 2}}}]}}}\n---\n" +
 		"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h}\nspec: {scaleTargetRef: {kind: Deployment, name: d}, minReplicas: 1, maxReplicas: 9}\n"))
+	f.Add([]byte("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec: {limits: {nvidia.com/gpu: 3}, template: {spec: {requirements: [{key: karpenter.k8s.aws/instance-family, operator: NotIn, values: [g5]}]}}}\n---\n" +
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {nodeSelector: {karpenter.sh/nodepool: p, node.kubernetes.io/instance-type: g5.xlarge}, containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}\n"))
 	f.Add([]byte("--- a: &a [*a, *a]\n---\nkind: List\napiVersion: v1\nitems: [{kind: Pod, apiVersion: v1, spec: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}}]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := Build([]*File{Decode("fuzz.yaml", data)}, Options{DefaultInstanceType: "g5.xlarge"})
