@@ -633,9 +633,6 @@ type typeInModule struct {
 
 // add records an instance of the resource at address base (its address without the index).
 func (ev *evaluation) add(inst *instance, base string) {
-	if ev.instances == nil {
-		ev.instances = map[string]*instance{}
-	}
 	if ev.byType == nil {
 		ev.byType, ev.byResource = map[typeInModule][]*instance{}, map[string][]*instance{}
 	}

@@ -266,29 +266,40 @@ func awsRegionalPrices(rows []price, regional []map[string]string) ([]price, err
 		}
 		byRegion[r["region"]] = v
 	}
-	home, ok := byRegion["us-east-1"]
-	if !ok {
+	if _, ok := byRegion["us-east-1"]; !ok {
 		if rep != "" {
 			return nil, fmt.Errorf("aws regional table: %s has no us-east-1 price to take ratios from", rep)
 		}
 		return nil, nil
 	}
+	return byRatio(*base, rep, byRegion, base.source+"; regional ratio from "+awsRegionalSource)
+}
+
+// byRatio prices base's type in every other region of byRegion (a representative type's prices
+// there, base's region included) at base's price × the representative's ratio between the two
+// regions: an estimate whose basis shows the arithmetic.
+func byRatio(base price, rep string, byRegion map[string]float64, source string) ([]price, error) {
 	usd, err := strconv.ParseFloat(base.usd, 64)
 	if err != nil {
-		return nil, fmt.Errorf("%s: bad us-east-1 price %q", base.typ, base.usd)
+		return nil, fmt.Errorf("%s: bad %s price %q", base.typ, base.region, base.usd)
 	}
+	when := base.date
+	if when == "" {
+		when = "undated"
+	}
+	home := byRegion[base.region]
 	var out []price
 	for region, v := range byRegion {
-		if region == "us-east-1" {
+		if region == base.region {
 			continue
 		}
 		ratio := v / home
-		out = append(out, price{provider: "aws", typ: base.typ, region: region, option: "on_demand",
+		out = append(out, price{provider: base.provider, typ: base.typ, region: region, option: base.option,
 			usd:       strconv.FormatFloat(math.Round(usd*ratio*1e6)/1e6, 'f', -1, 64),
-			source:    base.source + "; regional ratio from " + awsRegionalSource,
+			source:    source,
 			estimated: "true",
-			basis: fmt.Sprintf("us-east-1 price (%s) × %s's %s/us-east-1 ratio %.4f (%s/%s)",
-				base.date, rep, region, ratio, trimFloat(v), trimFloat(home))})
+			basis: fmt.Sprintf("%s price (%s) × %s's %s/%s ratio %.4f (%s/%s)",
+				base.region, when, rep, region, base.region, ratio, trimFloat(v), trimFloat(home))})
 	}
 	return out, nil
 }
@@ -328,34 +339,18 @@ func azureRegionalPrices(rows []price, regional []map[string]string) ([]price, e
 			}
 			byRegion[r["region"]] = v
 		}
-		home, ok := byRegion["eastus"]
-		if !ok {
+		if _, ok := byRegion["eastus"]; !ok {
 			continue
-		}
-		usd, err := strconv.ParseFloat(base.usd, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%s: bad eastus price %q", base.typ, base.usd)
 		}
 		source := base.source
 		if source != azureRegionalSource {
 			source += "; regional ratio from " + azureRegionalSource
 		}
-		when := base.date
-		if when == "" {
-			when = "undated"
+		derived, err := byRatio(base, base.typ, byRegion, source)
+		if err != nil {
+			return nil, err
 		}
-		for region, v := range byRegion {
-			if region == "eastus" {
-				continue
-			}
-			ratio := v / home
-			out = append(out, price{provider: "azure", typ: base.typ, region: region, option: base.option,
-				usd:       strconv.FormatFloat(math.Round(usd*ratio*1e6)/1e6, 'f', -1, 64),
-				source:    source,
-				estimated: "true",
-				basis: fmt.Sprintf("eastus price (%s) × %s's %s/eastus ratio %.4f (%s/%s)",
-					when, base.typ, region, ratio, trimFloat(v), trimFloat(home))})
-		}
+		out = append(out, derived...)
 	}
 	return out, nil
 }
