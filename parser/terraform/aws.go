@@ -346,41 +346,41 @@ func (c *mapContext) sageMakerScaling(r *parser.Resource, variant string, named 
 	cfg := &view{obj: c.inst.value}
 	cfgName, _ := cfg.str("name")
 	single := len(cfg.blocks("production_variants")) == 1
-	var endpoints []*instance
-	for _, inst := range c.instancesOf("aws_sagemaker_endpoint") {
-		ev := &view{obj: inst.value}
-		if n, ok := ev.str("endpoint_config_name"); ok && cfgName != "" && n == cfgName || slices.Contains(ev.refs("endpoint_config_name"), c.inst.addr) {
-			endpoints = append(endpoints, inst)
+	// A fresh slice: the lookups return their indexes' own.
+	endpoints := slices.Concat(c.withAttribute("aws_sagemaker_endpoint", "endpoint_config_name", cfgName),
+		c.referrers("aws_sagemaker_endpoint", "endpoint_config_name"))
+	// The first scaling target in evaluation order that names one of the endpoints' variants
+	// (or refers to the endpoint, when its resource_id is known only after apply).
+	var target *instance
+	consider := func(t *instance) {
+		if ns, _ := (&view{obj: t.value}).str("service_namespace"); ns == "sagemaker" && (target == nil || t.seq < target.seq) {
+			target = t
 		}
 	}
-	if len(endpoints) == 0 {
-		return
-	}
-	for _, inst := range c.instancesOf("aws_appautoscaling_target") {
-		t := &view{obj: inst.value}
-		if ns, _ := t.str("service_namespace"); ns != "sagemaker" {
-			continue
-		}
-		match := false
-		for _, e := range endpoints {
-			if id, ok := t.str("resource_id"); ok {
-				name, _ := (&view{obj: e.value}).str("name")
-				match = match || named && name != "" && id == "endpoint/"+name+"/variant/"+variant
-			} else if single && slices.Contains(t.refs("resource_id"), e.addr) {
-				match = true
+	for _, e := range endpoints {
+		if name, _ := (&view{obj: e.value}).str("name"); named && name != "" {
+			for _, t := range c.withAttribute("aws_appautoscaling_target", "resource_id", "endpoint/"+name+"/variant/"+variant) {
+				consider(t)
 			}
 		}
-		if !match {
-			continue
+		if single {
+			for _, t := range c.referrersOf(e.addr, "aws_appautoscaling_target", "resource_id") {
+				if _, known := (&view{obj: t.value}).str("resource_id"); !known {
+					consider(t)
+				}
+			}
 		}
-		if n, ok := t.num("min_capacity"); ok && n > r.Quantity {
-			r.Quantity = n
-			r.Note("autoscaled by %s: priced at its min_capacity (%d)", inst.addr, n)
-		}
-		if n, ok := t.num("max_capacity"); ok {
-			r.SetScaleMax(n, "max_capacity of "+inst.addr)
-		}
+	}
+	if target == nil {
 		return
+	}
+	t := &view{obj: target.value}
+	if n, ok := t.num("min_capacity"); ok && n > r.Quantity {
+		r.Quantity = n
+		r.Note("autoscaled by %s: priced at its min_capacity (%d)", target.addr, n)
+	}
+	if n, ok := t.num("max_capacity"); ok {
+		r.SetScaleMax(n, "max_capacity of "+target.addr)
 	}
 }
 

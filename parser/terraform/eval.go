@@ -55,8 +55,9 @@ type evaluation struct {
 	// pass over every instance: a module with thousands of node groups was quadratic.
 	byType     map[typeInModule][]*instance
 	byResource map[string][]*instance
-	byAttr     map[lookupKey]map[string]*instance   // byAttribute's indexes
+	byAttr     map[lookupKey]map[string][]*instance // withAttribute's indexes
 	byRef      map[lookupKey]map[string][]*instance // referrers' indexes
+	expanded   map[typeInModule]bool                // types instancesOf has evaluated in full
 	rootDir    string
 	modules    []*moduleInstance
 
@@ -123,6 +124,7 @@ type instance struct {
 	key       cty.Value // cty.NilVal without count/for_each
 	value     cty.Value // object: attributes, and nested blocks as tuples of objects
 	expansion string    // why count/for_each is unknown, if it is
+	seq       int       // its place in evaluation order
 }
 
 // scope holds the names bound inside a block: count.index, each.key/value, dynamic iterators.
@@ -637,6 +639,7 @@ func (ev *evaluation) add(inst *instance, base string) {
 		ev.byType, ev.byResource = map[typeInModule][]*instance{}, map[string][]*instance{}
 	}
 	ev.instances[inst.addr] = inst
+	inst.seq = len(ev.order)
 	ev.order = append(ev.order, inst)
 	k := typeInModule{inst.mod, inst.decl.typ}
 	ev.byType[k] = append(ev.byType[k], inst)

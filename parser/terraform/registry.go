@@ -140,22 +140,31 @@ func (c *mapContext) referenced(w *view, want string, path ...any) *instance {
 }
 
 // byAttribute finds an instance of a type in the same module whose attribute equals value (a
-// launch template referenced by name, a cluster by name).
+// launch template referenced by name, a cluster by name): the first in evaluation order.
 func (c *mapContext) byAttribute(typ, attr, value string) *instance {
+	if all := c.withAttribute(typ, attr, value); len(all) > 0 {
+		return all[0]
+	}
+	return nil
+}
+
+// withAttribute finds every instance of a type in the same module whose attribute equals value,
+// in evaluation order.
+func (c *mapContext) withAttribute(typ, attr, value string) []*instance {
 	if value == "" {
 		return nil
 	}
 	k := lookupKey{c.inst.mod, typ, attr}
 	idx, ok := c.ev.byAttr[k]
 	if !ok {
-		idx = map[string]*instance{}
+		idx = map[string][]*instance{}
 		for _, inst := range c.instancesOf(typ) {
-			if s, ok := (&view{obj: inst.value}).str(attr); ok && idx[s] == nil {
-				idx[s] = inst // the first in evaluation order wins, as a pass over them would
+			if s, ok := (&view{obj: inst.value}).str(attr); ok {
+				idx[s] = append(idx[s], inst)
 			}
 		}
 		if c.ev.byAttr == nil {
-			c.ev.byAttr = map[lookupKey]map[string]*instance{}
+			c.ev.byAttr = map[lookupKey]map[string][]*instance{}
 		}
 		c.ev.byAttr[k] = idx
 	}
@@ -178,17 +187,30 @@ type lookupKey struct {
 // looked up.
 func (c *mapContext) instancesOf(typ string) []*instance {
 	mi := c.inst.mod
-	for _, d := range mi.cfg.resources {
-		if d.typ == typ {
-			mi.expandResource(mi.resources[d.addr()])
+	k := typeInModule{mi, typ}
+	if !c.ev.expanded[k] {
+		for _, d := range mi.cfg.resources {
+			if d.typ == typ {
+				mi.expandResource(mi.resources[d.addr()])
+			}
 		}
+		if c.ev.expanded == nil {
+			c.ev.expanded = map[typeInModule]bool{}
+		}
+		c.ev.expanded[k] = true // after the pass: a lookup made while expanding expands again
 	}
-	return c.ev.byType[typeInModule{mi, typ}]
+	return c.ev.byType[k]
 }
 
 // referrers finds the instances of a type in the same module whose attribute at path refers
 // to the instance being mapped (the autoscalers whose target it is).
 func (c *mapContext) referrers(typ string, path ...any) []*instance {
+	return c.referrersOf(c.inst.addr, typ, path...)
+}
+
+// referrersOf finds the instances of a type in the same module whose attribute at path refers
+// to the instance at addr, in evaluation order.
+func (c *mapContext) referrersOf(addr, typ string, path ...any) []*instance {
 	k := lookupKey{c.inst.mod, typ, fmt.Sprintf("%q", path)}
 	idx, ok := c.ev.byRef[k]
 	if !ok {
@@ -207,7 +229,7 @@ func (c *mapContext) referrers(typ string, path ...any) []*instance {
 		}
 		c.ev.byRef[k] = idx
 	}
-	return idx[c.inst.addr]
+	return idx[addr]
 }
 
 // keep decides whether a resource belongs in the GPU inventory: a GPU instance type, attached
