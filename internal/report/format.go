@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -114,12 +115,16 @@ func scaleMaxSentence(es []estimator.Estimate, t estimator.Totals) string {
 	if t.Estimated > 0 {
 		star = "*"
 	}
+	var pools []string // node pools whose GPU limit the total counts its workloads within
 	for i := range es {
 		if m := es[i].ScaleMax; m != nil {
 			n++
 			if m.PriceEstimated {
 				star = "*"
 			}
+		}
+		if p := es[i].Pod; p != nil && p.SharedLimit != nil && !slices.Contains(pools, p.SharedLimit.Pool) {
+			pools = append(pools, p.SharedLimit.Pool)
 		}
 	}
 	if n == 0 {
@@ -129,7 +134,16 @@ func scaleMaxSentence(es []estimator.Estimate, t estimator.Totals) string {
 	if n > 1 {
 		at = "their declared maximums"
 	}
-	return fmt.Sprintf("Up to %s%s/month with %d autoscaled resource%s at %s.", amount(*t.MaxMonthlyCost), star, n, plural(n), at)
+	s := fmt.Sprintf("Up to %s%s/month with %d autoscaled resource%s at %s", amount(*t.MaxMonthlyCost), star, n, plural(n), at)
+	if len(pools) > 0 {
+		sort.Strings(pools)
+		limit := "its GPU limit"
+		if len(pools) > 1 {
+			limit = "their GPU limits"
+		}
+		s += fmt.Sprintf(", the workloads of %s counted within %s", strings.Join(pools, ", "), limit)
+	}
+	return s + "."
 }
 
 func purchaseText(e *estimator.Estimate) string {

@@ -401,6 +401,15 @@ func TestScaleMaxIsShown(t *testing.T) {
 			}
 		}
 	}
+	// Workloads counted within a shared NodePool limit: the sentence says which pool, so the
+	// total is not read as the sum of the maximums.
+	c.Resources[0].Pod = &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, SharedLimit: &parser.SharedLimit{Pool: "NodePool/gpu", Devices: 2}}
+	for name, out := range checkReports(t, c) {
+		if want := "at its declared maximum, the workloads of NodePool/gpu counted within its GPU limit."; !strings.Contains(out, want) {
+			t.Errorf("%s: no %q in\n%s", name, want, out)
+		}
+	}
+	c.Resources[0].Pod = nil
 	c.Resources[0].ScaleMax = nil
 	c.Totals = estimator.Sum(c.Resources)
 	for name, out := range checkReports(t, c) {
