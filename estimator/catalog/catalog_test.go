@@ -385,9 +385,25 @@ func TestAWSRegionalPrices(t *testing.T) {
 	if _, ok := c.Price(parser.AWS, "g5.xlarge", "sa-east-1", parser.OnDemand); ok {
 		t.Fatal("sa-east-1 priced: the regional table has no g5 there")
 	}
-	// Families the regional table lacks are not extrapolated from others.
-	if _, ok := c.Price(parser.AWS, "inf2.xlarge", "eu-west-1", parser.OnDemand); ok {
-		t.Fatal("inf2 priced in eu-west-1 without a regional figure for its family")
+	// Accelerator families have their own ratio: Inferentia2 costs ×1.25 in eu-west-1 (the
+	// snapshot's inf2.xlarge, 0.94775/0.7582), applied to every size of the family.
+	p, ok = c.Price(parser.AWS, "inf2.48xlarge", "eu-west-1", parser.OnDemand)
+	if want := int64(math.Round(12.98127 * 0.94775 / 0.7582 * 1e6)); !ok || !p.Estimated || abs(int64(p.Hourly)-want) > 1 ||
+		!strings.Contains(p.Basis, "inf2.xlarge's eu-west-1/us-east-1 ratio 1.2500") {
+		t.Fatalf("inf2.48xlarge eu-west-1: %+v, want %d", p, want)
+	}
+	// Trainium: the snapshot prices trn1 in us-west-2 and us-east-2 (as in us-east-1), and lists
+	// ap-south-1 without a price, which prices nothing there.
+	if p, ok := c.Price(parser.AWS, "trn1.32xlarge", "us-west-2", parser.OnDemand); !ok || p.Hourly != 21500000 || !p.Estimated {
+		t.Fatalf("trn1.32xlarge us-west-2: %+v", p)
+	}
+	if _, ok := c.Price(parser.AWS, "trn1.32xlarge", "ap-south-1", parser.OnDemand); ok {
+		t.Fatal("trn1 priced in ap-south-1, which the snapshot lists without a price")
+	}
+	// Families the regional table lacks are not extrapolated from others: the snapshot predates
+	// g6f, whose L4 slices cost differently from g6.
+	if _, ok := c.Price(parser.AWS, "g6f.xlarge", "eu-west-1", parser.OnDemand); ok {
+		t.Fatal("g6f priced in eu-west-1 without a regional figure for its family")
 	}
 }
 
