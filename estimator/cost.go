@@ -47,6 +47,10 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 		HoursPerMonth: p.hours(&r), Tags: r.Tags, Unresolved: r.Unresolved, Notes: append([]string(nil), r.Notes...),
 		Suppressions: r.Suppressions, Pod: r.Pod, Recommendations: []Recommendation{},
 	}
+	if e.SharedLimit = p.sharedLimit(&r); r.SharedLimit != nil && e.SharedLimit == nil {
+		e.Notes = append(e.Notes, fmt.Sprintf("%s's %s is counted in vCPUs and %s's are not in the catalog: its maximum is counted on its own",
+			r.SharedLimit.Owner, r.SharedLimit.What, r.InstanceType))
+	}
 	if e.Provider == "" {
 		e.Provider = parser.Unknown
 	}
@@ -322,6 +326,24 @@ func (p *Pricer) EstimateAll(rs []parser.Resource) []Estimate {
 		p.priceScaleMax(&rs[i], &out[i])
 	}
 	return out
+}
+
+// sharedLimit is the resource's shared limit with its per-instance share known: a limit in
+// vCPUs takes the type's vCPUs from the catalog. Without them the resource is left out of the
+// limit (its own maximum still bounds it) and a note says so.
+func (p *Pricer) sharedLimit(r *parser.Resource) *parser.SharedLimit {
+	l := r.SharedLimit
+	if l == nil || l.PerInstance > 0 {
+		return l
+	}
+	if l.Unit == parser.UnitVCPU {
+		if in, ok := p.instance(r.Provider, r.InstanceType); ok && in.VCPU > 0 {
+			c := *l
+			c.PerInstance = float64(in.VCPU)
+			return &c
+		}
+	}
+	return nil
 }
 
 // priceScaleMax prices a resource at its autoscaler's declared maximum, when it has one and

@@ -151,6 +151,9 @@ type Estimate struct {
 	Notes           []string             `json:"notes,omitempty"`
 	Suppressions    []parser.Suppression `json:"suppressions,omitempty"`
 	Pod             *parser.PodGPUs      `json:"pod,omitempty"`
+	// SharedLimit is a maximum the resource shares with others (a NodePool's GPU limit, an EMR
+	// cluster's managed scaling): the maximum total counts them within it.
+	SharedLimit *parser.SharedLimit `json:"shared_limit,omitempty"`
 
 	// attached are the GPUs attached to the N1 VM a pod's node was sized as (recommendations
 	// name them).
@@ -188,10 +191,10 @@ func Sum(es []Estimate) Totals {
 		t.Resources++
 		if m, ok := e.Monthly(); ok {
 			sum += m
-			if l := sharedLimit(e.Pod); l != nil {
-				// Counted at its floor here; what the pool's workloads add to reach their
-				// maximums is added below, within the pool's limit.
-				k := e.Root + "|" + l.Pool + "|" + e.Pod.Resource
+			if l := e.SharedLimit; l != nil && l.PerInstance > 0 {
+				// Counted at its floor here; what the resources sharing the limit add to reach
+				// their maximums is added below, within the limit.
+				k := e.Root + "|" + l.Owner + "|" + l.Unit
 				pools[k] = append(pools[k], e)
 			} else if e.ScaleMax != nil {
 				m = money.Micros(e.ScaleMax.MonthlyCost)
@@ -219,34 +222,27 @@ func Sum(es []Estimate) Totals {
 	return t
 }
 
-// sharedLimit is a pod's shared pool limit, nil for a resource that is not a pod or shares none.
-func sharedLimit(p *parser.PodGPUs) *parser.SharedLimit {
-	if p == nil || p.Requested <= 0 {
-		return nil
-	}
-	return p.SharedLimit
-}
-
-// poolGrowth is what the workloads sharing one pool's device limit can add to their floors'
-// cost at most: their autoscalers' maximums, but no more devices than the limit leaves after
-// every floor. The devices go to the workloads that pay most per device first, and the last
-// one's growth is counted in proportion to the devices left for it, so the figure bounds any
-// way the pool's scheduler could fill the limit from above (a pod costs in proportion to its
-// pods, so the bound is reached when the limit divides evenly).
+// poolGrowth is what the resources sharing one limit can add to their floors' cost at most:
+// their autoscalers' maximums, but no more units (devices, instances, vCPUs) than the limit
+// leaves after every floor. The units go to the resources that pay most per unit first, and
+// the last one's growth is counted in proportion to the units left for it, so the figure bounds
+// any way the scheduler or autoscaler could fill the limit from above (a resource costs in
+// proportion to its instances, so the bound is reached when the limit divides evenly).
 func poolGrowth(members []*Estimate) money.Micros {
 	type growth struct {
-		devices float64      // devices the workload adds from its floor to its maximum
+		devices float64      // units the resource adds from its floor to its maximum
 		cost    money.Micros // what that adds a month
 	}
-	left := members[0].Pod.SharedLimit.Devices
+	left := members[0].SharedLimit.Limit
 	var gs []growth
 	for _, e := range members {
-		left -= float64(e.Quantity) * float64(e.Pod.Requested)
+		per := e.SharedLimit.PerInstance
+		left -= float64(e.Quantity) * per
 		if e.ScaleMax == nil {
 			continue
 		}
 		floor, _ := e.Monthly()
-		if d := float64(e.ScaleMax.Quantity-e.Quantity) * float64(e.Pod.Requested); d > 0 {
+		if d := float64(e.ScaleMax.Quantity-e.Quantity) * per; d > 0 {
 			gs = append(gs, growth{d, money.Micros(e.ScaleMax.MonthlyCost) - floor})
 		}
 	}

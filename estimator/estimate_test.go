@@ -1,8 +1,12 @@
 package estimator
 
 import (
+	"math"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/internal/money"
 	"github.com/gpuguard/gpuguard/parser"
 )
@@ -12,7 +16,8 @@ import (
 func pooled(root, pool string, limit float64, gpus int64, floorPods int, floor float64, maxPods int, atMax float64) Estimate {
 	m := money.Amount(money.FromDollars(floor))
 	e := Estimate{Root: root, Quantity: floorPods, MonthlyCost: &m,
-		Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: gpus, SharedLimit: &parser.SharedLimit{Pool: pool, Devices: limit}}}
+		Pod:         &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: gpus},
+		SharedLimit: &parser.SharedLimit{Owner: pool, Limit: limit, Unit: "nvidia.com/gpu", PerInstance: float64(gpus)}}
 	if maxPods > floorPods {
 		e.ScaleMax = &ScaleMaxCost{Quantity: maxPods, MonthlyCost: money.Amount(money.FromDollars(atMax))}
 	}
@@ -55,7 +60,7 @@ func TestSumCapsWorkloadsSharingAPoolLimit(t *testing.T) {
 	// shared limit is summed at its maximum as before.
 	other := pooled("other", "NodePool/gpu", 16, 1, 1, 300, 10, 3000)
 	free := pooled("k8s", "", 0, 1, 1, 300, 10, 3000)
-	free.Pod.SharedLimit = nil
+	free.SharedLimit = nil
 	es := []Estimate{
 		pooled("k8s", "NodePool/gpu", 16, 4, 1, 1000, 3, 3000),
 		pooled("k8s", "NodePool/gpu", 16, 1, 1, 300, 10, 3000),
@@ -72,4 +77,50 @@ func amount(a *money.Amount) string {
 		return "none"
 	}
 	return money.Micros(*a).String()
+}
+
+// A limit in vCPUs (an EMR cluster's managed scaling) takes each instance's vCPUs from the
+// catalog; the maximum total then counts the groups within it, pricing from real estimates.
+func TestSharedLimitInVCPUs(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	limit := &parser.SharedLimit{Owner: "aws_emr_cluster.c", What: "managed scaling maximum of 32 vCPUs", Limit: 32, Unit: parser.UnitVCPU}
+	group := func(addr, typ string, n, maxVCPUs int) parser.Resource {
+		return parser.Resource{Address: addr, Provider: parser.AWS, Region: "us-east-1", InstanceType: typ, Quantity: n,
+			PurchaseOption: parser.OnDemand, SharedLimit: limit, ScaleMax: &parser.ScaleMax{VCPUs: maxVCPUs}}
+	}
+	// g6.2xlarge has 8 vCPUs, g6.xlarge 4: floors 8 + 4 vCPUs, each alone up to 32 (4 and 8
+	// instances), together 32.
+	es := p.EstimateAll([]parser.Resource{group("core", "g6.2xlarge", 1, 32), group("task", "g6.xlarge", 1, 32)})
+	if l := es[0].SharedLimit; l == nil || l.PerInstance != 8 {
+		t.Fatalf("core share %+v", l)
+	}
+	if l := es[1].SharedLimit; l == nil || l.PerInstance != 4 {
+		t.Fatalf("task share %+v", l)
+	}
+	if limit.PerInstance != 0 {
+		t.Fatal("the parser's limit was changed")
+	}
+	if es[0].ScaleMax == nil || es[0].ScaleMax.Quantity != 4 || es[1].ScaleMax == nil || es[1].ScaleMax.Quantity != 8 {
+		t.Fatalf("maximums %+v %+v", es[0].ScaleMax, es[1].ScaleMax)
+	}
+	// 20 vCPUs left after the floors. Per vCPU the two cost the same to the cent or so (g6 is
+	// priced by size), so the bound is the floors plus 20 vCPUs' worth, not both maximums.
+	perVCPU := func(e Estimate) float64 {
+		floor, _ := e.Monthly()
+		return float64(money.Micros(e.ScaleMax.MonthlyCost)-floor) / float64((e.ScaleMax.Quantity-e.Quantity)*int(e.SharedLimit.PerInstance))
+	}
+	floors := money.Micros(*es[0].MonthlyCost) + money.Micros(*es[1].MonthlyCost)
+	hi := max(perVCPU(es[0]), perVCPU(es[1]))
+	tot := Sum(es)
+	both := money.Micros(es[0].ScaleMax.MonthlyCost) + money.Micros(es[1].ScaleMax.MonthlyCost)
+	if tot.MaxMonthlyCost == nil || money.Micros(*tot.MaxMonthlyCost) >= both ||
+		math.Abs(float64(money.Micros(*tot.MaxMonthlyCost)-floors)-20*hi) > 1 {
+		t.Fatalf("max %s: floors %v + 20 × %v, both maximums %v", amount(tot.MaxMonthlyCost), floors, hi, both)
+	}
+	// A type the catalog does not know has no vCPU count: it is left out of the limit.
+	if e := p.Estimate(group("x", "x9.huge", 1, 32)); e.SharedLimit != nil || !slices.ContainsFunc(e.Notes, func(n string) bool {
+		return strings.Contains(n, "x9.huge's are not in the catalog: its maximum is counted on its own")
+	}) {
+		t.Fatalf("unknown type in a vCPU limit: %+v %q", e.SharedLimit, e.Notes)
+	}
 }

@@ -124,19 +124,28 @@ type PodGPUs struct {
 	// takes more of the node than its GPUs do (the estimator sets it); else the share is
 	// PerPodGPUs of the node's GPUs.
 	NodeShare float64 `json:"node_share,omitempty"`
-	// SharedLimit is set when the pod's NodePool limits Resource and the workloads it places
-	// could together ask for more than the limit at their maximums: the totals then count no
-	// more of them than the limit holds.
-	SharedLimit *SharedLimit `json:"shared_limit,omitempty"`
 }
 
-// SharedLimit is a node pool's limit on an extended resource, shared by the workloads it places.
+// SharedLimit is a maximum several autoscaled resources share: a Karpenter NodePool's limit on
+// a GPU resource over the workloads it places, an EMR cluster's managed-scaling maximum over
+// its core and task groups. Each resource's own maximum fits in it, but theirs together may
+// not: the totals count no more of them than the limit holds.
 type SharedLimit struct {
-	// Pool is the pool's address (NodePool/gpu).
-	Pool string `json:"pool"`
-	// Devices is the limit, in devices of the pod's resource.
-	Devices float64 `json:"devices"`
+	// Owner is what declares the limit (NodePool/gpu, aws_emr_cluster.spark); What says which
+	// limit it is, for reports ("limit of 16 nvidia.com/gpu").
+	Owner string `json:"owner"`
+	What  string `json:"what"`
+	// Limit is in Unit ("nvidia.com/gpu", "Instances", "InstanceFleetUnits", "VCPU").
+	Limit float64 `json:"limit"`
+	Unit  string  `json:"unit"`
+	// PerInstance is what one instance, node or pod of the resource takes of the limit: its
+	// devices, its fleet weight, 1 instance. 0 with Unit VCPU: the type's vCPUs, which the
+	// estimator knows.
+	PerInstance float64 `json:"per_instance,omitempty"`
 }
+
+// UnitVCPU is the SharedLimit unit whose per-instance share is the instance type's vCPUs.
+const UnitVCPU = "VCPU"
 
 // CountRange is a whole-number constraint from a node selector (a node's GPU count): In lists
 // the allowed values (empty: any), Min and Max bound them.
@@ -254,7 +263,9 @@ type Resource struct {
 	SpotQuantity  int // of Quantity, how many run on spot when purchase is split (AWS ASG mixed policy)
 	// ScaleMax, when set, is the most an autoscaler declared with the resource may run: the
 	// estimator prices it too, as the resource's cost at full scale-out.
-	ScaleMax       *ScaleMax
+	ScaleMax *ScaleMax
+	// SharedLimit, when set, is a maximum the resource shares with others (see SharedLimit).
+	SharedLimit    *SharedLimit
 	PurchaseOption PurchaseOption
 	// HoursPerMonth is 0 when the resource runs the default month.
 	HoursPerMonth float64

@@ -75,6 +75,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "container_apps_gpu"},
 		{name: "databricks"},
 		{name: "emr_dataproc"},
+		{name: "emr_scaling"},
 		{name: "terragrunt"},
 		{name: "capacity_reservations"},
 		{name: "variables", args: []string{"--var-file", "testdata/terraform/variables/override.tfvars", "--var", "from_var_flag=p5.4xlarge"}},

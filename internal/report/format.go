@@ -115,7 +115,10 @@ func scaleMaxSentence(es []estimator.Estimate, t estimator.Totals) string {
 	if t.Estimated > 0 {
 		star = "*"
 	}
-	var pools []string // node pools whose GPU limit the total counts its workloads within
+	// Shared limits the total counts two or more resources within (one resource's own maximum
+	// already fits in its limit).
+	members := map[string]int{}      // by root and limit
+	limitText := map[string]string{} // the limit as the sentence names it
 	for i := range es {
 		if m := es[i].ScaleMax; m != nil {
 			n++
@@ -123,8 +126,10 @@ func scaleMaxSentence(es []estimator.Estimate, t estimator.Totals) string {
 				star = "*"
 			}
 		}
-		if p := es[i].Pod; p != nil && p.SharedLimit != nil && !slices.Contains(pools, p.SharedLimit.Pool) {
-			pools = append(pools, p.SharedLimit.Pool)
+		if l := es[i].SharedLimit; l != nil && l.PerInstance > 0 {
+			k := es[i].Root + "\x00" + l.Owner + "\x00" + l.Unit
+			members[k]++
+			limitText[k] = l.Owner + "'s " + l.What
 		}
 	}
 	if n == 0 {
@@ -135,13 +140,19 @@ func scaleMaxSentence(es []estimator.Estimate, t estimator.Totals) string {
 		at = "their declared maximums"
 	}
 	s := fmt.Sprintf("Up to %s%s/month with %d autoscaled resource%s at %s", amount(*t.MaxMonthlyCost), star, n, plural(n), at)
-	if len(pools) > 0 {
-		sort.Strings(pools)
-		limit := "its GPU limit"
-		if len(pools) > 1 {
-			limit = "their GPU limits"
+	var limits []string
+	for k, n := range members {
+		if n > 1 && !slices.Contains(limits, limitText[k]) {
+			limits = append(limits, limitText[k])
 		}
-		s += fmt.Sprintf(", the workloads of %s counted within %s", strings.Join(pools, ", "), limit)
+	}
+	if len(limits) > 0 {
+		sort.Strings(limits)
+		s += ", counted within " + strings.Join(limits[:len(limits)-1], ", ")
+		if len(limits) > 1 {
+			s += " and "
+		}
+		s += limits[len(limits)-1]
 	}
 	return s + "."
 }

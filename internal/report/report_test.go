@@ -401,15 +401,23 @@ func TestScaleMaxIsShown(t *testing.T) {
 			}
 		}
 	}
-	// Workloads counted within a shared NodePool limit: the sentence says which pool, so the
-	// total is not read as the sum of the maximums.
-	c.Resources[0].Pod = &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, SharedLimit: &parser.SharedLimit{Pool: "NodePool/gpu", Devices: 2}}
+	// Resources counted within a limit they share: the sentence says which limit, so the total
+	// is not read as the sum of the maximums. A limit with one resource in it caps nothing its own
+	// maximum does not, and is not named.
+	limit := &parser.SharedLimit{Owner: "NodePool/gpu", What: "limit of 2 nvidia.com/gpu", Limit: 2, Unit: "nvidia.com/gpu", PerInstance: 1}
+	c.Resources[0].SharedLimit = limit
 	for name, out := range checkReports(t, c) {
-		if want := "at its declared maximum, the workloads of NodePool/gpu counted within its GPU limit."; !strings.Contains(out, want) {
+		if strings.Contains(out, "counted within") {
+			t.Errorf("%s: a limit with one member named:\n%s", name, out)
+		}
+	}
+	c.Resources[1].SharedLimit = limit
+	for name, out := range checkReports(t, c) {
+		if want := "at its declared maximum, counted within NodePool/gpu's limit of 2 nvidia.com/gpu."; !strings.Contains(out, want) {
 			t.Errorf("%s: no %q in\n%s", name, want, out)
 		}
 	}
-	c.Resources[0].Pod = nil
+	c.Resources[0].SharedLimit, c.Resources[1].SharedLimit = nil, nil
 	c.Resources[0].ScaleMax = nil
 	c.Totals = estimator.Sum(c.Resources)
 	for name, out := range checkReports(t, c) {

@@ -212,7 +212,8 @@ func notePoolShared(np *nodePool, placed []int, rs []parser.Resource) {
 		}
 		for _, i := range placed {
 			if r := &rs[i]; r.Pod.Resource == l.resource && r.Pod.SharedReplicas == 0 {
-				r.Pod.SharedLimit = &parser.SharedLimit{Pool: np.address, Devices: l.amount}
+				r.SharedLimit = &parser.SharedLimit{Owner: np.address, What: "limit of " + l.text + " " + l.resource,
+					Limit: l.amount, Unit: l.resource, PerInstance: float64(r.Pod.Requested)}
 				r.Note("shares %s's limit of %s %s with %d other workload%s: together they can use at most %s, not the %d their maximums add up to",
 					np.address, l.text, l.resource, sharing-1, plural(int64(sharing-1)), l.text, want)
 			}

@@ -1265,7 +1265,8 @@ func TestKarpenterLimitSharedByWorkloads(t *testing.T) {
 			t.Errorf("%s: notes %q", r.Address, r.Notes)
 		}
 		// The totals cap the three together at the limit (estimator.Sum).
-		if l := r.Pod.SharedLimit; l == nil || l.Pool != "NodePool/gpu" || l.Devices != 16 {
+		if l := r.SharedLimit; l == nil || l.Owner != "NodePool/gpu" || l.Limit != 16 || l.Unit != "nvidia.com/gpu" ||
+			l.PerInstance != float64(r.Pod.Requested) || l.What != "limit of 16 nvidia.com/gpu" {
 			t.Errorf("%s: shared limit %+v", r.Address, l)
 		}
 	}
@@ -1277,7 +1278,7 @@ func TestKarpenterLimitSharedByWorkloads(t *testing.T) {
 				t.Errorf("%s: %q within the limit", r.Address, n)
 			}
 		}
-		if r.Pod.SharedLimit != nil {
+		if r.SharedLimit != nil {
 			t.Errorf("%s: a shared limit within the limit", r.Address)
 		}
 	}

@@ -65,6 +65,31 @@ module "gke" {
   zones = []
   node_pools = [{ name = "a", accelerator_count = "x", autoscaling = false }]
 }`))
+	// EMR scaling with odd shapes: a limit of zero, a fleet weight of zero, a policy that is a
+	// number, a scaling policy with no limits block.
+	f.Add([]byte(`resource "aws_emr_cluster" "c" {
+  core_instance_fleet {
+    instance_type_configs {
+      instance_type     = "g5.xlarge"
+      weighted_capacity = 0
+    }
+    target_spot_capacity = 3
+  }
+}
+resource "aws_emr_instance_group" "t" {
+  cluster_id         = aws_emr_cluster.c.id
+  instance_type      = "g6.xlarge"
+  autoscaling_policy = 5
+}
+resource "aws_emr_managed_scaling_policy" "p" {
+  cluster_id = aws_emr_cluster.c.id
+  compute_limits {
+    unit_type              = "InstanceFleetUnits"
+    minimum_capacity_units = -1
+    maximum_capacity_units = 0
+  }
+}
+resource "aws_emr_managed_scaling_policy" "q" { cluster_id = aws_emr_cluster.c.id }`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := ParseSource("fuzz.tf", data, Options{})
 		for _, e := range res.Errors {

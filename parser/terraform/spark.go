@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -22,59 +23,167 @@ const (
 )
 
 // mapEMRCluster prices the master and core groups (instance groups or instance fleets) of an
-// EMR cluster; task groups are aws_emr_instance_group / _fleet resources of their own.
+// EMR cluster; task groups are aws_emr_instance_group / _fleet resources of their own. The core
+// group scales with the cluster's managed scaling policy, or its own automatic scaling policy.
 // https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources/emr_cluster
 func mapEMRCluster(c *mapContext) []*parser.Resource {
 	var out []*parser.Resource
 	for _, role := range []string{"master", "core"} {
 		r, w := c.resource(parser.AWS, c.inst.addr+"."+role)
+		var weight int
 		switch {
 		case w.has(role + "_instance_group"):
 			g := w.blocks(role + "_instance_group")
 			if len(g) == 0 {
 				continue
 			}
-			emrGroup(r, g[0])
+			weight = emrGroup(r, g[0])
 		case w.has(role + "_instance_fleet"):
 			f := w.blocks(role + "_instance_fleet")
 			if len(f) == 0 {
 				continue
 			}
-			emrFleet(r, f[0])
+			weight = emrFleet(r, f[0])
 		default:
 			continue
 		}
 		c.awsCommon(r, w)
 		r.Note("%s", emrNote)
+		if role == "core" {
+			c.emrManagedScaling(r, c.inst.addr, true, weight)
+		}
 		out = append(out, r)
 	}
 	return out
 }
 
-// mapEMRInstanceGroup and mapEMRInstanceFleet price a task (or other) group added to a cluster.
+// mapEMRInstanceGroup and mapEMRInstanceFleet price a task (or other) group added to a cluster,
+// which scales with the cluster's managed scaling policy or its own automatic scaling policy.
 func mapEMRInstanceGroup(c *mapContext) []*parser.Resource { return c.emrAddedGroup(emrGroup) }
 func mapEMRInstanceFleet(c *mapContext) []*parser.Resource { return c.emrAddedGroup(emrFleet) }
 
-func (c *mapContext) emrAddedGroup(read func(*parser.Resource, *view)) []*parser.Resource {
+func (c *mapContext) emrAddedGroup(read func(*parser.Resource, *view) int) []*parser.Resource {
 	r, w := c.resource(parser.AWS, c.inst.addr)
-	read(r, w)
+	weight := read(r, w)
 	c.awsCommon(r, w)
 	r.Note("%s", emrNote)
+	if cluster := c.referenced(w, "aws_emr_cluster", "cluster_id"); cluster != nil {
+		// The group has no tags of its own: EMR tags every instance of the cluster with the
+		// cluster's tags.
+		applyTags(r, (&view{obj: cluster.value}).strMap("tags"))
+		c.emrManagedScaling(r, cluster.addr, false, weight)
+	}
 	return []*parser.Resource{r}
 }
 
-// emrGroup reads an instance group: its type and count (1 when unset), on spot when it bids.
-func emrGroup(r *parser.Resource, g *view) {
+// emrGroup reads an instance group: its type and count (1 when unset), on spot when it bids,
+// and the maximum of its automatic scaling policy. A group's instances weigh 1 unit each.
+func emrGroup(r *parser.Resource, g *view) int {
 	typeAndCount(r, g, "instance_count")
 	if bid, ok := g.str("bid_price"); ok && bid != "" {
 		r.PurchaseOption = parser.Spot
 		r.Note("bid_price %s: spot instances", bid)
 	}
+	if p, ok := g.str("autoscaling_policy"); ok && p != "" {
+		emrAutoscaling(r, p)
+	}
+	return 1
+}
+
+// emrAutoscaling reads an instance group's automatic scaling policy (a JSON document) for its
+// Constraints.MaxCapacity: the most instances its rules may run.
+// https://docs.aws.amazon.com/emr/latest/APIReference/API_ScalingConstraints.html
+func emrAutoscaling(r *parser.Resource, doc string) {
+	var p struct {
+		Constraints *struct {
+			MinCapacity *int
+			MaxCapacity *int
+		}
+	}
+	if err := json.Unmarshal([]byte(doc), &p); err != nil {
+		r.AddUnresolved("autoscaling_policy", "not a JSON scaling policy: "+err.Error())
+		return
+	}
+	if p.Constraints == nil || p.Constraints.MaxCapacity == nil {
+		r.AddUnresolved("autoscaling_policy", "no Constraints.MaxCapacity")
+		return
+	}
+	max := *p.Constraints.MaxCapacity
+	if p.Constraints.MinCapacity != nil {
+		r.Note("automatic scaling between %d and %d instances", *p.Constraints.MinCapacity, max)
+	}
+	if max > r.Quantity {
+		r.SetScaleMax(max, "autoscaling_policy Constraints.MaxCapacity")
+	}
+}
+
+// emrManagedScaling applies the cluster's managed scaling policy, if it has one, to its core
+// group or a task group. compute_limits bound the core and task groups together (in instances,
+// fleet units or vCPUs); maximum_core_capacity_units bounds the core group alone. A group alone
+// may grow to the maximum, less nothing: the totals count the groups together within it
+// (parser.SharedLimit), so their maximums are not added up past it. Units beyond
+// maximum_ondemand_capacity_units run on spot; the maximum counts a group at its own purchase
+// option, so it stays an upper bound.
+// https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources/emr_managed_scaling_policy
+// https://docs.aws.amazon.com/emr/latest/APIReference/API_ComputeLimits.html
+func (c *mapContext) emrManagedScaling(r *parser.Resource, cluster string, core bool, weight int) {
+	policies := c.referrersOf(cluster, "aws_emr_managed_scaling_policy", "cluster_id")
+	if len(policies) == 0 {
+		return
+	}
+	pv := &view{obj: policies[0].value, res: r, path: policies[0].addr + "."}
+	limits := pv.blocks("compute_limits")
+	if len(limits) == 0 {
+		return
+	}
+	l := limits[0]
+	unit, _ := l.str("unit_type")
+	maxUnits, ok := l.num("maximum_capacity_units")
+	if !ok || maxUnits <= 0 {
+		r.AddUnresolved(policies[0].addr+".compute_limits.maximum_capacity_units", "not a positive number: the maximum is not priced")
+		return
+	}
+	group := maxUnits
+	if core {
+		if mc, ok := l.num("maximum_core_capacity_units"); ok && mc < group {
+			group = mc
+		}
+	}
+	from := "compute_limits of " + policies[0].addr
+	units := map[string]string{"Instances": "instances", "InstanceFleetUnits": "fleet units", "VCPU": "vCPUs"}[unit]
+	shared := &parser.SharedLimit{Owner: cluster, What: fmt.Sprintf("managed scaling maximum of %d %s", maxUnits, units), Limit: float64(maxUnits), Unit: unit}
+	switch unit {
+	case "Instances", "InstanceFleetUnits":
+		per := 1
+		if unit == "InstanceFleetUnits" {
+			per = max(weight, 1)
+		}
+		if n := (group + per - 1) / per; n > r.Quantity {
+			r.SetScaleMax(n, from)
+			r.ScaleMax.SpotQuantity = r.SpotQuantity // growth counted at on-demand: an upper bound
+		}
+		shared.PerInstance = float64(per)
+	case "VCPU":
+		r.ScaleMax = &parser.ScaleMax{VCPUs: group, SpotQuantity: r.SpotQuantity, From: from}
+		shared.Unit = parser.UnitVCPU // the estimator knows the type's vCPUs
+	default:
+		r.AddUnresolved(policies[0].addr+".compute_limits.unit_type", fmt.Sprintf("%q is not Instances, InstanceFleetUnits or VCPU: the maximum is not priced", unit))
+		return
+	}
+	r.SharedLimit = shared
+	what := "task"
+	if core {
+		what = "core"
+	}
+	r.Note("managed scaling by %s: the cluster's core and task groups together up to %d %s, this %s group up to %d", policies[0].addr, maxUnits, units, what, group)
+	if od, ok := l.num("maximum_ondemand_capacity_units"); ok && od < group && r.PurchaseOption != parser.Spot {
+		r.Note("past %d %s on demand EMR adds spot capacity; the maximum counts it on demand (an upper bound)", od, units)
+	}
 }
 
 // emrFleet reads an instance fleet: its target capacities in units of the first instance type's
-// weighted capacity, on-demand and spot.
-func emrFleet(r *parser.Resource, f *view) {
+// weighted capacity, on-demand and spot. It returns that weight.
+func emrFleet(r *parser.Resource, f *view) int {
 	types, weight := typesAndWeight(f.blocks("instance_type_configs"))
 	od, _ := f.num("target_on_demand_capacity")
 	spot, _ := f.num("target_spot_capacity")
@@ -87,6 +196,7 @@ func emrFleet(r *parser.Resource, f *view) {
 			r.SpotQuantity = min(spotInstances, r.Quantity)
 		}
 	}
+	return weight
 }
 
 // mapDataprocCluster prices a Dataproc cluster's master, primary workers and secondary

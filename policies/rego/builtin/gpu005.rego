@@ -4,8 +4,9 @@
 #   A GPU resource lacks the tags or labels that allocate its cost (config required_tags; team,
 #   project and env by default). Terraform tags include the AWS provider's default_tags, the
 #   instance tags of a launch template (tag_specifications for "instance") on the instances,
-#   groups and node groups it launches, and an Auto Scaling group's tags that propagate at
-#   launch; GKE node pools are checked on resource_labels, Kubernetes workloads on their labels.
+#   groups and node groups it launches, an Auto Scaling group's tags that propagate at launch,
+#   and an EMR cluster's tags on the instance groups and fleets added to it; GKE node pools are
+#   checked on resource_labels, Kubernetes workloads on their labels.
 # custom:
 #   id: GPU005
 #   severity: warn
