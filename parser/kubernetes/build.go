@@ -507,10 +507,17 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 			n.addSource(np.address)
 		}
 	}
-	if v, ok := sel.values(labelKarpenterPool); ok && len(v) == 1 && len(n.instanceTypes) == 1 && !placed && unplaced == "" {
-		// The pod pins its instance type and names its NodePool: the pool still decides the
-		// capacity type and region, and its limits bound the pods.
-		if np := matchNodePool(nodes.pools, sel, tols); np != nil {
+	if len(n.instanceTypes) == 1 && !placed && unplaced == "" {
+		// The pod pins its instance type and names its NodePool, or a pool names the type or
+		// its family: the pool still decides the capacity type and region, and its limits bound
+		// the pods.
+		var np *nodePool
+		if v, ok := sel.values(labelKarpenterPool); ok && len(v) == 1 {
+			np = matchNodePool(nodes.pools, sel, tols)
+		} else if np = matchPinnedPool(nodes.pools, sel, tols, n.instanceTypes[0]); np != nil {
+			res.Note("%s names %s in its requirements: Karpenter launches the pods' nodes from it, with its capacity type and limits", np.address, n.instanceTypes[0])
+		}
+		if np != nil {
 			pool = np
 			merged := fromSelector(np.merge(sel), np.address)
 			if n.purchase == "" && merged.purchase != "" {

@@ -1309,11 +1309,23 @@ func TestPinnedTypeOnNamedNodePool(t *testing.T) {
 		res.Warnings[0].Message != "Deployment/ns/a pins g5.xlarge, which NodePool/spotpool's requirements do not allow: Karpenter would leave its pods pending (priced as declared)" {
 		t.Fatalf("outside the pool: %s, warnings %v", r.InstanceType, res.Warnings)
 	}
-	// Without the pool's name, the pinned type decides alone, as before: no pool is guessed.
+	// Without the pool's name, a pool that names the type's family is the one Karpenter launches
+	// from: its capacity type, region and limits, and a note that says so.
 	res = build(t, pool+workload("g6.xlarge", ""), Options{})
 	r = one(t, res)
-	if r.PurchaseOption != parser.OnDemand || r.ScaleMax == nil || r.ScaleMax.Quantity != 10 {
-		t.Fatalf("no pool named: %s %+v", r.PurchaseOption, r.ScaleMax)
+	if r.PurchaseOption != parser.Spot || r.Region != "eu-west-1" || r.ScaleMax == nil || r.ScaleMax.Quantity != 4 || len(res.Warnings) > 0 ||
+		!slices.Contains(r.Notes, "NodePool/spotpool names g6.xlarge in its requirements: Karpenter launches the pods' nodes from it, with its capacity type and limits") {
+		t.Fatalf("pool naming the family: %s %s %+v %q", r.PurchaseOption, r.Region, r.ScaleMax, r.Notes)
+	}
+	// A type the pool does not name, or a pool that only does not exclude it, is not guessed:
+	// the pinned type decides alone, without a warning.
+	broad := strings.Replace(pool, "{key: karpenter.k8s.aws/instance-family, operator: In, values: [g6]}", "{key: karpenter.k8s.aws/instance-category, operator: In, values: [g]}", 1)
+	for name, src := range map[string]string{"other family": pool + workload("g5.xlarge", ""), "broad pool": broad + workload("g6.xlarge", "")} {
+		res = build(t, src, Options{})
+		r = one(t, res)
+		if r.PurchaseOption != parser.OnDemand || r.ScaleMax == nil || r.ScaleMax.Quantity != 10 || len(res.Warnings) > 0 {
+			t.Fatalf("%s: %s %+v %v", name, r.PurchaseOption, r.ScaleMax, res.Warnings)
+		}
 	}
 }
 

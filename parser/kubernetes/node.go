@@ -371,6 +371,33 @@ func (np *nodePool) allowsType(typ string) bool {
 	return true
 }
 
+// namesType reports whether the pool's requirements list an instance type, or its EC2 family,
+// by name: a pool meant for that type, not one that merely does not exclude it.
+func (np *nodePool) namesType(typ string) bool {
+	req := np.requirements
+	for _, k := range []string{labelInstanceType, labelKarpenterType, labelAzureSKUName} {
+		if slices.Contains(req.allowed[k], typ) {
+			return true
+		}
+	}
+	family, _, ok := strings.Cut(typ, ".")
+	return ok && (slices.Contains(req.allowed[labelKarpenterFamily], family) || slices.Contains(req.allowed[labelEKSFamily], family))
+}
+
+// matchPinnedPool finds the pool Karpenter launches a node from for a pod that pins its instance
+// type without naming a pool: the highest-weight pool that admits the pod and names the type or
+// its family in its requirements (ties by name). A pool that only allows the type among others
+// is not taken for it: the pinned type may as well run on nodes no pool in the files manages.
+func matchPinnedPool(pools []*nodePool, sel selector, tols []toleration, typ string) *nodePool {
+	var named []*nodePool
+	for _, np := range pools {
+		if np.namesType(typ) && np.allowsType(typ) {
+			named = append(named, np)
+		}
+	}
+	return matchNodePool(named, sel, tols)
+}
+
 // offersGPUs reports whether the pool's requirements point at GPU instances at all.
 func (np *nodePool) offersGPUs() bool {
 	req := np.requirements
