@@ -91,7 +91,8 @@ func emrGroup(r *parser.Resource, g *view) int {
 }
 
 // emrAutoscaling reads an instance group's automatic scaling policy (a JSON document) for its
-// Constraints.MaxCapacity: the most instances its rules may run.
+// Constraints.MaxCapacity: the most instances its rules may run. A policy it cannot read leaves
+// the maximum out, with a note, and the floor priced.
 // https://docs.aws.amazon.com/emr/latest/APIReference/API_ScalingConstraints.html
 func emrAutoscaling(r *parser.Resource, doc string) {
 	var p struct {
@@ -101,11 +102,11 @@ func emrAutoscaling(r *parser.Resource, doc string) {
 		}
 	}
 	if err := json.Unmarshal([]byte(doc), &p); err != nil {
-		r.AddUnresolved("autoscaling_policy", "not a JSON scaling policy: "+err.Error())
+		r.Note("autoscaling_policy is not a JSON scaling policy (%v): its maximum is not priced", err)
 		return
 	}
 	if p.Constraints == nil || p.Constraints.MaxCapacity == nil {
-		r.AddUnresolved("autoscaling_policy", "no Constraints.MaxCapacity")
+		r.Note("autoscaling_policy has no Constraints.MaxCapacity: its maximum is not priced")
 		return
 	}
 	max := *p.Constraints.MaxCapacity
@@ -131,7 +132,8 @@ func (c *mapContext) emrManagedScaling(r *parser.Resource, cluster string, core 
 	if len(policies) == 0 {
 		return
 	}
-	pv := &view{obj: policies[0].value, res: r, path: policies[0].addr + "."}
+	// Read quietly: a limit known only at apply leaves the maximum out, not the floor's price.
+	pv := &view{obj: policies[0].value}
 	limits := pv.blocks("compute_limits")
 	if len(limits) == 0 {
 		return
@@ -140,7 +142,7 @@ func (c *mapContext) emrManagedScaling(r *parser.Resource, cluster string, core 
 	unit, _ := l.str("unit_type")
 	maxUnits, ok := l.num("maximum_capacity_units")
 	if !ok || maxUnits <= 0 {
-		r.AddUnresolved(policies[0].addr+".compute_limits.maximum_capacity_units", "not a positive number: the maximum is not priced")
+		r.Note("managed scaling by %s: compute_limits.maximum_capacity_units is unknown or not positive, so the maximum is not priced", policies[0].addr)
 		return
 	}
 	group := maxUnits
@@ -167,7 +169,7 @@ func (c *mapContext) emrManagedScaling(r *parser.Resource, cluster string, core 
 		r.ScaleMax = &parser.ScaleMax{VCPUs: group, SpotQuantity: r.SpotQuantity, From: from}
 		shared.Unit = parser.UnitVCPU // the estimator knows the type's vCPUs
 	default:
-		r.AddUnresolved(policies[0].addr+".compute_limits.unit_type", fmt.Sprintf("%q is not Instances, InstanceFleetUnits or VCPU: the maximum is not priced", unit))
+		r.Note("managed scaling by %s: unit_type %q is not Instances, InstanceFleetUnits or VCPU, so the maximum is not priced", policies[0].addr, unit)
 		return
 	}
 	r.SharedLimit = shared
