@@ -191,10 +191,9 @@ func Sum(es []Estimate) Totals {
 		t.Resources++
 		if m, ok := e.Monthly(); ok {
 			sum += m
-			if l := e.SharedLimit; l != nil && l.PerInstance > 0 {
+			if k, ok := limitKey(e); ok {
 				// Counted at its floor here; what the resources sharing the limit add to reach
 				// their maximums is added below, within the limit.
-				k := e.Root + "|" + l.Owner + "|" + l.Unit
 				pools[k] = append(pools[k], e)
 			} else if e.ScaleMax != nil {
 				m = money.Micros(e.ScaleMax.MonthlyCost)
@@ -220,6 +219,35 @@ func Sum(es []Estimate) Totals {
 		t.MaxMonthlyCost = &a
 	}
 	return t
+}
+
+// limitKey groups the priced resources that share one limit: the same owner and unit in the
+// same root (the same NodePool name in another root is another cluster's).
+func limitKey(e *Estimate) (string, bool) {
+	l := e.SharedLimit
+	if l == nil || l.PerInstance <= 0 || e.MonthlyCost == nil {
+		return "", false
+	}
+	return e.Root + "|" + l.Owner + "|" + l.Unit, true
+}
+
+// SharedLimits are the limits Sum counts two or more resources within, in the order first met
+// (a limit with one resource caps nothing that resource's own maximum does not).
+func SharedLimits(es []Estimate) []*parser.SharedLimit {
+	members := map[string]int{}
+	for i := range es {
+		if k, ok := limitKey(&es[i]); ok {
+			members[k]++
+		}
+	}
+	var out []*parser.SharedLimit
+	for i := range es {
+		if k, ok := limitKey(&es[i]); ok && members[k] > 1 {
+			out = append(out, es[i].SharedLimit)
+			members[k] = 0 // once
+		}
+	}
+	return out
 }
 
 // poolGrowth is what the resources sharing one limit can add to their floors' cost at most:

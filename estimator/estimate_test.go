@@ -70,6 +70,11 @@ func TestSumCapsWorkloadsSharingAPoolLimit(t *testing.T) {
 	if tot := Sum(es); tot.MaxMonthlyCost == nil || *tot.MaxMonthlyCost != money.Amount(money.FromDollars(4500+3000+3000)) {
 		t.Errorf("max %s, want 10500", amount(tot.MaxMonthlyCost))
 	}
+	// The limits reports name: the pool shared by three, once; not the other root's pool, whose
+	// one workload it does not cap.
+	if ls := SharedLimits(es); len(ls) != 1 || ls[0] != es[0].SharedLimit {
+		t.Errorf("shared limits %+v", ls)
+	}
 }
 
 func amount(a *money.Amount) string {

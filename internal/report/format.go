@@ -115,21 +115,12 @@ func scaleMaxSentence(es []estimator.Estimate, t estimator.Totals) string {
 	if t.Estimated > 0 {
 		star = "*"
 	}
-	// Shared limits the total counts two or more resources within (one resource's own maximum
-	// already fits in its limit).
-	members := map[string]int{}      // by root and limit
-	limitText := map[string]string{} // the limit as the sentence names it
 	for i := range es {
 		if m := es[i].ScaleMax; m != nil {
 			n++
 			if m.PriceEstimated {
 				star = "*"
 			}
-		}
-		if l := es[i].SharedLimit; l != nil && l.PerInstance > 0 {
-			k := es[i].Root + "\x00" + l.Owner + "\x00" + l.Unit
-			members[k]++
-			limitText[k] = l.Owner + "'s " + l.What
 		}
 	}
 	if n == 0 {
@@ -140,10 +131,10 @@ func scaleMaxSentence(es []estimator.Estimate, t estimator.Totals) string {
 		at = "their declared maximums"
 	}
 	s := fmt.Sprintf("Up to %s%s/month with %d autoscaled resource%s at %s", amount(*t.MaxMonthlyCost), star, n, plural(n), at)
-	var limits []string
-	for k, n := range members {
-		if n > 1 && !slices.Contains(limits, limitText[k]) {
-			limits = append(limits, limitText[k])
+	var limits []string // the limits the total counts resources within
+	for _, l := range estimator.SharedLimits(es) {
+		if text := l.Owner + "'s " + l.What; !slices.Contains(limits, text) {
+			limits = append(limits, text)
 		}
 	}
 	if len(limits) > 0 {
