@@ -165,9 +165,9 @@ func (c *mapContext) emrManagedScaling(r *parser.Resource, cluster string, core 
 			r.ScaleMax.SpotQuantity = r.SpotQuantity // growth counted at on-demand: an upper bound
 		}
 		shared.PerInstance = float64(per)
-	case "VCPU":
+	case parser.UnitVCPU:
+		// The estimator turns vCPUs into instances and knows each one's share (parser.UnitVCPU).
 		r.ScaleMax = &parser.ScaleMax{VCPUs: group, SpotQuantity: r.SpotQuantity, From: from}
-		shared.Unit = parser.UnitVCPU // the estimator knows the type's vCPUs
 	default:
 		r.Note("managed scaling by %s: unit_type %q is not Instances, InstanceFleetUnits or VCPU, so the maximum is not priced", policies[0].addr, unit)
 		return
