@@ -167,14 +167,10 @@ func newModuleInstance(ev *evaluation, cfg *moduleConfig, parent *moduleInstance
 }
 
 // expr evaluates an expression in this module. It never fails: an error becomes an unknown that
-// carries the diagnostic as its reason.
+// carries the diagnostic as its reason. An expression built from parts (an object or tuple
+// literal, a for expression, merge(...)) keeps the parts that evaluate: see salvage.
 func (mi *moduleInstance) expr(e hcl.Expression, sc *scope) cty.Value {
-	ctx := mi.context(e, sc)
-	v, diags := e.Value(ctx)
-	if diags.HasErrors() {
-		return unresolved("%s", diagReason(diags))
-	}
-	return v
+	return evalOrSalvage(e, mi.context(e, sc), 0)
 }
 
 func diagReason(diags hcl.Diagnostics) string {

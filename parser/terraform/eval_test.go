@@ -43,6 +43,8 @@ locals {
   upper   = upper("g5.XLARGE") == "G5.XLARGE" ? "g5.4xlarge" : "wrong"
   rep     = replace("g5-8xlarge", "/-/", ".")
   looked  = lookup(local.base, "zzz", "g5.12xlarge")
+  looked2 = lookup(local.base, "b")
+  looked3 = lookup(tomap(local.base), "a")
   idx     = index(["a", "b", "c"], "c")
 }
 resource "aws_instance" "merged" { instance_type = local.merged["c"] }
@@ -63,6 +65,8 @@ resource "aws_instance" "toset" {
 resource "aws_instance" "cond" { instance_type = local.upper }
 resource "aws_instance" "replace" { instance_type = local.rep }
 resource "aws_instance" "lookup" { instance_type = local.looked }
+resource "aws_instance" "lookup2" { instance_type = local.looked2 }
+resource "aws_instance" "lookup3" { instance_type = local.looked3 }
 resource "aws_instance" "index" {
   count         = local.idx
   instance_type = "g5.xlarge"
@@ -77,6 +81,7 @@ resource "aws_instance" "index" {
 		"aws_instance.coalesce": "g6.2xlarge", "aws_instance.try": "g4dn.xlarge", "aws_instance.element": "g5.xlarge",
 		"aws_instance.tomap": "g6.4xlarge", `aws_instance.toset["p5.48xlarge"]`: "p5.48xlarge", "aws_instance.cond": "g5.4xlarge",
 		"aws_instance.replace": "g5.8xlarge", "aws_instance.lookup": "g5.12xlarge",
+		"aws_instance.lookup2": "g6.xlarge", "aws_instance.lookup3": "g5.xlarge", // lookup without a default
 	}
 	for addr, typ := range want {
 		if r, ok := got[addr]; !ok || r.InstanceType != typ {

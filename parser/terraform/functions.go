@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -54,7 +55,7 @@ func terraformFunctions() map[string]function.Function {
 			"coalescelist": stdlib.CoalesceListFunc, "compact": stdlib.CompactFunc,
 			"concat": stdlib.ConcatFunc, "contains": stdlib.ContainsFunc, "distinct": stdlib.DistinctFunc,
 			"element": stdlib.ElementFunc, "flatten": stdlib.FlattenFunc, "keys": stdlib.KeysFunc,
-			"lookup": stdlib.LookupFunc, "merge": stdlib.MergeFunc, "range": stdlib.RangeFunc,
+			"lookup": lookupFunc, "merge": stdlib.MergeFunc, "range": stdlib.RangeFunc,
 			"reverse": stdlib.ReverseListFunc, "setintersection": stdlib.SetIntersectionFunc,
 			"setproduct": stdlib.SetProductFunc, "setsubtract": stdlib.SetSubtractFunc,
 			"setunion": stdlib.SetUnionFunc, "slice": stdlib.SliceFunc, "sort": stdlib.SortFunc,
@@ -107,6 +108,9 @@ func evaluationFunctions(files *fileAccess) map[string]function.Function {
 	funcs["fileset"] = filesetFunc(files)
 	funcs["filebase64"] = fileFunc(files, base64.StdEncoding.EncodeToString)
 	funcs["templatefile"] = templateFileFunc(files, funcs)
+	for name, d := range fileDigests {
+		funcs[name] = fileFunc(files, d)
+	}
 	funcs["templatestring"] = templateStringFunc(funcs)
 	return funcs
 }
@@ -125,6 +129,64 @@ func unknownFunc(ty cty.Type) function.Function {
 		},
 	})
 }
+
+// lookupFunc is Terraform's lookup, whose default is optional: without one, a missing key is an
+// error (cty's lookup requires the default).
+var lookupFunc = function.New(&function.Spec{
+	Params: []function.Parameter{
+		{Name: "inputMap", Type: cty.DynamicPseudoType, AllowMarked: true},
+		{Name: "key", Type: cty.String, AllowMarked: true},
+	},
+	VarParam: &function.Parameter{Name: "default", Type: cty.DynamicPseudoType, AllowMarked: true, AllowNull: true, AllowUnknown: true, AllowDynamicType: true},
+	Type: func(args []cty.Value) (cty.Type, error) {
+		switch len(args) {
+		case 3:
+			return stdlib.LookupFunc.ReturnTypeForValues(args)
+		case 2:
+		default:
+			return cty.NilType, fmt.Errorf("lookup() takes two or three arguments, got %d", len(args))
+		}
+		ty := args[0].Type()
+		switch {
+		case ty.IsObjectType():
+			key, _ := args[1].Unmark()
+			if !key.IsKnown() {
+				return cty.DynamicPseudoType, nil
+			}
+			if !ty.HasAttribute(key.AsString()) {
+				return cty.NilType, function.NewArgErrorf(1, "lookup failed to find key %q", key.AsString())
+			}
+			return ty.AttributeType(key.AsString()), nil
+		case ty.IsMapType():
+			return ty.ElementType(), nil
+		case ty == cty.DynamicPseudoType:
+			return cty.DynamicPseudoType, nil
+		}
+		return cty.NilType, function.NewArgErrorf(0, "lookup() requires a map as the first argument")
+	},
+	Impl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {
+		if len(args) == 3 {
+			return stdlib.LookupFunc.Call(args)
+		}
+		m, marks := args[0].Unmark()
+		key, keyMarks := args[1].Unmark()
+		if !m.IsWhollyKnown() || !key.IsKnown() {
+			return cty.UnknownVal(retType).WithMarks(marks, keyMarks), nil
+		}
+		if m.IsNull() {
+			return cty.NilVal, function.NewArgErrorf(0, "lookup() requires a map, got null")
+		}
+		k := key.AsString()
+		if m.Type().IsObjectType() {
+			if m.Type().HasAttribute(k) {
+				return m.GetAttr(k).WithMarks(marks, keyMarks), nil
+			}
+		} else if m.HasIndex(cty.StringVal(k)) == cty.True {
+			return m.Index(cty.StringVal(k)).WithMarks(marks, keyMarks), nil
+		}
+		return cty.NilVal, function.NewArgErrorf(1, "lookup failed to find key %q", k)
+	},
+})
 
 // lengthFunc is Terraform's length: collections, objects and strings.
 var lengthFunc = function.New(&function.Spec{
@@ -372,6 +434,16 @@ func (a *fileAccess) consumed() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// fileDigests are Terraform's file hash functions: a digest of the file's bytes, in hex or base64.
+var fileDigests = map[string]func([]byte) string{
+	"filemd5":          func(b []byte) string { h := md5.Sum(b); return hex.EncodeToString(h[:]) },
+	"filesha1":         func(b []byte) string { h := sha1.Sum(b); return hex.EncodeToString(h[:]) },
+	"filesha256":       func(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) },
+	"filesha512":       func(b []byte) string { h := sha512.Sum512(b); return hex.EncodeToString(h[:]) },
+	"filebase64sha256": func(b []byte) string { h := sha256.Sum256(b); return base64.StdEncoding.EncodeToString(h[:]) },
+	"filebase64sha512": func(b []byte) string { h := sha512.Sum512(b); return base64.StdEncoding.EncodeToString(h[:]) },
 }
 
 // fileFunc is file() (encode nil: the text) or filebase64() (encode: its base64).

@@ -1,6 +1,8 @@
 package terraform
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/sha512"
@@ -13,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -38,7 +41,15 @@ func moreFunctions() map[string]function.Function {
 			}
 			return s
 		}),
-		"timecmp": timeCmpFunc, "plantimestamp": unknownFunc(cty.String), "uuidv5": uuidV5Func,
+		"base64gzip":       base64GzipFunc,
+		"textencodebase64": textBase64Func(true),
+		"textdecodebase64": textBase64Func(false),
+		"ephemeralasnull":  identityFunc, // gpuguard's values are never ephemeral
+		"pathexpand":       pathExpandFunc,
+		// Random or secret-dependent: Terraform itself gives a new value each run or needs a key.
+		"bcrypt":     opaqueFunc(cty.String, "bcrypt() salts at random: its value is known only when Terraform applies", 1, 2),
+		"rsadecrypt": opaqueFunc(cty.String, "rsadecrypt() needs a private key gpuguard does not read", 2, 2),
+		"timecmp":    timeCmpFunc, "plantimestamp": unknownFunc(cty.String), "uuidv5": uuidV5Func,
 		"issensitive": function.New(&function.Spec{
 			Params: []function.Parameter{{Name: "value", Type: cty.DynamicPseudoType, AllowNull: true, AllowUnknown: true, AllowDynamicType: true, AllowMarked: true}},
 			Type:   function.StaticReturnType(cty.Bool),
@@ -357,4 +368,80 @@ func renderTemplate(src, name string, vars cty.Value, funcs map[string]function.
 		return cty.NilVal, diags
 	}
 	return out, nil
+}
+
+// opaqueFunc takes min to max arguments of any type and returns an unknown of type ty that says
+// why.
+func opaqueFunc(ty cty.Type, why string, min, max int) function.Function {
+	params := make([]function.Parameter, min)
+	for i := range params {
+		params[i] = function.Parameter{Name: fmt.Sprintf("arg%d", i), Type: cty.DynamicPseudoType, AllowNull: true, AllowUnknown: true, AllowDynamicType: true, AllowMarked: true}
+	}
+	var varParam *function.Parameter
+	if max > min {
+		varParam = &function.Parameter{Name: "more", Type: cty.DynamicPseudoType, AllowNull: true, AllowUnknown: true, AllowDynamicType: true, AllowMarked: true}
+	}
+	return function.New(&function.Spec{
+		Params:   params,
+		VarParam: varParam,
+		Type: func(args []cty.Value) (cty.Type, error) {
+			if len(args) > max {
+				return cty.NilType, fmt.Errorf("at most %d arguments, got %d", max, len(args))
+			}
+			return ty, nil
+		},
+		Impl: func([]cty.Value, cty.Type) (cty.Value, error) {
+			return cty.UnknownVal(ty).Mark(unresolvedMark{why}), nil
+		},
+	})
+}
+
+// base64GzipFunc is base64gzip: the string gzip-compressed (default level, no header fields), in
+// base64.
+var base64GzipFunc = stringMap(func(s string) string {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	_, _ = w.Write([]byte(s)) // writes to memory: no error
+	_ = w.Close()
+	return base64.StdEncoding.EncodeToString(b.Bytes())
+})
+
+// pathExpandFunc is pathexpand for paths without a leading ~; a home directory is the runner's,
+// not the configuration's, so a ~ path is left unknown.
+var pathExpandFunc = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "path", Type: cty.String}},
+	Type:   function.StaticReturnType(cty.String),
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+		p := args[0].AsString()
+		if strings.HasPrefix(p, "~") {
+			return cty.UnknownVal(cty.String).Mark(unresolvedMark{fmt.Sprintf("pathexpand(%q) depends on the home directory Terraform runs with", p)}), nil
+		}
+		return cty.StringVal(p), nil
+	},
+})
+
+// textBase64Func is textencodebase64 (encode) or textdecodebase64 for UTF-8, the encoding
+// configurations use with it for user data; other encodings are left unknown.
+func textBase64Func(encode bool) function.Function {
+	return function.New(&function.Spec{
+		Params: []function.Parameter{{Name: "string", Type: cty.String}, {Name: "encoding", Type: cty.String}},
+		Type:   function.StaticReturnType(cty.String),
+		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			s, enc := args[0].AsString(), args[1].AsString()
+			if n := strings.ToUpper(strings.ReplaceAll(enc, "-", "")); n != "UTF8" {
+				return cty.UnknownVal(cty.String).Mark(unresolvedMark{fmt.Sprintf("gpuguard does not convert text to or from %q", enc)}), nil
+			}
+			if encode {
+				return cty.StringVal(base64.StdEncoding.EncodeToString([]byte(s))), nil
+			}
+			b, err := base64.StdEncoding.DecodeString(s)
+			if err != nil {
+				return cty.NilVal, function.NewArgErrorf(0, "invalid base64: %v", err)
+			}
+			if !utf8.Valid(b) {
+				return cty.NilVal, function.NewArgErrorf(0, "the decoded text is not valid UTF-8")
+			}
+			return cty.StringVal(string(b)), nil
+		},
+	})
 }

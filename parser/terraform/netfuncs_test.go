@@ -1,8 +1,16 @@
 package terraform
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/gpuguard/gpuguard/internal/testutil"
 )
 
 // The expected values are the examples of Terraform's function documentation
@@ -28,6 +36,10 @@ locals {
     uuidv5        = uuidv5("dns", "www.terraform.io")
     timecmp       = timecmp("2017-11-22T00:00:00Z", "2017-11-22T01:00:00Z")
     template      = templatestring("Hello, $${name}!", { name = "Jodie" })
+    textencode    = textencodebase64("Hello World", "UTF-8")
+    textdecode    = textdecodebase64("SGVsbG8gV29ybGQ=", "utf-8")
+    pathexpand    = pathexpand("/etc/hosts")
+    ephemeral     = ephemeralasnull("kept")
   }
 }
 resource "aws_instance" "x" {
@@ -62,6 +74,10 @@ resource "aws_instance" "x" {
 		"uuidv5":        "a5008fae-b28c-5ba5-96cd-82b4c53552d6",
 		"timecmp":       "-1",
 		"template":      "Hello, Jodie!",
+		"textencode":    "SGVsbG8gV29ybGQ=",
+		"textdecode":    "Hello World",
+		"pathexpand":    "/etc/hosts",
+		"ephemeral":     "kept",
 	} {
 		if got[key] != want {
 			t.Errorf("%s = %q, want %q", key, got[key], want)
@@ -96,8 +112,15 @@ resource "aws_instance" "x" {
   tags          = { value = each.value }
 }
 `, Options{})
-	if len(res.Resources) != 1 || len(res.Resources[0].Unresolved) == 0 {
-		t.Fatalf("want one unresolved resource (the for_each fails as a whole), got %+v", res.Resources)
+	// Each failing call leaves only its own element unknown (see salvage): nine instances, none
+	// with a value from a bad call.
+	if len(res.Resources) != 9 {
+		t.Fatalf("want the nine instances of the map, got %+v", res.Resources)
+	}
+	for _, r := range res.Resources {
+		if v, ok := r.Tags["value"]; ok {
+			t.Errorf("%s: a bad call produced the value %q", r.Address, v)
+		}
 	}
 	for name, expr := range map[string]string{
 		"host_inf": `cidrhost("10.0.0.0/8", pow(2, 5000))`, "host_frac": `cidrhost("10.0.0.0/8", 1.5)`,
@@ -135,5 +158,79 @@ func TestNewFunctionsNeverPanic(t *testing.T) {
 		if len(res.Resources) != 1 {
 			t.Errorf("%s: %d resources, errors %+v", call, len(res.Resources), res.Errors)
 		}
+	}
+}
+
+// The file hash functions digest the file's bytes (expected values: the digests of "hello world"
+// from the documentation's examples for the string functions); functions whose value Terraform
+// itself cannot know before apply, or that depend on the runner, are unknown with a reason.
+func TestFileHashAndOpaqueFunctions(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteFiles(t, dir, map[string]string{
+		"hello.txt": "hello world",
+		"main.tf": `provider "aws" { region = "us-east-1" }
+locals {
+  checks = {
+    md5       = filemd5("hello.txt")
+    sha1      = filesha1("hello.txt")
+    sha256    = filesha256("hello.txt")
+    sha512    = substr(filesha512("hello.txt"), 0, 16)
+    b64sha256 = filebase64sha256("hello.txt")
+    b64sha512 = filebase64sha512("hello.txt") == base64sha512("hello world") ? "same" : "differs"
+  }
+}
+resource "aws_instance" "x" {
+  for_each      = local.checks
+  instance_type = "g5.xlarge"
+  tags          = { value = each.value }
+}
+resource "aws_instance" "bcrypt" { instance_type = bcrypt("secret") }
+resource "aws_instance" "home" { instance_type = pathexpand("~/type.txt") }
+resource "aws_instance" "utf16" { instance_type = textencodebase64("g5.xlarge", "UTF-16LE") }
+`,
+	})
+	res := ParseModuleDir(dir, Options{FileDirs: []string{dir}})
+	got := byAddress(t, res)
+	for key, want := range map[string]string{
+		"md5":       "5eb63bbbe01eeed093cb22bb8f5acdc3",
+		"sha1":      "2aae6c35c94fcfb415dbe95f408b9ce91ee846ed",
+		"sha256":    "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9",
+		"sha512":    "309ecc489c12d6eb",
+		"b64sha256": "uU0nuZNNPgilLlLX2n2r+sSE7+N6U4DukIj3rOLvzek=",
+		"b64sha512": "same",
+	} {
+		if v := got[`aws_instance.x["`+key+`"]`].Tags["value"]; v != want {
+			t.Errorf("%s = %q, want %q", key, v, want)
+		}
+	}
+	for addr, reason := range map[string]string{
+		"aws_instance.bcrypt": "salts at random",
+		"aws_instance.home":   "home directory",
+		"aws_instance.utf16":  `"UTF-16LE"`,
+	} {
+		r := got[addr]
+		if len(r.Unresolved) != 1 || !strings.Contains(r.Unresolved[0].Reason, reason) {
+			t.Errorf("%s: unresolved %+v, want a reason containing %s", addr, r.Unresolved, reason)
+		}
+	}
+}
+
+// base64gzip's output decodes and decompresses to its input.
+func TestBase64Gzip(t *testing.T) {
+	v, err := base64GzipFunc.Call([]cty.Value{cty.StringVal("#!/bin/bash\necho hello\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := base64.StdEncoding.DecodeString(v.AsString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil || string(out) != "#!/bin/bash\necho hello\n" {
+		t.Errorf("round trip = %q, %v", out, err)
 	}
 }
