@@ -194,7 +194,15 @@ func (p *Pricer) instanceHourly(r *parser.Resource, e *Estimate, opt parser.Purc
 		}
 	}
 	if miss != nil {
-		return 0, p.missReason(r, e, typ, opt, miss)
+		// Name the attached GPUs the catalog lacks too: fixing the machine type alone would
+		// only lead to the next reason.
+		reason := p.missReason(r, e, typ, opt, miss)
+		for _, a := range r.Accelerators {
+			if _, amiss := p.Catalog.Quote(r.Provider, a.Type, e.Region, opt); amiss != nil && amiss.Reason != catalog.NoRegion && !strings.Contains(reason, amiss.Reason) {
+				reason += "; " + amiss.Reason
+			}
+		}
+		return 0, reason
 	}
 	unit := q.Hourly
 	p.addSource(e, typ, opt, q)
