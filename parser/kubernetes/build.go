@@ -505,6 +505,8 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 			}
 			n = merged
 			n.addSource(np.address)
+		} else if refused := gpuPoolsOn(nodes.pools, n.provider); len(refused) > 0 {
+			res.Note("no NodePool among the files admits the pod (%s: their requirements or taints exclude its selection): Karpenter leaves it pending unless a pool not among the files takes it; the node comes from the pod's own labels", strings.Join(refused, ", "))
 		}
 	}
 	if len(n.instanceTypes) == 1 && !placed && unplaced == "" {
@@ -515,7 +517,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 		if v, ok := sel.values(labelKarpenterPool); ok && len(v) == 1 {
 			np = matchNodePool(nodes.pools, sel, tols)
 		} else if np = matchPinnedPool(nodes.pools, sel, tols, n.instanceTypes[0]); np != nil {
-			res.Note("%s names %s in its requirements: Karpenter launches the pods' nodes from it, with its capacity type and limits", np.address, n.instanceTypes[0])
+			res.Note("%s names %s in its requirements: Karpenter launches the pods' %s nodes from it, with its capacity type and limits", np.address, np.namesType(n.instanceTypes[0]), n.instanceTypes[0])
 		}
 		if np != nil {
 			pool = np

@@ -1314,7 +1314,7 @@ func TestPinnedTypeOnNamedNodePool(t *testing.T) {
 	res = build(t, pool+workload("g6.xlarge", ""), Options{})
 	r = one(t, res)
 	if r.PurchaseOption != parser.Spot || r.Region != "eu-west-1" || r.ScaleMax == nil || r.ScaleMax.Quantity != 4 || len(res.Warnings) > 0 ||
-		!slices.Contains(r.Notes, "NodePool/spotpool names g6.xlarge in its requirements: Karpenter launches the pods' nodes from it, with its capacity type and limits") {
+		!slices.Contains(r.Notes, "NodePool/spotpool names the g6 family in its requirements: Karpenter launches the pods' g6.xlarge nodes from it, with its capacity type and limits") {
 		t.Fatalf("pool naming the family: %s %s %+v %q", r.PurchaseOption, r.Region, r.ScaleMax, r.Notes)
 	}
 	// A type the pool does not name, or a pool that only does not exclude it, is not guessed:
@@ -1354,6 +1354,51 @@ func TestScaleMaxMustBeACount(t *testing.T) {
 	for _, r := range res.Resources {
 		if r.ScaleMax != nil {
 			t.Errorf("a maximum of %d pods", r.ScaleMax.Quantity)
+		}
+	}
+}
+
+// A GPU pod that no GPU NodePool among the files admits (a taint it does not tolerate, a GPU name
+// the pool's requirements exclude) is priced from its own labels with a note that Karpenter would
+// leave it pending; a pod a pool admits, or a pod on another cloud, gets no such note.
+func TestNoNodePoolAdmitsThePod(t *testing.T) {
+	pool := "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: a100}\nspec:\n" +
+		"  template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}, " +
+		"requirements: [{key: karpenter.k8s.aws/instance-gpu-name, operator: In, values: [a100]}], " +
+		"taints: [{key: nvidia.com/gpu, value: \"true\", effect: NoSchedule}]}}\n"
+	pod := func(selector string, tolerate bool) string {
+		tol := ""
+		if tolerate {
+			tol = "      tolerations: [{key: nvidia.com/gpu, operator: Exists}]\n"
+		}
+		return "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: ns}\nspec:\n  template:\n    spec:\n" +
+			"      nodeSelector: {" + selector + "}\n" + tol +
+			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	}
+	const note = "no NodePool among the files admits the pod (NodePool/a100: their requirements or taints exclude its selection)"
+	hasNote := func(r parser.Resource) bool {
+		for _, n := range r.Notes {
+			if strings.HasPrefix(n, note) {
+				return true
+			}
+		}
+		return false
+	}
+	for name, c := range map[string]struct {
+		src  string
+		want bool
+	}{
+		"other GPU name":      {pool + pod("karpenter.k8s.aws/instance-gpu-name: a10g", true), true},
+		"taint not tolerated": {pool + pod("karpenter.k8s.aws/instance-gpu-name: a100", false), true},
+		"admitted":            {pool + pod("karpenter.k8s.aws/instance-gpu-name: a100", true), false},
+		"another cloud":       {pool + pod("cloud.google.com/gke-accelerator: nvidia-l4", false), false},
+	} {
+		r := one(t, build(t, c.src, Options{}))
+		if hasNote(r) != c.want {
+			t.Errorf("%s: note %v, want %v (notes %q)", name, hasNote(r), c.want, r.Notes)
+		}
+		if r.InstanceType == "" && r.Pod.InstanceTypes == nil && r.Pod.GPUNames == nil && len(r.Unresolved) == 0 {
+			t.Errorf("%s: the pod's own labels were lost: %+v", name, r)
 		}
 	}
 }

@@ -371,17 +371,21 @@ func (np *nodePool) allowsType(typ string) bool {
 	return true
 }
 
-// namesType reports whether the pool's requirements list an instance type, or its EC2 family,
-// by name: a pool meant for that type, not one that merely does not exclude it.
-func (np *nodePool) namesType(typ string) bool {
+// namesType says how the pool's requirements name an instance type: the type itself, or "the
+// <family> family" for its EC2 family; "" when they do not name it (a pool meant for that type,
+// not one that merely does not exclude it).
+func (np *nodePool) namesType(typ string) string {
 	req := np.requirements
 	for _, k := range []string{labelInstanceType, labelKarpenterType, labelAzureSKUName} {
 		if slices.Contains(req.allowed[k], typ) {
-			return true
+			return typ
 		}
 	}
 	family, _, ok := strings.Cut(typ, ".")
-	return ok && (slices.Contains(req.allowed[labelKarpenterFamily], family) || slices.Contains(req.allowed[labelEKSFamily], family))
+	if ok && (slices.Contains(req.allowed[labelKarpenterFamily], family) || slices.Contains(req.allowed[labelEKSFamily], family)) {
+		return "the " + family + " family"
+	}
+	return ""
 }
 
 // matchPinnedPool finds the pool Karpenter launches a node from for a pod that pins its instance
@@ -391,7 +395,7 @@ func (np *nodePool) namesType(typ string) bool {
 func matchPinnedPool(pools []*nodePool, sel selector, tols []toleration, typ string) *nodePool {
 	var named []*nodePool
 	for _, np := range pools {
-		if np.namesType(typ) && np.allowsType(typ) {
+		if np.namesType(typ) != "" && np.allowsType(typ) {
 			named = append(named, np)
 		}
 	}
@@ -446,6 +450,19 @@ func (np *nodePool) offersGPUs() bool {
 		}
 	}
 	return false
+}
+
+// gpuPoolsOn lists the addresses of the pools that offer GPUs on a cloud (any pool whose cloud,
+// or the pod's, is not known), in name order.
+func gpuPoolsOn(pools []*nodePool, provider string) []string {
+	var out []string
+	for _, np := range pools {
+		if np.offersGPUs() && (provider == "" || np.provider == "" || np.provider == provider) {
+			out = append(out, np.address)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // matchNodePool finds the pool a GPU pod lands on: the highest-weight admitting pool that
