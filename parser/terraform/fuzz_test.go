@@ -53,6 +53,19 @@ resource "aws_instance" "x" {
   instance_type = "g5.xlarge"
   tags          = { y = jsonencode(local.y) }
 }`))
+	// Expressions salvaged part by part after a failure (see salvage.go), nested and in for
+	// expressions, merge() and tuples, with the new file-hash and text functions.
+	f.Add([]byte(`locals {
+  g = { a = { t = "g5.xlarge", u = templatefile("none.tpl", {}) }, b = { t = lookup({}, "k") } }
+  f = { for k, v in local.g : k => merge(v, { h = filemd5("none"), x = [file("none"), v.t] }) if k != "" }
+  l = [for v in values(local.g) : { t = v.t, z = textdecodebase64("!", "UTF-8") }]
+  b = base64gzip(bcrypt("x"))
+}
+resource "aws_instance" "x" {
+  for_each      = local.f
+  instance_type = each.value.t
+  user_data     = pathexpand("~/x")
+}`))
 	// Registry modules read through gpuguard's stand-ins, with inputs of the wrong shapes.
 	f.Add([]byte(`module "eks" {
   source = "terraform-aws-modules/eks/aws"
