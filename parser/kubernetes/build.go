@@ -505,7 +505,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 			}
 			n = merged
 			n.addSource(np.address)
-		} else if refused := gpuPoolsOn(nodes.pools, n.provider); len(refused) > 0 {
+		} else if refused := gpuPoolsOn(nodes.pools, n.provider); len(refused) > 0 && !namesManagedGroup(sel) {
 			res.Note("no NodePool among the files admits the pod (%s: their requirements or taints exclude its selection): Karpenter leaves it pending unless a pool not among the files takes it; the node comes from the pod's own labels", strings.Join(refused, ", "))
 		}
 	}

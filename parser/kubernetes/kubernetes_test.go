@@ -1360,7 +1360,8 @@ func TestScaleMaxMustBeACount(t *testing.T) {
 
 // A GPU pod that no GPU NodePool among the files admits (a taint it does not tolerate, a GPU name
 // the pool's requirements exclude) is priced from its own labels with a note that Karpenter would
-// leave it pending; a pod a pool admits, or a pod on another cloud, gets no such note.
+// leave it pending; a pod a pool admits, a pod on another cloud, or one that selects a managed
+// node group, gets no such note.
 func TestNoNodePoolAdmitsThePod(t *testing.T) {
 	pool := "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: a100}\nspec:\n" +
 		"  template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}, " +
@@ -1392,6 +1393,7 @@ func TestNoNodePoolAdmitsThePod(t *testing.T) {
 		"taint not tolerated": {pool + pod("karpenter.k8s.aws/instance-gpu-name: a100", false), true},
 		"admitted":            {pool + pod("karpenter.k8s.aws/instance-gpu-name: a100", true), false},
 		"another cloud":       {pool + pod("cloud.google.com/gke-accelerator: nvidia-l4", false), false},
+		"managed node group":  {pool + pod("eks.amazonaws.com/nodegroup: gpu, karpenter.k8s.aws/instance-gpu-name: a10g", false), false},
 	} {
 		r := one(t, build(t, c.src, Options{}))
 		if hasNote(r) != c.want {

@@ -465,6 +465,16 @@ func gpuPoolsOn(pools []*nodePool, provider string) []string {
 	return out
 }
 
+// managedGroupLabels are the labels the clouds put on the nodes of a managed node group (EKS node
+// group, GKE node pool, AKS agent pool): a pod that selects one is meant for that group, not for
+// a Karpenter NodePool.
+var managedGroupLabels = []string{"eks.amazonaws.com/nodegroup", "cloud.google.com/gke-nodepool", "kubernetes.azure.com/agentpool", "agentpool"}
+
+func namesManagedGroup(sel selector) bool {
+	_, ok := sel.values(managedGroupLabels...)
+	return ok
+}
+
 // matchNodePool finds the pool a GPU pod lands on: the highest-weight admitting pool that
 // offers GPU instances (ties by name), as Karpenter orders pools.
 func matchNodePool(pools []*nodePool, sel selector, tols []toleration) *nodePool {
