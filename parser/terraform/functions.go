@@ -122,12 +122,7 @@ var identityFunc = function.New(&function.Spec{
 })
 
 func unknownFunc(ty cty.Type) function.Function {
-	return function.New(&function.Spec{
-		Type: function.StaticReturnType(ty),
-		Impl: func([]cty.Value, cty.Type) (cty.Value, error) {
-			return cty.UnknownVal(ty).Mark(unresolvedMark{"the value is known only when Terraform applies"}), nil
-		},
-	})
+	return opaqueFunc(ty, "the value is known only when Terraform applies", 0, 0)
 }
 
 // lookupFunc is Terraform's lookup, whose default is optional: without one, a missing key is an

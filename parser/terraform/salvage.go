@@ -148,14 +148,17 @@ func salvageCall(x *hclsyntax.FunctionCallExpr, ctx *hcl.EvalContext, depth int)
 	if !ok {
 		return cty.NilVal, false
 	}
-	params := f.Params()
-	for _, p := range append(params, nilSafeVarParam(f.VarParam())...) {
+	params, varParam := f.Params(), f.VarParam()
+	if len(x.Args) < len(params) || (varParam == nil && len(x.Args) > len(params)) {
+		return cty.NilVal, false
+	}
+	if varParam != nil {
+		params = append(params, *varParam)
+	}
+	for _, p := range params {
 		if p.Type.Equals(customdecode.ExpressionClosureType) || p.Type.Equals(customdecode.ExpressionType) {
 			return cty.NilVal, false
 		}
-	}
-	if len(x.Args) < len(params) || (f.VarParam() == nil && len(x.Args) > len(params)) {
-		return cty.NilVal, false
 	}
 	args := make([]cty.Value, len(x.Args))
 	for i, a := range x.Args {
@@ -177,11 +180,4 @@ func functionIn(ctx *hcl.EvalContext, name string) (function.Function, bool) {
 		}
 	}
 	return function.Function{}, false
-}
-
-func nilSafeVarParam(p *function.Parameter) []function.Parameter {
-	if p == nil {
-		return nil
-	}
-	return []function.Parameter{*p}
 }
