@@ -45,8 +45,15 @@ func (c *mapContext) awsCommon(r *parser.Resource, w *view) {
 // note when the template is not in this configuration.
 func (c *mapContext) launchTemplate(r *parser.Resource, w *view, path ...any) *view {
 	lt := c.findLaunchTemplate(r, w, path...)
-	if lt == nil && len(w.blocks(path...)) > 0 {
-		r.Note("the launch template is not in this configuration: its instance type could not be read")
+	if blocks := w.blocks(path...); lt == nil && len(blocks) > 0 {
+		why := "the launch template is not in this configuration"
+		for _, attr := range []string{"id", "launch_template_id", "name", "launch_template_name"} {
+			if blocks[0].has(attr) {
+				why = blocks[0].notFound("the launch template", attr)
+				break
+			}
+		}
+		r.Note("%s: its instance type could not be read", why)
 	}
 	return lt
 }

@@ -112,8 +112,11 @@ type childState struct {
 	downloaded  bool
 	standIn     bool // read through gpuguard's stand-in for its registry module
 	notFollowed string
-	instances   []*moduleInstance
-	value       cty.Value
+	// missing is why an output the module does not declare is unknown, when that is not
+	// simply a mistake of the caller (a stand-in declares only the outputs it models).
+	missing   string
+	instances []*moduleInstance
+	value     cty.Value
 }
 
 // instance is one evaluated resource instance.
@@ -269,11 +272,11 @@ func (mi *moduleInstance) context(e hcl.Expression, sc *scope) *hcl.EvalContext 
 				if moduleObj == nil {
 					moduleObj = map[string]cty.Value{}
 				}
-				v := mi.childValue(name)
+				v, missing := mi.childValue(name)
 				if prev, ok := moduleObj[name]; ok {
 					v = prev
 				}
-				moduleObj[name] = fill(v, tr[2:], "module."+name, mi.prefix, false)
+				moduleObj[name] = fill(v, tr[2:], "module."+name, mi.prefix, false, missing)
 			}
 		case "data":
 			if len(tr) > 2 {
@@ -303,7 +306,7 @@ func (mi *moduleInstance) context(e hcl.Expression, sc *scope) *hcl.EvalContext 
 			if !ok {
 				v = mi.resourceValue(root, name)
 			}
-			resObj[root][name] = fill(v, tr[2:], root+"."+name, mi.prefix, true)
+			resObj[root][name] = fill(v, tr[2:], root+"."+name, mi.prefix, true, "")
 		}
 	}
 	if len(varObj) > 0 {
@@ -331,8 +334,9 @@ func (mi *moduleInstance) context(e hcl.Expression, sc *scope) *hcl.EvalContext 
 
 // fill makes sure the attributes a traversal reads exist: an attribute missing from a resource's
 // configuration is one Terraform computes at apply time, so it becomes an unknown that remembers
-// the resource; an output missing from a module is an unknown that says so.
-func fill(v cty.Value, steps hcl.Traversal, what, prefix string, isResource bool) cty.Value {
+// the resource; an output missing from a module is an unknown that says so (missing, when set,
+// is why the module has no such output).
+func fill(v cty.Value, steps hcl.Traversal, what, prefix string, isResource bool, missing string) cty.Value {
 	if len(steps) == 0 || v.IsMarked() || !v.IsKnown() || v.IsNull() {
 		return v
 	}
@@ -351,11 +355,13 @@ func fill(v cty.Value, steps hcl.Traversal, what, prefix string, isResource bool
 			if isResource {
 				root := strings.Join(strings.SplitN(what, ".", 3)[:2], ".")
 				cur = cty.DynamicVal.Mark(computedMark{addr: prefix + root, attr: strings.TrimPrefix(what+"."+s.Name, root+".")})
+			} else if missing != "" {
+				cur = cty.DynamicVal.Mark(unresolvedMark{missing})
 			} else {
 				cur = cty.DynamicVal.Mark(unresolvedMark{fmt.Sprintf("%s%s has no output %q", prefix, what, s.Name)})
 			}
 		}
-		m[s.Name] = fill(cur, steps[1:], what+"."+s.Name, prefix, isResource)
+		m[s.Name] = fill(cur, steps[1:], what+"."+s.Name, prefix, isResource, "")
 		return cty.ObjectVal(m)
 	case hcl.TraverseIndex:
 		switch {
@@ -363,13 +369,13 @@ func fill(v cty.Value, steps hcl.Traversal, what, prefix string, isResource bool
 			elems := v.AsValueSlice()
 			bf := s.Key.AsBigFloat()
 			if i, acc := bf.Int64(); acc == big.Exact && i >= 0 && int(i) < len(elems) {
-				elems[i] = fill(elems[i], steps[1:], what, prefix, isResource)
+				elems[i] = fill(elems[i], steps[1:], what, prefix, isResource, missing)
 				return cty.TupleVal(elems)
 			}
 		case ty.IsObjectType() && s.Key.Type() == cty.String:
 			m := v.AsValueMap()
 			if e, ok := m[s.Key.AsString()]; ok {
-				m[s.Key.AsString()] = fill(e, steps[1:], what, prefix, isResource)
+				m[s.Key.AsString()] = fill(e, steps[1:], what, prefix, isResource, missing)
 				return cty.ObjectVal(m)
 			}
 		}
@@ -760,12 +766,12 @@ func (mi *moduleInstance) expandDynamic(blk *hclsyntax.Block, sc *scope) ([]cty.
 
 // childValue returns module.name's value: an object of its outputs (or a tuple/object of them
 // under count/for_each).
-func (mi *moduleInstance) childValue(name string) cty.Value {
+func (mi *moduleInstance) childValue(name string) (cty.Value, string) {
 	cs := mi.child(name)
 	if cs == nil {
-		return unresolved("module.%s is not declared in %s", name, mi.cfg.dir)
+		return unresolved("module.%s is not declared in %s", name, mi.cfg.dir), ""
 	}
-	return cs.value
+	return cs.value, cs.missing
 }
 
 // child instantiates module.name once.
@@ -851,10 +857,16 @@ func (mi *moduleInstance) child(name string) *childState {
 		cfg = mi.ev.l.loadModule(dir, files, nil, true)
 	}
 	if cs.standIn {
-		// Only the node groups are modelled: what the caller reads from the module is unknown,
-		// with the reason, whatever its instances hold.
+		// Only the machines are modelled: an output the caller reads from the module is
+		// unknown, with the reason, unless the stand-in declares it (an instance template's
+		// self_link, which a managed instance group elsewhere names).
 		defer func() {
-			cs.value = unresolved("%s: source %q is read through gpuguard's stand-in, which models its node groups only (run terraform init to read the module itself)", addr, call.source)
+			why := fmt.Sprintf("%s: source %q is read through gpuguard's stand-in, which models its GPU machines only (run terraform init to read the module itself)", addr, call.source)
+			if len(cfg.outputs) == 0 {
+				cs.value = unresolved("%s", why)
+			} else {
+				cs.missing = why
+			}
 		}()
 	}
 	keys, kind, why := mi.expansionKeys(call.count, call.forEach, nil)

@@ -78,6 +78,30 @@ module "gke" {
   zones = []
   node_pools = [{ name = "a", accelerator_count = "x", autoscaling = false }]
 }`))
+	// Fleets through stand-ins: a policy that is a string, overrides that are numbers, a GPU
+	// object of the wrong shape, an output read from a module that failed, a negative count.
+	f.Add([]byte(`module "asg" {
+  source = "terraform-aws-modules/autoscaling/aws"
+  use_mixed_instances_policy = true
+  mixed_instances_policy = { launch_template = { override = [1, { instance_type = 2 }] }, override = "x" }
+  instance_market_options = "spot"
+  tag_specifications = [{ resource_type = "instance" }]
+}
+module "tpl" {
+  source = "terraform-google-modules/vm/google//modules/instance_template"
+  gpu = { type = 1 }
+}
+module "mig" {
+  source = "terraform-google-modules/vm/google//modules/mig"
+  instance_template = module.tpl.self_link_unique
+  autoscaling_enabled = "maybe"
+}
+module "vms" {
+  source = "terraform-google-modules/vm/google//modules/umig"
+  num_instances = -1
+  static_ips = [module.tpl.name]
+  instance_template = module.tpl.nope
+}`))
 	// EMR scaling with odd shapes: a limit of zero, a fleet weight of zero, a policy that is a
 	// number, a scaling policy with no limits block.
 	f.Add([]byte(`resource "aws_emr_cluster" "c" {

@@ -226,7 +226,11 @@ func mapGCPInstanceGroupManager(c *mapContext) []*parser.Resource {
 		r.Note("several versions: priced at the first version's template")
 	}
 	if tmpl == nil {
-		r.AddUnresolved("version.instance_template", "the instance template is not in this configuration")
+		why := "the instance template is not in this configuration"
+		if vs := w.blocks("version"); len(vs) > 0 {
+			why = vs[0].notFound("the instance template", "instance_template")
+		}
+		r.AddUnresolved("version.instance_template", why)
 	} else {
 		gcpMachine(r, tmpl)
 		applyTags(r, tmpl.strMap("labels"))
@@ -409,7 +413,7 @@ func mapGCPInstanceFromTemplate(c *mapContext) []*parser.Resource {
 		gcpMachine(r, tmpl)
 		applyTags(r, tmpl.strMap("labels"))
 	case !w.has("machine_type"):
-		r.AddUnresolved("source_instance_template", "the instance template is not in this configuration")
+		r.AddUnresolved("source_instance_template", w.notFound("the instance template", "source_instance_template"))
 	}
 	if w.has("machine_type") {
 		mt, _ := w.str("machine_type")

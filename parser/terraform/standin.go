@@ -15,8 +15,10 @@ import (
 // (downloaded.go). In a pull request that is seldom the case, and the modules that declare the
 // most GPU capacity are a handful of community ones: terraform-aws-modules/eks/aws (managed and
 // self-managed node groups), terraform-google-modules/kubernetes-engine/google (node pools),
-// Azure/aks/azurerm (the default and extra node pools), and for single GPU machines and batch
-// jobs terraform-aws-modules/ec2-instance/aws and terraform-aws-modules/batch/aws.
+// Azure/aks/azurerm (the default and extra node pools), for single GPU machines and batch
+// jobs terraform-aws-modules/ec2-instance/aws and terraform-aws-modules/batch/aws, and for GPU
+// fleets outside Kubernetes terraform-aws-modules/autoscaling/aws and the instance_template,
+// mig, compute_instance and umig modules of terraform-google-modules/vm/google.
 // For these, gpuguard carries a stand-in: a small Terraform module of its own (standins/) that
 // takes the same inputs, with the real module's defaults, and declares the same node group
 // resources at the same addresses (module.eks.module.eks_managed_node_group["gpu"].
@@ -30,7 +32,9 @@ import (
 // cluster.tf, extra_node_pool.tf), read 2026-11-22: terraform-aws-modules/terraform-aws-eks v20,
 // whose inputs v21 keeps for node groups, terraform-google-modules/terraform-google-kubernetes-engine,
 // Azure/terraform-azurerm-aks, terraform-aws-modules/terraform-aws-ec2-instance v5 and
-// terraform-aws-modules/terraform-aws-batch. A module
+// terraform-aws-modules/terraform-aws-batch, terraform-aws-modules/terraform-aws-autoscaling
+// (v7-v9) and terraform-google-modules/terraform-google-vm. A stand-in declares the outputs
+// other modules are built from (an instance template's self_link) and no others. A module
 // terraform init did download is always read itself, never through a stand-in.
 
 //go:embed standins
@@ -52,9 +56,14 @@ var standInModules = map[string]string{
 	"terraform-google-modules/kubernetes-engine/google//modules/beta-private-cluster":                "gcp-gke",
 	"terraform-google-modules/kubernetes-engine/google//modules/beta-private-cluster-update-variant": "gcp-gke",
 	"terraform-google-modules/kubernetes-engine/google//modules/beta-public-cluster-update-variant":  "gcp-gke",
-	"azure/aks/azurerm":                      "azure-aks",
-	"terraform-aws-modules/ec2-instance/aws": "aws-ec2-instance",
-	"terraform-aws-modules/batch/aws":        "aws-batch",
+	"azure/aks/azurerm":                                             "azure-aks",
+	"terraform-aws-modules/ec2-instance/aws":                        "aws-ec2-instance",
+	"terraform-aws-modules/batch/aws":                               "aws-batch",
+	"terraform-aws-modules/autoscaling/aws":                         "aws-autoscaling",
+	"terraform-google-modules/vm/google//modules/instance_template": "gcp-vm-instance-template",
+	"terraform-google-modules/vm/google//modules/mig":               "gcp-vm-mig",
+	"terraform-google-modules/vm/google//modules/compute_instance":  "gcp-vm-compute-instance",
+	"terraform-google-modules/vm/google//modules/umig":              "gcp-vm-compute-instance",
 }
 
 // registrySource normalises a module source to the registry's spelling, so that one stand-in

@@ -289,3 +289,262 @@ func TestStandInInsideDownloadedModule(t *testing.T) {
 		t.Fatalf("%s at %s, notes %q", r.Address, r.Source, r.Notes)
 	}
 }
+
+// GPU fleets outside Kubernetes: terraform-aws-modules/autoscaling/aws (v8's and v9's shapes of
+// the mixed instances policy, a template of the caller's own) and terraform-google-modules/vm's
+// instance_template, mig, compute_instance and umig, whose template reaches the group through
+// the template module's self_link output.
+func TestStandInsReadMachineFleets(t *testing.T) {
+	src := `provider "aws" {
+  region = "us-east-1"
+}
+
+provider "google" {
+  region = "us-central1"
+}
+
+module "workers" {
+  source           = "terraform-aws-modules/autoscaling/aws"
+  version          = "~> 8.0"
+  name             = "workers"
+  min_size         = 1
+  max_size         = 4
+  desired_capacity = 2
+  instance_type    = "g5.2xlarge"
+  image_id         = "ami-1"
+  tags             = { team = "ml" }
+  tag_specifications = [{ resource_type = "instance", tags = { project = "llm" } }]
+}
+
+module "spot_v9" {
+  source                          = "terraform-aws-modules/autoscaling/aws"
+  name                            = "spot"
+  min_size                        = 0
+  max_size                        = 10
+  desired_capacity                = 4
+  ignore_desired_capacity_changes = true
+  use_mixed_instances_policy      = true
+  mixed_instances_policy = {
+    instances_distribution = { on_demand_base_capacity = 1, on_demand_percentage_above_base_capacity = 0 }
+    launch_template        = { override = [{ instance_type = "g6.xlarge" }, { instance_type = "g6.2xlarge" }] }
+  }
+}
+
+module "spot_v8" {
+  source                     = "git::https://github.com/terraform-aws-modules/terraform-aws-autoscaling.git?ref=v8.0.0"
+  name                       = "spot8"
+  min_size                   = 2
+  max_size                   = 2
+  desired_capacity           = 2
+  use_mixed_instances_policy = true
+  mixed_instances_policy = {
+    instances_distribution = { on_demand_percentage_above_base_capacity = 50 }
+    override               = [{ instance_type = "g4dn.xlarge" }]
+  }
+}
+
+module "market" {
+  source                  = "terraform-aws-modules/autoscaling/aws"
+  name                    = "market"
+  min_size                = 1
+  max_size                = 1
+  instance_type           = "g6.xlarge"
+  instance_market_options = { market_type = "spot" }
+}
+
+resource "aws_launch_template" "own" {
+  instance_type = "p4d.24xlarge"
+}
+
+module "own_template" {
+  source                 = "terraform-aws-modules/autoscaling/aws"
+  name                   = "own"
+  min_size               = 1
+  max_size               = 1
+  desired_capacity       = 1
+  create_launch_template = false
+  launch_template_id     = aws_launch_template.own.id
+}
+
+module "l4_template" {
+  source       = "terraform-google-modules/vm/google//modules/instance_template"
+  version      = "~> 13.0"
+  region       = "us-central1"
+  machine_type = "g2-standard-8"
+  spot         = true
+  labels       = { team = "ml" }
+  service_account = { email = "sa@p.iam.gserviceaccount.com", scopes = ["cloud-platform"] }
+}
+
+module "t4_template" {
+  source       = "terraform-google-modules/vm/google//modules/instance_template"
+  machine_type = "n1-standard-8"
+  gpu          = { type = "nvidia-tesla-t4", count = 2 }
+  labels       = { team = "ml" }
+}
+
+module "mig" {
+  source              = "terraform-google-modules/vm/google//modules/mig"
+  region              = "us-central1"
+  instance_template   = module.l4_template.self_link
+  autoscaling_enabled = true
+  min_replicas        = 1
+  max_replicas        = 8
+}
+
+module "vms" {
+  source            = "terraform-google-modules/vm/google//modules/compute_instance"
+  zone              = "us-central1-a"
+  num_instances     = 2
+  instance_template = module.t4_template.self_link_unique
+}
+
+module "umig" {
+  source            = "terraform-google-modules/vm/google//modules/umig"
+  region            = "us-central1"
+  static_ips        = ["10.0.0.2"]
+  instance_template = module.t4_template.self_link
+}
+`
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{"main.tf": src})
+	res := ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
+	}
+	type want struct {
+		instance    string
+		gpus        int // attached GPUs (GCP N1)
+		qty, spot   int
+		max         int // the autoscaled maximum, 0 when none
+		purchase    parser.PurchaseOption
+		line        int
+		region, tag string
+	}
+	wants := map[string]want{
+		"module.workers.aws_autoscaling_group.this[0]": {"g5.2xlarge", 0, 2, 0, 4, parser.OnDemand, 9, "us-east-1", "ml"},
+		// v9: the overrides under launch_template; one on-demand base instance, three on spot.
+		"module.spot_v9.aws_autoscaling_group.idc[0]": {"g6.xlarge", 0, 4, 3, 10, parser.OnDemand, 22, "us-east-1", ""},
+		// v8: the overrides beside instances_distribution; half of the two on spot. A declared
+		// max_size is the maximum even when it equals the size.
+		"module.spot_v8.aws_autoscaling_group.this[0]": {"g4dn.xlarge", 0, 2, 1, 2, parser.OnDemand, 36, "us-east-1", ""},
+		"module.market.aws_autoscaling_group.this[0]":  {"g6.xlarge", 0, 1, 0, 1, parser.Spot, 49, "us-east-1", ""},
+		// The caller's own template, named by its id.
+		"module.own_template.aws_autoscaling_group.this[0]": {"p4d.24xlarge", 0, 1, 0, 1, parser.OnDemand, 62, "us-east-1", ""},
+		// The autoscaler's floor, its maximum, the template's spot scheduling and labels.
+		"module.mig.google_compute_region_instance_group_manager.mig":           {"g2-standard-8", 0, 1, 0, 8, parser.Spot, 89, "us-central1", "ml"},
+		"module.vms.google_compute_instance_from_template.compute_instance[0]":  {"n1-standard-8", 2, 1, 0, 0, parser.OnDemand, 98, "us-central1", "ml"},
+		"module.vms.google_compute_instance_from_template.compute_instance[1]":  {"n1-standard-8", 2, 1, 0, 0, parser.OnDemand, 98, "us-central1", "ml"},
+		"module.umig.google_compute_instance_from_template.compute_instance[0]": {"n1-standard-8", 2, 1, 0, 0, parser.OnDemand, 105, "us-central1", "ml"},
+	}
+	got := map[string]parser.Resource{}
+	for _, r := range res.Resources {
+		got[r.Address] = r
+	}
+	for addr, w := range wants {
+		r, ok := got[addr]
+		if !ok {
+			t.Errorf("%s not found", addr)
+			continue
+		}
+		gpus := 0
+		for _, a := range r.Accelerators {
+			gpus += a.Count
+		}
+		max := 0
+		if r.ScaleMax != nil {
+			max = r.ScaleMax.Quantity
+		}
+		if r.InstanceType != w.instance || gpus != w.gpus || r.Quantity != w.qty || r.SpotQuantity != w.spot || max != w.max || r.PurchaseOption != w.purchase {
+			t.Errorf("%s: %s +%d GPUs ×%d (spot %d, max %d) %s; want %s +%d GPUs ×%d (spot %d, max %d) %s", addr,
+				r.InstanceType, gpus, r.Quantity, r.SpotQuantity, max, r.PurchaseOption, w.instance, w.gpus, w.qty, w.spot, w.max, w.purchase)
+		}
+		if r.Source.Line != w.line || r.Region != w.region || r.Tags["team"] != w.tag || len(r.Unresolved) != 0 {
+			t.Errorf("%s: line %d, region %q, tags %v, unresolved %+v; want line %d, region %q, team=%q", addr, r.Source.Line, r.Region, r.Tags, r.Unresolved, w.line, w.region, w.tag)
+		}
+		if !strings.Contains(strings.Join(r.Notes, "\n"), "read through gpuguard's stand-in for module") {
+			t.Errorf("%s: no note saying it was read through the stand-in: %q", addr, r.Notes)
+		}
+	}
+	if len(res.Resources) != len(wants) {
+		var have []string
+		for a := range got {
+			have = append(have, a)
+		}
+		sort.Strings(have)
+		t.Errorf("%d resources, want %d: %q", len(res.Resources), len(wants), have)
+	}
+	// The launch template's instance tags reach the group's instances.
+	if r := got["module.workers.aws_autoscaling_group.this[0]"]; r.Tags["project"] != "llm" || r.Tags["Name"] != "workers" {
+		t.Errorf("tags %v: want the template's project=llm and the group's Name=workers", r.Tags)
+	}
+}
+
+// An output a stand-in does not declare is unknown with the stand-in's reason, not as a
+// mistake of the caller's; the ones it declares are read, also through count.
+func TestStandInOutputs(t *testing.T) {
+	src := `provider "google" {
+  region = "us-central1"
+}
+
+module "tpl" {
+  source       = "terraform-google-modules/vm/google//modules/instance_template"
+  count        = 2
+  machine_type = "g2-standard-${4 * (count.index + 1)}"
+}
+
+resource "google_compute_instance_from_template" "second" {
+  zone                     = "us-central1-b"
+  source_instance_template = module.tpl[1].self_link
+}
+
+resource "google_compute_instance" "guess" {
+  zone         = "us-central1-b"
+  machine_type = module.tpl[0].tags[0]
+}
+
+resource "google_compute_instance_from_template" "wrong_output" {
+  zone                     = "us-central1-b"
+  source_instance_template = module.tpl[0].template_link
+}
+
+variable "template_id" {
+  type = string
+}
+
+module "asg" {
+  source                 = "terraform-aws-modules/autoscaling/aws"
+  name                   = "asg"
+  min_size               = 1
+  max_size               = 1
+  create_launch_template = false
+  launch_template_id     = var.template_id
+}
+`
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{"main.tf": src})
+	res := ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
+	got := map[string]parser.Resource{}
+	for _, r := range res.Resources {
+		got[r.Address] = r
+	}
+	if r := got["google_compute_instance_from_template.second"]; r.InstanceType != "g2-standard-8" || len(r.Unresolved) != 0 {
+		t.Errorf("made from the second template: %s, unresolved %+v", r.InstanceType, r.Unresolved)
+	}
+	r := got["google_compute_instance.guess"]
+	if len(r.Unresolved) != 1 || !strings.Contains(r.Unresolved[0].Reason, "read through gpuguard's stand-in, which models its GPU machines only") ||
+		strings.Contains(r.Unresolved[0].Reason, "has no output") {
+		t.Errorf("an output the stand-in does not declare: %+v", r.Unresolved)
+	}
+	// A template named through such an output: the reason is the output's, not that the
+	// template is missing from the configuration.
+	r = got["google_compute_instance_from_template.wrong_output"]
+	if len(r.Unresolved) != 1 || !strings.HasPrefix(r.Unresolved[0].Reason, "the instance template is unknown: module.tpl: source") ||
+		!strings.Contains(r.Unresolved[0].Reason, "models its GPU machines only") {
+		t.Errorf("a template named through an output the stand-in does not declare: %+v", r.Unresolved)
+	}
+	r = got["module.asg.aws_autoscaling_group.this[0]"]
+	if notes := strings.Join(r.Notes, "\n"); !strings.Contains(notes, "the launch template is unknown: var.template_id has no value") {
+		t.Errorf("a launch template named by a variable without a value: %q", r.Notes)
+	}
+}

@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
@@ -248,4 +249,30 @@ func (w *view) refs(path ...any) []string {
 		return nil
 	}
 	return computedRefs(v)
+}
+
+// notFound says why the resource a reference at path should name was not found: the reference's
+// own reasons when it is unknown for one (an output a stand-in does not model, a variable
+// without a value), else that the resource is not in this configuration. what names the
+// resource ("the instance template").
+func (w *view) notFound(what string, path ...any) string {
+	v, ok := at(w.obj, path...)
+	if ok && !v.IsWhollyKnown() {
+		_, pvm := v.UnmarkDeepWithPaths()
+		var reasons []string
+		seen := map[string]bool{}
+		for _, pm := range pvm {
+			for m := range pm.Marks {
+				if u, ok := m.(unresolvedMark); ok && !seen[u.reason] {
+					seen[u.reason] = true
+					reasons = append(reasons, u.reason)
+				}
+			}
+		}
+		if len(reasons) > 0 {
+			sort.Strings(reasons)
+			return what + " is unknown: " + strings.Join(reasons, "; ")
+		}
+	}
+	return what + " is not in this configuration"
 }
