@@ -135,7 +135,7 @@ func gpuTypeInValue(key string, expr hcl.Expression, provider, path string) (str
 }
 
 func gpuTypeInCty(key string, v cty.Value, provider, path string) (string, string, bool) {
-	if !v.IsWhollyKnown() || v.IsNull() {
+	if !v.IsKnown() || v.IsNull() {
 		return "", "", false
 	}
 	t := v.Type()
@@ -173,4 +173,48 @@ func gpuTypeInCty(key string, v cty.Value, provider, path string) (string, strin
 		}
 	}
 	return "", "", false
+}
+
+// gpuTypeInCall looks through the arguments of a module call gpuguard does not follow for a GPU
+// machine type of any cloud under a machine-type key (instance_type, node_groups.*.
+// instance_types, vm_size, ...), evaluated in the calling module, so variables, tfvars and
+// locals count as well as literals. It returns the argument's path, the type and the argument's
+// line: the warning that the module is not followed then says which GPUs go uncounted.
+func (mi *moduleInstance) gpuTypeInCall(call *moduleCall) (path, typ string, line int, ok bool) {
+	in := make(map[string]InputValue, len(call.args))
+	for name, a := range call.args {
+		in[name] = InputValue{Value: mi.expr(a.Expr, nil), Range: a.Range}
+	}
+	path, typ, at, ok := GPUTypeInInputs(in)
+	return path, typ, at.Start.Line, ok
+}
+
+// GPUTypeInInputs is gpuTypeInCall for the inputs a wrapper passes a module it cannot read
+// (Terragrunt's inputs for a remote source that is not downloaded), in source order; at is the
+// input's range.
+func GPUTypeInInputs(inputs map[string]InputValue) (path, typ string, at hcl.Range, ok bool) {
+	names := make([]string, 0, len(inputs))
+	for name := range inputs {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := inputs[names[i]].Range, inputs[names[j]].Range
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		if a.Start.Byte != b.Start.Byte {
+			return a.Start.Byte < b.Start.Byte
+		}
+		return names[i] < names[j]
+	})
+	for _, name := range names {
+		in := inputs[name]
+		v, _ := in.Value.UnmarkDeep()
+		for _, provider := range []string{parser.AWS, parser.GCP, parser.Azure} {
+			if path, typ, ok := gpuTypeInCty(name, v, provider, name); ok {
+				return path, typ, in.Range, true
+			}
+		}
+	}
+	return "", "", hcl.Range{}, false
 }

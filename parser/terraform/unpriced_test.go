@@ -43,3 +43,60 @@ func TestUnpricedGPUTypesAreWarnings(t *testing.T) {
 		t.Fatalf("JSON: %+v", res.Warnings)
 	}
 }
+
+// A module gpuguard does not follow says which GPU type its inputs name, from a literal, a
+// variable or deep inside an object; one whose inputs name none, or name one only through
+// count.index, keeps the plain warning.
+func TestModuleNotFollowedNamesItsGPUType(t *testing.T) {
+	src := `variable "gpu_type" {
+  default = "p5.48xlarge"
+}
+
+module "node_group" {
+  source         = "cloudposse/eks-node-group/aws"
+  name           = "gpu"
+  instance_types = ["m6i.large", "g5.12xlarge"]
+}
+
+module "own" {
+  source      = "git::https://github.com/acme/gpu.git"
+  node_groups = { train = { instance_type = var.gpu_type, disk = local.missing } }
+}
+
+module "vm" {
+  source   = "Azure/avm-res-compute-virtualmachine/azurerm"
+  sku_size = "Standard_NC24ads_A100_v4"
+}
+
+module "vpc" {
+  source = "terraform-aws-modules/vpc/aws"
+  cidr   = "10.0.0.0/16"
+}
+
+module "counted" {
+  source        = "acme/gpu/aws"
+  count         = 2
+  instance_type = ["g5.xlarge", "g5.2xlarge"][count.index]
+}
+`
+	res := ParseSource("main.tf", []byte(src), Options{})
+	if len(res.Errors) != 0 {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+	want := map[int]string{
+		5:  "resources inside it are not counted, and its input instance_types (line 8) names GPU type g5.12xlarge: those GPUs are missing from the total",
+		11: "resources inside it are not counted, and its input node_groups.train.instance_type (line 13) names GPU type p5.48xlarge: those GPUs are missing from the total",
+		16: "resources inside it are not counted, and its input sku_size (line 18) names GPU type Standard_NC24ads_A100_v4: those GPUs are missing from the total",
+		21: "resources inside it are not counted",
+		26: "resources inside it are not counted",
+	}
+	if len(res.Warnings) != len(want) {
+		t.Fatalf("warnings %+v", res.Warnings)
+	}
+	for _, w := range res.Warnings {
+		suffix, ok := want[w.Line]
+		if !ok || !strings.HasSuffix(w.Message, suffix) || !strings.Contains(w.Message, "is not followed") {
+			t.Errorf("line %d: %q, want it to end %q", w.Line, w.Message, suffix)
+		}
+	}
+}

@@ -733,8 +733,12 @@ func (u *unit) deploy(cfg *config) parser.Result {
 			if cached == "" {
 				sd, ok := terraform.StandInDir(source.value)
 				if !ok {
+					gpus := ""
+					if path, typ, at, ok := terraform.GPUTypeInInputs(inputs); ok {
+						gpus = fmt.Sprintf(". Its input %s (%s:%d) names GPU type %s: those GPUs are missing from the total", path, filepath.Base(at.Filename), at.Start.Line, typ)
+					}
 					return parser.Result{Warnings: []parser.Error{{File: source.rng.Filename, Line: source.rng.Start.Line,
-						Message: fmt.Sprintf("terraform source %q %s%s; resources inside it are not counted (run terragrunt init first, or check the plan JSON: terragrunt plan -out plan.out && terragrunt show -json plan.out > plan.json)", source.value, why, note)}}}
+						Message: fmt.Sprintf("terraform source %q %s%s; resources inside it are not counted (run terragrunt init first, or check the plan JSON: terragrunt plan -out plan.out && terragrunt show -json plan.out > plan.json)%s", source.value, why, note, gpus)}}}
 				}
 				// A registry module gpuguard has a stand-in for (terraform/standin.go): its node
 				// groups are read from the stand-in, reported at the source line.

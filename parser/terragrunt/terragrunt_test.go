@@ -229,7 +229,9 @@ func TestRemoteSourceFromTheTerragruntCache(t *testing.T) {
 		t.Fatalf("registry source: %+v %+v", res.Resources, res.Errors)
 	}
 	res = ParseUnit(filepath.Join("nocache", FileName), terraform.Options{FileDirs: []string{"."}})
-	if len(res.Resources) != 0 || !strings.Contains(lines(res.Warnings), "is remote and is not downloaded; resources inside it are not counted (run terragrunt init first") {
+	// The warning names the GPU type the unit's inputs ask for, at the input's line.
+	if len(res.Resources) != 0 || !strings.Contains(lines(res.Warnings), "is remote and is not downloaded; resources inside it are not counted (run terragrunt init first") ||
+		!strings.Contains(lines(res.Warnings), ". Its input instance_type (terragrunt.hcl:4) names GPU type g6e.xlarge: those GPUs are missing from the total") {
 		t.Fatalf("without a cache: %+v\n%s", res.Resources, lines(res.Warnings))
 	}
 	// A base tree without the cache borrows the working tree's.

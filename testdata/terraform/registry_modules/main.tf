@@ -102,6 +102,14 @@ module "vpc" {
   name   = "ml"
 }
 
+# A module gpuguard has no stand-in for: the warning names the GPU type its inputs ask for.
+module "inference_nodes" {
+  source         = "cloudposse/eks-node-group/aws"
+  version        = "3.1.0"
+  instance_types = ["g6e.2xlarge"]
+  desired_size   = 2
+}
+
 module "devbox" {
   source               = "terraform-aws-modules/ec2-instance/aws"
   version              = "~> 5.0"
