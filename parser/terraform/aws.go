@@ -112,6 +112,20 @@ func awsSpot(w *view) bool {
 	return ok && strings.EqualFold(mt, "spot")
 }
 
+// capacityBlockReason is why an instance in an EC2 Capacity Block for ML is not priced: the
+// block is paid upfront, at the price of the offering it was bought from (set by AWS per
+// purchase, not a list price), and the instances it runs cost nothing more. On-demand rates
+// would be wrong either way. https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html
+const capacityBlockReason = "runs in an EC2 Capacity Block for ML, paid upfront at the price of the offering the block was bought from, which the catalog does not hold; on-demand rates do not apply"
+
+// awsCapacityBlock records on r that the instances w launches run in a Capacity Block
+// (instance_market_options.market_type = "capacity-block").
+func awsCapacityBlock(r *parser.Resource, w *view) {
+	if mt, ok := w.quiet().str("instance_market_options", "market_type"); ok && strings.EqualFold(mt, "capacity-block") {
+		r.AddUnresolved(pathString(w.path, []any{"instance_market_options", "market_type"}), capacityBlockReason)
+	}
+}
+
 func mapAWSInstance(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.AWS, c.inst.addr)
 	t, ok := w.str("instance_type")
@@ -130,6 +144,11 @@ func mapAWSInstance(c *mapContext) []*parser.Resource {
 	requireInstanceType(r, "instance_type", ok)
 	if c.inst.decl.typ == "aws_spot_instance_request" || awsSpot(w) {
 		r.PurchaseOption = parser.Spot
+	}
+	if w.has("instance_market_options") {
+		awsCapacityBlock(r, w)
+	} else if lt != nil {
+		awsCapacityBlock(r, lt)
 	}
 	applyTags(r, launchTemplateTags(lt)) // the instance's own tags, applied next, win
 	c.awsCommon(r, w)
@@ -226,6 +245,7 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 			if awsSpot(lt) {
 				r.PurchaseOption = parser.Spot
 			}
+			awsCapacityBlock(r, lt)
 		}
 	case w.has("launch_configuration"):
 		var lc *instance
@@ -305,6 +325,8 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	}
 	if ct, ok := w.str("capacity_type"); ok && strings.EqualFold(ct, "SPOT") {
 		r.PurchaseOption = parser.Spot
+	} else if ok && strings.EqualFold(ct, "CAPACITY_BLOCK") {
+		r.AddUnresolved("capacity_type", capacityBlockReason)
 	}
 	applyTags(r, launchTemplateTags(lt))
 	c.awsCommon(r, w)

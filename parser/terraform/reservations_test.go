@@ -280,3 +280,70 @@ resource "google_container_node_pool" "both" {
 		t.Fatalf("notes: %q", got)
 	}
 }
+
+// Instances in an EC2 Capacity Block for ML are paid through the block, at its offering's price:
+// an EKS node group with capacity_type CAPACITY_BLOCK, an instance or a group launched with
+// market type capacity-block are unpriced with that reason, never at on-demand rates; the
+// same instance type launched normally is priced.
+func TestCapacityBlockInstancesAreNotOnDemand(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" { region = "us-east-2" }
+resource "aws_launch_template" "block" {
+  instance_type = "p5.48xlarge"
+  instance_market_options { market_type = "capacity-block" }
+}
+resource "aws_eks_node_group" "train" {
+  cluster_name   = "ml"
+  instance_types = ["p5.48xlarge"]
+  capacity_type  = "CAPACITY_BLOCK"
+  scaling_config {
+    desired_size = 2
+    min_size     = 2
+    max_size     = 2
+  }
+}
+resource "aws_instance" "direct" {
+  instance_type = "p5.48xlarge"
+  instance_market_options { market_type = "capacity-block" }
+}
+resource "aws_instance" "from_template" {
+  launch_template { id = aws_launch_template.block.id }
+}
+resource "aws_autoscaling_group" "group" {
+  min_size         = 1
+  max_size         = 1
+  desired_capacity = 1
+  launch_template { id = aws_launch_template.block.id }
+}
+resource "aws_instance" "on_demand" {
+  instance_type = "p5.48xlarge"
+}
+`, Options{})
+	want := map[string]string{
+		"aws_eks_node_group.train":    "capacity_type",
+		"aws_instance.direct":         "instance_market_options.market_type",
+		"aws_instance.from_template":  "aws_launch_template.block.instance_market_options.market_type",
+		"aws_autoscaling_group.group": "aws_launch_template.block.instance_market_options.market_type",
+		"aws_instance.on_demand":      "",
+	}
+	if len(res.Resources) != len(want) {
+		t.Fatalf("resources %+v", res.Resources)
+	}
+	for _, r := range res.Resources {
+		attr, ok := want[r.Address]
+		if !ok {
+			t.Errorf("unexpected %s", r.Address)
+			continue
+		}
+		if attr == "" {
+			if len(r.Unresolved) != 0 || r.InstanceType != "p5.48xlarge" {
+				t.Errorf("%s: %s, unresolved %+v", r.Address, r.InstanceType, r.Unresolved)
+			}
+			continue
+		}
+		if r.InstanceType != "p5.48xlarge" || len(r.Unresolved) != 1 || r.Unresolved[0].Attribute != attr ||
+			!strings.Contains(r.Unresolved[0].Reason, "Capacity Block for ML, paid upfront") {
+			t.Errorf("%s: %s, unresolved %+v; want %s unresolved for the Capacity Block", r.Address, r.InstanceType, r.Unresolved, attr)
+		}
+	}
+}
