@@ -78,6 +78,16 @@ module "gke" {
   zones = []
   node_pools = [{ name = "a", accelerator_count = "x", autoscaling = false }]
 }`))
+	// kubectl_manifest bodies: a number, a multi-document stream, YAML that does not parse.
+	f.Add([]byte(`resource "kubectl_manifest" "a" {
+  yaml_body = 3
+}
+resource "kubectl_manifest" "b" {
+  yaml_body = "kind: Pod\n---\nkind: Job\nspec: {parallelism: [x"
+}
+resource "kubectl_manifest" "c" {
+  yaml_body = yamlencode({ kind = "Pod", spec = { containers = [{ resources = { limits = { "nvidia.com/gpu" = "x" } } }] } })
+}`))
 	// Fleets through stand-ins: a policy that is a string, overrides that are numbers, a GPU
 	// object of the wrong shape, an output read from a module that failed, a negative count.
 	f.Add([]byte(`module "asg" {

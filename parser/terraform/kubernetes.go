@@ -15,6 +15,7 @@ import (
 
 func init() {
 	register("kubernetes_manifest", mapKubernetesManifest)
+	register("kubectl_manifest", mapKubectlManifest)
 }
 
 // mapKubernetesManifest reads the object of a kubernetes_manifest (Terraform's Kubernetes
@@ -52,6 +53,36 @@ func mapKubernetesManifest(c *mapContext) []*parser.Resource {
 		return nil
 	}
 	return c.manifestResources(json.RawMessage(data), unknown)
+}
+
+// mapKubectlManifest reads the object of a kubectl_manifest (the gavinbunney/kubectl and
+// alekc/kubectl providers) like kubernetes_manifest's: its yaml_body is the object's YAML, often
+// a heredoc or a templatefile(). A body known only at apply (a data source's documents) is a
+// warning, since whatever it runs cannot be counted.
+// https://registry.terraform.io/providers/alekc/kubectl/latest/docs/resources/kubectl_manifest
+func mapKubectlManifest(c *mapContext) []*parser.Resource {
+	v := c.inst.value
+	if v.IsNull() || !v.IsKnown() || !v.Type().IsObjectType() || !v.Type().HasAttribute("yaml_body") {
+		return nil
+	}
+	raw := v.GetAttr("yaml_body")
+	body, _ := raw.UnmarkDeep()
+	d := c.inst.decl
+	switch {
+	case !body.IsKnown():
+		why := unknownReason(raw)
+		if why == "" {
+			why = "it is known only when Terraform applies"
+		}
+		c.ev.l.warns = append(c.ev.l.warns, parser.Error{File: d.rng.Filename, Line: d.rng.Start.Line,
+			Message: fmt.Sprintf("%s: yaml_body cannot be read before apply (%s): whatever it runs is not counted", c.inst.addr, why)})
+		return nil
+	case body.IsNull() || body.Type() != cty.String:
+		return nil
+	}
+	key := fmt.Sprintf("\x00manifest-%d", len(c.ev.manifests))
+	c.ev.manifests = append(c.ev.manifests, pendingManifest{key: key, ctx: *c, file: kubernetes.Decode(key, []byte(body.AsString()))})
+	return nil
 }
 
 // unknownGPUs is a GPU request whose count is known only at apply.

@@ -2,8 +2,11 @@ package terraform
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpuguard/gpuguard/internal/testutil"
 )
 
 // Kubernetes workloads in a plan: the typed resource's blocks come as JSON lists, the manifest's
@@ -80,5 +83,89 @@ resource "kubernetes_pod_v1" "t" {
 		if !strings.Contains(strings.Join(got, "; "), "nvidia.com/gpu: var.gpus has no value") {
 			t.Errorf("%s: unresolved %q", r.Address, got)
 		}
+	}
+}
+
+// kubectl_manifest (the kubectl providers) declares its object as YAML text: a heredoc, a
+// templatefile() or a plan's yaml_body is read like kubernetes_manifest's object, together with
+// the others (a Karpenter NodePool in one picks the node of another's pods); a body known only
+// at apply is a warning, and YAML that does not parse an error at the block.
+func TestKubectlManifest(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteFiles(t, dir, map[string]string{
+		"main.tf": `resource "kubectl_manifest" "pool" {
+  yaml_body = <<-YAML
+    apiVersion: karpenter.sh/v1
+    kind: NodePool
+    metadata:
+      name: gpu
+    spec:
+      template:
+        spec:
+          requirements:
+            - key: karpenter.k8s.aws/instance-family
+              operator: In
+              values: ["g6"]
+          nodeClassRef:
+            group: karpenter.k8s.aws
+            kind: EC2NodeClass
+            name: default
+  YAML
+}
+
+resource "kubectl_manifest" "vllm" {
+  yaml_body = templatefile("${path.module}/vllm.yaml", { replicas = 3 })
+}
+
+data "kubectl_file_documents" "docs" {
+  content = file("${path.module}/vllm.yaml")
+}
+
+resource "kubectl_manifest" "docs" {
+  for_each  = data.kubectl_file_documents.docs.manifests
+  yaml_body = each.value
+}
+
+resource "kubectl_manifest" "broken" {
+  yaml_body = "kind: Pod\nspec: [unclosed"
+}
+`,
+		"vllm.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm
+spec:
+  replicas: ${replicas}
+  template:
+    spec:
+      containers:
+        - name: vllm
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+`,
+	})
+	res := ParseModule(dir, []string{filepath.Join(dir, "main.tf")}, Options{FileDirs: []string{dir}})
+	if len(res.Resources) != 1 {
+		t.Fatalf("resources %+v, errors %+v, warnings %+v", res.Resources, res.Errors, res.Warnings)
+	}
+	r := res.Resources[0]
+	if r.Address != "kubectl_manifest.vllm" || r.Quantity != 3 || r.Pod == nil || r.Pod.Requested != 1 ||
+		len(r.Pod.Families) != 1 || r.Pod.Families[0] != "g6" || r.Source.Line != 21 {
+		t.Errorf("%s ×%d at line %d, pod %+v: want the Deployment's 3 pods of 1 GPU on the NodePool's g6 family", r.Address, r.Quantity, r.Source.Line, r.Pod)
+	}
+	if len(res.Warnings) != 1 || res.Warnings[0].Line != 29 || !strings.Contains(res.Warnings[0].Message, "kubectl_manifest.docs: yaml_body cannot be read before apply (") {
+		t.Errorf("warnings %+v", res.Warnings)
+	}
+	if len(res.Errors) != 1 || res.Errors[0].Line != 34 || !strings.Contains(res.Errors[0].Message, "kubectl_manifest.broken: ") {
+		t.Errorf("errors %+v", res.Errors)
+	}
+
+	plan := `{"format_version":"1.2","planned_values":{"root_module":{"resources":[
+{"address":"kubectl_manifest.p","mode":"managed","type":"kubectl_manifest","name":"p","values":{"yaml_body":"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  nodeSelector:\n    node.kubernetes.io/instance-type: g6.xlarge\n  containers:\n    - name: c\n      resources:\n        limits:\n          nvidia.com/gpu: 1\n"}}
+]}}}`
+	pres := ParsePlan("plan.json", []byte(plan))
+	if len(pres.Resources) != 1 || pres.Resources[0].Address != "kubectl_manifest.p" || pres.Resources[0].InstanceType != "g6.xlarge" || len(pres.Errors) != 0 {
+		t.Errorf("plan: resources %+v, errors %+v", pres.Resources, pres.Errors)
 	}
 }
