@@ -453,3 +453,25 @@ func TestCommentShowsARaisedMaximum(t *testing.T) {
 		t.Errorf("the headline speaks of an unchanged maximum: %s", strings.SplitN(out, "\n", 3)[1])
 	}
 }
+
+// With nothing priced, the table says "no GPU resources" outright only when nothing was left
+// unread; a warning (a module not followed) may hide GPUs, and the first line points at it.
+func TestCheckTableWithoutResources(t *testing.T) {
+	c := result.NewCheck(730, result.CatalogInfo{Updated: "2026-09-16", Sources: []string{"s"}})
+	var b bytes.Buffer
+	if err := WriteCheckTable(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "No GPU resources found.\n") {
+		t.Errorf("nothing unread:\n%s", b.String())
+	}
+	c.Warnings = append(c.Warnings, parser.Error{File: "main.tf", Line: 3, Message: `module "gpu": source "acme/gpu/aws" is not followed`})
+	b.Reset()
+	if err := WriteCheckTable(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "No GPU resources found in what could be read: see the warnings below for what was not.\n") ||
+		!strings.Contains(b.String(), `main.tf:3: module "gpu"`) {
+		t.Errorf("a warning:\n%s", b.String())
+	}
+}

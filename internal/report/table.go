@@ -17,9 +17,13 @@ import (
 func WriteCheckTable(w io.Writer, c *result.Check) error {
 	ew := &errWriter{w: w}
 	names := namesOf(c.Resources)
-	if len(c.Resources) == 0 {
+	switch {
+	case len(c.Resources) == 0 && len(c.Warnings) > 0:
+		// A module that is not followed, a manifest known only at apply: GPUs may be there.
+		ew.printf("No GPU resources found in what could be read: see the warnings below for what was not.\n")
+	case len(c.Resources) == 0:
 		ew.printf("No GPU resources found.\n")
-	} else {
+	default:
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "ADDRESS\tINSTANCE TYPE\tGPUS\tQTY\tPURCHASE\tREGION\tMONTHLY\tFIT")
 		unpriced := 0
