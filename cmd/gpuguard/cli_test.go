@@ -287,6 +287,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"dra", "dra.yaml", 0},
 		{"batch-and-serverless", "batch-and-serverless.yaml", 0},
 		{"operators", "operators.yaml", 0},
+		{"dynamo", "dynamo.yaml", 0},
 		{"argo", "argo.yaml", 0},
 		{"argo-rollouts", "argo-rollouts.yaml", 0},
 		{"crossplane", "crossplane.yaml", 0},

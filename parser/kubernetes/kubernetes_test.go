@@ -604,6 +604,7 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"Workflow": "argoproj.io/v1alpha1", "CronWorkflow": "argoproj.io/v1alpha1", "ResourceClaimTemplate": "resource.k8s.io/v1",
 		"ResourceClaim": "resource.k8s.io/v1", "Rollout": "argoproj.io/v1alpha1", "TrainJob": "trainer.kubeflow.org/v1alpha1",
 		"LLMInferenceService": "serving.kserve.io/v1alpha1", "ScaledJob": "keda.sh/v1alpha1", "Experiment": "kubeflow.org/v1beta1",
+		"DynamoGraphDeployment": "nvidia.com/v1alpha1",
 	}
 	specs := []string{
 		"spec: null", "spec: 3", "spec: [1, 2]", "spec: {replicatedJobs: x, tasks: 3, templates: {a: 1}}",
@@ -627,6 +628,10 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"spec: {trainer: {resourcesPerNode: {limits: {nvidia.com/gpu: x}}}, podTemplateOverrides: [{targetJobs: [{name: node}], spec: null}]}",
 		"spec: {replicas: 2, parallelism: {data: 0, dataLocal: -3, pipeline: -1}, worker: {containers: [{name: m, resources: {limits: {nvidia.com/gpu: 1}}}]}, baseRefs: [{name: x}, 3]}",
 		"spec: {prefill: {replicas: -2, template: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}}, baseRefs: {name: y}}",
+		"spec: {services: {w: {replicas: -2, multinode: {nodeCount: 0}, resources: {limits: {gpu: [1]}}}}}",
+		"spec: {services: {w: {autoscaling: {enabled: true, minReplicas: -1, maxReplicas: 4611686018427387904}, resources: {limits: {gpu: \"1\"}}, multinode: {nodeCount: 4}}}}",
+		"spec: {services: [1], components: {a: 1}}",
+		"spec: {components: [{name: w, replicas: -3, multinode: {nodeCount: 9223372036854775807}, podTemplate: {spec: {containers: [{name: m, resources: {limits: {nvidia.com/gpu: 1}}}]}}}]}",
 	}
 	for kind, api := range kinds {
 		for _, spec := range specs {
