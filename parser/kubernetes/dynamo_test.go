@@ -101,3 +101,31 @@ spec:
 		}
 	}
 }
+
+// A kind gpuguard does not read that asks for GPUs in an operator's shorthand (resources with
+// gpu: N) is a warning like one asking for nvidia.com/gpu; a count of zero, or a gpu key that
+// is not a count, is not.
+func TestUnknownKindGPUShorthandIsAWarning(t *testing.T) {
+	src := `apiVersion: serving.example.ai/v1
+kind: ModelDeployment
+metadata: {name: m, namespace: ml}
+spec:
+  runners:
+    - name: big
+      resources:
+        limits: {gpu: "2", cpu: "8"}
+---
+apiVersion: serving.example.ai/v1
+kind: ModelDeployment
+metadata: {name: cpu, namespace: ml}
+spec:
+  resources:
+    limits: {gpu: "0"}
+    requests: {gpus: {type: a100}}
+`
+	res := build(t, src, Options{})
+	if len(res.Resources) != 0 || len(res.Warnings) != 1 || res.Warnings[0].Line != 8 ||
+		!strings.Contains(res.Warnings[0].Message, "ModelDeployment/ml/m (serving.example.ai/v1) requests gpu, but gpuguard does not know how this kind runs its pods") {
+		t.Fatalf("resources %+v, warnings %+v", res.Resources, res.Warnings)
+	}
+}

@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -61,7 +62,21 @@ func gpuInRequirements(res *yaml.Node) (string, *yaml.Node) {
 			if IsGPUResource(v.Content[j].Value) {
 				return v.Content[j].Value, v.Content[j]
 			}
+			// Operators' own shorthand for a GPU count (Dynamo v1alpha1's and others' gpu: "1").
+			if name := v.Content[j].Value; (name == "gpu" || name == "gpus") && positiveCount(v.Content[j+1]) {
+				return name, v.Content[j]
+			}
 		}
 	}
 	return "", nil
+}
+
+// positiveCount reports whether a node is a whole number above zero (written as a number or a
+// string).
+func positiveCount(n *yaml.Node) bool {
+	if n.Kind != yaml.ScalarNode {
+		return false
+	}
+	i, err := strconv.ParseInt(strings.TrimSpace(n.Value), 10, 64)
+	return err == nil && i > 0
 }
