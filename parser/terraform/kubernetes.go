@@ -35,14 +35,7 @@ func mapKubernetesManifest(c *mapContext) []*parser.Resource {
 		return nil
 	}
 	if !m.IsKnown() {
-		// Nothing can be read, not even the kind: say so rather than skip it in silence.
-		d := c.inst.decl
-		why := unknownReason(raw)
-		if why == "" {
-			why = "it is known only when Terraform applies"
-		}
-		c.ev.l.warns = append(c.ev.l.warns, parser.Error{File: d.rng.Filename, Line: d.rng.Start.Line,
-			Message: fmt.Sprintf("%s: the manifest cannot be read before apply (%s): whatever it runs is not counted", c.inst.addr, why)})
+		c.unreadable("the manifest", raw)
 		return nil
 	}
 	m = cty.UnknownAsNull(m)
@@ -67,15 +60,9 @@ func mapKubectlManifest(c *mapContext) []*parser.Resource {
 	}
 	raw := v.GetAttr("yaml_body")
 	body, _ := raw.UnmarkDeep()
-	d := c.inst.decl
 	switch {
 	case !body.IsKnown():
-		why := unknownReason(raw)
-		if why == "" {
-			why = "it is known only when Terraform applies"
-		}
-		c.ev.l.warns = append(c.ev.l.warns, parser.Error{File: d.rng.Filename, Line: d.rng.Start.Line,
-			Message: fmt.Sprintf("%s: yaml_body cannot be read before apply (%s): whatever it runs is not counted", c.inst.addr, why)})
+		c.unreadable("yaml_body", raw)
 		return nil
 	case body.IsNull() || body.Type() != cty.String:
 		return nil
@@ -83,6 +70,18 @@ func mapKubectlManifest(c *mapContext) []*parser.Resource {
 	key := fmt.Sprintf("\x00manifest-%d", len(c.ev.manifests))
 	c.ev.manifests = append(c.ev.manifests, pendingManifest{key: key, ctx: *c, file: kubernetes.Decode(key, []byte(body.AsString()))})
 	return nil
+}
+
+// unreadable warns that a Kubernetes object declared through Terraform is known only at apply:
+// nothing can be read, not even its kind, so it is said rather than skipped in silence.
+func (c *mapContext) unreadable(what string, raw cty.Value) {
+	d := c.inst.decl
+	why := unknownReason(raw)
+	if why == "" {
+		why = "it is known only when Terraform applies"
+	}
+	c.ev.l.warns = append(c.ev.l.warns, parser.Error{File: d.rng.Filename, Line: d.rng.Start.Line,
+		Message: fmt.Sprintf("%s: %s cannot be read before apply (%s): whatever it runs is not counted", c.inst.addr, what, why)})
 }
 
 // unknownGPUs is a GPU request whose count is known only at apply.
