@@ -569,6 +569,16 @@ func unknownReason(v cty.Value) string {
 	if v.IsWhollyKnown() {
 		return ""
 	}
+	reasons := markReasons(v, true)
+	if len(reasons) == 0 {
+		return "the value is known only after apply"
+	}
+	return strings.Join(reasons, "; ")
+}
+
+// markReasons lists, sorted and once each, the reasons v's marks give for its unknown parts:
+// unresolved values always, references to resources' computed attributes when computed is set.
+func markReasons(v cty.Value, computed bool) []string {
 	_, pvm := v.UnmarkDeepWithPaths()
 	var reasons []string
 	seen := map[string]bool{}
@@ -579,7 +589,9 @@ func unknownReason(v cty.Value) string {
 			case unresolvedMark:
 				r = mk.reason
 			case computedMark:
-				r = fmt.Sprintf("%s.%s is known only after apply", mk.addr, mk.attr)
+				if computed {
+					r = fmt.Sprintf("%s.%s is known only after apply", mk.addr, mk.attr)
+				}
 			}
 			if r != "" && !seen[r] {
 				seen[r] = true
@@ -587,11 +599,8 @@ func unknownReason(v cty.Value) string {
 			}
 		}
 	}
-	if len(reasons) == 0 {
-		return "the value is known only after apply"
-	}
 	sort.Strings(reasons)
-	return strings.Join(reasons, "; ")
+	return reasons
 }
 
 // computedRefs returns the resources an unknown value points at through their computed

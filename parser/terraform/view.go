@@ -2,7 +2,6 @@ package terraform
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
@@ -256,21 +255,8 @@ func (w *view) refs(path ...any) []string {
 // without a value), else that the resource is not in this configuration. what names the
 // resource ("the instance template").
 func (w *view) notFound(what string, path ...any) string {
-	v, ok := at(w.obj, path...)
-	if ok && !v.IsWhollyKnown() {
-		_, pvm := v.UnmarkDeepWithPaths()
-		var reasons []string
-		seen := map[string]bool{}
-		for _, pm := range pvm {
-			for m := range pm.Marks {
-				if u, ok := m.(unresolvedMark); ok && !seen[u.reason] {
-					seen[u.reason] = true
-					reasons = append(reasons, u.reason)
-				}
-			}
-		}
-		if len(reasons) > 0 {
-			sort.Strings(reasons)
+	if v, ok := at(w.obj, path...); ok && !v.IsWhollyKnown() {
+		if reasons := markReasons(v, false); len(reasons) > 0 {
 			return what + " is unknown: " + strings.Join(reasons, "; ")
 		}
 	}
