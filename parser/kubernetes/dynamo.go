@@ -2,7 +2,8 @@ package kubernetes
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -104,12 +105,7 @@ func extractDynamoGraphDeployment(o *object) ([]role, error) {
 		return 0, fmt.Errorf("component %q: multinode.nodeCount %d is not a number of nodes", name, *m.NodeCount)
 	}
 	var out []role
-	names := make([]string, 0, len(spec.Services))
-	for name := range spec.Services {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(spec.Services)) {
 		s := spec.Services[name]
 		size, err := nodes(s.Multinode, name)
 		if err != nil {
