@@ -137,6 +137,8 @@ func Build(files []*File, opts Options) parser.Result {
 		}
 	}
 	buildManaged(objs, composed, opts, &res)
+	buildMachineSets(objs, &res)
+	buildKaito(objs, &res)
 	onPool := map[*nodePool][]int{} // the resources each NodePool places, by index
 	for _, o := range objs {
 		wk, ok := workloadOf(o)

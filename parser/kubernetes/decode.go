@@ -33,6 +33,9 @@ type object struct {
 	Metadata   objectMeta  `yaml:"metadata"`
 	Spec       yaml.Node   `yaml:"spec"`
 	Items      []yaml.Node `yaml:"items"`
+	// KAITO's Workspace keeps its fields at the top level, beside metadata (kaito.go).
+	Resource yaml.Node `yaml:"resource"`
+	Tuning   yaml.Node `yaml:"tuning"`
 
 	file   string
 	root   string // the kustomization or chart that deploys it; "" for a manifest read as it stands

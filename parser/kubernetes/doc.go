@@ -15,7 +15,9 @@
 // kustomization builds applies to the workloads of that build only (FromNodes takes a build's
 // objects, with the kustomization as their root). Crossplane composites and claims are rendered
 // through their Compositions into the managed resources handed to Options.Managed
-// (composition.go). A kind it does not read whose spec requests GPUs is a warning (unknown.go).
+// (composition.go). Cluster API machine sets (clusterapi.go) and KAITO workspaces (kaito.go)
+// declare GPU nodes rather than pods: they become resources of whole instances. A kind it does
+// not read whose spec requests GPUs is a warning (unknown.go).
 //
 // The package does not price anything: the estimator turns "which node" into a price.
 package kubernetes

@@ -334,7 +334,11 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := Build([]*File{Decode("fuzz.yaml", data)}, Options{DefaultInstanceType: "g5.xlarge"})
 		for _, r := range res.Resources {
-			if r.Pod == nil || r.Pod.Requested <= 0 || r.Quantity < 0 || r.ScaleMax != nil && (r.ScaleMax.Quantity <= 0 || r.ScaleMax.Quantity > maxPods) {
+			// A resource is pods that request GPUs, or whole GPU nodes (Cluster API machines,
+			// KAITO's nodes) whose type is a GPU type unless something left it unresolved.
+			pods := r.Pod != nil && r.Pod.Requested > 0
+			nodes := r.Pod == nil && (parser.IsGPUInstanceType(r.Provider, r.InstanceType) || len(r.Unresolved) > 0)
+			if !pods && !nodes || r.Quantity < 0 || r.Quantity > maxPods || r.ScaleMax != nil && (r.ScaleMax.Quantity <= 0 || r.ScaleMax.Quantity > maxPods) {
 				t.Fatalf("invalid resource: %+v", r)
 			}
 		}

@@ -2,7 +2,6 @@ package terraform
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -112,17 +111,11 @@ func awsSpot(w *view) bool {
 	return ok && strings.EqualFold(mt, "spot")
 }
 
-// capacityBlockReason is why an instance in an EC2 Capacity Block for ML is not priced: the
-// block is paid upfront, at the price of the offering it was bought from (set by AWS per
-// purchase, not a list price), and the instances it runs cost nothing more. On-demand rates
-// would be wrong either way. https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-capacity-blocks.html
-const capacityBlockReason = "runs in an EC2 Capacity Block for ML, paid upfront at the price of the offering the block was bought from, which the catalog does not hold; on-demand rates do not apply"
-
 // awsCapacityBlock records on r that the instances w launches run in a Capacity Block
 // (instance_market_options.market_type = "capacity-block").
 func awsCapacityBlock(r *parser.Resource, w *view) {
 	if mt, ok := w.quiet().str("instance_market_options", "market_type"); ok && strings.EqualFold(mt, "capacity-block") {
-		r.AddUnresolved(pathString(w.path, []any{"instance_market_options", "market_type"}), capacityBlockReason)
+		r.AddUnresolved(pathString(w.path, []any{"instance_market_options", "market_type"}), parser.CapacityBlockReason)
 	}
 }
 
@@ -219,11 +212,11 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 		if pct > 100 {
 			pct = 100
 		}
-		onDemand := mixedOnDemand(r.Quantity, base, pct)
+		onDemand := parser.MixedOnDemand(r.Quantity, base, pct)
 		r.SpotQuantity = r.Quantity - onDemand
 		defer func() {
 			if m := r.ScaleMax; m != nil {
-				m.SpotQuantity = m.Quantity - mixedOnDemand(m.Quantity, base, pct)
+				m.SpotQuantity = m.Quantity - parser.MixedOnDemand(m.Quantity, base, pct)
 			}
 		}()
 		switch {
@@ -289,13 +282,6 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 	return []*parser.Resource{r}
 }
 
-// mixedOnDemand is how many of n instances an Auto Scaling group's instances_distribution runs
-// on demand: the first base, then pct percent of the rest, rounded up (the costlier side).
-func mixedOnDemand(n, base, pct int) int {
-	onDemand := min(base, n)
-	return onDemand + int(math.Ceil(float64(n-onDemand)*float64(pct)/100))
-}
-
 func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.AWS, c.inst.addr)
 	types, ok := w.strList("instance_types")
@@ -326,7 +312,7 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	if ct, ok := w.str("capacity_type"); ok && strings.EqualFold(ct, "SPOT") {
 		r.PurchaseOption = parser.Spot
 	} else if ok && strings.EqualFold(ct, "CAPACITY_BLOCK") {
-		r.AddUnresolved("capacity_type", capacityBlockReason)
+		r.AddUnresolved("capacity_type", parser.CapacityBlockReason)
 	}
 	applyTags(r, launchTemplateTags(lt))
 	c.awsCommon(r, w)

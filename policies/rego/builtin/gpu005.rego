@@ -6,13 +6,18 @@
 #   instance tags of a launch template (tag_specifications for "instance") on the instances,
 #   groups and node groups it launches, an Auto Scaling group's tags that propagate at launch,
 #   and an EMR cluster's tags on the instance groups and fleets added to it; GKE node pools are
-#   checked on resource_labels, Kubernetes workloads on their labels.
+#   checked on resource_labels, Kubernetes workloads on their labels, Cluster API machine sets on
+#   their cloud's tags (AWS, Azure) or labels (GCP).
 # custom:
 #   id: GPU005
 #   severity: warn
 package gpuguard.builtin.gpu005
 
 required := {t | some t in object.get(input.config, "required_tags", ["team", "project", "env"])}
+
+# Cluster API kinds whose resources are cloud machines, tagged through the provider's
+# additionalTags (additionalLabels on GCP).
+machine_sets := {"MachineDeployment": "cloud", "MachineSet": "cloud", "MachinePool": "cloud", "Machine": "cloud"}
 
 warn contains f if {
 	count(required) > 0
@@ -21,8 +26,9 @@ warn contains f if {
 	missing := {t | some t in required; object.get(tags, t, "") == ""}
 	count(missing) > 0
 	names := concat(", ", missing) # a set joins in sorted order
-	# Kubernetes objects and GCP resources have labels; AWS and Azure resources have tags.
-	what := object.get({"kubernetes": "labels"}, r.kind, object.get({"gcp": "labels"}, r.provider, "tags"))
+	# Kubernetes objects and GCP resources have labels; AWS and Azure resources have tags. Cluster
+	# API machine sets are cloud machines declared in Kubernetes: their cloud decides.
+	what := object.get({"kubernetes": "labels"}, object.get(machine_sets, object.get(r, "type", ""), r.kind), object.get({"gcp": "labels"}, r.provider, "tags"))
 	f := {
 		"msg": sprintf("%s has no %s %s", [r.address, what, names]),
 		"id": r.id,

@@ -15,6 +15,14 @@ test_default_required_tags_and_labels if {
 	f.msg == "Deployment/a/b has no labels env, project, team"
 }
 
+test_cluster_api_machines_have_cloud_tags if {
+	fs := gpu005.warn with input as {"config": {}, "resources": [
+		{"address": "MachineDeployment/a/b", "id": "s|MachineDeployment/a/b", "kind": "kubernetes", "type": "MachineDeployment", "provider": "aws", "tags": {"team": "t", "project": "p"}},
+		{"address": "MachinePool/a/c", "id": "s|MachinePool/a/c", "kind": "kubernetes", "type": "MachinePool", "provider": "gcp", "tags": {"team": "t", "project": "p"}},
+	]}
+	{f.msg | some f in fs} == {"MachineDeployment/a/b has no tags env", "MachinePool/a/c has no labels env"}
+}
+
 test_all_tags_present if {
 	fs := gpu005.warn with input as {"config": {}, "resources": [{"address": "a", "id": "stack|a", "kind": "terraform", "provider": "aws", "tags": {"team": "t", "project": "p", "env": "e"}}]}
 	count(fs) == 0

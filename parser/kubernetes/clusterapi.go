@@ -1,0 +1,666 @@
+package kubernetes
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// Cluster API (cluster.x-k8s.io) declares a workload cluster's machines as objects of its
+// management cluster. A MachineDeployment, MachineSet or MachinePool runs replicas machines of
+// the type its infrastructure object holds (infrastructureRef): an AWSMachineTemplate,
+// AzureMachineTemplate or GCPMachineTemplate, or for a MachinePool an AWSMachinePool,
+// AWSManagedMachinePool (EKS), AzureMachinePool or AzureManagedMachinePool (AKS); a Machine
+// names an AWSMachine, AzureMachine or GCPMachine. Each of them with a GPU type is one resource of
+// whole machines, in the region of its cluster's infrastructure (AWSCluster.spec.region,
+// AzureCluster.spec.location, GCPCluster.spec.region, or the managed control plane's).
+//
+// Field names and defaults are the providers' API types, read 2026-11-22:
+// kubernetes-sigs/cluster-api (MachineDeployment, MachinePool, the autoscaler annotations),
+// cluster-api-provider-aws api/v1beta2/awsmachine_types.go and exp/api/v1beta2 (AWSMachinePool,
+// AWSManagedMachinePool), cluster-api-provider-azure api/v1beta1 (AzureMachine, AzureMachinePool,
+// AzureManagedMachinePool), cluster-api-provider-gcp api/v1beta1/gcpmachine_types.go.
+
+const (
+	capiGroup             = "cluster.x-k8s.io"
+	capiExpGroup          = "exp.cluster.x-k8s.io" // MachinePool before it left the experimental group
+	capiInfraGroup        = "infrastructure.cluster.x-k8s.io"
+	capiControlPlaneGroup = "controlplane.cluster.x-k8s.io"
+	// The cluster autoscaler's Cluster API provider reads a machine set's bounds from these
+	// annotations (cluster.k8s.io/ is the older prefix it still accepts); Cluster API defaults
+	// unset replicas to the minimum. https://cluster-api.sigs.k8s.io/tasks/automated-machine-management/autoscaling
+	annotationAutoscalerMin = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size"
+	annotationAutoscalerMax = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size"
+	labelCAPICluster        = "cluster.x-k8s.io/cluster-name"
+	// A MachinePool whose size an autoscaler outside Cluster API manages (the Auto Scaling group's
+	// own, say) carries this annotation; its replicas are then the provider pool's to decide.
+	annotationReplicasManagedBy = "cluster.x-k8s.io/replicas-managed-by"
+)
+
+// Labels the Cluster API controllers put on the MachineSets and Machines they create: such an
+// object is part of one that is read already (its MachineDeployment, MachineSet, MachinePool or
+// control plane), and counting it too would count its machines twice.
+var capiOwnedLabels = []string{"cluster.x-k8s.io/deployment-name", "cluster.x-k8s.io/set-name", "cluster.x-k8s.io/pool-name", "cluster.x-k8s.io/control-plane"}
+
+// isCAPIMachines reports whether an object runs machines: a MachineDeployment, MachineSet,
+// MachinePool or Machine of Cluster API's own group.
+func isCAPIMachines(o *object) bool {
+	g := group(o.APIVersion)
+	switch o.Kind {
+	case "MachineDeployment", "MachineSet", "Machine":
+		return g == capiGroup
+	case "MachinePool":
+		return g == capiGroup || g == capiExpGroup
+	}
+	return false
+}
+
+// capiIndex holds the objects machines refer to (clusters, their infrastructure and control
+// planes, machine templates and pools), by Kind/namespace/name.
+type capiIndex map[string]*object
+
+func capiKey(kind, namespace, name string) string { return kind + "/" + namespace + "/" + name }
+
+func newCAPIIndex(objs []*object) capiIndex {
+	ix := capiIndex{}
+	for _, o := range objs {
+		switch group(o.APIVersion) {
+		case capiInfraGroup, capiControlPlaneGroup:
+		case capiGroup:
+			if o.Kind != "Cluster" {
+				continue
+			}
+		default:
+			continue
+		}
+		ix[capiKey(o.Kind, o.namespace(), o.Metadata.Name)] = o
+	}
+	return ix
+}
+
+// capiRef is an object reference of Cluster API: apiVersion in v1beta1, apiGroup in v1beta2.
+// The kind and name identify the object; the namespace is the referrer's unless given.
+type capiRef struct {
+	Kind      string `yaml:"kind"`
+	Name      string `yaml:"name"`
+	Namespace string `yaml:"namespace"`
+}
+
+func (r capiRef) key(o *object) string {
+	ns := r.Namespace
+	if ns == "" {
+		ns = o.namespace()
+	}
+	return capiKey(r.Kind, ns, r.Name)
+}
+
+// machines is what an infrastructure object says about the machines it describes.
+type machines struct {
+	provider string
+	types    []string // the first is priced
+	from     string   // the field the types come from
+	spot     string   // why the machines run on spot, "" when on demand
+	block    string   // the field that puts them in a Capacity Block, "" when none
+	// mixed, when set, splits the machines between on-demand and spot as an Auto Scaling group's
+	// instances distribution does.
+	mixed    *[2]int // on-demand base, on-demand percentage above it
+	tags     map[string]string
+	region   string // the object's own region (AzureMachinePool.spec.location)
+	min, max *int   // the pool's own bounds (AWSMachinePool minSize/maxSize, managed pools' scaling)
+	maxFrom  string
+}
+
+// spotOptions is CAPA's spotMarketOptions or CAPZ's spotVMOptions: the machines run on spot when
+// it is present, even empty ({}); null leaves the pointer nil.
+type spotOptions struct{}
+
+type awsMachineSpec struct {
+	InstanceType      string            `yaml:"instanceType"`
+	SpotMarketOptions *spotOptions      `yaml:"spotMarketOptions"`
+	MarketType        string            `yaml:"marketType"`
+	AdditionalTags    map[string]string `yaml:"additionalTags"`
+}
+
+func (s awsMachineSpec) machines(from string) machines {
+	m := machines{provider: parser.AWS, from: from + "instanceType", tags: s.AdditionalTags}
+	if s.InstanceType != "" {
+		m.types = []string{s.InstanceType}
+	}
+	switch {
+	case strings.EqualFold(s.MarketType, "CapacityBlock"):
+		m.block = from + "marketType"
+	case strings.EqualFold(s.MarketType, "Spot"):
+		m.spot = from + "marketType Spot"
+	case s.SpotMarketOptions != nil && !strings.EqualFold(s.MarketType, "OnDemand"):
+		m.spot = from + "spotMarketOptions"
+	}
+	return m
+}
+
+type azureMachineSpec struct {
+	VMSize         string            `yaml:"vmSize"`
+	SpotVMOptions  *spotOptions      `yaml:"spotVMOptions"`
+	AdditionalTags map[string]string `yaml:"additionalTags"`
+}
+
+func (s azureMachineSpec) machines(from string) machines {
+	m := machines{provider: parser.Azure, from: from + "vmSize", tags: s.AdditionalTags}
+	if s.VMSize != "" {
+		m.types = []string{s.VMSize}
+	}
+	if s.SpotVMOptions != nil {
+		m.spot = from + "spotVMOptions"
+	}
+	return m
+}
+
+type gcpMachineSpec struct {
+	InstanceType      string            `yaml:"instanceType"`
+	Preemptible       bool              `yaml:"preemptible"`
+	ProvisioningModel string            `yaml:"provisioningModel"`
+	AdditionalLabels  map[string]string `yaml:"additionalLabels"`
+}
+
+func (s gcpMachineSpec) machines(from string) machines {
+	m := machines{provider: parser.GCP, from: from + "instanceType", tags: s.AdditionalLabels}
+	if s.InstanceType != "" {
+		m.types = []string{s.InstanceType}
+	}
+	switch {
+	case strings.EqualFold(s.ProvisioningModel, "Spot"):
+		m.spot = from + "provisioningModel Spot"
+	case s.Preemptible:
+		m.spot = from + "preemptible (priced at spot rates)"
+	}
+	return m
+}
+
+// managedScaling is the scaling of an EKS or AKS managed machine pool.
+type managedScaling struct {
+	MinSize *int `yaml:"minSize"`
+	MaxSize *int `yaml:"maxSize"`
+}
+
+// readMachines reads the machines of an infrastructure object; ok is false for a kind gpuguard
+// does not read.
+func readMachines(o *object) (m machines, ok bool, err error) {
+	switch o.Kind {
+	case "AWSMachineTemplate", "AzureMachineTemplate", "GCPMachineTemplate":
+		var spec struct {
+			Template struct {
+				Spec yaml.Node `yaml:"spec"`
+			} `yaml:"template"`
+		}
+		if err := decodeSpec(o, &spec); err != nil {
+			return m, true, err
+		}
+		m, err = readMachineSpec(o.Kind, &spec.Template.Spec, "spec.template.spec.")
+		return m, true, err
+	case "AWSMachine", "AzureMachine", "GCPMachine":
+		m, err = readMachineSpec(o.Kind, &o.Spec, "spec.")
+		return m, true, err
+	case "AWSMachinePool":
+		var spec struct {
+			MinSize           *int              `yaml:"minSize"`
+			MaxSize           *int              `yaml:"maxSize"`
+			AdditionalTags    map[string]string `yaml:"additionalTags"`
+			AWSLaunchTemplate awsMachineSpec    `yaml:"awsLaunchTemplate"`
+			Mixed             *struct {
+				Distribution *struct {
+					Base *int `yaml:"onDemandBaseCapacity"`
+					Pct  *int `yaml:"onDemandPercentageAboveBaseCapacity"`
+				} `yaml:"instancesDistribution"`
+				Overrides []struct {
+					InstanceType string `yaml:"instanceType"`
+				} `yaml:"overrides"`
+			} `yaml:"mixedInstancesPolicy"`
+		}
+		if err := decodeSpec(o, &spec); err != nil {
+			return m, true, err
+		}
+		m = spec.AWSLaunchTemplate.machines("spec.awsLaunchTemplate.")
+		m.tags = spec.AdditionalTags
+		// CAPA's defaults: minSize 1, maxSize 1.
+		m.min, m.max, m.maxFrom = spec.MinSize, spec.MaxSize, "maxSize of "+o.address()
+		if mp := spec.Mixed; mp != nil {
+			var overrides []string
+			for _, ov := range mp.Overrides {
+				if ov.InstanceType != "" {
+					overrides = append(overrides, ov.InstanceType)
+				}
+			}
+			if len(overrides) > 0 {
+				m.types, m.from = overrides, "spec.mixedInstancesPolicy.overrides"
+			}
+			// The Auto Scaling group's defaults: base 0, 100% on demand above it.
+			base, pct := 0, 100
+			if d := mp.Distribution; d != nil {
+				base, pct = intOr(d.Base, 0), min(intOr(d.Pct, 100), 100)
+			}
+			if base < 0 || pct < 0 {
+				return m, true, fmt.Errorf("mixedInstancesPolicy.instancesDistribution: on-demand base %d and percentage %d must not be negative", base, pct)
+			}
+			m.mixed = &[2]int{base, pct}
+		}
+		return m, true, nil
+	case "AWSManagedMachinePool":
+		var spec struct {
+			InstanceType      string            `yaml:"instanceType"`
+			AWSLaunchTemplate *awsMachineSpec   `yaml:"awsLaunchTemplate"`
+			Scaling           managedScaling    `yaml:"scaling"`
+			CapacityType      string            `yaml:"capacityType"`
+			AdditionalTags    map[string]string `yaml:"additionalTags"`
+		}
+		if err := decodeSpec(o, &spec); err != nil {
+			return m, true, err
+		}
+		m = machines{provider: parser.AWS, from: "spec.instanceType", tags: spec.AdditionalTags}
+		if lt := spec.AWSLaunchTemplate; lt != nil && spec.InstanceType == "" {
+			m = lt.machines("spec.awsLaunchTemplate.")
+			m.tags = spec.AdditionalTags
+		} else if spec.InstanceType != "" {
+			m.types = []string{spec.InstanceType}
+		}
+		if strings.EqualFold(spec.CapacityType, "spot") {
+			m.spot = "spec.capacityType spot"
+		}
+		m.min, m.max, m.maxFrom = spec.Scaling.MinSize, spec.Scaling.MaxSize, "scaling.maxSize of "+o.address()
+		return m, true, nil
+	case "AzureMachinePool":
+		var spec struct {
+			Location       string            `yaml:"location"`
+			Template       azureMachineSpec  `yaml:"template"`
+			AdditionalTags map[string]string `yaml:"additionalTags"`
+		}
+		if err := decodeSpec(o, &spec); err != nil {
+			return m, true, err
+		}
+		m = spec.Template.machines("spec.template.")
+		m.tags, m.region = spec.AdditionalTags, spec.Location
+		return m, true, nil
+	case "AzureManagedMachinePool":
+		var spec struct {
+			SKU              string            `yaml:"sku"`
+			Scaling          managedScaling    `yaml:"scaling"`
+			ScaleSetPriority string            `yaml:"scaleSetPriority"`
+			AdditionalTags   map[string]string `yaml:"additionalTags"`
+		}
+		if err := decodeSpec(o, &spec); err != nil {
+			return m, true, err
+		}
+		m = machines{provider: parser.Azure, from: "spec.sku", tags: spec.AdditionalTags}
+		if spec.SKU != "" {
+			m.types = []string{spec.SKU}
+		}
+		if strings.EqualFold(spec.ScaleSetPriority, "Spot") {
+			m.spot = "spec.scaleSetPriority Spot"
+		}
+		m.min, m.max, m.maxFrom = spec.Scaling.MinSize, spec.Scaling.MaxSize, "scaling.maxSize of "+o.address()
+		return m, true, nil
+	}
+	return m, false, nil
+}
+
+func readMachineSpec(kind string, n *yaml.Node, from string) (machines, error) {
+	if n.Kind == 0 {
+		return machines{}, nil
+	}
+	switch {
+	case strings.HasPrefix(kind, "AWS"):
+		var s awsMachineSpec
+		err := n.Decode(&s)
+		return s.machines(from), err
+	case strings.HasPrefix(kind, "Azure"):
+		var s azureMachineSpec
+		err := n.Decode(&s)
+		return s.machines(from), err
+	default:
+		var s gcpMachineSpec
+		err := n.Decode(&s)
+		return s.machines(from), err
+	}
+}
+
+// clusterPlace is what a cluster's objects say about where its machines run and how they are
+// tagged.
+type clusterPlace struct {
+	region  string
+	from    string // the object the region comes from
+	missing string // when region is "", what would have named it
+	tags    map[string]string
+}
+
+// place finds the region of a cluster: on the infrastructure or control plane object its Cluster
+// names, or, without the Cluster among the files, on an AWSCluster, AzureCluster, GCPCluster or
+// managed control plane of the cluster's name (the names clusterctl's templates give them).
+func (ix capiIndex) place(namespace, cluster string) clusterPlace {
+	if cluster == "" {
+		return clusterPlace{missing: "the machines name no cluster (spec.clusterName)"}
+	}
+	var candidates []string
+	clusterKey := capiKey("Cluster", namespace, cluster)
+	if c, ok := ix[clusterKey]; ok {
+		var spec struct {
+			InfrastructureRef capiRef `yaml:"infrastructureRef"`
+			ControlPlaneRef   capiRef `yaml:"controlPlaneRef"`
+		}
+		if err := decodeSpec(c, &spec); err == nil {
+			for _, r := range []capiRef{spec.InfrastructureRef, spec.ControlPlaneRef} {
+				if r.Kind != "" && r.Name != "" {
+					candidates = append(candidates, r.key(c))
+				}
+			}
+		}
+		if len(candidates) == 0 {
+			return clusterPlace{missing: clusterKey + " names no infrastructure"}
+		}
+	} else {
+		for _, k := range []string{"AWSCluster", "AzureCluster", "GCPCluster", "AWSManagedControlPlane", "AzureManagedControlPlane", "GCPManagedCluster"} {
+			candidates = append(candidates, capiKey(k, namespace, cluster))
+		}
+	}
+	var p clusterPlace
+	for _, k := range candidates {
+		o, ok := ix[k]
+		if !ok {
+			continue
+		}
+		var spec struct {
+			Region           string            `yaml:"region"`
+			Location         string            `yaml:"location"`
+			AdditionalTags   map[string]string `yaml:"additionalTags"`
+			AdditionalLabels map[string]string `yaml:"additionalLabels"`
+		}
+		if err := decodeSpec(o, &spec); err != nil {
+			continue
+		}
+		if p.tags == nil {
+			p.tags = spec.AdditionalTags
+			if p.tags == nil {
+				p.tags = spec.AdditionalLabels
+			}
+		}
+		if r := cmpOr(spec.Region, spec.Location); r != "" && p.region == "" {
+			p.region, p.from = parser.NormalizeRegion(r), o.address()
+		}
+	}
+	if p.region == "" {
+		if _, ok := ix[clusterKey]; ok {
+			p.missing = fmt.Sprintf("the region is on the infrastructure %s names (%s), which is not among the files read", clusterKey, strings.Join(candidates, ", "))
+		} else {
+			p.missing = fmt.Sprintf("the region is on %s's infrastructure, and neither it nor an AWSCluster, AzureCluster or GCPCluster of that name is among the files read", clusterKey)
+		}
+	}
+	return p
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// buildMachineSets makes a resource of each Cluster API machine set with a GPU instance type.
+func buildMachineSets(objs []*object, res *parser.Result) {
+	var ix capiIndex
+	for _, o := range objs {
+		if !isCAPIMachines(o) || owned(o) {
+			continue
+		}
+		if ix == nil {
+			ix = newCAPIIndex(objs)
+		}
+		r, warn, err := machineSet(o, ix, &res.Errors)
+		if err != nil {
+			res.Errors = append(res.Errors, specError(o, err))
+			continue
+		}
+		if warn != "" {
+			res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.line, Message: warn})
+		}
+		if r != nil {
+			res.Resources = append(res.Resources, *r)
+		}
+	}
+}
+
+func owned(o *object) bool {
+	for _, l := range capiOwnedLabels {
+		if _, ok := o.Metadata.Labels[l]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// machineSet reads one MachineDeployment, MachineSet, MachinePool or Machine: its resource when
+// its machines are GPU machines, or a warning when their type cannot be read. Errors in
+// annotations that leave the resource priced are added to errs.
+func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource, string, error) {
+	var spec struct {
+		ClusterName       string  `yaml:"clusterName"`
+		Replicas          *int    `yaml:"replicas"`
+		InfrastructureRef capiRef `yaml:"infrastructureRef"` // a Machine's
+		Template          struct {
+			Spec struct {
+				InfrastructureRef capiRef `yaml:"infrastructureRef"`
+			} `yaml:"spec"`
+		} `yaml:"template"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, "", err
+	}
+	ref := spec.Template.Spec.InfrastructureRef
+	if o.Kind == "Machine" {
+		ref = spec.InfrastructureRef
+	}
+	if ref.Kind == "" || ref.Name == "" {
+		return nil, "", nil
+	}
+	infra, found := ix[ref.key(o)]
+	if !found {
+		if _, reads, _ := readMachines(&object{Kind: ref.Kind}); reads {
+			return nil, fmt.Sprintf("%s takes its machines' type from %s, which is not among the files read: if they are GPU machines, they are not counted", o.address(), ref.key(o)), nil
+		}
+		return nil, "", nil
+	}
+	m, reads, err := readMachines(infra)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", infra.address(), err)
+	}
+	if !reads {
+		if typ, field := gpuTypeIn(&infra.Spec, ""); typ != "" {
+			return nil, fmt.Sprintf("%s runs machines of %s, whose %s names GPU type %s, but gpuguard does not read %s (%s): those GPUs are not counted",
+				o.address(), infra.address(), field, typ, infra.Kind, infra.APIVersion), nil
+		}
+		return nil, "", nil
+	}
+	if !anyGPU(m) {
+		return nil, "", nil
+	}
+	n, max, maxFrom, notes, err := machineCount(o, spec.Replicas, m)
+	if err != nil {
+		return nil, "", err
+	}
+	cluster := cmpOr(spec.ClusterName, o.Metadata.Labels[labelCAPICluster])
+	place := ix.place(o.namespace(), cluster)
+	r := &parser.Resource{Address: o.address(), Root: o.rootName(), Source: parser.Location{File: o.file, Line: o.line},
+		Kind: parser.KindKubernetes, Type: o.Kind, Provider: m.provider, InstanceType: m.types[0], Quantity: n, PurchaseOption: parser.OnDemand}
+	if o.note != "" {
+		r.Note("%s", o.note)
+	}
+	r.Note("Cluster API machines: %s of %s", m.from, infra.address())
+	if len(m.types) > 1 {
+		r.Note("%d instance types (%s): priced at the first, the highest priority", len(m.types), strings.Join(m.types, ", "))
+	}
+	for _, s := range notes {
+		r.Note("%s", s)
+	}
+	switch {
+	case m.region != "":
+		r.Region = parser.NormalizeRegion(m.region)
+	case place.region != "":
+		r.Region = place.region
+		r.Note("region %s from %s", r.Region, place.from)
+	default:
+		r.RegionUnknown = place.missing
+	}
+	if max > 0 {
+		r.SetScaleMax(max, maxFrom)
+	}
+	switch {
+	case m.block != "":
+		r.AddUnresolved(m.block, parser.CapacityBlockReason)
+	case m.spot != "":
+		r.PurchaseOption = parser.Spot
+		r.Note("spot: %s", m.spot)
+	case m.mixed != nil:
+		base, pct := m.mixed[0], m.mixed[1]
+		r.SpotQuantity = n - parser.MixedOnDemand(n, base, pct)
+		if r.ScaleMax != nil {
+			r.ScaleMax.SpotQuantity = r.ScaleMax.Quantity - parser.MixedOnDemand(r.ScaleMax.Quantity, base, pct)
+		}
+		if r.SpotQuantity == n && n > 0 {
+			r.PurchaseOption, r.SpotQuantity = parser.Spot, 0
+			if r.ScaleMax != nil {
+				r.ScaleMax.SpotQuantity = 0
+			}
+		} else if r.SpotQuantity > 0 {
+			r.Note("mixed instances policy: %d on-demand, %d spot", n-r.SpotQuantity, r.SpotQuantity)
+		}
+	}
+	tags := maps.Clone(place.tags)
+	if len(m.tags) > 0 {
+		if tags == nil {
+			tags = map[string]string{}
+		}
+		maps.Copy(tags, m.tags) // the machines' own tags win over the cluster's
+	}
+	if len(tags) > 0 {
+		r.Tags = tags
+	}
+	annotations := o.Metadata.Annotations
+	if p := annotations[AnnotationProfile]; p != "" {
+		r.Profile = p
+	}
+	if v, ok := annotations[AnnotationIgnore]; ok {
+		r.Suppressions = parser.ParseSuppressionAnnotation(v, r.Source)
+	}
+	hoursFromManifest(r, role{}, annotations, o, errs)
+	return r, "", nil
+}
+
+// anyGPU reports whether any of the machines' types is a GPU type.
+func anyGPU(m machines) bool {
+	for _, t := range m.types {
+		if parser.IsGPUInstanceType(m.provider, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// machineCount is how many machines a machine set runs, and the most it may scale to (0 when
+// no maximum above that is declared). Unset replicas are the autoscaler's minimum when its
+// annotations are there (Cluster API's defaulting), else 1.
+func machineCount(o *object, replicas *int, m machines) (n, max int, maxFrom string, notes []string, err error) {
+	minA, err := autoscalerBound(o, annotationAutoscalerMin)
+	if err != nil {
+		return 0, 0, "", nil, err
+	}
+	maxA, err := autoscalerBound(o, annotationAutoscalerMax)
+	if err != nil {
+		return 0, 0, "", nil, err
+	}
+	switch {
+	case o.Kind == "Machine":
+		n = 1
+	case o.Metadata.Annotations[annotationReplicasManagedBy] != "" && m.min != nil:
+		n = *m.min
+		notes = append(notes, fmt.Sprintf("replicas managed outside Cluster API (%s): %d, the pool's minimum", annotationReplicasManagedBy, n))
+	case replicas != nil:
+		n = *replicas
+	case minA != nil:
+		n = *minA
+		notes = append(notes, fmt.Sprintf("replicas not set: %d, the autoscaler's minimum (%s)", n, annotationAutoscalerMin))
+	default:
+		n = 1
+		notes = append(notes, "replicas not set: Cluster API's default of 1")
+	}
+	if n < 0 || n > maxPods {
+		return 0, 0, "", nil, fmt.Errorf("replicas %d is not a number of machines", n)
+	}
+	switch {
+	case maxA != nil && *maxA > n:
+		max, maxFrom = *maxA, "annotation "+annotationAutoscalerMax
+	case maxA == nil && m.max != nil && *m.max > n:
+		max, maxFrom = *m.max, m.maxFrom
+	}
+	if max > maxPods {
+		return 0, 0, "", nil, fmt.Errorf("%s: %d is not a number of machines", maxFrom, max)
+	}
+	if n == 0 {
+		notes = append(notes, "0 machines: scaled to zero, no cost while it stays so")
+	}
+	return n, max, maxFrom, notes, nil
+}
+
+// autoscalerBound reads one of the autoscaler's annotations (or its older cluster.k8s.io/ form).
+func autoscalerBound(o *object, key string) (*int, error) {
+	v, ok := o.Metadata.Annotations[key]
+	if !ok {
+		v, ok = o.Metadata.Annotations["cluster.k8s.io/"+strings.TrimPrefix(key, "cluster.x-k8s.io/")]
+	}
+	if !ok {
+		return nil, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 || n > maxPods {
+		return nil, fmt.Errorf("annotation %s=%q is not a number of machines", key, v)
+	}
+	return &n, nil
+}
+
+// gpuTypeIn finds, in an object of a kind gpuguard does not read, a field named like an instance
+// type (instanceType, vmSize, machineType, sku) whose value is a GPU type of some cloud, with
+// the field's path.
+func gpuTypeIn(n *yaml.Node, path string) (string, string) {
+	if n == nil {
+		return "", ""
+	}
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if t, f := gpuTypeIn(c, fmt.Sprintf("%s[%d]", path, i)); t != "" {
+				return t, f
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := k.Value
+			if path != "" {
+				p = path + "." + k.Value
+			}
+			if v.Kind == yaml.ScalarNode {
+				switch k.Value {
+				case "instanceType", "vmSize", "machineType", "sku", "vmType":
+					if prov := parser.ProviderOfInstanceType(v.Value); parser.IsGPUInstanceType(prov, v.Value) {
+						return v.Value, "spec." + p
+					}
+				}
+				continue
+			}
+			if t, f := gpuTypeIn(v, p); t != "" {
+				return t, f
+			}
+		}
+	}
+	return "", ""
+}

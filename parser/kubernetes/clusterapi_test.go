@@ -1,0 +1,333 @@
+package kubernetes
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// machineSetSrc is a MachineDeployment (or another kind, with the given metadata and spec lines)
+// of cluster c in namespace ml, and the AWSMachineTemplate it names.
+func machineSetSrc(kind, meta, spec, template string) string {
+	return `apiVersion: cluster.x-k8s.io/v1beta1
+kind: ` + kind + `
+metadata:
+  name: gpu
+  namespace: ml
+` + meta + `spec:
+  clusterName: c
+` + spec + `  template:
+    spec:
+      infrastructureRef: {kind: AWSMachineTemplate, name: tpl}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSMachineTemplate
+metadata: {name: tpl, namespace: ml}
+spec:
+  template:
+    spec:
+` + template
+}
+
+// How many machines a machine set runs: replicas as written, the autoscaler's minimum when
+// replicas are unset (in either annotation prefix), Cluster API's default of 1 otherwise, and the
+// provider pool's minimum when the replicas are managed outside Cluster API. The maximum is the
+// autoscaler's, or the pool's own.
+func TestMachineSetCounts(t *testing.T) {
+	cases := []struct {
+		name, meta, spec string
+		qty, max         int
+		note             string
+	}{
+		{"replicas", "", "  replicas: 3\n", 3, 0, ""},
+		{"autoscaler", "  annotations:\n    cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size: \"2\"\n    cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size: \"5\"\n", "", 2, 5, "the autoscaler's minimum"},
+		{"older prefix", "  annotations:\n    cluster.k8s.io/cluster-api-autoscaler-node-group-min-size: \"0\"\n    cluster.k8s.io/cluster-api-autoscaler-node-group-max-size: \"3\"\n", "", 0, 3, "scaled to zero"},
+		{"replicas win over the minimum", "  annotations:\n    cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size: \"1\"\n", "  replicas: 4\n", 4, 0, ""},
+		{"default", "", "", 1, 0, "Cluster API's default of 1"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := build(t, machineSetSrc("MachineDeployment", tc.meta, tc.spec, "      instanceType: g5.xlarge\n"), Options{})
+			if len(res.Errors) != 0 || len(res.Resources) != 1 {
+				t.Fatalf("errors %+v, resources %+v", res.Errors, res.Resources)
+			}
+			r := res.Resources[0]
+			max := 0
+			if r.ScaleMax != nil {
+				max = r.ScaleMax.Quantity
+			}
+			if r.Quantity != tc.qty || max != tc.max || r.InstanceType != "g5.xlarge" || r.Provider != parser.AWS || r.Pod != nil {
+				t.Fatalf("%s ×%d max %d (%s), want g5.xlarge ×%d max %d as whole machines", r.InstanceType, r.Quantity, max, r.Provider, tc.qty, tc.max)
+			}
+			if tc.note != "" && !strings.Contains(strings.Join(r.Notes, "; "), tc.note) {
+				t.Errorf("notes %q, want one saying %q", r.Notes, tc.note)
+			}
+		})
+	}
+
+	src := `apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata:
+  name: asg
+  namespace: ml
+  annotations: {cluster.x-k8s.io/replicas-managed-by: external-autoscaler}
+spec:
+  clusterName: c
+  replicas: 1
+  template:
+    spec:
+      infrastructureRef: {kind: AWSMachinePool, name: asg}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSMachinePool
+metadata: {name: asg, namespace: ml}
+spec:
+  minSize: 3
+  maxSize: 12
+  awsLaunchTemplate: {instanceType: p4d.24xlarge}
+  mixedInstancesPolicy:
+    instancesDistribution: {onDemandBaseCapacity: 0, onDemandPercentageAboveBaseCapacity: 0}
+`
+	res := build(t, src, Options{})
+	if len(res.Errors) != 0 || len(res.Resources) != 1 {
+		t.Fatalf("errors %+v, resources %+v", res.Errors, res.Resources)
+	}
+	r := res.Resources[0]
+	if r.Quantity != 3 || r.ScaleMax == nil || r.ScaleMax.Quantity != 12 || r.PurchaseOption != parser.Spot || r.SpotQuantity != 0 || r.ScaleMax.SpotQuantity != 0 {
+		t.Fatalf("%d (max %+v) %s spot %d; want the pool's minimum 3, max 12, all on spot", r.Quantity, r.ScaleMax, r.PurchaseOption, r.SpotQuantity)
+	}
+}
+
+// Bad counts are errors with the file and line, and the rest of the file is still read.
+func TestMachineSetBadCounts(t *testing.T) {
+	for _, tc := range []struct{ meta, spec, want string }{
+		{"", "  replicas: -2\n", "replicas -2 is not a number of machines"},
+		{"  annotations: {cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size: lots}\n", "", `annotation cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size="lots" is not a number of machines`},
+		{"", "  replicas: many\n", "cannot unmarshal"},
+	} {
+		src := machineSetSrc("MachineDeployment", tc.meta, tc.spec, "      instanceType: g5.xlarge\n") + `---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ml}
+spec:
+  nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}
+  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]
+`
+		res := build(t, src, Options{})
+		if len(res.Errors) != 1 || res.Errors[0].Line == 0 || !strings.Contains(res.Errors[0].Message, "MachineDeployment/ml/gpu") || !strings.Contains(res.Errors[0].Message, tc.want) {
+			t.Errorf("%q: errors %+v, want one at a line saying %q", tc.spec+tc.meta, res.Errors, tc.want)
+		}
+		if len(res.Resources) != 1 || res.Resources[0].Address != "Pod/ml/p" {
+			t.Errorf("resources %+v, want the pod still read", res.Resources)
+		}
+	}
+}
+
+// Spot and Capacity Blocks on AWS machines; objects the controllers create (a MachineSet of a
+// MachineDeployment, a control plane's Machine) are not counted again; CPU machines and kinds of
+// other infrastructure providers are not resources.
+func TestMachineSetPurchaseAndOwnership(t *testing.T) {
+	cases := []struct {
+		name, kind, meta, template string
+		purchase                   parser.PurchaseOption
+		resources                  int
+		unresolved                 string
+	}{
+		{"spot options", "MachineDeployment", "", "      instanceType: g5.xlarge\n      spotMarketOptions: {maxPrice: \"1.00\"}\n", parser.Spot, 1, ""},
+		{"null spot options", "MachineDeployment", "", "      instanceType: g5.xlarge\n      spotMarketOptions: null\n", parser.OnDemand, 1, ""},
+		{"market type", "MachineDeployment", "", "      instanceType: g5.xlarge\n      marketType: Spot\n", parser.Spot, 1, ""},
+		{"capacity block", "MachineDeployment", "", "      instanceType: p5.48xlarge\n      marketType: CapacityBlock\n", parser.OnDemand, 1, "spec.template.spec.marketType"},
+		{"cpu machines", "MachineDeployment", "", "      instanceType: m6i.large\n", parser.OnDemand, 0, ""},
+		{"owned machine set", "MachineSet", "  labels: {cluster.x-k8s.io/deployment-name: gpu}\n", "      instanceType: g5.xlarge\n", parser.OnDemand, 0, ""},
+		{"machine set of its own", "MachineSet", "", "      instanceType: g5.xlarge\n", parser.OnDemand, 1, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := build(t, machineSetSrc(tc.kind, tc.meta, "  replicas: 2\n", tc.template), Options{})
+			if len(res.Errors) != 0 || len(res.Warnings) != 0 || len(res.Resources) != tc.resources {
+				t.Fatalf("errors %+v, warnings %+v, %d resources, want %d", res.Errors, res.Warnings, len(res.Resources), tc.resources)
+			}
+			if tc.resources == 0 {
+				return
+			}
+			r := res.Resources[0]
+			if r.PurchaseOption != tc.purchase {
+				t.Errorf("purchase %s, want %s", r.PurchaseOption, tc.purchase)
+			}
+			if got := len(r.Unresolved) > 0; got != (tc.unresolved != "") || got && (r.Unresolved[0].Attribute != tc.unresolved || r.Unresolved[0].Reason != parser.CapacityBlockReason) {
+				t.Errorf("unresolved %+v, want %q", r.Unresolved, tc.unresolved)
+			}
+		})
+	}
+
+	machine := `apiVersion: cluster.x-k8s.io/v1beta1
+kind: Machine
+metadata:
+  name: cp-0
+  namespace: ml
+  labels: {cluster.x-k8s.io/control-plane: ""}
+spec:
+  clusterName: c
+  infrastructureRef: {kind: AWSMachine, name: cp-0}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: Machine
+metadata: {name: one-off, namespace: ml}
+spec:
+  clusterName: c
+  infrastructureRef: {kind: AWSMachine, name: one-off}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSMachine
+metadata: {name: cp-0, namespace: ml}
+spec: {instanceType: g5.xlarge}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSMachine
+metadata: {name: one-off, namespace: ml}
+spec: {instanceType: p4d.24xlarge}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachineDeployment
+metadata: {name: metal, namespace: ml}
+spec:
+  clusterName: c
+  template:
+    spec:
+      infrastructureRef: {kind: Metal3MachineTemplate, name: metal}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: Metal3MachineTemplate
+metadata: {name: metal, namespace: ml}
+spec:
+  template: {spec: {image: {url: http://example.com/img}}}
+`
+	res := build(t, machine, Options{})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 || len(res.Resources) != 1 ||
+		res.Resources[0].Address != "Machine/ml/one-off" || res.Resources[0].Quantity != 1 || res.Resources[0].InstanceType != "p4d.24xlarge" {
+		t.Fatalf("errors %+v, warnings %+v, resources %+v; want the one-off Machine only", res.Errors, res.Warnings, res.Resources)
+	}
+}
+
+// The region and tags come from the cluster's infrastructure: through the Cluster's references,
+// or, without the Cluster among the files, from an AWSCluster of the cluster's name (the
+// cluster-name label naming it when spec.clusterName is absent). An AzureMachinePool's own
+// location wins. When nothing names the region, the resource says what would have.
+func TestMachineSetRegion(t *testing.T) {
+	awsCluster := `---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSCluster
+metadata: {name: c, namespace: ml}
+spec:
+  region: eu-west-1
+  additionalTags: {team: ml, env: dev}
+`
+	res := build(t, machineSetSrc("MachineDeployment", "", "  replicas: 1\n", "      instanceType: g5.xlarge\n      additionalTags: {env: prod}\n")+awsCluster, Options{})
+	if len(res.Resources) != 1 {
+		t.Fatalf("resources %+v, errors %+v", res.Resources, res.Errors)
+	}
+	r := res.Resources[0]
+	if r.Region != "eu-west-1" || r.RegionUnknown != "" || r.Tags["team"] != "ml" || r.Tags["env"] != "prod" {
+		t.Errorf("region %q (%q), tags %v; want eu-west-1 from AWSCluster/ml/c and its tags under the template's", r.Region, r.RegionUnknown, r.Tags)
+	}
+
+	// The Cluster names infrastructure that is not among the files.
+	cluster := `---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: c, namespace: ml}
+spec:
+  infrastructureRef: {kind: AWSCluster, name: c-infra}
+`
+	res = build(t, machineSetSrc("MachineDeployment", "", "  replicas: 1\n", "      instanceType: g5.xlarge\n")+cluster+awsCluster, Options{})
+	if r := res.Resources[0]; r.Region != "" || !strings.Contains(r.RegionUnknown, "AWSCluster/ml/c-infra") {
+		t.Errorf("region %q, unknown %q; want the missing AWSCluster/ml/c-infra named", r.Region, r.RegionUnknown)
+	}
+
+	azure := `apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata:
+  name: pool
+  namespace: ml
+  labels: {cluster.x-k8s.io/cluster-name: az}
+spec:
+  replicas: 2
+  template:
+    spec:
+      infrastructureRef: {kind: AzureMachinePool, name: pool}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureMachinePool
+metadata: {name: pool, namespace: ml}
+spec:
+  location: West US 2
+  template:
+    vmSize: Standard_NC24ads_A100_v4
+    spotVMOptions: {}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureCluster
+metadata: {name: az, namespace: ml}
+spec:
+  location: eastus
+  additionalTags: {project: p}
+`
+	res = build(t, azure, Options{})
+	if len(res.Resources) != 1 {
+		t.Fatalf("resources %+v, errors %+v", res.Resources, res.Errors)
+	}
+	if r := res.Resources[0]; r.Region != "westus2" || r.Provider != parser.Azure || r.PurchaseOption != parser.Spot || r.Tags["project"] != "p" {
+		t.Errorf("%s %s %s tags %v; want the pool's own westus2, spot, the cluster's tags", r.Provider, r.Region, r.PurchaseOption, r.Tags)
+	}
+}
+
+// A machine set whose infrastructure is missing is a warning when gpuguard would have read it;
+// one of a kind it does not read is a warning only when a field names a GPU type.
+func TestMachineSetUnreadInfrastructure(t *testing.T) {
+	src := `apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachineDeployment
+metadata: {name: missing, namespace: ml}
+spec:
+  clusterName: c
+  template:
+    spec:
+      infrastructureRef: {kind: GCPMachineTemplate, name: elsewhere}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachineDeployment
+metadata: {name: docker, namespace: ml}
+spec:
+  clusterName: c
+  template:
+    spec:
+      infrastructureRef: {kind: DockerMachineTemplate, name: elsewhere}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {name: oci, namespace: ml}
+spec:
+  clusterName: c
+  template:
+    spec:
+      infrastructureRef: {kind: OCIManagedMachinePool, name: oci}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: OCIManagedMachinePool
+metadata: {name: oci, namespace: ml}
+spec:
+  nodeShape: VM.GPU.A10.1
+  pools:
+  - machineType: g5.2xlarge
+`
+	res := build(t, src, Options{})
+	if len(res.Resources) != 0 || len(res.Warnings) != 2 {
+		t.Fatalf("resources %+v, warnings %+v", res.Resources, res.Warnings)
+	}
+	if w := res.Warnings[0]; w.Line != 1 || !strings.Contains(w.Message, "MachineDeployment/ml/missing takes its machines' type from GCPMachineTemplate/ml/elsewhere, which is not among the files read") {
+		t.Errorf("warning %+v", w)
+	}
+	if w := res.Warnings[1]; w.Line != 19 || !strings.Contains(w.Message, "whose spec.pools[0].machineType names GPU type g5.2xlarge, but gpuguard does not read OCIManagedMachinePool") {
+		t.Errorf("warning %+v", w)
+	}
+}
