@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -386,10 +387,17 @@ func (ix capiIndex) place(namespace, cluster string) clusterPlace {
 			}
 		}
 		if r := cmpOr(spec.Region, spec.Location); r != "" && p.region == "" {
+			if name, def, ok := clusterctlVariable(r); ok {
+				if def == "" {
+					p.missing = fmt.Sprintf("the region of %s is clusterctl variable %s, set when the template is generated", o.address(), name)
+					continue
+				}
+				r = def
+			}
 			p.region, p.from = parser.NormalizeRegion(r), o.address()
 		}
 	}
-	if p.region == "" {
+	if p.region == "" && p.missing == "" {
 		if _, ok := ix[clusterKey]; ok {
 			p.missing = fmt.Sprintf("the region is on the infrastructure %s names (%s), which is not among the files read", clusterKey, strings.Join(candidates, ", "))
 		} else {
@@ -410,6 +418,12 @@ func cmpOr(a, b string) string {
 func buildMachineSets(objs []*object, res *parser.Result) {
 	var ix capiIndex
 	for _, o := range objs {
+		if o.Kind == "Cluster" && group(o.APIVersion) == capiGroup {
+			if w := topologyWorkers(o); w != "" {
+				res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.line, Message: w})
+			}
+			continue
+		}
 		if !isCAPIMachines(o) || owned(o) {
 			continue
 		}
@@ -444,9 +458,9 @@ func owned(o *object) bool {
 // annotations that leave the resource priced are added to errs.
 func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource, string, error) {
 	var spec struct {
-		ClusterName       string  `yaml:"clusterName"`
-		Replicas          *int    `yaml:"replicas"`
-		InfrastructureRef capiRef `yaml:"infrastructureRef"` // a Machine's
+		ClusterName       string    `yaml:"clusterName"`
+		Replicas          yaml.Node `yaml:"replicas"`
+		InfrastructureRef capiRef   `yaml:"infrastructureRef"` // a Machine's
 		Template          struct {
 			Spec struct {
 				InfrastructureRef capiRef `yaml:"infrastructureRef"`
@@ -481,10 +495,24 @@ func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource
 		}
 		return nil, "", nil
 	}
+	var typeNote string
+	if len(m.types) > 0 {
+		if name, def, ok := clusterctlVariable(m.types[0]); ok {
+			if def == "" {
+				return nil, fmt.Sprintf("%s runs machines of %s, whose %s is clusterctl variable %s, set when the template is generated: if they are GPU machines, they are not counted",
+					o.address(), infra.address(), m.from, name), nil
+			}
+			m.types[0], typeNote = def, fmt.Sprintf("%s is clusterctl variable %s: priced at its default %s", m.from, name, def)
+		}
+	}
 	if !anyGPU(m) {
 		return nil, "", nil
 	}
-	n, max, maxFrom, notes, err := machineCount(o, spec.Replicas, m)
+	replicas, replicasVar, err := clusterctlInt(&spec.Replicas, "replicas")
+	if err != nil {
+		return nil, "", lineError{line: o.lineOf(&spec.Replicas), err: err}
+	}
+	n, max, maxFrom, notes, err := machineCount(o, replicas, m)
 	if err != nil {
 		return nil, "", err
 	}
@@ -496,6 +524,12 @@ func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource
 		r.Note("%s", o.note)
 	}
 	r.Note("Cluster API machines: %s of %s", m.from, infra.address())
+	if typeNote != "" {
+		r.Note("%s", typeNote)
+	}
+	if replicasVar != "" {
+		r.Note("%s", replicasVar)
+	}
 	if len(m.types) > 1 {
 		r.Note("%d instance types (%s): priced at the first, the highest priority", len(m.types), strings.Join(m.types, ", "))
 	}
@@ -663,4 +697,93 @@ func gpuTypeIn(n *yaml.Node, path string) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// clusterctl's templates (cluster-template*.yaml) hold variables that `clusterctl generate
+// cluster` fills in: ${NAME}, or ${NAME:=default} with a default.
+// https://cluster-api.sigs.k8s.io/clusterctl/provider-contract#cluster-templates
+var clusterctlVar = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::=(.*))?\}$`)
+
+// clusterctlVariable reports whether s is one clusterctl variable, with its name and default.
+func clusterctlVariable(s string) (name, def string, ok bool) {
+	m := clusterctlVar.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
+}
+
+// clusterctlInt reads a count written as a number or a clusterctl variable: a variable's default
+// is the count, with a note; a variable without one is 1, with a note saying so. It returns nil
+// when the field is absent.
+func clusterctlInt(n *yaml.Node, field string) (*int, string, error) {
+	if n.Kind == 0 || n.Tag == "!!null" {
+		return nil, "", nil
+	}
+	if n.Kind != yaml.ScalarNode {
+		return nil, "", fmt.Errorf("%s is not a number", field)
+	}
+	v, note := n.Value, ""
+	if name, def, ok := clusterctlVariable(v); ok {
+		if def == "" {
+			one := 1
+			return &one, fmt.Sprintf("%s is clusterctl variable %s, set when the template is generated: priced at 1", field, name), nil
+		}
+		v, note = def, fmt.Sprintf("%s is clusterctl variable %s: priced at its default %s", field, name, def)
+	}
+	i, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return nil, "", fmt.Errorf("%s %q is not a number of machines", field, n.Value)
+	}
+	return &i, note, nil
+}
+
+// topologyWorkers says what a Cluster with a managed topology runs that gpuguard does not count:
+// Cluster API creates its workers' MachineDeployments and MachinePools from the ClusterClass,
+// whose templates, variables and patches decide their machine type, and gpuguard does not expand
+// a ClusterClass. It returns "" for a Cluster without topology workers.
+func topologyWorkers(o *object) string {
+	var spec struct {
+		Topology *struct {
+			Class    string `yaml:"class"` // v1beta1
+			ClassRef struct {
+				Name string `yaml:"name"`
+			} `yaml:"classRef"` // v1beta2
+			Workers struct {
+				MachineDeployments []struct {
+					Class    string `yaml:"class"`
+					Name     string `yaml:"name"`
+					Replicas *int   `yaml:"replicas"`
+				} `yaml:"machineDeployments"`
+				MachinePools []struct {
+					Class    string `yaml:"class"`
+					Name     string `yaml:"name"`
+					Replicas *int   `yaml:"replicas"`
+				} `yaml:"machinePools"`
+			} `yaml:"workers"`
+		} `yaml:"topology"`
+	}
+	if err := decodeSpec(o, &spec); err != nil || spec.Topology == nil {
+		return ""
+	}
+	t := spec.Topology
+	var workers []string
+	add := func(kind, name, class string, replicas *int) {
+		n := "replicas unset"
+		if replicas != nil {
+			n = fmt.Sprintf("%d replica%s", *replicas, plural(int64(*replicas)))
+		}
+		workers = append(workers, fmt.Sprintf("%s %s of class %s (%s)", kind, name, class, n))
+	}
+	for _, md := range t.Workers.MachineDeployments {
+		add("MachineDeployment", md.Name, md.Class, md.Replicas)
+	}
+	for _, mp := range t.Workers.MachinePools {
+		add("MachinePool", mp.Name, mp.Class, mp.Replicas)
+	}
+	if len(workers) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s runs %s from ClusterClass %s, whose templates, variables and patches decide their machine type; gpuguard does not expand a ClusterClass: if they are GPU machines, they are not counted",
+		o.address(), strings.Join(workers, ", "), cmpOr(t.Class, t.ClassRef.Name))
 }

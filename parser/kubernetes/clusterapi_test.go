@@ -104,7 +104,8 @@ func TestMachineSetBadCounts(t *testing.T) {
 	for _, tc := range []struct{ meta, spec, want string }{
 		{"", "  replicas: -2\n", "replicas -2 is not a number of machines"},
 		{"  annotations: {cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size: lots}\n", "", `annotation cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size="lots" is not a number of machines`},
-		{"", "  replicas: many\n", "cannot unmarshal"},
+		{"", "  replicas: many\n", `replicas "many" is not a number of machines`},
+		{"", "  replicas: [1]\n", "replicas is not a number"},
 	} {
 		src := machineSetSrc("MachineDeployment", tc.meta, tc.spec, "      instanceType: g5.xlarge\n") + `---
 apiVersion: v1
@@ -329,5 +330,97 @@ spec:
 	}
 	if w := res.Warnings[1]; w.Line != 19 || !strings.Contains(w.Message, "whose spec.pools[0].machineType names GPU type g5.2xlarge, but gpuguard does not read OCIManagedMachinePool") {
 		t.Errorf("warning %+v", w)
+	}
+}
+
+// A clusterctl template (cluster-template.yaml, filled in by clusterctl generate cluster): a
+// variable's default is used, with a note; a count without one is priced at 1 and a region
+// without one is left to the default region, both saying which variable; an instance type that
+// is a variable without a default is a warning, as it may be a GPU type.
+func TestMachineSetClusterctlVariables(t *testing.T) {
+	src := `apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: "${CLUSTER_NAME}"}
+spec:
+  infrastructureRef: {kind: AWSManagedControlPlane, name: "${CLUSTER_NAME}-control-plane"}
+---
+apiVersion: controlplane.cluster.x-k8s.io/v1beta2
+kind: AWSManagedControlPlane
+metadata: {name: "${CLUSTER_NAME}-control-plane"}
+spec: {region: "${AWS_REGION}"}
+---
+apiVersion: exp.cluster.x-k8s.io/v1alpha3
+kind: MachinePool
+metadata: {name: "${CLUSTER_NAME}-pool-0"}
+spec:
+  clusterName: "${CLUSTER_NAME}"
+  replicas: ${WORKER_MACHINE_COUNT}
+  template:
+    spec:
+      infrastructureRef: {kind: AWSManagedMachinePool, name: "${CLUSTER_NAME}-pool-0"}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1alpha3
+kind: AWSManagedMachinePool
+metadata: {name: "${CLUSTER_NAME}-pool-0"}
+spec: {amiType: AL2_x86_64_GPU, instanceType: "${GPU_TYPE:=g4dn.xlarge}"}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachineDeployment
+metadata: {name: "${CLUSTER_NAME}-md-0"}
+spec:
+  clusterName: "${CLUSTER_NAME}"
+  replicas: ${WORKER_MACHINE_COUNT:=3}
+  template:
+    spec:
+      infrastructureRef: {kind: AWSMachineTemplate, name: "${CLUSTER_NAME}-md-0"}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSMachineTemplate
+metadata: {name: "${CLUSTER_NAME}-md-0"}
+spec: {template: {spec: {instanceType: "${AWS_NODE_MACHINE_TYPE}"}}}
+`
+	res := build(t, src, Options{})
+	if len(res.Errors) != 0 || len(res.Resources) != 1 || len(res.Warnings) != 1 {
+		t.Fatalf("errors %+v, resources %+v, warnings %+v", res.Errors, res.Resources, res.Warnings)
+	}
+	r := res.Resources[0]
+	notes := strings.Join(r.Notes, "; ")
+	if r.InstanceType != "g4dn.xlarge" || r.Quantity != 1 || r.Region != "" || !strings.Contains(r.RegionUnknown, "clusterctl variable AWS_REGION") ||
+		!strings.Contains(notes, "clusterctl variable WORKER_MACHINE_COUNT, set when the template is generated: priced at 1") ||
+		!strings.Contains(notes, "clusterctl variable GPU_TYPE: priced at its default g4dn.xlarge") {
+		t.Errorf("%s ×%d region %q (%q), notes %q", r.InstanceType, r.Quantity, r.Region, r.RegionUnknown, notes)
+	}
+	if w := res.Warnings[0]; !strings.Contains(w.Message, "spec.template.spec.instanceType is clusterctl variable AWS_NODE_MACHINE_TYPE") {
+		t.Errorf("warning %+v", w)
+	}
+}
+
+// A Cluster with a managed topology: its workers come from a ClusterClass gpuguard does not
+// expand, and a warning names them rather than leaving them out in silence; a Cluster without
+// topology workers says nothing.
+func TestClusterTopologyWorkersAreAWarning(t *testing.T) {
+	src := `apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: c, namespace: ml}
+spec:
+  topology:
+    class: aws-gpu
+    version: v1.31.0
+    workers:
+      machineDeployments:
+      - {class: gpu-workers, name: md-0, replicas: 2}
+      machinePools:
+      - {class: burst, name: mp-0}
+---
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: Cluster
+metadata: {name: cp-only, namespace: ml}
+spec:
+  topology: {classRef: {name: aws}, version: v1.31.0}
+`
+	res := build(t, src, Options{})
+	if len(res.Resources) != 0 || len(res.Warnings) != 1 || res.Warnings[0].Line != 1 || !strings.Contains(res.Warnings[0].Message,
+		"Cluster/ml/c runs MachineDeployment md-0 of class gpu-workers (2 replicas), MachinePool mp-0 of class burst (replicas unset) from ClusterClass aws-gpu") {
+		t.Fatalf("resources %+v, warnings %+v", res.Resources, res.Warnings)
 	}
 }

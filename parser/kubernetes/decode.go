@@ -33,15 +33,15 @@ type object struct {
 	Metadata   objectMeta  `yaml:"metadata"`
 	Spec       yaml.Node   `yaml:"spec"`
 	Items      []yaml.Node `yaml:"items"`
-	// KAITO's Workspace keeps its fields at the top level, beside metadata (kaito.go).
-	Resource yaml.Node `yaml:"resource"`
-	Tuning   yaml.Node `yaml:"tuning"`
 
-	file   string
-	root   string // the kustomization or chart that deploys it; "" for a manifest read as it stands
-	note   string // said on every resource built from it
-	line   int    // line of the document in the file
-	offset int    // lines before the document's first line, added to node lines
+	file string
+	root string // the kustomization or chart that deploys it; "" for a manifest read as it stands
+	note string // said on every resource built from it
+	line int    // line of the document in the file
+	// doc is the document's node, kept only for kinds whose fields are not all under spec
+	// (KAITO's Workspace keeps resource and tuning beside metadata: kaito.go).
+	doc    *yaml.Node
+	offset int // lines before the document's first line, added to node lines
 }
 
 // rootName is what the object's resources report as their root: its kustomization, or its file.
@@ -252,6 +252,9 @@ func (f *File) addObject(n *yaml.Node, offset int) {
 	if o.Kind == "" || o.APIVersion == "" {
 		// Not a Kubernetes object (a values file, a WorkloadProfile without apiVersion, ...).
 		return
+	}
+	if group(o.APIVersion) == kaitoGroup {
+		o.doc = n
 	}
 	if strings.HasSuffix(o.Kind, "List") && len(o.Items) > 0 {
 		for i := range o.Items {

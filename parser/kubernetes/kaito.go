@@ -3,6 +3,8 @@ package kubernetes
 import (
 	"fmt"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -61,11 +63,24 @@ func buildKaito(objs []*object, res *parser.Result) {
 	}
 }
 
+// topLevel is the value of a key of the object's document beside metadata, or nil.
+func (o *object) topLevel(key string) *yaml.Node {
+	if o.doc == nil || o.doc.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(o.doc.Content); i += 2 {
+		if o.doc.Content[i].Value == key {
+			return o.doc.Content[i+1]
+		}
+	}
+	return nil
+}
+
 func kaitoWorkspace(o *object) (*parser.Resource, error) {
 	var rs kaitoResource
-	if o.Resource.Kind != 0 {
-		if err := o.Resource.Decode(&rs); err != nil {
-			return nil, lineError{line: o.lineOf(&o.Resource), err: fmt.Errorf("resource: %w", err)}
+	if n := o.topLevel("resource"); n != nil {
+		if err := n.Decode(&rs); err != nil {
+			return nil, lineError{line: o.lineOf(n), err: fmt.Errorf("resource: %w", err)}
 		}
 	}
 	r, err := kaitoNodes(o, rs, "resource.")
@@ -76,7 +91,7 @@ func kaitoWorkspace(o *object) (*parser.Resource, error) {
 	if err != nil || r == nil {
 		return r, err
 	}
-	if o.Tuning.Kind != 0 {
+	if o.topLevel("tuning") != nil {
 		r.RunsToCompletion = true
 		r.Note("a KAITO tuning job: its nodes run while the job does")
 	} else {

@@ -28,7 +28,7 @@ warn contains f if {
 	names := concat(", ", missing) # a set joins in sorted order
 	# Kubernetes objects and GCP resources have labels; AWS and Azure resources have tags. Cluster
 	# API machine sets are cloud machines declared in Kubernetes: their cloud decides.
-	what := object.get({"kubernetes": "labels"}, object.get(machine_sets, object.get(r, "type", ""), r.kind), object.get({"gcp": "labels"}, r.provider, "tags"))
+	what := object.get({"kubernetes": "labels"}, object.get(machine_sets, r.type, r.kind), object.get({"gcp": "labels"}, r.provider, "tags"))
 	f := {
 		"msg": sprintf("%s has no %s %s", [r.address, what, names]),
 		"id": r.id,

@@ -3,14 +3,14 @@ package gpuguard.builtin.gpu005_test
 import data.gpuguard.builtin.gpu005
 
 test_missing_tags if {
-	fs := gpu005.warn with input as {"config": {"required_tags": ["team", "env"]}, "resources": [{"address": "a", "id": "stack|a", "kind": "terraform", "provider": "aws", "tags": {"team": "ml", "env": ""}}]}
+	fs := gpu005.warn with input as {"config": {"required_tags": ["team", "env"]}, "resources": [{"address": "a", "id": "stack|a", "kind": "terraform", "type": "aws_instance", "provider": "aws", "tags": {"team": "ml", "env": ""}}]}
 	count(fs) == 1
 	some f in fs
 	f.msg == "a has no tags env"
 }
 
 test_default_required_tags_and_labels if {
-	fs := gpu005.warn with input as {"config": {}, "resources": [{"address": "Deployment/a/b", "id": "stack|Deployment/a/b", "kind": "kubernetes", "provider": "aws"}]}
+	fs := gpu005.warn with input as {"config": {}, "resources": [{"address": "Deployment/a/b", "id": "stack|Deployment/a/b", "kind": "kubernetes", "type": "Deployment", "provider": "aws"}]}
 	some f in fs
 	f.msg == "Deployment/a/b has no labels env, project, team"
 }
@@ -24,11 +24,11 @@ test_cluster_api_machines_have_cloud_tags if {
 }
 
 test_all_tags_present if {
-	fs := gpu005.warn with input as {"config": {}, "resources": [{"address": "a", "id": "stack|a", "kind": "terraform", "provider": "aws", "tags": {"team": "t", "project": "p", "env": "e"}}]}
+	fs := gpu005.warn with input as {"config": {}, "resources": [{"address": "a", "id": "stack|a", "kind": "terraform", "type": "aws_instance", "provider": "aws", "tags": {"team": "t", "project": "p", "env": "e"}}]}
 	count(fs) == 0
 }
 
 test_no_required_tags if {
-	fs := gpu005.warn with input as {"config": {"required_tags": []}, "resources": [{"address": "a", "id": "stack|a", "kind": "terraform", "provider": "aws"}]}
+	fs := gpu005.warn with input as {"config": {"required_tags": []}, "resources": [{"address": "a", "id": "stack|a", "kind": "terraform", "type": "aws_instance", "provider": "aws"}]}
 	count(fs) == 0
 }
