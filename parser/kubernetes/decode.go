@@ -104,6 +104,14 @@ func FromNodes(name, root string, nodes []*yaml.Node) *File {
 	return f
 }
 
+// OverrideNamespace puts every object of the file in namespace ns, whatever its manifest says (a
+// kubectl_manifest's override_namespace).
+func (f *File) OverrideNamespace(ns string) {
+	for _, o := range f.objects {
+		o.Metadata.Namespace = ns
+	}
+}
+
 // LooksLikeManifest reports whether data (JSON or YAML) looks like a Kubernetes manifest: it has
 // apiVersion and kind at the top level of some document.
 func LooksLikeManifest(data []byte) bool {

@@ -50,8 +50,9 @@ func mapKubernetesManifest(c *mapContext) []*parser.Resource {
 
 // mapKubectlManifest reads the object of a kubectl_manifest (the gavinbunney/kubectl and
 // alekc/kubectl providers) like kubernetes_manifest's: its yaml_body is the object's YAML, often
-// a heredoc or a templatefile(). A body known only at apply (a data source's documents) is a
-// warning, since whatever it runs cannot be counted.
+// a heredoc or a templatefile(); override_namespace, when set, is the object's namespace. A body
+// known only at apply (a data source's documents) is a warning, since whatever it runs cannot be
+// counted.
 // https://registry.terraform.io/providers/alekc/kubectl/latest/docs/resources/kubectl_manifest
 func mapKubectlManifest(c *mapContext) []*parser.Resource {
 	v := c.inst.value
@@ -68,7 +69,14 @@ func mapKubectlManifest(c *mapContext) []*parser.Resource {
 		return nil
 	}
 	key := fmt.Sprintf("\x00manifest-%d", len(c.ev.manifests))
-	c.ev.manifests = append(c.ev.manifests, pendingManifest{key: key, ctx: *c, file: kubernetes.Decode(key, []byte(body.AsString()))})
+	file := kubernetes.Decode(key, []byte(body.AsString()))
+	// override_namespace applies the object in that namespace, whatever its YAML declares.
+	if v.Type().HasAttribute("override_namespace") {
+		if ns, _ := v.GetAttr("override_namespace").UnmarkDeep(); ns.IsKnown() && !ns.IsNull() && ns.Type() == cty.String && ns.AsString() != "" {
+			file.OverrideNamespace(ns.AsString())
+		}
+	}
+	c.ev.manifests = append(c.ev.manifests, pendingManifest{key: key, ctx: *c, file: file})
 	return nil
 }
 

@@ -161,6 +161,46 @@ spec:
 		t.Errorf("errors %+v", res.Errors)
 	}
 
+	// override_namespace moves the Deployment into ml, where the HPA of another resource targets
+	// it: its floor is the HPA's minReplicas. Without it, the HPA targets nothing.
+	for _, tc := range []struct {
+		override string
+		qty      int
+	}{{`override_namespace = "ml"`, 2}, {"", 4}} {
+		dir := t.TempDir()
+		testutil.WriteFiles(t, dir, map[string]string{"main.tf": `resource "kubectl_manifest" "hpa" {
+  yaml_body = <<-YAML
+    apiVersion: autoscaling/v2
+    kind: HorizontalPodAutoscaler
+    metadata: {name: vllm, namespace: ml}
+    spec:
+      scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: vllm}
+      minReplicas: 2
+      maxReplicas: 8
+  YAML
+}
+
+resource "kubectl_manifest" "vllm" {
+  ` + tc.override + `
+  yaml_body = <<-YAML
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: vllm, namespace: staging}
+    spec:
+      replicas: 4
+      template:
+        spec:
+          nodeSelector: {node.kubernetes.io/instance-type: g6.xlarge}
+          containers: [{name: vllm, resources: {limits: {nvidia.com/gpu: 1}}}]
+  YAML
+}
+`})
+		res := ParseModule(dir, []string{filepath.Join(dir, "main.tf")}, Options{})
+		if len(res.Resources) != 1 || res.Resources[0].Quantity != tc.qty || len(res.Errors) != 0 {
+			t.Errorf("%q: resources %+v, errors %+v; want %d pods", tc.override, res.Resources, res.Errors, tc.qty)
+		}
+	}
+
 	plan := `{"format_version":"1.2","planned_values":{"root_module":{"resources":[
 {"address":"kubectl_manifest.p","mode":"managed","type":"kubectl_manifest","name":"p","values":{"yaml_body":"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  nodeSelector:\n    node.kubernetes.io/instance-type: g6.xlarge\n  containers:\n    - name: c\n      resources:\n        limits:\n          nvidia.com/gpu: 1\n"}}
 ]}}}`
