@@ -127,11 +127,17 @@ type awsMachineSpec struct {
 	AdditionalTags    map[string]string `yaml:"additionalTags"`
 }
 
-func (s awsMachineSpec) machines(from string) machines {
-	m := machines{provider: parser.AWS, from: from + "instanceType", tags: s.AdditionalTags}
-	if s.InstanceType != "" {
-		m.types = []string{s.InstanceType}
+// newMachines starts the machines of one instance type (none when typ is empty), read from field.
+func newMachines(provider, field, typ string, tags map[string]string) machines {
+	m := machines{provider: provider, from: field, tags: tags}
+	if typ != "" {
+		m.types = []string{typ}
 	}
+	return m
+}
+
+func (s awsMachineSpec) machines(from string) machines {
+	m := newMachines(parser.AWS, from+"instanceType", s.InstanceType, s.AdditionalTags)
 	switch {
 	case strings.EqualFold(s.MarketType, "CapacityBlock"):
 		m.block = from + "marketType"
@@ -150,10 +156,7 @@ type azureMachineSpec struct {
 }
 
 func (s azureMachineSpec) machines(from string) machines {
-	m := machines{provider: parser.Azure, from: from + "vmSize", tags: s.AdditionalTags}
-	if s.VMSize != "" {
-		m.types = []string{s.VMSize}
-	}
+	m := newMachines(parser.Azure, from+"vmSize", s.VMSize, s.AdditionalTags)
 	if s.SpotVMOptions != nil {
 		m.spot = from + "spotVMOptions"
 	}
@@ -168,10 +171,7 @@ type gcpMachineSpec struct {
 }
 
 func (s gcpMachineSpec) machines(from string) machines {
-	m := machines{provider: parser.GCP, from: from + "instanceType", tags: s.AdditionalLabels}
-	if s.InstanceType != "" {
-		m.types = []string{s.InstanceType}
-	}
+	m := newMachines(parser.GCP, from+"instanceType", s.InstanceType, s.AdditionalLabels)
 	switch {
 	case strings.EqualFold(s.ProvisioningModel, "Spot"):
 		m.spot = from + "provisioningModel Spot"
@@ -260,12 +260,10 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 		if err := decodeSpec(o, &spec); err != nil {
 			return m, true, err
 		}
-		m = machines{provider: parser.AWS, from: "spec.instanceType", tags: spec.AdditionalTags}
+		m = newMachines(parser.AWS, "spec.instanceType", spec.InstanceType, spec.AdditionalTags)
 		if lt := spec.AWSLaunchTemplate; lt != nil && spec.InstanceType == "" {
 			m = lt.machines("spec.awsLaunchTemplate.")
 			m.tags = spec.AdditionalTags
-		} else if spec.InstanceType != "" {
-			m.types = []string{spec.InstanceType}
 		}
 		if strings.EqualFold(spec.CapacityType, "spot") {
 			m.spot = "spec.capacityType spot"
@@ -294,10 +292,7 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 		if err := decodeSpec(o, &spec); err != nil {
 			return m, true, err
 		}
-		m = machines{provider: parser.Azure, from: "spec.sku", tags: spec.AdditionalTags}
-		if spec.SKU != "" {
-			m.types = []string{spec.SKU}
-		}
+		m = newMachines(parser.Azure, "spec.sku", spec.SKU, spec.AdditionalTags)
 		if strings.EqualFold(spec.ScaleSetPriority, "Spot") {
 			m.spot = "spec.scaleSetPriority Spot"
 		}
