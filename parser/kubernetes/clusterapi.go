@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"regexp"
@@ -381,7 +382,7 @@ func (ix capiIndex) place(namespace, cluster string) clusterPlace {
 				p.tags = spec.AdditionalLabels
 			}
 		}
-		if r := cmpOr(spec.Region, spec.Location); r != "" && p.region == "" {
+		if r := cmp.Or(spec.Region, spec.Location); r != "" && p.region == "" {
 			if name, def, ok := clusterctlVariable(r); ok {
 				if def == "" {
 					p.missing = fmt.Sprintf("the region of %s is clusterctl variable %s, set when the template is generated", o.address(), name)
@@ -400,13 +401,6 @@ func (ix capiIndex) place(namespace, cluster string) clusterPlace {
 		}
 	}
 	return p
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // buildMachineSets makes a resource of each Cluster API machine set with a GPU instance type.
@@ -511,7 +505,7 @@ func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource
 	if err != nil {
 		return nil, "", err
 	}
-	cluster := cmpOr(spec.ClusterName, o.Metadata.Labels[labelCAPICluster])
+	cluster := cmp.Or(spec.ClusterName, o.Metadata.Labels[labelCAPICluster])
 	place := ix.place(o.namespace(), cluster)
 	r := &parser.Resource{Address: o.address(), Root: o.rootName(), Source: parser.Location{File: o.file, Line: o.line},
 		Kind: parser.KindKubernetes, Type: o.Kind, Provider: m.provider, InstanceType: m.types[0], Quantity: n, PurchaseOption: parser.OnDemand}
@@ -780,5 +774,5 @@ func topologyWorkers(o *object) string {
 		return ""
 	}
 	return fmt.Sprintf("%s runs %s from ClusterClass %s, whose templates, variables and patches decide their machine type; gpuguard does not expand a ClusterClass: if they are GPU machines, they are not counted",
-		o.address(), strings.Join(workers, ", "), cmpOr(t.Class, t.ClassRef.Name))
+		o.address(), strings.Join(workers, ", "), cmp.Or(t.Class, t.ClassRef.Name))
 }
