@@ -303,6 +303,13 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 	return m, false, nil
 }
 
+// readsMachinesOf reports whether readMachines reads a kind: it asks it about an empty object of
+// that kind, so the kinds are listed once, in readMachines' switch.
+func readsMachinesOf(kind string) bool {
+	_, ok, _ := readMachines(&object{Kind: kind})
+	return ok
+}
+
 func readMachineSpec(kind string, n *yaml.Node, from string) (machines, error) {
 	if n.Kind == 0 {
 		return machines{}, nil
@@ -468,7 +475,7 @@ func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource
 	}
 	infra, found := ix[ref.key(o)]
 	if !found {
-		if _, reads, _ := readMachines(&object{Kind: ref.Kind}); reads {
+		if readsMachinesOf(ref.Kind) {
 			return nil, fmt.Sprintf("%s takes its machines' type from %s, which is not among the files read: if they are GPU machines, they are not counted", o.address(), ref.key(o)), nil
 		}
 		return nil, "", nil
