@@ -20,7 +20,9 @@
 // Files a configuration names (file(), templatefile(), fileset(), a symbolic link) are read only
 // inside the checked directories (package confine), and the manifest files it reads and the
 // charts its helm_releases render (helmrelease.go) are reported (Result.Consumed) so they are not
-// counted again as manifests or charts.
+// counted again as manifests or charts. Kubernetes objects declared through Terraform whose
+// manifests name no region take the region of the cluster their provider connects to
+// (cluster.go).
 //
 // The package does not price anything, print or exit.
 package terraform

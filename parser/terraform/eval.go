@@ -36,6 +36,14 @@ type computedMark struct {
 	attr string
 }
 
+// dataMark rides on a data source's attribute, which the provider reads during plan: it names
+// the data block, so that what a value was read from can still be told (the cluster a
+// Kubernetes provider's host comes from, cluster.go).
+type dataMark struct {
+	mod  *moduleInstance
+	addr string // "aws_eks_cluster.this", a key of the module's data blocks
+}
+
 func unresolved(format string, args ...any) cty.Value {
 	return cty.DynamicVal.Mark(unresolvedMark{fmt.Sprintf(format, args...)})
 }
@@ -287,7 +295,9 @@ func (mi *moduleInstance) context(e hcl.Expression, sc *scope) *hcl.EvalContext 
 					if dataObj[name] == nil {
 						dataObj[name] = map[string]cty.Value{}
 					}
-					dataObj[name][a.Name] = cty.DynamicVal.Mark(unresolvedMark{fmt.Sprintf("data.%s.%s is read from the provider during plan", name, a.Name)})
+					dataObj[name][a.Name] = cty.DynamicVal.WithMarks(cty.NewValueMarks(
+						unresolvedMark{fmt.Sprintf("data.%s.%s is read from the provider during plan", name, a.Name)},
+						dataMark{mod: mi, addr: name + "." + a.Name}))
 				}
 			}
 		case "self":

@@ -190,6 +190,7 @@ func (ev *evaluation) buildManifests() []*parser.Resource {
 	ev.l.errs = append(ev.l.errs, at(res.Errors)...)
 	ev.l.warns = append(ev.l.warns, at(res.Warnings)...)
 	var out []*parser.Resource
+	places := manifestPlaces{ev: ev}
 	for i := range res.Resources {
 		r := res.Resources[i]
 		p := byKey[r.Source.File]
@@ -204,6 +205,12 @@ func (ev *evaluation) buildManifests() []*parser.Resource {
 		} else {
 			r.Note("the Kubernetes %s declared by this %s", r.Address, d.typ)
 			r.Address = p.ctx.inst.addr
+		}
+		if r.Region == "" {
+			if place, ok := places.place(&p.ctx, &r); ok {
+				r.Region, r.RegionUnknown = place.region, ""
+				r.Note("region %s from %s", place.region, place.from)
+			}
 		}
 		r.Source, r.Root = loc, ""
 		for j := range r.Suppressions {

@@ -121,8 +121,50 @@ func (p *planReader) addProviders(mod *moduleInstance) {
 				attrs[attr] = v
 			}
 		}
+		if refs := clusterReferences(pc.Expressions); len(refs) > 0 {
+			// A Kubernetes, kubectl or Helm provider connects to a cluster: its references
+			// stand as the unknowns they are, so that the cluster can be found (cluster.go).
+			attrs["references"] = cty.TupleVal(refs)
+		}
 		mod.providers[key] = cty.ObjectVal(attrs)
 	}
+}
+
+// clusterReferences returns, as unknowns that remember them, the resources a Kubernetes
+// provider configuration's expressions read (host = aws_eks_cluster.x.endpoint), its nested
+// blocks' too (helm's kubernetes block), in a stable order.
+func clusterReferences(exprs map[string]*tfjson.Expression) []cty.Value {
+	var out []cty.Value
+	seen := map[string]bool{}
+	var visit func(exprs map[string]*tfjson.Expression, depth int)
+	visit = func(exprs map[string]*tfjson.Expression, depth int) {
+		names := make([]string, 0, len(exprs))
+		for n := range exprs {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			e := exprs[n]
+			if e == nil || e.ExpressionData == nil {
+				continue
+			}
+			for _, ref := range e.References {
+				if addr := resourceOfReference(ref); addr != "" && !seen[addr] {
+					if _, ok := clusterTypes[strings.SplitN(addr, ".", 2)[0]]; ok {
+						seen[addr] = true
+						out = append(out, cty.DynamicVal.Mark(computedMark{addr: addr, attr: lastPart(ref)}))
+					}
+				}
+			}
+			if depth < 2 {
+				for _, b := range e.NestedBlocks {
+					visit(b, depth+1)
+				}
+			}
+		}
+	}
+	visit(exprs, 0)
+	return out
 }
 
 // expressionValue reads a configuration expression: a constant, or a single var.x reference

@@ -1,0 +1,233 @@
+package terraform
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// The region of the cluster that Kubernetes objects declared through Terraform run in.
+//
+// A Deployment's manifest seldom names its region: the cluster does. When the Kubernetes
+// objects come from Terraform (kubernetes_manifest, kubectl_manifest, the typed workloads,
+// helm_release), the configuration usually says which cluster that is: the kubernetes, kubectl
+// or helm provider's host and credentials are read from an aws_eks_cluster,
+// google_container_cluster or azurerm_kubernetes_cluster (or their data sources), and that
+// cluster has a region. A workload whose manifests name no region takes it, in this order:
+//  1. the cluster its provider configuration reads from;
+//  2. else the only cluster the configuration declares (or several, all in one region);
+//  3. else, for a workload whose node names its cloud (a Karpenter NodePool, a GKE accelerator
+//     label), that cloud's provider region in the module that declares it.
+//
+// A cluster on another cloud than the workload's node is not its cluster's region: step 3
+// decides then. Each region taken says where it came from in a note.
+
+// clusterTypes are the managed Kubernetes clusters whose region a workload takes, by resource
+// (and data source) type.
+var clusterTypes = map[string]string{
+	"aws_eks_cluster":            parser.AWS,
+	"aws_eks_cluster_auth":       parser.AWS, // data source only: the token of an EKS cluster
+	"google_container_cluster":   parser.GCP,
+	"azurerm_kubernetes_cluster": parser.Azure,
+}
+
+// clusterPlace is a cluster's cloud and region, and what they were read from.
+type clusterPlace struct {
+	cloud, region, from string
+}
+
+// clusterOf returns the place of the cluster this instance's Kubernetes provider configuration
+// reads its host or credentials from: a resource's computed attributes, through locals and
+// module outputs, or a data source's.
+func (c *mapContext) clusterOf() (clusterPlace, bool) {
+	local, _, _ := strings.Cut(c.inst.decl.typ, "_") // kubernetes, kubectl, helm
+	pv := c.providerConfig(local)
+	if pv == nil {
+		return clusterPlace{}, false
+	}
+	key := cmp.Or(c.inst.decl.provider, local)
+	for _, addr := range computedRefs(pv.obj) {
+		inst, ok := c.ev.instances[addr]
+		if !ok && len(c.ev.byResource[addr]) > 0 {
+			inst, ok = c.ev.byResource[addr][0], true // aws_eks_cluster.x[0] read as aws_eks_cluster.x
+		}
+		if ok {
+			if p, ok := c.ev.placeOfCluster(inst); ok {
+				p.from = fmt.Sprintf("%s, the cluster that provider %q connects to", addr, key)
+				return p, true
+			}
+		}
+	}
+	for _, d := range dataRefs(pv.obj) {
+		decl := d.mod.cfg.data[d.addr]
+		if decl == nil {
+			continue
+		}
+		inst := &instance{addr: d.mod.prefix + "data." + d.addr, decl: decl, mod: d.mod, value: d.mod.evalBody(decl.body, nil, false)}
+		if p, ok := c.ev.placeOfCluster(inst); ok {
+			p.from = fmt.Sprintf("%s, the cluster that provider %q connects to", inst.addr, key)
+			return p, true
+		}
+	}
+	return clusterPlace{}, false
+}
+
+// dataRefs returns the data sources an unknown value was read from, once each.
+func dataRefs(v cty.Value) []dataMark {
+	_, pvm := v.UnmarkDeepWithPaths()
+	var out []dataMark
+	seen := map[dataMark]bool{}
+	for _, pm := range pvm {
+		for m := range pm.Marks {
+			if d, ok := m.(dataMark); ok && !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// placeOfCluster returns the cloud and region of a cluster instance (or data source), when it
+// is one and its region is known.
+func (ev *evaluation) placeOfCluster(inst *instance) (clusterPlace, bool) {
+	cloud, ok := clusterTypes[inst.decl.typ]
+	if !ok {
+		return clusterPlace{}, false
+	}
+	c := &mapContext{inst: inst, ev: ev}
+	w := &view{obj: inst.value}
+	var region string
+	switch cloud {
+	case parser.AWS:
+		if pv := c.providerConfig("aws"); pv != nil {
+			region, _ = pv.str("region")
+		}
+	case parser.GCP:
+		switch loc, ok := w.str("location"); {
+		case ok:
+			region, _ = gcpRegionOf(loc)
+		case w.has("location"):
+			return clusterPlace{}, false // set, but known only at apply: not the provider's
+		default:
+			region = c.gcpProviderLocation(nil)
+		}
+	case parser.Azure:
+		region, _ = w.str("location")
+	}
+	if region == "" {
+		return clusterPlace{}, false
+	}
+	return clusterPlace{cloud: cloud, region: parser.NormalizeRegion(region)}, true
+}
+
+// onlyCluster returns the place of the clusters the configuration declares, when there are
+// some and they all share one.
+func (ev *evaluation) onlyCluster() (clusterPlace, bool) {
+	// Clusters are not mapped: evaluate those nothing referred to yet (a plan holds them all).
+	for _, mi := range ev.modules {
+		for _, d := range mi.cfg.resources {
+			if _, ok := clusterTypes[d.typ]; ok {
+				(&mapContext{inst: &instance{decl: d, mod: mi}, ev: ev}).instancesOf(d.typ)
+			}
+		}
+	}
+	var found clusterPlace
+	var addrs []string
+	for _, inst := range ev.order {
+		if _, ok := clusterTypes[inst.decl.typ]; !ok {
+			continue
+		}
+		p, ok := ev.placeOfCluster(inst)
+		if !ok || found.region != "" && p != found {
+			return clusterPlace{}, false // a cluster whose region is unknown, or two regions
+		}
+		found = p
+		addrs = append(addrs, inst.addr)
+	}
+	if found.region == "" {
+		return clusterPlace{}, false
+	}
+	if len(addrs) == 1 {
+		found.from = addrs[0] + ", the only cluster in the configuration"
+	} else {
+		found.from = fmt.Sprintf("the configuration's %d clusters (%s), all in %s", len(addrs), strings.Join(addrs, ", "), found.region)
+	}
+	return found, true
+}
+
+// cloudRegion returns the region of the cloud's provider configuration in this instance's
+// module, for a workload whose node names its cloud.
+func (c *mapContext) cloudRegion(cloud string) (clusterPlace, bool) {
+	var region, from string
+	switch cloud {
+	case parser.AWS:
+		if pv := c.providerConfig("aws"); pv != nil {
+			region, _ = pv.str("region")
+			from = `provider "aws"`
+		}
+	case parser.GCP:
+		region, from = c.gcpProviderLocation(nil), `provider "google"`
+	}
+	if region == "" {
+		return clusterPlace{}, false
+	}
+	return clusterPlace{cloud: cloud, region: parser.NormalizeRegion(region), from: from}, true
+}
+
+// manifestPlaces finds, once per module and provider configuration, where the Kubernetes
+// objects declared through Terraform run.
+type manifestPlaces struct {
+	ev      *evaluation
+	only    *clusterPlace // onlyCluster's answer, once asked
+	onlyOK  bool
+	cluster map[providerUse]clusterFound
+}
+
+type providerUse struct {
+	mod *moduleInstance
+	key string // the provider block's key: kubernetes, helm.gke
+}
+
+type clusterFound struct {
+	place clusterPlace
+	ok    bool
+}
+
+// place returns the region for a resource whose manifests name none, and where it came from.
+func (m *manifestPlaces) place(c *mapContext, r *parser.Resource) (clusterPlace, bool) {
+	local, _, _ := strings.Cut(c.inst.decl.typ, "_")
+	use := providerUse{c.inst.mod, cmp.Or(c.inst.decl.provider, local)}
+	if m.cluster == nil {
+		m.cluster = map[providerUse]clusterFound{}
+	}
+	f, done := m.cluster[use]
+	if !done {
+		f.place, f.ok = c.clusterOf()
+		m.cluster[use] = f
+	}
+	cloud := r.Provider
+	if cloud == parser.Unknown {
+		cloud = ""
+	}
+	if f.ok && (cloud == "" || cloud == f.place.cloud) {
+		return f.place, true
+	}
+	if !f.ok {
+		if m.only == nil {
+			p, ok := m.ev.onlyCluster()
+			m.only, m.onlyOK = &p, ok
+		}
+		if m.onlyOK && (cloud == "" || cloud == m.only.cloud) {
+			return *m.only, true
+		}
+	}
+	if cloud != "" {
+		return c.cloudRegion(cloud)
+	}
+	return clusterPlace{}, false
+}

@@ -1,0 +1,251 @@
+package terraform
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/internal/testutil"
+)
+
+// podOf is a kubernetes_manifest of one pod that requests a GPU, with the node selector given
+// (HCL object attributes) and nothing else that names a region.
+func podOf(name, selector string) string {
+	return `resource "kubernetes_manifest" "` + name + `" {
+  manifest = {
+    apiVersion = "v1"
+    kind       = "Pod"
+    metadata   = { name = "` + name + `", namespace = "ml" }
+    spec = {
+      nodeSelector = {` + selector + `}
+      containers   = [{ name = "c", image = "x", resources = { limits = { "nvidia.com/gpu" = 1 } } }]
+    }
+  }
+}
+`
+}
+
+// A workload declared through Terraform whose manifest names no region runs in the cluster
+// its Kubernetes provider connects to: found through locals, nested provider blocks, aliased
+// providers and data sources; else the only cluster of the configuration; else, for a node on
+// a known cloud, that cloud's provider. A region the manifest names is kept.
+func TestManifestRegionFromTheCluster(t *testing.T) {
+	const g5 = ` "node.kubernetes.io/instance-type" = "g5.xlarge" `
+	cases := []struct {
+		name, src string
+		region    string // "" when none may be taken
+		from      string // in the note
+	}{
+		{"gke through a local, zone location", `
+provider "google" { region = "us-central1" }
+resource "google_container_cluster" "main" {
+  name     = "ml"
+  location = "europe-west4-a"
+}
+locals { host = "https://${google_container_cluster.main.endpoint}" }
+provider "kubernetes" { host = local.host }
+` + podOf("p", ""), "europe-west4", `google_container_cluster.main, the cluster that provider "kubernetes" connects to`},
+
+		{"eks data source on an aliased provider", `
+provider "aws" { region = "us-east-1" }
+provider "aws" {
+  alias  = "west"
+  region = "us-west-2"
+}
+data "aws_eks_cluster" "c" {
+  provider = aws.west
+  name     = "ml"
+}
+provider "kubernetes" { host = data.aws_eks_cluster.c.endpoint }
+` + podOf("p", g5), "us-west-2", `data.aws_eks_cluster.c, the cluster that provider "kubernetes" connects to`},
+
+		{"eks token only, through a kubernetes provider alias", `
+provider "aws" { region = "eu-north-1" }
+data "aws_eks_cluster_auth" "c" { name = "ml" }
+provider "kubernetes" {
+  alias = "ml"
+  host  = "https://example.invalid"
+  token = data.aws_eks_cluster_auth.c.token
+}
+provider "kubernetes" { host = "https://other.invalid" }
+` + strings.Replace(podOf("p", g5), "resource \"kubernetes_manifest\" \"p\" {", "resource \"kubernetes_manifest\" \"p\" {\n  provider = kubernetes.ml", 1),
+			"eu-north-1", `data.aws_eks_cluster_auth.c, the cluster that provider "kubernetes.ml" connects to`},
+
+		{"aks through kube_config", `
+resource "azurerm_kubernetes_cluster" "aks" {
+  name     = "ml"
+  location = "West Europe"
+}
+provider "kubernetes" { host = azurerm_kubernetes_cluster.aks.kube_config[0].host }
+` + podOf("p", ""), "westeurope", `azurerm_kubernetes_cluster.aks, the cluster that provider "kubernetes" connects to`},
+
+		{"a cluster whose location is known only at apply is not in its provider's region", `
+provider "google" { region = "us-central1" }
+variable "zone" {}
+data "google_container_cluster" "c" {
+  name     = "ml"
+  location = var.zone
+}
+provider "kubernetes" { host = data.google_container_cluster.c.endpoint }
+` + podOf("p", ""), "", ""},
+
+		{"the only cluster, provider host a literal", `
+resource "azurerm_kubernetes_cluster" "aks" {
+  name     = "ml"
+  location = "eastus2"
+}
+provider "kubernetes" { host = "https://aks.example.invalid" }
+` + podOf("p", ""), "eastus2", `azurerm_kubernetes_cluster.aks, the only cluster in the configuration`},
+
+		{"two clusters in two regions, none connected", `
+resource "azurerm_kubernetes_cluster" "a" { location = "eastus2" }
+resource "azurerm_kubernetes_cluster" "b" { location = "westus3" }
+` + podOf("p", ""), "", ""},
+
+		{"counted clusters all in one region", `
+resource "google_container_cluster" "c" {
+  count    = 2
+  location = "us-east4"
+}
+` + podOf("p", ""), "us-east4", `the configuration's 2 clusters (google_container_cluster.c[0], google_container_cluster.c[1]), all in us-east4`},
+
+		{"the cluster is on another cloud than the node: the node's cloud provider", `
+provider "aws" { region = "ap-northeast-1" }
+resource "google_container_cluster" "main" { location = "us-central1" }
+provider "kubernetes" { host = google_container_cluster.main.endpoint }
+` + podOf("p", g5), "ap-northeast-1", `provider "aws"`},
+
+		{"no cluster, the node's cloud provider", `
+provider "google" { zone = "asia-southeast1-b" }
+` + podOf("p", ` "cloud.google.com/gke-accelerator" = "nvidia-l4" `), "asia-southeast1", `provider "google"`},
+
+		{"no cluster and a node on no named cloud", `
+provider "aws" { region = "ap-northeast-1" }
+` + podOf("p", ""), "", ""},
+
+		{"the manifest's own region wins", `
+resource "aws_eks_cluster" "c" { name = "ml" }
+provider "aws" { region = "us-west-2" }
+provider "kubernetes" { host = aws_eks_cluster.c.endpoint }
+` + podOf("p", g5+`, "topology.kubernetes.io/region" = "us-east-2" `), "us-east-2", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := ParseSource("main.tf", []byte(tc.src), Options{})
+			if len(res.Errors) != 0 || len(res.Resources) != 1 {
+				t.Fatalf("errors %+v, %d resources", res.Errors, len(res.Resources))
+			}
+			r := res.Resources[0]
+			notes := strings.Join(r.Notes, "|")
+			if r.Region != tc.region {
+				t.Fatalf("region %q, want %q (notes %s)", r.Region, tc.region, notes)
+			}
+			if tc.from != "" && !strings.Contains(notes, "region "+tc.region+" from "+tc.from) {
+				t.Fatalf("notes %s, want the region from %s", notes, tc.from)
+			}
+			if tc.from == "" && strings.Contains(notes, "region ") {
+				t.Fatalf("a region was taken: %s", notes)
+			}
+		})
+	}
+}
+
+// A KAITO Workspace applied through Terraform to an AKS cluster is in that cluster's region,
+// no longer "the cluster it runs in, whose region the manifest does not name".
+func TestKaitoWorkspaceTakesTheAKSRegion(t *testing.T) {
+	src := `
+resource "azurerm_kubernetes_cluster" "aks" { location = "swedencentral" }
+provider "kubectl" { host = azurerm_kubernetes_cluster.aks.kube_config[0].host }
+resource "kubectl_manifest" "ws" {
+  yaml_body = <<-Y
+    apiVersion: kaito.sh/v1beta1
+    kind: Workspace
+    metadata:
+      name: phi
+    resource:
+      instanceType: Standard_NC24ads_A100_v4
+      labelSelector:
+        matchLabels:
+          apps: phi
+    inference:
+      preset:
+        name: phi-3-mini-4k-instruct
+  Y
+}
+`
+	res := ParseSource("main.tf", []byte(src), Options{})
+	if len(res.Errors) != 0 || len(res.Resources) != 1 {
+		t.Fatalf("errors %+v, %d resources", res.Errors, len(res.Resources))
+	}
+	r := res.Resources[0]
+	if r.Region != "swedencentral" || r.RegionUnknown != "" || r.InstanceType != "Standard_NC24ads_A100_v4" {
+		t.Fatalf("region %q (unknown: %q), type %q, notes %q", r.Region, r.RegionUnknown, r.InstanceType, r.Notes)
+	}
+}
+
+// In a plan, the provider configuration's references name the cluster.
+func TestManifestRegionFromTheClusterInAPlan(t *testing.T) {
+	plan := `{"format_version":"1.2",
+"configuration":{"provider_config":{
+  "aws":{"name":"aws","expressions":{"region":{"constant_value":"eu-central-1"}}},
+  "helm":{"name":"helm","expressions":{"kubernetes":[{"host":{"references":["aws_eks_cluster.this[0].endpoint","aws_eks_cluster.this[0]","aws_eks_cluster.this"]}}]}},
+  "kubernetes":{"name":"kubernetes","expressions":{"host":{"references":["aws_eks_cluster.this[0].endpoint","aws_eks_cluster.this[0]","aws_eks_cluster.this"]}}}},
+ "root_module":{"resources":[
+  {"address":"aws_eks_cluster.this","mode":"managed","type":"aws_eks_cluster","name":"this","provider_config_key":"aws","expressions":{}},
+  {"address":"kubernetes_manifest.p","mode":"managed","type":"kubernetes_manifest","name":"p","provider_config_key":"kubernetes","expressions":{}}]}},
+"planned_values":{"root_module":{"resources":[
+  {"address":"aws_eks_cluster.this[0]","mode":"managed","type":"aws_eks_cluster","name":"this","index":0,"values":{"name":"ml"}},
+  {"address":"kubernetes_manifest.p","mode":"managed","type":"kubernetes_manifest","name":"p","values":{"manifest":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"nodeSelector":{"node.kubernetes.io/instance-type":"g6.xlarge"},"containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":1}}}]}}}}
+]}}}`
+	res := ParsePlan("plan.json", []byte(plan))
+	if len(res.Errors) != 0 || len(res.Resources) != 1 {
+		t.Fatalf("errors %+v, %d resources", res.Errors, len(res.Resources))
+	}
+	r := res.Resources[0]
+	if r.Region != "eu-central-1" || !strings.Contains(strings.Join(r.Notes, "|"), `region eu-central-1 from aws_eks_cluster.this, the cluster that provider "kubernetes" connects to`) {
+		t.Fatalf("region %q, notes %q", r.Region, r.Notes)
+	}
+}
+
+// A chart's workloads run where the helm provider's kubernetes block (v2) or attribute (v3)
+// connects, even with other clusters in the configuration.
+func TestHelmReleaseRegionFromTheCluster(t *testing.T) {
+	for _, connect := range []string{"kubernetes {", "kubernetes = {"} {
+		dir := t.TempDir()
+		testutil.WriteFiles(t, dir, map[string]string{
+			"main.tf": `
+resource "google_container_cluster" "main" { location = "asia-northeast1" }
+resource "google_container_cluster" "other" { location = "us-west1" }
+provider "helm" {
+  ` + connect + `
+    host = google_container_cluster.main.endpoint
+  }
+}
+resource "helm_release" "llm" {
+  name  = "llm"
+  chart = "./chart"
+}
+`,
+			"chart/Chart.yaml": "apiVersion: v2\nname: llm\nversion: 0.1.0\n",
+			"chart/templates/d.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llm
+spec:
+  template:
+    spec:
+      containers:
+        - name: c
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+`,
+		})
+		res := ParseModuleDir(dir, Options{FileDirs: []string{dir}})
+		if len(res.Errors) != 0 || len(res.Resources) != 1 {
+			t.Fatalf("%s: errors %+v, %d resources", connect, res.Errors, len(res.Resources))
+		}
+		if r := res.Resources[0]; r.Region != "asia-northeast1" {
+			t.Fatalf("%s: region %q, notes %q", connect, r.Region, r.Notes)
+		}
+	}
+}
