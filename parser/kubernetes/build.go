@@ -28,6 +28,19 @@ type Options struct {
 	// Managed, when set, prices cloud resources declared as Kubernetes objects (Crossplane
 	// managed resources); without it they are not read.
 	Managed func([]ManagedResource) (resources []parser.Resource, errs, warns []parser.Error)
+	// ClusterNode, when set, is the cluster's only kind of GPU node, known to the caller (the
+	// one GPU node group of a Terraform configuration): a GPU pod that names no node and that no
+	// NodePool places runs there. DefaultInstanceType, the user's own setting, comes first.
+	ClusterNode *ClusterNode
+}
+
+// ClusterNode is a GPU node that pods naming none run on, and where it was declared.
+type ClusterNode struct {
+	InstanceType, Provider, Region string
+	Purchase                       parser.PurchaseOption
+	// Accelerators are the GPUs attached to an N1 machine (GKE), priced with it.
+	Accelerators []string
+	From         string // "google_container_node_pool.gpu, the configuration's only GPU node group"
 }
 
 // Parse decodes and builds one stream on its own (for a single file or stdin).
@@ -560,6 +573,19 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 		keepAttachedGPU(res, n)
 	case unplaced != "":
 		res.AddUnresolved("node", unplaced)
+	case opts.ClusterNode != nil && !placed && (n.provider == "" || n.provider == opts.ClusterNode.Provider):
+		cn := opts.ClusterNode
+		res.InstanceType, res.Provider = cn.InstanceType, cn.Provider
+		if res.Region == "" {
+			res.Region = cn.Region
+		}
+		if n.purchase == "" {
+			res.PurchaseOption = cn.Purchase
+		}
+		if strings.HasPrefix(cn.InstanceType, "n1-") {
+			res.Pod.GPUNames = cn.Accelerators
+		}
+		n.addSource(cn.From)
 	default:
 		res.AddUnresolved("node", "the pod names no node: set node.kubernetes.io/instance-type (nodeSelector or affinity), a Karpenter or GKE accelerator label, or kubernetes.default_instance_type in the config")
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
 
 // The region of the cluster that Kubernetes objects declared through Terraform run in.
@@ -230,4 +231,46 @@ func (m *manifestPlaces) place(c *mapContext, r *parser.Resource) (clusterPlace,
 		return c.cloudRegion(cloud)
 	}
 	return clusterPlace{}, false
+}
+
+// nodeGroupTypes are the Terraform resources that declare a Kubernetes cluster's nodes.
+var nodeGroupTypes = map[string]bool{
+	"aws_eks_node_group": true, "google_container_node_pool": true, "google_container_cluster": true,
+	"azurerm_kubernetes_cluster": true, "azurerm_kubernetes_cluster_node_pool": true,
+}
+
+// clusterNode returns the configuration's one kind of GPU node (type, accelerators, purchase
+// option and region), when its GPU node groups all have the same: a GPU pod that names no node
+// can only run there. Several kinds, or a node group whose type is unknown, give none.
+func clusterNode(found []parser.Resource) *kubernetes.ClusterNode {
+	var node *kubernetes.ClusterNode
+	var addrs []string
+	for i := range found {
+		r := &found[i]
+		if r.Kind != parser.KindTerraform || !nodeGroupTypes[r.Type] || r.Pod != nil {
+			continue
+		}
+		if r.InstanceType == "" {
+			return nil
+		}
+		cn := kubernetes.ClusterNode{InstanceType: r.InstanceType, Provider: r.Provider, Region: r.Region, Purchase: r.PurchaseOption}
+		for _, a := range r.Accelerators {
+			cn.Accelerators = append(cn.Accelerators, a.Type)
+		}
+		if node != nil && (node.InstanceType != cn.InstanceType || node.Provider != cn.Provider || node.Region != cn.Region ||
+			node.Purchase != cn.Purchase || strings.Join(node.Accelerators, ",") != strings.Join(cn.Accelerators, ",")) {
+			return nil
+		}
+		node = &cn
+		addrs = append(addrs, r.Address)
+	}
+	if node == nil {
+		return nil
+	}
+	if len(addrs) == 1 {
+		node.From = addrs[0] + ", the configuration's only GPU node group"
+	} else {
+		node.From = fmt.Sprintf("the configuration's GPU node groups (%s), all of %s", strings.Join(addrs, ", "), node.InstanceType)
+	}
+	return node
 }

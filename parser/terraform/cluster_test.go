@@ -1,10 +1,13 @@
 package terraform
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/gpuguard/gpuguard/internal/testutil"
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
 
 // podOf is a kubernetes_manifest of one pod that requests a GPU, with the node selector given
@@ -247,5 +250,63 @@ spec:
 		if r := res.Resources[0]; r.Region != "asia-northeast1" {
 			t.Fatalf("%s: region %q, notes %q", connect, r.Region, r.Notes)
 		}
+	}
+}
+
+// A GPU pod that names no node runs on the configuration's one kind of GPU node group, with
+// its purchase option, region and attached GPUs; with two kinds, an unknown one, a node the
+// pod's labels rule out, or the user's own default, it does not.
+func TestPodRunsOnTheOnlyGPUNodeGroup(t *testing.T) {
+	pool := func(name, machine, extra string) string {
+		return `resource "google_container_node_pool" "` + name + `" {
+  cluster    = "ml"
+  location   = "us-central1-a"
+  node_count = 1
+  node_config {
+    machine_type = "` + machine + `"
+    ` + extra + `
+  }
+}
+`
+	}
+	const t4 = "spot = true\n    guest_accelerator {\n      type  = \"nvidia-tesla-t4\"\n      count = 1\n    }"
+	cases := []struct {
+		name, src string
+		opts      Options
+		want      string // type/purchase/region/gpus, or "" for a pod left unresolved
+	}{
+		{"one pool", pool("t4", "n1-standard-8", t4) + pool("cpu", "e2-standard-8", "") + podOf("p", ""), Options{},
+			"n1-standard-8/spot/us-central1/nvidia-tesla-t4 from google_container_node_pool.t4, the configuration's only GPU node group"},
+		{"two pools of one kind", pool("a", "g2-standard-8", "") + pool("b", "g2-standard-8", "") + podOf("p", ""), Options{},
+			"g2-standard-8/on_demand/us-central1/ from the configuration's GPU node groups (google_container_node_pool.a, google_container_node_pool.b), all of g2-standard-8"},
+		{"the user's default first", pool("t4", "n1-standard-8", t4) + podOf("p", ""), Options{Kubernetes: kubernetes.Options{DefaultInstanceType: "g2-standard-4"}},
+			"g2-standard-4/on_demand// from config kubernetes.default_instance_type"},
+		{"two kinds", pool("a", "g2-standard-8", "") + pool("b", "a2-highgpu-1g", "") + podOf("p", ""), Options{}, ""},
+		{"a pool whose type is unknown", pool("a", "g2-standard-8", "") + "variable \"m\" {}\n" + strings.Replace(pool("b", "x", ""), `"x"`, "var.m", 1) + podOf("p", ""), Options{}, ""},
+		{"the pod's labels name another cloud", pool("a", "g2-standard-8", "") + podOf("p", ` "karpenter.sh/capacity-type" = "spot" `), Options{}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := ParseSource("main.tf", []byte(tc.src), tc.opts)
+			var pod *parser.Resource
+			for i := range res.Resources {
+				if res.Resources[i].Pod != nil {
+					pod = &res.Resources[i]
+				}
+			}
+			if len(res.Errors) != 0 || pod == nil {
+				t.Fatalf("errors %+v, resources %+v", res.Errors, res.Resources)
+			}
+			if tc.want == "" {
+				if pod.InstanceType != "" || len(pod.Unresolved) == 0 || pod.Unresolved[0].Attribute != "node" {
+					t.Fatalf("the pod was placed: %s, unresolved %+v, node from %q", pod.InstanceType, pod.Unresolved, pod.Pod.NodeSource)
+				}
+				return
+			}
+			got := fmt.Sprintf("%s/%s/%s/%s from %s", pod.InstanceType, pod.PurchaseOption, pod.Region, strings.Join(pod.Pod.GPUNames, ","), pod.Pod.NodeSource)
+			if got != tc.want || len(pod.Unresolved) != 0 {
+				t.Fatalf("got %s, unresolved %+v\nwant %s", got, pod.Unresolved, tc.want)
+			}
+		})
 	}
 }

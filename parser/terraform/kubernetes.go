@@ -166,7 +166,10 @@ type pendingManifest struct {
 // buildManifests reads the root module's Kubernetes objects together and gives each resulting
 // GPU resource its instance's address and block (the Kubernetes identity goes in a note), its
 // gpuguard:ignore comments, and the unresolved values it depends on.
-func (ev *evaluation) buildManifests() []*parser.Resource {
+//
+// found are the GPU resources the mappers found: a GPU pod that names no node runs on the
+// configuration's GPU node group when there is one kind of those (clusterNode).
+func (ev *evaluation) buildManifests(found []parser.Resource) []*parser.Resource {
 	if len(ev.manifests) == 0 {
 		return nil
 	}
@@ -176,7 +179,11 @@ func (ev *evaluation) buildManifests() []*parser.Resource {
 		files[i] = ev.manifests[i].file
 		byKey[ev.manifests[i].key] = &ev.manifests[i]
 	}
-	res := kubernetes.Build(files, ev.kubernetes)
+	opts := ev.kubernetes
+	if opts.ClusterNode == nil {
+		opts.ClusterNode = clusterNode(found)
+	}
+	res := kubernetes.Build(files, opts)
 	at := func(es []parser.Error) []parser.Error {
 		out := make([]parser.Error, 0, len(es))
 		for _, e := range es {

@@ -224,7 +224,7 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 	res.Resources = append(res.Resources, ev.mapAll()...)
 	// Kubernetes objects yield only workloads that request GPUs; keep does not apply to them (a
 	// pod that a NodePool may place on several types has no single instance type).
-	for _, r := range ev.buildManifests() {
+	for _, r := range ev.buildManifests(res.Resources) {
 		res.Resources = append(res.Resources, *r)
 	}
 	for _, mi := range ev.modules {

@@ -61,7 +61,7 @@ func ParsePlan(name string, data []byte) (res parser.Result) {
 	p.addProviders(mod)
 	p.walk(plan.PlannedValues.RootModule, ev, mod)
 	res.Resources = append(res.Resources, ev.mapAll()...)
-	for _, r := range ev.buildManifests() {
+	for _, r := range ev.buildManifests(res.Resources) {
 		res.Resources = append(res.Resources, *r)
 	}
 	// What the mappers found wrong (a bad GPU quantity in a kubernetes_manifest, a manifest
