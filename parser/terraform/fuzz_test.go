@@ -36,6 +36,20 @@ resource "aws_instance" "x" {
     content { volume_size = ebs_block_device.value }
   }
 }`))
+	// A workload applied to a cluster read from resources and data sources, beside a GPU pool.
+	f.Add([]byte(`data "aws_eks_cluster" "c" { name = "x" }
+resource "google_container_cluster" "g" { location = "us-central1-a" }
+resource "google_container_node_pool" "p" {
+  cluster = google_container_cluster.g.id
+  node_config { machine_type = "g2-standard-8" }
+}
+provider "kubernetes" { host = "${data.aws_eks_cluster.c.endpoint}${google_container_cluster.g.endpoint}" }
+provider "helm" {
+  kubernetes { host = google_container_cluster.g.endpoint }
+}
+resource "kubernetes_manifest" "m" {
+  manifest = { apiVersion = "v1", kind = "Pod", metadata = { name = "m" }, spec = { containers = [{ name = "c", resources = { limits = { "nvidia.com/gpu" = 1 } } }] } }
+}`))
 	// The functions added with yamldecode: seeds the fuzzer can mutate into odd arguments.
 	f.Add([]byte(`locals {
   y = yamldecode("a: &x [1, *x]\nb: {<<: {c: 1}}")
