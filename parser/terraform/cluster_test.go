@@ -310,3 +310,33 @@ func TestPodRunsOnTheOnlyGPUNodeGroup(t *testing.T) {
 		})
 	}
 }
+
+// In a plan, a provider that connects through a module's output (module.eks.cluster_endpoint)
+// finds the cluster that output is read from, inside the module.
+func TestManifestRegionThroughAModuleOutputInAPlan(t *testing.T) {
+	plan := `{"format_version":"1.2",
+"configuration":{"provider_config":{
+  "aws":{"name":"aws","expressions":{"region":{"constant_value":"us-west-1"}}},
+  "kubernetes":{"name":"kubernetes","expressions":{"host":{"references":["module.eks.cluster_endpoint","module.eks"]}}}},
+ "root_module":{
+  "resources":[
+   {"address":"kubernetes_manifest.p","mode":"managed","type":"kubernetes_manifest","name":"p","provider_config_key":"kubernetes","expressions":{}},
+   {"address":"aws_eks_cluster.other","mode":"managed","type":"aws_eks_cluster","name":"other","provider_config_key":"aws.east","expressions":{}}],
+  "module_calls":{"eks":{"source":"terraform-aws-modules/eks/aws","module":{
+   "outputs":{"cluster_endpoint":{"expression":{"references":["aws_eks_cluster.this[0].endpoint","aws_eks_cluster.this[0]","aws_eks_cluster.this"]}}},
+   "resources":[{"address":"aws_eks_cluster.this","mode":"managed","type":"aws_eks_cluster","name":"this","provider_config_key":"aws","expressions":{}}]}}}}},
+"planned_values":{"root_module":{
+ "resources":[
+  {"address":"aws_eks_cluster.other","mode":"managed","type":"aws_eks_cluster","name":"other","values":{"name":"other"}},
+  {"address":"kubernetes_manifest.p","mode":"managed","type":"kubernetes_manifest","name":"p","values":{"manifest":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":1}}}]}}}}],
+ "child_modules":[{"address":"module.eks","resources":[
+  {"address":"module.eks.aws_eks_cluster.this[0]","mode":"managed","type":"aws_eks_cluster","name":"this","index":0,"values":{"name":"ml"}}]}]}}}`
+	res := ParsePlan("plan.json", []byte(plan))
+	if len(res.Errors) != 0 || len(res.Resources) != 1 {
+		t.Fatalf("errors %+v, %d resources", res.Errors, len(res.Resources))
+	}
+	r := res.Resources[0]
+	if r.Region != "us-west-1" || !strings.Contains(strings.Join(r.Notes, "|"), `region us-west-1 from module.eks.aws_eks_cluster.this, the cluster that provider "kubernetes" connects to`) {
+		t.Fatalf("region %q, notes %q", r.Region, r.Notes)
+	}
+}

@@ -121,7 +121,7 @@ func (p *planReader) addProviders(mod *moduleInstance) {
 				attrs[attr] = v
 			}
 		}
-		if refs := clusterReferences(pc.Expressions); len(refs) > 0 {
+		if refs := p.clusterReferences(pc.Expressions); len(refs) > 0 {
 			// A Kubernetes, kubectl or Helm provider connects to a cluster: its references
 			// stand as the unknowns they are, so that the cluster can be found (cluster.go).
 			attrs["references"] = cty.TupleVal(refs)
@@ -130,12 +130,42 @@ func (p *planReader) addProviders(mod *moduleInstance) {
 	}
 }
 
-// clusterReferences returns, as unknowns that remember them, the resources a Kubernetes
+// clusterReferences returns, as unknowns that remember them, the clusters a Kubernetes
 // provider configuration's expressions read (host = aws_eks_cluster.x.endpoint), its nested
-// blocks' too (helm's kubernetes block), in a stable order.
-func clusterReferences(exprs map[string]*tfjson.Expression) []cty.Value {
+// blocks' too (helm's kubernetes block), and through module outputs (module.eks.
+// cluster_endpoint, as the configuration's module calls declare them), in a stable order.
+func (p *planReader) clusterReferences(exprs map[string]*tfjson.Expression) []cty.Value {
 	var out []cty.Value
 	seen := map[string]bool{}
+	var follow func(refs []string, prefix string, mod *tfjson.ConfigModule, depth int)
+	follow = func(refs []string, prefix string, mod *tfjson.ConfigModule, depth int) {
+		for _, ref := range refs {
+			if addr := resourceOfReference(ref); addr != "" {
+				if _, ok := clusterTypes[strings.SplitN(addr, ".", 2)[0]]; ok && !seen[prefix+addr] {
+					seen[prefix+addr] = true
+					out = append(out, cty.DynamicVal.Mark(computedMark{addr: prefix + addr, attr: lastPart(ref)}))
+				}
+				continue
+			}
+			// module.name.output, or module.name[key].output: the output's own references,
+			// inside that module.
+			parts := strings.SplitN(ref, ".", 3)
+			if len(parts) != 3 || parts[0] != "module" || mod == nil || depth >= maxModuleDepth {
+				continue
+			}
+			call := mod.ModuleCalls[stripIndex(parts[1])]
+			if call == nil || call.Module == nil {
+				continue
+			}
+			if o := call.Module.Outputs[parts[2]]; o != nil && o.Expression.ExpressionData != nil {
+				follow(o.Expression.References, prefix+"module."+parts[1]+".", call.Module, depth+1)
+			}
+		}
+	}
+	var root *tfjson.ConfigModule
+	if p.plan.Config != nil {
+		root = p.plan.Config.RootModule
+	}
 	var visit func(exprs map[string]*tfjson.Expression, depth int)
 	visit = func(exprs map[string]*tfjson.Expression, depth int) {
 		names := make([]string, 0, len(exprs))
@@ -148,14 +178,7 @@ func clusterReferences(exprs map[string]*tfjson.Expression) []cty.Value {
 			if e == nil || e.ExpressionData == nil {
 				continue
 			}
-			for _, ref := range e.References {
-				if addr := resourceOfReference(ref); addr != "" && !seen[addr] {
-					if _, ok := clusterTypes[strings.SplitN(addr, ".", 2)[0]]; ok {
-						seen[addr] = true
-						out = append(out, cty.DynamicVal.Mark(computedMark{addr: addr, attr: lastPart(ref)}))
-					}
-				}
-			}
+			follow(e.References, "", root, 0)
 			if depth < 2 {
 				for _, b := range e.NestedBlocks {
 					visit(b, depth+1)
