@@ -573,7 +573,9 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 		keepAttachedGPU(res, n)
 	case unplaced != "":
 		res.AddUnresolved("node", unplaced)
-	case opts.ClusterNode != nil && !placed && (n.provider == "" || n.provider == opts.ClusterNode.Provider):
+	case opts.ClusterNode != nil && !placed && !namesManagedGroup(sel) && (n.provider == "" || n.provider == opts.ClusterNode.Provider):
+		// A pod that selects a node group by name is left to that name: it may be none of the
+		// GPU groups.
 		cn := opts.ClusterNode
 		res.InstanceType, res.Provider = cn.InstanceType, cn.Provider
 		if res.Region == "" {

@@ -340,3 +340,38 @@ func TestManifestRegionThroughAModuleOutputInAPlan(t *testing.T) {
 		t.Fatalf("region %q, notes %q", r.Region, r.Notes)
 	}
 }
+
+// A cluster made by terraform-aws-modules/eks/aws, read through gpuguard's stand-in, is the
+// configuration's cluster: its workloads are in the provider's region, and a GPU pod that
+// names no node runs on its one GPU node group.
+func TestManifestOnAStandInEKSCluster(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteFiles(t, dir, map[string]string{"main.tf": `
+provider "aws" { region = "eu-west-1" }
+module "eks" {
+  source = "terraform-aws-modules/eks/aws"
+  eks_managed_node_groups = {
+    gpu = { instance_types = ["g6.2xlarge"], capacity_type = "SPOT", desired_size = 2 }
+    cpu = { instance_types = ["m6i.large"] }
+  }
+}
+provider "kubernetes" { host = module.eks.cluster_endpoint }
+` + podOf("p", "") + podOf("q", ` "eks.amazonaws.com/nodegroup" = "cpu" `)})
+	res := ParseModuleDir(dir, Options{FileDirs: []string{dir}})
+	got := map[string]string{}
+	for _, r := range res.Resources {
+		if r.Pod != nil {
+			got[r.Address] = fmt.Sprintf("%s/%s/%s %s", r.InstanceType, r.PurchaseOption, r.Region, strings.Join(r.Notes, "|"))
+		}
+	}
+	if p := got["kubernetes_manifest.p"]; !strings.HasPrefix(p, "g6.2xlarge/spot/eu-west-1 ") {
+		t.Errorf("p: %s", p)
+	}
+	if q := got["kubernetes_manifest.q"]; !strings.HasPrefix(q, "/on_demand/eu-west-1 ") ||
+		!strings.Contains(q, `region eu-west-1 from module.eks.aws_eks_cluster.this[0], the only cluster in the configuration`) {
+		t.Errorf("q: %s", q)
+	}
+	if len(res.Errors) != 0 || len(got) != 2 {
+		t.Fatalf("errors %+v, pods %v", res.Errors, got)
+	}
+}

@@ -25,8 +25,10 @@ import (
 // aws_eks_node_group.this[0]), so profiles, usage globs and diffs match what `terraform plan`
 // shows. It is evaluated like any module; its resources are reported at the call the user wrote,
 // with a note saying they were read through the stand-in. Everything else the real module
-// declares (IAM, networking, the control plane, add-ons) costs no GPU money and is not modelled;
-// its outputs are unresolved, with that reason.
+// declares (IAM, networking, the control plane, add-ons) costs no GPU money and is not modelled
+// (the EKS, GKE and AKS clusters are declared, unpriced, with their place only, so that
+// Kubernetes objects applied to them find their region: cluster.go); its outputs are
+// unresolved, with that reason.
 //
 // The defaults and addresses come from the modules' public sources (variables.tf, node_groups.tf,
 // cluster.tf, extra_node_pool.tf), read 2026-11-22: terraform-aws-modules/terraform-aws-eks v20,

@@ -1,6 +1,8 @@
 # gpuguard's stand-in for terraform-aws-modules/eks/aws: its managed and self-managed node
 # groups, at the addresses the module gives them, with its defaults (node_groups.tf, v20; v21
-# keeps these inputs for node groups). The cluster, IAM, networking and add-ons are not modelled.
+# keeps these inputs for node groups). The cluster is declared at the module's address, with
+# nothing but its place (the provider's region), so that Kubernetes objects applied to it find
+# their region; its price, IAM, networking and add-ons are not modelled.
 
 variable "create" {
   type    = bool
@@ -35,6 +37,10 @@ variable "self_managed_node_group_defaults" {
   type     = any
   default  = {}
   nullable = false
+}
+
+resource "aws_eks_cluster" "this" {
+  count = var.create ? 1 : 0
 }
 
 locals {
