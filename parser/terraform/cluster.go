@@ -78,20 +78,7 @@ func (c *mapContext) clusterOf() (clusterPlace, bool) {
 }
 
 // dataRefs returns the data sources an unknown value was read from, once each.
-func dataRefs(v cty.Value) []dataMark {
-	_, pvm := v.UnmarkDeepWithPaths()
-	var out []dataMark
-	seen := map[dataMark]bool{}
-	for _, pm := range pvm {
-		for m := range pm.Marks {
-			if d, ok := m.(dataMark); ok && !seen[d] {
-				seen[d] = true
-				out = append(out, d)
-			}
-		}
-	}
-	return out
-}
+func dataRefs(v cty.Value) []dataMark { return marksOf[dataMark](v) }
 
 // placeOfCluster returns the cloud and region of a cluster instance (or data source), when it
 // is one and its region is known.

@@ -613,18 +613,31 @@ func markReasons(v cty.Value, computed bool) []string {
 	return reasons
 }
 
+// marksOf returns the marks of type T on a value and its parts, once each, in the order found.
+func marksOf[T comparable](v cty.Value) []T {
+	_, pvm := v.UnmarkDeepWithPaths()
+	var out []T
+	seen := map[T]bool{}
+	for _, pm := range pvm {
+		for m := range pm.Marks {
+			if x, ok := m.(T); ok && !seen[x] {
+				seen[x] = true
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
 // computedRefs returns the resources an unknown value points at through their computed
 // attributes (aws_launch_template.x.id), in a stable order.
 func computedRefs(v cty.Value) []string {
-	_, pvm := v.UnmarkDeepWithPaths()
 	var out []string
 	seen := map[string]bool{}
-	for _, pm := range pvm {
-		for m := range pm.Marks {
-			if c, ok := m.(computedMark); ok && !seen[c.addr] {
-				seen[c.addr] = true
-				out = append(out, c.addr)
-			}
+	for _, c := range marksOf[computedMark](v) {
+		if !seen[c.addr] {
+			seen[c.addr] = true
+			out = append(out, c.addr)
 		}
 	}
 	sort.Strings(out)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -168,12 +170,7 @@ func (p *planReader) clusterReferences(exprs map[string]*tfjson.Expression) []ct
 	}
 	var visit func(exprs map[string]*tfjson.Expression, depth int)
 	visit = func(exprs map[string]*tfjson.Expression, depth int) {
-		names := make([]string, 0, len(exprs))
-		for n := range exprs {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(exprs)) {
 			e := exprs[n]
 			if e == nil || e.ExpressionData == nil {
 				continue
