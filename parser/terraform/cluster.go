@@ -45,12 +45,11 @@ type clusterPlace struct {
 // reads its host or credentials from: a resource's computed attributes, through locals and
 // module outputs, or a data source's.
 func (c *mapContext) clusterOf() (clusterPlace, bool) {
-	local, _, _ := strings.Cut(c.inst.decl.typ, "_") // kubernetes, kubectl, helm
+	local, key := c.kubernetesProvider()
 	pv := c.providerConfig(local)
 	if pv == nil {
 		return clusterPlace{}, false
 	}
-	key := cmp.Or(c.inst.decl.provider, local)
 	for _, addr := range computedRefs(pv.obj) {
 		inst, ok := c.ev.instances[addr]
 		if !ok && len(c.ev.byResource[addr]) > 0 {
@@ -75,6 +74,14 @@ func (c *mapContext) clusterOf() (clusterPlace, bool) {
 		}
 	}
 	return clusterPlace{}, false
+}
+
+// kubernetesProvider names the provider that applies this instance's Kubernetes objects: its
+// local name (kubernetes, kubectl, helm: the type's prefix) and the configuration's key
+// (helm.gke when the resource names an alias).
+func (c *mapContext) kubernetesProvider() (local, key string) {
+	local, _, _ = strings.Cut(c.inst.decl.typ, "_")
+	return local, cmp.Or(c.inst.decl.provider, local)
 }
 
 // dataRefs returns the data sources an unknown value was read from, once each.
@@ -188,8 +195,8 @@ type clusterFound struct {
 
 // place returns the region for a resource whose manifests name none, and where it came from.
 func (m *manifestPlaces) place(c *mapContext, r *parser.Resource) (clusterPlace, bool) {
-	local, _, _ := strings.Cut(c.inst.decl.typ, "_")
-	use := providerUse{c.inst.mod, cmp.Or(c.inst.decl.provider, local)}
+	_, key := c.kubernetesProvider()
+	use := providerUse{c.inst.mod, key}
 	if m.cluster == nil {
 		m.cluster = map[providerUse]clusterFound{}
 	}
