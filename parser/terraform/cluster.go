@@ -178,9 +178,8 @@ func (c *mapContext) cloudRegion(cloud string) (clusterPlace, bool) {
 // objects declared through Terraform run.
 type manifestPlaces struct {
 	ev      *evaluation
-	only    *clusterPlace // onlyCluster's answer, once asked
-	onlyOK  bool
-	cluster map[providerUse]clusterFound
+	only    *clusterPlace // onlyCluster's answer once asked; a found place has a region
+	cluster map[providerUse]clusterPlace
 }
 
 type providerUse struct {
@@ -188,36 +187,32 @@ type providerUse struct {
 	key string // the provider block's key: kubernetes, helm.gke
 }
 
-type clusterFound struct {
-	place clusterPlace
-	ok    bool
-}
-
 // place returns the region for a resource whose manifests name none, and where it came from.
 func (m *manifestPlaces) place(c *mapContext, r *parser.Resource) (clusterPlace, bool) {
 	_, key := c.kubernetesProvider()
 	use := providerUse{c.inst.mod, key}
 	if m.cluster == nil {
-		m.cluster = map[providerUse]clusterFound{}
+		m.cluster = map[providerUse]clusterPlace{}
 	}
-	f, done := m.cluster[use]
+	connected, done := m.cluster[use]
 	if !done {
-		f.place, f.ok = c.clusterOf()
-		m.cluster[use] = f
+		connected, _ = c.clusterOf()
+		m.cluster[use] = connected
 	}
 	cloud := r.Provider
 	if cloud == parser.Unknown {
 		cloud = ""
 	}
-	if f.ok && (cloud == "" || cloud == f.place.cloud) {
-		return f.place, true
+	fits := func(p clusterPlace) bool { return p.region != "" && (cloud == "" || cloud == p.cloud) }
+	if fits(connected) {
+		return connected, true
 	}
-	if !f.ok {
+	if connected.region == "" {
 		if m.only == nil {
-			p, ok := m.ev.onlyCluster()
-			m.only, m.onlyOK = &p, ok
+			p, _ := m.ev.onlyCluster()
+			m.only = &p
 		}
-		if m.onlyOK && (cloud == "" || cloud == m.only.cloud) {
+		if fits(*m.only) {
 			return *m.only, true
 		}
 	}
