@@ -115,6 +115,11 @@ type PodGPUs struct {
 	SharedReplicas int `json:"shared_replicas,omitempty"`
 	// NodeSource says where the node came from (nodeSelector, affinity, NodePool, config).
 	NodeSource string `json:"node_source,omitempty"`
+	// NodeGroup, when set, is the address of the node group among the inputs whose nodes the
+	// pods run on (an EKS node group, a GKE node pool, an AKS pool), and NodeGroupRoot its root
+	// ("" for the pods' own): the group's cost holds theirs.
+	NodeGroup     string `json:"-"`
+	NodeGroupRoot string `json:"-"`
 	// CPU (cores) and MemoryGiB are what one pod requests of its node, by Kubernetes' rule for a
 	// pod's effective request (requests, else limits); 0 when it requests none. A node chosen
 	// for the pod must hold them.
@@ -238,6 +243,23 @@ type InstanceRequirements struct {
 	Excluded      []string    `json:"excluded_instance_types,omitempty"`
 }
 
+// NodeLabels are the Kubernetes labels on the nodes of a cluster's node group: the label the
+// cloud names the group by (its name on eks.amazonaws.com/nodegroup,
+// cloud.google.com/gke-nodepool, kubernetes.azure.com/agentpool) and the labels the group
+// declares.
+type NodeLabels struct {
+	Labels map[string]string
+	// Unknown are labels whose values are known only at apply (a name generated then, a label
+	// set from a computed value): a pod selecting any value of them may land on the group.
+	Unknown []string
+	// Prefixes are labels known only at apply but for how they start (a name generated from a
+	// name prefix): only a value that starts so may select the group.
+	Prefixes map[string]string
+	// Partial is set when the declared labels are known only at apply: the group may carry
+	// any label.
+	Partial bool
+}
+
 // Resource is one GPU resource found in an input, before pricing.
 type Resource struct {
 	Address string
@@ -278,6 +300,9 @@ type Resource struct {
 	// are chosen by.
 	Requirements *InstanceRequirements
 	Tags         map[string]string
+	// NodeLabels, on a Kubernetes cluster's node group (an EKS node group, a GKE node pool, an
+	// AKS agent pool), are the labels its nodes carry: pods in manifests select the group by them.
+	NodeLabels *NodeLabels
 	// Profile is the workload profile path a tag, label or annotation attaches.
 	Profile      string
 	Unresolved   []Unresolved

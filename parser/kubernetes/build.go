@@ -28,19 +28,15 @@ type Options struct {
 	// Managed, when set, prices cloud resources declared as Kubernetes objects (Crossplane
 	// managed resources); without it they are not read.
 	Managed func([]ManagedResource) (resources []parser.Resource, errs, warns []parser.Error)
-	// ClusterNode, when set, is the cluster's only kind of GPU node, known to the caller (the
-	// one GPU node group of a Terraform configuration): a GPU pod that names no node and that no
-	// NodePool places runs there. DefaultInstanceType, the user's own setting, comes first.
-	ClusterNode *ClusterNode
-}
-
-// ClusterNode is a GPU node that pods naming none run on, and where it was declared.
-type ClusterNode struct {
-	InstanceType, Provider, Region string
-	Purchase                       parser.PurchaseOption
-	// Accelerators are the GPUs attached to an N1 machine (GKE), priced with it.
-	Accelerators []string
-	From         string // "google_container_node_pool.gpu, the configuration's only GPU node group"
+	// NodeGroups are GPU node groups declared outside the manifests (the EKS node groups, GKE
+	// node pools and AKS agent pools of the Terraform read with them). A GPU pod that selects
+	// one by its labels (the cloud's group-name label, or labels the group declares) runs on it.
+	NodeGroups []NodeGroup
+	// AnyNodeGroup lets a GPU pod that names no node, and that no NodePool places, run on
+	// NodeGroups when they all run one kind of node: the manifests are a Terraform
+	// configuration's own Kubernetes objects, applied to its cluster, and NodeGroups are the
+	// configuration's.
+	AnyNodeGroup bool
 }
 
 // Parse decodes and builds one stream on its own (for a single file or stdin).
@@ -505,6 +501,22 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 			}
 		}
 	}
+	// A node group declared with the manifests that the pod selects by its labels (the cloud's
+	// group-name label, a label the group declares) runs the pod's nodes.
+	groups := selectGroups(opts.NodeGroups, sel, n.provider)
+	groupsWhy := "" // why the pod's selection of node groups gives no node
+	if groups.used && !placed && unplaced == "" {
+		if g, why := groups.group(); g == nil {
+			groupsWhy = why
+		} else if len(n.instanceTypes) == 1 && n.instanceTypes[0] != g.InstanceType {
+			res.Note("the pod selects %s, which %s carries, but pins %s, which that group does not run: priced at %s", groups.selects, g.name(), n.instanceTypes[0], n.instanceTypes[0])
+		} else {
+			n = nodeChoice{provider: g.Provider, instanceTypes: []string{g.InstanceType}, gpuNames: g.Accelerators, purchase: g.Purchase, region: g.Region}
+			n.addSource(fmt.Sprintf("%s (the pod selects %s)", g.name(), groups.selects))
+			g.runs(res)
+			placed = true
+		}
+	}
 	if len(n.instanceTypes) != 1 && !placed && unplaced == "" {
 		if np := matchNodePool(nodes.pools, sel, tols); np != nil {
 			placed, pool = true, np
@@ -573,23 +585,37 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 		keepAttachedGPU(res, n)
 	case unplaced != "":
 		res.AddUnresolved("node", unplaced)
-	case opts.ClusterNode != nil && !placed && !namesManagedGroup(sel) && (n.provider == "" || n.provider == opts.ClusterNode.Provider):
-		// A pod that selects a node group by name is left to that name: it may be none of the
-		// GPU groups.
-		cn := opts.ClusterNode
-		res.InstanceType, res.Provider = cn.InstanceType, cn.Provider
+	case opts.AnyNodeGroup && !placed && !groups.used && anyGroup(opts.NodeGroups, n.provider) != nil:
+		g := anyGroup(opts.NodeGroups, n.provider)
+		res.InstanceType, res.Provider = g.InstanceType, g.Provider
 		if res.Region == "" {
-			res.Region = cn.Region
+			res.Region = g.Region
 		}
 		if n.purchase == "" {
-			res.PurchaseOption = cn.Purchase
+			res.PurchaseOption = g.Purchase
 		}
-		if strings.HasPrefix(cn.InstanceType, "n1-") {
-			res.Pod.GPUNames = cn.Accelerators
+		if strings.HasPrefix(g.InstanceType, "n1-") {
+			res.Pod.GPUNames = g.Accelerators
 		}
-		n.addSource(cn.From)
+		if len(opts.NodeGroups) == 1 {
+			g.runs(res)
+			n.addSource(g.name() + ", the configuration's only GPU node group")
+		} else {
+			all := make([]*NodeGroup, len(opts.NodeGroups))
+			for i := range opts.NodeGroups {
+				all[i] = &opts.NodeGroups[i]
+			}
+			n.addSource(fmt.Sprintf("the configuration's GPU node groups (%s), all of %s", addresses(all), g.InstanceType))
+		}
+	case groupsWhy != "":
+		res.AddUnresolved("node", groupsWhy+": name the node with node.kubernetes.io/instance-type (nodeSelector or affinity), or set kubernetes.default_instance_type in the config")
+		groupsWhy = ""
 	default:
 		res.AddUnresolved("node", "the pod names no node: set node.kubernetes.io/instance-type (nodeSelector or affinity), a Karpenter or GKE accelerator label, or kubernetes.default_instance_type in the config")
+	}
+	if groupsWhy != "" {
+		// The node came from elsewhere (the pod's own labels, a NodePool, the config).
+		res.Note("%s", groupsWhy)
 	}
 	if res.Provider == "" {
 		res.Provider = parser.Unknown

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -574,7 +575,12 @@ func Scan(paths []string, opts Options) parser.Result {
 		res.Merge(r)
 	}
 	if len(kube) > 0 {
-		res.Merge(kubernetes.Build(kube, opts.Kubernetes))
+		// A pod that selects a node group of the Terraform read with it by its labels runs
+		// there. One that names no node is not given the Terraform's only node group: nothing
+		// says the manifests are applied to that cluster.
+		kopts := opts.Kubernetes
+		kopts.NodeGroups = append(slices.Clip(kopts.NodeGroups), kubernetes.NodeGroupsOf(res.Resources)...)
+		res.Merge(kubernetes.Build(kube, kopts))
 	}
 	// A module shared by several roots reports its problems once.
 	res.Errors = dedupe(res.Errors)

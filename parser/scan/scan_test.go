@@ -402,3 +402,54 @@ func TestCrossplaneManagedResources(t *testing.T) {
 		t.Fatalf("resources %q, errors %+v", got, res.Errors)
 	}
 }
+
+// Manifests read beside a Terraform configuration run on the node group they select by its
+// labels, whichever root declares it; a pod that names no node is not put on the Terraform's
+// only GPU node group (nothing says the manifests are applied to that cluster).
+func TestManifestsSelectTerraformNodeGroups(t *testing.T) {
+	root := t.TempDir()
+	pod := func(name, selector string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: ml}\nspec:\n  nodeSelector: {" + selector + "}\n  containers:\n    - name: c\n      resources: {limits: {nvidia.com/gpu: 1}}\n"
+	}
+	testutil.WriteFiles(t, root, map[string]string{
+		"infra/eks/main.tf": `provider "aws" { region = "us-west-2" }
+resource "aws_eks_node_group" "gpu" {
+  cluster_name    = "ml"
+  node_group_name = "gpu"
+  instance_types  = ["g6.12xlarge"]
+  capacity_type   = "SPOT"
+  labels          = { workload = "inference" }
+  scaling_config {
+    desired_size = 1
+    max_size     = 2
+    min_size     = 1
+  }
+}
+`,
+		"k8s/by-name.yaml":  pod("by-name", "eks.amazonaws.com/nodegroup: gpu"),
+		"k8s/by-label.yaml": pod("by-label", "workload: inference"),
+		"k8s/none.yaml":     pod("none", ""),
+	})
+	res := Scan([]string{root}, Options{})
+	got := map[string]string{}
+	for _, r := range res.Resources {
+		got[r.Address] = fmt.Sprintf("%s %s %s", r.InstanceType, r.PurchaseOption, r.Region)
+		if r.Pod != nil {
+			got[r.Address] += " from " + r.Pod.NodeSource
+		}
+	}
+	want := map[string]string{
+		"aws_eks_node_group.gpu": "g6.12xlarge spot us-west-2",
+		"Pod/ml/by-name":         "g6.12xlarge spot us-west-2 from aws_eks_node_group.gpu in " + filepath.ToSlash(filepath.Join(root, "infra/eks")) + " (the pod selects eks.amazonaws.com/nodegroup=gpu)",
+		"Pod/ml/by-label":        "g6.12xlarge spot us-west-2 from aws_eks_node_group.gpu in " + filepath.ToSlash(filepath.Join(root, "infra/eks")) + " (the pod selects workload=inference)",
+		"Pod/ml/none":            " on_demand  from ",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: got %q\nwant %q", k, got[k], w)
+		}
+	}
+	if len(got) != len(want) || len(res.Errors) > 0 {
+		t.Errorf("resources %q, errors %+v", got, res.Errors)
+	}
+}

@@ -319,6 +319,7 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	if r.PurchaseOption != parser.Spot {
 		c.awsTaker(r, lt, r.Quantity)
 	}
+	r.NodeLabels = nodeLabels(w, parser.AWS, nameOf(w, "node_group_name", "node_group_name_prefix"), "labels")
 	return []*parser.Resource{r}
 }
 

@@ -208,6 +208,7 @@ func mapAKSCluster(c *mapContext) []*parser.Resource {
 	pool := pools[0]
 	pool.res, pool.path = r, "default_node_pool."
 	aksPool(r, pool)
+	r.NodeLabels = nodeLabels(pool, parser.Azure, nameOf(pool, "name", ""), "node_labels")
 	azureCommon(r, cv)
 	applyTags(r, pool.strMap("tags"))
 	return []*parser.Resource{r}
@@ -216,6 +217,7 @@ func mapAKSCluster(c *mapContext) []*parser.Resource {
 func mapAKSNodePool(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.Azure, c.inst.addr)
 	aksPool(r, w)
+	r.NodeLabels = nodeLabels(w, parser.Azure, nameOf(w, "name", ""), "node_labels")
 	// A node pool has no location of its own: it runs where its cluster does.
 	parentLocation(r, c.referenced(w, "azurerm_kubernetes_cluster", "kubernetes_cluster_id"), "kubernetes_cluster_id", "cluster")
 	applyTags(r, w.strMap("tags"))

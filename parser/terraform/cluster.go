@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
@@ -222,44 +223,62 @@ func (m *manifestPlaces) place(c *mapContext, r *parser.Resource) (clusterPlace,
 	return clusterPlace{}, false
 }
 
-// nodeGroupTypes are the Terraform resources that declare a Kubernetes cluster's nodes.
-var nodeGroupTypes = map[string]bool{
-	"aws_eks_node_group": true, "google_container_node_pool": true, "google_container_cluster": true,
-	"azurerm_kubernetes_cluster": true, "azurerm_kubernetes_cluster_node_pool": true,
+// groupName is a node group's name: known, or generated at apply, from a prefix when one is set.
+type groupName struct {
+	name, prefix string
+	known        bool
 }
 
-// clusterNode returns the configuration's one kind of GPU node (type, accelerators, purchase
-// option and region), when its GPU node groups all have the same: a GPU pod that names no node
-// can only run there. Several kinds, or a node group whose type is unknown, give none.
-func clusterNode(found []parser.Resource) *kubernetes.ClusterNode {
-	var node *kubernetes.ClusterNode
-	var addrs []string
-	for i := range found {
-		r := &found[i]
-		if r.Kind != parser.KindTerraform || !nodeGroupTypes[r.Type] || r.Pod != nil {
-			continue
-		}
-		if r.InstanceType == "" {
-			return nil
-		}
-		cn := kubernetes.ClusterNode{InstanceType: r.InstanceType, Provider: r.Provider, Region: r.Region, Purchase: r.PurchaseOption}
-		for _, a := range r.Accelerators {
-			cn.Accelerators = append(cn.Accelerators, a.Type)
-		}
-		if node != nil && (node.InstanceType != cn.InstanceType || node.Provider != cn.Provider || node.Region != cn.Region ||
-			node.Purchase != cn.Purchase || strings.Join(node.Accelerators, ",") != strings.Join(cn.Accelerators, ",")) {
-			return nil
-		}
-		node = &cn
-		addrs = append(addrs, r.Address)
+// nameOf reads a node group's name from its name attribute, else its name-prefix attribute.
+func nameOf(w *view, attr, prefixAttr string) groupName {
+	q := w.quiet()
+	if name, ok := q.str(attr); ok {
+		return groupName{name: name, known: true}
 	}
-	if node == nil {
-		return nil
+	if prefixAttr != "" {
+		if prefix, ok := q.str(prefixAttr); ok {
+			return groupName{prefix: prefix}
+		}
 	}
-	if len(addrs) == 1 {
-		node.From = addrs[0] + ", the configuration's only GPU node group"
-	} else {
-		node.From = fmt.Sprintf("the configuration's GPU node groups (%s), all of %s", strings.Join(addrs, ", "), node.InstanceType)
+	return groupName{}
+}
+
+// nodeLabels reads the Kubernetes labels on a node group's nodes: its name under the labels the
+// cloud names groups by, and the labels it declares at labelsPath. Nothing read here makes the
+// group unresolved: its labels only join it to the pods that select it.
+func nodeLabels(w *view, provider string, name groupName, labelsPath ...any) *parser.NodeLabels {
+	nl := &parser.NodeLabels{Labels: map[string]string{}}
+	for _, k := range kubernetes.GroupNameLabels(provider) {
+		switch {
+		case name.known:
+			nl.Labels[k] = name.name
+		case name.prefix != "":
+			if nl.Prefixes == nil {
+				nl.Prefixes = map[string]string{}
+			}
+			nl.Prefixes[k] = name.prefix
+		default:
+			nl.Unknown = append(nl.Unknown, k)
+		}
 	}
-	return node
+	v, ok := at(w.obj, labelsPath...)
+	if !ok {
+		return nl
+	}
+	v, _ = v.UnmarkDeep()
+	switch {
+	case !v.IsKnown():
+		nl.Partial = true
+	case v.IsNull() || !(v.Type().IsObjectType() || v.Type().IsMapType()):
+	default:
+		for it := v.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			if !e.IsKnown() {
+				nl.Unknown = append(nl.Unknown, k.AsString())
+			} else if s, err := convert.Convert(e, cty.String); err == nil && !e.IsNull() {
+				nl.Labels[k.AsString()] = s.AsString()
+			}
+		}
+	}
+	return nl
 }

@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -307,6 +308,11 @@ func TestPodRunsOnTheOnlyGPUNodeGroup(t *testing.T) {
 			if got != tc.want || len(pod.Unresolved) != 0 {
 				t.Fatalf("got %s, unresolved %+v\nwant %s", got, pod.Unresolved, tc.want)
 			}
+			// On the only group, the pods are known to fill its nodes (the totals count them
+			// within it); on one of several groups of a kind, which one is not known.
+			if only := strings.Contains(tc.want, "only GPU node group"); only != (pod.Pod.NodeGroup == "google_container_node_pool.t4") || pod.Pod.NodeGroupRoot != "" {
+				t.Errorf("node group %q (root %q)", pod.Pod.NodeGroup, pod.Pod.NodeGroupRoot)
+			}
 		})
 	}
 }
@@ -351,12 +357,12 @@ provider "aws" { region = "eu-west-1" }
 module "eks" {
   source = "terraform-aws-modules/eks/aws"
   eks_managed_node_groups = {
-    gpu = { instance_types = ["g6.2xlarge"], capacity_type = "SPOT", desired_size = 2 }
+    gpu = { instance_types = ["g6.2xlarge"], capacity_type = "SPOT", desired_size = 2, labels = { workload = "llm" } }
     cpu = { instance_types = ["m6i.large"] }
   }
 }
 provider "kubernetes" { host = module.eks.cluster_endpoint }
-` + podOf("p", "") + podOf("q", ` "eks.amazonaws.com/nodegroup" = "cpu" `)})
+` + podOf("p", "") + podOf("q", ` "eks.amazonaws.com/nodegroup" = "cpu" `) + podOf("r", ` workload = "llm" `)})
 	res := ParseModuleDir(dir, Options{FileDirs: []string{dir}})
 	got := map[string]string{}
 	for _, r := range res.Resources {
@@ -371,7 +377,226 @@ provider "kubernetes" { host = module.eks.cluster_endpoint }
 		!strings.Contains(q, `region eu-west-1 from module.eks.aws_eks_cluster.this[0], the only cluster in the configuration`) {
 		t.Errorf("q: %s", q)
 	}
-	if len(res.Errors) != 0 || len(got) != 2 {
+	// The module names its groups from a prefix ("gpu-" and a suffix made at apply): a pod
+	// selects the GPU group by its labels.
+	if r := got["kubernetes_manifest.r"]; !strings.HasPrefix(r, "g6.2xlarge/spot/eu-west-1 ") {
+		t.Errorf("r: %s", r)
+	}
+	if len(res.Errors) != 0 || len(got) != 3 {
 		t.Fatalf("errors %+v, pods %v", res.Errors, got)
+	}
+}
+
+// Node groups carry the labels their nodes have: the cloud's label with the group's name, and
+// the labels the group declares. A name generated at apply (from a prefix or not), or labels
+// known only then, are recorded as such; they never make the group itself unresolved.
+func TestNodeGroupLabels(t *testing.T) {
+	const gpuPool = `node_config {
+    machine_type = "g2-standard-8"
+    labels       = { workload = "serve" }
+  }`
+	cases := []struct {
+		name, src, address string
+		want               string // sorted k=v, then unknown:k, prefix:k=v, then "partial" when partial
+	}{
+		{"EKS node group", `resource "aws_eks_node_group" "g" {
+  cluster_name    = "c"
+  node_group_name = "gpu"
+  instance_types  = ["g5.xlarge"]
+  labels          = { workload = "train", "nvidia.com/gpu.present" = "true" }
+}`, "aws_eks_node_group.g", "eks.amazonaws.com/nodegroup=gpu nvidia.com/gpu.present=true workload=train"},
+		{"EKS node group named at apply", `resource "aws_eks_node_group" "g" {
+  cluster_name           = "c"
+  node_group_name_prefix = "gpu-"
+  instance_types         = ["g5.xlarge"]
+}`, "aws_eks_node_group.g", "prefix:eks.amazonaws.com/nodegroup=gpu-"},
+		{"EKS node group named by Terraform", `resource "aws_eks_node_group" "g" {
+  cluster_name   = "c"
+  instance_types = ["g5.xlarge"]
+}`, "aws_eks_node_group.g", "unknown:eks.amazonaws.com/nodegroup"},
+		{"EKS node group whose labels are known at apply", `variable "labels" { type = map(string) }
+resource "aws_eks_node_group" "g" {
+  cluster_name    = "c"
+  node_group_name = "gpu"
+  instance_types  = ["g5.xlarge"]
+  labels          = var.labels
+}`, "aws_eks_node_group.g", "eks.amazonaws.com/nodegroup=gpu partial"},
+		{"GKE node pool", `resource "google_container_node_pool" "l4" {
+  name     = "l4-pool"
+  cluster  = "c"
+  location = "us-central1-a"
+  ` + gpuPool + `
+}`, "google_container_node_pool.l4", "cloud.google.com/gke-nodepool=l4-pool workload=serve"},
+		{"GKE node pool with labels known at apply", `variable "team" {}
+resource "google_container_node_pool" "l4" {
+  name     = "l4-pool"
+  cluster  = "c"
+  location = "us-central1-a"
+  node_config {
+    machine_type = "g2-standard-8"
+    labels       = { workload = "serve", team = var.team }
+  }
+}`, "google_container_node_pool.l4", "cloud.google.com/gke-nodepool=l4-pool workload=serve unknown:team"},
+		{"GKE cluster's pool block", `resource "google_container_cluster" "c" {
+  location = "us-central1-a"
+  node_pool {
+    name = "gpu"
+    ` + gpuPool + `
+  }
+}`, `google_container_cluster.c.node_pool["gpu"]`, "cloud.google.com/gke-nodepool=gpu workload=serve"},
+		{"GKE cluster's default pool", `resource "google_container_cluster" "c" {
+  location = "us-central1-a"
+  ` + gpuPool + `
+}`, "google_container_cluster.c.default_node_pool", "cloud.google.com/gke-nodepool=default-pool workload=serve"},
+		{"AKS default pool", `resource "azurerm_kubernetes_cluster" "c" {
+  location = "eastus"
+  default_node_pool {
+    name        = "gpu"
+    vm_size     = "Standard_NC4as_T4_v3"
+    node_count  = 1
+    node_labels = { workload = "serve" }
+  }
+}`, "azurerm_kubernetes_cluster.c.default_node_pool", "agentpool=gpu kubernetes.azure.com/agentpool=gpu workload=serve"},
+		{"AKS node pool", `resource "azurerm_kubernetes_cluster_node_pool" "p" {
+  name                  = "a100"
+  kubernetes_cluster_id = "id"
+  vm_size               = "Standard_NC24ads_A100_v4"
+}`, "azurerm_kubernetes_cluster_node_pool.p", "agentpool=a100 kubernetes.azure.com/agentpool=a100"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := ParseSource("main.tf", []byte(tc.src), Options{})
+			var r *parser.Resource
+			for i := range res.Resources {
+				if res.Resources[i].Address == tc.address {
+					r = &res.Resources[i]
+				}
+			}
+			if r == nil || r.NodeLabels == nil {
+				t.Fatalf("no node labels on %s: %+v (errors %v)", tc.address, res.Resources, res.Errors)
+			}
+			var got []string
+			for k, v := range r.NodeLabels.Labels {
+				got = append(got, k+"="+v)
+			}
+			slices.Sort(got)
+			for _, k := range r.NodeLabels.Unknown {
+				got = append(got, "unknown:"+k)
+			}
+			for k, v := range r.NodeLabels.Prefixes {
+				got = append(got, "prefix:"+k+"="+v)
+			}
+			if r.NodeLabels.Partial {
+				got = append(got, "partial")
+			}
+			if s := strings.Join(got, " "); s != tc.want {
+				t.Errorf("labels %q, want %q", s, tc.want)
+			}
+			for _, u := range r.Unresolved {
+				if strings.Contains(u.Attribute, "label") || strings.Contains(u.Attribute, "name") {
+					t.Errorf("unresolved by its labels or name: %+v", u)
+				}
+			}
+		})
+	}
+}
+
+// A pod declared through Terraform that selects one of the configuration's GPU node groups by
+// its labels runs on that group, whatever the other groups run; a selection no group carries,
+// or one that groups of different kinds carry, leaves the pod's node unresolved with a note.
+func TestPodSelectsANodeGroup(t *testing.T) {
+	pool := func(name, machine, extra string) string {
+		return `resource "google_container_node_pool" "` + name + `" {
+  name       = "` + name + `"
+  cluster    = "ml"
+  location   = "europe-west4-a"
+  node_count = 2
+  node_config {
+    machine_type = "` + machine + `"
+    ` + extra + `
+  }
+}
+`
+	}
+	const t4 = "guest_accelerator {\n      type  = \"nvidia-tesla-t4\"\n      count = 1\n    }"
+	pools := pool("l4", "g2-standard-24", "spot = true\n    labels = { workload = \"serve\" }") +
+		pool("t4", "n1-standard-8", t4+"\n    labels = { workload = \"batch\" }") +
+		pool("a100", "a2-highgpu-1g", "labels = { workload = \"batch\" }")
+	cases := []struct {
+		name, selector string
+		want           string // type/purchase/region/gpus, or "" for a pod left unresolved
+		note           string
+	}{
+		{"by the GKE pool label", ` "cloud.google.com/gke-nodepool" = "l4" `,
+			"g2-standard-24/spot/europe-west4/ from google_container_node_pool.l4 (the pod selects cloud.google.com/gke-nodepool=l4)", ""},
+		{"an N1 pool keeps its GPUs", ` "cloud.google.com/gke-nodepool" = "t4" `,
+			"n1-standard-8/on_demand/europe-west4/nvidia-tesla-t4 from google_container_node_pool.t4 (the pod selects cloud.google.com/gke-nodepool=t4)", ""},
+		{"by a declared label", ` workload = "serve" `,
+			"g2-standard-24/spot/europe-west4/ from google_container_node_pool.l4 (the pod selects workload=serve)", ""},
+		{"a label two kinds carry", ` workload = "batch" `, "",
+			"the pod selects workload=batch, which node groups of different kinds carry (google_container_node_pool.t4: n1-standard-8 with nvidia-tesla-t4 on_demand in europe-west4; google_container_node_pool.a100: a2-highgpu-1g on_demand in europe-west4)"},
+		{"a pool that is not here", ` "cloud.google.com/gke-nodepool" = "h100" `, "",
+			"the pod selects cloud.google.com/gke-nodepool=h100, which none of the node groups read with it carries"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := ParseSource("main.tf", []byte(pools+podOf("p", tc.selector)), Options{})
+			var pod *parser.Resource
+			for i := range res.Resources {
+				if res.Resources[i].Pod != nil {
+					pod = &res.Resources[i]
+				}
+			}
+			if len(res.Errors) != 0 || pod == nil {
+				t.Fatalf("errors %+v, resources %+v", res.Errors, res.Resources)
+			}
+			if tc.note != "" && (len(pod.Unresolved) == 0 || !strings.HasPrefix(pod.Unresolved[0].Reason, tc.note+": ")) {
+				t.Errorf("unresolved %+v\nwant %q", pod.Unresolved, tc.note)
+			}
+			if tc.want == "" {
+				if pod.InstanceType != "" || len(pod.Unresolved) == 0 || pod.Unresolved[0].Attribute != "node" {
+					t.Fatalf("the pod was placed: %s, unresolved %+v, node from %q", pod.InstanceType, pod.Unresolved, pod.Pod.NodeSource)
+				}
+				return
+			}
+			got := fmt.Sprintf("%s/%s/%s/%s from %s", pod.InstanceType, pod.PurchaseOption, pod.Region, strings.Join(pod.Pod.GPUNames, ","), pod.Pod.NodeSource)
+			if got != tc.want || len(pod.Unresolved) != 0 {
+				t.Fatalf("got %s, unresolved %+v\nwant %s", got, pod.Unresolved, tc.want)
+			}
+			if pod.Pod.NodeGroup == "" || !strings.Contains(tc.want, "from "+pod.Pod.NodeGroup+" (") {
+				t.Errorf("node group %q", pod.Pod.NodeGroup)
+			}
+		})
+	}
+}
+
+// A plan's node groups carry their labels too; values the plan knows only after apply
+// (after_unknown) are recorded as such.
+func TestNodeGroupLabelsInAPlan(t *testing.T) {
+	plan := `{"format_version":"1.2",
+"configuration":{"provider_config":{"aws":{"name":"aws","expressions":{"region":{"constant_value":"us-east-2"}}}},
+ "root_module":{"resources":[
+  {"address":"aws_eks_node_group.a","mode":"managed","type":"aws_eks_node_group","name":"a","provider_config_key":"aws","expressions":{}},
+  {"address":"aws_eks_node_group.b","mode":"managed","type":"aws_eks_node_group","name":"b","provider_config_key":"aws","expressions":{}}]}},
+"planned_values":{"root_module":{"resources":[
+  {"address":"aws_eks_node_group.a","mode":"managed","type":"aws_eks_node_group","name":"a","values":{"node_group_name":"gpu","instance_types":["g6.xlarge"],"labels":{"workload":"serve"}}},
+  {"address":"aws_eks_node_group.b","mode":"managed","type":"aws_eks_node_group","name":"b","values":{"node_group_name_prefix":"batch-","instance_types":["g6.xlarge"]}}]}},
+"resource_changes":[
+  {"address":"aws_eks_node_group.a","mode":"managed","type":"aws_eks_node_group","name":"a","change":{"actions":["create"],"after":{"node_group_name":"gpu","instance_types":["g6.xlarge"],"labels":{"workload":"serve"}},"after_unknown":{}}},
+  {"address":"aws_eks_node_group.b","mode":"managed","type":"aws_eks_node_group","name":"b","change":{"actions":["create"],"after":{"node_group_name_prefix":"batch-","instance_types":["g6.xlarge"]},"after_unknown":{"node_group_name":true,"labels":true}}}]}`
+	res := ParsePlan("plan.json", []byte(plan))
+	got := map[string]string{}
+	for _, r := range res.Resources {
+		if r.NodeLabels == nil {
+			t.Fatalf("%s: no node labels", r.Address)
+		}
+		got[r.Address] = fmt.Sprintf("%v %v %v %v", r.NodeLabels.Labels, r.NodeLabels.Unknown, r.NodeLabels.Prefixes, r.NodeLabels.Partial)
+	}
+	want := map[string]string{
+		"aws_eks_node_group.a": "map[eks.amazonaws.com/nodegroup:gpu workload:serve] [] map[] false",
+		"aws_eks_node_group.b": "map[] [] map[eks.amazonaws.com/nodegroup:batch-] true",
+	}
+	if len(res.Errors) != 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got %v\nwant %v\nerrors %+v", got, want, res.Errors)
 	}
 }

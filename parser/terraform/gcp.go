@@ -367,6 +367,7 @@ func mapGKENodePool(c *mapContext) []*parser.Resource {
 		applyTags(r, cluster.strMap("resource_labels"))
 	}
 	c.gkePool(r, w, cluster)
+	r.NodeLabels = nodeLabels(w, parser.GCP, nameOf(w, "name", "name_prefix"), "node_config", "labels")
 	return []*parser.Resource{r}
 }
 
@@ -382,6 +383,7 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		np.res, np.path = r, key+"."
 		applyTags(r, cv.strMap("resource_labels"))
 		c.gkePool(r, np, cv)
+		r.NodeLabels = nodeLabels(np, parser.GCP, nameOf(np, "name", "name_prefix"), "node_config", "labels")
 		out = append(out, r)
 	}
 	// The default node pool, unless the cluster removes it.
@@ -390,6 +392,9 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		applyTags(r, cv.strMap("resource_labels"))
 		pool := &view{obj: c.inst.value, res: r}
 		c.gkePool(r, pool, nil)
+		// GKE names the pool a cluster creates with it "default-pool".
+		// https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools
+		r.NodeLabels = nodeLabels(pool, parser.GCP, groupName{name: "default-pool", known: true}, "node_config", "labels")
 		out = append(out, r)
 	}
 	return out

@@ -167,8 +167,9 @@ type pendingManifest struct {
 // GPU resource its instance's address and block (the Kubernetes identity goes in a note), its
 // gpuguard:ignore comments, and the unresolved values it depends on.
 //
-// found are the GPU resources the mappers found: a GPU pod that names no node runs on the
-// configuration's GPU node group when there is one kind of those (clusterNode).
+// found are the GPU resources the mappers found: a GPU pod runs on the configuration's GPU node
+// group it selects by its labels, and one that names no node on the configuration's GPU node
+// groups when they all run one kind of node.
 func (ev *evaluation) buildManifests(found []parser.Resource) []*parser.Resource {
 	if len(ev.manifests) == 0 {
 		return nil
@@ -180,9 +181,7 @@ func (ev *evaluation) buildManifests(found []parser.Resource) []*parser.Resource
 		byKey[ev.manifests[i].key] = &ev.manifests[i]
 	}
 	opts := ev.kubernetes
-	if opts.ClusterNode == nil {
-		opts.ClusterNode = clusterNode(found)
-	}
+	opts.NodeGroups, opts.AnyNodeGroup = kubernetes.NodeGroupsOf(found), true
 	res := kubernetes.Build(files, opts)
 	at := func(es []parser.Error) []parser.Error {
 		out := make([]parser.Error, 0, len(es))

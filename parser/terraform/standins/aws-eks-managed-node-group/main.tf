@@ -13,6 +13,13 @@ variable "name" {
   default = ""
 }
 
+# With use_name_prefix (the default) the node group's name is generated from "<name>-", so its
+# nodes' eks.amazonaws.com/nodegroup label is known only at apply, but for how it starts.
+variable "use_name_prefix" {
+  type    = bool
+  default = true
+}
+
 variable "min_size" {
   type    = number
   default = 0
@@ -55,6 +62,9 @@ variable "tags" {
 
 resource "aws_eks_node_group" "this" {
   count = var.create ? 1 : 0
+
+  node_group_name        = var.use_name_prefix ? null : var.name
+  node_group_name_prefix = var.use_name_prefix ? "${var.name}-" : null
 
   instance_types = var.instance_types
   capacity_type  = var.capacity_type == null ? "ON_DEMAND" : var.capacity_type

@@ -52,16 +52,17 @@ module "eks_managed_node_group" {
   source   = "../aws-eks-managed-node-group"
   for_each = { for k, v in var.eks_managed_node_groups : k => v if var.create }
 
-  create         = try(each.value.create, true)
-  name           = try(each.value.name, each.key)
-  min_size       = try(each.value.min_size, local.emng.min_size, 1)
-  max_size       = try(each.value.max_size, local.emng.max_size, 3)
-  desired_size   = try(each.value.desired_size, local.emng.desired_size, 1)
-  instance_types = try(each.value.instance_types, local.emng.instance_types, null)
-  capacity_type  = try(each.value.capacity_type, local.emng.capacity_type, null)
-  ami_type       = try(each.value.ami_type, local.emng.ami_type, null)
-  labels         = try(each.value.labels, local.emng.labels, null)
-  tags           = merge(var.tags, try(each.value.tags, local.emng.tags, {}))
+  create          = try(each.value.create, true)
+  name            = try(each.value.name, each.key)
+  use_name_prefix = try(each.value.use_name_prefix, local.emng.use_name_prefix, true)
+  min_size        = try(each.value.min_size, local.emng.min_size, 1)
+  max_size        = try(each.value.max_size, local.emng.max_size, 3)
+  desired_size    = try(each.value.desired_size, local.emng.desired_size, 1)
+  instance_types  = try(each.value.instance_types, local.emng.instance_types, null)
+  capacity_type   = try(each.value.capacity_type, local.emng.capacity_type, null)
+  ami_type        = try(each.value.ami_type, local.emng.ami_type, null)
+  labels          = try(each.value.labels, local.emng.labels, null)
+  tags            = merge(var.tags, try(each.value.tags, local.emng.tags, {}))
 }
 
 module "self_managed_node_group" {

@@ -1,0 +1,254 @@
+package kubernetes
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// NodeGroup is a GPU node group declared outside the manifests (a Terraform configuration's EKS
+// node group, GKE node pool or AKS agent pool), with the labels its nodes carry.
+type NodeGroup struct {
+	// Address and Root identify the group's resource; Root is "" for a group of the pods' own
+	// root (a Terraform configuration's own Kubernetes objects).
+	Address, Root                  string
+	InstanceType, Provider, Region string
+	Purchase                       parser.PurchaseOption
+	// Accelerators are the GPUs attached to an N1 machine (GKE), priced with it.
+	Accelerators []string
+	parser.NodeLabels
+}
+
+// groupNameLabels are the labels each cloud puts on a managed node group's nodes, whose value is
+// the group's name:
+//   - EKS: eks.amazonaws.com/nodegroup,
+//     https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html
+//   - GKE: cloud.google.com/gke-nodepool,
+//     https://cloud.google.com/kubernetes-engine/docs/how-to/node-pools (nodeSelector example)
+//   - AKS: kubernetes.azure.com/agentpool, and the older agentpool,
+//     https://learn.microsoft.com/azure/aks/use-system-pools (system pool label and selector)
+var groupNameLabels = map[string][]string{
+	parser.AWS:   {"eks.amazonaws.com/nodegroup"},
+	parser.GCP:   {"cloud.google.com/gke-nodepool"},
+	parser.Azure: {"kubernetes.azure.com/agentpool", "agentpool"},
+}
+
+// GroupNameLabels returns the labels a cloud names a managed node group's nodes by.
+func GroupNameLabels(provider string) []string { return groupNameLabels[provider] }
+
+// NodeGroupsOf returns the node groups among resources: those that carry node labels.
+func NodeGroupsOf(rs []parser.Resource) []NodeGroup {
+	var out []NodeGroup
+	for i := range rs {
+		r := &rs[i]
+		if r.NodeLabels == nil || r.Pod != nil {
+			continue
+		}
+		g := NodeGroup{Address: r.Address, Root: r.Root, InstanceType: r.InstanceType, Provider: r.Provider, Region: r.Region, Purchase: r.PurchaseOption, NodeLabels: *r.NodeLabels}
+		for _, a := range r.Accelerators {
+			g.Accelerators = append(g.Accelerators, a.Type)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// name is how notes name the group: its address, and its root when it has one.
+func (g *NodeGroup) name() string {
+	if g.Root == "" {
+		return g.Address
+	}
+	return g.Address + " in " + g.Root
+}
+
+// runs records on a pod's resource that its pods run on the group's nodes.
+func (g *NodeGroup) runs(res *parser.Resource) {
+	res.Pod.NodeGroup, res.Pod.NodeGroupRoot = g.Address, g.Root
+}
+
+// sameNode reports whether two groups run the same node, priced the same way.
+func (g *NodeGroup) sameNode(o *NodeGroup) bool {
+	return g.InstanceType == o.InstanceType && g.Provider == o.Provider && g.Region == o.Region &&
+		g.Purchase == o.Purchase && slices.Equal(g.Accelerators, o.Accelerators)
+}
+
+// oneKind returns the first of groups when they all run the same, known node, else nil.
+func oneKind(groups []*NodeGroup) *NodeGroup {
+	if len(groups) == 0 || groups[0].InstanceType == "" {
+		return nil
+	}
+	for _, g := range groups[1:] {
+		if !g.sameNode(groups[0]) {
+			return nil
+		}
+	}
+	return groups[0]
+}
+
+// groupChoice is what a pod's selection says of the node groups.
+type groupChoice struct {
+	// used is set when the selection names a label node groups are known by: a cloud's group
+	// name label, or a label one of the groups declares.
+	used bool
+	// matched are the groups whose labels satisfy the selection; maybe are those that may,
+	// their labels being known only in part.
+	matched, maybe []*NodeGroup
+	// selects is the selection on those labels, for notes ("cloud.google.com/gke-nodepool=l4").
+	selects string
+}
+
+// selectGroups matches a pod's node selection against the labels of the groups on its cloud
+// (any cloud when the pod's labels name none). Only the labels that name groups count: the
+// well-known ones the scheduler also matches (zone, instance type, capacity type) are set by
+// the cloud on every node and are read elsewhere.
+func selectGroups(groups []NodeGroup, sel selector, provider string) groupChoice {
+	var c groupChoice
+	if len(groups) == 0 {
+		return c
+	}
+	keys := map[string]bool{}
+	nameOf := map[string]string{} // a group-name label's cloud
+	for cloud, ls := range groupNameLabels {
+		for _, k := range ls {
+			keys[k], nameOf[k] = true, cloud
+		}
+	}
+	for i := range groups {
+		for k := range groups[i].Labels {
+			keys[k] = true
+		}
+		for _, k := range groups[i].Unknown {
+			keys[k] = true
+		}
+		for k := range groups[i].Prefixes {
+			keys[k] = true
+		}
+	}
+	var used []string
+	for k := range sel.allowed {
+		if keys[k] {
+			used = append(used, k)
+		}
+	}
+	for k := range sel.excluded {
+		if _, ok := sel.allowed[k]; !ok && keys[k] {
+			used = append(used, k)
+		}
+	}
+	if len(used) == 0 {
+		return c
+	}
+	sort.Strings(used)
+	c.used = true
+	var shown []string
+	for _, k := range used {
+		want, in := sel.allowed[k]
+		switch {
+		case in && want == nil:
+			shown = append(shown, k+" (exists)")
+		case in:
+			shown = append(shown, k+"="+strings.Join(filterOut(want, sel.excluded[k]), "|"))
+		default:
+			shown = append(shown, k+" not "+strings.Join(sel.excluded[k], "|"))
+		}
+	}
+	c.selects = strings.Join(shown, ", ")
+	for i := range groups {
+		g := &groups[i]
+		if provider != "" && g.Provider != provider {
+			continue
+		}
+		fits, unsure := true, false
+		for _, k := range used {
+			have, ok := g.Labels[k]
+			want, in := sel.allowed[k]
+			prefix, prefixed := g.Prefixes[k]
+			switch {
+			case !ok && !in: // NotIn alone: a node without the label qualifies
+			case !ok && want == nil && (prefixed || slices.Contains(g.Unknown, k)): // Exists
+			case prefixed && !slices.ContainsFunc(want, func(v string) bool { return strings.HasPrefix(v, prefix) }):
+				fits = false
+			case prefixed, !ok && slices.Contains(g.Unknown, k), !ok && g.Partial && (nameOf[k] == "" || nameOf[k] == g.Provider):
+				unsure = true
+			case !ok:
+				fits = false
+			case slices.Contains(sel.excluded[k], have), in && want != nil && !slices.Contains(want, have):
+				fits = false
+			}
+		}
+		switch {
+		case fits && unsure:
+			c.maybe = append(c.maybe, g)
+		case fits:
+			c.matched = append(c.matched, g)
+		}
+	}
+	return c
+}
+
+// group returns the one kind of node the pod's selection lands on, or why there is none: no
+// group matches, they run different nodes, or one's node type is not known. A group that may
+// match (its labels partly known only at apply) must run the same node for the choice to stand.
+func (c groupChoice) group() (*NodeGroup, string) {
+	switch {
+	case len(c.matched) == 0 && len(c.maybe) > 0:
+		return nil, fmt.Sprintf("the pod selects %s; %s may carry it (some of its labels are known only at apply)", c.selects, addresses(c.maybe))
+	case len(c.matched) == 0:
+		return nil, fmt.Sprintf("the pod selects %s, which none of the node groups read with it carries", c.selects)
+	}
+	all := append(slices.Clip(c.matched), c.maybe...)
+	if g := oneKind(all); g != nil {
+		return g, ""
+	}
+	if c.matched[0].InstanceType == "" && len(all) == 1 {
+		return nil, fmt.Sprintf("the pod selects %s: %s, whose node type is not known", c.selects, c.matched[0].name())
+	}
+	return nil, fmt.Sprintf("the pod selects %s, which node groups of different kinds carry (%s)", c.selects, kinds(all))
+}
+
+func addresses(gs []*NodeGroup) string {
+	out := make([]string, len(gs))
+	for i, g := range gs {
+		out[i] = g.name()
+	}
+	return strings.Join(out, ", ")
+}
+
+// kinds names each group with its node: "a: g5.xlarge spot in us-east-1".
+func kinds(gs []*NodeGroup) string {
+	out := make([]string, len(gs))
+	for i, g := range gs {
+		node := g.InstanceType
+		if node == "" {
+			node = "unknown type"
+		}
+		if len(g.Accelerators) > 0 {
+			node += " with " + strings.Join(g.Accelerators, ", ")
+		}
+		if g.Purchase != "" {
+			node += " " + string(g.Purchase)
+		}
+		if g.Region != "" {
+			node += " in " + g.Region
+		}
+		out[i] = g.name() + ": " + node
+	}
+	return strings.Join(out, "; ")
+}
+
+// anyGroup returns the node a pod that names none runs on: the groups' one kind of node, when
+// they all run the same one on the pod's cloud (any cloud when the pod names none).
+func anyGroup(groups []NodeGroup, provider string) *NodeGroup {
+	all := make([]*NodeGroup, len(groups))
+	for i := range groups {
+		all[i] = &groups[i]
+	}
+	g := oneKind(all)
+	if g == nil || provider != "" && provider != g.Provider {
+		return nil
+	}
+	return g
+}

@@ -1,0 +1,228 @@
+package kubernetes
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// gpuPod is a Pod requesting one GPU with the spec fields given (nodeSelector, affinity), in
+// YAML indented for spec.
+func gpuPod(spec string) string {
+	return `apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ml}
+spec:
+` + spec + `
+  containers:
+    - name: c
+      resources: {limits: {nvidia.com/gpu: 1}}
+`
+}
+
+// says reports whether a resource says why in a note, or as the reason its node is unresolved
+// (followed by what to do).
+func says(r parser.Resource, why string) bool {
+	if slices.Contains(r.Notes, why) {
+		return true
+	}
+	for _, u := range r.Unresolved {
+		if u.Attribute == "node" && strings.HasPrefix(u.Reason, why+": ") {
+			return true
+		}
+	}
+	return false
+}
+
+// testGroups are three GKE pools: L4 on spot labelled serve, and two batch pools of different
+// machines; and an EKS group whose name is known only at apply.
+func testGroups() []NodeGroup {
+	gke := func(name, machine string, purchase parser.PurchaseOption, labels map[string]string, gpus ...string) NodeGroup {
+		labels["cloud.google.com/gke-nodepool"] = name
+		return NodeGroup{Address: "google_container_node_pool." + name, InstanceType: machine, Provider: parser.GCP, Region: "europe-west4",
+			Purchase: purchase, Accelerators: gpus, NodeLabels: parser.NodeLabels{Labels: labels}}
+	}
+	return []NodeGroup{
+		gke("l4", "g2-standard-24", parser.Spot, map[string]string{"workload": "serve"}),
+		gke("t4", "n1-standard-8", parser.OnDemand, map[string]string{"workload": "batch"}, "nvidia-tesla-t4"),
+		gke("a100", "a2-highgpu-1g", parser.OnDemand, map[string]string{"workload": "batch"}),
+		{Address: "aws_eks_node_group.gpu", InstanceType: "g5.xlarge", Provider: parser.AWS, Region: "us-east-1", Purchase: parser.OnDemand,
+			NodeLabels: parser.NodeLabels{Labels: map[string]string{"team": "ml"}, Unknown: []string{"eks.amazonaws.com/nodegroup"}}},
+	}
+}
+
+// A pod runs on the node group it selects by the cloud's group-name label or by labels the
+// groups declare, through nodeSelector, required node affinity or a Kueue flavor's node labels;
+// a selection no group carries, several kinds carry, or only a group whose labels are partly
+// unknown may carry, leaves the node to the pod's own labels, with a note saying why.
+func TestPodsSelectNodeGroups(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      string // type/purchase/region/gpus from source, or "" when the pod's node is unresolved
+		note      string
+	}{
+		{"nodeSelector on the pool label", gpuPod("  nodeSelector: {cloud.google.com/gke-nodepool: l4}"),
+			"g2-standard-24/spot/europe-west4/ from google_container_node_pool.l4 (the pod selects cloud.google.com/gke-nodepool=l4)", ""},
+		{"affinity In on a declared label, with GPUs an N1 pool attaches", gpuPod(`  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions:
+              - {key: cloud.google.com/gke-nodepool, operator: In, values: [t4, h100]}`),
+			"n1-standard-8/on_demand/europe-west4/nvidia-tesla-t4 from google_container_node_pool.t4 (the pod selects cloud.google.com/gke-nodepool=t4|h100)", ""},
+		{"NotIn narrows to the one group left", gpuPod(`  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions:
+              - {key: workload, operator: In, values: [batch]}
+              - {key: cloud.google.com/gke-nodepool, operator: NotIn, values: [t4]}`),
+			"a2-highgpu-1g/on_demand/europe-west4/ from google_container_node_pool.a100 (the pod selects cloud.google.com/gke-nodepool not t4, workload=batch)", ""},
+		{"the group's purchase and region win over the pod's spot label", gpuPod("  nodeSelector: {workload: serve, topology.kubernetes.io/region: us-central1}"),
+			"g2-standard-24/spot/europe-west4/ from google_container_node_pool.l4 (the pod selects workload=serve)", ""},
+		{"a Kueue flavor names the pool", `apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: a100}
+spec:
+  nodeLabels: {cloud.google.com/gke-nodepool: a100}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: train}
+spec:
+  resourceGroups:
+    - coveredResources: ["nvidia.com/gpu"]
+      flavors:
+        - name: a100
+          resources: [{name: nvidia.com/gpu, nominalQuota: 8}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: train, namespace: ml}
+spec: {clusterQueue: train}
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: j
+  namespace: ml
+  labels: {kueue.x-k8s.io/queue-name: train}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: c
+          resources: {limits: {nvidia.com/gpu: 1}}
+`, "a2-highgpu-1g/on_demand/europe-west4/ from google_container_node_pool.a100 (the pod selects cloud.google.com/gke-nodepool=a100)", ""},
+		{"a pinned type the group does not run wins, with a note", gpuPod("  nodeSelector: {workload: serve, node.kubernetes.io/instance-type: g2-standard-8}"),
+			"g2-standard-8/on_demand// from nodeSelector/affinity instance-type",
+			"the pod selects workload=serve, which google_container_node_pool.l4 carries, but pins g2-standard-8, which that group does not run: priced at g2-standard-8"},
+		{"two kinds", gpuPod("  nodeSelector: {workload: batch}"), "",
+			"the pod selects workload=batch, which node groups of different kinds carry (google_container_node_pool.t4: n1-standard-8 with nvidia-tesla-t4 on_demand in europe-west4; google_container_node_pool.a100: a2-highgpu-1g on_demand in europe-west4)"},
+		{"no group carries it", gpuPod("  nodeSelector: {cloud.google.com/gke-nodepool: h100}"), "",
+			"the pod selects cloud.google.com/gke-nodepool=h100, which none of the node groups read with it carries"},
+		{"only a partly known group may carry it", gpuPod("  nodeSelector: {eks.amazonaws.com/nodegroup: gpu-1}"), "",
+			"the pod selects eks.amazonaws.com/nodegroup=gpu-1; aws_eks_node_group.gpu may carry it (some of its labels are known only at apply)"},
+		{"a group on another cloud than the pod's labels name", gpuPod("  nodeSelector: {workload: serve, karpenter.k8s.aws/instance-gpu-name: l4}"),
+			"/on_demand// from nodeSelector/affinity karpenter instance-gpu-name",
+			"the pod selects workload=serve, which none of the node groups read with it carries"},
+		{"labels no group knows leave the pod as it was", gpuPod("  nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}"),
+			"/on_demand// from nodeSelector/affinity gke-accelerator", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := build(t, tc.src, Options{NodeGroups: testGroups()})
+			r := one(t, res)
+			if tc.note != "" && !says(r, tc.note) {
+				t.Errorf("notes %q, unresolved %+v\nwant %q", r.Notes, r.Unresolved, tc.note)
+			}
+			if tc.want == "" {
+				if r.InstanceType != "" || len(r.Unresolved) == 0 || r.Unresolved[0].Attribute != "node" {
+					t.Fatalf("the pod was placed: %s from %q, unresolved %+v", r.InstanceType, r.Pod.NodeSource, r.Unresolved)
+				}
+				return
+			}
+			got := fmt.Sprintf("%s/%s/%s/%s from %s", r.InstanceType, r.PurchaseOption, r.Region, strings.Join(r.Pod.GPUNames, ","), r.Pod.NodeSource)
+			if strings.HasPrefix(tc.want, "/") {
+				// The pod's own labels narrow its node: no single type.
+				got = fmt.Sprintf("/%s/%s/ from %s", r.PurchaseOption, r.Region, r.Pod.NodeSource)
+			}
+			if got != tc.want {
+				t.Fatalf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// A pod that names no node runs on the node groups' one kind of node only when the caller says
+// the manifests are applied to their cluster (AnyNodeGroup): manifests read beside a Terraform
+// configuration are not, and a pod selecting a group label the groups do not carry never is.
+func TestPodsNamingNoNodeAndNodeGroups(t *testing.T) {
+	groups := testGroups()[:1]
+	pod := gpuPod("  nodeSelector: {}")
+	if r := one(t, build(t, pod, Options{NodeGroups: groups})); r.InstanceType != "" {
+		t.Errorf("without AnyNodeGroup the pod ran on %s (%s)", r.InstanceType, r.Pod.NodeSource)
+	}
+	r := one(t, build(t, pod, Options{NodeGroups: groups, AnyNodeGroup: true}))
+	if r.InstanceType != "g2-standard-24" || r.Pod.NodeSource != "google_container_node_pool.l4, the configuration's only GPU node group" {
+		t.Errorf("with AnyNodeGroup: %s from %q", r.InstanceType, r.Pod.NodeSource)
+	}
+	other := gpuPod("  nodeSelector: {workload: train}")
+	if r := one(t, build(t, other, Options{NodeGroups: groups, AnyNodeGroup: true})); r.InstanceType != "" {
+		t.Errorf("a pod selecting workload=train, which the group does not carry, ran on %s (%s)", r.InstanceType, r.Pod.NodeSource)
+	}
+}
+
+// A group on the pod's cloud whose labels are known only at apply may carry any of them: the
+// pod runs on the group that carries its selection only when that one runs the same node.
+func TestGroupsWithUnknownLabelsMayCarryASelection(t *testing.T) {
+	groups := testGroups()[:1]
+	unknown := NodeGroup{Address: "google_container_node_pool.x", InstanceType: "a2-highgpu-1g", Provider: parser.GCP, Region: "europe-west4",
+		Purchase: parser.OnDemand, NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": "x"}, Partial: true}}
+	pod := gpuPod("  nodeSelector: {workload: serve}")
+	r := one(t, build(t, pod, Options{NodeGroups: append(groups, unknown)}))
+	want := "the pod selects workload=serve, which node groups of different kinds carry (google_container_node_pool.l4: g2-standard-24 spot in europe-west4; google_container_node_pool.x: a2-highgpu-1g on_demand in europe-west4)"
+	if r.InstanceType != "" || !says(r, want) {
+		t.Errorf("got %s from %q, notes %q", r.InstanceType, r.Pod.NodeSource, r.Notes)
+	}
+	// The same group's own pool name is known: a pod selecting another pool is not its.
+	r = one(t, build(t, gpuPod("  nodeSelector: {cloud.google.com/gke-nodepool: l4}"), Options{NodeGroups: append(groups, unknown)}))
+	if r.InstanceType != "g2-standard-24" {
+		t.Errorf("selecting pool l4: %s from %q, notes %q", r.InstanceType, r.Pod.NodeSource, r.Notes)
+	}
+	// A group of the same kind whose labels are unknown does not stand in the way.
+	same := unknown
+	same.InstanceType, same.Purchase = "g2-standard-24", parser.Spot
+	r = one(t, build(t, pod, Options{NodeGroups: append(groups, same)}))
+	if r.InstanceType != "g2-standard-24" || r.PurchaseOption != parser.Spot {
+		t.Errorf("with a same-kind group of unknown labels: %s %s from %q, notes %q", r.InstanceType, r.PurchaseOption, r.Pod.NodeSource, r.Notes)
+	}
+}
+
+// A group whose name is generated from a prefix may be selected by a name that starts with it,
+// and by no other; any name at all (Exists) selects it.
+func TestGroupNamedFromAPrefix(t *testing.T) {
+	groups := []NodeGroup{{Address: "aws_eks_node_group.gpu", InstanceType: "g6.xlarge", Provider: parser.AWS, Region: "us-east-1", Purchase: parser.OnDemand,
+		NodeLabels: parser.NodeLabels{Labels: map[string]string{}, Prefixes: map[string]string{"eks.amazonaws.com/nodegroup": "gpu-"}}}}
+	cases := []struct{ selection, typ, note string }{
+		{"nodeSelector: {eks.amazonaws.com/nodegroup: gpu-20261123}", "",
+			"the pod selects eks.amazonaws.com/nodegroup=gpu-20261123; aws_eks_node_group.gpu may carry it (some of its labels are known only at apply)"},
+		{"nodeSelector: {eks.amazonaws.com/nodegroup: cpu}", "",
+			"the pod selects eks.amazonaws.com/nodegroup=cpu, which none of the node groups read with it carries"},
+		{`affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions: [{key: eks.amazonaws.com/nodegroup, operator: Exists}]`, "g6.xlarge", ""},
+	}
+	for _, tc := range cases {
+		r := one(t, build(t, gpuPod("  "+tc.selection), Options{NodeGroups: groups}))
+		if r.InstanceType != tc.typ || tc.note != "" && !says(r, tc.note) {
+			t.Errorf("%s: got %q from %q, notes %q, unresolved %+v", tc.selection, r.InstanceType, r.Pod.NodeSource, r.Notes, r.Unresolved)
+		}
+	}
+}
