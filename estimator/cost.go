@@ -333,7 +333,37 @@ func (p *Pricer) EstimateAll(rs []parser.Resource) []Estimate {
 		out[i] = p.Estimate(rs[i])
 		p.priceScaleMax(&rs[i], &out[i])
 	}
+	onNodeGroups(out)
 	return out
+}
+
+// onNodeGroups links pods to the node group among the estimates whose nodes they run on: Sum
+// counts the group and its pods once.
+func onNodeGroups(es []Estimate) {
+	ids := make(map[string]int, len(es))
+	for i := range es {
+		ids[es[i].ID] = i
+	}
+	pods := map[int][]string{} // by group: the addresses of the workloads on it
+	for i := range es {
+		e := &es[i]
+		if e.Pod == nil || e.Pod.NodeGroup == "" {
+			continue
+		}
+		root := e.Pod.NodeGroupRoot
+		if root == "" {
+			root = e.Root
+		}
+		id := ResourceID(root, e.Pod.NodeGroup)
+		if g, ok := ids[id]; ok && g != i {
+			e.NodeGroup = id
+			e.Notes = append(e.Notes, fmt.Sprintf("its pods run on the nodes of %s, priced too: the totals count the group and the pods on it once, as the larger of the two (pods that need more than the group's nodes make it scale out)", e.Pod.NodeGroup))
+			pods[g] = append(pods[g], e.Address)
+		}
+	}
+	for g, on := range pods {
+		es[g].Notes = append(es[g].Notes, fmt.Sprintf("the pods of %s run on its nodes: the totals count the group and those pods once, as the larger of the two", strings.Join(on, ", ")))
+	}
 }
 
 // sharedLimit is the resource's shared limit with its per-instance share known: a limit in

@@ -2,7 +2,9 @@ package estimator
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -154,6 +156,9 @@ type Estimate struct {
 	// SharedLimit is a maximum the resource shares with others (a NodePool's GPU limit, an EMR
 	// cluster's managed scaling): the maximum total counts them within it.
 	SharedLimit *parser.SharedLimit `json:"shared_limit,omitempty"`
+	// NodeGroup is the id of the node group among the estimates whose nodes the pods run on:
+	// its cost holds theirs, and the totals count the two once.
+	NodeGroup string `json:"node_group,omitempty"`
 
 	// attached are the GPUs attached to the N1 VM a pod's node was sized as (recommendations
 	// name them).
@@ -181,34 +186,69 @@ type Totals struct {
 }
 
 // Sum computes totals over estimates, in integer micro-dollars.
+//
+// Pods that run on a node group among the estimates (NodeGroup) are part of its cost: the group
+// and its pods count once, as the larger of the two, at the floor and at the maximum alike. The
+// group's nodes are paid for whether pods fill them or not, and pods that need more than they
+// give make the group scale out.
 func Sum(es []Estimate) Totals {
 	var t Totals
 	var sum, atMax money.Micros
 	scales := false
 	pools := map[string][]*Estimate{}
+	type share struct {
+		floor, max money.Micros
+		gpus       float64
+	}
+	onGroup := map[string]*share{} // by group id: the pods on it
+	group := map[string]*share{}   // the groups themselves
+	for i := range es {
+		if id := es[i].NodeGroup; id != "" && onGroup[id] == nil {
+			onGroup[id], group[id] = &share{}, &share{}
+		}
+	}
 	for i := range es {
 		e := &es[i]
 		t.Resources++
-		if m, ok := e.Monthly(); ok {
-			sum += m
-			if k, ok := limitKey(e); ok {
-				// Counted at its floor here; what the resources sharing the limit add to reach
-				// their maximums is added below, within the limit.
-				pools[k] = append(pools[k], e)
-			} else if e.ScaleMax != nil {
-				m = money.Micros(e.ScaleMax.MonthlyCost)
-			}
-			scales = scales || e.ScaleMax != nil
-			atMax += m
-		} else {
-			t.Unpriced++
-		}
 		if e.PriceEstimated {
 			t.Estimated++
 		}
+		var gpus float64
 		if e.GPU != nil {
-			t.GPUs += e.GPU.Count * float64(e.Quantity)
+			gpus = e.GPU.Count * float64(e.Quantity)
 		}
+		m, priced := e.Monthly()
+		if !priced {
+			t.Unpriced++
+		}
+		// top is the resource at its maximum; a resource sharing a limit is counted at its floor
+		// here, and what those sharing it add to reach their maximums is added below, within
+		// the limit.
+		top := m
+		limited := false
+		if priced {
+			var k string
+			if k, limited = limitKey(e); limited {
+				pools[k] = append(pools[k], e)
+			} else if e.ScaleMax != nil {
+				top = money.Micros(e.ScaleMax.MonthlyCost)
+			}
+			scales = scales || e.ScaleMax != nil
+		}
+		if s := onGroup[e.NodeGroup]; s != nil && !limited {
+			s.floor, s.max, s.gpus = s.floor+m, s.max+top, s.gpus+gpus
+			continue
+		}
+		if g := group[e.ID]; g != nil {
+			g.floor, g.max, g.gpus = m, top, gpus
+		}
+		sum, atMax, t.GPUs = sum+m, atMax+top, t.GPUs+gpus
+	}
+	for _, id := range slices.Sorted(maps.Keys(onGroup)) { // sorted: GPUs add up the same way each run
+		pods, g := onGroup[id], group[id]
+		sum += max(0, pods.floor-g.floor)
+		atMax += max(0, pods.max-g.max)
+		t.GPUs += max(0, pods.gpus-g.gpus)
 	}
 	t.MonthlyCost = money.Amount(sum)
 	for _, members := range pools {

@@ -129,3 +129,62 @@ func TestSharedLimitInVCPUs(t *testing.T) {
 		t.Fatalf("unknown type in a vCPU limit: %+v %q", e.SharedLimit, e.Notes)
 	}
 }
+
+// priced is an estimate of qty instances or pods with gpus each, costing monthly dollars, and
+// atMax at its autoscaler's maximum when atMax > 0.
+func priced(id string, gpus float64, qty int, monthly, atMax float64) Estimate {
+	m := money.Amount(money.FromDollars(monthly))
+	e := Estimate{Address: id, ID: id, Quantity: qty, MonthlyCost: &m, GPU: &GPUInfo{Count: gpus}}
+	if atMax > 0 {
+		e.ScaleMax = &ScaleMaxCost{MonthlyCost: money.Amount(money.FromDollars(atMax))}
+	}
+	return e
+}
+
+// Pods on a node group among the estimates count once with it: the larger of the group's cost
+// and theirs, at the floor and at the maximum alike, and the same for GPUs. A group that is
+// unpriced leaves its pods counted on their own.
+func TestSumCountsPodsWithinTheirNodeGroup(t *testing.T) {
+	on := func(e Estimate, group string) Estimate {
+		e.NodeGroup, e.Pod = group, &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, NodeGroup: group}
+		return e
+	}
+	cases := []struct {
+		name      string
+		es        []Estimate
+		monthly   float64
+		max       float64 // 0: no maximum
+		gpus      float64
+		unpriced  int
+		resources int
+	}{
+		{"pods within the group's nodes", []Estimate{
+			priced("pool", 2, 3, 2400, 0),
+			on(priced("deploy", 1, 3, 1200, 0), "pool"),
+			on(priced("job", 1, 1, 400, 0), "pool"),
+			priced("other", 1, 1, 1000, 0),
+		}, 2400 + 1000, 0, 6 + 1, 0, 4},
+		{"pods that need more than the group's floor", []Estimate{
+			priced("pool", 2, 1, 800, 3200),
+			on(priced("deploy", 1, 3, 1200, 2000), "pool"),
+		}, 1200, 3200, 3, 0, 2},
+		{"pods past the group's maximum too", []Estimate{
+			priced("pool", 2, 1, 800, 1600),
+			on(priced("deploy", 1, 3, 1200, 4000), "pool"),
+		}, 1200, 4000, 3, 0, 2},
+		{"an unpriced group", []Estimate{
+			{Address: "pool", ID: "pool", Quantity: 2, GPU: &GPUInfo{Count: 1}},
+			on(priced("deploy", 1, 1, 400, 0), "pool"),
+		}, 400, 0, 2, 1, 2}, // its GPUs are known: the pods run on them
+	}
+	for _, c := range cases {
+		tot := Sum(c.es)
+		if tot.MonthlyCost != money.Amount(money.FromDollars(c.monthly)) || tot.GPUs != c.gpus || tot.Unpriced != c.unpriced || tot.Resources != c.resources {
+			t.Errorf("%s: monthly %v, gpus %v, unpriced %d, resources %d; want %v, %v, %d, %d",
+				c.name, tot.MonthlyCost, tot.GPUs, tot.Unpriced, tot.Resources, c.monthly, c.gpus, c.unpriced, c.resources)
+		}
+		if c.max == 0 && tot.MaxMonthlyCost != nil || c.max > 0 && (tot.MaxMonthlyCost == nil || *tot.MaxMonthlyCost != money.Amount(money.FromDollars(c.max))) {
+			t.Errorf("%s: max %s, want %v", c.name, amount(tot.MaxMonthlyCost), c.max)
+		}
+	}
+}

@@ -232,6 +232,10 @@ func writeDiffChangesMarkdown(b *strings.Builder, d *result.Diff, limit int, nam
 		if c.After != nil && c.After.UnpricedReason != nil {
 			what += " — ⚠️ unpriced: " + mdCell(*c.After.UnpricedReason)
 		}
+		if e := c.After; e != nil && e.NodeGroup != "" && e.Pod != nil {
+			// Its pods fill nodes the total already pays for, up to the group's own cost.
+			what += " — runs on " + mdCell(e.Pod.NodeGroup) + ", counted within its cost"
+		}
 		fmt.Fprintf(b, "| %s | %s | %s → %s | **%s** |\n", cell(names.change(c)), what,
 			changeAmountText(c.MonthlyCostBefore, c.MaxMonthlyCostBefore), changeAmountText(c.MonthlyCostAfter, c.MaxMonthlyCostAfter), deltaText(c.MonthlyDelta))
 	}

@@ -53,6 +53,9 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 		if c.Totals.Estimated > 0 {
 			extra = append(extra, fmt.Sprintf("%d with estimated prices (*)", c.Totals.Estimated))
 		}
+		if n := onNodeGroups(c.Resources); n > 0 {
+			extra = append(extra, fmt.Sprintf("%d whose pods run on a node group listed, counted within it", n))
+		}
 		if len(extra) > 0 {
 			ew.printf(" (%s)", strings.Join(extra, "; "))
 		}
@@ -229,4 +232,16 @@ func writeSavingsText(ew *errWriter, c *result.Check, names resourceNames) {
 		return
 	}
 	ew.printf("\nCheaper fits (the best per resource; up to %s%s/month in all):\n%s\n", total, estimatedMark(estimated), strings.Join(lines, "\n"))
+}
+
+// onNodeGroups counts the resources whose pods run on a node group among the resources: the
+// totals count them within it.
+func onNodeGroups(es []estimator.Estimate) int {
+	n := 0
+	for i := range es {
+		if es[i].NodeGroup != "" {
+			n++
+		}
+	}
+	return n
 }
