@@ -331,8 +331,12 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec: {limits: {nvidia.com/gpu: 3}, template: {spec: {requirements: [{key: karpenter.k8s.aws/instance-family, operator: NotIn, values: [g5]}]}}}\n---\n" +
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {nodeSelector: {karpenter.sh/nodepool: p, node.kubernetes.io/instance-type: g5.xlarge}, containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}\n"))
 	f.Add([]byte("--- a: &a [*a, *a]\n---\nkind: List\napiVersion: v1\nitems: [{kind: Pod, apiVersion: v1, spec: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}}]"))
+	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeSelector: {cloud.google.com/gke-nodepool: l4, workload: serve}\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: eks.amazonaws.com/nodegroup, operator: NotIn, values: [gpu-1]}]}]}}}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"))
+	// Node groups as Terraform declares them, so that pods selecting them are read too.
+	groups := append(testGroups(), NodeGroup{Address: "aws_eks_node_group.p", Provider: parser.AWS,
+		NodeLabels: parser.NodeLabels{Labels: map[string]string{}, Prefixes: map[string]string{"eks.amazonaws.com/nodegroup": "gpu-"}, Partial: true}})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res := Build([]*File{Decode("fuzz.yaml", data)}, Options{DefaultInstanceType: "g5.xlarge"})
+		res := Build([]*File{Decode("fuzz.yaml", data)}, Options{DefaultInstanceType: "g5.xlarge", NodeGroups: groups})
 		for _, r := range res.Resources {
 			// A resource is pods that request GPUs, or whole GPU nodes (Cluster API machines,
 			// KAITO's nodes) whose type is a GPU type unless something left it unresolved.

@@ -50,6 +50,23 @@ provider "helm" {
 resource "kubernetes_manifest" "m" {
   manifest = { apiVersion = "v1", kind = "Pod", metadata = { name = "m" }, spec = { containers = [{ name = "c", resources = { limits = { "nvidia.com/gpu" = 1 } } }] } }
 }`))
+	// Node pools with names, prefixes and labels, and pods that select them.
+	f.Add([]byte(`variable "l" {}
+resource "google_container_node_pool" "a" {
+  name_prefix = "gpu-"
+  node_config {
+    machine_type = "g2-standard-8"
+    labels       = { workload = var.l, team = "ml" }
+  }
+}
+resource "aws_eks_node_group" "b" {
+  node_group_name = "gpu"
+  instance_types  = ["g6.xlarge"]
+  labels          = var.l
+}
+resource "kubernetes_manifest" "m" {
+  manifest = { apiVersion = "v1", kind = "Pod", metadata = { name = "m" }, spec = { nodeSelector = { "cloud.google.com/gke-nodepool" = "gpu-1", workload = "x" }, containers = [{ name = "c", resources = { limits = { "nvidia.com/gpu" = 1 } } }] } }
+}`))
 	// The functions added with yamldecode: seeds the fuzzer can mutate into odd arguments.
 	f.Add([]byte(`locals {
   y = yamldecode("a: &x [1, *x]\nb: {<<: {c: 1}}")
