@@ -1,9 +1,12 @@
 package kubernetes
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gpuguard/gpuguard/internal/corpus"
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // BenchmarkParse3000Documents decodes and builds a 3,000-document stream (a mix of workloads
@@ -16,6 +19,31 @@ func BenchmarkParse3000Documents(b *testing.B) {
 		res := Parse("stream.yaml", data, Options{})
 		if len(res.Errors) > 0 || len(res.Resources) == 0 {
 			b.Fatalf("errors %v, %d resources", res.Errors, len(res.Resources))
+		}
+	}
+}
+
+// BenchmarkPodsSelectingNodeGroups builds 2,000 Deployments that select one of 600 Terraform
+// node groups by its pool name and a declared label, as a large repository's manifests beside
+// its Terraform would: each pod's choice looks only at the groups carrying its values.
+func BenchmarkPodsSelectingNodeGroups(b *testing.B) {
+	groups := make([]NodeGroup, 600)
+	for i := range groups {
+		groups[i] = NodeGroup{Address: fmt.Sprintf("google_container_node_pool.p%d", i), InstanceType: "g2-standard-8", Provider: parser.GCP,
+			Region: "us-central1", Purchase: parser.OnDemand, NodeLabels: parser.NodeLabels{Labels: map[string]string{
+				"cloud.google.com/gke-nodepool": fmt.Sprintf("pool-%d", i), "workload": fmt.Sprintf("w%d", i%7)}}}
+	}
+	var sb strings.Builder
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&sb, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d%d, namespace: ml}\nspec:\n  replicas: 2\n  template:\n    spec:\n"+
+			"      nodeSelector: {cloud.google.com/gke-nodepool: pool-%d, workload: w%d}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n---\n", i, i%600, i%7)
+	}
+	data := []byte(sb.String())
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		res := Parse("stream.yaml", data, Options{NodeGroups: groups})
+		if len(res.Resources) != 2000 || res.Resources[0].InstanceType != "g2-standard-8" {
+			b.Fatalf("%d resources, first on %q", len(res.Resources), res.Resources[0].InstanceType)
 		}
 	}
 }

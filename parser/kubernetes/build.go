@@ -57,6 +57,7 @@ func Build(files []*File, opts Options) parser.Result {
 	classes := map[string]*computeClass{}
 	crossplane := newComposites()
 	kueue := newKueueIndex()
+	groups := newGroupIndex(opts.NodeGroups)
 	scalers := map[string]scaler{}
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}}
 	// Objects another workload takes its pods from, by root and Kind/namespace/name: Argo
@@ -174,7 +175,7 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, fmt.Errorf("%s%d is not a number of pods", roleLabel(r), r.replicas)))
 				continue
 			}
-			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{pools, classes, kueue}, scalers, claims, opts)
+			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{pools, classes, kueue, groups}, scalers, claims, opts)
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
@@ -460,6 +461,7 @@ type nodeSources struct {
 	pools   []*nodePool              // Karpenter NodePools, by name
 	classes map[string]*computeClass // GKE ComputeClasses by name
 	kueue   *kueueIndex              // Kueue queues and flavors
+	groups  *groupIndex              // node groups declared outside the manifests
 }
 
 // resolveNode decides what is known of the node: exact labels first (with those of the Kueue
@@ -503,7 +505,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 	}
 	// A node group declared with the manifests that the pod selects by its labels (the cloud's
 	// group-name label, a label the group declares) runs the pod's nodes.
-	groups := selectGroups(opts.NodeGroups, sel, n.provider)
+	groups := nodes.groups.selectGroups(sel, n.provider)
 	groupsWhy := "" // why the pod's selection of node groups gives no node
 	if groups.used && !placed && unplaced == "" {
 		if g, why := groups.group(); g == nil {
@@ -585,8 +587,8 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 		keepAttachedGPU(res, n)
 	case unplaced != "":
 		res.AddUnresolved("node", unplaced)
-	case opts.AnyNodeGroup && !placed && !groups.used && anyGroup(opts.NodeGroups, n.provider) != nil:
-		g := anyGroup(opts.NodeGroups, n.provider)
+	case opts.AnyNodeGroup && !placed && !groups.used && nodes.groups.anyGroup(n.provider) != nil:
+		g := nodes.groups.anyGroup(n.provider)
 		res.InstanceType, res.Provider = g.InstanceType, g.Provider
 		if res.Region == "" {
 			res.Region = g.Region

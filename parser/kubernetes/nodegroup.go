@@ -100,33 +100,69 @@ type groupChoice struct {
 	selects string
 }
 
+// groupNameCloud is the cloud of each group-name label.
+var groupNameCloud = func() map[string]string {
+	m := map[string]string{}
+	for cloud, ls := range groupNameLabels {
+		for _, k := range ls {
+			m[k] = cloud
+		}
+	}
+	return m
+}()
+
+// groupIndex is the node groups of a Build, with what every pod's choice among them needs,
+// made once: the labels groups are known by, and the groups' one kind of node.
+type groupIndex struct {
+	groups []NodeGroup
+	keys   map[string]bool // group-name labels, and every label a group has
+	any    *NodeGroup      // the groups' one kind of node, nil when they run several
+	// byLabel are the groups that carry each label=value, and open those that may carry any
+	// (labels known only in part): a selection with In looks at those alone.
+	byLabel map[string][]int
+	open    []int
+}
+
+func newGroupIndex(groups []NodeGroup) *groupIndex {
+	x := &groupIndex{groups: groups, keys: map[string]bool{}, byLabel: map[string][]int{}}
+	if len(groups) == 0 {
+		return x
+	}
+	for k := range groupNameCloud {
+		x.keys[k] = true
+	}
+	all := make([]*NodeGroup, len(groups))
+	for i := range groups {
+		g := &groups[i]
+		all[i] = g
+		for k, v := range g.Labels {
+			x.keys[k] = true
+			x.byLabel[k+"="+v] = append(x.byLabel[k+"="+v], i)
+		}
+		if g.Partial || len(g.Unknown) > 0 || len(g.Prefixes) > 0 {
+			x.open = append(x.open, i)
+		}
+		for _, k := range g.Unknown {
+			x.keys[k] = true
+		}
+		for k := range g.Prefixes {
+			x.keys[k] = true
+		}
+	}
+	x.any = oneKind(all)
+	return x
+}
+
 // selectGroups matches a pod's node selection against the labels of the groups on its cloud
 // (any cloud when the pod's labels name none). Only the labels that name groups count: the
 // well-known ones the scheduler also matches (zone, instance type, capacity type) are set by
 // the cloud on every node and are read elsewhere.
-func selectGroups(groups []NodeGroup, sel selector, provider string) groupChoice {
+func (x *groupIndex) selectGroups(sel selector, provider string) groupChoice {
 	var c groupChoice
-	if len(groups) == 0 {
+	if len(x.groups) == 0 {
 		return c
 	}
-	keys := map[string]bool{}
-	nameOf := map[string]string{} // a group-name label's cloud
-	for cloud, ls := range groupNameLabels {
-		for _, k := range ls {
-			keys[k], nameOf[k] = true, cloud
-		}
-	}
-	for i := range groups {
-		for k := range groups[i].Labels {
-			keys[k] = true
-		}
-		for _, k := range groups[i].Unknown {
-			keys[k] = true
-		}
-		for k := range groups[i].Prefixes {
-			keys[k] = true
-		}
-	}
+	keys, nameOf, groups := x.keys, groupNameCloud, x.groups
 	var used []string
 	for k := range sel.allowed {
 		if keys[k] {
@@ -156,7 +192,7 @@ func selectGroups(groups []NodeGroup, sel selector, provider string) groupChoice
 		}
 	}
 	c.selects = strings.Join(shown, ", ")
-	for i := range groups {
+	for _, i := range x.candidates(sel, used) {
 		g := &groups[i]
 		if provider != "" && g.Provider != provider {
 			continue
@@ -187,6 +223,38 @@ func selectGroups(groups []NodeGroup, sel selector, provider string) groupChoice
 		}
 	}
 	return c
+}
+
+// candidates are the groups, in order, that may carry a selection: for a label it selects In
+// some values, those that carry one of them and those whose labels are partly unknown; else
+// all of them.
+func (x *groupIndex) candidates(sel selector, used []string) []int {
+	for _, k := range used {
+		want := sel.allowed[k]
+		if want == nil {
+			continue
+		}
+		seen := map[int]bool{}
+		out := slices.Clone(x.open)
+		for _, i := range out {
+			seen[i] = true
+		}
+		for _, v := range want {
+			for _, i := range x.byLabel[k+"="+v] {
+				if !seen[i] {
+					seen[i] = true
+					out = append(out, i)
+				}
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	out := make([]int, len(x.groups))
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // group returns the one kind of node the pod's selection lands on, or why there is none: no
@@ -241,14 +309,9 @@ func kinds(gs []*NodeGroup) string {
 
 // anyGroup returns the node a pod that names none runs on: the groups' one kind of node, when
 // they all run the same one on the pod's cloud (any cloud when the pod names none).
-func anyGroup(groups []NodeGroup, provider string) *NodeGroup {
-	all := make([]*NodeGroup, len(groups))
-	for i := range groups {
-		all[i] = &groups[i]
+func (x *groupIndex) anyGroup(provider string) *NodeGroup {
+	if g := x.any; g != nil && (provider == "" || provider == g.Provider) {
+		return g
 	}
-	g := oneKind(all)
-	if g == nil || provider != "" && provider != g.Provider {
-		return nil
-	}
-	return g
+	return nil
 }
