@@ -235,6 +235,16 @@ func nameOf(w *view, attr, prefixAttr string) groupName {
 	if name, ok := q.str(attr); ok {
 		return groupName{name: name, known: true}
 	}
+	// A name known only at apply may still be known to start with a prefix: a template such as
+	// "${var.name}${substr(md5(uuid()), 0, 4)}" (Azure/aks's create-before-destroy pools).
+	if v, ok := at(q.obj, attr); ok && !v.IsKnown() {
+		v, _ = v.Unmark()
+		if v.Type() == cty.String {
+			if prefix := v.Range().StringPrefix(); prefix != "" {
+				return groupName{prefix: prefix}
+			}
+		}
+	}
 	if prefixAttr != "" {
 		if prefix, ok := q.str(prefixAttr); ok {
 			return groupName{prefix: prefix}

@@ -57,6 +57,11 @@ variable "agents_max_count" {
   default = null
 }
 
+variable "agents_labels" {
+  type    = map(string)
+  default = {}
+}
+
 variable "agents_tags" {
   type     = map(string)
   default  = {}
@@ -81,6 +86,7 @@ locals {
     max_count             = null
     priority              = "Regular"
     tags                  = {}
+    node_labels           = null
     create_before_destroy = true
     enable_auto_scaling   = try(p.auto_scaling_enabled, false)
   }, p) }
@@ -97,6 +103,7 @@ resource "azurerm_kubernetes_cluster" "main" {
     node_count          = var.agents_count
     min_count           = var.agents_min_count
     max_count           = var.agents_max_count
+    node_labels         = var.agents_labels
     tags                = merge(var.tags, var.agents_tags)
   }
 }
@@ -105,14 +112,16 @@ resource "azurerm_kubernetes_cluster_node_pool" "node_pool_create_before_destroy
   for_each = { for k, p in local.pools : k => p if p.create_before_destroy }
 
   kubernetes_cluster_id = azurerm_kubernetes_cluster.main.id
-  name                  = each.value.name
-  vm_size               = each.value.vm_size
-  enable_auto_scaling   = each.value.enable_auto_scaling
-  node_count            = each.value.node_count
-  min_count             = each.value.min_count
-  max_count             = each.value.max_count
-  priority              = each.value.priority
-  tags                  = each.value.tags
+  # The module adds four random characters to the name of a pool it replaces before destroying.
+  name                = "${each.value.name}${substr(md5(uuid()), 0, 4)}"
+  vm_size             = each.value.vm_size
+  enable_auto_scaling = each.value.enable_auto_scaling
+  node_count          = each.value.node_count
+  min_count           = each.value.min_count
+  max_count           = each.value.max_count
+  node_labels         = each.value.node_labels
+  priority            = each.value.priority
+  tags                = each.value.tags
 }
 
 resource "azurerm_kubernetes_cluster_node_pool" "node_pool_create_after_destroy" {
@@ -125,6 +134,7 @@ resource "azurerm_kubernetes_cluster_node_pool" "node_pool_create_after_destroy"
   node_count            = each.value.node_count
   min_count             = each.value.min_count
   max_count             = each.value.max_count
+  node_labels           = each.value.node_labels
   priority              = each.value.priority
   tags                  = each.value.tags
 }
