@@ -129,7 +129,7 @@ func gcpAccelerators(r *parser.Resource, blocks []*view, typeAttr, countAttr, wh
 
 // gcpMachine reads machine_type, guest_accelerator and scheduling from a view (an instance, a
 // template or a node_config block).
-func gcpMachine(r *parser.Resource, w *view) {
+func (c *mapContext) gcpMachine(r *parser.Resource, w *view) {
 	mt, found := w.str("machine_type")
 	r.InstanceType = lastSegment(mt)
 	requireInstanceType(r, "machine_type", found)
@@ -140,6 +140,15 @@ func gcpMachine(r *parser.Resource, w *view) {
 		}
 	}
 	gcpScheduling(r, w)
+	// A VM with GPUs cannot live-migrate: it can only stop for host maintenance, and Compute
+	// Engine refuses one set to MIGRATE.
+	// https://cloud.google.com/compute/docs/instances/setting-vm-host-options (Limitations)
+	if m, ok := w.quiet().str("scheduling", "on_host_maintenance"); ok && strings.EqualFold(m, "MIGRATE") &&
+		(len(r.Accelerators) > 0 || parser.IsGPUInstanceType(parser.GCP, r.InstanceType)) {
+		d := c.inst.decl
+		c.ev.l.warns = append(c.ev.l.warns, parser.Error{File: d.rng.Filename, Line: d.rng.Start.Line,
+			Message: c.inst.addr + ": scheduling.on_host_maintenance = \"MIGRATE\" on a VM with GPUs: Compute Engine cannot live-migrate GPU VMs and refuses it (terraform apply would fail); set it to \"TERMINATE\""})
+	}
 	// node_config uses spot / preemptible booleans.
 	if s, ok := w.boolean("spot"); ok && s {
 		r.PurchaseOption = parser.Spot
@@ -195,7 +204,7 @@ func (c *mapContext) gcpPlace(r *parser.Resource, w *view, attr string) {
 
 func mapGCPInstance(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.GCP, c.inst.addr)
-	gcpMachine(r, w)
+	c.gcpMachine(r, w)
 	c.gcpPlace(r, w, "zone")
 	c.gcpTaker(r, w)
 	return []*parser.Resource{r}
@@ -232,7 +241,7 @@ func mapGCPInstanceGroupManager(c *mapContext) []*parser.Resource {
 		}
 		r.AddUnresolved("version.instance_template", why)
 	} else {
-		gcpMachine(r, tmpl)
+		c.gcpMachine(r, tmpl)
 		applyTags(r, tmpl.strMap("labels"))
 	}
 	if zone, ok := w.str("zone"); ok {
@@ -280,7 +289,7 @@ func (c *mapContext) gcpAutoscaler(r *parser.Resource, sized bool) bool {
 func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
 	nc := pool.blocks("node_config")
 	if len(nc) > 0 {
-		gcpMachine(r, nc[0])
+		c.gcpMachine(r, nc[0])
 		applyTags(r, nc[0].strMap("resource_labels"))
 		if len(nc[0].strMap("labels")) > 0 && len(nc[0].strMap("resource_labels")) == 0 {
 			r.Note("node_config.labels are Kubernetes node labels: GCP bills by resource_labels, which cost allocation (GPU005) reads")
@@ -415,7 +424,7 @@ func mapGCPInstanceFromTemplate(c *mapContext) []*parser.Resource {
 	}
 	switch {
 	case tmpl != nil:
-		gcpMachine(r, tmpl)
+		c.gcpMachine(r, tmpl)
 		applyTags(r, tmpl.strMap("labels"))
 	case !w.has("machine_type"):
 		r.AddUnresolved("source_instance_template", w.notFound("the instance template", "source_instance_template"))
