@@ -289,25 +289,7 @@ func TestPodRunsOnTheOnlyGPUNodeGroup(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			res := ParseSource("main.tf", []byte(tc.src), tc.opts)
-			var pod *parser.Resource
-			for i := range res.Resources {
-				if res.Resources[i].Pod != nil {
-					pod = &res.Resources[i]
-				}
-			}
-			if len(res.Errors) != 0 || pod == nil {
-				t.Fatalf("errors %+v, resources %+v", res.Errors, res.Resources)
-			}
-			if tc.want == "" {
-				if pod.InstanceType != "" || len(pod.Unresolved) == 0 || pod.Unresolved[0].Attribute != "node" {
-					t.Fatalf("the pod was placed: %s, unresolved %+v, node from %q", pod.InstanceType, pod.Unresolved, pod.Pod.NodeSource)
-				}
-				return
-			}
-			got := fmt.Sprintf("%s/%s/%s/%s from %s", pod.InstanceType, pod.PurchaseOption, pod.Region, strings.Join(pod.Pod.GPUNames, ","), pod.Pod.NodeSource)
-			if got != tc.want || len(pod.Unresolved) != 0 {
-				t.Fatalf("got %s, unresolved %+v\nwant %s", got, pod.Unresolved, tc.want)
-			}
+			pod := podNode(t, res, tc.want)
 			// On the only group, the pods are known to fill its nodes (the totals count them
 			// within it); on one of several groups of a kind, which one is not known.
 			if only := strings.Contains(tc.want, "only GPU node group"); only != (pod.Pod.NodeGroup == "google_container_node_pool.t4") || pod.Pod.NodeGroupRoot != "" {
@@ -315,6 +297,32 @@ func TestPodRunsOnTheOnlyGPUNodeGroup(t *testing.T) {
 			}
 		})
 	}
+}
+
+// podNode finds the one pod among a configuration's resources and checks its node: want is
+// "type/purchase/region/gpus from source", or "" for a pod whose node is unresolved.
+func podNode(t *testing.T, res parser.Result, want string) *parser.Resource {
+	t.Helper()
+	var pod *parser.Resource
+	for i := range res.Resources {
+		if res.Resources[i].Pod != nil {
+			pod = &res.Resources[i]
+		}
+	}
+	if len(res.Errors) != 0 || pod == nil {
+		t.Fatalf("errors %+v, resources %+v", res.Errors, res.Resources)
+	}
+	if want == "" {
+		if pod.InstanceType != "" || len(pod.Unresolved) == 0 || pod.Unresolved[0].Attribute != "node" {
+			t.Fatalf("the pod was placed: %s, unresolved %+v, node from %q", pod.InstanceType, pod.Unresolved, pod.Pod.NodeSource)
+		}
+		return pod
+	}
+	got := fmt.Sprintf("%s/%s/%s/%s from %s", pod.InstanceType, pod.PurchaseOption, pod.Region, strings.Join(pod.Pod.GPUNames, ","), pod.Pod.NodeSource)
+	if got != want || len(pod.Unresolved) != 0 {
+		t.Fatalf("got %s, unresolved %+v\nwant %s", got, pod.Unresolved, want)
+	}
+	return pod
 }
 
 // In a plan, a provider that connects through a module's output (module.eks.cluster_endpoint)
@@ -550,27 +558,12 @@ func TestPodSelectsANodeGroup(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			res := ParseSource("main.tf", []byte(pools+podOf("p", tc.selector)), Options{})
-			var pod *parser.Resource
-			for i := range res.Resources {
-				if res.Resources[i].Pod != nil {
-					pod = &res.Resources[i]
-				}
-			}
-			if len(res.Errors) != 0 || pod == nil {
-				t.Fatalf("errors %+v, resources %+v", res.Errors, res.Resources)
-			}
+			pod := podNode(t, res, tc.want)
 			if tc.note != "" && (len(pod.Unresolved) == 0 || !strings.HasPrefix(pod.Unresolved[0].Reason, tc.note+": ")) {
 				t.Errorf("unresolved %+v\nwant %q", pod.Unresolved, tc.note)
 			}
 			if tc.want == "" {
-				if pod.InstanceType != "" || len(pod.Unresolved) == 0 || pod.Unresolved[0].Attribute != "node" {
-					t.Fatalf("the pod was placed: %s, unresolved %+v, node from %q", pod.InstanceType, pod.Unresolved, pod.Pod.NodeSource)
-				}
 				return
-			}
-			got := fmt.Sprintf("%s/%s/%s/%s from %s", pod.InstanceType, pod.PurchaseOption, pod.Region, strings.Join(pod.Pod.GPUNames, ","), pod.Pod.NodeSource)
-			if got != tc.want || len(pod.Unresolved) != 0 {
-				t.Fatalf("got %s, unresolved %+v\nwant %s", got, pod.Unresolved, tc.want)
 			}
 			if pod.Pod.NodeGroup == "" || !strings.Contains(tc.want, "from "+pod.Pod.NodeGroup+" (") {
 				t.Errorf("node group %q", pod.Pod.NodeGroup)
