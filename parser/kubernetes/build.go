@@ -603,11 +603,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 			g.runs(res)
 			n.addSource(g.name() + ", the configuration's only GPU node group")
 		} else {
-			all := make([]*NodeGroup, len(opts.NodeGroups))
-			for i := range opts.NodeGroups {
-				all[i] = &opts.NodeGroups[i]
-			}
-			n.addSource(fmt.Sprintf("the configuration's GPU node groups (%s), all of %s", addresses(all), g.InstanceType))
+			n.addSource(fmt.Sprintf("the configuration's GPU node groups (%s), all of %s", addresses(nodes.groups.all), g.InstanceType))
 		}
 	case groupsWhy != "":
 		res.AddUnresolved("node", groupsWhy+": name the node with node.kubernetes.io/instance-type (nodeSelector or affinity), or set kubernetes.default_instance_type in the config")

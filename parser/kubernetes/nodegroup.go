@@ -115,6 +115,7 @@ var groupNameCloud = func() map[string]string {
 // made once: the labels groups are known by, and the groups' one kind of node.
 type groupIndex struct {
 	groups []NodeGroup
+	all    []*NodeGroup    // the groups, for notes
 	keys   map[string]bool // group-name labels, and every label a group has
 	any    *NodeGroup      // the groups' one kind of node, nil when they run several
 	// byLabel are the groups that carry each label=value, and open those that may carry any
@@ -149,7 +150,7 @@ func newGroupIndex(groups []NodeGroup) *groupIndex {
 			x.keys[k] = true
 		}
 	}
-	x.any = oneKind(all)
+	x.all, x.any = all, oneKind(all)
 	return x
 }
 
