@@ -561,6 +561,10 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 		}
 	}
 	res.Pod.SharedReplicas = n.sharedReplicas
+	var anyGroup *NodeGroup // the node groups' one kind of node, for a pod that names none
+	if opts.AnyNodeGroup && !placed && !groups.used {
+		anyGroup = nodes.groups.anyGroup(n.provider)
+	}
 	if n.purchase != "" {
 		res.PurchaseOption = n.purchase
 	}
@@ -587,8 +591,8 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 		keepAttachedGPU(res, n)
 	case unplaced != "":
 		res.AddUnresolved("node", unplaced)
-	case opts.AnyNodeGroup && !placed && !groups.used && nodes.groups.anyGroup(n.provider) != nil:
-		g := nodes.groups.anyGroup(n.provider)
+	case anyGroup != nil:
+		g := anyGroup
 		res.InstanceType, res.Provider = g.InstanceType, g.Provider
 		if res.Region == "" {
 			res.Region = g.Region
