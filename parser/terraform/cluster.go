@@ -3,10 +3,10 @@ package terraform
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
-	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
@@ -271,24 +271,8 @@ func nodeLabels(w *view, provider string, name groupName, labelsPath ...any) *pa
 			nl.Unknown = append(nl.Unknown, k)
 		}
 	}
-	v, ok := at(w.obj, labelsPath...)
-	if !ok {
-		return nl
-	}
-	v, _ = v.UnmarkDeep()
-	switch {
-	case !v.IsKnown():
-		nl.Partial = true
-	case v.IsNull() || !(v.Type().IsObjectType() || v.Type().IsMapType()):
-	default:
-		for it := v.ElementIterator(); it.Next(); {
-			k, e := it.Element()
-			if !e.IsKnown() {
-				nl.Unknown = append(nl.Unknown, k.AsString())
-			} else if s, err := convert.Convert(e, cty.String); err == nil && !e.IsNull() {
-				nl.Labels[k.AsString()] = s.AsString()
-			}
-		}
-	}
+	labels, unknown, partial := w.quiet().strMapUnknown(labelsPath...)
+	maps.Copy(nl.Labels, labels)
+	nl.Unknown, nl.Partial = append(nl.Unknown, unknown...), partial
 	return nl
 }

@@ -183,25 +183,39 @@ func (w *view) strList(path ...any) ([]string, bool) {
 
 // strMap reads a map of strings (tags, labels); values that are unknown are skipped.
 func (w *view) strMap(path ...any) map[string]string {
+	out, _, _ := w.strMapUnknown(path...)
+	return out
+}
+
+// strMapUnknown reads a map of strings like strMap, and says which of its keys have values
+// known only at apply, and whether the whole map is (set but unknown).
+func (w *view) strMapUnknown(path ...any) (out map[string]string, unknownKeys []string, unknown bool) {
 	v, ok := at(w.obj, path...)
-	if !ok || !v.IsKnown() {
-		return nil
+	if !ok {
+		return nil, nil, false
+	}
+	if !v.IsKnown() {
+		return nil, nil, true
 	}
 	v, _ = v.UnmarkDeep()
 	if v.IsNull() || !(v.Type().IsObjectType() || v.Type().IsMapType()) {
-		return nil
+		return nil, nil, false
 	}
-	out := map[string]string{}
+	out = map[string]string{}
 	for it := v.ElementIterator(); it.Next(); {
 		k, e := it.Element()
-		if !e.IsKnown() || e.IsNull() {
+		if !e.IsKnown() {
+			unknownKeys = append(unknownKeys, k.AsString())
+			continue
+		}
+		if e.IsNull() {
 			continue
 		}
 		if s, err := convert.Convert(e, cty.String); err == nil {
 			out[k.AsString()] = s.AsString()
 		}
 	}
-	return out
+	return out, unknownKeys, false
 }
 
 // blocks returns the nested blocks at a path as views.
