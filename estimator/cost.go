@@ -2,6 +2,7 @@ package estimator
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -45,7 +46,7 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 		Address: r.Address, Root: r.Root, ID: ResourceID(r.Root, r.Address), Source: r.Source, Kind: r.Kind, Type: r.Type, Provider: r.Provider,
 		Region: r.Region, InstanceType: r.InstanceType, Quantity: r.Quantity, PurchaseOption: r.PurchaseOption,
 		HoursPerMonth: p.hours(&r), Tags: r.Tags, Unresolved: r.Unresolved, Notes: append([]string(nil), r.Notes...),
-		Suppressions: r.Suppressions, Pod: r.Pod, Recommendations: []Recommendation{},
+		Suppressions: r.Suppressions, Pod: r.Pod, Recommendations: []Recommendation{}, scaleMaxUnknown: r.ScaleMaxUnknown,
 	}
 	if e.SharedLimit = p.sharedLimit(&r); r.SharedLimit != nil && e.SharedLimit == nil {
 		e.Notes = append(e.Notes, fmt.Sprintf("%s's %s is counted in vCPUs and %s's are not in the catalog: its maximum is counted on its own",
@@ -174,6 +175,7 @@ func (p *Pricer) unitHourly(r *parser.Resource, e *Estimate) (money.Micros, stri
 			if reason != "" {
 				return 0, reason
 			}
+			e.nodeShare = share
 			unit = unit.Mul(share)
 		}
 		total += unit.MulInt(int64(pt.qty))
@@ -338,13 +340,15 @@ func (p *Pricer) EstimateAll(rs []parser.Resource) []Estimate {
 }
 
 // onNodeGroups links pods to the node group among the estimates whose nodes they run on: Sum
-// counts the group and its pods once.
+// counts the group and its pods once. A priced group with priced pods also gets how many nodes
+// the pods need (PodsOnGroup), and a note when its maximum cannot hold them.
 func onNodeGroups(es []Estimate) {
 	ids := make(map[string]int, len(es))
 	for i := range es {
 		ids[es[i].ID] = i
 	}
-	pods := map[int][]string{} // by group: the addresses of the workloads on it
+	pods := map[int][]int{} // by group: the workloads on it
+	var groups []int        // in order first met
 	for i := range es {
 		e := &es[i]
 		if e.Pod == nil || e.Pod.NodeGroup == "" {
@@ -357,13 +361,90 @@ func onNodeGroups(es []Estimate) {
 		id := ResourceID(root, e.Pod.NodeGroup)
 		if g, ok := ids[id]; ok && g != i {
 			e.NodeGroup = id
-			e.Notes = append(e.Notes, fmt.Sprintf("its pods run on the nodes of %s, priced too: the totals count the group and the pods on it once, as the larger of the two (pods that need more than the group's nodes make it scale out)", e.Pod.NodeGroup))
-			pods[g] = append(pods[g], e.Address)
+			e.Notes = append(e.Notes, fmt.Sprintf("its pods run on the nodes of %s, priced too: the totals count the group and the pods on it once, as the larger of the two, and no more than the group at its maximum (pods that need more than the group's nodes make it scale out, up to its maximum)", e.Pod.NodeGroup))
+			if pods[g] == nil {
+				groups = append(groups, g)
+			}
+			pods[g] = append(pods[g], i)
 		}
 	}
-	for g, on := range pods {
-		es[g].Notes = append(es[g].Notes, fmt.Sprintf("the pods of %s run on its nodes: the totals count the group and those pods once, as the larger of the two", strings.Join(on, ", ")))
+	for _, g := range groups {
+		on := pods[g]
+		addrs := make([]string, len(on))
+		for k, i := range on {
+			addrs[k] = es[i].Address
+		}
+		es[g].Notes = append(es[g].Notes, fmt.Sprintf("the pods of %s run on its nodes: the totals count the group and those pods once, as the larger of the two", strings.Join(addrs, ", ")))
+		groupPods(es, g, on, addrs)
 	}
+}
+
+// groupPods sets what the pods on group g need of it, when the group is priced and its maximum
+// known, and says so when the group cannot hold them. Unpriced pods add nothing (their share of
+// a node is unknown): the needs stay lower bounds.
+func groupPods(es []Estimate, g int, on []int, addrs []string) {
+	grp := &es[g]
+	if grp.MonthlyCost == nil || grp.scaleMaxUnknown {
+		return
+	}
+	var floor, top []podLoad
+	for _, i := range on {
+		e := &es[i]
+		if e.MonthlyCost == nil || e.nodeShare <= 0 || e.Type == "DaemonSet" {
+			continue
+		}
+		part := e.HoursPerMonth < grp.HoursPerMonth-1e-9
+		floor = append(floor, podLoad{e.Quantity, e.nodeShare, part})
+		q := e.Quantity
+		if e.ScaleMax != nil {
+			q = e.ScaleMax.Quantity
+		}
+		top = append(top, podLoad{q, e.nodeShare, part})
+	}
+	most := grp.Quantity
+	if grp.ScaleMax != nil {
+		most = grp.ScaleMax.Quantity
+	}
+	gp := &GroupPods{Workloads: addrs, NodesNeeded: nodesNeeded(floor), NodesNeededAtMax: nodesNeeded(top), MaxNodes: most}
+	grp.PodsOnGroup = gp
+	switch {
+	case gp.NodesNeeded > gp.MaxNodes:
+		grp.Notes = append(grp.Notes, fmt.Sprintf("its pods need at least %d nodes and it has at most %d: pods would stay Pending; the totals count the group at its maximum", gp.NodesNeeded, gp.MaxNodes))
+	case gp.NodesNeededAtMax > gp.MaxNodes:
+		grp.Notes = append(grp.Notes, fmt.Sprintf("at their autoscalers' maximums its pods need at least %d nodes and it has at most %d: replicas past that would stay Pending", gp.NodesNeededAtMax, gp.MaxNodes))
+	}
+}
+
+// podLoad is one workload's pods on a node group: how many, the share of a node each takes, and
+// whether they run only part of the month.
+type podLoad struct {
+	pods     int
+	share    float64
+	partTime bool
+}
+
+// nodesNeeded is the fewest nodes that can hold the workloads' pods at once: no fewer than their
+// shares of a node add up to (always-on workloads together with the largest part-time one: part-
+// time workloads may run at different times), and no fewer than one workload's pods need alone
+// when a node holds only so many of them (pods that take 3 of a node's 8 GPUs go two to a node).
+func nodesNeeded(ws []podLoad) int {
+	const eps = 1e-9
+	var always, part float64
+	need := 0
+	for _, w := range ws {
+		if w.pods <= 0 || w.share <= 0 {
+			continue
+		}
+		load := float64(w.pods) * w.share
+		if w.partTime {
+			part = max(part, load)
+		} else {
+			always += load
+		}
+		perNode := max(1, int(math.Floor(1/w.share+eps)))
+		need = max(need, (w.pods+perNode-1)/perNode)
+	}
+	return max(need, int(math.Ceil(always+part-eps)))
 }
 
 // sharedLimit is the resource's shared limit with its per-instance share known: a limit in

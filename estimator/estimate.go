@@ -159,10 +159,32 @@ type Estimate struct {
 	// NodeGroup is the id of the node group among the estimates whose nodes the pods run on:
 	// its cost holds theirs, and the totals count the two once.
 	NodeGroup string `json:"node_group,omitempty"`
+	// PodsOnGroup, on a node group whose nodes workloads among the estimates run on (their
+	// NodeGroup), is how many nodes those pods need against how many the group can have.
+	PodsOnGroup *GroupPods `json:"pods_on_group,omitempty"`
 
+	// nodeShare is the share of its node one pod pays for, once a pod is priced;
+	// scaleMaxUnknown says the resource's autoscaler has a maximum known only at apply.
+	nodeShare       float64
+	scaleMaxUnknown bool
 	// attached are the GPUs attached to the N1 VM a pod's node was sized as (recommendations
 	// name them).
 	attached []parser.Accelerator
+}
+
+// GroupPods are the pods that run on a node group's nodes, against the nodes the group has.
+// The needs are lower bounds: the pods' shares of a node added up (of the workloads that run to
+// completion part of the month only the largest, as the others may run at other times), and no
+// fewer than one workload's pods take when a node holds only so many of them. DaemonSets follow
+// the nodes and are left out.
+type GroupPods struct {
+	// Workloads are the addresses of the workloads whose pods run on the group.
+	Workloads []string `json:"workloads"`
+	// NodesNeeded holds every workload at its floor, NodesNeededAtMax at its autoscaler's
+	// maximum; MaxNodes is the group's most nodes (its maximum, else its size).
+	NodesNeeded      int `json:"nodes_needed"`
+	NodesNeededAtMax int `json:"nodes_needed_at_max"`
+	MaxNodes         int `json:"max_nodes"`
 }
 
 // Monthly returns the monthly cost, and false when unpriced.
@@ -190,15 +212,17 @@ type Totals struct {
 // Pods that run on a node group among the estimates (NodeGroup) are part of its cost: the group
 // and its pods count once, as the larger of the two, at the floor and at the maximum alike. The
 // group's nodes are paid for whether pods fill them or not, and pods that need more than they
-// give make the group scale out.
+// give make the group scale out, up to its maximum when it is known (PodsOnGroup): pods past
+// that stay Pending and cost nothing.
 func Sum(es []Estimate) Totals {
 	var t Totals
 	var sum, atMax money.Micros
 	scales := false
 	pools := map[string][]*Estimate{}
 	type share struct {
-		floor, max money.Micros
-		gpus       float64
+		floor, max    money.Micros
+		gpus, gpusMax float64
+		capped        bool // the group's maximum bounds its pods
 	}
 	onGroup := map[string]*share{} // by group id: the pods on it
 	group := map[string]*share{}   // the groups themselves
@@ -240,15 +264,25 @@ func Sum(es []Estimate) Totals {
 			continue
 		}
 		if g := group[e.ID]; g != nil {
-			g.floor, g.max, g.gpus = m, top, gpus
+			g.floor, g.max, g.gpus, g.gpusMax = m, top, gpus, math.Inf(1)
+			if p := e.PodsOnGroup; p != nil && priced {
+				g.capped = true
+				if e.GPU != nil {
+					g.gpusMax = e.GPU.Count * float64(max(p.MaxNodes, e.Quantity))
+				}
+			}
 		}
 		sum, atMax, t.GPUs = sum+m, atMax+top, t.GPUs+gpus
 	}
 	for _, id := range slices.Sorted(maps.Keys(onGroup)) { // sorted: GPUs add up the same way each run
 		pods, g := onGroup[id], group[id]
-		sum += max(0, pods.floor-g.floor)
-		atMax += max(0, pods.max-g.max)
-		t.GPUs += max(0, pods.gpus-g.gpus)
+		if g.capped { // at its maximum the group holds whatever of the pods can run
+			sum += max(0, min(pods.floor, g.max)-g.floor)
+		} else {
+			sum += max(0, pods.floor-g.floor)
+			atMax += max(0, pods.max-g.max)
+		}
+		t.GPUs += max(0, min(pods.gpus, g.gpusMax)-g.gpus)
 	}
 	t.MonthlyCost = money.Amount(sum)
 	for _, members := range pools {

@@ -168,7 +168,7 @@ func TestSumCountsPodsWithinTheirNodeGroup(t *testing.T) {
 			priced("pool", 2, 1, 800, 3200),
 			on(priced("deploy", 1, 3, 1200, 2000), "pool"),
 		}, 1200, 3200, 3, 0, 2},
-		{"pods past the group's maximum too", []Estimate{
+		{"pods past the group's maximum, which is not summed up (no PodsOnGroup: known only at apply)", []Estimate{
 			priced("pool", 2, 1, 800, 1600),
 			on(priced("deploy", 1, 3, 1200, 4000), "pool"),
 		}, 1200, 4000, 3, 0, 2},

@@ -286,6 +286,9 @@ type Resource struct {
 	// ScaleMax, when set, is the most an autoscaler declared with the resource may run: the
 	// estimator prices it too, as the resource's cost at full scale-out.
 	ScaleMax *ScaleMax
+	// ScaleMaxUnknown is set when the resource declares an autoscaler's maximum that is known
+	// only at apply (ScaleMax is nil then): its size is not the most it may run.
+	ScaleMaxUnknown bool
 	// SharedLimit, when set, is a maximum the resource shares with others (see SharedLimit).
 	SharedLimit    *SharedLimit
 	PurchaseOption PurchaseOption

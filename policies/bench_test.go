@@ -18,7 +18,8 @@ import (
 // recommendations and suppressions. Shares are chosen so each built-in rule fires on a part of
 // them, as in a large real repository: a quarter without a profile, a tenth oversized, one in
 // twenty not fitting, a third without full tags, a fifth interruptible on demand, one in twenty
-// unpriced, a third always-on with a commitment to suggest.
+// unpriced, a third always-on with a commitment to suggest, one in fifty a node group with pods
+// on it (half of them too many).
 func benchResources(n int) []estimator.Estimate {
 	out := make([]estimator.Estimate, n)
 	for i := range out {
@@ -62,6 +63,9 @@ func benchResources(n int) []estimator.Estimate {
 			{Kind: estimator.RecSpot, InstanceType: "p4d.24xlarge", MonthlyCost: money.Amount(200000000) + cents, MonthlySaving: money.Amount(300000000) + cents},
 			{Kind: estimator.RecCommitment, PurchaseOption: "reserved_3y", MonthlyCost: money.Amount(250000000) + cents, MonthlySaving: money.Amount(250000000) + cents},
 			{Kind: estimator.RecCommitment, PurchaseOption: "reserved_1y", MonthlyCost: money.Amount(350000000) + cents, MonthlySaving: money.Amount(150000000) + cents},
+		}
+		if i%50 == 11 {
+			e.PodsOnGroup = &estimator.GroupPods{Workloads: []string{fmt.Sprintf("Deployment/ml/chat-%d", i)}, NodesNeeded: 2 + i%4, NodesNeededAtMax: 3 + i%4, MaxNodes: 4}
 		}
 		if i%10 == 0 {
 			e.Suppressions = []parser.Suppression{{Rule: "GPU003", Reason: "ok", Status: "active"}}

@@ -308,6 +308,8 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	}
 	if n, ok := w.quiet().num("scaling_config", "max_size"); ok {
 		r.SetScaleMax(n, "scaling_config.max_size")
+	} else {
+		r.ScaleMaxUnknown = w.has("scaling_config", "max_size")
 	}
 	if ct, ok := w.str("capacity_type"); ok && strings.EqualFold(ct, "SPOT") {
 		r.PurchaseOption = parser.Spot

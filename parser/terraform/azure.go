@@ -173,14 +173,18 @@ func aksPool(r *parser.Resource, pool *view) {
 	size, found := pool.str("vm_size")
 	r.InstanceType = size
 	requireInstanceType(r, "vm_size", found)
-	autoscale := false
+	autoscale, maybe := false, false
 	for _, a := range []string{"auto_scaling_enabled", "enable_auto_scaling"} {
 		if b, ok := pool.boolean(a); ok && b {
 			autoscale = true
+		} else if !ok && pool.has(a) {
+			maybe = true // known only at apply
 		}
 	}
 	if n, ok := pool.quiet().num("max_count"); ok && autoscale {
 		r.SetScaleMax(n, "max_count")
+	} else if autoscale || maybe && pool.has("max_count") {
+		r.ScaleMaxUnknown = true
 	}
 	switch {
 	case pool.has("node_count"):

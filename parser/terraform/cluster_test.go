@@ -637,3 +637,88 @@ provider "kubernetes" { host = module.aks.host }
 		t.Fatalf("got  %v\nwant %v\nerrors %+v", got, want, res.Errors)
 	}
 }
+
+// A node group's maximum known only at apply is recorded as such (the estimator then cannot say
+// whether the group holds the pods that select it); a known maximum, or none declared, is not.
+func TestNodeGroupMaximumKnownAtApply(t *testing.T) {
+	const vars = `variable "most" { type = number }
+variable "autoscale" { type = bool }
+`
+	cases := []struct {
+		name, src string
+		max       int // 0: none
+		unknown   bool
+	}{
+		{"EKS, known", `resource "aws_eks_node_group" "g" {
+  cluster_name   = "c"
+  instance_types = ["g5.xlarge"]
+  scaling_config {
+    desired_size = 1
+    min_size     = 1
+    max_size     = 4
+  }
+}`, 4, false},
+		{"EKS, at apply", `resource "aws_eks_node_group" "g" {
+  cluster_name   = "c"
+  instance_types = ["g5.xlarge"]
+  scaling_config {
+    desired_size = 1
+    min_size     = 1
+    max_size     = var.most
+  }
+}`, 0, true},
+		{"GKE, fixed", `resource "google_container_node_pool" "g" {
+  cluster    = "c"
+  location   = "us-central1-a"
+  node_count = 2
+  node_config { machine_type = "g2-standard-8" }
+}`, 0, false},
+		{"GKE, at apply", `resource "google_container_node_pool" "g" {
+  cluster  = "c"
+  location = "us-central1-a"
+  autoscaling {
+    min_node_count = 1
+    max_node_count = var.most
+  }
+  node_config { machine_type = "g2-standard-8" }
+}`, 0, true},
+		{"AKS, autoscaled at apply", `resource "azurerm_kubernetes_cluster_node_pool" "g" {
+  name                  = "gpu"
+  kubernetes_cluster_id = "id"
+  vm_size               = "Standard_NC24ads_A100_v4"
+  auto_scaling_enabled  = true
+  min_count             = 1
+  max_count             = var.most
+}`, 0, true},
+		{"AKS, autoscaling itself at apply", `resource "azurerm_kubernetes_cluster_node_pool" "g" {
+  name                  = "gpu"
+  kubernetes_cluster_id = "id"
+  vm_size               = "Standard_NC24ads_A100_v4"
+  node_count            = 1
+  auto_scaling_enabled  = var.autoscale
+  max_count             = 3
+}`, 0, true},
+		{"AKS, not autoscaled", `resource "azurerm_kubernetes_cluster_node_pool" "g" {
+  name                  = "gpu"
+  kubernetes_cluster_id = "id"
+  vm_size               = "Standard_NC24ads_A100_v4"
+  node_count            = 2
+}`, 0, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := ParseSource("main.tf", []byte(vars+tc.src), Options{})
+			if len(res.Resources) != 1 {
+				t.Fatalf("resources %+v, errors %v", res.Resources, res.Errors)
+			}
+			r := res.Resources[0]
+			got := 0
+			if r.ScaleMax != nil {
+				got = r.ScaleMax.Quantity
+			}
+			if got != tc.max || r.ScaleMaxUnknown != tc.unknown {
+				t.Errorf("maximum %d, known only at apply %v; want %d, %v", got, r.ScaleMaxUnknown, tc.max, tc.unknown)
+			}
+		})
+	}
+}

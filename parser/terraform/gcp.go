@@ -330,6 +330,8 @@ func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
 		r.SetScaleMax(n, "autoscaling.total_max_node_count")
 	} else if n, ok := auto.num("autoscaling", "max_node_count"); ok {
 		r.SetScaleMax(n*zones, fmt.Sprintf("autoscaling.max_node_count (%d per zone)", n))
+	} else {
+		r.ScaleMaxUnknown = pool.has("autoscaling", "total_max_node_count") || pool.has("autoscaling", "max_node_count")
 	}
 	switch {
 	case pool.has("node_count"):

@@ -1,0 +1,120 @@
+package estimator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// The nodes pods need of a group are lower bounds: shares of a node added up, with only the
+// largest part-time workload beside the always-on ones, and no fewer than one workload's pods
+// take when a node holds only so many of them.
+func TestNodesNeeded(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ws   []podLoad
+		want int
+	}{
+		{"nothing", nil, 0},
+		{"whole nodes", []podLoad{{pods: 4, share: 1}}, 4},
+		{"half nodes round up", []podLoad{{pods: 3, share: 0.5}}, 2},
+		{"eighths add up exactly", []podLoad{{pods: 16, share: 0.125}}, 2},
+		{"three of eight GPUs go two to a node", []podLoad{{pods: 3, share: 0.375}}, 2},
+		{"five of them need three nodes, not two", []podLoad{{pods: 5, share: 0.375}}, 3},
+		{"always-on workloads add up", []podLoad{{pods: 3, share: 0.5}, {pods: 2, share: 0.5}}, 3},
+		{"part-time workloads may take turns", []podLoad{{pods: 2, share: 1}, {pods: 3, share: 1, partTime: true}, {pods: 2, share: 1, partTime: true}}, 5},
+		{"a part-time workload alone", []podLoad{{pods: 6, share: 1, partTime: true}, {pods: 1, share: 1}}, 7},
+		{"no pods, no share", []podLoad{{pods: 0, share: 1}, {pods: 3, share: 0}}, 0},
+	} {
+		if got := nodesNeeded(c.ws); got != c.want {
+			t.Errorf("%s: %d nodes, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// Pods priced on a GKE pool they select: the pool learns how many nodes they need at their
+// floor and at their autoscaler's maximum, and says when its own maximum cannot hold them; the
+// totals count the pool and its pods once, never past the pool's maximum.
+func TestPodsOnANodeGroup(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	pool := func(qty, most int, unknownMax bool) parser.Resource {
+		r := parser.Resource{Address: "google_container_node_pool.l4", Root: "infra", Provider: parser.GCP, Region: "europe-west4",
+			InstanceType: "g2-standard-24", Quantity: qty, PurchaseOption: parser.Spot, Kind: parser.KindTerraform, Type: "google_container_node_pool",
+			ScaleMaxUnknown: unknownMax}
+		if most > 0 {
+			r.SetScaleMax(most, "autoscaling.max_node_count")
+		}
+		return r
+	}
+	pods := func(kind string, replicas, most int, hours float64) parser.Resource {
+		r := parser.Resource{Address: kind + "/ml/x", Root: "k8s/a.yaml", Provider: parser.GCP, Region: "europe-west4", InstanceType: "g2-standard-24",
+			Quantity: replicas, PurchaseOption: parser.Spot, Kind: parser.KindKubernetes, Type: kind, HoursPerMonth: hours,
+			Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, NodeGroup: "google_container_node_pool.l4", NodeGroupRoot: "infra"}}
+		if most > 0 {
+			r.SetScaleMax(most, "maxReplicas")
+		}
+		return r
+	}
+	node := p.Estimate(pool(1, 0, false))
+	perNode, _ := node.Monthly()
+	for _, c := range []struct {
+		name               string
+		rs                 []parser.Resource
+		want               *GroupPods
+		note               string
+		monthly, atMax     float64 // in nodes of the pool
+		gpus               float64
+		noPodsOnGroupTotal bool
+	}{
+		{"within the pool", []parser.Resource{pool(3, 0, false), pods("Deployment", 3, 0, 0)},
+			&GroupPods{NodesNeeded: 2, NodesNeededAtMax: 2, MaxNodes: 3}, "", 3, 0, 6, false},
+		{"past the pool's floor, within its maximum", []parser.Resource{pool(1, 4, false), pods("Deployment", 5, 0, 0)},
+			&GroupPods{NodesNeeded: 3, NodesNeededAtMax: 3, MaxNodes: 4}, "", 2.5, 4, 5, false}, // the pods' shares: 2.5 nodes
+		{"replicas at the maximum past the pool's", []parser.Resource{pool(3, 0, false), pods("Deployment", 3, 8, 0)},
+			&GroupPods{NodesNeeded: 2, NodesNeededAtMax: 4, MaxNodes: 3}, "at their autoscalers' maximums its pods need at least 4 nodes and it has at most 3", 3, 3, 6, false},
+		{"pods past the pool's maximum at their floor", []parser.Resource{pool(1, 2, false), pods("Deployment", 6, 0, 0)},
+			&GroupPods{NodesNeeded: 3, NodesNeededAtMax: 3, MaxNodes: 2}, "its pods need at least 3 nodes and it has at most 2: pods would stay Pending", 2, 2, 4, false},
+		{"a DaemonSet follows the nodes", []parser.Resource{pool(2, 0, false), pods("DaemonSet", 2, 0, 0)},
+			&GroupPods{NodesNeeded: 0, NodesNeededAtMax: 0, MaxNodes: 2}, "", 2, 0, 4, false},
+		{"jobs may take turns", []parser.Resource{pool(2, 0, false), pods("Job", 4, 0, 100), pods("CronJob", 4, 0, 100)},
+			&GroupPods{NodesNeeded: 2, NodesNeededAtMax: 2, MaxNodes: 2}, "", 2, 0, 4, false},
+		{"a maximum known only at apply", []parser.Resource{pool(1, 0, true), pods("Deployment", 6, 0, 0)},
+			nil, "", 3, 0, 6, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			es := p.EstimateAll(c.rs)
+			g := es[0]
+			if c.want == nil {
+				if g.PodsOnGroup != nil {
+					t.Fatalf("pods on group %+v, want none", g.PodsOnGroup)
+				}
+			} else {
+				if g.PodsOnGroup == nil {
+					t.Fatalf("no pods on group; notes %q", g.Notes)
+				}
+				got := *g.PodsOnGroup
+				if got.NodesNeeded != c.want.NodesNeeded || got.NodesNeededAtMax != c.want.NodesNeededAtMax || got.MaxNodes != c.want.MaxNodes ||
+					len(got.Workloads) != len(c.rs)-1 || got.Workloads[0] != c.rs[1].Address {
+					t.Errorf("pods on group %+v, want %+v", got, *c.want)
+				}
+			}
+			notes := strings.Join(g.Notes, "\n")
+			if c.note != "" && !strings.Contains(notes, c.note) || c.note == "" && strings.Contains(notes, "Pending") {
+				t.Errorf("notes %q, want %q", notes, c.note)
+			}
+			tot := Sum(es)
+			if want := money.Amount(perNode.Mul(c.monthly)); tot.MonthlyCost != want {
+				t.Errorf("monthly %v, want %v (%v nodes)", tot.MonthlyCost, want, c.monthly)
+			}
+			if c.atMax == 0 && tot.MaxMonthlyCost != nil || c.atMax > 0 && (tot.MaxMonthlyCost == nil || *tot.MaxMonthlyCost != money.Amount(perNode.Mul(c.atMax))) {
+				t.Errorf("max %s, want %v nodes' %v", amount(tot.MaxMonthlyCost), c.atMax, money.Amount(perNode.Mul(c.atMax)))
+			}
+			if tot.GPUs != c.gpus {
+				t.Errorf("gpus %v, want %v", tot.GPUs, c.gpus)
+			}
+		})
+	}
+}
