@@ -379,14 +379,12 @@ func onNodeGroups(es []Estimate) {
 	}
 }
 
-// groupPods sets what the pods on group g need of it, when the group is priced and its maximum
-// known, and says so when the group cannot hold them. Unpriced pods add nothing (their share of
-// a node is unknown): the needs stay lower bounds.
+// groupPods sets what the pods on group g need of it, and says so when the group's maximum
+// cannot hold them. Unpriced pods add nothing (their share of a node is unknown): the needs stay
+// lower bounds.
 func groupPods(es []Estimate, g int, on []int, addrs []string) {
 	grp := &es[g]
-	if grp.MonthlyCost == nil || grp.scaleMaxUnknown {
-		return
-	}
+	gp := &GroupPods{Workloads: addrs}
 	var floor, top []podLoad
 	for _, i := range on {
 		e := &es[i]
@@ -401,17 +399,46 @@ func groupPods(es []Estimate, g int, on []int, addrs []string) {
 		}
 		top = append(top, podLoad{q, e.nodeShare, part})
 	}
+	gp.NodesNeeded, gp.NodesNeededAtMax = nodesNeeded(floor), nodesNeeded(top)
+	grp.PodsOnGroup = gp
+	if grp.scaleMaxUnknown || grp.MonthlyCost == nil { // an unpriced group's maximum is not read
+		return
+	}
 	most := grp.Quantity
 	if grp.ScaleMax != nil {
 		most = grp.ScaleMax.Quantity
 	}
-	gp := &GroupPods{Workloads: addrs, NodesNeeded: nodesNeeded(floor), NodesNeededAtMax: nodesNeeded(top), MaxNodes: most}
-	grp.PodsOnGroup = gp
+	gp.MaxNodes = &most
 	switch {
-	case gp.NodesNeeded > gp.MaxNodes:
-		grp.Notes = append(grp.Notes, fmt.Sprintf("its pods need at least %d nodes and it has at most %d: pods would stay Pending; the totals count the group at its maximum", gp.NodesNeeded, gp.MaxNodes))
-	case gp.NodesNeededAtMax > gp.MaxNodes:
-		grp.Notes = append(grp.Notes, fmt.Sprintf("at their autoscalers' maximums its pods need at least %d nodes and it has at most %d: replicas past that would stay Pending", gp.NodesNeededAtMax, gp.MaxNodes))
+	case gp.NodesNeeded > most:
+		grp.Notes = append(grp.Notes, fmt.Sprintf("its pods need at least %d nodes and it has at most %d: pods would stay Pending; the totals count the group at its maximum", gp.NodesNeeded, most))
+	case gp.NodesNeededAtMax > most:
+		grp.Notes = append(grp.Notes, fmt.Sprintf("at their autoscalers' maximums its pods need at least %d nodes and it has at most %d: replicas past that would stay Pending", gp.NodesNeededAtMax, most))
+	}
+}
+
+// AssessNodeGroups carries what assessing the estimates (profiles, fit, recommendations) found
+// to the node groups whose nodes pods among them run on: a group whose pods all have a profile
+// is judged on them (PodsOnGroup.Profiled), and the pods' recommendations say that taking them
+// means changing the group.
+func AssessNodeGroups(es []Estimate) {
+	ids := make(map[string]*Estimate, len(es))
+	for i := range es {
+		if es[i].PodsOnGroup != nil {
+			ids[es[i].ID] = &es[i]
+			es[i].PodsOnGroup.Profiled = true
+		}
+	}
+	for i := range es {
+		e := &es[i]
+		g := ids[e.NodeGroup]
+		if g == nil {
+			continue
+		}
+		g.PodsOnGroup.Profiled = g.PodsOnGroup.Profiled && e.Profile != nil
+		for k := range e.Recommendations {
+			e.Recommendations[k].Reason += fmt.Sprintf("; its pods run on %s: this means changing that group", g.Address)
+		}
 	}
 }
 

@@ -160,7 +160,8 @@ type Estimate struct {
 	// its cost holds theirs, and the totals count the two once.
 	NodeGroup string `json:"node_group,omitempty"`
 	// PodsOnGroup, on a node group whose nodes workloads among the estimates run on (their
-	// NodeGroup), is how many nodes those pods need against how many the group can have.
+	// NodeGroup), names them and says how many nodes their pods need against how many the
+	// group can have.
 	PodsOnGroup *GroupPods `json:"pods_on_group,omitempty"`
 
 	// nodeShare is the share of its node one pod pays for, once a pod is priced;
@@ -178,13 +179,17 @@ type Estimate struct {
 // fewer than one workload's pods take when a node holds only so many of them. DaemonSets follow
 // the nodes and are left out.
 type GroupPods struct {
-	// Workloads are the addresses of the workloads whose pods run on the group.
+	// Workloads are the addresses of the workloads whose pods run on the group; Profiled says
+	// every one of them has a workload profile attached (the group's work is judged on them).
 	Workloads []string `json:"workloads"`
-	// NodesNeeded holds every workload at its floor, NodesNeededAtMax at its autoscaler's
-	// maximum; MaxNodes is the group's most nodes (its maximum, else its size).
-	NodesNeeded      int `json:"nodes_needed"`
-	NodesNeededAtMax int `json:"nodes_needed_at_max"`
-	MaxNodes         int `json:"max_nodes"`
+	Profiled  bool     `json:"profiled"`
+	// NodesNeeded holds every priced workload at its floor, NodesNeededAtMax at its
+	// autoscaler's maximum (an unpriced pod's share of a node is unknown); MaxNodes is the
+	// group's most nodes (its maximum, else its size), null when its maximum is known only at
+	// apply or the group is unpriced.
+	NodesNeeded      int  `json:"nodes_needed"`
+	NodesNeededAtMax int  `json:"nodes_needed_at_max"`
+	MaxNodes         *int `json:"max_nodes"`
 }
 
 // Monthly returns the monthly cost, and false when unpriced.
@@ -265,10 +270,10 @@ func Sum(es []Estimate) Totals {
 		}
 		if g := group[e.ID]; g != nil {
 			g.floor, g.max, g.gpus, g.gpusMax = m, top, gpus, math.Inf(1)
-			if p := e.PodsOnGroup; p != nil && priced {
+			if p := e.PodsOnGroup; p != nil && p.MaxNodes != nil && priced {
 				g.capped = true
 				if e.GPU != nil {
-					g.gpusMax = e.GPU.Count * float64(max(p.MaxNodes, e.Quantity))
+					g.gpusMax = e.GPU.Count * float64(max(*p.MaxNodes, e.Quantity))
 				}
 			}
 		}
@@ -293,6 +298,54 @@ func Sum(es []Estimate) Totals {
 		t.MaxMonthlyCost = &a
 	}
 	return t
+}
+
+// Best is the recommendation that saves the most, and false when there is none.
+func (e *Estimate) Best() (Recommendation, bool) {
+	var best Recommendation
+	found := false
+	for _, r := range e.Recommendations {
+		if !found || r.MonthlySaving > best.MonthlySaving {
+			best, found = r, true
+		}
+	}
+	return best, found
+}
+
+// Savings adds up the best recommendation's saving of every resource, and says whether any of
+// them is estimated. A node group and the pods on it (NodeGroup) are counted once, as the larger
+// of the group's saving and its pods' together, as Sum counts their cost: both come out of the
+// group's nodes, and each assumes the nodes the other would change.
+func Savings(es []*Estimate) (money.Micros, bool) {
+	var total money.Micros
+	estimated := false
+	onGroup := map[string]money.Micros{} // by group id: its pods' savings
+	own := map[string]money.Micros{}     // the groups' own
+	for _, e := range es {
+		if e.NodeGroup != "" {
+			onGroup[e.NodeGroup] += 0
+		}
+	}
+	for _, e := range es {
+		r, ok := e.Best()
+		if !ok {
+			continue
+		}
+		estimated = estimated || r.PriceEstimated
+		saving := money.Micros(r.MonthlySaving)
+		switch _, isGroup := onGroup[e.ID]; {
+		case e.NodeGroup != "":
+			onGroup[e.NodeGroup] += saving
+		case isGroup:
+			own[e.ID] = saving
+		default:
+			total += saving
+		}
+	}
+	for id, pods := range onGroup {
+		total += max(pods, own[id])
+	}
+	return total, estimated
 }
 
 // limitKey groups the priced resources that share one limit: the same owner and unit in the

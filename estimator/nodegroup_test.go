@@ -58,34 +58,53 @@ func TestPodsOnANodeGroup(t *testing.T) {
 		}
 		return r
 	}
+	profiled := func(r parser.Resource) parser.Resource {
+		r.Profile = "profiles/chat.yaml"
+		return r
+	}
 	node := p.Estimate(pool(1, 0, false))
 	perNode, _ := node.Monthly()
 	for _, c := range []struct {
-		name               string
-		rs                 []parser.Resource
-		want               *GroupPods
-		note               string
-		monthly, atMax     float64 // in nodes of the pool
-		gpus               float64
-		noPodsOnGroupTotal bool
+		name           string
+		rs             []parser.Resource
+		want           *GroupPods
+		note           string
+		monthly, atMax float64 // in nodes of the pool
+		gpus           float64
+		profiled       bool // every workload on the group has a profile
 	}{
 		{"within the pool", []parser.Resource{pool(3, 0, false), pods("Deployment", 3, 0, 0)},
-			&GroupPods{NodesNeeded: 2, NodesNeededAtMax: 2, MaxNodes: 3}, "", 3, 0, 6, false},
+			&GroupPods{NodesNeeded: 2, NodesNeededAtMax: 2, MaxNodes: ptr(3)}, "", 3, 0, 6, false},
+		{"profiled pods", []parser.Resource{pool(3, 0, false), profiled(pods("Deployment", 3, 0, 0)), profiled(pods("StatefulSet", 1, 0, 0))},
+			&GroupPods{NodesNeeded: 2, NodesNeededAtMax: 2, MaxNodes: ptr(3)}, "", 3, 0, 6, true},
+		{"some pods profiled", []parser.Resource{pool(3, 0, false), profiled(pods("Deployment", 3, 0, 0)), pods("StatefulSet", 1, 0, 0)},
+			&GroupPods{NodesNeeded: 2, NodesNeededAtMax: 2, MaxNodes: ptr(3)}, "", 3, 0, 6, false},
 		{"past the pool's floor, within its maximum", []parser.Resource{pool(1, 4, false), pods("Deployment", 5, 0, 0)},
-			&GroupPods{NodesNeeded: 3, NodesNeededAtMax: 3, MaxNodes: 4}, "", 2.5, 4, 5, false}, // the pods' shares: 2.5 nodes
+			&GroupPods{NodesNeeded: 3, NodesNeededAtMax: 3, MaxNodes: ptr(4)}, "", 2.5, 4, 5, false}, // the pods' shares: 2.5 nodes
 		{"replicas at the maximum past the pool's", []parser.Resource{pool(3, 0, false), pods("Deployment", 3, 8, 0)},
-			&GroupPods{NodesNeeded: 2, NodesNeededAtMax: 4, MaxNodes: 3}, "at their autoscalers' maximums its pods need at least 4 nodes and it has at most 3", 3, 3, 6, false},
+			&GroupPods{NodesNeeded: 2, NodesNeededAtMax: 4, MaxNodes: ptr(3)}, "at their autoscalers' maximums its pods need at least 4 nodes and it has at most 3", 3, 3, 6, false},
 		{"pods past the pool's maximum at their floor", []parser.Resource{pool(1, 2, false), pods("Deployment", 6, 0, 0)},
-			&GroupPods{NodesNeeded: 3, NodesNeededAtMax: 3, MaxNodes: 2}, "its pods need at least 3 nodes and it has at most 2: pods would stay Pending", 2, 2, 4, false},
+			&GroupPods{NodesNeeded: 3, NodesNeededAtMax: 3, MaxNodes: ptr(2)}, "its pods need at least 3 nodes and it has at most 2: pods would stay Pending", 2, 2, 4, false},
 		{"a DaemonSet follows the nodes", []parser.Resource{pool(2, 0, false), pods("DaemonSet", 2, 0, 0)},
-			&GroupPods{NodesNeeded: 0, NodesNeededAtMax: 0, MaxNodes: 2}, "", 2, 0, 4, false},
+			&GroupPods{NodesNeeded: 0, NodesNeededAtMax: 0, MaxNodes: ptr(2)}, "", 2, 0, 4, false},
 		{"jobs may take turns", []parser.Resource{pool(2, 0, false), pods("Job", 4, 0, 100), pods("CronJob", 4, 0, 100)},
-			&GroupPods{NodesNeeded: 2, NodesNeededAtMax: 2, MaxNodes: 2}, "", 2, 0, 4, false},
+			&GroupPods{NodesNeeded: 2, NodesNeededAtMax: 2, MaxNodes: ptr(2)}, "", 2, 0, 4, false},
 		{"a maximum known only at apply", []parser.Resource{pool(1, 0, true), pods("Deployment", 6, 0, 0)},
-			nil, "", 3, 0, 6, true},
+			&GroupPods{NodesNeeded: 3, NodesNeededAtMax: 3}, "", 3, 0, 6, false}, // not capped
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			es := p.EstimateAll(c.rs)
+			for i := range es {
+				if es[i].Profile != nil { // as check's assessment leaves it
+					es[i].Recommendations = []Recommendation{{Kind: RecSmallerInstance, InstanceType: "g2-standard-4", Reason: "fits"}}
+				}
+			}
+			AssessNodeGroups(es)
+			for _, e := range es[1:] {
+				if e.Profile != nil && e.Recommendations[0].Reason != "fits; its pods run on google_container_node_pool.l4: this means changing that group" {
+					t.Errorf("%s: recommendation %q", e.Address, e.Recommendations[0].Reason)
+				}
+			}
 			g := es[0]
 			if c.want == nil {
 				if g.PodsOnGroup != nil {
@@ -96,9 +115,12 @@ func TestPodsOnANodeGroup(t *testing.T) {
 					t.Fatalf("no pods on group; notes %q", g.Notes)
 				}
 				got := *g.PodsOnGroup
-				if got.NodesNeeded != c.want.NodesNeeded || got.NodesNeededAtMax != c.want.NodesNeededAtMax || got.MaxNodes != c.want.MaxNodes ||
+				if got.Profiled != c.profiled {
+					t.Errorf("profiled %v, want %v", got.Profiled, c.profiled)
+				}
+				if got.NodesNeeded != c.want.NodesNeeded || got.NodesNeededAtMax != c.want.NodesNeededAtMax || !sameInt(got.MaxNodes, c.want.MaxNodes) ||
 					len(got.Workloads) != len(c.rs)-1 || got.Workloads[0] != c.rs[1].Address {
-					t.Errorf("pods on group %+v, want %+v", got, *c.want)
+					t.Errorf("pods on group %+v (max %v), want %+v (max %v)", got, deref(got.MaxNodes), *c.want, deref(c.want.MaxNodes))
 				}
 			}
 			notes := strings.Join(g.Notes, "\n")
@@ -116,5 +138,47 @@ func TestPodsOnANodeGroup(t *testing.T) {
 				t.Errorf("gpus %v, want %v", tot.GPUs, c.gpus)
 			}
 		})
+	}
+}
+
+func ptr(n int) *int { return &n }
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func sameInt(a, b *int) bool { return a == nil && b == nil || a != nil && b != nil && *a == *b }
+
+// The savings of a node group and of the pods on it come out of the same nodes: they add up
+// once, as the larger of the group's and its pods' together; everything else adds up.
+func TestSavingsCountsANodeGroupAndItsPodsOnce(t *testing.T) {
+	saving := func(e Estimate, dollars float64, estimated bool) *Estimate {
+		e.Recommendations = []Recommendation{
+			{Kind: RecCommitment, MonthlySaving: money.Amount(money.FromDollars(dollars / 2))},
+			{Kind: RecSpot, MonthlySaving: money.Amount(money.FromDollars(dollars)), PriceEstimated: estimated},
+		}
+		return &e
+	}
+	group := Estimate{Address: "pool", ID: "infra|pool"}
+	pod := func(name string) Estimate { return Estimate{Address: name, ID: "k8s|" + name, NodeGroup: "infra|pool"} }
+	for _, c := range []struct {
+		name      string
+		es        []*Estimate
+		want      float64
+		estimated bool
+	}{
+		{"the group saves more", []*Estimate{saving(group, 900, false), saving(pod("a"), 300, false), saving(pod("b"), 200, false), saving(Estimate{ID: "x"}, 50, false)}, 950, false},
+		{"its pods save more together", []*Estimate{saving(group, 400, false), saving(pod("a"), 300, true), saving(pod("b"), 200, false)}, 500, true},
+		{"pods without their group among them", []*Estimate{saving(pod("a"), 300, false), saving(pod("b"), 200, false)}, 500, false},
+		{"a group without recommendations", []*Estimate{&group, saving(pod("a"), 300, false)}, 300, false},
+		{"no recommendations", []*Estimate{&group, {ID: "x"}}, 0, false},
+	} {
+		got, estimated := Savings(c.es)
+		if got != money.FromDollars(c.want) || estimated != c.estimated {
+			t.Errorf("%s: %v (estimated %v), want %v (%v)", c.name, got, estimated, c.want, c.estimated)
+		}
 	}
 }

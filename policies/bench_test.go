@@ -22,6 +22,7 @@ import (
 // on it (half of them too many).
 func benchResources(n int) []estimator.Estimate {
 	out := make([]estimator.Estimate, n)
+	four := 4
 	for i := range out {
 		e := estimateFor(fmt.Sprintf("aws_instance.gpu[%d]", i), float64(500+i%5000))
 		e.Root = fmt.Sprintf("stacks/team-%d", i/40)
@@ -65,7 +66,7 @@ func benchResources(n int) []estimator.Estimate {
 			{Kind: estimator.RecCommitment, PurchaseOption: "reserved_1y", MonthlyCost: money.Amount(350000000) + cents, MonthlySaving: money.Amount(150000000) + cents},
 		}
 		if i%50 == 11 {
-			e.PodsOnGroup = &estimator.GroupPods{Workloads: []string{fmt.Sprintf("Deployment/ml/chat-%d", i)}, NodesNeeded: 2 + i%4, NodesNeededAtMax: 3 + i%4, MaxNodes: 4}
+			e.PodsOnGroup = &estimator.GroupPods{Workloads: []string{fmt.Sprintf("Deployment/ml/chat-%d", i)}, NodesNeeded: 2 + i%4, NodesNeededAtMax: 3 + i%4, MaxNodes: &four}
 		}
 		if i%10 == 0 {
 			e.Suppressions = []parser.Suppression{{Rule: "GPU003", Reason: "ok", Status: "active"}}

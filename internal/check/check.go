@@ -81,6 +81,7 @@ func Run(paths []string, opts Options) *result.Check {
 	doc.Resources = pricer.EstimateAll(parsed.Resources)
 	doc.Errors = append(doc.Errors, parsed.Errors...)
 	doc.Errors = append(doc.Errors, assess(doc.Resources, parsed.Resources, cfg, pricer, confine.NewDirs(readable...))...)
+	estimator.AssessNodeGroups(doc.Resources)
 	doc.Warnings = append(doc.Warnings, parsed.Warnings...)
 	for _, r := range parsed.Resources {
 		if why := pricer.AttachProblem(r); why != "" {

@@ -350,18 +350,15 @@ func writeCommentSavings(b *strings.Builder, es []*estimator.Estimate, limit int
 		r estimator.Recommendation
 	}
 	var rows []row
-	var total money.Micros
-	estimated := false
 	for _, e := range es {
 		if r, ok := bestRecommendation(e); ok {
 			rows = append(rows, row{e, r})
-			total += money.Micros(r.MonthlySaving)
-			estimated = estimated || r.PriceEstimated
 		}
 	}
 	if len(rows) == 0 || limit == 0 {
 		return
 	}
+	total, estimated := estimator.Savings(es)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].r.MonthlySaving > rows[j].r.MonthlySaving })
 	fmt.Fprintf(b, "#### Cheaper fits — up to %s%s a month\n\n| Resource | Instead | Saves a month |\n|---|---|--:|\n", total, estimatedMark(estimated))
 	for i, x := range rows {

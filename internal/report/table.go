@@ -153,16 +153,7 @@ func fitText(e *estimator.Estimate) string {
 }
 
 // bestRecommendation is the recommendation with the largest saving.
-func bestRecommendation(e *estimator.Estimate) (estimator.Recommendation, bool) {
-	var best estimator.Recommendation
-	found := false
-	for _, r := range e.Recommendations {
-		if !found || r.MonthlySaving > best.MonthlySaving {
-			best, found = r, true
-		}
-	}
-	return best, found
-}
+func bestRecommendation(e *estimator.Estimate) (estimator.Recommendation, bool) { return e.Best() }
 
 func recommendationText(r estimator.Recommendation) string {
 	what := r.Node()
@@ -218,19 +209,18 @@ func estimatedMark(estimated bool) string {
 
 func writeSavingsText(ew *errWriter, c *result.Check, names resourceNames) {
 	var lines []string
-	var total money.Micros
-	estimated := false
+	es := make([]*estimator.Estimate, len(c.Resources))
 	for i := range c.Resources {
 		e := &c.Resources[i]
+		es[i] = e
 		if r, ok := bestRecommendation(e); ok {
 			lines = append(lines, fmt.Sprintf("  %s\n      %s\n      %s", names.resource(e), recommendationText(r), r.Reason))
-			total += money.Micros(r.MonthlySaving)
-			estimated = estimated || r.PriceEstimated
 		}
 	}
 	if len(lines) == 0 {
 		return
 	}
+	total, estimated := estimator.Savings(es)
 	ew.printf("\nCheaper fits (the best per resource; up to %s%s/month in all):\n%s\n", total, estimatedMark(estimated), strings.Join(lines, "\n"))
 }
 

@@ -11,3 +11,12 @@ test_all_profiled if {
 	fs := gpu007.notice with input as {"resources": [{"address": "b", "id": "stack|b", "profile": "p.yaml"}]}
 	count(fs) == 0
 }
+
+test_node_group_judged_on_its_pods if {
+	fs := gpu007.notice with input as {"resources": [
+		{"address": "pool", "id": "infra|pool", "profile": null, "pods_on_group": {"workloads": ["Deployment/ml/chat"], "profiled": true}},
+		{"address": "other", "id": "infra|other", "profile": null, "pods_on_group": {"workloads": ["Deployment/ml/x", "Job/ml/y"], "profiled": false}},
+		{"address": "Deployment/ml/chat", "id": "k8s|Deployment/ml/chat", "profile": "p.yaml", "node_group": "infra|pool"},
+	]}
+	{f.id | some f in fs} == {"infra|other"}
+}

@@ -14,6 +14,7 @@ package gpuguard.builtin.gpu011
 warn contains f if {
 	some r in input.resources
 	g := r.pods_on_group
+	is_number(g.max_nodes) # null: the group's maximum is known only at apply
 	f := {
 		"msg": message(r, g),
 		"id": r.id,
