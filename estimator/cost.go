@@ -3,6 +3,7 @@ package estimator
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -339,59 +340,102 @@ func (p *Pricer) EstimateAll(rs []parser.Resource) []Estimate {
 	return out
 }
 
-// onNodeGroups links pods to the node group among the estimates whose nodes they run on: Sum
-// counts the group and its pods once. A priced group with priced pods also gets how many nodes
-// the pods need (PodsOnGroup), and a note when its maximum cannot hold them.
+// onNodeGroups links pods to the node groups among the estimates whose nodes they run on: Sum
+// counts the groups and their pods once. Groups that pods share (a pod on either of two groups
+// of one kind) are one pool of nodes: each of them gets the same PodsOnGroup, which names them
+// all, with how many nodes the pods need against how many the groups can have, and the first
+// of them a note when they cannot hold the pods.
 func onNodeGroups(es []Estimate) {
 	ids := make(map[string]int, len(es))
 	for i := range es {
 		ids[es[i].ID] = i
 	}
-	pods := map[int][]int{} // by group: the workloads on it
-	var groups []int        // in order first met
+	parent := map[int]int{} // union-find over the groups that pods share
+	var find func(int) int
+	find = func(g int) int {
+		if p, ok := parent[g]; ok && p != g {
+			parent[g] = find(p)
+			return parent[g]
+		}
+		parent[g] = g
+		return g
+	}
+	var withPods []int // the pods that run on groups among the estimates
 	for i := range es {
 		e := &es[i]
-		if e.Pod == nil || e.Pod.NodeGroup == "" {
+		if e.Pod == nil || len(e.Pod.NodeGroups) == 0 {
 			continue
 		}
-		root := e.Pod.NodeGroupRoot
-		if root == "" {
-			root = e.Root
-		}
-		id := ResourceID(root, e.Pod.NodeGroup)
-		if g, ok := ids[id]; ok && g != i {
-			e.NodeGroup = id
-			e.Notes = append(e.Notes, fmt.Sprintf("its pods run on the nodes of %s, priced too: the totals count the group and the pods on it once, as the larger of the two, and no more than the group at its maximum (pods that need more than the group's nodes make it scale out, up to its maximum)", e.Pod.NodeGroup))
-			if pods[g] == nil {
-				groups = append(groups, g)
+		var on, names []string
+		first := -1
+		for _, ref := range e.Pod.NodeGroups {
+			root := ref.Root
+			if root == "" {
+				root = e.Root
 			}
-			pods[g] = append(pods[g], i)
+			id := ResourceID(root, ref.Address)
+			g, ok := ids[id]
+			if !ok || g == i {
+				continue
+			}
+			on, names = append(on, id), append(names, ref.Address)
+			if first < 0 {
+				first = g
+			} else {
+				parent[find(g)] = find(first)
+			}
+			find(g)
+		}
+		if first < 0 {
+			continue
+		}
+		e.NodeGroup = on[0]
+		if len(on) > 1 {
+			e.NodeGroups = on
+		}
+		if len(on) == 1 {
+			e.Notes = append(e.Notes, fmt.Sprintf("its pods run on the nodes of %s, priced too: the totals count the group and the pods on it once, as the larger of the two, and no more than the group at its maximum (pods that need more than the group's nodes make it scale out, up to its maximum)", names[0]))
+		} else {
+			e.Notes = append(e.Notes, fmt.Sprintf("its pods run on the nodes of %s, priced too: the totals count those groups and the pods on them once, as the larger of the two, and no more than the groups at their maximums (pods that need more than the groups' nodes make them scale out, up to their maximums)", strings.Join(names, " or ")))
+		}
+		withPods = append(withPods, i)
+	}
+	type pool struct{ groups, pods []int }
+	pools := map[int]*pool{}
+	var leads []int // in the order of the estimates
+	for i := range es {
+		if _, ok := parent[i]; ok {
+			l := find(i)
+			if pools[l] == nil {
+				pools[l] = &pool{}
+				leads = append(leads, l)
+			}
+			pools[l].groups = append(pools[l].groups, i)
 		}
 	}
-	for _, g := range groups {
-		on := pods[g]
-		addrs := make([]string, len(on))
-		for k, i := range on {
-			addrs[k] = es[i].Address
-		}
-		es[g].Notes = append(es[g].Notes, fmt.Sprintf("the pods of %s run on its nodes: the totals count the group and those pods once, as the larger of the two", strings.Join(addrs, ", ")))
-		groupPods(es, g, on, addrs)
+	for _, i := range withPods {
+		p := pools[find(ids[es[i].NodeGroup])]
+		p.pods = append(p.pods, i)
+	}
+	for _, l := range leads {
+		groupPods(es, pools[l].groups, pools[l].pods)
 	}
 }
 
-// groupPods sets what the pods on group g need of it, and says so when the group's maximum
-// cannot hold them. Unpriced pods add nothing (their share of a node is unknown): the needs stay
-// lower bounds.
-func groupPods(es []Estimate, g int, on []int, addrs []string) {
-	grp := &es[g]
-	gp := &GroupPods{Workloads: addrs}
+// groupPods sets what the pods on groups (one pool of nodes) need of them, on each of the
+// groups, and says so on the first when their maximums cannot hold them. Unpriced pods add
+// nothing (their share of a node is unknown): the needs stay lower bounds.
+func groupPods(es []Estimate, groups, on []int) {
+	gp := &GroupPods{}
 	var floor, top []podLoad
+	lead := &es[groups[0]]
 	for _, i := range on {
 		e := &es[i]
+		gp.Workloads = append(gp.Workloads, e.Address)
 		if e.MonthlyCost == nil || e.nodeShare <= 0 || e.Type == "DaemonSet" {
 			continue
 		}
-		part := e.HoursPerMonth < grp.HoursPerMonth-1e-9
+		part := e.HoursPerMonth < lead.HoursPerMonth-1e-9
 		floor = append(floor, podLoad{e.Quantity, e.nodeShare, part})
 		q := e.Quantity
 		if e.ScaleMax != nil {
@@ -400,20 +444,46 @@ func groupPods(es []Estimate, g int, on []int, addrs []string) {
 		top = append(top, podLoad{q, e.nodeShare, part})
 	}
 	gp.NodesNeeded, gp.NodesNeededAtMax = nodesNeeded(floor), nodesNeeded(top)
-	grp.PodsOnGroup = gp
-	if grp.scaleMaxUnknown || grp.MonthlyCost == nil { // an unpriced group's maximum is not read
+	most, known := 0, true
+	var names []string
+	for _, g := range groups {
+		grp := &es[g]
+		names = append(names, grp.Address)
+		if len(groups) > 1 {
+			gp.Groups = append(gp.Groups, grp.ID)
+		}
+		grp.PodsOnGroup = gp
+		known = known && !grp.scaleMaxUnknown && grp.MonthlyCost != nil // an unpriced group's maximum is not read
+		most += grp.Quantity
+		if grp.ScaleMax != nil {
+			most += grp.ScaleMax.Quantity - grp.Quantity
+		}
+	}
+	for _, g := range groups {
+		others := ""
+		if len(groups) > 1 {
+			others = fmt.Sprintf(" (and on %s)", strings.Join(slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == es[g].Address }), ", "))
+		}
+		group := "the group"
+		if len(groups) > 1 {
+			group = "the groups"
+		}
+		es[g].Notes = append(es[g].Notes, fmt.Sprintf("the pods of %s run on its nodes%s: the totals count %s and those pods once, as the larger of the two", strings.Join(gp.Workloads, ", "), others, group))
+	}
+	if !known {
 		return
 	}
-	most := grp.Quantity
-	if grp.ScaleMax != nil {
-		most = grp.ScaleMax.Quantity
-	}
 	gp.MaxNodes = &most
+	what := "it has"
+	if len(groups) > 1 {
+		what = fmt.Sprintf("it and %s have", strings.Join(names[1:], ", "))
+	}
 	switch {
 	case gp.NodesNeeded > most:
-		grp.Notes = append(grp.Notes, fmt.Sprintf("its pods need at least %d nodes and it has at most %d: pods would stay Pending; the totals count the group at its maximum", gp.NodesNeeded, most))
+		lead.Notes = append(lead.Notes, fmt.Sprintf("its pods need at least %d nodes and %s at most %d: pods would stay Pending; the totals count %s at %s", gp.NodesNeeded, what, most,
+			map[bool]string{false: "the group", true: "the groups"}[len(groups) > 1], map[bool]string{false: "its maximum", true: "their maximums"}[len(groups) > 1]))
 	case gp.NodesNeededAtMax > most:
-		grp.Notes = append(grp.Notes, fmt.Sprintf("at their autoscalers' maximums its pods need at least %d nodes and it has at most %d: replicas past that would stay Pending", gp.NodesNeededAtMax, most))
+		lead.Notes = append(lead.Notes, fmt.Sprintf("at their autoscalers' maximums its pods need at least %d nodes and %s at most %d: replicas past that would stay Pending", gp.NodesNeededAtMax, what, most))
 	}
 }
 
@@ -436,8 +506,16 @@ func AssessNodeGroups(es []Estimate) {
 			continue
 		}
 		g.PodsOnGroup.Profiled = g.PodsOnGroup.Profiled && e.Profile != nil
+		on, that := g.Address, "that group"
+		if len(e.NodeGroups) > 1 {
+			names := make([]string, len(e.NodeGroups))
+			for k, id := range e.NodeGroups {
+				names[k] = ids[id].Address
+			}
+			on, that = strings.Join(names, " or "), "those groups"
+		}
 		for k := range e.Recommendations {
-			e.Recommendations[k].Reason += fmt.Sprintf("; its pods run on %s: this means changing that group", g.Address)
+			e.Recommendations[k].Reason += fmt.Sprintf("; its pods run on %s: this means changing %s", on, that)
 		}
 	}
 }

@@ -159,6 +159,9 @@ type Estimate struct {
 	// NodeGroup is the id of the node group among the estimates whose nodes the pods run on:
 	// its cost holds theirs, and the totals count the two once.
 	NodeGroup string `json:"node_group,omitempty"`
+	// NodeGroups, when the pods may run on several groups of one kind, are all their ids
+	// (NodeGroup is the first).
+	NodeGroups []string `json:"node_groups,omitempty"`
 	// PodsOnGroup, on a node group whose nodes workloads among the estimates run on (their
 	// NodeGroup), names them and says how many nodes their pods need against how many the
 	// group can have.
@@ -183,6 +186,9 @@ type GroupPods struct {
 	// every one of them has a workload profile attached (the group's work is judged on them).
 	Workloads []string `json:"workloads"`
 	Profiled  bool     `json:"profiled"`
+	// Groups, when the pods share several groups of one kind, are their ids: each of them has
+	// this same summary, with the needs and maximum of them all.
+	Groups []string `json:"groups,omitempty"`
 	// NodesNeeded holds every priced workload at its floor, NodesNeededAtMax at its
 	// autoscaler's maximum (an unpriced pod's share of a node is unknown); MaxNodes is the
 	// group's most nodes (its maximum, else its size), null when its maximum is known only at
@@ -227,13 +233,15 @@ func Sum(es []Estimate) Totals {
 	type share struct {
 		floor, max    money.Micros
 		gpus, gpusMax float64
-		capped        bool // the group's maximum bounds its pods
+		capped        bool // the groups' maximums bound their pods
+		groups        int
 	}
-	onGroup := map[string]*share{} // by group id: the pods on it
+	keyOf := groupPools(es)
+	onGroup := map[string]*share{} // by pool of groups: the pods on them
 	group := map[string]*share{}   // the groups themselves
 	for i := range es {
-		if id := es[i].NodeGroup; id != "" && onGroup[id] == nil {
-			onGroup[id], group[id] = &share{}, &share{}
+		if k, ok := keyOf(&es[i]); ok && group[k] == nil {
+			onGroup[k], group[k] = &share{}, &share{capped: true}
 		}
 	}
 	for i := range es {
@@ -264,30 +272,34 @@ func Sum(es []Estimate) Totals {
 			}
 			scales = scales || e.ScaleMax != nil
 		}
-		if s := onGroup[e.NodeGroup]; s != nil && !limited {
+		if k, ok := keyOf(e); ok && e.NodeGroup != "" && !limited {
+			s := onGroup[k]
 			s.floor, s.max, s.gpus = s.floor+m, s.max+top, s.gpus+gpus
 			continue
-		}
-		if g := group[e.ID]; g != nil {
-			g.floor, g.max, g.gpus, g.gpusMax = m, top, gpus, math.Inf(1)
-			if p := e.PodsOnGroup; p != nil && p.MaxNodes != nil && priced {
-				g.capped = true
-				if e.GPU != nil {
-					g.gpusMax = e.GPU.Count * float64(max(*p.MaxNodes, e.Quantity))
-				}
+		} else if ok && e.NodeGroup == "" {
+			g := group[k]
+			g.floor, g.max, g.gpus, g.groups = g.floor+m, g.max+top, g.gpus+gpus, g.groups+1
+			p := e.PodsOnGroup
+			g.capped = g.capped && p != nil && p.MaxNodes != nil && priced
+			if g.capped && e.GPU != nil { // the groups run one kind of node
+				g.gpusMax = e.GPU.Count * float64(*p.MaxNodes)
 			}
 		}
 		sum, atMax, t.GPUs = sum+m, atMax+top, t.GPUs+gpus
 	}
 	for _, id := range slices.Sorted(maps.Keys(onGroup)) { // sorted: GPUs add up the same way each run
 		pods, g := onGroup[id], group[id]
-		if g.capped { // at its maximum the group holds whatever of the pods can run
+		gpus := pods.gpus
+		if g.capped && g.groups > 0 { // at their maximums the groups hold whatever of the pods can run
 			sum += max(0, min(pods.floor, g.max)-g.floor)
+			if g.gpusMax > 0 {
+				gpus = min(gpus, g.gpusMax)
+			}
 		} else {
 			sum += max(0, pods.floor-g.floor)
 			atMax += max(0, pods.max-g.max)
 		}
-		t.GPUs += max(0, min(pods.gpus, g.gpusMax)-g.gpus)
+		t.GPUs += max(0, gpus-g.gpus)
 	}
 	t.MonthlyCost = money.Amount(sum)
 	for _, members := range pools {
@@ -298,6 +310,37 @@ func Sum(es []Estimate) Totals {
 		t.MaxMonthlyCost = &a
 	}
 	return t
+}
+
+// groupPools returns which pool of node groups an estimate's cost is counted in, for the node
+// groups pods among the estimates run on and for those pods: the first of the groups the pods
+// share (PodsOnGroup.Groups), else the one group; false for every other estimate.
+func groupPools(es []Estimate) func(*Estimate) (string, bool) {
+	byID := map[string]*Estimate{}
+	isGroup := map[string]bool{}
+	for i := range es {
+		e := &es[i]
+		byID[e.ID] = e
+		if e.NodeGroup != "" {
+			isGroup[e.NodeGroup] = true
+			for _, id := range e.NodeGroups {
+				isGroup[id] = true
+			}
+		}
+	}
+	return func(e *Estimate) (string, bool) {
+		id := e.NodeGroup
+		if id == "" {
+			if !isGroup[e.ID] {
+				return "", false
+			}
+			id = e.ID
+		}
+		if g := byID[id]; g != nil && g.PodsOnGroup != nil && len(g.PodsOnGroup.Groups) > 0 {
+			return g.PodsOnGroup.Groups[0], true
+		}
+		return id, true
+	}
 }
 
 // Best is the recommendation that saves the most, and false when there is none.
@@ -313,37 +356,41 @@ func (e *Estimate) Best() (Recommendation, bool) {
 }
 
 // Savings adds up the best recommendation's saving of every resource, and says whether any of
-// them is estimated. A node group and the pods on it (NodeGroup) are counted once, as the larger
-// of the group's saving and its pods' together, as Sum counts their cost: both come out of the
-// group's nodes, and each assumes the nodes the other would change.
+// them is estimated. Node groups and the pods on them (NodeGroup) are counted once, as the
+// larger of the groups' savings together and their pods' together, as Sum counts their cost:
+// both come out of the groups' nodes, and each assumes the nodes the other would change.
 func Savings(es []*Estimate) (money.Micros, bool) {
+	flat := make([]Estimate, len(es)) // groupPools reads ids and node groups only
+	for i, e := range es {
+		flat[i] = Estimate{ID: e.ID, NodeGroup: e.NodeGroup, NodeGroups: e.NodeGroups, PodsOnGroup: e.PodsOnGroup}
+	}
+	keyOf := groupPools(flat)
 	var total money.Micros
 	estimated := false
-	onGroup := map[string]money.Micros{} // by group id: its pods' savings
+	onGroup := map[string]money.Micros{} // by pool of groups: its pods' savings
 	own := map[string]money.Micros{}     // the groups' own
-	for _, e := range es {
-		if e.NodeGroup != "" {
-			onGroup[e.NodeGroup] += 0
-		}
-	}
-	for _, e := range es {
+	for i, e := range es {
 		r, ok := e.Best()
 		if !ok {
 			continue
 		}
 		estimated = estimated || r.PriceEstimated
 		saving := money.Micros(r.MonthlySaving)
-		switch _, isGroup := onGroup[e.ID]; {
-		case e.NodeGroup != "":
-			onGroup[e.NodeGroup] += saving
-		case isGroup:
-			own[e.ID] = saving
+		switch k, grouped := keyOf(&flat[i]); {
+		case grouped && e.NodeGroup != "":
+			onGroup[k] += saving
+		case grouped:
+			own[k] += saving
 		default:
 			total += saving
 		}
 	}
-	for id, pods := range onGroup {
-		total += max(pods, own[id])
+	for _, k := range slices.Sorted(maps.Keys(own)) {
+		total += max(own[k], onGroup[k])
+		delete(onGroup, k)
+	}
+	for _, saving := range onGroup {
+		total += saving
 	}
 	return total, estimated
 }

@@ -146,7 +146,7 @@ func priced(id string, gpus float64, qty int, monthly, atMax float64) Estimate {
 // unpriced leaves its pods counted on their own.
 func TestSumCountsPodsWithinTheirNodeGroup(t *testing.T) {
 	on := func(e Estimate, group string) Estimate {
-		e.NodeGroup, e.Pod = group, &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, NodeGroup: group}
+		e.NodeGroup, e.Pod = group, &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, NodeGroups: []parser.GroupRef{{Address: group}}}
 		return e
 	}
 	cases := []struct {

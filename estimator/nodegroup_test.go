@@ -52,7 +52,7 @@ func TestPodsOnANodeGroup(t *testing.T) {
 	pods := func(kind string, replicas, most int, hours float64) parser.Resource {
 		r := parser.Resource{Address: kind + "/ml/x", Root: "k8s/a.yaml", Provider: parser.GCP, Region: "europe-west4", InstanceType: "g2-standard-24",
 			Quantity: replicas, PurchaseOption: parser.Spot, Kind: parser.KindKubernetes, Type: kind, HoursPerMonth: hours,
-			Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, NodeGroup: "google_container_node_pool.l4", NodeGroupRoot: "infra"}}
+			Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, NodeGroups: []parser.GroupRef{{Address: "google_container_node_pool.l4", Root: "infra"}}}}
 		if most > 0 {
 			r.SetScaleMax(most, "maxReplicas")
 		}
@@ -164,6 +164,11 @@ func TestSavingsCountsANodeGroupAndItsPodsOnce(t *testing.T) {
 	}
 	group := Estimate{Address: "pool", ID: "infra|pool"}
 	pod := func(name string) Estimate { return Estimate{Address: name, ID: "k8s|" + name, NodeGroup: "infra|pool"} }
+	both := &GroupPods{Groups: []string{"infra|a", "infra|b"}}
+	shared := func(name string) Estimate { return Estimate{Address: name, ID: "infra|" + name, PodsOnGroup: both} }
+	onBoth := func(name string) Estimate {
+		return Estimate{Address: name, ID: "k8s|" + name, NodeGroup: "infra|b", NodeGroups: []string{"infra|b", "infra|a"}}
+	}
 	for _, c := range []struct {
 		name      string
 		es        []*Estimate
@@ -175,10 +180,75 @@ func TestSavingsCountsANodeGroupAndItsPodsOnce(t *testing.T) {
 		{"pods without their group among them", []*Estimate{saving(pod("a"), 300, false), saving(pod("b"), 200, false)}, 500, false},
 		{"a group without recommendations", []*Estimate{&group, saving(pod("a"), 300, false)}, 300, false},
 		{"no recommendations", []*Estimate{&group, {ID: "x"}}, 0, false},
+		{"two groups the pods share save more together", []*Estimate{saving(shared("a"), 300, false), saving(shared("b"), 300, false), saving(onBoth("p"), 500, false)}, 600, false},
+		{"pods on two groups save more", []*Estimate{saving(shared("a"), 100, false), saving(shared("b"), 100, false), saving(onBoth("p"), 500, false), saving(onBoth("q"), 100, false)}, 600, false},
 	} {
 		got, estimated := Savings(c.es)
 		if got != money.FromDollars(c.want) || estimated != c.estimated {
 			t.Errorf("%s: %v (estimated %v), want %v (%v)", c.name, got, estimated, c.want, c.estimated)
 		}
+	}
+}
+
+// Pods that may run on either of two groups of one kind count within both: the groups share
+// one summary, with the nodes of both, and the totals count the two groups and the pods once,
+// no further than both groups' maximums.
+func TestPodsOnTwoNodeGroupsOfOneKind(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	pool := func(name string, qty, most int) parser.Resource {
+		r := parser.Resource{Address: "google_container_node_pool." + name, Root: "infra", Provider: parser.GCP, Region: "europe-west4",
+			InstanceType: "g2-standard-24", Quantity: qty, PurchaseOption: parser.Spot, Kind: parser.KindTerraform, Type: "google_container_node_pool"}
+		r.SetScaleMax(most, "autoscaling.max_node_count")
+		return r
+	}
+	pods := func(replicas int) parser.Resource {
+		return parser.Resource{Address: "Deployment/ml/chat", Root: "k8s/a.yaml", Provider: parser.GCP, Region: "europe-west4", InstanceType: "g2-standard-24",
+			Quantity: replicas, PurchaseOption: parser.Spot, Kind: parser.KindKubernetes, Type: "Deployment",
+			Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, NodeGroups: []parser.GroupRef{
+				{Address: "google_container_node_pool.a", Root: "infra"}, {Address: "google_container_node_pool.b", Root: "infra"}}}}
+	}
+	node := p.Estimate(pool("a", 1, 1))
+	perNode, _ := node.Monthly()
+	for _, c := range []struct {
+		name           string
+		replicas       int
+		need           int
+		note           string
+		monthly, atMax float64 // in nodes
+	}{
+		{"within the groups' floors", 4, 2, "", 3, 5},
+		{"past their floors", 8, 4, "", 4, 5},
+		{"past both maximums", 12, 6, "its pods need at least 6 nodes and it and google_container_node_pool.b have at most 5", 5, 5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			es := p.EstimateAll([]parser.Resource{pool("a", 2, 3), pool("b", 1, 2), pods(c.replicas)})
+			a, b, d := es[0], es[1], es[2]
+			if a.PodsOnGroup == nil || a.PodsOnGroup != b.PodsOnGroup {
+				t.Fatalf("the groups do not share one summary: %+v, %+v", a.PodsOnGroup, b.PodsOnGroup)
+			}
+			gp := a.PodsOnGroup
+			if gp.NodesNeeded != c.need || gp.MaxNodes == nil || *gp.MaxNodes != 5 || strings.Join(gp.Groups, " ") != "infra|google_container_node_pool.a infra|google_container_node_pool.b" {
+				t.Errorf("summary %+v (max %v), want %d nodes needed of 5", *gp, deref(gp.MaxNodes), c.need)
+			}
+			if d.NodeGroup != "infra|google_container_node_pool.a" || strings.Join(d.NodeGroups, " ") != strings.Join(gp.Groups, " ") {
+				t.Errorf("pods on %q %q", d.NodeGroup, d.NodeGroups)
+			}
+			if notes := strings.Join(a.Notes, "\n"); c.note != "" && !strings.Contains(notes, c.note) || c.note == "" && strings.Contains(notes, "Pending") {
+				t.Errorf("notes %q, want %q", notes, c.note)
+			}
+			if strings.Contains(strings.Join(b.Notes, "\n"), "Pending") {
+				t.Errorf("the second group repeats the lead's note: %q", b.Notes)
+			}
+			tot := Sum(es)
+			if want := money.Amount(perNode.Mul(c.monthly)); tot.MonthlyCost != want {
+				t.Errorf("monthly %v, want %v (%v nodes)", tot.MonthlyCost, want, c.monthly)
+			}
+			if tot.MaxMonthlyCost == nil || *tot.MaxMonthlyCost != money.Amount(perNode.Mul(c.atMax)) {
+				t.Errorf("max %s, want %v nodes", amount(tot.MaxMonthlyCost), c.atMax)
+			}
+			if want := 2 * min(c.monthly, 5); tot.GPUs != want {
+				t.Errorf("gpus %v, want %v", tot.GPUs, want)
+			}
+		})
 	}
 }

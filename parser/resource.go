@@ -115,11 +115,10 @@ type PodGPUs struct {
 	SharedReplicas int `json:"shared_replicas,omitempty"`
 	// NodeSource says where the node came from (nodeSelector, affinity, NodePool, config).
 	NodeSource string `json:"node_source,omitempty"`
-	// NodeGroup, when set, is the address of the node group among the inputs whose nodes the
-	// pods run on (an EKS node group, a GKE node pool, an AKS pool), and NodeGroupRoot its root
-	// ("" for the pods' own): the group's cost holds theirs.
-	NodeGroup     string `json:"-"`
-	NodeGroupRoot string `json:"-"`
+	// NodeGroups, when set, are the node groups among the inputs whose nodes the pods run on
+	// (an EKS node group, a GKE node pool, an AKS pool): the one the pod selects, or the several
+	// of one kind that carry its selection. The groups' cost holds theirs.
+	NodeGroups []GroupRef `json:"-"`
 	// CPU (cores) and MemoryGiB are what one pod requests of its node, by Kubernetes' rule for a
 	// pod's effective request (requests, else limits); 0 when it requests none. A node chosen
 	// for the pod must hold them.
@@ -129,6 +128,11 @@ type PodGPUs struct {
 	// takes more of the node than its GPUs do (the estimator sets it); else the share is
 	// PerPodGPUs of the node's GPUs.
 	NodeShare float64 `json:"node_share,omitempty"`
+}
+
+// GroupRef names a node group: its address, and its root ("" for the pods' own).
+type GroupRef struct {
+	Address, Root string
 }
 
 // SharedLimit is a maximum several autoscaled resources share: a Karpenter NodePool's limit on

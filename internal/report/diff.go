@@ -234,7 +234,22 @@ func writeDiffChangesMarkdown(b *strings.Builder, d *result.Diff, limit int, nam
 		}
 		if e := c.After; e != nil && e.NodeGroup != "" && e.Pod != nil {
 			// Its pods fill nodes the total already pays for, up to the group's own cost.
-			what += " — runs on " + mdCell(e.Pod.NodeGroup) + ", counted within its cost"
+			ids := e.NodeGroups
+			if len(ids) == 0 {
+				ids = []string{e.NodeGroup}
+			}
+			names := make([]string, len(ids))
+			for i, id := range ids {
+				names[i] = id
+				if _, addr, ok := strings.Cut(id, "|"); ok {
+					names[i] = addr
+				}
+			}
+			its := "its"
+			if len(names) > 1 {
+				its = "their"
+			}
+			what += " — runs on " + mdCell(strings.Join(names, " or ")) + ", counted within " + its + " cost"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s → %s | **%s** |\n", cell(names.change(c)), what,
 			changeAmountText(c.MonthlyCostBefore, c.MaxMonthlyCostBefore), changeAmountText(c.MonthlyCostAfter, c.MaxMonthlyCostAfter), deltaText(c.MonthlyDelta))

@@ -508,14 +508,19 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 	groups := nodes.groups.selectGroups(sel, n.provider)
 	groupsWhy := "" // why the pod's selection of node groups gives no node
 	if groups.used && !placed && unplaced == "" {
-		if g, why := groups.group(); g == nil {
+		if g, on, why := groups.group(); g == nil {
 			groupsWhy = why
 		} else if len(n.instanceTypes) == 1 && n.instanceTypes[0] != g.InstanceType {
-			res.Note("the pod selects %s, which %s carries, but pins %s, which that group does not run: priced at %s", groups.selects, g.name(), n.instanceTypes[0], n.instanceTypes[0])
+			carry := "carries"
+			if len(on) > 1 {
+				carry = "carry"
+			}
+			res.Note("the pod selects %s, which %s %s, but pins %s, which %s not run: priced at %s", groups.selects, addresses(on), carry, n.instanceTypes[0],
+				map[bool]string{true: "those groups do", false: "that group does"}[len(on) > 1], n.instanceTypes[0])
 		} else {
 			n = nodeChoice{provider: g.Provider, instanceTypes: []string{g.InstanceType}, gpuNames: g.Accelerators, purchase: g.Purchase, region: g.Region}
-			n.addSource(fmt.Sprintf("%s (the pod selects %s)", g.name(), groups.selects))
-			g.runs(res)
+			n.addSource(fmt.Sprintf("%s (the pod selects %s)", addresses(on), groups.selects))
+			runsOn(res, on)
 			placed = true
 		}
 	}
@@ -603,8 +608,8 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 		if strings.HasPrefix(g.InstanceType, "n1-") {
 			res.Pod.GPUNames = g.Accelerators
 		}
+		runsOn(res, nodes.groups.all)
 		if len(opts.NodeGroups) == 1 {
-			g.runs(res)
 			n.addSource(g.name() + ", the configuration's only GPU node group")
 		} else {
 			n.addSource(fmt.Sprintf("the configuration's GPU node groups (%s), all of %s", addresses(nodes.groups.all), g.InstanceType))

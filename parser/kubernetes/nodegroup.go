@@ -64,9 +64,12 @@ func (g *NodeGroup) name() string {
 	return g.Address + " in " + g.Root
 }
 
-// runs records on a pod's resource that its pods run on the group's nodes.
-func (g *NodeGroup) runs(res *parser.Resource) {
-	res.Pod.NodeGroup, res.Pod.NodeGroupRoot = g.Address, g.Root
+// runsOn records on a pod's resource that its pods run on the groups' nodes.
+func runsOn(res *parser.Resource, groups []*NodeGroup) {
+	res.Pod.NodeGroups = make([]parser.GroupRef, len(groups))
+	for i, g := range groups {
+		res.Pod.NodeGroups[i] = parser.GroupRef{Address: g.Address, Root: g.Root}
+	}
 }
 
 // sameNode reports whether two groups run the same node, priced the same way.
@@ -258,24 +261,25 @@ func (x *groupIndex) candidates(sel selector, used []string) []int {
 	return out
 }
 
-// group returns the one kind of node the pod's selection lands on, or why there is none: no
-// group matches, they run different nodes, or one's node type is not known. A group that may
-// match (its labels partly known only at apply) must run the same node for the choice to stand.
-func (c groupChoice) group() (*NodeGroup, string) {
+// group returns the one kind of node the pod's selection lands on and the groups that run it
+// (those that match, and those that may), or why there is none: no group matches, they run
+// different nodes, or one's node type is not known. A group that may match (its labels partly
+// known only at apply) must run the same node for the choice to stand.
+func (c groupChoice) group() (*NodeGroup, []*NodeGroup, string) {
 	switch {
 	case len(c.matched) == 0 && len(c.maybe) > 0:
-		return nil, fmt.Sprintf("the pod selects %s; %s may carry it (some of its labels are known only at apply)", c.selects, addresses(c.maybe))
+		return nil, nil, fmt.Sprintf("the pod selects %s; %s may carry it (some of its labels are known only at apply)", c.selects, addresses(c.maybe))
 	case len(c.matched) == 0:
-		return nil, fmt.Sprintf("the pod selects %s, which none of the node groups read with it carries", c.selects)
+		return nil, nil, fmt.Sprintf("the pod selects %s, which none of the node groups read with it carries", c.selects)
 	}
 	all := append(slices.Clip(c.matched), c.maybe...)
 	if g := oneKind(all); g != nil {
-		return g, ""
+		return g, all, ""
 	}
 	if c.matched[0].InstanceType == "" && len(all) == 1 {
-		return nil, fmt.Sprintf("the pod selects %s: %s, whose node type is not known", c.selects, c.matched[0].name())
+		return nil, nil, fmt.Sprintf("the pod selects %s: %s, whose node type is not known", c.selects, c.matched[0].name())
 	}
-	return nil, fmt.Sprintf("the pod selects %s, which node groups of different kinds carry (%s)", c.selects, kinds(all))
+	return nil, nil, fmt.Sprintf("the pod selects %s, which node groups of different kinds carry (%s)", c.selects, kinds(all))
 }
 
 func addresses(gs []*NodeGroup) string {

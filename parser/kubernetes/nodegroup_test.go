@@ -226,3 +226,27 @@ func TestGroupNamedFromAPrefix(t *testing.T) {
 		}
 	}
 }
+
+// A selection that several groups of one kind carry (a pool per zone, labelled alike) puts the
+// pod on all of them: the estimator counts them and the pods once.
+func TestPodsSelectSeveralGroupsOfOneKind(t *testing.T) {
+	zonal := func(name string) NodeGroup {
+		return NodeGroup{Address: "aws_eks_node_group." + name, Root: "infra", InstanceType: "g6.xlarge", Provider: parser.AWS, Region: "us-east-1",
+			Purchase: parser.OnDemand, NodeLabels: parser.NodeLabels{Labels: map[string]string{"eks.amazonaws.com/nodegroup": name, "gpu": "l4"}}}
+	}
+	groups := []NodeGroup{zonal("l4-a"), zonal("l4-b"), zonal("l4-c")}
+	r := one(t, build(t, gpuPod(`  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions:
+              - {key: gpu, operator: In, values: [l4]}
+              - {key: eks.amazonaws.com/nodegroup, operator: NotIn, values: [l4-c]}`), Options{NodeGroups: groups}))
+	if r.InstanceType != "g6.xlarge" || r.Pod.NodeSource != "aws_eks_node_group.l4-a in infra, aws_eks_node_group.l4-b in infra (the pod selects eks.amazonaws.com/nodegroup not l4-c, gpu=l4)" {
+		t.Errorf("%s from %q", r.InstanceType, r.Pod.NodeSource)
+	}
+	want := []parser.GroupRef{{Address: "aws_eks_node_group.l4-a", Root: "infra"}, {Address: "aws_eks_node_group.l4-b", Root: "infra"}}
+	if !slices.Equal(r.Pod.NodeGroups, want) {
+		t.Errorf("node groups %+v, want %+v", r.Pod.NodeGroups, want)
+	}
+}

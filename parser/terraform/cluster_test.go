@@ -290,10 +290,17 @@ func TestPodRunsOnTheOnlyGPUNodeGroup(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			res := ParseSource("main.tf", []byte(tc.src), tc.opts)
 			pod := podNode(t, res, tc.want)
-			// On the only group, the pods are known to fill its nodes (the totals count them
-			// within it); on one of several groups of a kind, which one is not known.
-			if only := strings.Contains(tc.want, "only GPU node group"); only != (pod.Pod.NodeGroup == "google_container_node_pool.t4") || pod.Pod.NodeGroupRoot != "" {
-				t.Errorf("node group %q (root %q)", pod.Pod.NodeGroup, pod.Pod.NodeGroupRoot)
+			// The pods fill the nodes of the groups they run on (the totals count them within
+			// them): the only group, or every group of the one kind.
+			want := ""
+			switch {
+			case strings.Contains(tc.want, "only GPU node group"):
+				want = "google_container_node_pool.t4"
+			case strings.Contains(tc.want, "GPU node groups ("):
+				want = "google_container_node_pool.a google_container_node_pool.b"
+			}
+			if got := groupRefs(pod.Pod); got != want {
+				t.Errorf("node groups %q, want %q", got, want)
 			}
 		})
 	}
@@ -565,8 +572,8 @@ func TestPodSelectsANodeGroup(t *testing.T) {
 			if tc.want == "" {
 				return
 			}
-			if pod.Pod.NodeGroup == "" || !strings.Contains(tc.want, "from "+pod.Pod.NodeGroup+" (") {
-				t.Errorf("node group %q", pod.Pod.NodeGroup)
+			if g := groupRefs(pod.Pod); g == "" || !strings.Contains(tc.want, "from "+g+" (") {
+				t.Errorf("node group %q", g)
 			}
 		})
 	}
@@ -625,7 +632,7 @@ provider "kubernetes" { host = module.aks.host }
 	got := map[string]string{}
 	for _, r := range res.Resources {
 		if r.Pod != nil {
-			got[r.Address] = fmt.Sprintf("%s/%s %s", r.InstanceType, r.Region, r.Pod.NodeGroup)
+			got[r.Address] = fmt.Sprintf("%s/%s %s", r.InstanceType, r.Region, groupRefs(r.Pod))
 		}
 	}
 	want := map[string]string{
@@ -721,4 +728,18 @@ variable "autoscale" { type = bool }
 			}
 		})
 	}
+}
+
+// groupRefs names the node groups a pod runs on, "root|address" where the root is not the
+// pod's own, separated by spaces.
+func groupRefs(p *parser.PodGPUs) string {
+	var out []string
+	for _, g := range p.NodeGroups {
+		if g.Root != "" {
+			out = append(out, g.Root+"|"+g.Address)
+		} else {
+			out = append(out, g.Address)
+		}
+	}
+	return strings.Join(out, " ")
 }

@@ -33,3 +33,14 @@ test_pods_within_the_group_are_fine if {
 	]}
 	count(fs) == 0
 }
+
+test_groups_the_pods_share_are_judged_once if {
+	shared := {"workloads": ["Deployment/ml/chat"], "groups": ["infra|a", "infra|b"], "nodes_needed": 6, "nodes_needed_at_max": 6, "max_nodes": 5}
+	fs := gpu011.warn with input as {"resources": [
+		{"address": "a", "id": "infra|a", "pods_on_group": shared},
+		{"address": "b", "id": "infra|b", "pods_on_group": shared},
+	]}
+	{f.id | some f in fs} == {"infra|a"}
+	some f in fs
+	f.msg == "a cannot hold the pods that run on it: the pods of Deployment/ml/chat need at least 6 nodes and a, b together have at most 5, so some pods would stay Pending"
+}
