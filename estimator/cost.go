@@ -459,14 +459,15 @@ func groupPods(es []Estimate, groups, on []int) {
 			most += grp.ScaleMax.Quantity - grp.Quantity
 		}
 	}
+	// How the notes name the groups: the one, or all of them.
+	group, atMax, has := "the group", "its maximum", "it has"
+	if len(groups) > 1 {
+		group, atMax, has = "the groups", "their maximums", fmt.Sprintf("it and %s have", strings.Join(names[1:], ", "))
+	}
 	for _, g := range groups {
 		others := ""
 		if len(groups) > 1 {
 			others = fmt.Sprintf(" (and on %s)", strings.Join(slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == es[g].Address }), ", "))
-		}
-		group := "the group"
-		if len(groups) > 1 {
-			group = "the groups"
 		}
 		es[g].Notes = append(es[g].Notes, fmt.Sprintf("the pods of %s run on its nodes%s: the totals count %s and those pods once, as the larger of the two", strings.Join(gp.Workloads, ", "), others, group))
 	}
@@ -474,16 +475,11 @@ func groupPods(es []Estimate, groups, on []int) {
 		return
 	}
 	gp.MaxNodes = &most
-	what := "it has"
-	if len(groups) > 1 {
-		what = fmt.Sprintf("it and %s have", strings.Join(names[1:], ", "))
-	}
 	switch {
 	case gp.NodesNeeded > most:
-		lead.Notes = append(lead.Notes, fmt.Sprintf("its pods need at least %d nodes and %s at most %d: pods would stay Pending; the totals count %s at %s", gp.NodesNeeded, what, most,
-			map[bool]string{false: "the group", true: "the groups"}[len(groups) > 1], map[bool]string{false: "its maximum", true: "their maximums"}[len(groups) > 1]))
+		lead.Notes = append(lead.Notes, fmt.Sprintf("its pods need at least %d nodes and %s at most %d: pods would stay Pending; the totals count %s at %s", gp.NodesNeeded, has, most, group, atMax))
 	case gp.NodesNeededAtMax > most:
-		lead.Notes = append(lead.Notes, fmt.Sprintf("at their autoscalers' maximums its pods need at least %d nodes and %s at most %d: replicas past that would stay Pending", gp.NodesNeededAtMax, what, most))
+		lead.Notes = append(lead.Notes, fmt.Sprintf("at their autoscalers' maximums its pods need at least %d nodes and %s at most %d: replicas past that would stay Pending", gp.NodesNeededAtMax, has, most))
 	}
 }
 

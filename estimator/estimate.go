@@ -236,7 +236,11 @@ func Sum(es []Estimate) Totals {
 		capped        bool // the groups' maximums bound their pods
 		groups        int
 	}
-	keyOf := groupPools(es)
+	ptrs := make([]*Estimate, len(es))
+	for i := range es {
+		ptrs[i] = &es[i]
+	}
+	keyOf := groupPools(ptrs)
 	onGroup := map[string]*share{} // by pool of groups: the pods on them
 	group := map[string]*share{}   // the groups themselves
 	for i := range es {
@@ -315,11 +319,10 @@ func Sum(es []Estimate) Totals {
 // groupPools returns which pool of node groups an estimate's cost is counted in, for the node
 // groups pods among the estimates run on and for those pods: the first of the groups the pods
 // share (PodsOnGroup.Groups), else the one group; false for every other estimate.
-func groupPools(es []Estimate) func(*Estimate) (string, bool) {
+func groupPools(es []*Estimate) func(*Estimate) (string, bool) {
 	byID := map[string]*Estimate{}
 	isGroup := map[string]bool{}
-	for i := range es {
-		e := &es[i]
+	for _, e := range es {
 		byID[e.ID] = e
 		if e.NodeGroup != "" {
 			isGroup[e.NodeGroup] = true
@@ -360,23 +363,19 @@ func (e *Estimate) Best() (Recommendation, bool) {
 // larger of the groups' savings together and their pods' together, as Sum counts their cost:
 // both come out of the groups' nodes, and each assumes the nodes the other would change.
 func Savings(es []*Estimate) (money.Micros, bool) {
-	flat := make([]Estimate, len(es)) // groupPools reads ids and node groups only
-	for i, e := range es {
-		flat[i] = Estimate{ID: e.ID, NodeGroup: e.NodeGroup, NodeGroups: e.NodeGroups, PodsOnGroup: e.PodsOnGroup}
-	}
-	keyOf := groupPools(flat)
+	keyOf := groupPools(es)
 	var total money.Micros
 	estimated := false
 	onGroup := map[string]money.Micros{} // by pool of groups: its pods' savings
 	own := map[string]money.Micros{}     // the groups' own
-	for i, e := range es {
+	for _, e := range es {
 		r, ok := e.Best()
 		if !ok {
 			continue
 		}
 		estimated = estimated || r.PriceEstimated
 		saving := money.Micros(r.MonthlySaving)
-		switch k, grouped := keyOf(&flat[i]); {
+		switch k, grouped := keyOf(e); {
 		case grouped && e.NodeGroup != "":
 			onGroup[k] += saving
 		case grouped:

@@ -511,12 +511,11 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 		if g, on, why := groups.group(); g == nil {
 			groupsWhy = why
 		} else if len(n.instanceTypes) == 1 && n.instanceTypes[0] != g.InstanceType {
-			carry := "carries"
+			carry, that := "carries", "that group does"
 			if len(on) > 1 {
-				carry = "carry"
+				carry, that = "carry", "those groups do"
 			}
-			res.Note("the pod selects %s, which %s %s, but pins %s, which %s not run: priced at %s", groups.selects, addresses(on), carry, n.instanceTypes[0],
-				map[bool]string{true: "those groups do", false: "that group does"}[len(on) > 1], n.instanceTypes[0])
+			res.Note("the pod selects %s, which %s %s, but pins %s, which %s not run: priced at %s", groups.selects, addresses(on), carry, n.instanceTypes[0], that, n.instanceTypes[0])
 		} else {
 			n = nodeChoice{provider: g.Provider, instanceTypes: []string{g.InstanceType}, gpuNames: g.Accelerators, purchase: g.Purchase, region: g.Region}
 			n.addSource(fmt.Sprintf("%s (the pod selects %s)", addresses(on), groups.selects))
