@@ -351,7 +351,7 @@ func writeCommentSavings(b *strings.Builder, es []*estimator.Estimate, limit int
 	}
 	var rows []row
 	for _, e := range es {
-		if r, ok := bestRecommendation(e); ok {
+		if r, ok := e.Best(); ok {
 			rows = append(rows, row{e, r})
 		}
 	}

@@ -159,7 +159,7 @@ func writeSavingsMarkdown(ew *errWriter, es []estimator.Estimate, names resource
 	var rows []string
 	for i := range es {
 		e := &es[i]
-		if r, ok := bestRecommendation(e); ok {
+		if r, ok := e.Best(); ok {
 			rows = append(rows, fmt.Sprintf("| %s | %s | %s |", cell(links.code(names.resource(e), e.Source.File, e.Source.Line, false)), mdCell(recommendationText(r)), mdCell(r.Reason)))
 		}
 	}

@@ -152,9 +152,6 @@ func fitText(e *estimator.Estimate) string {
 	return e.Fit.Verdict
 }
 
-// bestRecommendation is the recommendation with the largest saving.
-func bestRecommendation(e *estimator.Estimate) (estimator.Recommendation, bool) { return e.Best() }
-
 func recommendationText(r estimator.Recommendation) string {
 	what := r.Node()
 	switch r.Kind {
@@ -213,7 +210,7 @@ func writeSavingsText(ew *errWriter, c *result.Check, names resourceNames) {
 	for i := range c.Resources {
 		e := &c.Resources[i]
 		es[i] = e
-		if r, ok := bestRecommendation(e); ok {
+		if r, ok := e.Best(); ok {
 			lines = append(lines, fmt.Sprintf("  %s\n      %s\n      %s", names.resource(e), recommendationText(r), r.Reason))
 		}
 	}
