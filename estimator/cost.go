@@ -380,11 +380,10 @@ func onNodeGroups(es []Estimate) {
 			}
 			on, names = append(on, id), append(names, ref.Address)
 			if first < 0 {
-				first = g
+				first = find(g) // find registers a group it has not met
 			} else {
 				parent[find(g)] = find(first)
 			}
-			find(g)
 		}
 		if first < 0 {
 			continue
@@ -393,11 +392,11 @@ func onNodeGroups(es []Estimate) {
 		if len(on) > 1 {
 			e.NodeGroups = on
 		}
-		if len(on) == 1 {
-			e.Notes = append(e.Notes, fmt.Sprintf("its pods run on the nodes of %s, priced too: the totals count the group and the pods on it once, as the larger of the two, and no more than the group at its maximum (pods that need more than the group's nodes make it scale out, up to its maximum)", names[0]))
-		} else {
-			e.Notes = append(e.Notes, fmt.Sprintf("its pods run on the nodes of %s, priced too: the totals count those groups and the pods on them once, as the larger of the two, and no more than the groups at their maximums (pods that need more than the groups' nodes make them scale out, up to their maximums)", strings.Join(names, " or ")))
+		w := [...]string{"the group and the pods on it", "the group at its maximum", "the group's nodes make it scale out, up to its maximum"}
+		if len(on) > 1 {
+			w = [...]string{"those groups and the pods on them", "the groups at their maximums", "the groups' nodes make them scale out, up to their maximums"}
 		}
+		e.Notes = append(e.Notes, fmt.Sprintf("its pods run on the nodes of %s, priced too: the totals count %s once, as the larger of the two, and no more than %s (pods that need more than %s)", strings.Join(names, " or "), w[0], w[1], w[2]))
 		withPods = append(withPods, i)
 	}
 	type pool struct{ groups, pods []int }
