@@ -250,7 +250,8 @@ type InstanceRequirements struct {
 // NodeLabels are the Kubernetes labels on the nodes of a cluster's node group: the label the
 // cloud names the group by (its name on eks.amazonaws.com/nodegroup,
 // cloud.google.com/gke-nodepool, kubernetes.azure.com/agentpool) and the labels the group
-// declares.
+// declares; and the taints the group puts on its nodes, which keep off pods that do not
+// tolerate them.
 type NodeLabels struct {
 	Labels map[string]string
 	// Unknown are labels whose values are known only at apply (a name generated then, a label
@@ -262,6 +263,25 @@ type NodeLabels struct {
 	// Partial is set when the declared labels are known only at apply: the group may carry
 	// any label.
 	Partial bool
+	// Taints are the taints on the group's nodes that it declares, or that its cloud adds for
+	// what it declares (an AKS spot pool's).
+	Taints []Taint
+	// TaintsUnknown is set when some of the group's taints are known only at apply.
+	TaintsUnknown bool
+}
+
+// Taint is a Kubernetes taint on a node group's nodes, with Kubernetes' names for its effect:
+// NoSchedule, PreferNoSchedule or NoExecute.
+type Taint struct {
+	Key, Value, Effect string
+}
+
+// String writes a taint as kubectl does: key=value:Effect, or key:Effect without a value.
+func (t Taint) String() string {
+	if t.Value == "" {
+		return t.Key + ":" + t.Effect
+	}
+	return t.Key + "=" + t.Value + ":" + t.Effect
 }
 
 // Resource is one GPU resource found in an input, before pricing.

@@ -385,7 +385,10 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		res.SetScaleMax(r.maxPods, r.maxFrom)
 	}
 	hoursFromManifest(res, r, annotations, o, &errs)
-	np := resolveNode(res, r, o, nodes, opts)
+	np, stuck := resolveNode(res, r, o, nodes, req.extended, opts)
+	if stuck != "" {
+		warns = append(warns, parser.Error{File: res.Source.File, Line: res.Source.Line, Message: res.Address + ": " + stuck})
+	}
 	if np != nil {
 		if w, ok := capByPoolLimits(res, np); ok {
 			warns = append(warns, w)
@@ -467,10 +470,14 @@ type nodeSources struct {
 // resolveNode decides what is known of the node: exact labels first (with those of the Kueue
 // flavor a queued workload is admitted to), then the GKE ComputeClass the pod selects or a
 // matching Karpenter NodePool, then the config's default instance type. It returns the
-// NodePool the pods land on, when one places them.
-func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opts Options) (pool *nodePool) {
+// NodePool the pods land on, when one places them, and a warning when the only node groups the
+// pod selects keep it off with their taints.
+//
+// requested are the extended resources the pod's containers request: the tolerations the
+// ExtendedResourceToleration admission controller adds for them count with the pod's own.
+func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, requested []string, opts Options) (pool *nodePool, stuck string) {
 	sel := podSelector(r.template.Spec)
-	tols := r.template.Spec.Tolerations
+	tols := withExtendedResourceTolerations(r.template.Spec.Tolerations, requested)
 	origin := "nodeSelector/affinity"
 	if f, note := nodes.kueue.place(o, r.template, res.Pod.Resource); note != "" {
 		res.Note("%s", note)
@@ -505,12 +512,12 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 	}
 	// A node group declared with the manifests that the pod selects by its labels (the cloud's
 	// group-name label, a label the group declares) runs the pod's nodes.
-	groups := nodes.groups.selectGroups(sel, n.provider)
+	groups := nodes.groups.selectGroups(sel, tols, n.provider)
 	groupsWhy := "" // why the pod's selection of node groups gives no node
 	if groups.used && !placed && unplaced == "" {
-		if g, on, why := groups.group(); g == nil {
-			groupsWhy = why
-		} else if len(n.instanceTypes) == 1 && n.instanceTypes[0] != g.InstanceType {
+		if p := groups.group(); p.g == nil {
+			groupsWhy = p.why
+		} else if g, on := p.g, p.on; len(n.instanceTypes) == 1 && n.instanceTypes[0] != g.InstanceType {
 			carry, that := "carries", "that group does"
 			if len(on) > 1 {
 				carry, that = "carry", "those groups do"
@@ -520,7 +527,10 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 			n = nodeChoice{provider: g.Provider, instanceTypes: []string{g.InstanceType}, gpuNames: g.Accelerators, purchase: g.Purchase, region: g.Region}
 			n.addSource(fmt.Sprintf("%s (the pod selects %s)", addresses(on), groups.selects))
 			runsOn(res, on)
-			placed = true
+			placed, stuck = true, p.stuck
+			if p.off != "" {
+				res.Note("not on %s, which the pod also selects: it does not tolerate their taints", p.off)
+			}
 		}
 	}
 	if len(n.instanceTypes) != 1 && !placed && unplaced == "" {
@@ -566,8 +576,10 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 	}
 	res.Pod.SharedReplicas = n.sharedReplicas
 	var anyGroup *NodeGroup // the node groups' one kind of node, for a pod that names none
+	var anyOn []*NodeGroup  // the groups that run it
+	var anyOff []refusal    // the groups whose taints keep the pod off
 	if opts.AnyNodeGroup && !placed && !groups.used {
-		anyGroup = nodes.groups.anyGroup(n.provider)
+		anyGroup, anyOn, anyOff = nodes.groups.anyGroup(n.provider, tols)
 	}
 	if n.purchase != "" {
 		res.PurchaseOption = n.purchase
@@ -607,12 +619,17 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 		if strings.HasPrefix(g.InstanceType, "n1-") {
 			res.Pod.GPUNames = g.Accelerators
 		}
-		runsOn(res, nodes.groups.all)
-		if len(opts.NodeGroups) == 1 {
+		runsOn(res, anyOn)
+		switch {
+		case len(opts.NodeGroups) == 1:
 			n.addSource(g.name() + ", the configuration's only GPU node group")
-		} else {
-			n.addSource(fmt.Sprintf("the configuration's GPU node groups (%s), all of %s", addresses(nodes.groups.all), g.InstanceType))
+		case len(anyOff) > 0:
+			n.addSource(fmt.Sprintf("the configuration's GPU node groups whose taints the pod tolerates (%s), all of %s; not %s", addresses(anyOn), g.InstanceType, refusals(anyOff)))
+		default:
+			n.addSource(fmt.Sprintf("the configuration's GPU node groups (%s), all of %s", addresses(anyOn), g.InstanceType))
 		}
+	case len(anyOff) > 0 && len(anyOff) == len(nodes.groups.all):
+		res.AddUnresolved("node", fmt.Sprintf("the pod names no node, and does not tolerate the taints of the configuration's GPU node groups (%s): add a toleration, or name the node with node.kubernetes.io/instance-type (nodeSelector or affinity)", refusals(anyOff)))
 	case groupsWhy != "":
 		res.AddUnresolved("node", groupsWhy+": name the node with node.kubernetes.io/instance-type (nodeSelector or affinity), or set kubernetes.default_instance_type in the config")
 		groupsWhy = ""
@@ -627,7 +644,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, opt
 		res.Provider = parser.Unknown
 	}
 	res.Pod.NodeSource = strings.Join(n.source, ", ")
-	return pool
+	return pool, stuck
 }
 
 func isAre(n int) string {

@@ -1376,14 +1376,17 @@ func TestScaleMaxMustBeACount(t *testing.T) {
 // leave it pending; a pod a pool admits, a pod on another cloud, or one that selects a managed
 // node group, gets no such note.
 func TestNoNodePoolAdmitsThePod(t *testing.T) {
-	pool := "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: a100}\nspec:\n" +
-		"  template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}, " +
-		"requirements: [{key: karpenter.k8s.aws/instance-gpu-name, operator: In, values: [a100]}], " +
-		"taints: [{key: nvidia.com/gpu, value: \"true\", effect: NoSchedule}]}}\n"
+	tainted := func(key string) string {
+		return "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: a100}\nspec:\n" +
+			"  template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}, " +
+			"requirements: [{key: karpenter.k8s.aws/instance-gpu-name, operator: In, values: [a100]}], " +
+			"taints: [{key: " + key + ", value: \"true\", effect: NoSchedule}]}}\n"
+	}
+	pool := tainted("dedicated")
 	pod := func(selector string, tolerate bool) string {
 		tol := ""
 		if tolerate {
-			tol = "      tolerations: [{key: nvidia.com/gpu, operator: Exists}]\n"
+			tol = "      tolerations: [{key: dedicated, operator: Exists}]\n"
 		}
 		return "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: ns}\nspec:\n  template:\n    spec:\n" +
 			"      nodeSelector: {" + selector + "}\n" + tol +
@@ -1405,8 +1408,11 @@ func TestNoNodePoolAdmitsThePod(t *testing.T) {
 		"other GPU name":      {pool + pod("karpenter.k8s.aws/instance-gpu-name: a10g", true), true},
 		"taint not tolerated": {pool + pod("karpenter.k8s.aws/instance-gpu-name: a100", false), true},
 		"admitted":            {pool + pod("karpenter.k8s.aws/instance-gpu-name: a100", true), false},
-		"another cloud":       {pool + pod("cloud.google.com/gke-accelerator: nvidia-l4", false), false},
-		"managed node group":  {pool + pod("eks.amazonaws.com/nodegroup: gpu, karpenter.k8s.aws/instance-gpu-name: a10g", false), false},
+		// The ExtendedResourceToleration admission controller tolerates the taint named after
+		// the device the pod requests.
+		"device taint":       {tainted("nvidia.com/gpu") + pod("karpenter.k8s.aws/instance-gpu-name: a100", false), false},
+		"another cloud":      {pool + pod("cloud.google.com/gke-accelerator: nvidia-l4", false), false},
+		"managed node group": {pool + pod("eks.amazonaws.com/nodegroup: gpu, karpenter.k8s.aws/instance-gpu-name: a10g", false), false},
 	} {
 		r := one(t, build(t, c.src, Options{}))
 		if hasNote(r) != c.want {

@@ -99,6 +99,8 @@ type groupChoice struct {
 	// matched are the groups whose labels satisfy the selection; maybe are those that may,
 	// their labels being known only in part.
 	matched, maybe []*NodeGroup
+	// refused are the groups that match, or may, but whose taints keep the pod off.
+	refused []refusal
 	// selects is the selection on those labels, for notes ("cloud.google.com/gke-nodepool=l4").
 	selects string
 }
@@ -121,6 +123,8 @@ type groupIndex struct {
 	all    []*NodeGroup    // the groups, for notes
 	keys   map[string]bool // group-name labels, and every label a group has
 	any    *NodeGroup      // the groups' one kind of node, nil when they run several
+	// tainted is set when a group has taints that may keep pods off it.
+	tainted bool
 	// byLabel are the groups that carry each label=value, and open those that may carry any
 	// (labels known only in part): a selection with In looks at those alone.
 	byLabel map[string][]int
@@ -152,6 +156,7 @@ func newGroupIndex(groups []NodeGroup) *groupIndex {
 		for k := range g.Prefixes {
 			x.keys[k] = true
 		}
+		x.tainted = x.tainted || len(g.Taints) > 0
 	}
 	x.all, x.any = all, oneKind(all)
 	return x
@@ -161,7 +166,7 @@ func newGroupIndex(groups []NodeGroup) *groupIndex {
 // (any cloud when the pod's labels name none). Only the labels that name groups count: the
 // well-known ones the scheduler also matches (zone, instance type, capacity type) are set by
 // the cloud on every node and are read elsewhere.
-func (x *groupIndex) selectGroups(sel selector, provider string) groupChoice {
+func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider string) groupChoice {
 	var c groupChoice
 	if len(x.groups) == 0 {
 		return c
@@ -219,14 +224,46 @@ func (x *groupIndex) selectGroups(sel selector, provider string) groupChoice {
 				fits = false
 			}
 		}
-		switch {
-		case fits && unsure:
+		if !fits {
+			continue
+		}
+		if t, off := g.keepsOff(tols); off {
+			c.refused = append(c.refused, refusal{g, t})
+		} else if unsure {
 			c.maybe = append(c.maybe, g)
-		case fits:
+		} else {
 			c.matched = append(c.matched, g)
 		}
 	}
 	return c
+}
+
+// refusal is a node group with the taint that keeps a pod off it.
+type refusal struct {
+	g     *NodeGroup
+	taint parser.Taint
+}
+
+// keepsOff returns the first taint of the group's nodes that keeps off a pod with these
+// tolerations: a NoSchedule or NoExecute taint they do not tolerate (a PreferNoSchedule one only
+// steers the scheduler elsewhere). Taints known only at apply are not held against the pod.
+func (g *NodeGroup) keepsOff(tols []toleration) (parser.Taint, bool) {
+	for _, t := range g.Taints {
+		if t.Effect != "PreferNoSchedule" && !tolerates(tols, toleration{Key: t.Key, Value: t.Value, Effect: t.Effect}) {
+			return t, true
+		}
+	}
+	return parser.Taint{}, false
+}
+
+// refusals names each group with the taint that keeps the pods off it:
+// "a (taint k=v:NoSchedule), b (...)".
+func refusals(rs []refusal) string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = fmt.Sprintf("%s (taint %s)", r.g.name(), r.taint)
+	}
+	return strings.Join(out, ", ")
 }
 
 // candidates are the groups, in order, that may carry a selection: for a label it selects In
@@ -261,25 +298,58 @@ func (x *groupIndex) candidates(sel selector, used []string) []int {
 	return out
 }
 
+// groupPick is the node a pod's selection of node groups gives.
+type groupPick struct {
+	// g is the one kind of node the selection lands on, and on the groups that run it; why says
+	// why there is none when g is nil.
+	g   *NodeGroup
+	on  []*NodeGroup
+	why string
+	// stuck is set when every group the pod selects keeps it off with a taint: the scheduler
+	// leaves the pods Pending. They are priced where they are meant to run, and a warning says
+	// why they will not run there.
+	stuck string
+	// off names the groups the selection matches but whose taints keep the pods off, when
+	// others take them.
+	off string
+}
+
 // group returns the one kind of node the pod's selection lands on and the groups that run it
 // (those that match, and those that may), or why there is none: no group matches, they run
 // different nodes, or one's node type is not known. A group that may match (its labels partly
-// known only at apply) must run the same node for the choice to stand.
-func (c groupChoice) group() (*NodeGroup, []*NodeGroup, string) {
+// known only at apply) must run the same node for the choice to stand. Groups whose taints the
+// pod does not tolerate count only when they are all it selects.
+func (c groupChoice) group() groupPick {
+	var p groupPick
+	matched := c.matched
 	switch {
-	case len(c.matched) == 0 && len(c.maybe) > 0:
-		return nil, nil, fmt.Sprintf("the pod selects %s; %s may carry it (some of its labels are known only at apply)", c.selects, addresses(c.maybe))
-	case len(c.matched) == 0:
-		return nil, nil, fmt.Sprintf("the pod selects %s, which none of the node groups read with it carries", c.selects)
+	case len(c.matched) == 0 && len(c.maybe) == 0 && len(c.refused) > 0:
+		for _, r := range c.refused {
+			matched = append(matched, r.g)
+		}
+		p.stuck = fmt.Sprintf("its pods select %s, but do not tolerate the taints of the node groups that carry it: %s; the scheduler leaves them Pending until they tolerate them", c.selects, refusals(c.refused))
+	case len(c.refused) > 0:
+		p.off = refusals(c.refused)
 	}
-	all := append(slices.Clip(c.matched), c.maybe...)
+	switch {
+	case len(matched) == 0 && len(c.maybe) > 0:
+		p.why = fmt.Sprintf("the pod selects %s; %s may carry it (some of its labels are known only at apply)", c.selects, addresses(c.maybe))
+		return p
+	case len(matched) == 0:
+		p.why = fmt.Sprintf("the pod selects %s, which none of the node groups read with it carries", c.selects)
+		return p
+	}
+	all := append(slices.Clip(matched), c.maybe...)
 	if g := oneKind(all); g != nil {
-		return g, all, ""
+		p.g, p.on = g, all
+		return p
 	}
-	if c.matched[0].InstanceType == "" && len(all) == 1 {
-		return nil, nil, fmt.Sprintf("the pod selects %s: %s, whose node type is not known", c.selects, c.matched[0].name())
+	if matched[0].InstanceType == "" && len(all) == 1 {
+		p.why = fmt.Sprintf("the pod selects %s: %s, whose node type is not known", c.selects, matched[0].name())
+	} else {
+		p.why = fmt.Sprintf("the pod selects %s, which node groups of different kinds carry (%s)", c.selects, kinds(all))
 	}
-	return nil, nil, fmt.Sprintf("the pod selects %s, which node groups of different kinds carry (%s)", c.selects, kinds(all))
+	return p
 }
 
 func addresses(gs []*NodeGroup) string {
@@ -312,11 +382,25 @@ func kinds(gs []*NodeGroup) string {
 	return strings.Join(out, "; ")
 }
 
-// anyGroup returns the node a pod that names none runs on: the groups' one kind of node, when
-// they all run the same one on the pod's cloud (any cloud when the pod names none).
-func (x *groupIndex) anyGroup(provider string) *NodeGroup {
-	if g := x.any; g != nil && (provider == "" || provider == g.Provider) {
-		return g
+// anyGroup returns the node a pod that names none runs on, and the groups that run it: the
+// groups' one kind of node, when those whose taints the pod tolerates all run the same one on
+// the pod's cloud (any cloud when the pod names none). off are the groups whose taints keep the
+// pod off.
+func (x *groupIndex) anyGroup(provider string, tols []toleration) (g *NodeGroup, on []*NodeGroup, off []refusal) {
+	g, on = x.any, x.all
+	if x.tainted {
+		on = nil
+		for _, o := range x.all {
+			if t, bad := o.keepsOff(tols); bad {
+				off = append(off, refusal{o, t})
+			} else {
+				on = append(on, o)
+			}
+		}
+		g = oneKind(on)
 	}
-	return nil
+	if g == nil || provider != "" && provider != g.Provider {
+		return nil, nil, off
+	}
+	return g, on, off
 }

@@ -250,3 +250,85 @@ func TestPodsSelectSeveralGroupsOfOneKind(t *testing.T) {
 		t.Errorf("node groups %+v, want %+v", r.Pod.NodeGroups, want)
 	}
 }
+
+// Taints keep pods off node groups: a pod that names no node runs on the groups whose taints it
+// tolerates, and one that selects only groups it does not tolerate is priced there with a
+// warning that its pods stay Pending. The taint named after the device a pod requests is
+// tolerated for it (the ExtendedResourceToleration admission controller), PreferNoSchedule
+// keeps nothing off, and taints known only at apply are not held against a pod.
+func TestTaintsKeepPodsOffNodeGroups(t *testing.T) {
+	group := func(name, typ, gpu string, taints ...parser.Taint) NodeGroup {
+		return NodeGroup{Address: "aws_eks_node_group." + name, InstanceType: typ, Provider: parser.AWS, Region: "us-east-1", Purchase: parser.OnDemand,
+			NodeLabels: parser.NodeLabels{Labels: map[string]string{"eks.amazonaws.com/nodegroup": name, "gpu": gpu}, Taints: taints}}
+	}
+	training := parser.Taint{Key: "dedicated", Value: "training", Effect: "NoSchedule"}
+	device := parser.Taint{Key: "nvidia.com/gpu", Value: "true", Effect: "NoSchedule"}
+	train := group("train", "p4d.24xlarge", "a100", training)
+	l4 := group("l4", "g6.xlarge", "l4", device)
+	tolerate := "  tolerations: [{key: dedicated, operator: Equal, value: training, effect: NoSchedule}]\n"
+	refs := func(r parser.Resource) string {
+		var out []string
+		for _, g := range r.Pod.NodeGroups {
+			out = append(out, g.Address)
+		}
+		return strings.Join(out, ",")
+	}
+	cases := []struct {
+		name   string
+		groups []NodeGroup
+		spec   string
+		any    bool
+		typ    string // "" when the node is unresolved
+		on     string // the groups the pods run on
+		source string // the node's source, or the start of the unresolved reason
+		warn   string // the warning, "" for none
+	}{
+		{"the groups a pod tolerates decide its node", []NodeGroup{train, l4}, "  nodeSelector: {}", true, "g6.xlarge", "aws_eks_node_group.l4",
+			"the configuration's GPU node groups whose taints the pod tolerates (aws_eks_node_group.l4), all of g6.xlarge; not aws_eks_node_group.train (taint dedicated=training:NoSchedule)", ""},
+		{"tolerating both leaves two kinds", []NodeGroup{train, l4}, tolerate + "  nodeSelector: {}", true, "", "",
+			"the pod names no node: set node.kubernetes.io/instance-type", ""},
+		{"tolerating none", []NodeGroup{train}, "  nodeSelector: {}", true, "", "",
+			"the pod names no node, and does not tolerate the taints of the configuration's GPU node groups (aws_eks_node_group.train (taint dedicated=training:NoSchedule))", ""},
+		{"a taint known only at apply is not held against the pod", []NodeGroup{func() NodeGroup { g := group("x", "g6.xlarge", "l4"); g.TaintsUnknown = true; return g }()},
+			"  nodeSelector: {}", true, "g6.xlarge", "aws_eks_node_group.x", "aws_eks_node_group.x, the configuration's only GPU node group", ""},
+		{"PreferNoSchedule keeps nothing off", []NodeGroup{group("p", "g6.xlarge", "l4", parser.Taint{Key: "dedicated", Value: "training", Effect: "PreferNoSchedule"})},
+			"  nodeSelector: {gpu: l4}", false, "g6.xlarge", "aws_eks_node_group.p", "aws_eks_node_group.p (the pod selects gpu=l4)", ""},
+		{"selected and tolerated", []NodeGroup{train, l4}, tolerate + "  nodeSelector: {gpu: a100}", false, "p4d.24xlarge", "aws_eks_node_group.train",
+			"aws_eks_node_group.train (the pod selects gpu=a100)", ""},
+		{"selected but not tolerated: priced there, with a warning", []NodeGroup{train, l4}, "  nodeSelector: {gpu: a100}", false, "p4d.24xlarge", "aws_eks_node_group.train",
+			"aws_eks_node_group.train (the pod selects gpu=a100)",
+			"Pod/ml/p: its pods select gpu=a100, but do not tolerate the taints of the node groups that carry it: aws_eks_node_group.train (taint dedicated=training:NoSchedule); the scheduler leaves them Pending until they tolerate them"},
+		{"a toleration for another value", []NodeGroup{train}, "  tolerations: [{key: dedicated, value: serving}]\n  nodeSelector: {gpu: a100}", false, "p4d.24xlarge", "aws_eks_node_group.train",
+			"aws_eks_node_group.train (the pod selects gpu=a100)", "Pod/ml/p: its pods select gpu=a100, but do not tolerate"},
+		{"the device's taint with NoExecute is not tolerated for it", []NodeGroup{group("l4", "g6.xlarge", "l4", parser.Taint{Key: "nvidia.com/gpu", Effect: "NoExecute"})},
+			"  nodeSelector: {gpu: l4}", false, "g6.xlarge", "aws_eks_node_group.l4", "aws_eks_node_group.l4 (the pod selects gpu=l4)",
+			"Pod/ml/p: its pods select gpu=l4, but do not tolerate the taints of the node groups that carry it: aws_eks_node_group.l4 (taint nvidia.com/gpu:NoExecute)"},
+		{"of two groups of one kind, the one it tolerates", []NodeGroup{group("a", "g6.xlarge", "l4", training), group("b", "g6.xlarge", "l4")},
+			"  nodeSelector: {gpu: l4}", false, "g6.xlarge", "aws_eks_node_group.b", "aws_eks_node_group.b (the pod selects gpu=l4)", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := build(t, gpuPod(tc.spec), Options{NodeGroups: tc.groups, AnyNodeGroup: tc.any})
+			r := one(t, res)
+			var warns []string
+			for _, w := range res.Warnings {
+				warns = append(warns, w.Message)
+			}
+			switch {
+			case tc.warn == "" && len(warns) > 0:
+				t.Errorf("warnings %q", warns)
+			case tc.warn != "" && (len(warns) != 1 || !strings.HasPrefix(warns[0], tc.warn) || res.Warnings[0].Line != 1):
+				t.Errorf("warnings %+v, want one at line 1 starting %q", res.Warnings, tc.warn)
+			}
+			if tc.typ == "" {
+				if r.InstanceType != "" || len(r.Unresolved) != 1 || !strings.HasPrefix(r.Unresolved[0].Reason, tc.source) {
+					t.Fatalf("%s from %q, unresolved %+v\nwant unresolved %q", r.InstanceType, r.Pod.NodeSource, r.Unresolved, tc.source)
+				}
+				return
+			}
+			if r.InstanceType != tc.typ || r.Pod.NodeSource != tc.source || refs(r) != tc.on {
+				t.Errorf("%s from %q on %q\nwant %s from %q on %q", r.InstanceType, r.Pod.NodeSource, refs(r), tc.typ, tc.source, tc.on)
+			}
+		})
+	}
+}

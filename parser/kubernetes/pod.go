@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,6 +85,9 @@ type gpuRequest struct {
 	// notes say which GPUs came through DRA claims; missing names the claims that were not
 	// among the objects read.
 	notes, missing []string
+	// extended are the GPU extended resources the pod's containers request by name (not
+	// through DRA claims), sorted.
+	extended []string
 }
 
 // IsGPUResource reports whether an extended resource name is one gpuguard counts.
@@ -185,9 +189,14 @@ func podGPUs(spec podSpec, o *object, claims *claimIndex) (gpuRequest, []error) 
 		}
 	}
 	sum := map[string]int64{}
+	var extended []string
 	for name := range line {
 		sum[name] = effectiveRequest(spec, func(c *container) int64 { return parsed[c][name].count })
+		if sum[name] > 0 {
+			extended = append(extended, name)
+		}
 	}
+	slices.Sort(extended)
 	// Neuron devices go by two names; NeuronCores become the devices that hold them.
 	if n := sum[ResourceNeuronDevice]; n > 0 {
 		sum[ResourceNeuron] += n
@@ -227,7 +236,7 @@ func podGPUs(spec podSpec, o *object, claims *claimIndex) (gpuRequest, []error) 
 	if neuronNote != "" {
 		notes = append(notes, neuronNote)
 	}
-	best.notes, best.missing = notes, missing
+	best.notes, best.missing, best.extended = notes, missing, extended
 	return best, errs
 }
 
@@ -384,6 +393,25 @@ func filterOut(vals, excluded []string) []string {
 		if !skip {
 			out = append(out, v)
 		}
+	}
+	return out
+}
+
+// withExtendedResourceTolerations adds to a pod's tolerations those the ExtendedResourceToleration
+// admission controller gives a pod that requests extended resources: for each one, key the
+// resource's name, operator Exists, effect NoSchedule (kubernetes/kubernetes#55839). Nodes
+// tainted with the name of the device they carry (nvidia.com/gpu:NoSchedule, the usual way to
+// keep other pods off GPU nodes) so take the pods that request it. The managed clusters enable
+// the controller: GKE, which also taints its GPU node pools so; EKS since Kubernetes 1.19
+// (aws/containers-roadmap#739); AKS (Azure/AKS#1449, shipped).
+func withExtendedResourceTolerations(tols []toleration, requested []string) []toleration {
+	if len(requested) == 0 {
+		return tols
+	}
+	out := make([]toleration, 0, len(tols)+len(requested))
+	out = append(out, tols...)
+	for _, name := range requested {
+		out = append(out, toleration{Key: name, Operator: "Exists", Effect: "NoSchedule"})
 	}
 	return out
 }

@@ -322,6 +322,7 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 		c.awsTaker(r, lt, r.Quantity)
 	}
 	r.NodeLabels = nodeLabels(w, parser.AWS, nameOf(w, "node_group_name", "node_group_name_prefix"), "labels")
+	taintBlocks(r.NodeLabels, w, "taint")
 	return []*parser.Resource{r}
 }
 

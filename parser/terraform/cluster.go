@@ -276,3 +276,62 @@ func nodeLabels(w *view, provider string, name groupName, labelsPath ...any) *pa
 	nl.Unknown, nl.Partial = append(nl.Unknown, unknown...), partial
 	return nl
 }
+
+// taintEffects are Kubernetes' names for the effects the EKS and GKE providers write in
+// capitals (aws_eks_node_group taint.effect, google_container_node_pool node_config.taint.effect).
+var taintEffects = map[string]string{"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
+
+// taintBlocks reads a node group's taint blocks (key, value, effect: an EKS node group's taint,
+// a GKE pool's node_config.taint). A block or a field known only at apply leaves the group's
+// taints partly unknown. Like the labels, nothing here makes the group unresolved.
+func taintBlocks(nl *parser.NodeLabels, w *view, path ...any) {
+	q := w.quiet()
+	if v, ok := at(q.obj, path...); !ok {
+		return
+	} else if !v.IsKnown() {
+		nl.TaintsUnknown = true
+		return
+	}
+	for _, b := range q.blocks(path...) {
+		key, kok := b.str("key")
+		effect, eok := b.str("effect")
+		value, vok := b.str("value")
+		if !kok || !eok || !vok && b.has("value") {
+			nl.TaintsUnknown = true
+			continue
+		}
+		nl.Taints = append(nl.Taints, parser.Taint{Key: key, Value: value, Effect: cmp.Or(taintEffects[strings.ToUpper(effect)], effect)})
+	}
+}
+
+// aksTaints reads an AKS pool's taints: node_taints ("key=value:Effect"), and those AKS adds
+// itself:
+//   - kubernetes.azure.com/scalesetpriority=spot:NoSchedule on a spot pool,
+//     https://learn.microsoft.com/azure/aks/spot-node-pool;
+//   - CriticalAddonsOnly=true:NoSchedule on a default pool with only_critical_addons_enabled
+//     (the azurerm provider's azurerm_kubernetes_cluster documentation).
+func aksTaints(nl *parser.NodeLabels, pool *view) {
+	q := pool.quiet()
+	if list, ok := q.strList("node_taints"); ok {
+		for _, s := range list {
+			spec, effect, ok := strings.Cut(s, ":")
+			if !ok {
+				continue // the API refuses it: terraform apply fails before any node starts
+			}
+			key, value, _ := strings.Cut(spec, "=")
+			nl.Taints = append(nl.Taints, parser.Taint{Key: strings.TrimSpace(key), Value: strings.TrimSpace(value), Effect: strings.TrimSpace(effect)})
+		}
+	} else if q.has("node_taints") {
+		nl.TaintsUnknown = true
+	}
+	if p, ok := q.str("priority"); ok && strings.EqualFold(p, "Spot") {
+		nl.Taints = append(nl.Taints, parser.Taint{Key: "kubernetes.azure.com/scalesetpriority", Value: "spot", Effect: "NoSchedule"})
+	} else if !ok && q.has("priority") {
+		nl.TaintsUnknown = true
+	}
+	if b, ok := q.boolean("only_critical_addons_enabled"); ok && b {
+		nl.Taints = append(nl.Taints, parser.Taint{Key: "CriticalAddonsOnly", Value: "true", Effect: "NoSchedule"})
+	} else if !ok && q.has("only_critical_addons_enabled") {
+		nl.TaintsUnknown = true
+	}
+}

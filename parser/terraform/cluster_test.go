@@ -743,3 +743,180 @@ func groupRefs(p *parser.PodGPUs) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// A node group's taints are read with its labels, with Kubernetes' names for their effects:
+// EKS taint blocks, GKE node_config.taint blocks, AKS node_taints and the taints AKS adds itself
+// (a spot pool's, a default pool's with only_critical_addons_enabled); the stand-ins of the
+// registry modules pass theirs on. A taint known only at apply leaves the group's taints partly
+// unknown, and makes nothing unresolved.
+func TestNodeGroupTaints(t *testing.T) {
+	cases := []struct {
+		name, src, address string
+		want               string // taints, then "unknown" when some are known only at apply
+	}{
+		{"EKS node group", `resource "aws_eks_node_group" "g" {
+  cluster_name    = "c"
+  node_group_name = "gpu"
+  instance_types  = ["g5.xlarge"]
+  taint {
+    key    = "nvidia.com/gpu"
+    value  = "true"
+    effect = "NO_SCHEDULE"
+  }
+  taint {
+    key    = "dedicated"
+    effect = "PREFER_NO_SCHEDULE"
+  }
+}`, "aws_eks_node_group.g", "nvidia.com/gpu=true:NoSchedule dedicated:PreferNoSchedule"},
+		{"EKS node group, a taint from a variable", `variable "team" { type = string }
+resource "aws_eks_node_group" "g" {
+  cluster_name    = "c"
+  node_group_name = "gpu"
+  instance_types  = ["g5.xlarge"]
+  taint {
+    key    = "team"
+    value  = var.team
+    effect = "NO_EXECUTE"
+  }
+}`, "aws_eks_node_group.g", "unknown"},
+		{"EKS node group, taints from a list known at apply", `variable "taints" { type = list(object({ key = string, value = string, effect = string })) }
+resource "aws_eks_node_group" "g" {
+  cluster_name    = "c"
+  node_group_name = "gpu"
+  instance_types  = ["g5.xlarge"]
+  dynamic "taint" {
+    for_each = var.taints
+    content {
+      key    = taint.value.key
+      value  = taint.value.value
+      effect = taint.value.effect
+    }
+  }
+}`, "aws_eks_node_group.g", "unknown"},
+		{"GKE node pool", `resource "google_container_node_pool" "p" {
+  name     = "l4"
+  cluster  = "c"
+  location = "us-central1-a"
+  node_config {
+    machine_type = "g2-standard-8"
+    taint {
+      key    = "workload"
+      value  = "serve"
+      effect = "NO_SCHEDULE"
+    }
+  }
+}`, "google_container_node_pool.p", "workload=serve:NoSchedule"},
+		{"GKE cluster's pool block", `resource "google_container_cluster" "c" {
+  location = "us-central1-a"
+  node_pool {
+    name = "gpu"
+    node_config {
+      machine_type = "g2-standard-8"
+      taint {
+        key    = "workload"
+        value  = "batch"
+        effect = "NO_EXECUTE"
+      }
+    }
+  }
+}`, `google_container_cluster.c.node_pool["gpu"]`, "workload=batch:NoExecute"},
+		{"GKE cluster's default pool", `resource "google_container_cluster" "c" {
+  location = "us-central1-a"
+  node_config {
+    machine_type = "g2-standard-8"
+    taint {
+      key    = "workload"
+      value  = "serve"
+      effect = "NO_SCHEDULE"
+    }
+  }
+}`, "google_container_cluster.c.default_node_pool", "workload=serve:NoSchedule"},
+		{"AKS spot pool", `resource "azurerm_kubernetes_cluster_node_pool" "p" {
+  name                  = "a100"
+  kubernetes_cluster_id = "id"
+  vm_size               = "Standard_NC24ads_A100_v4"
+  priority              = "Spot"
+  node_taints           = ["sku=gpu:NoSchedule", "dedicated:NoExecute"]
+}`, "azurerm_kubernetes_cluster_node_pool.p", "sku=gpu:NoSchedule dedicated:NoExecute kubernetes.azure.com/scalesetpriority=spot:NoSchedule"},
+		{"AKS pool, taints known at apply", `variable "taints" { type = list(string) }
+resource "azurerm_kubernetes_cluster_node_pool" "p" {
+  name                  = "a100"
+  kubernetes_cluster_id = "id"
+  vm_size               = "Standard_NC24ads_A100_v4"
+  node_taints           = var.taints
+}`, "azurerm_kubernetes_cluster_node_pool.p", "unknown"},
+		{"AKS default pool for critical add-ons", `resource "azurerm_kubernetes_cluster" "c" {
+  location = "eastus"
+  default_node_pool {
+    name                         = "gpu"
+    vm_size                      = "Standard_NC4as_T4_v3"
+    node_count                   = 1
+    only_critical_addons_enabled = true
+  }
+}`, "azurerm_kubernetes_cluster.c.default_node_pool", "CriticalAddonsOnly=true:NoSchedule"},
+		{"AKS regular pool", `resource "azurerm_kubernetes_cluster_node_pool" "p" {
+  name                  = "a100"
+  kubernetes_cluster_id = "id"
+  vm_size               = "Standard_NC24ads_A100_v4"
+}`, "azurerm_kubernetes_cluster_node_pool.p", ""},
+		{"the EKS module's stand-in", `module "eks" {
+  source = "terraform-aws-modules/eks/aws"
+  eks_managed_node_groups = {
+    gpu = {
+      instance_types = ["g6.xlarge"]
+      taints = {
+        gpu = { key = "nvidia.com/gpu", value = "true", effect = "NO_SCHEDULE" }
+      }
+    }
+  }
+}`, `module.eks.module.eks_managed_node_group["gpu"].aws_eks_node_group.this[0]`, "nvidia.com/gpu=true:NoSchedule"},
+		{"the GKE module's stand-in", `module "gke" {
+  source     = "terraform-google-modules/kubernetes-engine/google"
+  region     = "us-central1"
+  node_pools = [{ name = "l4", machine_type = "g2-standard-8" }]
+  node_pools_taints = {
+    all = [{ key = "team", value = "ml", effect = "NO_SCHEDULE" }]
+    l4  = [{ key = "workload", value = "serve", effect = "PREFER_NO_SCHEDULE" }]
+  }
+}`, `module.gke.google_container_node_pool.pools["l4"]`, "team=ml:NoSchedule workload=serve:PreferNoSchedule"},
+		{"the AKS module's stand-in", `module "aks" {
+  source              = "Azure/aks/azurerm"
+  location            = "westeurope"
+  resource_group_name = "rg"
+  node_pools = {
+    a100 = { name = "a100", vm_size = "Standard_NC24ads_A100_v4", node_count = 1, create_before_destroy = false, priority = "Spot", node_taints = ["sku=a100:NoSchedule"] }
+  }
+}`, `module.aks.azurerm_kubernetes_cluster_node_pool.node_pool_create_after_destroy["a100"]`, "sku=a100:NoSchedule kubernetes.azure.com/scalesetpriority=spot:NoSchedule"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			testutil.WriteFiles(t, dir, map[string]string{"main.tf": tc.src})
+			res := ParseModuleDir(dir, Options{})
+			var r *parser.Resource
+			for i := range res.Resources {
+				if res.Resources[i].Address == tc.address {
+					r = &res.Resources[i]
+				}
+			}
+			if r == nil || r.NodeLabels == nil {
+				t.Fatalf("no node labels on %s: %+v (errors %v)", tc.address, res.Resources, res.Errors)
+			}
+			var got []string
+			for _, tt := range r.NodeLabels.Taints {
+				got = append(got, tt.String())
+			}
+			if r.NodeLabels.TaintsUnknown {
+				got = append(got, "unknown")
+			}
+			if s := strings.Join(got, " "); s != tc.want {
+				t.Errorf("taints %q, want %q", s, tc.want)
+			}
+			for _, u := range r.Unresolved {
+				if strings.Contains(u.Attribute, "taint") {
+					t.Errorf("unresolved by its taints: %+v", u)
+				}
+			}
+		})
+	}
+}

@@ -379,6 +379,7 @@ func mapGKENodePool(c *mapContext) []*parser.Resource {
 	}
 	c.gkePool(r, w, cluster)
 	r.NodeLabels = nodeLabels(w, parser.GCP, nameOf(w, "name", "name_prefix"), "node_config", "labels")
+	taintBlocks(r.NodeLabels, w, "node_config", "taint")
 	return []*parser.Resource{r}
 }
 
@@ -395,6 +396,7 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		applyTags(r, cv.strMap("resource_labels"))
 		c.gkePool(r, np, cv)
 		r.NodeLabels = nodeLabels(np, parser.GCP, nameOf(np, "name", "name_prefix"), "node_config", "labels")
+		taintBlocks(r.NodeLabels, np, "node_config", "taint")
 		out = append(out, r)
 	}
 	// The default node pool, unless the cluster removes it.
@@ -406,6 +408,7 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		// GKE names the pool a cluster creates with it "default-pool".
 		// https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools
 		r.NodeLabels = nodeLabels(pool, parser.GCP, groupName{name: "default-pool", known: true}, "node_config", "labels")
+		taintBlocks(r.NodeLabels, pool, "node_config", "taint")
 		out = append(out, r)
 	}
 	return out

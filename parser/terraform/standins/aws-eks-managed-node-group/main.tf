@@ -55,6 +55,13 @@ variable "labels" {
   default = null
 }
 
+# Kubernetes taints, a map (or list) of { key, value, effect } with the EKS API's effects
+# (NO_SCHEDULE, NO_EXECUTE, PREFER_NO_SCHEDULE).
+variable "taints" {
+  type    = any
+  default = {}
+}
+
 variable "tags" {
   type    = map(string)
   default = {}
@@ -70,6 +77,15 @@ resource "aws_eks_node_group" "this" {
   capacity_type  = var.capacity_type == null ? "ON_DEMAND" : var.capacity_type
   ami_type       = var.ami_type
   labels         = var.labels
+
+  dynamic "taint" {
+    for_each = var.taints == null ? {} : var.taints
+    content {
+      key    = taint.value.key
+      value  = try(taint.value.value, null)
+      effect = taint.value.effect
+    }
+  }
 
   scaling_config {
     min_size     = var.min_size

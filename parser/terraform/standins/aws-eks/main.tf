@@ -62,6 +62,7 @@ module "eks_managed_node_group" {
   capacity_type   = try(each.value.capacity_type, local.emng.capacity_type, null)
   ami_type        = try(each.value.ami_type, local.emng.ami_type, null)
   labels          = try(each.value.labels, local.emng.labels, null)
+  taints          = try(each.value.taints, local.emng.taints, {})
   tags            = merge(var.tags, try(each.value.tags, local.emng.tags, {}))
 }
 

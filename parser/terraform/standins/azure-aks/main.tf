@@ -62,6 +62,18 @@ variable "agents_labels" {
   default = {}
 }
 
+# The default pool's taints ("key=value:Effect"), and whether it runs critical add-ons only
+# (AKS then taints it CriticalAddonsOnly=true:NoSchedule).
+variable "agents_taints" {
+  type    = list(string)
+  default = null
+}
+
+variable "only_critical_addons_enabled" {
+  type    = bool
+  default = null
+}
+
 variable "agents_tags" {
   type     = map(string)
   default  = {}
@@ -87,6 +99,7 @@ locals {
     priority              = "Regular"
     tags                  = {}
     node_labels           = null
+    node_taints           = null
     create_before_destroy = true
     enable_auto_scaling   = try(p.auto_scaling_enabled, false)
   }, p) }
@@ -97,14 +110,16 @@ resource "azurerm_kubernetes_cluster" "main" {
   tags     = var.tags
 
   default_node_pool {
-    name                = var.agents_pool_name
-    vm_size             = var.agents_size
-    enable_auto_scaling = local.autoscale
-    node_count          = var.agents_count
-    min_count           = var.agents_min_count
-    max_count           = var.agents_max_count
-    node_labels         = var.agents_labels
-    tags                = merge(var.tags, var.agents_tags)
+    name                         = var.agents_pool_name
+    vm_size                      = var.agents_size
+    enable_auto_scaling          = local.autoscale
+    node_count                   = var.agents_count
+    min_count                    = var.agents_min_count
+    max_count                    = var.agents_max_count
+    node_labels                  = var.agents_labels
+    node_taints                  = var.agents_taints
+    only_critical_addons_enabled = var.only_critical_addons_enabled
+    tags                         = merge(var.tags, var.agents_tags)
   }
 }
 
@@ -120,6 +135,7 @@ resource "azurerm_kubernetes_cluster_node_pool" "node_pool_create_before_destroy
   min_count           = each.value.min_count
   max_count           = each.value.max_count
   node_labels         = each.value.node_labels
+  node_taints         = each.value.node_taints
   priority            = each.value.priority
   tags                = each.value.tags
 }
@@ -135,6 +151,7 @@ resource "azurerm_kubernetes_cluster_node_pool" "node_pool_create_after_destroy"
   min_count             = each.value.min_count
   max_count             = each.value.max_count
   node_labels           = each.value.node_labels
+  node_taints           = each.value.node_taints
   priority              = each.value.priority
   tags                  = each.value.tags
 }

@@ -37,6 +37,12 @@ variable "node_pools_resource_labels" {
   default = {}
 }
 
+# Taints by pool name, "all" for every pool: lists of { key, value, effect }.
+variable "node_pools_taints" {
+  type    = any
+  default = {}
+}
+
 variable "cluster_resource_labels" {
   type    = any
   default = {}
@@ -87,6 +93,15 @@ resource "google_container_node_pool" "pools" {
       try(var.node_pools_resource_labels["all"], {}),
       try(var.node_pools_resource_labels[each.key], {}),
     )
+
+    dynamic "taint" {
+      for_each = concat(try(var.node_pools_taints["all"], []), try(var.node_pools_taints[each.key], []))
+      content {
+        key    = taint.value.key
+        value  = taint.value.value
+        effect = taint.value.effect
+      }
+    }
 
     dynamic "guest_accelerator" {
       for_each = lookup(each.value, "accelerator_count", 0) > 0 ? [1] : []

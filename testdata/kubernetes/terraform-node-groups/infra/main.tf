@@ -1,8 +1,11 @@
 # A GKE cluster whose GPU node pools Terraform declares; the workloads that run on them are
 # plain manifests in ../k8s, checked together (gpuguard check terraform-node-groups).
 #
-# - l4: 3 nodes of g2-standard-24 (2 L4 each) on spot, labelled workload = serve.
-# - a100: 1 node of a2-highgpu-1g, autoscaled up to 4, labelled workload = train.
+# - l4: 3 nodes of g2-standard-24 (2 L4 each) on spot, labelled workload = serve and tainted
+#   workload=serve:NoSchedule, which keeps off pods that do not tolerate it.
+# - a100: 1 node of a2-highgpu-1g, autoscaled up to 4, labelled workload = train and tainted
+#   nvidia.com/gpu=present:NoSchedule, which every pod that requests nvidia.com/gpu tolerates
+#   (the ExtendedResourceToleration admission controller adds the toleration).
 provider "google" {
   project = "acme-ml"
   region  = "europe-west4"
@@ -25,6 +28,11 @@ resource "google_container_node_pool" "l4" {
     spot            = true
     labels          = { workload = "serve" }
     resource_labels = { team = "ml", project = "chat", env = "prod" }
+    taint {
+      key    = "workload"
+      value  = "serve"
+      effect = "NO_SCHEDULE"
+    }
   }
 }
 
@@ -39,5 +47,10 @@ resource "google_container_node_pool" "a100" {
     machine_type    = "a2-highgpu-1g"
     labels          = { workload = "train" }
     resource_labels = { team = "ml", project = "train", env = "prod" }
+    taint {
+      key    = "nvidia.com/gpu"
+      value  = "present"
+      effect = "NO_SCHEDULE"
+    }
   }
 }
