@@ -669,6 +669,9 @@ resource "google_compute_instance" "ok" {
     type  = "nvidia-tesla-t4"
     count = 1
   }
+  scheduling {
+    on_host_maintenance = "TERMINATE"
+  }
 }
 
 resource "google_compute_instance" "too_big" {
@@ -678,6 +681,9 @@ resource "google_compute_instance" "too_big" {
   guest_accelerator {
     type  = "nvidia-tesla-t4"
     count = 1
+  }
+  scheduling {
+    on_host_maintenance = "TERMINATE"
   }
 }
 `
@@ -698,7 +704,7 @@ resource "google_compute_instance" "too_big" {
 	if len(doc.Resources) != 2 || doc.Resources[0].MonthlyCost == nil || doc.Resources[1].MonthlyCost == nil {
 		t.Fatalf("resources %+v", doc.Resources)
 	}
-	if len(doc.Warnings) != 1 || doc.Warnings[0].Line != 15 ||
+	if len(doc.Warnings) != 1 || doc.Warnings[0].Line != 18 ||
 		!strings.Contains(doc.Warnings[0].Message, "google_compute_instance.too_big: GCP refuses n1-standard-64 with 1× nvidia-tesla-t4") ||
 		!strings.Contains(doc.Warnings[0].Message, "terraform apply would fail") {
 		t.Fatalf("warnings %+v", doc.Warnings)

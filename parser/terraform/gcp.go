@@ -140,15 +140,6 @@ func (c *mapContext) gcpMachine(r *parser.Resource, w *view) {
 		}
 	}
 	gcpScheduling(r, w)
-	// A VM with GPUs cannot live-migrate: it can only stop for host maintenance, and Compute
-	// Engine refuses one set to MIGRATE.
-	// https://cloud.google.com/compute/docs/instances/setting-vm-host-options (Limitations)
-	if m, ok := w.quiet().str("scheduling", "on_host_maintenance"); ok && strings.EqualFold(m, "MIGRATE") &&
-		(len(r.Accelerators) > 0 || parser.IsGPUInstanceType(parser.GCP, r.InstanceType)) {
-		d := c.inst.decl
-		c.ev.l.warns = append(c.ev.l.warns, parser.Error{File: d.rng.Filename, Line: d.rng.Start.Line,
-			Message: c.inst.addr + ": scheduling.on_host_maintenance = \"MIGRATE\" on a VM with GPUs: Compute Engine cannot live-migrate GPU VMs and refuses it (terraform apply would fail); set it to \"TERMINATE\""})
-	}
 	// node_config uses spot / preemptible booleans.
 	if s, ok := w.boolean("spot"); ok && s {
 		r.PurchaseOption = parser.Spot
@@ -156,6 +147,43 @@ func (c *mapContext) gcpMachine(r *parser.Resource, w *view) {
 	if p, ok := w.boolean("preemptible"); ok && p {
 		r.PurchaseOption = parser.Spot
 		r.Note("preemptible VMs are priced at spot rates")
+	}
+}
+
+// gcpHostMaintenance warns when a Compute Engine VM with GPUs would live-migrate for host
+// maintenance, which Compute Engine refuses for GPU VMs ("Instances with guest accelerators do
+// not support live migration"), so terraform apply would fail:
+//   - scheduling.on_host_maintenance = "MIGRATE";
+//   - or none set, where Compute Engine defaults a VM that is not spot or preemptible to MIGRATE,
+//     for machine types with GPUs built in (a2, g2) as for attached ones
+//     (GoogleCloudPlatform/cluster-toolkit#460 measured both failing).
+//
+// https://cloud.google.com/compute/docs/instances/setting-vm-host-options (Limitations). views
+// are where the setting may be, first wins: an instance made from a template overrides it.
+func (c *mapContext) gcpHostMaintenance(r *parser.Resource, views ...*view) {
+	if len(r.Accelerators) == 0 && !parser.IsGPUInstanceType(parser.GCP, r.InstanceType) {
+		return
+	}
+	why := "a VM with GPUs that does not set scheduling.on_host_maintenance: Compute Engine then defaults it to MIGRATE, which it refuses for GPU VMs (terraform apply would fail with \"Instances with guest accelerators do not support live migration\"); set it to \"TERMINATE\""
+	if r.PurchaseOption == parser.Spot {
+		why = "" // spot and preemptible VMs stop for maintenance whatever is set
+	}
+	for _, w := range views {
+		if w == nil {
+			continue
+		}
+		// Set, or known only at apply (a scheduling block known then may set it).
+		if w.has("scheduling", "on_host_maintenance") {
+			why = ""
+			if m, known := w.quiet().str("scheduling", "on_host_maintenance"); known && strings.EqualFold(m, "MIGRATE") {
+				why = "scheduling.on_host_maintenance = \"MIGRATE\" on a VM with GPUs: Compute Engine cannot live-migrate GPU VMs and refuses it (terraform apply would fail); set it to \"TERMINATE\""
+			}
+			break
+		}
+	}
+	if why != "" {
+		d := c.inst.decl
+		c.ev.l.warns = append(c.ev.l.warns, parser.Error{File: d.rng.Filename, Line: d.rng.Start.Line, Message: c.inst.addr + ": " + why})
 	}
 }
 
@@ -205,6 +233,7 @@ func (c *mapContext) gcpPlace(r *parser.Resource, w *view, attr string) {
 func mapGCPInstance(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.GCP, c.inst.addr)
 	c.gcpMachine(r, w)
+	c.gcpHostMaintenance(r, w)
 	c.gcpPlace(r, w, "zone")
 	c.gcpTaker(r, w)
 	return []*parser.Resource{r}
@@ -242,6 +271,7 @@ func mapGCPInstanceGroupManager(c *mapContext) []*parser.Resource {
 		r.AddUnresolved("version.instance_template", why)
 	} else {
 		c.gcpMachine(r, tmpl)
+		c.gcpHostMaintenance(r, tmpl)
 		applyTags(r, tmpl.strMap("labels"))
 	}
 	if zone, ok := w.str("zone"); ok {
@@ -446,6 +476,7 @@ func mapGCPInstanceFromTemplate(c *mapContext) []*parser.Resource {
 		r.PurchaseOption = parser.OnDemand // the instance's own scheduling replaces the template's
 		gcpScheduling(r, w)
 	}
+	c.gcpHostMaintenance(r, w, tmpl)
 	c.gcpPlace(r, w, "zone")
 	return []*parser.Resource{r}
 }

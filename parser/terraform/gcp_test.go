@@ -3,6 +3,8 @@ package terraform
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpuguard/gpuguard/internal/testutil"
 )
 
 // A GCP VM with GPUs set to live-migrate for host maintenance is refused by Compute Engine: a
@@ -41,5 +43,93 @@ func TestGPUVMsCannotMigrate(t *testing.T) {
 				t.Errorf("%s, %s: warnings %q, errors %+v", tc.name, typ, got, res.Errors)
 			}
 		}
+	}
+}
+
+// A GCP VM with GPUs that sets no on_host_maintenance gets Compute Engine's default, MIGRATE,
+// and is refused too: the same warning, for an instance, the instances and groups made from a
+// template, and the VM module's stand-in (which sets TERMINATE itself for a gpu, not for a
+// machine type with GPUs built in). Spot and preemptible VMs, and a setting known only at
+// apply, are quiet.
+func TestGPUVMsWithoutAMaintenancePolicy(t *testing.T) {
+	vm := func(body string) string {
+		return "resource \"google_compute_instance\" \"vm\" {\n  zone = \"us-central1-a\"\n  " + body + "\n}\n"
+	}
+	const t4 = "machine_type = \"n1-standard-8\"\n  guest_accelerator {\n    type  = \"nvidia-tesla-t4\"\n    count = 1\n  }"
+	template := func(scheduling string) string {
+		return "resource \"google_compute_instance_template\" \"t\" {\n  machine_type = \"a2-highgpu-1g\"\n  " + scheduling + "\n}\n"
+	}
+	cases := []struct {
+		name, src string
+		warn      string // the address warned about, "" for none
+	}{
+		{"A2, none set", vm(`machine_type = "a2-highgpu-1g"`), "google_compute_instance.vm"},
+		{"N1 with a T4, none set", vm(t4), "google_compute_instance.vm"},
+		{"a scheduling block without it", vm(t4 + "\n  scheduling { automatic_restart = true }"), "google_compute_instance.vm"},
+		{"spot", vm(`machine_type = "g2-standard-8"` + "\n  scheduling { provisioning_model = \"SPOT\" }"), ""},
+		{"preemptible", vm(t4 + "\n  scheduling { preemptible = true }"), ""},
+		{"no GPUs", vm(`machine_type = "n2-standard-8"`), ""},
+		{"known only at apply", "variable \"policy\" { type = string }\n" + vm(t4+"\n  scheduling { on_host_maintenance = var.policy }"), ""},
+		{"a scheduling block known only at apply", "variable \"s\" { type = list(any) }\n" + vm(t4+"\n  dynamic \"scheduling\" {\n    for_each = var.s\n    content { on_host_maintenance = scheduling.value }\n  }"), ""},
+		{"a group made from a template without it", template("") + `resource "google_compute_instance_group_manager" "g" {
+  zone               = "us-central1-a"
+  base_instance_name = "g"
+  target_size        = 2
+  version { instance_template = google_compute_instance_template.t.self_link_unique }
+}`, "google_compute_instance_group_manager.g"},
+		{"an instance made from a template with it", template(`scheduling { on_host_maintenance = "TERMINATE" }`) + `resource "google_compute_instance_from_template" "i" {
+  zone                     = "us-central1-a"
+  source_instance_template = google_compute_instance_template.t.self_link_unique
+}`, ""},
+		{"an instance setting it over its template's", template(`scheduling { on_host_maintenance = "TERMINATE" }`) + `resource "google_compute_instance_from_template" "i" {
+  zone                     = "us-central1-a"
+  source_instance_template = google_compute_instance_template.t.self_link_unique
+  scheduling { on_host_maintenance = "MIGRATE" }
+}`, "google_compute_instance_from_template.i"},
+		{"the VM module given a gpu", `module "tpl" {
+  source       = "terraform-google-modules/vm/google//modules/instance_template"
+  region       = "us-central1"
+  machine_type = "n1-standard-8"
+  gpu          = { type = "nvidia-tesla-t4", count = 1 }
+}
+module "mig" {
+  source            = "terraform-google-modules/vm/google//modules/mig"
+  region            = "us-central1"
+  instance_template = module.tpl.self_link
+  target_size       = 1
+}`, ""},
+		{"the VM module with an A2 and its default", `module "tpl" {
+  source       = "terraform-google-modules/vm/google//modules/instance_template"
+  region       = "us-central1"
+  machine_type = "a2-highgpu-1g"
+}
+module "mig" {
+  source            = "terraform-google-modules/vm/google//modules/mig"
+  region            = "us-central1"
+  instance_template = module.tpl.self_link
+  target_size       = 1
+}`, "module.mig.google_compute_region_instance_group_manager.mig"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			testutil.WriteFiles(t, dir, map[string]string{"main.tf": "provider \"google\" { region = \"us-central1\" }\n" + tc.src})
+			res := ParseModuleDir(dir, Options{})
+			if len(res.Resources) == 0 && tc.name != "no GPUs" || len(res.Errors) > 0 {
+				t.Fatalf("resources %+v, errors %+v", res.Resources, res.Errors)
+			}
+			var got []string
+			for _, w := range res.Warnings {
+				if strings.Contains(w.Message, "on_host_maintenance") {
+					got = append(got, w.Message)
+				}
+			}
+			switch {
+			case tc.warn == "" && len(got) > 0:
+				t.Errorf("warnings %q", got)
+			case tc.warn != "" && (len(got) != 1 || !strings.HasPrefix(got[0], tc.warn+": ") || !strings.Contains(got[0], "terraform apply would fail")):
+				t.Errorf("warnings %q, want one for %s", got, tc.warn)
+			}
+		})
 	}
 }

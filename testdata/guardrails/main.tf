@@ -52,4 +52,7 @@ resource "google_compute_instance" "vision" {
     count = 4
   }
   labels = { team = "vision", cost-center = "cc-3" }
+  scheduling {
+    on_host_maintenance = "TERMINATE"
+  }
 }

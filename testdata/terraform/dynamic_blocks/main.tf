@@ -18,6 +18,9 @@ resource "google_compute_instance" "dyn" {
       count = gpu.value.count
     }
   }
+  scheduling {
+    on_host_maintenance = "TERMINATE"
+  }
 }
 
 resource "aws_autoscaling_group" "overrides" {

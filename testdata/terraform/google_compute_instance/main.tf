@@ -1,5 +1,7 @@
 # N1 with attached T4s (VM + accelerators, sustained-use discount), an A2 whose
-# guest_accelerator block must not be priced twice, and a spot G2 in a zone.
+# guest_accelerator block must not be priced twice, and a spot G2 in a zone. The A2 sets no
+# scheduling.on_host_maintenance, which Compute Engine then defaults to MIGRATE and refuses for
+# a GPU VM: a warning says terraform apply would fail.
 provider "google" {
   project = "ml"
   region  = "us-central1"

@@ -14,6 +14,9 @@ resource "aws_instance" "saopaulo" {
 resource "google_compute_instance" "stockholm" {
   name         = "stockholm"
   machine_type = "a2-highgpu-1g"
+  scheduling {
+    on_host_maintenance = "TERMINATE"
+  }
 }
 
 resource "azurerm_linux_virtual_machine" "amsterdam" {

@@ -41,6 +41,19 @@ variable "spot" {
   default = false
 }
 
+# The module sets TERMINATE itself for a preemptible, spot or confidential VM and for one given a
+# gpu; any other VM gets this, MIGRATE by default, so a machine type with GPUs built in (a2, g2)
+# needs on_host_maintenance = "TERMINATE" from the caller.
+variable "on_host_maintenance" {
+  type    = string
+  default = "MIGRATE"
+}
+
+variable "enable_confidential_vm" {
+  type    = bool
+  default = false
+}
+
 variable "gpu" {
   type = object({
     type  = string
@@ -57,8 +70,9 @@ resource "google_compute_instance_template" "tpl" {
   labels       = var.labels
 
   scheduling {
-    preemptible        = var.preemptible || var.spot
-    provisioning_model = var.spot ? "SPOT" : null
+    preemptible         = var.preemptible || var.spot
+    provisioning_model  = var.spot ? "SPOT" : null
+    on_host_maintenance = var.preemptible || var.spot || var.enable_confidential_vm || var.gpu != null ? "TERMINATE" : var.on_host_maintenance
   }
 
   dynamic "guest_accelerator" {

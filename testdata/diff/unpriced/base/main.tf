@@ -9,4 +9,7 @@ resource "google_compute_instance" "inference" {
   labels       = { team = "search", project = "ranker", env = "prod" }
   boot_disk {}
   network_interface {}
+  scheduling {
+    on_host_maintenance = "TERMINATE"
+  }
 }

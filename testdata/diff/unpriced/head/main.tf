@@ -14,6 +14,9 @@ resource "google_compute_instance" "inference" {
   labels       = { team = "search", project = "ranker", env = "prod" }
   boot_disk {}
   network_interface {}
+  scheduling {
+    on_host_maintenance = "TERMINATE"
+  }
 }
 
 resource "google_compute_instance" "trainer" {
@@ -27,6 +30,9 @@ resource "google_compute_instance" "trainer" {
   }
   boot_disk {}
   network_interface {}
+  scheduling {
+    on_host_maintenance = "TERMINATE"
+  }
 }
 
 # A machine type newer than the catalog.
@@ -37,4 +43,7 @@ resource "google_compute_instance" "next_gen" {
   labels       = { team = "search", project = "ranker", env = "prod" }
   boot_disk {}
   network_interface {}
+  scheduling {
+    on_host_maintenance = "TERMINATE"
+  }
 }
