@@ -579,8 +579,8 @@ func TestPodSelectsANodeGroup(t *testing.T) {
 	}
 }
 
-// A plan's node groups carry their labels too; values the plan knows only after apply
-// (after_unknown) are recorded as such.
+// A plan's node groups carry their labels and taints too; values the plan knows only after
+// apply (after_unknown) are recorded as such.
 func TestNodeGroupLabelsInAPlan(t *testing.T) {
 	plan := `{"format_version":"1.2",
 "configuration":{"provider_config":{"aws":{"name":"aws","expressions":{"region":{"constant_value":"us-east-2"}}}},
@@ -588,22 +588,22 @@ func TestNodeGroupLabelsInAPlan(t *testing.T) {
   {"address":"aws_eks_node_group.a","mode":"managed","type":"aws_eks_node_group","name":"a","provider_config_key":"aws","expressions":{}},
   {"address":"aws_eks_node_group.b","mode":"managed","type":"aws_eks_node_group","name":"b","provider_config_key":"aws","expressions":{}}]}},
 "planned_values":{"root_module":{"resources":[
-  {"address":"aws_eks_node_group.a","mode":"managed","type":"aws_eks_node_group","name":"a","values":{"node_group_name":"gpu","instance_types":["g6.xlarge"],"labels":{"workload":"serve"}}},
+  {"address":"aws_eks_node_group.a","mode":"managed","type":"aws_eks_node_group","name":"a","values":{"node_group_name":"gpu","instance_types":["g6.xlarge"],"labels":{"workload":"serve"},"taint":[{"key":"nvidia.com/gpu","value":"true","effect":"NO_SCHEDULE"}]}},
   {"address":"aws_eks_node_group.b","mode":"managed","type":"aws_eks_node_group","name":"b","values":{"node_group_name_prefix":"batch-","instance_types":["g6.xlarge"]}}]}},
 "resource_changes":[
-  {"address":"aws_eks_node_group.a","mode":"managed","type":"aws_eks_node_group","name":"a","change":{"actions":["create"],"after":{"node_group_name":"gpu","instance_types":["g6.xlarge"],"labels":{"workload":"serve"}},"after_unknown":{}}},
-  {"address":"aws_eks_node_group.b","mode":"managed","type":"aws_eks_node_group","name":"b","change":{"actions":["create"],"after":{"node_group_name_prefix":"batch-","instance_types":["g6.xlarge"]},"after_unknown":{"node_group_name":true,"labels":true}}}]}`
+  {"address":"aws_eks_node_group.a","mode":"managed","type":"aws_eks_node_group","name":"a","change":{"actions":["create"],"after":{"node_group_name":"gpu","instance_types":["g6.xlarge"],"labels":{"workload":"serve"},"taint":[{"key":"nvidia.com/gpu","value":"true","effect":"NO_SCHEDULE"}]},"after_unknown":{}}},
+  {"address":"aws_eks_node_group.b","mode":"managed","type":"aws_eks_node_group","name":"b","change":{"actions":["create"],"after":{"node_group_name_prefix":"batch-","instance_types":["g6.xlarge"]},"after_unknown":{"node_group_name":true,"labels":true,"taint":true}}}]}`
 	res := ParsePlan("plan.json", []byte(plan))
 	got := map[string]string{}
 	for _, r := range res.Resources {
 		if r.NodeLabels == nil {
 			t.Fatalf("%s: no node labels", r.Address)
 		}
-		got[r.Address] = fmt.Sprintf("%v %v %v %v", r.NodeLabels.Labels, r.NodeLabels.Unknown, r.NodeLabels.Prefixes, r.NodeLabels.Partial)
+		got[r.Address] = fmt.Sprintf("%v %v %v %v %v %v", r.NodeLabels.Labels, r.NodeLabels.Unknown, r.NodeLabels.Prefixes, r.NodeLabels.Partial, r.NodeLabels.Taints, r.NodeLabels.TaintsUnknown)
 	}
 	want := map[string]string{
-		"aws_eks_node_group.a": "map[eks.amazonaws.com/nodegroup:gpu workload:serve] [] map[] false",
-		"aws_eks_node_group.b": "map[] [] map[eks.amazonaws.com/nodegroup:batch-] true",
+		"aws_eks_node_group.a": "map[eks.amazonaws.com/nodegroup:gpu workload:serve] [] map[] false [nvidia.com/gpu=true:NoSchedule] false",
+		"aws_eks_node_group.b": "map[] [] map[eks.amazonaws.com/nodegroup:batch-] true [] true",
 	}
 	if len(res.Errors) != 0 || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("got %v\nwant %v\nerrors %+v", got, want, res.Errors)
