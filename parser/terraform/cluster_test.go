@@ -920,3 +920,101 @@ resource "azurerm_kubernetes_cluster_node_pool" "p" {
 		})
 	}
 }
+
+// The configuration's own workloads meet its node groups' taints: a typed workload that names
+// no node runs on the groups whose taints it tolerates (the device's taint is tolerated for a
+// pod that requests the device); one whose toleration block admits it to the group it selects
+// runs there quietly, and one that selects the group without it is priced there with a warning
+// at its block.
+func TestWorkloadsMeetTheNodeGroupsTaints(t *testing.T) {
+	const groups = `provider "aws" { region = "us-east-1" }
+resource "aws_eks_node_group" "train" {
+  cluster_name    = "ml"
+  node_group_name = "train"
+  instance_types  = ["p4d.24xlarge"]
+  scaling_config {
+    desired_size = 1
+    min_size     = 0
+    max_size     = 2
+  }
+  taint {
+    key    = "dedicated"
+    value  = "training"
+    effect = "NO_SCHEDULE"
+  }
+}
+resource "aws_eks_node_group" "serve" {
+  cluster_name    = "ml"
+  node_group_name = "serve"
+  instance_types  = ["g6.xlarge"]
+  scaling_config {
+    desired_size = 2
+    min_size     = 1
+    max_size     = 4
+  }
+  taint {
+    key    = "nvidia.com/gpu"
+    value  = "true"
+    effect = "NO_SCHEDULE"
+  }
+}
+`
+	job := func(name, spec string) string {
+		return `resource "kubernetes_job_v1" "` + name + `" {
+  metadata {
+    name      = "` + name + `"
+    namespace = "ml"
+  }
+  spec {
+    template {
+      metadata {}
+      spec {
+        ` + spec + `
+        container {
+          name  = "c"
+          image = "x"
+          resources {
+            limits = { "nvidia.com/gpu" = 1 }
+          }
+        }
+      }
+    }
+  }
+}
+`
+	}
+	const toTrain = `node_selector = { "eks.amazonaws.com/nodegroup" = "train" }`
+	const tolerate = `toleration {
+          key      = "dedicated"
+          operator = "Equal"
+          value    = "training"
+          effect   = "NoSchedule"
+        }`
+	src := groups + job("api", "") + job("train", toTrain+"\n        "+tolerate) + job("eval", toTrain)
+	res := ParseSource("main.tf", []byte(src), Options{})
+	if len(res.Errors) != 0 {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+	got := map[string]string{}
+	for _, r := range res.Resources {
+		if r.Pod != nil {
+			got[r.Address] = r.InstanceType + " " + groupRefs(r.Pod)
+		}
+	}
+	want := map[string]string{
+		"kubernetes_job_v1.api":   "g6.xlarge aws_eks_node_group.serve",
+		"kubernetes_job_v1.train": "p4d.24xlarge aws_eks_node_group.train",
+		"kubernetes_job_v1.eval":  "p4d.24xlarge aws_eks_node_group.train",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got  %v\nwant %v", got, want)
+	}
+	var warns []string
+	for _, w := range res.Warnings {
+		warns = append(warns, fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Message))
+	}
+	const stuck = "main.tf:80: kubernetes_job_v1.eval: Job/ml/eval: its pods select eks.amazonaws.com/nodegroup=train, but do not tolerate the taints of the node groups that carry it: aws_eks_node_group.train (taint dedicated=training:NoSchedule)"
+	if len(warns) != 1 || !strings.HasPrefix(warns[0], stuck) {
+		t.Errorf("warnings %q\nwant one starting %q", warns, stuck)
+	}
+}
