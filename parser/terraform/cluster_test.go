@@ -750,6 +750,10 @@ func groupRefs(p *parser.PodGPUs) string {
 // registry modules pass theirs on. A taint known only at apply leaves the group's taints partly
 // unknown, and makes nothing unresolved.
 func TestNodeGroupTaints(t *testing.T) {
+	// workloadTaint is a GKE node_config's taint block on the label workload.
+	workloadTaint := func(value, effect string) string {
+		return "    taint {\n      key    = \"workload\"\n      value  = \"" + value + "\"\n      effect = \"" + effect + "\"\n    }"
+	}
 	cases := []struct {
 		name, src, address string
 		want               string // taints, then "unknown" when some are known only at apply
@@ -799,11 +803,7 @@ resource "aws_eks_node_group" "g" {
   location = "us-central1-a"
   node_config {
     machine_type = "g2-standard-8"
-    taint {
-      key    = "workload"
-      value  = "serve"
-      effect = "NO_SCHEDULE"
-    }
+` + workloadTaint("serve", "NO_SCHEDULE") + `
   }
 }`, "google_container_node_pool.p", "workload=serve:NoSchedule"},
 		{"GKE cluster's pool block", `resource "google_container_cluster" "c" {
@@ -812,11 +812,7 @@ resource "aws_eks_node_group" "g" {
     name = "gpu"
     node_config {
       machine_type = "g2-standard-8"
-      taint {
-        key    = "workload"
-        value  = "batch"
-        effect = "NO_EXECUTE"
-      }
+` + workloadTaint("batch", "NO_EXECUTE") + `
     }
   }
 }`, `google_container_cluster.c.node_pool["gpu"]`, "workload=batch:NoExecute"},
@@ -824,11 +820,7 @@ resource "aws_eks_node_group" "g" {
   location = "us-central1-a"
   node_config {
     machine_type = "g2-standard-8"
-    taint {
-      key    = "workload"
-      value  = "serve"
-      effect = "NO_SCHEDULE"
-    }
+` + workloadTaint("serve", "NO_SCHEDULE") + `
   }
 }`, "google_container_cluster.c.default_node_pool", "workload=serve:NoSchedule"},
 		{"AKS spot pool", `resource "azurerm_kubernetes_cluster_node_pool" "p" {

@@ -59,6 +59,13 @@ func TestGPUVMsWithoutAMaintenancePolicy(t *testing.T) {
 	template := func(scheduling string) string {
 		return "resource \"google_compute_instance_template\" \"t\" {\n  machine_type = \"a2-highgpu-1g\"\n  " + scheduling + "\n}\n"
 	}
+	// vmModuleMIG is a managed instance group of terraform-google-modules/vm made from module.tpl.
+	const vmModuleMIG = `module "mig" {
+  source            = "terraform-google-modules/vm/google//modules/mig"
+  region            = "us-central1"
+  instance_template = module.tpl.self_link
+  target_size       = 1
+}`
 	cases := []struct {
 		name, src string
 		warn      string // the address warned about, "" for none
@@ -92,23 +99,13 @@ func TestGPUVMsWithoutAMaintenancePolicy(t *testing.T) {
   machine_type = "n1-standard-8"
   gpu          = { type = "nvidia-tesla-t4", count = 1 }
 }
-module "mig" {
-  source            = "terraform-google-modules/vm/google//modules/mig"
-  region            = "us-central1"
-  instance_template = module.tpl.self_link
-  target_size       = 1
-}`, ""},
+` + vmModuleMIG, ""},
 		{"the VM module with an A2 and its default", `module "tpl" {
   source       = "terraform-google-modules/vm/google//modules/instance_template"
   region       = "us-central1"
   machine_type = "a2-highgpu-1g"
 }
-module "mig" {
-  source            = "terraform-google-modules/vm/google//modules/mig"
-  region            = "us-central1"
-  instance_template = module.tpl.self_link
-  target_size       = 1
-}`, "module.mig.google_compute_region_instance_group_manager.mig"},
+` + vmModuleMIG, "module.mig.google_compute_region_instance_group_manager.mig"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
