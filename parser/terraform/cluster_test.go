@@ -487,15 +487,7 @@ resource "azurerm_kubernetes_cluster_node_pool" "p" {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			res := ParseSource("main.tf", []byte(tc.src), Options{})
-			var r *parser.Resource
-			for i := range res.Resources {
-				if res.Resources[i].Address == tc.address {
-					r = &res.Resources[i]
-				}
-			}
-			if r == nil || r.NodeLabels == nil {
-				t.Fatalf("no node labels on %s: %+v (errors %v)", tc.address, res.Resources, res.Errors)
-			}
+			r := groupAt(t, res, tc.address)
 			var got []string
 			for k, v := range r.NodeLabels.Labels {
 				got = append(got, k+"="+v)
@@ -885,15 +877,7 @@ resource "azurerm_kubernetes_cluster_node_pool" "p" {
 			dir := t.TempDir()
 			testutil.WriteFiles(t, dir, map[string]string{"main.tf": tc.src})
 			res := ParseModuleDir(dir, Options{})
-			var r *parser.Resource
-			for i := range res.Resources {
-				if res.Resources[i].Address == tc.address {
-					r = &res.Resources[i]
-				}
-			}
-			if r == nil || r.NodeLabels == nil {
-				t.Fatalf("no node labels on %s: %+v (errors %v)", tc.address, res.Resources, res.Errors)
-			}
+			r := groupAt(t, res, tc.address)
 			var got []string
 			for _, tt := range r.NodeLabels.Taints {
 				got = append(got, tt.String())
@@ -1009,4 +993,17 @@ resource "aws_eks_node_group" "serve" {
 	if len(warns) != 1 || !strings.HasPrefix(warns[0], stuck) {
 		t.Errorf("warnings %q\nwant one starting %q", warns, stuck)
 	}
+}
+
+// groupAt returns the node group at an address among a configuration's resources, failing the
+// test when there is none or it carries no node labels.
+func groupAt(t *testing.T, res parser.Result, address string) *parser.Resource {
+	t.Helper()
+	for i := range res.Resources {
+		if r := &res.Resources[i]; r.Address == address && r.NodeLabels != nil {
+			return r
+		}
+	}
+	t.Fatalf("no node labels on %s: %+v (errors %v)", address, res.Resources, res.Errors)
+	return nil
 }
