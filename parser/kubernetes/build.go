@@ -529,7 +529,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 			runsOn(res, on)
 			placed, stuck = true, p.stuck
 			if p.off != "" {
-				res.Note("not on %s, which the pod also selects: it does not tolerate their taints", p.off)
+				res.Note("the pod also selects %s, whose taints keep it off", p.off)
 			}
 		}
 	}
