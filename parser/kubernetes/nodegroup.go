@@ -64,11 +64,19 @@ func (g *NodeGroup) name() string {
 	return g.Address + " in " + g.Root
 }
 
-// runsOn records on a pod's resource that its pods run on the groups' nodes.
+// runsOn records on a pod's resource that its pods run on the groups' nodes, with a note when
+// some of their taints are known only at apply (they may keep the pods off).
 func runsOn(res *parser.Resource, groups []*NodeGroup) {
 	res.Pod.NodeGroups = make([]parser.GroupRef, len(groups))
+	var unsure []*NodeGroup
 	for i, g := range groups {
 		res.Pod.NodeGroups[i] = parser.GroupRef{Address: g.Address, Root: g.Root}
+		if g.TaintsUnknown {
+			unsure = append(unsure, g)
+		}
+	}
+	if len(unsure) > 0 {
+		res.Note("some taints of %s are known only at apply: they may keep the pods off", addresses(unsure))
 	}
 }
 

@@ -329,6 +329,11 @@ func TestTaintsKeepPodsOffNodeGroups(t *testing.T) {
 			if r.InstanceType != tc.typ || r.Pod.NodeSource != tc.source || refs(r) != tc.on {
 				t.Errorf("%s from %q on %q\nwant %s from %q on %q", r.InstanceType, r.Pod.NodeSource, refs(r), tc.typ, tc.source, tc.on)
 			}
+			// Taints known only at apply are said.
+			const unsure = "some taints of aws_eks_node_group.x are known only at apply: they may keep the pods off"
+			if said := slices.Contains(r.Notes, unsure); said != (tc.on == "aws_eks_node_group.x") {
+				t.Errorf("notes %q: said %q %v", r.Notes, unsure, said)
+			}
 			// A group the selection matches but whose taints keep the pod off is named.
 			const off = "the pod also selects aws_eks_node_group.a (taint dedicated=training:NoSchedule), whose taints keep it off"
 			if said := slices.Contains(r.Notes, off); said != (tc.on == "aws_eks_node_group.b") {
