@@ -164,22 +164,21 @@ func (c *mapContext) gcpHostMaintenance(r *parser.Resource, views ...*view) {
 	if len(r.Accelerators) == 0 && !parser.IsGPUInstanceType(parser.GCP, r.InstanceType) {
 		return
 	}
-	why := "a VM with GPUs that does not set scheduling.on_host_maintenance: Compute Engine then defaults it to MIGRATE, which it refuses for GPU VMs (terraform apply would fail with \"Instances with guest accelerators do not support live migration\"); set it to \"TERMINATE\""
-	if r.PurchaseOption == parser.Spot {
-		why = "" // spot and preemptible VMs stop for maintenance whatever is set
-	}
+	// The first view that sets it decides, or that may set it (known only at apply).
+	set, migrate := false, false
 	for _, w := range views {
-		if w == nil {
-			continue
-		}
-		// Set, or known only at apply (a scheduling block known then may set it).
-		if w.has("scheduling", "on_host_maintenance") {
-			why = ""
-			if m, known := w.quiet().str("scheduling", "on_host_maintenance"); known && strings.EqualFold(m, "MIGRATE") {
-				why = "scheduling.on_host_maintenance = \"MIGRATE\" on a VM with GPUs: Compute Engine cannot live-migrate GPU VMs and refuses it (terraform apply would fail); set it to \"TERMINATE\""
-			}
+		if w != nil && w.has("scheduling", "on_host_maintenance") {
+			m, known := w.quiet().str("scheduling", "on_host_maintenance")
+			set, migrate = true, known && strings.EqualFold(m, "MIGRATE")
 			break
 		}
+	}
+	var why string
+	switch {
+	case migrate:
+		why = "scheduling.on_host_maintenance = \"MIGRATE\" on a VM with GPUs: Compute Engine cannot live-migrate GPU VMs and refuses it (terraform apply would fail); set it to \"TERMINATE\""
+	case !set && r.PurchaseOption != parser.Spot: // spot and preemptible VMs stop for maintenance whatever is set
+		why = "a VM with GPUs that does not set scheduling.on_host_maintenance: Compute Engine then defaults it to MIGRATE, which it refuses for GPU VMs (terraform apply would fail with \"Instances with guest accelerators do not support live migration\"); set it to \"TERMINATE\""
 	}
 	if why != "" {
 		d := c.inst.decl
