@@ -337,7 +337,7 @@ func TestDiffShowsInputWarnings(t *testing.T) {
 	}
 	want := `main.tf:4: module "eks": source "acme-platform/gpu-cluster/aws" is not followed`
 	r := runCLI(t, "", "diff", "--base", base, "--head", head, "--format", "markdown")
-	if r.code != exitOK || !strings.Contains(r.stdout, "**1 input warning** — the totals may leave out what these name:") || !strings.Contains(r.stdout, want) {
+	if r.code != exitOK || !strings.Contains(r.stdout, "**1 input warning** — inputs read only in part, or that would not apply or run as written:") || !strings.Contains(r.stdout, want) {
 		t.Fatalf("exit %d, comment:\n%s", r.code, r.stdout)
 	}
 	r = runCLI(t, "", "diff", "--base", base, "--head", head, "--format", "table")

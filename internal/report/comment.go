@@ -121,12 +121,14 @@ func writeCommentErrors(b *strings.Builder, errs []parser.Error, limit int) {
 }
 
 // writeCommentWarnings lists the inputs read only in part (a module source not followed, a
-// skipped file): a comment that says "no GPU resources" must say what it could not see.
+// skipped file), and the declarations that would not work as written (a GPU VM Compute Engine
+// refuses, pods no node group admits): a comment that says "no GPU resources" must say what it
+// could not see, and a total must not read as if everything in it would run.
 func writeCommentWarnings(b *strings.Builder, warns []parser.Error, limit int) {
 	if len(warns) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "**%d input warning%s** — the totals may leave out what these name:\n", len(warns), plural(len(warns)))
+	fmt.Fprintf(b, "**%d input warning%s** — inputs read only in part, or that would not apply or run as written:\n", len(warns), plural(len(warns)))
 	writeCommentProblems(b, warns, limit)
 }
 
