@@ -47,7 +47,7 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 		Address: r.Address, Root: r.Root, ID: ResourceID(r.Root, r.Address), Source: r.Source, Kind: r.Kind, Type: r.Type, Provider: r.Provider,
 		Region: r.Region, InstanceType: r.InstanceType, Quantity: r.Quantity, PurchaseOption: r.PurchaseOption,
 		HoursPerMonth: p.hours(&r), Tags: r.Tags, Unresolved: r.Unresolved, Notes: append([]string(nil), r.Notes...),
-		Suppressions: r.Suppressions, Pod: r.Pod, Recommendations: []Recommendation{}, scaleMaxUnknown: r.ScaleMaxUnknown,
+		Suppressions: r.Suppressions, Pod: r.Pod, NoGPUDriver: r.NoGPUDriver, Recommendations: []Recommendation{}, scaleMaxUnknown: r.ScaleMaxUnknown,
 	}
 	if e.SharedLimit = p.sharedLimit(&r); r.SharedLimit != nil && e.SharedLimit == nil {
 		e.Notes = append(e.Notes, fmt.Sprintf("%s's %s is counted in vCPUs and %s's are not in the catalog: its maximum is counted on its own",

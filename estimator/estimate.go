@@ -153,6 +153,9 @@ type Estimate struct {
 	Notes           []string             `json:"notes,omitempty"`
 	Suppressions    []parser.Suppression `json:"suppressions,omitempty"`
 	Pod             *parser.PodGPUs      `json:"pod,omitempty"`
+	// NoGPUDriver, on a node group of GPU machines, names the setting that starts its nodes
+	// without the GPU driver (parser.Resource.NoGPUDriver).
+	NoGPUDriver string `json:"no_gpu_driver,omitempty"`
 	// SharedLimit is a maximum the resource shares with others (a NodePool's GPU limit, an EMR
 	// cluster's managed scaling): the maximum total counts them within it.
 	SharedLimit *parser.SharedLimit `json:"shared_limit,omitempty"`

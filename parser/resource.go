@@ -330,6 +330,12 @@ type Resource struct {
 	// NodeLabels, on a Kubernetes cluster's node group (an EKS node group, a GKE node pool, an
 	// AKS agent pool), are the labels its nodes carry: pods in manifests select the group by them.
 	NodeLabels *NodeLabels
+	// NoGPUDriver, on a node group of GPU machines, says which of its settings start its nodes
+	// without the GPU driver (an EKS AMI type without the NVIDIA driver, an AKS pool's
+	// gpu_driver = "None"): the nodes then offer no GPUs to pods unless something else on the
+	// cluster installs the driver (the NVIDIA GPU Operator). Empty when the configuration does
+	// not say so.
+	NoGPUDriver string
 	// Profile is the workload profile path a tag, label or annotation attaches.
 	Profile      string
 	Unresolved   []Unresolved

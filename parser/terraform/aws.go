@@ -323,6 +323,7 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	}
 	r.NodeLabels = nodeLabels(w, parser.AWS, nameOf(w, "node_group_name", "node_group_name_prefix"), "labels")
 	taintBlocks(r.NodeLabels, w, "taint")
+	eksDriver(r, w)
 	return []*parser.Resource{r}
 }
 

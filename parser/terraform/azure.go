@@ -214,6 +214,7 @@ func mapAKSCluster(c *mapContext) []*parser.Resource {
 	aksPool(r, pool)
 	r.NodeLabels = nodeLabels(pool, parser.Azure, nameOf(pool, "name", ""), "node_labels")
 	aksTaints(r.NodeLabels, pool)
+	aksDriver(r, pool)
 	azureCommon(r, cv)
 	applyTags(r, pool.strMap("tags"))
 	return []*parser.Resource{r}
@@ -224,6 +225,7 @@ func mapAKSNodePool(c *mapContext) []*parser.Resource {
 	aksPool(r, w)
 	r.NodeLabels = nodeLabels(w, parser.Azure, nameOf(w, "name", ""), "node_labels")
 	aksTaints(r.NodeLabels, w)
+	aksDriver(r, w)
 	// A node pool has no location of its own: it runs where its cluster does.
 	parentLocation(r, c.referenced(w, "azurerm_kubernetes_cluster", "kubernetes_cluster_id"), "kubernetes_cluster_id", "cluster")
 	applyTags(r, w.strMap("tags"))

@@ -319,6 +319,7 @@ func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
 	nc := pool.blocks("node_config")
 	if len(nc) > 0 {
 		c.gcpMachine(r, nc[0])
+		gkeDriver(r, nc[0])
 		applyTags(r, nc[0].strMap("resource_labels"))
 		if len(nc[0].strMap("labels")) > 0 && len(nc[0].strMap("resource_labels")) == 0 {
 			r.Note("node_config.labels are Kubernetes node labels: GCP bills by resource_labels, which cost allocation (GPU005) reads")

@@ -1,0 +1,30 @@
+# METADATA
+# title: GPU nodes without a GPU driver
+# description: >-
+#   A node group of GPU machines is set to start its nodes without the NVIDIA driver: an EKS AMI
+#   type without it (AL2023_x86_64_STANDARD, AL2_x86_64, BOTTLEROCKET_x86_64), an AKS pool's
+#   gpu_driver = "None" or SkipGPUDriverInstall tag, a GKE pool's INSTALLATION_DISABLED. Its nodes
+#   then offer no GPUs to pods, which stay Pending while the nodes are billed, unless something
+#   else on the cluster installs the driver (the NVIDIA GPU Operator): where it does, waive the
+#   finding with a suppression that says so. Settings known only at apply, and the clouds'
+#   defaults, are not held against a group.
+# custom:
+#   id: GPU012
+#   severity: warn
+package gpuguard.builtin.gpu012
+
+import data.gpuguard.lib
+
+warn contains f if {
+	some r in input.resources
+	r.no_gpu_driver != "" # omitted unless the configuration says so
+	f := {
+		"msg": sprintf("%s: its nodes start without the GPU driver (%s), so they offer no GPUs to pods, %s", [r.address, r.no_gpu_driver, billed(r)]),
+		"id": r.id,
+		"remediation": "Let the nodes get the driver: an EKS AMI type with it (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA, or the ARM_64 ones for Graviton GPUs), gpu_driver = \"Install\" on AKS, a gpu_driver_version of DEFAULT or LATEST on GKE. If the NVIDIA GPU Operator installs it, waive this with gpuguard:ignore GPU012 reason=\"the GPU Operator installs the driver\".",
+	}
+}
+
+billed(r) := sprintf("which stay Pending while the nodes are billed (%s%s a month)", [gpuguard.dollars(r.monthly_cost), lib.star[r.price_estimated]]) if {
+	r.monthly_cost != null
+} else := "which stay Pending while the nodes are billed"
