@@ -101,8 +101,8 @@ func TestGPUNodeGroupsWithoutADriver(t *testing.T) {
 }
 
 // The AMI type reaches a node group through terraform-aws-modules/eks's stand-in, from the
-// group's own settings or the defaults every group shares; and a plan's node group is read the
-// same way.
+// group's own settings or the defaults every group shares, and a pool's gpu_driver_version
+// through terraform-google-modules/kubernetes-engine's; a plan's node group is read the same way.
 func TestGPUNodeGroupsWithoutADriverThroughModulesAndPlans(t *testing.T) {
 	root := t.TempDir()
 	testutil.WriteFiles(t, root, map[string]string{"main.tf": `provider "aws" {
@@ -119,6 +119,17 @@ module "eks" {
     fixed = { instance_types = ["g6e.xlarge"], ami_type = "AL2023_x86_64_NVIDIA" }
   }
 }
+
+module "gke" {
+  source     = "terraform-google-modules/kubernetes-engine/google"
+  project_id = "p"
+  name       = "ml"
+  region     = "us-central1"
+  node_pools = [
+    { name = "t4", machine_type = "n1-standard-8", accelerator_type = "nvidia-tesla-t4", accelerator_count = 1, node_count = 1, gpu_driver_version = "INSTALLATION_DISABLED" },
+    { name = "l4", machine_type = "n1-standard-8", accelerator_type = "nvidia-tesla-t4", accelerator_count = 1, node_count = 1, gpu_driver_version = "LATEST" },
+  ]
+}
 `})
 	res := ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
 	got := map[string]string{}
@@ -127,7 +138,9 @@ module "eks" {
 	}
 	gpu := `module.eks.module.eks_managed_node_group["gpu"].aws_eks_node_group.this[0]`
 	fixed := `module.eks.module.eks_managed_node_group["fixed"].aws_eks_node_group.this[0]`
-	if !strings.Contains(got[gpu], "AL2023_x86_64_STANDARD") || got[fixed] != "" || len(got) != 2 {
+	t4 := `module.gke.google_container_node_pool.pools["t4"]`
+	if !strings.Contains(got[gpu], "AL2023_x86_64_STANDARD") || got[fixed] != "" || !strings.Contains(got[t4], "INSTALLATION_DISABLED") ||
+		got[`module.gke.google_container_node_pool.pools["l4"]`] != "" || len(got) != 4 {
 		t.Errorf("through the stand-in: %q", got)
 	}
 

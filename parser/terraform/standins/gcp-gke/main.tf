@@ -108,6 +108,14 @@ resource "google_container_node_pool" "pools" {
       content {
         type  = lookup(each.value, "accelerator_type", "")
         count = lookup(each.value, "accelerator_count", 0)
+
+        # The module sets the driver version only when a pool names one (gpu_driver_version).
+        dynamic "gpu_driver_installation_config" {
+          for_each = lookup(each.value, "gpu_driver_version", "") != "" ? [1] : []
+          content {
+            gpu_driver_version = lookup(each.value, "gpu_driver_version", "")
+          }
+        }
       }
     }
   }
