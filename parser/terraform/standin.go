@@ -18,7 +18,9 @@ import (
 // Azure/aks/azurerm (the default and extra node pools), for single GPU machines and batch
 // jobs terraform-aws-modules/ec2-instance/aws and terraform-aws-modules/batch/aws, and for GPU
 // fleets outside Kubernetes terraform-aws-modules/autoscaling/aws and the instance_template,
-// mig, compute_instance and umig modules of terraform-google-modules/vm/google.
+// mig, compute_instance and umig modules of terraform-google-modules/vm/google, and Cloud
+// Posse's eks-node-group with the label module (cloudposse/label/null) every Cloud Posse module
+// and many configurations name and tag their resources with.
 // For these, gpuguard carries a stand-in: a small Terraform module of its own (standins/) that
 // takes the same inputs, with the real module's defaults, and declares the same node group
 // resources at the same addresses (module.eks.module.eks_managed_node_group["gpu"].
@@ -35,8 +37,10 @@ import (
 // whose inputs v21 keeps for node groups, terraform-google-modules/terraform-google-kubernetes-engine,
 // Azure/terraform-azurerm-aks, terraform-aws-modules/terraform-aws-ec2-instance v5 and
 // terraform-aws-modules/terraform-aws-batch, terraform-aws-modules/terraform-aws-autoscaling
-// (v7-v9) and terraform-google-modules/terraform-google-vm. A stand-in declares the outputs
-// other modules are built from (an instance template's self_link) and no others. A module
+// (v7-v9) and terraform-google-modules/terraform-google-vm; cloudposse/terraform-aws-eks-node-group
+// (v2-v3) and cloudposse/terraform-null-label (v0.25), read 2026-11-23. A stand-in declares the
+// outputs other modules are built from (an instance template's self_link, a label's id, tags
+// and context) and no others. A module
 // terraform init did download is always read itself, never through a stand-in.
 
 //go:embed standins
@@ -66,6 +70,8 @@ var standInModules = map[string]string{
 	"terraform-google-modules/vm/google//modules/mig":               "gcp-vm-mig",
 	"terraform-google-modules/vm/google//modules/compute_instance":  "gcp-vm-compute-instance",
 	"terraform-google-modules/vm/google//modules/umig":              "gcp-vm-compute-instance",
+	"cloudposse/label/null":                                         "cloudposse-label",
+	"cloudposse/eks-node-group/aws":                                 "cloudposse-eks-node-group",
 }
 
 // registrySource normalises a module source to the registry's spelling, so that one stand-in

@@ -1,7 +1,10 @@
 package terraform
 
 import (
+	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -19,6 +22,7 @@ func TestRegistrySource(t *testing.T) {
 		"github.com/terraform-google-modules/terraform-google-kubernetes-engine//modules/private-cluster":                  "terraform-google-modules/kubernetes-engine/google//modules/private-cluster",
 		"git@github.com:terraform-aws-modules/terraform-aws-eks.git":                                                       "terraform-aws-modules/eks/aws",
 		"tfr:///terraform-aws-modules/eks/aws//modules/self-managed-node-group?version=20.8.5":                             "terraform-aws-modules/eks/aws//modules/self-managed-node-group",
+		"git::https://github.com/cloudposse/terraform-null-label.git?ref=tags/0.25.0":                                      "cloudposse/label/null",
 		"github.com/acme/infra":                 "",
 		"github.com/acme/terraform-modules/gpu": "",
 	}
@@ -546,5 +550,194 @@ module "asg" {
 	r = got["module.asg.aws_autoscaling_group.this[0]"]
 	if notes := strings.Join(r.Notes, "\n"); !strings.Contains(notes, "the launch template is unknown: var.template_id has no value") {
 		t.Errorf("a launch template named by a variable without a value: %q", r.Notes)
+	}
+}
+
+// cloudposse/label/null, read through its stand-in: the id joins the non-empty labels in
+// label_order with the delimiter, after dropping the characters regex_replace_chars names and
+// lower-casing; a label chained on another's context adds its attributes; the tags carry the
+// labels (Name is the id) under the given ones; a disabled label counts nothing.
+func TestCloudPosseLabel(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{"main.tf": `provider "aws" {
+  region = "us-east-1"
+}
+
+module "this" {
+  source    = "cloudposse/label/null"
+  version   = "0.25.0"
+  namespace = "EG"
+  tenant    = "core"
+  stage     = "prod"
+  name      = "ML_Team"
+  tags      = { team = "ml" }
+}
+
+module "workers" {
+  source     = "cloudposse/label/null"
+  attributes = ["workers", "gpu"]
+  context    = module.this.context
+}
+
+module "ordered" {
+  source      = "cloudposse/label/null"
+  label_order = ["name", "tenant", "stage"]
+  delimiter   = "."
+  context     = module.this.context
+}
+
+module "off" {
+  source  = "cloudposse/label/null"
+  enabled = false
+  context = module.this.context
+}
+
+resource "aws_instance" "this" {
+  instance_type = "g5.xlarge"
+  tags          = merge(module.this.tags, { id = module.this.id })
+}
+
+resource "aws_instance" "workers" {
+  instance_type = "g5.xlarge"
+  tags          = merge(module.workers.tags, { id = module.workers.id })
+}
+
+resource "aws_instance" "ordered" {
+  instance_type = "g5.xlarge"
+  tags          = { id = module.ordered.id }
+}
+
+resource "aws_instance" "off" {
+  count         = module.off.enabled ? 1 : 0
+  instance_type = "g5.xlarge"
+}
+`})
+	res := ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
+	}
+	got := map[string]string{}
+	for _, r := range res.Resources {
+		if len(r.Unresolved) != 0 {
+			t.Errorf("%s: unresolved %+v", r.Address, r.Unresolved)
+		}
+		got[r.Address] = fmt.Sprint(r.Tags)
+	}
+	want := map[string]string{
+		// tenant is not in the default label_order; every label gives a tag.
+		"aws_instance.this":    "map[Name:eg-prod-mlteam Namespace:eg Stage:prod Tenant:core id:eg-prod-mlteam team:ml]",
+		"aws_instance.workers": "map[Attributes:workers-gpu Name:eg-prod-mlteam-workers-gpu Namespace:eg Stage:prod Tenant:core id:eg-prod-mlteam-workers-gpu team:ml]",
+		"aws_instance.ordered": "map[id:mlteam.core.prod]",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got  %v\nwant %v", got, want)
+	}
+}
+
+// cloudposse/eks-node-group/aws, read through its stand-in: the node group at the module's
+// address, named by the label ("-workers" added) or, made before it is destroyed, by the label
+// and a name known only at apply; its size, maximum, capacity type, labels and taints from the
+// inputs, its tags from the label; and the module's AMI type, AL2_x86_64 unless set, which has
+// no NVIDIA driver (GPU012), except where an AMI of the user's replaces it.
+func TestCloudPosseEKSNodeGroup(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{"main.tf": `provider "aws" {
+  region = "us-west-2"
+}
+
+module "this" {
+  source    = "cloudposse/label/null"
+  namespace = "eg"
+  stage     = "prod"
+  tags      = { team = "ml", project = "llm", env = "prod" }
+}
+
+module "gpu" {
+  source            = "cloudposse/eks-node-group/aws"
+  version           = "3.1.0"
+  name              = "gpu"
+  cluster_name      = "ml"
+  subnet_ids        = ["subnet-1"]
+  instance_types    = ["g6e.2xlarge"]
+  desired_size      = 2
+  min_size          = 1
+  max_size          = 6
+  capacity_type     = "SPOT"
+  kubernetes_labels = { workload = "serve" }
+  kubernetes_taints = [{ key = "nvidia.com/gpu", value = "true", effect = "NO_SCHEDULE" }]
+  ami_type          = "AL2023_x86_64_NVIDIA"
+  context           = module.this.context
+}
+
+module "train" {
+  source                = "git::https://github.com/cloudposse/terraform-aws-eks-node-group.git?ref=tags/3.1.0"
+  name                  = "train"
+  cluster_name          = "ml"
+  subnet_ids            = ["subnet-1"]
+  instance_types        = ["p5.48xlarge"]
+  desired_size          = 1
+  min_size              = 1
+  max_size              = 1
+  create_before_destroy = true
+  context               = module.this.context
+}
+
+module "own_ami" {
+  source         = "cloudposse/eks-node-group/aws"
+  name           = "own"
+  cluster_name   = "ml"
+  subnet_ids     = ["subnet-1"]
+  instance_types = ["g5.xlarge"]
+  ami_image_id   = ["ami-0123456789abcdef0"]
+  desired_size   = 1
+  min_size       = 1
+  max_size       = 1
+  context        = module.this.context
+}
+
+module "disabled" {
+  source         = "cloudposse/eks-node-group/aws"
+  enabled        = false
+  instance_types = ["p5.48xlarge"]
+  desired_size   = 1
+  min_size       = 1
+  max_size       = 1
+}
+`})
+	res := ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
+	}
+	got := map[string]parser.Resource{}
+	for _, r := range res.Resources {
+		got[r.Address] = r
+	}
+	if len(got) != 3 {
+		t.Fatalf("resources %v", slices.Collect(maps.Keys(got)))
+	}
+	gpu := got["module.gpu.aws_eks_node_group.default[0]"]
+	if gpu.InstanceType != "g6e.2xlarge" || gpu.Quantity != 2 || gpu.ScaleMax == nil || gpu.ScaleMax.Quantity != 6 ||
+		gpu.PurchaseOption != parser.Spot || gpu.Region != "us-west-2" || gpu.NoGPUDriver != "" || len(gpu.Unresolved) != 0 {
+		t.Errorf("gpu: %+v", gpu)
+	}
+	if nl := gpu.NodeLabels; nl == nil || nl.Labels["eks.amazonaws.com/nodegroup"] != "eg-prod-gpu-workers" || nl.Labels["workload"] != "serve" ||
+		fmt.Sprint(nl.Taints) != "[nvidia.com/gpu=true:NoSchedule]" {
+		t.Errorf("gpu node labels: %+v", gpu.NodeLabels)
+	}
+	if gpu.Tags["team"] != "ml" || gpu.Tags["Name"] != "eg-prod-gpu-workers" {
+		t.Errorf("gpu tags: %v", gpu.Tags)
+	}
+	if notes := strings.Join(gpu.Notes, "\n"); !strings.Contains(notes, `read through gpuguard's stand-in for module "gpu" (cloudposse/eks-node-group/aws)`) {
+		t.Errorf("gpu notes: %q", gpu.Notes)
+	}
+	train := got["module.train.aws_eks_node_group.cbd[0]"]
+	if train.InstanceType != "p5.48xlarge" || train.PurchaseOption == parser.Spot || !strings.Contains(train.NoGPUDriver, `ami_type = "AL2_x86_64"`) {
+		t.Errorf("train: %+v", train)
+	}
+	if nl := train.NodeLabels; nl == nil || nl.Prefixes["eks.amazonaws.com/nodegroup"] != "eg-prod-train-workers-" {
+		t.Errorf("train node labels: %+v", train.NodeLabels)
+	}
+	if own := got["module.own_ami.aws_eks_node_group.default[0]"]; own.InstanceType != "g5.xlarge" || own.NoGPUDriver != "" {
+		t.Errorf("own AMI: %+v", own)
 	}
 }

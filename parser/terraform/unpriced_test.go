@@ -53,7 +53,7 @@ func TestModuleNotFollowedNamesItsGPUType(t *testing.T) {
 }
 
 module "node_group" {
-  source         = "cloudposse/eks-node-group/aws"
+  source         = "umotif-public/eks-node-group/aws"
   name           = "gpu"
   instance_types = ["m6i.large", "g5.12xlarge"]
 }

@@ -1,6 +1,7 @@
 # Registry modules read without terraform init, through gpuguard's stand-ins: the EKS module's
 # managed and self-managed node groups, its managed node group submodule from GitHub, and the
-# GKE module's node pools. A module gpuguard has no stand-in for stays a warning.
+# GKE module's node pools, and Cloud Posse's node group (cloudposse.tf). A module gpuguard has
+# no stand-in for stays a warning.
 
 provider "aws" {
   region = "us-east-1"
@@ -104,8 +105,8 @@ module "vpc" {
 
 # A module gpuguard has no stand-in for: the warning names the GPU type its inputs ask for.
 module "inference_nodes" {
-  source         = "cloudposse/eks-node-group/aws"
-  version        = "3.1.0"
+  source         = "umotif-public/eks-node-group/aws"
+  version        = "5.0.0"
   instance_types = ["g6e.2xlarge"]
   desired_size   = 2
 }
