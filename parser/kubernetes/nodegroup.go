@@ -19,6 +19,9 @@ type NodeGroup struct {
 	Purchase                       parser.PurchaseOption
 	// Accelerators are the GPUs attached to an N1 machine (GKE), priced with it.
 	Accelerators []string
+	// NoGPUDriver is the group's setting that starts its nodes without the GPU driver
+	// (parser.Resource.NoGPUDriver).
+	NoGPUDriver string
 	parser.NodeLabels
 }
 
@@ -47,7 +50,7 @@ func NodeGroupsOf(rs []parser.Resource) []NodeGroup {
 		if r.NodeLabels == nil || r.Pod != nil {
 			continue
 		}
-		g := NodeGroup{Address: r.Address, Root: r.Root, InstanceType: r.InstanceType, Provider: r.Provider, Region: r.Region, Purchase: r.PurchaseOption, NodeLabels: *r.NodeLabels}
+		g := NodeGroup{Address: r.Address, Root: r.Root, InstanceType: r.InstanceType, Provider: r.Provider, Region: r.Region, Purchase: r.PurchaseOption, NoGPUDriver: r.NoGPUDriver, NodeLabels: *r.NodeLabels}
 		for _, a := range r.Accelerators {
 			g.Accelerators = append(g.Accelerators, a.Type)
 		}
@@ -65,18 +68,25 @@ func (g *NodeGroup) name() string {
 }
 
 // runsOn records on a pod's resource that its pods run on the groups' nodes, with a note when
-// some of their taints are known only at apply (they may keep the pods off).
+// some of their taints are known only at apply (they may keep the pods off), and one when their
+// nodes start without the GPU driver (they offer the pods no GPUs).
 func runsOn(res *parser.Resource, groups []*NodeGroup) {
 	res.Pod.NodeGroups = make([]parser.GroupRef, len(groups))
-	var unsure []*NodeGroup
+	var unsure, driverless []*NodeGroup
 	for i, g := range groups {
 		res.Pod.NodeGroups[i] = parser.GroupRef{Address: g.Address, Root: g.Root}
 		if g.TaintsUnknown {
 			unsure = append(unsure, g)
 		}
+		if g.NoGPUDriver != "" {
+			driverless = append(driverless, g)
+		}
 	}
 	if len(unsure) > 0 {
 		res.Note("some taints of %s are known only at apply: they may keep the pods off", addresses(unsure))
+	}
+	if len(driverless) > 0 {
+		res.Note("the nodes of %s start without the GPU driver (%s): they offer the pods no GPUs unless something else on the cluster installs it (GPU012)", addresses(driverless), driverless[0].NoGPUDriver)
 	}
 }
 

@@ -342,3 +342,32 @@ func TestTaintsKeepPodsOffNodeGroups(t *testing.T) {
 		})
 	}
 }
+
+// Pods that run on a group whose nodes start without the GPU driver say so: the group's
+// NoGPUDriver comes through NodeGroupsOf, and only the groups that lack it are named.
+func TestPodsOnAGroupWithoutTheGPUDriver(t *testing.T) {
+	groups := NodeGroupsOf([]parser.Resource{
+		{Address: "aws_eks_node_group.std", InstanceType: "g6.xlarge", Provider: parser.AWS, Region: "us-east-1",
+			NoGPUDriver: `ami_type = "AL2023_x86_64_STANDARD", an EKS AMI type without the NVIDIA driver`,
+			NodeLabels:  &parser.NodeLabels{Labels: map[string]string{"eks.amazonaws.com/nodegroup": "std", "gpu": "l4"}}},
+		{Address: "aws_eks_node_group.nv", InstanceType: "g6.xlarge", Provider: parser.AWS, Region: "us-east-1",
+			NodeLabels: &parser.NodeLabels{Labels: map[string]string{"eks.amazonaws.com/nodegroup": "nv", "gpu": "l4"}}},
+	})
+	if len(groups) != 2 || groups[0].NoGPUDriver == "" || groups[1].NoGPUDriver != "" {
+		t.Fatalf("groups %+v", groups)
+	}
+	const note = `the nodes of aws_eks_node_group.std start without the GPU driver (ami_type = "AL2023_x86_64_STANDARD", an EKS AMI type without the NVIDIA driver): they offer the pods no GPUs unless something else on the cluster installs it (GPU012)`
+	for _, tc := range []struct {
+		selector string
+		said     bool
+	}{
+		{"{eks.amazonaws.com/nodegroup: std}", true},
+		{"{gpu: l4}", true}, // both groups, one without the driver
+		{"{eks.amazonaws.com/nodegroup: nv}", false},
+	} {
+		r := one(t, build(t, gpuPod("  nodeSelector: "+tc.selector), Options{NodeGroups: groups}))
+		if said := slices.Contains(r.Notes, note); said != tc.said {
+			t.Errorf("%s: notes %q, want the note %v", tc.selector, r.Notes, tc.said)
+		}
+	}
+}
