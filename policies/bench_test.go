@@ -19,7 +19,7 @@ import (
 // them, as in a large real repository: a quarter without a profile, a tenth oversized, one in
 // twenty not fitting, a third without full tags, a fifth interruptible on demand, one in twenty
 // unpriced, a third always-on with a commitment to suggest, one in fifty a node group with pods
-// on it (half of them too many).
+// on it (half of them too many), one in a hundred a node group without the GPU driver.
 func benchResources(n int) []estimator.Estimate {
 	out := make([]estimator.Estimate, n)
 	four := 4
@@ -67,6 +67,9 @@ func benchResources(n int) []estimator.Estimate {
 		}
 		if i%50 == 11 {
 			e.PodsOnGroup = &estimator.GroupPods{Workloads: []string{fmt.Sprintf("Deployment/ml/chat-%d", i)}, NodesNeeded: 2 + i%4, NodesNeededAtMax: 3 + i%4, MaxNodes: &four}
+		}
+		if i%100 == 13 {
+			e.NoGPUDriver = `ami_type = "AL2023_x86_64_STANDARD", an EKS AMI type without the NVIDIA driver`
 		}
 		if i%10 == 0 {
 			e.Suppressions = []parser.Suppression{{Rule: "GPU003", Reason: "ok", Status: "active"}}
