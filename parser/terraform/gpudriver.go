@@ -26,7 +26,10 @@ var awsNVIDIAFamily = regexp.MustCompile(`^(p\d|g\d|gr\d)[a-z0-9-]*\.`)
 // with GPU instance types (CreateNodegroup, instanceTypes); the AMI types with the NVIDIA
 // driver name it (AL2023_x86_64_NVIDIA, AL2023_ARM_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA,
 // BOTTLEROCKET_ARM_64_NVIDIA) or are AL2_x86_64_GPU; CUSTOM takes the launch template's own
-// image, which gpuguard cannot see into. Enum: https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html
+// image, which gpuguard cannot see into. Enum: https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html;
+// "non-accelerated Amazon EKS AMIs don't support the g3, g4, inf, and p families":
+// https://docs.aws.amazon.com/eks/latest/userguide/choosing-instance-type.html. An unset
+// ami_type is left to EKS, which gpuguard does not second-guess.
 func eksDriver(r *parser.Resource, w *view) {
 	t := strings.ToLower(r.InstanceType)
 	if !awsNVIDIAFamily.MatchString(t) || strings.HasPrefix(t, "g4ad.") {

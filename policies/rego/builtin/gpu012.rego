@@ -21,10 +21,17 @@ warn contains f if {
 	f := {
 		"msg": sprintf("%s: its nodes start without the GPU driver (%s), so they offer no GPUs to pods, %s", [r.address, r.no_gpu_driver, billed(r)]),
 		"id": r.id,
-		"remediation": "Let the nodes get the driver: an EKS AMI type with it (AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA, or the ARM_64 ones for Graviton GPUs), gpu_driver = \"Install\" on AKS, a gpu_driver_version of DEFAULT or LATEST on GKE. If the NVIDIA GPU Operator installs it, waive this with gpuguard:ignore GPU012 reason=\"the GPU Operator installs the driver\".",
+		"remediation": sprintf("%s If the NVIDIA GPU Operator installs it, waive this with gpuguard:ignore GPU012 reason=\"the GPU Operator installs the driver\".", [object.get(remedies, object.get(r, "provider", ""), remedies.other)]),
 	}
 }
 
 billed(r) := sprintf("which stay Pending while the nodes are billed (%s%s a month)", [gpuguard.dollars(r.monthly_cost), lib.star[r.price_estimated]]) if {
 	r.monthly_cost != null
 } else := "which stay Pending while the nodes are billed"
+
+remedies := {
+	"aws": "Use an AMI type with the NVIDIA driver: AL2023_x86_64_NVIDIA or BOTTLEROCKET_x86_64_NVIDIA (AL2023_ARM_64_NVIDIA or BOTTLEROCKET_ARM_64_NVIDIA for Graviton GPUs).",
+	"azure": "Let AKS install the driver: gpu_driver = \"Install\" (the default), and no SkipGPUDriverInstall tag.",
+	"gcp": "Let GKE install the driver: gpu_driver_version = \"DEFAULT\" or \"LATEST\".",
+	"other": "Let the nodes get the driver from their image or the cloud.",
+}
