@@ -157,21 +157,31 @@ module "label" {
   context    = module.this.context
 }
 
+# Both node groups take the same settings (the module keeps them in sync through local.ng):
+# only the name and which one exists differ.
 locals {
-  enabled  = module.this.enabled
-  ami_type = length(var.ami_image_id) > 0 || length(var.launch_template_id) > 0 ? null : var.ami_type
+  enabled = module.this.enabled
+  ng = {
+    cluster_name   = var.cluster_name
+    instance_types = var.instance_types
+    ami_type       = length(var.ami_image_id) > 0 || length(var.launch_template_id) > 0 ? null : var.ami_type
+    capacity_type  = var.capacity_type
+    labels         = var.kubernetes_labels == null ? {} : var.kubernetes_labels
+    taints         = var.kubernetes_taints == null ? [] : var.kubernetes_taints
+    tags           = module.label.tags
+  }
 }
 
 resource "aws_eks_node_group" "default" {
   count = local.enabled && !var.create_before_destroy ? 1 : 0
 
-  cluster_name    = var.cluster_name
   node_group_name = module.label.id
-  instance_types  = var.instance_types
-  ami_type        = local.ami_type
-  capacity_type   = var.capacity_type
-  labels          = var.kubernetes_labels == null ? {} : var.kubernetes_labels
-  tags            = module.label.tags
+  cluster_name    = local.ng.cluster_name
+  instance_types  = local.ng.instance_types
+  ami_type        = local.ng.ami_type
+  capacity_type   = local.ng.capacity_type
+  labels          = local.ng.labels
+  tags            = local.ng.tags
 
   scaling_config {
     desired_size = var.desired_size
@@ -180,7 +190,7 @@ resource "aws_eks_node_group" "default" {
   }
 
   dynamic "taint" {
-    for_each = var.kubernetes_taints == null ? [] : var.kubernetes_taints
+    for_each = local.ng.taints
     content {
       key    = taint.value["key"]
       value  = try(taint.value["value"], null)
@@ -192,13 +202,13 @@ resource "aws_eks_node_group" "default" {
 resource "aws_eks_node_group" "cbd" {
   count = local.enabled && var.create_before_destroy ? 1 : 0
 
-  cluster_name           = var.cluster_name
   node_group_name_prefix = "${module.label.id}${module.label.delimiter}"
-  instance_types         = var.instance_types
-  ami_type               = local.ami_type
-  capacity_type          = var.capacity_type
-  labels                 = var.kubernetes_labels == null ? {} : var.kubernetes_labels
-  tags                   = module.label.tags
+  cluster_name           = local.ng.cluster_name
+  instance_types         = local.ng.instance_types
+  ami_type               = local.ng.ami_type
+  capacity_type          = local.ng.capacity_type
+  labels                 = local.ng.labels
+  tags                   = local.ng.tags
 
   scaling_config {
     desired_size = var.desired_size
@@ -207,7 +217,7 @@ resource "aws_eks_node_group" "cbd" {
   }
 
   dynamic "taint" {
-    for_each = var.kubernetes_taints == null ? [] : var.kubernetes_taints
+    for_each = local.ng.taints
     content {
       key    = taint.value["key"]
       value  = try(taint.value["value"], null)

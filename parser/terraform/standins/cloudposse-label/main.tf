@@ -93,18 +93,9 @@ locals {
   }
   given_attributes = compact(distinct(concat(try(tolist(local.ctx.attributes), []), try(tolist(var.attributes), []))))
 
-  labels = {
-    for k, v in local.given : k => local.value_case == "none" ? replace(v == null ? "" : v, local.replace, "") : (
-      local.value_case == "upper" ? upper(replace(v == null ? "" : v, local.replace, "")) : (
-        local.value_case == "title" ? title(lower(replace(v == null ? "" : v, local.replace, ""))) : lower(replace(v == null ? "" : v, local.replace, ""))
-      )
-    )
-  }
-  attributes = compact(distinct([
-    for a in local.given_attributes : local.value_case == "none" ? replace(a, local.replace, "") : (
-      local.value_case == "upper" ? upper(replace(a, local.replace, "")) : lower(replace(a, local.replace, ""))
-    )
-  ]))
+  cleaned    = { for k, v in local.given : k => replace(v == null ? "" : v, local.replace, "") }
+  labels     = { for k, v in local.cleaned : k => local.value_case == "none" ? v : local.value_case == "upper" ? upper(v) : local.value_case == "title" ? title(lower(v)) : lower(v) }
+  attributes = compact(distinct([for a in local.given_attributes : local.value_case == "none" ? replace(a, local.replace, "") : local.value_case == "upper" ? upper(replace(a, local.replace, "")) : lower(replace(a, local.replace, ""))]))
 
   id_parts = merge(local.labels, { attributes = join(local.delimiter, local.attributes) })
   id       = local.enabled ? join(local.delimiter, [for l in local.label_order : local.id_parts[l] if length(local.id_parts[l]) > 0]) : ""
