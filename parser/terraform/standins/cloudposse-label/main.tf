@@ -161,17 +161,12 @@ output "label_order" {
   value = local.label_order
 }
 
-# What the next label down starts from: the given values (its own are added to them).
-output "context" {
-  value = {
+# What the next label down starts from: the given labels and attributes (its own are added to
+# them) with this label's settings; normalized_context has the cleaned, cased ones instead.
+locals {
+  settings = {
     enabled             = local.enabled
-    namespace           = local.given.namespace
-    tenant              = local.given.tenant
-    environment         = local.given.environment
-    stage               = local.given.stage
-    name                = local.given.name
     delimiter           = local.delimiter
-    attributes          = local.given_attributes
     tags                = local.tags
     label_order         = local.label_order
     regex_replace_chars = local.replace
@@ -179,19 +174,10 @@ output "context" {
   }
 }
 
+output "context" {
+  value = merge(local.settings, local.given, { attributes = local.given_attributes })
+}
+
 output "normalized_context" {
-  value = {
-    enabled             = local.enabled
-    namespace           = local.labels.namespace
-    tenant              = local.labels.tenant
-    environment         = local.labels.environment
-    stage               = local.labels.stage
-    name                = local.labels.name
-    delimiter           = local.delimiter
-    attributes          = local.attributes
-    tags                = local.tags
-    label_order         = local.label_order
-    regex_replace_chars = local.replace
-    label_value_case    = local.value_case
-  }
+  value = merge(local.settings, local.labels, { attributes = local.attributes })
 }
