@@ -45,6 +45,10 @@ locals {
   looked  = lookup(local.base, "zzz", "g5.12xlarge")
   looked2 = lookup(local.base, "b")
   looked3 = lookup(tomap(local.base), "a")
+  pairs   = { gpu = ["g6", "xlarge"], cpu = ["m7i", "large"] }
+  looked4 = lookup(local.pairs, "gpu", null)                                # a null default, as Terraform allows
+  looked5 = coalesce(lookup(local.base, "zzz", null), "g6e.2xlarge")        # a miss gives the null default
+  looked6 = lookup({ a = ["g5.2xlarge"] }, "zzz", ["g5.24xlarge"])          # a default of another type
   idx     = index(["a", "b", "c"], "c")
 }
 resource "aws_instance" "merged" { instance_type = local.merged["c"] }
@@ -67,6 +71,9 @@ resource "aws_instance" "replace" { instance_type = local.rep }
 resource "aws_instance" "lookup" { instance_type = local.looked }
 resource "aws_instance" "lookup2" { instance_type = local.looked2 }
 resource "aws_instance" "lookup3" { instance_type = local.looked3 }
+resource "aws_instance" "lookup4" { instance_type = join(".", local.looked4) }
+resource "aws_instance" "lookup5" { instance_type = local.looked5 }
+resource "aws_instance" "lookup6" { instance_type = local.looked6[0] }
 resource "aws_instance" "index" {
   count         = local.idx
   instance_type = "g5.xlarge"
@@ -82,6 +89,7 @@ resource "aws_instance" "index" {
 		"aws_instance.tomap": "g6.4xlarge", `aws_instance.toset["p5.48xlarge"]`: "p5.48xlarge", "aws_instance.cond": "g5.4xlarge",
 		"aws_instance.replace": "g5.8xlarge", "aws_instance.lookup": "g5.12xlarge",
 		"aws_instance.lookup2": "g6.xlarge", "aws_instance.lookup3": "g5.xlarge", // lookup without a default
+		"aws_instance.lookup4": "g6.xlarge", "aws_instance.lookup5": "g6e.2xlarge", "aws_instance.lookup6": "g5.24xlarge",
 	}
 	for addr, typ := range want {
 		if r, ok := got[addr]; !ok || r.InstanceType != typ {

@@ -126,7 +126,8 @@ func unknownFunc(ty cty.Type) function.Function {
 }
 
 // lookupFunc is Terraform's lookup, whose default is optional: without one, a missing key is an
-// error (cty's lookup requires the default).
+// error (cty's lookup requires the default). The default may be null (lookup(m, k, null)), which
+// cty's lookup refuses and Terraform accepts.
 var lookupFunc = function.New(&function.Spec{
 	Params: []function.Parameter{
 		{Name: "inputMap", Type: cty.DynamicPseudoType, AllowMarked: true},
@@ -134,11 +135,7 @@ var lookupFunc = function.New(&function.Spec{
 	},
 	VarParam: &function.Parameter{Name: "default", Type: cty.DynamicPseudoType, AllowMarked: true, AllowNull: true, AllowUnknown: true, AllowDynamicType: true},
 	Type: func(args []cty.Value) (cty.Type, error) {
-		switch len(args) {
-		case 3:
-			return stdlib.LookupFunc.ReturnTypeForValues(args)
-		case 2:
-		default:
+		if len(args) != 2 && len(args) != 3 {
 			return cty.NilType, fmt.Errorf("lookup() takes two or three arguments, got %d", len(args))
 		}
 		ty := args[0].Type()
@@ -149,6 +146,9 @@ var lookupFunc = function.New(&function.Spec{
 				return cty.DynamicPseudoType, nil
 			}
 			if !ty.HasAttribute(key.AsString()) {
+				if len(args) == 3 {
+					return args[2].Type(), nil
+				}
 				return cty.NilType, function.NewArgErrorf(1, "lookup failed to find key %q", key.AsString())
 			}
 			return ty.AttributeType(key.AsString()), nil
@@ -160,9 +160,6 @@ var lookupFunc = function.New(&function.Spec{
 		return cty.NilType, function.NewArgErrorf(0, "lookup() requires a map as the first argument")
 	},
 	Impl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {
-		if len(args) == 3 {
-			return stdlib.LookupFunc.Call(args)
-		}
 		m, marks := args[0].Unmark()
 		key, keyMarks := args[1].Unmark()
 		if !m.IsWhollyKnown() || !key.IsKnown() {
@@ -178,6 +175,18 @@ var lookupFunc = function.New(&function.Spec{
 			}
 		} else if m.HasIndex(cty.StringVal(k)) == cty.True {
 			return m.Index(cty.StringVal(k)).WithMarks(marks, keyMarks), nil
+		}
+		if len(args) == 3 {
+			// The default, as the map's element type when it has one.
+			d, dMarks := args[2].Unmark()
+			if retType != cty.DynamicPseudoType {
+				converted, err := convert.Convert(d, retType)
+				if err != nil {
+					return cty.NilVal, function.NewArgError(2, err)
+				}
+				d = converted
+			}
+			return d.WithMarks(marks, keyMarks, dMarks), nil
 		}
 		return cty.NilVal, function.NewArgErrorf(1, "lookup failed to find key %q", k)
 	},
