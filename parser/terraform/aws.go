@@ -148,6 +148,11 @@ func mapAWSInstance(c *mapContext) []*parser.Resource {
 	if r.PurchaseOption != parser.Spot {
 		c.awsTaker(r, w, r.Quantity)
 	}
+	if w.has("ami") {
+		c.imageDriver(r, w, "ami", "ami")
+	} else {
+		c.imageDriver(r, lt, "image_id", "the launch template's image_id")
+	}
 	return []*parser.Resource{r}
 }
 
@@ -279,6 +284,7 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 	if r.PurchaseOption != parser.Spot {
 		c.awsTaker(r, lt, r.Quantity-r.SpotQuantity)
 	}
+	c.imageDriver(r, lt, "image_id", "the launch template's image_id")
 	return []*parser.Resource{r}
 }
 
@@ -324,6 +330,9 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	r.NodeLabels = nodeLabels(w, parser.AWS, nameOf(w, "node_group_name", "node_group_name_prefix"), "labels")
 	taintBlocks(r.NodeLabels, w, "taint")
 	eksDriver(r, w)
+	if ami, ok := w.quiet().str("ami_type"); !ok || strings.EqualFold(ami, "CUSTOM") {
+		c.imageDriver(r, lt, "image_id", "the launch template's image_id") // EKS boots the launch template's own image
+	}
 	return []*parser.Resource{r}
 }
 

@@ -51,6 +51,7 @@ func (r *resourceDecl) addr() string { return r.typ + "." + r.name }
 type moduleCall struct {
 	name      string
 	source    string
+	version   string // the version constraint of a registry module, as written
 	rng       hcl.Range
 	body      hcl.Body
 	args      hcl.Attributes
@@ -281,6 +282,12 @@ func (l *loader) decodeModuleCall(m *moduleConfig, sf *sourceFile, b *hcl.Block)
 		}
 	} else {
 		return
+	}
+	if a, ok := meta.Attributes["version"]; ok {
+		// Terraform takes only a literal string here; anything else leaves the version unknown.
+		if v, d := a.Expr.Value(nil); !d.HasErrors() && v.Type() == cty.String && v.IsKnown() && !v.IsNull() {
+			c.version = v.AsString()
+		}
 	}
 	if a, ok := meta.Attributes["count"]; ok {
 		c.count = a.Expr

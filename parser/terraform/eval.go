@@ -916,6 +916,9 @@ func (mi *moduleInstance) child(name string) *childState {
 			c.standIn = call
 		}
 		c.setInputsFromCall(call, sc)
+		if _, declared := cfg.variables[ModuleMajorInput]; declared && cs.standIn {
+			c.inputs[ModuleMajorInput] = ModuleMajor(call.source, call.version) // moduleversion.go
+		}
 		cs.instances = append(cs.instances, c)
 		return c
 	}

@@ -5,6 +5,10 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -41,6 +45,11 @@ func eksDriver(r *parser.Resource, w *view) {
 	}
 	u := strings.ToUpper(ami)
 	if u == "CUSTOM" || strings.Contains(u, "NVIDIA") || strings.Contains(u, "_GPU") {
+		return
+	}
+	if why, ok := w.quiet().strMap("gpuguard_chosen_by")["ami_type"]; ok {
+		// A stand-in's node group whose ami_type the module's default supplied (standins/).
+		r.NoGPUDriver = fmt.Sprintf("ami_type is not set, and %s, %q, is an EKS AMI type without the NVIDIA driver", why, ami)
 		return
 	}
 	r.NoGPUDriver = fmt.Sprintf("ami_type = %q, an EKS AMI type without the NVIDIA driver", ami)
@@ -80,4 +89,159 @@ func gkeDriver(r *parser.Resource, nodeConfig *view) {
 			}
 		}
 	}
+}
+
+// imageDriver reads the image a launch template (image_id) or an instance (ami) boots, when it
+// is read from a data source that names an EKS-optimized AMI: an SSM parameter
+// (data.aws_ssm_parameter, name "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/
+// standard/recommended/image_id") or an AMI name filter (data.aws_ami, values
+// ["amazon-eks-node-al2023-x86_64-standard-1.31-v*"]). That is how self-managed node groups,
+// and managed ones with a launch template's own image, pick their AMI. Only an image that is
+// certainly one without the NVIDIA driver is held against the group: a literal AMI ID, another
+// source, or a name whose unknown part could name the NVIDIA variant is not judged.
+//
+// what names the attribute in the message ("the launch template's image_id").
+func (c *mapContext) imageDriver(r *parser.Resource, w *view, attr, what string) {
+	t := strings.ToLower(r.InstanceType)
+	if r.NoGPUDriver != "" || w == nil || !awsNVIDIAFamily.MatchString(t) || strings.HasPrefix(t, "g4ad.") {
+		return
+	}
+	v, ok := at(w.obj, attr)
+	if !ok || v.IsKnown() {
+		return
+	}
+	refs := dataRefs(v)
+	if len(refs) == 0 {
+		return
+	}
+	var named []string
+	for _, d := range refs {
+		decl := d.mod.cfg.data[d.addr]
+		if decl == nil {
+			return
+		}
+		texts := dataImageNames(d.mod, decl)
+		if len(texts) == 0 {
+			return
+		}
+		for _, text := range texts {
+			what := eksImageWithoutDriver(text)
+			if what == "" {
+				return // the NVIDIA variant, another image, or one that cannot be told
+			}
+			named = append(named, fmt.Sprintf("%sdata.%s (%q), %s", d.mod.prefix, d.addr, text, what))
+		}
+	}
+	r.NoGPUDriver = fmt.Sprintf("%s is %s, without the NVIDIA driver", what, strings.Join(named, ", or "))
+	if why, ok := w.quiet().strMap("gpuguard_chosen_by")[attr]; ok {
+		r.NoGPUDriver += ": " + why // a stand-in's image that the module's default picked (standins/)
+	}
+}
+
+// dataImageNames returns what a data source names its image by: an SSM parameter's name, or
+// the values of an AMI lookup's "name" filter. A part known only at apply (the cluster's
+// Kubernetes version) reads as "*".
+func dataImageNames(mi *moduleInstance, decl *resourceDecl) []string {
+	switch decl.typ {
+	case "aws_ssm_parameter":
+		content, _, _ := decl.body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "name"}}})
+		if a, ok := content.Attributes["name"]; ok {
+			if text, ok := imageNameText(mi, a.Expr); ok {
+				return []string{text}
+			}
+		}
+	case "aws_ami":
+		content, _, _ := decl.body.PartialContent(&hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{{Type: "filter"}}})
+		var out []string
+		for _, b := range content.Blocks {
+			fc, _, _ := b.Body.PartialContent(&hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "name"}, {Name: "values"}}})
+			name, ok1 := fc.Attributes["name"]
+			values, ok2 := fc.Attributes["values"]
+			if !ok1 || !ok2 {
+				continue
+			}
+			if n, ok := imageNameText(mi, name.Expr); !ok || n != "name" {
+				continue
+			}
+			items := []hcl.Expression{values.Expr}
+			if tuple, ok := values.Expr.(*hclsyntax.TupleConsExpr); ok {
+				items = items[:0]
+				for _, e := range tuple.Exprs {
+					items = append(items, e)
+				}
+			}
+			for _, item := range items {
+				text, ok := imageNameText(mi, item)
+				if !ok {
+					return nil
+				}
+				out = append(out, text)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// imageNameText evaluates a string in the data source's module; a template whose parts are
+// known only at apply keeps its literal parts, with "*" for the others.
+func imageNameText(mi *moduleInstance, expr hcl.Expression) (string, bool) {
+	if s, ok := stringValue(mi.expr(expr, nil)); ok {
+		return s, true
+	}
+	tmpl, ok := expr.(*hclsyntax.TemplateExpr)
+	if !ok {
+		return "", false
+	}
+	var b strings.Builder
+	for _, part := range tmpl.Parts {
+		if s, ok := stringValue(mi.expr(part, nil)); ok {
+			b.WriteString(s)
+		} else {
+			b.WriteString("*")
+		}
+	}
+	return b.String(), true
+}
+
+func stringValue(v cty.Value) (string, bool) {
+	v, _ = v.UnmarkDeep()
+	if !v.IsWhollyKnown() || v.IsNull() || v.Type() != cty.String {
+		return "", false
+	}
+	return v.AsString(), true
+}
+
+// eksImagePatterns are the EKS-optimized AMIs without the NVIDIA driver, by SSM parameter path
+// and AMI name (https://docs.aws.amazon.com/eks/latest/userguide/retrieve-ami-id.html,
+// https://docs.aws.amazon.com/eks/latest/userguide/retrieve-ami-id-bottlerocket.html): their
+// NVIDIA variants name nvidia or gpu in the same place (amazon-linux-2023/x86_64/nvidia,
+// amazon-linux-2-gpu, aws-k8s-1.31-nvidia, amazon-eks-gpu-node-1.31-v*). A pattern matches only
+// where the variant is spelled out: "amazon-eks-node-*-v*" also matches the AL2023 NVIDIA AMI's
+// name, and aws-k8s-* a Bottlerocket NVIDIA variant, so neither is judged.
+var eksImagePatterns = []struct {
+	re   *regexp.Regexp
+	what string
+}{
+	{regexp.MustCompile(`/aws/service/eks/optimized-ami/[^/]*/amazon-linux-2(-arm64)?/`), "an EKS-optimized Amazon Linux 2 AMI"},
+	{regexp.MustCompile(`/aws/service/eks/optimized-ami/[^/]*/amazon-linux-2023/[^/]*/(standard|neuron)/`), "an EKS-optimized Amazon Linux 2023 ${1} AMI"},
+	{regexp.MustCompile(`/aws/service/bottlerocket/aws-k8s-[0-9.]+(-fips)?/`), "a Bottlerocket AMI for Kubernetes"},
+	{regexp.MustCompile(`^amazon-eks-node-al2023-[^-*]+-(standard|neuron)-`), "an EKS-optimized Amazon Linux 2023 ${1} AMI"},
+	{regexp.MustCompile(`^amazon-eks-(arm64-)?node-[0-9]`), "an EKS-optimized Amazon Linux 2 AMI"},
+	{regexp.MustCompile(`^bottlerocket-aws-k8s-[0-9.]+(-fips)?-(x86_64|aarch64)-`), "a Bottlerocket AMI for Kubernetes"},
+}
+
+// eksImageWithoutDriver says which EKS-optimized AMI without the NVIDIA driver an SSM parameter
+// name or AMI name names, or "" when it names another image or cannot be told.
+func eksImageWithoutDriver(name string) string {
+	n := strings.ToLower(name)
+	if strings.Contains(n, "nvidia") || strings.Contains(n, "gpu") {
+		return ""
+	}
+	for _, p := range eksImagePatterns {
+		if m := p.re.FindStringSubmatchIndex(n); m != nil {
+			return string(p.re.ExpandString(nil, p.what, n, m))
+		}
+	}
+	return ""
 }

@@ -154,3 +154,239 @@ module "gke" {
 		t.Errorf("in a plan: %+v (errors %v)", pr.Resources, pr.Errors)
 	}
 }
+
+// Self-managed node groups, and managed ones that boot their launch template's own image, pick
+// the AMI by an SSM parameter or an AMI name: an EKS-optimized AMI without the NVIDIA driver is
+// held against a GPU group only where the name says so for certain.
+func TestGPUNodeGroupsBootingAnEKSAMIWithoutTheDriver(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" { region = "us-east-1" }
+variable "k8s" { type = string }
+variable "family" {
+  type    = string
+  default = "standard"
+}
+variable "gpu_image" { type = bool }
+
+data "aws_ssm_parameter" "al2023" {
+  name = "/aws/service/eks/optimized-ami/${var.k8s}/amazon-linux-2023/x86_64/standard/recommended/image_id"
+}
+data "aws_ssm_parameter" "al2023_nvidia" {
+  name = "/aws/service/eks/optimized-ami/${var.k8s}/amazon-linux-2023/x86_64/nvidia/recommended/image_id"
+}
+data "aws_ssm_parameter" "bottlerocket_any" {
+  name = "/aws/service/bottlerocket/aws-k8s-${var.k8s}/x86_64/latest/image_id"
+}
+data "aws_ssm_parameter" "bottlerocket_131" {
+  name = "/aws/service/bottlerocket/aws-k8s-1.31/x86_64/latest/image_id"
+}
+locals {
+  by_family = {
+    standard = "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/standard/recommended/image_id"
+    nvidia   = "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id"
+  }
+}
+data "aws_ssm_parameter" "by_family" {
+  count = 1
+  name  = lookup(local.by_family, var.family, null)
+}
+data "aws_ami" "al2_131" {
+  most_recent = true
+  owners      = ["amazon"]
+  filter {
+    name   = "name"
+    values = ["amazon-eks-node-1.31-v*"]
+  }
+}
+data "aws_ami" "al2_any" {
+  most_recent = true
+  owners      = ["amazon"]
+  filter {
+    name   = "name"
+    values = ["amazon-eks-node-${var.k8s}-v*"] # also the AL2023 NVIDIA AMI's name
+  }
+}
+
+resource "aws_launch_template" "al2023" {
+  image_id      = nonsensitive(data.aws_ssm_parameter.al2023.value)
+  instance_type = "g6.xlarge"
+}
+resource "aws_launch_template" "al2023_nvidia" {
+  image_id      = data.aws_ssm_parameter.al2023_nvidia.value
+  instance_type = "g6.xlarge"
+}
+resource "aws_launch_template" "bottlerocket_any" {
+  image_id      = data.aws_ssm_parameter.bottlerocket_any.value
+  instance_type = "g6.xlarge"
+}
+resource "aws_launch_template" "bottlerocket_131" {
+  image_id      = data.aws_ssm_parameter.bottlerocket_131.value
+  instance_type = "g6.xlarge"
+}
+resource "aws_launch_template" "by_family" {
+  image_id      = data.aws_ssm_parameter.by_family[0].value
+  instance_type = "g6.xlarge"
+}
+resource "aws_launch_template" "either" {
+  image_id      = var.gpu_image ? data.aws_ssm_parameter.al2023_nvidia.value : data.aws_ssm_parameter.al2023.value
+  instance_type = "g6.xlarge"
+}
+resource "aws_launch_template" "literal" {
+  image_id      = "ami-0123456789abcdef0"
+  instance_type = "g6.xlarge"
+}
+resource "aws_launch_template" "amd" {
+  image_id      = data.aws_ssm_parameter.al2023.value
+  instance_type = "g4ad.xlarge"
+}
+resource "aws_launch_template" "no_type" {
+  image_id = data.aws_ssm_parameter.al2023.value
+}
+
+resource "aws_autoscaling_group" "al2023" {
+  desired_capacity = 1
+  max_size         = 1
+  min_size         = 1
+  launch_template { id = aws_launch_template.al2023.id }
+}
+resource "aws_autoscaling_group" "al2023_nvidia" {
+  desired_capacity = 1
+  max_size         = 1
+  min_size         = 1
+  launch_template { id = aws_launch_template.al2023_nvidia.id }
+}
+resource "aws_autoscaling_group" "bottlerocket_any" {
+  desired_capacity = 1
+  max_size         = 1
+  min_size         = 1
+  launch_template { id = aws_launch_template.bottlerocket_any.id }
+}
+resource "aws_autoscaling_group" "bottlerocket_131" {
+  desired_capacity = 1
+  max_size         = 1
+  min_size         = 1
+  launch_template { id = aws_launch_template.bottlerocket_131.id }
+}
+resource "aws_autoscaling_group" "by_family" {
+  desired_capacity = 1
+  max_size         = 1
+  min_size         = 1
+  launch_template { id = aws_launch_template.by_family.id }
+}
+resource "aws_autoscaling_group" "either" {
+  desired_capacity = 1
+  max_size         = 1
+  min_size         = 1
+  launch_template { id = aws_launch_template.either.id }
+}
+resource "aws_autoscaling_group" "literal" {
+  desired_capacity = 1
+  max_size         = 1
+  min_size         = 1
+  launch_template { id = aws_launch_template.literal.id }
+}
+resource "aws_autoscaling_group" "amd" {
+  desired_capacity = 1
+  max_size         = 1
+  min_size         = 1
+  launch_template { id = aws_launch_template.amd.id }
+}
+resource "aws_instance" "al2_131" {
+  ami           = data.aws_ami.al2_131.id
+  instance_type = "p4d.24xlarge"
+}
+resource "aws_instance" "al2_any" {
+  ami           = data.aws_ami.al2_any.id
+  instance_type = "p4d.24xlarge"
+}
+resource "aws_eks_node_group" "own_image" {
+  cluster_name   = "ml"
+  instance_types = ["g6e.xlarge"]
+  launch_template {
+    id      = aws_launch_template.no_type.id
+    version = "$Latest"
+  }
+  scaling_config {
+    desired_size = 1
+    max_size     = 1
+    min_size     = 1
+  }
+}
+resource "aws_eks_node_group" "ami_type_wins" {
+  cluster_name   = "ml"
+  instance_types = ["g6e.xlarge"]
+  ami_type       = "AL2023_x86_64_NVIDIA"
+  launch_template {
+    id      = aws_launch_template.no_type.id
+    version = "$Latest"
+  }
+  scaling_config {
+    desired_size = 1
+    max_size     = 1
+    min_size     = 1
+  }
+}
+`, Options{})
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors: %v", res.Errors)
+	}
+	got := byAddress(t, res)
+	al2023 := `the launch template's image_id is data.aws_ssm_parameter.al2023 ("/aws/service/eks/optimized-ami/*/amazon-linux-2023/x86_64/standard/recommended/image_id"), an EKS-optimized Amazon Linux 2023 standard AMI, without the NVIDIA driver`
+	want := map[string]string{
+		"aws_autoscaling_group.al2023":           al2023,
+		"aws_autoscaling_group.al2023_nvidia":    "",
+		"aws_autoscaling_group.bottlerocket_any": "", // aws-k8s-<version>-nvidia is the NVIDIA variant
+		"aws_autoscaling_group.bottlerocket_131": `the launch template's image_id is data.aws_ssm_parameter.bottlerocket_131 ("/aws/service/bottlerocket/aws-k8s-1.31/x86_64/latest/image_id"), a Bottlerocket AMI for Kubernetes, without the NVIDIA driver`,
+		"aws_autoscaling_group.by_family":        `the launch template's image_id is data.aws_ssm_parameter.by_family ("/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/standard/recommended/image_id"), an EKS-optimized Amazon Linux 2023 standard AMI, without the NVIDIA driver`,
+		"aws_autoscaling_group.either":           "", // the NVIDIA image, or not: known only at apply
+		"aws_autoscaling_group.literal":          "",
+		"aws_autoscaling_group.amd":              "", // AMD GPUs
+		"aws_instance.al2_131":                   `ami is data.aws_ami.al2_131 ("amazon-eks-node-1.31-v*"), an EKS-optimized Amazon Linux 2 AMI, without the NVIDIA driver`,
+		"aws_instance.al2_any":                   "",
+		"aws_eks_node_group.own_image":           al2023, // EKS boots the template's image when no ami_type is set
+		"aws_eks_node_group.ami_type_wins":       "",
+	}
+	for addr, w := range want {
+		r, ok := got[addr]
+		if !ok {
+			t.Errorf("%s: missing", addr)
+			continue
+		}
+		if r.NoGPUDriver != w {
+			t.Errorf("%s: NoGPUDriver %q, want %q", addr, r.NoGPUDriver, w)
+		}
+	}
+}
+
+func TestEKSImagesWithoutTheDriver(t *testing.T) {
+	for name, want := range map[string]string{
+		"/aws/service/eks/optimized-ami/1.31/amazon-linux-2/recommended/image_id":                    "an EKS-optimized Amazon Linux 2 AMI",
+		"/aws/service/eks/optimized-ami/1.31/amazon-linux-2-arm64/recommended/image_id":              "an EKS-optimized Amazon Linux 2 AMI",
+		"/aws/service/eks/optimized-ami/1.31/amazon-linux-2-gpu/recommended/image_id":                "",
+		"/aws/service/eks/optimized-ami/*/amazon-linux-2023/arm64/standard/recommended/image_id":     "an EKS-optimized Amazon Linux 2023 standard AMI",
+		"/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/neuron/recommended/image_id":   "an EKS-optimized Amazon Linux 2023 neuron AMI",
+		"/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id":   "",
+		"/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/*/recommended/image_id":               "",
+		"/aws/service/bottlerocket/aws-k8s-1.31/x86_64/latest/image_id":                              "a Bottlerocket AMI for Kubernetes",
+		"/aws/service/bottlerocket/aws-k8s-1.31-fips/x86_64/latest/image_id":                         "a Bottlerocket AMI for Kubernetes",
+		"/aws/service/bottlerocket/aws-k8s-1.31-nvidia/x86_64/latest/image_id":                       "",
+		"/aws/service/bottlerocket/aws-k8s-*/x86_64/latest/image_id":                                 "",
+		"amazon-eks-node-al2023-x86_64-standard-1.31-v*":                                             "an EKS-optimized Amazon Linux 2023 standard AMI",
+		"amazon-eks-node-al2023-*-standard-1.31-v*":                                                  "",
+		"amazon-eks-node-al2023-x86_64-nvidia-1.31-v*":                                               "",
+		"amazon-eks-node-1.31-v20250101":                                                             "an EKS-optimized Amazon Linux 2 AMI",
+		"amazon-eks-arm64-node-1.31-v*":                                                              "an EKS-optimized Amazon Linux 2 AMI",
+		"amazon-eks-gpu-node-1.31-v*":                                                                "",
+		"amazon-eks-node-*":                                                                          "",
+		"bottlerocket-aws-k8s-1.31-x86_64-*":                                                         "a Bottlerocket AMI for Kubernetes",
+		"bottlerocket-aws-k8s-1.31-nvidia-x86_64-*":                                                  "",
+		"bottlerocket-aws-k8s-*-x86_64-*":                                                            "",
+		"ubuntu/images/hvm-ssd/ubuntu-jammy-22.04-amd64-server-*":                                    "",
+		"/aws/service/canonical/ubuntu/eks/22.04/1.31/stable/current/amd64/hvm/ebs-gp2/ami-id":       "",
+		"/AWS/service/eks/optimized-ami/1.31/AMAZON-LINUX-2023/x86_64/STANDARD/recommended/image_id": "an EKS-optimized Amazon Linux 2023 standard AMI",
+	} {
+		if got := eksImageWithoutDriver(name); got != want {
+			t.Errorf("eksImageWithoutDriver(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

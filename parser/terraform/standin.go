@@ -38,10 +38,12 @@ import (
 // Azure/terraform-azurerm-aks, terraform-aws-modules/terraform-aws-ec2-instance v5 and
 // terraform-aws-modules/terraform-aws-batch, terraform-aws-modules/terraform-aws-autoscaling
 // (v7-v9) and terraform-google-modules/terraform-google-vm; cloudposse/terraform-aws-eks-node-group
-// (v2-v3) and cloudposse/terraform-null-label (v0.25), read 2026-11-23. A stand-in declares the
-// outputs other modules are built from (an instance template's self_link, a label's id, tags
-// and context) and no others. A module
-// terraform init did download is always read itself, never through a stand-in.
+// (v2-v3) and cloudposse/terraform-null-label (v0.25), read 2026-11-23. Where a default changed
+// between major versions (the EKS node groups' ami_type in v21, docs/upgrade/UPGRADE-21.0.md),
+// the stand-in declares the input ModuleMajorInput and follows the version the call would get
+// (moduleversion.go). A stand-in declares the outputs other modules are built from (an instance
+// template's self_link, a label's id, tags and context) and no others. A module terraform init
+// did download is always read itself, never through a stand-in.
 
 //go:embed standins
 var standInFS embed.FS

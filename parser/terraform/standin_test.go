@@ -731,7 +731,7 @@ module "disabled" {
 		t.Errorf("gpu notes: %q", gpu.Notes)
 	}
 	train := got["module.train.aws_eks_node_group.cbd[0]"]
-	if train.InstanceType != "p5.48xlarge" || train.PurchaseOption == parser.Spot || !strings.Contains(train.NoGPUDriver, `ami_type = "AL2_x86_64"`) {
+	if train.InstanceType != "p5.48xlarge" || train.PurchaseOption == parser.Spot || !strings.Contains(train.NoGPUDriver, `ami_type is not set, and the module's default, "AL2_x86_64"`) {
 		t.Errorf("train: %+v", train)
 	}
 	if nl := train.NodeLabels; nl == nil || nl.Prefixes["eks.amazonaws.com/nodegroup"] != "eg-prod-train-workers-" {

@@ -2,6 +2,7 @@ package terragrunt
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -743,6 +744,12 @@ func (u *unit) deploy(cfg *config) parser.Result {
 				// A registry module gpuguard has a stand-in for (terraform/standin.go): its node
 				// groups are read from the stand-in, reported at the source line.
 				dir, standIn = sd, true
+				// The stand-in follows the defaults of the module version the source pins
+				// (?version=21.0.0); a unit's own input of that name cannot be meant for it.
+				in := make(map[string]terraform.InputValue, len(opts.Inputs)+1)
+				maps.Copy(in, opts.Inputs)
+				in[terraform.ModuleMajorInput] = terraform.InputValue{Value: terraform.ModuleMajor(source.value, ""), Range: source.rng}
+				opts.Inputs = in
 			} else {
 				dir, cacheNote = cached, note
 			}

@@ -442,4 +442,13 @@ inputs = {
 			t.Fatalf("the stand-in's directory is listed as included: %q", res.Included)
 		}
 	}
+	// v20 leaves the AMI to EKS; v21 defaults ami_type to AL2023_x86_64_STANDARD, without the
+	// NVIDIA driver: the stand-in follows the version the source pins.
+	if r.NoGPUDriver != "" {
+		t.Fatalf("v20 group judged without a driver: %q", r.NoGPUDriver)
+	}
+	v21 := unitIn(t, map[string]string{"eks/terragrunt.hcl": strings.Replace(unit, "version=20.8.5", "version=21.3.1", 1)}, "eks")
+	if len(v21.Resources) != 1 || !strings.Contains(v21.Resources[0].NoGPUDriver, `the module's default since v21, "AL2023_x86_64_STANDARD"`) {
+		t.Fatalf("v21 group: %+v", v21.Resources)
+	}
 }

@@ -45,9 +45,32 @@ variable "capacity_type" {
   default = "ON_DEMAND"
 }
 
+# ami_type's default changed in v21 (docs/upgrade/UPGRADE-21.0.md: "ami_type now defaults to
+# AL2023_x86_64_STANDARD"); in v20 it was null, which leaves the AMI to EKS. The default follows
+# the major version the call gets (gpuguard_module_major, null for the newest release).
 variable "ami_type" {
   type    = string
   default = null
+}
+
+# A custom AMI: the module then leaves ami_type unset (main.tf: ami_type = var.ami_id != "" ?
+# null : var.ami_type), and EKS takes the launch template's image.
+variable "ami_id" {
+  type    = string
+  default = ""
+}
+
+# The major version of the module the call gets, set by gpuguard (parser/terraform/moduleversion.go).
+variable "gpuguard_module_major" {
+  type    = number
+  default = null
+}
+
+locals {
+  custom_ami = var.ami_id != null && var.ami_id != ""
+  ami_type = local.custom_ami ? null : (var.ami_type != null ? var.ami_type : (
+    var.gpuguard_module_major == null ? "AL2023_x86_64_STANDARD" : (var.gpuguard_module_major >= 21 ? "AL2023_x86_64_STANDARD" : null)
+  ))
 }
 
 variable "labels" {
@@ -75,8 +98,12 @@ resource "aws_eks_node_group" "this" {
 
   instance_types = var.instance_types
   capacity_type  = var.capacity_type == null ? "ON_DEMAND" : var.capacity_type
-  ami_type       = var.ami_type
-  labels         = var.labels
+  ami_type       = local.ami_type
+
+  # Not an argument of the resource: tells gpuguard which value the module's default supplied
+  # (parser/terraform/gpudriver.go), for a message that does not claim the user set it.
+  gpuguard_chosen_by = var.ami_type == null && local.ami_type != null ? { ami_type = "the module's default since v21" } : {}
+  labels                  = var.labels
 
   dynamic "taint" {
     for_each = var.taints == null ? {} : var.taints

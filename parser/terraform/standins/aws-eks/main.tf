@@ -1,6 +1,7 @@
 # gpuguard's stand-in for terraform-aws-modules/eks/aws: its managed and self-managed node
 # groups, at the addresses the module gives them, with its defaults (node_groups.tf, v20; v21
-# keeps these inputs for node groups). The cluster is declared at the module's address, with
+# keeps these inputs for node groups, and changes ami_type's default, which the node group
+# stand-ins follow through gpuguard_module_major). The cluster is declared at the module's address, with
 # nothing but its place (the provider's region), so that Kubernetes objects applied to it find
 # their region; its price, IAM, networking and add-ons are not modelled.
 
@@ -39,6 +40,25 @@ variable "self_managed_node_group_defaults" {
   nullable = false
 }
 
+# The major version of the module the call gets, set by gpuguard and passed on to the node
+# groups, whose defaults follow it.
+# The cluster's Kubernetes version (cluster_version before v21), which a self-managed node
+# group's AMI is looked up for.
+variable "kubernetes_version" {
+  type    = string
+  default = null
+}
+
+variable "cluster_version" {
+  type    = string
+  default = null
+}
+
+variable "gpuguard_module_major" {
+  type    = number
+  default = null
+}
+
 resource "aws_eks_cluster" "this" {
   count = var.create ? 1 : 0
 }
@@ -61,6 +81,9 @@ module "eks_managed_node_group" {
   instance_types  = try(each.value.instance_types, local.emng.instance_types, null)
   capacity_type   = try(each.value.capacity_type, local.emng.capacity_type, null)
   ami_type        = try(each.value.ami_type, local.emng.ami_type, null)
+  ami_id          = try(each.value.ami_id, local.emng.ami_id, "")
+
+  gpuguard_module_major = var.gpuguard_module_major
   labels          = try(each.value.labels, local.emng.labels, null)
   taints          = try(each.value.taints, local.emng.taints, {})
   tags            = merge(var.tags, try(each.value.tags, local.emng.tags, {}))
@@ -82,4 +105,9 @@ module "self_managed_node_group" {
   use_mixed_instances_policy = try(each.value.use_mixed_instances_policy, local.smng.use_mixed_instances_policy, false)
   mixed_instances_policy     = try(each.value.mixed_instances_policy, local.smng.mixed_instances_policy, null)
   tags                       = merge(var.tags, try(each.value.tags, local.smng.tags, {}))
+  ami_id                     = try(each.value.ami_id, local.smng.ami_id, "")
+  ami_type                   = try(each.value.ami_type, local.smng.ami_type, null)
+  kubernetes_version         = try(each.value.kubernetes_version, each.value.cluster_version, var.kubernetes_version != null ? var.kubernetes_version : var.cluster_version)
+
+  gpuguard_module_major = var.gpuguard_module_major
 }

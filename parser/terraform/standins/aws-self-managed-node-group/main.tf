@@ -1,8 +1,9 @@
 # gpuguard's stand-in for terraform-aws-modules/eks/aws//modules/self-managed-node-group: the
 # launch template's instance type (or instance_requirements, attribute-based selection) and
 # market options, and the Auto Scaling group with its sizes and mixed instances policy (defaults
-# from the module: min 0, max 3, desired 1, m6i.large). IAM, security groups and schedules are
-# not modelled.
+# from the module: min 0, max 3, desired 1, m6i.large), and the image the launch template
+# boots: ami_id, else the EKS-optimized AMI of ami_type, read from its SSM parameter. IAM,
+# security groups and schedules are not modelled.
 
 variable "create" {
   type    = bool
@@ -59,6 +60,63 @@ variable "mixed_instances_policy" {
   default = null
 }
 
+variable "ami_id" {
+  type    = string
+  default = ""
+}
+
+# The module's default changed in v21 (docs/upgrade/UPGRADE-21.0.md: "ami_type now defaults to
+# AL2023_x86_64_STANDARD"); v20 defaulted to AL2_x86_64, and earlier versions looked up the
+# Amazon Linux 2 EKS AMI by name (amazon-eks-node-<version>-v*): none has the NVIDIA driver.
+variable "ami_type" {
+  type    = string
+  default = null
+}
+
+# The Kubernetes version of the AMI; the module takes the cluster's when it is not given, which
+# is known only at apply (cluster_version before v21).
+variable "kubernetes_version" {
+  type    = string
+  default = null
+}
+
+# The major version of the module the call gets, set by gpuguard (parser/terraform/moduleversion.go).
+variable "gpuguard_module_major" {
+  type    = number
+  default = null
+}
+
+locals {
+  custom_ami = var.ami_id != null && var.ami_id != ""
+  ami_type = var.ami_type != null ? var.ami_type : (
+    var.gpuguard_module_major == null ? "AL2023_x86_64_STANDARD" : (var.gpuguard_module_major >= 21 ? "AL2023_x86_64_STANDARD" : "AL2_x86_64")
+  )
+  # The SSM parameter of each AMI type's image, around the Kubernetes version
+  # (https://docs.aws.amazon.com/eks/latest/userguide/retrieve-ami-id.html and
+  # retrieve-ami-id-bottlerocket.html).
+  ssm_parameter = {
+    AL2_x86_64                 = ["/aws/service/eks/optimized-ami/", "/amazon-linux-2/recommended/image_id"]
+    AL2_x86_64_GPU             = ["/aws/service/eks/optimized-ami/", "/amazon-linux-2-gpu/recommended/image_id"]
+    AL2_ARM_64                 = ["/aws/service/eks/optimized-ami/", "/amazon-linux-2-arm64/recommended/image_id"]
+    AL2023_x86_64_STANDARD     = ["/aws/service/eks/optimized-ami/", "/amazon-linux-2023/x86_64/standard/recommended/image_id"]
+    AL2023_ARM_64_STANDARD     = ["/aws/service/eks/optimized-ami/", "/amazon-linux-2023/arm64/standard/recommended/image_id"]
+    AL2023_x86_64_NEURON       = ["/aws/service/eks/optimized-ami/", "/amazon-linux-2023/x86_64/neuron/recommended/image_id"]
+    AL2023_x86_64_NVIDIA       = ["/aws/service/eks/optimized-ami/", "/amazon-linux-2023/x86_64/nvidia/recommended/image_id"]
+    AL2023_ARM_64_NVIDIA       = ["/aws/service/eks/optimized-ami/", "/amazon-linux-2023/arm64/nvidia/recommended/image_id"]
+    BOTTLEROCKET_x86_64        = ["/aws/service/bottlerocket/aws-k8s-", "/x86_64/latest/image_id"]
+    BOTTLEROCKET_ARM_64        = ["/aws/service/bottlerocket/aws-k8s-", "/arm64/latest/image_id"]
+    BOTTLEROCKET_x86_64_NVIDIA = ["/aws/service/bottlerocket/aws-k8s-", "-nvidia/x86_64/latest/image_id"]
+    BOTTLEROCKET_ARM_64_NVIDIA = ["/aws/service/bottlerocket/aws-k8s-", "-nvidia/arm64/latest/image_id"]
+  }
+  ami_parameter = try(local.ssm_parameter[local.ami_type], null)
+}
+
+data "aws_ssm_parameter" "ami" {
+  count = var.create && !local.custom_ami && local.ami_parameter != null ? 1 : 0
+
+  name = "${local.ami_parameter[0]}${var.kubernetes_version}${local.ami_parameter[1]}"
+}
+
 variable "tags" {
   type    = map(string)
   default = {}
@@ -68,6 +126,13 @@ resource "aws_launch_template" "this" {
   count = var.create ? 1 : 0
 
   instance_type = length(var.instance_requirements) > 0 ? null : var.instance_type
+  image_id      = local.custom_ami ? var.ami_id : data.aws_ssm_parameter.ami[0].value
+
+  # Not an argument of the resource: tells gpuguard which of the module's settings chose the
+  # image (parser/terraform/gpudriver.go).
+  gpuguard_chosen_by = local.custom_ami ? {} : {
+    image_id = var.ami_type != null ? "the AMI of ami_type = ${var.ami_type}" : "ami_type is not set, and the module's default is ${local.ami_type}"
+  }
 
   dynamic "instance_requirements" {
     for_each = length(var.instance_requirements) > 0 ? [var.instance_requirements] : []

@@ -107,9 +107,11 @@ variable "capacity_type" {
   default = null
 }
 
+# The module's default is "AL2_x86_64"; it is applied in local.ng, so that gpuguard can tell
+# the default from a value the caller set.
 variable "ami_type" {
   type    = string
-  default = "AL2_x86_64"
+  default = null
 }
 
 variable "ami_image_id" {
@@ -164,7 +166,8 @@ locals {
   ng = {
     cluster_name   = var.cluster_name
     instance_types = var.instance_types
-    ami_type       = length(var.ami_image_id) > 0 || length(var.launch_template_id) > 0 ? null : var.ami_type
+    ami_type       = length(var.ami_image_id) > 0 || length(var.launch_template_id) > 0 ? null : coalesce(var.ami_type, "AL2_x86_64")
+    defaulted      = length(var.ami_image_id) > 0 || length(var.launch_template_id) > 0 || var.ami_type != null ? {} : { ami_type = "the module's default" }
     capacity_type  = var.capacity_type
     labels         = var.kubernetes_labels == null ? {} : var.kubernetes_labels
     taints         = var.kubernetes_taints == null ? [] : var.kubernetes_taints
@@ -179,9 +182,11 @@ resource "aws_eks_node_group" "default" {
   cluster_name    = local.ng.cluster_name
   instance_types  = local.ng.instance_types
   ami_type        = local.ng.ami_type
-  capacity_type   = local.ng.capacity_type
-  labels          = local.ng.labels
-  tags            = local.ng.tags
+  # Not an argument of the resource: which value the module's default supplied (gpudriver.go).
+  gpuguard_chosen_by = local.ng.defaulted
+  capacity_type           = local.ng.capacity_type
+  labels                  = local.ng.labels
+  tags                    = local.ng.tags
 
   scaling_config {
     desired_size = var.desired_size
@@ -202,13 +207,14 @@ resource "aws_eks_node_group" "default" {
 resource "aws_eks_node_group" "cbd" {
   count = local.enabled && var.create_before_destroy ? 1 : 0
 
-  node_group_name_prefix = "${module.label.id}${module.label.delimiter}"
-  cluster_name           = local.ng.cluster_name
-  instance_types         = local.ng.instance_types
-  ami_type               = local.ng.ami_type
-  capacity_type          = local.ng.capacity_type
-  labels                 = local.ng.labels
-  tags                   = local.ng.tags
+  node_group_name_prefix  = "${module.label.id}${module.label.delimiter}"
+  cluster_name            = local.ng.cluster_name
+  instance_types          = local.ng.instance_types
+  ami_type                = local.ng.ami_type
+  gpuguard_chosen_by = local.ng.defaulted
+  capacity_type           = local.ng.capacity_type
+  labels                  = local.ng.labels
+  tags                    = local.ng.tags
 
   scaling_config {
     desired_size = var.desired_size
