@@ -16,7 +16,9 @@ import (
 // ModuleMajorInput is the input variable through which a stand-in learns that version: a
 // number, or null when the call admits the newest release, whose number gpuguard does not know
 // (no version constraint, or one without an upper bound). A stand-in that declares it is given
-// it by the evaluator; the stand-in passes it on to its own submodules.
+// it by the evaluator; the stand-in passes it on to its own submodules. Where it is null, a
+// stand-in may still tell an older major from the arguments the call sets (the EKS stand-ins:
+// cluster_name and cluster_version, which v21 renamed and rejects, mean v20).
 const ModuleMajorInput = "gpuguard_module_major"
 
 // ModuleMajor is the value of ModuleMajorInput for a module call: the highest major version

@@ -80,6 +80,19 @@ func TestEKSModuleAMITypeDefaultFollowsVersion(t *testing.T) {
 		{"newest release", `source = "terraform-aws-modules/eks/aws"`, defaulted},
 		{"lower bound only", `source = "terraform-aws-modules/eks/aws"
   version = ">= 20.0"`, defaulted},
+		// Unbounded, but written for v20: v21 rejects cluster_name and cluster_version.
+		{"newest release, v20 arguments", `source = "terraform-aws-modules/eks/aws"
+  cluster_name    = "ml"
+  cluster_version = "1.31"`, ""},
+		{"newest release, v20 cluster_version", `source = "terraform-aws-modules/eks/aws"
+  version = ">= 19"
+  cluster_version = "1.31"`, ""},
+		{"newest release, v21 arguments", `source = "terraform-aws-modules/eks/aws"
+  name               = "ml"
+  kubernetes_version = "1.33"`, defaulted},
+		{"a bound wins over the arguments", `source = "terraform-aws-modules/eks/aws"
+  version      = "~> 21.0"
+  cluster_name = "ml"`, defaulted},
 		{"git ref v20", `source = "git::https://github.com/terraform-aws-modules/terraform-aws-eks.git?ref=v20.37.2"`, ""},
 		{"git ref v21", `source = "git::https://github.com/terraform-aws-modules/terraform-aws-eks.git?ref=v21.3.1"`, defaulted},
 	}
@@ -126,13 +139,21 @@ module "v21" {
   name           = "new"
   instance_types = ["p5.48xlarge"]
 }
+
+module "unbounded_v20" {
+  source          = "terraform-aws-modules/eks/aws//modules/eks-managed-node-group"
+  name            = "old2"
+  cluster_version = "1.31"
+  instance_types  = ["p5.48xlarge"]
+}
 `})
 	res := ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
 	got := map[string]string{}
 	for _, r := range res.Resources {
 		got[r.Address] = r.NoGPUDriver
 	}
-	if len(got) != 2 || got["module.v20.aws_eks_node_group.this[0]"] != "" || got["module.v21.aws_eks_node_group.this[0]"] != defaulted {
+	if len(got) != 3 || got["module.v20.aws_eks_node_group.this[0]"] != "" || got["module.v21.aws_eks_node_group.this[0]"] != defaulted ||
+		got["module.unbounded_v20.aws_eks_node_group.this[0]"] != "" {
 		t.Errorf("submodule calls: %q", got)
 	}
 }

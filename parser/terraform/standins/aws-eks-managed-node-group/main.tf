@@ -66,10 +66,23 @@ variable "gpuguard_module_major" {
   default = null
 }
 
+# v20's name for kubernetes_version (renamed in v21).
+variable "cluster_version" {
+  type    = string
+  default = null
+}
+
+locals {
+  # A call that no version constraint bounds gets the newest release, unless it is written for
+  # v20 or earlier: v21 renamed the submodule's cluster_version to kubernetes_version
+  # (docs/upgrade/UPGRADE-21.0.md) and rejects the old name.
+  module_major = var.gpuguard_module_major != null ? var.gpuguard_module_major : (var.cluster_version != null ? 20 : null)
+}
+
 locals {
   custom_ami = var.ami_id != null && var.ami_id != ""
   ami_type = local.custom_ami ? null : (var.ami_type != null ? var.ami_type : (
-    var.gpuguard_module_major == null ? "AL2023_x86_64_STANDARD" : (var.gpuguard_module_major >= 21 ? "AL2023_x86_64_STANDARD" : null)
+    local.module_major == null ? "AL2023_x86_64_STANDARD" : (local.module_major >= 21 ? "AL2023_x86_64_STANDARD" : null)
   ))
 }
 

@@ -59,6 +59,26 @@ variable "gpuguard_module_major" {
   default = null
 }
 
+variable "cluster_name" {
+  type    = string
+  default = null
+}
+
+variable "name" {
+  type    = string
+  default = null
+}
+
+locals {
+  # A call that no version constraint bounds gets the newest release, unless it is written for
+  # v20 or earlier: v21 renamed cluster_name and cluster_version to name and kubernetes_version
+  # (docs/upgrade/UPGRADE-21.0.md) and rejects the old names, so a call that sets them cannot
+  # be running v21.
+  module_major = var.gpuguard_module_major != null ? var.gpuguard_module_major : (
+    var.cluster_name != null || var.cluster_version != null ? 20 : null
+  )
+}
+
 resource "aws_eks_cluster" "this" {
   count = var.create ? 1 : 0
 }
@@ -83,7 +103,7 @@ module "eks_managed_node_group" {
   ami_type        = try(each.value.ami_type, local.emng.ami_type, null)
   ami_id          = try(each.value.ami_id, local.emng.ami_id, "")
 
-  gpuguard_module_major = var.gpuguard_module_major
+  gpuguard_module_major = local.module_major
   labels          = try(each.value.labels, local.emng.labels, null)
   taints          = try(each.value.taints, local.emng.taints, {})
   tags            = merge(var.tags, try(each.value.tags, local.emng.tags, {}))
@@ -109,5 +129,5 @@ module "self_managed_node_group" {
   ami_type                   = try(each.value.ami_type, local.smng.ami_type, null)
   kubernetes_version         = try(each.value.kubernetes_version, each.value.cluster_version, var.kubernetes_version != null ? var.kubernetes_version : var.cluster_version)
 
-  gpuguard_module_major = var.gpuguard_module_major
+  gpuguard_module_major = local.module_major
 }

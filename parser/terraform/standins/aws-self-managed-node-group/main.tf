@@ -80,6 +80,11 @@ variable "kubernetes_version" {
   default = null
 }
 
+variable "cluster_version" {
+  type    = string
+  default = null
+}
+
 # The major version of the module the call gets, set by gpuguard (parser/terraform/moduleversion.go).
 variable "gpuguard_module_major" {
   type    = number
@@ -87,9 +92,16 @@ variable "gpuguard_module_major" {
 }
 
 locals {
+  # A call that no version constraint bounds gets the newest release, unless it is written for
+  # v20 or earlier: v21 renamed the submodule's cluster_version to kubernetes_version
+  # (docs/upgrade/UPGRADE-21.0.md) and rejects the old name.
+  module_major = var.gpuguard_module_major != null ? var.gpuguard_module_major : (var.cluster_version != null ? 20 : null)
+}
+
+locals {
   custom_ami = var.ami_id != null && var.ami_id != ""
   ami_type = var.ami_type != null ? var.ami_type : (
-    var.gpuguard_module_major == null ? "AL2023_x86_64_STANDARD" : (var.gpuguard_module_major >= 21 ? "AL2023_x86_64_STANDARD" : "AL2_x86_64")
+    local.module_major == null ? "AL2023_x86_64_STANDARD" : (local.module_major >= 21 ? "AL2023_x86_64_STANDARD" : "AL2_x86_64")
   )
   # The SSM parameter of each AMI type's image, around the Kubernetes version
   # (https://docs.aws.amazon.com/eks/latest/userguide/retrieve-ami-id.html and
@@ -114,7 +126,7 @@ locals {
 data "aws_ssm_parameter" "ami" {
   count = var.create && !local.custom_ami && local.ami_parameter != null ? 1 : 0
 
-  name = "${local.ami_parameter[0]}${var.kubernetes_version}${local.ami_parameter[1]}"
+  name = "${local.ami_parameter[0]}${var.kubernetes_version != null ? var.kubernetes_version : var.cluster_version}${local.ami_parameter[1]}"
 }
 
 variable "tags" {
