@@ -55,6 +55,7 @@ func Build(files []*File, opts Options) parser.Result {
 	}
 	var pools []*nodePool
 	classes := map[string]*computeClass{}
+	ec2Classes := map[string]string{} // EC2NodeClass name -> why its nodes have no NVIDIA driver
 	crossplane := newComposites()
 	kueue := newKueueIndex()
 	groups := newGroupIndex(opts.NodeGroups)
@@ -110,6 +111,13 @@ func Build(files []*File, opts Options) parser.Result {
 			if err := kueue.add(o); err != nil {
 				res.Errors = append(res.Errors, specError(o, err))
 			}
+		case o.Kind == "EC2NodeClass" && group(o.APIVersion) == "karpenter.k8s.aws":
+			why, err := decodeEC2NodeClass(o)
+			if err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+				continue
+			}
+			ec2Classes[o.Metadata.Name] = why // cluster-wide, as NodePools
 		case o.Kind == "ComputeClass" && group(o.APIVersion) == "cloud.google.com":
 			cc, err := decodeComputeClass(o)
 			if err != nil {
@@ -132,6 +140,9 @@ func Build(files []*File, opts Options) parser.Result {
 		}
 	}
 	sort.Slice(pools, func(i, j int) bool { return pools[i].name < pools[j].name })
+	for _, np := range pools {
+		np.noGPUDriver = ec2Classes[np.nodeClass]
+	}
 	var composed []ManagedResource
 	if opts.Managed != nil {
 		for _, o := range objs {
@@ -388,6 +399,10 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 	np, stuck := resolveNode(res, r, o, nodes, req.extended, opts)
 	if stuck != "" {
 		warns = append(warns, parser.Error{File: res.Source.File, Line: res.Source.Line, Message: res.Address + ": " + stuck})
+	}
+	if np != nil && np.noGPUDriver != "" && res.Pod != nil && strings.HasPrefix(res.Pod.Resource, "nvidia.com/") {
+		// No node group is billed for Karpenter's nodes: the pods carry the finding (GPU012).
+		res.NoGPUDriver = fmt.Sprintf("Karpenter launches them from %s, whose %s", np.address, np.noGPUDriver)
 	}
 	if np != nil {
 		if w, ok := capByPoolLimits(res, np); ok {

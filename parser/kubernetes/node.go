@@ -222,6 +222,10 @@ type nodePool struct {
 	// cores, memory in bytes, GPUs in devices), in the order declared; Karpenter launches no
 	// node past them.
 	limits []poolLimit
+	// nodeClass is the EC2NodeClass its nodeClassRef names (AWS only), and noGPUDriver what
+	// that class's AMI selection says when its nodes boot without the NVIDIA driver.
+	nodeClass   string
+	noGPUDriver string
 }
 
 // poolLimit is one entry of a NodePool's spec.limits.
@@ -241,6 +245,8 @@ func decodeNodePool(o *object) (*nodePool, error) {
 				Taints       []toleration  `yaml:"taints"`
 				NodeClassRef struct {
 					Group string `yaml:"group"`
+					Kind  string `yaml:"kind"`
+					Name  string `yaml:"name"`
 				} `yaml:"nodeClassRef"`
 			} `yaml:"spec"`
 		} `yaml:"template"`
@@ -261,6 +267,9 @@ func decodeNodePool(o *object) (*nodePool, error) {
 		np.requirements.allowed[k] = []string{v}
 	}
 	np.requirements.allowed[labelKarpenterPool] = []string{o.Metadata.Name}
+	if ref := spec.Template.Spec.NodeClassRef; ref.Group == "karpenter.k8s.aws" && (ref.Kind == "" || ref.Kind == "EC2NodeClass") {
+		np.nodeClass = ref.Name
+	}
 	for _, r := range spec.Template.Spec.Requirements {
 		np.requirements.add(r)
 	}
@@ -528,4 +537,44 @@ func mergeSelectors(base, sel selector) selector {
 		out.excluded[k] = append(out.excluded[k], v...)
 	}
 	return out
+}
+
+// decodeEC2NodeClass reads a Karpenter EC2NodeClass's AMI selection (spec.amiSelectorTerms)
+// and returns what it says when the nodes boot an EKS-optimized AMI without the NVIDIA driver:
+// every term names such an AMI by name or by SSM parameter. An alias (al2023@latest,
+// bottlerocket@latest) lets Karpenter pick the NVIDIA variant for GPU instance types, and an
+// id or tags name an image gpuguard cannot see: neither is judged
+// (https://karpenter.sh/docs/concepts/nodeclasses/#specamiselectorterms).
+func decodeEC2NodeClass(o *object) (string, error) {
+	var spec struct {
+		AMISelectorTerms []struct {
+			Alias        string            `yaml:"alias"`
+			ID           string            `yaml:"id"`
+			Name         string            `yaml:"name"`
+			SSMParameter string            `yaml:"ssmParameter"`
+			Tags         map[string]string `yaml:"tags"`
+		} `yaml:"amiSelectorTerms"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return "", err
+	}
+	var named []string
+	for _, t := range spec.AMISelectorTerms {
+		if t.Alias != "" || t.ID != "" || len(t.Tags) > 0 {
+			return "", nil
+		}
+		field, value := "name", t.Name
+		if t.SSMParameter != "" {
+			field, value = "ssmParameter", t.SSMParameter
+		}
+		what := parser.EKSImageWithoutDriver(value)
+		if what == "" {
+			return "", nil
+		}
+		named = append(named, fmt.Sprintf("%s %q, %s", field, value, what))
+	}
+	if len(named) == 0 {
+		return "", nil
+	}
+	return fmt.Sprintf("EC2NodeClass/%s selects its AMI by %s, without the NVIDIA driver", o.Metadata.Name, strings.Join(named, ", or ")), nil
 }

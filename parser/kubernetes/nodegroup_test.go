@@ -371,3 +371,85 @@ func TestPodsOnAGroupWithoutTheGPUDriver(t *testing.T) {
 		}
 	}
 }
+
+// A Karpenter NodePool whose EC2NodeClass selects only EKS-optimized AMIs without the NVIDIA
+// driver (by name or SSM parameter) launches GPU nodes that offer no GPUs: the pods it places
+// carry the finding (GPU012), since no node group is billed for them. An alias lets Karpenter
+// pick the NVIDIA variant itself, and an AMI ID is not seen into: neither is judged.
+func TestKarpenterNodeClassWithoutTheGPUDriver(t *testing.T) {
+	classes := `apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: standard}
+spec:
+  amiSelectorTerms:
+    - name: amazon-eks-node-al2023-x86_64-standard-1.31-*
+    - ssmParameter: /aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/standard/recommended/image_id
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: alias}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: nvidia}
+spec:
+  amiSelectorTerms: [{ssmParameter: /aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id}]
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: mixed}
+spec:
+  amiSelectorTerms:
+    - name: amazon-eks-node-al2023-x86_64-standard-1.31-*
+    - id: ami-0123456789abcdef0
+---
+`
+	pool := func(class string) string {
+		return `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: ` + class + `}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g6]}
+---
+`
+	}
+	const deploy = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: serve, namespace: ml}
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers: [{name: a, resources: {limits: {nvidia.com/gpu: 1}}}]
+`
+	cases := map[string]string{
+		"standard": `Karpenter launches them from NodePool/gpu, whose EC2NodeClass/standard selects its AMI by ` +
+			`name "amazon-eks-node-al2023-x86_64-standard-1.31-*", an EKS-optimized Amazon Linux 2023 standard AMI, or ` +
+			`ssmParameter "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/standard/recommended/image_id", an EKS-optimized Amazon Linux 2023 standard AMI, ` +
+			`without the NVIDIA driver`,
+		"alias":   "",
+		"nvidia":  "",
+		"mixed":   "",
+		"missing": "", // a class not among the files
+	}
+	for class, want := range cases {
+		r := one(t, build(t, classes+pool(class)+deploy, Options{}))
+		if !strings.Contains(r.Pod.NodeSource, "NodePool/gpu") {
+			t.Fatalf("%s: not placed by the pool: %+v", class, r.Pod)
+		}
+		if r.NoGPUDriver != want {
+			t.Errorf("%s: NoGPUDriver %q, want %q", class, r.NoGPUDriver, want)
+		}
+	}
+	// A pod asking for another vendor's device is not judged by the NVIDIA driver.
+	amd := strings.Replace(deploy, "nvidia.com/gpu", "amd.com/gpu", 1)
+	if r := one(t, build(t, classes+pool("standard")+amd, Options{})); r.NoGPUDriver != "" {
+		t.Errorf("amd.com/gpu: NoGPUDriver %q", r.NoGPUDriver)
+	}
+}

@@ -4,7 +4,8 @@
 #   A node group of GPU machines is set to start its nodes without the NVIDIA driver: an EKS AMI
 #   type without it (AL2023_x86_64_STANDARD, AL2_x86_64, BOTTLEROCKET_x86_64, also when a
 #   module's default gives it), a launch template booting an EKS-optimized AMI without it (read
-#   from its SSM parameter or AMI name), an AKS pool's gpu_driver = "None" or
+#   from its SSM parameter or AMI name; for pods Karpenter places, their NodePool's EC2NodeClass
+#   selecting such an AMI), an AKS pool's gpu_driver = "None" or
 #   SkipGPUDriverInstall tag, a GKE pool's INSTALLATION_DISABLED. Its nodes
 #   then offer no GPUs to pods, which stay Pending while the nodes are billed, unless something
 #   else on the cluster installs the driver (the NVIDIA GPU Operator): where it does, waive the

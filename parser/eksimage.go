@@ -1,0 +1,44 @@
+package parser
+
+import (
+	"regexp"
+	"strings"
+)
+
+// eksImagePatterns are the EKS-optimized AMIs without the NVIDIA driver, by SSM parameter path
+// and AMI name (https://docs.aws.amazon.com/eks/latest/userguide/retrieve-ami-id.html,
+// https://docs.aws.amazon.com/eks/latest/userguide/retrieve-ami-id-bottlerocket.html): their
+// NVIDIA variants name nvidia or gpu in the same place (amazon-linux-2023/x86_64/nvidia,
+// amazon-linux-2-gpu, aws-k8s-1.31-nvidia, amazon-eks-gpu-node-1.31-v*). A pattern matches only
+// where the variant is spelled out: "amazon-eks-node-*-v*" also matches the AL2023 NVIDIA AMI's
+// name, and aws-k8s-* a Bottlerocket NVIDIA variant, so neither is judged.
+var eksImagePatterns = []struct {
+	re   *regexp.Regexp
+	what string
+}{
+	{regexp.MustCompile(`/aws/service/eks/optimized-ami/[^/]*/amazon-linux-2(-arm64)?/`), "an EKS-optimized Amazon Linux 2 AMI"},
+	{regexp.MustCompile(`/aws/service/eks/optimized-ami/[^/]*/amazon-linux-2023/[^/]*/(standard|neuron)/`), "an EKS-optimized Amazon Linux 2023 ${1} AMI"},
+	{regexp.MustCompile(`/aws/service/bottlerocket/aws-k8s-[0-9.]+(-fips)?/`), "a Bottlerocket AMI for Kubernetes"},
+	{regexp.MustCompile(`^amazon-eks-node-al2023-[^-*]+-(standard|neuron)-`), "an EKS-optimized Amazon Linux 2023 ${1} AMI"},
+	{regexp.MustCompile(`^amazon-eks-(arm64-)?node-[0-9]`), "an EKS-optimized Amazon Linux 2 AMI"},
+	{regexp.MustCompile(`^bottlerocket-aws-k8s-[0-9.]+(-fips)?-(x86_64|aarch64)-`), "a Bottlerocket AMI for Kubernetes"},
+}
+
+// EKSImageWithoutDriver says which EKS-optimized AMI without the NVIDIA driver an SSM parameter
+// name or AMI name names ("an EKS-optimized Amazon Linux 2023 standard AMI"), or "" when it
+// names another image or cannot be told. A "*" stands for what is not known (a wildcard of an
+// AMI name filter, a part known only at apply): where it could spell the NVIDIA variant, the
+// name is not judged. The Terraform reader asks it of data sources, the Kubernetes reader of
+// Karpenter's EC2NodeClass amiSelectorTerms.
+func EKSImageWithoutDriver(name string) string {
+	n := strings.ToLower(name)
+	if strings.Contains(n, "nvidia") || strings.Contains(n, "gpu") {
+		return ""
+	}
+	for _, p := range eksImagePatterns {
+		if m := p.re.FindStringSubmatchIndex(n); m != nil {
+			return string(p.re.ExpandString(nil, p.what, n, m))
+		}
+	}
+	return ""
+}
