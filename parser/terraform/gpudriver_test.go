@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -159,6 +160,11 @@ module "gke" {
 // the AMI by an SSM parameter or an AMI name: an EKS-optimized AMI without the NVIDIA driver is
 // held against a GPU group only where the name says so for certain.
 func TestGPUNodeGroupsBootingAnEKSAMIWithoutTheDriver(t *testing.T) {
+	// An Auto Scaling group of one for each launch template.
+	var groups strings.Builder
+	for _, lt := range []string{"al2023", "al2023_nvidia", "bottlerocket_any", "bottlerocket_131", "by_family", "either", "literal", "amd"} {
+		fmt.Fprintf(&groups, "resource \"aws_autoscaling_group\" %q {\n  desired_capacity = 1\n  max_size = 1\n  min_size = 1\n  launch_template { id = aws_launch_template.%s.id }\n}\n", lt, lt)
+	}
 	res := parseHCL(t, `
 provider "aws" { region = "us-east-1" }
 variable "k8s" { type = string }
@@ -243,54 +249,7 @@ resource "aws_launch_template" "no_type" {
   image_id = data.aws_ssm_parameter.al2023.value
 }
 
-resource "aws_autoscaling_group" "al2023" {
-  desired_capacity = 1
-  max_size         = 1
-  min_size         = 1
-  launch_template { id = aws_launch_template.al2023.id }
-}
-resource "aws_autoscaling_group" "al2023_nvidia" {
-  desired_capacity = 1
-  max_size         = 1
-  min_size         = 1
-  launch_template { id = aws_launch_template.al2023_nvidia.id }
-}
-resource "aws_autoscaling_group" "bottlerocket_any" {
-  desired_capacity = 1
-  max_size         = 1
-  min_size         = 1
-  launch_template { id = aws_launch_template.bottlerocket_any.id }
-}
-resource "aws_autoscaling_group" "bottlerocket_131" {
-  desired_capacity = 1
-  max_size         = 1
-  min_size         = 1
-  launch_template { id = aws_launch_template.bottlerocket_131.id }
-}
-resource "aws_autoscaling_group" "by_family" {
-  desired_capacity = 1
-  max_size         = 1
-  min_size         = 1
-  launch_template { id = aws_launch_template.by_family.id }
-}
-resource "aws_autoscaling_group" "either" {
-  desired_capacity = 1
-  max_size         = 1
-  min_size         = 1
-  launch_template { id = aws_launch_template.either.id }
-}
-resource "aws_autoscaling_group" "literal" {
-  desired_capacity = 1
-  max_size         = 1
-  min_size         = 1
-  launch_template { id = aws_launch_template.literal.id }
-}
-resource "aws_autoscaling_group" "amd" {
-  desired_capacity = 1
-  max_size         = 1
-  min_size         = 1
-  launch_template { id = aws_launch_template.amd.id }
-}
+`+groups.String()+`
 resource "aws_instance" "al2_131" {
   ami           = data.aws_ami.al2_131.id
   instance_type = "p4d.24xlarge"
