@@ -26,6 +26,12 @@ import (
 // Inferentia and Trainium take the Neuron driver: neither is judged here.
 var awsNVIDIAFamily = regexp.MustCompile(`^(p\d|g\d|gr\d)[a-z0-9-]*\.`)
 
+// nvidiaEC2 reports whether an EC2 instance type has NVIDIA GPUs (g4ad's are AMD's).
+func nvidiaEC2(instanceType string) bool {
+	t := strings.ToLower(instanceType)
+	return awsNVIDIAFamily.MatchString(t) && !strings.HasPrefix(t, "g4ad.")
+}
+
 // eksDriver reads an EKS managed node group's ami_type. The EKS API asks for a GPU AMI type
 // with GPU instance types (CreateNodegroup, instanceTypes); the AMI types with the NVIDIA
 // driver name it (AL2023_x86_64_NVIDIA, AL2023_ARM_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA,
@@ -35,8 +41,7 @@ var awsNVIDIAFamily = regexp.MustCompile(`^(p\d|g\d|gr\d)[a-z0-9-]*\.`)
 // https://docs.aws.amazon.com/eks/latest/userguide/choosing-instance-type.html. An unset
 // ami_type is left to EKS, which gpuguard does not second-guess.
 func eksDriver(r *parser.Resource, w *view) {
-	t := strings.ToLower(r.InstanceType)
-	if !awsNVIDIAFamily.MatchString(t) || strings.HasPrefix(t, "g4ad.") {
+	if !nvidiaEC2(r.InstanceType) {
 		return
 	}
 	ami, ok := w.quiet().str("ami_type")
@@ -102,8 +107,7 @@ func gkeDriver(r *parser.Resource, nodeConfig *view) {
 //
 // what names the attribute in the message ("the launch template's image_id").
 func (c *mapContext) imageDriver(r *parser.Resource, w *view, attr, what string) {
-	t := strings.ToLower(r.InstanceType)
-	if r.NoGPUDriver != "" || w == nil || !awsNVIDIAFamily.MatchString(t) || strings.HasPrefix(t, "g4ad.") {
+	if r.NoGPUDriver != "" || w == nil || !nvidiaEC2(r.InstanceType) {
 		return
 	}
 	v, ok := at(w.obj, attr)

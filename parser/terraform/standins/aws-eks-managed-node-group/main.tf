@@ -82,7 +82,7 @@ locals {
 locals {
   custom_ami = var.ami_id != null && var.ami_id != ""
   ami_type = local.custom_ami ? null : (var.ami_type != null ? var.ami_type : (
-    local.module_major == null ? "AL2023_x86_64_STANDARD" : (local.module_major >= 21 ? "AL2023_x86_64_STANDARD" : null)
+    coalesce(local.module_major, 21) >= 21 ? "AL2023_x86_64_STANDARD" : null # null: the newest release
   ))
 }
 

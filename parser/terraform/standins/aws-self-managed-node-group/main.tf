@@ -101,7 +101,7 @@ locals {
 locals {
   custom_ami = var.ami_id != null && var.ami_id != ""
   ami_type = var.ami_type != null ? var.ami_type : (
-    local.module_major == null ? "AL2023_x86_64_STANDARD" : (local.module_major >= 21 ? "AL2023_x86_64_STANDARD" : "AL2_x86_64")
+    coalesce(local.module_major, 21) >= 21 ? "AL2023_x86_64_STANDARD" : "AL2_x86_64" # null: the newest release
   )
   # The SSM parameter of each AMI type's image, around the Kubernetes version
   # (https://docs.aws.amazon.com/eks/latest/userguide/retrieve-ami-id.html and
