@@ -447,6 +447,13 @@ spec:
 			t.Errorf("%s: NoGPUDriver %q, want %q", class, r.NoGPUDriver, want)
 		}
 	}
+	// A malformed class is an error at its cluster-wide address; the pods are still priced.
+	bad := "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: standard}\nspec:\n  amiSelectorTerms: not-a-list\n---\n"
+	res := build(t, bad+pool("standard")+deploy, Options{})
+	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "EC2NodeClass/standard") || strings.Contains(res.Errors[0].Message, "EC2NodeClass/default/") ||
+		len(res.Resources) != 1 || res.Resources[0].NoGPUDriver != "" {
+		t.Errorf("malformed class: errors %v, resources %+v", res.Errors, res.Resources)
+	}
 	// A pod asking for another vendor's device is not judged by the NVIDIA driver.
 	amd := strings.Replace(deploy, "nvidia.com/gpu", "amd.com/gpu", 1)
 	if r := one(t, build(t, classes+pool("standard")+amd, Options{})); r.NoGPUDriver != "" {
