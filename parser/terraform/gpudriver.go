@@ -52,8 +52,7 @@ func eksDriver(r *parser.Resource, w *view) {
 	if u == "CUSTOM" || strings.Contains(u, "NVIDIA") || strings.Contains(u, "_GPU") {
 		return
 	}
-	if why, ok := w.quiet().strMap("gpuguard_chosen_by")["ami_type"]; ok {
-		// A stand-in's node group whose ami_type the module's default supplied (standins/).
+	if why, ok := chosenBy(w, "ami_type"); ok {
 		r.NoGPUDriver = fmt.Sprintf("ami_type is not set, and %s, %q, is an EKS AMI type without the NVIDIA driver", why, ami)
 		return
 	}
@@ -137,9 +136,18 @@ func (c *mapContext) imageDriver(r *parser.Resource, w *view, attr, what string)
 		}
 	}
 	r.NoGPUDriver = fmt.Sprintf("%s is %s, without the NVIDIA driver", what, strings.Join(named, ", or "))
-	if why, ok := w.quiet().strMap("gpuguard_chosen_by")[attr]; ok {
-		r.NoGPUDriver += ": " + why // a stand-in's image that the module's default picked (standins/)
+	if why, ok := chosenBy(w, attr); ok {
+		r.NoGPUDriver += ": " + why
 	}
+}
+
+// chosenBy reads what a stand-in says chose an attribute's value: its resources carry
+// gpuguard_chosen_by, a map from attribute to the module setting or default that set it
+// ("the module's default since v21"), so that a message does not claim the user wrote a value
+// the module supplied. Resources the user wrote have no such attribute.
+func chosenBy(w *view, attr string) (string, bool) {
+	why, ok := w.quiet().strMap("gpuguard_chosen_by")[attr]
+	return why, ok
 }
 
 // dataImageNames returns what a data source names its image by: an SSM parameter's name, or
