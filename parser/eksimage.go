@@ -42,3 +42,27 @@ func EKSImageWithoutDriver(name string) string {
 	}
 	return ""
 }
+
+// awsNVIDIAFamily are the EC2 families with NVIDIA GPUs, which the EKS-optimized NVIDIA AMIs
+// support (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html: p6, p5,
+// p4d, p3, g7e, g6, g6e, g6f, gr6, g5, g5g, g4dn). g4ad's GPUs are AMD's, and Inferentia and
+// Trainium take the Neuron driver: neither is judged here.
+var awsNVIDIAFamily = regexp.MustCompile(`^(p\d|g\d|gr\d)[a-z0-9-]*\.`)
+
+// NVIDIAEC2 reports whether an EC2 instance type has NVIDIA GPUs (g4ad's are AMD's).
+func NVIDIAEC2(instanceType string) bool {
+	t := strings.ToLower(instanceType)
+	return awsNVIDIAFamily.MatchString(t) && !strings.HasPrefix(t, "g4ad.")
+}
+
+// EKSAMITypeWithoutDriver reports whether an EKS managed node group AMI type lacks the NVIDIA
+// driver. The types with it name it (AL2023_x86_64_NVIDIA, AL2023_ARM_64_NVIDIA,
+// BOTTLEROCKET_x86_64_NVIDIA, BOTTLEROCKET_ARM_64_NVIDIA) or are AL2_x86_64_GPU; CUSTOM takes a
+// launch template's own image, which is not judged. Enum:
+// https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html; "non-accelerated
+// Amazon EKS AMIs don't support the g3, g4, inf, and p families":
+// https://docs.aws.amazon.com/eks/latest/userguide/choosing-instance-type.html.
+func EKSAMITypeWithoutDriver(amiType string) bool {
+	u := strings.ToUpper(strings.TrimSpace(amiType))
+	return u != "" && u != "CUSTOM" && !strings.Contains(u, "NVIDIA") && !strings.Contains(u, "_GPU")
+}

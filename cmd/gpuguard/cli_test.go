@@ -289,6 +289,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"operators", "operators.yaml", 0},
 		{"dynamo", "dynamo.yaml", 0},
 		{"cluster-api", "cluster-api.yaml", 0},
+		{"cluster-class", "cluster-class.yaml", 0},
 		{"kaito", "kaito.yaml", 0},
 		{"argo", "argo.yaml", 0},
 		{"argo-rollouts", "argo-rollouts.yaml", 0},

@@ -74,7 +74,7 @@ func newCAPIIndex(objs []*object) capiIndex {
 		switch group(o.APIVersion) {
 		case capiInfraGroup, capiControlPlaneGroup:
 		case capiGroup:
-			if o.Kind != "Cluster" {
+			if o.Kind != "Cluster" && o.Kind != "ClusterClass" {
 				continue
 			}
 		default:
@@ -115,6 +115,9 @@ type machines struct {
 	region   string // the object's own region (AzureMachinePool.spec.location)
 	min, max *int   // the pool's own bounds (AWSMachinePool minSize/maxSize, managed pools' scaling)
 	maxFrom  string
+	// noDriver, when set, says why the machines start without the NVIDIA driver (an EKS AMI
+	// type without it); it counts only for NVIDIA instance types.
+	noDriver string
 }
 
 // spotOptions is CAPA's spotMarketOptions or CAPZ's spotVMOptions: the machines run on spot when
@@ -257,6 +260,7 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 			Scaling           managedScaling    `yaml:"scaling"`
 			CapacityType      string            `yaml:"capacityType"`
 			AdditionalTags    map[string]string `yaml:"additionalTags"`
+			AMIType           *string           `yaml:"amiType"`
 		}
 		if err := decodeSpec(o, &spec); err != nil {
 			return m, true, err
@@ -265,6 +269,16 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 		if lt := spec.AWSLaunchTemplate; lt != nil && spec.InstanceType == "" {
 			m = lt.machines("spec.awsLaunchTemplate.")
 			m.tags = spec.AdditionalTags
+		}
+		// EKS takes the AMI type CAPA sends; CAPA's CRD defaults an unset amiType to AL2_x86_64
+		// (exp/api/v1beta2/awsmanagedmachinepool_types.go, +kubebuilder:default, read
+		// 2026-11-23), which has no NVIDIA driver. With a launch template the image may be its
+		// own: not judged.
+		switch {
+		case spec.AMIType != nil && parser.EKSAMITypeWithoutDriver(*spec.AMIType):
+			m.noDriver = fmt.Sprintf("spec.amiType %s, an EKS AMI type without the NVIDIA driver", *spec.AMIType)
+		case spec.AMIType == nil && spec.AWSLaunchTemplate == nil:
+			m.noDriver = "spec.amiType is not set, and CAPA's default, AL2_x86_64, is an EKS AMI type without the NVIDIA driver"
 		}
 		if strings.EqualFold(spec.CapacityType, "spot") {
 			m.spot = "spec.capacityType spot"
@@ -413,19 +427,28 @@ func (ix capiIndex) place(namespace, cluster string) clusterPlace {
 // buildMachineSets makes a resource of each Cluster API machine set with a GPU instance type.
 func buildMachineSets(objs []*object, res *parser.Result) {
 	var ix capiIndex
-	for _, o := range objs {
-		if o.Kind == "Cluster" && group(o.APIVersion) == capiGroup {
-			if w := topologyWorkers(o); w != "" {
-				res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.line, Message: w})
-			}
-			continue
-		}
-		if !isCAPIMachines(o) || owned(o) {
-			continue
-		}
+	index := func() capiIndex {
 		if ix == nil {
 			ix = newCAPIIndex(objs)
 		}
+		return ix
+	}
+	// Clusters with a managed topology first: the machine sets Cluster API created for them, when
+	// they are among the files too, are theirs.
+	topologies := map[string]bool{}
+	for _, o := range objs {
+		if o.Kind == "Cluster" && group(o.APIVersion) == capiGroup && buildTopology(o, index(), res) {
+			topologies[capiKey("Cluster", o.namespace(), o.Metadata.Name)] = true
+		}
+	}
+	for _, o := range objs {
+		if !isCAPIMachines(o) || owned(o) {
+			continue
+		}
+		if _, ok := o.Metadata.Labels[labelTopologyOwned]; ok && topologies[capiKey("Cluster", o.namespace(), o.Metadata.Labels[labelCAPICluster])] {
+			continue
+		}
+		index()
 		r, warn, err := machineSet(o, ix, &res.Errors)
 		if err != nil {
 			res.Errors = append(res.Errors, specError(o, err))
@@ -564,6 +587,9 @@ func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource
 		} else if r.SpotQuantity > 0 {
 			r.Note("mixed instances policy: %d on-demand, %d spot", n-r.SpotQuantity, r.SpotQuantity)
 		}
+	}
+	if m.noDriver != "" && parser.NVIDIAEC2(r.InstanceType) {
+		r.NoGPUDriver = m.noDriver
 	}
 	tags := maps.Clone(place.tags)
 	if len(m.tags) > 0 {
@@ -734,11 +760,11 @@ func clusterctlInt(n *yaml.Node, field string) (*int, string, error) {
 	return &i, note, nil
 }
 
-// topologyWorkers says what a Cluster with a managed topology runs that gpuguard does not count:
-// Cluster API creates its workers' MachineDeployments and MachinePools from the ClusterClass,
-// whose templates, variables and patches decide their machine type, and gpuguard does not expand
-// a ClusterClass. It returns "" for a Cluster without topology workers.
-func topologyWorkers(o *object) string {
+// topologyWorkers says what a Cluster with a managed topology runs that gpuguard cannot count
+// because its ClusterClass (classKey) is not among the files read: Cluster API creates its
+// workers' MachineDeployments and MachinePools from the class, whose templates, variables and
+// patches decide their machine type. It returns "" for a Cluster without topology workers.
+func topologyWorkers(o *object, classKey string) string {
 	var spec struct {
 		Topology *struct {
 			Class    string `yaml:"class"` // v1beta1
@@ -780,6 +806,6 @@ func topologyWorkers(o *object) string {
 	if len(workers) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s runs %s from ClusterClass %s, whose templates, variables and patches decide their machine type; gpuguard does not expand a ClusterClass: if they are GPU machines, they are not counted",
-		o.address(), strings.Join(workers, ", "), cmp.Or(t.Class, t.ClassRef.Name))
+	return fmt.Sprintf("%s runs %s from ClusterClass %s, whose templates, variables and patches decide their machine type; %s is not among the files read: if they are GPU machines, they are not counted",
+		o.address(), strings.Join(workers, ", "), cmp.Or(t.Class, t.ClassRef.Name), classKey)
 }

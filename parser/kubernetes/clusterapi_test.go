@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -422,5 +423,49 @@ spec:
 	if len(res.Resources) != 0 || len(res.Warnings) != 1 || res.Warnings[0].Line != 1 || !strings.Contains(res.Warnings[0].Message,
 		"Cluster/ml/c runs MachineDeployment md-0 of class gpu-workers (2 replicas), MachinePool mp-0 of class burst (replicas unset) from ClusterClass aws-gpu") {
 		t.Fatalf("resources %+v, warnings %+v", res.Resources, res.Warnings)
+	}
+}
+
+// CAPA's EKS managed pools: EKS takes the AMI type CAPA sends, and CAPA's CRD defaults an unset
+// amiType to AL2_x86_64, which has no NVIDIA driver. A GPU pool without an NVIDIA AMI type
+// starts its nodes without the driver (GPU012); an NVIDIA type, a launch template's own image
+// or a CPU type is not held against it.
+func TestCAPAManagedPoolAMIType(t *testing.T) {
+	pool := func(name, spec string) string {
+		return `apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {name: ` + name + `, namespace: ml}
+spec:
+  clusterName: eks
+  replicas: 1
+  template:
+    spec:
+      infrastructureRef: {kind: AWSManagedMachinePool, name: ` + name + `}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSManagedMachinePool
+metadata: {name: ` + name + `, namespace: ml}
+spec: ` + spec + `
+---
+`
+	}
+	src := pool("unset", "{instanceType: g5.xlarge}") +
+		pool("standard", "{instanceType: g6.xlarge, amiType: AL2023_x86_64_STANDARD}") +
+		pool("nvidia", "{instanceType: g6.xlarge, amiType: AL2023_x86_64_NVIDIA}") +
+		pool("gpu", "{instanceType: p4d.24xlarge, amiType: AL2_x86_64_GPU}") +
+		pool("template", "{awsLaunchTemplate: {instanceType: g5.xlarge}}") +
+		pool("inferentia", "{instanceType: inf2.xlarge}")
+	res := build(t, src, Options{})
+	got := map[string]string{}
+	for _, r := range res.Resources {
+		got[r.Address] = r.NoGPUDriver
+	}
+	want := map[string]string{
+		"MachinePool/ml/unset":    "spec.amiType is not set, and CAPA's default, AL2_x86_64, is an EKS AMI type without the NVIDIA driver",
+		"MachinePool/ml/standard": "spec.amiType AL2023_x86_64_STANDARD, an EKS AMI type without the NVIDIA driver",
+		"MachinePool/ml/nvidia":   "", "MachinePool/ml/gpu": "", "MachinePool/ml/template": "", "MachinePool/ml/inferentia": "",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q (errors %v)", got, want, res.Errors)
 	}
 }

@@ -2,7 +2,6 @@ package terraform
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -20,36 +19,18 @@ import (
 // configuration states it: a setting known only at apply, or left to the cloud's default, is
 // not held against the group. Rule GPU012 reports it.
 
-// awsNVIDIAFamily are the EC2 families with NVIDIA GPUs, which the EKS-optimized NVIDIA AMIs
-// serve (https://docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html lists
-// p6, p5, p4d, p3, g7e, g6, g6e, g6f, gr6, g5, g5g, g4dn). g4ad's GPUs are AMD's, and
-// Inferentia and Trainium take the Neuron driver: neither is judged here.
-var awsNVIDIAFamily = regexp.MustCompile(`^(p\d|g\d|gr\d)[a-z0-9-]*\.`)
-
-// nvidiaEC2 reports whether an EC2 instance type has NVIDIA GPUs (g4ad's are AMD's).
-func nvidiaEC2(instanceType string) bool {
-	t := strings.ToLower(instanceType)
-	return awsNVIDIAFamily.MatchString(t) && !strings.HasPrefix(t, "g4ad.")
-}
-
 // eksDriver reads an EKS managed node group's ami_type. The EKS API asks for a GPU AMI type
-// with GPU instance types (CreateNodegroup, instanceTypes); the AMI types with the NVIDIA
-// driver name it (AL2023_x86_64_NVIDIA, AL2023_ARM_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA,
-// BOTTLEROCKET_ARM_64_NVIDIA) or are AL2_x86_64_GPU; CUSTOM takes the launch template's own
-// image, which gpuguard cannot see into. Enum: https://docs.aws.amazon.com/eks/latest/APIReference/API_Nodegroup.html;
-// "non-accelerated Amazon EKS AMIs don't support the g3, g4, inf, and p families":
-// https://docs.aws.amazon.com/eks/latest/userguide/choosing-instance-type.html. An unset
-// ami_type is left to EKS, which gpuguard does not second-guess.
+// with GPU instance types (CreateNodegroup, instanceTypes): parser.EKSAMITypeWithoutDriver
+// judges it. An unset ami_type is left to EKS, which gpuguard does not second-guess.
 func eksDriver(r *parser.Resource, w *view) {
-	if !nvidiaEC2(r.InstanceType) {
+	if !parser.NVIDIAEC2(r.InstanceType) {
 		return
 	}
 	ami, ok := w.quiet().str("ami_type")
 	if !ok {
 		return // EKS picks the AMI, or it is known only at apply
 	}
-	u := strings.ToUpper(ami)
-	if u == "CUSTOM" || strings.Contains(u, "NVIDIA") || strings.Contains(u, "_GPU") {
+	if !parser.EKSAMITypeWithoutDriver(ami) {
 		return
 	}
 	if why, ok := chosenBy(w, "ami_type"); ok {
@@ -106,7 +87,7 @@ func gkeDriver(r *parser.Resource, nodeConfig *view) {
 //
 // what names the attribute in the message ("the launch template's image_id").
 func (c *mapContext) imageDriver(r *parser.Resource, w *view, attr, what string) {
-	if r.NoGPUDriver != "" || w == nil || !nvidiaEC2(r.InstanceType) {
+	if r.NoGPUDriver != "" || w == nil || !parser.NVIDIAEC2(r.InstanceType) {
 		return
 	}
 	v, ok := at(w.obj, attr)

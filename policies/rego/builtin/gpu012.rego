@@ -3,7 +3,7 @@
 # description: >-
 #   A node group of GPU machines is set to start its nodes without the NVIDIA driver: an EKS AMI
 #   type without it (AL2023_x86_64_STANDARD, AL2_x86_64, BOTTLEROCKET_x86_64, also when a
-#   module's default gives it), a launch template booting an EKS-optimized AMI without it (read
+#   module's or Cluster API's default gives it), a launch template booting an EKS-optimized AMI without it (read
 #   from its SSM parameter or AMI name; for pods Karpenter places, their NodePool's EC2NodeClass
 #   selecting such an AMI), an AKS pool's gpu_driver = "None" or
 #   SkipGPUDriverInstall tag, a GKE pool's INSTALLATION_DISABLED. Its nodes
