@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -44,6 +45,34 @@ func BenchmarkPodsSelectingNodeGroups(b *testing.B) {
 		res := Parse("stream.yaml", data, Options{NodeGroups: groups})
 		if len(res.Resources) != 2000 || res.Resources[0].InstanceType != "g2-standard-8" {
 			b.Fatalf("%d resources, first on %q", len(res.Resources), res.Resources[0].InstanceType)
+		}
+	}
+}
+
+// BenchmarkClusterClassTopologies expands 300 Clusters built from the ClusterClass of
+// testdata/kubernetes/cluster-class.yaml, three GPU workers each with their own variables: every
+// worker decodes the class's variables, patches a copy of its template and reads it back.
+func BenchmarkClusterClassTopologies(b *testing.B) {
+	base, err := os.ReadFile("../../testdata/kubernetes/cluster-class.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sb strings.Builder
+	sb.Write(base)
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&sb, "---\napiVersion: cluster.x-k8s.io/v1beta1\nkind: Cluster\nmetadata: {name: c%d, namespace: ml}\nspec:\n  topology:\n    class: aws-gpu\n    version: v1.31.2\n"+
+			"    variables:\n    - {name: region, value: us-east-1}\n    workers:\n      machineDeployments:\n"+
+			"      - {class: gpu-workers, name: a, replicas: %d}\n"+
+			"      - class: gpu-workers\n        name: b\n        replicas: 1\n        variables: {overrides: [{name: gpu, value: {type: p5.48xlarge, spot: true}}]}\n"+
+			"      - {class: default-worker, name: cpu, replicas: 3}\n", i, 1+i%4)
+	}
+	data := []byte(sb.String())
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		res := Parse("stream.yaml", data, Options{})
+		if len(res.Errors) > 0 || len(res.Resources) != 2+600 {
+			b.Fatalf("errors %v, %d resources", res.Errors, len(res.Resources))
 		}
 	}
 }

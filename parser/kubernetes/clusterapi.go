@@ -436,8 +436,9 @@ func buildMachineSets(objs []*object, res *parser.Result) {
 	// Clusters with a managed topology first: the machine sets Cluster API created for them, when
 	// they are among the files too, are theirs.
 	topologies := map[string]bool{}
+	classes := map[*object]*clusterClass{}
 	for _, o := range objs {
-		if o.Kind == "Cluster" && group(o.APIVersion) == capiGroup && buildTopology(o, index(), res) {
+		if o.Kind == "Cluster" && group(o.APIVersion) == capiGroup && buildTopology(o, index(), classes, res) {
 			topologies[capiKey("Cluster", o.namespace(), o.Metadata.Name)] = true
 		}
 	}

@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"path"
@@ -208,7 +209,7 @@ type patchedTemplate struct {
 // applyPatches applies a ClusterClass's inline patches, in order, to a copy of one template's
 // spec. A patch that cannot be evaluated is left out and reported; external patches (runtime
 // extensions) are not run.
-func applyPatches(patches []ccPatch, t patchTarget, vars map[string]any) (patchedTemplate, error) {
+func applyPatches(patches []ccPatch, t patchTarget, vars map[string]any, cache templates) (patchedTemplate, error) {
 	spec, err := nodeValue(&t.obj.Spec)
 	if err != nil {
 		return patchedTemplate{}, err
@@ -224,7 +225,7 @@ func applyPatches(patches []ccPatch, t patchTarget, vars map[string]any) (patche
 		if len(defs) == 0 {
 			continue
 		}
-		enabled, enabledErr := patchEnabled(p.EnabledIf, vars)
+		enabled, enabledErr := patchEnabled(p.EnabledIf, vars, cache)
 		for _, d := range defs {
 			for _, jp := range d.JSONPatches {
 				if enabledErr != nil {
@@ -237,7 +238,7 @@ func applyPatches(patches []ccPatch, t patchTarget, vars map[string]any) (patche
 				var value any
 				var perr error
 				if jp.Op != "remove" {
-					value, perr = patchValue(jp.Value, jp.ValueFrom, vars)
+					value, perr = patchValue(jp.Value, jp.ValueFrom, vars, cache)
 				}
 				if perr == nil {
 					spec, perr = applyJSONPatch(spec, jp.Op, jp.Path, value)
@@ -255,11 +256,11 @@ func applyPatches(patches []ccPatch, t patchTarget, vars map[string]any) (patche
 }
 
 // patchEnabled evaluates a patch's enabledIf: enabled when unset or when it renders "true".
-func patchEnabled(enabledIf string, vars map[string]any) (bool, error) {
+func patchEnabled(enabledIf string, vars map[string]any, cache templates) (bool, error) {
 	if strings.TrimSpace(enabledIf) == "" {
 		return true, nil
 	}
-	s, err := renderPatchTemplate(enabledIf, vars)
+	s, err := renderPatchTemplate(enabledIf, vars, cache)
 	if err != nil {
 		return false, err
 	}
@@ -268,8 +269,8 @@ func patchEnabled(enabledIf string, vars map[string]any) (bool, error) {
 
 // renderPatchTemplate renders a template and refuses output that read a variable with no value
 // (Go's templates print "<no value>" for it, which no field should be set to).
-func renderPatchTemplate(text string, vars map[string]any) (string, error) {
-	s, err := renderTemplate(text, vars)
+func renderPatchTemplate(text string, vars map[string]any, cache templates) (string, error) {
+	s, err := renderTemplate(text, vars, cache)
 	if err != nil {
 		return "", err
 	}
@@ -281,13 +282,13 @@ func renderPatchTemplate(text string, vars map[string]any) (string, error) {
 
 // patchValue is the value a JSON patch sets: literal, a variable's, or a template's output read
 // as YAML.
-func patchValue(literal yaml.Node, from *ccValueFrom, vars map[string]any) (any, error) {
+func patchValue(literal yaml.Node, from *ccValueFrom, vars map[string]any, cache templates) (any, error) {
 	switch {
 	case from != nil && from.Variable != "":
 		v, err := lookupVariable(vars, from.Variable)
 		return deepCopy(v), err
 	case from != nil && from.Template != "":
-		s, err := renderPatchTemplate(from.Template, vars)
+		s, err := renderPatchTemplate(from.Template, vars, cache)
 		if err != nil {
 			return nil, err
 		}
@@ -302,30 +303,62 @@ func patchValue(literal yaml.Node, from *ccValueFrom, vars map[string]any) (any,
 	return nil, fmt.Errorf("no value or valueFrom")
 }
 
-// classVariables are the variables a worker's patches see: each declared variable's schema
-// default, under the Cluster's value, under the worker's override, defaults filled in below
-// the top as the API server would.
-func classVariables(spec *clusterClassSpec, values, overrides []ccValue) (map[string]any, error) {
-	schemas := map[string]any{}
-	vars := map[string]any{}
-	for _, v := range spec.Variables {
+// clusterClass is a ClusterClass decoded once for all the Clusters built from it.
+type clusterClass struct {
+	spec      clusterClassSpec
+	schemas   map[string]any // each variable's openAPIV3Schema, as plain values
+	templates templates
+}
+
+// loadClusterClass decodes a ClusterClass, once: later calls get the same result. The error is
+// returned only the first time, so that it is reported once.
+func loadClusterClass(o *object, cache map[*object]*clusterClass) (*clusterClass, error) {
+	if cc, ok := cache[o]; ok {
+		if cc == nil {
+			return nil, errReported
+		}
+		return cc, nil
+	}
+	cache[o] = nil
+	cc := &clusterClass{schemas: map[string]any{}, templates: templates{}}
+	if err := decodeSpec(o, &cc.spec); err != nil {
+		return nil, err
+	}
+	for _, v := range cc.spec.Variables {
 		s, err := nodeValue(&v.Schema.OpenAPIV3Schema)
 		if err != nil {
 			return nil, fmt.Errorf("variable %s: schema: %v", v.Name, err)
 		}
-		schemas[v.Name] = s
-		if d := defaulted(s, nil); d != nil {
-			vars[v.Name] = d
-		}
+		cc.schemas[v.Name] = s
 	}
-	for _, list := range [][]ccValue{values, overrides} {
-		for _, v := range list {
-			x, err := nodeValue(&v.Value)
-			if err != nil {
-				return nil, fmt.Errorf("variable %s: %v", v.Name, err)
+	cache[o] = cc
+	return cc, nil
+}
+
+// errReported stands for an error already reported for the same object.
+var errReported = errors.New("reported already")
+
+// variables are the variables a worker's patches see: each declared variable's schema default
+// (when base is nil), or a copy of base (the Cluster's), under the values given, defaults filled
+// in below the top as the API server would.
+func (cc *clusterClass) variables(base map[string]any, values []ccValue) (map[string]any, error) {
+	var vars map[string]any
+	if base == nil {
+		vars = map[string]any{}
+		for name, s := range cc.schemas {
+			if d := defaulted(s, nil); d != nil {
+				vars[name] = d
 			}
-			vars[v.Name] = defaulted(schemas[v.Name], x)
 		}
+	} else {
+		vars = deepCopy(base).(map[string]any)
+	}
+	for _, v := range values {
+		x, err := nodeValue(&v.Value)
+		if err != nil {
+			return nil, fmt.Errorf("variable %s: %v", v.Name, err)
+		}
+		vars[v.Name] = defaulted(cc.schemas[v.Name], x)
 	}
 	return vars, nil
 }
@@ -396,7 +429,9 @@ func innerSpec(spec any) any {
 // topologyExpansion expands one Cluster's managed topology.
 type topologyExpansion struct {
 	cluster, class *object
-	spec           clusterClassSpec
+	spec           *clusterClassSpec
+	cc             *clusterClass
+	vars           map[string]any // the Cluster's variables
 	topology       *clusterTopology
 	ix             capiIndex
 	// installed are the stand-ins for the objects Cluster API would create for the cluster
@@ -409,7 +444,7 @@ type topologyExpansion struct {
 
 // buildTopology makes the resources of a Cluster's topology workers; it reports whether the
 // Cluster has a topology that names workers.
-func buildTopology(c *object, ix capiIndex, res *parser.Result) bool {
+func buildTopology(c *object, ix capiIndex, classes map[*object]*clusterClass, res *parser.Result) bool {
 	var spec struct {
 		Topology *clusterTopology `yaml:"topology"`
 	}
@@ -427,23 +462,25 @@ func buildTopology(c *object, ix capiIndex, res *parser.Result) bool {
 		res.Warnings = append(res.Warnings, parser.Error{File: c.file, Line: c.line, Message: topologyWorkers(c, classKey)})
 		return true
 	}
-	ex := &topologyExpansion{cluster: c, class: class, topology: t, ix: ix, installed: map[string]*object{}}
-	if err := decodeSpec(class, &ex.spec); err != nil {
-		res.Errors = append(res.Errors, specError(class, err))
+	cc, err := loadClusterClass(class, classes)
+	if err != nil {
+		if err != errReported {
+			res.Errors = append(res.Errors, specError(class, err))
+		}
 		return true
 	}
+	ex := &topologyExpansion{cluster: c, class: class, cc: cc, spec: &cc.spec, topology: t, ix: ix, installed: map[string]*object{}}
 	for _, p := range ex.spec.Patches {
 		if p.External != nil {
 			ex.notes = append(ex.notes, fmt.Sprintf("%s's patch %s is computed by a runtime extension (%s), which gpuguard does not run: if it sets the machine type, the price is the template's own type's",
 				class.address(), p.Name, cmp.Or(p.External.GeneratePatchesExtension, "external")))
 		}
 	}
-	vars, err := classVariables(&ex.spec, t.Variables, nil)
-	if err != nil {
+	if ex.vars, err = cc.variables(nil, t.Variables); err != nil {
 		res.Errors = append(res.Errors, parser.Error{File: c.file, Line: c.line, Message: fmt.Sprintf("%s: topology: %v", c.address(), err)})
 		return true
 	}
-	ex.placeCluster(vars)
+	ex.placeCluster(ex.vars)
 	for i := range t.Workers.MachineDeployments {
 		ex.worker("MachineDeployment", &t.Workers.MachineDeployments[i], res)
 	}
@@ -483,7 +520,7 @@ func (ex *topologyExpansion) placeCluster(vars map[string]any) {
 			continue
 		}
 		target := patchTarget{obj: tmpl, apiVersion: cmp.Or(which.ref.APIVersion, tmpl.APIVersion), infraCluster: which.field == "infrastructureRef", controlPlane: which.field == "controlPlaneRef"}
-		p, err := applyPatches(ex.spec.Patches, target, data)
+		p, err := applyPatches(ex.spec.Patches, target, data, ex.cc.templates)
 		if err != nil {
 			continue
 		}
@@ -542,7 +579,7 @@ func (ex *topologyExpansion) worker(kind string, node *yaml.Node, res *parser.Re
 		}
 		return
 	}
-	vars, err := classVariables(&ex.spec, ex.topology.Variables, w.Variables.Overrides)
+	vars, err := ex.cc.variables(ex.vars, w.Variables.Overrides)
 	if err != nil {
 		res.Errors = append(res.Errors, parser.Error{File: c.file, Line: line, Message: fmt.Sprintf("%s: %v", where, err)})
 		return
@@ -560,7 +597,7 @@ func (ex *topologyExpansion) worker(kind string, node *yaml.Node, res *parser.Re
 		builtin["machineDeployment"], target.mdClass = wb, w.Class
 	}
 	vars["builtin"] = builtin
-	p, err := applyPatches(ex.spec.Patches, target, vars)
+	p, err := applyPatches(ex.spec.Patches, target, vars, ex.cc.templates)
 	if err != nil {
 		res.Errors = append(res.Errors, specError(tmpl, err))
 		return

@@ -314,7 +314,7 @@ func TestRenderPatchTemplateIsBounded(t *testing.T) {
 		{"{{ .missing }}", "", "not set"},
 		{"{{ .s | sha1sum }}", "", "not defined"},
 	} {
-		got, err := renderPatchTemplate(c.tmpl, vars)
+		got, err := renderPatchTemplate(c.tmpl, vars, nil)
 		if c.err == "" && (err != nil || got != c.want) {
 			t.Errorf("%s: %q, %v; want %q", c.tmpl, got, err, c.want)
 		}

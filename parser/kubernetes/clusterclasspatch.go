@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -93,24 +95,47 @@ func empty(v any) bool {
 // renderTemplate runs one patch template over the variables. A template that could run
 // without end (a range over a number, a template that calls templates) is refused rather than
 // run: the ClusterClass comes from the pull request.
-func renderTemplate(text string, data map[string]any) (string, error) {
-	t, err := template.New("patch").Funcs(templateFuncs).Parse(text)
+func renderTemplate(text string, data map[string]any, cache templates) (string, error) {
+	t, err := cache.parse(text)
 	if err != nil {
 		return "", err
-	}
-	for _, tt := range t.Templates() {
-		if tt.Tree == nil {
-			continue
-		}
-		if err := boundedTemplate(tt.Tree.Root); err != nil {
-			return "", err
-		}
 	}
 	var out limitedBuffer
 	if err := t.Execute(&out, data); err != nil {
 		return "", err
 	}
 	return out.String(), nil
+}
+
+// templates holds each patch template parsed once (a ClusterClass's templates run for every
+// worker of every Cluster built from it); a nil one parses every time.
+type templates map[string]parsedTemplate
+
+type parsedTemplate struct {
+	t   *template.Template
+	err error
+}
+
+func (c templates) parse(text string) (*template.Template, error) {
+	if p, ok := c[text]; ok {
+		return p.t, p.err
+	}
+	t, err := template.New("patch").Funcs(templateFuncs).Parse(text)
+	if err == nil {
+		for _, tt := range t.Templates() {
+			if tt.Tree == nil {
+				continue
+			}
+			if err = boundedTemplate(tt.Tree.Root); err != nil {
+				t = nil
+				break
+			}
+		}
+	}
+	if c != nil {
+		c[text] = parsedTemplate{t, err}
+	}
+	return t, err
 }
 
 // boundedTemplate refuses the template constructs whose cost the data does not bound.
@@ -266,11 +291,60 @@ func nodeValue(n *yaml.Node) (any, error) {
 	return v, err
 }
 
-// valueNode turns plain values back into a YAML node.
+// valueNode turns plain values (as nodeValue makes them) back into a YAML node, built directly:
+// yaml.v3's Node.Encode writes the text out and parses it again.
 func valueNode(v any) (yaml.Node, error) {
-	var n yaml.Node
+	n, err := plainNode(v, 0)
+	if err != nil {
+		return yaml.Node{}, err
+	}
+	return *n, nil
+}
+
+func plainNode(v any, depth int) (*yaml.Node, error) {
+	if depth > 256 {
+		return nil, errors.New("value nested too deep")
+	}
+	scalar := func(tag, value string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: value} }
+	switch x := v.(type) {
+	case nil:
+		return scalar("!!null", "null"), nil
+	case string:
+		return scalar("!!str", x), nil
+	case bool:
+		return scalar("!!bool", strconv.FormatBool(x)), nil
+	case int:
+		return scalar("!!int", strconv.Itoa(x)), nil
+	case int64:
+		return scalar("!!int", strconv.FormatInt(x, 10)), nil
+	case uint64:
+		return scalar("!!int", strconv.FormatUint(x, 10)), nil
+	case float64:
+		return scalar("!!float", strconv.FormatFloat(x, 'g', -1, 64)), nil
+	case []any:
+		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		for _, c := range x {
+			cn, err := plainNode(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, cn)
+		}
+		return n, nil
+	case map[string]any:
+		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			cn, err := plainNode(x[k], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, scalar("!!str", k), cn)
+		}
+		return n, nil
+	}
+	var n yaml.Node // a value of another type (a timestamp): yaml.v3 writes it
 	err := n.Encode(v)
-	return n, err
+	return &n, err
 }
 
 // deepCopy copies plain values, so a patch to one worker's template leaves the others'.
