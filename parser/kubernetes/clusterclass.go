@@ -422,7 +422,8 @@ func touching(failed []patchFailure, fields map[string]bool) *patchFailure {
 
 // innerSpec is spec.template.spec of a template's spec (the object the template stamps out).
 func innerSpec(spec any) any {
-	t, _ := spec.(map[string]any)["template"].(map[string]any)
+	m, _ := spec.(map[string]any)
+	t, _ := m["template"].(map[string]any)
 	return t["spec"]
 }
 

@@ -371,3 +371,54 @@ func TestLookupVariable(t *testing.T) {
 		}
 	}
 }
+
+// Templates whose spec is not an object (a scalar, a list) are read as templates without
+// machines: no panic, no resource, the other workers still read.
+func TestClusterClassMalformedTemplates(t *testing.T) {
+	src := `apiVersion: cluster.x-k8s.io/v1beta2
+kind: ClusterClass
+metadata: {name: k, namespace: ml}
+spec:
+  infrastructure:
+    templateRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta2, kind: AWSClusterTemplate, name: bad}
+  workers:
+    machinePools:
+    - class: scalar
+      infrastructure:
+        templateRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta2, kind: AWSManagedMachinePoolTemplate, name: scalar}
+    machineDeployments:
+    - class: good
+      infrastructure:
+        templateRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta2, kind: AWSMachineTemplate, name: good}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSClusterTemplate
+metadata: {name: bad, namespace: ml}
+spec: [1, 2]
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSManagedMachinePoolTemplate
+metadata: {name: scalar, namespace: ml}
+spec: just-text
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSMachineTemplate
+metadata: {name: good, namespace: ml}
+spec: {template: {spec: {instanceType: g5.xlarge}}}
+---
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: Cluster
+metadata: {name: c, namespace: ml}
+spec:
+  topology:
+    classRef: {name: k}
+    workers:
+      machinePools: [{class: scalar, name: p, replicas: 1}]
+      machineDeployments: [{class: good, name: d, replicas: 2}]
+`
+	res := build(t, src, Options{})
+	r := one(t, res)
+	if r.Address != "MachineDeployment/ml/c-d" || r.InstanceType != "g5.xlarge" || r.Quantity != 2 {
+		t.Errorf("%s: %s ×%d", r.Address, r.InstanceType, r.Quantity)
+	}
+}

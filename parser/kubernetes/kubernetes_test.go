@@ -332,6 +332,10 @@ func FuzzDecode(f *testing.F) {
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {nodeSelector: {karpenter.sh/nodepool: p, node.kubernetes.io/instance-type: g5.xlarge}, containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}\n"))
 	f.Add([]byte("--- a: &a [*a, *a]\n---\nkind: List\napiVersion: v1\nitems: [{kind: Pod, apiVersion: v1, spec: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}}]"))
 	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeSelector: {cloud.google.com/gke-nodepool: l4, workload: serve}\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: eks.amazonaws.com/nodegroup, operator: NotIn, values: [gpu-1]}]}]}}}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"))
+	// A Cluster API topology whose class's templates are not objects.
+	f.Add([]byte("apiVersion: cluster.x-k8s.io/v1beta2\nkind: ClusterClass\nmetadata: {name: k}\nspec: {infrastructure: {templateRef: {apiVersion: v, kind: AWSClusterTemplate, name: b}}, workers: {machineDeployments: [{class: g, infrastructure: {templateRef: {apiVersion: v, kind: AWSMachineTemplate, name: g}}}]}}\n---\n" +
+		"apiVersion: v\nkind: AWSClusterTemplate\nmetadata: {name: b}\nspec: [1]\n---\napiVersion: v\nkind: AWSMachineTemplate\nmetadata: {name: g}\nspec: x\n---\n" +
+		"apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {name: c}\nspec: {topology: {classRef: {name: k}, workers: {machineDeployments: [{class: g, name: d}]}}}\n"))
 	// Node groups as Terraform declares them, so that pods selecting them are read too.
 	groups := append(testGroups(), NodeGroup{Address: "aws_eks_node_group.p", Provider: parser.AWS,
 		NodeLabels: parser.NodeLabels{Labels: map[string]string{}, Prefixes: map[string]string{"eks.amazonaws.com/nodegroup": "gpu-"}, Partial: true}})
