@@ -12,6 +12,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpuguard/gpuguard/internal/tree"
+
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -286,7 +288,7 @@ func patchValue(literal yaml.Node, from *ccValueFrom, vars map[string]any, cache
 	switch {
 	case from != nil && from.Variable != "":
 		v, err := lookupVariable(vars, from.Variable)
-		return deepCopy(v), err
+		return tree.Copy(v), err
 	case from != nil && from.Template != "":
 		s, err := renderPatchTemplate(from.Template, vars, cache)
 		if err != nil {
@@ -351,7 +353,7 @@ func (cc *clusterClass) variables(base map[string]any, values []ccValue) (map[st
 			}
 		}
 	} else {
-		vars = deepCopy(base).(map[string]any)
+		vars = tree.CopyMap(base)
 	}
 	for _, v := range values {
 		x, err := nodeValue(&v.Value)
@@ -372,7 +374,7 @@ func defaulted(schema, v any) any {
 		if !ok {
 			return nil
 		}
-		v = deepCopy(d)
+		v = tree.Copy(d)
 	}
 	switch x := v.(type) {
 	case map[string]any:

@@ -346,22 +346,3 @@ func plainNode(v any, depth int) (*yaml.Node, error) {
 	err := n.Encode(v)
 	return &n, err
 }
-
-// deepCopy copies plain values, so a patch to one worker's template leaves the others'.
-func deepCopy(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		c := make(map[string]any, len(v))
-		for k, x := range v {
-			c[k] = deepCopy(x)
-		}
-		return c
-	case []any:
-		c := make([]any, len(v))
-		for i, x := range v {
-			c[i] = deepCopy(x)
-		}
-		return c
-	}
-	return v
-}
