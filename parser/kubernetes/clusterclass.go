@@ -462,7 +462,7 @@ func buildTopology(c *object, ix capiIndex, classes map[*object]*clusterClass, r
 	classKey := capiKey("ClusterClass", cmp.Or(t.ClassRef.Namespace, t.ClassNamespace, c.namespace()), className)
 	class, ok := ix[classKey]
 	if !ok {
-		res.Warnings = append(res.Warnings, parser.Error{File: c.file, Line: c.line, Message: topologyWorkers(c, classKey)})
+		res.Warnings = append(res.Warnings, parser.Error{File: c.file, Line: c.line, Message: t.withoutClass(c, classKey)})
 		return true
 	}
 	cc, err := loadClusterClass(class, classes)
@@ -699,4 +699,32 @@ func (ex *topologyExpansion) install(objs map[string]*object) func() {
 			}
 		}
 	}
+}
+
+// withoutClass says what a Cluster's topology runs that gpuguard cannot count because its
+// ClusterClass (classKey) is not among the files read: the class's templates, variables and
+// patches decide the workers' machine type. It reads the topology buildTopology decoded.
+func (t *clusterTopology) withoutClass(c *object, classKey string) string {
+	var workers []string
+	add := func(kind string, nodes []yaml.Node) {
+		for i := range nodes {
+			var w topologyWorker
+			if nodes[i].Decode(&w) != nil {
+				continue
+			}
+			n := "replicas unset"
+			if r := w.Replicas; r.Kind == yaml.ScalarNode {
+				if k, err := strconv.Atoi(r.Value); err == nil {
+					n = fmt.Sprintf("%d replica%s", k, plural(int64(k)))
+				} else {
+					n = "replicas " + r.Value
+				}
+			}
+			workers = append(workers, fmt.Sprintf("%s %s of class %s (%s)", kind, w.Name, w.Class, n))
+		}
+	}
+	add("MachineDeployment", t.Workers.MachineDeployments)
+	add("MachinePool", t.Workers.MachinePools)
+	return fmt.Sprintf("%s runs %s from ClusterClass %s, whose templates, variables and patches decide their machine type; %s is not among the files read: if they are GPU machines, they are not counted",
+		c.address(), strings.Join(workers, ", "), cmp.Or(t.ClassRef.Name, t.Class), classKey)
 }

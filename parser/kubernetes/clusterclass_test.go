@@ -422,3 +422,23 @@ spec:
 		t.Errorf("%s: %s ×%d", r.Address, r.InstanceType, r.Quantity)
 	}
 }
+
+// A clusterctl template whose topology's replicas is a variable, with its ClusterClass not among
+// the files: the warning still names the workers (it was empty when replicas did not decode as a
+// number).
+func TestClusterClassMissingWithClusterctlReplicas(t *testing.T) {
+	res := build(t, `apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: c}
+spec:
+  topology:
+    class: quick-start
+    workers:
+      machineDeployments:
+      - {class: default-worker, name: md-0, replicas: "${WORKER_MACHINE_COUNT}"}
+`, Options{})
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message,
+		"Cluster/default/c runs MachineDeployment md-0 of class default-worker (replicas ${WORKER_MACHINE_COUNT}) from ClusterClass quick-start") {
+		t.Fatalf("warnings %+v", res.Warnings)
+	}
+}
