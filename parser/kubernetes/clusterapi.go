@@ -17,7 +17,8 @@ import (
 // management cluster. A MachineDeployment, MachineSet or MachinePool runs replicas machines of
 // the type its infrastructure object holds (infrastructureRef): an AWSMachineTemplate,
 // AzureMachineTemplate or GCPMachineTemplate, or for a MachinePool an AWSMachinePool,
-// AWSManagedMachinePool (EKS), AzureMachinePool or AzureManagedMachinePool (AKS); a Machine
+// AWSManagedMachinePool (EKS), AzureMachinePool, AzureManagedMachinePool (AKS) or
+// GCPManagedMachinePool (GKE); a Machine
 // names an AWSMachine, AzureMachine or GCPMachine. Each of them with a GPU type is one resource of
 // whole machines, in the region of its cluster's infrastructure (AWSCluster.spec.region,
 // AzureCluster.spec.location, GCPCluster.spec.region, or the managed control plane's).
@@ -26,7 +27,8 @@ import (
 // kubernetes-sigs/cluster-api (MachineDeployment, MachinePool, the autoscaler annotations),
 // cluster-api-provider-aws api/v1beta2/awsmachine_types.go and exp/api/v1beta2 (AWSMachinePool,
 // AWSManagedMachinePool), cluster-api-provider-azure api/v1beta1 (AzureMachine, AzureMachinePool,
-// AzureManagedMachinePool), cluster-api-provider-gcp api/v1beta1/gcpmachine_types.go.
+// AzureManagedMachinePool), cluster-api-provider-gcp api/v1beta1/gcpmachine_types.go and (read
+// 2026-11-23) exp/api/v1beta1 (GCPManagedMachinePool, GCPManagedControlPlane).
 
 const (
 	capiGroup             = "cluster.x-k8s.io"
@@ -118,6 +120,10 @@ type machines struct {
 	// noDriver, when set, says why the machines start without the NVIDIA driver (an EKS AMI
 	// type without it); it counts only for NVIDIA instance types.
 	noDriver string
+	// zones, when above 0, is how many zones a GKE pool's replicas are spread over (CAPG sends
+	// GKE replicas/zones per zone), and zonesFrom where that number comes from.
+	zones     int
+	zonesFrom string
 }
 
 // spotOptions is CAPA's spotMarketOptions or CAPZ's spotVMOptions: the machines run on spot when
@@ -285,6 +291,8 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 		}
 		m.min, m.max, m.maxFrom = spec.Scaling.MinSize, spec.Scaling.MaxSize, "scaling.maxSize of "+o.address()
 		return m, true, nil
+	case "GCPManagedMachinePool":
+		return gkeMachines(o)
 	case "AzureMachinePool":
 		var spec struct {
 			Location       string            `yaml:"location"`
@@ -315,6 +323,51 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 		return m, true, nil
 	}
 	return m, false, nil
+}
+
+// gkeMachines reads a CAPG GCPManagedMachinePool, a GKE node pool. What CAPG sends GKE
+// (cluster-api-provider-gcp cloud/scope/managedmachinepool.go ConvertToSdkNodePool and
+// cloud/services/shared/machinepool.go, read 2026-11-23): the machine type is spec.instanceType,
+// else the deprecated spec.machineType, else GKE's default e2-medium (no GPU); the MachinePool's
+// replicas are the pool's total, divided among spec.nodeLocations or cloud.DefaultNumRegionsPerZone
+// (3) zones, and refused before creation when they do not divide evenly; spec.scaling's minCount
+// and maxCount are GKE's total (not per-zone) autoscaling bounds; spec.spot and spec.preemptible
+// pick Spot or preemptible VMs; spec.additionalLabels become the nodes' resource labels. The
+// pool has no accelerator field: its GPUs are those of an accelerator-optimized machine type.
+func gkeMachines(o *object) (machines, bool, error) {
+	var spec struct {
+		InstanceType     string            `yaml:"instanceType"`
+		MachineType      string            `yaml:"machineType"`
+		NodeLocations    []string          `yaml:"nodeLocations"`
+		Spot             bool              `yaml:"spot"`
+		Preemptible      bool              `yaml:"preemptible"`
+		AdditionalLabels map[string]string `yaml:"additionalLabels"`
+		Scaling          *struct {
+			MinCount *int `yaml:"minCount"`
+			MaxCount *int `yaml:"maxCount"`
+		} `yaml:"scaling"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return machines{}, true, err
+	}
+	m := newMachines(parser.GCP, "spec.instanceType", spec.InstanceType, spec.AdditionalLabels)
+	if spec.InstanceType == "" {
+		m = newMachines(parser.GCP, "spec.machineType", spec.MachineType, spec.AdditionalLabels)
+	}
+	switch {
+	case spec.Spot:
+		m.spot = "spec.spot"
+	case spec.Preemptible:
+		m.spot = "spec.preemptible (priced at spot rates)"
+	}
+	if sc := spec.Scaling; sc != nil {
+		m.min, m.max, m.maxFrom = sc.MinCount, sc.MaxCount, "scaling.maxCount of "+o.address()
+	}
+	m.zones, m.zonesFrom = 3, "CAPG's default of 3 zones"
+	if n := len(spec.NodeLocations); n > 0 {
+		m.zones, m.zonesFrom = n, "spec.nodeLocations of "+o.address()
+	}
+	return m, true, nil
 }
 
 // readsMachinesOf reports whether readMachines reads a kind: it asks it about an empty object of
@@ -378,7 +431,7 @@ func (ix capiIndex) place(namespace, cluster string) clusterPlace {
 			return clusterPlace{missing: clusterKey + " names no infrastructure"}
 		}
 	} else {
-		for _, k := range []string{"AWSCluster", "AzureCluster", "GCPCluster", "AWSManagedControlPlane", "AzureManagedControlPlane", "GCPManagedCluster"} {
+		for _, k := range []string{"AWSCluster", "AzureCluster", "GCPCluster", "AWSManagedControlPlane", "AzureManagedControlPlane", "GCPManagedCluster", "GCPManagedControlPlane"} {
 			candidates = append(candidates, capiKey(k, namespace, cluster))
 		}
 	}
@@ -412,6 +465,11 @@ func (ix capiIndex) place(namespace, cluster string) clusterPlace {
 				r = def
 			}
 			p.region, p.from = parser.NormalizeRegion(r), o.address()
+			// A GKE control plane's location is a region or a zone (us-central1-a): its
+			// machines are priced in the zone's region.
+			if m := gcpZone.FindStringSubmatch(p.region); m != nil && strings.HasPrefix(o.Kind, "GCP") {
+				p.region, p.from = m[1], fmt.Sprintf("%s (zone %s)", o.address(), p.region)
+			}
 		}
 	}
 	if p.region == "" && p.missing == "" {
@@ -664,6 +722,13 @@ func machineCount(o *object, replicas *int, m machines) (n, max int, maxFrom str
 	}
 	if n == 0 {
 		notes = append(notes, "0 machines: scaled to zero, no cost while it stays so")
+	}
+	if z := m.zones; z > 0 && n > 0 {
+		if n%z == 0 {
+			notes = append(notes, fmt.Sprintf("GKE pool: %d machines in all, %d in each of %d zones (%s)", n, n/z, z, m.zonesFrom))
+		} else {
+			notes = append(notes, fmt.Sprintf("GKE pool: %d machines are not a multiple of its %d zones (%s): CAPG refuses to create it until they are; priced at %d", n, z, m.zonesFrom, n))
+		}
 	}
 	return n, max, maxFrom, notes, nil
 }

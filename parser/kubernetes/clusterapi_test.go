@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -467,5 +468,86 @@ spec: ` + spec + `
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q\nwant %q (errors %v)", got, want, res.Errors)
+	}
+}
+
+func TestGKEManagedMachinePool(t *testing.T) {
+	pool := func(name, replicas, spec string) string {
+		return `apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {name: ` + name + `, namespace: ml}
+spec:
+  clusterName: gke
+  replicas: ` + replicas + `
+  template:
+    spec:
+      infrastructureRef: {kind: GCPManagedMachinePool, name: ` + name + `}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: GCPManagedMachinePool
+metadata: {name: ` + name + `, namespace: ml}
+spec: ` + spec + `
+---
+`
+	}
+	// The Cluster names a GCPManagedCluster that is not among the files: the region comes from
+	// the control plane's zonal location.
+	src := `apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: gke, namespace: ml}
+spec:
+  infrastructureRef: {kind: GCPManagedCluster, name: gke}
+  controlPlaneRef: {kind: GCPManagedControlPlane, name: gke-cp}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: GCPManagedControlPlane
+metadata: {name: gke-cp, namespace: ml}
+spec: {project: p, location: europe-west4-a}
+---
+` + pool("both", "6", "{instanceType: g2-standard-8, machineType: a2-highgpu-1g, nodeLocations: [europe-west4-a, europe-west4-b], scaling: {minCount: 2, maxCount: 10}}") +
+		pool("deprecated", "3", "{machineType: a2-highgpu-1g, preemptible: true, additionalLabels: {team: vision}}") +
+		pool("uneven", "4", "{instanceType: g2-standard-4, spot: true}") +
+		pool("cpu", "3", "{scaling: {maxCount: 9}}")
+	res := build(t, src, Options{})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %v, warnings %v", res.Errors, res.Warnings)
+	}
+	type got struct {
+		typ, purchase, region string
+		n, max                int
+		tags                  map[string]string
+	}
+	gotBy := map[string]got{}
+	notes := map[string][]string{}
+	for _, r := range res.Resources {
+		g := got{typ: r.InstanceType, purchase: string(r.PurchaseOption), region: r.Region, n: r.Quantity, tags: r.Tags}
+		if r.ScaleMax != nil {
+			g.max = r.ScaleMax.Quantity
+		}
+		gotBy[r.Address], notes[r.Address] = g, r.Notes
+	}
+	want := map[string]got{
+		// instanceType wins over the deprecated machineType, as CAPG sends it; scaling.maxCount
+		// is the pool's total maximum.
+		"MachinePool/ml/both":       {typ: "g2-standard-8", purchase: "on_demand", region: "europe-west4", n: 6, max: 10},
+		"MachinePool/ml/deprecated": {typ: "a2-highgpu-1g", purchase: "spot", region: "europe-west4", n: 3, tags: map[string]string{"team": "vision"}},
+		"MachinePool/ml/uneven":     {typ: "g2-standard-4", purchase: "spot", region: "europe-west4", n: 4},
+		// "cpu" sets no type: GKE's default e2-medium has no GPU, so it is not a resource.
+	}
+	if !reflect.DeepEqual(gotBy, want) {
+		t.Errorf("got  %+v\nwant %+v", gotBy, want)
+	}
+	wantNotes := map[string]string{
+		"MachinePool/ml/both":       "GKE pool: 6 machines in all, 3 in each of 2 zones (spec.nodeLocations of GCPManagedMachinePool/ml/both)",
+		"MachinePool/ml/deprecated": "GKE pool: 3 machines in all, 1 in each of 3 zones (CAPG's default of 3 zones)",
+		"MachinePool/ml/uneven":     "GKE pool: 4 machines are not a multiple of its 3 zones (CAPG's default of 3 zones): CAPG refuses to create it until they are; priced at 4",
+	}
+	for addr, note := range wantNotes {
+		if !slices.Contains(notes[addr], note) {
+			t.Errorf("%s: notes %q lack %q", addr, notes[addr], note)
+		}
+	}
+	if !slices.Contains(notes["MachinePool/ml/both"], "region europe-west4 from GCPManagedControlPlane/ml/gke-cp (zone europe-west4-a)") {
+		t.Errorf("region note missing: %q", notes["MachinePool/ml/both"])
 	}
 }

@@ -408,6 +408,7 @@ var typeFields = map[string]bool{
 	"spotMarketOptions": true, "spotVMOptions": true, "provisioningModel": true, "preemptible": true,
 	"marketType": true, "capacityType": true, "scaleSetPriority": true, "awsLaunchTemplate": true,
 	"mixedInstancesPolicy": true, "scaling": true, "minSize": true, "maxSize": true,
+	"spot": true, "minCount": true, "maxCount": true, "nodeLocations": true,
 }
 
 var regionFields = map[string]bool{"spec": true, "template": true, "region": true, "location": true}
