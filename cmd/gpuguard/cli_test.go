@@ -72,6 +72,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "azurerm_kubernetes_cluster"},
 		{name: "azurerm_machine_learning"},
 		{name: "azure_batch"},
+		{name: "azapi"},
 		{name: "container_apps_gpu"},
 		{name: "databricks"},
 		{name: "emr_dataproc"},

@@ -67,8 +67,8 @@ func azureCommon(r *parser.Resource, w *view) {
 	applyTags(r, w.strMap("tags"))
 }
 
-func azurePriority(r *parser.Resource, w *view, attr string) {
-	p, ok := w.str(attr)
+func azurePriority(r *parser.Resource, w *view, path ...any) {
+	p, ok := w.str(path...)
 	if !ok {
 		return
 	}

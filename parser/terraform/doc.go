@@ -9,7 +9,8 @@
 // known (a variable without a value, an attribute known only after apply, a data source) becomes
 // an unknown carrying a mark that says why. Mappers (one file per cloud, one registry) read the
 // evaluated instances and return parser.Resource values (databricks.go and spark.go read
-// Databricks, EMR and Dataproc clusters, which run on a cloud's VMs); the reason of an unknown
+// Databricks, EMR and Dataproc clusters, which run on a cloud's VMs; azapi.go the ARM resources
+// an azapi_resource declares by type and body); the reason of an unknown
 // ends up in the resource's Unresolved list instead of being guessed.
 //
 // Registry modules are followed where terraform init downloaded them; the node groups of a few

@@ -19,11 +19,12 @@ import (
 // evaluated, and most have nothing to do with GPUs; but some run GPU machines gpuguard has no
 // mapper for (a GameLift fleet, a DevTest Labs VM, a Vertex AI deployment resource pool). Leaving those out quietly would price their GPUs at $0 in silence, so each such
 // resource whose configuration names a GPU machine type as a literal, under an attribute that
-// holds one (instance_type, machine_type, vm_size, ...), is a warning with the attribute's line.
+// holds one (instance_type, machine_type, vm_size, ..., or vmSize and the like in the camelCase of an
+// azapi_resource's ARM body), is a warning with the attribute's line.
 // Values computed from variables are not looked at: that would mean evaluating every resource.
 
 // machineTypeKey matches the attribute names that hold a machine type.
-var machineTypeKey = regexp.MustCompile(`(?i)(^|_)(instance_types?|machine_types?|vm_size|size|node_type|instance_class)$`)
+var machineTypeKey = regexp.MustCompile(`(?i)(^|_)(instance_?types?|machine_?types?|vm_?size|size|node_?type|instance_?class)$`)
 
 // templateTypes describe machines other resources launch; those resources are priced and say so.
 var templateTypes = map[string]bool{
@@ -56,7 +57,7 @@ func (ev *evaluation) unpricedGPUTypes() []parser.Error {
 		}
 		seen[cfg] = true
 		for _, d := range cfg.resources {
-			if _, priced := mappers[d.typ]; priced || templateTypes[d.typ] {
+			if _, priced := mappers[d.typ]; (priced || templateTypes[d.typ]) && !(d.typ == "azapi_resource" && !azapiReads(d.body)) {
 				continue
 			}
 			provider := providerOfType(d.typ)

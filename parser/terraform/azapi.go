@@ -1,0 +1,269 @@
+package terraform
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// azapi_resource (Azure/azapi) declares any Azure Resource Manager resource by its ARM type
+// ("Microsoft.ContainerService/managedClusters/agentPools@2025-05-01") and the request body ARM
+// takes. gpuguard reads the ARM types that run GPU machines, by the ARM API's field names
+// (https://learn.microsoft.com/rest/api/aks/agent-pools, .../compute/virtual-machines and
+// .../virtual-machine-scale-sets, read 2026-11-23):
+//   - managedClusters/agentPools: properties.vmSize, count (ARM's default 1), enableAutoScaling
+//     with minCount and maxCount, scaleSetPriority, nodeLabels, nodeTaints, gpuProfile.driver;
+//     the pool runs where the cluster its parent_id names does;
+//   - managedClusters: each of properties.agentPoolProfiles, read the same way;
+//   - virtualMachines: properties.hardwareProfile.vmSize and properties.priority;
+//   - virtualMachineScaleSets: sku.name, sku.capacity and
+//     properties.virtualMachineProfile.priority.
+//
+// body is an object (azapi 2.x) or a JSON string (azapi 1.x wrote jsonencode(...)); both are
+// read. Any other ARM type is not a GPU resource gpuguard prices; one whose body names a GPU
+// size gets unpriced.go's warning.
+
+func init() {
+	register("azapi_resource", mapAzAPI)
+}
+
+// azapiTypes maps the lower-cased ARM resource type (without its API version) to its reader.
+var azapiTypes = map[string]func(c *mapContext, armType string, body *view) []*parser.Resource{
+	"microsoft.containerservice/managedclusters/agentpools": mapAzAPIAgentPool,
+	"microsoft.containerservice/managedclusters":            mapAzAPIManagedCluster,
+	"microsoft.compute/virtualmachines":                     mapAzAPIVM,
+	"microsoft.compute/virtualmachinescalesets":             mapAzAPIScaleSet,
+}
+
+// armType splits an azapi type into the lower-cased ARM resource type and its API version.
+func armType(t string) (string, string) {
+	typ, version, _ := strings.Cut(strings.TrimSpace(t), "@")
+	return strings.ToLower(typ), version
+}
+
+func mapAzAPI(c *mapContext) []*parser.Resource {
+	w := &view{obj: c.inst.value}
+	t, ok := w.str("type")
+	if !ok {
+		return nil
+	}
+	typ, _ := armType(t)
+	read, ok := azapiTypes[typ]
+	if !ok {
+		return nil
+	}
+	return read(c, t, &view{obj: azapiBody(c.inst.value)})
+}
+
+// azapiReads reports whether an azapi_resource's type, when written as a literal, is an ARM type
+// gpuguard reads; a type computed from variables is taken to be one.
+func azapiReads(body hcl.Body) bool {
+	attrs, _ := body.JustAttributes()
+	a, ok := attrs["type"]
+	if !ok || len(a.Expr.Variables()) > 0 {
+		return true
+	}
+	v, diags := a.Expr.Value(nil)
+	if diags.HasErrors() || !v.IsKnown() || v.IsNull() || v.Type() != cty.String {
+		return true
+	}
+	typ, _ := armType(v.AsString())
+	_, reads := azapiTypes[typ]
+	return reads
+}
+
+// azapiBody returns the request body as an object: azapi 1.x took it as a JSON string.
+func azapiBody(v cty.Value) cty.Value {
+	body, ok := at(v, "body")
+	if !ok || !body.IsKnown() {
+		return body
+	}
+	body, marks := body.Unmark()
+	if body.Type() != cty.String || body.IsNull() {
+		return body.WithMarks(marks)
+	}
+	src := []byte(body.AsString())
+	ty, err := ctyjson.ImpliedType(src)
+	if err != nil {
+		return unresolved("body is not JSON: %v", err)
+	}
+	obj, err := ctyjson.Unmarshal(src, ty)
+	if err != nil {
+		return unresolved("body is not JSON: %v", err)
+	}
+	return obj.WithMarks(marks)
+}
+
+// azapiResource starts a resource for an azapi_resource and returns a view of its body that
+// records on it why a value it needed is unknown.
+func azapiResource(c *mapContext, address, typ string, body *view) (*parser.Resource, *view, *view) {
+	r, w := c.resource(parser.Azure, address)
+	r.Note("azapi_resource of ARM type %s", typ)
+	return r, w, &view{obj: body.obj, res: r, path: "body."}
+}
+
+// azapiLocation reads location; without one, azapi creates the resource where its parent is (the
+// resource group its parent_id names).
+func (c *mapContext) azapiLocation(r *parser.Resource, w *view) {
+	if loc, ok := w.str("location"); ok {
+		r.Region = parser.NormalizeRegion(loc)
+		return
+	}
+	if w.has("location") {
+		return // unknown: recorded
+	}
+	parentLocation(r, c.referenced(w, "azurerm_resource_group", "parent_id"), "parent_id", "resource group")
+}
+
+// azapiTags applies the resource's tags: the azapi tags attribute, or tags in the body.
+func azapiTags(r *parser.Resource, w, body *view) {
+	applyTags(r, body.quiet().strMap("tags"))
+	applyTags(r, w.quiet().strMap("tags"))
+}
+
+// armAgentPool reads one AKS agent pool's properties (an agentPools resource's body.properties,
+// or one of a managed cluster's agentPoolProfiles).
+func armAgentPool(r *parser.Resource, p *view, name groupName) {
+	size, found := p.str("vmSize")
+	r.InstanceType = size
+	requireInstanceType(r, p.path+"vmSize", found)
+	autoscale, ok := p.quiet().boolean("enableAutoScaling")
+	autoscale = ok && autoscale
+	if autoscale {
+		if n, ok := p.quiet().num("maxCount"); ok {
+			r.SetScaleMax(n, p.path+"maxCount")
+		} else {
+			r.ScaleMaxUnknown = true
+		}
+	}
+	switch {
+	case p.has("count"):
+		if n, ok := p.num("count"); ok {
+			r.Quantity = n
+		}
+	case autoscale && p.has("minCount"):
+		if n, ok := p.num("minCount"); ok {
+			r.Quantity = n
+			r.Note("autoscaled: priced at minCount (%d)", n)
+		}
+	default:
+		r.Note("count is not set: ARM's default of 1 node")
+	}
+	azurePriority(r, p, "scaleSetPriority")
+	r.NodeLabels = nodeLabels(p, parser.Azure, name, "nodeLabels")
+	aksTaints(r.NodeLabels, &view{obj: renamed(p.obj, "nodeTaints", "node_taints")})
+	applyTags(r, p.quiet().strMap("tags"))
+}
+
+// armDriver says when an AKS pool's GPU nodes start without the NVIDIA driver: gpuProfile.driver
+// "None", or the SkipGPUDriverInstall tag (among the tags applied so far).
+func armDriver(r *parser.Resource, p *view) {
+	if !parser.IsGPUInstanceType(parser.Azure, r.InstanceType) {
+		return
+	}
+	if d, ok := p.quiet().str("gpuProfile", "driver"); ok && strings.EqualFold(d, "None") {
+		r.NoGPUDriver = `gpuProfile.driver "None", which skips the NVIDIA driver AKS installs on GPU nodes`
+		return
+	}
+	r.NoGPUDriver = skipDriverTag(r.Tags)
+}
+
+// renamed returns an object holding v's attribute from under the name to (for the readers
+// shared with azurerm, which take its attribute names).
+func renamed(v cty.Value, from, to string) cty.Value {
+	a, ok := at(v, from)
+	if !ok {
+		return cty.EmptyObjectVal
+	}
+	return cty.ObjectVal(map[string]cty.Value{to: a})
+}
+
+func mapAzAPIAgentPool(c *mapContext, typ string, body *view) []*parser.Resource {
+	r, w, b := azapiResource(c, c.inst.addr, typ, body)
+	p := &view{obj: b.obj, res: r, path: "body.properties."}
+	if props, ok := at(b.obj, "properties"); ok {
+		p.obj = props
+	} else {
+		p.obj = cty.EmptyObjectVal
+	}
+	armAgentPool(r, p, nameOf(w, "name", ""))
+	azapiTags(r, w, b)
+	armDriver(r, p)
+	// An agent pool runs where its cluster does: the cluster its parent_id names.
+	parent := c.referenced(w, "azurerm_kubernetes_cluster", "parent_id")
+	if parent == nil {
+		if p := c.referenced(w, "azapi_resource", "parent_id"); p != nil {
+			if t, ok := (&view{obj: p.value}).str("type"); ok {
+				if at, _ := armType(t); at == "microsoft.containerservice/managedclusters" {
+					parent = p
+				}
+			}
+		}
+	}
+	parentLocation(r, parent, "parent_id", "cluster")
+	c.azureTaker(r, w)
+	return []*parser.Resource{r}
+}
+
+func mapAzAPIManagedCluster(c *mapContext, typ string, body *view) []*parser.Resource {
+	var out []*parser.Resource
+	profiles, ok := at(body.obj, "properties", "agentPoolProfiles")
+	if !ok || !profiles.IsKnown() {
+		return nil
+	}
+	profiles, _ = profiles.Unmark()
+	if !profiles.CanIterateElements() {
+		return nil
+	}
+	for i, it := 0, profiles.ElementIterator(); it.Next(); i++ {
+		_, pv := it.Element()
+		name := nameOf(&view{obj: pv}, "name", "")
+		key := fmt.Sprintf("agentPoolProfiles[%d]", i)
+		if name.known {
+			key = indexedAddress("agentPoolProfiles", name.name)
+		}
+		r, w, b := azapiResource(c, c.inst.addr+"."+key, typ, body)
+		p := &view{obj: pv, res: r, path: fmt.Sprintf("body.properties.agentPoolProfiles[%d].", i)}
+		c.azapiLocation(r, w)
+		azapiTags(r, w, b)
+		armAgentPool(r, p, name)
+		armDriver(r, p)
+		out = append(out, r)
+	}
+	return out
+}
+
+func mapAzAPIVM(c *mapContext, typ string, body *view) []*parser.Resource {
+	r, w, b := azapiResource(c, c.inst.addr, typ, body)
+	size, found := b.str("properties", "hardwareProfile", "vmSize")
+	r.InstanceType = size
+	requireInstanceType(r, "body.properties.hardwareProfile.vmSize", found)
+	azurePriority(r, b, "properties", "priority")
+	c.azapiLocation(r, w)
+	azapiTags(r, w, b)
+	c.azureTaker(r, w)
+	return []*parser.Resource{r}
+}
+
+func mapAzAPIScaleSet(c *mapContext, typ string, body *view) []*parser.Resource {
+	r, w, b := azapiResource(c, c.inst.addr, typ, body)
+	size, found := b.str("sku", "name")
+	r.InstanceType = size
+	requireInstanceType(r, "body.sku.name", found)
+	r.Quantity = 0
+	if n, ok := b.num("sku", "capacity"); ok {
+		r.Quantity = n
+	} else if !b.has("sku", "capacity") {
+		r.Note("sku.capacity is not set: the scale set starts empty")
+	}
+	azurePriority(r, b, "properties", "virtualMachineProfile", "priority")
+	c.azapiLocation(r, w)
+	azapiTags(r, w, b)
+	c.azureTaker(r, w)
+	return []*parser.Resource{r}
+}

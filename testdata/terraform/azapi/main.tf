@@ -1,0 +1,70 @@
+# AKS declared with the azapi provider, as Azure Verified Modules and teams needing new ARM
+# features do: the cluster and its pools are ARM resources whose body is the request ARM takes.
+terraform {
+  required_providers {
+    azapi = { source = "Azure/azapi", version = "~> 2.0" }
+  }
+}
+
+variable "location" {
+  type    = string
+  default = "eastus"
+}
+
+locals {
+  tags = { team = "vision", project = "detect", env = "prod" }
+}
+
+resource "azapi_resource" "rg" {
+  type     = "Microsoft.Resources/resourceGroups@2024-03-01"
+  name     = "vision"
+  location = var.location
+}
+
+resource "azapi_resource" "aks" {
+  type      = "Microsoft.ContainerService/managedClusters@2025-05-01"
+  name      = "vision"
+  parent_id = azapi_resource.rg.id
+  location  = var.location
+  tags      = local.tags
+  body = {
+    properties = {
+      dnsPrefix = "vision"
+      agentPoolProfiles = [
+        { name = "system", mode = "System", vmSize = "Standard_D4s_v5", count = 3 },
+      ]
+    }
+  }
+}
+
+# Training: A100 nodes, autoscaled between 1 and 4.
+resource "azapi_resource" "train" {
+  type      = "Microsoft.ContainerService/managedClusters/agentPools@2025-05-01"
+  name      = "train"
+  parent_id = azapi_resource.aks.id
+  body = {
+    properties = {
+      vmSize            = "Standard_NC24ads_A100_v4"
+      enableAutoScaling = true
+      minCount          = 1
+      maxCount          = 4
+      nodeTaints        = ["sku=gpu:NoSchedule"]
+      tags              = local.tags
+    }
+  }
+}
+
+# Batch inference on spot T4s, written for azapi 1.x with a JSON body.
+resource "azapi_resource" "batch" {
+  type      = "Microsoft.ContainerService/managedClusters/agentPools@2023-09-01"
+  name      = "batch"
+  parent_id = azapi_resource.aks.id
+  body = jsonencode({
+    properties = {
+      vmSize           = "Standard_NC8as_T4_v3"
+      count            = 2
+      scaleSetPriority = "Spot"
+      tags             = merge(local.tags, { env = "dev" })
+    }
+  })
+}
