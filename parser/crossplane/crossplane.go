@@ -68,18 +68,25 @@ var identifier = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 func Resources(mrs []kubernetes.ManagedResource) ([]parser.Resource, []parser.Error, []parser.Error) {
 	byRoot := map[string][]member{}
 	var roots []string
+	var unread []parser.Error
 	for _, mr := range mrs {
 		typ, ok := typeOf(mr.APIVersion, mr.Kind)
-		if !ok || mr.Name == "" {
+		if !ok {
+			// A kind gpuguard does not price may still run GPU machines: say so, never $0 in
+			// silence.
+			if t, field := kubernetes.GPUTypeIn(mr.Spec); t != "" {
+				unread = append(unread, parser.Error{File: mr.File, Line: mr.Line, Message: fmt.Sprintf("%s (%s): %s is GPU type %s, but gpuguard does not price %s managed resources: their GPUs are not counted",
+					addressOf(mr), mr.APIVersion, field, t, mr.Kind)})
+			}
+			continue
+		}
+		if mr.Name == "" {
 			continue
 		}
 		if _, seen := byRoot[mr.Root]; !seen {
 			roots = append(roots, mr.Root)
 		}
-		address := mr.Kind + "/" + mr.Name
-		if mr.Namespace != "" {
-			address = mr.Kind + "/" + mr.Namespace + "/" + mr.Name
-		}
+		address := addressOf(mr)
 		name := identifier.ReplaceAllString(mr.Name, "_")
 		if name == "" || !unicode.IsLetter(rune(name[0])) && name[0] != '_' {
 			name = "r_" + name
@@ -92,12 +99,21 @@ func Resources(mrs []kubernetes.ManagedResource) ([]parser.Resource, []parser.Er
 	}
 	sort.Strings(roots)
 	var out []parser.Resource
-	var errs, warns []parser.Error
+	var errs []parser.Error
+	warns := unread
 	for _, root := range roots {
 		rs, e, w := priceRoot(byRoot[root])
 		out, errs, warns = append(out, rs...), append(errs, e...), append(warns, w...)
 	}
 	return out, errs, warns
+}
+
+// addressOf is a managed resource's address: Kind/name, Kind/namespace/name when namespaced.
+func addressOf(mr kubernetes.ManagedResource) string {
+	if mr.Namespace != "" {
+		return mr.Kind + "/" + mr.Namespace + "/" + mr.Name
+	}
+	return mr.Kind + "/" + mr.Name
 }
 
 func taken(members []member, typ, name string) bool {

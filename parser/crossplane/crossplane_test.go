@@ -183,3 +183,33 @@ func TestNamesStayApart(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// A managed resource of a kind gpuguard does not price is a warning when it names a GPU type,
+// and silent when it does not.
+func TestUnpricedKindNamingAGPUIsAWarning(t *testing.T) {
+	f := kubernetes.Decode("infra.yaml", []byte(`apiVersion: ec2.aws.upbound.io/v1beta1
+kind: SpotFleetRequest
+metadata: {name: render}
+spec:
+  forProvider:
+    region: us-east-1
+    targetCapacity: 4
+    launchSpecification:
+      - instanceType: g6.12xlarge
+---
+apiVersion: s3.aws.upbound.io/v1beta1
+kind: Bucket
+metadata: {name: data}
+spec:
+  forProvider: {region: us-east-1}
+`))
+	res := kubernetes.Build([]*kubernetes.File{f}, kubernetes.Options{Managed: Resources})
+	if len(res.Resources) != 0 || len(res.Warnings) != 1 {
+		t.Fatalf("resources %+v, warnings %+v", res.Resources, res.Warnings)
+	}
+	w := res.Warnings[0]
+	want := "SpotFleetRequest/render (ec2.aws.upbound.io/v1beta1): spec.forProvider.launchSpecification[0].instanceType is GPU type g6.12xlarge, but gpuguard does not price SpotFleetRequest managed resources: their GPUs are not counted"
+	if w.File != "infra.yaml" || w.Line != 1 || w.Message != want {
+		t.Errorf("warning %+v\nwant %q", w, want)
+	}
+}

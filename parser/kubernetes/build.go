@@ -167,6 +167,9 @@ func Build(files []*File, opts Options) parser.Result {
 			if name, line := gpuRequestIn(&o.Spec); name != "" && !isTemplateKind(o.Kind) && referable[o.root+"|"+referenceKey(o)] != o && !crossplane.isComposite(o) {
 				res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.lineOf(line),
 					Message: fmt.Sprintf("%s (%s) requests %s, but gpuguard does not know how this kind runs its pods: its GPUs are not counted", o.address(), o.APIVersion, name)})
+			} else if typ, field := gpuTypeInObject(o); typ != "" && !readsMachineTypes(o) && referable[o.root+"|"+referenceKey(o)] != o && !crossplane.isComposite(o) {
+				res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.line,
+					Message: fmt.Sprintf("%s (%s): %s is GPU type %s, but gpuguard does not read %s objects: if they run machines, those are not counted", o.address(), o.APIVersion, field, typ, o.Kind)})
 			}
 			continue
 		}

@@ -567,7 +567,7 @@ func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource
 		return nil, "", fmt.Errorf("%s: %w", infra.address(), err)
 	}
 	if !reads {
-		if typ, field := gpuTypeIn(&infra.Spec, ""); typ != "" {
+		if typ, field := gpuTypeIn(&infra.Spec, "spec"); typ != "" {
 			return nil, fmt.Sprintf("%s runs machines of %s, whose %s names GPU type %s, but gpuguard does not read %s (%s): those GPUs are not counted",
 				o.address(), infra.address(), field, typ, infra.Kind, infra.APIVersion), nil
 		}
@@ -750,8 +750,8 @@ func autoscalerBound(o *object, key string) (*int, error) {
 }
 
 // gpuTypeIn finds, in an object of a kind gpuguard does not read, a field named like an instance
-// type (instanceType, vmSize, machineType, sku) whose value is a GPU type of some cloud, with
-// the field's path.
+// type (instanceType, vmSize, machineType, sku, or a list of them: instanceTypes) whose value is
+// a GPU type of some cloud, with the field's path under path ("spec").
 func gpuTypeIn(n *yaml.Node, path string) (string, string) {
 	if n == nil {
 		return "", ""
@@ -774,10 +774,22 @@ func gpuTypeIn(n *yaml.Node, path string) (string, string) {
 				switch k.Value {
 				case "instanceType", "vmSize", "machineType", "sku", "vmType":
 					if prov := parser.ProviderOfInstanceType(v.Value); parser.IsGPUInstanceType(prov, v.Value) {
-						return v.Value, "spec." + p
+						return v.Value, p
+					}
+				case "acceleratorType", "type":
+					// A GPU attached by accelerator type (GCP's nvidia-tesla-t4, nvidia-l4).
+					if (k.Value == "acceleratorType" || strings.Contains(strings.ToLower(path), "accelerator")) && strings.HasPrefix(strings.ToLower(v.Value), "nvidia-") {
+						return v.Value, p
 					}
 				}
 				continue
+			}
+			if v.Kind == yaml.SequenceNode && instanceTypeLists[k.Value] {
+				for i, c := range v.Content {
+					if c.Kind == yaml.ScalarNode && parser.IsGPUInstanceType(parser.ProviderOfInstanceType(c.Value), c.Value) {
+						return c.Value, fmt.Sprintf("%s[%d]", p, i)
+					}
+				}
 			}
 			if t, f := gpuTypeIn(v, p); t != "" {
 				return t, f
@@ -786,6 +798,9 @@ func gpuTypeIn(n *yaml.Node, path string) (string, string) {
 	}
 	return "", ""
 }
+
+// instanceTypeLists are the keys that hold a list of instance types (EKS's instanceTypes).
+var instanceTypeLists = map[string]bool{"instanceTypes": true, "machineTypes": true, "vmSizes": true}
 
 // clusterctl's templates (cluster-template*.yaml) hold variables that `clusterctl generate
 // cluster` fills in: ${NAME}, or ${NAME:=default} with a default.

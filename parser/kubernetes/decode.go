@@ -261,8 +261,8 @@ func (f *File) addObject(n *yaml.Node, offset int) {
 		// Not a Kubernetes object (a values file, a WorkloadProfile without apiVersion, ...).
 		return
 	}
-	if group(o.APIVersion) == kaitoGroup {
-		o.doc = n
+	if group(o.APIVersion) == kaitoGroup || o.Spec.Kind == 0 {
+		o.doc = n // KAITO's fields, or an object without spec (Rancher's machine configurations)
 	}
 	if strings.HasSuffix(o.Kind, "List") && len(o.Items) > 0 {
 		for i := range o.Items {

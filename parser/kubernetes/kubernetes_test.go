@@ -1427,3 +1427,79 @@ func TestNoNodePoolAdmitsThePod(t *testing.T) {
 		}
 	}
 }
+
+// An object of a kind gpuguard does not read that declares machines of a GPU type (an
+// operator's node pool, a machine configuration) is a warning, never a silent $0; kinds read
+// elsewhere (Crossplane Compositions, KAITO, GKE ComputeClasses, Cluster API templates) and
+// objects of CPU types are not.
+func TestUnknownKindsNamingGPUMachinesAreSaid(t *testing.T) {
+	src := `apiVersion: rke-machine-config.cattle.io/v1
+kind: Amazonec2Config
+metadata: {name: gpu-workers, namespace: fleet-default}
+region: us-east-1
+instanceType: g5.2xlarge
+---
+apiVersion: infra.example.com/v1
+kind: GPUPool
+metadata: {name: pool, namespace: ml}
+spec:
+  nodes:
+    instanceTypes: [m5.large, g6e.xlarge]
+---
+apiVersion: infra.example.com/v1
+kind: Workstation
+metadata: {name: ws, namespace: ml}
+spec:
+  machineType: n1-standard-8
+  guestAccelerators:
+    - type: nvidia-tesla-t4
+      count: 1
+---
+apiVersion: infra.example.com/v1
+kind: CPUPool
+metadata: {name: cpu, namespace: ml}
+spec:
+  machineType: e2-standard-4
+---
+apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: c}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XPool}
+  resources:
+    - name: ng
+      base:
+        apiVersion: eks.aws.upbound.io/v1beta1
+        kind: NodeGroup
+        spec: {forProvider: {instanceTypes: [g6.xlarge]}}
+---
+apiVersion: cloud.google.com/v1
+kind: ComputeClass
+metadata: {name: l4}
+spec:
+  priorities: [{machineType: g2-standard-8}]
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSMachineTemplate
+metadata: {name: unused, namespace: ml}
+spec: {template: {spec: {instanceType: p4d.24xlarge}}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: ml}
+data: {instanceType: g5.xlarge}
+`
+	res := build(t, src, Options{})
+	var got []string
+	for _, w := range res.Warnings {
+		got = append(got, fmt.Sprintf("%d %s", w.Line, w.Message))
+	}
+	want := []string{
+		"1 Amazonec2Config/fleet-default/gpu-workers (rke-machine-config.cattle.io/v1): instanceType is GPU type g5.2xlarge, but gpuguard does not read Amazonec2Config objects: if they run machines, those are not counted",
+		"7 GPUPool/ml/pool (infra.example.com/v1): spec.nodes.instanceTypes[1] is GPU type g6e.xlarge, but gpuguard does not read GPUPool objects: if they run machines, those are not counted",
+		"14 Workstation/ml/ws (infra.example.com/v1): spec.guestAccelerators[0].type is GPU type nvidia-tesla-t4, but gpuguard does not read Workstation objects: if they run machines, those are not counted",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

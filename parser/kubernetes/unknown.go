@@ -14,6 +14,56 @@ import (
 // name GPU resources in other shapes (a NodePool's limits, a ResourceQuota's hard, a Kueue
 // ClusterQueue's resource list) and are not warned about.
 
+// Objects that declare cloud machines rather than pods (an operator's node pool, a VM) are the
+// other way GPUs go uncounted: an object of a kind no reader here takes whose spec names a GPU
+// instance type under an instance-type field (gpuTypeIn) is a warning too. readsMachineTypes
+// lists the API groups whose objects gpuguard reads, or reports on, elsewhere.
+func readsMachineTypes(o *object) bool {
+	g := group(o.APIVersion)
+	switch {
+	case g == "": // the core kinds declare no machines (a ConfigMap's data is someone's settings)
+		return true
+	case g == capiGroup || strings.HasSuffix(g, "."+capiGroup): // clusterapi.go, clusterclass.go
+		return true
+	case isManaged(o): // Options.Managed (package crossplane)
+		return true
+	case g == "crossplane.io" || strings.HasSuffix(g, ".crossplane.io"): // Compositions: composition.go
+		return true
+	case g == kaitoGroup, g == "cloud.google.com" && o.Kind == "ComputeClass":
+		return true
+	}
+	return isTemplateKind(o.Kind)
+}
+
+// GPUTypeIn finds, in the spec of an object, a field that names a GPU instance type (or a GPU
+// attached by accelerator type), with the field's path ("spec.forProvider.instanceType"): for
+// readers of objects this package hands on (Options.Managed) that meet a kind they do not price.
+func GPUTypeIn(spec *yaml.Node) (typ, field string) {
+	return gpuTypeIn(spec, "spec")
+}
+
+// gpuTypeInObject is gpuTypeIn over an object's spec, and over the fields some kinds keep beside
+// it at the top level (Rancher's machine configurations: instanceType, region).
+func gpuTypeInObject(o *object) (string, string) {
+	if t, f := gpuTypeIn(&o.Spec, "spec"); t != "" {
+		return t, f
+	}
+	if o.doc == nil || o.doc.Kind != yaml.MappingNode {
+		return "", ""
+	}
+	for i := 0; i+1 < len(o.doc.Content); i += 2 {
+		switch k := o.doc.Content[i]; k.Value {
+		case "apiVersion", "kind", "metadata", "spec", "status":
+		default:
+			top := &yaml.Node{Kind: yaml.MappingNode, Content: o.doc.Content[i : i+2]}
+			if t, f := gpuTypeIn(top, ""); t != "" {
+				return t, f
+			}
+		}
+	}
+	return "", ""
+}
+
 // templateKinds describe pods for other objects rather than run them: a warning on them would
 // repeat the one on the workload that uses them, or be wrong when nothing does.
 var templateKinds = map[string]bool{"PodTemplate": true, "LLMInferenceServiceConfig": true, "ServingRuntime": true, "ClusterServingRuntime": true}
