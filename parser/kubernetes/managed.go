@@ -10,14 +10,15 @@ import (
 
 // ManagedResource is a Kubernetes object that declares cloud infrastructure rather than pods: a
 // Crossplane managed resource (eks.aws.upbound.io NodeGroup, container.gcp.upbound.io NodePool,
-// ...). This package does not price clouds' resources itself; Options.Managed, when set, turns
-// them into resources (package crossplane does, through the Terraform resources they are
+// ...) or a Config Connector resource (container.cnrm.cloud.google.com ContainerNodePool, ...). This package does not price clouds' resources itself; Options.Managed, when set, turns
+// them into resources (package managed does, through the Terraform resources they are
 // generated from).
 type ManagedResource struct {
 	APIVersion  string
 	Kind        string
 	Name        string
 	Namespace   string // "" for a cluster-scoped resource
+	Labels      map[string]string
 	Annotations map[string]string
 	Spec        *yaml.Node
 	File        string
@@ -32,14 +33,15 @@ type ManagedResource struct {
 
 // isManaged reports whether an object belongs to a provider of managed resources gpuguard can
 // hand to Options.Managed: Crossplane's official providers (*.upbound.io, their namespaced
-// *.m.upbound.io groups included).
+// *.m.upbound.io groups included) and Google's Config Connector (*.cnrm.cloud.google.com).
 func isManaged(o *object) bool {
-	return strings.HasSuffix(group(o.APIVersion), ".upbound.io")
+	g := group(o.APIVersion)
+	return strings.HasSuffix(g, ".upbound.io") || strings.HasSuffix(g, ".cnrm.cloud.google.com")
 }
 
 func (o *object) managed() ManagedResource {
 	return ManagedResource{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Metadata.Name, Namespace: o.Metadata.Namespace,
-		Annotations: o.Metadata.Annotations, Spec: &o.Spec, File: o.file, Line: o.line, Root: o.rootName(), Offset: o.offset}
+		Labels: o.Metadata.Labels, Annotations: o.Metadata.Annotations, Spec: &o.Spec, File: o.file, Line: o.line, Root: o.rootName(), Offset: o.offset}
 }
 
 // buildManaged hands the managed resources among objs to the hook, all at once: they refer to

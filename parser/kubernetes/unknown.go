@@ -25,7 +25,7 @@ func readsMachineTypes(o *object) bool {
 		return true
 	case g == capiGroup || strings.HasSuffix(g, "."+capiGroup): // clusterapi.go, clusterclass.go
 		return true
-	case isManaged(o): // Options.Managed (package crossplane)
+	case isManaged(o): // Options.Managed (package managed)
 		return true
 	case g == "crossplane.io" || strings.HasSuffix(g, ".crossplane.io"): // Compositions: composition.go
 		return true

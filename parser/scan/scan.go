@@ -17,10 +17,10 @@ import (
 
 	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/parser"
-	"github.com/gpuguard/gpuguard/parser/crossplane"
 	"github.com/gpuguard/gpuguard/parser/helm"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
 	"github.com/gpuguard/gpuguard/parser/kustomize"
+	"github.com/gpuguard/gpuguard/parser/managed"
 	"github.com/gpuguard/gpuguard/parser/terraform"
 	"github.com/gpuguard/gpuguard/parser/terragrunt"
 )
@@ -502,7 +502,7 @@ func parse(in Input, opts Options) parsed {
 func Scan(paths []string, opts Options) parser.Result {
 	if opts.Kubernetes.Managed == nil {
 		// Crossplane managed resources, in manifests and in Terraform's kubernetes_manifest.
-		opts.Kubernetes.Managed = crossplane.Resources
+		opts.Kubernetes.Managed = managed.Resources
 	}
 	if opts.Terraform.Cache == nil {
 		opts.Terraform.Cache = terraform.NewCache()

@@ -1,8 +1,9 @@
-package crossplane
+package managed
 
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"sort"
 	"strings"
@@ -38,6 +39,24 @@ var kinds = map[string]string{
 	"batch.azure.upbound.io/Pool":                                 "azurerm_batch_pool",
 }
 
+// configConnector maps the Config Connector (cnrm.cloud.google.com) kinds that run GPU machines,
+// by API group and kind, to the Terraform resource type each is generated from: Config
+// Connector's resources are built from the Terraform google provider's schemas, so their spec
+// holds its arguments in camelCase, nested blocks as objects, references as fooRef: {name}
+// (https://cloud.google.com/config-connector/docs/reference/overview, read 2026-11-23), and the
+// resource's metadata.labels are its GCP labels.
+var configConnector = map[string]string{
+	"container.cnrm.cloud.google.com/ContainerNodePool": "google_container_node_pool",
+	"container.cnrm.cloud.google.com/ContainerCluster":  "google_container_cluster",
+	"compute.cnrm.cloud.google.com/ComputeInstance":     "google_compute_instance",
+}
+
+// isConfigConnector reports whether an API version is Config Connector's.
+func isConfigConnector(apiVersion string) bool {
+	g, _, _ := strings.Cut(apiVersion, "/")
+	return strings.HasSuffix(g, ".cnrm.cloud.google.com")
+}
+
 // freeForm are the arguments whose keys are the user's (tags, labels), not the schema's: their
 // keys keep their spelling.
 var freeForm = map[string]bool{"tags": true, "labels": true, "node_labels": true, "resource_labels": true, "metadata": true, "annotations": true}
@@ -45,9 +64,50 @@ var freeForm = map[string]bool{"tags": true, "labels": true, "node_labels": true
 // typeOf answers the Terraform type of a managed resource, if gpuguard prices its kind.
 func typeOf(apiVersion, kind string) (string, bool) {
 	group, _, _ := strings.Cut(apiVersion, "/")
+	if isConfigConnector(apiVersion) {
+		t, ok := configConnector[group+"/"+kind]
+		return t, ok
+	}
 	group = strings.Replace(group, ".m.upbound.io", ".upbound.io", 1)
 	t, ok := kinds[group+"/"+kind]
 	return t, ok
+}
+
+// specArguments is what a managed resource's spec says of its Terraform resource's arguments:
+// Crossplane's forProvider with initProvider under it; a Config Connector resource's spec itself,
+// its resourceID being the name, and its labels.
+func specArguments(mr kubernetes.ManagedResource) (map[string]any, error) {
+	if isConfigConnector(mr.APIVersion) {
+		var spec map[string]any
+		if mr.Spec != nil && mr.Spec.Kind != 0 {
+			if err := mr.Spec.Decode(&spec); err != nil {
+				return nil, err
+			}
+		}
+		args := map[string]any{"name": mr.Name}
+		for k, v := range spec {
+			switch k {
+			case "resourceID":
+				args["name"] = v
+			case "projectRef":
+			default:
+				args[k] = v
+			}
+		}
+		return args, nil
+	}
+	var spec struct {
+		ForProvider  map[string]any `yaml:"forProvider"`
+		InitProvider map[string]any `yaml:"initProvider"`
+	}
+	if mr.Spec != nil && mr.Spec.Kind != 0 {
+		if err := mr.Spec.Decode(&spec); err != nil {
+			return nil, err
+		}
+	}
+	// initProvider holds what is set only when the resource is created (a node group's
+	// desired size, left to the autoscaler afterwards); forProvider wins where both say.
+	return merge(spec.InitProvider, spec.ForProvider), nil
 }
 
 // member is one managed resource in the Terraform configuration made of them.
@@ -135,19 +195,11 @@ func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Er
 	resources := map[string]map[string]any{}
 	providers := map[string]any{}
 	for _, m := range members {
-		var spec struct {
-			ForProvider  map[string]any `yaml:"forProvider"`
-			InitProvider map[string]any `yaml:"initProvider"`
+		args, err := specArguments(m.mr)
+		if err != nil {
+			errs = append(errs, parser.Error{File: m.mr.File, Line: m.mr.Line, Message: fmt.Sprintf("%s: spec: %v", m.address, err)})
+			continue
 		}
-		if m.mr.Spec != nil && m.mr.Spec.Kind != 0 {
-			if err := m.mr.Spec.Decode(&spec); err != nil {
-				errs = append(errs, parser.Error{File: m.mr.File, Line: m.mr.Line, Message: fmt.Sprintf("%s: spec: %v", m.address, err)})
-				continue
-			}
-		}
-		// initProvider holds what is set only when the resource is created (a node group's
-		// desired size, left to the autoscaler afterwards); forProvider wins where both say.
-		args := merge(spec.InitProvider, spec.ForProvider)
 		attrs := arguments(args, byName, m)
 		if region, ok := args["region"].(string); ok && strings.HasPrefix(m.typ, "aws_") {
 			providers["aws"] = map[string]any{"region": region}
@@ -180,7 +232,18 @@ func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Er
 		r.Address = m.address + rest
 		r.Root = m.mr.Root
 		r.Source = parser.Location{File: m.mr.File, Line: m.mr.Line}
-		r.Note("a Crossplane managed resource (%s %s), priced as the Terraform resource %s it is generated from", m.mr.APIVersion, m.mr.Kind, m.typ)
+		if isConfigConnector(m.mr.APIVersion) {
+			r.Note("a Config Connector resource (%s %s), priced as the Terraform resource %s it is generated from", m.mr.APIVersion, m.mr.Kind, m.typ)
+			// Config Connector makes the resource's labels its GCP labels; the resource's own
+			// (a node pool's resource labels) win.
+			if len(m.mr.Labels) > 0 {
+				tags := maps.Clone(m.mr.Labels)
+				maps.Copy(tags, r.Tags)
+				r.Tags = tags
+			}
+		} else {
+			r.Note("a Crossplane managed resource (%s %s), priced as the Terraform resource %s it is generated from", m.mr.APIVersion, m.mr.Kind, m.typ)
+		}
 		if m.mr.ComposedBy != "" {
 			r.Note("composed for %s", m.mr.ComposedBy)
 		}
@@ -196,7 +259,7 @@ func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Er
 	// provider accepts: a warning on the root's first managed resource, not an input error.
 	var warns []parser.Error
 	for _, e := range append(res.Errors, res.Warnings...) {
-		warns = append(warns, parser.Error{File: members[0].mr.File, Line: members[0].mr.Line, Message: "Crossplane managed resources read as Terraform: " + e.Message})
+		warns = append(warns, parser.Error{File: members[0].mr.File, Line: members[0].mr.Line, Message: "managed resources read as Terraform: " + e.Message})
 	}
 	return out, errs, warns
 }

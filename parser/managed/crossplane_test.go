@@ -1,4 +1,4 @@
-package crossplane
+package managed
 
 import (
 	"strings"
@@ -211,5 +211,78 @@ spec:
 	want := "SpotFleetRequest/render (ec2.aws.upbound.io/v1beta1): spec.forProvider.launchSpecification[0].instanceType is GPU type g6.12xlarge, but gpuguard does not price SpotFleetRequest managed resources: their GPUs are not counted"
 	if w.File != "infra.yaml" || w.Line != 1 || w.Message != want {
 		t.Errorf("warning %+v\nwant %q", w, want)
+	}
+}
+
+// Config Connector's resources are generated from the Terraform google provider too: their spec
+// is the resource's arguments (nested blocks as objects), references by name resolve, the node
+// pool runs where its cluster does, and metadata.labels are the resource's GCP labels.
+func TestConfigConnectorResources(t *testing.T) {
+	f := kubernetes.Decode("gke.yaml", []byte(`apiVersion: container.cnrm.cloud.google.com/v1beta1
+kind: ContainerCluster
+metadata: {name: ml, namespace: infra}
+spec:
+  location: europe-west4
+  nodeLocations: [europe-west4-a, europe-west4-b]
+  initialNodeCount: 1
+  removeDefaultNodePool: true
+---
+apiVersion: container.cnrm.cloud.google.com/v1beta1
+kind: ContainerNodePool
+metadata:
+  name: l4
+  namespace: infra
+  labels: {team: vision, env: prod}
+  annotations: {gpuguard.dev/profile: profiles/l4.yaml}
+spec:
+  resourceID: l4-pool
+  clusterRef: {name: ml}
+  nodeCount: 2
+  autoscaling: {minNodeCount: 1, maxNodeCount: 5}
+  nodeConfig:
+    machineType: g2-standard-8
+    spot: true
+---
+apiVersion: compute.cnrm.cloud.google.com/v1beta1
+kind: ComputeInstance
+metadata: {name: notebook, namespace: infra, labels: {team: research}}
+spec:
+  zone: us-central1-a
+  machineType: n1-standard-8
+  guestAccelerator:
+    - type: nvidia-tesla-t4
+      count: 1
+  scheduling: {onHostMaintenance: TERMINATE}
+  bootDisk: {initializeParams: {sourceImageRef: {external: debian-cloud/debian-12}}}
+  networkInterface: [{networkRef: {name: default}}]
+---
+apiVersion: storage.cnrm.cloud.google.com/v1beta1
+kind: StorageBucket
+metadata: {name: data, namespace: infra}
+spec: {location: EU}
+`))
+	res := kubernetes.Build([]*kubernetes.File{f}, kubernetes.Options{Managed: Resources})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
+	}
+	got := map[string]parser.Resource{}
+	for _, r := range res.Resources {
+		got[r.Address] = r
+	}
+	if len(got) != 2 {
+		t.Fatalf("resources: %+v", res.Resources)
+	}
+	pool := got["ContainerNodePool/infra/l4"]
+	// Two nodes in each of the cluster's two zones, up to five each; in the cluster's region.
+	if pool.InstanceType != "g2-standard-8" || pool.Quantity != 4 || pool.PurchaseOption != parser.Spot || pool.Region != "europe-west4" ||
+		pool.ScaleMax == nil || pool.ScaleMax.Quantity != 10 || pool.Source != (parser.Location{File: "gke.yaml", Line: 10}) {
+		t.Errorf("pool: %s ×%d %s in %s, max %+v, at %s", pool.InstanceType, pool.Quantity, pool.PurchaseOption, pool.Region, pool.ScaleMax, pool.Source)
+	}
+	if pool.Tags["team"] != "vision" || pool.Tags["env"] != "prod" || pool.Profile != "profiles/l4.yaml" || !strings.Contains(strings.Join(pool.Notes, " "), "a Config Connector resource") {
+		t.Errorf("pool: tags %v, profile %q, notes %q", pool.Tags, pool.Profile, pool.Notes)
+	}
+	vm := got["ComputeInstance/infra/notebook"]
+	if vm.InstanceType != "n1-standard-8" || len(vm.Accelerators) != 1 || vm.Region != "us-central1" || vm.Tags["team"] != "research" {
+		t.Errorf("instance: %+v", vm)
 	}
 }
