@@ -129,32 +129,7 @@ func azapiTags(r *parser.Resource, w, body *view) {
 // armAgentPool reads one AKS agent pool's properties (an agentPools resource's body.properties,
 // or one of a managed cluster's agentPoolProfiles).
 func armAgentPool(r *parser.Resource, p *view, name groupName) {
-	size, found := p.str("vmSize")
-	r.InstanceType = size
-	requireInstanceType(r, p.path+"vmSize", found)
-	autoscale, ok := p.quiet().boolean("enableAutoScaling")
-	autoscale = ok && autoscale
-	if autoscale {
-		if n, ok := p.quiet().num("maxCount"); ok {
-			r.SetScaleMax(n, p.path+"maxCount")
-		} else {
-			r.ScaleMaxUnknown = true
-		}
-	}
-	switch {
-	case p.has("count"):
-		if n, ok := p.num("count"); ok {
-			r.Quantity = n
-		}
-	case autoscale && p.has("minCount"):
-		if n, ok := p.num("minCount"); ok {
-			r.Quantity = n
-			r.Note("autoscaled: priced at minCount (%d)", n)
-		}
-	default:
-		r.Note("count is not set: ARM's default of 1 node")
-	}
-	azurePriority(r, p, "scaleSetPriority")
+	aksPool(r, p, armPool)
 	r.NodeLabels = nodeLabels(p, parser.Azure, name, "nodeLabels")
 	aksTaints(r.NodeLabels, &view{obj: renamed(p.obj, "nodeTaints", "node_taints")})
 	applyTags(r, p.quiet().strMap("tags"))

@@ -167,39 +167,54 @@ func (c *mapContext) azureAutoscale(r *parser.Resource) {
 	}
 }
 
+// aksPoolFields names an AKS pool's fields: azurerm's, or ARM's (an azapi_resource's body).
+type aksPoolFields struct {
+	size, count, min, max, priority string
+	autoscale                       []string
+	unsetCount                      string // the note when the count is not set
+}
+
+var azurermPool = aksPoolFields{size: "vm_size", count: "node_count", min: "min_count", max: "max_count", priority: "priority",
+	autoscale: []string{"auto_scaling_enabled", "enable_auto_scaling"}, unsetCount: "node_count is not set: priced at 1 node"}
+
+// armPool is ARM's agent pool (https://learn.microsoft.com/rest/api/aks/agent-pools: count
+// defaults to 1).
+var armPool = aksPoolFields{size: "vmSize", count: "count", min: "minCount", max: "maxCount", priority: "scaleSetPriority",
+	autoscale: []string{"enableAutoScaling"}, unsetCount: "count is not set: ARM's default of 1 node"}
+
 // aksPool reads vm_size and the node count of an AKS pool: node_count, or min_count when the
 // pool autoscales without a node_count.
-func aksPool(r *parser.Resource, pool *view) {
-	size, found := pool.str("vm_size")
+func aksPool(r *parser.Resource, pool *view, f aksPoolFields) {
+	size, found := pool.str(f.size)
 	r.InstanceType = size
-	requireInstanceType(r, "vm_size", found)
+	requireInstanceType(r, pool.path+f.size, found)
 	autoscale, maybe := false, false
-	for _, a := range []string{"auto_scaling_enabled", "enable_auto_scaling"} {
+	for _, a := range f.autoscale {
 		if b, ok := pool.boolean(a); ok && b {
 			autoscale = true
 		} else if !ok && pool.has(a) {
 			maybe = true // known only at apply
 		}
 	}
-	if n, ok := pool.quiet().num("max_count"); ok && autoscale {
-		r.SetScaleMax(n, "max_count")
-	} else if autoscale || maybe && pool.has("max_count") {
+	if n, ok := pool.quiet().num(f.max); ok && autoscale {
+		r.SetScaleMax(n, pool.path+f.max)
+	} else if autoscale || maybe && pool.has(f.max) {
 		r.ScaleMaxUnknown = true
 	}
 	switch {
-	case pool.has("node_count"):
-		if n, ok := pool.num("node_count"); ok {
+	case pool.has(f.count):
+		if n, ok := pool.num(f.count); ok {
 			r.Quantity = n
 		}
-	case autoscale && pool.has("min_count"):
-		if n, ok := pool.num("min_count"); ok {
+	case autoscale && pool.has(f.min):
+		if n, ok := pool.num(f.min); ok {
 			r.Quantity = n
-			r.Note("autoscaled: priced at min_count (%d)", n)
+			r.Note("autoscaled: priced at %s (%d)", f.min, n)
 		}
 	default:
-		r.Note("node_count is not set: priced at 1 node")
+		r.Note("%s", f.unsetCount)
 	}
-	azurePriority(r, pool, "priority")
+	azurePriority(r, pool, f.priority)
 }
 
 func mapAKSCluster(c *mapContext) []*parser.Resource {
@@ -211,7 +226,7 @@ func mapAKSCluster(c *mapContext) []*parser.Resource {
 	r, cv := c.resource(parser.Azure, c.inst.addr+".default_node_pool")
 	pool := pools[0]
 	pool.res, pool.path = r, "default_node_pool."
-	aksPool(r, pool)
+	aksPool(r, pool, azurermPool)
 	r.NodeLabels = nodeLabels(pool, parser.Azure, nameOf(pool, "name", ""), "node_labels")
 	aksTaints(r.NodeLabels, pool)
 	aksDriver(r, pool)
@@ -222,7 +237,7 @@ func mapAKSCluster(c *mapContext) []*parser.Resource {
 
 func mapAKSNodePool(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.Azure, c.inst.addr)
-	aksPool(r, w)
+	aksPool(r, w, azurermPool)
 	r.NodeLabels = nodeLabels(w, parser.Azure, nameOf(w, "name", ""), "node_labels")
 	aksTaints(r.NodeLabels, w)
 	aksDriver(r, w)
