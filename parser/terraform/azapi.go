@@ -131,7 +131,7 @@ func azapiTags(r *parser.Resource, w, body *view) {
 func armAgentPool(r *parser.Resource, p *view, name groupName) {
 	aksPool(r, p, armPool)
 	r.NodeLabels = nodeLabels(p, parser.Azure, name, "nodeLabels")
-	aksTaints(r.NodeLabels, &view{obj: renamed(p.obj, "nodeTaints", "node_taints")})
+	aksTaints(r.NodeLabels, p, armPool)
 	applyTags(r, p.quiet().strMap("tags"))
 }
 
@@ -146,16 +146,6 @@ func armDriver(r *parser.Resource, p *view) {
 		return
 	}
 	r.NoGPUDriver = skipDriverTag(r.Tags)
-}
-
-// renamed returns an object holding v's attribute from under the name to (for the readers
-// shared with azurerm, which take its attribute names).
-func renamed(v cty.Value, from, to string) cty.Value {
-	a, ok := at(v, from)
-	if !ok {
-		return cty.EmptyObjectVal
-	}
-	return cty.ObjectVal(map[string]cty.Value{to: a})
 }
 
 func mapAzAPIAgentPool(c *mapContext, typ string, body *view) []*parser.Resource {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // azapi_resource declares ARM resources by type and body: AKS agent pools (their region from
@@ -136,6 +138,10 @@ resource "azapi_resource" "mlcompute" {
 	pool := m[`azapi_resource.aks.agentPoolProfiles["a100"]`]
 	if pool.Tags["team"] != "ml" || pool.NodeLabels == nil || pool.NodeLabels.Labels["pool"] != "a100" || len(pool.NodeLabels.Taints) != 1 || pool.NodeLabels.Taints[0].Key != "sku" {
 		t.Errorf("a100 pool: tags %v, node labels %+v", pool.Tags, pool.NodeLabels)
+	}
+	// AKS taints a spot pool's nodes: pods that do not tolerate it cannot land there.
+	if spot := m["azapi_resource.spot"]; spot.NodeLabels == nil || !slices.Contains(spot.NodeLabels.Taints, parser.Taint{Key: "kubernetes.azure.com/scalesetpriority", Value: "spot", Effect: "NoSchedule"}) {
+		t.Errorf("spot pool taints: %+v", spot.NodeLabels)
 	}
 	if !slices.Contains(m["azapi_resource.v1pool"].Notes, "count is not set: ARM's default of 1 node") {
 		t.Errorf("v1pool notes: %q", m["azapi_resource.v1pool"].Notes)

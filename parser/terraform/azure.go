@@ -169,17 +169,17 @@ func (c *mapContext) azureAutoscale(r *parser.Resource) {
 
 // aksPoolFields names an AKS pool's fields: azurerm's, or ARM's (an azapi_resource's body).
 type aksPoolFields struct {
-	size, count, min, max, priority string
-	autoscale                       []string
-	unsetCount                      string // the note when the count is not set
+	size, count, min, max, priority, taints string
+	autoscale                               []string
+	unsetCount                              string // the note when the count is not set
 }
 
-var azurermPool = aksPoolFields{size: "vm_size", count: "node_count", min: "min_count", max: "max_count", priority: "priority",
+var azurermPool = aksPoolFields{size: "vm_size", count: "node_count", min: "min_count", max: "max_count", priority: "priority", taints: "node_taints",
 	autoscale: []string{"auto_scaling_enabled", "enable_auto_scaling"}, unsetCount: "node_count is not set: priced at 1 node"}
 
 // armPool is ARM's agent pool (https://learn.microsoft.com/rest/api/aks/agent-pools: count
 // defaults to 1).
-var armPool = aksPoolFields{size: "vmSize", count: "count", min: "minCount", max: "maxCount", priority: "scaleSetPriority",
+var armPool = aksPoolFields{size: "vmSize", count: "count", min: "minCount", max: "maxCount", priority: "scaleSetPriority", taints: "nodeTaints",
 	autoscale: []string{"enableAutoScaling"}, unsetCount: "count is not set: ARM's default of 1 node"}
 
 // aksPool reads vm_size and the node count of an AKS pool: node_count, or min_count when the
@@ -228,7 +228,7 @@ func mapAKSCluster(c *mapContext) []*parser.Resource {
 	pool.res, pool.path = r, "default_node_pool."
 	aksPool(r, pool, azurermPool)
 	r.NodeLabels = nodeLabels(pool, parser.Azure, nameOf(pool, "name", ""), "node_labels")
-	aksTaints(r.NodeLabels, pool)
+	aksTaints(r.NodeLabels, pool, azurermPool)
 	aksDriver(r, pool)
 	azureCommon(r, cv)
 	applyTags(r, pool.strMap("tags"))
@@ -239,7 +239,7 @@ func mapAKSNodePool(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.Azure, c.inst.addr)
 	aksPool(r, w, azurermPool)
 	r.NodeLabels = nodeLabels(w, parser.Azure, nameOf(w, "name", ""), "node_labels")
-	aksTaints(r.NodeLabels, w)
+	aksTaints(r.NodeLabels, w, azurermPool)
 	aksDriver(r, w)
 	// A node pool has no location of its own: it runs where its cluster does.
 	parentLocation(r, c.referenced(w, "azurerm_kubernetes_cluster", "kubernetes_cluster_id"), "kubernetes_cluster_id", "cluster")

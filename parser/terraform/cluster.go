@@ -310,9 +310,9 @@ func taintBlocks(nl *parser.NodeLabels, w *view, path ...any) {
 //     https://learn.microsoft.com/azure/aks/spot-node-pool;
 //   - CriticalAddonsOnly=true:NoSchedule on a default pool with only_critical_addons_enabled
 //     (the azurerm provider's azurerm_kubernetes_cluster documentation).
-func aksTaints(nl *parser.NodeLabels, pool *view) {
+func aksTaints(nl *parser.NodeLabels, pool *view, f aksPoolFields) {
 	q := pool.quiet()
-	if list, ok := q.strList("node_taints"); ok {
+	if list, ok := q.strList(f.taints); ok {
 		for _, s := range list {
 			spec, effect, ok := strings.Cut(s, ":")
 			if !ok {
@@ -321,12 +321,12 @@ func aksTaints(nl *parser.NodeLabels, pool *view) {
 			key, value, _ := strings.Cut(spec, "=")
 			nl.Taints = append(nl.Taints, parser.Taint{Key: strings.TrimSpace(key), Value: strings.TrimSpace(value), Effect: strings.TrimSpace(effect)})
 		}
-	} else if q.has("node_taints") {
+	} else if q.has(f.taints) {
 		nl.TaintsUnknown = true
 	}
-	if p, ok := q.str("priority"); ok && strings.EqualFold(p, "Spot") {
+	if p, ok := q.str(f.priority); ok && strings.EqualFold(p, "Spot") {
 		nl.Taints = append(nl.Taints, parser.Taint{Key: "kubernetes.azure.com/scalesetpriority", Value: "spot", Effect: "NoSchedule"})
-	} else if !ok && q.has("priority") {
+	} else if !ok && q.has(f.priority) {
 		nl.TaintsUnknown = true
 	}
 	if b, ok := q.boolean("only_critical_addons_enabled"); ok && b {
