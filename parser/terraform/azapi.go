@@ -150,22 +150,21 @@ func armDriver(r *parser.Resource, p *view) {
 
 func mapAzAPIAgentPool(c *mapContext, typ string, body *view) []*parser.Resource {
 	r, w, b := azapiResource(c, c.inst.addr, typ, body)
-	p := &view{obj: b.obj, res: r, path: "body.properties."}
-	if props, ok := at(b.obj, "properties"); ok {
-		p.obj = props
-	} else {
-		p.obj = cty.EmptyObjectVal
+	props, ok := at(b.obj, "properties")
+	if !ok {
+		props = cty.EmptyObjectVal
 	}
+	p := &view{obj: props, res: r, path: "body.properties."}
 	armAgentPool(r, p, nameOf(w, "name", ""))
 	azapiTags(r, w, b)
 	armDriver(r, p)
 	// An agent pool runs where its cluster does: the cluster its parent_id names.
 	parent := c.referenced(w, "azurerm_kubernetes_cluster", "parent_id")
 	if parent == nil {
-		if p := c.referenced(w, "azapi_resource", "parent_id"); p != nil {
-			if t, ok := (&view{obj: p.value}).str("type"); ok {
-				if at, _ := armType(t); at == "microsoft.containerservice/managedclusters" {
-					parent = p
+		if cand := c.referenced(w, "azapi_resource", "parent_id"); cand != nil {
+			if t, ok := (&view{obj: cand.value}).str("type"); ok {
+				if pt, _ := armType(t); pt == "microsoft.containerservice/managedclusters" {
+					parent = cand
 				}
 			}
 		}
