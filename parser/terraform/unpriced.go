@@ -57,7 +57,7 @@ func (ev *evaluation) unpricedGPUTypes() []parser.Error {
 		}
 		seen[cfg] = true
 		for _, d := range cfg.resources {
-			if _, priced := mappers[d.typ]; (priced || templateTypes[d.typ]) && !(d.typ == "azapi_resource" && !azapiReads(d.body)) {
+			if readsDecl(d) {
 				continue
 			}
 			provider := providerOfType(d.typ)
@@ -77,6 +77,16 @@ func (ev *evaluation) unpricedGPUTypes() []parser.Error {
 		return out[i].Line < out[j].Line
 	})
 	return out
+}
+
+// readsDecl reports whether a resource declaration is one gpuguard prices or that launches
+// what it prices (a template); an azapi_resource only when its ARM type is one azapi.go reads.
+func readsDecl(d *resourceDecl) bool {
+	if d.typ == "azapi_resource" {
+		return azapiReads(d.body)
+	}
+	_, priced := mappers[d.typ]
+	return priced || templateTypes[d.typ]
 }
 
 // gpuTypeIn looks through a body's attributes and nested blocks, in source order, for the first
