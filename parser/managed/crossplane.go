@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -193,7 +194,7 @@ func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Er
 		byName[m.mr.Name] = append(byName[m.mr.Name], m)
 	}
 	resources := map[string]map[string]any{}
-	providers := map[string]any{}
+	regions := map[string]map[string]any{} // AWS provider configurations by region
 	for _, m := range members {
 		args, err := specArguments(m.mr)
 		if err != nil {
@@ -202,7 +203,15 @@ func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Er
 		}
 		attrs := arguments(args, byName, m)
 		if region, ok := args["region"].(string); ok && strings.HasPrefix(m.typ, "aws_") {
-			providers["aws"] = map[string]any{"region": region}
+			// The AWS provider takes the region, not the resource: one provider configuration
+			// per region, each resource using its own (resources of one root may run in
+			// several regions).
+			p, seen := regions[region]
+			if !seen {
+				p = map[string]any{"alias": fmt.Sprintf("region%d", len(regions)), "region": literal(region)}
+				regions[region] = p
+			}
+			attrs["provider"] = "aws." + p["alias"].(string)
 			delete(attrs, "region")
 		}
 		if resources[m.typ] == nil {
@@ -211,8 +220,12 @@ func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Er
 		resources[m.typ][m.name] = attrs
 	}
 	doc := map[string]any{"resource": resources}
-	if len(providers) > 0 {
-		doc["provider"] = providers
+	if len(regions) > 0 {
+		var aws []any
+		for _, region := range slices.Sorted(maps.Keys(regions)) {
+			aws = append(aws, regions[region])
+		}
+		doc["provider"] = map[string]any{"aws": aws}
 	}
 	src, err := json.Marshal(doc)
 	if err != nil {

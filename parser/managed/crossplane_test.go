@@ -1,6 +1,7 @@
 package managed
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -181,6 +182,25 @@ func TestNamesStayApart(t *testing.T) {
 	}
 	if strings.Join(got, ", ") != "Instance/gpu.box g5.xlarge, Instance/gpu_box g6.xlarge" {
 		t.Fatalf("%q", got)
+	}
+}
+
+// AWS resources of one root in different regions are each priced in their own: the provider's
+// region is per resource, not the root's last.
+func TestResourcesInSeveralRegions(t *testing.T) {
+	doc := func(name, region string) string {
+		return "apiVersion: ec2.aws.upbound.io/v1beta1\nkind: Instance\nmetadata: {name: " + name + "}\nspec:\n  forProvider: {region: " + region + ", instanceType: g6.xlarge}\n---\n"
+	}
+	src := doc("east", "us-east-1") + doc("west", "us-west-2") + doc("east-2", "us-east-1") +
+		"apiVersion: eks.aws.upbound.io/v1beta1\nkind: NodeGroup\nmetadata: {name: ng}\nspec:\n  forProvider:\n    region: eu-west-1\n    instanceTypes: [g6.xlarge]\n    scalingConfig: [{desiredSize: 2, maxSize: 2, minSize: 0}]\n"
+	res := kubernetes.Build([]*kubernetes.File{kubernetes.Decode("m.yaml", []byte(src))}, kubernetes.Options{Managed: Resources})
+	got := map[string]string{}
+	for _, r := range res.Resources {
+		got[r.Address] = r.Region
+	}
+	want := map[string]string{"Instance/east": "us-east-1", "Instance/west": "us-west-2", "Instance/east-2": "us-east-1", "NodeGroup/ng": "eu-west-1"}
+	if !maps.Equal(got, want) || len(res.Warnings) != 0 {
+		t.Fatalf("regions %v, want %v; warnings %+v", got, want, res.Warnings)
 	}
 }
 
