@@ -296,6 +296,8 @@ func TestKubernetesGolden(t *testing.T) {
 		{"argo-rollouts", "argo-rollouts.yaml", 0},
 		{"crossplane", "crossplane.yaml", 0},
 		{"crossplane-composition", "crossplane-composition.yaml", 0},
+		{"azure-service-operator", "azure-service-operator.yaml", 0},
+		{"ack", "ack.yaml", 0},
 		{"multi-document", "multi-document.yaml", 0},
 		{"malformed", "malformed.yaml", exitError},
 		{"cross-file", "cross-file", 0},

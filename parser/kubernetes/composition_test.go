@@ -209,3 +209,47 @@ func FuzzCompositions(f *testing.F) {
 		}
 	})
 }
+
+// The operators' objects (Crossplane's, Config Connector's, Azure Service Operator's, ACK's) go
+// to Options.Managed, with their namespace's annotations; Karpenter's AKS node classes, in an
+// azure.com group too, and everything else do not.
+func TestOperatorsObjectsGoToManaged(t *testing.T) {
+	got, _ := composedBy(t, `apiVersion: v1
+kind: Namespace
+metadata: {name: ml, annotations: {services.k8s.aws/default-region: us-west-2}}
+---
+apiVersion: eks.aws.upbound.io/v1beta1
+kind: NodeGroup
+metadata: {name: a}
+---
+apiVersion: container.cnrm.cloud.google.com/v1beta1
+kind: ContainerNodePool
+metadata: {name: b}
+---
+apiVersion: containerservice.azure.com/v1api20231001
+kind: ManagedClustersAgentPool
+metadata: {name: c}
+---
+apiVersion: eks.services.k8s.aws/v1alpha1
+kind: Nodegroup
+metadata: {name: d, namespace: ml}
+---
+apiVersion: karpenter.azure.com/v1beta1
+kind: AKSNodeClass
+metadata: {name: e}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: f}
+`)
+	var names []string
+	for _, mr := range got {
+		names = append(names, mr.Name)
+	}
+	if strings.Join(names, " ") != "a b c d" {
+		t.Fatalf("handed to Managed: %q", names)
+	}
+	if got[3].NamespaceAnnotations["services.k8s.aws/default-region"] != "us-west-2" || got[2].NamespaceAnnotations != nil {
+		t.Errorf("namespace annotations: %v, %v", got[3].NamespaceAnnotations, got[2].NamespaceAnnotations)
+	}
+}

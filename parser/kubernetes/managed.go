@@ -10,9 +10,11 @@ import (
 
 // ManagedResource is a Kubernetes object that declares cloud infrastructure rather than pods: a
 // Crossplane managed resource (eks.aws.upbound.io NodeGroup, container.gcp.upbound.io NodePool,
-// ...) or a Config Connector resource (container.cnrm.cloud.google.com ContainerNodePool, ...). This package does not price clouds' resources itself; Options.Managed, when set, turns
-// them into resources (package managed does, through the Terraform resources they are
-// generated from).
+// ...), a Config Connector resource (container.cnrm.cloud.google.com ContainerNodePool, ...), an
+// Azure Service Operator resource (containerservice.azure.com ManagedClustersAgentPool, ...) or
+// an AWS Controllers for Kubernetes one (eks.services.k8s.aws Nodegroup). This package does not
+// price clouds' resources itself; Options.Managed, when set, turns them into resources (package
+// managed does, through the Terraform resources they correspond to).
 type ManagedResource struct {
 	APIVersion  string
 	Kind        string
@@ -20,10 +22,13 @@ type ManagedResource struct {
 	Namespace   string // "" for a cluster-scoped resource
 	Labels      map[string]string
 	Annotations map[string]string
-	Spec        *yaml.Node
-	File        string
-	Line        int
-	Root        string // the kustomization, chart or file that deploys it
+	// NamespaceAnnotations are those of its Namespace, when the manifests declare it (ACK reads
+	// a default region there).
+	NamespaceAnnotations map[string]string
+	Spec                 *yaml.Node
+	File                 string
+	Line                 int
+	Root                 string // the kustomization, chart or file that deploys it
 	// Offset is added to the lines of Spec's nodes to make them lines of File.
 	Offset int
 	// ComposedBy names the composite and Composition a resource was rendered from; empty for a
@@ -33,10 +38,19 @@ type ManagedResource struct {
 
 // isManaged reports whether an object belongs to a provider of managed resources gpuguard can
 // hand to Options.Managed: Crossplane's official providers (*.upbound.io, their namespaced
-// *.m.upbound.io groups included) and Google's Config Connector (*.cnrm.cloud.google.com).
+// *.m.upbound.io groups included), Google's Config Connector (*.cnrm.cloud.google.com), Azure
+// Service Operator v2 (*.azure.com) and AWS Controllers for Kubernetes (*.services.k8s.aws).
 func isManaged(o *object) bool {
 	g := group(o.APIVersion)
-	return strings.HasSuffix(g, ".upbound.io") || strings.HasSuffix(g, ".cnrm.cloud.google.com")
+	if g == "karpenter.azure.com" { // Karpenter's AKS node classes (node.go), not ASO's
+		return false
+	}
+	for _, suffix := range []string{".upbound.io", ".cnrm.cloud.google.com", ".azure.com", ".services.k8s.aws"} {
+		if strings.HasSuffix(g, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 func (o *object) managed() ManagedResource {
@@ -50,10 +64,18 @@ func buildManaged(objs []*object, composed []ManagedResource, opts Options, res 
 	if opts.Managed == nil {
 		return
 	}
+	namespaces := map[string]map[string]string{}
+	for _, o := range objs {
+		if o.APIVersion == "v1" && o.Kind == "Namespace" {
+			namespaces[o.Metadata.Name] = o.Metadata.Annotations
+		}
+	}
 	mrs := composed
 	for _, o := range objs {
 		if isManaged(o) {
-			mrs = append(mrs, o.managed())
+			mr := o.managed()
+			mr.NamespaceAnnotations = namespaces[mr.Namespace]
+			mrs = append(mrs, mr)
 		}
 	}
 	if len(mrs) == 0 {

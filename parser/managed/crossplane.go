@@ -65,6 +65,17 @@ var freeForm = map[string]bool{"tags": true, "labels": true, "node_labels": true
 // typeOf answers the Terraform type of a managed resource, if gpuguard prices its kind.
 func typeOf(apiVersion, kind string) (string, bool) {
 	group, _, _ := strings.Cut(apiVersion, "/")
+	if isASO(apiVersion) {
+		k, ok := asoKinds[group+"/"+kind]
+		if k.owner == "" {
+			return "azurerm_resource_group", ok
+		}
+		return "azapi_resource", ok
+	}
+	if isACK(apiVersion) {
+		t, ok := ackKinds[group+"/"+kind]
+		return t, ok
+	}
 	if isConfigConnector(apiVersion) {
 		t, ok := configConnector[group+"/"+kind]
 		return t, ok
@@ -77,7 +88,19 @@ func typeOf(apiVersion, kind string) (string, bool) {
 // specArguments is what a managed resource's spec says of its Terraform resource's arguments:
 // Crossplane's forProvider with initProvider under it; a Config Connector resource's spec itself,
 // its resourceID being the name, and its labels.
-func specArguments(mr kubernetes.ManagedResource) (map[string]any, error) {
+func specArguments(mr kubernetes.ManagedResource, typ string) (map[string]any, error) {
+	if isACK(mr.APIVersion) {
+		return ackArguments(mr, typ)
+	}
+	if isASO(mr.APIVersion) {
+		var spec map[string]any
+		if mr.Spec != nil && mr.Spec.Kind != 0 {
+			if err := mr.Spec.Decode(&spec); err != nil {
+				return nil, err
+			}
+		}
+		return spec, nil
+	}
 	if isConfigConnector(mr.APIVersion) {
 		var spec map[string]any
 		if mr.Spec != nil && mr.Spec.Kind != 0 {
@@ -196,12 +219,17 @@ func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Er
 	resources := map[string]map[string]any{}
 	regions := map[string]map[string]any{} // AWS provider configurations by region
 	for _, m := range members {
-		args, err := specArguments(m.mr)
+		args, err := specArguments(m.mr, m.typ)
 		if err != nil {
 			errs = append(errs, parser.Error{File: m.mr.File, Line: m.mr.Line, Message: fmt.Sprintf("%s: spec: %v", m.address, err)})
 			continue
 		}
-		attrs := arguments(args, byName, m)
+		var attrs map[string]any
+		if isASO(m.mr.APIVersion) {
+			attrs = asoAttributes(args, m, members)
+		} else {
+			attrs = arguments(args, byName, m)
+		}
 		if region, ok := args["region"].(string); ok && strings.HasPrefix(m.typ, "aws_") {
 			// The AWS provider takes the region, not the resource: one provider configuration
 			// per region, each resource using its own (resources of one root may run in
@@ -245,7 +273,12 @@ func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Er
 		r.Address = m.address + rest
 		r.Root = m.mr.Root
 		r.Source = parser.Location{File: m.mr.File, Line: m.mr.Line}
-		if isConfigConnector(m.mr.APIVersion) {
+		switch {
+		case isASO(m.mr.APIVersion):
+			asoResource(&r, m.mr)
+		case isACK(m.mr.APIVersion):
+			ackResource(&r, m.mr, m.typ)
+		case isConfigConnector(m.mr.APIVersion):
 			r.Note("a Config Connector resource (%s %s), priced as the Terraform resource %s it is generated from", m.mr.APIVersion, m.mr.Kind, m.typ)
 			// Config Connector makes the resource's labels its GCP labels; the resource's own
 			// (a node pool's resource labels) win.
@@ -254,7 +287,7 @@ func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Er
 				maps.Copy(tags, r.Tags)
 				r.Tags = tags
 			}
-		} else {
+		default:
 			r.Note("a Crossplane managed resource (%s %s), priced as the Terraform resource %s it is generated from", m.mr.APIVersion, m.mr.Kind, m.typ)
 		}
 		if m.mr.ComposedBy != "" {
@@ -363,6 +396,9 @@ func refTarget(v any, byName map[string][]member, self member) string {
 	ref, _ := v.(map[string]any)
 	if list, ok := v.([]any); ok && len(list) > 0 {
 		ref, _ = list[0].(map[string]any)
+	}
+	if from, ok := ref["from"].(map[string]any); ok { // ACK: fooRef: {from: {name}}
+		ref = from
 	}
 	name, _ := ref["name"].(string)
 	var found []member

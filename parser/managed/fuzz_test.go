@@ -9,14 +9,19 @@ import (
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
 
-// FuzzResources feeds arbitrary manifests through the Crossplane hook: managed resources of any
+// FuzzResources feeds arbitrary manifests through the hook for operators' objects: resources of any
 // shape become Terraform JSON and are evaluated. It must never panic (the evaluator reports a
 // panic as an internal error), hang, or return a negative quantity.
 func FuzzResources(f *testing.F) {
-	if b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "kubernetes", "crossplane.yaml")); err == nil {
-		f.Add(b)
+	for _, name := range []string{"crossplane.yaml", "azure-service-operator.yaml", "ack.yaml"} {
+		if b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "kubernetes", name)); err == nil {
+			f.Add(b)
+		}
 	}
 	f.Add([]byte(manifests))
+	f.Add([]byte(asoManifests))
+	f.Add([]byte(ackManifests))
+	f.Add([]byte("apiVersion: containerservice.azure.com/v1api20231001\nkind: ManagedClustersAgentPool\nmetadata: {name: p}\nspec: {owner: [x], azureName: 3, vmSize: {a: b}, tags: '${x}', sku: 1}\n---\napiVersion: eks.services.k8s.aws/v1alpha1\nkind: Nodegroup\nmetadata: {name: n, annotations: {services.k8s.aws/region: '${x}'}}\nspec: {clusterRef: {from: 3}, scalingConfig: [1], taints: x}\n"))
 	f.Add([]byte("apiVersion: ec2.aws.upbound.io/v1beta1\nkind: Instance\nmetadata: {name: \"${x}\"}\nspec:\n  forProvider: {region: [1], instanceType: {a: b}, tags: 3, fooRef: [{name: x}], launchTemplate: [{idRef: {name: x}}]}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := kubernetes.Build([]*kubernetes.File{kubernetes.Decode("fuzz.yaml", data)}, kubernetes.Options{Managed: Resources})
