@@ -5,8 +5,9 @@
 #   type without it (AL2023_x86_64_STANDARD, AL2_x86_64, BOTTLEROCKET_x86_64, also when a
 #   module's or Cluster API's default gives it), a launch template booting an EKS-optimized AMI without it (read
 #   from its SSM parameter or AMI name; for pods Karpenter places, their NodePool's EC2NodeClass
-#   selecting such an AMI), an AKS pool's gpu_driver = "None" or
-#   SkipGPUDriverInstall tag, a GKE pool's INSTALLATION_DISABLED. Its nodes
+#   selecting such an AMI), an AKS pool's gpu_driver = "None" (gpuProfile.driver "None" in
+#   ARM's terms: azapi_resource, Azure Service Operator) or SkipGPUDriverInstall tag, a GKE
+#   pool's INSTALLATION_DISABLED. Its nodes
 #   then offer no GPUs to pods, which stay Pending while the nodes are billed, unless something
 #   else on the cluster installs the driver (the NVIDIA GPU Operator): where it does, waive the
 #   finding with a suppression that says so. Settings known only at apply, and the clouds'
