@@ -1,6 +1,7 @@
 package managed
 
 import (
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -304,5 +305,58 @@ spec: {location: EU}
 	vm := got["ComputeInstance/infra/notebook"]
 	if vm.InstanceType != "n1-standard-8" || len(vm.Accelerators) != 1 || vm.Region != "us-central1" || vm.Tags["team"] != "research" {
 		t.Errorf("instance: %+v", vm)
+	}
+}
+
+// Config Connector's managed instance groups follow the Compute API: location is a zone or a
+// region, the template is instanceTemplateRef or each version's. Each is priced at its
+// template's machine and GPUs, spot from its scheduling, labels from the template's
+// metadata.labels; a template alone runs nothing and is no warning.
+func TestConfigConnectorInstanceGroups(t *testing.T) {
+	f := kubernetes.Decode("mig.yaml", []byte(`apiVersion: compute.cnrm.cloud.google.com/v1beta1
+kind: ComputeInstanceTemplate
+metadata: {name: t4, namespace: infra, labels: {team: ml}}
+spec:
+  machineType: n1-standard-8
+  guestAccelerator: [{type: nvidia-tesla-t4, count: 2}]
+  scheduling: {onHostMaintenance: TERMINATE, preemptible: true, automaticRestart: false}
+  disk: [{sourceImageRef: {external: debian-cloud/debian-12}, boot: true}]
+---
+apiVersion: compute.cnrm.cloud.google.com/v1beta1
+kind: ComputeInstanceGroupManager
+metadata: {name: regional, namespace: infra}
+spec:
+  location: europe-west4
+  baseInstanceName: r
+  targetSize: 3
+  instanceTemplateRef: {name: t4}
+---
+apiVersion: compute.cnrm.cloud.google.com/v1beta1
+kind: ComputeInstanceGroupManager
+metadata: {name: zonal, namespace: infra}
+spec:
+  location: us-central1-b
+  baseInstanceName: z
+  targetSize: 2
+  versions: [{name: main, instanceTemplateRef: {name: t4}}]
+`))
+	res := kubernetes.Build([]*kubernetes.File{f}, kubernetes.Options{Managed: Resources})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
+	}
+	var got []string
+	for _, r := range res.Resources {
+		gpus := "no GPUs"
+		if len(r.Accelerators) == 1 {
+			gpus = fmt.Sprintf("%d %s", r.Accelerators[0].Count, r.Accelerators[0].Type)
+		}
+		got = append(got, fmt.Sprintf("%s %s+%s ×%d %s in %s team=%s unresolved=%d", r.Address, r.InstanceType, gpus, r.Quantity, r.PurchaseOption, r.Region, r.Tags["team"], len(r.Unresolved)))
+	}
+	want := []string{
+		"ComputeInstanceGroupManager/infra/regional n1-standard-8+2 nvidia-tesla-t4 ×3 spot in europe-west4 team=ml unresolved=0",
+		"ComputeInstanceGroupManager/infra/zonal n1-standard-8+2 nvidia-tesla-t4 ×2 spot in us-central1 team=ml unresolved=0",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

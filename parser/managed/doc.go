@@ -5,7 +5,9 @@
 //     KubernetesClusterNodePool, instances, scale sets), built with upjet, whose
 //     spec.forProvider is the Terraform resource's arguments in camelCase (crossplane.go);
 //   - Google's Config Connector (container.cnrm.cloud.google.com ContainerNodePool and
-//     ContainerCluster, compute.cnrm.cloud.google.com ComputeInstance), whose spec is;
+//     ContainerCluster, compute.cnrm.cloud.google.com ComputeInstance, ComputeInstanceTemplate and
+//     ComputeInstanceGroupManager), whose spec is, but for the group manager's Compute API
+//     fields;
 //   - Azure Service Operator v2 (containerservice.azure.com ManagedCluster and
 //     ManagedClustersAgentPool, compute.azure.com VirtualMachine and VirtualMachineScaleSet),
 //     whose spec is the ARM request, written as the azapi_resource of that ARM type (aso.go);
