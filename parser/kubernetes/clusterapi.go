@@ -118,7 +118,8 @@ type machines struct {
 	min, max *int   // the pool's own bounds (AWSMachinePool minSize/maxSize, managed pools' scaling)
 	maxFrom  string
 	// noDriver, when set, says why the machines start without the NVIDIA driver (an EKS AMI
-	// type without it); it counts only for NVIDIA instance types.
+	// type without it, an AKS pool's gpuProfile.driver None); it counts only for GPU instance
+	// types (NVIDIA's on EC2).
 	noDriver string
 	// zones, when above 0, is how many zones a GKE pool's replicas are spread over (CAPG sends
 	// GKE replicas/zones per zone), and zonesFrom where that number comes from.
@@ -293,6 +294,8 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 		return m, true, nil
 	case "GCPManagedMachinePool":
 		return gkeMachines(o)
+	case "AzureASOManagedMachinePool":
+		return asoPoolMachines(o)
 	case "AzureMachinePool":
 		var spec struct {
 			Location       string            `yaml:"location"`
@@ -370,6 +373,59 @@ func gkeMachines(o *object) (machines, bool, error) {
 	return m, true, nil
 }
 
+// asoPoolMachines reads a CAPZ AzureASOManagedMachinePool, an AKS pool CAPZ declares through
+// Azure Service Operator: spec.resources holds the ManagedClustersAgentPool it creates, whose
+// spec is ARM's agent pool (vmSize, scaleSetPriority, enableAutoScaling with minCount and
+// maxCount, tags, gpuProfile.driver), while its count follows the MachinePool's replicas
+// (cluster-api-provider-azure docs/book/src/managed/asomanagedcluster.md and
+// templates/cluster-template-aks-aso.yaml, read 2026-11-23). Its region is the location of the
+// ManagedCluster in its AzureASOManagedControlPlane's spec.resources.
+func asoPoolMachines(o *object) (machines, bool, error) {
+	var spec struct {
+		Resources []struct {
+			Kind string      `yaml:"kind"`
+			Spec asoPoolSpec `yaml:"spec"`
+		} `yaml:"resources"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return machines{}, true, err
+	}
+	for i, r := range spec.Resources {
+		if r.Kind != "ManagedClustersAgentPool" {
+			continue
+		}
+		from := fmt.Sprintf("spec.resources[%d].spec.", i)
+		p := r.Spec
+		m := newMachines(parser.Azure, from+"vmSize", p.VMSize, p.Tags)
+		if strings.EqualFold(p.ScaleSetPriority, "Spot") {
+			m.spot = from + "scaleSetPriority Spot"
+		}
+		if p.EnableAutoScaling {
+			m.min, m.max, m.maxFrom = p.MinCount, p.MaxCount, from+"maxCount of "+o.address()
+		}
+		if strings.EqualFold(p.GPUProfile.Driver, "None") {
+			m.noDriver = from + `gpuProfile.driver "None", which skips the NVIDIA driver AKS installs on GPU nodes`
+		} else if _, skip := p.Tags["SkipGPUDriverInstall"]; skip {
+			m.noDriver = from + "tags SkipGPUDriverInstall, which skips the NVIDIA driver AKS installs on GPU nodes"
+		}
+		return m, true, nil
+	}
+	return machines{provider: parser.Azure}, true, nil
+}
+
+// asoPoolSpec is what gpuguard reads of an ASO ManagedClustersAgentPool's spec.
+type asoPoolSpec struct {
+	VMSize            string            `yaml:"vmSize"`
+	ScaleSetPriority  string            `yaml:"scaleSetPriority"`
+	EnableAutoScaling bool              `yaml:"enableAutoScaling"`
+	MinCount          *int              `yaml:"minCount"`
+	MaxCount          *int              `yaml:"maxCount"`
+	Tags              map[string]string `yaml:"tags"`
+	GPUProfile        struct {
+		Driver string `yaml:"driver"`
+	} `yaml:"gpuProfile"`
+}
+
 // readsMachinesOf reports whether readMachines reads a kind: it asks it about an empty object of
 // that kind, so the kinds are listed once, in readMachines' switch.
 func readsMachinesOf(kind string) bool {
@@ -431,7 +487,7 @@ func (ix capiIndex) place(namespace, cluster string) clusterPlace {
 			return clusterPlace{missing: clusterKey + " names no infrastructure"}
 		}
 	} else {
-		for _, k := range []string{"AWSCluster", "AzureCluster", "GCPCluster", "AWSManagedControlPlane", "AzureManagedControlPlane", "GCPManagedCluster", "GCPManagedControlPlane"} {
+		for _, k := range []string{"AWSCluster", "AzureCluster", "GCPCluster", "AWSManagedControlPlane", "AzureManagedControlPlane", "AzureASOManagedControlPlane", "GCPManagedCluster", "GCPManagedControlPlane"} {
 			candidates = append(candidates, capiKey(k, namespace, cluster))
 		}
 	}
@@ -446,9 +502,22 @@ func (ix capiIndex) place(namespace, cluster string) clusterPlace {
 			Location         string            `yaml:"location"`
 			AdditionalTags   map[string]string `yaml:"additionalTags"`
 			AdditionalLabels map[string]string `yaml:"additionalLabels"`
+			// CAPZ's ASO control plane and cluster hold the ASO ManagedCluster (or
+			// ResourceGroup) they create, with its location.
+			Resources []struct {
+				Kind string `yaml:"kind"`
+				Spec struct {
+					Location string `yaml:"location"`
+				} `yaml:"spec"`
+			} `yaml:"resources"`
 		}
 		if err := decodeSpec(o, &spec); err != nil {
 			continue
+		}
+		for _, r := range spec.Resources {
+			if r.Kind == "ManagedCluster" && spec.Location == "" {
+				spec.Location = r.Spec.Location
+			}
 		}
 		if p.tags == nil {
 			p.tags = spec.AdditionalTags
@@ -647,7 +716,7 @@ func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource
 			r.Note("mixed instances policy: %d on-demand, %d spot", n-r.SpotQuantity, r.SpotQuantity)
 		}
 	}
-	if m.noDriver != "" && parser.NVIDIAEC2(r.InstanceType) {
+	if m.noDriver != "" && (parser.NVIDIAEC2(r.InstanceType) || m.provider == parser.Azure && parser.IsGPUInstanceType(parser.Azure, r.InstanceType)) {
 		r.NoGPUDriver = m.noDriver
 	}
 	tags := maps.Clone(place.tags)

@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -549,5 +550,83 @@ spec: {project: p, location: europe-west4-a}
 	}
 	if !slices.Contains(notes["MachinePool/ml/both"], "region europe-west4 from GCPManagedControlPlane/ml/gke-cp (zone europe-west4-a)") {
 		t.Errorf("region note missing: %q", notes["MachinePool/ml/both"])
+	}
+}
+
+// CAPZ's ASO-based AKS pools: the AzureASOManagedMachinePool's ManagedClustersAgentPool gives the
+// VM size, spot priority, autoscaling bounds, tags and driver setting; the MachinePool's replicas
+// the count; the region is the location of the ManagedCluster in the AzureASOManagedControlPlane,
+// found through the Cluster or, without it, by the cluster's name.
+func TestAzureASOManagedMachinePool(t *testing.T) {
+	pool := func(name, spec string) string {
+		return `apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {name: ` + name + `, namespace: ml}
+spec:
+  clusterName: aks
+  replicas: 2
+  template:
+    spec:
+      infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureASOManagedMachinePool, name: ` + name + `}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedMachinePool
+metadata: {name: ` + name + `, namespace: ml}
+spec:
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedClustersAgentPool
+    metadata: {name: ` + name + `}
+    spec: ` + spec + `
+---
+`
+	}
+	controlPlane := `apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureASOManagedControlPlane
+metadata: {name: aks, namespace: ml}
+spec:
+  version: v1.31.1
+  resources:
+  - apiVersion: containerservice.azure.com/v1api20240901
+    kind: ManagedCluster
+    metadata: {name: aks}
+    spec: {location: westeurope, dnsPrefix: aks, owner: {name: aks-rg}}
+---
+`
+	pools := pool("a100", "{owner: {name: aks}, mode: User, vmSize: Standard_NC24ads_A100_v4, scaleSetPriority: Spot, enableAutoScaling: true, minCount: 1, maxCount: 5, tags: {team: ml}}") +
+		pool("t4", `{owner: {name: aks}, mode: User, vmSize: Standard_NC4as_T4_v3, gpuProfile: {driver: None}}`) +
+		pool("system", "{owner: {name: aks}, mode: System, vmSize: Standard_D4s_v5}")
+	for name, src := range map[string]string{
+		"through the Cluster": `apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: aks, namespace: ml}
+spec:
+  controlPlaneRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureASOManagedControlPlane, name: aks}
+  infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureASOManagedCluster, name: aks}
+---
+` + controlPlane + pools,
+		"by the cluster's name": controlPlane + pools,
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := build(t, src, Options{})
+			if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+				t.Fatalf("errors %v, warnings %v", res.Errors, res.Warnings)
+			}
+			var got []string
+			for _, r := range res.Resources {
+				max := 0
+				if r.ScaleMax != nil {
+					max = r.ScaleMax.Quantity
+				}
+				got = append(got, fmt.Sprintf("%s %s ×%d (max %d) %s in %s team=%s driver=%t", r.Address, r.InstanceType, r.Quantity, max, r.PurchaseOption, r.Region, r.Tags["team"], r.NoGPUDriver != ""))
+			}
+			want := []string{
+				"MachinePool/ml/a100 Standard_NC24ads_A100_v4 ×2 (max 5) spot in westeurope team=ml driver=false",
+				"MachinePool/ml/t4 Standard_NC4as_T4_v3 ×2 (max 0) on_demand in westeurope team= driver=true",
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
 	}
 }

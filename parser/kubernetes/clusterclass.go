@@ -409,9 +409,10 @@ var typeFields = map[string]bool{
 	"marketType": true, "capacityType": true, "scaleSetPriority": true, "awsLaunchTemplate": true,
 	"mixedInstancesPolicy": true, "scaling": true, "minSize": true, "maxSize": true,
 	"spot": true, "minCount": true, "maxCount": true, "nodeLocations": true,
+	"resources": true, "enableAutoScaling": true, // CAPZ's ASO pools: spec.resources[].spec
 }
 
-var regionFields = map[string]bool{"spec": true, "template": true, "region": true, "location": true}
+var regionFields = map[string]bool{"spec": true, "template": true, "region": true, "location": true, "resources": true}
 
 // touching returns the first failure whose path ends at one of fields.
 func touching(failed []patchFailure, fields map[string]bool) *patchFailure {
