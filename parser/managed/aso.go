@@ -24,13 +24,16 @@ type asoKind struct {
 	owner string
 }
 
-// asoKinds are the ASO kinds that run GPU machines, by API group and kind, with the resource
-// groups they live in (a virtual machine without a location runs in its group's).
+// asoKinds are the ASO kinds that run GPU machines, by API group and kind, and those they live
+// in (a virtual machine without a location runs in its resource group's, a compute in its
+// workspace's).
 var asoKinds = map[string]asoKind{
 	"containerservice.azure.com/ManagedCluster":           {"Microsoft.ContainerService/managedClusters", "ResourceGroup"},
 	"containerservice.azure.com/ManagedClustersAgentPool": {"Microsoft.ContainerService/managedClusters/agentPools", "ManagedCluster"},
 	"compute.azure.com/VirtualMachine":                    {"Microsoft.Compute/virtualMachines", "ResourceGroup"},
 	"compute.azure.com/VirtualMachineScaleSet":            {"Microsoft.Compute/virtualMachineScaleSets", "ResourceGroup"},
+	"machinelearningservices.azure.com/Workspace":         {"Microsoft.MachineLearningServices/workspaces", "ResourceGroup"},
+	"machinelearningservices.azure.com/WorkspacesCompute": {"Microsoft.MachineLearningServices/workspaces/computes", "Workspace"},
 	"resources.azure.com/ResourceGroup":                   {"Microsoft.Resources/resourceGroups", ""},
 }
 
@@ -92,6 +95,12 @@ func asoAttributes(spec map[string]any, self member, members []member) map[strin
 		return attrs
 	}
 	body["properties"] = props
+	if p, ok := props["properties"]; ok && len(props) == 1 {
+		// A resource whose ARM properties are a union of shapes (a workspace compute's
+		// AmlCompute, ComputeInstance, ...) keeps them in spec.properties, under the name of
+		// the shape it takes: {amlCompute: {computeType: AmlCompute, properties: {...}}}.
+		body["properties"] = asoUnion(p)
+	}
 	attrs["type"] = asoARMType(self.mr.APIVersion, kind.arm)
 	attrs["body"] = body
 	if owner := asoOwner(spec["owner"], kind.owner, self, members); owner != nil {
@@ -114,6 +123,20 @@ func asoOwner(ref any, kind string, self member, members []member) *member {
 		}
 	}
 	return nil
+}
+
+// asoUnion is the one shape an ASO union value takes: the object under its only key.
+func asoUnion(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 1 {
+		return v
+	}
+	for _, shape := range m {
+		if inner, ok := shape.(map[string]any); ok {
+			return inner
+		}
+	}
+	return v
 }
 
 // groupKind is "group/Kind" of an API version and kind.

@@ -1,6 +1,7 @@
 package managed
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -162,5 +163,58 @@ func TestASOARMType(t *testing.T) {
 		if got := asoARMType(c.apiVersion, "T"); got != c.want {
 			t.Errorf("%s: %s, want %s", c.apiVersion, got, c.want)
 		}
+	}
+}
+
+// ASO keeps a workspace compute's ARM properties, a union of shapes, under the shape's name
+// (properties.amlCompute): read as the ARM body, the cluster runs in its workspace's region, the
+// compute instance in its own location.
+func TestASOWorkspaceCompute(t *testing.T) {
+	f := kubernetes.Decode("aml.yaml", []byte(`apiVersion: machinelearningservices.azure.com/v1api20240401
+kind: Workspace
+metadata: {name: ws, namespace: ml}
+spec:
+  location: eastus
+  owner: {name: ml-rg}
+---
+apiVersion: machinelearningservices.azure.com/v1api20240401
+kind: WorkspacesCompute
+metadata: {name: a100, namespace: ml}
+spec:
+  owner: {name: ws}
+  properties:
+    amlCompute:
+      computeType: AmlCompute
+      properties:
+        vmSize: Standard_NC24ads_A100_v4
+        vmPriority: LowPriority
+        scaleSettings: {minNodeCount: 1, maxNodeCount: 8}
+---
+apiVersion: machinelearningservices.azure.com/v1api20240401
+kind: WorkspacesCompute
+metadata: {name: nb, namespace: ml}
+spec:
+  owner: {name: ws}
+  location: westus2
+  properties:
+    computeInstance:
+      computeType: ComputeInstance
+      properties: {vmSize: Standard_NC4as_T4_v3}
+`))
+	res := kubernetes.Build([]*kubernetes.File{f}, kubernetes.Options{Managed: Resources})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
+	}
+	var got []string
+	for _, r := range res.Resources {
+		max := 0
+		if r.ScaleMax != nil {
+			max = r.ScaleMax.Quantity
+		}
+		got = append(got, fmt.Sprintf("%s %s ×%d (max %d) %s in %s", r.Address, r.InstanceType, r.Quantity, max, r.PurchaseOption, r.Region))
+	}
+	want := "WorkspacesCompute/ml/a100 Standard_NC24ads_A100_v4 ×1 (max 8) spot in eastus\nWorkspacesCompute/ml/nb Standard_NC4as_T4_v3 ×1 (max 0) on_demand in westus2"
+	if strings.Join(got, "\n") != want {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), want)
 	}
 }

@@ -9,7 +9,8 @@
 //     ComputeInstanceGroupManager), whose spec is, but for the group manager's Compute API
 //     fields;
 //   - Azure Service Operator v2 (containerservice.azure.com ManagedCluster and
-//     ManagedClustersAgentPool, compute.azure.com VirtualMachine and VirtualMachineScaleSet),
+//     ManagedClustersAgentPool, compute.azure.com VirtualMachine and VirtualMachineScaleSet,
+//     machinelearningservices.azure.com WorkspacesCompute),
 //     whose spec is the ARM request, written as the azapi_resource of that ARM type (aso.go);
 //   - AWS Controllers for Kubernetes (eks.services.k8s.aws Nodegroup), whose spec is the AWS
 //     API's request, close to the Terraform arguments (ack.go).

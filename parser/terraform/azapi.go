@@ -22,7 +22,12 @@ import (
 //   - managedClusters: each of properties.agentPoolProfiles, read the same way;
 //   - virtualMachines: properties.hardwareProfile.vmSize and properties.priority;
 //   - virtualMachineScaleSets: sku.name, sku.capacity and
-//     properties.virtualMachineProfile.priority.
+//     properties.virtualMachineProfile.priority;
+//   - workspaces/computes (Azure Machine Learning,
+//     https://learn.microsoft.com/rest/api/azureml/compute/create-or-update): an AmlCompute
+//     cluster's properties.properties.vmSize, vmPriority and scaleSettings (minNodeCount,
+//     maxNodeCount), a ComputeInstance's vmSize; the other compute types attach machines billed
+//     elsewhere. It runs where its workspace (parent_id) does, unless its location says.
 //
 // body is an object (azapi 2.x) or a JSON string (azapi 1.x wrote jsonencode(...)); both are
 // read. Any other ARM type is not a GPU resource gpuguard prices; one whose body names a GPU
@@ -38,6 +43,7 @@ var azapiTypes = map[string]func(c *mapContext, armType string, body *view) []*p
 	"microsoft.containerservice/managedclusters":            mapAzAPIManagedCluster,
 	"microsoft.compute/virtualmachines":                     mapAzAPIVM,
 	"microsoft.compute/virtualmachinescalesets":             mapAzAPIScaleSet,
+	"microsoft.machinelearningservices/workspaces/computes": mapAzAPIMLCompute,
 }
 
 // armType splits an azapi type into the lower-cased ARM resource type and its API version.
@@ -161,13 +167,7 @@ func mapAzAPIAgentPool(c *mapContext, typ string, body *view) []*parser.Resource
 	// An agent pool runs where its cluster does: the cluster its parent_id names.
 	parent := c.referenced(w, "azurerm_kubernetes_cluster", "parent_id")
 	if parent == nil {
-		if cand := c.referenced(w, "azapi_resource", "parent_id"); cand != nil {
-			if t, ok := (&view{obj: cand.value}).str("type"); ok {
-				if pt, _ := armType(t); pt == "microsoft.containerservice/managedclusters" {
-					parent = cand
-				}
-			}
-		}
+		parent = c.referencedARM(w, "microsoft.containerservice/managedclusters")
 	}
 	parentLocation(r, parent, "parent_id", "cluster")
 	c.azureTaker(r, w)
@@ -230,4 +230,55 @@ func mapAzAPIScaleSet(c *mapContext, typ string, body *view) []*parser.Resource 
 	azapiTags(r, w, b)
 	c.azureTaker(r, w)
 	return []*parser.Resource{r}
+}
+
+func mapAzAPIMLCompute(c *mapContext, typ string, body *view) []*parser.Resource {
+	ct, ok := body.quiet().str("properties", "computeType")
+	if !ok || !strings.EqualFold(ct, "AmlCompute") && !strings.EqualFold(ct, "ComputeInstance") {
+		return nil // attached compute (Kubernetes, a VM, Databricks): its machines are billed as what they are
+	}
+	r, w, b := azapiResource(c, c.inst.addr, typ, body)
+	size, found := b.str("properties", "properties", "vmSize")
+	r.InstanceType = size
+	requireInstanceType(r, "body.properties.properties.vmSize", found)
+	if strings.EqualFold(ct, "AmlCompute") {
+		// A cluster runs its minimum when idle and scales to its maximum under load
+		// (scaleSettings.minNodeCount defaults to 0).
+		r.Quantity = 0
+		if n, ok := b.num("properties", "properties", "scaleSettings", "minNodeCount"); ok {
+			r.Quantity = n
+		}
+		if max, ok := b.quiet().num("properties", "properties", "scaleSettings", "maxNodeCount"); ok {
+			r.Note("scales between %d and %d nodes: priced at the minimum", r.Quantity, max)
+			r.SetScaleMax(max, "body.properties.properties.scaleSettings.maxNodeCount")
+		}
+		azurePriority(r, b, "properties", "properties", "vmPriority")
+	}
+	if loc, ok := b.quiet().str("location"); ok {
+		r.Region = parser.NormalizeRegion(loc)
+	} else if loc, ok := w.quiet().str("location"); ok {
+		r.Region = parser.NormalizeRegion(loc)
+	} else {
+		parent := c.referenced(w, "azurerm_machine_learning_workspace", "parent_id")
+		if parent == nil {
+			parent = c.referencedARM(w, "microsoft.machinelearningservices/workspaces")
+		}
+		parentLocation(r, parent, "parent_id", "workspace")
+	}
+	azapiTags(r, w, b)
+	return []*parser.Resource{r}
+}
+
+// referencedARM is the azapi_resource of an ARM type that an azapi_resource's parent_id names.
+func (c *mapContext) referencedARM(w *view, armTypeLower string) *instance {
+	cand := c.referenced(w, "azapi_resource", "parent_id")
+	if cand == nil {
+		return nil
+	}
+	if t, ok := (&view{obj: cand.value}).str("type"); ok {
+		if pt, _ := armType(t); pt == armTypeLower {
+			return cand
+		}
+	}
+	return nil
 }

@@ -99,12 +99,12 @@ resource "azapi_resource" "storage" {
   body      = { sku = { name = "Standard_LRS" } }
 }
 
-resource "azapi_resource" "mlcompute" {
-  type      = "Microsoft.MachineLearningServices/workspaces/computes@2024-04-01"
-  name      = "gpu-cluster"
-  parent_id = "/subscriptions/x/resourceGroups/ml/providers/Microsoft.MachineLearningServices/workspaces/ws"
+resource "azapi_resource" "batchpool" {
+  type      = "Microsoft.Batch/batchAccounts/pools@2024-07-01"
+  name      = "gpu-pool"
+  parent_id = "/subscriptions/x/resourceGroups/ml/providers/Microsoft.Batch/batchAccounts/render"
   body = {
-    properties = { computeType = "AmlCompute", properties = { vmSize = "Standard_NC24ads_A100_v4" } }
+    properties = { vmSize = "Standard_NC24ads_A100_v4", scaleSettings = { fixedScale = { targetDedicatedNodes = 2 } } }
   }
 }
 `, Options{})
@@ -152,7 +152,7 @@ resource "azapi_resource" "mlcompute" {
 	for _, w := range res.Warnings {
 		warned = append(warned, w.Message)
 	}
-	if len(warned) != 1 || !strings.Contains(warned[0], "azapi_resource.mlcompute: body.properties.properties.vmSize is GPU type Standard_NC24ads_A100_v4") {
+	if len(warned) != 1 || !strings.Contains(warned[0], "azapi_resource.batchpool: body.properties.vmSize is GPU type Standard_NC24ads_A100_v4") {
 		t.Errorf("warnings: %q", warned)
 	}
 }
@@ -221,5 +221,80 @@ func TestAzAPIInAPlan(t *testing.T) {
 	}
 	if _, ok := got[`azapi_resource.aks.agentPoolProfiles["system"]`]; ok {
 		t.Errorf("a CPU profile was kept")
+	}
+}
+
+// Azure Machine Learning computes declared through azapi: an AmlCompute cluster runs its
+// minimum nodes up to its maximum, low priority at spot rates, in its workspace's region (azurerm
+// or azapi, through parent_id); a compute instance is one VM, in its own location; attached
+// compute (Kubernetes) runs no machine of its own.
+func TestAzAPIMLCompute(t *testing.T) {
+	res := parseHCL(t, `
+resource "azurerm_machine_learning_workspace" "ws" {
+  name     = "ws"
+  location = "West US 2"
+}
+
+resource "azapi_resource" "ws" {
+  type      = "Microsoft.MachineLearningServices/workspaces@2024-04-01"
+  name      = "ws2"
+  location  = "eastus"
+  body      = { properties = {} }
+}
+
+resource "azapi_resource" "cluster" {
+  type      = "Microsoft.MachineLearningServices/workspaces/computes@2024-04-01"
+  name      = "gpu"
+  parent_id = azapi_resource.ws.id
+  body = {
+    properties = {
+      computeType = "AmlCompute"
+      properties = {
+        vmSize        = "Standard_NC24ads_A100_v4"
+        vmPriority    = "LowPriority"
+        scaleSettings = { minNodeCount = 1, maxNodeCount = 4 }
+      }
+    }
+  }
+}
+
+resource "azapi_resource" "idle" {
+  type      = "Microsoft.MachineLearningServices/workspaces/computes@2024-04-01"
+  name      = "idle"
+  parent_id = azurerm_machine_learning_workspace.ws.id
+  body = jsonencode({ properties = { computeType = "AmlCompute", properties = { vmSize = "Standard_NC4as_T4_v3", scaleSettings = { maxNodeCount = 2 } } } })
+}
+
+resource "azapi_resource" "notebook" {
+  type      = "Microsoft.MachineLearningServices/workspaces/computes@2024-04-01"
+  name      = "nb"
+  parent_id = azapi_resource.ws.id
+  location  = "westeurope"
+  body      = { properties = { computeType = "ComputeInstance", properties = { vmSize = "Standard_NC4as_T4_v3" } } }
+}
+
+resource "azapi_resource" "attached" {
+  type      = "Microsoft.MachineLearningServices/workspaces/computes@2024-04-01"
+  name      = "aks"
+  parent_id = azapi_resource.ws.id
+  body      = { properties = { computeType = "Kubernetes", properties = {} } }
+}
+`, Options{})
+	var got []string
+	for _, r := range res.Resources {
+		max := 0
+		if r.ScaleMax != nil {
+			max = r.ScaleMax.Quantity
+		}
+		got = append(got, r.Address+" "+r.InstanceType+" "+string(r.PurchaseOption)+" "+r.Region+" "+strings.Repeat("n", r.Quantity)+"/"+strings.Repeat("m", max))
+	}
+	want := []string{
+		"azapi_resource.cluster Standard_NC24ads_A100_v4 spot eastus n/mmmm",
+		"azapi_resource.idle Standard_NC4as_T4_v3 on_demand westus2 /mm",
+		"azapi_resource.notebook Standard_NC4as_T4_v3 on_demand westeurope n/",
+	}
+	slices.Sort(got)
+	if !reflect.DeepEqual(got, want) || len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("got %q\nwant %q\nerrors %v warnings %v", got, want, res.Errors, res.Warnings)
 	}
 }
