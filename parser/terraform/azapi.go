@@ -27,7 +27,11 @@ import (
 //     https://learn.microsoft.com/rest/api/azureml/compute/create-or-update): an AmlCompute
 //     cluster's properties.properties.vmSize, vmPriority and scaleSettings (minNodeCount,
 //     maxNodeCount), a ComputeInstance's vmSize; the other compute types attach machines billed
-//     elsewhere. It runs where its workspace (parent_id) does, unless its location says.
+//     elsewhere. It runs where its workspace (parent_id) does, unless its location says;
+//   - batchAccounts/pools (https://learn.microsoft.com/rest/api/batchmanagement/pool/create):
+//     properties.vmSize, scaleSettings.fixedScale's targetDedicatedNodes and
+//     targetLowPriorityNodes (Spot), autoScale priced at none as azurerm_batch_pool is; it runs
+//     where its Batch account (parent_id) does.
 //
 // body is an object (azapi 2.x) or a JSON string (azapi 1.x wrote jsonencode(...)); both are
 // read. Any other ARM type is not a GPU resource gpuguard prices; one whose body names a GPU
@@ -44,6 +48,7 @@ var azapiTypes = map[string]func(c *mapContext, armType string, body *view) []*p
 	"microsoft.compute/virtualmachines":                     mapAzAPIVM,
 	"microsoft.compute/virtualmachinescalesets":             mapAzAPIScaleSet,
 	"microsoft.machinelearningservices/workspaces/computes": mapAzAPIMLCompute,
+	"microsoft.batch/batchaccounts/pools":                   mapAzAPIBatchPool,
 }
 
 // armType splits an azapi type into the lower-cased ARM resource type and its API version.
@@ -69,18 +74,27 @@ func mapAzAPI(c *mapContext) []*parser.Resource {
 // azapiReads reports whether an azapi_resource's type, when written as a literal, is an ARM type
 // gpuguard reads; a type computed from variables is taken to be one.
 func azapiReads(body hcl.Body) bool {
+	t := azapiLiteralType(body)
+	if t == "" {
+		return true
+	}
+	typ, _ := armType(t)
+	_, reads := azapiTypes[typ]
+	return reads
+}
+
+// azapiLiteralType is an azapi_resource's type when written as a literal string, else "".
+func azapiLiteralType(body hcl.Body) string {
 	attrs, _ := body.JustAttributes()
 	a, ok := attrs["type"]
 	if !ok || len(a.Expr.Variables()) > 0 {
-		return true
+		return ""
 	}
 	v, diags := a.Expr.Value(nil)
 	if diags.HasErrors() || !v.IsKnown() || v.IsNull() || v.Type() != cty.String {
-		return true
+		return ""
 	}
-	typ, _ := armType(v.AsString())
-	_, reads := azapiTypes[typ]
-	return reads
+	return v.AsString()
 }
 
 // azapiBody returns the request body as an object: azapi 1.x took it as a JSON string.
@@ -281,4 +295,33 @@ func (c *mapContext) referencedARM(w *view, armTypeLower string) *instance {
 		}
 	}
 	return nil
+}
+
+func mapAzAPIBatchPool(c *mapContext, typ string, body *view) []*parser.Resource {
+	r, w, b := azapiResource(c, c.inst.addr, typ, body)
+	size, found := b.str("properties", "vmSize")
+	r.InstanceType = size
+	requireInstanceType(r, "body.properties.vmSize", found)
+	switch {
+	case b.has("properties", "scaleSettings", "fixedScale"):
+		dedicated, _ := b.num("properties", "scaleSettings", "fixedScale", "targetDedicatedNodes")
+		low, _ := b.num("properties", "scaleSettings", "fixedScale", "targetLowPriorityNodes")
+		r.Quantity, r.SpotQuantity = dedicated+low, low
+		if dedicated == 0 && low > 0 {
+			r.PurchaseOption, r.SpotQuantity = parser.Spot, 0
+		}
+	case b.has("properties", "scaleSettings", "autoScale"):
+		r.Quantity = 0
+		r.Note("scaleSettings.autoScale: its formula sets the nodes while jobs run; priced at none (set usage in the config for the hours it runs)")
+	default:
+		r.Quantity = 0
+		r.Note("no scaleSettings: the pool has no nodes")
+	}
+	parent := c.referenced(w, "azurerm_batch_account", "parent_id")
+	if parent == nil {
+		parent = c.referencedARM(w, "microsoft.batch/batchaccounts")
+	}
+	parentLocation(r, parent, "parent_id", "Batch account")
+	azapiTags(r, w, b)
+	return []*parser.Resource{r}
 }

@@ -99,12 +99,12 @@ resource "azapi_resource" "storage" {
   body      = { sku = { name = "Standard_LRS" } }
 }
 
-resource "azapi_resource" "batchpool" {
-  type      = "Microsoft.Batch/batchAccounts/pools@2024-07-01"
-  name      = "gpu-pool"
-  parent_id = "/subscriptions/x/resourceGroups/ml/providers/Microsoft.Batch/batchAccounts/render"
+resource "azapi_resource" "hdinsight" {
+  type      = "Microsoft.HDInsight/clusters@2021-06-01"
+  name      = "spark"
+  parent_id = azurerm_resource_group.ml.id
   body = {
-    properties = { vmSize = "Standard_NC24ads_A100_v4", scaleSettings = { fixedScale = { targetDedicatedNodes = 2 } } }
+    properties = { computeProfile = { roles = [{ name = "workernode", targetInstanceCount = 4, hardwareProfile = { vmSize = "Standard_NC24ads_A100_v4" } }] } }
   }
 }
 `, Options{})
@@ -152,7 +152,7 @@ resource "azapi_resource" "batchpool" {
 	for _, w := range res.Warnings {
 		warned = append(warned, w.Message)
 	}
-	if len(warned) != 1 || !strings.Contains(warned[0], "azapi_resource.batchpool: body.properties.vmSize is GPU type Standard_NC24ads_A100_v4") {
+	if len(warned) != 1 || !strings.Contains(warned[0], "azapi_resource.hdinsight: body.properties.computeProfile.roles.hardwareProfile.vmSize is GPU type Standard_NC24ads_A100_v4, but gpuguard does not price azapi_resource of ARM type Microsoft.HDInsight/clusters@2021-06-01") {
 		t.Errorf("warnings: %q", warned)
 	}
 }
@@ -296,5 +296,48 @@ resource "azapi_resource" "attached" {
 	slices.Sort(got)
 	if !reflect.DeepEqual(got, want) || len(res.Errors) != 0 || len(res.Warnings) != 0 {
 		t.Fatalf("got %q\nwant %q\nerrors %v warnings %v", got, want, res.Errors, res.Warnings)
+	}
+}
+
+// A Batch pool declared through azapi runs its fixed scale's dedicated and low-priority (Spot)
+// nodes in its account's location; an autoscaled pool is priced at none, with a note.
+func TestAzAPIBatchPool(t *testing.T) {
+	res := parseHCL(t, `
+resource "azapi_resource" "account" {
+  type     = "Microsoft.Batch/batchAccounts@2024-07-01"
+  name     = "render"
+  location = "eastus"
+  body     = { properties = {} }
+}
+
+resource "azapi_resource" "fixed" {
+  type      = "Microsoft.Batch/batchAccounts/pools@2024-07-01"
+  name      = "t4"
+  parent_id = azapi_resource.account.id
+  body = {
+    properties = {
+      vmSize        = "Standard_NC4as_T4_v3"
+      scaleSettings = { fixedScale = { targetDedicatedNodes = 1, targetLowPriorityNodes = 3 } }
+    }
+  }
+}
+
+resource "azapi_resource" "auto" {
+  type      = "Microsoft.Batch/batchAccounts/pools@2024-07-01"
+  name      = "a100"
+  parent_id = azapi_resource.account.id
+  body = jsonencode({ properties = { vmSize = "Standard_NC24ads_A100_v4", scaleSettings = { autoScale = { formula = "$TargetDedicatedNodes = 2;" } } } })
+}
+`, Options{})
+	m := byAddress(t, res)
+	fixed, auto := m["azapi_resource.fixed"], m["azapi_resource.auto"]
+	if fixed.InstanceType != "Standard_NC4as_T4_v3" || fixed.Quantity != 4 || fixed.SpotQuantity != 3 || fixed.Region != "eastus" {
+		t.Errorf("fixed: %s ×%d (%d spot) in %q", fixed.InstanceType, fixed.Quantity, fixed.SpotQuantity, fixed.Region)
+	}
+	if auto.InstanceType != "Standard_NC24ads_A100_v4" || auto.Quantity != 0 || auto.Region != "eastus" || !strings.Contains(strings.Join(auto.Notes, " "), "autoScale") {
+		t.Errorf("auto: %s ×%d in %q, notes %q", auto.InstanceType, auto.Quantity, auto.Region, auto.Notes)
+	}
+	if len(res.Warnings) != 0 {
+		t.Errorf("warnings %+v", res.Warnings)
 	}
 }

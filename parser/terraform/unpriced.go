@@ -65,8 +65,12 @@ func (ev *evaluation) unpricedGPUTypes() []parser.Error {
 				continue
 			}
 			if path, value, rng, ok := gpuTypeIn(d.body, provider, ""); ok {
+				what := d.typ
+				if t := azapiLiteralType(d.body); t != "" {
+					what = "azapi_resource of ARM type " + t
+				}
 				out = append(out, parser.Error{File: rng.Filename, Line: rng.Start.Line,
-					Message: fmt.Sprintf("%s: %s is GPU type %s, but gpuguard does not price %s: its GPUs are not counted", d.addr(), path, value, d.typ)})
+					Message: fmt.Sprintf("%s: %s is GPU type %s, but gpuguard does not price %s: its GPUs are not counted", d.addr(), path, value, what)})
 			}
 		}
 	}
