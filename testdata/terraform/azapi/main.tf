@@ -68,3 +68,34 @@ resource "azapi_resource" "batch" {
     }
   })
 }
+
+# An Azure Machine Learning workspace with a low-priority A100 training cluster that idles at
+# zero nodes and scales to 4, in the workspace's region.
+resource "azapi_resource" "ml" {
+  type      = "Microsoft.MachineLearningServices/workspaces@2024-04-01"
+  name      = "vision-ml"
+  parent_id = azapi_resource.rg.id
+  location  = var.location
+  identity {
+    type = "SystemAssigned"
+  }
+  body = { properties = {} }
+  tags = local.tags
+}
+
+resource "azapi_resource" "aml_a100" {
+  type      = "Microsoft.MachineLearningServices/workspaces/computes@2024-04-01"
+  name      = "a100-cluster"
+  parent_id = azapi_resource.ml.id
+  body = {
+    properties = {
+      computeType = "AmlCompute"
+      properties = {
+        vmSize        = "Standard_NC24ads_A100_v4"
+        vmPriority    = "LowPriority"
+        scaleSettings = { minNodeCount = 0, maxNodeCount = 4 }
+      }
+    }
+  }
+  tags = local.tags
+}
