@@ -1,0 +1,347 @@
+package managed
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
+	"github.com/gpuguard/gpuguard/parser/terraform"
+)
+
+// freeForm are the arguments whose keys are the user's (tags, labels), not the schema's: their
+// keys keep their spelling.
+var freeForm = map[string]bool{"tags": true, "labels": true, "node_labels": true, "resource_labels": true, "metadata": true, "annotations": true}
+
+// typeOf answers the Terraform type of a managed resource, if gpuguard prices its kind.
+func typeOf(apiVersion, kind string) (string, bool) {
+	group, _, _ := strings.Cut(apiVersion, "/")
+	if isASO(apiVersion) {
+		k, ok := asoKinds[group+"/"+kind]
+		if k.owner == "" {
+			return "azurerm_resource_group", ok
+		}
+		return "azapi_resource", ok
+	}
+	if isACK(apiVersion) {
+		t, ok := ackKinds[group+"/"+kind]
+		return t, ok
+	}
+	if isConfigConnector(apiVersion) {
+		t, ok := configConnector[group+"/"+kind]
+		return t, ok
+	}
+	group = strings.Replace(group, ".m.upbound.io", ".upbound.io", 1)
+	t, ok := kinds[group+"/"+kind]
+	return t, ok
+}
+
+// specArguments is what a managed resource's spec says of its Terraform resource's arguments,
+// by the operator that reads it.
+func specArguments(mr kubernetes.ManagedResource, typ string) (map[string]any, error) {
+	switch {
+	case isACK(mr.APIVersion):
+		return ackArguments(mr, typ)
+	case isASO(mr.APIVersion):
+		return decodeSpec(mr)
+	case isConfigConnector(mr.APIVersion):
+		return configConnectorArguments(mr)
+	}
+	return crossplaneArguments(mr)
+}
+
+// decodeSpec is a resource's spec as a map (nil when it has none).
+func decodeSpec(mr kubernetes.ManagedResource) (map[string]any, error) {
+	var spec map[string]any
+	if mr.Spec != nil && mr.Spec.Kind != 0 {
+		if err := mr.Spec.Decode(&spec); err != nil {
+			return nil, err
+		}
+	}
+	return spec, nil
+}
+
+// member is one managed resource in the Terraform configuration made of them.
+type member struct {
+	mr      kubernetes.ManagedResource
+	typ     string
+	name    string // its Terraform name
+	address string // Kind/name, Kind/namespace/name when namespaced
+}
+
+var identifier = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+// Resources prices the managed resources of one scan. Those of one root (a file, a kustomization
+// build) make one Terraform configuration, where a reference by name (clusterRef,
+// kubernetesClusterIdRef) becomes a reference to the resource of that name, so a node pool finds
+// its cluster. Each resource is reported at its manifest, with a note naming the Terraform type
+// it was priced as.
+func Resources(mrs []kubernetes.ManagedResource) ([]parser.Resource, []parser.Error, []parser.Error) {
+	byRoot := map[string][]member{}
+	var roots []string
+	var unread []parser.Error
+	for _, mr := range mrs {
+		typ, ok := typeOf(mr.APIVersion, mr.Kind)
+		if !ok {
+			// A kind gpuguard does not price may still run GPU machines: say so, never $0 in
+			// silence.
+			if t, field := kubernetes.GPUTypeIn(mr.Spec); t != "" {
+				unread = append(unread, parser.Error{File: mr.File, Line: mr.Line, Message: fmt.Sprintf("%s (%s): %s is GPU type %s, but gpuguard does not price %s managed resources: their GPUs are not counted",
+					addressOf(mr), mr.APIVersion, field, t, mr.Kind)})
+			}
+			continue
+		}
+		if mr.Name == "" {
+			continue
+		}
+		if _, seen := byRoot[mr.Root]; !seen {
+			roots = append(roots, mr.Root)
+		}
+		address := addressOf(mr)
+		name := identifier.ReplaceAllString(mr.Name, "_")
+		if name == "" || !unicode.IsLetter(rune(name[0])) && name[0] != '_' {
+			name = "r_" + name
+		}
+		// Two names that read the same once made identifiers ("a.b", "a_b") stay apart.
+		for base, n := name, 2; taken(byRoot[mr.Root], typ, name); n++ {
+			name = fmt.Sprintf("%s_%d", base, n)
+		}
+		byRoot[mr.Root] = append(byRoot[mr.Root], member{mr: mr, typ: typ, name: name, address: address})
+	}
+	sort.Strings(roots)
+	var out []parser.Resource
+	var errs []parser.Error
+	warns := unread
+	for _, root := range roots {
+		rs, e, w := priceRoot(byRoot[root])
+		out, errs, warns = append(out, rs...), append(errs, e...), append(warns, w...)
+	}
+	return out, errs, warns
+}
+
+// addressOf is a managed resource's address: Kind/name, Kind/namespace/name when namespaced.
+func addressOf(mr kubernetes.ManagedResource) string {
+	if mr.Namespace != "" {
+		return mr.Kind + "/" + mr.Namespace + "/" + mr.Name
+	}
+	return mr.Kind + "/" + mr.Name
+}
+
+func taken(members []member, typ, name string) bool {
+	for _, m := range members {
+		if m.typ == typ && m.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// priceRoot evaluates one root's managed resources as a Terraform JSON configuration.
+func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Error) {
+	var errs []parser.Error
+	byName := map[string][]member{}
+	for _, m := range members {
+		byName[m.mr.Name] = append(byName[m.mr.Name], m)
+	}
+	resources := map[string]map[string]any{}
+	regions := map[string]map[string]any{} // AWS provider configurations by region
+	for _, m := range members {
+		args, err := specArguments(m.mr, m.typ)
+		if err != nil {
+			errs = append(errs, parser.Error{File: m.mr.File, Line: m.mr.Line, Message: fmt.Sprintf("%s: spec: %v", m.address, err)})
+			continue
+		}
+		var attrs map[string]any
+		if isASO(m.mr.APIVersion) {
+			attrs = asoAttributes(args, m, members)
+		} else {
+			attrs = arguments(args, byName, m)
+		}
+		if region, ok := args["region"].(string); ok && strings.HasPrefix(m.typ, "aws_") {
+			// The AWS provider takes the region, not the resource: one provider configuration
+			// per region, each resource using its own (resources of one root may run in
+			// several regions).
+			p, seen := regions[region]
+			if !seen {
+				p = map[string]any{"alias": fmt.Sprintf("region%d", len(regions)), "region": literal(region)}
+				regions[region] = p
+			}
+			attrs["provider"] = "aws." + p["alias"].(string)
+			delete(attrs, "region")
+		}
+		if resources[m.typ] == nil {
+			resources[m.typ] = map[string]any{}
+		}
+		resources[m.typ][m.name] = attrs
+	}
+	doc := map[string]any{"resource": resources}
+	if len(regions) > 0 {
+		var aws []any
+		for _, region := range slices.Sorted(maps.Keys(regions)) {
+			aws = append(aws, regions[region])
+		}
+		doc["provider"] = map[string]any{"aws": aws}
+	}
+	src, err := json.Marshal(doc)
+	if err != nil {
+		return nil, append(errs, parser.Error{File: members[0].mr.File, Message: fmt.Sprintf("managed resources: %v", err)}), nil
+	}
+	res := terraform.ParseSource("manifests.tf.json", src, terraform.Options{})
+	byAddress := map[string]member{}
+	for _, m := range members {
+		byAddress[m.typ+"."+m.name] = m
+	}
+	var out []parser.Resource
+	for _, r := range res.Resources {
+		m, rest, ok := owner(r.Address, byAddress)
+		if !ok {
+			continue
+		}
+		r.Address = m.address + rest
+		r.Root = m.mr.Root
+		r.Source = parser.Location{File: m.mr.File, Line: m.mr.Line}
+		switch {
+		case isASO(m.mr.APIVersion):
+			asoResource(&r, m.mr)
+		case isACK(m.mr.APIVersion):
+			ackResource(&r, m.mr, m.typ)
+		case isConfigConnector(m.mr.APIVersion):
+			r.Note("a Config Connector resource (%s %s), priced as the Terraform resource %s it is generated from", m.mr.APIVersion, m.mr.Kind, m.typ)
+			// Config Connector makes the resource's labels its GCP labels; the resource's own
+			// (a node pool's resource labels) win.
+			if len(m.mr.Labels) > 0 {
+				tags := maps.Clone(m.mr.Labels)
+				maps.Copy(tags, r.Tags)
+				r.Tags = tags
+			}
+		default:
+			r.Note("a Crossplane managed resource (%s %s), priced as the Terraform resource %s it is generated from", m.mr.APIVersion, m.mr.Kind, m.typ)
+		}
+		if m.mr.ComposedBy != "" {
+			r.Note("composed for %s", m.mr.ComposedBy)
+		}
+		if p := m.mr.Annotations[kubernetes.AnnotationProfile]; p != "" {
+			r.Profile = p
+		}
+		if v, ok := m.mr.Annotations[kubernetes.AnnotationIgnore]; ok {
+			r.Suppressions = parser.ParseSuppressionAnnotation(v, r.Source)
+		}
+		out = append(out, r)
+	}
+	// What the evaluation could not read is a gap in gpuguard's reading of manifests the
+	// provider accepts: a warning on the root's first managed resource, not an input error.
+	var warns []parser.Error
+	for _, e := range append(res.Errors, res.Warnings...) {
+		warns = append(warns, parser.Error{File: members[0].mr.File, Line: members[0].mr.Line, Message: "managed resources read as Terraform: " + e.Message})
+	}
+	return out, errs, warns
+}
+
+// owner finds the managed resource an address belongs to ("aws_eks_node_group.gpu" or
+// "azurerm_kubernetes_cluster.main.default_node_pool") and the rest of the address. Names are
+// identifiers, so the name ends at the first "." or "[" after the type.
+func owner(address string, byAddress map[string]member) (member, string, bool) {
+	typ, rest, _ := strings.Cut(address, ".")
+	name, tail := rest, ""
+	if i := strings.IndexAny(rest, ".["); i >= 0 {
+		name, tail = rest[:i], rest[i:]
+	}
+	m, ok := byAddress[typ+"."+name]
+	return m, tail, ok
+}
+
+// arguments turns forProvider into Terraform arguments: keys in snake_case, references by name
+// (fooRef, fooIdRef) into references to the managed resource of that name, selectors dropped.
+func arguments(args map[string]any, byName map[string][]member, self member) map[string]any {
+	out := map[string]any{}
+	for k, v := range args {
+		switch {
+		case strings.HasSuffix(k, "Selector"):
+			continue
+		case strings.HasSuffix(k, "Ref") || strings.HasSuffix(k, "Refs"):
+			if target := refTarget(v, byName, self); target != "" {
+				attr := snake(strings.TrimSuffix(strings.TrimSuffix(k, "s"), "Ref"))
+				out[attr] = "${" + target + ".id}"
+			}
+			continue
+		}
+		key := snake(k)
+		if freeForm[key] {
+			out[literal(key)] = literalValue(v)
+			continue
+		}
+		out[literal(key)] = convert(v, byName, self)
+	}
+	return out
+}
+
+func convert(v any, byName map[string][]member, self member) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return arguments(x, byName, self)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = convert(e, byName, self)
+		}
+		return out
+	}
+	return literalValue(v)
+}
+
+// literal escapes the template sequences of Terraform's JSON syntax in a string from a manifest:
+// Kubernetes does not interpolate "${...}", so neither may the configuration made of it (it
+// would otherwise call Terraform's functions, file() among them, on a manifest's text).
+func literal(s string) string {
+	return strings.NewReplacer("${", "$${", "%{", "%%{").Replace(s)
+}
+
+// literalValue escapes every string in a value, keys included.
+func literalValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return literal(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[literal(k)] = literalValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = literalValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// refTarget is the Terraform address a reference by name points at: the one other managed
+// resource of that name in the same root.
+func refTarget(v any, byName map[string][]member, self member) string {
+	ref, _ := v.(map[string]any)
+	if list, ok := v.([]any); ok && len(list) > 0 {
+		ref, _ = list[0].(map[string]any)
+	}
+	if from, ok := ref["from"].(map[string]any); ok { // ACK: fooRef: {from: {name}}
+		ref = from
+	}
+	name, _ := ref["name"].(string)
+	var found []member
+	for _, m := range byName[name] {
+		if m.typ != self.typ || m.name != self.name {
+			found = append(found, m)
+		}
+	}
+	if len(found) != 1 {
+		return ""
+	}
+	return found[0].typ + "." + found[0].name
+}
