@@ -302,21 +302,7 @@ func mapAzAPIBatchPool(c *mapContext, typ string, body *view) []*parser.Resource
 	size, found := b.str("properties", "vmSize")
 	r.InstanceType = size
 	requireInstanceType(r, "body.properties.vmSize", found)
-	switch {
-	case b.has("properties", "scaleSettings", "fixedScale"):
-		dedicated, _ := b.num("properties", "scaleSettings", "fixedScale", "targetDedicatedNodes")
-		low, _ := b.num("properties", "scaleSettings", "fixedScale", "targetLowPriorityNodes")
-		r.Quantity, r.SpotQuantity = dedicated+low, low
-		if dedicated == 0 && low > 0 {
-			r.PurchaseOption, r.SpotQuantity = parser.Spot, 0
-		}
-	case b.has("properties", "scaleSettings", "autoScale"):
-		r.Quantity = 0
-		r.Note("scaleSettings.autoScale: its formula sets the nodes while jobs run; priced at none (set usage in the config for the hours it runs)")
-	default:
-		r.Quantity = 0
-		r.Note("no scaleSettings: the pool has no nodes")
-	}
+	batchScale(r, b, batchFields{path: []any{"properties", "scaleSettings"}, fixed: "fixedScale", auto: "autoScale", dedicated: "targetDedicatedNodes", low: "targetLowPriorityNodes"})
 	parent := c.referenced(w, "azurerm_batch_account", "parent_id")
 	if parent == nil {
 		parent = c.referencedARM(w, "microsoft.batch/batchaccounts")

@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -302,21 +303,7 @@ func mapAzureBatchPool(c *mapContext) []*parser.Resource {
 	size, found := w.str("vm_size")
 	r.InstanceType = size
 	requireInstanceType(r, "vm_size", found)
-	switch {
-	case w.has("fixed_scale"):
-		dedicated, _ := w.num("fixed_scale", "target_dedicated_nodes")
-		low, _ := w.num("fixed_scale", "target_low_priority_nodes")
-		r.Quantity, r.SpotQuantity = dedicated+low, low
-		if dedicated == 0 && low > 0 {
-			r.PurchaseOption, r.SpotQuantity = parser.Spot, 0
-		}
-	case w.has("auto_scale"):
-		r.Quantity = 0
-		r.Note("auto_scale: its formula sets the nodes while jobs run; priced at none (set usage in the config for the hours it runs)")
-	default:
-		r.Quantity = 0
-		r.Note("no fixed_scale or auto_scale: the pool has no nodes")
-	}
+	batchScale(r, w, batchFields{fixed: "fixed_scale", auto: "auto_scale", dedicated: "target_dedicated_nodes", low: "target_low_priority_nodes"})
 	// A pool runs where its Batch account is: the account it refers to, or the one of its name.
 	inst := c.referenced(w, "azurerm_batch_account", "account_name")
 	if inst == nil {
@@ -327,6 +314,34 @@ func mapAzureBatchPool(c *mapContext) []*parser.Resource {
 	parentLocation(r, inst, "account_name", "Batch account")
 	applyTags(r, w.strMap("metadata"))
 	return []*parser.Resource{r}
+}
+
+// batchFields names a Batch pool's scale fields: azurerm's, or ARM's under
+// properties.scaleSettings (an azapi_resource body).
+type batchFields struct {
+	path                        []any
+	fixed, auto, dedicated, low string
+}
+
+// batchScale reads a Batch pool's nodes: a fixed scale's dedicated nodes at the VM's price and
+// low-priority nodes as Spot; an auto scale's formula decides at run time, so none.
+func batchScale(r *parser.Resource, w *view, f batchFields) {
+	field := func(names ...any) []any { return append(slices.Clone(f.path), names...) }
+	switch {
+	case w.has(field(f.fixed)...):
+		dedicated, _ := w.num(field(f.fixed, f.dedicated)...)
+		low, _ := w.num(field(f.fixed, f.low)...)
+		r.Quantity, r.SpotQuantity = dedicated+low, low
+		if dedicated == 0 && low > 0 {
+			r.PurchaseOption, r.SpotQuantity = parser.Spot, 0
+		}
+	case w.has(field(f.auto)...):
+		r.Quantity = 0
+		r.Note("%s: its formula sets the nodes while jobs run; priced at none (set usage in the config for the hours it runs)", f.auto)
+	default:
+		r.Quantity = 0
+		r.Note("no %s or %s: the pool has no nodes", f.fixed, f.auto)
+	}
 }
 
 // parentLocation sets the region of a resource that has no location of its own and runs where
