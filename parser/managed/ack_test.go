@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
 
@@ -74,39 +73,12 @@ func TestACKNodegroups(t *testing.T) {
 	if len(res.Errors) != 0 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "Instance/ml/box (ec2.services.k8s.aws/v1alpha1): spec.instanceType is GPU type g5.2xlarge") {
 		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
 	}
-	got := map[string]parser.Resource{}
-	for _, r := range res.Resources {
-		got[r.Address] = r
-	}
-	type want struct {
-		instance string
-		qty, max int
-		purchase parser.PurchaseOption
-		region   string
-		line     int
-	}
-	wants := map[string]want{
-		"Nodegroup/ml/gpu":         {"g6e.12xlarge", 2, 4, parser.Spot, "us-west-2", 14},
-		"Nodegroup/ml/east":        {"p5.48xlarge", 1, 1, parser.OnDemand, "us-east-1", 27},
-		"Nodegroup/team-b/nowhere": {"g5.xlarge", 3, 3, parser.OnDemand, "", 39},
-	}
-	if len(got) != len(wants) {
-		t.Errorf("%d resources, want %d: %+v", len(got), len(wants), res.Resources)
-	}
-	for addr, w := range wants {
-		r, ok := got[addr]
-		if !ok {
-			t.Errorf("%s not found", addr)
-			continue
-		}
-		max := 0
-		if r.ScaleMax != nil {
-			max = r.ScaleMax.Quantity
-		}
-		if r.InstanceType != w.instance || r.Quantity != w.qty || max != w.max || r.PurchaseOption != w.purchase || r.Region != w.region ||
-			r.Source != (parser.Location{File: "ack.yaml", Line: w.line}) || len(r.Unresolved) != 0 {
-			t.Errorf("%s: %s ×%d (max %d) %s in %q at %s, unresolved %+v", addr, r.InstanceType, r.Quantity, max, r.PurchaseOption, r.Region, r.Source, r.Unresolved)
-		}
+	got := checkResources(t, res, "ack.yaml", map[string]string{
+		"Nodegroup/ml/gpu":         `g6e.12xlarge ×2 (max 4) spot in "us-west-2" at line 14, 0 unresolved`,
+		"Nodegroup/ml/east":        `p5.48xlarge ×1 (max 1) on_demand in "us-east-1" at line 27, 0 unresolved`,
+		"Nodegroup/team-b/nowhere": `g5.xlarge ×3 (max 3) on_demand in "" at line 39, 0 unresolved`,
+	})
+	for addr, r := range got {
 		if !strings.Contains(strings.Join(r.Notes, " "), "an AWS Controllers for Kubernetes resource") {
 			t.Errorf("%s: notes %q", addr, r.Notes)
 		}

@@ -1,11 +1,9 @@
 package managed
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
 
@@ -88,44 +86,17 @@ func TestAzureServiceOperatorResources(t *testing.T) {
 	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
 		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
 	}
-	got := map[string]parser.Resource{}
-	for _, r := range res.Resources {
-		got[r.Address] = r
-	}
-	type want struct {
-		instance string
-		qty, max int
-		purchase parser.PurchaseOption
-		region   string
-		line     int
-	}
 	// The system pool runs no GPU.
-	wants := map[string]want{
-		`ManagedCluster/ml/ml-aks.agentPoolProfiles["t4"]`: {"Standard_NC4as_T4_v3", 1, 0, parser.OnDemand, "eastus", 7},
-		"ManagedClustersAgentPool/ml/a100":                 {"Standard_NC24ads_A100_v4", 2, 4, parser.Spot, "eastus", 19},
+	got := checkResources(t, res, "aso.yaml", map[string]string{
+		`ManagedCluster/ml/ml-aks.agentPoolProfiles["t4"]`: `Standard_NC4as_T4_v3 ×1 (max 0) on_demand in "eastus" at line 7, 0 unresolved`,
+		"ManagedClustersAgentPool/ml/a100":                 `Standard_NC24ads_A100_v4 ×2 (max 4) spot in "eastus" at line 19, 0 unresolved`,
 		// No location: ARM creates it in its resource group's.
-		"VirtualMachine/ml/box":                           {"Standard_NC6s_v3", 1, 0, parser.OnDemand, "westus3", 37},
-		"VirtualMachineScaleSet/ml/vmss":                  {"Standard_NC4as_T4_v3", 3, 0, parser.Spot, "eastus", 44},
-		"ManagedClustersAgentPool/ml/elsewhere":           {"Standard_NC4as_T4_v3", 1, 0, parser.OnDemand, "", 53},
-		"ManagedClustersAgentPool/team-b/other-namespace": {"Standard_NC4as_T4_v3", 1, 0, parser.OnDemand, "", 60},
-	}
-	if len(got) != len(wants) {
-		t.Errorf("%d resources, want %d: %+v", len(got), len(wants), res.Resources)
-	}
-	for addr, w := range wants {
-		r, ok := got[addr]
-		if !ok {
-			t.Errorf("%s not found", addr)
-			continue
-		}
-		max := 0
-		if r.ScaleMax != nil {
-			max = r.ScaleMax.Quantity
-		}
-		if r.InstanceType != w.instance || r.Quantity != w.qty || max != w.max || r.PurchaseOption != w.purchase || r.Region != w.region ||
-			r.Source != (parser.Location{File: "aso.yaml", Line: w.line}) || len(r.Unresolved) != 0 {
-			t.Errorf("%s: %s ×%d (max %d) %s in %q at %s, unresolved %+v", addr, r.InstanceType, r.Quantity, max, r.PurchaseOption, r.Region, r.Source, r.Unresolved)
-		}
+		"VirtualMachine/ml/box":                           `Standard_NC6s_v3 ×1 (max 0) on_demand in "westus3" at line 37, 0 unresolved`,
+		"VirtualMachineScaleSet/ml/vmss":                  `Standard_NC4as_T4_v3 ×3 (max 0) spot in "eastus" at line 44, 0 unresolved`,
+		"ManagedClustersAgentPool/ml/elsewhere":           `Standard_NC4as_T4_v3 ×1 (max 0) on_demand in "" at line 53, 0 unresolved`,
+		"ManagedClustersAgentPool/team-b/other-namespace": `Standard_NC4as_T4_v3 ×1 (max 0) on_demand in "" at line 60, 0 unresolved`,
+	})
+	for addr, r := range got {
 		notes := strings.Join(r.Notes, " ")
 		if !strings.Contains(notes, "an Azure Service Operator resource") || strings.Contains(notes, "azapi_resource") {
 			t.Errorf("%s: notes %q", addr, r.Notes)
@@ -205,16 +176,8 @@ spec:
 	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
 		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
 	}
-	var got []string
-	for _, r := range res.Resources {
-		max := 0
-		if r.ScaleMax != nil {
-			max = r.ScaleMax.Quantity
-		}
-		got = append(got, fmt.Sprintf("%s %s ×%d (max %d) %s in %s", r.Address, r.InstanceType, r.Quantity, max, r.PurchaseOption, r.Region))
-	}
-	want := "WorkspacesCompute/ml/a100 Standard_NC24ads_A100_v4 ×1 (max 8) spot in eastus\nWorkspacesCompute/ml/nb Standard_NC4as_T4_v3 ×1 (max 0) on_demand in westus2"
-	if strings.Join(got, "\n") != want {
-		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), want)
-	}
+	checkResources(t, res, "aml.yaml", map[string]string{
+		"WorkspacesCompute/ml/a100": `Standard_NC24ads_A100_v4 ×1 (max 8) spot in "eastus" at line 8, 0 unresolved`,
+		"WorkspacesCompute/ml/nb":   `Standard_NC4as_T4_v3 ×1 (max 0) on_demand in "westus2" at line 21, 0 unresolved`,
+	})
 }
