@@ -66,3 +66,15 @@ func EKSAMITypeWithoutDriver(amiType string) bool {
 	u := strings.ToUpper(strings.TrimSpace(amiType))
 	return u != "" && u != "CUSTOM" && !strings.Contains(u, "NVIDIA") && !strings.Contains(u, "_GPU")
 }
+
+// AKSSkipDriverTag says why an AKS pool's tags skip the NVIDIA driver AKS installs on GPU nodes
+// (SkipGPUDriverInstall=true, https://learn.microsoft.com/azure/aks/gpu-cluster#skip-gpu-driver-installation),
+// or "".
+func AKSSkipDriverTag(tags map[string]string) string {
+	for k, v := range tags {
+		if strings.EqualFold(k, "SkipGPUDriverInstall") && strings.EqualFold(v, "true") {
+			return "the tag " + k + " = " + v + ", which skips the NVIDIA driver AKS installs on GPU nodes"
+		}
+	}
+	return ""
+}

@@ -405,8 +405,8 @@ func asoPoolMachines(o *object) (machines, bool, error) {
 		}
 		if strings.EqualFold(p.GPUProfile.Driver, "None") {
 			m.noDriver = from + `gpuProfile.driver "None", which skips the NVIDIA driver AKS installs on GPU nodes`
-		} else if _, skip := p.Tags["SkipGPUDriverInstall"]; skip {
-			m.noDriver = from + "tags SkipGPUDriverInstall, which skips the NVIDIA driver AKS installs on GPU nodes"
+		} else if why := parser.AKSSkipDriverTag(p.Tags); why != "" {
+			m.noDriver = from + "tags: " + why
 		}
 		return m, true, nil
 	}

@@ -595,7 +595,9 @@ spec:
 `
 	pools := pool("a100", "{owner: {name: aks}, mode: User, vmSize: Standard_NC24ads_A100_v4, scaleSetPriority: Spot, enableAutoScaling: true, minCount: 1, maxCount: 5, tags: {team: ml}}") +
 		pool("t4", `{owner: {name: aks}, mode: User, vmSize: Standard_NC4as_T4_v3, gpuProfile: {driver: None}}`) +
-		pool("system", "{owner: {name: aks}, mode: System, vmSize: Standard_D4s_v5}")
+		pool("system", "{owner: {name: aks}, mode: System, vmSize: Standard_D4s_v5}") +
+		pool("skip", `{owner: {name: aks}, vmSize: Standard_NC4as_T4_v3, tags: {SkipGPUDriverInstall: "True"}}`) +
+		pool("noskip", `{owner: {name: aks}, vmSize: Standard_NC4as_T4_v3, tags: {SkipGPUDriverInstall: "false"}}`)
 	for name, src := range map[string]string{
 		"through the Cluster": `apiVersion: cluster.x-k8s.io/v1beta1
 kind: Cluster
@@ -623,6 +625,9 @@ spec:
 			want := []string{
 				"MachinePool/ml/a100 Standard_NC24ads_A100_v4 ×2 (max 5) spot in westeurope team=ml driver=false",
 				"MachinePool/ml/t4 Standard_NC4as_T4_v3 ×2 (max 0) on_demand in westeurope team= driver=true",
+				// AKS skips the driver only when the tag says true.
+				"MachinePool/ml/skip Standard_NC4as_T4_v3 ×2 (max 0) on_demand in westeurope team= driver=true",
+				"MachinePool/ml/noskip Standard_NC4as_T4_v3 ×2 (max 0) on_demand in westeurope team= driver=false",
 			}
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -165,7 +165,7 @@ func armDriver(r *parser.Resource, p *view) {
 		r.NoGPUDriver = `gpuProfile.driver "None", which skips the NVIDIA driver AKS installs on GPU nodes`
 		return
 	}
-	r.NoGPUDriver = skipDriverTag(r.Tags)
+	r.NoGPUDriver = parser.AKSSkipDriverTag(r.Tags)
 }
 
 func mapAzAPIAgentPool(c *mapContext, typ string, body *view) []*parser.Resource {

@@ -53,18 +53,7 @@ func aksDriver(r *parser.Resource, pool *view) {
 		r.NoGPUDriver = `gpu_driver = "None", which skips the NVIDIA driver AKS installs on GPU nodes`
 		return
 	}
-	r.NoGPUDriver = skipDriverTag(pool.quiet().strMap("tags"))
-}
-
-// skipDriverTag says why an AKS pool's tags skip the NVIDIA driver (SkipGPUDriverInstall=true),
-// or "".
-func skipDriverTag(tags map[string]string) string {
-	for k, v := range tags {
-		if strings.EqualFold(k, "SkipGPUDriverInstall") && strings.EqualFold(v, "true") {
-			return "the tag " + k + " = " + v + ", which skips the NVIDIA driver AKS installs on GPU nodes"
-		}
-	}
-	return ""
+	r.NoGPUDriver = parser.AKSSkipDriverTag(pool.quiet().strMap("tags"))
 }
 
 // gkeDriver reads a GKE pool's guest_accelerator.gpu_driver_installation_config:
