@@ -67,6 +67,15 @@ func EKSAMITypeWithoutDriver(amiType string) bool {
 	return u != "" && u != "CUSTOM" && !strings.Contains(u, "NVIDIA") && !strings.Contains(u, "_GPU")
 }
 
+// AKSNoDriver says why an AKS pool's GPU nodes start without the NVIDIA driver AKS installs, from
+// ARM's gpuProfile.driver ("None") and the pool's tags (SkipGPUDriverInstall=true), or "".
+func AKSNoDriver(gpuProfileDriver string, tags map[string]string) string {
+	if strings.EqualFold(gpuProfileDriver, "None") {
+		return `gpuProfile.driver "None", which skips the NVIDIA driver AKS installs on GPU nodes`
+	}
+	return AKSSkipDriverTag(tags)
+}
+
 // AKSSkipDriverTag says why an AKS pool's tags skip the NVIDIA driver AKS installs on GPU nodes
 // (SkipGPUDriverInstall=true, https://learn.microsoft.com/azure/aks/gpu-cluster#skip-gpu-driver-installation),
 // or "".

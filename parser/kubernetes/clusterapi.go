@@ -403,10 +403,8 @@ func asoPoolMachines(o *object) (machines, bool, error) {
 		if p.EnableAutoScaling {
 			m.min, m.max, m.maxFrom = p.MinCount, p.MaxCount, from+"maxCount of "+o.address()
 		}
-		if strings.EqualFold(p.GPUProfile.Driver, "None") {
-			m.noDriver = from + `gpuProfile.driver "None", which skips the NVIDIA driver AKS installs on GPU nodes`
-		} else if why := parser.AKSSkipDriverTag(p.Tags); why != "" {
-			m.noDriver = from + "tags: " + why
+		if why := parser.AKSNoDriver(p.GPUProfile.Driver, p.Tags); why != "" {
+			m.noDriver = why + " (in " + strings.TrimSuffix(from, ".") + ")"
 		}
 		return m, true, nil
 	}

@@ -161,11 +161,8 @@ func armDriver(r *parser.Resource, p *view) {
 	if !parser.IsGPUInstanceType(parser.Azure, r.InstanceType) {
 		return
 	}
-	if d, ok := p.quiet().str("gpuProfile", "driver"); ok && strings.EqualFold(d, "None") {
-		r.NoGPUDriver = `gpuProfile.driver "None", which skips the NVIDIA driver AKS installs on GPU nodes`
-		return
-	}
-	r.NoGPUDriver = parser.AKSSkipDriverTag(r.Tags)
+	driver, _ := p.quiet().str("gpuProfile", "driver")
+	r.NoGPUDriver = parser.AKSNoDriver(driver, r.Tags)
 }
 
 func mapAzAPIAgentPool(c *mapContext, typ string, body *view) []*parser.Resource {
