@@ -12,8 +12,11 @@
 //     ManagedClustersAgentPool, compute.azure.com VirtualMachine and VirtualMachineScaleSet,
 //     machinelearningservices.azure.com WorkspacesCompute),
 //     whose spec is the ARM request, written as the azapi_resource of that ARM type (aso.go);
-//   - AWS Controllers for Kubernetes (eks.services.k8s.aws Nodegroup), whose spec is the AWS
-//     API's request, close to the Terraform arguments (ack.go).
+//   - AWS Controllers for Kubernetes (eks.services.k8s.aws Nodegroup; ec2.services.k8s.aws
+//     Instance, LaunchTemplate, Fleet and CapacityReservation; sagemaker.services.k8s.aws
+//     EndpointConfig, Endpoint and NotebookInstance; Application Auto Scaling's
+//     ScalableTarget), whose spec is the AWS API's request, close to the Terraform arguments
+//     (ack.go).
 //
 // The package writes the objects of a root as one Terraform JSON configuration, references by
 // name resolved, and prices it with package terraform's mappers; a kind it does not price that

@@ -197,11 +197,20 @@ func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Er
 	for _, m := range members {
 		byAddress[m.typ+"."+m.name] = m
 	}
+	manifestTerms := manifestAddresses(byAddress)
 	var out []parser.Resource
 	for _, r := range res.Resources {
 		m, rest, ok := owner(r.Address, byAddress)
 		if !ok {
 			continue
+		}
+		// What the Terraform reader says of the other members (a scalable target that scales
+		// this one) names their manifests.
+		for i, n := range r.Notes {
+			r.Notes[i] = manifestTerms.Replace(n)
+		}
+		if r.ScaleMax != nil {
+			r.ScaleMax.From = manifestTerms.Replace(r.ScaleMax.From)
 		}
 		r.Address = m.address + rest
 		r.Root = m.mr.Root
@@ -241,6 +250,18 @@ func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Er
 		warns = append(warns, parser.Error{File: members[0].mr.File, Line: members[0].mr.Line, Message: "managed resources read as Terraform: " + e.Message})
 	}
 	return out, errs, warns
+}
+
+// manifestAddresses replaces the Terraform addresses of a root's members (aws_appautoscaling_target.chat)
+// with their manifests' (ScalableTarget/ml/chat), longest first so that no address is taken for
+// the start of a longer one.
+func manifestAddresses(byAddress map[string]member) *strings.Replacer {
+	addrs := slices.SortedFunc(maps.Keys(byAddress), func(a, b string) int { return len(b) - len(a) })
+	var pairs []string
+	for _, a := range addrs {
+		pairs = append(pairs, a, byAddress[a].address)
+	}
+	return strings.NewReplacer(pairs...)
 }
 
 // owner finds the managed resource an address belongs to ("aws_eks_node_group.gpu" or
