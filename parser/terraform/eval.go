@@ -846,7 +846,8 @@ func (mi *moduleInstance) child(name string) *childState {
 			mi.ev.followed = append(mi.ev.followed, d)
 			break
 		}
-		if sd, ok := standInFor(call.source); ok {
+		sets := func(input string) bool { _, ok := call.args[input]; return ok }
+		if sd, ok := standInFor(call.source, sets); ok {
 			dir, cs.standIn = sd, true
 			break
 		}

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -15,7 +16,9 @@ import (
 // (downloaded.go). In a pull request that is seldom the case, and the modules that declare the
 // most GPU capacity are a handful of community ones: terraform-aws-modules/eks/aws (managed and
 // self-managed node groups), terraform-google-modules/kubernetes-engine/google (node pools),
-// Azure/aks/azurerm (the default and extra node pools), for single GPU machines and batch
+// Azure/aks/azurerm (the default and extra node pools) and its successor, Azure Verified Modules'
+// Azure/avm-res-containerservice-managedcluster/azurerm (the same, in its AzAPI releases and its
+// older AzureRM ones, told apart by the inputs a call sets: standInReleases), for single GPU machines and batch
 // jobs terraform-aws-modules/ec2-instance/aws and terraform-aws-modules/batch/aws, and for GPU
 // fleets outside Kubernetes terraform-aws-modules/autoscaling/aws and the instance_template,
 // mig, compute_instance and umig modules of terraform-google-modules/vm/google, and Cloud
@@ -74,6 +77,18 @@ var standInModules = map[string]string{
 	"terraform-google-modules/vm/google//modules/umig":              "gcp-vm-compute-instance",
 	"cloudposse/label/null":                                         "cloudposse-label",
 	"cloudposse/eks-node-group/aws":                                 "cloudposse-eks-node-group",
+	"azure/avm-res-containerservice-managedcluster/azurerm":         "azure-avm-aks",
+}
+
+// standInReleases picks, for a module whose inputs a release renamed, the stand-in of the older
+// releases when the call sets an input only they take. Azure Verified Modules' AKS module
+// renamed default_node_pool, node_pools and resource_group_name when it moved to the AzAPI
+// provider (2025-09): a call that still sets them uses an AzureRM release.
+var standInReleases = map[string]struct {
+	older  string
+	inputs []string
+}{
+	"azure-avm-aks": {older: "azure-avm-aks-azurerm", inputs: []string{"default_node_pool", "node_pools", "resource_group_name"}},
 }
 
 // registrySource normalises a module source to the registry's spelling, so that one stand-in
@@ -112,12 +127,16 @@ func registrySource(src string) string {
 	return s + strings.TrimSuffix(sub, "/")
 }
 
-// standInFor answers the stand-in directory for a module source, if gpuguard has one.
-func standInFor(source string) (string, bool) {
+// standInFor answers the stand-in directory for a module source, if gpuguard has one; sets
+// reports whether the call sets an input (nil: none known, the newest release's stand-in).
+func standInFor(source string, sets func(input string) bool) (string, bool) {
 	// Registry namespaces and names are case-insensitive ("Azure/aks/azurerm").
 	name, ok := standInModules[strings.ToLower(registrySource(source))]
 	if !ok {
 		return "", false
+	}
+	if rel, ok := standInReleases[name]; ok && sets != nil && slices.ContainsFunc(rel.inputs, sets) {
+		name = rel.older
 	}
 	return standInPrefix + name, true
 }
@@ -130,7 +149,7 @@ func isStandIn(name string) bool { return strings.HasPrefix(name, standInPrefix)
 // is tfr:///terraform-aws-modules/eks/aws): ParseModuleDir reads it from the binary. Resources
 // it yields have their Source in the stand-in (IsStandIn): the caller points them at its own
 // configuration.
-func StandInDir(source string) (string, bool) { return standInFor(source) }
+func StandInDir(source string) (string, bool) { return standInFor(source, nil) }
 
 // IsStandIn reports whether a directory or file name is one of gpuguard's stand-ins.
 func IsStandIn(name string) bool { return isStandIn(name) }

@@ -31,7 +31,7 @@ func TestRegistrySource(t *testing.T) {
 			t.Errorf("registrySource(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if _, ok := standInFor("terraform-aws-modules/vpc/aws"); ok {
+	if _, ok := standInFor("terraform-aws-modules/vpc/aws", nil); ok {
 		t.Error("a module gpuguard has no stand-in for must not get one")
 	}
 }
@@ -48,9 +48,17 @@ func TestStandInsEvaluateCleanly(t *testing.T) {
 		}
 	}
 	sort.Strings(sources)
+	calls := map[string]string{}
 	for _, src := range sources {
+		calls[src] = "module \"m\" {\n  source = \"" + src + "\"\n}\n"
+		// The stand-in of a module's older releases, for a call setting an input only they take.
+		if rel, ok := standInReleases[standInModules[src]]; ok {
+			calls[src+" ("+rel.older+")"] = "module \"m\" {\n  source = \"" + src + "\"\n  " + rel.inputs[0] + " = null\n}\n"
+		}
+	}
+	for _, src := range slices.Sorted(maps.Keys(calls)) {
 		root := t.TempDir()
-		testutil.WriteFiles(t, root, map[string]string{"main.tf": "module \"m\" {\n  source = \"" + src + "\"\n}\n"})
+		testutil.WriteFiles(t, root, map[string]string{"main.tf": calls[src]})
 		res := ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
 		if len(res.Errors) != 0 || len(res.Warnings) != 0 {
 			t.Errorf("%s: errors %+v, warnings %+v", src, res.Errors, res.Warnings)
@@ -739,5 +747,103 @@ module "disabled" {
 	}
 	if own := got["module.own_ami.aws_eks_node_group.default[0]"]; own.InstanceType != "g5.xlarge" || own.NoGPUDriver != "" {
 		t.Errorf("own AMI: %+v", own)
+	}
+}
+
+// Azure Verified Modules' AKS module is read through the stand-in of the release its inputs
+// belong to: agent_pools and default_agent_pool since its AzAPI release, node_pools and
+// default_node_pool before it, each at that release's addresses and with its defaults.
+func TestAzureVerifiedAKSModule(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteFiles(t, dir, map[string]string{"main.tf": `
+module "aks" {
+  source    = "Azure/avm-res-containerservice-managedcluster/azurerm"
+  version   = "~> 0.4"
+  name      = "ml"
+  location  = "eastus"
+  parent_id = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/ml"
+  tags      = { team = "ml" }
+  default_agent_pool = { vm_size = "Standard_D4s_v5" }
+  agent_pools = {
+    a100 = { name = "a100", vm_size = "Standard_NC24ads_A100_v4", count_of = 2, node_labels = { workload = "train" }, tags = { team = "research" } }
+    t4   = { name = "t4", vm_size = "Standard_NC4as_T4_v3", enable_auto_scaling = true, min_count = 1, max_count = 4, count_of = 9, scale_set_priority = "Spot" }
+    none = { name = "none", vm_size = "Standard_NC4as_T4_v3", output_data_only = true }
+  }
+}
+
+module "gpu_system" {
+  source             = "Azure/avm-res-containerservice-managedcluster/azurerm"
+  name               = "gpu"
+  location           = "westus2"
+  parent_id          = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/gpu"
+  default_agent_pool = { vm_size = "Standard_NC4as_T4_v3", gpu_profile = { driver = "None" } }
+  agent_pools        = { l4 = { name = "l4", vm_size = "Standard_NV36ads_A10_v5" } }
+  create_agentpools_before_destroy = true
+}
+
+module "aks_azurerm" {
+  source              = "Azure/avm-res-containerservice-managedcluster/azurerm"
+  version             = "0.1.7"
+  name                = "old"
+  location            = "eastus"
+  resource_group_name = "rg"
+  default_node_pool   = { name = "default", vm_size = "Standard_NC4as_T4_v3", node_count = 2, tags = { pool = "default" } }
+  node_pools = {
+    v100 = { name = "v100", vm_size = "Standard_NC6s_v3", auto_scaling_enabled = true, min_count = 0, max_count = 3, priority = "Spot", eviction_policy = "Delete" }
+  }
+  create_nodepools_before_destroy = true
+}
+`})
+	res := ParseModuleDir(dir, Options{FileDirs: []string{dir}})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
+	}
+	got := map[string]parser.Resource{}
+	for _, r := range res.Resources {
+		got[r.Address] = r
+	}
+	describe := func(r parser.Resource) string {
+		max := 0
+		if r.ScaleMax != nil {
+			max = r.ScaleMax.Quantity
+		}
+		return fmt.Sprintf("%s ×%d (max %d) %s in %s, %d unresolved", r.InstanceType, r.Quantity, max, r.PurchaseOption, r.Region, len(r.Unresolved))
+	}
+	for addr, want := range map[string]string{
+		`module.aks.module.nodepools["a100"].azapi_resource.this[0]`: "Standard_NC24ads_A100_v4 ×2 (max 0) on_demand in eastus, 0 unresolved",
+		// Both bounds set: count_of is not sent, the pool runs its minimum.
+		`module.aks.module.nodepools["t4"].azapi_resource.this[0]`: "Standard_NC4as_T4_v3 ×1 (max 4) spot in eastus, 0 unresolved",
+		// The default pool's count_of is 3 unless set.
+		`module.gpu_system.azapi_resource.this.agentPoolProfiles["systempool"]`:                                               "Standard_NC4as_T4_v3 ×3 (max 0) on_demand in westus2, 0 unresolved",
+		`module.gpu_system.module.nodepools["l4"].azapi_resource.this_create_before_destroy[0]`:                               "Standard_NV36ads_A10_v5 ×1 (max 0) on_demand in westus2, 0 unresolved",
+		`module.aks_azurerm.azurerm_kubernetes_cluster.this.default_node_pool`:                                                "Standard_NC4as_T4_v3 ×2 (max 0) on_demand in eastus, 0 unresolved",
+		`module.aks_azurerm.module.nodepools["v100"].azurerm_kubernetes_cluster_node_pool.create_before_destroy_node_pool[0]`: "Standard_NC6s_v3 ×0 (max 3) spot in eastus, 0 unresolved",
+	} {
+		r, ok := got[addr]
+		if !ok {
+			t.Errorf("%s: not read; read %v", addr, slices.Sorted(maps.Keys(got)))
+			continue
+		}
+		if d := describe(r); d != want {
+			t.Errorf("%s:\n got  %s\n want %s", addr, d, want)
+		}
+		if r.Source.File != filepath.Join(dir, "main.tf") || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "stand-in") }) {
+			t.Errorf("%s: at %+v, notes %q", addr, r.Source, r.Notes)
+		}
+	}
+	for addr := range got {
+		if strings.Contains(addr, `"none"`) || strings.Contains(addr, "module.aks.azapi_resource.this") {
+			t.Errorf("%s: a pool the module does not create, or a CPU default pool, was priced", addr)
+		}
+	}
+	a100 := got[`module.aks.module.nodepools["a100"].azapi_resource.this[0]`]
+	if a100.Tags["team"] != "research" || a100.NodeLabels == nil || a100.NodeLabels.Labels["workload"] != "train" {
+		t.Errorf("a100: tags %v, labels %+v", a100.Tags, a100.NodeLabels)
+	}
+	if sys := got[`module.gpu_system.azapi_resource.this.agentPoolProfiles["systempool"]`]; sys.NoGPUDriver == "" {
+		t.Errorf("gpu_profile.driver None not read on the default pool: %+v", sys)
+	}
+	if def := got[`module.aks_azurerm.azurerm_kubernetes_cluster.this.default_node_pool`]; def.Tags["pool"] != "default" {
+		t.Errorf("the AzureRM releases' default pool: tags %v", def.Tags)
 	}
 }
