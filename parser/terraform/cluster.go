@@ -18,7 +18,8 @@ import (
 // objects come from Terraform (kubernetes_manifest, kubectl_manifest, the typed workloads,
 // helm_release), the configuration usually says which cluster that is: the kubernetes, kubectl
 // or helm provider's host and credentials are read from an aws_eks_cluster,
-// google_container_cluster or azurerm_kubernetes_cluster (or their data sources), and that
+// google_container_cluster or azurerm_kubernetes_cluster (or their data sources, or an
+// azapi_resource of an AKS cluster), and that
 // cluster has a region. A workload whose manifests name no region takes it, in this order:
 //  1. the cluster its provider configuration reads from;
 //  2. else the only cluster the configuration declares (or several, all in one region);
@@ -35,6 +36,20 @@ var clusterTypes = map[string]string{
 	"aws_eks_cluster_auth":       parser.AWS, // data source only: the token of an EKS cluster
 	"google_container_cluster":   parser.GCP,
 	"azurerm_kubernetes_cluster": parser.Azure,
+}
+
+// clusterCloud answers whether a resource (or data source) is a managed Kubernetes cluster, and
+// its cloud: one of clusterTypes, or an azapi_resource whose ARM type, written as a literal, is
+// an AKS managed cluster (as Azure Verified Modules' AKS module declares it).
+func clusterCloud(d *resourceDecl) (string, bool) {
+	if d.typ == "azapi_resource" {
+		if t, _ := armType(azapiLiteralType(d.body)); t == "microsoft.containerservice/managedclusters" {
+			return parser.Azure, true
+		}
+		return "", false
+	}
+	cloud, ok := clusterTypes[d.typ]
+	return cloud, ok
 }
 
 // clusterPlace is a cluster's cloud and region, and what they were read from.
@@ -91,7 +106,7 @@ func dataRefs(v cty.Value) []dataMark { return marksOf[dataMark](v) }
 // placeOfCluster returns the cloud and region of a cluster instance (or data source), when it
 // is one and its region is known.
 func (ev *evaluation) placeOfCluster(inst *instance) (clusterPlace, bool) {
-	cloud, ok := clusterTypes[inst.decl.typ]
+	cloud, ok := clusterCloud(inst.decl)
 	if !ok {
 		return clusterPlace{}, false
 	}
@@ -127,7 +142,7 @@ func (ev *evaluation) onlyCluster() (clusterPlace, bool) {
 	// Clusters are not mapped: evaluate those nothing referred to yet (a plan holds them all).
 	for _, mi := range ev.modules {
 		for _, d := range mi.cfg.resources {
-			if _, ok := clusterTypes[d.typ]; ok {
+			if _, ok := clusterCloud(d); ok {
 				(&mapContext{inst: &instance{decl: d, mod: mi}, ev: ev}).instancesOf(d.typ)
 			}
 		}
@@ -135,7 +150,7 @@ func (ev *evaluation) onlyCluster() (clusterPlace, bool) {
 	var found clusterPlace
 	var addrs []string
 	for _, inst := range ev.order {
-		if _, ok := clusterTypes[inst.decl.typ]; !ok {
+		if _, ok := clusterCloud(inst.decl); !ok {
 			continue
 		}
 		p, ok := ev.placeOfCluster(inst)

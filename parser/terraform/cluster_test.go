@@ -637,6 +637,41 @@ provider "kubernetes" { host = module.aks.host }
 	}
 }
 
+// Azure Verified Modules' AKS module declares its cluster as an azapi_resource: pods applied
+// through Terraform take its region when it is the only cluster, and run on the agent pools
+// whose labels (or exact name) they select.
+func TestPodsOnAnAzureVerifiedAKSCluster(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteFiles(t, dir, map[string]string{"main.tf": `
+module "aks" {
+  source    = "Azure/avm-res-containerservice-managedcluster/azurerm"
+  name      = "ml"
+  location  = "swedencentral"
+  parent_id = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/ml"
+  agent_pools = {
+    a100 = { name = "a100", vm_size = "Standard_NC24ads_A100_v4", count_of = 2, node_labels = { workload = "llm" } }
+  }
+}
+` + podOf("llm", ` workload = "llm" `) + podOf("exact", ` "kubernetes.azure.com/agentpool" = "a100" `) + podOf("elsewhere", ` workload = "batch" `)})
+	res := ParseModuleDir(dir, Options{FileDirs: []string{dir}})
+	got := map[string]string{}
+	for _, r := range res.Resources {
+		if r.Pod != nil {
+			got[r.Address] = fmt.Sprintf("%s/%s %s", r.InstanceType, r.Region, groupRefs(r.Pod))
+		}
+	}
+	pool := `module.aks.module.nodepools["a100"].azapi_resource.this[0]`
+	want := map[string]string{
+		"kubernetes_manifest.llm":   "Standard_NC24ads_A100_v4/swedencentral " + pool,
+		"kubernetes_manifest.exact": "Standard_NC24ads_A100_v4/swedencentral " + pool,
+		// On no pool of the module's: the cluster's region all the same.
+		"kubernetes_manifest.elsewhere": "/swedencentral ",
+	}
+	if len(res.Errors) != 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got  %v\nwant %v\nerrors %+v", got, want, res.Errors)
+	}
+}
+
 // A node group's maximum known only at apply is recorded as such (the estimator then cannot say
 // whether the group holds the pods that select it); a known maximum, or none declared, is not.
 func TestNodeGroupMaximumKnownAtApply(t *testing.T) {
