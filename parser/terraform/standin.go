@@ -148,8 +148,11 @@ func isStandIn(name string) bool { return strings.HasPrefix(name, standInPrefix)
 // caller that deploys such a module as a root module (a Terragrunt unit whose terraform source
 // is tfr:///terraform-aws-modules/eks/aws): ParseModuleDir reads it from the binary. Resources
 // it yields have their Source in the stand-in (IsStandIn): the caller points them at its own
-// configuration.
-func StandInDir(source string) (string, bool) { return standInFor(source, nil) }
+// configuration. sets reports whether the unit sets an input: its inputs may pick the stand-in of
+// a module's older releases (standInReleases).
+func StandInDir(source string, sets func(input string) bool) (string, bool) {
+	return standInFor(source, sets)
+}
 
 // IsStandIn reports whether a directory or file name is one of gpuguard's stand-ins.
 func IsStandIn(name string) bool { return isStandIn(name) }

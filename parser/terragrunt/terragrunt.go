@@ -732,7 +732,7 @@ func (u *unit) deploy(cfg *config) parser.Result {
 		if why != "" {
 			cached, note := u.cachedSource(source.value)
 			if cached == "" {
-				sd, ok := terraform.StandInDir(source.value)
+				sd, ok := terraform.StandInDir(source.value, func(input string) bool { _, ok := inputs[input]; return ok })
 				if !ok {
 					gpus := ""
 					if path, typ, at, ok := terraform.GPUTypeInInputs(inputs); ok {

@@ -403,6 +403,34 @@ func TestIncludedConfigsAreNotUnits(t *testing.T) {
 	}
 }
 
+// A unit deploying Azure Verified Modules' AKS module at one of its AzureRM releases gives that
+// release's inputs, and is read through that release's stand-in.
+func TestRegistrySourceThroughStandInOfOlderRelease(t *testing.T) {
+	unit := `terraform {
+  source = "tfr:///Azure/avm-res-containerservice-managedcluster/azurerm?version=0.1.7"
+}
+
+inputs = {
+  name                = "ml"
+  location            = "eastus"
+  resource_group_name = "ml"
+  default_node_pool   = { name = "system", vm_size = "Standard_D4s_v5", node_count = 2 }
+  node_pools          = { t4 = { name = "t4", vm_size = "Standard_NC4as_T4_v3", node_count = 2 } }
+}
+`
+	res := unitIn(t, map[string]string{"aks/terragrunt.hcl": unit}, "aks")
+	var gpu []string
+	for _, r := range res.Resources {
+		if parser.IsGPUInstanceType(parser.Azure, r.InstanceType) {
+			gpu = append(gpu, fmt.Sprintf("%s %s ×%d in %s", r.Address, r.InstanceType, r.Quantity, r.Region))
+		}
+	}
+	want := `module.nodepools["t4"].azurerm_kubernetes_cluster_node_pool.this[0] Standard_NC4as_T4_v3 ×2 in eastus`
+	if len(res.Errors) > 0 || len(res.Warnings) > 0 || len(gpu) != 1 || gpu[0] != want {
+		t.Fatalf("errors:\n%swarnings:\n%sGPU resources %q", lines(res.Errors), lines(res.Warnings), gpu)
+	}
+}
+
 // A unit deploying a registry module gpuguard has a stand-in for is read without terragrunt
 // init: the module's node groups from the unit's inputs, reported at the source line. The
 // unit's own files (the provider Terragrunt generates) join the stand-in, as Terragrunt copies
