@@ -203,8 +203,11 @@ func ackResource(r *parser.Resource, mr kubernetes.ManagedResource, typ string) 
 	// MaxCount 1 whatever the spec says (aws-controllers-k8s/ec2-controller
 	// pkg/resource/instance/sdk.go, read 2026-11-23).
 	if typ == "aws_instance" {
-		if spec, _ := decodeSpec(mr); spec["maxCount"] != nil && fmt.Sprint(spec["maxCount"]) != "1" {
-			r.Note("spec.maxCount %v is not used: the ACK controller launches one instance per Instance (RunInstances with MinCount and MaxCount 1)", spec["maxCount"])
+		var spec struct {
+			MaxCount any `yaml:"maxCount"`
+		}
+		if mr.Spec != nil && mr.Spec.Kind != 0 && mr.Spec.Decode(&spec) == nil && spec.MaxCount != nil && fmt.Sprint(spec.MaxCount) != "1" {
+			r.Note("spec.maxCount %v is not used: the ACK controller launches one instance per Instance (RunInstances with MinCount and MaxCount 1)", spec.MaxCount)
 		}
 	}
 	if r.Region == "" && ackRegionOf(mr) == "" {
