@@ -763,6 +763,10 @@ module "aks" {
   location  = "eastus"
   parent_id = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/ml"
   tags      = { team = "ml" }
+  # Inputs the stand-in does not model are taken without a word, as for every stand-in.
+  dns_prefix = "ml"
+  sku        = { name = "Base", tier = "Standard" }
+  default_agent_pool_managed_as_child = true
   default_agent_pool = { vm_size = "Standard_D4s_v5" }
   agent_pools = {
     a100 = { name = "a100", vm_size = "Standard_NC24ads_A100_v4", count_of = 2, node_labels = { workload = "train" }, tags = { team = "research" } }
