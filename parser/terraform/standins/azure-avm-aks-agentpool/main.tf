@@ -3,7 +3,8 @@
 # this_create_before_destroy[0] (its name with four characters of a random hash) when the pool
 # is created before the one it replaces; none when output_data_only. Its body follows the
 # module's locals.tf: count is left to the autoscaler when min_count and max_count are both set,
-# and ARM's default count is 1.
+# and ARM's default count is 1. Its outputs are that body's properties and the pool's name, which
+# the cluster's default pool is made of.
 
 variable "name" {
   type = string
@@ -47,6 +48,11 @@ variable "min_count" {
 
 variable "max_count" {
   type    = number
+  default = null
+}
+
+variable "os_type" {
+  type    = string
   default = null
 }
 
@@ -105,6 +111,7 @@ locals {
       minCount               = var.min_count
       maxCount               = var.max_count
       mode                   = var.mode
+      osType                 = var.os_type
       nodeLabels             = var.node_labels
       nodeTaints             = var.node_taints
       scaleSetPriority       = var.scale_set_priority
@@ -131,4 +138,12 @@ resource "azapi_resource" "this_create_before_destroy" {
   name      = "${var.name}${substr(sha256(uuid()), 0, 4)}"
   parent_id = var.parent_id
   body      = local.body
+}
+
+output "body_properties" {
+  value = local.body.properties
+}
+
+output "name" {
+  value = var.name
 }

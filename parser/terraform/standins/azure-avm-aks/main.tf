@@ -55,25 +55,30 @@ variable "create_agentpools_before_destroy" {
 
 locals {
   dp = var.default_agent_pool
-  # The module's body: count is left to the autoscaler when both bounds are set.
-  default_profile = {
-    name                   = coalesce(try(local.dp.name, null), "systempool")
-    mode                   = "System"
-    osType                 = "Linux"
-    vmSize                 = try(local.dp.vm_size, null)
-    count                  = try(local.dp.max_count, null) != null && try(local.dp.min_count, null) != null ? null : coalesce(try(local.dp.count_of, null), 3)
-    enableAutoScaling      = try(local.dp.enable_auto_scaling, null)
-    minCount               = try(local.dp.min_count, null)
-    maxCount               = try(local.dp.max_count, null)
-    nodeLabels             = try(local.dp.node_labels, null)
-    nodeTaints             = try(local.dp.node_taints, null)
-    scaleSetPriority       = try(local.dp.scale_set_priority, null)
-    scaleSetEvictionPolicy = try(local.dp.scale_set_eviction_policy, null)
-    spotMaxPrice           = try(local.dp.spot_max_price, null)
-    gpuProfile             = try(local.dp.gpu_profile, null)
-    availabilityZones      = try(local.dp.availability_zones, null)
-    tags                   = var.tags
-  }
+}
+
+# As the module does, the default pool's properties are the agent pool module's body, computed
+# without creating the pool (output_data_only), then set in the cluster's agentPoolProfiles.
+module "default_agent_pool_data" {
+  source = "../azure-avm-aks-agentpool"
+
+  name                      = coalesce(try(local.dp.name, null), "systempool")
+  output_data_only          = true
+  mode                      = "System"
+  os_type                   = "Linux"
+  vm_size                   = try(local.dp.vm_size, null)
+  count_of                  = coalesce(try(local.dp.count_of, null), 3)
+  enable_auto_scaling       = try(local.dp.enable_auto_scaling, null)
+  min_count                 = try(local.dp.min_count, null)
+  max_count                 = try(local.dp.max_count, null)
+  node_labels               = try(local.dp.node_labels, null)
+  node_taints               = try(local.dp.node_taints, null)
+  scale_set_priority        = try(local.dp.scale_set_priority, null)
+  scale_set_eviction_policy = try(local.dp.scale_set_eviction_policy, null)
+  spot_max_price            = try(local.dp.spot_max_price, null)
+  gpu_profile               = try(local.dp.gpu_profile, null)
+  availability_zones        = try(local.dp.availability_zones, null)
+  tags                      = var.tags
 }
 
 resource "azapi_resource" "this" {
@@ -84,7 +89,7 @@ resource "azapi_resource" "this" {
   tags      = var.tags
   body = {
     properties = {
-      agentPoolProfiles = [for p in [local.default_profile] : p if p.vmSize != null]
+      agentPoolProfiles = [for p in [merge(module.default_agent_pool_data.body_properties, { name = module.default_agent_pool_data.name })] : p if p.vmSize != null]
     }
   }
 }
