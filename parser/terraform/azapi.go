@@ -21,8 +21,9 @@ import (
 //     the pool runs where the cluster its parent_id names does;
 //   - managedClusters: each of properties.agentPoolProfiles, read the same way;
 //   - virtualMachines: properties.hardwareProfile.vmSize and properties.priority;
-//   - virtualMachineScaleSets: sku.name, sku.capacity and
-//     properties.virtualMachineProfile.priority;
+//   - virtualMachineScaleSets: sku.name, sku.capacity,
+//     properties.virtualMachineProfile.priority and properties.priorityMixPolicy (Spot Priority
+//     Mix); an azurerm_monitor_autoscale_setting that targets it scales it as it does azurerm's;
 //   - workspaces/computes (Azure Machine Learning,
 //     https://learn.microsoft.com/rest/api/azureml/compute/create-or-update): an AmlCompute
 //     cluster's properties.properties.vmSize, vmPriority and scaleSettings (minNodeCount,
@@ -236,7 +237,12 @@ func mapAzAPIScaleSet(c *mapContext, typ string, body *view) []*parser.Resource 
 	} else if !b.has("sku", "capacity") {
 		r.Note("sku.capacity is not set: the scale set starts empty")
 	}
+	c.azureAutoscale(r)
 	azurePriority(r, b, "properties", "virtualMachineProfile", "priority")
+	if b.has("properties", "priorityMixPolicy") {
+		azureSpotMix(r, b, []any{"properties", "priorityMixPolicy", "baseRegularPriorityCount"},
+			[]any{"properties", "priorityMixPolicy", "regularPriorityPercentageAboveBase"})
+	}
 	c.azapiLocation(r, w)
 	azapiTags(r, w, b)
 	c.azureTaker(r, w)

@@ -131,10 +131,38 @@ func mapAzureScaleSet(c *mapContext) []*parser.Resource {
 	}
 	c.azureAutoscale(r)
 	azurePriority(r, w, "priority")
+	if mix := w.blocks("priority_mix"); len(mix) > 0 {
+		azureSpotMix(r, mix[0], []any{"base_regular_count"}, []any{"regular_percentage_above_base"})
+	}
 	azureCommon(r, w)
 	windowsNote(r, w)
 	c.azureTaker(r, w)
 	return []*parser.Resource{r}
+}
+
+// azureSpotMix applies a Flexible scale set's Spot Priority Mix to a Spot scale set: its first
+// base VMs run at Regular priority (on-demand), then pct percent of the rest; the others are
+// Spot (https://learn.microsoft.com/azure/virtual-machine-scale-sets/spot-priority-mix, read
+// 2026-11-23). Both default to 0, as azurerm's priority_mix block and ARM's priorityMixPolicy
+// leave them. gpuguard rounds the Regular share up, the costlier side, as it does for AWS's
+// mixed instances policy. The scale set's maximum, where it has one, is split the same way. A
+// Regular scale set ignores the mix: all its VMs are Regular.
+func azureSpotMix(r *parser.Resource, mix *view, basePath, pctPath []any) {
+	if r.PurchaseOption != parser.Spot {
+		return
+	}
+	base, _ := mix.num(basePath...)
+	pct, _ := mix.num(pctPath...)
+	pct = min(pct, 100)
+	regular := parser.MixedOnDemand(r.Quantity, base, pct)
+	if m := r.ScaleMax; m != nil {
+		m.SpotQuantity = m.Quantity - parser.MixedOnDemand(m.Quantity, base, pct)
+	}
+	if base == 0 && pct == 0 {
+		return // every VM is Spot
+	}
+	r.PurchaseOption, r.SpotQuantity = parser.OnDemand, r.Quantity-regular
+	r.Note("Spot Priority Mix: %d Regular (on-demand), %d Spot (base_regular_count %d, then %d%% Regular)", regular, r.SpotQuantity, base, pct)
 }
 
 // azureAutoscale applies the azurerm_monitor_autoscale_setting whose target_resource_id is the

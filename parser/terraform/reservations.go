@@ -271,6 +271,6 @@ func (c *mapContext) azureTaker(r *parser.Resource, w *view) {
 		return
 	}
 	if g := c.referenced(&view{obj: w.obj}, "azurerm_capacity_reservation_group", "capacity_reservation_group_id"); g != nil {
-		c.mayTake(r, taker{key: g.addr, quantity: r.Quantity})
+		c.mayTake(r, taker{key: g.addr, quantity: r.Quantity - r.SpotQuantity}) // a Spot Priority Mix's Spot VMs take none
 	}
 }

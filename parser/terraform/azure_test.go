@@ -1,0 +1,170 @@
+package terraform
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// A Flexible scale set's Spot Priority Mix keeps its first base_regular_count VMs, then
+// regular_percentage_above_base percent of the rest (rounded up), at Regular priority: those are
+// priced on demand, the others at spot, at the scale set's size and at its autoscaler's maximum.
+// Without a mix, or with an empty one, a Spot scale set is all Spot; a Regular one ignores it.
+// azapi's priorityMixPolicy reads the same way, and an autoscale setting scales an azapi scale
+// set as it does azurerm's.
+func TestAzureSpotPriorityMix(t *testing.T) {
+	res := parseHCL(t, `
+locals {
+  common = { resource_group_name = "rg", location = "eastus", platform_fault_domain_count = 1, sku_name = "Standard_NC24ads_A100_v4" }
+}
+
+resource "azurerm_orchestrated_virtual_machine_scale_set" "mixed" {
+  name                        = "mixed"
+  resource_group_name         = local.common.resource_group_name
+  location                    = local.common.location
+  platform_fault_domain_count = 1
+  sku_name                    = local.common.sku_name
+  instances                   = 10
+  priority                    = "Spot"
+  eviction_policy             = "Delete"
+  priority_mix {
+    base_regular_count            = 2
+    regular_percentage_above_base = 25
+  }
+}
+
+resource "azurerm_orchestrated_virtual_machine_scale_set" "all_spot" {
+  name                        = "all-spot"
+  resource_group_name         = "rg"
+  location                    = "eastus"
+  platform_fault_domain_count = 1
+  sku_name                    = "Standard_NC24ads_A100_v4"
+  instances                   = 4
+  priority                    = "Spot"
+  priority_mix {}
+}
+
+resource "azurerm_orchestrated_virtual_machine_scale_set" "regular" {
+  name                        = "regular"
+  resource_group_name         = "rg"
+  location                    = "eastus"
+  platform_fault_domain_count = 1
+  sku_name                    = "Standard_NC24ads_A100_v4"
+  instances                   = 3
+  priority_mix {
+    base_regular_count = 1
+  }
+}
+
+resource "azurerm_orchestrated_virtual_machine_scale_set" "autoscaled" {
+  name                        = "autoscaled"
+  resource_group_name         = "rg"
+  location                    = "eastus"
+  platform_fault_domain_count = 1
+  sku_name                    = "Standard_NC24ads_A100_v4"
+  instances                   = 0
+  priority                    = "Spot"
+  priority_mix {
+    base_regular_count            = 1
+    regular_percentage_above_base = 50
+  }
+}
+
+resource "azurerm_monitor_autoscale_setting" "autoscaled" {
+  name                = "autoscaled"
+  resource_group_name = "rg"
+  location            = "eastus"
+  target_resource_id  = azurerm_orchestrated_virtual_machine_scale_set.autoscaled.id
+  profile {
+    name = "default"
+    capacity {
+      default = 2
+      minimum = 2
+      maximum = 20
+    }
+  }
+}
+
+resource "azapi_resource" "mixed" {
+  type      = "Microsoft.Compute/virtualMachineScaleSets@2024-11-01"
+  name      = "azapi-mixed"
+  parent_id = "/subscriptions/0000/resourceGroups/rg"
+  location  = "eastus"
+  body = {
+    sku = { name = "Standard_NC24ads_A100_v4", capacity = 5 }
+    properties = {
+      orchestrationMode     = "Flexible"
+      priorityMixPolicy     = { regularPriorityPercentageAboveBase = 20 }
+      virtualMachineProfile = { priority = "Spot" }
+    }
+  }
+}
+
+resource "azurerm_monitor_autoscale_setting" "azapi" {
+  name                = "azapi"
+  resource_group_name = "rg"
+  location            = "eastus"
+  target_resource_id  = azapi_resource.mixed.id
+  profile {
+    name = "default"
+    capacity {
+      default = 5
+      minimum = 5
+      maximum = 20
+    }
+  }
+}
+
+variable "base" {
+  type = number
+}
+
+resource "azurerm_orchestrated_virtual_machine_scale_set" "unknown" {
+  name                        = "unknown"
+  resource_group_name         = "rg"
+  location                    = "eastus"
+  platform_fault_domain_count = 1
+  sku_name                    = "Standard_NC24ads_A100_v4"
+  instances                   = 4
+  priority                    = "Spot"
+  priority_mix {
+    base_regular_count = var.base
+  }
+}
+`, Options{})
+	got := byAddress(t, res)
+	for addr, want := range map[string]struct {
+		quantity, spot int
+		purchase       parser.PurchaseOption
+		maxSpot        int // -1: no maximum
+		note           string
+	}{
+		"azurerm_orchestrated_virtual_machine_scale_set.mixed":      {10, 6, parser.OnDemand, -1, "Spot Priority Mix: 4 Regular (on-demand), 6 Spot (base_regular_count 2, then 25% Regular)"},
+		"azurerm_orchestrated_virtual_machine_scale_set.all_spot":   {4, 0, parser.Spot, -1, ""},
+		"azurerm_orchestrated_virtual_machine_scale_set.regular":    {3, 0, parser.OnDemand, -1, ""},
+		"azurerm_orchestrated_virtual_machine_scale_set.autoscaled": {2, 0, parser.OnDemand, 9, "Spot Priority Mix: 2 Regular (on-demand), 0 Spot"},
+		"azapi_resource.mixed": {5, 4, parser.OnDemand, 16, "Spot Priority Mix: 1 Regular (on-demand), 4 Spot (base_regular_count 0, then 20% Regular)"},
+	} {
+		r, ok := got[addr]
+		if !ok {
+			t.Errorf("%s: not found", addr)
+			continue
+		}
+		if r.Quantity != want.quantity || r.SpotQuantity != want.spot || r.PurchaseOption != want.purchase || len(r.Unresolved) > 0 {
+			t.Errorf("%s: %d VMs, %d spot, purchase %q, unresolved %+v; want %d, %d, %q", addr, r.Quantity, r.SpotQuantity, r.PurchaseOption, r.Unresolved, want.quantity, want.spot, want.purchase)
+		}
+		if want.maxSpot >= 0 && (r.ScaleMax == nil || r.ScaleMax.Quantity != 20 || r.ScaleMax.SpotQuantity != want.maxSpot) {
+			t.Errorf("%s: scale max %+v, want 20 VMs, %d of them Spot", addr, r.ScaleMax, want.maxSpot)
+		}
+		hasNote := slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, "Spot Priority Mix") })
+		if want.note == "" && hasNote || want.note != "" && !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, want.note) }) {
+			t.Errorf("%s: notes %q, want %q", addr, r.Notes, want.note)
+		}
+	}
+	// The split depends on the mix: an unknown base withholds the price instead of guessing it.
+	if r := got["azurerm_orchestrated_virtual_machine_scale_set.unknown"]; len(r.Unresolved) == 0 || r.Unresolved[0].Attribute != "priority_mix.0.base_regular_count" {
+		t.Errorf("unknown base: %+v", r)
+	}
+}
