@@ -28,6 +28,9 @@ var kinds = map[string]string{
 	"containerservice.azure.upbound.io/KubernetesClusterNodePool": "azurerm_kubernetes_cluster_node_pool",
 	"compute.azure.upbound.io/LinuxVirtualMachine":                "azurerm_linux_virtual_machine",
 	"compute.azure.upbound.io/LinuxVirtualMachineScaleSet":        "azurerm_linux_virtual_machine_scale_set",
+	"compute.azure.upbound.io/WindowsVirtualMachine":              "azurerm_windows_virtual_machine",
+	"compute.azure.upbound.io/WindowsVirtualMachineScaleSet":      "azurerm_windows_virtual_machine_scale_set",
+	"compute.azure.upbound.io/OrchestratedVirtualMachineScaleSet": "azurerm_orchestrated_virtual_machine_scale_set",
 	"batch.azure.upbound.io/Account":                              "azurerm_batch_account",
 	"batch.azure.upbound.io/Pool":                                 "azurerm_batch_pool",
 }

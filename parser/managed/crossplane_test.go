@@ -83,6 +83,18 @@ spec:
     fixedScale:
       - {targetDedicatedNodes: 1, targetLowPriorityNodes: 3}
 ---
+apiVersion: compute.azure.upbound.io/v1beta2
+kind: OrchestratedVirtualMachineScaleSet
+metadata: {name: a100-flex}
+spec:
+  forProvider:
+    location: East US
+    platformFaultDomainCount: 1
+    skuName: Standard_NC24ads_A100_v4
+    instances: 6
+    priority: Spot
+    priorityMix: {baseRegularCount: 1, regularPercentageAboveBase: 20}
+---
 apiVersion: s3.aws.upbound.io/v1beta1
 kind: Bucket
 metadata: {name: data}
@@ -109,11 +121,17 @@ func TestManagedResources(t *testing.T) {
 		"KubernetesClusterNodePool/team-ml/1-a100": `Standard_NC24ads_A100_v4 ×2 (max 0) spot in "westeurope" at line 49, 0 unresolved`,
 		// One dedicated node and three low-priority ones, in its account's location.
 		"Pool/t4": `Standard_NC4as_T4_v3 ×4 (max 0) on_demand in "eastus" at line 65, 0 unresolved`,
+		// A Flexible Spot scale set with a Spot Priority Mix: one Regular VM, then 20% of the
+		// other five (rounded up), on demand.
+		"OrchestratedVirtualMachineScaleSet/a100-flex": `Standard_NC24ads_A100_v4 ×6 (max 0) on_demand in "eastus" at line 75, 0 unresolved`,
 	})
 	for addr, r := range got {
 		if !strings.Contains(strings.Join(r.Notes, " "), "a Crossplane managed resource") {
 			t.Errorf("%s: notes %q", addr, r.Notes)
 		}
+	}
+	if flex := got["OrchestratedVirtualMachineScaleSet/a100-flex"]; flex.SpotQuantity != 4 {
+		t.Errorf("the scale set's Spot VMs: %d of %d (notes %q)", flex.SpotQuantity, flex.Quantity, flex.Notes)
 	}
 	if pool := got["Pool/t4"]; pool.SpotQuantity != 3 {
 		t.Errorf("the pool's low-priority nodes run on Spot: %d of %d", pool.SpotQuantity, pool.Quantity)
