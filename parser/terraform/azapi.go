@@ -220,6 +220,7 @@ func mapAzAPIVM(c *mapContext, typ string, body *view) []*parser.Resource {
 	r.InstanceType = size
 	requireInstanceType(r, "body.properties.hardwareProfile.vmSize", found)
 	azurePriority(r, b, "properties", "priority")
+	windowsNote(r, b.quiet())
 	c.azapiLocation(r, w)
 	azapiTags(r, w, b)
 	c.azureTaker(r, w)
@@ -227,6 +228,9 @@ func mapAzAPIVM(c *mapContext, typ string, body *view) []*parser.Resource {
 }
 
 func mapAzAPIScaleSet(c *mapContext, typ string, body *view) []*parser.Resource {
+	if mode, _ := body.quiet().str("properties", "orchestrationMode"); strings.EqualFold(mode, "Flexible") && !body.has("sku", "name") {
+		return nil // no VMs of its own: those attached to it are priced as what they are
+	}
 	r, w, b := azapiResource(c, c.inst.addr, typ, body)
 	size, found := b.str("sku", "name")
 	r.InstanceType = size
@@ -243,6 +247,7 @@ func mapAzAPIScaleSet(c *mapContext, typ string, body *view) []*parser.Resource 
 		azureSpotMix(r, b, []any{"properties", "priorityMixPolicy", "baseRegularPriorityCount"},
 			[]any{"properties", "priorityMixPolicy", "regularPriorityPercentageAboveBase"})
 	}
+	windowsNote(r, b.quiet())
 	c.azapiLocation(r, w)
 	azapiTags(r, w, b)
 	c.azureTaker(r, w)

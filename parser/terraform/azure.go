@@ -83,9 +83,11 @@ func azurePriority(r *parser.Resource, w *view, path ...any) {
 }
 
 // windowsNote says that a Windows VM's license is not in the price: the Windows resource types,
-// and the deprecated types that are Windows by their os_profile_windows_config block.
+// the deprecated types that are Windows by their os_profile_windows_config block, and ARM bodies
+// (azapi) with an osProfile.windowsConfiguration.
 func windowsNote(r *parser.Resource, w *view) {
-	if strings.Contains(r.Type, "windows") || w.has("os_profile_windows_config") {
+	if strings.Contains(r.Type, "windows") || w.has("os_profile_windows_config") ||
+		w.has("properties", "osProfile", "windowsConfiguration") || w.has("properties", "virtualMachineProfile", "osProfile", "windowsConfiguration") {
 		r.Note("Windows VM: catalog prices are Linux; the Windows license is extra")
 	}
 }
@@ -117,6 +119,11 @@ func mapAzureScaleSet(c *mapContext) []*parser.Resource {
 	switch r.Type {
 	case "azurerm_orchestrated_virtual_machine_scale_set":
 		size = []any{"sku_name"}
+		if !w.has("sku_name") {
+			// A Flexible scale set without a SKU creates no VMs of its own: the VMs attached to
+			// it (virtual_machine_scale_set_id) are priced as what they are.
+			return nil
+		}
 	case "azurerm_virtual_machine_scale_set":
 		size, count = []any{"sku", "name"}, []any{"sku", "capacity"}
 	}

@@ -168,3 +168,83 @@ resource "azurerm_orchestrated_virtual_machine_scale_set" "unknown" {
 		t.Errorf("unknown base: %+v", r)
 	}
 }
+
+// A Flexible scale set without a SKU creates no VMs of its own (VMs are attached to it and priced
+// as what they are): it is not reported, azurerm or azapi. A Windows VM or scale set declared
+// through azapi says that the Windows license is not in the price, as azurerm's do.
+func TestAzureFlexibleScaleSetWithoutSKUAndWindowsBodies(t *testing.T) {
+	res := parseHCL(t, `
+resource "azurerm_orchestrated_virtual_machine_scale_set" "attach" {
+  name                        = "attach"
+  resource_group_name         = "rg"
+  location                    = "eastus"
+  platform_fault_domain_count = 1
+}
+
+resource "azurerm_linux_virtual_machine" "member" {
+  name                         = "member"
+  resource_group_name          = "rg"
+  location                     = "eastus"
+  size                         = "Standard_NC4as_T4_v3"
+  virtual_machine_scale_set_id = azurerm_orchestrated_virtual_machine_scale_set.attach.id
+}
+
+resource "azapi_resource" "attach" {
+  type     = "Microsoft.Compute/virtualMachineScaleSets@2024-11-01"
+  name     = "attach"
+  location = "eastus"
+  body     = { properties = { orchestrationMode = "Flexible", platformFaultDomainCount = 1 } }
+}
+
+resource "azapi_resource" "uniform" {
+  type     = "Microsoft.Compute/virtualMachineScaleSets@2024-11-01"
+  name     = "uniform"
+  location = "eastus"
+  body     = { properties = { orchestrationMode = "Uniform" } }
+}
+
+resource "azapi_resource" "windows_vm" {
+  type     = "Microsoft.Compute/virtualMachines@2024-11-01"
+  name     = "win"
+  location = "eastus"
+  body = {
+    properties = {
+      hardwareProfile = { vmSize = "Standard_NV36ads_A10_v5" }
+      osProfile       = { computerName = "win", windowsConfiguration = { provisionVMAgent = true } }
+    }
+  }
+}
+
+resource "azapi_resource" "linux_vm" {
+  type     = "Microsoft.Compute/virtualMachines@2024-11-01"
+  name     = "linux"
+  location = "eastus"
+  body = {
+    properties = {
+      hardwareProfile = { vmSize = "Standard_NV36ads_A10_v5" }
+      osProfile       = { computerName = "linux", linuxConfiguration = { disablePasswordAuthentication = true } }
+    }
+  }
+}
+`, Options{})
+	got := byAddress(t, res)
+	if _, ok := got["azurerm_orchestrated_virtual_machine_scale_set.attach"]; ok {
+		t.Error("a Flexible scale set without sku_name is reported")
+	}
+	if _, ok := got["azapi_resource.attach"]; ok {
+		t.Error("a Flexible azapi scale set without sku.name is reported")
+	}
+	if r, ok := got["azurerm_linux_virtual_machine.member"]; !ok || r.InstanceType != "Standard_NC4as_T4_v3" {
+		t.Errorf("the attached VM: %+v", r)
+	}
+	// A Uniform scale set must have a SKU: without one it is unresolved, not dropped.
+	if r, ok := got["azapi_resource.uniform"]; !ok || len(r.Unresolved) == 0 {
+		t.Errorf("a Uniform scale set without a SKU: %+v", r)
+	}
+	windows := func(addr string) bool {
+		return slices.ContainsFunc(got[addr].Notes, func(n string) bool { return strings.HasPrefix(n, "Windows VM") })
+	}
+	if !windows("azapi_resource.windows_vm") || windows("azapi_resource.linux_vm") {
+		t.Errorf("Windows notes: windows %q, linux %q", got["azapi_resource.windows_vm"].Notes, got["azapi_resource.linux_vm"].Notes)
+	}
+}

@@ -19,7 +19,9 @@ import (
 // Azure/aks/azurerm (the default and extra node pools) and its successor, Azure Verified Modules'
 // Azure/avm-res-containerservice-managedcluster/azurerm (the same, in its AzAPI releases and its
 // older AzureRM ones, told apart by the inputs a call sets: standInReleases), for single GPU machines and batch
-// jobs terraform-aws-modules/ec2-instance/aws and terraform-aws-modules/batch/aws, and for GPU
+// jobs terraform-aws-modules/ec2-instance/aws, Azure Verified Modules' virtual machine and scale
+// set (Azure/avm-res-compute-virtualmachine/azurerm, .../avm-res-compute-virtualmachinescaleset/
+// azurerm) and terraform-aws-modules/batch/aws, and for GPU
 // fleets outside Kubernetes terraform-aws-modules/autoscaling/aws and the instance_template,
 // mig, compute_instance and umig modules of terraform-google-modules/vm/google, and Cloud
 // Posse's eks-node-group with the label module (cloudposse/label/null) every Cloud Posse module
@@ -78,6 +80,8 @@ var standInModules = map[string]string{
 	"cloudposse/label/null":                                         "cloudposse-label",
 	"cloudposse/eks-node-group/aws":                                 "cloudposse-eks-node-group",
 	"azure/avm-res-containerservice-managedcluster/azurerm":         "azure-avm-aks",
+	"azure/avm-res-compute-virtualmachine/azurerm":                  "azure-avm-vm",
+	"azure/avm-res-compute-virtualmachinescaleset/azurerm":          "azure-avm-vmss",
 }
 
 // standInReleases picks, for a module whose inputs a release renamed, the stand-in of the older

@@ -851,3 +851,123 @@ module "aks_azurerm" {
 		t.Errorf("the AzureRM releases' default pool: tags %v", def.Tags)
 	}
 }
+
+// Azure Verified Modules' virtual machine and scale set, read through their stand-ins: a VM of
+// sku_size at the AzureRM releases' address by os_type (Windows by default, with the license
+// note), at the AzAPI releases' when the call sets an input only those take; a Flexible scale
+// set of sku_name and instances with its Spot Priority Mix; one without sku_name has no VMs of
+// its own and is not reported, nor is a VM left at the module's CPU default size.
+func TestAzureVerifiedVMAndScaleSetModules(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteFiles(t, dir, map[string]string{"main.tf": `
+module "train" {
+  source              = "Azure/avm-res-compute-virtualmachine/azurerm"
+  version             = "~> 0.19"
+  name                = "train"
+  location            = "East US"
+  resource_group_name = "ml"
+  zone                = "1"
+  os_type             = "Linux"
+  sku_size            = "Standard_NC24ads_A100_v4"
+  priority            = "Spot"
+  eviction_policy     = "Deallocate"
+  tags                = { team = "ml" }
+  # Inputs the stand-in does not model are taken without a word.
+  admin_username     = "azureuser"
+  network_interfaces = { nic = { name = "nic", ip_configurations = { ip = { name = "ip", private_ip_subnet_resource_id = "/subscriptions/0/x" } } } }
+}
+
+module "render" {
+  source              = "Azure/avm-res-compute-virtualmachine/azurerm"
+  name                = "render"
+  location            = "eastus"
+  resource_group_name = "ml"
+  zone                = null
+  sku_size            = "Standard_NV36ads_A10_v5"
+}
+
+module "azapi" {
+  source              = "Azure/avm-res-compute-virtualmachine/azurerm"
+  name                = "azapi"
+  location            = "eastus"
+  resource_group_name = "ml"
+  zone                = "2"
+  os_type             = "linux"
+  sku_size            = "Standard_NC4as_T4_v3"
+  retry               = { error_message_regex = ["RetryableError"] }
+}
+
+module "cpu" {
+  source              = "Azure/avm-res-compute-virtualmachine/azurerm"
+  name                = "jump"
+  location            = "eastus"
+  resource_group_name = "ml"
+  zone                = "1"
+  os_type             = "Linux"
+}
+
+module "fleet" {
+  source                      = "Azure/avm-res-compute-virtualmachinescaleset/azurerm"
+  version                     = "0.7.0"
+  name                        = "fleet"
+  location                    = "eastus"
+  resource_group_name         = "ml"
+  platform_fault_domain_count = 1
+  sku_name                    = "Standard_NC24ads_A100_v4"
+  instances                   = 8
+  priority                    = "Spot"
+  priority_mix                = { base_regular_count = 2 }
+  tags                        = { team = "ml" }
+  admin_password              = null
+  user_data_base64            = null
+}
+
+module "attach" {
+  source                      = "Azure/avm-res-compute-virtualmachinescaleset/azurerm"
+  name                        = "attach"
+  location                    = "eastus"
+  resource_group_name         = "ml"
+  platform_fault_domain_count = 1
+}
+`})
+	res := ParseModuleDir(dir, Options{FileDirs: []string{dir}})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
+	}
+	got := map[string]parser.Resource{}
+	for _, r := range res.Resources {
+		got[r.Address] = r
+	}
+	describe := func(r parser.Resource) string {
+		return fmt.Sprintf("%s ×%d (%d spot) %s in %s, %d unresolved", r.InstanceType, r.Quantity, r.SpotQuantity, r.PurchaseOption, r.Region, len(r.Unresolved))
+	}
+	want := map[string]string{
+		"module.train.azurerm_linux_virtual_machine.this[0]":        "Standard_NC24ads_A100_v4 ×1 (0 spot) spot in eastus, 0 unresolved",
+		"module.render.azurerm_windows_virtual_machine.this[0]":     "Standard_NV36ads_A10_v5 ×1 (0 spot) on_demand in eastus, 0 unresolved",
+		"module.azapi.azapi_resource.this_linux_virtual_machine[0]": "Standard_NC4as_T4_v3 ×1 (0 spot) on_demand in eastus, 0 unresolved",
+		// Two Regular VMs, the other six Spot (regular_percentage_above_base defaults to 0).
+		"module.fleet.azurerm_orchestrated_virtual_machine_scale_set.virtual_machine_scale_set": "Standard_NC24ads_A100_v4 ×8 (6 spot) on_demand in eastus, 0 unresolved",
+	}
+	if len(got) != len(want) {
+		t.Errorf("read %v, want %d resources", slices.Sorted(maps.Keys(got)), len(want))
+	}
+	for addr, w := range want {
+		r, ok := got[addr]
+		if !ok {
+			t.Errorf("%s: not read; read %v", addr, slices.Sorted(maps.Keys(got)))
+			continue
+		}
+		if d := describe(r); d != w {
+			t.Errorf("%s:\n got  %s\n want %s", addr, d, w)
+		}
+		if r.Source.File != filepath.Join(dir, "main.tf") || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "stand-in") }) {
+			t.Errorf("%s: at %+v, notes %q", addr, r.Source, r.Notes)
+		}
+	}
+	if r := got["module.train.azurerm_linux_virtual_machine.this[0]"]; r.Tags["team"] != "ml" {
+		t.Errorf("the VM's tags: %v", r.Tags)
+	}
+	if r := got["module.render.azurerm_windows_virtual_machine.this[0]"]; !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, "Windows VM") }) {
+		t.Errorf("the module's default os_type is Windows: notes %q", r.Notes)
+	}
+}

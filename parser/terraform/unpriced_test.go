@@ -64,8 +64,8 @@ module "own" {
 }
 
 module "vm" {
-  source   = "Azure/avm-res-compute-virtualmachine/azurerm"
-  sku_size = "Standard_NC24ads_A100_v4"
+  source = "Azure/virtual-machine/azurerm"
+  size   = "Standard_NC24ads_A100_v4"
 }
 
 module "vpc" {
@@ -86,7 +86,7 @@ module "counted" {
 	want := map[int]string{
 		5:  "resources inside it are not counted, and its input instance_types (line 8) names GPU type g5.12xlarge: those GPUs are missing from the total",
 		11: "resources inside it are not counted, and its input node_groups.train.instance_type (line 13) names GPU type p5.48xlarge: those GPUs are missing from the total",
-		16: "resources inside it are not counted, and its input sku_size (line 18) names GPU type Standard_NC24ads_A100_v4: those GPUs are missing from the total",
+		16: "resources inside it are not counted, and its input size (line 18) names GPU type Standard_NC24ads_A100_v4: those GPUs are missing from the total",
 		21: "resources inside it are not counted",
 		26: "resources inside it are not counted",
 	}
