@@ -415,11 +415,25 @@ type Result struct {
 	// into kubernetes_manifest, or a chart it installs, is its input, not one of its own to count
 	// a second time.
 	Consumed []string
+	// Moves are the refactorings a Terraform configuration declares (moved blocks, in its own
+	// files and its local modules) or a plan records (previous_address): an object that was at
+	// From is at To, so that a diff matches it across the rename instead of removing and adding it.
+	Moves []Move
+}
+
+// Move says that the Terraform object, or every object under the module or resource, at From
+// is now at To (https://developer.hashicorp.com/terraform/language/modules/develop/refactoring).
+// Both are full addresses in Root, the Terraform root module's directory.
+type Move struct {
+	Root string
+	From string
+	To   string
 }
 
 // Merge appends another result.
 func (r *Result) Merge(o Result) {
 	r.Resources = append(r.Resources, o.Resources...)
+	r.Moves = append(r.Moves, o.Moves...)
 	r.Errors = append(r.Errors, o.Errors...)
 	r.Warnings = append(r.Warnings, o.Warnings...)
 }

@@ -136,6 +136,9 @@ func relocate(doc *result.Check, dir string, files bool) {
 			r.Suppressions[j].Source.File = file(r.Suppressions[j].Source.File)
 		}
 	}
+	for i := range doc.Moves {
+		doc.Moves[i].Root = rel(doc.Moves[i].Root)
+	}
 	for i := range doc.Errors {
 		doc.Errors[i].File = file(doc.Errors[i].File)
 	}

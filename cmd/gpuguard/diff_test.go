@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -38,6 +39,13 @@ func TestDiffMarkdownGolden(t *testing.T) {
 		{name: "no-gpus", contains: []string{"$0.00 → $0.00 a month ($0.00, no change)", "Neither side declares GPU resources."}},
 		{name: "unchanged", base: "testdata/diff/increase/head", head: "testdata/diff/increase/head", contains: []string{
 			"➖ gpuguard: GPU spend $83,600.18 → $83,600.18 a month ($0.00, 0.0%)", "No GPU resource changed (6 unchanged).",
+		}},
+		// Renames with moved blocks (a resource, a module) and count added to a resource (moved
+		// by Terraform itself): compared with their base selves, not removed and added.
+		{name: "moved", contains: []string{
+			"+$7,659.63, +43.3%", "0 added · 0 removed · 1 changed · 3 unchanged · 4 moved",
+			"on-demand — moved from `aws_eks_node_group.train` |",
+			"| `module.serving.aws_instance.node[1]` | 1× g5.2xlarge (1× NVIDIA A10G), on-demand — moved from `module.inference.aws_instance.node[1]` | $884.76 |",
 		}},
 		{name: "huge", contains: []string{
 			"+$315,932.32, +36.4%", "1,200 more changed resources", "**1,500 resources**",
@@ -414,5 +422,51 @@ func TestDiffGitRefTerragruntInputs(t *testing.T) {
 	}
 	if got := math.Round((doc.Totals.After-doc.Totals.Before)*100) / 100; got != doc.Totals.Delta {
 		t.Errorf("totals %v → %v differ by %v, but the delta says %v", doc.Totals.Before, doc.Totals.After, got, doc.Totals.Delta)
+	}
+}
+
+// The JSON diff says where a moved resource was (moved_from, the base's address), also when the
+// base is a git ref and both sides' roots are made relative to the repository.
+func TestDiffGitRefFollowsMoves(t *testing.T) {
+	repo := baseRepo(t, "diff/moved/base", nil)
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	testutil.Git(t, repo, "checkout", "-q", "-b", "feature")
+	if err := os.RemoveAll(filepath.Join(repo, "infra")); err != nil {
+		t.Fatal(err)
+	}
+	copyTree(t, filepath.Join(root, "testdata/diff/moved/head"), filepath.Join(repo, "infra"))
+	t.Chdir(repo)
+	r := runCLI(t, "", "diff", "--base", "main", "--format", "json", "infra")
+	if r.code != 0 {
+		t.Fatalf("exit code %d; stderr:\n%s", r.code, r.stderr)
+	}
+	var doc struct {
+		Changes []struct {
+			Address, Change string
+			MovedFrom       string `json:"moved_from"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range doc.Changes {
+		got[c.Address] = c.Change + " " + c.MovedFrom
+	}
+	want := map[string]string{
+		"aws_eks_node_group.train[0]":         "changed aws_eks_node_group.train",
+		"aws_instance.research_notebook":      "unchanged aws_instance.notebook",
+		"module.serving.aws_instance.node[0]": "unchanged module.inference.aws_instance.node[0]",
+		"module.serving.aws_instance.node[1]": "unchanged module.inference.aws_instance.node[1]",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("changes %v\nwant %v", got, want)
+	}
+	// The head as a ref too: its moves are read from the extracted tree.
+	testutil.Git(t, repo, "add", ".")
+	testutil.Git(t, repo, "commit", "-q", "-m", "head")
+	r = runCLI(t, "", "diff", "--base", "main", "--head", "feature", "--format", "json", "infra")
+	if r.code != 0 || !strings.Contains(r.stdout, `"moved_from": "module.inference.aws_instance.node[1]"`) || strings.Contains(r.stdout, `"removed"`) {
+		t.Errorf("ref to ref: exit %d\n%s\n%s", r.code, r.stderr, r.stdout)
 	}
 }

@@ -89,6 +89,7 @@ func Run(paths []string, opts Options) *result.Check {
 		}
 	}
 	doc.Totals = estimator.Sum(doc.Resources)
+	doc.Moves = parsed.Moves
 	return doc
 }
 

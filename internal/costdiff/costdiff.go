@@ -2,7 +2,9 @@ package costdiff
 
 import (
 	"math"
+	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/gpuguard/gpuguard/estimator"
 	"github.com/gpuguard/gpuguard/internal/money"
@@ -32,19 +34,42 @@ func Compute(base, head *result.Check) *result.Diff {
 	if d.Findings == nil {
 		d.Findings = []result.Finding{}
 	}
-	before := map[string]*estimator.Estimate{}
-	for i := range base.Resources {
-		before[base.Resources[i].ID] = &base.Resources[i]
-	}
-	seen := map[string]bool{}
+	// Resources match by id (root and address); a base resource whose address the head moved
+	// (moved blocks, a plan's previous addresses, count added or removed) matches the head's at
+	// the new address, if nothing else took it.
+	paired := map[string]*estimator.Estimate{} // head id → its base resource
+	heads := map[string]bool{}
 	for i := range head.Resources {
-		h := &head.Resources[i]
-		seen[h.ID] = true
-		d.Changes = append(d.Changes, change(before[h.ID], h))
+		heads[head.Resources[i].ID] = true
 	}
+	matched := map[string]bool{} // base ids with a head resource
+	for i := range base.Resources {
+		if b := &base.Resources[i]; heads[b.ID] {
+			paired[b.ID], matched[b.ID] = b, true
+		}
+	}
+	moved := map[string]string{} // head id → base address
+	moves := newMoveSet(head.Moves)
 	for i := range base.Resources {
 		b := &base.Resources[i]
-		if !seen[b.ID] {
+		if matched[b.ID] {
+			continue
+		}
+		for _, addr := range moves.destinations(b) {
+			if id := estimator.ResourceID(b.Root, addr); heads[id] && paired[id] == nil {
+				paired[id], matched[b.ID], moved[id] = b, true, b.Address
+				break
+			}
+		}
+	}
+	for i := range head.Resources {
+		h := &head.Resources[i]
+		c := change(paired[h.ID], h)
+		c.MovedFrom = moved[h.ID]
+		d.Changes = append(d.Changes, c)
+	}
+	for i := range base.Resources {
+		if b := &base.Resources[i]; !matched[b.ID] {
 			d.Changes = append(d.Changes, change(b, nil))
 		}
 	}
@@ -213,4 +238,73 @@ func PolicyDiff(d *result.Diff) map[string]any {
 		changes = []map[string]any{}
 	}
 	return map[string]any{"totals": totals, "changes": changes}
+}
+
+// moveSet is the head's moves by root.
+type moveSet map[string][]parser.Move
+
+func newMoveSet(moves []parser.Move) moveSet {
+	ms := moveSet{}
+	for _, m := range moves {
+		ms[m.Root] = append(ms[m.Root], m)
+	}
+	return ms
+}
+
+// destinations are the addresses a base resource may have moved to in the head, most likely
+// first: where the head's moves take it (each move applied once, in chains: a to b, then b to
+// c), then, for a Terraform resource, Terraform's implicit move when count is added (x to x[0])
+// or removed (x[0] to x)
+// (https://developer.hashicorp.com/terraform/language/modules/develop/refactoring).
+func (ms moveSet) destinations(b *estimator.Estimate) []string {
+	addr := b.Address
+	moves := ms[b.Root]
+	used := make([]bool, len(moves))
+	for progress := true; progress; {
+		progress = false
+		for i, m := range moves {
+			if rest, ok := under(addr, m.From); ok && !used[i] {
+				addr, used[i], progress = m.To+rest, true, true
+			}
+		}
+	}
+	var out []string
+	if addr != b.Address {
+		out = append(out, addr)
+	}
+	if b.Kind == parser.KindTerraform {
+		if alt, ok := implicitMove(addr); ok {
+			out = append(out, alt)
+		}
+	}
+	return out
+}
+
+// under reports whether addr is the object at prefix or inside it (its instances, the
+// resources of a module, a resource's node pools), and what follows the prefix.
+func under(addr, prefix string) (string, bool) {
+	rest, ok := strings.CutPrefix(addr, prefix)
+	if !ok || rest != "" && rest[0] != '.' && rest[0] != '[' {
+		return "", false
+	}
+	return rest, true
+}
+
+// resourceAddress splits a Terraform address into its module path, its resource (type.name),
+// the resource's instance key and what gpuguard adds after it (a node pool).
+var resourceAddress = regexp.MustCompile(`^((?:module\.[A-Za-z0-9_-]+(?:\[(?:\d+|"(?:[^"\\]|\\.)*")\])?\.)*)([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)(\[(?:\d+|"(?:[^"\\]|\\.)*")\])?(.*)$`)
+
+// implicitMove is where Terraform moves a resource's object when count is added to it (no key
+// to [0]) or removed ([0] to no key).
+func implicitMove(addr string) (string, bool) {
+	m := resourceAddress.FindStringSubmatch(addr)
+	switch {
+	case m == nil || strings.HasPrefix(m[2], "data."):
+		return "", false
+	case m[3] == "":
+		return m[1] + m[2] + "[0]" + m[4], true
+	case m[3] == "[0]":
+		return m[1] + m[2] + m[4], true
+	}
+	return "", false
 }

@@ -159,3 +159,110 @@ func TestScaleMaxChangesAndRoundedDeltas(t *testing.T) {
 		t.Errorf("totals at the maximums without an autoscaled resource")
 	}
 }
+
+// A resource the head moved (moved blocks and a plan's previous addresses, applied to whole
+// modules and resources, in chains; Terraform's implicit move when count is added or removed)
+// is compared with its base self instead of being removed and added. Moves are per root, never
+// take a head resource that has a base resource of its own, and Kubernetes objects do not move.
+func TestComputeFollowsMoves(t *testing.T) {
+	tf := func(root, addr, it string, qty int, monthly string) estimator.Estimate {
+		e := est(root, addr, it, qty, parser.OnDemand, monthly)
+		e.Kind = parser.KindTerraform
+		return e
+	}
+	k8s := func(addr string) estimator.Estimate {
+		e := est("k8s", addr, "g5.xlarge", 1, parser.OnDemand, "734.38")
+		e.Kind = parser.KindKubernetes
+		return e
+	}
+	base := doc(
+		tf("prod", "aws_instance.gpu", "g5.xlarge", 1, "734.38"),
+		tf("prod", `module.old["a"].aws_eks_node_group.this[0]`, "g5.xlarge", 2, "1468.76"),
+		tf("prod", "aws_instance.a", "g5.xlarge", 1, "734.38"),
+		tf("prod", "aws_instance.counted", "g5.xlarge", 1, "734.38"),
+		tf("prod", "aws_instance.uncounted[0]", "g5.xlarge", 1, "734.38"),
+		tf("prod", "azurerm_kubernetes_cluster.aks.default_node_pool", "Standard_NC4as_T4_v3", 1, "384.00"),
+		tf("prod", "aws_instance.taken", "g5.xlarge", 1, "734.38"),
+		// Not under aws_instance.a: only its name starts the same.
+		tf("prod", "aws_instance.ab", "g5.xlarge", 1, "734.38"),
+		tf("staging", "aws_instance.gpu", "g5.xlarge", 1, "734.38"),
+		k8s("Deployment/default/llm"),
+	)
+	head := doc(
+		tf("prod", "aws_instance.trainer", "g5.xlarge", 1, "734.38"),
+		tf("prod", `module.new["a"].aws_eks_node_group.this[0]`, "g5.xlarge", 3, "2203.14"),
+		tf("prod", "aws_instance.c", "g5.xlarge", 1, "734.38"),
+		tf("prod", "aws_instance.counted[0]", "g5.xlarge", 1, "734.38"),
+		tf("prod", "aws_instance.uncounted", "g5.xlarge", 1, "734.38"),
+		tf("prod", "azurerm_kubernetes_cluster.main.default_node_pool", "Standard_NC4as_T4_v3", 1, "384.00"),
+		// The base had aws_instance.kept too: a move to it does not take it from its own base.
+		tf("prod", "aws_instance.kept", "g5.xlarge", 1, "734.38"),
+		tf("staging", "aws_instance.renamed", "g5.xlarge", 1, "734.38"),
+		tf("prod", "aws_instance.cb", "g5.xlarge", 1, "734.38"),
+		k8s("Deployment/default/llm[0]"),
+	)
+	base.Resources = append(base.Resources, tf("prod", "aws_instance.kept", "g5.xlarge", 1, "734.38"))
+	head.Moves = []parser.Move{
+		{Root: "prod", From: "aws_instance.gpu", To: "aws_instance.trainer"},
+		{Root: "prod", From: `module.old`, To: `module.new`},
+		// A chain, written in either order.
+		{Root: "prod", From: "aws_instance.b", To: "aws_instance.c"},
+		{Root: "prod", From: "aws_instance.a", To: "aws_instance.b"},
+		{Root: "prod", From: "azurerm_kubernetes_cluster.aks", To: "azurerm_kubernetes_cluster.main"},
+		{Root: "prod", From: "aws_instance.taken", To: "aws_instance.kept"},
+		// Another root's move does not apply here.
+		{Root: "other", From: "aws_instance.gpu", To: "aws_instance.renamed"},
+	}
+	d := Compute(base, head)
+	got := map[string]string{}
+	for _, c := range d.Changes {
+		got[c.Root+" "+c.Address] = c.Change + " from " + c.MovedFrom
+	}
+	want := map[string]string{
+		"prod aws_instance.trainer":                              "unchanged from aws_instance.gpu",
+		`prod module.new["a"].aws_eks_node_group.this[0]`:        `changed from module.old["a"].aws_eks_node_group.this[0]`,
+		"prod aws_instance.c":                                    "unchanged from aws_instance.a",
+		"prod aws_instance.counted[0]":                           "unchanged from aws_instance.counted",
+		"prod aws_instance.uncounted":                            "unchanged from aws_instance.uncounted[0]",
+		"prod azurerm_kubernetes_cluster.main.default_node_pool": "unchanged from azurerm_kubernetes_cluster.aks.default_node_pool",
+		"prod aws_instance.kept":                                 "unchanged from ",
+		"prod aws_instance.taken":                                "removed from ",
+		"staging aws_instance.renamed":                           "added from ",
+		"prod aws_instance.ab":                                   "removed from ",
+		"prod aws_instance.cb":                                   "added from ",
+		"staging aws_instance.gpu":                               "removed from ",
+		"k8s Deployment/default/llm[0]":                          "added from ",
+		"k8s Deployment/default/llm":                             "removed from ",
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d changes, want %d: %v", len(got), len(want), got)
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %q, want %q", k, got[k], w)
+		}
+	}
+	// Moved and otherwise unchanged resources cost nothing more: the only delta is the node
+	// group's third node and the resources that really came and went.
+	if delta := money.Micros(d.Totals.MonthlyDelta).Signed(); delta != "+$734.38" {
+		t.Errorf("total delta %s", delta)
+	}
+}
+
+func TestImplicitMove(t *testing.T) {
+	for in, want := range map[string]string{
+		"aws_instance.x":                         "aws_instance.x[0]",
+		"aws_instance.x[0]":                      "aws_instance.x",
+		`module.m["k"].aws_instance.x`:           `module.m["k"].aws_instance.x[0]`,
+		`module.m[0].module.n.aws_instance.x[0]`: `module.m[0].module.n.aws_instance.x`,
+		"google_container_cluster.c.node_pool":   "google_container_cluster.c[0].node_pool",
+		`aws_instance.x["a"]`:                    "",
+		"aws_instance.x[1]":                      "",
+		"data.aws_ami.x":                         "",
+	} {
+		got, ok := implicitMove(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("implicitMove(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}

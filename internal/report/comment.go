@@ -173,7 +173,11 @@ func renderDiffComment(d *result.Diff, lv detail, links *SourceLinks) string {
 	if deny+warn == 0 {
 		status = append(status, "✅ guardrails passed")
 	}
-	status = append(status, fmt.Sprintf("%s added · %s removed · %s changed · %s unchanged", count(a), count(r), count(c), count(u)))
+	moved := ""
+	if n := movedCount(d); n > 0 {
+		moved = " · " + count(n) + " moved"
+	}
+	status = append(status, fmt.Sprintf("%s added · %s removed · %s changed · %s unchanged%s", count(a), count(r), count(c), count(u), moved))
 	b.WriteString(strings.Join(status, " · ") + "\n\n")
 	if s := scaleMaxDiffSentence(d); s != "" {
 		b.WriteString(s + "\n\n")
@@ -183,7 +187,11 @@ func renderDiffComment(d *result.Diff, lv detail, links *SourceLinks) string {
 		fmt.Fprintf(&b, "<details><summary>%d unchanged GPU resource%s</summary>\n\n| Resource | Instance | Monthly |\n|---|---|--:|\n", u, plural(u))
 		for _, ch := range d.Changes {
 			if ch.Change == "unchanged" {
-				fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(names.change(ch)), mdCell(sideText(ch.After)), amountText(ch.MonthlyCostAfter))
+				what := mdCell(sideText(ch.After))
+				if ch.MovedFrom != "" {
+					what += " — moved from " + cell(code(ch.MovedFrom))
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(names.change(ch)), what, amountText(ch.MonthlyCostAfter))
 			}
 		}
 		b.WriteString("\n</details>\n\n")

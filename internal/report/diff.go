@@ -167,6 +167,31 @@ func changeCounts(d *result.Diff) (added, removed, changed, unchanged int) {
 	return
 }
 
+// movedCount counts the resources the head moved to a new address, whatever their change.
+func movedCount(d *result.Diff) int {
+	n := 0
+	for _, c := range d.Changes {
+		if c.MovedFrom != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// unchangedText is "3 unchanged", saying how many of those moved.
+func unchangedText(d *result.Diff, u int) string {
+	moved := 0
+	for _, c := range d.Changes {
+		if c.MovedFrom != "" && c.Change == "unchanged" {
+			moved++
+		}
+	}
+	if moved == 0 {
+		return fmt.Sprintf("%d unchanged", u)
+	}
+	return fmt.Sprintf("%d unchanged, %d of them moved to a new address", u, moved)
+}
+
 // WriteDiffTable renders a diff for a terminal.
 func WriteDiffTable(w io.Writer, d *result.Diff) error {
 	ew := &errWriter{w: w}
@@ -178,7 +203,7 @@ func WriteDiffTable(w io.Writer, d *result.Diff) error {
 	ew.printf("\n")
 	a, r, c, u := changeCounts(d)
 	if a+r+c == 0 {
-		ew.printf("No GPU resource changed (%d unchanged).\n", u)
+		ew.printf("No GPU resource changed (%s).\n", unchangedText(d, u))
 	} else {
 		multi := multiRoot(d)
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
@@ -187,11 +212,15 @@ func WriteDiffTable(w io.Writer, d *result.Diff) error {
 			if ch.Change == "unchanged" {
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s → %s\t%s\n", ch.Change, label(multi, ch.Root, ch.Address), sideText(ch.Before), sideText(ch.After),
+			addr := label(multi, ch.Root, ch.Address)
+			if ch.MovedFrom != "" {
+				addr += " (moved from " + ch.MovedFrom + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s → %s\t%s\n", ch.Change, addr, sideText(ch.Before), sideText(ch.After),
 				changeAmountText(ch.MonthlyCostBefore, ch.MaxMonthlyCostBefore), changeAmountText(ch.MonthlyCostAfter, ch.MaxMonthlyCostAfter), deltaText(ch.MonthlyDelta))
 		}
 		tw.Flush()
-		ew.printf("\n%d added, %d removed, %d changed, %d unchanged.\n", a, r, c, u)
+		ew.printf("\n%d added, %d removed, %d changed, %s.\n", a, r, c, unchangedText(d, u))
 	}
 	writeFindingsText(ew, d.Findings, diffNames(d))
 	writeProblemsText(ew, d.Errors, d.Warnings)
@@ -210,7 +239,7 @@ func writeDiffChangesMarkdown(b *strings.Builder, d *result.Diff, limit int, nam
 	}
 	if len(rows) == 0 {
 		if _, _, _, u := changeCounts(d); u > 0 {
-			fmt.Fprintf(b, "No GPU resource changed (%d unchanged).\n\n", u)
+			fmt.Fprintf(b, "No GPU resource changed (%s).\n\n", unchangedText(d, u))
 		} else {
 			b.WriteString("Neither side declares GPU resources.\n\n")
 		}
@@ -228,6 +257,9 @@ func writeDiffChangesMarkdown(b *strings.Builder, d *result.Diff, limit int, nam
 			what = "**added**: " + mdCell(sideText(c.After))
 		case "removed":
 			what = "**removed**: " + mdCell(sideText(c.Before))
+		}
+		if c.MovedFrom != "" {
+			what += " — moved from " + cell(code(c.MovedFrom))
 		}
 		if c.After != nil && c.After.UnpricedReason != nil {
 			what += " — ⚠️ unpriced: " + mdCell(*c.After.UnpricedReason)

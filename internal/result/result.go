@@ -75,6 +75,10 @@ type Check struct {
 	Errors        []parser.Error       `json:"errors"`
 	Warnings      []parser.Error       `json:"warnings"`
 	Totals        estimator.Totals     `json:"totals"`
+	// Moves are the Terraform refactorings the checked configuration declares (moved blocks,
+	// plans' previous addresses): a diff against another check follows them. Not part of the
+	// check document.
+	Moves []parser.Move `json:"-"`
 }
 
 // NewCheck returns an empty check document with non-nil lists, so JSON shows [] rather than null.
@@ -107,8 +111,11 @@ type Change struct {
 	Address string `json:"address"`
 	// Root is the Terraform root module or manifest directory the resource belongs to; base and
 	// head resources match by root and address.
-	Root               string        `json:"root,omitempty"`
-	Change             string        `json:"change"` // added | removed | changed | unchanged
+	Root   string `json:"root,omitempty"`
+	Change string `json:"change"` // added | removed | changed | unchanged
+	// MovedFrom is the base's address of a resource the head moved (a moved block, a plan's
+	// previous address, or Terraform's implicit move when count is added or removed).
+	MovedFrom          string        `json:"moved_from,omitempty"`
 	MonthlyCostBefore  *money.Amount `json:"monthly_cost_before"`
 	MonthlyCostAfter   *money.Amount `json:"monthly_cost_after"`
 	MonthlyDelta       *money.Amount `json:"monthly_delta"`

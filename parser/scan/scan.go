@@ -572,6 +572,9 @@ func Scan(paths []string, opts Options) parser.Result {
 				r.Resources[j].Root = filepath.ToSlash(inputs[i].Path)
 			}
 		}
+		for j := range r.Moves {
+			r.Moves[j].Root = filepath.ToSlash(inputs[i].Path)
+		}
 		res.Merge(r)
 	}
 	if len(kube) > 0 {

@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"fmt"
+	"math/big"
 	"path/filepath"
 	"strings"
 
@@ -25,6 +26,12 @@ type moduleConfig struct {
 	callsByName map[string]*moduleCall
 	providers   []*providerDecl
 	outputs     map[string]*hcl.Attribute
+	moves       []moveDecl
+}
+
+// moveDecl is a moved block: addresses relative to its module.
+type moveDecl struct {
+	from, to string
 }
 
 type variableDecl struct {
@@ -185,8 +192,65 @@ func (l *loader) decodeFile(m *moduleConfig, sf *sourceFile) {
 			l.decodeResource(m, sf, b)
 		case "module":
 			l.decodeModuleCall(m, sf, b)
+		case "moved":
+			l.decodeMoved(m, b)
 		}
 	}
+}
+
+// decodeMoved reads a moved block's from and to: references to resources, resource instances,
+// module calls or module instances, written as in Terraform (`module.a["k"].aws_instance.b[0]`).
+// A block gpuguard cannot read is skipped: it only helps a diff match objects.
+func (l *loader) decodeMoved(m *moduleConfig, b *hcl.Block) {
+	attrs, diags := b.Body.JustAttributes()
+	if diags.HasErrors() {
+		return
+	}
+	from, ok1 := movedAddress(attrs["from"])
+	to, ok2 := movedAddress(attrs["to"])
+	if ok1 && ok2 && from != to {
+		m.moves = append(m.moves, moveDecl{from: from, to: to})
+	}
+}
+
+// movedAddress writes a moved block's address in gpuguard's form: index keys as [0] and ["k"].
+func movedAddress(a *hcl.Attribute) (string, bool) {
+	if a == nil {
+		return "", false
+	}
+	tr, diags := hcl.AbsTraversalForExpr(a.Expr)
+	if diags.HasErrors() || len(tr) == 0 {
+		return "", false
+	}
+	var sb strings.Builder
+	for _, step := range tr {
+		switch s := step.(type) {
+		case hcl.TraverseRoot:
+			sb.WriteString(s.Name)
+		case hcl.TraverseAttr:
+			sb.WriteString("." + s.Name)
+		case hcl.TraverseIndex:
+			k := s.Key
+			switch {
+			case !k.IsKnown() || k.IsNull():
+				return "", false
+			case k.Type() == cty.Number:
+				bf := k.AsBigFloat()
+				n, acc := bf.Int64()
+				if acc != big.Exact {
+					return "", false
+				}
+				fmt.Fprintf(&sb, "[%d]", n)
+			case k.Type() == cty.String:
+				fmt.Fprintf(&sb, "[%q]", k.AsString())
+			default:
+				return "", false
+			}
+		default:
+			return "", false
+		}
+	}
+	return sb.String(), true
 }
 
 func (l *loader) decodeVariable(m *moduleConfig, b *hcl.Block) {

@@ -238,6 +238,14 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 			}
 		}
 	}
+	for _, mi := range ev.modules {
+		if mi.expansion != "" || isStandIn(mi.cfg.dir) {
+			continue // an instance whose key is unknown has no address to move from or to
+		}
+		for _, m := range mi.cfg.moves {
+			res.Moves = append(res.Moves, parser.Move{From: mi.prefix + m.from, To: mi.prefix + m.to})
+		}
+	}
 	l.warns = append(l.warns, ev.unpricedGPUTypes()...)
 	l.errs, l.warns = ev.downloadedProblems(l.errs, l.warns)
 	res.Errors, res.Warnings = l.errs, l.warns

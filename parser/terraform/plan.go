@@ -57,6 +57,11 @@ func ParsePlan(name string, data []byte) (res parser.Result) {
 	}
 	for _, rc := range plan.ResourceChanges {
 		p.changes[rc.Address] = rc
+		if rc.PreviousAddress != "" && rc.PreviousAddress != rc.Address {
+			// A moved block (or an implicit move) the plan applied: the object was at the
+			// previous address in the state the plan was made from.
+			res.Moves = append(res.Moves, parser.Move{From: rc.PreviousAddress, To: rc.Address})
+		}
 	}
 	ev := &evaluation{l: newLoader(nil), instances: map[string]*instance{}}
 	mod := newModuleInstance(ev, &moduleConfig{dir: name}, nil, nil, "")
