@@ -36,6 +36,17 @@ resource "aws_instance" "x" {
     content { volume_size = ebs_block_device.value }
   }
 }`))
+	// moved blocks: resources, instances with keys, modules, and ones that are not addresses.
+	f.Add([]byte(`moved {
+  from = module.a["k"].aws_instance.x[0]
+  to   = aws_instance.y[1.5]
+}
+moved {
+  from = aws_instance.z
+  to   = var.v
+}
+moved { from = 1 }
+resource "aws_instance" "y" { instance_type = "g5.xlarge" }`))
 	// A workload applied to a cluster read from resources and data sources, beside a GPU pool.
 	f.Add([]byte(`data "aws_eks_cluster" "c" { name = "x" }
 resource "google_container_cluster" "g" { location = "us-central1-a" }
