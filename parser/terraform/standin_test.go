@@ -798,14 +798,7 @@ module "aks_azurerm" {
   create_nodepools_before_destroy = true
 }
 `})
-	res := ParseModuleDir(dir, Options{FileDirs: []string{dir}})
-	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
-		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
-	}
-	got := map[string]parser.Resource{}
-	for _, r := range res.Resources {
-		got[r.Address] = r
-	}
+	got := parseCleanly(t, dir)
 	describe := func(r parser.Resource) string {
 		max := 0
 		if r.ScaleMax != nil {
@@ -930,14 +923,7 @@ module "attach" {
   platform_fault_domain_count = 1
 }
 `})
-	res := ParseModuleDir(dir, Options{FileDirs: []string{dir}})
-	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
-		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
-	}
-	got := map[string]parser.Resource{}
-	for _, r := range res.Resources {
-		got[r.Address] = r
-	}
+	got := parseCleanly(t, dir)
 	describe := func(r parser.Resource) string {
 		return fmt.Sprintf("%s ×%d (%d spot) %s in %s, %d unresolved", r.InstanceType, r.Quantity, r.SpotQuantity, r.PurchaseOption, r.Region, len(r.Unresolved))
 	}
@@ -970,4 +956,19 @@ module "attach" {
 	if r := got["module.render.azurerm_windows_virtual_machine.this[0]"]; !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, "Windows VM") }) {
 		t.Errorf("the module's default os_type is Windows: notes %q", r.Notes)
 	}
+}
+
+// parseCleanly reads the root module in dir, which must give neither errors nor warnings, and
+// returns its resources by address.
+func parseCleanly(t *testing.T, dir string) map[string]parser.Resource {
+	t.Helper()
+	res := ParseModuleDir(dir, Options{FileDirs: []string{dir}})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
+	}
+	got := map[string]parser.Resource{}
+	for _, r := range res.Resources {
+		got[r.Address] = r
+	}
+	return got
 }
