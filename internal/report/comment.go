@@ -174,7 +174,7 @@ func renderDiffComment(d *result.Diff, lv detail, links *SourceLinks) string {
 		status = append(status, "✅ guardrails passed")
 	}
 	moved := ""
-	if n := movedCount(d); n > 0 {
+	if n := movedCount(d, ""); n > 0 {
 		moved = " · " + count(n) + " moved"
 	}
 	status = append(status, fmt.Sprintf("%s added · %s removed · %s changed · %s unchanged%s", count(a), count(r), count(c), count(u), moved))

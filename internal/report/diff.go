@@ -167,11 +167,12 @@ func changeCounts(d *result.Diff) (added, removed, changed, unchanged int) {
 	return
 }
 
-// movedCount counts the resources the head moved to a new address, whatever their change.
-func movedCount(d *result.Diff) int {
+// movedCount counts the resources the head moved to a new address: those of one kind of
+// change, or all of them when change is "".
+func movedCount(d *result.Diff, change string) int {
 	n := 0
 	for _, c := range d.Changes {
-		if c.MovedFrom != "" {
+		if c.MovedFrom != "" && (change == "" || c.Change == change) {
 			n++
 		}
 	}
@@ -180,16 +181,10 @@ func movedCount(d *result.Diff) int {
 
 // unchangedText is "3 unchanged", saying how many of those moved.
 func unchangedText(d *result.Diff, u int) string {
-	moved := 0
-	for _, c := range d.Changes {
-		if c.MovedFrom != "" && c.Change == "unchanged" {
-			moved++
-		}
+	if moved := movedCount(d, "unchanged"); moved > 0 {
+		return fmt.Sprintf("%d unchanged, %d of them moved to a new address", u, moved)
 	}
-	if moved == 0 {
-		return fmt.Sprintf("%d unchanged", u)
-	}
-	return fmt.Sprintf("%d unchanged, %d of them moved to a new address", u, moved)
+	return fmt.Sprintf("%d unchanged", u)
 }
 
 // WriteDiffTable renders a diff for a terminal.
