@@ -18,10 +18,11 @@ import (
 // self-managed node groups), terraform-google-modules/kubernetes-engine/google (node pools),
 // Azure/aks/azurerm (the default and extra node pools) and its successor, Azure Verified Modules'
 // Azure/avm-res-containerservice-managedcluster/azurerm (the same, in its AzAPI releases and its
-// older AzureRM ones, told apart by the inputs a call sets: standInReleases), for single GPU machines and batch
-// jobs terraform-aws-modules/ec2-instance/aws, Azure Verified Modules' virtual machine and scale
-// set (Azure/avm-res-compute-virtualmachine/azurerm, .../avm-res-compute-virtualmachinescaleset/
-// azurerm) and terraform-aws-modules/batch/aws, and for GPU
+// older AzureRM ones, told apart by the inputs a call sets: standInReleases), for single GPU
+// machines and batch jobs terraform-aws-modules/ec2-instance/aws, Azure Verified Modules' virtual
+// machine and scale set (Azure/avm-res-compute-virtualmachine/azurerm and
+// Azure/avm-res-compute-virtualmachinescaleset/azurerm, whose AzAPI releases the VM stand-in
+// tells apart by their inputs) and terraform-aws-modules/batch/aws, and for GPU
 // fleets outside Kubernetes terraform-aws-modules/autoscaling/aws and the instance_template,
 // mig, compute_instance and umig modules of terraform-google-modules/vm/google, and Cloud
 // Posse's eks-node-group with the label module (cloudposse/label/null) every Cloud Posse module
