@@ -238,23 +238,23 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 			}
 		}
 	}
-	for _, mi := range ev.modules {
-		if mi.expansion != "" || isStandIn(mi.cfg.dir) {
-			continue // an instance whose key is unknown has no address to move from or to
-		}
-		for _, m := range mi.cfg.moves {
-			res.Moves = append(res.Moves, parser.Move{From: mi.prefix + m.from, To: mi.prefix + m.to})
-		}
-	}
 	l.warns = append(l.warns, ev.unpricedGPUTypes()...)
 	l.errs, l.warns = ev.downloadedProblems(l.errs, l.warns)
 	res.Errors, res.Warnings = l.errs, l.warns
 	res.Consumed = access.consumed()
 	seen := map[string]bool{filepath.Clean(dir): true}
 	for _, mi := range ev.modules {
-		if d := filepath.Clean(mi.cfg.dir); !seen[d] && !isStandIn(mi.cfg.dir) {
+		if isStandIn(mi.cfg.dir) {
+			continue
+		}
+		if d := filepath.Clean(mi.cfg.dir); !seen[d] {
 			seen[d] = true
 			res.Included = append(res.Included, d)
+		}
+		if mi.expansion == "" { // an instance whose key is unknown has no address to move from or to
+			for _, m := range mi.cfg.moves {
+				res.Moves = append(res.Moves, parser.Move{From: mi.prefix + m.from, To: mi.prefix + m.to})
+			}
 		}
 	}
 	return res
