@@ -29,14 +29,7 @@ const (
 func (p *Pricer) recommend(e *Estimate, r parser.Resource, prof *profiles.Profile, mem *memory.Estimate, t gpuTarget, th Thresholds) []Recommendation {
 	current, _ := e.Monthly()
 	var out []Recommendation
-	add := func(rec Recommendation, monthly money.Micros) {
-		saving := current - monthly
-		if saving <= 0 {
-			return
-		}
-		rec.MonthlyCost, rec.MonthlySaving = money.Amount(monthly), money.Amount(saving)
-		out = append(out, rec)
-	}
+	add := savingsInto(&out, current)
 	if rec, monthly, ok := p.smallerInstance(e, r, prof, mem, th); ok {
 		add(rec, monthly)
 		if e.Fit != nil && e.Fit.Verdict == VerdictDoesNotFit {
@@ -54,20 +47,8 @@ func (p *Pricer) recommend(e *Estimate, r parser.Resource, prof *profiles.Profil
 				Reason: "the workload is interruptible (it checkpoints and resumes): spot capacity fits it"}, m)
 		}
 	}
-	if r.PurchaseOption == parser.OnDemand && e.HoursPerMonth >= DefaultHoursPerMonth && !prof.Workload.Interruptible {
-		for _, opt := range []parser.PurchaseOption{parser.Reserved1y, parser.Reserved3y} {
-			alt := r
-			alt.PurchaseOption, alt.SpotQuantity = opt, 0
-			if est := p.Estimate(alt); est.MonthlyCost != nil {
-				m, _ := est.Monthly()
-				term := "1-year"
-				if opt == parser.Reserved3y {
-					term = "3-year"
-				}
-				add(Recommendation{Kind: RecCommitment, InstanceType: e.InstanceType, PurchaseOption: string(opt), PriceEstimated: est.PriceEstimated,
-					Reason: fmt.Sprintf("runs all month on demand: a %s commitment costs less", term)}, m)
-			}
-		}
+	if !prof.Workload.Interruptible {
+		p.commitments(e, r, add)
 	}
 	if e.Fit != nil && e.Fit.MIGSlice != "" {
 		if slice, ok := findMIG(t.gpu, e.Fit.MIGSlice); ok {
@@ -81,6 +62,76 @@ func (p *Pricer) recommend(e *Estimate, r parser.Resource, prof *profiles.Profil
 			}
 		}
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].MonthlySaving > out[j].MonthlySaving })
+	return out
+}
+
+// savingsInto returns the function that appends a cheaper alternative to out with its monthly
+// cost and its saving against current, and drops one that saves nothing.
+func savingsInto(out *[]Recommendation, current money.Micros) func(Recommendation, money.Micros) {
+	return func(rec Recommendation, monthly money.Micros) {
+		saving := current - monthly
+		if saving <= 0 {
+			return
+		}
+		rec.MonthlyCost, rec.MonthlySaving = money.Amount(monthly), money.Amount(saving)
+		*out = append(*out, rec)
+	}
+}
+
+// alwaysOn reports whether a resource runs the whole month on demand: what a 1- or 3-year
+// commitment is bought for. A workload that runs to completion is priced at the full month when
+// nothing says how long it runs, but that month is an upper bound, not a schedule: committing to
+// it for a year could cost more than the runs it really makes.
+func alwaysOn(e *Estimate, r parser.Resource) bool {
+	return r.PurchaseOption == parser.OnDemand && e.HoursPerMonth >= DefaultHoursPerMonth && !(r.RunsToCompletion && r.HoursPerMonth == 0)
+}
+
+// commitments adds the 1- and 3-year commitments that cost less than an always-on resource's
+// on-demand month. Where the capacity is split between on-demand and spot instances only the
+// on-demand part is committed: the spot part already costs less than any commitment would.
+func (p *Pricer) commitments(e *Estimate, r parser.Resource, add func(Recommendation, money.Micros)) {
+	if !alwaysOn(e, r) {
+		return
+	}
+	for _, opt := range []parser.PurchaseOption{parser.Reserved1y, parser.Reserved3y} {
+		alt := r
+		alt.PurchaseOption = opt
+		if est := p.Estimate(alt); est.MonthlyCost != nil {
+			m, _ := est.Monthly()
+			term := "1-year"
+			if opt == parser.Reserved3y {
+				term = "3-year"
+			}
+			reason := fmt.Sprintf("runs all month on demand: a %s commitment costs less", term)
+			if split := est.CapacitySplit; split != nil {
+				od, spot := fmt.Sprintf("its %d on-demand instances run", split.OnDemand), fmt.Sprintf("the %d on spot stay", split.Spot)
+				if split.OnDemand == 1 {
+					od = "its one on-demand instance runs"
+				}
+				if split.Spot == 1 {
+					spot = "the one on spot stays"
+				}
+				reason = fmt.Sprintf("%s all month: a %s commitment costs less (%s there)", od, term, spot)
+			}
+			add(Recommendation{Kind: RecCommitment, InstanceType: e.InstanceType, PurchaseOption: string(opt), PriceEstimated: est.PriceEstimated, Reason: reason}, m)
+		}
+	}
+}
+
+// Commitments lists the cheaper commitments of a priced resource that has no workload profile:
+// without one, neither a smaller instance nor spot capacity can be judged (the memory the
+// workload needs and whether it may be interrupted are unknown), but what a commitment saves on
+// capacity that runs all month on demand depends only on the prices. Largest saving first.
+func (p *Pricer) Commitments(e *Estimate, r parser.Resource) []Recommendation {
+	current, ok := e.Monthly()
+	if !ok {
+		return nil
+	}
+	// Price what was priced: the node chosen for a pod, the default region.
+	r.InstanceType, r.Provider, r.Region, r.Pod = e.InstanceType, e.Provider, e.Region, e.Pod
+	var out []Recommendation
+	p.commitments(e, r, savingsInto(&out, current))
 	sort.SliceStable(out, func(i, j int) bool { return out[i].MonthlySaving > out[j].MonthlySaving })
 	return out
 }

@@ -117,6 +117,9 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 		path := attachment(rs[i], cfg)
 		if path == "" {
 			e.Fit = &estimator.Fit{Verdict: estimator.VerdictUnknown, Reason: "no workload profile attached"}
+			if e.MonthlyCost != nil {
+				jobs = append(jobs, job{i, nil}) // commitments need no profile
+			}
 			continue
 		}
 		p := path
@@ -140,7 +143,7 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 		jobs = append(jobs, job{i, prof})
 	}
 	// Judging fit and searching the catalog for cheaper fits is most of a check's CPU after
-	// parsing when profiles are attached; each resource is independent (the pricer and the
+	// parsing when profiles are attached (resources without one only price their commitments); each resource is independent (the pricer and the
 	// profiles are only read), so the work is spread over the cores in contiguous chunks.
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(jobs)/64))
 	chunk := (len(jobs) + workers - 1) / workers
@@ -150,6 +153,12 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 		go func(part []job) {
 			defer wg.Done()
 			for _, j := range part {
+				if j.prof == nil {
+					if recs := pricer.Commitments(&doc[j.i], rs[j.i]); len(recs) > 0 {
+						doc[j.i].Recommendations = recs
+					}
+					continue
+				}
 				pricer.Assess(&doc[j.i], rs[j.i], j.prof, th)
 			}
 		}(jobs[lo:min(lo+chunk, len(jobs))])

@@ -135,7 +135,7 @@ func writeCommentWarnings(b *strings.Builder, warns []parser.Error, limit int) {
 func writeCommentProblems(b *strings.Builder, errs []parser.Error, limit int) {
 	for i, e := range errs {
 		if i == limit {
-			fmt.Fprintf(b, "- … and %d more (see the job log)\n", len(errs)-limit)
+			fmt.Fprintf(b, "- … and %s more (see the job log)\n", count(len(errs)-limit))
 			break
 		}
 		fmt.Fprintf(b, "- %s\n", mdCell(e.Error()))
@@ -341,7 +341,7 @@ func writeCommentFits(b *strings.Builder, es []*estimator.Estimate, limit int, n
 	b.WriteString("#### Memory fit\n\n| Resource | Verdict | Needs / has per GPU |\n|---|---|---|\n")
 	for i, e := range rows {
 		if limit >= 0 && i >= limit {
-			fmt.Fprintf(b, "\n… and %d more.\n", len(rows)-limit)
+			fmt.Fprintf(b, "\n… and %s more.\n", count(len(rows)-limit))
 			break
 		}
 		icon := map[string]string{estimator.VerdictDoesNotFit: "❌", estimator.VerdictTight: "⚠️", estimator.VerdictOversized: "🪫", estimator.VerdictFits: "✅"}[e.Fit.Verdict]
@@ -373,7 +373,7 @@ func writeCommentSavings(b *strings.Builder, es []*estimator.Estimate, limit int
 	fmt.Fprintf(b, "#### Cheaper fits — up to %s%s a month\n\n| Resource | Instead | Saves a month |\n|---|---|--:|\n", total, estimatedMark(estimated))
 	for i, x := range rows {
 		if limit >= 0 && i >= limit {
-			fmt.Fprintf(b, "\n… and %d more.\n", len(rows)-limit)
+			fmt.Fprintf(b, "\n… and %s more.\n", count(len(rows)-limit))
 			break
 		}
 		fmt.Fprintf(b, "| %s | %s | %s%s |\n", cell(names.resource(x.e)), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), money.Micros(x.r.MonthlySaving), estimatedMark(x.r.PriceEstimated))
@@ -392,7 +392,7 @@ func writeCommentUnpriced(b *strings.Builder, es []*estimator.Estimate, names re
 		return
 	}
 	if len(lines) > 20 {
-		lines = append(lines[:20], fmt.Sprintf("- … and %d more", len(lines)-20))
+		lines = append(lines[:20], fmt.Sprintf("- … and %s more", count(len(lines)-20)))
 	}
 	fmt.Fprintf(b, "**Unpriced, not in the totals:**\n%s\n\n", strings.Join(lines, "\n"))
 }

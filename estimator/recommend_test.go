@@ -1,0 +1,87 @@
+package estimator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// A resource without a workload profile gets the commitments that save money, priced from the
+// catalog's commitment rows (or derived from on-demand and marked an estimate), the largest
+// saving first; only capacity that runs all month on demand gets them, and of a split between
+// on-demand and spot instances only the on-demand part is committed.
+func TestCommitmentsWithoutProfile(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	commitments := func(r parser.Resource) (*Estimate, []Recommendation) {
+		e := p.Estimate(r)
+		return &e, p.Commitments(&e, r)
+	}
+
+	// gcp_machine_types_by_region.csv, a2-highgpu-1g in us-central1: on demand 3.673385, 1-year
+	// commitment 2.314207, 3-year 1.285708 an hour.
+	a2 := parser.Resource{Address: "pool", Provider: parser.GCP, Region: "us-central1", InstanceType: "a2-highgpu-1g", Quantity: 15, PurchaseOption: parser.OnDemand}
+	e, recs := commitments(a2)
+	if len(recs) != 2 {
+		t.Fatalf("a2-highgpu-1g: %d recommendations, want the 3-year and the 1-year commitment: %+v", len(recs), recs)
+	}
+	current := money.Micros(*e.MonthlyCost)
+	for i, want := range []struct {
+		opt   parser.PurchaseOption
+		cents int64
+		term  string
+	}{
+		{parser.Reserved3y, expectCents(t, "730", "1.285708", "15"), "3-year"},
+		{parser.Reserved1y, expectCents(t, "730", "2.314207", "15"), "1-year"},
+	} {
+		r := recs[i]
+		cost := money.Micros(r.MonthlyCost)
+		if r.Kind != RecCommitment || r.PurchaseOption != string(want.opt) || r.InstanceType != "a2-highgpu-1g" || cost.Cents() != want.cents ||
+			money.Micros(r.MonthlySaving) != current-cost || r.PriceEstimated || !strings.Contains(r.Reason, want.term+" commitment") {
+			t.Errorf("a2-highgpu-1g recommendation %d: %+v, want %s at %d cents, saving the rest of %d", i, r, want.opt, want.cents, current)
+		}
+	}
+
+	// A mixed Auto Scaling group: 4 on demand at 1.212, 6 on spot at 1.212 × 0.40; the karpenter
+	// table has no commitment rows, so the commitments are on-demand × 0.50 and × 0.70, estimates.
+	asg := parser.Resource{Address: "asg", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g5.2xlarge", Quantity: 10, SpotQuantity: 6, PurchaseOption: parser.OnDemand}
+	_, recs = commitments(asg)
+	if len(recs) != 2 {
+		t.Fatalf("mixed group: %d recommendations: %+v", len(recs), recs)
+	}
+	if got, want := money.Micros(recs[0].MonthlyCost).Cents(), expectCents(t, "730", "0.606", "4", "0.4848", "6"); got != want || !recs[0].PriceEstimated {
+		t.Errorf("mixed group, 3-year: %d cents (estimated %v), want %d: the spot part stays on spot", got, recs[0].PriceEstimated, want)
+	}
+	if got, want := money.Micros(recs[1].MonthlyCost).Cents(), expectCents(t, "730", "0.8484", "4", "0.4848", "6"); got != want {
+		t.Errorf("mixed group, 1-year: %d cents, want %d", got, want)
+	}
+	if want := "its 4 on-demand instances run all month: a 3-year commitment costs less (the 6 on spot stay there)"; recs[0].Reason != want {
+		t.Errorf("mixed group reason %q, want %q", recs[0].Reason, want)
+	}
+	one := asg
+	one.Quantity, one.SpotQuantity = 2, 1
+	if _, recs := commitments(one); len(recs) == 0 || recs[0].Reason != "its one on-demand instance runs all month: a 3-year commitment costs less (the one on spot stays there)" {
+		t.Errorf("one of each: %+v", recs)
+	}
+
+	g6 := parser.Resource{Address: "vm", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g6.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand}
+	for name, r := range map[string]parser.Resource{
+		"spot":       func() parser.Resource { r := g6; r.PurchaseOption = parser.Spot; return r }(),
+		"committed":  func() parser.Resource { r := g6; r.PurchaseOption = parser.Reserved1y; return r }(),
+		"part-time":  func() parser.Resource { r := g6; r.HoursPerMonth = 120; return r }(),
+		"job, hours": func() parser.Resource { r := g6; r.RunsToCompletion = true; return r }(),
+		"unpriced":   func() parser.Resource { r := g6; r.InstanceType = "x9.huge"; return r }(),
+	} {
+		if _, recs := commitments(r); len(recs) != 0 {
+			t.Errorf("%s: %+v, want no commitment", name, recs)
+		}
+	}
+	// A job that declares it runs all month is always on.
+	job := g6
+	job.RunsToCompletion, job.HoursPerMonth = true, 730
+	if _, recs := commitments(job); len(recs) != 2 {
+		t.Errorf("job running all month: %+v, want both commitments", recs)
+	}
+}
