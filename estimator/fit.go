@@ -3,6 +3,7 @@ package estimator
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/estimator/memory"
@@ -68,10 +69,45 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 		t.gpus, t.mig = float64(r.Pod.Requested), true
 	case r.Pod != nil:
 		t.gpus = float64(r.Pod.Requested)
+	case r.GPUPartition != "":
+		slice, ok := partitionSlice(g, r.GPUPartition)
+		if !ok {
+			return gpuTarget{}, fmt.Sprintf("MIG partition %s does not exist on %s", r.GPUPartition, g.Name)
+		}
+		// Each GPU is split into slices; a copy of the workload runs on one (or, for training,
+		// on all of them).
+		t.usableBytes = slice.MemoryGB * 1e9
+		t.name = fmt.Sprintf("%s MIG %s", g.Name, slice.Profile)
+		t.gpus, t.mig = perInstance*float64(slice.MaxPerGPU), true
+		if prof.Workload.Type == profiles.TypeTraining {
+			t.gpus *= float64(max(1, e.Quantity))
+		}
 	case prof.Workload.Type == profiles.TypeTraining:
 		t.gpus = perInstance * float64(max(1, e.Quantity))
 	}
 	return t, ""
+}
+
+// partitionSlice finds the MIG slice a node group's GPUs are split into: a profile by name
+// ("1g.5gb"), or AKS's GPU-instance profile ("MIG2g"), which names the compute share and gets
+// the smallest slice with it (on an A100 40GB, MIG1g is 1g.5gb; on an 80GB one, 1g.10gb).
+// https://learn.microsoft.com/azure/aks/gpu-multi-instance
+func partitionSlice(g catalog.GPU, partition string) (catalog.MIGProfile, bool) {
+	if m, ok := findMIG(g, partition); ok {
+		return m, true
+	}
+	var sevenths int
+	if _, err := fmt.Sscanf(strings.ToLower(partition), "mig%dg", &sevenths); err != nil || fmt.Sprintf("mig%dg", sevenths) != strings.ToLower(partition) {
+		return catalog.MIGProfile{}, false
+	}
+	var best catalog.MIGProfile
+	found := false
+	for _, m := range g.MIG {
+		if m.ComputeSevenths == sevenths && (!found || m.MemoryGB < best.MemoryGB) {
+			best, found = m, true
+		}
+	}
+	return best, found
 }
 
 // instanceTarget is what one instance of in gives a workload: its GPUs, or, on a vGPU slice (AWS

@@ -223,3 +223,94 @@ training: {optimizer: adamw, micro_batch_size: 1, sequence_length: 1024, activat
 		}
 	}
 }
+
+// A node group whose GPUs are split into MIG slices runs a copy of the workload on each slice:
+// the fit is judged against the slice's memory, no MIG slice is suggested on top of it, and the
+// smaller instances searched must run a copy for every slice. AKS's GPU-instance profiles name
+// the compute share and get the smallest slice with it.
+func TestNodeGroupPartitions(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	gpu := func(key string) catalog.GPU {
+		g, ok := p.Catalog.GPU(key)
+		if !ok {
+			t.Fatalf("no GPU %s in the catalog", key)
+		}
+		return g
+	}
+	for _, c := range []struct {
+		gpu, partition, want string
+	}{
+		{"a100-40gb", "MIG1g", "1g.5gb"},
+		{"a100-80gb", "MIG1g", "1g.10gb"},
+		{"a100-80gb", "MIG3g", "3g.40gb"},
+		{"h100-80gb", "mig7g", "7g.80gb"},
+		{"a100-80gb", "1g.20gb", "1g.20gb"},
+		{"a100-80gb", "MIG5g", ""},
+		{"a100-80gb", "MIG1gx", ""},
+		{"a100-40gb", "1g.10gb", "1g.10gb"},
+		{"a100-40gb", "1g.20gb", ""},
+	} {
+		m, ok := partitionSlice(gpu(c.gpu), c.partition)
+		if ok != (c.want != "") || m.Profile != c.want {
+			t.Errorf("%s on %s: %q (found %v), want %q", c.partition, c.gpu, m.Profile, ok, c.want)
+		}
+	}
+
+	aks := func(partition string) (Estimate, parser.Resource) {
+		r := parser.Resource{Address: "azurerm_kubernetes_cluster_node_pool.mig", Provider: parser.Azure, Region: "eastus", InstanceType: "Standard_NC24ads_A100_v4",
+			Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform, GPUPartition: partition}
+		e := p.Estimate(r)
+		p.Assess(&e, r, mustProfile(t, smallInference), DefaultThresholds)
+		return e, r
+	}
+	// llama-3.1-8b in bf16 needs about 17.9 GiB: not a 1g.10gb slice (9.3 GiB usable) ...
+	e, _ := aks("MIG1g")
+	if e.Fit.Verdict != VerdictDoesNotFit || !strings.Contains(e.Fit.Reason, "NVIDIA A100 80GB MIG 1g.10gb has 9.3 GiB usable") {
+		t.Errorf("MIG1g: %+v", e.Fit)
+	}
+	// ... but a 3g.40gb one, without a MIG slice suggested for the whole GPU it no longer has.
+	e, r := aks("MIG3g")
+	if e.Fit.Verdict != VerdictFits || *e.Fit.AvailableGiBPerGPU != 37.25 || e.Fit.MIGSlice != "" {
+		t.Errorf("MIG3g: %+v", e.Fit)
+	}
+	if _, ok := rec(e, RecMIG); ok {
+		t.Errorf("MIG3g: a MIG slice was suggested on a partitioned GPU: %+v", e.Recommendations)
+	}
+	if n := p.slicesPerInstance(&e, r); n != 2 {
+		t.Errorf("MIG3g: %d copies an instance, want 2 (two 3g.40gb slices on its one A100)", n)
+	}
+	e, _ = aks("MIG5g")
+	if e.Fit.Verdict != VerdictUnknown || e.Fit.Reason != "MIG partition MIG5g does not exist on NVIDIA A100 80GB" {
+		t.Errorf("MIG5g: %+v", e.Fit)
+	}
+	// Without a partition the same pool gives the workload the whole GPU.
+	e, _ = aks("")
+	if *e.Fit.AvailableGiBPerGPU < 70 || e.Fit.MIGSlice == "" {
+		t.Errorf("no partition: %+v", e.Fit)
+	}
+
+	// A GKE pool of two a3-highgpu-8g split into 3g.40gb slices: sixteen copies a node.
+	gke := parser.Resource{Address: "google_container_node_pool.h100", Provider: parser.GCP, Region: "us-central1", InstanceType: "a3-highgpu-8g",
+		Quantity: 2, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform, GPUPartition: "3g.40gb"}
+	ge := p.Estimate(gke)
+	if n := p.slicesPerInstance(&ge, gke); n != 16 {
+		t.Errorf("a3-highgpu-8g in 3g.40gb slices: %d copies an instance, want 16", n)
+	}
+
+	// Seven copies of a 7B model in int4 (about 6.5 GiB) on the 1g.10gb slices of one A100 80GB:
+	// the cheapest whole GPU that holds one copy, a T4 VM at $383.98* a month, costs more than
+	// the pool ($2,681.29*) once it must run all seven, so no smaller instance is offered.
+	r = parser.Resource{Address: "azurerm_kubernetes_cluster_node_pool.mig", Provider: parser.Azure, Region: "eastus", InstanceType: "Standard_NC24ads_A100_v4",
+		Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform, GPUPartition: "MIG1g"}
+	e = p.Estimate(r)
+	p.Assess(&e, r, mustProfile(t, `workload: {type: inference}
+model: {preset: mistral-7b, precision: int4}
+inference: {batch_size: 4, max_sequence_length: 2048, kv_cache_precision: fp8}
+`), DefaultThresholds)
+	if e.Fit.Verdict != VerdictFits {
+		t.Fatalf("7B int4 on 1g.10gb: %+v", e.Fit)
+	}
+	if sm, ok := rec(e, RecSmallerInstance); ok {
+		t.Errorf("a smaller instance offered for one copy of the seven the slices run: %+v", sm)
+	}
+}

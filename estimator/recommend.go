@@ -143,7 +143,7 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 	perCopy := max(1, mem.GPUs)
 	copies := 1
 	if prof.Workload.Type != profiles.TypeTraining {
-		copies = max(1, r.Quantity)
+		copies = max(1, r.Quantity) * p.slicesPerInstance(e, r)
 	}
 	// pack is how many instances of gpus GPUs each run the copies: a copy spanning more GPUs
 	// than an instance has takes several (training across nodes); smaller copies share one.
@@ -213,6 +213,24 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 		}
 	}
 	return best, bestCost, found
+}
+
+// slicesPerInstance is how many copies of a serving workload one instance of a node group runs
+// when its GPUs are split into MIG slices (a copy on each slice), else 1.
+func (p *Pricer) slicesPerInstance(e *Estimate, r parser.Resource) int {
+	if r.Pod != nil || r.GPUPartition == "" {
+		return 1
+	}
+	in, ok := p.instance(e.Provider, e.InstanceType)
+	g, gok := p.Catalog.GPU(in.GPU)
+	if !ok || !gok {
+		return 1
+	}
+	slice, ok := partitionSlice(g, r.GPUPartition)
+	if !ok {
+		return 1
+	}
+	return max(1, int(in.GPUCount)*slice.MaxPerGPU)
 }
 
 // podAsking is a copy of a pod that asks for gpus whole GPUs and leaves the node to be chosen.

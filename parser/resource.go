@@ -322,7 +322,12 @@ type Resource struct {
 	// an annotation or the config they are priced all month, with a note saying so.
 	RunsToCompletion bool
 	Accelerators     []Accelerator
-	Pod              *PodGPUs
+	// GPUPartition, on a node group whose GPUs are split into MIG slices, names the slice each
+	// GPU is split into: a MIG profile ("1g.5gb", GKE's gpu_partition_size) or AKS's
+	// GPU-instance profile ("MIG1g", the compute share: the smallest slice with it). A
+	// workload on the group gets one slice per copy.
+	GPUPartition string
+	Pod          *PodGPUs
 	// Requirements, when set and InstanceType is empty, are the attributes its instance types
 	// are chosen by.
 	Requirements *InstanceRequirements

@@ -71,3 +71,61 @@ func TestCheckCountsPodsWithinTheNodeGroupsTheyShare(t *testing.T) {
 		}
 	}
 }
+
+// Pods on a GKE pool whose GPUs are split into MIG slices (gpu_partition_size) each take a slice
+// for every nvidia.com/gpu they request: seven pods on 1g.5gb slices fill one A100 node and pay
+// that node once between them, where on whole GPUs they need seven nodes.
+func TestCheckPricesPodsOnPartitionedPoolsBySlice(t *testing.T) {
+	pool := func(partition string) string {
+		accel := ""
+		if partition != "" {
+			accel = "\n    guest_accelerator {\n      type               = \"nvidia-tesla-a100\"\n      count              = 1\n      gpu_partition_size = \"" + partition + "\"\n    }"
+		}
+		return `resource "google_container_node_pool" "a100" {
+  name       = "a100"
+  cluster    = "ml"
+  location   = "us-central1-a"
+  node_count = 1
+  node_config {
+    machine_type = "a2-highgpu-1g"` + accel + `
+  }
+}
+`
+	}
+	deployment := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: embed, namespace: ml}\nspec:\n  replicas: 7\n  template:\n    spec:\n" +
+		"      nodeSelector: {cloud.google.com/gke-nodepool: a100}\n      containers:\n        - name: c\n          resources: {limits: {nvidia.com/gpu: 1}}\n"
+	cat := catalog.MustDefault()
+	node := (&estimator.Pricer{Catalog: cat}).Estimate(parser.Resource{Address: "n", Provider: parser.GCP, Region: "us-central1", InstanceType: "a2-highgpu-1g",
+		Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform})
+	perNode, ok := node.Monthly()
+	if !ok {
+		t.Fatalf("a2-highgpu-1g unpriced: %v", *node.UnpricedReason)
+	}
+	for _, c := range []struct {
+		partition string
+		needed    int
+		pods      money.Micros // the Deployment's month
+	}{
+		{"1g.5gb", 1, perNode.MulInt(7).Mul(1.0 / 7)}, // seven slices of 1/7
+		{"", 7, perNode.MulInt(7)},
+	} {
+		root := t.TempDir()
+		testutil.WriteFiles(t, root, map[string]string{"infra/main.tf": pool(c.partition), "k8s/embed.yaml": deployment})
+		doc := Run([]string{root}, Options{Catalog: cat})
+		if len(doc.Errors) > 0 || len(doc.Resources) != 2 {
+			t.Fatalf("partition %q: resources %d, errors %v", c.partition, len(doc.Resources), doc.Errors)
+		}
+		for _, e := range doc.Resources {
+			switch e.Type {
+			case "google_container_node_pool":
+				if e.PodsOnGroup == nil || e.PodsOnGroup.NodesNeeded != c.needed {
+					t.Errorf("partition %q: the pool's pods %+v, want %d nodes needed", c.partition, e.PodsOnGroup, c.needed)
+				}
+			case "Deployment":
+				if m, ok := e.Monthly(); !ok || m.Cents() != c.pods.Cents() || e.Pod.MIGProfile != c.partition {
+					t.Errorf("partition %q: the pods cost %v (MIG %q), want %v", c.partition, money.Amount(m), e.Pod.MIGProfile, money.Amount(c.pods))
+				}
+			}
+		}
+	}
+}

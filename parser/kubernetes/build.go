@@ -531,7 +531,8 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	// A node group declared with the manifests that the pod selects by its labels (the cloud's
 	// group-name label, a label the group declares) runs the pod's nodes.
 	groups := nodes.groups.selectGroups(sel, tols, n.provider)
-	groupsWhy := "" // why the pod's selection of node groups gives no node
+	groupsWhy := ""        // why the pod's selection of node groups gives no node
+	var onGroup *NodeGroup // the group whose nodes run the pod, when one does
 	if groups.used && !placed && unplaced == "" {
 		if p := groups.group(); p.g == nil {
 			groupsWhy = p.why
@@ -542,6 +543,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 			}
 			res.Note("the pod selects %s, which %s %s, but pins %s, which %s not run: priced at %s", groups.selects, addresses(on), carry, n.instanceTypes[0], that, n.instanceTypes[0])
 		} else {
+			onGroup = g
 			n = nodeChoice{provider: g.Provider, instanceTypes: []string{g.InstanceType}, gpuNames: g.Accelerators, purchase: g.Purchase, region: g.Region}
 			n.addSource(fmt.Sprintf("%s (the pod selects %s)", addresses(on), groups.selects))
 			runsOn(res, on)
@@ -627,6 +629,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		res.AddUnresolved("node", unplaced)
 	case anyGroup != nil:
 		g := anyGroup
+		onGroup = g
 		res.InstanceType, res.Provider = g.InstanceType, g.Provider
 		if res.Region == "" {
 			res.Region = g.Region
@@ -658,11 +661,29 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		// The node came from elsewhere (the pod's own labels, a NodePool, the config).
 		res.Note("%s", groupsWhy)
 	}
+	gkePartition(res, sel, onGroup)
 	if res.Provider == "" {
 		res.Provider = parser.Unknown
 	}
 	res.Pod.NodeSource = strings.Join(n.source, ", ")
 	return pool, stuck
+}
+
+// gkePartition makes each nvidia.com/gpu a pod requests one MIG slice where GKE splits its
+// nodes' GPUs into slices: the pod selects the partition by its label, or runs on a node group
+// that declares one (a Terraform pool's gpu_partition_size). The slice is priced as its share
+// of the GPU, and a workload profile is judged against its memory.
+func gkePartition(res *parser.Resource, sel selector, g *NodeGroup) {
+	if res.Pod.Resource != ResourceNvidiaGPU || res.Pod.MIGProfile != "" {
+		return
+	}
+	if v, ok := sel.values(LabelGKEGPUPartition); ok && len(v) == 1 {
+		res.Pod.MIGProfile = v[0]
+		res.Note("the pod selects %s=%s: each nvidia.com/gpu it requests is one MIG %s slice", LabelGKEGPUPartition, v[0], v[0])
+	} else if p := g.partition(); p != "" {
+		res.Pod.MIGProfile = p
+		res.Note("%s splits its GPUs into MIG %s slices: each nvidia.com/gpu the pod requests is one", g.name(), p)
+	}
 }
 
 func isAre(n int) string {

@@ -43,7 +43,11 @@ const (
 	labelGKEPreemptible   = "cloud.google.com/gke-preemptible"
 	labelGKEMachineFamily = "cloud.google.com/machine-family"
 	labelGKESharedClients = "cloud.google.com/gke-max-shared-clients-per-gpu"
-	labelAKSPriority      = "kubernetes.azure.com/scalesetpriority"
+	// LabelGKEGPUPartition is on the nodes of a GKE pool whose GPUs are split into MIG slices,
+	// naming the slice ("1g.5gb"); each nvidia.com/gpu a pod there requests is one slice.
+	// https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi
+	LabelGKEGPUPartition = "cloud.google.com/gke-gpu-partition-size"
+	labelAKSPriority     = "kubernetes.azure.com/scalesetpriority"
 	// AKS node auto-provisioning (Karpenter's Azure provider) names VM sizes under its own
 	// prefix: sku-name is the size (Standard_NC24ads_A100_v4), sku-family its first letter (N),
 	// sku-gpu-name the accelerator in the size's name (A100).
@@ -159,6 +163,9 @@ func fromSelector(sel selector, origin string) nodeChoice {
 		if strings.EqualFold(v[0], "spot") {
 			n.purchase = parser.Spot
 		}
+	}
+	if _, ok := sel.values(LabelGKEGPUPartition); ok && n.provider == "" {
+		n.provider = parser.GCP
 	}
 	if v, ok := sel.values(labelGKESharedClients); ok && len(v) == 1 {
 		fmt.Sscanf(v[0], "%d", &n.sharedReplicas)

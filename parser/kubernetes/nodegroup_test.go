@@ -460,3 +460,41 @@ spec:
 		t.Errorf("amd.com/gpu: NoGPUDriver %q", r.NoGPUDriver)
 	}
 }
+
+// On GKE nodes whose GPUs are split into MIG slices, each nvidia.com/gpu a pod requests is one
+// slice: the pod selects the partition's label, or runs on a group that declares a partition
+// (selected by its name, or the configuration's only group). A pod asking for a MIG resource by
+// name keeps it; elsewhere a GPU stays a GPU.
+func TestGKEPartitionsMakeEachGPUASlice(t *testing.T) {
+	sliced := NodeGroup{Address: "google_container_node_pool.mig", InstanceType: "a2-highgpu-1g", Provider: parser.GCP, Region: "us-central1",
+		Purchase: parser.OnDemand, NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": "mig", LabelGKEGPUPartition: "1g.5gb"}}}
+	whole := testGroups()[2] // a2-highgpu-1g, no partition
+	for _, tc := range []struct {
+		name, pod string
+		opts      Options
+		mig, note string
+	}{
+		{"selects the partition", gpuPod("  nodeSelector: {cloud.google.com/gke-accelerator: nvidia-tesla-a100, cloud.google.com/gke-gpu-partition-size: 2g.10gb}"), Options{},
+			"2g.10gb", "the pod selects cloud.google.com/gke-gpu-partition-size=2g.10gb: each nvidia.com/gpu it requests is one MIG 2g.10gb slice"},
+		{"selects the group", gpuPod("  nodeSelector: {cloud.google.com/gke-nodepool: mig}"), Options{NodeGroups: []NodeGroup{sliced, whole}},
+			"1g.5gb", "google_container_node_pool.mig splits its GPUs into MIG 1g.5gb slices: each nvidia.com/gpu the pod requests is one"},
+		{"the only group", gpuPod("  nodeSelector: {}"), Options{NodeGroups: []NodeGroup{sliced}, AnyNodeGroup: true},
+			"1g.5gb", "google_container_node_pool.mig splits its GPUs into MIG 1g.5gb slices: each nvidia.com/gpu the pod requests is one"},
+		{"a whole-GPU group", gpuPod("  nodeSelector: {cloud.google.com/gke-nodepool: a100}"), Options{NodeGroups: []NodeGroup{sliced, whole}}, "", ""},
+		{"a MIG resource", strings.Replace(gpuPod("  nodeSelector: {cloud.google.com/gke-nodepool: mig}"), "nvidia.com/gpu", "nvidia.com/mig-1g.10gb", 1), Options{NodeGroups: []NodeGroup{sliced}},
+			"1g.10gb", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := one(t, build(t, tc.pod, tc.opts))
+			if r.Pod.MIGProfile != tc.mig {
+				t.Errorf("MIG profile %q, want %q (node %s from %q)", r.Pod.MIGProfile, tc.mig, r.InstanceType, r.Pod.NodeSource)
+			}
+			if tc.note != "" && !slices.Contains(r.Notes, tc.note) {
+				t.Errorf("notes %q lack %q", r.Notes, tc.note)
+			}
+			if tc.mig != "" && r.Provider != parser.GCP {
+				t.Errorf("provider %q, want gcp", r.Provider)
+			}
+		})
+	}
+}

@@ -206,16 +206,17 @@ func (c *mapContext) azureAutoscale(r *parser.Resource) {
 // aksPoolFields names an AKS pool's fields: azurerm's, or ARM's (an azapi_resource's body).
 type aksPoolFields struct {
 	size, count, min, max, priority, taints string
+	gpuInstance                             string // the MIG profile the pool's GPUs are split into
 	autoscale                               []string
 	unsetCount                              string // the note when the count is not set
 }
 
-var azurermPool = aksPoolFields{size: "vm_size", count: "node_count", min: "min_count", max: "max_count", priority: "priority", taints: "node_taints",
+var azurermPool = aksPoolFields{size: "vm_size", count: "node_count", min: "min_count", max: "max_count", priority: "priority", taints: "node_taints", gpuInstance: "gpu_instance",
 	autoscale: []string{"auto_scaling_enabled", "enable_auto_scaling"}, unsetCount: "node_count is not set: priced at 1 node"}
 
 // armPool is ARM's agent pool (https://learn.microsoft.com/rest/api/aks/agent-pools: count
 // defaults to 1).
-var armPool = aksPoolFields{size: "vmSize", count: "count", min: "minCount", max: "maxCount", priority: "scaleSetPriority", taints: "nodeTaints",
+var armPool = aksPoolFields{size: "vmSize", count: "count", min: "minCount", max: "maxCount", priority: "scaleSetPriority", taints: "nodeTaints", gpuInstance: "gpuInstanceProfile",
 	autoscale: []string{"enableAutoScaling"}, unsetCount: "count is not set: ARM's default of 1 node"}
 
 // aksPool reads vm_size and the node count of an AKS pool: node_count, or min_count when the
@@ -251,6 +252,12 @@ func aksPool(r *parser.Resource, pool *view, f aksPoolFields) {
 		r.Note("%s", f.unsetCount)
 	}
 	azurePriority(r, pool, f.priority)
+	// A MIG GPU-instance profile (MIG1g ... MIG7g) splits each GPU into slices of that compute
+	// share. https://learn.microsoft.com/azure/aks/gpu-multi-instance
+	if gi, ok := pool.quiet().str(f.gpuInstance); ok && gi != "" {
+		r.GPUPartition = gi
+		r.Note("GPUs are partitioned into MIG slices (%s %s): a workload gets one slice per copy", f.gpuInstance, gi)
+	}
 }
 
 func mapAKSCluster(c *mapContext) []*parser.Resource {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
 
 func init() {
@@ -136,7 +137,8 @@ func (c *mapContext) gcpMachine(r *parser.Resource, w *view) {
 	gcpAccelerators(r, w.blocks("guest_accelerator"), "type", "count", "guest_accelerator block", lastSegment)
 	for _, ga := range w.blocks("guest_accelerator") {
 		if p, ok := ga.str("gpu_partition_size"); ok && p != "" {
-			r.Note("GPUs are partitioned into MIG slices of %s", p)
+			r.GPUPartition = p
+			r.Note("GPUs are partitioned into MIG slices of %s (gpu_partition_size): a workload gets one slice per copy", p)
 		}
 	}
 	gcpScheduling(r, w)
@@ -410,7 +412,17 @@ func mapGKENodePool(c *mapContext) []*parser.Resource {
 	c.gkePool(r, w, cluster)
 	r.NodeLabels = nodeLabels(w, parser.GCP, nameOf(w, "name", "name_prefix"), "node_config", "labels")
 	taintBlocks(r.NodeLabels, w, "node_config", "taint")
+	gkePartitionLabel(r)
 	return []*parser.Resource{r}
+}
+
+// gkePartitionLabel adds the label GKE puts on the nodes of a pool whose GPUs are split into MIG
+// slices, naming the slice: pods select it, and each GPU they request there is one slice.
+// https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi
+func gkePartitionLabel(r *parser.Resource) {
+	if r.GPUPartition != "" && r.NodeLabels != nil {
+		r.NodeLabels.Labels[kubernetes.LabelGKEGPUPartition] = r.GPUPartition
+	}
 }
 
 func mapGKECluster(c *mapContext) []*parser.Resource {
@@ -427,6 +439,7 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		c.gkePool(r, np, cv)
 		r.NodeLabels = nodeLabels(np, parser.GCP, nameOf(np, "name", "name_prefix"), "node_config", "labels")
 		taintBlocks(r.NodeLabels, np, "node_config", "taint")
+		gkePartitionLabel(r)
 		out = append(out, r)
 	}
 	// The default node pool, unless the cluster removes it.
@@ -439,6 +452,7 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		// https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools
 		r.NodeLabels = nodeLabels(pool, parser.GCP, groupName{name: "default-pool", known: true}, "node_config", "labels")
 		taintBlocks(r.NodeLabels, pool, "node_config", "taint")
+		gkePartitionLabel(r)
 		out = append(out, r)
 	}
 	return out

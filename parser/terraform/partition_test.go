@@ -1,0 +1,114 @@
+package terraform
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
+)
+
+// Node groups whose GPUs are split into MIG slices say which slice: GKE's gpu_partition_size (a
+// MIG profile, also the label GKE puts on the nodes, which pods select), AKS's gpu_instance and
+// ARM's gpuInstanceProfile (a GPU-instance profile). A group without a partition has none.
+func TestGPUPartitions(t *testing.T) {
+	res := parseHCL(t, `
+resource "google_container_node_pool" "mig" {
+  name       = "mig"
+  cluster    = "c"
+  location   = "us-central1-a"
+  node_count = 2
+  node_config {
+    machine_type = "a2-highgpu-1g"
+    guest_accelerator {
+      type               = "nvidia-tesla-a100"
+      count              = 1
+      gpu_partition_size = "1g.5gb"
+    }
+  }
+}
+
+resource "google_container_node_pool" "whole" {
+  name       = "whole"
+  cluster    = "c"
+  location   = "us-central1-a"
+  node_count = 1
+  node_config {
+    machine_type = "a2-highgpu-1g"
+  }
+}
+
+resource "google_container_cluster" "inline" {
+  name     = "inline"
+  location = "us-central1-a"
+  node_pool {
+    name       = "sliced"
+    node_count = 1
+    node_config {
+      machine_type = "a3-highgpu-8g"
+      labels       = { team = "ml" }
+      guest_accelerator {
+        type               = "nvidia-h100-80gb"
+        count              = 8
+        gpu_partition_size = "3g.40gb"
+      }
+    }
+  }
+}
+
+resource "azurerm_kubernetes_cluster_node_pool" "mig" {
+  name                  = "mig"
+  kubernetes_cluster_id = "/subscriptions/0/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks"
+  vm_size               = "Standard_NC24ads_A100_v4"
+  node_count            = 1
+  gpu_instance          = "MIG2g"
+}
+
+resource "azapi_resource" "mig" {
+  type      = "Microsoft.ContainerService/managedClusters/agentPools@2025-05-01"
+  name      = "mig"
+  parent_id = "/subscriptions/0/resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks"
+  body = {
+    properties = {
+      vmSize             = "Standard_NC24ads_A100_v4"
+      count              = 1
+      gpuInstanceProfile = "MIG1g"
+    }
+  }
+}
+`, Options{})
+	got := byAddress(t, res)
+	for addr, want := range map[string]string{
+		"google_container_node_pool.mig":                      "1g.5gb",
+		"google_container_node_pool.whole":                    "",
+		`google_container_cluster.inline.node_pool["sliced"]`: "3g.40gb",
+		"azurerm_kubernetes_cluster_node_pool.mig":            "MIG2g",
+		"azapi_resource.mig":                                  "MIG1g",
+	} {
+		r, ok := got[addr]
+		if !ok {
+			t.Errorf("%s not found", addr)
+			continue
+		}
+		if r.GPUPartition != want {
+			t.Errorf("%s: partition %q, want %q", addr, r.GPUPartition, want)
+		}
+		if want != "" && !strings.Contains(strings.Join(r.Notes, "\n"), "MIG slices") {
+			t.Errorf("%s: no note says its GPUs are split: %q", addr, r.Notes)
+		}
+		// GKE labels the nodes with the slice; AKS does not.
+		label := ""
+		if r.NodeLabels != nil {
+			label = r.NodeLabels.Labels[kubernetes.LabelGKEGPUPartition]
+		}
+		if wantLabel := want; strings.HasPrefix(addr, "azure") || strings.HasPrefix(addr, "azapi") {
+			if label != "" {
+				t.Errorf("%s: GKE's partition label %q on an AKS pool", addr, label)
+			}
+		} else if label != wantLabel {
+			t.Errorf("%s: node label %s=%q, want %q", addr, kubernetes.LabelGKEGPUPartition, label, wantLabel)
+		}
+	}
+	if l := got[`google_container_cluster.inline.node_pool["sliced"]`].NodeLabels; l == nil || l.Labels["team"] != "ml" {
+		t.Errorf("the partition label replaced the pool's own labels: %+v", l)
+	}
+}
