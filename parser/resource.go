@@ -327,7 +327,10 @@ type Resource struct {
 	// GPU-instance profile ("MIG1g", the compute share: the smallest slice with it). A
 	// workload on the group gets one slice per copy.
 	GPUPartition string
-	Pod          *PodGPUs
+	// GPUSharedClients, on a GKE pool whose GPUs are shared (time-sharing or MPS), is how many
+	// containers share each GPU (max_shared_clients_per_gpu); 0 when they are not shared.
+	GPUSharedClients int
+	Pod              *PodGPUs
 	// Requirements, when set and InstanceType is empty, are the attributes its instance types
 	// are chosen by.
 	Requirements *InstanceRequirements

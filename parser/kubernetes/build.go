@@ -672,7 +672,9 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 // gkePartition makes each nvidia.com/gpu a pod requests one MIG slice where GKE splits its
 // nodes' GPUs into slices: the pod selects the partition by its label, or runs on a node group
 // that declares one (a Terraform pool's gpu_partition_size). The slice is priced as its share
-// of the GPU, and a workload profile is judged against its memory.
+// of the GPU, and a workload profile is judged against its memory. Likewise a pod on a group
+// whose GPUs are shared (gpu_sharing_config) pays the share of a GPU each unit is, as one that
+// selects the sharing label does.
 func gkePartition(res *parser.Resource, sel selector, g *NodeGroup) {
 	if res.Pod.Resource != ResourceNvidiaGPU || res.Pod.MIGProfile != "" {
 		return
@@ -680,9 +682,17 @@ func gkePartition(res *parser.Resource, sel selector, g *NodeGroup) {
 	if v, ok := sel.values(LabelGKEGPUPartition); ok && len(v) == 1 {
 		res.Pod.MIGProfile = v[0]
 		res.Note("the pod selects %s=%s: each nvidia.com/gpu it requests is one MIG %s slice", LabelGKEGPUPartition, v[0], v[0])
-	} else if p := g.partition(); p != "" {
+		return
+	}
+	if g == nil {
+		return
+	}
+	if p := g.Labels[LabelGKEGPUPartition]; p != "" {
 		res.Pod.MIGProfile = p
 		res.Note("%s splits its GPUs into MIG %s slices: each nvidia.com/gpu the pod requests is one", g.name(), p)
+	} else if n, err := strconv.Atoi(g.Labels[LabelGKESharedClients]); err == nil && n > 1 && res.Pod.SharedReplicas == 0 {
+		res.Pod.SharedReplicas = n
+		res.Note("%s shares each GPU between up to %d containers (gpu_sharing_config): each nvidia.com/gpu the pod requests is that share of one", g.name(), n)
 	}
 }
 

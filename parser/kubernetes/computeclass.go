@@ -86,7 +86,7 @@ func decodeComputeClass(o *object) (*computeClass, error) {
 		if p.GPU != nil {
 			set(labelGKEAccelerator, p.GPU.Type)
 			if n := p.GPU.GPUSharing.MaxSharedClientsPerGPU; n > 1 {
-				set(labelGKESharedClients, fmt.Sprint(n))
+				set(LabelGKESharedClients, fmt.Sprint(n))
 			}
 			if c := &p.GPU.Count; c.Kind != 0 {
 				if err := c.Decode(&r.gpus); err != nil || r.gpus < 0 {

@@ -42,7 +42,9 @@ const (
 	labelGKESpot          = "cloud.google.com/gke-spot"
 	labelGKEPreemptible   = "cloud.google.com/gke-preemptible"
 	labelGKEMachineFamily = "cloud.google.com/machine-family"
-	labelGKESharedClients = "cloud.google.com/gke-max-shared-clients-per-gpu"
+	// LabelGKESharedClients is on the nodes of a GKE pool whose GPUs are shared (time-sharing or
+	// MPS): how many containers share each GPU.
+	LabelGKESharedClients = "cloud.google.com/gke-max-shared-clients-per-gpu"
 	// LabelGKEGPUPartition is on the nodes of a GKE pool whose GPUs are split into MIG slices,
 	// naming the slice ("1g.5gb"); each nvidia.com/gpu a pod there requests is one slice.
 	// https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi
@@ -167,7 +169,7 @@ func fromSelector(sel selector, origin string) nodeChoice {
 	if _, ok := sel.values(LabelGKEGPUPartition); ok && n.provider == "" {
 		n.provider = parser.GCP
 	}
-	if v, ok := sel.values(labelGKESharedClients); ok && len(v) == 1 {
+	if v, ok := sel.values(LabelGKESharedClients); ok && len(v) == 1 {
 		fmt.Sscanf(v[0], "%d", &n.sharedReplicas)
 	}
 	if v, ok := sel.values(labelRegion); ok && len(v) == 1 {

@@ -59,14 +59,6 @@ func NodeGroupsOf(rs []parser.Resource) []NodeGroup {
 	return out
 }
 
-// partition is the MIG slice a GKE group splits its GPUs into, "" when it does not (or g is nil).
-func (g *NodeGroup) partition() string {
-	if g == nil {
-		return ""
-	}
-	return g.Labels[LabelGKEGPUPartition]
-}
-
 // name is how notes name the group: its address, and its root when it has one.
 func (g *NodeGroup) name() string {
 	if g.Root == "" {

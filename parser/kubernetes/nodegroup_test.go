@@ -469,6 +469,8 @@ func TestGKEPartitionsMakeEachGPUASlice(t *testing.T) {
 	sliced := NodeGroup{Address: "google_container_node_pool.mig", InstanceType: "a2-highgpu-1g", Provider: parser.GCP, Region: "us-central1",
 		Purchase: parser.OnDemand, NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": "mig", LabelGKEGPUPartition: "1g.5gb"}}}
 	whole := testGroups()[2] // a2-highgpu-1g, no partition
+	shared := testGroups()[0]
+	shared.Labels = map[string]string{"cloud.google.com/gke-nodepool": "l4", LabelGKESharedClients: "4"}
 	for _, tc := range []struct {
 		name, pod string
 		opts      Options
@@ -481,6 +483,8 @@ func TestGKEPartitionsMakeEachGPUASlice(t *testing.T) {
 		{"the only group", gpuPod("  nodeSelector: {}"), Options{NodeGroups: []NodeGroup{sliced}, AnyNodeGroup: true},
 			"1g.5gb", "google_container_node_pool.mig splits its GPUs into MIG 1g.5gb slices: each nvidia.com/gpu the pod requests is one"},
 		{"a whole-GPU group", gpuPod("  nodeSelector: {cloud.google.com/gke-nodepool: a100}"), Options{NodeGroups: []NodeGroup{sliced, whole}}, "", ""},
+		{"a shared group", gpuPod("  nodeSelector: {cloud.google.com/gke-nodepool: l4}"), Options{NodeGroups: []NodeGroup{shared}},
+			"", "google_container_node_pool.l4 shares each GPU between up to 4 containers (gpu_sharing_config): each nvidia.com/gpu the pod requests is that share of one"},
 		{"a MIG resource", strings.Replace(gpuPod("  nodeSelector: {cloud.google.com/gke-nodepool: mig}"), "nvidia.com/gpu", "nvidia.com/mig-1g.10gb", 1), Options{NodeGroups: []NodeGroup{sliced}},
 			"1g.10gb", ""},
 	} {
@@ -491,6 +495,9 @@ func TestGKEPartitionsMakeEachGPUASlice(t *testing.T) {
 			}
 			if tc.note != "" && !slices.Contains(r.Notes, tc.note) {
 				t.Errorf("notes %q lack %q", r.Notes, tc.note)
+			}
+			if shares := len(tc.opts.NodeGroups) > 0 && tc.opts.NodeGroups[0].Address == shared.Address; shares != (r.Pod.SharedReplicas == 4) {
+				t.Errorf("shared by %d", r.Pod.SharedReplicas)
 			}
 			if tc.mig != "" && r.Provider != parser.GCP {
 				t.Errorf("provider %q, want gcp", r.Provider)

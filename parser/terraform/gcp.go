@@ -3,6 +3,7 @@ package terraform
 import (
 	"cmp"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -139,6 +140,11 @@ func (c *mapContext) gcpMachine(r *parser.Resource, w *view) {
 		if p, ok := ga.str("gpu_partition_size"); ok && p != "" {
 			r.GPUPartition = p
 			r.Note("GPUs are partitioned into MIG slices of %s (gpu_partition_size): a workload gets one slice per copy", p)
+		}
+		for _, sc := range ga.blocks("gpu_sharing_config") {
+			if n, ok := sc.num("max_shared_clients_per_gpu"); ok && n > 1 {
+				r.GPUSharedClients = n
+			}
 		}
 	}
 	gcpScheduling(r, w)
@@ -419,9 +425,19 @@ func mapGKENodePool(c *mapContext) []*parser.Resource {
 // gkePartitionLabel adds the label GKE puts on the nodes of a pool whose GPUs are split into MIG
 // slices, naming the slice: pods select it, and each GPU they request there is one slice.
 // https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi
+//
+// A pool whose GPUs are shared (gpu_sharing_config: time-sharing or MPS) is labelled with how
+// many containers share each GPU: a pod's nvidia.com/gpu there is that share of one.
+// https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus
 func gkePartitionLabel(r *parser.Resource) {
-	if r.GPUPartition != "" && r.NodeLabels != nil {
+	if r.NodeLabels == nil {
+		return
+	}
+	if r.GPUPartition != "" {
 		r.NodeLabels.Labels[kubernetes.LabelGKEGPUPartition] = r.GPUPartition
+	}
+	if r.GPUSharedClients > 1 {
+		r.NodeLabels.Labels[kubernetes.LabelGKESharedClients] = strconv.Itoa(r.GPUSharedClients)
 	}
 }
 

@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -34,6 +35,24 @@ resource "google_container_node_pool" "whole" {
   node_count = 1
   node_config {
     machine_type = "a2-highgpu-1g"
+  }
+}
+
+resource "google_container_node_pool" "shared" {
+  name       = "shared"
+  cluster    = "c"
+  location   = "us-central1-a"
+  node_count = 1
+  node_config {
+    machine_type = "g2-standard-8"
+    guest_accelerator {
+      type  = "nvidia-l4"
+      count = 1
+      gpu_sharing_config {
+        gpu_sharing_strategy       = "TIME_SHARING"
+        max_shared_clients_per_gpu = 4
+      }
+    }
   }
 }
 
@@ -80,6 +99,7 @@ resource "azapi_resource" "mig" {
 	for addr, want := range map[string]string{
 		"google_container_node_pool.mig":                      "1g.5gb",
 		"google_container_node_pool.whole":                    "",
+		"google_container_node_pool.shared":                   "",
 		`google_container_cluster.inline.node_pool["sliced"]`: "3g.40gb",
 		"azurerm_kubernetes_cluster_node_pool.mig":            "MIG2g",
 		"azapi_resource.mig":                                  "MIG1g",
@@ -106,6 +126,16 @@ resource "azapi_resource" "mig" {
 			}
 		} else if label != wantLabel {
 			t.Errorf("%s: node label %s=%q, want %q", addr, kubernetes.LabelGKEGPUPartition, label, wantLabel)
+		}
+	}
+	// A pool whose GPUs are time-shared says by how many, and labels its nodes so.
+	for addr, want := range map[string]int{"google_container_node_pool.shared": 4, "google_container_node_pool.whole": 0, "google_container_node_pool.mig": 0} {
+		r := got[addr]
+		if r.GPUSharedClients != want {
+			t.Errorf("%s: shared by %d, want %d", addr, r.GPUSharedClients, want)
+		}
+		if l := r.NodeLabels.Labels[kubernetes.LabelGKESharedClients]; (want > 0) != (l == fmt.Sprint(want)) {
+			t.Errorf("%s: node label %s=%q, want %d", addr, kubernetes.LabelGKESharedClients, l, want)
 		}
 	}
 	if l := got[`google_container_cluster.inline.node_pool["sliced"]`].NodeLabels; l == nil || l.Labels["team"] != "ml" {
