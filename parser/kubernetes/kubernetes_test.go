@@ -338,7 +338,14 @@ func FuzzDecode(f *testing.F) {
 		"apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {name: c}\nspec: {topology: {classRef: {name: k}, workers: {machineDeployments: [{class: g, name: d}]}}}\n"))
 	// Node groups as Terraform declares them, so that pods selecting them are read too.
 	groups := append(testGroups(), NodeGroup{Address: "aws_eks_node_group.p", Provider: parser.AWS,
-		NodeLabels: parser.NodeLabels{Labels: map[string]string{}, Prefixes: map[string]string{"eks.amazonaws.com/nodegroup": "gpu-"}, Partial: true}})
+		NodeLabels: parser.NodeLabels{Labels: map[string]string{}, Prefixes: map[string]string{"eks.amazonaws.com/nodegroup": "gpu-"}, Partial: true}},
+		// GKE pools whose GPUs are split into MIG slices or shared.
+		NodeGroup{Address: "google_container_node_pool.mig", InstanceType: "a2-highgpu-1g", Provider: parser.GCP, Region: "us-central1",
+			NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": "mig", LabelGKEGPUPartition: "1g.5gb"}}},
+		NodeGroup{Address: "google_container_node_pool.ts", InstanceType: "g2-standard-8", Provider: parser.GCP, Region: "us-central1",
+			NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": "ts", LabelGKESharedClients: "x4"}}})
+	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeSelector: {cloud.google.com/gke-gpu-partition-size: 1g.5gb}\n  containers: [{resources: {limits: {nvidia.com/gpu: 2}}}]\n---\n" +
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: y}\nspec:\n  nodeSelector: {cloud.google.com/gke-nodepool: ts}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := Build([]*File{Decode("fuzz.yaml", data)}, Options{DefaultInstanceType: "g5.xlarge", NodeGroups: groups})
 		for _, r := range res.Resources {
