@@ -36,6 +36,22 @@ resource "aws_instance" "x" {
     content { volume_size = ebs_block_device.value }
   }
 }`))
+	// Node pools whose GPUs are split into MIG slices or shared, with values of the wrong type.
+	f.Add([]byte(`resource "google_container_node_pool" "p" {
+  node_config {
+    machine_type = "a2-highgpu-1g"
+    guest_accelerator {
+      type               = "nvidia-tesla-a100"
+      count              = 1
+      gpu_partition_size = ["1g.5gb"]
+      gpu_sharing_config { max_shared_clients_per_gpu = "many" }
+    }
+  }
+}
+resource "azurerm_kubernetes_cluster_node_pool" "a" {
+  vm_size      = "Standard_NC24ads_A100_v4"
+  gpu_instance = 7
+}`))
 	// moved blocks: resources, instances with keys, modules, and ones that are not addresses.
 	f.Add([]byte(`moved {
   from = module.a["k"].aws_instance.x[0]
