@@ -10,6 +10,18 @@ import (
 	"github.com/gpuguard/gpuguard/parser"
 )
 
+// nodeMonthly is one node's on-demand month, as check prices a node group's node.
+func nodeMonthly(t *testing.T, cat *catalog.Catalog, provider, region, typ string) money.Micros {
+	t.Helper()
+	node := (&estimator.Pricer{Catalog: cat}).Estimate(parser.Resource{Address: "n", Provider: provider, Region: region, InstanceType: typ,
+		Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform})
+	m, ok := node.Monthly()
+	if !ok {
+		t.Fatalf("%s unpriced: %v", typ, *node.UnpricedReason)
+	}
+	return m
+}
+
 // A Deployment beside Terraform that selects a label two EKS node groups of one kind carry (a
 // group per zone) counts within both: the total is the groups at their floor when the pods fit
 // them, and no more than both groups' maximums when they do not; both groups carry the same
@@ -34,12 +46,7 @@ func TestCheckCountsPodsWithinTheNodeGroupsTheyShare(t *testing.T) {
 			"\n  template:\n    spec:\n      nodeSelector: {gpu: l4}\n      containers:\n        - name: c\n          resources: {limits: {nvidia.com/gpu: 1}}\n"
 	}
 	cat := catalog.MustDefault()
-	node := (&estimator.Pricer{Catalog: cat}).Estimate(parser.Resource{Address: "n", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g6.xlarge",
-		Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform})
-	perNode, ok := node.Monthly()
-	if !ok {
-		t.Fatalf("g6.xlarge unpriced: %v", *node.UnpricedReason)
-	}
+	perNode := nodeMonthly(t, cat, parser.AWS, "us-east-1", "g6.xlarge")
 	for _, c := range []struct {
 		replicas      string
 		nodes, needed int
@@ -95,12 +102,7 @@ func TestCheckPricesPodsOnPartitionedPoolsBySlice(t *testing.T) {
 	deployment := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: embed, namespace: ml}\nspec:\n  replicas: 7\n  template:\n    spec:\n" +
 		"      nodeSelector: {cloud.google.com/gke-nodepool: a100}\n      containers:\n        - name: c\n          resources: {limits: {nvidia.com/gpu: 1}}\n"
 	cat := catalog.MustDefault()
-	node := (&estimator.Pricer{Catalog: cat}).Estimate(parser.Resource{Address: "n", Provider: parser.GCP, Region: "us-central1", InstanceType: "a2-highgpu-1g",
-		Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform})
-	perNode, ok := node.Monthly()
-	if !ok {
-		t.Fatalf("a2-highgpu-1g unpriced: %v", *node.UnpricedReason)
-	}
+	perNode := nodeMonthly(t, cat, parser.GCP, "us-central1", "a2-highgpu-1g")
 	for _, c := range []struct {
 		partition string
 		needed    int
