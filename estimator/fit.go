@@ -219,8 +219,7 @@ func breakdown(mem *memory.Estimate) []MemoryTerm {
 // Assess fills the fit and the recommendations of a priced (or unpriced) resource whose
 // workload profile is known.
 func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, th Thresholds) {
-	// Price what was priced: the node chosen for a pod, the default region.
-	r.InstanceType, r.Provider, r.Region, r.Pod = e.InstanceType, e.Provider, e.Region, e.Pod
+	r = pricedAs(e, r)
 	e.Workload = &WorkloadInfo{Type: prof.Workload.Type, Interruptible: prof.Workload.Interruptible, LatencySensitive: prof.Workload.LatencySensitive}
 	mem, err := memory.Of(prof)
 	if err != nil {

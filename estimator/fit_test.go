@@ -263,6 +263,11 @@ func TestNodeGroupPartitions(t *testing.T) {
 		p.Assess(&e, r, mustProfile(t, smallInference), DefaultThresholds)
 		return e, r
 	}
+	// copies is how many copies of the workload one instance runs.
+	copies := func(e Estimate, r parser.Resource) int {
+		target, _ := p.targetOf(&e, &r, mustProfile(t, smallInference))
+		return copiesPerInstance(r, target)
+	}
 	// llama-3.1-8b in bf16 needs about 17.9 GiB: not a 1g.10gb slice (9.3 GiB usable) ...
 	e, _ := aks("MIG1g")
 	if e.Fit.Verdict != VerdictDoesNotFit || !strings.Contains(e.Fit.Reason, "NVIDIA A100 80GB MIG 1g.10gb has 9.3 GiB usable") {
@@ -276,7 +281,7 @@ func TestNodeGroupPartitions(t *testing.T) {
 	if _, ok := rec(e, RecMIG); ok {
 		t.Errorf("MIG3g: a MIG slice was suggested on a partitioned GPU: %+v", e.Recommendations)
 	}
-	if n := p.slicesPerInstance(&e, r); n != 2 {
+	if n := copies(e, r); n != 2 {
 		t.Errorf("MIG3g: %d copies an instance, want 2 (two 3g.40gb slices on its one A100)", n)
 	}
 	e, _ = aks("MIG5g")
@@ -293,7 +298,7 @@ func TestNodeGroupPartitions(t *testing.T) {
 	gke := parser.Resource{Address: "google_container_node_pool.h100", Provider: parser.GCP, Region: "us-central1", InstanceType: "a3-highgpu-8g",
 		Quantity: 2, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform, GPUPartition: "3g.40gb"}
 	ge := p.Estimate(gke)
-	if n := p.slicesPerInstance(&ge, gke); n != 16 {
+	if n := copies(ge, gke); n != 16 {
 		t.Errorf("a3-highgpu-8g in 3g.40gb slices: %d copies an instance, want 16", n)
 	}
 

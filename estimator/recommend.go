@@ -30,7 +30,7 @@ func (p *Pricer) recommend(e *Estimate, r parser.Resource, prof *profiles.Profil
 	current, _ := e.Monthly()
 	var out []Recommendation
 	add := savingsInto(&out, current)
-	if rec, monthly, ok := p.smallerInstance(e, r, prof, mem, th); ok {
+	if rec, monthly, ok := p.smallerInstance(e, r, prof, mem, copiesPerInstance(r, t), th); ok {
 		add(rec, monthly)
 		if e.Fit != nil && e.Fit.Verdict == VerdictDoesNotFit {
 			rec.MonthlyCost, rec.MonthlySaving = money.Amount(monthly), money.Amount(current-monthly)
@@ -128,22 +128,28 @@ func (p *Pricer) Commitments(e *Estimate, r parser.Resource) []Recommendation {
 	if !ok {
 		return nil
 	}
-	// Price what was priced: the node chosen for a pod, the default region.
-	r.InstanceType, r.Provider, r.Region, r.Pod = e.InstanceType, e.Provider, e.Region, e.Pod
 	var out []Recommendation
-	p.commitments(e, r, savingsInto(&out, current))
+	p.commitments(e, pricedAs(e, r), savingsInto(&out, current))
 	sort.SliceStable(out, func(i, j int) bool { return out[i].MonthlySaving > out[j].MonthlySaving })
 	return out
+}
+
+// pricedAs is the resource as its estimate priced it: the node chosen for a pod, the default
+// region. Alternatives are priced from it.
+func pricedAs(e *Estimate, r parser.Resource) parser.Resource {
+	r.InstanceType, r.Provider, r.Region, r.Pod = e.InstanceType, e.Provider, e.Region, e.Pod
+	return r
 }
 
 // smallerInstance finds the cheapest instance type of the same provider and region, at the same
 // purchase option, whose GPUs hold the workload with headroom. On GCP that includes N1 VMs with
 // GPUs attached (attachedAlternatives).
-func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.Profile, mem *memory.Estimate, th Thresholds) (Recommendation, money.Micros, bool) {
+// A serving workload runs perInstance copies on each instance it has now (copiesPerInstance).
+func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.Profile, mem *memory.Estimate, perInstance int, th Thresholds) (Recommendation, money.Micros, bool) {
 	perCopy := max(1, mem.GPUs)
 	copies := 1
 	if prof.Workload.Type != profiles.TypeTraining {
-		copies = max(1, r.Quantity) * p.slicesPerInstance(e, r)
+		copies = max(1, r.Quantity) * perInstance
 	}
 	// pack is how many instances of gpus GPUs each run the copies: a copy spanning more GPUs
 	// than an instance has takes several (training across nodes); smaller copies share one.
@@ -215,22 +221,14 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 	return best, bestCost, found
 }
 
-// slicesPerInstance is how many copies of a serving workload one instance of a node group runs
-// when its GPUs are split into MIG slices (a copy on each slice), else 1.
-func (p *Pricer) slicesPerInstance(e *Estimate, r parser.Resource) int {
-	if r.Pod != nil || r.GPUPartition == "" {
+// copiesPerInstance is how many copies of a serving workload one instance of a resource runs:
+// one, or on a node group whose GPUs are split into MIG slices one per slice (the target's
+// GPUs are then its slices).
+func copiesPerInstance(r parser.Resource, t gpuTarget) int {
+	if r.Pod != nil || !t.mig {
 		return 1
 	}
-	in, ok := p.instance(e.Provider, e.InstanceType)
-	g, gok := p.Catalog.GPU(in.GPU)
-	if !ok || !gok {
-		return 1
-	}
-	slice, ok := partitionSlice(g, r.GPUPartition)
-	if !ok {
-		return 1
-	}
-	return max(1, int(in.GPUCount)*slice.MaxPerGPU)
+	return max(1, int(t.gpus))
 }
 
 // podAsking is a copy of a pod that asks for gpus whole GPUs and leaves the node to be chosen.
