@@ -661,7 +661,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		// The node came from elsewhere (the pod's own labels, a NodePool, the config).
 		res.Note("%s", groupsWhy)
 	}
-	gkePartition(res, sel, onGroup)
+	gkeGPUUnit(res, sel, onGroup)
 	if res.Provider == "" {
 		res.Provider = parser.Unknown
 	}
@@ -669,13 +669,13 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	return pool, stuck
 }
 
-// gkePartition makes each nvidia.com/gpu a pod requests one MIG slice where GKE splits its
+// gkeGPUUnit makes each nvidia.com/gpu a pod requests one MIG slice where GKE splits its
 // nodes' GPUs into slices: the pod selects the partition by its label, or runs on a node group
 // that declares one (a Terraform pool's gpu_partition_size). The slice is priced as its share
 // of the GPU, and a workload profile is judged against its memory. Likewise a pod on a group
 // whose GPUs are shared (gpu_sharing_config) pays the share of a GPU each unit is, as one that
 // selects the sharing label does.
-func gkePartition(res *parser.Resource, sel selector, g *NodeGroup) {
+func gkeGPUUnit(res *parser.Resource, sel selector, g *NodeGroup) {
 	if res.Pod.Resource != ResourceNvidiaGPU || res.Pod.MIGProfile != "" {
 		return
 	}

@@ -418,18 +418,18 @@ func mapGKENodePool(c *mapContext) []*parser.Resource {
 	c.gkePool(r, w, cluster)
 	r.NodeLabels = nodeLabels(w, parser.GCP, nameOf(w, "name", "name_prefix"), "node_config", "labels")
 	taintBlocks(r.NodeLabels, w, "node_config", "taint")
-	gkePartitionLabel(r)
+	gkeGPULabels(r)
 	return []*parser.Resource{r}
 }
 
-// gkePartitionLabel adds the label GKE puts on the nodes of a pool whose GPUs are split into MIG
+// gkeGPULabels adds the labels GKE puts on the nodes of a pool whose GPUs are split into MIG
 // slices, naming the slice: pods select it, and each GPU they request there is one slice.
 // https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi
 //
 // A pool whose GPUs are shared (gpu_sharing_config: time-sharing or MPS) is labelled with how
 // many containers share each GPU: a pod's nvidia.com/gpu there is that share of one.
 // https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus
-func gkePartitionLabel(r *parser.Resource) {
+func gkeGPULabels(r *parser.Resource) {
 	if r.NodeLabels == nil {
 		return
 	}
@@ -455,7 +455,7 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		c.gkePool(r, np, cv)
 		r.NodeLabels = nodeLabels(np, parser.GCP, nameOf(np, "name", "name_prefix"), "node_config", "labels")
 		taintBlocks(r.NodeLabels, np, "node_config", "taint")
-		gkePartitionLabel(r)
+		gkeGPULabels(r)
 		out = append(out, r)
 	}
 	// The default node pool, unless the cluster removes it.
@@ -468,7 +468,7 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		// https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools
 		r.NodeLabels = nodeLabels(pool, parser.GCP, groupName{name: "default-pool", known: true}, "node_config", "labels")
 		taintBlocks(r.NodeLabels, pool, "node_config", "taint")
-		gkePartitionLabel(r)
+		gkeGPULabels(r)
 		out = append(out, r)
 	}
 	return out
