@@ -3,7 +3,7 @@ package estimator
 import (
 	"fmt"
 	"math"
-	"strings"
+	"regexp"
 
 	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/estimator/memory"
@@ -88,6 +88,9 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 	return t, ""
 }
 
+// aksGPUInstance is an AKS GPU-instance profile: MIG1g ... MIG7g, sevenths of the GPU's compute.
+var aksGPUInstance = regexp.MustCompile(`^(?i:mig)([1-7])(?i:g)$`)
+
 // partitionSlice finds the MIG slice a node group's GPUs are split into: a profile by name
 // ("1g.5gb"), or AKS's GPU-instance profile ("MIG2g"), which names the compute share and gets
 // the smallest slice with it (on an A100 40GB, MIG1g is 1g.5gb; on an 80GB one, 1g.10gb).
@@ -96,10 +99,11 @@ func partitionSlice(g catalog.GPU, partition string) (catalog.MIGProfile, bool) 
 	if m, ok := findMIG(g, partition); ok {
 		return m, true
 	}
-	var sevenths int
-	if _, err := fmt.Sscanf(strings.ToLower(partition), "mig%dg", &sevenths); err != nil || fmt.Sprintf("mig%dg", sevenths) != strings.ToLower(partition) {
+	m := aksGPUInstance.FindStringSubmatch(partition)
+	if m == nil {
 		return catalog.MIGProfile{}, false
 	}
+	sevenths := int(m[1][0] - '0')
 	var best catalog.MIGProfile
 	found := false
 	for _, m := range g.MIG {
