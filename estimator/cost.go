@@ -109,7 +109,11 @@ func (p *Pricer) gpuInfo(r *parser.Resource) *GPUInfo {
 	}
 	if in, ok := p.instance(r.Provider, r.InstanceType); ok && in.GPU != "" {
 		g, _ := p.Catalog.GPU(in.GPU)
-		return &GPUInfo{Model: g.Name, Count: in.GPUCount, MemoryGiB: in.GPUMemoryGiB, Key: g.Key}
+		info := &GPUInfo{Model: g.Name, Count: in.GPUCount, MemoryGiB: in.GPUMemoryGiB, Key: g.Key}
+		if slice, ok := partitionSlice(g, r.GPUPartition); ok && r.GPUPartition != "" {
+			info.MIGProfile = slice.Profile
+		}
+		return info
 	}
 	if len(r.Accelerators) > 0 {
 		info := &GPUInfo{}

@@ -23,6 +23,9 @@ type GPUInfo struct {
 	MemoryGiB float64 `json:"memory_gib"`
 	// Key is the catalog's GPU key (a100-80gb), for tools that join on it.
 	Key string `json:"key,omitempty"`
+	// MIGProfile is the MIG slice the workload runs on, when its GPUs are split: the slice a pod
+	// requests, or the one a node group's GPUs are partitioned into ("1g.10gb").
+	MIGProfile string `json:"mig_profile,omitempty"`
 }
 
 // CapacitySplit says how many of a resource's instances run on each purchase option when they
@@ -89,12 +92,14 @@ type Recommendation struct {
 	InstanceType string `json:"instance_type"`
 	// Accelerators are the GPUs attached to InstanceType when it is a GCP N1 VM (which has no
 	// GPUs of its own); empty otherwise.
-	Accelerators   []parser.Accelerator `json:"accelerators,omitempty"`
-	PurchaseOption string               `json:"purchase_option"`
-	MonthlyCost    money.Amount         `json:"monthly_cost"`
-	MonthlySaving  money.Amount         `json:"monthly_saving"`
-	PriceEstimated bool                 `json:"price_estimated"`
-	Reason         string               `json:"reason"`
+	Accelerators []parser.Accelerator `json:"accelerators,omitempty"`
+	// MIGProfile, on a mig recommendation, is the MIG slice the workload would run on ("1g.10gb").
+	MIGProfile     string       `json:"mig_profile,omitempty"`
+	PurchaseOption string       `json:"purchase_option"`
+	MonthlyCost    money.Amount `json:"monthly_cost"`
+	MonthlySaving  money.Amount `json:"monthly_saving"`
+	PriceEstimated bool         `json:"price_estimated"`
+	Reason         string       `json:"reason"`
 }
 
 // Node names what the recommendation runs on: its instance type, with the GPUs attached to it

@@ -39,7 +39,8 @@ type gpuTarget struct {
 	usableBytes float64
 	gpus        float64
 	mig         bool
-	slice       bool // a vGPU slice: part of one GPU, shown to the workload as a device of its own
+	migProfile  catalog.MIGProfile // the MIG slice a copy runs on, when mig
+	slice       bool               // a vGPU slice: part of one GPU, shown to the workload as a device of its own
 }
 
 // targetOf describes the GPUs of a resource for one copy of the workload: a Kubernetes pod gets
@@ -66,7 +67,7 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 		}
 		t.usableBytes = prof.MemoryGB * 1e9
 		t.name = fmt.Sprintf("%s MIG %s", g.Name, prof.Profile)
-		t.gpus, t.mig = float64(r.Pod.Requested), true
+		t.gpus, t.mig, t.migProfile = float64(r.Pod.Requested), true, prof
 	case r.Pod != nil:
 		t.gpus = float64(r.Pod.Requested)
 	case r.GPUPartition != "":
@@ -78,7 +79,7 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 		// on all of them).
 		t.usableBytes = slice.MemoryGB * 1e9
 		t.name = fmt.Sprintf("%s MIG %s", g.Name, slice.Profile)
-		t.gpus, t.mig = perInstance*float64(slice.MaxPerGPU), true
+		t.gpus, t.mig, t.migProfile = perInstance*float64(slice.MaxPerGPU), true, slice
 		if prof.Workload.Type == profiles.TypeTraining {
 			t.gpus *= float64(max(1, e.Quantity))
 		}
@@ -246,8 +247,10 @@ func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, 
 		peak := round2(mem.PerGPUBytes / memory.GiB)
 		f.Measured = &MeasuredSignal{GPUUtilizationMean: util, PeakMemoryGiB: peak}
 	}
-	if prof.Workload.Type != profiles.TypeTraining && !t.mig && !t.slice {
-		if s, ok := migSlice(mem, t.gpu, th); ok {
+	// A workload on a whole GPU, or on a MIG slice larger than it needs, is told the smallest
+	// slice that holds it.
+	if prof.Workload.Type != profiles.TypeTraining && !t.slice {
+		if s, ok := migSlice(mem, t.gpu, th); ok && (!t.mig || MIGShare(t.gpu, s) < MIGShare(t.gpu, t.migProfile)) {
 			f.MIGSlice = s.Profile
 		}
 	}

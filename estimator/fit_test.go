@@ -319,3 +319,116 @@ inference: {batch_size: 4, max_sequence_length: 2048, kv_cache_precision: fp8}
 		t.Errorf("a smaller instance offered for one copy of the seven the slices run: %+v", sm)
 	}
 }
+
+// int4Inference is a 7B model in int4: about 6.5 GiB a copy, which a 1g.10gb slice holds.
+const int4Inference = `workload: {type: inference}
+model: {preset: mistral-7b, precision: int4}
+inference: {batch_size: 4, max_sequence_length: 2048, kv_cache_precision: fp8}
+`
+
+// A workload already on MIG slices is told a smaller slice that holds it, priced on the same
+// GPUs, and one that does not fit its slice is offered a larger slice as its cheapest fit when
+// that costs less than the cheapest whole GPU that holds it.
+func TestResizedMIGSlices(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	monthly := func(e Estimate) money.Micros {
+		t.Helper()
+		m, ok := e.Monthly()
+		if !ok {
+			t.Fatalf("%s is unpriced: %v", e.Address, e.UnpricedReason)
+		}
+		return m
+	}
+
+	// Pods: three replicas on 3g.40gb slices of p4de.24xlarge (half a GPU each: memory 40 of 80)
+	// that fit 1g.10gb (a seventh) pay 2/7 of what they pay now.
+	pod := func(slice string, replicas int) (Estimate, parser.Resource) {
+		r := parser.Resource{Address: "Deployment/ml/embed", Provider: parser.AWS, Region: "us-east-1", InstanceType: "p4de.24xlarge",
+			Quantity: replicas, PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes,
+			Pod: &parser.PodGPUs{Resource: "nvidia.com/mig-" + slice, Requested: 1, MIGProfile: slice}}
+		return p.Estimate(r), r
+	}
+	e, r := pod("3g.40gb", 3)
+	if e.GPU == nil || e.GPU.MIGProfile != "3g.40gb" {
+		t.Fatalf("the pod's GPU info does not name its slice: %+v", e.GPU)
+	}
+	p.Assess(&e, r, mustProfile(t, int4Inference), DefaultThresholds)
+	if e.Fit.Verdict != VerdictOversized || e.Fit.MIGSlice != "1g.10gb" {
+		t.Fatalf("3g.40gb for 6.5 GiB: %+v", e.Fit)
+	}
+	mig, ok := rec(e, RecMIG)
+	if !ok {
+		t.Fatalf("no MIG recommendation: %+v", e.Recommendations)
+	}
+	want := monthly(e).Mul(2.0 / 7)
+	if d := money.Micros(mig.MonthlyCost) - want; d < -10_000 || d > 10_000 || mig.MIGProfile != "1g.10gb" || mig.InstanceType != "p4de.24xlarge" {
+		t.Errorf("MIG recommendation %+v, want 1g.10gb on p4de.24xlarge at %s", mig, want)
+	}
+	if !strings.Contains(mig.Reason, "its pods need no 3g.40gb slice: a 1g.10gb one (0.1429 of a NVIDIA A100 80GB) holds each") {
+		t.Errorf("reason %q", mig.Reason)
+	}
+	// The smallest slice is not told a smaller one.
+	e, r = pod("1g.10gb", 3)
+	p.Assess(&e, r, mustProfile(t, int4Inference), DefaultThresholds)
+	if e.Fit.MIGSlice != "" {
+		t.Errorf("1g.10gb was told %s", e.Fit.MIGSlice)
+	}
+	if _, ok := rec(e, RecMIG); ok {
+		t.Errorf("a MIG recommendation on the smallest slice: %+v", e.Recommendations)
+	}
+	// An 8B model in bf16 (17.9 GiB) does not fit 1g.10gb; 3g.40gb holds it, but half an
+	// A100 80GB costs more than a g5.xlarge's A10G, which stays the cheapest fit.
+	e, r = pod("1g.10gb", 1)
+	p.Assess(&e, r, mustProfile(t, smallInference), DefaultThresholds)
+	if e.Fit.Verdict != VerdictDoesNotFit || e.Fit.CheapestFit == nil || e.Fit.CheapestFit.Kind == RecMIG {
+		t.Errorf("8B bf16 on 1g.10gb: %+v, cheapest fit %+v", e.Fit, e.Fit.CheapestFit)
+	}
+
+	// A node pool of one Standard_NC24ads_A100_v4 split into seven 1g.10gb slices runs seven
+	// copies. An 8B model in bf16 fits none of them; split into 3g.40gb (two a GPU) four
+	// instances run the seven copies, for less than seven whole GPUs of any kind.
+	aks := parser.Resource{Address: "azurerm_kubernetes_cluster_node_pool.mig", Provider: parser.Azure, Region: "eastus", InstanceType: "Standard_NC24ads_A100_v4",
+		Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform, GPUPartition: "MIG1g"}
+	e = p.Estimate(aks)
+	if e.GPU == nil || e.GPU.MIGProfile != "1g.10gb" {
+		t.Fatalf("the pool's GPU info does not name its partition: %+v", e.GPU)
+	}
+	node := monthly(e)
+	p.Assess(&e, aks, mustProfile(t, smallInference), DefaultThresholds)
+	fit := e.Fit.CheapestFit
+	if e.Fit.Verdict != VerdictDoesNotFit || fit == nil {
+		t.Fatalf("8B bf16 on MIG1g: %+v", e.Fit)
+	}
+	if fit.Kind != RecMIG || fit.MIGProfile != "3g.40gb" || money.Micros(fit.MonthlyCost) != node.MulInt(4) || money.Micros(fit.MonthlySaving) != -node.MulInt(3) {
+		t.Errorf("cheapest fit %+v, want 4 instances in 3g.40gb slices at %s", fit, node.MulInt(4))
+	}
+	if fit.Reason != "partitioned into 3g.40gb MIG slices (2 a GPU instead of 7), 4 instances run the 7 copies that 1 instance runs now" {
+		t.Errorf("reason %q", fit.Reason)
+	}
+
+	// A GKE pool of two a3-highgpu-8g in 3g.40gb slices runs 32 copies; in 1g.10gb slices
+	// (seven a GPU) one node runs them all, for half the month.
+	gke := parser.Resource{Address: "google_container_node_pool.h100", Provider: parser.GCP, Region: "us-central1", InstanceType: "a3-highgpu-8g",
+		Quantity: 2, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform, GPUPartition: "3g.40gb"}
+	e = p.Estimate(gke)
+	current := monthly(e)
+	p.Assess(&e, gke, mustProfile(t, int4Inference), DefaultThresholds)
+	if e.Fit.Verdict != VerdictOversized || e.Fit.MIGSlice != "1g.10gb" {
+		t.Fatalf("6.5 GiB on 3g.40gb: %+v", e.Fit)
+	}
+	mig, ok = rec(e, RecMIG)
+	if !ok || money.Micros(mig.MonthlyCost) != current/2 || money.Micros(mig.MonthlySaving) != current/2 || mig.MIGProfile != "1g.10gb" {
+		t.Fatalf("MIG recommendation %+v (of %+v), want one node at %s", mig, e.Recommendations, current/2)
+	}
+	if mig.Reason != "partitioned into 1g.10gb MIG slices (7 a GPU instead of 2), 1 instance runs the 32 copies that 2 instances run now" {
+		t.Errorf("reason %q", mig.Reason)
+	}
+	// One node in 3g.40gb slices runs 16 copies; seven 1g.10gb slices a GPU still need the
+	// node: nothing to save, nothing recommended, though the slice is named.
+	gke.Quantity = 1
+	e = p.Estimate(gke)
+	p.Assess(&e, gke, mustProfile(t, int4Inference), DefaultThresholds)
+	if _, ok := rec(e, RecMIG); ok || e.Fit.MIGSlice != "1g.10gb" {
+		t.Errorf("one node: slice %q, recommendations %+v", e.Fit.MIGSlice, e.Recommendations)
+	}
+}

@@ -74,7 +74,7 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 			percent(s), in.Type, percent(share/count)))
 	}
 	if g, ok := p.Catalog.GPU(gpu.GPU); ok {
-		e.GPU = &GPUInfo{Model: g.Name, Count: share * gpuCount / count, MemoryGiB: gpu.GPUMemoryGiB, Key: g.Key}
+		e.GPU = &GPUInfo{Model: g.Name, Count: share * gpuCount / count, MemoryGiB: gpu.GPUMemoryGiB, Key: g.Key, MIGProfile: pod.MIGProfile}
 	}
 	return ""
 }

@@ -50,20 +50,81 @@ func (p *Pricer) recommend(e *Estimate, r parser.Resource, prof *profiles.Profil
 	if !prof.Workload.Interruptible {
 		p.commitments(e, r, add)
 	}
-	if e.Fit != nil && e.Fit.MIGSlice != "" {
+	if e.Fit != nil && e.Fit.MIGSlice != "" && t.mig {
+		// Already on MIG slices, larger than it needs: the same GPUs in smaller slices.
+		if slice, ok := findMIG(t.gpu, e.Fit.MIGSlice); ok {
+			if rec, monthly, ok := p.resliced(e, r, t, slice); ok {
+				add(rec, monthly)
+			}
+		}
+	} else if e.Fit != nil && e.Fit.MIGSlice != "" {
 		if slice, ok := findMIG(t.gpu, e.Fit.MIGSlice); ok {
 			// Each copy needs one GPU; on a slice it pays the slice's share of that GPU.
 			share := MIGShare(t.gpu, slice)
 			paid, copies := p.gpusPaid(e, r)
 			if paid > 0 {
 				monthly := current.Mul(share * copies / paid)
-				add(Recommendation{Kind: RecMIG, InstanceType: e.InstanceType, PurchaseOption: string(r.PurchaseOption), PriceEstimated: e.PriceEstimated,
+				add(Recommendation{Kind: RecMIG, InstanceType: e.InstanceType, MIGProfile: slice.Profile, PurchaseOption: string(r.PurchaseOption), PriceEstimated: e.PriceEstimated,
 					Reason: fmt.Sprintf("fits a %s MIG slice (%s of a %s, up to %d per GPU): share the GPU instead of taking it whole", slice.Profile, trimNum(share), t.gpu.Name, slice.MaxPerGPU)}, monthly)
+			}
+		}
+	}
+	if e.Fit != nil && e.Fit.Verdict == VerdictDoesNotFit && t.mig && prof.Workload.Type != profiles.TypeTraining {
+		// Too little memory on its slice: a larger slice of the same GPUs may hold it for less
+		// than the cheapest whole GPU that does.
+		if slice, ok := migSlice(mem, t.gpu, th); ok {
+			if rec, monthly, ok := p.resliced(e, r, t, slice); ok && (e.Fit.CheapestFit == nil || monthly < money.Micros(e.Fit.CheapestFit.MonthlyCost)) {
+				rec.MonthlyCost, rec.MonthlySaving = money.Amount(monthly), money.Amount(current-monthly)
+				e.Fit.CheapestFit = &rec
 			}
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].MonthlySaving > out[j].MonthlySaving })
 	return out
+}
+
+// resliced prices the workload on MIG slices of another size of the GPUs it runs on now. A pod
+// is priced asking for the other slice on the same node. A node group split into slices runs a
+// copy on each slice (copiesPerInstance), so it needs as many instances as hold, in the other
+// slices, the copies it runs now: fewer for smaller slices, more for larger ones.
+func (p *Pricer) resliced(e *Estimate, r parser.Resource, t gpuTarget, to catalog.MIGProfile) (Recommendation, money.Micros, bool) {
+	from := t.migProfile
+	rec := Recommendation{Kind: RecMIG, InstanceType: e.InstanceType, MIGProfile: to.Profile, PurchaseOption: string(r.PurchaseOption)}
+	alt := r
+	var reason string
+	if r.Pod != nil {
+		pod := *r.Pod
+		pod.Resource, pod.MIGProfile, pod.PerPodGPUs, pod.NodeShare = "nvidia.com/mig-"+to.Profile, to.Profile, 0, 0
+		pod.ForgetNodeChoice()
+		alt.Pod = &pod
+		reason = fmt.Sprintf("its pods need no %s slice: a %s one (%s of a %s) holds each", from.Profile, to.Profile, trimNum(MIGShare(t.gpu, to)), t.gpu.Name)
+	} else {
+		gpus := int(t.gpus) / from.MaxPerGPU // an instance's GPUs
+		if gpus < 1 {
+			return Recommendation{}, 0, false
+		}
+		copies := max(1, r.Quantity) * int(t.gpus)
+		perInstance := gpus * to.MaxPerGPU
+		alt.Quantity = (copies + perInstance - 1) / perInstance
+		alt.GPUPartition, alt.SpotQuantity = to.Profile, 0
+		reason = fmt.Sprintf("partitioned into %s MIG slices (%d a GPU instead of %d), %s the %d copies that %s now",
+			to.Profile, to.MaxPerGPU, from.MaxPerGPU, instancesRun(alt.Quantity), copies, instancesRun(max(1, r.Quantity)))
+	}
+	est := p.Estimate(alt)
+	monthly, ok := est.Monthly()
+	if !ok {
+		return Recommendation{}, 0, false
+	}
+	rec.PriceEstimated, rec.Reason = est.PriceEstimated, reason
+	return rec, monthly, true
+}
+
+// instancesRun says n instances run: "1 instance runs", "4 instances run".
+func instancesRun(n int) string {
+	if n == 1 {
+		return "1 instance runs"
+	}
+	return fmt.Sprintf("%d instances run", n)
 }
 
 // savingsInto returns the function that appends a cheaper alternative to out with its monthly

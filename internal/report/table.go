@@ -161,6 +161,9 @@ func recommendationText(r estimator.Recommendation) string {
 		what = r.InstanceType + " with a " + map[string]string{"reserved_1y": "1-year", "reserved_3y": "3-year"}[r.PurchaseOption] + " commitment"
 	case estimator.RecMIG:
 		what = "a MIG slice"
+		if r.MIGProfile != "" {
+			what = "a " + r.MIGProfile + " MIG slice"
+		}
 	}
 	star := estimatedMark(r.PriceEstimated)
 	return fmt.Sprintf("%s: %s%s/month, saves %s%s", what, money.Micros(r.MonthlyCost), star, money.Micros(r.MonthlySaving), star)

@@ -22,6 +22,10 @@ deny contains f if {
 
 remediation(r) := msg if {
 	alt := r.fit.cheapest_fit
+	alt.kind == "mig"
+	msg := sprintf("Use larger MIG slices, the cheapest way to hold it (%s%s a month): %s; or shard the model further (tensor parallelism) or use a smaller batch.", [gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated], alt.reason])
+} else := msg if {
+	alt := r.fit.cheapest_fit
 	alt != null
 	msg := sprintf("Use %s, the cheapest type that holds it (%s%s a month), or shard the model further (ZeRO-3/FSDP, tensor parallelism) or use a smaller batch.", [lib.node(alt), gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated]])
 } else := "Shard the model further (ZeRO-3/FSDP, tensor parallelism), enable activation checkpointing, use a smaller batch or a GPU with more memory."

@@ -25,3 +25,12 @@ test_fits_is_fine if {
 	]}
 	count(fs) == 0
 }
+
+test_cheapest_fit_on_larger_mig_slices if {
+	fs := gpu002.deny with input as {"resources": [{"address": "a", "id": "stack|a", "profile": "p.yaml", "fit": {"verdict": "does_not_fit", "reason": "needs 17.9 GiB per GPU; NVIDIA A100 80GB MIG 1g.10gb has 9.3 GiB usable", "cheapest_fit": {
+		"kind": "mig", "instance_type": "Standard_NC24ads_A100_v4", "mig_profile": "3g.40gb", "monthly_cost": 10725.16, "price_estimated": true,
+		"reason": "partitioned into 3g.40gb MIG slices (2 a GPU instead of 7), 4 instances run the 7 copies that 1 instance runs now",
+	}}}]}
+	some f in fs
+	startswith(f.remediation, "Use larger MIG slices, the cheapest way to hold it ($10,725.16* a month): partitioned into 3g.40gb MIG slices (2 a GPU instead of 7), 4 instances run the 7 copies that 1 instance runs now;")
+}

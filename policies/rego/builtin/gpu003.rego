@@ -34,6 +34,9 @@ finding(r) := {
 	"remediation": remediation_without_alternative(r),
 }
 
-remediation_without_alternative(r) := sprintf("Share the GPU: the workload fits a %s MIG slice.", [r.fit.mig_slice]) if {
+remediation_without_alternative(r) := sprintf("Use smaller MIG slices: the workload fits a %s slice (it has %s).", [r.fit.mig_slice, r.gpu.mig_profile]) if {
+	r.fit.mig_slice != ""
+	r.gpu.mig_profile != ""
+} else := sprintf("Share the GPU: the workload fits a %s MIG slice.", [r.fit.mig_slice]) if {
 	r.fit.mig_slice != ""
 } else := "Request fewer or smaller GPUs, or pack more work onto them."

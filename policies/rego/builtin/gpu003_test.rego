@@ -35,7 +35,13 @@ test_oversized_names_attached_gpus if {
 test_oversized_without_alternative if {
 	fs := gpu003.warn with input as {"resources": [{"address": "x", "id": "stack|x", "fit": {"verdict": "oversized", "reason": "r", "mig_slice": "1g.10gb"}, "recommendations": []}]}
 	some f in fs
-	contains(f.remediation, "1g.10gb")
+	f.remediation == "Share the GPU: the workload fits a 1g.10gb MIG slice."
+}
+
+test_oversized_on_a_mig_slice_is_told_a_smaller_one if {
+	fs := gpu003.warn with input as {"resources": [{"address": "x", "id": "stack|x", "gpu": {"mig_profile": "3g.40gb"}, "fit": {"verdict": "oversized", "reason": "r", "mig_slice": "1g.10gb"}, "recommendations": []}]}
+	some f in fs
+	f.remediation == "Use smaller MIG slices: the workload fits a 1g.10gb slice (it has 3g.40gb)."
 }
 
 test_right_sized_is_fine if {
