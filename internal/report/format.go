@@ -51,7 +51,8 @@ func WriteJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// gpuText describes a resource's GPUs: "8× NVIDIA A100 40GB".
+// gpuText describes a resource's GPUs: "8× NVIDIA A100 40GB", with the MIG slice they run
+// as when they are split ("8× NVIDIA H100 80GB (MIG 3g.40gb)").
 func gpuText(e *estimator.Estimate) string {
 	if e.GPU == nil || e.GPU.Count == 0 && e.GPU.Model == "" {
 		return "-"
@@ -59,6 +60,9 @@ func gpuText(e *estimator.Estimate) string {
 	model := e.GPU.Model
 	if model == "" {
 		model = "GPU"
+	}
+	if e.GPU.MIGProfile != "" {
+		model += " (MIG " + e.GPU.MIGProfile + ")"
 	}
 	return fmt.Sprintf("%s× %s", trimFloat(e.GPU.Count), model)
 }

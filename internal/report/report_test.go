@@ -254,6 +254,23 @@ func TestRecommendationNamesAttachedGPUs(t *testing.T) {
 	}
 }
 
+// A resource on MIG slices shows its slice beside its GPUs, and a mig recommendation names the
+// slice it proposes.
+func TestReportsNameMIGSlices(t *testing.T) {
+	c := &result.Check{Version: "1", Currency: "USD", HoursPerMonth: 730, Catalog: result.CatalogInfo{Updated: "2026-09-16"}}
+	c.Resources = []estimator.Estimate{{Address: "google_container_node_pool.h100", InstanceType: "a3-highgpu-8g", Quantity: 2, PurchaseOption: parser.OnDemand,
+		MonthlyCost: amt("129195.40"), GPU: &estimator.GPUInfo{Model: "NVIDIA H100 80GB", Count: 8, MIGProfile: "3g.40gb"},
+		Recommendations: []estimator.Recommendation{{Kind: estimator.RecMIG, InstanceType: "a3-highgpu-8g", MIGProfile: "1g.10gb", PurchaseOption: "on_demand",
+			MonthlyCost: money.Amount(*amt("64597.70")), MonthlySaving: money.Amount(*amt("64597.70"))}}}}
+	for name, out := range checkReports(t, c) {
+		for _, want := range []string{"8× NVIDIA H100 80GB (MIG 3g.40gb)", "a 1g.10gb MIG slice: $64,597.70/month, saves $64,597.70"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in\n%s", name, want, out)
+			}
+		}
+	}
+}
+
 // checkReports renders a check as the table and as the Markdown comment, by format name.
 func checkReports(t *testing.T, c *result.Check) map[string]string {
 	t.Helper()
