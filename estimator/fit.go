@@ -61,7 +61,7 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 	perInstance := t.gpus
 	switch {
 	case r.Pod != nil && r.Pod.MIGProfile != "":
-		prof, ok := findMIG(g, r.Pod.MIGProfile)
+		prof, ok := partitionSlice(g, r.Pod.MIGProfile)
 		if !ok {
 			return gpuTarget{}, fmt.Sprintf("MIG profile %s does not exist on %s", r.Pod.MIGProfile, g.Name)
 		}

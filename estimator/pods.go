@@ -52,6 +52,11 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 		return reason
 	}
 	pod.PerPodGPUs = share
+	if g, ok := p.Catalog.GPU(gpu.GPU); ok && pod.MIGProfile != "" {
+		if m, ok := partitionSlice(g, pod.MIGProfile); ok {
+			pod.MIGProfile = m.Profile // AKS's MIG1g is an A100 80GB's 1g.10gb
+		}
+	}
 	if count == 0 && in.Kind == catalog.KindVM {
 		return fmt.Sprintf("%s has no GPUs of its own: GKE attaches them to N1 VMs; name the GPU with the cloud.google.com/gke-accelerator label", in.Type)
 	}
@@ -144,13 +149,13 @@ func (p *Pricer) perPodGPUs(pod *parser.PodGPUs, node catalog.Instance, e *Estim
 	switch {
 	case pod.MIGProfile != "":
 		g, _ := p.Catalog.GPU(node.GPU)
-		prof, ok := findMIG(g, pod.MIGProfile)
+		prof, ok := partitionSlice(g, pod.MIGProfile)
 		if !ok {
 			return 0, fmt.Sprintf("MIG profile %s does not exist on %s (%s)", pod.MIGProfile, orName(g.Name, node.GPU), node.Type)
 		}
 		share := MIGShare(g, prof)
 		addNote(e, fmt.Sprintf("MIG %s is %s of a GPU: the larger of its compute share (%d/7) and its memory share (%g of %g GB)",
-			pod.MIGProfile, trimNum(share), prof.ComputeSevenths, prof.MemoryGB, math.Round(g.MemoryGiB)))
+			prof.Profile, trimNum(share), prof.ComputeSevenths, prof.MemoryGB, math.Round(g.MemoryGiB)))
 		return n * share, ""
 	case strings.HasSuffix(pod.Resource, "gpu.shared"):
 		if pod.SharedReplicas > 0 {

@@ -131,3 +131,41 @@ func TestCheckPricesPodsOnPartitionedPoolsBySlice(t *testing.T) {
 		}
 	}
 }
+
+// The same on AKS: a pool whose gpu_instance is MIG1g splits each A100 80GB into seven 1g.10gb
+// slices, and a pod asking for nvidia.com/gpu there gets one (a pod cannot get a whole GPU
+// there: with the device plugin's mixed strategy such a node advertises no nvidia.com/gpu).
+func TestCheckPricesPodsOnAKSGPUInstancesBySlice(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"infra/main.tf": `resource "azurerm_kubernetes_cluster_node_pool" "mig" {
+  name                  = "mig"
+  kubernetes_cluster_id = "cluster"
+  vm_size               = "Standard_NC24ads_A100_v4"
+  node_count            = 1
+  gpu_instance          = "MIG1g"
+}
+`,
+		"k8s/embed.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: embed, namespace: ml}\nspec:\n  replicas: 7\n  template:\n    spec:\n" +
+			"      nodeSelector: {kubernetes.azure.com/agentpool: mig}\n      containers:\n        - name: c\n          resources: {limits: {nvidia.com/gpu: 1}}\n",
+	})
+	cat := catalog.MustDefault()
+	perNode := nodeMonthly(t, cat, parser.Azure, "eastus", "Standard_NC24ads_A100_v4")
+	doc := Run([]string{root}, Options{Catalog: cat, Region: "eastus"})
+	if len(doc.Errors) > 0 || len(doc.Resources) != 2 {
+		t.Fatalf("resources %d, errors %v", len(doc.Resources), doc.Errors)
+	}
+	for _, e := range doc.Resources {
+		switch e.Type {
+		case "azurerm_kubernetes_cluster_node_pool":
+			if e.PodsOnGroup == nil || e.PodsOnGroup.NodesNeeded != 1 || e.GPU == nil || e.GPU.MIGProfile != "1g.10gb" {
+				t.Errorf("the pool: pods %+v, GPU %+v; want 1 node needed, in 1g.10gb slices", e.PodsOnGroup, e.GPU)
+			}
+		case "Deployment":
+			// Seven slices of a seventh: the one node's month.
+			if m, ok := e.Monthly(); !ok || m.Cents() != perNode.Cents() || e.Pod.MIGProfile != "1g.10gb" || e.GPU.MIGProfile != "1g.10gb" {
+				t.Errorf("the pods cost %v (MIG %q), want %v on 1g.10gb slices", money.Amount(m), e.Pod.MIGProfile, money.Amount(perNode))
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -661,7 +662,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		// The node came from elsewhere (the pod's own labels, a NodePool, the config).
 		res.Note("%s", groupsWhy)
 	}
-	gkeGPUUnit(res, sel, onGroup)
+	gpuUnitOnGroup(res, sel, onGroup)
 	if res.Provider == "" {
 		res.Provider = parser.Unknown
 	}
@@ -669,13 +670,17 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	return pool, stuck
 }
 
-// gkeGPUUnit makes each nvidia.com/gpu a pod requests one MIG slice where GKE splits its
-// nodes' GPUs into slices: the pod selects the partition by its label, or runs on a node group
-// that declares one (a Terraform pool's gpu_partition_size). The slice is priced as its share
-// of the GPU, and a workload profile is judged against its memory. Likewise a pod on a group
-// whose GPUs are shared (gpu_sharing_config) pays the share of a GPU each unit is, as one that
-// selects the sharing label does.
-func gkeGPUUnit(res *parser.Resource, sel selector, g *NodeGroup) {
+// gpuUnitOnGroup makes each nvidia.com/gpu a pod requests one MIG slice where its nodes' GPUs
+// are split into slices: the pod selects GKE's partition label, or runs on a node group that
+// declares a partition (GKE's gpu_partition_size, AKS's gpu_instance, ARM's
+// gpuInstanceProfile). GKE advertises each slice as an nvidia.com/gpu; so does NVIDIA's device
+// plugin with the single MIG strategy, and with the mixed one a node whose GPUs are all split
+// advertises only nvidia.com/mig-<profile>, so a pod that asks for nvidia.com/gpu there asks
+// for slices. The slice is priced as its share of the GPU, and a workload profile is judged
+// against its memory. Likewise a pod on a group whose GPUs are shared (gpu_sharing_config)
+// pays the share of a GPU each unit is, as one that selects the sharing label does.
+// https://github.com/NVIDIA/k8s-device-plugin (MIG strategies)
+func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup) {
 	if res.Pod.Resource != ResourceNvidiaGPU || res.Pod.MIGProfile != "" {
 		return
 	}
@@ -687,9 +692,9 @@ func gkeGPUUnit(res *parser.Resource, sel selector, g *NodeGroup) {
 	if g == nil {
 		return
 	}
-	if p := g.Labels[LabelGKEGPUPartition]; p != "" {
+	if p := cmp.Or(g.GPUPartition, g.Labels[LabelGKEGPUPartition]); p != "" {
 		res.Pod.MIGProfile = p
-		res.Note("%s splits its GPUs into MIG %s slices: each nvidia.com/gpu the pod requests is one", g.name(), p)
+		res.Note("%s splits its GPUs into MIG slices (%s): each nvidia.com/gpu the pod requests is one", g.name(), p)
 	} else if n, err := strconv.Atoi(g.Labels[LabelGKESharedClients]); err == nil && n > 1 && res.Pod.SharedReplicas == 0 {
 		res.Pod.SharedReplicas = n
 		res.Note("%s shares each GPU between up to %d containers (gpu_sharing_config): each nvidia.com/gpu the pod requests is that share of one", g.name(), n)

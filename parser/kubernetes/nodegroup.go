@@ -22,6 +22,9 @@ type NodeGroup struct {
 	// NoGPUDriver is the group's setting that starts its nodes without the GPU driver
 	// (parser.Resource.NoGPUDriver).
 	NoGPUDriver string
+	// GPUPartition is the MIG slice the group's GPUs are split into, as declared
+	// (parser.Resource.GPUPartition: "1g.10gb", or AKS's "MIG1g").
+	GPUPartition string
 	parser.NodeLabels
 }
 
@@ -50,7 +53,7 @@ func NodeGroupsOf(rs []parser.Resource) []NodeGroup {
 		if r.NodeLabels == nil || r.Pod != nil {
 			continue
 		}
-		g := NodeGroup{Address: r.Address, Root: r.Root, InstanceType: r.InstanceType, Provider: r.Provider, Region: r.Region, Purchase: r.PurchaseOption, NoGPUDriver: r.NoGPUDriver, NodeLabels: *r.NodeLabels}
+		g := NodeGroup{Address: r.Address, Root: r.Root, InstanceType: r.InstanceType, Provider: r.Provider, Region: r.Region, Purchase: r.PurchaseOption, NoGPUDriver: r.NoGPUDriver, GPUPartition: r.GPUPartition, NodeLabels: *r.NodeLabels}
 		for _, a := range r.Accelerators {
 			g.Accelerators = append(g.Accelerators, a.Type)
 		}

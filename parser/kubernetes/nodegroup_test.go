@@ -461,14 +461,16 @@ spec:
 	}
 }
 
-// On GKE nodes whose GPUs are split into MIG slices, each nvidia.com/gpu a pod requests is one
-// slice: the pod selects the partition's label, or runs on a group that declares a partition
-// (selected by its name, or the configuration's only group). A pod asking for a MIG resource by
+// On nodes whose GPUs are split into MIG slices, each nvidia.com/gpu a pod requests is one
+// slice: the pod selects GKE's partition label, or runs on a group that declares a partition
+// (selected by its name, or the configuration's only group; GKE's or AKS's). A pod asking for a MIG resource by
 // name keeps it; elsewhere a GPU stays a GPU.
-func TestGKEPartitionsMakeEachGPUASlice(t *testing.T) {
+func TestPartitionsMakeEachGPUASlice(t *testing.T) {
 	sliced := NodeGroup{Address: "google_container_node_pool.mig", InstanceType: "a2-highgpu-1g", Provider: parser.GCP, Region: "us-central1",
 		Purchase: parser.OnDemand, NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": "mig", LabelGKEGPUPartition: "1g.5gb"}}}
 	whole := testGroups()[2] // a2-highgpu-1g, no partition
+	aks := NodeGroup{Address: "azurerm_kubernetes_cluster_node_pool.mig", InstanceType: "Standard_NC24ads_A100_v4", Provider: parser.Azure, Region: "eastus",
+		Purchase: parser.OnDemand, GPUPartition: "MIG1g", NodeLabels: parser.NodeLabels{Labels: map[string]string{"kubernetes.azure.com/agentpool": "mig"}}}
 	shared := testGroups()[0]
 	shared.Labels = map[string]string{"cloud.google.com/gke-nodepool": "l4", LabelGKESharedClients: "4"}
 	for _, tc := range []struct {
@@ -479,14 +481,17 @@ func TestGKEPartitionsMakeEachGPUASlice(t *testing.T) {
 		{"selects the partition", gpuPod("  nodeSelector: {cloud.google.com/gke-accelerator: nvidia-tesla-a100, cloud.google.com/gke-gpu-partition-size: 2g.10gb}"), Options{},
 			"2g.10gb", "the pod selects cloud.google.com/gke-gpu-partition-size=2g.10gb: each nvidia.com/gpu it requests is one MIG 2g.10gb slice"},
 		{"selects the group", gpuPod("  nodeSelector: {cloud.google.com/gke-nodepool: mig}"), Options{NodeGroups: []NodeGroup{sliced, whole}},
-			"1g.5gb", "google_container_node_pool.mig splits its GPUs into MIG 1g.5gb slices: each nvidia.com/gpu the pod requests is one"},
+			"1g.5gb", "google_container_node_pool.mig splits its GPUs into MIG slices (1g.5gb): each nvidia.com/gpu the pod requests is one"},
 		{"the only group", gpuPod("  nodeSelector: {}"), Options{NodeGroups: []NodeGroup{sliced}, AnyNodeGroup: true},
-			"1g.5gb", "google_container_node_pool.mig splits its GPUs into MIG 1g.5gb slices: each nvidia.com/gpu the pod requests is one"},
+			"1g.5gb", "google_container_node_pool.mig splits its GPUs into MIG slices (1g.5gb): each nvidia.com/gpu the pod requests is one"},
 		{"a whole-GPU group", gpuPod("  nodeSelector: {cloud.google.com/gke-nodepool: a100}"), Options{NodeGroups: []NodeGroup{sliced, whole}}, "", ""},
 		{"a shared group", gpuPod("  nodeSelector: {cloud.google.com/gke-nodepool: l4}"), Options{NodeGroups: []NodeGroup{shared}},
 			"", "google_container_node_pool.l4 shares each GPU between up to 4 containers (gpu_sharing_config): each nvidia.com/gpu the pod requests is that share of one"},
 		{"a MIG resource", strings.Replace(gpuPod("  nodeSelector: {cloud.google.com/gke-nodepool: mig}"), "nvidia.com/gpu", "nvidia.com/mig-1g.10gb", 1), Options{NodeGroups: []NodeGroup{sliced}},
 			"1g.10gb", ""},
+		// An AKS pool's gpu_instance names the compute share; the estimator finds its slice.
+		{"an AKS pool's GPU instances", gpuPod("  nodeSelector: {kubernetes.azure.com/agentpool: mig}"), Options{NodeGroups: []NodeGroup{aks, whole}},
+			"MIG1g", "azurerm_kubernetes_cluster_node_pool.mig splits its GPUs into MIG slices (MIG1g): each nvidia.com/gpu the pod requests is one"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := one(t, build(t, tc.pod, tc.opts))
@@ -499,8 +504,8 @@ func TestGKEPartitionsMakeEachGPUASlice(t *testing.T) {
 			if shares := len(tc.opts.NodeGroups) > 0 && tc.opts.NodeGroups[0].Address == shared.Address; shares != (r.Pod.SharedReplicas == 4) {
 				t.Errorf("shared by %d", r.Pod.SharedReplicas)
 			}
-			if tc.mig != "" && r.Provider != parser.GCP {
-				t.Errorf("provider %q, want gcp", r.Provider)
+			if want := map[bool]string{true: parser.Azure, false: parser.GCP}[tc.mig == "MIG1g"]; tc.mig != "" && r.Provider != want {
+				t.Errorf("provider %q, want %s", r.Provider, want)
 			}
 		})
 	}
