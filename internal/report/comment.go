@@ -354,29 +354,67 @@ func writeCommentFits(b *strings.Builder, es []*estimator.Estimate, limit int, n
 	b.WriteString("\n")
 }
 
-func writeCommentSavings(b *strings.Builder, es []*estimator.Estimate, limit int, names refs) {
-	type row struct {
-		e *estimator.Estimate
-		r estimator.Recommendation
-	}
-	var rows []row
+// savingRow is one row of the cheaper-fits table: a resource's best recommendation, or the same
+// recommendation for several resources (the instances of a count or for_each, the stacks of a
+// scan), which share a row as the guardrails' findings do.
+type savingRow struct {
+	r     estimator.Recommendation
+	count int      // resources in the row
+	names []string // the first few, rendered
+	total money.Micros
+}
+
+func savingRows(es []*estimator.Estimate, names refs) []savingRow {
+	var rows []savingRow
+	at := map[string]int{} // what a row says → the row
 	for _, e := range es {
-		if r, ok := e.Best(); ok {
-			rows = append(rows, row{e, r})
+		r, ok := e.Best()
+		if !ok {
+			continue
+		}
+		key := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d\x00%d\x00%t\x00%s", r.Kind, r.Node(), r.PurchaseOption, r.MIGProfile, r.MonthlyCost, r.MonthlySaving, r.PriceEstimated, r.Reason)
+		i, grouped := at[key]
+		if !grouped {
+			i = len(rows)
+			at[key] = i
+			rows = append(rows, savingRow{r: r})
+		}
+		rows[i].count++
+		rows[i].total += money.Micros(r.MonthlySaving).RoundCents() // adds up as shown
+		if len(rows[i].names) < groupAbove {
+			rows[i].names = append(rows[i].names, names.resource(e))
 		}
 	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].total > rows[j].total })
+	return rows
+}
+
+func writeCommentSavings(b *strings.Builder, es []*estimator.Estimate, limit int, names refs) {
+	rows := savingRows(es, names)
 	if len(rows) == 0 || limit == 0 {
 		return
 	}
 	total, estimated := estimator.Savings(es)
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].r.MonthlySaving > rows[j].r.MonthlySaving })
 	fmt.Fprintf(b, "#### Cheaper fits — up to %s%s a month\n\n| Resource | Instead | Saves a month |\n|---|---|--:|\n", total, estimatedMark(estimated))
 	for i, x := range rows {
 		if limit >= 0 && i >= limit {
-			fmt.Fprintf(b, "\n… and %s more.\n", count(len(rows)-limit))
+			n := 0
+			for _, r := range rows[i:] {
+				n += r.count
+			}
+			fmt.Fprintf(b, "\n… and %s more.\n", count(n))
 			break
 		}
-		fmt.Fprintf(b, "| %s | %s | %s%s |\n", cell(names.resource(x.e)), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), money.Micros(x.r.MonthlySaving), estimatedMark(x.r.PriceEstimated))
+		star := estimatedMark(x.r.PriceEstimated)
+		who, saves := strings.Join(x.names, ", "), fmt.Sprintf("%s%s", money.Micros(x.r.MonthlySaving), star)
+		if x.count > 1 {
+			if x.count > len(x.names) {
+				who = fmt.Sprintf("%s and %s more", who, count(x.count-len(x.names)))
+			}
+			who = fmt.Sprintf("**%s resources**: %s", count(x.count), who)
+			saves = fmt.Sprintf("%s%s (%s%s each)", x.total, star, money.Micros(x.r.MonthlySaving), star)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s |\n", cell(who), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), saves)
 	}
 	b.WriteString("\n")
 }

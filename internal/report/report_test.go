@@ -492,3 +492,46 @@ func TestCheckTableWithoutResources(t *testing.T) {
 		t.Errorf("a warning:\n%s", b.String())
 	}
 }
+
+// Resources with the same best recommendation (the instances of a count, the stacks of a scan)
+// share a row of the comment's cheaper fits, whose saving adds up as shown; rows are ordered by
+// what they save together, and the row limit counts the resources it leaves out.
+func TestCommentGroupsTheSameSaving(t *testing.T) {
+	d := &result.Diff{Version: "1", Currency: "USD", Catalog: result.CatalogInfo{Updated: "2026-09-16", Sources: []string{"s"}}}
+	add := func(addr, cost, saving, to string) {
+		e := &estimator.Estimate{Address: addr, InstanceType: "g5.2xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, MonthlyCost: amt(cost),
+			Recommendations: []estimator.Recommendation{{Kind: estimator.RecSmallerInstance, InstanceType: to, PurchaseOption: "on_demand",
+				MonthlyCost: money.Amount(money.Micros(*amt(cost)) - money.Micros(*amt(saving))), MonthlySaving: *amt(saving), Reason: "holds it"}}}
+		d.Changes = append(d.Changes, result.Change{Address: addr, Change: "added", MonthlyCostAfter: amt(cost), MonthlyDelta: amt(cost), After: e})
+	}
+	for i := range 5 {
+		add(fmt.Sprintf("aws_instance.chat[%d]", i), "1000.00", "100.005", "g6.xlarge") // shown as $100.01
+	}
+	add("aws_instance.big", "3000.00", "400.00", "g6e.xlarge")
+	add("aws_instance.other", "1000.00", "100.005", "g5.xlarge")
+
+	c := DiffComment(d, 1<<20, nil)
+	var rows []string
+	for _, r := range tableShapes(t, "comment", c[strings.Index(c, "#### Cheaper fits"):]) {
+		if !strings.HasPrefix(r, "|---") {
+			rows = append(rows, r)
+		}
+	}
+	want := []string{
+		"| **5 resources**: `aws_instance.chat[0]`, `aws_instance.chat[1]`, `aws_instance.chat[2]` and 2 more | g6.xlarge — holds it | $500.05 ($100.01 each) |",
+		"| `aws_instance.big` | g6e.xlarge — holds it | $400.00 |",
+		"| `aws_instance.other` | g5.xlarge — holds it | $100.01 |",
+	}
+	if len(rows) < len(want) || strings.Join(rows[:len(want)], "\n") != strings.Join(want, "\n") {
+		t.Errorf("cheaper fits:\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	var b strings.Builder
+	es := make([]*estimator.Estimate, len(d.Changes))
+	for i, ch := range d.Changes {
+		es[i] = ch.After
+	}
+	writeCommentSavings(&b, es, 1, refs{links: nil})
+	if !strings.Contains(b.String(), "… and 2 more.") {
+		t.Errorf("one row shown of three, the other two resources not counted:\n%s", b.String())
+	}
+}
