@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -158,7 +159,13 @@ func Build(files []*File, opts Options) parser.Result {
 			res.Warnings = append(res.Warnings, warns...)
 		}
 	}
+	before := len(res.Resources)
 	buildManaged(objs, composed, opts, &res)
+	if managed := NodeGroupsOf(res.Resources[before:]); len(managed) > 0 {
+		// Node pools declared as managed resources among the manifests (Crossplane, Config
+		// Connector, ASO, ACK) are node groups the pods may select, as Terraform's are.
+		groups = newGroupIndex(append(slices.Clip(opts.NodeGroups), managed...))
+	}
 	buildMachineSets(objs, &res)
 	buildKaito(objs, &res)
 	onPool := map[*nodePool][]int{} // the resources each NodePool places, by index

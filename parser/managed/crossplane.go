@@ -1,6 +1,7 @@
 package managed
 
 import (
+	"cmp"
 	"strings"
 	"unicode"
 
@@ -35,8 +36,20 @@ var kinds = map[string]string{
 	"batch.azure.upbound.io/Pool":                                 "azurerm_batch_pool",
 }
 
-// crossplaneArguments is a Crossplane managed resource's forProvider with initProvider under it.
-func crossplaneArguments(mr kubernetes.ManagedResource) (map[string]any, error) {
+// externalNames are the Terraform arguments the official providers fill from a managed
+// resource's external name instead of a forProvider field (upjet's TemplatedStringAsIdentifier
+// in each provider's external-name configuration): the crossplane.io/external-name annotation,
+// which Crossplane sets to metadata.name unless it is given. A node group's name is what its
+// nodes' group label says, which pods select.
+var externalNames = map[string]string{
+	"google_container_node_pool":           "name",
+	"aws_eks_node_group":                   "node_group_name",
+	"azurerm_kubernetes_cluster_node_pool": "name",
+}
+
+// crossplaneArguments is a Crossplane managed resource's forProvider with initProvider under it,
+// and its external name where that is an argument.
+func crossplaneArguments(mr kubernetes.ManagedResource, typ string) (map[string]any, error) {
 	var spec struct {
 		ForProvider  map[string]any `yaml:"forProvider"`
 		InitProvider map[string]any `yaml:"initProvider"`
@@ -48,7 +61,11 @@ func crossplaneArguments(mr kubernetes.ManagedResource) (map[string]any, error) 
 	}
 	// initProvider holds what is set only when the resource is created (a node group's
 	// desired size, left to the autoscaler afterwards); forProvider wins where both say.
-	return merge(spec.InitProvider, spec.ForProvider), nil
+	args := merge(spec.InitProvider, spec.ForProvider)
+	if arg := externalNames[typ]; arg != "" && args[arg] == nil {
+		args[arg] = cmp.Or(mr.Annotations["crossplane.io/external-name"], mr.Name)
+	}
+	return args, nil
 }
 
 // merge is base with over's keys on top, objects merged key by key, and lists of objects (a

@@ -53,7 +53,7 @@ func specArguments(mr kubernetes.ManagedResource, typ string) (map[string]any, e
 	case isConfigConnector(mr.APIVersion):
 		return configConnectorArguments(mr)
 	}
-	return crossplaneArguments(mr)
+	return crossplaneArguments(mr, typ)
 }
 
 // decodeSpec is a resource's spec as a map (nil when it has none).
