@@ -230,11 +230,36 @@ func anyEstimated(es []*estimator.Estimate) bool {
 // groupAbove is how many findings of one rule are listed one by one; beyond it they share a row.
 const groupAbove = 3
 
+// members are the resources a row of the comment stands for: how many, and the first few by
+// name.
+type members struct {
+	count int
+	names []string // rendered ("" for a finding about no resource)
+}
+
+func (m *members) add(name string) {
+	m.count++
+	if len(m.names) < groupAbove {
+		m.names = append(m.names, name)
+	}
+}
+
+// label names them: the one resource, or "**5 resources**: a, b, c and 2 more".
+func (m members) label() string {
+	who := strings.Join(m.names, ", ")
+	if m.count == 1 {
+		return who
+	}
+	if m.count > len(m.names) {
+		who = fmt.Sprintf("%s and %s more", who, count(m.count-len(m.names)))
+	}
+	return fmt.Sprintf("**%s resources**: %s", count(m.count), who)
+}
+
 // findingRow is one row of the guardrails table: a finding, or a rule's findings together.
 type findingRow struct {
-	f     result.Finding
-	count int      // findings in the row
-	names []string // the first few resources, rendered ("" for a finding about no resource)
+	f result.Finding
+	members
 }
 
 func findingRows(fs []result.Finding, names refs) []findingRow {
@@ -251,7 +276,7 @@ func findingRows(fs []result.Finding, names refs) []findingRow {
 			name = names.finding(f)
 		}
 		if byRule[key] <= groupAbove {
-			rows = append(rows, findingRow{f: f, count: 1, names: []string{name}})
+			rows = append(rows, findingRow{f, members{1, []string{name}}})
 			continue
 		}
 		i, ok := group[key]
@@ -260,10 +285,7 @@ func findingRows(fs []result.Finding, names refs) []findingRow {
 			group[key] = i
 			rows = append(rows, findingRow{f: f})
 		}
-		rows[i].count++
-		if len(rows[i].names) < groupAbove {
-			rows[i].names = append(rows[i].names, name)
-		}
+		rows[i].add(name)
 	}
 	return rows
 }
@@ -297,10 +319,7 @@ func writeCommentFindings(b *strings.Builder, fs []result.Finding, lv detail, na
 			}
 			addr := names.links.text("all resources", r.f.File, r.f.Line)
 			if r.names[0] != "" {
-				addr = strings.Join(r.names, ", ")
-				if r.count > len(r.names) {
-					addr = fmt.Sprintf("**%s resources**: %s and %s more", count(r.count), addr, count(r.count-len(r.names)))
-				}
+				addr = r.label()
 			}
 			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", severityIcon(r.f.Severity), mdCell(r.f.Rule), cell(addr), msg)
 		}
@@ -359,9 +378,8 @@ func writeCommentFits(b *strings.Builder, es []*estimator.Estimate, limit int, n
 // scan), which share a row as the guardrails' findings do.
 type savingRow struct {
 	r     estimator.Recommendation
-	count int      // resources in the row
-	names []string // the first few, rendered
 	total money.Micros
+	members
 }
 
 func savingRows(es []*estimator.Estimate, names refs) []savingRow {
@@ -379,11 +397,8 @@ func savingRows(es []*estimator.Estimate, names refs) []savingRow {
 			at[key] = i
 			rows = append(rows, savingRow{r: r})
 		}
-		rows[i].count++
+		rows[i].add(names.resource(e))
 		rows[i].total += money.Micros(r.MonthlySaving).RoundCents() // adds up as shown
-		if len(rows[i].names) < groupAbove {
-			rows[i].names = append(rows[i].names, names.resource(e))
-		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].total > rows[j].total })
 	return rows
@@ -406,15 +421,11 @@ func writeCommentSavings(b *strings.Builder, es []*estimator.Estimate, limit int
 			break
 		}
 		star := estimatedMark(x.r.PriceEstimated)
-		who, saves := strings.Join(x.names, ", "), fmt.Sprintf("%s%s", money.Micros(x.r.MonthlySaving), star)
+		saves := fmt.Sprintf("%s%s", money.Micros(x.r.MonthlySaving), star)
 		if x.count > 1 {
-			if x.count > len(x.names) {
-				who = fmt.Sprintf("%s and %s more", who, count(x.count-len(x.names)))
-			}
-			who = fmt.Sprintf("**%s resources**: %s", count(x.count), who)
 			saves = fmt.Sprintf("%s%s (%s%s each)", x.total, star, money.Micros(x.r.MonthlySaving), star)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s |\n", cell(who), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), saves)
+		fmt.Fprintf(b, "| %s | %s | %s |\n", cell(x.label()), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), saves)
 	}
 	b.WriteString("\n")
 }
