@@ -25,7 +25,7 @@ const (
 // recommend lists cheaper ways to run the same workload, each with its monthly cost and saving:
 // the cheapest catalog instance in the same provider and region whose GPUs hold the workload
 // with headroom; spot when the workload is interruptible; 1- and 3-year commitments when it runs
-// all month on demand; a MIG slice when one holds it.
+// all month on demand; a MIG slice when one holds it. e.Fit is the workload's fit on t.
 func (p *Pricer) recommend(e *Estimate, r parser.Resource, prof *profiles.Profile, mem *memory.Estimate, t gpuTarget, th Thresholds) []Recommendation {
 	current, _ := e.Monthly()
 	var out []Recommendation
@@ -50,23 +50,18 @@ func (p *Pricer) recommend(e *Estimate, r parser.Resource, prof *profiles.Profil
 	if !prof.Workload.Interruptible {
 		p.commitments(e, r, add)
 	}
-	if e.Fit != nil && e.Fit.MIGSlice != "" && t.mig {
-		// Already on MIG slices, larger than it needs: the same GPUs in smaller slices.
-		if slice, ok := findMIG(t.gpu, e.Fit.MIGSlice); ok {
+	if slice, ok := findMIG(t.gpu, e.Fit.MIGSlice); ok {
+		if t.mig {
+			// Already on MIG slices, larger than it needs: the same GPUs in smaller slices.
 			if rec, monthly, ok := p.resliced(e, r, t, slice); ok {
 				add(rec, monthly)
 			}
-		}
-	} else if e.Fit != nil && e.Fit.MIGSlice != "" {
-		if slice, ok := findMIG(t.gpu, e.Fit.MIGSlice); ok {
+		} else if paid, copies := p.gpusPaid(e, r); paid > 0 {
 			// Each copy needs one GPU; on a slice it pays the slice's share of that GPU.
 			share := MIGShare(t.gpu, slice)
-			paid, copies := p.gpusPaid(e, r)
-			if paid > 0 {
-				monthly := current.Mul(share * copies / paid)
-				add(Recommendation{Kind: RecMIG, InstanceType: e.InstanceType, MIGProfile: slice.Profile, PurchaseOption: string(r.PurchaseOption), PriceEstimated: e.PriceEstimated,
-					Reason: fmt.Sprintf("fits a %s MIG slice (%s of a %s, up to %d per GPU): share the GPU instead of taking it whole", slice.Profile, trimNum(share), t.gpu.Name, slice.MaxPerGPU)}, monthly)
-			}
+			add(Recommendation{Kind: RecMIG, InstanceType: e.InstanceType, MIGProfile: slice.Profile, PurchaseOption: string(r.PurchaseOption), PriceEstimated: e.PriceEstimated,
+				Reason: fmt.Sprintf("fits a %s MIG slice (%s of a %s, up to %d per GPU): share the GPU instead of taking it whole", slice.Profile, trimNum(share), t.gpu.Name, slice.MaxPerGPU)},
+				current.Mul(share*copies/paid))
 		}
 	}
 	if e.Fit != nil && e.Fit.Verdict == VerdictDoesNotFit && t.mig && prof.Workload.Type != profiles.TypeTraining {
