@@ -1,6 +1,7 @@
 package managed
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
@@ -86,40 +87,10 @@ spec:
     vmSize: Standard_NC24ads_A100_v4
     nodeCount: 1
     gpuInstance: MIG3g
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: embed, namespace: ml}
-spec:
-  replicas: 7
-  template:
-    spec:
-      nodeSelector: {cloud.google.com/gke-nodepool: mig-pool}
-      containers:
-        - {name: c, resources: {limits: {nvidia.com/gpu: 1}}}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: chat, namespace: ml}
-spec:
-  replicas: 1
-  template:
-    spec:
-      nodeSelector: {eks.amazonaws.com/nodegroup: l4-workers}
-      containers:
-        - {name: c, resources: {limits: {nvidia.com/gpu: 1}}}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: rank, namespace: ml}
-spec:
-  replicas: 2
-  template:
-    spec:
-      nodeSelector: {kubernetes.azure.com/agentpool: a100}
-      containers:
-        - {name: c, resources: {limits: {nvidia.com/gpu: 1}}}
-`))
+`+
+		deployment("embed", 7, "cloud.google.com/gke-nodepool: mig-pool")+
+		deployment("chat", 1, "eks.amazonaws.com/nodegroup: l4-workers")+
+		deployment("rank", 2, "kubernetes.azure.com/agentpool: a100")))
 	res := kubernetes.Build([]*kubernetes.File{f}, kubernetes.Options{Managed: Resources})
 	if len(res.Errors) != 0 {
 		t.Fatalf("errors %+v", res.Errors)
@@ -143,4 +114,11 @@ spec:
 	if seen != len(want) {
 		t.Errorf("%d of the %d Deployments built", seen, len(want))
 	}
+}
+
+// deployment is a Deployment of replicas pods in namespace ml, each asking for one
+// nvidia.com/gpu on the nodes selector selects.
+func deployment(name string, replicas int, selector string) string {
+	return fmt.Sprintf("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %s, namespace: ml}\nspec:\n  replicas: %d\n  template:\n    spec:\n"+
+		"      nodeSelector: {%s}\n      containers:\n        - {name: c, resources: {limits: {nvidia.com/gpu: 1}}}\n", name, replicas, selector)
 }
