@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/estimator/catalog"
@@ -588,20 +587,6 @@ func (p *Pricer) priceScaleMax(r *parser.Resource, e *Estimate) {
 		return
 	}
 	e.ScaleMax = &ScaleMaxCost{Quantity: me.Quantity, MonthlyCost: *me.MonthlyCost, PriceEstimated: me.PriceEstimated, From: m.From}
-}
-
-// SortEstimates orders estimates by file, line, address.
-func SortEstimates(es []Estimate) {
-	sort.SliceStable(es, func(i, j int) bool {
-		a, b := es[i], es[j]
-		if a.Source.File != b.Source.File {
-			return a.Source.File < b.Source.File
-		}
-		if a.Source.Line != b.Source.Line {
-			return a.Source.Line < b.Source.Line
-		}
-		return a.Address < b.Address
-	})
 }
 
 // noRegion is why a resource without a region stays unpriced: the reason no manifest could name

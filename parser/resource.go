@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -457,10 +458,47 @@ func (r *Result) Sort() {
 		if a.Source.Line != b.Source.Line {
 			return a.Source.Line < b.Source.Line
 		}
-		return a.Address < b.Address
+		return CompareAddresses(a.Address, b.Address) < 0
 	})
 	sortErrors(r.Errors)
 	sortErrors(r.Warnings)
+}
+
+// CompareAddresses orders addresses as a reader counts: the numbers in them by value, so that
+// x[2] comes before x[10] (byte order puts x[10] first); the rest byte by byte. It returns -1, 0
+// or +1, as cmp.Compare does.
+func CompareAddresses(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da == 0 || db == 0 {
+			if a[0] != b[0] {
+				return cmp.Compare(a[0], b[0])
+			}
+			a, b = a[1:], b[1:]
+			continue
+		}
+		na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+		if len(na) != len(nb) {
+			return cmp.Compare(len(na), len(nb))
+		}
+		if na != nb {
+			return strings.Compare(na, nb)
+		}
+		if da != db { // the same number: fewer leading zeros first
+			return cmp.Compare(da, db)
+		}
+		a, b = a[da:], b[db:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// digitRun is how many ASCII digits s starts with.
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }
 
 func sortErrors(errs []Error) {

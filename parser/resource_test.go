@@ -1,6 +1,9 @@
 package parser
 
-import "testing"
+import (
+	"cmp"
+	"testing"
+)
 
 func TestCountRange(t *testing.T) {
 	two, eight := 2, 8
@@ -30,6 +33,29 @@ func TestCountRange(t *testing.T) {
 		}
 		if tc.c.AllowsGPUs() != tc.gpus || tc.c.String() != tc.formatted {
 			t.Errorf("%+v: AllowsGPUs %v, String %q", tc.c, tc.c.AllowsGPUs(), tc.c.String())
+		}
+	}
+}
+
+// Addresses are ordered with their numbers by value, the rest byte by byte.
+func TestCompareAddresses(t *testing.T) {
+	ordered := []string{
+		"aws_instance.x",
+		"aws_instance.x[2]",
+		"aws_instance.x[10]",
+		"aws_instance.x[10].y",
+		"aws_instance.x[11]",
+		"aws_instance.x[011]",
+		`aws_instance.y["a9b"]`,
+		`aws_instance.y["a10"]`,
+		`module.a[2].aws_instance.z`,
+		`module.a[10].aws_instance.b`,
+	}
+	for i, a := range ordered {
+		for j, b := range ordered {
+			if got := CompareAddresses(a, b); got != cmp.Compare(i, j) {
+				t.Errorf("CompareAddresses(%q, %q) = %d", a, b, got)
+			}
 		}
 	}
 }

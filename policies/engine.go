@@ -15,6 +15,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/gpuguard/gpuguard/internal/result"
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // DefaultTimeout bounds one evaluation of all policies.
@@ -301,8 +302,8 @@ func (e *Engine) evaluate(timed context.Context, value ast.Value, in *Input) ([]
 		if a.Rule != b.Rule {
 			return a.Rule < b.Rule
 		}
-		if a.Address != b.Address {
-			return a.Address < b.Address
+		if c := parser.CompareAddresses(a.Address, b.Address); c != 0 {
+			return c < 0
 		}
 		return a.Message < b.Message
 	})

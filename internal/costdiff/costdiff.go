@@ -204,7 +204,7 @@ func SortChanges(cs []result.Change) {
 		if a.Root != b.Root {
 			return a.Root < b.Root
 		}
-		return a.Address < b.Address
+		return parser.CompareAddresses(a.Address, b.Address) < 0
 	})
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -383,6 +384,11 @@ type savingRow struct {
 }
 
 func savingRows(es []*estimator.Estimate, names refs) []savingRow {
+	// A row names its first resources in address order, whatever the order of the changes.
+	es = slices.Clone(es)
+	slices.SortStableFunc(es, func(a, b *estimator.Estimate) int {
+		return parser.CompareAddresses(label(names.multi, a.Root, a.Address), label(names.multi, b.Root, b.Address))
+	})
 	var rows []savingRow
 	at := map[string]int{} // what a row says → the row
 	for _, e := range es {

@@ -12,6 +12,7 @@ import (
 	"github.com/gpuguard/gpuguard/estimator"
 	"github.com/gpuguard/gpuguard/internal/money"
 	"github.com/gpuguard/gpuguard/internal/result"
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // Format is an output format.
@@ -183,7 +184,10 @@ func sortedFindings(fs []result.Finding) []result.Finding {
 		if a.Line != b.Line {
 			return a.Line < b.Line
 		}
-		return a.Rule < b.Rule
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		return parser.CompareAddresses(a.Address, b.Address) < 0
 	})
 	return out
 }

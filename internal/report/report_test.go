@@ -496,6 +496,25 @@ func TestCheckTableWithoutResources(t *testing.T) {
 // Resources with the same best recommendation (the instances of a count, the stacks of a scan)
 // share a row of the comment's cheaper fits, whose saving adds up as shown; rows are ordered by
 // what they save together, and the row limit counts the resources it leaves out.
+// The findings of one block's instances (one file and line) come in address order, numbers by
+// value, after the rule: x[2] before x[10], as the table and the comment list them.
+func TestFindingsOfInstancesInAddressOrder(t *testing.T) {
+	var fs []result.Finding
+	for _, i := range []int{10, 2, 1} {
+		for _, rule := range []string{"GPU009", "GPU007"} {
+			fs = append(fs, result.Finding{Rule: rule, Severity: result.Notice, File: "main.tf", Line: 4, Address: fmt.Sprintf("aws_instance.x[%d]", i)})
+		}
+	}
+	var got []string
+	for _, f := range sortedFindings(fs) {
+		got = append(got, f.Rule+" "+f.Address)
+	}
+	want := "GPU007 aws_instance.x[1], GPU007 aws_instance.x[2], GPU007 aws_instance.x[10], GPU009 aws_instance.x[1], GPU009 aws_instance.x[2], GPU009 aws_instance.x[10]"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("order %s", strings.Join(got, ", "))
+	}
+}
+
 func TestCommentGroupsTheSameSaving(t *testing.T) {
 	d := &result.Diff{Version: "1", Currency: "USD", Catalog: result.CatalogInfo{Updated: "2026-09-16", Sources: []string{"s"}}}
 	add := func(addr, cost, saving, to string) {
@@ -504,7 +523,9 @@ func TestCommentGroupsTheSameSaving(t *testing.T) {
 				MonthlyCost: money.Amount(money.Micros(*amt(cost)) - money.Micros(*amt(saving))), MonthlySaving: *amt(saving), Reason: "holds it"}}}
 		d.Changes = append(d.Changes, result.Change{Address: addr, Change: "added", MonthlyCostAfter: amt(cost), MonthlyDelta: amt(cost), After: e})
 	}
-	for i := range 5 {
+	// The changes come largest first, so the instances in no useful order; the row names them
+	// as a reader counts (chat[2] before chat[10]).
+	for _, i := range []int{11, 3, 10, 0, 7, 2, 9, 5, 1, 8, 4, 6} {
 		add(fmt.Sprintf("aws_instance.chat[%d]", i), "1000.00", "100.005", "g6.xlarge") // shown as $100.01
 	}
 	add("aws_instance.big", "3000.00", "400.00", "g6e.xlarge")
@@ -518,7 +539,7 @@ func TestCommentGroupsTheSameSaving(t *testing.T) {
 		}
 	}
 	want := []string{
-		"| **5 resources**: `aws_instance.chat[0]`, `aws_instance.chat[1]`, `aws_instance.chat[2]` and 2 more | g6.xlarge — holds it | $500.05 ($100.01 each) |",
+		"| **12 resources**: `aws_instance.chat[0]`, `aws_instance.chat[1]`, `aws_instance.chat[2]` and 9 more | g6.xlarge — holds it | $1,200.12 ($100.01 each) |",
 		"| `aws_instance.big` | g6e.xlarge — holds it | $400.00 |",
 		"| `aws_instance.other` | g5.xlarge — holds it | $100.01 |",
 	}

@@ -57,6 +57,14 @@ spec:
   instanceTypes: [g5.xlarge]
   scalingConfig: {minSize: 1, maxSize: 3, desiredSize: 3}
 ---
+apiVersion: eks.services.k8s.aws/v1alpha1
+kind: Nodegroup
+metadata: {name: unsized, namespace: ml}
+spec:
+  name: unsized
+  clusterRef: {from: {name: ml}}
+  instanceTypes: [g6.xlarge]
+---
 apiVersion: sagemaker.services.k8s.aws/v1alpha1
 kind: TrainingJob
 metadata: {name: train, namespace: ml}
@@ -79,9 +87,17 @@ func TestACKNodegroups(t *testing.T) {
 		"Nodegroup/ml/gpu":         `g6e.12xlarge ×2 (max 4) spot in "us-west-2" at line 14, 0 unresolved`,
 		"Nodegroup/ml/east":        `p5.48xlarge ×1 (max 1) on_demand in "us-east-1" at line 27, 0 unresolved`,
 		"Nodegroup/team-b/nowhere": `g5.xlarge ×3 (max 3) on_demand in "" at line 39, 0 unresolved`,
+		"Nodegroup/ml/unsized":     `g6.xlarge ×1 (max 0) on_demand in "us-west-2" at line 48, 0 unresolved`,
 	})
 	for addr, r := range got {
 		if !strings.Contains(strings.Join(r.Notes, " "), "an AWS Controllers for Kubernetes resource") {
+			t.Errorf("%s: notes %q", addr, r.Notes)
+		}
+	}
+	// Without a scaling configuration the EKS API names no size: priced at one node, and said so.
+	for addr, r := range got {
+		said := strings.Contains(strings.Join(r.Notes, " "), "scalingConfig.desiredSize) is not set: priced at 1 node")
+		if said != (addr == "Nodegroup/ml/unsized") {
 			t.Errorf("%s: notes %q", addr, r.Notes)
 		}
 	}

@@ -311,6 +311,10 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	requireInstanceType(r, "instance_types", found)
 	if n, ok := w.num("scaling_config", "desired_size"); ok {
 		r.Quantity = n
+	} else if !w.has("scaling_config", "desired_size") {
+		// Terraform requires scaling_config; the EKS API (and so ACK's Nodegroup) takes a node
+		// group without one, and its reference names no default size.
+		r.Note("the desired size (scaling_config.desired_size, or scalingConfig.desiredSize) is not set: priced at 1 node")
 	}
 	if n, ok := w.quiet().num("scaling_config", "max_size"); ok {
 		r.SetScaleMax(n, "scaling_config.max_size")
