@@ -2,6 +2,7 @@ package parser
 
 import (
 	"cmp"
+	"fmt"
 	"testing"
 )
 
@@ -57,5 +58,22 @@ func TestCompareAddresses(t *testing.T) {
 				t.Errorf("CompareAddresses(%q, %q) = %d", a, b, got)
 			}
 		}
+	}
+}
+
+// A block's instances (one file and line) are listed in reading order after Sort.
+func TestSortListsInstancesInReadingOrder(t *testing.T) {
+	var r Result
+	for _, a := range []string{"x[10]", "x[2]", "x[1]"} {
+		r.Resources = append(r.Resources, Resource{Address: a, Source: Location{File: "main.tf", Line: 3}})
+	}
+	r.Resources = append(r.Resources, Resource{Address: "a[0]", Source: Location{File: "main.tf", Line: 9}})
+	r.Sort()
+	var got []string
+	for _, res := range r.Resources {
+		got = append(got, res.Address)
+	}
+	if want := "x[1] x[2] x[10] a[0]"; fmt.Sprint(got) != "["+want+"]" {
+		t.Errorf("order %v, want %s", got, want)
 	}
 }
