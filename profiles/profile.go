@@ -212,7 +212,12 @@ type Error struct {
 	File string
 	Line int
 	Msg  string
+	// Err is why the file could not be opened (fs.ErrNotExist when there is none), else nil.
+	Err error
 }
+
+// Unwrap lets errors.Is tell a missing file from a bad one.
+func (e *Error) Unwrap() error { return e.Err }
 
 func (e *Error) Error() string {
 	if e.Line > 0 {
@@ -232,7 +237,7 @@ func Load(path string) (*Profile, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read profile: %v", err)}
+		return nil, &Error{File: path, Msg: fmt.Sprintf("cannot read profile: %v", err), Err: err}
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))

@@ -401,6 +401,8 @@ func TestProfileAttachment(t *testing.T) {
 		"aws_instance.by_tag":          "profiles/small.yaml oversized", // 17.9 GiB on an L40S
 		"aws_instance.broken_profile":  "profiles/broken.yaml unknown",
 		"aws_instance.missing_profile": "profiles/nope.yaml unknown",
+		"aws_instance.config_missing":  "profiles/gone.yaml unknown",
+		"aws_instance.bare_missing":    "absent unknown",
 		"Deployment/ml/annotated":      "profiles/small.yaml fits", // config glob wins over the annotation
 		"Deployment/serving/annotated": "profiles/small.yaml fits",
 	}
@@ -414,9 +416,14 @@ func TestProfileAttachment(t *testing.T) {
 		msgs = append(msgs, fmt.Sprintf("%s:%d %s", e.File, e.Line, e.Message))
 	}
 	joined := strings.Join(msgs, "\n")
-	if len(doc.Errors) != 2 || !strings.Contains(joined, "profiles/broken.yaml:9 profile of aws_instance.broken_profile: unknown field max_seqence_length") ||
-		!strings.Contains(joined, "profiles/nope.yaml:0 profile of aws_instance.missing_profile: cannot read profile") ||
+	// A profile with a mistake is an error at its line; a missing one where it is attached (the
+	// tag's resource, the config's glob), saying where it was looked for.
+	if len(doc.Errors) != 4 || !strings.Contains(joined, "profiles/broken.yaml:9 profile of aws_instance.broken_profile: unknown field max_seqence_length") ||
+		!strings.Contains(joined, "testdata/attach/main.tf:21 profile profiles/nope.yaml of aws_instance.missing_profile: cannot read profile") ||
 		!strings.Contains(joined, filepath.Join("profiles", "nope.yaml")+")") || !strings.Contains(joined, "(looked for ") ||
+		!strings.Contains(joined, "testdata/attach/.gpuguard.yaml:5 profile profiles/gone.yaml of aws_instance.config_missing: cannot read profile") ||
+		!strings.Contains(joined, "testdata/attach/main.tf:32 profile absent of aws_instance.bare_missing: cannot read profile") ||
+		!strings.Contains(joined, filepath.Join("profiles", "absent")+".yaml and ") ||
 		strings.Contains(joined, "max_seqence_length (looked for") {
 		t.Fatalf("errors:\n%s", joined)
 	}

@@ -38,6 +38,18 @@ func Guardrails(ctx context.Context, doc *result.Check, diff any, cfg *config.Co
 // configKey finds the config setting a finding names ("budgets.monthly_increase").
 var configKey = regexp.MustCompile(`\b(budgets|required_tags|policy_data)(\.[a-z0-9_]+)*`)
 
+// configFile is the config's path as a report shows it: relative to the working directory when
+// under it.
+func configFile(cfg *config.Config) string {
+	path := cfg.Path
+	if wd, err := os.Getwd(); err == nil && filepath.IsAbs(path) {
+		if r, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(r, "..") {
+			path = r
+		}
+	}
+	return filepath.ToSlash(path)
+}
+
 // anchorToConfig gives the findings about no one resource (a budget over the whole change) a
 // place: the config file, at the setting they name, else its first line. Code scanning needs a
 // location for every result, and a reviewer needs to know which setting judged the change.
@@ -45,18 +57,13 @@ func anchorToConfig(fs []result.Finding, cfg *config.Config) {
 	if cfg == nil || cfg.Path == "" {
 		return
 	}
-	path := cfg.Path
-	if wd, err := os.Getwd(); err == nil && filepath.IsAbs(path) {
-		if r, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(r, "..") {
-			path = r
-		}
-	}
+	path := configFile(cfg)
 	for i := range fs {
 		f := &fs[i]
 		if f.File != "" {
 			continue
 		}
-		f.File = filepath.ToSlash(path)
+		f.File = path
 		f.Line = 1
 		if key := configKey.FindString(f.Message + " " + f.Remediation); key != "" {
 			if l := cfg.Line(key); l > 0 {

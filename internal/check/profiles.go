@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -31,11 +32,15 @@ type profileResult struct {
 
 // attachment finds the profile a resource uses, in DESIGN.md's order: the config's profiles
 // map (the most specific matching glob), then the Kubernetes annotation or Terraform tag/label.
-func attachment(r parser.Resource, cfg *config.Config) string {
-	if _, path, ok := matchGlob(r.Root, r.Address, cfg.Profiles); ok {
-		return path
+// It also says where the attachment is written: the config's line for the glob, else the
+// resource (its annotation, tag or label).
+func attachment(r parser.Resource, cfg *config.Config) (string, parser.Location) {
+	if glob, path, ok := matchGlob(r.Root, r.Address, cfg.Profiles); ok && cfg.Path != "" {
+		return path, parser.Location{File: configFile(cfg), Line: max(cfg.Line("profiles."+glob), 1)}
+	} else if ok {
+		return path, parser.Location{}
 	}
-	return r.Profile
+	return r.Profile, r.Source
 }
 
 // resolve turns an attached path into a file under the project root. A GCP label cannot hold
@@ -114,7 +119,7 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 	var jobs []job
 	for i := range doc {
 		e := &doc[i]
-		path := attachment(rs[i], cfg)
+		path, at := attachment(rs[i], cfg)
 		if path == "" {
 			e.Fit = &estimator.Fit{Verdict: estimator.VerdictUnknown, Reason: "no workload profile attached"}
 			if e.MonthlyCost != nil {
@@ -130,10 +135,22 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 			pErr := parser.Error{File: path, Message: fmt.Sprintf("%s: %v", e.Address, err)}
 			if errors.As(err, &pe) {
 				pErr = parser.Error{File: path, Line: pe.Line, Message: fmt.Sprintf("profile of %s: %s", e.Address, pe.Msg)}
-				if pe.Line == 0 && pe.File != "" && pe.File != path {
-					// Not read at all: say where it was looked for (the attached path resolved
-					// against the project root).
-					pErr.Message += fmt.Sprintf(" (looked for %s)", pe.File)
+				if errors.Is(err, fs.ErrNotExist) {
+					// No such file: the error is where the profile is attached (a file of the
+					// change, which a review can annotate), and says where it was looked for (the
+					// attached path resolved against the project root).
+					if at.File != "" {
+						pErr.File, pErr.Line = at.File, at.Line
+						pErr.Message = fmt.Sprintf("profile %s of %s: %s", path, e.Address, pe.Msg)
+					}
+					looked := pe.File
+					if !strings.ContainsAny(path, "/.") {
+						bare := filepath.Join(set.root, "profiles", path)
+						looked = fmt.Sprintf("%s, %s.yaml and %s.yml", looked, bare, bare)
+					}
+					pErr.Message += fmt.Sprintf(" (looked for %s)", looked)
+				} else if pe.Line == 0 && pe.File != "" && pe.File != path {
+					pErr.Message += fmt.Sprintf(" (read from %s)", pe.File)
 				}
 			}
 			errs = append(errs, pErr)

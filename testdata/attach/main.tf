@@ -22,3 +22,14 @@ resource "aws_instance" "missing_profile" {
   instance_type = "g5.xlarge"
   tags          = { gpuguard-profile = "profiles/nope.yaml" }
 }
+
+# A missing profile is an error where it is attached: here the config's line.
+resource "aws_instance" "config_missing" {
+  instance_type = "g5.xlarge"
+}
+
+# A bare name (as a GCP label must be) is looked for under profiles/ too.
+resource "aws_instance" "bare_missing" {
+  instance_type = "g5.xlarge"
+  tags          = { gpuguard-profile = "absent" }
+}
