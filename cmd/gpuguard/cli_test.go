@@ -403,6 +403,7 @@ func TestProfileAttachment(t *testing.T) {
 		"aws_instance.missing_profile": "profiles/nope.yaml unknown",
 		"aws_instance.config_missing":  "profiles/gone.yaml unknown",
 		"aws_instance.bare_missing":    "absent unknown",
+		"aws_instance.bare_unsized":    "unsized unknown",
 		"Deployment/ml/annotated":      "profiles/small.yaml fits", // config glob wins over the annotation
 		"Deployment/serving/annotated": "profiles/small.yaml fits",
 	}
@@ -418,7 +419,7 @@ func TestProfileAttachment(t *testing.T) {
 	joined := strings.Join(msgs, "\n")
 	// A profile with a mistake is an error at its line; a missing one where it is attached (the
 	// tag's resource, the config's glob), saying where it was looked for.
-	if len(doc.Errors) != 4 || !strings.Contains(joined, "profiles/broken.yaml:9 profile of aws_instance.broken_profile: unknown field max_seqence_length") ||
+	if len(doc.Errors) != 5 || !strings.Contains(joined, "testdata/attach/profiles/unsized.yaml:5 profile of aws_instance.bare_unsized: model.layers") || !strings.Contains(joined, "testdata/attach/profiles/broken.yaml:9 profile of aws_instance.broken_profile: unknown field max_seqence_length") ||
 		!strings.Contains(joined, "testdata/attach/main.tf:21 profile profiles/nope.yaml of aws_instance.missing_profile: cannot read profile") ||
 		!strings.Contains(joined, filepath.Join("profiles", "nope.yaml")+")") || !strings.Contains(joined, "(looked for ") ||
 		!strings.Contains(joined, "testdata/attach/.gpuguard.yaml:5 profile profiles/gone.yaml of aws_instance.config_missing: cannot read profile") ||

@@ -38,10 +38,12 @@ func Guardrails(ctx context.Context, doc *result.Check, diff any, cfg *config.Co
 // configKey finds the config setting a finding names ("budgets.monthly_increase").
 var configKey = regexp.MustCompile(`\b(budgets|required_tags|policy_data)(\.[a-z0-9_]+)*`)
 
-// configFile is the config's path as a report shows it: relative to the working directory when
-// under it.
-func configFile(cfg *config.Config) string {
-	path := cfg.Path
+// configFile is the config's path as a report shows it.
+func configFile(cfg *config.Config) string { return shownPath(cfg.Path) }
+
+// shownPath is a file's path as a report shows it: relative to the working directory when under
+// it, as the scanned files are.
+func shownPath(path string) string {
 	if wd, err := os.Getwd(); err == nil && filepath.IsAbs(path) {
 		if r, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(r, "..") {
 			path = r

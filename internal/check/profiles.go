@@ -135,6 +135,9 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 			pErr := parser.Error{File: path, Message: fmt.Sprintf("%s: %v", e.Address, err)}
 			if errors.As(err, &pe) {
 				pErr = parser.Error{File: path, Line: pe.Line, Message: fmt.Sprintf("profile of %s: %s", e.Address, pe.Msg)}
+				if pe.Line > 0 {
+					pErr.File = shownPath(pe.File) // the file read, which a bare name does not say
+				}
 				if errors.Is(err, fs.ErrNotExist) {
 					// No such file: the error is where the profile is attached (a file of the
 					// change, which a review can annotate), and says where it was looked for (the

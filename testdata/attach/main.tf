@@ -33,3 +33,8 @@ resource "aws_instance" "bare_missing" {
   instance_type = "g5.xlarge"
   tags          = { gpuguard-profile = "absent" }
 }
+
+resource "aws_instance" "bare_unsized" {
+  instance_type = "g5.xlarge"
+  tags          = { gpuguard-profile = "unsized" }
+}
