@@ -134,27 +134,30 @@ func TestAttachedGPUsUnpriced(t *testing.T) {
 }
 
 // A node chosen for a pod must hold its CPU and memory: one L4 and 8 CPUs is a g6.2xlarge on
-// AWS (the g6.xlarge has 4 vCPUs); with 40 GiB it is a quarter of a g6.12xlarge (192 GiB for
-// four L4s), cheaper a GPU than the g6.4xlarge, the smallest single-L4 type with the memory; on GKE a pod asking for all 4 of a g2-standard-4's vCPUs does
-// not fit in what GKE leaves allocatable, so it gets a g2-standard-8.
+// AWS (the g6.xlarge has 4 vCPUs); with 40 GiB it is a g6.4xlarge (64 GiB), the smallest
+// single-L4 type with the memory, and four such pods fill one g6.12xlarge (192 GiB for four
+// L4s), cheaper than four g6.4xlarge; on GKE a pod asking for all 4 of a g2-standard-4's vCPUs
+// does not fit in what GKE leaves allocatable, so it gets a g2-standard-8.
 func TestChosenNodeHoldsPodRequests(t *testing.T) {
 	p := &Pricer{Catalog: catalog.MustDefault()}
 	for _, tc := range []struct {
 		provider, region string
+		pods             int
 		pod              parser.PodGPUs
 		want             string
 	}{
-		{"aws", "us-east-1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"l4"}}, "g6.xlarge"},
-		{"aws", "us-east-1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"l4"}, CPU: 8}, "g6.2xlarge"},
-		{"aws", "us-east-1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"l4"}, MemoryGiB: 40}, "g6.12xlarge"},
-		{"gcp", "us-central1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-l4"}, CPU: 3.5}, "g2-standard-4"},
-		{"gcp", "us-central1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-l4"}, CPU: 4}, "g2-standard-8"},
+		{"aws", "us-east-1", 1, parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"l4"}}, "g6.xlarge"},
+		{"aws", "us-east-1", 1, parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"l4"}, CPU: 8}, "g6.2xlarge"},
+		{"aws", "us-east-1", 1, parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"l4"}, MemoryGiB: 40}, "g6.4xlarge"},
+		{"aws", "us-east-1", 4, parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"l4"}, MemoryGiB: 40}, "g6.12xlarge"},
+		{"gcp", "us-central1", 1, parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-l4"}, CPU: 3.5}, "g2-standard-4"},
+		{"gcp", "us-central1", 1, parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-l4"}, CPU: 4}, "g2-standard-8"},
 	} {
 		pod := tc.pod
-		r := parser.Resource{Address: "Deployment/a/b", Provider: tc.provider, Region: tc.region, Quantity: 1, PurchaseOption: parser.OnDemand,
+		r := parser.Resource{Address: "Deployment/a/b", Provider: tc.provider, Region: tc.region, Quantity: tc.pods, PurchaseOption: parser.OnDemand,
 			Kind: parser.KindKubernetes, Pod: &pod}
 		if e := p.Estimate(r); e.InstanceType != tc.want {
-			t.Errorf("%s %+v: got %s (%v), want %s", tc.provider, tc.pod, e.InstanceType, e.UnpricedReason, tc.want)
+			t.Errorf("%s %d× %+v: got %s (%v), want %s", tc.provider, tc.pods, tc.pod, e.InstanceType, e.UnpricedReason, tc.want)
 		}
 	}
 }

@@ -156,22 +156,23 @@ func TestQuantityInVCPUs(t *testing.T) {
 }
 
 // AKS node auto-provisioning's labels narrow Azure sizes by their names: sku-gpu-name A100 takes
-// only sizes whose name carries A100 (not Standard_ND96asr_v4, an A100 40GB size that is cheaper
-// per GPU), H100 takes the H100 NVL sizes too, and sku-family N any N size.
+// only sizes whose name carries A100 (not Standard_ND96asr_v4, the A100 40GB size that four
+// 2-GPU pods fill for less), H100 takes the H100 NVL sizes too, and sku-family N any N size.
 func TestAzureNodeAutoProvisioningNames(t *testing.T) {
 	p := &Pricer{Catalog: catalog.MustDefault()}
 	cases := []struct {
+		pods int
 		pod  parser.PodGPUs
 		want string
 	}{
-		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 2, AzureGPUNames: []string{"A100"}}, "Standard_NC48ads_A100_v4"},
-		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 2, GPUNames: []string{"A100"}}, "Standard_ND96asr_v4"},
-		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, AzureGPUNames: []string{"h100"}}, "Standard_NC40ads_H100_v5"},
-		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 4, Families: []string{"N"}}, "Standard_NC64as_T4_v3"},
+		{4, parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 2, AzureGPUNames: []string{"A100"}}, "Standard_NC48ads_A100_v4"},
+		{4, parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 2, GPUNames: []string{"A100"}}, "Standard_ND96asr_v4"},
+		{1, parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, AzureGPUNames: []string{"h100"}}, "Standard_NC40ads_H100_v5"},
+		{1, parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 4, Families: []string{"N"}}, "Standard_NC64as_T4_v3"},
 	}
 	for _, tc := range cases {
 		pod := tc.pod
-		r := parser.Resource{Address: "Deployment/a/b", Provider: "azure", Region: "eastus", Quantity: 1, PurchaseOption: parser.OnDemand,
+		r := parser.Resource{Address: "Deployment/a/b", Provider: "azure", Region: "eastus", Quantity: tc.pods, PurchaseOption: parser.OnDemand,
 			Kind: parser.KindKubernetes, Pod: &pod}
 		e := p.Estimate(r)
 		if e.InstanceType != tc.want || !e.PriceEstimated || e.UnpricedReason != nil {
@@ -193,16 +194,18 @@ func TestCategoriesCountsAndVendors(t *testing.T) {
 	cases := []struct {
 		pod  parser.PodGPUs
 		want string
+		pods int
 	}{
-		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, Categories: []string{"p"}}, "p4d.24xlarge"}, // 21.957642 / 8 a GPU beats p3.2xlarge 3.06,
-		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 4, Categories: []string{"g", "p"}, NodeGPUs: &parser.CountRange{Min: &four}}, "g4dn.12xlarge"},
-		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, NodeGPUs: &parser.CountRange{In: []int{8}}}, "g4dn.metal"},
-		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, AnyGPUType: true}, "g4dn.xlarge"},
-		{parser.PodGPUs{Resource: "aws.amazon.com/neuron", Requested: 1, AnyGPUType: true}, "inf2.xlarge"},
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, Categories: []string{"p"}}, "p4d.24xlarge", 8}, // eight pods fill a p4d.24xlarge (21.96), for less than eight p3.2xlarge (24.48)
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, Categories: []string{"p"}}, "p3.2xlarge", 1},   // one pod: a whole p3.2xlarge (3.06) beats a p4d.24xlarge (21.96), though cheaper a GPU
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 4, Categories: []string{"g", "p"}, NodeGPUs: &parser.CountRange{Min: &four}}, "g4dn.12xlarge", 1},
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, NodeGPUs: &parser.CountRange{In: []int{8}}}, "g4dn.metal", 1},
+		{parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, AnyGPUType: true}, "g4dn.xlarge", 1},
+		{parser.PodGPUs{Resource: "aws.amazon.com/neuron", Requested: 1, AnyGPUType: true}, "inf2.xlarge", 1},
 	}
 	for _, tc := range cases {
 		pod := tc.pod
-		r := parser.Resource{Address: "Deployment/a/b", Provider: "aws", Region: "us-east-1", Quantity: 1, PurchaseOption: parser.OnDemand,
+		r := parser.Resource{Address: "Deployment/a/b", Provider: "aws", Region: "us-east-1", Quantity: tc.pods, PurchaseOption: parser.OnDemand,
 			Kind: parser.KindKubernetes, Pod: &pod}
 		e := p.Estimate(r)
 		if e.InstanceType != tc.want || !e.PriceEstimated || e.UnpricedReason != nil {

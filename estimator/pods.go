@@ -212,9 +212,11 @@ func trimNum(f float64) string {
 	return strings.TrimRight(strings.TrimRight(s, "0"), ".")
 }
 
-// chooseNode picks the catalog type that makes the pod cheapest among those its labels allow:
-// node hourly × (GPUs per pod ÷ GPUs per node), for types with enough GPUs, in the region and
-// for the purchase option. The choice is an estimate and is marked so.
+// chooseNode picks the catalog type among those the pod's labels allow (with enough GPUs, in the
+// region, for the purchase option) whose whole nodes hold the workload's pods for the least, as
+// an autoscaler provisions them; among equals, the one that makes a pod cheapest: node hourly ×
+// (GPUs per pod ÷ GPUs per node). The pod is priced at that share. The choice is an estimate and
+// is marked so.
 func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	pod := r.Pod
 	if r.Provider == parser.Unknown || r.Provider == "" {
@@ -229,8 +231,17 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	}
 	type cand struct {
 		in       catalog.Instance
-		cost     money.Micros
+		cost     money.Micros  // the pod's share of the node
+		nodes    money.Micros  // the whole nodes the workload's pods fill
 		attached *attachedNode // an N1 VM with GPUs attached (in is the VM)
+	}
+	pods := max(r.Quantity, 1)
+	// whole is what the nodes that hold every pod of the workload cost: an autoscaler provisions
+	// nodes for the pods waiting, so a type whose GPUs the workload cannot fill is not chosen
+	// for a lower price per GPU (16-GPU a2-megagpu-16g nodes for four 1-GPU pods).
+	whole := func(hourly money.Micros, share float64) money.Micros {
+		perNode := max(math.Floor(1/share+1e-9), 1)
+		return hourly.Mul(math.Ceil(float64(pods) / perNode))
 	}
 	var cands []cand
 	for _, in := range p.Catalog.Instances(r.Provider) {
@@ -245,7 +256,8 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		if miss != nil {
 			continue
 		}
-		cands = append(cands, cand{in: in, cost: q.Hourly.Mul(nodeShare(in, share/in.GPUCount, pod))})
+		ns := nodeShare(in, share/in.GPUCount, pod)
+		cands = append(cands, cand{in: in, cost: q.Hourly.Mul(ns), nodes: whole(q.Hourly, ns)})
 	}
 	// GCP's T4, V100, P100 and P4 come attached to N1 VMs: a node of each GPU the labels name.
 	if r.Provider == parser.GCP && len(keys) > 0 && attachesGPUs(pod) {
@@ -257,7 +269,8 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 			}
 			if n, reason := p.attachNode(r, e, acc, vms); reason == "" {
 				share, _ := p.perPodGPUs(pod, acc, &Estimate{})
-				cands = append(cands, cand{in: n.vm, cost: n.hourly.Mul(nodeShare(n.vm, share/float64(n.count), pod)), attached: &n})
+				ns := nodeShare(n.vm, share/float64(n.count), pod)
+				cands = append(cands, cand{in: n.vm, cost: n.hourly.Mul(ns), nodes: whole(n.hourly, ns), attached: &n})
 			}
 		}
 	}
@@ -283,6 +296,9 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		return fmt.Sprintf("no %s catalog type%s holds %d %s%s in region %s", r.Provider, matching, pod.Requested, pod.Resource, room, orName(e.Region, "(none)"))
 	}
 	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].nodes != cands[j].nodes {
+			return cands[i].nodes < cands[j].nodes
+		}
 		if cands[i].cost != cands[j].cost {
 			return cands[i].cost < cands[j].cost
 		}
@@ -295,7 +311,11 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		best.attached.attach(r, e, false)
 		return ""
 	}
-	addNote(e, fmt.Sprintf("node type estimated: %s is the cheapest of %d catalog types the pod's labels allow", best.in.Type, len(cands)))
+	holds := "holds the pod on the cheapest whole node"
+	if pods > 1 {
+		holds = fmt.Sprintf("holds the workload's %d pods on the cheapest whole nodes", pods)
+	}
+	addNote(e, fmt.Sprintf("node type estimated: of the %d catalog type%s the pod's labels allow, %s %s", len(cands), plural(len(cands)), best.in.Type, holds))
 	return ""
 }
 
