@@ -43,22 +43,33 @@ func attachment(r parser.Resource, cfg *config.Config) (string, parser.Location)
 	return r.Profile, r.Source
 }
 
-// resolve turns an attached path into a file under the project root. A GCP label cannot hold
-// "/" or ".", so a bare name such as llama-7b-lora also finds profiles/llama-7b-lora.yaml.
-func (s *profileSet) resolve(p string) string {
+// candidates are the files an attached path may name: the path under the project root, and for
+// a bare name such as llama-7b-lora (a GCP label cannot hold "/" or ".") profiles/NAME.yaml and
+// .yml there too.
+func (s *profileSet) candidates(p string) []string {
 	full := p
 	if !filepath.IsAbs(p) {
 		full = filepath.Join(s.root, filepath.FromSlash(p))
 	}
+	out := []string{full}
 	if !strings.ContainsAny(p, "/.") {
 		for _, ext := range []string{".yaml", ".yml"} {
-			cand := filepath.Join(s.root, "profiles", p+ext)
-			if _, err := os.Stat(cand); err == nil {
-				return cand
-			}
+			out = append(out, filepath.Join(s.root, "profiles", p+ext))
 		}
 	}
-	return full
+	return out
+}
+
+// resolve turns an attached path into a file under the project root: a bare name's file under
+// profiles/ when there is one, else the path itself.
+func (s *profileSet) resolve(p string) string {
+	c := s.candidates(p)
+	for _, cand := range c[1:] {
+		if _, err := os.Stat(cand); err == nil {
+			return cand
+		}
+	}
+	return c[0]
 }
 
 func (s *profileSet) load(p string) (*profiles.Profile, error) {
@@ -131,31 +142,7 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 		e.Profile = &p
 		prof, err := set.load(path)
 		if err != nil {
-			var pe *profiles.Error
-			pErr := parser.Error{File: path, Message: fmt.Sprintf("%s: %v", e.Address, err)}
-			if errors.As(err, &pe) {
-				pErr = parser.Error{File: path, Line: pe.Line, Message: fmt.Sprintf("profile of %s: %s", e.Address, pe.Msg)}
-				if pe.Line > 0 {
-					pErr.File = shownPath(pe.File) // the file read, which a bare name does not say
-				}
-				if errors.Is(err, fs.ErrNotExist) {
-					// No such file: the error is where the profile is attached (a file of the
-					// change, which a review can annotate), and says where it was looked for (the
-					// attached path resolved against the project root).
-					if at.File != "" {
-						pErr.File, pErr.Line = at.File, at.Line
-						pErr.Message = fmt.Sprintf("profile %s of %s: %s", path, e.Address, pe.Msg)
-					}
-					looked := pe.File
-					if !strings.ContainsAny(path, "/.") {
-						bare := filepath.Join(set.root, "profiles", path)
-						looked = fmt.Sprintf("%s, %s.yaml and %s.yml", looked, bare, bare)
-					}
-					pErr.Message += fmt.Sprintf(" (looked for %s)", looked)
-				} else if pe.Line == 0 && pe.File != "" && pe.File != path {
-					pErr.Message += fmt.Sprintf(" (read from %s)", pe.File)
-				}
-			}
+			pErr := set.loadError(e.Address, path, at, err)
 			errs = append(errs, pErr)
 			e.Fit = &estimator.Fit{Verdict: estimator.VerdictUnknown, Reason: "the profile could not be read: " + pErr.Message}
 			continue
@@ -185,6 +172,35 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 	}
 	wg.Wait()
 	return dedupeErrors(errs)
+}
+
+// loadError is a profile that could not be loaded as an input error. A mistake in the profile is
+// at its line in the file read; a missing file is where the profile is attached (a file of the
+// change, which a review can annotate), saying every path it was looked for.
+func (s *profileSet) loadError(addr, path string, at parser.Location, err error) parser.Error {
+	var pe *profiles.Error
+	if !errors.As(err, &pe) {
+		return parser.Error{File: path, Message: fmt.Sprintf("%s: %v", addr, err)}
+	}
+	out := parser.Error{File: path, Line: pe.Line, Message: fmt.Sprintf("profile of %s: %s", addr, pe.Msg)}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if at.File != "" {
+			out.File, out.Line = at.File, at.Line
+			out.Message = fmt.Sprintf("profile %s of %s: %s", path, addr, pe.Msg)
+		}
+		c := s.candidates(path)
+		looked := c[0]
+		if len(c) > 1 {
+			looked = strings.Join(c[:len(c)-1], ", ") + " and " + c[len(c)-1]
+		}
+		out.Message += fmt.Sprintf(" (looked for %s)", looked)
+	case pe.Line > 0:
+		out.File = shownPath(pe.File) // the file read, which a bare name does not say
+	case pe.File != "" && pe.File != path:
+		out.Message += fmt.Sprintf(" (read from %s)", pe.File)
+	}
+	return out
 }
 
 func dedupeErrors(errs []parser.Error) []parser.Error {
