@@ -38,9 +38,6 @@ func Guardrails(ctx context.Context, doc *result.Check, diff any, cfg *config.Co
 // configKey finds the config setting a finding names ("budgets.monthly_increase").
 var configKey = regexp.MustCompile(`\b(budgets|required_tags|policy_data)(\.[a-z0-9_]+)*`)
 
-// configFile is the config's path as a report shows it.
-func configFile(cfg *config.Config) string { return shownPath(cfg.Path) }
-
 // shownPath is a file's path as a report shows it: relative to the working directory when under
 // it, as the scanned files are.
 func shownPath(path string) string {
@@ -59,7 +56,7 @@ func anchorToConfig(fs []result.Finding, cfg *config.Config) {
 	if cfg == nil || cfg.Path == "" {
 		return
 	}
-	path := configFile(cfg)
+	path := shownPath(cfg.Path)
 	for i := range fs {
 		f := &fs[i]
 		if f.File != "" {

@@ -36,7 +36,7 @@ type profileResult struct {
 // resource (its annotation, tag or label).
 func attachment(r parser.Resource, cfg *config.Config) (string, parser.Location) {
 	if glob, path, ok := matchGlob(r.Root, r.Address, cfg.Profiles); ok && cfg.Path != "" {
-		return path, parser.Location{File: configFile(cfg), Line: max(cfg.Line("profiles."+glob), 1)}
+		return path, parser.Location{File: shownPath(cfg.Path), Line: max(cfg.Line("profiles."+glob), 1)}
 	} else if ok {
 		return path, parser.Location{}
 	}
