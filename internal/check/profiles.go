@@ -31,16 +31,25 @@ type profileResult struct {
 }
 
 // attachment finds the profile a resource uses, in DESIGN.md's order: the config's profiles
-// map (the most specific matching glob), then the Kubernetes annotation or Terraform tag/label.
-// It also says where the attachment is written: the config's line for the glob, else the
-// resource (its annotation, tag or label).
-func attachment(r parser.Resource, cfg *config.Config) (string, parser.Location) {
-	if glob, path, ok := matchGlob(r.Root, r.Address, cfg.Profiles); ok && cfg.Path != "" {
-		return path, parser.Location{File: shownPath(cfg.Path), Line: max(cfg.Line("profiles."+glob), 1)}
-	} else if ok {
-		return path, parser.Location{}
+// map (the most specific matching glob, returned too), then the Kubernetes annotation or
+// Terraform tag/label.
+func attachment(r parser.Resource, cfg *config.Config) (path, glob string) {
+	if glob, path, ok := matchGlob(r.Root, r.Address, cfg.Profiles); ok {
+		return path, glob
 	}
-	return r.Profile, r.Source
+	return r.Profile, ""
+}
+
+// attachedAt is where a resource's profile is attached, for an error about it: the config's
+// line for the glob, else the resource (its annotation, tag or label). Only a failed load asks.
+func attachedAt(r parser.Resource, cfg *config.Config, glob string) parser.Location {
+	switch {
+	case glob == "":
+		return r.Source
+	case cfg.Path == "":
+		return parser.Location{}
+	}
+	return parser.Location{File: shownPath(cfg.Path), Line: max(cfg.Line("profiles."+glob), 1)}
 }
 
 // candidates are the files an attached path may name: the path under the project root, and for
@@ -130,7 +139,7 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 	var jobs []job
 	for i := range doc {
 		e := &doc[i]
-		path, at := attachment(rs[i], cfg)
+		path, glob := attachment(rs[i], cfg)
 		if path == "" {
 			e.Fit = &estimator.Fit{Verdict: estimator.VerdictUnknown, Reason: "no workload profile attached"}
 			if e.MonthlyCost != nil {
@@ -142,7 +151,7 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 		e.Profile = &p
 		prof, err := set.load(path)
 		if err != nil {
-			pErr := set.loadError(e.Address, path, at, err)
+			pErr := set.loadError(e.Address, path, attachedAt(rs[i], cfg, glob), err)
 			errs = append(errs, pErr)
 			e.Fit = &estimator.Fit{Verdict: estimator.VerdictUnknown, Reason: "the profile could not be read: " + pErr.Message}
 			continue
