@@ -374,21 +374,22 @@ func writeCommentFits(b *strings.Builder, es []*estimator.Estimate, limit int, n
 	b.WriteString("\n")
 }
 
-// savingRow is one row of the cheaper-fits table: a resource's best recommendation, or the same
+// savingRow is one row of the cheaper-fits lists: a resource's best recommendation, or the same
 // recommendation for several resources (the instances of a count or for_each, the stacks of a
-// scan), which share a row as the guardrails' findings do.
+// scan), which share a row as the guardrails' findings do. The PR comment and the check reports
+// (table, Markdown) build their lists from these rows, so they read alike.
 type savingRow struct {
 	r     estimator.Recommendation
-	total money.Micros
-	members
+	total money.Micros          // the saving of all its resources, as the figures shown add up
+	of    []*estimator.Estimate // its resources, in reading order
 }
 
-func savingRows(es []*estimator.Estimate, names refs) []savingRow {
-	// A row names its first resources in address order, whatever the order of the changes.
+// savingRows groups the resources' best recommendations, the biggest saving first (ties in
+// reading order). name is how a resource reads in the report: its rows list resources in the
+// order of those names, whatever the order of es.
+func savingRows(es []*estimator.Estimate, name func(*estimator.Estimate) string) []savingRow {
 	es = slices.Clone(es)
-	slices.SortStableFunc(es, func(a, b *estimator.Estimate) int {
-		return parser.CompareAddresses(label(names.multi, a.Root, a.Address), label(names.multi, b.Root, b.Address))
-	})
+	slices.SortStableFunc(es, func(a, b *estimator.Estimate) int { return parser.CompareAddresses(name(a), name(b)) })
 	var rows []savingRow
 	at := map[string]int{} // what a row says → the row
 	for _, e := range es {
@@ -403,15 +404,24 @@ func savingRows(es []*estimator.Estimate, names refs) []savingRow {
 			at[key] = i
 			rows = append(rows, savingRow{r: r})
 		}
-		rows[i].add(names.resource(e))
+		rows[i].of = append(rows[i].of, e)
 		rows[i].total += money.Micros(r.MonthlySaving).RoundCents() // adds up as shown
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].total > rows[j].total })
 	return rows
 }
 
+// saves is what a row saves a month: one resource's saving, or for several "$X (… each)".
+func (x savingRow) saves() string {
+	star := estimatedMark(x.r.PriceEstimated)
+	if len(x.of) > 1 {
+		return fmt.Sprintf("%s%s (%s%s each)", x.total, star, money.Micros(x.r.MonthlySaving), star)
+	}
+	return fmt.Sprintf("%s%s", money.Micros(x.r.MonthlySaving), star)
+}
+
 func writeCommentSavings(b *strings.Builder, es []*estimator.Estimate, limit int, names refs) {
-	rows := savingRows(es, names)
+	rows := savingRows(es, func(e *estimator.Estimate) string { return label(names.multi, e.Root, e.Address) })
 	if len(rows) == 0 || limit == 0 {
 		return
 	}
@@ -421,17 +431,16 @@ func writeCommentSavings(b *strings.Builder, es []*estimator.Estimate, limit int
 		if limit >= 0 && i >= limit {
 			n := 0
 			for _, r := range rows[i:] {
-				n += r.count
+				n += len(r.of)
 			}
 			fmt.Fprintf(b, "\n… and %s more.\n", count(n))
 			break
 		}
-		star := estimatedMark(x.r.PriceEstimated)
-		saves := fmt.Sprintf("%s%s", money.Micros(x.r.MonthlySaving), star)
-		if x.count > 1 {
-			saves = fmt.Sprintf("%s%s (%s%s each)", x.total, star, money.Micros(x.r.MonthlySaving), star)
+		var m members
+		for _, e := range x.of {
+			m.add(names.resource(e))
 		}
-		fmt.Fprintf(b, "| %s | %s | %s |\n", cell(x.label()), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), saves)
+		fmt.Fprintf(b, "| %s | %s | %s |\n", cell(m.label()), mdCell(strings.SplitN(recommendationText(x.r), ":", 2)[0]+" — "+x.r.Reason), x.saves())
 	}
 	b.WriteString("\n")
 }

@@ -155,16 +155,23 @@ func orDash(s string) string {
 	return s
 }
 
+// writeSavingsMarkdown is writeSavingsText's list as a table, each resource linked to its source.
 func writeSavingsMarkdown(ew *errWriter, es []estimator.Estimate, names resourceNames, links *SourceLinks) {
-	var rows []string
+	ptrs := make([]*estimator.Estimate, len(es))
 	for i := range es {
-		e := &es[i]
-		if r, ok := e.Best(); ok {
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s |", cell(links.code(names.resource(e), e.Source.File, e.Source.Line, false)), mdCell(recommendationText(r)), mdCell(r.Reason)))
-		}
+		ptrs[i] = &es[i]
 	}
+	rows := savingRows(ptrs, names.resource)
 	if len(rows) == 0 {
 		return
 	}
-	ew.printf("**Cheaper fits:**\n\n| Resource | Instead | Why |\n|---|---|---|\n%s\n\n", strings.Join(rows, "\n"))
+	lines := make([]string, len(rows))
+	for i, x := range rows {
+		who := make([]string, len(x.of))
+		for j, e := range x.of {
+			who[j] = links.code(names.resource(e), e.Source.File, e.Source.Line, false)
+		}
+		lines[i] = fmt.Sprintf("| %s | %s | %s |", cell(strings.Join(who, ", ")), mdCell(x.text()), mdCell(x.r.Reason))
+	}
+	ew.printf("**Cheaper fits** (the biggest saving first):\n\n| Resource | Instead | Why |\n|---|---|---|\n%s\n\n", strings.Join(lines, "\n"))
 }

@@ -556,3 +556,65 @@ func TestCommentGroupsTheSameSaving(t *testing.T) {
 		t.Errorf("one row shown of three, the other two resources not counted:\n%s", b.String())
 	}
 }
+
+// The check reports list cheaper fits the biggest saving first, and resources with the same
+// recommendation share an entry naming them all in reading order, as the PR comment does.
+func TestCheckReportsGroupCheaperFits(t *testing.T) {
+	c := &result.Check{Version: "1", Currency: "USD", HoursPerMonth: 730, Catalog: result.CatalogInfo{Updated: "2026-09-16"}}
+	add := func(addr, cost, saving, to string) {
+		c.Resources = append(c.Resources, estimator.Estimate{Address: addr, InstanceType: "g5.2xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, MonthlyCost: amt(cost),
+			Source: parser.Location{File: "main.tf", Line: len(c.Resources) + 1},
+			Recommendations: []estimator.Recommendation{{Kind: estimator.RecSmallerInstance, InstanceType: to, PurchaseOption: "on_demand",
+				MonthlyCost: money.Amount(money.Micros(*amt(cost)) - money.Micros(*amt(saving))), MonthlySaving: *amt(saving), Reason: "holds it"}}})
+	}
+	add("aws_instance.a", "1000.00", "50.00", "g5.xlarge")
+	for _, i := range []int{10, 2} {
+		add(fmt.Sprintf("aws_instance.chat[%d]", i), "1000.00", "100.00", "g6.xlarge")
+	}
+	add("aws_instance.z", "3000.00", "400.00", "g6e.xlarge")
+	add("aws_instance.mid", "1000.00", "150.00", "g6.xlarge")
+
+	var table strings.Builder
+	if err := WriteCheckTable(&table, c); err != nil {
+		t.Fatal(err)
+	}
+	text := table.String()
+	fits := text[strings.Index(text, "Cheaper fits"):]
+	wantText := []string{
+		"  aws_instance.z\n      g6e.xlarge: $2,600.00/month, saves $400.00\n",
+		"  aws_instance.chat[2], aws_instance.chat[10]\n      g6.xlarge: $900.00/month each, saves $200.00 ($100.00 each)\n",
+		"  aws_instance.mid\n      g6.xlarge: $850.00/month, saves $150.00\n",
+		"  aws_instance.a\n      g5.xlarge: $950.00/month, saves $50.00\n",
+	}
+	at := 0
+	for _, w := range wantText {
+		i := strings.Index(fits[at:], w)
+		if i < 0 {
+			t.Fatalf("table: want, after offset %d,\n%s\nin\n%s", at, w, fits)
+		}
+		at += i + len(w)
+	}
+	if !strings.Contains(fits, "up to $800.00/month in all") {
+		t.Errorf("table: the total saving is $800.00:\n%s", fits)
+	}
+
+	var md strings.Builder
+	if err := WriteCheckMarkdown(&md, c, NewSourceLinks("https://github.com", "acme/infra", "0123456789abcdef0123456789abcdef01234567", "", "/repo", "/repo")); err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, r := range tableShapes(t, "markdown", md.String()[strings.Index(md.String(), "**Cheaper fits**"):]) {
+		if !strings.HasPrefix(r, "|---") && !strings.HasPrefix(r, "| Resource") {
+			rows = append(rows, r)
+		}
+	}
+	want := []string{
+		"| [`aws_instance.z`](https://github.com/acme/infra/blob/0123456789abcdef0123456789abcdef01234567/main.tf#L4) | g6e.xlarge: $2,600.00/month, saves $400.00 | holds it |",
+		"| [`aws_instance.chat[2]`](https://github.com/acme/infra/blob/0123456789abcdef0123456789abcdef01234567/main.tf#L3), [`aws_instance.chat[10]`](https://github.com/acme/infra/blob/0123456789abcdef0123456789abcdef01234567/main.tf#L2) | g6.xlarge: $900.00/month each, saves $200.00 ($100.00 each) | holds it |",
+		"| [`aws_instance.mid`](https://github.com/acme/infra/blob/0123456789abcdef0123456789abcdef01234567/main.tf#L5) | g6.xlarge: $850.00/month, saves $150.00 | holds it |",
+		"| [`aws_instance.a`](https://github.com/acme/infra/blob/0123456789abcdef0123456789abcdef01234567/main.tf#L1) | g5.xlarge: $950.00/month, saves $50.00 | holds it |",
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("markdown cheaper fits:\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -153,6 +153,12 @@ func fitText(e *estimator.Estimate) string {
 }
 
 func recommendationText(r estimator.Recommendation) string {
+	star := estimatedMark(r.PriceEstimated)
+	return fmt.Sprintf("%s: %s%s/month, saves %s%s", recommendationWhat(r), money.Micros(r.MonthlyCost), star, money.Micros(r.MonthlySaving), star)
+}
+
+// recommendationWhat names what a recommendation moves to ("g6.xlarge on spot").
+func recommendationWhat(r estimator.Recommendation) string {
 	what := r.Node()
 	switch r.Kind {
 	case estimator.RecSpot:
@@ -165,8 +171,16 @@ func recommendationText(r estimator.Recommendation) string {
 			what = "a " + r.MIGProfile + " MIG slice"
 		}
 	}
-	star := estimatedMark(r.PriceEstimated)
-	return fmt.Sprintf("%s: %s%s/month, saves %s%s", what, money.Micros(r.MonthlyCost), star, money.Micros(r.MonthlySaving), star)
+	return what
+}
+
+// text is a row's recommendation: for several resources, the cost is each one's and the saving
+// all of theirs ("g6.xlarge: $49.90/month each, saves $59.88 ($29.94 each)").
+func (x savingRow) text() string {
+	if len(x.of) == 1 {
+		return recommendationText(x.r)
+	}
+	return fmt.Sprintf("%s: %s%s/month each, saves %s", recommendationWhat(x.r), money.Micros(x.r.MonthlyCost), estimatedMark(x.r.PriceEstimated), x.saves())
 }
 
 // writeProblemsText lists input errors and warnings with file and line.
@@ -207,21 +221,27 @@ func estimatedMark(estimated bool) string {
 	return ""
 }
 
+// writeSavingsText lists the best recommendation of every resource, the biggest saving first;
+// resources with the same recommendation share an entry, which names them all.
 func writeSavingsText(ew *errWriter, c *result.Check, names resourceNames) {
-	var lines []string
 	es := make([]*estimator.Estimate, len(c.Resources))
 	for i := range c.Resources {
-		e := &c.Resources[i]
-		es[i] = e
-		if r, ok := e.Best(); ok {
-			lines = append(lines, fmt.Sprintf("  %s\n      %s\n      %s", names.resource(e), recommendationText(r), r.Reason))
-		}
+		es[i] = &c.Resources[i]
 	}
-	if len(lines) == 0 {
+	rows := savingRows(es, names.resource)
+	if len(rows) == 0 {
 		return
 	}
+	lines := make([]string, len(rows))
+	for i, x := range rows {
+		who := make([]string, len(x.of))
+		for j, e := range x.of {
+			who[j] = names.resource(e)
+		}
+		lines[i] = fmt.Sprintf("  %s\n      %s\n      %s", strings.Join(who, ", "), x.text(), x.r.Reason)
+	}
 	total, estimated := estimator.Savings(es)
-	ew.printf("\nCheaper fits (the best per resource; up to %s%s/month in all):\n%s\n", total, estimatedMark(estimated), strings.Join(lines, "\n"))
+	ew.printf("\nCheaper fits (the best per resource, the biggest saving first; up to %s%s/month in all):\n%s\n", total, estimatedMark(estimated), strings.Join(lines, "\n"))
 }
 
 // onNodeGroups counts the resources whose pods run on a node group among the resources: the
