@@ -87,6 +87,14 @@ func TestDiffFormatsGolden(t *testing.T) {
 				t.Fatalf("exit code %d, want 2; stderr:\n%s", r.code, r.stderr)
 			}
 			testutil.Golden(t, filepath.Join("testdata", "golden", "diff", "increase"+ext), []byte(r.stdout))
+			if format == "table" {
+				// The README shows the same run, up to its findings.
+				findings := strings.Index(r.stdout, "Findings:\n")
+				if findings < 0 {
+					t.Fatalf("the diff has no findings:\n%s", r.stdout)
+				}
+				testutil.Excerpt(t, "README.md", "$ gpuguard diff --base testdata/diff/increase/base --head testdata/diff/increase/head --format table\n", "```", r.stdout[:findings]+"...\n")
+			}
 		})
 	}
 	r := runCLI(t, "", "diff", "--base", "testdata/diff/increase/base", "--head", "testdata/diff/increase/head", "--format", "json")

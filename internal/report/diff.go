@@ -195,6 +195,9 @@ func WriteDiffTable(w io.Writer, d *result.Diff) error {
 	if s := scaleMaxDiffSentence(d); s != "" {
 		ew.printf("%s\n", s)
 	}
+	if n := d.Head.Unpriced; n > 0 {
+		ew.printf("%d GPU resource%s of the head %s not priced, and not in the totals (see Unpriced below).\n", n, plural(n), map[bool]string{true: "is", false: "are"}[n == 1])
+	}
 	ew.printf("\n")
 	a, r, c, u := changeCounts(d)
 	if a+r+c == 0 {
@@ -217,7 +220,11 @@ func WriteDiffTable(w io.Writer, d *result.Diff) error {
 		tw.Flush()
 		ew.printf("\n%d added, %d removed, %d changed, %s.\n", a, r, c, unchangedText(d, u))
 	}
-	writeFindingsText(ew, d.Findings, diffNames(d))
+	names := diffNames(d)
+	after := headResources(d)
+	writeUnpricedText(ew, after, names)
+	writeSavingsText(ew, after, names)
+	writeFindingsText(ew, d.Findings, names)
 	writeProblemsText(ew, d.Errors, d.Warnings)
 	ew.printf("\nPrices: USD, catalog updated %s%s (sources: gpuguard pricing list).\n", d.Catalog.Updated, catalogAge(d.Catalog, ""))
 	return ew.err
@@ -285,4 +292,20 @@ func writeDiffChangesMarkdown(b *strings.Builder, d *result.Diff, limit int, nam
 		fmt.Fprintf(b, "\n… and %s more changed resources, not shown to keep this comment under GitHub's size limit (the job log and `--format json` have them all).\n", money.Group(int64(len(rows)-len(shown))))
 	}
 	b.WriteString("\n")
+}
+
+// writeUnpricedText lists the head's resources that have no price, with where they are declared
+// and why: the totals leave them out.
+func writeUnpricedText(ew *errWriter, es []*estimator.Estimate, names resourceNames) {
+	header := false
+	for _, e := range es {
+		if e.MonthlyCost != nil || e.UnpricedReason == nil {
+			continue
+		}
+		if !header {
+			ew.printf("\nUnpriced, not in the totals:\n")
+			header = true
+		}
+		ew.printf("  %s  %s\n      %s\n", names.resource(e), location(e.Source.File, e.Source.Line), *e.UnpricedReason)
+	}
 }

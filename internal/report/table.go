@@ -76,7 +76,11 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 			}
 		}
 	}
-	writeSavingsText(ew, c, names)
+	es := make([]*estimator.Estimate, len(c.Resources))
+	for i := range c.Resources {
+		es[i] = &c.Resources[i]
+	}
+	writeSavingsText(ew, es, names)
 	writeFindingsText(ew, c.Findings, names)
 	writeProblemsText(ew, c.Errors, c.Warnings)
 	ew.printf("\nPrices: USD, %g hours a month, catalog updated %s%s", c.HoursPerMonth, c.Catalog.Updated, catalogAge(c.Catalog, ""))
@@ -223,11 +227,7 @@ func estimatedMark(estimated bool) string {
 
 // writeSavingsText lists the best recommendation of every resource, the biggest saving first;
 // resources with the same recommendation share an entry, which names them all.
-func writeSavingsText(ew *errWriter, c *result.Check, names resourceNames) {
-	es := make([]*estimator.Estimate, len(c.Resources))
-	for i := range c.Resources {
-		es[i] = &c.Resources[i]
-	}
+func writeSavingsText(ew *errWriter, es []*estimator.Estimate, names resourceNames) {
 	rows := savingRows(es, names.resource)
 	if len(rows) == 0 {
 		return
