@@ -340,7 +340,43 @@ func (p *Pricer) EstimateAll(rs []parser.Resource) []Estimate {
 		p.priceScaleMax(&rs[i], &out[i])
 	}
 	onNodeGroups(out)
+	notePartNodes(out)
 	return out
+}
+
+// notePartNodes says, of pods priced at their share of a node that no node group among the
+// estimates provides (a node an autoscaler or Karpenter starts, a cluster declared elsewhere),
+// what whole nodes would cost when the workload's pods leave part of their last node empty: the
+// share is the bill only where other pods fill the rest.
+func notePartNodes(es []Estimate) {
+	const eps = 1e-9
+	for i := range es {
+		e := &es[i]
+		if e.Pod == nil || e.NodeGroup != "" || e.MonthlyCost == nil || e.nodeShare <= 0 || e.nodeShare >= 1-eps || e.Quantity <= 0 || e.Type == "DaemonSet" {
+			continue
+		}
+		load := float64(e.Quantity) * e.nodeShare
+		nodes := nodesNeeded([]podLoad{{pods: e.Quantity, share: e.nodeShare}})
+		if float64(nodes) <= load+eps {
+			continue // the pods fill their nodes
+		}
+		whole := money.Micros(*e.MonthlyCost).Mul(float64(nodes) / load)
+		star := ""
+		if e.PriceEstimated {
+			star = "*"
+		}
+		what := fmt.Sprintf("its %d pods take %s of %s each and are priced at that share; the %d nodes they need, started for them alone, would cost %s%s a month",
+			e.Quantity, percent(e.nodeShare), e.InstanceType, nodes, whole, star)
+		switch {
+		case e.Quantity == 1:
+			what = fmt.Sprintf("its pod takes %s of %s and is priced at that share; a node started for it alone would cost %s%s a month",
+				percent(e.nodeShare), e.InstanceType, whole, star)
+		case nodes == 1:
+			what = fmt.Sprintf("its %d pods take %s of %s each and are priced at that share; a node started for them alone would cost %s%s a month",
+				e.Quantity, percent(e.nodeShare), e.InstanceType, whole, star)
+		}
+		e.Notes = append(e.Notes, what+": the share is the bill only where other pods use the rest")
+	}
 }
 
 // onNodeGroups links pods to the node groups among the estimates whose nodes they run on: Sum

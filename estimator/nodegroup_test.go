@@ -252,3 +252,47 @@ func TestPodsOnTwoNodeGroupsOfOneKind(t *testing.T) {
 		})
 	}
 }
+
+// A pod priced at its share of a node no node group among the estimates provides says what
+// whole nodes would cost when its pods leave part of their last node empty; pods that fill
+// their nodes, pods on a node group and DaemonSets say nothing.
+func TestPartNodesNoted(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	pods := func(kind string, replicas int, group string) parser.Resource {
+		r := parser.Resource{Address: kind + "/ml/x" + group, Root: "k8s", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g6.12xlarge",
+			Quantity: replicas, PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes, Type: kind,
+			Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1}}
+		if group != "" {
+			r.Pod.NodeGroups = []parser.GroupRef{{Address: group, Root: "infra"}}
+		}
+		return r
+	}
+	group := parser.Resource{Address: "aws_eks_node_group.l4", Root: "infra", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g6.12xlarge",
+		Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform, Type: "aws_eks_node_group"}
+	es := p.EstimateAll([]parser.Resource{pods("Deployment", 1, ""), pods("Deployment", 4, ""), pods("StatefulSet", 5, ""),
+		pods("DaemonSet", 1, ""), group, pods("Job", 1, "aws_eks_node_group.l4")})
+	node, _ := es[4].Monthly()
+	noted := func(e Estimate) string {
+		for _, n := range e.Notes {
+			if strings.Contains(n, "priced at that share") {
+				return n
+			}
+		}
+		return ""
+	}
+	for i, want := range []string{
+		"its pod takes 25% of g6.12xlarge and is priced at that share; a node started for it alone would cost " + node.String() + " a month: the share is the bill only where other pods use the rest",
+		"",
+		"its 5 pods take 25% of g6.12xlarge each and are priced at that share; the 2 nodes they need, started for them alone, would cost " + (2 * node).String() + " a month: the share is the bill only where other pods use the rest",
+		"",
+		"",
+		"",
+	} {
+		if got := noted(es[i]); got != want {
+			t.Errorf("%s ×%d: note %q, want %q", es[i].Address, es[i].Quantity, got, want)
+		}
+	}
+	if es[5].NodeGroup == "" {
+		t.Fatal("the Job's pod is not on the node group")
+	}
+}
