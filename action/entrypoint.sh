@@ -24,6 +24,8 @@ paths=$(input path .)
 base=$(input base-ref "")
 config=$(input config "")
 policy=$(input policy "")
+var_files=$(input var-file "")
+vars=$(input var "")
 fail_on=$(input fail-on deny)
 comment=$(input comment true)
 behavior=$(input behavior update)
@@ -41,12 +43,23 @@ esac
 # The flags, built as positional parameters so that values keep their spaces.
 set -- --format github --fail-on "$fail_on"
 [ -n "$config" ] && set -- "$@" --config "$config"
-# policy and path take several values, one per line or separated by commas or spaces.
+# policy, var-file and path take several values, one per line or separated by commas or spaces.
 old_ifs=$IFS
 IFS=$(printf ', \n\t')
 for p in $policy; do
 	set -- "$@" --policy "$p"
 done
+for p in $var_files; do
+	set -- "$@" --var-file "$p"
+done
+# A variable's value may hold spaces, commas and brackets: one per line, and no globbing.
+IFS=$(printf '\n_')
+IFS=${IFS%_}
+set -f
+for v in $vars; do
+	set -- "$@" --var "$v"
+done
+set +f
 IFS=$old_ifs
 
 report_dir=$(mktemp -d "${RUNNER_TEMP:-/tmp}/gpuguard.XXXXXX") || exit 1

@@ -34,9 +34,24 @@ git_() { git -C "$tmp/repo" -c user.name=smoke -c user.email=smoke@example.com "
 mkdir -p "$tmp/repo/infra"
 git_ init -q -b main
 cp testdata/diff/increase/base/main.tf "$tmp/repo/infra/"
+# vars/: a stack whose GPU type comes from a variables file the pull request changes.
+mkdir -p "$tmp/repo/vars/envs"
+cat >"$tmp/repo/vars/main.tf" <<'TF'
+variable "gpu_type" { type = string }
+variable "zones" { type = list(string) }
+provider "aws" { region = "us-east-1" }
+resource "aws_instance" "train" {
+  count             = length(var.zones)
+  ami               = "ami-123"
+  instance_type     = var.gpu_type
+  availability_zone = var.zones[count.index]
+}
+TF
+echo 'gpu_type = "g5.xlarge"' >"$tmp/repo/vars/envs/prod.tfvars"
 git_ add . && git_ commit -q -m base
 git_ checkout -q -b feature
 cp testdata/diff/increase/head/main.tf testdata/diff/increase/head/.gpuguard.yaml "$tmp/repo/infra/"
+echo 'gpu_type = "p4d.24xlarge"' >"$tmp/repo/vars/envs/prod.tfvars"
 git_ add . && git_ commit -q -m head
 head_sha=$(git_ rev-parse HEAD)
 base_sha=$(git_ rev-parse main)
@@ -147,11 +162,21 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["totals"][
 	fail "check: json-report was not written"
 python3 -c 'import json,sys; assert not json.load(open(sys.argv[1]))["comments"]' "$tmp/dump.check" || fail "check: a comment was posted"
 
-# 4. A bad input is the tool failing: exit 1.
+# 4. Terraform variables: a variables file read on each side, and a value with spaces, a comma
+# and brackets passed whole. Two p4d.24xlarge instead of two g5.xlarge: +$30,589.40.
+start_fake "$tmp/dump.vars"
+run_action vars INPUT_PATH=vars INPUT_BASE_REF=main INPUT_FAIL_ON=never INPUT_COMMENT=false \
+	INPUT_VAR_FILE=vars/envs/prod.tfvars 'INPUT_VAR=zones=["us-east-1a", "us-east-1b"]'
+stop_fake
+[ "$status" -eq 0 ] || fail "vars: exit status $status, want 0"
+expect_output vars "monthly-cost=32058.16"
+expect_output vars "monthly-delta=30589.40"
+
+# 5. A bad input is the tool failing: exit 1.
 start_fake "$tmp/dump.bad"
 run_action bad INPUT_PATH=infra INPUT_FAIL_ON=sometimes
 stop_fake
 [ "$status" -eq 1 ] || fail "bad: exit status $status, want 1"
 expect_log bad "--fail-on must be deny, warn, notice or never"
 
-echo "action-smoke: ok (static binary, entrypoint, outputs, annotations, comment update, fork fallback)"
+echo "action-smoke: ok (static binary, entrypoint, outputs, annotations, comment update, fork fallback, variables)"

@@ -15,6 +15,7 @@ import (
 	"github.com/gpuguard/gpuguard/internal/costdiff"
 	"github.com/gpuguard/gpuguard/internal/gitref"
 	"github.com/gpuguard/gpuguard/internal/result"
+	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/terraform"
 	"github.com/gpuguard/gpuguard/policies"
 )
@@ -77,6 +78,44 @@ func (s side) modulesHome() func(string) string {
 		}
 		return rel
 	}
+}
+
+// varFiles resolves the --var-file paths for the side. A relative path that names a file of the
+// side's tree is read from that tree, as the paths checked are: the base reads its own version of
+// envs/prod.tfvars, so a pull request that changes only a variables file shows its cost. A path
+// that leads out of the tree, or that a directory side lacks, is read as given, the same file
+// on both sides. A file of the repository that a git ref lacks (the pull request adds it) is left
+// out of that side, with a warning naming the ref.
+func (s side) varFiles(files []string, ref string) ([]string, []parser.Error) {
+	if s.dir == "" || s.dir == "." {
+		return files, nil
+	}
+	var out []string
+	var missing []parser.Error
+	for _, f := range files {
+		if filepath.IsAbs(f) {
+			out = append(out, f)
+			continue
+		}
+		in := filepath.Join(s.dir, f)
+		if info, err := os.Stat(in); err == nil && !info.IsDir() {
+			out = append(out, in)
+			continue
+		}
+		if s.refRoot != "" && within(s.refRoot, in) {
+			missing = append(missing, parser.Error{File: filepath.ToSlash(f),
+				Message: fmt.Sprintf("--var-file %s does not exist at %s: the variables it sets take their other values there", f, ref)})
+			continue
+		}
+		out = append(out, f)
+	}
+	return out, missing
+}
+
+// within reports whether path lies in dir (or is dir).
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // sideConfig loads a side's config; without --config each side uses its own .gpuguard.yaml.
@@ -200,8 +239,10 @@ func computeDiff(e *env, o *diffOptions, paths []string) (*diffRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	baseTF := terraform.Options{VarFiles: o.varFiles, Vars: o.vars, ModulesHome: baseSide.modulesHome()}
-	tf := terraform.Options{VarFiles: o.varFiles, Vars: o.vars, ModulesHome: headSide.modulesHome()}
+	baseVarFiles, baseMissing := baseSide.varFiles(o.varFiles, o.base)
+	headVarFiles, headMissing := headSide.varFiles(o.varFiles, o.head)
+	baseTF := terraform.Options{VarFiles: baseVarFiles, Vars: o.vars, ModulesHome: baseSide.modulesHome()}
+	tf := terraform.Options{VarFiles: headVarFiles, Vars: o.vars, ModulesHome: headSide.modulesHome()}
 	// The two sides are independent until they are compared: read them at the same time.
 	var base *result.Check
 	done := make(chan struct{})
@@ -209,9 +250,11 @@ func computeDiff(e *env, o *diffOptions, paths []string) (*diffRun, error) {
 		defer close(done)
 		base = check.Run(basePaths, check.Options{Config: baseCfg, Catalog: cat, Overlay: overlay, Region: o.region, Terraform: baseTF, Now: e.now()})
 		relocate(base, baseSide.dir, baseSide.refRoot != "")
+		base.Warnings = append(base.Warnings, baseMissing...)
 	}()
 	head := check.Run(headPaths, check.Options{Config: cfg, Catalog: cat, Overlay: overlay, Region: o.region, Terraform: tf, Now: e.now()})
 	relocate(head, headSide.dir, headSide.refRoot != "")
+	head.Warnings = append(head.Warnings, headMissing...)
 	<-done
 	d := costdiff.Compute(base, head)
 	check.Guardrails(e.ctx, head, costdiff.PolicyDiff(d), cfg, engine, e.now())

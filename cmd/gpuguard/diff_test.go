@@ -478,3 +478,76 @@ func TestDiffGitRefFollowsMoves(t *testing.T) {
 		t.Errorf("ref to ref: exit %d\n%s\n%s", r.code, r.stderr, r.stdout)
 	}
 }
+
+// A --var-file of the repository is read from each side's tree: a pull request that changes
+// only the variables file shows the cost of the change (both sides read the working tree's copy
+// before, and the diff said nothing changed). A file the base lacks leaves that side without
+// it, with a warning; a file outside the repository is read as given on both sides.
+func TestDiffReadsEachSidesVarFile(t *testing.T) {
+	const stack = `variable "gpu_type" { type = string }
+provider "aws" { region = "us-east-1" }
+resource "aws_instance" "train" {
+  ami           = "ami-123"
+  instance_type = var.gpu_type
+}
+`
+	repo := baseRepo(t, "diff/no-gpus", map[string]string{"stack/main.tf": stack, "envs/prod.tfvars": `gpu_type = "g5.xlarge"` + "\n"})
+	testutil.WriteFiles(t, repo, map[string]string{"envs/prod.tfvars": `gpu_type = "p4d.24xlarge"` + "\n", "envs/new.tfvars": `gpu_type = "g6.xlarge"` + "\n"})
+	outside := filepath.Join(t.TempDir(), "mine.tfvars")
+	testutil.WriteFiles(t, filepath.Dir(outside), map[string]string{"mine.tfvars": `gpu_type = "g6e.xlarge"` + "\n"})
+	t.Chdir(repo)
+
+	type change struct {
+		Change string
+		Before *struct {
+			InstanceType string `json:"instance_type"`
+		}
+		After *struct {
+			InstanceType string `json:"instance_type"`
+		}
+	}
+	run := func(varFile string) (change, []string) {
+		t.Helper()
+		r := runCLI(t, "", "diff", "--base", "main", "--var-file", varFile, "--format", "json", "--fail-on", "never", "stack")
+		if r.code != exitOK {
+			t.Fatalf("--var-file %s: exit %d\n%s", varFile, r.code, r.stderr)
+		}
+		var doc struct {
+			Changes  []change
+			Warnings []struct{ Message string }
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Changes) != 1 {
+			t.Fatalf("--var-file %s: changes %+v", varFile, doc.Changes)
+		}
+		var warns []string
+		for _, w := range doc.Warnings {
+			warns = append(warns, w.Message)
+		}
+		return doc.Changes[0], warns
+	}
+	typ := func(s *struct {
+		InstanceType string `json:"instance_type"`
+	}) string {
+		if s == nil {
+			return "-"
+		}
+		return s.InstanceType
+	}
+
+	c, warns := run("envs/prod.tfvars")
+	if c.Change != "changed" || typ(c.Before) != "g5.xlarge" || typ(c.After) != "p4d.24xlarge" || len(warns) != 0 {
+		t.Errorf("changed tfvars: %s %s → %s, warnings %q", c.Change, typ(c.Before), typ(c.After), warns)
+	}
+	c, warns = run("envs/new.tfvars")
+	if c.Change != "changed" || typ(c.Before) != "" || typ(c.After) != "g6.xlarge" ||
+		len(warns) != 1 || warns[0] != "in the base: --var-file envs/new.tfvars does not exist at main: the variables it sets take their other values there" {
+		t.Errorf("added tfvars: %s %q → %s, warnings %q", c.Change, typ(c.Before), typ(c.After), warns)
+	}
+	c, warns = run(outside)
+	if c.Change != "unchanged" || typ(c.After) != "g6e.xlarge" || len(warns) != 0 {
+		t.Errorf("tfvars outside the repository: %s → %s, warnings %q", c.Change, typ(c.After), warns)
+	}
+}
