@@ -8,11 +8,13 @@ import (
 
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gpuguard/gpuguard/internal/money"
 	"github.com/gpuguard/gpuguard/internal/testutil"
 )
 
@@ -756,5 +758,95 @@ func TestBudgetsAtTheAutoscalersMaximum(t *testing.T) {
 	}
 	if doc.Totals.AtMax == nil || *doc.Totals.AtMax <= doc.Totals.Monthly {
 		t.Errorf("totals %+v", doc.Totals)
+	}
+}
+
+// --explain follows the table with how each resource's numbers are made: on real runs, every
+// priced resource's rate × hours is the month the table shows, every price names its source and
+// date, and an unpriced resource says why. The Markdown report and the diff table carry the same.
+func TestExplain(t *testing.T) {
+	repoRoot(t)
+	costLine := regexp.MustCompile(`^      cost: \$([0-9,.]+)\*? an hour(?: for \d+ \w+)? × ([0-9.]+) hours = (\$[0-9,.]+)\*? a month$`)
+	for _, path := range []string{"testdata/examples/ml-platform", "testdata/kubernetes/karpenter.yaml", "testdata/terraform/region_missing"} {
+		r := runCLI(t, "", "check", path, "--format", "table", "--explain", "--fail-on", "never")
+		var doc struct {
+			Resources []struct {
+				Address      string
+				MonthlyCost  *float64                `json:"monthly_cost"`
+				PriceSources []struct{ Date string } `json:"price_sources"`
+			}
+		}
+		j := runCLI(t, "", "check", path, "--format", "json", "--fail-on", "never")
+		if err := json.Unmarshal([]byte(j.stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		at := strings.Index(r.stdout, "\nHow each number is made:\n")
+		if at < 0 {
+			t.Fatalf("%s: no explanation:\n%s", path, r.stdout)
+		}
+		var blocks [][]string // a resource's line, then its explanation's
+		for _, l := range strings.Split(strings.TrimRight(r.stdout[at+len("\nHow each number is made:\n"):], "\n"), "\n") {
+			if strings.HasPrefix(l, "      ") && len(blocks) > 0 {
+				blocks[len(blocks)-1] = append(blocks[len(blocks)-1], l)
+			} else {
+				blocks = append(blocks, []string{l})
+			}
+		}
+		if len(blocks) != len(doc.Resources) {
+			t.Fatalf("%s: %d explained, %d resources", path, len(blocks), len(doc.Resources))
+		}
+		for i, lines := range blocks {
+			res := doc.Resources[i]
+			b := strings.Join(lines, "\n")
+			if !strings.HasPrefix(lines[0], "  "+res.Address+"  ") {
+				t.Errorf("%s: block %d is %q, want %s", path, i, lines[0], res.Address)
+				continue
+			}
+			if res.MonthlyCost == nil {
+				if len(lines) < 2 || !strings.HasPrefix(lines[1], "      unpriced, not in the totals: ") {
+					t.Errorf("%s: unpriced without its reason:\n%s", res.Address, b)
+				}
+				continue
+			}
+			m := costLine.FindStringSubmatch(lines[1])
+			if m == nil {
+				t.Errorf("%s: no cost line:\n%s", res.Address, b)
+				continue
+			}
+			rate, _ := money.Parse(strings.ReplaceAll(m[1], ",", ""))
+			hours, _ := strconv.ParseFloat(m[2], 64)
+			if got := rate.Mul(hours).String(); got != m[3] || m[3] != money.FromDollars(*res.MonthlyCost).String() {
+				t.Errorf("%s: %s × %s hours = %s, the line says %s, the JSON %v", res.Address, m[1], m[2], got, m[3], *res.MonthlyCost)
+			}
+			sources := 0
+			for _, l := range lines[2:] {
+				if strings.HasPrefix(l, "      price of ") {
+					sources++
+					if !strings.Contains(l, ", 20") && !strings.Contains(l, ", undated") {
+						t.Errorf("%s: a price without its date: %s", res.Address, l)
+					}
+				}
+			}
+			if sources != len(res.PriceSources) || sources == 0 {
+				t.Errorf("%s: %d price lines for %d sources", res.Address, sources, len(res.PriceSources))
+			}
+		}
+	}
+	md := runCLI(t, "", "check", "testdata/examples/ml-platform", "--format", "markdown", "--explain")
+	if !strings.Contains(md.stdout, "**How each number is made:**\n\n- `CronJob/search/reindex` (testdata/examples/ml-platform/kubernetes/batch.yaml:1)\n  - cost: $0.8048 an hour × 62 hours = $49.90 a month\n") {
+		t.Errorf("markdown:\n%s", md.stdout)
+	}
+	d := runCLI(t, "", "diff", "--base", "testdata/diff/increase/base", "--head", "testdata/diff/increase/head", "--format", "table", "--explain", "--fail-on", "never")
+	explained := d.stdout[strings.Index(d.stdout, "How each number is made:"):]
+	for _, want := range []string{"  aws_eks_node_group.train  ", "  aws_instance.serve[2]  ", "  aws_instance.experiment  ", "unpriced, not in the totals: p6e-gb200.36xlarge"} {
+		if !strings.Contains(explained, want) {
+			t.Errorf("diff: the changed resources are explained; %q missing:\n%s", want, explained)
+		}
+	}
+	if strings.Contains(explained, "aws_instance.notebook") {
+		t.Errorf("diff: an unchanged resource is explained:\n%s", explained)
+	}
+	if plain := runCLI(t, "", "check", "testdata/examples/ml-platform", "--format", "table"); strings.Contains(plain.stdout, "How each number") {
+		t.Error("the explanation is shown without --explain")
 	}
 }

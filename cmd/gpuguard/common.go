@@ -28,6 +28,9 @@ type commonOptions struct {
 	// jsonOutput also writes the JSON document, whatever --format says (CI: annotations in the
 	// log and the JSON for 'comment github --input' from one run).
 	jsonOutput string
+	// explain follows a table or Markdown report with each resource's price sources, notes and
+	// fit (what JSON carries).
+	explain bool
 }
 
 func (o *commonOptions) bind(cmd *cobra.Command) {
@@ -36,6 +39,7 @@ func (o *commonOptions) bind(cmd *cobra.Command) {
 	o.bindInputs(cmd)
 	f.StringVar(&o.output, "output", "", "write the report to this file instead of stdout")
 	f.StringVar(&o.jsonOutput, "json-output", "", "also write the JSON document to this file, whatever --format is")
+	f.BoolVar(&o.explain, "explain", false, "table and markdown: follow the report with how each resource's numbers are made (price sources and dates, notes, fit)")
 }
 
 // bindInputs binds the flags that decide what is read and judged, without the output flags

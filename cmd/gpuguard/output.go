@@ -69,6 +69,22 @@ func writeDocument(w io.Writer, format report.Format, check *result.Check, diff 
 	return fmt.Errorf("unknown format %s", format)
 }
 
+// writeExplanation follows a table or Markdown report with how each resource's numbers are
+// made (--explain). JSON carries all of it already; SARIF and annotations are about findings.
+func writeExplanation(w io.Writer, format report.Format, check *result.Check, diff *result.Diff, links *report.SourceLinks) error {
+	switch {
+	case format == report.Table && check != nil:
+		return report.WriteCheckExplanationText(w, check)
+	case format == report.Table:
+		return report.WriteDiffExplanationText(w, diff)
+	case format == report.Markdown && check != nil:
+		return report.WriteCheckExplanationMarkdown(w, check, links)
+	case format == report.Markdown:
+		return report.WriteDiffExplanationMarkdown(w, diff, links)
+	}
+	return nil
+}
+
 // writeJSONCopy writes the JSON document to --json-output when it is set.
 func writeJSONCopy(path string, check *result.Check, diff *result.Diff) error {
 	if path == "" {
@@ -198,6 +214,12 @@ func emit(e *env, o *commonOptions, format report.Format, threshold int, check *
 	if err := writeDocument(w, format, check, diff, engine, links); err != nil {
 		closeOut()
 		return withCode(exitError, fmt.Errorf("writing report: %w", err))
+	}
+	if o.explain {
+		if err := writeExplanation(w, format, check, diff, links); err != nil {
+			closeOut()
+			return withCode(exitError, fmt.Errorf("writing report: %w", err))
+		}
 	}
 	if err := closeOut(); err != nil {
 		return withCode(exitError, fmt.Errorf("writing report: %w", err))

@@ -618,3 +618,14 @@ func TestCheckReportsGroupCheaperFits(t *testing.T) {
 		t.Errorf("markdown cheaper fits:\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// An hourly rate reads to the micro-dollar gpuguard computes in, cents at least, thousands grouped.
+func TestRateText(t *testing.T) {
+	for m, want := range map[money.Micros]string{
+		0: "$0.00", 804_800: "$0.8048", 110_080_000: "$110.08", 5_489_410: "$5.48941", 1_234_567_891_000: "$1,234,567.891", -1_500_000: "-$1.50",
+	} {
+		if got := rateText(m); got != want {
+			t.Errorf("rateText(%d) = %s, want %s", m, got, want)
+		}
+	}
+}
