@@ -80,34 +80,39 @@ func (s side) modulesHome() func(string) string {
 	}
 }
 
-// varFiles resolves the --var-file paths for the side. A relative path that names a file of the
-// side's tree is read from that tree, as the paths checked are: the base reads its own version of
-// envs/prod.tfvars, so a pull request that changes only a variables file shows its cost. A path
-// that leads out of the tree, or that a directory side lacks, is read as given, the same file
-// on both sides. A file of the repository that a git ref lacks (the pull request adds it) is left
-// out of that side, with a warning naming the ref.
-func (s side) varFiles(files []string, ref string) ([]string, []parser.Error) {
-	if s.dir == "" || s.dir == "." {
-		return files, nil
+// file resolves a file named on the command line (--var-file, --config) for the side. A
+// relative path that names a file of the side's tree is read from that tree, as the paths
+// checked are: the base reads its own version of envs/prod.tfvars or .gpuguard.yaml, so a pull
+// request that changes only that file shows its effect. A path that leads out of the tree, or
+// that a directory side lacks, is read as given, the same file on both sides. A file of the
+// repository that a git ref lacks (the pull request adds it) is absent on that side: ok false.
+func (s side) file(p string) (string, bool) {
+	if s.dir == "" || s.dir == "." || p == "" || filepath.IsAbs(p) {
+		return p, true
 	}
+	in := filepath.Join(s.dir, p)
+	if info, err := os.Stat(in); err == nil && !info.IsDir() {
+		return in, true
+	}
+	if s.refRoot != "" && within(s.refRoot, in) {
+		return "", false
+	}
+	return p, true
+}
+
+// varFiles resolves the --var-file paths for the side (file), with a warning for each file the
+// side's ref lacks: that side is read without it.
+func (s side) varFiles(files []string, ref string) ([]string, []parser.Error) {
 	var out []string
 	var missing []parser.Error
 	for _, f := range files {
-		if filepath.IsAbs(f) {
-			out = append(out, f)
-			continue
-		}
-		in := filepath.Join(s.dir, f)
-		if info, err := os.Stat(in); err == nil && !info.IsDir() {
-			out = append(out, in)
-			continue
-		}
-		if s.refRoot != "" && within(s.refRoot, in) {
+		p, ok := s.file(f)
+		if !ok {
 			missing = append(missing, parser.Error{File: filepath.ToSlash(f),
 				Message: fmt.Sprintf("--var-file %s does not exist at %s: the variables it sets take their other values there", f, ref)})
 			continue
 		}
-		out = append(out, f)
+		out = append(out, p)
 	}
 	return out, missing
 }
@@ -221,15 +226,18 @@ func computeDiff(e *env, o *diffOptions, paths []string) (*diffRun, error) {
 	headPaths, basePaths := joinAll(headSide.dir, paths), joinAll(baseSide.dir, paths)
 	// Profile paths resolve from each side's project root, as check does: the config's
 	// directory, else the repository's top (the extracted tree's for a git ref).
-	cfg, err := sideConfig(o.config, headSide, headPaths)
+	// Each side reads its own config: its version of the --config file, or the .gpuguard.yaml
+	// found upward from its paths (also where a ref lacks the --config file: the pull request
+	// adds it). The head's judges the findings.
+	headConfig, _ := headSide.file(o.config)
+	cfg, err := sideConfig(headConfig, headSide, headPaths)
 	if err != nil {
 		return nil, err
 	}
-	baseCfg := cfg
-	if o.config == "" {
-		if baseCfg, err = sideConfig("", baseSide, basePaths); err != nil {
-			return nil, fmt.Errorf("base: %w", err)
-		}
+	baseConfig, _ := baseSide.file(o.config)
+	baseCfg, err := sideConfig(baseConfig, baseSide, basePaths)
+	if err != nil {
+		return nil, fmt.Errorf("base: %w", err)
 	}
 	cat, overlay, err := loadCatalog(o.catalog, o.fallback, cfg)
 	if err != nil {

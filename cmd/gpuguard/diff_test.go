@@ -491,8 +491,10 @@ resource "aws_instance" "train" {
   instance_type = var.gpu_type
 }
 `
-	repo := baseRepo(t, "diff/no-gpus", map[string]string{"stack/main.tf": stack, "envs/prod.tfvars": `gpu_type = "g5.xlarge"` + "\n"})
-	testutil.WriteFiles(t, repo, map[string]string{"envs/prod.tfvars": `gpu_type = "p4d.24xlarge"` + "\n", "envs/new.tfvars": `gpu_type = "g6.xlarge"` + "\n"})
+	repo := baseRepo(t, "diff/no-gpus", map[string]string{"stack/main.tf": stack, "envs/prod.tfvars": `gpu_type = "g5.xlarge"` + "\n",
+		"ci/gpuguard.yaml": "hours_per_month: 100\n"})
+	testutil.WriteFiles(t, repo, map[string]string{"envs/prod.tfvars": `gpu_type = "p4d.24xlarge"` + "\n", "envs/new.tfvars": `gpu_type = "g6.xlarge"` + "\n",
+		"ci/gpuguard.yaml": "hours_per_month: 200\n"})
 	outside := filepath.Join(t.TempDir(), "mine.tfvars")
 	testutil.WriteFiles(t, filepath.Dir(outside), map[string]string{"mine.tfvars": `gpu_type = "g6e.xlarge"` + "\n"})
 	t.Chdir(repo)
@@ -549,5 +551,22 @@ resource "aws_instance" "train" {
 	c, warns = run(outside)
 	if c.Change != "unchanged" || typ(c.After) != "g6e.xlarge" || len(warns) != 0 {
 		t.Errorf("tfvars outside the repository: %s → %s, warnings %q", c.Change, typ(c.After), warns)
+	}
+
+	// --config names a file of the repository too: each side reads its own version (the base's
+	// 100 hours a month, the head's 200), as each does without --config.
+	r := runCLI(t, "", "diff", "--base", "main", "--config", "ci/gpuguard.yaml", "--var-file", "envs/prod.tfvars", "--format", "json", "--fail-on", "never", "stack")
+	var doc struct {
+		Changes []struct {
+			Before, After struct {
+				Hours float64 `json:"hours_per_month"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || r.code != exitOK {
+		t.Fatalf("--config: exit %d, %v\n%s", r.code, err, r.stderr)
+	}
+	if len(doc.Changes) != 1 || doc.Changes[0].Before.Hours != 100 || doc.Changes[0].After.Hours != 200 {
+		t.Errorf("--config: each side's hours, want 100 → 200: %+v", doc.Changes)
 	}
 }
