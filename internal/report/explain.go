@@ -107,11 +107,7 @@ func quantityNoun(e *estimator.Estimate) string {
 // WriteCheckExplanationText follows a check table with how each resource's numbers are made
 // (check --explain).
 func WriteCheckExplanationText(w io.Writer, c *result.Check) error {
-	es := make([]*estimator.Estimate, len(c.Resources))
-	for i := range c.Resources {
-		es[i] = &c.Resources[i]
-	}
-	return writeExplanationText(w, es, namesOf(c.Resources))
+	return writeExplanationText(w, estimates(c), namesOf(c.Resources))
 }
 
 // WriteDiffExplanationText follows a diff table with the same for the head's resources that
@@ -149,11 +145,7 @@ func writeExplanationText(w io.Writer, es []*estimator.Estimate, names resourceN
 // WriteCheckExplanationMarkdown is WriteCheckExplanationText for the Markdown report: a list,
 // each resource linked to its source, with its lines under it.
 func WriteCheckExplanationMarkdown(w io.Writer, c *result.Check, links *SourceLinks) error {
-	es := make([]*estimator.Estimate, len(c.Resources))
-	for i := range c.Resources {
-		es[i] = &c.Resources[i]
-	}
-	return writeExplanationMarkdown(w, es, namesOf(c.Resources), links)
+	return writeExplanationMarkdown(w, estimates(c), namesOf(c.Resources), links)
 }
 
 // WriteDiffExplanationMarkdown is WriteDiffExplanationText for the Markdown report.
@@ -175,4 +167,13 @@ func writeExplanationMarkdown(w io.Writer, es []*estimator.Estimate, names resou
 	}
 	ew.printf("\n")
 	return ew.err
+}
+
+// estimates are a check's resources, as the lists that also serve a diff's changes take them.
+func estimates(c *result.Check) []*estimator.Estimate {
+	es := make([]*estimator.Estimate, len(c.Resources))
+	for i := range c.Resources {
+		es[i] = &c.Resources[i]
+	}
+	return es
 }

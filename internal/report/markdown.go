@@ -80,7 +80,7 @@ func WriteCheckMarkdown(w io.Writer, c *result.Check, links *SourceLinks) error 
 	if len(unpriced) > 0 {
 		ew.printf("**Unpriced (not in the total):**\n%s\n\n", strings.Join(unpriced, "\n"))
 	}
-	writeSavingsMarkdown(ew, c.Resources, names, links)
+	writeSavingsMarkdown(ew, estimates(c), names, links)
 	writeFindingsMarkdown(ew, c.Findings, names, links)
 	for _, part := range []struct {
 		title string
@@ -156,12 +156,8 @@ func orDash(s string) string {
 }
 
 // writeSavingsMarkdown is writeSavingsText's list as a table, each resource linked to its source.
-func writeSavingsMarkdown(ew *errWriter, es []estimator.Estimate, names resourceNames, links *SourceLinks) {
-	ptrs := make([]*estimator.Estimate, len(es))
-	for i := range es {
-		ptrs[i] = &es[i]
-	}
-	rows := savingRows(ptrs, names.resource)
+func writeSavingsMarkdown(ew *errWriter, es []*estimator.Estimate, names resourceNames, links *SourceLinks) {
+	rows := savingRows(es, names.resource)
 	if len(rows) == 0 {
 		return
 	}

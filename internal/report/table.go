@@ -76,11 +76,7 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 			}
 		}
 	}
-	es := make([]*estimator.Estimate, len(c.Resources))
-	for i := range c.Resources {
-		es[i] = &c.Resources[i]
-	}
-	writeSavingsText(ew, es, names)
+	writeSavingsText(ew, estimates(c), names)
 	writeFindingsText(ew, c.Findings, names)
 	writeProblemsText(ew, c.Errors, c.Warnings)
 	ew.printf("\nPrices: USD, %g hours a month, catalog updated %s%s", c.HoursPerMonth, c.Catalog.Updated, catalogAge(c.Catalog, ""))
