@@ -195,8 +195,10 @@ func WriteDiffTable(w io.Writer, d *result.Diff) error {
 	if s := scaleMaxDiffSentence(d); s != "" {
 		ew.printf("%s\n", s)
 	}
-	if n := d.Head.Unpriced; n > 0 {
-		ew.printf("%d GPU resource%s of the head %s not priced, and not in the totals (see Unpriced below).\n", n, plural(n), map[bool]string{true: "is", false: "are"}[n == 1])
+	if n := d.Head.Unpriced; n == 1 {
+		ew.printf("1 GPU resource of the head is not priced, and not in the totals (see Unpriced below).\n")
+	} else if n > 1 {
+		ew.printf("%d GPU resources of the head are not priced, and not in the totals (see Unpriced below).\n", n)
 	}
 	ew.printf("\n")
 	a, r, c, u := changeCounts(d)
