@@ -72,11 +72,10 @@ func (s side) modulesHome() func(string) string {
 		return nil
 	}
 	return func(root string) string {
-		rel, err := filepath.Rel(s.dir, root)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return root
+		if rel, ok := inside(s.dir, root); ok {
+			return rel
 		}
-		return rel
+		return root
 	}
 }
 
@@ -94,7 +93,7 @@ func (s side) file(p string) (string, bool) {
 	if info, err := os.Stat(in); err == nil && !info.IsDir() {
 		return in, true
 	}
-	if s.refRoot != "" && within(s.refRoot, in) {
+	if _, ok := inside(s.refRoot, in); ok && s.refRoot != "" {
 		return "", false
 	}
 	return p, true
@@ -117,10 +116,10 @@ func (s side) varFiles(files []string, ref string) ([]string, []parser.Error) {
 	return out, missing
 }
 
-// within reports whether path lies in dir (or is dir).
-func within(dir, path string) bool {
+// inside is path relative to dir, and whether path lies in dir (or is dir).
+func inside(dir, path string) (string, bool) {
 	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return rel, err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // sideConfig loads a side's config; without --config each side uses its own .gpuguard.yaml.
@@ -160,11 +159,10 @@ func relocate(doc *result.Check, dir string, files bool) {
 		if p == "" {
 			return p
 		}
-		r, err := filepath.Rel(dir, p)
-		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return filepath.ToSlash(p)
+		if r, ok := inside(dir, p); ok {
+			return filepath.ToSlash(r)
 		}
-		return filepath.ToSlash(r)
+		return filepath.ToSlash(p)
 	}
 	file := func(p string) string {
 		if files {
