@@ -45,7 +45,7 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 	e := Estimate{
 		Address: r.Address, Root: r.Root, ID: ResourceID(r.Root, r.Address), Source: r.Source, Kind: r.Kind, Type: r.Type, Provider: r.Provider,
 		Region: r.Region, InstanceType: r.InstanceType, Quantity: r.Quantity, PurchaseOption: r.PurchaseOption,
-		HoursPerMonth: p.hours(&r), Tags: r.Tags, Unresolved: r.Unresolved, Notes: append([]string(nil), r.Notes...),
+		HoursPerMonth: p.hours(&r), Tags: r.Tags, TagsUnsupported: r.TagsUnsupported, Unresolved: r.Unresolved, Notes: append([]string(nil), r.Notes...),
 		Suppressions: r.Suppressions, Pod: r.Pod, NoGPUDriver: r.NoGPUDriver, Recommendations: []Recommendation{}, scaleMaxUnknown: r.ScaleMaxUnknown,
 	}
 	if e.SharedLimit = p.sharedLimit(&r); r.SharedLimit != nil && e.SharedLimit == nil {
@@ -199,6 +199,14 @@ func (p *Pricer) instanceHourly(r *parser.Resource, e *Estimate, opt parser.Purc
 			addNote(e, fmt.Sprintf("SageMaker %s is priced at the EC2 rate of %s, a lower bound: SageMaker's own rate is higher and not in the catalog", typ, ec2))
 		}
 	}
+	if miss == nil && r.ServiceRate != "" {
+		q.Estimated = true
+		what := typ
+		if len(r.Accelerators) > 0 {
+			what += " and its GPUs"
+		}
+		addNote(e, fmt.Sprintf("%s bills %s at its own price, higher than %s's and not in the catalog: priced at %s's, a lower bound", r.ServiceRate, what, computeService(r.Provider), computeService(r.Provider)))
+	}
 	if miss != nil {
 		// Name the attached GPUs the catalog lacks too: fixing the machine type alone would
 		// only lead to the next reason.
@@ -213,7 +221,9 @@ func (p *Pricer) instanceHourly(r *parser.Resource, e *Estimate, opt parser.Purc
 	unit := q.Hourly
 	p.addSource(e, typ, opt, q)
 	sud := 1.0
-	if in, ok := p.Catalog.Instance(r.Provider, typ); ok && r.Provider == parser.GCP && in.Kind == catalog.KindVM && opt == parser.OnDemand {
+	// Sustained-use discounts are Compute Engine's: a service that bills at its own price does
+	// not get them.
+	if in, ok := p.Catalog.Instance(r.Provider, typ); ok && r.Provider == parser.GCP && in.Kind == catalog.KindVM && opt == parser.OnDemand && r.ServiceRate == "" {
 		sud = gcpSustainedUseMultiplier(e.HoursPerMonth)
 		if sud < 1 {
 			addNote(e, fmt.Sprintf("GCP sustained-use discount for N1 and its GPUs at %.0f h/month: %.0f%% off list", e.HoursPerMonth, (1-sud)*100))
@@ -224,10 +234,23 @@ func (p *Pricer) instanceHourly(r *parser.Resource, e *Estimate, opt parser.Purc
 		if amiss != nil {
 			return 0, p.missReason(r, e, a.Type, opt, amiss)
 		}
+		aq.Estimated = aq.Estimated || r.ServiceRate != ""
 		p.addSource(e, a.Type, opt, aq)
 		unit += aq.Hourly.MulInt(int64(a.Count))
 	}
 	return unit.Mul(sud), ""
+}
+
+// computeService names the cloud's own service for virtual machines, whose prices the catalog
+// holds.
+func computeService(provider string) string {
+	switch provider {
+	case parser.AWS:
+		return "EC2"
+	case parser.Azure:
+		return "Azure Virtual Machines"
+	}
+	return "Compute Engine"
 }
 
 // gcpSustainedUseMultiplier is the share of list price paid for an N1 VM (and its GPUs) that

@@ -154,6 +154,7 @@ type Estimate struct {
 	Workload        *WorkloadInfo        `json:"workload,omitempty"`
 	Recommendations []Recommendation     `json:"recommendations"`
 	Tags            map[string]string    `json:"tags,omitempty"`
+	TagsUnsupported bool                 `json:"tags_unsupported,omitempty"`
 	Unresolved      []parser.Unresolved  `json:"unresolved,omitempty"`
 	Notes           []string             `json:"notes,omitempty"`
 	Suppressions    []parser.Suppression `json:"suppressions,omitempty"`

@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,5 +84,59 @@ func TestCommitmentsWithoutProfile(t *testing.T) {
 	job.RunsToCompletion, job.HoursPerMonth = true, 730
 	if _, recs := commitments(job); len(recs) != 2 {
 		t.Errorf("job running all month: %+v, want both commitments", recs)
+	}
+}
+
+// A managed service that bills instances at its own price (Vertex AI prediction) is priced at
+// the catalog's price of the same machine and GPUs, marked estimated with a note saying it is a
+// lower bound; without Compute Engine's sustained-use discount, which an N1 VM with a T4 gets
+// all month (30 % off), and without commitments, which do not cover the service. Its spot price
+// stays an estimate too.
+func TestServiceRateIsALowerBound(t *testing.T) {
+	// The catalog's T4 price is an estimate already: a dated one, from an overlay, shows that
+	// the service marks the GPUs' price too.
+	t4, err := money.Parse("0.35")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.MustDefault().WithOverlay([]catalog.Price{{Provider: parser.GCP, Type: "nvidia-tesla-t4", Region: "us-central1",
+		Option: parser.OnDemand, Hourly: t4, Date: "2026-11-01", Source: "test overlay"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Pricer{Catalog: cat}
+	vm := parser.Resource{Address: "vm", Provider: parser.GCP, Region: "us-central1", InstanceType: "n1-standard-8",
+		Accelerators: []parser.Accelerator{{Type: "nvidia-tesla-t4", Count: 1}}, Quantity: 2, PurchaseOption: parser.OnDemand}
+	vertex := vm
+	vertex.ServiceRate = "Vertex AI prediction"
+
+	plain := p.Estimate(vm)
+	// gcp_machine_types_by_region.csv: n1-standard-8 0.379998 an hour in us-central1; the T4
+	// 0.35; a full month of N1 is billed at 70 % of list.
+	if got, want := money.Micros(*plain.MonthlyCost).Cents(), expectCents(t, "511", "0.379998", "2", "0.35", "2"); got != want || plain.PriceEstimated {
+		t.Fatalf("Compute Engine VM: %d cents (estimated %v), want %d (with the sustained-use discount)", got, plain.PriceEstimated, want)
+	}
+	e := p.Estimate(vertex)
+	if got, want := money.Micros(*e.MonthlyCost).Cents(), expectCents(t, "730", "0.379998", "2", "0.35", "2"); got != want || !e.PriceEstimated {
+		t.Fatalf("Vertex AI nodes: %d cents (estimated %v), want %d at list price", got, e.PriceEstimated, want)
+	}
+	for _, s := range e.PriceSources {
+		if !s.Estimated {
+			t.Errorf("price source %+v is not marked estimated", s)
+		}
+	}
+	if !slices.Contains(e.Notes, "Vertex AI prediction bills n1-standard-8 and its GPUs at its own price, higher than Compute Engine's and not in the catalog: priced at Compute Engine's, a lower bound") {
+		t.Errorf("notes %q", e.Notes)
+	}
+	if len(p.Commitments(&plain, vm)) == 0 {
+		t.Fatal("the Compute Engine VM runs all month on demand: commitments expected")
+	}
+	if recs := p.Commitments(&e, vertex); len(recs) != 0 {
+		t.Errorf("Vertex AI nodes: commitments %+v, want none", recs)
+	}
+	spot := vertex
+	spot.PurchaseOption = parser.Spot
+	if s := p.Estimate(spot); s.MonthlyCost == nil || !s.PriceEstimated {
+		t.Errorf("Vertex AI nodes on spot: %+v", s)
 	}
 }

@@ -317,6 +317,11 @@ type Resource struct {
 	// SharedLimit, when set, is a maximum the resource shares with others (see SharedLimit).
 	SharedLimit    *SharedLimit
 	PurchaseOption PurchaseOption
+	// ServiceRate, when set, names the managed service that bills the instance at its own
+	// price, above the cloud's price for the same instance and not in the catalog ("Vertex AI
+	// prediction"): the instance's catalog price stands in, marked estimated, as a lower bound,
+	// and the cloud's commitments are not offered, since they do not cover the service.
+	ServiceRate string
 	// HoursPerMonth is 0 when the resource runs the default month.
 	HoursPerMonth float64
 	// RunsToCompletion marks batch workloads (Jobs, CronJobs, training jobs): without hours from
@@ -336,6 +341,9 @@ type Resource struct {
 	// are chosen by.
 	Requirements *InstanceRequirements
 	Tags         map[string]string
+	// TagsUnsupported says the resource's type carries no tags or labels (a Vertex AI
+	// deployment resource pool): no cost-allocation tag can be asked of it.
+	TagsUnsupported bool
 	// NodeLabels, on a Kubernetes cluster's node group (an EKS node group, a GKE node pool, an
 	// AKS agent pool), are the labels its nodes carry: pods in manifests select the group by them.
 	NodeLabels *NodeLabels

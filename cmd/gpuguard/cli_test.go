@@ -68,6 +68,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "google_container_node_pool"},
 		{name: "google_container_cluster"},
 		{name: "workbench"},
+		{name: "vertex_ai"},
 		{name: "cloud_run_gpu"},
 		{name: "azurerm_virtual_machine"},
 		{name: "azurerm_virtual_machine_scale_set"},

@@ -17,7 +17,7 @@ import (
 //
 // gpuguard evaluates the resource types it knows how to price (registry.go). Others are not
 // evaluated, and most have nothing to do with GPUs; but some run GPU machines gpuguard has no
-// mapper for (a GameLift fleet, a DevTest Labs VM, a Vertex AI deployment resource pool). Leaving those out quietly would price their GPUs at $0 in silence, so each such
+// mapper for (a GameLift fleet, a DevTest Labs VM, a Colab Enterprise runtime template). Leaving those out quietly would price their GPUs at $0 in silence, so each such
 // resource whose configuration names a GPU machine type as a literal, under an attribute that
 // holds one (instance_type, machine_type, vm_size, ..., or vmSize and the like in the camelCase of an
 // azapi_resource's ARM body), is a warning with the attribute's line.

@@ -27,7 +27,7 @@ func TestUnpricedGPUTypesAreWarnings(t *testing.T) {
 	want := []string{
 		"aws_gamelift_fleet.render: ec2_instance_type is GPU type g4dn.2xlarge, but gpuguard does not price aws_gamelift_fleet: its GPUs are not counted",
 		"azurerm_dev_test_linux_virtual_machine.lab: size is GPU type Standard_NC6s_v3, but gpuguard does not price azurerm_dev_test_linux_virtual_machine: its GPUs are not counted",
-		"google_vertex_ai_deployment_resource_pool.ml: dedicated_resources.machine_spec.accelerator_type is GPU type NVIDIA_TESLA_T4, but gpuguard does not price google_vertex_ai_deployment_resource_pool: its GPUs are not counted",
+		"google_colab_runtime_template.ml: machine_spec.accelerator_type is GPU type NVIDIA_TESLA_T4, but gpuguard does not price google_colab_runtime_template: its GPUs are not counted",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -7,7 +7,9 @@
 #   groups and node groups it launches, an Auto Scaling group's tags that propagate at launch,
 #   and an EMR cluster's tags on the instance groups and fleets added to it; GKE node pools are
 #   checked on resource_labels, Kubernetes workloads on their labels, Cluster API machine sets on
-#   their cloud's tags (AWS, Azure) or labels (GCP).
+#   their cloud's tags (AWS, Azure) or labels (GCP). A resource whose type carries no tags or
+#   labels (tags_unsupported: a Vertex AI deployment resource pool or Model Garden deployment)
+#   is not asked for them.
 # custom:
 #   id: GPU005
 #   severity: warn
@@ -25,6 +27,7 @@ warn contains f if {
 	tags := object.get(r, "tags", {})
 	missing := {t | some t in required; object.get(tags, t, "") == ""}
 	count(missing) > 0
+	not r.tags_unsupported # a type without tags or labels (checked only where tags are missing)
 	names := concat(", ", missing) # a set joins in sorted order
 	# Kubernetes objects and GCP resources have labels; AWS and Azure resources have tags. Cluster
 	# API machine sets are cloud machines declared in Kubernetes: their cloud decides.

@@ -32,3 +32,11 @@ test_no_required_tags if {
 	fs := gpu005.warn with input as {"config": {"required_tags": []}, "resources": [{"address": "a", "id": "stack|a", "kind": "terraform", "type": "aws_instance", "provider": "aws"}]}
 	count(fs) == 0
 }
+
+test_type_without_tags if {
+	fs := gpu005.warn with input as {"config": {}, "resources": [
+		{"address": "a", "id": "s|a", "kind": "terraform", "type": "google_vertex_ai_deployment_resource_pool", "provider": "gcp", "tags_unsupported": true},
+		{"address": "b", "id": "s|b", "kind": "terraform", "type": "google_compute_instance", "provider": "gcp", "tags_unsupported": false},
+	]}
+	{f.id | some f in fs} == {"s|b"}
+}

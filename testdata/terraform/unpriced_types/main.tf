@@ -1,5 +1,5 @@
 # Resource types gpuguard does not price that run GPU machines (a GameLift fleet, a DevTest Labs
-# VM, a Vertex AI deployment resource pool): warnings with the line of the machine type, never a
+# VM, a Colab Enterprise runtime template): warnings with the line of the machine type, never a
 # silent $0. Values
 # from variables, launch templates (priced through what launches them) and CPU types are not
 # warned about.
@@ -46,16 +46,14 @@ resource "azurerm_dev_test_linux_virtual_machine" "lab" {
   lab_virtual_network_id = "vnet"
 }
 
-resource "google_vertex_ai_deployment_resource_pool" "ml" {
-  name   = "ml"
-  region = "us-central1"
-  dedicated_resources {
-    machine_spec {
-      machine_type      = "n1-standard-8"
-      accelerator_type  = "NVIDIA_TESLA_T4"
-      accelerator_count = 1
-    }
-    min_replica_count = 2
+resource "google_colab_runtime_template" "ml" {
+  name         = "ml"
+  display_name = "ml"
+  location     = "us-central1"
+  machine_spec {
+    machine_type      = "n1-standard-8"
+    accelerator_type  = "NVIDIA_TESLA_T4"
+    accelerator_count = 1
   }
 }
 

@@ -1,0 +1,102 @@
+package terraform
+
+import (
+	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// Vertex AI online prediction serves models on dedicated nodes: a machine type with attached
+// GPUs (machine_spec), min_replica_count of them always on and up to max_replica_count when it
+// autoscales. Vertex AI bills those node hours at its own prices, above Compute Engine's for
+// the same machine and GPUs, and not in gpuguard's catalog: the nodes are priced at Compute
+// Engine's prices, marked estimated, as a lower bound (parser.Resource.ServiceRate).
+// https://cloud.google.com/vertex-ai/docs/predictions/configure-compute
+// https://cloud.google.com/vertex-ai/pricing (prediction and explanation)
+func init() {
+	register("google_vertex_ai_deployment_resource_pool", mapVertexResourcePool)
+	register("google_vertex_ai_endpoint_with_model_garden_deployment", mapVertexModelGarden)
+}
+
+// vertexPrediction is the service named on the resources (parser.Resource.ServiceRate).
+const vertexPrediction = "Vertex AI prediction"
+
+// mapVertexResourcePool reads a deployment resource pool: dedicated nodes that models deployed
+// to it share.
+// https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/vertex_ai_deployment_resource_pool
+func mapVertexResourcePool(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.GCP, c.inst.addr)
+	vertexNodes(r, w, "dedicated_resources")
+	vertexUnlabelled(r)
+	c.gcpPlace(r, w, "region")
+	return []*parser.Resource{r}
+}
+
+// mapVertexModelGarden reads an endpoint with a Model Garden (or Hugging Face) model deployed
+// on it. Without deploy_config.dedicated_resources Model Garden picks the model's default
+// machine, which the configuration does not name: the deployment is listed unpriced, with that
+// reason, since the models deployed this way (Gemma, Llama, ...) run on GPUs.
+// https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/vertex_ai_endpoint_with_model_garden_deployment
+func mapVertexModelGarden(c *mapContext) []*parser.Resource {
+	r, w := c.resource(parser.GCP, c.inst.addr)
+	switch {
+	case w.has("deploy_config", 0, "dedicated_resources"):
+		vertexNodes(r, w, "deploy_config", 0, "dedicated_resources")
+	case w.has("deploy_config") && w.blocks("deploy_config") == nil:
+		r.ServiceRate = vertexPrediction // deploy_config is known only at apply: blocks said so
+	default:
+		r.ServiceRate = vertexPrediction
+		r.AddUnresolved("deploy_config.dedicated_resources", "not set: Model Garden deploys the model on its default machine, which the configuration does not name; set machine_spec to price it")
+	}
+	vertexUnlabelled(r)
+	c.gcpPlace(r, w, "location")
+	return []*parser.Resource{r}
+}
+
+// vertexUnlabelled marks a resource whose type takes no labels: its node hours are billed to
+// the project, and the project's labels allocate them.
+func vertexUnlabelled(r *parser.Resource) {
+	r.TagsUnsupported = true
+	r.Note("%s takes no labels: Vertex AI bills its nodes to the project, whose labels allocate the cost", r.Type)
+}
+
+// vertexNodes reads the dedicated_resources block at path: its machine, GPUs, replica counts
+// and spot setting.
+func vertexNodes(r *parser.Resource, w *view, path ...any) {
+	r.ServiceRate = vertexPrediction
+	blocks := w.blocks(path...)
+	if len(blocks) == 0 {
+		if !w.has(path...) {
+			r.AddUnresolved(pathString("", path)+".machine_spec.machine_type", "not set")
+		}
+		return
+	}
+	d := blocks[0]
+	spec := d
+	if specs := d.blocks("machine_spec"); len(specs) > 0 {
+		spec = specs[0]
+	}
+	mt, found := spec.str("machine_type")
+	r.InstanceType = lastSegment(mt)
+	requireInstanceType(r, "machine_type", found)
+	// Vertex AI spells accelerators NVIDIA_L4 and NVIDIA_TESLA_T4; Compute Engine's names are
+	// nvidia-l4 and nvidia-tesla-t4. TPU_V5_LITEPOD and ACCELERATOR_TYPE_UNSPECIFIED are no GPUs.
+	if t, ok := spec.quiet().str("accelerator_type"); !ok || strings.HasPrefix(strings.ToUpper(t), "NVIDIA_") {
+		apiName := func(t string) string { return strings.ReplaceAll(strings.ToLower(t), "_", "-") }
+		gcpAccelerators(r, []*view{spec}, "accelerator_type", "accelerator_count", "accelerator_type", apiName)
+	}
+	if n, ok := d.num("min_replica_count"); ok {
+		r.Quantity = n
+		if n == 0 {
+			r.Note("min_replica_count is 0: nodes run only while requests come in")
+		}
+	}
+	if n, ok := d.quiet().num("max_replica_count"); ok && n > r.Quantity {
+		r.SetScaleMax(n, "max_replica_count")
+	} else if !ok && d.has("max_replica_count") {
+		r.ScaleMaxUnknown = true
+	}
+	if s, ok := d.boolean("spot"); ok && s {
+		r.PurchaseOption = parser.Spot
+	}
+}
