@@ -44,12 +44,13 @@ func init() {
 
 // azapiTypes maps the lower-cased ARM resource type (without its API version) to its reader.
 var azapiTypes = map[string]func(c *mapContext, armType string, body *view) []*parser.Resource{
-	"microsoft.containerservice/managedclusters/agentpools": mapAzAPIAgentPool,
-	"microsoft.containerservice/managedclusters":            mapAzAPIManagedCluster,
-	"microsoft.compute/virtualmachines":                     mapAzAPIVM,
-	"microsoft.compute/virtualmachinescalesets":             mapAzAPIScaleSet,
-	"microsoft.machinelearningservices/workspaces/computes": mapAzAPIMLCompute,
-	"microsoft.batch/batchaccounts/pools":                   mapAzAPIBatchPool,
+	"microsoft.containerservice/managedclusters/agentpools":                    mapAzAPIAgentPool,
+	"microsoft.containerservice/managedclusters":                               mapAzAPIManagedCluster,
+	"microsoft.compute/virtualmachines":                                        mapAzAPIVM,
+	"microsoft.compute/virtualmachinescalesets":                                mapAzAPIScaleSet,
+	"microsoft.machinelearningservices/workspaces/computes":                    mapAzAPIMLCompute,
+	"microsoft.batch/batchaccounts/pools":                                      mapAzAPIBatchPool,
+	"microsoft.machinelearningservices/workspaces/onlineendpoints/deployments": mapAzAPIOnlineDeployment,
 }
 
 // armType splits an azapi type into the lower-cased ARM resource type and its API version.
@@ -286,6 +287,50 @@ func mapAzAPIMLCompute(c *mapContext, typ string, body *view) []*parser.Resource
 			parent = c.referencedARM(w, "microsoft.machinelearningservices/workspaces")
 		}
 		parentLocation(r, parent, "parent_id", "workspace")
+	}
+	azapiTags(r, w, b)
+	return []*parser.Resource{r}
+}
+
+// mapAzAPIOnlineDeployment reads a deployment of an Azure Machine Learning managed online
+// endpoint: sku.capacity instances (1 by default) of properties.instanceType, which Azure bills
+// at the VM's price (Azure Machine Learning charges nothing of its own for them). With
+// scaleSettings of scaleType TargetUtilization the deployment runs between minInstances and
+// maxInstances (1 each by default). A deployment of endpointComputeType Kubernetes runs on the
+// nodes of an attached cluster, billed as those: it is not listed.
+// https://learn.microsoft.com/azure/templates/microsoft.machinelearningservices/workspaces/onlineendpoints/deployments
+// https://learn.microsoft.com/azure/machine-learning/how-to-view-online-endpoints-costs
+func mapAzAPIOnlineDeployment(c *mapContext, typ string, body *view) []*parser.Resource {
+	if ct, ok := body.quiet().str("properties", "endpointComputeType"); ok && !strings.EqualFold(ct, "Managed") {
+		return nil
+	}
+	r, w, b := azapiResource(c, c.inst.addr, typ, body)
+	size, found := b.str("properties", "instanceType")
+	r.InstanceType = size
+	requireInstanceType(r, "body.properties.instanceType", found)
+	if n, ok := b.num("sku", "capacity"); ok {
+		r.Quantity = n
+	}
+	if st, _ := b.quiet().str("properties", "scaleSettings", "scaleType"); strings.EqualFold(st, "TargetUtilization") {
+		r.Quantity = 1
+		if n, ok := b.num("properties", "scaleSettings", "minInstances"); ok {
+			r.Quantity = n
+		}
+		max := 1
+		if n, ok := b.quiet().num("properties", "scaleSettings", "maxInstances"); ok {
+			max = n
+		}
+		r.Note("scales on utilization between %d and %d instances: priced at the minimum", r.Quantity, max)
+		if max > r.Quantity {
+			r.SetScaleMax(max, "body.properties.scaleSettings.maxInstances")
+		}
+	}
+	if loc, ok := b.quiet().str("location"); ok {
+		r.Region = parser.NormalizeRegion(loc)
+	} else if loc, ok := w.quiet().str("location"); ok {
+		r.Region = parser.NormalizeRegion(loc)
+	} else {
+		parentLocation(r, c.referencedARM(w, "microsoft.machinelearningservices/workspaces/onlineendpoints"), "parent_id", "online endpoint")
 	}
 	azapiTags(r, w, b)
 	return []*parser.Resource{r}

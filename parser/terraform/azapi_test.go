@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -339,5 +340,66 @@ resource "azapi_resource" "auto" {
 	}
 	if len(res.Warnings) != 0 {
 		t.Errorf("warnings %+v", res.Warnings)
+	}
+}
+
+// An Azure Machine Learning online deployment: sku.capacity instances of its instanceType (1
+// when no sku says), or under a TargetUtilization scale setting minInstances up to maxInstances
+// (1 each by default); its region its own location, else its endpoint's. A Kubernetes deployment
+// runs on an attached cluster and is not listed; a size known only at apply is unresolved.
+func TestAzAPIOnlineDeployments(t *testing.T) {
+	res := parseHCL(t, `
+variable "size" {}
+resource "azapi_resource" "ep" {
+  type      = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints@2024-04-01"
+  name      = "ep"
+  parent_id = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.MachineLearningServices/workspaces/w"
+  location  = "westus3"
+  body      = { kind = "Managed", properties = { authMode = "Key" } }
+}
+resource "azapi_resource" "plain" {
+  type      = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments@2024-04-01"
+  name      = "plain"
+  parent_id = azapi_resource.ep.id
+  body      = { properties = { endpointComputeType = "Managed", instanceType = "Standard_NC4as_T4_v3" } }
+}
+resource "azapi_resource" "scaled" {
+  type      = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments@2024-04-01"
+  name      = "scaled"
+  parent_id = azapi_resource.ep.id
+  location  = "eastus2"
+  body = {
+    sku        = { name = "Default", capacity = 4 }
+    properties = { endpointComputeType = "Managed", instanceType = "Standard_NC4as_T4_v3", scaleSettings = { scaleType = "TargetUtilization", maxInstances = 5 } }
+  }
+}
+resource "azapi_resource" "later" {
+  type      = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments@2024-04-01"
+  name      = "later"
+  parent_id = azapi_resource.ep.id
+  body      = { sku = { capacity = 3 }, properties = { endpointComputeType = "Managed", instanceType = var.size } }
+}
+resource "azapi_resource" "aks" {
+  type      = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments@2024-04-01"
+  name      = "aks"
+  parent_id = azapi_resource.ep.id
+  body      = { properties = { endpointComputeType = "Kubernetes", instanceType = "Standard_NC4as_T4_v3" } }
+}
+`, Options{})
+	got := byAddress(t, res)
+	if len(got) != 3 {
+		t.Fatalf("resources %v, want plain, scaled and later", slices.Collect(maps.Keys(got)))
+	}
+	plain := got["azapi_resource.plain"]
+	if plain.InstanceType != "Standard_NC4as_T4_v3" || plain.Quantity != 1 || plain.ScaleMax != nil || plain.Region != "westus3" {
+		t.Errorf("plain: %+v", plain)
+	}
+	scaled := got["azapi_resource.scaled"]
+	if scaled.Quantity != 1 || scaled.ScaleMax == nil || scaled.ScaleMax.Quantity != 5 || scaled.Region != "eastus2" {
+		t.Errorf("scaled: %+v (max %+v)", scaled, scaled.ScaleMax)
+	}
+	later := got["azapi_resource.later"]
+	if later.InstanceType != "" || later.Quantity != 3 || len(later.Unresolved) != 1 || later.Unresolved[0].Attribute != "body.properties.instanceType" {
+		t.Errorf("later: %+v", later)
 	}
 }

@@ -99,3 +99,60 @@ resource "azapi_resource" "aml_a100" {
   }
   tags = local.tags
 }
+
+# A managed online endpoint in the workspace, and two deployments behind it: one on two A10
+# VMs, one that scales on utilization between 1 and 3 A100 VMs. Both are in the endpoint's
+# region. A deployment on Kubernetes runs on an attached cluster's nodes: not listed.
+resource "azapi_resource" "chat" {
+  type      = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints@2024-04-01"
+  name      = "chat"
+  parent_id = azapi_resource.ml.id
+  location  = var.location
+  body = {
+    kind       = "Managed"
+    properties = { authMode = "Key" }
+  }
+  tags = local.tags
+}
+
+resource "azapi_resource" "chat_blue" {
+  type      = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments@2024-04-01"
+  name      = "blue"
+  parent_id = azapi_resource.chat.id
+  body = {
+    sku = { name = "Default", capacity = 2 }
+    properties = {
+      endpointComputeType = "Managed"
+      instanceType        = "Standard_NV36ads_A10_v5"
+      model               = "azureml:chat-model:3"
+    }
+  }
+  tags = local.tags
+}
+
+resource "azapi_resource" "chat_green" {
+  type      = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments@2024-04-01"
+  name      = "green"
+  parent_id = azapi_resource.chat.id
+  body = {
+    sku = { name = "Default", capacity = 1 }
+    properties = {
+      endpointComputeType = "Managed"
+      instanceType        = "Standard_NC24ads_A100_v4"
+      scaleSettings       = { scaleType = "TargetUtilization", minInstances = 1, maxInstances = 3 }
+    }
+  }
+  tags = local.tags
+}
+
+resource "azapi_resource" "chat_k8s" {
+  type      = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints/deployments@2024-04-01"
+  name      = "k8s"
+  parent_id = azapi_resource.chat.id
+  body = {
+    properties = {
+      endpointComputeType = "Kubernetes"
+      instanceType        = "gpu-instance-type"
+    }
+  }
+}
