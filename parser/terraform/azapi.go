@@ -296,7 +296,9 @@ func mapAzAPIMLCompute(c *mapContext, typ string, body *view) []*parser.Resource
 // endpoint: sku.capacity instances (1 by default) of properties.instanceType, which Azure bills
 // at the VM's price (Azure Machine Learning charges nothing of its own for them). With
 // scaleSettings of scaleType TargetUtilization the deployment runs between minInstances and
-// maxInstances (1 each by default). A deployment of endpointComputeType Kubernetes runs on the
+// maxInstances (1 each by default); an azurerm_monitor_autoscale_setting whose
+// target_resource_id is the deployment scales it as it does a scale set. A deployment of
+// endpointComputeType Kubernetes runs on the
 // nodes of an attached cluster, billed as those: it is not listed.
 // https://learn.microsoft.com/azure/templates/microsoft.machinelearningservices/workspaces/onlineendpoints/deployments
 // https://learn.microsoft.com/azure/machine-learning/how-to-view-online-endpoints-costs
@@ -325,6 +327,7 @@ func mapAzAPIOnlineDeployment(c *mapContext, typ string, body *view) []*parser.R
 			r.SetScaleMax(max, "body.properties.scaleSettings.maxInstances")
 		}
 	}
+	c.azureAutoscale(r) // Azure Monitor autoscale is how the docs scale a deployment
 	if loc, ok := b.quiet().str("location"); ok {
 		r.Region = parser.NormalizeRegion(loc)
 	} else if loc, ok := w.quiet().str("location"); ok {

@@ -101,7 +101,8 @@ resource "azapi_resource" "aml_a100" {
 }
 
 # A managed online endpoint in the workspace, and two deployments behind it: one on two A10
-# VMs, one that scales on utilization between 1 and 3 A100 VMs. Both are in the endpoint's
+# VMs that Azure Monitor autoscales up to 6, one that scales on utilization between 1 and 3
+# A100 VMs. Both are in the endpoint's
 # region. A deployment on Kubernetes runs on an attached cluster's nodes: not listed.
 resource "azapi_resource" "chat" {
   type      = "Microsoft.MachineLearningServices/workspaces/onlineEndpoints@2024-04-01"
@@ -153,6 +154,21 @@ resource "azapi_resource" "chat_k8s" {
     properties = {
       endpointComputeType = "Kubernetes"
       instanceType        = "gpu-instance-type"
+    }
+  }
+}
+
+resource "azurerm_monitor_autoscale_setting" "chat_blue" {
+  name                = "chat-blue"
+  resource_group_name = "vision"
+  location            = var.location
+  target_resource_id  = azapi_resource.chat_blue.id
+  profile {
+    name = "default"
+    capacity {
+      default = 2
+      minimum = 2
+      maximum = 6
     }
   }
 }
