@@ -199,13 +199,10 @@ func (p *Pricer) instanceHourly(r *parser.Resource, e *Estimate, opt parser.Purc
 			addNote(e, fmt.Sprintf("SageMaker %s is priced at the EC2 rate of %s, a lower bound: SageMaker's own rate is higher and not in the catalog", typ, ec2))
 		}
 	}
-	if miss == nil && r.ServiceRate != "" {
+	own := r.OwnPrice.Applies(opt)
+	if miss == nil && own {
 		q.Estimated = true
-		what := typ
-		if len(r.Accelerators) > 0 {
-			what += " and its GPUs"
-		}
-		addNote(e, fmt.Sprintf("%s bills %s at its own price, higher than %s's and not in the catalog: priced at %s's, a lower bound", r.ServiceRate, what, computeService(r.Provider), computeService(r.Provider)))
+		addNote(e, ownPriceNote(r))
 	}
 	if miss != nil {
 		// Name the attached GPUs the catalog lacks too: fixing the machine type alone would
@@ -223,7 +220,7 @@ func (p *Pricer) instanceHourly(r *parser.Resource, e *Estimate, opt parser.Purc
 	sud := 1.0
 	// Sustained-use discounts are Compute Engine's: a service that bills at its own price does
 	// not get them.
-	if in, ok := p.Catalog.Instance(r.Provider, typ); ok && r.Provider == parser.GCP && in.Kind == catalog.KindVM && opt == parser.OnDemand && r.ServiceRate == "" {
+	if in, ok := p.Catalog.Instance(r.Provider, typ); ok && r.Provider == parser.GCP && in.Kind == catalog.KindVM && opt == parser.OnDemand && !own {
 		sud = gcpSustainedUseMultiplier(e.HoursPerMonth)
 		if sud < 1 {
 			addNote(e, fmt.Sprintf("GCP sustained-use discount for N1 and its GPUs at %.0f h/month: %.0f%% off list", e.HoursPerMonth, (1-sud)*100))
@@ -234,11 +231,25 @@ func (p *Pricer) instanceHourly(r *parser.Resource, e *Estimate, opt parser.Purc
 		if amiss != nil {
 			return 0, p.missReason(r, e, a.Type, opt, amiss)
 		}
-		aq.Estimated = aq.Estimated || r.ServiceRate != ""
+		aq.Estimated = aq.Estimated || own
 		p.addSource(e, a.Type, opt, aq)
 		unit += aq.Hourly.MulInt(int64(a.Count))
 	}
 	return unit.Mul(sud), ""
+}
+
+// ownPriceNote says who bills the resource at a price of its own, and which bound the catalog's
+// price is.
+func ownPriceNote(r *parser.Resource) string {
+	what := r.InstanceType
+	if len(r.Accelerators) > 0 {
+		what += " and its GPUs"
+	}
+	cloud := computeService(r.Provider)
+	if r.OwnPrice.Higher {
+		return fmt.Sprintf("%s bills %s at its own price, higher than %s's and not in the catalog: priced at %s's, a lower bound", r.OwnPrice.By, what, cloud, cloud)
+	}
+	return fmt.Sprintf("%s bills %s at its own price, lower than %s's on-demand price and not in the catalog: priced at that, an upper bound", r.OwnPrice.By, what, cloud)
 }
 
 // computeService names the cloud's own service for virtual machines, whose prices the catalog

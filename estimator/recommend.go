@@ -147,7 +147,7 @@ func alwaysOn(e *Estimate, r parser.Resource) bool {
 // on-demand month. Where the capacity is split between on-demand and spot instances only the
 // on-demand part is committed: the spot part already costs less than any commitment would.
 func (p *Pricer) commitments(e *Estimate, r parser.Resource, add func(Recommendation, money.Micros)) {
-	if !alwaysOn(e, r) || r.ServiceRate != "" {
+	if !alwaysOn(e, r) || r.OwnPrice != nil {
 		return // the cloud's commitments do not cover a service that bills at its own price
 	}
 	for _, opt := range []parser.PurchaseOption{parser.Reserved1y, parser.Reserved3y} {

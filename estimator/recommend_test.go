@@ -92,7 +92,7 @@ func TestCommitmentsWithoutProfile(t *testing.T) {
 // lower bound; without Compute Engine's sustained-use discount, which an N1 VM with a T4 gets
 // all month (30 % off), and without commitments, which do not cover the service. Its spot price
 // stays an estimate too.
-func TestServiceRateIsALowerBound(t *testing.T) {
+func TestOwnPriceIsABound(t *testing.T) {
 	// The catalog's T4 price is an estimate already: a dated one, from an overlay, shows that
 	// the service marks the GPUs' price too.
 	t4, err := money.Parse("0.35")
@@ -108,7 +108,7 @@ func TestServiceRateIsALowerBound(t *testing.T) {
 	vm := parser.Resource{Address: "vm", Provider: parser.GCP, Region: "us-central1", InstanceType: "n1-standard-8",
 		Accelerators: []parser.Accelerator{{Type: "nvidia-tesla-t4", Count: 1}}, Quantity: 2, PurchaseOption: parser.OnDemand}
 	vertex := vm
-	vertex.ServiceRate = "Vertex AI prediction"
+	vertex.OwnPrice = &parser.OwnPrice{By: "Vertex AI prediction", Higher: true}
 
 	plain := p.Estimate(vm)
 	// gcp_machine_types_by_region.csv: n1-standard-8 0.379998 an hour in us-central1; the T4
@@ -138,5 +138,31 @@ func TestServiceRateIsALowerBound(t *testing.T) {
 	spot.PurchaseOption = parser.Spot
 	if s := p.Estimate(spot); s.MonthlyCost == nil || !s.PriceEstimated {
 		t.Errorf("Vertex AI nodes on spot: %+v", s)
+	}
+}
+
+// Flex-start VMs are billed below on-demand at prices the catalog lacks: the on-demand price
+// stands in as an upper bound, marked estimated, with a note saying so; priced on spot they are
+// spot VMs, at the catalog's spot price, not marked by it; no commitment is offered.
+func TestFlexStartIsAnUpperBound(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	flex := parser.Resource{Address: "vm", Provider: parser.GCP, Region: "us-central1", InstanceType: "g2-standard-12", Quantity: 1, PurchaseOption: parser.OnDemand,
+		OwnPrice: &parser.OwnPrice{By: "Flex-start (Dynamic Workload Scheduler)", Only: parser.OnDemand}}
+	e := p.Estimate(flex)
+	// gcp_machine_types_by_region.csv: g2-standard-12 1.000416 an hour on demand, 0.562408 spot.
+	if got, want := money.Micros(*e.MonthlyCost).Cents(), expectCents(t, "730", "1.000416", "1"); got != want || !e.PriceEstimated {
+		t.Fatalf("flex-start: %d cents (estimated %v), want %d", got, e.PriceEstimated, want)
+	}
+	if want := "Flex-start (Dynamic Workload Scheduler) bills g2-standard-12 at its own price, lower than Compute Engine's on-demand price and not in the catalog: priced at that, an upper bound"; !slices.Contains(e.Notes, want) {
+		t.Errorf("notes %q", e.Notes)
+	}
+	if recs := p.Commitments(&e, flex); len(recs) != 0 {
+		t.Errorf("commitments %+v, want none", recs)
+	}
+	spot := flex
+	spot.PurchaseOption = parser.Spot
+	s := p.Estimate(spot)
+	if got, want := money.Micros(*s.MonthlyCost).Cents(), expectCents(t, "730", "0.562408", "1"); got != want || s.PriceEstimated || len(s.Notes) != 0 {
+		t.Errorf("on spot: %d cents (estimated %v, notes %q), want %d", got, s.PriceEstimated, s.Notes, want)
 	}
 }

@@ -317,11 +317,11 @@ type Resource struct {
 	// SharedLimit, when set, is a maximum the resource shares with others (see SharedLimit).
 	SharedLimit    *SharedLimit
 	PurchaseOption PurchaseOption
-	// ServiceRate, when set, names the managed service that bills the instance at its own
-	// price, above the cloud's price for the same instance and not in the catalog ("Vertex AI
-	// prediction"): the instance's catalog price stands in, marked estimated, as a lower bound,
-	// and the cloud's commitments are not offered, since they do not cover the service.
-	ServiceRate string
+	// OwnPrice, when set, says the instances are billed at prices of their own that the catalog
+	// does not hold: the catalog's price of the same machine and GPUs stands in, marked
+	// estimated, as a bound, and the cloud's sustained-use discounts and commitments, which do not
+	// cover those prices, are not applied or offered.
+	OwnPrice *OwnPrice
 	// HoursPerMonth is 0 when the resource runs the default month.
 	HoursPerMonth float64
 	// RunsToCompletion marks batch workloads (Jobs, CronJobs, training jobs): without hours from
@@ -358,6 +358,24 @@ type Resource struct {
 	Unresolved   []Unresolved
 	Notes        []string
 	Suppressions []Suppression
+}
+
+// OwnPrice names who bills a resource's instances at prices of their own, and whether those are
+// above the cloud's list price or below it.
+type OwnPrice struct {
+	// By is the service or provisioning model that sets the price ("Vertex AI prediction").
+	By string
+	// Higher says the own price is above the catalog's (which is then a lower bound); else it
+	// is below (an upper bound).
+	Higher bool
+	// Only, when set, is the one purchase option the own price replaces (flex-start VMs are an
+	// on-demand model: priced on spot, they are spot VMs).
+	Only PurchaseOption
+}
+
+// Applies reports whether the own price replaces the catalog's for a purchase option.
+func (o *OwnPrice) Applies(opt PurchaseOption) bool {
+	return o != nil && (o.Only == "" || o.Only == opt)
 }
 
 // ScaleMax is the maximum size an autoscaler may give a resource (an Auto Scaling group's

@@ -148,6 +148,10 @@ func (c *mapContext) gcpMachine(r *parser.Resource, w *view) {
 		}
 	}
 	gcpScheduling(r, w)
+	if f, ok := w.quiet().boolean("flex_start"); ok && f { // node_config of a GKE pool
+		r.OwnPrice = flexStart()
+		r.Note("flex-start nodes: GKE provisions them once capacity is available, for at most seven days each")
+	}
 	// node_config uses spot / preemptible booleans.
 	if s, ok := w.boolean("spot"); ok && s {
 		r.PurchaseOption = parser.Spot
@@ -194,15 +198,30 @@ func (c *mapContext) gcpHostMaintenance(r *parser.Resource, views ...*view) {
 	}
 }
 
-// gcpScheduling reads a VM's scheduling block: the SPOT provisioning model or preemptible.
+// gcpScheduling reads a VM's scheduling block: the SPOT or FLEX_START provisioning model, or
+// preemptible.
 func gcpScheduling(r *parser.Resource, w *view) {
-	if pm, ok := w.str("scheduling", "provisioning_model"); ok && strings.EqualFold(pm, "SPOT") {
+	pm, _ := w.str("scheduling", "provisioning_model")
+	switch {
+	case strings.EqualFold(pm, "SPOT"):
 		r.PurchaseOption = parser.Spot
+	case strings.EqualFold(pm, "FLEX_START"):
+		r.OwnPrice = flexStart()
+		r.Note("a flex-start VM runs once capacity is available, for at most its max_run_duration (up to seven days)")
 	}
 	if p, ok := w.boolean("scheduling", "preemptible"); ok && p {
 		r.PurchaseOption = parser.Spot
 		r.Note("preemptible VMs are priced at spot rates")
 	}
+}
+
+// flexStart is the price of flex-start VMs, which Dynamic Workload Scheduler provisions: on
+// demand, below Compute Engine's on-demand price (GPUs and vCPUs up to 53 % off), in SKUs the
+// catalog does not hold. GKE's flex-start node pools and queued provisioning use it too.
+// https://cloud.google.com/kubernetes-engine/docs/concepts/dws (Flex-start pricing)
+// https://cloud.google.com/compute/docs/instances/provisioning-models
+func flexStart() *parser.OwnPrice {
+	return &parser.OwnPrice{By: "Flex-start (Dynamic Workload Scheduler)", Only: parser.OnDemand}
 }
 
 // gcpProviderLocation returns the provider's region (or the region of its zone).
@@ -335,6 +354,10 @@ func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
 		defer c.gcpAffinity(r, nc[0], "reservation_affinity", "consume_reservation_type", []any{"reservation_affinity", "values"})
 	} else {
 		r.InstanceType = "e2-medium" // GKE's default machine type
+	}
+	if q, ok := pool.quiet().boolean("queued_provisioning", "enabled"); ok && q {
+		r.OwnPrice = flexStart()
+		r.Note("queued provisioning: GKE provisions the nodes a workload asks for together, once capacity is available, for at most seven days")
 	}
 	// Location: the pool's own, else its cluster's, else the provider's.
 	location, _ := pool.str("location")

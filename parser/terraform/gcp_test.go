@@ -1,10 +1,12 @@
 package terraform
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gpuguard/gpuguard/internal/testutil"
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // A GCP VM with GPUs set to live-migrate for host maintenance is refused by Compute Engine: a
@@ -128,5 +130,82 @@ func TestGPUVMsWithoutAMaintenancePolicy(t *testing.T) {
 				t.Errorf("warnings %q, want one for %s", got, tc.warn)
 			}
 		})
+	}
+}
+
+// Flex-start capacity (Dynamic Workload Scheduler) is billed at prices of its own, below
+// on-demand: a GKE pool's node_config.flex_start, a pool's queued provisioning and a VM's
+// FLEX_START provisioning model carry that price (on demand only), with a note; a spot VM and a
+// plain pool do not.
+func TestFlexStartHasItsOwnPrice(t *testing.T) {
+	res := parseHCL(t, `
+provider "google" { region = "us-central1" }
+resource "google_container_node_pool" "flex" {
+  name     = "flex"
+  cluster  = "c"
+  location = "us-central1-a"
+  autoscaling {
+    total_min_node_count = 0
+    total_max_node_count = 4
+  }
+  node_config {
+    machine_type = "a3-highgpu-8g"
+    flex_start   = true
+  }
+}
+resource "google_container_node_pool" "queued" {
+  name     = "queued"
+  cluster  = "c"
+  location = "us-central1-a"
+  queued_provisioning {
+    enabled = true
+  }
+  node_config {
+    machine_type = "g2-standard-24"
+  }
+}
+resource "google_container_node_pool" "plain" {
+  name       = "plain"
+  cluster    = "c"
+  location   = "us-central1-a"
+  node_count = 1
+  node_config {
+    machine_type = "g2-standard-24"
+  }
+}
+resource "google_compute_instance" "flex" {
+  name         = "flex"
+  zone         = "us-central1-a"
+  machine_type = "a2-highgpu-1g"
+  scheduling {
+    provisioning_model = "FLEX_START"
+    on_host_maintenance = "TERMINATE"
+  }
+}
+resource "google_compute_instance" "spot" {
+  name         = "spot"
+  zone         = "us-central1-a"
+  machine_type = "a2-highgpu-1g"
+  scheduling {
+    provisioning_model = "SPOT"
+  }
+}
+`, Options{})
+	got := byAddress(t, res)
+	for addr, note := range map[string]string{
+		"google_container_node_pool.flex":   "flex-start nodes",
+		"google_container_node_pool.queued": "queued provisioning",
+		"google_compute_instance.flex":      "a flex-start VM",
+	} {
+		r := got[addr]
+		if o := r.OwnPrice; o == nil || o.Higher || o.Only != parser.OnDemand || !strings.Contains(o.By, "Flex-start") || r.PurchaseOption != parser.OnDemand ||
+			!slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, note) }) {
+			t.Errorf("%s: own price %+v, purchase %s, notes %q", addr, r.OwnPrice, r.PurchaseOption, r.Notes)
+		}
+	}
+	for _, addr := range []string{"google_container_node_pool.plain", "google_compute_instance.spot"} {
+		if r, ok := got[addr]; !ok || r.OwnPrice != nil {
+			t.Errorf("%s: %+v", addr, r)
+		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 // GPUs (machine_spec), min_replica_count of them always on and up to max_replica_count when it
 // autoscales. Vertex AI bills those node hours at its own prices, above Compute Engine's for
 // the same machine and GPUs, and not in gpuguard's catalog: the nodes are priced at Compute
-// Engine's prices, marked estimated, as a lower bound (parser.Resource.ServiceRate).
+// Engine's prices, marked estimated, as a lower bound (parser.Resource.OwnPrice).
 // https://cloud.google.com/vertex-ai/docs/predictions/configure-compute
 // https://cloud.google.com/vertex-ai/pricing (prediction and explanation)
 func init() {
@@ -18,8 +18,10 @@ func init() {
 	register("google_vertex_ai_endpoint_with_model_garden_deployment", mapVertexModelGarden)
 }
 
-// vertexPrediction is the service named on the resources (parser.Resource.ServiceRate).
-const vertexPrediction = "Vertex AI prediction"
+// vertexPrediction is Vertex AI's own price, above Compute Engine's.
+func vertexPrediction() *parser.OwnPrice {
+	return &parser.OwnPrice{By: "Vertex AI prediction", Higher: true}
+}
 
 // mapVertexResourcePool reads a deployment resource pool: dedicated nodes that models deployed
 // to it share.
@@ -43,9 +45,9 @@ func mapVertexModelGarden(c *mapContext) []*parser.Resource {
 	case w.has("deploy_config", 0, "dedicated_resources"):
 		vertexNodes(r, w, "deploy_config", 0, "dedicated_resources")
 	case w.has("deploy_config") && w.blocks("deploy_config") == nil:
-		r.ServiceRate = vertexPrediction // deploy_config is known only at apply: blocks said so
+		r.OwnPrice = vertexPrediction() // deploy_config is known only at apply: blocks said so
 	default:
-		r.ServiceRate = vertexPrediction
+		r.OwnPrice = vertexPrediction()
 		r.AddUnresolved("deploy_config.dedicated_resources", "not set: Model Garden deploys the model on its default machine, which the configuration does not name; set machine_spec to price it")
 	}
 	vertexUnlabelled(r)
@@ -63,7 +65,7 @@ func vertexUnlabelled(r *parser.Resource) {
 // vertexNodes reads the dedicated_resources block at path: its machine, GPUs, replica counts
 // and spot setting.
 func vertexNodes(r *parser.Resource, w *view, path ...any) {
-	r.ServiceRate = vertexPrediction
+	r.OwnPrice = vertexPrediction()
 	blocks := w.blocks(path...)
 	if len(blocks) == 0 {
 		if !w.has(path...) {

@@ -13,7 +13,7 @@ import (
 
 // Vertex AI prediction nodes are read from a deployment resource pool's dedicated_resources and
 // from a Model Garden deployment's deploy_config: machine type, GPUs under their Compute Engine
-// names, replicas, spot; both carry ServiceRate (priced as a lower bound) and take no labels.
+// names, replicas, spot; both carry OwnPrice (priced as a lower bound) and take no labels.
 // A Model Garden deployment without dedicated resources is unresolved; TPU and CPU pools are not
 // GPU resources.
 func TestVertexAIPredictionNodes(t *testing.T) {
@@ -31,8 +31,8 @@ func TestVertexAIPredictionNodes(t *testing.T) {
 		t.Fatalf("want the T4 pool and two Model Garden deployments, got %v", slices.Sorted(maps.Keys(got)))
 	}
 	for a, r := range got {
-		if r.ServiceRate != "Vertex AI prediction" || !r.TagsUnsupported || r.Region != "us-central1" || r.Provider != parser.GCP {
-			t.Errorf("%s: service %q, tags unsupported %v, region %q, provider %q", a, r.ServiceRate, r.TagsUnsupported, r.Region, r.Provider)
+		if r.OwnPrice == nil || r.OwnPrice.By != "Vertex AI prediction" || !r.OwnPrice.Higher || !r.TagsUnsupported || r.Region != "us-central1" || r.Provider != parser.GCP {
+			t.Errorf("%s: own price %+v, tags unsupported %v, region %q, provider %q", a, r.OwnPrice, r.TagsUnsupported, r.Region, r.Provider)
 		}
 	}
 
