@@ -373,6 +373,16 @@ type OwnPrice struct {
 	Only PurchaseOption
 }
 
+// FlexStart is the price of flex-start VMs, which Google Cloud's Dynamic Workload Scheduler
+// provisions: on demand, below Compute Engine's on-demand price (GPUs and vCPUs up to 53 % off),
+// in SKUs the catalog does not hold. GKE's flex-start node pools, queued provisioning and pods
+// that select cloud.google.com/gke-flex-start run on such VMs.
+// https://cloud.google.com/kubernetes-engine/docs/concepts/dws (Flex-start pricing)
+// https://cloud.google.com/compute/docs/instances/provisioning-models
+func FlexStart() *OwnPrice {
+	return &OwnPrice{By: "Flex-start (Dynamic Workload Scheduler)", Only: OnDemand}
+}
+
 // Applies reports whether the own price replaces the catalog's for a purchase option.
 func (o *OwnPrice) Applies(opt PurchaseOption) bool {
 	return o != nil && (o.Only == "" || o.Only == opt)

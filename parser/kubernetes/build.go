@@ -552,7 +552,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 			res.Note("the pod selects %s, which %s %s, but pins %s, which %s not run: priced at %s", groups.selects, addresses(on), carry, n.instanceTypes[0], that, n.instanceTypes[0])
 		} else {
 			onGroup = g
-			n = nodeChoice{provider: g.Provider, instanceTypes: []string{g.InstanceType}, gpuNames: g.Accelerators, purchase: g.Purchase, region: g.Region}
+			n = nodeChoice{provider: g.Provider, instanceTypes: []string{g.InstanceType}, gpuNames: g.Accelerators, purchase: g.Purchase, region: g.Region, ownPrice: g.OwnPrice}
 			n.addSource(fmt.Sprintf("%s (the pod selects %s)", addresses(on), groups.selects))
 			runsOn(res, on)
 			placed, stuck = true, p.stuck
@@ -603,6 +603,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		}
 	}
 	res.Pod.SharedReplicas = n.sharedReplicas
+	res.OwnPrice = n.ownPrice
 	var anyGroup *NodeGroup // the node groups' one kind of node, for a pod that names none
 	var anyOn []*NodeGroup  // the groups that run it
 	var anyOff []refusal    // the groups whose taints keep the pod off
@@ -644,6 +645,9 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		}
 		if n.purchase == "" {
 			res.PurchaseOption = g.Purchase
+		}
+		if n.ownPrice == nil {
+			res.OwnPrice = g.OwnPrice
 		}
 		if strings.HasPrefix(g.InstanceType, "n1-") {
 			res.Pod.GPUNames = g.Accelerators

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // CPU and memory quantities as the Kubernetes API writes them.
@@ -113,5 +115,41 @@ func TestBuiltInComputeClasses(t *testing.T) {
 	r := one(t, build(t, "apiVersion: cloud.google.com/v1\nkind: ComputeClass\nmetadata: {name: Accelerator}\nspec:\n  priorities:\n    - {machineType: g2-standard-8}\n---\n"+pod("Accelerator"), Options{}))
 	if r.InstanceType != "g2-standard-8" || strings.Contains(strings.Join(r.Notes, "|"), "built into GKE") {
 		t.Errorf("the file's own Accelerator class was not used: %+v", r)
+	}
+}
+
+// A pod that selects flex-start nodes (cloud.google.com/gke-flex-start), or a ComputeClass whose
+// first rule enables flexStart, runs on flex-start VMs, billed at their own price (on demand
+// only); a pod on a node group with that price carries it too. A plain pod does not.
+func TestFlexStartPods(t *testing.T) {
+	job := func(selector string) string {
+		return "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      nodeSelector: {" + selector +
+			"}\n      containers:\n        - {name: a, resources: {limits: {nvidia.com/gpu: 1}}}\n"
+	}
+	flex := func(r parser.Resource) bool {
+		o := r.OwnPrice
+		return o != nil && o.Only == parser.OnDemand && !o.Higher && strings.HasPrefix(o.By, "Flex-start") && r.Provider == parser.GCP
+	}
+	r := one(t, build(t, job(`cloud.google.com/gke-flex-start: "true", cloud.google.com/gke-accelerator: nvidia-l4`), Options{}))
+	if !flex(r) || len(r.Pod.GPUNames) != 1 {
+		t.Errorf("selector: %+v", r)
+	}
+	class := "apiVersion: cloud.google.com/v1\nkind: ComputeClass\nmetadata: {name: flex}\nspec:\n  priorities:\n    - {machineType: g2-standard-8, flexStart: {enabled: true}}\n---\n"
+	if r := one(t, build(t, class+job(`cloud.google.com/compute-class: flex`), Options{})); !flex(r) || r.InstanceType != "g2-standard-8" {
+		t.Errorf("ComputeClass: %+v", r)
+	}
+	if r := one(t, build(t, job(`cloud.google.com/gke-accelerator: nvidia-l4`), Options{})); r.OwnPrice != nil {
+		t.Errorf("plain: %+v", r.OwnPrice)
+	}
+
+	group := parser.Resource{Address: "google_container_node_pool.flex", Provider: parser.GCP, Region: "us-central1", InstanceType: "g2-standard-8",
+		PurchaseOption: parser.OnDemand, OwnPrice: parser.FlexStart(),
+		NodeLabels: &parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": "flex"}}}
+	groups := NodeGroupsOf([]parser.Resource{group})
+	for _, sel := range []string{`cloud.google.com/gke-nodepool: flex`, ``} {
+		r := one(t, build(t, job(sel), Options{NodeGroups: groups, AnyNodeGroup: true}))
+		if !flex(r) || r.InstanceType != "g2-standard-8" {
+			t.Errorf("on the group (selector %q): %+v", sel, r)
+		}
 	}
 }

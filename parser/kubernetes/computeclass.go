@@ -40,7 +40,10 @@ type priorityRule struct {
 	MachineFamily string `yaml:"machineFamily"`
 	MachineType   string `yaml:"machineType"`
 	Spot          *bool  `yaml:"spot"`
-	GPU           *struct {
+	FlexStart     *struct {
+		Enabled bool `yaml:"enabled"`
+	} `yaml:"flexStart"`
+	GPU *struct {
 		Type  string    `yaml:"type"`
 		Count yaml.Node `yaml:"count"`
 		// GPU sharing on the class's nodes (GKE 1.35.2+): time-sharing or MPS.
@@ -96,6 +99,9 @@ func decodeComputeClass(o *object) (*computeClass, error) {
 		}
 		if p.Spot != nil && *p.Spot {
 			set(labelGKESpot, "true")
+		}
+		if p.FlexStart != nil && p.FlexStart.Enabled {
+			set(labelGKEFlexStart, "true")
 		}
 		regions := map[string]bool{}
 		for _, z := range p.Location.Zones {

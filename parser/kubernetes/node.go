@@ -40,6 +40,7 @@ const (
 	labelEKSCapacity      = "eks.amazonaws.com/capacityType"
 	labelGKEAccelerator   = "cloud.google.com/gke-accelerator"
 	labelGKESpot          = "cloud.google.com/gke-spot"
+	labelGKEFlexStart     = "cloud.google.com/gke-flex-start"
 	labelGKEPreemptible   = "cloud.google.com/gke-preemptible"
 	labelGKEMachineFamily = "cloud.google.com/machine-family"
 	// LabelGKESharedClients is on the nodes of a GKE pool whose GPUs are shared (time-sharing or
@@ -77,6 +78,9 @@ type nodeChoice struct {
 	region         string
 	source         []string
 	sharedReplicas int
+	// ownPrice is the price of the nodes' own provisioning model (flex-start), when not the
+	// catalog's.
+	ownPrice *parser.OwnPrice
 }
 
 func (n *nodeChoice) addSource(s string) {
@@ -159,6 +163,10 @@ func fromSelector(sel selector, origin string) nodeChoice {
 	}
 	if v, ok := sel.values(labelGKESpot, labelGKEPreemptible); ok && len(v) == 1 && v[0] == "true" {
 		n.purchase, n.provider = parser.Spot, parser.GCP
+	}
+	if v, ok := sel.values(labelGKEFlexStart); ok && len(v) == 1 && v[0] == "true" {
+		n.ownPrice, n.provider = parser.FlexStart(), parser.GCP
+		n.addSource(origin + " gke-flex-start")
 	}
 	if v, ok := sel.values(labelAKSPriority); ok && len(v) == 1 {
 		n.provider = parser.Azure

@@ -25,6 +25,9 @@ type NodeGroup struct {
 	// GPUPartition is the MIG slice the group's GPUs are split into, as declared
 	// (parser.Resource.GPUPartition: "1g.10gb", or AKS's "MIG1g").
 	GPUPartition string
+	// OwnPrice is the price of the group's own provisioning model (a flex-start pool's), when
+	// not the catalog's (parser.Resource.OwnPrice).
+	OwnPrice *parser.OwnPrice
 	parser.NodeLabels
 }
 
@@ -53,7 +56,7 @@ func NodeGroupsOf(rs []parser.Resource) []NodeGroup {
 		if r.NodeLabels == nil || r.Pod != nil {
 			continue
 		}
-		g := NodeGroup{Address: r.Address, Root: r.Root, InstanceType: r.InstanceType, Provider: r.Provider, Region: r.Region, Purchase: r.PurchaseOption, NoGPUDriver: r.NoGPUDriver, GPUPartition: r.GPUPartition, NodeLabels: *r.NodeLabels}
+		g := NodeGroup{Address: r.Address, Root: r.Root, InstanceType: r.InstanceType, Provider: r.Provider, Region: r.Region, Purchase: r.PurchaseOption, NoGPUDriver: r.NoGPUDriver, GPUPartition: r.GPUPartition, OwnPrice: r.OwnPrice, NodeLabels: *r.NodeLabels}
 		for _, a := range r.Accelerators {
 			g.Accelerators = append(g.Accelerators, a.Type)
 		}
@@ -96,7 +99,7 @@ func runsOn(res *parser.Resource, groups []*NodeGroup) {
 // sameNode reports whether two groups run the same node, priced the same way.
 func (g *NodeGroup) sameNode(o *NodeGroup) bool {
 	return g.InstanceType == o.InstanceType && g.Provider == o.Provider && g.Region == o.Region &&
-		g.Purchase == o.Purchase && slices.Equal(g.Accelerators, o.Accelerators)
+		g.Purchase == o.Purchase && slices.Equal(g.Accelerators, o.Accelerators) && (g.OwnPrice == nil) == (o.OwnPrice == nil)
 }
 
 // oneKind returns the first of groups when they all run the same, known node, else nil.

@@ -149,7 +149,7 @@ func (c *mapContext) gcpMachine(r *parser.Resource, w *view) {
 	}
 	gcpScheduling(r, w)
 	if f, ok := w.quiet().boolean("flex_start"); ok && f { // node_config of a GKE pool
-		r.OwnPrice = flexStart()
+		r.OwnPrice = parser.FlexStart()
 		r.Note("flex-start nodes: GKE provisions them once capacity is available, for at most seven days each")
 	}
 	// node_config uses spot / preemptible booleans.
@@ -206,22 +206,13 @@ func gcpScheduling(r *parser.Resource, w *view) {
 	case strings.EqualFold(pm, "SPOT"):
 		r.PurchaseOption = parser.Spot
 	case strings.EqualFold(pm, "FLEX_START"):
-		r.OwnPrice = flexStart()
+		r.OwnPrice = parser.FlexStart()
 		r.Note("a flex-start VM runs once capacity is available, for at most its max_run_duration (up to seven days)")
 	}
 	if p, ok := w.boolean("scheduling", "preemptible"); ok && p {
 		r.PurchaseOption = parser.Spot
 		r.Note("preemptible VMs are priced at spot rates")
 	}
-}
-
-// flexStart is the price of flex-start VMs, which Dynamic Workload Scheduler provisions: on
-// demand, below Compute Engine's on-demand price (GPUs and vCPUs up to 53 % off), in SKUs the
-// catalog does not hold. GKE's flex-start node pools and queued provisioning use it too.
-// https://cloud.google.com/kubernetes-engine/docs/concepts/dws (Flex-start pricing)
-// https://cloud.google.com/compute/docs/instances/provisioning-models
-func flexStart() *parser.OwnPrice {
-	return &parser.OwnPrice{By: "Flex-start (Dynamic Workload Scheduler)", Only: parser.OnDemand}
 }
 
 // gcpProviderLocation returns the provider's region (or the region of its zone).
@@ -356,7 +347,7 @@ func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
 		r.InstanceType = "e2-medium" // GKE's default machine type
 	}
 	if q, ok := pool.quiet().boolean("queued_provisioning", "enabled"); ok && q {
-		r.OwnPrice = flexStart()
+		r.OwnPrice = parser.FlexStart()
 		r.Note("queued provisioning: GKE provisions the nodes a workload asks for together, once capacity is available, for at most seven days")
 	}
 	// Location: the pool's own, else its cluster's, else the provider's.
