@@ -79,10 +79,8 @@ func mapWorkbench(c *mapContext) []*parser.Resource {
 	mt, found := setup.str("machine_type")
 	r.InstanceType = lastSegment(mt)
 	requireInstanceType(r, "machine_type", found)
-	// The Notebooks API spells accelerators NVIDIA_TESLA_T4; Compute Engine's name is nvidia-tesla-t4.
-	apiName := func(t string) string { return strings.ReplaceAll(strings.ToLower(t), "_", "-") }
 	accels := append(setup.blocks("accelerator_configs"), setup.blocks("accelerator_config")...)
-	gcpAccelerators(r, accels, "type", "core_count", "accelerator config", apiName)
+	gcpAccelerators(r, accels, "type", "core_count", "accelerator config", acceleratorFromEnum)
 	if idle, ok := setup.str("metadata", "idle-timeout-seconds"); ok && idle != "" {
 		r.Note("shuts down after %s idle seconds: priced for the full month, an upper bound", idle)
 	}
@@ -107,6 +105,12 @@ func lastSegment(s string) string {
 // G4): a guest_accelerator block on it must not be priced again.
 func machineIncludesGPUs(machineType string) bool {
 	return parser.IsGPUInstanceType(parser.GCP, machineType)
+}
+
+// acceleratorFromEnum turns the accelerator enum of the Notebooks and Vertex AI APIs
+// (NVIDIA_TESLA_T4, NVIDIA_L4) into Compute Engine's name (nvidia-tesla-t4, nvidia-l4).
+func acceleratorFromEnum(t string) string {
+	return strings.ReplaceAll(strings.ToLower(t), "_", "-")
 }
 
 // gcpAccelerators adds the GPUs of accelerator blocks (a type attribute, and a count attribute

@@ -81,11 +81,9 @@ func vertexNodes(r *parser.Resource, w *view, path ...any) {
 	mt, found := spec.str("machine_type")
 	r.InstanceType = lastSegment(mt)
 	requireInstanceType(r, "machine_type", found)
-	// Vertex AI spells accelerators NVIDIA_L4 and NVIDIA_TESLA_T4; Compute Engine's names are
-	// nvidia-l4 and nvidia-tesla-t4. TPU_V5_LITEPOD and ACCELERATOR_TYPE_UNSPECIFIED are no GPUs.
+	// TPU_V5_LITEPOD and ACCELERATOR_TYPE_UNSPECIFIED are no GPUs.
 	if t, ok := spec.quiet().str("accelerator_type"); !ok || strings.HasPrefix(strings.ToUpper(t), "NVIDIA_") {
-		apiName := func(t string) string { return strings.ReplaceAll(strings.ToLower(t), "_", "-") }
-		gcpAccelerators(r, []*view{spec}, "accelerator_type", "accelerator_count", "accelerator_type", apiName)
+		gcpAccelerators(r, []*view{spec}, "accelerator_type", "accelerator_count", "accelerator_type", acceleratorFromEnum)
 	}
 	if n, ok := d.num("min_replica_count"); ok {
 		r.Quantity = n
