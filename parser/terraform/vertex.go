@@ -18,18 +18,23 @@ func init() {
 	register("google_vertex_ai_endpoint_with_model_garden_deployment", mapVertexModelGarden)
 }
 
-// vertexPrediction is Vertex AI's own price, above Compute Engine's.
-func vertexPrediction() *parser.OwnPrice {
-	return &parser.OwnPrice{By: "Vertex AI prediction", Higher: true}
+// vertexResource starts the resource being mapped as a Vertex AI one: billed at Vertex AI's own
+// price, above Compute Engine's, and without labels of its own (its node hours are billed to
+// the project, whose labels allocate them).
+func (c *mapContext) vertexResource() (*parser.Resource, *view) {
+	r, w := c.resource(parser.GCP, c.inst.addr)
+	r.OwnPrice = &parser.OwnPrice{By: "Vertex AI prediction", Higher: true}
+	r.TagsUnsupported = true
+	r.Note("%s takes no labels: Vertex AI bills its nodes to the project, whose labels allocate the cost", r.Type)
+	return r, w
 }
 
 // mapVertexResourcePool reads a deployment resource pool: dedicated nodes that models deployed
 // to it share.
 // https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/vertex_ai_deployment_resource_pool
 func mapVertexResourcePool(c *mapContext) []*parser.Resource {
-	r, w := c.resource(parser.GCP, c.inst.addr)
+	r, w := c.vertexResource()
 	vertexNodes(r, w, "dedicated_resources")
-	vertexUnlabelled(r)
 	c.gcpPlace(r, w, "region")
 	return []*parser.Resource{r}
 }
@@ -40,32 +45,22 @@ func mapVertexResourcePool(c *mapContext) []*parser.Resource {
 // reason, since the models deployed this way (Gemma, Llama, ...) run on GPUs.
 // https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/vertex_ai_endpoint_with_model_garden_deployment
 func mapVertexModelGarden(c *mapContext) []*parser.Resource {
-	r, w := c.resource(parser.GCP, c.inst.addr)
+	r, w := c.vertexResource()
 	switch {
 	case w.has("deploy_config", 0, "dedicated_resources"):
 		vertexNodes(r, w, "deploy_config", 0, "dedicated_resources")
 	case w.has("deploy_config") && w.blocks("deploy_config") == nil:
-		r.OwnPrice = vertexPrediction() // deploy_config is known only at apply: blocks said so
+		// deploy_config is known only at apply: blocks recorded why.
 	default:
-		r.OwnPrice = vertexPrediction()
 		r.AddUnresolved("deploy_config.dedicated_resources", "not set: Model Garden deploys the model on its default machine, which the configuration does not name; set machine_spec to price it")
 	}
-	vertexUnlabelled(r)
 	c.gcpPlace(r, w, "location")
 	return []*parser.Resource{r}
-}
-
-// vertexUnlabelled marks a resource whose type takes no labels: its node hours are billed to
-// the project, and the project's labels allocate them.
-func vertexUnlabelled(r *parser.Resource) {
-	r.TagsUnsupported = true
-	r.Note("%s takes no labels: Vertex AI bills its nodes to the project, whose labels allocate the cost", r.Type)
 }
 
 // vertexNodes reads the dedicated_resources block at path: its machine, GPUs, replica counts
 // and spot setting.
 func vertexNodes(r *parser.Resource, w *view, path ...any) {
-	r.OwnPrice = vertexPrediction()
 	blocks := w.blocks(path...)
 	if len(blocks) == 0 {
 		if !w.has(path...) {
