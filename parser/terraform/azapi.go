@@ -277,11 +277,7 @@ func mapAzAPIMLCompute(c *mapContext, typ string, body *view) []*parser.Resource
 		}
 		azurePriority(r, b, "properties", "properties", "vmPriority")
 	}
-	if loc, ok := b.quiet().str("location"); ok {
-		r.Region = parser.NormalizeRegion(loc)
-	} else if loc, ok := w.quiet().str("location"); ok {
-		r.Region = parser.NormalizeRegion(loc)
-	} else {
+	if !ownLocation(r, w, b) {
 		parent := c.referenced(w, "azurerm_machine_learning_workspace", "parent_id")
 		if parent == nil {
 			parent = c.referencedARM(w, "microsoft.machinelearningservices/workspaces")
@@ -328,15 +324,23 @@ func mapAzAPIOnlineDeployment(c *mapContext, typ string, body *view) []*parser.R
 		}
 	}
 	c.azureAutoscale(r) // Azure Monitor autoscale is how the docs scale a deployment
-	if loc, ok := b.quiet().str("location"); ok {
-		r.Region = parser.NormalizeRegion(loc)
-	} else if loc, ok := w.quiet().str("location"); ok {
-		r.Region = parser.NormalizeRegion(loc)
-	} else {
+	if !ownLocation(r, w, b) {
 		parentLocation(r, c.referencedARM(w, "microsoft.machinelearningservices/workspaces/onlineendpoints"), "parent_id", "online endpoint")
 	}
 	azapiTags(r, w, b)
 	return []*parser.Resource{r}
+}
+
+// ownLocation sets the region from an azapi resource's own location, in its body or as the
+// azapi attribute, and reports whether it had one (else its parent's applies).
+func ownLocation(r *parser.Resource, w, body *view) bool {
+	for _, v := range []*view{body, w} {
+		if loc, ok := v.quiet().str("location"); ok {
+			r.Region = parser.NormalizeRegion(loc)
+			return true
+		}
+	}
+	return false
 }
 
 // referencedARM is the azapi_resource of an ARM type that an azapi_resource's parent_id names.
