@@ -135,10 +135,35 @@ func (p *Pricer) instance(provider, typ string) (catalog.Instance, bool) {
 	if in, ok := p.Catalog.Instance(provider, typ); ok {
 		return in, true
 	}
-	if provider == parser.AWS && strings.HasPrefix(typ, "ml.") {
+	if sageMakerType(provider, typ) {
 		return p.Catalog.Instance(provider, strings.TrimPrefix(typ, "ml."))
 	}
 	return catalog.Instance{}, false
+}
+
+// sageMakerType reports whether an instance type is one of SageMaker's ML instance types
+// (ml.g5.xlarge), which run on the EC2 type of the same name and which the catalog prices at
+// that type's EC2 rate.
+func sageMakerType(provider, typ string) bool {
+	return provider == parser.AWS && strings.HasPrefix(typ, "ml.")
+}
+
+// sageMakerFamilies are the GPU instance families SageMaker offers as ml. types, from the
+// instance type enums of the SageMaker API Reference (ProductionVariantInstanceType,
+// TrainingInstanceType, ClusterInstanceType, notebook InstanceType), read 2026-11-26. Not every
+// SageMaker feature offers every family (HyperPod has no ml.g4dn, real-time endpoints no
+// ml.p3dn); EC2-only families (g6f and gr6f vGPU slices, AMD g4ad) are not among them.
+// https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariant.html
+// https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ClusterInstanceGroupSpecification.html
+var sageMakerFamilies = map[string]bool{
+	"g4dn": true, "g5": true, "g6": true, "g6e": true, "gr6": true,
+	"p3": true, "p3dn": true, "p4d": true, "p4de": true, "p5": true, "p5e": true, "p5en": true, "p6-b200": true,
+}
+
+// instanceFamily is the family of an AWS instance type: "g5" of "g5.xlarge".
+func instanceFamily(typ string) string {
+	fam, _, _ := strings.Cut(typ, ".")
+	return fam
 }
 
 // unitHourly computes the hourly cost of the whole resource (all its instances), or why it
@@ -191,7 +216,7 @@ func (p *Pricer) unitHourly(r *parser.Resource, e *Estimate) (money.Micros, stri
 func (p *Pricer) instanceHourly(r *parser.Resource, e *Estimate, opt parser.PurchaseOption) (money.Micros, string) {
 	typ := r.InstanceType
 	q, miss := p.Catalog.Quote(r.Provider, typ, e.Region, opt)
-	if miss != nil && r.Provider == parser.AWS && strings.HasPrefix(typ, "ml.") {
+	if miss != nil && sageMakerType(r.Provider, typ) {
 		ec2 := strings.TrimPrefix(typ, "ml.")
 		if q2, miss2 := p.Catalog.Quote(r.Provider, ec2, e.Region, opt); miss2 == nil {
 			q, miss = q2, nil

@@ -432,3 +432,67 @@ func TestResizedMIGSlices(t *testing.T) {
 		t.Errorf("one node: slice %q, recommendations %+v", e.Fit.MIGSlice, e.Recommendations)
 	}
 }
+
+// A SageMaker resource is recommended SageMaker's own ml. types, of the families SageMaker
+// offers, marked estimated as its own price is; spot only where its service offers spot (not a
+// real-time endpoint, NoSpot); and a commitment named as the SageMaker Savings Plan it is.
+func TestSageMakerRecommendationsStayOnSageMaker(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	endpoint := parser.Resource{Address: "aws_sagemaker_endpoint_configuration.x", Provider: parser.AWS, Region: "us-east-1", InstanceType: "ml.p4d.24xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform, NoSpot: true}
+	batch := mustProfile(t, `workload: {type: batch, interruptible: true}
+model: {preset: llama-3.1-8b, precision: bf16}
+inference: {batch_size: 1, max_sequence_length: 4096}
+`)
+	e := p.Estimate(endpoint)
+	p.Assess(&e, endpoint, batch, DefaultThresholds)
+	// The same workload on EC2 is told g6.xlarge (TestSmallerInstanceRecommendation): on
+	// SageMaker the same machine is ml.g6.xlarge, at g6.xlarge's EC2 rate (0.8048 × 730).
+	got, ok := rec(e, RecSmallerInstance)
+	if !ok || got.InstanceType != "ml.g6.xlarge" || money.Micros(got.MonthlyCost).Decimal(2) != "587.50" || !got.PriceEstimated {
+		t.Fatalf("smaller instance = %+v (all: %+v)", got, e.Recommendations)
+	}
+	if spot, ok := rec(e, RecSpot); ok {
+		t.Fatalf("a real-time endpoint, which has no spot capacity, was told spot: %+v", spot)
+	}
+	// Without NoSpot (a HyperPod group may run on spot) the interruptible workload gets spot,
+	// on the same ml. type.
+	group := endpoint
+	group.NoSpot = false
+	e = p.Estimate(group)
+	p.Assess(&e, group, batch, DefaultThresholds)
+	if spot, ok := rec(e, RecSpot); !ok || spot.InstanceType != "ml.p4d.24xlarge" || !spot.PriceEstimated {
+		t.Fatalf("spot = %+v (all: %+v)", spot, e.Recommendations)
+	}
+
+	// Always-on serving: SageMaker Savings Plans, priced at EC2's commitment rates.
+	serving := mustProfile(t, smallInference)
+	e = p.Estimate(endpoint)
+	p.Assess(&e, endpoint, serving, DefaultThresholds)
+	commit, ok := rec(e, RecCommitment)
+	if !ok || !commit.PriceEstimated || !strings.Contains(commit.Reason, "SageMaker Savings Plan") {
+		t.Fatalf("commitment = %+v (all: %+v)", commit, e.Recommendations)
+	}
+
+	// The families SageMaker does not offer are never recommended: a workload that fits an
+	// L4 vGPU slice is sent to a whole ml. GPU, never to g6f.
+	tiny := mustProfile(t, `workload: {type: inference}
+model: {preset: gpt2, precision: bf16}
+inference: {batch_size: 1, max_sequence_length: 1024}
+`)
+	small := endpoint
+	small.InstanceType = "ml.g5.xlarge"
+	e = p.Estimate(small)
+	p.Assess(&e, small, tiny, DefaultThresholds)
+	for _, x := range e.Recommendations {
+		if x.Kind == RecSmallerInstance && (!strings.HasPrefix(x.InstanceType, "ml.") || !sageMakerFamilies[instanceFamily(strings.TrimPrefix(x.InstanceType, "ml."))]) {
+			t.Fatalf("recommended %s, which SageMaker does not offer (all: %+v)", x.InstanceType, e.Recommendations)
+		}
+	}
+	ec2 := small
+	ec2.InstanceType = "g5.xlarge"
+	e2 := p.Estimate(ec2)
+	p.Assess(&e2, ec2, tiny, DefaultThresholds)
+	if got, ok := rec(e2, RecSmallerInstance); !ok || !strings.HasPrefix(got.InstanceType, "g6f.") {
+		t.Fatalf("on EC2 the same workload should go to a g6f slice, which makes the SageMaker case above meaningful: %+v", e2.Recommendations)
+	}
+}

@@ -38,7 +38,7 @@ func (p *Pricer) recommend(e *Estimate, r parser.Resource, prof *profiles.Profil
 			e.Fit.CheapestFit = &rec
 		}
 	}
-	if prof.Workload.Interruptible && r.PurchaseOption != parser.Spot {
+	if prof.Workload.Interruptible && r.PurchaseOption != parser.Spot && !r.NoSpot {
 		alt := r
 		alt.PurchaseOption, alt.SpotQuantity = parser.Spot, 0
 		if est := p.Estimate(alt); est.MonthlyCost != nil {
@@ -160,6 +160,12 @@ func (p *Pricer) commitments(e *Estimate, r parser.Resource, add func(Recommenda
 				term = "3-year"
 			}
 			reason := fmt.Sprintf("runs all month on demand: a %s commitment costs less", term)
+			if sageMakerType(r.Provider, e.InstanceType) {
+				// EC2's reservations do not cover SageMaker; SageMaker Savings Plans do, at rates
+				// the catalog lacks: EC2's commitment rate stands in (price_estimated).
+				// https://aws.amazon.com/savingsplans/ml-pricing/
+				reason = fmt.Sprintf("runs all month on demand: a %s SageMaker Savings Plan costs less (its rate estimated from EC2's %s commitment rate)", term, term)
+			}
 			if split := est.CapacitySplit; split != nil {
 				od, spot := fmt.Sprintf("its %d on-demand instances run", split.OnDemand), fmt.Sprintf("the %d on spot stay", split.Spot)
 				if split.OnDemand == 1 {
@@ -249,13 +255,22 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 		}
 		best, bestCost, found = rec, m, true
 	}
+	sageMaker := sageMakerType(e.Provider, e.InstanceType)
 	for _, in := range p.Catalog.Instances(e.Provider) {
+		typ := in.Type
+		if sageMaker {
+			// A SageMaker resource takes SageMaker's ml. types only, of the families it offers.
+			if !sageMakerFamilies[instanceFamily(in.Type)] {
+				continue
+			}
+			typ = "ml." + in.Type
+		}
 		t, ok := holds(in)
 		if !ok {
 			continue
 		}
 		alt := r
-		alt.InstanceType, alt.SpotQuantity, alt.Accelerators = in.Type, 0, nil
+		alt.InstanceType, alt.SpotQuantity, alt.Accelerators = typ, 0, nil
 		if r.Pod != nil {
 			if float64(perCopy) > t.gpus {
 				continue
@@ -264,10 +279,10 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 		} else {
 			alt.Quantity = pack(t.gpus)
 		}
-		if in.Type == e.InstanceType && alt.Quantity == r.Quantity {
+		if typ == e.InstanceType && alt.Quantity == r.Quantity {
 			continue
 		}
-		consider(Recommendation{InstanceType: in.Type}, p.Estimate(alt), t, alt.Quantity, "")
+		consider(Recommendation{InstanceType: typ}, p.Estimate(alt), t, alt.Quantity, "")
 	}
 	if e.Provider == parser.GCP {
 		for _, c := range p.attachedAlternatives(e, r, perCopy, pack, holds) {

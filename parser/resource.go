@@ -322,6 +322,10 @@ type Resource struct {
 	// estimated, as a bound, and the cloud's sustained-use discounts and commitments, which do not
 	// cover those prices, are not applied or offered.
 	OwnPrice *OwnPrice
+	// NoSpot says the service that runs the instances offers no spot capacity (a SageMaker
+	// real-time endpoint or notebook instance, an Azure ML managed online deployment): no spot
+	// alternative is recommended for it.
+	NoSpot bool
 	// HoursPerMonth is 0 when the resource runs the default month.
 	HoursPerMonth float64
 	// RunsToCompletion marks batch workloads (Jobs, CronJobs, training jobs): without hours from

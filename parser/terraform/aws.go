@@ -355,6 +355,7 @@ func mapAWSSageMakerEndpointConfig(c *mapContext) []*parser.Resource {
 				continue // serverless inference has no instance
 			}
 			typeAndCount(r, pv, "initial_instance_count")
+			r.NoSpot = true // real-time inference runs on demand (managed spot is for training jobs)
 			if kind == "shadow_production_variants" {
 				r.Note("shadow variant: receives a copy of production traffic")
 			}
@@ -458,8 +459,10 @@ func attributeBased(r *parser.Resource, v *view) bool {
 
 // mapHyperPodCluster reads a SageMaker HyperPod cluster (the AWS Cloud Control provider's
 // awscc_sagemaker_cluster): one resource per instance group, its ml. type priced at the EC2 rate
-// as other SageMaker instances are.
+// as other SageMaker instances are; a group whose capacity_requirements name spot (and not
+// on_demand) runs on spot instances.
 // https://registry.terraform.io/providers/hashicorp/awscc/latest/docs/resources/sagemaker_cluster
+// https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ClusterCapacityRequirements.html
 func mapHyperPodCluster(c *mapContext) []*parser.Resource {
 	var out []*parser.Resource
 	for i, g := range (&view{obj: c.inst.value}).blocks("instance_groups") {
@@ -470,6 +473,9 @@ func mapHyperPodCluster(c *mapContext) []*parser.Resource {
 		r, _ := c.resource(parser.AWS, c.inst.addr+"."+key)
 		g.res, g.path = r, key+"."
 		typeAndCount(r, g, "instance_count")
+		if g.has("capacity_requirements", "spot") && !g.has("capacity_requirements", "on_demand") {
+			r.PurchaseOption = parser.Spot // CapacityRequirements.Spot: the group runs on spot instances
+		}
 		if pv := c.providerConfig("awscc"); pv != nil {
 			pv.res, pv.path = r, "provider.awscc."
 			if region, ok := pv.str("region"); ok {
@@ -496,6 +502,7 @@ func mapAWSSageMakerNotebook(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.AWS, c.inst.addr)
 	t, found := w.str("instance_type")
 	r.InstanceType = t
+	r.NoSpot = true
 	requireInstanceType(r, "instance_type", found)
 	c.awsCommon(r, w)
 	return []*parser.Resource{r}

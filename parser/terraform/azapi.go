@@ -306,6 +306,7 @@ func mapAzAPIOnlineDeployment(c *mapContext, typ string, body *view) []*parser.R
 	size, found := b.str("properties", "instanceType")
 	r.InstanceType = size
 	requireInstanceType(r, "body.properties.instanceType", found)
+	r.NoSpot = true // low-priority VMs are for compute clusters and batch endpoints, not online ones
 	if n, ok := b.num("sku", "capacity"); ok {
 		r.Quantity = n
 	}

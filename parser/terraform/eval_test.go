@@ -844,3 +844,58 @@ func expectScaling(t *testing.T, res parser.Result, want map[string]scaled) {
 		}
 	}
 }
+
+// Which SageMaker services offer spot capacity: a real-time endpoint's variants and a notebook
+// instance run on demand only (NoSpot); a HyperPod instance group runs on spot when its
+// capacity_requirements name spot (an object, or the JSON string the Cloud Control provider
+// takes) and not on_demand.
+func TestSageMakerSpotCapacity(t *testing.T) {
+	res := parseHCL(t, `
+provider "aws" { region = "us-east-1" }
+provider "awscc" { region = "us-west-2" }
+resource "aws_sagemaker_endpoint_configuration" "llm" {
+  production_variants {
+    variant_name           = "primary"
+    model_name             = "m"
+    instance_type          = "ml.g5.2xlarge"
+    initial_instance_count = 1
+  }
+}
+resource "aws_sagemaker_notebook_instance" "nb" {
+  name          = "nb"
+  role_arn      = "arn:aws:iam::123456789012:role/sm"
+  instance_type = "ml.g4dn.xlarge"
+}
+resource "awscc_sagemaker_cluster" "hp" {
+  cluster_name = "hp"
+  instance_groups = [
+    { instance_group_name = "od", instance_type = "ml.g5.12xlarge", instance_count = 1 },
+    { instance_group_name = "spot", instance_type = "ml.g5.12xlarge", instance_count = 2, capacity_requirements = { spot = jsonencode({}) } },
+    { instance_group_name = "spot-object", instance_type = "ml.g5.12xlarge", instance_count = 2, capacity_requirements = { spot = {} } },
+    { instance_group_name = "explicit-od", instance_type = "ml.g5.12xlarge", instance_count = 1, capacity_requirements = { on_demand = {} } },
+  ]
+}
+`, Options{})
+	got := byAddress(t, res)
+	want := map[string]struct {
+		opt    parser.PurchaseOption
+		noSpot bool
+	}{
+		`aws_sagemaker_endpoint_configuration.llm.production_variants["primary"]`: {parser.OnDemand, true},
+		`aws_sagemaker_notebook_instance.nb`:                                      {parser.OnDemand, true},
+		`awscc_sagemaker_cluster.hp.instance_groups["od"]`:                        {parser.OnDemand, false},
+		`awscc_sagemaker_cluster.hp.instance_groups["spot"]`:                      {parser.Spot, false},
+		`awscc_sagemaker_cluster.hp.instance_groups["spot-object"]`:               {parser.Spot, false},
+		`awscc_sagemaker_cluster.hp.instance_groups["explicit-od"]`:               {parser.OnDemand, false},
+	}
+	for addr, w := range want {
+		r, ok := got[addr]
+		if !ok {
+			t.Errorf("%s: not found among %d resources", addr, len(got))
+			continue
+		}
+		if r.PurchaseOption != w.opt || r.NoSpot != w.noSpot {
+			t.Errorf("%s: purchase %s, no spot %v; want %s, %v", addr, r.PurchaseOption, r.NoSpot, w.opt, w.noSpot)
+		}
+	}
+}

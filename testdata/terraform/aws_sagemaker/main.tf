@@ -18,12 +18,16 @@ resource "aws_sagemaker_endpoint_configuration" "llm" {
       memory_size_in_mb = 2048
     }
   }
+  # Recommendations for a SageMaker resource are SageMaker's ml. types and Savings Plans.
+  tags = { "gpuguard-profile" = "testdata/profiles/mistral-7b-small.yaml" }
 }
 
 resource "aws_sagemaker_notebook_instance" "research" {
   name          = "research"
   role_arn      = "arn:aws:iam::123456789012:role/sagemaker"
   instance_type = "ml.g4dn.xlarge"
+  # Interruptible, but a notebook instance has no spot capacity: no spot recommendation.
+  tags = { "gpuguard-profile" = "testdata/profiles/llama-7b-lora.yaml" }
 }
 
 # SageMaker HyperPod (AWS Cloud Control provider): one resource per instance group, at the EC2
@@ -48,6 +52,15 @@ resource "awscc_sagemaker_cluster" "train" {
       instance_count      = 4
       execution_role      = "arn:aws:iam::123456789012:role/hyperpod"
       life_cycle_config   = { source_s3_uri = "s3://lifecycle/", on_create = "on_create.sh" }
+    },
+    {
+      # Spot capacity (CapacityRequirements.Spot): priced at the EC2 spot rate.
+      instance_group_name   = "spot-workers"
+      instance_type         = "ml.g5.12xlarge"
+      instance_count        = 2
+      execution_role        = "arn:aws:iam::123456789012:role/hyperpod"
+      life_cycle_config     = { source_s3_uri = "s3://lifecycle/", on_create = "on_create.sh" }
+      capacity_requirements = { spot = jsonencode({}) }
     },
   ]
   tags = [
