@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
 
@@ -346,5 +347,61 @@ spec:
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Flex-start capacity declared through Config Connector reaches the same mappers as Terraform's:
+// a node pool's nodeConfig.flexStart or queuedProvisioning, and a VM's FLEX_START provisioning
+// model, carry flex-start's own price (an upper bound at on-demand); a plain pool does not.
+func TestConfigConnectorFlexStart(t *testing.T) {
+	f := kubernetes.Decode("flex.yaml", []byte(`apiVersion: container.cnrm.cloud.google.com/v1beta1
+kind: ContainerCluster
+metadata: {name: ml, namespace: infra}
+spec: {location: us-central1-a}
+---
+apiVersion: container.cnrm.cloud.google.com/v1beta1
+kind: ContainerNodePool
+metadata: {name: flex, namespace: infra}
+spec:
+  clusterRef: {name: ml}
+  nodeCount: 1
+  nodeConfig: {machineType: g2-standard-8, flexStart: true}
+---
+apiVersion: container.cnrm.cloud.google.com/v1beta1
+kind: ContainerNodePool
+metadata: {name: queued, namespace: infra}
+spec:
+  clusterRef: {name: ml}
+  nodeCount: 1
+  queuedProvisioning: {enabled: true}
+  nodeConfig: {machineType: a2-highgpu-1g}
+---
+apiVersion: container.cnrm.cloud.google.com/v1beta1
+kind: ContainerNodePool
+metadata: {name: plain, namespace: infra}
+spec:
+  clusterRef: {name: ml}
+  nodeCount: 1
+  nodeConfig: {machineType: g2-standard-8}
+---
+apiVersion: compute.cnrm.cloud.google.com/v1beta1
+kind: ComputeInstance
+metadata: {name: flexvm, namespace: infra}
+spec:
+  zone: us-central1-a
+  machineType: g2-standard-8
+  scheduling: {provisioningModel: FLEX_START, onHostMaintenance: TERMINATE}
+`))
+	res := kubernetes.Build([]*kubernetes.File{f}, kubernetes.Options{Managed: Resources})
+	if len(res.Errors) != 0 {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+	own := map[string]bool{}
+	for _, r := range res.Resources {
+		own[r.Address] = r.OwnPrice != nil && *r.OwnPrice == *parser.FlexStart()
+	}
+	want := map[string]bool{"ContainerNodePool/infra/flex": true, "ContainerNodePool/infra/queued": true, "ContainerNodePool/infra/plain": false, "ComputeInstance/infra/flexvm": true}
+	if !maps.Equal(own, want) {
+		t.Fatalf("flex-start by address = %v, want %v", own, want)
 	}
 }
