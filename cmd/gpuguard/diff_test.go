@@ -392,6 +392,48 @@ func TestDiffGitRefFollowsTheWorkingTreesDownloadedModules(t *testing.T) {
 	}
 }
 
+// A pull request that bumps a registry module's version: the base, which borrows the working
+// tree's downloads, does not read the new version's code for the old constraint. It falls back to
+// gpuguard's stand-in and says why; the head reads the download.
+func TestDiffGitRefModuleVersionBump(t *testing.T) {
+	repo := baseRepo(t, "terraform/downloaded_modules", map[string]string{".gitignore": ".terraform/\n"})
+	main := filepath.Join(repo, "infra", "main.tf")
+	src, err := os.ReadFile(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), `version = "~> 20.0"`) {
+		t.Fatal("the fixture no longer asks for ~> 20.0")
+	}
+	// The base asked for v19; the pull request moves to v20, which terraform init downloaded.
+	testutil.WriteFiles(t, repo, map[string]string{"infra/main.tf": strings.Replace(string(src), `version = "~> 20.0"`, `version = "~> 19.0"`, 1)})
+	testutil.Git(t, repo, "commit", "-q", "-am", "v19")
+	testutil.WriteFiles(t, repo, map[string]string{"infra/main.tf": string(src)})
+	t.Chdir(repo)
+
+	r := runCLI(t, "", "diff", "--base", "main", "--format", "json", "infra")
+	var doc struct {
+		Changes []struct {
+			Address, Change string
+			Before, After   struct{ Notes []string }
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, r.stderr)
+	}
+	if len(doc.Changes) != 1 {
+		t.Fatalf("changes %+v; stderr:\n%s", doc.Changes, r.stderr)
+	}
+	c := doc.Changes[0]
+	before, after := strings.Join(c.Before.Notes, "|"), strings.Join(c.After.Notes, "|")
+	if !strings.Contains(before, `stand-in`) || !strings.Contains(before, `holds version 20.8.5, which the call's version constraint "~> 19.0" does not admit`) {
+		t.Errorf("base notes %q: the base should not read v20's download", before)
+	}
+	if !strings.Contains(after, "as terraform init downloaded it") {
+		t.Errorf("head notes %q: the head should read the download", after)
+	}
+}
+
 // A Terragrunt unit whose inputs change between the base ref and the working tree is a change
 // of that unit's resource only, named by its unit (another unit deploys the same module).
 func TestDiffGitRefTerragruntInputs(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hashicorp/go-version"
+
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -57,9 +59,11 @@ func (ev *evaluation) downloaded() map[string]downloadedModule {
 }
 
 // downloadedDir finds the directory `terraform init` downloaded a non-local module call to. It
-// answers "" and why not when there is none, or when it was downloaded for another source (the
-// configuration changed since terraform init).
-func (mi *moduleInstance) downloadedDir(name, source string) (dir, why string) {
+// answers "" and why not when there is none, or when it was downloaded for another source or a
+// version the call's constraint does not admit (the configuration changed since terraform init:
+// a pull request that bumps a module's version, whose base is read with the working tree's
+// downloads, must not price the base with the new version's code).
+func (mi *moduleInstance) downloadedDir(name, source, constraint string) (dir, why string) {
 	key := name
 	for p := mi; p != nil && p.call != nil; p = p.parent {
 		key = p.call.name + "." + key
@@ -71,10 +75,33 @@ func (mi *moduleInstance) downloadedDir(name, source string) (dir, why string) {
 	if !sameSource(d.Source, source) {
 		return "", fmt.Sprintf("%s holds it for source %q: run terraform init again", ModulesManifest, d.Source)
 	}
+	if ok, known := admits(constraint, d.Version); known && !ok {
+		return "", fmt.Sprintf("%s holds version %s, which the call's version constraint %q does not admit: run terraform init again", ModulesManifest, d.Version, constraint)
+	}
 	if filepath.IsAbs(d.Dir) {
 		return filepath.Clean(d.Dir), ""
 	}
 	return filepath.Clean(filepath.Join(mi.ev.modulesHome, filepath.FromSlash(d.Dir))), ""
+}
+
+// admits reports whether a version terraform init recorded satisfies a module call's version
+// constraint, by Terraform's own rules (hashicorp/go-version, which Terraform uses: "~> 20.0",
+// ">= 19, < 21", "20.8.5"). known is false when either is empty or cannot be read: the
+// download is then trusted, as before the constraint was checked.
+// https://developer.hashicorp.com/terraform/language/expressions/version-constraints
+func admits(constraint, recorded string) (ok, known bool) {
+	if strings.TrimSpace(constraint) == "" || strings.TrimSpace(recorded) == "" {
+		return false, false
+	}
+	c, err := version.NewConstraint(constraint)
+	if err != nil {
+		return false, false
+	}
+	v, err := version.NewVersion(recorded)
+	if err != nil {
+		return false, false
+	}
+	return c.Check(v), true
 }
 
 // sameSource compares a module call's source with the one terraform init recorded, which spells

@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,5 +56,50 @@ func TestDownloadedModules(t *testing.T) {
 	}
 	if len(res.Resources) != 0 || !strings.Contains(strings.Join(msgs, "\n"), "cannot read the downloaded modules' manifest") {
 		t.Fatalf("a broken manifest: resources %d, warnings %q", len(res.Resources), msgs)
+	}
+}
+
+// A downloaded module is followed only when the version terraform init recorded is one the
+// call's version constraint admits (Terraform's constraint rules): a call whose constraint moved
+// on since init (a pull request's version bump, whose base is read with the working tree's
+// downloads) is not priced with the other version's code, and says why.
+func TestDownloadedModuleVersion(t *testing.T) {
+	manifest := `{"Modules":[{"Key":"","Source":"","Dir":"."},{"Key":"a","Source":"registry.terraform.io/example/a/aws","Version":"20.8.4","Dir":".terraform/modules/a"}]}`
+	for _, c := range []struct {
+		constraint string
+		followed   bool
+	}{
+		{"", true},
+		{"20.8.4", true},
+		{"~> 20.0", true},
+		{">= 19, < 21", true},
+		{"~> 20.8.0", true},
+		{"~> 19.0", false},
+		{"~> 20.9", false},
+		{"21.0.0", false},
+		{"!= 20.8.4", false},
+		{"not a constraint", true}, // unreadable: trusted, as before constraints were read
+	} {
+		root := t.TempDir()
+		version := ""
+		if c.constraint != "" {
+			version = fmt.Sprintf("  version = %q\n", c.constraint)
+		}
+		testutil.WriteFiles(t, root, map[string]string{
+			"main.tf":                      "provider \"aws\" {\n  region = \"us-east-1\"\n}\nmodule \"a\" {\n  source  = \"example/a/aws\"\n" + version + "}\n",
+			".terraform/modules/a/main.tf": "resource \"aws_instance\" \"x\" {\n  instance_type = \"g6.xlarge\"\n}\n",
+			ModulesManifest:                manifest,
+		})
+		res := ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
+		if c.followed {
+			if len(res.Resources) != 1 || len(res.Warnings) != 0 {
+				t.Errorf("%q: resources %d, warnings %+v; want the download followed", c.constraint, len(res.Resources), res.Warnings)
+			}
+			continue
+		}
+		want := fmt.Sprintf("holds version 20.8.4, which the call's version constraint %q does not admit: run terraform init again", c.constraint)
+		if len(res.Resources) != 0 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, want) || res.Warnings[0].Line != 4 {
+			t.Errorf("%q: resources %d, warnings %+v; want none and a warning at line 4 containing %q", c.constraint, len(res.Resources), res.Warnings, want)
+		}
 	}
 }

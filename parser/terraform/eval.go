@@ -91,8 +91,10 @@ type moduleInstance struct {
 	// downloaded that this instance sits in (nil outside one): its resources are reported there.
 	downloaded *moduleCall
 	// standIn is the outermost call, in the user's own files, that gpuguard reads through one of
-	// its stand-ins (standin.go); nil outside one.
-	standIn *moduleCall
+	// its stand-ins (standin.go); nil outside one. standInWhy says why its download was not
+	// read instead.
+	standIn    *moduleCall
+	standInWhy string
 
 	inputs     map[string]cty.Value
 	locals     map[string]cty.Value
@@ -119,6 +121,7 @@ type childState struct {
 	// downloaded it to; notFollowed says why one was not.
 	downloaded  bool
 	standIn     bool // read through gpuguard's stand-in for its registry module
+	standInWhy  string
 	notFollowed string
 	// missing is why an output the module does not declare is unknown, when that is not
 	// simply a mistake of the caller (a stand-in declares only the outputs it models).
@@ -840,7 +843,7 @@ func (mi *moduleInstance) child(name string) *childState {
 			}
 		}
 	default:
-		d, why := mi.downloadedDir(name, call.source)
+		d, why := mi.downloadedDir(name, call.source, call.version)
 		if d != "" {
 			dir, cs.downloaded = d, true
 			mi.ev.followed = append(mi.ev.followed, d)
@@ -848,7 +851,7 @@ func (mi *moduleInstance) child(name string) *childState {
 		}
 		sets := func(input string) bool { _, ok := call.args[input]; return ok }
 		if sd, ok := standInFor(call.source, sets); ok {
-			dir, cs.standIn = sd, true
+			dir, cs.standIn, cs.standInWhy = sd, true, why
 			break
 		}
 		cs.notFollowed = why
@@ -909,12 +912,12 @@ func (mi *moduleInstance) child(name string) *childState {
 		if expansion == "" && mi.expansion != "" {
 			c.expansion = mi.expansion
 		}
-		c.downloaded, c.standIn = mi.downloaded, mi.standIn
+		c.downloaded, c.standIn, c.standInWhy = mi.downloaded, mi.standIn, mi.standInWhy
 		if c.downloaded == nil && cs.downloaded {
 			c.downloaded = call
 		}
 		if c.standIn == nil && cs.standIn {
-			c.standIn = call
+			c.standIn, c.standInWhy = call, cs.standInWhy
 		}
 		c.setInputsFromCall(call, sc)
 		if _, declared := cfg.variables[ModuleMajorInput]; declared && cs.standIn {

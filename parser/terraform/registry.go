@@ -80,7 +80,12 @@ func (c *mapContext) resource(provider, address string) (*parser.Resource, *view
 			r.Source = parser.Location{File: call.rng.Filename, Line: call.rng.Start.Line}
 			r.Suppressions = call.suppressions
 		}
-		r.Note("read through gpuguard's stand-in for module %q (%s), which was not downloaded: run terraform init to read the module itself", call.name, call.source)
+		if why := c.inst.mod.standInWhy; strings.Contains(why, ModulesManifest) {
+			// Downloaded, but for another source or version: say which.
+			r.Note("read through gpuguard's stand-in for module %q (%s): %s", call.name, call.source, why)
+		} else {
+			r.Note("read through gpuguard's stand-in for module %q (%s), which was not downloaded: run terraform init to read the module itself", call.name, call.source)
+		}
 	}
 	if c.inst.expansion != "" {
 		r.AddUnresolved(expansionAttr(d), c.inst.expansion)
