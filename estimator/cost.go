@@ -88,7 +88,7 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 	}
 	hourly, reason := p.unitHourly(&r, &e)
 	if reason != "" {
-		e.UnpricedReason = &reason
+		e.UnpricedReason, e.PriceBound = &reason, ""
 		return e
 	}
 	total := hourly
@@ -221,12 +221,17 @@ func (p *Pricer) instanceHourly(r *parser.Resource, e *Estimate, opt parser.Purc
 		if q2, miss2 := p.Catalog.Quote(r.Provider, ec2, e.Region, opt); miss2 == nil {
 			q, miss = q2, nil
 			q.Estimated = true
+			e.PriceBound = BoundLower
 			addNote(e, fmt.Sprintf("SageMaker %s is priced at the EC2 rate of %s, a lower bound: SageMaker's own rate is higher and not in the catalog", typ, ec2))
 		}
 	}
 	own := r.OwnPrice.Applies(opt)
 	if miss == nil && own {
 		q.Estimated = true
+		e.PriceBound = BoundUpper
+		if r.OwnPrice.Higher {
+			e.PriceBound = BoundLower
+		}
 		addNote(e, ownPriceNote(r))
 	}
 	if miss != nil {
@@ -262,6 +267,16 @@ func (p *Pricer) instanceHourly(r *parser.Resource, e *Estimate, opt parser.Purc
 	}
 	return unit.Mul(sud), ""
 }
+
+// Price bounds (Estimate.PriceBound).
+const (
+	// BoundLower: the service bills more than the catalog's price (SageMaker, Vertex AI
+	// prediction): the bill is at least this.
+	BoundLower = "lower"
+	// BoundUpper: the capacity bills less than the catalog's on-demand price (flex-start): the
+	// bill is at most this.
+	BoundUpper = "upper"
+)
 
 // ownPriceNote says who bills the resource at a price of its own, and which bound the catalog's
 // price is.

@@ -109,8 +109,8 @@ func TestSageMakerUsesEC2RateAsEstimate(t *testing.T) {
 	p := &Pricer{Catalog: catalog.MustDefault()}
 	e := p.Estimate(parser.Resource{Provider: "aws", Region: "us-east-1", InstanceType: "ml.g5.2xlarge", Quantity: 2, PurchaseOption: parser.OnDemand})
 	m, ok := e.Monthly()
-	if !ok || m.Cents() != expectCents(t, "730", "1.212", "2") || !e.PriceEstimated {
-		t.Fatalf("monthly %v estimated %v", m, e.PriceEstimated)
+	if !ok || m.Cents() != expectCents(t, "730", "1.212", "2") || !e.PriceEstimated || e.PriceBound != BoundLower {
+		t.Fatalf("monthly %v estimated %v bound %q", m, e.PriceEstimated, e.PriceBound)
 	}
 	if e.GPU == nil || e.GPU.Model != "NVIDIA A10G" {
 		t.Fatalf("gpu = %+v", e.GPU)

@@ -141,12 +141,16 @@ type Estimate struct {
 	CapacitySplit  *CapacitySplit        `json:"capacity_split,omitempty"`
 	// ScaleMax is the resource at its autoscaler's declared maximum, when that costs more than
 	// the priced quantity (nil otherwise, and when the resource is unpriced).
-	ScaleMax        *ScaleMaxCost        `json:"scale_max,omitempty"`
-	HoursPerMonth   float64              `json:"hours_per_month"`
-	GPU             *GPUInfo             `json:"gpu"`
-	HourlyCost      *money.Rate          `json:"hourly_cost"`
-	MonthlyCost     *money.Amount        `json:"monthly_cost"`
-	PriceEstimated  bool                 `json:"price_estimated"`
+	ScaleMax       *ScaleMaxCost `json:"scale_max,omitempty"`
+	HoursPerMonth  float64       `json:"hours_per_month"`
+	GPU            *GPUInfo      `json:"gpu"`
+	HourlyCost     *money.Rate   `json:"hourly_cost"`
+	MonthlyCost    *money.Amount `json:"monthly_cost"`
+	PriceEstimated bool          `json:"price_estimated"`
+	// PriceBound says the price is a bound rather than an estimate of the bill (BoundLower,
+	// BoundUpper): the service bills at prices of its own that the catalog lacks, and the
+	// catalog's price of the same machine stands in. Empty otherwise.
+	PriceBound      string               `json:"price_bound,omitempty"`
 	UnpricedReason  *string              `json:"unpriced_reason"`
 	PriceSources    []PriceSource        `json:"price_sources,omitempty"`
 	Profile         *string              `json:"profile"`

@@ -117,8 +117,11 @@ func TestOwnPriceIsABound(t *testing.T) {
 		t.Fatalf("Compute Engine VM: %d cents (estimated %v), want %d (with the sustained-use discount)", got, plain.PriceEstimated, want)
 	}
 	e := p.Estimate(vertex)
-	if got, want := money.Micros(*e.MonthlyCost).Cents(), expectCents(t, "730", "0.379998", "2", "0.35", "2"); got != want || !e.PriceEstimated {
-		t.Fatalf("Vertex AI nodes: %d cents (estimated %v), want %d at list price", got, e.PriceEstimated, want)
+	if got, want := money.Micros(*e.MonthlyCost).Cents(), expectCents(t, "730", "0.379998", "2", "0.35", "2"); got != want || !e.PriceEstimated || e.PriceBound != BoundLower {
+		t.Fatalf("Vertex AI nodes: %d cents (estimated %v, bound %q), want %d at list price, a lower bound", got, e.PriceEstimated, e.PriceBound, want)
+	}
+	if plain.PriceBound != "" {
+		t.Errorf("a Compute Engine VM's price is no bound: %q", plain.PriceBound)
 	}
 	for _, s := range e.PriceSources {
 		if !s.Estimated {
@@ -150,8 +153,8 @@ func TestFlexStartIsAnUpperBound(t *testing.T) {
 		OwnPrice: &parser.OwnPrice{By: "Flex-start (Dynamic Workload Scheduler)", Only: parser.OnDemand}}
 	e := p.Estimate(flex)
 	// gcp_machine_types_by_region.csv: g2-standard-12 1.000416 an hour on demand, 0.562408 spot.
-	if got, want := money.Micros(*e.MonthlyCost).Cents(), expectCents(t, "730", "1.000416", "1"); got != want || !e.PriceEstimated {
-		t.Fatalf("flex-start: %d cents (estimated %v), want %d", got, e.PriceEstimated, want)
+	if got, want := money.Micros(*e.MonthlyCost).Cents(), expectCents(t, "730", "1.000416", "1"); got != want || !e.PriceEstimated || e.PriceBound != BoundUpper {
+		t.Fatalf("flex-start: %d cents (estimated %v, bound %q), want %d, an upper bound", got, e.PriceEstimated, e.PriceBound, want)
 	}
 	if want := "Flex-start (Dynamic Workload Scheduler) bills g2-standard-12 at its own price, lower than Compute Engine's on-demand price and not in the catalog: priced at that, an upper bound"; !slices.Contains(e.Notes, want) {
 		t.Errorf("notes %q", e.Notes)
@@ -162,7 +165,7 @@ func TestFlexStartIsAnUpperBound(t *testing.T) {
 	spot := flex
 	spot.PurchaseOption = parser.Spot
 	s := p.Estimate(spot)
-	if got, want := money.Micros(*s.MonthlyCost).Cents(), expectCents(t, "730", "0.562408", "1"); got != want || s.PriceEstimated || len(s.Notes) != 0 {
+	if got, want := money.Micros(*s.MonthlyCost).Cents(), expectCents(t, "730", "0.562408", "1"); got != want || s.PriceEstimated || len(s.Notes) != 0 || s.PriceBound != "" {
 		t.Errorf("on spot: %d cents (estimated %v, notes %q), want %d", got, s.PriceEstimated, s.Notes, want)
 	}
 }

@@ -205,7 +205,7 @@ func renderDiffComment(d *result.Diff, lv detail, links *SourceLinks) string {
 	writeCommentErrors(&b, d.Errors, lv.errors)
 	writeCommentWarnings(&b, d.Warnings, lv.errors)
 	ew := &errWriter{w: &b}
-	writeSourcesMarkdown(ew, d.Catalog, estimator.DefaultHoursPerMonth, anyEstimated(after))
+	writeSourcesMarkdown(ew, d.Catalog, estimator.DefaultHoursPerMonth, anyEstimated(after), boundsNote(after))
 	return b.String()
 }
 

@@ -55,6 +55,15 @@ func changeAmountText(a, atMax *money.Amount) string {
 	return s
 }
 
+// sideBound is the bound mark of one side's price in a change ("≥ "), or "" when it has none
+// or no price.
+func sideBound(e *estimator.Estimate, a *money.Amount) string {
+	if e == nil || a == nil {
+		return ""
+	}
+	return boundMark(e.PriceBound)
+}
+
 // scaleMaxDiffSentence compares the totals at the autoscalers' maximums, or is "" when neither
 // side declares one.
 func scaleMaxDiffSentence(d *result.Diff) string {
@@ -288,7 +297,7 @@ func writeDiffChangesMarkdown(b *strings.Builder, d *result.Diff, limit int, nam
 			what += " — runs on " + mdCell(strings.Join(names, " or ")) + ", counted within " + its + " cost"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s → %s | **%s** |\n", cell(names.change(c)), what,
-			changeAmountText(c.MonthlyCostBefore, c.MaxMonthlyCostBefore), changeAmountText(c.MonthlyCostAfter, c.MaxMonthlyCostAfter), deltaText(c.MonthlyDelta))
+			sideBound(c.Before, c.MonthlyCostBefore)+changeAmountText(c.MonthlyCostBefore, c.MaxMonthlyCostBefore), sideBound(c.After, c.MonthlyCostAfter)+changeAmountText(c.MonthlyCostAfter, c.MaxMonthlyCostAfter), deltaText(c.MonthlyDelta))
 	}
 	if len(shown) < len(rows) {
 		fmt.Fprintf(b, "\n… and %s more changed resources, not shown to keep this comment under GitHub's size limit (the job log and `--format json` have them all).\n", money.Group(int64(len(rows)-len(shown))))

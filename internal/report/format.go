@@ -80,11 +80,46 @@ func monthlyText(e *estimator.Estimate) string {
 	if !ok {
 		return "unpriced"
 	}
-	s := m.String()
+	s := boundMark(e.PriceBound) + m.String()
 	if e.PriceEstimated {
 		s += "*"
 	}
 	return s
+}
+
+// boundMark marks a price that is a bound (estimator.Estimate.PriceBound): "≥ " at least,
+// "≤ " at most, "" for none.
+func boundMark(bound string) string {
+	switch bound {
+	case estimator.BoundLower:
+		return "≥ "
+	case estimator.BoundUpper:
+		return "≤ "
+	}
+	return ""
+}
+
+// boundsNote explains the bound marks the resources' prices carry, or is "" when none does.
+func boundsNote(es []*estimator.Estimate) string {
+	var lower, upper bool
+	for _, e := range es {
+		if e == nil || e.MonthlyCost == nil {
+			continue
+		}
+		lower = lower || e.PriceBound == estimator.BoundLower
+		upper = upper || e.PriceBound == estimator.BoundUpper
+	}
+	var parts []string
+	if lower {
+		parts = append(parts, "≥ marks a lower bound (the service bills above the catalog's price of the machine)")
+	}
+	if upper {
+		parts = append(parts, "≤ an upper bound (the capacity bills below the catalog's on-demand price)")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", ") + "; the resource's notes say which service."
 }
 
 // quantityText is the quantity, as a range up to the autoscaler's maximum when one prices

@@ -94,7 +94,7 @@ func WriteCheckMarkdown(w io.Writer, c *result.Check, links *SourceLinks) error 
 			ew.printf("\n")
 		}
 	}
-	writeSourcesMarkdown(ew, c.Catalog, c.HoursPerMonth, c.Totals.Estimated > 0)
+	writeSourcesMarkdown(ew, c.Catalog, c.HoursPerMonth, c.Totals.Estimated > 0, boundsNote(estimates(c)))
 	return ew.err
 }
 
@@ -136,7 +136,7 @@ func severityIcon(s result.Severity) string {
 	return "ℹ️ notice"
 }
 
-func writeSourcesMarkdown(ew *errWriter, cat result.CatalogInfo, hours float64, estimated bool) {
+func writeSourcesMarkdown(ew *errWriter, cat result.CatalogInfo, hours float64, estimated bool, bounds string) {
 	ew.printf("<sub>Prices in USD for %g hours a month from gpuguard's catalog, updated %s%s", hours, cat.Updated, catalogAge(cat, "`"))
 	if cat.Overlay != "" {
 		ew.printf(", with the overlay %s", code(cat.Overlay))
@@ -144,6 +144,9 @@ func writeSourcesMarkdown(ew *errWriter, cat result.CatalogInfo, hours float64, 
 	ew.printf(" (%d sources; `gpuguard pricing list` shows each).", len(cat.Sources))
 	if estimated {
 		ew.printf(" * marks an estimated price.")
+	}
+	if bounds != "" {
+		ew.printf(" %s", bounds)
 	}
 	ew.printf("</sub>\n")
 }

@@ -629,3 +629,51 @@ func TestRateText(t *testing.T) {
 		}
 	}
 }
+
+// A price that is a bound (a service billing above the catalog's price of the machine, or
+// capacity billing below its on-demand price) is marked ≥ or ≤ in every human-readable report
+// and the pull-request comment, and the mark is explained; a plain estimate gets no mark.
+func TestPriceBoundsAreMarked(t *testing.T) {
+	c := &result.Check{Version: "1", Currency: "USD", HoursPerMonth: 730, Catalog: result.CatalogInfo{Updated: "2026-09-16"}}
+	c.Resources = []estimator.Estimate{
+		{Address: "aws_sagemaker_notebook_instance.nb", InstanceType: "ml.g4dn.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, MonthlyCost: amt("383.98"), PriceEstimated: true, PriceBound: estimator.BoundLower},
+		{Address: "google_container_node_pool.flex", InstanceType: "g2-standard-12", Quantity: 1, PurchaseOption: parser.OnDemand, MonthlyCost: amt("730.30"), PriceEstimated: true, PriceBound: estimator.BoundUpper},
+		{Address: "aws_instance.plain", InstanceType: "g5.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, MonthlyCost: amt("734.38"), PriceEstimated: true},
+	}
+	c.Totals = estimator.Sum(c.Resources)
+	for name, out := range checkReports(t, c) {
+		if name == "json" {
+			continue
+		}
+		for _, want := range []string{"≥ $383.98*", "≤ $730.30*", "≥ marks a lower bound", "≤ an upper bound"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in\n%s", name, want, out)
+			}
+		}
+		if strings.Contains(out, "≥ $734.38") || strings.Contains(out, "≤ $734.38") {
+			t.Errorf("%s: a plain estimate marked as a bound:\n%s", name, out)
+		}
+	}
+	// Without bounds, no explanation.
+	for i := range c.Resources {
+		c.Resources[i].PriceBound = ""
+	}
+	for name, out := range checkReports(t, c) {
+		if strings.Contains(out, "bound") {
+			t.Errorf("%s: bounds explained with none:\n%s", name, out)
+		}
+	}
+
+	before := estimator.Estimate{Address: "aws_sagemaker_notebook_instance.nb", ID: "nb", InstanceType: "ml.g4dn.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, MonthlyCost: amt("383.98"), PriceEstimated: true, PriceBound: estimator.BoundLower}
+	after := before
+	after.InstanceType, after.MonthlyCost = "ml.g5.xlarge", amt("734.38")
+	d := &result.Diff{Version: "1", Currency: "USD", Catalog: result.CatalogInfo{Updated: "2026-09-16"},
+		Changes: []result.Change{{Address: before.Address, Change: "changed", Before: &before, After: &after, MonthlyCostBefore: before.MonthlyCost, MonthlyCostAfter: after.MonthlyCost, MonthlyDelta: amt("350.40")}},
+		Totals:  result.DiffTotals{MonthlyCostBefore: *before.MonthlyCost, MonthlyCostAfter: *after.MonthlyCost, MonthlyDelta: *amt("350.40")}}
+	out := DiffComment(d, 0, nil)
+	for _, want := range []string{"| ≥ $383.98 → ≥ $734.38 |", "≥ marks a lower bound"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("comment: no %q in\n%s", want, out)
+		}
+	}
+}

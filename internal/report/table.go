@@ -63,6 +63,9 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 		if s := scaleMaxSentence(c.Resources, c.Totals); s != "" {
 			ew.printf("%s\n", s)
 		}
+		if s := boundsNote(estimates(c)); s != "" {
+			ew.printf("%s\n", s)
+		}
 		if unpriced > 0 {
 			ew.printf("\nUnpriced:\n")
 			n := 0
