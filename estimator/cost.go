@@ -384,7 +384,26 @@ func (p *Pricer) missReason(r *parser.Resource, e *Estimate, typ string, opt par
 			reason += fmt.Sprintf("; in %s it would cost %s/month", miss.NearestRegion, m)
 		}
 	} else if miss.NearestRegion != "" {
-		reason += fmt.Sprintf("; the nearest region with a price is %s", miss.NearestRegion)
+		// An attached GPU without a price here (GCP's N1 GPUs are priced in us-central1 only):
+		// what the resource would cost with its GPUs at the nearest priced region's rate and
+		// its machine at this region's, as region_fallback: nearest would price it.
+		nearest := fmt.Sprintf("; the nearest region with a price is %s", miss.NearestRegion)
+		if !p.Catalog.NearestRegionFallback() {
+			alt := *r
+			if r.Quantity == 0 && r.QuantityVCPUs == 0 {
+				alt.Quantity, alt.SpotQuantity = 1, 0
+			}
+			alt.ScaleMax = nil
+			altEst := (&Pricer{Catalog: p.Catalog.WithNearestRegionFallback(), HoursPerMonth: p.HoursPerMonth}).Estimate(alt)
+			if m, ok := altEst.Monthly(); ok {
+				what := "it"
+				if alt.Quantity != r.Quantity {
+					what = "one"
+				}
+				nearest = fmt.Sprintf("; with %s at %s's rate, the nearest region with one, %s would cost %s/month (region_fallback: nearest prices it so)", typ, miss.NearestRegion, what, m)
+			}
+		}
+		reason += nearest
 	}
 	return reason
 }

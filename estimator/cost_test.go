@@ -372,3 +372,28 @@ func TestUnpricedNamesEveryMissingPart(t *testing.T) {
 		t.Errorf("reason %q: want the machine and the K80 named, not the T4", r)
 	}
 }
+
+// An attached GPU the catalog prices in another region only (GCP's N1 GPUs: us-central1) leaves
+// the resource unpriced by default, and the reason says what it would cost with the GPU at that
+// region's rate and the machine at its own: what region_fallback: nearest then prices.
+func TestAttachedGPUMissSaysWhatTheFallbackWouldCost(t *testing.T) {
+	r := parser.Resource{Address: "vm", Provider: parser.GCP, Region: "europe-west4", InstanceType: "n1-standard-8",
+		Accelerators: []parser.Accelerator{{Type: "nvidia-tesla-t4", Count: 1}}, Quantity: 1, PurchaseOption: parser.OnDemand}
+	// gcp_machine_types_by_region.csv: n1-standard-8 0.418336 an hour in europe-west4; the T4
+	// 0.35 in us-central1; a full month of N1 is billed at 70 % of list (511 of 730 hours).
+	want := money.Micros(expectCents(t, "511", "0.418336", "1", "0.35", "1") * 10000).String()
+	e := (&Pricer{Catalog: catalog.MustDefault()}).Estimate(r)
+	if e.MonthlyCost != nil || e.UnpricedReason == nil ||
+		!strings.HasSuffix(*e.UnpricedReason, "; with nvidia-tesla-t4 at us-central1's rate, the nearest region with one, it would cost "+want+"/month (region_fallback: nearest prices it so)") {
+		t.Fatalf("unpriced reason %v (cost %v), want the fallback's %s", e.UnpricedReason, e.MonthlyCost, want)
+	}
+	fb := (&Pricer{Catalog: catalog.MustDefault().WithNearestRegionFallback()}).Estimate(r)
+	if m, ok := fb.Monthly(); !ok || m.String() != want || !fb.PriceEstimated {
+		t.Fatalf("with region_fallback: nearest: %v (estimated %v), want %s", fb.MonthlyCost, fb.PriceEstimated, want)
+	}
+	zero := r
+	zero.Quantity = 0
+	if e := (&Pricer{Catalog: catalog.MustDefault()}).Estimate(zero); e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, "one would cost "+want) {
+		t.Fatalf("scaled to zero: %v", e.UnpricedReason)
+	}
+}

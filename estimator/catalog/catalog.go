@@ -301,6 +301,10 @@ func (c *Catalog) WithNearestRegionFallback() *Catalog {
 	return &n
 }
 
+// NearestRegionFallback reports whether the catalog prices a missing region at the nearest
+// one's rate (WithNearestRegionFallback).
+func (c *Catalog) NearestRegionFallback() bool { return c.nearestFallback }
+
 // Updated is the newest date of any price in the catalog.
 func (c *Catalog) Updated() string { return c.updated }
 
