@@ -370,42 +370,40 @@ func (p *Pricer) addSource(e *Estimate, typ string, opt parser.PurchaseOption, q
 // would cost there.
 func (p *Pricer) missReason(r *parser.Resource, e *Estimate, typ string, opt parser.PurchaseOption, miss *catalog.Miss) string {
 	reason := miss.Reason
-	if miss.NearestRegion != "" && typ == r.InstanceType {
+	switch {
+	case miss.NearestRegion == "":
+	case typ == r.InstanceType:
 		alt := *r
 		alt.Region = miss.NearestRegion
-		one := r.Quantity == 0 && r.QuantityVCPUs == 0 // scaled to zero: say what one costs
-		if one {
-			alt.Quantity, alt.SpotQuantity, alt.ScaleMax = 1, 0, nil
+		if who, m, ok := p.costWith(alt, p.Catalog); ok {
+			reason += fmt.Sprintf("; in %s %s would cost %s/month", miss.NearestRegion, who, m)
 		}
-		altEst := (&Pricer{Catalog: p.Catalog, HoursPerMonth: p.HoursPerMonth}).Estimate(alt)
-		if m, ok := altEst.Monthly(); ok && one {
-			reason += fmt.Sprintf("; in %s one would cost %s/month", miss.NearestRegion, m)
-		} else if ok {
-			reason += fmt.Sprintf("; in %s it would cost %s/month", miss.NearestRegion, m)
-		}
-	} else if miss.NearestRegion != "" {
+	case !p.Catalog.NearestRegionFallback():
 		// An attached GPU without a price here (GCP's N1 GPUs are priced in us-central1 only):
 		// what the resource would cost with its GPUs at the nearest priced region's rate and
 		// its machine at this region's, as region_fallback: nearest would price it.
-		nearest := fmt.Sprintf("; the nearest region with a price is %s", miss.NearestRegion)
-		if !p.Catalog.NearestRegionFallback() {
-			alt := *r
-			if r.Quantity == 0 && r.QuantityVCPUs == 0 {
-				alt.Quantity, alt.SpotQuantity = 1, 0
-			}
-			alt.ScaleMax = nil
-			altEst := (&Pricer{Catalog: p.Catalog.WithNearestRegionFallback(), HoursPerMonth: p.HoursPerMonth}).Estimate(alt)
-			if m, ok := altEst.Monthly(); ok {
-				what := "it"
-				if alt.Quantity != r.Quantity {
-					what = "one"
-				}
-				nearest = fmt.Sprintf("; with %s at %s's rate, the nearest region with one, %s would cost %s/month (region_fallback: nearest prices it so)", typ, miss.NearestRegion, what, m)
-			}
+		if who, m, ok := p.costWith(*r, p.Catalog.WithNearestRegionFallback()); ok {
+			return reason + fmt.Sprintf("; with %s at %s's rate, the nearest region with one, %s would cost %s/month (region_fallback: nearest prices it so)", typ, miss.NearestRegion, who, m)
 		}
-		reason += nearest
+		fallthrough
+	default:
+		reason += fmt.Sprintf("; the nearest region with a price is %s", miss.NearestRegion)
 	}
 	return reason
+}
+
+// costWith prices a resource with another catalog or region, for a reason that says what it
+// would cost: who is "it", or "one" when the resource is scaled to zero and one instance is
+// priced instead.
+func (p *Pricer) costWith(alt parser.Resource, cat *catalog.Catalog) (who string, m money.Micros, ok bool) {
+	who = "it"
+	if alt.Quantity == 0 && alt.QuantityVCPUs == 0 {
+		alt.Quantity, alt.SpotQuantity, who = 1, 0, "one"
+	}
+	alt.ScaleMax = nil
+	est := (&Pricer{Catalog: cat, HoursPerMonth: p.HoursPerMonth}).Estimate(alt)
+	m, ok = est.Monthly()
+	return who, m, ok
 }
 
 func addNote(e *Estimate, n string) {
