@@ -136,7 +136,7 @@ func (p *Pricer) instance(provider, typ string) (catalog.Instance, bool) {
 		return in, true
 	}
 	if sageMakerType(provider, typ) {
-		return p.Catalog.Instance(provider, strings.TrimPrefix(typ, "ml."))
+		return p.Catalog.Instance(provider, ec2Type(typ))
 	}
 	return catalog.Instance{}, false
 }
@@ -147,6 +147,12 @@ func (p *Pricer) instance(provider, typ string) (catalog.Instance, bool) {
 func sageMakerType(provider, typ string) bool {
 	return provider == parser.AWS && strings.HasPrefix(typ, "ml.")
 }
+
+// ec2Type is the EC2 type a SageMaker ML instance type runs on ("g5.xlarge" of "ml.g5.xlarge"),
+// and sageMakerName the reverse: the catalog holds the EC2 names only.
+func ec2Type(sageMaker string) string { return strings.TrimPrefix(sageMaker, "ml.") }
+
+func sageMakerName(ec2 string) string { return "ml." + ec2 }
 
 // sageMakerFamilies are the GPU instance families SageMaker offers as ml. types, from the
 // instance type enums of the SageMaker API Reference (ProductionVariantInstanceType,
@@ -217,7 +223,7 @@ func (p *Pricer) instanceHourly(r *parser.Resource, e *Estimate, opt parser.Purc
 	typ := r.InstanceType
 	q, miss := p.Catalog.Quote(r.Provider, typ, e.Region, opt)
 	if miss != nil && sageMakerType(r.Provider, typ) {
-		ec2 := strings.TrimPrefix(typ, "ml.")
+		ec2 := ec2Type(typ)
 		if q2, miss2 := p.Catalog.Quote(r.Provider, ec2, e.Region, opt); miss2 == nil {
 			q, miss = q2, nil
 			q.Estimated = true

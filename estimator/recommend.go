@@ -263,7 +263,7 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 			if !sageMakerFamilies[instanceFamily(in.Type)] {
 				continue
 			}
-			typ = "ml." + in.Type
+			typ = sageMakerName(in.Type)
 		}
 		t, ok := holds(in)
 		if !ok {
