@@ -45,23 +45,17 @@ func percentText(d *result.Diff) string {
 	return fmt.Sprintf(format, *p)
 }
 
-// changeAmountText is one side's monthly cost in a change, with its cost at the autoscaler's
-// maximum when it has one: "$0.00 (up to $1,297.74)".
-func changeAmountText(a, atMax *money.Amount) string {
+// changeAmountText is one side's monthly cost in a change, marked when it is a bound, with its
+// cost at the autoscaler's maximum when it has one: "$0.00 (up to $1,297.74)", "≥ $383.98".
+func changeAmountText(e *estimator.Estimate, a, atMax *money.Amount) string {
 	s := amountText(a)
+	if e != nil && a != nil {
+		s = boundMark(e.PriceBound) + s
+	}
 	if atMax != nil {
 		s += fmt.Sprintf(" (up to %s)", money.Micros(*atMax))
 	}
 	return s
-}
-
-// sideBound is the bound mark of one side's price in a change ("≥ "), or "" when it has none
-// or no price.
-func sideBound(e *estimator.Estimate, a *money.Amount) string {
-	if e == nil || a == nil {
-		return ""
-	}
-	return boundMark(e.PriceBound)
 }
 
 // scaleMaxDiffSentence compares the totals at the autoscalers' maximums, or is "" when neither
@@ -226,13 +220,16 @@ func WriteDiffTable(w io.Writer, d *result.Diff) error {
 				addr += " (moved from " + ch.MovedFrom + ")"
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s → %s\t%s\n", ch.Change, addr, sideText(ch.Before), sideText(ch.After),
-				changeAmountText(ch.MonthlyCostBefore, ch.MaxMonthlyCostBefore), changeAmountText(ch.MonthlyCostAfter, ch.MaxMonthlyCostAfter), deltaText(ch.MonthlyDelta))
+				changeAmountText(ch.Before, ch.MonthlyCostBefore, ch.MaxMonthlyCostBefore), changeAmountText(ch.After, ch.MonthlyCostAfter, ch.MaxMonthlyCostAfter), deltaText(ch.MonthlyDelta))
 		}
 		tw.Flush()
 		ew.printf("\n%d added, %d removed, %d changed, %s.\n", a, r, c, unchangedText(d, u))
 	}
 	names := diffNames(d)
 	after := headResources(d)
+	if s := boundsNote(after); s != "" {
+		ew.printf("%s\n", s)
+	}
 	writeUnpricedText(ew, after, names)
 	writeSavingsText(ew, after, names)
 	writeFindingsText(ew, d.Findings, names)
@@ -297,7 +294,7 @@ func writeDiffChangesMarkdown(b *strings.Builder, d *result.Diff, limit int, nam
 			what += " — runs on " + mdCell(strings.Join(names, " or ")) + ", counted within " + its + " cost"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s → %s | **%s** |\n", cell(names.change(c)), what,
-			sideBound(c.Before, c.MonthlyCostBefore)+changeAmountText(c.MonthlyCostBefore, c.MaxMonthlyCostBefore), sideBound(c.After, c.MonthlyCostAfter)+changeAmountText(c.MonthlyCostAfter, c.MaxMonthlyCostAfter), deltaText(c.MonthlyDelta))
+			changeAmountText(c.Before, c.MonthlyCostBefore, c.MaxMonthlyCostBefore), changeAmountText(c.After, c.MonthlyCostAfter, c.MaxMonthlyCostAfter), deltaText(c.MonthlyDelta))
 	}
 	if len(shown) < len(rows) {
 		fmt.Fprintf(b, "\n… and %s more changed resources, not shown to keep this comment under GitHub's size limit (the job log and `--format json` have them all).\n", money.Group(int64(len(rows)-len(shown))))

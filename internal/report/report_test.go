@@ -676,4 +676,13 @@ func TestPriceBoundsAreMarked(t *testing.T) {
 			t.Errorf("comment: no %q in\n%s", want, out)
 		}
 	}
+	var table strings.Builder
+	if err := WriteDiffTable(&table, d); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"≥ $383.98 → ≥ $734.38", "≥ marks a lower bound"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("diff table: no %q in\n%s", want, table.String())
+		}
+	}
 }
