@@ -248,8 +248,8 @@ func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, 
 		f.Measured = &MeasuredSignal{GPUUtilizationMean: util, PeakMemoryGiB: peak}
 	}
 	// A workload on a whole GPU, or on a MIG slice larger than it needs, is told the smallest
-	// slice that holds it.
-	if prof.Workload.Type != profiles.TypeTraining && !t.slice {
+	// slice that holds it, unless the service it runs on cannot partition GPUs.
+	if prof.Workload.Type != profiles.TypeTraining && !t.slice && r.NoMIG == "" {
 		if s, ok := migSlice(mem, t.gpu, th); ok && (!t.mig || MIGShare(t.gpu, s) < MIGShare(t.gpu, t.migProfile)) {
 			f.MIGSlice = s.Profile
 		}

@@ -496,3 +496,36 @@ inference: {batch_size: 1, max_sequence_length: 1024}
 		t.Fatalf("on EC2 the same workload should go to a g6f slice, which makes the SageMaker case above meaningful: %+v", e2.Recommendations)
 	}
 }
+
+// A service that gives its users no way to partition GPUs (NoMIG: a SageMaker real-time
+// endpoint, Vertex AI prediction, an Azure ML managed online deployment) is never told a MIG
+// slice, neither in its fit nor as a recommendation; the same workload on the same machine as a
+// plain instance is, which makes the absence meaningful.
+func TestNoMIGWhereTheServiceCannotPartition(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	serving := mustProfile(t, int4Inference)
+	ec2 := parser.Resource{Address: "aws_instance.x", Provider: parser.AWS, Region: "us-east-1", InstanceType: "p4d.24xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform}
+	e := p.Estimate(ec2)
+	p.Assess(&e, ec2, serving, DefaultThresholds)
+	if _, ok := rec(e, RecMIG); !ok || e.Fit.MIGSlice == "" {
+		t.Fatalf("on EC2 the workload should be told a MIG slice: slice %q, %+v", e.Fit.MIGSlice, e.Recommendations)
+	}
+	for _, r := range []parser.Resource{
+		{Address: "aws_sagemaker_endpoint_configuration.x", Provider: parser.AWS, Region: "us-east-1", InstanceType: "ml.p4d.24xlarge", NoMIG: "a SageMaker real-time endpoint"},
+		{Address: "aws_instance.y", Provider: parser.AWS, Region: "us-east-1", InstanceType: "p4d.24xlarge", NoMIG: "a test service"},
+		{Address: "google_vertex_ai_deployment_resource_pool.x", Provider: parser.GCP, Region: "us-central1", InstanceType: "a2-highgpu-1g", NoMIG: "Vertex AI prediction"},
+	} {
+		r.Quantity, r.PurchaseOption, r.Kind = 1, parser.OnDemand, parser.KindTerraform
+		e := p.Estimate(r)
+		p.Assess(&e, r, serving, DefaultThresholds)
+		if e.Fit == nil || e.Fit.Verdict != VerdictOversized {
+			t.Fatalf("%s: fit %+v, want oversized (the case the slice would be told for)", r.Address, e.Fit)
+		}
+		if got, ok := rec(e, RecMIG); ok || e.Fit.MIGSlice != "" {
+			t.Errorf("%s: told MIG slice %q, recommendation %+v", r.Address, e.Fit.MIGSlice, got)
+		}
+		if _, ok := rec(e, RecSmallerInstance); !ok {
+			t.Errorf("%s: no smaller instance either: %+v", r.Address, e.Recommendations)
+		}
+	}
+}

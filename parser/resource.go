@@ -326,6 +326,10 @@ type Resource struct {
 	// real-time endpoint or notebook instance, an Azure ML managed online deployment): no spot
 	// alternative is recommended for it.
 	NoSpot bool
+	// NoMIG names the service that runs the instances when it gives its users no way to
+	// partition their GPUs with MIG (a SageMaker real-time endpoint, Vertex AI prediction, an
+	// Azure ML managed online deployment): no MIG slice is suggested for it. Empty otherwise.
+	NoMIG string
 	// HoursPerMonth is 0 when the resource runs the default month.
 	HoursPerMonth float64
 	// RunsToCompletion marks batch workloads (Jobs, CronJobs, training jobs): without hours from

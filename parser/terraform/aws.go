@@ -356,6 +356,7 @@ func mapAWSSageMakerEndpointConfig(c *mapContext) []*parser.Resource {
 			}
 			typeAndCount(r, pv, "initial_instance_count")
 			r.NoSpot = true // real-time inference runs on demand (managed spot is for training jobs)
+			r.NoMIG = "a SageMaker real-time endpoint"
 			if kind == "shadow_production_variants" {
 				r.Note("shadow variant: receives a copy of production traffic")
 			}

@@ -897,5 +897,9 @@ resource "awscc_sagemaker_cluster" "hp" {
 		if r.PurchaseOption != w.opt || r.NoSpot != w.noSpot {
 			t.Errorf("%s: purchase %s, no spot %v; want %s, %v", addr, r.PurchaseOption, r.NoSpot, w.opt, w.noSpot)
 		}
+		// Only the real-time endpoint cannot partition its GPUs with MIG.
+		if wantNoMIG := strings.Contains(addr, "endpoint"); (r.NoMIG != "") != wantNoMIG {
+			t.Errorf("%s: no MIG %q, want set: %v", addr, r.NoMIG, wantNoMIG)
+		}
 	}
 }

@@ -25,6 +25,7 @@ func (c *mapContext) vertexResource() (*parser.Resource, *view) {
 	r, w := c.resource(parser.GCP, c.inst.addr)
 	r.OwnPrice = &parser.OwnPrice{By: "Vertex AI prediction", Higher: true}
 	r.TagsUnsupported = true
+	r.NoMIG = "Vertex AI prediction"
 	r.Note("%s takes no labels: Vertex AI bills its nodes to the project, whose labels allocate the cost", r.Type)
 	return r, w
 }

@@ -31,8 +31,8 @@ func TestVertexAIPredictionNodes(t *testing.T) {
 		t.Fatalf("want the T4 pool and two Model Garden deployments, got %v", slices.Sorted(maps.Keys(got)))
 	}
 	for a, r := range got {
-		if r.OwnPrice == nil || r.OwnPrice.By != "Vertex AI prediction" || !r.OwnPrice.Higher || !r.TagsUnsupported || r.Region != "us-central1" || r.Provider != parser.GCP {
-			t.Errorf("%s: own price %+v, tags unsupported %v, region %q, provider %q", a, r.OwnPrice, r.TagsUnsupported, r.Region, r.Provider)
+		if r.OwnPrice == nil || r.OwnPrice.By != "Vertex AI prediction" || !r.OwnPrice.Higher || !r.TagsUnsupported || r.Region != "us-central1" || r.Provider != parser.GCP || r.NoMIG != "Vertex AI prediction" {
+			t.Errorf("%s: own price %+v, tags unsupported %v, region %q, provider %q, no MIG %q", a, r.OwnPrice, r.TagsUnsupported, r.Region, r.Provider, r.NoMIG)
 		}
 	}
 
