@@ -229,6 +229,11 @@ type Totals struct {
 	// MaxMonthlyCost is the priced resources' total with every autoscaled one at its maximum;
 	// absent when no resource declares one.
 	MaxMonthlyCost *money.Amount `json:"max_monthly_cost,omitempty"`
+	// PriceBound says the totals are a bound, as a resource's PriceBound does: BoundLower when
+	// some priced resource is a lower bound and none an upper one (the bill is at least the
+	// total), BoundUpper the other way round; absent when no price is a bound, or when prices
+	// bound both ways and the total is neither.
+	PriceBound string `json:"price_bound,omitempty"`
 }
 
 // Sum computes totals over estimates, in integer micro-dollars.
@@ -242,6 +247,7 @@ func Sum(es []Estimate) Totals {
 	var t Totals
 	var sum, atMax money.Micros
 	scales := false
+	bounds := map[string]bool{}
 	pools := map[string][]*Estimate{}
 	type share struct {
 		floor, max    money.Micros
@@ -274,6 +280,8 @@ func Sum(es []Estimate) Totals {
 		m, priced := e.Monthly()
 		if !priced {
 			t.Unpriced++
+		} else if e.PriceBound != "" {
+			bounds[e.PriceBound] = true
 		}
 		// top is the resource at its maximum; a resource sharing a limit is counted at its floor
 		// here, and what those sharing it add to reach their maximums is added below, within
@@ -325,6 +333,9 @@ func Sum(es []Estimate) Totals {
 	if scales {
 		a := money.Amount(atMax)
 		t.MaxMonthlyCost = &a
+	}
+	if len(bounds) == 1 {
+		t.PriceBound = slices.Collect(maps.Keys(bounds))[0]
 	}
 	return t
 }

@@ -188,3 +188,28 @@ func TestSumCountsPodsWithinTheirNodeGroup(t *testing.T) {
 		}
 	}
 }
+
+// The totals are a bound when the priced resources' bounds all point one way; a bound on a
+// resource that is not priced does not enter the total, so it does not bound it either.
+func TestSumSaysWhenTheTotalIsABound(t *testing.T) {
+	cost := func(dollars float64, bound string) Estimate {
+		m := money.Amount(money.FromDollars(dollars))
+		return Estimate{Quantity: 1, MonthlyCost: &m, PriceBound: bound}
+	}
+	unpricedUpper := Estimate{Quantity: 1, PriceBound: BoundUpper}
+	for _, c := range []struct {
+		name string
+		es   []Estimate
+		want string
+	}{
+		{"none", []Estimate{cost(10, ""), cost(20, "")}, ""},
+		{"lower", []Estimate{cost(10, ""), cost(20, BoundLower)}, BoundLower},
+		{"upper", []Estimate{cost(10, BoundUpper), cost(20, "")}, BoundUpper},
+		{"both ways: neither", []Estimate{cost(10, BoundUpper), cost(20, BoundLower)}, ""},
+		{"an unpriced bound is not in the total", []Estimate{cost(20, BoundLower), unpricedUpper}, BoundLower},
+	} {
+		if got := Sum(c.es).PriceBound; got != c.want {
+			t.Errorf("%s: price bound %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -266,3 +266,13 @@ func TestImplicitMove(t *testing.T) {
 		}
 	}
 }
+
+// Each side carries whether its total is a bound, for the headline to mark it.
+func TestSidesCarryTheirTotalsBound(t *testing.T) {
+	sm := est("", "aws_sagemaker_endpoint_configuration.x", "ml.g5.xlarge", 1, parser.OnDemand, "734.38")
+	sm.PriceBound = estimator.BoundLower
+	d := Compute(doc(sm), doc(est("", "aws_instance.a", "g5.xlarge", 1, parser.OnDemand, "734.38")))
+	if d.Base.PriceBound != estimator.BoundLower || d.Head.PriceBound != "" {
+		t.Errorf("base bound %q, head bound %q", d.Base.PriceBound, d.Head.PriceBound)
+	}
+}

@@ -109,7 +109,7 @@ func headline(d *result.Diff) string {
 		atMax = fmt.Sprintf(" — up to %s at full scale-out (%s)", money.Micros(*h), (money.Micros(*h).RoundCents() - money.Micros(*b).RoundCents()).Signed())
 	}
 	return fmt.Sprintf("### %s gpuguard: GPU spend %s → %s a month (%s, %s)%s%s\n\n", icon,
-		amount(d.Totals.MonthlyCostBefore), amount(d.Totals.MonthlyCostAfter), delta.Signed(), percentText(d), atMax, unpriced)
+		boundMark(d.Base.PriceBound)+amount(d.Totals.MonthlyCostBefore).String(), boundMark(d.Head.PriceBound)+amount(d.Totals.MonthlyCostAfter).String(), delta.Signed(), percentText(d), atMax, unpriced)
 }
 
 // writeCommentErrors lists the inputs that could not be read, with file and line.

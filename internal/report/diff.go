@@ -193,7 +193,7 @@ func unchangedText(d *result.Diff, u int) string {
 // WriteDiffTable renders a diff for a terminal.
 func WriteDiffTable(w io.Writer, d *result.Diff) error {
 	ew := &errWriter{w: w}
-	ew.printf("GPU spend: %s → %s a month (%s, %s)\n", amount(d.Totals.MonthlyCostBefore), amount(d.Totals.MonthlyCostAfter),
+	ew.printf("GPU spend: %s → %s a month (%s, %s)\n", boundMark(d.Base.PriceBound)+amount(d.Totals.MonthlyCostBefore).String(), boundMark(d.Head.PriceBound)+amount(d.Totals.MonthlyCostAfter).String(),
 		money.Micros(d.Totals.MonthlyDelta).Signed(), percentText(d))
 	if s := scaleMaxDiffSentence(d); s != "" {
 		ew.printf("%s\n", s)

@@ -99,21 +99,35 @@ func boundMark(bound string) string {
 	return ""
 }
 
-// boundsNote explains the bound marks the resources' prices carry, or is "" when none does.
-func boundsNote(es []*estimator.Estimate) string {
-	var lower, upper bool
+// totalText is a total with its bound mark: "≥ $166,182.75" when its prices bound it from below.
+func totalText(t estimator.Totals) string {
+	return boundMark(t.PriceBound) + amount(t.MonthlyCost).String()
+}
+
+// boundCounts counts the priced resources whose price is a lower and an upper bound.
+func boundCounts(es []*estimator.Estimate) (lower, upper int) {
 	for _, e := range es {
 		if e == nil || e.MonthlyCost == nil {
 			continue
 		}
-		lower = lower || e.PriceBound == estimator.BoundLower
-		upper = upper || e.PriceBound == estimator.BoundUpper
+		switch e.PriceBound {
+		case estimator.BoundLower:
+			lower++
+		case estimator.BoundUpper:
+			upper++
+		}
 	}
+	return lower, upper
+}
+
+// boundsNote explains the bound marks the resources' prices carry, or is "" when none does.
+func boundsNote(es []*estimator.Estimate) string {
+	lower, upper := boundCounts(es)
 	var parts []string
-	if lower {
+	if lower > 0 {
 		parts = append(parts, "≥ marks a lower bound (the service bills above the catalog's price of the machine)")
 	}
-	if upper {
+	if upper > 0 {
 		parts = append(parts, "≤ an upper bound (the capacity bills below the catalog's on-demand price)")
 	}
 	if len(parts) == 0 {
@@ -170,7 +184,11 @@ func scaleMaxSentence(es []estimator.Estimate, t estimator.Totals) string {
 	if n > 1 {
 		at = "their declared maximums"
 	}
-	s := fmt.Sprintf("Up to %s%s/month with %d autoscaled resource%s at %s", amount(*t.MaxMonthlyCost), star, n, plural(n), at)
+	upTo := "Up to"
+	if t.PriceBound == estimator.BoundLower {
+		upTo = "At least" // the prices at full scale-out are lower bounds too
+	}
+	s := fmt.Sprintf("%s %s%s/month with %d autoscaled resource%s at %s", upTo, amount(*t.MaxMonthlyCost), star, n, plural(n), at)
 	var limits []string // the limits the total counts resources within
 	for _, l := range estimator.SharedLimits(es) {
 		if text := l.Owner + "'s " + l.What; !slices.Contains(limits, text) {

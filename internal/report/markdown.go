@@ -56,7 +56,7 @@ func cell(md string) string {
 // declare them when links is not nil.
 func WriteCheckMarkdown(w io.Writer, c *result.Check, links *SourceLinks) error {
 	ew := &errWriter{w: w}
-	ew.printf("### gpuguard: %s/month for %d GPU resource%s\n\n", amount(c.Totals.MonthlyCost), c.Totals.Resources, plural(c.Totals.Resources))
+	ew.printf("### gpuguard: %s/month for %d GPU resource%s\n\n", totalText(c.Totals), c.Totals.Resources, plural(c.Totals.Resources))
 	names := namesOf(c.Resources)
 	if len(c.Resources) > 0 {
 		ew.printf("| Resource | Instance type | GPUs | Qty | Purchase | Region | Monthly | Fit |\n|---|---|---|--:|---|---|--:|---|\n")

@@ -686,3 +686,54 @@ func TestPriceBoundsAreMarked(t *testing.T) {
 		}
 	}
 }
+
+// A total whose prices bound it one way is marked so in every headline (check table and
+// Markdown, each side of a diff); at full scale-out a lower bound reads "At least". Prices that
+// bound both ways leave the total unmarked, and the table counts each kind.
+func TestTotalsThatAreBoundsSayTheyAre(t *testing.T) {
+	c := &result.Check{Version: "1", Currency: "USD", HoursPerMonth: 730, Catalog: result.CatalogInfo{Updated: "2026-09-16"}}
+	c.Resources = []estimator.Estimate{
+		{Address: "aws_sagemaker_endpoint_configuration.x", InstanceType: "ml.g5.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, MonthlyCost: amt("734.38"), PriceEstimated: true, PriceBound: estimator.BoundLower,
+			ScaleMax: &estimator.ScaleMaxCost{Quantity: 2, MonthlyCost: *amt("1468.76")}},
+		{Address: "aws_instance.plain", InstanceType: "g5.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, MonthlyCost: amt("734.38")},
+	}
+	c.Totals = estimator.Sum(c.Resources)
+	out := checkReports(t, c)
+	for name, want := range map[string][]string{
+		"table":    {"Total: ≥ $1,468.76/month", "1 priced at a lower bound (≥)", "At least $2,203.14*/month with 1 autoscaled resource"},
+		"markdown": {"### gpuguard: ≥ $1,468.76/month", "At least $2,203.14*/month"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(out[name], w) {
+				t.Errorf("%s: no %q in\n%s", name, w, out[name])
+			}
+		}
+	}
+
+	c.Resources = append(c.Resources, estimator.Estimate{Address: "google_container_node_pool.flex", InstanceType: "g2-standard-12", Quantity: 1, PurchaseOption: parser.OnDemand, MonthlyCost: amt("730.30"), PriceEstimated: true, PriceBound: estimator.BoundUpper})
+	c.Totals = estimator.Sum(c.Resources)
+	out = checkReports(t, c)
+	for _, w := range []string{"Total: $2,199.06/month", "1 priced at a lower bound (≥); 1 priced at an upper bound (≤)", "Up to $2,933.44*/month"} {
+		if !strings.Contains(out["table"], w) {
+			t.Errorf("mixed bounds, table: no %q in\n%s", w, out["table"])
+		}
+	}
+	if !strings.Contains(out["markdown"], "### gpuguard: $2,199.06/month") {
+		t.Errorf("mixed bounds, markdown: the total is marked:\n%s", out["markdown"])
+	}
+
+	d := &result.Diff{Version: "1", Currency: "USD", Catalog: result.CatalogInfo{Updated: "2026-09-16"},
+		Base:   result.DiffSide{MonthlyCost: *amt("734.38"), Resources: 1, PriceBound: estimator.BoundLower},
+		Head:   result.DiffSide{MonthlyCost: *amt("734.38"), Resources: 1},
+		Totals: result.DiffTotals{MonthlyCostBefore: *amt("734.38"), MonthlyCostAfter: *amt("734.38")}}
+	if got := DiffComment(d, 0, nil); !strings.Contains(got, "GPU spend ≥ $734.38 → $734.38 a month") {
+		t.Errorf("comment headline:\n%s", got)
+	}
+	var table strings.Builder
+	if err := WriteDiffTable(&table, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "GPU spend: ≥ $734.38 → $734.38 a month") {
+		t.Errorf("diff table:\n%s", table.String())
+	}
+}

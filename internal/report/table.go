@@ -45,13 +45,20 @@ func WriteCheckTable(w io.Writer, c *result.Check) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", names.resource(e), it, gpuText(e), quantityText(e), purchaseText(e), region, mt, fitText(e))
 		}
 		tw.Flush()
-		ew.printf("\nTotal: %s/month for %d GPU resource%s", amount(c.Totals.MonthlyCost), c.Totals.Resources, plural(c.Totals.Resources))
+		ew.printf("\nTotal: %s/month for %d GPU resource%s", totalText(c.Totals), c.Totals.Resources, plural(c.Totals.Resources))
 		var extra []string
 		if c.Totals.Unpriced > 0 {
 			extra = append(extra, fmt.Sprintf("%d unpriced, not in the total", c.Totals.Unpriced))
 		}
 		if c.Totals.Estimated > 0 {
 			extra = append(extra, fmt.Sprintf("%d with estimated prices (*)", c.Totals.Estimated))
+		}
+		lower, upper := boundCounts(estimates(c))
+		if lower > 0 {
+			extra = append(extra, fmt.Sprintf("%d priced at a lower bound (≥)", lower))
+		}
+		if upper > 0 {
+			extra = append(extra, fmt.Sprintf("%d priced at an upper bound (≤)", upper))
 		}
 		if n := onNodeGroups(c.Resources); n > 0 {
 			extra = append(extra, fmt.Sprintf("%d whose pods run on a node group listed, counted within it", n))

@@ -103,7 +103,10 @@ type DiffSide struct {
 	MonthlyCost money.Amount `json:"monthly_cost"`
 	Resources   int          `json:"resources"`
 	Unpriced    int          `json:"unpriced"`
-	Ref         string       `json:"ref,omitempty"`
+	// PriceBound is the side's totals' (estimator.Totals.PriceBound): lower or upper when its
+	// total is a bound.
+	PriceBound string `json:"price_bound,omitempty"`
+	Ref        string `json:"ref,omitempty"`
 }
 
 // Change is one resource's change between base and head.
