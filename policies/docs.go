@@ -52,6 +52,11 @@ money (` + "`\"$1,234.56\"`" + `, ` + "`\"-$3.10\"`" + `, rounded half away from
 for every amount in a message; ` + "`data.gpuguard.lib.dollars(x)`" + ` is the same for older policies. It is pure,
 so the sandbox keeps it.
 
+A resource's ` + "`price_bound`" + ` (and ` + "`input.totals.price_bound`" + `) is ` + "`\"lower\"`" + ` when the service bills more than
+the catalog's price of the machine (SageMaker, Vertex AI prediction) and ` + "`\"upper\"`" + ` when the capacity bills
+less (flex-start). ` + "`data.gpuguard.lib.bound(x)`" + ` words it for a message: ` + "`\"at least \"`" + `, ` + "`\"at most \"`" + ` or ` + "`\"\"`" + `;
+the built-in budget rule (GPU001) puts it before the amounts it quotes.
+
 ## Sandbox
 
 Every policy, built-in or the user's, compiles against OPA's capabilities without

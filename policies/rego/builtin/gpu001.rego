@@ -21,7 +21,7 @@ deny contains f if {
 	limit != null
 	input.totals.monthly_cost > limit
 	f := {
-		"msg": sprintf("GPU spend is %s a month, over the budget of %s (budgets.monthly_total)", [gpuguard.dollars(input.totals.monthly_cost), gpuguard.dollars(limit)]),
+		"msg": sprintf("GPU spend is %s%s a month, over the budget of %s (budgets.monthly_total)", [lib.bound(input.totals), gpuguard.dollars(input.totals.monthly_cost), gpuguard.dollars(limit)]),
 		"remediation": "Reduce or right-size the GPU resources above, or raise budgets.monthly_total with the owner's approval.",
 	}
 }
@@ -45,7 +45,7 @@ deny contains f if {
 	r.monthly_cost != null
 	r.monthly_cost > limit
 	f := {
-		"msg": sprintf("%s costs %s%s a month, over the per-resource budget of %s (budgets.per_resource_monthly)", [r.address, gpuguard.dollars(r.monthly_cost), lib.star[r.price_estimated], gpuguard.dollars(limit)]),
+		"msg": sprintf("%s costs %s%s%s a month, over the per-resource budget of %s (budgets.per_resource_monthly)", [r.address, lib.bound(r), gpuguard.dollars(r.monthly_cost), lib.star[r.price_estimated], gpuguard.dollars(limit)]),
 		"id": r.id,
 		"remediation": "Right-size this resource or split it; see its recommendations.",
 	}
@@ -57,7 +57,7 @@ deny contains f if {
 	total := object.get(input.totals, "max_monthly_cost", input.totals.monthly_cost)
 	total > limit
 	f := {
-		"msg": sprintf("with every autoscaler at its declared maximum, GPU spend is %s a month, over the budget of %s (budgets.monthly_total_at_max)", [gpuguard.dollars(total), gpuguard.dollars(limit)]),
+		"msg": sprintf("with every autoscaler at its declared maximum, GPU spend is %s%s a month, over the budget of %s (budgets.monthly_total_at_max)", [lib.bound(input.totals), gpuguard.dollars(total), gpuguard.dollars(limit)]),
 		"remediation": "Lower the autoscalers' maximums (max_size, max_count, maxReplicas), or raise budgets.monthly_total_at_max with the owner's approval.",
 	}
 }
@@ -68,7 +68,7 @@ deny contains f if {
 	some r in input.resources
 	r.scale_max.monthly_cost > limit
 	f := {
-		"msg": sprintf("%s can cost %s%s a month at its declared maximum of %d (%s), over the per-resource budget at the maximum of %s (budgets.per_resource_monthly_at_max)", [r.address, gpuguard.dollars(r.scale_max.monthly_cost), lib.star[r.scale_max.price_estimated], r.scale_max.quantity, r.scale_max.from, gpuguard.dollars(limit)]),
+		"msg": sprintf("%s can cost %s%s%s a month at its declared maximum of %d (%s), over the per-resource budget at the maximum of %s (budgets.per_resource_monthly_at_max)", [r.address, lib.bound(r), gpuguard.dollars(r.scale_max.monthly_cost), lib.star[r.scale_max.price_estimated], r.scale_max.quantity, r.scale_max.from, gpuguard.dollars(limit)]),
 		"id": r.id,
 		"remediation": "Lower this resource's maximum, or raise budgets.per_resource_monthly_at_max with the owner's approval.",
 	}
@@ -82,7 +82,7 @@ deny contains f if {
 	r.monthly_cost != null
 	r.monthly_cost > limit
 	f := {
-		"msg": sprintf("%s costs %s%s a month and does not autoscale, over the per-resource budget at the maximum of %s (budgets.per_resource_monthly_at_max)", [r.address, gpuguard.dollars(r.monthly_cost), lib.star[r.price_estimated], gpuguard.dollars(limit)]),
+		"msg": sprintf("%s costs %s%s%s a month and does not autoscale, over the per-resource budget at the maximum of %s (budgets.per_resource_monthly_at_max)", [r.address, lib.bound(r), gpuguard.dollars(r.monthly_cost), lib.star[r.price_estimated], gpuguard.dollars(limit)]),
 		"id": r.id,
 		"remediation": "Right-size this resource or split it; see its recommendations.",
 	}

@@ -71,3 +71,16 @@ test_per_resource_at_max if {
 	g.id == "stack|fixed"
 	g.msg == "fixed costs $30,000.00 a month and does not autoscale, over the per-resource budget at the maximum of $20,000.00 (budgets.per_resource_monthly_at_max)"
 }
+
+# A total or a price that is a bound says so: the bill is at least (SageMaker) or at most
+# (flex-start) the amount.
+test_bounds_are_worded if {
+	sm := object.union(res("sm", 900), {"price_bound": "lower", "price_estimated": true})
+	flex := object.union(res("flex", 800), {"price_bound": "upper", "price_estimated": true})
+	fs := gpu001.deny with input as {"resources": [sm, flex], "totals": {"monthly_cost": 900.0, "price_bound": "lower"}, "diff": null, "config": {"budgets": {"monthly_total": 500.0, "per_resource_monthly": 700.0}}}
+	{f.msg | some f in fs} == {
+		"GPU spend is at least $900.00 a month, over the budget of $500.00 (budgets.monthly_total)",
+		"sm costs at least $900.00* a month, over the per-resource budget of $700.00 (budgets.per_resource_monthly)",
+		"flex costs at most $800.00* a month, over the per-resource budget of $700.00 (budgets.per_resource_monthly)",
+	}
+}

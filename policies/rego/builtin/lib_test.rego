@@ -31,3 +31,10 @@ test_node if {
 	lib.node({"instance_type": "g6.xlarge"}) == "g6.xlarge"
 	lib.node({"instance_type": "n1-standard-8", "accelerators": [{"type": "nvidia-tesla-t4", "count": 1}]}) == "n1-standard-8 with 1× nvidia-tesla-t4"
 }
+
+test_bound if {
+	lib.bound({"price_bound": "lower"}) == "at least "
+	lib.bound({"price_bound": "upper"}) == "at most "
+	lib.bound({"monthly_cost": 1}) == ""
+	lib.bound({"price_bound": "sideways"}) == ""
+}
