@@ -180,7 +180,11 @@ func (p *Pricer) unitHourly(r *parser.Resource, e *Estimate) (money.Micros, stri
 		for _, u := range r.Unresolved {
 			parts = append(parts, fmt.Sprintf("%s (%s)", u.Attribute, u.Reason))
 		}
-		return 0, "unresolved: " + strings.Join(parts, "; ")
+		reason := "unresolved: " + strings.Join(parts, "; ")
+		if more := p.bundledRange(r, e); more != "" {
+			reason += "; " + more
+		}
+		return 0, reason
 	}
 	if e.Region == "" && r.RegionUnknown != "" {
 		return 0, noRegion(r)
@@ -433,6 +437,7 @@ func ResourceID(root, address string) string {
 func (p *Pricer) EstimateAll(rs []parser.Resource) []Estimate {
 	out := make([]Estimate, len(rs))
 	for i := range rs {
+		p.ResolveBundledMachine(&rs[i])
 		out[i] = p.Estimate(rs[i])
 		p.priceScaleMax(&rs[i], &out[i])
 	}

@@ -35,6 +35,7 @@ func TestDiffMarkdownGolden(t *testing.T) {
 		{name: "unpriced", contains: []string{
 			"⚠️ 2 GPU resources not priced", "**Unpriced, not in the totals:**",
 			"var.trainer_machine_type has no value", "a5-highgpu-8g is not in the GCP price catalog",
+			"1× nvidia-l4 comes built into g2-standard-4, g2-standard-8, g2-standard-12, g2-standard-16, g2-standard-32",
 		}},
 		{name: "no-gpus", contains: []string{"$0.00 → $0.00 a month ($0.00, no change)", "Neither side declares GPU resources."}},
 		{name: "unchanged", base: "testdata/diff/increase/head", head: "testdata/diff/increase/head", contains: []string{

@@ -24,9 +24,10 @@ resource "google_compute_instance" "trainer" {
   zone         = "us-central1-a"
   machine_type = var.trainer_machine_type
   labels       = { team = "search", project = "ranker", env = "prod" }
+  # One L4 comes with five G2 machine types: the GPU does not say which.
   guest_accelerator {
-    type  = "nvidia-tesla-a100"
-    count = 4
+    type  = "nvidia-l4"
+    count = 1
   }
   boot_disk {}
   network_interface {}

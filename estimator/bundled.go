@@ -1,0 +1,122 @@
+package estimator
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// bundledSeries are the GCP accelerator types that come only built into accelerator-optimized
+// machine types, with the machine series that carry each: GCP attaches none of them to an N1
+// VM, and a guest_accelerator block on such a machine must name its own GPUs. From Compute
+// Engine's GPU models table (https://cloud.google.com/compute/docs/gpus) and the
+// accelerator-optimized machine family page
+// (https://cloud.google.com/compute/docs/accelerator-optimized-machines), read 2026-11.
+var bundledSeries = map[string][]string{
+	"nvidia-tesla-a100":     {"a2-highgpu-", "a2-megagpu-"},
+	"nvidia-a100-80gb":      {"a2-ultragpu-"},
+	"nvidia-h100-80gb":      {"a3-highgpu-", "a3-edgegpu-"},
+	"nvidia-h100-mega-80gb": {"a3-megagpu-"},
+	"nvidia-h200-141gb":     {"a3-ultragpu-"},
+	"nvidia-b200":           {"a4-highgpu-"},
+	"nvidia-gb200":          {"a4x-highgpu-"},
+	"nvidia-l4":             {"g2-standard-"},
+	"nvidia-rtx-pro-6000":   {"g4-standard-"},
+}
+
+// bundledMachines lists the catalog's GCP machine types that come with count GPUs of the
+// accelerator type built in, smallest first; none when the type is not one that only comes built in.
+func bundledMachines(cat *catalog.Catalog, accelerator string, count int) []string {
+	series := bundledSeries[accelerator]
+	var out []string
+	for _, in := range cat.Instances(parser.GCP) {
+		if in.GPUCount != float64(count) {
+			continue
+		}
+		for _, s := range series {
+			if strings.HasPrefix(in.Type, s) {
+				out = append(out, in.Type)
+			}
+		}
+	}
+	// Shorter names first: g2-standard-4 before g2-standard-12, as the sizes grow.
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), cmp.Compare(a, b)) })
+	return out
+}
+
+// unknownMachineType returns the GCP machine type attribute of r that is known only at apply,
+// and the one accelerator block r declares, when that is all that stands between r and a price.
+func unknownMachineType(r *parser.Resource) (parser.Unresolved, parser.Accelerator, bool) {
+	if r.Provider != parser.GCP || r.InstanceType != "" || r.Pod != nil || len(r.Unresolved) != 1 || len(r.Accelerators) != 1 {
+		return parser.Unresolved{}, parser.Accelerator{}, false
+	}
+	u := r.Unresolved[0]
+	if u.Attribute != "machine_type" && !strings.HasSuffix(u.Attribute, ".machine_type") {
+		return parser.Unresolved{}, parser.Accelerator{}, false
+	}
+	if u.Reason == "not set" || u.Reason == "the value is an empty string" {
+		return parser.Unresolved{}, parser.Accelerator{}, false // GCP's default machine takes none of these GPUs
+	}
+	return u, r.Accelerators[0], true
+}
+
+// ResolveBundledMachine fills in a GCP resource's machine type when it is known only at apply
+// (a variable without a value) but its guest_accelerator names GPUs that exactly one machine type
+// carries built in: 8× nvidia-h100-mega-80gb is an a3-megagpu-8g, whatever the variable says,
+// since GCP refuses any other machine with that block. A note says so. With several candidates
+// (1× nvidia-l4 comes with five G2 types) the resource stays unresolved, and its unpriced reason
+// names the candidates and what they cost (bundledRange).
+func (p *Pricer) ResolveBundledMachine(r *parser.Resource) {
+	u, acc, ok := unknownMachineType(r)
+	if !ok {
+		return
+	}
+	types := bundledMachines(p.Catalog, acc.Type, acc.Count)
+	if len(types) != 1 {
+		return
+	}
+	r.InstanceType, r.Unresolved, r.Accelerators = types[0], nil, nil
+	r.Note("%s is known only at apply (%s): %d× %s comes built into %s alone, which prices it", u.Attribute, u.Reason, acc.Count, acc.Type, types[0])
+}
+
+// bundledRange says, of a resource whose machine type is known only at apply but whose GPUs
+// come built into a few machine types, which those are and what they would cost here; "" when
+// that does not apply or none is priced in the resource's region.
+func (p *Pricer) bundledRange(r *parser.Resource, e *Estimate) string {
+	_, acc, ok := unknownMachineType(r)
+	if !ok {
+		return ""
+	}
+	types := bundledMachines(p.Catalog, acc.Type, acc.Count)
+	if len(types) < 2 {
+		return ""
+	}
+	var lo, hi string
+	var min, max money.Micros
+	who := "it"
+	for _, t := range types {
+		alt := *r
+		alt.InstanceType, alt.Unresolved, alt.Accelerators, alt.Notes = t, nil, nil, nil
+		w, m, ok := p.costWith(alt, p.Catalog)
+		if !ok {
+			continue
+		}
+		who = w
+		if lo == "" || m < min {
+			lo, min = t, m
+		}
+		if hi == "" || m > max {
+			hi, max = t, m
+		}
+	}
+	if lo == "" {
+		return ""
+	}
+	return fmt.Sprintf("%d× %s comes built into %s: in %s %s would cost from %s/month (%s) to %s/month (%s)", acc.Count, acc.Type,
+		strings.Join(types, ", "), e.Region, who, min, lo, max, hi)
+}
