@@ -97,26 +97,27 @@ func (p *Pricer) bundledRange(r *parser.Resource, e *Estimate) string {
 		return ""
 	}
 	var lo, hi string
-	var min, max money.Micros
+	var cheapest, dearest money.Micros
 	who := "it"
 	for _, t := range types {
 		alt := *r
 		alt.InstanceType, alt.Unresolved, alt.Accelerators, alt.Notes = t, nil, nil, nil
+		alt.Region = e.Region // the default region's, when the resource names none
 		w, m, ok := p.costWith(alt, p.Catalog)
 		if !ok {
 			continue
 		}
 		who = w
-		if lo == "" || m < min {
-			lo, min = t, m
+		if lo == "" || m < cheapest {
+			lo, cheapest = t, m
 		}
-		if hi == "" || m > max {
-			hi, max = t, m
+		if hi == "" || m > dearest {
+			hi, dearest = t, m
 		}
 	}
 	if lo == "" {
 		return ""
 	}
 	return fmt.Sprintf("%d× %s comes built into %s: in %s %s would cost from %s/month (%s) to %s/month (%s)", acc.Count, acc.Type,
-		strings.Join(types, ", "), e.Region, who, min, lo, max, hi)
+		strings.Join(types, ", "), e.Region, who, cheapest, lo, dearest, hi)
 }

@@ -63,6 +63,14 @@ func TestMachineTypeFromBuiltInGPUs(t *testing.T) {
 		t.Errorf("reason\n%s\nwant\n%s", *es[0].UnpricedReason, want)
 	}
 
+	// A resource that names no region is told the range in the default region.
+	noRegion := pool("nvidia-l4", 1, unknown)
+	noRegion.Region = ""
+	es = (&Pricer{Catalog: p.Catalog, DefaultRegion: "us-east4"}).EstimateAll([]parser.Resource{noRegion})
+	if es[0].UnpricedReason == nil || *es[0].UnpricedReason != want {
+		t.Errorf("default region: reason %v, want %s", es[0].UnpricedReason, want)
+	}
+
 	for name, r := range map[string]parser.Resource{
 		"a GPU that attaches to N1":  pool("nvidia-tesla-t4", 1, unknown),
 		"machine type not set":       pool("nvidia-h100-mega-80gb", 8, parser.Unresolved{Attribute: "node_config.0.machine_type", Reason: "not set"}),
