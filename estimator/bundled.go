@@ -65,13 +65,13 @@ func unknownMachineType(r *parser.Resource) (parser.Unresolved, parser.Accelerat
 	return u, r.Accelerators[0], true
 }
 
-// ResolveBundledMachine fills in a GCP resource's machine type when it is known only at apply
+// resolveBundledMachine fills in a GCP resource's machine type when it is known only at apply
 // (a variable without a value) but its guest_accelerator names GPUs that exactly one machine type
 // carries built in: 8× nvidia-h100-mega-80gb is an a3-megagpu-8g, whatever the variable says,
 // since GCP refuses any other machine with that block. A note says so. With several candidates
 // (1× nvidia-l4 comes with five G2 types) the resource stays unresolved, and its unpriced reason
 // names the candidates and what they cost (bundledRange).
-func (p *Pricer) ResolveBundledMachine(r *parser.Resource) {
+func (p *Pricer) resolveBundledMachine(r *parser.Resource) {
 	u, acc, ok := unknownMachineType(r)
 	if !ok {
 		return

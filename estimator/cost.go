@@ -437,7 +437,7 @@ func ResourceID(root, address string) string {
 func (p *Pricer) EstimateAll(rs []parser.Resource) []Estimate {
 	out := make([]Estimate, len(rs))
 	for i := range rs {
-		p.ResolveBundledMachine(&rs[i])
+		p.resolveBundledMachine(&rs[i])
 		out[i] = p.Estimate(rs[i])
 		p.priceScaleMax(&rs[i], &out[i])
 	}
