@@ -108,8 +108,9 @@ func headline(d *result.Diff) string {
 	if b, h := d.Totals.MaxMonthlyCostBefore, d.Totals.MaxMonthlyCostAfter; b != nil && h != nil && money.Micros(*b).Cents() != money.Micros(*h).Cents() {
 		atMax = fmt.Sprintf(" — up to %s at full scale-out (%s)", money.Micros(*h), (money.Micros(*h).RoundCents() - money.Micros(*b).RoundCents()).Signed())
 	}
+	before, after := diffTotalsText(d)
 	return fmt.Sprintf("### %s gpuguard: GPU spend %s → %s a month (%s, %s)%s%s\n\n", icon,
-		boundMark(d.Base.PriceBound)+amount(d.Totals.MonthlyCostBefore).String(), boundMark(d.Head.PriceBound)+amount(d.Totals.MonthlyCostAfter).String(), delta.Signed(), percentText(d), atMax, unpriced)
+		before, after, delta.Signed(), percentText(d), atMax, unpriced)
 }
 
 // writeCommentErrors lists the inputs that could not be read, with file and line.

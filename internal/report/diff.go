@@ -193,8 +193,8 @@ func unchangedText(d *result.Diff, u int) string {
 // WriteDiffTable renders a diff for a terminal.
 func WriteDiffTable(w io.Writer, d *result.Diff) error {
 	ew := &errWriter{w: w}
-	ew.printf("GPU spend: %s → %s a month (%s, %s)\n", boundMark(d.Base.PriceBound)+amount(d.Totals.MonthlyCostBefore).String(), boundMark(d.Head.PriceBound)+amount(d.Totals.MonthlyCostAfter).String(),
-		money.Micros(d.Totals.MonthlyDelta).Signed(), percentText(d))
+	spendBefore, spendAfter := diffTotalsText(d)
+	ew.printf("GPU spend: %s → %s a month (%s, %s)\n", spendBefore, spendAfter, money.Micros(d.Totals.MonthlyDelta).Signed(), percentText(d))
 	if s := scaleMaxDiffSentence(d); s != "" {
 		ew.printf("%s\n", s)
 	}

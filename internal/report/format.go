@@ -100,8 +100,16 @@ func boundMark(bound string) string {
 }
 
 // totalText is a total with its bound mark: "≥ $166,182.75" when its prices bound it from below.
-func totalText(t estimator.Totals) string {
-	return boundMark(t.PriceBound) + amount(t.MonthlyCost).String()
+func totalText(t estimator.Totals) string { return boundedText(t.PriceBound, t.MonthlyCost) }
+
+// diffTotalsText is a diff's totals before and after, each with its side's bound mark.
+func diffTotalsText(d *result.Diff) (before, after string) {
+	return boundedText(d.Base.PriceBound, d.Totals.MonthlyCostBefore), boundedText(d.Head.PriceBound, d.Totals.MonthlyCostAfter)
+}
+
+// boundedText is an amount with the mark of the bound it is ("≥ $1.00"), if any.
+func boundedText(bound string, a money.Amount) string {
+	return boundMark(bound) + amount(a).String()
 }
 
 // boundCounts counts the priced resources whose price is a lower and an upper bound.
