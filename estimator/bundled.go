@@ -59,7 +59,7 @@ func unknownMachineType(r *parser.Resource) (parser.Unresolved, parser.Accelerat
 	if u.Attribute != "machine_type" && !strings.HasSuffix(u.Attribute, ".machine_type") {
 		return parser.Unresolved{}, parser.Accelerator{}, false
 	}
-	if u.Reason == "not set" || u.Reason == "the value is an empty string" {
+	if u.Reason == parser.ReasonNotSet || u.Reason == parser.ReasonEmpty {
 		return parser.Unresolved{}, parser.Accelerator{}, false // GCP's default machine takes none of these GPUs
 	}
 	return u, r.Accelerators[0], true

@@ -66,6 +66,13 @@ type Unresolved struct {
 	Reason    string `json:"reason"`
 }
 
+// Reasons of an Unresolved attribute that the configuration leaves out or empty, rather than
+// knowing only at apply: nothing at apply will fill it in.
+const (
+	ReasonNotSet = "not set"
+	ReasonEmpty  = "the value is an empty string"
+)
+
 // Suppression waives one rule on one resource.
 type Suppression struct {
 	Rule    string   `json:"rule"`

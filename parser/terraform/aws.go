@@ -531,7 +531,7 @@ func mapBatchComputeEnvironment(c *mapContext) []*parser.Resource {
 	}
 	types, _ := res.strList("instance_type")
 	if len(types) == 0 {
-		r.AddUnresolved("compute_resources.instance_type", "not set")
+		r.AddUnresolved("compute_resources.instance_type", parser.ReasonNotSet)
 		return []*parser.Resource{r}
 	}
 	r.InstanceType = types[0]
@@ -666,12 +666,12 @@ func mapEC2Fleet(c *mapContext) []*parser.Resource {
 	}
 	spec := w.blocks("target_capacity_specification")
 	if len(spec) == 0 {
-		r.AddUnresolved("target_capacity_specification", "not set")
+		r.AddUnresolved("target_capacity_specification", parser.ReasonNotSet)
 		return []*parser.Resource{r}
 	}
 	total, ok := spec[0].num("total_target_capacity")
 	if !ok {
-		r.AddUnresolved("target_capacity_specification.total_target_capacity", "not set")
+		r.AddUnresolved("target_capacity_specification.total_target_capacity", parser.ReasonNotSet)
 		return []*parser.Resource{r}
 	}
 	fleetCapacity(r, types, total, weight)
@@ -709,7 +709,7 @@ func mapSpotFleet(c *mapContext) []*parser.Resource {
 	}
 	total, ok := w.num("target_capacity")
 	if !ok {
-		r.AddUnresolved("target_capacity", "not set")
+		r.AddUnresolved("target_capacity", parser.ReasonNotSet)
 		return []*parser.Resource{r}
 	}
 	fleetCapacity(r, types, total, weight)

@@ -252,7 +252,7 @@ func keep(r *parser.Resource) bool {
 // requireInstanceType records an unresolved instance type when the mapper found none.
 func requireInstanceType(r *parser.Resource, attr string, found bool) {
 	if found && strings.TrimSpace(r.InstanceType) == "" {
-		r.AddUnresolved(attr, "the value is an empty string")
+		r.AddUnresolved(attr, parser.ReasonEmpty)
 		return
 	}
 	if !found && r.InstanceType == "" {
@@ -261,7 +261,7 @@ func requireInstanceType(r *parser.Resource, attr string, found bool) {
 				return
 			}
 		}
-		r.AddUnresolved(attr, "not set")
+		r.AddUnresolved(attr, parser.ReasonNotSet)
 	}
 }
 

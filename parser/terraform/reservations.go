@@ -127,7 +127,7 @@ func mapAWSCapacityReservation(c *mapContext) []*parser.Resource {
 	n, ok := w.num("instance_count")
 	if !ok {
 		if !w.has("instance_count") {
-			r.AddUnresolved("instance_count", "not set")
+			r.AddUnresolved("instance_count", parser.ReasonNotSet)
 		}
 		return []*parser.Resource{r}
 	}
@@ -179,7 +179,7 @@ func mapGCPReservation(c *mapContext) []*parser.Resource {
 	n, ok := w.num("specific_reservation", "count")
 	if !ok {
 		if !w.has("specific_reservation", "count") {
-			r.AddUnresolved("specific_reservation.count", "not set")
+			r.AddUnresolved("specific_reservation.count", parser.ReasonNotSet)
 		}
 		return []*parser.Resource{r}
 	}
@@ -242,7 +242,7 @@ func mapAzureCapacityReservation(c *mapContext) []*parser.Resource {
 	n, ok := w.num("sku", "capacity")
 	if !ok {
 		if !w.has("sku", "capacity") {
-			r.AddUnresolved("sku.capacity", "not set")
+			r.AddUnresolved("sku.capacity", parser.ReasonNotSet)
 		}
 		return []*parser.Resource{r}
 	}

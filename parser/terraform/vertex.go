@@ -65,7 +65,7 @@ func vertexNodes(r *parser.Resource, w *view, path ...any) {
 	blocks := w.blocks(path...)
 	if len(blocks) == 0 {
 		if !w.has(path...) {
-			r.AddUnresolved(pathString("", path)+".machine_spec.machine_type", "not set")
+			r.AddUnresolved(pathString("", path)+".machine_spec.machine_type", parser.ReasonNotSet)
 		}
 		return
 	}
