@@ -247,7 +247,7 @@ func Sum(es []Estimate) Totals {
 	var t Totals
 	var sum, atMax money.Micros
 	scales := false
-	bounds := map[string]bool{}
+	var lower, upper bool // some priced resource's price is a lower, an upper bound
 	pools := map[string][]*Estimate{}
 	type share struct {
 		floor, max    money.Micros
@@ -280,8 +280,8 @@ func Sum(es []Estimate) Totals {
 		m, priced := e.Monthly()
 		if !priced {
 			t.Unpriced++
-		} else if e.PriceBound != "" {
-			bounds[e.PriceBound] = true
+		} else {
+			lower, upper = lower || e.PriceBound == BoundLower, upper || e.PriceBound == BoundUpper
 		}
 		// top is the resource at its maximum; a resource sharing a limit is counted at its floor
 		// here, and what those sharing it add to reach their maximums is added below, within
@@ -334,8 +334,11 @@ func Sum(es []Estimate) Totals {
 		a := money.Amount(atMax)
 		t.MaxMonthlyCost = &a
 	}
-	if len(bounds) == 1 {
-		t.PriceBound = slices.Collect(maps.Keys(bounds))[0]
+	switch {
+	case lower && !upper:
+		t.PriceBound = BoundLower
+	case upper && !lower:
+		t.PriceBound = BoundUpper
 	}
 	return t
 }
