@@ -351,7 +351,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 	}
 	if r.note != "" {
 		res.Note("%s", r.note)
-	} else if r.replicas == 0 {
+	} else if r.replicas == 0 && r.unscaledNote == "" {
 		res.Note("0 pods: scaled to zero, no cost while it stays so")
 	}
 	for _, n := range req.notes {
@@ -399,6 +399,8 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 			if s.maxReplicas > 0 {
 				r.maxPods, r.maxFrom = s.maxReplicas*max(1, r.perReplica), "maxReplicas of "+s.source
 			}
+		} else if r.unscaledNote != "" {
+			res.Note("%s", r.unscaledNote)
 		}
 	}
 	if r.maxPods > maxPods {

@@ -3,8 +3,10 @@
 //
 // It decodes each document on its own, so a broken document is reported with its file and line
 // while the documents around it are still read. Workloads (Pods, Deployments, StatefulSets,
-// ReplicaSets, DaemonSets, Jobs, CronJobs and the common CRDs that carry pod templates or write
-// their own pods: Kubeflow training jobs and Trainer v2 TrainJobs, Katib Experiments, JobSet,
+// ReplicaSets, ReplicationControllers, DaemonSets, Jobs, CronJobs, the controllers that stand in
+// for them (OpenShift's DeploymentConfig, OpenKruise's: controllers.go) and the common CRDs that
+// carry pod templates or write their own pods: Kubeflow training jobs and Trainer v2 TrainJobs,
+// Katib Experiments, JobSet, Seldon Core's SeldonDeployment,
 // Ray, LeaderWorkerSet, KServe's InferenceService and LLMInferenceService, Knative, Volcano, Argo
 // Workflows and Rollouts, the NIM and Spark operators) become one resource per GPU-requesting pod role, with
 // the GPUs one pod requests (device plugins and DRA claims) and what its node selection says

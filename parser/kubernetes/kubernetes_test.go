@@ -895,8 +895,8 @@ metadata: {name: vllm, namespace: ml}
 spec:
   containers: [{name: kserve-container, resources: {limits: {nvidia.com/gpu: 1}}}]
 ---
-apiVersion: machinelearning.seldon.io/v1
-kind: SeldonDeployment
+apiVersion: serving.example.org/v1
+kind: Predictor
 metadata: {name: sd, namespace: ml}
 spec:
   predictors:
@@ -914,7 +914,7 @@ spec:
 	if w.Line != 11 || !strings.Contains(w.Message, "ModelServer/serving/llama (inference.example.ai/v1) requests nvidia.com/gpu, but gpuguard does not know how this kind runs its pods: its GPUs are not counted") {
 		t.Errorf("warning %+v", w)
 	}
-	if w := res.Warnings[1]; w.Line != 62 || !strings.Contains(w.Message, "SeldonDeployment/ml/sd") || !strings.Contains(w.Message, "amd.com/gpu") {
+	if w := res.Warnings[1]; w.Line != 62 || !strings.Contains(w.Message, "Predictor/ml/sd") || !strings.Contains(w.Message, "amd.com/gpu") {
 		t.Errorf("warning %+v", w)
 	}
 }

@@ -37,6 +37,9 @@ type role struct {
 	// it comes from. A HorizontalPodAutoscaler's maxReplicas, when one targets the kind, wins.
 	maxPods int
 	maxFrom string
+	// unscaledNote is said only when no autoscaler sets the pods' count (a DeploymentConfig
+	// that sets no replicas runs none, unless an HPA scales it).
+	unscaledNote string
 }
 
 type cronSchedule struct {
