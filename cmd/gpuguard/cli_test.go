@@ -293,6 +293,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"batch-and-serverless", "batch-and-serverless.yaml", 0},
 		{"operators", "operators.yaml", 0},
 		{"controllers", "controllers.yaml", 0},
+		{"appwrapper", "appwrapper.yaml", 0},
 		{"dynamo", "dynamo.yaml", 0},
 		{"cluster-api", "cluster-api.yaml", 0},
 		{"cluster-class", "cluster-class.yaml", 0},

@@ -187,6 +187,13 @@ func Build(files []*File, opts Options) parser.Result {
 		if errors.As(err, &ref) {
 			roles, absent, err = resolve(o, ref, referable)
 		}
+		var parts partsError
+		if errors.As(err, &parts) {
+			for _, e := range parts {
+				res.Errors = append(res.Errors, specError(o, e))
+			}
+			err = nil // the parts that could be read are built
+		}
 		if err != nil {
 			res.Errors = append(res.Errors, specError(o, err))
 			continue

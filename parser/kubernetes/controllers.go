@@ -96,6 +96,9 @@ func extractSeldonDeployment(o *object) ([]role, error) {
 			default:
 				r.replicas = intOr(c.Replicas, intOr(p.Replicas, intOr(spec.Replicas, 1)))
 			}
+			if r.maxPods < 0 {
+				return nil, fmt.Errorf("%s: %d is not a number of pods", r.maxFrom, r.maxPods)
+			}
 			out = append(out, r)
 		}
 	}

@@ -136,4 +136,8 @@ spec:
 	if len(bad.Errors) != 1 || !strings.Contains(bad.Errors[0].Message, "-2 is not a number of pods") {
 		t.Errorf("negative replicas: errors %v", bad.Errors)
 	}
+	bad = build(t, "apiVersion: machinelearning.seldon.io/v1\nkind: SeldonDeployment\nmetadata: {name: x, namespace: s}\nspec:\n  predictors: [{name: p, componentSpecs: [{hpaSpec: {maxReplicas: -1}, spec: "+g5Pod+"}]}]\n", Options{})
+	if len(bad.Errors) != 1 || !strings.Contains(bad.Errors[0].Message, "the maxReplicas of the component's hpaSpec: -1 is not a number of pods") {
+		t.Errorf("negative maxReplicas: errors %v", bad.Errors)
+	}
 }

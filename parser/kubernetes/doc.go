@@ -6,7 +6,7 @@
 // ReplicaSets, ReplicationControllers, DaemonSets, Jobs, CronJobs, the controllers that stand in
 // for them (OpenShift's DeploymentConfig, OpenKruise's: controllers.go) and the common CRDs that
 // carry pod templates or write their own pods: Kubeflow training jobs and Trainer v2 TrainJobs,
-// Katib Experiments, JobSet, Seldon Core's SeldonDeployment,
+// Katib Experiments, JobSet, Seldon Core's SeldonDeployment, CodeFlare's AppWrapper,
 // Ray, LeaderWorkerSet, KServe's InferenceService and LLMInferenceService, Knative, Volcano, Argo
 // Workflows and Rollouts, the NIM and Spark operators) become one resource per GPU-requesting pod role, with
 // the GPUs one pod requests (device plugins and DRA claims) and what its node selection says

@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -52,6 +53,12 @@ type cronSchedule struct {
 
 // extractor reads a workload's spec into its pod roles.
 type extractor func(o *object) ([]role, error)
+
+// partsError holds the errors of some parts of a workload (an AppWrapper's components) returned
+// with the roles of the parts that could be read: each is reported, and those roles are built.
+type partsError []error
+
+func (e partsError) Error() string { return errors.Join(e...).Error() }
 
 type workloadKind struct {
 	group   string // API group the kind must come from ("" = core or any built-in)
