@@ -243,6 +243,10 @@ var typedWorkloads = map[string]struct{ apiVersion, kind string }{
 	"kubernetes_daemonset": {"apps/v1", "DaemonSet"}, "kubernetes_daemon_set_v1": {"apps/v1", "DaemonSet"},
 	"kubernetes_job": {"batch/v1", "Job"}, "kubernetes_job_v1": {"batch/v1", "Job"},
 	"kubernetes_cron_job": {"batch/v1", "CronJob"}, "kubernetes_cron_job_v1": {"batch/v1", "CronJob"},
+	"kubernetes_replication_controller": {"v1", "ReplicationController"}, "kubernetes_replication_controller_v1": {"v1", "ReplicationController"},
+	// Autoscalers: they declare no GPU, but set the replicas of the workload they scale.
+	"kubernetes_horizontal_pod_autoscaler": {"autoscaling/v1", "HorizontalPodAutoscaler"}, "kubernetes_horizontal_pod_autoscaler_v1": {"autoscaling/v1", "HorizontalPodAutoscaler"},
+	"kubernetes_horizontal_pod_autoscaler_v2": {"autoscaling/v2", "HorizontalPodAutoscaler"}, "kubernetes_horizontal_pod_autoscaler_v2beta2": {"autoscaling/v2beta2", "HorizontalPodAutoscaler"},
 }
 
 func init() {

@@ -209,3 +209,74 @@ resource "kubectl_manifest" "vllm" {
 		t.Errorf("plan: resources %+v, errors %+v", pres.Resources, pres.Errors)
 	}
 }
+
+// The provider's typed autoscalers scale the typed workload they name, as a manifest HPA does,
+// and a typed ReplicationController is read like a Deployment.
+func TestTypedAutoscalersAndReplicationControllers(t *testing.T) {
+	workload := func(typ, name, replicas, instance string) string {
+		return `resource "` + typ + `" "` + name + `" {
+  metadata {
+    name      = "` + name + `"
+    namespace = "ml"
+  }
+  spec {
+    replicas = ` + replicas + `
+    template {
+      metadata {}
+      spec {
+        node_selector = { "node.kubernetes.io/instance-type" = "` + instance + `" }
+        container {
+          name = "c"
+          resources {
+            limits = { "nvidia.com/gpu" = 1 }
+          }
+        }
+      }
+    }
+  }
+}
+`
+	}
+	hpa := func(typ, name, target, kind string, min, max int) string {
+		return fmt.Sprintf(`resource "%s" "%s" {
+  metadata {
+    name      = "%s"
+    namespace = "ml"
+  }
+  spec {
+    min_replicas = %d
+    max_replicas = %d
+    scale_target_ref {
+      kind = "%s"
+      name = %s
+    }
+  }
+}
+`, typ, name, name, min, max, kind, target)
+	}
+	src := workload("kubernetes_deployment_v1", "api", "1", "g5.xlarge") +
+		workload("kubernetes_replication_controller_v1", "ocr", "3", "g4dn.xlarge") +
+		workload("kubernetes_stateful_set_v1", "db", "2", "g6.xlarge") +
+		hpa("kubernetes_horizontal_pod_autoscaler_v2", "api", "kubernetes_deployment_v1.api.metadata[0].name", "Deployment", 2, 10) +
+		hpa("kubernetes_horizontal_pod_autoscaler", "ocr", `"ocr"`, "ReplicationController", 4, 6)
+	res := ParseSource("main.tf", []byte(src), Options{})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
+	}
+	var got []string
+	for _, r := range res.Resources {
+		max := 0
+		if r.ScaleMax != nil {
+			max = r.ScaleMax.Quantity
+		}
+		got = append(got, fmt.Sprintf("%s %s %s x%d max %d", r.Address, r.Type, r.InstanceType, r.Quantity, max))
+	}
+	want := []string{
+		"kubernetes_deployment_v1.api Deployment g5.xlarge x2 max 10",
+		"kubernetes_replication_controller_v1.ocr ReplicationController g4dn.xlarge x4 max 6",
+		"kubernetes_stateful_set_v1.db StatefulSet g6.xlarge x2 max 0",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
