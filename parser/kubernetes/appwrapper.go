@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"strconv"
@@ -39,9 +40,12 @@ func extractAppWrapper(o *object) ([]role, error) {
 	var errs partsError
 	for i := range spec.Components {
 		roles, err := appWrapperRoles(o, &spec.Components[i], i)
-		if err != nil {
+		var parts partsError
+		switch {
+		case errors.As(err, &parts): // a wrapped AppWrapper's: its readable parts come with them
+			errs = append(errs, parts...)
+		case err != nil:
 			errs = append(errs, err)
-			continue
 		}
 		out = append(out, roles...)
 	}
@@ -57,18 +61,19 @@ func appWrapperRoles(o *object, c *appWrapperComponent, i int) ([]role, error) {
 	if t.Kind != yaml.MappingNode {
 		return nil, lineError{line: line, err: fmt.Errorf("components[%d].template is not an object", i)}
 	}
-	inner := &object{file: o.file, root: o.root, note: o.note, offset: o.offset, line: line}
-	if err := t.Decode(inner); err != nil {
-		return nil, lineError{line: line, err: fmt.Errorf("components[%d].template: %w", i, err)}
-	}
-	if inner.Metadata.Namespace == "" {
-		inner.Metadata.Namespace = o.Metadata.Namespace
+	inner, err := o.embedded(t, fmt.Sprintf("components[%d].template", i))
+	if err != nil {
+		return nil, err
 	}
 	prefix := inner.Kind + "/" + orIndex(inner.Metadata.Name, "component", i)
 	var roles []role
+	var partial error // the errors of a wrapped object read in part
 	if w, ok := workloadOf(inner); ok {
-		var err error
-		if roles, err = w.extract(inner); err != nil {
+		roles, err = w.extract(inner)
+		var parts partsError
+		if errors.As(err, &parts) {
+			partial = err
+		} else if err != nil {
 			return nil, err
 		}
 	} else if len(c.PodSets) > 0 {
@@ -102,7 +107,7 @@ func appWrapperRoles(o *object, c *appWrapperComponent, i int) ([]role, error) {
 		r.scalable = false
 		r.named = true
 	}
-	return roles, nil
+	return roles, partial
 }
 
 // merged returns base with over's entries added (over wins), without changing either.

@@ -106,3 +106,43 @@ spec:
 		}
 	}
 }
+
+// Workloads that hold workloads nest only so deep: a YAML alias that holds the object it is in
+// is an error at its line, not a stack overflow. A wrapped AppWrapper's readable components are
+// still read beside its broken ones.
+func TestEmbeddedWorkloadsNestOnlySoDeep(t *testing.T) {
+	for name, src := range map[string]string{
+		"appwrapper": "apiVersion: workload.codeflare.dev/v1beta2\nkind: AppWrapper\nmetadata: {name: x, namespace: ml}\nspec: &s\n  components:\n    - template:\n        apiVersion: workload.codeflare.dev/v1beta2\n        kind: AppWrapper\n        metadata: {name: y}\n        spec: *s\n",
+		"katib":      "apiVersion: kubeflow.org/v1beta1\nkind: Experiment\nmetadata: {name: x, namespace: ml}\nspec: &s\n  trialTemplate:\n    trialSpec:\n      apiVersion: kubeflow.org/v1beta1\n      kind: Experiment\n      metadata: {name: y}\n      spec: *s\n",
+	} {
+		res := build(t, src, Options{})
+		if len(res.Resources) != 0 || len(res.Errors) != 1 || res.Errors[0].Line != 7 || !strings.Contains(res.Errors[0].Message, "nested more than 8 deep") {
+			t.Errorf("%s: resources %+v, errors %+v", name, res.Resources, res.Errors)
+		}
+	}
+	src := `apiVersion: workload.codeflare.dev/v1beta2
+kind: AppWrapper
+metadata: {name: outer, namespace: ml}
+spec:
+  components:
+    - template:
+        apiVersion: workload.codeflare.dev/v1beta2
+        kind: AppWrapper
+        metadata: {name: inner}
+        spec:
+          components:
+            - template:
+                apiVersion: batch/v1
+                kind: Job
+                metadata: {name: j}
+                spec: {template: {spec: ` + g5Pod + `}}
+            - template: [not, an, object]
+`
+	res := build(t, src, Options{})
+	if len(res.Resources) != 1 || res.Resources[0].Address != `AppWrapper/ml/outer["AppWrapper/inner/Job/j"]` {
+		t.Errorf("resources %+v", res.Resources)
+	}
+	if len(res.Errors) != 1 || res.Errors[0].Line != 17 || !strings.Contains(res.Errors[0].Message, "components[1].template is not an object") {
+		t.Errorf("errors %+v", res.Errors)
+	}
+}

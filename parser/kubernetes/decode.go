@@ -42,6 +42,30 @@ type object struct {
 	// (KAITO's Workspace keeps resource and tuning beside metadata: kaito.go).
 	doc    *yaml.Node
 	offset int // lines before the document's first line, added to node lines
+	// depth is how many workloads hold this one (a Katib trial's, an AppWrapper component's):
+	// 0 for a document's own object.
+	depth int
+}
+
+// maxEmbedded is how deep workloads may hold workloads. Real ones nest once or twice; a YAML
+// alias that holds the object it is in would nest forever.
+const maxEmbedded = 8
+
+// embedded decodes a whole object held in n (a Katib trialSpec, an AppWrapper component's
+// template), in o's file and namespace unless it names its own.
+func (o *object) embedded(n *yaml.Node, field string) (*object, error) {
+	line := o.lineOf(n)
+	if o.depth >= maxEmbedded {
+		return nil, lineError{line: line, err: fmt.Errorf("%s: workloads nested more than %d deep (a YAML alias that holds its own object?)", field, maxEmbedded)}
+	}
+	inner := &object{file: o.file, root: o.root, note: o.note, offset: o.offset, line: line, depth: o.depth + 1}
+	if err := n.Decode(inner); err != nil {
+		return nil, lineError{line: line, err: fmt.Errorf("%s: %w", field, err)}
+	}
+	if inner.Metadata.Namespace == "" {
+		inner.Metadata.Namespace = o.Metadata.Namespace
+	}
+	return inner, nil
 }
 
 // rootName is what the object's resources report as their root: its kustomization, or its file.

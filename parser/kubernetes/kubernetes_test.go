@@ -332,6 +332,9 @@ func FuzzDecode(f *testing.F) {
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {nodeSelector: {karpenter.sh/nodepool: p, node.kubernetes.io/instance-type: g5.xlarge}, containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}\n"))
 	f.Add([]byte("--- a: &a [*a, *a]\n---\nkind: List\napiVersion: v1\nitems: [{kind: Pod, apiVersion: v1, spec: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}}]"))
 	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeSelector: {cloud.google.com/gke-nodepool: l4, workload: serve}\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: eks.amazonaws.com/nodegroup, operator: NotIn, values: [gpu-1]}]}]}}}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"))
+	// Workloads that hold workloads through an alias that holds its own object.
+	f.Add([]byte("apiVersion: workload.codeflare.dev/v1beta2\nkind: AppWrapper\nmetadata: {name: x}\nspec: &s\n  components: [{template: {apiVersion: workload.codeflare.dev/v1beta2, kind: AppWrapper, spec: *s}}]\n---\n" +
+		"apiVersion: kubeflow.org/v1beta1\nkind: Experiment\nmetadata: {name: x}\nspec: &e\n  trialTemplate: {trialSpec: {apiVersion: kubeflow.org/v1beta1, kind: Experiment, spec: *e}}\n"))
 	// A Cluster API topology whose class's templates are not objects.
 	f.Add([]byte("apiVersion: cluster.x-k8s.io/v1beta2\nkind: ClusterClass\nmetadata: {name: k}\nspec: {infrastructure: {templateRef: {apiVersion: v, kind: AWSClusterTemplate, name: b}}, workers: {machineDeployments: [{class: g, infrastructure: {templateRef: {apiVersion: v, kind: AWSMachineTemplate, name: g}}}]}}\n---\n" +
 		"apiVersion: v\nkind: AWSClusterTemplate\nmetadata: {name: b}\nspec: [1]\n---\napiVersion: v\nkind: AWSMachineTemplate\nmetadata: {name: g}\nspec: x\n---\n" +

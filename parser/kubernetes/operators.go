@@ -95,12 +95,9 @@ func extractKatibExperiment(o *object) ([]role, error) {
 	if ts.Kind == 0 {
 		return nil, nil // a trial template kept in a ConfigMap (configMap:): not in the manifest
 	}
-	trial := &object{file: o.file, root: o.root, note: o.note, offset: o.offset, line: o.lineOf(ts)}
-	if err := ts.Decode(trial); err != nil {
-		return nil, lineError{line: o.lineOf(ts), err: fmt.Errorf("trialSpec: %w", err)}
-	}
-	if trial.Metadata.Namespace == "" {
-		trial.Metadata.Namespace = o.Metadata.Namespace
+	trial, err := o.embedded(ts, "trialSpec")
+	if err != nil {
+		return nil, err
 	}
 	w, ok := workloadOf(trial)
 	if !ok {
