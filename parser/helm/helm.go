@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"text/template"
@@ -474,7 +475,7 @@ func (r *renderer) render(top *chart) ([]Rendered, error) {
 		s := tmplOf[name]
 		var buf bytes.Buffer
 		if err := r.set.ExecuteTemplate(&limited{w: &buf, r: r}, name, r.context(s, name)); err != nil {
-			return nil, err
+			return nil, shortCallChain(err)
 		}
 		if len(bytes.TrimSpace(buf.Bytes())) == 0 {
 			continue
@@ -576,4 +577,21 @@ func (l *limited) Write(p []byte) (int, error) {
 		return 0, fmt.Errorf("the chart renders more than %d bytes", maxOutput)
 	}
 	return l.w.Write(p)
+}
+
+// callLink is how text/template joins the error of a template called through include or tpl to
+// the call's place.
+var callLink = regexp.MustCompile(`error calling (?:include|tpl): `)
+
+// shortCallChain shortens the error of a template that failed deep in nested include or tpl
+// calls: text/template repeats each call's place, so a recursion that hit the depth limit reads
+// as 64 near-identical lines. It keeps the outermost place, the innermost one and the cause.
+func shortCallChain(err error) error {
+	msg := err.Error()
+	links := callLink.FindAllStringIndex(msg, -1)
+	if len(links) <= 2 {
+		return err
+	}
+	first, last, prev := links[0], links[len(links)-1], links[len(links)-2]
+	return fmt.Errorf("%s… %s (through %d nested calls)", msg[:first[1]], msg[prev[1]:last[0]]+msg[last[1]:], len(links))
 }

@@ -142,6 +142,8 @@ func TestRenderProblems(t *testing.T) {
 		{name: "unknown function", template: "{{ genCA \"x\" 365 }}", err: `function "genCA" not defined`},
 		{name: "required value", template: "{{ required \"set image.tag\" .Values.image }}", err: "set image.tag"},
 		{name: "include bomb", template: "{{- define \"a\" }}{{ include \"a\" . }}{{ include \"a\" . }}{{- end }}{{ include \"a\" . }}", err: "nested more than"},
+		{name: "include recursion", template: "{{- define \"a\" }}{{ include \"a\" . }}{{- end }}name: {{ include \"a\" . }}",
+			err: `template: app/templates/t.yaml:1:55: executing "app/templates/t.yaml" at <include "a" .>: error calling include: … template: app/templates/t.yaml:1:20: executing "a" at <include "a" .>: include and tpl nested more than 64 deep (through 65 nested calls)`},
 		{name: "template bomb", template: "{{- define \"b\" }}{{ template \"b\" . }}{{ template \"b\" . }}{{- end }}{{ template \"b\" . }}", err: "exceeded maximum template depth"},
 		{name: "output bomb", template: "{{ range until 100000 }}{{ repeat 1000 \"x\" }}{{ end }}", err: "renders more than"},
 		// Values that double in a loop fill the memory before anything is written.
@@ -171,6 +173,11 @@ func TestRenderProblems(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Fatalf("err = %v, want %q", err, tc.err)
+			}
+			// A recursion says where it started, where it recursed and why it stopped, once:
+			// not the place of each of its 64 calls.
+			if msg := err.Error(); len(msg) > 600 {
+				t.Errorf("a %d-character error: %.300s…", len(msg), msg)
 			}
 		})
 	}
