@@ -80,8 +80,14 @@ func extractSeldonDeployment(o *object) ([]role, error) {
 	var out []role
 	for pi, p := range spec.Predictors {
 		pname := orIndex(p.Name, "predictor", pi)
+		seen := map[string]bool{}
 		for ci, c := range p.ComponentSpecs {
-			r := role{name: pname + "/" + componentName(c, ci), template: c.podTemplate}
+			name := pname + "/" + componentName(c, ci)
+			if seen[name] {
+				name = fmt.Sprintf("%s/component-%d", pname, ci) // its containers' names are taken
+			}
+			seen[name] = true
+			r := role{name: name, template: c.podTemplate}
 			switch {
 			case c.HPASpec != nil:
 				r.replicas = intOr(c.HPASpec.MinReplicas, 1)

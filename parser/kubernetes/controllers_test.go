@@ -131,6 +131,11 @@ spec:
 			t.Errorf("%s: profile %q: the component's own annotations must attach it", r.Address, r.Profile)
 		}
 	}
+	// Components whose containers share names still get addresses of their own.
+	twin := build(t, "apiVersion: machinelearning.seldon.io/v1\nkind: SeldonDeployment\nmetadata: {name: x, namespace: s}\nspec:\n  predictors: [{name: p, componentSpecs: [{spec: "+g5Pod+"}, {spec: "+g5Pod+"}]}]\n", Options{})
+	if len(twin.Resources) != 2 || twin.Resources[0].Address == twin.Resources[1].Address {
+		t.Errorf("twin components: %+v", twin.Resources)
+	}
 	// Replica counts are checked like any workload's.
 	bad := build(t, "apiVersion: machinelearning.seldon.io/v1\nkind: SeldonDeployment\nmetadata: {name: x, namespace: s}\nspec:\n  predictors: [{name: p, replicas: -2, componentSpecs: [{spec: "+g5Pod+"}]}]\n", Options{})
 	if len(bad.Errors) != 1 || !strings.Contains(bad.Errors[0].Message, "-2 is not a number of pods") {
