@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/internal/yamlpos"
 )
 
 // An AppWrapper (workload.codeflare.dev, the CodeFlare/MLBatch wrapper Kueue admits as one
@@ -141,15 +143,7 @@ func nodeAtPath(template *yaml.Node, path string) (*yaml.Node, error) {
 				end = len(rest)
 			}
 			seg, rest = rest[:end], rest[end:]
-			if n.Kind != yaml.MappingNode {
-				return nil, fmt.Errorf("path %q: %s is not in an object", path, seg)
-			}
-			var next *yaml.Node
-			for k := 0; k+1 < len(n.Content); k += 2 {
-				if n.Content[k].Value == seg {
-					next = n.Content[k+1]
-				}
-			}
+			next := yamlpos.Value(n, seg)
 			if next == nil {
 				return nil, fmt.Errorf("path %q: no field %s in the template", path, seg)
 			}
