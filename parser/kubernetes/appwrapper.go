@@ -60,9 +60,6 @@ func extractAppWrapper(o *object) ([]role, error) {
 func appWrapperRoles(o *object, c *appWrapperComponent, i int) ([]role, error) {
 	t := &c.Template
 	line := o.lineOf(t)
-	if t.Kind != yaml.MappingNode {
-		return nil, lineError{line: line, err: fmt.Errorf("components[%d].template is not an object", i)}
-	}
 	inner, err := o.embedded(t, fmt.Sprintf("components[%d].template", i))
 	if err != nil {
 		return nil, err

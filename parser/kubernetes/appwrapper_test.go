@@ -146,3 +146,11 @@ spec:
 		t.Errorf("errors %+v", res.Errors)
 	}
 }
+
+// A held workload that is not an object is said so at its line, by either reader.
+func TestEmbeddedWorkloadMustBeAnObject(t *testing.T) {
+	res := build(t, "apiVersion: kubeflow.org/v1beta1\nkind: Experiment\nmetadata: {name: x, namespace: ml}\nspec:\n  trialTemplate:\n    trialSpec: \"a string\"\n", Options{})
+	if len(res.Errors) != 1 || res.Errors[0].Line != 6 || !strings.Contains(res.Errors[0].Message, "trialSpec is not an object") {
+		t.Errorf("errors %+v", res.Errors)
+	}
+}

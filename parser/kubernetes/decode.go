@@ -58,6 +58,9 @@ func (o *object) embedded(n *yaml.Node, field string) (*object, error) {
 	if o.depth >= maxEmbedded {
 		return nil, lineError{line: line, err: fmt.Errorf("%s: workloads nested more than %d deep (a YAML alias that holds its own object?)", field, maxEmbedded)}
 	}
+	if n.Kind != yaml.MappingNode {
+		return nil, lineError{line: line, err: fmt.Errorf("%s is not an object", field)}
+	}
 	inner := &object{file: o.file, root: o.root, note: o.note, offset: o.offset, line: line, depth: o.depth + 1}
 	if err := n.Decode(inner); err != nil {
 		return nil, lineError{line: line, err: fmt.Errorf("%s: %w", field, err)}
