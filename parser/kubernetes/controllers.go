@@ -90,15 +90,13 @@ func extractSeldonDeployment(o *object) ([]role, error) {
 			r := role{name: name, template: c.podTemplate}
 			switch {
 			case c.HPASpec != nil:
-				r.replicas = intOr(c.HPASpec.MinReplicas, 1)
-				r.note = fmt.Sprintf("%d pod%s: the minReplicas of the component's hpaSpec, the floor it always runs", r.replicas, plural(int64(r.replicas)))
+				max := 0 // an hpaSpec without maxReplicas declares no ceiling
 				if c.HPASpec.MaxReplicas != nil {
-					r.maxPods, r.maxFrom = *c.HPASpec.MaxReplicas, "the maxReplicas of the component's hpaSpec"
+					max = *c.HPASpec.MaxReplicas
 				}
+				r.autoscaled(intOr(c.HPASpec.MinReplicas, 1), max, "minReplicas", "maxReplicas", "hpaSpec")
 			case c.KedaSpec != nil:
-				r.replicas = intOr(c.KedaSpec.MinReplicaCount, 0)
-				r.note = fmt.Sprintf("%d pod%s: the minReplicaCount of the component's kedaSpec, the floor it always runs", r.replicas, plural(int64(r.replicas)))
-				r.maxPods, r.maxFrom = intOr(c.KedaSpec.MaxReplicaCount, 100), "the maxReplicaCount of the component's kedaSpec"
+				r.autoscaled(intOr(c.KedaSpec.MinReplicaCount, 0), intOr(c.KedaSpec.MaxReplicaCount, 100), "minReplicaCount", "maxReplicaCount", "kedaSpec")
 			default:
 				r.replicas = intOr(c.Replicas, intOr(p.Replicas, intOr(spec.Replicas, 1)))
 			}
@@ -109,6 +107,16 @@ func extractSeldonDeployment(o *object) ([]role, error) {
 		}
 	}
 	return out, nil
+}
+
+// autoscaled gives a Seldon component the floor and ceiling of its own autoscaler (spec is
+// hpaSpec or kedaSpec, minField and maxField its fields); a ceiling of 0 is none.
+func (r *role) autoscaled(min, max int, minField, maxField, spec string) {
+	r.replicas = min
+	r.note = fmt.Sprintf("%d pod%s: the %s of the component's %s, the floor it always runs", min, plural(int64(min)), minField, spec)
+	if max != 0 {
+		r.maxPods, r.maxFrom = max, fmt.Sprintf("the %s of the component's %s", maxField, spec)
+	}
 }
 
 // componentName names a Seldon component by its containers, as Seldon names the Deployment it
