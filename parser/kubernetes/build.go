@@ -400,7 +400,22 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 			res.Note("DaemonSet: one pod per matching node; priced at 1 node (set kubernetes.daemonset_nodes in the config)")
 		}
 	case r.scalable:
-		if s, ok := scalers[o.root+"|"+o.address()]; ok {
+		if s, ok := scalers[o.root+"|"+o.address()]; ok && r.share != nil {
+			lo, err := r.share(s.minReplicas)
+			hi := 0
+			if err == nil && s.maxReplicas > 0 {
+				hi, err = r.share(s.maxReplicas)
+			}
+			if err != nil {
+				errs = append(errs, specError(o, fmt.Errorf("scaled by %s: %w", s.source, err)))
+				break
+			}
+			res.Quantity = lo
+			res.Note("%d pod%s: its share of the minReplicas (%d) of %s, the floor an autoscaler always runs", lo, plural(int64(lo)), s.minReplicas, s.source)
+			if s.maxReplicas > 0 {
+				r.maxPods, r.maxFrom = hi, fmt.Sprintf("its share of the maxReplicas (%d) of %s", s.maxReplicas, s.source)
+			}
+		} else if ok {
 			res.Quantity = s.minReplicas * max(1, r.perReplica)
 			res.Note("%d pod%s: the minReplicas (%d) of %s, the floor an autoscaler always runs", res.Quantity, plural(int64(res.Quantity)), s.minReplicas, s.source)
 			if s.maxReplicas > 0 {

@@ -53,11 +53,15 @@ type resources struct {
 }
 
 type affinity struct {
-	NodeAffinity *struct {
-		Required *struct {
-			Terms []nodeSelectorTerm `yaml:"nodeSelectorTerms"`
-		} `yaml:"requiredDuringSchedulingIgnoredDuringExecution"`
-	} `yaml:"nodeAffinity"`
+	NodeAffinity *nodeAffinity `yaml:"nodeAffinity"`
+}
+
+type nodeAffinity struct {
+	Required *nodeSelector `yaml:"requiredDuringSchedulingIgnoredDuringExecution"`
+}
+
+type nodeSelector struct {
+	Terms []nodeSelectorTerm `yaml:"nodeSelectorTerms"`
 }
 
 type nodeSelectorTerm struct {

@@ -41,6 +41,9 @@ type role struct {
 	// unscaledNote is said only when no autoscaler sets the pods' count (a DeploymentConfig
 	// that sets no replicas runs none, unless an HPA scales it).
 	unscaledNote string
+	// share, when set, is how many of an autoscaled workload's pods fall to this role when the
+	// workload runs total of them (an OpenKruise UnitedDeployment's subset); nil means all.
+	share func(total int) (int, error)
 }
 
 type cronSchedule struct {
