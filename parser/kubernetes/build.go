@@ -215,6 +215,9 @@ func Build(files []*File, opts Options) parser.Result {
 				built++
 			}
 		}
+		if why := removedAPI(o); why != "" && built > 0 {
+			res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.line, Message: why})
+		}
 		if len(absent) > 0 && built == 0 {
 			res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.line,
 				Message: fmt.Sprintf("%s runs %s, which %s not among the files read: %s are not counted", o.address(), strings.Join(absent, ", "), isAre(len(absent)), ref.missing)})

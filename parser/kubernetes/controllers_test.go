@@ -146,3 +146,43 @@ spec:
 		t.Errorf("negative maxReplicas: errors %v", bad.Errors)
 	}
 }
+
+// Manifests of API versions Kubernetes no longer serves are priced as the kind they stand for,
+// with a warning that the cluster refuses them.
+func TestRemovedAPIVersions(t *testing.T) {
+	for _, tc := range []struct {
+		apiVersion, kind, spec string
+		want                   int
+		release, use           string
+	}{
+		{"extensions/v1beta1", "Deployment", "{replicas: 3, template: {spec: " + g5Pod + "}}", 3, "1.16", "apps/v1"},
+		{"extensions/v1beta1", "ReplicaSet", "{template: {spec: " + g5Pod + "}}", 1, "1.16", "apps/v1"},
+		{"extensions/v1beta1", "DaemonSet", "{template: {spec: " + g5Pod + "}}", 1, "1.16", "apps/v1"},
+		{"apps/v1beta1", "StatefulSet", "{replicas: 2, template: {spec: " + g5Pod + "}}", 2, "1.16", "apps/v1"},
+		{"apps/v1beta2", "Deployment", "{replicas: 2, template: {spec: " + g5Pod + "}}", 2, "1.16", "apps/v1"},
+		{"batch/v1beta1", "CronJob", "{schedule: '0 * * * *', jobTemplate: {spec: {template: {spec: " + g5Pod + "}}}}", 1, "1.25", "batch/v1"},
+		{"apps/v1", "Deployment", "{replicas: 2, template: {spec: " + g5Pod + "}}", 2, "", ""},
+	} {
+		src := "apiVersion: " + tc.apiVersion + "\nkind: " + tc.kind + "\nmetadata: {name: x, namespace: ml}\nspec: " + tc.spec + "\n"
+		res := build(t, src, Options{})
+		r := one(t, res)
+		if r.Quantity != tc.want || r.InstanceType != "g5.xlarge" {
+			t.Errorf("%s %s: quantity %d type %q, want %d g5.xlarge", tc.apiVersion, tc.kind, r.Quantity, r.InstanceType, tc.want)
+		}
+		if tc.release == "" {
+			if len(res.Warnings) > 0 {
+				t.Errorf("%s %s: warnings %v", tc.apiVersion, tc.kind, res.Warnings)
+			}
+			continue
+		}
+		want := tc.kind + "/ml/x: Kubernetes stopped serving " + tc.kind + " " + tc.apiVersion + " in " + tc.release + ", so the API server refuses this manifest; use " + tc.use
+		if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0].Message, want) || res.Warnings[0].Line != 1 {
+			t.Errorf("%s %s: warnings %v, want one at line 1 starting %q", tc.apiVersion, tc.kind, res.Warnings, want)
+		}
+	}
+	// A removed version of a workload without GPUs is none of gpuguard's business.
+	res := build(t, "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: web}\nspec: {template: {spec: {containers: [{name: c}]}}}\n", Options{})
+	if len(res.Resources) != 0 || len(res.Warnings) != 0 {
+		t.Errorf("CPU-only Deployment: resources %v warnings %v", res.Resources, res.Warnings)
+	}
+}

@@ -101,6 +101,10 @@ func init() {
 	register("StatefulSet", "apps", extractReplicated)
 	register("ReplicaSet", "apps", extractReplicated)
 	register("DaemonSet", "apps", extractDaemonSet)
+	// The extensions group served these three until Kubernetes 1.16 (removedAPIs).
+	register("Deployment", "extensions", extractReplicated)
+	register("ReplicaSet", "extensions", extractReplicated)
+	register("DaemonSet", "extensions", extractDaemonSet)
 	register("Job", "batch", extractJob)
 	register("CronJob", "batch", extractCronJob)
 	register("PyTorchJob", "kubeflow.org", replicaSpecs("pytorchReplicaSpecs"))
@@ -117,6 +121,27 @@ func init() {
 	register("InferenceService", "serving.kserve.io", extractInferenceService)
 	register("Service", "serving.knative.dev", extractKnativeService)
 	register("ScaledJob", "keda.sh", extractKEDAScaledJob)
+}
+
+// removedAPIs are the API versions of the built-in workload kinds that Kubernetes no longer
+// serves: the release that stopped serving them, and the version to use instead
+// (https://kubernetes.io/blog/2019/07/18/api-deprecations-in-1-16/ and
+// https://kubernetes.io/docs/reference/using-api/deprecation-guide/). A manifest that uses one
+// is refused by the API server; gpuguard prices it as the version it stands for, and says so.
+var removedAPIs = map[string]struct{ release, use string }{
+	"extensions/v1beta1": {"1.16", "apps/v1"},
+	"apps/v1beta1":       {"1.16", "apps/v1"},
+	"apps/v1beta2":       {"1.16", "apps/v1"},
+	"batch/v1beta1":      {"1.25", "batch/v1"},
+}
+
+// removedAPI says why a workload's apiVersion is refused by current clusters; "" when it is not.
+func removedAPI(o *object) string {
+	r, ok := removedAPIs[o.APIVersion]
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%s: Kubernetes stopped serving %s %s in %s, so the API server refuses this manifest; use %s (priced as if it did)", o.address(), o.Kind, o.APIVersion, r.release, r.use)
 }
 
 // group returns the API group of an apiVersion ("apps/v1" -> "apps", "v1" -> "").
