@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/internal/money"
@@ -18,6 +19,30 @@ type Pricer struct {
 	DefaultRegion string
 	// HoursPerMonth is the default month; 0 means DefaultHoursPerMonth.
 	HoursPerMonth float64
+	// Today is the day of the run, against which retired instance types are judged; zero means
+	// the catalog's date.
+	Today time.Time
+}
+
+// today is the day retirements are judged against.
+func (p *Pricer) today() time.Time {
+	if !p.Today.IsZero() {
+		return p.Today
+	}
+	t, _ := time.Parse(time.DateOnly, p.Catalog.Updated())
+	return t
+}
+
+// retirement says whether an instance type is retired by today (why) or will be (coming).
+func (p *Pricer) retirement(provider, typ string) (why, coming string) {
+	x, ok := catalog.Retired(provider, typ)
+	switch {
+	case !ok:
+		return "", ""
+	case x.By(p.today()):
+		return x.Why(), ""
+	}
+	return "", x.Coming()
 }
 
 func (p *Pricer) hours(r *parser.Resource) float64 {
@@ -85,6 +110,21 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 			e.UnpricedReason = &reason
 			return e
 		}
+	}
+	if why, coming := p.retirement(e.Provider, e.InstanceType); why != "" {
+		if x, _ := catalog.Retired(e.Provider, e.InstanceType); x.Successor != "" {
+			alt := r
+			alt.InstanceType, alt.Region = x.Successor, e.Region
+			if _, ok := p.instance(alt.Provider, alt.InstanceType); ok {
+				if who, m, ok := p.costWith(alt, p.Catalog); ok {
+					why += fmt.Sprintf("; as %s %s would cost %s/month", x.Successor, who, m)
+				}
+			}
+		}
+		e.UnpricedReason = &why
+		return e
+	} else if coming != "" {
+		e.Notes = append(e.Notes, coming)
 	}
 	hourly, reason := p.unitHourly(&r, &e)
 	if reason != "" {
@@ -411,7 +451,7 @@ func (p *Pricer) costWith(alt parser.Resource, cat *catalog.Catalog) (who string
 		alt.Quantity, alt.SpotQuantity, who = 1, 0, "one"
 	}
 	alt.ScaleMax = nil
-	est := (&Pricer{Catalog: cat, HoursPerMonth: p.HoursPerMonth}).Estimate(alt)
+	est := (&Pricer{Catalog: cat, HoursPerMonth: p.HoursPerMonth, Today: p.Today}).Estimate(alt)
 	m, ok = est.Monthly()
 	return who, m, ok
 }

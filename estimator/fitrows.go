@@ -33,8 +33,8 @@ type InstanceFit struct {
 }
 
 // FitInstances judges a workload on instance types: the named ones, or every GPU type of the
-// provider priced in the region — on GCP also N1 VMs with T4, V100, P100 or P4 GPUs attached, on
-// the cheapest N1 type (the VM's size is the user's choice; a larger one costs more). Each row's
+// provider priced in the region and not retired — on GCP also N1 VMs with T4, V100, P100 or P4
+// GPUs attached, on the cheapest N1 type (the VM's size is the user's choice; a larger one costs more). Each row's
 // cost is for one copy of the workload (the instances its GPUs need), at the purchase option,
 // for the default month.
 func (p *Pricer) FitInstances(prof *profiles.Profile, mem *memory.Estimate, types []string, provider, region string, opt parser.PurchaseOption, th Thresholds) []InstanceFit {
@@ -43,6 +43,9 @@ func (p *Pricer) FitInstances(prof *profiles.Profile, mem *memory.Estimate, type
 		for _, in := range p.Catalog.Instances(provider) {
 			if g, _ := p.Catalog.GPU(in.GPU); g.Vendor != "nvidia" {
 				continue // the memory model is for CUDA workloads; Neuron and ROCm types are named explicitly
+			}
+			if why, _ := p.retirement(provider, in.Type); why != "" {
+				continue // retired: it cannot be bought (named with --type, its row says so)
 			}
 			if _, miss := p.Catalog.Quote(provider, in.Type, region, parser.OnDemand); miss == nil {
 				types = append(types, in.Type)

@@ -151,6 +151,13 @@ func (p *Pricer) commitments(e *Estimate, r parser.Resource, add func(Recommenda
 		return // the cloud's commitments do not cover a service that bills at its own price
 	}
 	for _, opt := range []parser.PurchaseOption{parser.Reserved1y, parser.Reserved3y} {
+		years := 1
+		if opt == parser.Reserved3y {
+			years = 3
+		}
+		if x, ok := catalog.Retired(r.Provider, e.InstanceType); ok && x.By(p.today().AddDate(years, 0, 0)) {
+			continue // the type is retired before the term ends
+		}
 		alt := r
 		alt.PurchaseOption = opt
 		if est := p.Estimate(alt); est.MonthlyCost != nil {

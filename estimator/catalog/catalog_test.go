@@ -446,3 +446,45 @@ func abs(n int64) int64 {
 	}
 	return n
 }
+
+// Every retirement on file is dated, sourced from the provider's own announcement, and agrees
+// with the catalog about the GPU of the types the catalog holds.
+func TestRetirementTable(t *testing.T) {
+	f, err := dataFS.Open("data/retired.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c := MustDefault()
+	n := 0
+	if err := readTable("retired.csv", f, func(r record) error {
+		n++
+		x, ok := Retired(r.s("provider"), strings.ToUpper(r.s("instance_type")))
+		switch {
+		case !ok:
+			t.Errorf("%s: not found by Retired, whatever its case", r.s("instance_type"))
+		case !strings.HasPrefix(x.Source, "https://learn.microsoft.com/") && !strings.HasPrefix(x.Source, "https://aka.ms/"):
+			t.Errorf("%s: source %q is not Microsoft's", x.Type, x.Source)
+		case !strings.HasPrefix(x.Type, "Standard_") || x.Series == "" || x.GPU == "":
+			t.Errorf("%s: incomplete row %+v", x.Type, x)
+		}
+		if in, ok := c.Instance(x.Provider, x.Type); ok {
+			g, _ := c.GPU(in.GPU)
+			if !strings.Contains(x.GPU, strings.TrimPrefix(strings.Fields(g.Name)[1], "Tesla ")) {
+				t.Errorf("%s: retired as %s, but the catalog says %s", x.Type, x.GPU, g.Name)
+			}
+		}
+		if in, ok := c.Instance(x.Provider, x.Successor); x.Successor != "" && strings.HasPrefix(x.Successor, "Standard_") && (!ok || in.GPUCount == 0) {
+			t.Errorf("%s: successor %s is not a GPU type in the catalog", x.Type, x.Successor)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n < 40 {
+		t.Errorf("%d retirements read, want the 40 on file", n)
+	}
+	if _, ok := Retired("azure", "Standard_NC24ads_A100_v4"); ok {
+		t.Error("a size still sold is said to be retired")
+	}
+}

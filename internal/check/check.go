@@ -77,7 +77,7 @@ func Run(paths []string, opts Options) *result.Check {
 	if region == "" {
 		region = cfg.Region
 	}
-	pricer := &estimator.Pricer{Catalog: opts.Catalog, DefaultRegion: region, HoursPerMonth: hours}
+	pricer := &estimator.Pricer{Catalog: opts.Catalog, DefaultRegion: region, HoursPerMonth: hours, Today: opts.Now}
 	doc.Resources = pricer.EstimateAll(parsed.Resources)
 	doc.Errors = append(doc.Errors, parsed.Errors...)
 	doc.Errors = append(doc.Errors, assess(doc.Resources, parsed.Resources, cfg, pricer, confine.NewDirs(readable...))...)
