@@ -1,8 +1,9 @@
 # METADATA
 # title: Unpriced or unresolved GPU resource
 # description: >-
-#   gpuguard could not price a GPU resource: its instance type or region is not in the catalog, or a
-#   value it needs is known only at apply time. Its cost is missing from the totals.
+#   gpuguard could not price a GPU resource: its instance type or region is not in the catalog, a
+#   value it needs is known only at apply time, or its cloud has retired the instance type. Its
+#   cost is missing from the totals.
 # custom:
 #   id: GPU006
 #   severity: warn
@@ -14,6 +15,11 @@ warn contains f if {
 	f := {
 		"msg": sprintf("%s is not priced: %s", [r.address, r.unpriced_reason]),
 		"id": r.id,
-		"remediation": "Set the unresolved values (--var, tfvars), add the region to a price overlay (gpuguard pricing update), or check the instance type's name.",
+		"remediation": remediation(r.unpriced_reason),
 	}
 }
+
+# A retired instance type cannot be deployed at all: the fix is another type, not a price.
+remediation(reason) := "Move to an instance type the cloud still offers (the reason names the successor it suggests): a retired type cannot be deployed." if {
+	contains(reason, " was retired by ")
+} else := "Set the unresolved values (--var, tfvars), add the region to a price overlay (gpuguard pricing update), or check the instance type's name."

@@ -6,6 +6,16 @@ test_unpriced_warns if {
 	fs := gpu006.warn with input as {"resources": [{"address": "a", "id": "stack|a", "monthly_cost": null, "unpriced_reason": "p9 is not in the catalog"}]}
 	some f in fs
 	f.msg == "a is not priced: p9 is not in the catalog"
+	startswith(f.remediation, "Set the unresolved values")
+}
+
+test_retired_type_is_moved_not_priced if {
+	reason := "Standard_NC6s_v3 was retired by Azure on 2025-09-30 (NCv3-series, NVIDIA V100): VMs of this size are stopped and new ones cannot be created; move to Standard_NC24ads_A100_v4"
+	fs := gpu006.warn with input as {"resources": [{"address": "a", "id": "stack|a", "monthly_cost": null, "unpriced_reason": reason}]}
+	count(fs) == 1
+	some f in fs
+	f.msg == sprintf("a is not priced: %s", [reason])
+	startswith(f.remediation, "Move to an instance type the cloud still offers")
 }
 
 test_priced_is_fine if {
