@@ -206,6 +206,37 @@ var sageMakerFamilies = map[string]bool{
 	"p3": true, "p3dn": true, "p4d": true, "p4de": true, "p5": true, "p5e": true, "p5en": true, "p6-b200": true,
 }
 
+// offeredSizes are the instance types of services that accept only some of their cloud's, by
+// Resource.OfferedSizes, in lower case. Azure Machine Learning's managed online endpoints: the
+// GPU sizes of Microsoft's "Managed online endpoints SKU list" (read 2026-11-27), less those
+// since retired (NCv2, NCv3).
+// https://learn.microsoft.com/azure/machine-learning/reference-managed-online-endpoints-vm-sku-list
+var offeredSizes = map[string]map[string]bool{
+	parser.AzureMLOnlineSizes: setOf(
+		"standard_nc24ads_a100_v4", "standard_nc48ads_a100_v4", "standard_nc96ads_a100_v4",
+		"standard_nc4as_t4_v3", "standard_nc8as_t4_v3", "standard_nc16as_t4_v3", "standard_nc64as_t4_v3",
+		"standard_nc40ads_h100_v5", "standard_nc80adis_h100_v5",
+		"standard_nd96amsr_a100_v4", "standard_nd96asr_v4", "standard_nd40rs_v2",
+		"standard_nd96is_h100_v5", "standard_nd96isr_h100_v5",
+		"standard_nv6ads_a10_v5", "standard_nv12ads_a10_v5", "standard_nv18ads_a10_v5",
+		"standard_nv36ads_a10_v5", "standard_nv36adms_a10_v5", "standard_nv72ads_a10_v5",
+	),
+}
+
+func setOf(xs ...string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+// offered says whether the service that runs a resource accepts an instance type.
+func offered(r parser.Resource, typ string) bool {
+	sizes, ok := offeredSizes[r.OfferedSizes]
+	return !ok || sizes[strings.ToLower(typ)]
+}
+
 // instanceFamily is the family of an AWS instance type: "g5" of "g5.xlarge".
 func instanceFamily(typ string) string {
 	fam, _, _ := strings.Cut(typ, ".")

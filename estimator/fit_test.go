@@ -529,3 +529,39 @@ func TestNoMIGWhereTheServiceCannotPartition(t *testing.T) {
 		}
 	}
 }
+
+// A service that accepts only some of its cloud's sizes (Azure ML managed online endpoints) is
+// offered only those: a cheaper size the service does not take is no alternative.
+func TestAlternativesStayWithinTheServicesSizes(t *testing.T) {
+	head := "gpu,name,vendor,memory_gib,reported_mib,reported_source\n" +
+		"a100-80gb,NVIDIA A100 80GB,nvidia,80,81920,test\n" +
+		"a10,NVIDIA A10,nvidia,24,23028,test\n"
+	instances := "provider,instance_type,kind,gpu,gpu_count,gpu_memory_gib,vcpu,memory_gib\n" +
+		"azure,Standard_NC24ads_A100_v4,instance,a100-80gb,1,80,24,220\n" +
+		"azure,Standard_NV36ads_A10_v5,instance,a10,1,24,36,440\n" +
+		"azure,Standard_NC8ads_A10_v4,instance,a10,1,24,8,55\n"
+	prices := "provider,instance_type,region,purchase_option,usd_per_hour,estimated,date,source,basis\n" +
+		"azure,Standard_NC24ads_A100_v4,eastus,on_demand,3.673,false,2026-01-01,test,\n" +
+		"azure,Standard_NV36ads_A10_v5,eastus,on_demand,3.2,false,2026-01-01,test,\n" +
+		"azure,Standard_NC8ads_A10_v4,eastus,on_demand,1.0,false,2026-01-01,test,\n"
+	cat, err := catalog.Load(strings.NewReader(instances), strings.NewReader(prices), strings.NewReader(head),
+		strings.NewReader("gpu,profile,compute_sevenths,memory_gb,max_per_gpu\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Pricer{Catalog: cat}
+	for _, tc := range []struct {
+		offered, want string
+	}{
+		{"", "Standard_NC8ads_A10_v4"},
+		{parser.AzureMLOnlineSizes, "Standard_NV36ads_A10_v5"},
+	} {
+		r := parser.Resource{Address: "d", Provider: parser.Azure, Region: "eastus", InstanceType: "Standard_NC24ads_A100_v4", Quantity: 1,
+			PurchaseOption: parser.OnDemand, OfferedSizes: tc.offered}
+		e := p.Estimate(r)
+		p.Assess(&e, r, mustProfile(t, smallInference), DefaultThresholds)
+		if got, ok := rec(e, RecSmallerInstance); !ok || got.InstanceType != tc.want {
+			t.Errorf("offered %q: smaller instance %+v, want %s (all: %+v)", tc.offered, got, tc.want, e.Recommendations)
+		}
+	}
+}

@@ -265,6 +265,9 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 	sageMaker := sageMakerType(e.Provider, e.InstanceType)
 	for _, in := range p.Catalog.Instances(e.Provider) {
 		typ := in.Type
+		if !offered(r, typ) {
+			continue // the service that runs it does not take this type
+		}
 		if sageMaker {
 			// A SageMaker resource takes SageMaker's ml. types only, of the families it offers.
 			if !sageMakerFamilies[instanceFamily(in.Type)] {

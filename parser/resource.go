@@ -164,6 +164,10 @@ type SharedLimit struct {
 // UnitVCPU is the SharedLimit unit whose per-instance share is the instance type's vCPUs.
 const UnitVCPU = "VCPU"
 
+// AzureMLOnlineSizes names the VM sizes Azure Machine Learning's managed online endpoints
+// accept (Resource.OfferedSizes).
+const AzureMLOnlineSizes = "azureml-managed-online"
+
 // CountRange is a whole-number constraint from a node selector (a node's GPU count): In lists
 // the allowed values (empty: any), Min and Max bound them.
 type CountRange struct {
@@ -337,6 +341,10 @@ type Resource struct {
 	// partition their GPUs with MIG (a SageMaker real-time endpoint, Vertex AI prediction, an
 	// Azure ML managed online deployment): no MIG slice is suggested for it. Empty otherwise.
 	NoMIG string
+	// OfferedSizes names the list of instance types the service that runs the instances
+	// accepts, when it accepts only some of its cloud's (AzureMLOnlineSizes): cheaper
+	// alternatives are drawn from that list. Empty: any type of the cloud.
+	OfferedSizes string
 	// HoursPerMonth is 0 when the resource runs the default month.
 	HoursPerMonth float64
 	// RunsToCompletion marks batch workloads (Jobs, CronJobs, training jobs): without hours from

@@ -308,6 +308,7 @@ func mapAzAPIOnlineDeployment(c *mapContext, typ string, body *view) []*parser.R
 	requireInstanceType(r, "body.properties.instanceType", found)
 	r.NoSpot = true // low-priority VMs are for compute clusters and batch endpoints, not online ones
 	r.NoMIG = "an Azure ML managed online deployment"
+	r.OfferedSizes = parser.AzureMLOnlineSizes
 	if n, ok := b.num("sku", "capacity"); ok {
 		r.Quantity = n
 	}

@@ -391,7 +391,7 @@ resource "azapi_resource" "aks" {
 		t.Fatalf("resources %v, want plain, scaled and later", slices.Collect(maps.Keys(got)))
 	}
 	plain := got["azapi_resource.plain"]
-	if plain.InstanceType != "Standard_NC4as_T4_v3" || plain.Quantity != 1 || plain.ScaleMax != nil || plain.Region != "westus3" || !plain.NoSpot || plain.NoMIG == "" {
+	if plain.InstanceType != "Standard_NC4as_T4_v3" || plain.Quantity != 1 || plain.ScaleMax != nil || plain.Region != "westus3" || !plain.NoSpot || plain.NoMIG == "" || plain.OfferedSizes != parser.AzureMLOnlineSizes {
 		t.Errorf("plain: %+v", plain)
 	}
 	scaled := got["azapi_resource.scaled"]
