@@ -153,12 +153,18 @@ func extractDynamoGraphDeployment(o *object) ([]role, error) {
 // dynamoPodMeta is the pods' metadata: the graph's labels and annotations, the component's own
 // over them (cost-allocation labels are usually set once, on the graph).
 func dynamoPodMeta(graph, pod objectMeta) objectMeta {
-	m := objectMeta{Name: graph.Name, Namespace: graph.Namespace, Labels: map[string]string{}, Annotations: map[string]string{}}
-	for _, src := range []objectMeta{graph, pod} {
-		for k, v := range src.Labels {
+	return layeredMeta(objectMeta{Name: graph.Name, Namespace: graph.Namespace}, graph, pod)
+}
+
+// layeredMeta is m with the labels and annotations of layers, each layer's over those before it,
+// in maps of its own.
+func layeredMeta(m objectMeta, layers ...objectMeta) objectMeta {
+	m.Labels, m.Annotations = map[string]string{}, map[string]string{}
+	for _, l := range layers {
+		for k, v := range l.Labels {
 			m.Labels[k] = v
 		}
-		for k, v := range src.Annotations {
+		for k, v := range l.Annotations {
 			m.Annotations[k] = v
 		}
 	}

@@ -136,18 +136,7 @@ func extractUnitedDeployment(o *object) ([]role, error) {
 // unitedMeta gives the pods the labels and annotations of the workload template (which Kruise
 // copies onto the subset's workload) under those of the pod template.
 func unitedMeta(workload, pod objectMeta) objectMeta {
-	out := pod
-	out.Labels = map[string]string{}
-	out.Annotations = map[string]string{}
-	for _, m := range []objectMeta{workload, pod} {
-		for k, v := range m.Labels {
-			out.Labels[k] = v
-		}
-		for k, v := range m.Annotations {
-			out.Annotations[k] = v
-		}
-	}
-	return out
+	return layeredMeta(pod, workload, pod)
 }
 
 // withSubsetPlacement adds a subset's node selector term to every required node affinity term
