@@ -33,16 +33,26 @@ func (p *Pricer) today() time.Time {
 	return t
 }
 
-// retirement says whether an instance type is retired by today (why) or will be (coming).
-func (p *Pricer) retirement(provider, typ string) (why, coming string) {
-	x, ok := catalog.Retired(provider, typ)
+// retired says whether an instance type is retired by today and, if so, why it is not priced:
+// the day, the successor its cloud suggests and what the resource would cost as that. A type
+// retiring later is priced, with coming saying when.
+func (p *Pricer) retired(r parser.Resource, typ string) (why, coming string) {
+	x, ok := catalog.Retired(r.Provider, typ)
 	switch {
 	case !ok:
 		return "", ""
-	case x.By(p.today()):
-		return x.Why(), ""
+	case !x.By(p.today()):
+		return "", x.Coming()
 	}
-	return "", x.Coming()
+	why = x.Why()
+	if _, known := p.instance(r.Provider, x.Successor); known {
+		alt := r
+		alt.InstanceType = x.Successor
+		if who, m, ok := p.costWith(alt, p.Catalog); ok {
+			why += fmt.Sprintf("; as %s %s would cost %s/month", x.Successor, who, m)
+		}
+	}
+	return why, ""
 }
 
 func (p *Pricer) hours(r *parser.Resource) float64 {
@@ -111,16 +121,9 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 			return e
 		}
 	}
-	if why, coming := p.retirement(e.Provider, e.InstanceType); why != "" {
-		if x, _ := catalog.Retired(e.Provider, e.InstanceType); x.Successor != "" {
-			alt := r
-			alt.InstanceType, alt.Region = x.Successor, e.Region
-			if _, ok := p.instance(alt.Provider, alt.InstanceType); ok {
-				if who, m, ok := p.costWith(alt, p.Catalog); ok {
-					why += fmt.Sprintf("; as %s %s would cost %s/month", x.Successor, who, m)
-				}
-			}
-		}
+	priced := r
+	priced.Provider, priced.Region = e.Provider, e.Region
+	if why, coming := p.retired(priced, e.InstanceType); why != "" {
 		e.UnpricedReason = &why
 		return e
 	} else if coming != "" {

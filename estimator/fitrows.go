@@ -44,7 +44,7 @@ func (p *Pricer) FitInstances(prof *profiles.Profile, mem *memory.Estimate, type
 			if g, _ := p.Catalog.GPU(in.GPU); g.Vendor != "nvidia" {
 				continue // the memory model is for CUDA workloads; Neuron and ROCm types are named explicitly
 			}
-			if why, _ := p.retirement(provider, in.Type); why != "" {
+			if x, ok := catalog.Retired(provider, in.Type); ok && x.By(p.today()) {
 				continue // retired: it cannot be bought (named with --type, its row says so)
 			}
 			if _, miss := p.Catalog.Quote(provider, in.Type, region, parser.OnDemand); miss == nil {
