@@ -119,7 +119,9 @@ func extractUnitedDeployment(o *object) ([]role, error) {
 				return nil, fmt.Errorf("topology.subsets[%d]: the patched pod template: %w", i, err)
 			}
 		}
-		t.Metadata = unitedMeta(tmpl.Metadata, t.Metadata)
+		// Kruise copies the workload template's labels and annotations onto the subset's
+		// workload; the pod template's own win over them.
+		t.Metadata = layeredMeta(t.Metadata, tmpl.Metadata, t.Metadata)
 		t.Spec = withSubsetPlacement(t.Spec, s)
 		name := s.Name
 		r := role{name: name, replicas: counts[name], template: t, scalable: true, named: true,
@@ -131,12 +133,6 @@ func extractUnitedDeployment(o *object) ([]role, error) {
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-// unitedMeta gives the pods the labels and annotations of the workload template (which Kruise
-// copies onto the subset's workload) under those of the pod template.
-func unitedMeta(workload, pod objectMeta) objectMeta {
-	return layeredMeta(pod, workload, pod)
 }
 
 // withSubsetPlacement adds a subset's node selector term to every required node affinity term
