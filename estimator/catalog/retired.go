@@ -19,6 +19,7 @@ type Retirement struct {
 	// Successor is what the provider suggests moving to: a type, a series, or "".
 	Successor string
 	Source    string
+	day       time.Time // Date, parsed once when the table is read
 }
 
 var (
@@ -40,7 +41,8 @@ func Retired(provider, typ string) (Retirement, bool) {
 		retiredErr = readTable("retired.csv", f, func(r record) error {
 			x := Retirement{Provider: r.s("provider"), Type: r.s("instance_type"), Series: r.s("series"), GPU: r.s("gpu"),
 				Date: r.s("retired_on"), Successor: r.s("successor"), Source: r.s("source")}
-			if _, err := time.Parse(time.DateOnly, x.Date); err != nil {
+			var err error
+			if x.day, err = time.Parse(time.DateOnly, x.Date); err != nil {
 				return fmt.Errorf("%s: retired_on: %w", x.Type, err)
 			}
 			if x.Source == "" {
@@ -60,10 +62,7 @@ func Retired(provider, typ string) (Retirement, bool) {
 func retiredKey(provider, typ string) string { return provider + "/" + strings.ToLower(typ) }
 
 // By says whether the type is retired on the given day.
-func (x Retirement) By(day time.Time) bool {
-	d, _ := time.Parse(time.DateOnly, x.Date)
-	return !day.Before(d)
-}
+func (x Retirement) By(day time.Time) bool { return !day.Before(x.day) }
 
 // Why says that the type is retired and what to move to, for a resource left unpriced.
 func (x Retirement) Why() string {
