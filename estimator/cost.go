@@ -164,6 +164,10 @@ func (p *Pricer) gpuInfo(r *parser.Resource) *GPUInfo {
 			if in, ok := p.Catalog.Instance(r.Provider, a.Type); ok && in.GPU != "" {
 				g, _ := p.Catalog.GPU(in.GPU)
 				info.Model, info.MemoryGiB, info.Key = g.Name, in.GPUMemoryGiB, g.Key
+			} else if g, ok := p.Catalog.GPU(strings.TrimPrefix(strings.ToLower(a.Type), "nvidia-")); ok {
+				// A GPU the catalog knows but not as an attachable accelerator (Cloud Run's
+				// nvidia-rtx-pro-6000 is the G4 machines' GPU): named by its own key.
+				info.Model, info.MemoryGiB, info.Key = g.Name, g.MemoryGiB, g.Key
 			} else if info.Model == "" {
 				info.Model = a.Type
 			}

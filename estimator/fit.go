@@ -53,6 +53,11 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 		// the GPUs are the accelerators'.
 		in.GPU, in.GPUCount, in.GPUMemoryGiB = e.GPU.Key, e.GPU.Count, e.GPU.MemoryGiB
 	}
+	if !ok && e.InstanceType == "" && len(r.Accelerators) > 0 && e.GPU != nil && e.GPU.Key != "" && e.GPU.Count >= 1 {
+		// GPUs without a machine type of the catalog's (a Cloud Run instance, which names only
+		// its GPU): the GPUs alone are the target.
+		in, ok = catalog.Instance{GPU: e.GPU.Key, GPUCount: e.GPU.Count, GPUMemoryGiB: e.GPU.MemoryGiB}, true
+	}
 	if !ok || in.GPU == "" {
 		return gpuTarget{}, fmt.Sprintf("%s has no GPU model in the catalog", orName(e.InstanceType, "the instance"))
 	}

@@ -565,3 +565,49 @@ func TestAlternativesStayWithinTheServicesSizes(t *testing.T) {
 		}
 	}
 }
+
+// A Cloud Run instance names its GPU but no machine type, and Cloud Run's prices are not in the
+// catalog: it stays unpriced, but a profile still gets a memory verdict on that GPU (one the
+// catalog knows only as a GPU, the RTX PRO 6000, included), with no recommendation and no MIG
+// slice, which Cloud Run does not offer.
+func TestFitOnGPUsWithoutAMachineType(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	cloudRun := func(acc string) parser.Resource {
+		return parser.Resource{Address: "google_cloud_run_v2_service.x", Provider: parser.GCP, Region: "us-central1", Quantity: 1, PurchaseOption: parser.OnDemand,
+			Kind: parser.KindTerraform, NoSpot: true, NoMIG: "Cloud Run", Accelerators: []parser.Accelerator{{Type: acc, Count: 1}},
+			Unresolved: []parser.Unresolved{{Attribute: "price", Reason: "Cloud Run prices are not in the catalog"}}}
+	}
+	big := mustProfile(t, `workload: {type: inference}
+model: {preset: llama-3.1-70b, precision: bf16}
+inference: {batch_size: 1, max_sequence_length: 4096}
+`)
+	cases := []struct {
+		acc, model string
+		memGiB     float64
+		prof       *profiles.Profile
+		verdict    string
+	}{
+		{"nvidia-l4", "NVIDIA L4", 24, mustProfile(t, smallInference), VerdictFits},
+		{"nvidia-l4", "NVIDIA L4", 24, mustProfile(t, int4Inference), VerdictOversized},
+		{"nvidia-l4", "NVIDIA L4", 24, big, VerdictDoesNotFit},
+		{"nvidia-rtx-pro-6000", "NVIDIA RTX PRO 6000", 96, mustProfile(t, int4Inference), VerdictOversized},
+	}
+	for _, c := range cases {
+		r := cloudRun(c.acc)
+		e := p.Estimate(r)
+		if e.MonthlyCost != nil || e.UnpricedReason == nil {
+			t.Fatalf("%s: priced at %v", c.acc, e.MonthlyCost)
+		}
+		if e.GPU == nil || e.GPU.Model != c.model || e.GPU.MemoryGiB != c.memGiB {
+			t.Fatalf("%s: GPU %+v, want %s with %v GiB", c.acc, e.GPU, c.model, c.memGiB)
+		}
+		p.Assess(&e, r, c.prof, DefaultThresholds)
+		if e.Fit == nil || e.Fit.Verdict != c.verdict {
+			t.Errorf("%s: fit %+v, want %s", c.acc, e.Fit, c.verdict)
+			continue
+		}
+		if len(e.Recommendations) != 0 || e.Fit.MIGSlice != "" {
+			t.Errorf("%s: recommendations %+v, MIG slice %q on an unpriced Cloud Run instance", c.acc, e.Recommendations, e.Fit.MIGSlice)
+		}
+	}
+}

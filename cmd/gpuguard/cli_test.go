@@ -295,6 +295,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"controllers", "controllers.yaml", 0},
 		{"appwrapper", "appwrapper.yaml", 0},
 		{"uniteddeployment", "uniteddeployment.yaml", 0},
+		{"cloudrun", "cloudrun.yaml", 0},
 		{"dynamo", "dynamo.yaml", 0},
 		{"cluster-api", "cluster-api.yaml", 0},
 		{"cluster-class", "cluster-class.yaml", 0},

@@ -434,6 +434,10 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		res.SetScaleMax(r.maxPods, r.maxFrom)
 	}
 	hoursFromManifest(res, r, annotations, o, &errs)
+	if r.cloudRun != nil {
+		onCloudRunInstances(res, r.cloudRun, o)
+		return res, nil, errs, warns
+	}
 	np, stuck := resolveNode(res, r, o, nodes, req.extended, opts)
 	if stuck != "" {
 		warns = append(warns, parser.Error{File: res.Source.File, Line: res.Source.Line, Message: res.Address + ": " + stuck})

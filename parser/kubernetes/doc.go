@@ -18,7 +18,9 @@
 // objects, with the kustomization as their root). Crossplane composites and claims are rendered
 // through their Compositions into the managed resources handed to Options.Managed
 // (composition.go). Cluster API machine sets (clusterapi.go) and KAITO workspaces (kaito.go)
-// declare GPU nodes rather than pods: they become resources of whole instances. A kind it does
+// declare GPU nodes rather than pods: they become resources of whole instances. Cloud Run's own
+// YAML (a Knative Service with Cloud Run's marks, a run.googleapis.com Job) runs on Cloud Run,
+// not on nodes: its instances are listed with their GPU and no node (cloudrun.go). A kind it does
 // not read whose spec requests GPUs is a warning (unknown.go).
 //
 // The package does not price anything: the estimator turns "which node" into a price.

@@ -1513,3 +1513,76 @@ data: {instanceType: g5.xlarge}
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// Cloud Run's YAML is read as Cloud Run runs it: a Knative Service with Cloud Run's marks and a
+// run.googleapis.com Job are Cloud Run instances (their GPU the accelerator selector names, their
+// region the location label, unpriced with Cloud Run's reason, no node looked for); a Knative
+// Service without them still runs on the cluster's nodes.
+func TestCloudRunYAML(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "kubernetes", "cloudrun.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := build(t, string(src), Options{})
+	if len(res.Errors) > 0 || len(res.Warnings) > 0 || len(res.Resources) != 3 {
+		t.Fatalf("errors %+v, warnings %+v, resources %+v", res.Errors, res.Warnings, res.Resources)
+	}
+	got := map[string]parser.Resource{}
+	for _, r := range res.Resources {
+		got[r.Address] = r
+	}
+	for _, c := range []struct {
+		addr, region, accelerator string
+		qty, max                  int
+		note                      string
+		runsToCompletion          bool
+	}{
+		{"Service/default/gemma", "europe-west4", "nvidia-l4", 1, 3, "1 instance always on", false},
+		{"Job/default/embed-batch", "us-central1", "nvidia-rtx-pro-6000", 2, 0, "each execution runs 10 tasks, 2 at a time", true},
+	} {
+		r, ok := got[c.addr]
+		if !ok {
+			t.Fatalf("%s not read: %+v", c.addr, res.Resources)
+		}
+		if r.Provider != parser.GCP || r.Region != c.region || r.Quantity != c.qty || r.Pod != nil || r.InstanceType != "" || r.RunsToCompletion != c.runsToCompletion ||
+			!slices.Equal(r.Accelerators, []parser.Accelerator{{Type: c.accelerator, Count: 1}}) || !r.NoSpot || r.NoMIG == "" {
+			t.Errorf("%s: %+v", c.addr, r)
+		}
+		if len(r.Unresolved) != 1 || r.Unresolved[0].Attribute != "price" || !strings.Contains(r.Unresolved[0].Reason, "Cloud Run") {
+			t.Errorf("%s: unresolved %+v, want Cloud Run's price alone (no node)", c.addr, r.Unresolved)
+		}
+		if (c.max == 0) != (r.ScaleMax == nil) || (r.ScaleMax != nil && r.ScaleMax.Quantity != c.max) {
+			t.Errorf("%s: scale max %+v, want %d", c.addr, r.ScaleMax, c.max)
+		}
+		if !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
+			t.Errorf("%s: notes %q, want %q", c.addr, r.Notes, c.note)
+		}
+	}
+	// Each mark alone makes a Service Cloud Run's; a job without parallelism runs every task at once.
+	gpuPod := "    spec:\n      containers: [{image: x, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	for name, src := range map[string]string{
+		"accelerator selector": "apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: s}\nspec:\n  template:\n    spec:\n      nodeSelector: {run.googleapis.com/accelerator: nvidia-l4}\n      containers: [{image: x, resources: {limits: {nvidia.com/gpu: 1}}}]\n",
+		"location label":       "apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: s, labels: {cloud.googleapis.com/location: us-central1}}\nspec:\n  template:\n" + gpuPod,
+		"revision annotation":  "apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: s}\nspec:\n  template:\n    metadata: {annotations: {run.googleapis.com/cpu-throttling: 'false'}}\n" + gpuPod,
+		"job, every task at once": "apiVersion: run.googleapis.com/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      taskCount: 3\n      template:\n" +
+			"        spec: {nodeSelector: {run.googleapis.com/accelerator: nvidia-l4}, containers: [{image: x, resources: {limits: {nvidia.com/gpu: 1}}}]}\n",
+	} {
+		res := build(t, src, Options{})
+		if len(res.Resources) != 1 || len(res.Errors) > 0 {
+			t.Fatalf("%s: resources %+v, errors %+v", name, res.Resources, res.Errors)
+		}
+		r := res.Resources[0]
+		want := 0 // scales to zero
+		if r.Type == "Job" {
+			want = 3
+		}
+		if r.Pod != nil || r.NoMIG != "Cloud Run" || r.Quantity != want || len(r.Unresolved) != 1 || r.Unresolved[0].Attribute != "price" {
+			t.Errorf("%s: not read as Cloud Run's: %+v", name, r)
+		}
+	}
+
+	k := got["Service/serving/on-cluster"]
+	if k.Pod == nil || k.InstanceType != "g2-standard-8" || k.Quantity != 2 || len(k.Accelerators) != 0 || len(k.Unresolved) != 0 {
+		t.Errorf("Knative on a cluster: %+v", k)
+	}
+}

@@ -44,6 +44,8 @@ type role struct {
 	// share, when set, is how many of an autoscaled workload's pods fall to this role when the
 	// workload runs total of them (an OpenKruise UnitedDeployment's subset); nil means all.
 	share func(total int) (int, error)
+	// cloudRun, when set, says the pods are Cloud Run instances, not pods on a cluster's nodes.
+	cloudRun *cloudRunPods
 }
 
 type cronSchedule struct {
@@ -106,6 +108,7 @@ func init() {
 	register("ReplicaSet", "extensions", extractReplicated)
 	register("DaemonSet", "extensions", extractDaemonSet)
 	register("Job", "batch", extractJob)
+	register("Job", "run.googleapis.com", extractCloudRunJob)
 	register("CronJob", "batch", extractCronJob)
 	register("PyTorchJob", "kubeflow.org", replicaSpecs("pytorchReplicaSpecs"))
 	register("TFJob", "kubeflow.org", replicaSpecs("tfReplicaSpecs"))
@@ -321,7 +324,7 @@ func extractKnativeService(o *object) ([]role, error) {
 	if err := decodeSpec(o, &spec); err != nil {
 		return nil, err
 	}
-	r := role{template: spec.Template, replicas: 1}
+	r := role{template: spec.Template, replicas: 1, cloudRun: onCloudRun(o, spec.Template)}
 	for _, a := range []string{knativeMaxScale, "autoscaling.knative.dev/maxScale"} {
 		if v := spec.Template.Metadata.Annotations[a]; v != "" {
 			n, err := strconv.Atoi(v)
@@ -332,17 +335,25 @@ func extractKnativeService(o *object) ([]role, error) {
 			break
 		}
 	}
-	v := spec.Template.Metadata.Annotations[knativeMinScale]
+	key := knativeMinScale
+	v := spec.Template.Metadata.Annotations[key]
 	if v == "" {
-		v = spec.Template.Metadata.Annotations["autoscaling.knative.dev/minScale"] // the older spelling
+		key = "autoscaling.knative.dev/minScale" // the older spelling
+		v = spec.Template.Metadata.Annotations[key]
 	}
 	n, err := strconv.Atoi(v)
 	switch {
 	case v != "" && (err != nil || n < 0 || n > 100000):
-		return nil, fmt.Errorf("%s: %q is not a number of pods", knativeMinScale, v)
+		return nil, fmt.Errorf("%s: %q is not a number of pods", key, v)
+	case n > 0 && r.cloudRun != nil:
+		r.replicas = n
+		r.note = fmt.Sprintf("%d instance%s always on: the revision's %s", n, plural(int64(n)), key)
 	case n > 0:
 		r.replicas = n
-		r.note = fmt.Sprintf("%d pod%s: the revision's %s, the floor it always runs", n, plural(int64(n)), knativeMinScale)
+		r.note = fmt.Sprintf("%d pod%s: the revision's %s, the floor it always runs", n, plural(int64(n)), key)
+	case r.cloudRun != nil:
+		r.replicas = 0
+		r.note = "scales to zero (no " + knativeMinScale + "): GPU instances run only while requests come in"
 	default:
 		r.note = "scales to zero (no " + knativeMinScale + "): priced as 1 pod all month; set gpuguard.dev/hours-per-month for the hours it serves"
 	}

@@ -1,7 +1,6 @@
 package terraform
 
 import (
-	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -19,50 +18,6 @@ func init() {
 	register("google_container_cluster", mapGKECluster)
 	register("google_workbench_instance", mapWorkbench)
 	register("google_notebooks_instance", mapWorkbench)
-	register("google_cloud_run_v2_service", mapCloudRunGPU)
-}
-
-// mapCloudRunGPU lists a Cloud Run service whose containers ask for GPUs (node_selector
-// accelerator, an nvidia.com/gpu limit). Cloud Run bills GPU instances per second of instance
-// time and its prices are not in the catalog: the service is listed unpriced with that reason,
-// so the guardrails say so, instead of being left out as GPU-less.
-// https://cloud.google.com/run/docs/configuring/services/gpu
-func mapCloudRunGPU(c *mapContext) []*parser.Resource {
-	r, w := c.resource(parser.GCP, c.inst.addr)
-	tmpl := w.blocks("template")
-	if len(tmpl) == 0 {
-		return nil
-	}
-	t := tmpl[0]
-	gpus := 0
-	for _, ct := range t.blocks("containers") {
-		limits := ct.strMap("resources", "limits")
-		if v, ok := limits["nvidia.com/gpu"]; ok {
-			var n int
-			if _, err := fmt.Sscanf(v, "%d", &n); err == nil && n > 0 {
-				gpus += n
-			}
-		}
-	}
-	accel, _ := t.str("node_selector", "accelerator")
-	if gpus == 0 && accel == "" {
-		return nil
-	}
-	gpus = max(gpus, 1)
-	r.InstanceType = ""
-	min, ok := t.num("scaling", "min_instance_count")
-	if !ok {
-		min = 0
-	}
-	r.Quantity = min
-	if min == 0 {
-		r.Note("scales to zero (no min_instance_count): GPU instances run only while requests come in")
-	} else {
-		r.Note("%d instances always on (min_instance_count)", min)
-	}
-	r.AddUnresolved("price", fmt.Sprintf("Cloud Run bills its GPU instances (%d× %s each) per second; Cloud Run prices are not in gpuguard's catalog", gpus, cmp.Or(accel, "GPU")))
-	c.gcpPlace(r, w, "location")
-	return []*parser.Resource{r}
 }
 
 // mapWorkbench reads a Vertex AI Workbench instance (google_workbench_instance: gce_setup with

@@ -156,12 +156,13 @@ func gpuTypeInCty(key string, v cty.Value, provider, path string) (string, strin
 	t := v.Type()
 	switch {
 	case t == cty.String:
-		if machineTypeKey.MatchString(key) && parser.IsGPUInstanceType(provider, v.AsString()) {
+		if machineTypeKey.MatchString(key) && (parser.IsGPUInstanceType(provider, v.AsString()) || appStreamGPU(provider, v.AsString())) {
 			return path, v.AsString(), true
 		}
 		// GCP attaches GPUs to a machine by accelerator type: nvidia-tesla-t4 (Compute Engine),
-		// NVIDIA_TESLA_T4 (Vertex AI's enum).
-		if provider == parser.GCP && (key == "accelerator_type" || strings.HasSuffix(path, "accelerator.type")) &&
+		// NVIDIA_TESLA_T4 (Vertex AI's enum); Cloud Run names its GPU in a node selector
+		// (node_selector.accelerator, run.googleapis.com/accelerator in its v1 API).
+		if provider == parser.GCP && (key == "accelerator_type" || key == "accelerator" || key == "run.googleapis.com/accelerator" || strings.HasSuffix(path, "accelerator.type")) &&
 			strings.HasPrefix(strings.ToLower(v.AsString()), "nvidia") {
 			return path, v.AsString(), true
 		}
@@ -188,6 +189,14 @@ func gpuTypeInCty(key string, v cty.Value, provider, path string) (string, strin
 		}
 	}
 	return "", "", false
+}
+
+// appStreamGPU reports whether an instance type is one of Amazon AppStream 2.0's graphics
+// instances (stream.graphics.g4dn.xlarge, stream.graphics.g5.2xlarge, stream.graphics-pro.4xlarge,
+// stream.graphics-design.large), which stream from GPU machines.
+// https://aws.amazon.com/appstream2/pricing/
+func appStreamGPU(provider, typ string) bool {
+	return provider == parser.AWS && strings.HasPrefix(strings.ToLower(typ), "stream.graphics")
 }
 
 // gpuTypeInCall looks through the arguments of a module call gpuguard does not follow for a GPU
