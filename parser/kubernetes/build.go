@@ -504,6 +504,10 @@ func hoursFromManifest(res *parser.Resource, r role, annotations map[string]stri
 		res.AddUnresolved("schedule", err.Error())
 		return
 	}
+	if r.cron.noDeadline != "" {
+		res.Note("%s runs %.1f times a month; %s to bound a run", o.Kind, runs, r.cron.noDeadline)
+		return
+	}
 	if r.cron.deadlineSeconds == nil || *r.cron.deadlineSeconds <= 0 {
 		res.Note("%s runs %.1f times a month but no activeDeadlineSeconds bounds a run", o.Kind, runs)
 		return

@@ -8,7 +8,7 @@
 // carry pod templates or write their own pods: Kubeflow training jobs and Trainer v2 TrainJobs,
 // Katib Experiments, JobSet, Seldon Core's SeldonDeployment, CodeFlare's AppWrapper,
 // Ray, LeaderWorkerSet, KServe's InferenceService and LLMInferenceService, Knative, Volcano, Argo
-// Workflows and Rollouts, the NIM and Spark operators) become one resource per GPU-requesting pod role, with
+// Workflows and Rollouts, the NIM and Spark operators, scheduled Spark applications included) become one resource per GPU-requesting pod role, with
 // the GPUs one pod requests (device plugins and DRA claims) and what its node selection says
 // about the node it lands on. HorizontalPodAutoscalers, Karpenter NodePools, GKE ComputeClasses,
 // Kueue queues and flavors (kueue.go), DRA claim templates, Argo WorkflowTemplates, the

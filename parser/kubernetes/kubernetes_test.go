@@ -626,7 +626,7 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"Workflow": "argoproj.io/v1alpha1", "CronWorkflow": "argoproj.io/v1alpha1", "ResourceClaimTemplate": "resource.k8s.io/v1",
 		"ResourceClaim": "resource.k8s.io/v1", "Rollout": "argoproj.io/v1alpha1", "TrainJob": "trainer.kubeflow.org/v1alpha1",
 		"LLMInferenceService": "serving.kserve.io/v1alpha1", "ScaledJob": "keda.sh/v1alpha1", "Experiment": "kubeflow.org/v1beta1",
-		"DynamoGraphDeployment": "nvidia.com/v1alpha1",
+		"DynamoGraphDeployment": "nvidia.com/v1alpha1", "ScheduledSparkApplication": "sparkoperator.k8s.io/v1beta2",
 	}
 	specs := []string{
 		"spec: null", "spec: 3", "spec: [1, 2]", "spec: {replicatedJobs: x, tasks: 3, templates: {a: 1}}",
@@ -635,6 +635,9 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"spec: {template: {metadata: {annotations: {autoscaling.knative.dev/min-scale: \"-3\"}}}}",
 		"spec: {scale: {enabled: true, hpa: {minReplicas: -5}}, resources: {limits: {nvidia.com/gpu: 1}}}",
 		"spec: {executor: {instances: 2, gpu: {name: nvidia.com/gpu, quantity: [1]}}}",
+		"spec: {schedule: \"@every 0s\", template: {executor: {instances: -2, gpu: {name: nvidia.com/gpu, quantity: 1}}}}",
+		"spec: {schedule: [1], suspend: maybe, template: [1, 2]}",
+		"spec: {template: {spec: {taskCount: -1, parallelism: -2, template: {spec: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}}}}}",
 		"spec: {templates: [{name: t, container: null}, {containerSet: {containers: null}}], workflowTemplateRef: {}}",
 		"spec: {workflowSpec: {workflowTemplateRef: {name: x}}, schedule: \"not a schedule\"}",
 		"spec: {spec: {devices: {requests: [{exactly: {deviceClassName: gpu.nvidia.com, count: -1}}, {firstAvailable: []}]}}}",
@@ -1584,5 +1587,60 @@ func TestCloudRunYAML(t *testing.T) {
 	k := got["Service/serving/on-cluster"]
 	if k.Pod == nil || k.InstanceType != "g2-standard-8" || k.Quantity != 2 || len(k.Accelerators) != 0 || len(k.Unresolved) != 0 {
 		t.Errorf("Knative on a cluster: %+v", k)
+	}
+}
+
+// The Spark operator's ScheduledSparkApplication is its template's SparkApplication on a schedule:
+// its hours come from the annotation (a Spark application has no deadline to bound a run), a
+// suspended one runs nothing, and a bad schedule is an error at its line. A CronJob's own
+// suspend stops it too; its Jobs' suspend (Kueue's) does not.
+func TestScheduledSparkApplication(t *testing.T) {
+	app := func(extra string) string {
+		return `apiVersion: sparkoperator.k8s.io/v1beta2
+kind: ScheduledSparkApplication
+metadata:
+  name: nightly
+  namespace: spark` + extra + `
+spec:
+  schedule: "@every 24h"
+  template:
+    nodeSelector: {node.kubernetes.io/instance-type: g5.2xlarge}
+    driver: {cores: 1}
+    executor:
+      instances: 4
+      gpu: {name: nvidia.com/gpu, quantity: 1}
+`
+	}
+	res := build(t, app(""), Options{})
+	if len(res.Errors) > 0 || len(res.Resources) != 1 {
+		t.Fatalf("errors %+v, resources %+v", res.Errors, res.Resources)
+	}
+	r := res.Resources[0]
+	if r.Address != `ScheduledSparkApplication/spark/nightly["executor"]` || r.Quantity != 4 || r.InstanceType != "g5.2xlarge" || !r.RunsToCompletion || r.HoursPerMonth != 0 ||
+		!strings.Contains(strings.Join(r.Notes, "\n"), "runs 30.4 times a month; a Spark application sets no deadline") {
+		t.Errorf("scheduled: %+v", r)
+	}
+	res = build(t, app("\n  annotations: {gpuguard.dev/hours-per-month: \"60\"}"), Options{})
+	if len(res.Resources) != 1 || res.Resources[0].HoursPerMonth != 60 {
+		t.Errorf("with the hours annotation: %+v", res.Resources)
+	}
+	res = build(t, strings.Replace(app(""), "schedule: \"@every 24h\"", "schedule: \"@every 24h\"\n  suspend: true", 1), Options{})
+	if len(res.Resources) != 1 || res.Resources[0].Quantity != 0 || !strings.Contains(strings.Join(res.Resources[0].Notes, "\n"), "suspended") {
+		t.Errorf("suspended: %+v", res.Resources)
+	}
+	res = build(t, strings.Replace(app(""), "@every 24h", "every day", 1), Options{})
+	if len(res.Errors) != 1 || res.Errors[0].Line != 7 || !strings.Contains(res.Errors[0].Message, `schedule "every day"`) {
+		t.Errorf("bad schedule: errors %+v", res.Errors)
+	}
+
+	cron := func(suspend string) string {
+		return "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c, namespace: ns}\nspec:\n  schedule: \"0 2 * * *\"\n" + suspend +
+			"  jobTemplate:\n    spec:\n      suspend: true\n      activeDeadlineSeconds: 3600\n      template: {spec: {nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}\n"
+	}
+	if res := build(t, cron(""), Options{}); len(res.Resources) != 1 || res.Resources[0].Quantity != 1 || res.Resources[0].HoursPerMonth == 0 {
+		t.Errorf("a CronJob whose Jobs Kueue suspends still runs: %+v", res.Resources)
+	}
+	if res := build(t, cron("  suspend: true\n"), Options{}); len(res.Resources) != 1 || res.Resources[0].Quantity != 0 {
+		t.Errorf("a suspended CronJob runs nothing: %+v", res.Resources)
 	}
 }

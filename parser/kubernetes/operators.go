@@ -17,6 +17,7 @@ func init() {
 	register("Job", "batch.volcano.sh", extractVolcanoJob)
 	register("NIMService", "apps.nvidia.com", extractNIMService)
 	register("SparkApplication", "sparkoperator.k8s.io", extractSparkApplication)
+	register("ScheduledSparkApplication", "sparkoperator.k8s.io", extractScheduledSparkApplication)
 	register("Notebook", "kubeflow.org", extractKubeflowNotebook)
 	register("Experiment", "kubeflow.org", extractKatibExperiment)
 	register("Workflow", "argoproj.io", extractArgoWorkflow)
@@ -232,6 +233,40 @@ func extractSparkApplication(o *object) ([]role, error) {
 		executors.note = fmt.Sprintf("dynamic allocation: priced at minExecutors (%d)", executors.replicas)
 	}
 	return []role{{name: "driver", replicas: 1, template: pod(spec.Driver), runsToCompletion: true}, executors}, nil
+}
+
+// extractScheduledSparkApplication reads the Spark operator's ScheduledSparkApplication: the
+// SparkApplication of its template, run on its schedule (robfig/cron syntax, @every included).
+// A Spark application sets no deadline, so a run's length comes from the hours annotation or the
+// config's usage. Suspended (spec.suspend), it runs nothing.
+// https://github.com/kubeflow/spark-operator/blob/master/docs/api-docs.md
+func extractScheduledSparkApplication(o *object) ([]role, error) {
+	var spec struct {
+		Schedule          string    `yaml:"schedule"`
+		TimeZone          string    `yaml:"timeZone"`
+		Suspend           bool      `yaml:"suspend"`
+		ConcurrencyPolicy string    `yaml:"concurrencyPolicy"`
+		Template          yaml.Node `yaml:"template"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	app := *o
+	app.Spec = spec.Template
+	roles, err := extractSparkApplication(&app)
+	if err != nil {
+		return nil, err
+	}
+	for i := range roles {
+		if spec.Suspend {
+			roles[i].replicas = 0
+			roles[i].note = "suspended (spec.suspend): no runs are scheduled while it stays so"
+			continue
+		}
+		roles[i].cron = &cronSchedule{schedule: spec.Schedule, timeZone: spec.TimeZone, concurrencyPolicy: spec.ConcurrencyPolicy,
+			line: o.lineOf(yamlpos.Value(&o.Spec, "schedule")), noDeadline: "a Spark application sets no deadline"}
+	}
+	return roles, nil
 }
 
 // argoWorkflowSpec is the part of an Argo Workflow spec that decides its GPU pods: each

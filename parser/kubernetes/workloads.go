@@ -54,6 +54,8 @@ type cronSchedule struct {
 	deadlineSeconds   *int64
 	concurrencyPolicy string
 	line              int
+	// noDeadline, when set, says why the kind has no deadline field to bound a run.
+	noDeadline string
 }
 
 // extractor reads a workload's spec into its pod roles.
@@ -238,6 +240,7 @@ func extractCronJob(o *object) ([]role, error) {
 		Schedule          string `yaml:"schedule"`
 		TimeZone          string `yaml:"timeZone"`
 		ConcurrencyPolicy string `yaml:"concurrencyPolicy"`
+		Suspend           bool   `yaml:"suspend"`
 		JobTemplate       struct {
 			Spec jobSpec `yaml:"spec"`
 		} `yaml:"jobTemplate"`
@@ -246,6 +249,12 @@ func extractCronJob(o *object) ([]role, error) {
 		return nil, err
 	}
 	r := jobRole(spec.JobTemplate.Spec)
+	if spec.Suspend {
+		// The CronJob's own suspend stops its schedule; its Jobs' suspend (jobTemplate.spec, which
+		// Kueue sets until it admits them) does not.
+		r.replicas, r.note = 0, "suspended (spec.suspend): no Jobs are scheduled while it stays so"
+		return []role{r}, nil
+	}
 	r.cron = &cronSchedule{schedule: spec.Schedule, timeZone: spec.TimeZone, deadlineSeconds: spec.JobTemplate.Spec.ActiveDeadlineSeconds,
 		concurrencyPolicy: spec.ConcurrencyPolicy, line: o.lineOf(yamlpos.Value(&o.Spec, "schedule"))}
 	return []role{r}, nil
