@@ -1644,3 +1644,75 @@ spec:
 		t.Errorf("a suspended CronJob runs nothing: %+v", res.Resources)
 	}
 }
+
+// Kinds gpuguard does not read that ask for GPUs outside container resource requirements are
+// warned about too: a count field (Run:ai's {value: N}, fractions included), a GPU resource named
+// with its amount (the Spark operator's shape), a device passed through by resource name
+// (KubeVirt). Fields that only look alike (a disabled gpu block, a zero count, a Kueue-style quota
+// entry) are not.
+func TestUnreadKindsAskingForGPUsInOtherShapes(t *testing.T) {
+	src := `apiVersion: run.ai/v2alpha1
+kind: TrainingWorkload
+metadata: {name: train, namespace: runai-team}
+spec:
+  image: {value: pytorch}
+  gpuDevices:
+    value: 8
+---
+apiVersion: run.ai/v2alpha1
+kind: InteractiveWorkload
+metadata: {name: nb, namespace: runai-team}
+spec:
+  gpu: {value: "0.5"}
+---
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata: {name: vm, namespace: virt}
+spec:
+  template:
+    spec:
+      domain:
+        devices:
+          gpus:
+            - deviceName: nvidia.com/GA102GL_A10
+              name: gpu1
+---
+apiVersion: example.com/v1
+kind: SparkLike
+metadata: {name: s, namespace: ns}
+spec:
+  executor:
+    gpu: {name: nvidia.com/gpu, quantity: 2}
+---
+apiVersion: example.com/v1
+kind: NotGPU
+metadata: {name: n, namespace: ns}
+spec:
+  gpu: {enabled: false}
+  gpus: 0
+  numGpus: "-1"
+  accelerators: [{name: nvidia.com/gpu, nominalQuota: 8}]
+  executor: {gpu: {name: nvidia.com/gpu, quantity: 0}}
+`
+	res := build(t, src, Options{})
+	if len(res.Resources) != 0 || len(res.Errors) != 0 {
+		t.Fatalf("resources %+v, errors %+v", res.Resources, res.Errors)
+	}
+	want := []struct {
+		line int
+		text string
+	}{
+		{6, "TrainingWorkload/runai-team/train (run.ai/v2alpha1) requests gpuDevices"},
+		{13, "InteractiveWorkload/runai-team/nb (run.ai/v2alpha1) requests gpu"},
+		{24, "VirtualMachine/virt/vm (kubevirt.io/v1) requests nvidia.com/GA102GL_A10"},
+		{32, "SparkLike/ns/s (example.com/v1) requests nvidia.com/gpu"},
+	}
+	if len(res.Warnings) != len(want) {
+		t.Fatalf("warnings %+v, want %d", res.Warnings, len(want))
+	}
+	for i, w := range want {
+		if got := res.Warnings[i]; got.Line != w.line || !strings.Contains(got.Message, w.text) {
+			t.Errorf("warning %d: %+v, want line %d saying %q", i, got, w.line, w.text)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -10,7 +11,8 @@ import (
 // An object of a kind gpuguard does not read (a CRD it has no extractor for) may still run pods
 // that request GPUs. Skipping it quietly would price those GPUs at $0 in silence; instead Build
 // warns when such an object holds container-style resource requirements that name a GPU
-// resource (resources: {limits|requests: {nvidia.com/gpu: ...}}). Capacity and quota objects
+// resource (resources: {limits|requests: {nvidia.com/gpu: ...}}), or asks for GPUs in the other
+// shapes operators use (gpuCountIn). Capacity and quota objects
 // name GPU resources in other shapes (a NodePool's limits, a ResourceQuota's hard, a Kueue
 // ClusterQueue's resource list) and are not warned about.
 
@@ -86,6 +88,9 @@ func gpuRequestIn(n *yaml.Node) (string, *yaml.Node) {
 			}
 		}
 	case yaml.MappingNode:
+		if name, line := gpuCountIn(n); name != "" {
+			return name, line
+		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Value == "resources" && v.Kind == yaml.MappingNode {
@@ -99,6 +104,51 @@ func gpuRequestIn(n *yaml.Node) (string, *yaml.Node) {
 		}
 	}
 	return "", nil
+}
+
+// gpuCountKeys are the fields operators use for a GPU count outside resource requirements (Run:ai's
+// gpu and gpuDevices, each wrapped as {value: N}; others' gpus, gpuCount, numGpus).
+var gpuCountKeys = map[string]bool{"gpu": true, "gpus": true, "gpuDevices": true, "gpuCount": true, "numGpus": true, "numGPUs": true}
+
+// gpuCountIn looks at the fields of one mapping for a GPU asked for in the other shapes operators
+// use: a count field of gpuCountKeys (a number above zero, fractions included, or {value: N}); a
+// GPU resource named with its amount ({name: nvidia.com/gpu, quantity: 1}, the Spark operator's
+// shape); a device passed through by its resource name ({deviceName: nvidia.com/GA102GL_A10},
+// KubeVirt's).
+func gpuCountIn(n *yaml.Node) (string, *yaml.Node) {
+	fields := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		fields[n.Content[i].Value] = n.Content[i+1]
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch {
+		case gpuCountKeys[k.Value] && (positiveAmount(v) || v.Kind == yaml.MappingNode && len(v.Content) == 2 && v.Content[0].Value == "value" && positiveAmount(v.Content[1])):
+			return k.Value, k
+		case (k.Value == "name" || k.Value == "resourceName") && IsGPUResource(v.Value) && (positiveCount(orNull(fields["quantity"])) || positiveCount(orNull(fields["count"]))):
+			return v.Value, k
+		case k.Value == "deviceName" && strings.HasPrefix(v.Value, "nvidia.com/"):
+			return v.Value, k
+		}
+	}
+	return "", nil
+}
+
+// positiveAmount reports whether a node is a number above zero, a fraction included (Run:ai's
+// gpu: 0.5).
+func positiveAmount(n *yaml.Node) bool {
+	if n.Kind != yaml.ScalarNode {
+		return false
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(n.Value), 64)
+	return err == nil && f > 0 && !math.IsInf(f, 0)
+}
+
+func orNull(n *yaml.Node) *yaml.Node {
+	if n == nil {
+		return &yaml.Node{}
+	}
+	return n
 }
 
 // gpuInRequirements looks in the limits and requests of one resources mapping.
