@@ -44,19 +44,31 @@ func cloudRunGPUs(r *parser.Resource, containers []*view, accel string) bool {
 	return true
 }
 
+// cloudRunV2GPUs reads the GPUs of a v2 revision or task template: its node_selector's
+// accelerator and its containers' limits.
+func cloudRunV2GPUs(r *parser.Resource, t *view) bool {
+	accel, _ := t.str("node_selector", "accelerator")
+	return cloudRunGPUs(r, t.blocks("containers"), accel)
+}
+
+// cloudRunV2 starts a v2 service or worker pool: the resource, its view and its revision
+// template's, or a nil resource when the template asks for no GPUs.
+func cloudRunV2(c *mapContext) (*parser.Resource, *view, *view) {
+	r, w := c.resource(parser.GCP, c.inst.addr)
+	tmpl := w.blocks("template")
+	if len(tmpl) == 0 || !cloudRunV2GPUs(r, tmpl[0]) {
+		return nil, nil, nil
+	}
+	return r, w, tmpl[0]
+}
+
 // mapCloudRunService reads a Cloud Run service (v2): the instances it keeps running are its
 // floor, the larger of the service-level scaling.min_instance_count and the revision's
 // template.scaling.min_instance_count, or scaling.manual_instance_count in manual scaling;
 // without either it scales to zero.
 func mapCloudRunService(c *mapContext) []*parser.Resource {
-	r, w := c.resource(parser.GCP, c.inst.addr)
-	tmpl := w.blocks("template")
-	if len(tmpl) == 0 {
-		return nil
-	}
-	t := tmpl[0]
-	accel, _ := t.str("node_selector", "accelerator")
-	if !cloudRunGPUs(r, t.blocks("containers"), accel) {
+	r, w, t := cloudRunV2(c)
+	if r == nil {
 		return nil
 	}
 	svc := w.blocks("scaling")
@@ -91,14 +103,8 @@ func mapCloudRunService(c *mapContext) []*parser.Resource {
 // and bill, all the time. Its scaling mode defaults to manual (scaling.manual_instance_count);
 // GPU worker pools cannot be autoscaled.
 func mapCloudRunWorkerPool(c *mapContext) []*parser.Resource {
-	r, w := c.resource(parser.GCP, c.inst.addr)
-	tmpl := w.blocks("template")
-	if len(tmpl) == 0 {
-		return nil
-	}
-	t := tmpl[0]
-	accel, _ := t.str("node_selector", "accelerator")
-	if !cloudRunGPUs(r, t.blocks("containers"), accel) {
+	r, w, _ := cloudRunV2(c)
+	if r == nil {
 		return nil
 	}
 	svc := w.blocks("scaling")
@@ -130,11 +136,7 @@ func mapCloudRunJob(c *mapContext) []*parser.Resource {
 		return nil
 	}
 	task := exec[0].blocks("template")
-	if len(task) == 0 {
-		return nil
-	}
-	accel, _ := task[0].str("node_selector", "accelerator")
-	if !cloudRunGPUs(r, task[0].blocks("containers"), accel) {
+	if len(task) == 0 || !cloudRunV2GPUs(r, task[0]) {
 		return nil
 	}
 	tasks, ok := exec[0].num("task_count")
