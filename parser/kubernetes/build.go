@@ -259,7 +259,7 @@ func notePoolShared(np *nodePool, placed []int, rs []parser.Resource) {
 				r.SharedLimit = &parser.SharedLimit{Owner: np.address, What: "limit of " + l.text + " " + l.resource,
 					Limit: l.amount, Unit: l.resource, PerInstance: float64(r.Pod.Requested)}
 				r.Note("shares %s's limit of %s %s with %d other workload%s: together they can use at most %s, not the %d their maximums add up to",
-					np.address, l.text, l.resource, sharing-1, plural(int64(sharing-1)), l.text, want)
+					np.address, l.text, l.resource, sharing-1, parser.Plural(int64(sharing-1)), l.text, want)
 			}
 		}
 	}
@@ -414,13 +414,13 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 				break
 			}
 			res.Quantity = lo
-			res.Note("%d pod%s: its share of the minReplicas (%d) of %s, the floor an autoscaler always runs", lo, plural(int64(lo)), s.minReplicas, s.source)
+			res.Note("%d pod%s: its share of the minReplicas (%d) of %s, the floor an autoscaler always runs", lo, parser.Plural(int64(lo)), s.minReplicas, s.source)
 			if s.maxReplicas > 0 {
 				r.maxPods, r.maxFrom = hi, fmt.Sprintf("its share of the maxReplicas (%d) of %s", s.maxReplicas, s.source)
 			}
 		} else if ok {
 			res.Quantity = s.minReplicas * max(1, r.perReplica)
-			res.Note("%d pod%s: the minReplicas (%d) of %s, the floor an autoscaler always runs", res.Quantity, plural(int64(res.Quantity)), s.minReplicas, s.source)
+			res.Note("%d pod%s: the minReplicas (%d) of %s, the floor an autoscaler always runs", res.Quantity, parser.Plural(int64(res.Quantity)), s.minReplicas, s.source)
 			if s.maxReplicas > 0 {
 				r.maxPods, r.maxFrom = s.maxReplicas*max(1, r.perReplica), "maxReplicas of "+s.source
 			}
@@ -471,14 +471,14 @@ func capByPoolLimits(res *parser.Resource, np *nodePool) (parser.Error, bool) {
 		if n > res.Quantity {
 			res.ScaleMax = &parser.ScaleMax{Quantity: n, From: m.From + ", capped by " + limit}
 		}
-		res.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s let Karpenter launch nodes for no more", n, plural(int64(n)), m.Quantity, m.From, limit)
+		res.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s let Karpenter launch nodes for no more", n, parser.Plural(int64(n)), m.Quantity, m.From, limit)
 	}
 	if res.Quantity <= n {
 		return parser.Error{}, false
 	}
 	return parser.Error{File: res.Source.File, Line: res.Source.Line,
 		Message: fmt.Sprintf("%s runs %d pod%s, but %s let Karpenter launch nodes for at most %d: the others would stay pending (priced as declared)",
-			res.Address, res.Quantity, plural(int64(res.Quantity)), limit, n)}, true
+			res.Address, res.Quantity, parser.Plural(int64(res.Quantity)), limit, n)}, true
 }
 
 // hoursFromManifest sets the hours a workload runs: the annotation wins, then a CronJob's

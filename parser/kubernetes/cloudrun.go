@@ -69,7 +69,7 @@ func extractCloudRunJob(o *object) ([]role, error) {
 	return []role{{
 		template: s.Template, replicas: at, runsToCompletion: true,
 		cloudRun: &cloudRunPods{accelerator: s.Template.Spec.NodeSelector[selectorCloudRunAccelerator]},
-		note:     fmt.Sprintf("a Cloud Run job: each execution runs %d task%s, %d at a time, only while it is executed (by hand, Cloud Scheduler or Workflows)", tasks, plural(int64(tasks)), at),
+		note:     fmt.Sprintf("a Cloud Run job: each execution runs %d task%s, %d at a time, only while it is executed (by hand, Cloud Scheduler or Workflows)", tasks, parser.Plural(int64(tasks)), at),
 	}}, nil
 }
 

@@ -717,7 +717,7 @@ func (t *clusterTopology) withoutClass(c *object, classKey string) string {
 			n := "replicas unset"
 			if r := w.Replicas; r.Kind == yaml.ScalarNode {
 				if k, err := strconv.Atoi(r.Value); err == nil {
-					n = fmt.Sprintf("%d replica%s", k, plural(int64(k)))
+					n = fmt.Sprintf("%d replica%s", k, parser.Plural(int64(k)))
 				} else {
 					n = "replicas " + r.Value
 				}

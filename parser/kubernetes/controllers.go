@@ -3,6 +3,8 @@ package kubernetes
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // Controllers that stand in for the built-in ones, and serving frameworks that write
@@ -113,7 +115,7 @@ func extractSeldonDeployment(o *object) ([]role, error) {
 // hpaSpec or kedaSpec, minField and maxField its fields); a ceiling of 0 is none.
 func (r *role) autoscaled(min, max int, minField, maxField, spec string) {
 	r.replicas = min
-	r.note = fmt.Sprintf("%d pod%s: the %s of the component's %s, the floor it always runs", min, plural(int64(min)), minField, spec)
+	r.note = fmt.Sprintf("%d pod%s: the %s of the component's %s, the floor it always runs", min, parser.Plural(int64(min)), minField, spec)
 	if max != 0 {
 		r.maxPods, r.maxFrom = max, fmt.Sprintf("the %s of the component's %s", maxField, spec)
 	}

@@ -3,6 +3,8 @@ package kubernetes
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // Dynamic Resource Allocation (resource.k8s.io, GA in Kubernetes 1.34): a pod asks for GPUs
@@ -158,7 +160,7 @@ func podClaims(spec podSpec, ns string, idx *claimIndex) (sum map[string]int64, 
 			continue // a claim for other devices
 		}
 		sum[c.resource] += c.count
-		note := fmt.Sprintf("%d GPU%s through DRA: claim %q from %s (device class %s)", c.count, plural(c.count), pc.Name, c.address, c.class)
+		note := fmt.Sprintf("%d GPU%s through DRA: claim %q from %s (device class %s)", c.count, parser.Plural(c.count), pc.Name, c.address, c.class)
 		if c.all {
 			note += "; allocationMode All takes every such device of the node: counted as one each, a floor"
 		}
@@ -168,11 +170,4 @@ func podClaims(spec podSpec, ns string, idx *claimIndex) (sum map[string]int64, 
 		notes = append(notes, note)
 	}
 	return sum, notes, missing
-}
-
-func plural(n int64) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

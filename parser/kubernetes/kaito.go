@@ -86,7 +86,7 @@ func kaitoWorkspace(o *object) (*parser.Resource, error) {
 	r, err := kaitoNodes(o, rs, "resource.")
 	if err == nil && r != nil {
 		n := r.Quantity
-		r.Note("%d GPU node%s KAITO provisions (resource.count)", n, plural(int64(n)))
+		r.Note("%d GPU node%s KAITO provisions (resource.count)", n, parser.Plural(int64(n)))
 	}
 	if err != nil || r == nil {
 		return r, err
@@ -112,7 +112,7 @@ func kaitoRAGEngine(o *object) (*parser.Resource, error) {
 	}
 	r, err := kaitoNodes(o, *spec.Compute, "spec.compute.")
 	if err == nil && r != nil {
-		r.Note("%d GPU node%s KAITO provisions for the embedding model (spec.compute.count)", r.Quantity, plural(int64(r.Quantity)))
+		r.Note("%d GPU node%s KAITO provisions for the embedding model (spec.compute.count)", r.Quantity, parser.Plural(int64(r.Quantity)))
 	}
 	return r, err
 }
@@ -135,7 +135,7 @@ func kaitoInferenceSet(o *object) (*parser.Resource, error) {
 	if err != nil || r == nil {
 		return r, err
 	}
-	r.Note("%d Workspace%s (spec.replicas), priced at one GPU node each: a model larger than one node's GPUs takes more", n, plural(int64(n)))
+	r.Note("%d Workspace%s (spec.replicas), priced at one GPU node each: a model larger than one node's GPUs takes more", n, parser.Plural(int64(n)))
 	if spec.NodeCountLimit > 0 {
 		if spec.NodeCountLimit > maxPods {
 			return nil, fmt.Errorf("nodeCountLimit %d is not a number of nodes", spec.NodeCountLimit)
@@ -167,7 +167,7 @@ func kaitoNodes(o *object, rs kaitoResource, from string) (*parser.Resource, err
 		r.AddUnresolved(from+"instanceType", fmt.Sprintf("not set: KAITO's default for %s differs between releases (Standard_NC12s_v3 in the first, Standard_NC24ads_A100_v4 in kaito.sh/v1beta1)", o.APIVersion))
 	}
 	if len(rs.PreferredNodes) > 0 {
-		r.Note("%spreferredNodes names %d existing node%s: KAITO uses those that carry the selector's labels and provisions only the rest, so this may count nodes that already run", from, len(rs.PreferredNodes), plural(int64(len(rs.PreferredNodes))))
+		r.Note("%spreferredNodes names %d existing node%s: KAITO uses those that carry the selector's labels and provisions only the rest, so this may count nodes that already run", from, len(rs.PreferredNodes), parser.Plural(int64(len(rs.PreferredNodes))))
 	}
 	return r, nil
 }

@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuguard/gpuguard/internal/yamlpos"
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // Workloads of operators that write their own pods: the manifest holds a few fields instead of
@@ -173,7 +174,7 @@ func extractNIMService(o *object) ([]role, error) {
 	}}}
 	if spec.Scale.Enabled && spec.Scale.HPA.MinReplicas != nil {
 		r.replicas = *spec.Scale.HPA.MinReplicas
-		r.note = fmt.Sprintf("%d pod%s: the minReplicas of the NIMService's autoscaler, the floor it always runs", r.replicas, plural(int64(r.replicas)))
+		r.note = fmt.Sprintf("%d pod%s: the minReplicas of the NIMService's autoscaler, the floor it always runs", r.replicas, parser.Plural(int64(r.replicas)))
 	}
 	if spec.Scale.Enabled && spec.Scale.HPA.MaxReplicas != nil {
 		r.maxPods, r.maxFrom = *spec.Scale.HPA.MaxReplicas, "the maxReplicas of the NIMService's autoscaler"

@@ -213,7 +213,7 @@ func podGPUs(spec podSpec, o *object, claims *claimIndex) (gpuRequest, []error) 
 		sum[ResourceNeuron] += devices
 		line[ResourceNeuron] = cmp.Or(line[ResourceNeuron], line[ResourceNeuronCore])
 		delete(sum, ResourceNeuronCore)
-		neuronNote = fmt.Sprintf("%d NeuronCores: %d Neuron device%s at %d cores each (Inferentia2, Trainium1)", cores, devices, plural(devices), neuronCoresPerDevice)
+		neuronNote = fmt.Sprintf("%d NeuronCores: %d Neuron device%s at %d cores each (Inferentia2, Trainium1)", cores, devices, parser.Plural(devices), neuronCoresPerDevice)
 	}
 	// Devices claimed through DRA belong to the pod, whichever containers use them.
 	dra, notes, missing := podClaims(spec, o.namespace(), claims)

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // OpenKruise's UnitedDeployment (apps.kruise.io/v1alpha1) runs one workload per subset of its
@@ -159,7 +161,7 @@ func withSubsetPlacement(spec podSpec, s unitedSubset) podSpec {
 }
 
 func unitedNote(n, total int, s unitedSubset) string {
-	return fmt.Sprintf("subset %s: %d of the UnitedDeployment's %d pod%s", s.Name, n, total, plural(int64(total)))
+	return fmt.Sprintf("subset %s: %d of the UnitedDeployment's %d pod%s", s.Name, n, total, parser.Plural(int64(total)))
 }
 
 // unitedSplit is the controller's allocation of total pods between the subsets, by name.

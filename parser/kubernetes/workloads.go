@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuguard/gpuguard/internal/yamlpos"
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // role is one group of identical pods of a workload: the pods of a Deployment, the workers of a
@@ -356,10 +357,10 @@ func extractKnativeService(o *object) ([]role, error) {
 		return nil, fmt.Errorf("%s: %q is not a number of pods", key, v)
 	case n > 0 && r.cloudRun != nil:
 		r.replicas = n
-		r.note = fmt.Sprintf("%d instance%s always on: the revision's %s", n, plural(int64(n)), key)
+		r.note = fmt.Sprintf("%d instance%s always on: the revision's %s", n, parser.Plural(int64(n)), key)
 	case n > 0:
 		r.replicas = n
-		r.note = fmt.Sprintf("%d pod%s: the revision's %s, the floor it always runs", n, plural(int64(n)), key)
+		r.note = fmt.Sprintf("%d pod%s: the revision's %s, the floor it always runs", n, parser.Plural(int64(n)), key)
 	case r.cloudRun != nil:
 		r.replicas = 0
 		r.note = "scales to zero (no " + knativeMinScale + "): GPU instances run only while requests come in"
@@ -385,7 +386,7 @@ func extractKEDAScaledJob(o *object) ([]role, error) {
 	r := jobRole(spec.JobTargetRef)
 	r.runsToCompletion = false // KEDA starts another job as one finishes: the notes below say how long
 	perJob := r.replicas
-	pods := "pod" + plural(int64(perJob))
+	pods := "pod" + parser.Plural(int64(perJob))
 	minJobs := intOr(spec.MinReplicaCount, 0)
 	maxJobs := intOr(spec.MaxReplicaCount, 100) // KEDA's default
 	switch {

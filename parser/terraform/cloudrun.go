@@ -91,7 +91,7 @@ func mapCloudRunService(c *mapContext) []*parser.Resource {
 		if floor == 0 {
 			r.Note("scales to zero (no min_instance_count): GPU instances run only while requests come in")
 		} else {
-			r.Note("%d instance%s always on (%s)", floor, plural(floor), from)
+			r.Note("%d instance%s always on (%s)", floor, parser.Plural(floor), from)
 		}
 		cloudRunMax(r, []cloudRunLimit{{svc, "scaling.max_instance_count"}, {t.blocks("scaling"), "template.scaling.max_instance_count"}})
 	}
@@ -115,7 +115,7 @@ func mapCloudRunWorkerPool(c *mapContext) []*parser.Resource {
 	case strings.EqualFold(str(svc[0], "scaling_mode"), "AUTOMATIC"):
 		n, _ := svc[0].num("min_instance_count")
 		r.Quantity = n
-		r.Note("%d instance%s always on (scaling.min_instance_count); Cloud Run does not autoscale GPU worker pools", n, plural(n))
+		r.Note("%d instance%s always on (scaling.min_instance_count); Cloud Run does not autoscale GPU worker pools", n, parser.Plural(n))
 		cloudRunMax(r, []cloudRunLimit{{svc, "scaling.max_instance_count"}})
 	default:
 		cloudRunManual(r, svc[0])
@@ -148,7 +148,7 @@ func mapCloudRunJob(c *mapContext) []*parser.Resource {
 		at = tasks
 	}
 	r.Quantity, r.RunsToCompletion = at, true
-	r.Note("a job: each execution runs %d task%s, %d at a time, only while it is executed (by hand, Cloud Scheduler or Workflows)", tasks, plural(tasks), at)
+	r.Note("a job: each execution runs %d task%s, %d at a time, only while it is executed (by hand, Cloud Scheduler or Workflows)", tasks, parser.Plural(tasks), at)
 	c.gcpPlace(r, w, "location")
 	return []*parser.Resource{r}
 }
@@ -191,7 +191,7 @@ func mapCloudRunV1Service(c *mapContext) []*parser.Resource {
 	if floor == 0 {
 		r.Note("scales to zero (no autoscaling.knative.dev/minScale): GPU instances run only while requests come in")
 	} else {
-		r.Note("%d instance%s always on (autoscaling.knative.dev/minScale)", floor, plural(floor))
+		r.Note("%d instance%s always on (autoscaling.knative.dev/minScale)", floor, parser.Plural(floor))
 	}
 	for _, k := range []string{"autoscaling.knative.dev/maxScale", "autoscaling.knative.dev/max-scale"} {
 		var n int
@@ -222,7 +222,7 @@ func cloudRunManual(r *parser.Resource, s *view) {
 		n = 1
 		r.Note("manual scaling without manual_instance_count: counted as 1 instance")
 	} else {
-		r.Note("%d instance%s always on (scaling.manual_instance_count)", n, plural(n))
+		r.Note("%d instance%s always on (scaling.manual_instance_count)", n, parser.Plural(n))
 	}
 	r.Quantity = n
 }
@@ -254,12 +254,4 @@ func cloudRunMax(r *parser.Resource, limits []cloudRunLimit) {
 func str(w *view, path ...any) string {
 	s, _ := w.str(path...)
 	return s
-}
-
-// plural is "s" unless n is 1.
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
