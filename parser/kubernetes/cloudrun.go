@@ -30,16 +30,20 @@ type cloudRunPods struct {
 // it carries Cloud Run's location label, or a run.googleapis.com annotation.
 func onCloudRun(o *object, t podTemplate) *cloudRunPods {
 	accel, selects := t.Spec.NodeSelector[selectorCloudRunAccelerator]
-	marked := selects || o.Metadata.Labels[labelCloudRunLocation] != ""
-	for _, m := range []map[string]string{o.Metadata.Annotations, t.Metadata.Annotations} {
-		for k := range m {
-			marked = marked || strings.HasPrefix(k, "run.googleapis.com/")
+	if selects || o.Metadata.Labels[labelCloudRunLocation] != "" || runAnnotated(o.Metadata.Annotations) || runAnnotated(t.Metadata.Annotations) {
+		return &cloudRunPods{accelerator: accel}
+	}
+	return nil
+}
+
+// runAnnotated reports whether annotations hold one of Cloud Run's (run.googleapis.com/...).
+func runAnnotated(annotations map[string]string) bool {
+	for k := range annotations {
+		if strings.HasPrefix(k, "run.googleapis.com/") {
+			return true
 		}
 	}
-	if !marked {
-		return nil
-	}
-	return &cloudRunPods{accelerator: accel}
+	return false
 }
 
 // extractCloudRunJob reads a Cloud Run job: each execution runs spec.template.spec.taskCount
