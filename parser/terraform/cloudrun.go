@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -178,30 +179,21 @@ func mapCloudRunV1Service(c *mapContext) []*parser.Resource {
 		annotations = m[0].strMap("annotations")
 	}
 	floor := 0
-	for _, k := range []string{"autoscaling.knative.dev/minScale", "autoscaling.knative.dev/min-scale"} {
-		if v, ok := annotations[k]; ok {
-			if _, err := fmt.Sscanf(v, "%d", &floor); err != nil || floor < 0 {
-				r.AddUnresolved("template.metadata.annotations."+k, fmt.Sprintf("%q is not a number of instances", v))
-				floor = 0
-			}
-			break
-		}
+	key, v, n, err := knativeScale(annotations, "autoscaling.knative.dev/minScale", "autoscaling.knative.dev/min-scale")
+	switch {
+	case err != nil:
+		r.AddUnresolved("template.metadata.annotations."+key, fmt.Sprintf("%q is not a number of instances", v))
+	case n > 0:
+		floor = n
+		r.Note("%d instance%s always on (%s)", floor, parser.Plural(floor), key)
 	}
-	r.Quantity = floor
 	if floor == 0 {
 		r.Note("scales to zero (no autoscaling.knative.dev/minScale): GPU instances run only while requests come in")
-	} else {
-		r.Note("%d instance%s always on (autoscaling.knative.dev/minScale)", floor, parser.Plural(floor))
 	}
-	for _, k := range []string{"autoscaling.knative.dev/maxScale", "autoscaling.knative.dev/max-scale"} {
-		var n int
-		if v, ok := annotations[k]; ok {
-			if _, err := fmt.Sscanf(v, "%d", &n); err == nil && n > floor {
-				r.SetScaleMax(n, k)
-				r.Note("up to %d instances (%s)", n, k)
-			}
-			break
-		}
+	r.Quantity = floor
+	if key, _, n, err := knativeScale(annotations, "autoscaling.knative.dev/maxScale", "autoscaling.knative.dev/max-scale"); err == nil && n > floor {
+		r.SetScaleMax(n, key)
+		r.Note("up to %d instances (%s)", n, key)
 	}
 	if loc, ok := w.str("location"); ok {
 		r.Region, _ = gcpRegionOf(loc)
@@ -212,6 +204,22 @@ func mapCloudRunV1Service(c *mapContext) []*parser.Resource {
 		applyTags(r, m[0].strMap("labels"))
 	}
 	return []*parser.Resource{r}
+}
+
+// knativeScale reads the first of a Knative scale annotation's spellings that is set: its key,
+// its text and the count it holds (0 when none is set; an error when the text is not a whole
+// number of instances).
+func knativeScale(annotations map[string]string, keys ...string) (string, string, int, error) {
+	for _, k := range keys {
+		if v, ok := annotations[k]; ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err == nil && n < 0 {
+				err = fmt.Errorf("negative")
+			}
+			return k, v, n, err
+		}
+	}
+	return keys[0], "", 0, nil
 }
 
 // cloudRunManual reads manual scaling: exactly scaling.manual_instance_count instances, which
