@@ -33,11 +33,20 @@ func (p *Pricer) today() time.Time {
 	return t
 }
 
-// retired says whether an instance type is retired by today and, if so, why it is not priced:
-// the day, the successor its cloud suggests and what the resource would cost as that. A type
-// retiring later is priced, with coming saying when.
+// retired says whether an instance type, or a GPU attached apart from it (a GCP accelerator),
+// is retired by today and, if so, why it is not priced: the day, the successor its cloud
+// suggests and what the resource would cost as that. A type or GPU retiring later is priced,
+// with coming saying when.
 func (p *Pricer) retired(r parser.Resource, typ string) (why, coming string) {
 	x, ok := catalog.Retired(r.Provider, typ)
+	ok = ok && !x.Accelerator
+	for _, a := range r.Accelerators {
+		if ok {
+			break
+		}
+		x, ok = catalog.Retired(r.Provider, a.Type)
+		ok = ok && x.Accelerator
+	}
 	switch {
 	case !ok:
 		return "", ""
@@ -45,7 +54,7 @@ func (p *Pricer) retired(r parser.Resource, typ string) (why, coming string) {
 		return "", x.Coming()
 	}
 	why = x.Why()
-	if _, known := p.instance(r.Provider, x.Successor); known {
+	if _, known := p.instance(r.Provider, x.Successor); known && !x.Accelerator {
 		alt := r
 		alt.InstanceType = x.Successor
 		if who, m, ok := p.costWith(alt, p.Catalog); ok {
@@ -168,6 +177,8 @@ func (p *Pricer) gpuInfo(r *parser.Resource) *GPUInfo {
 				// A GPU the catalog knows but not as an attachable accelerator (Cloud Run's
 				// nvidia-rtx-pro-6000 is the G4 machines' GPU): named by its own key.
 				info.Model, info.MemoryGiB, info.Key = g.Name, g.MemoryGiB, g.Key
+			} else if x, ok := catalog.Retired(r.Provider, a.Type); ok && x.Accelerator && info.Model == "" {
+				info.Model = x.GPU // a retired GPU the catalog no longer holds: named as its cloud did
 			} else if info.Model == "" {
 				info.Model = a.Type
 			}

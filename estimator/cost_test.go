@@ -363,13 +363,13 @@ func TestScaleMaxIsPricedToo(t *testing.T) {
 func TestUnpricedNamesEveryMissingPart(t *testing.T) {
 	p := &Pricer{Catalog: catalog.MustDefault()}
 	e := p.Estimate(parser.Resource{Address: "vm", Provider: parser.GCP, Region: "us-central1", InstanceType: "f1-micro", Quantity: 1,
-		PurchaseOption: parser.OnDemand, Accelerators: []parser.Accelerator{{Type: "nvidia-tesla-k80", Count: 2}, {Type: "nvidia-tesla-t4", Count: 1}}})
+		PurchaseOption: parser.OnDemand, Accelerators: []parser.Accelerator{{Type: "nvidia-tesla-p4-vws", Count: 2}, {Type: "nvidia-tesla-t4", Count: 1}}})
 	if e.UnpricedReason == nil {
 		t.Fatalf("priced: %+v", e)
 	}
 	r := *e.UnpricedReason
-	if !strings.Contains(r, "f1-micro is not in the GCP price catalog") || !strings.Contains(r, "nvidia-tesla-k80 is not in the GCP price catalog") || strings.Contains(r, "t4") {
-		t.Errorf("reason %q: want the machine and the K80 named, not the T4", r)
+	if !strings.Contains(r, "f1-micro is not in the GCP price catalog") || !strings.Contains(r, "nvidia-tesla-p4-vws is not in the GCP price catalog") || strings.Contains(r, "t4") {
+		t.Errorf("reason %q: want the machine and the P4 vWS named, not the T4", r)
 	}
 }
 

@@ -126,10 +126,24 @@ func (p *Pricer) attachToNamedVM(r *parser.Resource, e *Estimate, vm catalog.Ins
 		}
 		why = reason
 	}
-	if why == "" {
-		why = fmt.Sprintf("%s has no GPUs of its own, and %s is not a GPU GCP attaches to N1 VMs (T4, V100, P100, P4)", vm.Type, strings.Join(r.Pod.GPUNames, ", "))
+	if why != "" {
+		return why
 	}
-	return why
+	if why = p.retiredGPU(r); why != "" {
+		return why
+	}
+	return fmt.Sprintf("%s has no GPUs of its own, and %s is not a GPU GCP attaches to N1 VMs (T4, V100, P100, P4)", vm.Type, strings.Join(r.Pod.GPUNames, ", "))
+}
+
+// retiredGPU says why a pod cannot run when its labels name a GPU its cloud has retired
+// (GKE's cloud.google.com/gke-accelerator: nvidia-tesla-k80), or "".
+func (p *Pricer) retiredGPU(r *parser.Resource) string {
+	for _, n := range r.Pod.GPUNames {
+		if x, ok := catalog.Retired(r.Provider, n); ok && x.Accelerator && x.By(p.today()) {
+			return x.Why()
+		}
+	}
+	return ""
 }
 
 // gpuKeys are the catalog GPU keys of GPU names from labels.
@@ -227,6 +241,9 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	}
 	keys := gpuKeys(pod.GPUNames)
 	if len(pod.GPUNames) > 0 && len(keys) == 0 {
+		if why := p.retiredGPU(r); why != "" {
+			return why
+		}
 		return fmt.Sprintf("GPU %s is not in the catalog", strings.Join(pod.GPUNames, ", "))
 	}
 	type cand struct {

@@ -84,3 +84,44 @@ func reasonOf(e Estimate) string {
 	}
 	return *e.UnpricedReason
 }
+
+// A GPU its cloud has retired (Compute Engine's K80, attached to N1 VMs) cannot run either,
+// whatever the VM's type: a VM or node pool with it attached, and a pod whose labels name it,
+// are unpriced with the day and Google's notice, not "not in the catalog"; before the day, the
+// reason is still the catalog's and a note says the retirement is coming.
+func TestRetiredAttachedGPU(t *testing.T) {
+	const want = "nvidia-tesla-k80 was retired by GCP on 2024-05-01 (NVIDIA Tesla K80): VMs with this GPU attached cannot be created or run; " +
+		"move to another GPU (https://cloud.google.com/compute/docs/eol/k80-eol)"
+	p := &Pricer{Catalog: catalog.MustDefault(), Today: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)}
+	vm := parser.Resource{Address: "vm", Provider: parser.GCP, Region: "us-central1", InstanceType: "n1-standard-8", Quantity: 1, PurchaseOption: parser.OnDemand,
+		Accelerators: []parser.Accelerator{{Type: "nvidia-tesla-t4", Count: 1}, {Type: "NVIDIA-TESLA-K80", Count: 2}}}
+	if e := p.Estimate(vm); e.MonthlyCost != nil || reasonOf(e) != want {
+		t.Errorf("N1 with a K80: cost %v reason %q,\nwant unpriced: %s", e.MonthlyCost, reasonOf(e), want)
+	} else if e.GPU == nil || e.GPU.Count != 3 {
+		t.Errorf("N1 with a T4 and two K80s: GPU %+v, want 3", e.GPU)
+	}
+	k80 := vm
+	k80.Accelerators = k80.Accelerators[1:]
+	if e := p.Estimate(k80); e.GPU == nil || e.GPU.Model != "NVIDIA Tesla K80" {
+		t.Errorf("N1 with K80s: GPU %+v, want it named as Google did", e.GPU)
+	}
+	for _, typ := range []string{"n1-standard-4", ""} {
+		pod := parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{"nvidia-tesla-k80"}}
+		r := parser.Resource{Address: "Pod/default/p", Provider: parser.GCP, Region: "us-central1", InstanceType: typ, Quantity: 1,
+			PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes, Pod: &pod}
+		if e := p.Estimate(r); e.MonthlyCost != nil || reasonOf(e) != want {
+			t.Errorf("pod on %q labelled K80: cost %v reason %q, want the retirement", typ, e.MonthlyCost, reasonOf(e))
+		}
+	}
+
+	before := &Pricer{Catalog: catalog.MustDefault(), Today: time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)}
+	e := before.Estimate(vm)
+	if reasonOf(e) != "NVIDIA-TESLA-K80 is not in the GCP price catalog" ||
+		!strings.Contains(strings.Join(e.Notes, "\n"), "GCP retires nvidia-tesla-k80 on 2024-05-01 (NVIDIA Tesla K80): VMs with this GPU attached will stop running then") {
+		t.Errorf("before the day: reason %q notes %q", reasonOf(e), e.Notes)
+	}
+	// An instance type named like the GPU is not retired by it: the GPU's row is for accelerators.
+	if why, coming := p.retired(parser.Resource{Provider: parser.GCP}, "nvidia-tesla-k80"); why != "" || coming != "" {
+		t.Errorf("the K80's row retired a machine type: %q %q", why, coming)
+	}
+}

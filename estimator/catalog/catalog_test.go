@@ -463,10 +463,19 @@ func TestRetirementTable(t *testing.T) {
 		switch {
 		case !ok:
 			t.Errorf("%s: not found by Retired, whatever its case", r.s("instance_type"))
-		case !strings.HasPrefix(x.Source, "https://learn.microsoft.com/") && !strings.HasPrefix(x.Source, "https://aka.ms/"):
+		case x.Provider == "azure" && !strings.HasPrefix(x.Source, "https://learn.microsoft.com/") && !strings.HasPrefix(x.Source, "https://aka.ms/"):
 			t.Errorf("%s: source %q is not Microsoft's", x.Type, x.Source)
-		case !strings.HasPrefix(x.Type, "Standard_") || x.Series == "" || x.GPU == "":
+		case x.Provider == "gcp" && !strings.HasPrefix(x.Source, "https://cloud.google.com/"):
+			t.Errorf("%s: source %q is not Google's", x.Type, x.Source)
+		case x.Provider != "azure" && x.Provider != "gcp":
+			t.Errorf("%s: provider %q", x.Type, x.Provider)
+		case x.Accelerator != (x.Provider == "gcp"):
+			t.Errorf("%s: a %s retirement of a %s: Azure retires sizes, GCP the GPUs attached to N1", x.Type, x.Provider, map[bool]string{true: "GPU", false: "size"}[x.Accelerator])
+		case (x.Provider == "azure") != strings.HasPrefix(x.Type, "Standard_") || x.Series == "" || x.GPU == "":
 			t.Errorf("%s: incomplete row %+v", x.Type, x)
+		}
+		if _, ok := c.GPU(strings.TrimPrefix(x.Type, "nvidia-")); x.Accelerator && ok {
+			t.Errorf("%s: retired, yet the catalog still has it as a GPU", x.Type)
 		}
 		if in, ok := c.Instance(x.Provider, x.Type); ok {
 			g, _ := c.GPU(in.GPU)
@@ -481,8 +490,8 @@ func TestRetirementTable(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if n < 40 {
-		t.Errorf("%d retirements read, want the 40 on file", n)
+	if n < 41 {
+		t.Errorf("%d retirements read, want the 41 on file", n)
 	}
 	if _, ok := Retired("azure", "Standard_NC24ads_A100_v4"); ok {
 		t.Error("a size still sold is said to be retired")

@@ -2,8 +2,8 @@
 # title: Unpriced or unresolved GPU resource
 # description: >-
 #   gpuguard could not price a GPU resource: its instance type or region is not in the catalog, a
-#   value it needs is known only at apply time, or its cloud has retired the instance type. Its
-#   cost is missing from the totals.
+#   value it needs is known only at apply time, or its cloud has retired the instance type or
+#   the attached GPU. Its cost is missing from the totals.
 # custom:
 #   id: GPU006
 #   severity: warn
@@ -19,7 +19,7 @@ warn contains f if {
 	}
 }
 
-# A retired instance type cannot be deployed at all: the fix is another type, not a price.
-remediation(reason) := "Move to an instance type the cloud still offers (the reason names the successor it suggests): a retired type cannot be deployed." if {
+# A retired instance type or GPU cannot be deployed at all: the fix is another one, not a price.
+remediation(reason) := "Move to an instance type or GPU the cloud still offers (the reason names the successor it suggests, if any): a retired one cannot be deployed." if {
 	contains(reason, " was retired by ")
 } else := "Set the unresolved values (--var, tfvars), add the region to a price overlay (gpuguard pricing update), or check the instance type's name."

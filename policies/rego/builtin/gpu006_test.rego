@@ -15,7 +15,14 @@ test_retired_type_is_moved_not_priced if {
 	count(fs) == 1
 	some f in fs
 	f.msg == sprintf("a is not priced: %s", [reason])
-	startswith(f.remediation, "Move to an instance type the cloud still offers")
+	startswith(f.remediation, "Move to an instance type or GPU the cloud still offers")
+}
+
+test_retired_gpu_is_moved_not_priced if {
+	reason := "nvidia-tesla-k80 was retired by GCP on 2024-05-01 (NVIDIA Tesla K80): VMs with this GPU attached cannot be created or run; move to another GPU"
+	fs := gpu006.warn with input as {"resources": [{"address": "a", "id": "stack|a", "monthly_cost": null, "unpriced_reason": reason}]}
+	some f in fs
+	startswith(f.remediation, "Move to an instance type or GPU the cloud still offers")
 }
 
 test_priced_is_fine if {

@@ -83,3 +83,26 @@ resource "google_compute_instance_from_template" "bigger_spot" {
     automatic_restart  = false
   }
 }
+
+# Compute Engine retired the K80 on 2024-05-01: unpriced with that reason, not "not in the catalog".
+resource "google_compute_instance" "k80" {
+  name         = "k80"
+  machine_type = "n1-standard-8"
+  zone         = "us-central1-a"
+  guest_accelerator {
+    type  = "nvidia-tesla-k80"
+    count = 2
+  }
+  scheduling {
+    on_host_maintenance = "TERMINATE"
+  }
+  labels = { team = "ml", project = "legacy", env = "prod" }
+  boot_disk {
+    initialize_params {
+      image = "debian-cloud/debian-12"
+    }
+  }
+  network_interface {
+    network = "default"
+  }
+}
