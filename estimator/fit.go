@@ -41,6 +41,12 @@ type gpuTarget struct {
 	mig         bool
 	migProfile  catalog.MIGProfile // the MIG slice a copy runs on, when mig
 	slice       bool               // a vGPU slice: part of one GPU, shown to the workload as a device of its own
+	// timeSliced is how many pods time-slice the GPU (NVIDIA's device plugin), 0 when none do:
+	// each sees all of its memory, which the others use too, and pays its share of it.
+	timeSliced int
+	// share is the part of the GPU's time a pod on a shared GPU pays for (1/n time-sliced, its
+	// units' share under MPS); 0 on a GPU of its own.
+	share float64
 }
 
 // targetOf describes the GPUs of a resource for one copy of the workload: a Kubernetes pod gets
@@ -73,6 +79,24 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 		t.usableBytes = prof.MemoryGB * 1e9
 		t.name = fmt.Sprintf("%s MIG %s", g.Name, prof.Profile)
 		t.gpus, t.mig, t.migProfile = float64(r.Pod.Requested), true, prof
+	case r.Pod != nil && r.Pod.SharingStrategy != "" && r.Pod.SharedReplicas > 1:
+		// NVIDIA's device plugin shares one GPU between the pods that hold its units: a pod
+		// runs on one GPU whatever units it asks for (more units are not more of a GPU). Under
+		// MPS each unit is an equal share of its memory, enforced; under time-slicing the pod
+		// sees all of it, which the others use too.
+		// https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus
+		t.gpus = 1
+		t.share = 1 / float64(r.Pod.SharedReplicas)
+		if r.Pod.SharingStrategy == "time-slicing" {
+			t.timeSliced = r.Pod.SharedReplicas
+		}
+		if r.Pod.SharingStrategy == "mps" {
+			units := min(r.Pod.Requested, int64(r.Pod.SharedReplicas))
+			t.share = float64(units) / float64(r.Pod.SharedReplicas)
+			t.usableBytes *= t.share
+			t.name = fmt.Sprintf("a %d/%d MPS share of %s", units, r.Pod.SharedReplicas, g.Name)
+			t.slice = true
+		}
 	case r.Pod != nil:
 		t.gpus = float64(r.Pod.Requested)
 	case r.GPUPartition != "":
@@ -172,6 +196,26 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 	case req > th.Tight*capacity:
 		f.Verdict = VerdictTight
 		f.Reason = fmt.Sprintf("needs %s of the usable memory (over %.0f%%)", percentBeside(100*req/capacity, th.Tight*100), th.Tight*100)
+	case t.timeSliced > 1 && float64(t.timeSliced)*req > th.Tight*capacity:
+		// Time-slicing isolates no memory: the pods that share the GPU run out of it together.
+		f.Verdict = VerdictTight
+		f.Reason = fmt.Sprintf("needs %.1f GiB alone, but %d pods time-slice each GPU and %d such pods need %.1f GiB together of %s's %.1f GiB usable: time-slicing does not isolate memory",
+			req/memory.GiB, t.timeSliced, t.timeSliced, float64(t.timeSliced)*req/memory.GiB, t.name, capacity/memory.GiB)
+	case t.timeSliced > 1:
+		// It pays 1/n of the GPU: oversized when it uses less than the threshold of that share.
+		share := float64(t.timeSliced) * req / capacity
+		switch {
+		case share < th.OversizedMemoryFraction:
+			f.Verdict = VerdictOversized
+			f.Reason = fmt.Sprintf("needs %s of the 1/%d of %s's memory its time-slice share pays for (under %.0f%%)",
+				percentBeside(100*share, th.OversizedMemoryFraction*100), t.timeSliced, t.name, th.OversizedMemoryFraction*100)
+		case measuredUtil != nil && *measuredUtil/t.share < th.OversizedUtilization:
+			f.Verdict = VerdictOversized
+			f.Reason = fmt.Sprintf("measured mean GPU utilization %.1f%%, under %.0f%% of the 1/%d of the GPU's time its share pays for",
+				*measuredUtil, th.OversizedUtilization, t.timeSliced)
+		default:
+			f.Verdict = VerdictFits
+		}
 	case float64(mem.GPUs) < t.gpus && !t.mig:
 		f.Verdict = VerdictOversized
 		f.Reason = fmt.Sprintf("uses %d of the %s GPUs it is given", mem.GPUs, trimNum(t.gpus))
@@ -183,6 +227,13 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 		} else {
 			f.Reason = fmt.Sprintf("needs %s of %s's memory (under %.0f%%)", pct, t.name, limit)
 		}
+	case t.share > 0 && measuredUtil != nil && *measuredUtil/t.share < th.OversizedUtilization:
+		// A pod on a shared GPU gets its share of its time: judged against that share.
+		f.Verdict = VerdictOversized
+		f.Reason = fmt.Sprintf("measured mean GPU utilization %.1f%%, under %.0f%% of the %s of the GPU's time its share pays for",
+			*measuredUtil, th.OversizedUtilization, trimNum(t.share))
+	case t.share > 0:
+		f.Verdict = VerdictFits
 	case measuredUtil != nil && *measuredUtil < th.OversizedUtilization:
 		f.Verdict = VerdictOversized
 		f.Reason = fmt.Sprintf("measured mean GPU utilization %.0f%% (under %.0f%%)", *measuredUtil, th.OversizedUtilization)

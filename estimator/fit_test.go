@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -609,5 +610,53 @@ inference: {batch_size: 1, max_sequence_length: 4096}
 		if len(e.Recommendations) != 0 || e.Fit.MIGSlice != "" {
 			t.Errorf("%s: recommendations %+v, MIG slice %q on an unpriced Cloud Run instance", c.acc, e.Recommendations, e.Fit.MIGSlice)
 		}
+	}
+}
+
+// A pod on a GPU that NVIDIA's device plugin shares runs on one GPU. Under MPS each unit is an
+// equal share of its memory, which is what the workload must fit in. Under time-slicing it sees
+// all of the memory, but the pods that share the GPU use it together: tight when as many such
+// pods as share it would not fit, and oversized against the share it pays for, not the GPU.
+func TestFitOnSharedGPUs(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	measured := func(peakMiB int, util float64) *profiles.Profile {
+		return mustProfile(t, fmt.Sprintf(`workload: {type: inference}
+measured: {gpu_name: NVIDIA A10G, gpu_count: 1, memory_total_mib: 23028, peak_memory_used_mib: %d, gpu_utilization: {mean: %g, p50: 10, p95: 20}, duration_seconds: 600, samples: 600, captured_at: "2026-11-02T10:00:00Z"}
+`, peakMiB, util))
+	}
+	for _, tc := range []struct {
+		name     string
+		strategy string
+		replicas int
+		units    int64
+		prof     *profiles.Profile
+		verdict  string
+		reason   string
+	}{
+		// An A10G has 22.49 GiB usable: a 1/4 MPS share 5.62 GiB.
+		{"MPS: 8 GiB does not fit a quarter", "mps", 4, 1, measured(8192, 60), VerdictDoesNotFit, "a 1/4 MPS share of NVIDIA A10G has 5.6 GiB usable"},
+		{"MPS: two units are half", "mps", 4, 2, measured(8192, 60), VerdictFits, ""},
+		{"MPS: 4 GiB fits a quarter", "mps", 4, 1, measured(4096, 60), VerdictFits, ""},
+		{"time-slicing: 8 GiB × 4 pods is over the GPU", "time-slicing", 4, 1, measured(8192, 60), VerdictTight,
+			"needs 8.0 GiB alone, but 4 pods time-slice each GPU and 4 such pods need 32.0 GiB together of NVIDIA A10G's 22.5 GiB usable"},
+		{"time-slicing: 5 GiB × 4 pods fits", "time-slicing", 4, 1, measured(5120, 60), VerdictFits, ""},
+		{"time-slicing: 1 GiB is oversized for a quarter", "time-slicing", 4, 1, measured(1024, 60), VerdictOversized,
+			"needs 18% of the 1/4 of NVIDIA A10G's memory its time-slice share pays for (under 40%)"},
+		{"time-slicing: 10% of the GPU's time is 40% of a quarter", "time-slicing", 4, 1, measured(5120, 10), VerdictFits, ""},
+		{"time-slicing: 5% of the GPU's time is oversized for a quarter", "time-slicing", 4, 1, measured(5120, 5), VerdictOversized,
+			"measured mean GPU utilization 5.0%, under 25% of the 1/4 of the GPU's time its share pays for"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := parser.Resource{Address: "Deployment/a/b", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g5.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand,
+				Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: tc.units, SharedReplicas: tc.replicas, SharingStrategy: tc.strategy}}
+			e := p.Estimate(r)
+			if !strings.Contains(strings.Join(e.Notes, "\n"), map[string]string{"mps": "MPS-shared GPU (NVIDIA device plugin)", "time-slicing": "time-sliced GPU (NVIDIA device plugin)"}[tc.strategy]) {
+				t.Errorf("notes %q do not say how the GPU is shared", e.Notes)
+			}
+			p.Assess(&e, r, tc.prof, DefaultThresholds)
+			if e.Fit == nil || e.Fit.Verdict != tc.verdict || !strings.Contains(e.Fit.Reason, tc.reason) {
+				t.Errorf("fit %+v, want %s with %q", e.Fit, tc.verdict, tc.reason)
+			}
+		})
 	}
 }

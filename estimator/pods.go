@@ -173,16 +173,28 @@ func (p *Pricer) perPodGPUs(pod *parser.PodGPUs, node catalog.Instance, e *Estim
 		return n * share, ""
 	case strings.HasSuffix(pod.Resource, "gpu.shared"):
 		if pod.SharedReplicas > 0 {
-			return sharedUnits(e, n, pod.SharedReplicas, "time-shared GPU"), ""
+			return sharedUnits(e, n, pod.SharedReplicas, sharedWhat(pod, "time-shared GPU")), ""
 		}
 		e.PriceEstimated = true
 		addNote(e, "time-shared GPU with an unknown number of sharers: priced as a whole GPU per unit, an upper bound")
 	case pod.Resource == "nvidia.com/gpu" && pod.SharedReplicas > 0:
-		// GKE GPU sharing (time-sharing or MPS) keeps the resource's name: a node advertises
-		// its GPUs × max-shared-clients-per-gpu, so one unit is that share of a GPU.
-		return sharedUnits(e, n, pod.SharedReplicas, "shared GPU (GKE time-sharing or MPS)"), ""
+		// GKE GPU sharing (time-sharing or MPS), and NVIDIA's device plugin unless it renames
+		// the resource, keep its name: a node advertises its GPUs × the sharers, so one unit is
+		// that share of a GPU.
+		return sharedUnits(e, n, pod.SharedReplicas, sharedWhat(pod, "shared GPU (GKE time-sharing or MPS)")), ""
 	}
 	return n, ""
+}
+
+// sharedWhat names a shared GPU by how it is shared, when the manifests say.
+func sharedWhat(pod *parser.PodGPUs, unknown string) string {
+	switch pod.SharingStrategy {
+	case "time-slicing":
+		return "time-sliced GPU (NVIDIA device plugin)"
+	case "mps":
+		return "MPS-shared GPU (NVIDIA device plugin)"
+	}
+	return unknown
 }
 
 // sharedUnits prices units of a GPU that up to sharers pods share as that share of it: a lower

@@ -316,6 +316,9 @@ func copiesPerInstance(r parser.Resource, t gpuTarget) int {
 func podAsking(pod *parser.PodGPUs, gpus int) *parser.PodGPUs {
 	alt := *pod
 	alt.Resource, alt.Requested, alt.MIGProfile = "nvidia.com/gpu", int64(gpus), ""
+	// On a GPU of its own: a share of another type's GPU would need the sharers' memory to fit
+	// together, which the alternatives are not judged on.
+	alt.SharedReplicas, alt.SharingStrategy = 0, ""
 	alt.ForgetNodeChoice()
 	return &alt
 }

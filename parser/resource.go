@@ -121,6 +121,10 @@ type PodGPUs struct {
 	AnyGPUType bool `json:"any_gpu_type,omitempty"`
 	// SharedReplicas is how many pods share one time-sliced GPU, when a label says so.
 	SharedReplicas int `json:"shared_replicas,omitempty"`
+	// SharingStrategy is how those pods share it, when known: "time-slicing" (each may use all
+	// of its memory, none isolated) or "mps" (each gets an equal share of its memory and
+	// compute), as NVIDIA's device plugin configures them.
+	SharingStrategy string `json:"sharing_strategy,omitempty"`
 	// NodeSource says where the node came from (nodeSelector, affinity, NodePool, config).
 	NodeSource string `json:"node_source,omitempty"`
 	// NodeGroups, when set, are the node groups among the inputs whose nodes the pods run on

@@ -296,6 +296,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"appwrapper", "appwrapper.yaml", 0},
 		{"uniteddeployment", "uniteddeployment.yaml", 0},
 		{"cloudrun", "cloudrun.yaml", 0},
+		{"gpu-sharing", "gpu-sharing", 0},
 		{"dynamo", "dynamo.yaml", 0},
 		{"cluster-api", "cluster-api.yaml", 0},
 		{"cluster-class", "cluster-class.yaml", 0},

@@ -57,6 +57,7 @@ func Build(files []*File, opts Options) parser.Result {
 	}
 	var pools []*nodePool
 	classes := map[string]*computeClass{}
+	sharing := newPluginSharing()
 	ec2Classes := map[string]string{} // EC2NodeClass name -> why its nodes have no NVIDIA driver
 	crossplane := newComposites()
 	kueue := newKueueIndex()
@@ -127,6 +128,14 @@ func Build(files []*File, opts Options) parser.Result {
 				continue
 			}
 			classes[o.Metadata.Name] = cc // cluster-wide, as NodePools
+		case o.Kind == "ConfigMap" && o.APIVersion == "v1":
+			for _, err := range sharing.addConfigMap(o) {
+				res.Errors = append(res.Errors, specError(o, err)) // cluster-wide, as NodePools
+			}
+		case o.Kind == "ClusterPolicy" && group(o.APIVersion) == "nvidia.com":
+			if err := sharing.addClusterPolicy(o); err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+			}
 		case o.Kind == "HorizontalPodAutoscaler" || o.Kind == "ScaledObject" && group(o.APIVersion) == "keda.sh":
 			s, err := decodeScaler(o)
 			if err != nil {
@@ -204,7 +213,7 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, fmt.Errorf("%s%d is not a number of pods", roleLabel(r), r.replicas)))
 				continue
 			}
-			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{pools, classes, kueue, groups}, scalers, claims, opts)
+			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{pools, classes, kueue, groups, sharing}, scalers, claims, opts)
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
@@ -526,6 +535,7 @@ type nodeSources struct {
 	classes map[string]*computeClass // GKE ComputeClasses by name
 	kueue   *kueueIndex              // Kueue queues and flavors
 	groups  *groupIndex              // node groups declared outside the manifests
+	sharing *pluginSharing           // NVIDIA device plugin configs that share GPUs
 }
 
 // resolveNode decides what is known of the node: exact labels first (with those of the Kueue
@@ -709,6 +719,13 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		res.Note("%s", groupsWhy)
 	}
 	gpuUnitOnGroup(res, sel, onGroup)
+	if nodes.sharing != nil {
+		labels := sel
+		if pool != nil {
+			labels = pool.merge(sel) // the NodePool's template labels are its nodes'
+		}
+		nodes.sharing.apply(res, labels, onGroup)
+	}
 	if res.Provider == "" {
 		res.Provider = parser.Unknown
 	}

@@ -339,6 +339,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("apiVersion: cluster.x-k8s.io/v1beta2\nkind: ClusterClass\nmetadata: {name: k}\nspec: {infrastructure: {templateRef: {apiVersion: v, kind: AWSClusterTemplate, name: b}}, workers: {machineDeployments: [{class: g, infrastructure: {templateRef: {apiVersion: v, kind: AWSMachineTemplate, name: g}}}]}}\n---\n" +
 		"apiVersion: v\nkind: AWSClusterTemplate\nmetadata: {name: b}\nspec: [1]\n---\napiVersion: v\nkind: AWSMachineTemplate\nmetadata: {name: g}\nspec: x\n---\n" +
 		"apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {name: c}\nspec: {topology: {classRef: {name: k}, workers: {machineDeployments: [{class: g, name: d}]}}}\n"))
+	// NVIDIA device plugin configs that share GPUs, the ClusterPolicy naming them, a pod on them.
+	f.Add([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  any: |\n    version: v1\n    sharing:\n      mps: {renameByDefault: true, resources: [{name: nvidia.com/gpu, replicas: 3, devices: all}]}\n  x: 'version: v1\n\n    flags: {}'\n---\n" +
+		"apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec: {devicePlugin: {config: {name: c, default: any}}}\n---\n" +
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeSelector: {nvidia.com/device-plugin.config: any, nvidia.com/gpu.replicas: '2'}\n  containers: [{resources: {limits: {nvidia.com/gpu.shared: 1}}}]\n"))
 	// Node groups as Terraform declares them, so that pods selecting them are read too.
 	groups := append(testGroups(), NodeGroup{Address: "aws_eks_node_group.p", Provider: parser.AWS,
 		NodeLabels: parser.NodeLabels{Labels: map[string]string{}, Prefixes: map[string]string{"eks.amazonaws.com/nodegroup": "gpu-"}, Partial: true}},

@@ -1,0 +1,287 @@
+package kubernetes
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// GPU sharing through NVIDIA's device plugin (https://github.com/NVIDIA/k8s-device-plugin,
+// "Shared Access to GPUs"): its config file's sharing.timeSlicing or sharing.mps lists resources
+// with a number of replicas, and a node then advertises each GPU as that many units of the
+// resource (renamed <resource>.shared with renameByDefault or a resource's rename). With
+// time-slicing the units interleave on the whole GPU, memory not isolated; with MPS each unit is
+// an equal share of the GPU's memory and compute. The configs are keys of a ConfigMap, which the
+// GPU Operator's ClusterPolicy names (spec.devicePlugin.config: name, default); a node takes the
+// key its nvidia.com/device-plugin.config label names, else the default. GPU Feature Discovery
+// labels a shared node nvidia.com/gpu.replicas.
+const (
+	labelPluginConfig  = "nvidia.com/device-plugin.config"
+	labelPluginReplica = "nvidia.com/gpu.replicas"
+	labelPluginSharing = "nvidia.com/gpu.sharing-strategy"
+)
+
+// Strategies of a shared GPU, as the device plugin names them (parser.PodGPUs.SharingStrategy).
+const (
+	SharingTimeSlicing = "time-slicing"
+	SharingMPS         = "mps"
+)
+
+// pluginConfig is one device plugin config file: how it shares each resource it replicates.
+type pluginConfig struct {
+	configMap string // ns/name
+	source    string // ConfigMap ns/name, key K
+	strategy  string // SharingTimeSlicing or SharingMPS; "" when nothing is shared
+	shared    map[string]int
+	// partial names the resources whose replicas cover only some of a node's GPUs (devices: a
+	// count or a list): a unit may or may not be a share, so none is priced as one.
+	partial map[string]bool
+}
+
+// pluginSharing is what the manifests say of the device plugin's configs: every config found in
+// a ConfigMap, by key, and the one nodes without the label take.
+type pluginSharing struct {
+	byKey map[string][]*pluginConfig // a key may be in several ConfigMaps
+	maps  map[string]bool            // the ConfigMaps (ns/name) holding configs
+	// named is the ConfigMap a ClusterPolicy names (""), with the default key it names.
+	named, namedDefault, policy string
+}
+
+func newPluginSharing() *pluginSharing {
+	return &pluginSharing{byKey: map[string][]*pluginConfig{}, maps: map[string]bool{}}
+}
+
+// addConfigMap reads the device plugin configs among a ConfigMap's keys: a value that is a YAML
+// document with version v1 and a sharing or flags section. Other data is someone else's and left
+// alone; a config whose sharing section the plugin would refuse is an error at its key.
+func (s *pluginSharing) addConfigMap(o *object) []error {
+	data := o.topLevel("data")
+	if data == nil || data.Kind != yaml.MappingNode {
+		return nil
+	}
+	var errs []error
+	for i := 0; i+1 < len(data.Content); i += 2 {
+		k, v := data.Content[i], data.Content[i+1]
+		if v.Kind != yaml.ScalarNode || !strings.Contains(v.Value, "version") || !strings.Contains(v.Value, "sharing") && !strings.Contains(v.Value, "flags") {
+			continue
+		}
+		var doc struct {
+			Version string    `yaml:"version"`
+			Flags   yaml.Node `yaml:"flags"`
+			Sharing yaml.Node `yaml:"sharing"`
+		}
+		if yaml.Unmarshal([]byte(v.Value), &doc) != nil || doc.Version != "v1" || doc.Flags.Kind == 0 && doc.Sharing.Kind == 0 {
+			continue
+		}
+		key := o.namespace() + "/" + o.Metadata.Name
+		c := &pluginConfig{configMap: key, source: fmt.Sprintf("ConfigMap %s, key %s", key, k.Value), shared: map[string]int{}, partial: map[string]bool{}}
+		if err := c.readSharing(&doc.Sharing); err != nil {
+			errs = append(errs, lineError{line: o.lineOf(k), err: fmt.Errorf("data.%s: the device plugin's sharing config: %w", k.Value, err)})
+			continue
+		}
+		s.byKey[k.Value] = append(s.byKey[k.Value], c)
+		s.maps[key] = true
+	}
+	return errs
+}
+
+// readSharing reads sharing.mps or sharing.timeSlicing; MPS wins when it replicates anything,
+// as the plugin's SharingStrategy has it.
+func (c *pluginConfig) readSharing(n *yaml.Node) error {
+	if n.Kind == 0 {
+		return nil
+	}
+	type resource struct {
+		Name     string    `yaml:"name"`
+		Rename   string    `yaml:"rename"`
+		Replicas int       `yaml:"replicas"`
+		Devices  yaml.Node `yaml:"devices"`
+	}
+	type replicated struct {
+		RenameByDefault bool       `yaml:"renameByDefault"`
+		Resources       []resource `yaml:"resources"`
+	}
+	var sh struct {
+		TimeSlicing *replicated `yaml:"timeSlicing"`
+		MPS         *replicated `yaml:"mps"`
+	}
+	if err := n.Decode(&sh); err != nil {
+		return err
+	}
+	for _, x := range []struct {
+		strategy string
+		r        *replicated
+	}{{SharingMPS, sh.MPS}, {SharingTimeSlicing, sh.TimeSlicing}} {
+		if x.r == nil {
+			continue
+		}
+		for _, r := range x.r.Resources {
+			if r.Name == "" || r.Replicas <= 0 || r.Replicas > maxPods {
+				return fmt.Errorf("%s resource %q: replicas %d is not a number of shares of a GPU", x.strategy, r.Name, r.Replicas)
+			}
+		}
+		if !slicesAny(x.r.Resources, func(r resource) bool { return r.Replicas > 1 }) {
+			continue
+		}
+		c.strategy = x.strategy
+		for _, r := range x.r.Resources {
+			name := r.Name
+			switch {
+			case r.Rename != "":
+				name = r.Rename
+			case x.r.RenameByDefault:
+				name += ".shared"
+			}
+			if r.Replicas > 1 {
+				c.shared[name] = r.Replicas
+			}
+			if d := r.Devices; d.Kind != 0 && !(d.Kind == yaml.ScalarNode && d.Value == "all") {
+				c.partial[name] = true
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
+func slicesAny[T any](xs []T, f func(T) bool) bool {
+	for _, x := range xs {
+		if f(x) {
+			return true
+		}
+	}
+	return false
+}
+
+// addClusterPolicy reads the ConfigMap and default key the GPU Operator gives its device plugin.
+func (s *pluginSharing) addClusterPolicy(o *object) error {
+	var spec struct {
+		DevicePlugin struct {
+			Config struct {
+				Name    string `yaml:"name"`
+				Default string `yaml:"default"`
+			} `yaml:"config"`
+		} `yaml:"devicePlugin"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return err
+	}
+	if c := spec.DevicePlugin.Config; c.Name != "" {
+		s.named, s.namedDefault, s.policy = c.Name, c.Default, "ClusterPolicy "+o.Metadata.Name
+	}
+	return nil
+}
+
+// lookup finds the config a node takes by its key, and says where it came from; "" when the
+// manifests do not tell one config apart.
+func (s *pluginSharing) lookup(key string) (*pluginConfig, string) {
+	var found []*pluginConfig
+	for _, c := range s.byKey[key] {
+		if s.named == "" || strings.HasSuffix(c.configMap, "/"+s.named) {
+			found = append(found, c)
+		}
+	}
+	if len(found) != 1 {
+		return nil, ""
+	}
+	return found[0], found[0].source
+}
+
+// defaultKey is the key of the config nodes without the label take: the ClusterPolicy's default,
+// else the key named "default", else the only key of the only ConfigMap, as the plugin's chart
+// infers it. "" when the manifests do not say.
+func (s *pluginSharing) defaultKey() string {
+	if s.namedDefault != "" {
+		return s.namedDefault
+	}
+	if len(s.byKey["default"]) > 0 {
+		return "default"
+	}
+	if len(s.byKey) == 1 {
+		for k, cs := range s.byKey {
+			if len(cs) == 1 {
+				return k
+			}
+		}
+	}
+	return ""
+}
+
+// apply makes each unit of a pod's GPU resource the share of a GPU the device plugin's config on
+// its nodes makes it: the config its node labels name (the pod's own selection, the NodePool or
+// node group that runs it), else the default. GKE's own sharing label, a MIG slice and a pod on
+// nodes GFD labels as shared decide first.
+func (s *pluginSharing) apply(res *parser.Resource, sel selector, g *NodeGroup) {
+	pod := res.Pod
+	if pod == nil || pod.SharedReplicas > 0 || pod.MIGProfile != "" || !strings.HasPrefix(pod.Resource, "nvidia.com/gpu") {
+		return
+	}
+	if v, ok := sel.values(labelPluginReplica); ok && len(v) == 1 {
+		if n, err := strconv.Atoi(v[0]); err == nil && n > 1 && n <= maxPods {
+			pod.SharedReplicas = n
+			if st, ok := sel.values(labelPluginSharing); ok && len(st) == 1 && (st[0] == SharingMPS || st[0] == SharingTimeSlicing) {
+				pod.SharingStrategy = st[0]
+			}
+			res.Note("the pod selects %s=%d: its nodes advertise each GPU as %d units of %s", labelPluginReplica, n, n, pod.Resource)
+			return
+		}
+	}
+	if len(s.byKey) == 0 {
+		return
+	}
+	key, from := "", ""
+	if v, ok := sel.values(labelPluginConfig); ok && len(v) == 1 {
+		key, from = v[0], "which the pod selects with "+labelPluginConfig
+	} else if g != nil && g.Labels[labelPluginConfig] != "" {
+		key, from = g.Labels[labelPluginConfig], fmt.Sprintf("which %s labels its nodes with (%s)", g.name(), labelPluginConfig)
+	} else if key = s.defaultKey(); key != "" {
+		from = "the device plugin's default config"
+		if s.namedDefault != "" {
+			from = "the device plugin's default config in " + s.policy
+		}
+	}
+	var c *pluginConfig
+	where := ""
+	if key != "" {
+		c, where = s.lookup(key)
+	}
+	if c == nil {
+		keys := make([]string, 0, len(s.byKey))
+		for k := range s.byKey {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if sharesAny(s, pod.Resource) {
+			res.Note("the NVIDIA device plugin's configs among the manifests (keys %s) share %s on some nodes, but which config this pod's nodes take is not said (label %s, or a default): each unit is priced as a whole GPU",
+				strings.Join(keys, ", "), pod.Resource, labelPluginConfig)
+		}
+		return
+	}
+	n := c.shared[pod.Resource]
+	switch {
+	case n <= 1:
+		return
+	case c.partial[pod.Resource]:
+		res.Note("%s, %s, shares only some of a node's GPUs (devices): a unit of %s may be a whole GPU or 1/%d of one, priced as a whole GPU", where, from, pod.Resource, n)
+		return
+	}
+	pod.SharedReplicas, pod.SharingStrategy = n, c.strategy
+	res.Note("%s, %s, shares each GPU as %d units of %s (%s)", where, from, n, pod.Resource, c.strategy)
+}
+
+// sharesAny says whether any config found shares the resource.
+func sharesAny(s *pluginSharing, resource string) bool {
+	for _, cs := range s.byKey {
+		for _, c := range cs {
+			if c.shared[resource] > 1 {
+				return true
+			}
+		}
+	}
+	return false
+}

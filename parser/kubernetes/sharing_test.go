@@ -1,0 +1,170 @@
+package kubernetes
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// The NVIDIA device plugin's time-slicing and MPS configs, read from the ConfigMaps among the
+// manifests, make each unit of the resource they replicate that share of a GPU, on the nodes that
+// take the config: the one their nvidia.com/device-plugin.config label names, else the default
+// (the GPU Operator ClusterPolicy's, a key named default, or the only one).
+func TestDevicePluginSharing(t *testing.T) {
+	const configMap = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: plugin-configs, namespace: gpu-operator}
+data:
+  any: |-
+    version: v1
+    flags:
+      migStrategy: none
+    sharing:
+      timeSlicing:
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 4
+  mps-renamed: |-
+    version: v1
+    sharing:
+      mps:
+        renameByDefault: true
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 2
+  some-gpus: |-
+    version: v1
+    sharing:
+      timeSlicing:
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 8
+          devices: 2
+  exclusive: |-
+    version: v1
+    flags:
+      migStrategy: none
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: app-settings}
+data:
+  settings.yaml: |
+    version: 3
+    flags: [fast]
+    sharing: none
+`
+	const policy = `
+---
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata: {name: cluster-policy}
+spec:
+  devicePlugin:
+    config: {name: plugin-configs, default: any}
+`
+	pod := func(name, resource string, selector ...string) string {
+		sel := "node.kubernetes.io/instance-type: g5.12xlarge"
+		for _, s := range selector {
+			sel += ", " + s
+		}
+		return "\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: " + name + "}\nspec:\n  nodeSelector: {" + sel + "}\n  containers: [{name: c, resources: {limits: {" + resource + ": 1}}}]\n"
+	}
+	for _, tc := range []struct {
+		name      string
+		manifests string
+		groups    []NodeGroup
+		replicas  int
+		strategy  string
+		note      string // in the resource's notes
+	}{
+		{"the ClusterPolicy's default config", configMap + policy + pod("p", "nvidia.com/gpu"), nil, 4, SharingTimeSlicing,
+			"ConfigMap gpu-operator/plugin-configs, key any, the device plugin's default config in ClusterPolicy cluster-policy, shares each GPU as 4 units of nvidia.com/gpu (time-slicing)"},
+		{"a config the pod selects, renaming the resource", configMap + policy + pod("p", "nvidia.com/gpu.shared", "nvidia.com/device-plugin.config: mps-renamed"), nil, 2, SharingMPS,
+			"key mps-renamed, which the pod selects with nvidia.com/device-plugin.config, shares each GPU as 2 units of nvidia.com/gpu.shared (mps)"},
+		{"a renamed resource leaves nvidia.com/gpu whole", configMap + policy + pod("p", "nvidia.com/gpu", "nvidia.com/device-plugin.config: mps-renamed"), nil, 0, "", ""},
+		{"an exclusive config shares nothing", configMap + policy + pod("p", "nvidia.com/gpu", "nvidia.com/device-plugin.config: exclusive"), nil, 0, "", ""},
+		{"replicas over only some GPUs are not priced as shares", configMap + policy + pod("p", "nvidia.com/gpu", "nvidia.com/device-plugin.config: some-gpus"), nil, 0, "",
+			"shares only some of a node's GPUs (devices): a unit of nvidia.com/gpu may be a whole GPU or 1/8 of one, priced as a whole GPU"},
+		{"no default among several configs", configMap + pod("p", "nvidia.com/gpu"), nil, 0, "",
+			"the NVIDIA device plugin's configs among the manifests (keys any, exclusive, mps-renamed, some-gpus) share nvidia.com/gpu on some nodes, but which config this pod's nodes take is not said"},
+		{"the only config is the default", configMap[:strings.Index(configMap, "  mps-renamed")] + pod("p", "nvidia.com/gpu"), nil, 4, SharingTimeSlicing,
+			"key any, the device plugin's default config, shares each GPU as 4 units"},
+		{"a node group's label names the config", configMap + policy + "\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {eks.amazonaws.com/nodegroup: shared}\n  containers: [{resources: {limits: {nvidia.com/gpu.shared: 1}}}]\n",
+			[]NodeGroup{{Address: "aws_eks_node_group.shared", InstanceType: "g5.xlarge", Provider: parser.AWS, Region: "us-east-1",
+				NodeLabels: parser.NodeLabels{Labels: map[string]string{"eks.amazonaws.com/nodegroup": "shared", labelPluginConfig: "mps-renamed"}}}},
+			2, SharingMPS, "which aws_eks_node_group.shared labels its nodes with (nvidia.com/device-plugin.config)"},
+		{"GFD's replicas label", pod("p", "nvidia.com/gpu", "nvidia.com/gpu.replicas: '8'", "nvidia.com/gpu.sharing-strategy: mps"), nil, 8, SharingMPS,
+			"the pod selects nvidia.com/gpu.replicas=8"},
+		{"a Karpenter NodePool's template label", configMap + policy + `
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: shared}
+spec:
+  template:
+    metadata:
+      labels: {nvidia.com/device-plugin.config: mps-renamed}
+    spec:
+      requirements:
+      - {key: node.kubernetes.io/instance-type, operator: In, values: [g5.xlarge]}
+` + "\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {karpenter.sh/nodepool: shared}\n  containers: [{resources: {limits: {nvidia.com/gpu.shared: 1}}}]\n", nil, 2, SharingMPS, "key mps-renamed"},
+		{"GKE's own sharing label wins", configMap + policy + pod("p", "nvidia.com/gpu", "cloud.google.com/gke-max-shared-clients-per-gpu: '3'"), nil, 3, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{NodeGroups: tc.groups})
+			if len(res.Errors) > 0 {
+				t.Fatalf("errors: %v", res.Errors)
+			}
+			if len(res.Resources) != 1 {
+				t.Fatalf("%d resources, want the pod: %+v", len(res.Resources), res.Resources)
+			}
+			r := res.Resources[0]
+			if r.Pod.SharedReplicas != tc.replicas || r.Pod.SharingStrategy != tc.strategy {
+				t.Errorf("shared by %d (%q), want %d (%q); notes %q", r.Pod.SharedReplicas, r.Pod.SharingStrategy, tc.replicas, tc.strategy, r.Notes)
+			}
+			notes := strings.Join(r.Notes, "\n")
+			if tc.note != "" && !strings.Contains(notes, tc.note) {
+				t.Errorf("notes %q\nwant %q", r.Notes, tc.note)
+			}
+			if tc.note == "" && strings.Contains(notes, "device plugin") {
+				t.Errorf("notes %q speak of the device plugin", r.Notes)
+			}
+		})
+	}
+}
+
+// A device plugin config the plugin would refuse is an error at its key; two ConfigMaps with
+// the same key are told apart only by the one the ClusterPolicy names.
+func TestDevicePluginSharingConfigs(t *testing.T) {
+	bad := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  a: x\n  ts: |\n    version: v1\n    sharing:\n      timeSlicing:\n        resources: [{name: nvidia.com/gpu, replicas: 0}]\n"
+	res := Build([]*File{Decode("cm.yaml", []byte(bad))}, Options{})
+	if len(res.Errors) != 1 || res.Errors[0].Line != 6 || !strings.Contains(res.Errors[0].Message, "data.ts: the device plugin's sharing config") ||
+		!strings.Contains(res.Errors[0].Message, "replicas 0 is not a number of shares of a GPU") {
+		t.Errorf("errors %v, want one at line 6 naming data.ts", res.Errors)
+	}
+
+	cm := func(name string, n int) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + ", namespace: gpu-operator}\ndata:\n  any: |\n    version: v1\n    sharing:\n      timeSlicing:\n        resources: [{name: nvidia.com/gpu, replicas: " + string(rune('0'+n)) + "}]\n---\n"
+	}
+	pod := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	policy := "---\napiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec: {devicePlugin: {config: {name: second, default: any}}}\n"
+	for _, tc := range []struct {
+		name, manifests string
+		want            int
+	}{
+		{"two ConfigMaps, neither named", cm("first", 2) + cm("second", 4) + pod, 0},
+		{"the ClusterPolicy names the second", cm("first", 2) + cm("second", 4) + pod + policy, 4},
+		// Without a ClusterPolicy, the plugin's chart takes a key named default as the default.
+		{"a key named default", strings.Replace(cm("first", 3), "  any: |", "  default: |", 1) + strings.Replace(cm("first", 2), "{name: first,", "{name: other,", 1) + pod, 3},
+	} {
+		res := Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{})
+		if len(res.Errors) > 0 || len(res.Resources) != 1 {
+			t.Fatalf("%s: errors %v resources %d", tc.name, res.Errors, len(res.Resources))
+		}
+		if got := res.Resources[0].Pod.SharedReplicas; got != tc.want {
+			t.Errorf("%s: shared by %d, want %d (notes %q)", tc.name, got, tc.want, res.Resources[0].Notes)
+		}
+	}
+}
