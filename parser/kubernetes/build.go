@@ -720,11 +720,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	}
 	gpuUnitOnGroup(res, sel, onGroup)
 	if nodes.sharing != nil {
-		labels := sel
-		if pool != nil {
-			labels = pool.merge(sel) // the NodePool's template labels are its nodes'
-		}
-		nodes.sharing.apply(res, labels, onGroup)
+		nodes.sharing.apply(res, sel, pool, onGroup)
 	}
 	if res.Provider == "" {
 		res.Provider = parser.Unknown

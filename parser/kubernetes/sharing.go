@@ -213,13 +213,17 @@ func (s *pluginSharing) defaultKey() string {
 }
 
 // apply makes each unit of a pod's GPU resource the share of a GPU the device plugin's config on
-// its nodes makes it: the config its node labels name (the pod's own selection, the NodePool or
-// node group that runs it), else the default. GKE's own sharing label, a MIG slice and a pod on
-// nodes GFD labels as shared decide first.
-func (s *pluginSharing) apply(res *parser.Resource, sel selector, g *NodeGroup) {
+// its nodes makes it: the config its node labels name (the pod's own selection, the template of
+// the NodePool that launches them, the node group that runs them), else the default. GKE's own
+// sharing label, a MIG slice and a pod on nodes GFD labels as shared decide first.
+func (s *pluginSharing) apply(res *parser.Resource, podSel selector, np *nodePool, g *NodeGroup) {
 	pod := res.Pod
 	if pod == nil || pod.SharedReplicas > 0 || pod.MIGProfile != "" || !strings.HasPrefix(pod.Resource, "nvidia.com/gpu") {
 		return
+	}
+	sel := podSel
+	if np != nil && (np.requirements.allowed[labelPluginConfig] != nil || np.requirements.allowed[labelPluginReplica] != nil) {
+		sel = np.merge(podSel) // the NodePool's template labels are its nodes'
 	}
 	if v, ok := sel.values(labelPluginReplica); ok && len(v) == 1 {
 		if n, err := strconv.Atoi(v[0]); err == nil && n > 1 && n <= maxPods {
