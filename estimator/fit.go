@@ -87,10 +87,12 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 		// https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus
 		t.gpus = 1
 		t.share = 1 / float64(r.Pod.SharedReplicas)
-		if r.Pod.SharingStrategy == "time-slicing" {
+		if r.Pod.SharingStrategy == parser.SharingTimeSlicing || r.Pod.SharingStrategy == parser.SharingGKETimeSharing {
+			// GKE's time-sharing isolates no memory either.
+			// https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus
 			t.timeSliced = r.Pod.SharedReplicas
 		}
-		if r.Pod.SharingStrategy == "mps" {
+		if r.Pod.SharingStrategy == parser.SharingMPS {
 			units := min(r.Pod.Requested, int64(r.Pod.SharedReplicas))
 			t.share = float64(units) / float64(r.Pod.SharedReplicas)
 			t.usableBytes *= t.share
@@ -231,7 +233,7 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 		// A pod on a shared GPU gets its share of its time: judged against that share.
 		f.Verdict = VerdictOversized
 		f.Reason = fmt.Sprintf("measured mean GPU utilization %.1f%%, under %.0f%% of the %s of the GPU's time its share pays for",
-			*measuredUtil, th.OversizedUtilization, trimNum(t.share))
+			*measuredUtil, th.OversizedUtilization, fraction(t.share))
 	case t.share > 0:
 		f.Verdict = VerdictFits
 	case measuredUtil != nil && *measuredUtil < th.OversizedUtilization:
@@ -241,6 +243,14 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 		f.Verdict = VerdictFits
 	}
 	return f
+}
+
+// fraction writes a share of a GPU as 1/n where it is one ("1/2"), else as a decimal.
+func fraction(f float64) string {
+	if n := math.Round(1 / f); math.Abs(n*f-1) < 1e-9 {
+		return fmt.Sprintf("1/%.0f", n)
+	}
+	return trimNum(f)
 }
 
 // migSlice finds the smallest MIG slice of the GPU that holds a single-GPU workload with the

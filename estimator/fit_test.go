@@ -645,12 +645,18 @@ measured: {gpu_name: NVIDIA A10G, gpu_count: 1, memory_total_mib: 23028, peak_me
 		{"time-slicing: 10% of the GPU's time is 40% of a quarter", "time-slicing", 4, 1, measured(5120, 10), VerdictFits, ""},
 		{"time-slicing: 5% of the GPU's time is oversized for a quarter", "time-slicing", 4, 1, measured(5120, 5), VerdictOversized,
 			"measured mean GPU utilization 5.0%, under 25% of the 1/4 of the GPU's time its share pays for"},
+		{"GKE time-sharing isolates no memory either", "time-sharing", 4, 1, measured(8192, 60), VerdictTight, "4 such pods need 32.0 GiB together"},
+		{"MPS: 1 GiB of a half is oversized", "mps", 2, 1, measured(1024, 60), VerdictOversized, "of the memory of a 1/2 MPS share of NVIDIA A10G"},
+		{"MPS: 5% of the GPU's time is oversized for a half", "mps", 2, 1, measured(5120, 5), VerdictOversized,
+			"measured mean GPU utilization 5.0%, under 25% of the 1/2 of the GPU's time its share pays for"},
+		{"MPS: 20% of the GPU's time is 40% of a half", "mps", 2, 1, measured(5120, 20), VerdictFits, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := parser.Resource{Address: "Deployment/a/b", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g5.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand,
 				Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: tc.units, SharedReplicas: tc.replicas, SharingStrategy: tc.strategy}}
 			e := p.Estimate(r)
-			if !strings.Contains(strings.Join(e.Notes, "\n"), map[string]string{"mps": "MPS-shared GPU (NVIDIA device plugin)", "time-slicing": "time-sliced GPU (NVIDIA device plugin)"}[tc.strategy]) {
+			if !strings.Contains(strings.Join(e.Notes, "\n"), map[string]string{"mps": "MPS-shared GPU (NVIDIA device plugin)", "time-slicing": "time-sliced GPU (NVIDIA device plugin)",
+				"time-sharing": "time-shared GPU (GKE time-sharing)"}[tc.strategy]) {
 				t.Errorf("notes %q do not say how the GPU is shared", e.Notes)
 			}
 			p.Assess(&e, r, tc.prof, DefaultThresholds)

@@ -193,6 +193,8 @@ func sharedWhat(pod *parser.PodGPUs, unknown string) string {
 		return "time-sliced GPU (NVIDIA device plugin)"
 	case "mps":
 		return "MPS-shared GPU (NVIDIA device plugin)"
+	case "time-sharing":
+		return "time-shared GPU (GKE time-sharing)"
 	}
 	return unknown
 }

@@ -123,7 +123,8 @@ type PodGPUs struct {
 	SharedReplicas int `json:"shared_replicas,omitempty"`
 	// SharingStrategy is how those pods share it, when known: "time-slicing" (each may use all
 	// of its memory, none isolated) or "mps" (each gets an equal share of its memory and
-	// compute), as NVIDIA's device plugin configures them.
+	// compute), as NVIDIA's device plugin configures them, or GKE's "time-sharing" (as
+	// time-slicing).
 	SharingStrategy string `json:"sharing_strategy,omitempty"`
 	// NodeSource says where the node came from (nodeSelector, affinity, NodePool, config).
 	NodeSource string `json:"node_source,omitempty"`
@@ -363,7 +364,9 @@ type Resource struct {
 	// GPUSharedClients, on a GKE pool whose GPUs are shared (time-sharing or MPS), is how many
 	// containers share each GPU (max_shared_clients_per_gpu); 0 when they are not shared.
 	GPUSharedClients int
-	Pod              *PodGPUs
+	// GPUSharingStrategy is how: GKE's gpu_sharing_strategy, "TIME_SHARING" or "MPS".
+	GPUSharingStrategy string
+	Pod                *PodGPUs
 	// Requirements, when set and InstanceType is empty, are the attributes its instance types
 	// are chosen by.
 	Requirements *InstanceRequirements
@@ -581,3 +584,11 @@ func sortErrors(errs []Error) {
 func NormalizeRegion(r string) string {
 	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(r), " ", ""))
 }
+
+// Strategies of a shared GPU (PodGPUs.SharingStrategy): NVIDIA's device plugin's time-slicing
+// and MPS, and GKE's time-sharing.
+const (
+	SharingTimeSlicing    = "time-slicing"
+	SharingMPS            = "mps"
+	SharingGKETimeSharing = "time-sharing"
+)

@@ -648,6 +648,9 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		}
 	}
 	res.Pod.SharedReplicas = n.sharedReplicas
+	if n.sharedReplicas > 1 {
+		res.Pod.SharingStrategy = gkeSharing(n.sharingGKE)
+	}
 	res.OwnPrice = n.ownPrice
 	var anyGroup *NodeGroup // the node groups' one kind of node, for a pod that names none
 	var anyOn []*NodeGroup  // the groups that run it
@@ -755,9 +758,20 @@ func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup) {
 		res.Pod.MIGProfile = p
 		res.Note("%s splits its GPUs into MIG slices (%s): each nvidia.com/gpu the pod requests is one", g.name(), p)
 	} else if n, err := strconv.Atoi(g.Labels[LabelGKESharedClients]); err == nil && n > 1 && res.Pod.SharedReplicas == 0 {
-		res.Pod.SharedReplicas = n
+		res.Pod.SharedReplicas, res.Pod.SharingStrategy = n, gkeSharing(g.Labels[LabelGKESharingStrategy])
 		res.Note("%s shares each GPU between up to %d containers (gpu_sharing_config): each nvidia.com/gpu the pod requests is that share of one", g.name(), n)
 	}
+}
+
+// gkeSharing is the strategy of GKE's GPU sharing label as a pod's SharingStrategy: only
+// time-sharing, which isolates no memory (each container may use all of it) as NVIDIA's
+// time-slicing does. GKE's MPS is left unnamed: how it splits memory is not read here.
+// https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus
+func gkeSharing(label string) string {
+	if label == "time-sharing" {
+		return parser.SharingGKETimeSharing
+	}
+	return ""
 }
 
 func isAre(n int) string {

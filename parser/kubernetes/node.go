@@ -46,6 +46,9 @@ const (
 	// LabelGKESharedClients is on the nodes of a GKE pool whose GPUs are shared (time-sharing or
 	// MPS): how many containers share each GPU.
 	LabelGKESharedClients = "cloud.google.com/gke-max-shared-clients-per-gpu"
+	// LabelGKESharingStrategy is beside it: time-sharing or mps.
+	// https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus
+	LabelGKESharingStrategy = "cloud.google.com/gke-gpu-sharing-strategy"
 	// LabelGKEGPUPartition is on the nodes of a GKE pool whose GPUs are split into MIG slices,
 	// naming the slice ("1g.5gb"); each nvidia.com/gpu a pod there requests is one slice.
 	// https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi
@@ -78,6 +81,7 @@ type nodeChoice struct {
 	region         string
 	source         []string
 	sharedReplicas int
+	sharingGKE     string // the GKE sharing strategy the selection names
 	// ownPrice is the price of the nodes' own provisioning model (flex-start), when not the
 	// catalog's.
 	ownPrice *parser.OwnPrice
@@ -179,6 +183,9 @@ func fromSelector(sel selector, origin string) nodeChoice {
 	}
 	if v, ok := sel.values(LabelGKESharedClients); ok && len(v) == 1 {
 		fmt.Sscanf(v[0], "%d", &n.sharedReplicas)
+	}
+	if v, ok := sel.values(LabelGKESharingStrategy); ok && len(v) == 1 {
+		n.sharingGKE = v[0]
 	}
 	if v, ok := sel.values(labelRegion); ok && len(v) == 1 {
 		n.region = v[0]

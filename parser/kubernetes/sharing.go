@@ -28,8 +28,8 @@ const (
 
 // Strategies of a shared GPU, as the device plugin names them (parser.PodGPUs.SharingStrategy).
 const (
-	SharingTimeSlicing = "time-slicing"
-	SharingMPS         = "mps"
+	SharingTimeSlicing = parser.SharingTimeSlicing
+	SharingMPS         = parser.SharingMPS
 )
 
 // pluginConfig is one device plugin config file: how it shares each resource it replicates.

@@ -111,6 +111,12 @@ spec:
       - {key: node.kubernetes.io/instance-type, operator: In, values: [g5.xlarge]}
 ` + "\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {karpenter.sh/nodepool: shared}\n  containers: [{resources: {limits: {nvidia.com/gpu.shared: 1}}}]\n", nil, 2, SharingMPS, "key mps-renamed"},
 		{"GKE's own sharing label wins", configMap + policy + pod("p", "nvidia.com/gpu", "cloud.google.com/gke-max-shared-clients-per-gpu: '3'"), nil, 3, "", ""},
+		{"GKE's time-sharing is named", pod("p", "nvidia.com/gpu", "cloud.google.com/gke-max-shared-clients-per-gpu: '3'", "cloud.google.com/gke-gpu-sharing-strategy: time-sharing"), nil, 3, parser.SharingGKETimeSharing, ""},
+		{"GKE's MPS is not", pod("p", "nvidia.com/gpu", "cloud.google.com/gke-max-shared-clients-per-gpu: '3'", "cloud.google.com/gke-gpu-sharing-strategy: mps"), nil, 3, "", ""},
+		{"a GKE pool labelled time-sharing", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {cloud.google.com/gke-nodepool: ts}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n",
+			[]NodeGroup{{Address: "google_container_node_pool.ts", InstanceType: "g2-standard-8", Provider: parser.GCP, Region: "us-central1",
+				NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": "ts", LabelGKESharedClients: "2", LabelGKESharingStrategy: "time-sharing"}}}},
+			2, parser.SharingGKETimeSharing, "shares each GPU between up to 2 containers"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{NodeGroups: tc.groups})

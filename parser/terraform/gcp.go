@@ -103,6 +103,7 @@ func (c *mapContext) gcpMachine(r *parser.Resource, w *view) {
 		for _, sc := range ga.blocks("gpu_sharing_config") {
 			if n, ok := sc.num("max_shared_clients_per_gpu"); ok && n > 1 {
 				r.GPUSharedClients = n
+				r.GPUSharingStrategy, _ = sc.quiet().str("gpu_sharing_strategy")
 			}
 		}
 	}
@@ -411,6 +412,12 @@ func gkeGPULabels(r *parser.Resource) {
 	}
 	if r.GPUSharedClients > 1 {
 		r.NodeLabels.Labels[kubernetes.LabelGKESharedClients] = strconv.Itoa(r.GPUSharedClients)
+		switch r.GPUSharingStrategy {
+		case "TIME_SHARING":
+			r.NodeLabels.Labels[kubernetes.LabelGKESharingStrategy] = "time-sharing"
+		case "MPS":
+			r.NodeLabels.Labels[kubernetes.LabelGKESharingStrategy] = "mps"
+		}
 	}
 }
 

@@ -137,6 +137,10 @@ resource "azapi_resource" "mig" {
 		if l := r.NodeLabels.Labels[kubernetes.LabelGKESharedClients]; (want > 0) != (l == fmt.Sprint(want)) {
 			t.Errorf("%s: node label %s=%q, want %d", addr, kubernetes.LabelGKESharedClients, l, want)
 		}
+		// GKE labels the strategy beside the count (TIME_SHARING is time-sharing).
+		if l := r.NodeLabels.Labels[kubernetes.LabelGKESharingStrategy]; (want > 0) != (l == "time-sharing") {
+			t.Errorf("%s: node label %s=%q", addr, kubernetes.LabelGKESharingStrategy, l)
+		}
 	}
 	if l := got[`google_container_cluster.inline.node_pool["sliced"]`].NodeLabels; l == nil || l.Labels["team"] != "ml" {
 		t.Errorf("the partition label replaced the pool's own labels: %+v", l)
