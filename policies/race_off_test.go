@@ -1,0 +1,5 @@
+//go:build !race
+
+package policies
+
+const raceEnabled = false
