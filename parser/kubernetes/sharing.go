@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -125,7 +126,7 @@ func (c *pluginConfig) readSharing(n *yaml.Node) error {
 				return fmt.Errorf("%s resource %q: replicas %d is not a number of shares of a GPU", x.strategy, r.Name, r.Replicas)
 			}
 		}
-		if !slicesAny(x.r.Resources, func(r resource) bool { return r.Replicas > 1 }) {
+		if !slices.ContainsFunc(x.r.Resources, func(r resource) bool { return r.Replicas > 1 }) {
 			continue
 		}
 		c.strategy = x.strategy
@@ -147,15 +148,6 @@ func (c *pluginConfig) readSharing(n *yaml.Node) error {
 		return nil
 	}
 	return nil
-}
-
-func slicesAny[T any](xs []T, f func(T) bool) bool {
-	for _, x := range xs {
-		if f(x) {
-			return true
-		}
-	}
-	return false
 }
 
 // addClusterPolicy reads the ConfigMap and default key the GPU Operator gives its device plugin.
