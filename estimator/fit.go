@@ -203,25 +203,16 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 		f.Verdict = VerdictTight
 		f.Reason = fmt.Sprintf("needs %.1f GiB alone, but %d pods time-slice each GPU and %d such pods need %.1f GiB together of %s's %.1f GiB usable: time-slicing does not isolate memory",
 			req/memory.GiB, t.timeSliced, t.timeSliced, float64(t.timeSliced)*req/memory.GiB, t.name, capacity/memory.GiB)
-	case t.timeSliced > 1:
+	case t.timeSliced > 1 && float64(t.timeSliced)*req < th.OversizedMemoryFraction*capacity:
 		// It pays 1/n of the GPU: oversized when it uses less than the threshold of that share.
 		share := float64(t.timeSliced) * req / capacity
-		switch {
-		case share < th.OversizedMemoryFraction:
-			f.Verdict = VerdictOversized
-			f.Reason = fmt.Sprintf("needs %s of the 1/%d of %s's memory its time-slice share pays for (under %.0f%%)",
-				percentBeside(100*share, th.OversizedMemoryFraction*100), t.timeSliced, t.name, th.OversizedMemoryFraction*100)
-		case measuredUtil != nil && *measuredUtil/t.share < th.OversizedUtilization:
-			f.Verdict = VerdictOversized
-			f.Reason = fmt.Sprintf("measured mean GPU utilization %.1f%%, under %.0f%% of the 1/%d of the GPU's time its share pays for",
-				*measuredUtil, th.OversizedUtilization, t.timeSliced)
-		default:
-			f.Verdict = VerdictFits
-		}
+		f.Verdict = VerdictOversized
+		f.Reason = fmt.Sprintf("needs %s of the 1/%d of %s's memory its time-slice share pays for (under %.0f%%)",
+			percentBeside(100*share, th.OversizedMemoryFraction*100), t.timeSliced, t.name, th.OversizedMemoryFraction*100)
 	case float64(mem.GPUs) < t.gpus && !t.mig:
 		f.Verdict = VerdictOversized
 		f.Reason = fmt.Sprintf("uses %d of the %s GPUs it is given", mem.GPUs, trimNum(t.gpus))
-	case util < th.OversizedMemoryFraction:
+	case util < th.OversizedMemoryFraction && t.timeSliced == 0: // a time-sliced pod's was judged on its share
 		f.Verdict = VerdictOversized
 		pct, limit := percentBeside(util*100, th.OversizedMemoryFraction*100), th.OversizedMemoryFraction*100
 		if t.slice { // not "NVIDIA L4 (1/8 slice)'s memory"
