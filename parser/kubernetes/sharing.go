@@ -252,7 +252,7 @@ func (s *pluginSharing) apply(res *parser.Resource, podSel selector, np *nodePoo
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		if sharesAny(s, pod.Resource) {
+		if s.sharesAny(pod.Resource) {
 			res.Note("the NVIDIA device plugin's configs among the manifests (keys %s) share %s on some nodes, but which config this pod's nodes take is not said (label %s, or a default): each unit is priced as a whole GPU",
 				strings.Join(keys, ", "), pod.Resource, labelPluginConfig)
 		}
@@ -271,7 +271,7 @@ func (s *pluginSharing) apply(res *parser.Resource, podSel selector, np *nodePoo
 }
 
 // sharesAny says whether any config found shares the resource.
-func sharesAny(s *pluginSharing, resource string) bool {
+func (s *pluginSharing) sharesAny(resource string) bool {
 	for _, cs := range s.byKey {
 		for _, c := range cs {
 			if c.shared[resource] > 1 {
