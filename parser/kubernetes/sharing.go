@@ -169,9 +169,9 @@ func (s *pluginSharing) addClusterPolicy(o *object) error {
 	return nil
 }
 
-// lookup finds the config a node takes by its key, and says where it came from; "" when the
-// manifests do not tell one config apart.
-func (s *pluginSharing) lookup(key string) (*pluginConfig, string) {
+// lookup finds the config a node takes by its key; nil when the manifests do not tell one
+// config apart.
+func (s *pluginSharing) lookup(key string) *pluginConfig {
 	var found []*pluginConfig
 	for _, c := range s.byKey[key] {
 		if s.named == "" || strings.HasSuffix(c.configMap, "/"+s.named) {
@@ -179,9 +179,9 @@ func (s *pluginSharing) lookup(key string) (*pluginConfig, string) {
 		}
 	}
 	if len(found) != 1 {
-		return nil, ""
+		return nil
 	}
-	return found[0], found[0].source
+	return found[0]
 }
 
 // defaultKey is the key of the config nodes without the label take: the ClusterPolicy's default,
@@ -242,9 +242,8 @@ func (s *pluginSharing) apply(res *parser.Resource, podSel selector, np *nodePoo
 		}
 	}
 	var c *pluginConfig
-	where := ""
 	if key != "" {
-		c, where = s.lookup(key)
+		c = s.lookup(key)
 	}
 	if c == nil {
 		keys := make([]string, 0, len(s.byKey))
@@ -263,11 +262,11 @@ func (s *pluginSharing) apply(res *parser.Resource, podSel selector, np *nodePoo
 	case n <= 1:
 		return
 	case c.partial[pod.Resource]:
-		res.Note("%s, %s, shares only some of a node's GPUs (devices): a unit of %s may be a whole GPU or 1/%d of one, priced as a whole GPU", where, from, pod.Resource, n)
+		res.Note("%s, %s, shares only some of a node's GPUs (devices): a unit of %s may be a whole GPU or 1/%d of one, priced as a whole GPU", c.source, from, pod.Resource, n)
 		return
 	}
 	pod.SharedReplicas, pod.SharingStrategy = n, c.strategy
-	res.Note("%s, %s, shares each GPU as %d units of %s (%s)", where, from, n, pod.Resource, c.strategy)
+	res.Note("%s, %s, shares each GPU as %d units of %s (%s)", c.source, from, n, pod.Resource, c.strategy)
 }
 
 // sharesAny says whether any config found shares the resource.
