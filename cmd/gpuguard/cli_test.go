@@ -74,6 +74,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "azurerm_virtual_machine"},
 		{name: "azurerm_virtual_machine_scale_set"},
 		{name: "azurerm_kubernetes_cluster"},
+		{name: "device_plugin_sharing"}, // the device plugin's chart values time-slice the node group's GPUs
 		{name: "azurerm_machine_learning"},
 		{name: "azure_batch"},
 		{name: "azapi"},
@@ -297,6 +298,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"uniteddeployment", "uniteddeployment.yaml", 0},
 		{"cloudrun", "cloudrun.yaml", 0},
 		{"gpu-sharing", "gpu-sharing", 0},
+		{"gpu-sharing-gitops", "gpu-sharing-gitops", 0},
 		{"dynamo", "dynamo.yaml", 0},
 		{"cluster-api", "cluster-api.yaml", 0},
 		{"cluster-class", "cluster-class.yaml", 0},

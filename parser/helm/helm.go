@@ -46,6 +46,18 @@ func ParseValues(data []byte) (map[string]any, error) {
 	return normalize(v).(map[string]any), nil
 }
 
+// MergeValues merges values documents in order, as `helm install -f a -f b --set ...` does over
+// a chart's own values: maps merge key by key, anything else is replaced, a null removes the
+// key. It is for a chart gpuguard does not render, whose values it reads for what they
+// configure (the device plugin's sharing configs); the documents are not changed.
+func MergeValues(docs ...map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, d := range docs {
+		out = mergeInto(out, tree.CopyMap(normalize(d).(map[string]any)), coalesce)
+	}
+	return out
+}
+
 // ReleaseName is the release name templates see, as `helm template` uses without one.
 const ReleaseName = "release-name"
 

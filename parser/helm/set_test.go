@@ -49,3 +49,18 @@ func FuzzSetValue(f *testing.F) {
 		_ = SetValue(vals, name, value, false)
 	})
 }
+
+// MergeValues merges documents as helm install -f a -f b does: maps key by key, the later value
+// wins, a null removes the key, and the documents themselves are left as they were.
+func TestMergeValues(t *testing.T) {
+	a := map[string]any{"config": map[string]any{"name": "a", "default": "x"}, "keep": 1}
+	b := map[string]any{"config": map[string]any{"name": "b", "default": nil}, "added": true}
+	got := MergeValues(a, b)
+	want := map[string]any{"config": map[string]any{"name": "b"}, "keep": float64(1), "added": true}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("merged %v, want %v", got, want)
+	}
+	if a["config"].(map[string]any)["name"] != "a" || len(a["config"].(map[string]any)) != 2 {
+		t.Errorf("the first document was changed: %v", a)
+	}
+}

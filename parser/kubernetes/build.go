@@ -39,6 +39,10 @@ type Options struct {
 	// configuration's own Kubernetes objects, applied to its cluster, and NodeGroups are the
 	// configuration's.
 	AnyNodeGroup bool
+	// ChartReleases are Helm releases declared outside the manifests whose charts are not
+	// rendered (a Terraform helm_release of a chart in a repository): the device plugin's
+	// sharing configs in their values apply as the manifests' own do.
+	ChartReleases []ChartRelease
 }
 
 // Parse decodes and builds one stream on its own (for a single file or stdin).
@@ -70,6 +74,11 @@ func Build(files []*File, opts Options) parser.Result {
 	// up in its own kustomization's build first (each overlay deploys its own copy of a base),
 	// then among the manifests read as they stand.
 	referable := map[string]*object{}
+	for _, r := range opts.ChartReleases {
+		for _, err := range sharing.addRelease(r) {
+			res.Errors = append(res.Errors, parser.Error{File: r.File, Line: r.Line, Message: r.Source + ": " + err.Error()})
+		}
+	}
 	for _, o := range objs {
 		switch {
 		case (o.Kind == "WorkflowTemplate" || o.Kind == "ClusterWorkflowTemplate") && group(o.APIVersion) == "argoproj.io",
@@ -131,6 +140,22 @@ func Build(files []*File, opts Options) parser.Result {
 		case o.Kind == "ConfigMap" && o.APIVersion == "v1":
 			for _, err := range sharing.addConfigMap(o) {
 				res.Errors = append(res.Errors, specError(o, err)) // cluster-wide, as NodePools
+			}
+		case o.Kind == "HelmRelease" && group(o.APIVersion) == "helm.toolkit.fluxcd.io":
+			r, ok, err := fluxRelease(o)
+			if err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+			}
+			if ok {
+				res.Errors = append(res.Errors, releaseErrors(o, r, sharing.addRelease(r))...)
+			}
+		case o.Kind == "Application" && group(o.APIVersion) == "argoproj.io":
+			rs, err := argoReleases(o)
+			if err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+			}
+			for _, r := range rs {
+				res.Errors = append(res.Errors, releaseErrors(o, r, sharing.addRelease(r))...)
 			}
 		case o.Kind == "ClusterPolicy" && group(o.APIVersion) == "nvidia.com":
 			if err := sharing.addClusterPolicy(o); err != nil {
@@ -291,6 +316,15 @@ func specError(o *object, err error) parser.Error {
 	e := yamlError(o.file, o.offset, o.line, err)
 	e.Message = o.address() + ": " + strings.TrimPrefix(e.Message, "invalid YAML: ")
 	return e
+}
+
+// releaseErrors places the errors in a release's values at the line of the values.
+func releaseErrors(o *object, r ChartRelease, errs []error) []parser.Error {
+	out := make([]parser.Error, 0, len(errs))
+	for _, err := range errs {
+		out = append(out, specError(o, lineError{line: r.Line, err: err}))
+	}
+	return out
 }
 
 // scaler is an HPA (or KEDA ScaledObject) and the floor of replicas it keeps.

@@ -343,6 +343,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  any: |\n    version: v1\n    sharing:\n      mps: {renameByDefault: true, resources: [{name: nvidia.com/gpu, replicas: 3, devices: all}]}\n  x: 'version: v1\n\n    flags: {}'\n---\n" +
 		"apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec: {devicePlugin: {config: {name: c, default: any}}}\n---\n" +
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeSelector: {nvidia.com/device-plugin.config: any, nvidia.com/gpu.replicas: '2'}\n  containers: [{resources: {limits: {nvidia.com/gpu.shared: 1}}}]\n"))
+	// The device plugin's configs in the values of a Flux HelmRelease and an Argo CD Application.
+	f.Add([]byte("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: n}\nspec:\n  chart: {spec: {chart: nvidia-device-plugin}}\n  values: &v\n    config: {map: {default: \"version: v1\\nsharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 2}]}}\", x: *v}, fallbackStrategies: [single]}\n---\n" +
+		"apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  sources: [{chart: gpu-operator, helm: {values: 'devicePlugin: {config: {name: c}}', valuesObject: {devicePlugin: {enabled: true}}, parameters: [{name: 'devicePlugin.config.default', value: any}]}}]\n---\n" +
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"))
 	// Node groups as Terraform declares them, so that pods selecting them are read too.
 	groups := append(testGroups(), NodeGroup{Address: "aws_eks_node_group.p", Provider: parser.AWS,
 		NodeLabels: parser.NodeLabels{Labels: map[string]string{}, Prefixes: map[string]string{"eks.amazonaws.com/nodegroup": "gpu-"}, Partial: true}},

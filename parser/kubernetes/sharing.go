@@ -49,46 +49,74 @@ type pluginConfig struct {
 type pluginSharing struct {
 	byKey map[string][]*pluginConfig // a key may be in several ConfigMaps
 	maps  map[string]bool            // the ConfigMaps (ns/name) holding configs
-	// named is the ConfigMap a ClusterPolicy names (""), with the default key it names.
+	// named is the ConfigMap the device plugin reads, as a ClusterPolicy or a chart's values
+	// name it ("" when nothing does), with the default key they name and which names them.
 	named, namedDefault, policy string
+	// defaultDecided says namedDefault is the whole answer: the device plugin chart's fallback
+	// strategies were applied to the configs its values hold, and other keys are not guessed.
+	defaultDecided bool
 }
 
 func newPluginSharing() *pluginSharing {
 	return &pluginSharing{byKey: map[string][]*pluginConfig{}, maps: map[string]bool{}}
 }
 
-// addConfigMap reads the device plugin configs among a ConfigMap's keys: a value that is a YAML
-// document with version v1 and a sharing or flags section. Other data is someone else's and left
-// alone; a config whose sharing section the plugin would refuse is an error at its key.
+// addConfigMap reads the device plugin configs among a ConfigMap's keys (addConfig); a config
+// whose sharing section the plugin would refuse is an error at its key.
 func (s *pluginSharing) addConfigMap(o *object) []error {
 	data := o.topLevel("data")
 	if data == nil || data.Kind != yaml.MappingNode {
 		return nil
 	}
 	var errs []error
+	key := "" // ns/name, made for the first value that may be a config
 	for i := 0; i+1 < len(data.Content); i += 2 {
 		k, v := data.Content[i], data.Content[i+1]
-		if v.Kind != yaml.ScalarNode || !strings.Contains(v.Value, "version") || !strings.Contains(v.Value, "sharing") && !strings.Contains(v.Value, "flags") {
+		if v.Kind != yaml.ScalarNode || !mayBeConfig(v.Value) {
 			continue
 		}
-		var doc struct {
-			Version string    `yaml:"version"`
-			Flags   yaml.Node `yaml:"flags"`
-			Sharing yaml.Node `yaml:"sharing"`
+		if key == "" {
+			key = o.namespace() + "/" + o.Metadata.Name
 		}
-		if yaml.Unmarshal([]byte(v.Value), &doc) != nil || doc.Version != "v1" || doc.Flags.Kind == 0 && doc.Sharing.Kind == 0 {
-			continue
-		}
-		key := o.namespace() + "/" + o.Metadata.Name
-		c := &pluginConfig{configMap: key, source: fmt.Sprintf("ConfigMap %s, key %s", key, k.Value), shared: map[string]int{}, partial: map[string]bool{}}
-		if err := c.readSharing(&doc.Sharing); err != nil {
+		c, err := s.addConfig(key, k.Value, v.Value)
+		if err != nil {
 			errs = append(errs, lineError{line: o.lineOf(k), err: fmt.Errorf("data.%s: the device plugin's sharing config: %w", k.Value, err)})
-			continue
+		} else if c != nil {
+			c.source = fmt.Sprintf("ConfigMap %s, key %s", key, k.Value)
 		}
-		s.byKey[k.Value] = append(s.byKey[k.Value], c)
-		s.maps[key] = true
 	}
 	return errs
+}
+
+// addConfig reads one config file, the value of key in configMap (ns/name): a YAML document
+// with version v1 and a sharing or flags section; anything else is not the device plugin's
+// and is left alone (nil). An error says what in its sharing section the plugin would refuse.
+// The caller says where the config came from (its source).
+func (s *pluginSharing) addConfig(configMap, key, text string) (*pluginConfig, error) {
+	if !mayBeConfig(text) {
+		return nil, nil
+	}
+	var doc struct {
+		Version string    `yaml:"version"`
+		Flags   yaml.Node `yaml:"flags"`
+		Sharing yaml.Node `yaml:"sharing"`
+	}
+	if yaml.Unmarshal([]byte(text), &doc) != nil || doc.Version != "v1" || doc.Flags.Kind == 0 && doc.Sharing.Kind == 0 {
+		return nil, nil
+	}
+	c := &pluginConfig{configMap: configMap, shared: map[string]int{}, partial: map[string]bool{}}
+	if err := c.readSharing(&doc.Sharing); err != nil {
+		return nil, err
+	}
+	s.byKey[key] = append(s.byKey[key], c)
+	s.maps[configMap] = true
+	return c, nil
+}
+
+// mayBeConfig is addConfig's cheap test, before any YAML is parsed: a config file names its
+// version and a sharing or flags section.
+func mayBeConfig(text string) bool {
+	return strings.Contains(text, "version") && (strings.Contains(text, "sharing") || strings.Contains(text, "flags"))
 }
 
 // readSharing reads sharing.mps or sharing.timeSlicing; MPS wins when it replicates anything,
@@ -164,7 +192,7 @@ func (s *pluginSharing) addClusterPolicy(o *object) error {
 		return err
 	}
 	if c := spec.DevicePlugin.Config; c.Name != "" {
-		s.named, s.namedDefault, s.policy = c.Name, c.Default, "ClusterPolicy "+o.Metadata.Name
+		s.name(c.Name, c.Default, "ClusterPolicy "+o.Metadata.Name)
 	}
 	return nil
 }
@@ -190,6 +218,9 @@ func (s *pluginSharing) lookup(key string) *pluginConfig {
 func (s *pluginSharing) defaultKey() string {
 	if s.namedDefault != "" {
 		return s.namedDefault
+	}
+	if s.defaultDecided {
+		return ""
 	}
 	if len(s.byKey["default"]) > 0 {
 		return "default"
@@ -230,20 +261,20 @@ func (s *pluginSharing) apply(res *parser.Resource, podSel selector, np *nodePoo
 	if len(s.byKey) == 0 {
 		return
 	}
-	key, from := "", ""
+	key, from, byDefault := "", "", false
 	if v, ok := sel.values(labelPluginConfig); ok && len(v) == 1 {
 		key, from = v[0], "which the pod selects with "+labelPluginConfig
 	} else if g != nil && g.Labels[labelPluginConfig] != "" {
 		key, from = g.Labels[labelPluginConfig], fmt.Sprintf("which %s labels its nodes with (%s)", g.name(), labelPluginConfig)
 	} else if key = s.defaultKey(); key != "" {
-		from = "the device plugin's default config"
-		if s.namedDefault != "" {
-			from = "the device plugin's default config in " + s.policy
-		}
+		from, byDefault = "the device plugin's default config", true
 	}
 	var c *pluginConfig
 	if key != "" {
 		c = s.lookup(key)
+	}
+	if c != nil && byDefault && s.namedDefault != "" && !strings.HasPrefix(c.source, s.policy) {
+		from += " in " + s.policy // where the default is named, when that is not where the config is
 	}
 	if c == nil {
 		keys := make([]string, 0, len(s.byKey))

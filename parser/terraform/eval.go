@@ -71,6 +71,7 @@ type evaluation struct {
 
 	kubernetes   kubernetes.Options          // for kubernetes_manifest objects
 	manifests    []pendingManifest           // Kubernetes objects declared in Terraform, read together
+	releases     []kubernetes.ChartRelease   // helm_releases of the device plugin's charts, read with them
 	modulesHome  string                      // the directory whose .terraform/modules serve this root
 	modulesRead  bool                        // the downloaded modules' manifest was looked for
 	modulesByKey map[string]downloadedModule // by module key path, from ModulesManifest

@@ -16,7 +16,9 @@ import (
 // `helm install -f ... --set ...` does — and its objects are read with the root module's other
 // Kubernetes objects, as kubernetes_manifest's are; the chart is then this release's input and
 // is not counted again as a chart of its own. A chart from a repository or registry is not
-// downloaded: when the release's values ask for GPUs, a warning says they are not counted.
+// downloaded: when the release's values ask for GPUs, a warning says they are not counted. The
+// values of NVIDIA's device plugin charts are read for how they share GPUs
+// (kubernetes.ChartRelease).
 // https://registry.terraform.io/providers/hashicorp/helm/latest/docs/resources/release
 func init() {
 	register("helm_release", mapHelmRelease)
@@ -73,6 +75,15 @@ func mapHelmRelease(c *mapContext) []*parser.Resource {
 		if _, err := os.Stat(c.ev.files.path(chart)); err != nil {
 			remote = true
 		}
+	}
+	if remote && kubernetes.IsDevicePluginChart(chart) {
+		// NVIDIA's device plugin, alone or in the GPU Operator: its values ask for no GPU, but
+		// may share each GPU as several units; the objects read with this release use them.
+		name, _ := w.str("name")
+		namespace, _ := w.str("namespace")
+		c.ev.releases = append(c.ev.releases, kubernetes.ChartRelease{Chart: chart, Name: name, Namespace: namespace,
+			Values: helm.MergeValues(overrides...), Source: c.inst.addr, File: d.rng.Filename, Line: d.rng.Start.Line})
+		return nil
 	}
 	if remote {
 		if asksForGPUs(texts) {

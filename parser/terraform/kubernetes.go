@@ -172,7 +172,7 @@ type pendingManifest struct {
 // groups when they all run one kind of node.
 func (ev *evaluation) buildManifests(found []parser.Resource) []*parser.Resource {
 	if len(ev.manifests) == 0 {
-		return nil
+		return nil // the device plugin's releases share the GPUs of pods; there are none
 	}
 	files := make([]*kubernetes.File, len(ev.manifests))
 	byKey := make(map[string]*pendingManifest, len(ev.manifests))
@@ -182,11 +182,14 @@ func (ev *evaluation) buildManifests(found []parser.Resource) []*parser.Resource
 	}
 	opts := ev.kubernetes
 	opts.NodeGroups, opts.AnyNodeGroup = kubernetes.NodeGroupsOf(found), true
+	opts.ChartReleases = ev.releases
 	res := kubernetes.Build(files, opts)
 	at := func(es []parser.Error) []parser.Error {
 		out := make([]parser.Error, 0, len(es))
 		for _, e := range es {
-			if p := byKey[e.File]; p != nil {
+			if !strings.HasPrefix(e.File, "\x00") {
+				out = append(out, e) // a release's values: at its block already
+			} else if p := byKey[e.File]; p != nil {
 				d := p.ctx.inst.decl
 				out = append(out, parser.Error{File: d.rng.Filename, Line: d.rng.Start.Line, Message: p.ctx.inst.addr + ": " + e.Message})
 			}
@@ -244,6 +247,8 @@ var typedWorkloads = map[string]struct{ apiVersion, kind string }{
 	"kubernetes_job": {"batch/v1", "Job"}, "kubernetes_job_v1": {"batch/v1", "Job"},
 	"kubernetes_cron_job": {"batch/v1", "CronJob"}, "kubernetes_cron_job_v1": {"batch/v1", "CronJob"},
 	"kubernetes_replication_controller": {"v1", "ReplicationController"}, "kubernetes_replication_controller_v1": {"v1", "ReplicationController"},
+	// ConfigMaps: they declare no GPU, but may hold the device plugin's sharing configs.
+	"kubernetes_config_map": {"v1", "ConfigMap"}, "kubernetes_config_map_v1": {"v1", "ConfigMap"},
 	// Autoscalers: they declare no GPU, but set the replicas of the workload they scale.
 	"kubernetes_horizontal_pod_autoscaler": {"autoscaling/v1", "HorizontalPodAutoscaler"}, "kubernetes_horizontal_pod_autoscaler_v1": {"autoscaling/v1", "HorizontalPodAutoscaler"},
 	"kubernetes_horizontal_pod_autoscaler_v2": {"autoscaling/v2", "HorizontalPodAutoscaler"}, "kubernetes_horizontal_pod_autoscaler_v2beta2": {"autoscaling/v2beta2", "HorizontalPodAutoscaler"},
@@ -272,6 +277,9 @@ func mapTypedWorkload(c *mapContext) []*parser.Resource {
 				obj[name] = b
 			}
 		}
+	}
+	if w.kind == "ConfigMap" && v.Type().HasAttribute("data") {
+		obj["data"] = plain(v.GetAttr("data")) // a map: its keys are the ConfigMap's, as written
 	}
 	return c.manifestResources(obj, unknown)
 }

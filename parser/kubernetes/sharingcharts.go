@@ -1,0 +1,310 @@
+package kubernetes
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/parser/helm"
+)
+
+// ChartRelease is a Helm release of a chart gpuguard does not render (a helm_release of a
+// chart in a repository): what it says is in its values. Only the device plugin's sharing
+// configs are read from them, for NVIDIA's two charts that install the plugin:
+//   - nvidia-device-plugin (https://github.com/NVIDIA/k8s-device-plugin, deployments/helm):
+//     config.map holds named config files, built into the ConfigMap <fullname>-configs;
+//     config.name names an existing ConfigMap instead; config.default the config nodes without
+//     the label take, else config.fallbackStrategies ("named": the key "default"; "single": the
+//     only key).
+//   - gpu-operator (https://github.com/NVIDIA/gpu-operator, deployments/gpu-operator):
+//     devicePlugin.config.name names the ConfigMap and .default its default key, as the
+//     ClusterPolicy the chart renders does; with .create the chart makes that ConfigMap from
+//     .data.
+type ChartRelease struct {
+	Chart           string // as the release names it: a name, repo/name, or an oci:// reference
+	Name, Namespace string // the release's; "" for helm's defaults
+	Values          map[string]any
+	// Source names what declares the release in notes and errors (helm_release.nvdp,
+	// HelmRelease gpu/nvdp); File and Line are where its errors are reported.
+	Source string
+	File   string
+	Line   int
+}
+
+// chartName is the chart's own name in however a release refers to it.
+func chartName(ref string) string {
+	ref = strings.TrimSuffix(ref, "/")
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") && !strings.Contains(ref[i:], "//") {
+		ref = ref[:i] // an OCI reference's tag
+	}
+	return path.Base(ref)
+}
+
+// IsDevicePluginChart says whether a release's chart is one of NVIDIA's whose values configure
+// the device plugin (ChartRelease).
+func IsDevicePluginChart(ref string) bool {
+	switch chartName(ref) {
+	case "nvidia-device-plugin", "gpu-operator":
+		return true
+	}
+	return false
+}
+
+// addRelease reads the device plugin's configs from a release of NVIDIA's charts; other charts
+// are left alone. A config the plugin would refuse is an error naming the value's path.
+func (s *pluginSharing) addRelease(r ChartRelease) []error {
+	ns := r.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	from := r.Source + "'s values"
+	switch chartName(r.Chart) {
+	case "nvidia-device-plugin":
+		if enabled, ok := dig(r.Values, "devicePlugin", "enabled").(bool); ok && !enabled {
+			return nil
+		}
+		def, _ := dig(r.Values, "config", "default").(string)
+		if name, _ := dig(r.Values, "config", "name").(string); name != "" {
+			s.name(name, def, from)
+			return nil
+		}
+		files, _ := dig(r.Values, "config", "map").(map[string]any)
+		if len(files) == 0 {
+			return nil
+		}
+		cm := releaseFullName(r, "nvidia-device-plugin") + "-configs"
+		errs := s.addValueConfigs(ns+"/"+cm, from, "config.map", files)
+		if def == "" {
+			// The chart's fallback strategies, in its order: the key "default", the only key.
+			// When none applies, nodes without the label take no config.
+			strategies := []any{"named", "single"}
+			if l, ok := dig(r.Values, "config", "fallbackStrategies").([]any); ok {
+				strategies = l
+			}
+			for _, st := range strategies {
+				if _, ok := files["default"]; def == "" && st == "named" && ok {
+					def = "default"
+				}
+				if def == "" && st == "single" && len(files) == 1 {
+					for k := range files {
+						def = k
+					}
+				}
+			}
+		}
+		s.name(cm, def, from)
+		s.defaultDecided = true
+		return errs
+	case "gpu-operator":
+		if enabled, ok := dig(r.Values, "devicePlugin", "enabled").(bool); ok && !enabled {
+			return nil
+		}
+		name, _ := dig(r.Values, "devicePlugin", "config", "name").(string)
+		if name == "" {
+			return nil
+		}
+		def, _ := dig(r.Values, "devicePlugin", "config", "default").(string)
+		s.name(name, def, from)
+		var errs []error
+		if create, _ := dig(r.Values, "devicePlugin", "config", "create").(bool); create {
+			data, _ := dig(r.Values, "devicePlugin", "config", "data").(map[string]any)
+			errs = s.addValueConfigs(ns+"/"+name, from, "devicePlugin.config.data", data)
+		}
+		return errs
+	}
+	return nil
+}
+
+// name makes a ConfigMap the one the device plugin reads, with the default key it is given.
+func (s *pluginSharing) name(configMap, def, by string) {
+	s.named, s.namedDefault, s.policy, s.defaultDecided = configMap, def, by, false
+}
+
+// addValueConfigs reads the config files a chart's values hold by name (the chart writes each
+// into the ConfigMap as a key).
+func (s *pluginSharing) addValueConfigs(configMap, from, field string, files map[string]any) []error {
+	keys := make([]string, 0, len(files))
+	for k := range files {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var errs []error
+	for _, k := range keys {
+		text, ok := files[k].(string)
+		if !ok {
+			continue // the chart writes files as text; anything else is not a config it renders
+		}
+		c, err := s.addConfig(configMap, k, text)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s.%s: the device plugin's sharing config: %w", field, k, err))
+		} else if c != nil {
+			c.source = fmt.Sprintf("%s (%s, key %s)", from, field, k)
+		}
+	}
+	return errs
+}
+
+// releaseFullName is the chart's fullname helper: fullnameOverride, else the release name when
+// it holds the chart's name (or nameOverride), else <release>-<name>.
+func releaseFullName(r ChartRelease, chart string) string {
+	if o, _ := r.Values["fullnameOverride"].(string); o != "" {
+		return trimName(o)
+	}
+	name := chart
+	if o, _ := r.Values["nameOverride"].(string); o != "" {
+		name = o
+	}
+	rel := r.Name
+	if rel == "" {
+		rel = helm.ReleaseName
+	}
+	if strings.Contains(rel, name) {
+		return trimName(rel)
+	}
+	return trimName(rel + "-" + name)
+}
+
+// trimName is Helm's `trunc 63 | trimSuffix "-"`.
+func trimName(s string) string {
+	if len(s) > 63 {
+		s = s[:63]
+	}
+	return strings.TrimSuffix(s, "-")
+}
+
+// dig follows keys down nested maps; nil where one is missing.
+func dig(m map[string]any, keys ...string) any {
+	var cur any = m
+	for _, k := range keys {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = mm[k]
+	}
+	return cur
+}
+
+// fluxRelease reads a Flux HelmRelease (helm.toolkit.fluxcd.io) of one of NVIDIA's charts:
+// spec.chart.spec.chart and spec.values. Values it takes from ConfigMaps or Secrets
+// (spec.valuesFrom) are not read. https://fluxcd.io/flux/components/helm/helmreleases/
+func fluxRelease(o *object) (ChartRelease, bool, error) {
+	var spec struct {
+		Chart struct {
+			Spec struct {
+				Chart string `yaml:"chart"`
+			} `yaml:"spec"`
+		} `yaml:"chart"`
+		ReleaseName     string    `yaml:"releaseName"`
+		TargetNamespace string    `yaml:"targetNamespace"`
+		Values          yaml.Node `yaml:"values"`
+	}
+	if err := decodeSpec(o, &spec); err != nil || !IsDevicePluginChart(spec.Chart.Spec.Chart) {
+		return ChartRelease{}, false, err
+	}
+	r := ChartRelease{Chart: spec.Chart.Spec.Chart, Name: spec.ReleaseName, Namespace: spec.TargetNamespace,
+		Source: o.Kind + " " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.lineOf(&spec.Values)}
+	if r.Name == "" {
+		r.Name = o.Metadata.Name
+		if spec.TargetNamespace != "" {
+			r.Name = spec.TargetNamespace + "-" + o.Metadata.Name
+		}
+	}
+	if r.Namespace == "" {
+		r.Namespace = o.Metadata.Namespace
+	}
+	values, err := nodeValues(o, &spec.Values, "spec.values")
+	r.Values = values
+	return r, true, err
+}
+
+// argoReleases reads the Helm sources of an Argo CD Application (argoproj.io) that install one
+// of NVIDIA's charts: helm.values (text), helm.valuesObject over it, helm.parameters over both.
+// Value files in the chart's repository (helm.valueFiles) are not read.
+// https://argo-cd.readthedocs.io/en/stable/user-guide/helm/
+func argoReleases(o *object) ([]ChartRelease, error) {
+	type helmSource struct {
+		ReleaseName  string    `yaml:"releaseName"`
+		Values       string    `yaml:"values"`
+		ValuesObject yaml.Node `yaml:"valuesObject"`
+		Parameters   []struct {
+			Name        string `yaml:"name"`
+			Value       string `yaml:"value"`
+			ForceString bool   `yaml:"forceString"`
+		} `yaml:"parameters"`
+	}
+	type source struct {
+		Chart string     `yaml:"chart"`
+		Helm  helmSource `yaml:"helm"`
+	}
+	var spec struct {
+		Source      *source  `yaml:"source"`
+		Sources     []source `yaml:"sources"`
+		Destination struct {
+			Namespace string `yaml:"namespace"`
+		} `yaml:"destination"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	type helmRelease struct {
+		source
+		field string
+	}
+	var sources []helmRelease
+	if spec.Source != nil {
+		sources = append(sources, helmRelease{*spec.Source, "spec.source.helm"})
+	}
+	for i, src := range spec.Sources {
+		sources = append(sources, helmRelease{src, fmt.Sprintf("spec.sources[%d].helm", i)})
+	}
+	var out []ChartRelease
+	for _, src := range sources {
+		if !IsDevicePluginChart(src.Chart) {
+			continue
+		}
+		field := src.field
+		var docs []map[string]any
+		if src.Helm.Values != "" {
+			v, err := helm.ParseValues([]byte(src.Helm.Values))
+			if err != nil {
+				return out, fmt.Errorf("%s.values: %w", field, err)
+			}
+			docs = append(docs, v)
+		}
+		v, err := nodeValues(o, &src.Helm.ValuesObject, field+".valuesObject")
+		if err != nil {
+			return out, err
+		}
+		docs = append(docs, v)
+		set := map[string]any{}
+		for _, p := range src.Helm.Parameters {
+			if err := helm.SetValue(set, p.Name, p.Value, p.ForceString); err != nil {
+				return out, fmt.Errorf("%s.parameters: %w", field, err)
+			}
+		}
+		docs = append(docs, set)
+		name := src.Helm.ReleaseName
+		if name == "" {
+			name = o.Metadata.Name
+		}
+		out = append(out, ChartRelease{Chart: src.Chart, Name: name, Namespace: spec.Destination.Namespace,
+			Values: helm.MergeValues(docs...), Source: o.Kind + " " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.line})
+	}
+	return out, nil
+}
+
+// nodeValues decodes values written as YAML in the manifest; nil when there are none.
+func nodeValues(o *object, n *yaml.Node, field string) (map[string]any, error) {
+	if n.Kind == 0 {
+		return nil, nil
+	}
+	var v map[string]any
+	if err := n.Decode(&v); err != nil {
+		return nil, lineError{line: o.lineOf(n), err: fmt.Errorf("%s: %w", field, err)}
+	}
+	return helm.MergeValues(v), nil
+}
