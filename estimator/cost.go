@@ -68,10 +68,14 @@ func (p *Pricer) hours(r *parser.Resource) float64 {
 	if r.HoursPerMonth > 0 {
 		return r.HoursPerMonth
 	}
+	month := DefaultHoursPerMonth
 	if p.HoursPerMonth > 0 {
-		return p.HoursPerMonth
+		month = p.HoursPerMonth
 	}
-	return DefaultHoursPerMonth
+	if r.RunsToCompletion && r.RunHours > 0 {
+		return math.Min(r.RunHours, month) // one run, at most as long as its deadline lets it
+	}
+	return month
 }
 
 // Estimate prices one resource. It never returns a zero price for something it could not price:

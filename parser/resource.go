@@ -355,7 +355,11 @@ type Resource struct {
 	// RunsToCompletion marks batch workloads (Jobs, CronJobs, training jobs): without hours from
 	// an annotation or the config they are priced all month, with a note saying so.
 	RunsToCompletion bool
-	Accelerators     []Accelerator
+	// RunHours bounds one run of a batch workload that runs once (a Job's
+	// activeDeadlineSeconds), in hours; 0 when nothing does. Without hours from an annotation or
+	// the config, such a workload is priced as one run of that length in the month.
+	RunHours     float64
+	Accelerators []Accelerator
 	// GPUPartition, on a node group whose GPUs are split into MIG slices, names the slice each
 	// GPU is split into: a MIG profile ("1g.5gb", GKE's gpu_partition_size) or AKS's
 	// GPU-instance profile ("MIG1g", the compute share: the smallest slice with it). A

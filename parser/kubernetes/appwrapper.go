@@ -93,6 +93,7 @@ func appWrapperRoles(o *object, c *appWrapperComponent, i int) ([]role, error) {
 	}
 	for k := range roles {
 		r := &roles[k]
+		r.deadline = nil // the AppWrapper may retry what it wraps: one run's deadline does not bound it
 		if r.name != "" {
 			r.name = prefix + "/" + r.name
 		} else {

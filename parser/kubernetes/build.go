@@ -526,7 +526,8 @@ func capByPoolLimits(res *parser.Resource, np *nodePool) (parser.Error, bool) {
 
 // hoursFromManifest sets the hours a workload runs: the annotation wins, then a CronJob's
 // schedule × activeDeadlineSeconds. Batch kinds with neither are left for the config's usage or
-// the estimator's 730-hour default with a note.
+// the estimator's 730-hour default with a note; one that runs once under a deadline
+// (activeDeadlineSeconds) is given that bound (RunHours), which the config's usage overrides.
 func hoursFromManifest(res *parser.Resource, r role, annotations map[string]string, o *object, errs *[]parser.Error) {
 	if v, ok := annotations[AnnotationHours]; ok {
 		h, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
@@ -539,6 +540,10 @@ func hoursFromManifest(res *parser.Resource, r role, annotations map[string]stri
 		}
 	}
 	if r.cron == nil {
+		if d := r.deadline; d != nil && *d > 0 && r.runsToCompletion {
+			res.RunHours = float64(*d) / 3600
+			res.Note("%s: %s %d bounds a run (retries included) to %.2f hours", o.Kind, r.deadlineField, *d, res.RunHours)
+		}
 		return
 	}
 	runs, err := runsPerMonth(r.cron.schedule, r.cron.timeZone)

@@ -121,6 +121,7 @@ func extractKatibExperiment(o *object) ([]role, error) {
 		roles[i].replicas *= parallel
 		roles[i].note = note
 		roles[i].runsToCompletion = true
+		roles[i].deadline = nil // a trial's deadline bounds one trial of many
 		roles[i].scalable = false
 	}
 	return roles, nil
@@ -325,7 +326,8 @@ func argoRoles(spec argoWorkflowSpec) []role {
 		}
 		name := orIndex(t.Name, "template", i)
 		out = append(out, role{name: name, replicas: 1, template: podTemplate{Metadata: t.Metadata, Spec: ps}, runsToCompletion: true,
-			note: "an Argo workflow step: priced as one pod while the workflow runs (steps may run one after another or side by side)"})
+			note:     "an Argo workflow step: priced as one pod while the workflow runs (steps may run one after another or side by side)",
+			deadline: spec.ActiveDeadlineSeconds, deadlineField: "activeDeadlineSeconds"})
 	}
 	return out
 }

@@ -31,6 +31,12 @@ type role struct {
 	perReplica int
 	// cron is set for CronJobs.
 	cron *cronSchedule
+	// deadline bounds the whole of one run of a batch kind without a schedule (a Job's
+	// activeDeadlineSeconds, retries included), in seconds; deadlineField names the field. Nil
+	// when nothing does, or when the run may be repeated (a Katib trial, a wrapped Job that its
+	// AppWrapper retries).
+	deadline      *int64
+	deadlineField string
 	// named keeps the role's name in the address even when it is the only role (a TrainJob's
 	// "node", whether read through its runtime or from its own fields).
 	named bool
@@ -224,7 +230,9 @@ func extractJob(o *object) ([]role, error) {
 	if err := decodeSpec(o, &spec); err != nil {
 		return nil, err
 	}
-	return []role{jobRole(spec)}, nil
+	r := jobRole(spec)
+	r.deadline, r.deadlineField = spec.ActiveDeadlineSeconds, "activeDeadlineSeconds"
+	return []role{r}, nil
 }
 
 // jobRole: a Job runs parallelism pods at once (default 1), never more than completions.
@@ -282,10 +290,21 @@ func replicaSpecs(field string) extractor {
 		if err := node.Decode(&roles); err != nil {
 			return nil, err
 		}
+		// runPolicy.activeDeadlineSeconds bounds the whole job, restarts included.
+		// https://www.kubeflow.org/docs/components/trainer/legacy-v1/reference/distributed-training/
+		var policy struct {
+			ActiveDeadlineSeconds *int64 `yaml:"activeDeadlineSeconds"`
+		}
+		if n, ok := spec["runPolicy"]; ok {
+			if err := n.Decode(&policy); err != nil {
+				return nil, err
+			}
+		}
 		var out []role
 		for _, name := range keys(roles) {
 			rs := roles[name]
-			out = append(out, role{name: name, replicas: intOr(rs.Replicas, 1), template: rs.Template, runsToCompletion: true})
+			out = append(out, role{name: name, replicas: intOr(rs.Replicas, 1), template: rs.Template, runsToCompletion: true,
+				deadline: policy.ActiveDeadlineSeconds, deadlineField: "runPolicy.activeDeadlineSeconds"})
 		}
 		return out, nil
 	}
@@ -458,7 +477,9 @@ func extractRayService(o *object) ([]role, error) {
 
 func extractRayJob(o *object) ([]role, error) {
 	var spec struct {
-		RayClusterSpec *rayClusterSpec `yaml:"rayClusterSpec"`
+		RayClusterSpec           *rayClusterSpec `yaml:"rayClusterSpec"`
+		ActiveDeadlineSeconds    *int64          `yaml:"activeDeadlineSeconds"`
+		ShutdownAfterJobFinishes bool            `yaml:"shutdownAfterJobFinishes"`
 	}
 	if err := decodeSpec(o, &spec); err != nil {
 		return nil, err
@@ -466,7 +487,15 @@ func extractRayJob(o *object) ([]role, error) {
 	if spec.RayClusterSpec == nil {
 		return nil, nil // runs on an existing cluster, priced there
 	}
-	return rayRoles(*spec.RayClusterSpec, true), nil
+	roles := rayRoles(*spec.RayClusterSpec, true)
+	if spec.ShutdownAfterJobFinishes {
+		// The deadline ends the job; only with shutdownAfterJobFinishes does its cluster go too.
+		// https://docs.ray.io/en/latest/cluster/kubernetes/getting-started/rayjob-quick-start.html
+		for i := range roles {
+			roles[i].deadline, roles[i].deadlineField = spec.ActiveDeadlineSeconds, "activeDeadlineSeconds"
+		}
+	}
+	return roles, nil
 }
 
 // extractLeaderWorkerSet: replicas groups of size pods each; the leader uses leaderTemplate
