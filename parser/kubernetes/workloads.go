@@ -290,8 +290,9 @@ func replicaSpecs(field string) extractor {
 		if err := node.Decode(&roles); err != nil {
 			return nil, err
 		}
-		// runPolicy.activeDeadlineSeconds bounds the whole job, restarts included.
-		// https://www.kubeflow.org/docs/components/trainer/legacy-v1/reference/distributed-training/
+		// runPolicy.activeDeadlineSeconds bounds the whole job, restarts included: "the duration
+		// in seconds relative to the startTime that the job may be active" (RunPolicy in
+		// kubeflow/training-operator's kubeflow.org/v1 API and kubeflow/mpi-operator's v2beta1).
 		var policy struct {
 			ActiveDeadlineSeconds *int64 `yaml:"activeDeadlineSeconds"`
 		}
