@@ -24,6 +24,11 @@ func TestRunDeadline(t *testing.T) {
 		{"a Job with a deadline of 0", job("activeDeadlineSeconds: 0\n  "), 0, ""},
 		{"a PyTorchJob's runPolicy", "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: t}\nspec:\n  runPolicy: {activeDeadlineSeconds: 86400, backoffLimit: 3}\n  pytorchReplicaSpecs:\n    Master: {replicas: 1, template: " + pod + "}\n",
 			24, "PyTorchJob: runPolicy.activeDeadlineSeconds 86400 bounds a run"},
+		{"a TrainJob priced from its own fields", "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: t}\nspec:\n  activeDeadlineSeconds: 36000\n  trainer: {numNodes: 2, resourcesPerNode: {limits: {nvidia.com/gpu: 1}}}\n  podTemplateOverrides: [{targetJobs: [{name: node}], spec: {nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}}}]\n",
+			10, "TrainJob: activeDeadlineSeconds 36000"},
+		{"a TrainJob through its runtime", "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: ClusterTrainingRuntime\nmetadata: {name: torch}\nspec:\n  template:\n    spec:\n      replicatedJobs:\n      - name: node\n        template:\n          spec:\n            template: " + pod + "\n---\n" +
+			"apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: t}\nspec:\n  runtimeRef: {name: torch}\n  activeDeadlineSeconds: 7200\n",
+			2, "TrainJob: activeDeadlineSeconds 7200"},
 		{"an Argo Workflow", "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {name: w}\nspec:\n  activeDeadlineSeconds: 1800\n  templates:\n  - name: train\n    nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}\n    container: {image: x, resources: {limits: {nvidia.com/gpu: 1}}}\n",
 			0.5, "Workflow: activeDeadlineSeconds 1800"},
 		{"a RayJob that deletes its cluster", "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: r}\nspec:\n  activeDeadlineSeconds: 7200\n  shutdownAfterJobFinishes: true\n  rayClusterSpec:\n    headGroupSpec: {template: " + pod + "}\n",

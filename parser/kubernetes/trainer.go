@@ -38,6 +38,9 @@ type trainJobSpec struct {
 	} `yaml:"trainer"`
 	PodTemplateOverrides []podOverride `yaml:"podTemplateOverrides"`
 	PodSpecOverrides     []podOverride `yaml:"podSpecOverrides"`
+	// ActiveDeadlineSeconds bounds the whole TrainJob, as a Job's does (kubeflow/trainer's
+	// TrainJobSpec, trainer.kubeflow.org/v1alpha1).
+	ActiveDeadlineSeconds *int64 `yaml:"activeDeadlineSeconds"`
 }
 
 // trainerJob is the name of the runtime's replicated job that trains, in the runtimes Kubeflow
@@ -67,6 +70,7 @@ func extractTrainJob(o *object) ([]role, error) {
 			template: podTemplate{Spec: podSpec{Containers: []container{{Name: trainerJob, Resources: *spec.Trainer.ResourcesPerNode}}}}}
 		r.template.Spec = applyOverrides(r.template.Spec, trainerJob, overrides)
 		r.note = fmt.Sprintf("%s × trainer.resourcesPerNode, from the TrainJob alone: its runtime is not among the files read", nodesText(r.replicas))
+		r.deadline, r.deadlineField = spec.ActiveDeadlineSeconds, "activeDeadlineSeconds"
 		return []role{r}, nil
 	}
 	name := spec.RuntimeRef.Name
@@ -136,6 +140,7 @@ func trainRoles(spec trainJobSpec, overrides []podOverride, rt *object, key stri
 			}
 		}
 		r.template.Spec = applyOverrides(r.template.Spec, name, overrides)
+		r.deadline, r.deadlineField = spec.ActiveDeadlineSeconds, "activeDeadlineSeconds"
 		out = append(out, r)
 	}
 	return out, nil
