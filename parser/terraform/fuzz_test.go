@@ -36,6 +36,40 @@ resource "aws_instance" "x" {
     content { volume_size = ebs_block_device.value }
   }
 }`))
+	// The device plugin's charts with values of the wrong type, a typed ConfigMap, a pod.
+	f.Add([]byte(`resource "helm_release" "p" {
+  repository = "https://nvidia.github.io/k8s-device-plugin"
+  chart      = "nvidia-device-plugin"
+  values     = [yamlencode({ config = { map = ["x"], default = 3, fallbackStrategies = "single" } })]
+  set {
+    name  = "devicePlugin.config.data.a"
+    value = "version: v1"
+  }
+}
+resource "helm_release" "o" {
+  repository = "https://helm.ngc.nvidia.com/nvidia"
+  chart      = "gpu-operator"
+  values     = [yamlencode({ devicePlugin = { config = { create = "yes", name = ["a"], data = { a = 1 } } } })]
+}
+resource "kubernetes_config_map_v1" "c" {
+  metadata { name = "a" }
+  data = { a = "version: v1\nsharing: {mps: {resources: [{name: nvidia.com/gpu, replicas: 2}]}}" }
+}
+resource "kubernetes_job_v1" "j" {
+  metadata { name = "j" }
+  spec {
+    active_deadline_seconds = -1
+    template {
+      metadata {}
+      spec {
+        container {
+          name = "c"
+          resources { limits = { "nvidia.com/gpu" = 1 } }
+        }
+      }
+    }
+  }
+}`))
 	// Node pools whose GPUs are split into MIG slices or shared, with values of the wrong type.
 	f.Add([]byte(`resource "google_container_node_pool" "p" {
   node_config {
