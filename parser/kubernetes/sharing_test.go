@@ -119,23 +119,9 @@ spec:
 			2, parser.SharingGKETimeSharing, "shares each GPU between up to 2 containers"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{NodeGroups: tc.groups})
-			if len(res.Errors) > 0 {
-				t.Fatalf("errors: %v", res.Errors)
-			}
-			if len(res.Resources) != 1 {
-				t.Fatalf("%d resources, want the pod: %+v", len(res.Resources), res.Resources)
-			}
-			r := res.Resources[0]
-			if r.Pod.SharedReplicas != tc.replicas || r.Pod.SharingStrategy != tc.strategy {
-				t.Errorf("shared by %d (%q), want %d (%q); notes %q", r.Pod.SharedReplicas, r.Pod.SharingStrategy, tc.replicas, tc.strategy, r.Notes)
-			}
-			notes := strings.Join(r.Notes, "\n")
-			if tc.note != "" && !strings.Contains(notes, tc.note) {
-				t.Errorf("notes %q\nwant %q", r.Notes, tc.note)
-			}
-			if tc.note == "" && strings.Contains(notes, "device plugin") {
-				t.Errorf("notes %q speak of the device plugin", r.Notes)
+			r := sharedPod(t, Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{NodeGroups: tc.groups}), tc.replicas, tc.note)
+			if r.Pod.SharingStrategy != tc.strategy {
+				t.Errorf("sharing strategy %q, want %q", r.Pod.SharingStrategy, tc.strategy)
 			}
 		})
 	}
@@ -173,4 +159,26 @@ func TestDevicePluginSharingConfigs(t *testing.T) {
 			t.Errorf("%s: shared by %d, want %d (notes %q)", tc.name, got, tc.want, res.Resources[0].Notes)
 		}
 	}
+}
+
+// sharedPod checks that the manifests built one pod, each unit of its GPU resource shared by
+// replicas pods (0: not shared), with note among its notes, or, when note is "", none that speaks
+// of the device plugin. It returns the pod's resource.
+func sharedPod(t *testing.T, res parser.Result, replicas int, note string) parser.Resource {
+	t.Helper()
+	if len(res.Errors) > 0 || len(res.Resources) != 1 {
+		t.Fatalf("errors %v, %d resources, want the pod", res.Errors, len(res.Resources))
+	}
+	r := res.Resources[0]
+	if r.Pod.SharedReplicas != replicas {
+		t.Errorf("shared by %d, want %d; notes %q", r.Pod.SharedReplicas, replicas, r.Notes)
+	}
+	notes := strings.Join(r.Notes, "\n")
+	if note != "" && !strings.Contains(notes, note) {
+		t.Errorf("notes %q\nwant %q", r.Notes, note)
+	}
+	if note == "" && strings.Contains(notes, "device plugin") {
+		t.Errorf("notes %q speak of the device plugin", r.Notes)
+	}
+	return r
 }

@@ -70,21 +70,7 @@ func TestDevicePluginChartReleases(t *testing.T) {
 			"helm_release.gpu's values (devicePlugin.config.data, key any), the device plugin's default config, shares each GPU as 2 units of nvidia.com/gpu (mps)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{ChartReleases: tc.releases})
-			if len(res.Errors) > 0 || len(res.Resources) != 1 {
-				t.Fatalf("errors %v, %d resources", res.Errors, len(res.Resources))
-			}
-			r := res.Resources[0]
-			if r.Pod.SharedReplicas != tc.want {
-				t.Errorf("shared by %d, want %d; notes %q", r.Pod.SharedReplicas, tc.want, r.Notes)
-			}
-			notes := strings.Join(r.Notes, "\n")
-			if tc.note != "" && !strings.Contains(notes, tc.note) {
-				t.Errorf("notes %q\nwant %q", r.Notes, tc.note)
-			}
-			if tc.note == "" && strings.Contains(notes, "device plugin") {
-				t.Errorf("notes %q speak of the device plugin", r.Notes)
-			}
+			sharedPod(t, Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{ChartReleases: tc.releases}), tc.want, tc.note)
 		})
 	}
 }

@@ -68,7 +68,7 @@ resource "kubernetes_deployment_v1" "embed" {
   }
 }
 `
-	plugin := `
+	config := `
 locals {
   time_slicing = <<-EOT
     version: v1
@@ -79,7 +79,8 @@ locals {
           replicas: REPLICAS
   EOT
 }
-
+`
+	plugin := config + `
 resource "helm_release" "nvdp" {
   name       = "nvdp"
   namespace  = "nvidia"
@@ -98,18 +99,7 @@ resource "kubernetes_config_map_v1" "ts" {
     "a10g.yaml" = replace(local.time_slicing, "timeSlicing", "mps")
   }
 }
-
-locals {
-  time_slicing = <<-EOT
-    version: v1
-    sharing:
-      timeSlicing:
-        resources:
-        - name: nvidia.com/gpu
-          replicas: REPLICAS
-  EOT
-}
-
+` + config + `
 resource "helm_release" "gpu_operator" {
   name       = "gpu-operator"
   namespace  = "gpu-operator"
