@@ -61,11 +61,11 @@ func (s *pluginSharing) addRelease(r ChartRelease) []error {
 		ns = "default"
 	}
 	from := r.Source + "'s values"
+	if enabled, ok := dig(r.Values, "devicePlugin", "enabled").(bool); ok && !enabled {
+		return nil // both charts install the plugin unless devicePlugin.enabled is false
+	}
 	switch chartName(r.Chart) {
 	case "nvidia-device-plugin":
-		if enabled, ok := dig(r.Values, "devicePlugin", "enabled").(bool); ok && !enabled {
-			return nil
-		}
 		def, _ := dig(r.Values, "config", "default").(string)
 		if name, _ := dig(r.Values, "config", "name").(string); name != "" {
 			s.name(name, def, from)
@@ -99,9 +99,6 @@ func (s *pluginSharing) addRelease(r ChartRelease) []error {
 		s.defaultDecided = true
 		return errs
 	case "gpu-operator":
-		if enabled, ok := dig(r.Values, "devicePlugin", "enabled").(bool); ok && !enabled {
-			return nil
-		}
 		name, _ := dig(r.Values, "devicePlugin", "config", "name").(string)
 		if name == "" {
 			return nil
