@@ -192,7 +192,7 @@ func (s *pluginSharing) addClusterPolicy(o *object) error {
 		return err
 	}
 	if c := spec.DevicePlugin.Config; c.Name != "" {
-		s.name(c.Name, c.Default, "ClusterPolicy "+o.Metadata.Name)
+		s.readsFrom(c.Name, c.Default, "ClusterPolicy "+o.Metadata.Name)
 	}
 	return nil
 }

@@ -68,7 +68,7 @@ func (s *pluginSharing) addRelease(r ChartRelease) []error {
 	case "nvidia-device-plugin":
 		def, _ := dig(r.Values, "config", "default").(string)
 		if name, _ := dig(r.Values, "config", "name").(string); name != "" {
-			s.name(name, def, from)
+			s.readsFrom(name, def, from)
 			return nil
 		}
 		files, _ := dig(r.Values, "config", "map").(map[string]any)
@@ -95,7 +95,7 @@ func (s *pluginSharing) addRelease(r ChartRelease) []error {
 				}
 			}
 		}
-		s.name(cm, def, from)
+		s.readsFrom(cm, def, from)
 		s.defaultDecided = true
 		return errs
 	case "gpu-operator":
@@ -104,7 +104,7 @@ func (s *pluginSharing) addRelease(r ChartRelease) []error {
 			return nil
 		}
 		def, _ := dig(r.Values, "devicePlugin", "config", "default").(string)
-		s.name(name, def, from)
+		s.readsFrom(name, def, from)
 		var errs []error
 		if create, _ := dig(r.Values, "devicePlugin", "config", "create").(bool); create {
 			data, _ := dig(r.Values, "devicePlugin", "config", "data").(map[string]any)
@@ -115,8 +115,8 @@ func (s *pluginSharing) addRelease(r ChartRelease) []error {
 	return nil
 }
 
-// name makes a ConfigMap the one the device plugin reads, with the default key it is given.
-func (s *pluginSharing) name(configMap, def, by string) {
+// readsFrom makes a ConfigMap the one the device plugin reads, with the default key it is given.
+func (s *pluginSharing) readsFrom(configMap, def, by string) {
 	s.named, s.namedDefault, s.policy, s.defaultDecided = configMap, def, by, false
 }
 
