@@ -75,6 +75,9 @@ func TestUsageHours(t *testing.T) {
 	got := map[string]float64{}
 	for _, r := range doc.Resources {
 		got[r.Address] = r.HoursPerMonth
+		if r.Address == "Job/ml/long" && !strings.Contains(strings.Join(r.Notes, "\n"), "its deadline (1000.00 hours) is longer than the month") {
+			t.Errorf("notes %q do not say the deadline is longer than the month", r.Notes)
+		}
 	}
 	want := map[string]float64{"Job/ml/bounded": 2, "Job/ml/rerun": 40, "Job/ml/annotated": 10, "Job/ml/unbounded": 730, "Job/ml/long": 730}
 	if !reflect.DeepEqual(got, want) {
