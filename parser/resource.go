@@ -285,6 +285,25 @@ type NodeLabels struct {
 	Taints []Taint
 	// TaintsUnknown is set when some of the group's taints are known only at apply.
 	TaintsUnknown bool
+	// DevicePlugin is how the NVIDIA device plugin that the group's own configuration deploys
+	// (its ConfigMaps, ClusterPolicy and chart releases) shares the GPUs of the group's nodes,
+	// for pods declared elsewhere that run there; nil when the configuration deploys no config.
+	DevicePlugin *DevicePluginConfig
+}
+
+// DevicePluginConfig is the NVIDIA device plugin config a node group's nodes take, as the
+// configuration that declares the group resolves it (package kubernetes).
+type DevicePluginConfig struct {
+	// Source names the config (a ConfigMap's key, a chart release's values) and From why the
+	// group's nodes take it (its label, the plugin's default).
+	Source, From string
+	Strategy     string          // SharingTimeSlicing or SharingMPS
+	Replicas     map[string]int  // how many units each GPU is advertised as, by resource
+	Partial      map[string]bool // resources whose replicas cover only some of a node's GPUs
+	// Undecided, when no config is resolved, are the keys of the configs that share GPUs, and
+	// Shares the resources some of them share: which the nodes take is not said.
+	Undecided []string
+	Shares    map[string]bool
 }
 
 // Taint is a Kubernetes taint on a node group's nodes, with Kubernetes' names for its effect:

@@ -137,30 +137,8 @@ func Build(files []*File, opts Options) parser.Result {
 				continue
 			}
 			classes[o.Metadata.Name] = cc // cluster-wide, as NodePools
-		case o.Kind == "ConfigMap" && o.APIVersion == "v1":
-			for _, err := range sharing.addConfigMap(o) {
-				res.Errors = append(res.Errors, specError(o, err)) // cluster-wide, as NodePools
-			}
-		case o.Kind == "HelmRelease" && group(o.APIVersion) == "helm.toolkit.fluxcd.io":
-			r, ok, err := fluxRelease(o)
-			if err != nil {
-				res.Errors = append(res.Errors, specError(o, err))
-			}
-			if ok {
-				res.Errors = append(res.Errors, releaseErrors(o, r, sharing.addRelease(r))...)
-			}
-		case o.Kind == "Application" && group(o.APIVersion) == "argoproj.io":
-			rs, err := argoReleases(o)
-			if err != nil {
-				res.Errors = append(res.Errors, specError(o, err))
-			}
-			for _, r := range rs {
-				res.Errors = append(res.Errors, releaseErrors(o, r, sharing.addRelease(r))...)
-			}
-		case o.Kind == "ClusterPolicy" && group(o.APIVersion) == "nvidia.com":
-			if err := sharing.addClusterPolicy(o); err != nil {
-				res.Errors = append(res.Errors, specError(o, err))
-			}
+		case isPluginSharing(o):
+			res.Errors = append(res.Errors, sharing.addObject(o)...) // cluster-wide, as NodePools
 		case o.Kind == "HorizontalPodAutoscaler" || o.Kind == "ScaledObject" && group(o.APIVersion) == "keda.sh":
 			s, err := decodeScaler(o)
 			if err != nil {

@@ -61,6 +61,141 @@ func newPluginSharing() *pluginSharing {
 	return &pluginSharing{byKey: map[string][]*pluginConfig{}, maps: map[string]bool{}}
 }
 
+// isPluginSharing says whether an object may tell how the device plugin shares GPUs: a
+// ConfigMap (its configs), a ClusterPolicy, or a release of one of its charts (Flux, Argo CD).
+func isPluginSharing(o *object) bool {
+	switch {
+	case o.Kind == "ConfigMap" && o.APIVersion == "v1",
+		o.Kind == "HelmRelease" && group(o.APIVersion) == "helm.toolkit.fluxcd.io",
+		o.Kind == "Application" && group(o.APIVersion) == "argoproj.io",
+		o.Kind == "ClusterPolicy" && group(o.APIVersion) == "nvidia.com":
+		return true
+	}
+	return false
+}
+
+// addObject reads what an object isPluginSharing says of the device plugin's configs.
+func (s *pluginSharing) addObject(o *object) []parser.Error {
+	var errs []parser.Error
+	switch o.Kind {
+	case "ConfigMap":
+		for _, err := range s.addConfigMap(o) {
+			errs = append(errs, specError(o, err))
+		}
+	case "HelmRelease":
+		r, ok, err := fluxRelease(o)
+		if err != nil {
+			errs = append(errs, specError(o, err))
+		}
+		if ok {
+			errs = append(errs, releaseErrors(o, r, s.addRelease(r))...)
+		}
+	case "Application":
+		rs, err := argoReleases(o)
+		if err != nil {
+			errs = append(errs, specError(o, err))
+		}
+		for _, r := range rs {
+			errs = append(errs, releaseErrors(o, r, s.addRelease(r))...)
+		}
+	case "ClusterPolicy":
+		if err := s.addClusterPolicy(o); err != nil {
+			errs = append(errs, specError(o, err))
+		}
+	}
+	return errs
+}
+
+// DevicePluginOnGroups resolves, for each of a configuration's own node groups, the device
+// plugin config its nodes take among the configuration's objects and the chart releases
+// declared with them (by the group's label, else the plugin's default), so that pods read
+// elsewhere that run on the group share its GPUs as its own pods do. Groups are keyed by
+// address; none is when the configuration deploys no config. What the configs get wrong is
+// Build's to report.
+func DevicePluginOnGroups(files []*File, releases []ChartRelease, groups []NodeGroup) map[string]*parser.DevicePluginConfig {
+	s := newPluginSharing()
+	for _, r := range releases {
+		s.addRelease(r)
+	}
+	for _, f := range files {
+		for _, o := range f.objects {
+			if isPluginSharing(o) {
+				s.addObject(o)
+			}
+		}
+	}
+	if len(s.byKey) == 0 {
+		return nil
+	}
+	out := make(map[string]*parser.DevicePluginConfig, len(groups))
+	for i := range groups {
+		out[groups[i].Address] = s.onGroup(&groups[i])
+	}
+	return out
+}
+
+// onGroup is the config a group's nodes take: the one its label names, else the default;
+// when neither is found, the keys of the configs, undecided, and the resources they share
+// (none: whichever the nodes take, their GPUs are whole).
+func (s *pluginSharing) onGroup(g *NodeGroup) *parser.DevicePluginConfig {
+	key, from, byDefault := g.Labels[labelPluginConfig], "", false
+	if key != "" {
+		from = fmt.Sprintf("which %s labels its nodes with (%s)", g.Address, labelPluginConfig)
+	} else if key = s.defaultKey(); key != "" {
+		from, byDefault = "the device plugin's default config", true
+	}
+	var c *pluginConfig
+	if key != "" {
+		c = s.lookup(key)
+	}
+	if c != nil {
+		if byDefault && s.namedDefault != "" && !strings.HasPrefix(c.source, s.policy) {
+			from += " in " + s.policy
+		}
+		return &parser.DevicePluginConfig{Source: c.source, From: from, Strategy: c.strategy, Replicas: c.shared, Partial: c.partial}
+	}
+	d := &parser.DevicePluginConfig{Shares: map[string]bool{}}
+	for k, cs := range s.byKey {
+		d.Undecided = append(d.Undecided, k)
+		for _, c := range cs {
+			for r, n := range c.shared {
+				if n > 1 {
+					d.Shares[r] = true
+				}
+			}
+		}
+	}
+	sort.Strings(d.Undecided)
+	return d
+}
+
+// onGroupOf applies to a pod the device plugin config of the node group it runs on, as the
+// group's own configuration resolved it (DevicePluginOnGroups).
+func onGroupOf(res *parser.Resource, g *NodeGroup) {
+	d, pod := g.DevicePlugin, res.Pod
+	if d.Undecided != nil {
+		if d.Shares[pod.Resource] {
+			res.Note("the NVIDIA device plugin's configs declared with %s (keys %s) share %s on some nodes, but which config its nodes take is not said (label %s, or a default): each unit is priced as a whole GPU",
+				g.name(), strings.Join(d.Undecided, ", "), pod.Resource, labelPluginConfig)
+		}
+		return
+	}
+	source := d.Source
+	if g.Root != "" {
+		source += " in " + g.Root
+	}
+	n := d.Replicas[pod.Resource]
+	switch {
+	case n <= 1:
+		return
+	case d.Partial[pod.Resource]:
+		res.Note("%s, %s, shares only some of a node's GPUs (devices): a unit of %s may be a whole GPU or 1/%d of one, priced as a whole GPU", source, d.From, pod.Resource, n)
+		return
+	}
+	pod.SharedReplicas, pod.SharingStrategy = n, d.Strategy
+	res.Note("%s, %s, shares each GPU as %d units of %s (%s)", source, d.From, n, pod.Resource, d.Strategy)
+}
+
 // addConfigMap reads the device plugin configs among a ConfigMap's keys (addConfig); a config
 // whose sharing section the plugin would refuse is an error at its key.
 func (s *pluginSharing) addConfigMap(o *object) []error {
@@ -257,6 +392,11 @@ func (s *pluginSharing) apply(res *parser.Resource, podSel selector, np *nodePoo
 			res.Note("the pod selects %s=%d: its nodes advertise each GPU as %d units of %s", labelPluginReplica, n, n, pod.Resource)
 			return
 		}
+	}
+	if g != nil && g.DevicePlugin != nil {
+		// The group's own configuration deploys the device plugin: its config is the nodes'.
+		onGroupOf(res, g)
+		return
 	}
 	if len(s.byKey) == 0 {
 		return

@@ -1,6 +1,8 @@
 package kubernetes
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -181,4 +183,128 @@ func sharedPod(t *testing.T, res parser.Result, replicas int, note string) parse
 		t.Errorf("notes %q speak of the device plugin", r.Notes)
 	}
 	return r
+}
+
+// A configuration resolves for each of its node groups the device plugin config its nodes take
+// (DevicePluginOnGroups); a pod read elsewhere that runs on the group shares its GPUs so, ahead
+// of the configs among its own manifests.
+func TestDevicePluginOnGroups(t *testing.T) {
+	const configs = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: plugin-configs, namespace: gpu-operator}
+data:
+  quarters: |-
+    version: v1
+    sharing:
+      timeSlicing:
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 4
+  some-gpus: |-
+    version: v1
+    sharing:
+      timeSlicing:
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 8
+          devices: 2
+  exclusive: |-
+    version: v1
+    flags:
+      migStrategy: none
+`
+	const policy = `
+---
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata: {name: cluster-policy}
+spec:
+  devicePlugin:
+    config: {name: plugin-configs, default: quarters}
+`
+	group := func(name, config string) NodeGroup {
+		g := NodeGroup{Address: "aws_eks_node_group." + name, InstanceType: "g5.xlarge", Provider: parser.AWS, Region: "us-east-1",
+			NodeLabels: parser.NodeLabels{Labels: map[string]string{"eks.amazonaws.com/nodegroup": name}}}
+		if config != "" {
+			g.Labels[labelPluginConfig] = config
+		}
+		return g
+	}
+	groups := []NodeGroup{group("plain", ""), group("some", "some-gpus"), group("exclusive", "exclusive"), group("missing", "nine")}
+	resolve := func(manifests string) map[string]*parser.DevicePluginConfig {
+		return DevicePluginOnGroups([]*File{Decode("k.yaml", []byte(manifests))}, nil, groups)
+	}
+	withPolicy := resolve(configs + policy)
+	if got := withPolicy["aws_eks_node_group.plain"]; got == nil || got.Replicas["nvidia.com/gpu"] != 4 || got.Strategy != SharingTimeSlicing ||
+		got.Source != "ConfigMap gpu-operator/plugin-configs, key quarters" || got.From != "the device plugin's default config in ClusterPolicy cluster-policy" {
+		t.Errorf("plain: %+v", got)
+	}
+	if got := withPolicy["aws_eks_node_group.some"]; got == nil || !got.Partial["nvidia.com/gpu"] || got.From != "which aws_eks_node_group.some labels its nodes with (nvidia.com/device-plugin.config)" {
+		t.Errorf("some: %+v", got)
+	}
+	if got := withPolicy["aws_eks_node_group.exclusive"]; got == nil || len(got.Replicas) != 0 || got.Undecided != nil {
+		t.Errorf("exclusive: %+v, want its config, which shares nothing", got)
+	}
+	if got := withPolicy["aws_eks_node_group.missing"]; got == nil || !slices.Equal(got.Undecided, []string{"exclusive", "quarters", "some-gpus"}) || !got.Shares["nvidia.com/gpu"] {
+		t.Errorf("missing: %+v, want the configs undecided", got)
+	}
+	// Without the ClusterPolicy, nothing names a default among three keys.
+	if got := resolve(configs)["aws_eks_node_group.plain"]; got == nil || got.Undecided == nil {
+		t.Errorf("plain without a default: %+v, want undecided", got)
+	}
+	// Configs that share nothing: whichever the nodes take, the group's GPUs are whole.
+	exclusive := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: nvdp}\ndata:\n  a: 'version: v1\n\n    flags: {migStrategy: none}'\n  b: 'version: v1\n\n    flags: {migStrategy: single}'\n"
+	if got := resolve(exclusive)["aws_eks_node_group.plain"]; got == nil || !slices.Equal(got.Undecided, []string{"a", "b"}) || len(got.Shares) != 0 {
+		t.Errorf("plain with configs that share nothing: %+v", got)
+	}
+	if got := resolve("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\ndata: {a: b}\n"); got != nil {
+		t.Errorf("no plugin config: %+v", got)
+	}
+
+	// Pods read elsewhere, on those groups (of root infra), beside manifests whose own config
+	// would share each GPU 2 ways.
+	own := `apiVersion: v1
+kind: ConfigMap
+metadata: {name: nvdp, namespace: nvidia}
+data:
+  default: |-
+    version: v1
+    sharing:
+      timeSlicing:
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 2
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  nodeSelector: {eks.amazonaws.com/nodegroup: %s}
+  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]
+`
+	for _, tc := range []struct {
+		group    string
+		replicas int
+		note     string
+	}{
+		{"plain", 4, "ConfigMap gpu-operator/plugin-configs, key quarters in infra, the device plugin's default config in ClusterPolicy cluster-policy, shares each GPU as 4 units of nvidia.com/gpu (time-slicing)"},
+		{"some", 0, "ConfigMap gpu-operator/plugin-configs, key some-gpus in infra, which aws_eks_node_group.some labels its nodes with (nvidia.com/device-plugin.config), shares only some of a node's GPUs (devices): a unit of nvidia.com/gpu may be a whole GPU or 1/8 of one, priced as a whole GPU"},
+		{"exclusive", 0, ""},
+		{"nothing", 0, ""},
+		{"missing", 0, "the NVIDIA device plugin's configs declared with aws_eks_node_group.missing in infra (keys exclusive, quarters, some-gpus) share nvidia.com/gpu on some nodes, but which config its nodes take is not said"},
+		{"elsewhere", 2, "ConfigMap nvidia/nvdp, key default, the device plugin's default config, shares each GPU as 2 units"},
+	} {
+		t.Run(tc.group, func(t *testing.T) {
+			gs := []NodeGroup{group("elsewhere", "")}
+			gs[0].Root = "infra"
+			for _, g := range groups {
+				g.Root, g.DevicePlugin = "infra", withPolicy[g.Address]
+				gs = append(gs, g)
+			}
+			g := group("nothing", "")
+			g.Root, g.DevicePlugin = "infra", resolve(exclusive)["aws_eks_node_group.plain"]
+			gs = append(gs, g)
+			sharedPod(t, Build([]*File{Decode("k.yaml", []byte(fmt.Sprintf(own, tc.group)))}, Options{NodeGroups: gs}), tc.replicas, tc.note)
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -451,5 +452,100 @@ resource "aws_eks_node_group" "gpu" {
 	}
 	if len(got) != len(want) || len(res.Errors) > 0 {
 		t.Errorf("resources %q, errors %+v", got, res.Errors)
+	}
+}
+
+// The NVIDIA device plugin a Terraform configuration deploys (here from its Helm chart's values)
+// shares the GPUs of that configuration's node groups for the pods of manifests read beside it
+// too: each by the config its nodes take (the group's label, else the default). A group of
+// another configuration, which deploys no plugin config, keeps its GPUs whole.
+func TestTerraformDevicePluginSharesManifestPods(t *testing.T) {
+	root := t.TempDir()
+	pod := func(name, group string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: ml}\nspec:\n  nodeSelector: {eks.amazonaws.com/nodegroup: " + group + "}\n  containers:\n    - name: c\n      resources: {limits: {nvidia.com/gpu: 1}}\n"
+	}
+	group := func(name, labels string) string {
+		return `resource "aws_eks_node_group" "` + name + `" {
+  cluster_name    = "ml"
+  node_group_name = "` + name + `"
+  instance_types  = ["g5.2xlarge"]
+  labels          = {` + labels + `}
+  scaling_config {
+    desired_size = 1
+    max_size     = 1
+    min_size     = 1
+  }
+}
+`
+	}
+	testutil.WriteFiles(t, root, map[string]string{
+		"infra/shared/main.tf": `provider "aws" { region = "us-east-1" }
+` + group("quarters", "") + group("halves", `"nvidia.com/device-plugin.config" = "two"`) + `
+resource "helm_release" "nvdp" {
+  name       = "nvdp"
+  repository = "https://nvidia.github.io/k8s-device-plugin"
+  chart      = "nvidia-device-plugin"
+  values = [<<-EOT
+    config:
+      map:
+        default: |-
+          version: v1
+          sharing:
+            timeSlicing:
+              resources:
+              - name: nvidia.com/gpu
+                replicas: 4
+        two: |-
+          version: v1
+          sharing:
+            timeSlicing:
+              resources:
+              - name: nvidia.com/gpu
+                replicas: 2
+  EOT
+  ]
+}
+`,
+		"infra/whole/main.tf": `provider "aws" { region = "us-east-1" }
+` + group("whole", ""),
+		"k8s/quarter.yaml": pod("quarter", "quarters"),
+		"k8s/half.yaml":    pod("half", "halves"),
+		"k8s/whole.yaml":   pod("whole", "whole"),
+	})
+	res := Scan([]string{root}, Options{})
+	if len(res.Errors) > 0 || len(res.Warnings) > 0 {
+		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
+	}
+	shared := filepath.ToSlash(filepath.Join(root, "infra/shared"))
+	want := map[string]struct {
+		replicas int
+		note     string
+	}{
+		"Pod/ml/quarter": {4, "helm_release.nvdp's values (config.map, key default) in " + shared + ", the device plugin's default config, shares each GPU as 4 units of nvidia.com/gpu (time-slicing)"},
+		"Pod/ml/half":    {2, "helm_release.nvdp's values (config.map, key two) in " + shared + ", which aws_eks_node_group.halves labels its nodes with (nvidia.com/device-plugin.config), shares each GPU as 2 units of nvidia.com/gpu (time-slicing)"},
+		"Pod/ml/whole":   {0, ""},
+	}
+	seen := 0
+	for _, r := range res.Resources {
+		w, ok := want[r.Address]
+		if !ok {
+			continue
+		}
+		seen++
+		if r.Pod.SharedReplicas != w.replicas || r.Pod.SharedReplicas > 0 && r.Pod.SharingStrategy != parser.SharingTimeSlicing {
+			t.Errorf("%s: shared %d (%s), want %d", r.Address, r.Pod.SharedReplicas, r.Pod.SharingStrategy, w.replicas)
+		}
+		var notes []string
+		for _, n := range r.Notes {
+			if strings.Contains(n, "shares") || strings.Contains(n, "device plugin") {
+				notes = append(notes, n)
+			}
+		}
+		if w.note == "" && len(notes) > 0 || w.note != "" && !slices.Contains(notes, w.note) {
+			t.Errorf("%s: notes %q\nwant %q", r.Address, notes, w.note)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("found %d of the %d pods", seen, len(want))
 	}
 }

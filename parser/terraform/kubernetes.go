@@ -237,6 +237,28 @@ func (ev *evaluation) buildManifests(found []parser.Resource) []*parser.Resource
 	return out
 }
 
+// devicePluginOnGroups records on each node group of the configuration the NVIDIA device plugin
+// config its nodes take, as the configuration's own objects and chart releases deploy the
+// plugin: pods in manifests read with the configuration that run on the group share its GPUs so.
+func (ev *evaluation) devicePluginOnGroups(rs []parser.Resource) {
+	if len(ev.releases) == 0 && len(ev.manifests) == 0 {
+		return
+	}
+	files := make([]*kubernetes.File, len(ev.manifests))
+	for i := range ev.manifests {
+		files[i] = ev.manifests[i].file
+	}
+	byGroup := kubernetes.DevicePluginOnGroups(files, ev.releases, kubernetes.NodeGroupsOf(rs))
+	for i := range rs {
+		r := &rs[i]
+		if c := byGroup[r.Address]; c != nil && r.NodeLabels != nil && r.Pod == nil {
+			labels := *r.NodeLabels // a copy: instances may share the labels they were read with
+			labels.DevicePlugin = c
+			r.NodeLabels = &labels
+		}
+	}
+}
+
 // typedWorkloads are the Kubernetes provider's typed workload resources and the object each
 // declares.
 var typedWorkloads = map[string]struct{ apiVersion, kind string }{

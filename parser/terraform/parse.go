@@ -227,6 +227,7 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 	for _, r := range ev.buildManifests(res.Resources) {
 		res.Resources = append(res.Resources, *r)
 	}
+	ev.devicePluginOnGroups(res.Resources)
 	for _, mi := range ev.modules {
 		for _, call := range mi.cfg.calls {
 			if cs := mi.children[call.name]; cs != nil && cs.notFollowed != "" {

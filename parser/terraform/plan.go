@@ -71,6 +71,7 @@ func ParsePlan(name string, data []byte) (res parser.Result) {
 	for _, r := range ev.buildManifests(res.Resources) {
 		res.Resources = append(res.Resources, *r)
 	}
+	ev.devicePluginOnGroups(res.Resources)
 	// What the mappers found wrong (a bad GPU quantity in a kubernetes_manifest, a manifest
 	// unknown until apply) is reported, as for configuration.
 	res.Errors = append(res.Errors, ev.l.errs...)
