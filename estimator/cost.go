@@ -106,6 +106,12 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 	if vcpuNote != "" {
 		e.Notes = append(e.Notes, vcpuNote)
 	}
+	switch {
+	case r.RunsToCompletion && r.HoursPerMonth == 0 && r.RunHours > e.HoursPerMonth:
+		addNote(&e, fmt.Sprintf("runs once, but its deadline (%.2f hours) is longer than the month: priced at the full month", r.RunHours))
+	case r.RunsToCompletion && r.HoursPerMonth == 0 && r.RunHours > 0:
+		addNote(&e, fmt.Sprintf("runs once: priced as one run of at most %.2f hours in the month, the most its deadline lets it run; set the gpuguard.dev/hours-per-month annotation or usage in the config if it runs more often", e.HoursPerMonth))
+	}
 	if e.Region == "" && p.DefaultRegion != "" {
 		e.Region = parser.NormalizeRegion(p.DefaultRegion)
 		note := fmt.Sprintf("region %s from the default (config or --region)", e.Region)

@@ -22,12 +22,7 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	pod.NodeShare = 0 // set below, from the node this estimate settles on
 	r.Pod = &pod
 	e.Pod = &pod
-	switch {
-	case r.RunsToCompletion && r.HoursPerMonth == 0 && r.RunHours > e.HoursPerMonth:
-		addNote(e, fmt.Sprintf("runs once, but its deadline (%.2f hours) is longer than the month: priced at the full month", r.RunHours))
-	case r.RunsToCompletion && r.HoursPerMonth == 0 && r.RunHours > 0:
-		addNote(e, fmt.Sprintf("runs once: priced as one run of at most %.2f hours in the month, the most its deadline lets it run; set the gpuguard.dev/hours-per-month annotation or usage in the config if it runs more often", e.HoursPerMonth))
-	case r.RunsToCompletion && r.HoursPerMonth == 0:
+	if r.RunsToCompletion && r.HoursPerMonth == 0 && r.RunHours == 0 {
 		addNote(e, "runs to completion, but nothing says for how long: priced at the full month; set the gpuguard.dev/hours-per-month annotation or usage in the config")
 	}
 	if len(r.Unresolved) > 0 {

@@ -66,11 +66,11 @@ spec:
   instanceTypes: [g6.xlarge]
 ---
 apiVersion: sagemaker.services.k8s.aws/v1alpha1
-kind: TrainingJob
-metadata: {name: train, namespace: ml}
+kind: DataQualityJobDefinition
+metadata: {name: quality, namespace: ml}
 spec:
-  trainingJobName: train
-  resourceConfig: {instanceType: ml.p4d.24xlarge, instanceCount: 2, volumeSizeInGB: 100}
+  jobDefinitionName: quality
+  jobResources: {clusterConfig: {instanceType: ml.g5.xlarge, instanceCount: 1, volumeSizeInGB: 20}}
 `
 
 // ACK node groups are priced as aws_eks_node_group: instance types, capacity type, scaling,
@@ -80,7 +80,7 @@ spec:
 func TestACKNodegroups(t *testing.T) {
 	f := kubernetes.Decode("ack.yaml", []byte(ackManifests))
 	res := kubernetes.Build([]*kubernetes.File{f}, kubernetes.Options{Managed: Resources})
-	if len(res.Errors) != 0 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "TrainingJob/ml/train (sagemaker.services.k8s.aws/v1alpha1): spec.resourceConfig.instanceType is GPU type ml.p4d.24xlarge") {
+	if len(res.Errors) != 0 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "DataQualityJobDefinition/ml/quality (sagemaker.services.k8s.aws/v1alpha1): spec.jobResources.clusterConfig.instanceType is GPU type ml.g5.xlarge") {
 		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
 	}
 	got := checkResources(t, res, "ack.yaml", map[string]string{

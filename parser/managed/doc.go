@@ -16,7 +16,9 @@
 //     Instance, LaunchTemplate, Fleet and CapacityReservation; sagemaker.services.k8s.aws
 //     EndpointConfig, Endpoint and NotebookInstance; Application Auto Scaling's
 //     ScalableTarget), whose spec is the AWS API's request, close to the Terraform arguments
-//     (ack.go).
+//     (ack.go); and SageMaker's TrainingJob, HyperParameterTuningJob, ProcessingJob and
+//     TransformJob, which no Terraform resource declares, read directly as the instances they
+//     run for one run (acksagemaker.go).
 //
 // The package writes the objects of a root as one Terraform JSON configuration, references by
 // name resolved, and prices it with package terraform's mappers; a kind it does not price that

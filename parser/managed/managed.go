@@ -85,8 +85,13 @@ var identifier = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 func Resources(mrs []kubernetes.ManagedResource) ([]parser.Resource, []parser.Error, []parser.Error) {
 	byRoot := map[string][]member{}
 	var roots []string
-	var unread []parser.Error
+	var unread, jobErrs []parser.Error
+	var jobs []parser.Resource
 	for _, mr := range mrs {
+		if rs, es, ok := sageMakerJob(mr); ok {
+			jobs, jobErrs = append(jobs, rs...), append(jobErrs, es...)
+			continue
+		}
 		typ, ok := typeOf(mr.APIVersion, mr.Kind)
 		if !ok {
 			// A kind gpuguard does not price may still run GPU machines: say so, never $0 in
@@ -115,9 +120,7 @@ func Resources(mrs []kubernetes.ManagedResource) ([]parser.Resource, []parser.Er
 		byRoot[mr.Root] = append(byRoot[mr.Root], member{mr: mr, typ: typ, name: name, address: address})
 	}
 	sort.Strings(roots)
-	var out []parser.Resource
-	var errs []parser.Error
-	warns := unread
+	out, errs, warns := jobs, jobErrs, unread
 	for _, root := range roots {
 		rs, e, w := priceRoot(byRoot[root])
 		out, errs, warns = append(out, rs...), append(errs, e...), append(warns, w...)
