@@ -246,10 +246,11 @@ func tuningRun(spec sageMakerJobSpec, perJob float64) (hours float64, parallel i
 	return hours, parallel, why
 }
 
-// countOr1 is an instance count, 1 when not set.
+// countOr1 is an instance count, 1 when not set; a count beyond any SageMaker quota is held at
+// a million (still absurd in the report, but no overflow).
 func countOr1(n *int64) int64 {
 	if n == nil || *n < 1 {
 		return 1
 	}
-	return *n
+	return min(*n, 1_000_000)
 }

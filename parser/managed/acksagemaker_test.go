@@ -160,3 +160,21 @@ func TestTuningRun(t *testing.T) {
 		}
 	}
 }
+
+// The hours-per-month annotation overrides the run's bound; one that is not a number of hours is
+// an error at the manifest.
+func TestACKSageMakerJobHoursAnnotation(t *testing.T) {
+	job := func(hours string) string {
+		return "apiVersion: sagemaker.services.k8s.aws/v1alpha1\nkind: TrainingJob\nmetadata:\n  name: nightly\n  annotations: {services.k8s.aws/region: us-east-1, gpuguard.dev/hours-per-month: \"" + hours +
+			"\"}\nspec:\n  resourceConfig: {instanceType: ml.g5.xlarge}\n  stoppingCondition: {maxRuntimeInSeconds: 3600}\n"
+	}
+	res := kubernetes.Build([]*kubernetes.File{kubernetes.Decode("j.yaml", []byte(job("40")))}, kubernetes.Options{Managed: Resources})
+	if len(res.Errors) != 0 || len(res.Resources) != 1 || res.Resources[0].HoursPerMonth != 40 {
+		t.Fatalf("errors %+v, resources %+v", res.Errors, res.Resources)
+	}
+	res = kubernetes.Build([]*kubernetes.File{kubernetes.Decode("j.yaml", []byte(job("lots")))}, kubernetes.Options{Managed: Resources})
+	if len(res.Errors) != 1 || len(res.Resources) != 0 || res.Errors[0].Line != 1 ||
+		!strings.Contains(res.Errors[0].Message, `TrainingJob/nightly: annotation gpuguard.dev/hours-per-month="lots": hours must be a number between 0 and 744`) {
+		t.Fatalf("errors %+v, resources %d", res.Errors, len(res.Resources))
+	}
+}

@@ -22,6 +22,8 @@ func FuzzResources(f *testing.F) {
 	f.Add([]byte(asoManifests))
 	f.Add([]byte(ackManifests))
 	f.Add([]byte(ackEC2Manifests))
+	f.Add([]byte(ackSageMakerJobs))
+	f.Add([]byte("apiVersion: sagemaker.services.k8s.aws/v1alpha1\nkind: HyperParameterTuningJob\nmetadata: {name: h, annotations: {gpuguard.dev/hours-per-month: x}}\nspec: {hyperParameterTuningJobConfig: {resourceLimits: {maxParallelTrainingJobs: 9223372036854775807, maxNumberOfTrainingJobs: -1}}, trainingJobDefinitions: [{resourceConfig: {instanceGroups: [{instanceCount: 9223372036854775807}]}}, 2]}\n---\napiVersion: sagemaker.services.k8s.aws/v1alpha1\nkind: TrainingJob\nmetadata: {name: t}\nspec: {resourceConfig: [1], tags: {a: b}}\n"))
 	f.Add([]byte("apiVersion: ec2.services.k8s.aws/v1alpha1\nkind: LaunchTemplate\nmetadata: {name: l}\nspec: {name: l, launchTemplateData: [1], tags: [3, {key: [1]}]}\n---\napiVersion: ec2.services.k8s.aws/v1alpha1\nkind: Instance\nmetadata: {name: i}\nspec: {placement: x, maxCount: {a: 1}, launchTemplate: {launchTemplateName: l}, tags: [{key: a, value: '${x}'}]}\n"))
 	f.Add([]byte("apiVersion: containerservice.azure.com/v1api20231001\nkind: ManagedClustersAgentPool\nmetadata: {name: p}\nspec: {owner: [x], azureName: 3, vmSize: {a: b}, tags: '${x}', sku: 1}\n---\napiVersion: eks.services.k8s.aws/v1alpha1\nkind: Nodegroup\nmetadata: {name: n, annotations: {services.k8s.aws/region: '${x}'}}\nspec: {clusterRef: {from: 3}, scalingConfig: [1], taints: x}\n"))
 	f.Add([]byte("apiVersion: ec2.aws.upbound.io/v1beta1\nkind: Instance\nmetadata: {name: \"${x}\"}\nspec:\n  forProvider: {region: [1], instanceType: {a: b}, tags: 3, fooRef: [{name: x}], launchTemplate: [{idRef: {name: x}}]}\n"))
