@@ -173,6 +173,8 @@ func Build(files []*File, opts Options) parser.Result {
 	}
 	before := len(res.Resources)
 	buildManaged(objs, composed, opts, &res)
+	errs, warns := sharing.finish()
+	res.Errors, res.Warnings = append(res.Errors, errs...), append(res.Warnings, warns...)
 	if managed := NodeGroupsOf(res.Resources[before:]); len(managed) > 0 {
 		// Node pools declared as managed resources among the manifests (Crossplane, Config
 		// Connector, ASO, ACK) are node groups the pods may select, as Terraform's are.

@@ -55,17 +55,21 @@ type pluginSharing struct {
 	// defaultDecided says namedDefault is the whole answer: the device plugin chart's fallback
 	// strategies were applied to the configs its values hold, and other keys are not guessed.
 	defaultDecided bool
+	// sources are the ConfigMaps and Secrets among the manifests (Kind/namespace/name), and
+	// pending the Flux releases that take values from them, read by finish.
+	sources map[string]*object
+	pending []pendingRelease
 }
 
 func newPluginSharing() *pluginSharing {
-	return &pluginSharing{byKey: map[string][]*pluginConfig{}, maps: map[string]bool{}}
+	return &pluginSharing{byKey: map[string][]*pluginConfig{}, maps: map[string]bool{}, sources: map[string]*object{}}
 }
 
 // isPluginSharing says whether an object may tell how the device plugin shares GPUs: a
 // ConfigMap (its configs), a ClusterPolicy, or a release of one of its charts (Flux, Argo CD).
 func isPluginSharing(o *object) bool {
 	switch {
-	case o.Kind == "ConfigMap" && o.APIVersion == "v1",
+	case (o.Kind == "ConfigMap" || o.Kind == "Secret") && o.APIVersion == "v1",
 		o.Kind == "HelmRelease" && group(o.APIVersion) == "helm.toolkit.fluxcd.io",
 		o.Kind == "Application" && group(o.APIVersion) == "argoproj.io",
 		o.Kind == "ClusterPolicy" && group(o.APIVersion) == "nvidia.com":
@@ -79,15 +83,21 @@ func (s *pluginSharing) addObject(o *object) []parser.Error {
 	var errs []parser.Error
 	switch o.Kind {
 	case "ConfigMap":
+		s.sources["ConfigMap/"+o.namespace()+"/"+o.Metadata.Name] = o
 		for _, err := range s.addConfigMap(o) {
 			errs = append(errs, specError(o, err))
 		}
+	case "Secret":
+		s.sources["Secret/"+o.namespace()+"/"+o.Metadata.Name] = o // values a Flux release takes
 	case "HelmRelease":
-		r, ok, err := fluxRelease(o)
+		r, refs, ok, err := fluxRelease(o)
 		if err != nil {
 			errs = append(errs, specError(o, err))
 		}
-		if ok {
+		switch {
+		case ok && len(refs) > 0:
+			s.pending = append(s.pending, pendingRelease{o: o, r: r, refs: refs})
+		case ok:
 			errs = append(errs, releaseErrors(o, r, s.addRelease(r))...)
 		}
 	case "Application":
@@ -104,6 +114,24 @@ func (s *pluginSharing) addObject(o *object) []parser.Error {
 		}
 	}
 	return errs
+}
+
+// finish reads the Flux releases that take values from ConfigMaps and Secrets, once every object
+// is read: what the values get wrong is an error, a reference it cannot read a warning.
+func (s *pluginSharing) finish() (errs, warns []parser.Error) {
+	for _, p := range s.pending {
+		values, es, unread := fluxValues(p, s.sources)
+		for _, e := range es {
+			errs = append(errs, specError(p.o, e))
+		}
+		for _, u := range unread {
+			warns = append(warns, parser.Error{File: p.o.file, Line: p.r.Line, Message: fmt.Sprintf("%s: %s", p.o.address(), u)})
+		}
+		p.r.Values = values
+		errs = append(errs, releaseErrors(p.o, p.r, s.addRelease(p.r))...)
+	}
+	s.pending = nil
+	return errs, warns
 }
 
 // DevicePluginOnGroups resolves, for each of a configuration's own node groups, the device
@@ -124,6 +152,7 @@ func DevicePluginOnGroups(files []*File, releases []ChartRelease, groups []NodeG
 			}
 		}
 	}
+	s.finish()
 	if len(s.byKey) == 0 {
 		return nil
 	}

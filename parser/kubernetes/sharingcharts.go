@@ -1,6 +1,8 @@
 package kubernetes
 
 import (
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"path"
 	"sort"
@@ -186,21 +188,23 @@ func dig(m map[string]any, keys ...string) any {
 }
 
 // fluxRelease reads a Flux HelmRelease (helm.toolkit.fluxcd.io) of one of NVIDIA's charts:
-// spec.chart.spec.chart and spec.values. Values it takes from ConfigMaps or Secrets
-// (spec.valuesFrom) are not read. https://fluxcd.io/flux/components/helm/helmreleases/
-func fluxRelease(o *object) (ChartRelease, bool, error) {
+// spec.chart.spec.chart, spec.values, and the ConfigMaps and Secrets its spec.valuesFrom takes
+// values from, which the caller resolves (fluxValues) once every object is read.
+// https://fluxcd.io/flux/components/helm/helmreleases/ (Values references)
+func fluxRelease(o *object) (ChartRelease, []valuesRef, bool, error) {
 	var spec struct {
 		Chart struct {
 			Spec struct {
 				Chart string `yaml:"chart"`
 			} `yaml:"spec"`
 		} `yaml:"chart"`
-		ReleaseName     string    `yaml:"releaseName"`
-		TargetNamespace string    `yaml:"targetNamespace"`
-		Values          yaml.Node `yaml:"values"`
+		ReleaseName     string      `yaml:"releaseName"`
+		TargetNamespace string      `yaml:"targetNamespace"`
+		Values          yaml.Node   `yaml:"values"`
+		ValuesFrom      []yaml.Node `yaml:"valuesFrom"`
 	}
 	if err := decodeSpec(o, &spec); err != nil || !IsDevicePluginChart(spec.Chart.Spec.Chart) {
-		return ChartRelease{}, false, err
+		return ChartRelease{}, nil, false, err
 	}
 	r := ChartRelease{Chart: spec.Chart.Spec.Chart, Name: spec.ReleaseName, Namespace: spec.TargetNamespace,
 		Source: o.Kind + " " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.lineOf(&spec.Values)}
@@ -213,9 +217,130 @@ func fluxRelease(o *object) (ChartRelease, bool, error) {
 	if r.Namespace == "" {
 		r.Namespace = o.Metadata.Namespace
 	}
+	var refs []valuesRef
+	for i := range spec.ValuesFrom {
+		n := &spec.ValuesFrom[i]
+		var ref valuesRef
+		if err := n.Decode(&ref); err != nil || ref.Kind != "ConfigMap" && ref.Kind != "Secret" || ref.Name == "" {
+			return r, nil, true, lineError{line: o.lineOf(n), err: fmt.Errorf("spec.valuesFrom[%d]: a reference is a kind (ConfigMap or Secret) and a name", i)}
+		}
+		if ref.ValuesKey == "" {
+			ref.ValuesKey = "values.yaml" // Flux's default key
+		}
+		ref.line = o.lineOf(n)
+		refs = append(refs, ref)
+	}
+	if len(refs) > 0 && spec.Values.Kind == 0 {
+		r.Line = refs[0].line
+	}
 	values, err := nodeValues(o, &spec.Values, "spec.values")
 	r.Values = values
-	return r, true, err
+	return r, refs, true, err
+}
+
+// valuesRef is one of a Flux HelmRelease's spec.valuesFrom: the values document at a key of a
+// ConfigMap or Secret in the release's namespace, or with targetPath the key's single value set
+// at that path (as helm --set does); one not optional that is missing stops the release.
+type valuesRef struct {
+	Kind       string `yaml:"kind"`
+	Name       string `yaml:"name"`
+	ValuesKey  string `yaml:"valuesKey"`
+	TargetPath string `yaml:"targetPath"`
+	Optional   bool   `yaml:"optional"`
+	line       int
+}
+
+// pendingRelease is a Flux HelmRelease waiting for the ConfigMaps and Secrets it takes values
+// from.
+type pendingRelease struct {
+	o    *object
+	r    ChartRelease
+	refs []valuesRef
+}
+
+// fluxValues merges a release's values as Flux does: those of spec.valuesFrom in order, later
+// over earlier, then spec.values over them all. sources are the ConfigMaps and Secrets among the
+// manifests, by Kind/namespace/name. A reference gpuguard cannot read (not among the manifests,
+// an encrypted Secret) is a warning: the values it holds are not read.
+func fluxValues(p pendingRelease, sources map[string]*object) (map[string]any, []error, []string) {
+	var docs []map[string]any
+	var errs []error
+	var unread []string
+	for i, ref := range p.refs {
+		src := sources[ref.Kind+"/"+p.o.namespace()+"/"+ref.Name]
+		text, why := refValue(src, ref.ValuesKey)
+		if why != "" {
+			if !ref.Optional {
+				unread = append(unread, fmt.Sprintf("spec.valuesFrom[%d] (%s %s, key %s) %s: the values it holds are not read", i, ref.Kind, ref.Name, ref.ValuesKey, why))
+			}
+			continue
+		}
+		if ref.TargetPath != "" {
+			m := map[string]any{}
+			// The error names the path, never the value.
+			if err := helm.SetValue(m, ref.TargetPath, "", false); err != nil {
+				errs = append(errs, lineError{line: ref.line, err: fmt.Errorf("spec.valuesFrom[%d].targetPath: %w", i, err)})
+				continue
+			}
+			if err := helm.SetValue(m, ref.TargetPath, text, false); err != nil {
+				errs = append(errs, lineError{line: ref.line, err: fmt.Errorf("spec.valuesFrom[%d].targetPath: %w", i, err)})
+				continue
+			}
+			docs = append(docs, m)
+			continue
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(text), &m); err != nil {
+			if ref.Kind == "Secret" {
+				err = errors.New("(the YAML error is not shown: it may quote the Secret)")
+			}
+			errs = append(errs, lineError{line: ref.line, err: fmt.Errorf("spec.valuesFrom[%d]: %s %s, key %s, is not a values document: %w", i, ref.Kind, ref.Name, ref.ValuesKey, err)})
+			continue
+		}
+		docs = append(docs, m)
+	}
+	return helm.MergeValues(append(docs, p.r.Values)...), errs, unread
+}
+
+// refValue is the text at key of a ConfigMap (data) or Secret (stringData over base64 data), or
+// why it cannot be read.
+func refValue(o *object, key string) (string, string) {
+	if o == nil {
+		return "", "is not among the manifests"
+	}
+	if o.Kind == "Secret" {
+		if o.topLevel("sops") != nil {
+			return "", "is encrypted (SOPS)"
+		}
+		if v := mapValue(o.topLevel("stringData"), key); v != nil {
+			return v.Value, ""
+		}
+		if v := mapValue(o.topLevel("data"), key); v != nil {
+			b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v.Value))
+			if err != nil {
+				return "", "holds a value that is not base64"
+			}
+			return string(b), ""
+		}
+		return "", "has no such key"
+	}
+	if v := mapValue(o.topLevel("data"), key); v != nil {
+		return v.Value, ""
+	}
+	return "", "has no such key"
+}
+
+// mapValue is the scalar at key of a mapping node, or nil.
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key && n.Content[i+1].Kind == yaml.ScalarNode {
+			return n.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // argoReleases reads the Helm sources of an Argo CD Application (argoproj.io) that install one

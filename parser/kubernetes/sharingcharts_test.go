@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 )
@@ -106,6 +107,107 @@ func TestChartName(t *testing.T) {
 	} {
 		if got := chartName(ref); got != want {
 			t.Errorf("chartName(%q) = %q, want %q", ref, got, want)
+		}
+	}
+}
+
+// A Flux HelmRelease's spec.valuesFrom: the values documents of ConfigMaps and Secrets in its
+// namespace, merged in order (later over earlier) and spec.values over them all; a targetPath sets
+// one value; a reference that cannot be read is a warning unless optional, and its values are
+// left out.
+func TestFluxValuesFrom(t *testing.T) {
+	const ts4 = "version: v1\nsharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 4}]}}"
+	const mps2 = "version: v1\nsharing: {mps: {resources: [{name: nvidia.com/gpu, replicas: 2}]}}"
+	doc := func(v string) string { // a values document holding config.map.<key>: <config>
+		return "config:\n  map:\n" + v
+	}
+	entry := func(key, config string) string {
+		return "    " + key + ": |\n      " + strings.ReplaceAll(config, "\n", "\n      ") + "\n"
+	}
+	indent := func(s string) string { return "    " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n    ") }
+	configMap := func(name, key, text string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name + ", namespace: nvidia}\ndata:\n  " + key + ": |\n" + indent(text) + "\n---\n"
+	}
+	release := func(valuesFrom, values string) string {
+		s := "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: nvdp, namespace: nvidia}\nspec:\n  chart: {spec: {chart: nvidia-device-plugin}}\n  valuesFrom:\n" + valuesFrom
+		if values != "" {
+			s += "  values:\n" + values
+		}
+		return s + "---\n"
+	}
+	const pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}\n  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	b64 := base64.StdEncoding.EncodeToString([]byte(doc(entry("default", mps2))))
+	for _, tc := range []struct {
+		name, manifests string
+		want            int
+		note, warning   string
+	}{
+		{"a ConfigMap's values.yaml", configMap("nvdp-values", "values.yaml", doc(entry("ts", ts4))) + release("  - {kind: ConfigMap, name: nvdp-values}\n", "") + pod, 4,
+			"HelmRelease nvidia/nvdp's values (config.map, key ts)", ""},
+		{"a Secret's base64 data at a named key", "apiVersion: v1\nkind: Secret\nmetadata: {name: nvdp, namespace: nvidia}\ndata: {plugin.yaml: " + b64 + "}\n---\n" +
+			release("  - {kind: Secret, name: nvdp, valuesKey: plugin.yaml}\n", "") + pod, 2, "(mps)", ""},
+		{"a Secret's stringData", "apiVersion: v1\nkind: Secret\nmetadata: {name: nvdp, namespace: nvidia}\nstringData:\n  values.yaml: |\n" + indent(doc(entry("ts", ts4))) + "\n---\n" +
+			release("  - {kind: Secret, name: nvdp}\n", "") + pod, 4, "key ts", ""},
+		// The later reference's default wins over the earlier; spec.values names the default last.
+		{"later over earlier, spec.values last", configMap("a", "values.yaml", doc(entry("default", ts4)+entry("mps", mps2))) + configMap("b", "values.yaml", "config: {default: mps}") +
+			release("  - {kind: ConfigMap, name: a}\n  - {kind: ConfigMap, name: b}\n", "") + pod, 2, "key mps", ""},
+		{"spec.values over valuesFrom", configMap("a", "values.yaml", doc(entry("default", ts4)+entry("mps", mps2))) + configMap("b", "values.yaml", "config: {default: mps}") +
+			release("  - {kind: ConfigMap, name: a}\n  - {kind: ConfigMap, name: b}\n", "    config: {default: default}\n") + pod, 4, "key default", ""},
+		{"a targetPath sets one value", configMap("a", "values.yaml", doc(entry("default", ts4)+entry("mps", mps2))) + "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: pick, namespace: nvidia}\ndata: {key: mps}\n---\n" +
+			release("  - {kind: ConfigMap, name: a}\n  - {kind: ConfigMap, name: pick, valuesKey: key, targetPath: config.default}\n", "") + pod, 2, "key mps", ""},
+		// A ConfigMap of another namespace is not the release's.
+		{"not among the manifests", strings.Replace(configMap("nvdp-values", "values.yaml", doc(entry("ts", ts4))), "namespace: nvidia", "namespace: other", 1) +
+			release("  - {kind: ConfigMap, name: nvdp-values}\n", "") + pod, 0, "",
+			"HelmRelease/nvidia/nvdp: spec.valuesFrom[0] (ConfigMap nvdp-values, key values.yaml) is not among the manifests: the values it holds are not read"},
+		{"optional and missing", release("  - {kind: ConfigMap, name: nvdp-values, optional: true}\n", "    config: {map: {ts: '"+strings.ReplaceAll(ts4, "\n", "\n\n      ")+"'}}\n") + pod, 4, "key ts", ""},
+		{"an encrypted Secret", "apiVersion: v1\nkind: Secret\nmetadata: {name: nvdp, namespace: nvidia}\ndata: {values.yaml: 'ENC[AES256_GCM,data:x]'}\nsops: {version: 3.9.0}\n---\n" +
+			release("  - {kind: Secret, name: nvdp}\n", "") + pod, 0, "", "spec.valuesFrom[0] (Secret nvdp, key values.yaml) is encrypted (SOPS)"},
+		{"no such key", configMap("nvdp-values", "other.yaml", "x: 1") + release("  - {kind: ConfigMap, name: nvdp-values}\n", "") + pod, 0, "", "has no such key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{})
+			var warns []string
+			for _, w := range res.Warnings {
+				warns = append(warns, w.Message)
+			}
+			if tc.warning == "" && len(warns) > 0 || tc.warning != "" && (len(warns) != 1 || !strings.Contains(warns[0], tc.warning)) {
+				t.Errorf("warnings %q, want %q", warns, tc.warning)
+			}
+			res.Warnings = nil
+			sharedPod(t, res, tc.want, tc.note)
+		})
+	}
+}
+
+// A valuesFrom reference of another kind, or a document that is not values, is an error at the
+// reference.
+func TestFluxValuesFromErrors(t *testing.T) {
+	manifests := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad, namespace: nvidia}\ndata: {values.yaml: '[1, 2]'}\n---\n" +
+		"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: nvdp, namespace: nvidia}\nspec:\n  chart: {spec: {chart: nvidia-device-plugin}}\n  valuesFrom:\n  - {kind: ConfigMap, name: bad}\n---\n" +
+		"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: other, namespace: nvidia}\nspec:\n  chart: {spec: {chart: gpu-operator}}\n  valuesFrom:\n  - {kind: Bucket, name: x}\n"
+	res := Build([]*File{Decode("k.yaml", []byte(manifests))}, Options{})
+	if len(res.Errors) != 2 {
+		t.Fatalf("errors %+v, want two", res.Errors)
+	}
+	// A Secret's YAML error is not shown: it may quote the Secret.
+	secret := "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: nvidia}\nstringData: {values.yaml: hunter2}\n---\n" +
+		"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: nvdp, namespace: nvidia}\nspec:\n  chart: {spec: {chart: nvidia-device-plugin}}\n  valuesFrom:\n  - {kind: Secret, name: s}\n"
+	if es := Build([]*File{Decode("s.yaml", []byte(secret))}, Options{}).Errors; len(es) != 1 || strings.Contains(es[0].Message, "hunter2") || !strings.Contains(es[0].Message, "is not a values document") {
+		t.Errorf("errors %+v", es)
+	}
+	for _, want := range []struct {
+		line int
+		msg  string
+	}{
+		{12, "HelmRelease/nvidia/nvdp: spec.valuesFrom[0]: ConfigMap bad, key values.yaml, is not a values document"},
+		{20, "HelmRelease/nvidia/other: spec.valuesFrom[0]: a reference is a kind (ConfigMap or Secret) and a name"},
+	} {
+		found := false
+		for _, e := range res.Errors {
+			found = found || e.Line == want.line && strings.Contains(e.Message, want.msg)
+		}
+		if !found {
+			t.Errorf("errors %+v lack %q at line %d", res.Errors, want.msg, want.line)
 		}
 	}
 }
