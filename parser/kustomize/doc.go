@@ -11,8 +11,9 @@
 // It works on YAML nodes and keeps each object's file and lines, so a resource built from an
 // overlay still points at the line of its base that declares it. Remote resources and Helm
 // chart inflation are not fetched: each is a warning. Every file is read inside the checked
-// directories (package confine). Generators (ConfigMaps, Secrets) and image rewrites do not
-// change GPU spend and are not applied.
+// directories (package confine). ConfigMap and Secret generators are applied (generators.go:
+// a Flux HelmRelease may take the device plugin's values from them), without kustomize's content
+// hash in their names; image rewrites do not change GPU spend and are not applied.
 //
 // The package does not price anything, print or exit.
 package kustomize

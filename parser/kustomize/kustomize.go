@@ -49,6 +49,8 @@ type Kustomization struct {
 	HelmCharts            []yaml.Node       `yaml:"helmCharts"`
 	Replacements          []replacement     `yaml:"replacements"`
 	Vars                  []yaml.Node       `yaml:"vars"`
+	ConfigMapGenerator    []generator       `yaml:"configMapGenerator"`
+	SecretGenerator       []generator       `yaml:"secretGenerator"`
 
 	lines map[string]int // the line of each entry (a path, a name, an inline patch), for messages
 	// replacementLines is the line of each replacements entry.
@@ -271,9 +273,9 @@ func (b *builder) build(dir string, stack []string, depth int) []Object {
 		for _, r := range ck.Resources {
 			objs = append(objs, b.resource(cfile, ck.line(r), cdir, r, append(stack, cdir), depth+1)...)
 		}
-		objs = b.transform(cfile, cdir, ck, objs)
+		objs = b.transform(cfile, cdir, ck, b.generate(cfile, cdir, ck, objs))
 	}
-	return b.transform(file, dir, k, objs)
+	return b.transform(file, dir, k, b.generate(file, dir, k, objs))
 }
 
 // join resolves a path a kustomization names against its directory.
@@ -703,6 +705,17 @@ func renameReferences(n *yaml.Node, renamed map[string]string) {
 		}
 	}
 	walk(n)
+	// A Flux HelmRelease's values references, which Flux's documentation has kustomize rename
+	// with a nameReference configuration.
+	if yamlpos.Value(n, "kind") != nil && scalar(yamlpos.Value(n, "kind")) == "HelmRelease" {
+		if from := yamlpos.Value(yamlpos.Value(n, "spec"), "valuesFrom"); from != nil && from.Kind == yaml.SequenceNode {
+			for _, ref := range from.Content {
+				if to, ok := renamed[scalar(yamlpos.Value(ref, "kind"))+"/"+scalar(yamlpos.Value(ref, "name"))]; ok {
+					setScalar(ref, "name", to)
+				}
+			}
+		}
+	}
 }
 
 // claimKinds are the fields of a pod spec that name a DRA object, and its kind.

@@ -515,3 +515,76 @@ replacements:
 		t.Fatalf("errors %+v", res.Errors)
 	}
 }
+
+// ConfigMap and Secret generators make their objects from files, literals and env files, in the
+// kustomization's namespace and with its name prefix; an overlay's merge or replace changes the
+// base's; a Flux HelmRelease's valuesFrom follows the renamed object.
+func TestGenerators(t *testing.T) {
+	res := build(t, map[string]string{
+		"base/nvdp-values.yaml": "config:\n  map:\n    default: x\n",
+		"base/settings.env":     "# comment\nMODE=fast\n\nLEVEL=2\n",
+		"base/release.yaml":     "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: nvdp}\nspec:\n  valuesFrom:\n  - {kind: ConfigMap, name: nvdp-values}\n  - {kind: Secret, name: token}\n  - {kind: ConfigMap, name: elsewhere}\n",
+		"base/kustomization.yaml": `resources: [release.yaml]
+configMapGenerator:
+- name: nvdp-values
+  files: [values.yaml=nvdp-values.yaml]
+- name: settings
+  envs: [settings.env]
+  literals: [owner="ml"]
+secretGenerator:
+- name: token
+  literals: [values.yaml=a]
+`,
+		"prod/kustomization.yaml": `resources: [../base]
+namespace: nvidia
+namePrefix: prod-
+configMapGenerator:
+- name: settings
+  behavior: merge
+  literals: [LEVEL=3]
+secretGenerator:
+- name: token
+  behavior: replace
+  literals: [other=b]
+`,
+	}, "prod")
+	if len(res.Errors) > 0 || len(res.Objects) != 4 {
+		t.Fatalf("errors %+v, %d objects", res.Errors, len(res.Objects))
+	}
+	got := map[string]string{}
+	for _, o := range res.Objects {
+		b, _ := yaml.Marshal(o.Node)
+		got[scalar(yamlpos.Value(o.Node, "kind"))+"/"+scalar(yamlpos.Value(yamlpos.Value(o.Node, "metadata"), "name"))] = string(b)
+	}
+	for name, want := range map[string][]string{
+		"ConfigMap/prod-nvdp-values": {"namespace: nvidia", "values.yaml: |\n        config:\n          map:\n            default: x\n"},
+		"ConfigMap/prod-settings":    {"LEVEL: \"3\"", "MODE: fast", "owner: ml"},
+		"Secret/prod-token":          {"stringData:\n    other: b\n"},
+		"HelmRelease/prod-nvdp":      {"name: prod-nvdp-values", "name: prod-token", "name: elsewhere"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(got[name], w) {
+				t.Errorf("%s lacks %q:\n%s", name, w, got[name])
+			}
+		}
+	}
+	if strings.Contains(got["Secret/prod-token"], "values.yaml") {
+		t.Errorf("replace kept the base's data:\n%s", got["Secret/prod-token"])
+	}
+	for _, f := range []string{"nvdp-values.yaml", "settings.env"} {
+		found := false
+		for _, r := range res.Files {
+			found = found || strings.HasSuffix(r, f)
+		}
+		if !found {
+			t.Errorf("files %q lack %s", res.Files, f)
+		}
+	}
+	res = build(t, map[string]string{
+		"k/kustomization.yaml": "configMapGenerator:\n- name: a\n  files: [missing.yaml]\n- name: b\n  behavior: merge\n  literals: [x=1]\n- name: c\n  literals: [novalue]\n",
+	}, "k")
+	if len(res.Errors) != 3 || !strings.Contains(res.Errors[0].Message, `ConfigMap generator "a": file "missing.yaml"`) ||
+		!strings.Contains(res.Errors[1].Message, `behavior merge, but no base generates ConfigMap b`) || !strings.Contains(res.Errors[2].Message, `literal "novalue" is not key=value`) {
+		t.Errorf("errors %+v", res.Errors)
+	}
+}

@@ -549,3 +549,25 @@ resource "helm_release" "nvdp" {
 		t.Errorf("found %d of the %d pods", seen, len(want))
 	}
 }
+
+// A Flux HelmRelease of the device plugin whose values a kustomization's configMapGenerator holds
+// (Flux's documented pattern) shares the GPUs of the pods the kustomization deploys.
+func TestFluxValuesFromAGeneratedConfigMap(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		"cluster/kustomization.yaml": "namespace: nvidia\nnamePrefix: prod-\nresources: [release.yaml, pod.yaml]\nconfigMapGenerator:\n- name: nvdp-values\n  files: [values.yaml=nvdp-values.yaml]\n",
+		"cluster/release.yaml":       "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: nvdp}\nspec:\n  chart: {spec: {chart: nvidia-device-plugin}}\n  valuesFrom:\n  - {kind: ConfigMap, name: nvdp-values}\n",
+		"cluster/nvdp-values.yaml":   "config:\n  map:\n    default: |\n      version: v1\n      sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 4}]}}\n",
+		"cluster/pod.yaml":           "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}\n  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n",
+	})
+	res := Scan([]string{root}, Options{})
+	if len(res.Errors) > 0 || len(res.Warnings) > 0 || len(res.Resources) != 1 {
+		t.Fatalf("errors %+v, warnings %+v, %d resources", res.Errors, res.Warnings, len(res.Resources))
+	}
+	r := res.Resources[0]
+	if r.Pod.SharedReplicas != 4 || !slices.ContainsFunc(r.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "HelmRelease nvidia/prod-nvdp's values (config.map, key default)")
+	}) {
+		t.Errorf("shared by %d; notes %q", r.Pod.SharedReplicas, r.Notes)
+	}
+}
