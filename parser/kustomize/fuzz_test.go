@@ -25,6 +25,9 @@ func FuzzBuild(f *testing.F) {
 	// Replacements, the patch file as a replacements file: field paths the fuzzer can mangle.
 	f.Add([]byte("resources: [base]\nreplacements:\n  - source: {kind: Deployment, name: train, fieldPath: spec.template.spec.containers.[name=trainer].image, options: {delimiter: \":\", index: 1}}\n    targets:\n      - select: {kind: Deployment}\n        fieldPaths: [\"spec.template.spec.nodeSelector.[a.b/c]\", spec.template.spec.containers.*.image, spec.template.spec.tolerations.0.key]\n        options: {create: true, delimiter: \"-\", index: 5}\n  - path: patch.yaml\n"),
 		[]byte("- source: {kind: Deployment}\n  targets: [{select: {kind: Deployment}, reject: [{name: x}], fieldPaths: [\"metadata.[name\"]}]\n"))
+	// Generators: a file outside the directories, an env file, a merge without a base.
+	f.Add([]byte("resources: [base]\nnamePrefix: p-\nconfigMapGenerator:\n- {name: v, files: [values.yaml=patch.yaml, ../../etc/passwd]}\n- {name: e, envs: [patch.yaml], literals: [a=b, '=']}\nsecretGenerator:\n- {name: v, behavior: merge, literals: [x=y]}\n- {behavior: replace}\n"),
+		[]byte("A=1\n# c\n=\nB\n"))
 	f.Fuzz(func(t *testing.T, kustomization, patch []byte) {
 		root := t.TempDir()
 		testutil.WriteFiles(t, root, map[string]string{
