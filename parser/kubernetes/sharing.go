@@ -55,14 +55,14 @@ type pluginSharing struct {
 	// defaultDecided says namedDefault is the whole answer: the device plugin chart's fallback
 	// strategies were applied to the configs its values hold, and other keys are not guessed.
 	defaultDecided bool
-	// sources are the ConfigMaps and Secrets among the manifests (Kind/namespace/name), and
-	// pending the Flux releases that take values from them, read by finish.
-	sources map[string]*object
+	// sources are the ConfigMaps and Secrets among the manifests, and pending the Flux releases
+	// that take values from them, read by finish.
+	sources []*object
 	pending []pendingRelease
 }
 
 func newPluginSharing() *pluginSharing {
-	return &pluginSharing{byKey: map[string][]*pluginConfig{}, maps: map[string]bool{}, sources: map[string]*object{}}
+	return &pluginSharing{byKey: map[string][]*pluginConfig{}, maps: map[string]bool{}}
 }
 
 // isPluginSharing says whether an object may tell how the device plugin shares GPUs: a
@@ -83,12 +83,12 @@ func (s *pluginSharing) addObject(o *object) []parser.Error {
 	var errs []parser.Error
 	switch o.Kind {
 	case "ConfigMap":
-		s.sources["ConfigMap/"+o.namespace()+"/"+o.Metadata.Name] = o
+		s.sources = append(s.sources, o)
 		for _, err := range s.addConfigMap(o) {
 			errs = append(errs, specError(o, err))
 		}
 	case "Secret":
-		s.sources["Secret/"+o.namespace()+"/"+o.Metadata.Name] = o // values a Flux release takes
+		s.sources = append(s.sources, o) // values a Flux release takes
 	case "HelmRelease":
 		r, refs, ok, err := fluxRelease(o)
 		if err != nil {
@@ -119,8 +119,15 @@ func (s *pluginSharing) addObject(o *object) []parser.Error {
 // finish reads the Flux releases that take values from ConfigMaps and Secrets, once every object
 // is read: what the values get wrong is an error, a reference it cannot read a warning.
 func (s *pluginSharing) finish() (errs, warns []parser.Error) {
+	if len(s.pending) == 0 {
+		return nil, nil
+	}
+	sources := make(map[string]*object, len(s.sources)) // by Kind/namespace/name
+	for _, o := range s.sources {
+		sources[o.Kind+"/"+o.namespace()+"/"+o.Metadata.Name] = o
+	}
 	for _, p := range s.pending {
-		values, es, unread := fluxValues(p, s.sources)
+		values, es, unread := fluxValues(p, sources)
 		for _, e := range es {
 			errs = append(errs, specError(p.o, e))
 		}
