@@ -508,11 +508,21 @@ func capByPoolLimits(res *parser.Resource, np *nodePool) (parser.Error, bool) {
 // schedule × activeDeadlineSeconds. Batch kinds with neither are left for the config's usage or
 // the estimator's 730-hour default with a note; one that runs once under a deadline
 // (activeDeadlineSeconds) is given that bound (RunHours), which the config's usage overrides.
+// HoursAnnotation reads the value of the AnnotationHours annotation: hours a month, more than 0
+// and at most 744 (the longest month).
+func HoursAnnotation(v string) (float64, error) {
+	h, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || h <= 0 || h > 744 || math.IsNaN(h) {
+		return 0, fmt.Errorf("annotation %s=%q: hours must be a number between 0 and 744", AnnotationHours, v)
+	}
+	return h, nil
+}
+
 func hoursFromManifest(res *parser.Resource, r role, annotations map[string]string, o *object, errs *[]parser.Error) {
 	if v, ok := annotations[AnnotationHours]; ok {
-		h, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || h <= 0 || h > 744 || math.IsNaN(h) {
-			*errs = append(*errs, parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s: annotation %s=%q: hours must be a number between 0 and 744", o.address(), AnnotationHours, v)})
+		h, err := HoursAnnotation(v)
+		if err != nil {
+			*errs = append(*errs, parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s: %v", o.address(), err)})
 		} else {
 			res.HoursPerMonth = h
 			res.Note("%g hours a month from annotation %s", h, AnnotationHours)

@@ -2,8 +2,6 @@ package managed
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -195,9 +193,9 @@ func sageMakerJob(mr kubernetes.ManagedResource) (out []parser.Resource, errs []
 			r.RegionUnknown = "ACK creates it in the region of its " + ackRegion + " annotation, else its namespace's " + ackDefaultRegion + ", else the controller's --aws-region, and the manifests name none"
 		}
 		if v, ok := mr.Annotations[kubernetes.AnnotationHours]; ok {
-			h, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil || h <= 0 || h > 744 || math.IsNaN(h) {
-				return fail("annotation %s=%q: hours must be a number between 0 and 744", kubernetes.AnnotationHours, v)
+			h, err := kubernetes.HoursAnnotation(v)
+			if err != nil {
+				return fail("%v", err)
 			}
 			r.HoursPerMonth = h
 			r.Note("%g hours a month from annotation %s", h, kubernetes.AnnotationHours)
