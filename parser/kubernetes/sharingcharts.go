@@ -277,12 +277,7 @@ func fluxValues(p pendingRelease, sources map[string]*object) (map[string]any, [
 		}
 		if ref.TargetPath != "" {
 			m := map[string]any{}
-			// The error names the path, never the value.
-			if err := helm.SetValue(m, ref.TargetPath, "", false); err != nil {
-				errs = append(errs, lineError{line: ref.line, err: fmt.Errorf("spec.valuesFrom[%d].targetPath: %w", i, err)})
-				continue
-			}
-			if err := helm.SetValue(m, ref.TargetPath, text, false); err != nil {
+			if err := helm.SetValue(m, ref.TargetPath, text, false); err != nil { // names the path, never the value
 				errs = append(errs, lineError{line: ref.line, err: fmt.Errorf("spec.valuesFrom[%d].targetPath: %w", i, err)})
 				continue
 			}
