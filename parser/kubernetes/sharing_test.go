@@ -9,6 +9,22 @@ import (
 	"github.com/gpuguard/gpuguard/parser"
 )
 
+// partialAndExclusive are two ConfigMap data keys (indented under data:) of device plugin
+// configs: some-gpus time-slices only 2 of a node's GPUs 8 ways, exclusive shares nothing.
+const partialAndExclusive = `  some-gpus: |-
+    version: v1
+    sharing:
+      timeSlicing:
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 8
+          devices: 2
+  exclusive: |-
+    version: v1
+    flags:
+      migStrategy: none
+`
+
 // The NVIDIA device plugin's time-slicing and MPS configs, read from the ConfigMaps among the
 // manifests, make each unit of the resource they replicate that share of a GPU, on the nodes that
 // take the config: the one their nvidia.com/device-plugin.config label names, else the default
@@ -35,19 +51,7 @@ data:
         resources:
         - name: nvidia.com/gpu
           replicas: 2
-  some-gpus: |-
-    version: v1
-    sharing:
-      timeSlicing:
-        resources:
-        - name: nvidia.com/gpu
-          replicas: 8
-          devices: 2
-  exclusive: |-
-    version: v1
-    flags:
-      migStrategy: none
----
+` + partialAndExclusive + `---
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: app-settings}
@@ -200,19 +204,7 @@ data:
         resources:
         - name: nvidia.com/gpu
           replicas: 4
-  some-gpus: |-
-    version: v1
-    sharing:
-      timeSlicing:
-        resources:
-        - name: nvidia.com/gpu
-          replicas: 8
-          devices: 2
-  exclusive: |-
-    version: v1
-    flags:
-      migStrategy: none
-`
+` + partialAndExclusive
 	const policy = `
 ---
 apiVersion: nvidia.com/v1
