@@ -41,12 +41,31 @@ type gpuTarget struct {
 	mig         bool
 	migProfile  catalog.MIGProfile // the MIG slice a copy runs on, when mig
 	slice       bool               // a vGPU slice: part of one GPU, shown to the workload as a device of its own
-	// timeSliced is how many pods time-slice the GPU (NVIDIA's device plugin), 0 when none do:
-	// each sees all of its memory, which the others use too, and pays its share of it.
+	// timeSliced is how many pods time-slice the GPU, or the MIG slice when mig (NVIDIA's device
+	// plugin, GKE's time-sharing), 0 when none do: each sees all of its memory, which the others
+	// use too, and pays its share of it.
 	timeSliced int
-	// share is the part of the GPU's time a pod on a shared GPU pays for (1/n time-sliced, its
-	// units' share under MPS); 0 on a GPU of its own.
+	// share is the part of the GPU's (or MIG slice's) time a pod on a shared one pays for (1/n
+	// time-sliced, its units' share under MPS); 0 on one of its own.
 	share float64
+}
+
+// slicePaid is the share of a GPU a pod on a MIG slice pays for: the slice's, or its part of a
+// time-sliced one.
+func (t gpuTarget) slicePaid() float64 {
+	paid := MIGShare(t.gpu, t.migProfile)
+	if t.share > 0 {
+		paid *= t.share
+	}
+	return paid
+}
+
+// device names what is shared when timeSliced: a GPU or a MIG slice.
+func (t gpuTarget) device() string {
+	if t.mig {
+		return "slice"
+	}
+	return "GPU"
 }
 
 // targetOf describes the GPUs of a resource for one copy of the workload: a Kubernetes pod gets
@@ -79,6 +98,12 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 		t.usableBytes = prof.MemoryGB * 1e9
 		t.name = fmt.Sprintf("%s MIG %s", g.Name, prof.Profile)
 		t.gpus, t.mig, t.migProfile = float64(r.Pod.Requested), true, prof
+		if n := r.Pod.SharedReplicas; n > 1 && r.Pod.SharingStrategy != parser.SharingMPS {
+			// A time-sliced slice (MIG devices are not shared by MPS): the pod runs on one
+			// slice, whose memory its sharers use too, for its share of the slice's time.
+			// https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus
+			t.gpus, t.share, t.timeSliced = 1, 1/float64(n), n
+		}
 	case r.Pod != nil && r.Pod.SharingStrategy != "" && r.Pod.SharedReplicas > 1:
 		// NVIDIA's device plugin shares one GPU between the pods that hold its units: a pod
 		// runs on one GPU whatever units it asks for (more units are not more of a GPU). Under
@@ -201,8 +226,8 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 	case t.timeSliced > 1 && float64(t.timeSliced)*req > th.Tight*capacity:
 		// Time-slicing isolates no memory: the pods that share the GPU run out of it together.
 		f.Verdict = VerdictTight
-		f.Reason = fmt.Sprintf("needs %.1f GiB alone, but %d pods time-slice each GPU and %d such pods need %.1f GiB together of %s's %.1f GiB usable: time-slicing does not isolate memory",
-			req/memory.GiB, t.timeSliced, t.timeSliced, float64(t.timeSliced)*req/memory.GiB, t.name, capacity/memory.GiB)
+		f.Reason = fmt.Sprintf("needs %.1f GiB alone, but %d pods time-slice each %s and %d such pods need %.1f GiB together of %s's %.1f GiB usable: time-slicing does not isolate memory",
+			req/memory.GiB, t.timeSliced, t.device(), t.timeSliced, float64(t.timeSliced)*req/memory.GiB, t.name, capacity/memory.GiB)
 	case t.timeSliced > 1 && float64(t.timeSliced)*req < th.OversizedMemoryFraction*capacity:
 		// It pays 1/n of the GPU: oversized when it uses less than the threshold of that share.
 		share := float64(t.timeSliced) * req / capacity
@@ -307,7 +332,7 @@ func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, 
 	// A workload on a whole GPU, or on a MIG slice larger than it needs, is told the smallest
 	// slice that holds it, unless the service it runs on cannot partition GPUs.
 	if prof.Workload.Type != profiles.TypeTraining && !t.slice && r.NoMIG == "" {
-		if s, ok := migSlice(mem, t.gpu, th); ok && (!t.mig || MIGShare(t.gpu, s) < MIGShare(t.gpu, t.migProfile)) {
+		if s, ok := migSlice(mem, t.gpu, th); ok && (!t.mig || MIGShare(t.gpu, s) < t.slicePaid()) {
 			f.MIGSlice = s.Profile
 		}
 	}

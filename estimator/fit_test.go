@@ -2,6 +2,8 @@ package estimator
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -332,7 +334,7 @@ inference: {batch_size: 4, max_sequence_length: 2048, kv_cache_precision: fp8}
 // that costs less than the cheapest whole GPU that holds it.
 func TestResizedMIGSlices(t *testing.T) {
 	p := &Pricer{Catalog: catalog.MustDefault()}
-	monthly := func(e Estimate) money.Micros {
+	monthly := func(e Estimate) money.Micros { // compared to the cent: each is rounded to one
 		t.Helper()
 		m, ok := e.Monthly()
 		if !ok {
@@ -662,6 +664,93 @@ measured: {gpu_name: NVIDIA A10G, gpu_count: 1, memory_total_mib: 23028, peak_me
 			p.Assess(&e, r, tc.prof, DefaultThresholds)
 			if e.Fit == nil || e.Fit.Verdict != tc.verdict || !strings.Contains(e.Fit.Reason, tc.reason) {
 				t.Errorf("fit %+v, want %s with %q", e.Fit, tc.verdict, tc.reason)
+			}
+		})
+	}
+}
+
+// A time-sliced MIG slice (NVIDIA's device plugin, GKE's time-sharing) is priced as its share of
+// the slice, and judged as a time-sliced GPU is: its sharers use the slice's memory together. A
+// smaller slice of its own is suggested only where it costs less than the share it pays now.
+func TestTimeSlicedMIGSlices(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	measured := func(peakMiB int) *profiles.Profile {
+		return mustProfile(t, fmt.Sprintf(`workload: {type: inference}
+measured: {gpu_name: NVIDIA A100-SXM4-80GB, gpu_count: 1, memory_total_mib: 81920, peak_memory_used_mib: %d, gpu_utilization: {mean: 60, p50: 60, p95: 80}, duration_seconds: 600, samples: 600, captured_at: "2026-11-02T10:00:00Z"}
+`, peakMiB))
+	}
+	pod := func(resource string, replicas int) parser.Resource {
+		profile := strings.TrimSuffix(strings.TrimPrefix(resource, "nvidia.com/mig-"), ".shared")
+		strategy := ""
+		if replicas > 0 {
+			strategy = parser.SharingTimeSlicing
+		}
+		return parser.Resource{Address: "Deployment/a/b", Provider: parser.AWS, Region: "us-east-1", InstanceType: "p4de.24xlarge", Quantity: 3, PurchaseOption: parser.OnDemand,
+			Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: resource, Requested: 1, MIGProfile: profile, SharedReplicas: replicas, SharingStrategy: strategy}}
+	}
+	monthly := func(e Estimate) money.Micros { // compared to the cent: each is rounded to one
+		t.Helper()
+		m, ok := e.Monthly()
+		if !ok {
+			t.Fatalf("unpriced: %v", e.UnpricedReason)
+		}
+		return m
+	}
+
+	whole, shared := p.Estimate(pod("nvidia.com/mig-3g.40gb", 0)), p.Estimate(pod("nvidia.com/mig-3g.40gb", 3))
+	if w, s := monthly(whole), monthly(shared); s*3 < w-30000 || s*3 > w+30000 || !shared.PriceEstimated || whole.PriceEstimated {
+		t.Errorf("a slice time-sliced 3 ways: %s (estimated %v), want a third of the whole slice's %s (estimated %v)", s, shared.PriceEstimated, w, whole.PriceEstimated)
+	}
+	if !slices.Contains(shared.Notes, "time-sliced MIG 3g.40gb slice (NVIDIA device plugin): up to 3 pods share one slice, so a unit is priced as 1/3 of it (as if every share is used)") {
+		t.Errorf("notes %q do not say how the slice is shared", shared.Notes)
+	}
+	if shared.GPU == nil || math.Abs(shared.GPU.Count-0.5/3) > 1e-9 || shared.GPU.MIGProfile != "3g.40gb" {
+		t.Errorf("GPU %+v, want a pod's third of a half GPU", shared.GPU)
+	}
+	renamed := p.Estimate(pod("nvidia.com/mig-3g.40gb.shared", 0))
+	if monthly(renamed) != monthly(whole) || !renamed.PriceEstimated ||
+		!slices.Contains(renamed.Notes, "time-sliced MIG 3g.40gb slice with an unknown number of sharers: priced as a whole slice per unit, an upper bound") {
+		t.Errorf("a renamed slice, sharers unknown: %s (estimated %v), notes %q; want the whole slice's %s, an estimate", monthly(renamed), renamed.PriceEstimated, renamed.Notes, monthly(whole))
+	}
+
+	for _, tc := range []struct {
+		name     string
+		r        parser.Resource
+		peakMiB  int
+		verdict  string
+		reason   string
+		migSlice string // the smaller slice suggested, with its recommendation
+	}{
+		// A 1g.10gb slice has 9.3 GiB usable.
+		{"two 6 GiB pods on one 1g.10gb slice", pod("nvidia.com/mig-1g.10gb", 2), 6144, VerdictTight,
+			"needs 6.0 GiB alone, but 2 pods time-slice each slice and 2 such pods need 12.0 GiB together of NVIDIA A100 80GB MIG 1g.10gb's 9.3 GiB usable", ""},
+		{"three 6 GiB pods on a 3g.40gb slice", pod("nvidia.com/mig-3g.40gb", 3), 6144, VerdictFits, "", "1g.10gb"},
+		// A 2g.20gb slice halved is 1/7 of the GPU, what a 1g.10gb slice of its own costs.
+		{"two 3 GiB pods on a 2g.20gb slice", pod("nvidia.com/mig-2g.20gb", 2), 3072, VerdictOversized,
+			"needs 32% of the 1/2 of NVIDIA A100 80GB MIG 2g.20gb's memory its time-slice share pays for", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := p.Estimate(tc.r)
+			p.Assess(&e, tc.r, measured(tc.peakMiB), DefaultThresholds)
+			if e.Fit == nil || e.Fit.Verdict != tc.verdict || !strings.Contains(e.Fit.Reason, tc.reason) {
+				t.Fatalf("fit %+v, want %s with %q", e.Fit, tc.verdict, tc.reason)
+			}
+			var mig *Recommendation
+			for i := range e.Recommendations {
+				if e.Recommendations[i].Kind == RecMIG {
+					mig = &e.Recommendations[i]
+				}
+			}
+			if e.Fit.MIGSlice != tc.migSlice || (mig != nil) != (tc.migSlice != "") {
+				t.Fatalf("MIG slice %q, recommendation %+v; want %q", e.Fit.MIGSlice, mig, tc.migSlice)
+			}
+			if mig == nil {
+				return
+			}
+			// Each of the 3 pods on a 1g.10gb slice of its own: 3 × 1/7 of a GPU against 3 × 1/6.
+			if want := monthly(e) * 6 / 7; mig.MIGProfile != tc.migSlice || money.Micros(mig.MonthlyCost) < want-20000 || money.Micros(mig.MonthlyCost) > want+20000 ||
+				mig.Reason != "its pods need no share of a time-sliced 3g.40gb slice: a 1g.10gb one of their own (0.1429 of a NVIDIA A100 80GB) holds each" {
+				t.Errorf("recommendation %+v, want 1g.10gb slices at %s", mig, want)
 			}
 		})
 	}

@@ -170,10 +170,20 @@ func (p *Pricer) perPodGPUs(pod *parser.PodGPUs, node catalog.Instance, e *Estim
 		share := MIGShare(g, prof)
 		addNote(e, fmt.Sprintf("MIG %s is %s of a GPU: the larger of its compute share (%d/7) and its memory share (%g of %g GB)",
 			prof.Profile, trimNum(share), prof.ComputeSevenths, prof.MemoryGB, math.Round(g.MemoryGiB)))
+		slice := "MIG " + prof.Profile + " slice"
+		switch {
+		case pod.SharedReplicas > 1:
+			// Time-sliced slices (NVIDIA's device plugin, GKE's time-sharing): a unit is that
+			// share of one slice.
+			return sharedUnits(e, n*share, pod.SharedReplicas, sharedWhat(pod, "shared "+slice, slice), "slice"), ""
+		case strings.HasSuffix(pod.Resource, ".shared"):
+			e.PriceEstimated = true
+			addNote(e, fmt.Sprintf("time-sliced %s with an unknown number of sharers: priced as a whole slice per unit, an upper bound", slice))
+		}
 		return n * share, ""
 	case strings.HasSuffix(pod.Resource, "gpu.shared"):
 		if pod.SharedReplicas > 0 {
-			return sharedUnits(e, n, pod.SharedReplicas, sharedWhat(pod, "time-shared GPU")), ""
+			return sharedUnits(e, n, pod.SharedReplicas, sharedWhat(pod, "time-shared GPU", "GPU"), "GPU"), ""
 		}
 		e.PriceEstimated = true
 		addNote(e, "time-shared GPU with an unknown number of sharers: priced as a whole GPU per unit, an upper bound")
@@ -181,29 +191,31 @@ func (p *Pricer) perPodGPUs(pod *parser.PodGPUs, node catalog.Instance, e *Estim
 		// GKE GPU sharing (time-sharing or MPS), and NVIDIA's device plugin unless it renames
 		// the resource, keep its name: a node advertises its GPUs × the sharers, so one unit is
 		// that share of a GPU.
-		return sharedUnits(e, n, pod.SharedReplicas, sharedWhat(pod, "shared GPU (GKE time-sharing or MPS)")), ""
+		return sharedUnits(e, n, pod.SharedReplicas, sharedWhat(pod, "shared GPU (GKE time-sharing or MPS)", "GPU"), "GPU"), ""
 	}
 	return n, ""
 }
 
-// sharedWhat names a shared GPU by how it is shared, when the manifests say.
-func sharedWhat(pod *parser.PodGPUs, unknown string) string {
+// sharedWhat names a shared device (a GPU or a MIG slice) by how it is shared, when the
+// manifests say.
+func sharedWhat(pod *parser.PodGPUs, unknown, device string) string {
 	switch pod.SharingStrategy {
 	case "time-slicing":
-		return "time-sliced GPU (NVIDIA device plugin)"
+		return "time-sliced " + device + " (NVIDIA device plugin)"
 	case "mps":
-		return "MPS-shared GPU (NVIDIA device plugin)"
+		return "MPS-shared " + device + " (NVIDIA device plugin)"
 	case "time-sharing":
-		return "time-shared GPU (GKE time-sharing)"
+		return "time-shared " + device + " (GKE time-sharing)"
 	}
 	return unknown
 }
 
-// sharedUnits prices units of a GPU that up to sharers pods share as that share of it: a lower
-// bound (the GPU costs the same when fewer pods use it), so the price is an estimate.
-func sharedUnits(e *Estimate, units float64, sharers int, what string) float64 {
+// sharedUnits prices units of a device (a GPU, or a slice of one) that up to sharers pods share
+// as that share of it: a lower bound (the device costs the same when fewer pods use it), so the
+// price is an estimate. units is what the units would cost unshared, in GPUs.
+func sharedUnits(e *Estimate, units float64, sharers int, what, device string) float64 {
 	e.PriceEstimated = true
-	addNote(e, fmt.Sprintf("%s: up to %d pods share one GPU, so a unit is priced as 1/%d of it (as if every share is used)", what, sharers, sharers))
+	addNote(e, fmt.Sprintf("%s: up to %d pods share one %s, so a unit is priced as 1/%d of it (as if every share is used)", what, sharers, device, sharers))
 	return units / float64(sharers)
 }
 

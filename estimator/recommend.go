@@ -90,9 +90,14 @@ func (p *Pricer) resliced(e *Estimate, r parser.Resource, t gpuTarget, to catalo
 	if r.Pod != nil {
 		pod := *r.Pod
 		pod.Resource, pod.MIGProfile, pod.PerPodGPUs, pod.NodeShare = "nvidia.com/mig-"+to.Profile, to.Profile, 0, 0
+		// The other slice is the pod's own: what shares this one says nothing of that one.
+		pod.SharedReplicas, pod.SharingStrategy = 0, ""
 		pod.ForgetNodeChoice()
 		alt.Pod = &pod
 		reason = fmt.Sprintf("its pods need no %s slice: a %s one (%s of a %s) holds each", from.Profile, to.Profile, trimNum(MIGShare(t.gpu, to)), t.gpu.Name)
+		if t.timeSliced > 1 {
+			reason = fmt.Sprintf("its pods need no share of a time-sliced %s slice: a %s one of their own (%s of a %s) holds each", from.Profile, to.Profile, trimNum(MIGShare(t.gpu, to)), t.gpu.Name)
+		}
 	} else {
 		gpus := int(t.gpus) / from.MaxPerGPU // an instance's GPUs
 		if gpus < 1 {

@@ -371,7 +371,9 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		Pod: &parser.PodGPUs{Resource: req.resource, Requested: req.count},
 	}
 	if strings.HasPrefix(req.resource, ResourceNvidiaMIG) {
-		res.Pod.MIGProfile = strings.TrimPrefix(req.resource, ResourceNvidiaMIG)
+		// A time-sliced slice renamed by the device plugin (nvidia.com/mig-1g.5gb.shared) is
+		// still that slice.
+		res.Pod.MIGProfile = strings.TrimSuffix(strings.TrimPrefix(req.resource, ResourceNvidiaMIG), ".shared")
 	}
 	cpu, mem, cerrs := podCompute(r.template.Spec, o)
 	for _, e := range cerrs {
@@ -768,27 +770,33 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 // plugin with the single MIG strategy, and with the mixed one a node whose GPUs are all split
 // advertises only nvidia.com/mig-<profile>, so a pod that asks for nvidia.com/gpu there asks
 // for slices. The slice is priced as its share of the GPU, and a workload profile is judged
-// against its memory. Likewise a pod on a group whose GPUs are shared (gpu_sharing_config)
-// pays the share of a GPU each unit is, as one that selects the sharing label does.
+// against its memory. Likewise a pod on a group whose GPUs, or their slices, are shared
+// (gpu_sharing_config) pays the share of one each unit is, as one that selects the sharing label
+// does.
 // https://github.com/NVIDIA/k8s-device-plugin (MIG strategies)
 func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup) {
 	if res.Pod.Resource != ResourceNvidiaGPU || res.Pod.MIGProfile != "" {
 		return
 	}
+	var groupPartition string
+	if g != nil {
+		groupPartition = cmp.Or(g.GPUPartition, g.Labels[LabelGKEGPUPartition])
+	}
 	if v, ok := sel.values(LabelGKEGPUPartition); ok && len(v) == 1 {
 		res.Pod.MIGProfile = v[0]
 		res.Note("the pod selects %s=%s: each nvidia.com/gpu it requests is one MIG %s slice", LabelGKEGPUPartition, v[0], v[0])
-		return
+	} else if groupPartition != "" {
+		res.Pod.MIGProfile = groupPartition
+		res.Note("%s splits its GPUs into MIG slices (%s): each nvidia.com/gpu the pod requests is one", g.name(), groupPartition)
 	}
 	if g == nil {
 		return
 	}
-	if p := cmp.Or(g.GPUPartition, g.Labels[LabelGKEGPUPartition]); p != "" {
-		res.Pod.MIGProfile = p
-		res.Note("%s splits its GPUs into MIG slices (%s): each nvidia.com/gpu the pod requests is one", g.name(), p)
-	} else if n, err := strconv.Atoi(g.Labels[LabelGKESharedClients]); err == nil && n > 1 && res.Pod.SharedReplicas == 0 {
+	if n, err := strconv.Atoi(g.Labels[LabelGKESharedClients]); err == nil && n > 1 && res.Pod.SharedReplicas == 0 {
+		// GKE time-shares MIG slices as it does whole GPUs: each slice between up to n.
+		// https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus
 		res.Pod.SharedReplicas, res.Pod.SharingStrategy = n, gkeSharing(g.Labels[LabelGKESharingStrategy])
-		res.Note("%s shares each GPU between up to %d containers (gpu_sharing_config): each nvidia.com/gpu the pod requests is that share of one", g.name(), n)
+		res.Note("%s shares each %s between up to %d containers (gpu_sharing_config): each nvidia.com/gpu the pod requests is that share of one", g.name(), unitDevice(res.Pod), n)
 	}
 }
 

@@ -211,8 +211,8 @@ func onGroupOf(res *parser.Resource, g *NodeGroup) {
 	d, pod := g.DevicePlugin, res.Pod
 	if d.Undecided != nil {
 		if d.Shares[pod.Resource] {
-			res.Note("the NVIDIA device plugin's configs declared with %s (keys %s) share %s on some nodes, but which config its nodes take is not said (label %s, or a default): each unit is priced as a whole GPU",
-				g.name(), strings.Join(d.Undecided, ", "), pod.Resource, labelPluginConfig)
+			res.Note("the NVIDIA device plugin's configs declared with %s (keys %s) share %s on some nodes, but which config its nodes take is not said (label %s, or a default): each unit is priced as a whole %s",
+				g.name(), strings.Join(d.Undecided, ", "), pod.Resource, labelPluginConfig, unitDevice(pod))
 		}
 		return
 	}
@@ -220,16 +220,40 @@ func onGroupOf(res *parser.Resource, g *NodeGroup) {
 	if g.Root != "" {
 		source += " in " + g.Root
 	}
-	n := d.Replicas[pod.Resource]
+	shareByConfig(res, source, d.From, d.Strategy, d.Replicas, d.Partial)
+}
+
+// shareByConfig makes each unit of a pod's resource the share of a device (a GPU, or a MIG slice
+// under the mixed strategy's nvidia.com/mig-<profile> or the single strategy's nvidia.com/gpu)
+// that a device plugin config gives it, as source says and from explains: replicas of it per
+// device. Not when the replicas cover only some of a node's devices, nor MPS on a MIG slice,
+// which the plugin refuses to start with (MIG devices are shared by time-slicing only).
+// https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus
+// https://github.com/NVIDIA/k8s-device-plugin/pull/537 (MPS disabled for MIG devices)
+func shareByConfig(res *parser.Resource, source, from, strategy string, replicas map[string]int, partial map[string]bool) {
+	pod := res.Pod
+	n, device := replicas[pod.Resource], unitDevice(pod)
 	switch {
 	case n <= 1:
 		return
-	case d.Partial[pod.Resource]:
-		res.Note("%s, %s, shares only some of a node's GPUs (devices): a unit of %s may be a whole GPU or 1/%d of one, priced as a whole GPU", source, d.From, pod.Resource, n)
+	case partial[pod.Resource]:
+		res.Note("%s, %s, shares only some of a node's GPUs (devices): a unit of %s may be a whole %s or 1/%d of one, priced as a whole %s", source, from, pod.Resource, device, n, device)
+		return
+	case pod.MIGProfile != "" && strategy == SharingMPS:
+		res.Note("%s, %s, shares %s with MPS, which NVIDIA's device plugin refuses for MIG devices (they are shared by time-slicing only): each unit is priced as a whole %s", source, from, pod.Resource, device)
 		return
 	}
-	pod.SharedReplicas, pod.SharingStrategy = n, d.Strategy
-	res.Note("%s, %s, shares each GPU as %d units of %s (%s)", source, d.From, n, pod.Resource, d.Strategy)
+	pod.SharedReplicas, pod.SharingStrategy = n, strategy
+	res.Note("%s, %s, shares each %s as %d units of %s (%s)", source, from, device, n, pod.Resource, strategy)
+}
+
+// unitDevice names what one unit of a pod's GPU resource is when nothing shares it: a GPU, or a
+// MIG slice.
+func unitDevice(pod *parser.PodGPUs) string {
+	if pod.MIGProfile != "" {
+		return "MIG " + pod.MIGProfile + " slice"
+	}
+	return "GPU"
 }
 
 // addConfigMap reads the device plugin configs among a ConfigMap's keys (addConfig); a config
@@ -409,17 +433,18 @@ func (s *pluginSharing) defaultKey() string {
 // apply makes each unit of a pod's GPU resource the share of a GPU the device plugin's config on
 // its nodes makes it: the config its node labels name (the pod's own selection, the template of
 // the NodePool that launches them, the node group that runs them), else the default. GKE's own
-// sharing label, a MIG slice and a pod on nodes GFD labels as shared decide first.
+// sharing label and a pod on nodes GFD labels as shared decide first. A unit may be a MIG slice:
+// the plugin time-slices the slices of its MIG strategies as it does whole GPUs.
 func (s *pluginSharing) apply(res *parser.Resource, podSel selector, np *nodePool, g *NodeGroup) {
 	pod := res.Pod
-	if pod == nil || pod.SharedReplicas > 0 || pod.MIGProfile != "" || !strings.HasPrefix(pod.Resource, "nvidia.com/gpu") {
+	if pod == nil || pod.SharedReplicas > 0 || !strings.HasPrefix(pod.Resource, ResourceNvidiaGPU) && !strings.HasPrefix(pod.Resource, ResourceNvidiaMIG) {
 		return
 	}
 	sel := podSel
 	if np != nil && (np.requirements.allowed[labelPluginConfig] != nil || np.requirements.allowed[labelPluginReplica] != nil) {
 		sel = np.merge(podSel) // the NodePool's template labels are its nodes'
 	}
-	if v, ok := sel.values(labelPluginReplica); ok && len(v) == 1 {
+	if v, ok := sel.values(labelPluginReplica); ok && len(v) == 1 && strings.HasPrefix(pod.Resource, ResourceNvidiaGPU) {
 		if n, err := strconv.Atoi(v[0]); err == nil && n > 1 && n <= maxPods {
 			pod.SharedReplicas = n
 			if st, ok := sel.values(labelPluginSharing); ok && len(st) == 1 && (st[0] == SharingMPS || st[0] == SharingTimeSlicing) {
@@ -459,21 +484,12 @@ func (s *pluginSharing) apply(res *parser.Resource, podSel selector, np *nodePoo
 		}
 		sort.Strings(keys)
 		if s.sharesAny(pod.Resource) {
-			res.Note("the NVIDIA device plugin's configs among the manifests (keys %s) share %s on some nodes, but which config this pod's nodes take is not said (label %s, or a default): each unit is priced as a whole GPU",
-				strings.Join(keys, ", "), pod.Resource, labelPluginConfig)
+			res.Note("the NVIDIA device plugin's configs among the manifests (keys %s) share %s on some nodes, but which config this pod's nodes take is not said (label %s, or a default): each unit is priced as a whole %s",
+				strings.Join(keys, ", "), pod.Resource, labelPluginConfig, unitDevice(pod))
 		}
 		return
 	}
-	n := c.shared[pod.Resource]
-	switch {
-	case n <= 1:
-		return
-	case c.partial[pod.Resource]:
-		res.Note("%s, %s, shares only some of a node's GPUs (devices): a unit of %s may be a whole GPU or 1/%d of one, priced as a whole GPU", c.source, from, pod.Resource, n)
-		return
-	}
-	pod.SharedReplicas, pod.SharingStrategy = n, c.strategy
-	res.Note("%s, %s, shares each GPU as %d units of %s (%s)", c.source, from, n, pod.Resource, c.strategy)
+	shareByConfig(res, c.source, from, c.strategy, c.shared, c.partial)
 }
 
 // sharesAny says whether any config found shares the resource.

@@ -300,3 +300,78 @@ spec:
 		})
 	}
 }
+
+// NVIDIA's device plugin time-slices MIG slices as it does whole GPUs: the mixed strategy's
+// nvidia.com/mig-<profile> (renamed <resource>.shared too), the single strategy's nvidia.com/gpu
+// on nodes whose GPUs are split. A unit is then that share of one slice. MPS does not share MIG
+// devices (the plugin refuses it), and GKE's time-sharing of a partitioned pool shares its slices.
+func TestMIGSlicesShared(t *testing.T) {
+	const configs = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: plugin-configs, namespace: gpu-operator}
+data:
+  mixed: |-
+    version: v1
+    flags: {migStrategy: mixed}
+    sharing:
+      timeSlicing:
+        resources:
+        - {name: nvidia.com/mig-1g.10gb, replicas: 2}
+        - {name: nvidia.com/mig-3g.40gb, replicas: 3, rename: nvidia.com/mig-3g.40gb.shared}
+  single: |-
+    version: v1
+    flags: {migStrategy: single}
+    sharing:
+      timeSlicing:
+        resources:
+        - {name: nvidia.com/gpu, replicas: 4}
+  mps: |-
+    version: v1
+    sharing:
+      mps:
+        resources:
+        - {name: nvidia.com/mig-1g.10gb, replicas: 2}
+`
+	pod := func(resource, config string) string {
+		return configs + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {eks.amazonaws.com/nodegroup: mig, nvidia.com/device-plugin.config: " + config +
+			"}\n  containers: [{name: c, resources: {limits: {" + resource + ": 1}}}]\n"
+	}
+	migGroup := []NodeGroup{{Address: "aws_eks_node_group.mig", InstanceType: "p4de.24xlarge", Provider: parser.AWS, Region: "us-east-1", GPUPartition: "1g.10gb",
+		NodeLabels: parser.NodeLabels{Labels: map[string]string{"eks.amazonaws.com/nodegroup": "mig"}}}}
+	for _, tc := range []struct {
+		name, manifests string
+		groups          []NodeGroup
+		profile         string
+		replicas        int
+		strategy        string
+		note            string
+	}{
+		{"the mixed strategy's slice", pod("nvidia.com/mig-1g.10gb", "mixed"), nil, "1g.10gb", 2, SharingTimeSlicing,
+			"key mixed, which the pod selects with nvidia.com/device-plugin.config, shares each MIG 1g.10gb slice as 2 units of nvidia.com/mig-1g.10gb (time-slicing)"},
+		{"a renamed slice is still the slice", pod("nvidia.com/mig-3g.40gb.shared", "mixed"), nil, "3g.40gb", 3, SharingTimeSlicing,
+			"shares each MIG 3g.40gb slice as 3 units of nvidia.com/mig-3g.40gb.shared"},
+		{"a slice the config does not share", pod("nvidia.com/mig-2g.20gb", "mixed"), nil, "2g.20gb", 0, "", ""},
+		// GFD's nvidia.com/gpu.replicas counts the replicas of nvidia.com/gpu, not of a slice.
+		{"GFD's replicas label is nvidia.com/gpu's", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {nvidia.com/gpu.replicas: '4'}\n  containers: [{resources: {limits: {nvidia.com/mig-2g.20gb: 1}}}]\n",
+			nil, "2g.20gb", 0, "", ""},
+		{"the single strategy's nvidia.com/gpu on split GPUs", pod("nvidia.com/gpu", "single"), migGroup, "1g.10gb", 4, SharingTimeSlicing,
+			"shares each MIG 1g.10gb slice as 4 units of nvidia.com/gpu (time-slicing)"},
+		{"MPS does not share MIG slices", pod("nvidia.com/mig-1g.10gb", "mps"), nil, "1g.10gb", 0, "",
+			"shares nvidia.com/mig-1g.10gb with MPS, which NVIDIA's device plugin refuses for MIG devices (they are shared by time-slicing only): each unit is priced as a whole MIG 1g.10gb slice"},
+		{"GKE time-shares a partitioned pool's slices", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {cloud.google.com/gke-nodepool: ts}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n",
+			[]NodeGroup{{Address: "google_container_node_pool.ts", InstanceType: "a2-highgpu-1g", Provider: parser.GCP, Region: "us-central1", GPUPartition: "1g.5gb",
+				NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": "ts", LabelGKESharedClients: "3", LabelGKESharingStrategy: "time-sharing"}}}},
+			"1g.5gb", 3, parser.SharingGKETimeSharing, "google_container_node_pool.ts shares each MIG 1g.5gb slice between up to 3 containers (gpu_sharing_config)"},
+		{"a pod that selects GKE's partition on a time-shared pool", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {cloud.google.com/gke-nodepool: ts, cloud.google.com/gke-gpu-partition-size: 1g.5gb}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n",
+			[]NodeGroup{{Address: "google_container_node_pool.ts", InstanceType: "a2-highgpu-1g", Provider: parser.GCP, Region: "us-central1",
+				NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": "ts", LabelGKEGPUPartition: "1g.5gb", LabelGKESharedClients: "3", LabelGKESharingStrategy: "time-sharing"}}}},
+			"1g.5gb", 3, parser.SharingGKETimeSharing, "shares each MIG 1g.5gb slice between up to 3 containers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := sharedPod(t, Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{NodeGroups: tc.groups}), tc.replicas, tc.note)
+			if r.Pod.MIGProfile != tc.profile || r.Pod.SharingStrategy != tc.strategy {
+				t.Errorf("MIG profile %q, strategy %q; want %q, %q", r.Pod.MIGProfile, r.Pod.SharingStrategy, tc.profile, tc.strategy)
+			}
+		})
+	}
+}
