@@ -752,7 +752,11 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		// The node came from elsewhere (the pod's own labels, a NodePool, the config).
 		res.Note("%s", groupsWhy)
 	}
-	gpuUnitOnGroup(res, sel, onGroup)
+	unitSel := sel
+	if pool != nil && pool.requirements.allowed[LabelMIGConfig] != nil {
+		unitSel = pool.merge(sel) // the NodePool's template labels are its nodes'
+	}
+	gpuUnitOnGroup(res, unitSel, onGroup)
 	if nodes.sharing != nil {
 		nodes.sharing.apply(res, sel, pool, onGroup)
 	}
@@ -785,6 +789,13 @@ func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup) {
 	if v, ok := sel.values(LabelGKEGPUPartition); ok && len(v) == 1 {
 		res.Pod.MIGProfile = v[0]
 		res.Note("the pod selects %s=%s: each nvidia.com/gpu it requests is one MIG %s slice", LabelGKEGPUPartition, v[0], v[0])
+	} else if v, ok := sel.values(LabelMIGConfig); ok && len(v) == 1 && groupPartition == "" {
+		if slice, why := MIGLayoutSlice(v[0]); slice != "" {
+			res.Pod.MIGProfile = slice
+			res.Note("its nodes are labelled %s=%s: the GPU Operator's MIG manager splits their GPUs into %s slices, and each nvidia.com/gpu the pod requests is one", LabelMIGConfig, v[0], slice)
+		} else if why != "" {
+			res.Note("its nodes are labelled %s=%s, which %s", LabelMIGConfig, v[0], why)
+		}
 	} else if groupPartition != "" {
 		res.Pod.MIGProfile = groupPartition
 		res.Note("%s splits its GPUs into MIG slices (%s): each nvidia.com/gpu the pod requests is one", g.name(), groupPartition)

@@ -53,7 +53,10 @@ const (
 	// naming the slice ("1g.5gb"); each nvidia.com/gpu a pod there requests is one slice.
 	// https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi
 	LabelGKEGPUPartition = "cloud.google.com/gke-gpu-partition-size"
-	labelAKSPriority     = "kubernetes.azure.com/scalesetpriority"
+	// LabelMIGConfig names the MIG layout NVIDIA's GPU Operator's MIG manager splits a node's
+	// GPUs into (MIGLayoutSlice).
+	LabelMIGConfig   = "nvidia.com/mig.config"
+	labelAKSPriority = "kubernetes.azure.com/scalesetpriority"
 	// AKS node auto-provisioning (Karpenter's Azure provider) names VM sizes under its own
 	// prefix: sku-name is the size (Standard_NC24ads_A100_v4), sku-family its first letter (N),
 	// sku-gpu-name the accelerator in the size's name (A100).

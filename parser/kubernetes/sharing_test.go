@@ -375,3 +375,60 @@ data:
 		})
 	}
 }
+
+// A pod whose nodes carry a MIG layout of the GPU Operator's MIG manager (nvidia.com/mig.config:
+// all-<profile>), selected by the pod or put on them by its Karpenter NodePool's template, asks
+// for one slice with each nvidia.com/gpu (the single MIG strategy).
+func TestMIGManagerLayoutOfPods(t *testing.T) {
+	pod := func(selector string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: p4de.24xlarge, " + selector + "}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	}
+	const nodePool = `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: sliced}
+spec:
+  template:
+    metadata:
+      labels: {nvidia.com/mig.config: all-2g.20gb}
+    spec:
+      requirements:
+      - {key: node.kubernetes.io/instance-type, operator: In, values: [p4de.24xlarge]}
+---
+`
+	for _, tc := range []struct {
+		name, manifests, profile, note string
+	}{
+		{"the pod selects the layout", pod("nvidia.com/mig.config: all-1g.10gb"), "1g.10gb",
+			"its nodes are labelled nvidia.com/mig.config=all-1g.10gb: the GPU Operator's MIG manager splits their GPUs into 1g.10gb slices, and each nvidia.com/gpu the pod requests is one"},
+		{"its NodePool's template labels the nodes", nodePool + pod("karpenter.sh/nodepool: sliced"), "2g.20gb", "nvidia.com/mig.config=all-2g.20gb"},
+		{"a layout of no single slice", pod("nvidia.com/mig.config: all-balanced"), "", "its nodes are labelled nvidia.com/mig.config=all-balanced, which splits each GPU into a mix of slices"},
+		{"no layout", pod("team: ml"), "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{})
+			if len(res.Errors) > 0 || len(res.Resources) != 1 {
+				t.Fatalf("errors %v, %d resources", res.Errors, len(res.Resources))
+			}
+			r := res.Resources[0]
+			notes := strings.Join(r.Notes, "\n")
+			if r.Pod.MIGProfile != tc.profile || tc.note != "" && !strings.Contains(notes, tc.note) || tc.note == "" && strings.Contains(notes, "mig.config") {
+				t.Errorf("MIG profile %q, notes %q; want %q with %q", r.Pod.MIGProfile, r.Notes, tc.profile, tc.note)
+			}
+		})
+	}
+}
+
+func TestMIGLayoutSlice(t *testing.T) {
+	for layout, want := range map[string]struct {
+		slice  string
+		reason bool // why the GPUs are judged whole
+	}{
+		"all-1g.10gb": {"1g.10gb", false}, "all-1g.5gb.me": {"1g.5gb", false}, "all-3g.40gb": {"3g.40gb", false}, " all-7g.80gb ": {"7g.80gb", false},
+		"all-1g.10gb+me": {"1g.10gb", false}, "all-disabled": {"", false}, "": {"", false},
+		"all-enabled": {"", true}, "all-balanced": {"", true}, "all-8g.80gb": {"", true}, "1g.10gb": {"", true}, "all-1g.10gb-custom": {"", true},
+	} {
+		if slice, why := MIGLayoutSlice(layout); slice != want.slice || (why != "") != want.reason {
+			t.Errorf("MIGLayoutSlice(%q) = %q, %q; want %q, a reason %v", layout, slice, why, want.slice, want.reason)
+		}
+	}
+}

@@ -350,3 +350,23 @@ func aksTaints(nl *parser.NodeLabels, pool *view, f aksPoolFields) {
 		nl.TaintsUnknown = true
 	}
 }
+
+// migLayout splits a node group's GPUs into the MIG slices its nvidia.com/mig.config label names
+// (NVIDIA's GPU Operator's MIG manager partitions the nodes so), unless the group declares its own
+// partition (GKE's gpu_partition_size, AKS's gpu_instance).
+func migLayout(r *parser.Resource) {
+	if r.NodeLabels == nil || r.Pod != nil || r.GPUPartition != "" {
+		return
+	}
+	layout, ok := r.NodeLabels.Labels[kubernetes.LabelMIGConfig]
+	if !ok {
+		return
+	}
+	switch slice, why := kubernetes.MIGLayoutSlice(layout); {
+	case slice != "":
+		r.GPUPartition = slice
+		r.Note("GPUs are partitioned into MIG slices of %s (label %s=%s, which the GPU Operator's MIG manager applies): a workload gets one slice per copy", slice, kubernetes.LabelMIGConfig, layout)
+	case why != "":
+		r.Note("label %s=%s %s", kubernetes.LabelMIGConfig, layout, why)
+	}
+}

@@ -146,3 +146,63 @@ resource "azapi_resource" "mig" {
 		t.Errorf("the partition label replaced the pool's own labels: %+v", l)
 	}
 }
+
+// A node group labelled with a MIG layout of NVIDIA's GPU Operator (nvidia.com/mig.config) has its
+// GPUs split as the MIG manager splits them: all-<profile> into that slice. A layout of no single
+// slice is noted and leaves the GPUs whole, and a partition the group declares itself wins.
+func TestMIGManagerLayouts(t *testing.T) {
+	group := func(name, layout string) string {
+		return fmt.Sprintf(`
+resource "aws_eks_node_group" %q {
+  cluster_name    = "c"
+  node_group_name = %q
+  node_role_arn   = "arn"
+  subnet_ids      = ["s"]
+  instance_types  = ["p4de.24xlarge"]
+  labels          = { "nvidia.com/mig.config" = %q, team = "ml" }
+  scaling_config {
+    desired_size = 1
+    min_size     = 1
+    max_size     = 1
+  }
+}
+`, name, name, layout)
+	}
+	res := parseHCL(t, `provider "aws" { region = "us-east-1" }
+`+group("sliced", "all-1g.10gb")+group("media", "all-3g.40gb.me")+group("balanced", "all-balanced")+group("off", "all-disabled")+group("custom", "custom-2x3g")+`
+resource "google_container_node_pool" "gke" {
+  name       = "gke"
+  cluster    = "c"
+  location   = "us-central1-a"
+  node_count = 1
+  node_config {
+    machine_type = "a2-highgpu-1g"
+    labels       = { "nvidia.com/mig.config" = "all-7g.40gb" }
+    guest_accelerator {
+      type               = "nvidia-tesla-a100"
+      count              = 1
+      gpu_partition_size = "1g.5gb"
+    }
+  }
+}
+`, Options{})
+	got := byAddress(t, res)
+	for addr, want := range map[string]struct{ partition, note string }{
+		"aws_eks_node_group.sliced":      {"1g.10gb", "GPUs are partitioned into MIG slices of 1g.10gb (label nvidia.com/mig.config=all-1g.10gb, which the GPU Operator's MIG manager applies)"},
+		"aws_eks_node_group.media":       {"3g.40gb", "GPUs are partitioned into MIG slices of 3g.40gb (label nvidia.com/mig.config=all-3g.40gb.me"},
+		"aws_eks_node_group.balanced":    {"", "label nvidia.com/mig.config=all-balanced splits each GPU into a mix of slices, which pods ask for by name (nvidia.com/mig-<profile>): the GPUs are judged whole"},
+		"aws_eks_node_group.off":         {"", ""},
+		"aws_eks_node_group.custom":      {"", "label nvidia.com/mig.config=custom-2x3g is not one of the GPU Operator's default layouts (all-<profile>)"},
+		"google_container_node_pool.gke": {"1g.5gb", "(gpu_partition_size)"},
+	} {
+		r, ok := got[addr]
+		if !ok {
+			t.Errorf("%s not found", addr)
+			continue
+		}
+		notes := strings.Join(r.Notes, "\n")
+		if r.GPUPartition != want.partition || want.note != "" && !strings.Contains(notes, want.note) || want.note == "" && strings.Contains(notes, "mig.config") {
+			t.Errorf("%s: partition %q, notes %q; want %q with %q", addr, r.GPUPartition, r.Notes, want.partition, want.note)
+		}
+	}
+}

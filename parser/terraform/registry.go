@@ -35,6 +35,7 @@ func (ev *evaluation) mapAll() []parser.Resource {
 			continue
 		}
 		for _, r := range m(&mapContext{inst: inst, ev: ev}) {
+			migLayout(r)
 			if keep(r) {
 				kept = append(kept, r)
 			}
