@@ -363,8 +363,17 @@ func FuzzDecode(f *testing.F) {
 			NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": "ts", LabelGKESharedClients: "x4"}}})
 	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeSelector: {cloud.google.com/gke-gpu-partition-size: 1g.5gb}\n  containers: [{resources: {limits: {nvidia.com/gpu: 2}}}]\n---\n" +
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: y}\nspec:\n  nodeSelector: {cloud.google.com/gke-nodepool: ts}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"))
+	// An Argo CD Application of a chart directory, with value files after a $ref.
+	f.Add([]byte("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  sources:\n  - {repoURL: r, path: charts/web, helm: {valueFiles: [v.yaml, $v/x.yaml, $none/y], values: 'a: 1', valuesObject: {b: [2]}, parameters: [{name: 'c[0]', value: '3'}]}}\n  - {repoURL: r, ref: v}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res := Build([]*File{Decode("fuzz.yaml", data)}, Options{DefaultInstanceType: "g5.xlarge", NodeGroups: groups})
+		file := Decode("fuzz.yaml", data)
+		charts, _ := GitCharts([]*File{file})
+		for _, c := range charts {
+			if c.Path == "" || c.Owner == "" {
+				t.Fatalf("a chart of no directory or no Application: %+v", c)
+			}
+		}
+		res := Build([]*File{file}, Options{DefaultInstanceType: "g5.xlarge", NodeGroups: groups})
 		for _, r := range res.Resources {
 			// A resource is pods that request GPUs, or whole GPU nodes (Cluster API machines,
 			// KAITO's nodes) whose type is a GPU type unless something left it unresolved.

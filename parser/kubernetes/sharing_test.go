@@ -432,3 +432,44 @@ func TestMIGLayoutSlice(t *testing.T) {
 		}
 	}
 }
+
+// An Argo CD Application's chart directories are read with their Helm settings; settings that
+// cannot be read are an error at the Application, at the line of a valuesObject.
+func TestGitCharts(t *testing.T) {
+	const manifest = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: web, namespace: argocd}
+spec:
+  destination: {namespace: serving}
+  source: {repoURL: https://github.com/acme/platform, path: charts/web, helm: {values: "a: 1", valuesObject: {b: 2}, parameters: [{name: c, value: "007", forceString: true}]}}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: remote, namespace: argocd}
+spec:
+  sources:
+  - {repoURL: https://charts.example.com, chart: web, targetRevision: 1.0.0}
+  - {repoURL: https://github.com/acme/values, ref: values}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: bad, namespace: argocd}
+spec:
+  source:
+    path: charts/bad
+    helm:
+      valuesObject: [not, a, map]
+`
+	charts, errs := GitCharts([]*File{Decode("apps.yaml", []byte(manifest))})
+	if len(charts) != 1 {
+		t.Fatalf("charts %+v, want web's alone", charts)
+	}
+	c := charts[0]
+	if c.Owner != "Application argocd/web" || c.Path != "charts/web" || c.ReleaseName != "web" || c.Namespace != "serving" || len(c.Overrides) != 3 ||
+		fmt.Sprint(c.Overrides[0]["a"], c.Overrides[1]["b"]) != "1 2" || c.Overrides[2]["c"] != "007" {
+		t.Errorf("chart %+v", c)
+	}
+	if len(errs) != 1 || errs[0].Line != 23 || !strings.Contains(errs[0].Message, "spec.source.helm.valuesObject") {
+		t.Errorf("errors %+v, want one at line 23 naming the valuesObject", errs)
+	}
+}

@@ -550,6 +550,27 @@ func Scan(paths []string, opts Options) parser.Result {
 			consumed[f] = true
 		}
 	}
+	// Argo CD Applications render charts of the repository with their own values: those charts
+	// are the Applications' input, not rendered again with their default values.
+	var plain []*kubernetes.File
+	var charts []chartFiles
+	for i, o := range outs {
+		switch {
+		case inputs[i].Format == FormatKubernetes && len(consumed) > 0 && inputs[i].Path != stdinName && consumed[realPath(inputs[i].Path)]:
+		case inputs[i].Format == FormatHelm:
+			charts = append(charts, chartFiles{dir: inputs[i].Path, files: o.built})
+		default:
+			if o.kube != nil {
+				plain = append(plain, o.kube)
+			}
+			plain = append(plain, o.built...)
+		}
+	}
+	gitops := renderGitCharts(plain, charts, opts)
+	for d := range gitops.consumed {
+		consumed[d] = true
+	}
+	res.Merge(gitops.res)
 	results := make([]parser.Result, len(outs))
 	var kube []*kubernetes.File
 	for i, o := range outs {
@@ -562,6 +583,7 @@ func Scan(paths []string, opts Options) parser.Result {
 		}
 		kube = append(kube, o.built...)
 	}
+	kube = append(kube, gitops.files...)
 	roots := rootInputs(inputs, results)
 	for i, r := range results {
 		if !roots[i] {

@@ -1,0 +1,166 @@
+package kubernetes
+
+import (
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/helm"
+)
+
+// GitChart is a Helm chart an Argo CD Application installs from a directory of a Git repository
+// (a source with path and no chart): the repository may be the one gpuguard reads, and the chart
+// is then rendered as the Application renders it, with its release name, namespace and values.
+// https://argo-cd.readthedocs.io/en/stable/user-guide/helm/
+// https://argo-cd.readthedocs.io/en/stable/user-guide/multiple_sources/ ($ref value files)
+type GitChart struct {
+	// Owner names the Application ("Application argocd/web"); File and Line are where it is.
+	Owner string
+	File  string
+	Line  int
+	// RepoURL and Path are the source: the chart's directory in that repository.
+	RepoURL, Path string
+	// ReleaseName is helm.releaseName, else the Application's name; Namespace its
+	// destination's, where the chart's objects without one go.
+	ReleaseName, Namespace string
+	// ValueFiles are helm.valueFiles, in order: relative to the chart's directory, or, after
+	// a $ref, to the root of the repository of the source with that ref (RefRepoURL).
+	ValueFiles []ValueFile
+	// IgnoreMissing is helm.ignoreMissingValueFiles: a value file that does not exist is
+	// skipped, not an error.
+	IgnoreMissing bool
+	// Overrides are what goes over the value files, in order: helm.values, helm.valuesObject,
+	// helm.parameters.
+	Overrides []map[string]any
+}
+
+// ValueFile is one of helm.valueFiles.
+type ValueFile struct {
+	// Path is as written; Ref is the $ref it starts with ("" when none), and RefRepoURL the
+	// repository of the source that ref names ("" when no source does).
+	Path, Ref, RefRepoURL string
+}
+
+// GitCharts returns the charts the Argo CD Applications among files install from Git
+// directories, and the errors of those whose Helm settings cannot be read (at the Application).
+func GitCharts(files []*File) ([]GitChart, []parser.Error) {
+	var out []GitChart
+	var errs []parser.Error
+	for _, f := range files {
+		for _, o := range f.objects {
+			if o.Kind != "Application" || group(o.APIVersion) != "argoproj.io" {
+				continue
+			}
+			cs, err := gitCharts(o)
+			out = append(out, cs...)
+			if err != nil {
+				errs = append(errs, specError(o, err))
+			}
+		}
+	}
+	return out, errs
+}
+
+func gitCharts(o *object) ([]GitChart, error) {
+	type source struct {
+		RepoURL string `yaml:"repoURL"`
+		Path    string `yaml:"path"`
+		Chart   string `yaml:"chart"`
+		Ref     string `yaml:"ref"`
+		Helm    *struct {
+			ReleaseName             string    `yaml:"releaseName"`
+			ValueFiles              []string  `yaml:"valueFiles"`
+			IgnoreMissingValueFiles bool      `yaml:"ignoreMissingValueFiles"`
+			Values                  string    `yaml:"values"`
+			ValuesObject            yaml.Node `yaml:"valuesObject"`
+			Parameters              []struct {
+				Name        string `yaml:"name"`
+				Value       string `yaml:"value"`
+				ForceString bool   `yaml:"forceString"`
+			} `yaml:"parameters"`
+		} `yaml:"helm"`
+	}
+	var spec struct {
+		Source      *source  `yaml:"source"`
+		Sources     []source `yaml:"sources"`
+		Destination struct {
+			Namespace string `yaml:"namespace"`
+		} `yaml:"destination"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	type located struct {
+		source
+		field string
+	}
+	var sources []located
+	if spec.Source != nil {
+		sources = append(sources, located{*spec.Source, "spec.source"})
+	}
+	refs := map[string]string{} // $ref → its source's repository
+	for i, s := range spec.Sources {
+		sources = append(sources, located{s, fmt.Sprintf("spec.sources[%d]", i)})
+		if s.Ref != "" {
+			refs[s.Ref] = s.RepoURL
+		}
+	}
+	var out []GitChart
+	for _, s := range sources {
+		if s.Path == "" || s.Chart != "" {
+			continue // a chart from a Helm repository, or a source of value files only
+		}
+		c := GitChart{Owner: "Application " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.line,
+			RepoURL: s.RepoURL, Path: s.Path, ReleaseName: o.Metadata.Name, Namespace: spec.Destination.Namespace}
+		if h := s.Helm; h != nil {
+			if h.ReleaseName != "" {
+				c.ReleaseName = h.ReleaseName
+			}
+			c.IgnoreMissing = h.IgnoreMissingValueFiles
+			for _, p := range h.ValueFiles {
+				vf := ValueFile{Path: p}
+				if ref, rest, ok := strings.Cut(p, "/"); ok && strings.HasPrefix(ref, "$") {
+					vf.Ref, vf.RefRepoURL, vf.Path = ref, refs[ref[1:]], rest
+				}
+				c.ValueFiles = append(c.ValueFiles, vf)
+			}
+			if h.Values != "" {
+				v, err := helm.ParseValues([]byte(h.Values))
+				if err != nil {
+					return out, fmt.Errorf("%s.helm.values: %w", s.field, err)
+				}
+				c.Overrides = append(c.Overrides, v)
+			}
+		}
+		if h := s.Helm; h != nil && h.ValuesObject.Kind != 0 {
+			v, err := nodeValues(o, &h.ValuesObject, s.field+".helm.valuesObject")
+			if err != nil {
+				return out, err
+			}
+			c.Overrides = append(c.Overrides, v)
+		}
+		if h := s.Helm; h != nil && len(h.Parameters) > 0 {
+			set := map[string]any{}
+			for _, p := range h.Parameters {
+				if err := helm.SetValue(set, p.Name, p.Value, p.ForceString); err != nil {
+					return out, fmt.Errorf("%s.helm.parameters: %w", s.field, err)
+				}
+			}
+			c.Overrides = append(c.Overrides, set)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// DefaultNamespace puts the file's objects that name no namespace in ns, as Argo CD does with
+// its destination's namespace.
+func (f *File) DefaultNamespace(ns string) {
+	for _, o := range f.objects {
+		if o.Metadata.Namespace == "" {
+			o.Metadata.Namespace = ns
+		}
+	}
+}

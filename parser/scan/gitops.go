@@ -1,0 +1,200 @@
+package scan
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/helm"
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
+)
+
+// maxGitOpsRounds bounds how deep Applications that render charts of Applications (Argo CD's
+// app of apps) are followed.
+const maxGitOpsRounds = 4
+
+// gitOps is what the Argo CD Applications among the manifests render from charts in the
+// repository being read: the charts' objects, as each Application's release and values make
+// them, and the chart directories they consume (not rendered again with default values).
+type gitOps struct {
+	files    []*kubernetes.File
+	consumed map[string]bool // real paths of chart directories
+	res      parser.Result
+	seen     map[string]bool // Applications (file, owner, path) rendered
+}
+
+// chartFiles are the objects of a chart rendered with its default values (a Helm input).
+type chartFiles struct {
+	dir   string
+	files []*kubernetes.File
+}
+
+// renderGitCharts renders, for each Argo CD Application among the manifests whose source is a
+// chart directory (path, not chart), that chart as the Application does: its release name, its
+// destination's namespace, its value files (relative to the chart, or after a $ref of a source
+// of the same repository, to the repository's root) and its helm values, valuesObject and
+// parameters over them. The source's repository is taken to be the one being read when its path
+// names a chart there: from the Application's directory or one above it, not past the
+// repository's root (.git) or the directories gpuguard reads. A chart that is not there (another
+// repository) is left alone. The Applications in charts are followed too (app of apps): those a
+// chart rendered with its default values holds, when no Application renders that chart, and
+// those of the charts Applications render, up to maxGitOpsRounds deep.
+func renderGitCharts(plain []*kubernetes.File, charts []chartFiles, opts Options) gitOps {
+	g := gitOps{consumed: map[string]bool{}, seen: map[string]bool{}}
+	next := g.round(plain, opts)
+	var defaults []*kubernetes.File
+	for _, c := range charts {
+		if !g.consumed[realPath(c.dir)] {
+			defaults = append(defaults, c.files...)
+		}
+	}
+	next = append(next, g.round(defaults, opts)...)
+	for r := 1; r < maxGitOpsRounds && len(next) > 0; r++ {
+		next = g.round(next, opts)
+	}
+	return g
+}
+
+// round renders the charts of the Applications among files and returns their objects.
+func (g *gitOps) round(files []*kubernetes.File, opts Options) []*kubernetes.File {
+	if len(files) == 0 {
+		return nil
+	}
+	charts, errs := kubernetes.GitCharts(files)
+	g.res.Errors = append(g.res.Errors, errs...)
+	var out []*kubernetes.File
+	for _, c := range charts {
+		key := c.File + "\x00" + c.Owner + "\x00" + c.Path
+		if g.seen[key] {
+			continue
+		}
+		g.seen[key] = true
+		rendered := g.render(c, opts)
+		g.files = append(g.files, rendered...)
+		out = append(out, rendered...)
+	}
+	return out
+}
+
+// render renders one Application's chart, if it is in the repository being read.
+func (g *gitOps) render(c kubernetes.GitChart, opts Options) []*kubernetes.File {
+	at := func(format string, args ...any) parser.Error {
+		return parser.Error{File: c.File, Line: c.Line, Message: c.Owner + ": " + fmt.Sprintf(format, args...)}
+	}
+	dir, root := findGitChart(c.File, c.Path, opts)
+	if dir == "" {
+		return nil
+	}
+	g.consumed[realPath(dir)] = true
+	var overrides []map[string]any
+	var names []string
+	for _, vf := range c.ValueFiles {
+		base := dir
+		switch {
+		case strings.Contains(vf.Path, "://"):
+			g.res.Warnings = append(g.res.Warnings, at("value file %s is not in the repository: the chart is rendered without it", vf.Path))
+			continue
+		case vf.Ref != "" && vf.RefRepoURL == "":
+			g.res.Errors = append(g.res.Errors, at("value file %s/%s: no source has ref %s", vf.Ref, vf.Path, strings.TrimPrefix(vf.Ref, "$")))
+			return nil
+		case vf.Ref != "" && !sameRepo(vf.RefRepoURL, c.RepoURL):
+			g.res.Warnings = append(g.res.Warnings, at("value file %s/%s is in %s, not in the repository of the chart: the chart is rendered without it", vf.Ref, vf.Path, vf.RefRepoURL))
+			continue
+		case vf.Ref != "":
+			base = root
+		}
+		name := filepath.Join(base, filepath.FromSlash(vf.Path))
+		data, err := opts.links.ReadFile(name, helmValuesLimit)
+		if errors.Is(err, fs.ErrNotExist) && c.IgnoreMissing {
+			continue
+		}
+		var v map[string]any
+		if err == nil {
+			v, err = helm.ParseValues(data)
+		}
+		if err != nil {
+			g.res.Errors = append(g.res.Errors, at("value file %s: %v: Argo CD cannot render the chart, and what it deploys is not counted", vf.Path, cleanErr(err)))
+			return nil
+		}
+		overrides = append(overrides, v)
+		names = append(names, filepath.ToSlash(vf.Path))
+	}
+	overrides = append(overrides, c.Overrides...)
+	rendered, err := helm.RenderRelease(dir, opts.links, helm.Release{Name: c.ReleaseName, Namespace: c.Namespace}, overrides...)
+	if err != nil {
+		g.res.Warnings = append(g.res.Warnings, at("a Helm chart gpuguard could not render (%v): what it deploys is not counted here; check `argocd app manifests` output with gpuguard check -", err))
+		return nil
+	}
+	for _, m := range rendered.Missing {
+		g.res.Warnings = append(g.res.Warnings, at("chart %s lists dependency %s %s, which is not in its charts/ (run helm dependency build): what it deploys is not counted", filepath.ToSlash(c.Path), m.Name, m.Version))
+	}
+	values := "its default values (values.yaml)"
+	if len(names) > 0 {
+		values = "values.yaml, " + strings.Join(names, ", ")
+	}
+	if len(c.Overrides) > 0 {
+		values += " and the Application's helm values"
+	}
+	note := fmt.Sprintf("rendered by %s (%s:%d) from the Helm chart %s as release %s with %s; lines are of the rendered template",
+		c.Owner, filepath.ToSlash(c.File), c.Line, shown(dir), c.ReleaseName, values)
+	owner := filepath.ToSlash(c.File) + "#" + strings.TrimPrefix(c.Owner, "Application ")
+	var out []*kubernetes.File
+	for _, r := range rendered.Rendered {
+		f := kubernetes.DecodeRendered(r.Template, owner, note, r.Data)
+		if c.Namespace != "" {
+			f.DefaultNamespace(c.Namespace)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// findGitChart looks for the chart directory path names, in the directory of the Application's
+// file and those above it, up to the repository's root (the first with .git) and no further than
+// the directories gpuguard reads. It returns the chart's directory and the repository root taken,
+// or "" when none holds a chart there.
+func findGitChart(file, path string, opts Options) (dir, root string) {
+	path = filepath.FromSlash(strings.TrimPrefix(path, "/"))
+	if filepath.IsAbs(path) || path == ".." || strings.HasPrefix(path, ".."+string(filepath.Separator)) {
+		return "", ""
+	}
+	abs, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		return "", ""
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := opts.links.Resolve(d); err != nil {
+			return "", "" // outside what gpuguard reads
+		}
+		cand := filepath.Join(d, path)
+		if _, err := opts.links.Resolve(cand); err == nil && helm.IsChart(cand) {
+			return cand, d
+		}
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil || filepath.Dir(d) == d {
+			return "", ""
+		}
+	}
+}
+
+// sameRepo reports whether two repository URLs name the same repository (a trailing .git or /
+// aside).
+func sameRepo(a, b string) bool {
+	norm := func(s string) string {
+		return strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "/"), ".git")
+	}
+	return norm(a) == norm(b)
+}
+
+// shown is a directory as notes name it: relative to the working directory when under it.
+func shown(dir string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(dir)
+}

@@ -1,0 +1,94 @@
+package scan
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/internal/testutil"
+)
+
+// app is an Argo CD Application of the chart at path in the acme/platform repository.
+func app(name, path, helm string) string {
+	return fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: %s, namespace: argocd}
+spec:
+  destination: {server: https://kubernetes.default.svc, namespace: %s}
+  sources:
+  - repoURL: https://github.com/acme/platform.git
+    path: %s
+    helm: {%s}
+  - {repoURL: https://github.com/acme/platform, ref: values}
+  - {repoURL: https://github.com/acme/settings, ref: other}
+`, name, strings.TrimPrefix(name, "web-"), path, helm)
+}
+
+// An Argo CD Application whose source is a chart directory of the repository being read renders
+// that chart as Argo CD does: its release name and destination namespace, its value files
+// (relative to the chart, or with a $ref of a source of the same repository to its root), its
+// helm values and parameters over them. The chart is then the Applications' input, not counted
+// again with its default values. A value file of another repository, or missing and ignored, is
+// left out; one missing otherwise is an error, and the Application deploys nothing. The
+// Applications of a chart an Application renders are followed (app of apps). A path out of the
+// repository, or to no chart, is not read.
+func TestArgoCDApplicationsRenderRepositoryCharts(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		".git/HEAD":                     "ref: refs/heads/main\n",
+		"charts/web/Chart.yaml":         "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"charts/web/values.yaml":        "replicas: 1\ngpus: 1\ntype: g5.xlarge\n",
+		"charts/web/values-prod.yaml":   "replicas: 4\ntype: g5.2xlarge\n",
+		"charts/web/templates/web.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: '{{ .Release.Name }}'}\nspec:\n  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: '{{ .Values.type }}'}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: {{ .Values.gpus }}}}}]\n",
+		"env/two-gpus.yaml":             "gpus: 2\n",
+		// app of apps: a chart of Applications, which an Application renders.
+		"charts/apps/Chart.yaml":          "apiVersion: v2\nname: apps\nversion: 0.1.0\n",
+		"charts/apps/values.yaml":         "team: ml\n",
+		"charts/apps/templates/apps.yaml": app("web-batch", "charts/web", "releaseName: 'batch-{{ .Values.team }}', parameters: [{name: replicas, value: '2'}]"),
+		"deploy/apps/prod.yaml": app("web-prod", "charts/web", "releaseName: web, valueFiles: [values-prod.yaml, $values/env/two-gpus.yaml, $other/gpus.yaml, absent.yaml], ignoreMissingValueFiles: true, parameters: [{name: replicas, value: '3'}]") + "---\n" +
+			app("web-staging", "charts/web", "values: 'type: g6.xlarge'") + "---\n" +
+			app("web-root", "charts/apps", "") + "---\n" +
+			app("web-broken", "charts/web", "valueFiles: [absent.yaml]") + "---\n" +
+			app("web-outside", "../charts/web", "") + "---\n" +
+			app("web-elsewhere", "services/web", ""),
+	})
+	res := Scan([]string{root}, Options{})
+	var got []string
+	for _, r := range res.Resources {
+		got = append(got, fmt.Sprintf("%s %s %s %d×%d", r.Root, r.Address, r.InstanceType, r.Quantity, r.Pod.Requested))
+	}
+	sort.Strings(got)
+	app := func(name string) string {
+		return filepath.ToSlash(filepath.Join(root, "deploy/apps/prod.yaml")) + "#argocd/" + name
+	}
+	want := []string{
+		app("web-prod") + " Deployment/prod/web g5.2xlarge 3×2",
+		app("web-staging") + " Deployment/staging/web-staging g6.xlarge 1×1",
+		filepath.ToSlash(filepath.Join(root, "charts/apps/templates/apps.yaml")) + "#argocd/web-batch Deployment/batch/batch-ml g5.xlarge 2×1",
+	}
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("resources\n got %q\nwant %q", got, want)
+	}
+	var errs, warns []string
+	for _, e := range res.Errors {
+		errs = append(errs, fmt.Sprintf("%s:%d %s", filepath.Base(e.File), e.Line, e.Message))
+	}
+	for _, w := range res.Warnings {
+		warns = append(warns, w.Message)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0], "prod.yaml:37 Application argocd/web-broken: value file absent.yaml:") || !strings.Contains(errs[0], "Argo CD cannot render the chart") {
+		t.Errorf("errors %q, want one: web-broken's missing value file", errs)
+	}
+	if len(warns) != 1 || warns[0] != "Application argocd/web-prod: value file $other/gpus.yaml is in https://github.com/acme/settings, not in the repository of the chart: the chart is rendered without it" {
+		t.Errorf("warnings %q", warns)
+	}
+	for _, r := range res.Resources {
+		if r.Address == "Deployment/prod/web" && !strings.Contains(strings.Join(r.Notes, "\n"),
+			"rendered by Application argocd/web-prod ("+filepath.ToSlash(filepath.Join(root, "deploy/apps/prod.yaml"))+":1) from the Helm chart") {
+			t.Errorf("notes %q do not say which Application rendered it", r.Notes)
+		}
+	}
+}
