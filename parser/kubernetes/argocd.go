@@ -64,93 +64,131 @@ func GitCharts(files []*File) ([]GitChart, []parser.Error) {
 }
 
 func gitCharts(o *object) ([]GitChart, error) {
-	type source struct {
-		RepoURL string `yaml:"repoURL"`
-		Path    string `yaml:"path"`
-		Chart   string `yaml:"chart"`
-		Ref     string `yaml:"ref"`
-		Helm    *struct {
-			ReleaseName             string    `yaml:"releaseName"`
-			ValueFiles              []string  `yaml:"valueFiles"`
-			IgnoreMissingValueFiles bool      `yaml:"ignoreMissingValueFiles"`
-			Values                  string    `yaml:"values"`
-			ValuesObject            yaml.Node `yaml:"valuesObject"`
-			Parameters              []struct {
-				Name        string `yaml:"name"`
-				Value       string `yaml:"value"`
-				ForceString bool   `yaml:"forceString"`
-			} `yaml:"parameters"`
-		} `yaml:"helm"`
+	app, err := readArgoApp(o)
+	if err != nil {
+		return nil, err
 	}
+	var out []GitChart
+	for _, s := range app.sources {
+		if s.Path == "" || s.Chart != "" {
+			continue // a chart from a Helm repository, or a source of value files only
+		}
+		c := GitChart{Owner: "Application " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.line,
+			RepoURL: s.RepoURL, Path: s.Path, ReleaseName: s.releaseName(o), Namespace: app.namespace}
+		if h := s.Helm; h != nil {
+			c.IgnoreMissing = h.IgnoreMissingValueFiles
+			for _, p := range h.ValueFiles {
+				vf := ValueFile{Path: p}
+				if ref, rest, ok := strings.Cut(p, "/"); ok && strings.HasPrefix(ref, "$") {
+					vf.Ref, vf.RefRepoURL, vf.Path = ref, app.refs[ref[1:]], rest
+				}
+				c.ValueFiles = append(c.ValueFiles, vf)
+			}
+		}
+		if c.Overrides, err = s.overrides(o); err != nil {
+			return out, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// argoApp is an Argo CD Application's sources, the repositories of those with a ref, and its
+// destination's namespace.
+type argoApp struct {
+	sources   []argoSource
+	refs      map[string]string // ref → its source's repository
+	namespace string
+}
+
+// argoSource is one of an Application's sources (spec.source, spec.sources[i]: field).
+type argoSource struct {
+	RepoURL string    `yaml:"repoURL"`
+	Path    string    `yaml:"path"`
+	Chart   string    `yaml:"chart"`
+	Ref     string    `yaml:"ref"`
+	Helm    *argoHelm `yaml:"helm"`
+	field   string
+}
+
+// argoHelm is a source's Helm settings.
+type argoHelm struct {
+	ReleaseName             string    `yaml:"releaseName"`
+	ValueFiles              []string  `yaml:"valueFiles"`
+	IgnoreMissingValueFiles bool      `yaml:"ignoreMissingValueFiles"`
+	Values                  string    `yaml:"values"`
+	ValuesObject            yaml.Node `yaml:"valuesObject"`
+	Parameters              []struct {
+		Name        string `yaml:"name"`
+		Value       string `yaml:"value"`
+		ForceString bool   `yaml:"forceString"`
+	} `yaml:"parameters"`
+}
+
+func readArgoApp(o *object) (argoApp, error) {
 	var spec struct {
-		Source      *source  `yaml:"source"`
-		Sources     []source `yaml:"sources"`
+		Source      *argoSource  `yaml:"source"`
+		Sources     []argoSource `yaml:"sources"`
 		Destination struct {
 			Namespace string `yaml:"namespace"`
 		} `yaml:"destination"`
 	}
 	if err := decodeSpec(o, &spec); err != nil {
-		return nil, err
+		return argoApp{}, err
 	}
-	type located struct {
-		source
-		field string
-	}
-	var sources []located
+	app := argoApp{refs: map[string]string{}, namespace: spec.Destination.Namespace}
 	if spec.Source != nil {
-		sources = append(sources, located{*spec.Source, "spec.source"})
+		spec.Source.field = "spec.source"
+		app.sources = append(app.sources, *spec.Source)
 	}
-	refs := map[string]string{} // $ref → its source's repository
 	for i, s := range spec.Sources {
-		sources = append(sources, located{s, fmt.Sprintf("spec.sources[%d]", i)})
+		s.field = fmt.Sprintf("spec.sources[%d]", i)
+		app.sources = append(app.sources, s)
 		if s.Ref != "" {
-			refs[s.Ref] = s.RepoURL
+			app.refs[s.Ref] = s.RepoURL
 		}
 	}
-	var out []GitChart
-	for _, s := range sources {
-		if s.Path == "" || s.Chart != "" {
-			continue // a chart from a Helm repository, or a source of value files only
+	return app, nil
+}
+
+// releaseName is the source's helm.releaseName, else the Application's name.
+func (s argoSource) releaseName(o *object) string {
+	if s.Helm != nil && s.Helm.ReleaseName != "" {
+		return s.Helm.ReleaseName
+	}
+	return o.Metadata.Name
+}
+
+// overrides are the values a source's Helm settings put over its value files, in Argo CD's
+// order: helm.values, helm.valuesObject, helm.parameters; none without Helm settings.
+func (s argoSource) overrides(o *object) ([]map[string]any, error) {
+	h := s.Helm
+	if h == nil {
+		return nil, nil
+	}
+	var out []map[string]any
+	if h.Values != "" {
+		v, err := helm.ParseValues([]byte(h.Values))
+		if err != nil {
+			return nil, fmt.Errorf("%s.helm.values: %w", s.field, err)
 		}
-		c := GitChart{Owner: "Application " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.line,
-			RepoURL: s.RepoURL, Path: s.Path, ReleaseName: o.Metadata.Name, Namespace: spec.Destination.Namespace}
-		if h := s.Helm; h != nil {
-			if h.ReleaseName != "" {
-				c.ReleaseName = h.ReleaseName
-			}
-			c.IgnoreMissing = h.IgnoreMissingValueFiles
-			for _, p := range h.ValueFiles {
-				vf := ValueFile{Path: p}
-				if ref, rest, ok := strings.Cut(p, "/"); ok && strings.HasPrefix(ref, "$") {
-					vf.Ref, vf.RefRepoURL, vf.Path = ref, refs[ref[1:]], rest
-				}
-				c.ValueFiles = append(c.ValueFiles, vf)
-			}
-			if h.Values != "" {
-				v, err := helm.ParseValues([]byte(h.Values))
-				if err != nil {
-					return out, fmt.Errorf("%s.helm.values: %w", s.field, err)
-				}
-				c.Overrides = append(c.Overrides, v)
+		out = append(out, v)
+	}
+	if h.ValuesObject.Kind != 0 {
+		v, err := nodeValues(o, &h.ValuesObject, s.field+".helm.valuesObject")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if len(h.Parameters) > 0 {
+		set := map[string]any{}
+		for _, p := range h.Parameters {
+			if err := helm.SetValue(set, p.Name, p.Value, p.ForceString); err != nil {
+				return nil, fmt.Errorf("%s.helm.parameters: %w", s.field, err)
 			}
 		}
-		if h := s.Helm; h != nil && h.ValuesObject.Kind != 0 {
-			v, err := nodeValues(o, &h.ValuesObject, s.field+".helm.valuesObject")
-			if err != nil {
-				return out, err
-			}
-			c.Overrides = append(c.Overrides, v)
-		}
-		if h := s.Helm; h != nil && len(h.Parameters) > 0 {
-			set := map[string]any{}
-			for _, p := range h.Parameters {
-				if err := helm.SetValue(set, p.Name, p.Value, p.ForceString); err != nil {
-					return out, fmt.Errorf("%s.helm.parameters: %w", s.field, err)
-				}
-			}
-			c.Overrides = append(c.Overrides, set)
-		}
-		out = append(out, c)
+		out = append(out, set)
 	}
 	return out, nil
 }

@@ -343,72 +343,20 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 // Value files in the chart's repository (helm.valueFiles) are not read.
 // https://argo-cd.readthedocs.io/en/stable/user-guide/helm/
 func argoReleases(o *object) ([]ChartRelease, error) {
-	type helmSource struct {
-		ReleaseName  string    `yaml:"releaseName"`
-		Values       string    `yaml:"values"`
-		ValuesObject yaml.Node `yaml:"valuesObject"`
-		Parameters   []struct {
-			Name        string `yaml:"name"`
-			Value       string `yaml:"value"`
-			ForceString bool   `yaml:"forceString"`
-		} `yaml:"parameters"`
-	}
-	type source struct {
-		Chart string     `yaml:"chart"`
-		Helm  helmSource `yaml:"helm"`
-	}
-	var spec struct {
-		Source      *source  `yaml:"source"`
-		Sources     []source `yaml:"sources"`
-		Destination struct {
-			Namespace string `yaml:"namespace"`
-		} `yaml:"destination"`
-	}
-	if err := decodeSpec(o, &spec); err != nil {
+	app, err := readArgoApp(o)
+	if err != nil {
 		return nil, err
 	}
-	type helmRelease struct {
-		source
-		field string
-	}
-	var sources []helmRelease
-	if spec.Source != nil {
-		sources = append(sources, helmRelease{*spec.Source, "spec.source.helm"})
-	}
-	for i, src := range spec.Sources {
-		sources = append(sources, helmRelease{src, fmt.Sprintf("spec.sources[%d].helm", i)})
-	}
 	var out []ChartRelease
-	for _, src := range sources {
+	for _, src := range app.sources {
 		if !IsDevicePluginChart(src.Chart) {
 			continue
 		}
-		field := src.field
-		var docs []map[string]any
-		if src.Helm.Values != "" {
-			v, err := helm.ParseValues([]byte(src.Helm.Values))
-			if err != nil {
-				return out, fmt.Errorf("%s.values: %w", field, err)
-			}
-			docs = append(docs, v)
-		}
-		v, err := nodeValues(o, &src.Helm.ValuesObject, field+".valuesObject")
+		docs, err := src.overrides(o)
 		if err != nil {
 			return out, err
 		}
-		docs = append(docs, v)
-		set := map[string]any{}
-		for _, p := range src.Helm.Parameters {
-			if err := helm.SetValue(set, p.Name, p.Value, p.ForceString); err != nil {
-				return out, fmt.Errorf("%s.parameters: %w", field, err)
-			}
-		}
-		docs = append(docs, set)
-		name := src.Helm.ReleaseName
-		if name == "" {
-			name = o.Metadata.Name
-		}
-		out = append(out, ChartRelease{Chart: src.Chart, Name: name, Namespace: spec.Destination.Namespace,
+		out = append(out, ChartRelease{Chart: src.Chart, Name: src.releaseName(o), Namespace: app.namespace,
 			Values: helm.MergeValues(docs...), Source: o.Kind + " " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.line})
 	}
 	return out, nil
