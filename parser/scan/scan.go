@@ -556,7 +556,9 @@ func Scan(paths []string, opts Options) parser.Result {
 	var charts []chartFiles
 	for i, o := range outs {
 		switch {
-		case inputs[i].Format == FormatKubernetes && len(consumed) > 0 && inputs[i].Path != stdinName && consumed[realPath(inputs[i].Path)]:
+		case (inputs[i].Format == FormatKubernetes || inputs[i].Format == FormatHelm) && len(consumed) > 0 && inputs[i].Path != stdinName && consumed[realPath(inputs[i].Path)]:
+			// Terraform's input (a file it reads, a chart a helm_release renders): its
+			// Applications are not deployed from here.
 		case inputs[i].Format == FormatHelm:
 			charts = append(charts, chartFiles{dir: inputs[i].Path, files: o.built})
 		default:
