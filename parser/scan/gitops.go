@@ -180,11 +180,20 @@ func findGitChart(file, path string, opts Options) (dir, root string) {
 	}
 }
 
-// sameRepo reports whether two repository URLs name the same repository (a trailing .git or /
-// aside).
+// sameRepo reports whether two repository URLs name the same repository: a trailing .git or /,
+// the scheme and a user aside, the SSH form git@host:org/repo being host/org/repo.
 func sameRepo(a, b string) bool {
 	norm := func(s string) string {
-		return strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "/"), ".git")
+		s = strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "/"), ".git")
+		if _, rest, ok := strings.Cut(s, "://"); ok {
+			s = rest
+		} else if host, path, ok := strings.Cut(s, ":"); ok {
+			s = host + "/" + path // scp-like SSH: git@github.com:acme/platform
+		}
+		if _, rest, ok := strings.Cut(s, "@"); ok {
+			s = rest
+		}
+		return s
 	}
 	return norm(a) == norm(b)
 }

@@ -92,3 +92,21 @@ func TestArgoCDApplicationsRenderRepositoryCharts(t *testing.T) {
 		}
 	}
 }
+
+// A $ref's repository is the chart's whatever form its URL takes (HTTPS, SSH, .git or not).
+func TestSameRepo(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"https://github.com/acme/platform.git", "https://github.com/acme/platform/", true},
+		{"git@github.com:acme/platform.git", "https://github.com/acme/platform", true},
+		{"ssh://git@github.com/acme/platform", "https://GitHub.com/acme/platform", true},
+		{"https://github.com/acme/platform", "https://github.com/acme/settings", false},
+		{"git@github.com:acme/platform", "git@gitlab.com:acme/platform", false},
+	} {
+		if got := sameRepo(tc.a, tc.b); got != tc.same {
+			t.Errorf("sameRepo(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
+}
