@@ -25,6 +25,12 @@ const partialAndExclusive = `  some-gpus: |-
       migStrategy: none
 `
 
+// clusterPolicy is a GPU Operator ClusterPolicy (a document after ---) whose device plugin reads
+// the ConfigMap plugin-configs, with defaultKey its default config.
+func clusterPolicy(defaultKey string) string {
+	return "\n---\napiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: cluster-policy}\nspec:\n  devicePlugin:\n    config: {name: plugin-configs, default: " + defaultKey + "}\n"
+}
+
 // The NVIDIA device plugin's time-slicing and MPS configs, read from the ConfigMaps among the
 // manifests, make each unit of the resource they replicate that share of a GPU, on the nodes that
 // take the config: the one their nvidia.com/device-plugin.config label names, else the default
@@ -61,15 +67,7 @@ data:
     flags: [fast]
     sharing: none
 `
-	const policy = `
----
-apiVersion: nvidia.com/v1
-kind: ClusterPolicy
-metadata: {name: cluster-policy}
-spec:
-  devicePlugin:
-    config: {name: plugin-configs, default: any}
-`
+	policy := clusterPolicy("any")
 	pod := func(name, resource string, selector ...string) string {
 		sel := "node.kubernetes.io/instance-type: g5.12xlarge"
 		for _, s := range selector {
@@ -205,15 +203,7 @@ data:
         - name: nvidia.com/gpu
           replicas: 4
 ` + partialAndExclusive
-	const policy = `
----
-apiVersion: nvidia.com/v1
-kind: ClusterPolicy
-metadata: {name: cluster-policy}
-spec:
-  devicePlugin:
-    config: {name: plugin-configs, default: quarters}
-`
+	policy := clusterPolicy("quarters")
 	group := func(name, config string) NodeGroup {
 		g := NodeGroup{Address: "aws_eks_node_group." + name, InstanceType: "g5.xlarge", Provider: parser.AWS, Region: "us-east-1",
 			NodeLabels: parser.NodeLabels{Labels: map[string]string{"eks.amazonaws.com/nodegroup": name}}}
