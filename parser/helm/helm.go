@@ -132,6 +132,10 @@ func RenderChart(dir string, links confine.Dirs, overrides ...map[string]any) (C
 // are helm template's defaults (release-name, default).
 type Release struct {
 	Name, Namespace string
+	// Defaults, when not nil, are the chart's own values in place of its values.yaml, as Flux's
+	// source-controller packages a chart whose HelmChart lists valuesFiles (subcharts keep
+	// theirs). https://fluxcd.io/flux/components/source/helmcharts/#values-files
+	Defaults map[string]any
 }
 
 // RenderRelease is RenderChart for a named release (a Terraform helm_release).
@@ -139,6 +143,9 @@ func RenderRelease(dir string, links confine.Dirs, rel Release, overrides ...map
 	c, err := load(dir, links, 0)
 	if err != nil {
 		return Chart{}, err
+	}
+	if rel.Defaults != nil {
+		c.values = tree.CopyMap(normalize(rel.Defaults).(map[string]any))
 	}
 	for _, o := range overrides {
 		c.values = mergeInto(c.values, tree.CopyMap(normalize(o).(map[string]any)), coalesce)

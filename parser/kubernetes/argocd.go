@@ -10,29 +10,36 @@ import (
 	"github.com/gpuguard/gpuguard/parser/helm"
 )
 
-// GitChart is a Helm chart an Argo CD Application installs from a directory of a Git repository
-// (a source with path and no chart): the repository may be the one gpuguard reads, and the chart
-// is then rendered as the Application renders it, with its release name, namespace and values.
+// GitChart is a Helm chart a GitOps tool installs from a directory of a Git repository: an Argo
+// CD Application's source with path and no chart, or a Flux HelmRelease whose chart's source is
+// a GitRepository. The repository may be the one gpuguard reads, and the chart is then rendered
+// as the tool renders it, with its release name, namespace and values.
 // https://argo-cd.readthedocs.io/en/stable/user-guide/helm/
 // https://argo-cd.readthedocs.io/en/stable/user-guide/multiple_sources/ ($ref value files)
+// https://fluxcd.io/flux/components/helm/helmreleases/ (chart template, values)
 type GitChart struct {
-	// Owner names the Application ("Application argocd/web"); File and Line are where it is.
+	// Tool is what installs the chart ("Argo CD", "Flux"); Owner names the object that
+	// declares it ("Application argocd/web"); File and Line are where it is.
+	Tool  string
 	Owner string
 	File  string
 	Line  int
-	// RepoURL and Path are the source: the chart's directory in that repository.
+	// RepoURL and Path are the source: the chart's directory in that repository (RepoURL is
+	// "" for Flux, whose GitRepository may not be among the manifests).
 	RepoURL, Path string
-	// ReleaseName is helm.releaseName, else the Application's name; Namespace its
-	// destination's, where the chart's objects without one go.
+	// ReleaseName and Namespace are the release's: Namespace is where the chart's objects
+	// without one go.
 	ReleaseName, Namespace string
-	// ValueFiles are helm.valueFiles, in order: relative to the chart's directory, or, after
-	// a $ref, to the root of the repository of the source with that ref (RefRepoURL).
-	ValueFiles []ValueFile
-	// IgnoreMissing is helm.ignoreMissingValueFiles: a value file that does not exist is
-	// skipped, not an error.
+	// ValueFiles are the value files, in order. Argo CD's helm.valueFiles are relative to the
+	// chart's directory or, after a $ref, to the root of the repository of the source with that
+	// ref (RefRepoURL), and go over values.yaml. Flux's valuesFiles (ValueFilesAtRoot) are
+	// relative to the repository's root and take the place of values.yaml.
+	ValueFiles       []ValueFile
+	ValueFilesAtRoot bool
+	// IgnoreMissing says a value file that does not exist is skipped, not an error.
 	IgnoreMissing bool
-	// Overrides are what goes over the value files, in order: helm.values, helm.valuesObject,
-	// helm.parameters.
+	// Overrides are what goes over the value files, in order: Argo CD's helm.values,
+	// helm.valuesObject and helm.parameters; Flux's valuesFrom and values, merged.
 	Overrides []map[string]any
 }
 
@@ -43,24 +50,34 @@ type ValueFile struct {
 	Path, Ref, RefRepoURL string
 }
 
-// GitCharts returns the charts the Argo CD Applications among files install from Git
-// directories, and the errors of those whose Helm settings cannot be read (at the Application).
-func GitCharts(files []*File) ([]GitChart, []parser.Error) {
-	var out []GitChart
-	var errs []parser.Error
+// GitCharts returns the charts the Argo CD Applications and Flux HelmReleases among files
+// install from Git directories; the errors of those whose Helm settings cannot be read (at the
+// object), which then install nothing; and warnings of values gpuguard cannot read (a Flux
+// valuesFrom not among files) or changes it does not make (Flux's postRenderers).
+func GitCharts(files []*File) (charts []GitChart, errs, warns []parser.Error) {
+	var flux *fluxObjects
 	for _, f := range files {
 		for _, o := range f.objects {
-			if o.Kind != "Application" || group(o.APIVersion) != "argoproj.io" {
-				continue
-			}
-			cs, err := gitCharts(o)
-			out = append(out, cs...)
-			if err != nil {
-				errs = append(errs, specError(o, err))
+			switch {
+			case o.Kind == "Application" && group(o.APIVersion) == "argoproj.io":
+				cs, err := gitCharts(o)
+				charts = append(charts, cs...)
+				if err != nil {
+					errs = append(errs, specError(o, err))
+				}
+			case o.Kind == "HelmRelease" && group(o.APIVersion) == "helm.toolkit.fluxcd.io":
+				if flux == nil {
+					flux = newFluxObjects(files)
+				}
+				c, ok, es, ws := flux.gitChart(o)
+				if ok {
+					charts = append(charts, c)
+				}
+				errs, warns = append(errs, es...), append(warns, ws...)
 			}
 		}
 	}
-	return out, errs
+	return charts, errs, warns
 }
 
 func gitCharts(o *object) ([]GitChart, error) {
@@ -73,7 +90,7 @@ func gitCharts(o *object) ([]GitChart, error) {
 		if s.Path == "" || s.Chart != "" {
 			continue // a chart from a Helm repository, or a source of value files only
 		}
-		c := GitChart{Owner: "Application " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.line,
+		c := GitChart{Tool: "Argo CD", Owner: "Application " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.line,
 			RepoURL: s.RepoURL, Path: s.Path, ReleaseName: s.releaseName(o), Namespace: app.namespace}
 		if h := s.Helm; h != nil {
 			c.IgnoreMissing = h.IgnoreMissingValueFiles

@@ -365,12 +365,16 @@ func FuzzDecode(f *testing.F) {
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: y}\nspec:\n  nodeSelector: {cloud.google.com/gke-nodepool: ts}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"))
 	// An Argo CD Application of a chart directory, with value files after a $ref.
 	f.Add([]byte("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  sources:\n  - {repoURL: r, path: charts/web, helm: {valueFiles: [v.yaml, $v/x.yaml, $none/y], values: 'a: 1', valuesObject: {b: [2]}, parameters: [{name: 'c[0]', value: '3'}]}}\n  - {repoURL: r, ref: v}\n"))
+	// Flux HelmReleases of Git charts: inline, through a HelmChart, with valuesFrom.
+	f.Add([]byte("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: a, namespace: ml}\nspec:\n  targetNamespace: serve\n  chart: {spec: {chart: ./charts/web, sourceRef: {kind: GitRepository, name: flux-system}, valuesFiles: [charts/web/values.yaml, /charts/web/prod.yaml]}}\n  valuesFrom: [{kind: ConfigMap, name: v}, {kind: Secret, name: s, targetPath: a.b}]\n  values: {replicas: 2}\n  postRenderers: [{kustomize: {}}]\n---\n" +
+		"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: b}\nspec:\n  chartRef: {kind: HelmChart, name: c}\n---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmChart\nmetadata: {name: c}\nspec: {chart: charts/x, sourceRef: {kind: GitRepository, name: r}, valuesFile: v.yaml}\n---\n" +
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: v, namespace: ml}\ndata: {values.yaml: 'replicas: 3'}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file := Decode("fuzz.yaml", data)
-		charts, _ := GitCharts([]*File{file})
+		charts, _, _ := GitCharts([]*File{file})
 		for _, c := range charts {
 			if c.Path == "" || c.Owner == "" {
-				t.Fatalf("a chart of no directory or no Application: %+v", c)
+				t.Fatalf("a chart of no directory or no owner: %+v", c)
 			}
 		}
 		res := Build([]*File{file}, Options{DefaultInstanceType: "g5.xlarge", NodeGroups: groups})

@@ -450,7 +450,7 @@ spec:
     helm:
       valuesObject: [not, a, map]
 `
-	charts, errs := GitCharts([]*File{Decode("apps.yaml", []byte(manifest))})
+	charts, errs, _ := GitCharts([]*File{Decode("apps.yaml", []byte(manifest))})
 	if len(charts) != 1 {
 		t.Fatalf("charts %+v, want web's alone", charts)
 	}
@@ -461,5 +461,68 @@ spec:
 	}
 	if len(errs) != 1 || errs[0].Line != 23 || !strings.Contains(errs[0].Message, "spec.source.helm.valuesObject") {
 		t.Errorf("errors %+v, want one at line 23 naming the valuesObject", errs)
+	}
+}
+
+// A Flux HelmRelease's Git chart is its inline chart template's, or that of the HelmChart its
+// chartRef names (in the chartRef's namespace, else the release's); an OCIRepository chartRef is
+// not one. Its values are valuesFrom in order, then values over them. A values document that
+// is not one stops the release: an error, and no chart.
+func TestFluxGitCharts(t *testing.T) {
+	const manifest = `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: web, namespace: apps}
+spec:
+  chartRef: {kind: HelmChart, name: web, namespace: shared}
+  valuesFrom:
+  - {kind: ConfigMap, name: base}
+  - {kind: ConfigMap, name: base, valuesKey: gpus, targetPath: resources.gpus}
+  values: {replicas: 5}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: oci, namespace: shared}
+spec:
+  chartRef: {kind: OCIRepository, name: web}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: bad, namespace: apps}
+spec:
+  chart: {spec: {chart: charts/web, sourceRef: {kind: GitRepository, name: flux-system}}}
+  valuesFrom: [{kind: ConfigMap, name: broken}]
+---
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmChart
+metadata: {name: web, namespace: shared}
+spec: {chart: charts/web, sourceRef: {kind: GitRepository, name: flux-system}, valuesFiles: [charts/web/prod.yaml]}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: base, namespace: apps}
+data:
+  values.yaml: "replicas: 2\ntype: g5.xlarge\n"
+  gpus: "4"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: broken, namespace: apps}
+data: {values.yaml: "[not, a, map]"}
+`
+	charts, errs, warns := GitCharts([]*File{Decode("flux.yaml", []byte(manifest))})
+	if len(charts) != 1 {
+		t.Fatalf("charts %+v, want web's alone", charts)
+	}
+	c := charts[0]
+	if c.Tool != "Flux" || c.Owner != "HelmRelease apps/web" || c.Path != "charts/web" || c.ReleaseName != "web" || c.Namespace != "apps" ||
+		!c.ValueFilesAtRoot || fmt.Sprint(c.ValueFiles) != "[{charts/web/prod.yaml  }]" || len(c.Overrides) != 1 ||
+		fmt.Sprint(c.Overrides[0]) != "map[replicas:5 resources:map[gpus:4] type:g5.xlarge]" {
+		t.Errorf("chart %+v", c)
+	}
+	if len(errs) != 1 || errs[0].Line != 22 || !strings.Contains(errs[0].Message, "spec.valuesFrom[0]: ConfigMap broken, key values.yaml, is not a values document") {
+		t.Errorf("errors %+v, want one at bad's valuesFrom", errs)
+	}
+	if len(warns) != 0 {
+		t.Errorf("warnings %+v", warns)
 	}
 }

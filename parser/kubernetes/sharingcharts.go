@@ -192,20 +192,60 @@ func dig(m map[string]any, keys ...string) any {
 // values from, which the caller resolves (fluxValues) once every object is read.
 // https://fluxcd.io/flux/components/helm/helmreleases/ (Values references)
 func fluxRelease(o *object) (ChartRelease, []valuesRef, bool, error) {
+	hr, err := readFluxRelease(o)
+	if !IsDevicePluginChart(hr.chart.Chart) {
+		return ChartRelease{}, nil, false, err
+	}
+	return hr.release, hr.refs, true, err
+}
+
+// fluxHelmRelease is what gpuguard reads of a Flux HelmRelease: its chart (spec.chart.spec, or
+// the HelmChart spec.chartRef names), the release its values make (Values is spec.values alone
+// until fluxValues merges valuesFrom under it), and its spec.valuesFrom.
+type fluxHelmRelease struct {
+	chart    fluxChartSpec
+	chartRef *fluxRef
+	release  ChartRelease
+	refs     []valuesRef
+	// postRenderers says spec.postRenderers patches what the chart renders.
+	postRenderers bool
+}
+
+// fluxChartSpec is a HelmChart's spec, inline in a HelmRelease (spec.chart.spec) or its own
+// object (source.toolkit.fluxcd.io).
+type fluxChartSpec struct {
+	Chart                    string   `yaml:"chart"`
+	SourceRef                fluxRef  `yaml:"sourceRef"`
+	ValuesFiles              []string `yaml:"valuesFiles"`
+	ValuesFile               string   `yaml:"valuesFile"` // deprecated: one of valuesFiles
+	IgnoreMissingValuesFiles bool     `yaml:"ignoreMissingValuesFiles"`
+}
+
+// fluxRef names a Flux object: a chart's source, or the HelmChart a release takes.
+type fluxRef struct {
+	Kind      string `yaml:"kind"`
+	Name      string `yaml:"name"`
+	Namespace string `yaml:"namespace"`
+}
+
+// readFluxRelease reads a HelmRelease. The release is named spec.releaseName, else
+// [targetNamespace-]name, and installed in spec.targetNamespace, else the HelmRelease's own.
+func readFluxRelease(o *object) (fluxHelmRelease, error) {
 	var spec struct {
 		Chart struct {
-			Spec struct {
-				Chart string `yaml:"chart"`
-			} `yaml:"spec"`
+			Spec fluxChartSpec `yaml:"spec"`
 		} `yaml:"chart"`
+		ChartRef        *fluxRef    `yaml:"chartRef"`
 		ReleaseName     string      `yaml:"releaseName"`
 		TargetNamespace string      `yaml:"targetNamespace"`
 		Values          yaml.Node   `yaml:"values"`
 		ValuesFrom      []yaml.Node `yaml:"valuesFrom"`
+		PostRenderers   []yaml.Node `yaml:"postRenderers"`
 	}
-	if err := decodeSpec(o, &spec); err != nil || !IsDevicePluginChart(spec.Chart.Spec.Chart) {
-		return ChartRelease{}, nil, false, err
+	if err := decodeSpec(o, &spec); err != nil {
+		return fluxHelmRelease{}, err
 	}
+	hr := fluxHelmRelease{chart: spec.Chart.Spec, chartRef: spec.ChartRef, postRenderers: len(spec.PostRenderers) > 0}
 	r := ChartRelease{Chart: spec.Chart.Spec.Chart, Name: spec.ReleaseName, Namespace: spec.TargetNamespace,
 		Source: o.Kind + " " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.lineOf(&spec.Values)}
 	if r.Name == "" {
@@ -217,25 +257,26 @@ func fluxRelease(o *object) (ChartRelease, []valuesRef, bool, error) {
 	if r.Namespace == "" {
 		r.Namespace = o.Metadata.Namespace
 	}
-	var refs []valuesRef
 	for i := range spec.ValuesFrom {
 		n := &spec.ValuesFrom[i]
 		var ref valuesRef
 		if err := n.Decode(&ref); err != nil || ref.Kind != "ConfigMap" && ref.Kind != "Secret" || ref.Name == "" {
-			return r, nil, true, lineError{line: o.lineOf(n), err: fmt.Errorf("spec.valuesFrom[%d]: a reference is a kind (ConfigMap or Secret) and a name", i)}
+			hr.release = r
+			return hr, lineError{line: o.lineOf(n), err: fmt.Errorf("spec.valuesFrom[%d]: a reference is a kind (ConfigMap or Secret) and a name", i)}
 		}
 		if ref.ValuesKey == "" {
 			ref.ValuesKey = "values.yaml" // Flux's default key
 		}
 		ref.line = o.lineOf(n)
-		refs = append(refs, ref)
+		hr.refs = append(hr.refs, ref)
 	}
-	if len(refs) > 0 && spec.Values.Kind == 0 {
-		r.Line = refs[0].line
+	if len(hr.refs) > 0 && spec.Values.Kind == 0 {
+		r.Line = hr.refs[0].line
 	}
 	values, err := nodeValues(o, &spec.Values, "spec.values")
 	r.Values = values
-	return r, refs, true, err
+	hr.release = r
+	return hr, err
 }
 
 // valuesRef is one of a Flux HelmRelease's spec.valuesFrom: the values document at a key of a

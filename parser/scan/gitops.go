@@ -64,8 +64,9 @@ func (g *gitOps) round(files []*kubernetes.File, opts Options) []*kubernetes.Fil
 	if len(files) == 0 {
 		return nil
 	}
-	charts, errs := kubernetes.GitCharts(files)
+	charts, errs, warns := kubernetes.GitCharts(files)
 	g.res.Errors = append(g.res.Errors, errs...)
+	g.res.Warnings = append(g.res.Warnings, warns...)
 	var out []*kubernetes.File
 	for _, c := range charts {
 		key := c.File + "\x00" + c.Owner + "\x00" + c.Path
@@ -95,6 +96,11 @@ func (g *gitOps) render(c kubernetes.GitChart, opts Options) []*kubernetes.File 
 	for _, vf := range c.ValueFiles {
 		base := dir
 		switch {
+		case c.ValueFilesAtRoot && strings.Contains(vf.Path, "://"):
+			g.res.Errors = append(g.res.Errors, at("value file %s is not a path in the repository: %s cannot render the chart, and what it deploys is not counted", vf.Path, c.Tool))
+			return nil
+		case c.ValueFilesAtRoot:
+			base = root
 		case strings.Contains(vf.Path, "://"):
 			g.res.Warnings = append(g.res.Warnings, at("value file %s is not in the repository: the chart is rendered without it", vf.Path))
 			continue
@@ -117,31 +123,47 @@ func (g *gitOps) render(c kubernetes.GitChart, opts Options) []*kubernetes.File 
 			v, err = helm.ParseValues(data)
 		}
 		if err != nil {
-			g.res.Errors = append(g.res.Errors, at("value file %s: %v: Argo CD cannot render the chart, and what it deploys is not counted", vf.Path, cleanErr(err)))
+			g.res.Errors = append(g.res.Errors, at("value file %s: %v: %s cannot render the chart, and what it deploys is not counted", vf.Path, cleanErr(err), c.Tool))
 			return nil
 		}
 		overrides = append(overrides, v)
 		names = append(names, filepath.ToSlash(vf.Path))
 	}
+	rel := helm.Release{Name: c.ReleaseName, Namespace: c.Namespace}
+	values := "its default values (values.yaml)"
+	switch {
+	case c.ValueFilesAtRoot && len(overrides) > 0:
+		// Flux packages the chart with its value files merged in place of values.yaml.
+		rel.Defaults, overrides = helm.MergeValues(overrides...), nil
+		values = strings.Join(names, ", ") + " (in place of values.yaml)"
+	case len(names) > 0:
+		values = "values.yaml, " + strings.Join(names, ", ")
+	}
 	overrides = append(overrides, c.Overrides...)
-	rendered, err := helm.RenderRelease(dir, opts.links, helm.Release{Name: c.ReleaseName, Namespace: c.Namespace}, overrides...)
+	rendered, err := helm.RenderRelease(dir, opts.links, rel, overrides...)
 	if err != nil {
-		g.res.Warnings = append(g.res.Warnings, at("a Helm chart gpuguard could not render (%v): what it deploys is not counted here; check `argocd app manifests` output with gpuguard check -", err))
+		check := "`argocd app manifests`"
+		if c.Tool != "Argo CD" {
+			check = "`helm template`"
+		}
+		g.res.Warnings = append(g.res.Warnings, at("a Helm chart gpuguard could not render (%v): what it deploys is not counted here; check %s output with gpuguard check -", err, check))
 		return nil
 	}
 	for _, m := range rendered.Missing {
 		g.res.Warnings = append(g.res.Warnings, at("chart %s lists dependency %s %s, which is not in its charts/ (run helm dependency build): what it deploys is not counted", filepath.ToSlash(c.Path), m.Name, m.Version))
 	}
-	values := "its default values (values.yaml)"
-	if len(names) > 0 {
-		values = "values.yaml, " + strings.Join(names, ", ")
-	}
 	if len(c.Overrides) > 0 {
-		values += " and the Application's helm values"
+		kind, _, _ := strings.Cut(c.Owner, " ")
+		what := "values"
+		if c.Tool == "Argo CD" {
+			what = "helm values"
+		}
+		values += " and the " + kind + "'s " + what
 	}
 	note := fmt.Sprintf("rendered by %s (%s:%d) from the Helm chart %s as release %s with %s; lines are of the rendered template",
 		c.Owner, filepath.ToSlash(c.File), c.Line, shown(dir), c.ReleaseName, values)
-	owner := filepath.ToSlash(c.File) + "#" + strings.TrimPrefix(c.Owner, "Application ")
+	_, name, _ := strings.Cut(c.Owner, " ")
+	owner := filepath.ToSlash(c.File) + "#" + name
 	var out []*kubernetes.File
 	for _, r := range rendered.Rendered {
 		f := kubernetes.DecodeRendered(r.Template, owner, note, r.Data)

@@ -93,6 +93,85 @@ func TestArgoCDApplicationsRenderRepositoryCharts(t *testing.T) {
 	}
 }
 
+// fluxRelease is a Flux HelmRelease; spec is the rest of its spec, indented two spaces.
+func fluxRelease(name, ns, spec string) string {
+	return fmt.Sprintf("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: %s, namespace: %s}\nspec:\n  interval: 10m\n%s", name, ns, spec)
+}
+
+// A Flux HelmRelease whose chart comes from a GitRepository, inline or through a HelmChart,
+// renders the repository's chart as Flux does: as release spec.releaseName, else
+// [targetNamespace-]name, in the target namespace, else its own; with the chart's valuesFiles
+// (paths from the repository's root, merged in place of values.yaml), then valuesFrom, then
+// values. A value file that is missing stops the release (an error) unless
+// ignoreMissingValuesFiles; a valuesFrom not among the manifests and postRenderers are warnings.
+// A chart from a HelmRepository or a Bucket is not rendered from the repository, and the chart is not
+// counted again with its default values.
+func TestFluxHelmReleasesRenderRepositoryCharts(t *testing.T) {
+	root := t.TempDir()
+	sourceRef := "sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}"
+	testutil.WriteFiles(t, root, map[string]string{
+		".git/HEAD":                       "ref: refs/heads/main\n",
+		"charts/vllm/Chart.yaml":          "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
+		"charts/vllm/values.yaml":         "replicas: 1\ngpus: 1\ntype: g5.xlarge\n",
+		"charts/vllm/values-prod.yaml":    "replicas: 4\ntype: g5.12xlarge\n",
+		"charts/vllm/templates/vllm.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: '{{ .Release.Name }}'}\nspec:\n  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: '{{ .Values.type }}'}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: {{ .Values.gpus | default 8 }}}}}]\n",
+		"env/lab.yaml":                    "replicas: 2\ntype: g6.xlarge\n",
+		"clusters/prod/vllm.yaml":         fluxRelease("vllm", "flux-system", "  targetNamespace: serving\n  chart:\n    spec:\n      chart: ./charts/vllm\n      "+sourceRef+"\n      valuesFiles: [./charts/vllm/values.yaml, charts/vllm/values-prod.yaml]\n  valuesFrom: [{kind: ConfigMap, name: vllm-overrides}]\n  values: {type: g6e.xlarge}\n  postRenderers: [{kustomize: {patches: []}}]\n"),
+		"clusters/prod/overrides.yaml":    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: vllm-overrides, namespace: flux-system}\ndata:\n  values.yaml: |\n    replicas: 3\n",
+		"clusters/lab/vllm.yaml": fluxRelease("lab", "lab", "  releaseName: vllm-lab\n  chartRef: {kind: HelmChart, name: lab-vllm}\n") + "---\n" +
+			"apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmChart\nmetadata: {name: lab-vllm, namespace: lab}\nspec:\n  chart: charts/vllm\n  " + sourceRef + "\n  valuesFiles: [/env/lab.yaml]\n",
+		"clusters/apps.yaml": fluxRelease("remote", "apps", "  chart: {spec: {chart: vllm, sourceRef: {kind: HelmRepository, name: vllm}, valuesFiles: [charts/vllm/values-prod.yaml]}}\n") + "---\n" +
+			fluxRelease("bucket", "apps", "  chart: {spec: {chart: ./charts/vllm, sourceRef: {kind: Bucket, name: charts}}}\n") + "---\n" +
+			fluxRelease("single", "apps", "  chart: {spec: {chart: ./charts/vllm, "+sourceRef+", valuesFile: env/lab.yaml}}\n") + "---\n" +
+			fluxRelease("broken", "apps", "  chart: {spec: {chart: ./charts/vllm, "+sourceRef+", valuesFiles: [charts/vllm/absent.yaml]}}\n") + "---\n" +
+			fluxRelease("tolerant", "apps", "  chart: {spec: {chart: ./charts/vllm, "+sourceRef+", valuesFiles: [charts/vllm/absent.yaml], ignoreMissingValuesFiles: true}}\n  valuesFrom: [{kind: Secret, name: sealed}, {kind: Secret, name: extra, optional: true}]\n"),
+	})
+	res := Scan([]string{root}, Options{})
+	var got []string
+	for _, r := range res.Resources {
+		got = append(got, fmt.Sprintf("%s %s %s %d×%d", r.Root, r.Address, r.InstanceType, r.Quantity, r.Pod.Requested))
+	}
+	sort.Strings(got)
+	at := func(file, owner string) string {
+		return filepath.ToSlash(filepath.Join(root, file)) + "#" + owner
+	}
+	want := []string{
+		at("clusters/prod/vllm.yaml", "flux-system/vllm") + " Deployment/serving/serving-vllm g6e.xlarge 3×1",
+		at("clusters/lab/vllm.yaml", "lab/lab") + " Deployment/lab/vllm-lab g6.xlarge 2×8",
+		at("clusters/apps.yaml", "apps/tolerant") + " Deployment/apps/tolerant g5.xlarge 1×1",
+		at("clusters/apps.yaml", "apps/single") + " Deployment/apps/single g6.xlarge 2×8",
+	}
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("resources\n got %q\nwant %q", got, want)
+	}
+	var errs, warns []string
+	for _, e := range res.Errors {
+		errs = append(errs, fmt.Sprintf("%s:%d %s", filepath.Base(e.File), e.Line, e.Message))
+	}
+	for _, w := range res.Warnings {
+		warns = append(warns, fmt.Sprintf("%s:%d %s", filepath.Base(w.File), w.Line, w.Message))
+	}
+	sort.Strings(warns)
+	if len(errs) != 1 || !strings.Contains(errs[0], "apps.yaml:22 HelmRelease apps/broken: value file charts/vllm/absent.yaml:") || !strings.Contains(errs[0], "Flux cannot render the chart") {
+		t.Errorf("errors %q, want one: broken's missing value file", errs)
+	}
+	wantWarns := []string{
+		"apps.yaml:35 HelmRelease/apps/tolerant: spec.valuesFrom[0] (Secret sealed, key values.yaml) is not among the manifests: the values it holds are not read",
+		"vllm.yaml:1 HelmRelease/flux-system/vllm: spec.postRenderers are not applied: what the chart deploys is counted as it renders, before their patches",
+	}
+	if strings.Join(warns, "\n") != strings.Join(wantWarns, "\n") {
+		t.Errorf("warnings\n got %q\nwant %q", warns, wantWarns)
+	}
+	for _, r := range res.Resources {
+		if r.Address == "Deployment/serving/serving-vllm" && !strings.Contains(strings.Join(r.Notes, "\n"),
+			"rendered by HelmRelease flux-system/vllm ("+filepath.ToSlash(filepath.Join(root, "clusters/prod/vllm.yaml"))+":1) from the Helm chart "+
+				filepath.ToSlash(filepath.Join(root, "charts/vllm"))+" as release serving-vllm with ./charts/vllm/values.yaml, charts/vllm/values-prod.yaml (in place of values.yaml) and the HelmRelease's values") {
+			t.Errorf("notes %q do not say which HelmRelease rendered it, and with what", r.Notes)
+		}
+	}
+}
+
 // A $ref's repository is the chart's whatever form its URL takes (HTTPS, SSH, .git or not).
 func TestSameRepo(t *testing.T) {
 	for _, tc := range []struct {

@@ -1,0 +1,90 @@
+package kubernetes
+
+import (
+	"fmt"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// fluxObjects are the objects a Flux HelmRelease takes from the manifests read with it: the
+// ConfigMaps and Secrets of its valuesFrom (by Kind/namespace/name) and the HelmCharts a
+// spec.chartRef names (by namespace/name).
+type fluxObjects struct {
+	sources map[string]*object
+	charts  map[string]*object
+}
+
+func newFluxObjects(files []*File) *fluxObjects {
+	x := &fluxObjects{sources: map[string]*object{}, charts: map[string]*object{}}
+	for _, f := range files {
+		for _, o := range f.objects {
+			switch {
+			case (o.Kind == "ConfigMap" || o.Kind == "Secret") && o.APIVersion == "v1":
+				x.sources[o.Kind+"/"+o.namespace()+"/"+o.Metadata.Name] = o
+			case o.Kind == "HelmChart" && group(o.APIVersion) == "source.toolkit.fluxcd.io":
+				x.charts[o.namespace()+"/"+o.Metadata.Name] = o
+			}
+		}
+	}
+	return x
+}
+
+// gitChart reads a HelmRelease whose chart comes from a GitRepository (spec.chart.spec with a
+// sourceRef of that kind, or the HelmChart spec.chartRef names): the chart's path in the
+// repository, the release's name and namespace, spec.chart.spec.valuesFiles, and valuesFrom
+// and values over them, merged as Flux merges them. ok is false for a release of a chart from
+// elsewhere (a HelmRepository, an OCIRepository, a HelmChart not among the manifests), and for
+// one whose settings are wrong: Flux installs nothing then, and errs says why.
+// https://fluxcd.io/flux/components/helm/helmreleases/#chart-template
+// https://fluxcd.io/flux/components/helm/helmreleases/#chart-reference
+func (x *fluxObjects) gitChart(o *object) (c GitChart, ok bool, errs, warns []parser.Error) {
+	hr, err := readFluxRelease(o)
+	if err != nil {
+		return c, false, []parser.Error{specError(o, err)}, nil
+	}
+	spec := hr.chart
+	if ref := hr.chartRef; ref != nil {
+		ns := ref.Namespace
+		if ns == "" {
+			ns = o.namespace()
+		}
+		hc := x.charts[ns+"/"+ref.Name]
+		if ref.Kind != "HelmChart" || hc == nil {
+			return c, false, nil, nil
+		}
+		spec = fluxChartSpec{}
+		if err := decodeSpec(hc, &spec); err != nil {
+			return c, false, []parser.Error{specError(hc, err)}, nil
+		}
+	}
+	if spec.SourceRef.Kind != "GitRepository" || spec.Chart == "" {
+		return c, false, nil, nil
+	}
+	values, es, unread := fluxValues(pendingRelease{o: o, r: hr.release, refs: hr.refs}, x.sources)
+	for _, e := range es {
+		errs = append(errs, specError(o, e))
+	}
+	if len(errs) > 0 {
+		return c, false, errs, nil
+	}
+	for _, u := range unread {
+		warns = append(warns, parser.Error{File: o.file, Line: hr.release.Line, Message: fmt.Sprintf("%s: %s", o.address(), u)})
+	}
+	if hr.postRenderers {
+		warns = append(warns, parser.Error{File: o.file, Line: o.line, Message: o.address() + ": spec.postRenderers are not applied: what the chart deploys is counted as it renders, before their patches"})
+	}
+	files := spec.ValuesFiles
+	if len(files) == 0 && spec.ValuesFile != "" {
+		files = []string{spec.ValuesFile}
+	}
+	c = GitChart{Tool: "Flux", Owner: o.Kind + " " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.line,
+		Path: spec.Chart, ReleaseName: hr.release.Name, Namespace: hr.release.Namespace,
+		ValueFilesAtRoot: true, IgnoreMissing: spec.IgnoreMissingValuesFiles}
+	for _, f := range files {
+		c.ValueFiles = append(c.ValueFiles, ValueFile{Path: f})
+	}
+	if len(values) > 0 {
+		c.Overrides = []map[string]any{values}
+	}
+	return c, true, nil, warns
+}
