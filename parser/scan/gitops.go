@@ -17,8 +17,8 @@ import (
 // app of apps) are followed.
 const maxGitOpsRounds = 4
 
-// gitOps is what the Argo CD Applications among the manifests render from charts in the
-// repository being read: the charts' objects, as each Application's release and values make
+// gitOps is what the Argo CD Applications and Flux HelmReleases among the manifests render from
+// charts in the repository being read: the charts' objects, as each Application's release and values make
 // them, and the chart directories they consume (not rendered again with default values).
 type gitOps struct {
 	files    []*kubernetes.File
@@ -37,7 +37,8 @@ type chartFiles struct {
 // chart directory (path, not chart), that chart as the Application does: its release name, its
 // destination's namespace, its value files (relative to the chart, or after a $ref of a source
 // of the same repository, to the repository's root) and its helm values, valuesObject and
-// parameters over them. The source's repository is taken to be the one being read when its path
+// parameters over them. A Flux HelmRelease of a GitRepository's chart is rendered likewise, as
+// Flux does (kubernetes.GitChart). The source's repository is taken to be the one being read when its path
 // names a chart there: from the Application's directory or one above it, not past the
 // repository's root (.git) or the directories gpuguard reads. A chart that is not there (another
 // repository) is left alone. The Applications in charts are followed too (app of apps): those a

@@ -550,8 +550,8 @@ func Scan(paths []string, opts Options) parser.Result {
 			consumed[f] = true
 		}
 	}
-	// Argo CD Applications render charts of the repository with their own values: those charts
-	// are the Applications' input, not rendered again with their default values.
+	// Argo CD Applications and Flux HelmReleases render charts of the repository with their own
+	// values: those charts are their input, not rendered again with their default values.
 	var plain []*kubernetes.File
 	var charts []chartFiles
 	for i, o := range outs {
