@@ -369,8 +369,19 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: a, namespace: ml}\nspec:\n  targetNamespace: serve\n  chart: {spec: {chart: ./charts/web, sourceRef: {kind: GitRepository, name: flux-system}, valuesFiles: [charts/web/values.yaml, /charts/web/prod.yaml]}}\n  valuesFrom: [{kind: ConfigMap, name: v}, {kind: Secret, name: s, targetPath: a.b}]\n  values: {replicas: 2}\n  postRenderers: [{kustomize: {}}]\n---\n" +
 		"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: b}\nspec:\n  chartRef: {kind: HelmChart, name: c}\n---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmChart\nmetadata: {name: c}\nspec: {chart: charts/x, sourceRef: {kind: GitRepository, name: r}, valuesFile: v.yaml}\n---\n" +
 		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: v, namespace: ml}\ndata: {values.yaml: 'replicas: 3'}\n"))
+	// Argo CD ApplicationSets: fasttemplate over git files and a list; goTemplate over a matrix.
+	f.Add([]byte("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: a}\nspec:\n  generators:\n  - git: {repoURL: r, files: [{path: 'apps/*/x.yaml'}], directories: [{path: 'apps/*'}, {path: apps/b, exclude: true}], values: {v: '1'}}\n  - list: {elements: [{k: {n: 1}}]}\n  template:\n    metadata: {name: '{{k.n}}-{{path.basename}}'}\n    spec: {source: {path: '{{path}}', helm: {valueFiles: ['{{k}}.yaml']}}}\n---\n" +
+		"apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: b}\nspec:\n  goTemplate: true\n  goTemplateOptions: [missingkey=error]\n  generators:\n  - matrix: {generators: [{git: {repoURL: r, directories: [{path: '**'}]}}, {list: {elements: [{n: 2}]}}]}\n  - merge: {mergeKeys: [n], generators: [{list: {elements: [{n: 2}]}}, {clusters: {}}]}\n  template:\n    metadata: {name: '{{ .path.basename | lower }}{{ .n }}'}\n    spec: {source: {path: '{{ index .path.segments 0 }}'}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file := Decode("fuzz.yaml", data)
+		apps, _, _ := ApplicationSetApps([]*File{file}, fakeRepo{"apps/a/x.yaml": "k: v\n", "apps/b/x.yaml": "[{k: 1}, 2]\n"})
+		for _, f := range apps {
+			for _, o := range f.objects {
+				if o.Kind != "Application" || o.file != "fuzz.yaml" {
+					t.Fatalf("an ApplicationSet generated %s in %s", o.Kind, o.file)
+				}
+			}
+		}
 		charts, _, _ := GitCharts([]*File{file})
 		for _, c := range charts {
 			if c.Path == "" || c.Owner == "" {

@@ -67,8 +67,10 @@ func gpuTypeInObject(o *object) (string, string) {
 }
 
 // templateKinds describe pods for other objects rather than run them: a warning on them would
-// repeat the one on the workload that uses them, or be wrong when nothing does.
-var templateKinds = map[string]bool{"PodTemplate": true, "LLMInferenceServiceConfig": true, "ServingRuntime": true, "ClusterServingRuntime": true}
+// repeat the one on the workload that uses them, or be wrong when nothing does. An Argo CD
+// ApplicationSet's generators hold the parameters of the Applications it makes.
+var templateKinds = map[string]bool{"PodTemplate": true, "LLMInferenceServiceConfig": true, "ServingRuntime": true, "ClusterServingRuntime": true,
+	"ApplicationSet": true}
 
 func isTemplateKind(kind string) bool {
 	return templateKinds[kind] || strings.HasSuffix(kind, "Template") || strings.HasSuffix(kind, "TrainingRuntime")

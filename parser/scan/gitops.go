@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -25,6 +27,7 @@ type gitOps struct {
 	consumed map[string]bool // real paths of chart directories
 	res      parser.Result
 	seen     map[string]bool // Applications (file, owner, path) rendered
+	trees    map[string][]treeEntry
 }
 
 // chartFiles are the objects of a chart rendered with its default values (a Helm input).
@@ -45,7 +48,7 @@ type chartFiles struct {
 // chart rendered with its default values holds, when no Application renders that chart, and
 // those of the charts Applications render, up to maxGitOpsRounds deep.
 func renderGitCharts(plain []*kubernetes.File, charts []chartFiles, opts Options) gitOps {
-	g := gitOps{consumed: map[string]bool{}, seen: map[string]bool{}}
+	g := gitOps{consumed: map[string]bool{}, seen: map[string]bool{}, trees: map[string][]treeEntry{}}
 	next := g.round(plain, opts)
 	var defaults []*kubernetes.File
 	for _, c := range charts {
@@ -65,6 +68,10 @@ func (g *gitOps) round(files []*kubernetes.File, opts Options) []*kubernetes.Fil
 	if len(files) == 0 {
 		return nil
 	}
+	apps, errs, warns := kubernetes.ApplicationSetApps(files, &repoTree{opts: opts, trees: g.trees})
+	g.res.Errors = append(g.res.Errors, errs...)
+	g.res.Warnings = append(g.res.Warnings, warns...)
+	files = append(slices.Clip(files), apps...)
 	charts, errs, warns := kubernetes.GitCharts(files)
 	g.res.Errors = append(g.res.Errors, errs...)
 	g.res.Warnings = append(g.res.Warnings, warns...)
@@ -229,4 +236,127 @@ func shown(dir string) string {
 		}
 	}
 	return filepath.ToSlash(dir)
+}
+
+// maxTreeEntries bounds the paths of a repository an ApplicationSet's git generators match.
+const maxTreeEntries = 200_000
+
+// treeEntry is a path of a repository, relative to its root and slash-separated.
+type treeEntry struct {
+	rel string
+	dir bool
+}
+
+// repoTree is the repository being read, as ApplicationSets' git generators see it: its root is
+// the first directory above the ApplicationSet's file that holds .git, else the highest one
+// gpuguard reads. Entries starting with "." are not listed.
+type repoTree struct {
+	opts  Options
+	trees map[string][]treeEntry // by root, listed once
+}
+
+func (r *repoTree) root(from string) (string, error) {
+	abs, err := filepath.Abs(filepath.Dir(from))
+	if err != nil {
+		return "", err
+	}
+	top := ""
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := r.opts.links.Resolve(d); err != nil {
+			break
+		}
+		top = d
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil || filepath.Dir(d) == d {
+			break
+		}
+	}
+	if top == "" {
+		return "", fmt.Errorf("%s is outside the directories read", filepath.Dir(from))
+	}
+	return top, nil
+}
+
+// Match lists the directories or files of the repository that pattern matches.
+func (r *repoTree) Match(from, pattern string, dirs bool) ([]string, error) {
+	root, err := r.root(from)
+	if err != nil {
+		return nil, err
+	}
+	entries, ok := r.trees[root]
+	if !ok {
+		entries = r.list(root)
+		r.trees[root] = entries
+	}
+	pattern = strings.Trim(path.Clean("/"+pattern), "/")
+	var out []string
+	for _, e := range entries {
+		if e.dir == dirs && matchGlob(pattern, e.rel) {
+			out = append(out, e.rel)
+		}
+	}
+	return out, nil
+}
+
+// list walks a repository's root, in lexical order, within the directories gpuguard reads.
+func (r *repoTree) list(root string) []treeEntry {
+	var out []treeEntry
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == root {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") || len(out) >= maxTreeEntries {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if _, err := r.opts.links.Resolve(p); err != nil {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return nil
+		}
+		out = append(out, treeEntry{rel: filepath.ToSlash(rel), dir: d.IsDir()})
+		return nil
+	})
+	return out
+}
+
+// ReadFile reads a file of the repository.
+func (r *repoTree) ReadFile(from, name string) ([]byte, error) {
+	root, err := r.root(from)
+	if err != nil {
+		return nil, err
+	}
+	data, err := r.opts.links.ReadFile(filepath.Join(root, filepath.FromSlash(name)), helmValuesLimit)
+	return data, cleanErr(err)
+}
+
+// matchGlob matches a slash-separated path against a pattern of path.Match segments, where a
+// segment ** matches any number of directories.
+func matchGlob(pattern, name string) bool {
+	ps, ns := strings.Split(pattern, "/"), strings.Split(name, "/")
+	ps = slices.CompactFunc(ps, func(a, b string) bool { return a == "**" && b == "**" }) // **/** is **
+	var match func(i, j int) bool
+	match = func(i, j int) bool {
+		for ; i < len(ps); i, j = i+1, j+1 {
+			if ps[i] == "**" {
+				for k := j; k <= len(ns); k++ {
+					if match(i+1, k) {
+						return true
+					}
+				}
+				return false
+			}
+			if j >= len(ns) {
+				return false
+			}
+			if ok, err := path.Match(ps[i], ns[j]); err != nil || !ok {
+				return false
+			}
+		}
+		return j == len(ns)
+	}
+	return match(0, 0)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/internal/testutil"
 )
 
@@ -172,6 +173,76 @@ func TestFluxHelmReleasesRenderRepositoryCharts(t *testing.T) {
 	}
 }
 
+// appSet is an Argo CD ApplicationSet; spec is the rest of its spec, indented two spaces.
+func appSet(name, spec string) string {
+	return fmt.Sprintf("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: %s, namespace: argocd}\nspec:\n%s", name, spec)
+}
+
+// An Argo CD ApplicationSet generates Applications from its template, and those of a chart
+// directory of the repository render it as an Application does: a parameter set per file its
+// git files generator matches (their values flattened, with path.* of the file's directory),
+// per directory its git directories generator matches (excludes left out), per list element,
+// and their matrix; {{param}} substituted, or Go templates with goTemplate. A generator gpuguard
+// cannot expand (clusters) is a warning; a template that fails (missingkey=error) an error.
+func TestArgoCDApplicationSetsRenderRepositoryCharts(t *testing.T) {
+	root := t.TempDir()
+	chartApp := func(name, ns, helm string) string {
+		return "  template:\n    metadata: {name: '" + name + "'}\n    spec:\n      destination: {server: https://kubernetes.default.svc, namespace: '" + ns + "'}\n" +
+			"      source: {repoURL: https://github.com/acme/platform, path: charts/web, helm: {" + helm + "}}\n"
+	}
+	testutil.WriteFiles(t, root, map[string]string{
+		".git/HEAD":                     "ref: refs/heads/main\n",
+		"charts/web/Chart.yaml":         "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		"charts/web/values.yaml":        "replicas: 1\ngpus: 1\ntype: g5.xlarge\n",
+		"charts/web/templates/web.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: '{{ .Release.Name }}'}\nspec:\n  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: '{{ .Values.type }}'}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: {{ .Values.gpus }}}}}]\n",
+		"envs/prod/config.yaml":         "env: prod\nsize: {replicas: 3, type: g5.2xlarge}\n",
+		"envs/staging/config.json":      `{"env": "staging", "size": {"replicas": 1, "type": "g6.xlarge"}}`,
+		"teams/ml/README.md":            "ml\n",
+		"teams/vision/README.md":        "vision\n",
+		"teams/archived/README.md":      "old\n",
+		"teams/ml/notebooks/a.ipynb":    "{}\n",
+		"envs/.draft/config.yaml":       "env: draft\nsize: {replicas: 9, type: p4d.24xlarge}\n",
+		"deploy/appsets.yaml": appSet("envs", "  generators:\n  - git: {repoURL: https://github.com/acme/platform, revision: HEAD, files: [{path: 'envs/*/config.*'}]}\n"+
+			chartApp("web-{{env}}", "{{path.basename}}", "parameters: [{name: replicas, value: '{{size.replicas}}'}, {name: type, value: '{{ size.type }}'}, {name: team, value: '{{team}}'}]")) + "---\n" +
+			appSet("teams", "  goTemplate: true\n  generators:\n  - matrix:\n      generators:\n      - git: {repoURL: https://github.com/acme/platform, revision: HEAD, directories: [{path: 'teams/*'}, {path: teams/archived, exclude: true}]}\n      - list: {elements: [{gpus: 2}]}\n"+
+				chartApp("{{ .path.basename }}-batch", "{{ index .path.segments 0 }}", "releaseName: '{{ .path.basename | upper }}', parameters: [{name: gpus, value: '{{ .gpus }}'}]")) + "---\n" +
+			appSet("clusters", "  generators:\n  - clusters: {}\n"+chartApp("web-{{name}}", "web", "")) + "---\n" +
+			appSet("strict", "  goTemplate: true\n  goTemplateOptions: [missingkey=error]\n  generators:\n  - list: {elements: [{env: x}]}\n"+chartApp("web-{{ .nope }}", "web", "")),
+	})
+	res := Scan([]string{root}, Options{})
+	var got []string
+	for _, r := range res.Resources {
+		got = append(got, fmt.Sprintf("%s %s %s %d×%d", r.Root, r.Address, r.InstanceType, r.Quantity, r.Pod.Requested))
+	}
+	sort.Strings(got)
+	at := func(name string) string {
+		return filepath.ToSlash(filepath.Join(root, "deploy/appsets.yaml")) + "#argocd/" + name
+	}
+	want := []string{
+		at("web-prod") + " Deployment/prod/web-prod g5.2xlarge 3×1",
+		at("web-staging") + " Deployment/staging/web-staging g6.xlarge 1×1",
+		at("ml-batch") + " Deployment/teams/ML g5.xlarge 1×2",
+		at("vision-batch") + " Deployment/teams/VISION g5.xlarge 1×2",
+	}
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("resources\n got %q\nwant %q", got, want)
+	}
+	var errs, warns []string
+	for _, e := range res.Errors {
+		errs = append(errs, fmt.Sprintf("%s:%d %s", filepath.Base(e.File), e.Line, e.Message))
+	}
+	for _, w := range res.Warnings {
+		warns = append(warns, fmt.Sprintf("%s:%d %s", filepath.Base(w.File), w.Line, w.Message))
+	}
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], "appsets.yaml:50 ApplicationSet/argocd/strict: spec.template: ") || !strings.Contains(errs[0], `map has no entry for key "nope"`) {
+		t.Errorf("errors %q, want one: strict's missing key", errs)
+	}
+	if len(warns) != 1 || warns[0] != "appsets.yaml:29 ApplicationSet/argocd/clusters: spec.generators[0]: the clusters generator is not expanded: the Applications it generates are not counted" {
+		t.Errorf("warnings %q", warns)
+	}
+}
+
 // A $ref's repository is the chart's whatever form its URL takes (HTTPS, SSH, .git or not).
 func TestSameRepo(t *testing.T) {
 	for _, tc := range []struct {
@@ -187,5 +258,51 @@ func TestSameRepo(t *testing.T) {
 		if got := sameRepo(tc.a, tc.b); got != tc.same {
 			t.Errorf("sameRepo(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)
 		}
+	}
+}
+
+// A git generator's pattern matches segment by segment as path.Match does; ** matches any
+// number of directories, none included.
+func TestMatchGlob(t *testing.T) {
+	for _, c := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"teams/*", "teams/ml", true},
+		{"teams/*", "teams/ml/notebooks", false},
+		{"teams/*", "teams", false},
+		{"envs/*/config.*", "envs/prod/config.json", true},
+		{"**/config.yaml", "config.yaml", true},
+		{"**/config.yaml", "a/b/c/config.yaml", true},
+		{"a/**/c", "a/c", true},
+		{"a/**/c", "a/b/x/c", true},
+		{"a/**/c", "a/b/x/d", false},
+		{"a/**/**/c", "a/b/c", true},
+		{"a/[", "a/[", false},
+	} {
+		if got := matchGlob(c.pattern, c.name); got != c.want {
+			t.Errorf("matchGlob(%q, %q) = %v, want %v", c.pattern, c.name, got, c.want)
+		}
+	}
+}
+
+// A git generator reads the repository its ApplicationSet is in: the first directory above it
+// with .git, not the directory gpuguard was given around several repositories.
+func TestRepoTreeRootIsTheRepository(t *testing.T) {
+	top := t.TempDir()
+	testutil.WriteFiles(t, top, map[string]string{
+		"a/.git/HEAD":          "ref: refs/heads/main\n",
+		"a/envs/prod/x.yaml":   "a\n",
+		"a/deploy/appset.yaml": "",
+		"envs/other/x.yaml":    "b\n",
+	})
+	r := &repoTree{opts: Options{links: confine.NewDirs(top)}, trees: map[string][]treeEntry{}}
+	got, err := r.Match(filepath.Join(top, "a/deploy/appset.yaml"), "envs/*", true)
+	if err != nil || strings.Join(got, ",") != "envs/prod" {
+		t.Errorf("Match = %q, %v; want envs/prod of repository a", got, err)
+	}
+	data, err := r.ReadFile(filepath.Join(top, "a/deploy/appset.yaml"), "envs/prod/x.yaml")
+	if err != nil || string(data) != "a\n" {
+		t.Errorf("ReadFile = %q, %v", data, err)
 	}
 }
