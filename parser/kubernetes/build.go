@@ -62,6 +62,7 @@ func Build(files []*File, opts Options) parser.Result {
 	var pools []*nodePool
 	classes := map[string]*computeClass{}
 	sharing := newPluginSharing()
+	layouts := migLayouts{}
 	ec2Classes := map[string]string{} // EC2NodeClass name -> why its nodes have no NVIDIA driver
 	crossplane := newComposites()
 	kueue := newKueueIndex()
@@ -139,6 +140,9 @@ func Build(files []*File, opts Options) parser.Result {
 			classes[o.Metadata.Name] = cc // cluster-wide, as NodePools
 		case isPluginSharing(o):
 			res.Errors = append(res.Errors, sharing.addObject(o)...) // cluster-wide, as NodePools
+			if o.Kind == "ConfigMap" {
+				layouts.add(o)
+			}
 		case o.Kind == "HorizontalPodAutoscaler" || o.Kind == "ScaledObject" && group(o.APIVersion) == "keda.sh":
 			s, err := decodeScaler(o)
 			if err != nil {
@@ -218,7 +222,7 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, fmt.Errorf("%s%d is not a number of pods", roleLabel(r), r.replicas)))
 				continue
 			}
-			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{pools, classes, kueue, groups, sharing}, scalers, claims, opts)
+			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{pools, classes, kueue, groups, sharing, layouts}, scalers, claims, opts)
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
@@ -567,6 +571,7 @@ type nodeSources struct {
 	kueue   *kueueIndex              // Kueue queues and flavors
 	groups  *groupIndex              // node groups declared outside the manifests
 	sharing *pluginSharing           // NVIDIA device plugin configs that share GPUs
+	layouts migLayouts               // MIG layouts of mig-parted configs
 }
 
 // resolveNode decides what is known of the node: exact labels first (with those of the Kueue
@@ -756,7 +761,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	if pool != nil && pool.requirements.allowed[LabelMIGConfig] != nil {
 		unitSel = pool.merge(sel) // the NodePool's template labels are its nodes'
 	}
-	gpuUnitOnGroup(res, unitSel, onGroup)
+	gpuUnitOnGroup(res, unitSel, onGroup, nodes.layouts)
 	if nodes.sharing != nil {
 		nodes.sharing.apply(res, sel, pool, onGroup)
 	}
@@ -778,7 +783,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 // (gpu_sharing_config) pays the share of one each unit is, as one that selects the sharing label
 // does.
 // https://github.com/NVIDIA/k8s-device-plugin (MIG strategies)
-func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup) {
+func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup, layouts migLayouts) {
 	if res.Pod.Resource != ResourceNvidiaGPU || res.Pod.MIGProfile != "" {
 		return
 	}
@@ -790,9 +795,12 @@ func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup) {
 		res.Pod.MIGProfile = v[0]
 		res.Note("the pod selects %s=%s: each nvidia.com/gpu it requests is one MIG %s slice", LabelGKEGPUPartition, v[0], v[0])
 	} else if v, ok := sel.values(LabelMIGConfig); ok && len(v) == 1 && groupPartition == "" {
-		if slice, why := MIGLayoutSlice(v[0]); slice != "" {
+		if slice, why, from := layouts.slice(v[0]); slice != "" {
 			res.Pod.MIGProfile = slice
-			res.Note("its nodes are labelled %s=%s: the GPU Operator's MIG manager splits their GPUs into %s slices, and each nvidia.com/gpu the pod requests is one", LabelMIGConfig, v[0], slice)
+			if from != "" {
+				from = " (as " + from + " declares it)"
+			}
+			res.Note("its nodes are labelled %s=%s: the GPU Operator's MIG manager splits their GPUs into %s slices%s, and each nvidia.com/gpu the pod requests is one", LabelMIGConfig, v[0], slice, from)
 		} else if why != "" {
 			res.Note("its nodes are labelled %s=%s, which %s", LabelMIGConfig, v[0], why)
 		}

@@ -1,8 +1,11 @@
 package kubernetes
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // migLayoutSlice matches the GPU Operator's default layouts that split every GPU into one slice
@@ -32,4 +35,96 @@ func MIGLayoutSlice(layout string) (slice, why string) {
 		return "", "splits each GPU into a mix of slices, which pods ask for by name (nvidia.com/mig-<profile>): the GPUs are judged whole"
 	}
 	return "", "is not one of the GPU Operator's default layouts (all-<profile>): which slices it makes is not known, and the GPUs are judged whole"
+}
+
+// migLayouts are the MIG layouts of the mig-parted configs among the manifests (a ConfigMap the
+// GPU Operator's ClusterPolicy names in spec.migManager.config.name holds one at a key, usually
+// config.yaml), by name: a layout there takes the place of the default config's of that name.
+type migLayouts map[string]migLayout
+
+// migLayout is one named layout: the one slice it splits every GPU into, or why the GPUs are
+// judged whole, and where it is declared.
+type migLayout struct {
+	slice, why, from string
+}
+
+// migPartedConfig is a mig-parted config file: each layout is a list of device groups.
+// https://github.com/NVIDIA/mig-parted (README: "mig-configs")
+type migPartedConfig struct {
+	Version    string                  `yaml:"version"`
+	MIGConfigs map[string][]migDevices `yaml:"mig-configs"`
+}
+
+// migDevices is one device group of a layout: which GPUs (all, or indexes), of which models
+// (device-filter), and the slices made on each.
+type migDevices struct {
+	Devices      any            `yaml:"devices"`
+	DeviceFilter any            `yaml:"device-filter"`
+	MIGEnabled   bool           `yaml:"mig-enabled"`
+	MIGDevices   map[string]int `yaml:"mig-devices"`
+}
+
+// add reads the mig-parted configs a ConfigMap holds; keys that hold none are left alone.
+func (l migLayouts) add(o *object) {
+	data := o.topLevel("data")
+	if data == nil || data.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(data.Content); i += 2 {
+		v := data.Content[i+1]
+		if v.Kind != yaml.ScalarNode || !strings.Contains(v.Value, "mig-configs") {
+			continue
+		}
+		var c migPartedConfig
+		if yaml.Unmarshal([]byte(v.Value), &c) != nil || len(c.MIGConfigs) == 0 {
+			continue
+		}
+		from := fmt.Sprintf("the mig-parted config in ConfigMap %s/%s (key %s)", o.namespace(), o.Metadata.Name, data.Content[i].Value)
+		for name, groups := range c.MIGConfigs {
+			l[name] = layoutOf(groups, from)
+		}
+	}
+}
+
+// layoutOf is what a layout's device groups make of a node's GPUs: one slice when every group
+// covers all devices and enables MIG with slices of one profile; whole GPUs when none enables
+// MIG; otherwise unknown.
+func layoutOf(groups []migDevices, from string) migLayout {
+	slice, enabled, disabled := "", false, false
+	for _, g := range groups {
+		if !g.MIGEnabled {
+			disabled = true
+			continue
+		}
+		enabled = true
+		if all, _ := g.Devices.(string); all != "all" {
+			disabled = true // the GPUs it does not name are left as they are
+		}
+		if len(g.MIGDevices) > 1 {
+			return migLayout{from: from, why: "is declared in " + from + " with several slice sizes on each GPU: the GPUs are judged whole"}
+		}
+		for p := range g.MIGDevices {
+			if slice != "" && slice != p {
+				return migLayout{from: from, why: "is declared in " + from + " with a slice size per GPU model: the GPUs are judged whole"}
+			}
+			slice = p
+		}
+	}
+	switch {
+	case enabled && disabled:
+		return migLayout{from: from, why: "is declared in " + from + " with MIG on some of a node's GPUs only: the GPUs are judged whole"}
+	case slice == "" && enabled:
+		return migLayout{from: from, why: "is declared in " + from + " enabling MIG without slices: the GPUs are judged whole"}
+	}
+	return migLayout{slice: slice, from: from}
+}
+
+// slice is a layout by name: a mig-parted config's among the manifests, else the default
+// config's (MIGLayoutSlice); from says where a custom one is declared.
+func (l migLayouts) slice(name string) (slice, why, from string) {
+	if c, ok := l[strings.TrimSpace(name)]; ok {
+		return c.slice, c.why, c.from
+	}
+	slice, why = MIGLayoutSlice(name)
+	return slice, why, ""
 }

@@ -369,6 +369,57 @@ data:
 // A pod whose nodes carry a MIG layout of the GPU Operator's MIG manager (nvidia.com/mig.config:
 // all-<profile>), selected by the pod or put on them by its Karpenter NodePool's template, asks
 // for one slice with each nvidia.com/gpu (the single MIG strategy).
+// migParted is a ConfigMap of custom MIG layouts, as the GPU Operator's ClusterPolicy names
+// one in spec.migManager.config.name.
+const migParted = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: custom-mig, namespace: gpu-operator}
+data:
+  config.yaml: |
+    version: v1
+    mig-configs:
+      all-1g.10gb:
+        - devices: all
+          mig-enabled: false
+      vllm-3g:
+        - devices: all
+          mig-enabled: true
+          mig-devices: {"3g.40gb": 2}
+      small:
+        - device-filter: ["0x20B010DE"]
+          devices: all
+          mig-enabled: true
+          mig-devices: {"1g.10gb": 7}
+        - device-filter: ["0x20B510DE"]
+          devices: all
+          mig-enabled: true
+          mig-devices: {"1g.10gb": 7}
+      mixed-sizes:
+        - devices: all
+          mig-enabled: true
+          mig-devices: {"1g.10gb": 2, "2g.20gb": 2}
+      per-model:
+        - device-filter: ["0x20B010DE"]
+          devices: all
+          mig-enabled: true
+          mig-devices: {"1g.5gb": 7}
+        - device-filter: ["0x20B510DE"]
+          devices: all
+          mig-enabled: true
+          mig-devices: {"1g.10gb": 7}
+      some:
+        - devices: [0, 1]
+          mig-enabled: true
+          mig-devices: {"1g.10gb": 7}
+      half:
+        - devices: [0, 1, 2, 3]
+          mig-enabled: false
+        - devices: [4, 5, 6, 7]
+          mig-enabled: true
+          mig-devices: {"1g.10gb": 7}
+---
+`
+
 func TestMIGManagerLayoutOfPods(t *testing.T) {
 	pod := func(selector string) string {
 		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: p4de.24xlarge, " + selector + "}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"
@@ -393,6 +444,14 @@ spec:
 		{"its NodePool's template labels the nodes", nodePool + pod("karpenter.sh/nodepool: sliced"), "2g.20gb", "nvidia.com/mig.config=all-2g.20gb"},
 		{"a layout of no single slice", pod("nvidia.com/mig.config: all-balanced"), "", "its nodes are labelled nvidia.com/mig.config=all-balanced, which splits each GPU into a mix of slices"},
 		{"no layout", pod("team: ml"), "", ""},
+		{"a custom layout of one slice", migParted + pod("nvidia.com/mig.config: vllm-3g"), "3g.40gb",
+			"splits their GPUs into 3g.40gb slices (as the mig-parted config in ConfigMap gpu-operator/custom-mig (key config.yaml) declares it)"},
+		{"a custom layout of one slice on every model", migParted + pod("nvidia.com/mig.config: small"), "1g.10gb", "1g.10gb slices (as the mig-parted config"},
+		{"a custom layout in place of a default one", migParted + pod("nvidia.com/mig.config: all-1g.10gb"), "", ""},
+		{"a custom layout of two sizes", migParted + pod("nvidia.com/mig.config: mixed-sizes"), "", "with several slice sizes on each GPU"},
+		{"a custom layout of a size per model", migParted + pod("nvidia.com/mig.config: per-model"), "", "with a slice size per GPU model"},
+		{"a custom layout over two GPUs", migParted + pod("nvidia.com/mig.config: some"), "", "with MIG on some of a node's GPUs only"},
+		{"a custom layout over half the GPUs", migParted + pod("nvidia.com/mig.config: half"), "", "with MIG on some of a node's GPUs only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{})
