@@ -150,8 +150,19 @@ func RenderRelease(dir string, links confine.Dirs, rel Release, overrides ...map
 	for _, o := range overrides {
 		c.values = mergeInto(c.values, tree.CopyMap(normalize(o).(map[string]any)), coalesce)
 	}
+	return within(Timeout, fmt.Errorf("rendering took longer than %s and was stopped", Timeout), func() (Chart, error) {
+		r := &renderer{links: links, release: rel}
+		out, err := r.render(c)
+		return Chart{Rendered: out, Missing: r.missing}, err
+	})
+}
+
+// within runs f, a rendering, on its own goroutine and returns what it returns, or late when it
+// has not returned after d (its goroutine then ends with the process: text/template cannot be
+// interrupted). A panic in f is an error, not a crash.
+func within[T any](d time.Duration, late error, f func() (T, error)) (T, error) {
 	type result struct {
-		out Chart
+		out T
 		err error
 	}
 	done := make(chan result, 1)
@@ -161,15 +172,15 @@ func RenderRelease(dir string, links confine.Dirs, rel Release, overrides ...map
 				done <- result{err: fmt.Errorf("internal error while rendering (please report it): %v", p)}
 			}
 		}()
-		r := &renderer{links: links, release: rel}
-		out, err := r.render(c)
-		done <- result{Chart{Rendered: out, Missing: r.missing}, err}
+		out, err := f()
+		done <- result{out, err}
 	}()
 	select {
 	case res := <-done:
 		return res.out, res.err
-	case <-time.After(Timeout):
-		return Chart{}, fmt.Errorf("rendering took longer than %s and was stopped", Timeout)
+	case <-time.After(d):
+		var zero T
+		return zero, late
 	}
 }
 

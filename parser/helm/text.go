@@ -39,28 +39,11 @@ func (t *Text) Render(text string, data any) (string, error) {
 		return "", err
 	}
 	t.r.set = set
-	type result struct {
-		out string
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				done <- result{err: fmt.Errorf("internal error while rendering (please report it): %v", p)}
-			}
-		}()
+	return within(wait, fmt.Errorf("templates took longer than %s in all and were stopped", Timeout), func() (string, error) {
 		var buf bytes.Buffer
-		err := set.Execute(&limited{w: &buf, r: t.r}, data)
-		if err != nil {
-			err = shortCallChain(err)
+		if err := set.Execute(&limited{w: &buf, r: t.r}, data); err != nil {
+			return "", shortCallChain(err)
 		}
-		done <- result{buf.String(), err}
-	}()
-	select {
-	case res := <-done:
-		return res.out, res.err
-	case <-time.After(wait):
-		return "", fmt.Errorf("templates took longer than %s in all and were stopped", Timeout)
-	}
+		return buf.String(), nil
+	})
 }
