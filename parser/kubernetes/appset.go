@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -108,7 +109,7 @@ func applications(o *object, repo Repository) (apps []*object, errs []error, war
 		a.warn(fmt.Sprintf("its generators make %d Applications: only the first %d are read", len(params), maxGenerated))
 		params = params[:maxGenerated]
 	}
-	text := helm.NewText(containsString(a.spec.GoTemplateOptions, "missingkey=error"))
+	text := helm.NewText(slices.Contains(a.spec.GoTemplateOptions, "missingkey=error"))
 	for _, p := range params {
 		n, err := a.render(&a.spec.Template, p, text)
 		if err != nil {
@@ -171,7 +172,7 @@ func (a *appSet) generate(n *yaml.Node, field string, depth int) ([]map[string]a
 		var out []map[string]any
 		for _, x := range sets[0] {
 			for _, y := range sets[1] {
-				out = append(out, mergeParams(x, y))
+				out = append(out, helm.MergeValues(x, y))
 			}
 		}
 		return out, nil
@@ -210,7 +211,7 @@ func (a *appSet) merge(sets [][]map[string]any, keys []string) []map[string]any 
 		for _, o := range other {
 			for i, base := range out {
 				if key(base) == key(o) {
-					out[i] = mergeParams(base, o)
+					out[i] = helm.MergeValues(base, o)
 				}
 			}
 		}
@@ -235,10 +236,6 @@ func lookupParam(p map[string]any, name string) any {
 	return cur
 }
 
-// mergeParams is b's parameters over a's (nested maps merge key by key).
-func mergeParams(a, b map[string]any) map[string]any {
-	return helm.MergeValues(a, b)
-}
 
 // git is the git generator over the repository: a set per directory its directories match
 // (those an exclude entry matches left out), or per file (per element of a file holding a
@@ -313,7 +310,7 @@ func (a *appSet) git(g generator, field string) ([]map[string]any, error) {
 	}
 	if values != nil {
 		for i := range out {
-			out[i] = mergeParams(out[i], a.params(map[string]any{"values": values}, nil))
+			out[i] = helm.MergeValues(out[i], a.params(map[string]any{"values": values}, nil))
 		}
 	}
 	return out, nil
@@ -454,15 +451,6 @@ func walkScalars(n *yaml.Node, f func(*yaml.Node)) {
 			walkScalars(x, f)
 		}
 	}
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ApplicationSetApps returns the Applications the ApplicationSets among files generate, a file
