@@ -236,7 +236,6 @@ func lookupParam(p map[string]any, name string) any {
 	return cur
 }
 
-
 // git is the git generator over the repository: a set per directory its directories match
 // (those an exclude entry matches left out), or per file (per element of a file holding a
 // list) its files match.
