@@ -151,9 +151,12 @@ func (a *appSet) generate(n *yaml.Node, field string, depth int) ([]map[string]a
 		if depth+1 >= maxGeneratorDepth {
 			return nil, lineError{line: a.o.lineOf(n), err: fmt.Errorf("%s: matrix and merge generators nested more than %d deep", field, maxGeneratorDepth)}
 		}
-		children, kind := g.Merge.generators(), "merge"
+		var children []yaml.Node
+		kind := "matrix"
 		if g.Matrix != nil {
-			children, kind = g.Matrix.Generators, "matrix"
+			children = g.Matrix.Generators
+		} else {
+			children, kind = g.Merge.Generators, "merge"
 		}
 		var sets [][]map[string]any
 		for i := range children {
@@ -183,13 +186,6 @@ func (a *appSet) generate(n *yaml.Node, field string, depth int) ([]map[string]a
 	}
 	a.warn(fmt.Sprintf("%s: %s generator is not expanded: the Applications it generates are not counted", field, kind))
 	return nil, nil
-}
-
-func (m *mergeGenerator) generators() []yaml.Node {
-	if m == nil {
-		return nil
-	}
-	return m.Generators
 }
 
 // merge is the merge generator: the first generator's sets, each with the sets of the others
