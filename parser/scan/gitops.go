@@ -192,20 +192,30 @@ func findGitChart(file, path string, opts Options) (dir, root string) {
 	if filepath.IsAbs(path) || path == ".." || strings.HasPrefix(path, ".."+string(filepath.Separator)) {
 		return "", ""
 	}
-	abs, err := filepath.Abs(filepath.Dir(file))
-	if err != nil {
-		return "", ""
-	}
-	for d := abs; ; d = filepath.Dir(d) {
-		if _, err := opts.links.Resolve(d); err != nil {
-			return "", "" // outside what gpuguard reads
-		}
+	for _, d := range repoDirs(file, opts) {
 		cand := filepath.Join(d, path)
 		if _, err := opts.links.Resolve(cand); err == nil && helm.IsChart(cand) {
 			return cand, d
 		}
+	}
+	return "", ""
+}
+
+// repoDirs are the directories from a file's own up to its repository's root (the first that
+// holds .git), nearest first, as far as they are within the directories gpuguard reads.
+func repoDirs(file string, opts Options) []string {
+	abs, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := opts.links.Resolve(d); err != nil {
+			return out // outside what gpuguard reads
+		}
+		out = append(out, d)
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil || filepath.Dir(d) == d {
-			return "", ""
+			return out
 		}
 	}
 }
@@ -256,24 +266,11 @@ type repoTree struct {
 }
 
 func (r *repoTree) root(from string) (string, error) {
-	abs, err := filepath.Abs(filepath.Dir(from))
-	if err != nil {
-		return "", err
-	}
-	top := ""
-	for d := abs; ; d = filepath.Dir(d) {
-		if _, err := r.opts.links.Resolve(d); err != nil {
-			break
-		}
-		top = d
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil || filepath.Dir(d) == d {
-			break
-		}
-	}
-	if top == "" {
+	dirs := repoDirs(from, r.opts)
+	if len(dirs) == 0 {
 		return "", fmt.Errorf("%s is outside the directories read", filepath.Dir(from))
 	}
-	return top, nil
+	return dirs[len(dirs)-1], nil
 }
 
 // Match lists the directories or files of the repository that pattern matches.
