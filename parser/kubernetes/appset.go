@@ -39,7 +39,7 @@ type appSetSpec struct {
 	GoTemplateOptions []string    `yaml:"goTemplateOptions"`
 	Generators        []yaml.Node `yaml:"generators"`
 	Template          yaml.Node   `yaml:"template"`
-	TemplatePatch     string      `yaml:"templatePatch"`
+	TemplatePatch     yaml.Node   `yaml:"templatePatch"`
 }
 
 // generator is one of spec.generators (or a matrix's or merge's): the kinds gpuguard expands.
@@ -61,7 +61,14 @@ type generator struct {
 	Matrix *struct {
 		Generators []yaml.Node `yaml:"generators"`
 	} `yaml:"matrix"`
-	Merge *mergeGenerator `yaml:"merge"`
+	Merge    *mergeGenerator `yaml:"merge"`
+	Clusters *struct {
+		Selector labelSelector     `yaml:"selector"`
+		Values   map[string]string `yaml:"values"`
+	} `yaml:"clusters"`
+	// Selector keeps the parameter sets whose (flattened) parameters it matches: Argo CD's
+	// post selector, on a generator of any kind.
+	Selector *labelSelector `yaml:"selector"`
 }
 
 // mergeGenerator is a merge generator's settings.
@@ -72,46 +79,71 @@ type mergeGenerator struct {
 
 // appSet expands one ApplicationSet.
 type appSet struct {
-	o     *object
-	spec  appSetSpec
-	repo  Repository
-	warns []string
+	o        *object
+	spec     appSetSpec
+	repo     Repository
+	clusters []argoCluster
+	noLocal  bool // argocd-cm turns in-cluster off
+	text     *helm.Text
+	warns    []string
 }
 
 // applications returns the Applications an Argo CD ApplicationSet generates: its template with
 // each parameter set of its generators (list; git directories and files of the repository;
-// matrix and merge of those), substituted as Argo CD does: {{name}} (fasttemplate; a parameter
-// not given is left as written) or, with goTemplate, Go templates with Sprig's functions over
-// nested parameters. Other generators (clusters, pull requests, SCM providers, plugins) are
-// warnings: what they generate is not counted.
+// clusters, from the cluster Secrets among the manifests; matrix and merge of those; each kept
+// or not by its post selector), substituted as Argo CD does: {{name}} (fasttemplate; a
+// parameter not given is left as written) or, with goTemplate, Go templates with Sprig's
+// functions over nested parameters, with spec.templatePatch merged over the result. Other
+// generators (pull requests, SCM providers, plugins, cluster decision resources) are warnings:
+// what they generate is not counted.
 // https://argo-cd.readthedocs.io/en/stable/operator-manual/applicationset/Generators/
 // https://argo-cd.readthedocs.io/en/stable/operator-manual/applicationset/GoTemplate/
-func applications(o *object, repo Repository) (apps []*object, errs []error, warns []string) {
-	a := &appSet{o: o, repo: repo}
+// https://argo-cd.readthedocs.io/en/stable/operator-manual/applicationset/Template/
+func applications(o *object, repo Repository, clusters []argoCluster, noLocal bool) (apps []*object, errs []error, warns []string) {
+	a := &appSet{o: o, repo: repo, clusters: clusters, noLocal: noLocal}
 	if err := decodeSpec(o, &a.spec); err != nil {
 		return nil, []error{err}, nil
 	}
 	if a.spec.Template.Kind != yaml.MappingNode {
 		return nil, nil, nil
 	}
-	if a.spec.TemplatePatch != "" {
-		a.warn("spec.templatePatch is not applied: the Applications are generated from spec.template alone")
+	a.text = helm.NewText(slices.Contains(a.spec.GoTemplateOptions, "missingkey=error"))
+	patch := &a.spec.TemplatePatch
+	if patch.Kind == yaml.ScalarNode && strings.TrimSpace(patch.Value) != "" && !a.spec.GoTemplate {
+		a.warn("spec.templatePatch is not applied: Argo CD applies it only with goTemplate")
+		patch = nil
 	}
-	var params []map[string]any
+	type generated struct {
+		p    map[string]any
+		tmpl *yaml.Node
+	}
+	var params []generated
 	for i := range a.spec.Generators {
-		ps, err := a.generate(&a.spec.Generators[i], fmt.Sprintf("spec.generators[%d]", i), 0)
+		gen := &a.spec.Generators[i]
+		ps, err := a.generate(gen, fmt.Sprintf("spec.generators[%d]", i), 0)
 		if err != nil {
 			return nil, []error{err}, a.warns
 		}
-		params = append(params, ps...)
+		// A generator's own template is merged over spec.template for its Applications.
+		tmpl := &a.spec.Template
+		if t := mapping(gen, "template"); t != nil {
+			tmpl = copyNode(tmpl, 0)
+			mergeNode(tmpl, copyNode(t, 0), false)
+		}
+		for _, p := range ps {
+			params = append(params, generated{p, tmpl})
+		}
 	}
 	if len(params) > maxGenerated {
 		a.warn(fmt.Sprintf("its generators make %d Applications: only the first %d are read", len(params), maxGenerated))
 		params = params[:maxGenerated]
 	}
-	text := helm.NewText(slices.Contains(a.spec.GoTemplateOptions, "missingkey=error"))
-	for _, p := range params {
-		n, err := a.render(&a.spec.Template, p, text)
+	for _, g := range params {
+		p := g.p
+		n, err := a.render(g.tmpl, p, "spec.template")
+		if err == nil && patch != nil && patch.Kind == yaml.ScalarNode && strings.TrimSpace(patch.Value) != "" {
+			err = a.applyPatch(n, patch, p)
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -132,12 +164,37 @@ func applications(o *object, repo Repository) (apps []*object, errs []error, war
 
 func (a *appSet) warn(msg string) { a.warns = append(a.warns, msg) }
 
-// generate returns the parameter sets of one generator.
+// generate returns the parameter sets of one generator that its post selector keeps.
 func (a *appSet) generate(n *yaml.Node, field string, depth int) ([]map[string]any, error) {
 	var g generator
 	if err := n.Decode(&g); err != nil {
 		return nil, lineError{line: a.o.lineOf(n), err: fmt.Errorf("%s: %w", field, err)}
 	}
+	sets, err := a.expand(n, g, field, depth)
+	if err != nil || g.Selector == nil {
+		return sets, err
+	}
+	var kept []map[string]any
+	for _, p := range sets {
+		flat := map[string]any{}
+		flatten("", p, flat)
+		labels := make(map[string]string, len(flat))
+		for k, v := range flat {
+			labels[k] = fmt.Sprint(v)
+		}
+		ok, err := g.Selector.matches(labels)
+		if err != nil {
+			return nil, lineError{line: a.o.lineOf(n), err: fmt.Errorf("%s.selector: %v", field, err)}
+		}
+		if ok {
+			kept = append(kept, p)
+		}
+	}
+	return kept, nil
+}
+
+// expand returns the parameter sets of one generator.
+func (a *appSet) expand(n *yaml.Node, g generator, field string, depth int) ([]map[string]any, error) {
 	switch {
 	case g.List != nil:
 		var out []map[string]any
@@ -147,6 +204,8 @@ func (a *appSet) generate(n *yaml.Node, field string, depth int) ([]map[string]a
 		return out, nil
 	case g.Git != nil:
 		return a.git(g, field)
+	case g.Clusters != nil:
+		return a.clusterParams(n, g, field)
 	case g.Matrix != nil || g.Merge != nil:
 		if depth+1 >= maxGeneratorDepth {
 			return nil, lineError{line: a.o.lineOf(n), err: fmt.Errorf("%s: matrix and merge generators nested more than %d deep", field, maxGeneratorDepth)}
@@ -158,8 +217,14 @@ func (a *appSet) generate(n *yaml.Node, field string, depth int) ([]map[string]a
 		} else {
 			children, kind = g.Merge.Generators, "merge"
 		}
+		if kind == "matrix" && len(children) != 2 {
+			return nil, lineError{line: a.o.lineOf(n), err: fmt.Errorf("%s.matrix: a matrix combines two generators, not %d", field, len(children))}
+		}
 		var sets [][]map[string]any
 		for i := range children {
+			if kind == "matrix" && i == 1 && hasTags(&children[1]) {
+				break // the second takes the first's parameters: below
+			}
 			ps, err := a.generate(&children[i], fmt.Sprintf("%s.%s.generators[%d]", field, kind, i), depth+1)
 			if err != nil {
 				return nil, err
@@ -169,20 +234,38 @@ func (a *appSet) generate(n *yaml.Node, field string, depth int) ([]map[string]a
 		if kind == "merge" {
 			return a.merge(sets, g.Merge.MergeKeys), nil
 		}
-		if len(sets) != 2 {
-			return nil, lineError{line: a.o.lineOf(n), err: fmt.Errorf("%s.matrix: a matrix combines two generators, not %d", field, len(sets))}
-		}
 		var out []map[string]any
 		for _, x := range sets[0] {
-			for _, y := range sets[1] {
+			ys := sets[len(sets)-1]
+			if len(sets) == 1 {
+				// Argo CD's matrix renders its second generator with each parameter set of the
+				// first, so that one can use the other's (a git path per cluster, say).
+				second := fmt.Sprintf("%s.matrix.generators[1]", field)
+				child, err := a.render(&children[1], x, second)
+				if err != nil {
+					return nil, err
+				}
+				if ys, err = a.generate(child, second, depth+1); err != nil {
+					return nil, err
+				}
+			}
+			for _, y := range ys {
 				out = append(out, helm.MergeValues(x, y))
+			}
+			if len(out) > maxGenerated {
+				break
 			}
 		}
 		return out, nil
 	}
 	kind := "an unknown"
-	if n.Kind == yaml.MappingNode && len(n.Content) > 0 {
-		kind = "the " + n.Content[0].Value
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i < len(n.Content); i += 2 {
+			if k := n.Content[i].Value; k != "selector" && k != "template" {
+				kind = "the " + k
+				break
+			}
+		}
 	}
 	a.warn(fmt.Sprintf("%s: %s generator is not expanded: the Applications it generates are not counted", field, kind))
 	return nil, nil
@@ -389,31 +472,57 @@ func flatten(prefix string, v any, out map[string]any) {
 
 var fastTag = regexp.MustCompile(`\{\{([^{}]*)\}\}`)
 
-// render is the template with one parameter set substituted in every text value.
-func (a *appSet) render(tmpl *yaml.Node, p map[string]any, text *helm.Text) (*yaml.Node, error) {
+// render is a copy of tmpl (the template, or a generator) with one parameter set substituted
+// in every text value; field names tmpl in errors.
+func (a *appSet) render(tmpl *yaml.Node, p map[string]any, field string) (*yaml.Node, error) {
 	n := copyNode(tmpl, 0)
 	var err error
 	walkScalars(n, func(s *yaml.Node) {
 		if err != nil || !strings.Contains(s.Value, "{{") {
 			return
 		}
-		if !a.spec.GoTemplate {
-			s.Value = fastTag.ReplaceAllStringFunc(s.Value, func(tag string) string {
-				if v, ok := p[strings.TrimSpace(tag[2:len(tag)-2])]; ok {
-					return fmt.Sprint(v)
-				}
-				return tag
-			})
-			return
-		}
-		out, e := text.Render(s.Value, p)
+		out, e := a.substitute(s.Value, p)
 		if e != nil {
-			err = lineError{line: a.o.lineOf(s), err: fmt.Errorf("spec.template: %v", e)}
+			err = lineError{line: a.o.lineOf(s), err: fmt.Errorf("%s: %v", field, e)}
 			return
 		}
 		s.Value = out
 	})
 	return n, err
+}
+
+// substitute is text with one parameter set substituted: fasttemplate tags, a tag no parameter
+// fills left as written, or a Go template under goTemplate.
+func (a *appSet) substitute(text string, p map[string]any) (string, error) {
+	if !a.spec.GoTemplate {
+		return fastTag.ReplaceAllStringFunc(text, func(tag string) string {
+			if v, ok := p[strings.TrimSpace(tag[2:len(tag)-2])]; ok {
+				return fmt.Sprint(v)
+			}
+			return tag
+		}), nil
+	}
+	return a.text.Render(text, p)
+}
+
+// mapping is the mapping at key of the mapping n, or nil.
+func mapping(n *yaml.Node, key string) *yaml.Node {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key && n.Content[i+1].Kind == yaml.MappingNode {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// hasTags reports whether a text value of n holds a template tag.
+func hasTags(n *yaml.Node) bool {
+	found := false
+	walkScalars(n, func(s *yaml.Node) { found = found || strings.Contains(s.Value, "{{") })
+	return found
 }
 
 // copyNode copies a node tree (aliases resolved, so many levels deep at most).
@@ -453,12 +562,13 @@ func walkScalars(n *yaml.Node, f func(*yaml.Node)) {
 // lines), with what the ApplicationSets get wrong (errors) and what gpuguard does not expand
 // (warnings).
 func ApplicationSetApps(files []*File, repo Repository) (out []*File, errs, warns []parser.Error) {
+	clusters, noLocal, warns := argoClusters(files)
 	for _, f := range files {
 		for _, o := range f.objects {
 			if o.Kind != "ApplicationSet" || group(o.APIVersion) != "argoproj.io" {
 				continue
 			}
-			apps, es, ws := applications(o, repo)
+			apps, es, ws := applications(o, repo, clusters, noLocal)
 			for _, e := range es {
 				errs = append(errs, specError(o, e))
 			}

@@ -141,3 +141,161 @@ func TestApplicationSetGoTemplate(t *testing.T) {
 		t.Errorf("warnings without a repository %q", warns)
 	}
 }
+
+// argoSecrets registers two clusters with Argo CD (one in stringData, one in base64 data) and
+// holds a cluster Secret whose name is not base64 and a Secret of another type.
+const argoSecrets = `apiVersion: v1
+kind: Secret
+metadata: {name: c1, namespace: argocd, labels: {argocd.argoproj.io/secret-type: cluster, env: prod}}
+stringData: {name: prod_East, server: https://prod.example}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: c2, namespace: argocd, labels: {argocd.argoproj.io/secret-type: cluster, env: dev}, annotations: {team: ml}}
+data: {name: ZGV2, server: aHR0cHM6Ly9kZXYuZXhhbXBsZQ==}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: c3, namespace: argocd, labels: {argocd.argoproj.io/secret-type: cluster}}
+data: {name: '!!!', server: eA==}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: other, namespace: argocd}
+stringData: {name: ignored, server: https://other.example}
+---
+`
+
+// The clusters generator makes a set per cluster Secret (name, nameNormalized, server,
+// metadata.labels.*, metadata.annotations.*, values.* with those substituted) and, with no
+// selector, one for in-cluster first. A selector leaves in-cluster out; a post selector
+// filters any generator's sets; a selector that matches nothing is a warning, a bad operator an
+// error.
+func TestApplicationSetClusters(t *testing.T) {
+	manifest := argoSecrets + appSetHead + `  generators:
+  - clusters: {values: {rev: '{{name}}-main'}}
+  template:
+    metadata: {name: '{{nameNormalized}}-llm'}
+    spec: {source: {path: 'charts/{{metadata.labels.env}}', helm: {releaseName: '{{values.rev}}-{{metadata.annotations.team}}'}}}
+---
+` + appSetHead + `  generators:
+  - clusters: {selector: {matchExpressions: [{key: env, operator: In, values: [prod, staging]}]}}
+  - list: {elements: [{env: a}, {env: b}]}
+    selector: {matchLabels: {env: b}}
+  - clusters: {selector: {matchLabels: {env: none}}}
+  template:
+    metadata: {name: 'x-{{name}}{{env}}'}
+    spec: {source: {path: p}}
+---
+` + appSetHead + `  generators:
+  - clusters: {selector: {matchExpressions: [{key: env, operator: Gt, values: ["1"]}]}}
+  template:
+    metadata: {name: y}
+    spec: {source: {path: p}}
+`
+	apps, errs, warns := generated(t, manifest, nil)
+	want := []string{
+		"in-cluster-llm gitops charts/{{metadata.labels.env}} in-cluster-main-{{metadata.annotations.team}} line 28",
+		"prod-east-llm gitops charts/prod prod_East-main-{{metadata.annotations.team}} line 28",
+		"dev-llm gitops charts/dev dev-main-ml line 28",
+		"x-prod_East{{env}} gitops p  line 41",
+		"x-{{name}}b gitops p  line 41",
+	}
+	if strings.Join(apps, "\n") != strings.Join(want, "\n") {
+		t.Errorf("applications\n got %q\nwant %q", apps, want)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0], `spec.generators[0].clusters.selector: matchExpressions: operator "Gt" is not In, NotIn, Exists or DoesNotExist`) {
+		t.Errorf("errors %q", errs)
+	}
+	wantWarns := []string{
+		"Secret/argocd/c3: an Argo CD cluster Secret whose name or server holds a value that is not base64",
+		"spec.generators[2]: the clusters generator matches no Argo CD cluster Secret among the manifests",
+	}
+	if len(warns) != len(wantWarns) {
+		t.Fatalf("warnings %q", warns)
+	}
+	for i, w := range wantWarns {
+		if !strings.Contains(warns[i], w) {
+			t.Errorf("warning %d: %q, want %q", i, warns[i], w)
+		}
+	}
+
+	// A Secret that registers in-cluster (its server) takes its place.
+	apps, _, _ = generated(t, `apiVersion: v1
+kind: Secret
+metadata: {name: hub, namespace: argocd, labels: {argocd.argoproj.io/secret-type: cluster}}
+stringData: {name: hub, server: 'https://kubernetes.default.svc'}
+---
+`+appSetHead+`  generators: [{clusters: {}}]
+  template: {metadata: {name: '{{name}}'}, spec: {source: {path: p}}}
+`, nil)
+	if strings.Join(apps, "\n") != "hub gitops p  line 11" {
+		t.Errorf("in-cluster registered by a Secret: applications %q", apps)
+	}
+
+	// argocd-cm can turn in-cluster off.
+	apps, _, _ = generated(t, argoSecrets+`apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm, namespace: argocd}
+data: {cluster.inClusterEnabled: "false"}
+---
+`+appSetHead+`  generators: [{clusters: {}}]
+  template: {metadata: {name: '{{name}}'}, spec: {source: {path: p}}}
+`, nil)
+	if strings.Join(apps, "\n") != "prod_East gitops p  line 31\ndev gitops p  line 31" {
+		t.Errorf("in-cluster turned off: applications %q", apps)
+	}
+
+	// Without cluster Secrets, in-cluster alone is generated, and a warning says so.
+	apps, _, warns = generated(t, appSetHead+`  generators: [{clusters: {}}]
+  template: {metadata: {name: '{{name}}'}, spec: {source: {path: p}}}
+`, nil)
+	if strings.Join(apps, "\n") != "in-cluster gitops p  line 6" || len(warns) != 1 || !strings.Contains(warns[0], "counted for the cluster Argo CD runs in (in-cluster) alone") {
+		t.Errorf("no Secrets: applications %q warnings %q", apps, warns)
+	}
+}
+
+// goTemplate: a cluster's labels nest under .metadata, its values under .values; a matrix's
+// second generator takes the first's parameters (a git path per cluster); a generator's own
+// template is merged over spec.template (a null there changes nothing); templatePatch is rendered per set and merged over the
+// Application (null removes a key). Without goTemplate, templatePatch is a warning.
+func TestApplicationSetClustersGoTemplate(t *testing.T) {
+	repo := fakeRepo{"envs/prod/llm.yaml": "model: llama\n", "envs/dev/tiny.yaml": "model: tiny\n"}
+	manifest := argoSecrets + appSetHead + `  goTemplate: true
+  generators:
+  - matrix:
+      generators:
+      - clusters: {selector: {matchLabels: {env: prod}}, values: {tier: '{{ .metadata.labels.env | upper }}'}}
+      - git: {repoURL: r, files: [{path: 'envs/{{ .metadata.labels.env }}/*'}]}
+  - list: {elements: [{name: solo}]}
+    template:
+      metadata: {namespace: other, name: null}
+  template:
+    metadata: {name: '{{ .name }}-{{ default "none" .model }}'}
+    spec: {source: {path: charts/llm, helm: {releaseName: base}}}
+  templatePatch: |
+    spec:
+      source:
+    {{- if .values }}
+        helm: {releaseName: '{{ .values.tier }}-{{ .model }}'}
+    {{- else }}
+        helm: null
+    {{- end }}
+---
+` + appSetHead + `  generators: [{list: {elements: [{a: b}]}}]
+  template: {metadata: {name: z}, spec: {source: {path: p}}}
+  templatePatch: 'spec: {source: {path: q}}'
+`
+	apps, errs, warns := generated(t, manifest, repo)
+	want := []string{
+		"prod_East-llama gitops charts/llm PROD-llama line 35",
+		"solo-none other charts/llm  line 35",
+		"z gitops p  line 51",
+	}
+	if strings.Join(apps, "\n") != strings.Join(want, "\n") || len(errs) != 0 {
+		t.Errorf("applications\n got %q\nwant %q\nerrors %q", apps, want, errs)
+	}
+	if len(warns) != 2 || !strings.Contains(warns[1], "spec.templatePatch is not applied: Argo CD applies it only with goTemplate") {
+		t.Errorf("warnings %q", warns)
+	}
+}
