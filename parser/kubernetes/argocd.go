@@ -41,6 +41,9 @@ type GitChart struct {
 	// Overrides are what goes over the value files, in order: Argo CD's helm.values,
 	// helm.valuesObject and helm.parameters; Flux's valuesFrom and values, merged.
 	Overrides []map[string]any
+	// PostRenderers are Flux's spec.postRenderers[].kustomize, in order, their nodes at lines
+	// of File: kustomize patches over what the chart renders.
+	PostRenderers []*yaml.Node
 }
 
 // ValueFile is one of helm.valueFiles.
@@ -53,7 +56,7 @@ type ValueFile struct {
 // GitCharts returns the charts the Argo CD Applications and Flux HelmReleases among files
 // install from Git directories; the errors of those whose Helm settings cannot be read (at the
 // object), which then install nothing; and warnings of values gpuguard cannot read (a Flux
-// valuesFrom not among files) or changes it does not make (Flux's postRenderers).
+// valuesFrom not among files).
 func GitCharts(files []*File) (charts []GitChart, errs, warns []parser.Error) {
 	var flux *fluxObjects
 	for _, f := range files {

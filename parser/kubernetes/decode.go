@@ -118,11 +118,12 @@ type File struct {
 	note    string
 }
 
-// FromNodes makes the File of objects a kustomization built from the manifest file name: each
-// node is one object, its lines lines of that file. root names the kustomization, reported as
-// the root of the resources built from them.
-func FromNodes(name, root string, nodes []*yaml.Node) *File {
-	f := &File{Name: name, root: root}
+// FromNodes makes the File of objects a kustomization built from the manifest file name (or a
+// chart rendered and post renderers patched): each node is one object, its lines lines of that
+// file. root names the kustomization (or release), reported as the root of the resources built
+// from them, and note is added to each resource built from them.
+func FromNodes(name, root, note string, nodes []*yaml.Node) *File {
+	f := &File{Name: name, root: root, note: note}
 	for _, n := range nodes {
 		if n != nil && n.Kind == yaml.MappingNode {
 			f.addObject(n, 0)

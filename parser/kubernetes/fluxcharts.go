@@ -3,6 +3,8 @@ package kubernetes
 import (
 	"fmt"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -29,10 +31,20 @@ func newFluxObjects(files []*File) *fluxObjects {
 	return x
 }
 
+// shiftLines adds offset to the line of every node of n.
+func shiftLines(n *yaml.Node, offset int) {
+	if n.Line > 0 {
+		n.Line += offset
+	}
+	for _, c := range n.Content {
+		shiftLines(c, offset)
+	}
+}
+
 // gitChart reads a HelmRelease whose chart comes from a GitRepository (spec.chart.spec with a
 // sourceRef of that kind, or the HelmChart spec.chartRef names): the chart's path in the
 // repository, the release's name and namespace, spec.chart.spec.valuesFiles, and valuesFrom
-// and values over them, merged as Flux merges them. ok is false for a release of a chart from
+// and values over them, merged as Flux merges them, and the kustomize post renderers. ok is false for a release of a chart from
 // elsewhere (a HelmRepository, an OCIRepository, a HelmChart not among the manifests), and for
 // one whose settings are wrong: Flux installs nothing then, and errs says why.
 // https://fluxcd.io/flux/components/helm/helmreleases/#chart-template
@@ -70,9 +82,6 @@ func (x *fluxObjects) gitChart(o *object) (c GitChart, ok bool, errs, warns []pa
 	for _, u := range unread {
 		warns = append(warns, parser.Error{File: o.file, Line: hr.release.Line, Message: fmt.Sprintf("%s: %s", o.address(), u)})
 	}
-	if hr.postRenderers {
-		warns = append(warns, parser.Error{File: o.file, Line: o.line, Message: o.address() + ": spec.postRenderers are not applied: what the chart deploys is counted as it renders, before their patches"})
-	}
 	files := spec.ValuesFiles
 	if len(files) == 0 && spec.ValuesFile != "" {
 		files = []string{spec.ValuesFile}
@@ -82,6 +91,13 @@ func (x *fluxObjects) gitChart(o *object) (c GitChart, ok bool, errs, warns []pa
 		ValueFilesAtRoot: true, IgnoreMissing: spec.IgnoreMissingValuesFiles}
 	for _, f := range files {
 		c.ValueFiles = append(c.ValueFiles, ValueFile{Path: f})
+	}
+	for i := range hr.postRenderers {
+		if k := mapping(&hr.postRenderers[i], "kustomize"); k != nil {
+			k = copyNode(k, 0)
+			shiftLines(k, o.offset)
+			c.PostRenderers = append(c.PostRenderers, k)
+		}
 	}
 	if len(values) > 0 {
 		c.Overrides = []map[string]any{values}

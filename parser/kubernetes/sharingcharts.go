@@ -207,8 +207,8 @@ type fluxHelmRelease struct {
 	chartRef *fluxRef
 	release  ChartRelease
 	refs     []valuesRef
-	// postRenderers says spec.postRenderers patches what the chart renders.
-	postRenderers bool
+	// postRenderers are spec.postRenderers, which patch what the chart renders.
+	postRenderers []yaml.Node
 }
 
 // fluxChartSpec is a HelmChart's spec, inline in a HelmRelease (spec.chart.spec) or its own
@@ -245,7 +245,7 @@ func readFluxRelease(o *object) (fluxHelmRelease, error) {
 	if err := decodeSpec(o, &spec); err != nil {
 		return fluxHelmRelease{}, err
 	}
-	hr := fluxHelmRelease{chart: spec.Chart.Spec, chartRef: spec.ChartRef, postRenderers: len(spec.PostRenderers) > 0}
+	hr := fluxHelmRelease{chart: spec.Chart.Spec, chartRef: spec.ChartRef, postRenderers: spec.PostRenderers}
 	r := ChartRelease{Chart: spec.Chart.Spec.Chart, Name: spec.ReleaseName, Namespace: spec.TargetNamespace,
 		Source: o.Kind + " " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.lineOf(&spec.Values)}
 	if r.Name == "" {

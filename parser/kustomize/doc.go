@@ -13,7 +13,9 @@
 // chart inflation are not fetched: each is a warning. Every file is read inside the checked
 // directories (package confine). ConfigMap and Secret generators are applied (generators.go:
 // a Flux HelmRelease may take the device plugin's values from them), without kustomize's content
-// hash in their names; image rewrites do not change GPU spend and are not applied.
+// hash in their names; image rewrites do not change GPU spend and are not applied. The same
+// patches apply a Flux HelmRelease's kustomize post renderers to what its chart rendered
+// (postrender.go).
 //
 // The package does not price anything, print or exit.
 package kustomize

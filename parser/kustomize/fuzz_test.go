@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/internal/testutil"
 )
@@ -42,5 +44,20 @@ func FuzzBuild(f *testing.F) {
 				t.Fatalf("read %s outside %s", f, root)
 			}
 		}
+	})
+}
+
+// FuzzPostRender feeds arbitrary rendered manifests and Flux kustomize post renderers to
+// DecodeObjects and PostRender. They must never panic or hang.
+func FuzzPostRender(f *testing.F) {
+	f.Add([]byte(deployment), []byte("patches:\n- target: {kind: Deployment}\n  patch: |\n    - {op: replace, path: /spec/replicas, value: 3}\n- patch: |\n    kind: Deployment\n    metadata: {name: train}\n    spec: {template: {spec: {containers: [{name: trainer, $patch: delete}]}}}\npatchesStrategicMerge:\n- {kind: Deployment, metadata: {name: train}, spec: {replicas: null}}\npatchesJson6902:\n- {target: {name: '.*'}, patch: [{op: move, from: /spec, path: /spec/x}]}\n"))
+	f.Add([]byte("a: &a [*a]\n---\nkind: X\n"), []byte("patches: [{patch: '[', target: {kind: '('}}]\n"))
+	f.Fuzz(func(t *testing.T, rendered, spec []byte) {
+		objs, _ := DecodeObjects("t.yaml", rendered)
+		var n yaml.Node
+		if yaml.Unmarshal(spec, &n) != nil || len(n.Content) == 0 {
+			return
+		}
+		PostRender("r.yaml", n.Content[0], objs)
 	})
 }

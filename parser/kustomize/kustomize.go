@@ -213,6 +213,8 @@ type builder struct {
 	links       confine.Dirs
 	files       map[string]bool
 	errs, warns []parser.Error
+	// scope names what patches apply to, in messages ("" for a kustomization's resources).
+	scope string
 }
 
 func (b *builder) errorf(file string, line int, format string, args ...any) {
@@ -619,7 +621,11 @@ func (b *builder) apply(p patch, objs []Object) {
 		}
 	}
 	if !applied {
-		b.warns = append(b.warns, parser.Error{File: p.file, Line: p.line, Message: "this patch matches no object among the kustomization's resources and is not applied"})
+		scope := b.scope
+		if scope == "" {
+			scope = "the kustomization's resources"
+		}
+		b.warns = append(b.warns, parser.Error{File: p.file, Line: p.line, Message: "this patch matches no object among " + scope + " and is not applied"})
 	}
 }
 

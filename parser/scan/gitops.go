@@ -13,6 +13,7 @@ import (
 	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/helm"
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
+	"github.com/gpuguard/gpuguard/parser/kustomize"
 )
 
 // maxGitOpsRounds bounds how deep Applications that render charts of Applications (Argo CD's
@@ -168,19 +169,49 @@ func (g *gitOps) render(c kubernetes.GitChart, opts Options) []*kubernetes.File 
 		}
 		values += " and the " + kind + "'s " + what
 	}
+	if len(c.PostRenderers) > 0 {
+		values += ", then patched by its post renderers"
+	}
 	note := fmt.Sprintf("rendered by %s (%s:%d) from the Helm chart %s as release %s with %s; lines are of the rendered template",
 		c.Owner, filepath.ToSlash(c.File), c.Line, shown(dir), c.ReleaseName, values)
 	_, name, _ := strings.Cut(c.Owner, " ")
 	owner := filepath.ToSlash(c.File) + "#" + name
-	var out []*kubernetes.File
-	for _, r := range rendered.Rendered {
-		f := kubernetes.DecodeRendered(r.Template, owner, note, r.Data)
+	out := g.postRender(c, rendered.Rendered, owner, note)
+	for _, f := range out {
 		if c.Namespace != "" {
 			f.DefaultNamespace(c.Namespace)
 		}
-		out = append(out, f)
 	}
 	return out
+}
+
+// postRender decodes what a chart rendered, each template a file under owner with note, with
+// the chart's Flux post renderers (kustomize patches) applied to its objects. A template that
+// is not YAML is read as it stands (its documents' errors are reported as they are), and the
+// patches do not reach it.
+func (g *gitOps) postRender(c kubernetes.GitChart, rendered []helm.Rendered, owner, note string) []*kubernetes.File {
+	var out []*kubernetes.File
+	if len(c.PostRenderers) == 0 {
+		for _, r := range rendered {
+			out = append(out, kubernetes.DecodeRendered(r.Template, owner, note, r.Data))
+		}
+		return out
+	}
+	var objs []kustomize.Object
+	for _, r := range rendered {
+		os, err := kustomize.DecodeObjects(r.Template, r.Data)
+		if err != nil {
+			out = append(out, kubernetes.DecodeRendered(r.Template, owner, note, r.Data))
+			continue
+		}
+		objs = append(objs, os...)
+	}
+	for _, spec := range c.PostRenderers {
+		errs, warns := kustomize.PostRender(c.File, spec, objs)
+		g.res.Errors = append(g.res.Errors, errs...)
+		g.res.Warnings = append(g.res.Warnings, warns...)
+	}
+	return append(out, filesOf(objs, owner, note)...)
 }
 
 // findGitChart looks for the chart directory path names, in the directory of the Application's

@@ -104,11 +104,36 @@ func fluxRelease(name, ns, spec string) string {
 // [targetNamespace-]name, in the target namespace, else its own; with the chart's valuesFiles
 // (paths from the repository's root, merged in place of values.yaml), then valuesFrom, then
 // values. A value file that is missing stops the release (an error) unless
-// ignoreMissingValuesFiles; a valuesFrom not among the manifests and postRenderers are warnings.
+// ignoreMissingValuesFiles; a valuesFrom not among the manifests is a warning.
 // A chart from a HelmRepository or a Bucket is not rendered from the repository, and the chart is not
 // counted again with its default values.
 func TestFluxHelmReleasesRenderRepositoryCharts(t *testing.T) {
 	root := t.TempDir()
+	// Post renderers patch what the chart renders: within one, patchesStrategicMerge, then
+	// patches, then patchesJson6902; a patch that matches nothing is a warning.
+	postRenderers := `  postRenderers:
+  - kustomize:
+      patchesStrategicMerge:
+      - {apiVersion: apps/v1, kind: Deployment, metadata: {name: serving-vllm}, spec: {replicas: 6}}
+      patches:
+      - target: {kind: Deployment}
+        patch: |
+          - op: replace
+            path: /spec/template/spec/nodeSelector/node.kubernetes.io~1instance-type
+            value: g6e.12xlarge
+      - patch: |
+          apiVersion: apps/v1
+          kind: Deployment
+          metadata: {name: serving-vllm}
+          spec: {replicas: 5}
+      - target: {kind: StatefulSet}
+        patch: |
+          spec: {replicas: 9}
+  - kustomize:
+      patchesJson6902:
+      - target: {kind: Deployment, name: serving-vllm}
+        patch: [{op: replace, path: /spec/template/spec/containers/0/resources/limits/nvidia.com~1gpu, value: 4}]
+`
 	sourceRef := "sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}"
 	testutil.WriteFiles(t, root, map[string]string{
 		".git/HEAD":                       "ref: refs/heads/main\n",
@@ -117,7 +142,7 @@ func TestFluxHelmReleasesRenderRepositoryCharts(t *testing.T) {
 		"charts/vllm/values-prod.yaml":    "replicas: 4\ntype: g5.12xlarge\n",
 		"charts/vllm/templates/vllm.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: '{{ .Release.Name }}'}\nspec:\n  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: '{{ .Values.type }}'}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: {{ .Values.gpus | default 8 }}}}}]\n",
 		"env/lab.yaml":                    "replicas: 2\ntype: g6.xlarge\n",
-		"clusters/prod/vllm.yaml":         fluxRelease("vllm", "flux-system", "  targetNamespace: serving\n  chart:\n    spec:\n      chart: ./charts/vllm\n      "+sourceRef+"\n      valuesFiles: [./charts/vllm/values.yaml, charts/vllm/values-prod.yaml]\n  valuesFrom: [{kind: ConfigMap, name: vllm-overrides}]\n  values: {type: g6e.xlarge}\n  postRenderers: [{kustomize: {patches: []}}]\n"),
+		"clusters/prod/vllm.yaml":         "apiVersion: v1\nkind: Namespace\nmetadata: {name: serving}\n---\n" + fluxRelease("vllm", "flux-system", "  targetNamespace: serving\n  chart:\n    spec:\n      chart: ./charts/vllm\n      "+sourceRef+"\n      valuesFiles: [./charts/vllm/values.yaml, charts/vllm/values-prod.yaml]\n  valuesFrom: [{kind: ConfigMap, name: vllm-overrides}]\n  values: {type: g6e.xlarge}\n"+postRenderers),
 		"clusters/prod/overrides.yaml":    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: vllm-overrides, namespace: flux-system}\ndata:\n  values.yaml: |\n    replicas: 3\n",
 		"clusters/lab/vllm.yaml": fluxRelease("lab", "lab", "  releaseName: vllm-lab\n  chartRef: {kind: HelmChart, name: lab-vllm}\n") + "---\n" +
 			"apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmChart\nmetadata: {name: lab-vllm, namespace: lab}\nspec:\n  chart: charts/vllm\n  " + sourceRef + "\n  valuesFiles: [/env/lab.yaml]\n",
@@ -137,7 +162,7 @@ func TestFluxHelmReleasesRenderRepositoryCharts(t *testing.T) {
 		return filepath.ToSlash(filepath.Join(root, file)) + "#" + owner
 	}
 	want := []string{
-		at("clusters/prod/vllm.yaml", "flux-system/vllm") + " Deployment/serving/serving-vllm g6e.xlarge 3×1",
+		at("clusters/prod/vllm.yaml", "flux-system/vllm") + " Deployment/serving/serving-vllm g6e.12xlarge 5×4",
 		at("clusters/lab/vllm.yaml", "lab/lab") + " Deployment/lab/vllm-lab g6.xlarge 2×8",
 		at("clusters/apps.yaml", "apps/tolerant") + " Deployment/apps/tolerant g5.xlarge 1×1",
 		at("clusters/apps.yaml", "apps/single") + " Deployment/apps/single g6.xlarge 2×8",
@@ -159,15 +184,15 @@ func TestFluxHelmReleasesRenderRepositoryCharts(t *testing.T) {
 	}
 	wantWarns := []string{
 		"apps.yaml:35 HelmRelease/apps/tolerant: spec.valuesFrom[0] (Secret sealed, key values.yaml) is not among the manifests: the values it holds are not read",
-		"vllm.yaml:1 HelmRelease/flux-system/vllm: spec.postRenderers are not applied: what the chart deploys is counted as it renders, before their patches",
+		"vllm.yaml:34 this patch matches no object among the chart's objects and is not applied",
 	}
 	if strings.Join(warns, "\n") != strings.Join(wantWarns, "\n") {
 		t.Errorf("warnings\n got %q\nwant %q", warns, wantWarns)
 	}
 	for _, r := range res.Resources {
 		if r.Address == "Deployment/serving/serving-vllm" && !strings.Contains(strings.Join(r.Notes, "\n"),
-			"rendered by HelmRelease flux-system/vllm ("+filepath.ToSlash(filepath.Join(root, "clusters/prod/vllm.yaml"))+":1) from the Helm chart "+
-				filepath.ToSlash(filepath.Join(root, "charts/vllm"))+" as release serving-vllm with ./charts/vllm/values.yaml, charts/vllm/values-prod.yaml (in place of values.yaml) and the HelmRelease's values") {
+			"rendered by HelmRelease flux-system/vllm ("+filepath.ToSlash(filepath.Join(root, "clusters/prod/vllm.yaml"))+":5) from the Helm chart "+
+				filepath.ToSlash(filepath.Join(root, "charts/vllm"))+" as release serving-vllm with ./charts/vllm/values.yaml, charts/vllm/values-prod.yaml (in place of values.yaml) and the HelmRelease's values, then patched by its post renderers") {
 			t.Errorf("notes %q do not say which HelmRelease rendered it, and with what", r.Notes)
 		}
 	}

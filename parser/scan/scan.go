@@ -416,22 +416,30 @@ func readLimited(name string, limit int64) ([]byte, error) {
 // helmValuesLimit bounds a values file read for a chart.
 const helmValuesLimit = 4 << 20
 
-// buildKustomization builds the kustomization in dir into its objects, grouped by the manifest
-// file that declares each.
-func buildKustomization(dir string, opts Options) parsed {
-	b := kustomize.Build(dir, opts.links)
-	p := parsed{res: parser.Result{Errors: b.Errors, Warnings: b.Warnings}}
+// filesOf groups built or patched objects by the manifest file that declares each, in order,
+// under root and with note.
+func filesOf(objs []kustomize.Object, root, note string) []*kubernetes.File {
 	byFile := map[string][]*yaml.Node{}
 	var order []string
-	for _, o := range b.Objects {
+	for _, o := range objs {
 		if _, ok := byFile[o.File]; !ok {
 			order = append(order, o.File)
 		}
 		byFile[o.File] = append(byFile[o.File], o.Node)
 	}
+	var out []*kubernetes.File
 	for _, f := range order {
-		p.built = append(p.built, kubernetes.FromNodes(f, filepath.ToSlash(dir), byFile[f]))
+		out = append(out, kubernetes.FromNodes(f, root, note, byFile[f]))
 	}
+	return out
+}
+
+// buildKustomization builds the kustomization in dir into its objects, grouped by the manifest
+// file that declares each.
+func buildKustomization(dir string, opts Options) parsed {
+	b := kustomize.Build(dir, opts.links)
+	p := parsed{res: parser.Result{Errors: b.Errors, Warnings: b.Warnings}}
+	p.built = filesOf(b.Objects, filepath.ToSlash(dir), "")
 	for _, f := range b.Files {
 		if r := realPath(f); r != "" {
 			p.read = append(p.read, r)
