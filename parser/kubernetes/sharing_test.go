@@ -585,3 +585,25 @@ data: {values.yaml: "[not, a, map]"}
 		t.Errorf("warnings %+v", warns)
 	}
 }
+
+// Flux names a release [targetNamespace-]name and shortens a name longer than Helm's 53
+// characters to its first 40, '-' and 12 digits of its SHA-256; spec.releaseName is kept. The
+// expected name is Flux's own test case (helm-controller internal/release/name_test.go).
+func TestFluxReleaseNames(t *testing.T) {
+	release := func(name, spec string) string {
+		return "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: " + name + ", namespace: apps}\nspec:\n" +
+			"  chart: {spec: {chart: charts/web, sourceRef: {kind: GitRepository, name: flux-system}}}\n" + spec + "---\n"
+	}
+	exact := strings.Repeat("x", 53)
+	manifest := release("name-with-very-long-name-which-is-longer-than-53-characters", "  targetNamespace: release\n") +
+		release(exact, "") + release("short", "  releaseName: chosen\n")
+	charts, errs, _ := GitCharts([]*File{Decode("flux.yaml", []byte(manifest))})
+	var got []string
+	for _, c := range charts {
+		got = append(got, c.ReleaseName+" in "+c.Namespace)
+	}
+	want := []string{"release-name-with-very-long-name-which-i-788ca0d0d7b0 in release", exact + " in apps", "chosen in apps"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(errs) != 0 {
+		t.Errorf("release names\n got %q\nwant %q\nerrors %v", got, want, errs)
+	}
+}

@@ -1,7 +1,9 @@
 package kubernetes
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path"
@@ -211,6 +213,22 @@ type fluxHelmRelease struct {
 	postRenderers []yaml.Node
 }
 
+// maxReleaseName is the longest Helm release name (Helm's limit, which Flux keeps).
+const maxReleaseName = 53
+
+// shortenReleaseName is a release name Flux makes from a HelmRelease's name as Flux shortens
+// it when longer than Helm allows: its first 40 characters, '-', and the first 12 hexadecimal
+// digits of the SHA-256 of the whole name.
+// https://fluxcd.io/flux/components/helm/helmreleases/#release-name
+func shortenReleaseName(name string) string {
+	if len(name) <= maxReleaseName {
+		return name
+	}
+	const hashDigits = 12
+	sum := sha256.Sum256([]byte(name))
+	return name[:maxReleaseName-hashDigits-1] + "-" + hex.EncodeToString(sum[:])[:hashDigits]
+}
+
 // fluxChartSpec is a HelmChart's spec, inline in a HelmRelease (spec.chart.spec) or its own
 // object (source.toolkit.fluxcd.io).
 type fluxChartSpec struct {
@@ -229,7 +247,8 @@ type fluxRef struct {
 }
 
 // readFluxRelease reads a HelmRelease. The release is named spec.releaseName, else
-// [targetNamespace-]name, and installed in spec.targetNamespace, else the HelmRelease's own.
+// [targetNamespace-]name (shortened as Flux shortens it), and installed in
+// spec.targetNamespace, else the HelmRelease's own.
 func readFluxRelease(o *object) (fluxHelmRelease, error) {
 	var spec struct {
 		Chart struct {
@@ -253,6 +272,7 @@ func readFluxRelease(o *object) (fluxHelmRelease, error) {
 		if spec.TargetNamespace != "" {
 			r.Name = spec.TargetNamespace + "-" + o.Metadata.Name
 		}
+		r.Name = shortenReleaseName(r.Name)
 	}
 	if r.Namespace == "" {
 		r.Namespace = o.Metadata.Namespace
