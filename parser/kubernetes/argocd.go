@@ -44,6 +44,22 @@ type GitChart struct {
 	// PostRenderers are Flux's spec.postRenderers[].kustomize, in order, their nodes at lines
 	// of File: kustomize patches over what the chart renders.
 	PostRenderers []*yaml.Node
+	// Kustomize is an Argo CD source's kustomize settings (spec.source.kustomize, at lines of
+	// File) when Path is a kustomization: what Argo CD edits in it before building it. nil when
+	// the source has none.
+	Kustomize *yaml.Node
+	// Directory is an Argo CD source's directory settings, when Path is a plain directory of
+	// manifests.
+	Directory DirectorySource
+}
+
+// DirectorySource is how Argo CD reads a plain directory of manifests (spec.source.directory):
+// its files only, or those of its subdirectories too; include and exclude are glob patterns
+// over paths relative to it ("" includes every manifest, excludes none).
+type DirectorySource struct {
+	Recurse bool   `yaml:"recurse"`
+	Include string `yaml:"include"`
+	Exclude string `yaml:"exclude"`
 }
 
 // ValueFile is one of helm.valueFiles.
@@ -108,6 +124,13 @@ func gitCharts(o *object) ([]GitChart, error) {
 		if c.Overrides, err = s.overrides(o); err != nil {
 			return out, err
 		}
+		if s.Kustomize.Kind == yaml.MappingNode {
+			c.Kustomize = copyNode(&s.Kustomize, 0)
+			shiftLines(c.Kustomize, o.offset)
+		}
+		if s.Directory != nil {
+			c.Directory = *s.Directory
+		}
 		out = append(out, c)
 	}
 	return out, nil
@@ -128,7 +151,11 @@ type argoSource struct {
 	Chart   string    `yaml:"chart"`
 	Ref     string    `yaml:"ref"`
 	Helm    *argoHelm `yaml:"helm"`
-	field   string
+	// Kustomize and Directory are the settings of a kustomization's and of a plain directory's
+	// source.
+	Kustomize yaml.Node        `yaml:"kustomize"`
+	Directory *DirectorySource `yaml:"directory"`
+	field     string
 }
 
 // argoHelm is a source's Helm settings.

@@ -61,3 +61,26 @@ func FuzzPostRender(f *testing.F) {
 		PostRender("r.yaml", n.Content[0], objs)
 	})
 }
+
+// FuzzBuildEdited feeds arbitrary Argo CD kustomize settings to BuildEdited over a base with a
+// GPU deployment. It must never panic or hang, and never read outside the directory.
+func FuzzBuildEdited(f *testing.F) {
+	f.Add([]byte("namePrefix: a-\nnamespace: n\ncommonLabels: {a: b}\nreplicas: [{name: train, count: '3'}, {name: x, count: -1}]\ncomponents: [../../etc]\npatches:\n- {path: ../../../etc/passwd}\n- target: {kind: Deployment}\n  patch: '[{op: remove, path: /spec}]'\n- patch: {a: b}\n"))
+	f.Fuzz(func(t *testing.T, spec []byte) {
+		root := t.TempDir()
+		testutil.WriteFiles(t, root, map[string]string{
+			"app/kustomization.yaml": "resources: [deploy.yaml]\n",
+			"app/deploy.yaml":        deployment,
+		})
+		var n yaml.Node
+		if yaml.Unmarshal(spec, &n) != nil || len(n.Content) == 0 {
+			return
+		}
+		res := BuildEdited(filepath.Join(root, "app"), confine.NewDirs(filepath.Join(root, "app")), "app.yaml", n.Content[0])
+		for _, f := range res.Files {
+			if rel, err := filepath.Rel(filepath.Join(root, "app"), f); err != nil || len(rel) > 1 && rel[:2] == ".." {
+				t.Fatalf("read %s outside %s", f, root)
+			}
+		}
+	})
+}

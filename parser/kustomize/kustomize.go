@@ -114,6 +114,11 @@ type patchRef struct {
 	Path   string  `yaml:"path"`
 	Patch  string  `yaml:"patch"`
 	Target *target `yaml:"target"`
+
+	// file and line are where a patch added by an edit (edit.go) is written, for messages;
+	// "" for the kustomization's own.
+	file string
+	line int
 }
 
 // target selects the objects a patch applies to; names and kinds are anchored regular
@@ -199,7 +204,11 @@ func Read(dir string, links confine.Dirs) (string, *Kustomization, error) {
 
 // Build renders the kustomization in dir.
 func Build(dir string, links confine.Dirs) Result {
-	b := &builder{links: links, files: map[string]bool{}}
+	return (&builder{links: links, files: map[string]bool{}}).result(dir)
+}
+
+// result builds the kustomization in dir.
+func (b *builder) result(dir string) Result {
 	objs := b.build(filepath.Clean(dir), nil, 0)
 	res := Result{Objects: objs, Errors: b.errs, Warnings: b.warns}
 	for f := range b.files {
@@ -215,6 +224,9 @@ type builder struct {
 	errs, warns []parser.Error
 	// scope names what patches apply to, in messages ("" for a kustomization's resources).
 	scope string
+	// edit changes the kustomization being built (not those it builds on) before it is built:
+	// an Argo CD Application's kustomize settings (edit.go).
+	edit func(*Kustomization)
 }
 
 func (b *builder) errorf(file string, line int, format string, args ...any) {
@@ -251,6 +263,9 @@ func (b *builder) build(dir string, stack []string, depth int) []Object {
 	if k == nil {
 		b.errorf(dir, 0, "no kustomization.yaml in this directory")
 		return nil
+	}
+	if len(stack) == 0 && b.edit != nil {
+		b.edit(k)
 	}
 	stack = append(stack, dir)
 	var objs []Object
@@ -380,25 +395,32 @@ type patch struct {
 func (b *builder) transform(file, dir string, k *Kustomization, objs []Object) []Object {
 	var patches []patch
 	read := func(p patchRef, json bool) {
+		at, line := file, k.line(p.Path)
+		if p.Patch != "" {
+			line = k.line(p.Patch)
+		}
+		if p.file != "" {
+			at, line = p.file, p.line
+		}
 		switch {
 		case p.Patch != "":
 			docs, err := decodeAll([]byte(p.Patch))
 			if err != nil || len(docs) == 0 {
-				b.errorf(file, k.line(p.Patch), "inline patch: invalid YAML: %v", err)
+				b.errorf(at, line, "inline patch: invalid YAML: %v", err)
 				return
 			}
 			for _, d := range docs {
-				patches = append(patches, patch{file: file, line: k.line(p.Patch), doc: d, json: json || d.Kind == yaml.SequenceNode, target: p.Target})
+				patches = append(patches, patch{file: at, line: line, doc: d, json: json || d.Kind == yaml.SequenceNode, target: p.Target})
 			}
 		case p.Path != "":
 			if IsRemote(p.Path) {
-				b.warns = append(b.warns, parser.Error{File: file, Line: k.line(p.Path), Message: fmt.Sprintf("remote patch %q is not fetched and not applied", p.Path)})
+				b.warns = append(b.warns, parser.Error{File: at, Line: line, Message: fmt.Sprintf("remote patch %q is not fetched and not applied", p.Path)})
 				return
 			}
 			pp := join(dir, p.Path)
 			data, err := b.links.ReadFile(pp, maxFile)
 			if err != nil {
-				b.errorf(file, k.line(p.Path), "patch %q: %v", p.Path, err)
+				b.errorf(at, line, "patch %q: %v", p.Path, err)
 				return
 			}
 			b.files[pp] = true

@@ -78,7 +78,13 @@ func (g *gitOps) round(files []*kubernetes.File, opts Options) []*kubernetes.Fil
 	g.res.Warnings = append(g.res.Warnings, warns...)
 	var out []*kubernetes.File
 	for _, c := range charts {
-		key := c.File + "\x00" + c.Owner + "\x00" + c.Path
+		// The same Application may be read from two paths of one file (a walked manifest, and
+		// the directory another Application deploys).
+		file := realPath(c.File)
+		if file == "" {
+			file = c.File
+		}
+		key := file + "\x00" + c.Owner + "\x00" + c.Path
 		if g.seen[key] {
 			continue
 		}
@@ -97,7 +103,13 @@ func (g *gitOps) render(c kubernetes.GitChart, opts Options) []*kubernetes.File 
 	}
 	dir, root := findGitChart(c.File, c.Path, opts)
 	if dir == "" {
-		return nil
+		if c.Tool != "Argo CD" {
+			return nil
+		}
+		if dir = findKustomization(c.File, c.Path, opts); dir != "" {
+			return g.buildAppKustomization(c, dir, opts)
+		}
+		return g.readDirectory(c, opts)
 	}
 	g.consumed[realPath(dir)] = true
 	var overrides []map[string]any
@@ -174,9 +186,7 @@ func (g *gitOps) render(c kubernetes.GitChart, opts Options) []*kubernetes.File 
 	}
 	note := fmt.Sprintf("rendered by %s (%s:%d) from the Helm chart %s as release %s with %s; lines are of the rendered template",
 		c.Owner, filepath.ToSlash(c.File), c.Line, shown(dir), c.ReleaseName, values)
-	_, name, _ := strings.Cut(c.Owner, " ")
-	owner := filepath.ToSlash(c.File) + "#" + name
-	out := g.postRender(c, rendered.Rendered, owner, note)
+	out := g.postRender(c, rendered.Rendered, owner(c), note)
 	for _, f := range out {
 		if c.Namespace != "" {
 			f.DefaultNamespace(c.Namespace)
@@ -310,19 +320,24 @@ func (r *repoTree) Match(from, pattern string, dirs bool) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, ok := r.trees[root]
-	if !ok {
-		entries = r.list(root)
-		r.trees[root] = entries
-	}
 	pattern = strings.Trim(path.Clean("/"+pattern), "/")
 	var out []string
-	for _, e := range entries {
+	for _, e := range r.entries(root) {
 		if e.dir == dirs && matchGlob(pattern, e.rel) {
 			out = append(out, e.rel)
 		}
 	}
 	return out, nil
+}
+
+// entries are a repository's paths, listed once per root.
+func (r *repoTree) entries(root string) []treeEntry {
+	entries, ok := r.trees[root]
+	if !ok {
+		entries = r.list(root)
+		r.trees[root] = entries
+	}
+	return entries
 }
 
 // list walks a repository's root, in lexical order, within the directories gpuguard reads.

@@ -584,7 +584,9 @@ func Scan(paths []string, opts Options) parser.Result {
 	results := make([]parser.Result, len(outs))
 	var kube []*kubernetes.File
 	for i, o := range outs {
-		if (inputs[i].Format == FormatKubernetes || inputs[i].Format == FormatHelm) && inputs[i].Path != stdinName && len(consumed) > 0 && consumed[realPath(inputs[i].Path)] {
+		// An Application's kustomization or directory is its input too.
+		if (inputs[i].Format == FormatKubernetes || inputs[i].Format == FormatHelm || inputs[i].Format == FormatKustomize) &&
+			inputs[i].Path != stdinName && len(consumed) > 0 && consumed[realPath(inputs[i].Path)] {
 			continue
 		}
 		results[i] = o.res

@@ -1,0 +1,205 @@
+package scan
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
+	"github.com/gpuguard/gpuguard/parser/kustomize"
+)
+
+// findKustomization looks for the kustomization directory an Argo CD source's path names, as
+// findGitChart looks for a chart: from the Application's directory up to the repository's root.
+func findKustomization(file, p string, opts Options) string {
+	p = filepath.FromSlash(strings.TrimPrefix(p, "/"))
+	if filepath.IsAbs(p) || p == ".." || strings.HasPrefix(p, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	for _, d := range repoDirs(file, opts) {
+		cand := filepath.Join(d, p)
+		if _, err := opts.links.Resolve(cand); err != nil {
+			continue
+		}
+		for _, n := range kustomize.FileNames {
+			if _, err := os.Lstat(filepath.Join(cand, n)); err == nil {
+				return cand
+			}
+		}
+	}
+	return ""
+}
+
+// buildAppKustomization builds the kustomization an Argo CD Application's source names, with the
+// source's kustomize settings written into it first as Argo CD writes them, into objects under
+// the Application's root; objects that name no namespace go to its destination's. The
+// kustomization and the files it reads are the Application's: they are not counted again on
+// their own.
+func (g *gitOps) buildAppKustomization(c kubernetes.GitChart, dir string, opts Options) []*kubernetes.File {
+	g.consumed[realPath(dir)] = true
+	var b kustomize.Result
+	if c.Kustomize != nil {
+		b = kustomize.BuildEdited(dir, opts.links, c.File, c.Kustomize)
+	} else {
+		b = kustomize.Build(dir, opts.links)
+	}
+	g.res.Errors = append(g.res.Errors, b.Errors...)
+	g.res.Warnings = append(g.res.Warnings, b.Warnings...)
+	for _, f := range b.Files {
+		if r := realPath(f); r != "" {
+			g.consumed[r] = true
+		}
+	}
+	settings := ""
+	if c.Kustomize != nil {
+		settings = " with the Application's kustomize settings"
+	}
+	note := fmt.Sprintf("deployed by %s (%s:%d) from the kustomization %s%s", c.Owner, filepath.ToSlash(c.File), c.Line, shown(dir), settings)
+	out := filesOf(b.Objects, owner(c), note)
+	for _, f := range out {
+		if c.Namespace != "" {
+			f.DefaultNamespace(c.Namespace)
+		}
+	}
+	return out
+}
+
+// owner is the root the resources a GitOps source deploys are reported under: the declaring
+// object's file and namespace/name.
+func owner(c kubernetes.GitChart) string {
+	_, name, _ := strings.Cut(c.Owner, " ")
+	return filepath.ToSlash(c.File) + "#" + name
+}
+
+// maxDirectoryFiles bounds the manifests one Argo CD directory source reads.
+const maxDirectoryFiles = 10_000
+
+// readDirectory reads the plain directory of manifests an Argo CD Application's source names, as
+// Argo CD reads it: the path from the repository's root (the directory above the Application
+// that holds .git, else the highest one gpuguard reads); its .yaml, .yml and .json files, those
+// of its subdirectories with directory.recurse, kept by directory.include and left out by
+// directory.exclude (globs over paths relative to it, {a,b} alternatives, * crossing
+// directories). Its objects are the Application's, under its root; its files (those it
+// excludes too) are not counted again on their own. Jsonnet is not evaluated (a warning). A path that is not a directory there
+// is left alone: it may be another repository's.
+func (g *gitOps) readDirectory(c kubernetes.GitChart, opts Options) []*kubernetes.File {
+	tree := &repoTree{opts: opts, trees: g.trees}
+	root, err := tree.root(c.File)
+	if err != nil {
+		return nil
+	}
+	rel := strings.Trim(path.Clean("/"+filepath.ToSlash(c.Path)), "/")
+	dir := filepath.Join(root, filepath.FromSlash(rel))
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil
+	}
+	if _, err := opts.links.Resolve(dir); err != nil {
+		return nil
+	}
+	include, exclude := globRegexp(c.Directory.Include), globRegexp(c.Directory.Exclude)
+	prefix := rel + "/"
+	if rel == "" {
+		prefix = ""
+	}
+	var names, jsonnet []string
+	for _, e := range tree.entries(root) {
+		if e.dir || !strings.HasPrefix(e.rel, prefix) {
+			continue
+		}
+		inner := e.rel[len(prefix):]
+		if !c.Directory.Recurse && strings.Contains(inner, "/") {
+			continue
+		}
+		// What the Application leaves out of its directory is not deployed from there either.
+		if r := realPath(filepath.Join(root, filepath.FromSlash(e.rel))); r != "" {
+			g.consumed[r] = true
+		}
+		if include != nil && !include.MatchString(inner) || exclude != nil && exclude.MatchString(inner) {
+			continue
+		}
+		switch path.Ext(inner) {
+		case ".yaml", ".yml", ".json":
+			names = append(names, e.rel)
+		case ".jsonnet":
+			jsonnet = append(jsonnet, inner)
+		}
+	}
+	g.consumed[realPath(dir)] = true
+	if len(jsonnet) > 0 {
+		g.res.Warnings = append(g.res.Warnings, parser.Error{File: c.File, Line: c.Line, Message: fmt.Sprintf("%s: Jsonnet in %s is not evaluated (%s): what it deploys is not counted", c.Owner, shown(dir), strings.Join(jsonnet, ", "))})
+	}
+	if len(names) > maxDirectoryFiles {
+		g.res.Warnings = append(g.res.Warnings, parser.Error{File: c.File, Line: c.Line, Message: fmt.Sprintf("%s: %s holds %d manifests: only the first %d are read", c.Owner, shown(dir), len(names), maxDirectoryFiles)})
+		names = names[:maxDirectoryFiles]
+	}
+	note := fmt.Sprintf("deployed by %s (%s:%d) from the directory %s", c.Owner, filepath.ToSlash(c.File), c.Line, shown(dir))
+	var out []*kubernetes.File
+	for _, n := range names {
+		name := filepath.Join(root, filepath.FromSlash(n))
+		data, err := opts.links.ReadFile(name, MaxInputSize)
+		if err != nil {
+			g.res.Errors = append(g.res.Errors, parser.Error{File: name, Message: fmt.Sprintf("cannot read: %v", cleanErr(err))})
+			continue
+		}
+		f := kubernetes.DecodeRendered(name, owner(c), note, data)
+		if c.Namespace != "" {
+			f.DefaultNamespace(c.Namespace)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// globRegexp compiles an Argo CD directory include or exclude pattern: '*' matches any text
+// ('/' too), '?' one character, [...] a class, {a,b} either; nil for "" (no pattern).
+func globRegexp(pattern string) *regexp.Regexp {
+	if pattern == "" {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	depth := 0
+	for i := 0; i < len(pattern); i++ {
+		switch ch := pattern[i]; {
+		case ch == '*':
+			b.WriteString(".*")
+		case ch == '?':
+			b.WriteString(".")
+		case ch == '{':
+			depth++
+			b.WriteString("(?:")
+		case ch == '}' && depth > 0:
+			depth--
+			b.WriteString(")")
+		case ch == ',' && depth > 0:
+			b.WriteString("|")
+		case ch == '[':
+			end := strings.IndexByte(pattern[i:], ']')
+			if end < 0 {
+				b.WriteString(`\[`)
+				continue
+			}
+			class := pattern[i+1 : i+end]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			i += end
+		default:
+			b.WriteString(regexp.QuoteMeta(string(ch)))
+		}
+	}
+	for ; depth > 0; depth-- {
+		b.WriteString(")")
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return regexp.MustCompile(`^` + regexp.QuoteMeta(pattern) + `$`)
+	}
+	return re
+}

@@ -1,0 +1,115 @@
+package scan
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/internal/testutil"
+)
+
+// deployment is a Deployment of name with replicas pods of one GPU on instance type typ.
+func deployment(name string, replicas int, typ string) string {
+	return fmt.Sprintf("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %s}\nspec:\n  replicas: %d\n  template:\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: %s}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n", name, replicas, typ)
+}
+
+// argoApp is an Argo CD Application of path in this repository, deploying to namespace ns; extra
+// is more of its source, indented six spaces.
+func argoApp(name, ns, path, extra string) string {
+	return fmt.Sprintf("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: %s, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: %s}\n  source:\n    repoURL: https://github.com/acme/platform\n    path: %s\n%s---\n", name, ns, path, extra)
+}
+
+// An Argo CD Application whose source is a kustomization of the repository builds it as Argo
+// CD does: its kustomize settings written into the kustomization first (namePrefix replaced,
+// replicas set by name, patches added), objects without a namespace in the destination's. One
+// whose source is a plain directory reads its manifests (recurse, include, exclude). Each is
+// counted per Application, under the Application's root, and the kustomization and the
+// directory's manifests (those it excludes too; not those of subdirectories without recurse) are
+// not counted again on their own. Jsonnet is a warning; a bad setting an error at its line.
+func TestArgoCDApplicationsOfKustomizationsAndDirectories(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{
+		".git/HEAD":                        "ref: refs/heads/main\n",
+		"base/kustomization.yaml":          "resources: [llm.yaml]\n",
+		"base/llm.yaml":                    deployment("llm", 1, "g5.xlarge"),
+		"overlays/prod/kustomization.yaml": "resources: [../../base]\nnamePrefix: prod-\nreplicas: [{name: llm, count: 2}]\n",
+		"manifests/train.yaml":             deployment("train", 1, "g6.xlarge"),
+		"manifests/sub/extra.yml":          deployment("extra", 2, "g6.xlarge"),
+		"manifests/skip.yaml":              deployment("skip", 9, "p4d.24xlarge"),
+		"manifests/README.md":              "not a manifest\n",
+		"manifests/model.jsonnet":          "{}\n",
+		"flat/only.yaml":                   deployment("only", 1, "g6.xlarge"),
+		"flat/nested/not-read.yaml":        deployment("nested", 1, "p4d.24xlarge"),
+		"argocd/apps.yaml": argoApp("prod-east", "serving", "overlays/prod", "    kustomize:\n      namePrefix: east-\n      replicas: [{name: llm, count: '3'}]\n      patches:\n      - target: {kind: Deployment}\n        patch: |\n          - {op: replace, path: /spec/template/spec/nodeSelector/node.kubernetes.io~1instance-type, value: g5.12xlarge}\n") +
+			argoApp("prod-west", "west", "overlays/prod", "") +
+			argoApp("batch", "batch", "manifests", "    directory: {recurse: true, exclude: '{skip.yaml,*.md}'}\n") +
+			argoApp("flat", "flat", "flat", "") +
+			argoApp("elsewhere", "x", "not/here", "") +
+			argoApp("bad", "x", "overlays/prod", "    kustomize:\n      replicas: [{name: llm, count: many}]\n"),
+	})
+	res := Scan([]string{root}, Options{})
+	var got []string
+	for _, r := range res.Resources {
+		got = append(got, fmt.Sprintf("%s %s %s %d×%d", r.Root, r.Address, r.InstanceType, r.Quantity, r.Pod.Requested))
+	}
+	sort.Strings(got)
+	at := func(name string) string {
+		return filepath.ToSlash(filepath.Join(root, "argocd/apps.yaml")) + "#argocd/" + name
+	}
+	want := []string{
+		at("prod-east") + " Deployment/serving/east-llm g5.12xlarge 3×1",
+		at("prod-west") + " Deployment/west/prod-llm g5.xlarge 2×1",
+		at("batch") + " Deployment/batch/train g6.xlarge 1×1",
+		at("batch") + " Deployment/batch/extra g6.xlarge 2×1",
+		at("flat") + " Deployment/flat/only g6.xlarge 1×1",
+		filepath.ToSlash(filepath.Join(root, "flat/nested/not-read.yaml")) + " Deployment/default/nested p4d.24xlarge 1×1",
+	}
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("resources\n got %q\nwant %q", got, want)
+	}
+	var errs, warns []string
+	for _, e := range res.Errors {
+		errs = append(errs, fmt.Sprintf("%s:%d %s", filepath.Base(e.File), e.Line, e.Message))
+	}
+	for _, w := range res.Warnings {
+		warns = append(warns, fmt.Sprintf("%s:%d %s", filepath.Base(w.File), w.Line, w.Message))
+	}
+	if len(errs) != 1 || errs[0] != `apps.yaml:63 spec.source.kustomize.replicas[0]: count "many" is not a number of replicas` {
+		t.Errorf("errors %q", errs)
+	}
+	if len(warns) != 1 || warns[0] != "apps.yaml:26 Application argocd/batch: Jsonnet in "+shown(filepath.Join(root, "manifests"))+" is not evaluated (model.jsonnet): what it deploys is not counted" {
+		t.Errorf("warnings %q", warns)
+	}
+	for _, r := range res.Resources {
+		if r.Address == "Deployment/serving/east-llm" && !strings.Contains(strings.Join(r.Notes, "\n"),
+			"deployed by Application argocd/prod-east ("+filepath.ToSlash(filepath.Join(root, "argocd/apps.yaml"))+":1) from the kustomization "+shown(filepath.Join(root, "overlays/prod"))+" with the Application's kustomize settings") {
+			t.Errorf("notes %q do not say which Application deployed it", r.Notes)
+		}
+	}
+}
+
+// Argo CD's directory include and exclude patterns: * crosses directories, {a,b} is either.
+func TestGlobRegexp(t *testing.T) {
+	for _, c := range []struct {
+		pattern, name string
+		match         bool
+	}{
+		{"*.yaml", "a.yaml", true},
+		{"*.yaml", "sub/a.yaml", true},
+		{"*.yaml", "a.yml", false},
+		{"{config.json,env-usw2/*}", "config.json", true},
+		{"{config.json,env-usw2/*}", "env-usw2/x.yaml", true},
+		{"{config.json,env-usw2/*}", "env-use1/x.yaml", false},
+		{"app?.yaml", "app1.yaml", true},
+		{"[!a]*.yaml", "a.yaml", false},
+		{"[!a]*.yaml", "b.yaml", true},
+		{"a.b", "axb", false},
+	} {
+		if got := globRegexp(c.pattern).MatchString(c.name); got != c.match {
+			t.Errorf("%q matches %q: %v, want %v", c.pattern, c.name, got, c.match)
+		}
+	}
+}
