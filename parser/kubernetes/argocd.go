@@ -51,6 +51,13 @@ type GitChart struct {
 	// Directory is an Argo CD source's directory settings, when Path is a plain directory of
 	// manifests.
 	Directory DirectorySource
+	// Kustomization says the source is a Flux Kustomization's path: a kustomization, or a
+	// directory whose manifests (subdirectories' too) Flux makes one of, with Kustomize's edits
+	// (its targetNamespace as namespace) and then Variables substituted.
+	Kustomization bool
+	// Variables are a Flux Kustomization's spec.postBuild variables, substituted in what it
+	// builds (${name}, ${name:=default}); nil when it has no postBuild.
+	Variables map[string]string
 }
 
 // DirectorySource is how Argo CD reads a plain directory of manifests (spec.source.directory):
@@ -84,11 +91,16 @@ func GitCharts(files []*File) (charts []GitChart, errs, warns []parser.Error) {
 				if err != nil {
 					errs = append(errs, specError(o, err))
 				}
-			case o.Kind == "HelmRelease" && group(o.APIVersion) == "helm.toolkit.fluxcd.io":
+			case o.Kind == "HelmRelease" && group(o.APIVersion) == "helm.toolkit.fluxcd.io",
+				o.Kind == "Kustomization" && group(o.APIVersion) == "kustomize.toolkit.fluxcd.io":
 				if flux == nil {
 					flux = newFluxObjects(files)
 				}
-				c, ok, es, ws := flux.gitChart(o)
+				read := flux.gitChart
+				if o.Kind == "Kustomization" {
+					read = flux.kustomization
+				}
+				c, ok, es, ws := read(o)
 				if ok {
 					charts = append(charts, c)
 				}

@@ -56,9 +56,11 @@ func (g *gitOps) buildAppKustomization(c kubernetes.GitChart, dir string, opts O
 	}
 	settings := ""
 	if c.Kustomize != nil {
-		settings = " with the Application's kustomize settings"
+		kind, _, _ := strings.Cut(c.Owner, " ")
+		settings = " with the " + kind + "'s settings"
 	}
 	note := fmt.Sprintf("deployed by %s (%s:%d) from the kustomization %s%s", c.Owner, filepath.ToSlash(c.File), c.Line, shown(dir), settings)
+	g.substitute(c, b.Objects)
 	out := filesOf(b.Objects, owner(c), note)
 	for _, f := range out {
 		if c.Namespace != "" {
@@ -66,6 +68,17 @@ func (g *gitOps) buildAppKustomization(c kubernetes.GitChart, dir string, opts O
 		}
 	}
 	return out
+}
+
+// substitute replaces a Flux Kustomization's post-build variables in the objects it deploys; a
+// variable with no value and no default is a warning (Flux substitutes empty text).
+func (g *gitOps) substitute(c kubernetes.GitChart, objs []kustomize.Object) {
+	if c.Variables == nil {
+		return
+	}
+	if missing := kustomize.Substitute(objs, c.Variables); len(missing) > 0 {
+		g.res.Warnings = append(g.res.Warnings, parser.Error{File: c.File, Line: c.Line, Message: fmt.Sprintf("%s: post-build variables %s are not set and have no default: Flux substitutes empty text", c.Owner, strings.Join(missing, ", "))})
+	}
 }
 
 // owner is the root the resources a GitOps source deploys are reported under: the declaring
@@ -138,6 +151,7 @@ func (g *gitOps) readDirectory(c kubernetes.GitChart, opts Options) []*kubernete
 	}
 	note := fmt.Sprintf("deployed by %s (%s:%d) from the directory %s", c.Owner, filepath.ToSlash(c.File), c.Line, shown(dir))
 	var out []*kubernetes.File
+	var objs []kustomize.Object // to substitute Flux's variables in
 	for _, n := range names {
 		name := filepath.Join(root, filepath.FromSlash(n))
 		data, err := opts.links.ReadFile(name, MaxInputSize)
@@ -145,11 +159,25 @@ func (g *gitOps) readDirectory(c kubernetes.GitChart, opts Options) []*kubernete
 			g.res.Errors = append(g.res.Errors, parser.Error{File: name, Message: fmt.Sprintf("cannot read: %v", cleanErr(err))})
 			continue
 		}
-		f := kubernetes.DecodeRendered(name, owner(c), note, data)
-		if c.Namespace != "" {
+		if c.Variables != nil {
+			if os, err := kustomize.DecodeObjects(name, data); err == nil {
+				objs = append(objs, os...)
+				continue
+			}
+		}
+		out = append(out, kubernetes.DecodeRendered(name, owner(c), note, data))
+	}
+	g.substitute(c, objs)
+	out = append(out, filesOf(objs, owner(c), note)...)
+	for _, f := range out {
+		switch {
+		case c.Namespace == "":
+		case c.Kustomization:
+			// Flux's targetNamespace is the namespace of all it deploys.
+			f.OverrideNamespace(c.Namespace)
+		default:
 			f.DefaultNamespace(c.Namespace)
 		}
-		out = append(out, f)
 	}
 	return out
 }

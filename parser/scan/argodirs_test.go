@@ -85,7 +85,7 @@ func TestArgoCDApplicationsOfKustomizationsAndDirectories(t *testing.T) {
 	}
 	for _, r := range res.Resources {
 		if r.Address == "Deployment/serving/east-llm" && !strings.Contains(strings.Join(r.Notes, "\n"),
-			"deployed by Application argocd/prod-east ("+filepath.ToSlash(filepath.Join(root, "argocd/apps.yaml"))+":1) from the kustomization "+shown(filepath.Join(root, "overlays/prod"))+" with the Application's kustomize settings") {
+			"deployed by Application argocd/prod-east ("+filepath.ToSlash(filepath.Join(root, "argocd/apps.yaml"))+":1) from the kustomization "+shown(filepath.Join(root, "overlays/prod"))+" with the Application's settings") {
 			t.Errorf("notes %q do not say which Application deployed it", r.Notes)
 		}
 	}
@@ -111,5 +111,67 @@ func TestGlobRegexp(t *testing.T) {
 		if got := globRegexp(c.pattern).MatchString(c.name); got != c.match {
 			t.Errorf("%q matches %q: %v, want %v", c.pattern, c.name, got, c.match)
 		}
+	}
+}
+
+// fluxKustomization is a Flux Kustomization of path in the flux-system GitRepository; spec is
+// more of its spec, indented two spaces.
+func fluxKustomization(name, path, spec string) string {
+	return fmt.Sprintf("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: %s, namespace: flux-system}\nspec:\n  path: %s\n  sourceRef: {kind: GitRepository, name: flux-system}\n%s---\n", name, path, spec)
+}
+
+// A Flux Kustomization builds its path (a kustomization, or a directory whose manifests, its
+// subdirectories' too, Flux makes one of) with its targetNamespace and namePrefix, then
+// substitutes its post-build variables (targetNamespace is every object's namespace, as
+// Flux sets it) (substitute over substituteFrom; ${name:=default};
+// $${name} kept; an object with substitution disabled left alone). Each is counted per
+// Kustomization, and the path not again on its own.
+func TestFluxKustomizations(t *testing.T) {
+	root := t.TempDir()
+	llm := strings.Replace(strings.Replace(deployment("llm", 1, "'${gpu_type}'"), "replicas: 1", "replicas: ${replicas:=1}", 1), "metadata: {name: llm}", "metadata: {name: llm, labels: {team: '${team}'}}", 1)
+	testutil.WriteFiles(t, root, map[string]string{
+		".git/HEAD":                    "ref: refs/heads/main\n",
+		"apps/base/kustomization.yaml": "resources: [llm.yaml]\n",
+		"apps/base/llm.yaml":           llm,
+		"apps/plain/batch.yaml":        deployment("batch", 1, "'${gpu_type:-g6.xlarge}'"),
+		"apps/plain/sub/more.yaml":     strings.Replace(deployment("more", 1, "g6.xlarge"), "metadata: {name: more}", "metadata: {name: more, namespace: elsewhere, annotations: {note: '$${kept}'}}", 1),
+		"apps/plain/sub/off.yaml":      strings.Replace(deployment("off", 1, "'${gpu_type}'"), "metadata: {name: off}", "metadata: {name: off, annotations: {kustomize.toolkit.fluxcd.io/substitute: disabled}}", 1),
+		"clusters/prod/apps.yaml": fluxKustomization("llm-prod", "./apps/base", "  targetNamespace: serving\n  namePrefix: prod-\n  postBuild:\n    substitute: {replicas: '3', team: ml}\n    substituteFrom: [{kind: ConfigMap, name: cluster-vars}, {kind: Secret, name: absent}, {kind: Secret, name: gone, optional: true}]\n") +
+			fluxKustomization("llm-lab", "./apps/base", "  targetNamespace: lab\n  postBuild: {substitute: {gpu_type: g6.xlarge}}\n") +
+			fluxKustomization("batch", "./apps/plain", "  targetNamespace: batch\n  postBuild: {substitute: {}}\n") +
+			"apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: oci, namespace: flux-system}\nspec: {path: ./apps/base, sourceRef: {kind: OCIRepository, name: x}}\n---\n" +
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-vars, namespace: flux-system}\ndata: {gpu_type: g5.12xlarge, replicas: '9'}\n",
+	})
+	res := Scan([]string{root}, Options{})
+	var got []string
+	for _, r := range res.Resources {
+		got = append(got, fmt.Sprintf("%s %s %s %d×%d", r.Root, r.Address, r.InstanceType, r.Quantity, r.Pod.Requested))
+	}
+	sort.Strings(got)
+	at := func(name string) string {
+		return filepath.ToSlash(filepath.Join(root, "clusters/prod/apps.yaml")) + "#flux-system/" + name
+	}
+	want := []string{
+		at("llm-prod") + " Deployment/serving/prod-llm g5.12xlarge 3×1",
+		at("llm-lab") + " Deployment/lab/llm g6.xlarge 1×1",
+		at("batch") + " Deployment/batch/batch g6.xlarge 1×1",
+		at("batch") + " Deployment/batch/more g6.xlarge 1×1",
+		at("batch") + " Deployment/batch/off ${gpu_type} 1×1",
+	}
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("resources\n got %q\nwant %q", got, want)
+	}
+	var warns []string
+	for _, w := range res.Warnings {
+		warns = append(warns, fmt.Sprintf("%s:%d %s", filepath.Base(w.File), w.Line, w.Message))
+	}
+	sort.Strings(warns)
+	wantWarns := []string{
+		"apps.yaml:1 Kustomization/flux-system/llm-prod: spec.postBuild.substituteFrom Secret absent is not among the manifests: its variables are not substituted",
+		"apps.yaml:13 Kustomization flux-system/llm-lab: post-build variables team are not set and have no default: Flux substitutes empty text",
+	}
+	if strings.Join(warns, "\n") != strings.Join(wantWarns, "\n") || len(res.Errors) != 0 {
+		t.Errorf("warnings\n got %q\nwant %q\nerrors %v", warns, wantWarns, res.Errors)
 	}
 }

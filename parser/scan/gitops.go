@@ -101,6 +101,14 @@ func (g *gitOps) render(c kubernetes.GitChart, opts Options) []*kubernetes.File 
 	at := func(format string, args ...any) parser.Error {
 		return parser.Error{File: c.File, Line: c.Line, Message: c.Owner + ": " + fmt.Sprintf(format, args...)}
 	}
+	if c.Kustomization {
+		if dir := findKustomization(c.File, c.Path, opts); dir != "" {
+			return g.buildAppKustomization(c, dir, opts)
+		}
+		// Flux makes a kustomization of a plain directory's manifests, its subdirectories' too.
+		c.Directory = kubernetes.DirectorySource{Recurse: true}
+		return g.readDirectory(c, opts)
+	}
 	dir, root := findGitChart(c.File, c.Path, opts)
 	if dir == "" {
 		if c.Tool != "Argo CD" {
