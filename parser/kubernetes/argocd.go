@@ -10,14 +10,18 @@ import (
 	"github.com/gpuguard/gpuguard/parser/helm"
 )
 
-// GitChart is a Helm chart a GitOps tool installs from a directory of a Git repository: an Argo
-// CD Application's source with path and no chart, or a Flux HelmRelease whose chart's source is
-// a GitRepository. The repository may be the one gpuguard reads, and the chart is then rendered
-// as the tool renders it, with its release name, namespace and values.
+// GitSource is what a GitOps tool deploys from a directory of a Git repository: an Argo CD
+// Application's source with path and no chart (a Helm chart, a kustomization or a plain
+// directory of manifests), a Flux HelmRelease whose chart's source is a GitRepository, or a Flux
+// Kustomization of one. The repository may be the one gpuguard reads, and the directory is then
+// rendered or built as the tool does it, with its release name, namespace, values and settings.
 // https://argo-cd.readthedocs.io/en/stable/user-guide/helm/
+// https://argo-cd.readthedocs.io/en/stable/user-guide/kustomize/
+// https://argo-cd.readthedocs.io/en/stable/user-guide/directory/
+// https://fluxcd.io/flux/components/kustomize/kustomizations/
 // https://argo-cd.readthedocs.io/en/stable/user-guide/multiple_sources/ ($ref value files)
 // https://fluxcd.io/flux/components/helm/helmreleases/ (chart template, values)
-type GitChart struct {
+type GitSource struct {
 	// Tool is what installs the chart ("Argo CD", "Flux"); Owner names the object that
 	// declares it ("Application argocd/web"); File and Line are where it is.
 	Tool  string
@@ -76,17 +80,17 @@ type ValueFile struct {
 	Path, Ref, RefRepoURL string
 }
 
-// GitCharts returns the charts the Argo CD Applications and Flux HelmReleases among files
-// install from Git directories; the errors of those whose Helm settings cannot be read (at the
-// object), which then install nothing; and warnings of values gpuguard cannot read (a Flux
-// valuesFrom not among files).
-func GitCharts(files []*File) (charts []GitChart, errs, warns []parser.Error) {
+// GitSources returns what the Argo CD Applications and Flux HelmReleases and Kustomizations
+// among files deploy from Git directories; the errors of those whose settings cannot be read (at
+// the object), which then deploy nothing; and warnings of values gpuguard cannot read (a Flux
+// valuesFrom or substituteFrom not among files).
+func GitSources(files []*File) (charts []GitSource, errs, warns []parser.Error) {
 	var flux *fluxObjects
 	for _, f := range files {
 		for _, o := range f.objects {
 			switch {
 			case o.Kind == "Application" && group(o.APIVersion) == "argoproj.io":
-				cs, err := gitCharts(o)
+				cs, err := argoSources(o)
 				charts = append(charts, cs...)
 				if err != nil {
 					errs = append(errs, specError(o, err))
@@ -111,17 +115,17 @@ func GitCharts(files []*File) (charts []GitChart, errs, warns []parser.Error) {
 	return charts, errs, warns
 }
 
-func gitCharts(o *object) ([]GitChart, error) {
+func argoSources(o *object) ([]GitSource, error) {
 	app, err := readArgoApp(o)
 	if err != nil {
 		return nil, err
 	}
-	var out []GitChart
+	var out []GitSource
 	for _, s := range app.sources {
 		if s.Path == "" || s.Chart != "" {
 			continue // a chart from a Helm repository, or a source of value files only
 		}
-		c := GitChart{Tool: "Argo CD", Owner: "Application " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.line,
+		c := GitSource{Tool: "Argo CD", Owner: "Application " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.line,
 			RepoURL: s.RepoURL, Path: s.Path, ReleaseName: s.releaseName(o), Namespace: app.namespace}
 		if h := s.Helm; h != nil {
 			c.IgnoreMissing = h.IgnoreMissingValueFiles

@@ -49,7 +49,7 @@ func shiftLines(n *yaml.Node, offset int) {
 // one whose settings are wrong: Flux installs nothing then, and errs says why.
 // https://fluxcd.io/flux/components/helm/helmreleases/#chart-template
 // https://fluxcd.io/flux/components/helm/helmreleases/#chart-reference
-func (x *fluxObjects) gitChart(o *object) (c GitChart, ok bool, errs, warns []parser.Error) {
+func (x *fluxObjects) gitChart(o *object) (c GitSource, ok bool, errs, warns []parser.Error) {
 	hr, err := readFluxRelease(o)
 	if err != nil {
 		return c, false, []parser.Error{specError(o, err)}, nil
@@ -86,7 +86,7 @@ func (x *fluxObjects) gitChart(o *object) (c GitChart, ok bool, errs, warns []pa
 	if len(files) == 0 && spec.ValuesFile != "" {
 		files = []string{spec.ValuesFile}
 	}
-	c = GitChart{Tool: "Flux", Owner: o.Kind + " " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.line,
+	c = GitSource{Tool: "Flux", Owner: o.Kind + " " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.line,
 		Path: spec.Chart, ReleaseName: hr.release.Name, Namespace: hr.release.Namespace,
 		ValueFilesAtRoot: true, IgnoreMissing: spec.IgnoreMissingValuesFiles}
 	for _, f := range files {

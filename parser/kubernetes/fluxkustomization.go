@@ -22,7 +22,7 @@ var fluxKustomizationEdits = map[string]string{"namePrefix": "namePrefix", "name
 // of another source (an OCIRepository, a Bucket). A substituteFrom not among the manifests is a
 // warning unless optional.
 // https://fluxcd.io/flux/components/kustomize/kustomizations/
-func (x *fluxObjects) kustomization(o *object) (c GitChart, ok bool, errs, warns []parser.Error) {
+func (x *fluxObjects) kustomization(o *object) (c GitSource, ok bool, errs, warns []parser.Error) {
 	var spec struct {
 		Path            string  `yaml:"path"`
 		SourceRef       fluxRef `yaml:"sourceRef"`
@@ -42,7 +42,7 @@ func (x *fluxObjects) kustomization(o *object) (c GitChart, ok bool, errs, warns
 	if spec.SourceRef.Kind != "GitRepository" {
 		return c, false, nil, nil
 	}
-	c = GitChart{Tool: "Flux", Owner: o.Kind + " " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.line,
+	c = GitSource{Tool: "Flux", Owner: o.Kind + " " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.line,
 		Path: spec.Path, Namespace: spec.TargetNamespace, Kustomization: true}
 	if c.Path == "" {
 		c.Path = "."

@@ -392,7 +392,7 @@ func FuzzDecode(f *testing.F) {
 				}
 			}
 		}
-		charts, _, _ := GitCharts([]*File{file})
+		charts, _, _ := GitSources([]*File{file})
 		for _, c := range charts {
 			if c.Path == "" || c.Owner == "" {
 				t.Fatalf("a chart of no directory or no owner: %+v", c)

@@ -509,7 +509,7 @@ spec:
     helm:
       valuesObject: [not, a, map]
 `
-	charts, errs, _ := GitCharts([]*File{Decode("apps.yaml", []byte(manifest))})
+	charts, errs, _ := GitSources([]*File{Decode("apps.yaml", []byte(manifest))})
 	if len(charts) != 1 {
 		t.Fatalf("charts %+v, want web's alone", charts)
 	}
@@ -568,7 +568,7 @@ kind: ConfigMap
 metadata: {name: broken, namespace: apps}
 data: {values.yaml: "[not, a, map]"}
 `
-	charts, errs, warns := GitCharts([]*File{Decode("flux.yaml", []byte(manifest))})
+	charts, errs, warns := GitSources([]*File{Decode("flux.yaml", []byte(manifest))})
 	if len(charts) != 1 {
 		t.Fatalf("charts %+v, want web's alone", charts)
 	}
@@ -597,7 +597,7 @@ func TestFluxReleaseNames(t *testing.T) {
 	exact := strings.Repeat("x", 53)
 	manifest := release("name-with-very-long-name-which-is-longer-than-53-characters", "  targetNamespace: release\n") +
 		release(exact, "") + release("short", "  releaseName: chosen\n")
-	charts, errs, _ := GitCharts([]*File{Decode("flux.yaml", []byte(manifest))})
+	charts, errs, _ := GitSources([]*File{Decode("flux.yaml", []byte(manifest))})
 	var got []string
 	for _, c := range charts {
 		got = append(got, c.ReleaseName+" in "+c.Namespace)

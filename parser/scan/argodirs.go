@@ -39,7 +39,7 @@ func findKustomization(file, p string, opts Options) string {
 // the Application's root; objects that name no namespace go to its destination's. The
 // kustomization and the files it reads are the Application's: they are not counted again on
 // their own.
-func (g *gitOps) buildAppKustomization(c kubernetes.GitChart, dir string, opts Options) []*kubernetes.File {
+func (g *gitOps) buildAppKustomization(c kubernetes.GitSource, dir string, opts Options) []*kubernetes.File {
 	g.consumed[realPath(dir)] = true
 	var b kustomize.Result
 	if c.Kustomize != nil {
@@ -72,7 +72,7 @@ func (g *gitOps) buildAppKustomization(c kubernetes.GitChart, dir string, opts O
 
 // substitute replaces a Flux Kustomization's post-build variables in the objects it deploys; a
 // variable with no value and no default is a warning (Flux substitutes empty text).
-func (g *gitOps) substitute(c kubernetes.GitChart, objs []kustomize.Object) {
+func (g *gitOps) substitute(c kubernetes.GitSource, objs []kustomize.Object) {
 	if c.Variables == nil {
 		return
 	}
@@ -83,7 +83,7 @@ func (g *gitOps) substitute(c kubernetes.GitChart, objs []kustomize.Object) {
 
 // owner is the root the resources a GitOps source deploys are reported under: the declaring
 // object's file and namespace/name.
-func owner(c kubernetes.GitChart) string {
+func owner(c kubernetes.GitSource) string {
 	_, name, _ := strings.Cut(c.Owner, " ")
 	return filepath.ToSlash(c.File) + "#" + name
 }
@@ -99,7 +99,7 @@ const maxDirectoryFiles = 10_000
 // directories). Its objects are the Application's, under its root; its files (those it
 // excludes too) are not counted again on their own. Jsonnet is not evaluated (a warning). A path that is not a directory there
 // is left alone: it may be another repository's.
-func (g *gitOps) readDirectory(c kubernetes.GitChart, opts Options) []*kubernetes.File {
+func (g *gitOps) readDirectory(c kubernetes.GitSource, opts Options) []*kubernetes.File {
 	tree := &repoTree{opts: opts, trees: g.trees}
 	root, err := tree.root(c.File)
 	if err != nil {

@@ -25,7 +25,7 @@ const maxGitOpsRounds = 4
 // them, and the chart directories they consume (not rendered again with default values).
 type gitOps struct {
 	files    []*kubernetes.File
-	consumed map[string]bool // real paths of chart directories
+	consumed map[string]bool // real paths of chart, kustomization and manifest directories and files
 	res      parser.Result
 	seen     map[string]bool // Applications (file, owner, path) rendered
 	trees    map[string][]treeEntry
@@ -37,18 +37,20 @@ type chartFiles struct {
 	files []*kubernetes.File
 }
 
-// renderGitCharts renders, for each Argo CD Application among the manifests whose source is a
+// renderGitSources renders, for each Argo CD Application among the manifests whose source is a
 // chart directory (path, not chart), that chart as the Application does: its release name, its
 // destination's namespace, its value files (relative to the chart, or after a $ref of a source
 // of the same repository, to the repository's root) and its helm values, valuesObject and
 // parameters over them. A Flux HelmRelease of a GitRepository's chart is rendered likewise, as
-// Flux does (kubernetes.GitChart). The source's repository is taken to be the one being read when its path
+// Flux does (kubernetes.GitSource). The source's repository is taken to be the one being read when its path
 // names a chart there: from the Application's directory or one above it, not past the
 // repository's root (.git) or the directories gpuguard reads. A chart that is not there (another
-// repository) is left alone. The Applications in charts are followed too (app of apps): those a
-// chart rendered with its default values holds, when no Application renders that chart, and
-// those of the charts Applications render, up to maxGitOpsRounds deep.
-func renderGitCharts(plain []*kubernetes.File, charts []chartFiles, opts Options) gitOps {
+// repository) is left alone. An Application's kustomization or plain directory, and a Flux
+// Kustomization's path, are built or read likewise (argodirs.go). The Applications in what they
+// deploy are followed too (app of apps): those a chart rendered with its default values holds,
+// when no Application renders that chart, and those of the charts, kustomizations and
+// directories Applications deploy, up to maxGitOpsRounds deep.
+func renderGitSources(plain []*kubernetes.File, charts []chartFiles, opts Options) gitOps {
 	g := gitOps{consumed: map[string]bool{}, seen: map[string]bool{}, trees: map[string][]treeEntry{}}
 	next := g.round(plain, opts)
 	var defaults []*kubernetes.File
@@ -73,7 +75,7 @@ func (g *gitOps) round(files []*kubernetes.File, opts Options) []*kubernetes.Fil
 	g.res.Errors = append(g.res.Errors, errs...)
 	g.res.Warnings = append(g.res.Warnings, warns...)
 	files = append(slices.Clip(files), apps...)
-	charts, errs, warns := kubernetes.GitCharts(files)
+	charts, errs, warns := kubernetes.GitSources(files)
 	g.res.Errors = append(g.res.Errors, errs...)
 	g.res.Warnings = append(g.res.Warnings, warns...)
 	var out []*kubernetes.File
@@ -97,7 +99,7 @@ func (g *gitOps) round(files []*kubernetes.File, opts Options) []*kubernetes.Fil
 }
 
 // render renders one Application's chart, if it is in the repository being read.
-func (g *gitOps) render(c kubernetes.GitChart, opts Options) []*kubernetes.File {
+func (g *gitOps) render(c kubernetes.GitSource, opts Options) []*kubernetes.File {
 	at := func(format string, args ...any) parser.Error {
 		return parser.Error{File: c.File, Line: c.Line, Message: c.Owner + ": " + fmt.Sprintf(format, args...)}
 	}
@@ -207,7 +209,7 @@ func (g *gitOps) render(c kubernetes.GitChart, opts Options) []*kubernetes.File 
 // the chart's Flux post renderers (kustomize patches) applied to its objects. A template that
 // is not YAML is read as it stands (its documents' errors are reported as they are), and the
 // patches do not reach it.
-func (g *gitOps) postRender(c kubernetes.GitChart, rendered []helm.Rendered, owner, note string) []*kubernetes.File {
+func (g *gitOps) postRender(c kubernetes.GitSource, rendered []helm.Rendered, owner, note string) []*kubernetes.File {
 	var out []*kubernetes.File
 	if len(c.PostRenderers) == 0 {
 		for _, r := range rendered {

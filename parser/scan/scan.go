@@ -576,7 +576,7 @@ func Scan(paths []string, opts Options) parser.Result {
 			plain = append(plain, o.built...)
 		}
 	}
-	gitops := renderGitCharts(plain, charts, opts)
+	gitops := renderGitSources(plain, charts, opts)
 	for d := range gitops.consumed {
 		consumed[d] = true
 	}
