@@ -46,7 +46,7 @@ type chartFiles struct {
 // names a chart there: from the Application's directory or one above it, not past the
 // repository's root (.git) or the directories gpuguard reads. A chart that is not there (another
 // repository) is left alone. An Application's kustomization or plain directory, and a Flux
-// Kustomization's path, are built or read likewise (argodirs.go). The Applications in what they
+// Kustomization's path, are built or read likewise (gitopsdirs.go). The Applications in what they
 // deploy are followed too (app of apps): those a chart rendered with its default values holds,
 // when no Application renders that chart, and those of the charts, kustomizations and
 // directories Applications deploy, up to maxGitOpsRounds deep.
