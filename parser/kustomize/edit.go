@@ -77,8 +77,9 @@ func BuildEdited(dir string, links confine.Dirs, file string, spec *yaml.Node) R
 		if e.Namespace != "" {
 			k.Namespace = e.Namespace
 		}
-		k.CommonLabels = merged(k.CommonLabels, e.CommonLabels)
-		k.CommonAnnotations = merged(k.CommonAnnotations, e.CommonAnnotations)
+		// k is this build's own reading of the file: its maps may be written.
+		k.CommonLabels = setPairs(k.CommonLabels, e.CommonLabels)
+		k.CommonAnnotations = setPairs(k.CommonAnnotations, e.CommonAnnotations)
 		for i, r := range e.Replicas {
 			set := false
 			for j := range k.Replicas {
@@ -98,15 +99,11 @@ func BuildEdited(dir string, links confine.Dirs, file string, spec *yaml.Node) R
 	return b.result(dir)
 }
 
-// merged is over's pairs set over base's (a new map; nil when both are empty).
-func merged(base, over map[string]string) map[string]string {
-	if len(over) == 0 {
-		return base
+// setPairs sets pairs in m (made when nil and there are some) and returns it.
+func setPairs(m, pairs map[string]string) map[string]string {
+	if m == nil && len(pairs) > 0 {
+		m = map[string]string{}
 	}
-	out := maps.Clone(base)
-	if out == nil {
-		out = map[string]string{}
-	}
-	maps.Copy(out, over)
-	return out
+	maps.Copy(m, pairs)
+	return m
 }

@@ -9,7 +9,28 @@ import (
 
 	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/internal/testutil"
+	"github.com/gpuguard/gpuguard/parser"
 )
+
+// resourceLines are a scan's resources, one line each (root, address, instance type,
+// quantity×GPUs), sorted.
+func resourceLines(res parser.Result) []string {
+	var out []string
+	for _, r := range res.Resources {
+		out = append(out, fmt.Sprintf("%s %s %s %d×%d", r.Root, r.Address, r.InstanceType, r.Quantity, r.Pod.Requested))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// messageLines are errors or warnings as "file:line message", the file's base name.
+func messageLines(errs []parser.Error) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, fmt.Sprintf("%s:%d %s", filepath.Base(e.File), e.Line, e.Message))
+	}
+	return out
+}
 
 // app is an Argo CD Application of the chart at path in the acme/platform repository.
 func app(name, path, helm string) string {
@@ -56,11 +77,7 @@ func TestArgoCDApplicationsRenderRepositoryCharts(t *testing.T) {
 			app("web-elsewhere", "services/web", ""),
 	})
 	res := Scan([]string{root}, Options{})
-	var got []string
-	for _, r := range res.Resources {
-		got = append(got, fmt.Sprintf("%s %s %s %d×%d", r.Root, r.Address, r.InstanceType, r.Quantity, r.Pod.Requested))
-	}
-	sort.Strings(got)
+	got := resourceLines(res)
 	app := func(name string) string {
 		return filepath.ToSlash(filepath.Join(root, "deploy/apps/prod.yaml")) + "#argocd/" + name
 	}
@@ -153,11 +170,7 @@ func TestFluxHelmReleasesRenderRepositoryCharts(t *testing.T) {
 			fluxRelease("tolerant", "apps", "  chart: {spec: {chart: ./charts/vllm, "+sourceRef+", valuesFiles: [charts/vllm/absent.yaml], ignoreMissingValuesFiles: true}}\n  valuesFrom: [{kind: Secret, name: sealed}, {kind: Secret, name: extra, optional: true}]\n"),
 	})
 	res := Scan([]string{root}, Options{})
-	var got []string
-	for _, r := range res.Resources {
-		got = append(got, fmt.Sprintf("%s %s %s %d×%d", r.Root, r.Address, r.InstanceType, r.Quantity, r.Pod.Requested))
-	}
-	sort.Strings(got)
+	got := resourceLines(res)
 	at := func(file, owner string) string {
 		return filepath.ToSlash(filepath.Join(root, file)) + "#" + owner
 	}
@@ -171,13 +184,7 @@ func TestFluxHelmReleasesRenderRepositoryCharts(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("resources\n got %q\nwant %q", got, want)
 	}
-	var errs, warns []string
-	for _, e := range res.Errors {
-		errs = append(errs, fmt.Sprintf("%s:%d %s", filepath.Base(e.File), e.Line, e.Message))
-	}
-	for _, w := range res.Warnings {
-		warns = append(warns, fmt.Sprintf("%s:%d %s", filepath.Base(w.File), w.Line, w.Message))
-	}
+	errs, warns := messageLines(res.Errors), messageLines(res.Warnings)
 	sort.Strings(warns)
 	if len(errs) != 1 || !strings.Contains(errs[0], "apps.yaml:22 HelmRelease apps/broken: value file charts/vllm/absent.yaml:") || !strings.Contains(errs[0], "Flux cannot render the chart") {
 		t.Errorf("errors %q, want one: broken's missing value file", errs)
@@ -237,11 +244,7 @@ func TestArgoCDApplicationSetsRenderRepositoryCharts(t *testing.T) {
 			appSet("strict", "  goTemplate: true\n  goTemplateOptions: [missingkey=error]\n  generators:\n  - list: {elements: [{env: x}]}\n"+chartApp("web-{{ .nope }}", "web", "")),
 	})
 	res := Scan([]string{root}, Options{})
-	var got []string
-	for _, r := range res.Resources {
-		got = append(got, fmt.Sprintf("%s %s %s %d×%d", r.Root, r.Address, r.InstanceType, r.Quantity, r.Pod.Requested))
-	}
-	sort.Strings(got)
+	got := resourceLines(res)
 	at := func(name string) string {
 		return filepath.ToSlash(filepath.Join(root, "deploy/appsets.yaml")) + "#argocd/" + name
 	}
@@ -258,13 +261,7 @@ func TestArgoCDApplicationSetsRenderRepositoryCharts(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("resources\n got %q\nwant %q", got, want)
 	}
-	var errs, warns []string
-	for _, e := range res.Errors {
-		errs = append(errs, fmt.Sprintf("%s:%d %s", filepath.Base(e.File), e.Line, e.Message))
-	}
-	for _, w := range res.Warnings {
-		warns = append(warns, fmt.Sprintf("%s:%d %s", filepath.Base(w.File), w.Line, w.Message))
-	}
+	errs, warns := messageLines(res.Errors), messageLines(res.Warnings)
 	if len(errs) != 1 || !strings.HasPrefix(errs[0], "appsets.yaml:50 ApplicationSet/argocd/strict: spec.template: ") || !strings.Contains(errs[0], `map has no entry for key "nope"`) {
 		t.Errorf("errors %q, want one: strict's missing key", errs)
 	}

@@ -50,11 +50,7 @@ func TestArgoCDApplicationsOfKustomizationsAndDirectories(t *testing.T) {
 			argoApp("bad", "x", "overlays/prod", "    kustomize:\n      replicas: [{name: llm, count: many}]\n"),
 	})
 	res := Scan([]string{root}, Options{})
-	var got []string
-	for _, r := range res.Resources {
-		got = append(got, fmt.Sprintf("%s %s %s %d×%d", r.Root, r.Address, r.InstanceType, r.Quantity, r.Pod.Requested))
-	}
-	sort.Strings(got)
+	got := resourceLines(res)
 	at := func(name string) string {
 		return filepath.ToSlash(filepath.Join(root, "argocd/apps.yaml")) + "#argocd/" + name
 	}
@@ -70,13 +66,7 @@ func TestArgoCDApplicationsOfKustomizationsAndDirectories(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("resources\n got %q\nwant %q", got, want)
 	}
-	var errs, warns []string
-	for _, e := range res.Errors {
-		errs = append(errs, fmt.Sprintf("%s:%d %s", filepath.Base(e.File), e.Line, e.Message))
-	}
-	for _, w := range res.Warnings {
-		warns = append(warns, fmt.Sprintf("%s:%d %s", filepath.Base(w.File), w.Line, w.Message))
-	}
+	errs, warns := messageLines(res.Errors), messageLines(res.Warnings)
 	if len(errs) != 1 || errs[0] != `apps.yaml:63 spec.source.kustomize.replicas[0]: count "many" is not a number of replicas` {
 		t.Errorf("errors %q", errs)
 	}
@@ -143,11 +133,7 @@ func TestFluxKustomizations(t *testing.T) {
 			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cluster-vars, namespace: flux-system}\ndata: {gpu_type: g5.12xlarge, replicas: '9'}\n",
 	})
 	res := Scan([]string{root}, Options{})
-	var got []string
-	for _, r := range res.Resources {
-		got = append(got, fmt.Sprintf("%s %s %s %d×%d", r.Root, r.Address, r.InstanceType, r.Quantity, r.Pod.Requested))
-	}
-	sort.Strings(got)
+	got := resourceLines(res)
 	at := func(name string) string {
 		return filepath.ToSlash(filepath.Join(root, "clusters/prod/apps.yaml")) + "#flux-system/" + name
 	}
@@ -162,10 +148,7 @@ func TestFluxKustomizations(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("resources\n got %q\nwant %q", got, want)
 	}
-	var warns []string
-	for _, w := range res.Warnings {
-		warns = append(warns, fmt.Sprintf("%s:%d %s", filepath.Base(w.File), w.Line, w.Message))
-	}
+	warns := messageLines(res.Warnings)
 	sort.Strings(warns)
 	wantWarns := []string{
 		"apps.yaml:1 Kustomization/flux-system/llm-prod: spec.postBuild.substituteFrom Secret absent is not among the manifests: its variables are not substituted",
