@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpuguard/gpuguard/internal/yamlpos"
 	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/helm"
 )
@@ -126,7 +127,7 @@ func applications(o *object, repo Repository, clusters []argoCluster, noLocal bo
 		}
 		// A generator's own template is merged over spec.template for its Applications.
 		tmpl := &a.spec.Template
-		if t := mapping(gen, "template"); t != nil {
+		if t := yamlpos.Value(gen, "template"); t != nil && t.Kind == yaml.MappingNode {
 			tmpl = copyNode(tmpl, 0)
 			mergeNode(tmpl, copyNode(t, 0), false)
 		}
@@ -503,19 +504,6 @@ func (a *appSet) substitute(text string, p map[string]any) (string, error) {
 		}), nil
 	}
 	return a.text.Render(text, p)
-}
-
-// mapping is the mapping at key of the mapping n, or nil.
-func mapping(n *yaml.Node, key string) *yaml.Node {
-	if n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key && n.Content[i+1].Kind == yaml.MappingNode {
-			return n.Content[i+1]
-		}
-	}
-	return nil
 }
 
 // hasTags reports whether a text value of n holds a template tag.

@@ -5,6 +5,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpuguard/gpuguard/internal/yamlpos"
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -93,7 +94,7 @@ func (x *fluxObjects) gitChart(o *object) (c GitSource, ok bool, errs, warns []p
 		c.ValueFiles = append(c.ValueFiles, ValueFile{Path: f})
 	}
 	for i := range hr.postRenderers {
-		if k := mapping(&hr.postRenderers[i], "kustomize"); k != nil {
+		if k := yamlpos.Value(&hr.postRenderers[i], "kustomize"); k != nil && k.Kind == yaml.MappingNode {
 			k = copyNode(k, 0)
 			shiftLines(k, o.offset)
 			c.PostRenderers = append(c.PostRenderers, k)

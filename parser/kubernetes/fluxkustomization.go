@@ -1,9 +1,7 @@
 package kubernetes
 
 import (
-	"encoding/base64"
 	"fmt"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -93,11 +91,10 @@ func refData(o *object) (map[string]string, string) {
 	for i := 0; data != nil && data.Kind == yaml.MappingNode && i+1 < len(data.Content); i += 2 {
 		v := data.Content[i+1].Value
 		if o.Kind == "Secret" {
-			b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
-			if err != nil {
-				return nil, "holds a value that is not base64"
+			var why string
+			if v, why = secretData(v); why != "" {
+				return nil, why
 			}
-			v = string(b)
 		}
 		out[data.Content[i].Value] = v
 	}

@@ -372,11 +372,7 @@ func refValue(o *object, key string) (string, string) {
 			return v.Value, ""
 		}
 		if v := mapValue(o.topLevel("data"), key); v != nil {
-			b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v.Value))
-			if err != nil {
-				return "", "holds a value that is not base64"
-			}
-			return string(b), ""
+			return secretData(v.Value)
 		}
 		return "", "has no such key"
 	}
@@ -384,6 +380,15 @@ func refValue(o *object, key string) (string, string) {
 		return v.Value, ""
 	}
 	return "", "has no such key"
+}
+
+// secretData is a value of a Secret's data (base64), or why it cannot be read.
+func secretData(v string) (string, string) {
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
+	if err != nil {
+		return "", "holds a value that is not base64"
+	}
+	return string(b), ""
 }
 
 // mapValue is the scalar at key of a mapping node, or nil.
