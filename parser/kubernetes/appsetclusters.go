@@ -237,16 +237,16 @@ func (a *appSet) applyPatch(app *yaml.Node, patch *yaml.Node, p map[string]any) 
 	if root.Kind != yaml.MappingNode {
 		return lineError{line: line, err: fmt.Errorf("spec.templatePatch: the rendered patch is not a mapping")}
 	}
-	at(root, patch.Line)
+	placeAt(root, patch.Line)
 	mergeNode(app, root, true)
 	return nil
 }
 
-// at places every node of n at line.
-func at(n *yaml.Node, line int) {
+// placeAt places every node of n at line.
+func placeAt(n *yaml.Node, line int) {
 	n.Line, n.Column = line, 0
 	for _, c := range n.Content {
-		at(c, line)
+		placeAt(c, line)
 	}
 }
 
