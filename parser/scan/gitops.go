@@ -239,13 +239,19 @@ func (g *gitOps) postRender(c kubernetes.GitSource, rendered []helm.Rendered, ow
 // the directories gpuguard reads. It returns the chart's directory and the repository root taken,
 // or "" when none holds a chart there.
 func findGitChart(file, path string, opts Options) (dir, root string) {
+	return findInRepo(file, path, opts, helm.IsChart)
+}
+
+// findInRepo is the nearest directory path names, from file's directory up to its repository's
+// root (as findGitChart says), that is is; with the directory it was taken from, or "".
+func findInRepo(file, path string, opts Options, is func(dir string) bool) (dir, root string) {
 	path = filepath.FromSlash(strings.TrimPrefix(path, "/"))
 	if filepath.IsAbs(path) || path == ".." || strings.HasPrefix(path, ".."+string(filepath.Separator)) {
 		return "", ""
 	}
 	for _, d := range repoDirs(file, opts) {
 		cand := filepath.Join(d, path)
-		if _, err := opts.links.Resolve(cand); err == nil && helm.IsChart(cand) {
+		if _, err := opts.links.Resolve(cand); err == nil && is(cand) {
 			return cand, d
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -16,22 +17,13 @@ import (
 // findKustomization looks for the kustomization directory an Argo CD source's path names, as
 // findGitChart looks for a chart: from the Application's directory up to the repository's root.
 func findKustomization(file, p string, opts Options) string {
-	p = filepath.FromSlash(strings.TrimPrefix(p, "/"))
-	if filepath.IsAbs(p) || p == ".." || strings.HasPrefix(p, ".."+string(filepath.Separator)) {
-		return ""
-	}
-	for _, d := range repoDirs(file, opts) {
-		cand := filepath.Join(d, p)
-		if _, err := opts.links.Resolve(cand); err != nil {
-			continue
-		}
-		for _, n := range kustomize.FileNames {
-			if _, err := os.Lstat(filepath.Join(cand, n)); err == nil {
-				return cand
-			}
-		}
-	}
-	return ""
+	dir, _ := findInRepo(file, p, opts, func(cand string) bool {
+		return slices.ContainsFunc(kustomize.FileNames, func(n string) bool {
+			_, err := os.Lstat(filepath.Join(cand, n))
+			return err == nil
+		})
+	})
+	return dir
 }
 
 // buildAppKustomization builds the kustomization an Argo CD Application's source names, with the
