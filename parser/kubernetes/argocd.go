@@ -62,6 +62,10 @@ type GitSource struct {
 	// Variables are a Flux Kustomization's spec.postBuild variables, substituted in what it
 	// builds (${name}, ${name:=default}); nil when it has no postBuild.
 	Variables map[string]string
+	// SourceIgnore is the spec.ignore of a Flux Kustomization's GitRepository, when that is
+	// among the manifests and sets one: .gitignore patterns of what the source leaves out of
+	// the files Flux reads, in place of its default ones. nil otherwise.
+	SourceIgnore *string
 }
 
 // DirectorySource is how Argo CD reads a plain directory of manifests (spec.source.directory):

@@ -9,16 +9,18 @@ import (
 	"github.com/gpuguard/gpuguard/parser"
 )
 
-// fluxObjects are the objects a Flux HelmRelease takes from the manifests read with it: the
-// ConfigMaps and Secrets of its valuesFrom (by Kind/namespace/name) and the HelmCharts a
-// spec.chartRef names (by namespace/name).
+// fluxObjects are the objects a Flux HelmRelease or Kustomization takes from the manifests read
+// with it: the ConfigMaps and Secrets of its valuesFrom or substituteFrom (by
+// Kind/namespace/name), the HelmCharts a spec.chartRef names and the GitRepositories a
+// Kustomization's sourceRef names (by namespace/name).
 type fluxObjects struct {
 	sources map[string]*object
 	charts  map[string]*object
+	repos   map[string]*object
 }
 
 func newFluxObjects(files []*File) *fluxObjects {
-	x := &fluxObjects{sources: map[string]*object{}, charts: map[string]*object{}}
+	x := &fluxObjects{sources: map[string]*object{}, charts: map[string]*object{}, repos: map[string]*object{}}
 	for _, f := range files {
 		for _, o := range f.objects {
 			switch {
@@ -26,6 +28,8 @@ func newFluxObjects(files []*File) *fluxObjects {
 				x.sources[o.Kind+"/"+o.namespace()+"/"+o.Metadata.Name] = o
 			case o.Kind == "HelmChart" && group(o.APIVersion) == "source.toolkit.fluxcd.io":
 				x.charts[o.namespace()+"/"+o.Metadata.Name] = o
+			case o.Kind == "GitRepository" && group(o.APIVersion) == "source.toolkit.fluxcd.io":
+				x.repos[o.namespace()+"/"+o.Metadata.Name] = o
 			}
 		}
 	}

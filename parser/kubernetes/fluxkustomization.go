@@ -45,6 +45,18 @@ func (x *fluxObjects) kustomization(o *object) (c GitSource, ok bool, errs, warn
 	if c.Path == "" {
 		c.Path = "."
 	}
+	ns := spec.SourceRef.Namespace
+	if ns == "" {
+		ns = o.namespace()
+	}
+	if repo := x.repos[ns+"/"+spec.SourceRef.Name]; repo != nil {
+		var rs struct {
+			Ignore *string `yaml:"ignore"`
+		}
+		if err := decodeSpec(repo, &rs); err == nil {
+			c.SourceIgnore = rs.Ignore
+		}
+	}
 	edits := &yaml.Node{Kind: yaml.MappingNode, Line: o.lineOf(&o.Spec)}
 	for i := 0; o.Spec.Kind == yaml.MappingNode && i+1 < len(o.Spec.Content); i += 2 {
 		if key, ok := fluxKustomizationEdits[o.Spec.Content[i].Value]; ok {

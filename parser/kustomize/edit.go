@@ -41,9 +41,45 @@ type edits struct {
 // Application's settings written into the kustomization first. Settings that are wrong are
 // errors at their lines in file, and the kustomization is not built.
 func BuildEdited(dir string, links confine.Dirs, file string, spec *yaml.Node) Result {
+	b, fail := editedBuilder(links, file, spec)
+	if b == nil {
+		return fail
+	}
+	return b.result(dir)
+}
+
+// BuildGenerated renders dir, which holds no kustomization file, as Flux renders a
+// Kustomization's path there: through the kustomization Flux generates, whose resources are
+// those given (manifest files below dir, and the directories below it that hold a
+// kustomization, relative to dir), with the Kustomization's settings (spec as in BuildEdited;
+// nil for none) written in. file and line (the Flux Kustomization's) are where messages about
+// the generated kustomization's entries point. A document of its manifests that is not a
+// Kubernetes object is an error: Flux fails to generate the kustomization then.
+// https://fluxcd.io/flux/components/kustomize/kustomizations/#generating-a-kustomizationyaml-file
+func BuildGenerated(dir string, resources []string, links confine.Dirs, file string, line int, spec *yaml.Node) Result {
+	b := &builder{links: links, files: map[string]bool{}}
+	if spec != nil {
+		var fail Result
+		if b, fail = editedBuilder(links, file, spec); b == nil {
+			return fail
+		}
+	}
+	k := &Kustomization{Resources: resources, lines: map[string]int{}}
+	b.generatedFiles = map[string]bool{}
+	for _, r := range resources {
+		k.lines[r] = line
+		b.generatedFiles[join(filepath.Clean(dir), r)] = true
+	}
+	b.generated, b.generatedFile = k, file
+	return b.result(dir)
+}
+
+// editedBuilder is a builder that writes spec's settings into the kustomization it builds, or
+// nil and the errors that say why spec is wrong.
+func editedBuilder(links confine.Dirs, file string, spec *yaml.Node) (*builder, Result) {
 	var e edits
-	fail := func(line int, format string, args ...any) Result {
-		return Result{Errors: []parser.Error{{File: file, Line: line, Message: fmt.Sprintf(format, args...)}}}
+	fail := func(line int, format string, args ...any) (*builder, Result) {
+		return nil, Result{Errors: []parser.Error{{File: file, Line: line, Message: fmt.Sprintf(format, args...)}}}
 	}
 	if err := spec.Decode(&e); err != nil {
 		return fail(spec.Line, "spec.source.kustomize: %v", err)
@@ -96,7 +132,7 @@ func BuildEdited(dir string, links confine.Dirs, file string, spec *yaml.Node) R
 		}
 		k.Patches = append(k.Patches, patches...)
 	}}
-	return b.result(dir)
+	return b, Result{}
 }
 
 // setPairs sets pairs in m (made when nil and there are some) and returns it.

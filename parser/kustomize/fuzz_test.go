@@ -44,6 +44,8 @@ func FuzzBuild(f *testing.F) {
 				t.Fatalf("read %s outside %s", f, root)
 			}
 		}
+		// The patch file as a manifest of a directory Flux generates a kustomization of.
+		BuildGenerated(root, []string{"patch.yaml", "base"}, confine.NewDirs(root), "ks.yaml", 1, nil)
 	})
 }
 
@@ -63,7 +65,8 @@ func FuzzPostRender(f *testing.F) {
 }
 
 // FuzzBuildEdited feeds arbitrary Argo CD kustomize settings to BuildEdited over a base with a
-// GPU deployment. It must never panic or hang, and never read outside the directory.
+// GPU deployment, and as a Flux Kustomization's to BuildGenerated. It must never panic or hang,
+// and never read outside the directory.
 func FuzzBuildEdited(f *testing.F) {
 	f.Add([]byte("namePrefix: a-\nnamespace: n\ncommonLabels: {a: b}\nreplicas: [{name: train, count: '3'}, {name: x, count: -1}]\ncomponents: [../../etc]\npatches:\n- {path: ../../../etc/passwd}\n- target: {kind: Deployment}\n  patch: '[{op: remove, path: /spec}]'\n- patch: {a: b}\n"))
 	f.Fuzz(func(t *testing.T, spec []byte) {
@@ -77,7 +80,8 @@ func FuzzBuildEdited(f *testing.F) {
 			return
 		}
 		res := BuildEdited(filepath.Join(root, "app"), confine.NewDirs(filepath.Join(root, "app")), "app.yaml", n.Content[0])
-		for _, f := range res.Files {
+		gen := BuildGenerated(root, []string{"app", "app/deploy.yaml"}, confine.NewDirs(filepath.Join(root, "app")), "ks.yaml", 1, n.Content[0])
+		for _, f := range append(res.Files, gen.Files...) {
 			if rel, err := filepath.Rel(filepath.Join(root, "app"), f); err != nil || len(rel) > 1 && rel[:2] == ".." {
 				t.Fatalf("read %s outside %s", f, root)
 			}

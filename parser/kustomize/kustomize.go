@@ -227,6 +227,11 @@ type builder struct {
 	// edit changes the kustomization being built (not those it builds on) before it is built:
 	// an Argo CD Application's kustomize settings (edit.go).
 	edit func(*Kustomization)
+	// generated is the kustomization Flux generates for a root directory that holds none
+	// (BuildGenerated), its entries at lines of generatedFile; nil otherwise.
+	generated      *Kustomization
+	generatedFile  string
+	generatedFiles map[string]bool // its manifests' paths
 }
 
 func (b *builder) errorf(file string, line int, format string, args ...any) {
@@ -259,6 +264,9 @@ func (b *builder) build(dir string, stack []string, depth int) []Object {
 	if err != nil {
 		b.errorf(file, 0, "%v", err)
 		return nil
+	}
+	if k == nil && len(stack) == 0 && b.generated != nil {
+		file, k = b.generatedFile, b.generated
 	}
 	if k == nil {
 		b.errorf(dir, 0, "no kustomization.yaml in this directory")
@@ -349,10 +357,20 @@ func (b *builder) manifest(p string) []Object {
 	}
 	var out []Object
 	for _, d := range docs {
-		if d.Kind != yaml.MappingNode {
+		if isNull(d) || d.Kind == yaml.MappingNode && len(d.Content) == 0 {
+			continue // an empty document
+		}
+		if d.Kind != yaml.MappingNode || scalar(yamlpos.Value(d, "kind")) == "" {
+			// kustomize reads every document of a resource file as an object, and stops at one
+			// without a kind ("missing Resource metadata").
+			if b.generatedFiles[p] {
+				b.errorf(p, d.Line, "not a Kubernetes object (no kind): Flux fails to generate the kustomization of the directory that holds it (leave the file out with a .sourceignore)")
+			} else {
+				b.errorf(p, d.Line, "not a Kubernetes object (no kind): kustomize build fails on it")
+			}
 			continue
 		}
-		if yamlpos.Value(d, "kind") == nil || yamlpos.Value(d, "apiVersion") == nil {
+		if yamlpos.Value(d, "apiVersion") == nil {
 			continue
 		}
 		out = append(out, Object{Node: d, File: p})

@@ -3,6 +3,7 @@ package scan
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -24,6 +25,31 @@ func FuzzReadKustomization(f *testing.F) {
 			if p != filepath.Clean(p) || strings.Contains(p, "\n") {
 				t.Fatalf("path %q", p)
 			}
+		}
+	})
+}
+
+// FuzzSourceIgnore feeds arbitrary .sourceignore text and paths to the matcher: never a panic,
+// and the last pattern decides: a path taken back by a last "!/path" is not left out, one named
+// by a last "/path" is.
+func FuzzSourceIgnore(f *testing.F) {
+	f.Add("tools/\n!/deploy\n/*\n**/a/**/b\n# c\n", "deploy", "deploy/tools/x.yaml", false)
+	f.Add("[\n\\\n!\n/\n**", "", "a/[/b", true)
+	f.Fuzz(func(t *testing.T, text, domain, path string, dir bool) {
+		if len(text) > 4096 || len(path) > 1024 {
+			return
+		}
+		s := parseIgnore(text, domain)
+		s.ignored(path, dir)
+		segs := strings.Split(path, "/")
+		if path == "" || strings.ContainsAny(path, "*?[\\\n\r\t #!") || slices.Contains(segs, "") || slices.Contains(segs, "**") {
+			return
+		}
+		if parseIgnore(text+"\n!/"+path, "").ignored(path, dir) {
+			t.Fatalf("%q with !/%s last leaves %s out", text, path, path)
+		}
+		if !parseIgnore(text+"\n/"+path, "").ignored(path, dir) {
+			t.Fatalf("%q with /%s last keeps %s", text, path, path)
 		}
 	})
 }

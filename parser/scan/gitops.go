@@ -29,6 +29,7 @@ type gitOps struct {
 	res      parser.Result
 	seen     map[string]bool // Applications (file, owner, path) rendered
 	trees    map[string][]treeEntry
+	ignores  map[string]sourceIgnore // Flux's, by repository root and spec.ignore
 }
 
 // chartFiles are the objects of a chart rendered with its default values (a Helm input).
@@ -51,7 +52,7 @@ type chartFiles struct {
 // when no Application renders that chart, and those of the charts, kustomizations and
 // directories Applications deploy, up to maxGitOpsRounds deep.
 func renderGitSources(plain []*kubernetes.File, charts []chartFiles, opts Options) gitOps {
-	g := gitOps{consumed: map[string]bool{}, seen: map[string]bool{}, trees: map[string][]treeEntry{}}
+	g := gitOps{consumed: map[string]bool{}, seen: map[string]bool{}, trees: map[string][]treeEntry{}, ignores: map[string]sourceIgnore{}}
 	next := g.round(plain, opts)
 	var defaults []*kubernetes.File
 	for _, c := range charts {
@@ -107,9 +108,7 @@ func (g *gitOps) render(c kubernetes.GitSource, opts Options) []*kubernetes.File
 		if dir := findKustomization(c.File, c.Path, opts); dir != "" {
 			return g.buildAppKustomization(c, dir, opts)
 		}
-		// Flux makes a kustomization of a plain directory's manifests, its subdirectories' too.
-		c.Directory = kubernetes.DirectorySource{Recurse: true}
-		return g.readDirectory(c, opts)
+		return g.buildFluxDirectory(c, opts)
 	}
 	dir, root := findGitChart(c.File, c.Path, opts)
 	if dir == "" {

@@ -32,13 +32,94 @@ func findKustomization(file, p string, opts Options) string {
 // kustomization and the files it reads are the Application's: they are not counted again on
 // their own.
 func (g *gitOps) buildAppKustomization(c kubernetes.GitSource, dir string, opts Options) []*kubernetes.File {
-	g.consumed[realPath(dir)] = true
 	var b kustomize.Result
 	if c.Kustomize != nil {
 		b = kustomize.BuildEdited(dir, opts.links, c.File, c.Kustomize)
 	} else {
 		b = kustomize.Build(dir, opts.links)
 	}
+	settings := ""
+	if c.Kustomize != nil {
+		kind, _, _ := strings.Cut(c.Owner, " ")
+		settings = " with the " + kind + "'s settings"
+	}
+	return g.kustomizationFiles(c, dir, b, "the kustomization "+shown(dir)+settings)
+}
+
+// buildFluxDirectory builds the plain directory (no kustomization file) a Flux Kustomization's
+// path names, from the repository's root, as Flux does: through the kustomization it generates,
+// whose resources are the directory's .yaml and .yml files and those of its subdirectories,
+// except that a subdirectory that holds a kustomization is a resource itself (built with its
+// own patches) and is not read further. Files the GitRepository leaves out (fluxIgnore) are
+// not read. What the directory holds is the Kustomization's and not counted again on its own.
+// A path that is not a directory there is left alone: it may be another repository's.
+// https://fluxcd.io/flux/components/kustomize/kustomizations/#generating-a-kustomizationyaml-file
+func (g *gitOps) buildFluxDirectory(c kubernetes.GitSource, opts Options) []*kubernetes.File {
+	tree := &repoTree{opts: opts, trees: g.trees}
+	root, err := tree.root(c.File)
+	if err != nil {
+		return nil
+	}
+	rel := strings.Trim(path.Clean("/"+filepath.ToSlash(c.Path)), "/")
+	dir := filepath.Join(root, filepath.FromSlash(rel))
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil
+	}
+	if _, err := opts.links.Resolve(dir); err != nil {
+		return nil
+	}
+	entries := tree.entries(root)
+	key := root + "\x00"
+	if c.SourceIgnore != nil {
+		key += "spec:" + *c.SourceIgnore
+	}
+	ignore, ok := g.ignores[key]
+	if !ok {
+		ignore = fluxIgnore(root, entries, opts, c.SourceIgnore)
+		g.ignores[key] = ignore
+	}
+	hasKustomization := func(d string) bool {
+		return slices.ContainsFunc(kustomize.FileNames, func(n string) bool {
+			st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(d), n))
+			return err == nil && !st.IsDir() && !ignore.ignored(d+"/"+n, false)
+		})
+	}
+	prefix := rel + "/"
+	if rel == "" {
+		prefix = ""
+	}
+	var resources []string
+	skip := "" // a subdirectory built as a kustomization: what is below it is its own
+	for _, e := range entries {
+		if !strings.HasPrefix(e.rel, prefix) {
+			continue
+		}
+		// What the directory holds is deployed from here, if at all.
+		if r := realPath(filepath.Join(root, filepath.FromSlash(e.rel))); r != "" {
+			g.consumed[r] = true
+		}
+		if skip != "" && strings.HasPrefix(e.rel, skip) {
+			continue
+		}
+		inner := e.rel[len(prefix):]
+		switch {
+		case e.dir && hasKustomization(e.rel):
+			resources = append(resources, inner)
+			skip = e.rel + "/"
+		case !e.dir && (path.Ext(inner) == ".yaml" || path.Ext(inner) == ".yml") && !ignore.ignored(e.rel, false):
+			resources = append(resources, inner)
+		}
+	}
+	b := kustomize.BuildGenerated(dir, resources, opts.links, c.File, c.Line, c.Kustomize)
+	return g.kustomizationFiles(c, dir, b, "the directory "+shown(dir)+" (the kustomization Flux generates of its manifests)")
+}
+
+// kustomizationFiles are the objects a GitOps source's kustomization built (b, from dir; what
+// says what, in the notes) deploys: under the source's root, those that name no namespace in
+// its destination's. The directory and the files it read are the source's: they are not
+// counted again on their own.
+func (g *gitOps) kustomizationFiles(c kubernetes.GitSource, dir string, b kustomize.Result, what string) []*kubernetes.File {
+	g.consumed[realPath(dir)] = true
 	g.res.Errors = append(g.res.Errors, b.Errors...)
 	g.res.Warnings = append(g.res.Warnings, b.Warnings...)
 	for _, f := range b.Files {
@@ -46,12 +127,7 @@ func (g *gitOps) buildAppKustomization(c kubernetes.GitSource, dir string, opts 
 			g.consumed[r] = true
 		}
 	}
-	settings := ""
-	if c.Kustomize != nil {
-		kind, _, _ := strings.Cut(c.Owner, " ")
-		settings = " with the " + kind + "'s settings"
-	}
-	note := fmt.Sprintf("deployed by %s (%s:%d) from the kustomization %s%s", c.Owner, filepath.ToSlash(c.File), c.Line, shown(dir), settings)
+	note := fmt.Sprintf("deployed by %s (%s:%d) from %s", c.Owner, filepath.ToSlash(c.File), c.Line, what)
 	g.substitute(c, b.Objects)
 	out := filesOf(b.Objects, owner(c), note)
 	for _, f := range out {

@@ -158,3 +158,68 @@ func TestFluxKustomizations(t *testing.T) {
 		t.Errorf("warnings\n got %q\nwant %q\nerrors %v", warns, wantWarns, res.Errors)
 	}
 }
+
+// A Flux Kustomization of a directory with no kustomization file builds the kustomization Flux
+// generates: the directory's .yaml and .yml files and its subdirectories' (not .json), a
+// subdirectory with a kustomization built as one (its patches applied, what it does not list
+// left out), the Kustomization's patches over all of it. What the GitRepository leaves out is
+// not read: Flux's default patterns, or its spec.ignore in their place, and .sourceignore files.
+// A YAML file that is not a Kubernetes object is an error at its line, as it fails Flux's build;
+// the directory's other manifests are still counted.
+func TestFluxGeneratedKustomization(t *testing.T) {
+	root := t.TempDir()
+	train := deployment("train", 1, "p5.48xlarge")
+	testutil.WriteFiles(t, root, map[string]string{
+		".git/HEAD":                           "ref: refs/heads/main\n",
+		"deploy/serve.yaml":                   deployment("serve", 2, "g5.xlarge"),
+		"deploy/serve.json":                   strings.Replace(deployment("json", 1, "p5.48xlarge"), "name: json", `name: json, note: "JSON is YAML, but Flux reads .yaml and .yml only"`, 1),
+		"deploy/cloudbuild.yaml":              "steps:\n- name: gcr.io/cloud-builders/docker\n",
+		"deploy/.sourceignore":                "# tools are not manifests\ntools/\n",
+		"deploy/tools/lint.yaml":              "rules: {}\n",
+		"deploy/train/kustomization.yaml":     "resources: [train.yaml]\nreplicas: [{name: train, count: 4}]\n",
+		"deploy/train/train.yaml":             train,
+		"deploy/train/unlisted.yaml":          deployment("unlisted", 1, "p5.48xlarge"),
+		"deploy/jobs/nightly/batch.yml":       deployment("batch", 1, "g6.xlarge"),
+		"deploy/jobs/nightly/schedule.yaml":   "cron: '0 2 * * *'\n",
+		".sourceignore":                       "**/schedule.yaml\n",
+		"broken/values.yaml":                  "# chart values\nreplicaCount: 2\n",
+		"broken/web.yaml":                     deployment("web", 1, "g6.xlarge"),
+		"custom/cloudbuild.yaml":              "steps: []\n",
+		"custom/skip.yaml":                    deployment("skip", 1, "g6.xlarge"),
+		"custom/keep.yaml":                    deployment("keep", 1, "g6.xlarge"),
+		"clusters/prod/flux-system/sync.yaml": "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: custom, namespace: flux-system}\nspec:\n  url: https://github.com/acme/platform\n  ignore: |\n    /custom/skip.yaml\n---\n",
+		"clusters/prod/apps.yaml": fluxKustomization("deploy", "./deploy", "  targetNamespace: ml\n  patches:\n  - target: {kind: Deployment, name: serve}\n    patch: |\n      - {op: replace, path: /spec/template/spec/nodeSelector/node.kubernetes.io~1instance-type, value: g6e.xlarge}\n") +
+			fluxKustomization("broken", "./broken", "") +
+			strings.Replace(fluxKustomization("custom", "./custom", ""), "name: flux-system}", "name: custom}", 1),
+	})
+	res := Scan([]string{root}, Options{})
+	at := func(name string) string {
+		return filepath.ToSlash(filepath.Join(root, "clusters/prod/apps.yaml")) + "#flux-system/" + name
+	}
+	want := []string{
+		at("deploy") + " Deployment/ml/serve g6e.xlarge 2×1",
+		at("deploy") + " Deployment/ml/train p5.48xlarge 4×1",
+		at("deploy") + " Deployment/ml/batch g6.xlarge 1×1",
+		at("broken") + " Deployment/default/web g6.xlarge 1×1",
+		at("custom") + " Deployment/default/keep g6.xlarge 1×1",
+	}
+	sort.Strings(want)
+	if got := resourceLines(res); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("resources\n got %q\nwant %q", got, want)
+	}
+	errs := messageLines(res.Errors)
+	sort.Strings(errs)
+	const notObject = " not a Kubernetes object (no kind): Flux fails to generate the kustomization of the directory that holds it (leave the file out with a .sourceignore)"
+	wantErrs := []string{"cloudbuild.yaml:1" + notObject, "values.yaml:2" + notObject}
+	if strings.Join(errs, "\n") != strings.Join(wantErrs, "\n") {
+		t.Errorf("errors\n got %q\nwant %q", errs, wantErrs)
+	}
+	for _, e := range res.Errors {
+		if filepath.Base(e.File) == "cloudbuild.yaml" && !strings.Contains(filepath.ToSlash(e.File), "/custom/") {
+			t.Errorf("Flux's default patterns leave deploy/cloudbuild.yaml out: %v", e)
+		}
+	}
+	if len(res.Warnings) != 0 {
+		t.Errorf("warnings %v", res.Warnings)
+	}
+}
