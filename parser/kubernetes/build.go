@@ -57,6 +57,7 @@ func Build(files []*File, opts Options) parser.Result {
 	var objs []*object
 	for _, f := range files {
 		res.Errors = append(res.Errors, f.Errors...)
+		res.Warnings = append(res.Warnings, f.Warnings...)
 		objs = append(objs, f.objects...)
 	}
 	var pools []*nodePool

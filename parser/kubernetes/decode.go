@@ -111,11 +111,12 @@ func (o *object) lineOf(n *yaml.Node) int {
 
 // File is one decoded manifest file: its objects and the documents that could not be read.
 type File struct {
-	Name    string
-	objects []*object
-	Errors  []parser.Error
-	root    string
-	note    string
+	Name     string
+	objects  []*object
+	Errors   []parser.Error
+	Warnings []parser.Error
+	root     string
+	note     string
 }
 
 // FromNodes makes the File of objects a kustomization built from the manifest file name (or a
@@ -126,7 +127,7 @@ func FromNodes(name, root, note string, nodes []*yaml.Node) *File {
 	f := &File{Name: name, root: root, note: note}
 	for _, n := range nodes {
 		if n != nil && n.Kind == yaml.MappingNode {
-			f.addObject(n, 0)
+			f.addDefaulted(n, 0)
 		}
 	}
 	return f
@@ -250,6 +251,7 @@ func DecodeRendered(name, root, note string, data []byte) *File {
 	for i := range parts {
 		f.objects = append(f.objects, parts[i].objects...)
 		f.Errors = append(f.Errors, parts[i].Errors...)
+		f.Warnings = append(f.Warnings, parts[i].Warnings...)
 	}
 	return f
 }
@@ -276,7 +278,26 @@ func (f *File) decodeDocument(d document) {
 		f.Errors = append(f.Errors, parser.Error{File: f.Name, Line: doc.Line + offset, Message: "document is not a mapping: not a Kubernetes object"})
 		return
 	}
+	if bytes.Contains(d.text, []byte("${")) {
+		f.addDefaulted(doc, offset)
+		return
+	}
 	f.addObject(doc, offset)
+}
+
+// addDefaulted adds the object n with the defaults of its Flux post-build variables in place
+// (fluxDefaults), and a warning that names them.
+func (f *File) addDefaulted(n *yaml.Node, offset int) {
+	used := fluxDefaults(n)
+	before := len(f.objects)
+	f.addObject(n, offset)
+	if len(used) == 0 || len(f.objects) == before {
+		return
+	}
+	o := f.objects[before]
+	f.Warnings = append(f.Warnings, parser.Error{File: f.Name, Line: o.line, Message: fmt.Sprintf(
+		"%s: Flux post-build variables priced with their defaults (%s): no Flux Kustomization among the files read deploys this manifest, and the one that does may set them; check the repository's root with it",
+		o.address(), strings.Join(used, ", "))})
 }
 
 func (f *File) addObject(n *yaml.Node, offset int) {
@@ -311,5 +332,5 @@ func yamlError(name string, offset, fallback int, err error) parser.Error {
 	} else {
 		line = fallback
 	}
-	return parser.Error{File: name, Line: line, Message: "invalid YAML: " + msg}
+	return parser.Error{File: name, Line: line, Message: "invalid YAML: " + msg + fluxHint(msg)}
 }

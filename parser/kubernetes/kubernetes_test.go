@@ -325,6 +325,8 @@ func FuzzDecode(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// Flux post-build variables with defaults, in a List and in shell text.
+	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: '${n:=a}'}\n  spec:\n    replicas: ${r:-2}\n    template: {spec: {containers: [{name: c, args: ['${X:-y}'], resources: {limits: {nvidia.com/gpu: '${g=1}'}}}]}}\n"))
 	f.Add([]byte("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec: {limits: {cpu: 300m, memory: 1Gi, nvidia.com/gpu: 3}}\n---\n" +
 		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 2, template: {spec: {containers: [{resources: {requests: {cpu: 100m}, limits: {nvidia.com/gpu: 2}}}]}}}\n---\n" +
 		"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h}\nspec: {scaleTargetRef: {kind: Deployment, name: d}, minReplicas: 1, maxReplicas: 9}\n"))
