@@ -102,7 +102,7 @@ func (g *gitOps) round(files []*kubernetes.File, opts Options) []*kubernetes.Fil
 // render renders one Application's chart, if it is in the repository being read.
 func (g *gitOps) render(c kubernetes.GitSource, opts Options) []*kubernetes.File {
 	at := func(format string, args ...any) parser.Error {
-		return parser.Error{File: c.File, Line: c.Line, Message: c.Owner + ": " + fmt.Sprintf(format, args...)}
+		return parser.Error{File: c.File, Line: c.Line, Message: address(c) + ": " + fmt.Sprintf(format, args...)}
 	}
 	if c.Kustomization {
 		if dir := findKustomization(c.File, c.Path, opts); dir != "" {

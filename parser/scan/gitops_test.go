@@ -97,10 +97,10 @@ func TestArgoCDApplicationsRenderRepositoryCharts(t *testing.T) {
 	for _, w := range res.Warnings {
 		warns = append(warns, w.Message)
 	}
-	if len(errs) != 1 || !strings.Contains(errs[0], "prod.yaml:37 Application argocd/web-broken: value file absent.yaml:") || !strings.Contains(errs[0], "Argo CD cannot render the chart") {
+	if len(errs) != 1 || !strings.Contains(errs[0], "prod.yaml:37 Application/argocd/web-broken: value file absent.yaml:") || !strings.Contains(errs[0], "Argo CD cannot render the chart") {
 		t.Errorf("errors %q, want one: web-broken's missing value file", errs)
 	}
-	if len(warns) != 1 || warns[0] != "Application argocd/web-prod: value file $other/gpus.yaml is in https://github.com/acme/settings, not in the repository of the chart: the chart is rendered without it" {
+	if len(warns) != 1 || warns[0] != "Application/argocd/web-prod: value file $other/gpus.yaml is in https://github.com/acme/settings, not in the repository of the chart: the chart is rendered without it" {
 		t.Errorf("warnings %q", warns)
 	}
 	for _, r := range res.Resources {
@@ -186,7 +186,7 @@ func TestFluxHelmReleasesRenderRepositoryCharts(t *testing.T) {
 	}
 	errs, warns := messageLines(res.Errors), messageLines(res.Warnings)
 	sort.Strings(warns)
-	if len(errs) != 1 || !strings.Contains(errs[0], "apps.yaml:22 HelmRelease apps/broken: value file charts/vllm/absent.yaml:") || !strings.Contains(errs[0], "Flux cannot render the chart") {
+	if len(errs) != 1 || !strings.Contains(errs[0], "apps.yaml:22 HelmRelease/apps/broken: value file charts/vllm/absent.yaml:") || !strings.Contains(errs[0], "Flux cannot render the chart") {
 		t.Errorf("errors %q, want one: broken's missing value file", errs)
 	}
 	wantWarns := []string{

@@ -145,8 +145,14 @@ func (g *gitOps) substitute(c kubernetes.GitSource, objs []kustomize.Object) {
 		return
 	}
 	if missing := kustomize.Substitute(objs, c.Variables); len(missing) > 0 {
-		g.res.Warnings = append(g.res.Warnings, parser.Error{File: c.File, Line: c.Line, Message: fmt.Sprintf("%s: post-build variables %s are not set and have no default: Flux substitutes empty text", c.Owner, strings.Join(missing, ", "))})
+		g.res.Warnings = append(g.res.Warnings, parser.Error{File: c.File, Line: c.Line, Message: fmt.Sprintf("%s: post-build variables %s are not set and have no default: Flux substitutes empty text", address(c), strings.Join(missing, ", "))})
 	}
+}
+
+// address names a GitOps source's object as messages about objects name them:
+// Kind/namespace/name.
+func address(c kubernetes.GitSource) string {
+	return strings.Replace(c.Owner, " ", "/", 1)
 }
 
 // owner is the root the resources a GitOps source deploys are reported under: the declaring
@@ -211,10 +217,10 @@ func (g *gitOps) readDirectory(c kubernetes.GitSource, opts Options) []*kubernet
 	}
 	g.consumed[realPath(dir)] = true
 	if len(jsonnet) > 0 {
-		g.res.Warnings = append(g.res.Warnings, parser.Error{File: c.File, Line: c.Line, Message: fmt.Sprintf("%s: Jsonnet in %s is not evaluated (%s): what it deploys is not counted", c.Owner, shown(dir), strings.Join(jsonnet, ", "))})
+		g.res.Warnings = append(g.res.Warnings, parser.Error{File: c.File, Line: c.Line, Message: fmt.Sprintf("%s: Jsonnet in %s is not evaluated (%s): what it deploys is not counted", address(c), shown(dir), strings.Join(jsonnet, ", "))})
 	}
 	if len(names) > maxDirectoryFiles {
-		g.res.Warnings = append(g.res.Warnings, parser.Error{File: c.File, Line: c.Line, Message: fmt.Sprintf("%s: %s holds %d manifests: only the first %d are read", c.Owner, shown(dir), len(names), maxDirectoryFiles)})
+		g.res.Warnings = append(g.res.Warnings, parser.Error{File: c.File, Line: c.Line, Message: fmt.Sprintf("%s: %s holds %d manifests: only the first %d are read", address(c), shown(dir), len(names), maxDirectoryFiles)})
 		names = names[:maxDirectoryFiles]
 	}
 	note := fmt.Sprintf("deployed by %s (%s:%d) from the directory %s", c.Owner, filepath.ToSlash(c.File), c.Line, shown(dir))

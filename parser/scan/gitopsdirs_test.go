@@ -70,7 +70,7 @@ func TestArgoCDApplicationsOfKustomizationsAndDirectories(t *testing.T) {
 	if len(errs) != 1 || errs[0] != `apps.yaml:63 spec.source.kustomize.replicas[0]: count "many" is not a number of replicas` {
 		t.Errorf("errors %q", errs)
 	}
-	if len(warns) != 1 || warns[0] != "apps.yaml:26 Application argocd/batch: Jsonnet in "+shown(filepath.Join(root, "manifests"))+" is not evaluated (model.jsonnet): what it deploys is not counted" {
+	if len(warns) != 1 || warns[0] != "apps.yaml:26 Application/argocd/batch: Jsonnet in "+shown(filepath.Join(root, "manifests"))+" is not evaluated (model.jsonnet): what it deploys is not counted" {
 		t.Errorf("warnings %q", warns)
 	}
 	for _, r := range res.Resources {
@@ -152,7 +152,7 @@ func TestFluxKustomizations(t *testing.T) {
 	sort.Strings(warns)
 	wantWarns := []string{
 		"apps.yaml:1 Kustomization/flux-system/llm-prod: spec.postBuild.substituteFrom Secret absent is not among the manifests: its variables are not substituted",
-		"apps.yaml:13 Kustomization flux-system/llm-lab: post-build variables team are not set and have no default: Flux substitutes empty text",
+		"apps.yaml:13 Kustomization/flux-system/llm-lab: post-build variables team are not set and have no default: Flux substitutes empty text",
 	}
 	if strings.Join(warns, "\n") != strings.Join(wantWarns, "\n") || len(res.Errors) != 0 {
 		t.Errorf("warnings\n got %q\nwant %q\nerrors %v", warns, wantWarns, res.Errors)
