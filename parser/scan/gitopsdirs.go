@@ -56,16 +56,8 @@ func (g *gitOps) buildAppKustomization(c kubernetes.GitSource, dir string, opts 
 // https://fluxcd.io/flux/components/kustomize/kustomizations/#generating-a-kustomizationyaml-file
 func (g *gitOps) buildFluxDirectory(c kubernetes.GitSource, opts Options) []*kubernetes.File {
 	tree := &repoTree{opts: opts, trees: g.trees}
-	root, err := tree.root(c.File)
-	if err != nil {
-		return nil
-	}
-	rel := strings.Trim(path.Clean("/"+filepath.ToSlash(c.Path)), "/")
-	dir := filepath.Join(root, filepath.FromSlash(rel))
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil
-	}
-	if _, err := opts.links.Resolve(dir); err != nil {
+	root, rel, dir, ok := sourceDir(tree, c, opts)
+	if !ok {
 		return nil
 	}
 	entries := tree.entries(root)
@@ -162,6 +154,26 @@ func owner(c kubernetes.GitSource) string {
 	return filepath.ToSlash(c.File) + "#" + name
 }
 
+// sourceDir is the directory a GitOps source's path names in the repository being read: the
+// repository's root (the directory above the source's file that holds .git, else the highest
+// one gpuguard reads), the path from it (slash-separated, "" for the root) and the directory.
+// ok is false when that is not a directory gpuguard reads: it may be another repository's.
+func sourceDir(tree *repoTree, c kubernetes.GitSource, opts Options) (root, rel, dir string, ok bool) {
+	root, err := tree.root(c.File)
+	if err != nil {
+		return "", "", "", false
+	}
+	rel = strings.Trim(path.Clean("/"+filepath.ToSlash(c.Path)), "/")
+	dir = filepath.Join(root, filepath.FromSlash(rel))
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return "", "", "", false
+	}
+	if _, err := opts.links.Resolve(dir); err != nil {
+		return "", "", "", false
+	}
+	return root, rel, dir, true
+}
+
 // maxDirectoryFiles bounds the manifests one Argo CD directory source reads.
 const maxDirectoryFiles = 10_000
 
@@ -175,16 +187,8 @@ const maxDirectoryFiles = 10_000
 // is left alone: it may be another repository's.
 func (g *gitOps) readDirectory(c kubernetes.GitSource, opts Options) []*kubernetes.File {
 	tree := &repoTree{opts: opts, trees: g.trees}
-	root, err := tree.root(c.File)
-	if err != nil {
-		return nil
-	}
-	rel := strings.Trim(path.Clean("/"+filepath.ToSlash(c.Path)), "/")
-	dir := filepath.Join(root, filepath.FromSlash(rel))
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil
-	}
-	if _, err := opts.links.Resolve(dir); err != nil {
+	root, rel, dir, ok := sourceDir(tree, c, opts)
+	if !ok {
 		return nil
 	}
 	include, exclude := globRegexp(c.Directory.Include), globRegexp(c.Directory.Exclude)
@@ -225,7 +229,6 @@ func (g *gitOps) readDirectory(c kubernetes.GitSource, opts Options) []*kubernet
 	}
 	note := fmt.Sprintf("deployed by %s (%s:%d) from the directory %s", c.Owner, filepath.ToSlash(c.File), c.Line, shown(dir))
 	var out []*kubernetes.File
-	var objs []kustomize.Object // to substitute Flux's variables in
 	for _, n := range names {
 		name := filepath.Join(root, filepath.FromSlash(n))
 		data, err := opts.links.ReadFile(name, MaxInputSize)
@@ -233,25 +236,11 @@ func (g *gitOps) readDirectory(c kubernetes.GitSource, opts Options) []*kubernet
 			g.res.Errors = append(g.res.Errors, parser.Error{File: name, Message: fmt.Sprintf("cannot read: %v", cleanErr(err))})
 			continue
 		}
-		if c.Variables != nil {
-			if os, err := kustomize.DecodeObjects(name, data); err == nil {
-				objs = append(objs, os...)
-				continue
-			}
-		}
-		out = append(out, kubernetes.DecodeRendered(name, owner(c), note, data))
-	}
-	g.substitute(c, objs)
-	out = append(out, filesOf(objs, owner(c), note)...)
-	for _, f := range out {
-		switch {
-		case c.Namespace == "":
-		case c.Kustomization:
-			// Flux's targetNamespace is the namespace of all it deploys.
-			f.OverrideNamespace(c.Namespace)
-		default:
+		f := kubernetes.DecodeRendered(name, owner(c), note, data)
+		if c.Namespace != "" {
 			f.DefaultNamespace(c.Namespace)
 		}
+		out = append(out, f)
 	}
 	return out
 }
