@@ -124,10 +124,24 @@ type File struct {
 // file. root names the kustomization (or release), reported as the root of the resources built
 // from them, and note is added to each resource built from them.
 func FromNodes(name, root, note string, nodes []*yaml.Node) *File {
+	return fromNodes(name, root, note, nodes, true)
+}
+
+// FromDeployedNodes is FromNodes for objects a GitOps tool deploys: as written, without the
+// defaults of Flux variables (the tool substituted them, or leaves them as written).
+func FromDeployedNodes(name, root, note string, nodes []*yaml.Node) *File {
+	return fromNodes(name, root, note, nodes, false)
+}
+
+func fromNodes(name, root, note string, nodes []*yaml.Node, defaults bool) *File {
 	f := &File{Name: name, root: root, note: note}
 	for _, n := range nodes {
-		if n != nil && n.Kind == yaml.MappingNode {
+		switch {
+		case n == nil || n.Kind != yaml.MappingNode:
+		case defaults:
 			f.addDefaulted(n, 0)
+		default:
+			f.addObject(n, 0)
 		}
 	}
 	return f
@@ -278,7 +292,8 @@ func (f *File) decodeDocument(d document) {
 		f.Errors = append(f.Errors, parser.Error{File: f.Name, Line: doc.Line + offset, Message: "document is not a mapping: not a Kubernetes object"})
 		return
 	}
-	if bytes.Contains(d.text, []byte("${")) {
+	if f.root == "" && bytes.Contains(d.text, []byte("${")) {
+		// A manifest read on its own; what a tool rendered or deploys is read as written.
 		f.addDefaulted(doc, offset)
 		return
 	}

@@ -230,7 +230,7 @@ func (g *gitOps) postRender(c kubernetes.GitSource, rendered []helm.Rendered, ow
 		g.res.Errors = append(g.res.Errors, errs...)
 		g.res.Warnings = append(g.res.Warnings, warns...)
 	}
-	return append(out, filesOf(objs, owner, note)...)
+	return append(out, deployedFilesOf(objs, owner, note)...)
 }
 
 // findGitChart looks for the chart directory path names, in the directory of the Application's

@@ -157,7 +157,7 @@ func TestFluxHelmReleasesRenderRepositoryCharts(t *testing.T) {
 		"charts/vllm/Chart.yaml":          "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
 		"charts/vllm/values.yaml":         "replicas: 1\ngpus: 1\ntype: g5.xlarge\n",
 		"charts/vllm/values-prod.yaml":    "replicas: 4\ntype: g5.12xlarge\n",
-		"charts/vllm/templates/vllm.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: '{{ .Release.Name }}'}\nspec:\n  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: '{{ .Values.type }}'}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: {{ .Values.gpus | default 8 }}}}}]\n",
+		"charts/vllm/templates/vllm.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: '{{ .Release.Name }}', labels: {team: '${team:=ml}'}}\nspec:\n  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: '{{ .Values.type }}'}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: {{ .Values.gpus | default 8 }}}}}]\n",
 		"env/lab.yaml":                    "replicas: 2\ntype: g6.xlarge\n",
 		"clusters/prod/vllm.yaml":         "apiVersion: v1\nkind: Namespace\nmetadata: {name: serving}\n---\n" + fluxRelease("vllm", "flux-system", "  targetNamespace: serving\n  chart:\n    spec:\n      chart: ./charts/vllm\n      "+sourceRef+"\n      valuesFiles: [./charts/vllm/values.yaml, charts/vllm/values-prod.yaml]\n  valuesFrom: [{kind: ConfigMap, name: vllm-overrides}]\n  values: {type: g6e.xlarge}\n"+postRenderers),
 		"clusters/prod/overrides.yaml":    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: vllm-overrides, namespace: flux-system}\ndata:\n  values.yaml: |\n    replicas: 3\n",

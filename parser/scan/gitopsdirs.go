@@ -121,7 +121,7 @@ func (g *gitOps) kustomizationFiles(c kubernetes.GitSource, dir string, b kustom
 	}
 	note := fmt.Sprintf("deployed by %s (%s:%d) from %s", c.Owner, filepath.ToSlash(c.File), c.Line, what)
 	g.substitute(c, b.Objects)
-	out := filesOf(b.Objects, owner(c), note)
+	out := deployedFilesOf(b.Objects, owner(c), note)
 	for _, f := range out {
 		if c.Namespace != "" {
 			f.DefaultNamespace(c.Namespace)
@@ -134,6 +134,9 @@ func (g *gitOps) kustomizationFiles(c kubernetes.GitSource, dir string, b kustom
 // variable with no value and no default is a warning (Flux substitutes empty text).
 func (g *gitOps) substitute(c kubernetes.GitSource, objs []kustomize.Object) {
 	if c.Variables == nil {
+		if used := kustomize.References(objs); c.Kustomization && len(used) > 0 {
+			g.res.Warnings = append(g.res.Warnings, parser.Error{File: c.File, Line: c.Line, Message: fmt.Sprintf("%s: what it deploys uses post-build variables %s, but it has no spec.postBuild: Flux substitutes only with one, and applies them as written", address(c), strings.Join(used, ", "))})
+		}
 		return
 	}
 	if missing := kustomize.Substitute(objs, c.Variables); len(missing) > 0 {

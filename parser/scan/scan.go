@@ -419,6 +419,15 @@ const helmValuesLimit = 4 << 20
 // filesOf groups built or patched objects by the manifest file that declares each, in order,
 // under root and with note.
 func filesOf(objs []kustomize.Object, root, note string) []*kubernetes.File {
+	return filesFrom(objs, root, note, kubernetes.FromNodes)
+}
+
+// deployedFilesOf is filesOf for the objects a GitOps source deploys (kubernetes.FromDeployedNodes).
+func deployedFilesOf(objs []kustomize.Object, root, note string) []*kubernetes.File {
+	return filesFrom(objs, root, note, kubernetes.FromDeployedNodes)
+}
+
+func filesFrom(objs []kustomize.Object, root, note string, from func(name, root, note string, nodes []*yaml.Node) *kubernetes.File) []*kubernetes.File {
 	byFile := map[string][]*yaml.Node{}
 	var order []string
 	for _, o := range objs {
@@ -429,7 +438,7 @@ func filesOf(objs []kustomize.Object, root, note string) []*kubernetes.File {
 	}
 	var out []*kubernetes.File
 	for _, f := range order {
-		out = append(out, kubernetes.FromNodes(f, root, note, byFile[f]))
+		out = append(out, from(f, root, note, byFile[f]))
 	}
 	return out
 }
