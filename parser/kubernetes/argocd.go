@@ -56,8 +56,9 @@ type GitSource struct {
 	// manifests.
 	Directory DirectorySource
 	// Kustomization says the source is a Flux Kustomization's path: a kustomization, or a
-	// directory whose manifests (subdirectories' too) Flux makes one of, with Kustomize's edits
-	// (its targetNamespace as namespace) and then Variables substituted.
+	// directory Flux generates one of (kustomize.BuildGenerated, with SourceIgnore's files left
+	// out), built with Kustomize's edits (its targetNamespace as namespace) and then Variables
+	// substituted.
 	Kustomization bool
 	// Variables are a Flux Kustomization's spec.postBuild variables, substituted in what it
 	// builds (${name}, ${name:=default}); nil when it has no postBuild.
