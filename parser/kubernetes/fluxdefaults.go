@@ -66,5 +66,5 @@ func fluxHint(msg string) string {
 	if !strings.Contains(msg, "`${") {
 		return ""
 	}
-	return " (a Flux post-build variable: its value is what the Flux Kustomization that deploys this file sets; check the repository's root with it)"
+	return " (a Flux post-build variable: the Flux Kustomization that deploys this file substitutes it when it has spec.postBuild; check the repository's root with it)"
 }

@@ -74,7 +74,7 @@ spec:
 	if strings.Join(warns, "\n") != strings.Join(wantWarns, "\n") {
 		t.Errorf("warnings\n got %q\nwant %q", warns, wantWarns)
 	}
-	hint := "(a Flux post-build variable: its value is what the Flux Kustomization that deploys this file sets; check the repository's root with it)"
+	hint := "(a Flux post-build variable: the Flux Kustomization that deploys this file substitutes it when it has spec.postBuild; check the repository's root with it)"
 	if len(errs) != 3 || !strings.HasPrefix(errs[0], "19 Deployment/ml/web: ") || !strings.HasSuffix(errs[0], hint) ||
 		!strings.HasPrefix(errs[1], "31 Deployment/ml/raw: ") || !strings.HasSuffix(errs[1], hint) ||
 		!strings.HasPrefix(errs[2], "40 Deployment/ml/many: ") || strings.Contains(errs[2], "Flux") {
