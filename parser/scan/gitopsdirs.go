@@ -56,7 +56,7 @@ func (g *gitOps) buildAppKustomization(c kubernetes.GitSource, dir string, opts 
 // https://fluxcd.io/flux/components/kustomize/kustomizations/#generating-a-kustomizationyaml-file
 func (g *gitOps) buildFluxDirectory(c kubernetes.GitSource, opts Options) []*kubernetes.File {
 	tree := &repoTree{opts: opts, trees: g.trees}
-	root, rel, dir, ok := sourceDir(tree, c, opts)
+	root, prefix, dir, ok := sourceDir(tree, c, opts)
 	if !ok {
 		return nil
 	}
@@ -75,10 +75,6 @@ func (g *gitOps) buildFluxDirectory(c kubernetes.GitSource, opts Options) []*kub
 			st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(d), n))
 			return err == nil && !st.IsDir() && !ignore.ignored(d+"/"+n, false)
 		})
-	}
-	prefix := rel + "/"
-	if rel == "" {
-		prefix = ""
 	}
 	var resources []string
 	skip := "" // a subdirectory built as a kustomization: what is below it is its own
@@ -159,14 +155,15 @@ func owner(c kubernetes.GitSource) string {
 
 // sourceDir is the directory a GitOps source's path names in the repository being read: the
 // repository's root (the directory above the source's file that holds .git, else the highest
-// one gpuguard reads), the path from it (slash-separated, "" for the root) and the directory.
-// ok is false when that is not a directory gpuguard reads: it may be another repository's.
-func sourceDir(tree *repoTree, c kubernetes.GitSource, opts Options) (root, rel, dir string, ok bool) {
+// one gpuguard reads), the prefix of the repository paths below the directory (the path from the
+// root and "/", "" for the root itself) and the directory. ok is false when that is not a
+// directory gpuguard reads: it may be another repository's.
+func sourceDir(tree *repoTree, c kubernetes.GitSource, opts Options) (root, prefix, dir string, ok bool) {
 	root, err := tree.root(c.File)
 	if err != nil {
 		return "", "", "", false
 	}
-	rel = strings.Trim(path.Clean("/"+filepath.ToSlash(c.Path)), "/")
+	rel := strings.Trim(path.Clean("/"+filepath.ToSlash(c.Path)), "/")
 	dir = filepath.Join(root, filepath.FromSlash(rel))
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return "", "", "", false
@@ -174,7 +171,10 @@ func sourceDir(tree *repoTree, c kubernetes.GitSource, opts Options) (root, rel,
 	if _, err := opts.links.Resolve(dir); err != nil {
 		return "", "", "", false
 	}
-	return root, rel, dir, true
+	if rel != "" {
+		prefix = rel + "/"
+	}
+	return root, prefix, dir, true
 }
 
 // maxDirectoryFiles bounds the manifests one Argo CD directory source reads.
@@ -190,15 +190,11 @@ const maxDirectoryFiles = 10_000
 // is left alone: it may be another repository's.
 func (g *gitOps) readDirectory(c kubernetes.GitSource, opts Options) []*kubernetes.File {
 	tree := &repoTree{opts: opts, trees: g.trees}
-	root, rel, dir, ok := sourceDir(tree, c, opts)
+	root, prefix, dir, ok := sourceDir(tree, c, opts)
 	if !ok {
 		return nil
 	}
 	include, exclude := globRegexp(c.Directory.Include), globRegexp(c.Directory.Exclude)
-	prefix := rel + "/"
-	if rel == "" {
-		prefix = ""
-	}
 	var names, jsonnet []string
 	for _, e := range tree.entries(root) {
 		if e.dir || !strings.HasPrefix(e.rel, prefix) {
