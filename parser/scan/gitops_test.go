@@ -333,3 +333,64 @@ func TestRepoTreeRootIsTheRepository(t *testing.T) {
 		t.Errorf("ReadFile = %q, %v", data, err)
 	}
 }
+
+// The Applications an ApplicationSet generates are read with the manifests: one that installs
+// NVIDIA's GPU Operator from its chart repository says how the device plugin shares GPUs, as a
+// written Application does, and a config the plugin would refuse is an error at the template.
+// An ApplicationSet's file that an Application also deploys says so once.
+func TestApplicationSetDevicePluginSharing(t *testing.T) {
+	operator := func(name, replicas string) string {
+		return appSet(name, "  generators:\n  - list: {elements: [{cluster: in-cluster}]}\n  template:\n    metadata: {name: '{{cluster}}-"+name+"'}\n    spec:\n"+
+			"      destination: {server: https://kubernetes.default.svc, namespace: gpu-operator}\n"+
+			"      source:\n        chart: gpu-operator\n        repoURL: https://helm.ngc.nvidia.com/nvidia\n        targetRevision: v25.3.0\n"+
+			"        helm:\n          valuesObject:\n            devicePlugin:\n              config:\n                create: true\n                name: time-slicing\n                default: any\n                data:\n"+
+			"                  any: |\n                    version: v1\n                    sharing:\n                      timeSlicing:\n                        resources:\n                        - {name: nvidia.com/gpu, replicas: "+replicas+"}\n")
+	}
+	const deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: infer, namespace: ml}\nspec:\n  replicas: 2\n  template:\n    spec:\n" +
+		"      nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	for _, tc := range []struct {
+		name     string
+		files    map[string]string
+		replicas int
+		errs     []string
+	}{
+		{"generated", map[string]string{"platform/operator.yaml": operator("gpu-operator", "4"), "apps/infer.yaml": deployment}, 4, nil},
+		{"no ApplicationSet", map[string]string{"apps/infer.yaml": deployment}, 0, nil},
+		// The kustomization an Application deploys patches the ApplicationSet: its
+		// Applications are read as patched, not as the file is written.
+		{"patched by the kustomization an Application deploys", map[string]string{
+			"platform/operator.yaml": operator("gpu-operator", "4"), "apps/infer.yaml": deployment,
+			"platform/kustomization.yaml": "resources: [operator.yaml]\npatches:\n- target: {kind: ApplicationSet}\n  patch: |\n" +
+				"    - {op: replace, path: /spec/template/spec/source/helm/valuesObject/devicePlugin/config/data/any, value: 'version: v1\n\n      sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 8}]}}'}\n",
+			"argocd/platform.yaml": "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: platform, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc}\n" +
+				"  source: {repoURL: https://github.com/acme/platform, path: platform}\n",
+		}, 8, nil},
+		{"a config the plugin refuses, in a directory an Application deploys", map[string]string{
+			"platform/operator.yaml": operator("gpu-operator", "0"), "apps/infer.yaml": deployment,
+			"argocd/platform.yaml": "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: platform, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc}\n" +
+				"  source: {repoURL: https://github.com/acme/platform, path: platform}\n",
+		}, 0, []string{"operator.yaml:8 Application/argocd/in-cluster-gpu-operator: devicePlugin.config.data.any: the device plugin's sharing config: time-slicing resource \"nvidia.com/gpu\": replicas 0 is not"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			tc.files[".git/HEAD"] = "ref: refs/heads/main\n"
+			testutil.WriteFiles(t, root, tc.files)
+			res := Scan([]string{root}, Options{})
+			if len(res.Resources) != 1 {
+				t.Fatalf("%d resources, want the Deployment; errors %q", len(res.Resources), messageLines(res.Errors))
+			}
+			if got := res.Resources[0].Pod.SharedReplicas; got != tc.replicas {
+				t.Errorf("shared by %d, want %d; notes %q", got, tc.replicas, res.Resources[0].Notes)
+			}
+			errs := messageLines(res.Errors)
+			if len(errs) != len(tc.errs) {
+				t.Fatalf("errors %q, want %d", errs, len(tc.errs))
+			}
+			for i, want := range tc.errs {
+				if !strings.HasPrefix(errs[i], want) {
+					t.Errorf("error %q\nwant it to start %q", errs[i], want)
+				}
+			}
+		})
+	}
+}

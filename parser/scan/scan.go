@@ -605,6 +605,12 @@ func Scan(paths []string, opts Options) parser.Result {
 		kube = append(kube, o.built...)
 	}
 	kube = append(kube, gitops.files...)
+	// The Applications that the ApplicationSets among them generate are read with them: one
+	// that installs NVIDIA's device plugin chart says how the plugin shares GPUs, as a written
+	// Application does. What the ApplicationSets get wrong was said when they were rendered.
+	if apps, _, _ := kubernetes.ApplicationSetApps(kube, &repoTree{opts: opts, trees: gitops.trees}); len(apps) > 0 {
+		kube = append(kube, apps...)
+	}
 	roots := rootInputs(inputs, results)
 	for i, r := range results {
 		if !roots[i] {
