@@ -121,18 +121,28 @@ func applications(o *object, repo Repository, clusters []argoCluster, noLocal bo
 	var params []generated
 	for i := range a.spec.Generators {
 		gen := &a.spec.Generators[i]
-		ps, err := a.generate(gen, fmt.Sprintf("spec.generators[%d]", i), 0)
-		if err != nil {
-			return nil, []error{err}, a.warns
+		field := fmt.Sprintf("spec.generators[%d]", i)
+		a.strayTemplate(gen, field)
+		// An entry naming several generators generates from each, with its own template.
+		kinds := generatorKinds(gen)
+		if len(kinds) == 0 {
+			kinds = []string{""}
 		}
-		// A generator's own template is merged over spec.template for its Applications.
-		tmpl := &a.spec.Template
-		if t := yamlpos.Value(gen, "template"); t != nil && t.Kind == yaml.MappingNode {
-			tmpl = copyNode(tmpl, 0)
-			mergeNode(tmpl, copyNode(t, 0), false)
-		}
-		for _, p := range ps {
-			params = append(params, generated{p, tmpl})
+		for _, kind := range kinds {
+			ps, err := a.generate(singleGenerator(gen, kind), field, 0)
+			if err != nil {
+				return nil, []error{err}, a.warns
+			}
+			// A generator's own template (list.template, matrix.template) is merged over
+			// spec.template for its Applications.
+			tmpl := &a.spec.Template
+			if t := yamlpos.Value(yamlpos.Value(gen, kind), "template"); t != nil && t.Kind == yaml.MappingNode {
+				tmpl = copyNode(tmpl, 0)
+				mergeNode(tmpl, copyNode(t, 0), false)
+			}
+			for _, p := range ps {
+				params = append(params, generated{p, tmpl})
+			}
 		}
 	}
 	if len(params) > maxGenerated {
@@ -164,6 +174,43 @@ func applications(o *object, repo Repository, clusters []argoCluster, noLocal bo
 }
 
 func (a *appSet) warn(msg string) { a.warns = append(a.warns, msg) }
+
+// generatorKinds are the generators a generator entry names (list, git, matrix, ...), in order:
+// every key but its post selector and a misplaced template.
+func generatorKinds(n *yaml.Node) []string {
+	var kinds []string
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i].Value; k != "selector" && k != "template" {
+				kinds = append(kinds, k)
+			}
+		}
+	}
+	return kinds
+}
+
+// singleGenerator is the entry n with only the generator kind (and its post selector); n itself
+// when that is all it names, or when kind is "".
+func singleGenerator(n *yaml.Node, kind string) *yaml.Node {
+	if kind == "" || len(generatorKinds(n)) < 2 {
+		return n
+	}
+	one := &yaml.Node{Kind: yaml.MappingNode, Line: n.Line, Column: n.Column}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; k == kind || k == "selector" {
+			one.Content = append(one.Content, n.Content[i], n.Content[i+1])
+		}
+	}
+	return one
+}
+
+// strayTemplate warns of a template written beside a generator rather than inside it: the
+// ApplicationSet's schema has no such field, so Kubernetes drops it and Argo CD never sees it.
+func (a *appSet) strayTemplate(n *yaml.Node, field string) {
+	if t := yamlpos.Value(n, "template"); t != nil {
+		a.warn(fmt.Sprintf("%s.template is not applied: a generator's template goes inside the generator (%s.list.template, say); beside it, Kubernetes drops the field", field, field))
+	}
+}
 
 // generate returns the parameter sets of one generator that its post selector keeps.
 func (a *appSet) generate(n *yaml.Node, field string, depth int) ([]map[string]any, error) {
@@ -220,6 +267,19 @@ func (a *appSet) expand(n *yaml.Node, g generator, field string, depth int) ([]m
 		}
 		if kind == "matrix" && len(children) != 2 {
 			return nil, lineError{line: a.o.lineOf(n), err: fmt.Errorf("%s.matrix: a matrix combines two generators, not %d", field, len(children))}
+		}
+		for i := range children {
+			child := fmt.Sprintf("%s.%s.generators[%d]", field, kind, i)
+			a.strayTemplate(&children[i], child)
+			kinds := generatorKinds(&children[i])
+			if len(kinds) > 1 {
+				return nil, lineError{line: a.o.lineOf(&children[i]), err: fmt.Errorf("%s names %d generators (%s): Argo CD takes one per entry of a %s, and fails", child, len(kinds), strings.Join(kinds, ", "), kind)}
+			}
+			for _, k := range kinds {
+				if t := yamlpos.Value(yamlpos.Value(&children[i], k), "template"); t != nil {
+					a.warn(fmt.Sprintf("%s.%s.template is not applied: Argo CD does not apply the templates of a %s's generators", child, k, kind))
+				}
+			}
 		}
 		var sets [][]map[string]any
 		for i := range children {

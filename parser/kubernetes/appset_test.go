@@ -257,8 +257,9 @@ data: {cluster.inClusterEnabled: "false"}
 
 // goTemplate: a cluster's labels nest under .metadata, its values under .values; a matrix's
 // second generator takes the first's parameters (a git path per cluster); a generator's own
-// template is merged over spec.template (a null there changes nothing); templatePatch is rendered per set and merged over the
-// Application (null removes a key). Without goTemplate, templatePatch is a warning.
+// template (inside it: list.template) is merged over spec.template (a null there changes
+// nothing); templatePatch is rendered per set and merged over the Application (null removes a
+// key). Without goTemplate, templatePatch is a warning.
 func TestApplicationSetClustersGoTemplate(t *testing.T) {
 	repo := fakeRepo{"envs/prod/llm.yaml": "model: llama\n", "envs/dev/tiny.yaml": "model: tiny\n"}
 	manifest := argoSecrets + appSetHead + `  goTemplate: true
@@ -267,9 +268,10 @@ func TestApplicationSetClustersGoTemplate(t *testing.T) {
       generators:
       - clusters: {selector: {matchLabels: {env: prod}}, values: {tier: '{{ .metadata.labels.env | upper }}'}}
       - git: {repoURL: r, files: [{path: 'envs/{{ .metadata.labels.env }}/*'}]}
-  - list: {elements: [{name: solo}]}
-    template:
-      metadata: {namespace: other, name: null}
+  - list:
+      elements: [{name: solo}]
+      template:
+        metadata: {namespace: other, name: null}
   template:
     metadata: {name: '{{ .name }}-{{ default "none" .model }}'}
     spec: {source: {path: charts/llm, helm: {releaseName: base}}}
@@ -288,14 +290,71 @@ func TestApplicationSetClustersGoTemplate(t *testing.T) {
 `
 	apps, errs, warns := generated(t, manifest, repo)
 	want := []string{
-		"prod_East-llama gitops charts/llm PROD-llama line 35",
-		"solo-none other charts/llm  line 35",
-		"z gitops p  line 51",
+		"prod_East-llama gitops charts/llm PROD-llama line 36",
+		"solo-none other charts/llm  line 36",
+		"z gitops p  line 52",
 	}
 	if strings.Join(apps, "\n") != strings.Join(want, "\n") || len(errs) != 0 {
 		t.Errorf("applications\n got %q\nwant %q\nerrors %q", apps, want, errs)
 	}
 	if len(warns) != 2 || !strings.Contains(warns[1], "spec.templatePatch is not applied: Argo CD applies it only with goTemplate") {
 		t.Errorf("warnings %q", warns)
+	}
+}
+
+// Where a generator's template goes, as Argo CD's schema has it: inside the generator
+// (list.template, matrix.template), not beside it, where Kubernetes drops it (a warning). An
+// entry naming two generators generates from each with its own template and the entry's post
+// selector; inside a matrix or a merge that is an error, and a child's own template is not applied (a warning).
+func TestApplicationSetGeneratorTemplates(t *testing.T) {
+	manifest := appSetHead + `  generators:
+  - list:
+      elements: [{name: a}]
+      template: {spec: {source: {path: from-list}}}
+    git: {repoURL: r, directories: [{path: apps/*}]}
+    selector: {matchExpressions: [{key: path.basename, operator: NotIn, values: [batch]}]}
+  - matrix:
+      generators:
+      - list:
+          elements: [{name: m}]
+          template: {spec: {source: {path: ignored}}}
+      - list: {elements: [{env: prod}]}
+      template: {spec: {source: {path: from-matrix}}}
+  - list: {elements: [{name: beside}]}
+    template: {spec: {source: {path: dropped}}}
+  - {}
+  template:
+    metadata: {name: '{{name}}{{path.basename}}{{env}}'}
+    spec: {source: {path: base}}
+---
+` + appSetHead + `  generators:
+  - merge:
+      mergeKeys: [name]
+      generators:
+      - list: {elements: [{name: x}]}
+        clusters: {}
+      - list: {elements: [{name: x}]}
+  template: {metadata: {name: '{{name}}'}, spec: {source: {path: p}}}
+`
+	apps, errs, warns := generated(t, manifest, fakeRepo{"apps/web/Chart.yaml": "", "apps/batch/Chart.yaml": ""})
+	want := []string{
+		"a{{path.basename}}{{env}} gitops from-list  line 22",
+		"{{name}}web{{env}} gitops base  line 22",
+		"m{{path.basename}}prod gitops from-matrix  line 22",
+		"beside{{path.basename}}{{env}} gitops base  line 22",
+	}
+	if strings.Join(apps, "\n") != strings.Join(want, "\n") {
+		t.Errorf("applications\n got %q\nwant %q", apps, want)
+	}
+	wantWarns := []string{
+		"ApplicationSet/gitops/s: spec.generators[1].matrix.generators[0].list.template is not applied: Argo CD does not apply the templates of a matrix's generators",
+		"ApplicationSet/gitops/s: spec.generators[2].template is not applied: a generator's template goes inside the generator (spec.generators[2].list.template, say); beside it, Kubernetes drops the field",
+		"ApplicationSet/gitops/s: spec.generators[3]: an unknown generator is not expanded: the Applications it generates are not counted",
+	}
+	if strings.Join(warns, "\n") != strings.Join(wantWarns, "\n") {
+		t.Errorf("warnings\n got %q\nwant %q", warns, wantWarns)
+	}
+	if len(errs) != 1 || errs[0] != "33 ApplicationSet/gitops/s: spec.generators[0].merge.generators[0] names 2 generators (list, clusters): Argo CD takes one per entry of a merge, and fails" {
+		t.Errorf("errors %q", errs)
 	}
 }

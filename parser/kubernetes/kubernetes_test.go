@@ -384,6 +384,9 @@ func FuzzDecode(f *testing.F) {
 	// a matrix whose second generator takes the first's parameters, templatePatch.
 	f.Add([]byte("apiVersion: v1\nkind: Secret\nmetadata: {name: c, labels: {argocd.argoproj.io/secret-type: cluster, env: prod}}\nstringData: {name: c1, server: https://c1}\n---\n" +
 		"apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: c}\nspec:\n  goTemplate: true\n  generators:\n  - matrix: {generators: [{clusters: {selector: {matchLabels: {env: prod}}, values: {t: '{{ .name }}'}}}, {git: {repoURL: r, files: [{path: 'apps/{{ .values.t }}/x.yaml'}]}}]}\n  - list: {elements: [{n: 1}, {n: 2}]}\n    selector: {matchExpressions: [{key: n, operator: NotIn, values: ['1']}]}\n    template: {metadata: {namespace: x}}\n  template:\n    metadata: {name: '{{ .name }}'}\n    spec: {source: {path: p}}\n  templatePatch: |\n    spec: {source: {path: '{{ .n }}'}}\n"))
+	// Generators' own templates (inside them, beside them, on a matrix's child), an entry of two.
+	f.Add([]byte("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: t}\nspec:\n  generators:\n  - list: {elements: [{n: 1}], template: {metadata: {name: l}}}\n    git: {repoURL: r, directories: [{path: 'apps/*'}], template: [1]}\n    template: {}\n" +
+		"  - matrix: {generators: [{list: {elements: [{a: 1}], template: {spec: {}}}}, {list: {elements: [{b: 2}]}, clusters: {}}], template: {metadata: {labels: {x: y}}}}\n  template:\n    metadata: {name: '{{n}}'}\n    spec: {source: {path: p}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file := Decode("fuzz.yaml", data)
 		apps, _, _ := ApplicationSetApps([]*File{file}, fakeRepo{"apps/a/x.yaml": "k: v\n", "apps/b/x.yaml": "[{k: 1}, 2]\n"})
