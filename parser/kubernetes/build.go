@@ -788,9 +788,15 @@ func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup, layouts mi
 	if res.Pod.Resource != ResourceNvidiaGPU || res.Pod.MIGProfile != "" {
 		return
 	}
-	var groupPartition string
+	var groupPartition, groupLayout string
 	if g != nil {
 		groupPartition = cmp.Or(g.GPUPartition, g.Labels[LabelGKEGPUPartition])
+		// The group's MIG manager layout, unless the group declares a partition of its own.
+		if l := g.Labels[LabelMIGConfig]; l != "" {
+			if def, _ := MIGLayoutSlice(l); groupPartition == "" || groupPartition == def {
+				groupLayout = l
+			}
+		}
 	}
 	if v, ok := sel.values(LabelGKEGPUPartition); ok && len(v) == 1 {
 		res.Pod.MIGProfile = v[0]
@@ -804,6 +810,18 @@ func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup, layouts mi
 			res.Note("its nodes are labelled %s=%s: the GPU Operator's MIG manager splits their GPUs into %s slices%s, and each nvidia.com/gpu the pod requests is one", LabelMIGConfig, v[0], slice, from)
 		} else if why != "" {
 			res.Note("its nodes are labelled %s=%s, which %s", LabelMIGConfig, v[0], why)
+		}
+	} else if slice, why, from := layouts.slice(groupLayout); from != "" {
+		// The group's layout is a custom one of a mig-parted config among the manifests, which
+		// its own configuration could not read (or read as the default config's of that name).
+		res.Pod.MIGProfile = slice
+		if slice != "" {
+			res.Note("%s labels its nodes %s=%s: the GPU Operator's MIG manager splits their GPUs into %s slices (as %s declares it), and each nvidia.com/gpu the pod requests is one", g.name(), LabelMIGConfig, groupLayout, slice, from)
+		} else {
+			if why == "" {
+				why = from + " declares with MIG disabled: the GPUs are whole"
+			}
+			res.Note("%s labels its nodes %s=%s, which %s", g.name(), LabelMIGConfig, groupLayout, why)
 		}
 	} else if groupPartition != "" {
 		res.Pod.MIGProfile = groupPartition

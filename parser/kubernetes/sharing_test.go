@@ -467,6 +467,47 @@ spec:
 	}
 }
 
+// A pod on a node group whose label names a MIG manager layout (the configuration sets
+// nvidia.com/mig.config on its nodes) asks for slices of a custom layout among the manifests,
+// read there; one the manifests redefine replaces the default config's the group was read with.
+// A partition the group declares itself (GKE's gpu_partition_size) is left as it is.
+func TestMIGManagerLayoutOfGroups(t *testing.T) {
+	group := func(layout, partition string) NodeGroup {
+		if partition == "" {
+			partition, _ = MIGLayoutSlice(layout) // as the group's own configuration reads it
+		}
+		return NodeGroup{Address: "aws_eks_node_group.sliced", InstanceType: "p4de.24xlarge", Provider: parser.AWS, Region: "us-east-1", GPUPartition: partition,
+			NodeLabels: parser.NodeLabels{Labels: map[string]string{"eks.amazonaws.com/nodegroup": "sliced", LabelMIGConfig: layout}}}
+	}
+	const pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {eks.amazonaws.com/nodegroup: sliced}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	for _, tc := range []struct {
+		name, manifests string
+		group           NodeGroup
+		profile, note   string
+	}{
+		{"a custom layout of one slice", migParted + pod, group("vllm-3g", ""), "3g.40gb",
+			"aws_eks_node_group.sliced labels its nodes nvidia.com/mig.config=vllm-3g: the GPU Operator's MIG manager splits their GPUs into 3g.40gb slices (as the mig-parted config in ConfigMap gpu-operator/custom-mig (key config.yaml) declares it)"},
+		{"a custom layout not among the manifests", pod, group("vllm-3g", ""), "", ""},
+		{"a default layout", pod, group("all-2g.20gb", ""), "2g.20gb", "aws_eks_node_group.sliced splits its GPUs into MIG slices (2g.20gb)"},
+		{"a default layout the manifests redefine", migParted + pod, group("all-1g.10gb", ""), "",
+			"aws_eks_node_group.sliced labels its nodes nvidia.com/mig.config=all-1g.10gb, which the mig-parted config in ConfigMap gpu-operator/custom-mig (key config.yaml) declares with MIG disabled: the GPUs are whole"},
+		{"a custom layout of two sizes", migParted + pod, group("mixed-sizes", ""), "", "with several slice sizes on each GPU: the GPUs are judged whole"},
+		{"a partition of the group's own", migParted + pod, group("vllm-3g", "1g.10gb"), "1g.10gb", "(1g.10gb)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{NodeGroups: []NodeGroup{tc.group}})
+			if len(res.Errors) > 0 || len(res.Resources) != 1 {
+				t.Fatalf("errors %v, %d resources", res.Errors, len(res.Resources))
+			}
+			r := res.Resources[0]
+			notes := strings.Join(r.Notes, "\n")
+			if r.Pod.MIGProfile != tc.profile || tc.note != "" && !strings.Contains(notes, tc.note) || tc.note == "" && strings.Contains(notes, "mig.config") {
+				t.Errorf("MIG profile %q, notes %q; want %q with %q", r.Pod.MIGProfile, r.Notes, tc.profile, tc.note)
+			}
+		})
+	}
+}
+
 func TestMIGLayoutSlice(t *testing.T) {
 	for layout, want := range map[string]struct {
 		slice  string
