@@ -50,15 +50,15 @@ type chartFiles struct {
 // Kustomization's path, are built or read likewise (gitopsdirs.go). The Applications in what they
 // deploy are followed too (app of apps): those a chart rendered with its default values holds,
 // when no Application renders that chart, and those of the charts, kustomizations and
-// directories Applications deploy, up to maxGitOpsRounds deep.
-func renderGitSources(plain []*kubernetes.File, charts []chartFiles, opts Options) gitOps {
+// directories Applications deploy, up to maxGitOpsRounds deep. charts renders, once the first
+// round is done, the charts read as inputs that nothing has consumed (real paths) with their
+// default values: a chart an Application renders with its own values is not rendered so.
+func renderGitSources(plain []*kubernetes.File, charts func(consumed map[string]bool) []chartFiles, opts Options) gitOps {
 	g := gitOps{consumed: map[string]bool{}, seen: map[string]bool{}, trees: map[string][]treeEntry{}, ignores: map[string]sourceIgnore{}}
 	next := g.round(plain, opts)
 	var defaults []*kubernetes.File
-	for _, c := range charts {
-		if !g.consumed[realPath(c.dir)] {
-			defaults = append(defaults, c.files...)
-		}
+	for _, c := range charts(g.consumed) {
+		defaults = append(defaults, c.files...)
 	}
 	next = append(next, g.round(defaults, opts)...)
 	for r := 1; r < maxGitOpsRounds && len(next) > 0; r++ {

@@ -10,6 +10,7 @@ import (
 	"github.com/gpuguard/gpuguard/internal/confine"
 	"github.com/gpuguard/gpuguard/internal/testutil"
 	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
 
 // resourceLines are a scan's resources, one line each (root, address, instance type,
@@ -392,5 +393,40 @@ func TestApplicationSetDevicePluginSharing(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Charts read as inputs are rendered with their default values only after the GitOps tools'
+// first round, and only those it did not consume: the callback is told that the chart an
+// Application renders with its own values is taken, and the other is not.
+func TestChartDefaultsAfterFirstRound(t *testing.T) {
+	root := t.TempDir()
+	chart := func(name string) map[string]string {
+		return map[string]string{
+			"charts/" + name + "/Chart.yaml":       "apiVersion: v2\nname: " + name + "\nversion: 0.1.0\n",
+			"charts/" + name + "/templates/d.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + "}\nspec:\n  template:\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n",
+		}
+	}
+	files := map[string]string{".git/HEAD": "ref: refs/heads/main\n"}
+	for _, c := range []map[string]string{chart("web"), chart("batch")} {
+		for k, v := range c {
+			files[k] = v
+		}
+	}
+	testutil.WriteFiles(t, root, files)
+	argo := filepath.Join(root, "apps.yaml")
+	plain := []*kubernetes.File{kubernetes.Decode(argo, []byte(app("web-prod", "charts/web", "")))}
+	var calls int
+	var taken, free bool
+	g := renderGitSources(plain, func(consumed map[string]bool) []chartFiles {
+		calls++
+		taken, free = consumed[realPath(filepath.Join(root, "charts/web"))], consumed[realPath(filepath.Join(root, "charts/batch"))]
+		return nil
+	}, Options{links: confine.NewDirs(root)})
+	if calls != 1 || !taken || free {
+		t.Errorf("charts called %d times; web consumed %v, batch consumed %v: want once, true, false", calls, taken, free)
+	}
+	if len(g.files) == 0 {
+		t.Errorf("the Application rendered nothing; errors %q warnings %q", messageLines(g.res.Errors), messageLines(g.res.Warnings))
 	}
 }

@@ -536,22 +536,37 @@ func Scan(paths []string, opts Options) parser.Result {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	outs := make([]parsed, len(inputs))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				outs[i] = parse(inputs[i], opts)
-			}
-		}()
+	parseAll := func(todo []int) {
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for w := 0; w < min(workers, len(todo)); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					outs[i] = parse(inputs[i], opts)
+				}
+			}()
+		}
+		for _, i := range todo {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
 	}
+	// Charts are rendered with their default values only once the GitOps tools' first round
+	// says which are theirs (renderGitSources): a chart an Application or HelmRelease renders
+	// with its own values, or a Terraform helm_release does, is that one's input, and its
+	// default rendering would be thrown away.
+	var first, charts []int
 	for i := range inputs {
-		next <- i
+		if inputs[i].Format == FormatHelm {
+			charts = append(charts, i)
+		} else {
+			first = append(first, i)
+		}
 	}
-	close(next)
-	wg.Wait()
+	parseAll(first)
 	// A manifest a Terraform configuration reads (kubernetes_manifest with
 	// yamldecode(file(...))), or a chart a helm_release renders, is that configuration's input:
 	// it is counted there, not again here.
@@ -570,14 +585,12 @@ func Scan(paths []string, opts Options) parser.Result {
 	// Argo CD Applications and Flux HelmReleases render charts of the repository with their own
 	// values: those charts are their input, not rendered again with their default values.
 	var plain []*kubernetes.File
-	var charts []chartFiles
 	for i, o := range outs {
 		switch {
-		case (inputs[i].Format == FormatKubernetes || inputs[i].Format == FormatHelm) && len(consumed) > 0 && inputs[i].Path != stdinName && consumed[realPath(inputs[i].Path)]:
-			// Terraform's input (a file it reads, a chart a helm_release renders): its
-			// Applications are not deployed from here.
 		case inputs[i].Format == FormatHelm:
-			charts = append(charts, chartFiles{dir: inputs[i].Path, files: o.built})
+			// rendered below, unless consumed
+		case inputs[i].Format == FormatKubernetes && len(consumed) > 0 && inputs[i].Path != stdinName && consumed[realPath(inputs[i].Path)]:
+			// Terraform's input (a file it reads): its Applications are not deployed from here.
 		default:
 			if o.kube != nil {
 				plain = append(plain, o.kube)
@@ -585,7 +598,20 @@ func Scan(paths []string, opts Options) parser.Result {
 			plain = append(plain, o.built...)
 		}
 	}
-	gitops := renderGitSources(plain, charts, opts)
+	gitops := renderGitSources(plain, func(gitConsumed map[string]bool) []chartFiles {
+		var todo []int
+		for _, i := range charts {
+			if p := realPath(inputs[i].Path); !consumed[p] && !gitConsumed[p] {
+				todo = append(todo, i)
+			}
+		}
+		parseAll(todo)
+		out := make([]chartFiles, 0, len(todo))
+		for _, i := range todo {
+			out = append(out, chartFiles{dir: inputs[i].Path, files: outs[i].built})
+		}
+		return out
+	}, opts)
 	for d := range gitops.consumed {
 		consumed[d] = true
 	}
