@@ -420,6 +420,20 @@ data:
 ---
 `
 
+// migPod checks the one resource of res, a pod: the MIG slice each unit it asks for is, and a
+// note saying why (none that speaks of nvidia.com/mig.config when note is "").
+func migPod(t *testing.T, res parser.Result, profile, note string) {
+	t.Helper()
+	if len(res.Errors) > 0 || len(res.Resources) != 1 {
+		t.Fatalf("errors %v, %d resources", res.Errors, len(res.Resources))
+	}
+	r := res.Resources[0]
+	notes := strings.Join(r.Notes, "\n")
+	if r.Pod.MIGProfile != profile || note != "" && !strings.Contains(notes, note) || note == "" && strings.Contains(notes, "mig.config") {
+		t.Errorf("MIG profile %q, notes %q; want %q with %q", r.Pod.MIGProfile, r.Notes, profile, note)
+	}
+}
+
 func TestMIGManagerLayoutOfPods(t *testing.T) {
 	pod := func(selector string) string {
 		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: p4de.24xlarge, " + selector + "}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"
@@ -455,14 +469,7 @@ spec:
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{})
-			if len(res.Errors) > 0 || len(res.Resources) != 1 {
-				t.Fatalf("errors %v, %d resources", res.Errors, len(res.Resources))
-			}
-			r := res.Resources[0]
-			notes := strings.Join(r.Notes, "\n")
-			if r.Pod.MIGProfile != tc.profile || tc.note != "" && !strings.Contains(notes, tc.note) || tc.note == "" && strings.Contains(notes, "mig.config") {
-				t.Errorf("MIG profile %q, notes %q; want %q with %q", r.Pod.MIGProfile, r.Notes, tc.profile, tc.note)
-			}
+			migPod(t, res, tc.profile, tc.note)
 		})
 	}
 }
@@ -496,14 +503,7 @@ func TestMIGManagerLayoutOfGroups(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{NodeGroups: []NodeGroup{tc.group}})
-			if len(res.Errors) > 0 || len(res.Resources) != 1 {
-				t.Fatalf("errors %v, %d resources", res.Errors, len(res.Resources))
-			}
-			r := res.Resources[0]
-			notes := strings.Join(r.Notes, "\n")
-			if r.Pod.MIGProfile != tc.profile || tc.note != "" && !strings.Contains(notes, tc.note) || tc.note == "" && strings.Contains(notes, "mig.config") {
-				t.Errorf("MIG profile %q, notes %q; want %q with %q", r.Pod.MIGProfile, r.Notes, tc.profile, tc.note)
-			}
+			migPod(t, res, tc.profile, tc.note)
 		})
 	}
 }
