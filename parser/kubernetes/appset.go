@@ -208,7 +208,11 @@ func singleGenerator(n *yaml.Node, kind string) *yaml.Node {
 // ApplicationSet's schema has no such field, so Kubernetes drops it and Argo CD never sees it.
 func (a *appSet) strayTemplate(n *yaml.Node, field string) {
 	if t := yamlpos.Value(n, "template"); t != nil {
-		a.warn(fmt.Sprintf("%s.template is not applied: a generator's template goes inside the generator (%s.list.template, say); beside it, Kubernetes drops the field", field, field))
+		inside := field + ".<generator>.template"
+		if kinds := generatorKinds(n); len(kinds) > 0 {
+			inside = field + "." + kinds[0] + ".template"
+		}
+		a.warn(fmt.Sprintf("%s.template is not applied: a generator's template goes inside the generator (%s); beside it, Kubernetes drops the field", field, inside))
 	}
 }
 

@@ -348,7 +348,7 @@ func TestApplicationSetGeneratorTemplates(t *testing.T) {
 	}
 	wantWarns := []string{
 		"ApplicationSet/gitops/s: spec.generators[1].matrix.generators[0].list.template is not applied: Argo CD does not apply the templates of a matrix's generators",
-		"ApplicationSet/gitops/s: spec.generators[2].template is not applied: a generator's template goes inside the generator (spec.generators[2].list.template, say); beside it, Kubernetes drops the field",
+		"ApplicationSet/gitops/s: spec.generators[2].template is not applied: a generator's template goes inside the generator (spec.generators[2].list.template); beside it, Kubernetes drops the field",
 		"ApplicationSet/gitops/s: spec.generators[3]: an unknown generator is not expanded: the Applications it generates are not counted",
 	}
 	if strings.Join(warns, "\n") != strings.Join(wantWarns, "\n") {
