@@ -588,7 +588,8 @@ func Scan(paths []string, opts Options) parser.Result {
 	for i, o := range outs {
 		switch {
 		case inputs[i].Format == FormatHelm:
-			// rendered below, unless consumed
+			// rendered with its default values by renderGitSources' callback below, unless
+			// Terraform or the first GitOps round took it
 		case inputs[i].Format == FormatKubernetes && len(consumed) > 0 && inputs[i].Path != stdinName && consumed[realPath(inputs[i].Path)]:
 			// Terraform's input (a file it reads): its Applications are not deployed from here.
 		default:
