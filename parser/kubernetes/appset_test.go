@@ -335,6 +335,15 @@ func TestApplicationSetGeneratorTemplates(t *testing.T) {
         clusters: {}
       - list: {elements: [{name: x}]}
   template: {metadata: {name: '{{name}}'}, spec: {source: {path: p}}}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: g, namespace: gitops}
+spec:
+  generators:
+  - git: {repoURL: r, directories: [{path: apps/web}]}
+    template: {spec: {source: {path: dropped}}}
+  template: {metadata: {name: 'g-{{path.basename}}'}, spec: {source: {path: '{{path}}'}}}
 `
 	apps, errs, warns := generated(t, manifest, fakeRepo{"apps/web/Chart.yaml": "", "apps/batch/Chart.yaml": ""})
 	want := []string{
@@ -342,6 +351,7 @@ func TestApplicationSetGeneratorTemplates(t *testing.T) {
 		"{{name}}web{{env}} gitops base  line 22",
 		"m{{path.basename}}prod gitops from-matrix  line 22",
 		"beside{{path.basename}}{{env}} gitops base  line 22",
+		"g-web gitops apps/web  line 45",
 	}
 	if strings.Join(apps, "\n") != strings.Join(want, "\n") {
 		t.Errorf("applications\n got %q\nwant %q", apps, want)
@@ -350,6 +360,7 @@ func TestApplicationSetGeneratorTemplates(t *testing.T) {
 		"ApplicationSet/gitops/s: spec.generators[1].matrix.generators[0].list.template is not applied: Argo CD does not apply the templates of a matrix's generators",
 		"ApplicationSet/gitops/s: spec.generators[2].template is not applied: a generator's template goes inside the generator (spec.generators[2].list.template); beside it, Kubernetes drops the field",
 		"ApplicationSet/gitops/s: spec.generators[3]: an unknown generator is not expanded: the Applications it generates are not counted",
+		"ApplicationSet/gitops/g: spec.generators[0].template is not applied: a generator's template goes inside the generator (spec.generators[0].git.template); beside it, Kubernetes drops the field",
 	}
 	if strings.Join(warns, "\n") != strings.Join(wantWarns, "\n") {
 		t.Errorf("warnings\n got %q\nwant %q", warns, wantWarns)
