@@ -63,7 +63,7 @@ func Build(files []*File, opts Options) parser.Result {
 	var pools []*nodePool
 	classes := map[string]*computeClass{}
 	sharing := newPluginSharing()
-	layouts := migLayouts{}
+	layouts := MIGLayouts{}
 	ec2Classes := map[string]string{} // EC2NodeClass name -> why its nodes have no NVIDIA driver
 	crossplane := newComposites()
 	kueue := newKueueIndex()
@@ -180,6 +180,11 @@ func Build(files []*File, opts Options) parser.Result {
 	buildManaged(objs, composed, opts, &res)
 	errs, warns := sharing.finish()
 	res.Errors, res.Warnings = append(res.Errors, errs...), append(res.Warnings, warns...)
+	for name, l := range sharing.layouts {
+		if _, ok := layouts[name]; !ok { // a ConfigMap among the manifests declares it itself
+			layouts[name] = l
+		}
+	}
 	if managed := NodeGroupsOf(res.Resources[before:]); len(managed) > 0 {
 		// Node pools declared as managed resources among the manifests (Crossplane, Config
 		// Connector, ASO, ACK) are node groups the pods may select, as Terraform's are.
@@ -572,7 +577,7 @@ type nodeSources struct {
 	kueue   *kueueIndex              // Kueue queues and flavors
 	groups  *groupIndex              // node groups declared outside the manifests
 	sharing *pluginSharing           // NVIDIA device plugin configs that share GPUs
-	layouts migLayouts               // MIG layouts of mig-parted configs
+	layouts MIGLayouts               // MIG layouts of mig-parted configs
 }
 
 // resolveNode decides what is known of the node: exact labels first (with those of the Kueue
@@ -784,7 +789,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 // (gpu_sharing_config) pays the share of one each unit is, as one that selects the sharing label
 // does.
 // https://github.com/NVIDIA/k8s-device-plugin (MIG strategies)
-func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup, layouts migLayouts) {
+func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup, layouts MIGLayouts) {
 	if res.Pod.Resource != ResourceNvidiaGPU || res.Pod.MIGProfile != "" {
 		return
 	}
@@ -792,8 +797,12 @@ func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup, layouts mi
 	if g != nil {
 		groupPartition = cmp.Or(g.GPUPartition, g.Labels[LabelGKEGPUPartition])
 		// The group's MIG manager layout, unless the group declares a partition of its own.
+		// Its own configuration reads the label with the default layouts, or with the custom
+		// ones it declares itself.
 		if l := g.Labels[LabelMIGConfig]; l != "" {
-			if def, _ := MIGLayoutSlice(l); groupPartition == "" || groupPartition == def {
+			def, _ := MIGLayoutSlice(l)
+			custom, _, from := layouts.Slice(l)
+			if groupPartition == "" || groupPartition == def || from != "" && groupPartition == custom {
 				groupLayout = l
 			}
 		}
@@ -802,7 +811,7 @@ func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup, layouts mi
 		res.Pod.MIGProfile = v[0]
 		res.Note("the pod selects %s=%s: each nvidia.com/gpu it requests is one MIG %s slice", LabelGKEGPUPartition, v[0], v[0])
 	} else if v, ok := sel.values(LabelMIGConfig); ok && len(v) == 1 && groupPartition == "" {
-		if slice, why, from := layouts.slice(v[0]); slice != "" {
+		if slice, why, from := layouts.Slice(v[0]); slice != "" {
 			res.Pod.MIGProfile = slice
 			if from != "" {
 				from = " (as " + from + " declares it)"
@@ -811,7 +820,7 @@ func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup, layouts mi
 		} else if why != "" {
 			res.Note("its nodes are labelled %s=%s, which %s", LabelMIGConfig, v[0], why)
 		}
-	} else if slice, why, from := layouts.slice(groupLayout); from != "" {
+	} else if slice, why, from := layouts.Slice(groupLayout); from != "" {
 		// The group's layout is a custom one of a mig-parted config among the manifests, which
 		// its own configuration could not read (or read as the default config's of that name).
 		res.Pod.MIGProfile = slice

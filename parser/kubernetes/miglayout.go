@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -37,10 +38,29 @@ func MIGLayoutSlice(layout string) (slice, why string) {
 	return "", "is not one of the GPU Operator's default layouts (all-<profile>): which slices it makes is not known, and the GPUs are judged whole"
 }
 
-// migLayouts are the MIG layouts of the mig-parted configs among the manifests (a ConfigMap the
+// MIGLayouts are the MIG layouts of the mig-parted configs among the manifests (a ConfigMap the
 // GPU Operator's ClusterPolicy names in spec.migManager.config.name holds one at a key, usually
-// config.yaml), by name: a layout there takes the place of the default config's of that name.
-type migLayouts map[string]migLayout
+// config.yaml) and in the values of the GPU Operator's chart releases (migManager.config.data),
+// by name: a layout there takes the place of the default config's of that name.
+type MIGLayouts map[string]migLayout
+
+// MIGLayoutsOf reads the MIG layouts a configuration's own objects and chart releases declare,
+// so that its node groups' nvidia.com/mig.config labels are read as its pods' are. What the
+// configs get wrong is Build's to report.
+func MIGLayoutsOf(files []*File, releases []ChartRelease) MIGLayouts {
+	l := MIGLayouts{}
+	for _, r := range releases {
+		l.addRelease(r)
+	}
+	for _, f := range files {
+		for _, o := range f.objects {
+			if o.Kind == "ConfigMap" && o.APIVersion == "v1" {
+				l.add(o)
+			}
+		}
+	}
+	return l
+}
 
 // migLayout is one named layout: the one slice it splits every GPU into, or why the GPUs are
 // judged whole, and where it is declared.
@@ -64,8 +84,9 @@ type migDevices struct {
 	MIGDevices   map[string]int `yaml:"mig-devices"`
 }
 
-// add reads the mig-parted configs a ConfigMap holds; keys that hold none are left alone.
-func (l migLayouts) add(o *object) {
+// add reads the mig-parted configs a ConfigMap holds; keys that hold none are left alone. A
+// layout a ConfigMap declares takes the place of a release's of that name.
+func (l MIGLayouts) add(o *object) {
 	data := o.topLevel("data")
 	if data == nil || data.Kind != yaml.MappingNode {
 		return
@@ -84,6 +105,57 @@ func (l migLayouts) add(o *object) {
 			l[name] = layoutOf(groups, from)
 		}
 	}
+}
+
+// addRelease reads the layouts a release of the GPU Operator's chart declares in its values: with
+// migManager.config.create, the chart writes migManager.config.data, a text of named layouts,
+// under mig-configs in the ConfigMap migManager.config.name (templates/mig_config.yaml, which
+// renders nothing when the data is empty). A layout a ConfigMap among the manifests declares
+// is not replaced. Data the MIG manager could not read is an error naming the value's path.
+// https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html
+// ("Dynamically Creating the MIG Configuration ConfigMap")
+func (l MIGLayouts) addRelease(r ChartRelease) error {
+	if chartName(r.Chart) != "gpu-operator" {
+		return nil
+	}
+	if create, _ := dig(r.Values, "migManager", "config", "create").(bool); !create {
+		return nil
+	}
+	var configs map[string][]migDevices
+	switch data := dig(r.Values, "migManager", "config", "data").(type) {
+	case nil:
+		return nil
+	case string:
+		if strings.TrimSpace(data) == "" {
+			return nil
+		}
+		if err := yaml.Unmarshal([]byte(data), &configs); err != nil {
+			return fmt.Errorf("migManager.config.data: the MIG manager's layouts: %w", err)
+		}
+	default:
+		// The chart indents the value as text (nindent): anything else fails to render.
+		return fmt.Errorf("migManager.config.data is %s, not text: the chart writes it as the text of the layouts under mig-configs (data: |)", kindOfValue(data))
+	}
+	ns := cmp.Or(r.Namespace, "default")
+	name, _ := dig(r.Values, "migManager", "config", "name").(string)
+	from := fmt.Sprintf("%s's values (migManager.config.data, ConfigMap %s/%s)", r.Source, ns, name)
+	for layout, groups := range configs {
+		if _, ok := l[layout]; !ok {
+			l[layout] = layoutOf(groups, from)
+		}
+	}
+	return nil
+}
+
+// kindOfValue names what a value read from YAML is, for errors.
+func kindOfValue(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	}
+	return fmt.Sprintf("%T", v)
 }
 
 // layoutOf is what a layout's device groups make of a node's GPUs: one slice when every group
@@ -119,9 +191,9 @@ func layoutOf(groups []migDevices, from string) migLayout {
 	return migLayout{slice: slice, from: from}
 }
 
-// slice is a layout by name: a mig-parted config's among the manifests, else the default
+// Slice is a layout by name: a mig-parted config's among the manifests, else the default
 // config's (MIGLayoutSlice); from says where a custom one is declared.
-func (l migLayouts) slice(name string) (slice, why, from string) {
+func (l MIGLayouts) Slice(name string) (slice, why, from string) {
 	if c, ok := l[strings.TrimSpace(name)]; ok {
 		return c.slice, c.why, c.from
 	}

@@ -59,10 +59,12 @@ type pluginSharing struct {
 	// that take values from them, read by finish.
 	sources []*object
 	pending []pendingRelease
+	// layouts are the MIG layouts the GPU Operator's releases declare in their values.
+	layouts MIGLayouts
 }
 
 func newPluginSharing() *pluginSharing {
-	return &pluginSharing{byKey: map[string][]*pluginConfig{}, maps: map[string]bool{}}
+	return &pluginSharing{byKey: map[string][]*pluginConfig{}, maps: map[string]bool{}, layouts: MIGLayouts{}}
 }
 
 // isPluginSharing says whether an object may tell how the device plugin shares GPUs: a

@@ -648,3 +648,96 @@ func TestFluxReleaseNames(t *testing.T) {
 		t.Errorf("release names\n got %q\nwant %q\nerrors %v", got, want, errs)
 	}
 }
+
+// The GPU Operator's chart makes the MIG manager's ConfigMap from its values when asked to
+// (migManager.config.create, with the layouts as text in .data): a release's layouts are read as
+// a ConfigMap's, wherever the release is declared, and a ConfigMap among the manifests that
+// declares a layout of the same name wins. Data the chart cannot render is an error at the release.
+func TestMIGLayoutsOfReleases(t *testing.T) {
+	const layouts = "vllm-3g:\n  - devices: all\n    mig-enabled: true\n    mig-devices: {\"3g.40gb\": 2}\nall-2g.20gb:\n  - devices: all\n    mig-enabled: false\n"
+	values := func(create bool, data any) map[string]any {
+		return map[string]any{"migManager": map[string]any{"config": map[string]any{"create": create, "name": "custom-mig", "data": data}},
+			"devicePlugin": map[string]any{"enabled": false}} // layouts are read whether or not the plugin is installed
+	}
+	release := func(chart string, v map[string]any) ChartRelease {
+		return ChartRelease{Chart: chart, Namespace: "gpu-operator", Values: v, Source: "helm_release.gpu_operator", File: "main.tf", Line: 7}
+	}
+	group := func(layout string) NodeGroup {
+		partition, _ := MIGLayoutSlice(layout) // as the group's own configuration reads it
+		return NodeGroup{Address: "aws_eks_node_group.sliced", InstanceType: "p4de.24xlarge", Provider: parser.AWS, Region: "us-east-1", GPUPartition: partition,
+			NodeLabels: parser.NodeLabels{Labels: map[string]string{"eks.amazonaws.com/nodegroup": "sliced", LabelMIGConfig: layout}}}
+	}
+	const pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {eks.amazonaws.com/nodegroup: sliced}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	const fromRelease = "aws_eks_node_group.sliced labels its nodes nvidia.com/mig.config=vllm-3g: the GPU Operator's MIG manager splits their GPUs into 3g.40gb slices (as helm_release.gpu_operator's values (migManager.config.data, ConfigMap gpu-operator/custom-mig) declares it)"
+	flux := `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: gpu-operator, namespace: gpu-operator}
+spec:
+  chart: {spec: {chart: gpu-operator, sourceRef: {kind: HelmRepository, name: nvidia}}}
+  values:
+    migManager:
+      config:
+        create: true
+        name: flux-mig
+        data: |
+          vllm-3g:
+            - devices: all
+              mig-enabled: true
+              mig-devices: {"3g.40gb": 2}
+---
+`
+	argo := `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: gpu-operator, namespace: argocd}
+spec:
+  destination: {namespace: gpu-operator}
+  source:
+    repoURL: https://helm.ngc.nvidia.com/nvidia
+    chart: gpu-operator
+    targetRevision: v25.3.0
+    helm:
+      valuesObject:
+        migManager: {config: {create: true, name: argo-mig, data: "vllm-3g: [{devices: all, mig-enabled: true, mig-devices: {3g.40gb: 2}}]"}}
+---
+`
+	for _, tc := range []struct {
+		name, manifests string
+		releases        []ChartRelease
+		layout          string
+		profile, note   string
+	}{
+		{"a helm_release's layout", pod, []ChartRelease{release("gpu-operator", values(true, layouts))}, "vllm-3g", "3g.40gb", fromRelease},
+		{"a default layout the release redefines", pod, []ChartRelease{release("nvidia/gpu-operator", values(true, layouts))}, "all-2g.20gb", "",
+			"which helm_release.gpu_operator's values (migManager.config.data, ConfigMap gpu-operator/custom-mig) declares with MIG disabled: the GPUs are whole"},
+		{"values the chart does not render (create is false)", pod, []ChartRelease{release("gpu-operator", values(false, layouts))}, "vllm-3g", "", ""},
+		{"another chart's values", pod, []ChartRelease{release("nvidia-device-plugin", values(true, layouts))}, "vllm-3g", "", ""},
+		{"a ConfigMap among the manifests wins", migParted + pod, []ChartRelease{release("gpu-operator", values(true, "vllm-3g: [{devices: all, mig-enabled: false}]"))}, "vllm-3g", "3g.40gb",
+			"(as the mig-parted config in ConfigMap gpu-operator/custom-mig (key config.yaml) declares it)"},
+		{"a Flux HelmRelease", flux + pod, nil, "vllm-3g", "3g.40gb", "(as HelmRelease gpu-operator/gpu-operator's values (migManager.config.data, ConfigMap gpu-operator/flux-mig) declares it)"},
+		{"an Argo CD Application", argo + pod, nil, "vllm-3g", "3g.40gb", "(as Application argocd/gpu-operator's values (migManager.config.data, ConfigMap gpu-operator/argo-mig) declares it)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{NodeGroups: []NodeGroup{group(tc.layout)}, ChartReleases: tc.releases})
+			migPod(t, res, tc.profile, tc.note)
+		})
+	}
+	// The group's own configuration read the custom layout (its partition is the layout's slice).
+	g := group("vllm-3g")
+	g.GPUPartition = "3g.40gb"
+	res := Build([]*File{Decode("k.yaml", []byte(pod))}, Options{NodeGroups: []NodeGroup{g}, ChartReleases: []ChartRelease{release("gpu-operator", values(true, layouts))}})
+	migPod(t, res, "3g.40gb", fromRelease)
+
+	for _, tc := range []struct {
+		name string
+		data any
+		want string
+	}{
+		{"a mapping", map[string]any{"vllm-3g": []any{}}, "main.tf:7: helm_release.gpu_operator: migManager.config.data is a mapping, not text: the chart writes it as the text of the layouts under mig-configs"},
+		{"text that is not YAML of layouts", "vllm-3g: [devices: all", "main.tf:7: helm_release.gpu_operator: migManager.config.data: the MIG manager's layouts: yaml:"},
+	} {
+		res := Build([]*File{Decode("k.yaml", []byte(pod))}, Options{NodeGroups: []NodeGroup{group("vllm-3g")}, ChartReleases: []ChartRelease{release("gpu-operator", values(true, tc.data))}})
+		if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Error(), tc.want) {
+			t.Errorf("%s: errors %v, want one with %q", tc.name, res.Errors, tc.want)
+		}
+	}
+}

@@ -17,7 +17,8 @@ import (
 
 // ChartRelease is a Helm release of a chart gpuguard does not render (a helm_release of a
 // chart in a repository): what it says is in its values. Only the device plugin's sharing
-// configs are read from them, for NVIDIA's two charts that install the plugin:
+// configs (and the MIG manager's layouts, MIGLayouts) are read from them, for NVIDIA's two
+// charts that install the plugin:
 //   - nvidia-device-plugin (https://github.com/NVIDIA/k8s-device-plugin, deployments/helm):
 //     config.map holds named config files, built into the ConfigMap <fullname>-configs;
 //     config.name names an existing ConfigMap instead; config.default the config nodes without
@@ -57,30 +58,35 @@ func IsDevicePluginChart(ref string) bool {
 	return false
 }
 
-// addRelease reads the device plugin's configs from a release of NVIDIA's charts; other charts
-// are left alone. A config the plugin would refuse is an error naming the value's path.
+// addRelease reads the device plugin's configs, and the GPU Operator's MIG layouts, from a
+// release of NVIDIA's charts; other charts are left alone. A config the plugin (or the MIG
+// manager) would refuse is an error naming the value's path.
 func (s *pluginSharing) addRelease(r ChartRelease) []error {
 	ns := r.Namespace
 	if ns == "" {
 		ns = "default"
 	}
 	from := r.Source + "'s values"
+	var errs []error
+	if err := s.layouts.addRelease(r); err != nil {
+		errs = append(errs, err) // the MIG manager's layouts, whether or not the plugin is installed
+	}
 	if enabled, ok := dig(r.Values, "devicePlugin", "enabled").(bool); ok && !enabled {
-		return nil // both charts install the plugin unless devicePlugin.enabled is false
+		return errs // both charts install the plugin unless devicePlugin.enabled is false
 	}
 	switch chartName(r.Chart) {
 	case "nvidia-device-plugin":
 		def, _ := dig(r.Values, "config", "default").(string)
 		if name, _ := dig(r.Values, "config", "name").(string); name != "" {
 			s.readsFrom(name, def, from)
-			return nil
+			return errs
 		}
 		files, _ := dig(r.Values, "config", "map").(map[string]any)
 		if len(files) == 0 {
-			return nil
+			return errs
 		}
 		cm := releaseFullName(r, "nvidia-device-plugin") + "-configs"
-		errs := s.addValueConfigs(ns+"/"+cm, from, "config.map", files)
+		errs = s.addValueConfigs(ns+"/"+cm, from, "config.map", files)
 		if def == "" {
 			// The chart's fallback strategies, in its order: the key "default", the only key.
 			// When none applies, nodes without the label take no config.
@@ -105,18 +111,17 @@ func (s *pluginSharing) addRelease(r ChartRelease) []error {
 	case "gpu-operator":
 		name, _ := dig(r.Values, "devicePlugin", "config", "name").(string)
 		if name == "" {
-			return nil
+			return errs
 		}
 		def, _ := dig(r.Values, "devicePlugin", "config", "default").(string)
 		s.readsFrom(name, def, from)
-		var errs []error
 		if create, _ := dig(r.Values, "devicePlugin", "config", "create").(bool); create {
 			data, _ := dig(r.Values, "devicePlugin", "config", "data").(map[string]any)
-			errs = s.addValueConfigs(ns+"/"+name, from, "devicePlugin.config.data", data)
+			errs = append(errs, s.addValueConfigs(ns+"/"+name, from, "devicePlugin.config.data", data)...)
 		}
 		return errs
 	}
-	return nil
+	return errs
 }
 
 // readsFrom makes a ConfigMap the one the device plugin reads, with the default key it is given.

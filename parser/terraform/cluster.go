@@ -351,10 +351,31 @@ func aksTaints(nl *parser.NodeLabels, pool *view, f aksPoolFields) {
 	}
 }
 
+// migLayouts are the MIG layouts the configuration's own objects and GPU Operator releases
+// declare, when one of its node groups names a layout (nil otherwise: the default layouts).
+func (ev *evaluation) migLayouts(rs []*parser.Resource) kubernetes.MIGLayouts {
+	named := false
+	for _, r := range rs {
+		if r.NodeLabels != nil && r.NodeLabels.Labels[kubernetes.LabelMIGConfig] != "" {
+			named = true
+			break
+		}
+	}
+	if !named || len(ev.releases) == 0 && len(ev.manifests) == 0 {
+		return nil
+	}
+	files := make([]*kubernetes.File, len(ev.manifests))
+	for i := range ev.manifests {
+		files[i] = ev.manifests[i].file
+	}
+	return kubernetes.MIGLayoutsOf(files, ev.releases)
+}
+
 // migLayout splits a node group's GPUs into the MIG slices its nvidia.com/mig.config label names
-// (NVIDIA's GPU Operator's MIG manager partitions the nodes so), unless the group declares its own
-// partition (GKE's gpu_partition_size, AKS's gpu_instance).
-func migLayout(r *parser.Resource) {
+// (NVIDIA's GPU Operator's MIG manager partitions the nodes so), as the default layouts or the
+// configuration's own custom ones declare it, unless the group declares its own partition (GKE's
+// gpu_partition_size, AKS's gpu_instance).
+func migLayout(r *parser.Resource, layouts kubernetes.MIGLayouts) {
 	if r.NodeLabels == nil || r.Pod != nil || r.GPUPartition != "" {
 		return
 	}
@@ -362,11 +383,16 @@ func migLayout(r *parser.Resource) {
 	if !ok {
 		return
 	}
-	switch slice, why := kubernetes.MIGLayoutSlice(layout); {
+	switch slice, why, from := layouts.Slice(layout); {
 	case slice != "":
 		r.GPUPartition = slice
-		r.Note("GPUs are partitioned into MIG slices of %s (label %s=%s, which the GPU Operator's MIG manager applies): a workload gets one slice per copy", slice, kubernetes.LabelMIGConfig, layout)
+		if from != "" {
+			from = ", as " + from + " declares it"
+		}
+		r.Note("GPUs are partitioned into MIG slices of %s (label %s=%s, which the GPU Operator's MIG manager applies%s): a workload gets one slice per copy", slice, kubernetes.LabelMIGConfig, layout, from)
 	case why != "":
 		r.Note("label %s=%s %s", kubernetes.LabelMIGConfig, layout, why)
+	case from != "":
+		r.Note("label %s=%s names a layout that %s declares with MIG disabled: the GPUs are whole", kubernetes.LabelMIGConfig, layout, from)
 	}
 }

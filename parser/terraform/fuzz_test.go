@@ -51,6 +51,15 @@ resource "helm_release" "o" {
   chart      = "gpu-operator"
   values     = [yamlencode({ devicePlugin = { config = { create = "yes", name = ["a"], data = { a = 1 } } } })]
 }
+resource "helm_release" "m" {
+  repository = "https://helm.ngc.nvidia.com/nvidia"
+  chart      = "gpu-operator"
+  values     = [yamlencode({ migManager = { config = { create = true, name = 1, data = "l: [{devices: all, mig-enabled: true, mig-devices: {1g.10gb: x}}]" } } })]
+}
+resource "aws_eks_node_group" "g" {
+  instance_types = ["p4d.24xlarge"]
+  labels         = { "nvidia.com/mig.config" = "l" }
+}
 resource "kubernetes_config_map_v1" "c" {
   metadata { name = "a" }
   data = { a = "version: v1\nsharing: {mps: {resources: [{name: nvidia.com/gpu, replicas: 2}]}}" }

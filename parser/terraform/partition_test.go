@@ -206,3 +206,97 @@ resource "google_container_node_pool" "gke" {
 		}
 	}
 }
+
+// A node group's label may name a custom layout the configuration declares itself: in the values
+// of its GPU Operator release (migManager.config.data), or in a mig-parted ConfigMap. The group's
+// GPUs are split as that layout says, and the pods that run on it ask for its slices.
+func TestMIGManagerCustomLayouts(t *testing.T) {
+	group := func(name, layout string) string {
+		return fmt.Sprintf(`
+resource "aws_eks_node_group" %q {
+  cluster_name    = "c"
+  node_group_name = %q
+  node_role_arn   = "arn"
+  subnet_ids      = ["s"]
+  instance_types  = ["p4de.24xlarge"]
+  labels          = { "nvidia.com/mig.config" = %q }
+  scaling_config {
+    desired_size = 1
+    min_size     = 1
+    max_size     = 1
+  }
+}
+`, name, name, layout)
+	}
+	res := parseHCL(t, `provider "aws" { region = "us-east-1" }
+`+group("llm", "vllm-3g")+group("cm", "cm-2g")+group("redefined", "all-1g.10gb")+group("unknown", "nowhere")+`
+resource "kubernetes_deployment_v1" "vllm" {
+  metadata { name = "vllm" }
+  spec {
+    replicas = 4
+    template {
+      metadata {}
+      spec {
+        node_selector = { "eks.amazonaws.com/nodegroup" = "llm" }
+        container {
+          name = "c"
+          resources { limits = { "nvidia.com/gpu" = 1 } }
+        }
+      }
+    }
+  }
+}
+
+resource "kubernetes_config_map_v1" "mig" {
+  metadata {
+    name      = "own-mig"
+    namespace = "gpu-operator"
+  }
+  data = {
+    "config.yaml" = "version: v1\nmig-configs:\n  cm-2g:\n    - devices: all\n      mig-enabled: true\n      mig-devices: {\"2g.20gb\": 3}\n"
+  }
+}
+
+resource "helm_release" "gpu_operator" {
+  name       = "gpu-operator"
+  namespace  = "gpu-operator"
+  repository = "https://helm.ngc.nvidia.com/nvidia"
+  chart      = "gpu-operator"
+  values = [yamlencode({ migManager = { config = { create = true, name = "custom-mig", data = <<-EOT
+    vllm-3g:
+      - devices: all
+        mig-enabled: true
+        mig-devices: {"3g.40gb": 2}
+    all-1g.10gb:
+      - devices: all
+        mig-enabled: false
+    EOT
+  } } })]
+}
+`, Options{})
+	if len(res.Errors) != 0 {
+		t.Fatalf("errors %v", res.Errors)
+	}
+	got := byAddress(t, res)
+	const fromRelease = "helm_release.gpu_operator's values (migManager.config.data, ConfigMap gpu-operator/custom-mig)"
+	for addr, want := range map[string]struct{ partition, note string }{
+		"aws_eks_node_group.llm":        {"3g.40gb", "GPUs are partitioned into MIG slices of 3g.40gb (label nvidia.com/mig.config=vllm-3g, which the GPU Operator's MIG manager applies, as " + fromRelease + " declares it)"},
+		"aws_eks_node_group.cm":         {"2g.20gb", "(label nvidia.com/mig.config=cm-2g, which the GPU Operator's MIG manager applies, as the mig-parted config in ConfigMap gpu-operator/own-mig (key config.yaml) declares it)"},
+		"aws_eks_node_group.redefined":  {"", "label nvidia.com/mig.config=all-1g.10gb names a layout that " + fromRelease + " declares with MIG disabled: the GPUs are whole"},
+		"aws_eks_node_group.unknown":    {"", "label nvidia.com/mig.config=nowhere is not one of the GPU Operator's default layouts"},
+		"kubernetes_deployment_v1.vllm": {"", "aws_eks_node_group.llm labels its nodes nvidia.com/mig.config=vllm-3g: the GPU Operator's MIG manager splits their GPUs into 3g.40gb slices (as " + fromRelease + " declares it)"},
+	} {
+		r, ok := got[addr]
+		if !ok {
+			t.Errorf("%s not found", addr)
+			continue
+		}
+		notes := strings.Join(r.Notes, "\n")
+		if r.GPUPartition != want.partition || !strings.Contains(notes, want.note) {
+			t.Errorf("%s: partition %q, notes %q; want %q with %q", addr, r.GPUPartition, r.Notes, want.partition, want.note)
+		}
+	}
+	if p := got["kubernetes_deployment_v1.vllm"].Pod; p == nil || p.MIGProfile != "3g.40gb" {
+		t.Errorf("the deployment's pods: %+v, want 3g.40gb slices", p)
+	}
+}

@@ -35,11 +35,16 @@ func (ev *evaluation) mapAll() []parser.Resource {
 			continue
 		}
 		for _, r := range m(&mapContext{inst: inst, ev: ev}) {
-			migLayout(r)
 			if keep(r) {
 				kept = append(kept, r)
 			}
 		}
+	}
+	// MIG layouts are read once every mapper has run: the configuration's own ConfigMaps and
+	// GPU Operator releases may declare the custom layouts its node groups' labels name.
+	layouts := ev.migLayouts(kept)
+	for _, r := range kept {
+		migLayout(r, layouts)
 	}
 	ev.reservations.settle()
 	out := make([]parser.Resource, len(kept))
