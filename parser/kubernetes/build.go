@@ -43,6 +43,10 @@ type Options struct {
 	// rendered (a Terraform helm_release of a chart in a repository): the device plugin's
 	// sharing configs in their values apply as the manifests' own do.
 	ChartReleases []ChartRelease
+	// Repository is the repository the manifests are read from: the value files an Argo CD
+	// Application of NVIDIA's charts takes from it ($ref/path) are read there. Nil when there
+	// is none (manifests from stdin): such value files are a warning.
+	Repository Repository
 }
 
 // Parse decodes and builds one stream on its own (for a single file or stdin).
@@ -63,6 +67,7 @@ func Build(files []*File, opts Options) parser.Result {
 	var pools []*nodePool
 	classes := map[string]*computeClass{}
 	sharing := newPluginSharing()
+	sharing.repo = opts.Repository
 	layouts := MIGLayouts{}
 	ec2Classes := map[string]string{} // EC2NodeClass name -> why its nodes have no NVIDIA driver
 	crossplane := newComposites()

@@ -329,6 +329,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: o}\nspec:\n  chart: {spec: {chart: gpu-operator}}\n  values: {migManager: {config: {create: true, name: m, data: \"l: [{devices: all, mig-enabled: true, mig-devices: {3g.40gb: 2}}]\"}}}\n---\n" +
 		"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: p}\nspec:\n  chart: {spec: {chart: gpu-operator}}\n  values: {migManager: {config: {create: true, data: {l: 1}}}}\n---\n" +
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeSelector: {nvidia.com/mig.config: l, node.kubernetes.io/instance-type: p4d.24xlarge}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"))
+	// Value files of an Argo CD Application of NVIDIA's chart: a ref, a missing ref, a URL.
+	f.Add([]byte("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: o}\nspec:\n  sources:\n  - {chart: gpu-operator, helm: {valueFiles: [$v/a.yaml, $w/b.yaml, 'https://x/y.yaml', c.yaml], ignoreMissingValueFiles: true}}\n  - {ref: v}\n"))
 	// Flux post-build variables with defaults, in a List and in shell text.
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: '${n:=a}'}\n  spec:\n    replicas: ${r:-2}\n    template: {spec: {containers: [{name: c, args: ['${X:-y}'], resources: {limits: {nvidia.com/gpu: '${g=1}'}}}]}}\n"))
 	f.Add([]byte("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec: {limits: {cpu: 300m, memory: 1Gi, nvidia.com/gpu: 3}}\n---\n" +

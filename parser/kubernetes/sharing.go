@@ -61,6 +61,10 @@ type pluginSharing struct {
 	pending []pendingRelease
 	// layouts are the MIG layouts the GPU Operator's releases declare in their values.
 	layouts MIGLayouts
+	// repo is the repository the manifests are read from (Options.Repository), for Argo CD's
+	// value files; warns what could not be read of them.
+	repo  Repository
+	warns []parser.Error
 }
 
 func newPluginSharing() *pluginSharing {
@@ -103,9 +107,12 @@ func (s *pluginSharing) addObject(o *object) []parser.Error {
 			errs = append(errs, releaseErrors(o, r, s.addRelease(r))...)
 		}
 	case "Application":
-		rs, err := argoReleases(o)
+		rs, warns, err := argoReleases(o, s.repo)
 		if err != nil {
 			errs = append(errs, specError(o, err))
+		}
+		for _, w := range warns {
+			s.warns = append(s.warns, parser.Error{File: o.file, Line: o.line, Message: o.address() + ": " + w})
 		}
 		for _, r := range rs {
 			errs = append(errs, releaseErrors(o, r, s.addRelease(r))...)
@@ -119,10 +126,12 @@ func (s *pluginSharing) addObject(o *object) []parser.Error {
 }
 
 // finish reads the Flux releases that take values from ConfigMaps and Secrets, once every object
-// is read: what the values get wrong is an error, a reference it cannot read a warning.
+// is read: what the values get wrong is an error, a reference it cannot read a warning. The
+// warnings include the Argo CD value files that could not be read.
 func (s *pluginSharing) finish() (errs, warns []parser.Error) {
+	warns, s.warns = s.warns, nil
 	if len(s.pending) == 0 {
-		return nil, nil
+		return nil, warns
 	}
 	sources := make(map[string]*object, len(s.sources)) // by Kind/namespace/name
 	for _, o := range s.sources {

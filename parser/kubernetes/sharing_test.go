@@ -741,3 +741,35 @@ spec:
 		}
 	}
 }
+
+// Without a repository (manifests from stdin), an Argo CD Application's value files of NVIDIA's
+// charts cannot be read: a warning says the release is read without them. With one, they are
+// read from it (the file is the Application's, the path after the ref).
+func TestArgoValueFilesWithoutRepository(t *testing.T) {
+	const manifests = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: nvdp, namespace: argocd}
+spec:
+  destination: {namespace: nvidia}
+  sources:
+  - {repoURL: https://nvidia.github.io/k8s-device-plugin, chart: nvidia-device-plugin, helm: {valueFiles: [$values/nvdp.yaml]}}
+  - {repoURL: https://github.com/acme/platform, ref: values}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}
+  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]
+`
+	res := Build([]*File{Decode("apps.yaml", []byte(manifests))}, Options{})
+	want := "apps.yaml:1: Application/argocd/nvdp: spec.sources[0].helm.valueFiles: $values/nvdp.yaml is not read (no repository is read with the manifests): the values of chart nvidia-device-plugin are read without it"
+	if len(res.Warnings) != 1 || res.Warnings[0].Error() != want || res.Resources[0].Pod.SharedReplicas != 0 {
+		t.Errorf("warnings %v, shared by %d; want %q and whole GPUs", res.Warnings, res.Resources[0].Pod.SharedReplicas, want)
+	}
+	repo := fakeRepo{"nvdp.yaml": "config:\n  map:\n    default: |\n      version: v1\n      sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 3}]}}\n"}
+	res = Build([]*File{Decode("apps.yaml", []byte(manifests))}, Options{Repository: repo})
+	if len(res.Warnings) != 0 || len(res.Errors) != 0 || res.Resources[0].Pod.SharedReplicas != 3 {
+		t.Errorf("warnings %v, errors %v, shared by %d; want 3", res.Warnings, res.Errors, res.Resources[0].Pod.SharedReplicas)
+	}
+}

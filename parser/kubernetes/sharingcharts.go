@@ -6,12 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/gpuguard/gpuguard/internal/yamlpos"
 	"github.com/gpuguard/gpuguard/parser/helm"
 )
 
@@ -410,27 +412,91 @@ func mapValue(n *yaml.Node, key string) *yaml.Node {
 }
 
 // argoReleases reads the Helm sources of an Argo CD Application (argoproj.io) that install one
-// of NVIDIA's charts: helm.values (text), helm.valuesObject over it, helm.parameters over both.
-// Value files in the chart's repository (helm.valueFiles) are not read.
-// https://argo-cd.readthedocs.io/en/stable/user-guide/helm/
-func argoReleases(o *object) ([]ChartRelease, error) {
+// of NVIDIA's charts: helm.valueFiles in order, helm.values (text) over them, helm.valuesObject
+// over it, helm.parameters over all. A value file after a $ref is read from the repository the
+// Application is in (repo), at the path after the ref: the source with that ref is taken to be
+// this repository, as an ApplicationSet's git generator is. One not found there (another
+// repository), a URL, or a file of the chart's own package (a path with no ref: the chart is not
+// downloaded) is a warning, and the release is read without it; so is every value file when
+// there is no repository (manifests read from stdin). A missing file is skipped quietly with
+// ignoreMissingValueFiles; a ref no source has, or a file that is not YAML values, is an error,
+// and the release is not read (Argo CD renders nothing).
+// https://argo-cd.readthedocs.io/en/stable/user-guide/helm/ (Values Files; Helm Value Files from
+// External Git Repository)
+func argoReleases(o *object, repo Repository) (out []ChartRelease, warns []string, err error) {
 	app, err := readArgoApp(o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []ChartRelease
 	for _, src := range app.sources {
 		if !IsDevicePluginChart(src.Chart) {
 			continue
 		}
-		docs, err := src.overrides(o)
+		docs, ws, err := src.releaseValueFiles(o, app, repo)
+		warns = append(warns, ws...)
 		if err != nil {
-			return out, err
+			return out, warns, err
 		}
+		over, err := src.overrides(o)
+		if err != nil {
+			return out, warns, err
+		}
+		docs = append(docs, over...)
 		out = append(out, ChartRelease{Chart: src.Chart, Name: src.releaseName(o), Namespace: app.namespace,
 			Values: helm.MergeValues(docs...), Source: o.Kind + " " + o.namespace() + "/" + o.Metadata.Name, File: o.file, Line: o.line})
 	}
-	return out, nil
+	return out, warns, nil
+}
+
+// releaseValueFiles reads the value files of a source of a chart from a Helm repository, as
+// argoReleases says.
+func (s argoSource) releaseValueFiles(o *object, app argoApp, repo Repository) (docs []map[string]any, warns []string, err error) {
+	if s.Helm == nil {
+		return nil, nil, nil
+	}
+	for _, p := range s.Helm.ValueFiles {
+		ref, rest, ok := strings.Cut(p, "/")
+		switch {
+		case strings.Contains(p, "://"):
+			warns = append(warns, fmt.Sprintf("%s.helm.valueFiles: %s is not in the repository: the values of chart %s are read without it", s.field, p, s.Chart))
+			continue
+		case !ok || !strings.HasPrefix(ref, "$"):
+			warns = append(warns, fmt.Sprintf("%s.helm.valueFiles: %s is a file of chart %s, which gpuguard does not download: its values are read without it", s.field, p, s.Chart))
+			continue
+		}
+		url, known := app.refs[ref[1:]]
+		switch {
+		case !known:
+			return docs, warns, lineError{line: o.line, err: fmt.Errorf("%s.helm.valueFiles: %s: no source has ref %s", s.field, p, ref[1:])}
+		case repo == nil:
+			warns = append(warns, fmt.Sprintf("%s.helm.valueFiles: %s is not read (no repository is read with the manifests): the values of chart %s are read without it", s.field, p, s.Chart))
+			continue
+		}
+		data, rerr := repo.ReadFile(o.file, rest)
+		if errors.Is(rerr, fs.ErrNotExist) && s.Helm.IgnoreMissingValueFiles {
+			continue
+		}
+		if rerr != nil {
+			why := "not found"
+			if !errors.Is(rerr, fs.ErrNotExist) {
+				why = rerr.Error()
+			}
+			warns = append(warns, fmt.Sprintf("%s.helm.valueFiles: %s is not in the repository read (%s; ref %s is %s): the values of chart %s are read without it", s.field, p, why, ref[1:], url, s.Chart))
+			continue
+		}
+		v, perr := helm.ParseValues(data)
+		if perr != nil {
+			// At the Application, naming the line of the value file.
+			where := ""
+			line, msg := yamlpos.Split(perr)
+			if line > 0 {
+				where = fmt.Sprintf(" (line %d)", line)
+			}
+			return docs, warns, lineError{line: o.line, err: fmt.Errorf("%s.helm.valueFiles: %s%s: %s", s.field, p, where, msg)}
+		}
+		docs = append(docs, v)
+	}
+	return docs, warns, nil
 }
 
 // nodeValues decodes values written as YAML in the manifest; nil when there are none.

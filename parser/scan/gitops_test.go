@@ -430,3 +430,70 @@ func TestChartDefaultsAfterFirstRound(t *testing.T) {
 		t.Errorf("the Application rendered nothing; errors %q warnings %q", messageLines(g.res.Errors), messageLines(g.res.Warnings))
 	}
 }
+
+// An Argo CD Application of NVIDIA's GPU Operator chart takes its values from files of the
+// repository it is in ($ref/path, the ref's source being this repository), in order, under its
+// own helm values: the device plugin config they hold shares the GPUs. A value file that cannot be
+// read is a warning and the release is read without it; one that is not YAML values, or a ref no
+// source has, is an error, and the release is not read.
+func TestArgoValueFilesOfNVIDIACharts(t *testing.T) {
+	operator := func(valueFiles, extra string) string {
+		return "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: gpu-operator, namespace: argocd}\nspec:\n" +
+			"  destination: {server: https://kubernetes.default.svc, namespace: gpu-operator}\n  sources:\n" +
+			"  - chart: gpu-operator\n    repoURL: https://helm.ngc.nvidia.com/nvidia\n    targetRevision: v25.3.0\n    helm:\n      valueFiles: [" + valueFiles + "]\n" + extra +
+			"  - {repoURL: https://github.com/acme/platform, ref: values}\n"
+	}
+	values := func(replicas string) string {
+		return "devicePlugin:\n  config:\n    create: true\n    name: time-slicing\n    default: any\n    data:\n      any: |\n        version: v1\n        sharing:\n          timeSlicing:\n            resources:\n            - {name: nvidia.com/gpu, replicas: " + replicas + "}\n"
+	}
+	const deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: infer, namespace: ml}\nspec:\n  replicas: 2\n  template:\n    spec:\n" +
+		"      nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	const overRide = "      valuesObject: {devicePlugin: {config: {data: {any: 'version: v1\n\n        sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 2}]}}'}}}}\n"
+	for _, tc := range []struct {
+		name        string
+		files       map[string]string
+		replicas    int
+		errs, warns []string
+	}{
+		{"a value file of this repository", map[string]string{"argocd/gpu-operator.yaml": operator("$values/clusters/prod/gpu-operator.yaml", ""), "clusters/prod/gpu-operator.yaml": values("4")}, 4, nil, nil},
+		{"the later value file wins", map[string]string{"argocd/gpu-operator.yaml": operator("$values/common.yaml, $values/prod.yaml", ""), "common.yaml": values("4"), "prod.yaml": values("8")}, 8, nil, nil},
+		{"helm values over the value files", map[string]string{"argocd/gpu-operator.yaml": operator("$values/prod.yaml", overRide), "prod.yaml": values("4")}, 2, nil, nil},
+		{"a value file not in the repository", map[string]string{"argocd/gpu-operator.yaml": operator("$values/prod.yaml, $values/other.yaml", ""), "prod.yaml": values("4")}, 4, nil,
+			[]string{"gpu-operator.yaml:1 Application/argocd/gpu-operator: spec.sources[0].helm.valueFiles: $values/other.yaml is not in the repository read (not found; ref values is https://github.com/acme/platform): the values of chart gpu-operator are read without it"}},
+		{"a missing value file Argo CD is told to skip", map[string]string{"argocd/gpu-operator.yaml": operator("$values/other.yaml, $values/prod.yaml", "      ignoreMissingValueFiles: true\n"), "prod.yaml": values("4")}, 4, nil, nil},
+		{"a value file of the chart's own package", map[string]string{"argocd/gpu-operator.yaml": operator("ci/values-prod.yaml", "")}, 0, nil,
+			[]string{"gpu-operator.yaml:1 Application/argocd/gpu-operator: spec.sources[0].helm.valueFiles: ci/values-prod.yaml is a file of chart gpu-operator, which gpuguard does not download: its values are read without it"}},
+		{"a ref no source has", map[string]string{"argocd/gpu-operator.yaml": operator("$vals/prod.yaml", overRide), "prod.yaml": values("4")}, 0,
+			[]string{"gpu-operator.yaml:1 Application/argocd/gpu-operator: spec.sources[0].helm.valueFiles: $vals/prod.yaml: no source has ref vals"}, nil},
+		{"a value file that is not YAML values", map[string]string{"argocd/gpu-operator.yaml": operator("$values/prod.yaml", overRide), "prod.yaml": "[1, 2]\n"}, 0,
+			[]string{"gpu-operator.yaml:1 Application/argocd/gpu-operator: spec.sources[0].helm.valueFiles: $values/prod.yaml (line 1): cannot unmarshal !!seq into map",
+				"prod.yaml:1 document is not a mapping: not a Kubernetes object"}, nil}, // and, walking the repository, the file itself
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			tc.files[".git/HEAD"] = "ref: refs/heads/main\n"
+			tc.files["apps/infer.yaml"] = deployment
+			testutil.WriteFiles(t, root, tc.files)
+			res := Scan([]string{root}, Options{})
+			if len(res.Resources) != 1 {
+				t.Fatalf("%d resources, want the Deployment; errors %q", len(res.Resources), messageLines(res.Errors))
+			}
+			if got := res.Resources[0].Pod.SharedReplicas; got != tc.replicas {
+				t.Errorf("shared by %d, want %d; notes %q", got, tc.replicas, res.Resources[0].Notes)
+			}
+			for _, c := range []struct {
+				what      string
+				got, want []string
+			}{{"errors", messageLines(res.Errors), tc.errs}, {"warnings", messageLines(res.Warnings), tc.warns}} {
+				if len(c.got) != len(c.want) {
+					t.Fatalf("%s %q, want %d", c.what, c.got, len(c.want))
+				}
+				for i, want := range c.want {
+					if !strings.HasPrefix(c.got[i], want) {
+						t.Errorf("%s %q\nwant it to start %q", c.what, c.got[i], want)
+					}
+				}
+			}
+		})
+	}
+}

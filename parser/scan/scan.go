@@ -659,6 +659,7 @@ func Scan(paths []string, opts Options) parser.Result {
 		// says the manifests are applied to that cluster.
 		kopts := opts.Kubernetes
 		kopts.NodeGroups = append(slices.Clip(kopts.NodeGroups), kubernetes.NodeGroupsOf(res.Resources)...)
+		kopts.Repository = &repoTree{opts: opts, trees: gitops.trees}
 		res.Merge(kubernetes.Build(kube, kopts))
 	}
 	// A module shared by several roots reports its problems once.
