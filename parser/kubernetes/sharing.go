@@ -96,9 +96,12 @@ func (s *pluginSharing) addObject(o *object) []parser.Error {
 	case "Secret":
 		s.sources = append(s.sources, o) // values a Flux release takes
 	case "HelmRelease":
-		r, refs, ok, err := fluxRelease(o)
+		r, refs, unread, ok, err := fluxRelease(o)
 		if err != nil {
 			errs = append(errs, specError(o, err))
+		}
+		if unread != "" {
+			s.warns = append(s.warns, parser.Error{File: o.file, Line: o.line, Message: o.address() + ": " + unread})
 		}
 		switch {
 		case ok && len(refs) > 0:

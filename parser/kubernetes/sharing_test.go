@@ -773,3 +773,34 @@ spec:
 		t.Errorf("warnings %v, errors %v, shared by %d; want 3", res.Warnings, res.Errors, res.Resources[0].Pod.SharedReplicas)
 	}
 }
+
+// A Flux HelmRelease of NVIDIA's chart from a HelmRepository takes its valuesFiles from the
+// chart's package, which is not downloaded: a warning says its values are read without them.
+func TestFluxValuesFilesOfNVIDIACharts(t *testing.T) {
+	release := func(source, files string) string {
+		return "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: nvdp, namespace: nvidia}\nspec:\n" +
+			"  chart: {spec: {chart: nvidia-device-plugin, sourceRef: {kind: " + source + ", name: nvdp}" + files + "}}\n" +
+			"  values: {config: {map: {default: 'version: v1\n\n    sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 2}]}}'}}}\n"
+	}
+	for _, tc := range []struct {
+		name, manifest, warn string
+	}{
+		{"from a HelmRepository", release("HelmRepository", ", valuesFiles: [values-prod.yaml], valuesFile: values-base.yaml"),
+			"k.yaml:1: HelmRelease/nvidia/nvdp: spec.chart.spec.valuesFiles: values-base.yaml, values-prod.yaml in the package of chart nvidia-device-plugin, which gpuguard does not download: its values are read without them"},
+		{"without value files", release("HelmRepository", ""), ""},
+		{"from a GitRepository (rendered with them)", release("GitRepository", ", valuesFiles: [values-prod.yaml]"), ""},
+	} {
+		const pod = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+		res := Build([]*File{Decode("k.yaml", []byte(tc.manifest+pod))}, Options{})
+		var warns []string
+		for _, w := range res.Warnings {
+			warns = append(warns, w.Error())
+		}
+		if tc.warn == "" && len(warns) != 0 || tc.warn != "" && (len(warns) != 1 || warns[0] != tc.warn) {
+			t.Errorf("%s: warnings %q, want %q", tc.name, warns, tc.warn)
+		}
+		if len(res.Resources) != 1 || res.Resources[0].Pod.SharedReplicas != 2 {
+			t.Errorf("%s: %d resources, want the pod shared by 2 (spec.values are read)", tc.name, len(res.Resources))
+		}
+	}
+}

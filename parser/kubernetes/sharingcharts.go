@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -199,13 +200,19 @@ func dig(m map[string]any, keys ...string) any {
 // fluxRelease reads a Flux HelmRelease (helm.toolkit.fluxcd.io) of one of NVIDIA's charts:
 // spec.chart.spec.chart, spec.values, and the ConfigMaps and Secrets its spec.valuesFrom takes
 // values from, which the caller resolves (fluxValues) once every object is read.
+// A chart from a HelmRepository takes its valuesFiles from its package, which is not
+// downloaded: unread says so (a chart in a GitRepository is rendered with them, GitSources).
 // https://fluxcd.io/flux/components/helm/helmreleases/ (Values references)
-func fluxRelease(o *object) (ChartRelease, []valuesRef, bool, error) {
+func fluxRelease(o *object) (r ChartRelease, refs []valuesRef, unread string, ok bool, err error) {
 	hr, err := readFluxRelease(o)
 	if !IsDevicePluginChart(hr.chart.Chart) {
-		return ChartRelease{}, nil, false, err
+		return ChartRelease{}, nil, "", false, err
 	}
-	return hr.release, hr.refs, true, err
+	files := slices.DeleteFunc(append([]string{hr.chart.ValuesFile}, hr.chart.ValuesFiles...), func(f string) bool { return f == "" })
+	if len(files) > 0 && hr.chart.SourceRef.Kind == "HelmRepository" {
+		unread = fmt.Sprintf("spec.chart.spec.valuesFiles: %s in the package of chart %s, which gpuguard does not download: its values are read without them", strings.Join(files, ", "), hr.chart.Chart)
+	}
+	return hr.release, hr.refs, unread, true, err
 }
 
 // fluxHelmRelease is what gpuguard reads of a Flux HelmRelease: its chart (spec.chart.spec, or
