@@ -3,6 +3,7 @@ module github.com/gpuguard/gpuguard
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/NVIDIA/go-nvml v0.13.0-1
 	github.com/google/go-cmp v0.7.0
 	github.com/google/go-github/v60 v60.0.0

@@ -334,6 +334,7 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	r.NodeLabels = nodeLabels(w, parser.AWS, nameOf(w, "node_group_name", "node_group_name_prefix"), "labels")
 	taintBlocks(r.NodeLabels, w, "taint")
 	eksDriver(r, w)
+	c.bottlerocketPlugin(r, w, lt)
 	if ami, ok := w.quiet().str("ami_type"); !ok || strings.EqualFold(ami, "CUSTOM") {
 		c.imageDriver(r, lt, "image_id", "the launch template's image_id") // EKS boots the launch template's own image
 	}

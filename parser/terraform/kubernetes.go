@@ -251,7 +251,9 @@ func (ev *evaluation) devicePluginOnGroups(rs []parser.Resource) {
 	byGroup := kubernetes.DevicePluginOnGroups(files, ev.releases, kubernetes.NodeGroupsOf(rs))
 	for i := range rs {
 		r := &rs[i]
-		if c := byGroup[r.Address]; c != nil && r.NodeLabels != nil && r.Pod == nil {
+		// A group whose nodes configure the plugin themselves (Bottlerocket's settings) keeps
+		// their config.
+		if c := byGroup[r.Address]; c != nil && r.NodeLabels != nil && r.Pod == nil && r.NodeLabels.DevicePlugin == nil {
 			labels := *r.NodeLabels // a copy: instances may share the labels they were read with
 			labels.DevicePlugin = c
 			r.NodeLabels = &labels

@@ -1,0 +1,57 @@
+package terraform
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/bottlerocket"
+)
+
+// bottlerocketPlugin reads the settings an EKS managed node group's Bottlerocket nodes boot with
+// (its launch template's user_data, which EKS merges into its own): the NVIDIA device plugin
+// Bottlerocket runs shares each GPU (time-slicing, MPS) as the settings say, which the pods on
+// the group take as they take a device plugin config the configuration deploys, and splits the
+// GPUs into MIG slices, which the group's GPUs are then judged by. Other AMI types read no TOML
+// settings. Settings Bottlerocket refuses are an error at the launch template.
+func (c *mapContext) bottlerocketPlugin(r *parser.Resource, w, lt *view) {
+	ami, ok := w.quiet().str("ami_type")
+	if !ok || !strings.HasPrefix(strings.ToUpper(ami), "BOTTLEROCKET_") || lt == nil || r.NodeLabels == nil {
+		return
+	}
+	userData, ok := (&view{obj: lt.obj}).str("user_data")
+	if !ok {
+		return
+	}
+	ltAddr := strings.TrimSuffix(lt.path, ".")
+	d, set, err := bottlerocket.Read(userData)
+	if err != nil {
+		e := parser.Error{Message: fmt.Sprintf("%s: user_data: %v", ltAddr, err)}
+		if inst := c.ev.instances[ltAddr]; inst != nil {
+			e.File, e.Line = inst.decl.rng.Filename, inst.decl.rng.Start.Line
+		}
+		c.ev.l.errs = appendOnce(c.ev.l.errs, e)
+		r.Note("the Bottlerocket settings in %s's user_data cannot be read: how its device plugin shares or splits the GPUs is not known", ltAddr)
+		return
+	}
+	if !set {
+		return
+	}
+	source := fmt.Sprintf("settings.kubelet-device-plugins.nvidia in %s's user_data", ltAddr)
+	if d.Disabled {
+		r.Note("%s sets enabled = false: Bottlerocket runs no NVIDIA device plugin, and pods cannot ask for its GPUs", source)
+		return
+	}
+	if cfg := d.Config(source, "the Bottlerocket settings its nodes boot with"); cfg != nil {
+		labels := *r.NodeLabels // a copy: instances may share the labels they were read with
+		labels.DevicePlugin = cfg
+		r.NodeLabels = &labels
+	}
+	switch slice, why := d.Slice(r.InstanceType); {
+	case slice != "":
+		r.GPUPartition = slice
+		r.Note("GPUs are partitioned into MIG slices of %s (%s: device-partitioning-strategy = \"mig\", mig.profile): a workload gets one slice per copy", slice, source)
+	case why != "":
+		r.Note("%s asks for MIG, but %s", source, why)
+	}
+}
