@@ -69,7 +69,7 @@ func Build(files []*File, opts Options) parser.Result {
 	sharing := newPluginSharing()
 	sharing.repo = opts.Repository
 	layouts := MIGLayouts{}
-	ec2Classes := map[string]string{} // EC2NodeClass name -> why its nodes have no NVIDIA driver
+	ec2Classes := map[string]ec2Class{} // by EC2NodeClass name
 	crossplane := newComposites()
 	kueue := newKueueIndex()
 	groups := newGroupIndex(opts.NodeGroups)
@@ -131,12 +131,12 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, err))
 			}
 		case o.Kind == "EC2NodeClass" && group(o.APIVersion) == "karpenter.k8s.aws":
-			why, err := decodeEC2NodeClass(o)
+			class, err := decodeEC2NodeClass(o)
 			if err != nil {
 				res.Errors = append(res.Errors, specError(o, err))
 				continue
 			}
-			ec2Classes[o.Metadata.Name] = why // cluster-wide, as NodePools
+			ec2Classes[o.Metadata.Name] = class // cluster-wide, as NodePools
 		case o.Kind == "ComputeClass" && group(o.APIVersion) == "cloud.google.com":
 			cc, err := decodeComputeClass(o)
 			if err != nil {
@@ -165,7 +165,9 @@ func Build(files []*File, opts Options) parser.Result {
 	}
 	sort.Slice(pools, func(i, j int) bool { return pools[i].name < pools[j].name })
 	for _, np := range pools {
-		np.noGPUDriver = ec2Classes[np.nodeClass]
+		class := ec2Classes[np.nodeClass]
+		np.noGPUDriver, np.bottlerocket = class.noGPUDriver, class.bottlerocket
+		np.bottlerocketFrom = fmt.Sprintf("settings.kubelet-device-plugins.nvidia in EC2NodeClass/%s's userData", np.nodeClass)
 	}
 	var composed []ManagedResource
 	if opts.Managed != nil {
@@ -773,6 +775,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		unitSel = pool.merge(sel) // the NodePool's template labels are its nodes'
 	}
 	gpuUnitOnGroup(res, unitSel, onGroup, nodes.layouts)
+	pool.bottlerocketSlice(res)
 	if nodes.sharing != nil {
 		nodes.sharing.apply(res, sel, pool, onGroup)
 	}

@@ -329,6 +329,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: o}\nspec:\n  chart: {spec: {chart: gpu-operator}}\n  values: {migManager: {config: {create: true, name: m, data: \"l: [{devices: all, mig-enabled: true, mig-devices: {3g.40gb: 2}}]\"}}}\n---\n" +
 		"apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: p}\nspec:\n  chart: {spec: {chart: gpu-operator}}\n  values: {migManager: {config: {create: true, data: {l: 1}}}}\n---\n" +
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeSelector: {nvidia.com/mig.config: l, node.kubernetes.io/instance-type: p4d.24xlarge}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"))
+	// A Bottlerocket EC2NodeClass whose userData configures the device plugin, and a pod on it.
+	f.Add([]byte("apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: br}\nspec:\n  amiFamily: Bottlerocket\n  userData: |\n    [settings.kubelet-device-plugins.nvidia]\n    device-sharing-strategy = \"mps\"\n    device-partitioning-strategy = \"mig\"\n    mig.profile = { \"a100.40gb\" = \"1g.5gb\" }\n---\n" +
+		"apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec: {template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: br}, requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [p4d.24xlarge]}]}}}\n---\n" +
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {karpenter.sh/nodepool: gpu}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"))
 	// Value files of an Argo CD Application of NVIDIA's chart: a ref, a missing ref, a URL.
 	f.Add([]byte("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: o}\nspec:\n  sources:\n  - {chart: gpu-operator, helm: {valueFiles: [$v/a.yaml, $w/b.yaml, 'https://x/y.yaml', c.yaml], ignoreMissingValueFiles: true}}\n  - {ref: v}\n"))
 	// Flux post-build variables with defaults, in a List and in shell text.

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/bottlerocket"
 )
 
 // Node labels that say which node a pod lands on (shared/reference/pricing/README.md).
@@ -253,6 +254,34 @@ type nodePool struct {
 	// that class's AMI selection says when its nodes boot without the NVIDIA driver.
 	nodeClass   string
 	noGPUDriver string
+	// bottlerocket is the NVIDIA device plugin settings of that class's Bottlerocket userData,
+	// and bottlerocketFrom where they are; nil when it sets none.
+	bottlerocket     *bottlerocket.DevicePlugin
+	bottlerocketFrom string
+}
+
+// bottlerocketSlice makes each nvidia.com/gpu a pod asks for on the pool's nodes the MIG slice
+// their Bottlerocket settings split its instance type's GPUs into (the plugin's single MIG
+// strategy), when the pod's node is one instance type.
+func (np *nodePool) bottlerocketSlice(res *parser.Resource) {
+	pod := res.Pod
+	if np == nil || np.bottlerocket == nil || pod.Resource != ResourceNvidiaGPU || pod.MIGProfile != "" || res.InstanceType == "" {
+		return
+	}
+	switch slice, why := np.bottlerocket.Slice(res.InstanceType); {
+	case slice != "":
+		pod.MIGProfile = slice
+		res.Note("%s splits the GPUs of %s's nodes into MIG %s slices (device-partitioning-strategy = \"mig\"): each nvidia.com/gpu the pod requests is one", np.bottlerocketFrom, np.address, slice)
+	case why != "":
+		res.Note("%s asks for MIG, but %s", np.bottlerocketFrom, why)
+	}
+}
+
+// ec2Class is what gpuguard reads of a Karpenter EC2NodeClass: why its nodes boot without the
+// NVIDIA driver, and the device plugin settings of its Bottlerocket userData.
+type ec2Class struct {
+	noGPUDriver  string
+	bottlerocket *bottlerocket.DevicePlugin
 }
 
 // poolLimit is one entry of a NodePool's spec.limits.
@@ -571,9 +600,13 @@ func mergeSelectors(base, sel selector) selector {
 // every term names such an AMI by name or by SSM parameter. An alias (al2023@latest,
 // bottlerocket@latest) lets Karpenter pick the NVIDIA variant for GPU instance types, and an
 // id or tags name an image gpuguard cannot see: neither is judged
-// (https://karpenter.sh/docs/concepts/nodeclasses/#specamiselectorterms).
-func decodeEC2NodeClass(o *object) (string, error) {
+// (https://karpenter.sh/docs/concepts/nodeclasses/#specamiselectorterms). With a Bottlerocket
+// AMI (amiFamily, or a bottlerocket@ alias) it reads the NVIDIA device plugin settings of its
+// userData; settings Bottlerocket refuses are an error.
+func decodeEC2NodeClass(o *object) (ec2Class, error) {
 	var spec struct {
+		AMIFamily        string `yaml:"amiFamily"`
+		UserData         string `yaml:"userData"`
 		AMISelectorTerms []struct {
 			Alias        string            `yaml:"alias"`
 			ID           string            `yaml:"id"`
@@ -583,12 +616,30 @@ func decodeEC2NodeClass(o *object) (string, error) {
 		} `yaml:"amiSelectorTerms"`
 	}
 	if err := decodeSpec(o, &spec); err != nil {
-		return "", err
+		return ec2Class{}, err
+	}
+	var class ec2Class
+	// Bottlerocket's userData is TOML settings, which Karpenter merges with its own: those of
+	// the NVIDIA device plugin Bottlerocket runs are read (parser/bottlerocket).
+	// https://karpenter.sh/docs/concepts/nodeclasses/#specuserdata
+	bottlerocketAMI := strings.EqualFold(spec.AMIFamily, "Bottlerocket")
+	for _, t := range spec.AMISelectorTerms {
+		family, _, _ := strings.Cut(t.Alias, "@")
+		bottlerocketAMI = bottlerocketAMI || strings.EqualFold(family, "bottlerocket")
+	}
+	if bottlerocketAMI && spec.UserData != "" {
+		d, set, err := bottlerocket.Read(spec.UserData)
+		if err != nil {
+			return ec2Class{}, fmt.Errorf("spec.userData: %w", err)
+		}
+		if set {
+			class.bottlerocket = &d
+		}
 	}
 	var named []string
 	for _, t := range spec.AMISelectorTerms {
 		if t.Alias != "" || t.ID != "" || len(t.Tags) > 0 {
-			return "", nil
+			return class, nil
 		}
 		field, value := "name", t.Name
 		if t.SSMParameter != "" {
@@ -596,12 +647,12 @@ func decodeEC2NodeClass(o *object) (string, error) {
 		}
 		what := parser.EKSImageWithoutDriver(value)
 		if what == "" {
-			return "", nil
+			return class, nil
 		}
 		named = append(named, fmt.Sprintf("%s %q, %s", field, value, what))
 	}
-	if len(named) == 0 {
-		return "", nil
+	if len(named) > 0 {
+		class.noGPUDriver = fmt.Sprintf("EC2NodeClass/%s selects its AMI by %s, without the NVIDIA driver", o.Metadata.Name, strings.Join(named, ", or "))
 	}
-	return fmt.Sprintf("EC2NodeClass/%s selects its AMI by %s, without the NVIDIA driver", o.Metadata.Name, strings.Join(named, ", or ")), nil
+	return class, nil
 }

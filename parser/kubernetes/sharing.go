@@ -468,6 +468,13 @@ func (s *pluginSharing) apply(res *parser.Resource, podSel selector, np *nodePoo
 			return
 		}
 	}
+	if np != nil && np.bottlerocket != nil {
+		// Karpenter launches the nodes with Bottlerocket settings for the device plugin it runs.
+		if c := np.bottlerocket.Config(np.bottlerocketFrom, "the Bottlerocket settings "+np.address+"'s nodes boot with"); c != nil {
+			shareByConfig(res, c.Source, c.From, c.Strategy, c.Replicas, nil)
+		}
+		return
+	}
 	if g != nil && g.DevicePlugin != nil {
 		// The group's own configuration deploys the device plugin: its config is the nodes'.
 		onGroupOf(res, g)

@@ -804,3 +804,58 @@ func TestFluxValuesFilesOfNVIDIACharts(t *testing.T) {
 		}
 	}
 }
+
+// A Karpenter EC2NodeClass of Bottlerocket nodes configures the NVIDIA device plugin
+// Bottlerocket runs through its userData: pods Karpenter places on the NodePools of that class
+// share the GPUs as the settings say (ahead of a device plugin config among the manifests), and
+// MIG settings make each nvidia.com/gpu the slice named for the instance type's GPU model.
+func TestBottlerocketNodeClass(t *testing.T) {
+	class := func(ami, userData string) string {
+		return "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: br}\nspec:\n  " + ami + "\n  role: r\n  userData: |\n    " +
+			strings.ReplaceAll(userData, "\n", "\n    ") + "\n---\n"
+	}
+	pool := func(instanceType string) string {
+		return "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  template:\n    spec:\n" +
+			"      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: br}\n" +
+			"      requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [" + instanceType + "]}]\n---\n"
+	}
+	const pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {karpenter.sh/nodepool: gpu}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	// A device plugin config among the manifests, the default key of a ConfigMap the plugin reads.
+	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: nvdp, namespace: nvidia}\ndata:\n  default: |\n    version: v1\n    sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 8}]}}\n---\n"
+	const timeSlicing = "[settings.kubelet-device-plugins.nvidia]\ndevice-sharing-strategy = \"time-slicing\"\n[settings.kubelet-device-plugins.nvidia.time-slicing]\nreplicas = 4\nrename-by-default = false"
+	const mig = "[settings.kubelet-device-plugins.nvidia]\ndevice-partitioning-strategy = \"mig\"\nmig.profile = { \"a100.40gb\" = \"1g.5gb\" }"
+	for _, tc := range []struct {
+		name, manifests string
+		replicas        int
+		profile, note   string
+		err             string
+	}{
+		{"time-slicing, by the alias", class("amiSelectorTerms: [{alias: bottlerocket@latest}]", timeSlicing) + pool("g5.xlarge") + pod, 4, "",
+			"settings.kubelet-device-plugins.nvidia in EC2NodeClass/br's userData, the Bottlerocket settings NodePool/gpu's nodes boot with, shares each GPU as 4 units of nvidia.com/gpu (time-slicing)", ""},
+		{"ahead of the manifests' config, by the AMI family", cm + class("amiFamily: Bottlerocket", timeSlicing) + pool("g5.xlarge") + pod, 4, "", "EC2NodeClass/br's userData", ""},
+		{"not Bottlerocket: userData is not read", cm + class("amiSelectorTerms: [{alias: al2023@latest}]", timeSlicing) + pool("g5.xlarge") + pod, 8, "", "", ""},
+		{"MIG", class("amiSelectorTerms: [{alias: bottlerocket@v1.30.0}]", mig) + pool("p4d.24xlarge") + pod, 0, "1g.5gb",
+			"settings.kubelet-device-plugins.nvidia in EC2NodeClass/br's userData splits the GPUs of NodePool/gpu's nodes into MIG 1g.5gb slices", ""},
+		{"MIG not named for the model", class("amiSelectorTerms: [{alias: bottlerocket@latest}]", mig) + pool("p5.48xlarge") + pod, 0, "",
+			"asks for MIG, but mig.profile names no slice for h100.80gb", ""},
+		{"settings Bottlerocket refuses", class("amiFamily: Bottlerocket", "[settings.kubelet-device-plugins.nvidia]\ndevice-sharing-strategy = 2") + pool("g5.xlarge") + pod, 0, "", "",
+			"k.yaml:1: EC2NodeClass/br: spec.userData: settings.kubelet-device-plugins.nvidia.device-sharing-strategy is 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{})
+			if tc.err != "" {
+				if len(res.Errors) != 1 || !strings.HasPrefix(res.Errors[0].Error(), tc.err) {
+					t.Fatalf("errors %v, want %q", res.Errors, tc.err)
+				}
+				return
+			}
+			if len(res.Errors) > 0 || len(res.Resources) != 1 {
+				t.Fatalf("errors %v, %d resources", res.Errors, len(res.Resources))
+			}
+			r := res.Resources[0]
+			if r.Pod.SharedReplicas != tc.replicas || r.Pod.MIGProfile != tc.profile || !strings.Contains(strings.Join(r.Notes, "\n"), tc.note) {
+				t.Errorf("shared by %d, MIG %q, notes %q; want %d, %q with %q", r.Pod.SharedReplicas, r.Pod.MIGProfile, r.Notes, tc.replicas, tc.profile, tc.note)
+			}
+		})
+	}
+}
