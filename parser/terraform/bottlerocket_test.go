@@ -117,3 +117,68 @@ resource "kubernetes_deployment_v1" "infer" {
 		})
 	}
 }
+
+// terraform-aws-modules/eks writes a Bottlerocket node group's bootstrap_extra_args into the
+// user data of the launch template it makes: gpuguard's stand-in does too, so the device plugin
+// settings there share the group's GPUs. Another AMI type, or no custom launch template, reads
+// none.
+func TestBottlerocketEKSModule(t *testing.T) {
+	call := func(group string) string {
+		return `provider "aws" { region = "us-east-1" }
+module "eks" {
+  source  = "terraform-aws-modules/eks/aws"
+  version = "~> 21.0"
+  eks_managed_node_groups = {
+    gpu = {
+      instance_types = ["g6.xlarge"]
+      labels         = { pool = "gpu" }
+      ` + group + `
+      bootstrap_extra_args = <<-EOT
+        [settings.kubelet-device-plugins.nvidia]
+        device-sharing-strategy = "mps"
+        [settings.kubelet-device-plugins.nvidia.mps]
+        replicas = 3
+        rename-by-default = false
+      EOT
+    }
+  }
+}
+resource "kubernetes_deployment_v1" "infer" {
+  metadata { name = "infer" }
+  spec {
+    template {
+      metadata {}
+      spec {
+        node_selector = { pool = "gpu" }
+        container {
+          name = "c"
+          resources { limits = { "nvidia.com/gpu" = 1 } }
+        }
+      }
+    }
+  }
+}
+`
+	}
+	for _, tc := range []struct {
+		name, group string
+		replicas    int
+	}{
+		{"Bottlerocket", `ami_type = "BOTTLEROCKET_x86_64_NVIDIA"`, 3},
+		{"AL2023", `ami_type = "AL2023_x86_64_NVIDIA"`, 0},
+		{"no custom launch template", "ami_type = \"BOTTLEROCKET_x86_64_NVIDIA\"\n      use_custom_launch_template = false", 0},
+	} {
+		res := parseHCL(t, call(tc.group), Options{})
+		if len(res.Errors) > 0 {
+			t.Fatalf("%s: errors %v", tc.name, res.Errors)
+		}
+		got := byAddress(t, res)
+		infer := got["kubernetes_deployment_v1.infer"]
+		if infer.Pod == nil || infer.Pod.SharedReplicas != tc.replicas {
+			t.Errorf("%s: pods %+v, want shared by %d; notes %q", tc.name, infer.Pod, tc.replicas, infer.Notes)
+		}
+		if tc.replicas > 0 && !strings.Contains(strings.Join(infer.Notes, "\n"), `in module.eks.module.eks_managed_node_group["gpu"].aws_launch_template.this[0]'s user_data`) {
+			t.Errorf("%s: notes %q", tc.name, infer.Notes)
+		}
+	}
+}

@@ -91,6 +91,35 @@ variable "labels" {
   default = null
 }
 
+# Bottlerocket's settings (TOML) the module writes into the user data of the launch template it
+# makes (modules/_user_data: bottlerocket_user_data.tpl appends bootstrap_extra_args), which EKS
+# merges with its own: the NVIDIA device plugin settings there are read
+# (parser/terraform/bottlerocket.go). Only that much of the launch template is modelled.
+variable "bootstrap_extra_args" {
+  type    = string
+  default = ""
+}
+
+variable "create_launch_template" {
+  type    = bool
+  default = true
+}
+
+variable "use_custom_launch_template" {
+  type    = bool
+  default = true
+}
+
+locals {
+  bottlerocket_settings = var.create && var.create_launch_template && var.use_custom_launch_template && startswith(upper(coalesce(local.ami_type, "")), "BOTTLEROCKET") && var.bootstrap_extra_args != ""
+}
+
+resource "aws_launch_template" "this" {
+  count     = local.bottlerocket_settings ? 1 : 0
+  name      = "${var.name}-eks-node-group"
+  user_data = base64encode(var.bootstrap_extra_args)
+}
+
 # Kubernetes taints, a map (or list) of { key, value, effect } with the EKS API's effects
 # (NO_SCHEDULE, NO_EXECUTE, PREFER_NO_SCHEDULE).
 variable "taints" {
@@ -124,6 +153,14 @@ resource "aws_eks_node_group" "this" {
       key    = taint.value.key
       value  = try(taint.value.value, null)
       effect = taint.value.effect
+    }
+  }
+
+  dynamic "launch_template" {
+    for_each = local.bottlerocket_settings ? [1] : []
+    content {
+      id      = aws_launch_template.this[0].id
+      version = "$Latest"
     }
   }
 

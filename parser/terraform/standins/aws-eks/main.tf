@@ -103,6 +103,10 @@ module "eks_managed_node_group" {
   ami_type        = try(each.value.ami_type, local.emng.ami_type, null)
   ami_id          = try(each.value.ami_id, local.emng.ami_id, "")
 
+  bootstrap_extra_args       = try(each.value.bootstrap_extra_args, local.emng.bootstrap_extra_args, "")
+  create_launch_template     = try(each.value.create_launch_template, local.emng.create_launch_template, true)
+  use_custom_launch_template = try(each.value.use_custom_launch_template, local.emng.use_custom_launch_template, true)
+
   gpuguard_module_major = local.module_major
   labels          = try(each.value.labels, local.emng.labels, null)
   taints          = try(each.value.taints, local.emng.taints, {})
