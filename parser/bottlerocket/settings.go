@@ -47,11 +47,17 @@ func Read(userData string) (d DevicePlugin, ok bool, err error) {
 	if !strings.Contains(text, "kubelet-device-plugins") {
 		return DevicePlugin{}, false, nil
 	}
-	var doc map[string]any
+	var doc struct {
+		Settings struct {
+			DevicePlugins struct {
+				NVIDIA map[string]any `toml:"nvidia"`
+			} `toml:"kubelet-device-plugins"`
+		} `toml:"settings"`
+	}
 	if _, err := toml.Decode(text, &doc); err != nil {
 		return DevicePlugin{}, false, fmt.Errorf("not TOML Bottlerocket reads: %v", err)
 	}
-	nvidia, _ := dig(doc, "settings", "kubelet-device-plugins", "nvidia").(map[string]any)
+	nvidia := doc.Settings.DevicePlugins.NVIDIA
 	if nvidia == nil {
 		return DevicePlugin{}, false, nil
 	}
@@ -90,7 +96,8 @@ func Read(userData string) (d DevicePlugin, ok bool, err error) {
 	case nil, "none":
 	case "mig":
 		d.MIG = true
-		profiles, _ := dig(nvidia, "mig", "profile").(map[string]any)
+		migSettings, _ := nvidia["mig"].(map[string]any)
+		profiles, _ := migSettings["profile"].(map[string]any)
 		d.Profiles = make(map[string]string, len(profiles))
 		for model, p := range profiles {
 			slice, isText := p.(string)
@@ -150,17 +157,4 @@ var ec2Models = map[string]string{
 func ModelOf(instanceType string) string {
 	family, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(instanceType)), ".")
 	return ec2Models[family]
-}
-
-// dig follows keys down nested maps; nil where one is missing.
-func dig(m map[string]any, keys ...string) any {
-	var cur any = m
-	for _, k := range keys {
-		mm, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = mm[k]
-	}
-	return cur
 }

@@ -372,27 +372,7 @@ func TestApplicationSetDevicePluginSharing(t *testing.T) {
 				"  source: {repoURL: https://github.com/acme/platform, path: platform}\n",
 		}, 0, []string{"operator.yaml:8 Application/argocd/in-cluster-gpu-operator: devicePlugin.config.data.any: the device plugin's sharing config: time-slicing resource \"nvidia.com/gpu\": replicas 0 is not"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			root := t.TempDir()
-			tc.files[".git/HEAD"] = "ref: refs/heads/main\n"
-			testutil.WriteFiles(t, root, tc.files)
-			res := Scan([]string{root}, Options{})
-			if len(res.Resources) != 1 {
-				t.Fatalf("%d resources, want the Deployment; errors %q", len(res.Resources), messageLines(res.Errors))
-			}
-			if got := res.Resources[0].Pod.SharedReplicas; got != tc.replicas {
-				t.Errorf("shared by %d, want %d; notes %q", got, tc.replicas, res.Resources[0].Notes)
-			}
-			errs := messageLines(res.Errors)
-			if len(errs) != len(tc.errs) {
-				t.Fatalf("errors %q, want %d", errs, len(tc.errs))
-			}
-			for i, want := range tc.errs {
-				if !strings.HasPrefix(errs[i], want) {
-					t.Errorf("error %q\nwant it to start %q", errs[i], want)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { scanShared(t, tc.files, tc.replicas, tc.errs, nil) })
 	}
 }
 
@@ -470,30 +450,37 @@ func TestArgoValueFilesOfNVIDIACharts(t *testing.T) {
 				"prod.yaml:1 document is not a mapping: not a Kubernetes object"}, nil}, // and, walking the repository, the file itself
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root := t.TempDir()
-			tc.files[".git/HEAD"] = "ref: refs/heads/main\n"
 			tc.files["apps/infer.yaml"] = deployment
-			testutil.WriteFiles(t, root, tc.files)
-			res := Scan([]string{root}, Options{})
-			if len(res.Resources) != 1 {
-				t.Fatalf("%d resources, want the Deployment; errors %q", len(res.Resources), messageLines(res.Errors))
-			}
-			if got := res.Resources[0].Pod.SharedReplicas; got != tc.replicas {
-				t.Errorf("shared by %d, want %d; notes %q", got, tc.replicas, res.Resources[0].Notes)
-			}
-			for _, c := range []struct {
-				what      string
-				got, want []string
-			}{{"errors", messageLines(res.Errors), tc.errs}, {"warnings", messageLines(res.Warnings), tc.warns}} {
-				if len(c.got) != len(c.want) {
-					t.Fatalf("%s %q, want %d", c.what, c.got, len(c.want))
-				}
-				for i, want := range c.want {
-					if !strings.HasPrefix(c.got[i], want) {
-						t.Errorf("%s %q\nwant it to start %q", c.what, c.got[i], want)
-					}
-				}
-			}
+			scanShared(t, tc.files, tc.replicas, tc.errs, tc.warns)
 		})
+	}
+}
+
+// scanShared scans a repository of files whose one GPU resource is a Deployment, and checks how
+// many ways its GPUs are shared and the errors and warnings (each by its start).
+func scanShared(t *testing.T, files map[string]string, replicas int, errs, warns []string) {
+	t.Helper()
+	root := t.TempDir()
+	files[".git/HEAD"] = "ref: refs/heads/main\n"
+	testutil.WriteFiles(t, root, files)
+	res := Scan([]string{root}, Options{})
+	if len(res.Resources) != 1 {
+		t.Fatalf("%d resources, want the Deployment; errors %q", len(res.Resources), messageLines(res.Errors))
+	}
+	if got := res.Resources[0].Pod.SharedReplicas; got != replicas {
+		t.Errorf("shared by %d, want %d; notes %q", got, replicas, res.Resources[0].Notes)
+	}
+	for _, c := range []struct {
+		what      string
+		got, want []string
+	}{{"errors", messageLines(res.Errors), errs}, {"warnings", messageLines(res.Warnings), warns}} {
+		if len(c.got) != len(c.want) {
+			t.Fatalf("%s %q, want %d", c.what, c.got, len(c.want))
+		}
+		for i, want := range c.want {
+			if !strings.HasPrefix(c.got[i], want) {
+				t.Errorf("%s %q\nwant it to start %q", c.what, c.got[i], want)
+			}
+		}
 	}
 }

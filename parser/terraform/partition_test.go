@@ -147,12 +147,9 @@ resource "azapi_resource" "mig" {
 	}
 }
 
-// A node group labelled with a MIG layout of NVIDIA's GPU Operator (nvidia.com/mig.config) has its
-// GPUs split as the MIG manager splits them: all-<profile> into that slice. A layout of no single
-// slice is noted and leaves the GPUs whole, and a partition the group declares itself wins.
-func TestMIGManagerLayouts(t *testing.T) {
-	group := func(name, layout string) string {
-		return fmt.Sprintf(`
+// migGroup is an EKS node group of p4de.24xlarge labelled with a MIG manager layout.
+func migGroup(name, layout string) string {
+	return fmt.Sprintf(`
 resource "aws_eks_node_group" %q {
   cluster_name    = "c"
   node_group_name = %q
@@ -167,7 +164,13 @@ resource "aws_eks_node_group" %q {
   }
 }
 `, name, name, layout)
-	}
+}
+
+// A node group labelled with a MIG layout of NVIDIA's GPU Operator (nvidia.com/mig.config) has its
+// GPUs split as the MIG manager splits them: all-<profile> into that slice. A layout of no single
+// slice is noted and leaves the GPUs whole, and a partition the group declares itself wins.
+func TestMIGManagerLayouts(t *testing.T) {
+	group := migGroup
 	res := parseHCL(t, `provider "aws" { region = "us-east-1" }
 `+group("sliced", "all-1g.10gb")+group("media", "all-3g.40gb.me")+group("balanced", "all-balanced")+group("off", "all-disabled")+group("custom", "custom-2x3g")+`
 resource "google_container_node_pool" "gke" {
@@ -211,23 +214,7 @@ resource "google_container_node_pool" "gke" {
 // of its GPU Operator release (migManager.config.data), or in a mig-parted ConfigMap. The group's
 // GPUs are split as that layout says, and the pods that run on it ask for its slices.
 func TestMIGManagerCustomLayouts(t *testing.T) {
-	group := func(name, layout string) string {
-		return fmt.Sprintf(`
-resource "aws_eks_node_group" %q {
-  cluster_name    = "c"
-  node_group_name = %q
-  node_role_arn   = "arn"
-  subnet_ids      = ["s"]
-  instance_types  = ["p4de.24xlarge"]
-  labels          = { "nvidia.com/mig.config" = %q }
-  scaling_config {
-    desired_size = 1
-    min_size     = 1
-    max_size     = 1
-  }
-}
-`, name, name, layout)
-	}
+	group := migGroup
 	res := parseHCL(t, `provider "aws" { region = "us-east-1" }
 `+group("llm", "vllm-3g")+group("cm", "cm-2g")+group("redefined", "all-1g.10gb")+group("unknown", "nowhere")+`
 resource "kubernetes_deployment_v1" "vllm" {
