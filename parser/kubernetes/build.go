@@ -167,7 +167,9 @@ func Build(files []*File, opts Options) parser.Result {
 	for _, np := range pools {
 		class := ec2Classes[np.nodeClass]
 		np.noGPUDriver, np.bottlerocket = class.noGPUDriver, class.bottlerocket
-		np.bottlerocketFrom = fmt.Sprintf("settings.kubelet-device-plugins.nvidia in EC2NodeClass/%s's userData", np.nodeClass)
+		if class.bottlerocket != nil {
+			np.bottlerocketFrom = fmt.Sprintf("settings.kubelet-device-plugins.nvidia in EC2NodeClass/%s's userData", np.nodeClass)
+		}
 	}
 	var composed []ManagedResource
 	if opts.Managed != nil {

@@ -468,8 +468,9 @@ func (s *pluginSharing) apply(res *parser.Resource, podSel selector, np *nodePoo
 			return
 		}
 	}
-	if np != nil && np.bottlerocket != nil {
-		// Karpenter launches the nodes with Bottlerocket settings for the device plugin it runs.
+	if np != nil && np.bottlerocket != nil && !np.bottlerocket.Disabled {
+		// Karpenter launches the nodes with Bottlerocket settings for the device plugin it runs
+		// (with enabled = false it runs none, and the one the cluster deploys is the nodes').
 		if c := np.bottlerocket.Config(np.bottlerocketFrom, "the Bottlerocket settings "+np.address+"'s nodes boot with"); c != nil {
 			shareByConfig(res, c.Source, c.From, c.Strategy, c.Replicas, nil)
 		}

@@ -833,6 +833,7 @@ func TestBottlerocketNodeClass(t *testing.T) {
 		{"time-slicing, by the alias", class("amiSelectorTerms: [{alias: bottlerocket@latest}]", timeSlicing) + pool("g5.xlarge") + pod, 4, "",
 			"settings.kubelet-device-plugins.nvidia in EC2NodeClass/br's userData, the Bottlerocket settings NodePool/gpu's nodes boot with, shares each GPU as 4 units of nvidia.com/gpu (time-slicing)", ""},
 		{"ahead of the manifests' config, by the AMI family", cm + class("amiFamily: Bottlerocket", timeSlicing) + pool("g5.xlarge") + pod, 4, "", "EC2NodeClass/br's userData", ""},
+		{"the plugin disabled: the manifests' config shares", cm + class("amiFamily: Bottlerocket", "[settings.kubelet-device-plugins.nvidia]\nenabled = false") + pool("g5.xlarge") + pod, 8, "", "", ""},
 		{"not Bottlerocket: userData is not read", cm + class("amiSelectorTerms: [{alias: al2023@latest}]", timeSlicing) + pool("g5.xlarge") + pod, 8, "", "", ""},
 		{"MIG", class("amiSelectorTerms: [{alias: bottlerocket@v1.30.0}]", mig) + pool("p4d.24xlarge") + pod, 0, "1g.5gb",
 			"settings.kubelet-device-plugins.nvidia in EC2NodeClass/br's userData splits the GPUs of NodePool/gpu's nodes into MIG 1g.5gb slices", ""},

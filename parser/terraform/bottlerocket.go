@@ -39,7 +39,7 @@ func (c *mapContext) bottlerocketPlugin(r *parser.Resource, w, lt *view) {
 	}
 	source := fmt.Sprintf("settings.kubelet-device-plugins.nvidia in %s's user_data", ltAddr)
 	if d.Disabled {
-		r.Note("%s sets enabled = false: Bottlerocket runs no NVIDIA device plugin, and pods cannot ask for its GPUs", source)
+		r.Note("%s sets enabled = false: Bottlerocket runs no NVIDIA device plugin of its own, and one the cluster deploys advertises the GPUs", source)
 		return
 	}
 	if cfg := d.Config(source, "the Bottlerocket settings its nodes boot with"); cfg != nil {

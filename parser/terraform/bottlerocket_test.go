@@ -80,6 +80,8 @@ resource "kubernetes_deployment_v1" "infer" {
 		{"renamed: nvidia.com/gpu is not shared", stack("BOTTLEROCKET_x86_64_NVIDIA", "g5.xlarge", "[settings.kubelet-device-plugins.nvidia]\ndevice-sharing-strategy = \"mps\"", "nvidia.com/gpu"), 0, "", "", ""},
 		{"not Bottlerocket: the configuration's plugin shares", stack("AL2023_x86_64_NVIDIA", "g5.xlarge", timeSlicing, "nvidia.com/gpu"), 8, "", "helm_release.nvdp's values", ""},
 		{"no device plugin settings: the configuration's plugin shares", stack("BOTTLEROCKET_x86_64_NVIDIA", "g5.xlarge", "", "nvidia.com/gpu"), 8, "", "helm_release.nvdp's values", ""},
+		{"the plugin disabled: the configuration's plugin shares", stack("BOTTLEROCKET_x86_64_NVIDIA", "g5.xlarge", "[settings.kubelet-device-plugins.nvidia]\nenabled = false\ndevice-sharing-strategy = \"mps\"", "nvidia.com/gpu"), 8, "",
+			"sets enabled = false: Bottlerocket runs no NVIDIA device plugin of its own", ""},
 		{"MIG on A100 40GB", stack("BOTTLEROCKET_x86_64_NVIDIA", "p4d.24xlarge", mig, "nvidia.com/gpu"), 8, "1g.5gb",
 			"GPUs are partitioned into MIG slices of 1g.5gb (settings.kubelet-device-plugins.nvidia in aws_launch_template.br's user_data: device-partitioning-strategy = \"mig\", mig.profile)", ""},
 		{"MIG naming another model", stack("BOTTLEROCKET_x86_64_NVIDIA", "p4de.24xlarge", mig, "nvidia.com/gpu"), 8, "",
