@@ -364,11 +364,7 @@ func (ev *evaluation) migLayouts(rs []*parser.Resource) kubernetes.MIGLayouts {
 	if !named || len(ev.releases) == 0 && len(ev.manifests) == 0 {
 		return nil
 	}
-	files := make([]*kubernetes.File, len(ev.manifests))
-	for i := range ev.manifests {
-		files[i] = ev.manifests[i].file
-	}
-	return kubernetes.MIGLayoutsOf(files, ev.releases)
+	return kubernetes.MIGLayoutsOf(ev.manifestFiles(), ev.releases)
 }
 
 // migLayout splits a node group's GPUs into the MIG slices its nvidia.com/mig.config label names

@@ -244,11 +244,7 @@ func (ev *evaluation) devicePluginOnGroups(rs []parser.Resource) {
 	if len(ev.releases) == 0 && len(ev.manifests) == 0 {
 		return
 	}
-	files := make([]*kubernetes.File, len(ev.manifests))
-	for i := range ev.manifests {
-		files[i] = ev.manifests[i].file
-	}
-	byGroup := kubernetes.DevicePluginOnGroups(files, ev.releases, kubernetes.NodeGroupsOf(rs))
+	byGroup := kubernetes.DevicePluginOnGroups(ev.manifestFiles(), ev.releases, kubernetes.NodeGroupsOf(rs))
 	for i := range rs {
 		r := &rs[i]
 		// A group whose nodes configure the plugin themselves (Bottlerocket's settings) keeps
@@ -259,6 +255,15 @@ func (ev *evaluation) devicePluginOnGroups(rs []parser.Resource) {
 			r.NodeLabels = &labels
 		}
 	}
+}
+
+// manifestFiles are the decoded files of the configuration's own Kubernetes objects.
+func (ev *evaluation) manifestFiles() []*kubernetes.File {
+	files := make([]*kubernetes.File, len(ev.manifests))
+	for i := range ev.manifests {
+		files[i] = ev.manifests[i].file
+	}
+	return files
 }
 
 // typedWorkloads are the Kubernetes provider's typed workload resources and the object each
