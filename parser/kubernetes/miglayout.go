@@ -50,7 +50,7 @@ type MIGLayouts map[string]migLayout
 func MIGLayoutsOf(files []*File, releases []ChartRelease) MIGLayouts {
 	l := MIGLayouts{}
 	for _, r := range releases {
-		l.addRelease(r)
+		l.addRelease(r) // first: a ConfigMap's layout of the same name wins, as in Build
 	}
 	for _, f := range files {
 		for _, o := range f.objects {
@@ -110,8 +110,10 @@ func (l MIGLayouts) add(o *object) {
 // addRelease reads the layouts a release of the GPU Operator's chart declares in its values: with
 // migManager.config.create, the chart writes migManager.config.data, a text of named layouts,
 // under mig-configs in the ConfigMap migManager.config.name (templates/mig_config.yaml, which
-// renders nothing when the data is empty). A layout a ConfigMap among the manifests declares
-// is not replaced. Data the MIG manager could not read is an error naming the value's path.
+// renders nothing when the data is empty). Data the MIG manager could not read is an error
+// naming the value's path. A ConfigMap's layout of the same name wins: Build keeps the releases'
+// layouts apart and adds only those no ConfigMap declares, and MIGLayoutsOf reads the releases
+// first.
 // https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-mig.html
 // ("Dynamically Creating the MIG Configuration ConfigMap")
 func (l MIGLayouts) addRelease(r ChartRelease) error {
@@ -140,9 +142,7 @@ func (l MIGLayouts) addRelease(r ChartRelease) error {
 	name, _ := dig(r.Values, "migManager", "config", "name").(string)
 	from := fmt.Sprintf("%s's values (migManager.config.data, ConfigMap %s/%s)", r.Source, ns, name)
 	for layout, groups := range configs {
-		if _, ok := l[layout]; !ok {
-			l[layout] = layoutOf(groups, from)
-		}
+		l[layout] = layoutOf(groups, from)
 	}
 	return nil
 }
