@@ -320,6 +320,21 @@ func (t Taint) String() string {
 	return t.Key + "=" + t.Value + ":" + t.Effect
 }
 
+// ParseTaint reads a taint as kubectl and the kubelet's --register-with-taints write it:
+// key=value:Effect, or key:Effect. The effect must be one of Kubernetes' three.
+func ParseTaint(spec string) (Taint, error) {
+	kv, effect, ok := strings.Cut(strings.TrimSpace(spec), ":")
+	key, value, _ := strings.Cut(kv, "=")
+	t := Taint{Key: strings.TrimSpace(key), Value: strings.TrimSpace(value), Effect: strings.TrimSpace(effect)}
+	switch {
+	case !ok || t.Key == "":
+		return Taint{}, fmt.Errorf("taint %q is not key=value:Effect", spec)
+	case t.Effect != "NoSchedule" && t.Effect != "PreferNoSchedule" && t.Effect != "NoExecute":
+		return Taint{}, fmt.Errorf("taint %q: the effect is %q, not NoSchedule, PreferNoSchedule or NoExecute", spec, t.Effect)
+	}
+	return t, nil
+}
+
 // Resource is one GPU resource found in an input, before pricing.
 type Resource struct {
 	Address string

@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -171,6 +172,7 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 	}
 	var found bool
 	var lt *view // the launch template, whose capacity reservation its on-demand instances may use
+	var launchConfig *view
 	switch {
 	case len(w.blocks("mixed_instances_policy")) > 0:
 		mip := w.blocks("mixed_instances_policy")[0]
@@ -254,6 +256,7 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 		}
 		if lc != nil {
 			lv := &view{obj: lc.value, res: r, path: lc.addr + "."}
+			launchConfig = lv
 			r.InstanceType, found = lv.str("instance_type")
 			if lv.has("spot_price") {
 				r.PurchaseOption = parser.Spot
@@ -285,6 +288,11 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 		c.awsTaker(r, lt, r.Quantity-r.SpotQuantity)
 	}
 	c.imageDriver(r, lt, "image_id", "the launch template's image_id")
+	if src := cmp.Or(lt, launchConfig); src != nil {
+		c.selfManagedNode(r, w, src, strings.TrimSuffix(src.path, "."))
+	} else {
+		c.selfManagedNode(r, w, nil, "")
+	}
 	return []*parser.Resource{r}
 }
 
@@ -334,6 +342,7 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	r.NodeLabels = nodeLabels(w, parser.AWS, nameOf(w, "node_group_name", "node_group_name_prefix"), "labels")
 	taintBlocks(r.NodeLabels, w, "taint")
 	eksDriver(r, w)
+	c.managedNodeUserData(r, w, lt)
 	c.bottlerocketPlugin(r, w, lt)
 	if ami, ok := w.quiet().str("ami_type"); !ok || strings.EqualFold(ami, "CUSTOM") {
 		c.imageDriver(r, lt, "image_id", "the launch template's image_id") // EKS boots the launch template's own image

@@ -9,11 +9,8 @@ import (
 )
 
 // bottlerocketPlugin reads the settings an EKS managed node group's Bottlerocket nodes boot with
-// (its launch template's user_data, which EKS merges into its own): the NVIDIA device plugin
-// Bottlerocket runs shares each GPU (time-slicing, MPS) as the settings say, which the pods on
-// the group take as they take a device plugin config the configuration deploys, and splits the
-// GPUs into MIG slices, which the group's GPUs are then judged by. Other AMI types read no TOML
-// settings. Settings Bottlerocket refuses are an error at the launch template.
+// (its launch template's user_data, which EKS merges into its own). Other AMI types read no TOML
+// settings.
 func (c *mapContext) bottlerocketPlugin(r *parser.Resource, w, lt *view) {
 	ami, ok := w.quiet().str("ami_type")
 	if !ok || !strings.HasPrefix(strings.ToUpper(ami), "BOTTLEROCKET_") || lt == nil || r.NodeLabels == nil {
@@ -23,14 +20,19 @@ func (c *mapContext) bottlerocketPlugin(r *parser.Resource, w, lt *view) {
 	if !ok {
 		return
 	}
-	ltAddr := strings.TrimSuffix(lt.path, ".")
+	c.bottlerocketSettings(r, userData, strings.TrimSuffix(lt.path, "."))
+}
+
+// bottlerocketSettings applies Bottlerocket settings (user data, base64 or not, of the launch
+// template at ltAddr) to a node group: the NVIDIA device plugin Bottlerocket runs shares each
+// GPU (time-slicing, MPS) as the settings say, which the pods on the group take as they take a
+// device plugin config the configuration deploys, and splits the GPUs into MIG slices, which the
+// group's GPUs are then judged by. Settings Bottlerocket refuses are an error at the launch
+// template.
+func (c *mapContext) bottlerocketSettings(r *parser.Resource, userData, ltAddr string) {
 	d, set, err := bottlerocket.Read(userData)
 	if err != nil {
-		e := parser.Error{Message: fmt.Sprintf("%s: user_data: %v", ltAddr, err)}
-		if inst := c.ev.instances[ltAddr]; inst != nil {
-			e.File, e.Line = inst.decl.rng.Filename, inst.decl.rng.Start.Line
-		}
-		c.ev.l.errs = appendOnce(c.ev.l.errs, e)
+		c.userDataError(ltAddr, err)
 		r.Note("the Bottlerocket settings in %s's user_data cannot be read: how its device plugin shares or splits the GPUs is not known", ltAddr)
 		return
 	}
@@ -54,4 +56,14 @@ func (c *mapContext) bottlerocketPlugin(r *parser.Resource, w, lt *view) {
 	case why != "":
 		r.Note("%s asks for MIG, but %s", source, why)
 	}
+}
+
+// userDataError records an error in the user data of the launch template (or launch
+// configuration) at addr, at its declaration.
+func (c *mapContext) userDataError(addr string, err error) {
+	e := parser.Error{Message: fmt.Sprintf("%s: user_data: %v", addr, err)}
+	if inst := c.ev.instances[addr]; inst != nil {
+		e.File, e.Line = inst.decl.rng.Filename, inst.decl.rng.Start.Line
+	}
+	c.ev.l.errs = appendOnce(c.ev.l.errs, e)
 }

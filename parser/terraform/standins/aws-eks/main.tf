@@ -132,6 +132,14 @@ module "self_managed_node_group" {
   ami_id                     = try(each.value.ami_id, local.smng.ami_id, "")
   ami_type                   = try(each.value.ami_type, local.smng.ami_type, null)
   kubernetes_version         = try(each.value.kubernetes_version, each.value.cluster_version, var.kubernetes_version != null ? var.kubernetes_version : var.cluster_version)
+  cluster_name               = try(coalesce(var.name, var.cluster_name), "")
+  autoscaling_group_tags     = try(each.value.autoscaling_group_tags, local.smng.autoscaling_group_tags, {})
+  bootstrap_extra_args       = try(each.value.bootstrap_extra_args, local.smng.bootstrap_extra_args, "")
+  pre_bootstrap_user_data    = try(each.value.pre_bootstrap_user_data, local.smng.pre_bootstrap_user_data, "")
+  post_bootstrap_user_data   = try(each.value.post_bootstrap_user_data, local.smng.post_bootstrap_user_data, "")
+  cloudinit_pre_nodeadm      = try(each.value.cloudinit_pre_nodeadm, local.smng.cloudinit_pre_nodeadm, [])
+  cloudinit_post_nodeadm     = try(each.value.cloudinit_post_nodeadm, local.smng.cloudinit_post_nodeadm, [])
+  user_data_template_path    = try(each.value.user_data_template_path, local.smng.user_data_template_path, "")
 
   gpuguard_module_major = local.module_major
 }

@@ -2,8 +2,10 @@
 # launch template's instance type (or instance_requirements, attribute-based selection) and
 # market options, and the Auto Scaling group with its sizes and mixed instances policy (defaults
 # from the module: min 0, max 3, desired 1, m6i.large), and the image the launch template
-# boots: ami_id, else the EKS-optimized AMI of ami_type, read from its SSM parameter. IAM,
-# security groups and schedules are not modelled.
+# boots: ami_id, else the EKS-optimized AMI of ami_type, read from its SSM parameter; the user
+# data the module writes for ami_type, and the group's tags (the cluster's, and
+# autoscaling_group_tags), which make it a Kubernetes node group. IAM, security groups and
+# schedules are not modelled.
 
 variable "create" {
   type    = bool
@@ -134,6 +136,71 @@ variable "tags" {
   default = {}
 }
 
+# Tags on the Auto Scaling group alone (not propagated to its instances): the cluster
+# autoscaler's node-template tags, which name the nodes' labels and taints, are set here.
+variable "autoscaling_group_tags" {
+  type    = map(string)
+  default = {}
+}
+
+variable "cluster_name" {
+  type    = string
+  default = ""
+}
+
+# The user data the module writes (modules/_user_data with enable_bootstrap_user_data = true,
+# its templates by ami_type): the kubelet's labels and taints that gpuguard reads from it
+# (parser/userdata) are in bootstrap_extra_args (AL2's bootstrap.sh arguments, Bottlerocket's
+# TOML settings) or in cloudinit_pre_nodeadm (Amazon Linux 2023: NodeConfig parts). A custom
+# user_data_template_path is not rendered: its labels are not known.
+variable "bootstrap_extra_args" {
+  type    = string
+  default = ""
+}
+
+variable "pre_bootstrap_user_data" {
+  type    = string
+  default = ""
+}
+
+variable "post_bootstrap_user_data" {
+  type    = string
+  default = ""
+}
+
+variable "cloudinit_pre_nodeadm" {
+  type    = any
+  default = []
+}
+
+variable "cloudinit_post_nodeadm" {
+  type    = any
+  default = []
+}
+
+variable "user_data_template_path" {
+  type    = string
+  default = ""
+}
+
+locals {
+  user_data_family = split("_", local.ami_type)[0]
+  nodeadm_parts = concat(
+    coalesce(var.cloudinit_pre_nodeadm, []),
+    [{ content_type = "application/node.eks.aws", content = "---\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: ${var.cluster_name}\n" }],
+    coalesce(var.cloudinit_post_nodeadm, []),
+  )
+  user_data = var.user_data_template_path != "" ? null : (
+    local.user_data_family == "AL2" ? "#!/bin/bash\nset -e\n${var.pre_bootstrap_user_data}\n/etc/eks/bootstrap.sh ${var.cluster_name} ${var.bootstrap_extra_args} --b64-cluster-ca $B64_CLUSTER_CA --apiserver-endpoint $API_SERVER_URL\n${var.post_bootstrap_user_data}\n" :
+    local.user_data_family == "BOTTLEROCKET" ? "[settings.kubernetes]\n\"cluster-name\" = \"${var.cluster_name}\"\n\n${var.bootstrap_extra_args}\n" :
+    local.user_data_family == "AL2023" ? join("", concat(
+      ["MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"MIMEBOUNDARY\"\n\n"],
+      [for p in local.nodeadm_parts : "--MIMEBOUNDARY\nContent-Type: ${try(p.content_type, "text/x-shellscript")}\n\n${p.content}\n\n"],
+      ["--MIMEBOUNDARY--\n"],
+    )) : null
+  )
+}
+
 resource "aws_launch_template" "this" {
   count = var.create ? 1 : 0
 
@@ -193,6 +260,8 @@ resource "aws_launch_template" "this" {
     }
   }
 
+  user_data = local.user_data == null ? null : base64encode(local.user_data)
+
   tags = var.tags
 }
 
@@ -239,11 +308,24 @@ resource "aws_autoscaling_group" "this" {
   }
 
   dynamic "tag" {
-    for_each = merge(var.tags, { Name = var.name })
+    for_each = merge({
+      Name                                          = var.name
+      "kubernetes.io/cluster/${var.cluster_name}" = "owned"
+      "k8s.io/cluster/${var.cluster_name}"        = "owned"
+    }, var.tags)
     content {
       key                 = tag.key
       value               = tag.value
       propagate_at_launch = true
+    }
+  }
+
+  dynamic "tag" {
+    for_each = var.autoscaling_group_tags
+    content {
+      key                 = tag.key
+      value               = tag.value
+      propagate_at_launch = false
     }
   }
 }

@@ -1,0 +1,372 @@
+package terraform
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// A self-managed node group (an Auto Scaling group) has no labels but those its nodes register
+// with: its launch template's or launch configuration's user data (bootstrap.sh, nodeadm,
+// Bottlerocket) says them, and its cluster autoscaler tags may. Pods that select them run on
+// the group; its taints keep off pods that do not tolerate them (a taint on nvidia.com/gpu would
+// not: Kubernetes' ExtendedResourceToleration adds its toleration to pods that request GPUs). An Auto Scaling group that
+// neither bootstraps a node nor is tagged as a cluster's is no node group.
+func TestSelfManagedNodeGroup(t *testing.T) {
+	const al2 = `base64encode(<<-EOT
+    #!/bin/bash
+    set -e
+    /etc/eks/bootstrap.sh ml --kubelet-extra-args '--node-labels=workload=inference --register-with-taints=dedicated=ml:NoSchedule'
+    EOT
+  )`
+	const nodeadm = `<<-EOT
+    apiVersion: node.eks.aws/v1alpha1
+    kind: NodeConfig
+    spec:
+      cluster:
+        name: ml
+      kubelet:
+        flags: ["--node-labels=workload=inference"]
+    EOT`
+	const bottlerocket = `base64encode(<<-EOT
+    [settings.kubernetes]
+    cluster-name = "ml"
+    [settings.kubernetes.node-labels]
+    workload = "inference"
+    [settings.kubelet-device-plugins.nvidia]
+    device-sharing-strategy = "time-slicing"
+    [settings.kubelet-device-plugins.nvidia.time-slicing]
+    replicas = 4
+    rename-by-default = false
+    EOT
+  )`
+	const toleration = `toleration {
+          key      = "dedicated"
+          operator = "Exists"
+          effect   = "NoSchedule"
+        }`
+	const clusterTag = `tag {
+    key                 = "kubernetes.io/cluster/ml"
+    value               = "owned"
+    propagate_at_launch = true
+  }`
+	const caLabel = `tag {
+    key                 = "k8s.io/cluster-autoscaler/node-template/label/workload"
+    value               = "inference"
+    propagate_at_launch = false
+  }`
+	// stack is a g5.xlarge group of 2 nodes launched from a template (or, with launchConfig, a
+	// launch configuration) with userData, and a 4-replica Deployment selecting
+	// workload=inference.
+	stack := func(userData string, launchConfig bool, tags, podSpec string) string {
+		launch := fmt.Sprintf(`resource "aws_launch_template" "gpu" {
+  name          = "gpu"
+  instance_type = "g5.xlarge"
+  user_data     = %s
+}`, userData)
+		use := `launch_template {
+    id      = aws_launch_template.gpu.id
+    version = "$Latest"
+  }`
+		if launchConfig {
+			launch = fmt.Sprintf(`resource "aws_launch_configuration" "gpu" {
+  name          = "gpu"
+  image_id      = "ami-123"
+  instance_type = "g5.xlarge"
+  user_data     = %s
+}`, userData)
+			use = `launch_configuration = aws_launch_configuration.gpu.name`
+		}
+		return fmt.Sprintf(`provider "aws" { region = "us-east-1" }
+variable "user_data" {
+  type = string
+}
+%s
+resource "aws_autoscaling_group" "gpu" {
+  name             = "gpu"
+  desired_capacity = 2
+  min_size         = 0
+  max_size         = 4
+  %s
+  %s
+}
+resource "kubernetes_deployment_v1" "infer" {
+  metadata { name = "infer" }
+  spec {
+    replicas = 4
+    template {
+      metadata {}
+      spec {
+        node_selector = { workload = "inference" }
+        %s
+        container {
+          name = "c"
+          resources { limits = { "nvidia.com/gpu" = 1 } }
+        }
+      }
+    }
+  }
+}
+`, launch, use, tags, podSpec)
+	}
+	for _, tc := range []struct {
+		name, src string
+		onGroup   bool // the pods run on the group
+		replicas  int  // how many pods share each GPU, when they do
+		none      bool // the group is no node group
+		note      string
+		warn      string
+		err       string
+	}{
+		{name: "AL2 bootstrap.sh, a toleration", src: stack(al2, false, "", toleration), onGroup: true,
+			note: "a self-managed node group: its nodes join the cluster ml with the labels and taints bootstrap.sh registers in aws_launch_template.gpu's user data"},
+		{name: "AL2 bootstrap.sh, no toleration: the pods stay Pending", src: stack(al2, false, "", ""), onGroup: true,
+			warn: "main.tf:26: kubernetes_deployment_v1.infer: Deployment/default/infer: its pods select workload=inference, but do not tolerate the taints of the node groups that carry it: aws_autoscaling_group.gpu (taint dedicated=ml:NoSchedule)"},
+		{name: "nodeadm in a launch configuration's plain user data", src: stack(nodeadm, true, "", ""), onGroup: true,
+			note: "labels and taints nodeadm's NodeConfig registers in aws_launch_configuration.gpu's user data"},
+		{name: "Bottlerocket settings share the GPUs", src: stack(bottlerocket, false, "", ""), onGroup: true, replicas: 4,
+			note: "settings.kubelet-device-plugins.nvidia in aws_launch_template.gpu's user_data, the Bottlerocket settings its nodes boot with, shares each GPU as 4 units of nvidia.com/gpu (time-slicing)"},
+		{name: "a cluster's tag, user data known at apply: any label may select it", src: stack("var.user_data", false, clusterTag, ""), onGroup: true,
+			note: "its user data is known only at apply"},
+		{name: "a cluster autoscaler label tag, user data that does not bootstrap", src: stack(`"#!/bin/bash\necho hi\n"`, false, caLabel, ""), onGroup: true,
+			note: "its user data does not bootstrap the node in a way gpuguard reads"},
+		{name: "the user data's labels win over the autoscaler's tags", src: stack(al2, false, strings.ReplaceAll(caLabel, `"inference"`, `"batch"`), toleration), onGroup: true,
+			note: `its cluster autoscaler tag says the nodes' label workload is "batch", but their user data registers "inference"`},
+		{name: "neither bootstraps a node nor is tagged", src: stack(`"#!/bin/bash\necho hi\n"`, false, "", ""), none: true},
+		{name: "a label the kubelet refuses", src: stack(strings.ReplaceAll(al2, "workload=inference", "node-role.kubernetes.io/gpu=true"), false, "", toleration),
+			note: "the labels and taints its nodes register with are not known", none: true, // its nodes never join
+			err: "main.tf:5: aws_launch_template.gpu: user_data: line 3: bootstrap.sh --kubelet-extra-args: kubelet flag --node-labels: the kubelet refuses to start with node-role.kubernetes.io/gpu"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := parseHCL(t, tc.src, Options{})
+			var errs []string
+			for _, e := range res.Errors {
+				errs = append(errs, e.Error())
+			}
+			if tc.err == "" && len(errs) > 0 || tc.err != "" && (len(errs) != 1 || !strings.HasPrefix(errs[0], tc.err)) {
+				t.Fatalf("errors %q, want %q", errs, tc.err)
+			}
+			var warns []string
+			for _, w := range res.Warnings {
+				warns = append(warns, fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Message))
+			}
+			if tc.warn == "" && len(warns) > 0 || tc.warn != "" && (len(warns) != 1 || !strings.HasPrefix(warns[0], tc.warn)) {
+				t.Errorf("warnings %q, want %q", warns, tc.warn)
+			}
+			got := byAddress(t, res)
+			group, infer := got["aws_autoscaling_group.gpu"], got["kubernetes_deployment_v1.infer"]
+			if group.InstanceType != "g5.xlarge" || group.Quantity != 2 || infer.Pod == nil {
+				t.Fatalf("resources %+v", got)
+			}
+			on := len(infer.Pod.NodeGroups) == 1 && infer.Pod.NodeGroups[0].Address == "aws_autoscaling_group.gpu"
+			if on != tc.onGroup || infer.Pod.SharedReplicas != tc.replicas {
+				t.Errorf("pods on the group %v, shared by %d; want %v, %d; notes %q", on, infer.Pod.SharedReplicas, tc.onGroup, tc.replicas, infer.Notes)
+			}
+			if on && infer.InstanceType != "g5.xlarge" {
+				t.Errorf("the pods run on %q", infer.InstanceType)
+			}
+			if notes := strings.Join(append(group.Notes, infer.Notes...), "\n"); tc.note != "" && !strings.Contains(notes, tc.note) {
+				t.Errorf("notes %q, want %q", notes, tc.note)
+			}
+			if (group.NodeLabels == nil) != tc.none {
+				t.Errorf("node labels %+v", group.NodeLabels)
+			}
+		})
+	}
+}
+
+// terraform-aws-modules/eks's self-managed node groups tag their Auto Scaling groups as the
+// cluster's and write user data by ami_type: gpuguard's stand-in does both, so the labels in
+// bootstrap_extra_args (AL2, Bottlerocket) or cloudinit_pre_nodeadm (AL2023) place the pods
+// that select them. A custom user data template is not rendered: any label may select the group.
+func TestSelfManagedEKSModule(t *testing.T) {
+	call := func(version, group string) string {
+		return `provider "aws" { region = "us-east-1" }
+module "eks" {
+  source  = "terraform-aws-modules/eks/aws"
+  version = "` + version + `"
+  ` + map[bool]string{true: `name = "ml"`, false: `cluster_name = "ml"`}[version == "~> 21.0"] + `
+  self_managed_node_groups = {
+    gpu = {
+      instance_type = "g6.xlarge"
+      min_size      = 2
+      desired_size  = 2
+      ` + group + `
+    }
+  }
+}
+resource "kubernetes_deployment_v1" "infer" {
+  metadata { name = "infer" }
+  spec {
+    replicas = 2
+    template {
+      metadata {}
+      spec {
+        node_selector = { workload = "inference" }
+        container {
+          name = "c"
+          resources { limits = { "nvidia.com/gpu" = 1 } }
+        }
+      }
+    }
+  }
+}
+`
+	}
+	const address = `module.eks.module.self_managed_node_group["gpu"].aws_autoscaling_group.this[0]`
+	for _, tc := range []struct {
+		name, src string
+		partial   bool // the group's labels are not known
+		note      string
+	}{
+		{name: "AL2023: a NodeConfig in cloudinit_pre_nodeadm", src: call("~> 21.0", `ami_type = "AL2023_x86_64_NVIDIA"
+      cloudinit_pre_nodeadm = [{
+        content_type = "application/node.eks.aws"
+        content      = <<-EOT
+          apiVersion: node.eks.aws/v1alpha1
+          kind: NodeConfig
+          spec:
+            kubelet:
+              flags:
+                - --node-labels=workload=inference
+        EOT
+      }]`), note: "its nodes join the cluster ml with the labels and taints nodeadm's NodeConfig registers"},
+		{name: "AL2: bootstrap_extra_args", src: call("~> 20.0", `ami_type = "AL2_x86_64_GPU"
+      bootstrap_extra_args = "--kubelet-extra-args '--node-labels=workload=inference'"`), note: "with the labels and taints bootstrap.sh registers"},
+		{name: "Bottlerocket: bootstrap_extra_args", src: call("~> 21.0", `ami_type = "BOTTLEROCKET_x86_64_NVIDIA"
+      bootstrap_extra_args = <<-EOT
+        [settings.kubernetes.node-labels]
+        workload = "inference"
+      EOT`), note: "with the labels and taints Bottlerocket's settings registers"},
+		{name: "a cluster autoscaler tag names the label; the user data does not", src: call("~> 21.0", `ami_type = "AL2023_x86_64_NVIDIA"
+      autoscaling_group_tags = { "k8s.io/cluster-autoscaler/node-template/label/workload" = "inference" }`)},
+		{name: "a custom user data template", src: call("~> 21.0", `ami_type = "AL2023_x86_64_NVIDIA"
+      user_data_template_path = "${path.module}/user-data.tpl"`), partial: true, note: "without user data gpuguard reads"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := parseHCL(t, tc.src, Options{})
+			if len(res.Errors) > 0 {
+				t.Fatal(res.Errors)
+			}
+			got := byAddress(t, res)
+			group, infer := got[address], got["kubernetes_deployment_v1.infer"]
+			if group.NodeLabels == nil || infer.Pod == nil {
+				t.Fatalf("resources %+v", got)
+			}
+			if group.NodeLabels.Partial != tc.partial || !tc.partial && group.NodeLabels.Labels["workload"] != "inference" {
+				t.Errorf("labels %+v", group.NodeLabels)
+			}
+			if len(infer.Pod.NodeGroups) != 1 || infer.InstanceType != "g6.xlarge" {
+				t.Errorf("pods on %+v (%s); notes %q", infer.Pod.NodeGroups, infer.InstanceType, infer.Notes)
+			}
+			if notes := strings.Join(group.Notes, "\n"); !strings.Contains(notes, tc.note) {
+				t.Errorf("notes %q, want %q", notes, tc.note)
+			}
+		})
+	}
+}
+
+// An EKS managed node group's nodes also register with the labels in its launch template's
+// user data when EKS merges it (a NodeConfig, Bottlerocket settings) or the group boots its own
+// image, whose bootstrap.sh the user data runs; with EKS's own AL2 image a bootstrap.sh call in
+// the user data is not how the nodes join.
+func TestManagedNodeGroupUserData(t *testing.T) {
+	stack := func(amiType, launchTemplate string) string {
+		return fmt.Sprintf(`provider "aws" { region = "us-east-1" }
+resource "aws_launch_template" "gpu" {
+  name = "gpu"
+  %s
+}
+resource "aws_eks_node_group" "gpu" {
+  cluster_name    = "ml"
+  node_group_name = "gpu"
+  node_role_arn   = "arn"
+  subnet_ids      = ["s"]
+  %s
+  instance_types  = ["g6.xlarge"]
+  labels          = { team = "ml" }
+  launch_template {
+    id      = aws_launch_template.gpu.id
+    version = "$Latest"
+  }
+  scaling_config {
+    desired_size = 1
+    min_size     = 1
+    max_size     = 1
+  }
+}
+resource "aws_eks_node_group" "train" {
+  cluster_name    = "ml"
+  node_group_name = "train"
+  node_role_arn   = "arn"
+  subnet_ids      = ["s"]
+  instance_types  = ["p5.48xlarge"]
+  labels          = { workload = "training" }
+  scaling_config {
+    desired_size = 1
+    min_size     = 1
+    max_size     = 1
+  }
+}
+resource "kubernetes_deployment_v1" "infer" {
+  metadata { name = "infer" }
+  spec {
+    replicas = 1
+    template {
+      metadata {}
+      spec {
+        node_selector = { workload = "inference" }
+        container {
+          name = "c"
+          resources { limits = { "nvidia.com/gpu" = 1 } }
+        }
+      }
+    }
+  }
+}
+`, launchTemplate, amiType)
+	}
+	const nodeConfig = `user_data = base64encode(<<-EOT
+    MIME-Version: 1.0
+    Content-Type: multipart/mixed; boundary="//"
+
+    --//
+    Content-Type: application/node.eks.aws
+
+    apiVersion: node.eks.aws/v1alpha1
+    kind: NodeConfig
+    spec:
+      kubelet:
+        flags: ["--node-labels=workload=inference"]
+    --//--
+    EOT
+  )`
+	const script = `user_data = base64encode("#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args '--node-labels=workload=inference'\n")`
+	for _, tc := range []struct {
+		name, src string
+		on        bool
+	}{
+		{"AL2023: EKS merges the NodeConfig", stack(`ami_type = "AL2023_x86_64_NVIDIA"`, nodeConfig), true},
+		{"a custom AMI runs the user data's bootstrap.sh", stack("", `image_id = "ami-123"`+"\n  "+script), true},
+		{"EKS's AL2 image: bootstrap.sh in the user data is not how nodes join", stack(`ami_type = "AL2_x86_64_GPU"`, script), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := parseHCL(t, tc.src, Options{})
+			if len(res.Errors) > 0 {
+				t.Fatal(res.Errors)
+			}
+			got := byAddress(t, res)
+			group, infer := got["aws_eks_node_group.gpu"], got["kubernetes_deployment_v1.infer"]
+			if group.NodeLabels == nil || infer.Pod == nil {
+				t.Fatalf("resources %+v", got)
+			}
+			on := len(infer.Pod.NodeGroups) == 1 && infer.Pod.NodeGroups[0].Address == "aws_eks_node_group.gpu"
+			if on != tc.on || group.NodeLabels.Labels["team"] != "ml" || group.NodeLabels.Labels["eks.amazonaws.com/nodegroup"] != "gpu" {
+				t.Errorf("pods on the group %v, want %v; labels %v; notes %q", on, tc.on, group.NodeLabels.Labels, infer.Notes)
+			}
+			if noted := strings.Contains(strings.Join(group.Notes, "\n"), "its nodes also register with the labels and taints in aws_launch_template.gpu's user data"); noted != tc.on {
+				t.Errorf("notes %q", group.Notes)
+			}
+		})
+	}
+}

@@ -1,0 +1,212 @@
+package userdata
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"maps"
+	"mime"
+	"mime/multipart"
+	"net/mail"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/bottlerocket"
+)
+
+// How a node's user data bootstraps it (Node.Bootstrap).
+const (
+	BootstrapScript = "bootstrap.sh" // the EKS Amazon Linux 2 AMI's /etc/eks/bootstrap.sh
+	Nodeadm         = "nodeadm"      // Amazon Linux 2023's NodeConfig
+	Bottlerocket    = "Bottlerocket" // settings.kubernetes
+)
+
+// Node is what user data says of the Kubernetes node an instance boots as.
+type Node struct {
+	// Bootstrap is how the node joins its cluster: BootstrapScript, Nodeadm or Bottlerocket.
+	Bootstrap string
+	// Cluster is the cluster it joins, "" when not said (or computed at boot).
+	Cluster string
+	Labels  map[string]string
+	Taints  []parser.Taint
+	// LabelsUnknown and TaintsUnknown are set when some labels or taints are what a script
+	// computes at boot (a shell variable gpuguard cannot read).
+	LabelsUnknown, TaintsUnknown bool
+	// Settings is the Bottlerocket settings text (TOML, decoded), for what else it sets.
+	Settings string
+}
+
+// maxText bounds the decoded user data read: EC2 takes 16 KB of it, which gzip may expand.
+const maxText = 1 << 20
+
+// Read parses user data as a launch template holds it (base64, or plain). ok says whether it
+// bootstraps a Kubernetes node in a way this package reads. Labels and taints that the
+// bootstrap would refuse are errors, as is settings text that is not TOML.
+func Read(userData string) (n Node, ok bool, err error) {
+	text, err := decode([]byte(userData))
+	if err != nil {
+		return Node{}, false, err
+	}
+	r := &reader{node: Node{Labels: map[string]string{}}}
+	if err := r.part(text, ""); err != nil {
+		return Node{}, false, err
+	}
+	if r.node.Bootstrap == "" {
+		return Node{}, false, nil
+	}
+	return r.node, true, nil
+}
+
+// decode undoes the encodings user data comes in: base64 (a launch template's user_data) and
+// gzip (cloud-init reads compressed user data).
+func decode(b []byte) (string, error) {
+	if d, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(b))); err == nil && len(d) > 0 {
+		b = d
+	}
+	if len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			return "", fmt.Errorf("gzip user data: %v", err)
+		}
+		d, err := io.ReadAll(io.LimitReader(zr, maxText+1))
+		if err != nil {
+			return "", fmt.Errorf("gzip user data: %v", err)
+		}
+		if len(d) > maxText {
+			return "", fmt.Errorf("gzip user data expands past %d bytes", maxText)
+		}
+		b = d
+	}
+	if !utf8.Valid(b) {
+		return "", nil // binary: nothing this package reads
+	}
+	return string(b), nil
+}
+
+// reader gathers a node from the parts of user data.
+type reader struct {
+	node  Node
+	depth int
+}
+
+// set records how the node is bootstrapped; a later part's way does not replace an earlier
+// one's (a MIME archive's NodeConfig part and the script after it).
+func (r *reader) set(bootstrap, cluster string) {
+	if r.node.Bootstrap == "" {
+		r.node.Bootstrap = bootstrap
+	}
+	if r.node.Cluster == "" {
+		r.node.Cluster = cluster
+	}
+}
+
+func (r *reader) labels(m map[string]string) { maps.Copy(r.node.Labels, m) }
+
+// part reads one part of user data, by its MIME type when it has one, else by its look.
+func (r *reader) part(text, mediaType string) error {
+	trimmed := strings.TrimLeft(text, " \t\r\n")
+	switch {
+	case mediaType == "" && isMIME(trimmed):
+		return r.mime(trimmed)
+	case mediaType == "application/node.eks.aws":
+		return r.nodeConfig(text, true)
+	case mediaType == "text/x-shellscript", strings.HasPrefix(trimmed, "#!"):
+		return r.script(text)
+	case mediaType != "" && mediaType != "text/plain":
+		return nil // cloud-config and the like: not read
+	case strings.Contains(trimmed, "node.eks.aws/") && strings.Contains(trimmed, "NodeConfig"):
+		return r.nodeConfig(text, false)
+	case strings.Contains(trimmed, "[settings"), strings.Contains(trimmed, "settings."):
+		return r.bottlerocket(text)
+	case strings.Contains(trimmed, "bootstrap.sh"):
+		return r.script(text)
+	}
+	return nil
+}
+
+// isMIME says whether text starts with MIME headers (cloud-init's multi-part archive).
+func isMIME(text string) bool {
+	head := strings.ToLower(text[:min(len(text), 200)])
+	return strings.HasPrefix(head, "mime-version:") || strings.HasPrefix(head, "content-type:")
+}
+
+// mime reads a MIME message: each part of a multi-part archive in order, or the one body.
+func (r *reader) mime(text string) error {
+	if r.depth > 4 {
+		return fmt.Errorf("MIME parts nested more than 4 deep")
+	}
+	r.depth++
+	defer func() { r.depth-- }()
+	msg, err := mail.ReadMessage(strings.NewReader(strings.ReplaceAll(text, "\r\n", "\n")))
+	if err != nil {
+		return fmt.Errorf("MIME user data: %v", err)
+	}
+	mediaType, params, err := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+	if err != nil {
+		return fmt.Errorf("MIME user data: Content-Type: %v", err)
+	}
+	if !strings.HasPrefix(mediaType, "multipart/") {
+		body, err := partBody(msg.Body, msg.Header.Get("Content-Transfer-Encoding"))
+		if err != nil {
+			return err
+		}
+		return r.part(body, mediaType)
+	}
+	mr := multipart.NewReader(msg.Body, params["boundary"])
+	for i := 1; ; i++ {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("MIME user data, part %d: %v", i, err)
+		}
+		pt, _, err := mime.ParseMediaType(p.Header.Get("Content-Type"))
+		if err != nil {
+			pt = "text/plain" // RFC 2046: a part without a type is text/plain
+		}
+		body, err := partBody(p, p.Header.Get("Content-Transfer-Encoding"))
+		if err != nil {
+			return fmt.Errorf("MIME user data, part %d: %v", i, err)
+		}
+		if strings.HasPrefix(pt, "multipart/") {
+			body = "Content-Type: " + p.Header.Get("Content-Type") + "\n\n" + body
+			pt = ""
+		}
+		if err := r.part(body, pt); err != nil {
+			return fmt.Errorf("MIME user data, part %d (%s): %v", i, pt, err)
+		}
+	}
+}
+
+// partBody reads a MIME part's body, undoing its base64 transfer encoding.
+func partBody(body io.Reader, encoding string) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(body, maxText))
+	if err != nil {
+		return "", err
+	}
+	if strings.EqualFold(strings.TrimSpace(encoding), "base64") {
+		d, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(string(b)), ""))
+		if err != nil {
+			return "", fmt.Errorf("base64 part: %v", err)
+		}
+		b = d
+	}
+	return decode(b)
+}
+
+// bottlerocket reads Bottlerocket settings.
+func (r *reader) bottlerocket(text string) error {
+	n, ok, err := bottlerocket.ReadNode(text)
+	if err != nil || !ok {
+		return err
+	}
+	r.set(Bottlerocket, n.Cluster)
+	r.node.Settings = text
+	r.labels(n.Labels)
+	r.node.Taints = append(r.node.Taints, n.Taints...)
+	return nil
+}
