@@ -92,13 +92,14 @@ type reader struct {
 	depth int
 }
 
-// set records how the node is bootstrapped; a later part's way does not replace an earlier
-// one's (a MIME archive's NodeConfig part and the script after it).
+// set records how the node is bootstrapped, and the cluster a part names: a later part's way
+// does not replace an earlier one's (a MIME archive's NodeConfig part and the script after it),
+// and a later cluster name does, as nodeadm merges its NodeConfigs in order.
 func (r *reader) set(bootstrap, cluster string) {
 	if r.node.Bootstrap == "" {
 		r.node.Bootstrap = bootstrap
 	}
-	if r.node.Cluster == "" {
+	if cluster != "" {
 		r.node.Cluster = cluster
 	}
 }
@@ -149,7 +150,7 @@ func (r *reader) mime(text string) error {
 		return fmt.Errorf("MIME user data: Content-Type: %v", err)
 	}
 	if !strings.HasPrefix(mediaType, "multipart/") {
-		body, err := partBody(msg.Body, msg.Header.Get("Content-Transfer-Encoding"))
+		body, err := partBody(msg.Body)
 		if err != nil {
 			return err
 		}
@@ -168,7 +169,7 @@ func (r *reader) mime(text string) error {
 		if err != nil {
 			pt = "text/plain" // RFC 2046: a part without a type is text/plain
 		}
-		body, err := partBody(p, p.Header.Get("Content-Transfer-Encoding"))
+		body, err := partBody(p)
 		if err != nil {
 			return fmt.Errorf("MIME user data, part %d: %v", i, err)
 		}
@@ -182,18 +183,12 @@ func (r *reader) mime(text string) error {
 	}
 }
 
-// partBody reads a MIME part's body, undoing its base64 transfer encoding.
-func partBody(body io.Reader, encoding string) (string, error) {
+// partBody reads a MIME part's body; decode undoes a base64 transfer encoding (with the line
+// breaks MIME wraps it at) as it does the whole user data's.
+func partBody(body io.Reader) (string, error) {
 	b, err := io.ReadAll(io.LimitReader(body, maxText))
 	if err != nil {
 		return "", err
-	}
-	if strings.EqualFold(strings.TrimSpace(encoding), "base64") {
-		d, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(string(b)), ""))
-		if err != nil {
-			return "", fmt.Errorf("base64 part: %v", err)
-		}
-		b = d
 	}
 	return decode(b)
 }

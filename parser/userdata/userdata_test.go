@@ -15,6 +15,15 @@ import (
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 
+// wrap breaks base64 into MIME's 76-character lines.
+func wrap(s string) string {
+	var lines []string
+	for len(s) > 76 {
+		lines, s = append(lines, s[:76]), s[76:]
+	}
+	return strings.Join(append(lines, s), "\n")
+}
+
 func gzipB64(s string) string {
 	var b bytes.Buffer
 	w := gzip.NewWriter(&b)
@@ -81,15 +90,18 @@ func TestRead(t *testing.T) {
 			userData: "#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args \"$KUBELET_EXTRA_ARGS\"\n",
 			want:     Node{Bootstrap: BootstrapScript, Cluster: "ml", Labels: map[string]string{}, LabelsUnknown: true, TaintsUnknown: true}},
 		{name: "a here-document and comments before the call",
-			userData: "#!/bin/bash\n# runs /etc/eks/bootstrap.sh other --kubelet-extra-args '--node-labels=no=1'\ncat <<-'EOF' > /etc/motd\n\tdon't \"quote\" here\n\tEOF\n/etc/eks/bootstrap.sh ml --kubelet-extra-args '--node-labels=workload=inference' # the node\n",
+			userData: "#!/bin/bash\n# runs /etc/eks/bootstrap.sh other --kubelet-extra-args '--node-labels=no=1'\ncat <<-'EOF' > /etc/motd\n\tdon't \"quote\" here\n\tEOF\n/etc/eks/bootstrap.sh ml --kubelet-extra-args '--node-labels=workload=inference' # --kubelet-extra-args '--node-labels=no=2'\n",
 			want:     Node{Bootstrap: BootstrapScript, Cluster: "ml", Labels: map[string]string{"workload": "inference"}}},
+		{name: "run by sudo and bash with their options", userData: "#!/bin/bash\nsudo -E bash -x /etc/eks/bootstrap.sh ml --kubelet-extra-args '--node-labels=workload=inference'\n",
+			want: Node{Bootstrap: BootstrapScript, Cluster: "ml", Labels: map[string]string{"workload": "inference"}}},
 		{name: "gzip", userData: gzipB64("#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args '--node-labels=workload=inference'\n"),
 			want: Node{Bootstrap: BootstrapScript, Cluster: "ml", Labels: map[string]string{"workload": "inference"}}},
 		{name: "AL2023 MIME archive", userData: b64(al2023MIME),
 			want: Node{Bootstrap: Nodeadm, Cluster: "ml", Labels: map[string]string{"workload": "training", "accelerator": "h100"}, Taints: []parser.Taint{gpuTaint}}},
-		{name: "AL2023 MIME with a base64 part and CRLF", userData: strings.ReplaceAll("MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: application/node.eks.aws\nContent-Transfer-Encoding: base64\n\n"+
-			b64("apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n    flags: [\"--node-labels=workload=training\"]\n")+"\n--//--\n", "\n", "\r\n"),
-			want: Node{Bootstrap: Nodeadm, Labels: map[string]string{"workload": "training"}}},
+		{name: "AL2023 MIME: a base64 part in lines, CRLF, the later NodeConfig naming the cluster", userData: strings.ReplaceAll("MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: application/node.eks.aws\nContent-Transfer-Encoding: base64\n\n"+
+			wrap(b64("apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: old\n  kubelet:\n    flags: [\"--node-labels=workload=training\"]\n"))+
+			"\n--//\nContent-Type: application/node.eks.aws\n\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: ml\n--//--\n", "\n", "\r\n"),
+			want: Node{Bootstrap: Nodeadm, Cluster: "ml", Labels: map[string]string{"workload": "training"}}},
 		{name: "a NodeConfig alone", userData: "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: ml\n",
 			want: Node{Bootstrap: Nodeadm, Cluster: "ml", Labels: map[string]string{}}},
 		{name: "Bottlerocket",
