@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // migLayoutSlice matches the GPU Operator's default layouts that split every GPU into one slice
@@ -48,18 +51,72 @@ type MIGLayouts map[string]migLayout
 // so that its node groups' nvidia.com/mig.config labels are read as its pods' are. What the
 // configs get wrong is Build's to report.
 func MIGLayoutsOf(files []*File, releases []ChartRelease) MIGLayouts {
-	l := MIGLayouts{}
+	// The GPU Operator's releases: those given, and those declared among the objects (a Flux
+	// HelmRelease, an Argo CD Application), read as Build reads them.
+	sharing := newPluginSharing()
 	for _, r := range releases {
-		l.addRelease(r) // first: a ConfigMap's layout of the same name wins, as in Build
+		sharing.addRelease(r)
 	}
+	l := MIGLayouts{}
 	for _, f := range files {
 		for _, o := range f.objects {
+			if isPluginSharing(o) {
+				sharing.addObject(o)
+			}
 			if o.Kind == "ConfigMap" && o.APIVersion == "v1" {
 				l.add(o)
 			}
 		}
 	}
+	sharing.finish()
+	for name, layout := range sharing.layouts {
+		if _, ok := l[name]; !ok { // a ConfigMap's layout of the same name wins, as in Build
+			l[name] = layout
+		}
+	}
 	return l
+}
+
+// Partition splits a node group's GPUs into the MIG slices its nvidia.com/mig.config label
+// names (NVIDIA's GPU Operator's MIG manager partitions the nodes so), as the default layouts or
+// these custom ones declare it, unless the group declares its own partition (GKE's
+// gpu_partition_size, AKS's gpu_instance).
+func (l MIGLayouts) Partition(r *parser.Resource) {
+	if r.NodeLabels == nil || r.Pod != nil || r.GPUPartition != "" {
+		return
+	}
+	layout, ok := r.NodeLabels.Labels[LabelMIGConfig]
+	if !ok {
+		return
+	}
+	switch slice, why, from := l.Slice(layout); {
+	case slice != "":
+		r.GPUPartition = slice
+		if from != "" {
+			from = ", as " + from + " declares it"
+		}
+		r.Note("GPUs are partitioned into MIG slices of %s (label %s=%s, which the GPU Operator's MIG manager applies%s): a workload gets one slice per copy", slice, LabelMIGConfig, layout, from)
+	case why != "":
+		r.Note("label %s=%s %s", LabelMIGConfig, layout, why)
+	case from != "":
+		r.Note("label %s=%s names a layout that %s declares with MIG disabled: the GPUs are whole", LabelMIGConfig, layout, from)
+	}
+}
+
+// PartitionDeclared partitions a node group read before these layouts were (a Terraform group
+// whose layout the manifests read beside it declare) when they declare the layout its label
+// names: what Partition said of the label then gives way to what the layout says.
+func (l MIGLayouts) PartitionDeclared(r *parser.Resource) {
+	if r.NodeLabels == nil || r.Pod != nil || r.GPUPartition != "" {
+		return
+	}
+	layout, ok := r.NodeLabels.Labels[LabelMIGConfig]
+	if _, _, from := l.Slice(layout); !ok || from == "" {
+		return
+	}
+	said := fmt.Sprintf("label %s=%s ", LabelMIGConfig, layout)
+	r.Notes = slices.DeleteFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, said) })
+	l.Partition(r)
 }
 
 // migLayout is one named layout: the one slice it splits every GPU into, or why the GPUs are

@@ -717,8 +717,14 @@ spec:
 		{"an Argo CD Application", argo + pod, nil, "vllm-3g", "3g.40gb", "(as Application argocd/gpu-operator's values (migManager.config.data, ConfigMap gpu-operator/argo-mig) declares it)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{NodeGroups: []NodeGroup{group(tc.layout)}, ChartReleases: tc.releases})
+			files := []*File{Decode("k.yaml", []byte(tc.manifests))}
+			res := Build(files, Options{NodeGroups: []NodeGroup{group(tc.layout)}, ChartReleases: tc.releases})
 			migPod(t, res, tc.profile, tc.note)
+			// A node group's own configuration, or a scan for the groups read beside these
+			// manifests, reads the same layouts.
+			if slice, _, _ := MIGLayoutsOf(files, tc.releases).Slice(tc.layout); slice != tc.profile {
+				t.Errorf("MIGLayoutsOf: slice %q, want %q", slice, tc.profile)
+			}
 		})
 	}
 	// The group's own configuration read the custom layout (its partition is the layout's slice).

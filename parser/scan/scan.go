@@ -658,6 +658,15 @@ func Scan(paths []string, opts Options) parser.Result {
 		// there. One that names no node is not given the Terraform's only node group: nothing
 		// says the manifests are applied to that cluster.
 		kopts := opts.Kubernetes
+		// A Terraform node group whose MIG layout the manifests declare (a mig-parted
+		// ConfigMap, a GPU Operator release) has its GPUs split as the layout says: its own
+		// configuration could not read the layout.
+		if groupsNameLayouts(res.Resources) {
+			layouts := kubernetes.MIGLayoutsOf(kube, kopts.ChartReleases)
+			for i := range res.Resources {
+				layouts.PartitionDeclared(&res.Resources[i])
+			}
+		}
 		kopts.NodeGroups = append(slices.Clip(kopts.NodeGroups), kubernetes.NodeGroupsOf(res.Resources)...)
 		kopts.Repository = &repoTree{opts: opts, trees: gitops.trees}
 		res.Merge(kubernetes.Build(kube, kopts))
@@ -667,6 +676,17 @@ func Scan(paths []string, opts Options) parser.Result {
 	res.Warnings = dedupe(res.Warnings)
 	res.Sort()
 	return res
+}
+
+// groupsNameLayouts says whether a node group among resources names a MIG layout it is not yet
+// split by.
+func groupsNameLayouts(rs []parser.Resource) bool {
+	for i := range rs {
+		if r := &rs[i]; r.NodeLabels != nil && r.Pod == nil && r.GPUPartition == "" && r.NodeLabels.Labels[kubernetes.LabelMIGConfig] != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // realPath is a file's absolute path with links resolved, or "" when it has none.

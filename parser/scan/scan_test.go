@@ -571,3 +571,69 @@ func TestFluxValuesFromAGeneratedConfigMap(t *testing.T) {
 		t.Errorf("shared by %d; notes %q", r.Pod.SharedReplicas, r.Notes)
 	}
 }
+
+// A Terraform node group labelled with a custom MIG layout that only the manifests read beside
+// it declare (a mig-parted ConfigMap, a Flux HelmRelease of the GPU Operator) is split as the
+// layout says: its own row, not only the pods on it. Without the layout its GPUs stay whole, and
+// a group that declares its own partition keeps it.
+func TestTerraformGroupLayoutsBeside(t *testing.T) {
+	const group = `provider "aws" { region = "us-east-1" }
+resource "aws_eks_node_group" "a100" {
+  cluster_name    = "ml"
+  node_group_name = "a100"
+  ami_type        = "AL2023_x86_64_NVIDIA"
+  instance_types  = ["p4de.24xlarge"]
+  labels          = { "nvidia.com/mig.config" = "vllm-3g" }
+  scaling_config {
+    desired_size = 1
+    max_size     = 1
+    min_size     = 1
+  }
+}
+`
+	const layout = "    version: v1\n    mig-configs:\n      vllm-3g:\n        - devices: all\n          mig-enabled: true\n          mig-devices: {\"3g.40gb\": 2}\n"
+	configMap := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: custom-mig-config, namespace: gpu-operator}\ndata:\n  config.yaml: |\n" + layout
+	helmRelease := "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: gpu-operator, namespace: gpu-operator}\nspec:\n  chart:\n    spec:\n      chart: gpu-operator\n      sourceRef: {kind: HelmRepository, name: nvidia}\n  values:\n    migManager:\n      config:\n        create: true\n        name: custom-mig-config\n        data: |\n" +
+		indent("vllm-3g:\n  - devices: all\n    mig-enabled: true\n    mig-devices: {\"3g.40gb\": 2}\n", "          ")
+	for _, tc := range []struct {
+		name      string
+		files     map[string]string
+		partition string
+		note      string
+	}{
+		{"a mig-parted ConfigMap beside", map[string]string{"infra/main.tf": group, "k8s/mig.yaml": configMap}, "3g.40gb",
+			"GPUs are partitioned into MIG slices of 3g.40gb (label nvidia.com/mig.config=vllm-3g, which the GPU Operator's MIG manager applies, as the mig-parted config in ConfigMap gpu-operator/custom-mig-config (key config.yaml) declares it)"},
+		{"a Flux HelmRelease of the GPU Operator beside", map[string]string{"infra/main.tf": group, "k8s/operator.yaml": helmRelease}, "3g.40gb",
+			"as HelmRelease gpu-operator/gpu-operator's values (migManager.config.data, ConfigMap gpu-operator/custom-mig-config) declares it"},
+		{"no layout beside", map[string]string{"infra/main.tf": group, "k8s/other.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: b}\n"}, "",
+			"label nvidia.com/mig.config=vllm-3g is not one of the GPU Operator's default layouts"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			testutil.WriteFiles(t, root, tc.files)
+			res := Scan([]string{root}, Options{})
+			if len(res.Errors) > 0 || len(res.Resources) != 1 {
+				t.Fatalf("resources %+v, errors %q", res.Resources, messageLines(res.Errors))
+			}
+			g := res.Resources[0]
+			notes := strings.Join(g.Notes, "\n")
+			if g.GPUPartition != tc.partition || !strings.Contains(notes, tc.note) {
+				t.Errorf("partition %q, want %q; notes %q, want %q", g.GPUPartition, tc.partition, notes, tc.note)
+			}
+			if tc.partition != "" && strings.Contains(notes, "not one of the GPU Operator's default layouts") || slices.Contains(g.Notes, "") {
+				t.Errorf("the note of the layout not found stays: %q", notes)
+			}
+		})
+	}
+}
+
+// indent puts prefix before every line of text.
+func indent(text, prefix string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "")
+}

@@ -366,29 +366,3 @@ func (ev *evaluation) migLayouts(rs []*parser.Resource) kubernetes.MIGLayouts {
 	}
 	return kubernetes.MIGLayoutsOf(ev.manifestFiles(), ev.releases)
 }
-
-// migLayout splits a node group's GPUs into the MIG slices its nvidia.com/mig.config label names
-// (NVIDIA's GPU Operator's MIG manager partitions the nodes so), as the default layouts or the
-// configuration's own custom ones declare it, unless the group declares its own partition (GKE's
-// gpu_partition_size, AKS's gpu_instance).
-func migLayout(r *parser.Resource, layouts kubernetes.MIGLayouts) {
-	if r.NodeLabels == nil || r.Pod != nil || r.GPUPartition != "" {
-		return
-	}
-	layout, ok := r.NodeLabels.Labels[kubernetes.LabelMIGConfig]
-	if !ok {
-		return
-	}
-	switch slice, why, from := layouts.Slice(layout); {
-	case slice != "":
-		r.GPUPartition = slice
-		if from != "" {
-			from = ", as " + from + " declares it"
-		}
-		r.Note("GPUs are partitioned into MIG slices of %s (label %s=%s, which the GPU Operator's MIG manager applies%s): a workload gets one slice per copy", slice, kubernetes.LabelMIGConfig, layout, from)
-	case why != "":
-		r.Note("label %s=%s %s", kubernetes.LabelMIGConfig, layout, why)
-	case from != "":
-		r.Note("label %s=%s names a layout that %s declares with MIG disabled: the GPUs are whole", kubernetes.LabelMIGConfig, layout, from)
-	}
-}

@@ -44,7 +44,7 @@ func (ev *evaluation) mapAll() []parser.Resource {
 	// GPU Operator releases may declare the custom layouts its node groups' labels name.
 	layouts := ev.migLayouts(kept)
 	for _, r := range kept {
-		migLayout(r, layouts)
+		layouts.Partition(r)
 	}
 	ev.reservations.settle()
 	out := make([]parser.Resource, len(kept))
