@@ -19,6 +19,13 @@ const (
 	clusterAutoscalerTaint = "k8s.io/cluster-autoscaler/node-template/taint/"
 )
 
+// kopsInstanceGroup is the label (and tag) kops gives an instance group's nodes (and Auto Scaling
+// group). kops writes every label and taint of the instance group's nodes into the group's
+// cluster autoscaler node-template tags (kops's Terraform output; its docs,
+// "Cluster autoscaler" and "Instance groups: nodeLabels, taints"), and its nodeup registers the
+// nodes with the same.
+const kopsInstanceGroup = "kops.k8s.io/instancegroup"
+
 // clusterTag says whether a tag marks an Auto Scaling group's instances as a Kubernetes
 // cluster's nodes: kubernetes.io/cluster/<name> (which the AWS cloud provider and EKS's
 // self-managed node templates set), the cluster autoscaler's discovery and node-template tags,
@@ -35,7 +42,7 @@ func clusterTag(key string) bool {
 // apply, or bootstrapped another way) may carry any label. A group with neither is not a node
 // group. src is the launch template or launch configuration, at srcAddr.
 func (c *mapContext) selfManagedNode(r *parser.Resource, w, src *view, srcAddr string) {
-	tagged, caLabels, caTaints := false, map[string]string{}, []parser.Taint(nil)
+	tagged, kops, caLabels, caTaints := false, false, map[string]string{}, []parser.Taint(nil)
 	for _, t := range w.quiet().blocks("tag") { // the group's own tags, propagated or not
 		k, ok1 := t.str("key")
 		v, ok2 := t.str("value")
@@ -43,6 +50,7 @@ func (c *mapContext) selfManagedNode(r *parser.Resource, w, src *view, srcAddr s
 			continue
 		}
 		tagged = tagged || clusterTag(k)
+		kops = kops || k == kopsInstanceGroup || k == clusterAutoscalerLabel+kopsInstanceGroup
 		switch {
 		case !ok2:
 		case strings.HasPrefix(k, clusterAutoscalerLabel):
@@ -109,8 +117,10 @@ func (c *mapContext) selfManagedNode(r *parser.Resource, w, src *view, srcAddr s
 		}
 	} else {
 		nl.Taints = caTaints
-		nl.Partial, nl.TaintsUnknown = true, true
+		nl.Partial, nl.TaintsUnknown = !kops, !kops
 		switch {
+		case kops:
+			r.Note("a kops instance group: its nodes carry the labels and taints its cluster autoscaler tags name (kops tags the group with the instance group's nodeLabels and taints, which its nodes register with)")
 		case set && !known:
 			r.Note("a self-managed node group (tagged as a cluster's): its user data is known only at apply, so the labels and taints its nodes register with are not known")
 		case set:

@@ -60,6 +60,11 @@ func TestSelfManagedNodeGroup(t *testing.T) {
     value               = "h100:NoExecute"
     propagate_at_launch = false
   }`
+	kopsTags := strings.Join([]string{caLabel, caTaint, `tag {
+    key                 = "k8s.io/cluster-autoscaler/node-template/label/kops.k8s.io/instancegroup"
+    value               = "gpu"
+    propagate_at_launch = true
+  }`}, "\n")
 	// stack is a g5.xlarge group of 2 nodes launched from a template (or, with launchConfig, a
 	// launch configuration) with userData, and a 4-replica Deployment selecting
 	// workload=inference.
@@ -137,10 +142,13 @@ resource "kubernetes_deployment_v1" "infer" {
 			note: "its user data does not bootstrap the node in a way gpuguard reads"},
 		{name: "the user data's labels win over the autoscaler's tags", src: stack(al2, false, strings.ReplaceAll(caLabel, `"inference"`, `"batch"`), toleration), onGroup: true,
 			note: `its cluster autoscaler tag says the nodes' label workload is "batch", but their user data registers "inference"`},
-		{name: "a cluster autoscaler taint tag keeps off pods that do not tolerate it", src: stack(`"#!/bin/bash\necho hi\n"`, false, caLabel+"\n"+caTaint, toleration), onGroup: true,
+		{name: "a cluster autoscaler taint tag keeps off pods that do not tolerate it; user data that does not bootstrap", src: stack(`"#!/bin/bash\necho hi\n"`, false, caLabel+"\n"+caTaint, toleration), onGroup: true,
 			warn: "main.tf:30: kubernetes_deployment_v1.infer: Deployment/default/infer: its pods select workload=inference, but do not tolerate the taints of the node groups that carry it: aws_autoscaling_group.gpu (taint accelerator=h100:NoExecute)"},
 		{name: "the autoscaler's taints join the user data's", src: stack(al2, false, caTaint, toleration), onGroup: true,
 			warn: "main.tf:30: kubernetes_deployment_v1.infer: Deployment/default/infer: its pods select workload=inference, but do not tolerate the taints of the node groups that carry it: aws_autoscaling_group.gpu (taint accelerator=h100:NoExecute)"},
+		{name: "a kops instance group: its autoscaler tags are all its labels and taints", src: stack(`"#!/bin/bash\n/opt/kops/bin/nodeup --conf=/opt/kops/conf/kube_env.yaml\n"`, false, kopsTags, ""), onGroup: true,
+			note: "a kops instance group: its nodes carry the labels and taints its cluster autoscaler tags name",
+			warn: "main.tf:35: kubernetes_deployment_v1.infer: Deployment/default/infer: its pods select workload=inference, but do not tolerate the taints of the node groups that carry it: aws_autoscaling_group.gpu (taint accelerator=h100:NoExecute)"},
 		{name: "neither bootstraps a node nor is tagged", src: stack(`"#!/bin/bash\necho hi\n"`, false, "", ""), none: true},
 		{name: "a label the kubelet refuses", src: stack(strings.ReplaceAll(al2, "workload=inference", "node-role.kubernetes.io/gpu=true"), false, "", toleration),
 			note: "the labels and taints its nodes register with are not known", none: true, // its nodes never join
@@ -179,6 +187,10 @@ resource "kubernetes_deployment_v1" "infer" {
 			}
 			if (group.NodeLabels == nil) != tc.none {
 				t.Errorf("node labels %+v", group.NodeLabels)
+			}
+			// Only what gpuguard cannot read leaves the group's labels open.
+			if open := strings.Contains(tc.name, "any label may select it") || strings.Contains(tc.name, "does not bootstrap"); group.NodeLabels != nil && group.NodeLabels.Partial != open {
+				t.Errorf("labels partly unknown %v, want %v", group.NodeLabels.Partial, open)
 			}
 		})
 	}
