@@ -92,7 +92,16 @@ func FuzzRead(f *testing.F) {
 	f.Add("settings.kubelet-device-plugins.nvidia = { device-partitioning-strategy = \"mig\", mig = { profile = { \"a100.40gb\" = \"1g.5gb\" } } }\n")
 	f.Add("[settings.kubelet-device-plugins]\nnvidia = 3\n")
 	f.Add("W3NldHRpbmdzLmt1YmVsZXQtZGV2aWNlLXBsdWdpbnMubnZpZGlhXQplbmFibGVkID0gZmFsc2UK")
+	f.Add("[settings.kubernetes.node-labels]\na = \"b\"\n[settings.kubernetes.node-taints]\nk = [\"v:NoSchedule\", \":NoExecute\"]\n")
 	f.Fuzz(func(t *testing.T, userData string) {
+		// The node's labels and taints, read from the same settings.
+		if n, ok, err := ReadNode(userData); err == nil && ok {
+			for _, taint := range n.Taints {
+				if taint.Key == "" || taint.Effect != "NoSchedule" && taint.Effect != "PreferNoSchedule" && taint.Effect != "NoExecute" {
+					t.Fatalf("taint %+v", taint)
+				}
+			}
+		}
 		d, set, err := Read(userData)
 		if err != nil || !set {
 			return

@@ -137,6 +137,32 @@ resource "aws_eks_node_group" "b" {
 resource "kubernetes_manifest" "m" {
   manifest = { apiVersion = "v1", kind = "Pod", metadata = { name = "m" }, spec = { nodeSelector = { "cloud.google.com/gke-nodepool" = "gpu-1", workload = "x" }, containers = [{ name = "c", resources = { limits = { "nvidia.com/gpu" = 1 } } }] } }
 }`))
+	// A self-managed node group: user data the fuzzer can mutate into odd scripts, NodeConfigs
+	// and autoscaler tags.
+	f.Add([]byte(`resource "aws_launch_template" "t" {
+  instance_type = "g5.xlarge"
+  user_data     = base64encode("#!/bin/bash\nL=a=b\n/etc/eks/bootstrap.sh c --kubelet-extra-args \"--node-labels=$L --register-with-taints=k=v:NoSchedule\"\n")
+}
+resource "aws_autoscaling_group" "g" {
+  desired_capacity = 1
+  launch_template { id = aws_launch_template.t.id }
+  tag {
+    key                 = "k8s.io/cluster-autoscaler/node-template/taint/k"
+    value               = "v:NoExecute"
+    propagate_at_launch = false
+  }
+}
+resource "kubernetes_pod" "p" {
+  metadata { name = "p" }
+  spec {
+    node_selector = { a = "b" }
+    container {
+      name = "c"
+      resources { limits = { "nvidia.com/gpu" = 1 } }
+    }
+  }
+}
+`))
 	// The functions added with yamldecode: seeds the fuzzer can mutate into odd arguments.
 	f.Add([]byte(`locals {
   y = yamldecode("a: &x [1, *x]\nb: {<<: {c: 1}}")
