@@ -93,12 +93,8 @@ resource "kubernetes_deployment_v1" "infer" {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := parseHCL(t, tc.src, Options{})
-			var errs []string
-			for _, e := range res.Errors {
-				errs = append(errs, e.Error())
-			}
-			if tc.err == "" && len(errs) > 0 || tc.err != "" && (len(errs) != 1 || !strings.HasPrefix(errs[0], tc.err)) {
-				t.Fatalf("errors %q, want %q", errs, tc.err)
+			if !oneOrNone(res.Errors, tc.err) {
+				t.Fatalf("errors %v, want %q", res.Errors, tc.err)
 			}
 			got := byAddress(t, res)
 			group, infer := got["aws_eks_node_group.gpu"], got["kubernetes_deployment_v1.infer"]

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // A self-managed node group (an Auto Scaling group) has no labels but those its nodes register
@@ -100,24 +102,7 @@ resource "aws_autoscaling_group" "gpu" {
   %s
   %s
 }
-resource "kubernetes_deployment_v1" "infer" {
-  metadata { name = "infer" }
-  spec {
-    replicas = 4
-    template {
-      metadata {}
-      spec {
-        node_selector = { workload = "inference" }
-        %s
-        container {
-          name = "c"
-          resources { limits = { "nvidia.com/gpu" = 1 } }
-        }
-      }
-    }
-  }
-}
-`, launch, use, tags, podSpec)
+%s`, launch, use, tags, inferDeployment(4, podSpec))
 	}
 	for _, tc := range []struct {
 		name, src string
@@ -156,19 +141,11 @@ resource "kubernetes_deployment_v1" "infer" {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := parseHCL(t, tc.src, Options{})
-			var errs []string
-			for _, e := range res.Errors {
-				errs = append(errs, e.Error())
+			if !oneOrNone(res.Errors, tc.err) {
+				t.Fatalf("errors %v, want %q", res.Errors, tc.err)
 			}
-			if tc.err == "" && len(errs) > 0 || tc.err != "" && (len(errs) != 1 || !strings.HasPrefix(errs[0], tc.err)) {
-				t.Fatalf("errors %q, want %q", errs, tc.err)
-			}
-			var warns []string
-			for _, w := range res.Warnings {
-				warns = append(warns, fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Message))
-			}
-			if tc.warn == "" && len(warns) > 0 || tc.warn != "" && (len(warns) != 1 || !strings.HasPrefix(warns[0], tc.warn)) {
-				t.Errorf("warnings %q, want %q", warns, tc.warn)
+			if !oneOrNone(res.Warnings, tc.warn) {
+				t.Errorf("warnings %v, want %q", res.Warnings, tc.warn)
 			}
 			got := byAddress(t, res)
 			group, infer := got["aws_autoscaling_group.gpu"], got["kubernetes_deployment_v1.infer"]
@@ -216,23 +193,7 @@ module "eks" {
     }
   }
 }
-resource "kubernetes_deployment_v1" "infer" {
-  metadata { name = "infer" }
-  spec {
-    replicas = 2
-    template {
-      metadata {}
-      spec {
-        node_selector = { workload = "inference" }
-        container {
-          name = "c"
-          resources { limits = { "nvidia.com/gpu" = 1 } }
-        }
-      }
-    }
-  }
-}
-`
+` + inferDeployment(2, "")
 	}
 	const address = `module.eks.module.self_managed_node_group["gpu"].aws_autoscaling_group.this[0]`
 	for _, tc := range []struct {
@@ -329,23 +290,7 @@ resource "aws_eks_node_group" "train" {
     max_size     = 1
   }
 }
-resource "kubernetes_deployment_v1" "infer" {
-  metadata { name = "infer" }
-  spec {
-    replicas = 1
-    template {
-      metadata {}
-      spec {
-        node_selector = { workload = "inference" }
-        container {
-          name = "c"
-          resources { limits = { "nvidia.com/gpu" = 1 } }
-        }
-      }
-    }
-  }
-}
-`, launchTemplate, amiType)
+%s`, launchTemplate, amiType, inferDeployment(1, ""))
 	}
 	const nodeConfig = `user_data = base64encode(<<-EOT
     MIME-Version: 1.0
@@ -390,4 +335,36 @@ resource "kubernetes_deployment_v1" "infer" {
 			}
 		})
 	}
+}
+
+// oneOrNone says whether problems are none when want is "", else one that starts with want
+// (file:line: message).
+func oneOrNone(problems []parser.Error, want string) bool {
+	if want == "" {
+		return len(problems) == 0
+	}
+	return len(problems) == 1 && strings.HasPrefix(problems[0].Error(), want)
+}
+
+// inferDeployment is a Deployment of replicas pods of one GPU each that select
+// workload=inference, with podSpec (a toleration, say) in their spec.
+func inferDeployment(replicas int, podSpec string) string {
+	return fmt.Sprintf(`resource "kubernetes_deployment_v1" "infer" {
+  metadata { name = "infer" }
+  spec {
+    replicas = %d
+    template {
+      metadata {}
+      spec {
+        node_selector = { workload = "inference" }
+        %s
+        container {
+          name = "c"
+          resources { limits = { "nvidia.com/gpu" = 1 } }
+        }
+      }
+    }
+  }
+}
+`, replicas, podSpec)
 }
