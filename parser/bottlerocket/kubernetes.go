@@ -5,8 +5,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -21,19 +19,20 @@ type Node struct {
 	Taints  []parser.Taint
 }
 
-// ReadNode parses Bottlerocket settings (TOML, decoded: no base64). ok says whether they set
+// ReadNode parses Bottlerocket settings (TOML, or its base64). ok says whether they set
 // settings.kubernetes at all: TOML without it is not a Kubernetes node's. Labels or taints that
 // are not text, and taints that are not value:Effect, are errors.
-func ReadNode(text string) (n Node, ok bool, err error) {
-	var doc struct {
-		Settings struct {
-			Kubernetes map[string]any `toml:"kubernetes"`
-		} `toml:"settings"`
+func ReadNode(userData string) (n Node, ok bool, err error) {
+	s, err := DecodeSettings(userData)
+	if err != nil {
+		return Node{}, false, err
 	}
-	if _, err := toml.Decode(text, &doc); err != nil {
-		return Node{}, false, fmt.Errorf("not TOML Bottlerocket reads: %v", err)
-	}
-	k := doc.Settings.Kubernetes
+	return s.Node()
+}
+
+// Node reads what the settings say of the Kubernetes node; ok as ReadNode's.
+func (s Settings) Node() (n Node, ok bool, err error) {
+	k := s.kubernetes
 	if k == nil {
 		return Node{}, false, nil
 	}

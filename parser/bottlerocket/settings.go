@@ -36,28 +36,56 @@ type DevicePlugin struct {
 // defaultReplicas is the plugin config's replicas when the settings name none.
 const defaultReplicas = 2
 
-// Read parses user data (TOML, or the base64 of it a launch template holds). ok says whether it
-// sets anything of the NVIDIA device plugin. Text that is not TOML, and values Bottlerocket
-// refuses, are errors.
-func Read(userData string) (d DevicePlugin, ok bool, err error) {
-	text := userData
-	if b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(userData)); err == nil && utf8.Valid(b) {
-		text = string(b)
-	}
-	if !strings.Contains(text, "kubelet-device-plugins") {
-		return DevicePlugin{}, false, nil
-	}
+// Settings are Bottlerocket user data decoded once (base64 undone, TOML parsed): the device
+// plugin's settings and the node's, which DevicePlugin and Node read.
+type Settings struct {
+	kubernetes, nvidia map[string]any
+}
+
+// DecodeSettings decodes user data (TOML, or the base64 of it a launch template holds). Text
+// that is not TOML is an error.
+func DecodeSettings(userData string) (Settings, error) {
+	text := decoded(userData)
 	var doc struct {
 		Settings struct {
+			Kubernetes    map[string]any `toml:"kubernetes"`
 			DevicePlugins struct {
 				NVIDIA map[string]any `toml:"nvidia"`
 			} `toml:"kubelet-device-plugins"`
 		} `toml:"settings"`
 	}
 	if _, err := toml.Decode(text, &doc); err != nil {
-		return DevicePlugin{}, false, fmt.Errorf("not TOML Bottlerocket reads: %v", err)
+		return Settings{}, fmt.Errorf("not TOML Bottlerocket reads: %v", err)
 	}
-	nvidia := doc.Settings.DevicePlugins.NVIDIA
+	return Settings{kubernetes: doc.Settings.Kubernetes, nvidia: doc.Settings.DevicePlugins.NVIDIA}, nil
+}
+
+// Read parses user data (TOML, or the base64 of it a launch template holds). ok says whether it
+// sets anything of the NVIDIA device plugin. Text that is not TOML, and values Bottlerocket
+// refuses, are errors; user data that never names the plugin's settings is not parsed.
+func Read(userData string) (d DevicePlugin, ok bool, err error) {
+	if !strings.Contains(decoded(userData), "kubelet-device-plugins") {
+		return DevicePlugin{}, false, nil
+	}
+	s, err := DecodeSettings(userData)
+	if err != nil {
+		return DevicePlugin{}, false, err
+	}
+	return s.DevicePlugin()
+}
+
+// decoded is user data with its base64 undone, when it is base64.
+func decoded(userData string) string {
+	if b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(userData)); err == nil && utf8.Valid(b) {
+		return string(b)
+	}
+	return userData
+}
+
+// DevicePlugin reads what the settings set of the NVIDIA device plugin; ok says whether they
+// set anything. Values Bottlerocket refuses are errors.
+func (s Settings) DevicePlugin() (d DevicePlugin, ok bool, err error) {
+	nvidia := s.nvidia
 	if nvidia == nil {
 		return DevicePlugin{}, false, nil
 	}

@@ -20,17 +20,19 @@ func (c *mapContext) bottlerocketPlugin(r *parser.Resource, w, lt *view) {
 	if !ok {
 		return
 	}
-	c.bottlerocketSettings(r, userData, strings.TrimSuffix(lt.path, "."))
+	ltAddr := strings.TrimSuffix(lt.path, ".")
+	d, set, err := bottlerocket.Read(userData)
+	c.bottlerocketSettings(r, d, set, err, ltAddr)
 }
 
-// bottlerocketSettings applies Bottlerocket settings (user data, base64 or not, of the launch
-// template at ltAddr) to a node group: the NVIDIA device plugin Bottlerocket runs shares each
+// bottlerocketSettings applies the device plugin settings read from Bottlerocket user data (of
+// the launch template at ltAddr; set says it has some, err that it cannot be read) to a node
+// group: the NVIDIA device plugin Bottlerocket runs shares each
 // GPU (time-slicing, MPS) as the settings say, which the pods on the group take as they take a
 // device plugin config the configuration deploys, and splits the GPUs into MIG slices, which the
 // group's GPUs are then judged by. Settings Bottlerocket refuses are an error at the launch
 // template.
-func (c *mapContext) bottlerocketSettings(r *parser.Resource, userData, ltAddr string) {
-	d, set, err := bottlerocket.Read(userData)
+func (c *mapContext) bottlerocketSettings(r *parser.Resource, d bottlerocket.DevicePlugin, set bool, err error, ltAddr string) {
 	if err != nil {
 		c.userDataError(ltAddr, err)
 		r.Note("the Bottlerocket settings in %s's user_data cannot be read: how its device plugin shares or splits the GPUs is not known", ltAddr)

@@ -130,8 +130,9 @@ func (c *mapContext) selfManagedNode(r *parser.Resource, w, src *view, srcAddr s
 		}
 	}
 	r.NodeLabels = nl
-	if read && node.Bootstrap == userdata.Bottlerocket {
-		c.bottlerocketSettings(r, node.Settings, srcAddr)
+	if read && node.Settings != nil { // Bottlerocket's, decoded once
+		d, set, err := node.Settings.DevicePlugin()
+		c.bottlerocketSettings(r, d, set, err, srcAddr)
 	}
 }
 

@@ -35,8 +35,9 @@ type Node struct {
 	// LabelsUnknown and TaintsUnknown are set when some labels or taints are what a script
 	// computes at boot (a shell variable gpuguard cannot read).
 	LabelsUnknown, TaintsUnknown bool
-	// Settings is the Bottlerocket settings text (TOML, decoded), for what else it sets.
-	Settings string
+	// Settings are the Bottlerocket settings, decoded, for what else they set (the device
+	// plugin's); nil for another bootstrap.
+	Settings *bottlerocket.Settings
 }
 
 // maxText bounds the decoded user data read: EC2 takes 16 KB of it, which gzip may expand.
@@ -195,12 +196,16 @@ func partBody(body io.Reader) (string, error) {
 
 // bottlerocket reads Bottlerocket settings.
 func (r *reader) bottlerocket(text string) error {
-	n, ok, err := bottlerocket.ReadNode(text)
+	settings, err := bottlerocket.DecodeSettings(text)
+	if err != nil {
+		return err
+	}
+	n, ok, err := settings.Node()
 	if err != nil || !ok {
 		return err
 	}
 	r.set(Bottlerocket, n.Cluster)
-	r.node.Settings = text
+	r.node.Settings = &settings
 	r.labels(n.Labels)
 	r.node.Taints = append(r.node.Taints, n.Taints...)
 	return nil

@@ -144,8 +144,8 @@ func TestRead(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(Node{}, "Settings")); diff != "" {
 				t.Errorf("node (-want +got):\n%s", diff)
 			}
-			if (got.Bootstrap == Bottlerocket) != (got.Settings != "") {
-				t.Errorf("settings text %q for a %s node", got.Settings, got.Bootstrap)
+			if (got.Bootstrap == Bottlerocket) != (got.Settings != nil) {
+				t.Errorf("settings %v for a %s node", got.Settings, got.Bootstrap)
 			}
 		})
 	}
