@@ -106,12 +106,11 @@ func (c *mapContext) selfManagedNode(r *parser.Resource, w, src *view, srcAddr s
 			}
 		}
 		nl.Partial, nl.TaintsUnknown = node.LabelsUnknown, node.TaintsUnknown
-		how := map[string]string{userdata.BootstrapScript: "bootstrap.sh", userdata.Nodeadm: "nodeadm's NodeConfig", userdata.Bottlerocket: "Bottlerocket's settings"}[node.Bootstrap]
 		cluster := ""
 		if node.Cluster != "" {
 			cluster = " " + node.Cluster
 		}
-		r.Note("a self-managed node group: its nodes join the cluster%s with the labels and taints %s registers in %s's user data", cluster, how, srcAddr)
+		r.Note("a self-managed node group: its nodes join the cluster%s with the labels and taints %s registers in %s's user data", cluster, node.How(), srcAddr)
 		if node.LabelsUnknown || node.TaintsUnknown {
 			r.Note("some labels or taints in %s's user data are computed at boot: pods may select the group by labels not read here", srcAddr)
 		}
@@ -175,5 +174,5 @@ func (c *mapContext) managedNodeUserData(r *parser.Resource, w, lt *view) {
 	nl.Partial = nl.Partial || node.LabelsUnknown
 	nl.TaintsUnknown = nl.TaintsUnknown || node.TaintsUnknown
 	r.NodeLabels = &nl
-	r.Note("its nodes also register with the labels and taints in %s's user data (%s)", ltAddr, node.Bootstrap)
+	r.Note("its nodes also register with the labels and taints in %s's user data (%s)", ltAddr, node.How())
 }

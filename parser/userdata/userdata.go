@@ -40,6 +40,18 @@ type Node struct {
 	Settings *bottlerocket.Settings
 }
 
+// How names, for notes, what registers the node with its labels and taints: "bootstrap.sh",
+// "nodeadm's NodeConfig" or "Bottlerocket's settings".
+func (n Node) How() string {
+	switch n.Bootstrap {
+	case Nodeadm:
+		return "nodeadm's NodeConfig"
+	case Bottlerocket:
+		return "Bottlerocket's settings"
+	}
+	return n.Bootstrap
+}
+
 // maxText bounds the decoded user data read: EC2 takes 16 KB of it, which gzip may expand.
 const maxText = 1 << 20
 
