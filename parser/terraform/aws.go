@@ -288,11 +288,7 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 		c.awsTaker(r, lt, r.Quantity-r.SpotQuantity)
 	}
 	c.imageDriver(r, lt, "image_id", "the launch template's image_id")
-	if src := cmp.Or(lt, launchConfig); src != nil {
-		c.selfManagedNode(r, w, src, strings.TrimSuffix(src.path, "."))
-	} else {
-		c.selfManagedNode(r, w, nil, "")
-	}
+	c.selfManagedNode(r, w, cmp.Or(lt, launchConfig))
 	return []*parser.Resource{r}
 }
 

@@ -40,8 +40,8 @@ func clusterTag(key string) bool {
 // user data registers, and those its cluster autoscaler node-template tags declare; pods that
 // select them run there. A group tagged as a cluster's whose user data is not read (computed at
 // apply, or bootstrapped another way) may carry any label. A group with neither is not a node
-// group. src is the launch template or launch configuration, at srcAddr.
-func (c *mapContext) selfManagedNode(r *parser.Resource, w, src *view, srcAddr string) {
+// group. src is the launch template or launch configuration, nil when there is none.
+func (c *mapContext) selfManagedNode(r *parser.Resource, w, src *view) {
 	tagged, kops, caLabels, caTaints := false, false, map[string]string{}, []parser.Taint(nil)
 	for _, t := range w.quiet().blocks("tag") { // the group's own tags, propagated or not
 		k, ok1 := t.str("key")
@@ -64,13 +64,15 @@ func (c *mapContext) selfManagedNode(r *parser.Resource, w, src *view, srcAddr s
 			}
 		}
 	}
-	var text string
+	var text, srcAddr string
 	known, set := false, false
 	if src != nil {
+		srcAddr = strings.TrimSuffix(src.path, ".")
+		q := src.quiet()
 		for _, attr := range []string{"user_data", "user_data_base64"} {
-			if src.quiet().has(attr) {
+			if q.has(attr) {
 				set = true
-				text, known = src.quiet().str(attr)
+				text, known = q.str(attr)
 				break
 			}
 		}
