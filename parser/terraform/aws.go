@@ -270,25 +270,15 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 	}
 	applyTags(r, launchTemplateTags(lt))
 	c.awsCommon(r, w)
-	// A tag block reaches the group's instances only with propagate_at_launch; one that does not
-	// tags the group alone, which no cost report allocates instance spend by.
-	tags := map[string]string{}
-	for _, t := range (&view{obj: w.obj}).blocks("tag") { // read quietly: a tag never unprices
-		k, ok1 := t.str("key")
-		v, ok2 := t.str("value")
-		if p, set := t.boolean("propagate_at_launch"); set && !p {
-			continue
-		}
-		if ok1 && ok2 {
-			tags[k] = v
-		}
-	}
-	applyTags(r, tags)
+	name, _ := w.quiet().str("name")
+	tags := c.autoScalingGroupTags(r, w, name)
+	applyTags(r, instanceTags(tags))
+	noteTagResources(r, tags)
 	if r.PurchaseOption != parser.Spot {
 		c.awsTaker(r, lt, r.Quantity-r.SpotQuantity)
 	}
 	c.imageDriver(r, lt, "image_id", "the launch template's image_id")
-	c.selfManagedNode(r, w, cmp.Or(lt, launchConfig))
+	c.selfManagedNode(r, tags, cmp.Or(lt, launchConfig))
 	return []*parser.Resource{r}
 }
 
@@ -332,6 +322,11 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	}
 	applyTags(r, launchTemplateTags(lt))
 	c.awsCommon(r, w)
+	// The node group's own tags reach neither its Auto Scaling groups nor their instances; an
+	// aws_autoscaling_group_tag that propagates at launch tags the instances.
+	asgTags := c.autoScalingGroupTags(r, nil, "")
+	applyTags(r, instanceTags(asgTags))
+	noteTagResources(r, asgTags)
 	if r.PurchaseOption != parser.Spot {
 		c.awsTaker(r, lt, r.Quantity)
 	}

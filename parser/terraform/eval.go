@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/big"
@@ -65,6 +66,7 @@ type evaluation struct {
 	byResource map[string][]*instance
 	byAttr     map[lookupKey]map[string][]*instance // withAttribute's indexes
 	byRef      map[lookupKey]map[string][]*instance // referrers' indexes
+	asgTags    map[string][]*instance               // aws_autoscaling_group_tags by what they tag (asgtag.go)
 	expanded   map[typeInModule]bool                // types instancesOf has evaluated in full
 	rootDir    string
 	modules    []*moduleInstance
@@ -448,9 +450,10 @@ func (mi *moduleInstance) expandResource(rs *resourceState) {
 	defer func() { rs.busy, rs.done = false, true }()
 	d := rs.decl
 	base := mi.prefix + d.addr()
-	keys, kind, why := mi.expansionKeys(d.count, d.forEach, nil)
+	keys, kind, why, from := mi.expansionKeys(d.count, d.forEach, nil)
 	if why != "" {
-		inst := mi.newInstance(base, d, cty.NilVal, unknownScope(kind, why))
+		from = mi.withResourceRefs(from, cmp.Or(d.count, d.forEach))
+		inst := mi.newInstance(base, d, cty.NilVal, unknownScope(kind, why, from))
 		inst.expansion = why
 		rs.instances = []*instance{inst}
 		rs.value = cty.DynamicVal.Mark(unresolvedMark{why})
@@ -481,8 +484,11 @@ func (mi *moduleInstance) expandResource(rs *resourceState) {
 	}
 }
 
-func unknownScope(kind, why string) *scope {
+func unknownScope(kind, why string, from cty.Value) *scope {
 	u := cty.DynamicVal.Mark(unresolvedMark{why})
+	for _, c := range marksOf[computedMark](from) {
+		u = u.Mark(c) // each.value still refers to what the expansion does (for_each = toset(aws_eks_node_group.x.resources[*]...))
+	}
 	switch kind {
 	case "count":
 		return &scope{count: cty.ObjectVal(map[string]cty.Value{"index": u})}
@@ -492,30 +498,56 @@ func unknownScope(kind, why string) *scope {
 	return nil
 }
 
+// withResourceRefs marks v as computed from the resources of this module that e names
+// directly: a for expression over an unknown (for_each = toset([for r in
+// aws_eks_node_group.x.resources : ...])) returns an unknown without its collection's marks.
+func (mi *moduleInstance) withResourceRefs(v cty.Value, e hcl.Expression) cty.Value {
+	for _, tr := range variablesOf(e) {
+		if len(tr) < 2 {
+			continue
+		}
+		attr, ok := tr[1].(hcl.TraverseAttr)
+		if !ok {
+			continue
+		}
+		addr, next := tr.RootName()+"."+attr.Name, "id"
+		if len(tr) > 2 {
+			if a, ok := tr[2].(hcl.TraverseAttr); ok {
+				next = a.Name
+			}
+		}
+		if _, isResource := mi.resources[addr]; isResource {
+			v = v.Mark(computedMark{addr: mi.prefix + addr, attr: next})
+		}
+	}
+	return v
+}
+
 type expansionKey struct {
 	key   cty.Value
 	scope *scope
 }
 
 // expansionKeys evaluates count or for_each. kind is "", "count" or "for_each"; why is set when
-// the expansion cannot be known.
-func (mi *moduleInstance) expansionKeys(count, forEach hcl.Expression, sc *scope) (keys []expansionKey, kind, why string) {
+// the expansion cannot be known, and from is then the value it could not expand (an unknown
+// that may remember the resources it comes from).
+func (mi *moduleInstance) expansionKeys(count, forEach hcl.Expression, sc *scope) (keys []expansionKey, kind, why string, from cty.Value) {
 	switch {
 	case count != nil:
 		kind = "count"
 		v := mi.expr(count, sc)
 		n, reason := wholeNumber(v)
 		if reason != "" {
-			return nil, kind, "count: " + reason
+			return nil, kind, "count: " + reason, v
 		}
 		if n > maxInstances {
-			return nil, kind, fmt.Sprintf("count: %d instances is over the %d gpuguard expands", n, maxInstances)
+			return nil, kind, fmt.Sprintf("count: %d instances is over the %d gpuguard expands", n, maxInstances), v
 		}
 		for i := 0; i < n; i++ {
 			idx := cty.NumberIntVal(int64(i))
 			keys = append(keys, expansionKey{key: idx, scope: &scope{count: cty.ObjectVal(map[string]cty.Value{"index": idx})}})
 		}
-		return keys, kind, ""
+		return keys, kind, "", cty.NilVal
 	case forEach != nil:
 		kind = "for_each"
 		v := mi.expr(forEach, sc)
@@ -525,33 +557,33 @@ func (mi *moduleInstance) expansionKeys(count, forEach hcl.Expression, sc *scope
 		top, _ := v.Unmark()
 		mapLike := top.IsKnown() && (top.Type().IsMapType() || top.Type().IsObjectType())
 		if reason := unknownReason(v); reason != "" && !mapLike {
-			return nil, kind, "for_each: " + reason
+			return nil, kind, "for_each: " + reason, v
 		}
 		v = top
 		if v.IsNull() {
-			return nil, kind, "for_each: the value is null"
+			return nil, kind, "for_each: the value is null", v
 		}
 		ty := v.Type()
 		if !(ty.IsMapType() || ty.IsObjectType() || ty.IsSetType()) {
-			return nil, kind, fmt.Sprintf("for_each: a map or a set of strings is required, got %s", ty.FriendlyName())
+			return nil, kind, fmt.Sprintf("for_each: a map or a set of strings is required, got %s", ty.FriendlyName()), v
 		}
 		if v.LengthInt() > maxInstances {
-			return nil, kind, fmt.Sprintf("for_each: %d instances is over the %d gpuguard expands", v.LengthInt(), maxInstances)
+			return nil, kind, fmt.Sprintf("for_each: %d instances is over the %d gpuguard expands", v.LengthInt(), maxInstances), v
 		}
 		for it := v.ElementIterator(); it.Next(); {
 			k, e := it.Element()
 			if ty.IsSetType() {
 				if e.Type() != cty.String || e.IsNull() {
-					return nil, kind, "for_each: a set must contain strings"
+					return nil, kind, "for_each: a set must contain strings", v
 				}
 				k = e
 			}
 			keys = append(keys, expansionKey{key: k, scope: &scope{each: cty.ObjectVal(map[string]cty.Value{"key": k, "value": e})}})
 		}
 		sort.Slice(keys, func(i, j int) bool { return keys[i].key.AsString() < keys[j].key.AsString() })
-		return keys, kind, ""
+		return keys, kind, "", cty.NilVal
 	}
-	return nil, "", ""
+	return nil, "", "", cty.NilVal
 }
 
 // wholeNumber reads a known, non-negative whole number.
@@ -906,7 +938,7 @@ func (mi *moduleInstance) child(name string) *childState {
 			}
 		}()
 	}
-	keys, kind, why := mi.expansionKeys(call.count, call.forEach, nil)
+	keys, kind, why, from := mi.expansionKeys(call.count, call.forEach, nil)
 	mk := func(prefix string, sc *scope, expansion string) *moduleInstance {
 		c := newModuleInstance(mi.ev, cfg, mi, call, prefix)
 		c.expansion = expansion
@@ -928,7 +960,7 @@ func (mi *moduleInstance) child(name string) *childState {
 		return c
 	}
 	if why != "" {
-		c := mk(addr+".", unknownScope(kind, why), addr+" "+why)
+		c := mk(addr+".", unknownScope(kind, why, from), addr+" "+why)
 		_ = c
 		cs.value = cty.DynamicVal.Mark(unresolvedMark{addr + " " + why})
 		return cs

@@ -41,29 +41,8 @@ func clusterTag(key string) bool {
 // select them run there. A group tagged as a cluster's whose user data is not read (computed at
 // apply, or bootstrapped another way) may carry any label. A group with neither is not a node
 // group. src is the launch template or launch configuration, nil when there is none.
-func (c *mapContext) selfManagedNode(r *parser.Resource, w, src *view) {
-	tagged, kops, caLabels, caTaints := false, false, map[string]string{}, []parser.Taint(nil)
-	for _, t := range w.quiet().blocks("tag") { // the group's own tags, propagated or not
-		k, ok1 := t.str("key")
-		v, ok2 := t.str("value")
-		if !ok1 {
-			continue
-		}
-		tagged = tagged || clusterTag(k)
-		kops = kops || k == kopsInstanceGroup || k == clusterAutoscalerLabel+kopsInstanceGroup
-		switch {
-		case !ok2:
-		case strings.HasPrefix(k, clusterAutoscalerLabel):
-			caLabels[strings.TrimPrefix(k, clusterAutoscalerLabel)] = v
-		case strings.HasPrefix(k, clusterAutoscalerTaint):
-			key := strings.TrimPrefix(k, clusterAutoscalerTaint)
-			if taint, err := parser.ParseTaint(key + "=" + v); err == nil {
-				caTaints = append(caTaints, taint)
-			} else {
-				r.Note("the cluster autoscaler tag %s is not value:Effect: %v", k, err)
-			}
-		}
-	}
+func (c *mapContext) selfManagedNode(r *parser.Resource, tags []asgTag, src *view) {
+	tagged, kops, caLabels, caTaints := clusterTags(r, tags) // propagated or not
 	var text, srcAddr string
 	known, set := false, false
 	if src != nil {
