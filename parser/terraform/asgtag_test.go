@@ -219,3 +219,63 @@ output "group_name" { value = aws_autoscaling_group.this.name }
 		t.Errorf("node labels %+v", g.NodeLabels)
 	}
 }
+
+// terraform-aws-modules/eks's outputs name the Auto Scaling groups of its node groups: the
+// stand-in models them, so the module's documented pattern of tagging those groups (a for_each
+// over the names, known only at apply, or a map built from eks_managed_node_groups) tags the
+// groups the outputs come from, and no others.
+func TestAutoScalingGroupTagThroughEKSModuleOutputs(t *testing.T) {
+	src := `provider "aws" { region = "us-east-1" }
+module "eks" {
+  source       = "terraform-aws-modules/eks/aws"
+  version      = "~> 20.0"
+  cluster_name = "ml"
+  eks_managed_node_groups = {
+    gpu = {
+      instance_types = ["g5.xlarge"]
+      labels         = { workload = "inference" }
+    }
+  }
+  self_managed_node_groups = {
+    sgpu = { instance_type = "g6.xlarge" }
+  }
+}
+locals {
+  label_tags = merge([
+    for name, group in module.eks.eks_managed_node_groups : {
+      for k, v in group.node_group_labels : "${name}|${k}" => {
+        group = group.node_group_autoscaling_group_names[0]
+        key   = "k8s.io/cluster-autoscaler/node-template/label/${k}"
+        value = v
+      }
+    }
+  ]...)
+}
+resource "aws_autoscaling_group_tag" "labels" {
+  for_each               = local.label_tags
+  autoscaling_group_name = each.value.group
+  tag {
+    key                 = each.value.key
+    value               = each.value.value
+    propagate_at_launch = false
+  }
+}
+` + asgTagResource("team", `for_each = toset([for n in module.eks.eks_managed_node_groups["gpu"].node_group_autoscaling_group_names : n])`, "each.value", "team", `"ml"`, true) +
+		asgTagResource("project", "for_each = toset(module.eks.self_managed_node_groups_autoscaling_group_names)", "each.value", "project", `"chat"`, true)
+	res := parseHCL(t, src, Options{})
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors %v", res.Errors)
+	}
+	got := byAddress(t, res)
+	managed := got[`module.eks.module.eks_managed_node_group["gpu"].aws_eks_node_group.this[0]`]
+	self := got[`module.eks.module.self_managed_node_group["sgpu"].aws_autoscaling_group.this[0]`]
+	if managed.Tags["team"] != "ml" || managed.Tags["project"] != "" {
+		t.Errorf("managed group's tags %v, want team=ml alone", managed.Tags)
+	}
+	if self.Tags["project"] != "chat" || self.Tags["team"] != "" {
+		t.Errorf("self-managed group's tags %v, want project=chat alone", self.Tags)
+	}
+	if notes := strings.Join(managed.Notes, "\n"); !strings.Contains(notes, `aws_autoscaling_group_tag.labels["gpu|workload"] tags its Auto Scaling group with k8s.io/cluster-autoscaler/node-template/label/workload`) {
+		t.Errorf("notes %q", notes)
+	}
+}

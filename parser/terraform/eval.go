@@ -498,26 +498,18 @@ func unknownScope(kind, why string, from cty.Value) *scope {
 	return nil
 }
 
-// withResourceRefs marks v as computed from the resources of this module that e names
-// directly: a for expression over an unknown (for_each = toset([for r in
+// withResourceRefs marks v as computed from the resources that e reads, directly or through a
+// module's outputs or a local: a for expression over an unknown (for_each = toset([for r in
 // aws_eks_node_group.x.resources : ...])) returns an unknown without its collection's marks.
 func (mi *moduleInstance) withResourceRefs(v cty.Value, e hcl.Expression) cty.Value {
 	for _, tr := range variablesOf(e) {
-		if len(tr) < 2 {
+		switch tr.RootName() {
+		case "each", "count", "path", "terraform", "self":
 			continue
 		}
-		attr, ok := tr[1].(hcl.TraverseAttr)
-		if !ok {
-			continue
-		}
-		addr, next := tr.RootName()+"."+attr.Name, "id"
-		if len(tr) > 2 {
-			if a, ok := tr[2].(hcl.TraverseAttr); ok {
-				next = a.Name
-			}
-		}
-		if _, isResource := mi.resources[addr]; isResource {
-			v = v.Mark(computedMark{addr: mi.prefix + addr, attr: next})
+		ref := mi.expr(&hclsyntax.ScopeTraversalExpr{Traversal: tr, SrcRange: tr.SourceRange()}, nil)
+		for _, c := range marksOf[computedMark](ref) {
+			v = v.Mark(c)
 		}
 	}
 	return v

@@ -903,3 +903,41 @@ resource "awscc_sagemaker_cluster" "hp" {
 		}
 	}
 }
+
+// try over an unknown keeps what the unknown says: the resource it refers to (a module's
+// try(aws_launch_template.this[0].id, null) still names the template), or why it is unknown (a
+// variable without a value), where hcl's tryfunc returns a bare unknown.
+func TestTryKeepsWhatAnUnknownSays(t *testing.T) {
+	res := parseHCL(t, `provider "aws" { region = "us-east-1" }
+variable "kind" { type = string }
+resource "aws_launch_template" "gpu" {
+  count         = 1
+  instance_type = "g5.xlarge"
+}
+resource "aws_autoscaling_group" "gpu" {
+  desired_capacity = 1
+  min_size         = 1
+  max_size         = 1
+  launch_template {
+    id      = try(aws_launch_template.gpu[0].id, null)
+    version = "$Latest"
+  }
+}
+resource "aws_instance" "gpu" {
+  instance_type = try(var.kind, "g6.xlarge")
+}
+`, Options{})
+	got := byAddress(t, res)
+	if g := got["aws_autoscaling_group.gpu"]; g.InstanceType != "g5.xlarge" {
+		t.Errorf("the group's instance type %q, unresolved %+v", g.InstanceType, g.Unresolved)
+	}
+	inst := got["aws_instance.gpu"]
+	if len(inst.Unresolved) != 1 || !strings.Contains(inst.Unresolved[0].Reason, "var.kind") {
+		t.Errorf("unresolved %+v, want the reason to name var.kind", inst.Unresolved)
+	}
+	// A try whose first argument fails still takes the next.
+	if fallback := parseHCL(t, `resource "aws_instance" "x" { instance_type = try(local.none.type, "g6.xlarge") }
+locals { none = {} }`, Options{}); len(fallback.Resources) != 1 || fallback.Resources[0].InstanceType != "g6.xlarge" {
+		t.Errorf("fallback %+v", fallback.Resources)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hashicorp/hcl/v2/ext/customdecode"
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -65,7 +66,7 @@ func terraformFunctions() map[string]function.Function {
 			"tobool": stdlib.MakeToFunc(cty.Bool), "tonumber": stdlib.MakeToFunc(cty.Number),
 			"tostring": stdlib.MakeToFunc(cty.String), "tolist": stdlib.MakeToFunc(cty.List(cty.DynamicPseudoType)),
 			"toset": stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)), "tomap": stdlib.MakeToFunc(cty.Map(cty.DynamicPseudoType)),
-			"try": tryfunc.TryFunc, "can": tryfunc.CanFunc,
+			"try": tryFunc, "can": tryfunc.CanFunc,
 			"length":      lengthFunc,
 			"replace":     replaceFunc,
 			"index":       indexFunc,
@@ -501,4 +502,41 @@ func templateFileFunc(files *fileAccess, funcs map[string]function.Function) fun
 			return renderTemplate(src, args[0].AsString(), args[1], funcs)
 		},
 	})
+}
+
+// tryFunc is hcl's try, but an unknown result keeps the marks of the value it stands for:
+// tryfunc returns a bare unknown, and try(aws_autoscaling_group.this[0].name, null), as modules
+// write their outputs, would then no longer say which resource it comes from, nor why it is
+// unknown.
+var tryFunc = function.New(&function.Spec{
+	VarParam: &function.Parameter{Name: "expressions", Type: customdecode.ExpressionClosureType},
+	Type: func(args []cty.Value) (cty.Type, error) {
+		v, err := tryMarked(args)
+		if err != nil {
+			return cty.NilType, err
+		}
+		return v.Type(), nil
+	},
+	Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) { return tryMarked(args) },
+})
+
+func tryMarked(args []cty.Value) (cty.Value, error) {
+	for _, arg := range args {
+		v, diags := customdecode.ExpressionClosureFromVal(arg).Value()
+		if diags.HasErrors() {
+			continue
+		}
+		if v.IsWhollyKnown() {
+			return v, nil
+		}
+		// Unknown in part: the result is unknown in whole, as tryfunc has it (a known value
+		// may yet fail where this one did not), with the marks of all its parts.
+		out := cty.DynamicVal
+		_, pvm := v.UnmarkDeepWithPaths()
+		for _, pm := range pvm {
+			out = out.WithMarks(pm.Marks)
+		}
+		return out, nil
+	}
+	return tryfunc.TryFunc.Call(args) // none succeeds: its error names every failure
 }

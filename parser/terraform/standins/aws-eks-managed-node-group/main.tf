@@ -172,3 +172,17 @@ resource "aws_eks_node_group" "this" {
 
   tags = merge(var.tags, { Name = var.name })
 }
+
+# The outputs an aws_autoscaling_group_tag reads to tag the Auto Scaling group EKS creates for
+# the node group (the module's outputs.tf), known only at apply.
+output "node_group_autoscaling_group_names" {
+  value = try([aws_eks_node_group.this[0].resources[0].autoscaling_groups[0].name], [])
+}
+
+output "node_group_id" {
+  value = try(aws_eks_node_group.this[0].id, "")
+}
+
+output "node_group_labels" {
+  value = try(aws_eks_node_group.this[0].labels, {})
+}

@@ -143,3 +143,21 @@ module "self_managed_node_group" {
 
   gpuguard_module_major = local.module_major
 }
+
+# The node groups' outputs (the module's outputs.tf), which aws_autoscaling_group_tags read to
+# tag their Auto Scaling groups; the names are known only at apply.
+output "eks_managed_node_groups" {
+  value = module.eks_managed_node_group
+}
+
+output "eks_managed_node_groups_autoscaling_group_names" {
+  value = compact(flatten([for group in module.eks_managed_node_group : group.node_group_autoscaling_group_names]))
+}
+
+output "self_managed_node_groups" {
+  value = module.self_managed_node_group
+}
+
+output "self_managed_node_groups_autoscaling_group_names" {
+  value = compact([for group in module.self_managed_node_group : group.autoscaling_group_name])
+}

@@ -329,3 +329,13 @@ resource "aws_autoscaling_group" "this" {
     }
   }
 }
+
+# The outputs an aws_autoscaling_group_tag reads to tag the module's Auto Scaling group (the
+# module's outputs.tf).
+output "autoscaling_group_name" {
+  value = try(aws_autoscaling_group.this[0].name, null)
+}
+
+output "autoscaling_group_id" {
+  value = try(aws_autoscaling_group.this[0].id, null)
+}
