@@ -39,7 +39,7 @@ func (c *mapContext) autoScalingGroupTags(r *parser.Resource, own *view, name st
 			}
 		}
 	}
-	for _, inst := range c.asgTagResources(name) {
+	for _, inst := range c.asgReferrers(asgTagType, name) {
 		for _, t := range (&view{obj: inst.value}).blocks("tag") {
 			tag, ok := readASGTag(t, inst.addr)
 			if !ok {
@@ -81,38 +81,44 @@ func instanceTags(tags []asgTag) map[string]string {
 	return out
 }
 
-// asgTagResources finds the aws_autoscaling_group_tag instances, in any module, whose
-// autoscaling_group_name refers to the instance being mapped, or equals name. A reference
-// through an index (aws_autoscaling_group.x[0].name) names the resource: it counts when the
-// resource has one instance, or when the tag resource's instance has the same key.
-func (c *mapContext) asgTagResources(name string) []*instance {
+// asgReferrers finds the instances of a type (aws_autoscaling_group_tag,
+// aws_autoscaling_schedule), in any module, whose autoscaling_group_name refers to the instance
+// being mapped, or equals name. A reference through an index (aws_autoscaling_group.x[0].name)
+// names the resource: it counts when the resource has one instance, or when the referrer's
+// instance has the same key.
+func (c *mapContext) asgReferrers(typ, name string) []*instance {
 	ev := c.ev
-	if ev.asgTags == nil {
-		ev.asgTags = map[string][]*instance{}
+	idx, ok := ev.asgRefs[typ]
+	if !ok {
+		idx = map[string][]*instance{}
 		for _, inst := range ev.order {
-			if inst.decl.typ != asgTagType {
+			if inst.decl.typ != typ {
 				continue
 			}
 			w := &view{obj: inst.value}
 			for _, addr := range w.refs("autoscaling_group_name") {
-				ev.asgTags[addr] = append(ev.asgTags[addr], inst)
+				idx[addr] = append(idx[addr], inst)
 			}
 			if n, ok := w.str("autoscaling_group_name"); ok {
-				ev.asgTags["name:"+n] = append(ev.asgTags["name:"+n], inst)
+				idx["name:"+n] = append(idx["name:"+n], inst)
 			}
 		}
+		if ev.asgRefs == nil {
+			ev.asgRefs = map[string]map[string][]*instance{}
+		}
+		ev.asgRefs[typ] = idx
 	}
-	out := slices.Clone(ev.asgTags[c.inst.addr])
+	out := slices.Clone(idx[c.inst.addr])
 	if base := c.inst.mod.prefix + c.inst.decl.addr(); base != c.inst.addr {
 		single := len(ev.byResource[base]) == 1
-		for _, t := range ev.asgTags[base] {
+		for _, t := range idx[base] {
 			if single || t.key != cty.NilVal && t.key.RawEquals(c.inst.key) {
 				out = append(out, t)
 			}
 		}
 	}
 	if name != "" {
-		out = append(out, ev.asgTags["name:"+name]...)
+		out = append(out, idx["name:"+name]...)
 	}
 	slices.SortStableFunc(out, func(a, b *instance) int { return a.seq - b.seq })
 	return slices.CompactFunc(out, func(a, b *instance) bool { return a == b })

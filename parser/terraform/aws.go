@@ -167,9 +167,13 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 			r.Note("desired_capacity is not set: priced at min_size (%d)", n)
 		}
 	}
-	if n, ok := w.quiet().num("max_size"); ok {
-		r.SetScaleMax(n, "max_size")
+	maxSize, maxKnown := w.quiet().num("max_size")
+	if maxKnown {
+		r.SetScaleMax(maxSize, "max_size")
 	}
+	minSize, _ := w.quiet().num("min_size")
+	name, _ := w.quiet().str("name")
+	c.autoScalingSchedule(r, declaredSize(minSize, maxSize, maxKnown, r.Quantity), name)
 	var found bool
 	var lt *view // the launch template, whose capacity reservation its on-demand instances may use
 	var launchConfig *view
@@ -270,7 +274,6 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 	}
 	applyTags(r, launchTemplateTags(lt))
 	c.awsCommon(r, w)
-	name, _ := w.quiet().str("name")
 	tags := c.autoScalingGroupTags(r, w, name)
 	applyTags(r, instanceTags(tags))
 	noteTagResources(r, tags)
@@ -310,11 +313,14 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 		// group without one, and its reference names no default size.
 		r.Note("the desired size (scaling_config.desired_size, or scalingConfig.desiredSize) is not set: priced at 1 node")
 	}
-	if n, ok := w.quiet().num("scaling_config", "max_size"); ok {
-		r.SetScaleMax(n, "scaling_config.max_size")
+	maxSize, maxKnown := w.quiet().num("scaling_config", "max_size")
+	if maxKnown {
+		r.SetScaleMax(maxSize, "scaling_config.max_size")
 	} else {
 		r.ScaleMaxUnknown = w.has("scaling_config", "max_size")
 	}
+	minSize, _ := w.quiet().num("scaling_config", "min_size")
+	c.autoScalingSchedule(r, declaredSize(minSize, maxSize, maxKnown, r.Quantity), "")
 	if ct, ok := w.str("capacity_type"); ok && strings.EqualFold(ct, "SPOT") {
 		r.PurchaseOption = parser.Spot
 	} else if ok && strings.EqualFold(ct, "CAPACITY_BLOCK") {

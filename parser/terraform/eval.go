@@ -66,7 +66,7 @@ type evaluation struct {
 	byResource map[string][]*instance
 	byAttr     map[lookupKey]map[string][]*instance // withAttribute's indexes
 	byRef      map[lookupKey]map[string][]*instance // referrers' indexes
-	asgTags    map[string][]*instance               // aws_autoscaling_group_tags by what they tag (asgtag.go)
+	asgRefs    map[string]map[string][]*instance    // by type, the resources that name an Auto Scaling group, by the group (asgtag.go)
 	expanded   map[typeInModule]bool                // types instancesOf has evaluated in full
 	rootDir    string
 	modules    []*moduleInstance

@@ -1,0 +1,157 @@
+package terraform
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// scheduleResource is an aws_autoscaling_schedule of the group expr names; sizes are its
+// attribute lines.
+func scheduleResource(name, expr, recurrence, sizes string) string {
+	return `resource "aws_autoscaling_schedule" "` + name + `" {
+  scheduled_action_name  = "` + name + `"
+  autoscaling_group_name = ` + expr + `
+  recurrence             = ` + recurrence + `
+  ` + sizes + `
+}
+`
+}
+
+// An Auto Scaling group scaled up in the morning and down at night by aws_autoscaling_schedules
+// costs what it runs: its peak number of instances for the hours a month that give the
+// schedule's instance-hours. 2026 has 261 weekdays: eleven hours each, from 08:00 to 19:00
+// Berlin time, is 0.3277 of the year, 239.25 of gpuguard's 730-hour month.
+func TestAutoScalingSchedule(t *testing.T) {
+	const group = `provider "aws" { region = "us-east-1" }
+variable "cron" { type = string }
+resource "aws_launch_template" "gpu" {
+  name          = "gpu"
+  instance_type = "g5.12xlarge"
+}
+resource "aws_autoscaling_group" "dev" {
+  name             = "gpu-dev"
+  desired_capacity = 2
+  min_size         = 0
+  max_size         = 4
+  launch_template {
+    id      = aws_launch_template.gpu.id
+    version = "$Latest"
+  }
+}
+resource "aws_autoscaling_group" "other" {
+  name             = "other"
+  desired_capacity = 1
+  min_size         = 1
+  max_size         = 1
+  launch_template {
+    id      = aws_launch_template.gpu.id
+    version = "$Latest"
+  }
+}
+`
+	up := scheduleResource("up", "aws_autoscaling_group.dev.name", `"0 8 * * 1-5"`, "time_zone = \"Europe/Berlin\"\n  min_size = -1\n  max_size = -1\n  desired_capacity = 4")
+	down := scheduleResource("down", `"gpu-dev"`, `"0 19 * * 1-5"`, "time_zone = \"Europe/Berlin\"\n  min_size = 0\n  max_size = -1\n  desired_capacity = 0")
+	officeHours := math.Round(730*4*261*11.0/8760/4*100) / 100 // 239.25
+	for _, tc := range []struct {
+		name     string
+		src      string
+		quantity int
+		hours    float64 // 0: the default month
+		scaleMax int     // 0: the group's own max_size
+		open     int     // instances of aws_autoscaling_group.open, when it is declared
+		note     string
+	}{
+		{name: "office hours, by reference and by name", src: up + down, quantity: 4, hours: officeHours,
+			note: `scheduled by aws_autoscaling_schedule.up ("0 8 * * 1-5", Europe/Berlin), aws_autoscaling_schedule.down ("0 19 * * 1-5", Europe/Berlin): 0 to 4 instances, 1.31 on average over a year: priced as 4 instances for 239.25 hours a month`},
+		{name: "a recurrence known only at apply leaves the declared size", src: up + scheduleResource("down", `"gpu-dev"`, "var.cron", "desired_capacity = 0\n  max_size = -1"),
+			quantity: 2, note: "aws_autoscaling_schedule.down's recurrence is known only at apply: the group's schedule is not applied"},
+		{name: "desired capacity alone: the provider sends 0 for the limits, which Auto Scaling refuses", src: scheduleResource("up", `"gpu-dev"`, `"0 8 * * *"`, "desired_capacity = 4"),
+			quantity: 2, note: "aws_autoscaling_schedule.up sets desired capacity 4 outside its own limits (min 0, max 0"},
+		{name: "a one-time action is left out", src: down + `resource "aws_autoscaling_schedule" "once" {
+  scheduled_action_name  = "once"
+  autoscaling_group_name = "gpu-dev"
+  start_time             = "2026-12-01T00:00:00Z"
+  min_size               = -1
+  max_size               = -1
+  desired_capacity       = 4
+}
+`, quantity: 0, note: "aws_autoscaling_schedule.once runs once (no recurrence): it is left out of the group's schedule"},
+		{name: "a larger maximum at night", src: scheduleResource("night", `"gpu-dev"`, `"0 22 * * *"`, "min_size = 1\n  max_size = 10\n  desired_capacity = 6") +
+			scheduleResource("day", `"gpu-dev"`, `"0 6 * * *"`, "min_size = 1\n  max_size = 4\n  desired_capacity = 1"),
+			quantity: 6, hours: math.Round(730*(8*6+16*1)/24.0/6*100) / 100, scaleMax: 10},
+		{name: "a recurrence that does not parse", src: scheduleResource("up", `"gpu-dev"`, `"0 8 * * MONDAY"`, "min_size = -1\n  max_size = -1\n  desired_capacity = 4"),
+			quantity: 2, note: `its scheduled actions cannot be replayed (aws_autoscaling_schedule.up: recurrence "0 8 * * MONDAY": `},
+		{name: "a group maximum known only at apply bounds nothing", src: strings.Replace(up, "aws_autoscaling_group.dev.name", "aws_autoscaling_group.open.name", 1) + `variable "max" { type = number }
+resource "aws_autoscaling_group" "open" {
+  name             = "open"
+  desired_capacity = 2
+  min_size         = 0
+  max_size         = var.max
+  launch_template {
+    id      = aws_launch_template.gpu.id
+    version = "$Latest"
+  }
+}
+`, quantity: 2, open: 4},
+		{name: "a size that is not a whole number", src: scheduleResource("up", `"gpu-dev"`, `"0 8 * * *"`, "min_size = -1\n  max_size = -1\n  desired_capacity = 2.5"),
+			quantity: 2, note: "aws_autoscaling_schedule.up's desired_capacity is 2.5, not a whole number of instances (or -1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := parseHCL(t, group+tc.src, Options{})
+			if len(res.Errors) > 0 {
+				t.Fatalf("errors %v", res.Errors)
+			}
+			got := byAddress(t, res)
+			dev, other := got["aws_autoscaling_group.dev"], got["aws_autoscaling_group.other"]
+			if dev.Quantity != tc.quantity || dev.HoursPerMonth != tc.hours {
+				t.Errorf("%d instances for %.2f hours, want %d for %.2f; notes %q", dev.Quantity, dev.HoursPerMonth, tc.quantity, tc.hours, dev.Notes)
+			}
+			wantMax := 4
+			if tc.scaleMax > 0 {
+				wantMax = tc.scaleMax
+			}
+			if dev.ScaleMax == nil || dev.ScaleMax.Quantity != wantMax {
+				t.Errorf("scale max %+v, want %d", dev.ScaleMax, wantMax)
+			}
+			if notes := strings.Join(dev.Notes, "\n"); tc.note != "" && !strings.Contains(notes, tc.note) {
+				t.Errorf("notes %q, want %q", notes, tc.note)
+			}
+			if open, ok := got["aws_autoscaling_group.open"]; ok && open.Quantity != tc.open {
+				t.Errorf("the group whose maximum is unknown runs %d, want %d; notes %q", open.Quantity, tc.open, open.Notes)
+			}
+			if other.Quantity != 1 || other.HoursPerMonth != 0 {
+				t.Errorf("the other group took the schedule: %d for %.2f hours", other.Quantity, other.HoursPerMonth)
+			}
+		})
+	}
+}
+
+// An EKS managed node group's Auto Scaling group, scheduled through the EKS module's output
+// that names it (known only at apply).
+func TestAutoScalingScheduleOnEKSNodeGroup(t *testing.T) {
+	src := `provider "aws" { region = "us-east-1" }
+module "eks" {
+  source       = "terraform-aws-modules/eks/aws"
+  version      = "~> 20.0"
+  cluster_name = "ml"
+  eks_managed_node_groups = {
+    gpu = {
+      instance_types = ["g5.xlarge"]
+      min_size       = 0
+      max_size       = 3
+      desired_size   = 3
+    }
+  }
+}
+` + scheduleResource("night", "module.eks.eks_managed_node_groups_autoscaling_group_names[0]", `"0 20 * * *"`, "min_size = 0\n  max_size = -1\n  desired_capacity = 0") +
+		scheduleResource("morning", "module.eks.eks_managed_node_groups_autoscaling_group_names[0]", `"0 8 * * *"`, "min_size = -1\n  max_size = -1\n  desired_capacity = 3")
+	res := parseHCL(t, src, Options{})
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors %v", res.Errors)
+	}
+	g := byAddress(t, res)[`module.eks.module.eks_managed_node_group["gpu"].aws_eks_node_group.this[0]`]
+	if g.Quantity != 3 || g.HoursPerMonth != 365 { // twelve hours a day: half the month
+		t.Errorf("%d nodes for %.2f hours; notes %q", g.Quantity, g.HoursPerMonth, g.Notes)
+	}
+}
