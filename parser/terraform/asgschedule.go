@@ -88,12 +88,16 @@ func (c *mapContext) autoScalingSchedule(r *parser.Resource, declared schedule.S
 	if res.MaxSize > declared.Max && res.MaxSize > res.Peak {
 		r.SetScaleMax(res.MaxSize, "max_size of its scheduled actions")
 	}
-	how := fmt.Sprintf("priced as %d instances all month", res.Peak)
+	instances := fmt.Sprintf("%d instances", res.Peak)
+	if res.Peak == 1 {
+		instances = "1 instance"
+	}
+	how := "priced as " + instances + " all month"
 	switch {
 	case res.Peak == 0:
 		how = "it runs no instances"
 	case r.HoursPerMonth > 0:
-		how = fmt.Sprintf("priced as %d instances for %.2f hours a month, the same instance-hours", res.Peak, r.HoursPerMonth)
+		how = fmt.Sprintf("priced as %s for %.2f hours a month, the same instance-hours", instances, r.HoursPerMonth)
 	}
 	r.Note("scheduled by %s: %d to %d instances, %.2f on average over a year: %s", strings.Join(names, ", "), res.Low, res.Peak, res.Average, how)
 }

@@ -127,10 +127,12 @@ resource "aws_autoscaling_group" "open" {
 	}
 }
 
-// An EKS managed node group's Auto Scaling group, scheduled through the EKS module's output
-// that names it (known only at apply).
-func TestAutoScalingScheduleOnEKSNodeGroup(t *testing.T) {
-	src := `provider "aws" { region = "us-east-1" }
+// The Auto Scaling groups of the EKS module's node groups and of the autoscaling module,
+// scheduled through the modules' own schedules input, or through the EKS module's output that
+// names a managed group's (known only at apply).
+func TestAutoScalingScheduleThroughModules(t *testing.T) {
+	eks := func(schedules string) string {
+		return `provider "aws" { region = "us-east-1" }
 module "eks" {
   source       = "terraform-aws-modules/eks/aws"
   version      = "~> 20.0"
@@ -141,17 +143,74 @@ module "eks" {
       min_size       = 0
       max_size       = 3
       desired_size   = 3
+      ` + schedules + `
+    }
+  }
+  self_managed_node_groups = {
+    sgpu = {
+      instance_type = "g6.xlarge"
+      desired_size  = 2
+      max_size      = 2
+      ` + schedules + `
     }
   }
 }
-` + scheduleResource("night", "module.eks.eks_managed_node_groups_autoscaling_group_names[0]", `"0 20 * * *"`, "min_size = 0\n  max_size = -1\n  desired_capacity = 0") +
-		scheduleResource("morning", "module.eks.eks_managed_node_groups_autoscaling_group_names[0]", `"0 8 * * *"`, "min_size = -1\n  max_size = -1\n  desired_capacity = 3")
-	res := parseHCL(t, src, Options{})
-	if len(res.Errors) > 0 {
-		t.Fatalf("errors %v", res.Errors)
+`
 	}
-	g := byAddress(t, res)[`module.eks.module.eks_managed_node_group["gpu"].aws_eks_node_group.this[0]`]
-	if g.Quantity != 3 || g.HoursPerMonth != 365 { // twelve hours a day: half the month
-		t.Errorf("%d nodes for %.2f hours; notes %q", g.Quantity, g.HoursPerMonth, g.Notes)
+	const twelveHours = `schedules = {
+        night   = { min_size = 0, max_size = "-1", desired_size = 0, recurrence = "0 20 * * *", time_zone = "Europe/Rome" }
+        morning = { min_size = 0, max_size = "-1", desired_size = 3, recurrence = "0 8 * * *", time_zone = "Europe/Rome" }
+      }`
+	const managed = `module.eks.module.eks_managed_node_group["gpu"].aws_eks_node_group.this[0]`
+	const self = `module.eks.module.self_managed_node_group["sgpu"].aws_autoscaling_group.this[0]`
+	const asg = "module.asg.aws_autoscaling_group.this[0]"
+	type size struct {
+		quantity int
+		hours    float64
+	}
+	for _, tc := range []struct {
+		name string
+		src  string
+		want map[string]size
+	}{
+		{name: "the node groups' schedules input", src: eks(twelveHours),
+			// The self-managed group's max_size of 2 caps the morning's 3.
+			want: map[string]size{managed: {3, 365}, self: {2, 365}}},
+		{name: "an output that names the managed group's Auto Scaling group", src: eks("") +
+			scheduleResource("night", "module.eks.eks_managed_node_groups_autoscaling_group_names[0]", `"0 20 * * *"`, "min_size = 0\n  max_size = -1\n  desired_capacity = 0") +
+			scheduleResource("morning", "module.eks.eks_managed_node_groups_autoscaling_group_names[0]", `"0 8 * * *"`, "min_size = -1\n  max_size = -1\n  desired_capacity = 3"),
+			want: map[string]size{managed: {3, 365}, self: {2, 0}}},
+		{name: "the autoscaling module's schedules, desired_capacity", src: `provider "aws" { region = "us-east-1" }
+module "asg" {
+  source           = "terraform-aws-modules/autoscaling/aws"
+  version          = "~> 8.0"
+  name             = "train"
+  instance_type    = "p4d.24xlarge"
+  min_size         = 0
+  max_size         = 1
+  desired_capacity = 1
+  schedules = {
+    off = { min_size = 0, max_size = 0, desired_capacity = 0, recurrence = "0 0 * * *" }
+    on  = { min_size = 0, max_size = 1, desired_capacity = 1, recurrence = "0 6 * * *" }
+  }
+}
+`, want: map[string]size{asg: {1, 547.5}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := parseHCL(t, tc.src, Options{})
+			if len(res.Errors) > 0 {
+				t.Fatalf("errors %v", res.Errors)
+			}
+			got := byAddress(t, res)
+			for addr, want := range tc.want {
+				g, ok := got[addr]
+				if !ok {
+					t.Fatalf("no %s in %v", addr, got)
+				}
+				if g.Quantity != want.quantity || g.HoursPerMonth != want.hours {
+					t.Errorf("%s: %d for %.2f hours, want %d for %.2f; notes %q", addr, g.Quantity, g.HoursPerMonth, want.quantity, want.hours, g.Notes)
+				}
+			}
+		})
 	}
 }

@@ -111,6 +111,8 @@ module "eks_managed_node_group" {
   labels          = try(each.value.labels, local.emng.labels, null)
   taints          = try(each.value.taints, local.emng.taints, {})
   tags            = merge(var.tags, try(each.value.tags, local.emng.tags, {}))
+  create_schedule = try(each.value.create_schedule, local.emng.create_schedule, true)
+  schedules       = try(each.value.schedules, local.emng.schedules, {})
 }
 
 module "self_managed_node_group" {
@@ -134,6 +136,8 @@ module "self_managed_node_group" {
   kubernetes_version         = try(each.value.kubernetes_version, each.value.cluster_version, var.kubernetes_version != null ? var.kubernetes_version : var.cluster_version)
   cluster_name               = try(coalesce(var.name, var.cluster_name), "")
   autoscaling_group_tags     = try(each.value.autoscaling_group_tags, local.smng.autoscaling_group_tags, {})
+  create_schedule            = try(each.value.create_schedule, local.smng.create_schedule, true)
+  schedules                  = try(each.value.schedules, local.smng.schedules, {})
   bootstrap_extra_args       = try(each.value.bootstrap_extra_args, local.smng.bootstrap_extra_args, "")
   pre_bootstrap_user_data    = try(each.value.pre_bootstrap_user_data, local.smng.pre_bootstrap_user_data, "")
   post_bootstrap_user_data   = try(each.value.post_bootstrap_user_data, local.smng.post_bootstrap_user_data, "")

@@ -339,3 +339,30 @@ output "autoscaling_group_name" {
 output "autoscaling_group_id" {
   value = try(aws_autoscaling_group.this[0].id, null)
 }
+
+# Scheduled actions (the module's var.schedules), which gpuguard replays to price the group for
+# what it runs (parser/schedule).
+variable "create_schedule" {
+  type    = bool
+  default = true
+}
+
+variable "schedules" {
+  type    = any
+  default = {}
+}
+
+resource "aws_autoscaling_schedule" "this" {
+  for_each = { for k, v in var.schedules : k => v if var.create && var.create_schedule }
+
+  scheduled_action_name  = each.key
+  autoscaling_group_name = aws_autoscaling_group.this[0].name
+
+  min_size         = try(each.value.min_size, null)
+  max_size         = try(each.value.max_size, null)
+  desired_capacity = try(each.value.desired_size, null)
+  start_time       = try(each.value.start_time, null)
+  end_time         = try(each.value.end_time, null)
+  time_zone        = try(each.value.time_zone, null)
+  recurrence       = try(each.value.recurrence, null)
+}
