@@ -54,3 +54,46 @@ resource "aws_autoscaling_group" "by_min_size" {
     id = aws_launch_template.inference.id
   }
 }
+
+# A development group that runs on weekdays from 08:00 to 19:00, Berlin time, and scales to zero
+# otherwise: priced for the hours it runs (4 instances for 239.25 hours a month). Its cost tag
+# comes from an aws_autoscaling_group_tag.
+resource "aws_autoscaling_group" "dev" {
+  name             = "gpu-dev"
+  desired_capacity = 4
+  max_size         = 4
+  min_size         = 0
+  launch_template {
+    id      = aws_launch_template.inference.id
+    version = "$Latest"
+  }
+}
+
+resource "aws_autoscaling_schedule" "dev_up" {
+  scheduled_action_name  = "weekday-morning"
+  autoscaling_group_name = aws_autoscaling_group.dev.name
+  recurrence             = "0 8 * * MON-FRI"
+  time_zone              = "Europe/Berlin"
+  min_size               = -1
+  max_size               = -1
+  desired_capacity       = 4
+}
+
+resource "aws_autoscaling_schedule" "dev_down" {
+  scheduled_action_name  = "weekday-evening"
+  autoscaling_group_name = aws_autoscaling_group.dev.name
+  recurrence             = "0 19 * * MON-FRI"
+  time_zone              = "Europe/Berlin"
+  min_size               = 0
+  max_size               = -1
+  desired_capacity       = 0
+}
+
+resource "aws_autoscaling_group_tag" "dev_team" {
+  autoscaling_group_name = aws_autoscaling_group.dev.name
+  tag {
+    key                 = "team"
+    value               = "research"
+    propagate_at_launch = true
+  }
+}
