@@ -14,6 +14,9 @@ import (
 // testsMemoryLimit bounds how much RunTests may grow the heap (a variable for tests).
 var testsMemoryLimit uint64 = DefaultMemoryLimit
 
+// testsTimeout bounds one test's evaluation (a variable for tests).
+var testsTimeout = DefaultTimeout
+
 // TestResult is one Rego unit test's outcome.
 type TestResult struct {
 	Package  string        `json:"package"`
@@ -42,7 +45,7 @@ func RunTests(ctx context.Context, dirs []string, builtinTests bool) ([]TestResu
 	defer stop(nil)
 	watchMemory(ctx, testsMemoryLimit, stop)
 	c := sandboxCompiler()
-	runner := tester.NewRunner().SetCompiler(c).SetModules(modules).SetTimeout(DefaultTimeout).
+	runner := tester.NewRunner().SetCompiler(c).SetModules(modules).SetTimeout(testsTimeout).
 		AddCustomBuiltins([]*tester.Builtin{{Decl: dollarsDecl(), Func: withDollars()}})
 	ch, err := runner.RunTests(ctx, nil)
 	if err != nil {
