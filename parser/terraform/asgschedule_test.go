@@ -214,3 +214,38 @@ module "asg" {
 		})
 	}
 }
+
+// In a plan, a schedule names a group by its planned name, or (an EKS managed group's, whose
+// Auto Scaling group's name is known only after apply) through the configuration's reference.
+func TestAutoScalingScheduleInAPlan(t *testing.T) {
+	plan := `{"format_version":"1.2",
+"planned_values":{"root_module":{"resources":[
+{"address":"aws_autoscaling_group.dev","mode":"managed","type":"aws_autoscaling_group","name":"dev","values":{"name":"gpu-dev","desired_capacity":4,"min_size":0,"max_size":4,"mixed_instances_policy":[],"launch_template":[{"id":"lt-1","version":"$Latest"}]}},
+{"address":"aws_launch_template.gpu","mode":"managed","type":"aws_launch_template","name":"gpu","values":{"id":"lt-1","name":"gpu","instance_type":"g6.xlarge"}},
+{"address":"aws_autoscaling_schedule.up","mode":"managed","type":"aws_autoscaling_schedule","name":"up","values":{"autoscaling_group_name":"gpu-dev","recurrence":"0 6 * * *","min_size":-1,"max_size":-1,"desired_capacity":4}},
+{"address":"aws_autoscaling_schedule.down","mode":"managed","type":"aws_autoscaling_schedule","name":"down","values":{"autoscaling_group_name":"gpu-dev","recurrence":"0 18 * * *","min_size":0,"max_size":-1,"desired_capacity":0}},
+{"address":"aws_eks_node_group.gpu","mode":"managed","type":"aws_eks_node_group","name":"gpu","values":{"cluster_name":"ml","node_group_name":"gpu","instance_types":["g5.xlarge"],"scaling_config":[{"desired_size":2,"min_size":0,"max_size":2}]}},
+{"address":"aws_autoscaling_schedule.night","mode":"managed","type":"aws_autoscaling_schedule","name":"night","values":{"recurrence":"0 0 * * *","min_size":0,"max_size":-1,"desired_capacity":0}},
+{"address":"aws_autoscaling_schedule.day","mode":"managed","type":"aws_autoscaling_schedule","name":"day","values":{"recurrence":"0 6 * * *","min_size":-1,"max_size":-1,"desired_capacity":2}}
+]}},
+"resource_changes":[
+{"address":"aws_autoscaling_schedule.night","mode":"managed","type":"aws_autoscaling_schedule","name":"night","change":{"actions":["create"],"after_unknown":{"autoscaling_group_name":true}}},
+{"address":"aws_autoscaling_schedule.day","mode":"managed","type":"aws_autoscaling_schedule","name":"day","change":{"actions":["create"],"after_unknown":{"autoscaling_group_name":true}}}
+],
+"configuration":{"provider_config":{"aws":{"name":"aws","expressions":{"region":{"constant_value":"us-east-1"}}}},"root_module":{"resources":[
+{"address":"aws_autoscaling_schedule.night","mode":"managed","type":"aws_autoscaling_schedule","name":"night","expressions":{"autoscaling_group_name":{"references":["aws_eks_node_group.gpu.resources[0].autoscaling_groups[0].name","aws_eks_node_group.gpu.resources[0].autoscaling_groups[0]","aws_eks_node_group.gpu.resources[0]","aws_eks_node_group.gpu.resources","aws_eks_node_group.gpu"]}}},
+{"address":"aws_autoscaling_schedule.day","mode":"managed","type":"aws_autoscaling_schedule","name":"day","expressions":{"autoscaling_group_name":{"references":["aws_eks_node_group.gpu.resources[0].autoscaling_groups[0].name","aws_eks_node_group.gpu"]}}}
+]}}}`
+	got := byAddress(t, ParsePlan("plan.json", []byte(plan)))
+	for addr, want := range map[string]struct {
+		quantity int
+		hours    float64
+	}{
+		"aws_autoscaling_group.dev": {4, 365},   // 06:00 to 18:00
+		"aws_eks_node_group.gpu":    {2, 547.5}, // 06:00 to 24:00
+	} {
+		if g := got[addr]; g.Quantity != want.quantity || g.HoursPerMonth != want.hours {
+			t.Errorf("%s: %d for %.2f hours, want %d for %.2f; notes %q", addr, g.Quantity, g.HoursPerMonth, want.quantity, want.hours, g.Notes)
+		}
+	}
+}
