@@ -132,30 +132,7 @@ resource "aws_autoscaling_group" "open" {
 // names a managed group's (known only at apply).
 func TestAutoScalingScheduleThroughModules(t *testing.T) {
 	eks := func(schedules string) string {
-		return `provider "aws" { region = "us-east-1" }
-module "eks" {
-  source       = "terraform-aws-modules/eks/aws"
-  version      = "~> 20.0"
-  cluster_name = "ml"
-  eks_managed_node_groups = {
-    gpu = {
-      instance_types = ["g5.xlarge"]
-      min_size       = 0
-      max_size       = 3
-      desired_size   = 3
-      ` + schedules + `
-    }
-  }
-  self_managed_node_groups = {
-    sgpu = {
-      instance_type = "g6.xlarge"
-      desired_size  = 2
-      max_size      = 2
-      ` + schedules + `
-    }
-  }
-}
-`
+		return eksModule("min_size = 0\n      max_size = 3\n      desired_size = 3\n      "+schedules, "desired_size = 2\n      max_size = 2\n      "+schedules)
 	}
 	const twelveHours = `schedules = {
         night   = { min_size = 0, max_size = "-1", desired_size = 0, recurrence = "0 20 * * *", time_zone = "Europe/Rome" }

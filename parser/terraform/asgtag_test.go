@@ -225,22 +225,7 @@ output "group_name" { value = aws_autoscaling_group.this.name }
 // over the names, known only at apply, or a map built from eks_managed_node_groups) tags the
 // groups the outputs come from, and no others.
 func TestAutoScalingGroupTagThroughEKSModuleOutputs(t *testing.T) {
-	src := `provider "aws" { region = "us-east-1" }
-module "eks" {
-  source       = "terraform-aws-modules/eks/aws"
-  version      = "~> 20.0"
-  cluster_name = "ml"
-  eks_managed_node_groups = {
-    gpu = {
-      instance_types = ["g5.xlarge"]
-      labels         = { workload = "inference" }
-    }
-  }
-  self_managed_node_groups = {
-    sgpu = { instance_type = "g6.xlarge" }
-  }
-}
-locals {
+	src := eksModule(`labels = { workload = "inference" }`, "") + `locals {
   label_tags = merge([
     for name, group in module.eks.eks_managed_node_groups : {
       for k, v in group.node_group_labels : "${name}|${k}" => {
@@ -278,4 +263,29 @@ resource "aws_autoscaling_group_tag" "labels" {
 	if notes := strings.Join(managed.Notes, "\n"); !strings.Contains(notes, `aws_autoscaling_group_tag.labels["gpu|workload"] tags its Auto Scaling group with k8s.io/cluster-autoscaler/node-template/label/workload`) {
 		t.Errorf("notes %q", notes)
 	}
+}
+
+// eksModule calls terraform-aws-modules/eks v20 (read through gpuguard's stand-in) for cluster
+// ml, with a managed node group gpu of g5.xlarge and a self-managed one sgpu of g6.xlarge, each
+// given the attribute lines managed and selfManaged.
+func eksModule(managed, selfManaged string) string {
+	return `provider "aws" { region = "us-east-1" }
+module "eks" {
+  source       = "terraform-aws-modules/eks/aws"
+  version      = "~> 20.0"
+  cluster_name = "ml"
+  eks_managed_node_groups = {
+    gpu = {
+      instance_types = ["g5.xlarge"]
+      ` + managed + `
+    }
+  }
+  self_managed_node_groups = {
+    sgpu = {
+      instance_type = "g6.xlarge"
+      ` + selfManaged + `
+    }
+  }
+}
+`
 }
