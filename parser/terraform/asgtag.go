@@ -24,6 +24,11 @@ type asgTag struct {
 // https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources/autoscaling_group_tag
 const asgTagType = "aws_autoscaling_group_tag"
 
+// lookedUpEverywhere are the types that are not mapped themselves but change a mapped resource
+// they name from any module (asgReferrers): they are evaluated with the mapped types, up front,
+// since instancesOf finds a type's instances in one module only.
+var lookedUpEverywhere = map[string]bool{asgTagType: true, asgScheduleType: true}
+
 // autoScalingGroupTags returns the tags of the Auto Scaling group being mapped (own, the group's
 // tag blocks; nil for an EKS managed node group, whose groups EKS creates) followed by those the
 // aws_autoscaling_group_tag resources of the configuration add to it: those whose

@@ -220,7 +220,7 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 		}
 		root.inputs[name] = root.finalizeVariable(decl, v, rv.rng)
 	}
-	root.walk(func(t string) bool { _, ok := mappers[t]; return ok || t == asgTagType || t == asgScheduleType })
+	root.walk(func(t string) bool { _, ok := mappers[t]; return ok || lookedUpEverywhere[t] })
 	res.Resources = append(res.Resources, ev.mapAll()...)
 	// Kubernetes objects yield only workloads that request GPUs; keep does not apply to them (a
 	// pod that a NodePool may place on several types has no single instance type).
