@@ -37,12 +37,16 @@ func (c *mapContext) autoScalingSchedule(r *parser.Resource, declared schedule.S
 	}
 	var actions []schedule.Action
 	var names []string
+	// notApplied says why an action keeps the whole schedule from being replayed.
+	notApplied := func(addr, attr, why string) {
+		r.Note("%s's %s %s: the group's schedule is not applied, and it is priced at its declared size", addr, attr, why)
+	}
 	for _, inst := range insts {
 		w := &view{obj: inst.value}
 		recurrence, ok := w.str("recurrence")
 		switch {
 		case !ok && w.has("recurrence"):
-			r.Note("%s's recurrence is known only at apply: the group's schedule is not applied, and it is priced at its declared size", inst.addr)
+			notApplied(inst.addr, "recurrence", "is known only at apply")
 			return
 		case !ok:
 			r.Note("%s runs once (no recurrence): it is left out of the group's schedule", inst.addr)
@@ -52,7 +56,7 @@ func (c *mapContext) autoScalingSchedule(r *parser.Resource, declared schedule.S
 		if tz, ok := w.str("time_zone"); ok {
 			a.TimeZone = tz
 		} else if w.has("time_zone") {
-			r.Note("%s's time_zone is known only at apply: the group's schedule is not applied, and it is priced at its declared size", inst.addr)
+			notApplied(inst.addr, "time_zone", "is known only at apply")
 			return
 		}
 		for _, f := range []struct {
@@ -61,7 +65,7 @@ func (c *mapContext) autoScalingSchedule(r *parser.Resource, declared schedule.S
 		}{{"min_size", &a.Min}, {"max_size", &a.Max}, {"desired_capacity", &a.Desired}} {
 			n, why := scheduledSize(w, f.attr)
 			if why != "" {
-				r.Note("%s's %s %s: the group's schedule is not applied, and it is priced at its declared size", inst.addr, f.attr, why)
+				notApplied(inst.addr, f.attr, why)
 				return
 			}
 			*f.to = n
