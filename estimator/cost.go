@@ -816,6 +816,9 @@ func (p *Pricer) priceScaleMax(r *parser.Resource, e *Estimate) {
 	at := *r
 	at.ScaleMax, at.Notes = nil, nil
 	at.Quantity, at.SpotQuantity, at.QuantityVCPUs = m.Quantity, m.SpotQuantity, m.VCPUs
+	if m.HoursPerMonth > 0 {
+		at.HoursPerMonth = m.HoursPerMonth
+	}
 	if at.SpotQuantity > 0 && at.SpotQuantity >= at.Quantity {
 		at.PurchaseOption, at.SpotQuantity = parser.Spot, 0
 	}

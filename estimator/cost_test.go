@@ -358,6 +358,20 @@ func TestScaleMaxIsPricedToo(t *testing.T) {
 	}
 }
 
+// A scheduled group runs its peak for some hours a month, and may run its maximum for others:
+// the maximum is priced for its own hours, the floor for the resource's.
+func TestScaleMaxHasItsOwnHours(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	e := p.EstimateAll([]parser.Resource{{Address: "asg", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g5.2xlarge", Quantity: 4,
+		PurchaseOption: parser.OnDemand, HoursPerMonth: 239.25, ScaleMax: &parser.ScaleMax{Quantity: 4, From: "max_size", HoursPerMonth: 730}}})[0]
+	if e.MonthlyCost == nil || money.Micros(*e.MonthlyCost).Cents() != expectCents(t, "239.25", "1.212", "4") {
+		t.Fatalf("floor %v, want 4 instances for 239.25 hours", e.MonthlyCost)
+	}
+	if m := e.ScaleMax; m == nil || money.Micros(m.MonthlyCost).Cents() != expectCents(t, "730", "1.212", "4") {
+		t.Errorf("maximum %+v, want 4 instances all month", m)
+	}
+}
+
 // An unpriced VM names every part the catalog lacks, the machine and its attached GPUs, so one
 // fix does not just lead to the next reason; a GPU the catalog has is not named.
 func TestUnpricedNamesEveryMissingPart(t *testing.T) {

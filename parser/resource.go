@@ -469,6 +469,9 @@ type ScaleMax struct {
 	// From names what declares the maximum ("max_size", "maxReplicas of
 	// HorizontalPodAutoscaler/ml/chat").
 	From string
+	// HoursPerMonth is the hours a month the maximum is priced for, when not the resource's
+	// own: a scheduled group runs its peak for some hours, but may run its maximum for others.
+	HoursPerMonth float64
 }
 
 // SetScaleMax records a declared maximum of n instances, nodes or pods.

@@ -9,6 +9,12 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
+
+	// Scheduled scaling and CronJobs name time zones (Europe/Berlin, a Windows zone's tz
+	// equivalent): the Action's Alpine image and Windows have no tz database of their own, and
+	// without one every schedule in a zone would go unreplayed. OPA's topdown imports it too
+	// today (so the binary does not grow); gpuguard does not rely on that.
+	_ "time/tzdata"
 )
 
 func main() {

@@ -3,6 +3,7 @@ package schedule
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // Any recurrence, zone and sizes: an error or a result within the sizes, never a panic or a hang.
@@ -21,6 +22,26 @@ func FuzzSimulate(f *testing.F) {
 			return
 		}
 		if math.IsNaN(res.Average) || res.Average < float64(res.Low)-1e-9 || res.Average > float64(res.Peak)+1e-9 || res.Runs > MaxRuns {
+			t.Fatalf("%+v", res)
+		}
+	})
+}
+
+// Any recurrence, zone, duration and floors: an error or a result between the base and the
+// limit, never a panic or a hang.
+func FuzzFloors(f *testing.F) {
+	f.Add("0 8 * * 1-5", "Europe/Berlin", int32(36000), int8(4), "0 22 31 12 *", int32(14400))
+	f.Add("*/30 * * * *", "", int32(300), int8(9), "@weekly", int32(-5))
+	f.Fuzz(func(t *testing.T, cron, zone string, seconds int32, floor int8, other string, otherSeconds int32) {
+		windows := []Window{
+			{Name: "a", Cron: cron, TimeZone: zone, Duration: time.Duration(seconds) * time.Second, Floor: int(floor)},
+			{Name: "b", Cron: other, Duration: time.Duration(otherSeconds) * time.Second, Floor: 2},
+		}
+		res, err := Floors(1, 6, windows)
+		if err != nil {
+			return
+		}
+		if math.IsNaN(res.Average) || res.Low < 1 || res.Peak > 6 || res.Average < float64(res.Low)-1e-9 || res.Average > float64(res.Peak)+1e-9 {
 			t.Fatalf("%+v", res)
 		}
 	})

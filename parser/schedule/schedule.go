@@ -34,8 +34,11 @@ type Result struct {
 	Average float64
 	// Peak and Low are the most and the fewest instances it runs at any time.
 	Peak, Low int
-	// MaxSize is the largest maximum size the group has at any time.
-	MaxSize int
+	// MaxSize is the largest maximum size the group has at any time, and AverageMax its
+	// maximum size averaged over the year: what the group may run, where Average is what it
+	// runs at the least.
+	MaxSize    int
+	AverageMax float64
 	// Runs counts the actions' runs over the year.
 	Runs int
 }
@@ -96,10 +99,11 @@ func Simulate(declared Size, actions []Action) (Result, error) {
 	}
 	start, end := yearBounds()
 	res := Result{Peak: size.Desired, Low: size.Desired, MaxSize: size.Max, Runs: len(runs)}
-	var sum float64 // instance-seconds
+	var sum, sumMax float64 // instance-seconds
 	last := start
 	for k, r := range runs {
 		sum += float64(size.Desired) * r.at.Sub(last).Seconds()
+		sumMax += float64(size.Max) * r.at.Sub(last).Seconds()
 		last = r.at
 		apply(actions[r.i])
 		if k+1 < len(runs) && runs[k+1].at.Equal(r.at) {
@@ -108,7 +112,8 @@ func Simulate(declared Size, actions []Action) (Result, error) {
 		res.Peak, res.Low, res.MaxSize = max(res.Peak, size.Desired), min(res.Low, size.Desired), max(res.MaxSize, size.Max)
 	}
 	sum += float64(size.Desired) * end.Sub(last).Seconds()
-	res.Average = sum / end.Sub(start).Seconds()
+	sumMax += float64(size.Max) * end.Sub(last).Seconds()
+	res.Average, res.AverageMax = sum/end.Sub(start).Seconds(), sumMax/end.Sub(start).Seconds()
 	return res, nil
 }
 
@@ -154,7 +159,7 @@ func expand(expr, zone string) ([]time.Time, error) {
 		return nil, fmt.Errorf("recurrence %q: %w", expr, err)
 	}
 	if _, every := s.(cron.ConstantDelaySchedule); every {
-		return nil, fmt.Errorf("recurrence %q: @every is not a cron expression Auto Scaling takes", expr)
+		return nil, fmt.Errorf("recurrence %q: @every is not a cron expression a scaling schedule takes", expr)
 	}
 	start, end := yearBounds()
 	var times []time.Time

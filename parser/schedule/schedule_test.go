@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"cmp"
 	"math"
 	"strings"
 	"testing"
@@ -21,6 +22,8 @@ func TestSimulate(t *testing.T) {
 		peak     int
 		low      int
 		maxSize  int
+		// averageMax is the maximum size averaged over the year; 0: maxSize all year.
+		averageMax float64
 	}{
 		{name: "office hours: 4 instances ten hours a weekday", declared: Size{0, 4, 2}, actions: []Action{up, down},
 			average: 4 * weekdays2026 * 10.0 / 8760, peak: 4, low: 0, maxSize: 4},
@@ -46,7 +49,7 @@ func TestSimulate(t *testing.T) {
 				{Name: "night", Cron: "0 22 * * *", Min: 1, Max: 10, Desired: 6},
 				{Name: "day", Cron: "0 6 * * *", Min: 1, Max: 2, Desired: 1},
 			},
-			average: (8*6 + 16*1) / 24.0, peak: 6, low: 1, maxSize: 10},
+			average: (8*6 + 16*1) / 24.0, peak: 6, low: 1, maxSize: 10, averageMax: (8*10 + 16*2) / 24.0},
 		{name: "an action that never runs changes nothing", declared: Size{0, 4, 3},
 			actions: []Action{{Name: "never", Cron: "0 0 30 2 *", Min: Unchanged, Max: Unchanged, Desired: 0}},
 			average: 3, peak: 3, low: 3, maxSize: 4},
@@ -59,6 +62,9 @@ func TestSimulate(t *testing.T) {
 			if math.Abs(res.Average-tc.average) > 1e-9 || res.Peak != tc.peak || res.Low != tc.low || res.MaxSize != tc.maxSize {
 				t.Errorf("average %.6f, peak %d, low %d, max size %d; want %.6f, %d, %d, %d", res.Average, res.Peak, res.Low, res.MaxSize, tc.average, tc.peak, tc.low, tc.maxSize)
 			}
+			if want := cmp.Or(tc.averageMax, float64(tc.maxSize)); math.Abs(res.AverageMax-want) > 1e-9 {
+				t.Errorf("average maximum %.6f, want %.6f", res.AverageMax, want)
+			}
 		})
 	}
 }
@@ -69,7 +75,7 @@ func TestSimulateRefuses(t *testing.T) {
 		want   string
 	}{
 		{Action{Name: "bad", Cron: "0 25 * * *"}, `bad: recurrence "0 25 * * *": `},
-		{Action{Name: "every", Cron: "@every 1h"}, "@every is not a cron expression Auto Scaling takes"},
+		{Action{Name: "every", Cron: "@every 1h"}, "@every is not a cron expression a scaling schedule takes"},
 		{Action{Name: "busy", Cron: "* * * * *"}, "more than 200000 times a year"},
 		{Action{Name: "zone", Cron: "0 8 * * *", TimeZone: "Mars/Olympus"}, `zone: recurrence "0 8 * * *": `},
 	} {

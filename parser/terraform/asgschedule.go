@@ -18,10 +18,6 @@ import (
 // https://registry.terraform.io/providers/hashicorp/aws/latest/docs/resources/autoscaling_schedule
 const asgScheduleType = "aws_autoscaling_schedule"
 
-// monthHours is the month a scheduled group's hours are a share of: gpuguard's default month
-// (estimator.DefaultHoursPerMonth, 730 hours).
-const monthHours = 730.0
-
 // autoScalingSchedule applies the aws_autoscaling_schedules that name the Auto Scaling group
 // being mapped (an aws_autoscaling_group, or an EKS managed node group's): package schedule
 // replays them over a year from the group's declared size. The group is then priced as its
@@ -85,25 +81,10 @@ func (c *mapContext) autoScalingSchedule(r *parser.Resource, declared schedule.S
 		r.Note("its scheduled actions cannot be replayed (%v): it is priced at its declared size", err)
 		return
 	}
-	r.Quantity = res.Peak
-	if res.Peak > 0 && res.Average < float64(res.Peak)-1e-9 {
-		r.HoursPerMonth = math.Round(monthHours*res.Average/float64(res.Peak)*100) / 100
-	}
-	if res.MaxSize > declared.Max && res.MaxSize > res.Peak {
+	if declared.Max != math.MaxInt32 && res.MaxSize != declared.Max {
 		r.SetScaleMax(res.MaxSize, "max_size of its scheduled actions")
 	}
-	instances := fmt.Sprintf("%d instances", res.Peak)
-	if res.Peak == 1 {
-		instances = "1 instance"
-	}
-	how := "priced as " + instances + " all month"
-	switch {
-	case res.Peak == 0:
-		how = "it runs no instances"
-	case r.HoursPerMonth > 0:
-		how = fmt.Sprintf("priced as %s for %.2f hours a month, the same instance-hours", instances, r.HoursPerMonth)
-	}
-	r.Note("scheduled by %s: %d to %d instances, %.2f on average over a year: %s", strings.Join(names, ", "), res.Low, res.Peak, res.Average, how)
+	priceScheduled(r, res, strings.Join(names, ", "))
 }
 
 // scheduledSize reads a scheduled action's min_size, max_size or desired_capacity: unset, the
@@ -137,11 +118,4 @@ func declaredSize(minSize, maxSize int, maxKnown bool, desired int) schedule.Siz
 		maxSize = math.MaxInt32
 	}
 	return schedule.Size{Min: minSize, Max: maxSize, Desired: desired}
-}
-
-func inZone(tz string) string {
-	if tz == "" {
-		return ", UTC"
-	}
-	return ", " + tz
 }

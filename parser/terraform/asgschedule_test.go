@@ -59,10 +59,11 @@ resource "aws_autoscaling_group" "other" {
 		quantity int
 		hours    float64 // 0: the default month
 		scaleMax int     // 0: the group's own max_size
+		maxHours float64 // the maximum's hours a month; 0: the group's own
 		open     int     // instances of aws_autoscaling_group.open, when it is declared
 		note     string
 	}{
-		{name: "office hours, by reference and by name", src: up + down, quantity: 4, hours: officeHours,
+		{name: "office hours, by reference and by name", src: up + down, quantity: 4, hours: officeHours, maxHours: 730,
 			note: `scheduled by aws_autoscaling_schedule.up ("0 8 * * 1-5", Europe/Berlin), aws_autoscaling_schedule.down ("0 19 * * 1-5", Europe/Berlin): 0 to 4 instances, 1.31 on average over a year: priced as 4 instances for 239.25 hours a month`},
 		{name: "a recurrence known only at apply leaves the declared size", src: up + scheduleResource("down", `"gpu-dev"`, "var.cron", "desired_capacity = 0\n  max_size = -1"),
 			quantity: 2, note: "aws_autoscaling_schedule.down's recurrence is known only at apply: the group's schedule is not applied"},
@@ -79,7 +80,7 @@ resource "aws_autoscaling_group" "other" {
 `, quantity: 0, note: "aws_autoscaling_schedule.once runs once (no recurrence): it is left out of the group's schedule"},
 		{name: "a larger maximum at night", src: scheduleResource("night", `"gpu-dev"`, `"0 22 * * *"`, "min_size = 1\n  max_size = 10\n  desired_capacity = 6") +
 			scheduleResource("day", `"gpu-dev"`, `"0 6 * * *"`, "min_size = 1\n  max_size = 4\n  desired_capacity = 1"),
-			quantity: 6, hours: math.Round(730*(8*6+16*1)/24.0/6*100) / 100, scaleMax: 10},
+			quantity: 6, hours: math.Round(730*(8*6+16*1)/24.0/6*100) / 100, scaleMax: 10, maxHours: math.Round(730*(8*10+16*4)/24.0/10*100) / 100},
 		{name: "a recurrence that does not parse", src: scheduleResource("up", `"gpu-dev"`, `"0 8 * * MONDAY"`, "min_size = -1\n  max_size = -1\n  desired_capacity = 4"),
 			quantity: 2, note: `its scheduled actions cannot be replayed (aws_autoscaling_schedule.up: recurrence "0 8 * * MONDAY": `},
 		{name: "a group maximum known only at apply bounds nothing", src: strings.Replace(up, "aws_autoscaling_group.dev.name", "aws_autoscaling_group.open.name", 1) + `variable "max" { type = number }
@@ -111,8 +112,8 @@ resource "aws_autoscaling_group" "open" {
 			if tc.scaleMax > 0 {
 				wantMax = tc.scaleMax
 			}
-			if dev.ScaleMax == nil || dev.ScaleMax.Quantity != wantMax {
-				t.Errorf("scale max %+v, want %d", dev.ScaleMax, wantMax)
+			if dev.ScaleMax == nil || dev.ScaleMax.Quantity != wantMax || dev.ScaleMax.HoursPerMonth != tc.maxHours {
+				t.Errorf("scale max %+v, want %d for %.2f hours", dev.ScaleMax, wantMax, tc.maxHours)
 			}
 			if notes := strings.Join(dev.Notes, "\n"); tc.note != "" && !strings.Contains(notes, tc.note) {
 				t.Errorf("notes %q, want %q", notes, tc.note)

@@ -175,7 +175,8 @@ func azureSpotMix(r *parser.Resource, mix *view, basePath, pctPath []any) {
 // azureAutoscale applies the azurerm_monitor_autoscale_setting whose target_resource_id is the
 // scale set being mapped: the autoscaler keeps it at least at the smallest capacity.minimum of
 // its profiles (the priced floor, when its instances are fewer) and scales it up to the largest
-// capacity.maximum. A disabled setting (enabled = false) does not scale.
+// capacity.maximum. A disabled setting (enabled = false) does not scale. Recurring profiles are
+// replayed by time (azureSchedule).
 func (c *mapContext) azureAutoscale(r *parser.Resource) {
 	for _, inst := range c.referrers("azurerm_monitor_autoscale_setting", "target_resource_id") {
 		a := &view{obj: inst.value}
@@ -183,8 +184,9 @@ func (c *mapContext) azureAutoscale(r *parser.Resource) {
 			r.Note("%s is disabled: the scale set keeps its size", inst.addr)
 			return
 		}
+		profiles := a.blocks("profile")
 		lo, hi := -1, 0
-		for _, p := range a.blocks("profile") {
+		for _, p := range profiles {
 			if n, ok := p.num("capacity", "minimum"); ok && (lo < 0 || n < lo) {
 				lo = n
 			}
@@ -192,12 +194,15 @@ func (c *mapContext) azureAutoscale(r *parser.Resource) {
 				hi = n
 			}
 		}
+		if hi > 0 {
+			r.SetScaleMax(hi, "capacity maximum of "+inst.addr)
+		}
+		if azureSchedule(r, inst.addr, profiles) {
+			return
+		}
 		if lo > r.Quantity {
 			r.Quantity = lo
 			r.Note("autoscaled by %s: priced at its capacity minimum (%d)", inst.addr, lo)
-		}
-		if hi > 0 {
-			r.SetScaleMax(hi, "capacity maximum of "+inst.addr)
 		}
 		return
 	}

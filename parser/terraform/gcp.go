@@ -269,7 +269,8 @@ func mapGCPInstanceGroupManager(c *mapContext) []*parser.Resource {
 // gcpAutoscaler applies the google_compute_autoscaler (or region autoscaler) whose target is
 // the instance group being mapped: its min_replicas is the floor (the group's size when
 // target_size is unset or below it), its max_replicas the most it may run. An autoscaler in
-// mode OFF does not scale. It reports whether one applied.
+// mode OFF does not scale. Its scaling schedules are replayed by time (gcpScalingSchedules). It
+// reports whether one applied.
 func (c *mapContext) gcpAutoscaler(r *parser.Resource, sized bool) bool {
 	for _, typ := range []string{"google_compute_autoscaler", "google_compute_region_autoscaler"} {
 		for _, inst := range c.referrers(typ, "target") {
@@ -285,6 +286,7 @@ func (c *mapContext) gcpAutoscaler(r *parser.Resource, sized bool) bool {
 			if n, ok := a.num("autoscaling_policy", "max_replicas"); ok {
 				r.SetScaleMax(n, "max_replicas of "+inst.addr)
 			}
+			gcpScalingSchedules(r, inst.addr, a, r.Quantity)
 			return true
 		}
 	}
