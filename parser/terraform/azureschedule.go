@@ -45,7 +45,7 @@ func azureSchedule(r *parser.Resource, addr string, profiles []*view) bool {
 		}
 		cron, why := azureRecurrence(rec[0])
 		if why == "" {
-			zone, zwhy := azureZone(rec[0])
+			zone, windows, zwhy := azureZone(rec[0])
 			lo, ok := p.num("capacity", "minimum")
 			hi, ok2 := p.num("capacity", "maximum")
 			switch {
@@ -54,10 +54,6 @@ func azureSchedule(r *parser.Resource, addr string, profiles []*view) bool {
 			case !ok || !ok2:
 				why = "capacity is not known (a minimum and a maximum are needed)"
 			default:
-				windows, _ := rec[0].str("timezone")
-				if windows == "" {
-					windows = azureDefaultZone
-				}
 				actions = append(actions, schedule.Action{Name: fmt.Sprintf("%s profile %q", addr, name), Cron: cron, TimeZone: zone, Min: lo, Max: max(hi, lo), Desired: lo})
 				names = append(names, fmt.Sprintf("%q (%q, %s)", name, cron, windows))
 				continue
@@ -129,13 +125,13 @@ func number(lo, hi int) func(string) (int, bool) {
 	}
 }
 
-// azureZone is the tz database zone of a recurrence's Windows time zone.
-func azureZone(rec *view) (zone, why string) {
+// azureZone is the tz database zone of a recurrence's Windows time zone, and that zone's name.
+func azureZone(rec *view) (zone, name, why string) {
 	v, ok := at(rec.obj, "timezone")
 	if ok && !v.IsWhollyKnown() {
-		return "", "its timezone is known only at apply"
+		return "", "", "its timezone is known only at apply"
 	}
-	name := azureDefaultZone
+	name = azureDefaultZone
 	if ok {
 		if v, _ = v.UnmarkDeep(); !v.IsNull() && v.Type() == cty.String {
 			name = v.AsString()
@@ -143,7 +139,7 @@ func azureZone(rec *view) (zone, why string) {
 	}
 	zone, found := windowsZones[name]
 	if !found {
-		return "", fmt.Sprintf("its timezone %q is not a Windows time zone gpuguard knows", name)
+		return "", name, fmt.Sprintf("its timezone %q is not a Windows time zone gpuguard knows", name)
 	}
-	return zone, ""
+	return zone, name, ""
 }

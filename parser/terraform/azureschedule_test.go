@@ -107,6 +107,8 @@ resource "azurerm_linux_virtual_machine_scale_set" "gpu" {
 			quantity: 2, note: `profile "business": its hours are known only at apply: its schedule is not applied`},
 		{name: "an hour past 23", src: setting(def, azureProfile("business", 4, 8, weekdays+"\n      hours = [24]\n      minutes = [0]")),
 			quantity: 2, note: `profile "business": its hours has "24", not one of the hours of 0 to 23`},
+		{name: "a recurrence without minutes", src: setting(def, azureProfile("business", 4, 8, weekdays+"\n      hours = [8]")),
+			quantity: 2, note: `profile "business": it names no minutes: its schedule is not applied`},
 		{name: "a day that is not one", src: setting(def, azureProfile("business", 4, 8, `days = ["Funday"]
       hours = [8]
       minutes = [0]`)),
