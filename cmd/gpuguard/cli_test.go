@@ -274,6 +274,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"kubeflow", "kubeflow.yaml", 0},
 		{"kubeflow-trainer", "kubeflow-trainer.yaml", 0},
 		{"keda-scaledjob", "keda-scaledjob.yaml", 0},
+		{"keda-cron", "keda-cron.yaml", 0},
 		{"katib", "katib.yaml", 0},
 		{"ray", "ray.yaml", 0},
 		{"leaderworkerset", "leaderworkerset.yaml", 0},

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/schedule"
 )
 
 // Annotations gpuguard reads on workloads (or their pod templates).
@@ -332,6 +334,11 @@ type scaler struct {
 	minReplicas int
 	maxReplicas int // 0 when none is declared
 	source      string
+	// crons are a ScaledObject's cron triggers, each a window of replicas; cronProblem says why
+	// they cannot be read, when one cannot.
+	crons       []schedule.Window
+	cronNames   []string
+	cronProblem string
 }
 
 func decodeScaler(o *object) (scaler, error) {
@@ -344,6 +351,11 @@ func decodeScaler(o *object) (scaler, error) {
 		MinReplicaCount *int `yaml:"minReplicaCount"`
 		MaxReplicas     *int `yaml:"maxReplicas"`
 		MaxReplicaCount *int `yaml:"maxReplicaCount"`
+		Triggers        []struct {
+			Type     string            `yaml:"type"`
+			Name     string            `yaml:"name"`
+			Metadata map[string]string `yaml:"metadata"`
+		} `yaml:"triggers"`
 	}
 	if err := decodeSpec(o, &spec); err != nil {
 		return scaler{}, err
@@ -363,7 +375,79 @@ func decodeScaler(o *object) (scaler, error) {
 	if max < 0 || max > maxPods {
 		return scaler{}, fmt.Errorf("maximum replicas %d is not a number of pods", max)
 	}
-	return scaler{target: kind + "/" + o.namespace() + "/" + spec.ScaleTargetRef.Name, minReplicas: min, maxReplicas: max, source: o.address()}, nil
+	s := scaler{target: kind + "/" + o.namespace() + "/" + spec.ScaleTargetRef.Name, minReplicas: min, maxReplicas: max, source: o.address()}
+	if o.Kind != "ScaledObject" {
+		return s, nil
+	}
+	for i, t := range spec.Triggers {
+		if t.Type != "cron" {
+			continue
+		}
+		name := orIndex(t.Name, "trigger", i)
+		m := t.Metadata
+		n, err := strconv.Atoi(strings.TrimSpace(m["desiredReplicas"]))
+		switch {
+		case m["start"] == "" || m["end"] == "":
+			s.cronProblem = fmt.Sprintf("cron trigger %s has no start or end", name)
+		case err != nil || n < 0 || n > maxPods:
+			s.cronProblem = fmt.Sprintf("cron trigger %s: desiredReplicas %q is not a number of replicas", name, m["desiredReplicas"])
+		}
+		if s.cronProblem != "" {
+			return s, nil
+		}
+		s.crons = append(s.crons, schedule.Window{Name: "cron trigger " + name, Cron: m["start"], Until: m["end"], TimeZone: m["timezone"], Floor: n})
+		s.cronNames = append(s.cronNames, fmt.Sprintf("%s (%q to %q%s, %d replicas)", name, m["start"], m["end"], inZone(m["timezone"]), n))
+	}
+	return s, nil
+}
+
+func inZone(tz string) string {
+	if tz == "" {
+		return ", UTC"
+	}
+	return ", " + tz
+}
+
+// cronReplicas replays a scaler's cron triggers (KEDA's: from start to end, at least
+// desiredReplicas, within its maximum) over its floor, in replicas. ok is false, with a note on
+// res saying why, when they cannot be replayed; the workload then keeps its floor.
+// https://keda.sh/docs/latest/scalers/cron/
+func cronReplicas(res *parser.Resource, s scaler) (schedule.Result, bool) {
+	if s.cronProblem != "" {
+		res.Note("the cron triggers of %s are not applied (%s): priced at its floor", s.source, s.cronProblem)
+		return schedule.Result{}, false
+	}
+	if len(s.crons) == 0 {
+		return schedule.Result{}, false
+	}
+	limit := s.maxReplicas
+	if limit == 0 {
+		limit = math.MaxInt32
+	}
+	out, err := schedule.Floors(s.minReplicas, limit, s.crons)
+	if err != nil {
+		res.Note("the cron triggers of %s cannot be replayed (%v): priced at its floor", s.source, err)
+		return schedule.Result{}, false
+	}
+	return out, true
+}
+
+// inPods turns a schedule of replicas (from schedule.Floors, whose maximum holds all year) into
+// one of pods, through pods (a role's pods for so many replicas, which need not be in
+// proportion: a UnitedDeployment's subset with a fixed count takes none of the rest).
+func inPods(r schedule.Result, pods func(int) int) schedule.Result {
+	out := schedule.Result{MaxSize: pods(r.MaxSize), Runs: r.Runs, Levels: map[int]float64{}}
+	out.AverageMax = float64(out.MaxSize)
+	for i, n := range slices.Sorted(maps.Keys(r.Levels)) { // in order: the same sum every run
+		p := pods(n)
+		out.Levels[p] += r.Levels[n]
+		out.Average += float64(p) * r.Levels[n]
+		if i == 0 {
+			out.Peak, out.Low = p, p
+		}
+		out.Peak, out.Low = max(out.Peak, p), min(out.Low, p)
+	}
+	return out
 }
 
 // buildRole makes the resource for one pod role, or nil when its pods request no GPU.
@@ -434,6 +518,8 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 	if v, ok := annotations[AnnotationIgnore]; ok {
 		res.Suppressions = parser.ParseSuppressionAnnotation(v, res.Source)
 	}
+	var scheduled schedule.Result // the pods a scaler's cron triggers run, when scheduledBy is set
+	var scheduledBy scaler
 	switch {
 	case r.daemonSet:
 		n, ok := opts.DaemonSetNodes[addr]
@@ -447,7 +533,8 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 			res.Note("DaemonSet: one pod per matching node; priced at 1 node (set kubernetes.daemonset_nodes in the config)")
 		}
 	case r.scalable:
-		if s, ok := scalers[o.root+"|"+o.address()]; ok && r.share != nil {
+		s, ok := scalers[o.root+"|"+o.address()]
+		if ok && r.share != nil {
 			lo, err := r.share(s.minReplicas)
 			hi := 0
 			if err == nil && s.maxReplicas > 0 {
@@ -462,11 +549,19 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 			if s.maxReplicas > 0 {
 				r.maxPods, r.maxFrom = hi, fmt.Sprintf("its share of the maxReplicas (%d) of %s", s.maxReplicas, s.source)
 			}
+			if rs, applied := cronReplicas(res, s); applied {
+				scheduled = inPods(rs, func(n int) int { p, _ := r.share(min(n, maxPods)); return p })
+				scheduledBy = s
+			}
 		} else if ok {
 			res.Quantity = s.minReplicas * max(1, r.perReplica)
 			res.Note("%d pod%s: the minReplicas (%d) of %s, the floor an autoscaler always runs", res.Quantity, parser.Plural(int64(res.Quantity)), s.minReplicas, s.source)
 			if s.maxReplicas > 0 {
 				r.maxPods, r.maxFrom = s.maxReplicas*max(1, r.perReplica), "maxReplicas of "+s.source
+			}
+			if rs, applied := cronReplicas(res, s); applied {
+				scheduled = inPods(rs, func(n int) int { return min(n, maxPods) * max(1, r.perReplica) })
+				scheduledBy = s
 			}
 		} else if r.unscaledNote != "" {
 			res.Note("%s", r.unscaledNote)
@@ -476,6 +571,9 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		errs = append(errs, specError(o, fmt.Errorf("%s: %d is not a number of pods", r.maxFrom, r.maxPods)))
 	} else if r.maxPods > 0 {
 		res.SetScaleMax(r.maxPods, r.maxFrom)
+	}
+	if scheduledBy.source != "" {
+		schedule.Price(res, scheduled, "the cron triggers of "+scheduledBy.source+": "+strings.Join(scheduledBy.cronNames, ", "), "pod")
 	}
 	hoursFromManifest(res, r, annotations, o, &errs)
 	if r.cloudRun != nil {

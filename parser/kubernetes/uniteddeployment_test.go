@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -108,6 +109,31 @@ func TestUnitedDeployment(t *testing.T) {
 	res = build(t, low, Options{})
 	if len(res.Errors) == 0 || !strings.Contains(res.Errors[0].Message, "scaled by HorizontalPodAutoscaler/serving/h: topology.subsets: their replicas add up to 2, more than the UnitedDeployment's 1") {
 		t.Errorf("HPA floor below the subsets' counts: errors %v", res.Errors)
+	}
+}
+
+// A KEDA cron trigger raises a UnitedDeployment from 4 to 8 replicas in office hours: the
+// on-demand subset keeps its 2 all month, and each spot subset runs 1 pod, or 3 while the
+// trigger is active. Its pods are not in proportion to the replicas: the subset's schedule is
+// its own pods' over time.
+func TestUnitedDeploymentCronTrigger(t *testing.T) {
+	src := unitedSrc + "---\napiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: {name: k, namespace: serving}\n" +
+		"spec:\n  scaleTargetRef: {apiVersion: apps.kruise.io/v1alpha1, kind: UnitedDeployment, name: chat}\n  minReplicaCount: 4\n  maxReplicaCount: 12\n" +
+		"  triggers: [{type: cron, metadata: {start: 0 8 * * 1-5, end: 0 18 * * 1-5, desiredReplicas: \"8\"}}]\n"
+	res := build(t, src, Options{})
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors %v", res.Errors)
+	}
+	office := 2610.0 / 8760 // ten hours on each of 2026's 261 weekdays
+	spot := math.Round(730*(1+2*office)/3*100) / 100
+	for _, r := range res.Resources {
+		want := map[string]struct {
+			pods  int
+			hours float64
+		}{"ondemand": {2, 0}, "spot-a": {3, spot}, "spot-b": {3, spot}}[r.Address[strings.Index(r.Address, "[")+2:len(r.Address)-2]]
+		if r.Quantity != want.pods || r.HoursPerMonth != want.hours {
+			t.Errorf("%s: %d pods for %.2f hours, want %d for %.2f; notes %q", r.Address, r.Quantity, r.HoursPerMonth, want.pods, want.hours, r.Notes)
+		}
 	}
 }
 

@@ -3,15 +3,19 @@ package schedule
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"time"
 )
 
-// Window is a recurring scaling schedule of a Compute Engine autoscaler: from every time Cron
-// names (in TimeZone, UTC when empty), for Duration, the group runs at least Floor instances.
-// https://cloud.google.com/compute/docs/autoscaler/scaling-schedules
+// Window is a recurring scaling schedule: from every time Cron names (in TimeZone, UTC when
+// empty), for Duration, the group runs at least Floor instances (a Compute Engine autoscaler's
+// scaling schedule, https://cloud.google.com/compute/docs/autoscaler/scaling-schedules). With
+// Until, the window lasts instead until the first time Until names after it starts (a KEDA cron
+// trigger's start and end, https://keda.sh/docs/latest/scalers/cron/).
 type Window struct {
 	Name, Cron, TimeZone string
 	Duration             time.Duration
+	Until                string
 	Floor                int
 }
 
@@ -30,24 +34,45 @@ func Floors(base, limit int, windows []Window) (Result, error) {
 	year := end.Sub(start)
 	active := make([]int, len(windows))
 	var edges []edge
-	runs := 0
+	runs, expanded := 0, 0 // starts; starts and ends
 	for i, w := range windows {
 		times, err := runTimes(Action{Name: w.Name, Cron: w.Cron, TimeZone: w.TimeZone})
 		if err != nil {
 			return Result{}, err
 		}
-		if runs += len(times); runs > MaxRuns {
+		var ends []time.Time
+		if w.Until != "" {
+			if ends, err = runTimes(Action{Name: w.Name, Cron: w.Until, TimeZone: w.TimeZone}); err != nil {
+				return Result{}, err
+			}
+			if len(ends) == 0 {
+				return Result{}, fmt.Errorf("%s: end %q never comes in the year", w.Name, w.Until)
+			}
+		}
+		runs += len(times)
+		if expanded += len(times) + len(ends); expanded > MaxRuns {
 			return Result{}, fmt.Errorf("%s: recurrence %q: the schedules start more than %d times a year, more than gpuguard replays", w.Name, w.Cron, MaxRuns)
 		}
 		switch {
-		case w.Duration <= 0 || len(times) == 0:
+		case len(times) == 0 || w.Until == "" && w.Duration <= 0:
 			continue
-		case w.Duration >= year:
+		case w.Until == "" && w.Duration >= year:
 			active[i]++
 			continue
 		}
 		for _, t := range times {
 			closes := t.Add(w.Duration)
+			if ends != nil {
+				// The first end after the start: in the next year, after the year's last end.
+				if k := sort.Search(len(ends), func(j int) bool { return ends[j].After(t) }); k < len(ends) {
+					closes = ends[k]
+				} else {
+					s, _ := parse(w.Until, w.TimeZone) // it parsed for ends
+					if closes = s.Next(t); closes.IsZero() {
+						closes = end
+					}
+				}
+			}
 			edges = append(edges, edge{t, i, true})
 			if !closes.After(end) {
 				edges = append(edges, edge{closes, i, false})
@@ -67,7 +92,7 @@ func Floors(base, limit int, windows []Window) (Result, error) {
 		}
 		return min(n, limit)
 	}
-	res := Result{MaxSize: limit, AverageMax: float64(limit), Runs: runs}
+	res := Result{MaxSize: limit, AverageMax: float64(limit), Runs: runs, Levels: map[int]float64{}}
 	var sum float64 // instance-seconds
 	measured := false
 	hold := func(n int, d time.Duration) {
@@ -75,6 +100,7 @@ func Floors(base, limit int, windows []Window) (Result, error) {
 			return
 		}
 		sum += float64(n) * d.Seconds()
+		res.Levels[n] += d.Seconds() / year.Seconds()
 		if !measured {
 			res.Peak, res.Low, measured = n, n, true
 		}

@@ -59,6 +59,17 @@ func TestFloors(t *testing.T) {
 			if math.Abs(res.Average-tc.average) > 1e-9 || res.Peak != tc.peak || res.Low != tc.low || res.MaxSize != tc.limit || res.AverageMax != float64(tc.limit) {
 				t.Errorf("average %.6f, peak %d, low %d, max size %d; want %.6f, %d, %d, %d", res.Average, res.Peak, res.Low, res.MaxSize, tc.average, tc.peak, tc.low, tc.limit)
 			}
+			// The levels are the year's time at each size: they add up to it, and to the average.
+			var share, average float64
+			for n, s := range res.Levels {
+				share, average = share+s, average+float64(n)*s
+				if n < tc.low || n > tc.peak || s <= 0 {
+					t.Errorf("level %d for %.6f of the year, outside %d to %d", n, s, tc.low, tc.peak)
+				}
+			}
+			if math.Abs(share-1) > 1e-9 || math.Abs(average-res.Average) > 1e-9 {
+				t.Errorf("levels %v: %.9f of the year, average %.6f", res.Levels, share, average)
+			}
 		})
 	}
 }
@@ -87,5 +98,38 @@ func BenchmarkFloorsOfficeHours(b *testing.B) {
 		if _, err := Floors(1, 8, windows); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A window that lasts until the first end after its start (KEDA's cron trigger): from 08:00 to
+// 18:00 on weekdays; over midnight from 22:00 to 06:00; and from the last start of the year to
+// the first end of the next, which the year taken as a cycle places at its start.
+func TestFloorsUntil(t *testing.T) {
+	const year = 8760.0
+	for _, tc := range []struct {
+		name    string
+		window  Window
+		average float64
+	}{
+		{"office hours", Window{Name: "office", Cron: "0 8 * * 1-5", Until: "0 18 * * 1-5", TimeZone: "Europe/Berlin", Floor: 2}, 2 * weekdays2026 * 10 / year},
+		{"over midnight", Window{Name: "night", Cron: "0 22 * * *", Until: "0 6 * * *", Floor: 3}, 3 * 8 / 24.0},
+		{"the last start's end is in the next year", Window{Name: "weekly", Cron: "0 12 * * 4", Until: "0 12 * * 5", Floor: 1},
+			// 2026's 53 Thursdays each run a day; the last, 31 December, runs to Friday 1
+			// January 2027 at noon, which the year taken as a cycle places at its start.
+			53 * 24 / year},
+		{"an end before any start: the first start still waits for the next end", Window{Name: "late", Cron: "0 20 * * *", Until: "0 8 * * *", Floor: 1}, 12 / 24.0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Floors(0, 10, []Window{tc.window})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(res.Average-tc.average) > 1e-9 || res.Peak != tc.window.Floor || res.Low != 0 {
+				t.Errorf("average %.6f, peak %d, low %d; want %.6f, %d, 0", res.Average, res.Peak, res.Low, tc.average, tc.window.Floor)
+			}
+		})
+	}
+	if _, err := Floors(0, 10, []Window{{Name: "never", Cron: "0 8 * * *", Until: "0 0 30 2 *", Floor: 1}}); err == nil || !strings.Contains(err.Error(), `never: end "0 0 30 2 *" never comes in the year`) {
+		t.Errorf("an end that never comes: %v", err)
 	}
 }

@@ -30,12 +30,13 @@ func FuzzSimulate(f *testing.F) {
 // Any recurrence, zone, duration and floors: an error or a result between the base and the
 // limit, never a panic or a hang.
 func FuzzFloors(f *testing.F) {
-	f.Add("0 8 * * 1-5", "Europe/Berlin", int32(36000), int8(4), "0 22 31 12 *", int32(14400))
-	f.Add("*/30 * * * *", "", int32(300), int8(9), "@weekly", int32(-5))
-	f.Fuzz(func(t *testing.T, cron, zone string, seconds int32, floor int8, other string, otherSeconds int32) {
+	f.Add("0 8 * * 1-5", "Europe/Berlin", int32(36000), int8(4), "0 22 31 12 *", int32(14400), "0 18 * * 1-5")
+	f.Add("*/30 * * * *", "", int32(300), int8(9), "@weekly", int32(-5), "0 12 * * 5")
+	f.Fuzz(func(t *testing.T, cron, zone string, seconds int32, floor int8, other string, otherSeconds int32, until string) {
 		windows := []Window{
 			{Name: "a", Cron: cron, TimeZone: zone, Duration: time.Duration(seconds) * time.Second, Floor: int(floor)},
 			{Name: "b", Cron: other, Duration: time.Duration(otherSeconds) * time.Second, Floor: 2},
+			{Name: "c", Cron: cron, TimeZone: zone, Until: until, Floor: 3},
 		}
 		res, err := Floors(1, 6, windows)
 		if err != nil {

@@ -41,6 +41,9 @@ type Result struct {
 	AverageMax float64
 	// Runs counts the actions' runs over the year.
 	Runs int
+	// Levels is the share of the year the group runs each number of instances (Floors only):
+	// for a count that is not in proportion to them (a workload's pods split between subsets).
+	Levels map[int]float64
 }
 
 // MaxRuns bounds the runs of all actions over the year: an action every minute is 525,600 runs,
@@ -149,7 +152,8 @@ type cached struct {
 
 var cache sync.Map
 
-func expand(expr, zone string) ([]time.Time, error) {
+// parse reads a five-field cron expression in a zone (UTC when empty).
+func parse(expr, zone string) (cron.Schedule, error) {
 	spec := expr
 	if zone != "" {
 		spec = "CRON_TZ=" + zone + " " + expr
@@ -160,6 +164,14 @@ func expand(expr, zone string) ([]time.Time, error) {
 	}
 	if _, every := s.(cron.ConstantDelaySchedule); every {
 		return nil, fmt.Errorf("recurrence %q: @every is not a cron expression a scaling schedule takes", expr)
+	}
+	return s, nil
+}
+
+func expand(expr, zone string) ([]time.Time, error) {
+	s, err := parse(expr, zone)
+	if err != nil {
+		return nil, err
 	}
 	start, end := yearBounds()
 	var times []time.Time

@@ -84,7 +84,7 @@ func (c *mapContext) autoScalingSchedule(r *parser.Resource, declared schedule.S
 	if declared.Max != math.MaxInt32 && res.MaxSize != declared.Max {
 		r.SetScaleMax(res.MaxSize, "max_size of its scheduled actions")
 	}
-	priceScheduled(r, res, strings.Join(names, ", "))
+	schedule.Price(r, res, strings.Join(names, ", "), "instance")
 }
 
 // scheduledSize reads a scheduled action's min_size, max_size or desired_capacity: unset, the

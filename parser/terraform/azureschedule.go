@@ -72,7 +72,7 @@ func azureSchedule(r *parser.Resource, addr string, profiles []*view) bool {
 		r.Note("%s's recurring profiles cannot be replayed (%v): the scale set is priced at its smallest capacity minimum", addr, err)
 		return false
 	}
-	priceScheduled(r, res, addr+"'s profiles "+strings.Join(names, ", "))
+	schedule.Price(r, res, addr+"'s profiles "+strings.Join(names, ", "), "instance")
 	return true
 }
 

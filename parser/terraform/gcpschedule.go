@@ -14,7 +14,7 @@ import (
 // instance group it scales, which runs base instances without them: from every time a
 // schedule's cron expression names (in its time_zone, UTC by default), for duration_sec, the
 // autoscaler recommends at least min_required_replicas, within max_replicas (limit; unbounded
-// when not known). The group is priced by time (priceScheduled). In mode ONLY_SCALE_OUT (or the
+// when not known). The group is priced by time (schedule.Price). In mode ONLY_SCALE_OUT (or the
 // older ONLY_UP) the autoscaler never scales in, so the group keeps its peak once a schedule has
 // raised it. A disabled schedule changes nothing; one that runs once (its cron expression names
 // a year) is left out. A schedule whose expression, zone, duration or replicas are known only at
@@ -72,7 +72,7 @@ func gcpScalingSchedules(r *parser.Resource, addr string, a *view, base int) {
 		r.Note("%s is in mode %s: it does not scale in when a schedule ends, and the group keeps its peak", addr, mode)
 		res.Average, res.Low = float64(res.Peak), res.Peak
 	}
-	priceScheduled(r, res, addr+"'s scaling schedules "+strings.Join(names, ", "))
+	schedule.Price(r, res, addr+"'s scaling schedules "+strings.Join(names, ", "), "instance")
 }
 
 // shortDuration writes a duration without its zero parts: 11h, 1h30m, 5m.
