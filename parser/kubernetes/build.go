@@ -347,11 +347,12 @@ func decodeScaler(o *object) (scaler, error) {
 			Kind string `yaml:"kind"`
 			Name string `yaml:"name"`
 		} `yaml:"scaleTargetRef"`
-		MinReplicas     *int `yaml:"minReplicas"`
-		MinReplicaCount *int `yaml:"minReplicaCount"`
-		MaxReplicas     *int `yaml:"maxReplicas"`
-		MaxReplicaCount *int `yaml:"maxReplicaCount"`
-		Triggers        []struct {
+		MinReplicas     *int       `yaml:"minReplicas"`
+		MinReplicaCount *int       `yaml:"minReplicaCount"`
+		MaxReplicas     *int       `yaml:"maxReplicas"`
+		MaxReplicaCount *int       `yaml:"maxReplicaCount"`
+		Triggers        []struct { // a ScaledObject's
+
 			Type     string            `yaml:"type"`
 			Name     string            `yaml:"name"`
 			Metadata map[string]string `yaml:"metadata"`
@@ -376,9 +377,6 @@ func decodeScaler(o *object) (scaler, error) {
 		return scaler{}, fmt.Errorf("maximum replicas %d is not a number of pods", max)
 	}
 	s := scaler{target: kind + "/" + o.namespace() + "/" + spec.ScaleTargetRef.Name, minReplicas: min, maxReplicas: max, source: o.address()}
-	if o.Kind != "ScaledObject" {
-		return s, nil
-	}
 	for i, t := range spec.Triggers {
 		if t.Type != "cron" {
 			continue
@@ -432,15 +430,14 @@ func cronReplicas(res *parser.Resource, s scaler) (schedule.Result, bool) {
 	return out, true
 }
 
-// inPods turns a schedule of replicas (from schedule.Floors, whose maximum holds all year) into
-// one of pods, through pods (a role's pods for so many replicas, which need not be in
-// proportion: a UnitedDeployment's subset with a fixed count takes none of the rest).
+// inPods turns a schedule of replicas (from schedule.Floors, whose maximum holds all year: so no
+// AverageMax, which schedule.Price reads only below the maximum) into one of pods, through pods
+// (a role's pods for so many replicas, which need not be in proportion: a UnitedDeployment's
+// subset with a fixed count takes none of the rest).
 func inPods(r schedule.Result, pods func(int) int) schedule.Result {
-	out := schedule.Result{MaxSize: pods(r.MaxSize), Runs: r.Runs, Levels: map[int]float64{}}
-	out.AverageMax = float64(out.MaxSize)
+	out := schedule.Result{MaxSize: pods(r.MaxSize), Runs: r.Runs}
 	for i, n := range slices.Sorted(maps.Keys(r.Levels)) { // in order: the same sum every run
 		p := pods(n)
-		out.Levels[p] += r.Levels[n]
 		out.Average += float64(p) * r.Levels[n]
 		if i == 0 {
 			out.Peak, out.Low = p, p

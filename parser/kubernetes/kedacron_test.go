@@ -36,6 +36,10 @@ func TestKEDACronTriggers(t *testing.T) {
 			pods: 1, hours: officeHours, maxPods: 1, maxHours: 730, note: "0 to 1 pods, 0.30 on average"},
 		{name: "without an end the trigger is not applied", src: scaled("  maxReplicaCount: 4\n  triggers:\n    - type: cron\n      metadata: {start: 0 8 * * *, desiredReplicas: \"2\"}\n"),
 			pods: 0, maxPods: 4, note: "the cron triggers of ScaledObject/ns/k are not applied (cron trigger trigger-0 has no start or end): priced at its floor"},
+		{name: "no maxReplicaCount bound: the trigger runs its replicas", src: scaled("  maxReplicaCount: 0\n  triggers:\n" + office),
+			pods: 2, hours: officeHours, note: "0 to 2 pods"},
+		{name: "a negative number of replicas", src: scaled("  maxReplicaCount: 4\n  triggers:\n    - type: cron\n      metadata: {start: 0 8 * * *, end: 0 9 * * *, desiredReplicas: \"-1\"}\n"),
+			pods: 0, maxPods: 4, note: `cron trigger trigger-0: desiredReplicas "-1" is not a number of replicas`},
 		{name: "replicas that are not a number", src: scaled("  maxReplicaCount: 4\n  triggers:\n    - type: cron\n      metadata: {start: 0 8 * * *, end: 0 9 * * *, desiredReplicas: two}\n"),
 			pods: 0, maxPods: 4, note: `cron trigger trigger-0: desiredReplicas "two" is not a number of replicas`},
 		{name: "an expression that does not parse", src: scaled("  maxReplicaCount: 4\n  triggers:\n    - type: cron\n      metadata: {start: 0 8 * *, end: 0 9 * * *, desiredReplicas: \"2\"}\n"),
@@ -53,12 +57,29 @@ func TestKEDACronTriggers(t *testing.T) {
 			if r.Quantity != tc.pods || r.HoursPerMonth != tc.hours {
 				t.Errorf("%d pods for %.2f hours, want %d for %.2f; notes %q", r.Quantity, r.HoursPerMonth, tc.pods, tc.hours, r.Notes)
 			}
-			if r.ScaleMax == nil || r.ScaleMax.Quantity != tc.maxPods || r.ScaleMax.HoursPerMonth != tc.maxHours {
+			if tc.maxPods == 0 && r.ScaleMax != nil || tc.maxPods > 0 && (r.ScaleMax == nil || r.ScaleMax.Quantity != tc.maxPods || r.ScaleMax.HoursPerMonth != tc.maxHours) {
 				t.Errorf("scale max %+v, want %d pods for %.2f hours", r.ScaleMax, tc.maxPods, tc.maxHours)
 			}
 			if notes := strings.Join(r.Notes, "\n"); !strings.Contains(notes, tc.note) {
 				t.Errorf("notes %q, want %q", notes, tc.note)
 			}
 		})
+	}
+}
+
+// A LeaderWorkerSet's replica is a group of pods: the trigger's replicas are groups.
+func TestKEDACronTriggerOnGroupsOfPods(t *testing.T) {
+	src := "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l, namespace: ns}\nspec:\n  replicas: 1\n" +
+		"  leaderWorkerTemplate: {size: 4, workerTemplate: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}\n---\n" +
+		"apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: {name: k, namespace: ns}\n" +
+		"spec:\n  scaleTargetRef: {kind: LeaderWorkerSet, name: l}\n  maxReplicaCount: 3\n" +
+		"  triggers: [{type: cron, metadata: {start: 0 8 * * 1-5, end: 0 18 * * 1-5, desiredReplicas: \"2\"}}]\n"
+	res := build(t, src, Options{})
+	if len(res.Errors) > 0 || len(res.Resources) != 1 {
+		t.Fatalf("errors %v, resources %+v", res.Errors, res.Resources)
+	}
+	r := res.Resources[0]
+	if want := math.Round(730*2610.0/8760*100) / 100; r.Quantity != 8 || r.HoursPerMonth != want || r.ScaleMax == nil || r.ScaleMax.Quantity != 12 {
+		t.Errorf("%d pods for %.2f hours, up to %+v; want 8 (2 groups of 4) for %.2f, up to 12", r.Quantity, r.HoursPerMonth, r.ScaleMax, want)
 	}
 }

@@ -67,10 +67,8 @@ func Floors(base, limit int, windows []Window) (Result, error) {
 				if k := sort.Search(len(ends), func(j int) bool { return ends[j].After(t) }); k < len(ends) {
 					closes = ends[k]
 				} else {
-					s, _ := parse(w.Until, w.TimeZone) // it parsed for ends
-					if closes = s.Next(t); closes.IsZero() {
-						closes = end
-					}
+					s, _ := parse(w.Until, w.TimeZone) // it parsed for ends, which recur
+					closes = s.Next(t)
 				}
 			}
 			edges = append(edges, edge{t, i, true})

@@ -117,6 +117,7 @@ func TestFloorsUntil(t *testing.T) {
 			// 2026's 53 Thursdays each run a day; the last, 31 December, runs to Friday 1
 			// January 2027 at noon, which the year taken as a cycle places at its start.
 			53 * 24 / year},
+		{"an end at the start's own time does not close it", Window{Name: "day", Cron: "0 8 * * *", Until: "0 8,18 * * *", Floor: 1}, 10 / 24.0},
 		{"an end before any start: the first start still waits for the next end", Window{Name: "late", Cron: "0 20 * * *", Until: "0 8 * * *", Floor: 1}, 12 / 24.0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
