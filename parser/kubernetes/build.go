@@ -394,16 +394,9 @@ func decodeScaler(o *object) (scaler, error) {
 			return s, nil
 		}
 		s.crons = append(s.crons, schedule.Window{Name: "cron trigger " + name, Cron: m["start"], Until: m["end"], TimeZone: m["timezone"], Floor: n})
-		s.cronNames = append(s.cronNames, fmt.Sprintf("%s (%q to %q%s, %d replicas)", name, m["start"], m["end"], inZone(m["timezone"]), n))
+		s.cronNames = append(s.cronNames, fmt.Sprintf("%s (%q to %q%s, %d replicas)", name, m["start"], m["end"], ", "+schedule.Zone(m["timezone"]), n))
 	}
 	return s, nil
-}
-
-func inZone(tz string) string {
-	if tz == "" {
-		return ", UTC"
-	}
-	return ", " + tz
 }
 
 // cronReplicas replays a scaler's cron triggers (KEDA's: from start to end, at least

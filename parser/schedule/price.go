@@ -43,6 +43,14 @@ func Price(r *parser.Resource, res Result, by, unit string) {
 	r.Note("scheduled by %s: %d to %d %ss, %.2f on average over a year: %s", by, res.Low, res.Peak, unit, res.Average, how)
 }
 
+// Zone names the time zone a schedule is in, for a note: UTC when it names none.
+func Zone(tz string) string {
+	if tz == "" {
+		return "UTC"
+	}
+	return tz
+}
+
 // SameHours is the hours a month n run to make an average of average over the year: 0 (all
 // month) when that is the whole month.
 func SameHours(average float64, n int) float64 {

@@ -71,7 +71,7 @@ func (c *mapContext) autoScalingSchedule(r *parser.Resource, declared schedule.S
 			continue
 		}
 		actions = append(actions, a)
-		names = append(names, fmt.Sprintf("%s (%q%s)", inst.addr, recurrence, inZone(a.TimeZone)))
+		names = append(names, fmt.Sprintf("%s (%q%s)", inst.addr, recurrence, ", "+schedule.Zone(a.TimeZone)))
 	}
 	if len(actions) == 0 {
 		return

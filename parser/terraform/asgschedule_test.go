@@ -1,9 +1,12 @@
 package terraform
 
 import (
+	"cmp"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // scheduleResource is an aws_autoscaling_schedule of the group expr names; sizes are its
@@ -16,6 +19,29 @@ func scheduleResource(name, expr, recurrence, sizes string) string {
   ` + sizes + `
 }
 `
+}
+
+// scheduled is what a scheduled group is priced at: quantity for hours a month (0: all month),
+// up to maxQuantity for maxHours (0: its own), with a note that says note ("": any).
+type scheduled struct {
+	quantity    int
+	hours       float64
+	maxQuantity int
+	maxHours    float64
+	note        string
+}
+
+func expectScheduled(t *testing.T, r parser.Resource, want scheduled) {
+	t.Helper()
+	if r.Quantity != want.quantity || r.HoursPerMonth != want.hours {
+		t.Errorf("%d for %.2f hours, want %d for %.2f; notes %q", r.Quantity, r.HoursPerMonth, want.quantity, want.hours, r.Notes)
+	}
+	if r.ScaleMax == nil || r.ScaleMax.Quantity != want.maxQuantity || r.ScaleMax.HoursPerMonth != want.maxHours {
+		t.Errorf("scale max %+v, want %d for %.2f hours", r.ScaleMax, want.maxQuantity, want.maxHours)
+	}
+	if notes := strings.Join(r.Notes, "\n"); !strings.Contains(notes, want.note) {
+		t.Errorf("notes %q, want %q", notes, want.note)
+	}
 }
 
 // An Auto Scaling group scaled up in the morning and down at night by aws_autoscaling_schedules
@@ -78,6 +104,8 @@ resource "aws_autoscaling_group" "other" {
   desired_capacity       = 4
 }
 `, quantity: 0, note: "aws_autoscaling_schedule.once runs once (no recurrence): it is left out of the group's schedule"},
+		{name: "a schedule that only stops the group", src: down, quantity: 0,
+			note: "0 to 0 instances, 0.00 on average over a year: it runs no instances"},
 		{name: "a larger maximum at night", src: scheduleResource("night", `"gpu-dev"`, `"0 22 * * *"`, "min_size = 1\n  max_size = 10\n  desired_capacity = 6") +
 			scheduleResource("day", `"gpu-dev"`, `"0 6 * * *"`, "min_size = 1\n  max_size = 4\n  desired_capacity = 1"),
 			quantity: 6, hours: math.Round(730*(8*6+16*1)/24.0/6*100) / 100, scaleMax: 10, maxHours: math.Round(730*(8*10+16*4)/24.0/10*100) / 100},
@@ -105,19 +133,7 @@ resource "aws_autoscaling_group" "open" {
 			}
 			got := byAddress(t, res)
 			dev, other := got["aws_autoscaling_group.dev"], got["aws_autoscaling_group.other"]
-			if dev.Quantity != tc.quantity || dev.HoursPerMonth != tc.hours {
-				t.Errorf("%d instances for %.2f hours, want %d for %.2f; notes %q", dev.Quantity, dev.HoursPerMonth, tc.quantity, tc.hours, dev.Notes)
-			}
-			wantMax := 4
-			if tc.scaleMax > 0 {
-				wantMax = tc.scaleMax
-			}
-			if dev.ScaleMax == nil || dev.ScaleMax.Quantity != wantMax || dev.ScaleMax.HoursPerMonth != tc.maxHours {
-				t.Errorf("scale max %+v, want %d for %.2f hours", dev.ScaleMax, wantMax, tc.maxHours)
-			}
-			if notes := strings.Join(dev.Notes, "\n"); tc.note != "" && !strings.Contains(notes, tc.note) {
-				t.Errorf("notes %q, want %q", notes, tc.note)
-			}
+			expectScheduled(t, dev, scheduled{tc.quantity, tc.hours, cmp.Or(tc.scaleMax, 4), tc.maxHours, tc.note})
 			if open, ok := got["aws_autoscaling_group.open"]; ok && open.Quantity != tc.open {
 				t.Errorf("the group whose maximum is unknown runs %d, want %d; notes %q", open.Quantity, tc.open, open.Notes)
 			}

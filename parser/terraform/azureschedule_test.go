@@ -120,15 +120,8 @@ resource "azurerm_linux_virtual_machine_scale_set" "gpu" {
 				t.Fatalf("errors %v", res.Errors)
 			}
 			vmss := byAddress(t, res)["azurerm_linux_virtual_machine_scale_set.gpu"]
-			if vmss.Quantity != tc.quantity || vmss.HoursPerMonth != tc.hours {
-				t.Errorf("%d VMs for %.2f hours, want %d for %.2f; notes %q", vmss.Quantity, vmss.HoursPerMonth, tc.quantity, tc.hours, vmss.Notes)
-			}
-			if vmss.ScaleMax == nil || vmss.ScaleMax.Quantity != 8 || vmss.ScaleMax.HoursPerMonth != tc.maxHours {
-				t.Errorf("scale max %+v, want 8, the largest capacity maximum, for %.2f hours", vmss.ScaleMax, tc.maxHours)
-			}
-			if notes := strings.Join(vmss.Notes, "\n"); tc.note != "" && !strings.Contains(notes, tc.note) {
-				t.Errorf("notes %q, want %q", notes, tc.note)
-			}
+			// The maximum is the largest capacity maximum, 8.
+			expectScheduled(t, vmss, scheduled{tc.quantity, tc.hours, 8, tc.maxHours, tc.note})
 		})
 	}
 }

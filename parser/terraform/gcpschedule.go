@@ -54,7 +54,7 @@ func gcpScalingSchedules(r *parser.Resource, addr string, a *view, base int) {
 		}
 		windows = append(windows, schedule.Window{Name: fmt.Sprintf("%s schedule %q", addr, name), Cron: expr, TimeZone: zone,
 			Duration: time.Duration(seconds) * time.Second, Floor: floor})
-		names = append(names, fmt.Sprintf("%q (%q%s, for %s, at least %d)", name, expr, inZone(zone), shortDuration(time.Duration(seconds)*time.Second), floor))
+		names = append(names, fmt.Sprintf("%q (%q%s, for %s, at least %d)", name, expr, ", "+schedule.Zone(zone), shortDuration(time.Duration(seconds)*time.Second), floor))
 	}
 	if len(windows) == 0 {
 		return

@@ -84,19 +84,11 @@ resource "google_compute_instance_group_manager" "gpu" {
 				t.Fatalf("errors %v", res.Errors)
 			}
 			mig := byAddress(t, res)["google_compute_instance_group_manager.gpu"]
-			if mig.Quantity != tc.quantity || mig.HoursPerMonth != tc.hours {
-				t.Errorf("%d instances for %.2f hours, want %d for %.2f; notes %q", mig.Quantity, mig.HoursPerMonth, tc.quantity, tc.hours, mig.Notes)
-			}
 			maxHours := 730.0 // max_replicas holds all month
 			if tc.hours == 0 {
 				maxHours = 0
 			}
-			if mig.ScaleMax == nil || mig.ScaleMax.Quantity != 8 || mig.ScaleMax.HoursPerMonth != maxHours {
-				t.Errorf("scale max %+v, want max_replicas 8 for %.0f hours", mig.ScaleMax, maxHours)
-			}
-			if notes := strings.Join(mig.Notes, "\n"); tc.note != "" && !strings.Contains(notes, tc.note) {
-				t.Errorf("notes %q, want %q", notes, tc.note)
-			}
+			expectScheduled(t, mig, scheduled{tc.quantity, tc.hours, 8, maxHours, tc.note})
 		})
 	}
 }

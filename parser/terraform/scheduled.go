@@ -1,8 +1,0 @@
-package terraform
-
-func inZone(tz string) string {
-	if tz == "" {
-		return ", UTC"
-	}
-	return ", " + tz
-}
