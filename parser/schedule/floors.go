@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/robfig/cron/v3"
 )
 
 // Window is a recurring scaling schedule: from every time Cron names (in TimeZone, UTC when
@@ -41,10 +43,12 @@ func Floors(base, limit int, windows []Window) (Result, error) {
 			return Result{}, err
 		}
 		var ends []time.Time
+		var until cron.Schedule // for the end after the year's last
 		if w.Until != "" {
 			if ends, err = runTimes(Action{Name: w.Name, Cron: w.Until, TimeZone: w.TimeZone}); err != nil {
 				return Result{}, err
 			}
+			until, _ = parse(w.Until, w.TimeZone) // it parsed for ends
 			if len(ends) == 0 {
 				return Result{}, fmt.Errorf("%s: end %q never comes in the year", w.Name, w.Until)
 			}
@@ -67,8 +71,7 @@ func Floors(base, limit int, windows []Window) (Result, error) {
 				if k := sort.Search(len(ends), func(j int) bool { return ends[j].After(t) }); k < len(ends) {
 					closes = ends[k]
 				} else {
-					s, _ := parse(w.Until, w.TimeZone) // it parsed for ends, which recur
-					closes = s.Next(t)
+					closes = until.Next(t) // ends recur, so there is one
 				}
 			}
 			edges = append(edges, edge{t, i, true})
