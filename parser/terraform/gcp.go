@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -283,10 +284,13 @@ func (c *mapContext) gcpAutoscaler(r *parser.Resource, sized bool) bool {
 				r.Quantity = n
 				r.Note("autoscaled by %s: priced at its min_replicas (%d)", inst.addr, n)
 			}
-			if n, ok := a.num("autoscaling_policy", "max_replicas"); ok {
-				r.SetScaleMax(n, "max_replicas of "+inst.addr)
+			limit, ok := a.num("autoscaling_policy", "max_replicas")
+			if ok {
+				r.SetScaleMax(limit, "max_replicas of "+inst.addr)
+			} else {
+				limit = math.MaxInt32 // unbounded for the schedules
 			}
-			gcpScalingSchedules(r, inst.addr, a, r.Quantity)
+			gcpScalingSchedules(r, inst.addr, a, r.Quantity, limit)
 			return true
 		}
 	}

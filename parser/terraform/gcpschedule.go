@@ -2,7 +2,6 @@ package terraform
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -13,15 +12,15 @@ import (
 // gcpScalingSchedules applies an autoscaler's scaling_schedules (addr is the autoscaler) to the
 // instance group it scales, which runs base instances without them: from every time a
 // schedule's cron expression names (in its time_zone, UTC by default), for duration_sec, the
-// autoscaler recommends at least min_required_replicas, within max_replicas (limit; unbounded
-// when not known). The group is priced by time (schedule.Price). In mode ONLY_SCALE_OUT (or the
+// autoscaler recommends at least min_required_replicas, within max_replicas (limit, which the
+// caller has read). The group is priced by time (schedule.Price). In mode ONLY_SCALE_OUT (or the
 // older ONLY_UP) the autoscaler never scales in, so the group keeps its peak once a schedule has
 // raised it. A disabled schedule changes nothing; one that runs once (its cron expression names
 // a year) is left out. A schedule whose expression, zone, duration or replicas are known only at
 // apply, or that cannot be replayed, leaves the group at base, with a note saying why.
 // https://cloud.google.com/compute/docs/autoscaler/scaling-schedules
 // https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/compute_autoscaler
-func gcpScalingSchedules(r *parser.Resource, addr string, a *view, base int) {
+func gcpScalingSchedules(r *parser.Resource, addr string, a *view, base, limit int) {
 	blocks := a.blocks("autoscaling_policy", "scaling_schedules")
 	if len(blocks) == 0 {
 		return
@@ -58,10 +57,6 @@ func gcpScalingSchedules(r *parser.Resource, addr string, a *view, base int) {
 	}
 	if len(windows) == 0 {
 		return
-	}
-	limit, ok := a.quiet().num("autoscaling_policy", "max_replicas")
-	if !ok {
-		limit = math.MaxInt32
 	}
 	res, err := schedule.Floors(base, limit, windows)
 	if err != nil {
