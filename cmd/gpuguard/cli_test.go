@@ -308,6 +308,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"argo-rollouts", "argo-rollouts.yaml", 0},
 		{"crossplane", "crossplane.yaml", 0},
 		{"crossplane-composition", "crossplane-composition.yaml", 0},
+		{"crossplane-scheduled", "crossplane-scheduled.yaml", 0},
 		{"azure-service-operator", "azure-service-operator.yaml", 0},
 		{"ack", "ack.yaml", 0},
 		{"multi-document", "multi-document.yaml", 0},

@@ -17,14 +17,30 @@ import (
 var kinds = map[string]string{
 	"ec2.aws.upbound.io/Instance":                                 "aws_instance",
 	"ec2.aws.upbound.io/SpotInstanceRequest":                      "aws_spot_instance_request",
+	"ec2.aws.upbound.io/SpotFleetRequest":                         "aws_spot_fleet_request",
+	"ec2.aws.upbound.io/Fleet":                                    "aws_ec2_fleet",
 	"ec2.aws.upbound.io/LaunchTemplate":                           "aws_launch_template",
 	"autoscaling.aws.upbound.io/AutoscalingGroup":                 "aws_autoscaling_group",
+	"autoscaling.aws.upbound.io/LaunchConfiguration":              "aws_launch_configuration",
+	"autoscaling.aws.upbound.io/Schedule":                         "aws_autoscaling_schedule",
 	"eks.aws.upbound.io/NodeGroup":                                "aws_eks_node_group",
+	"batch.aws.upbound.io/ComputeEnvironment":                     "aws_batch_compute_environment",
+	"sagemaker.aws.upbound.io/Endpoint":                           "aws_sagemaker_endpoint",
+	"sagemaker.aws.upbound.io/EndpointConfiguration":              "aws_sagemaker_endpoint_configuration",
+	"sagemaker.aws.upbound.io/NotebookInstance":                   "aws_sagemaker_notebook_instance",
+	"appautoscaling.aws.upbound.io/Target":                        "aws_appautoscaling_target",
 	"compute.gcp.upbound.io/Instance":                             "google_compute_instance",
 	"compute.gcp.upbound.io/InstanceTemplate":                     "google_compute_instance_template",
 	"compute.gcp.upbound.io/InstanceFromTemplate":                 "google_compute_instance_from_template",
+	"compute.gcp.upbound.io/InstanceGroupManager":                 "google_compute_instance_group_manager",
+	"compute.gcp.upbound.io/RegionInstanceGroupManager":           "google_compute_region_instance_group_manager",
+	"compute.gcp.upbound.io/Autoscaler":                           "google_compute_autoscaler",
+	"compute.gcp.upbound.io/RegionAutoscaler":                     "google_compute_region_autoscaler",
 	"container.gcp.upbound.io/Cluster":                            "google_container_cluster",
 	"container.gcp.upbound.io/NodePool":                           "google_container_node_pool",
+	"notebooks.gcp.upbound.io/Instance":                           "google_notebooks_instance",
+	"dataproc.gcp.upbound.io/Cluster":                             "google_dataproc_cluster",
+	"dataproc.gcp.upbound.io/AutoscalingPolicy":                   "google_dataproc_autoscaling_policy",
 	"containerservice.azure.upbound.io/KubernetesCluster":         "azurerm_kubernetes_cluster",
 	"containerservice.azure.upbound.io/KubernetesClusterNodePool": "azurerm_kubernetes_cluster_node_pool",
 	"compute.azure.upbound.io/LinuxVirtualMachine":                "azurerm_linux_virtual_machine",
@@ -32,19 +48,30 @@ var kinds = map[string]string{
 	"compute.azure.upbound.io/WindowsVirtualMachine":              "azurerm_windows_virtual_machine",
 	"compute.azure.upbound.io/WindowsVirtualMachineScaleSet":      "azurerm_windows_virtual_machine_scale_set",
 	"compute.azure.upbound.io/OrchestratedVirtualMachineScaleSet": "azurerm_orchestrated_virtual_machine_scale_set",
+	"insights.azure.upbound.io/MonitorAutoscaleSetting":           "azurerm_monitor_autoscale_setting",
 	"batch.azure.upbound.io/Account":                              "azurerm_batch_account",
 	"batch.azure.upbound.io/Pool":                                 "azurerm_batch_pool",
+	"machinelearningservices.azure.upbound.io/Workspace":          "azurerm_machine_learning_workspace",
+	"machinelearningservices.azure.upbound.io/ComputeCluster":     "azurerm_machine_learning_compute_cluster",
+	"machinelearningservices.azure.upbound.io/ComputeInstance":    "azurerm_machine_learning_compute_instance",
 }
 
 // externalNames are the Terraform arguments the official providers fill from a managed
 // resource's external name instead of a forProvider field (upjet's TemplatedStringAsIdentifier
 // in each provider's external-name configuration): the crossplane.io/external-name annotation,
 // which Crossplane sets to metadata.name unless it is given. A node group's name is what its
-// nodes' group label says, which pods select.
+// nodes' group label says, which pods select; an Auto Scaling group's is what its scheduled
+// actions name, a launch configuration's what a group names, a SageMaker endpoint
+// configuration's what an endpoint names, and an endpoint's what its scaling target's
+// resource_id says.
 var externalNames = map[string]string{
 	"google_container_node_pool":           "name",
 	"aws_eks_node_group":                   "node_group_name",
 	"azurerm_kubernetes_cluster_node_pool": "name",
+	"aws_autoscaling_group":                "name",
+	"aws_launch_configuration":             "name",
+	"aws_sagemaker_endpoint":               "name",
+	"aws_sagemaker_endpoint_configuration": "name",
 }
 
 // crossplaneArguments is a Crossplane managed resource's forProvider with initProvider under it,

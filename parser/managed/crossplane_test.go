@@ -203,15 +203,15 @@ func TestResourcesInSeveralRegions(t *testing.T) {
 // A managed resource of a kind gpuguard does not price is a warning when it names a GPU type,
 // and silent when it does not.
 func TestUnpricedKindNamingAGPUIsAWarning(t *testing.T) {
-	f := kubernetes.Decode("infra.yaml", []byte(`apiVersion: ec2.aws.upbound.io/v1beta1
-kind: SpotFleetRequest
-metadata: {name: render}
+	f := kubernetes.Decode("infra.yaml", []byte(`apiVersion: sagemaker.aws.upbound.io/v1beta1
+kind: App
+metadata: {name: studio}
 spec:
   forProvider:
     region: us-east-1
-    targetCapacity: 4
-    launchSpecification:
-      - instanceType: g6.12xlarge
+    appType: JupyterServer
+    resourceSpec:
+      - instanceType: ml.g5.xlarge
 ---
 apiVersion: s3.aws.upbound.io/v1beta1
 kind: Bucket
@@ -224,7 +224,7 @@ spec:
 		t.Fatalf("resources %+v, warnings %+v", res.Resources, res.Warnings)
 	}
 	w := res.Warnings[0]
-	want := "SpotFleetRequest/render (ec2.aws.upbound.io/v1beta1): spec.forProvider.launchSpecification[0].instanceType is GPU type g6.12xlarge, but gpuguard does not price SpotFleetRequest managed resources: their GPUs are not counted"
+	want := "App/studio (sagemaker.aws.upbound.io/v1beta1): spec.forProvider.resourceSpec[0].instanceType is GPU type ml.g5.xlarge, but gpuguard does not price App managed resources: their GPUs are not counted"
 	if w.File != "infra.yaml" || w.Line != 1 || w.Message != want {
 		t.Errorf("warning %+v\nwant %q", w, want)
 	}

@@ -2,7 +2,8 @@
 // cloud operators, each through the Terraform resource it corresponds to:
 //   - Crossplane managed resources of the official providers (eks.aws.upbound.io NodeGroup,
 //     container.gcp.upbound.io NodePool, containerservice.azure.upbound.io
-//     KubernetesClusterNodePool, instances, scale sets), built with upjet, whose
+//     KubernetesClusterNodePool, instances, groups and scale sets and their autoscalers and
+//     schedules, fleets, SageMaker and Azure Machine Learning compute), built with upjet, whose
 //     spec.forProvider is the Terraform resource's arguments in camelCase (crossplane.go);
 //   - Google's Config Connector (container.cnrm.cloud.google.com ContainerNodePool and
 //     ContainerCluster, compute.cnrm.cloud.google.com ComputeInstance, ComputeInstanceTemplate and
@@ -21,6 +22,6 @@
 //     run for one run (acksagemaker.go).
 //
 // The package writes the objects of a root as one Terraform JSON configuration, references by
-// name resolved, and prices it with package terraform's mappers; a kind it does not price that
+// name and label selectors resolved as Crossplane resolves them (managed.go), and prices it with package terraform's mappers; a kind it does not price that
 // names a GPU type is a warning. It does not print or exit.
 package managed

@@ -1,6 +1,7 @@
 package managed
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -164,7 +165,7 @@ func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Er
 		if isASO(m.mr.APIVersion) {
 			attrs = asoAttributes(args, m, members)
 		} else {
-			attrs = arguments(args, byName, m)
+			attrs = arguments(args, byName, m, "")
 		}
 		if region, ok := args["region"].(string); ok && strings.HasPrefix(m.typ, "aws_") {
 			// The AWS provider takes the region, not the resource: one provider configuration
@@ -280,19 +281,22 @@ func owner(address string, byAddress map[string]member) (member, string, bool) {
 	return m, tail, ok
 }
 
-// arguments turns forProvider into Terraform arguments: keys in snake_case, references by name
-// (fooRef, fooIdRef) into references to the managed resource of that name, selectors dropped.
-func arguments(args map[string]any, byName map[string][]member, self member) map[string]any {
+// arguments turns forProvider into Terraform arguments: keys in snake_case, and a reference
+// (fooRef, fooIdRef: by name) or a selector (fooSelector: by labels) into a reference to the
+// managed resource it resolves to. As Crossplane resolves them (crossplane-runtime's
+// reference.ResolutionRequest), a value that is set wins over a reference unless the
+// reference's policy is to resolve Always, and a reference wins over a selector. parent is
+// the block the arguments are in ("launch_template"), which names the target of its "id".
+func arguments(args map[string]any, byName map[string][]member, self member, parent string) map[string]any {
 	out := map[string]any{}
+	var refs, selectors []string
 	for k, v := range args {
 		switch {
 		case strings.HasSuffix(k, "Selector"):
+			selectors = append(selectors, k)
 			continue
 		case strings.HasSuffix(k, "Ref") || strings.HasSuffix(k, "Refs"):
-			if target := refTarget(v, byName, self); target != "" {
-				attr := snake(strings.TrimSuffix(strings.TrimSuffix(k, "s"), "Ref"))
-				out[attr] = "${" + target + ".id}"
-			}
+			refs = append(refs, k)
 			continue
 		}
 		key := snake(k)
@@ -300,19 +304,37 @@ func arguments(args map[string]any, byName map[string][]member, self member) map
 			out[literal(key)] = literalValue(v)
 			continue
 		}
-		out[literal(key)] = convert(v, byName, self)
+		out[literal(key)] = convert(v, byName, self, key)
+	}
+	for _, k := range refs {
+		attr := snake(strings.TrimSuffix(strings.TrimSuffix(k, "s"), "Ref"))
+		if _, set := out[attr]; set && !resolveAlways(args[k]) {
+			continue
+		}
+		if target := refTarget(args[k], byName, self, targetStem(attr, parent)); target != "" {
+			out[attr] = "${" + target + ".id}"
+		}
+	}
+	for _, k := range selectors {
+		attr := snake(strings.TrimSuffix(k, "Selector"))
+		if _, set := out[attr]; set {
+			continue
+		}
+		if target := selectorTarget(args[k], byName, self, targetStem(attr, parent)); target != "" {
+			out[attr] = "${" + target + ".id}"
+		}
 	}
 	return out
 }
 
-func convert(v any, byName map[string][]member, self member) any {
+func convert(v any, byName map[string][]member, self member, key string) any {
 	switch x := v.(type) {
 	case map[string]any:
-		return arguments(x, byName, self)
+		return arguments(x, byName, self, key)
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = convert(e, byName, self)
+			out[i] = convert(e, byName, self, key)
 		}
 		return out
 	}
@@ -347,9 +369,10 @@ func literalValue(v any) any {
 	return v
 }
 
-// refTarget is the Terraform address a reference by name points at: the one other managed
-// resource of that name in the same root.
-func refTarget(v any, byName map[string][]member, self member) string {
+// refTarget is the Terraform address a reference by name points at: the other managed
+// resource of that name in the reference's namespace (its own unless it names one), of the
+// type stem names when resources of several kinds share the name.
+func refTarget(v any, byName map[string][]member, self member, stem string) string {
 	ref, _ := v.(map[string]any)
 	if list, ok := v.([]any); ok && len(list) > 0 {
 		ref, _ = list[0].(map[string]any)
@@ -358,14 +381,133 @@ func refTarget(v any, byName map[string][]member, self member) string {
 		ref = from
 	}
 	name, _ := ref["name"].(string)
+	namespace, _ := ref["namespace"].(string)
 	var found []member
 	for _, m := range byName[name] {
-		if m.typ != self.typ || m.name != self.name {
+		if !m.is(self) && inNamespace(m, namespace, self) {
 			found = append(found, m)
 		}
 	}
-	if len(found) != 1 {
+	return pick(found, stem)
+}
+
+// selectorTarget is the Terraform address a selector resolves to: among the other managed
+// resources of its namespace that carry all its matchLabels (and, with matchControllerRef,
+// were composed for the same composite), the first by name of the type stem names, as
+// Crossplane takes the first of the kind it lists.
+func selectorTarget(v any, byName map[string][]member, self member, stem string) string {
+	sel, _ := v.(map[string]any)
+	labels, _ := sel["matchLabels"].(map[string]any)
+	sameController, _ := sel["matchControllerRef"].(bool)
+	if len(labels) == 0 && !sameController {
+		return "" // not a selector of managed resources (or one that would match any)
+	}
+	var found []member
+	for _, ms := range byName {
+		for _, m := range ms {
+			if m.is(self) || !inNamespace(m, "", self) || sameController && m.mr.ComposedBy != self.mr.ComposedBy {
+				continue
+			}
+			if hasLabels(m.mr.Labels, labels) {
+				found = append(found, m)
+			}
+		}
+	}
+	return pick(found, stem)
+}
+
+func hasLabels(have map[string]string, want map[string]any) bool {
+	for k, v := range want {
+		s, ok := v.(string)
+		if !ok || have[k] != s {
+			return false
+		}
+	}
+	return true
+}
+
+// inNamespace reports whether m is in the namespace a reference of self names (self's own
+// when it names none). A manifest without a namespace is applied into whichever one kubectl
+// is given, so it matches any.
+func inNamespace(m member, namespace string, self member) bool {
+	if namespace == "" {
+		namespace = self.mr.Namespace
+	}
+	return m.mr.Namespace == "" || namespace == "" || m.mr.Namespace == namespace
+}
+
+// resolveAlways reports whether a reference's policy has it resolved even when its field is
+// set (policy: {resolve: Always}).
+func resolveAlways(v any) bool {
+	ref, _ := v.(map[string]any)
+	policy, _ := ref["policy"].(map[string]any)
+	return policy["resolve"] == "Always"
+}
+
+// is reports whether m and o are the same member.
+func (m member) is(o member) bool { return m.typ == o.typ && m.name == o.name }
+
+// mappedStem reports whether stem ends a Terraform type some managed kind maps to.
+func mappedStem(stem string) bool {
+	for _, types := range []map[string]string{kinds, ackKinds, configConnector} {
+		for _, t := range types {
+			if strings.HasSuffix(t, "_"+stem) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// targetAliases are the stems of arguments that do not end their target's Terraform type:
+// a GCP autoscaler's target is an instance group manager, an Azure autoscale setting's
+// target_resource_id a scale set, a SageMaker endpoint's endpoint_config_name an endpoint
+// configuration.
+var targetAliases = map[string]string{
+	"target":          "instance_group_manager",
+	"target_resource": "scale_set",
+	"endpoint_config": "endpoint_configuration",
+}
+
+// targetStem is what the type of an argument's target ends with: the argument without its
+// _id, _name or _arn ("cluster_name" → "cluster"), or the block it is in for a bare id or
+// name (launch_template { id }).
+func targetStem(attr, parent string) string {
+	if attr == "id" || attr == "name" {
+		attr = parent
+	}
+	for _, suffix := range []string{"_id", "_name", "_arn"} {
+		attr = strings.TrimSuffix(attr, suffix)
+	}
+	if alias, ok := targetAliases[attr]; ok {
+		return alias
+	}
+	return attr
+}
+
+// pick chooses a reference's target among the resources it matches: those whose Terraform
+// type ends with stem, the first by name. Where stem ends no type gpuguard maps (ACK and
+// Config Connector name some fields their own way), resources of a single type do.
+func pick(found []member, stem string) string {
+	var typed []member
+	for _, m := range found {
+		if strings.HasSuffix(m.typ, "_"+stem) {
+			typed = append(typed, m)
+		}
+	}
+	if len(typed) == 0 && !mappedStem(stem) {
+		for _, m := range found {
+			if m.typ != found[0].typ {
+				return ""
+			}
+		}
+		typed = found
+	}
+	if len(typed) == 0 {
 		return ""
 	}
-	return found[0].typ + "." + found[0].name
+	first := slices.MinFunc(typed, func(a, b member) int {
+		return cmp.Or(cmp.Compare(a.mr.Namespace, b.mr.Namespace), cmp.Compare(a.mr.Name, b.mr.Name))
+	})
+	return first.typ + "." + first.name
 }

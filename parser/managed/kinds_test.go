@@ -1,0 +1,179 @@
+package managed
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
+)
+
+// The official providers' fleets, SageMaker endpoints, batch environments, notebooks, Dataproc
+// clusters and Azure Machine Learning clusters are priced as the Terraform resources they are
+// generated from, with what they refer to by selector: a fleet's launch template, an
+// endpoint's configuration, and the scaling target that names the endpoint by its external
+// name.
+func TestCrossplaneFleetsAndMLServices(t *testing.T) {
+	f := kubernetes.Decode("ml.yaml", []byte(`apiVersion: ec2.aws.upbound.io/v1beta1
+kind: SpotFleetRequest
+metadata: {name: render}
+spec:
+  forProvider:
+    region: us-east-1
+    iamFleetRole: arn:aws:iam::123456789012:role/fleet
+    targetCapacity: 4
+    launchSpecification:
+      - {ami: ami-0123456789abcdef0, instanceType: g6.12xlarge}
+---
+apiVersion: ec2.aws.upbound.io/v1beta1
+kind: LaunchTemplate
+metadata:
+  name: a10g
+  labels: {app: train}
+spec:
+  forProvider: {region: us-east-1, imageId: ami-0123456789abcdef0, instanceType: g5.2xlarge}
+---
+apiVersion: ec2.aws.upbound.io/v1beta1
+kind: Fleet
+metadata:
+  name: train
+  labels: {app: train}
+spec:
+  forProvider:
+    region: us-east-1
+    type: maintain
+    launchTemplateConfig:
+      - launchTemplateSpecification:
+          launchTemplateIdSelector:
+            matchLabels: {app: train}
+          version: $Latest
+    targetCapacitySpecification:
+      defaultTargetCapacityType: spot
+      totalTargetCapacity: 3
+---
+apiVersion: sagemaker.aws.upbound.io/v1beta2
+kind: EndpointConfiguration
+metadata:
+  name: chat-config
+  labels: {app: chat}
+spec:
+  forProvider:
+    region: us-east-1
+    productionVariants:
+      - {variantName: main, instanceType: ml.g5.2xlarge, initialInstanceCount: 1}
+---
+apiVersion: sagemaker.aws.upbound.io/v1beta2
+kind: Endpoint
+metadata:
+  name: chat
+  labels: {app: chat}
+spec:
+  forProvider:
+    region: us-east-1
+    endpointConfigNameSelector:
+      matchLabels: {app: chat}
+---
+apiVersion: appautoscaling.aws.upbound.io/v1beta1
+kind: Target
+metadata: {name: chat}
+spec:
+  forProvider:
+    region: us-east-1
+    serviceNamespace: sagemaker
+    resourceId: endpoint/chat/variant/main
+    scalableDimension: sagemaker:variant:DesiredInstanceCount
+    minCapacity: 2
+    maxCapacity: 6
+---
+apiVersion: batch.aws.upbound.io/v1beta1
+kind: ComputeEnvironment
+metadata: {name: jobs}
+spec:
+  forProvider:
+    region: us-east-1
+    type: MANAGED
+    computeResources:
+      - type: SPOT
+        minVcpus: 8
+        maxVcpus: 64
+        instanceType: [g5.2xlarge]
+---
+apiVersion: notebooks.gcp.upbound.io/v1beta2
+kind: Instance
+metadata: {name: lab}
+spec:
+  forProvider:
+    location: us-west1-a
+    machineType: n1-standard-8
+    acceleratorConfig: {type: NVIDIA_TESLA_T4, coreCount: 1}
+---
+apiVersion: dataproc.gcp.upbound.io/v1beta2
+kind: Cluster
+metadata: {name: etl}
+spec:
+  forProvider:
+    region: us-central1
+    clusterConfig:
+      masterConfig: {numInstances: 1, machineType: n2-standard-4}
+      workerConfig:
+        numInstances: 2
+        machineType: n1-standard-16
+        accelerators: [{acceleratorType: nvidia-tesla-t4, acceleratorCount: 2}]
+---
+apiVersion: machinelearningservices.azure.upbound.io/v1beta1
+kind: Workspace
+metadata:
+  name: ws
+  labels: {app: aml}
+spec:
+  forProvider: {location: West Europe}
+---
+apiVersion: machinelearningservices.azure.upbound.io/v1beta2
+kind: ComputeCluster
+metadata: {name: a100}
+spec:
+  forProvider:
+    location: West Europe
+    vmPriority: LowPriority
+    vmSize: Standard_NC24ads_A100_v4
+    machineLearningWorkspaceIdSelector:
+      matchLabels: {app: aml}
+    scaleSettings: {minNodeCount: 1, maxNodeCount: 4, scaleDownNodesAfterIdleDuration: PT10M}
+`))
+	res := kubernetes.Build([]*kubernetes.File{f}, kubernetes.Options{Managed: Resources})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
+	}
+	var got []string
+	for _, r := range res.Resources {
+		gpus := ""
+		for _, a := range r.Accelerators {
+			gpus += fmt.Sprintf("+%d %s", a.Count, a.Type)
+		}
+		max := 0
+		if r.ScaleMax != nil {
+			max = r.ScaleMax.Quantity
+		}
+		if r.ScaleMax != nil && r.ScaleMax.VCPUs > 0 {
+			max = r.ScaleMax.VCPUs
+		}
+		got = append(got, fmt.Sprintf("%s %s%s ×%d (%d vCPUs, max %d) %s in %s unresolved=%d", r.Address, r.InstanceType, gpus, r.Quantity, r.QuantityVCPUs, max, r.PurchaseOption, r.Region, len(r.Unresolved)))
+	}
+	slices.Sort(got)
+	want := []string{
+		"Cluster/etl.worker n1-standard-16+2 nvidia-tesla-t4 ×2 (0 vCPUs, max 0) on_demand in us-central1 unresolved=0",
+		// A compute environment is priced by vCPUs: its minimum, up to its maximum.
+		"ComputeCluster/a100 Standard_NC24ads_A100_v4 ×1 (0 vCPUs, max 4) spot in westeurope unresolved=0",
+		"ComputeEnvironment/jobs g5.2xlarge ×0 (8 vCPUs, max 64) spot in us-east-1 unresolved=0",
+		// The scaling target names the endpoint; the endpoint names its configuration by
+		// selector: the variant runs at least the target's minimum, up to its maximum.
+		`EndpointConfiguration/chat-config.production_variants["main"] ml.g5.2xlarge ×2 (0 vCPUs, max 6) on_demand in us-east-1 unresolved=0`,
+		"Fleet/train g5.2xlarge ×3 (0 vCPUs, max 0) spot in us-east-1 unresolved=0",
+		"Instance/lab n1-standard-8+1 nvidia-tesla-t4 ×1 (0 vCPUs, max 0) on_demand in us-west1 unresolved=0",
+		"SpotFleetRequest/render g6.12xlarge ×4 (0 vCPUs, max 0) spot in us-east-1 unresolved=0",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
