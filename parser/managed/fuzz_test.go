@@ -13,12 +13,14 @@ import (
 // shape become Terraform JSON and are evaluated. It must never panic (the evaluator reports a
 // panic as an internal error), hang, or return a negative quantity.
 func FuzzResources(f *testing.F) {
-	for _, name := range []string{"crossplane.yaml", "azure-service-operator.yaml", "ack.yaml"} {
+	for _, name := range []string{"crossplane.yaml", "crossplane-scheduled.yaml", "azure-service-operator.yaml", "ack.yaml"} {
 		if b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "kubernetes", name)); err == nil {
 			f.Add(b)
 		}
 	}
 	f.Add([]byte(manifests))
+	f.Add([]byte(scheduledManifests))
+	f.Add([]byte("apiVersion: compute.gcp.upbound.io/v1beta2\nkind: InstanceGroupManager\nmetadata: {name: g, namespace: a, labels: {x: '1'}}\nspec:\n  forProvider: {zone: [1], version: [{instanceTemplateSelector: {matchLabels: {x: 1}, matchControllerRef: x}}], targetSizeRef: {name: g, namespace: 3, policy: {resolve: Always}}, targetSize: x}\n---\napiVersion: compute.gcp.upbound.io/v1beta2\nkind: Autoscaler\nmetadata: {name: g, labels: {x: '1'}}\nspec: {forProvider: {targetSelector: {matchLabels: [1]}, autoscalingPolicy: {scalingSchedules: 3}}}\n"))
 	f.Add([]byte(asoManifests))
 	f.Add([]byte(ackManifests))
 	f.Add([]byte(ackEC2Manifests))

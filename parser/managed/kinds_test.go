@@ -76,7 +76,9 @@ spec:
 ---
 apiVersion: appautoscaling.aws.upbound.io/v1beta1
 kind: Target
-metadata: {name: chat}
+metadata:
+  name: chat
+  labels: {app: chat}
 spec:
   forProvider:
     region: us-east-1
@@ -85,6 +87,54 @@ spec:
     scalableDimension: sagemaker:variant:DesiredInstanceCount
     minCapacity: 2
     maxCapacity: 6
+---
+apiVersion: sagemaker.aws.upbound.io/v1beta2
+kind: EndpointConfiguration
+metadata:
+  name: embed-v2
+  annotations: {crossplane.io/external-name: embed-config}
+spec:
+  forProvider:
+    region: us-east-1
+    productionVariants:
+      - {variantName: main, instanceType: ml.g6.xlarge, initialInstanceCount: 1}
+---
+apiVersion: sagemaker.aws.upbound.io/v1beta2
+kind: Endpoint
+metadata: {name: embed}
+spec:
+  forProvider: {region: us-east-1, endpointConfigName: embed-config}
+---
+apiVersion: appautoscaling.aws.upbound.io/v1beta1
+kind: Target
+metadata: {name: embed}
+spec:
+  forProvider:
+    region: us-east-1
+    serviceNamespace: sagemaker
+    resourceId: endpoint/embed/variant/main
+    scalableDimension: sagemaker:variant:DesiredInstanceCount
+    minCapacity: 1
+    maxCapacity: 3
+---
+apiVersion: autoscaling.aws.upbound.io/v1beta1
+kind: LaunchConfiguration
+metadata:
+  name: p4d-v3
+  annotations: {crossplane.io/external-name: p4d}
+spec:
+  forProvider: {region: us-east-1, imageId: ami-0123456789abcdef0, instanceType: p4d.24xlarge}
+---
+apiVersion: autoscaling.aws.upbound.io/v1beta3
+kind: AutoscalingGroup
+metadata: {name: train}
+spec:
+  forProvider:
+    region: us-east-1
+    availabilityZones: [us-east-1a]
+    minSize: 1
+    maxSize: 2
+    launchConfiguration: p4d
 ---
 apiVersion: batch.aws.upbound.io/v1beta1
 kind: ComputeEnvironment
@@ -169,10 +219,14 @@ spec:
 		// The scaling target names the endpoint; the endpoint names its configuration by
 		// selector: the variant runs at least the target's minimum, up to its maximum.
 		`EndpointConfiguration/chat-config.production_variants["main"] ml.g5.2xlarge ×2 (0 vCPUs, max 6) on_demand in us-east-1 unresolved=0`,
+		// The endpoint and the group name their configuration by its external name.
+		`EndpointConfiguration/embed-v2.production_variants["main"] ml.g6.xlarge ×1 (0 vCPUs, max 3) on_demand in us-east-1 unresolved=0`,
+		"AutoscalingGroup/train p4d.24xlarge ×1 (0 vCPUs, max 2) on_demand in us-east-1 unresolved=0",
 		"Fleet/train g5.2xlarge ×3 (0 vCPUs, max 0) spot in us-east-1 unresolved=0",
 		"Instance/lab n1-standard-8+1 nvidia-tesla-t4 ×1 (0 vCPUs, max 0) on_demand in us-west1 unresolved=0",
 		"SpotFleetRequest/render g6.12xlarge ×4 (0 vCPUs, max 0) spot in us-east-1 unresolved=0",
 	}
+	slices.Sort(want)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

@@ -14,7 +14,11 @@ import (
 // Names are unique per kind only, so a reference picks the kind its field names too.
 func TestReferencesResolveAsCrossplaneDoes(t *testing.T) {
 	mk := func(typ, name, namespace, composedBy string, labels map[string]string) member {
-		return member{typ: typ, name: identifier.ReplaceAllString(name, "_"), mr: kubernetes.ManagedResource{Name: name, Namespace: namespace, Labels: labels, ComposedBy: composedBy}}
+		tfName := identifier.ReplaceAllString(name, "_")
+		if namespace != "" && name == "t4" {
+			tfName += "_" + namespace // Resources keeps the Terraform names of a type apart
+		}
+		return member{typ: typ, name: tfName, mr: kubernetes.ManagedResource{Name: name, Namespace: namespace, Labels: labels, ComposedBy: composedBy}}
 	}
 	train := map[string]string{"app": "train"}
 	members := []member{
@@ -25,8 +29,9 @@ func TestReferencesResolveAsCrossplaneDoes(t *testing.T) {
 		mk("aws_autoscaling_group", "train", "", "", train),
 		mk("google_compute_instance_template", "t4", "team-a", "", map[string]string{"gpu": "t4"}),
 		mk("google_compute_instance_template", "t4", "team-b", "", map[string]string{"gpu": "t4"}),
-		mk("google_compute_instance_template", "mine", "team-a", "XGPUPool/a", map[string]string{"x": "y"}),
-		mk("google_compute_instance_template", "theirs", "team-a", "XGPUPool/b", map[string]string{"x": "y"}),
+		mk("google_compute_instance_template", "t4", "team-c", "", map[string]string{"gpu": "t4"}),
+		mk("google_compute_instance_template", "mine", "team-b", "XGPUPool/a", map[string]string{"x": "y"}),
+		mk("google_compute_instance_template", "theirs", "team-b", "XGPUPool/b", map[string]string{"x": "y"}),
 		mk("azurerm_linux_virtual_machine_scale_set", "dev", "", "", map[string]string{"example": "dev"}),
 		mk("azurerm_kubernetes_cluster", "dev", "", "", map[string]string{"example": "dev"}),
 	}
@@ -35,7 +40,7 @@ func TestReferencesResolveAsCrossplaneDoes(t *testing.T) {
 		byName[m.mr.Name] = append(byName[m.mr.Name], m)
 	}
 	self := mk("aws_autoscaling_group", "self", "", "", nil)
-	inA := mk("google_compute_instance_group_manager", "self", "team-a", "XGPUPool/a", nil)
+	inB := mk("google_compute_instance_group_manager", "self", "team-b", "XGPUPool/b", nil)
 	for _, tc := range []struct {
 		name string
 		self member
@@ -57,12 +62,14 @@ func TestReferencesResolveAsCrossplaneDoes(t *testing.T) {
 			map[string]any{"clusterRef": map[string]any{"name": "b-template"}}, "cluster", nil},
 		{"a bare id takes the kind of its block", self,
 			map[string]any{"launchTemplate": []any{map[string]any{"idSelector": map[string]any{"matchLabels": map[string]any{"app": "train"}}}}}, "launch_template", []any{map[string]any{"id": "${aws_launch_template.a-template.id}"}}},
-		{"a selector stays in its namespace", inA,
-			map[string]any{"instanceTemplateSelector": map[string]any{"matchLabels": map[string]any{"gpu": "t4"}}}, "instance_template", "${google_compute_instance_template.t4.id}"},
-		{"a reference may name another namespace", inA,
-			map[string]any{"instanceTemplateRef": map[string]any{"name": "t4", "namespace": "team-b"}}, "instance_template", "${google_compute_instance_template.t4.id}"},
-		{"matchControllerRef keeps to the same composite", inA,
-			map[string]any{"instanceTemplateSelector": map[string]any{"matchControllerRef": true, "matchLabels": map[string]any{"x": "y"}}}, "instance_template", "${google_compute_instance_template.mine.id}"},
+		{"a selector stays in its namespace", inB,
+			map[string]any{"instanceTemplateSelector": map[string]any{"matchLabels": map[string]any{"gpu": "t4"}}}, "instance_template", "${google_compute_instance_template.t4_team-b.id}"},
+		{"a reference stays in its namespace", inB,
+			map[string]any{"instanceTemplateRef": map[string]any{"name": "t4"}}, "instance_template", "${google_compute_instance_template.t4_team-b.id}"},
+		{"a reference may name another namespace", inB,
+			map[string]any{"instanceTemplateRef": map[string]any{"name": "t4", "namespace": "team-c"}}, "instance_template", "${google_compute_instance_template.t4_team-c.id}"},
+		{"matchControllerRef keeps to the same composite", inB,
+			map[string]any{"instanceTemplateSelector": map[string]any{"matchControllerRef": true, "matchLabels": map[string]any{"x": "y"}}}, "instance_template", "${google_compute_instance_template.theirs.id}"},
 		{"an autoscale setting's target is the scale set among the example's resources", self,
 			map[string]any{"targetResourceIdSelector": map[string]any{"matchLabels": map[string]any{"example": "dev"}}}, "target_resource_id", "${azurerm_linux_virtual_machine_scale_set.dev.id}"},
 		{"a selector without labels matches nothing", self,
