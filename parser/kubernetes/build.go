@@ -347,16 +347,11 @@ func decodeScaler(o *object) (scaler, error) {
 			Kind string `yaml:"kind"`
 			Name string `yaml:"name"`
 		} `yaml:"scaleTargetRef"`
-		MinReplicas     *int       `yaml:"minReplicas"`
-		MinReplicaCount *int       `yaml:"minReplicaCount"`
-		MaxReplicas     *int       `yaml:"maxReplicas"`
-		MaxReplicaCount *int       `yaml:"maxReplicaCount"`
-		Triggers        []struct { // a ScaledObject's
-
-			Type     string            `yaml:"type"`
-			Name     string            `yaml:"name"`
-			Metadata map[string]string `yaml:"metadata"`
-		} `yaml:"triggers"`
+		MinReplicas     *int          `yaml:"minReplicas"`
+		MinReplicaCount *int          `yaml:"minReplicaCount"`
+		MaxReplicas     *int          `yaml:"maxReplicas"`
+		MaxReplicaCount *int          `yaml:"maxReplicaCount"`
+		Triggers        []kedaTrigger `yaml:"triggers"` // a ScaledObject's
 	}
 	if err := decodeSpec(o, &spec); err != nil {
 		return scaler{}, err
@@ -377,7 +372,22 @@ func decodeScaler(o *object) (scaler, error) {
 		return scaler{}, fmt.Errorf("maximum replicas %d is not a number of pods", max)
 	}
 	s := scaler{target: kind + "/" + o.namespace() + "/" + spec.ScaleTargetRef.Name, minReplicas: min, maxReplicas: max, source: o.address()}
-	for i, t := range spec.Triggers {
+	s.readCronTriggers(spec.Triggers)
+	return s, nil
+}
+
+// kedaTrigger is one of a KEDA ScaledObject's triggers (or of a Seldon component's kedaSpec,
+// which Seldon makes a ScaledObject of).
+type kedaTrigger struct {
+	Type     string            `yaml:"type"`
+	Name     string            `yaml:"name"`
+	Metadata map[string]string `yaml:"metadata"`
+}
+
+// readCronTriggers reads the cron triggers among triggers into s's windows; the first that
+// cannot be read sets s.cronProblem instead.
+func (s *scaler) readCronTriggers(triggers []kedaTrigger) {
+	for i, t := range triggers {
 		if t.Type != "cron" {
 			continue
 		}
@@ -391,12 +401,11 @@ func decodeScaler(o *object) (scaler, error) {
 			s.cronProblem = fmt.Sprintf("cron trigger %s: desiredReplicas %q is not a number of replicas", name, m["desiredReplicas"])
 		}
 		if s.cronProblem != "" {
-			return s, nil
+			return
 		}
 		s.crons = append(s.crons, schedule.Window{Name: "cron trigger " + name, Cron: m["start"], Until: m["end"], TimeZone: m["timezone"], Floor: n})
 		s.cronNames = append(s.cronNames, fmt.Sprintf("%s (%q to %q%s, %d replicas)", name, m["start"], m["end"], ", "+schedule.Zone(m["timezone"]), n))
 	}
-	return s, nil
 }
 
 // cronReplicas replays a scaler's cron triggers (KEDA's: from start to end, at least
@@ -555,6 +564,13 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 			}
 		} else if r.unscaledNote != "" {
 			res.Note("%s", r.unscaledNote)
+		}
+	case r.ownScaler != nil:
+		// The kind's own autoscaler (a Seldon component's kedaSpec) has cron triggers: its
+		// floor is the role's replicas, its ceiling the role's maxPods.
+		if rs, applied := cronReplicas(res, *r.ownScaler); applied {
+			scheduled = inPods(rs, func(n int) int { return min(n, maxPods) })
+			scheduledBy = *r.ownScaler
 		}
 	}
 	if r.maxPods > maxPods {

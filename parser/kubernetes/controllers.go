@@ -55,8 +55,9 @@ type seldonComponent struct {
 		MaxReplicas *int `yaml:"maxReplicas"`
 	} `yaml:"hpaSpec"`
 	KedaSpec *struct {
-		MinReplicaCount *int `yaml:"minReplicaCount"`
-		MaxReplicaCount *int `yaml:"maxReplicaCount"`
+		MinReplicaCount *int          `yaml:"minReplicaCount"`
+		MaxReplicaCount *int          `yaml:"maxReplicaCount"`
+		Triggers        []kedaTrigger `yaml:"triggers"`
 	} `yaml:"kedaSpec"`
 }
 
@@ -65,8 +66,8 @@ type seldonComponent struct {
 // specific level that sets them: the component, its predictor, the SeldonDeployment, else 1
 // (https://docs.seldon.ai/seldon-core-1/configuration/deployments/scaling). A component with an
 // hpaSpec runs its minReplicas (the HPA's default 1) and at most maxReplicas; with a kedaSpec,
-// minReplicaCount (KEDA's default 0) and maxReplicaCount (default 100). Either replaces the
-// replicas it would otherwise run.
+// minReplicaCount (KEDA's default 0) and maxReplicaCount (default 100), and its cron triggers
+// are replayed as a ScaledObject's are. Either replaces the replicas it would otherwise run.
 func extractSeldonDeployment(o *object) ([]role, error) {
 	var spec struct {
 		Replicas   *int `yaml:"replicas"`
@@ -99,6 +100,10 @@ func extractSeldonDeployment(o *object) ([]role, error) {
 				r.autoscaled(intOr(c.HPASpec.MinReplicas, 1), max, "minReplicas", "maxReplicas", "hpaSpec")
 			case c.KedaSpec != nil:
 				r.autoscaled(intOr(c.KedaSpec.MinReplicaCount, 0), intOr(c.KedaSpec.MaxReplicaCount, 100), "minReplicaCount", "maxReplicaCount", "kedaSpec")
+				s := scaler{minReplicas: r.replicas, maxReplicas: r.maxPods, source: "the kedaSpec of " + o.address() + " " + name}
+				if s.readCronTriggers(c.KedaSpec.Triggers); len(s.crons) > 0 || s.cronProblem != "" {
+					r.ownScaler = &s
+				}
 			default:
 				r.replicas = intOr(c.Replicas, intOr(p.Replicas, intOr(spec.Replicas, 1)))
 			}

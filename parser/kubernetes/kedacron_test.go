@@ -83,3 +83,75 @@ func TestKEDACronTriggerOnGroupsOfPods(t *testing.T) {
 		t.Errorf("%d pods for %.2f hours, up to %+v; want 8 (2 groups of 4) for %.2f, up to 12", r.Quantity, r.HoursPerMonth, r.ScaleMax, want)
 	}
 }
+
+// A Seldon Core v1 component's kedaSpec is a ScaledObject Seldon makes for the component's
+// Deployment: its cron triggers are replayed the same way, each component on its own, and a
+// component without cron triggers keeps its floor all month.
+func TestSeldonKedaSpecCronTriggers(t *testing.T) {
+	src := `apiVersion: machinelearning.seldon.io/v1
+kind: SeldonDeployment
+metadata: {name: llm, namespace: serving}
+spec:
+  predictors:
+    - name: main
+      componentSpecs:
+        - kedaSpec:
+            minReplicaCount: 0
+            maxReplicaCount: 4
+            triggers:
+              - type: cron
+                name: office
+                metadata: {timezone: Europe/Berlin, start: 0 8 * * 1-5, end: 0 18 * * 1-5, desiredReplicas: "2"}
+          spec:
+            containers: [{name: model, resources: {limits: {nvidia.com/gpu: 1}}}]
+        - kedaSpec:
+            minReplicaCount: 1
+            triggers:
+              - {type: prometheus, metadata: {serverAddress: http://prom, query: q, threshold: "5"}}
+          spec:
+            containers: [{name: ranker, resources: {limits: {nvidia.com/gpu: 1}}}]
+        - kedaSpec:
+            maxReplicaCount: 3
+            triggers: [{type: cron, metadata: {start: 0 8 * * *, desiredReplicas: "2"}}]
+          spec:
+            containers: [{name: batch, resources: {limits: {nvidia.com/gpu: 1}}}]
+        - kedaSpec:
+            maxReplicaCount: 1
+            triggers:
+              - {type: cron, metadata: {timezone: Europe/Berlin, start: 0 8 * * 1-5, end: 0 18 * * 1-5, desiredReplicas: "2"}}
+          spec:
+            containers: [{name: bounded, resources: {limits: {nvidia.com/gpu: 1}}}]
+`
+	res := build(t, src, Options{})
+	if len(res.Errors) > 0 || len(res.Resources) != 4 {
+		t.Fatalf("errors %v, resources %+v", res.Errors, res.Resources)
+	}
+	officeHours := math.Round(730*2610.0/8760*100) / 100
+	want := map[string]struct {
+		pods  int
+		hours float64
+		max   int
+		note  string
+	}{
+		`SeldonDeployment/serving/llm["main/model"]`: {2, officeHours, 4,
+			`scheduled by the cron triggers of the kedaSpec of SeldonDeployment/serving/llm main/model: office ("0 8 * * 1-5" to "0 18 * * 1-5", Europe/Berlin, 2 replicas): 0 to 2 pods, 0.60 on average over a year: priced as 2 pods for 217.50 hours a month, the same pod-hours`},
+		`SeldonDeployment/serving/llm["main/ranker"]`: {1, 0, 100, "1 pod: the minReplicaCount of the component's kedaSpec, the floor it always runs"},
+		`SeldonDeployment/serving/llm["main/batch"]`: {0, 0, 3,
+			"the cron triggers of the kedaSpec of SeldonDeployment/serving/llm main/batch are not applied (cron trigger trigger-0 has no start or end): priced at its floor"},
+		// maxReplicaCount bounds the trigger's replicas.
+		`SeldonDeployment/serving/llm["main/bounded"]`: {1, officeHours, 1, "0 to 1 pods, 0.30 on average"},
+	}
+	for _, r := range res.Resources {
+		w, ok := want[r.Address]
+		if !ok {
+			t.Errorf("unexpected %s", r.Address)
+			continue
+		}
+		if r.Quantity != w.pods || r.HoursPerMonth != w.hours || r.ScaleMax == nil || r.ScaleMax.Quantity != w.max {
+			t.Errorf("%s: %d pods for %.2f hours, max %+v; want %d for %.2f, max %d", r.Address, r.Quantity, r.HoursPerMonth, r.ScaleMax, w.pods, w.hours, w.max)
+		}
+		if notes := strings.Join(r.Notes, "\n"); !strings.Contains(notes, w.note) {
+			t.Errorf("%s: notes %q, want %q", r.Address, notes, w.note)
+		}
+	}
+}

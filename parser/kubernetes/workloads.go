@@ -53,6 +53,9 @@ type role struct {
 	share func(total int) (int, error)
 	// cloudRun, when set, says the pods are Cloud Run instances, not pods on a cluster's nodes.
 	cloudRun *cloudRunPods
+	// ownScaler, when set, is the kind's own autoscaler's cron triggers (a Seldon component's
+	// kedaSpec), replayed over replicas as a ScaledObject's are.
+	ownScaler *scaler
 }
 
 type cronSchedule struct {
