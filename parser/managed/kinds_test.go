@@ -171,6 +171,36 @@ spec:
         machineType: n1-standard-16
         accelerators: [{acceleratorType: nvidia-tesla-t4, acceleratorCount: 2}]
 ---
+apiVersion: compute.gcp.upbound.io/v1beta2
+kind: InstanceTemplate
+metadata: {name: serve}
+spec:
+  forProvider:
+    machineType: a2-highgpu-1g
+    scheduling: {onHostMaintenance: TERMINATE}
+---
+apiVersion: compute.gcp.upbound.io/v1beta2
+kind: RegionInstanceGroupManager
+metadata: {name: serve}
+spec:
+  forProvider:
+    region: europe-west4
+    baseInstanceName: serve
+    distributionPolicyZones: [europe-west4-a, europe-west4-b]
+    targetSize: 1
+    version:
+      - instanceTemplateRef: {name: serve}
+---
+apiVersion: compute.gcp.upbound.io/v1beta1
+kind: RegionAutoscaler
+metadata: {name: serve}
+spec:
+  forProvider:
+    region: europe-west4
+    targetRef: {name: serve}
+    autoscalingPolicy:
+      - {minReplicas: 2, maxReplicas: 8, cpuUtilization: [{target: 0.6}]}
+---
 apiVersion: machinelearningservices.azure.upbound.io/v1beta1
 kind: Workspace
 metadata:
@@ -222,6 +252,9 @@ spec:
 		// The endpoint and the group name their configuration by its external name.
 		`EndpointConfiguration/embed-v2.production_variants["main"] ml.g6.xlarge ×1 (0 vCPUs, max 3) on_demand in us-east-1 unresolved=0`,
 		"AutoscalingGroup/train p4d.24xlarge ×1 (0 vCPUs, max 2) on_demand in us-east-1 unresolved=0",
+		// Three resources named serve: the autoscaler's target is the group, the group's
+		// template the template.
+		"RegionInstanceGroupManager/serve a2-highgpu-1g ×2 (0 vCPUs, max 8) on_demand in europe-west4 unresolved=0",
 		"Fleet/train g5.2xlarge ×3 (0 vCPUs, max 0) spot in us-east-1 unresolved=0",
 		"Instance/lab n1-standard-8+1 nvidia-tesla-t4 ×1 (0 vCPUs, max 0) on_demand in us-west1 unresolved=0",
 		"SpotFleetRequest/render g6.12xlarge ×4 (0 vCPUs, max 0) spot in us-east-1 unresolved=0",
