@@ -149,10 +149,7 @@ func taken(members []member, typ, name string) bool {
 // priceRoot evaluates one root's managed resources as a Terraform JSON configuration.
 func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Error) {
 	var errs []parser.Error
-	byName := map[string][]member{}
-	for _, m := range members {
-		byName[m.mr.Name] = append(byName[m.mr.Name], m)
-	}
+	idx := indexMembers(members)
 	resources := map[string]map[string]any{}
 	regions := map[string]map[string]any{} // AWS provider configurations by region
 	for _, m := range members {
@@ -165,7 +162,7 @@ func priceRoot(members []member) ([]parser.Resource, []parser.Error, []parser.Er
 		if isASO(m.mr.APIVersion) {
 			attrs = asoAttributes(args, m, members)
 		} else {
-			attrs = arguments(args, byName, m, "")
+			attrs = arguments(args, idx, m, "")
 		}
 		if region, ok := args["region"].(string); ok && strings.HasPrefix(m.typ, "aws_") {
 			// The AWS provider takes the region, not the resource: one provider configuration
@@ -287,7 +284,7 @@ func owner(address string, byAddress map[string]member) (member, string, bool) {
 // reference.ResolutionRequest), a value that is set wins over a reference unless the
 // reference's policy is to resolve Always, and a reference wins over a selector. parent is
 // the block the arguments are in ("launch_template"), which names the target of its "id".
-func arguments(args map[string]any, byName map[string][]member, self member, parent string) map[string]any {
+func arguments(args map[string]any, idx *rootIndex, self member, parent string) map[string]any {
 	out := map[string]any{}
 	var refs, selectors []string
 	for k, v := range args {
@@ -304,14 +301,14 @@ func arguments(args map[string]any, byName map[string][]member, self member, par
 			out[literal(key)] = literalValue(v)
 			continue
 		}
-		out[literal(key)] = convert(v, byName, self, key)
+		out[literal(key)] = convert(v, idx, self, key)
 	}
 	for _, k := range refs {
 		attr := snake(strings.TrimSuffix(strings.TrimSuffix(k, "s"), "Ref"))
 		if _, set := out[attr]; set && !resolveAlways(args[k]) {
 			continue
 		}
-		if target := refTarget(args[k], byName, self, targetStem(attr, parent)); target != "" {
+		if target := refTarget(args[k], idx, self, targetStem(attr, parent)); target != "" {
 			out[attr] = "${" + target + ".id}"
 		}
 	}
@@ -320,21 +317,21 @@ func arguments(args map[string]any, byName map[string][]member, self member, par
 		if _, set := out[attr]; set {
 			continue
 		}
-		if target := selectorTarget(args[k], byName, self, targetStem(attr, parent)); target != "" {
+		if target := selectorTarget(args[k], idx, self, targetStem(attr, parent)); target != "" {
 			out[attr] = "${" + target + ".id}"
 		}
 	}
 	return out
 }
 
-func convert(v any, byName map[string][]member, self member, key string) any {
+func convert(v any, idx *rootIndex, self member, key string) any {
 	switch x := v.(type) {
 	case map[string]any:
-		return arguments(x, byName, self, key)
+		return arguments(x, idx, self, key)
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = convert(e, byName, self, key)
+			out[i] = convert(e, idx, self, key)
 		}
 		return out
 	}
@@ -372,7 +369,7 @@ func literalValue(v any) any {
 // refTarget is the Terraform address a reference by name points at: the other managed
 // resource of that name in the reference's namespace (its own unless it names one), of the
 // type stem names when resources of several kinds share the name.
-func refTarget(v any, byName map[string][]member, self member, stem string) string {
+func refTarget(v any, idx *rootIndex, self member, stem string) string {
 	ref, _ := v.(map[string]any)
 	if list, ok := v.([]any); ok && len(list) > 0 {
 		ref, _ = list[0].(map[string]any)
@@ -383,7 +380,7 @@ func refTarget(v any, byName map[string][]member, self member, stem string) stri
 	name, _ := ref["name"].(string)
 	namespace, _ := ref["namespace"].(string)
 	var found []member
-	for _, m := range byName[name] {
+	for _, m := range idx.byName[name] {
 		if !m.is(self) && inNamespace(m, namespace, self) {
 			found = append(found, m)
 		}
@@ -395,26 +392,57 @@ func refTarget(v any, byName map[string][]member, self member, stem string) stri
 // resources of its namespace that carry all its matchLabels (and, with matchControllerRef,
 // were composed for the same composite), the first by name of the type stem names, as
 // Crossplane takes the first of the kind it lists.
-func selectorTarget(v any, byName map[string][]member, self member, stem string) string {
+func selectorTarget(v any, idx *rootIndex, self member, stem string) string {
 	sel, _ := v.(map[string]any)
 	labels, _ := sel["matchLabels"].(map[string]any)
 	sameController, _ := sel["matchControllerRef"].(bool)
 	if len(labels) == 0 && !sameController {
 		return "" // not a selector of managed resources (or one that would match any)
 	}
+	// The resources carrying the selector's rarest label, else all of them.
+	cands := idx.all
+	for k, v := range labels {
+		s, ok := v.(string)
+		if !ok {
+			return ""
+		}
+		if with := idx.byLabel[labelKey(k, s)]; len(with) < len(cands) {
+			cands = with
+		}
+	}
 	var found []member
-	for _, ms := range byName {
-		for _, m := range ms {
-			if m.is(self) || !inNamespace(m, "", self) || sameController && m.mr.ComposedBy != self.mr.ComposedBy {
-				continue
-			}
-			if hasLabels(m.mr.Labels, labels) {
-				found = append(found, m)
-			}
+	for _, m := range cands {
+		if m.is(self) || !inNamespace(m, "", self) || sameController && m.mr.ComposedBy != self.mr.ComposedBy {
+			continue
+		}
+		if hasLabels(m.mr.Labels, labels) {
+			found = append(found, m)
 		}
 	}
 	return pick(found, stem)
 }
+
+// rootIndex is a root's managed resources by name and by label, for references and selectors
+// to find their targets without a pass over the root each.
+type rootIndex struct {
+	all     []member
+	byName  map[string][]member
+	byLabel map[string][]member // by labelKey
+}
+
+func indexMembers(members []member) *rootIndex {
+	idx := &rootIndex{all: members, byName: map[string][]member{}, byLabel: map[string][]member{}}
+	for _, m := range members {
+		idx.byName[m.mr.Name] = append(idx.byName[m.mr.Name], m)
+		for k, v := range m.mr.Labels {
+			idx.byLabel[labelKey(k, v)] = append(idx.byLabel[labelKey(k, v)], m)
+		}
+	}
+	return idx
+}
+
+// labelKey is a label as one string; label keys cannot hold a NUL.
+func labelKey(k, v string) string { return k + "\x00" + v }
 
 func hasLabels(have map[string]string, want map[string]any) bool {
 	for k, v := range want {

@@ -35,10 +35,7 @@ func TestReferencesResolveAsCrossplaneDoes(t *testing.T) {
 		mk("azurerm_linux_virtual_machine_scale_set", "dev", "", "", map[string]string{"example": "dev"}),
 		mk("azurerm_kubernetes_cluster", "dev", "", "", map[string]string{"example": "dev"}),
 	}
-	byName := map[string][]member{}
-	for _, m := range members {
-		byName[m.mr.Name] = append(byName[m.mr.Name], m)
-	}
+	idx := indexMembers(members)
 	self := mk("aws_autoscaling_group", "self", "", "", nil)
 	inB := mk("google_compute_instance_group_manager", "self", "team-b", "XGPUPool/b", nil)
 	for _, tc := range []struct {
@@ -78,7 +75,7 @@ func TestReferencesResolveAsCrossplaneDoes(t *testing.T) {
 			map[string]any{"launchTemplateNameSelector": map[string]any{"matchLabels": map[string]any{"app": "serve"}}}, "launch_template_name", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := arguments(tc.args, byName, tc.self, "")
+			out := arguments(tc.args, idx, tc.self, "")
 			got, set := out[tc.attr]
 			if tc.want == nil {
 				if set {
