@@ -2,6 +2,7 @@ package managed
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -262,5 +263,33 @@ spec:
 	slices.Sort(want)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Capacity reservations declared as managed resources are billed used or not: each is priced for
+// the capacity no resource of the root is seen to take, and an instance that takes some says so.
+func TestCrossplaneCapacityReservations(t *testing.T) {
+	src, err := os.ReadFile("testdata/reservations.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := kubernetes.Build([]*kubernetes.File{kubernetes.Decode("reservations.yaml", src)}, kubernetes.Options{Managed: Resources})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %+v, warnings %+v", res.Errors, res.Warnings)
+	}
+	got := map[string]string{}
+	for _, r := range res.Resources {
+		got[r.Address] = fmt.Sprintf("%s %s ×%d", r.Type, r.InstanceType, r.Quantity)
+		if r.Address == "CapacityReservation/h100" && !strings.Contains(strings.Join(r.Notes, "\n"), "1 of it taken by Instance/train (priced there), the 1 left idle priced here") {
+			t.Errorf("reservation notes %q", r.Notes)
+		}
+	}
+	want := map[string]string{
+		"CapacityReservation/h100": "aws_ec2_capacity_reservation p5.48xlarge ×1",
+		"Instance/train":           "aws_instance p5.48xlarge ×1",
+		"Reservation/a3":           "google_compute_reservation a3-highgpu-8g ×2",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v\nwant %v", got, want)
 	}
 }
