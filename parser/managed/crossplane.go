@@ -64,8 +64,8 @@ var kinds = map[string]string{
 // which Crossplane sets to metadata.name unless it is given. A node group's name is what its
 // nodes' group label says, which pods select; an Auto Scaling group's is what its scheduled
 // actions name, a launch configuration's what a group names, a SageMaker endpoint
-// configuration's what an endpoint names, and an endpoint's what its scaling target's
-// resource_id says.
+// configuration's what an endpoint names, an endpoint's what its scaling target's
+// resource_id says, and a Dataproc autoscaling policy's what a cluster's policy_uri ends with.
 var externalNames = map[string]string{
 	"google_container_node_pool":           "name",
 	"aws_eks_node_group":                   "node_group_name",
@@ -74,6 +74,7 @@ var externalNames = map[string]string{
 	"aws_launch_configuration":             "name",
 	"aws_sagemaker_endpoint":               "name",
 	"aws_sagemaker_endpoint_configuration": "name",
+	"google_dataproc_autoscaling_policy":   "policy_id",
 }
 
 // crossplaneArguments is a Crossplane managed resource's forProvider with initProvider under it,

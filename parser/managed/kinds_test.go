@@ -167,6 +167,7 @@ spec:
     region: us-central1
     clusterConfig:
       masterConfig: {numInstances: 1, machineType: n2-standard-4}
+      autoscalingConfig: {policyUri: projects/ml/locations/us-central1/autoscalingPolicies/etl-policy}
       workerConfig:
         numInstances: 2
         machineType: n1-standard-16
@@ -202,6 +203,21 @@ spec:
     autoscalingPolicy:
       - {minReplicas: 2, maxReplicas: 8, cpuUtilization: [{target: 0.6}]}
 ---
+apiVersion: dataproc.gcp.upbound.io/v1beta2
+kind: AutoscalingPolicy
+metadata: {name: etl-policy}
+spec:
+  forProvider:
+    location: us-central1
+    basicAlgorithm: {yarnConfig: {gracefulDecommissionTimeout: 30s, scaleDownFactor: 0.5, scaleUpFactor: 0.5}}
+    workerConfig: {maxInstances: 6}
+---
+apiVersion: sagemaker.aws.upbound.io/v1beta2
+kind: NotebookInstance
+metadata: {name: lab}
+spec:
+  forProvider: {region: us-east-1, instanceType: ml.g5.xlarge, roleArn: "arn:aws:iam::123456789012:role/sm"}
+---
 apiVersion: machinelearningservices.azure.upbound.io/v1beta1
 kind: Workspace
 metadata:
@@ -221,6 +237,15 @@ spec:
     machineLearningWorkspaceIdSelector:
       matchLabels: {app: aml}
     scaleSettings: {minNodeCount: 1, maxNodeCount: 4, scaleDownNodesAfterIdleDuration: PT10M}
+---
+apiVersion: machinelearningservices.azure.upbound.io/v1beta2
+kind: ComputeInstance
+metadata: {name: notebook}
+spec:
+  forProvider:
+    virtualMachineSize: Standard_NC4as_T4_v3
+    machineLearningWorkspaceIdSelector:
+      matchLabels: {app: aml}
 `))
 	res := kubernetes.Build([]*kubernetes.File{f}, kubernetes.Options{Managed: Resources})
 	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
@@ -243,8 +268,13 @@ spec:
 	}
 	slices.Sort(got)
 	want := []string{
-		"Cluster/etl.worker n1-standard-16+2 nvidia-tesla-t4 ×2 (0 vCPUs, max 0) on_demand in us-central1 unresolved=0",
+		// Up to its autoscaling policy's maxInstances: the policy_uri ends with the policy's
+		// external name.
+		"Cluster/etl.worker n1-standard-16+2 nvidia-tesla-t4 ×2 (0 vCPUs, max 6) on_demand in us-central1 unresolved=0",
+		"NotebookInstance/lab ml.g5.xlarge ×1 (0 vCPUs, max 0) on_demand in us-east-1 unresolved=0",
 		// A compute environment is priced by vCPUs: its minimum, up to its maximum.
+		// In its workspace's location, the workspace found by selector.
+		"ComputeInstance/notebook Standard_NC4as_T4_v3 ×1 (0 vCPUs, max 0) on_demand in westeurope unresolved=0",
 		"ComputeCluster/a100 Standard_NC24ads_A100_v4 ×1 (0 vCPUs, max 4) spot in westeurope unresolved=0",
 		"ComputeEnvironment/jobs g5.2xlarge ×0 (8 vCPUs, max 64) spot in us-east-1 unresolved=0",
 		// The scaling target names the endpoint; the endpoint names its configuration by
