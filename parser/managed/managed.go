@@ -394,18 +394,20 @@ func refTarget(v any, idx *rootIndex, self member, stem string) string {
 // Crossplane takes the first of the kind it lists.
 func selectorTarget(v any, idx *rootIndex, self member, stem string) string {
 	sel, _ := v.(map[string]any)
-	labels, _ := sel["matchLabels"].(map[string]any)
+	matchLabels, _ := sel["matchLabels"].(map[string]any)
 	sameController, _ := sel["matchControllerRef"].(bool)
-	if len(labels) == 0 && !sameController {
+	if len(matchLabels) == 0 && !sameController {
 		return "" // not a selector of managed resources (or one that would match any)
 	}
 	// The resources carrying the selector's rarest label, else all of them.
+	labels := make(map[string]string, len(matchLabels))
 	cands := idx.all
-	for k, v := range labels {
+	for k, v := range matchLabels {
 		s, ok := v.(string)
 		if !ok {
-			return ""
+			return "" // a label's value is a string: no resource carries this one
 		}
+		labels[k] = s
 		if with := idx.byLabel[labelKey(k, s)]; len(with) < len(cands) {
 			cands = with
 		}
@@ -444,10 +446,9 @@ func indexMembers(members []member) *rootIndex {
 // labelKey is a label as one string; label keys cannot hold a NUL.
 func labelKey(k, v string) string { return k + "\x00" + v }
 
-func hasLabels(have map[string]string, want map[string]any) bool {
+func hasLabels(have, want map[string]string) bool {
 	for k, v := range want {
-		s, ok := v.(string)
-		if !ok || have[k] != s {
+		if l, ok := have[k]; !ok || l != v {
 			return false
 		}
 	}
