@@ -101,7 +101,8 @@ func extractSeldonDeployment(o *object) ([]role, error) {
 			case c.KedaSpec != nil:
 				r.autoscaled(intOr(c.KedaSpec.MinReplicaCount, 0), intOr(c.KedaSpec.MaxReplicaCount, 100), "minReplicaCount", "maxReplicaCount", "kedaSpec")
 				s := scaler{minReplicas: r.replicas, maxReplicas: r.maxPods, source: "the kedaSpec of " + o.address() + " " + name}
-				if s.readCronTriggers(c.KedaSpec.Triggers); len(s.crons) > 0 || s.cronProblem != "" {
+				s.readCronTriggers(c.KedaSpec.Triggers)
+				if len(s.crons) > 0 || s.cronProblem != "" {
 					r.ownScaler = &s
 				}
 			default:
