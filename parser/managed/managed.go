@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -477,16 +478,27 @@ func resolveAlways(v any) bool {
 func (m member) is(o member) bool { return m.typ == o.typ && m.name == o.name }
 
 // mappedStem reports whether stem ends a Terraform type some managed kind maps to.
-func mappedStem(stem string) bool {
+func mappedStem(stem string) bool { return mappedStems()[stem] }
+
+// mappedStems are the ends of the Terraform types the managed kinds map to, at each "_"
+// ("google_compute_instance_template": "compute_instance_template", "instance_template",
+// "template"), gathered once.
+var mappedStems = sync.OnceValue(func() map[string]bool {
+	stems := map[string]bool{}
 	for _, types := range []map[string]string{kinds, ackKinds, configConnector} {
 		for _, t := range types {
-			if strings.HasSuffix(t, "_"+stem) {
-				return true
+			for i := strings.IndexByte(t, '_'); i >= 0; {
+				stems[t[i+1:]] = true
+				j := strings.IndexByte(t[i+1:], '_')
+				if j < 0 {
+					break
+				}
+				i += 1 + j
 			}
 		}
 	}
-	return false
-}
+	return stems
+})
 
 // targetAliases are the stems of arguments that do not end their target's Terraform type:
 // a GCP autoscaler's target is an instance group manager, an Azure autoscale setting's
