@@ -64,13 +64,21 @@ func (p *Pricer) retired(r parser.Resource, typ string) (why, coming string) {
 	return why, ""
 }
 
-func (p *Pricer) hours(r *parser.Resource) float64 {
-	if r.HoursPerMonth > 0 {
-		return r.HoursPerMonth
-	}
-	month := DefaultHoursPerMonth
+// month is the hours of the month p prices: the config's, else DefaultHoursPerMonth.
+func (p *Pricer) month() float64 {
 	if p.HoursPerMonth > 0 {
-		month = p.HoursPerMonth
+		return p.HoursPerMonth
+	}
+	return DefaultHoursPerMonth
+}
+
+func (p *Pricer) hours(r *parser.Resource) float64 {
+	month := p.month()
+	if r.HoursPerMonth > 0 {
+		if r.CalendarHours {
+			return calendarHours(r.HoursPerMonth, month)
+		}
+		return r.HoursPerMonth
 	}
 	if r.RunsToCompletion && r.RunHours > 0 {
 		return math.Min(r.RunHours, month) // one run, at most as long as its deadline lets it
@@ -105,6 +113,10 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 	}
 	if vcpuNote != "" {
 		e.Notes = append(e.Notes, vcpuNote)
+	}
+	if r.CalendarHours && r.HoursPerMonth > 0 && e.HoursPerMonth != r.HoursPerMonth {
+		addNote(&e, fmt.Sprintf("its schedule's %.2f hours of a %g-hour month (a twelfth of a year) are %.2f hours of the configured %g-hour month",
+			r.HoursPerMonth, DefaultHoursPerMonth, e.HoursPerMonth, p.month()))
 	}
 	switch {
 	case r.RunsToCompletion && r.HoursPerMonth == 0 && r.RunHours > e.HoursPerMonth:
@@ -360,7 +372,7 @@ func (p *Pricer) instanceHourly(r *parser.Resource, e *Estimate, opt parser.Purc
 	// Sustained-use discounts are Compute Engine's: a service that bills at its own price does
 	// not get them.
 	if in, ok := p.Catalog.Instance(r.Provider, typ); ok && r.Provider == parser.GCP && in.Kind == catalog.KindVM && opt == parser.OnDemand && !own {
-		sud = gcpSustainedUseMultiplier(e.HoursPerMonth)
+		sud = gcpSustainedUseMultiplier(e.HoursPerMonth, p.month())
 		if sud < 1 {
 			addNote(e, fmt.Sprintf("GCP sustained-use discount for N1 and its GPUs at %.0f h/month: %.0f%% off list", e.HoursPerMonth, (1-sud)*100))
 		}
@@ -414,11 +426,11 @@ func computeService(provider string) string {
 }
 
 // gcpSustainedUseMultiplier is the share of list price paid for an N1 VM (and its GPUs) that
-// runs the given hours of a 730-hour month: each quarter of the month is billed at 100%, 80%,
-// 60% and 40% of list, so a full month costs 70%.
+// runs the given hours of a month of month hours: each quarter of the month is billed at 100%,
+// 80%, 60% and 40% of list, so a full month costs 70%.
 // https://cloud.google.com/compute/docs/sustained-use-discounts
-func gcpSustainedUseMultiplier(hours float64) float64 {
-	frac := hours / DefaultHoursPerMonth
+func gcpSustainedUseMultiplier(hours, month float64) float64 {
+	frac := hours / month
 	if frac <= 0 {
 		return 1
 	}
@@ -805,6 +817,16 @@ func (p *Pricer) sharedLimit(r *parser.Resource) *parser.SharedLimit {
 	return nil
 }
 
+// calendarHours scales hours that a schedule runs in the default month (DefaultHoursPerMonth, a
+// twelfth of a year) to a month of the given hours: a group that runs a third of the year runs a
+// third of whatever month the config prices.
+func calendarHours(hours, month float64) float64 {
+	if month == DefaultHoursPerMonth {
+		return hours
+	}
+	return math.Min(month, math.Round(hours*month/DefaultHoursPerMonth*100)/100)
+}
+
 // priceScaleMax prices a resource at its autoscaler's declared maximum, when it has one and
 // that costs more than its price: the same resource with the maximum's instances, nodes or pods
 // (and the maximum's spot share, where purchase is split).
@@ -817,7 +839,7 @@ func (p *Pricer) priceScaleMax(r *parser.Resource, e *Estimate) {
 	at.ScaleMax, at.Notes = nil, nil
 	at.Quantity, at.SpotQuantity, at.QuantityVCPUs = m.Quantity, m.SpotQuantity, m.VCPUs
 	if m.HoursPerMonth > 0 {
-		at.HoursPerMonth = m.HoursPerMonth
+		at.HoursPerMonth, at.CalendarHours = m.HoursPerMonth, true
 	}
 	if at.SpotQuantity > 0 && at.SpotQuantity >= at.Quantity {
 		at.PurchaseOption, at.SpotQuantity = parser.Spot, 0

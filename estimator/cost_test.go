@@ -121,8 +121,14 @@ func TestSustainedUseMultiplier(t *testing.T) {
 	// GCP bills each quarter of the month at 100/80/60/40% of list.
 	cases := map[float64]float64{730: 0.70, 365: 0.90, 182.5: 1.0, 547.5: 0.80, 0: 1}
 	for h, want := range cases {
-		if got := gcpSustainedUseMultiplier(h); got < want-1e-9 || got > want+1e-9 {
+		if got := gcpSustainedUseMultiplier(h, 730); got < want-1e-9 || got > want+1e-9 {
 			t.Errorf("multiplier(%g) = %g, want %g", h, got, want)
+		}
+	}
+	// The quarters are the configured month's: 720 hours of a 720-hour month is the whole month.
+	for h, want := range map[float64]float64{720: 0.70, 360: 0.90, 540: 0.80} {
+		if got := gcpSustainedUseMultiplier(h, 720); got < want-1e-9 || got > want+1e-9 {
+			t.Errorf("multiplier(%g of 720) = %g, want %g", h, got, want)
 		}
 	}
 }

@@ -144,15 +144,15 @@ func savingsInto(out *[]Recommendation, current money.Micros) func(Recommendatio
 // commitment is bought for. A workload that runs to completion is priced at the full month when
 // nothing says how long it runs, but that month is an upper bound, not a schedule: committing to
 // it for a year could cost more than the runs it really makes.
-func alwaysOn(e *Estimate, r parser.Resource) bool {
-	return r.PurchaseOption == parser.OnDemand && e.HoursPerMonth >= DefaultHoursPerMonth && !(r.RunsToCompletion && r.HoursPerMonth == 0)
+func alwaysOn(e *Estimate, r parser.Resource, month float64) bool {
+	return r.PurchaseOption == parser.OnDemand && e.HoursPerMonth >= month && !(r.RunsToCompletion && r.HoursPerMonth == 0)
 }
 
 // commitments adds the 1- and 3-year commitments that cost less than an always-on resource's
 // on-demand month. Where the capacity is split between on-demand and spot instances only the
 // on-demand part is committed: the spot part already costs less than any commitment would.
 func (p *Pricer) commitments(e *Estimate, r parser.Resource, add func(Recommendation, money.Micros)) {
-	if !alwaysOn(e, r) || r.OwnPrice != nil {
+	if !alwaysOn(e, r, p.month()) || r.OwnPrice != nil {
 		return // the cloud's commitments do not cover a service that bills at its own price
 	}
 	for _, opt := range []parser.PurchaseOption{parser.Reserved1y, parser.Reserved3y} {

@@ -386,6 +386,11 @@ type Resource struct {
 	OfferedSizes string
 	// HoursPerMonth is 0 when the resource runs the default month.
 	HoursPerMonth float64
+	// CalendarHours marks HoursPerMonth as a share of the calendar that a replayed schedule
+	// (parser/schedule, a CronJob's runs) gives in gpuguard's default 730-hour month, a twelfth
+	// of a year: the pricer scales it to the month the config sets. Hours an annotation or the
+	// config's usage sets are hours, and are not scaled.
+	CalendarHours bool
 	// RunsToCompletion marks batch workloads (Jobs, CronJobs, training jobs): without hours from
 	// an annotation or the config they are priced all month, with a note saying so.
 	RunsToCompletion bool
@@ -471,6 +476,8 @@ type ScaleMax struct {
 	From string
 	// HoursPerMonth is the hours a month the maximum is priced for, when not the resource's
 	// own: a scheduled group runs its peak for some hours, but may run its maximum for others.
+	// They are hours of the 730-hour month the schedule was replayed in, scaled as
+	// Resource.CalendarHours are.
 	HoursPerMonth float64
 }
 

@@ -96,7 +96,7 @@ func bothSides(base, head []parser.Error) []parser.Error {
 }
 
 func side(c *result.Check) result.DiffSide {
-	return result.DiffSide{MonthlyCost: c.Totals.MonthlyCost, Resources: c.Totals.Resources, Unpriced: c.Totals.Unpriced, PriceBound: c.Totals.PriceBound}
+	return result.DiffSide{MonthlyCost: c.Totals.MonthlyCost, Resources: c.Totals.Resources, Unpriced: c.Totals.Unpriced, PriceBound: c.Totals.PriceBound, HoursPerMonth: c.HoursPerMonth}
 }
 
 func totals(base, head *result.Check) result.DiffTotals {

@@ -206,7 +206,7 @@ func renderDiffComment(d *result.Diff, lv detail, links *SourceLinks) string {
 	writeCommentErrors(&b, d.Errors, lv.errors)
 	writeCommentWarnings(&b, d.Warnings, lv.errors)
 	ew := &errWriter{w: &b}
-	writeSourcesMarkdown(ew, d.Catalog, estimator.DefaultHoursPerMonth, anyEstimated(after), boundsNote(after))
+	writeSourcesMarkdown(ew, d.Catalog, diffMonth(d), anyEstimated(after), boundsNote(after))
 	return b.String()
 }
 
@@ -464,3 +464,20 @@ func writeCommentUnpriced(b *strings.Builder, es []*estimator.Estimate, names re
 
 // count formats a count with thousands separators.
 func count(n int) string { return money.Group(int64(n)) }
+
+// diffMonth says the month a diff's prices are for: the head's, and the base's too when its
+// config set another (each side reads its own). A document written before the sides recorded
+// their month was priced for the default month.
+func diffMonth(d *result.Diff) string {
+	hours := func(s result.DiffSide) float64 {
+		if s.HoursPerMonth > 0 {
+			return s.HoursPerMonth
+		}
+		return estimator.DefaultHoursPerMonth
+	}
+	head, base := hours(d.Head), hours(d.Base)
+	if head == base {
+		return fmt.Sprintf("%g hours a month", head)
+	}
+	return fmt.Sprintf("%g hours a month (the base's config: %g)", head, base)
+}

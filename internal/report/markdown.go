@@ -94,7 +94,7 @@ func WriteCheckMarkdown(w io.Writer, c *result.Check, links *SourceLinks) error 
 			ew.printf("\n")
 		}
 	}
-	writeSourcesMarkdown(ew, c.Catalog, c.HoursPerMonth, c.Totals.Estimated > 0, boundsNote(estimates(c)))
+	writeSourcesMarkdown(ew, c.Catalog, fmt.Sprintf("%g hours a month", c.HoursPerMonth), c.Totals.Estimated > 0, boundsNote(estimates(c)))
 	return ew.err
 }
 
@@ -136,8 +136,8 @@ func severityIcon(s result.Severity) string {
 	return "ℹ️ notice"
 }
 
-func writeSourcesMarkdown(ew *errWriter, cat result.CatalogInfo, hours float64, estimated bool, bounds string) {
-	ew.printf("<sub>Prices in USD for %g hours a month from gpuguard's catalog, updated %s%s", hours, cat.Updated, catalogAge(cat, "`"))
+func writeSourcesMarkdown(ew *errWriter, cat result.CatalogInfo, month string, estimated bool, bounds string) {
+	ew.printf("<sub>Prices in USD for %s from gpuguard's catalog, updated %s%s", month, cat.Updated, catalogAge(cat, "`"))
 	if cat.Overlay != "" {
 		ew.printf(", with the overlay %s", code(cat.Overlay))
 	}

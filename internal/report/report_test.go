@@ -737,3 +737,25 @@ func TestTotalsThatAreBoundsSayTheyAre(t *testing.T) {
 		t.Errorf("diff table:\n%s", table.String())
 	}
 }
+
+// The comment's footer names the month the head was priced for, and the base's when its config
+// set another; a document without the sides' months (written before they were recorded) was
+// priced for the default month.
+func TestDiffCommentNamesEachSidesMonth(t *testing.T) {
+	cases := []struct {
+		base, head float64
+		want       string
+	}{
+		{0, 0, "Prices in USD for 730 hours a month from"},
+		{720, 720, "Prices in USD for 720 hours a month from"},
+		{730, 720, "Prices in USD for 720 hours a month (the base's config: 730) from"},
+		{0, 744, "Prices in USD for 744 hours a month (the base's config: 730) from"},
+	}
+	for _, tc := range cases {
+		d := bigDiff(1)
+		d.Base.HoursPerMonth, d.Head.HoursPerMonth = tc.base, tc.head
+		if got := DiffComment(d, 65536, nil); !strings.Contains(got, tc.want) {
+			t.Errorf("base %g, head %g: footer lacks %q:\n%s", tc.base, tc.head, tc.want, got)
+		}
+	}
+}

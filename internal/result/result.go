@@ -107,6 +107,9 @@ type DiffSide struct {
 	// total is a bound.
 	PriceBound string `json:"price_bound,omitempty"`
 	Ref        string `json:"ref,omitempty"`
+	// HoursPerMonth is the month the side was priced for (its config's hours_per_month): the
+	// two sides of a diff read their own config.
+	HoursPerMonth float64 `json:"hours_per_month,omitempty"`
 }
 
 // Change is one resource's change between base and head.

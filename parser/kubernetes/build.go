@@ -649,7 +649,7 @@ func hoursFromManifest(res *parser.Resource, r role, annotations map[string]stri
 		if err != nil {
 			*errs = append(*errs, parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s: %v", o.address(), err)})
 		} else {
-			res.HoursPerMonth = h
+			res.HoursPerMonth, res.CalendarHours = h, false
 			res.Note("%g hours a month from annotation %s", h, AnnotationHours)
 			return
 		}
@@ -679,7 +679,7 @@ func hoursFromManifest(res *parser.Resource, r role, annotations map[string]stri
 	if r.cron.concurrencyPolicy == "Forbid" || r.cron.concurrencyPolicy == "Replace" {
 		hours = math.Min(hours, 730)
 	}
-	res.HoursPerMonth = math.Round(hours*100) / 100
+	res.HoursPerMonth, res.CalendarHours = math.Round(hours*100)/100, true
 	res.Note("%s: %.1f runs a month × activeDeadlineSeconds %d (an upper bound per run) = %.2f hours", o.Kind, runs, *r.cron.deadlineSeconds, res.HoursPerMonth)
 }
 

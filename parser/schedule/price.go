@@ -20,6 +20,7 @@ const MonthHours = 730.0
 func Price(r *parser.Resource, res Result, by, unit string) {
 	r.Quantity = res.Peak
 	r.HoursPerMonth = SameHours(res.Average, res.Peak)
+	r.CalendarHours = r.HoursPerMonth > 0
 	if m := r.ScaleMax; m != nil {
 		h := MonthHours
 		if s := SameHours(res.AverageMax, m.Quantity); m.Quantity == res.MaxSize && s > 0 {
