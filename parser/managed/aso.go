@@ -35,11 +35,19 @@ var asoKinds = map[string]asoKind{
 	"machinelearningservices.azure.com/Workspace":         {"Microsoft.MachineLearningServices/workspaces", "ResourceGroup"},
 	"machinelearningservices.azure.com/WorkspacesCompute": {"Microsoft.MachineLearningServices/workspaces/computes", "Workspace"},
 	"resources.azure.com/ResourceGroup":                   {"Microsoft.Resources/resourceGroups", ""},
+	// An autoscale setting runs no machines: it scales the scale set its
+	// targetResourceUriReference names (v2/samples/insights/v1api/v1api20221001_autoscalesetting.yaml).
+	"insights.azure.com/Autoscalesetting": {"Microsoft.Insights/autoscalesettings", "ResourceGroup"},
 }
 
 // armTopLevel are the fields an ARM request keeps beside properties; ASO flattens the rest of
 // properties into spec.
 var armTopLevel = map[string]bool{"sku": true, "identity": true, "zones": true, "plan": true, "extendedLocation": true, "kind": true}
+
+// asoReferences are the reference fields of ASO's that gpuguard follows, and the ARM fields they
+// set: ASO names an ARM ID field's reference fooReference (targetResourceUri's
+// targetResourceUriReference, vnetSubnetID's vnetSubnetReference).
+var asoReferences = map[string]string{"targetResourceUriReference": "targetResourceUri"}
 
 // asoOnly are spec fields of ASO's own, not ARM's.
 var asoOnly = map[string]bool{"owner": true, "azureName": true, "operatorSpec": true}
@@ -83,6 +91,10 @@ func asoAttributes(spec map[string]any, self member, members []member) map[strin
 	for k, v := range spec {
 		switch {
 		case asoOnly[k]:
+		case asoReferences[k] != "":
+			if ref, ok := asoReference(v, self, members); ok {
+				props[asoReferences[k]] = ref
+			}
 		case k == "location" || k == "tags":
 			attrs[k] = literalValue(v)
 		case armTopLevel[k]:
@@ -123,6 +135,24 @@ func asoOwner(ref any, kind string, self member, members []member) *member {
 		}
 	}
 	return nil
+}
+
+// asoReference is the ARM ID a resource reference stands for (ASO's fooReference for ARM's foo):
+// a reference to the id of the ASO resource of the kind (and group, when given) and name it
+// names in the same namespace. A reference by armId, or to a resource not among the manifests,
+// names nothing gpuguard prices, and is left out.
+func asoReference(v any, self member, members []member) (string, bool) {
+	ref, _ := v.(map[string]any)
+	group, _ := ref["group"].(string)
+	kind, _ := ref["kind"].(string)
+	name, _ := ref["name"].(string)
+	for _, m := range members {
+		g, _, _ := strings.Cut(m.mr.APIVersion, "/")
+		if isASO(m.mr.APIVersion) && m.mr.Kind == kind && (group == "" || g == group) && m.mr.Name == name && m.mr.Namespace == self.mr.Namespace {
+			return "${" + m.typ + "." + m.name + ".id}", true
+		}
+	}
+	return "", false
 }
 
 // asoUnion is the one shape an ASO union value takes: the object under its only key.

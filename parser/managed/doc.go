@@ -11,7 +11,8 @@
 //     fields;
 //   - Azure Service Operator v2 (containerservice.azure.com ManagedCluster and
 //     ManagedClustersAgentPool, compute.azure.com VirtualMachine and VirtualMachineScaleSet,
-//     machinelearningservices.azure.com WorkspacesCompute),
+//     machinelearningservices.azure.com WorkspacesCompute, insights.azure.com
+//     Autoscalesetting, whose targetResourceUriReference names its scale set),
 //     whose spec is the ARM request, written as the azapi_resource of that ARM type (aso.go);
 //   - AWS Controllers for Kubernetes (eks.services.k8s.aws Nodegroup; ec2.services.k8s.aws
 //     Instance, LaunchTemplate, Fleet and CapacityReservation; sagemaker.services.k8s.aws

@@ -22,6 +22,7 @@ func FuzzResources(f *testing.F) {
 	f.Add([]byte(scheduledManifests))
 	f.Add([]byte("apiVersion: compute.gcp.upbound.io/v1beta2\nkind: InstanceGroupManager\nmetadata: {name: g, namespace: a, labels: {x: '1'}}\nspec:\n  forProvider: {zone: [1], version: [{instanceTemplateSelector: {matchLabels: {x: 1}, matchControllerRef: x}}], targetSizeRef: {name: g, namespace: 3, policy: {resolve: Always}}, targetSize: x}\n---\napiVersion: compute.gcp.upbound.io/v1beta2\nkind: Autoscaler\nmetadata: {name: g, labels: {x: '1'}}\nspec: {forProvider: {targetSelector: {matchLabels: [1]}, autoscalingPolicy: {scalingSchedules: 3}}}\n"))
 	f.Add([]byte(asoManifests))
+	f.Add([]byte(asoScheduledManifests))
 	f.Add([]byte(ackManifests))
 	f.Add([]byte(ackEC2Manifests))
 	f.Add([]byte(ackSageMakerJobs))

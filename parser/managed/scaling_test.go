@@ -197,3 +197,87 @@ func TestCrossplaneScheduledGroups(t *testing.T) {
 		}
 	}
 }
+
+// asoScheduledManifests are the same Azure scale set and schedule as Azure Service Operator
+// resources, the way ASO's sample writes an Autoscalesetting: ARM's profiles, capacities as
+// strings, and the scale set named by targetResourceUriReference.
+const asoScheduledManifests = `apiVersion: resources.azure.com/v1api20200601
+kind: ResourceGroup
+metadata: {name: rg, namespace: ml}
+spec: {location: eastus}
+---
+apiVersion: compute.azure.com/v1api20220301
+kind: VirtualMachineScaleSet
+metadata: {name: dev, namespace: ml}
+spec:
+  owner: {name: rg}
+  location: eastus
+  sku: {name: Standard_NC8as_T4_v3, capacity: 0}
+---
+apiVersion: insights.azure.com/v1api20221001
+kind: Autoscalesetting
+metadata: {name: dev, namespace: ml}
+spec:
+  location: eastus
+  owner: {name: rg}
+  enabled: true
+  targetResourceUriReference: {group: compute.azure.com, kind: VirtualMachineScaleSet, name: dev}
+  profiles:
+    - name: default
+      capacity: {default: "0", minimum: "0", maximum: "2"}
+    - name: office
+      capacity: {default: "2", minimum: "2", maximum: "4"}
+      recurrence:
+        frequency: Week
+        schedule: {timeZone: Eastern Standard Time, days: [Monday, Tuesday, Wednesday, Thursday, Friday], hours: [9], minutes: [0]}
+    - name: night
+      capacity: {default: "0", minimum: "0", maximum: "2"}
+      recurrence:
+        frequency: Week
+        schedule: {timeZone: Eastern Standard Time, days: [Monday, Tuesday, Wednesday, Thursday, Friday], hours: [18], minutes: [0]}
+`
+
+// An Azure Service Operator Autoscalesetting scales the scale set its
+// targetResourceUriReference names, by time, as the azurerm setting of the Terraform fixture
+// does (testdata/terraform/azurerm_virtual_machine_scale_set): 2 VMs for 195.75 hours, up to 4.
+// Without enabled (ARM's default is false), or naming a scale set of another kind or
+// namespace, it scales nothing.
+func TestASOAutoscaleSetting(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, new, want, note string
+	}{
+		{name: "scheduled", want: "Standard_NC8as_T4_v3 ×0 → 2 for 195.75 h, up to 4 for 462.88 h",
+			note: `scheduled by Autoscalesetting/ml/dev's profiles "office" ("0 9 * * 1,2,3,4,5", Eastern Standard Time), "night"`},
+		{name: "by ARM ID: not among the manifests", old: "{group: compute.azure.com, kind: VirtualMachineScaleSet, name: dev}", new: "{armId: /subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/dev}",
+			want: "Standard_NC8as_T4_v3 ×0 → 0 for 0.00 h, no maximum"},
+		{name: "another kind", old: "kind: VirtualMachineScaleSet, name: dev}", new: "kind: VirtualMachine, name: dev}", want: "Standard_NC8as_T4_v3 ×0 → 0 for 0.00 h, no maximum"},
+		{name: "another group", old: "group: compute.azure.com,", new: "group: compute.example.com,", want: "Standard_NC8as_T4_v3 ×0 → 0 for 0.00 h, no maximum"},
+		{name: "another namespace", old: "kind: Autoscalesetting\nmetadata: {name: dev, namespace: ml}", new: "kind: Autoscalesetting\nmetadata: {name: dev, namespace: team-b}",
+			want: "Standard_NC8as_T4_v3 ×0 → 0 for 0.00 h, no maximum"},
+		{name: "enabled not set", old: "  enabled: true\n", new: "", want: "Standard_NC8as_T4_v3 ×0 → 0 for 0.00 h, no maximum",
+			note: "Autoscalesetting/ml/dev does not set spec.enabled: ARM's default is false, and the scale set keeps its size"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(asoScheduledManifests, tc.old, tc.new, 1)
+			if src == asoScheduledManifests && tc.old != "" {
+				t.Fatalf("%q is not in the manifests", tc.old)
+			}
+			res := kubernetes.Build([]*kubernetes.File{kubernetes.Decode("aso.yaml", []byte(src))}, kubernetes.Options{Managed: Resources})
+			if len(res.Errors) != 0 || len(res.Warnings) != 0 || len(res.Resources) != 1 {
+				t.Fatalf("resources %d, errors %+v, warnings %+v", len(res.Resources), res.Errors, res.Warnings)
+			}
+			r := res.Resources[0]
+			max := "no maximum"
+			if r.ScaleMax != nil {
+				max = fmt.Sprintf("up to %d for %.2f h", r.ScaleMax.Quantity, r.ScaleMax.HoursPerMonth)
+			}
+			if got := fmt.Sprintf("%s ×0 → %d for %.2f h, %s", r.InstanceType, r.Quantity, r.HoursPerMonth, max); r.Address != "VirtualMachineScaleSet/ml/dev" || got != tc.want {
+				t.Errorf("%s: %s, want %s", r.Address, got, tc.want)
+			}
+			notes := strings.Join(r.Notes, "\n")
+			if !strings.Contains(notes, tc.note) || strings.Contains(notes, "azapi_resource") || strings.Contains(notes, "body.") {
+				t.Errorf("notes, want %q in the manifests' terms:\n%s", tc.note, notes)
+			}
+		})
+	}
+}

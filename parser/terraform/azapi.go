@@ -23,7 +23,9 @@ import (
 //   - virtualMachines: properties.hardwareProfile.vmSize and properties.priority;
 //   - virtualMachineScaleSets: sku.name, sku.capacity,
 //     properties.virtualMachineProfile.priority and properties.priorityMixPolicy (Spot Priority
-//     Mix); an azurerm_monitor_autoscale_setting that targets it scales it as it does azurerm's;
+//     Mix); an azurerm_monitor_autoscale_setting, or an azapi_resource of type
+//     Microsoft.Insights/autoscaleSettings (its body's properties.targetResourceUri), that
+//     targets it scales it as it does azurerm's;
 //   - workspaces/computes (Azure Machine Learning,
 //     https://learn.microsoft.com/rest/api/azureml/compute/create-or-update): an AmlCompute
 //     cluster's properties.properties.vmSize, vmPriority and scaleSettings (minNodeCount,

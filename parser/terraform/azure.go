@@ -172,19 +172,42 @@ func azureSpotMix(r *parser.Resource, mix *view, basePath, pctPath []any) {
 	r.Note("Spot Priority Mix: %d Regular (on-demand), %d Spot (base_regular_count %d, then %d%% Regular)", regular, r.SpotQuantity, base, pct)
 }
 
-// azureAutoscale applies the azurerm_monitor_autoscale_setting whose target_resource_id is the
-// scale set being mapped: the autoscaler keeps it at least at the smallest capacity.minimum of
-// its profiles (the priced floor, when its instances are fewer) and scales it up to the largest
-// capacity.maximum. A disabled setting (enabled = false) does not scale. Recurring profiles are
-// replayed by time (azureSchedule).
+// azureAutoscale applies the autoscale setting that targets the scale set being mapped: an
+// azurerm_monitor_autoscale_setting whose target_resource_id names it, else an azapi_resource
+// of ARM type Microsoft.Insights/autoscaleSettings whose body's properties.targetResourceUri
+// does. The autoscaler keeps it at least at the smallest capacity minimum of its profiles (the
+// priced floor, when its instances are fewer) and scales it up to the largest capacity maximum.
+// A disabled setting does not scale: azurerm's enabled = false, and an ARM setting that does not
+// set enabled to true (ARM's default is false). Recurring profiles are replayed by time
+// (azureSchedule).
 func (c *mapContext) azureAutoscale(r *parser.Resource) {
+	type setting struct {
+		addr string
+		body *view
+		f    *autoscaleFields
+	}
+	var settings []setting
 	for _, inst := range c.referrers("azurerm_monitor_autoscale_setting", "target_resource_id") {
-		a := &view{obj: inst.value}
-		if on, ok := a.boolean("enabled"); ok && !on {
-			r.Note("%s is disabled: the scale set keeps its size", inst.addr)
+		settings = append(settings, setting{inst.addr, &view{obj: inst.value}, &azurermAutoscale})
+	}
+	for _, inst := range c.referrers("azapi_resource", "body", "properties", "targetResourceUri") {
+		t, _ := (&view{obj: inst.value}).quiet().str("type")
+		if typ, _ := armType(t); typ == "microsoft.insights/autoscalesettings" {
+			settings = append(settings, setting{inst.addr, &view{obj: azapiBody(inst.value)}, &armAutoscale})
+		}
+	}
+	for _, s := range settings {
+		a, f := s.body, s.f
+		on, ok := a.boolean(f.enabled...)
+		switch {
+		case ok && !on:
+			r.Note("%s is disabled: the scale set keeps its size", s.addr)
+			return
+		case !ok && f.disabledUnlessSet && !a.has(f.enabled...):
+			r.Note("%s does not set %s: ARM's default is false, and the scale set keeps its size", s.addr, pathString("body.", f.enabled))
 			return
 		}
-		profiles := a.blocks("profile")
+		profiles := a.blocks(f.profiles...)
 		lo, hi := -1, 0
 		for _, p := range profiles {
 			if n, ok := p.num("capacity", "minimum"); ok && (lo < 0 || n < lo) {
@@ -195,14 +218,14 @@ func (c *mapContext) azureAutoscale(r *parser.Resource) {
 			}
 		}
 		if hi > 0 {
-			r.SetScaleMax(hi, "capacity maximum of "+inst.addr)
+			r.SetScaleMax(hi, "capacity maximum of "+s.addr)
 		}
-		if azureSchedule(r, inst.addr, profiles) {
+		if azureSchedule(r, s.addr, profiles, f) {
 			return
 		}
 		if lo > r.Quantity {
 			r.Quantity = lo
-			r.Note("autoscaled by %s: priced at its capacity minimum (%d)", inst.addr, lo)
+			r.Note("autoscaled by %s: priced at its capacity minimum (%d)", s.addr, lo)
 		}
 		return
 	}

@@ -27,7 +27,7 @@ const azureDefaultZone = "Pacific Standard Time"
 // schedule, and is left out. It reports whether the setting has recurring profiles and they were
 // applied; where one cannot be read, it says why, and the caller prices the setting as if it had
 // none.
-func azureSchedule(r *parser.Resource, addr string, profiles []*view) bool {
+func azureSchedule(r *parser.Resource, addr string, profiles []*view, f *autoscaleFields) bool {
 	var actions []schedule.Action
 	var names []string
 	declared := schedule.Size{Max: math.MaxInt32, Desired: r.Quantity}
@@ -35,7 +35,7 @@ func azureSchedule(r *parser.Resource, addr string, profiles []*view) bool {
 		name, _ := p.str("name")
 		rec := p.blocks("recurrence")
 		if len(rec) == 0 {
-			if len(p.blocks("fixed_date")) > 0 {
+			if len(p.blocks(f.fixedDate)) > 0 {
 				r.Note("%s's profile %q is for a fixed date: it is left out of the scale set's schedule", addr, name)
 			} else if lo, ok := p.num("capacity", "minimum"); ok {
 				hi, _ := p.num("capacity", "maximum")
@@ -43,9 +43,13 @@ func azureSchedule(r *parser.Resource, addr string, profiles []*view) bool {
 			}
 			continue
 		}
-		cron, why := azureRecurrence(rec[0])
+		sched, why := f.schedule(rec[0])
+		cron := ""
 		if why == "" {
-			zone, windows, zwhy := azureZone(rec[0])
+			cron, why = azureRecurrence(sched)
+		}
+		if why == "" {
+			zone, windows, zwhy := azureZone(sched, f)
 			lo, ok := p.num("capacity", "minimum")
 			hi, ok2 := p.num("capacity", "maximum")
 			switch {
@@ -74,6 +78,50 @@ func azureSchedule(r *parser.Resource, addr string, profiles []*view) bool {
 	}
 	schedule.Price(r, res, addr+"'s profiles "+strings.Join(names, ", "), "instance")
 	return true
+}
+
+// autoscaleFields names an autoscale setting's fields: azurerm_monitor_autoscale_setting's
+// blocks, or ARM's properties (an azapi_resource's body, an Azure Service Operator
+// Autoscalesetting's spec).
+// https://learn.microsoft.com/rest/api/monitor/autoscale-settings/create-or-update (read
+// 2026-11-27): properties.enabled (false by default), profiles[] with name, capacity {minimum,
+// maximum, default} as strings, fixedDate, and recurrence {frequency: Week, schedule {timeZone,
+// days, hours, minutes}}.
+type autoscaleFields struct {
+	enabled, profiles []any
+	fixedDate         string
+	// scheduleIn is the field of the recurrence that holds its days, hours and minutes: "" when
+	// the recurrence holds them itself (azurerm).
+	scheduleIn string
+	// frequency is the field that must say "Week" ("" when there is none).
+	frequency         string
+	timeZone          string
+	defaultZone       string // the zone of a recurrence that names none; "" when one is required
+	disabledUnlessSet bool   // a setting that does not set enabled does not scale
+}
+
+var azurermAutoscale = autoscaleFields{enabled: []any{"enabled"}, profiles: []any{"profile"}, fixedDate: "fixed_date",
+	timeZone: "timezone", defaultZone: azureDefaultZone}
+
+var armAutoscale = autoscaleFields{enabled: []any{"properties", "enabled"}, profiles: []any{"properties", "profiles"}, fixedDate: "fixedDate",
+	scheduleIn: "schedule", frequency: "frequency", timeZone: "timeZone", disabledUnlessSet: true}
+
+// schedule is the part of a recurrence that names its days, hours, minutes and time zone, or why
+// it cannot be read as a weekly one.
+func (f *autoscaleFields) schedule(rec *view) (*view, string) {
+	if f.frequency != "" {
+		if v, ok := rec.quiet().str(f.frequency); ok && !strings.EqualFold(v, "Week") {
+			return nil, fmt.Sprintf("its %s is %q, and autoscale recurs weekly only", f.frequency, v)
+		}
+	}
+	if f.scheduleIn == "" {
+		return rec, ""
+	}
+	s := rec.blocks(f.scheduleIn)
+	if len(s) == 0 {
+		return nil, "its recurrence has no " + f.scheduleIn
+	}
+	return s[0], ""
 }
 
 // azureWeekdays are the days a recurrence names, as cron numbers them.
@@ -126,16 +174,19 @@ func number(lo, hi int) func(string) (int, bool) {
 }
 
 // azureZone is the tz database zone of a recurrence's Windows time zone, and that zone's name.
-func azureZone(rec *view) (zone, name, why string) {
-	v, ok := at(rec.obj, "timezone")
+func azureZone(rec *view, f *autoscaleFields) (zone, name, why string) {
+	v, ok := at(rec.obj, f.timeZone)
 	if ok && !v.IsWhollyKnown() {
-		return "", "", "its timezone is known only at apply"
+		return "", "", "its " + f.timeZone + " is known only at apply"
 	}
-	name = azureDefaultZone
+	name = f.defaultZone
 	if ok {
 		if v, _ = v.UnmarkDeep(); !v.IsNull() && v.Type() == cty.String {
 			name = v.AsString()
 		}
+	}
+	if name == "" {
+		return "", "", "its schedule names no " + f.timeZone
 	}
 	zone, found := windowsZones[name]
 	if !found {

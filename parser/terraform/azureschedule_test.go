@@ -155,3 +155,107 @@ func TestAzureAutoscaleRecurringProfilesInAPlan(t *testing.T) {
 		t.Errorf("%d VMs for %.2f hours, want 4 for %.2f; notes %q", got.Quantity, got.HoursPerMonth, want, got.Notes)
 	}
 }
+
+// armProfile is an ARM autoscale profile (an azapi_resource body's): capacity as strings, and a
+// weekly recurrence whose schedule holds extra (a timeZone, days, hours, minutes) when rec is not
+// empty.
+func armProfile(name string, lo, hi int, frequency, rec string) string {
+	p := `{ name = "` + name + `", capacity = { default = "` + strconv.Itoa(lo) + `", minimum = "` + strconv.Itoa(lo) + `", maximum = "` + strconv.Itoa(hi) + `" }`
+	if rec != "" {
+		p += `, recurrence = { frequency = "` + frequency + `", schedule = { ` + rec + ` } }`
+	}
+	return p + " }"
+}
+
+// An autoscale setting declared as an azapi_resource of ARM type
+// Microsoft.Insights/autoscaleSettings scales the scale set its properties.targetResourceUri
+// names as azurerm's setting does: the same business hours are 4 VMs for 239.25 hours, up to 8.
+// ARM's enabled is false unless set, its recurrence is weekly only, and its schedule must name
+// its time zone.
+func TestARMAutoscaleSettingRecurringProfiles(t *testing.T) {
+	const scaleSets = `resource "azurerm_linux_virtual_machine_scale_set" "gpu" {
+  name                = "gpu"
+  resource_group_name = "rg"
+  location            = "westeurope"
+  sku                 = "Standard_NC24ads_A100_v4"
+  instances           = 2
+  admin_username      = "azureuser"
+}
+resource "azapi_resource" "vmss" {
+  type      = "Microsoft.Compute/virtualMachineScaleSets@2024-07-01"
+  name      = "vmss"
+  parent_id = "/subscriptions/0/resourceGroups/rg"
+  location  = "westeurope"
+  body = {
+    sku = { name = "Standard_NC24ads_A100_v4", capacity = 2 }
+  }
+}
+`
+	setting := func(target, enabled string, profiles ...string) string {
+		return `resource "azapi_resource" "autoscale" {
+  type      = "Microsoft.Insights/autoscalesettings@2022-10-01"
+  name      = "gpu"
+  parent_id = "/subscriptions/0/resourceGroups/rg"
+  location  = "westeurope"
+  body = {
+    properties = {
+      ` + enabled + `
+      targetResourceUri = ` + target + `
+      profiles = [` + strings.Join(profiles, ", ") + `]
+    }
+  }
+}
+`
+	}
+	const on = "enabled = true"
+	berlin := func(hour string) string {
+		return `timeZone = "W. Europe Standard Time", days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"], hours = [` + hour + `], minutes = [0]`
+	}
+	def := armProfile("default", 0, 4, "", "")
+	business, evening := armProfile("business", 4, 8, "Week", berlin("8")), armProfile("evening", 0, 4, "Week", berlin("19"))
+	officeHours := math.Round(730*4*261*11.0/8760/4*100) / 100
+	officeMax := math.Round(730*(8*261*11+4*(8760-261*11.0))/8760/8*100) / 100
+	const azurerm, azapi = "azurerm_linux_virtual_machine_scale_set.gpu.id", "azapi_resource.vmss.id"
+	for _, tc := range []struct {
+		name, src, addr string
+		want            scheduled
+		noMax           bool
+	}{
+		{name: "business hours", src: setting(azurerm, on, def, business, evening), addr: "azurerm_linux_virtual_machine_scale_set.gpu",
+			want: scheduled{4, officeHours, 8, officeMax, `scheduled by azapi_resource.autoscale's profiles "business" ("0 8 * * 1,2,3,4,5", W. Europe Standard Time), "evening" ("0 19 * * 1,2,3,4,5", W. Europe Standard Time): 0 to 4 instances, 1.31 on average over a year: priced as 4 instances for 239.25 hours a month`}},
+		{name: "an azapi scale set", src: setting(azapi, on, def, business, evening), addr: "azapi_resource.vmss",
+			want: scheduled{4, officeHours, 8, officeMax, `scheduled by azapi_resource.autoscale's profiles "business"`}},
+		{name: "enabled not set: ARM's default is false", src: setting(azurerm, "", def, business, evening), addr: "azurerm_linux_virtual_machine_scale_set.gpu", noMax: true,
+			want: scheduled{quantity: 2, note: "azapi_resource.autoscale does not set body.properties.enabled: ARM's default is false, and the scale set keeps its size"}},
+		{name: "disabled", src: setting(azurerm, "enabled = false", def, business, evening), addr: "azurerm_linux_virtual_machine_scale_set.gpu", noMax: true,
+			want: scheduled{quantity: 2, note: "azapi_resource.autoscale is disabled: the scale set keeps its size"}},
+		{name: "a daily recurrence", src: setting(azurerm, on, def, armProfile("business", 4, 8, "Day", berlin("8"))), addr: "azurerm_linux_virtual_machine_scale_set.gpu",
+			want: scheduled{2, 0, 8, 0, `azapi_resource.autoscale's profile "business": its frequency is "Day", and autoscale recurs weekly only: its schedule is not applied`}},
+		{name: "a schedule without its time zone", src: setting(azurerm, on, def, armProfile("business", 4, 8, "Week", `days = ["Monday"], hours = [8], minutes = [0]`)),
+			addr: "azurerm_linux_virtual_machine_scale_set.gpu",
+			want: scheduled{2, 0, 8, 0, `azapi_resource.autoscale's profile "business": its schedule names no timeZone: its schedule is not applied`}},
+		{name: "a recurrence without a schedule", src: setting(azurerm, on, def, `{ name = "business", capacity = { minimum = "4", maximum = "8" }, recurrence = { frequency = "Week" } }`),
+			addr: "azurerm_linux_virtual_machine_scale_set.gpu",
+			want: scheduled{2, 0, 8, 0, `azapi_resource.autoscale's profile "business": its recurrence has no schedule: its schedule is not applied`}},
+		{name: "another ARM type naming the scale set", src: strings.Replace(setting(azurerm, on, def, business, evening), "Microsoft.Insights/autoscalesettings", "Microsoft.Example/schedules", 1),
+			addr: "azurerm_linux_virtual_machine_scale_set.gpu", noMax: true, want: scheduled{quantity: 2}},
+		{name: "a fixed date", src: setting(azurerm, on, armProfile("default", 3, 6, "", ""), `{ name = "launch", capacity = { minimum = "8", maximum = "8" }, fixedDate = { start = "2026-12-01T00:00:00Z", end = "2026-12-02T00:00:00Z" } }`),
+			addr: "azurerm_linux_virtual_machine_scale_set.gpu",
+			want: scheduled{3, 0, 8, 0, `azapi_resource.autoscale's profile "launch" is for a fixed date`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := parseHCL(t, scaleSets+tc.src, Options{})
+			if len(res.Errors) > 0 {
+				t.Fatalf("errors %v", res.Errors)
+			}
+			r := byAddress(t, res)[tc.addr]
+			if tc.noMax {
+				if r.Quantity != tc.want.quantity || r.HoursPerMonth != 0 || r.ScaleMax != nil || !strings.Contains(strings.Join(r.Notes, "\n"), tc.want.note) {
+					t.Errorf("%d for %.2f hours, max %+v, notes %q; want %d all month, no maximum, and %q", r.Quantity, r.HoursPerMonth, r.ScaleMax, r.Notes, tc.want.quantity, tc.want.note)
+				}
+				return
+			}
+			expectScheduled(t, r, tc.want)
+		})
+	}
+}

@@ -172,3 +172,49 @@ resource "azurerm_monitor_autoscale_setting" "chat_blue" {
     }
   }
 }
+
+# A render farm of T4 VMs that an ARM autoscale setting runs at 3 from 08:00 to 20:00 on
+# weekdays (Berlin time) and at none otherwise, up to 6: 3 VMs for 261 × 12 hours a year, 261
+# hours a month.
+resource "azapi_resource" "render" {
+  type      = "Microsoft.Compute/virtualMachineScaleSets@2024-07-01"
+  name      = "render"
+  parent_id = azapi_resource.rg.id
+  location  = var.location
+  body = {
+    sku = { name = "Standard_NC8as_T4_v3", capacity = 0 }
+  }
+  tags = local.tags
+}
+
+resource "azapi_resource" "render_hours" {
+  type      = "Microsoft.Insights/autoscalesettings@2022-10-01"
+  name      = "render-hours"
+  parent_id = azapi_resource.rg.id
+  location  = var.location
+  body = {
+    properties = {
+      enabled           = true
+      targetResourceUri = azapi_resource.render.id
+      profiles = [
+        { name = "default", capacity = { default = "0", minimum = "0", maximum = "6" } },
+        {
+          name     = "day"
+          capacity = { default = "3", minimum = "3", maximum = "6" }
+          recurrence = {
+            frequency = "Week"
+            schedule  = { timeZone = "W. Europe Standard Time", days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"], hours = [8], minutes = [0] }
+          }
+        },
+        {
+          name     = "night"
+          capacity = { default = "0", minimum = "0", maximum = "6" }
+          recurrence = {
+            frequency = "Week"
+            schedule  = { timeZone = "W. Europe Standard Time", days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"], hours = [20], minutes = [0] }
+          }
+        },
+      ]
+    }
+  }
+}
