@@ -24,6 +24,7 @@ var kinds = map[string]string{
 	"autoscaling.aws.upbound.io/AutoscalingGroup":                 "aws_autoscaling_group",
 	"autoscaling.aws.upbound.io/LaunchConfiguration":              "aws_launch_configuration",
 	"autoscaling.aws.upbound.io/Schedule":                         "aws_autoscaling_schedule",
+	"autoscaling.aws.upbound.io/GroupTag":                         "aws_autoscaling_group_tag",
 	"eks.aws.upbound.io/NodeGroup":                                "aws_eks_node_group",
 	"batch.aws.upbound.io/ComputeEnvironment":                     "aws_batch_compute_environment",
 	"sagemaker.aws.upbound.io/Endpoint":                           "aws_sagemaker_endpoint",

@@ -3,7 +3,7 @@
 //   - Crossplane managed resources of the official providers (eks.aws.upbound.io NodeGroup,
 //     container.gcp.upbound.io NodePool, containerservice.azure.upbound.io
 //     KubernetesClusterNodePool, instances, groups and scale sets and their autoscalers and
-//     schedules, fleets, SageMaker and Azure Machine Learning compute), built with upjet, whose
+//     schedules and tags, fleets, SageMaker and Azure Machine Learning compute), built with upjet, whose
 //     spec.forProvider is the Terraform resource's arguments in camelCase (crossplane.go);
 //   - Google's Config Connector (container.cnrm.cloud.google.com ContainerNodePool and
 //     ContainerCluster, compute.cnrm.cloud.google.com ComputeInstance, ComputeInstanceTemplate and

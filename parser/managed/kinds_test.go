@@ -2,6 +2,7 @@ package managed
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -321,5 +322,84 @@ func TestCrossplaneCapacityReservations(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %v\nwant %v", got, want)
+	}
+}
+
+// groupTagManifests is an Auto Scaling group of L4 instances whose cost-allocation tags are
+// added by GroupTags, the way the provider's example adds a cluster autoscaler tag
+// (examples/autoscaling/v1beta2/grouptag.yaml): one names the group, one selects it, and one
+// (v1beta1, a list of one tag) tags the group alone.
+const groupTagManifests = `apiVersion: autoscaling.aws.upbound.io/v1beta2
+kind: LaunchConfiguration
+metadata: {name: l4, labels: {example: tagged}}
+spec:
+  forProvider: {region: us-east-1, imageId: ami-0123456789abcdef0, instanceType: g6.xlarge}
+---
+apiVersion: autoscaling.aws.upbound.io/v1beta3
+kind: AutoscalingGroup
+metadata: {name: tagged, labels: {example: tagged}}
+spec:
+  forProvider:
+    region: us-east-1
+    availabilityZones: [us-east-1a]
+    minSize: 2
+    maxSize: 4
+    launchConfigurationSelector: {matchLabels: {example: tagged}}
+    tag:
+      - {key: team, value: ml, propagateAtLaunch: true}
+---
+apiVersion: autoscaling.aws.upbound.io/v1beta2
+kind: GroupTag
+metadata: {name: project}
+spec:
+  forProvider:
+    region: us-east-1
+    autoscalingGroupName: tagged
+    tag: {key: project, value: search, propagateAtLaunch: true}
+---
+apiVersion: autoscaling.aws.upbound.io/v1beta2
+kind: GroupTag
+metadata: {name: env, labels: {example: tagged}}
+spec:
+  forProvider:
+    region: us-east-1
+    autoscalingGroupNameSelector: {matchLabels: {example: tagged}}
+    tag: {key: env, value: prod, propagateAtLaunch: true}
+---
+apiVersion: autoscaling.aws.upbound.io/v1beta1
+kind: GroupTag
+metadata: {name: owner}
+spec:
+  forProvider:
+    region: us-east-1
+    autoscalingGroupName: tagged
+    tag:
+      - {key: owner, value: platform, propagateAtLaunch: false}
+`
+
+// GroupTags add tags to the Auto Scaling group they name or select, as aws_autoscaling_group_tag
+// does: those propagated at launch tag the instances (the cost-allocation tags GPU005 reads),
+// one that is not tags the group alone. Without the GroupTags the group has only its own tag.
+func TestCrossplaneGroupTags(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      map[string]string
+	}{
+		{"tagged", groupTagManifests, map[string]string{"team": "ml", "project": "search", "env": "prod"}},
+		{"a tag of another group", strings.Replace(groupTagManifests, "autoscalingGroupName: tagged\n    tag: {key: project", "autoscalingGroupName: other\n    tag: {key: project", 1),
+			map[string]string{"team": "ml", "env": "prod"}},
+		{"no selector match", strings.Replace(groupTagManifests, "autoscalingGroupNameSelector: {matchLabels: {example: tagged}}", "autoscalingGroupNameSelector: {matchLabels: {example: other}}", 1),
+			map[string]string{"team": "ml", "project": "search"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := kubernetes.Build([]*kubernetes.File{kubernetes.Decode("tags.yaml", []byte(tc.src))}, kubernetes.Options{Managed: Resources})
+			if len(res.Errors) != 0 || len(res.Warnings) != 0 || len(res.Resources) != 1 {
+				t.Fatalf("resources %d, errors %+v, warnings %+v", len(res.Resources), res.Errors, res.Warnings)
+			}
+			r := res.Resources[0]
+			if r.Address != "AutoscalingGroup/tagged" || r.InstanceType != "g6.xlarge" || r.Quantity != 2 || !maps.Equal(r.Tags, tc.want) {
+				t.Errorf("%s: %s ×%d, tags %v; want g6.xlarge ×2 tagged %v", r.Address, r.InstanceType, r.Quantity, r.Tags, tc.want)
+			}
+		})
 	}
 }
