@@ -302,6 +302,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"gpu-sharing-gitops", "gpu-sharing-gitops", 0},
 		{"dynamo", "dynamo.yaml", 0},
 		{"cluster-api", "cluster-api.yaml", 0},
+		{"cluster-api-workloads", "cluster-api-workloads.yaml", 0},
 		{"cluster-class", "cluster-class.yaml", 0},
 		{"kaito", "kaito.yaml", 0},
 		{"argo", "argo.yaml", 0},

@@ -196,12 +196,13 @@ func Build(files []*File, opts Options) parser.Result {
 			layouts[name] = l
 		}
 	}
-	if managed := NodeGroupsOf(res.Resources[before:]); len(managed) > 0 {
-		// Node pools declared as managed resources among the manifests (Crossplane, Config
-		// Connector, ASO, ACK) are node groups the pods may select, as Terraform's are.
-		groups = newGroupIndex(append(slices.Clip(opts.NodeGroups), managed...))
-	}
 	buildMachineSets(objs, &res)
+	if declared := NodeGroupsOf(res.Resources[before:]); len(declared) > 0 {
+		// Node pools declared as managed resources among the manifests (Crossplane, Config
+		// Connector, ASO, ACK) and Cluster API's machine sets are node groups the pods may
+		// select, as Terraform's are.
+		groups = newGroupIndex(append(slices.Clip(opts.NodeGroups), declared...))
+	}
 	buildKaito(objs, &res)
 	onPool := map[*nodePool][]int{} // the resources each NodePool places, by index
 	for _, o := range objs {

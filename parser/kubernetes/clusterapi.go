@@ -21,7 +21,8 @@ import (
 // GCPManagedMachinePool (GKE); a Machine
 // names an AWSMachine, AzureMachine or GCPMachine. Each of them with a GPU type is one resource of
 // whole machines, in the region of its cluster's infrastructure (AWSCluster.spec.region,
-// AzureCluster.spec.location, GCPCluster.spec.region, or the managed control plane's).
+// AzureCluster.spec.location, GCPCluster.spec.region, or the managed control plane's). Its nodes
+// are a node group pods may select, by the labels capinodes.go reads.
 //
 // Field names and defaults are the providers' API types, read 2026-11-22:
 // kubernetes-sigs/cluster-api (MachineDeployment, MachinePool, the autoscaler annotations),
@@ -35,6 +36,7 @@ const (
 	capiExpGroup          = "exp.cluster.x-k8s.io" // MachinePool before it left the experimental group
 	capiInfraGroup        = "infrastructure.cluster.x-k8s.io"
 	capiControlPlaneGroup = "controlplane.cluster.x-k8s.io"
+	capiBootstrapGroup    = "bootstrap.cluster.x-k8s.io"
 	// The cluster autoscaler's Cluster API provider reads a machine set's bounds from these
 	// annotations (cluster.k8s.io/ is the older prefix it still accepts); Cluster API defaults
 	// unset replicas to the minimum. https://cluster-api.sigs.k8s.io/tasks/automated-machine-management/autoscaling
@@ -74,7 +76,7 @@ func newCAPIIndex(objs []*object) capiIndex {
 	ix := capiIndex{}
 	for _, o := range objs {
 		switch group(o.APIVersion) {
-		case capiInfraGroup, capiControlPlaneGroup:
+		case capiInfraGroup, capiControlPlaneGroup, capiBootstrapGroup:
 		case capiGroup:
 			if o.Kind != "Cluster" && o.Kind != "ClusterClass" {
 				continue
@@ -603,21 +605,26 @@ func owned(o *object) bool {
 // annotations that leave the resource priced are added to errs.
 func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource, string, error) {
 	var spec struct {
-		ClusterName       string    `yaml:"clusterName"`
-		Replicas          yaml.Node `yaml:"replicas"`
-		InfrastructureRef capiRef   `yaml:"infrastructureRef"` // a Machine's
+		ClusterName       string        `yaml:"clusterName"`
+		Replicas          yaml.Node     `yaml:"replicas"`
+		InfrastructureRef capiRef       `yaml:"infrastructureRef"` // a Machine's
+		Bootstrap         capiBootstrap `yaml:"bootstrap"`         // a Machine's
 		Template          struct {
+			Metadata struct {
+				Labels map[string]string `yaml:"labels"`
+			} `yaml:"metadata"`
 			Spec struct {
-				InfrastructureRef capiRef `yaml:"infrastructureRef"`
+				InfrastructureRef capiRef       `yaml:"infrastructureRef"`
+				Bootstrap         capiBootstrap `yaml:"bootstrap"`
 			} `yaml:"spec"`
 		} `yaml:"template"`
 	}
 	if err := decodeSpec(o, &spec); err != nil {
 		return nil, "", err
 	}
-	ref := spec.Template.Spec.InfrastructureRef
+	ref, machineLabels, bootstrap := spec.Template.Spec.InfrastructureRef, spec.Template.Metadata.Labels, spec.Template.Spec.Bootstrap
 	if o.Kind == "Machine" {
-		ref = spec.InfrastructureRef
+		ref, machineLabels, bootstrap = spec.InfrastructureRef, o.Metadata.Labels, spec.Bootstrap
 	}
 	if ref.Kind == "" || ref.Name == "" {
 		return nil, "", nil
@@ -735,6 +742,7 @@ func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource
 		r.Suppressions = parser.ParseSuppressionAnnotation(v, r.Source)
 	}
 	hoursFromManifest(r, role{}, annotations, o, errs)
+	r.NodeLabels = capiNodeLabels(machineLabels, bootstrap, o, ix, errs)
 	return r, "", nil
 }
 

@@ -92,6 +92,11 @@ func nodeLabels(value string) (map[string]string, error) {
 	return out, nil
 }
 
+// KubeletNodeLabels reads the value of the kubelet's --node-labels flag as the kubelet does,
+// refusing the labels it refuses to register its own node with. Bootstrap configurations other
+// than user data hand the flag to the kubelet too (kubeadm's kubeletExtraArgs).
+func KubeletNodeLabels(value string) (map[string]string, error) { return nodeLabels(value) }
+
 // allowedSelfLabels are the labels under kubernetes.io a kubelet may set on its own node
 // (well_known_labels.go, kubeletLabels); kubelet.kubernetes.io and node.kubernetes.io are its
 // kubeletLabelNamespaces.

@@ -1,0 +1,169 @@
+package kubernetes
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/userdata"
+)
+
+// The nodes of a Cluster API machine set carry two kinds of labels that pods select:
+//   - those of its machines' labels (a MachineDeployment's spec.template.metadata.labels, a
+//     Machine's own) that Cluster API syncs to the machine's node: the node-role.kubernetes.io/
+//     prefix and the node-restriction.kubernetes.io and node.cluster.x-k8s.io domains
+//     (https://cluster-api.sigs.k8s.io/reference/api/metadata-propagation, read 2026-11-27;
+//     the label sync proposal, docs/proposals/20220927-label-sync-between-machine-and-nodes.md);
+//   - those its bootstrap configuration registers the node with: a kubeadm
+//     KubeadmConfigTemplate's (or a Machine's KubeadmConfig's) joinConfiguration.nodeRegistration,
+//     the kubelet's node-labels in kubeletExtraArgs (a map in v1beta1, a list of name and value
+//     in v1beta2) and its taints, or an EKSConfigTemplate's (CAPA's EKS bootstrap)
+//     kubeletExtraArgs node-labels.
+//
+// A bootstrap configuration gpuguard does not read (another provider's, one not among the
+// files, a bootstrap data secret) may register any label: the group is open to any selection,
+// as a self-managed node group whose user data gpuguard cannot read is.
+
+// capiBootstrap is a machine's bootstrap: a configuration reference, or a secret of ready data.
+type capiBootstrap struct {
+	ConfigRef      capiRef `yaml:"configRef"`
+	DataSecretName string  `yaml:"dataSecretName"`
+}
+
+// kubeletArgs are kubeletExtraArgs: a map (v1beta1) or a list of {name, value} (v1beta2).
+type kubeletArgs struct {
+	values map[string]string
+}
+
+func (a *kubeletArgs) UnmarshalYAML(n *yaml.Node) error {
+	a.values = map[string]string{}
+	if n.Kind == yaml.SequenceNode {
+		var list []struct {
+			Name  string `yaml:"name"`
+			Value string `yaml:"value"`
+		}
+		if err := n.Decode(&list); err != nil {
+			return err
+		}
+		for _, e := range list {
+			a.values[e.Name] = e.Value // the kubelet takes the last of a flag given twice
+		}
+		return nil
+	}
+	return n.Decode(&a.values)
+}
+
+// nodeRegistration is kubeadm's NodeRegistrationOptions, as far as labels and taints go.
+type nodeRegistration struct {
+	KubeletExtraArgs kubeletArgs `yaml:"kubeletExtraArgs"`
+	Taints           []struct {
+		Key    string `yaml:"key"`
+		Value  string `yaml:"value"`
+		Effect string `yaml:"effect"`
+	} `yaml:"taints"`
+}
+
+// capiSyncedLabel reports whether Cluster API syncs a machine's label to its node.
+func capiSyncedLabel(key string) bool {
+	if strings.HasPrefix(key, "node-role.kubernetes.io/") {
+		return true
+	}
+	domain, _, named := strings.Cut(key, "/")
+	if !named {
+		return false
+	}
+	for _, d := range []string{"node-restriction.kubernetes.io", "node.cluster.x-k8s.io"} {
+		if domain == d || strings.HasSuffix(domain, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+// capiNodeLabels returns the labels and taints of a machine set's nodes. A label the kubelet refuses to register its node with is an error at the
+// bootstrap configuration (those nodes never join), added to errs.
+func capiNodeLabels(machineLabels map[string]string, b capiBootstrap, o *object, ix capiIndex, errs *[]parser.Error) *parser.NodeLabels {
+	nl := &parser.NodeLabels{Labels: map[string]string{}}
+	for k, v := range machineLabels {
+		if capiSyncedLabel(k) {
+			nl.Labels[k] = v
+		}
+	}
+	// open marks the labels and taints the bootstrap registers as unknown: any selection may
+	// pick the group, and its taints may keep pods off.
+	open := func() *parser.NodeLabels {
+		nl.Partial, nl.TaintsUnknown = true, true
+		return nl
+	}
+	switch {
+	case b.ConfigRef.Kind == "" && b.DataSecretName != "":
+		return open()
+	case b.ConfigRef.Kind == "":
+		return nl
+	}
+	cfg, found := ix[b.ConfigRef.key(o)]
+	if !found {
+		return open()
+	}
+	var reg nodeRegistration
+	var err error
+	switch cfg.Kind {
+	case "KubeadmConfigTemplate":
+		var s struct {
+			Template struct {
+				Spec struct {
+					JoinConfiguration struct {
+						NodeRegistration nodeRegistration `yaml:"nodeRegistration"`
+					} `yaml:"joinConfiguration"`
+				} `yaml:"spec"`
+			} `yaml:"template"`
+		}
+		err = decodeSpec(cfg, &s)
+		reg = s.Template.Spec.JoinConfiguration.NodeRegistration
+	case "KubeadmConfig":
+		var s struct {
+			JoinConfiguration struct {
+				NodeRegistration nodeRegistration `yaml:"nodeRegistration"`
+			} `yaml:"joinConfiguration"`
+		}
+		err = decodeSpec(cfg, &s)
+		reg = s.JoinConfiguration.NodeRegistration
+	case "EKSConfigTemplate":
+		var s struct {
+			Template struct {
+				Spec struct {
+					KubeletExtraArgs kubeletArgs `yaml:"kubeletExtraArgs"`
+				} `yaml:"spec"`
+			} `yaml:"template"`
+		}
+		err = decodeSpec(cfg, &s)
+		reg.KubeletExtraArgs = s.Template.Spec.KubeletExtraArgs
+	case "EKSConfig":
+		var s struct {
+			KubeletExtraArgs kubeletArgs `yaml:"kubeletExtraArgs"`
+		}
+		err = decodeSpec(cfg, &s)
+		reg.KubeletExtraArgs = s.KubeletExtraArgs
+	default:
+		return open()
+	}
+	if err != nil {
+		*errs = append(*errs, specError(cfg, err))
+		return open()
+	}
+	if v, ok := reg.KubeletExtraArgs.values["node-labels"]; ok {
+		labels, err := userdata.KubeletNodeLabels(v)
+		if err != nil {
+			*errs = append(*errs, parser.Error{File: cfg.file, Line: cfg.line, Message: fmt.Sprintf("%s: %v", cfg.address(), err)})
+		} else {
+			maps.Copy(nl.Labels, labels)
+		}
+	}
+	for _, t := range reg.Taints {
+		nl.Taints = append(nl.Taints, parser.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+	}
+	return nl
+}

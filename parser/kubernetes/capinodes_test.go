@@ -1,0 +1,241 @@
+package kubernetes
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// capiCluster is an AWS cluster with two GPU MachineDeployments: "train" (g5.12xlarge) labelled
+// through its machines' node-role label, which Cluster API syncs to the nodes, and through its
+// KubeadmConfigTemplate's node-labels (v1beta1, a map), tainted for training; "serve"
+// (g6.xlarge) labelled through a v1beta2 KubeadmConfigTemplate (a list of kubelet arguments).
+// extra is appended.
+func capiCluster(extra string) string {
+	md := func(name, typ, config string) string {
+		return `---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachineDeployment
+metadata: {name: ` + name + `, namespace: ml}
+spec:
+  clusterName: c
+  replicas: 2
+  template:
+    metadata:
+      labels: {node-role.kubernetes.io/` + name + `: "", team: ml}
+    spec:
+      clusterName: c
+      bootstrap:
+        configRef: {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfigTemplate, name: ` + config + `}
+      infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta2, kind: AWSMachineTemplate, name: ` + name + `}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSMachineTemplate
+metadata: {name: ` + name + `, namespace: ml}
+spec:
+  template:
+    spec: {instanceType: ` + typ + `}
+`
+	}
+	return `apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: c, namespace: ml}
+spec:
+  infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta2, kind: AWSCluster, name: c}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSCluster
+metadata: {name: c, namespace: ml}
+spec: {region: us-west-2}
+` + md("train", "g5.12xlarge", "train-workers") + md("serve", "g6.xlarge", "serve-workers") + `---
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+kind: KubeadmConfigTemplate
+metadata: {name: train-workers, namespace: ml}
+spec:
+  template:
+    spec:
+      joinConfiguration:
+        nodeRegistration:
+          kubeletExtraArgs: {node-labels: "workload=train,node.kubernetes.io/accelerator=a10g"}
+          taints: [{key: dedicated, value: training, effect: NoSchedule}]
+---
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
+kind: KubeadmConfigTemplate
+metadata: {name: serve-workers, namespace: ml}
+spec:
+  template:
+    spec:
+      joinConfiguration:
+        nodeRegistration:
+          kubeletExtraArgs:
+            - {name: v, value: "2"}
+            - {name: node-labels, value: "workload=serve"}
+` + extra
+}
+
+// A GPU pod that selects the nodes of a Cluster API MachineDeployment, by a label the kubelet
+// registers them with (kubeadm's node-labels) or one Cluster API syncs from the machines, runs
+// on them: it is priced as its share of their type and counted within the machine set, as pods
+// on an EKS node group are. A machine label Cluster API does not sync selects nothing; the
+// training taint keeps off a pod that does not tolerate it; a machine set whose bootstrap is
+// not among the files may carry any label.
+func TestPodsSelectClusterAPIMachineSets(t *testing.T) {
+	const tolerate = "  tolerations: [{key: dedicated, operator: Exists}]\n"
+	for _, tc := range []struct {
+		name, extra, spec string
+		group, typ, says  string
+	}{
+		{name: "kubeadm node-labels", spec: "  nodeSelector: {workload: serve}", group: "MachineDeployment/ml/serve", typ: "g6.xlarge"},
+		{name: "kubeadm node-labels, tolerating the taint", spec: "  nodeSelector: {workload: train}\n" + tolerate, group: "MachineDeployment/ml/train", typ: "g5.12xlarge"},
+		{name: "a synced machine label", spec: "  nodeSelector: {node-role.kubernetes.io/train: \"\"}\n" + tolerate, group: "MachineDeployment/ml/train", typ: "g5.12xlarge"},
+		{name: "a node.kubernetes.io label the kubelet may set", spec: "  nodeSelector: {node.kubernetes.io/accelerator: a10g}\n" + tolerate, group: "MachineDeployment/ml/train", typ: "g5.12xlarge"},
+		{name: "the taint keeps the pod off", spec: "  nodeSelector: {workload: train}", group: "MachineDeployment/ml/train", typ: "g5.12xlarge",
+			says: "do not tolerate the taints of the node groups that carry it"},
+		{name: "a machine label that is not synced", spec: "  nodeSelector: {team: ml}", says: "the pod names no node"},
+		{name: "a bootstrap gpuguard does not read", extra: `---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachineDeployment
+metadata: {name: other, namespace: ml}
+spec:
+  clusterName: c
+  replicas: 1
+  template:
+    spec:
+      bootstrap:
+        configRef: {kind: TalosConfigTemplate, name: other}
+      infrastructureRef: {kind: AWSMachineTemplate, name: serve}
+`, spec: "  nodeSelector: {workload: batch}", says: "the pod selects workload=batch; MachineDeployment/ml/other in m.yaml may carry it (some of its labels are known only at apply)"},
+		{name: "a bootstrap data secret", extra: `---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachineDeployment
+metadata: {name: other, namespace: ml}
+spec:
+  clusterName: c
+  replicas: 1
+  template:
+    spec:
+      bootstrap: {dataSecretName: other-bootstrap}
+      infrastructureRef: {kind: AWSMachineTemplate, name: serve}
+`, spec: "  nodeSelector: {workload: batch}", says: "the pod selects workload=batch; MachineDeployment/ml/other in m.yaml may carry it (some of its labels are known only at apply)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := build(t, capiCluster(tc.extra)+"---\n"+gpuPod(tc.spec), Options{})
+			if len(res.Errors) > 0 {
+				t.Fatalf("errors %v", res.Errors)
+			}
+			for _, r := range res.Resources {
+				if r.Pod == nil {
+					continue
+				}
+				groups := ""
+				for _, g := range r.Pod.NodeGroups {
+					groups += g.Address
+				}
+				if groups != tc.group || tc.typ != "" && r.InstanceType != tc.typ {
+					t.Errorf("pod on %q as %s, want %q as %s; source %q, notes %q", groups, r.InstanceType, tc.group, tc.typ, r.Pod.NodeSource, r.Notes)
+				}
+				if tc.says != "" && !says(r, tc.says) && !slices.ContainsFunc(res.Warnings, func(e parser.Error) bool { return strings.Contains(e.Message, tc.says) }) {
+					t.Errorf("nothing says %q: source %q, notes %q, unresolved %+v, warnings %v", tc.says, r.Pod.NodeSource, r.Notes, r.Unresolved, res.Warnings)
+				}
+				return
+			}
+			t.Fatalf("no pod among %d resources", len(res.Resources))
+		})
+	}
+}
+
+// A node-labels the kubelet refuses (a role label: only Cluster API may set it, from the
+// machine's labels) is an error at the bootstrap configuration, as at a launch template: those
+// nodes never join. The machine set is still priced.
+func TestClusterAPIRefusedNodeLabel(t *testing.T) {
+	src := strings.Replace(capiCluster(""), `node-labels: "workload=train,node.kubernetes.io/accelerator=a10g"`, `node-labels: "node-role.kubernetes.io/train="`, 1)
+	res := build(t, src, Options{})
+	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "KubeadmConfigTemplate/ml/train-workers: kubelet flag --node-labels: the kubelet refuses to start with node-role.kubernetes.io/train") ||
+		res.Errors[0].Line == 0 {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+	if len(res.Resources) != 2 {
+		t.Errorf("%d resources, want both machine sets priced", len(res.Resources))
+	}
+}
+
+// The bootstrap kinds gpuguard reads: a Machine's KubeadmConfig, CAPA's EKSConfigTemplate and a
+// Machine's EKSConfig (kubeletExtraArgs node-labels), and the node.cluster.x-k8s.io and
+// node-restriction.kubernetes.io domains Cluster API syncs from a Machine's own labels. A
+// bootstrap of a kind gpuguard does not read (Talos), among the files, may register any label.
+func TestClusterAPIBootstrapKinds(t *testing.T) {
+	machine := func(kind, name, typ, labels, config string) string {
+		infra := "AWSMachine"
+		if kind != "Machine" {
+			infra = "AWSMachineTemplate"
+		}
+		spec := `  clusterName: c
+  bootstrap:
+    configRef: {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: ` + config + `, name: ` + name + `}
+  infrastructureRef: {kind: ` + infra + `, name: ` + name + "}\n"
+		meta := "metadata: {name: " + name + ", namespace: ml, labels: {" + labels + "}}\n"
+		infraSpec := "spec: {instanceType: " + typ + "}\n"
+		if kind != "Machine" {
+			spec = `  clusterName: c
+  replicas: 1
+  template:
+    spec:
+      bootstrap:
+        configRef: {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: ` + config + `, name: ` + name + `}
+      infrastructureRef: {kind: ` + infra + `, name: ` + name + "}\n"
+			meta = "metadata: {name: " + name + ", namespace: ml}\n"
+			infraSpec = "spec: {template: {spec: {instanceType: " + typ + "}}}\n"
+		}
+		return "---\napiVersion: cluster.x-k8s.io/v1beta1\nkind: " + kind + "\n" + meta + "spec:\n" + spec +
+			"---\napiVersion: infrastructure.cluster.x-k8s.io/v1beta2\nkind: " + infra + "\nmetadata: {name: " + name + ", namespace: ml}\n" + infraSpec
+	}
+	config := func(kind, name, spec string) string {
+		return "---\napiVersion: bootstrap.cluster.x-k8s.io/v1beta1\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: ml}\nspec: " + spec + "\n"
+	}
+	manifests := strings.Split(capiCluster(""), "---\napiVersion: cluster.x-k8s.io/v1beta1\nkind: MachineDeployment")[0] +
+		machine("Machine", "kubeadm", "g6.xlarge", "node.cluster.x-k8s.io/pool: kubeadm, team: ml", "KubeadmConfig") +
+		config("KubeadmConfig", "kubeadm", `{joinConfiguration: {nodeRegistration: {kubeletExtraArgs: {node-labels: "via=kubeadmconfig"}}}}`) +
+		machine("Machine", "eks", "g6.2xlarge", "sub.node-restriction.kubernetes.io/pool: eks", "EKSConfig") +
+		config("EKSConfig", "eks", `{kubeletExtraArgs: {node-labels: "via=eksconfig"}}`) +
+		machine("MachineDeployment", "eks-template", "g6.4xlarge", "", "EKSConfigTemplate") +
+		config("EKSConfigTemplate", "eks-template", `{template: {spec: {kubeletExtraArgs: {node-labels: "via=ekstemplate"}}}}`)
+	// A group open to any label makes every selection ambiguous: it is read beside capiCluster's
+	// groups, whose workload label the pod selects.
+	talos := machine("MachineDeployment", "talos", "g6.8xlarge", "", "TalosConfigTemplate") +
+		config("TalosConfigTemplate", "talos", `{template: {spec: {generateType: worker}}}`)
+	for _, tc := range []struct{ selector, group, says string }{
+		{selector: "{via: kubeadmconfig}", group: "Machine/ml/kubeadm"},
+		{selector: "{node.cluster.x-k8s.io/pool: kubeadm}", group: "Machine/ml/kubeadm"},
+		{selector: "{via: eksconfig}", group: "Machine/ml/eks"},
+		{selector: "{sub.node-restriction.kubernetes.io/pool: eks}", group: "Machine/ml/eks"},
+		{selector: "{via: ekstemplate}", group: "MachineDeployment/ml/eks-template"},
+		{selector: "{workload: batch}", says: "the pod selects workload=batch; MachineDeployment/ml/talos in m.yaml may carry it (some of its labels are known only at apply)"},
+	} {
+		t.Run(tc.selector, func(t *testing.T) {
+			src := manifests
+			if tc.says != "" {
+				src = capiCluster(talos)
+			}
+			res := build(t, src+"---\n"+gpuPod("  nodeSelector: "+tc.selector), Options{})
+			if len(res.Errors) > 0 {
+				t.Fatalf("errors %v", res.Errors)
+			}
+			for _, r := range res.Resources {
+				if r.Pod == nil {
+					continue
+				}
+				groups := ""
+				for _, g := range r.Pod.NodeGroups {
+					groups += g.Address
+				}
+				if groups != tc.group || tc.says != "" && !says(r, tc.says) {
+					t.Errorf("pod on %q, want %q; source %q, unresolved %+v", groups, tc.group, r.Pod.NodeSource, r.Unresolved)
+				}
+				return
+			}
+			t.Fatalf("no pod among %d resources", len(res.Resources))
+		})
+	}
+}
