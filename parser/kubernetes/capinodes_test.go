@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -238,4 +239,29 @@ func TestClusterAPIBootstrapKinds(t *testing.T) {
 			t.Fatalf("no pod among %d resources", len(res.Resources))
 		})
 	}
+}
+
+// The machine sets a managed topology creates may carry any label (their class's bootstrap
+// templates, which patches may change, are not read for labels): a pod that selects a label
+// may run on them, and is not priced on a group of another kind that carries it.
+func TestClusterAPITopologyNodesMayCarryAnyLabel(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/kubernetes/cluster-class.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := build(t, string(src)+"\n---\n"+gpuPod("  nodeSelector: {workload: train}"), Options{NodeGroups: []NodeGroup{{Address: "aws_eks_node_group.train", InstanceType: "g5.xlarge",
+		Provider: parser.AWS, Region: "us-west-2", Purchase: parser.OnDemand, NodeLabels: parser.NodeLabels{Labels: map[string]string{"workload": "train"}}}}})
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors %v", res.Errors)
+	}
+	for _, r := range res.Resources {
+		if r.Pod == nil {
+			continue
+		}
+		if len(r.Pod.NodeGroups) != 0 || !says(r, "the pod selects workload=train, which node groups of different kinds carry (aws_eks_node_group.train: g5.xlarge on_demand in us-west-2; MachineDeployment/ml/training-a100 in m.yaml: p4d.24xlarge spot in us-west-2; MachineDeployment/ml/training-l40s in m.yaml: g6e.xlarge on_demand in us-west-2)") {
+			t.Errorf("pod on %+v as %s; unresolved %+v", r.Pod.NodeGroups, r.InstanceType, r.Unresolved)
+		}
+		return
+	}
+	t.Fatal("no pod")
 }

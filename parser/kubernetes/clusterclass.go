@@ -652,6 +652,9 @@ func (ex *topologyExpansion) worker(kind string, node *yaml.Node, res *parser.Re
 	if r.Region == "" && ex.regionProblem != "" {
 		r.RegionUnknown = ex.regionProblem
 	}
+	// The class's bootstrap template and metadata, which its patches may change, are not read
+	// for the nodes' labels: they may carry any.
+	r.NodeLabels = &parser.NodeLabels{Labels: map[string]string{}, Partial: true, TaintsUnknown: true}
 	res.Resources = append(res.Resources, *r)
 }
 
