@@ -9,6 +9,28 @@ import (
 	"github.com/gpuguard/gpuguard/parser"
 )
 
+// podOnGroups builds manifests without errors and returns the result, its pod, and the node
+// groups the pod runs on, their addresses joined.
+func podOnGroups(t *testing.T, manifests string) (parser.Result, parser.Resource, string) {
+	t.Helper()
+	res := build(t, manifests, Options{})
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors %v", res.Errors)
+	}
+	for _, r := range res.Resources {
+		if r.Pod == nil {
+			continue
+		}
+		groups := ""
+		for _, g := range r.Pod.NodeGroups {
+			groups += g.Address
+		}
+		return res, r, groups
+	}
+	t.Fatalf("no pod among %d resources", len(res.Resources))
+	return res, parser.Resource{}, ""
+}
+
 // capiCluster is an AWS cluster with two GPU MachineDeployments: "train" (g5.12xlarge) labelled
 // through its machines' node-role label, which Cluster API syncs to the nodes, and through its
 // KubeadmConfigTemplate's node-labels (v1beta1, a map), tainted for training; "serve"
@@ -122,27 +144,13 @@ spec:
 `, spec: "  nodeSelector: {workload: batch}", says: "the pod selects workload=batch; MachineDeployment/ml/other in m.yaml may carry it (some of its labels are known only at apply)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := build(t, capiCluster(tc.extra)+"---\n"+gpuPod(tc.spec), Options{})
-			if len(res.Errors) > 0 {
-				t.Fatalf("errors %v", res.Errors)
+			res, r, groups := podOnGroups(t, capiCluster(tc.extra)+"---\n"+gpuPod(tc.spec))
+			if groups != tc.group || tc.typ != "" && r.InstanceType != tc.typ {
+				t.Errorf("pod on %q as %s, want %q as %s; source %q, notes %q", groups, r.InstanceType, tc.group, tc.typ, r.Pod.NodeSource, r.Notes)
 			}
-			for _, r := range res.Resources {
-				if r.Pod == nil {
-					continue
-				}
-				groups := ""
-				for _, g := range r.Pod.NodeGroups {
-					groups += g.Address
-				}
-				if groups != tc.group || tc.typ != "" && r.InstanceType != tc.typ {
-					t.Errorf("pod on %q as %s, want %q as %s; source %q, notes %q", groups, r.InstanceType, tc.group, tc.typ, r.Pod.NodeSource, r.Notes)
-				}
-				if tc.says != "" && !says(r, tc.says) && !slices.ContainsFunc(res.Warnings, func(e parser.Error) bool { return strings.Contains(e.Message, tc.says) }) {
-					t.Errorf("nothing says %q: source %q, notes %q, unresolved %+v, warnings %v", tc.says, r.Pod.NodeSource, r.Notes, r.Unresolved, res.Warnings)
-				}
-				return
+			if tc.says != "" && !says(r, tc.says) && !slices.ContainsFunc(res.Warnings, func(e parser.Error) bool { return strings.Contains(e.Message, tc.says) }) {
+				t.Errorf("nothing says %q: source %q, notes %q, unresolved %+v, warnings %v", tc.says, r.Pod.NodeSource, r.Notes, r.Unresolved, res.Warnings)
 			}
-			t.Fatalf("no pod among %d resources", len(res.Resources))
 		})
 	}
 }
@@ -219,24 +227,10 @@ func TestClusterAPIBootstrapKinds(t *testing.T) {
 			if tc.says != "" {
 				src = capiCluster(talos)
 			}
-			res := build(t, src+"---\n"+gpuPod("  nodeSelector: "+tc.selector), Options{})
-			if len(res.Errors) > 0 {
-				t.Fatalf("errors %v", res.Errors)
+			_, r, groups := podOnGroups(t, src+"---\n"+gpuPod("  nodeSelector: "+tc.selector))
+			if groups != tc.group || tc.says != "" && !says(r, tc.says) {
+				t.Errorf("pod on %q, want %q; source %q, unresolved %+v", groups, tc.group, r.Pod.NodeSource, r.Unresolved)
 			}
-			for _, r := range res.Resources {
-				if r.Pod == nil {
-					continue
-				}
-				groups := ""
-				for _, g := range r.Pod.NodeGroups {
-					groups += g.Address
-				}
-				if groups != tc.group || tc.says != "" && !says(r, tc.says) {
-					t.Errorf("pod on %q, want %q; source %q, unresolved %+v", groups, tc.group, r.Pod.NodeSource, r.Unresolved)
-				}
-				return
-			}
-			t.Fatalf("no pod among %d resources", len(res.Resources))
 		})
 	}
 }
