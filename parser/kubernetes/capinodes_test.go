@@ -106,6 +106,23 @@ spec:
 // not among the files may carry any label.
 func TestPodsSelectClusterAPIMachineSets(t *testing.T) {
 	const tolerate = "  tolerations: [{key: dedicated, operator: Exists}]\n"
+	// other is a machine set of the serving machines bootstrapped as bootstrap says, whose
+	// labels are not known.
+	other := func(bootstrap string) string {
+		return `---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachineDeployment
+metadata: {name: other, namespace: ml}
+spec:
+  clusterName: c
+  replicas: 1
+  template:
+    spec:
+      bootstrap: {` + bootstrap + `}
+      infrastructureRef: {kind: AWSMachineTemplate, name: serve}
+`
+	}
+	const mayCarry = "the pod selects workload=batch; MachineDeployment/ml/other in m.yaml may carry it (some of its labels are known only at apply)"
 	for _, tc := range []struct {
 		name, extra, spec string
 		group, typ, says  string
@@ -117,31 +134,8 @@ func TestPodsSelectClusterAPIMachineSets(t *testing.T) {
 		{name: "the taint keeps the pod off", spec: "  nodeSelector: {workload: train}", group: "MachineDeployment/ml/train", typ: "g5.12xlarge",
 			says: "do not tolerate the taints of the node groups that carry it"},
 		{name: "a machine label that is not synced", spec: "  nodeSelector: {team: ml}", says: "the pod names no node"},
-		{name: "a bootstrap gpuguard does not read", extra: `---
-apiVersion: cluster.x-k8s.io/v1beta1
-kind: MachineDeployment
-metadata: {name: other, namespace: ml}
-spec:
-  clusterName: c
-  replicas: 1
-  template:
-    spec:
-      bootstrap:
-        configRef: {kind: TalosConfigTemplate, name: other}
-      infrastructureRef: {kind: AWSMachineTemplate, name: serve}
-`, spec: "  nodeSelector: {workload: batch}", says: "the pod selects workload=batch; MachineDeployment/ml/other in m.yaml may carry it (some of its labels are known only at apply)"},
-		{name: "a bootstrap data secret", extra: `---
-apiVersion: cluster.x-k8s.io/v1beta1
-kind: MachineDeployment
-metadata: {name: other, namespace: ml}
-spec:
-  clusterName: c
-  replicas: 1
-  template:
-    spec:
-      bootstrap: {dataSecretName: other-bootstrap}
-      infrastructureRef: {kind: AWSMachineTemplate, name: serve}
-`, spec: "  nodeSelector: {workload: batch}", says: "the pod selects workload=batch; MachineDeployment/ml/other in m.yaml may carry it (some of its labels are known only at apply)"},
+		{name: "a bootstrap not among the files", extra: other("configRef: {kind: TalosConfigTemplate, name: other}"), spec: "  nodeSelector: {workload: batch}", says: mayCarry},
+		{name: "a bootstrap data secret", extra: other("dataSecretName: other-bootstrap"), spec: "  nodeSelector: {workload: batch}", says: mayCarry},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, r, groups := podOnGroups(t, capiCluster(tc.extra)+"---\n"+gpuPod(tc.spec))
