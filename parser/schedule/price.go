@@ -8,7 +8,8 @@ import (
 )
 
 // MonthHours is the month a scheduled group's hours are a share of: gpuguard's default month
-// (estimator.DefaultHoursPerMonth, 730 hours).
+// (estimator.DefaultHoursPerMonth, 730 hours, a twelfth of a year). Price marks the hours so
+// (parser.Resource.CalendarHours), and the pricer scales them to a month the config sets.
 const MonthHours = 730.0
 
 // Price prices r from a year of its schedule: its peak number, for the hours a month that give
