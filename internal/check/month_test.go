@@ -3,8 +3,6 @@ package check
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/internal/config"
 	"github.com/gpuguard/gpuguard/internal/money"
+	"github.com/gpuguard/gpuguard/internal/testutil"
 )
 
 // The config's hours_per_month is the month every price is for. Hours a schedule gives (an
@@ -55,14 +54,7 @@ func TestConfiguredMonthScalesCalendarHours(t *testing.T) {
   scheduling { on_host_maintenance = "TERMINATE" }
 }
 `
-	for name, body := range map[string]string{"jobs.yaml": manifests, "n1/main.tf": n1} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.WriteFiles(t, dir, map[string]string{"jobs.yaml": manifests, "n1/main.tf": n1})
 	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
