@@ -303,6 +303,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"dynamo", "dynamo.yaml", 0},
 		{"cluster-api", "cluster-api.yaml", 0},
 		{"cluster-api-workloads", "cluster-api-workloads.yaml", 0},
+		{"cluster-api-managed-pools", "cluster-api-managed-pools.yaml", 0},
 		{"cluster-class", "cluster-class.yaml", 0},
 		{"kaito", "kaito.yaml", 0},
 		{"argo", "argo.yaml", 0},

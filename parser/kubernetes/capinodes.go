@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"strings"
@@ -166,4 +167,73 @@ func capiNodeLabels(machineLabels map[string]string, b capiBootstrap, o *object,
 		nl.Taints = append(nl.Taints, parser.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
 	return nl
+}
+
+// capiTaint is a taint a managed pool declares: CAPA writes its effect as no-schedule,
+// no-execute or prefer-no-schedule (api/v1beta2 TaintEffect), CAPZ and CAPG as Kubernetes does.
+type capiTaint struct {
+	Key    string `yaml:"key"`
+	Value  string `yaml:"value"`
+	Effect string `yaml:"effect"`
+}
+
+// aksSpotTaint is the taint AKS puts on a spot pool's nodes
+// (https://learn.microsoft.com/azure/aks/spot-node-pool).
+var aksSpotTaint = parser.Taint{Key: labelAKSPriority, Value: "spot", Effect: "NoSchedule"}
+
+// capaTaintEffects are Kubernetes' names for CAPA's taint effects.
+var capaTaintEffects = map[string]string{"no-schedule": "NoSchedule", "no-execute": "NoExecute", "prefer-no-schedule": "PreferNoSchedule"}
+
+// managedPoolLabels are the labels and taints a managed pool's cloud registers its nodes with
+// (the pool's own configuration, not a bootstrap's): its name under the labels the cloud names
+// groups by, and the labels and taints the pool declares. A name known only by how it starts
+// (CAPA's hashed name) is a prefix.
+func managedPoolLabels(provider string, name groupName, labels map[string]string, taints []capiTaint) *parser.NodeLabels {
+	nl := &parser.NodeLabels{Labels: maps.Clone(labels)}
+	if nl.Labels == nil {
+		nl.Labels = map[string]string{}
+	}
+	for _, k := range groupNameLabels[provider] {
+		if name.prefix != "" {
+			nl.Prefixes = map[string]string{k: name.prefix}
+			continue
+		}
+		nl.Labels[k] = name.name
+	}
+	for _, t := range taints {
+		nl.Taints = append(nl.Taints, parser.Taint{Key: t.Key, Value: t.Value, Effect: cmp.Or(capaTaintEffects[t.Effect], t.Effect)})
+	}
+	return nl
+}
+
+// groupName is a managed pool's name, or how the name its controller generates starts.
+type groupName struct{ name, prefix string }
+
+// eksNodegroupName is the name of the EKS node group of a CAPA AWSManagedMachinePool: its
+// spec.eksNodegroupName, else the one CAPA's webhook generates, namespace_name with the name's
+// dots made underscores, or "capa_" and a hash when that is 64 characters or more
+// (exp/api/v1beta2/awsmanagedmachinepool_webhook.go Default and pkg/eks GenerateEKSName, read
+// 2026-11-27).
+func eksNodegroupName(spec string, o *object) groupName {
+	if spec != "" {
+		return groupName{name: spec}
+	}
+	name := o.namespace() + "_" + strings.ReplaceAll(o.Metadata.Name, ".", "_")
+	if len(name) >= 64 {
+		return groupName{prefix: "capa_"}
+	}
+	return groupName{name: name}
+}
+
+// mergePoolLabels adds what a managed pool's cloud registers its nodes with to the labels and
+// taints a machine set's nodes carry otherwise.
+func mergePoolLabels(nl, pool *parser.NodeLabels) {
+	maps.Copy(nl.Labels, pool.Labels)
+	for k, p := range pool.Prefixes {
+		if nl.Prefixes == nil {
+			nl.Prefixes = map[string]string{}
+		}
+		nl.Prefixes[k] = p
+	}
+	nl.Taints = append(nl.Taints, pool.Taints...)
 }

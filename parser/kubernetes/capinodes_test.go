@@ -253,3 +253,122 @@ func TestClusterAPITopologyNodesMayCarryAnyLabel(t *testing.T) {
 	}
 	t.Fatal("no pod")
 }
+
+// nodeLabelSummary writes a group's labels (k=v, and k=prefix* for a prefix) and taints, sorted.
+func nodeLabelSummary(nl *parser.NodeLabels) string {
+	if nl == nil {
+		return "<nil>"
+	}
+	var out []string
+	for k, v := range nl.Labels {
+		out = append(out, k+"="+v)
+	}
+	for k, p := range nl.Prefixes {
+		out = append(out, k+"="+p+"*")
+	}
+	slices.Sort(out)
+	for _, t := range nl.Taints {
+		out = append(out, "taint "+t.String())
+	}
+	if nl.Partial || nl.TaintsUnknown {
+		out = append(out, "partial")
+	}
+	return strings.Join(out, " ")
+}
+
+// managedPool is a MachinePool of the managed pool of kind, spec and name (in namespace ml, with
+// metadata meta when set), bootstrapped by an empty data secret as CAPI's templates for managed
+// pools are.
+func managedPool(kind, name, meta, spec string) string {
+	if meta == "" {
+		meta = "{name: " + name + ", namespace: ml}"
+	}
+	return `---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {name: ` + name + `, namespace: ml}
+spec:
+  clusterName: c
+  replicas: 2
+  template:
+    spec:
+      bootstrap: {dataSecretName: ""}
+      infrastructureRef: {kind: ` + kind + `, name: ` + strings.TrimSuffix(strings.TrimPrefix(strings.Split(meta, ",")[0], "{name: "), "}") + `}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: ` + kind + `
+metadata: ` + meta + `
+spec: ` + spec + "\n"
+}
+
+// The nodes of a managed pool (CAPA's EKS, CAPG's GKE, CAPZ's AKS and ASO AKS pools) carry what
+// their cloud registers them with: the pool's name under the cloud's group-name label (the
+// declared name, else the one the provider derives from the object), the labels and taints the
+// pool declares (CAPA's effects in its own spelling), and AKS's spot taint.
+func TestClusterAPIManagedPoolNodes(t *testing.T) {
+	long := strings.Repeat("x", 61) // ml_ and 61 characters: 64, CAPA hashes it
+	src := managedPool("AWSManagedMachinePool", "eks-named", "", `{instanceType: g6.xlarge, eksNodegroupName: gpu-ng, labels: {workload: infer}, taints: [{key: nvidia.com/gpu, value: "true", effect: no-schedule}, {key: a, effect: prefer-no-schedule}, {key: b, effect: no-execute}]}`) +
+		managedPool("AWSManagedMachinePool", "eks-default", "{name: pool.a, namespace: ml}", `{instanceType: g6.xlarge}`) +
+		managedPool("AWSManagedMachinePool", "eks-long", "{name: "+long+", namespace: ml}", `{instanceType: g6.xlarge}`) +
+		managedPool("GCPManagedMachinePool", "gke-named", "", `{instanceType: g2-standard-8, nodePoolName: l4, kubernetesLabels: {workload: infer}, kubernetesTaints: [{key: dedicated, value: gpu, effect: NoSchedule}], additionalLabels: {team: ml}}`) +
+		managedPool("GCPManagedMachinePool", "gke-default", "", `{instanceType: g2-standard-8}`) +
+		managedPool("AzureManagedMachinePool", "aks-named", "", `{sku: Standard_NC4as_T4_v3, name: t4pool, nodeLabels: {workload: infer}, taints: [{key: dedicated, value: gpu, effect: NoExecute}]}`) +
+		managedPool("AzureManagedMachinePool", "aks-spot", "", `{sku: Standard_NC4as_T4_v3, scaleSetPriority: Spot}`) +
+		managedPool("AzureASOManagedMachinePool", "aso", "", `{resources: [{kind: ManagedClustersAgentPool, metadata: {name: aso-pool}, spec: {vmSize: Standard_NC4as_T4_v3, azureName: asopool, nodeLabels: {workload: infer}, nodeTaints: ["dedicated=gpu:NoSchedule"], scaleSetPriority: Spot}}]}`) +
+		managedPool("AzureASOManagedMachinePool", "aso-default", "", `{resources: [{kind: ManagedClustersAgentPool, metadata: {name: asodefault}, spec: {vmSize: Standard_NC4as_T4_v3}}]}`)
+	res := build(t, src, Options{})
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors %v", res.Errors)
+	}
+	got := map[string]string{}
+	for _, r := range res.Resources {
+		got[r.Address] = nodeLabelSummary(r.NodeLabels)
+	}
+	want := map[string]string{
+		"MachinePool/ml/eks-named":   "eks.amazonaws.com/nodegroup=gpu-ng workload=infer taint nvidia.com/gpu=true:NoSchedule taint a:PreferNoSchedule taint b:NoExecute",
+		"MachinePool/ml/eks-default": "eks.amazonaws.com/nodegroup=ml_pool_a",
+		"MachinePool/ml/eks-long":    "eks.amazonaws.com/nodegroup=capa_*",
+		"MachinePool/ml/gke-named":   "cloud.google.com/gke-nodepool=l4 workload=infer taint dedicated=gpu:NoSchedule",
+		"MachinePool/ml/gke-default": "cloud.google.com/gke-nodepool=gke-default",
+		"MachinePool/ml/aks-named":   "agentpool=t4pool kubernetes.azure.com/agentpool=t4pool workload=infer taint dedicated=gpu:NoExecute",
+		"MachinePool/ml/aks-spot":    "agentpool=aks-spot kubernetes.azure.com/agentpool=aks-spot taint kubernetes.azure.com/scalesetpriority=spot:NoSchedule",
+		"MachinePool/ml/aso":         "agentpool=asopool kubernetes.azure.com/agentpool=asopool workload=infer taint dedicated=gpu:NoSchedule taint kubernetes.azure.com/scalesetpriority=spot:NoSchedule",
+		"MachinePool/ml/aso-default": "agentpool=asodefault kubernetes.azure.com/agentpool=asodefault",
+	}
+	for addr, w := range want {
+		if got[addr] != w {
+			t.Errorf("%s: %q\n  want %q", addr, got[addr], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("resources %q", got)
+	}
+}
+
+// A GPU pod that selects an EKS pool of Cluster API by its node group's name, tolerating its
+// taint, runs on it; one that selects its declared label without the toleration is told that
+// the taint keeps it off.
+func TestPodsSelectClusterAPIManagedPools(t *testing.T) {
+	pools := managedPool("AWSManagedMachinePool", "gpu", "", `{instanceType: g6.xlarge, eksNodegroupName: gpu-ng, labels: {workload: infer}, taints: [{key: dedicated, value: infer, effect: no-schedule}]}`) +
+		managedPool("AWSManagedMachinePool", "big", "", `{instanceType: g6.12xlarge, eksNodegroupName: big-ng}`)
+	for _, tc := range []struct{ spec, group, says string }{
+		{spec: "  nodeSelector: {eks.amazonaws.com/nodegroup: gpu-ng}\n  tolerations: [{key: dedicated, operator: Exists}]", group: "MachinePool/ml/gpu"},
+		{spec: "  nodeSelector: {eks.amazonaws.com/nodegroup: big-ng}", group: "MachinePool/ml/big"},
+		{spec: "  nodeSelector: {workload: infer}", group: "MachinePool/ml/gpu", says: "do not tolerate the taints of the node groups that carry it"},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			res, r, groups := podOnGroups(t, pools+"---\n"+gpuPod(tc.spec))
+			if groups != tc.group || tc.says != "" && !says(r, tc.says) && !slices.ContainsFunc(res.Warnings, func(e parser.Error) bool { return strings.Contains(e.Message, tc.says) }) {
+				t.Errorf("pod on %q, want %q; source %q, unresolved %+v", groups, tc.group, r.Pod.NodeSource, r.Unresolved)
+			}
+		})
+	}
+}
+
+// A node taint the AKS API refuses, in an ASO agent pool, is an error at the pool's file and line.
+func TestASOPoolRefusedTaint(t *testing.T) {
+	res := build(t, managedPool("AzureASOManagedMachinePool", "aso", "", `{resources: [{kind: ManagedClustersAgentPool, spec: {vmSize: Standard_NC4as_T4_v3, nodeTaints: ["dedicated=gpu"]}}]}`), Options{})
+	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "spec.resources[0].spec.nodeTaints[0]") || res.Errors[0].Line == 0 {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+}

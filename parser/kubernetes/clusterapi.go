@@ -127,6 +127,9 @@ type machines struct {
 	// GKE replicas/zones per zone), and zonesFrom where that number comes from.
 	zones     int
 	zonesFrom string
+	// pool, for a managed pool (EKS, GKE, AKS), is what its cloud registers its nodes with:
+	// the pool's name under the cloud's group-name label, and the labels and taints it declares.
+	pool *parser.NodeLabels
 }
 
 // spotOptions is CAPA's spotMarketOptions or CAPZ's spotVMOptions: the machines run on spot when
@@ -270,6 +273,9 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 			CapacityType      string            `yaml:"capacityType"`
 			AdditionalTags    map[string]string `yaml:"additionalTags"`
 			AMIType           *string           `yaml:"amiType"`
+			EKSNodegroupName  string            `yaml:"eksNodegroupName"`
+			Labels            map[string]string `yaml:"labels"`
+			Taints            []capiTaint       `yaml:"taints"`
 		}
 		if err := decodeSpec(o, &spec); err != nil {
 			return m, true, err
@@ -293,6 +299,7 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 			m.spot = "spec.capacityType spot"
 		}
 		m.min, m.max, m.maxFrom = spec.Scaling.MinSize, spec.Scaling.MaxSize, "scaling.maxSize of "+o.address()
+		m.pool = managedPoolLabels(parser.AWS, eksNodegroupName(spec.EKSNodegroupName, o), spec.Labels, spec.Taints)
 		return m, true, nil
 	case "GCPManagedMachinePool":
 		return gkeMachines(o)
@@ -316,13 +323,19 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 			Scaling          managedScaling    `yaml:"scaling"`
 			ScaleSetPriority string            `yaml:"scaleSetPriority"`
 			AdditionalTags   map[string]string `yaml:"additionalTags"`
+			Name             string            `yaml:"name"`
+			NodeLabels       map[string]string `yaml:"nodeLabels"`
+			Taints           []capiTaint       `yaml:"taints"`
 		}
 		if err := decodeSpec(o, &spec); err != nil {
 			return m, true, err
 		}
 		m = newMachines(parser.Azure, "spec.sku", spec.SKU, spec.AdditionalTags)
+		// The agent pool is named spec.name, else the object's name (CAPZ's field doc).
+		m.pool = managedPoolLabels(parser.Azure, groupName{name: cmp.Or(spec.Name, o.Metadata.Name)}, spec.NodeLabels, spec.Taints)
 		if strings.EqualFold(spec.ScaleSetPriority, "Spot") {
 			m.spot = "spec.scaleSetPriority Spot"
+			m.pool.Taints = append(m.pool.Taints, aksSpotTaint)
 		}
 		m.min, m.max, m.maxFrom = spec.Scaling.MinSize, spec.Scaling.MaxSize, "scaling.maxSize of "+o.address()
 		return m, true, nil
@@ -347,6 +360,9 @@ func gkeMachines(o *object) (machines, bool, error) {
 		Spot             bool              `yaml:"spot"`
 		Preemptible      bool              `yaml:"preemptible"`
 		AdditionalLabels map[string]string `yaml:"additionalLabels"`
+		NodePoolName     string            `yaml:"nodePoolName"`
+		KubernetesLabels map[string]string `yaml:"kubernetesLabels"`
+		KubernetesTaints []capiTaint       `yaml:"kubernetesTaints"`
 		Scaling          *struct {
 			MinCount *int `yaml:"minCount"`
 			MaxCount *int `yaml:"maxCount"`
@@ -368,6 +384,9 @@ func gkeMachines(o *object) (machines, bool, error) {
 	if sc := spec.Scaling; sc != nil {
 		m.min, m.max, m.maxFrom = sc.MinCount, sc.MaxCount, "scaling.maxCount of "+o.address()
 	}
+	// The node pool is named spec.nodePoolName, else the object's name (CAPG's
+	// ManagedMachinePoolScope.NodePoolName, cloud/scope/managedmachinepool.go).
+	m.pool = managedPoolLabels(parser.GCP, groupName{name: cmp.Or(spec.NodePoolName, o.Metadata.Name)}, spec.KubernetesLabels, spec.KubernetesTaints)
 	m.zones, m.zonesFrom = 3, "CAPG's default of 3 zones"
 	if n := len(spec.NodeLocations); n > 0 {
 		m.zones, m.zonesFrom = n, "spec.nodeLocations of "+o.address()
@@ -385,8 +404,9 @@ func gkeMachines(o *object) (machines, bool, error) {
 func asoPoolMachines(o *object) (machines, bool, error) {
 	var spec struct {
 		Resources []struct {
-			Kind string      `yaml:"kind"`
-			Spec asoPoolSpec `yaml:"spec"`
+			Kind     string      `yaml:"kind"`
+			Metadata objectMeta  `yaml:"metadata"`
+			Spec     asoPoolSpec `yaml:"spec"`
 		} `yaml:"resources"`
 	}
 	if err := decodeSpec(o, &spec); err != nil {
@@ -399,8 +419,18 @@ func asoPoolMachines(o *object) (machines, bool, error) {
 		from := fmt.Sprintf("spec.resources[%d].spec.", i)
 		p := r.Spec
 		m := newMachines(parser.Azure, from+"vmSize", p.VMSize, p.Tags)
+		// ASO names the agent pool spec.azureName, else the resource's name.
+		m.pool = managedPoolLabels(parser.Azure, groupName{name: cmp.Or(p.AzureName, r.Metadata.Name)}, p.NodeLabels, nil)
+		for j, spec := range p.NodeTaints {
+			t, err := parser.ParseTaint(spec)
+			if err != nil {
+				return m, true, fmt.Errorf("%snodeTaints[%d]: %w", from, j, err)
+			}
+			m.pool.Taints = append(m.pool.Taints, t)
+		}
 		if strings.EqualFold(p.ScaleSetPriority, "Spot") {
 			m.spot = from + "scaleSetPriority Spot"
+			m.pool.Taints = append(m.pool.Taints, aksSpotTaint)
 		}
 		if p.EnableAutoScaling {
 			m.min, m.max, m.maxFrom = p.MinCount, p.MaxCount, from+"maxCount of "+o.address()
@@ -415,6 +445,9 @@ func asoPoolMachines(o *object) (machines, bool, error) {
 
 // asoPoolSpec is what gpuguard reads of an ASO ManagedClustersAgentPool's spec.
 type asoPoolSpec struct {
+	AzureName         string            `yaml:"azureName"`
+	NodeLabels        map[string]string `yaml:"nodeLabels"`
+	NodeTaints        []string          `yaml:"nodeTaints"`
 	VMSize            string            `yaml:"vmSize"`
 	ScaleSetPriority  string            `yaml:"scaleSetPriority"`
 	EnableAutoScaling bool              `yaml:"enableAutoScaling"`
@@ -743,6 +776,9 @@ func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource
 	}
 	hoursFromManifest(r, role{}, annotations, o, errs)
 	r.NodeLabels = capiNodeLabels(machineLabels, bootstrap, o, ix, errs)
+	if m.pool != nil {
+		mergePoolLabels(r.NodeLabels, m.pool)
+	}
 	return r, "", nil
 }
 
