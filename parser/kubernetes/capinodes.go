@@ -213,16 +213,40 @@ type groupName struct{ name, prefix string }
 // spec.eksNodegroupName, else the one CAPA's webhook generates, namespace_name with the name's
 // dots made underscores, or "capa_" and a hash when that is 64 characters or more
 // (exp/api/v1beta2/awsmanagedmachinepool_webhook.go Default and pkg/eks GenerateEKSName, read
-// 2026-11-27).
+// 2026-11-27). For a pool a managed topology creates, whose name ends in a random suffix, only
+// how the name starts is known.
 func eksNodegroupName(spec string, o *object) groupName {
 	if spec != "" {
 		return groupName{name: spec}
 	}
-	name := o.namespace() + "_" + strings.ReplaceAll(o.Metadata.Name, ".", "_")
-	if len(name) >= 64 {
+	name, suffix := o.Metadata.Name, 0
+	if g := o.Metadata.GenerateName; g != "" {
+		name, suffix = g, generatedSuffix
+	}
+	name = o.namespace() + "_" + strings.ReplaceAll(name, ".", "_")
+	switch {
+	case len(name)+suffix >= 64:
 		return groupName{prefix: "capa_"}
+	case suffix > 0:
+		return groupName{prefix: name}
 	}
 	return groupName{name: name}
+}
+
+// generatedSuffix is how many random characters Cluster API adds to a generated name
+// (apiserver's SimpleNameGenerator, which its topology controller uses).
+const generatedSuffix = 5
+
+// poolName is a managed pool's name: the one it declares, else its object's name, which for
+// an object a managed topology creates is known only by how it starts.
+func poolName(declared string, o *object) groupName {
+	switch {
+	case declared != "":
+		return groupName{name: declared}
+	case o.Metadata.GenerateName != "":
+		return groupName{prefix: o.Metadata.GenerateName}
+	}
+	return groupName{name: o.Metadata.Name}
 }
 
 // mergePoolLabels adds what a managed pool's cloud registers its nodes with to the labels and

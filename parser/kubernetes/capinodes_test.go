@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -229,9 +230,9 @@ func TestClusterAPIBootstrapKinds(t *testing.T) {
 	}
 }
 
-// The machine sets a managed topology creates may carry any label (their class's bootstrap
-// templates, which patches may change, are not read for labels): a pod that selects a label
-// may run on them, and is not priced on a group of another kind that carries it.
+// The machine sets a managed topology creates, whose class's bootstrap template is not among the
+// files, may carry any label: a pod that selects a label may run on them, and is not priced on a
+// group of another kind that carries it.
 func TestClusterAPITopologyNodesMayCarryAnyLabel(t *testing.T) {
 	src, err := os.ReadFile("../../testdata/kubernetes/cluster-class.yaml")
 	if err != nil {
@@ -370,5 +371,128 @@ func TestASOPoolRefusedTaint(t *testing.T) {
 	res := build(t, managedPool("AzureASOManagedMachinePool", "aso", "", `{resources: [{kind: ManagedClustersAgentPool, spec: {vmSize: Standard_NC4as_T4_v3, nodeTaints: ["dedicated=gpu"]}}]}`), Options{})
 	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "spec.resources[0].spec.nodeTaints[0]") || res.Errors[0].Line == 0 {
 		t.Fatalf("errors %+v", res.Errors)
+	}
+}
+
+// The machine sets a managed topology creates carry the labels their machines get from the
+// class and the topology (those Cluster API syncs to nodes) and those their class's bootstrap
+// template registers, patched for the worker as its infrastructure template is: a patch
+// selected by class, with the worker's variables. A bootstrap template a patch to which cannot
+// be evaluated, or that is not among the files, may register any label. A managed pool the
+// topology creates is named with a random suffix: its cloud's group name is known by how it
+// starts.
+func TestClusterClassWorkerNodeLabels(t *testing.T) {
+	const bootstrap = "bootstrap: {ref: {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfigTemplate, name: gpu}}"
+	const infra = "infrastructure: {ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta2, kind: AWSMachineTemplate, name: g6}}"
+	selector := func(classes string) string {
+		return "    - selector: {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfigTemplate, matchResources: {machineDeploymentClass: {names: [" + classes + "]}}}\n"
+	}
+	const nodeLabels = "/spec/template/spec/joinConfiguration/nodeRegistration/kubeletExtraArgs/node-labels"
+	src := `apiVersion: cluster.x-k8s.io/v1beta1
+kind: ClusterClass
+metadata: {name: gpu, namespace: ml}
+spec:
+  infrastructure: {ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta2, kind: AWSClusterTemplate, name: c}}
+  workers:
+    machineDeployments:
+    - class: serve
+      template:
+        metadata: {labels: {node-role.kubernetes.io/serve: "", team: ml}}
+        ` + bootstrap + `
+        ` + infra + `
+    - class: train
+      metadata: {labels: {node-restriction.kubernetes.io/tier: gpu}} # v1beta2's place, beside class
+      template: {` + bootstrap + `, ` + infra + `}
+    - class: broken
+      template: {` + bootstrap + `, ` + infra + `}
+    - class: elsewhere
+      template:
+        bootstrap: {ref: {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfigTemplate, name: missing}}
+        ` + infra + `
+    machinePools:
+    - class: eks
+      template:
+        infrastructure: {ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta2, kind: AWSManagedMachinePoolTemplate, name: eks}}
+  variables:
+  - name: workload
+    schema: {openAPIV3Schema: {type: string, default: serve}}
+  patches:
+  - name: labels
+    definitions:
+` + selector("serve, train") + `      jsonPatches:
+      - {op: add, path: ` + nodeLabels + `, valueFrom: {template: "workload={{ .workload }}"}}
+  - name: taint
+    definitions:
+` + selector("train") + `      jsonPatches:
+      - {op: add, path: /spec/template/spec/joinConfiguration/nodeRegistration/taints, value: [{key: dedicated, value: training, effect: NoSchedule}]}
+  - name: broken
+    definitions:
+` + selector("broken") + `      jsonPatches:
+      - {op: add, path: ` + nodeLabels + `, valueFrom: {template: "{{ range .workload }}{{ end }}"}}
+---
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+kind: KubeadmConfigTemplate
+metadata: {name: gpu, namespace: ml}
+spec:
+  template:
+    spec:
+      joinConfiguration:
+        nodeRegistration:
+          kubeletExtraArgs: {cloud-provider: external}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSMachineTemplate
+metadata: {name: g6, namespace: ml}
+spec: {template: {spec: {instanceType: g6.xlarge}}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSManagedMachinePoolTemplate
+metadata: {name: eks, namespace: ml}
+spec: {template: {spec: {instanceType: g6.xlarge, labels: {pool: eks}}}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSClusterTemplate
+metadata: {name: c, namespace: ml}
+spec: {template: {spec: {region: us-west-2}}}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: c, namespace: ml}
+spec:
+  topology:
+    class: gpu
+    version: v1.31.2
+    workers:
+      machineDeployments:
+      - {class: serve, name: chat, replicas: 2, metadata: {labels: {node-role.kubernetes.io/chat: ""}}}
+      - {class: train, name: ft, replicas: 1, variables: {overrides: [{name: workload, value: train}]}}
+      - {class: broken, name: b, replicas: 1}
+      - {class: elsewhere, name: e, replicas: 1}
+      machinePools:
+      - {class: eks, name: p, replicas: 1}
+`
+	res := build(t, src, Options{})
+	if len(res.Errors) > 0 || len(res.Warnings) > 0 {
+		t.Fatalf("errors %v, warnings %v", res.Errors, res.Warnings)
+	}
+	got := map[string]string{}
+	for _, r := range res.Resources {
+		got[r.Address] = nodeLabelSummary(r.NodeLabels)
+		if r.Address == "MachineDeployment/ml/c-b" && !slices.ContainsFunc(r.Notes, func(n string) bool {
+			return strings.HasPrefix(n, "KubeadmConfigTemplate/ml/gpu could not be patched for it (patch broken (/spec/template/spec/joinConfiguration/nodeRegistration/kubeletExtraArgs/node-labels)") &&
+				strings.HasSuffix(n, "its nodes may carry any label")
+		}) {
+			t.Errorf("c-b notes %q", r.Notes)
+		}
+	}
+	want := map[string]string{
+		"MachineDeployment/ml/c-chat": "node-role.kubernetes.io/chat= node-role.kubernetes.io/serve= workload=serve",
+		"MachineDeployment/ml/c-ft":   "node-restriction.kubernetes.io/tier=gpu workload=train taint dedicated=training:NoSchedule",
+		"MachineDeployment/ml/c-b":    "partial",
+		"MachineDeployment/ml/c-e":    "partial",
+		"MachinePool/ml/c-p":          "eks.amazonaws.com/nodegroup=ml_c-p-* pool=eks",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }

@@ -332,7 +332,7 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 		}
 		m = newMachines(parser.Azure, "spec.sku", spec.SKU, spec.AdditionalTags)
 		// The agent pool is named spec.name, else the object's name (CAPZ's field doc).
-		m.pool = managedPoolLabels(parser.Azure, groupName{name: cmp.Or(spec.Name, o.Metadata.Name)}, spec.NodeLabels, spec.Taints)
+		m.pool = managedPoolLabels(parser.Azure, poolName(spec.Name, o), spec.NodeLabels, spec.Taints)
 		if strings.EqualFold(spec.ScaleSetPriority, "Spot") {
 			m.spot = "spec.scaleSetPriority Spot"
 			m.pool.Taints = append(m.pool.Taints, aksSpotTaint)
@@ -386,7 +386,7 @@ func gkeMachines(o *object) (machines, bool, error) {
 	}
 	// The node pool is named spec.nodePoolName, else the object's name (CAPG's
 	// ManagedMachinePoolScope.NodePoolName, cloud/scope/managedmachinepool.go).
-	m.pool = managedPoolLabels(parser.GCP, groupName{name: cmp.Or(spec.NodePoolName, o.Metadata.Name)}, spec.KubernetesLabels, spec.KubernetesTaints)
+	m.pool = managedPoolLabels(parser.GCP, poolName(spec.NodePoolName, o), spec.KubernetesLabels, spec.KubernetesTaints)
 	m.zones, m.zonesFrom = 3, "CAPG's default of 3 zones"
 	if n := len(spec.NodeLocations); n > 0 {
 		m.zones, m.zonesFrom = n, "spec.nodeLocations of "+o.address()

@@ -62,9 +62,11 @@ type ccWorkerClass struct {
 	Class    string `yaml:"class"`
 	Template struct {
 		Metadata       ccMeta     `yaml:"metadata"`
+		Bootstrap      ccTemplate `yaml:"bootstrap"`
 		Infrastructure ccTemplate `yaml:"infrastructure"`
 	} `yaml:"template"`
 	Metadata       ccMeta     `yaml:"metadata"`
+	Bootstrap      ccTemplate `yaml:"bootstrap"`
 	Infrastructure ccTemplate `yaml:"infrastructure"`
 }
 
@@ -73,6 +75,13 @@ func (w ccWorkerClass) infrastructure() ccRef {
 		return r
 	}
 	return w.Template.Infrastructure.ref()
+}
+
+func (w ccWorkerClass) bootstrap() ccRef {
+	if r := w.Bootstrap.ref(); r.Kind != "" {
+		return r
+	}
+	return w.Template.Bootstrap.ref()
 }
 
 type ccNames struct {
@@ -616,16 +625,20 @@ func (ex *topologyExpansion) worker(kind string, node *yaml.Node, res *parser.Re
 	infra := &object{APIVersion: tmpl.APIVersion, Kind: tmpl.Kind, Metadata: tmpl.Metadata, file: tmpl.file, line: tmpl.line}
 	spec := p.spec
 	if kind == "MachinePool" {
-		infra.Kind, infra.Metadata = strings.TrimSuffix(tmpl.Kind, "Template"), objectMeta{Name: name, Namespace: c.Metadata.Namespace}
+		// Cluster API names the pool object <cluster>-<worker>- and a random suffix
+		// (InfrastructureMachinePoolNamePrefix, internal/topology/names).
+		infra.Kind, infra.Metadata = strings.TrimSuffix(tmpl.Kind, "Template"), objectMeta{Name: name, GenerateName: name + "-", Namespace: c.Metadata.Namespace}
 		spec = innerSpec(spec)
 	}
 	if infra.Spec, err = valueNode(spec); err != nil {
 		res.Errors = append(res.Errors, specError(tmpl, err))
 		return
 	}
-	md := ex.machineSetObject(kind, name, w, wc, infra, line)
 	installed := maps.Clone(ex.installed)
 	installed[capiKey(infra.Kind, infra.namespace(), infra.Metadata.Name)] = infra
+	target.obj = nil
+	bootstrap, unread := ex.bootstrapStandIn(wc, target, vars, installed)
+	md := ex.machineSetObject(kind, name, w, wc, infra, bootstrap, line)
 	restore := ex.install(installed)
 	r, warn, err := machineSet(md, ex.ix, &res.Errors)
 	restore()
@@ -652,9 +665,10 @@ func (ex *topologyExpansion) worker(kind string, node *yaml.Node, res *parser.Re
 	if r.Region == "" && ex.regionProblem != "" {
 		r.RegionUnknown = ex.regionProblem
 	}
-	// The class's bootstrap template and metadata, which its patches may change, are not read
-	// for the nodes' labels: they may carry any.
-	r.NodeLabels = &parser.NodeLabels{Labels: map[string]string{}, Partial: true, TaintsUnknown: true}
+	if unread != "" {
+		r.NodeLabels.Partial, r.NodeLabels.TaintsUnknown = true, true
+		r.Note("%s: its nodes may carry any label", unread)
+	}
 	res.Resources = append(res.Resources, *r)
 }
 
@@ -662,7 +676,10 @@ func (ex *topologyExpansion) worker(kind string, node *yaml.Node, res *parser.Re
 // its replicas as the topology writes them (a clusterctl variable is read as elsewhere), the
 // class's metadata under the topology's, and gpuguard's annotations from the Cluster unless the
 // worker sets its own.
-func (ex *topologyExpansion) machineSetObject(kind, name string, w topologyWorker, wc ccWorkerClass, infra *object, line int) *object {
+//
+// Its machines carry the class's labels under the topology's, as Cluster API writes them, and
+// its bootstrap is the configuration bootstrap references (nil: none).
+func (ex *topologyExpansion) machineSetObject(kind, name string, w topologyWorker, wc ccWorkerClass, infra *object, bootstrap *capiRef, line int) *object {
 	c := ex.cluster
 	annotations := map[string]string{}
 	for k, v := range c.Metadata.Annotations {
@@ -675,15 +692,66 @@ func (ex *topologyExpansion) machineSetObject(kind, name string, w topologyWorke
 	maps.Copy(annotations, w.Metadata.Annotations)
 	spec := &yaml.Node{Kind: yaml.MappingNode}
 	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
-	ref := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("kind"), str(infra.Kind), str("name"), str(infra.Metadata.Name), str("namespace"), str(infra.namespace())}}
-	spec.Content = append(spec.Content, str("clusterName"), str(c.Metadata.Name),
-		str("template"), &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("spec"), {Kind: yaml.MappingNode, Content: []*yaml.Node{str("infrastructureRef"), ref}}}})
+	refNode := func(kind, name, namespace string) *yaml.Node {
+		return &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("kind"), str(kind), str("name"), str(name), str("namespace"), str(namespace)}}
+	}
+	machineSpec := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("infrastructureRef"), refNode(infra.Kind, infra.Metadata.Name, infra.namespace())}}
+	if bootstrap != nil {
+		configRef := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("configRef"), refNode(bootstrap.Kind, bootstrap.Name, bootstrap.Namespace)}}
+		machineSpec.Content = append(machineSpec.Content, str("bootstrap"), configRef)
+	}
+	labels := &yaml.Node{Kind: yaml.MappingNode}
+	merged := maps.Clone(wc.Template.Metadata.Labels)
+	if merged == nil {
+		merged = map[string]string{}
+	}
+	maps.Copy(merged, wc.Metadata.Labels)
+	maps.Copy(merged, w.Metadata.Labels)
+	for _, k := range slices.Sorted(maps.Keys(merged)) {
+		labels.Content = append(labels.Content, str(k), str(merged[k]))
+	}
+	template := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+		str("metadata"), {Kind: yaml.MappingNode, Content: []*yaml.Node{str("labels"), labels}},
+		str("spec"), machineSpec}}
+	spec.Content = append(spec.Content, str("clusterName"), str(c.Metadata.Name), str("template"), template)
 	if w.Replicas.Kind != 0 {
 		spec.Content = append(spec.Content, str("replicas"), &w.Replicas)
 	}
 	return &object{APIVersion: c.APIVersion, Kind: kind,
 		Metadata: objectMeta{Name: name, Namespace: c.Metadata.Namespace, Labels: map[string]string{labelCAPICluster: c.Metadata.Name}, Annotations: annotations},
 		Spec:     *spec, file: c.file, root: c.root, note: c.note, line: line, offset: c.offset}
+}
+
+// bootstrapStandIn patches the worker class's bootstrap template for the worker, as its
+// infrastructure template is (target, without its object), and puts the patched template in
+// installed under the template's own key. It returns the reference the machine set's bootstrap
+// takes (nil when the class names none; a template not among the files stays referenced, and
+// the machine set may then carry any label), and, when a patch to the template could not be
+// evaluated, what says so: the labels and taints it registers are then unknown.
+func (ex *topologyExpansion) bootstrapStandIn(wc ccWorkerClass, target patchTarget, vars map[string]any, installed map[string]*object) (*capiRef, string) {
+	ref := wc.bootstrap()
+	if ref.Kind == "" {
+		return nil, ""
+	}
+	tmpl, _ := ex.template(ref)
+	if tmpl == nil {
+		return &capiRef{Kind: ref.Kind, Name: ref.Name, Namespace: cmp.Or(ref.Namespace, ex.class.namespace())}, ""
+	}
+	out := &capiRef{Kind: tmpl.Kind, Name: tmpl.Metadata.Name, Namespace: tmpl.namespace()}
+	target.obj, target.apiVersion = tmpl, cmp.Or(ref.APIVersion, tmpl.APIVersion)
+	p, err := applyPatches(ex.spec.Patches, target, vars, ex.cc.templates)
+	if err == nil && len(p.failed) > 0 {
+		err = errors.New(p.failed[0].String())
+	}
+	var n yaml.Node
+	if err == nil {
+		n, err = valueNode(p.spec)
+	}
+	if err != nil {
+		return out, fmt.Sprintf("%s could not be patched for it (%v)", tmpl.address(), err)
+	}
+	installed[capiKey(tmpl.Kind, tmpl.namespace(), tmpl.Metadata.Name)] = &object{APIVersion: tmpl.APIVersion, Kind: tmpl.Kind, Metadata: tmpl.Metadata, Spec: n, file: tmpl.file, line: tmpl.line}
+	return out, ""
 }
 
 // install puts stand-ins in the index and returns what puts the index back.

@@ -20,10 +20,13 @@ const MaxDocuments = 100000
 
 // objectMeta is the part of metadata gpuguard reads.
 type objectMeta struct {
-	Name        string            `yaml:"name"`
-	Namespace   string            `yaml:"namespace"`
-	Labels      map[string]string `yaml:"labels"`
-	Annotations map[string]string `yaml:"annotations"`
+	Name string `yaml:"name"`
+	// GenerateName, when set, is how the object's real name starts: Cluster API names the
+	// objects of a managed topology so, with a random suffix (gpuguard's stand-ins set it).
+	GenerateName string            `yaml:"-"`
+	Namespace    string            `yaml:"namespace"`
+	Labels       map[string]string `yaml:"labels"`
+	Annotations  map[string]string `yaml:"annotations"`
 }
 
 // object is one decoded manifest document.
