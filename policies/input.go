@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"runtime"
@@ -29,9 +30,12 @@ type Input struct {
 
 // ConfigInput is the part of the config policies see, with defaults filled in.
 type ConfigInput struct {
-	Budgets      Budgets        `json:"budgets"`
-	RequiredTags []string       `json:"required_tags"`
-	PolicyData   map[string]any `json:"policy_data"`
+	// HoursPerMonth is the month every price is for: the config's hours_per_month, else 730.
+	// A resource that runs all month runs these hours.
+	HoursPerMonth float64        `json:"hours_per_month"`
+	Budgets       Budgets        `json:"budgets"`
+	RequiredTags  []string       `json:"required_tags"`
+	PolicyData    map[string]any `json:"policy_data"`
 }
 
 // Budgets are the config's budgets as amounts: like every amount in the input they carry
@@ -72,7 +76,7 @@ func NewInput(resources []estimator.Estimate, totals any, diff any, cfg *config.
 		PerResourceMonthly:      amount(cfg.Budgets.PerResourceMonthly),
 		MonthlyTotalAtMax:       amount(cfg.Budgets.MonthlyTotalAtMax),
 		PerResourceMonthlyAtMax: amount(cfg.Budgets.PerResourceMonthlyAtMax),
-	}, RequiredTags: cfg.RequiredTagsOrDefault(), PolicyData: map[string]any{}}
+	}, RequiredTags: cfg.RequiredTagsOrDefault(), PolicyData: map[string]any{}, HoursPerMonth: cmp.Or(cfg.HoursPerMonth, estimator.DefaultHoursPerMonth)}
 	for k, v := range DefaultPolicyData {
 		in.Config.PolicyData[k] = v
 	}

@@ -1,17 +1,20 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpuguard/gpuguard/estimator"
 	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/internal/config"
 	"github.com/gpuguard/gpuguard/internal/money"
 	"github.com/gpuguard/gpuguard/internal/testutil"
+	"github.com/gpuguard/gpuguard/policies"
 )
 
 // The config's hours_per_month is the month every price is for. Hours a schedule gives (an
@@ -59,10 +62,16 @@ func TestConfiguredMonthScalesCalendarHours(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	engine, err := policies.New(context.Background(), policies.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	commitments := map[float64][]string{} // the addresses GPU009 names, by month
 	run := func(month float64) map[string]*estimator.Estimate {
 		cfg := &config.Config{Region: "us-east-1", HoursPerMonth: month, Usage: map[string]config.Usage{
 			"CronJob/ml/from-usage": {HoursPerMonth: 40}, "Deployment/ml/steady": {HoursPerMonth: 40}}}
 		doc := Run([]string{dir, "../../testdata/terraform/aws_autoscaling_group"}, Options{Config: cfg, Catalog: cat})
+		Guardrails(context.Background(), doc, nil, cfg, engine, time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC))
 		if len(doc.Errors) > 0 {
 			t.Fatalf("errors: %v", doc.Errors)
 		}
@@ -70,9 +79,19 @@ func TestConfiguredMonthScalesCalendarHours(t *testing.T) {
 		for i := range doc.Resources {
 			out[doc.Resources[i].Address] = &doc.Resources[i]
 		}
+		for _, f := range doc.Findings {
+			if f.Rule == "GPU009" {
+				commitments[month] = append(commitments[month], f.Address)
+			}
+		}
+		slices.Sort(commitments[month])
 		return out
 	}
 	month, calendar := run(720), run(0)
+	// The built-in commitment rule (GPU009) names the same always-on resources in either month.
+	if !slices.Contains(commitments[0], "google_compute_instance.n1") || !slices.Equal(commitments[720], commitments[0]) {
+		t.Errorf("GPU009 in the 720-hour month: %q; in the 730-hour month: %q", commitments[720], commitments[0])
+	}
 	scaled := func(h float64) float64 { return math.Round(h*720/730*100) / 100 }
 	cost := func(e *estimator.Estimate) float64 {
 		if e.MonthlyCost == nil {

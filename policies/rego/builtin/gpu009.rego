@@ -13,7 +13,7 @@ import data.gpuguard.lib
 notice contains f if {
 	some r in input.resources
 	r.purchase_option == "on_demand"
-	r.hours_per_month >= 730
+	r.hours_per_month >= object.get(input, ["config", "hours_per_month"], 730) # all of the configured month
 	# gpuguard lists recommendations by saving, largest first: the first commitment is the best.
 	recs := [rec | some rec in r.recommendations; rec.kind == "commitment"]
 	best := recs[0]

@@ -18,3 +18,12 @@ test_part_time_or_spot_is_fine if {
 	]}
 	count(fs) == 0
 }
+
+# The whole month is the configured month: 720 hours of a 720-hour month run all month, 720
+# hours of the default 730-hour month do not.
+test_configured_month if {
+	r := {"address": "a", "id": "stack|a", "purchase_option": "on_demand", "hours_per_month": 720, "recommendations": [{"kind": "commitment", "purchase_option": "reserved_1y", "monthly_saving": 100.0, "price_estimated": false}]}
+	count(gpu009.notice) == 1 with input as {"resources": [r], "config": {"hours_per_month": 720}}
+	count(gpu009.notice) == 0 with input as {"resources": [r], "config": {"hours_per_month": 730}}
+	count(gpu009.notice) == 0 with input as {"resources": [r]}
+}
