@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -170,12 +171,36 @@ func relocate(doc *result.Check, dir string, files bool) {
 		}
 		return p
 	}
+	// Ids name resources in other resources too (the node group a pod runs on, the groups
+	// pods share): each is renamed with the resource it names.
+	ids := map[string]string{}
 	for i := range doc.Resources {
 		r := &doc.Resources[i]
+		old := r.ID
 		r.Root, r.Source.File = rel(r.Root), file(r.Source.File)
 		r.ID = estimator.ResourceID(r.Root, r.Address)
+		ids[old] = r.ID
 		for j := range r.Suppressions {
 			r.Suppressions[j].Source.File = file(r.Suppressions[j].Source.File)
+		}
+	}
+	renamed := func(id string) string { return cmp.Or(ids[id], id) }
+	all := func(list []string) []string {
+		if list == nil {
+			return nil
+		}
+		out := make([]string, len(list))
+		for j, id := range list {
+			out[j] = renamed(id)
+		}
+		return out
+	}
+	seen := map[*estimator.GroupPods]bool{} // the groups pods share hold one summary
+	for i := range doc.Resources {
+		r := &doc.Resources[i]
+		r.NodeGroup, r.NodeGroups = renamed(r.NodeGroup), all(r.NodeGroups)
+		if p := r.PodsOnGroup; p != nil && !seen[p] {
+			seen[p], p.Groups = true, all(p.Groups)
 		}
 	}
 	for i := range doc.Moves {

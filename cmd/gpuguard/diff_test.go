@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -611,5 +613,70 @@ resource "aws_instance" "train" {
 	}
 	if len(doc.Changes) != 1 || doc.Changes[0].Before.Hours != 100 || doc.Changes[0].After.Hours != 200 {
 		t.Errorf("--config: each side's hours, want 100 → 200: %+v", doc.Changes)
+	}
+}
+
+// Trees compared from their own directories get ids relative to each tree, and so do the ids
+// that name other resources: the node groups a Deployment's pods run on, and the groups they
+// share. The head's savings count the groups and the pods on them once, as check counts them,
+// and GPU011 judges the pods against the groups' maximums together.
+func TestDiffRenamesNodeGroupIDs(t *testing.T) {
+	pool := func(name string) string {
+		return `---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {name: ` + name + `, namespace: ml}
+spec:
+  clusterName: eks
+  replicas: 1
+  template:
+    spec:
+      bootstrap: {dataSecretName: ""}
+      infrastructureRef: {kind: AWSManagedMachinePool, name: ` + name + `}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: AWSManagedMachinePool
+metadata: {name: ` + name + `, namespace: ml}
+spec: {instanceType: g6.2xlarge, amiType: AL2023_x86_64_NVIDIA, scaling: {minSize: 1, maxSize: 2}, labels: {workload: inference}}
+`
+	}
+	manifest := func(replicas string) string {
+		return "apiVersion: controlplane.cluster.x-k8s.io/v1beta2\nkind: AWSManagedControlPlane\nmetadata: {name: eks, namespace: ml}\nspec: {region: us-east-1}\n" +
+			pool("a") + pool("b") + `---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: search, namespace: ml}
+spec:
+  replicas: ` + replicas + `
+  template:
+    spec:
+      nodeSelector: {workload: inference}
+      containers: [{name: s, resources: {limits: {nvidia.com/gpu: 1}}}]
+`
+	}
+	dir := t.TempDir()
+	testutil.WriteFiles(t, dir, map[string]string{"base/m.yaml": manifest("1"), "head/m.yaml": manifest("6")})
+	t.Chdir(dir)
+	check := runCLI(t, "", "check", "head", "--format", "table", "--fail-on", "never")
+	want := regexp.MustCompile(`up to (\$[0-9,.]+\*?)/month in all`).FindStringSubmatch(check.stdout)
+	if want == nil {
+		t.Fatalf("check names no savings:\n%s", check.stdout)
+	}
+	md := runCLI(t, "", "diff", "--base", "base", "--head", "head", "--format", "markdown", "--fail-on", "never")
+	if !strings.Contains(md.stdout, "#### Cheaper fits — up to "+want[1]+" a month") {
+		t.Errorf("diff's savings are not check's %s:\n%s", want[1], md.stdout)
+	}
+	r := runCLI(t, "", "diff", "--base", "base", "--head", "head", "--format", "json", "--fail-on", "never")
+	var doc struct {
+		Findings []struct{ Rule, Address string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// 6 pods need 6 nodes; the two groups have 4 at most, judged once, on the first.
+	if !slices.ContainsFunc(doc.Findings, func(f struct{ Rule, Address string }) bool {
+		return f.Rule == "GPU011" && f.Address == "MachinePool/ml/a"
+	}) {
+		t.Errorf("no GPU011 on MachinePool/ml/a: %+v", doc.Findings)
 	}
 }
