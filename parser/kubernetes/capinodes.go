@@ -193,12 +193,13 @@ func managedPoolLabels(provider string, name groupName, labels map[string]string
 	if nl.Labels == nil {
 		nl.Labels = map[string]string{}
 	}
+	names := nl.Labels
+	if name.prefix != "" {
+		nl.Prefixes = map[string]string{}
+		names = nl.Prefixes
+	}
 	for _, k := range groupNameLabels[provider] {
-		if name.prefix != "" {
-			nl.Prefixes = map[string]string{k: name.prefix}
-			continue
-		}
-		nl.Labels[k] = name.name
+		names[k] = cmp.Or(name.prefix, name.name)
 	}
 	for _, t := range taints {
 		nl.Taints = append(nl.Taints, parser.Taint{Key: t.Key, Value: t.Value, Effect: cmp.Or(capaTaintEffects[t.Effect], t.Effect)})

@@ -413,6 +413,9 @@ spec:
     - class: eks
       template:
         infrastructure: {ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta2, kind: AWSManagedMachinePoolTemplate, name: eks}}
+    - class: aks
+      template:
+        infrastructure: {ref: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: AzureManagedMachinePoolTemplate, name: aks}}
   variables:
   - name: workload
     schema: {openAPIV3Schema: {type: string, default: serve}}
@@ -450,6 +453,11 @@ kind: AWSManagedMachinePoolTemplate
 metadata: {name: eks, namespace: ml}
 spec: {template: {spec: {instanceType: g6.xlarge, labels: {pool: eks}}}}
 ---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta1
+kind: AzureManagedMachinePoolTemplate
+metadata: {name: aks, namespace: ml}
+spec: {template: {spec: {sku: Standard_NC4as_T4_v3}}}
+---
 apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
 kind: AWSClusterTemplate
 metadata: {name: c, namespace: ml}
@@ -470,6 +478,7 @@ spec:
       - {class: elsewhere, name: e, replicas: 1}
       machinePools:
       - {class: eks, name: p, replicas: 1}
+      - {class: aks, name: q, replicas: 1}
 `
 	res := build(t, src, Options{})
 	if len(res.Errors) > 0 || len(res.Warnings) > 0 {
@@ -491,6 +500,7 @@ spec:
 		"MachineDeployment/ml/c-b":    "partial",
 		"MachineDeployment/ml/c-e":    "partial",
 		"MachinePool/ml/c-p":          "eks.amazonaws.com/nodegroup=ml_c-p-* pool=eks",
+		"MachinePool/ml/c-q":          "agentpool=c-q-* kubernetes.azure.com/agentpool=c-q-*",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)
