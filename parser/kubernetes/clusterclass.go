@@ -701,10 +701,8 @@ func (ex *topologyExpansion) machineSetObject(kind, name string, w topologyWorke
 		machineSpec.Content = append(machineSpec.Content, str("bootstrap"), configRef)
 	}
 	labels := &yaml.Node{Kind: yaml.MappingNode}
-	merged := maps.Clone(wc.Template.Metadata.Labels)
-	if merged == nil {
-		merged = map[string]string{}
-	}
+	merged := map[string]string{} // the class's labels (v1beta1's place, then v1beta2's), the topology's over them
+	maps.Copy(merged, wc.Template.Metadata.Labels)
 	maps.Copy(merged, wc.Metadata.Labels)
 	maps.Copy(merged, w.Metadata.Labels)
 	for _, k := range slices.Sorted(maps.Keys(merged)) {
