@@ -177,9 +177,9 @@ type capiTaint struct {
 	Effect string `yaml:"effect"`
 }
 
-// aksSpotTaint is the taint AKS puts on a spot pool's nodes
+// AKSSpotTaint is the taint AKS puts on a spot pool's nodes, however the pool is declared
 // (https://learn.microsoft.com/azure/aks/spot-node-pool).
-var aksSpotTaint = parser.Taint{Key: labelAKSPriority, Value: "spot", Effect: "NoSchedule"}
+var AKSSpotTaint = parser.Taint{Key: labelAKSPriority, Value: "spot", Effect: "NoSchedule"}
 
 // capaTaintEffects are Kubernetes' names for CAPA's taint effects.
 var capaTaintEffects = map[string]string{"no-schedule": "NoSchedule", "no-execute": "NoExecute", "prefer-no-schedule": "PreferNoSchedule"}

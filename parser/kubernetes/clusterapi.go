@@ -335,7 +335,7 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 		m.pool = managedPoolLabels(parser.Azure, poolName(spec.Name, o), spec.NodeLabels, spec.Taints)
 		if strings.EqualFold(spec.ScaleSetPriority, "Spot") {
 			m.spot = "spec.scaleSetPriority Spot"
-			m.pool.Taints = append(m.pool.Taints, aksSpotTaint)
+			m.pool.Taints = append(m.pool.Taints, AKSSpotTaint)
 		}
 		m.min, m.max, m.maxFrom = spec.Scaling.MinSize, spec.Scaling.MaxSize, "scaling.maxSize of "+o.address()
 		return m, true, nil
@@ -430,7 +430,7 @@ func asoPoolMachines(o *object) (machines, bool, error) {
 		}
 		if strings.EqualFold(p.ScaleSetPriority, "Spot") {
 			m.spot = from + "scaleSetPriority Spot"
-			m.pool.Taints = append(m.pool.Taints, aksSpotTaint)
+			m.pool.Taints = append(m.pool.Taints, AKSSpotTaint)
 		}
 		if p.EnableAutoScaling {
 			m.min, m.max, m.maxFrom = p.MinCount, p.MaxCount, from+"maxCount of "+o.address()

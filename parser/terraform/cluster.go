@@ -340,7 +340,7 @@ func aksTaints(nl *parser.NodeLabels, pool *view, f aksPoolFields) {
 		nl.TaintsUnknown = true
 	}
 	if p, ok := q.str(f.priority); ok && strings.EqualFold(p, "Spot") {
-		nl.Taints = append(nl.Taints, parser.Taint{Key: "kubernetes.azure.com/scalesetpriority", Value: "spot", Effect: "NoSchedule"})
+		nl.Taints = append(nl.Taints, kubernetes.AKSSpotTaint)
 	} else if !ok && q.has(f.priority) {
 		nl.TaintsUnknown = true
 	}
