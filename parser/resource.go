@@ -278,8 +278,11 @@ type NodeLabels struct {
 	// name prefix): only a value that starts so may select the group.
 	Prefixes map[string]string
 	// Partial is set when the declared labels are known only at apply: the group may carry
-	// any label.
+	// any label but those in Without.
 	Partial bool
+	// Without are labels the group's nodes are known not to carry: the labels its cloud puts on
+	// nodes of another capacity (a GKE pool of regular VMs has no cloud.google.com/gke-spot).
+	Without []string
 	// Taints are the taints on the group's nodes that it declares, or that its cloud adds for
 	// what it declares (an AKS spot pool's).
 	Taints []Taint

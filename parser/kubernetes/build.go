@@ -740,6 +740,9 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	// A node group declared with the manifests that the pod selects by its labels (the cloud's
 	// group-name label, a label the group declares) runs the pod's nodes.
 	groups := nodes.groups.selectGroups(sel, tols, n.provider)
+	if len(n.instanceTypes) == 1 {
+		groups = groups.running(n.instanceTypes[0])
+	}
 	groupsWhy := ""        // why the pod's selection of node groups gives no node
 	var onGroup *NodeGroup // the group whose nodes run the pod, when one does
 	if groups.used && !placed && unplaced == "" {

@@ -186,9 +186,9 @@ var capaTaintEffects = map[string]string{"no-schedule": "NoSchedule", "no-execut
 
 // managedPoolLabels are the labels and taints a managed pool's cloud registers its nodes with
 // (the pool's own configuration, not a bootstrap's): its name under the labels the cloud names
-// groups by, and the labels and taints the pool declares. A name known only by how it starts
-// (CAPA's hashed name) is a prefix.
-func managedPoolLabels(provider string, name groupName, labels map[string]string, taints []capiTaint) *parser.NodeLabels {
+// groups by, its capacity's labels (SetCapacity) and AKS's spot taint, and the labels and taints
+// the pool declares. A name known only by how it starts (CAPA's hashed name) is a prefix.
+func managedPoolLabels(provider string, name groupName, capacity Capacity, labels map[string]string, taints []capiTaint) *parser.NodeLabels {
 	nl := &parser.NodeLabels{Labels: maps.Clone(labels)}
 	if nl.Labels == nil {
 		nl.Labels = map[string]string{}
@@ -201,8 +201,12 @@ func managedPoolLabels(provider string, name groupName, labels map[string]string
 	for _, k := range groupNameLabels[provider] {
 		names[k] = cmp.Or(name.prefix, name.name)
 	}
+	SetCapacity(nl, provider, capacity, true)
 	for _, t := range taints {
 		nl.Taints = append(nl.Taints, parser.Taint{Key: t.Key, Value: t.Value, Effect: cmp.Or(capaTaintEffects[t.Effect], t.Effect)})
+	}
+	if provider == parser.Azure && capacity == CapacitySpot {
+		nl.Taints = append(nl.Taints, AKSSpotTaint)
 	}
 	return nl
 }
@@ -260,5 +264,6 @@ func mergePoolLabels(nl, pool *parser.NodeLabels) {
 		}
 		nl.Prefixes[k] = p
 	}
+	nl.Without = append(nl.Without, pool.Without...)
 	nl.Taints = append(nl.Taints, pool.Taints...)
 }

@@ -255,7 +255,8 @@ func TestClusterAPITopologyNodesMayCarryAnyLabel(t *testing.T) {
 	t.Fatal("no pod")
 }
 
-// nodeLabelSummary writes a group's labels (k=v, and k=prefix* for a prefix) and taints, sorted.
+// nodeLabelSummary writes a group's labels (k=v, k=prefix* for a prefix, and no:k for one its
+// nodes are known to lack) and taints, sorted.
 func nodeLabelSummary(nl *parser.NodeLabels) string {
 	if nl == nil {
 		return "<nil>"
@@ -268,6 +269,9 @@ func nodeLabelSummary(nl *parser.NodeLabels) string {
 		out = append(out, k+"="+p+"*")
 	}
 	slices.Sort(out)
+	for _, k := range nl.Without {
+		out = append(out, "no:"+k)
+	}
 	for _, t := range nl.Taints {
 		out = append(out, "taint "+t.String())
 	}
@@ -313,6 +317,9 @@ func TestClusterAPIManagedPoolNodes(t *testing.T) {
 		managedPool("AWSManagedMachinePool", "eks-long", "{name: "+long+", namespace: ml}", `{instanceType: g6.xlarge}`) +
 		managedPool("GCPManagedMachinePool", "gke-named", "", `{instanceType: g2-standard-8, nodePoolName: l4, kubernetesLabels: {workload: infer}, kubernetesTaints: [{key: dedicated, value: gpu, effect: NoSchedule}], additionalLabels: {team: ml}}`) +
 		managedPool("GCPManagedMachinePool", "gke-default", "", `{instanceType: g2-standard-8}`) +
+		managedPool("GCPManagedMachinePool", "gke-spot", "", `{instanceType: g2-standard-8, spot: true}`) +
+		managedPool("GCPManagedMachinePool", "gke-preemptible", "", `{instanceType: g2-standard-8, preemptible: true}`) +
+		managedPool("AWSManagedMachinePool", "eks-spot", "", `{instanceType: g6.xlarge, capacityType: spot}`) +
 		managedPool("AzureManagedMachinePool", "aks-named", "", `{sku: Standard_NC4as_T4_v3, name: t4pool, nodeLabels: {workload: infer}, taints: [{key: dedicated, value: gpu, effect: NoExecute}]}`) +
 		managedPool("AzureManagedMachinePool", "aks-spot", "", `{sku: Standard_NC4as_T4_v3, scaleSetPriority: Spot}`) +
 		managedPool("AzureASOManagedMachinePool", "aso", "", `{resources: [{kind: ManagedClustersAgentPool, metadata: {name: aso-pool}, spec: {vmSize: Standard_NC4as_T4_v3, azureName: asopool, nodeLabels: {workload: infer}, nodeTaints: ["dedicated=gpu:NoSchedule"], scaleSetPriority: Spot}}]}`) +
@@ -326,15 +333,18 @@ func TestClusterAPIManagedPoolNodes(t *testing.T) {
 		got[r.Address] = nodeLabelSummary(r.NodeLabels)
 	}
 	want := map[string]string{
-		"MachinePool/ml/eks-named":   "eks.amazonaws.com/nodegroup=gpu-ng workload=infer taint nvidia.com/gpu=true:NoSchedule taint a:PreferNoSchedule taint b:NoExecute",
-		"MachinePool/ml/eks-default": "eks.amazonaws.com/nodegroup=ml_pool_a",
-		"MachinePool/ml/eks-long":    "eks.amazonaws.com/nodegroup=capa_*",
-		"MachinePool/ml/gke-named":   "cloud.google.com/gke-nodepool=l4 workload=infer taint dedicated=gpu:NoSchedule",
-		"MachinePool/ml/gke-default": "cloud.google.com/gke-nodepool=gke-default",
-		"MachinePool/ml/aks-named":   "agentpool=t4pool kubernetes.azure.com/agentpool=t4pool workload=infer taint dedicated=gpu:NoExecute",
-		"MachinePool/ml/aks-spot":    "agentpool=aks-spot kubernetes.azure.com/agentpool=aks-spot taint kubernetes.azure.com/scalesetpriority=spot:NoSchedule",
-		"MachinePool/ml/aso":         "agentpool=asopool kubernetes.azure.com/agentpool=asopool workload=infer taint dedicated=gpu:NoSchedule taint kubernetes.azure.com/scalesetpriority=spot:NoSchedule",
-		"MachinePool/ml/aso-default": "agentpool=asodefault kubernetes.azure.com/agentpool=asodefault",
+		"MachinePool/ml/eks-named":       "eks.amazonaws.com/capacityType=ON_DEMAND eks.amazonaws.com/nodegroup=gpu-ng workload=infer taint nvidia.com/gpu=true:NoSchedule taint a:PreferNoSchedule taint b:NoExecute",
+		"MachinePool/ml/eks-default":     "eks.amazonaws.com/capacityType=ON_DEMAND eks.amazonaws.com/nodegroup=ml_pool_a",
+		"MachinePool/ml/eks-spot":        "eks.amazonaws.com/capacityType=SPOT eks.amazonaws.com/nodegroup=ml_eks-spot",
+		"MachinePool/ml/eks-long":        "eks.amazonaws.com/capacityType=ON_DEMAND eks.amazonaws.com/nodegroup=capa_*",
+		"MachinePool/ml/gke-named":       "cloud.google.com/gke-nodepool=l4 workload=infer no:cloud.google.com/gke-flex-start no:cloud.google.com/gke-preemptible no:cloud.google.com/gke-spot taint dedicated=gpu:NoSchedule",
+		"MachinePool/ml/gke-default":     "cloud.google.com/gke-nodepool=gke-default no:cloud.google.com/gke-flex-start no:cloud.google.com/gke-preemptible no:cloud.google.com/gke-spot",
+		"MachinePool/ml/gke-spot":        "cloud.google.com/gke-nodepool=gke-spot cloud.google.com/gke-spot=true no:cloud.google.com/gke-flex-start no:cloud.google.com/gke-preemptible",
+		"MachinePool/ml/gke-preemptible": "cloud.google.com/gke-nodepool=gke-preemptible cloud.google.com/gke-preemptible=true no:cloud.google.com/gke-flex-start no:cloud.google.com/gke-spot",
+		"MachinePool/ml/aks-named":       "agentpool=t4pool kubernetes.azure.com/agentpool=t4pool workload=infer no:kubernetes.azure.com/scalesetpriority taint dedicated=gpu:NoExecute",
+		"MachinePool/ml/aks-spot":        "agentpool=aks-spot kubernetes.azure.com/agentpool=aks-spot kubernetes.azure.com/scalesetpriority=spot taint kubernetes.azure.com/scalesetpriority=spot:NoSchedule",
+		"MachinePool/ml/aso":             "agentpool=asopool kubernetes.azure.com/agentpool=asopool kubernetes.azure.com/scalesetpriority=spot workload=infer taint kubernetes.azure.com/scalesetpriority=spot:NoSchedule taint dedicated=gpu:NoSchedule",
+		"MachinePool/ml/aso-default":     "agentpool=asodefault kubernetes.azure.com/agentpool=asodefault no:kubernetes.azure.com/scalesetpriority",
 	}
 	for addr, w := range want {
 		if got[addr] != w {
@@ -499,8 +509,8 @@ spec:
 		"MachineDeployment/ml/c-ft":   "node-restriction.kubernetes.io/tier=gpu workload=train taint dedicated=training:NoSchedule",
 		"MachineDeployment/ml/c-b":    "partial",
 		"MachineDeployment/ml/c-e":    "partial",
-		"MachinePool/ml/c-p":          "eks.amazonaws.com/nodegroup=ml_c-p-* pool=eks",
-		"MachinePool/ml/c-q":          "agentpool=c-q-* kubernetes.azure.com/agentpool=c-q-*",
+		"MachinePool/ml/c-p":          "eks.amazonaws.com/capacityType=ON_DEMAND eks.amazonaws.com/nodegroup=ml_c-p-* pool=eks",
+		"MachinePool/ml/c-q":          "agentpool=c-q-* kubernetes.azure.com/agentpool=c-q-* no:kubernetes.azure.com/scalesetpriority",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)

@@ -295,11 +295,12 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 		case spec.AMIType == nil && spec.AWSLaunchTemplate == nil:
 			m.noDriver = "spec.amiType is not set, and CAPA's default, AL2_x86_64, is an EKS AMI type without the NVIDIA driver"
 		}
+		capacity := CapacityOnDemand
 		if strings.EqualFold(spec.CapacityType, "spot") {
-			m.spot = "spec.capacityType spot"
+			m.spot, capacity = "spec.capacityType spot", CapacitySpot
 		}
 		m.min, m.max, m.maxFrom = spec.Scaling.MinSize, spec.Scaling.MaxSize, "scaling.maxSize of "+o.address()
-		m.pool = managedPoolLabels(parser.AWS, eksNodegroupName(spec.EKSNodegroupName, o), spec.Labels, spec.Taints)
+		m.pool = managedPoolLabels(parser.AWS, eksNodegroupName(spec.EKSNodegroupName, o), capacity, spec.Labels, spec.Taints)
 		return m, true, nil
 	case "GCPManagedMachinePool":
 		return gkeMachines(o)
@@ -332,11 +333,11 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 		}
 		m = newMachines(parser.Azure, "spec.sku", spec.SKU, spec.AdditionalTags)
 		// The agent pool is named spec.name, else the object's name (CAPZ's field doc).
-		m.pool = managedPoolLabels(parser.Azure, poolName(spec.Name, o), spec.NodeLabels, spec.Taints)
+		capacity := CapacityOnDemand
 		if strings.EqualFold(spec.ScaleSetPriority, "Spot") {
-			m.spot = "spec.scaleSetPriority Spot"
-			m.pool.Taints = append(m.pool.Taints, AKSSpotTaint)
+			m.spot, capacity = "spec.scaleSetPriority Spot", CapacitySpot
 		}
+		m.pool = managedPoolLabels(parser.Azure, poolName(spec.Name, o), capacity, spec.NodeLabels, spec.Taints)
 		m.min, m.max, m.maxFrom = spec.Scaling.MinSize, spec.Scaling.MaxSize, "scaling.maxSize of "+o.address()
 		return m, true, nil
 	}
@@ -375,18 +376,19 @@ func gkeMachines(o *object) (machines, bool, error) {
 	if spec.InstanceType == "" {
 		m = newMachines(parser.GCP, "spec.machineType", spec.MachineType, spec.AdditionalLabels)
 	}
+	capacity := CapacityOnDemand
 	switch {
 	case spec.Spot:
-		m.spot = "spec.spot"
+		m.spot, capacity = "spec.spot", CapacitySpot
 	case spec.Preemptible:
-		m.spot = "spec.preemptible (priced at spot rates)"
+		m.spot, capacity = "spec.preemptible (priced at spot rates)", CapacityPreemptible
 	}
 	if sc := spec.Scaling; sc != nil {
 		m.min, m.max, m.maxFrom = sc.MinCount, sc.MaxCount, "scaling.maxCount of "+o.address()
 	}
 	// The node pool is named spec.nodePoolName, else the object's name (CAPG's
 	// ManagedMachinePoolScope.NodePoolName, cloud/scope/managedmachinepool.go).
-	m.pool = managedPoolLabels(parser.GCP, poolName(spec.NodePoolName, o), spec.KubernetesLabels, spec.KubernetesTaints)
+	m.pool = managedPoolLabels(parser.GCP, poolName(spec.NodePoolName, o), capacity, spec.KubernetesLabels, spec.KubernetesTaints)
 	m.zones, m.zonesFrom = 3, "CAPG's default of 3 zones"
 	if n := len(spec.NodeLocations); n > 0 {
 		m.zones, m.zonesFrom = n, "spec.nodeLocations of "+o.address()
@@ -420,17 +422,17 @@ func asoPoolMachines(o *object) (machines, bool, error) {
 		p := r.Spec
 		m := newMachines(parser.Azure, from+"vmSize", p.VMSize, p.Tags)
 		// ASO names the agent pool spec.azureName, else the resource's name.
-		m.pool = managedPoolLabels(parser.Azure, groupName{name: cmp.Or(p.AzureName, r.Metadata.Name)}, p.NodeLabels, nil)
+		capacity := CapacityOnDemand
+		if strings.EqualFold(p.ScaleSetPriority, "Spot") {
+			m.spot, capacity = from+"scaleSetPriority Spot", CapacitySpot
+		}
+		m.pool = managedPoolLabels(parser.Azure, groupName{name: cmp.Or(p.AzureName, r.Metadata.Name)}, capacity, p.NodeLabels, nil)
 		for j, spec := range p.NodeTaints {
 			t, err := parser.ParseTaint(spec)
 			if err != nil {
 				return m, true, fmt.Errorf("%snodeTaints[%d]: %w", from, j, err)
 			}
 			m.pool.Taints = append(m.pool.Taints, t)
-		}
-		if strings.EqualFold(p.ScaleSetPriority, "Spot") {
-			m.spot = from + "scaleSetPriority Spot"
-			m.pool.Taints = append(m.pool.Taints, AKSSpotTaint)
 		}
 		if p.EnableAutoScaling {
 			m.min, m.max, m.maxFrom = p.MinCount, p.MaxCount, from+"maxCount of "+o.address()

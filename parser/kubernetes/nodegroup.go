@@ -117,8 +117,8 @@ func oneKind(groups []*NodeGroup) *NodeGroup {
 
 // groupChoice is what a pod's selection says of the node groups.
 type groupChoice struct {
-	// used is set when the selection names a label node groups are known by: a cloud's group
-	// name label, or a label one of the groups declares.
+	// used is set when the selection names a label node groups are known by: one a cloud puts
+	// on its groups' nodes (group name, capacity), or one a group declares.
 	used bool
 	// matched are the groups whose labels satisfy the selection; maybe are those that may,
 	// their labels being known only in part.
@@ -129,12 +129,80 @@ type groupChoice struct {
 	selects string
 }
 
-// groupNameCloud is the cloud of each group-name label.
-var groupNameCloud = func() map[string]string {
+// Capacity is the capacity a managed node group's nodes run on, as its cloud labels them.
+type Capacity string
+
+const (
+	CapacityOnDemand    Capacity = "on-demand"
+	CapacitySpot        Capacity = "spot"
+	CapacityPreemptible Capacity = "preemptible"    // GKE's preemptible VMs
+	CapacityBlock       Capacity = "capacity-block" // EKS's Capacity Blocks for ML
+	CapacityFlexStart   Capacity = "flex-start"     // GKE's flex-start provisioning
+)
+
+// capacityLabel is a label a cloud puts on a managed node group's nodes for the capacity they
+// run on, with its value for each capacity that carries it.
+type capacityLabel struct {
+	key    string
+	values map[Capacity]string
+}
+
+// capacityLabels are the labels each cloud puts on a managed node group's nodes for their
+// capacity, which pods select to run on spot (or on-demand) nodes:
+//   - EKS: eks.amazonaws.com/capacityType, ON_DEMAND, SPOT or CAPACITY_BLOCK on every managed
+//     node group's nodes, https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html
+//     (managed node group capacity types) and capacity-blocks-mng.html;
+//   - GKE: cloud.google.com/gke-spot=true on a Spot pool's nodes,
+//     https://cloud.google.com/kubernetes-engine/docs/concepts/spot-vms;
+//     cloud.google.com/gke-preemptible=true on a preemptible pool's,
+//     https://cloud.google.com/kubernetes-engine/docs/how-to/preemptible-vms;
+//     cloud.google.com/gke-flex-start=true on a flex-start pool's,
+//     https://cloud.google.com/kubernetes-engine/docs/how-to/dws-flex-start-training;
+//   - AKS: kubernetes.azure.com/scalesetpriority=spot on a spot pool's nodes (beside the taint),
+//     https://learn.microsoft.com/azure/aks/spot-node-pool.
+//
+// (shared/reference/pricing/README.md lists the same labels.) GKE and AKS put none on a pool of
+// regular VMs.
+var capacityLabels = map[string][]capacityLabel{
+	parser.AWS: {{labelEKSCapacity, map[Capacity]string{CapacityOnDemand: "ON_DEMAND", CapacitySpot: "SPOT", CapacityBlock: "CAPACITY_BLOCK"}}},
+	parser.GCP: {
+		{labelGKEFlexStart, map[Capacity]string{CapacityFlexStart: "true"}},
+		{labelGKEPreemptible, map[Capacity]string{CapacityPreemptible: "true"}},
+		{labelGKESpot, map[Capacity]string{CapacitySpot: "true"}},
+	},
+	parser.Azure: {{labelAKSPriority, map[Capacity]string{CapacitySpot: "spot"}}},
+}
+
+// SetCapacity labels a managed node group's nodes as its cloud does for the capacity they run
+// on. known is false when the capacity is known only at apply: a pod selecting any value of
+// those labels may land on the group. A label the capacity does not carry is one the nodes are
+// known to lack, whatever labels the group declares (the clouds reserve their prefixes).
+func SetCapacity(nl *parser.NodeLabels, provider string, c Capacity, known bool) {
+	for _, l := range capacityLabels[provider] {
+		v, ok := l.values[c]
+		switch {
+		case !known:
+			nl.Unknown = append(nl.Unknown, l.key)
+		case ok:
+			nl.Labels[l.key] = v
+		default:
+			nl.Without = append(nl.Without, l.key)
+		}
+	}
+}
+
+// cloudLabelCloud is the cloud of each label a cloud puts on its managed node groups' nodes
+// (group name and capacity): pods select groups by them whether or not a group carries them.
+var cloudLabelCloud = func() map[string]string {
 	m := map[string]string{}
 	for cloud, ls := range groupNameLabels {
 		for _, k := range ls {
 			m[k] = cloud
+		}
+	}
+	for cloud, ls := range capacityLabels {
+		for _, l := range ls {
+			m[l.key] = cloud
 		}
 	}
 	return m
@@ -145,7 +213,7 @@ var groupNameCloud = func() map[string]string {
 type groupIndex struct {
 	groups []NodeGroup
 	all    []*NodeGroup    // the groups, for notes
-	keys   map[string]bool // group-name labels, and every label a group has
+	keys   map[string]bool // the clouds' group labels, and every label a group has
 	any    *NodeGroup      // the groups' one kind of node, nil when they run several
 	// tainted is set when a group has taints that may keep pods off it.
 	tainted bool
@@ -160,7 +228,7 @@ func newGroupIndex(groups []NodeGroup) *groupIndex {
 	if len(groups) == 0 {
 		return x
 	}
-	for k := range groupNameCloud {
+	for k := range cloudLabelCloud {
 		x.keys[k] = true
 	}
 	all := make([]*NodeGroup, len(groups))
@@ -187,15 +255,15 @@ func newGroupIndex(groups []NodeGroup) *groupIndex {
 }
 
 // selectGroups matches a pod's node selection against the labels of the groups on its cloud
-// (any cloud when the pod's labels name none). Only the labels that name groups count: the
-// well-known ones the scheduler also matches (zone, instance type, capacity type) are set by
-// the cloud on every node and are read elsewhere.
+// (any cloud when the pod's labels name none). Only the labels that single out groups count:
+// those the groups carry, and those their clouds put on them (cloudLabelCloud). The well-known
+// ones every node carries (zone, instance type) are read elsewhere.
 func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider string) groupChoice {
 	var c groupChoice
 	if len(x.groups) == 0 {
 		return c
 	}
-	keys, nameOf, groups := x.keys, groupNameCloud, x.groups
+	keys, nameOf, groups := x.keys, cloudLabelCloud, x.groups
 	var used []string
 	for k := range sel.allowed {
 		if keys[k] {
@@ -240,7 +308,7 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 			case !ok && want == nil && (prefixed || slices.Contains(g.Unknown, k)): // Exists
 			case prefixed && !slices.ContainsFunc(want, func(v string) bool { return strings.HasPrefix(v, prefix) }):
 				fits = false
-			case prefixed, !ok && slices.Contains(g.Unknown, k), !ok && g.Partial && (nameOf[k] == "" || nameOf[k] == g.Provider):
+			case prefixed, !ok && slices.Contains(g.Unknown, k), !ok && g.Partial && !slices.Contains(g.Without, k) && (nameOf[k] == "" || nameOf[k] == g.Provider):
 				unsure = true
 			case !ok:
 				fits = false
@@ -259,6 +327,23 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 			c.matched = append(c.matched, g)
 		}
 	}
+	return c
+}
+
+// running narrows the choice to the groups that run instance type t, when any does: a pod that
+// pins its node's type lands only on the groups of that type (a selection by capacity type
+// alone matches groups of every type).
+func (c groupChoice) running(t string) groupChoice {
+	runs := func(g *NodeGroup) bool { return g.InstanceType == t }
+	refusedRuns := func(r refusal) bool { return runs(r.g) }
+	if !slices.ContainsFunc(c.matched, runs) && !slices.ContainsFunc(c.maybe, runs) && !slices.ContainsFunc(c.refused, refusedRuns) {
+		return c
+	}
+	keep := func(gs []*NodeGroup) []*NodeGroup {
+		return slices.DeleteFunc(slices.Clone(gs), func(g *NodeGroup) bool { return !runs(g) })
+	}
+	c.matched, c.maybe = keep(c.matched), keep(c.maybe)
+	c.refused = slices.DeleteFunc(slices.Clone(c.refused), func(r refusal) bool { return !refusedRuns(r) })
 	return c
 }
 

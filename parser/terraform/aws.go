@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
+	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
 
 func init() {
@@ -337,6 +338,8 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 		c.awsTaker(r, lt, r.Quantity)
 	}
 	r.NodeLabels = nodeLabels(w, parser.AWS, nameOf(w, "node_group_name", "node_group_name_prefix"), "labels")
+	capacity, known := eksCapacity(w)
+	kubernetes.SetCapacity(r.NodeLabels, parser.AWS, capacity, known)
 	taintBlocks(r.NodeLabels, w, "taint")
 	eksDriver(r, w)
 	c.managedNodeUserData(r, w, lt)
@@ -345,6 +348,21 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 		c.imageDriver(r, lt, "image_id", "the launch template's image_id") // EKS boots the launch template's own image
 	}
 	return []*parser.Resource{r}
+}
+
+// eksCapacity is an EKS node group's capacity_type (ON_DEMAND when unset), and false when it
+// is known only at apply.
+func eksCapacity(w *view) (kubernetes.Capacity, bool) {
+	ct, ok := w.quiet().str("capacity_type")
+	switch {
+	case !ok && w.has("capacity_type"):
+		return "", false
+	case strings.EqualFold(ct, "SPOT"):
+		return kubernetes.CapacitySpot, true
+	case strings.EqualFold(ct, "CAPACITY_BLOCK"):
+		return kubernetes.CapacityBlock, true
+	}
+	return kubernetes.CapacityOnDemand, true
 }
 
 func mapAWSSageMakerEndpointConfig(c *mapContext) []*parser.Resource {

@@ -319,8 +319,8 @@ func taintBlocks(nl *parser.NodeLabels, w *view, path ...any) {
 	}
 }
 
-// aksTaints reads an AKS pool's taints: node_taints ("key=value:Effect"), and those AKS adds
-// itself:
+// aksTaints reads an AKS pool's taints, and its spot label (kubernetes.SetCapacity): node_taints
+// ("key=value:Effect"), and those AKS adds itself:
 //   - kubernetes.azure.com/scalesetpriority=spot:NoSchedule on a spot pool,
 //     https://learn.microsoft.com/azure/aks/spot-node-pool;
 //   - CriticalAddonsOnly=true:NoSchedule on a default pool with only_critical_addons_enabled
@@ -341,8 +341,12 @@ func aksTaints(nl *parser.NodeLabels, pool *view, f aksPoolFields) {
 	}
 	if p, ok := q.str(f.priority); ok && strings.EqualFold(p, "Spot") {
 		nl.Taints = append(nl.Taints, kubernetes.AKSSpotTaint)
+		kubernetes.SetCapacity(nl, parser.Azure, kubernetes.CapacitySpot, true)
 	} else if !ok && q.has(f.priority) {
 		nl.TaintsUnknown = true
+		kubernetes.SetCapacity(nl, parser.Azure, "", false)
+	} else {
+		kubernetes.SetCapacity(nl, parser.Azure, kubernetes.CapacityOnDemand, true)
 	}
 	if b, ok := q.boolean("only_critical_addons_enabled"); ok && b {
 		nl.Taints = append(nl.Taints, parser.Taint{Key: "CriticalAddonsOnly", Value: "true", Effect: "NoSchedule"})

@@ -412,36 +412,36 @@ func TestNodeGroupLabels(t *testing.T) {
   }`
 	cases := []struct {
 		name, src, address string
-		want               string // sorted k=v, then unknown:k, prefix:k=v, then "partial" when partial
+		want               string // sorted k=v, then unknown:k, without:k, prefix:k=v, then "partial" when partial
 	}{
 		{"EKS node group", `resource "aws_eks_node_group" "g" {
   cluster_name    = "c"
   node_group_name = "gpu"
   instance_types  = ["g5.xlarge"]
   labels          = { workload = "train", "nvidia.com/gpu.present" = "true" }
-}`, "aws_eks_node_group.g", "eks.amazonaws.com/nodegroup=gpu nvidia.com/gpu.present=true workload=train"},
+}`, "aws_eks_node_group.g", "eks.amazonaws.com/capacityType=ON_DEMAND eks.amazonaws.com/nodegroup=gpu nvidia.com/gpu.present=true workload=train"},
 		{"EKS node group named at apply", `resource "aws_eks_node_group" "g" {
   cluster_name           = "c"
   node_group_name_prefix = "gpu-"
   instance_types         = ["g5.xlarge"]
-}`, "aws_eks_node_group.g", "prefix:eks.amazonaws.com/nodegroup=gpu-"},
+}`, "aws_eks_node_group.g", "eks.amazonaws.com/capacityType=ON_DEMAND prefix:eks.amazonaws.com/nodegroup=gpu-"},
 		{"EKS node group named by Terraform", `resource "aws_eks_node_group" "g" {
   cluster_name   = "c"
   instance_types = ["g5.xlarge"]
-}`, "aws_eks_node_group.g", "unknown:eks.amazonaws.com/nodegroup"},
+}`, "aws_eks_node_group.g", "eks.amazonaws.com/capacityType=ON_DEMAND unknown:eks.amazonaws.com/nodegroup"},
 		{"EKS node group whose labels are known at apply", `variable "labels" { type = map(string) }
 resource "aws_eks_node_group" "g" {
   cluster_name    = "c"
   node_group_name = "gpu"
   instance_types  = ["g5.xlarge"]
   labels          = var.labels
-}`, "aws_eks_node_group.g", "eks.amazonaws.com/nodegroup=gpu partial"},
+}`, "aws_eks_node_group.g", "eks.amazonaws.com/capacityType=ON_DEMAND eks.amazonaws.com/nodegroup=gpu partial"},
 		{"GKE node pool", `resource "google_container_node_pool" "l4" {
   name     = "l4-pool"
   cluster  = "c"
   location = "us-central1-a"
   ` + gpuPool + `
-}`, "google_container_node_pool.l4", "cloud.google.com/gke-nodepool=l4-pool workload=serve"},
+}`, "google_container_node_pool.l4", "cloud.google.com/gke-nodepool=l4-pool workload=serve without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
 		{"GKE node pool with labels known at apply", `variable "team" {}
 resource "google_container_node_pool" "l4" {
   name     = "l4-pool"
@@ -451,18 +451,18 @@ resource "google_container_node_pool" "l4" {
     machine_type = "g2-standard-8"
     labels       = { workload = "serve", team = var.team }
   }
-}`, "google_container_node_pool.l4", "cloud.google.com/gke-nodepool=l4-pool workload=serve unknown:team"},
+}`, "google_container_node_pool.l4", "cloud.google.com/gke-nodepool=l4-pool workload=serve unknown:team without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
 		{"GKE cluster's pool block", `resource "google_container_cluster" "c" {
   location = "us-central1-a"
   node_pool {
     name = "gpu"
     ` + gpuPool + `
   }
-}`, `google_container_cluster.c.node_pool["gpu"]`, "cloud.google.com/gke-nodepool=gpu workload=serve"},
+}`, `google_container_cluster.c.node_pool["gpu"]`, "cloud.google.com/gke-nodepool=gpu workload=serve without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
 		{"GKE cluster's default pool", `resource "google_container_cluster" "c" {
   location = "us-central1-a"
   ` + gpuPool + `
-}`, "google_container_cluster.c.default_node_pool", "cloud.google.com/gke-nodepool=default-pool workload=serve"},
+}`, "google_container_cluster.c.default_node_pool", "cloud.google.com/gke-nodepool=default-pool workload=serve without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
 		{"AKS default pool", `resource "azurerm_kubernetes_cluster" "c" {
   location = "eastus"
   default_node_pool {
@@ -471,18 +471,87 @@ resource "google_container_node_pool" "l4" {
     node_count  = 1
     node_labels = { workload = "serve" }
   }
-}`, "azurerm_kubernetes_cluster.c.default_node_pool", "agentpool=gpu kubernetes.azure.com/agentpool=gpu workload=serve"},
+}`, "azurerm_kubernetes_cluster.c.default_node_pool", "agentpool=gpu kubernetes.azure.com/agentpool=gpu workload=serve without:kubernetes.azure.com/scalesetpriority"},
 		{"AKS node pool named with a random suffix", `variable "n" { default = "gpu" }
 resource "azurerm_kubernetes_cluster_node_pool" "p" {
   name                  = "${var.n}${substr(md5(uuid()), 0, 4)}"
   kubernetes_cluster_id = "id"
   vm_size               = "Standard_NC24ads_A100_v4"
-}`, "azurerm_kubernetes_cluster_node_pool.p", "prefix:agentpool=gp prefix:kubernetes.azure.com/agentpool=gp"}, // cty drops the last character of a template's known start: what follows could combine with it (Unicode normalization)
+}`, "azurerm_kubernetes_cluster_node_pool.p", "without:kubernetes.azure.com/scalesetpriority prefix:agentpool=gp prefix:kubernetes.azure.com/agentpool=gp"}, // cty drops the last character of a template's known start: what follows could combine with it (Unicode normalization)
 		{"AKS node pool", `resource "azurerm_kubernetes_cluster_node_pool" "p" {
   name                  = "a100"
   kubernetes_cluster_id = "id"
   vm_size               = "Standard_NC24ads_A100_v4"
-}`, "azurerm_kubernetes_cluster_node_pool.p", "agentpool=a100 kubernetes.azure.com/agentpool=a100"},
+}`, "azurerm_kubernetes_cluster_node_pool.p", "agentpool=a100 kubernetes.azure.com/agentpool=a100 without:kubernetes.azure.com/scalesetpriority"},
+		// The labels the clouds put on the nodes of a pool for its capacity.
+		{"EKS spot node group", `resource "aws_eks_node_group" "g" {
+  cluster_name    = "c"
+  node_group_name = "gpu"
+  instance_types  = ["g5.xlarge"]
+  capacity_type   = "SPOT"
+}`, "aws_eks_node_group.g", "eks.amazonaws.com/capacityType=SPOT eks.amazonaws.com/nodegroup=gpu"},
+		{"EKS Capacity Block node group", `resource "aws_eks_node_group" "g" {
+  cluster_name    = "c"
+  node_group_name = "gpu"
+  instance_types  = ["p5.48xlarge"]
+  capacity_type   = "CAPACITY_BLOCK"
+}`, "aws_eks_node_group.g", "eks.amazonaws.com/capacityType=CAPACITY_BLOCK eks.amazonaws.com/nodegroup=gpu"},
+		{"EKS node group whose capacity is known at apply", `variable "capacity" { type = string }
+resource "aws_eks_node_group" "g" {
+  cluster_name    = "c"
+  node_group_name = "gpu"
+  instance_types  = ["g5.xlarge"]
+  capacity_type   = var.capacity
+}`, "aws_eks_node_group.g", "eks.amazonaws.com/nodegroup=gpu unknown:eks.amazonaws.com/capacityType"},
+		{"GKE Spot pool", `resource "google_container_node_pool" "l4" {
+  name     = "l4-pool"
+  cluster  = "c"
+  location = "us-central1-a"
+  node_config {
+    machine_type = "g2-standard-8"
+    spot         = true
+  }
+}`, "google_container_node_pool.l4", "cloud.google.com/gke-nodepool=l4-pool cloud.google.com/gke-spot=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible"},
+		{"GKE preemptible default pool", `resource "google_container_cluster" "c" {
+  location = "us-central1-a"
+  node_config {
+    machine_type = "g2-standard-8"
+    preemptible  = true
+  }
+}`, "google_container_cluster.c.default_node_pool", "cloud.google.com/gke-nodepool=default-pool cloud.google.com/gke-preemptible=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-spot"},
+		{"GKE flex-start pool block", `resource "google_container_cluster" "c" {
+  location = "us-central1-a"
+  node_pool {
+    name = "gpu"
+    node_config {
+      machine_type = "a3-highgpu-8g"
+      flex_start   = true
+    }
+  }
+}`, `google_container_cluster.c.node_pool["gpu"]`, "cloud.google.com/gke-flex-start=true cloud.google.com/gke-nodepool=gpu without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
+		{"GKE pool whose capacity is known at apply", `variable "spot" { type = bool }
+resource "google_container_node_pool" "l4" {
+  name     = "l4-pool"
+  cluster  = "c"
+  location = "us-central1-a"
+  node_config {
+    machine_type = "g2-standard-8"
+    spot         = var.spot
+  }
+}`, "google_container_node_pool.l4", "cloud.google.com/gke-nodepool=l4-pool unknown:cloud.google.com/gke-flex-start unknown:cloud.google.com/gke-preemptible unknown:cloud.google.com/gke-spot"},
+		{"AKS spot pool", `resource "azurerm_kubernetes_cluster_node_pool" "p" {
+  name                  = "a100"
+  kubernetes_cluster_id = "id"
+  vm_size               = "Standard_NC24ads_A100_v4"
+  priority              = "Spot"
+}`, "azurerm_kubernetes_cluster_node_pool.p", "agentpool=a100 kubernetes.azure.com/agentpool=a100 kubernetes.azure.com/scalesetpriority=spot"},
+		{"AKS pool whose priority is known at apply", `variable "priority" { type = string }
+resource "azurerm_kubernetes_cluster_node_pool" "p" {
+  name                  = "a100"
+  kubernetes_cluster_id = "id"
+  vm_size               = "Standard_NC24ads_A100_v4"
+  priority              = var.priority
+}`, "azurerm_kubernetes_cluster_node_pool.p", "agentpool=a100 kubernetes.azure.com/agentpool=a100 unknown:kubernetes.azure.com/scalesetpriority"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -495,6 +564,9 @@ resource "azurerm_kubernetes_cluster_node_pool" "p" {
 			slices.Sort(got)
 			for _, k := range r.NodeLabels.Unknown {
 				got = append(got, "unknown:"+k)
+			}
+			for _, k := range r.NodeLabels.Without {
+				got = append(got, "without:"+k)
 			}
 			var prefixes []string
 			for k, v := range r.NodeLabels.Prefixes {
@@ -584,7 +656,7 @@ func TestNodeGroupLabelsInAPlan(t *testing.T) {
   {"address":"aws_eks_node_group.b","mode":"managed","type":"aws_eks_node_group","name":"b","values":{"node_group_name_prefix":"batch-","instance_types":["g6.xlarge"]}}]}},
 "resource_changes":[
   {"address":"aws_eks_node_group.a","mode":"managed","type":"aws_eks_node_group","name":"a","change":{"actions":["create"],"after":{"node_group_name":"gpu","instance_types":["g6.xlarge"],"labels":{"workload":"serve"},"taint":[{"key":"nvidia.com/gpu","value":"true","effect":"NO_SCHEDULE"}]},"after_unknown":{}}},
-  {"address":"aws_eks_node_group.b","mode":"managed","type":"aws_eks_node_group","name":"b","change":{"actions":["create"],"after":{"node_group_name_prefix":"batch-","instance_types":["g6.xlarge"]},"after_unknown":{"node_group_name":true,"labels":true,"taint":true}}}]}`
+  {"address":"aws_eks_node_group.b","mode":"managed","type":"aws_eks_node_group","name":"b","change":{"actions":["create"],"after":{"node_group_name_prefix":"batch-","instance_types":["g6.xlarge"]},"after_unknown":{"node_group_name":true,"labels":true,"taint":true,"capacity_type":true}}}]}`
 	res := ParsePlan("plan.json", []byte(plan))
 	got := map[string]string{}
 	for _, r := range res.Resources {
@@ -594,8 +666,8 @@ func TestNodeGroupLabelsInAPlan(t *testing.T) {
 		got[r.Address] = fmt.Sprintf("%v %v %v %v %v %v", r.NodeLabels.Labels, r.NodeLabels.Unknown, r.NodeLabels.Prefixes, r.NodeLabels.Partial, r.NodeLabels.Taints, r.NodeLabels.TaintsUnknown)
 	}
 	want := map[string]string{
-		"aws_eks_node_group.a": "map[eks.amazonaws.com/nodegroup:gpu workload:serve] [] map[] false [nvidia.com/gpu=true:NoSchedule] false",
-		"aws_eks_node_group.b": "map[] [] map[eks.amazonaws.com/nodegroup:batch-] true [] true",
+		"aws_eks_node_group.a": "map[eks.amazonaws.com/capacityType:ON_DEMAND eks.amazonaws.com/nodegroup:gpu workload:serve] [] map[] false [nvidia.com/gpu=true:NoSchedule] false",
+		"aws_eks_node_group.b": "map[] [eks.amazonaws.com/capacityType] map[eks.amazonaws.com/nodegroup:batch-] true [] true",
 	}
 	if len(res.Errors) != 0 || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("got %v\nwant %v\nerrors %+v", got, want, res.Errors)
@@ -1041,4 +1113,95 @@ func groupAt(t *testing.T, res parser.Result, address string) *parser.Resource {
 	}
 	t.Fatalf("no node labels on %s: %+v (errors %v)", address, res.Resources, res.Errors)
 	return nil
+}
+
+// A pod that selects the label a cloud puts on a managed node group's nodes for their capacity
+// (EKS's capacityType, GKE's gke-spot, AKS's scalesetpriority) runs on the groups of that
+// capacity. A GKE pool of regular VMs lacks gke-spot even when its own labels are known only at
+// apply; a pod that also pins its instance type runs on the groups of that type.
+func TestPodSelectsANodeGroupByCapacity(t *testing.T) {
+	const groups = `provider "aws" { region = "us-east-1" }
+variable "labels" { type = map(string) }
+resource "aws_eks_node_group" "od" {
+  cluster_name    = "ml"
+  node_group_name = "od"
+  instance_types  = ["g5.xlarge"]
+}
+resource "aws_eks_node_group" "spot_l4" {
+  cluster_name    = "ml"
+  node_group_name = "spot-l4"
+  instance_types  = ["g6.xlarge"]
+  capacity_type   = "SPOT"
+}
+resource "aws_eks_node_group" "spot_l40s" {
+  cluster_name    = "ml"
+  node_group_name = "spot-l40s"
+  instance_types  = ["g6e.xlarge"]
+  capacity_type   = "SPOT"
+}
+resource "google_container_node_pool" "regular" {
+  name     = "regular"
+  cluster  = "ml"
+  location = "us-central1-a"
+  node_config {
+    machine_type = "g2-standard-8"
+    labels       = var.labels
+  }
+}
+resource "google_container_node_pool" "spot" {
+  name     = "spot"
+  cluster  = "ml"
+  location = "us-central1-a"
+  node_config {
+    machine_type = "a2-highgpu-1g"
+    spot         = true
+  }
+}
+resource "azurerm_kubernetes_cluster_node_pool" "regular" {
+  name                  = "regular"
+  kubernetes_cluster_id = "id"
+  vm_size               = "Standard_NC24ads_A100_v4"
+}
+resource "azurerm_kubernetes_cluster_node_pool" "spot" {
+  name                  = "spot"
+  kubernetes_cluster_id = "id"
+  vm_size               = "Standard_NC4as_T4_v3"
+  priority              = "Spot"
+}
+`
+	cases := []struct {
+		name, selector string
+		want           string // type/purchase/region/gpus from source, or "" for a pod left unresolved
+		note           string // why it is unresolved, or a note on a pod priced off the groups
+	}{
+		{"EKS on-demand", ` "eks.amazonaws.com/capacityType" = "ON_DEMAND" `,
+			"g5.xlarge/on_demand/us-east-1/ from aws_eks_node_group.od (the pod selects eks.amazonaws.com/capacityType=ON_DEMAND)", ""},
+		{"EKS spot, two kinds", ` "eks.amazonaws.com/capacityType" = "SPOT" `, "",
+			"the pod selects eks.amazonaws.com/capacityType=SPOT, which node groups of different kinds carry (aws_eks_node_group.spot_l4: g6.xlarge spot in us-east-1; aws_eks_node_group.spot_l40s: g6e.xlarge spot in us-east-1)"},
+		{"EKS spot of a pinned type", ` "eks.amazonaws.com/capacityType" = "SPOT", "node.kubernetes.io/instance-type" = "g6e.xlarge" `,
+			"g6e.xlarge/spot/us-east-1/ from aws_eks_node_group.spot_l40s (the pod selects eks.amazonaws.com/capacityType=SPOT)", ""},
+		{"EKS on-demand of a type no group runs", ` "eks.amazonaws.com/capacityType" = "ON_DEMAND", "node.kubernetes.io/instance-type" = "g6.xlarge" `,
+			"g6.xlarge/on_demand/us-east-1/ from nodeSelector/affinity instance-type",
+			"the pod selects eks.amazonaws.com/capacityType=ON_DEMAND, which aws_eks_node_group.od carries, but pins g6.xlarge, which that group does not run: priced at g6.xlarge"},
+		{"EKS Capacity Block, none here", ` "eks.amazonaws.com/capacityType" = "CAPACITY_BLOCK" `, "",
+			"the pod selects eks.amazonaws.com/capacityType=CAPACITY_BLOCK, which none of the node groups read with it carries"},
+		{"GKE spot", ` "cloud.google.com/gke-spot" = "true" `,
+			"a2-highgpu-1g/spot/us-central1/ from google_container_node_pool.spot (the pod selects cloud.google.com/gke-spot=true)", ""},
+		{"AKS spot", ` "kubernetes.azure.com/scalesetpriority" = "spot" `,
+			"Standard_NC4as_T4_v3/spot// from azurerm_kubernetes_cluster_node_pool.spot (the pod selects kubernetes.azure.com/scalesetpriority=spot)", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := ParseSource("main.tf", []byte(groups+podOf("p", tc.selector)), Options{})
+			pod := podNode(t, res, tc.want)
+			switch g := groupRefs(pod.Pod); {
+			case tc.want == "" && (len(pod.Unresolved) == 0 || !strings.HasPrefix(pod.Unresolved[0].Reason, tc.note+": ")):
+				t.Errorf("unresolved %+v\nwant %q", pod.Unresolved, tc.note)
+			case tc.want != "" && tc.note != "" && (g != "" || !slices.Contains(pod.Notes, tc.note)):
+				t.Errorf("on node groups %q, notes %q\nwant %q", g, pod.Notes, tc.note)
+			case tc.want != "" && tc.note == "" && !strings.Contains(tc.want, "from "+g+" ("):
+				t.Errorf("node group %q", g)
+			}
+		})
+	}
 }

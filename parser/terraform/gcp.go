@@ -398,21 +398,37 @@ func mapGKENodePool(c *mapContext) []*parser.Resource {
 	c.gkePool(r, w, cluster)
 	r.NodeLabels = nodeLabels(w, parser.GCP, nameOf(w, "name", "name_prefix"), "node_config", "labels")
 	taintBlocks(r.NodeLabels, w, "node_config", "taint")
-	gkeGPULabels(r)
+	gkeNodeLabels(r, w)
 	return []*parser.Resource{r}
 }
 
-// gkeGPULabels adds the labels GKE puts on the nodes of a pool whose GPUs are split into MIG
-// slices, naming the slice: pods select it, and each GPU they request there is one slice.
+// gkeNodeLabels adds the labels GKE puts on the nodes of a pool for what it runs on. Its
+// capacity: Spot, preemptible or flex-start VMs (node_config.spot, preemptible, flex_start;
+// kubernetes.SetCapacity). The MIG slice, on a pool whose GPUs are split into slices: pods
+// select it, and each GPU they request there is one slice.
 // https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi
 //
 // A pool whose GPUs are shared (gpu_sharing_config: time-sharing or MPS) is labelled with how
 // many containers share each GPU: a pod's nvidia.com/gpu there is that share of one.
 // https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus
-func gkeGPULabels(r *parser.Resource) {
+func gkeNodeLabels(r *parser.Resource, pool *view) {
 	if r.NodeLabels == nil {
 		return
 	}
+	capacity, known := kubernetes.CapacityOnDemand, true
+	q := pool.quiet()
+	for _, f := range []struct {
+		attr string
+		c    kubernetes.Capacity
+	}{{"spot", kubernetes.CapacitySpot}, {"preemptible", kubernetes.CapacityPreemptible}, {"flex_start", kubernetes.CapacityFlexStart}} {
+		if b, ok := q.boolean("node_config", f.attr); ok && b {
+			capacity = f.c
+			break
+		} else if !ok && q.has("node_config", f.attr) {
+			known = false
+		}
+	}
+	kubernetes.SetCapacity(r.NodeLabels, parser.GCP, capacity, known)
 	if r.GPUPartition != "" {
 		r.NodeLabels.Labels[kubernetes.LabelGKEGPUPartition] = r.GPUPartition
 	}
@@ -441,7 +457,7 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		c.gkePool(r, np, cv)
 		r.NodeLabels = nodeLabels(np, parser.GCP, nameOf(np, "name", "name_prefix"), "node_config", "labels")
 		taintBlocks(r.NodeLabels, np, "node_config", "taint")
-		gkeGPULabels(r)
+		gkeNodeLabels(r, np)
 		out = append(out, r)
 	}
 	// The default node pool, unless the cluster removes it.
@@ -454,7 +470,7 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		// https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools
 		r.NodeLabels = nodeLabels(pool, parser.GCP, groupName{name: "default-pool", known: true}, "node_config", "labels")
 		taintBlocks(r.NodeLabels, pool, "node_config", "taint")
-		gkeGPULabels(r)
+		gkeNodeLabels(r, pool)
 		out = append(out, r)
 	}
 	return out
