@@ -11,28 +11,10 @@ import (
 	"github.com/gpuguard/gpuguard/parser"
 )
 
-// bundledSeries are the GCP accelerator types that come only built into accelerator-optimized
-// machine types, with the machine series that carry each: GCP attaches none of them to an N1
-// VM, and a guest_accelerator block on such a machine must name its own GPUs. From Compute
-// Engine's GPU models table (https://cloud.google.com/compute/docs/gpus) and the
-// accelerator-optimized machine family page
-// (https://cloud.google.com/compute/docs/accelerator-optimized-machines), read 2026-11.
-var bundledSeries = map[string][]string{
-	"nvidia-tesla-a100":     {"a2-highgpu-", "a2-megagpu-"},
-	"nvidia-a100-80gb":      {"a2-ultragpu-"},
-	"nvidia-h100-80gb":      {"a3-highgpu-", "a3-edgegpu-"},
-	"nvidia-h100-mega-80gb": {"a3-megagpu-"},
-	"nvidia-h200-141gb":     {"a3-ultragpu-"},
-	"nvidia-b200":           {"a4-highgpu-"},
-	"nvidia-gb200":          {"a4x-highgpu-"},
-	"nvidia-l4":             {"g2-standard-"},
-	"nvidia-rtx-pro-6000":   {"g4-standard-"},
-}
-
 // bundledMachines lists the catalog's GCP machine types that come with count GPUs of the
 // accelerator type built in, smallest first; none when the type is not one that only comes built in.
 func bundledMachines(cat *catalog.Catalog, accelerator string, count int) []string {
-	series := bundledSeries[accelerator]
+	series := parser.GCPBuiltInSeries(accelerator)
 	var out []string
 	for _, in := range cat.Instances(parser.GCP) {
 		if in.GPUCount != float64(count) {

@@ -73,3 +73,38 @@ func ProviderOfRegion(region string) string {
 	}
 	return Unknown
 }
+
+// gcpBuiltInSeries are the GCP accelerator types that come only built into accelerator-optimized
+// machine types, with the machine series that carry each: GCP attaches none of them to an N1
+// VM, and a guest_accelerator block on such a machine must name its own GPUs. From Compute
+// Engine's GPU models table (https://cloud.google.com/compute/docs/gpus) and the
+// accelerator-optimized machine family page
+// (https://cloud.google.com/compute/docs/accelerator-optimized-machines), read 2026-11.
+var gcpBuiltInSeries = map[string][]string{
+	"nvidia-tesla-a100":     {"a2-highgpu-", "a2-megagpu-"},
+	"nvidia-a100-80gb":      {"a2-ultragpu-"},
+	"nvidia-h100-80gb":      {"a3-highgpu-", "a3-edgegpu-"},
+	"nvidia-h100-mega-80gb": {"a3-megagpu-"},
+	"nvidia-h200-141gb":     {"a3-ultragpu-"},
+	"nvidia-b200":           {"a4-highgpu-"},
+	"nvidia-gb200":          {"a4x-highgpu-"},
+	"nvidia-l4":             {"g2-standard-"},
+	"nvidia-rtx-pro-6000":   {"g4-standard-"},
+}
+
+// GCPBuiltInSeries returns the machine series (name prefixes: "g2-standard-") that come with the
+// accelerator type built in; none for a type attached to N1 VMs instead.
+func GCPBuiltInSeries(accelerator string) []string { return gcpBuiltInSeries[accelerator] }
+
+// GCPBuiltInAccelerator returns the accelerator type built into a GCP machine type ("nvidia-l4"
+// for g2-standard-8), or "" for a machine type without GPUs of its own.
+func GCPBuiltInAccelerator(machineType string) string {
+	for acc, series := range gcpBuiltInSeries {
+		for _, s := range series {
+			if strings.HasPrefix(machineType, s) {
+				return acc
+			}
+		}
+	}
+	return ""
+}

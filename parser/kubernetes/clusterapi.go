@@ -389,6 +389,8 @@ func gkeMachines(o *object) (machines, bool, error) {
 	// The node pool is named spec.nodePoolName, else the object's name (CAPG's
 	// ManagedMachinePoolScope.NodePoolName, cloud/scope/managedmachinepool.go).
 	m.pool = managedPoolLabels(parser.GCP, poolName(spec.NodePoolName, o), capacity, spec.KubernetesLabels, spec.KubernetesTaints)
+	// Without a machine type the pool runs GKE's default, e2-medium, without GPUs.
+	SetGKEAccelerator(m.pool, parser.GCPBuiltInAccelerator(cmp.Or(spec.InstanceType, spec.MachineType)), true)
 	m.zones, m.zonesFrom = 3, "CAPG's default of 3 zones"
 	if n := len(spec.NodeLocations); n > 0 {
 		m.zones, m.zonesFrom = n, "spec.nodeLocations of "+o.address()

@@ -191,10 +191,26 @@ func SetCapacity(nl *parser.NodeLabels, provider string, c Capacity, known bool)
 	}
 }
 
+// SetGKEAccelerator labels a GKE pool's nodes with the GPU type GKE names them by,
+// cloud.google.com/gke-accelerator (https://cloud.google.com/kubernetes-engine/docs/how-to/gpus,
+// "nodeSelector: cloud.google.com/gke-accelerator"): the type of its accelerator block, or the
+// one built into its machine type (parser.GCPBuiltInAccelerator). known is false when its
+// machine type is known only at apply. (A pool without GPUs lacks the label, but is no GPU node
+// group either.)
+func SetGKEAccelerator(nl *parser.NodeLabels, accelerator string, known bool) {
+	switch {
+	case !known:
+		nl.Unknown = append(nl.Unknown, labelGKEAccelerator)
+	case accelerator != "":
+		nl.Labels[labelGKEAccelerator] = accelerator
+	}
+}
+
 // cloudLabelCloud is the cloud of each label a cloud puts on its managed node groups' nodes
-// (group name and capacity): pods select groups by them whether or not a group carries them.
+// (group name, capacity, GKE's accelerator): pods select groups by them whether or not a group
+// carries them.
 var cloudLabelCloud = func() map[string]string {
-	m := map[string]string{}
+	m := map[string]string{labelGKEAccelerator: parser.GCP}
 	for cloud, ls := range groupNameLabels {
 		for _, k := range ls {
 			m[k] = cloud

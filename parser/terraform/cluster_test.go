@@ -410,6 +410,7 @@ func TestNodeGroupLabels(t *testing.T) {
     machine_type = "g2-standard-8"
     labels       = { workload = "serve" }
   }`
+	const gkeRegular = " without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"
 	cases := []struct {
 		name, src, address string
 		want               string // sorted k=v, then unknown:k, without:k, prefix:k=v, then "partial" when partial
@@ -441,7 +442,7 @@ resource "aws_eks_node_group" "g" {
   cluster  = "c"
   location = "us-central1-a"
   ` + gpuPool + `
-}`, "google_container_node_pool.l4", "cloud.google.com/gke-nodepool=l4-pool workload=serve without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
+}`, "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool workload=serve without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
 		{"GKE node pool with labels known at apply", `variable "team" {}
 resource "google_container_node_pool" "l4" {
   name     = "l4-pool"
@@ -451,18 +452,18 @@ resource "google_container_node_pool" "l4" {
     machine_type = "g2-standard-8"
     labels       = { workload = "serve", team = var.team }
   }
-}`, "google_container_node_pool.l4", "cloud.google.com/gke-nodepool=l4-pool workload=serve unknown:team without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
+}`, "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool workload=serve unknown:team without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
 		{"GKE cluster's pool block", `resource "google_container_cluster" "c" {
   location = "us-central1-a"
   node_pool {
     name = "gpu"
     ` + gpuPool + `
   }
-}`, `google_container_cluster.c.node_pool["gpu"]`, "cloud.google.com/gke-nodepool=gpu workload=serve without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
+}`, `google_container_cluster.c.node_pool["gpu"]`, "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=gpu workload=serve without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
 		{"GKE cluster's default pool", `resource "google_container_cluster" "c" {
   location = "us-central1-a"
   ` + gpuPool + `
-}`, "google_container_cluster.c.default_node_pool", "cloud.google.com/gke-nodepool=default-pool workload=serve without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
+}`, "google_container_cluster.c.default_node_pool", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=default-pool workload=serve without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
 		{"AKS default pool", `resource "azurerm_kubernetes_cluster" "c" {
   location = "eastus"
   default_node_pool {
@@ -511,14 +512,14 @@ resource "aws_eks_node_group" "g" {
     machine_type = "g2-standard-8"
     spot         = true
   }
-}`, "google_container_node_pool.l4", "cloud.google.com/gke-nodepool=l4-pool cloud.google.com/gke-spot=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible"},
+}`, "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool cloud.google.com/gke-spot=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible"},
 		{"GKE preemptible default pool", `resource "google_container_cluster" "c" {
   location = "us-central1-a"
   node_config {
     machine_type = "g2-standard-8"
     preemptible  = true
   }
-}`, "google_container_cluster.c.default_node_pool", "cloud.google.com/gke-nodepool=default-pool cloud.google.com/gke-preemptible=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-spot"},
+}`, "google_container_cluster.c.default_node_pool", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=default-pool cloud.google.com/gke-preemptible=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-spot"},
 		{"GKE flex-start pool block", `resource "google_container_cluster" "c" {
   location = "us-central1-a"
   node_pool {
@@ -528,7 +529,7 @@ resource "aws_eks_node_group" "g" {
       flex_start   = true
     }
   }
-}`, `google_container_cluster.c.node_pool["gpu"]`, "cloud.google.com/gke-flex-start=true cloud.google.com/gke-nodepool=gpu without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
+}`, `google_container_cluster.c.node_pool["gpu"]`, "cloud.google.com/gke-accelerator=nvidia-h100-80gb cloud.google.com/gke-flex-start=true cloud.google.com/gke-nodepool=gpu without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
 		{"GKE pool whose capacity is known at apply", `variable "spot" { type = bool }
 resource "google_container_node_pool" "l4" {
   name     = "l4-pool"
@@ -538,7 +539,29 @@ resource "google_container_node_pool" "l4" {
     machine_type = "g2-standard-8"
     spot         = var.spot
   }
-}`, "google_container_node_pool.l4", "cloud.google.com/gke-nodepool=l4-pool unknown:cloud.google.com/gke-flex-start unknown:cloud.google.com/gke-preemptible unknown:cloud.google.com/gke-spot"},
+}`, "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool unknown:cloud.google.com/gke-flex-start unknown:cloud.google.com/gke-preemptible unknown:cloud.google.com/gke-spot"},
+		// GKE names the GPU type of a pool's nodes: its accelerator block's, or its machine type's.
+		{"GKE N1 pool with T4s", `resource "google_container_node_pool" "t4" {
+  name     = "t4"
+  cluster  = "c"
+  location = "us-central1-a"
+  node_config {
+    machine_type = "n1-standard-8"
+    guest_accelerator {
+      type  = "nvidia-tesla-t4"
+      count = 1
+    }
+  }
+}`, "google_container_node_pool.t4", "cloud.google.com/gke-accelerator=nvidia-tesla-t4 cloud.google.com/gke-nodepool=t4" + gkeRegular},
+		{"GKE pool whose machine is known at apply", `variable "machine" { type = string }
+resource "google_container_node_pool" "p" {
+  name     = "p"
+  cluster  = "c"
+  location = "us-central1-a"
+  node_config {
+    machine_type = var.machine
+  }
+}`, "google_container_node_pool.p", "cloud.google.com/gke-nodepool=p unknown:cloud.google.com/gke-accelerator" + gkeRegular},
 		{"AKS spot pool", `resource "azurerm_kubernetes_cluster_node_pool" "p" {
   name                  = "a100"
   kubernetes_cluster_id = "id"
@@ -1116,9 +1139,10 @@ func groupAt(t *testing.T, res parser.Result, address string) *parser.Resource {
 }
 
 // A pod that selects the label a cloud puts on a managed node group's nodes for their capacity
-// (EKS's capacityType, GKE's gke-spot, AKS's scalesetpriority) runs on the groups of that
-// capacity. A GKE pool of regular VMs lacks gke-spot even when its own labels are known only at
-// apply; a pod that also pins its instance type runs on the groups of that type.
+// (EKS's capacityType, GKE's gke-spot, AKS's scalesetpriority) or GPU type (GKE's
+// gke-accelerator) runs on the groups of that capacity and type. A GKE pool of regular VMs lacks
+// gke-spot even when its own labels are known only at apply; a pod that also pins its instance
+// type runs on the groups of that type.
 func TestPodSelectsANodeGroupByCapacity(t *testing.T) {
 	const groups = `provider "aws" { region = "us-east-1" }
 variable "labels" { type = map(string) }
@@ -1157,6 +1181,15 @@ resource "google_container_node_pool" "spot" {
     spot         = true
   }
 }
+resource "google_container_node_pool" "spot_l4" {
+  name     = "spot-l4"
+  cluster  = "ml"
+  location = "us-central1-a"
+  node_config {
+    machine_type = "g2-standard-8"
+    spot         = true
+  }
+}
 resource "azurerm_kubernetes_cluster_node_pool" "regular" {
   name                  = "regular"
   kubernetes_cluster_id = "id"
@@ -1185,8 +1218,15 @@ resource "azurerm_kubernetes_cluster_node_pool" "spot" {
 			"the pod selects eks.amazonaws.com/capacityType=ON_DEMAND, which aws_eks_node_group.od carries, but pins g6.xlarge, which that group does not run: priced at g6.xlarge"},
 		{"EKS Capacity Block, none here", ` "eks.amazonaws.com/capacityType" = "CAPACITY_BLOCK" `, "",
 			"the pod selects eks.amazonaws.com/capacityType=CAPACITY_BLOCK, which none of the node groups read with it carries"},
-		{"GKE spot", ` "cloud.google.com/gke-spot" = "true" `,
-			"a2-highgpu-1g/spot/us-central1/ from google_container_node_pool.spot (the pod selects cloud.google.com/gke-spot=true)", ""},
+		{"GKE spot of a GPU type", ` "cloud.google.com/gke-spot" = "true", "cloud.google.com/gke-accelerator" = "nvidia-l4" `,
+			"g2-standard-8/spot/us-central1/ from google_container_node_pool.spot_l4 (the pod selects cloud.google.com/gke-accelerator=nvidia-l4, cloud.google.com/gke-spot=true)", ""},
+		{"GKE spot, two kinds", ` "cloud.google.com/gke-spot" = "true" `, "",
+			"the pod selects cloud.google.com/gke-spot=true, which node groups of different kinds carry (google_container_node_pool.spot: a2-highgpu-1g spot in us-central1; google_container_node_pool.spot_l4: g2-standard-8 spot in us-central1)"},
+		{"GKE GPU type of one pool", ` "cloud.google.com/gke-accelerator" = "nvidia-tesla-a100" `,
+			"a2-highgpu-1g/spot/us-central1/ from google_container_node_pool.spot (the pod selects cloud.google.com/gke-accelerator=nvidia-tesla-a100)", ""},
+		{"GKE GPU type of no pool", ` "cloud.google.com/gke-accelerator" = "nvidia-h100-80gb" `,
+			"/on_demand//nvidia-h100-80gb from nodeSelector/affinity gke-accelerator",
+			"the pod selects cloud.google.com/gke-accelerator=nvidia-h100-80gb, which none of the node groups read with it carries"},
 		{"AKS spot", ` "kubernetes.azure.com/scalesetpriority" = "spot" `,
 			"Standard_NC4as_T4_v3/spot// from azurerm_kubernetes_cluster_node_pool.spot (the pod selects kubernetes.azure.com/scalesetpriority=spot)", ""},
 	}

@@ -404,7 +404,7 @@ func mapGKENodePool(c *mapContext) []*parser.Resource {
 
 // gkeNodeLabels adds the labels GKE puts on the nodes of a pool for what it runs on. Its
 // capacity: Spot, preemptible or flex-start VMs (node_config.spot, preemptible, flex_start;
-// kubernetes.SetCapacity). The MIG slice, on a pool whose GPUs are split into slices: pods
+// kubernetes.SetCapacity). Its GPU type (kubernetes.SetGKEAccelerator). The MIG slice, on a pool whose GPUs are split into slices: pods
 // select it, and each GPU they request there is one slice.
 // https://cloud.google.com/kubernetes-engine/docs/how-to/gpus-multi
 //
@@ -429,6 +429,13 @@ func gkeNodeLabels(r *parser.Resource, pool *view) {
 		}
 	}
 	kubernetes.SetCapacity(r.NodeLabels, parser.GCP, capacity, known)
+	accelerator := parser.GCPBuiltInAccelerator(r.InstanceType)
+	if len(r.Accelerators) > 0 {
+		accelerator = r.Accelerators[0].Type
+	}
+	// An unset machine type is GKE's default, e2-medium, which takes no GPUs.
+	machineKnown := r.InstanceType != "" || !pool.quiet().has("node_config", "machine_type")
+	kubernetes.SetGKEAccelerator(r.NodeLabels, accelerator, machineKnown)
 	if r.GPUPartition != "" {
 		r.NodeLabels.Labels[kubernetes.LabelGKEGPUPartition] = r.GPUPartition
 	}
