@@ -321,6 +321,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"kustomize-replacements", "kustomize-replacements", 0},
 		{"helm-chart", "helm-chart", 0},
 		{"terraform-node-groups", "terraform-node-groups", 0},
+		{"capacity-labels", "capacity-labels", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
