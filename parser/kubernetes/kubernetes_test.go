@@ -1463,6 +1463,12 @@ func TestNoNodePoolAdmitsThePod(t *testing.T) {
 			"taints: [{key: " + key + ", value: \"true\", effect: NoSchedule}]}}\n"
 	}
 	pool := tainted("dedicated")
+	// definesWorkload is an A100 pool whose template has meta and whose requirements start with req.
+	definesWorkload := func(meta, req string) string {
+		return "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: a100}\nspec:\n  template:\n    " + meta + "\n" +
+			"    spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}, " +
+			"requirements: [" + req + "{key: karpenter.k8s.aws/instance-gpu-name, operator: In, values: [a100]}]}\n"
+	}
 	pod := func(selector string, tolerate bool) string {
 		tol := ""
 		if tolerate {
@@ -1493,6 +1499,15 @@ func TestNoNodePoolAdmitsThePod(t *testing.T) {
 		"device taint":       {tainted("nvidia.com/gpu") + pod("karpenter.k8s.aws/instance-gpu-name: a100", false), false},
 		"another cloud":      {pool + pod("cloud.google.com/gke-accelerator: nvidia-l4", false), false},
 		"managed node group": {pool + pod("eks.amazonaws.com/nodegroup: gpu, karpenter.k8s.aws/instance-gpu-name: a10g", false), false},
+		// Karpenter launches nodes only with the labels it knows (well-known and its own) and
+		// those the pool defines: a pod that requires another stays pending.
+		"Karpenter's labels":      {pool + pod("karpenter.sh/capacity-type: spot, kubernetes.io/arch: amd64, topology.kubernetes.io/zone: us-east-1a, karpenter.k8s.aws/instance-category: p, karpenter.k8s.aws/instance-gpu-name: a100", true), false},
+		"a label it lacks":        {pool + pod("workload: train, karpenter.k8s.aws/instance-gpu-name: a100", true), true},
+		"a label it sets":         {definesWorkload("metadata: {labels: {workload: train}}", "") + pod("workload: train", true), false},
+		"a label it requires":     {definesWorkload("", "{key: workload, operator: Exists}, ") + pod("workload: train", true), false},
+		"a label it excludes":     {definesWorkload("", "{key: workload, operator: NotIn, values: [serve]}, ") + pod("workload: train", true), false},
+		"a label set otherwise":   {definesWorkload("metadata: {labels: {workload: serve}}", "") + pod("workload: train", true), true},
+		"GPU feature discovery's": {pool + pod("nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB", true), true},
 	} {
 		r := one(t, build(t, c.src, Options{}))
 		if hasNote(r) != c.want {

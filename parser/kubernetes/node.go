@@ -395,14 +395,19 @@ var nodeClassProvider = map[string]string{
 }
 
 // admits reports whether a pod with this selection and these tolerations can land on the
-// pool's nodes: every key both constrain must share a value, and every taint must be tolerated.
+// pool's nodes: every key both constrain must share a value, every taint must be tolerated, and
+// every label the pod requires must be one Karpenter knows, or one the pool defines (a
+// requirement or a template label).
 func (np *nodePool) admits(sel selector, tols []toleration) bool {
 	for k, want := range sel.allowed {
 		have, ok := np.requirements.allowed[k]
-		if !ok || want == nil || have == nil {
-			if !ok && k == labelKarpenterPool {
+		if !ok {
+			if _, defined := np.requirements.excluded[k]; !defined && !karpenterKnownLabel(k) {
 				return false
 			}
+			continue
+		}
+		if want == nil || have == nil {
 			continue
 		}
 		if len(intersect(filterOut(want, np.requirements.excluded[k]), have)) == 0 {
@@ -415,6 +420,42 @@ func (np *nodePool) admits(sel selector, tols []toleration) bool {
 		}
 	}
 	return true
+}
+
+// karpenterWellKnown are the labels Karpenter knows the values of on the nodes it launches without
+// a NodePool defining them: Kubernetes' well-known node labels (and their beta names) and its own
+// (kubernetes-sigs/karpenter pkg/apis/v1/labels.go, WellKnownLabels). With the labels under its
+// providers' domains (karpenterKnownLabel), they are the labels a pod may select that a NodePool
+// does not name. A pod that requires any other label (a team's own, GPU feature discovery's
+// nvidia.com/gpu.product, another cloud's) is not scheduled on a pool that neither requires nor
+// sets it: Karpenter launches no node for it (Azure/karpenter-provider-azure
+// designs/0006-requirements-and-labels.md, "can NOT be set on Pod when not set on
+// NodePool/NodeClaim", read 2026-11-27); Karpenter's event for such a pod reads "incompatible
+// requirements, label "workload" does not have known values" (aws/karpenter-provider-aws#7535,
+// kubernetes-sigs/karpenter#1162).
+var karpenterWellKnown = map[string]bool{
+	labelInstanceType: true, labelInstanceTypeBeta: true, labelRegion: true, labelZone: true,
+	"failure-domain.beta.kubernetes.io/region": true, "failure-domain.beta.kubernetes.io/zone": true,
+	"kubernetes.io/arch": true, "kubernetes.io/os": true, "beta.kubernetes.io/arch": true, "beta.kubernetes.io/os": true,
+	"node.kubernetes.io/windows-build": true, labelKarpenterCap: true, labelKarpenterPool: true,
+	// EKS Auto Mode's nodes, which its docs select with eks.amazonaws.com/compute-type: auto
+	// (https://docs.aws.amazon.com/eks/latest/userguide/associate-workload.html).
+	"eks.amazonaws.com/compute-type": true,
+}
+
+// karpenterKnownLabel reports whether Karpenter knows a label's values without a NodePool naming
+// it: a well-known one, or one under its providers' instance domains (karpenter.k8s.aws/,
+// topology.k8s.aws/, EKS Auto Mode's eks.amazonaws.com/instance-, karpenter.azure.com/).
+func karpenterKnownLabel(k string) bool {
+	if karpenterWellKnown[k] {
+		return true
+	}
+	for _, p := range []string{"karpenter.k8s.aws/", "topology.k8s.aws/", "eks.amazonaws.com/instance-", "karpenter.azure.com/"} {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // allowsType reports whether the pool's instance-type and instance-family requirements, where
