@@ -118,7 +118,8 @@ func oneKind(groups []*NodeGroup) *NodeGroup {
 // groupChoice is what a pod's selection says of the node groups.
 type groupChoice struct {
 	// used is set when the selection names a label node groups are known by: one a cloud puts
-	// on its groups' nodes (group name, capacity), or one a group declares.
+	// on its groups' nodes (cloudLabelCloud: group name, capacity, GKE's accelerator), or one a
+	// group declares.
 	used bool
 	// matched are the groups whose labels satisfy the selection; maybe are those that may,
 	// their labels being known only in part.

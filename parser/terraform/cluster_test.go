@@ -410,6 +410,21 @@ func TestNodeGroupLabels(t *testing.T) {
     machine_type = "g2-standard-8"
     labels       = { workload = "serve" }
   }`
+	// eksGroup and aksPool are a node group of the capacity type, and a pool of the priority, given.
+	eksGroup := func(capacity string) string {
+		return `resource "aws_eks_node_group" "g" {
+  cluster_name    = "c"
+  node_group_name = "gpu"
+  instance_types  = ["g5.xlarge"]
+  capacity_type   = ` + capacity + "\n}"
+	}
+	aksPool := func(priority string) string {
+		return `resource "azurerm_kubernetes_cluster_node_pool" "p" {
+  name                  = "a100"
+  kubernetes_cluster_id = "id"
+  vm_size               = "Standard_NC24ads_A100_v4"
+  priority              = ` + priority + "\n}"
+	}
 	const gkeRegular = " without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"
 	cases := []struct {
 		name, src, address string
@@ -485,25 +500,10 @@ resource "azurerm_kubernetes_cluster_node_pool" "p" {
   vm_size               = "Standard_NC24ads_A100_v4"
 }`, "azurerm_kubernetes_cluster_node_pool.p", "agentpool=a100 kubernetes.azure.com/agentpool=a100 without:kubernetes.azure.com/scalesetpriority"},
 		// The labels the clouds put on the nodes of a pool for its capacity.
-		{"EKS spot node group", `resource "aws_eks_node_group" "g" {
-  cluster_name    = "c"
-  node_group_name = "gpu"
-  instance_types  = ["g5.xlarge"]
-  capacity_type   = "SPOT"
-}`, "aws_eks_node_group.g", "eks.amazonaws.com/capacityType=SPOT eks.amazonaws.com/nodegroup=gpu"},
-		{"EKS Capacity Block node group", `resource "aws_eks_node_group" "g" {
-  cluster_name    = "c"
-  node_group_name = "gpu"
-  instance_types  = ["p5.48xlarge"]
-  capacity_type   = "CAPACITY_BLOCK"
-}`, "aws_eks_node_group.g", "eks.amazonaws.com/capacityType=CAPACITY_BLOCK eks.amazonaws.com/nodegroup=gpu"},
+		{"EKS spot node group", eksGroup(`"SPOT"`), "aws_eks_node_group.g", "eks.amazonaws.com/capacityType=SPOT eks.amazonaws.com/nodegroup=gpu"},
+		{"EKS Capacity Block node group", eksGroup(`"CAPACITY_BLOCK"`), "aws_eks_node_group.g", "eks.amazonaws.com/capacityType=CAPACITY_BLOCK eks.amazonaws.com/nodegroup=gpu"},
 		{"EKS node group whose capacity is known at apply", `variable "capacity" { type = string }
-resource "aws_eks_node_group" "g" {
-  cluster_name    = "c"
-  node_group_name = "gpu"
-  instance_types  = ["g5.xlarge"]
-  capacity_type   = var.capacity
-}`, "aws_eks_node_group.g", "eks.amazonaws.com/nodegroup=gpu unknown:eks.amazonaws.com/capacityType"},
+` + eksGroup("var.capacity"), "aws_eks_node_group.g", "eks.amazonaws.com/nodegroup=gpu unknown:eks.amazonaws.com/capacityType"},
 		{"GKE Spot pool", `resource "google_container_node_pool" "l4" {
   name     = "l4-pool"
   cluster  = "c"
@@ -562,19 +562,9 @@ resource "google_container_node_pool" "p" {
     machine_type = var.machine
   }
 }`, "google_container_node_pool.p", "cloud.google.com/gke-nodepool=p unknown:cloud.google.com/gke-accelerator" + gkeRegular},
-		{"AKS spot pool", `resource "azurerm_kubernetes_cluster_node_pool" "p" {
-  name                  = "a100"
-  kubernetes_cluster_id = "id"
-  vm_size               = "Standard_NC24ads_A100_v4"
-  priority              = "Spot"
-}`, "azurerm_kubernetes_cluster_node_pool.p", "agentpool=a100 kubernetes.azure.com/agentpool=a100 kubernetes.azure.com/scalesetpriority=spot"},
+		{"AKS spot pool", aksPool(`"Spot"`), "azurerm_kubernetes_cluster_node_pool.p", "agentpool=a100 kubernetes.azure.com/agentpool=a100 kubernetes.azure.com/scalesetpriority=spot"},
 		{"AKS pool whose priority is known at apply", `variable "priority" { type = string }
-resource "azurerm_kubernetes_cluster_node_pool" "p" {
-  name                  = "a100"
-  kubernetes_cluster_id = "id"
-  vm_size               = "Standard_NC24ads_A100_v4"
-  priority              = var.priority
-}`, "azurerm_kubernetes_cluster_node_pool.p", "agentpool=a100 kubernetes.azure.com/agentpool=a100 unknown:kubernetes.azure.com/scalesetpriority"},
+` + aksPool("var.priority"), "azurerm_kubernetes_cluster_node_pool.p", "agentpool=a100 kubernetes.azure.com/agentpool=a100 unknown:kubernetes.azure.com/scalesetpriority"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
