@@ -513,6 +513,17 @@ resource "azurerm_kubernetes_cluster_node_pool" "p" {
     spot         = true
   }
 }`, "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool cloud.google.com/gke-spot=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible"},
+		{"GKE Spot pool whose preemptible flag is known at apply", `variable "preemptible" { type = bool }
+resource "google_container_node_pool" "l4" {
+  name     = "l4-pool"
+  cluster  = "c"
+  location = "us-central1-a"
+  node_config {
+    machine_type = "g2-standard-8"
+    spot         = true
+    preemptible  = var.preemptible
+  }
+}`, "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool cloud.google.com/gke-spot=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible"},
 		{"GKE preemptible default pool", `resource "google_container_cluster" "c" {
   location = "us-central1-a"
   node_config {
