@@ -410,6 +410,16 @@ func TestNodeGroupLabels(t *testing.T) {
     machine_type = "g2-standard-8"
     labels       = { workload = "serve" }
   }`
+	// l4Pool is a GKE pool of G2 machines whose node_config also has capacity.
+	l4Pool := func(capacity string) string {
+		return `resource "google_container_node_pool" "l4" {
+  name     = "l4-pool"
+  cluster  = "c"
+  location = "us-central1-a"
+  node_config {
+    machine_type = "g2-standard-8"
+    ` + capacity + "\n  }\n}"
+	}
 	// eksGroup and aksPool are a node group of the capacity type, and a pool of the priority, given.
 	eksGroup := func(capacity string) string {
 		return `resource "aws_eks_node_group" "g" {
@@ -504,26 +514,9 @@ resource "azurerm_kubernetes_cluster_node_pool" "p" {
 		{"EKS Capacity Block node group", eksGroup(`"CAPACITY_BLOCK"`), "aws_eks_node_group.g", "eks.amazonaws.com/capacityType=CAPACITY_BLOCK eks.amazonaws.com/nodegroup=gpu"},
 		{"EKS node group whose capacity is known at apply", `variable "capacity" { type = string }
 ` + eksGroup("var.capacity"), "aws_eks_node_group.g", "eks.amazonaws.com/nodegroup=gpu unknown:eks.amazonaws.com/capacityType"},
-		{"GKE Spot pool", `resource "google_container_node_pool" "l4" {
-  name     = "l4-pool"
-  cluster  = "c"
-  location = "us-central1-a"
-  node_config {
-    machine_type = "g2-standard-8"
-    spot         = true
-  }
-}`, "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool cloud.google.com/gke-spot=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible"},
+		{"GKE Spot pool", l4Pool("spot = true"), "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool cloud.google.com/gke-spot=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible"},
 		{"GKE Spot pool whose preemptible flag is known at apply", `variable "preemptible" { type = bool }
-resource "google_container_node_pool" "l4" {
-  name     = "l4-pool"
-  cluster  = "c"
-  location = "us-central1-a"
-  node_config {
-    machine_type = "g2-standard-8"
-    spot         = true
-    preemptible  = var.preemptible
-  }
-}`, "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool cloud.google.com/gke-spot=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible"},
+` + l4Pool("spot = true\n    preemptible = var.preemptible"), "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool cloud.google.com/gke-spot=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible"},
 		{"GKE preemptible default pool", `resource "google_container_cluster" "c" {
   location = "us-central1-a"
   node_config {
@@ -542,15 +535,7 @@ resource "google_container_node_pool" "l4" {
   }
 }`, `google_container_cluster.c.node_pool["gpu"]`, "cloud.google.com/gke-accelerator=nvidia-h100-80gb cloud.google.com/gke-flex-start=true cloud.google.com/gke-nodepool=gpu without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
 		{"GKE pool whose capacity is known at apply", `variable "spot" { type = bool }
-resource "google_container_node_pool" "l4" {
-  name     = "l4-pool"
-  cluster  = "c"
-  location = "us-central1-a"
-  node_config {
-    machine_type = "g2-standard-8"
-    spot         = var.spot
-  }
-}`, "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool unknown:cloud.google.com/gke-flex-start unknown:cloud.google.com/gke-preemptible unknown:cloud.google.com/gke-spot"},
+` + l4Pool("spot = var.spot"), "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool unknown:cloud.google.com/gke-flex-start unknown:cloud.google.com/gke-preemptible unknown:cloud.google.com/gke-spot"},
 		// GKE names the GPU type of a pool's nodes: its accelerator block's, or its machine type's.
 		{"GKE N1 pool with T4s", `resource "google_container_node_pool" "t4" {
   name     = "t4"
