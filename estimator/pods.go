@@ -157,6 +157,26 @@ func gpuKeys(names []string) map[string]bool {
 	return keys
 }
 
+// RunsGPU returns, for the catalog, kubernetes.Options.RunsGPU: whether a node of an instance
+// type (with the GPUs attached to it, GCP's N1) runs a GPU one of names names, read as labels'
+// GPU names are (GPUKeysForName: NVIDIA-A100-SXM4-80GB is a100-80gb). known is false when the
+// catalog does not know the type.
+func RunsGPU(cat *catalog.Catalog) func(provider, instanceType string, attached, names []string) (runs, known bool) {
+	return func(provider, instanceType string, attached, names []string) (bool, bool) {
+		keys := gpuKeys(names)
+		if len(attached) > 0 {
+			for k := range gpuKeys(attached) {
+				if keys[k] {
+					return true, true
+				}
+			}
+			return false, true
+		}
+		in, ok := cat.Instance(provider, instanceType)
+		return ok && in.GPU != "" && keys[in.GPU], ok
+	}
+}
+
 // perPodGPUs is how many of the node's GPUs one pod takes.
 func (p *Pricer) perPodGPUs(pod *parser.PodGPUs, node catalog.Instance, e *Estimate) (float64, string) {
 	n := float64(pod.Requested)

@@ -49,6 +49,13 @@ type Options struct {
 	// Application of NVIDIA's charts takes from it ($ref/path) are read there. Nil when there
 	// is none (manifests from stdin): such value files are a warning.
 	Repository Repository
+	// RunsGPU tells whether a node of an instance type (with GPUs attached, GCP's N1) runs one
+	// of the GPUs names name (values of nvidia.com/gpu.product); known is false when the
+	// catalog does not know the type. With it, a pod that selects nvidia.com/gpu.product runs
+	// on the NodeGroups whose GPU it names: NVIDIA's GPU feature discovery labels every GPU
+	// node with its product, and a pod that selects the label runs only where it does. Nil
+	// leaves the label to the pod's own pricing.
+	RunsGPU func(provider, instanceType string, attached, names []string) (runs, known bool)
 }
 
 // Parse decodes and builds one stream on its own (for a single file or stdin).
@@ -74,7 +81,7 @@ func Build(files []*File, opts Options) parser.Result {
 	ec2Classes := map[string]ec2Class{} // by EC2NodeClass name
 	crossplane := newComposites()
 	kueue := newKueueIndex()
-	groups := newGroupIndex(opts.NodeGroups)
+	groups := newGroupIndex(opts.NodeGroups, opts.RunsGPU)
 	scalers := map[string]scaler{}
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}}
 	// Objects another workload takes its pods from, by root and Kind/namespace/name: Argo
@@ -201,7 +208,7 @@ func Build(files []*File, opts Options) parser.Result {
 		// Node pools declared as managed resources among the manifests (Crossplane, Config
 		// Connector, ASO, ACK) and Cluster API's machine sets are node groups the pods may
 		// select, as Terraform's are.
-		groups = newGroupIndex(append(slices.Clip(opts.NodeGroups), declared...))
+		groups = newGroupIndex(append(slices.Clip(opts.NodeGroups), declared...), opts.RunsGPU)
 	}
 	buildKaito(objs, &res)
 	onPool := map[*nodePool][]int{} // the resources each NodePool places, by index

@@ -238,15 +238,21 @@ type groupIndex struct {
 	// (labels known only in part): a selection with In looks at those alone.
 	byLabel map[string][]int
 	open    []int
+	// runsGPU, when set, tells the GPU of a group's nodes: GPU feature discovery's
+	// nvidia.com/gpu.product selects the groups whose GPU it names (Options.RunsGPU).
+	runsGPU func(provider, instanceType string, attached, names []string) (runs, known bool)
 }
 
-func newGroupIndex(groups []NodeGroup) *groupIndex {
-	x := &groupIndex{groups: groups, keys: map[string]bool{}, byLabel: map[string][]int{}}
+func newGroupIndex(groups []NodeGroup, runsGPU func(provider, instanceType string, attached, names []string) (bool, bool)) *groupIndex {
+	x := &groupIndex{groups: groups, keys: map[string]bool{}, byLabel: map[string][]int{}, runsGPU: runsGPU}
 	if len(groups) == 0 {
 		return x
 	}
 	for k := range cloudLabelCloud {
 		x.keys[k] = true
+	}
+	if runsGPU != nil {
+		x.keys[labelGPUProduct] = true
 	}
 	all := make([]*NodeGroup, len(groups))
 	for i := range groups {
@@ -320,6 +326,11 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 			have, ok := g.Labels[k]
 			want, in := sel.allowed[k]
 			prefix, prefixed := g.Prefixes[k]
+			if k == labelGPUProduct && !ok && !prefixed && x.runsGPU != nil {
+				f, u := x.productFits(g, sel, in)
+				fits, unsure = fits && f, unsure || u
+				continue
+			}
 			switch {
 			case !ok && !in: // NotIn alone: a node without the label qualifies
 			case !ok && want == nil && (prefixed || slices.Contains(g.Unknown, k)): // Exists
@@ -345,6 +356,33 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 		}
 	}
 	return c
+}
+
+// productFits matches a selection of nvidia.com/gpu.product against the GPU of a group's nodes,
+// as GPU feature discovery labels them (its product name: NVIDIA-A100-SXM4-80GB, NVIDIA-L4,
+// https://github.com/NVIDIA/k8s-device-plugin, "GPU Feature Discovery" labels). unsure is set
+// when the group's GPU is not known: its instance type is known only at apply, or not to the
+// catalog.
+func (x *groupIndex) productFits(g *NodeGroup, sel selector, in bool) (fits, unsure bool) {
+	runs := func(names []string) (bool, bool) {
+		if g.InstanceType == "" {
+			return false, false
+		}
+		return x.runsGPU(g.Provider, g.InstanceType, g.Accelerators, names)
+	}
+	if out := sel.excluded[labelGPUProduct]; len(out) > 0 {
+		r, known := runs(out)
+		if r {
+			return false, false
+		}
+		unsure = !known
+	}
+	want := sel.allowed[labelGPUProduct]
+	if !in || want == nil { // NotIn alone, or Exists: every GPU node carries the label
+		return true, unsure
+	}
+	r, known := runs(want)
+	return r || !known, unsure || !known
 }
 
 // running narrows the choice to the groups that run instance type t, when any does: a pod that
@@ -398,8 +436,8 @@ func refusals(rs []refusal) string {
 func (x *groupIndex) candidates(sel selector, used []string) []int {
 	for _, k := range used {
 		want := sel.allowed[k]
-		if want == nil {
-			continue
+		if want == nil || k == labelGPUProduct && x.runsGPU != nil {
+			continue // the GPU's product is matched against each group's GPU (productFits)
 		}
 		seen := map[int]bool{}
 		out := slices.Clone(x.open)

@@ -510,3 +510,66 @@ func TestPartitionsMakeEachGPUASlice(t *testing.T) {
 		})
 	}
 }
+
+// With Options.RunsGPU, nvidia.com/gpu.product selects node groups by the GPU their nodes run
+// (GPU feature discovery labels every GPU node with its product): In, NotIn and Exists, a group
+// whose type is not known, a group that declares the label itself; without RunsGPU the label
+// leaves the groups alone.
+func TestGPUProductSelectsNodeGroups(t *testing.T) {
+	gpuOf := map[string]string{"g6.xlarge": "l4", "p4de.24xlarge": "a100"}
+	runsGPU := func(provider, typ string, attached, names []string) (bool, bool) {
+		gpu, ok := gpuOf[typ]
+		return ok && slices.ContainsFunc(names, func(n string) bool { return strings.Contains(strings.ToLower(n), gpu) }), ok
+	}
+	group := func(name, typ string, labels map[string]string) NodeGroup {
+		return NodeGroup{Address: "aws_eks_node_group." + name, InstanceType: typ, Provider: parser.AWS, Region: "us-east-1", Purchase: parser.OnDemand,
+			NodeLabels: parser.NodeLabels{Labels: labels}}
+	}
+	l4, a100 := group("l4", "g6.xlarge", map[string]string{}), group("a100", "p4de.24xlarge", map[string]string{})
+	unknown := group("later", "", map[string]string{})
+	custom := group("custom", "g6.xlarge", map[string]string{"nvidia.com/gpu.product": "acme-board"})
+	affinity := func(op, values string) string {
+		return "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n" +
+			"          - matchExpressions:\n              - {key: nvidia.com/gpu.product, operator: " + op + values + "}"
+	}
+	cases := []struct {
+		name, spec string
+		groups     []NodeGroup
+		noHook     bool
+		on         string // the group the pod runs on, "" for none
+		note       string // a note or unresolved reason, when on is ""
+	}{
+		{"In", "  nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}", []NodeGroup{l4, a100}, false, "aws_eks_node_group.a100", ""},
+		{"NotIn", affinity("NotIn", ", values: [NVIDIA-L4]"), []NodeGroup{l4, a100}, false, "aws_eks_node_group.a100", ""},
+		{"Exists, one kind", affinity("Exists", ""), []NodeGroup{l4}, false, "aws_eks_node_group.l4", ""},
+		{"Exists, two kinds", affinity("Exists", ""), []NodeGroup{l4, a100}, false, "",
+			"the pod selects nvidia.com/gpu.product (exists), which node groups of different kinds carry (aws_eks_node_group.l4: g6.xlarge on_demand in us-east-1; aws_eks_node_group.a100: p4de.24xlarge on_demand in us-east-1)"},
+		{"NotIn, a group of unknown type", affinity("NotIn", ", values: [NVIDIA-L4]"), []NodeGroup{l4, unknown}, false, "",
+			"the pod selects nvidia.com/gpu.product not NVIDIA-L4; aws_eks_node_group.later may carry it (some of its labels are known only at apply)"},
+		{"no group runs it", "  nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}", []NodeGroup{l4, a100}, false, "",
+			"the pod selects nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3, which none of the node groups read with it carries"},
+		{"the group's own label", "  nodeSelector: {nvidia.com/gpu.product: acme-board}", []NodeGroup{custom, a100}, false, "aws_eks_node_group.custom", ""},
+		{"without RunsGPU", "  nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}", []NodeGroup{l4, a100}, true, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{NodeGroups: tc.groups, RunsGPU: runsGPU}
+			if tc.noHook {
+				opts.RunsGPU = nil
+			}
+			r := one(t, build(t, gpuPod(tc.spec), opts))
+			var on []string
+			for _, g := range r.Pod.NodeGroups {
+				on = append(on, g.Address)
+			}
+			switch {
+			case strings.Join(on, " ") != tc.on:
+				t.Errorf("on groups %q (%s from %q), want %q; notes %q, unresolved %+v", on, r.InstanceType, r.Pod.NodeSource, tc.on, r.Notes, r.Unresolved)
+			case tc.note != "" && !says(r, tc.note):
+				t.Errorf("notes %q, unresolved %+v\nwant %q", r.Notes, r.Unresolved, tc.note)
+			case tc.noHook && len(r.Notes) > 0:
+				t.Errorf("without RunsGPU the groups were read: %q", r.Notes)
+			}
+		})
+	}
+}

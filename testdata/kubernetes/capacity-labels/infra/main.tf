@@ -7,6 +7,8 @@
 # - GKE adds cloud.google.com/gke-spot=true to a Spot pool's nodes, and
 #   cloud.google.com/gke-accelerator to every GPU pool's: l4_spot is Spot G2 (nvidia-l4, built
 #   into the machine type), a100 is on-demand A2 (nvidia-tesla-a100).
+# - NVIDIA's GPU feature discovery adds nvidia.com/gpu.product (NVIDIA-L40S) to every GPU node
+#   where it runs: a workload that selects it runs on the groups of that GPU.
 provider "aws" {
   region = "us-west-2"
 }
