@@ -173,7 +173,7 @@ func RunsGPU(cat *catalog.Catalog) func(provider, instanceType string, attached,
 			return false, true
 		}
 		in, ok := cat.Instance(provider, instanceType)
-		return ok && in.GPU != "" && keys[in.GPU], ok
+		return ok && keys[in.GPU], ok
 	}
 }
 

@@ -51,7 +51,7 @@ type Options struct {
 	Repository Repository
 	// RunsGPU tells whether a node of an instance type (with GPUs attached, GCP's N1) runs one
 	// of the GPUs names name (values of nvidia.com/gpu.product); known is false when the
-	// catalog does not know the type. With it, a pod that selects nvidia.com/gpu.product runs
+	// catalog does not know the type, or it is "" (known only at apply). With it, a pod that selects nvidia.com/gpu.product runs
 	// on the NodeGroups whose GPU it names: NVIDIA's GPU feature discovery labels every GPU
 	// node with its product, and a pod that selects the label runs only where it does. Nil
 	// leaves the label to the pod's own pricing.

@@ -327,7 +327,7 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 			want, in := sel.allowed[k]
 			prefix, prefixed := g.Prefixes[k]
 			if k == labelGPUProduct && !ok && !prefixed && x.runsGPU != nil {
-				f, u := x.productFits(g, sel, in)
+				f, u := x.productFits(g, sel)
 				fits, unsure = fits && f, unsure || u
 				continue
 			}
@@ -362,12 +362,9 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 // as GPU feature discovery labels them (its product name: NVIDIA-A100-SXM4-80GB, NVIDIA-L4,
 // https://github.com/NVIDIA/k8s-device-plugin, "GPU Feature Discovery" labels). unsure is set
 // when the group's GPU is not known: its instance type is known only at apply, or not to the
-// catalog.
-func (x *groupIndex) productFits(g *NodeGroup, sel selector, in bool) (fits, unsure bool) {
+// catalog (RunsGPU's known).
+func (x *groupIndex) productFits(g *NodeGroup, sel selector) (fits, unsure bool) {
 	runs := func(names []string) (bool, bool) {
-		if g.InstanceType == "" {
-			return false, false
-		}
 		return x.runsGPU(g.Provider, g.InstanceType, g.Accelerators, names)
 	}
 	if out := sel.excluded[labelGPUProduct]; len(out) > 0 {
@@ -378,7 +375,7 @@ func (x *groupIndex) productFits(g *NodeGroup, sel selector, in bool) (fits, uns
 		unsure = !known
 	}
 	want := sel.allowed[labelGPUProduct]
-	if !in || want == nil { // NotIn alone, or Exists: every GPU node carries the label
+	if want == nil { // NotIn alone, or Exists: every GPU node carries the label
 		return true, unsure
 	}
 	r, known := runs(want)

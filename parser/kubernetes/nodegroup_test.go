@@ -546,6 +546,8 @@ func TestGPUProductSelectsNodeGroups(t *testing.T) {
 			"the pod selects nvidia.com/gpu.product (exists), which node groups of different kinds carry (aws_eks_node_group.l4: g6.xlarge on_demand in us-east-1; aws_eks_node_group.a100: p4de.24xlarge on_demand in us-east-1)"},
 		{"NotIn, a group of unknown type", affinity("NotIn", ", values: [NVIDIA-L4]"), []NodeGroup{l4, unknown}, false, "",
 			"the pod selects nvidia.com/gpu.product not NVIDIA-L4; aws_eks_node_group.later may carry it (some of its labels are known only at apply)"},
+		{"In, a group of unknown type", "  nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}", []NodeGroup{unknown}, false, "",
+			"the pod selects nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB; aws_eks_node_group.later may carry it (some of its labels are known only at apply)"},
 		{"no group runs it", "  nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}", []NodeGroup{l4, a100}, false, "",
 			"the pod selects nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3, which none of the node groups read with it carries"},
 		{"the group's own label", "  nodeSelector: {nvidia.com/gpu.product: acme-board}", []NodeGroup{custom, a100}, false, "aws_eks_node_group.custom", ""},
