@@ -301,8 +301,11 @@ func decodeNodePool(o *object) (*nodePool, error) {
 				Taints       []toleration  `yaml:"taints"`
 				NodeClassRef struct {
 					Group string `yaml:"group"`
-					Kind  string `yaml:"kind"`
-					Name  string `yaml:"name"`
+					// APIVersion names the class's group in karpenter.sh/v1beta1 NodePools
+					// (karpenter.k8s.aws/v1beta1), which had no group field.
+					APIVersion string `yaml:"apiVersion"`
+					Kind       string `yaml:"kind"`
+					Name       string `yaml:"name"`
 				} `yaml:"nodeClassRef"`
 			} `yaml:"spec"`
 		} `yaml:"template"`
@@ -315,15 +318,19 @@ func decodeNodePool(o *object) (*nodePool, error) {
 	if err != nil {
 		return nil, err
 	}
+	ref := spec.Template.Spec.NodeClassRef
+	if ref.Group == "" {
+		ref.Group = group(ref.APIVersion)
+	}
 	np := &nodePool{name: o.Metadata.Name, address: "NodePool/" + o.Metadata.Name, weight: spec.Weight,
 		requirements: newSelector(),
 		labels:       spec.Template.Metadata.Labels, taints: spec.Template.Spec.Taints,
-		provider: nodeClassProvider[spec.Template.Spec.NodeClassRef.Group], limits: limits}
+		provider: nodeClassProvider[ref.Group], limits: limits}
 	for k, v := range spec.Template.Metadata.Labels {
 		np.requirements.allowed[k] = []string{v}
 	}
 	np.requirements.allowed[labelKarpenterPool] = []string{o.Metadata.Name}
-	if ref := spec.Template.Spec.NodeClassRef; ref.Group == "karpenter.k8s.aws" && (ref.Kind == "" || ref.Kind == "EC2NodeClass") {
+	if ref.Group == "karpenter.k8s.aws" && (ref.Kind == "" || ref.Kind == "EC2NodeClass") {
 		np.nodeClass = ref.Name
 	}
 	for _, r := range spec.Template.Spec.Requirements {

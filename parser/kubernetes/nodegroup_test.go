@@ -447,6 +447,11 @@ spec:
 			t.Errorf("%s: NoGPUDriver %q, want %q", class, r.NoGPUDriver, want)
 		}
 	}
+	// A karpenter.sh/v1beta1 NodePool names its class's group by apiVersion.
+	v1beta1 := strings.NewReplacer("karpenter.sh/v1", "karpenter.sh/v1beta1", "group: karpenter.k8s.aws,", "apiVersion: karpenter.k8s.aws/v1beta1,").Replace(pool("standard"))
+	if r := one(t, build(t, classes+v1beta1+deploy, Options{})); r.NoGPUDriver != cases["standard"] {
+		t.Errorf("v1beta1 NodePool %q: NoGPUDriver %q", v1beta1, r.NoGPUDriver)
+	}
 	// A malformed class is an error at its cluster-wide address; the pods are still priced.
 	bad := "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: standard}\nspec:\n  amiSelectorTerms: not-a-list\n---\n"
 	res := build(t, bad+pool("standard")+deploy, Options{})
