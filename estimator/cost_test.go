@@ -246,6 +246,34 @@ func TestCategoriesCountsAndVendors(t *testing.T) {
 			t.Errorf("%+v: got %s (%v)", tc.pod, e.InstanceType, e.UnpricedReason)
 		}
 	}
+	// GPU feature discovery's nvidia.com/gpu.memory is the driver's total (the catalog's
+	// reported_mib), not the EC2 API's: 23034 is the L4 of g6.xlarge (24 GiB nominal, outside
+	// the EC2 figure's 3 %); 81920 is an A100 80GB on GCP, not the H100 of a3 (81559); more
+	// than 40,000 on Azure is the A100 of Standard_NC24ads_A100_v4; 81920 on AWS with 8 GPUs a
+	// node is p4de.24xlarge. A figure no GPU reports leaves the pod unpriced, saying so.
+	eight := 8
+	for _, tc := range []struct {
+		provider, region string
+		pod              parser.PodGPUs
+		want             string
+	}{
+		{"aws", "us-east-1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUReportedMiB: &parser.CountRange{In: []int{23034}}}, "g6.xlarge"},
+		{"gcp", "us-central1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUReportedMiB: &parser.CountRange{In: []int{81920}}}, "a2-ultragpu-1g"},
+		{"gcp", "us-central1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 8, GPUReportedMiB: &parser.CountRange{In: []int{81559}}}, "a3-highgpu-8g"},
+		{"azure", "eastus", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUReportedMiB: &parser.CountRange{Min: new(big + 1)}}, "Standard_NC24ads_A100_v4"},
+		{"aws", "us-east-1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 8, NodeGPUs: &parser.CountRange{In: []int{eight}}, GPUReportedMiB: &parser.CountRange{In: []int{81920}}}, "p4de.24xlarge"},
+		{"aws", "us-east-1", parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUReportedMiB: &parser.CountRange{In: []int{12345}}}, ""},
+	} {
+		pod := tc.pod
+		r := parser.Resource{Address: "Pod/a/b", Provider: tc.provider, Region: tc.region, Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes, Pod: &pod}
+		e := p.Estimate(r)
+		switch {
+		case e.InstanceType != tc.want:
+			t.Errorf("%s %+v: got %s (%v)", tc.provider, tc.pod.GPUReportedMiB, e.InstanceType, e.UnpricedReason)
+		case tc.want == "" && (e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, "12345 MiB a GPU as the driver reports it")):
+			t.Errorf("unpriced reason %v", e.UnpricedReason)
+		}
+	}
 }
 
 // GKE GPU sharing keeps the resource's name: with a number of sharers, one nvidia.com/gpu unit is

@@ -308,7 +308,7 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	}
 	var cands []cand
 	for _, in := range p.Catalog.Instances(r.Provider) {
-		if !allowedType(r.Provider, in, pod) || len(keys) > 0 && !keys[in.GPU] || !p.runsResource(in, pod.Resource) || !holdsPod(in, pod) {
+		if !allowedType(r.Provider, in, pod) || len(keys) > 0 && !keys[in.GPU] || !p.reportsMemory(in.GPU, pod) || !p.runsResource(in, pod.Resource) || !holdsPod(in, pod) {
 			continue
 		}
 		share, reason := p.perPodGPUs(pod, in, &Estimate{})
@@ -326,7 +326,7 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	if r.Provider == parser.GCP && len(keys) > 0 && attachesGPUs(pod) {
 		vms := p.n1Types(pod)
 		for _, acc := range p.Catalog.AllInstances(r.Provider) {
-			if !attachedGPU(acc) || !keys[acc.GPU] || !p.runsResource(acc, pod.Resource) ||
+			if !attachedGPU(acc) || !keys[acc.GPU] || !p.reportsMemory(acc.GPU, pod) || !p.runsResource(acc, pod.Resource) ||
 				pod.GPUMemoryMiB != nil && !pod.GPUMemoryMiB.AllowsWithin(acc.GPUMemoryGiB*1024, 0.03) {
 				continue
 			}
@@ -347,6 +347,9 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		}
 		if pod.GPUMemoryMiB != nil {
 			what = append(what, pod.GPUMemoryMiB.String()+" MiB a GPU")
+		}
+		if pod.GPUReportedMiB != nil {
+			what = append(what, pod.GPUReportedMiB.String()+" MiB a GPU as the driver reports it")
 		}
 		matching := ""
 		if len(what) > 0 {
@@ -380,6 +383,18 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	}
 	addNote(e, fmt.Sprintf("node type estimated: of the %d catalog type%s the pod's labels allow, %s %s", len(cands), plural(len(cands)), best.in.Type, holds))
 	return ""
+}
+
+// reportsMemory reports whether a GPU reports the memory the pod's labels ask for: GPU feature
+// discovery's nvidia.com/gpu.memory is the driver's total in MiB (NVML), the catalog's
+// reported_mib. Within 0.25 %: totals move by a few MiB between boards and drivers, and an H100
+// (81559) must not pass for an A100 80GB (81920).
+func (p *Pricer) reportsMemory(gpu string, pod *parser.PodGPUs) bool {
+	if pod.GPUReportedMiB == nil {
+		return true
+	}
+	g, ok := p.Catalog.GPU(gpu)
+	return ok && g.ReportedMiB > 0 && pod.GPUReportedMiB.AllowsWithin(float64(g.ReportedMiB), 0.0025)
 }
 
 // holdsPod reports whether a node type can give one pod the CPU and memory it requests: on GCP

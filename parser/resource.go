@@ -116,6 +116,9 @@ type PodGPUs struct {
 	// GPUMemoryMiB the memory of each of its GPUs (instance-gpu-memory).
 	Generations  *CountRange `json:"generations,omitempty"`
 	GPUMemoryMiB *CountRange `json:"gpu_memory_mib,omitempty"`
+	// GPUReportedMiB bounds the memory of each GPU as the driver reports it (NVML's total, as
+	// nvidia-smi shows it: 23034 for an L4), from GPU feature discovery's nvidia.com/gpu.memory.
+	GPUReportedMiB *CountRange `json:"gpu_reported_mib,omitempty"`
 	// AnyGPUType is set when a NodePool or ComputeClass places the pod and only says that its
 	// nodes have GPUs: the estimator picks the cheapest GPU type of the provider.
 	AnyGPUType bool `json:"any_gpu_type,omitempty"`
@@ -239,14 +242,14 @@ func (c CountRange) AllowsGPUs() bool {
 // ForgetNodeChoice drops what narrows the node (for a pod priced on a named type instead).
 func (p *PodGPUs) ForgetNodeChoice() {
 	p.InstanceTypes, p.Families, p.GPUNames, p.AzureGPUNames, p.Categories, p.NodeGPUs, p.AnyGPUType = nil, nil, nil, nil, nil, nil, false
-	p.Generations, p.GPUMemoryMiB = nil, nil
+	p.Generations, p.GPUMemoryMiB, p.GPUReportedMiB = nil, nil, nil
 }
 
 // ChoosesNode reports whether the estimator is to pick the node type from the catalog within
 // the pod's constraints (no single type is named).
 func (p *PodGPUs) ChoosesNode() bool {
 	return len(p.InstanceTypes) > 0 || len(p.Families) > 0 || len(p.GPUNames) > 0 || len(p.AzureGPUNames) > 0 ||
-		len(p.Categories) > 0 || p.NodeGPUs != nil || p.Generations != nil || p.GPUMemoryMiB != nil || p.AnyGPUType
+		len(p.Categories) > 0 || p.NodeGPUs != nil || p.Generations != nil || p.GPUMemoryMiB != nil || p.GPUReportedMiB != nil || p.AnyGPUType
 }
 
 // InstanceRequirements are the attributes an EC2 Auto Scaling group or fleet chooses its

@@ -829,7 +829,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	}
 	res.Region = n.region
 	narrowed := len(n.instanceTypes) > 1 || len(n.families) > 0 || len(n.gpuNames) > 0 || len(n.azureGPUNames) > 0 ||
-		len(n.categories) > 0 || n.gpuCounts != nil || n.gpuMemory != nil || n.generations != nil && n.provider != ""
+		len(n.categories) > 0 || n.gpuCounts != nil || n.gpuMemory != nil || n.gpuReported != nil || n.generations != nil && n.provider != ""
 	switch {
 	case len(n.instanceTypes) == 1:
 		res.InstanceType = n.instanceTypes[0]
@@ -838,7 +838,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	case narrowed || placed && n.provider != "":
 		res.Pod.InstanceTypes, res.Pod.Families, res.Pod.GPUNames, res.Pod.AzureGPUNames = n.instanceTypes, n.families, n.gpuNames, n.azureGPUNames
 		res.Pod.Categories, res.Pod.NodeGPUs, res.Pod.AnyGPUType = n.categories, n.gpuCounts, !narrowed
-		res.Pod.Generations, res.Pod.GPUMemoryMiB = n.generations, n.gpuMemory
+		res.Pod.Generations, res.Pod.GPUMemoryMiB, res.Pod.GPUReportedMiB = n.generations, n.gpuMemory, n.gpuReported
 		res.Provider = n.provider
 		if res.Provider == "" && len(n.instanceTypes) > 0 {
 			res.Provider = parser.ProviderOfInstanceType(n.instanceTypes[0])

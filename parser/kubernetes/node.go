@@ -67,7 +67,12 @@ const (
 	labelAzureGPUName   = "karpenter.azure.com/sku-gpu-name"
 	labelAzureGPUCount  = "karpenter.azure.com/sku-gpu-count"
 	labelAzureGPUMaker  = "karpenter.azure.com/sku-gpu-manufacturer"
-	labelGPUProduct     = "nvidia.com/gpu.product"
+	// NVIDIA's GPU feature discovery labels every GPU node with its GPUs' product name, their
+	// count and the memory of each in MiB as the driver reports it (NVML's total),
+	// https://github.com/NVIDIA/k8s-device-plugin (docs/gpu-feature-discovery, "Generated Labels").
+	labelGPUProduct = "nvidia.com/gpu.product"
+	labelGFDCount   = "nvidia.com/gpu.count"
+	labelGFDMemory  = "nvidia.com/gpu.memory"
 )
 
 // nodeChoice is what a pod's selection (and a matching NodePool) says about its node.
@@ -81,6 +86,7 @@ type nodeChoice struct {
 	gpuCounts      *parser.CountRange
 	generations    *parser.CountRange
 	gpuMemory      *parser.CountRange
+	gpuReported    *parser.CountRange // GPU feature discovery's gpu.memory
 	purchase       parser.PurchaseOption
 	region         string
 	source         []string
@@ -154,6 +160,15 @@ func fromSelector(sel selector, origin string) nodeChoice {
 	if v, ok := sel.values(labelGPUProduct); ok && len(v) > 0 && len(n.gpuNames) == 0 {
 		n.gpuNames = v
 		n.addSource(origin + " nvidia.com/gpu.product")
+	}
+	// GPU feature discovery's count and memory say nothing of the cloud.
+	if c, ok := sel.countRange(labelGFDCount); ok && n.gpuCounts == nil {
+		n.gpuCounts = &c
+		n.addSource(origin + " nvidia.com/gpu.count")
+	}
+	if c, ok := sel.countRange(labelGFDMemory); ok {
+		n.gpuReported = &c
+		n.addSource(origin + " nvidia.com/gpu.memory")
 	}
 	if v, ok := sel.values(labelKarpenterCap); ok {
 		n.purchase = karpenterCapacity(v)

@@ -580,3 +580,39 @@ func TestGPUProductSelectsNodeGroups(t *testing.T) {
 		})
 	}
 }
+
+// GPU feature discovery's nvidia.com/gpu.count and nvidia.com/gpu.memory narrow the pod's node
+// (the GPUs a node has, the driver's total of each), say nothing of its cloud, and give way to
+// Karpenter's GPU count when both are selected.
+func TestGPUFeatureDiscoveryCountAndMemory(t *testing.T) {
+	cases := []struct {
+		name, spec      string
+		count, reported string // CountRange strings, "" for none
+		provider        string
+	}{
+		{"both", "  nodeSelector: {nvidia.com/gpu.count: \"8\", nvidia.com/gpu.memory: \"81920\"}", "8", "81920", parser.Unknown},
+		{"memory above", "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n" +
+			"          - matchExpressions:\n              - {key: nvidia.com/gpu.memory, operator: Gt, values: [\"40000\"]}", "", "≥ 40001", parser.Unknown},
+		{"Karpenter's count first", "  nodeSelector: {nvidia.com/gpu.count: \"8\", karpenter.k8s.aws/instance-gpu-count: \"4\"}", "4", "", parser.AWS},
+	}
+	str := func(c *parser.CountRange) string {
+		if c == nil {
+			return ""
+		}
+		return c.String()
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := one(t, build(t, gpuPod(tc.spec), Options{}))
+			if got := str(r.Pod.NodeGPUs); got != tc.count {
+				t.Errorf("node GPUs %q, want %q", got, tc.count)
+			}
+			if got := str(r.Pod.GPUReportedMiB); got != tc.reported {
+				t.Errorf("reported MiB %q, want %q", got, tc.reported)
+			}
+			if r.Provider != tc.provider || r.InstanceType != "" || len(r.Unresolved) != 0 {
+				t.Errorf("provider %q, type %q, unresolved %+v", r.Provider, r.InstanceType, r.Unresolved)
+			}
+		})
+	}
+}
