@@ -157,25 +157,30 @@ func gpuKeys(names []string) map[string]bool {
 	return keys
 }
 
-// RunsGPU returns, for the catalog, kubernetes.Options.RunsGPU: whether a node of an instance
-// type (with the GPUs attached to it, GCP's N1) runs a GPU one of names names, read as labels'
-// GPU names are (GPUKeysForName: NVIDIA-A100-SXM4-80GB is a100-80gb). known is false when the
-// catalog does not know the type.
-func RunsGPU(cat *catalog.Catalog) func(provider, instanceType string, attached, names []string) (runs, known bool) {
-	return func(provider, instanceType string, attached, names []string) (bool, bool) {
-		keys := gpuKeys(names)
-		if len(attached) > 0 {
-			for k := range gpuKeys(attached) {
-				if keys[k] {
-					return true, true
-				}
-			}
-			return false, true
-		}
-		in, ok := cat.Instance(provider, instanceType)
-		return ok && keys[in.GPU], ok
+// GPUCatalog tells the GPUs of a node group's nodes from the catalog, for the labels GPU feature
+// discovery puts on them (kubernetes.GPUCatalog; parser/kubernetes does not import the catalog).
+type GPUCatalog struct{ Catalog *catalog.Catalog }
+
+// NodeGPUs returns the GPUs of a node of an instance type, or of the GPUs attached to it (GCP's
+// N1 takes one type, the catalog's accelerator rows: nvidia-tesla-v100 is the 16 GB V100); ok is
+// false when the catalog knows neither.
+func (c GPUCatalog) NodeGPUs(provider, instanceType string, attached []parser.Accelerator) (parser.NodeGPUs, bool) {
+	in, ok := c.Catalog.Instance(provider, instanceType)
+	count := int(math.Ceil(in.GPUCount))
+	if len(attached) > 0 {
+		in, ok = c.Catalog.Instance(provider, attached[0].Type)
+		count = attached[0].Count
 	}
+	g, known := c.Catalog.GPU(in.GPU)
+	if !ok || !known {
+		return parser.NodeGPUs{}, false
+	}
+	return parser.NodeGPUs{Key: in.GPU, Count: count, ReportedMiB: g.ReportedMiB}, true
 }
+
+// Names reports whether one of names (label values: nvidia.com/gpu.product's
+// NVIDIA-A100-SXM4-80GB) names the GPU of the catalog key, as GPUKeysForName reads names.
+func (GPUCatalog) Names(key string, names []string) bool { return gpuKeys(names)[key] }
 
 // perPodGPUs is how many of the node's GPUs one pod takes.
 func (p *Pricer) perPodGPUs(pod *parser.PodGPUs, node catalog.Instance, e *Estimate) (float64, string) {

@@ -108,3 +108,12 @@ func GCPBuiltInAccelerator(machineType string) string {
 	}
 	return ""
 }
+
+// NodeGPUs are the GPUs of a node, as NVIDIA's GPU feature discovery labels it
+// (nvidia.com/gpu.product, gpu.count, gpu.memory): the catalog's key of the GPU, how many a node
+// has, and each one's memory in MiB as the driver reports it.
+type NodeGPUs struct {
+	Key         string
+	Count       int
+	ReportedMiB int
+}

@@ -68,7 +68,7 @@ func Run(paths []string, opts Options) *result.Check {
 		Kubernetes: kubernetes.Options{
 			DefaultInstanceType: cfg.Kubernetes.DefaultInstanceType,
 			DaemonSetNodes:      cfg.Kubernetes.DaemonSetNodes,
-			RunsGPU:             estimator.RunsGPU(opts.Catalog),
+			GPUs:                estimator.GPUCatalog{Catalog: opts.Catalog},
 		},
 		HelmValues: helmValues,
 		Stdin:      opts.Stdin, Workers: opts.Workers,

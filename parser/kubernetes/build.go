@@ -49,13 +49,23 @@ type Options struct {
 	// Application of NVIDIA's charts takes from it ($ref/path) are read there. Nil when there
 	// is none (manifests from stdin): such value files are a warning.
 	Repository Repository
-	// RunsGPU tells whether a node of an instance type (with GPUs attached, GCP's N1) runs one
-	// of the GPUs names name (values of nvidia.com/gpu.product); known is false when the
-	// catalog does not know the type, or it is "" (known only at apply). With it, a pod that selects nvidia.com/gpu.product runs
-	// on the NodeGroups whose GPU it names: NVIDIA's GPU feature discovery labels every GPU
-	// node with its product, and a pod that selects the label runs only where it does. Nil
-	// leaves the label to the pod's own pricing.
-	RunsGPU func(provider, instanceType string, attached, names []string) (runs, known bool)
+	// GPUs tells the GPUs of the NodeGroups' nodes. With it, a pod that selects GPU feature
+	// discovery's labels (nvidia.com/gpu.product, gpu.count, gpu.memory) runs on the groups
+	// whose GPUs they describe: GFD labels every GPU node, and a pod that selects its labels
+	// runs only where it does. Nil leaves those labels to the pod's own pricing.
+	GPUs GPUCatalog
+}
+
+// GPUCatalog tells what GPU feature discovery labels a node group's nodes with
+// (Options.GPUs): the estimator's catalog.
+type GPUCatalog interface {
+	// NodeGPUs returns the GPUs of a node of an instance type, or of the GPUs attached to it
+	// (GCP's N1); ok is false when the type is not known ("", known only at apply, or not in
+	// the catalog).
+	NodeGPUs(provider, instanceType string, attached []parser.Accelerator) (g parser.NodeGPUs, ok bool)
+	// Names reports whether one of names (values of nvidia.com/gpu.product: NVIDIA-L4) names
+	// the GPU of the catalog key.
+	Names(key string, names []string) bool
 }
 
 // Parse decodes and builds one stream on its own (for a single file or stdin).
@@ -81,7 +91,7 @@ func Build(files []*File, opts Options) parser.Result {
 	ec2Classes := map[string]ec2Class{} // by EC2NodeClass name
 	crossplane := newComposites()
 	kueue := newKueueIndex()
-	groups := newGroupIndex(opts.NodeGroups, opts.RunsGPU)
+	groups := newGroupIndex(opts.NodeGroups, opts.GPUs)
 	scalers := map[string]scaler{}
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}}
 	// Objects another workload takes its pods from, by root and Kind/namespace/name: Argo
@@ -208,7 +218,7 @@ func Build(files []*File, opts Options) parser.Result {
 		// Node pools declared as managed resources among the manifests (Crossplane, Config
 		// Connector, ASO, ACK) and Cluster API's machine sets are node groups the pods may
 		// select, as Terraform's are.
-		groups = newGroupIndex(append(slices.Clip(opts.NodeGroups), declared...), opts.RunsGPU)
+		groups = newGroupIndex(append(slices.Clip(opts.NodeGroups), declared...), opts.GPUs)
 	}
 	buildKaito(objs, &res)
 	onPool := map[*nodePool][]int{} // the resources each NodePool places, by index

@@ -2,8 +2,10 @@ package kubernetes
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -17,8 +19,10 @@ type NodeGroup struct {
 	Address, Root                  string
 	InstanceType, Provider, Region string
 	Purchase                       parser.PurchaseOption
-	// Accelerators are the GPUs attached to an N1 machine (GKE), priced with it.
+	// Accelerators are the GPUs attached to an N1 machine (GKE), priced with it; Attached the
+	// same with their counts.
 	Accelerators []string
+	Attached     []parser.Accelerator
 	// NoGPUDriver is the group's setting that starts its nodes without the GPU driver
 	// (parser.Resource.NoGPUDriver).
 	NoGPUDriver string
@@ -60,6 +64,7 @@ func NodeGroupsOf(rs []parser.Resource) []NodeGroup {
 		for _, a := range r.Accelerators {
 			g.Accelerators = append(g.Accelerators, a.Type)
 		}
+		g.Attached = slices.Clone(r.Accelerators)
 		out = append(out, g)
 	}
 	return out
@@ -238,21 +243,39 @@ type groupIndex struct {
 	// (labels known only in part): a selection with In looks at those alone.
 	byLabel map[string][]int
 	open    []int
-	// runsGPU, when set, tells the GPU of a group's nodes: GPU feature discovery's
-	// nvidia.com/gpu.product selects the groups whose GPU it names (Options.RunsGPU).
-	runsGPU func(provider, instanceType string, attached, names []string) (runs, known bool)
+	// catalog, when set, tells the GPUs of each group's nodes (gpus, by group; known is false
+	// where they are not known): GPU feature discovery's labels select the groups whose GPUs
+	// they describe (Options.GPUs).
+	catalog GPUCatalog
+	gpus    []groupGPUs
 }
 
-func newGroupIndex(groups []NodeGroup, runsGPU func(provider, instanceType string, attached, names []string) (bool, bool)) *groupIndex {
-	x := &groupIndex{groups: groups, keys: map[string]bool{}, byLabel: map[string][]int{}, runsGPU: runsGPU}
+// groupGPUs are the GPUs of a group's nodes, and whether they are known.
+type groupGPUs struct {
+	parser.NodeGPUs
+	known bool
+}
+
+// gfdLabels are the labels GPU feature discovery puts on every GPU node that the catalog can
+// tell of a group's nodes.
+var gfdLabels = map[string]bool{labelGPUProduct: true, labelGFDCount: true, labelGFDMemory: true}
+
+func newGroupIndex(groups []NodeGroup, catalog GPUCatalog) *groupIndex {
+	x := &groupIndex{groups: groups, keys: map[string]bool{}, byLabel: map[string][]int{}, catalog: catalog}
 	if len(groups) == 0 {
 		return x
 	}
 	for k := range cloudLabelCloud {
 		x.keys[k] = true
 	}
-	if runsGPU != nil {
-		x.keys[labelGPUProduct] = true
+	if catalog != nil {
+		for k := range gfdLabels {
+			x.keys[k] = true
+		}
+		x.gpus = make([]groupGPUs, len(groups))
+		for i, g := range groups {
+			x.gpus[i].NodeGPUs, x.gpus[i].known = catalog.NodeGPUs(g.Provider, g.InstanceType, g.Attached)
+		}
 	}
 	all := make([]*NodeGroup, len(groups))
 	for i := range groups {
@@ -298,6 +321,16 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 			used = append(used, k)
 		}
 	}
+	// GPU feature discovery's count and memory are numbers a pod may bound (Gt, Lt).
+	for _, k := range []string{labelGFDCount, labelGFDMemory} {
+		_, in := sel.allowed[k]
+		_, out := sel.excluded[k]
+		_, above := sel.above[k]
+		_, below := sel.below[k]
+		if keys[k] && !in && !out && (above || below) {
+			used = append(used, k)
+		}
+	}
 	if len(used) == 0 {
 		return c
 	}
@@ -306,7 +339,12 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 	var shown []string
 	for _, k := range used {
 		want, in := sel.allowed[k]
+		_, above := sel.above[k]
+		_, below := sel.below[k]
 		switch {
+		case above || below:
+			r, _ := sel.countRange(k)
+			shown = append(shown, k+" "+r.String())
 		case in && want == nil:
 			shown = append(shown, k+" (exists)")
 		case in:
@@ -326,8 +364,8 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 			have, ok := g.Labels[k]
 			want, in := sel.allowed[k]
 			prefix, prefixed := g.Prefixes[k]
-			if k == labelGPUProduct && !ok && !prefixed && x.runsGPU != nil {
-				f, u := x.productFits(g, sel)
+			if gfdLabels[k] && !ok && !prefixed && x.catalog != nil {
+				f, u := x.gfdFits(i, k, sel)
 				fits, unsure = fits && f, unsure || u
 				continue
 			}
@@ -358,28 +396,36 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 	return c
 }
 
-// productFits matches a selection of nvidia.com/gpu.product against the GPU of a group's nodes,
-// as GPU feature discovery labels them (its product name: NVIDIA-A100-SXM4-80GB, NVIDIA-L4,
-// https://github.com/NVIDIA/k8s-device-plugin, "GPU Feature Discovery" labels). unsure is set
-// when the group's GPU is not known: its instance type is known only at apply, or not to the
-// catalog (RunsGPU's known).
-func (x *groupIndex) productFits(g *NodeGroup, sel selector) (fits, unsure bool) {
-	runs := func(names []string) (bool, bool) {
-		return x.runsGPU(g.Provider, g.InstanceType, g.Accelerators, names)
+// gfdFits matches a selection of one of GPU feature discovery's labels against what it puts on
+// the nodes of group i (https://github.com/NVIDIA/k8s-device-plugin, "GPU Feature Discovery"
+// labels): the GPUs' product name (NVIDIA-A100-SXM4-80GB), how many a node has, and each one's
+// memory in MiB as the driver reports it (within 0.25 %, as the estimator reads the label on
+// pods). unsure is set when the group's GPUs are not known: its instance type is known only at
+// apply, or not to the catalog.
+func (x *groupIndex) gfdFits(i int, k string, sel selector) (fits, unsure bool) {
+	n := x.gpus[i]
+	if !n.known {
+		return true, true
 	}
-	if out := sel.excluded[labelGPUProduct]; len(out) > 0 {
-		r, known := runs(out)
-		if r {
-			return false, false
-		}
-		unsure = !known
+	number := func(v string) (float64, bool) {
+		f, err := strconv.Atoi(strings.TrimSpace(v))
+		return float64(f), err == nil
 	}
-	want := sel.allowed[labelGPUProduct]
-	if want == nil { // NotIn alone, or Exists: every GPU node carries the label
-		return true, unsure
+	out := sel.excluded[k]
+	switch k {
+	case labelGPUProduct:
+		want := sel.allowed[k]
+		return !x.catalog.Names(n.Key, out) && (want == nil || x.catalog.Names(n.Key, want)), false
+	case labelGFDCount:
+		c, _ := sel.countRange(k)
+		excluded := slices.ContainsFunc(out, func(v string) bool { f, ok := number(v); return ok && int(f) == n.Count })
+		return !excluded && c.Allows(float64(n.Count)), false
+	default: // labelGFDMemory
+		c, _ := sel.countRange(k)
+		mib := float64(n.ReportedMiB)
+		excluded := slices.ContainsFunc(out, func(v string) bool { f, ok := number(v); return ok && math.Abs(f-mib) <= 0.0025*f })
+		return !excluded && c.AllowsWithin(mib, 0.0025), false
 	}
-	r, known := runs(want)
-	return r || !known, unsure || !known
 }
 
 // running narrows the choice to the groups that run instance type t, when any does: a pod that
@@ -433,8 +479,8 @@ func refusals(rs []refusal) string {
 func (x *groupIndex) candidates(sel selector, used []string) []int {
 	for _, k := range used {
 		want := sel.allowed[k]
-		if want == nil || k == labelGPUProduct && x.runsGPU != nil {
-			continue // the GPU's product is matched against each group's GPU (productFits)
+		if want == nil || gfdLabels[k] && x.catalog != nil {
+			continue // matched against each group's GPUs (gfdFits)
 		}
 		seen := map[int]bool{}
 		out := slices.Clone(x.open)

@@ -516,16 +516,25 @@ func TestPartitionsMakeEachGPUASlice(t *testing.T) {
 	}
 }
 
-// With Options.RunsGPU, nvidia.com/gpu.product selects node groups by the GPU their nodes run
-// (GPU feature discovery labels every GPU node with its product): In, NotIn and Exists, a group
-// whose type is not known, a group that declares the label itself; without RunsGPU the label
-// leaves the groups alone.
+// fakeGPUs is a GPUCatalog of a few instance types; a product names a GPU when it contains its
+// key.
+type fakeGPUs map[string]parser.NodeGPUs
+
+func (f fakeGPUs) NodeGPUs(_, typ string, _ []parser.Accelerator) (parser.NodeGPUs, bool) {
+	g, ok := f[typ]
+	return g, ok
+}
+
+func (fakeGPUs) Names(key string, names []string) bool {
+	return slices.ContainsFunc(names, func(n string) bool { return strings.Contains(strings.ToLower(n), key) })
+}
+
+// With Options.GPUs, GPU feature discovery's labels select node groups by the GPUs their nodes
+// run: nvidia.com/gpu.product In, NotIn and Exists, gpu.count and gpu.memory (the driver's
+// total); a group whose type is not known may carry them; a group that declares the label
+// itself keeps its value; without GPUs the labels leave the groups alone.
 func TestGPUProductSelectsNodeGroups(t *testing.T) {
-	gpuOf := map[string]string{"g6.xlarge": "l4", "p4de.24xlarge": "a100"}
-	runsGPU := func(provider, typ string, attached, names []string) (bool, bool) {
-		gpu, ok := gpuOf[typ]
-		return ok && slices.ContainsFunc(names, func(n string) bool { return strings.Contains(strings.ToLower(n), gpu) }), ok
-	}
+	gpus := fakeGPUs{"g6.xlarge": {Key: "l4", Count: 1, ReportedMiB: 23034}, "p4de.24xlarge": {Key: "a100", Count: 8, ReportedMiB: 81920}}
 	group := func(name, typ string, labels map[string]string) NodeGroup {
 		return NodeGroup{Address: "aws_eks_node_group." + name, InstanceType: typ, Provider: parser.AWS, Region: "us-east-1", Purchase: parser.OnDemand,
 			NodeLabels: parser.NodeLabels{Labels: labels}}
@@ -556,13 +565,23 @@ func TestGPUProductSelectsNodeGroups(t *testing.T) {
 		{"no group runs it", "  nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}", []NodeGroup{l4, a100}, false, "",
 			"the pod selects nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3, which none of the node groups read with it carries"},
 		{"the group's own label", "  nodeSelector: {nvidia.com/gpu.product: acme-board}", []NodeGroup{custom, a100}, false, "aws_eks_node_group.custom", ""},
-		{"without RunsGPU", "  nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}", []NodeGroup{l4, a100}, true, "", ""},
+		{"count", "  nodeSelector: {nvidia.com/gpu.count: \"8\"}", []NodeGroup{l4, a100}, false, "aws_eks_node_group.a100", ""},
+		{"count NotIn", strings.Replace(affinity("NotIn", ", values: [\"1\"]"), "gpu.product", "gpu.count", 1), []NodeGroup{l4, a100}, false, "aws_eks_node_group.a100", ""},
+		{"count Lt", strings.Replace(affinity("Lt", ", values: [\"8\"]"), "gpu.product", "gpu.count", 1), []NodeGroup{l4, a100}, false, "aws_eks_node_group.l4", ""},
+		{"memory", "  nodeSelector: {nvidia.com/gpu.memory: \"23034\"}", []NodeGroup{l4, a100}, false, "aws_eks_node_group.l4", ""},
+		{"memory an H100 reports", "  nodeSelector: {nvidia.com/gpu.memory: \"81559\"}", []NodeGroup{l4, a100}, false, "",
+			"the pod selects nvidia.com/gpu.memory=81559, which none of the node groups read with it carries"},
+		{"memory Gt", strings.Replace(affinity("Gt", ", values: [\"40000\"]"), "gpu.product", "gpu.memory", 1), []NodeGroup{l4, a100}, false, "aws_eks_node_group.a100", ""},
+		{"memory Gt, no group", strings.Replace(affinity("Gt", ", values: [\"90000\"]"), "gpu.product", "gpu.memory", 1), []NodeGroup{l4, a100}, false, "",
+			"the pod selects nvidia.com/gpu.memory ≥ 90001, which none of the node groups read with it carries"},
+		{"memory NotIn", strings.Replace(affinity("NotIn", ", values: [\"81920\"]"), "gpu.product", "gpu.memory", 1), []NodeGroup{l4, a100}, false, "aws_eks_node_group.l4", ""},
+		{"without GPUs", "  nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}", []NodeGroup{l4, a100}, true, "", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := Options{NodeGroups: tc.groups, RunsGPU: runsGPU}
+			opts := Options{NodeGroups: tc.groups, GPUs: gpus}
 			if tc.noHook {
-				opts.RunsGPU = nil
+				opts.GPUs = nil
 			}
 			r := one(t, build(t, gpuPod(tc.spec), opts))
 			var on []string
@@ -575,7 +594,7 @@ func TestGPUProductSelectsNodeGroups(t *testing.T) {
 			case tc.note != "" && !says(r, tc.note):
 				t.Errorf("notes %q, unresolved %+v\nwant %q", r.Notes, r.Unresolved, tc.note)
 			case tc.noHook && len(r.Notes) > 0:
-				t.Errorf("without RunsGPU the groups were read: %q", r.Notes)
+				t.Errorf("without GPUs the groups were read: %q", r.Notes)
 			}
 		})
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/gpuguard/gpuguard/parser/kubernetes"
 )
 
-// A pod that selects nvidia.com/gpu.product (GPU feature discovery's label) runs on the node
-// groups whose GPU the product names, as the embedded catalog knows their instance types' GPUs
-// (or the GPUs attached to GKE's N1 pools). A product no group runs leaves the pod priced from
+// A pod that selects nvidia.com/gpu.product, gpu.count or gpu.memory (GPU feature discovery's
+// labels) runs on the node groups whose GPUs they describe, as the embedded catalog knows their
+// instance types' GPUs (or the GPUs attached to GKE's N1 pools). A product no group runs leaves the pod priced from
 // its own labels, with a note; a group whose type is known only at apply may run it.
 func TestPodSelectsANodeGroupByGPUProduct(t *testing.T) {
 	cat, err := catalog.Default()
@@ -46,7 +46,7 @@ resource "google_container_node_pool" "t4" {
     machine_type = "n1-standard-8"
     guest_accelerator {
       type  = "nvidia-tesla-t4"
-      count = 1
+      count = 2
     }
   }
 }
@@ -71,6 +71,14 @@ resource "google_container_node_pool" "t4" {
 			"n1-standard-8/on_demand/us-central1/nvidia-tesla-t4 from google_container_node_pool.t4 (the pod selects nvidia.com/gpu.product=Tesla-T4)", ""},
 		{"spot L4 among groups of two GPUs", "", spot + product("NVIDIA-L4"),
 			"g6.2xlarge/spot/us-east-1/ from aws_eks_node_group.spot_l4 (the pod selects eks.amazonaws.com/capacityType=SPOT, nvidia.com/gpu.product=NVIDIA-L4)", ""},
+		{"two T4s a node", "", ` "nvidia.com/gpu.count" = "2" `,
+			"n1-standard-8/on_demand/us-central1/nvidia-tesla-t4 from google_container_node_pool.t4 (the pod selects nvidia.com/gpu.count=2)", ""},
+		{"eight GPUs a node", "", ` "nvidia.com/gpu.count" = "8" `,
+			"p4de.24xlarge/spot/us-east-1/ from aws_eks_node_group.spot_a100 (the pod selects nvidia.com/gpu.count=8)", ""},
+		{"spot with an L4's memory", "", spot + ` "nvidia.com/gpu.memory" = "23034" `,
+			"g6.2xlarge/spot/us-east-1/ from aws_eks_node_group.spot_l4 (the pod selects eks.amazonaws.com/capacityType=SPOT, nvidia.com/gpu.memory=23034)", ""},
+		{"a T4's memory", "", ` "nvidia.com/gpu.memory" = "15360" `,
+			"n1-standard-8/on_demand/us-central1/nvidia-tesla-t4 from google_container_node_pool.t4 (the pod selects nvidia.com/gpu.memory=15360)", ""},
 		{"L4 on two kinds of group", "", product("NVIDIA-L4"),
 			"/on_demand//NVIDIA-L4 from nodeSelector/affinity nvidia.com/gpu.product",
 			"the pod selects nvidia.com/gpu.product=NVIDIA-L4, which node groups of different kinds carry (aws_eks_node_group.od_l4: g6.xlarge on_demand in us-east-1; aws_eks_node_group.spot_l4: g6.2xlarge spot in us-east-1)"},
@@ -83,7 +91,7 @@ resource "google_container_node_pool" "t4" {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := Options{Kubernetes: kubernetes.Options{RunsGPU: estimator.RunsGPU(cat)}}
+			opts := Options{Kubernetes: kubernetes.Options{GPUs: estimator.GPUCatalog{Catalog: cat}}}
 			res := ParseSource("main.tf", []byte(groups+tc.extra+podOf("p", tc.selector)), opts)
 			pod := podNode(t, res, tc.want)
 			switch g := groupRefs(pod.Pod); {
