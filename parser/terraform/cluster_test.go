@@ -1124,6 +1124,22 @@ func groupAt(t *testing.T, res parser.Result, address string) *parser.Resource {
 	return nil
 }
 
+// podOnGroups checks the one pod of res: placed as want says (podNode) and, with a note, priced
+// off the node groups with that note; without one, on the group want names ("from <group> (");
+// unresolved for the note's reason when want is "".
+func podOnGroups(t *testing.T, res parser.Result, want, note string) {
+	t.Helper()
+	pod := podNode(t, res, want)
+	switch g := groupRefs(pod.Pod); {
+	case want == "" && (len(pod.Unresolved) == 0 || !strings.HasPrefix(pod.Unresolved[0].Reason, note+": ")):
+		t.Errorf("unresolved %+v\nwant %q", pod.Unresolved, note)
+	case want != "" && note != "" && (g != "" || !slices.Contains(pod.Notes, note)):
+		t.Errorf("on node groups %q, notes %q\nwant %q", g, pod.Notes, note)
+	case want != "" && note == "" && !strings.Contains(want, "from "+g+" ("):
+		t.Errorf("node group %q", g)
+	}
+}
+
 // A pod that selects the label a cloud puts on a managed node group's nodes for their capacity
 // (EKS's capacityType, GKE's gke-spot, AKS's scalesetpriority) or GPU type (GKE's
 // gke-accelerator) runs on the groups of that capacity and type. A GKE pool of regular VMs lacks
@@ -1219,15 +1235,7 @@ resource "azurerm_kubernetes_cluster_node_pool" "spot" {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			res := ParseSource("main.tf", []byte(groups+podOf("p", tc.selector)), Options{})
-			pod := podNode(t, res, tc.want)
-			switch g := groupRefs(pod.Pod); {
-			case tc.want == "" && (len(pod.Unresolved) == 0 || !strings.HasPrefix(pod.Unresolved[0].Reason, tc.note+": ")):
-				t.Errorf("unresolved %+v\nwant %q", pod.Unresolved, tc.note)
-			case tc.want != "" && tc.note != "" && (g != "" || !slices.Contains(pod.Notes, tc.note)):
-				t.Errorf("on node groups %q, notes %q\nwant %q", g, pod.Notes, tc.note)
-			case tc.want != "" && tc.note == "" && !strings.Contains(tc.want, "from "+g+" ("):
-				t.Errorf("node group %q", g)
-			}
+			podOnGroups(t, res, tc.want, tc.note)
 		})
 	}
 }

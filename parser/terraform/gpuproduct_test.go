@@ -1,8 +1,6 @@
 package terraform
 
 import (
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/gpuguard/gpuguard/estimator"
@@ -93,15 +91,7 @@ resource "google_container_node_pool" "t4" {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Kubernetes: kubernetes.Options{GPUs: estimator.GPUCatalog{Catalog: cat}}}
 			res := ParseSource("main.tf", []byte(groups+tc.extra+podOf("p", tc.selector)), opts)
-			pod := podNode(t, res, tc.want)
-			switch g := groupRefs(pod.Pod); {
-			case tc.want == "" && (len(pod.Unresolved) == 0 || !strings.HasPrefix(pod.Unresolved[0].Reason, tc.note+": ")):
-				t.Errorf("unresolved %+v\nwant %q", pod.Unresolved, tc.note)
-			case tc.want != "" && tc.note != "" && (g != "" || !slices.Contains(pod.Notes, tc.note)):
-				t.Errorf("on node groups %q, notes %q\nwant %q", g, pod.Notes, tc.note)
-			case tc.want != "" && tc.note == "" && !strings.Contains(tc.want, "from "+g+" ("):
-				t.Errorf("node group %q", g)
-			}
+			podOnGroups(t, res, tc.want, tc.note)
 		})
 	}
 }
