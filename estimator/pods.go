@@ -392,14 +392,13 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 
 // reportsMemory reports whether a GPU reports the memory the pod's labels ask for: GPU feature
 // discovery's nvidia.com/gpu.memory is the driver's total in MiB (NVML), the catalog's
-// reported_mib. Within 0.25 %: totals move by a few MiB between boards and drivers, and an H100
-// (81559) must not pass for an A100 80GB (81920).
+// reported_mib, within parser.ReportedMiBTolerance.
 func (p *Pricer) reportsMemory(gpu string, pod *parser.PodGPUs) bool {
 	if pod.GPUReportedMiB == nil {
 		return true
 	}
 	g, ok := p.Catalog.GPU(gpu)
-	return ok && g.ReportedMiB > 0 && pod.GPUReportedMiB.AllowsWithin(float64(g.ReportedMiB), 0.0025)
+	return ok && g.ReportedMiB > 0 && pod.GPUReportedMiB.AllowsWithin(float64(g.ReportedMiB), parser.ReportedMiBTolerance)
 }
 
 // holdsPod reports whether a node type can give one pod the CPU and memory it requests: on GCP

@@ -109,6 +109,12 @@ func GCPBuiltInAccelerator(machineType string) string {
 	return ""
 }
 
+// ReportedMiBTolerance is how far a GPU's memory as the driver reports it (GPU feature
+// discovery's nvidia.com/gpu.memory) may be from the catalog's reported_mib and still be that
+// GPU: totals move by a few MiB between boards and drivers, and an H100 (81559) must not pass
+// for an A100 80GB (81920).
+const ReportedMiBTolerance = 0.0025
+
 // NodeGPUs are the GPUs of a node, as NVIDIA's GPU feature discovery labels it
 // (nvidia.com/gpu.product, gpu.count, gpu.memory): the catalog's key of the GPU, how many a node
 // has, and each one's memory in MiB as the driver reports it.

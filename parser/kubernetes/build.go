@@ -773,7 +773,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 			res.Note("the pod selects %s, which %s %s, but pins %s, which %s not run: priced at %s", groups.selects, addresses(on), carry, n.instanceTypes[0], that, n.instanceTypes[0])
 		} else {
 			onGroup = g
-			n = nodeChoice{provider: g.Provider, instanceTypes: []string{g.InstanceType}, gpuNames: g.Accelerators, purchase: g.Purchase, region: g.Region, ownPrice: g.OwnPrice}
+			n = nodeChoice{provider: g.Provider, instanceTypes: []string{g.InstanceType}, gpuNames: g.acceleratorTypes(), purchase: g.Purchase, region: g.Region, ownPrice: g.OwnPrice}
 			n.addSource(fmt.Sprintf("%s (the pod selects %s)", addresses(on), groups.selects))
 			runsOn(res, on)
 			placed, stuck = true, p.stuck
@@ -874,7 +874,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 			res.OwnPrice = g.OwnPrice
 		}
 		if strings.HasPrefix(g.InstanceType, "n1-") {
-			res.Pod.GPUNames = g.Accelerators
+			res.Pod.GPUNames = g.acceleratorTypes()
 		}
 		runsOn(res, anyOn)
 		switch {

@@ -19,10 +19,8 @@ type NodeGroup struct {
 	Address, Root                  string
 	InstanceType, Provider, Region string
 	Purchase                       parser.PurchaseOption
-	// Accelerators are the GPUs attached to an N1 machine (GKE), priced with it; Attached the
-	// same with their counts.
-	Accelerators []string
-	Attached     []parser.Accelerator
+	// Accelerators are the GPUs attached to an N1 machine (GKE), priced with it.
+	Accelerators []parser.Accelerator
 	// NoGPUDriver is the group's setting that starts its nodes without the GPU driver
 	// (parser.Resource.NoGPUDriver).
 	NoGPUDriver string
@@ -61,11 +59,17 @@ func NodeGroupsOf(rs []parser.Resource) []NodeGroup {
 			continue
 		}
 		g := NodeGroup{Address: r.Address, Root: r.Root, InstanceType: r.InstanceType, Provider: r.Provider, Region: r.Region, Purchase: r.PurchaseOption, NoGPUDriver: r.NoGPUDriver, GPUPartition: r.GPUPartition, OwnPrice: r.OwnPrice, NodeLabels: *r.NodeLabels}
-		for _, a := range r.Accelerators {
-			g.Accelerators = append(g.Accelerators, a.Type)
-		}
-		g.Attached = slices.Clone(r.Accelerators)
+		g.Accelerators = slices.Clone(r.Accelerators)
 		out = append(out, g)
+	}
+	return out
+}
+
+// acceleratorTypes are the types of the GPUs attached to the group's machines (nvidia-tesla-t4).
+func (g *NodeGroup) acceleratorTypes() []string {
+	var out []string
+	for _, a := range g.Accelerators {
+		out = append(out, a.Type)
 	}
 	return out
 }
@@ -274,7 +278,7 @@ func newGroupIndex(groups []NodeGroup, catalog GPUCatalog) *groupIndex {
 		}
 		x.gpus = make([]groupGPUs, len(groups))
 		for i, g := range groups {
-			x.gpus[i].NodeGPUs, x.gpus[i].known = catalog.NodeGPUs(g.Provider, g.InstanceType, g.Attached)
+			x.gpus[i].NodeGPUs, x.gpus[i].known = catalog.NodeGPUs(g.Provider, g.InstanceType, g.Accelerators)
 		}
 	}
 	all := make([]*NodeGroup, len(groups))
@@ -399,8 +403,8 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 // gfdFits matches a selection of one of GPU feature discovery's labels against what it puts on
 // the nodes of group i (https://github.com/NVIDIA/k8s-device-plugin, "GPU Feature Discovery"
 // labels): the GPUs' product name (NVIDIA-A100-SXM4-80GB), how many a node has, and each one's
-// memory in MiB as the driver reports it (within 0.25 %, as the estimator reads the label on
-// pods). unsure is set when the group's GPUs are not known: its instance type is known only at
+// memory in MiB as the driver reports it (within parser.ReportedMiBTolerance, as the estimator
+// reads the label on pods). unsure is set when the group's GPUs are not known: its instance type is known only at
 // apply, or not to the catalog.
 func (x *groupIndex) gfdFits(i int, k string, sel selector) (fits, unsure bool) {
 	n := x.gpus[i]
@@ -423,8 +427,8 @@ func (x *groupIndex) gfdFits(i int, k string, sel selector) (fits, unsure bool) 
 	default: // labelGFDMemory
 		c, _ := sel.countRange(k)
 		mib := float64(n.ReportedMiB)
-		excluded := slices.ContainsFunc(out, func(v string) bool { f, ok := number(v); return ok && math.Abs(f-mib) <= 0.0025*f })
-		return !excluded && c.AllowsWithin(mib, 0.0025), false
+		excluded := slices.ContainsFunc(out, func(v string) bool { f, ok := number(v); return ok && math.Abs(f-mib) <= parser.ReportedMiBTolerance*f })
+		return !excluded && c.AllowsWithin(mib, parser.ReportedMiBTolerance), false
 	}
 }
 
@@ -576,7 +580,7 @@ func kinds(gs []*NodeGroup) string {
 			node = "unknown type"
 		}
 		if len(g.Accelerators) > 0 {
-			node += " with " + strings.Join(g.Accelerators, ", ")
+			node += " with " + strings.Join(g.acceleratorTypes(), ", ")
 		}
 		if g.Purchase != "" {
 			node += " " + string(g.Purchase)

@@ -42,8 +42,12 @@ func says(r parser.Resource, why string) bool {
 func testGroups() []NodeGroup {
 	gke := func(name, machine string, purchase parser.PurchaseOption, labels map[string]string, gpus ...string) NodeGroup {
 		labels["cloud.google.com/gke-nodepool"] = name
-		return NodeGroup{Address: "google_container_node_pool." + name, InstanceType: machine, Provider: parser.GCP, Region: "europe-west4",
-			Purchase: purchase, Accelerators: gpus, NodeLabels: parser.NodeLabels{Labels: labels}}
+		g := NodeGroup{Address: "google_container_node_pool." + name, InstanceType: machine, Provider: parser.GCP, Region: "europe-west4",
+			Purchase: purchase, NodeLabels: parser.NodeLabels{Labels: labels}}
+		for _, t := range gpus {
+			g.Accelerators = append(g.Accelerators, parser.Accelerator{Type: t, Count: 1})
+		}
+		return g
 	}
 	return []NodeGroup{
 		gke("l4", "g2-standard-24", parser.Spot, map[string]string{"workload": "serve"}),
