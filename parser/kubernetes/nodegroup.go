@@ -411,9 +411,9 @@ func (x *groupIndex) gfdFits(i int, k string, sel selector) (fits, unsure bool) 
 	if !n.known {
 		return true, true
 	}
-	number := func(v string) (float64, bool) {
-		f, err := strconv.Atoi(strings.TrimSpace(v))
-		return float64(f), err == nil
+	number := func(v string) (int, bool) {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		return n, err == nil
 	}
 	out := sel.excluded[k]
 	switch k {
@@ -422,12 +422,15 @@ func (x *groupIndex) gfdFits(i int, k string, sel selector) (fits, unsure bool) 
 		return !x.catalog.Names(n.Key, out) && (want == nil || x.catalog.Names(n.Key, want)), false
 	case labelGFDCount:
 		c, _ := sel.countRange(k)
-		excluded := slices.ContainsFunc(out, func(v string) bool { f, ok := number(v); return ok && int(f) == n.Count })
+		excluded := slices.ContainsFunc(out, func(v string) bool { c, ok := number(v); return ok && c == n.Count })
 		return !excluded && c.Allows(float64(n.Count)), false
 	default: // labelGFDMemory
 		c, _ := sel.countRange(k)
 		mib := float64(n.ReportedMiB)
-		excluded := slices.ContainsFunc(out, func(v string) bool { f, ok := number(v); return ok && math.Abs(f-mib) <= parser.ReportedMiBTolerance*f })
+		excluded := slices.ContainsFunc(out, func(v string) bool {
+			m, ok := number(v)
+			return ok && math.Abs(float64(m)-mib) <= parser.ReportedMiBTolerance*float64(m)
+		})
 		return !excluded && c.AllowsWithin(mib, parser.ReportedMiBTolerance), false
 	}
 }
