@@ -329,9 +329,7 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 	for _, k := range []string{labelGFDCount, labelGFDMemory} {
 		_, in := sel.allowed[k]
 		_, out := sel.excluded[k]
-		_, above := sel.above[k]
-		_, below := sel.below[k]
-		if keys[k] && !in && !out && (above || below) {
+		if keys[k] && !in && !out && sel.bounded(k) {
 			used = append(used, k)
 		}
 	}
@@ -343,10 +341,8 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 	var shown []string
 	for _, k := range used {
 		want, in := sel.allowed[k]
-		_, above := sel.above[k]
-		_, below := sel.below[k]
 		switch {
-		case above || below:
+		case sel.bounded(k):
 			r, _ := sel.countRange(k)
 			shown = append(shown, k+" "+r.String())
 		case in && want == nil:

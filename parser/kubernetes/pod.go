@@ -346,6 +346,13 @@ func (s selector) countRange(key string) (parser.CountRange, bool) {
 	return c, present || above || below
 }
 
+// bounded reports whether the selection bounds a label's value with Gt or Lt.
+func (s selector) bounded(key string) bool {
+	_, above := s.above[key]
+	_, below := s.below[key]
+	return above || below
+}
+
 // bound narrows a numeric bound: the larger Gt and the smaller Lt win.
 func (s *selector) bound(op, key string, n int) {
 	if s.above == nil {
