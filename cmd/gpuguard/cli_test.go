@@ -322,6 +322,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"helm-chart", "helm-chart", 0},
 		{"terraform-node-groups", "terraform-node-groups", 0},
 		{"capacity-labels", "capacity-labels", 0},
+		{"self-managed-nodes", "self-managed-nodes", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

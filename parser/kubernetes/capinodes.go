@@ -6,8 +6,6 @@ import (
 	"maps"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/parser/userdata"
 )
@@ -32,39 +30,6 @@ import (
 type capiBootstrap struct {
 	ConfigRef      capiRef `yaml:"configRef"`
 	DataSecretName string  `yaml:"dataSecretName"`
-}
-
-// kubeletArgs are kubeletExtraArgs: a map (v1beta1) or a list of {name, value} (v1beta2).
-type kubeletArgs struct {
-	values map[string]string
-}
-
-func (a *kubeletArgs) UnmarshalYAML(n *yaml.Node) error {
-	a.values = map[string]string{}
-	if n.Kind == yaml.SequenceNode {
-		var list []struct {
-			Name  string `yaml:"name"`
-			Value string `yaml:"value"`
-		}
-		if err := n.Decode(&list); err != nil {
-			return err
-		}
-		for _, e := range list {
-			a.values[e.Name] = e.Value // the kubelet takes the last of a flag given twice
-		}
-		return nil
-	}
-	return n.Decode(&a.values)
-}
-
-// nodeRegistration is kubeadm's NodeRegistrationOptions, as far as labels and taints go.
-type nodeRegistration struct {
-	KubeletExtraArgs kubeletArgs `yaml:"kubeletExtraArgs"`
-	Taints           []struct {
-		Key    string `yaml:"key"`
-		Value  string `yaml:"value"`
-		Effect string `yaml:"effect"`
-	} `yaml:"taints"`
 }
 
 // capiSyncedLabel reports whether Cluster API syncs a machine's label to its node.
@@ -109,7 +74,7 @@ func capiNodeLabels(machineLabels map[string]string, b capiBootstrap, o *object,
 	if !found {
 		return open()
 	}
-	var reg nodeRegistration
+	var reg userdata.NodeRegistration
 	var err error
 	switch cfg.Kind {
 	case "KubeadmConfigTemplate":
@@ -117,7 +82,7 @@ func capiNodeLabels(machineLabels map[string]string, b capiBootstrap, o *object,
 			Template struct {
 				Spec struct {
 					JoinConfiguration struct {
-						NodeRegistration nodeRegistration `yaml:"nodeRegistration"`
+						NodeRegistration userdata.NodeRegistration `yaml:"nodeRegistration"`
 					} `yaml:"joinConfiguration"`
 				} `yaml:"spec"`
 			} `yaml:"template"`
@@ -127,7 +92,7 @@ func capiNodeLabels(machineLabels map[string]string, b capiBootstrap, o *object,
 	case "KubeadmConfig":
 		var s struct {
 			JoinConfiguration struct {
-				NodeRegistration nodeRegistration `yaml:"nodeRegistration"`
+				NodeRegistration userdata.NodeRegistration `yaml:"nodeRegistration"`
 			} `yaml:"joinConfiguration"`
 		}
 		err = decodeSpec(cfg, &s)
@@ -136,7 +101,7 @@ func capiNodeLabels(machineLabels map[string]string, b capiBootstrap, o *object,
 		var s struct {
 			Template struct {
 				Spec struct {
-					KubeletExtraArgs kubeletArgs `yaml:"kubeletExtraArgs"`
+					KubeletExtraArgs userdata.KubeletArgs `yaml:"kubeletExtraArgs"`
 				} `yaml:"spec"`
 			} `yaml:"template"`
 		}
@@ -144,7 +109,7 @@ func capiNodeLabels(machineLabels map[string]string, b capiBootstrap, o *object,
 		reg.KubeletExtraArgs = s.Template.Spec.KubeletExtraArgs
 	case "EKSConfig":
 		var s struct {
-			KubeletExtraArgs kubeletArgs `yaml:"kubeletExtraArgs"`
+			KubeletExtraArgs userdata.KubeletArgs `yaml:"kubeletExtraArgs"`
 		}
 		err = decodeSpec(cfg, &s)
 		reg.KubeletExtraArgs = s.KubeletExtraArgs
@@ -155,17 +120,13 @@ func capiNodeLabels(machineLabels map[string]string, b capiBootstrap, o *object,
 		*errs = append(*errs, specError(cfg, err))
 		return open()
 	}
-	if v, ok := reg.KubeletExtraArgs.values["node-labels"]; ok {
-		labels, err := userdata.KubeletNodeLabels(v)
-		if err != nil {
-			*errs = append(*errs, parser.Error{File: cfg.file, Line: cfg.line, Message: fmt.Sprintf("%s: %v", cfg.address(), err)})
-		} else {
-			maps.Copy(nl.Labels, labels)
-		}
+	labels, taints, err := reg.Registered()
+	if err != nil {
+		*errs = append(*errs, parser.Error{File: cfg.file, Line: cfg.line, Message: fmt.Sprintf("%s: %v", cfg.address(), err)})
+		return nl
 	}
-	for _, t := range reg.Taints {
-		nl.Taints = append(nl.Taints, parser.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
-	}
+	maps.Copy(nl.Labels, labels)
+	nl.Taints = append(nl.Taints, taints...)
 	return nl
 }
 

@@ -35,8 +35,9 @@ func clusterTag(key string) bool {
 }
 
 // selfManagedNode reads the Kubernetes labels and taints of a self-managed node group: an Auto
-// Scaling group whose instances join a cluster by their user data (bootstrap.sh, nodeadm,
-// Bottlerocket; package userdata), or that is tagged as a cluster's. Its labels are those the
+// Scaling group whose instances join a cluster by their user data (EKS's bootstrap.sh, nodeadm
+// and Bottlerocket, or k3s, RKE2 and kubeadm; package userdata), or that is tagged as a
+// cluster's. Its labels are those the
 // user data registers, and those its cluster autoscaler node-template tags declare; pods that
 // select them run there. A group tagged as a cluster's whose user data is not read (computed at
 // apply, or bootstrapped another way) may carry any label. A group with neither is not a node
@@ -87,13 +88,22 @@ func (c *mapContext) selfManagedNode(r *parser.Resource, tags []asgTag, src *vie
 			}
 		}
 		nl.Partial, nl.TaintsUnknown = node.LabelsUnknown, node.TaintsUnknown
+		nl.Unknown = node.UnknownValues
+		for _, k := range node.UnknownValues {
+			delete(nl.Labels, k) // the node's value, not the autoscaler tag's
+		}
 		cluster := ""
 		if node.Cluster != "" {
 			cluster = " " + node.Cluster
 		}
 		r.Note("a self-managed node group: its nodes join the cluster%s with the labels and taints %s registers in %s's user data", cluster, node.How(), srcAddr)
-		if node.LabelsUnknown || node.TaintsUnknown {
+		switch {
+		case node.LabelsUnknown || node.TaintsUnknown:
 			r.Note("some labels or taints in %s's user data are computed at boot: pods may select the group by labels not read here", srcAddr)
+		case len(node.UnknownValues) == 1:
+			r.Note("the value of the label %s in %s's user data is computed at boot: a pod that selects any value of it may run on the group", node.UnknownValues[0], srcAddr)
+		case len(node.UnknownValues) > 1:
+			r.Note("the values of the labels %s in %s's user data are computed at boot: a pod that selects any value of them may run on the group", strings.Join(node.UnknownValues, ", "), srcAddr)
 		}
 	} else {
 		nl.Taints = caTaints
@@ -104,7 +114,7 @@ func (c *mapContext) selfManagedNode(r *parser.Resource, tags []asgTag, src *vie
 		case set && !known:
 			r.Note("a self-managed node group (tagged as a cluster's): its user data is known only at apply, so the labels and taints its nodes register with are not known")
 		case set:
-			r.Note("a self-managed node group (tagged as a cluster's): its user data does not bootstrap the node in a way gpuguard reads (bootstrap.sh, nodeadm, Bottlerocket), so the labels and taints its nodes register with are not known")
+			r.Note("a self-managed node group (tagged as a cluster's): its user data does not bootstrap the node in a way gpuguard reads (bootstrap.sh, nodeadm, Bottlerocket, k3s, RKE2, kubeadm join), so the labels and taints its nodes register with are not known")
 		default:
 			r.Note("a self-managed node group (tagged as a cluster's) without user data gpuguard reads: the labels and taints its nodes register with are not known")
 		}
@@ -139,10 +149,10 @@ func (c *mapContext) managedNodeUserData(r *parser.Resource, w, lt *view) {
 	}
 	ami, _ := w.quiet().str("ami_type")
 	ownImage := strings.EqualFold(ami, "CUSTOM") || ami == "" && lt.quiet().has("image_id")
-	if !ok || node.Bootstrap == userdata.BootstrapScript && !ownImage {
-		return
+	if !ok || !node.EKS() || node.Bootstrap == userdata.BootstrapScript && !ownImage {
+		return // k3s, RKE2 or kubeadm in an EKS group's user data do not make its nodes join EKS
 	}
-	if len(node.Labels) == 0 && len(node.Taints) == 0 && !node.LabelsUnknown && !node.TaintsUnknown {
+	if len(node.Labels) == 0 && len(node.Taints) == 0 && len(node.UnknownValues) == 0 && !node.LabelsUnknown && !node.TaintsUnknown {
 		return
 	}
 	nl := *r.NodeLabels // a copy: instances may share the labels they were read with
@@ -153,6 +163,12 @@ func (c *mapContext) managedNodeUserData(r *parser.Resource, w, lt *view) {
 	maps.Copy(nl.Labels, node.Labels)
 	nl.Taints = append(slices.Clip(nl.Taints), node.Taints...)
 	nl.Partial = nl.Partial || node.LabelsUnknown
+	for _, k := range node.UnknownValues {
+		delete(nl.Labels, k)
+		if !slices.Contains(nl.Unknown, k) {
+			nl.Unknown = append(slices.Clip(nl.Unknown), k)
+		}
+	}
 	nl.TaintsUnknown = nl.TaintsUnknown || node.TaintsUnknown
 	r.NodeLabels = &nl
 	r.Note("its nodes also register with the labels and taints in %s's user data (%s)", ltAddr, node.How())

@@ -42,6 +42,31 @@ func TestSelfManagedNodeGroup(t *testing.T) {
     rename-by-default = false
     EOT
   )`
+	const k3s = `base64encode(<<-EOT
+    #!/bin/bash
+    mkdir -p /etc/rancher/k3s
+    cat > /etc/rancher/k3s/config.yaml <<'EOF'
+    node-label:
+      - workload=inference
+    EOF
+    curl -sfL https://get.k3s.io | K3S_URL=https://k3s.internal:6443 K3S_TOKEN=$(cat /run/token) sh -s - agent --node-taint dedicated=ml:NoSchedule
+    EOT
+  )`
+	const rke2 = `<<-EOT
+    #cloud-config
+    write_files:
+      - path: /etc/rancher/rke2/config.yaml
+        content: |
+          server: https://rke2.internal:9345
+          node-label: ["workload=inference"]
+    runcmd:
+      - systemctl enable --now rke2-agent
+    EOT`
+	const kubeadm = `<<-EOT
+    #!/bin/bash
+    echo 'KUBELET_EXTRA_ARGS="--node-labels=workload=inference"' > /etc/default/kubelet
+    kubeadm join 10.0.0.5:6443 --token abc.def --discovery-token-ca-cert-hash sha256:00
+    EOT`
 	const toleration = `toleration {
           key      = "dedicated"
           operator = "Exists"
@@ -134,6 +159,14 @@ resource "aws_autoscaling_group" "gpu" {
 		{name: "a kops instance group: its autoscaler tags are all its labels and taints", src: stack(`"#!/bin/bash\n/opt/kops/bin/nodeup --conf=/opt/kops/conf/kube_env.yaml\n"`, false, kopsTags, ""), onGroup: true,
 			note: "a kops instance group: its nodes carry the labels and taints its cluster autoscaler tags name",
 			warn: "main.tf:35: kubernetes_deployment_v1.infer: Deployment/default/infer: its pods select workload=inference, but do not tolerate the taints of the node groups that carry it: aws_autoscaling_group.gpu (taint accelerator=h100:NoExecute)"},
+		{name: "k3s: a configuration file from a here-document, taints on the installer's command line", src: stack(k3s, false, "", toleration), onGroup: true,
+			note: "a self-managed node group: its nodes join the cluster https://k3s.internal:6443 with the labels and taints k3s registers in aws_launch_template.gpu's user data"},
+		{name: "k3s's taint keeps off pods that do not tolerate it", src: stack(k3s, false, "", ""), onGroup: true,
+			warn: "main.tf:30: kubernetes_deployment_v1.infer: Deployment/default/infer: its pods select workload=inference, but do not tolerate the taints of the node groups that carry it: aws_autoscaling_group.gpu (taint dedicated=ml:NoSchedule)"},
+		{name: "RKE2: cloud-config writes the configuration, runcmd starts the agent", src: stack(rke2, true, "", ""), onGroup: true,
+			note: "join the cluster https://rke2.internal:9345 with the labels and taints RKE2 registers in aws_launch_configuration.gpu's user data"},
+		{name: "kubeadm join: KUBELET_EXTRA_ARGS", src: stack(kubeadm, false, "", ""), onGroup: true,
+			note: "join the cluster 10.0.0.5:6443 with the labels and taints kubeadm join registers"},
 		{name: "neither bootstraps a node nor is tagged", src: stack(`"#!/bin/bash\necho hi\n"`, false, "", ""), none: true},
 		{name: "a label the kubelet refuses", src: stack(strings.ReplaceAll(al2, "workload=inference", "node-role.kubernetes.io/gpu=true"), false, "", toleration),
 			note: "the labels and taints its nodes register with are not known", none: true, // its nodes never join
@@ -315,6 +348,7 @@ resource "aws_eks_node_group" "train" {
 		{"AL2023: EKS merges the NodeConfig", stack(`ami_type = "AL2023_x86_64_NVIDIA"`, nodeConfig), true},
 		{"a custom AMI runs the user data's bootstrap.sh", stack("", `image_id = "ami-123"`+"\n  "+script), true},
 		{"EKS's AL2 image: bootstrap.sh in the user data is not how nodes join", stack(`ami_type = "AL2_x86_64_GPU"`, script), false},
+		{"a custom AMI that starts a k3s agent: not how EKS nodes join", stack("", `image_id = "ami-123"`+"\n  "+`user_data = base64encode("#!/bin/bash\nk3s agent --node-label workload=inference\n")`), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := parseHCL(t, tc.src, Options{})

@@ -1,6 +1,7 @@
 package userdata
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -18,6 +19,9 @@ func FuzzRead(f *testing.F) {
 		"[settings.kubernetes]\ncluster-name = \"ml\"\n[settings.kubernetes.node-taints]\na = [\"b:NoSchedule\"]\n[settings.kubernetes.node-labels]\nx = \"y\"\n",
 		"MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=a\n\n--a\nContent-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/x-shellscript\n\n/etc/eks/bootstrap.sh c\n--b--\n--a--\n",
 		"#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args '--node-labels=node-role.kubernetes.io/x=y'\n",
+		"#!/bin/bash\nP=l4\ncat > /etc/rancher/k3s/config.yaml <<EOF\nnode-label: [\"p=$P\", \"z=$(date)\"]\nnode-taint+: a=b:NoSchedule\nEOF\ncurl -sfL https://get.k3s.io | K3S_URL=https://s:6443 INSTALL_K3S_EXEC='agent --node-label x=y' sh -s - --node-taint=c=d:NoExecute 2>&1 >/dev/null\n",
+		"#cloud-config\nwrite_files:\n  - path: /etc/rancher/rke2/config.yaml.d/10.yaml\n    encoding: b64\n    content: bm9kZS1sYWJlbDogW2E9Yl0K\n    append: true\nruncmd:\n  - [systemctl, enable, --now, rke2-agent]\n  - echo 'KUBELET_EXTRA_ARGS=--node-labels=q=r' | tee -a /etc/default/kubelet\n",
+		"#!/bin/bash\ncat <<'E' | sudo tee /j.yaml\napiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ncontrolPlane: {}\nnodeRegistration:\n  kubeletExtraArgs: [{name: node-labels, value: a=b}]\nE\nkubeadm join --config /j.yaml\n",
 	} {
 		f.Add(seed)
 	}
@@ -27,7 +31,7 @@ func FuzzRead(f *testing.F) {
 			return
 		}
 		switch n.Bootstrap {
-		case BootstrapScript, Nodeadm, Bottlerocket:
+		case BootstrapScript, Nodeadm, Bottlerocket, K3s, RKE2, Kubeadm:
 		default:
 			t.Fatalf("bootstrap %q", n.Bootstrap)
 		}
@@ -36,7 +40,10 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("taint %+v", taint)
 			}
 		}
-		for k := range n.Labels {
+		for k, v := range n.Labels {
+			if strings.Contains(k+v, computedMark) {
+				t.Fatalf("label %q=%q holds what is computed at boot", k, v)
+			}
 			if n.Bootstrap != Bottlerocket && !selfLabelAllowed(k) {
 				t.Fatalf("label %q a kubelet refuses", k)
 			}

@@ -2,6 +2,7 @@ package userdata
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -40,15 +41,9 @@ func (r *reader) kubeletFlags(words []word) error {
 			value, dynamic = words[i].text, words[i].dynamic
 		}
 		if name == "--node-labels" {
-			if dynamic {
-				r.node.LabelsUnknown = true
-				continue
-			}
-			labels, err := nodeLabels(value)
-			if err != nil {
+			if err := r.nodeLabelsValue(value); err != nil {
 				return err
 			}
-			r.labels(labels)
 			continue
 		}
 		if dynamic {
@@ -66,6 +61,48 @@ func (r *reader) kubeletFlags(words []word) error {
 			r.node.Taints = append(r.node.Taints, t)
 		}
 	}
+	return nil
+}
+
+// computed says whether text holds what is computed at boot: a script's expansion ("\x00", see
+// expandOne) or a written file's (computedMark).
+func computed(text string) bool {
+	return strings.Contains(text, "\x00") || strings.Contains(text, computedMark)
+}
+
+// nodeLabelsValue adds the labels of a --node-labels value (or of k3s's node-label) that may
+// hold what is computed at boot: a label whose name is known and whose value is computed is
+// among UnknownValues; one whose name is computed makes any label possible (LabelsUnknown).
+func (r *reader) nodeLabelsValue(value string) error {
+	var known []string
+	for pair := range strings.SplitSeq(value, ",") {
+		if !computed(pair) {
+			known = append(known, pair)
+			continue
+		}
+		k, _, ok := strings.Cut(pair, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" || computed(k) {
+			r.node.LabelsUnknown = true
+			continue
+		}
+		if !selfLabelAllowed(k) {
+			_, err := nodeLabels(k + "=")
+			return err
+		}
+		delete(r.node.Labels, k)
+		if !slices.Contains(r.node.UnknownValues, k) {
+			r.node.UnknownValues = append(r.node.UnknownValues, k)
+		}
+	}
+	labels, err := nodeLabels(strings.Join(known, ","))
+	if err != nil {
+		return err
+	}
+	for k := range labels {
+		r.node.UnknownValues = slices.DeleteFunc(r.node.UnknownValues, func(u string) bool { return u == k })
+	}
+	r.labels(labels)
 	return nil
 }
 
@@ -91,11 +128,6 @@ func nodeLabels(value string) (map[string]string, error) {
 	}
 	return out, nil
 }
-
-// KubeletNodeLabels reads the value of the kubelet's --node-labels flag as the kubelet does,
-// refusing the labels it refuses to register its own node with. Bootstrap configurations other
-// than user data hand the flag to the kubelet too (kubeadm's kubeletExtraArgs).
-func KubeletNodeLabels(value string) (map[string]string, error) { return nodeLabels(value) }
 
 // allowedSelfLabels are the labels under kubernetes.io a kubelet may set on its own node
 // (well_known_labels.go, kubeletLabels); kubelet.kubernetes.io and node.kubernetes.io are its

@@ -8,56 +8,101 @@ import (
 	"strings"
 )
 
-// script reads a shell script for the EKS AL2 AMI's bootstrap.sh: its first argument not an
-// option is the cluster, and --kubelet-extra-args the kubelet's flags, word-split as the
-// kubelet's environment file is (amazon-eks-ami templates/al2/runtime/bootstrap.sh). Every
-// option of bootstrap.sh takes a value after it. Variables the script assigns plainly before
-// the call are read; anything else computed at boot leaves the labels or taints unknown.
+// script reads a shell script for the ways a node joins a cluster:
+//   - the EKS AL2 AMI's bootstrap.sh: its first argument not an option is the cluster, and
+//     --kubelet-extra-args the kubelet's flags, word-split as the kubelet's environment file is
+//     (amazon-eks-ami templates/al2/runtime/bootstrap.sh). Every option of bootstrap.sh takes a
+//     value after it;
+//   - k3s, RKE2 and kubeadm (launchOf), read by finish with the files the user data writes
+//     (here-documents and echo redirected to a file or piped into tee), which this records.
+//
+// Variables the script assigns plainly before the call are read; anything else computed at boot
+// leaves the labels or taints unknown.
 func (r *reader) script(text string) error {
-	if !strings.Contains(text, "bootstrap.sh") {
+	joins := joinsCluster.MatchString(text)
+	if !joins && !strings.Contains(text, "kubelet") { // nor writes the kubelet's environment
 		return nil
 	}
 	commands, err := shellCommands(text)
 	if err != nil {
+		if !joins {
+			return nil // a script gpuguard cannot follow, which starts no node: not its business
+		}
 		return err
 	}
 	vars := map[string]*word{}
-	for _, cmd := range commands {
-		if assigned(cmd, vars) {
+	var prevOut *string // the output of the command before, which a pipe hands on
+	for i := range commands {
+		cmd := &commands[i]
+		if !cmd.piped {
+			prevOut = nil
+		}
+		if assigned(*cmd, vars) {
+			prevOut = nil
 			continue
 		}
 		at := commandAt(cmd.words)
+		out, ok := output(*cmd, at, vars, prevOut)
+		if ok {
+			r.writeFiles(*cmd, at, vars, out)
+		}
+		prevOut = nil
+		if ok {
+			prevOut = &out
+		}
+		if l, ok := launchOf(*cmd, pipedFrom(commands, i), vars); ok {
+			r.addLaunch(l)
+			continue
+		}
 		if at < 0 || cmd.words[at].dynamic || path.Base(cmd.words[at].text) != "bootstrap.sh" {
 			continue
 		}
-		args := expand(cmd.words[at+1:], vars)
-		cluster, clusterKnown := "", false
-		for i := 0; i < len(args); i++ {
-			a := args[i]
-			if !strings.HasPrefix(a.text, "--") {
-				if !clusterKnown {
-					cluster, clusterKnown = a.text, true
-					if a.dynamic {
-						cluster = ""
-					}
-				}
-				continue
-			}
-			if i+1 == len(args) {
-				break
-			}
-			i++
-			if a.text != "--kubelet-extra-args" {
-				continue
-			}
-			v := args[i]
-			flags := splitFields(v)
-			if err := r.kubeletFlags(flags); err != nil {
-				return fmt.Errorf("line %d: bootstrap.sh --kubelet-extra-args: %v", cmd.line, err)
-			}
+		if err := r.bootstrapScript(*cmd, at, vars); err != nil {
+			return err
 		}
-		r.set(BootstrapScript, cluster)
 	}
+	return nil
+}
+
+// joinsCluster matches the words of a script that may join a node to a cluster.
+var joinsCluster = regexp.MustCompile(`bootstrap\.sh|k3s|rke2|kubeadm`)
+
+// pipedFrom is the command piping into commands[i], nil when none does.
+func pipedFrom(commands []command, i int) *command {
+	if i == 0 || !commands[i].piped {
+		return nil
+	}
+	return &commands[i-1]
+}
+
+// bootstrapScript reads a call of bootstrap.sh: the cluster and --kubelet-extra-args.
+func (r *reader) bootstrapScript(cmd command, at int, vars map[string]*word) error {
+	args := expand(cmd.words[at+1:], vars)
+	cluster, clusterKnown := "", false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a.text, "--") {
+			if !clusterKnown {
+				cluster, clusterKnown = a.text, true
+				if a.dynamic {
+					cluster = ""
+				}
+			}
+			continue
+		}
+		if i+1 == len(args) {
+			break
+		}
+		i++
+		if a.text != "--kubelet-extra-args" {
+			continue
+		}
+		flags := splitFields(args[i])
+		if err := r.kubeletFlags(flags); err != nil {
+			return fmt.Errorf("line %d: bootstrap.sh --kubelet-extra-args: %v", cmd.line, err)
+		}
+	}
+	r.set(BootstrapScript, cluster)
 	return nil
 }
 

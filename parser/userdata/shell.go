@@ -6,11 +6,39 @@ import (
 	"strings"
 )
 
-// command is a simple shell command: its words and the line it starts on.
+// command is a simple shell command: its words and the line it starts on, where its output
+// goes (redirections to files), the here-document it reads, and whether the command before it
+// pipes its output into it.
 type command struct {
-	words []shellWord
-	line  int
+	words     []shellWord
+	line      int
+	redirects []redirect
+	heredoc   *document
+	piped     bool
 }
+
+// redirect is an output redirection of a command's standard output to a file: > F or >> F
+// (appending), &> F too. Redirections of other descriptors, and of input, are not kept.
+type redirect struct {
+	target shellWord
+	append bool
+}
+
+// document is a here-document's body; expand says its delimiter is unquoted, so that the
+// body's $ and ` expand as they do in double quotes.
+type document struct {
+	body   string
+	expand bool
+	line   int
+}
+
+// A redirection's target is the next word; what the scanner does with it.
+const (
+	redirectNone   = iota
+	redirectOut    // > F: kept
+	redirectAppend // >> F: kept
+	redirectDrop   // another descriptor's or input: the word is not an argument, and not kept
+)
 
 // shellWord is one word of a command: raw is its source, text its value with quotes removed
 // (an expansion's source kept in it), parts its pieces when it has expansions.
@@ -45,6 +73,7 @@ type shellScanner struct {
 	commands  []command
 	cur       command
 	heredocs  []heredoc
+	pending   int // what the next word is: a redirection's target (redirectOut, ...), or an argument
 	inWord    bool
 	word      shellWord
 	rawStart  int
@@ -53,8 +82,10 @@ type shellScanner struct {
 }
 
 type heredoc struct {
-	delim string
-	tabs  bool
+	delim       string
+	tabs, quote bool
+	cmd         int // the index the command reading it has (or will have) in commands
+	line        int
 }
 
 func (s *shellScanner) scan() ([]command, error) {
@@ -76,7 +107,24 @@ func (s *shellScanner) scan() ([]command, error) {
 			for s.i < len(s.src) && s.src[s.i] != '\n' {
 				s.i++
 			}
-		case c == ';' || c == '&' || c == '|' || c == '(' || c == ')':
+		case c == '&' && strings.HasPrefix(s.src[s.i:], "&>"): // &> F: output and errors to F
+			s.endWord()
+			s.i++
+			s.redirection("")
+		case c == '|' && !strings.HasPrefix(s.src[s.i:], "||"):
+			s.endCommand()
+			s.cur.piped = true
+			s.i++
+			if strings.HasPrefix(s.src[s.i:], "&") { // |& pipes errors too
+				s.i++
+			}
+		case c == '|' || c == '&': // || && &
+			s.endCommand()
+			s.i++
+			if s.i < len(s.src) && s.src[s.i] == c {
+				s.i++
+			}
+		case c == ';' || c == '(' || c == ')':
 			s.endCommand()
 			s.i++
 		case c == '<' && strings.HasPrefix(s.src[s.i:], "<<") && !strings.HasPrefix(s.src[s.i:], "<<<"):
@@ -85,8 +133,7 @@ func (s *shellScanner) scan() ([]command, error) {
 				return nil, err
 			}
 		case c == '<' || c == '>':
-			s.endWord()
-			s.i++
+			s.redirection(s.descriptor())
 		case c == '\\' && strings.HasPrefix(s.src[s.i:], "\\\n"): // a line continued
 			s.i += 2
 			s.line++
@@ -166,16 +213,69 @@ func (s *shellScanner) endWord() {
 	s.word.raw = s.src[s.rawStart:s.i]
 	s.word.text = s.textBuild.String()
 	s.textBuild.Reset()
-	s.cur.words = append(s.cur.words, s.word)
 	s.inWord = false
+	switch s.pending {
+	case redirectNone:
+		s.cur.words = append(s.cur.words, s.word)
+	case redirectOut, redirectAppend:
+		s.cur.redirects = append(s.cur.redirects, redirect{target: s.word, append: s.pending == redirectAppend})
+	}
+	s.pending = redirectNone
 }
 
+// endCommand ends the command being read. A line that ends in | goes on into the next: a
+// command without words keeps its piped mark.
 func (s *shellScanner) endCommand() {
 	s.endWord()
+	s.pending = redirectNone
 	if len(s.cur.words) > 0 {
 		s.commands = append(s.commands, s.cur)
+		s.cur = command{}
+		return
 	}
-	s.cur = command{}
+	s.cur = command{piped: s.cur.piped}
+}
+
+// descriptor ends the word before a redirection operator, and returns it when it is the
+// descriptor the operator redirects (2>, 1>>: digits right before it), which is then no word.
+func (s *shellScanner) descriptor() string {
+	if s.inWord && len(s.word.parts) == 0 && s.rawStart < s.i && strings.Trim(s.src[s.rawStart:s.i], "0123456789") == "" {
+		fd := s.src[s.rawStart:s.i]
+		s.inWord = false
+		s.textBuild.Reset()
+		s.lit.Reset()
+		return fd
+	}
+	s.endWord()
+	return ""
+}
+
+// redirection reads a redirection operator at s.i (< > >> >| >& <& <>) redirecting fd ("" for
+// the operator's default) and marks what the next word is: a target kept for standard output,
+// else a word dropped from the command's arguments.
+func (s *shellScanner) redirection(fd string) {
+	out := s.src[s.i] == '>'
+	s.i++
+	appending := false
+	switch {
+	case out && strings.HasPrefix(s.src[s.i:], ">"):
+		appending = true
+		s.i++
+	case strings.HasPrefix(s.src[s.i:], "&"): // >&2, <&0: a descriptor duplicated
+		s.i++
+		s.pending = redirectDrop
+		return
+	case out && strings.HasPrefix(s.src[s.i:], "|"), !out && strings.HasPrefix(s.src[s.i:], ">"):
+		s.i++
+	}
+	switch {
+	case !out || fd != "" && fd != "1":
+		s.pending = redirectDrop
+	case appending:
+		s.pending = redirectAppend
+	default:
+		s.pending = redirectOut
+	}
 }
 
 // doubleQuoted reads a "..." string: backslash escapes $ ` " \ and newline; $ expands.
@@ -301,17 +401,21 @@ func (s *shellScanner) heredocStart() error {
 	for s.i < len(s.src) && strings.IndexByte(" \t\n;&|<>()", s.src[s.i]) < 0 {
 		s.i++
 	}
-	delim := strings.NewReplacer(`'`, "", `"`, "", `\`, "").Replace(s.src[start:s.i])
+	raw := s.src[start:s.i]
+	delim := strings.NewReplacer(`'`, "", `"`, "", `\`, "").Replace(raw)
 	if delim == "" {
 		return fmt.Errorf("line %d: a here-document has no delimiter", s.line)
 	}
-	s.heredocs = append(s.heredocs, heredoc{delim: delim, tabs: tabs})
+	s.heredocs = append(s.heredocs, heredoc{delim: delim, tabs: tabs, quote: delim != raw, cmd: len(s.commands), line: s.line})
 	return nil
 }
 
-// skipHeredocs skips the bodies of the here-documents the line just ended began.
+// skipHeredocs reads the bodies of the here-documents the line just ended began, and gives
+// each to the command that reads it.
 func (s *shellScanner) skipHeredocs() {
 	for _, h := range s.heredocs {
+		var body strings.Builder
+		start := s.line
 		for s.i < len(s.src) {
 			end := strings.IndexByte(s.src[s.i:], '\n')
 			line := s.src[s.i:]
@@ -330,6 +434,11 @@ func (s *shellScanner) skipHeredocs() {
 			if strings.TrimRight(line, "\r") == h.delim {
 				break
 			}
+			body.WriteString(line)
+			body.WriteByte('\n')
+		}
+		if h.cmd < len(s.commands) && s.commands[h.cmd].line <= h.line {
+			s.commands[h.cmd].heredoc = &document{body: body.String(), expand: !h.quote, line: start}
 		}
 	}
 	s.heredocs = s.heredocs[:0]

@@ -22,34 +22,50 @@ const (
 	BootstrapScript = "bootstrap.sh" // the EKS Amazon Linux 2 AMI's /etc/eks/bootstrap.sh
 	Nodeadm         = "nodeadm"      // Amazon Linux 2023's NodeConfig
 	Bottlerocket    = "Bottlerocket" // settings.kubernetes
+	K3s             = "k3s"          // k3s agent (or server), started by its installer or its service
+	RKE2            = "RKE2"         // RKE2's agent (or server)
+	Kubeadm         = "kubeadm"      // kubeadm join
 )
 
 // Node is what user data says of the Kubernetes node an instance boots as.
 type Node struct {
-	// Bootstrap is how the node joins its cluster: BootstrapScript, Nodeadm or Bottlerocket.
+	// Bootstrap is how the node joins its cluster: BootstrapScript, Nodeadm, Bottlerocket, K3s,
+	// RKE2 or Kubeadm.
 	Bootstrap string
-	// Cluster is the cluster it joins, "" when not said (or computed at boot).
+	// Cluster is the cluster it joins, "" when not said (or computed at boot): the EKS cluster's
+	// name, or the server k3s, RKE2 or kubeadm joins.
 	Cluster string
 	Labels  map[string]string
 	Taints  []parser.Taint
 	// LabelsUnknown and TaintsUnknown are set when some labels or taints are what a script
 	// computes at boot (a shell variable gpuguard cannot read).
 	LabelsUnknown, TaintsUnknown bool
+	// UnknownValues are labels whose names are known and whose values are computed at boot
+	// (zone=$(...)): a pod that selects any value of them may run on the node.
+	UnknownValues []string
 	// Settings are the Bottlerocket settings, decoded, for what else they set (the device
 	// plugin's); nil for another bootstrap.
 	Settings *bottlerocket.Settings
 }
 
 // How names, for notes, what registers the node with its labels and taints: "bootstrap.sh",
-// "nodeadm's NodeConfig" or "Bottlerocket's settings".
+// "nodeadm's NodeConfig", "Bottlerocket's settings", "k3s", "RKE2" or "kubeadm join".
 func (n Node) How() string {
 	switch n.Bootstrap {
 	case Nodeadm:
 		return "nodeadm's NodeConfig"
 	case Bottlerocket:
 		return "Bottlerocket's settings"
+	case Kubeadm:
+		return "kubeadm join"
 	}
 	return n.Bootstrap
+}
+
+// EKS says whether the node joins an EKS cluster in EKS's own ways (bootstrap.sh, nodeadm,
+// Bottlerocket), rather than as a k3s, RKE2 or kubeadm node.
+func (n Node) EKS() bool {
+	return n.Bootstrap == BootstrapScript || n.Bootstrap == Nodeadm || n.Bootstrap == Bottlerocket
 }
 
 // maxText bounds the decoded user data read: EC2 takes 16 KB of it, which gzip may expand.
@@ -65,6 +81,9 @@ func Read(userData string) (n Node, ok bool, err error) {
 	}
 	r := &reader{node: Node{Labels: map[string]string{}}}
 	if err := r.part(text, ""); err != nil {
+		return Node{}, false, err
+	}
+	if err := r.finish(); err != nil {
 		return Node{}, false, err
 	}
 	if r.node.Bootstrap == "" {
@@ -99,10 +118,14 @@ func decode(b []byte) (string, error) {
 	return string(b), nil
 }
 
-// reader gathers a node from the parts of user data.
+// reader gathers a node from the parts of user data: what EKS's ways say of it as each part is
+// read, and the files the parts write and the k3s, RKE2 or kubeadm nodes they launch, which
+// finish reads once all are.
 type reader struct {
-	node  Node
-	depth int
+	node     Node
+	depth    int
+	files    files
+	launches []launch
 }
 
 // set records how the node is bootstrapped, and the cluster a part names: a later part's way
@@ -129,6 +152,8 @@ func (r *reader) part(text, mediaType string) error {
 		return r.nodeConfig(text, true)
 	case mediaType == "text/x-shellscript", strings.HasPrefix(trimmed, "#!"):
 		return r.script(text)
+	case mediaType == "text/cloud-config", (mediaType == "" || mediaType == "text/plain") && strings.HasPrefix(trimmed, "#cloud-config"):
+		return r.cloudConfig(text)
 	case mediaType != "" && mediaType != "text/plain":
 		return nil // cloud-config and the like: not read
 	case strings.Contains(trimmed, "node.eks.aws/") && strings.Contains(trimmed, "NodeConfig"):

@@ -83,9 +83,15 @@ func TestRead(t *testing.T) {
 		{name: "labels from a variable the script assigns",
 			userData: "#!/bin/bash\nexport LABELS=\"workload=inference\"\nCLUSTER=ml\n/etc/eks/bootstrap.sh ${CLUSTER} --kubelet-extra-args \"--node-labels=$LABELS,tier=gpu\"\n",
 			want:     Node{Bootstrap: BootstrapScript, Cluster: "ml", Labels: map[string]string{"workload": "inference", "tier": "gpu"}}},
-		{name: "labels computed at boot are unknown; the taints stay known",
-			userData: "#!/bin/bash\nZONE=$(curl -s http://169.254.169.254/latest/meta-data/placement/availability-zone)\n/etc/eks/bootstrap.sh ml --kubelet-extra-args \"--node-labels=zone=$ZONE --register-with-taints=nvidia.com/gpu=true:NoSchedule\"\n",
-			want:     Node{Bootstrap: BootstrapScript, Cluster: "ml", Labels: map[string]string{}, LabelsUnknown: true, Taints: []parser.Taint{gpuTaint}}},
+		{name: "a label's value computed at boot is unknown; its name, the other labels and the taints stay known",
+			userData: "#!/bin/bash\nZONE=$(curl -s http://169.254.169.254/latest/meta-data/placement/availability-zone)\n/etc/eks/bootstrap.sh ml --kubelet-extra-args \"--node-labels=zone=$ZONE,pool=gpu --register-with-taints=nvidia.com/gpu=true:NoSchedule\"\n",
+			want:     Node{Bootstrap: BootstrapScript, Cluster: "ml", Labels: map[string]string{"pool": "gpu"}, UnknownValues: []string{"zone"}, Taints: []parser.Taint{gpuTaint}}},
+		{name: "a label's name computed at boot: any label",
+			userData: "#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args \"--node-labels=pool=gpu,$(hostname)=1\"\n",
+			want:     Node{Bootstrap: BootstrapScript, Cluster: "ml", Labels: map[string]string{"pool": "gpu"}, LabelsUnknown: true}},
+		{name: "a computed value of a label the kubelet refuses",
+			userData: "#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args \"--node-labels=node-role.kubernetes.io/gpu=$ROLE\"\n",
+			err:      "line 2: bootstrap.sh --kubelet-extra-args: kubelet flag --node-labels: the kubelet refuses to start with node-role.kubernetes.io/gpu"},
 		{name: "extra args from the environment: labels and taints unknown",
 			userData: "#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args \"$KUBELET_EXTRA_ARGS\"\n",
 			want:     Node{Bootstrap: BootstrapScript, Cluster: "ml", Labels: map[string]string{}, LabelsUnknown: true, TaintsUnknown: true}},
@@ -110,7 +116,11 @@ func TestRead(t *testing.T) {
 				Taints: []parser.Taint{{Key: "dedicated", Effect: "PreferNoSchedule"}, gpuTaint, {Key: "nvidia.com/gpu", Value: "true", Effect: "NoExecute"}}}},
 		{name: "a script that does not join a cluster", userData: "#!/bin/bash\nyum install -y nvidia-driver\necho bootstrap.sh is not run\n", notNode: true},
 		{name: "only a comment names bootstrap.sh", userData: "#!/bin/bash\n# /etc/eks/bootstrap.sh ml\n", notNode: true},
-		{name: "cloud-config", userData: "#cloud-config\nruncmd:\n  - [/etc/eks/bootstrap.sh, ml]\n", notNode: true},
+		{name: "cloud-config runcmd, a list of words", userData: "#cloud-config\nruncmd:\n  - [/etc/eks/bootstrap.sh, ml, --kubelet-extra-args, '--node-labels=a=b c']\n",
+			want: Node{Bootstrap: BootstrapScript, Cluster: "ml", Labels: map[string]string{"a": "b"}}},
+		{name: "cloud-config that is not YAML is skipped, as cloud-init skips it", userData: "#cloud-config\nruncmd: [\n", notNode: true},
+		{name: "redirections are not arguments", userData: "#!/bin/bash\nexec > >(tee /var/log/user-data.log) 2>&1\n/etc/eks/bootstrap.sh >>/var/log/boot.log 2>&1 ml --kubelet-extra-args '--node-labels=a=b' &>/dev/null\n",
+			want: Node{Bootstrap: BootstrapScript, Cluster: "ml", Labels: map[string]string{"a": "b"}}},
 		{name: "Bottlerocket settings without settings.kubernetes", userData: "[settings.host-containers.admin]\nenabled = true\n", notNode: true},
 		{name: "a label the kubelet refuses",
 			userData: "#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args '--node-labels=node-role.kubernetes.io/gpu=true'\n",
@@ -156,7 +166,7 @@ func TestRead(t *testing.T) {
 func TestReadBoundsVariables(t *testing.T) {
 	script := "#!/bin/bash\nA=x\n" + strings.Repeat("A=$A$A\n", 40) + "/etc/eks/bootstrap.sh ml --kubelet-extra-args \"--node-labels=a=$A\"\n"
 	n, ok, err := Read(script)
-	if err != nil || !ok || !n.LabelsUnknown || len(n.Labels) != 0 {
+	if err != nil || !ok || len(n.UnknownValues) != 1 || n.UnknownValues[0] != "a" || len(n.Labels) != 0 {
 		t.Fatalf("%+v %v %v", n, ok, err)
 	}
 }

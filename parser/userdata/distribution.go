@@ -1,0 +1,174 @@
+package userdata
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// finish reads the nodes the scripts launch (k3s, RKE2, kubeadm), now that every file the user
+// data writes is known. The first way of joining a cluster is the node's (Reader.set).
+func (r *reader) finish() error {
+	for _, l := range r.launches {
+		var err error
+		switch l.bootstrap {
+		case K3s, RKE2:
+			err = r.distribution(&l)
+		case Kubeadm:
+			err = r.kubeadm(&l)
+		}
+		if err != nil {
+			return fmt.Errorf("line %d: %s: %v", l.line, l.bootstrap, err)
+		}
+		r.set(l.bootstrap, l.cluster)
+		if r.files.unknownPath {
+			// A file written where the script computes at boot may be its configuration.
+			r.node.LabelsUnknown, r.node.TaintsUnknown = true, true
+		}
+	}
+	return nil
+}
+
+// distribution reads the labels and taints k3s or RKE2 registers its node with: node-label and
+// node-taint in its configuration file (/etc/rancher/k3s/config.yaml or
+// /etc/rancher/rke2/config.yaml unless --config or K3S_CONFIG_FILE names another), then in the
+// .yaml and .yml files of config.yaml.d in the order of their names, where a key replaces the
+// one before it and a key ending in + appends to it; then --node-label and --node-taint on the
+// command line, which add to the files'. k3s hands them to the kubelet as --node-labels and
+// --register-with-taints, so a value may hold several, separated by commas. (k3s
+// pkg/configfilearg/parser.go, readConfigFile; https://docs.k3s.io/installation/configuration,
+// "Configuration File".)
+func (r *reader) distribution(l *launch) error {
+	config := l.config
+	if config == "" {
+		config = "/etc/rancher/k3s/config.yaml"
+		if l.bootstrap == RKE2 {
+			config = "/etc/rancher/rke2/config.yaml"
+		}
+	}
+	if strings.Contains(config, computedMark) {
+		r.node.LabelsUnknown, r.node.TaintsUnknown = true, true
+		config = ""
+	}
+	values := map[string][]string{}
+	var names []string
+	if config != "" {
+		config = path.Clean(config)
+		if _, ok := r.files.text[config]; ok {
+			names = append(names, config)
+		}
+		names = append(names, r.files.dropIns(config+".d", ".yaml", ".yml")...)
+	}
+	for _, name := range names {
+		if err := configValues(r.files.text[name], values); err != nil {
+			if strings.Contains(r.files.text[name], computedMark) {
+				r.node.LabelsUnknown, r.node.TaintsUnknown = true, true // what the script writes there decides
+				continue
+			}
+			return fmt.Errorf("%s: %v", name, err)
+		}
+	}
+	labels, taints := values["node-label"], values["node-taint"]
+	if l.cluster == "" && len(values["server"]) == 1 && !strings.Contains(values["server"][0], computedMark) {
+		l.cluster = values["server"][0]
+	}
+	for i := 0; i < len(l.flags); i++ {
+		w := l.flags[i]
+		name, value, inline := strings.Cut(w.text, "=")
+		if name != "--node-label" && name != "--node-taint" {
+			if w.dynamic && !strings.HasPrefix(w.text, "-") { // may be any flags at all
+				r.node.LabelsUnknown, r.node.TaintsUnknown = true, true
+			}
+			continue
+		}
+		dynamic := w.dynamic
+		if !inline {
+			if i+1 == len(l.flags) {
+				return fmt.Errorf("%s has no value", name)
+			}
+			i++
+			value, dynamic = l.flags[i].text, l.flags[i].dynamic
+		}
+		if dynamic {
+			value = markComputed(word{text: value, dynamic: true})
+		}
+		if name == "--node-label" {
+			labels = append(labels, value)
+		} else {
+			taints = append(taints, value)
+		}
+	}
+	for _, v := range labels {
+		if err := r.nodeLabelsValue(v); err != nil {
+			return fmt.Errorf("node-label: %v", strings.TrimPrefix(err.Error(), "kubelet flag --node-labels: "))
+		}
+	}
+	for _, v := range taints {
+		if strings.Contains(v, computedMark) {
+			r.node.TaintsUnknown = true
+			continue
+		}
+		for spec := range strings.SplitSeq(v, ",") {
+			if strings.TrimSpace(spec) == "" {
+				continue
+			}
+			t, err := parser.ParseTaint(spec)
+			if err != nil {
+				return fmt.Errorf("node-taint: %v", err)
+			}
+			r.node.Taints = append(r.node.Taints, t)
+		}
+	}
+	return nil
+}
+
+// configValues reads the keys gpuguard needs from a k3s or RKE2 configuration file into
+// values: node-label, node-taint and server, each a list (a single value is a list of one); a
+// key ending in + appends to the value before it.
+func configValues(text string, values map[string][]string) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		return err
+	}
+	if len(doc.Content) == 0 {
+		return nil // empty
+	}
+	m := doc.Content[0]
+	if m.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: the configuration is not a map of flags", m.Line)
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		key, v := m.Content[i].Value, m.Content[i+1]
+		appending := strings.HasSuffix(key, "+")
+		key = strings.TrimSuffix(key, "+")
+		if key != "node-label" && key != "node-taint" && key != "server" {
+			continue
+		}
+		var list []string
+		switch v.Kind {
+		case yaml.SequenceNode:
+			for _, e := range v.Content {
+				if e.Kind != yaml.ScalarNode {
+					return fmt.Errorf("line %d: %s: an entry is not text", e.Line, key)
+				}
+				list = append(list, e.Value)
+			}
+		case yaml.ScalarNode:
+			if s := strings.TrimSpace(v.Value); s != "" && v.Tag != "!!null" {
+				list = []string{s}
+			}
+		default:
+			return fmt.Errorf("line %d: %s is not a list", v.Line, key)
+		}
+		if appending {
+			values[key] = append(values[key], list...)
+		} else {
+			values[key] = list
+		}
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package userdata
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// k3s, RKE2 and kubeadm nodes: what their user data registers them with, from the command line
+// and from the configuration files the user data writes.
+func TestReadSelfManagedDistributions(t *testing.T) {
+	gpuTaint := parser.Taint{Key: "nvidia.com/gpu", Value: "true", Effect: "NoSchedule"}
+	for _, tc := range []struct {
+		name, userData string
+		want           Node
+		notNode        bool
+		err            string
+	}{
+		{name: "k3s installer piped in: INSTALL_K3S_EXEC, then the script's arguments",
+			userData: "#!/bin/bash\ncurl -sfL https://get.k3s.io | K3S_URL=https://10.0.0.10:6443 K3S_TOKEN=$TOKEN INSTALL_K3S_EXEC=\"agent --node-label gpu=l4\" sh -s - --node-taint nvidia.com/gpu=true:NoSchedule --node-label=tier=inference\n",
+			want:     Node{Bootstrap: K3s, Cluster: "https://10.0.0.10:6443", Labels: map[string]string{"gpu": "l4", "tier": "inference"}, Taints: []parser.Taint{gpuTaint}}},
+		{name: "k3s config.yaml from an unquoted here-document: plain variables expand, a computed value is unknown",
+			userData: "#!/bin/bash\nPOOL=l4\nmkdir -p /etc/rancher/k3s\ncat > /etc/rancher/k3s/config.yaml <<EOF\nserver: https://k3s.internal:6443\ntoken: ${TOKEN}\nnode-label:\n  - \"pool=$POOL\"\n  - \"zone=$(curl -s http://169.254.169.254/latest/meta-data/placement/availability-zone)\"\nnode-taint:\n  - nvidia.com/gpu=true:NoSchedule\nEOF\ncurl -sfL https://get.k3s.io | sh -s - agent\n",
+			want:     Node{Bootstrap: K3s, Cluster: "https://k3s.internal:6443", Labels: map[string]string{"pool": "l4"}, UnknownValues: []string{"zone"}, Taints: []parser.Taint{gpuTaint}}},
+		{name: "a quoted here-document is read as written; the command line adds to the file's labels",
+			userData: "#!/bin/sh\ncat <<'EOF' >/etc/rancher/k3s/config.yaml\nnode-label: \"pool=$POOL,team=ml\"\nEOF\n/usr/local/bin/k3s agent --node-label pool=a10g --server https://k3s:6443\n",
+			want:     Node{Bootstrap: K3s, Cluster: "https://k3s:6443", Labels: map[string]string{"pool": "a10g", "team": "ml"}}},
+		{name: "RKE2 from cloud-config: config.yaml.d in name order, + appends, other files ignored",
+			userData: `#cloud-config
+write_files:
+  - path: /etc/rancher/rke2/config.yaml
+    content: |
+      server: https://rke2.internal:9345
+      node-label: [a=1]
+  - path: /etc/rancher/rke2/config.yaml.d/20-gpu.yaml
+    content: |
+      node-label+: [gpu=a100]
+      node-taint+: ["nvidia.com/gpu=true:NoSchedule"]
+  - path: /etc/rancher/rke2/config.yaml.d/10-base.yml
+    content: |
+      node-label: [b=2]
+  - path: /etc/rancher/rke2/config.yaml.d/30-notes.txt
+    content: "node-label: [c=3]"
+runcmd:
+  - curl -sfL https://get.rke2.io | INSTALL_RKE2_TYPE="agent" sh -
+  - [systemctl, enable, --now, rke2-agent.service]
+`,
+			want: Node{Bootstrap: RKE2, Cluster: "https://rke2.internal:9345", Labels: map[string]string{"b": "2", "gpu": "a100"}, Taints: []parser.Taint{gpuTaint}}},
+		{name: "an image with RKE2 installed: cloud-config's encoded files and the service started",
+			userData: "#cloud-config\nwrite_files:\n  - path: /etc/rancher/rke2/config.yaml\n    encoding: gz+b64\n    content: " + gzipB64("node-label:\n  - workload=training\n") + "\n  - path: /etc/rancher/rke2/config.yaml\n    append: true\n    encoding: b64\n    content: " + b64("server: https://rke2:9345\n") + "\nruncmd:\n  - systemctl start rke2-agent\n",
+			want:     Node{Bootstrap: RKE2, Cluster: "https://rke2:9345", Labels: map[string]string{"workload": "training"}}},
+		{name: "RKE2 in a MIME archive: the cloud-config writes the file, the script starts the agent",
+			userData: "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"B\"\n\n--B\nContent-Type: text/x-shellscript\n\n#!/bin/bash\nsystemctl enable --now rke2-agent\n--B\nContent-Type: text/cloud-config\n\nwrite_files:\n  - path: /etc/rancher/rke2/config.yaml\n    content: |\n      node-label: [gpu=h100]\n--B--\n",
+			want:     Node{Bootstrap: RKE2, Labels: map[string]string{"gpu": "h100"}}},
+		{name: "kubeadm join: a JoinConfiguration piped into tee, and KUBELET_EXTRA_ARGS after it",
+			userData: `#!/bin/bash
+cat <<'EOF' | sudo tee /etc/kubeadm/join.yaml >/dev/null
+apiVersion: kubeadm.k8s.io/v1beta4
+kind: JoinConfiguration
+discovery:
+  bootstrapToken:
+    apiServerEndpoint: 10.0.0.5:6443
+    token: abcdef.0123456789abcdef
+nodeRegistration:
+  kubeletExtraArgs:
+    - name: node-labels
+      value: workload=training,gpu=h100
+  taints:
+    - key: nvidia.com/gpu
+      value: "true"
+      effect: NoSchedule
+EOF
+echo 'KUBELET_EXTRA_ARGS="--node-labels=team=ml,gpu=h100-80gb"' > /etc/default/kubelet
+kubeadm join --config /etc/kubeadm/join.yaml
+`,
+			want: Node{Bootstrap: Kubeadm, Cluster: "10.0.0.5:6443", Labels: map[string]string{"workload": "training", "gpu": "h100-80gb", "team": "ml"}, Taints: []parser.Taint{gpuTaint}}},
+		{name: "kubeadm join with a systemd drop-in's KUBELET_EXTRA_ARGS",
+			userData: "#!/bin/bash\ncat > /etc/systemd/system/kubelet.service.d/20-labels.conf <<EOF\n[Service]\nEnvironment=\"KUBELET_EXTRA_ARGS=--node-labels=pool=t4 --register-with-taints=nvidia.com/gpu=true:NoSchedule\"\nEOF\nkubeadm join 10.0.0.5:6443 --token abc.def --discovery-token-ca-cert-hash sha256:00\n",
+			want:     Node{Bootstrap: Kubeadm, Cluster: "10.0.0.5:6443", Labels: map[string]string{"pool": "t4"}, Taints: []parser.Taint{gpuTaint}}},
+		{name: "kubeadm join with a configuration the user data does not write: unknown",
+			userData: "#!/bin/bash\naws s3 cp s3://bucket/join.yaml /etc/kubeadm/join.yaml\nkubeadm join --config=/etc/kubeadm/join.yaml\n",
+			want:     Node{Bootstrap: Kubeadm, Labels: map[string]string{}, LabelsUnknown: true, TaintsUnknown: true}},
+		{name: "a file written where the script computes: labels and taints may be anywhere",
+			userData: "#!/bin/bash\ncat > $(dirname $CFG)/config.yaml <<EOF\nnode-label: [a=b]\nEOF\nk3s agent --node-label c=d\n",
+			want:     Node{Bootstrap: K3s, Labels: map[string]string{"c": "d"}, LabelsUnknown: true, TaintsUnknown: true}},
+		{name: "flags from a variable computed at boot",
+			userData: "#!/bin/bash\nk3s agent $EXTRA --node-label c=d\n",
+			want:     Node{Bootstrap: K3s, Labels: map[string]string{"c": "d"}, LabelsUnknown: true, TaintsUnknown: true}},
+		{name: "K3S_CONFIG_FILE names the configuration",
+			userData: "#!/bin/bash\nexport K3S_CONFIG_FILE=/opt/k3s.yaml\necho 'node-label: [pool=l40s]' > /opt/k3s.yaml\necho 'node-label: [pool=wrong]' > /etc/rancher/k3s/config.yaml\ncurl -sfL https://get.k3s.io | sh -\n",
+			want:     Node{Bootstrap: K3s, Labels: map[string]string{"pool": "l40s"}}},
+		{name: "a script gpuguard cannot follow that starts no node is no error", userData: "#!/bin/bash\necho 'KUBELET_EXTRA_ARGS=x' > /etc/default/kubelet\necho 'open\n", notNode: true},
+		{name: "a k3s configuration written but nothing started", userData: "#!/bin/bash\necho 'node-label: [a=b]' > /etc/rancher/k3s/config.yaml\n", notNode: true},
+		{name: "a k3s label the kubelet refuses",
+			userData: "#!/bin/bash\necho 'node-label: [x=y]' > /etc/rancher/k3s/config.yaml\n\nk3s agent --node-label node-role.kubernetes.io/gpu=true\n",
+			err:      "line 4: k3s: node-label: the kubelet refuses to start with node-role.kubernetes.io/gpu"},
+		{name: "a k3s configuration that is not YAML",
+			userData: "#!/bin/bash\necho 'node-label: [a=b' > /etc/rancher/k3s/config.yaml\nk3s agent\n",
+			err:      "line 3: k3s: /etc/rancher/k3s/config.yaml: yaml: "},
+		{name: "a JoinConfiguration taint's effect",
+			userData: "#cloud-config\nwrite_files:\n  - path: /j.yaml\n    content: |\n      apiVersion: kubeadm.k8s.io/v1beta3\n      kind: JoinConfiguration\n      nodeRegistration:\n        taints: [{key: gpu, effect: NoScheduled}]\nruncmd:\n  - kubeadm join --config /j.yaml\n",
+			err:      `line 1: kubeadm: /j.yaml: nodeRegistration: taints: taint "gpu=:NoScheduled"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok, err := Read(tc.userData)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok == tc.notNode {
+				t.Fatalf("ok = %v for %+v", ok, got)
+			}
+			if tc.notNode {
+				return
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(Node{}, "Settings"), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("node (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
