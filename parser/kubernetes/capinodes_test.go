@@ -123,7 +123,7 @@ spec:
       infrastructureRef: {kind: AWSMachineTemplate, name: serve}
 `
 	}
-	const mayCarry = "the pod selects workload=batch; MachineDeployment/ml/other in m.yaml may carry it (some of its labels are known only at apply)"
+	const mayCarry = "the pod selects workload=batch; MachineDeployment/ml/other in m.yaml may carry it (some of its labels are known only at apply or boot)"
 	for _, tc := range []struct {
 		name, extra, spec string
 		group, typ, says  string
@@ -215,7 +215,7 @@ func TestClusterAPIBootstrapKinds(t *testing.T) {
 		{selector: "{via: eksconfig}", group: "Machine/ml/eks"},
 		{selector: "{sub.node-restriction.kubernetes.io/pool: eks}", group: "Machine/ml/eks"},
 		{selector: "{via: ekstemplate}", group: "MachineDeployment/ml/eks-template"},
-		{selector: "{workload: batch}", says: "the pod selects workload=batch; MachineDeployment/ml/talos in m.yaml may carry it (some of its labels are known only at apply)"},
+		{selector: "{workload: batch}", says: "the pod selects workload=batch; MachineDeployment/ml/talos in m.yaml may carry it (some of its labels are known only at apply or boot)"},
 	} {
 		t.Run(tc.selector, func(t *testing.T) {
 			src := manifests

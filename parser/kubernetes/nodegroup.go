@@ -543,7 +543,7 @@ func (c groupChoice) group() groupPick {
 	}
 	switch {
 	case len(matched) == 0 && len(c.maybe) > 0:
-		p.why = fmt.Sprintf("the pod selects %s; %s may carry it (some of its labels are known only at apply)", c.selects, addresses(c.maybe))
+		p.why = fmt.Sprintf("the pod selects %s; %s may carry it (some of its labels are known only at apply or boot)", c.selects, addresses(c.maybe))
 		return p
 	case len(matched) == 0:
 		p.why = fmt.Sprintf("the pod selects %s, which none of the node groups read with it carries", c.selects)

@@ -130,7 +130,7 @@ spec:
 		{"no group carries it", gpuPod("  nodeSelector: {cloud.google.com/gke-nodepool: h100}"), "",
 			"the pod selects cloud.google.com/gke-nodepool=h100, which none of the node groups read with it carries"},
 		{"only a partly known group may carry it", gpuPod("  nodeSelector: {eks.amazonaws.com/nodegroup: gpu-1}"), "",
-			"the pod selects eks.amazonaws.com/nodegroup=gpu-1; aws_eks_node_group.gpu may carry it (some of its labels are known only at apply)"},
+			"the pod selects eks.amazonaws.com/nodegroup=gpu-1; aws_eks_node_group.gpu may carry it (some of its labels are known only at apply or boot)"},
 		{"a group on another cloud than the pod's labels name", gpuPod("  nodeSelector: {workload: serve, karpenter.k8s.aws/instance-gpu-name: l4}"),
 			"/on_demand// from nodeSelector/affinity karpenter instance-gpu-name",
 			"the pod selects workload=serve, which none of the node groups read with it carries"},
@@ -214,7 +214,7 @@ func TestGroupNamedFromAPrefix(t *testing.T) {
 		NodeLabels: parser.NodeLabels{Labels: map[string]string{}, Prefixes: map[string]string{"eks.amazonaws.com/nodegroup": "gpu-"}}}}
 	cases := []struct{ selection, typ, note string }{
 		{"nodeSelector: {eks.amazonaws.com/nodegroup: gpu-20261123}", "",
-			"the pod selects eks.amazonaws.com/nodegroup=gpu-20261123; aws_eks_node_group.gpu may carry it (some of its labels are known only at apply)"},
+			"the pod selects eks.amazonaws.com/nodegroup=gpu-20261123; aws_eks_node_group.gpu may carry it (some of its labels are known only at apply or boot)"},
 		{"nodeSelector: {eks.amazonaws.com/nodegroup: cpu}", "",
 			"the pod selects eks.amazonaws.com/nodegroup=cpu, which none of the node groups read with it carries"},
 		{`affinity:
@@ -563,9 +563,9 @@ func TestGPUProductSelectsNodeGroups(t *testing.T) {
 		{"Exists, two kinds", affinity("Exists", ""), []NodeGroup{l4, a100}, false, "",
 			"the pod selects nvidia.com/gpu.product (exists), which node groups of different kinds carry (aws_eks_node_group.l4: g6.xlarge on_demand in us-east-1; aws_eks_node_group.a100: p4de.24xlarge on_demand in us-east-1)"},
 		{"NotIn, a group of unknown type", affinity("NotIn", ", values: [NVIDIA-L4]"), []NodeGroup{l4, unknown}, false, "",
-			"the pod selects nvidia.com/gpu.product not NVIDIA-L4; aws_eks_node_group.later may carry it (some of its labels are known only at apply)"},
+			"the pod selects nvidia.com/gpu.product not NVIDIA-L4; aws_eks_node_group.later may carry it (some of its labels are known only at apply or boot)"},
 		{"In, a group of unknown type", "  nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}", []NodeGroup{unknown}, false, "",
-			"the pod selects nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB; aws_eks_node_group.later may carry it (some of its labels are known only at apply)"},
+			"the pod selects nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB; aws_eks_node_group.later may carry it (some of its labels are known only at apply or boot)"},
 		{"no group runs it", "  nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}", []NodeGroup{l4, a100}, false, "",
 			"the pod selects nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3, which none of the node groups read with it carries"},
 		{"the group's own label", "  nodeSelector: {nvidia.com/gpu.product: acme-board}", []NodeGroup{custom, a100}, false, "aws_eks_node_group.custom", ""},

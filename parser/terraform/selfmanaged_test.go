@@ -402,3 +402,108 @@ func inferDeployment(replicas int, podSpec string) string {
 }
 `, replicas, podSpec)
 }
+
+// A label whose value a node's user data computes at boot (zone=$(...)) may hold any value: the
+// group may carry any zone a pod selects (whether it does is not known, so the pod is not placed
+// by it), whatever the cluster autoscaler's tag for the label says; the labels the user data
+// does set still place pods, and those it does not set stay unset.
+func TestSelfManagedNodeUnknownLabelValues(t *testing.T) {
+	const script = `#!/bin/bash\nk3s agent --node-label workload=inference --node-label \"zone=$(cloud-init query availability_zone)\"\n`
+	stack := func(tags, selector string) string {
+		return fmt.Sprintf(`provider "aws" { region = "us-east-1" }
+resource "aws_launch_template" "gpu" {
+  name          = "gpu"
+  instance_type = "g5.xlarge"
+  user_data     = base64encode("%s")
+}
+resource "aws_autoscaling_group" "gpu" {
+  name             = "gpu"
+  desired_capacity = 2
+  min_size         = 0
+  max_size         = 4
+  launch_template {
+    id      = aws_launch_template.gpu.id
+    version = "$Latest"
+  }
+  %s
+}
+resource "aws_eks_node_group" "custom" {
+  cluster_name    = "ml"
+  node_group_name = "custom"
+  node_role_arn   = "arn"
+  subnet_ids      = ["s"]
+  instance_types  = ["g6.xlarge"]
+  labels          = { tier = "custom", zone = "us-east-1c", rack = "r1" }
+  launch_template {
+    id      = aws_launch_template.eks.id
+    version = "$Latest"
+  }
+  scaling_config {
+    desired_size = 1
+    min_size     = 1
+    max_size     = 1
+  }
+}
+resource "aws_launch_template" "eks" {
+  name     = "eks"
+  image_id = "ami-123"
+  user_data = base64encode("#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args \"--node-labels=zone=$ZONE\"\n")
+}
+resource "kubernetes_deployment_v1" "infer" {
+  metadata { name = "infer" }
+  spec {
+    replicas = 1
+    template {
+      metadata {}
+      spec {
+        node_selector = %s
+        container {
+          name = "c"
+          resources { limits = { "nvidia.com/gpu" = 1 } }
+        }
+      }
+    }
+  }
+}`, script, tags, selector)
+	}
+	const caZone = `tag {
+    key                 = "k8s.io/cluster-autoscaler/node-template/label/zone"
+    value               = "us-east-1a"
+    propagate_at_launch = false
+  }`
+	for _, tc := range []struct {
+		name, tags, selector, on, why string
+	}{
+		{"the known labels place the pods", "", `{ workload = "inference" }`, "aws_autoscaling_group.gpu", ""},
+		{"any zone may be the group's", "", `{ workload = "inference", zone = "us-east-1b" }`, "", "aws_autoscaling_group.gpu may carry it"},
+		{"any zone, whatever the autoscaler's tag says", caZone, `{ workload = "inference", zone = "us-east-1b" }`, "", "aws_autoscaling_group.gpu may carry it"},
+		{"a label the user data does not set", "", `{ workload = "inference", rack = "r2", zone = "us-east-1b" }`, "", "which none of the node groups read with it carries"},
+		{"a managed group's custom AMI computes its zone too, over the group's label", "", `{ tier = "custom", zone = "us-east-1c" }`, "", "aws_eks_node_group.custom may carry it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := parseHCL(t, stack(tc.tags, tc.selector), Options{})
+			if len(res.Errors) > 0 {
+				t.Fatal(res.Errors)
+			}
+			got := byAddress(t, res)
+			group, infer := got["aws_autoscaling_group.gpu"], got["kubernetes_deployment_v1.infer"]
+			if group.NodeLabels == nil || infer.Pod == nil {
+				t.Fatalf("resources %+v", got)
+			}
+			on := ""
+			if len(infer.Pod.NodeGroups) == 1 {
+				on = infer.Pod.NodeGroups[0].Address
+			}
+			why := ""
+			for _, u := range infer.Unresolved {
+				why += u.Reason
+			}
+			if on != tc.on || group.NodeLabels.Partial || !strings.Contains(why, tc.why) {
+				t.Errorf("pods on %q, want %q; group labels %+v; unresolved %q, want %q", on, tc.on, group.NodeLabels, why, tc.why)
+			}
+			if !strings.Contains(strings.Join(group.Notes, "\n"), "the value of the label zone in aws_launch_template.gpu's user data is computed at boot") {
+				t.Errorf("notes %q", group.Notes)
+			}
+		})
+	}
+}

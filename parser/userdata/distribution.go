@@ -50,9 +50,9 @@ func (r *reader) distribution(l *launch) error {
 			config = "/etc/rancher/rke2/config.yaml"
 		}
 	}
-	if strings.Contains(config, computedMark) {
+	if strings.Contains(config, computedMark) || r.files.unknown(config) || r.files.unknown(config+".d/*") {
+		// Its name is computed, or it is copied or downloaded: what it says is not known.
 		r.node.LabelsUnknown, r.node.TaintsUnknown = true, true
-		config = ""
 	}
 	values := map[string][]string{}
 	var names []string
@@ -157,10 +157,8 @@ func configValues(text string, values map[string][]string) error {
 				}
 				list = append(list, e.Value)
 			}
-		case yaml.ScalarNode:
-			if s := strings.TrimSpace(v.Value); s != "" && v.Tag != "!!null" {
-				list = []string{s}
-			}
+		case yaml.ScalarNode: // one value; empty (null) ones add no label or taint
+			list = []string{strings.TrimSpace(v.Value)}
 		default:
 			return fmt.Errorf("line %d: %s is not a list", v.Line, key)
 		}

@@ -1,6 +1,7 @@
 package userdata
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,8 +28,8 @@ func TestReadSelfManagedDistributions(t *testing.T) {
 			userData: "#!/bin/bash\nPOOL=l4\nmkdir -p /etc/rancher/k3s\ncat > /etc/rancher/k3s/config.yaml <<EOF\nserver: https://k3s.internal:6443\ntoken: ${TOKEN}\nnode-label:\n  - \"pool=$POOL\"\n  - \"zone=$(curl -s http://169.254.169.254/latest/meta-data/placement/availability-zone)\"\nnode-taint:\n  - nvidia.com/gpu=true:NoSchedule\nEOF\ncurl -sfL https://get.k3s.io | sh -s - agent\n",
 			want:     Node{Bootstrap: K3s, Cluster: "https://k3s.internal:6443", Labels: map[string]string{"pool": "l4"}, UnknownValues: []string{"zone"}, Taints: []parser.Taint{gpuTaint}}},
 		{name: "a quoted here-document is read as written; the command line adds to the file's labels",
-			userData: "#!/bin/sh\ncat <<'EOF' >/etc/rancher/k3s/config.yaml\nnode-label: \"pool=$POOL,team=ml\"\nEOF\n/usr/local/bin/k3s agent --node-label pool=a10g --server https://k3s:6443\n",
-			want:     Node{Bootstrap: K3s, Cluster: "https://k3s:6443", Labels: map[string]string{"pool": "a10g", "team": "ml"}}},
+			userData: "#!/bin/sh\ncat <<'EOF' >/etc/rancher/k3s/config.yaml\nnode-label: \"pool=$POOL,team=ml\"\nEOF\n/usr/local/bin/k3s agent --node-label gpu=a10g --server https://k3s:6443\n",
+			want:     Node{Bootstrap: K3s, Cluster: "https://k3s:6443", Labels: map[string]string{"pool": "$POOL", "team": "ml", "gpu": "a10g"}}},
 		{name: "RKE2 from cloud-config: config.yaml.d in name order, + appends, other files ignored",
 			userData: `#cloud-config
 write_files:
@@ -94,6 +95,64 @@ kubeadm join --config /etc/kubeadm/join.yaml
 			userData: "#!/bin/bash\nexport K3S_CONFIG_FILE=/opt/k3s.yaml\necho 'node-label: [pool=l40s]' > /opt/k3s.yaml\necho 'node-label: [pool=wrong]' > /etc/rancher/k3s/config.yaml\ncurl -sfL https://get.k3s.io | sh -\n",
 			want:     Node{Bootstrap: K3s, Labels: map[string]string{"pool": "l40s"}}},
 		{name: "a script gpuguard cannot follow that starts no node is no error", userData: "#!/bin/bash\necho 'KUBELET_EXTRA_ARGS=x' > /etc/default/kubelet\necho 'open\n", notNode: true},
+		{name: "appended to with >> and tee -a; echo -n; sudo",
+			userData: "#!/bin/bash\necho -n 'node-label: ' > /etc/rancher/k3s/config.yaml\necho '[a=b]' >> /etc/rancher/k3s/config.yaml\necho 'node-taint: [nvidia.com/gpu=true:NoSchedule]' | sudo tee -a /etc/rancher/k3s/config.yaml >/dev/null\nsudo k3s agent\n",
+			want:     Node{Bootstrap: K3s, Labels: map[string]string{"a": "b"}, Taints: []parser.Taint{gpuTaint}}},
+		{name: "another descriptor redirected to the configuration: its text is not known",
+			userData: "#!/bin/bash\necho 'node-label: [a=b]' > /etc/rancher/k3s/config.yaml\n/opt/prepare.sh 2>>/etc/rancher/k3s/config.yaml\nk3s agent\n",
+			want:     Node{Bootstrap: K3s, Labels: map[string]string{}, LabelsUnknown: true, TaintsUnknown: true}},
+		{name: "a configuration written again after an unknown write is known",
+			userData: "#!/bin/bash\n/opt/render > /etc/rancher/k3s/config.yaml\necho 'node-label: [a=b]' > /etc/rancher/k3s/config.yaml\nk3s agent\n",
+			want:     Node{Bootstrap: K3s, Labels: map[string]string{"a": "b"}}},
+		{name: "the installer piped in on the next line, sh's -s from the pipe",
+			userData: "#!/bin/bash\ncurl -sfL https://get.k3s.io |\n  sh -s - agent --node-label a=b\n",
+			want:     Node{Bootstrap: K3s, Labels: map[string]string{"a": "b"}}},
+		{name: "a mirror's installer: RKE2 by INSTALL_RKE2_TYPE",
+			userData: "#!/bin/bash\necho 'node-label: [a=b]' > /etc/rancher/rke2/config.yaml\ncurl -sfL https://mirror.example.com/install.sh | INSTALL_RKE2_TYPE=agent sh -\n",
+			want:     Node{Bootstrap: RKE2, Labels: map[string]string{"a": "b"}}},
+		{name: "a mirror's installer: k3s by K3S_URL, computed at boot",
+			userData: "#!/bin/bash\ncurl -sfL https://mirror.example.com/install.sh | K3S_URL=\"https://${SERVER_IP}:6443\" sh -s - --node-label a=b\n",
+			want:     Node{Bootstrap: K3s, Labels: map[string]string{"a": "b"}}},
+		{name: "a configuration copied from S3: unknown",
+			userData: "#!/bin/bash\naws s3 cp s3://bucket/k3s.yaml /etc/rancher/k3s/config.yaml\nk3s agent --node-label a=b\n",
+			want:     Node{Bootstrap: K3s, Labels: map[string]string{"a": "b"}, LabelsUnknown: true, TaintsUnknown: true}},
+		{name: "a directory copied above config.yaml.d: unknown",
+			userData: "#!/bin/bash\ncp -r /opt/rke2/ /etc/rancher/rke2\nsystemctl enable --now rke2-agent\n",
+			want:     Node{Bootstrap: RKE2, Labels: map[string]string{}, LabelsUnknown: true, TaintsUnknown: true}},
+		{name: "KUBELET_EXTRA_ARGS downloaded: unknown",
+			userData: "#!/bin/bash\ncurl -fsSL -o /etc/default/kubelet https://config.example.com/kubelet\nkubeadm join 10.0.0.5:6443 --token t\n",
+			want:     Node{Bootstrap: Kubeadm, Cluster: "10.0.0.5:6443", Labels: map[string]string{}, LabelsUnknown: true, TaintsUnknown: true}},
+		{name: "cat of another file and the here-document: unknown",
+			userData: "#!/bin/bash\ncat /opt/base.yaml - > /etc/rancher/k3s/config.yaml <<EOF\nnode-label: [a=b]\nEOF\nk3s agent\n",
+			want:     Node{Bootstrap: K3s, Labels: map[string]string{}, LabelsUnknown: true, TaintsUnknown: true}},
+		{name: "kubeadm join --config a path computed at boot",
+			userData: "#!/bin/bash\nkubeadm join --config \"$CFG\"\n",
+			want:     Node{Bootstrap: Kubeadm, Labels: map[string]string{}, LabelsUnknown: true, TaintsUnknown: true}},
+		{name: "a file copied into config.yaml.d: unknown",
+			userData: "#!/bin/bash\necho 'node-label: [a=b]' > /etc/rancher/k3s/config.yaml\ncp /opt/gpu.yaml /etc/rancher/k3s/config.yaml.d/\nk3s agent\n",
+			want:     Node{Bootstrap: K3s, Labels: map[string]string{"a": "b"}, LabelsUnknown: true, TaintsUnknown: true}},
+		{name: "a here-document the shell cannot expand: unknown",
+			userData: "#!/bin/bash\ncat > /etc/rancher/k3s/config.yaml <<EOF\nnode-label: $(echo\nEOF\nk3s agent --node-label a=b\n",
+			want:     Node{Bootstrap: K3s, Labels: map[string]string{"a": "b"}, LabelsUnknown: true, TaintsUnknown: true}},
+		{name: "the command line's server wins over the file's; keys gpuguard does not read are not checked",
+			userData: "#!/bin/bash\necho 'server: https://old:6443\nnode-label:\nnode-taint: \"\"\ndisable: {traefik: true}' > /etc/rancher/k3s/config.yaml\nk3s agent --server https://new:6443\n",
+			want:     Node{Bootstrap: K3s, Cluster: "https://new:6443", Labels: map[string]string{}}},
+		{name: "a label the file names and the command line computes: its value is unknown",
+			userData: "#!/bin/bash\necho 'node-label: [zone=a, pool=gpu]' > /etc/rancher/k3s/config.yaml\nk3s agent --node-label \"zone=$(cloud-init query availability_zone)\"\n",
+			want:     Node{Bootstrap: K3s, Labels: map[string]string{"pool": "gpu"}, UnknownValues: []string{"zone"}}},
+		{name: "a label the file computes and the command line names: known",
+			userData: "#!/bin/bash\ncat > /etc/rancher/k3s/config.yaml <<EOF\nnode-label: [\"zone=$(cloud-init query availability_zone)\"]\nEOF\nk3s agent --node-label zone=us-east-1a\n",
+			want:     Node{Bootstrap: K3s, Labels: map[string]string{"zone": "us-east-1a"}}},
+		{name: "kubeadm: a control plane's taint; only the JoinConfiguration of a file with several",
+			userData: "#cloud-config\nwrite_files:\n  - path: /etc/kubeadm.yaml\n    content: |\n      apiVersion: kubeadm.k8s.io/v1beta3\n      kind: InitConfiguration\n      nodeRegistration:\n        kubeletExtraArgs: {node-labels: init=yes}\n      ---\n      apiVersion: kubeadm.k8s.io/v1beta3\n      kind: JoinConfiguration\n      controlPlane: {}\n      discovery:\n        bootstrapToken: {apiServerEndpoint: 10.0.0.5:6443}\nruncmd:\n  - kubeadm join --config /etc/kubeadm.yaml\n",
+			want:     Node{Bootstrap: Kubeadm, Cluster: "10.0.0.5:6443", Labels: map[string]string{}, Taints: []parser.Taint{{Key: "node-role.kubernetes.io/control-plane", Effect: "NoSchedule"}}}},
+		{name: "kubeadm: a drop-in copied into kubelet.service.d: unknown",
+			userData: "#!/bin/bash\ncp /opt/20-gpu.conf /etc/systemd/system/kubelet.service.d/\nkubeadm join 10.0.0.5:6443 --token t\n",
+			want:     Node{Bootstrap: Kubeadm, Cluster: "10.0.0.5:6443", Labels: map[string]string{}, LabelsUnknown: true, TaintsUnknown: true}},
+		{name: "kubeadm: a JoinConfiguration the shell cannot expand: unknown",
+			userData: "#!/bin/bash\ncat > /j.yaml <<EOF\nkind: $(echo\nEOF\nkubeadm join --config /j.yaml\n",
+			want:     Node{Bootstrap: Kubeadm, Labels: map[string]string{}, LabelsUnknown: true, TaintsUnknown: true}},
+		{name: "k3s that starts no node", userData: "#!/bin/bash\nk3s --version\nsystemctl disable --now k3s-agent\n", notNode: true},
 		{name: "a k3s configuration written but nothing started", userData: "#!/bin/bash\necho 'node-label: [a=b]' > /etc/rancher/k3s/config.yaml\n", notNode: true},
 		{name: "a k3s label the kubelet refuses",
 			userData: "#!/bin/bash\necho 'node-label: [x=y]' > /etc/rancher/k3s/config.yaml\n\nk3s agent --node-label node-role.kubernetes.io/gpu=true\n",
@@ -126,5 +185,33 @@ kubeadm join --config /etc/kubeadm/join.yaml
 				t.Errorf("node (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The scanner keeps where a command's output goes, apart from its arguments: standard output's
+// files (> and >>, &>), another descriptor's (2>, 2>>), and not input or a duplicated descriptor.
+func TestShellRedirections(t *testing.T) {
+	commands, err := shellCommands("cmd a > out 2>> err >&2 < in b 1>>log &>all 3>&- c\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(commands) != 1 {
+		t.Fatalf("commands %+v", commands)
+	}
+	var words []string
+	for _, w := range commands[0].words {
+		words = append(words, w.text)
+	}
+	type kept struct {
+		target        string
+		append, other bool
+	}
+	var got []kept
+	for _, r := range commands[0].redirects {
+		got = append(got, kept{r.target.text, r.append, r.other})
+	}
+	want := []kept{{"out", false, false}, {"err", true, true}, {"log", true, false}, {"all", false, false}}
+	if strings.Join(words, " ") != "cmd a b c" || !slices.Equal(got, want) {
+		t.Errorf("words %q, redirects %+v; want %+v", words, got, want)
 	}
 }

@@ -19,7 +19,28 @@ type files struct {
 	// unknownPath is set when a script writes to a path it computes at boot: any
 	// configuration file may be that one.
 	unknownPath bool
-	size        int
+	// copied are the destinations of files copied or downloaded (cp, curl -o, aws s3 cp, ...):
+	// files whose text is not known, or directories that may receive them.
+	copied []string
+	// opaque are the files some of whose text is not known: a command's output gpuguard does
+	// not follow was redirected there.
+	opaque map[string]bool
+	size   int
+}
+
+// unknown says whether the file at name may have been written with text the user data does
+// not say: copied or downloaded there, or into a directory above it.
+func (f *files) unknown(name string) bool {
+	name = path.Clean(name)
+	if f.opaque[name] {
+		return true
+	}
+	for _, c := range f.copied {
+		if name == c || strings.HasPrefix(name, c+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func (f *files) write(name, text string, appending bool) {
@@ -33,6 +54,8 @@ func (f *files) write(name, text string, appending bool) {
 	name = path.Clean(name)
 	if appending {
 		text = f.text[name] + text
+	} else {
+		delete(f.opaque, name) // written anew
 	}
 	f.text[name] = text
 }
@@ -88,6 +111,68 @@ func output(cmd command, at int, vars map[string]*word, prev *string) (text stri
 	return "", false
 }
 
+// copies records where a command whose output is not known writes: its > and >> redirections
+// (the file's text is unknown), and the destination of cp, mv, install, rsync, aws s3 cp and
+// gsutil cp (their last operand), curl -o and wget -O (a file or a directory it lands in).
+func (r *reader) copies(cmd command, at int, vars map[string]*word) {
+	for _, rd := range cmd.redirects {
+		r.unknownWrite(rd, vars)
+	}
+	if at < 0 || cmd.words[at].dynamic {
+		return
+	}
+	args := cmd.words[at+1:]
+	var dest *shellWord
+	switch program := path.Base(cmd.words[at].text); program {
+	case "cp", "mv", "install", "rsync":
+		if ops := operands(args); len(ops) >= 2 {
+			dest = &ops[len(ops)-1]
+		}
+	case "aws", "gsutil": // aws s3 cp SRC DEST, gsutil cp SRC DEST
+		ops := operands(args)
+		if len(ops) >= 3 && slices.ContainsFunc(ops, func(w shellWord) bool { return w.text == "cp" || w.text == "mv" || w.text == "sync" }) {
+			dest = &ops[len(ops)-1]
+		}
+	case "curl", "wget":
+		for i, a := range args {
+			name, value, inline := strings.Cut(a.text, "=")
+			isOut := program == "curl" && (name == "-o" || name == "--output") || program == "wget" && (name == "-O" || name == "--output-document")
+			switch {
+			case isOut && !inline && i+1 < len(args):
+				dest = &args[i+1]
+			case isOut && inline:
+				w := a
+				w.text, w.dynamic = value, a.dynamic
+				dest = &w
+			}
+		}
+	}
+	if dest == nil {
+		return
+	}
+	name := expandOne(*dest, vars)
+	if name.dynamic {
+		r.files.unknownPath = true
+		return
+	}
+	r.files.copied = append(r.files.copied, path.Clean(name.text))
+}
+
+// unknownWrite records a redirection of what is not known (a command's output gpuguard does not
+// follow, another descriptor's) to its file.
+func (r *reader) unknownWrite(rd redirect, vars map[string]*word) {
+	name := expandOne(rd.target, vars)
+	if name.dynamic {
+		r.files.unknownPath = true
+		return
+	}
+	r.files.write(name.text, computedMark, rd.append)
+	if r.files.opaque == nil {
+		r.files.opaque = map[string]bool{}
+	}
+	r.files.opaque[path.Clean(name.text)] = true
+}
+
 // operands are a command's arguments that are not options.
 func operands(args []shellWord) []shellWord {
 	var out []shellWord
@@ -108,6 +193,10 @@ func (r *reader) writeFiles(cmd command, at int, vars map[string]*word, text str
 	}
 	var targets []target
 	for _, rd := range cmd.redirects {
+		if rd.other {
+			r.unknownWrite(rd, vars)
+			continue
+		}
 		targets = append(targets, target{rd.target, rd.append})
 	}
 	if path.Base(cmd.words[at].text) == "tee" {

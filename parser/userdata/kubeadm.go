@@ -72,10 +72,16 @@ func (r *reader) kubeadm(l *launch) error {
 		if text, ok := r.files.text[name]; ok {
 			envs = append(envs, text)
 		}
+		if r.files.unknown(name) {
+			r.node.LabelsUnknown, r.node.TaintsUnknown = true, true
+		}
 	}
 	var dropIns []string
 	for _, dir := range []string{"/etc/systemd/system/kubelet.service.d", "/usr/lib/systemd/system/kubelet.service.d", "/lib/systemd/system/kubelet.service.d"} {
 		dropIns = append(dropIns, r.files.dropIns(dir, ".conf")...)
+		if r.files.unknown(dir + "/*") {
+			r.node.LabelsUnknown, r.node.TaintsUnknown = true, true
+		}
 	}
 	slices.SortFunc(dropIns, func(a, b string) int { return strings.Compare(path.Base(a), path.Base(b)) })
 	for _, name := range dropIns {
@@ -136,7 +142,7 @@ func (r *reader) joinConfiguration(text string, l *launch) error {
 		if !strings.HasPrefix(doc.APIVersion, "kubeadm.k8s.io/") || doc.Kind != "JoinConfiguration" {
 			continue
 		}
-		if e := doc.Discovery.BootstrapToken.APIServerEndpoint; l.cluster == "" && e != "" && !strings.Contains(e, computedMark) {
+		if e := doc.Discovery.BootstrapToken.APIServerEndpoint; e != "" && !computed(e) {
 			l.cluster = e
 		}
 		labels, taints, err := doc.NodeRegistration.Registered()

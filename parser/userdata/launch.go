@@ -15,18 +15,11 @@ type launch struct {
 	line      int
 }
 
-// addLaunch records a launch; a second of the same kind (the installer, then systemctl starting
-// its service) adds its flags to the first's.
+// addLaunch records a launch. A second of the same kind is the same node started again (the
+// installer, then systemctl starting the service it set up): the first says how.
 func (r *reader) addLaunch(l launch) {
-	for i := range r.launches {
-		if r.launches[i].bootstrap == l.bootstrap {
-			r.launches[i].flags = append(r.launches[i].flags, l.flags...)
-			if r.launches[i].config == "" {
-				r.launches[i].config = l.config
-			}
-			if r.launches[i].cluster == "" {
-				r.launches[i].cluster = l.cluster
-			}
+	for _, had := range r.launches {
+		if had.bootstrap == l.bootstrap {
 			return
 		}
 	}
@@ -115,15 +108,12 @@ func launchOf(cmd command, prev *command, vars map[string]*word) (launch, bool) 
 				if l.cluster == "" && !a.dynamic {
 					l.cluster = a.text
 				}
-			case name == "--config":
+			case name == "--config": // computed at boot, it names no file the user data writes
 				if !inline && j+1 < len(args) {
 					j++
-					value, a = args[j].text, args[j]
+					value = args[j].text
 				}
 				l.config = value
-				if a.dynamic {
-					l.config = computedMark
-				}
 			}
 		}
 		return l, true
@@ -153,7 +143,7 @@ func installerLaunch(cmd command, prev *command, args []word, lookup func(string
 	}
 	args = args[j:]
 	source := script
-	if cmd.piped && prev != nil && script == "" {
+	if prev != nil && script == "" {
 		for _, w := range prev.words {
 			source += " " + w.text
 		}
@@ -180,10 +170,7 @@ func installerLaunch(cmd command, prev *command, args []word, lookup func(string
 	if v := lookup("INSTALL_K3S_EXEC"); v != nil {
 		exec = splitFields(*v)
 	}
-	exec = append(exec, args...)
-	if len(exec) > 0 && (exec[0].text == "agent" || exec[0].text == "server") {
-		exec = exec[1:]
-	}
+	exec = append(exec, args...) // agent or server first, if said: a word, not a flag
 	return distributionLaunch(K3s, exec, lookup, line), true
 }
 

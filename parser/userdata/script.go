@@ -45,6 +45,8 @@ func (r *reader) script(text string) error {
 		out, ok := output(*cmd, at, vars, prevOut)
 		if ok {
 			r.writeFiles(*cmd, at, vars, out)
+		} else {
+			r.copies(*cmd, at, vars)
 		}
 		prevOut = nil
 		if ok {
@@ -65,7 +67,7 @@ func (r *reader) script(text string) error {
 }
 
 // joinsCluster matches the words of a script that may join a node to a cluster.
-var joinsCluster = regexp.MustCompile(`bootstrap\.sh|k3s|rke2|kubeadm`)
+var joinsCluster = regexp.MustCompile(`(?i)bootstrap\.sh|k3s|rke2|kubeadm`)
 
 // pipedFrom is the command piping into commands[i], nil when none does.
 func pipedFrom(commands []command, i int) *command {

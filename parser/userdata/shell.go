@@ -17,11 +17,11 @@ type command struct {
 	piped     bool
 }
 
-// redirect is an output redirection of a command's standard output to a file: > F or >> F
-// (appending), &> F too. Redirections of other descriptors, and of input, are not kept.
+// redirect is an output redirection to a file: > F or >> F (appending), &> F too; other says it
+// redirects another descriptor than standard output (2> F). Redirections of input are not kept.
 type redirect struct {
-	target shellWord
-	append bool
+	target        shellWord
+	append, other bool
 }
 
 // document is a here-document's body; expand says its delimiter is unquoted, so that the
@@ -37,7 +37,9 @@ const (
 	redirectNone   = iota
 	redirectOut    // > F: kept
 	redirectAppend // >> F: kept
-	redirectDrop   // another descriptor's or input: the word is not an argument, and not kept
+	redirectOther  // 2> F: kept as another descriptor's
+	redirectOtherAppend
+	redirectDrop // input, or a descriptor duplicated: the word is not an argument, and not kept
 )
 
 // shellWord is one word of a command: raw is its source, text its value with quotes removed
@@ -217,8 +219,10 @@ func (s *shellScanner) endWord() {
 	switch s.pending {
 	case redirectNone:
 		s.cur.words = append(s.cur.words, s.word)
-	case redirectOut, redirectAppend:
-		s.cur.redirects = append(s.cur.redirects, redirect{target: s.word, append: s.pending == redirectAppend})
+	case redirectOut, redirectAppend, redirectOther, redirectOtherAppend:
+		s.cur.redirects = append(s.cur.redirects, redirect{target: s.word,
+			append: s.pending == redirectAppend || s.pending == redirectOtherAppend,
+			other:  s.pending == redirectOther || s.pending == redirectOtherAppend})
 	}
 	s.pending = redirectNone
 }
@@ -269,8 +273,12 @@ func (s *shellScanner) redirection(fd string) {
 		s.i++
 	}
 	switch {
-	case !out || fd != "" && fd != "1":
+	case !out:
 		s.pending = redirectDrop
+	case fd != "" && fd != "1" && appending:
+		s.pending = redirectOtherAppend
+	case fd != "" && fd != "1":
+		s.pending = redirectOther
 	case appending:
 		s.pending = redirectAppend
 	default:
