@@ -19,7 +19,7 @@ import (
 // Variables the script assigns plainly before the call are read; anything else computed at boot
 // leaves the labels or taints unknown.
 func (r *reader) script(text string) error {
-	joins := joinsCluster.MatchString(text)
+	joins := joinsCluster(text)
 	if !joins && !strings.Contains(text, "kubelet") { // nor writes the kubelet's environment
 		return nil
 	}
@@ -66,8 +66,15 @@ func (r *reader) script(text string) error {
 	return nil
 }
 
-// joinsCluster matches the words of a script that may join a node to a cluster.
-var joinsCluster = regexp.MustCompile(`(?i)bootstrap\.sh|k3s|rke2|kubeadm`)
+// joinsCluster says whether a script has the words of one that may join a node to a cluster.
+func joinsCluster(text string) bool {
+	for _, w := range []string{"bootstrap.sh", "k3s", "K3S_", "rke2", "RKE2_", "kubeadm"} {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // pipedFrom is the command piping into commands[i], nil when none does.
 func pipedFrom(commands []command, i int) *command {
