@@ -104,15 +104,18 @@ func launchOf(cmd command, prev *command, vars map[string]*word) (launch, bool) 
 			a := args[j]
 			name, value, inline := strings.Cut(a.text, "=")
 			switch {
-			case !strings.HasPrefix(a.text, "-"):
+			case !strings.HasPrefix(a.text, "-"): // the API server's address
 				if l.cluster == "" && !a.dynamic {
 					l.cluster = a.text
 				}
-			case name == "--config": // computed at boot, it names no file the user data writes
-				if !inline && j+1 < len(args) {
+			case inline, kubeadmJoinSwitches[name]:
+			default: // every other flag of kubeadm join takes the value after it
+				if j+1 < len(args) {
 					j++
 					value = args[j].text
 				}
+			}
+			if name == "--config" { // computed at boot, it names no file the user data writes
 				l.config = value
 			}
 		}
@@ -120,6 +123,10 @@ func launchOf(cmd command, prev *command, vars map[string]*word) (launch, bool) 
 	}
 	return launch{}, false
 }
+
+// kubeadmJoinSwitches are kubeadm join's flags that take no value
+// (https://kubernetes.io/docs/reference/setup-tools/kubeadm/kubeadm-join/).
+var kubeadmJoinSwitches = map[string]bool{"--control-plane": true, "--discovery-token-unsafe-skip-ca-verification": true, "--dry-run": true, "--help": true, "-h": true}
 
 // installerLaunch reads sh or bash running k3s's or RKE2's install script, fetched and piped
 // in (curl -sfL https://get.k3s.io | sh -s - agent ...) or downloaded first (sh install.sh ...).
