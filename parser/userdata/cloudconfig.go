@@ -1,11 +1,8 @@
 package userdata
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -81,18 +78,7 @@ func decodeContent(content, encoding string) (string, error) {
 	default:
 		return "", fmt.Errorf("encoding %q is not one cloud-init takes", encoding)
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return "", fmt.Errorf("gzip: %v", err)
-	}
-	d, err := io.ReadAll(io.LimitReader(zr, maxText+1))
-	if err != nil {
-		return "", fmt.Errorf("gzip: %v", err)
-	}
-	if len(d) > maxText {
-		return "", fmt.Errorf("gzip content expands past %d bytes", maxText)
-	}
-	return string(d), nil
+	return gunzip(b)
 }
 
 func b64Decode(s string) (string, error) {

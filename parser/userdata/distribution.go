@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/gpuguard/gpuguard/parser"
 )
 
 // finish reads the nodes the scripts launch (k3s, RKE2, kubeadm), now that every file the user
@@ -108,19 +106,8 @@ func (r *reader) distribution(l *launch) error {
 		}
 	}
 	for _, v := range taints {
-		if strings.Contains(v, computedMark) {
-			r.node.TaintsUnknown = true
-			continue
-		}
-		for spec := range strings.SplitSeq(v, ",") {
-			if strings.TrimSpace(spec) == "" {
-				continue
-			}
-			t, err := parser.ParseTaint(spec)
-			if err != nil {
-				return fmt.Errorf("node-taint: %v", err)
-			}
-			r.node.Taints = append(r.node.Taints, t)
+		if err := r.taintsValue(v); err != nil {
+			return fmt.Errorf("node-taint: %v", err)
 		}
 	}
 	return nil

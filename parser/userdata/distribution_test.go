@@ -5,9 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
-
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -15,12 +12,7 @@ import (
 // and from the configuration files the user data writes.
 func TestReadSelfManagedDistributions(t *testing.T) {
 	gpuTaint := parser.Taint{Key: "nvidia.com/gpu", Value: "true", Effect: "NoSchedule"}
-	for _, tc := range []struct {
-		name, userData string
-		want           Node
-		notNode        bool
-		err            string
-	}{
+	for _, tc := range []readCase{
 		{name: "k3s installer piped in: INSTALL_K3S_EXEC, then the script's arguments",
 			userData: "#!/bin/bash\ncurl -sfL https://get.k3s.io | K3S_URL=https://10.0.0.10:6443 K3S_TOKEN=$TOKEN INSTALL_K3S_EXEC=\"agent --node-label gpu=l4\" sh -s - --node-taint nvidia.com/gpu=true:NoSchedule --node-label=tier=inference\n",
 			want:     Node{Bootstrap: K3s, Cluster: "https://10.0.0.10:6443", Labels: map[string]string{"gpu": "l4", "tier": "inference"}, Taints: []parser.Taint{gpuTaint}}},
@@ -167,27 +159,7 @@ kubeadm join --config /etc/kubeadm/join.yaml
 			userData: "#cloud-config\nwrite_files:\n  - path: /j.yaml\n    content: |\n      apiVersion: kubeadm.k8s.io/v1beta3\n      kind: JoinConfiguration\n      nodeRegistration:\n        taints: [{key: gpu, effect: NoScheduled}]\nruncmd:\n  - kubeadm join --config /j.yaml\n",
 			err:      `line 1: kubeadm: /j.yaml: nodeRegistration: taints: taint "gpu=:NoScheduled"`},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, ok, err := Read(tc.userData)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ok == tc.notNode {
-				t.Fatalf("ok = %v for %+v", ok, got)
-			}
-			if tc.notNode {
-				return
-			}
-			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(Node{}, "Settings"), cmpopts.EquateEmpty()); diff != "" {
-				t.Errorf("node (-want +got):\n%s", diff)
-			}
-		})
+		t.Run(tc.name, tc.check)
 	}
 }
 

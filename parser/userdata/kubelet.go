@@ -50,16 +50,29 @@ func (r *reader) kubeletFlags(words []word) error {
 			r.node.TaintsUnknown = true
 			continue
 		}
-		for spec := range strings.SplitSeq(value, ",") {
-			if strings.TrimSpace(spec) == "" {
-				continue
-			}
-			t, err := parser.ParseTaint(spec)
-			if err != nil {
-				return fmt.Errorf("kubelet flag --register-with-taints: %v", err)
-			}
-			r.node.Taints = append(r.node.Taints, t)
+		if err := r.taintsValue(value); err != nil {
+			return fmt.Errorf("kubelet flag --register-with-taints: %v", err)
 		}
+	}
+	return nil
+}
+
+// taintsValue adds the taints of a --register-with-taints value (or of k3s's node-taint):
+// key=value:Effect, separated by commas. One computed at boot makes the taints unknown.
+func (r *reader) taintsValue(value string) error {
+	if computed(value) {
+		r.node.TaintsUnknown = true
+		return nil
+	}
+	for spec := range strings.SplitSeq(value, ",") {
+		if strings.TrimSpace(spec) == "" {
+			continue
+		}
+		t, err := parser.ParseTaint(spec)
+		if err != nil {
+			return err
+		}
+		r.node.Taints = append(r.node.Taints, t)
 	}
 	return nil
 }

@@ -99,23 +99,33 @@ func decode(b []byte) (string, error) {
 		b = d
 	}
 	if len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
-		zr, err := gzip.NewReader(bytes.NewReader(b))
+		d, err := gunzip(b)
 		if err != nil {
-			return "", fmt.Errorf("gzip user data: %v", err)
+			return "", fmt.Errorf("user data: %v", err)
 		}
-		d, err := io.ReadAll(io.LimitReader(zr, maxText+1))
-		if err != nil {
-			return "", fmt.Errorf("gzip user data: %v", err)
-		}
-		if len(d) > maxText {
-			return "", fmt.Errorf("gzip user data expands past %d bytes", maxText)
-		}
-		b = d
+		b = []byte(d)
 	}
 	if !utf8.Valid(b) {
 		return "", nil // binary: nothing this package reads
 	}
 	return string(b), nil
+}
+
+// gunzip reads gzip data (user data, a cloud-config file's content), bounded to maxText once
+// expanded.
+func gunzip(b []byte) (string, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return "", fmt.Errorf("gzip: %v", err)
+	}
+	d, err := io.ReadAll(io.LimitReader(zr, maxText+1))
+	if err != nil {
+		return "", fmt.Errorf("gzip: %v", err)
+	}
+	if len(d) > maxText {
+		return "", fmt.Errorf("gzip expands past %d bytes", maxText)
+	}
+	return string(d), nil
 }
 
 // reader gathers a node from the parts of user data: what EKS's ways say of it as each part is

@@ -67,12 +67,7 @@ echo "ready"
 
 func TestRead(t *testing.T) {
 	gpuTaint := parser.Taint{Key: "nvidia.com/gpu", Value: "true", Effect: "NoSchedule"}
-	for _, tc := range []struct {
-		name, userData string
-		want           Node
-		notNode        bool
-		err            string
-	}{
+	for _, tc := range []readCase{
 		{name: "AL2 bootstrap.sh, base64",
 			userData: b64("#!/bin/bash\nset -e\n/etc/eks/bootstrap.sh ml --b64-cluster-ca abc --kubelet-extra-args '--node-labels=workload=inference,team=ml --register-with-taints=nvidia.com/gpu=true:NoSchedule,spot:PreferNoSchedule' --apiserver-endpoint https://x\n"),
 			want: Node{Bootstrap: BootstrapScript, Cluster: "ml", Labels: map[string]string{"workload": "inference", "team": "ml"},
@@ -134,30 +129,41 @@ func TestRead(t *testing.T) {
 		{name: "an open quote", userData: "#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args '--node-labels=a=b\n", err: "line 2: a single quote is not closed"},
 		{name: "a Bottlerocket taint that is not text", userData: "[settings.kubernetes.node-taints]\ngpu = 1\n", err: `settings.kubernetes.node-taints."gpu" is 1`},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, ok, err := Read(tc.userData)
-			if tc.err != "" {
-				if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
-					t.Fatalf("error %v, want %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ok == tc.notNode {
-				t.Fatalf("ok = %v for %+v", ok, got)
-			}
-			if tc.notNode {
-				return
-			}
-			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(Node{}, "Settings")); diff != "" {
-				t.Errorf("node (-want +got):\n%s", diff)
-			}
-			if (got.Bootstrap == Bottlerocket) != (got.Settings != nil) {
-				t.Errorf("settings %v for a %s node", got.Settings, got.Bootstrap)
-			}
-		})
+		t.Run(tc.name, tc.check)
+	}
+}
+
+// readCase is user data and what Read says of it: the node, no node, or an error that
+// starts with err.
+type readCase struct {
+	name, userData string
+	want           Node
+	notNode        bool
+	err            string
+}
+
+func (tc readCase) check(t *testing.T) {
+	got, ok, err := Read(tc.userData)
+	if tc.err != "" {
+		if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
+			t.Fatalf("error %v, want %q", err, tc.err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok == tc.notNode {
+		t.Fatalf("ok = %v for %+v", ok, got)
+	}
+	if tc.notNode {
+		return
+	}
+	if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(Node{}, "Settings"), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("node (-want +got):\n%s", diff)
+	}
+	if (got.Bootstrap == Bottlerocket) != (got.Settings != nil) {
+		t.Errorf("settings %v for a %s node", got.Settings, got.Bootstrap)
 	}
 }
 
