@@ -48,22 +48,20 @@ func (r *reader) distribution(l *launch) error {
 			config = "/etc/rancher/rke2/config.yaml"
 		}
 	}
-	if strings.Contains(config, computedMark) || r.files.unknown(config) || r.files.unknown(config+".d/*") {
+	config = path.Clean(config)
+	if computed(config) || r.files.unknown(config) || r.files.unknown(config+".d/*") {
 		// Its name is computed, or it is copied or downloaded: what it says is not known.
 		r.node.LabelsUnknown, r.node.TaintsUnknown = true, true
 	}
-	values := map[string][]string{}
 	var names []string
-	if config != "" {
-		config = path.Clean(config)
-		if _, ok := r.files.text[config]; ok {
-			names = append(names, config)
-		}
-		names = append(names, r.files.dropIns(config+".d", ".yaml", ".yml")...)
+	if _, ok := r.files.text[config]; ok {
+		names = append(names, config)
 	}
+	names = append(names, r.files.dropIns(config+".d", ".yaml", ".yml")...)
+	values := map[string][]string{}
 	for _, name := range names {
 		if err := configValues(r.files.text[name], values); err != nil {
-			if strings.Contains(r.files.text[name], computedMark) {
+			if computed(r.files.text[name]) {
 				r.node.LabelsUnknown, r.node.TaintsUnknown = true, true // what the script writes there decides
 				continue
 			}
@@ -71,7 +69,7 @@ func (r *reader) distribution(l *launch) error {
 		}
 	}
 	labels, taints := values["node-label"], values["node-taint"]
-	if l.cluster == "" && len(values["server"]) == 1 && !strings.Contains(values["server"][0], computedMark) {
+	if l.cluster == "" && len(values["server"]) == 1 && !computed(values["server"][0]) {
 		l.cluster = values["server"][0]
 	}
 	for i := 0; i < len(l.flags); i++ {
