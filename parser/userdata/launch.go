@@ -52,7 +52,7 @@ func launchOf(cmd command, prev *command, vars map[string]*word) (launch, bool) 
 			env[m[1]] = &v
 			continue
 		}
-		if base := path.Base(w.text); base == "sudo" || base == "env" || base == "exec" || base == "nohup" || base == "time" || base == "command" {
+		if base := path.Base(w.text); wrappers[base] && base != "sh" && base != "bash" { // sh and bash may run an installer
 			for i+1 < len(cmd.words) && strings.HasPrefix(cmd.words[i+1].text, "-") {
 				i++
 			}
