@@ -31,26 +31,21 @@ func (r *reader) script(text string) error {
 		return err
 	}
 	vars := map[string]*word{}
-	var prevOut *string // the output of the command before, which a pipe hands on
+	var prevOut *string // the output of the command before, which output hands on only to a piped one
 	for i := range commands {
 		cmd := &commands[i]
-		if !cmd.piped {
-			prevOut = nil
-		}
 		if assigned(*cmd, vars) {
 			prevOut = nil
 			continue
 		}
 		at := commandAt(cmd.words)
 		out, ok := output(*cmd, at, vars, prevOut)
-		if ok {
-			r.writeFiles(*cmd, at, vars, out)
-		} else {
-			r.copies(*cmd, at, vars)
-		}
 		prevOut = nil
 		if ok {
+			r.writeFiles(*cmd, at, vars, out)
 			prevOut = &out
+		} else {
+			r.copies(*cmd, at, vars)
 		}
 		if l, ok := launchOf(*cmd, pipedFrom(commands, i), vars); ok {
 			r.addLaunch(l)
