@@ -323,6 +323,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"terraform-node-groups", "terraform-node-groups", 0},
 		{"capacity-labels", "capacity-labels", 0},
 		{"self-managed-nodes", "self-managed-nodes", 0},
+		{"self-managed-gcp-azure", "self-managed-gcp-azure", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -155,6 +155,12 @@ func mapAWSInstance(c *mapContext) []*parser.Resource {
 	} else {
 		c.imageDriver(r, lt, "image_id", "the launch template's image_id")
 	}
+	// The instance's own user data replaces its launch template's.
+	if boot := bootTextsOf(w, c.inst.addr, "user data", awsUserData); boot.set || lt == nil {
+		c.bootNode(r, boot, false)
+	} else {
+		c.bootNode(r, bootTextsOf(lt, strings.TrimSuffix(lt.path, "."), "user data", awsUserData), false)
+	}
 	return []*parser.Resource{r}
 }
 

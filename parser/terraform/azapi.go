@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -227,7 +228,19 @@ func mapAzAPIVM(c *mapContext, typ string, body *view) []*parser.Resource {
 	c.azapiLocation(r, w)
 	azapiTags(r, w, b)
 	c.azureTaker(r, w)
+	c.armBootNode(r, b, false, "properties", "osProfile")
 	return []*parser.Resource{r}
+}
+
+// armBootNode reads the Kubernetes node a Linux VM's (or scale set's) customData boots
+// (bootNode), in the ARM body's osProfile at profile.
+func (c *mapContext) armBootNode(r *parser.Resource, b *view, group bool, profile ...any) {
+	if b.has(append(profile, "windowsConfiguration")...) {
+		return
+	}
+	path := append(slices.Clip(profile), "customData")
+	attr := []bootAttr{{name: "body." + pathString("", path), path: path}}
+	c.bootNode(r, bootTextsOf(b, c.inst.addr, "customData", attr), group)
 }
 
 func mapAzAPIScaleSet(c *mapContext, typ string, body *view) []*parser.Resource {
@@ -254,6 +267,7 @@ func mapAzAPIScaleSet(c *mapContext, typ string, body *view) []*parser.Resource 
 	c.azapiLocation(r, w)
 	azapiTags(r, w, b)
 	c.azureTaker(r, w)
+	c.armBootNode(r, b, true, "properties", "virtualMachineProfile", "osProfile")
 	return []*parser.Resource{r}
 }
 

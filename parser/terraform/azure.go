@@ -107,7 +107,22 @@ func mapAzureVM(c *mapContext) []*parser.Resource {
 	azureCommon(r, w)
 	windowsNote(r, w)
 	c.azureTaker(r, w)
+	c.azureBootNode(r, w, false)
 	return []*parser.Resource{r}
+}
+
+// azureBootNode reads the Kubernetes node a Linux VM's (or scale set's) custom data boots
+// (bootNode): custom_data, or os_profile's on the deprecated types and Flexible scale sets.
+// Windows machines do not run cloud-init.
+func (c *mapContext) azureBootNode(r *parser.Resource, w *view, group bool) {
+	if strings.Contains(r.Type, "windows") || w.has("os_profile_windows_config") || w.has("os_profile", "windows_configuration") {
+		return
+	}
+	attrs := azureCustomData
+	if w.has("os_profile") {
+		attrs = azureOSCustomData
+	}
+	c.bootNode(r, bootTextsOf(w, c.inst.addr, "custom data", attrs), group)
 }
 
 // mapAzureScaleSet reads a scale set's size and instances: sku (sku_name when orchestrated) and
@@ -144,6 +159,7 @@ func mapAzureScaleSet(c *mapContext) []*parser.Resource {
 	azureCommon(r, w)
 	windowsNote(r, w)
 	c.azureTaker(r, w)
+	c.azureBootNode(r, w, true)
 	return []*parser.Resource{r}
 }
 

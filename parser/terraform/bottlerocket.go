@@ -34,7 +34,7 @@ func (c *mapContext) bottlerocketPlugin(r *parser.Resource, w, lt *view) {
 // template.
 func (c *mapContext) bottlerocketSettings(r *parser.Resource, d bottlerocket.DevicePlugin, set bool, err error, ltAddr string) {
 	if err != nil {
-		c.userDataError(ltAddr, err)
+		c.bootTextError(ltAddr, fmt.Errorf("user_data: %w", err))
 		r.Note("the Bottlerocket settings in %s's user_data cannot be read: how its device plugin shares or splits the GPUs is not known", ltAddr)
 		return
 	}
@@ -60,10 +60,10 @@ func (c *mapContext) bottlerocketSettings(r *parser.Resource, d bottlerocket.Dev
 	}
 }
 
-// userDataError records an error in the user data of the launch template (or launch
-// configuration) at addr, at its declaration.
-func (c *mapContext) userDataError(addr string, err error) {
-	e := parser.Error{Message: fmt.Sprintf("%s: user_data: %v", addr, err)}
+// bootTextError records an error in a text an instance boots with (user data, a startup
+// script), which err names, at the declaration of the resource at addr that holds it.
+func (c *mapContext) bootTextError(addr string, err error) {
+	e := parser.Error{Message: fmt.Sprintf("%s: %v", addr, err)}
 	if inst := c.ev.instances[addr]; inst != nil {
 		e.File, e.Line = inst.decl.rng.Filename, inst.decl.rng.Start.Line
 	}

@@ -214,6 +214,7 @@ func mapGCPInstance(c *mapContext) []*parser.Resource {
 	c.gcpHostMaintenance(r, w)
 	c.gcpPlace(r, w, "zone")
 	c.gcpTaker(r, w)
+	c.bootNode(r, bootTextsOf(w, c.inst.addr, "metadata", gceBoot), false)
 	return []*parser.Resource{r}
 }
 
@@ -251,6 +252,7 @@ func mapGCPInstanceGroupManager(c *mapContext) []*parser.Resource {
 		c.gcpMachine(r, tmpl)
 		c.gcpHostMaintenance(r, tmpl)
 		applyTags(r, tmpl.strMap("labels"))
+		c.bootNode(r, bootTextsOf(tmpl, strings.TrimSuffix(tmpl.path, "."), "metadata", gceBoot), true)
 	}
 	if zone, ok := w.str("zone"); ok {
 		r.Region, _ = gcpRegionOf(zone)
@@ -517,5 +519,12 @@ func mapGCPInstanceFromTemplate(c *mapContext) []*parser.Resource {
 	}
 	c.gcpHostMaintenance(r, w, tmpl)
 	c.gcpPlace(r, w, "zone")
+	// Metadata set on the instance replaces the template's.
+	switch {
+	case w.has("metadata") || w.has("metadata_startup_script"):
+		c.bootNode(r, bootTextsOf(w, c.inst.addr, "metadata", gceBoot), false)
+	case tmpl != nil:
+		c.bootNode(r, bootTextsOf(tmpl, strings.TrimSuffix(tmpl.path, "."), "metadata", gceBoot), false)
+	}
 	return []*parser.Resource{r}
 }

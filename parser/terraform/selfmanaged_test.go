@@ -507,3 +507,215 @@ resource "kubernetes_deployment_v1" "infer" {
 		})
 	}
 }
+
+// Compute Engine instance groups and instances, Azure scale sets and VMs, and EC2 instances
+// that boot k3s, RKE2 or kubeadm nodes are node groups too: the texts they boot with (GCE's
+// user-data and startup scripts, Azure's custom data, EC2 user data) register their labels and
+// taints, and the pods that select them run there.
+func TestBootNodeGroups(t *testing.T) {
+	const k3sAgent = `k3s agent --server https://k3s.internal:6443 --node-label workload=inference`
+	template := func(metadata string) string {
+		return fmt.Sprintf(`provider "google" { region = "us-central1" }
+resource "google_compute_instance_template" "gpu" {
+  name_prefix  = "gpu-"
+  machine_type = "g2-standard-4"
+  disk { source_image = "ubuntu-os-cloud/ubuntu-2204-lts" }
+  network_interface { network = "default" }
+  scheduling { on_host_maintenance = "TERMINATE" }
+  %s
+}
+`, metadata)
+	}
+	gce := func(metadata string) string {
+		return template(metadata) + `resource "google_compute_instance_group_manager" "gpu" {
+  name               = "gpu"
+  zone               = "us-central1-a"
+  base_instance_name = "gpu"
+  target_size        = 2
+  version { instance_template = google_compute_instance_template.gpu.id }
+}
+`
+	}
+	const rke2Config = `"user-data" = <<-EOT
+    #cloud-config
+    write_files:
+      - path: /etc/rancher/rke2/config.yaml
+        content: |
+          server: https://rke2.internal:9345
+          node-label: ["workload=inference"]
+    EOT
+  `
+	azure := func(typ, extra string) string {
+		return fmt.Sprintf(`provider "azurerm" {
+  features {}
+}
+resource "%s" "gpu" {
+  name                = "gpu"
+  resource_group_name = "rg"
+  location            = "eastus"
+  admin_username      = "azureuser"
+  %s
+}
+`, typ, extra)
+	}
+	const k3sB64 = `base64encode("#!/bin/bash\ncurl -sfL https://get.k3s.io | K3S_URL=https://k3s.internal:6443 sh -s - agent --node-label workload=inference\n")`
+	for _, tc := range []struct {
+		name, src, group string
+		none             bool   // no node group: the pods run nowhere known
+		partial          bool   // some labels are not known
+		note, err        string // a note of the group's, the one error
+	}{
+		{name: "a GCE startup script without #! runs k3s", group: "google_compute_instance_group_manager.gpu",
+			src:  gce(`metadata = { "startup-script" = "` + k3sAgent + `" }`),
+			note: "a self-managed node group: its nodes join the cluster https://k3s.internal:6443 with the labels and taints k3s registers in google_compute_instance_template.gpu's metadata"},
+		{name: "cloud-init writes RKE2's configuration, the startup script starts it", group: "google_compute_instance_group_manager.gpu",
+			src:  gce("metadata = {\n" + rke2Config + "\"startup-script\" = \"systemctl enable --now rke2-agent\"\n}"),
+			note: "join the cluster https://rke2.internal:9345 with the labels and taints RKE2 registers"},
+		{name: "metadata_startup_script runs kubeadm join", group: "google_compute_instance_group_manager.gpu",
+			src:  gce(`metadata_startup_script = "echo 'KUBELET_EXTRA_ARGS=--node-labels=workload=inference' > /etc/default/kubelet\nkubeadm join 10.0.0.5:6443 --token abc.def\n"`),
+			note: "with the labels and taints kubeadm join registers"},
+		{name: "a startup script fetched at boot may add labels", group: "google_compute_instance_group_manager.gpu", partial: true,
+			src:  gce(`metadata = { "startup-script" = "` + k3sAgent + `", "startup-script-url" = "gs://b/s.sh" }`),
+			note: "metadata.startup-script-url of google_compute_instance_template.gpu cannot be read"},
+		{name: "a startup script that starts no node", group: "google_compute_instance_group_manager.gpu", none: true,
+			src: gce(`metadata = { "startup-script" = "apt-get install -y nvidia-driver-550" }`)},
+		{name: "a label k3s's kubelet refuses", group: "google_compute_instance_group_manager.gpu", none: true,
+			src:  gce(`metadata = { "startup-script" = "k3s agent --node-label node-role.kubernetes.io/gpu=true" }`),
+			note: "google_compute_instance_template.gpu's metadata cannot be read",
+			err:  "main.tf:2: google_compute_instance_template.gpu: metadata.startup-script: line 1: k3s: "},
+		{name: "one GCE instance", group: "google_compute_instance.gpu",
+			src: `provider "google" { region = "us-central1" }
+resource "google_compute_instance" "gpu" {
+  name         = "gpu"
+  zone         = "us-central1-a"
+  machine_type = "g2-standard-4"
+  boot_disk {
+    initialize_params { image = "ubuntu-os-cloud/ubuntu-2204-lts" }
+  }
+  network_interface { network = "default" }
+  metadata_startup_script = "` + k3sAgent + `"
+}
+`,
+			note: "a self-managed Kubernetes node: it joins the cluster https://k3s.internal:6443 with the labels and taints k3s registers in google_compute_instance.gpu's metadata"},
+		{name: "a GCE instance from a template boots with the template's metadata", group: "google_compute_instance_from_template.gpu",
+			src: template(`metadata = { "startup-script" = "`+k3sAgent+`" }`) + `
+resource "google_compute_instance_from_template" "gpu" {
+  name                     = "one"
+  zone                     = "us-central1-a"
+  source_instance_template = google_compute_instance_template.gpu.self_link_unique
+}
+`,
+			note: "registers in google_compute_instance_template.gpu's metadata"},
+		{name: "a GCE instance's own metadata replaces its template's", group: "google_compute_instance_from_template.gpu", none: true,
+			src: template(`metadata = { "startup-script" = "`+k3sAgent+`" }`) + `
+resource "google_compute_instance_from_template" "gpu" {
+  name                     = "one"
+  zone                     = "us-central1-a"
+  source_instance_template = google_compute_instance_template.gpu.self_link_unique
+  metadata                 = { "startup-script" = "nvidia-smi" }
+}
+`},
+		{name: "the Google VM modules: the template's startup_script", group: "module.mig.google_compute_region_instance_group_manager.mig",
+			src: `provider "google" { region = "us-central1" }
+module "tpl" {
+  source         = "terraform-google-modules/vm/google//modules/instance_template"
+  region         = "us-central1"
+  machine_type   = "g2-standard-4"
+  startup_script = "` + k3sAgent + `"
+}
+module "mig" {
+  source            = "terraform-google-modules/vm/google//modules/mig"
+  region            = "us-central1"
+  instance_template = module.tpl.self_link
+  target_size       = 2
+}
+`,
+			note: "k3s registers in module.tpl.google_compute_instance_template.tpl's metadata"},
+		{name: "an Azure scale set's custom data", group: "azurerm_linux_virtual_machine_scale_set.gpu",
+			src:  azure("azurerm_linux_virtual_machine_scale_set", "sku = \"Standard_NC4as_T4_v3\"\n  instances = 2\n  custom_data = "+k3sB64),
+			note: "a self-managed node group: its nodes join the cluster https://k3s.internal:6443 with the labels and taints k3s registers in azurerm_linux_virtual_machine_scale_set.gpu's custom data"},
+		{name: "a Windows scale set runs no cloud-init", group: "azurerm_windows_virtual_machine_scale_set.gpu", none: true,
+			src: azure("azurerm_windows_virtual_machine_scale_set", "sku = \"Standard_NC4as_T4_v3\"\n  instances = 2\n  custom_data = "+k3sB64)},
+		{name: "the deprecated scale set's os_profile", group: "azurerm_virtual_machine_scale_set.gpu",
+			src:  azure("azurerm_virtual_machine_scale_set", "sku {\n    name = \"Standard_NC4as_T4_v3\"\n    capacity = 2\n  }\n  os_profile {\n    computer_name_prefix = \"gpu\"\n    admin_username = \"a\"\n    custom_data = \"#!/bin/bash\\n"+k3sAgent+"\\n\"\n  }"),
+			note: "k3s registers in azurerm_virtual_machine_scale_set.gpu's custom data"},
+		{name: "one Azure VM", group: "azurerm_linux_virtual_machine.gpu",
+			src:  azure("azurerm_linux_virtual_machine", "size = \"Standard_NC4as_T4_v3\"\n  custom_data = "+k3sB64),
+			note: "a self-managed Kubernetes node: it joins the cluster"},
+		{name: "an ARM scale set's customData", group: "azapi_resource.gpu",
+			src: `resource "azapi_resource" "gpu" {
+  type      = "Microsoft.Compute/virtualMachineScaleSets@2024-07-01"
+  name      = "gpu"
+  location  = "eastus"
+  parent_id = "/subscriptions/s/resourceGroups/rg"
+  body = {
+    sku = { name = "Standard_NC4as_T4_v3", capacity = 2 }
+    properties = { virtualMachineProfile = { osProfile = { customData = ` + k3sB64 + ` } } }
+  }
+}
+`,
+			note: "k3s registers in azapi_resource.gpu's customData"},
+		{name: "an EC2 instance's user data", group: "aws_instance.gpu",
+			src: `provider "aws" { region = "us-east-1" }
+resource "aws_instance" "gpu" {
+  ami           = "ami-123"
+  instance_type = "g5.xlarge"
+  user_data     = "#!/bin/bash\n` + k3sAgent + `\n"
+}
+`,
+			note: "a self-managed Kubernetes node: it joins the cluster https://k3s.internal:6443 with the labels and taints k3s registers in aws_instance.gpu's user data"},
+		{name: "an EC2 instance boots with its launch template's user data", group: "aws_instance.gpu",
+			src: `provider "aws" { region = "us-east-1" }
+resource "aws_launch_template" "gpu" {
+  name          = "gpu"
+  instance_type = "g5.xlarge"
+  user_data     = ` + k3sB64 + `
+}
+resource "aws_instance" "gpu" {
+  launch_template {
+    id = aws_launch_template.gpu.id
+  }
+}
+`,
+			note: "registers in aws_launch_template.gpu's user data"},
+		{name: "an EC2 instance's own user data replaces its launch template's", group: "aws_instance.gpu", none: true,
+			src: `provider "aws" { region = "us-east-1" }
+resource "aws_launch_template" "gpu" {
+  name          = "gpu"
+  instance_type = "g5.xlarge"
+  user_data     = ` + k3sB64 + `
+}
+resource "aws_instance" "gpu" {
+  user_data = "#!/bin/bash\nnvidia-smi\n"
+  launch_template {
+    id = aws_launch_template.gpu.id
+  }
+}
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := parseHCL(t, tc.src+inferDeployment(2, ""), Options{})
+			if !oneOrNone(res.Errors, tc.err) {
+				t.Fatalf("errors %v, want %q", res.Errors, tc.err)
+			}
+			got := byAddress(t, res)
+			group, infer := got[tc.group], got["kubernetes_deployment_v1.infer"]
+			if group.Address == "" || infer.Pod == nil {
+				t.Fatalf("resources %+v", got)
+			}
+			if (group.NodeLabels == nil) != tc.none {
+				t.Fatalf("node labels %+v; notes %q", group.NodeLabels, group.Notes)
+			}
+			on := len(infer.Pod.NodeGroups) == 1 && infer.Pod.NodeGroups[0].Address == tc.group
+			if on == tc.none || on && infer.InstanceType != group.InstanceType {
+				t.Errorf("pods on the group %v (%q); want %v; notes %q", on, infer.InstanceType, !tc.none, infer.Notes)
+			}
+			if nl := group.NodeLabels; nl != nil && (nl.Labels["workload"] != "inference" || nl.Partial != tc.partial) {
+				t.Errorf("node labels %+v, want workload=inference, partly unknown %v", nl, tc.partial)
+			}
+			if notes := strings.Join(group.Notes, "\n"); tc.note != "" && !strings.Contains(notes, tc.note) {
+				t.Errorf("notes %q, want %q", notes, tc.note)
+			}
+		})
+	}
+}

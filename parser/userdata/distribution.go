@@ -20,7 +20,11 @@ func (r *reader) finish() error {
 			err = r.kubeadm(&l)
 		}
 		if err != nil {
-			return fmt.Errorf("line %d: %s: %v", l.line, l.bootstrap, err)
+			err = fmt.Errorf("line %d: %s: %v", l.line, l.bootstrap, err)
+			if l.source != "" {
+				err = fmt.Errorf("%s: %w", l.source, err)
+			}
+			return err
 		}
 		r.set(l.bootstrap, l.cluster)
 		if r.files.unknownPath {

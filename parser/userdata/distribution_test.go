@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -188,5 +191,46 @@ func TestShellRedirections(t *testing.T) {
 	want := []kept{{"out", false, false}, {"err", true, true}, {"log", true, false}, {"all", false, false}}
 	if strings.Join(words, " ") != "cmd a b c" || !slices.Equal(got, want) {
 		t.Errorf("words %q, redirects %+v; want %+v", words, got, want)
+	}
+}
+
+// ReadAll reads the texts a machine boots with in the order they run: a startup script is a
+// shell script with or without #!, a file cloud-init's user data writes is there for the
+// startup script's k3s to read, and an error names the text it is in.
+func TestReadAllSources(t *testing.T) {
+	const agent = "k3s agent --server https://k3s.internal:6443 --node-label workload=inference"
+	const writes = "#cloud-config\nwrite_files:\n  - path: /etc/rancher/k3s/config.yaml\n    content: |\n      node-label: [pool=l4]\n      node-taint: [gpu=true:NoSchedule]\n"
+	for _, tc := range []struct {
+		name    string
+		sources []Source
+		want    Node
+		notNode bool
+		err     string
+	}{
+		{name: "a startup script without #!", sources: []Source{{Name: "startup-script", Text: agent, Script: true}},
+			want: Node{Bootstrap: K3s, Cluster: "https://k3s.internal:6443", Labels: map[string]string{"workload": "inference"}}},
+		{name: "the same text as user data is not a script cloud-init runs", sources: []Source{{Text: agent}}, notNode: true},
+		{name: "user data writes the configuration, the startup script starts k3s", sources: []Source{{Name: "user-data", Text: b64(writes)}, {Name: "startup-script", Text: agent, Script: true}},
+			want: Node{Bootstrap: K3s, Cluster: "https://k3s.internal:6443", Labels: map[string]string{"pool": "l4", "workload": "inference"}, Taints: []parser.Taint{{Key: "gpu", Value: "true", Effect: "NoSchedule"}}}},
+		{name: "an error in a script names it", sources: []Source{{Name: "user-data", Text: writes}, {Name: "startup-script", Text: "k3s agent --node-taint gpu=true:Sometimes", Script: true}},
+			err: "startup-script: line 1: k3s: "},
+		{name: "an error in user data names it", sources: []Source{{Name: "user-data", Text: "#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args '--node-labels=kubernetes.io/x=y'\n"}, {Name: "startup-script", Text: agent, Script: true}},
+			err: "user-data: line 2: bootstrap.sh --kubelet-extra-args: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok, err := ReadAll(tc.sources...)
+			if tc.err != "" || err != nil {
+				if err == nil || !strings.HasPrefix(err.Error(), tc.err) || tc.err == "" {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if ok == tc.notNode {
+				t.Fatalf("read a node %v, want %v", ok, !tc.notNode)
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); ok && diff != "" {
+				t.Errorf("node (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

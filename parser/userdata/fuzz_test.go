@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// FuzzRead feeds Read arbitrary user data: it must not panic or hang, and what it reads must
-// hold what the kubelet would: a known way of bootstrapping, taints with Kubernetes' effects,
-// labels a node may set on itself.
+// FuzzRead feeds Read arbitrary user data, and ReadAll the same split at its first NUL into user
+// data and a startup script: neither may panic or hang, and what they read must hold what the
+// kubelet would: a known way of bootstrapping, taints with Kubernetes' effects, labels a node
+// may set on itself.
 func FuzzRead(f *testing.F) {
 	for _, seed := range []string{
 		"#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args '--node-labels=a=b --register-with-taints=k=v:NoSchedule'\n",
@@ -25,28 +26,38 @@ func FuzzRead(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
+	f.Add("#cloud-config\nwrite_files:\n  - path: /etc/rancher/k3s/config.yaml\n    content: 'node-label: [a=b]'\n\x00k3s agent --node-taint x=y:NoSchedule\n")
 	f.Fuzz(func(t *testing.T, userData string) {
 		n, ok, err := Read(userData)
-		if err != nil || !ok {
-			return
-		}
-		switch n.Bootstrap {
-		case BootstrapScript, Nodeadm, Bottlerocket, K3s, RKE2, Kubeadm:
-		default:
-			t.Fatalf("bootstrap %q", n.Bootstrap)
-		}
-		for _, taint := range n.Taints {
-			if taint.Key == "" || taint.Effect != "NoSchedule" && taint.Effect != "PreferNoSchedule" && taint.Effect != "NoExecute" {
-				t.Fatalf("taint %+v", taint)
-			}
-		}
-		for k, v := range n.Labels {
-			if strings.Contains(k+v, computedMark) {
-				t.Fatalf("label %q=%q holds what is computed at boot", k, v)
-			}
-			if n.Bootstrap != Bottlerocket && !selfLabelAllowed(k) {
-				t.Fatalf("label %q a kubelet refuses", k)
-			}
-		}
+		checkNode(t, n, ok, err)
+		userData, script, _ := strings.Cut(userData, "\x00")
+		n, ok, err = ReadAll(Source{Name: "user-data", Text: userData}, Source{Name: "startup-script", Text: script, Script: true})
+		checkNode(t, n, ok, err)
 	})
+}
+
+// checkNode fails t when a node read holds what no kubelet would register.
+func checkNode(t *testing.T, n Node, ok bool, err error) {
+	t.Helper()
+	if err != nil || !ok {
+		return
+	}
+	switch n.Bootstrap {
+	case BootstrapScript, Nodeadm, Bottlerocket, K3s, RKE2, Kubeadm:
+	default:
+		t.Fatalf("bootstrap %q", n.Bootstrap)
+	}
+	for _, taint := range n.Taints {
+		if taint.Key == "" || taint.Effect != "NoSchedule" && taint.Effect != "PreferNoSchedule" && taint.Effect != "NoExecute" {
+			t.Fatalf("taint %+v", taint)
+		}
+	}
+	for k, v := range n.Labels {
+		if strings.Contains(k+v, computedMark) {
+			t.Fatalf("label %q=%q holds what is computed at boot", k, v)
+		}
+		if n.Bootstrap != Bottlerocket && !selfLabelAllowed(k) {
+			t.Fatalf("label %q a kubelet refuses", k)
+		}
+	}
 }

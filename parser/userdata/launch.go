@@ -13,6 +13,7 @@ type launch struct {
 	config    string // the configuration file the command line or environment names, else ""
 	cluster   string // the server the node joins, "" when not said
 	line      int
+	source    string // the Source.Name of the text that starts it
 }
 
 // addLaunch records a launch. A second of the same kind is the same node started again (the
@@ -23,6 +24,7 @@ func (r *reader) addLaunch(l launch) {
 			return
 		}
 	}
+	l.source = r.source
 	r.launches = append(r.launches, l)
 }
 

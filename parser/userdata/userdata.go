@@ -75,13 +75,33 @@ const maxText = 1 << 20
 // bootstraps a Kubernetes node in a way this package reads. Labels and taints that the
 // bootstrap would refuse are errors, as is settings text that is not TOML.
 func Read(userData string) (n Node, ok bool, err error) {
-	text, err := decode([]byte(userData))
-	if err != nil {
-		return Node{}, false, err
-	}
+	return ReadAll(Source{Text: userData})
+}
+
+// Source is one text an instance boots with.
+type Source struct {
+	// Name names the text in errors ("startup-script"): an error reads "Name: ...".
+	Name string
+	// Text is the text, as the cloud holds it: base64, gzip or plain.
+	Text string
+	// Script marks a startup script, which its runner (GCE's guest agent) runs as a shell
+	// script whatever its first line; Text is otherwise user data, which cloud-init reads by its
+	// look (a #! script, #cloud-config, a MIME archive).
+	Script bool
+}
+
+// ReadAll reads the texts an instance boots with, in the order they run (cloud-init's user data
+// before a GCE startup script): a file an earlier one writes is there for a later one's k3s,
+// RKE2 or kubeadm to read. ok and the errors are Read's.
+func ReadAll(sources ...Source) (n Node, ok bool, err error) {
 	r := &reader{node: Node{Labels: map[string]string{}}}
-	if err := r.part(text, ""); err != nil {
-		return Node{}, false, err
+	for _, s := range sources {
+		if err := r.read(s); err != nil {
+			if s.Name != "" {
+				err = fmt.Errorf("%s: %w", s.Name, err)
+			}
+			return Node{}, false, err
+		}
 	}
 	if err := r.finish(); err != nil {
 		return Node{}, false, err
@@ -90,6 +110,19 @@ func Read(userData string) (n Node, ok bool, err error) {
 		return Node{}, false, nil
 	}
 	return r.node, true, nil
+}
+
+// read reads one text an instance boots with.
+func (r *reader) read(s Source) error {
+	r.source = s.Name
+	text, err := decode([]byte(s.Text))
+	if err != nil {
+		return err
+	}
+	if s.Script {
+		return r.script(text)
+	}
+	return r.part(text, "")
 }
 
 // decode undoes the encodings user data comes in: base64 (a launch template's user_data) and
@@ -136,6 +169,7 @@ type reader struct {
 	depth    int
 	files    files
 	launches []launch
+	source   string // the Source.Name of the text being read
 }
 
 // set records how the node is bootstrapped, and the cluster a part names: a later part's way

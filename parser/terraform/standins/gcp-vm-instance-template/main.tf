@@ -1,9 +1,11 @@
 # gpuguard's stand-in for terraform-google-modules/vm/google//modules/instance_template: the
 # template at the address the module gives it (google_compute_instance_template.tpl) with its
 # machine type (n1-standard-1 by default), GPU (gpu = { type, count }), spot or preemptible
-# scheduling, region and labels, and the outputs a managed instance group or instance is made
-# from (self_link, self_link_unique, name, id). Defaults from the module's variables.tf (v10-v13).
-# Disks, networks, service accounts and metadata are not modelled.
+# scheduling, region and labels, its metadata and startup_script (which the module passes as
+# metadata and metadata_startup_script: a k3s, RKE2 or kubeadm node they boot makes the group
+# that uses the template a node group), and the outputs a managed instance group or instance is
+# made from (self_link, self_link_unique, name, id). Defaults from the module's variables.tf
+# (v10-v13). Disks, networks and service accounts are not modelled.
 
 variable "project_id" {
   type    = string
@@ -29,6 +31,17 @@ variable "labels" {
   type     = map(string)
   default  = {}
   nullable = false
+}
+
+variable "metadata" {
+  type     = map(string)
+  default  = {}
+  nullable = false
+}
+
+variable "startup_script" {
+  type    = string
+  default = null
 }
 
 variable "preemptible" {
@@ -68,6 +81,9 @@ resource "google_compute_instance_template" "tpl" {
   machine_type = var.machine_type
   region       = var.region
   labels       = var.labels
+
+  metadata                = var.metadata
+  metadata_startup_script = var.startup_script != "" ? var.startup_script : null
 
   scheduling {
     preemptible         = var.preemptible || var.spot
