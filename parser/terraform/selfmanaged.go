@@ -68,7 +68,7 @@ var (
 // bootTexts are the texts an instance boots with, as the resource that holds them declares them.
 type bootTexts struct {
 	addr    string // the resource that holds them (a launch template, an instance template)
-	what    string // what they are, for notes: "user data", "metadata", "custom_data"
+	what    string // what they are, for notes: "user data", "metadata", "custom data"
 	sources []userdata.Source
 	set     bool     // some text is declared
 	unknown []string // the declared texts that cannot be read: known only at apply, or elsewhere
@@ -138,7 +138,8 @@ func (c *mapContext) selfManagedNode(r *parser.Resource, tags []asgTag, src *vie
 	case read:
 		c.setBootNode(r, node, b, "a self-managed node group: its nodes join", caLabels, caTaints)
 	case tagged:
-		nl := &parser.NodeLabels{Labels: maps.Clone(caLabels), Taints: caTaints}
+		nl := &parser.NodeLabels{Labels: map[string]string{}, Taints: caTaints}
+		maps.Copy(nl.Labels, caLabels)
 		nl.Partial, nl.TaintsUnknown = !kops, !kops
 		switch {
 		case kops:
@@ -174,10 +175,8 @@ func (c *mapContext) bootNode(r *parser.Resource, b bootTexts, group bool) {
 // (node), over labels and taints another source declares (a cluster autoscaler's tags). how
 // opens the note that says so.
 func (c *mapContext) setBootNode(r *parser.Resource, node userdata.Node, b bootTexts, how string, labels map[string]string, taints []parser.Taint) {
-	nl := &parser.NodeLabels{Labels: maps.Clone(labels)}
-	if nl.Labels == nil {
-		nl.Labels = map[string]string{}
-	}
+	nl := &parser.NodeLabels{Labels: map[string]string{}}
+	maps.Copy(nl.Labels, labels)
 	for k, v := range node.Labels {
 		if had, ok := labels[k]; ok && had != v {
 			r.Note("its cluster autoscaler tag says the nodes' label %s is %q, but their user data registers %q: the user data's is used", k, had, v)
