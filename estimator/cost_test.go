@@ -276,6 +276,46 @@ func TestCategoriesCountsAndVendors(t *testing.T) {
 	}
 }
 
+// GPU feature discovery's nvidia.com/gpu.family and gpu.compute.major/minor narrow the catalog to
+// GPUs of that architecture (catalog.GPU.Family): hopper on AWS is the H100 of p5.4xlarge, not a
+// cheaper L4; ada-lovelace is the L4 (8.9), not the A10G (8.6) that GFD before v0.17.0 also called
+// ampere; volta on GCP is an N1 with a V100 attached, as a T4's reported memory is one with a T4;
+// a compute capability of 8 or more with minor 0 excludes the L4 (8.9) and A10G (8.6) for an
+// H100; a family no GPU has leaves the pod unpriced, saying which.
+func TestGPUArchitectureNarrowsTheNode(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	eight := 8
+	for _, tc := range []struct {
+		provider, region string
+		pod              parser.PodGPUs
+		want             string
+	}{
+		{"aws", "us-east-1", parser.PodGPUs{GPUFamilies: []string{"hopper"}}, "p5.4xlarge"},
+		{"aws", "us-east-1", parser.PodGPUs{GPUFamilies: []string{"ada-lovelace"}}, "g6.xlarge"},
+		{"aws", "us-east-1", parser.PodGPUs{GPUFamilies: []string{"ampere"}}, "g5.xlarge"},
+		{"aws", "us-east-1", parser.PodGPUs{GPUFamilies: []string{"turing"}}, "g4dn.xlarge"},
+		{"gcp", "us-central1", parser.PodGPUs{GPUFamilies: []string{"volta"}}, "n1-standard-1 nvidia-tesla-v100"},
+		{"aws", "us-east-1", parser.PodGPUs{GPUComputeMajor: &parser.CountRange{Min: &eight}, GPUComputeMinor: &parser.CountRange{In: []int{0}}}, "p5.4xlarge"},
+		{"gcp", "us-central1", parser.PodGPUs{GPUReportedMiB: &parser.CountRange{In: []int{15360}}}, "n1-standard-1 nvidia-tesla-t4"},
+		{"aws", "us-east-1", parser.PodGPUs{GPUFamilies: []string{"kepler"}}, ""},
+	} {
+		pod := tc.pod
+		pod.Resource, pod.Requested = "nvidia.com/gpu", 1
+		r := parser.Resource{Address: "Pod/a/b", Provider: tc.provider, Region: tc.region, Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes, Pod: &pod}
+		e := p.Estimate(r)
+		got := e.InstanceType
+		for _, a := range e.attached {
+			got += " " + a.Type
+		}
+		switch {
+		case got != tc.want:
+			t.Errorf("%s %q %v %v: got %s (%v)", tc.provider, pod.GPUFamilies, pod.GPUComputeMajor, pod.GPUComputeMinor, got, e.UnpricedReason)
+		case tc.want == "" && (e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, "GPU family kepler")):
+			t.Errorf("unpriced reason %v", e.UnpricedReason)
+		}
+	}
+}
+
 // GKE GPU sharing keeps the resource's name: with a number of sharers, one nvidia.com/gpu unit is
 // that share of a GPU, priced as if every share is used and marked an estimate.
 func TestSharedGPUUnits(t *testing.T) {

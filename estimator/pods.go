@@ -175,7 +175,7 @@ func (c GPUCatalog) NodeGPUs(provider, instanceType string, attached []parser.Ac
 	if !ok || !known {
 		return parser.NodeGPUs{}, false
 	}
-	return parser.NodeGPUs{Key: in.GPU, Count: count, ReportedMiB: g.ReportedMiB}, true
+	return parser.NodeGPUs{Key: in.GPU, Count: count, ReportedMiB: g.ReportedMiB, Family: g.Family(), ComputeMajor: g.ComputeMajor, ComputeMinor: g.ComputeMinor}, true
 }
 
 // Names reports whether one of names (label values: nvidia.com/gpu.product's
@@ -313,7 +313,7 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	}
 	var cands []cand
 	for _, in := range p.Catalog.Instances(r.Provider) {
-		if !allowedType(r.Provider, in, pod) || len(keys) > 0 && !keys[in.GPU] || !p.reportsMemory(in.GPU, pod) || !p.runsResource(in, pod.Resource) || !holdsPod(in, pod) {
+		if !allowedType(r.Provider, in, pod) || len(keys) > 0 && !keys[in.GPU] || !p.reportsMemory(in.GPU, pod) || !p.hasArchitecture(in.GPU, pod) || !p.runsResource(in, pod.Resource) || !holdsPod(in, pod) {
 			continue
 		}
 		share, reason := p.perPodGPUs(pod, in, &Estimate{})
@@ -327,11 +327,13 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		ns := nodeShare(in, share/in.GPUCount, pod)
 		cands = append(cands, cand{in: in, cost: q.Hourly.Mul(ns), nodes: whole(q.Hourly, ns)})
 	}
-	// GCP's T4, V100, P100 and P4 come attached to N1 VMs: a node of each GPU the labels name.
-	if r.Provider == parser.GCP && len(keys) > 0 && attachesGPUs(pod) {
+	// GCP's T4, V100, P100 and P4 come attached to N1 VMs: a node of each GPU the labels name,
+	// or of each GPU feature discovery's labels allow.
+	gfd := pod.GPUReportedMiB != nil || len(pod.GPUFamilies) > 0 || pod.GPUComputeMajor != nil || pod.GPUComputeMinor != nil
+	if r.Provider == parser.GCP && (len(keys) > 0 || gfd) && attachesGPUs(pod) {
 		vms := p.n1Types(pod)
 		for _, acc := range p.Catalog.AllInstances(r.Provider) {
-			if !attachedGPU(acc) || !keys[acc.GPU] || !p.reportsMemory(acc.GPU, pod) || !p.runsResource(acc, pod.Resource) ||
+			if !attachedGPU(acc) || len(keys) > 0 && !keys[acc.GPU] || !p.reportsMemory(acc.GPU, pod) || !p.hasArchitecture(acc.GPU, pod) || !p.runsResource(acc, pod.Resource) ||
 				pod.GPUMemoryMiB != nil && !pod.GPUMemoryMiB.AllowsWithin(acc.GPUMemoryGiB*1024, 0.03) {
 				continue
 			}
@@ -355,6 +357,15 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		}
 		if pod.GPUReportedMiB != nil {
 			what = append(what, pod.GPUReportedMiB.String()+" MiB a GPU as the driver reports it")
+		}
+		if len(pod.GPUFamilies) > 0 {
+			what = append(what, "GPU family "+strings.Join(pod.GPUFamilies, "|"))
+		}
+		if pod.GPUComputeMajor != nil {
+			what = append(what, "compute capability major "+pod.GPUComputeMajor.String())
+		}
+		if pod.GPUComputeMinor != nil {
+			what = append(what, "compute capability minor "+pod.GPUComputeMinor.String())
 		}
 		matching := ""
 		if len(what) > 0 {
@@ -399,6 +410,26 @@ func (p *Pricer) reportsMemory(gpu string, pod *parser.PodGPUs) bool {
 	}
 	g, ok := p.Catalog.GPU(gpu)
 	return ok && g.ReportedMiB > 0 && pod.GPUReportedMiB.AllowsWithin(float64(g.ReportedMiB), parser.ReportedMiBTolerance)
+}
+
+// hasArchitecture reports whether a GPU is of the architecture the pod's labels ask for: GPU
+// feature discovery's nvidia.com/gpu.family (catalog.GPU.Family; a GPU whose family GFD's name
+// is not known qualifies for none) and its CUDA compute capability, gpu.compute.major and
+// gpu.compute.minor, which it puts on NVIDIA GPU nodes only.
+func (p *Pricer) hasArchitecture(gpu string, pod *parser.PodGPUs) bool {
+	if len(pod.GPUFamilies) == 0 && pod.GPUComputeMajor == nil && pod.GPUComputeMinor == nil {
+		return true
+	}
+	g, ok := p.Catalog.GPU(gpu)
+	switch {
+	case !ok || g.ComputeMajor == 0:
+		return false
+	case len(pod.GPUFamilies) > 0 && !slices.Contains(pod.GPUFamilies, g.Family()):
+		return false
+	case pod.GPUComputeMajor != nil && !pod.GPUComputeMajor.Allows(float64(g.ComputeMajor)):
+		return false
+	}
+	return pod.GPUComputeMinor == nil || pod.GPUComputeMinor.Allows(float64(g.ComputeMinor))
 }
 
 // holdsPod reports whether a node type can give one pod the CPU and memory it requests: on GCP

@@ -116,10 +116,14 @@ func GCPBuiltInAccelerator(machineType string) string {
 const ReportedMiBTolerance = 0.0025
 
 // NodeGPUs are the GPUs of a node, as NVIDIA's GPU feature discovery labels it
-// (nvidia.com/gpu.product, gpu.count, gpu.memory): the catalog's key of the GPU, how many a node
-// has, and each one's memory in MiB as the driver reports it.
+// (nvidia.com/gpu.product, gpu.count, gpu.memory, gpu.family, gpu.compute.major and minor): the
+// catalog's key of the GPU, how many a node has, each one's memory in MiB as the driver reports
+// it, its architecture ("" when GFD's name for it is not known) and CUDA compute capability (0
+// when not an NVIDIA GPU).
 type NodeGPUs struct {
-	Key         string
-	Count       int
-	ReportedMiB int
+	Key                        string
+	Count                      int
+	ReportedMiB                int
+	Family                     string
+	ComputeMajor, ComputeMinor int
 }

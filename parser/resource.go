@@ -119,6 +119,12 @@ type PodGPUs struct {
 	// GPUReportedMiB bounds the memory of each GPU as the driver reports it (NVML's total, as
 	// nvidia-smi shows it: 23034 for an L4), from GPU feature discovery's nvidia.com/gpu.memory.
 	GPUReportedMiB *CountRange `json:"gpu_reported_mib,omitempty"`
+	// GPUFamilies are the GPU architectures a pod's node may have (hopper), and GPUComputeMajor
+	// and GPUComputeMinor bound its GPU's CUDA compute capability, from GPU feature discovery's
+	// nvidia.com/gpu.family, gpu.compute.major and gpu.compute.minor.
+	GPUFamilies     []string    `json:"gpu_families,omitempty"`
+	GPUComputeMajor *CountRange `json:"gpu_compute_major,omitempty"`
+	GPUComputeMinor *CountRange `json:"gpu_compute_minor,omitempty"`
 	// AnyGPUType is set when a NodePool or ComputeClass places the pod and only says that its
 	// nodes have GPUs: the estimator picks the cheapest GPU type of the provider.
 	AnyGPUType bool `json:"any_gpu_type,omitempty"`
@@ -243,13 +249,15 @@ func (c CountRange) AllowsGPUs() bool {
 func (p *PodGPUs) ForgetNodeChoice() {
 	p.InstanceTypes, p.Families, p.GPUNames, p.AzureGPUNames, p.Categories, p.NodeGPUs, p.AnyGPUType = nil, nil, nil, nil, nil, nil, false
 	p.Generations, p.GPUMemoryMiB, p.GPUReportedMiB = nil, nil, nil
+	p.GPUFamilies, p.GPUComputeMajor, p.GPUComputeMinor = nil, nil, nil
 }
 
 // ChoosesNode reports whether the estimator is to pick the node type from the catalog within
 // the pod's constraints (no single type is named).
 func (p *PodGPUs) ChoosesNode() bool {
 	return len(p.InstanceTypes) > 0 || len(p.Families) > 0 || len(p.GPUNames) > 0 || len(p.AzureGPUNames) > 0 ||
-		len(p.Categories) > 0 || p.NodeGPUs != nil || p.Generations != nil || p.GPUMemoryMiB != nil || p.GPUReportedMiB != nil || p.AnyGPUType
+		len(p.Categories) > 0 || p.NodeGPUs != nil || p.Generations != nil || p.GPUMemoryMiB != nil || p.GPUReportedMiB != nil ||
+		len(p.GPUFamilies) > 0 || p.GPUComputeMajor != nil || p.GPUComputeMinor != nil || p.AnyGPUType
 }
 
 // InstanceRequirements are the attributes an EC2 Auto Scaling group or fleet chooses its

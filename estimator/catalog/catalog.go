@@ -60,13 +60,17 @@ type MIGProfile struct {
 
 // GPU is a GPU model.
 type GPU struct {
-	Key            string       `json:"key"`
-	Name           string       `json:"name"`
-	Vendor         string       `json:"vendor"`
-	MemoryGiB      float64      `json:"memory_gib"`
-	ReportedMiB    int          `json:"reported_mib"`
-	ReportedSource string       `json:"reported_source"`
-	MIG            []MIGProfile `json:"mig,omitempty"`
+	Key            string  `json:"key"`
+	Name           string  `json:"name"`
+	Vendor         string  `json:"vendor"`
+	MemoryGiB      float64 `json:"memory_gib"`
+	ReportedMiB    int     `json:"reported_mib"`
+	ReportedSource string  `json:"reported_source"`
+	// ComputeMajor and ComputeMinor are an NVIDIA GPU's CUDA compute capability (8.9 for an L4),
+	// 0 for other makers' accelerators.
+	ComputeMajor int          `json:"compute_major,omitempty"`
+	ComputeMinor int          `json:"compute_minor,omitempty"`
+	MIG          []MIGProfile `json:"mig,omitempty"`
 }
 
 // UsableGiB is the memory a workload can plan against: the total nvidia-smi reports.
@@ -135,6 +139,9 @@ func Load(instances, prices, gpus, mig io.Reader) (*Catalog, error) {
 		}
 		mib, err := r.f("reported_mib")
 		g.ReportedMiB = int(mib)
+		if cc := r.raw("compute_capability"); cc != "" && err == nil {
+			g.ComputeMajor, g.ComputeMinor, err = computeCapability(cc)
+		}
 		c.gpus[g.Key] = g
 		return err
 	}); err != nil {

@@ -839,7 +839,8 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	}
 	res.Region = n.region
 	narrowed := len(n.instanceTypes) > 1 || len(n.families) > 0 || len(n.gpuNames) > 0 || len(n.azureGPUNames) > 0 ||
-		len(n.categories) > 0 || n.gpuCounts != nil || n.gpuMemory != nil || n.gpuReported != nil || n.generations != nil && n.provider != ""
+		len(n.categories) > 0 || n.gpuCounts != nil || n.gpuMemory != nil || n.gpuReported != nil || len(n.gpuFamilies) > 0 ||
+		n.computeMajor != nil || n.computeMinor != nil || n.generations != nil && n.provider != ""
 	switch {
 	case len(n.instanceTypes) == 1:
 		res.InstanceType = n.instanceTypes[0]
@@ -849,6 +850,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		res.Pod.InstanceTypes, res.Pod.Families, res.Pod.GPUNames, res.Pod.AzureGPUNames = n.instanceTypes, n.families, n.gpuNames, n.azureGPUNames
 		res.Pod.Categories, res.Pod.NodeGPUs, res.Pod.AnyGPUType = n.categories, n.gpuCounts, !narrowed
 		res.Pod.Generations, res.Pod.GPUMemoryMiB, res.Pod.GPUReportedMiB = n.generations, n.gpuMemory, n.gpuReported
+		res.Pod.GPUFamilies, res.Pod.GPUComputeMajor, res.Pod.GPUComputeMinor = n.gpuFamilies, n.computeMajor, n.computeMinor
 		res.Provider = n.provider
 		if res.Provider == "" && len(n.instanceTypes) > 0 {
 			res.Provider = parser.ProviderOfInstanceType(n.instanceTypes[0])

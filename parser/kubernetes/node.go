@@ -68,11 +68,15 @@ const (
 	labelAzureGPUCount  = "karpenter.azure.com/sku-gpu-count"
 	labelAzureGPUMaker  = "karpenter.azure.com/sku-gpu-manufacturer"
 	// NVIDIA's GPU feature discovery labels every GPU node with its GPUs' product name, their
-	// count and the memory of each in MiB as the driver reports it (NVML's total),
+	// count, the memory of each in MiB as the driver reports it (NVML's total), their
+	// architecture and their CUDA compute capability,
 	// https://github.com/NVIDIA/k8s-device-plugin (docs/gpu-feature-discovery, "Generated Labels").
-	labelGPUProduct = "nvidia.com/gpu.product"
-	labelGFDCount   = "nvidia.com/gpu.count"
-	labelGFDMemory  = "nvidia.com/gpu.memory"
+	labelGPUProduct      = "nvidia.com/gpu.product"
+	labelGFDCount        = "nvidia.com/gpu.count"
+	labelGFDMemory       = "nvidia.com/gpu.memory"
+	labelGFDFamily       = "nvidia.com/gpu.family"
+	labelGFDComputeMajor = "nvidia.com/gpu.compute.major"
+	labelGFDComputeMinor = "nvidia.com/gpu.compute.minor"
 )
 
 // nodeChoice is what a pod's selection (and a matching NodePool) says about its node.
@@ -87,6 +91,9 @@ type nodeChoice struct {
 	generations    *parser.CountRange
 	gpuMemory      *parser.CountRange
 	gpuReported    *parser.CountRange // GPU feature discovery's gpu.memory
+	gpuFamilies    []string           // GPU feature discovery's gpu.family
+	computeMajor   *parser.CountRange // and gpu.compute.major
+	computeMinor   *parser.CountRange // and gpu.compute.minor
 	purchase       parser.PurchaseOption
 	region         string
 	source         []string
@@ -169,6 +176,18 @@ func fromSelector(sel selector, origin string) nodeChoice {
 	if c, ok := sel.countRange(labelGFDMemory); ok {
 		n.gpuReported = &c
 		n.addSource(origin + " nvidia.com/gpu.memory")
+	}
+	if v, ok := sel.values(labelGFDFamily); ok && len(v) > 0 {
+		n.gpuFamilies = v
+		n.addSource(origin + " nvidia.com/gpu.family")
+	}
+	if c, ok := sel.countRange(labelGFDComputeMajor); ok {
+		n.computeMajor = &c
+		n.addSource(origin + " nvidia.com/gpu.compute.major")
+	}
+	if c, ok := sel.countRange(labelGFDComputeMinor); ok {
+		n.computeMinor = &c
+		n.addSource(origin + " nvidia.com/gpu.compute.minor")
 	}
 	if v, ok := sel.values(labelKarpenterCap); ok {
 		n.purchase = karpenterCapacity(v)

@@ -262,7 +262,8 @@ type groupGPUs struct {
 
 // gfdLabels are the labels GPU feature discovery puts on every GPU node that the catalog can
 // tell of a group's nodes.
-var gfdLabels = map[string]bool{labelGPUProduct: true, labelGFDCount: true, labelGFDMemory: true}
+var gfdLabels = map[string]bool{labelGPUProduct: true, labelGFDCount: true, labelGFDMemory: true,
+	labelGFDFamily: true, labelGFDComputeMajor: true, labelGFDComputeMinor: true}
 
 func newGroupIndex(groups []NodeGroup, catalog GPUCatalog) *groupIndex {
 	x := &groupIndex{groups: groups, keys: map[string]bool{}, byLabel: map[string][]int{}, catalog: catalog}
@@ -325,8 +326,9 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 			used = append(used, k)
 		}
 	}
-	// GPU feature discovery's count and memory are numbers a pod may bound (Gt, Lt).
-	for _, k := range []string{labelGFDCount, labelGFDMemory} {
+	// GPU feature discovery's count, memory and compute capability are numbers a pod may bound
+	// (Gt, Lt).
+	for _, k := range []string{labelGFDCount, labelGFDMemory, labelGFDComputeMajor, labelGFDComputeMinor} {
 		_, in := sel.allowed[k]
 		_, out := sel.excluded[k]
 		if keys[k] && !in && !out && sel.bounded(k) {
@@ -416,10 +418,29 @@ func (x *groupIndex) gfdFits(i int, k string, sel selector) (fits, unsure bool) 
 	case labelGPUProduct:
 		want := sel.allowed[k]
 		return !x.catalog.Names(n.Key, out) && (want == nil || x.catalog.Names(n.Key, want)), false
-	case labelGFDCount:
+	case labelGFDFamily:
+		if n.ComputeMajor == 0 {
+			return false, false // not an NVIDIA GPU: GFD does not label it
+		}
+		if n.Family == "" {
+			return true, true // GFD's name for the GPU's architecture is not known
+		}
+		want, in := sel.allowed[k]
+		return !slices.Contains(out, n.Family) && (!in || want == nil || slices.Contains(want, n.Family)), false
+	case labelGFDCount, labelGFDComputeMajor, labelGFDComputeMinor:
+		have := n.Count
+		if k != labelGFDCount {
+			if n.ComputeMajor == 0 {
+				return false, false // not an NVIDIA GPU: GFD does not label it
+			}
+			have = n.ComputeMajor
+			if k == labelGFDComputeMinor {
+				have = n.ComputeMinor
+			}
+		}
 		c, _ := sel.countRange(k)
-		excluded := slices.ContainsFunc(out, func(v string) bool { c, ok := number(v); return ok && c == n.Count })
-		return !excluded && c.Allows(float64(n.Count)), false
+		excluded := slices.ContainsFunc(out, func(v string) bool { c, ok := number(v); return ok && c == have })
+		return !excluded && c.Allows(float64(have)), false
 	default: // labelGFDMemory
 		c, _ := sel.countRange(k)
 		mib := float64(n.ReportedMiB)

@@ -538,13 +538,19 @@ func (fakeGPUs) Names(key string, names []string) bool {
 // total); a group whose type is not known may carry them; a group that declares the label
 // itself keeps its value; without GPUs the labels leave the groups alone.
 func TestGPUProductSelectsNodeGroups(t *testing.T) {
-	gpus := fakeGPUs{"g6.xlarge": {Key: "l4", Count: 1, ReportedMiB: 23034}, "p4de.24xlarge": {Key: "a100", Count: 8, ReportedMiB: 81920}}
+	gpus := fakeGPUs{"g6.xlarge": {Key: "l4", Count: 1, ReportedMiB: 23034, Family: "ada-lovelace", ComputeMajor: 8, ComputeMinor: 9},
+		"p4de.24xlarge": {Key: "a100", Count: 8, ReportedMiB: 81920, Family: "ampere", ComputeMajor: 8},
+		"g6f.xlarge":    {Key: "rtx-pro-6000", Count: 1, ReportedMiB: 98304, Family: "blackwell", ComputeMajor: 12},
+		"p9.xlarge":     {Key: "next", Count: 1, ReportedMiB: 200000, ComputeMajor: 13}, // a family GFD's name for is not known
+		"inf2.xlarge":   {Key: "inferentia2", Count: 1, ReportedMiB: 32768}}
 	group := func(name, typ string, labels map[string]string) NodeGroup {
 		return NodeGroup{Address: "aws_eks_node_group." + name, InstanceType: typ, Provider: parser.AWS, Region: "us-east-1", Purchase: parser.OnDemand,
 			NodeLabels: parser.NodeLabels{Labels: labels}}
 	}
 	l4, a100 := group("l4", "g6.xlarge", map[string]string{}), group("a100", "p4de.24xlarge", map[string]string{})
 	unknown := group("later", "", map[string]string{})
+	blackwell, neuron := group("rtx", "g6f.xlarge", map[string]string{}), group("inf", "inf2.xlarge", map[string]string{})
+	next := group("next", "p9.xlarge", map[string]string{})
 	custom := group("custom", "g6.xlarge", map[string]string{"nvidia.com/gpu.product": "acme-board"})
 	affinity := func(op, values string) string {
 		return "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n" +
@@ -580,6 +586,16 @@ func TestGPUProductSelectsNodeGroups(t *testing.T) {
 			"the pod selects nvidia.com/gpu.memory ≥ 90001, which none of the node groups read with it carries"},
 		{"memory NotIn", strings.Replace(affinity("NotIn", ", values: [\"81920\"]"), "gpu.product", "gpu.memory", 1), []NodeGroup{l4, a100}, false, "aws_eks_node_group.l4", ""},
 		{"without GPUs", "  nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}", []NodeGroup{l4, a100}, true, "", ""},
+		{"family", "  nodeSelector: {nvidia.com/gpu.family: ampere}", []NodeGroup{l4, a100}, false, "aws_eks_node_group.a100", ""},
+		{"family NotIn", strings.Replace(affinity("NotIn", ", values: [ampere]"), "gpu.product", "gpu.family", 1), []NodeGroup{l4, a100}, false, "aws_eks_node_group.l4", ""},
+		{"a family no group has", "  nodeSelector: {nvidia.com/gpu.family: hopper}", []NodeGroup{l4, a100}, false, "",
+			"the pod selects nvidia.com/gpu.family=hopper, which none of the node groups read with it carries"},
+		{"Blackwell", "  nodeSelector: {nvidia.com/gpu.family: blackwell}", []NodeGroup{l4, blackwell}, false, "aws_eks_node_group.rtx", ""},
+		{"a GPU whose family's name is not known may carry it", "  nodeSelector: {nvidia.com/gpu.family: hopper}", []NodeGroup{l4, next}, false, "",
+			"the pod selects nvidia.com/gpu.family=hopper; aws_eks_node_group.next may carry it (some of its labels are known only at apply or boot)"},
+		{"GFD labels no family on another maker's accelerator", "  nodeSelector: {nvidia.com/gpu.family: ampere}", []NodeGroup{neuron, a100}, false, "aws_eks_node_group.a100", ""},
+		{"compute capability major Gt", strings.Replace(affinity("Gt", ", values: [\"8\"]"), "gpu.product", "gpu.compute.major", 1), []NodeGroup{l4, blackwell, neuron}, false, "aws_eks_node_group.rtx", ""},
+		{"compute capability minor", "  nodeSelector: {nvidia.com/gpu.compute.major: \"8\", nvidia.com/gpu.compute.minor: \"9\"}", []NodeGroup{l4, a100}, false, "aws_eks_node_group.l4", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -637,5 +653,25 @@ func TestGPUFeatureDiscoveryCountAndMemory(t *testing.T) {
 				t.Errorf("provider %q, type %q, unresolved %+v", r.Provider, r.InstanceType, r.Unresolved)
 			}
 		})
+	}
+}
+
+// GPU feature discovery's nvidia.com/gpu.family, gpu.compute.major and gpu.compute.minor narrow
+// the pod's node to GPUs of that architecture, and say nothing of its cloud.
+func TestGPUFeatureDiscoveryArchitecture(t *testing.T) {
+	r := one(t, build(t, gpuPod("  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n"+
+		"          - matchExpressions:\n              - {key: nvidia.com/gpu.family, operator: In, values: [hopper, blackwell]}\n"+
+		"              - {key: nvidia.com/gpu.compute.major, operator: Gt, values: [\"8\"]}\n"+
+		"              - {key: nvidia.com/gpu.compute.minor, operator: In, values: [\"0\"]}"), Options{}))
+	if !slices.Equal(r.Pod.GPUFamilies, []string{"hopper", "blackwell"}) || r.Pod.GPUComputeMajor == nil || r.Pod.GPUComputeMajor.String() != "≥ 9" ||
+		r.Pod.GPUComputeMinor == nil || r.Pod.GPUComputeMinor.String() != "0" {
+		t.Errorf("families %q, compute major %v, minor %v", r.Pod.GPUFamilies, r.Pod.GPUComputeMajor, r.Pod.GPUComputeMinor)
+	}
+	if r.Provider != parser.Unknown || r.InstanceType != "" || len(r.Unresolved) != 0 || !r.Pod.ChoosesNode() {
+		t.Errorf("provider %q, type %q, unresolved %+v", r.Provider, r.InstanceType, r.Unresolved)
+	}
+	r.Pod.ForgetNodeChoice()
+	if r.Pod.ChoosesNode() || r.Pod.GPUFamilies != nil || r.Pod.GPUComputeMajor != nil || r.Pod.GPUComputeMinor != nil {
+		t.Errorf("ForgetNodeChoice kept %+v", r.Pod)
 	}
 }
