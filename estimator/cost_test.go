@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"cmp"
 	"math/big"
 	"slices"
 	"strings"
@@ -298,9 +299,10 @@ func TestGPUArchitectureNarrowsTheNode(t *testing.T) {
 		{"aws", "us-east-1", parser.PodGPUs{GPUComputeMajor: &parser.CountRange{Min: &eight}, GPUComputeMinor: &parser.CountRange{In: []int{0}}}, "p5.4xlarge"},
 		{"gcp", "us-central1", parser.PodGPUs{GPUReportedMiB: &parser.CountRange{In: []int{15360}}}, "n1-standard-1 nvidia-tesla-t4"},
 		{"aws", "us-east-1", parser.PodGPUs{GPUFamilies: []string{"kepler"}}, ""},
+		{"aws", "us-east-1", parser.PodGPUs{Resource: "aws.amazon.com/neuron", GPUComputeMajor: &parser.CountRange{Max: &eight}}, ""}, // GFD labels NVIDIA GPUs only
 	} {
 		pod := tc.pod
-		pod.Resource, pod.Requested = "nvidia.com/gpu", 1
+		pod.Resource, pod.Requested = cmp.Or(pod.Resource, "nvidia.com/gpu"), 1
 		r := parser.Resource{Address: "Pod/a/b", Provider: tc.provider, Region: tc.region, Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes, Pod: &pod}
 		e := p.Estimate(r)
 		got := e.InstanceType
@@ -310,7 +312,7 @@ func TestGPUArchitectureNarrowsTheNode(t *testing.T) {
 		switch {
 		case got != tc.want:
 			t.Errorf("%s %q %v %v: got %s (%v)", tc.provider, pod.GPUFamilies, pod.GPUComputeMajor, pod.GPUComputeMinor, got, e.UnpricedReason)
-		case tc.want == "" && (e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, "GPU family kepler")):
+		case tc.want == "" && (e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, "GPU family kepler") && !strings.Contains(*e.UnpricedReason, "compute capability major ≤ 8")):
 			t.Errorf("unpriced reason %v", e.UnpricedReason)
 		}
 	}

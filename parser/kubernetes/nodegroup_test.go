@@ -674,4 +674,10 @@ func TestGPUFeatureDiscoveryArchitecture(t *testing.T) {
 	if r.Pod.ChoosesNode() || r.Pod.GPUFamilies != nil || r.Pod.GPUComputeMajor != nil || r.Pod.GPUComputeMinor != nil {
 		t.Errorf("ForgetNodeChoice kept %+v", r.Pod)
 	}
+	for _, label := range []string{"major", "minor"} {
+		r := one(t, build(t, gpuPod("  nodeSelector: {nvidia.com/gpu.compute."+label+": \"8\"}"), Options{}))
+		if !r.Pod.ChoosesNode() || len(r.Unresolved) != 0 {
+			t.Errorf("compute %s alone: the node is not chosen from it (unresolved %+v)", label, r.Unresolved)
+		}
+	}
 }
