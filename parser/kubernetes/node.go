@@ -173,21 +173,18 @@ func fromSelector(sel selector, origin string) nodeChoice {
 		n.gpuCounts = &c
 		n.addSource(origin + " nvidia.com/gpu.count")
 	}
-	if c, ok := sel.countRange(labelGFDMemory); ok {
-		n.gpuReported = &c
-		n.addSource(origin + " nvidia.com/gpu.memory")
+	for _, b := range []struct {
+		label string
+		dst   **parser.CountRange
+	}{{labelGFDMemory, &n.gpuReported}, {labelGFDComputeMajor, &n.computeMajor}, {labelGFDComputeMinor, &n.computeMinor}} {
+		if c, ok := sel.countRange(b.label); ok {
+			*b.dst = &c
+			n.addSource(origin + " " + b.label)
+		}
 	}
 	if v, ok := sel.values(labelGFDFamily); ok && len(v) > 0 {
 		n.gpuFamilies = v
-		n.addSource(origin + " nvidia.com/gpu.family")
-	}
-	if c, ok := sel.countRange(labelGFDComputeMajor); ok {
-		n.computeMajor = &c
-		n.addSource(origin + " nvidia.com/gpu.compute.major")
-	}
-	if c, ok := sel.countRange(labelGFDComputeMinor); ok {
-		n.computeMinor = &c
-		n.addSource(origin + " nvidia.com/gpu.compute.minor")
+		n.addSource(origin + " " + labelGFDFamily)
 	}
 	if v, ok := sel.values(labelKarpenterCap); ok {
 		n.purchase = karpenterCapacity(v)
