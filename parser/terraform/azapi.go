@@ -235,7 +235,7 @@ func mapAzAPIVM(c *mapContext, typ string, body *view) []*parser.Resource {
 // armBootNode reads the Kubernetes node a Linux VM's (or scale set's) customData boots
 // (bootNode), in the ARM body's osProfile at profile.
 func (c *mapContext) armBootNode(r *parser.Resource, b *view, group bool, profile ...any) {
-	if b.has(append(profile, "windowsConfiguration")...) {
+	if b.has(append(slices.Clip(profile), "windowsConfiguration")...) {
 		return
 	}
 	path := append(slices.Clip(profile), "customData")

@@ -99,10 +99,10 @@ func bootTextsOf(v *view, addr, what string, attrs []bootAttr) bootTexts {
 // where names the texts for notes: "aws_launch_template.gpu's user data".
 func (b bootTexts) where() string { return b.addr + "'s " + b.what }
 
-// node reads the Kubernetes node the texts boot, if they bootstrap one gpuguard reads. A text
-// that cannot be read (b.unknown) may add labels and taints to those read. A text that cannot be
-// parsed is an error at b.addr.
-func (c *mapContext) node(r *parser.Resource, b bootTexts) (userdata.Node, bool) {
+// readBootNode reads the Kubernetes node the texts boot, if they bootstrap one gpuguard reads. A
+// text that cannot be read (b.unknown) may add labels and taints to those read. A text that
+// cannot be parsed is an error at b.addr.
+func (c *mapContext) readBootNode(r *parser.Resource, b bootTexts) (userdata.Node, bool) {
 	if len(b.sources) == 0 {
 		return userdata.Node{}, false
 	}
@@ -133,7 +133,7 @@ func (c *mapContext) selfManagedNode(r *parser.Resource, tags []asgTag, src *vie
 	if src != nil {
 		b = bootTextsOf(src, strings.TrimSuffix(src.path, "."), "user data", awsUserData)
 	}
-	node, read := c.node(r, b)
+	node, read := c.readBootNode(r, b)
 	switch {
 	case read:
 		c.setBootNode(r, node, b, "a self-managed node group: its nodes join", caLabels, caTaints)
@@ -160,7 +160,7 @@ func (c *mapContext) selfManagedNode(r *parser.Resource, tags []asgTag, src *vie
 // RKE2 or kubeadm node: its labels and taints are those the texts register it with. group says
 // whether r is a group of instances (else one instance).
 func (c *mapContext) bootNode(r *parser.Resource, b bootTexts, group bool) {
-	node, read := c.node(r, b)
+	node, read := c.readBootNode(r, b)
 	if !read {
 		return
 	}
