@@ -329,7 +329,7 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	}
 	// GCP's T4, V100, P100 and P4 come attached to N1 VMs: a node of each GPU the labels name,
 	// or of each GPU feature discovery's labels allow.
-	gfd := pod.GPUReportedMiB != nil || len(pod.GPUFamilies) > 0 || pod.GPUComputeMajor != nil || pod.GPUComputeMinor != nil
+	gfd := pod.GPUReportedMiB != nil || selectsArchitecture(pod)
 	if r.Provider == parser.GCP && (len(keys) > 0 || gfd) && attachesGPUs(pod) {
 		vms := p.n1Types(pod)
 		for _, acc := range p.Catalog.AllInstances(r.Provider) {
@@ -417,7 +417,7 @@ func (p *Pricer) reportsMemory(gpu string, pod *parser.PodGPUs) bool {
 // is not known qualifies for none) and its CUDA compute capability, gpu.compute.major and
 // gpu.compute.minor, which it puts on NVIDIA GPU nodes only.
 func (p *Pricer) hasArchitecture(gpu string, pod *parser.PodGPUs) bool {
-	if len(pod.GPUFamilies) == 0 && pod.GPUComputeMajor == nil && pod.GPUComputeMinor == nil {
+	if !selectsArchitecture(pod) {
 		return true
 	}
 	g, ok := p.Catalog.GPU(gpu)
@@ -430,6 +430,12 @@ func (p *Pricer) hasArchitecture(gpu string, pod *parser.PodGPUs) bool {
 		return false
 	}
 	return pod.GPUComputeMinor == nil || pod.GPUComputeMinor.Allows(float64(g.ComputeMinor))
+}
+
+// selectsArchitecture reports whether the pod's labels name a GPU architecture (GFD's gpu.family or
+// gpu.compute.major/minor).
+func selectsArchitecture(pod *parser.PodGPUs) bool {
+	return len(pod.GPUFamilies) > 0 || pod.GPUComputeMajor != nil || pod.GPUComputeMinor != nil
 }
 
 // holdsPod reports whether a node type can give one pod the CPU and memory it requests: on GCP
