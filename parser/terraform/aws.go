@@ -156,7 +156,7 @@ func mapAWSInstance(c *mapContext) []*parser.Resource {
 		c.imageDriver(r, lt, "image_id", "the launch template's image_id")
 	}
 	// The instance's own user data replaces its launch template's.
-	if boot := bootTextsOf(w, c.inst.addr, "user data", awsUserData); boot.set || lt == nil {
+	if boot := bootTextsOf(w, c.inst.addr, "user data", awsUserData); boot.declared() || lt == nil {
 		c.bootNode(r, boot, false)
 	} else {
 		c.bootNode(r, bootTextsOf(lt, strings.TrimSuffix(lt.path, "."), "user data", awsUserData), false)

@@ -233,14 +233,25 @@ func mapAzAPIVM(c *mapContext, typ string, body *view) []*parser.Resource {
 }
 
 // armBootNode reads the Kubernetes node a Linux VM's (or scale set's) customData boots
-// (bootNode), in the ARM body's osProfile at profile.
+// (bootNode), in the ARM body's osProfile at profile (or the sensitive_body's), and the Custom
+// Script extensions that run on it: a scale set's extensionProfile, and the extension
+// resources whose parent it is.
 func (c *mapContext) armBootNode(r *parser.Resource, b *view, group bool, profile ...any) {
-	if b.has(append(slices.Clip(profile), "windowsConfiguration")...) {
+	if runsWindows(r, b) {
 		return
 	}
+	req := &view{obj: azapiRequest(c.inst.value)}
 	path := append(slices.Clip(profile), "customData")
 	attr := []bootAttr{{name: "body." + pathString("", path), path: path}}
-	c.bootNode(r, bootTextsOf(b, c.inst.addr, "customData", attr), group)
+	texts := bootTextsOf(req, c.inst.addr, "customData", attr)
+	if group {
+		for _, e := range req.quiet().blocks("properties", "virtualMachineProfile", "extensionProfile", "extensions") {
+			name, _ := e.quiet().str("name")
+			texts.add(scriptExtension(e, armExtension, c.inst.addr, "extension "+name, "body.properties.virtualMachineProfile.extensionProfile.extensions["+name+"]."))
+		}
+	}
+	texts.add(c.extensionResources(group)...)
+	c.bootNode(r, texts, group)
 }
 
 func mapAzAPIScaleSet(c *mapContext, typ string, body *view) []*parser.Resource {

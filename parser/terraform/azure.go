@@ -86,10 +86,28 @@ func azurePriority(r *parser.Resource, w *view, path ...any) {
 // the deprecated types that are Windows by their os_profile_windows_config block, and ARM bodies
 // (azapi) with an osProfile.windowsConfiguration.
 func windowsNote(r *parser.Resource, w *view) {
-	if strings.Contains(r.Type, "windows") || w.has("os_profile_windows_config") ||
-		w.has("properties", "osProfile", "windowsConfiguration") || w.has("properties", "virtualMachineProfile", "osProfile", "windowsConfiguration") {
+	if runsWindows(r, w) {
 		r.Note("Windows VM: catalog prices are Linux; the Windows license is extra")
 	}
+}
+
+// runsWindows says whether an Azure VM or scale set runs Windows: a Windows resource type, or a
+// Windows OS configuration (the deprecated types' os_profile_windows_config, a Flexible scale
+// set's os_profile.windows_configuration, an ARM body's osProfile.windowsConfiguration). A
+// dynamic block that makes none is not one.
+func runsWindows(r *parser.Resource, w *view) bool {
+	q := w.quiet()
+	for _, path := range [][]any{
+		{"os_profile_windows_config"},
+		{"os_profile", "windows_configuration"},
+		{"properties", "osProfile", "windowsConfiguration"},
+		{"properties", "virtualMachineProfile", "osProfile", "windowsConfiguration"},
+	} {
+		if len(q.blocks(path...)) > 0 {
+			return true
+		}
+	}
+	return strings.Contains(r.Type, "windows")
 }
 
 // mapAzureVM reads a VM's size: size, or vm_size on the deprecated azurerm_virtual_machine
@@ -115,14 +133,16 @@ func mapAzureVM(c *mapContext) []*parser.Resource {
 // (bootNode): custom_data, or os_profile's on the deprecated types and Flexible scale sets.
 // Windows machines do not run cloud-init.
 func (c *mapContext) azureBootNode(r *parser.Resource, w *view, group bool) {
-	if strings.Contains(r.Type, "windows") || w.has("os_profile_windows_config") || w.has("os_profile", "windows_configuration") {
+	if runsWindows(r, w) {
 		return
 	}
 	attrs := azureCustomData
 	if w.has("os_profile") {
 		attrs = azureOSCustomData
 	}
-	c.bootNode(r, bootTextsOf(w, c.inst.addr, "custom data", attrs), group)
+	b := bootTextsOf(w, c.inst.addr, "custom data", attrs)
+	b.add(c.azureScriptExtensions(w, group)...)
+	c.bootNode(r, b, group)
 }
 
 // mapAzureScaleSet reads a scale set's size and instances: sku (sku_name when orchestrated) and

@@ -171,7 +171,8 @@ resource "azurerm_orchestrated_virtual_machine_scale_set" "unknown" {
 
 // A Flexible scale set without a SKU creates no VMs of its own (VMs are attached to it and priced
 // as what they are): it is not reported, azurerm or azapi. A Windows VM or scale set declared
-// through azapi says that the Windows license is not in the price, as azurerm's do.
+// through azapi, or a Flexible scale set with a Windows os_profile, says that the Windows license
+// is not in the price, as azurerm's Windows types do.
 func TestAzureFlexibleScaleSetWithoutSKUAndWindowsBodies(t *testing.T) {
 	res := parseHCL(t, `
 resource "azurerm_orchestrated_virtual_machine_scale_set" "attach" {
@@ -215,6 +216,40 @@ resource "azapi_resource" "windows_vm" {
   }
 }
 
+resource "azurerm_orchestrated_virtual_machine_scale_set" "windows" {
+  name                        = "windows"
+  resource_group_name         = "rg"
+  location                    = "eastus"
+  platform_fault_domain_count = 1
+  sku_name                    = "Standard_NV36ads_A10_v5"
+  instances                   = 1
+  os_profile {
+    windows_configuration {
+      admin_username = "a"
+    }
+  }
+}
+
+resource "azurerm_orchestrated_virtual_machine_scale_set" "linux" {
+  name                        = "linux"
+  resource_group_name         = "rg"
+  location                    = "eastus"
+  platform_fault_domain_count = 1
+  sku_name                    = "Standard_NV36ads_A10_v5"
+  instances                   = 1
+  os_profile {
+    linux_configuration {
+      admin_username = "a"
+    }
+    dynamic "windows_configuration" {
+      for_each = []
+      content {
+        admin_username = "a"
+      }
+    }
+  }
+}
+
 resource "azapi_resource" "linux_vm" {
   type     = "Microsoft.Compute/virtualMachines@2024-11-01"
   name     = "linux"
@@ -246,5 +281,10 @@ resource "azapi_resource" "linux_vm" {
 	}
 	if !windows("azapi_resource.windows_vm") || windows("azapi_resource.linux_vm") {
 		t.Errorf("Windows notes: windows %q, linux %q", got["azapi_resource.windows_vm"].Notes, got["azapi_resource.linux_vm"].Notes)
+	}
+	// A Flexible scale set's OS is its os_profile's configuration; a dynamic block that makes
+	// none is not one.
+	if !windows("azurerm_orchestrated_virtual_machine_scale_set.windows") || windows("azurerm_orchestrated_virtual_machine_scale_set.linux") {
+		t.Errorf("Windows notes: windows %q, linux %q", got["azurerm_orchestrated_virtual_machine_scale_set.windows"].Notes, got["azurerm_orchestrated_virtual_machine_scale_set.linux"].Notes)
 	}
 }

@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -65,13 +66,14 @@ var (
 	azureOSCustomData = []bootAttr{{name: "os_profile.custom_data", path: []any{"os_profile", "custom_data"}}}
 )
 
-// bootTexts are the texts an instance boots with, as the resource that holds them declares them.
+// bootTexts are the texts an instance boots with, as the resources that hold them declare them.
 type bootTexts struct {
 	addr    string // the resource that holds them (a launch template, an instance template)
 	what    string // what they are, for notes: "user data", "metadata", "custom data"
 	sources []userdata.Source
-	set     bool     // some text is declared
-	unknown []string // the declared texts that cannot be read: known only at apply, or elsewhere
+	origins []string // the resource each source is declared in: addr, or one add names
+	unknown []string // the declared texts that cannot be read (known only at apply, or elsewhere): "name of addr"
+	from    []string // the declarations that set some text, for notes: "addr's what"
 }
 
 // bootTextsOf reads the boot texts attrs name on v, the resource at addr (nil v: none).
@@ -81,23 +83,54 @@ func bootTextsOf(v *view, addr, what string, attrs []bootAttr) bootTexts {
 		return b
 	}
 	q := v.quiet()
+	set := false
 	for _, a := range attrs {
 		if !q.has(a.path...) {
 			continue
 		}
-		b.set = true
+		set = true
 		text, ok := q.str(a.path...)
 		if !ok || a.opaque {
-			b.unknown = append(b.unknown, a.name)
+			b.unknown = append(b.unknown, a.name+" of "+addr)
 			continue
 		}
 		b.sources = append(b.sources, userdata.Source{Name: a.name, Text: text, Script: a.script})
+		b.origins = append(b.origins, addr)
+	}
+	if set {
+		b.from = []string{addr + "'s " + what}
 	}
 	return b
 }
 
+// add appends texts that run after b's (a VM's script extensions after its custom data).
+func (b *bootTexts) add(more ...bootTexts) {
+	for _, m := range more {
+		b.sources = append(b.sources, m.sources...)
+		b.origins = append(b.origins, m.origins...)
+		b.unknown = append(b.unknown, m.unknown...)
+		b.from = append(b.from, m.from...)
+	}
+}
+
+// declared says whether some text is declared (read or not).
+func (b bootTexts) declared() bool { return len(b.from) > 0 }
+
 // where names the texts for notes: "aws_launch_template.gpu's user data".
-func (b bootTexts) where() string { return b.addr + "'s " + b.what }
+func (b bootTexts) where() string {
+	if len(b.from) == 0 {
+		return b.addr + "'s " + b.what
+	}
+	return strings.Join(b.from, " and ")
+}
+
+// origin is the resource that declares the text an error of userdata.ReadAll is in.
+func (b bootTexts) origin(err error) string {
+	if se, ok := errors.AsType[*userdata.SourceError](err); ok && se.Index < len(b.origins) {
+		return b.origins[se.Index]
+	}
+	return b.addr
+}
 
 // readBootNode reads the Kubernetes node the texts boot, if they bootstrap one gpuguard reads. A
 // text that cannot be read (b.unknown) may add labels and taints to those read. A text that
@@ -108,13 +141,13 @@ func (c *mapContext) readBootNode(r *parser.Resource, b bootTexts) (userdata.Nod
 	}
 	node, ok, err := userdata.ReadAll(b.sources...)
 	if err != nil {
-		c.bootTextError(b.addr, err)
+		c.bootTextError(b.origin(err), err)
 		r.Note("%s cannot be read (%v): the labels and taints its nodes register with are not known", b.where(), err)
 		return userdata.Node{}, false
 	}
 	if ok && len(b.unknown) > 0 {
 		node.LabelsUnknown, node.TaintsUnknown = true, true
-		r.Note("%s of %s cannot be read (known only at apply, or fetched at boot): it may register the nodes with more labels and taints", strings.Join(b.unknown, ", "), b.addr)
+		r.Note("%s cannot be read (known only at apply, or fetched at boot): it may register the nodes with more labels and taints", strings.Join(b.unknown, ", "))
 	}
 	return node, ok
 }
@@ -144,9 +177,9 @@ func (c *mapContext) selfManagedNode(r *parser.Resource, tags []asgTag, src *vie
 		switch {
 		case kops:
 			r.Note("a kops instance group: its nodes carry the labels and taints its cluster autoscaler tags name (kops tags the group with the instance group's nodeLabels and taints, which its nodes register with)")
-		case b.set && len(b.sources) == 0:
+		case b.declared() && len(b.sources) == 0:
 			r.Note("a self-managed node group (tagged as a cluster's): its user data is known only at apply, so the labels and taints its nodes register with are not known")
-		case b.set:
+		case b.declared():
 			r.Note("a self-managed node group (tagged as a cluster's): its user data does not bootstrap the node in a way gpuguard reads (bootstrap.sh, nodeadm, Bottlerocket, k3s, RKE2, kubeadm join), so the labels and taints its nodes register with are not known")
 		default:
 			r.Note("a self-managed node group (tagged as a cluster's) without user data gpuguard reads: the labels and taints its nodes register with are not known")

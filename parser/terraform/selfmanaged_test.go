@@ -558,7 +558,45 @@ resource "%s" "gpu" {
 }
 `, typ, extra)
 	}
-	const k3sB64 = `base64encode("#!/bin/bash\ncurl -sfL https://get.k3s.io | K3S_URL=https://k3s.internal:6443 sh -s - agent --node-label workload=inference\n")`
+	const k3sInstall = `curl -sfL https://get.k3s.io | K3S_URL=https://k3s.internal:6443 sh -s - agent --node-label workload=inference`
+	const k3sB64 = `base64encode("#!/bin/bash\n` + k3sInstall + `\n")`
+	avmVM := func(extra string) string {
+		return `module "vm" {
+  source              = "Azure/avm-res-compute-virtualmachine/azurerm"
+  name                = "gpu"
+  location            = "eastus"
+  resource_group_name = "rg"
+  zone                = "1"
+  os_type             = "Linux"
+  sku_size            = "Standard_NC4as_T4_v3"
+  ` + extra + `
+}
+`
+	}
+	avmVMSS := func(extra string) string {
+		return `module "vmss" {
+  source                      = "Azure/avm-res-compute-virtualmachinescaleset/azurerm"
+  name                        = "gpu"
+  location                    = "eastus"
+  resource_group_name         = "rg"
+  platform_fault_domain_count = 1
+  sku_name                    = "Standard_NC4as_T4_v3"
+  instances                   = 2
+  ` + extra + `
+}
+`
+	}
+	vmssExt := func(settings string) string {
+		return `resource "azurerm_virtual_machine_scale_set_extension" "k3s" {
+  name                         = "k3s"
+  virtual_machine_scale_set_id = azurerm_linux_virtual_machine_scale_set.gpu.id
+  publisher                    = "Microsoft.Azure.Extensions"
+  type                         = "CustomScript"
+  type_handler_version         = "2.1"
+  ` + settings + `
+}
+`
+	}
 	for _, tc := range []struct {
 		name, src, group string
 		none             bool   // no node group: the pods run nowhere known
@@ -655,6 +693,153 @@ module "mig" {
 }
 `,
 			note: "k3s registers in azapi_resource.gpu's customData"},
+		{name: "a scale set extension's commandToExecute", group: "azurerm_linux_virtual_machine_scale_set.gpu",
+			src:  azure("azurerm_linux_virtual_machine_scale_set", "sku = \"Standard_NC4as_T4_v3\"\n  instances = 2") + vmssExt(`settings = jsonencode({ commandToExecute = "`+k3sInstall+`" })`),
+			note: "a self-managed node group: its nodes join the cluster https://k3s.internal:6443 with the labels and taints k3s registers in azurerm_virtual_machine_scale_set_extension.k3s's custom script"},
+		{name: "the retired CustomScriptForLinux", group: "azurerm_linux_virtual_machine_scale_set.gpu",
+			src: azure("azurerm_linux_virtual_machine_scale_set", "sku = \"Standard_NC4as_T4_v3\"\n  instances = 2") + strings.Replace(strings.Replace(vmssExt(`settings = jsonencode({ commandToExecute = "`+k3sInstall+`" })`),
+				"Microsoft.Azure.Extensions", "Microsoft.OSTCExtensions", 1), `"CustomScript"`, `"CustomScriptForLinux"`, 1),
+			note: "k3s registers in azurerm_virtual_machine_scale_set_extension.k3s's custom script"},
+		{name: "an extension that runs no script", group: "azurerm_linux_virtual_machine_scale_set.gpu", none: true,
+			src: azure("azurerm_linux_virtual_machine_scale_set", "sku = \"Standard_NC4as_T4_v3\"\n  instances = 2") +
+				strings.Replace(vmssExt(`settings = jsonencode({ commandToExecute = "`+k3sInstall+`" })`), `"CustomScript"`, `"NvidiaGpuDriverLinux"`, 1)},
+		{name: "an extension block's protected script", group: "azurerm_linux_virtual_machine_scale_set.gpu",
+			src:  azure("azurerm_linux_virtual_machine_scale_set", "sku = \"Standard_NC4as_T4_v3\"\n  instances = 2\n  extension {\n    name = \"k3s\"\n    publisher = \"Microsoft.Azure.Extensions\"\n    type = \"CustomScript\"\n    type_handler_version = \"2.1\"\n    protected_settings = jsonencode({ script = "+k3sB64+" })\n  }"),
+			note: "k3s registers in azurerm_linux_virtual_machine_scale_set.gpu's extension k3s"},
+		{name: "custom data writes the configuration, the extension starts k3s", group: "azurerm_linux_virtual_machine_scale_set.gpu",
+			src: azure("azurerm_linux_virtual_machine_scale_set", "sku = \"Standard_NC4as_T4_v3\"\n  instances = 2\n  custom_data = base64encode(\"#cloud-config\\nwrite_files:\\n  - path: /etc/rancher/k3s/config.yaml\\n    content: |\\n      node-label: [workload=inference]\\n\")") +
+				vmssExt(`settings = jsonencode({ commandToExecute = "curl -sfL https://get.k3s.io | K3S_URL=https://k3s.internal:6443 sh -s - agent" })`),
+			note: "registers in azurerm_linux_virtual_machine_scale_set.gpu's custom data and azurerm_virtual_machine_scale_set_extension.k3s's custom script"},
+		{name: "an extension's downloaded files may add labels", group: "azurerm_linux_virtual_machine_scale_set.gpu", partial: true,
+			src:  azure("azurerm_linux_virtual_machine_scale_set", "sku = \"Standard_NC4as_T4_v3\"\n  instances = 2") + vmssExt(`settings = jsonencode({ fileUris = ["https://x/gpu.sh"], commandToExecute = "`+k3sInstall+` && sh gpu.sh" })`),
+			note: "settings.fileUris of azurerm_virtual_machine_scale_set_extension.k3s cannot be read"},
+		{name: "an error in an extension is the extension's", group: "azurerm_linux_virtual_machine_scale_set.gpu", none: true,
+			src:  azure("azurerm_linux_virtual_machine_scale_set", "sku = \"Standard_NC4as_T4_v3\"\n  instances = 2") + vmssExt(`settings = jsonencode({ commandToExecute = "k3s agent --node-taint gpu=true:Sometimes" })`),
+			note: "azurerm_virtual_machine_scale_set_extension.k3s's custom script cannot be read",
+			err:  "main.tf:12: azurerm_virtual_machine_scale_set_extension.k3s: settings.commandToExecute: line 1: k3s: "},
+		{name: "an extension's settings known only at apply", group: "azurerm_linux_virtual_machine_scale_set.gpu", partial: true,
+			src: azure("azurerm_linux_virtual_machine_scale_set", "sku = \"Standard_NC4as_T4_v3\"\n  instances = 2\n  custom_data = "+k3sB64) +
+				vmssExt(`settings = jsonencode({ commandToExecute = "echo ${azurerm_linux_virtual_machine_scale_set.gpu.unique_id}" })`),
+			note: "settings of azurerm_virtual_machine_scale_set_extension.k3s cannot be read"},
+		{name: "an ARM extension's command known only at apply", group: "azapi_resource.gpu", partial: true,
+			src: `resource "azapi_resource" "gpu" {
+  type      = "Microsoft.Compute/virtualMachineScaleSets@2024-07-01"
+  name      = "gpu"
+  location  = "eastus"
+  parent_id = "/subscriptions/s/resourceGroups/rg"
+  body = {
+    sku = { name = "Standard_NC4as_T4_v3", capacity = 2 }
+    properties = { virtualMachineProfile = {
+      osProfile = { customData = ` + k3sB64 + ` }
+      extensionProfile = { extensions = [{ name = "id", properties = {
+        publisher = "Microsoft.Azure.Extensions", type = "CustomScript"
+        settings = { commandToExecute = "echo ${azapi_resource.other.id}" }
+      } }] }
+    } }
+  }
+}
+resource "azapi_resource" "other" {
+  type      = "Microsoft.Resources/resourceGroups@2024-03-01"
+  name      = "other"
+  location  = "eastus"
+  parent_id = "/subscriptions/s"
+}
+`,
+			note: "body.properties.virtualMachineProfile.extensionProfile.extensions[id].properties.settings.commandToExecute of azapi_resource.gpu cannot be read"},
+		{name: "a sensitive_body null removes the body's customData", group: "azapi_resource.gpu", none: true,
+			src: `resource "azapi_resource" "gpu" {
+  type      = "Microsoft.Compute/virtualMachines@2024-07-01"
+  name      = "gpu"
+  location  = "eastus"
+  parent_id = "/subscriptions/s/resourceGroups/rg"
+  body = {
+    properties = { hardwareProfile = { vmSize = "Standard_NC4as_T4_v3" }, osProfile = { customData = ` + k3sB64 + ` } }
+  }
+  sensitive_body = {
+    properties = { osProfile = { customData = null } }
+  }
+}
+`},
+		{name: "a VM extension", group: "azurerm_linux_virtual_machine.gpu",
+			src: azure("azurerm_linux_virtual_machine", "size = \"Standard_NC4as_T4_v3\"") + `resource "azurerm_virtual_machine_extension" "k3s" {
+  name                 = "k3s"
+  virtual_machine_id   = azurerm_linux_virtual_machine.gpu.id
+  publisher            = "Microsoft.Azure.Extensions"
+  type                 = "CustomScript"
+  type_handler_version = "2.1"
+  protected_settings   = <<-JSON
+    {"commandToExecute": "` + k3sInstall + `"}
+  JSON
+}
+`,
+			note: "a self-managed Kubernetes node: it joins the cluster https://k3s.internal:6443 with the labels and taints k3s registers in azurerm_virtual_machine_extension.k3s's custom script"},
+		{name: "an ARM scale set's extension profile", group: "azapi_resource.gpu",
+			src: `resource "azapi_resource" "gpu" {
+  type      = "Microsoft.Compute/virtualMachineScaleSets@2024-07-01"
+  name      = "gpu"
+  location  = "eastus"
+  parent_id = "/subscriptions/s/resourceGroups/rg"
+  body = {
+    sku = { name = "Standard_NC4as_T4_v3", capacity = 2 }
+    properties = { virtualMachineProfile = { extensionProfile = { extensions = [{ name = "k3s", properties = {
+      publisher = "Microsoft.Azure.Extensions", type = "CustomScript", typeHandlerVersion = "2.1"
+      settings = { commandToExecute = "` + k3sInstall + `" }
+    } }] } } }
+  }
+}
+`,
+			note: "k3s registers in azapi_resource.gpu's extension k3s"},
+		{name: "an ARM VM's customData in its sensitive_body", group: "azapi_resource.gpu",
+			src: `resource "azapi_resource" "gpu" {
+  type      = "Microsoft.Compute/virtualMachines@2024-07-01"
+  name      = "gpu"
+  location  = "eastus"
+  parent_id = "/subscriptions/s/resourceGroups/rg"
+  body = {
+    properties = { hardwareProfile = { vmSize = "Standard_NC4as_T4_v3" }, osProfile = { computerName = "gpu" } }
+  }
+  sensitive_body = {
+    properties = { osProfile = { customData = ` + k3sB64 + ` } }
+  }
+}
+`,
+			note: "a self-managed Kubernetes node: it joins the cluster https://k3s.internal:6443 with the labels and taints k3s registers in azapi_resource.gpu's customData"},
+		{name: "an ARM extension resource's protectedSettings", group: "azapi_resource.gpu",
+			src: `resource "azapi_resource" "gpu" {
+  type      = "Microsoft.Compute/virtualMachineScaleSets@2024-07-01"
+  name      = "gpu"
+  location  = "eastus"
+  parent_id = "/subscriptions/s/resourceGroups/rg"
+  body = { sku = { name = "Standard_NC4as_T4_v3", capacity = 2 } }
+}
+resource "azapi_resource" "k3s" {
+  type      = "Microsoft.Compute/virtualMachineScaleSets/extensions@2024-07-01"
+  name      = "k3s"
+  parent_id = azapi_resource.gpu.id
+  body = { properties = { publisher = "Microsoft.Azure.Extensions", type = "CustomScript", typeHandlerVersion = "2.1" } }
+  sensitive_body = { properties = { protectedSettings = { commandToExecute = "` + k3sInstall + `" } } }
+}
+`,
+			note: "k3s registers in azapi_resource.k3s's custom script"},
+		{name: "Azure Verified Modules' VM: custom_data", group: "module.vm.azurerm_linux_virtual_machine.this[0]",
+			src:  avmVM("custom_data = " + k3sB64),
+			note: "k3s registers in module.vm.azurerm_linux_virtual_machine.this[0]'s custom data"},
+		{name: "Azure Verified Modules' VM, AzAPI release: custom_data", group: "module.vm.azapi_resource.this_linux_virtual_machine[0]",
+			src:  avmVM("retry = {}\n  custom_data = " + k3sB64),
+			note: "k3s registers in module.vm.azapi_resource.this_linux_virtual_machine[0]'s customData"},
+		{name: "Azure Verified Modules' VM: an extension", group: "module.vm.azapi_resource.this_linux_virtual_machine[0]",
+			src:  avmVM(`retry = {}` + "\n" + `extensions = { k3s = { name = "k3s", publisher = "Microsoft.Azure.Extensions", type = "CustomScript", protected_settings = jsonencode({ commandToExecute = "` + k3sInstall + `" }) } }`),
+			note: `k3s registers in module.vm.azurerm_virtual_machine_extension.this_extension["k3s"]'s custom script`},
+		{name: "Azure Verified Modules' scale set: os_profile's custom data", group: "module.vmss.azurerm_orchestrated_virtual_machine_scale_set.virtual_machine_scale_set",
+			src:  avmVMSS("os_profile = { custom_data = " + k3sB64 + ", linux_configuration = { admin_username = \"azureuser\" } }"),
+			note: "k3s registers in module.vmss.azurerm_orchestrated_virtual_machine_scale_set.virtual_machine_scale_set's custom data"},
+		{name: "Azure Verified Modules' Windows scale set", group: "module.vmss.azurerm_orchestrated_virtual_machine_scale_set.virtual_machine_scale_set", none: true,
+			src: avmVMSS("os_profile = { custom_data = " + k3sB64 + ", windows_configuration = { admin_username = \"azureuser\" } }")},
+		{name: "Azure Verified Modules' scale set: an extension's protected setting", group: "module.vmss.azurerm_orchestrated_virtual_machine_scale_set.virtual_machine_scale_set",
+			src: avmVMSS(`os_profile = { linux_configuration = { admin_username = "azureuser" } }
+  extension = [{ name = "k3s", publisher = "Microsoft.Azure.Extensions", type = "CustomScript", type_handler_version = "2.1" }, { name = "nvidia", publisher = "Microsoft.HpcCompute", type = "NvidiaGpuDriverLinux" }]
+  extension_protected_setting = { k3s = jsonencode({ commandToExecute = "` + k3sInstall + `" }) }`),
+			note: "k3s registers in module.vmss.azurerm_orchestrated_virtual_machine_scale_set.virtual_machine_scale_set's extension k3s"},
 		{name: "an EC2 instance's user data", group: "aws_instance.gpu",
 			src: `provider "aws" { region = "us-east-1" }
 resource "aws_instance" "gpu" {

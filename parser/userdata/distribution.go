@@ -9,10 +9,10 @@ import (
 )
 
 // finish reads the nodes the scripts launch (k3s, RKE2, kubeadm), now that every file the user
-// data writes is known. The first way of joining a cluster is the node's (Reader.set).
-func (r *reader) finish() error {
+// data writes is known. The first way of joining a cluster is the node's (Reader.set). An error
+// comes with the index of the text whose launch it is in.
+func (r *reader) finish() (source int, err error) {
 	for _, l := range r.launches {
-		var err error
 		switch l.bootstrap {
 		case K3s, RKE2:
 			err = r.distribution(&l)
@@ -20,11 +20,7 @@ func (r *reader) finish() error {
 			err = r.kubeadm(&l)
 		}
 		if err != nil {
-			err = fmt.Errorf("line %d: %s: %v", l.line, l.bootstrap, err)
-			if l.source != "" {
-				err = fmt.Errorf("%s: %w", l.source, err)
-			}
-			return err
+			return l.source, fmt.Errorf("line %d: %s: %v", l.line, l.bootstrap, err)
 		}
 		r.set(l.bootstrap, l.cluster)
 		if r.files.unknownPath {
@@ -32,7 +28,7 @@ func (r *reader) finish() error {
 			r.node.LabelsUnknown, r.node.TaintsUnknown = true, true
 		}
 	}
-	return nil
+	return 0, nil
 }
 
 // distribution reads the labels and taints k3s or RKE2 registers its node with: node-label and

@@ -1,6 +1,7 @@
 package userdata
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -206,6 +207,7 @@ func TestReadAllSources(t *testing.T) {
 		want    Node
 		notNode bool
 		err     string
+		errAt   int // the index of the source the error is in
 	}{
 		{name: "a startup script without #!", sources: []Source{{Name: "startup-script", Text: agent, Script: true}},
 			want: Node{Bootstrap: K3s, Cluster: "https://k3s.internal:6443", Labels: map[string]string{"workload": "inference"}}},
@@ -213,7 +215,11 @@ func TestReadAllSources(t *testing.T) {
 		{name: "user data writes the configuration, the startup script starts k3s", sources: []Source{{Name: "user-data", Text: b64(writes)}, {Name: "startup-script", Text: agent, Script: true}},
 			want: Node{Bootstrap: K3s, Cluster: "https://k3s.internal:6443", Labels: map[string]string{"pool": "l4", "workload": "inference"}, Taints: []parser.Taint{{Key: "gpu", Value: "true", Effect: "NoSchedule"}}}},
 		{name: "an error in a script names it", sources: []Source{{Name: "user-data", Text: writes}, {Name: "startup-script", Text: "k3s agent --node-taint gpu=true:Sometimes", Script: true}},
-			err: "startup-script: line 1: k3s: "},
+			err: "startup-script: line 1: k3s: ", errAt: 1},
+		{name: "an error in a file one text writes is the launching text's", sources: []Source{{Name: "user-data", Text: strings.Replace(writes, "NoSchedule", "Sometimes", 1)}, {Name: "startup-script", Text: agent, Script: true}},
+			err: "startup-script: line 1: k3s: ", errAt: 1},
+		{name: "a text that cannot be decoded", sources: []Source{{Name: "user-data", Text: writes}, {Name: "custom_data", Text: "H4sIAAAA"}, {Name: "startup-script", Text: agent, Script: true}},
+			err: "custom_data: user data: gzip: ", errAt: 1},
 		{name: "an error in user data names it", sources: []Source{{Name: "user-data", Text: "#!/bin/bash\n/etc/eks/bootstrap.sh ml --kubelet-extra-args '--node-labels=kubernetes.io/x=y'\n"}, {Name: "startup-script", Text: agent, Script: true}},
 			err: "user-data: line 2: bootstrap.sh --kubelet-extra-args: "},
 	} {
@@ -222,6 +228,10 @@ func TestReadAllSources(t *testing.T) {
 			if tc.err != "" || err != nil {
 				if err == nil || !strings.HasPrefix(err.Error(), tc.err) || tc.err == "" {
 					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				var se *SourceError
+				if !errors.As(err, &se) || se.Index != tc.errAt || se.Name != tc.sources[tc.errAt].Name {
+					t.Errorf("error %#v, want a SourceError at source %d", err, tc.errAt)
 				}
 				return
 			}

@@ -13,7 +13,7 @@ type launch struct {
 	config    string // the configuration file the command line or environment names, else ""
 	cluster   string // the server the node joins, "" when not said
 	line      int
-	source    string // the Source.Name of the text that starts it
+	source    int // the index of the text that starts it among ReadAll's sources
 }
 
 // addLaunch records a launch. A second of the same kind is the same node started again (the

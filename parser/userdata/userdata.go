@@ -82,7 +82,8 @@ func Read(userData string) (n Node, ok bool, err error) {
 type Source struct {
 	// Name names the text in errors ("startup-script"): an error reads "Name: ...".
 	Name string
-	// Text is the text, as the cloud holds it: base64, gzip or plain.
+	// Text is the text, as the cloud holds it: base64, gzip or plain. (A command line, which
+	// holds spaces, is never valid base64.)
 	Text string
 	// Script marks a startup script, which its runner (GCE's guest agent) runs as a shell
 	// script whatever its first line; Text is otherwise user data, which cloud-init reads by its
@@ -95,16 +96,14 @@ type Source struct {
 // RKE2 or kubeadm to read. ok and the errors are Read's.
 func ReadAll(sources ...Source) (n Node, ok bool, err error) {
 	r := &reader{node: Node{Labels: map[string]string{}}}
-	for _, s := range sources {
+	for i, s := range sources {
+		r.source = i
 		if err := r.read(s); err != nil {
-			if s.Name != "" {
-				err = fmt.Errorf("%s: %w", s.Name, err)
-			}
-			return Node{}, false, err
+			return Node{}, false, &SourceError{Index: i, Name: s.Name, Err: err}
 		}
 	}
-	if err := r.finish(); err != nil {
-		return Node{}, false, err
+	if i, err := r.finish(); err != nil {
+		return Node{}, false, &SourceError{Index: i, Name: sources[i].Name, Err: err}
 	}
 	if r.node.Bootstrap == "" {
 		return Node{}, false, nil
@@ -112,9 +111,25 @@ func ReadAll(sources ...Source) (n Node, ok bool, err error) {
 	return r.node, true, nil
 }
 
+// SourceError is an error in one of the texts ReadAll reads: a text that cannot be parsed, or a
+// node it launches whose labels or taints its bootstrap would refuse.
+type SourceError struct {
+	Index int    // the text's index among ReadAll's sources
+	Name  string // its Source.Name
+	Err   error
+}
+
+func (e *SourceError) Error() string {
+	if e.Name == "" {
+		return e.Err.Error()
+	}
+	return e.Name + ": " + e.Err.Error()
+}
+
+func (e *SourceError) Unwrap() error { return e.Err }
+
 // read reads one text an instance boots with.
 func (r *reader) read(s Source) error {
-	r.source = s.Name
 	text, err := decode([]byte(s.Text))
 	if err != nil {
 		return err
@@ -169,7 +184,7 @@ type reader struct {
 	depth    int
 	files    files
 	launches []launch
-	source   string // the Source.Name of the text being read
+	source   int // the index of the text being read among ReadAll's sources
 }
 
 // set records how the node is bootstrapped, and the cluster a part names: a later part's way

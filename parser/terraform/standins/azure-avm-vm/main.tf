@@ -12,8 +12,15 @@
 #     ignore_body_changes: the AzAPI interfaces of the AVM specification, TFFR6-TFFR8). The
 #     release a version constraint admits is not known to gpuguard: a call that sets none of them
 #     gets the AzureRM addresses, whichever release it uses.
-# Networking, disks, identity, extensions, backup and the generated secrets are not modelled;
-# the capacity reservation group a resource ID names is not followed.
+#   - custom_data: the Linux VM's custom_data (AzureRM), or its sensitive_body's
+#     properties.osProfile.customData (AzAPI, main.linux_vm.tf's linux_vm_sensitive_body).
+#   - extensions: a map of VM extensions (name, publisher, type, type_handler_version, settings,
+#     protected_settings), here azurerm_virtual_machine_extension.this_extension[key] on the VM
+#     in every release. The AzureRM releases split them by deploy_sequence over this_extension
+#     and this_extension_1..4 (main.extensions.tf); the AzAPI releases declare them in a
+#     submodule. gpuguard reads their Custom Script commands as the VM's boot texts.
+# Networking, disks, identity, backup and the generated secrets are not modelled; the capacity
+# reservation group a resource ID names is not followed.
 
 variable "name" {
   type    = string
@@ -67,6 +74,17 @@ variable "tags" {
   default = null
 }
 
+variable "custom_data" {
+  type    = string
+  default = null
+}
+
+variable "extensions" {
+  type     = any
+  default  = {}
+  nullable = false
+}
+
 variable "resource_types" {
   type    = any
   default = null
@@ -90,6 +108,7 @@ locals {
     priority        = var.priority
     evictionPolicy  = var.eviction_policy
   }
+  vm_id = local.azapi ? (local.linux ? one(azapi_resource.this_linux_virtual_machine[*].id) : one(azapi_resource.this_windows_virtual_machine[*].id)) : (local.linux ? one(azurerm_linux_virtual_machine.this[*].id) : one(azurerm_windows_virtual_machine.this[*].id))
 }
 
 resource "azurerm_linux_virtual_machine" "this" {
@@ -103,6 +122,7 @@ resource "azurerm_linux_virtual_machine" "this" {
   priority            = var.priority
   eviction_policy     = var.eviction_policy
   max_bid_price       = var.max_bid_price
+  custom_data         = var.custom_data
   tags                = var.tags
 }
 
@@ -130,7 +150,8 @@ resource "azapi_resource" "this_linux_virtual_machine" {
     properties = merge(local.body_properties, { osProfile = { linuxConfiguration = {} } })
     zones      = var.zone == null ? null : [var.zone]
   }
-  tags = var.tags
+  sensitive_body = var.custom_data == null ? null : { properties = { osProfile = { customData = var.custom_data } } }
+  tags           = var.tags
 }
 
 resource "azapi_resource" "this_windows_virtual_machine" {
@@ -144,4 +165,16 @@ resource "azapi_resource" "this_windows_virtual_machine" {
     zones      = var.zone == null ? null : [var.zone]
   }
   tags = var.tags
+}
+
+resource "azurerm_virtual_machine_extension" "this_extension" {
+  for_each = var.extensions
+
+  name                 = each.value.name
+  virtual_machine_id   = local.vm_id
+  publisher            = each.value.publisher
+  type                 = each.value.type
+  type_handler_version = try(each.value.type_handler_version, null)
+  settings             = try(each.value.settings, null)
+  protected_settings   = try(each.value.protected_settings, null)
 }

@@ -102,3 +102,44 @@ resource "azurerm_linux_virtual_machine_scale_set" "k3s_t4" {
     }
   }
 }
+
+# An Azure scale set whose instances join k3s through a Custom Script extension, not custom data.
+resource "azurerm_linux_virtual_machine_scale_set" "k3s_a10" {
+  name                = "k3s-a10"
+  resource_group_name = "ml"
+  location            = "eastus"
+  sku                 = "Standard_NV36ads_A10_v5"
+  instances           = 1
+  admin_username      = "azureuser"
+  tags                = { team = "search", project = "embed", env = "prod" }
+  source_image_reference {
+    publisher = "Canonical"
+    offer     = "0001-com-ubuntu-server-jammy"
+    sku       = "22_04-lts-gen2"
+    version   = "latest"
+  }
+  os_disk {
+    storage_account_type = "Standard_LRS"
+    caching              = "ReadWrite"
+  }
+  network_interface {
+    name    = "nic"
+    primary = true
+    ip_configuration {
+      name      = "internal"
+      primary   = true
+      subnet_id = "/subscriptions/s/resourceGroups/ml/providers/Microsoft.Network/virtualNetworks/v/subnets/s"
+    }
+  }
+}
+
+resource "azurerm_virtual_machine_scale_set_extension" "k3s_a10" {
+  name                         = "k3s-agent"
+  virtual_machine_scale_set_id = azurerm_linux_virtual_machine_scale_set.k3s_a10.id
+  publisher                    = "Microsoft.Azure.Extensions"
+  type                         = "CustomScript"
+  type_handler_version         = "2.1"
+  protected_settings = jsonencode({
+    commandToExecute = "curl -sfL https://get.k3s.io | INSTALL_K3S_EXEC='agent --node-label gpu-pool=a10' K3S_URL=https://k3s.example.internal:6443 K3S_TOKEN_FILE=/etc/k3s-token sh -"
+  })
+}
