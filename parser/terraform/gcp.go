@@ -214,7 +214,7 @@ func mapGCPInstance(c *mapContext) []*parser.Resource {
 	c.gcpHostMaintenance(r, w)
 	c.gcpPlace(r, w, "zone")
 	c.gcpTaker(r, w)
-	c.bootNode(r, bootTextsOf(w, c.inst.addr, "metadata", gceBoot), false)
+	c.bootNode(r, c.gceBootTexts(w, c.inst.addr), false)
 	return []*parser.Resource{r}
 }
 
@@ -252,7 +252,7 @@ func mapGCPInstanceGroupManager(c *mapContext) []*parser.Resource {
 		c.gcpMachine(r, tmpl)
 		c.gcpHostMaintenance(r, tmpl)
 		applyTags(r, tmpl.strMap("labels"))
-		c.bootNode(r, bootTextsOf(tmpl, strings.TrimSuffix(tmpl.path, "."), "metadata", gceBoot), true)
+		c.bootNode(r, c.gceBootTexts(tmpl, strings.TrimSuffix(tmpl.path, ".")), true)
 	}
 	if zone, ok := w.str("zone"); ok {
 		r.Region, _ = gcpRegionOf(zone)
@@ -522,9 +522,11 @@ func mapGCPInstanceFromTemplate(c *mapContext) []*parser.Resource {
 	// Metadata set on the instance replaces the template's.
 	switch {
 	case w.has("metadata") || w.has("metadata_startup_script"):
-		c.bootNode(r, bootTextsOf(w, c.inst.addr, "metadata", gceBoot), false)
+		c.bootNode(r, c.gceBootTexts(w, c.inst.addr), false)
 	case tmpl != nil:
-		c.bootNode(r, bootTextsOf(tmpl, strings.TrimSuffix(tmpl.path, "."), "metadata", gceBoot), false)
+		c.bootNode(r, c.gceBootTexts(tmpl, strings.TrimSuffix(tmpl.path, ".")), false)
+	default:
+		c.bootNode(r, c.gceBootTexts(w, c.inst.addr), false)
 	}
 	return []*parser.Resource{r}
 }

@@ -197,7 +197,11 @@ type lookupKey struct {
 // named by a string, an autoscaler that names its target, is evaluated here, once, when first
 // looked up.
 func (c *mapContext) instancesOf(typ string) []*instance {
-	mi := c.inst.mod
+	return c.instancesIn(c.inst.mod, typ)
+}
+
+// instancesIn returns the instances of a type in module instance mi, in evaluation order.
+func (c *mapContext) instancesIn(mi *moduleInstance, typ string) []*instance {
 	k := typeInModule{mi, typ}
 	if !c.ev.expanded[k] {
 		for _, d := range mi.cfg.resources {

@@ -536,6 +536,9 @@ resource "google_compute_instance_template" "gpu" {
 }
 `
 	}
+	projectMetadata := func(body string) string {
+		return "resource \"google_compute_project_metadata\" \"common\" {\n" + body + "\n}\n"
+	}
 	const rke2Config = `"user-data" = <<-EOT
     #cloud-config
     write_files:
@@ -621,6 +624,69 @@ resource "%s" "gpu" {
 			src:  gce(`metadata = { "startup-script" = "k3s agent --node-label node-role.kubernetes.io/gpu=true" }`),
 			note: "google_compute_instance_template.gpu's metadata cannot be read",
 			err:  "main.tf:2: google_compute_instance_template.gpu: metadata.startup-script: line 1: k3s: "},
+		{name: "the project's startup script", group: "google_compute_instance_group_manager.gpu",
+			src:  gce("") + projectMetadata(`metadata = { "startup-script" = "`+k3sAgent+`" }`),
+			note: "a self-managed node group: its nodes join the cluster https://k3s.internal:6443 with the labels and taints k3s registers in google_compute_project_metadata.common's project metadata"},
+		{name: "a project metadata item", group: "google_compute_instance_group_manager.gpu",
+			src: gce(`metadata = { "user-data" = "#cloud-config\nwrite_files:\n  - path: /etc/rancher/k3s/config.yaml\n    content: |\n      node-label: [workload=inference]\n" }`) + `
+resource "google_compute_project_metadata_item" "startup" {
+  key   = "startup-script"
+  value = "k3s agent --server https://k3s.internal:6443"
+}
+`,
+			note: "registers in google_compute_instance_template.gpu's metadata and google_compute_project_metadata_item.startup's startup-script"},
+		{name: "the instance's startup script replaces the project's", group: "google_compute_instance_group_manager.gpu", none: true,
+			src: gce(`metadata = { "startup-script-url" = "gs://b/s.sh" }`) + projectMetadata(`metadata = { "startup-script" = "`+k3sAgent+`" }`)},
+		{name: "an empty startup script is none", group: "google_compute_instance_group_manager.gpu",
+			src:  gce(`metadata_startup_script = ""`) + projectMetadata(`metadata = { "startup-script" = "`+k3sAgent+`" }`),
+			note: "k3s registers in google_compute_instance_template.gpu's metadata and google_compute_project_metadata.common's project metadata"},
+		{name: "another project's metadata", group: "google_compute_instance_group_manager.gpu", none: true,
+			src: strings.Replace(gce(""), `name_prefix  = "gpu-"`, `name_prefix  = "gpu-"`+"\n  project = \"ml\"", 1) + projectMetadata(`project = "web"`+"\n"+`metadata = { "startup-script" = "`+k3sAgent+`" }`)},
+		{name: "the project's startup-script-url may add labels", group: "google_compute_instance_group_manager.gpu", partial: true,
+			src: strings.Replace(gce(""), `name_prefix  = "gpu-"`, `name_prefix  = "gpu-"`+"\n  project = \"ml\"", 1) +
+				projectMetadata(`project = "ml"`+"\n"+`metadata = { "startup-script" = "`+k3sAgent+`", "startup-script-url" = "gs://b/more.sh" }`),
+			note: "metadata.startup-script-url of google_compute_project_metadata.common cannot be read"},
+		{name: "a project metadata item's startup-script-url may add labels", group: "google_compute_instance_group_manager.gpu", partial: true,
+			src: gce("") + `
+resource "google_compute_project_metadata_item" "startup" {
+  key   = "startup-script"
+  value = "` + k3sAgent + `"
+}
+resource "google_compute_project_metadata_item" "url" {
+  key   = "startup-script-url"
+  value = "gs://b/more.sh"
+}
+`,
+			note: "value of google_compute_project_metadata_item.url cannot be read"},
+		{name: "an instance from a template not in the configuration boots with the project's script", group: "google_compute_instance_from_template.gpu",
+			src: `provider "google" { region = "us-central1" }
+resource "google_compute_instance_from_template" "gpu" {
+  name                     = "one"
+  zone                     = "us-central1-a"
+  source_instance_template = "projects/p/global/instanceTemplates/gpu"
+  machine_type             = "g2-standard-4"
+}
+` + projectMetadata(`metadata = { "startup-script" = "`+k3sAgent+`" }`),
+			note: "a self-managed Kubernetes node: it joins the cluster https://k3s.internal:6443 with the labels and taints k3s registers in google_compute_project_metadata.common's project metadata"},
+		{name: "an error in the project's startup script is the project metadata's", group: "google_compute_instance_group_manager.gpu", none: true,
+			src:  gce("") + projectMetadata(`metadata = { "startup-script" = "k3s agent --node-taint gpu=true:Sometimes" }`),
+			note: "google_compute_project_metadata.common's project metadata cannot be read",
+			err:  "main.tf:17: google_compute_project_metadata.common: metadata.startup-script: line 1: k3s: "},
+		{name: "the project's startup script, set above the modules", group: "module.mig.google_compute_region_instance_group_manager.mig",
+			src: projectMetadata(`metadata = { "startup-script" = "`+k3sAgent+`" }`) + `
+module "tpl" {
+  source       = "terraform-google-modules/vm/google//modules/instance_template"
+  region       = "us-central1"
+  machine_type = "g2-standard-4"
+}
+module "mig" {
+  source            = "terraform-google-modules/vm/google//modules/mig"
+  region            = "us-central1"
+  instance_template = module.tpl.self_link
+  target_size       = 2
+}
+`,
+			note: "k3s registers in google_compute_project_metadata.common's project metadata"},
 		{name: "one GCE instance", group: "google_compute_instance.gpu",
 			src: `provider "google" { region = "us-central1" }
 resource "google_compute_instance" "gpu" {
