@@ -318,6 +318,64 @@ func TestGPUArchitectureNarrowsTheNode(t *testing.T) {
 	}
 }
 
+// What a pod's selection rules out (NotIn) narrows the node the estimator picks: a NodePool that
+// admits any GPU type (AnyGPUType) picks the cheapest, g4dn.xlarge (T4), unless the T4 or what
+// it is (its type, family, category, generation, memory, architecture) is ruled out. A type
+// that can no longer be created (Azure's V100 sizes) is picked only when nothing else is
+// allowed, and then says so.
+func TestNotInNarrowsTheNode(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	for _, tc := range []struct {
+		provider, region string
+		pod              parser.PodGPUs
+		x                parser.NodeExclusions
+		want, reason     string
+	}{
+		{"aws", "us-east-1", parser.PodGPUs{AnyGPUType: true}, parser.NodeExclusions{}, "g4dn.xlarge", ""},
+		{"aws", "us-east-1", parser.PodGPUs{AnyGPUType: true}, parser.NodeExclusions{InstanceTypes: []string{"G4DN.xlarge"}}, "g4dn.2xlarge", ""},
+		{"aws", "us-east-1", parser.PodGPUs{AnyGPUType: true}, parser.NodeExclusions{Families: []string{"g4dn"}}, "g6.xlarge", ""},
+		{"aws", "us-east-1", parser.PodGPUs{AnyGPUType: true}, parser.NodeExclusions{GPUNames: []string{"Tesla-T4"}}, "g6.xlarge", ""},
+		{"aws", "us-east-1", parser.PodGPUs{AnyGPUType: true}, parser.NodeExclusions{Categories: []string{"g"}}, "gr6.4xlarge", ""},
+		{"aws", "us-east-1", parser.PodGPUs{AnyGPUType: true}, parser.NodeExclusions{Generations: []int{4}}, "g6.xlarge", ""},
+		{"aws", "us-east-1", parser.PodGPUs{AnyGPUType: true}, parser.NodeExclusions{NodeGPUs: []int{1}}, "g4dn.12xlarge", ""},
+		{"aws", "us-east-1", parser.PodGPUs{AnyGPUType: true}, parser.NodeExclusions{GPUMemoryMiB: []int{16384}}, "g6.xlarge", ""},
+		{"aws", "us-east-1", parser.PodGPUs{AnyGPUType: true}, parser.NodeExclusions{GPUReportedMiB: []int{15360}}, "g6.xlarge", ""},
+		{"aws", "us-east-1", parser.PodGPUs{AnyGPUType: true}, parser.NodeExclusions{GPUFamilies: []string{"turing"}}, "g6.xlarge", ""},
+		{"aws", "us-east-1", parser.PodGPUs{AnyGPUType: true}, parser.NodeExclusions{ComputeMajor: []int{7}}, "g6.xlarge", ""},
+		{"aws", "us-east-1", parser.PodGPUs{AnyGPUType: true}, parser.NodeExclusions{ComputeMinor: []int{5}}, "g6.xlarge", ""},
+		// The architecture NotIn leaves out decides between the L4 and the A10G.
+		{"aws", "us-east-1", parser.PodGPUs{GPUReportedMiB: &parser.CountRange{Min: new(20000)}}, parser.NodeExclusions{}, "g6.xlarge", ""},
+		{"aws", "us-east-1", parser.PodGPUs{GPUReportedMiB: &parser.CountRange{Min: new(20000)}}, parser.NodeExclusions{GPUFamilies: []string{"ada-lovelace"}}, "g5.xlarge", ""},
+		{"azure", "eastus", parser.PodGPUs{AnyGPUType: true}, parser.NodeExclusions{}, "Standard_NC4as_T4_v3", ""},
+		{"azure", "eastus", parser.PodGPUs{AnyGPUType: true}, parser.NodeExclusions{AzureGPUNames: []string{"T4"}}, "Standard_NV36ads_A10_v5", ""},
+		{"azure", "eastus", parser.PodGPUs{AnyGPUType: true}, parser.NodeExclusions{Families: []string{"NC"}}, "Standard_NV36ads_A10_v5", ""},
+		{"azure", "eastus", parser.PodGPUs{InstanceTypes: []string{"Standard_NC6s_v3", "Standard_NC12s_v3"}}, parser.NodeExclusions{}, "Standard_NC6s_v3", "Standard_NC6s_v3 was retired by Azure"},
+		{"azure", "eastus", parser.PodGPUs{InstanceTypes: []string{"Standard_NC6s_v3", "Standard_NC24ads_A100_v4"}}, parser.NodeExclusions{}, "Standard_NC24ads_A100_v4", ""},
+		{"gcp", "us-central1", parser.PodGPUs{GPUFamilies: []string{"turing", "volta"}}, parser.NodeExclusions{}, "n1-standard-1 nvidia-tesla-t4", ""},
+		{"gcp", "us-central1", parser.PodGPUs{GPUFamilies: []string{"turing", "volta"}}, parser.NodeExclusions{GPUNames: []string{"nvidia-tesla-t4"}}, "n1-standard-1 nvidia-tesla-v100", ""},
+		{"aws", "us-east-1", parser.PodGPUs{GPUFamilies: []string{"turing"}}, parser.NodeExclusions{GPUNames: []string{"t4"}}, "", "no aws catalog type matching GPU family turing, not t4 holds 1 nvidia.com/gpu"},
+	} {
+		pod := tc.pod
+		pod.Resource, pod.Requested = "nvidia.com/gpu", 1
+		if tc.x.String() != "" {
+			pod.Excluded = &tc.x
+		}
+		r := parser.Resource{Address: "Pod/a/b", Provider: tc.provider, Region: tc.region, Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes, Pod: &pod}
+		e := p.Estimate(r)
+		got := e.InstanceType
+		for _, a := range e.attached {
+			got += " " + a.Type
+		}
+		reason := ""
+		if e.UnpricedReason != nil {
+			reason = *e.UnpricedReason
+		}
+		if got != tc.want || !strings.HasPrefix(reason, tc.reason) || tc.reason == "" && reason != "" {
+			t.Errorf("%s %+v, %s: got %q (%q), want %q (%q)", tc.provider, tc.pod, tc.x, got, reason, tc.want, tc.reason)
+		}
+	}
+}
+
 // GKE GPU sharing keeps the resource's name: with a number of sharers, one nvidia.com/gpu unit is
 // that share of a GPU, priced as if every share is used and marked an estimate.
 func TestSharedGPUUnits(t *testing.T) {

@@ -302,6 +302,11 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		cost     money.Micros  // the pod's share of the node
 		nodes    money.Micros  // the whole nodes the workload's pods fill
 		attached *attachedNode // an N1 VM with GPUs attached (in is the VM)
+		retired  bool          // the type cannot be created any more (the catalog prices no retired attached GPU)
+	}
+	retired := func(typ string) bool {
+		x, ok := catalog.Retired(r.Provider, typ)
+		return ok && x.By(p.today())
 	}
 	pods := max(r.Quantity, 1)
 	// whole is what the nodes that hold every pod of the workload cost: an autoscaler provisions
@@ -313,7 +318,8 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	}
 	var cands []cand
 	for _, in := range p.Catalog.Instances(r.Provider) {
-		if !allowedType(r.Provider, in, pod) || len(keys) > 0 && !keys[in.GPU] || !p.reportsMemory(in.GPU, pod) || !p.hasArchitecture(in.GPU, pod) || !p.runsResource(in, pod.Resource) || !holdsPod(in, pod) {
+		if !allowedType(r.Provider, in, pod) || len(keys) > 0 && !keys[in.GPU] || !p.reportsMemory(in.GPU, pod) || !p.hasArchitecture(in.GPU, pod) || !p.runsResource(in, pod.Resource) || !holdsPod(in, pod) ||
+			p.excludes(r.Provider, in, pod.Excluded) {
 			continue
 		}
 		share, reason := p.perPodGPUs(pod, in, &Estimate{})
@@ -325,7 +331,7 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 			continue
 		}
 		ns := nodeShare(in, share/in.GPUCount, pod)
-		cands = append(cands, cand{in: in, cost: q.Hourly.Mul(ns), nodes: whole(q.Hourly, ns)})
+		cands = append(cands, cand{in: in, cost: q.Hourly.Mul(ns), nodes: whole(q.Hourly, ns), retired: retired(in.Type)})
 	}
 	// GCP's T4, V100, P100 and P4 come attached to N1 VMs: a node of each GPU the labels name,
 	// or of each GPU feature discovery's labels allow.
@@ -334,7 +340,7 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		vms := p.n1Types(pod)
 		for _, acc := range p.Catalog.AllInstances(r.Provider) {
 			if !attachedGPU(acc) || len(keys) > 0 && !keys[acc.GPU] || !p.reportsMemory(acc.GPU, pod) || !p.hasArchitecture(acc.GPU, pod) || !p.runsResource(acc, pod.Resource) ||
-				pod.GPUMemoryMiB != nil && !pod.GPUMemoryMiB.AllowsWithin(acc.GPUMemoryGiB*1024, 0.03) {
+				pod.GPUMemoryMiB != nil && !pod.GPUMemoryMiB.AllowsWithin(acc.GPUMemoryGiB*1024, 0.03) || p.excludesGPU(acc, pod.Excluded) {
 				continue
 			}
 			if n, reason := p.attachNode(r, e, acc, vms); reason == "" {
@@ -367,6 +373,9 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		if pod.GPUComputeMinor != nil {
 			what = append(what, "compute capability minor "+pod.GPUComputeMinor.String())
 		}
+		if pod.Excluded != nil {
+			what = append(what, pod.Excluded.String())
+		}
 		matching := ""
 		if len(what) > 0 {
 			matching = " matching " + strings.Join(what, ", ")
@@ -377,7 +386,11 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		}
 		return fmt.Sprintf("no %s catalog type%s holds %d %s%s in region %s", r.Provider, matching, pod.Requested, pod.Resource, room, orName(e.Region, "(none)"))
 	}
+	// A retired type is chosen only when nothing else is allowed: its price then says so.
 	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].retired != cands[j].retired {
+			return !cands[i].retired
+		}
 		if cands[i].nodes != cands[j].nodes {
 			return cands[i].nodes < cands[j].nodes
 		}
@@ -473,18 +486,55 @@ func allowedType(provider string, in catalog.Instance, pod *parser.PodGPUs) bool
 	if pod.GPUMemoryMiB != nil && !pod.GPUMemoryMiB.AllowsWithin(in.GPUMemoryGiB*1024, 0.03) {
 		return false
 	}
-	if len(pod.Families) > 0 {
-		ok := false
-		for _, f := range pod.Families {
-			if strings.HasPrefix(in.Type, f+".") || strings.HasPrefix(in.Type, f+"-") || provider == parser.Azure && inAzureFamily(in.Type, f) {
-				ok = true
-			}
-		}
-		if !ok {
-			return false
-		}
+	if len(pod.Families) > 0 && !slices.ContainsFunc(pod.Families, func(f string) bool { return inFamily(provider, in.Type, f) }) {
+		return false
 	}
 	return true
+}
+
+// inFamily reports whether a type is of a family as the node labels name families: an EC2 or
+// GCE type's name before its size (g5 of g5.xlarge, a2 of a2-highgpu-1g), an Azure size's
+// sku-family.
+func inFamily(provider, typ, family string) bool {
+	return strings.HasPrefix(typ, family+".") || strings.HasPrefix(typ, family+"-") || provider == parser.Azure && inAzureFamily(typ, family)
+}
+
+// excludes reports whether the pod's selection rules a catalog type out (NotIn): its type,
+// family, category, generation or number of GPUs, or its GPU (excludesGPU).
+func (p *Pricer) excludes(provider string, in catalog.Instance, x *parser.NodeExclusions) bool {
+	switch {
+	case x == nil:
+		return false
+	case containsFold(x.InstanceTypes, in.Type),
+		slices.ContainsFunc(x.Families, func(f string) bool { return inFamily(provider, in.Type, f) }),
+		provider == parser.Azure && namesGPU(in.Type, x.AzureGPUNames),
+		provider == parser.AWS && slices.Contains(x.Categories, awsCategory(in.Type)),
+		provider == parser.AWS && slices.Contains(x.Generations, awsGeneration(in.Type)),
+		in.GPUCount == math.Trunc(in.GPUCount) && slices.Contains(x.NodeGPUs, int(in.GPUCount)):
+		return true
+	}
+	return p.excludesGPU(in, x)
+}
+
+// excludesGPU reports whether the pod's selection rules a type's GPU out: its name, its memory
+// (as the cloud's API or the driver reports it, within the tolerances the In values are matched
+// with), its GPU feature discovery family or compute capability.
+func (p *Pricer) excludesGPU(in catalog.Instance, x *parser.NodeExclusions) bool {
+	if x == nil {
+		return false
+	}
+	near := func(vals []int, n, tolerance float64) bool {
+		return slices.ContainsFunc(vals, func(v int) bool { return math.Abs(float64(v)-n) <= tolerance*float64(v) })
+	}
+	if gpuKeys(x.GPUNames)[in.GPU] || in.GPUMemoryGiB > 0 && near(x.GPUMemoryMiB, in.GPUMemoryGiB*1024, 0.03) {
+		return true
+	}
+	g, ok := p.Catalog.GPU(in.GPU)
+	if !ok {
+		return false
+	}
+	return g.ReportedMiB > 0 && near(x.GPUReportedMiB, float64(g.ReportedMiB), parser.ReportedMiBTolerance) ||
+		g.ComputeMajor > 0 && (slices.Contains(x.GPUFamilies, g.Family()) || slices.Contains(x.ComputeMajor, g.ComputeMajor) || slices.Contains(x.ComputeMinor, g.ComputeMinor))
 }
 
 // inAzureFamily: AKS node auto-provisioning's sku-family is the size's leading letter

@@ -128,6 +128,8 @@ type PodGPUs struct {
 	// AnyGPUType is set when a NodePool or ComputeClass places the pod and only says that its
 	// nodes have GPUs: the estimator picks the cheapest GPU type of the provider.
 	AnyGPUType bool `json:"any_gpu_type,omitempty"`
+	// Excluded is what the selection rules out of the node the estimator picks (NotIn).
+	Excluded *NodeExclusions `json:"excluded,omitempty"`
 	// SharedReplicas is how many pods share one time-sliced GPU, when a label says so.
 	SharedReplicas int `json:"shared_replicas,omitempty"`
 	// SharingStrategy is how those pods share it, when known: "time-slicing" (each may use all
@@ -250,6 +252,57 @@ func (p *PodGPUs) ForgetNodeChoice() {
 	p.InstanceTypes, p.Families, p.GPUNames, p.AzureGPUNames, p.Categories, p.NodeGPUs, p.AnyGPUType = nil, nil, nil, nil, nil, nil, false
 	p.Generations, p.GPUMemoryMiB, p.GPUReportedMiB = nil, nil, nil
 	p.GPUFamilies, p.GPUComputeMajor, p.GPUComputeMinor = nil, nil, nil
+	p.Excluded = nil
+}
+
+// NodeExclusions are the values of the well-known node labels a pod's selection rules out
+// (NotIn), each field the counterpart of PodGPUs's: a node that carries one does not take the
+// pod. They narrow the node the estimator picks; alone they do not make it pick one, as a
+// selection that only rules nodes out does not say which node the pod gets.
+type NodeExclusions struct {
+	InstanceTypes  []string `json:"instance_types,omitempty"`
+	Families       []string `json:"families,omitempty"`
+	GPUNames       []string `json:"gpu_names,omitempty"`
+	AzureGPUNames  []string `json:"azure_gpu_names,omitempty"`
+	Categories     []string `json:"categories,omitempty"`
+	GPUFamilies    []string `json:"gpu_families,omitempty"`
+	NodeGPUs       []int    `json:"node_gpus,omitempty"`
+	Generations    []int    `json:"generations,omitempty"`
+	GPUMemoryMiB   []int    `json:"gpu_memory_mib,omitempty"`
+	GPUReportedMiB []int    `json:"gpu_reported_mib,omitempty"`
+	ComputeMajor   []int    `json:"gpu_compute_major,omitempty"`
+	ComputeMinor   []int    `json:"gpu_compute_minor,omitempty"`
+}
+
+// String writes the exclusions for a message: "not g4dn|g5, not GPU family ampere, not 0 GPUs a
+// node".
+func (x NodeExclusions) String() string {
+	var parts []string
+	words := func(prefix, suffix string, v []string) {
+		if len(v) > 0 {
+			parts = append(parts, "not "+prefix+strings.Join(v, "|")+suffix)
+		}
+	}
+	nums := func(prefix, suffix string, v []int) {
+		ns := make([]string, len(v))
+		for i, n := range v {
+			ns[i] = strconv.Itoa(n)
+		}
+		words(prefix, suffix, ns)
+	}
+	words("", "", x.InstanceTypes)
+	words("family ", "", x.Families)
+	words("", "", x.GPUNames)
+	words("", "", x.AzureGPUNames)
+	words("category ", "", x.Categories)
+	words("GPU family ", "", x.GPUFamilies)
+	nums("", " GPUs a node", x.NodeGPUs)
+	nums("generation ", "", x.Generations)
+	nums("", " MiB a GPU", x.GPUMemoryMiB)
+	nums("", " MiB a GPU as the driver reports it", x.GPUReportedMiB)
+	nums("compute capability major ", "", x.ComputeMajor)
+	nums("compute capability minor ", "", x.ComputeMinor)
+	return strings.Join(parts, ", ")
 }
 
 // ChoosesNode reports whether the estimator is to pick the node type from the catalog within

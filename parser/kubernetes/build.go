@@ -851,6 +851,10 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		res.Pod.Categories, res.Pod.NodeGPUs, res.Pod.AnyGPUType = n.categories, n.gpuCounts, !narrowed
 		res.Pod.Generations, res.Pod.GPUMemoryMiB, res.Pod.GPUReportedMiB = n.generations, n.gpuMemory, n.gpuReported
 		res.Pod.GPUFamilies, res.Pod.GPUComputeMajor, res.Pod.GPUComputeMinor = n.gpuFamilies, n.computeMajor, n.computeMinor
+		res.Pod.Excluded = n.excluded
+		for _, src := range n.excludedFrom {
+			n.addSource(src)
+		}
 		res.Provider = n.provider
 		if res.Provider == "" && len(n.instanceTypes) > 0 {
 			res.Provider = parser.ProviderOfInstanceType(n.instanceTypes[0])

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -90,10 +91,12 @@ type nodeChoice struct {
 	gpuCounts      *parser.CountRange
 	generations    *parser.CountRange
 	gpuMemory      *parser.CountRange
-	gpuReported    *parser.CountRange // GPU feature discovery's gpu.memory
-	gpuFamilies    []string           // GPU feature discovery's gpu.family
-	computeMajor   *parser.CountRange // and gpu.compute.major
-	computeMinor   *parser.CountRange // and gpu.compute.minor
+	gpuReported    *parser.CountRange     // GPU feature discovery's gpu.memory
+	gpuFamilies    []string               // GPU feature discovery's gpu.family
+	computeMajor   *parser.CountRange     // and gpu.compute.major
+	computeMinor   *parser.CountRange     // and gpu.compute.minor
+	excluded       *parser.NodeExclusions // what the selection rules out (NotIn)
+	excludedFrom   []string               // the labels it rules them out by, as sources
 	purchase       parser.PurchaseOption
 	region         string
 	source         []string
@@ -227,7 +230,52 @@ func fromSelector(sel selector, origin string) nodeChoice {
 	} else if v, ok := sel.values(labelZone); ok && len(v) == 1 {
 		n.region = regionOfZone(v[0])
 	}
+	n.excluded, n.excludedFrom = exclusions(sel, origin)
 	return n
+}
+
+// exclusions reads what a selection rules out (NotIn) of the well-known node labels the
+// estimator picks a node by, and names the labels as sources ("origin key NotIn"); nil when it
+// rules out none of them.
+func exclusions(sel selector, origin string) (*parser.NodeExclusions, []string) {
+	var from []string
+	words := func(keys ...string) []string {
+		var out []string
+		for _, k := range keys {
+			if len(sel.excluded[k]) > 0 {
+				out = append(out, sel.excluded[k]...)
+				from = append(from, origin+" "+k+" NotIn")
+			}
+		}
+		return out
+	}
+	nums := func(keys ...string) []int {
+		var out []int
+		for _, v := range words(keys...) {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	x := parser.NodeExclusions{
+		InstanceTypes:  words(labelInstanceType, labelInstanceTypeBeta, labelKarpenterType, labelAzureSKUName),
+		Families:       words(labelKarpenterFamily, labelEKSFamily, labelAzureSKUFamily, labelGKEMachineFamily),
+		GPUNames:       words(labelKarpenterGPUName, labelEKSGPUName, labelGKEAccelerator, labelGPUProduct),
+		AzureGPUNames:  words(labelAzureGPUName),
+		Categories:     words(labelKarpenterCategory, labelEKSCategory),
+		GPUFamilies:    words(labelGFDFamily),
+		NodeGPUs:       nums(labelKarpenterGPUCount, labelEKSGPUCount, labelAzureGPUCount, labelGFDCount),
+		Generations:    nums(labelKarpenterGen),
+		GPUMemoryMiB:   nums(labelKarpenterGPUMem),
+		GPUReportedMiB: nums(labelGFDMemory),
+		ComputeMajor:   nums(labelGFDComputeMajor),
+		ComputeMinor:   nums(labelGFDComputeMinor),
+	}
+	if x.String() == "" {
+		return nil, nil
+	}
+	return &x, from
 }
 
 // karpenterCapacity: when spot is allowed Karpenter launches spot first, so the pod is priced at

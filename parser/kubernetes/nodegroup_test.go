@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/gpuguard/gpuguard/parser"
 )
 
@@ -679,5 +681,67 @@ func TestGPUFeatureDiscoveryArchitecture(t *testing.T) {
 		if !r.Pod.ChoosesNode() || len(r.Unresolved) != 0 {
 			t.Errorf("compute %s alone: the node is not chosen from it (unresolved %+v)", label, r.Unresolved)
 		}
+	}
+}
+
+// What a pod's selection rules out (NotIn) of the labels the estimator picks a node by travels
+// with the pod's own node choice (parser.NodeExclusions): a selection that only rules nodes out
+// still names no node.
+func TestNotInExcludesFromThePodsNode(t *testing.T) {
+	expr := func(key, op string, values ...string) string {
+		return fmt.Sprintf("              - {key: %s, operator: %s, values: [%s]}\n", key, op, strings.Join(values, ", "))
+	}
+	affinity := func(exprs ...string) string {
+		return "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n          - matchExpressions:\n" +
+			strings.TrimSuffix(strings.Join(exprs, ""), "\n")
+	}
+	r := one(t, build(t, gpuPod(affinity(
+		expr("nvidia.com/gpu.memory", "Gt", `"20000"`),
+		expr("node.kubernetes.io/instance-type", "NotIn", "g5.48xlarge"),
+		expr("karpenter.k8s.aws/instance-family", "NotIn", "g6", "g6e"),
+		expr("nvidia.com/gpu.product", "NotIn", "NVIDIA-L4"),
+		expr("karpenter.azure.com/sku-gpu-name", "NotIn", "T4"),
+		expr("karpenter.k8s.aws/instance-category", "NotIn", "p"),
+		expr("nvidia.com/gpu.family", "NotIn", "ada-lovelace"),
+		expr("karpenter.k8s.aws/instance-gpu-count", "NotIn", `"8"`, "many"),
+		expr("karpenter.k8s.aws/instance-generation", "NotIn", `"4"`),
+		expr("karpenter.k8s.aws/instance-gpu-memory", "NotIn", `"16384"`),
+		expr("nvidia.com/gpu.memory", "NotIn", `"15360"`),
+		expr("nvidia.com/gpu.compute.major", "NotIn", `"7"`),
+		expr("nvidia.com/gpu.compute.minor", "NotIn", `"9"`),
+	)), Options{}))
+	want := &parser.NodeExclusions{
+		InstanceTypes: []string{"g5.48xlarge"}, Families: []string{"g6", "g6e"}, GPUNames: []string{"NVIDIA-L4"}, AzureGPUNames: []string{"T4"},
+		Categories: []string{"p"}, GPUFamilies: []string{"ada-lovelace"}, NodeGPUs: []int{8}, Generations: []int{4}, GPUMemoryMiB: []int{16384},
+		GPUReportedMiB: []int{15360}, ComputeMajor: []int{7}, ComputeMinor: []int{9},
+	}
+	if diff := cmp.Diff(want, r.Pod.Excluded); diff != "" || !r.Pod.ChoosesNode() || len(r.Unresolved) != 0 {
+		t.Errorf("excluded (-want +got):\n%s\nchooses a node %v, unresolved %+v", diff, r.Pod.ChoosesNode(), r.Unresolved)
+	}
+	if !strings.Contains(r.Pod.NodeSource, "nodeSelector/affinity nvidia.com/gpu.memory, nodeSelector/affinity node.kubernetes.io/instance-type NotIn, ") ||
+		!strings.HasSuffix(r.Pod.NodeSource, "nodeSelector/affinity nvidia.com/gpu.compute.minor NotIn") {
+		t.Errorf("node source %q", r.Pod.NodeSource)
+	}
+	if got := r.Pod.Excluded.String(); got != "not g5.48xlarge, not family g6|g6e, not NVIDIA-L4, not T4, not category p, not GPU family ada-lovelace, not 8 GPUs a node, "+
+		"not generation 4, not 16384 MiB a GPU, not 15360 MiB a GPU as the driver reports it, not compute capability major 7, not compute capability minor 9" {
+		t.Errorf("String() = %q", got)
+	}
+	r.Pod.ForgetNodeChoice()
+	if r.Pod.Excluded != nil {
+		t.Errorf("ForgetNodeChoice kept %+v", r.Pod.Excluded)
+	}
+	// NotIn alone does not say which node the pod gets.
+	r = one(t, build(t, gpuPod(affinity(expr("nvidia.com/gpu.family", "NotIn", "turing"))), Options{}))
+	if !says(r, "the pod names no node") || r.Pod.Excluded != nil {
+		t.Errorf("NotIn alone: unresolved %+v, excluded %+v", r.Unresolved, r.Pod.Excluded)
+	}
+	// A value NotIn takes out of an In is gone from the In already; other labels are not read.
+	r = one(t, build(t, gpuPod(affinity(expr("nvidia.com/gpu.family", "In", "ampere", "hopper"), expr("nvidia.com/gpu.family", "NotIn", "ampere"))), Options{}))
+	if !slices.Equal(r.Pod.GPUFamilies, []string{"hopper"}) || r.Pod.Excluded == nil || r.Pod.Excluded.String() != "not GPU family ampere" {
+		t.Errorf("families %q, excluded %+v", r.Pod.GPUFamilies, r.Pod.Excluded)
+	}
+	r = one(t, build(t, gpuPod(affinity(expr("nvidia.com/gpu.family", "In", "hopper"), expr("team", "NotIn", "web"))), Options{}))
+	if !slices.Equal(r.Pod.GPUFamilies, []string{"hopper"}) || r.Pod.Excluded != nil {
+		t.Errorf("families %q, excluded %+v", r.Pod.GPUFamilies, r.Pod.Excluded)
 	}
 }
