@@ -763,7 +763,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	groupsWhy := ""        // why the pod's selection of node groups gives no node
 	var onGroup *NodeGroup // the group whose nodes run the pod, when one does
 	if groups.used && !placed && unplaced == "" {
-		if p := groups.group(); p.g == nil {
+		if p := groups.group(res.Root); p.g == nil {
 			groupsWhy = p.why
 		} else if g, on := p.g, p.on; len(n.instanceTypes) == 1 && n.instanceTypes[0] != g.InstanceType {
 			carry, that := "carries", "that group does"
@@ -779,6 +779,9 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 			placed, stuck = true, p.stuck
 			if p.off != "" {
 				res.Note("the pod also selects %s, whose taints keep it off", p.off)
+			}
+			if p.near != "" {
+				res.Note("%s", p.near)
 			}
 		}
 	}

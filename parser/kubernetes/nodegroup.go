@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -543,6 +544,9 @@ type groupPick struct {
 	// off names the groups the selection matches but whose taints keep the pods off, when
 	// others take them.
 	off string
+	// near says that the groups of different kinds were narrowed to those declared nearest the
+	// pod (nearest), and which were left out.
+	near string
 }
 
 // group returns the one kind of node the pod's selection lands on and the groups that run it
@@ -550,7 +554,7 @@ type groupPick struct {
 // different nodes, or one's node type is not known. A group that may match (its labels partly
 // known only at apply) must run the same node for the choice to stand. Groups whose taints the
 // pod does not tolerate count only when they are all it selects.
-func (c groupChoice) group() groupPick {
+func (c groupChoice) group(podRoot string) groupPick {
 	var p groupPick
 	matched := c.matched
 	switch {
@@ -575,12 +579,50 @@ func (c groupChoice) group() groupPick {
 		p.g, p.on = g, all
 		return p
 	}
+	if near := nearest(all, podRoot); len(near) < len(all) {
+		if g := oneKind(near); g != nil {
+			far := slices.DeleteFunc(slices.Clone(all), func(g *NodeGroup) bool { return slices.Contains(near, g) })
+			p.g, p.on = g, near
+			p.near = fmt.Sprintf("the pod selects %s, which node groups of different kinds carry: those declared nearest its file are taken for its cluster's, not %s, declared further away (taken for another cluster's)", c.selects, kinds(far))
+			return p
+		}
+	}
 	if matched[0].InstanceType == "" && len(all) == 1 {
 		p.why = fmt.Sprintf("the pod selects %s: %s, whose node type is not known", c.selects, matched[0].name())
 	} else {
 		p.why = fmt.Sprintf("the pod selects %s, which node groups of different kinds carry (%s)", c.selects, kinds(all))
 	}
 	return p
+}
+
+// nearest returns the groups declared nearest a pod's root (a manifest file, a Terraform
+// root's directory): those whose root shares the most leading path elements with it, a group of
+// the pod's own root (Root "") as much as the pod's root itself. A repository that keeps several clusters side by
+// side (envs/dev, envs/prod) keeps each one's node groups next to its workloads, and a scan of
+// the whole repository reads them all.
+func nearest(groups []*NodeGroup, podRoot string) []*NodeGroup {
+	a := pathElements(podRoot)
+	shared := func(g *NodeGroup) int {
+		if g.Root == "" {
+			return len(a)
+		}
+		b := pathElements(g.Root)
+		n := 0
+		for n < len(a) && n < len(b) && a[n] == b[n] {
+			n++
+		}
+		return n
+	}
+	best := -1
+	for _, g := range groups {
+		best = max(best, shared(g))
+	}
+	return slices.DeleteFunc(slices.Clone(groups), func(g *NodeGroup) bool { return shared(g) < best })
+}
+
+// pathElements splits a path into its elements: "a/b/c.yaml" is a, b, c.yaml.
+func pathElements(p string) []string {
+	return strings.Split(filepath.ToSlash(filepath.Clean(p)), "/")
 }
 
 func addresses(gs []*NodeGroup) string {

@@ -745,3 +745,50 @@ func TestNotInExcludesFromThePodsNode(t *testing.T) {
 		t.Errorf("families %q, excluded %+v", r.Pod.GPUFamilies, r.Pod.Excluded)
 	}
 }
+
+// A repository that keeps several clusters side by side (envs/prod, envs/dev) is scanned whole:
+// when the groups that carry what a pod selects are of different kinds, those declared nearest
+// the pod's file run it (their root shares the most leading directories with it), with a note
+// that names the others. Groups equally near, or of different kinds among the nearest, leave the
+// pod unresolved as before.
+func TestNodeGroupsNearestThePod(t *testing.T) {
+	group := func(addr, root, typ string) NodeGroup {
+		return NodeGroup{Address: addr, Root: root, InstanceType: typ, Provider: parser.AWS, Region: "us-east-1", Purchase: parser.OnDemand,
+			NodeLabels: parser.NodeLabels{Labels: map[string]string{"workload": "inference"}}}
+	}
+	pod := gpuPod("  nodeSelector: {workload: inference}")
+	for _, tc := range []struct {
+		name, file string
+		groups     []NodeGroup
+		on, says   string
+	}{
+		{name: "the cluster's own directory", file: "envs/prod/k8s/app.yaml",
+			groups: []NodeGroup{group("aws_eks_node_group.dev", "envs/dev/infra", "g5.xlarge"), group("aws_eks_node_group.prod", "envs/prod/infra", "p4d.24xlarge")},
+			on:     "aws_eks_node_group.prod",
+			says:   "the pod selects workload=inference, which node groups of different kinds carry: those declared nearest its file are taken for its cluster's, not aws_eks_node_group.dev in envs/dev/infra: g5.xlarge on_demand in us-east-1, declared further away (taken for another cluster's)"},
+		{name: "the pod's own root", file: "envs/prod/main.tf",
+			groups: []NodeGroup{group("aws_eks_node_group.dev", "envs/dev", "g5.xlarge"), group("aws_eks_node_group.own", "", "p4d.24xlarge")},
+			on:     "aws_eks_node_group.own"},
+		{name: "several groups of one kind nearest", file: "envs/prod/k8s/app.yaml",
+			groups: []NodeGroup{group("aws_eks_node_group.a", "envs/prod/infra", "p4d.24xlarge"), group("aws_eks_node_group.b", "envs/prod/pools", "p4d.24xlarge"), group("aws_eks_node_group.dev", "envs/dev/infra", "g5.xlarge")},
+			on:     "aws_eks_node_group.aaws_eks_node_group.b"},
+		{name: "equally near", file: "k8s/app.yaml",
+			groups: []NodeGroup{group("aws_eks_node_group.dev", "terraform/dev", "g5.xlarge"), group("aws_eks_node_group.prod", "terraform/prod", "p4d.24xlarge")},
+			says:   "the pod selects workload=inference, which node groups of different kinds carry (aws_eks_node_group.dev in terraform/dev"},
+		{name: "different kinds among the nearest", file: "envs/prod/k8s/app.yaml",
+			groups: []NodeGroup{group("aws_eks_node_group.a", "envs/prod/infra", "p4d.24xlarge"), group("aws_eks_node_group.b", "envs/prod/infra", "g5.xlarge"), group("aws_eks_node_group.dev", "envs/dev/infra", "g5.xlarge")},
+			says:   "the pod selects workload=inference, which node groups of different kinds carry (aws_eks_node_group.a in envs/prod/infra"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Parse(tc.file, []byte(pod), Options{NodeGroups: tc.groups})
+			r := one(t, res)
+			on := ""
+			for _, g := range r.Pod.NodeGroups {
+				on += g.Address
+			}
+			if on != tc.on || tc.says != "" && !says(r, tc.says) {
+				t.Errorf("on %q, want %q; notes %q; unresolved %+v", on, tc.on, r.Notes, r.Unresolved)
+			}
+		})
+	}
+}
