@@ -324,6 +324,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"capacity-labels", "capacity-labels", 0},
 		{"self-managed-nodes", "self-managed-nodes", 0},
 		{"self-managed-gcp-azure", "self-managed-gcp-azure", 0},
+		{"multi-cluster", "multi-cluster", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
