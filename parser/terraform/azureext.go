@@ -51,13 +51,13 @@ func scriptExtension(e *view, f extensionFields, addr, what, prefix string) boot
 		return b
 	}
 	set := false
-	for _, at := range [][]any{f.settings, f.protected} {
-		name := prefix + pathString("", at)
-		if s, ok := q.str(at...); !q.has(at...) || ok && s == "" { // "" is unset to the provider
+	for _, field := range [][]any{f.settings, f.protected} {
+		name := prefix + pathString("", field)
+		if s, ok := q.str(field...); !q.has(field...) || ok && s == "" { // "" is unset to the provider
 			continue
 		}
 		set = true
-		v, ok := jsonObject(q, at...)
+		v, ok := jsonObject(q, field...)
 		if !ok {
 			b.unknown = append(b.unknown, name+" of "+addr)
 			continue
