@@ -523,8 +523,9 @@ func (p *Pricer) excludesGPU(in catalog.Instance, x *parser.NodeExclusions) bool
 	if x == nil {
 		return false
 	}
+	// near matches a value as the In values of a label are matched (CountRange.AllowsWithin).
 	near := func(vals []int, n, tolerance float64) bool {
-		return slices.ContainsFunc(vals, func(v int) bool { return math.Abs(float64(v)-n) <= tolerance*float64(v) })
+		return len(vals) > 0 && parser.CountRange{In: vals}.AllowsWithin(n, tolerance)
 	}
 	if gpuKeys(x.GPUNames)[in.GPU] || in.GPUMemoryGiB > 0 && near(x.GPUMemoryMiB, in.GPUMemoryGiB*1024, 0.03) {
 		return true

@@ -112,16 +112,20 @@ func azapiBody(v cty.Value) cty.Value {
 	if body.Type() != cty.String || body.IsNull() {
 		return body.WithMarks(marks)
 	}
-	src := []byte(body.AsString())
-	ty, err := ctyjson.ImpliedType(src)
-	if err != nil {
-		return unresolved("body is not JSON: %v", err)
-	}
-	obj, err := ctyjson.Unmarshal(src, ty)
+	obj, err := parseJSON(body.AsString())
 	if err != nil {
 		return unresolved("body is not JSON: %v", err)
 	}
 	return obj.WithMarks(marks)
+}
+
+// parseJSON reads a JSON document as a cty value of the type it implies.
+func parseJSON(doc string) (cty.Value, error) {
+	ty, err := ctyjson.ImpliedType([]byte(doc))
+	if err != nil {
+		return cty.NilVal, err
+	}
+	return ctyjson.Unmarshal([]byte(doc), ty)
 }
 
 // azapiResource starts a resource for an azapi_resource and returns a view of its body that

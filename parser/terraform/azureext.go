@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/gpuguard/gpuguard/parser/userdata"
 )
@@ -96,12 +95,7 @@ func jsonObject(w *view, path ...any) (cty.Value, bool) {
 	case v.IsNull():
 		return cty.NilVal, false
 	case v.Type() == cty.String:
-		src := []byte(v.AsString())
-		ty, err := ctyjson.ImpliedType(src)
-		if err != nil {
-			return cty.NilVal, false
-		}
-		obj, err := ctyjson.Unmarshal(src, ty)
+		obj, err := parseJSON(v.AsString())
 		if err != nil || !obj.Type().IsObjectType() {
 			return cty.NilVal, false
 		}
