@@ -613,11 +613,17 @@ func nearest(groups []*NodeGroup, podRoot string) []*NodeGroup {
 		}
 		return n
 	}
+	var out []*NodeGroup
 	best := -1
 	for _, g := range groups {
-		best = max(best, shared(g))
+		switch n := shared(g); {
+		case n > best:
+			out, best = []*NodeGroup{g}, n
+		case n == best:
+			out = append(out, g)
+		}
 	}
-	return slices.DeleteFunc(slices.Clone(groups), func(g *NodeGroup) bool { return shared(g) < best })
+	return out
 }
 
 // pathElements splits a path into its elements: "a/b/c.yaml" is a, b, c.yaml.
