@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
@@ -42,11 +43,9 @@ func scriptExtension(e *view, f extensionFields, addr, what, prefix string) boot
 	q := e.quiet()
 	publisher, _ := q.str(f.publisher...)
 	typ, _ := q.str(f.typ...)
-	custom := false
-	for _, x := range customScriptExtensions {
-		custom = custom || strings.EqualFold(publisher, x[0]) && strings.EqualFold(typ, x[1])
-	}
-	if !custom {
+	if !slices.ContainsFunc(customScriptExtensions, func(x [2]string) bool {
+		return strings.EqualFold(publisher, x[0]) && strings.EqualFold(typ, x[1])
+	}) {
 		return b
 	}
 	set := false
