@@ -325,6 +325,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"self-managed-nodes", "self-managed-nodes", 0},
 		{"self-managed-gcp-azure", "self-managed-gcp-azure", 0},
 		{"multi-cluster", "multi-cluster", 0},
+		{"split-trees", "split-trees", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -579,11 +579,16 @@ func (c groupChoice) group(podRoot string) groupPick {
 		p.g, p.on = g, all
 		return p
 	}
-	if near := nearest(all, podRoot); len(near) < len(all) {
+	if near, named := nearest(all, podRoot); len(near) < len(all) {
 		if g := oneKind(near); g != nil {
 			far := slices.DeleteFunc(slices.Clone(all), func(g *NodeGroup) bool { return slices.Contains(near, g) })
 			p.g, p.on = g, near
-			p.near = fmt.Sprintf("the pod selects %s, which node groups of different kinds carry: those declared nearest its file are taken for its cluster's, not %s, declared further away (taken for another cluster's)", c.selects, kinds(far))
+			where, elsewhere := "declared nearest its file", "declared further away"
+			if len(named) > 0 {
+				where += ", in directories named as its own (" + strings.Join(named, ", ") + "),"
+				elsewhere = "declared as near or further away, in directories named otherwise"
+			}
+			p.near = fmt.Sprintf("the pod selects %s, which node groups of different kinds carry: those %s are taken for its cluster's, not %s, %s (taken for another cluster's)", c.selects, where, kinds(far), elsewhere)
 			return p
 		}
 	}
@@ -600,30 +605,60 @@ func (c groupChoice) group(podRoot string) groupPick {
 // the pod's own root (Root "") as much as the pod's root itself. A repository that keeps several clusters side by
 // side (envs/dev, envs/prod) keeps each one's node groups next to its workloads, and a scan of
 // the whole repository reads them all.
-func nearest(groups []*NodeGroup, podRoot string) []*NodeGroup {
+//
+// Among groups equally near, those whose further path elements share the most names with the
+// pod's are kept, and named is the names they share: a repository that keeps its manifests and
+// its Terraform in separate trees (k8s/overlays/prod, terraform/prod) names each cluster's
+// directories alike in both. Names are compared without their extension (k8s/prod.yaml is
+// prod).
+func nearest(groups []*NodeGroup, podRoot string) (near []*NodeGroup, named []string) {
 	a := pathElements(podRoot)
-	shared := func(g *NodeGroup) int {
+	type score struct {
+		lead  int
+		names []string
+	}
+	measure := func(g *NodeGroup) score {
 		if g.Root == "" {
-			return len(a)
+			return score{lead: len(a)}
 		}
 		b := pathElements(g.Root)
 		n := 0
 		for n < len(a) && n < len(b) && a[n] == b[n] {
 			n++
 		}
-		return n
+		var names []string
+		for _, e := range b[n:] {
+			e = trimExt(e)
+			if e != "" && !slices.Contains(names, e) && slices.ContainsFunc(a[n:], func(p string) bool { return trimExt(p) == e }) {
+				names = append(names, e)
+			}
+		}
+		return score{lead: n, names: names}
 	}
-	var out []*NodeGroup
-	best := -1
+	best := score{lead: -1}
+	alike := true // every group kept shares the same names
 	for _, g := range groups {
-		switch n := shared(g); {
-		case n > best:
-			out, best = []*NodeGroup{g}, n
-		case n == best:
-			out = append(out, g)
+		s := measure(g)
+		switch {
+		case s.lead > best.lead || s.lead == best.lead && len(s.names) > len(best.names):
+			near, best, alike = []*NodeGroup{g}, s, true
+		case s.lead == best.lead && len(s.names) == len(best.names):
+			near = append(near, g)
+			alike = alike && slices.Equal(s.names, best.names)
 		}
 	}
-	return out
+	if !alike {
+		return near, nil
+	}
+	return near, best.names
+}
+
+// trimExt returns a path element without its extension: prod.yaml is prod, .terraform stays.
+func trimExt(e string) string {
+	if x := filepath.Ext(e); x != e {
+		return strings.TrimSuffix(e, x)
+	}
+	return e
 }
 
 // pathElements splits a path into its elements: "a/b/c.yaml" is a, b, c.yaml.
