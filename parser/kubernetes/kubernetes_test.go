@@ -1478,6 +1478,14 @@ func TestNoNodePoolAdmitsThePod(t *testing.T) {
 			"      nodeSelector: {" + selector + "}\n" + tol +
 			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
 	}
+	// avoiding is a pod that tolerates the pool's taint and keeps off the values an affinity's
+	// NotIn names.
+	avoiding := func(key, values string) string {
+		return "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: ns}\nspec:\n  template:\n    spec:\n" +
+			"      tolerations: [{key: dedicated, operator: Exists}]\n" +
+			"      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: " + key + ", operator: NotIn, values: [" + values + "]}]}]}}}\n" +
+			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	}
 	const note = "no NodePool among the files admits the pod (NodePool/a100: their requirements or taints exclude its selection)"
 	hasNote := func(r parser.Resource) bool {
 		for _, n := range r.Notes {
@@ -1508,6 +1516,11 @@ func TestNoNodePoolAdmitsThePod(t *testing.T) {
 		"a label it excludes":     {definesWorkload("", "{key: workload, operator: NotIn, values: [serve]}, ") + pod("workload: train", true), false},
 		"a label set otherwise":   {definesWorkload("metadata: {labels: {workload: serve}}", "") + pod("workload: train", true), true},
 		"GPU feature discovery's": {pool + pod("nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB", true), true},
+		// Karpenter intersects the pod's NotIn with the pool's In: nothing left, no node.
+		"every GPU it offers excluded": {pool + avoiding("karpenter.k8s.aws/instance-gpu-name", "a100, h100"), true},
+		"another GPU excluded":         {pool + avoiding("karpenter.k8s.aws/instance-gpu-name", "h100"), false},
+		"its label excluded":           {definesWorkload("metadata: {labels: {workload: serve}}", "") + avoiding("workload", "serve"), true},
+		"a label it does not set":      {pool + avoiding("workload", "serve"), false},
 	} {
 		r := one(t, build(t, c.src, Options{}))
 		if hasNote(r) != c.want {

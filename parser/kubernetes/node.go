@@ -481,7 +481,8 @@ var nodeClassProvider = map[string]string{
 }
 
 // admits reports whether a pod with this selection and these tolerations can land on the
-// pool's nodes: every key both constrain must share a value, every taint must be tolerated, and
+// pool's nodes: every key both constrain must share a value (a value the pod does not exclude),
+// every taint must be tolerated, and
 // every label the pod requires must be one Karpenter knows, or one the pool defines (a
 // requirement or a template label).
 func (np *nodePool) admits(sel selector, tols []toleration) bool {
@@ -497,6 +498,14 @@ func (np *nodePool) admits(sel selector, tols []toleration) bool {
 			continue
 		}
 		if len(intersect(filterOut(want, np.requirements.excluded[k]), have)) == 0 {
+			return false
+		}
+	}
+	// A pod's NotIn that rules out every value the pool allows leaves the two no node in
+	// common, as Karpenter's requirements intersect (a NotIn on a key the pool does not
+	// constrain is met by nodes without the label).
+	for k, out := range sel.excluded {
+		if have := np.requirements.allowed[k]; have != nil && len(filterOut(have, out)) == 0 {
 			return false
 		}
 	}

@@ -653,12 +653,10 @@ func nearest(groups []*NodeGroup, podRoot string) (near []*NodeGroup, named []st
 	return near, best.names
 }
 
-// trimExt returns a path element without its extension: prod.yaml is prod, .terraform stays.
+// trimExt returns a path element without its extension: prod.yaml is prod (.terraform is "",
+// a name nearest does not compare).
 func trimExt(e string) string {
-	if x := filepath.Ext(e); x != e {
-		return strings.TrimSuffix(e, x)
-	}
-	return e
+	return strings.TrimSuffix(e, filepath.Ext(e))
 }
 
 // pathElements splits a path into its elements: "a/b/c.yaml" is a, b, c.yaml.
