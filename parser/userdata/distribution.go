@@ -36,7 +36,8 @@ func (r *reader) finish() (source int, err error) {
 // /etc/rancher/rke2/config.yaml unless --config or K3S_CONFIG_FILE names another), then in the
 // .yaml and .yml files of config.yaml.d in the order of their names, where a key replaces the
 // one before it and a key ending in + appends to it; then --node-label and --node-taint on the
-// command line, which add to the files'. k3s hands them to the kubelet as --node-labels and
+// command line, which add to the files'; and the node-labels and register-with-taints of its
+// kubelet-arg, in the files or on the command line. k3s hands them to the kubelet as --node-labels and
 // --register-with-taints, so a value may hold several, separated by commas. (k3s
 // pkg/configfilearg/parser.go, readConfigFile; https://docs.k3s.io/installation/configuration,
 // "Configuration File".)
@@ -69,13 +70,14 @@ func (r *reader) distribution(l *launch) error {
 		}
 	}
 	labels, taints := values["node-label"], values["node-taint"]
+	kubeletArgs := values["kubelet-arg"]
 	if l.cluster == "" && len(values["server"]) == 1 && !computed(values["server"][0]) {
 		l.cluster = values["server"][0]
 	}
 	for i := 0; i < len(l.flags); i++ {
 		w := l.flags[i]
 		name, value, inline := strings.Cut(w.text, "=")
-		if name != "--node-label" && name != "--node-taint" {
+		if name != "--node-label" && name != "--node-taint" && name != "--kubelet-arg" {
 			if w.dynamic && !strings.HasPrefix(w.text, "-") { // may be any flags at all
 				r.node.LabelsUnknown, r.node.TaintsUnknown = true, true
 			}
@@ -92,12 +94,20 @@ func (r *reader) distribution(l *launch) error {
 		if dynamic {
 			value = markComputed(word{text: value, dynamic: true})
 		}
-		if name == "--node-label" {
+		switch name {
+		case "--node-label":
 			labels = append(labels, value)
-		} else {
+		case "--node-taint":
 			taints = append(taints, value)
+		default:
+			kubeletArgs = append(kubeletArgs, value)
 		}
 	}
+	// A kubelet-arg hands the kubelet a flag of its own: node-labels and register-with-taints
+	// (with or without their leading --, and + or - to add to k3s's own rather than replace them)
+	// register the node with more labels and taints. k3s applies its node-label labels to the
+	// node after it registers, so the node carries both. (k3s pkg/util/args.go, GetArgs;
+	// https://docs.k3s.io/cli/agent, "Customized Flags".)
 	for _, v := range labels {
 		if err := r.nodeLabelsValue(v); err != nil {
 			return fmt.Errorf("node-label: %v", strings.TrimPrefix(err.Error(), "kubelet flag --node-labels: "))
@@ -108,11 +118,24 @@ func (r *reader) distribution(l *launch) error {
 			return fmt.Errorf("node-taint: %v", err)
 		}
 	}
+	for _, a := range kubeletArgs {
+		flag, value, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		var err error
+		switch strings.TrimRight(flag, "+-") {
+		case "node-labels":
+			err = r.nodeLabelsValue(value)
+		case "register-with-taints":
+			err = r.taintsValue(value)
+		}
+		if err != nil {
+			return fmt.Errorf("kubelet-arg %s: %v", flag, err)
+		}
+	}
 	return nil
 }
 
 // configValues reads the keys gpuguard needs from a k3s or RKE2 configuration file into
-// values: node-label, node-taint and server, each a list (a single value is a list of one); a
+// values: node-label, node-taint, kubelet-arg and server, each a list (a single value is a list of one); a
 // key ending in + appends to the value before it.
 func configValues(text string, values map[string][]string) error {
 	var doc yaml.Node
@@ -130,7 +153,7 @@ func configValues(text string, values map[string][]string) error {
 		key, v := m.Content[i].Value, m.Content[i+1]
 		appending := strings.HasSuffix(key, "+")
 		key = strings.TrimSuffix(key, "+")
-		if key != "node-label" && key != "node-taint" && key != "server" {
+		if key != "node-label" && key != "node-taint" && key != "server" && key != "kubelet-arg" {
 			continue
 		}
 		var list []string

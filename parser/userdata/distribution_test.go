@@ -53,6 +53,12 @@ runcmd:
 		{name: "RKE2 in a MIME archive: the cloud-config writes the file, the script starts the agent",
 			userData: "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"B\"\n\n--B\nContent-Type: text/x-shellscript\n\n#!/bin/bash\nsystemctl enable --now rke2-agent\n--B\nContent-Type: text/cloud-config\n\nwrite_files:\n  - path: /etc/rancher/rke2/config.yaml\n    content: |\n      node-label: [gpu=h100]\n--B--\n",
 			want:     Node{Bootstrap: RKE2, Labels: map[string]string{"gpu": "h100"}}},
+		{name: "k3s kubelet-arg: node-labels and register-with-taints, in the file and on the command line",
+			userData: "#!/bin/bash\ncat > /etc/rancher/k3s/config.yaml <<EOF\nnode-label: [pool=l4]\nkubelet-arg:\n  - \"max-pods=50\"\n  - \"node-labels=team=ml,tier=serve\"\nEOF\nk3s agent --kubelet-arg=--register-with-taints+=nvidia.com/gpu=true:NoSchedule --kubelet-arg node-labels+=gpu=l4 --kubelet-arg=eviction-hard=memory.available<5%\n",
+			want: Node{Bootstrap: K3s, Labels: map[string]string{"pool": "l4", "team": "ml", "tier": "serve", "gpu": "l4"}, Taints: []parser.Taint{gpuTaint}}},
+		{name: "RKE2 kubelet-arg appended in a drop-in; a value computed at boot",
+			userData: "#!/bin/bash\nmkdir -p /etc/rancher/rke2/config.yaml.d\necho 'kubelet-arg: [node-labels=a=b]' > /etc/rancher/rke2/config.yaml\necho 'kubelet-arg+: [\"node-labels=c=d\"]' > /etc/rancher/rke2/config.yaml.d/50-gpu.yaml\nrke2 agent --kubelet-arg \"node-labels=zone=$(cat /run/zone)\"\n",
+			want: Node{Bootstrap: RKE2, Labels: map[string]string{"a": "b", "c": "d"}, UnknownValues: []string{"zone"}}},
 		{name: "kubeadm join: a JoinConfiguration piped into tee, and KUBELET_EXTRA_ARGS after it",
 			userData: `#!/bin/bash
 cat <<'EOF' | sudo tee /etc/kubeadm/join.yaml >/dev/null
@@ -156,6 +162,9 @@ kubeadm join --config /etc/kubeadm/join.yaml
 		{name: "a k3s label the kubelet refuses",
 			userData: "#!/bin/bash\necho 'node-label: [x=y]' > /etc/rancher/k3s/config.yaml\n\nk3s agent --node-label node-role.kubernetes.io/gpu=true\n",
 			err:      "line 4: k3s: node-label: the kubelet refuses to start with node-role.kubernetes.io/gpu"},
+		{name: "k3s kubelet-arg: a taint without an effect",
+			userData: "#!/bin/bash\nk3s agent --kubelet-arg register-with-taints+=nvidia.com/gpu=true\n",
+			err:      "line 2: k3s: kubelet-arg register-with-taints+: taint \"nvidia.com/gpu=true\" is not key=value:Effect"},
 		{name: "a k3s configuration that is not YAML",
 			userData: "#!/bin/bash\necho 'node-label: [a=b' > /etc/rancher/k3s/config.yaml\nk3s agent\n",
 			err:      "line 3: k3s: /etc/rancher/k3s/config.yaml: yaml: "},
