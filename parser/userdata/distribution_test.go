@@ -55,10 +55,10 @@ runcmd:
 			want:     Node{Bootstrap: RKE2, Labels: map[string]string{"gpu": "h100"}}},
 		{name: "k3s kubelet-arg: node-labels and register-with-taints, in the file and on the command line",
 			userData: "#!/bin/bash\ncat > /etc/rancher/k3s/config.yaml <<EOF\nnode-label: [pool=l4]\nkubelet-arg:\n  - \"max-pods=50\"\n  - \"node-labels=team=ml,tier=serve\"\nEOF\nk3s agent --kubelet-arg=--register-with-taints+=nvidia.com/gpu=true:NoSchedule --kubelet-arg node-labels+=gpu=l4 --kubelet-arg=eviction-hard=memory.available<5%\n",
-			want: Node{Bootstrap: K3s, Labels: map[string]string{"pool": "l4", "team": "ml", "tier": "serve", "gpu": "l4"}, Taints: []parser.Taint{gpuTaint}}},
+			want:     Node{Bootstrap: K3s, Labels: map[string]string{"pool": "l4", "team": "ml", "tier": "serve", "gpu": "l4"}, Taints: []parser.Taint{gpuTaint}}},
 		{name: "RKE2 kubelet-arg appended in a drop-in; a value computed at boot",
 			userData: "#!/bin/bash\nmkdir -p /etc/rancher/rke2/config.yaml.d\necho 'kubelet-arg: [node-labels=a=b]' > /etc/rancher/rke2/config.yaml\necho 'kubelet-arg+: [\"node-labels=c=d\"]' > /etc/rancher/rke2/config.yaml.d/50-gpu.yaml\nrke2 agent --kubelet-arg \"node-labels=zone=$(cat /run/zone)\"\n",
-			want: Node{Bootstrap: RKE2, Labels: map[string]string{"a": "b", "c": "d"}, UnknownValues: []string{"zone"}}},
+			want:     Node{Bootstrap: RKE2, Labels: map[string]string{"a": "b", "c": "d"}, UnknownValues: []string{"zone"}}},
 		{name: "kubeadm join: a JoinConfiguration piped into tee, and KUBELET_EXTRA_ARGS after it",
 			userData: `#!/bin/bash
 cat <<'EOF' | sudo tee /etc/kubeadm/join.yaml >/dev/null
