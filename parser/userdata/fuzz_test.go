@@ -23,6 +23,7 @@ func FuzzRead(f *testing.F) {
 		"#!/bin/bash\nP=l4\ncat > /etc/rancher/k3s/config.yaml <<EOF\nnode-label: [\"p=$P\", \"z=$(date)\"]\nnode-taint+: a=b:NoSchedule\nEOF\ncurl -sfL https://get.k3s.io | K3S_URL=https://s:6443 INSTALL_K3S_EXEC='agent --node-label x=y' sh -s - --node-taint=c=d:NoExecute 2>&1 >/dev/null\n",
 		"#cloud-config\nwrite_files:\n  - path: /etc/rancher/rke2/config.yaml.d/10.yaml\n    encoding: b64\n    content: bm9kZS1sYWJlbDogW2E9Yl0K\n    append: true\nruncmd:\n  - [systemctl, enable, --now, rke2-agent]\n  - echo 'KUBELET_EXTRA_ARGS=--node-labels=q=r' | tee -a /etc/default/kubelet\n",
 		"#!/bin/bash\ncat <<'E' | sudo tee /j.yaml\napiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ncontrolPlane: {}\nnodeRegistration:\n  kubeletExtraArgs: [{name: node-labels, value: a=b}]\nE\nkubeadm join --config /j.yaml\n",
+		"#!/bin/bash\necho 'kubelet-arg: [\"node-labels=a=b\", max-pods=9]' > /etc/rancher/k3s/config.yaml\nk3s agent --kubelet-arg=--register-with-taints+=k=v:NoSchedule --kubelet-arg node-labels-=\"c=$(date)\"\n",
 	} {
 		f.Add(seed)
 	}
