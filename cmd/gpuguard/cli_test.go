@@ -283,6 +283,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"karpenter", "karpenter.yaml", 0},
 		{"karpenter-gpu-pools", "karpenter-gpu-pools.yaml", 0},
 		{"karpenter-limits", "karpenter-limits.yaml", 0},
+		{"karpenter-gcp", "karpenter-gcp.yaml", 0},
 		{"aks", "aks.yaml", 0},
 		{"aks-nap", "aks-nap.yaml", 0},
 		{"gke-computeclass", "gke-computeclass.yaml", 0},
@@ -334,6 +335,8 @@ func TestKubernetesGolden(t *testing.T) {
 			case "with-config":
 			case "kaito": // KAITO adds Azure VMs to the cluster it runs in, whose region only the default names
 				args = append(args, "--region", "eastus")
+			case "karpenter-gcp":
+				args = append(args, "--region", "us-central1")
 			default:
 				args = append(args, "--region", "us-east-1")
 			}

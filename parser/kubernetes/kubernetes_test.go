@@ -594,6 +594,69 @@ spec:
 	}
 }
 
+// Karpenter's GCP provider: a pool of a GCENodeClass is a GCP pool, its machine series and GPU
+// labels name the node, and cloud.google.com/gke-accelerator is a label it knows (an AWS pool
+// does not).
+func TestKarpenterGCPNodePools(t *testing.T) {
+	pool := func(class, requirement string) string {
+		return "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  template:\n    spec:\n" +
+			"      nodeClassRef: {" + class + ", name: gpu}\n" +
+			"      requirements: [" + requirement + ", {key: karpenter.sh/capacity-type, operator: In, values: [spot]}]\n---\n"
+	}
+	gcp := "group: karpenter.k8s.gcp, kind: GCENodeClass"
+	aws := "group: karpenter.k8s.aws, kind: EC2NodeClass"
+	g2 := "{key: karpenter.k8s.gcp/instance-family, operator: In, values: [g2]}"
+	pod := func(selector string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n" + selector +
+			"  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	}
+	for _, tc := range []struct {
+		name, src               string
+		provider, source, notIn string
+		note                    string
+		families, gpuNames      []string
+		purchase                parser.PurchaseOption
+	}{
+		{name: "a pool of G2 machines", src: pool(gcp, g2) + pod(""),
+			provider: "gcp", families: []string{"g2"}, purchase: parser.Spot, source: "NodePool/gpu karpenter.k8s.gcp instance-family"},
+		{name: "a pool by GPU", src: pool(gcp, "{key: karpenter.k8s.gcp/instance-gpu-name, operator: In, values: [nvidia-h100-80gb]}") + pod(""),
+			provider: "gcp", gpuNames: []string{"nvidia-h100-80gb"}, purchase: parser.Spot, source: "NodePool/gpu karpenter.k8s.gcp instance-gpu-name"},
+		{name: "the GKE accelerator label on a GCP pool", src: pool(gcp, g2) + pod("  nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}\n"),
+			provider: "gcp", families: []string{"g2"}, gpuNames: []string{"nvidia-l4"}, purchase: parser.Spot, source: "NodePool/gpu"},
+		{name: "the provider's own GPU label, which the pool does not name", src: pool(gcp, g2) + pod("  nodeSelector: {karpenter.k8s.gcp/instance-gpu-name: nvidia-l4, topology.k8s.gcp/zone-id: usc1-a}\n"),
+			provider: "gcp", families: []string{"g2"}, gpuNames: []string{"nvidia-l4"}, purchase: parser.Spot, source: "NodePool/gpu"},
+		{name: "a pool by GKE accelerator", src: pool(gcp, "{key: cloud.google.com/gke-accelerator, operator: In, values: [nvidia-l4]}") + pod(""),
+			provider: "gcp", gpuNames: []string{"nvidia-l4"}, purchase: parser.Spot, source: "NodePool/gpu gke-accelerator"},
+		{name: "the GKE accelerator label on an AWS pool", src: pool(aws, "{key: karpenter.k8s.aws/instance-gpu-name, operator: In, values: [a100]}") + pod("  nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}\n"),
+			provider: "gcp", gpuNames: []string{"nvidia-l4"}, purchase: parser.OnDemand, source: "nodeSelector/affinity gke-accelerator"},
+		{name: "no pool: the pod's own GCP labels", src: pod("  nodeSelector: {karpenter.k8s.gcp/instance-family: a3, karpenter.k8s.gcp/instance-gpu-name: nvidia-h100-mega-80gb}\n"),
+			provider: "gcp", families: []string{"a3"}, gpuNames: []string{"nvidia-h100-mega-80gb"}, purchase: parser.OnDemand, source: "nodeSelector/affinity karpenter.k8s.gcp instance-family"},
+		{name: "a series the pod rules out", src: pool(gcp, g2) + pod("  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: karpenter.k8s.gcp/instance-family, operator: NotIn, values: [g2]}, {key: karpenter.k8s.gcp/instance-gpu-name, operator: NotIn, values: [nvidia-l4]}]}]}}}\n"),
+			provider: "unknown", purchase: parser.OnDemand, note: "no NodePool among the files admits the pod (NodePool/gpu"},
+		{name: "another series ruled out", src: pool(gcp, g2) + pod("  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: karpenter.k8s.gcp/instance-family, operator: NotIn, values: [a2]}, {key: karpenter.k8s.gcp/instance-gpu-name, operator: NotIn, values: [nvidia-tesla-a100]}]}]}}}\n"),
+			provider: "gcp", families: []string{"g2"}, purchase: parser.Spot, source: "NodePool/gpu karpenter.k8s.gcp instance-family", notIn: "not family a2, not nvidia-tesla-a100"},
+		{name: "a pool of CPU machines offers no GPUs", src: pool(gcp, "{key: karpenter.k8s.gcp/instance-family, operator: In, values: [n2]}") + pod("  nodeSelector: {karpenter.k8s.gcp/instance-gpu-name: nvidia-l4}\n"),
+			provider: "gcp", gpuNames: []string{"nvidia-l4"}, purchase: parser.OnDemand, source: "nodeSelector/affinity karpenter.k8s.gcp instance-gpu-name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := one(t, build(t, tc.src, Options{}))
+			if r.Pod == nil {
+				t.Fatalf("no pod: %+v", r)
+			}
+			excluded := ""
+			if r.Pod.Excluded != nil {
+				excluded = r.Pod.Excluded.String()
+			}
+			if r.Provider != tc.provider || !slices.Equal(r.Pod.Families, tc.families) || !slices.Equal(r.Pod.GPUNames, tc.gpuNames) ||
+				r.PurchaseOption != tc.purchase || !strings.HasPrefix(r.Pod.NodeSource, tc.source) || !strings.Contains(excluded, tc.notIn) ||
+				tc.note != "" != slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, tc.note) }) {
+				t.Errorf("provider %q families %q GPUs %q purchase %q source %q excluded %q; notes %q",
+					r.Provider, r.Pod.Families, r.Pod.GPUNames, r.PurchaseOption, r.Pod.NodeSource, excluded, r.Notes)
+			}
+		})
+	}
+}
+
 // Karpenter GPU pools written by category and GPU count (or only by GPU manufacturer) place
 // GPU pods; the pod's own Gt/Lt narrow the pool's bounds.
 func TestKarpenterPoolsByCategoryAndGPUCount(t *testing.T) {

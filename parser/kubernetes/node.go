@@ -68,6 +68,16 @@ const (
 	labelAzureGPUName   = "karpenter.azure.com/sku-gpu-name"
 	labelAzureGPUCount  = "karpenter.azure.com/sku-gpu-count"
 	labelAzureGPUMaker  = "karpenter.azure.com/sku-gpu-manufacturer"
+	// Karpenter's GCP provider (GCENodeClass, group karpenter.k8s.gcp) names a machine type's
+	// series (g2, a3) and the GCE accelerator type of its GPUs (nvidia-l4, the same names as
+	// cloud.google.com/gke-accelerator, which it also sets on GPU nodes). Its instance-gpu-count
+	// counts the machine type's accelerator entries (one for every GPU type) and it sets no
+	// instance-gpu-memory, so neither says how many GPUs or how much memory a node has: gpuguard
+	// does not read them. github.com/cloudpilot-ai/karpenter-provider-gcp
+	// pkg/apis/v1alpha1/labels.go and pkg/providers/instancetype/types.go, computeRequirements
+	// (read 2026-11-27).
+	labelGCPKarpenterFamily  = "karpenter.k8s.gcp/instance-family"
+	labelGCPKarpenterGPUName = "karpenter.k8s.gcp/instance-gpu-name"
 	// NVIDIA's GPU feature discovery labels every GPU node with its GPUs' product name, their
 	// count, the memory of each in MiB as the driver reports it (NVML's total), their
 	// architecture and their CUDA compute capability,
@@ -165,6 +175,8 @@ func fromSelector(sel selector, origin string) nodeChoice {
 	if _, ok := sel.values(labelAzureGPUMaker); ok && n.provider == "" {
 		n.provider = parser.Azure
 	}
+	list(&n.families, parser.GCP, "karpenter.k8s.gcp instance-family", labelGCPKarpenterFamily)
+	list(&n.gpuNames, parser.GCP, "karpenter.k8s.gcp instance-gpu-name", labelGCPKarpenterGPUName)
 	list(&n.gpuNames, parser.GCP, "gke-accelerator", labelGKEAccelerator)
 	list(&n.families, parser.GCP, "gke machine-family", labelGKEMachineFamily)
 	if v, ok := sel.values(labelGPUProduct); ok && len(v) > 0 && len(n.gpuNames) == 0 {
@@ -260,8 +272,8 @@ func exclusions(sel selector, origin string) (*parser.NodeExclusions, []string) 
 	}
 	x := parser.NodeExclusions{
 		InstanceTypes:  words(labelInstanceType, labelInstanceTypeBeta, labelKarpenterType, labelAzureSKUName),
-		Families:       words(labelKarpenterFamily, labelEKSFamily, labelAzureSKUFamily, labelGKEMachineFamily),
-		GPUNames:       words(labelKarpenterGPUName, labelEKSGPUName, labelGKEAccelerator, labelGPUProduct),
+		Families:       words(labelKarpenterFamily, labelEKSFamily, labelAzureSKUFamily, labelGKEMachineFamily, labelGCPKarpenterFamily),
+		GPUNames:       words(labelKarpenterGPUName, labelEKSGPUName, labelGKEAccelerator, labelGPUProduct, labelGCPKarpenterGPUName),
 		AzureGPUNames:  words(labelAzureGPUName),
 		Categories:     words(labelKarpenterCategory, labelEKSCategory),
 		GPUFamilies:    words(labelGFDFamily),
@@ -478,6 +490,7 @@ var nodeClassProvider = map[string]string{
 	"karpenter.k8s.aws":   parser.AWS,   // EC2NodeClass
 	"eks.amazonaws.com":   parser.AWS,   // EKS Auto Mode's NodeClass
 	"karpenter.azure.com": parser.Azure, // AKSNodeClass
+	"karpenter.k8s.gcp":   parser.GCP,   // GCENodeClass
 }
 
 // admits reports whether a pod with this selection and these tolerations can land on the
@@ -489,7 +502,7 @@ func (np *nodePool) admits(sel selector, tols []toleration) bool {
 	for k, want := range sel.allowed {
 		have, ok := np.requirements.allowed[k]
 		if !ok {
-			if _, defined := np.requirements.excluded[k]; !defined && !karpenterKnownLabel(k) {
+			if _, defined := np.requirements.excluded[k]; !defined && !karpenterKnownLabel(k, np.provider) {
 				return false
 			}
 			continue
@@ -540,12 +553,14 @@ var karpenterWellKnown = map[string]bool{
 
 // karpenterKnownLabel reports whether Karpenter knows a label's values without a NodePool naming
 // it: a well-known one, or one under its providers' instance domains (karpenter.k8s.aws/,
-// topology.k8s.aws/, EKS Auto Mode's eks.amazonaws.com/instance-, karpenter.azure.com/).
-func karpenterKnownLabel(k string) bool {
-	if karpenterWellKnown[k] {
+// topology.k8s.aws/, EKS Auto Mode's eks.amazonaws.com/instance-, karpenter.azure.com/,
+// karpenter.k8s.gcp/, topology.k8s.gcp/); on a pool of Karpenter's GCP provider (provider GCP),
+// also cloud.google.com/gke-accelerator, which it registers as well known.
+func karpenterKnownLabel(k, provider string) bool {
+	if karpenterWellKnown[k] || provider == parser.GCP && k == labelGKEAccelerator {
 		return true
 	}
-	for _, p := range []string{"karpenter.k8s.aws/", "topology.k8s.aws/", "eks.amazonaws.com/instance-", "karpenter.azure.com/"} {
+	for _, p := range []string{"karpenter.k8s.aws/", "topology.k8s.aws/", "eks.amazonaws.com/instance-", "karpenter.azure.com/", "karpenter.k8s.gcp/", "topology.k8s.gcp/"} {
 		if strings.HasPrefix(k, p) {
 			return true
 		}
@@ -616,7 +631,8 @@ func (np *nodePool) offersGPUs() bool {
 	}
 	for _, k := range []string{labelKarpenterGPUName, labelEKSGPUName, labelAzureGPUName, labelKarpenterFamily, labelEKSFamily,
 		labelAzureSKUFamily, labelInstanceType, labelKarpenterType, labelAzureSKUName, labelKarpenterCategory,
-		labelEKSCategory, labelKarpenterGPUMaker, labelAzureGPUMaker, labelGPUProduct} {
+		labelEKSCategory, labelKarpenterGPUMaker, labelAzureGPUMaker, labelGPUProduct, labelGCPKarpenterGPUName,
+		labelGCPKarpenterFamily, labelGKEAccelerator} {
 		v, ok := req.allowed[k]
 		if !ok {
 			continue
@@ -631,6 +647,12 @@ func (np *nodePool) offersGPUs() bool {
 		case labelKarpenterFamily, labelEKSFamily:
 			for _, f := range v {
 				if parser.IsGPUInstanceType(parser.AWS, f+".x") {
+					return true
+				}
+			}
+		case labelGCPKarpenterFamily:
+			for _, f := range v {
+				if parser.IsGPUInstanceType(parser.GCP, f+"-") {
 					return true
 				}
 			}
