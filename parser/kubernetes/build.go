@@ -7,7 +7,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -88,7 +87,7 @@ func Build(files []*File, opts Options) parser.Result {
 	sharing := newPluginSharing()
 	sharing.repo = opts.Repository
 	layouts := MIGLayouts{}
-	ec2Classes := map[string]ec2Class{} // by EC2NodeClass name
+	ec2Classes := map[string][]rooted[ec2Class]{} // by EC2NodeClass name
 	crossplane := newComposites()
 	kueue := newKueueIndex()
 	groups := newGroupIndex(opts.NodeGroups, opts.GPUs)
@@ -155,7 +154,8 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, err))
 				continue
 			}
-			ec2Classes[o.Metadata.Name] = class // cluster-wide, as NodePools
+			// Cluster-wide, as NodePools: several of one name are several clusters'.
+			ec2Classes[o.Metadata.Name] = append(ec2Classes[o.Metadata.Name], rooted[ec2Class]{o.rootName(), class})
 		case o.Kind == "ComputeClass" && group(o.APIVersion) == "cloud.google.com":
 			cc, err := decodeComputeClass(o)
 			if err != nil {
@@ -182,9 +182,15 @@ func Build(files []*File, opts Options) parser.Result {
 			}
 		}
 	}
-	sort.Slice(pools, func(i, j int) bool { return pools[i].name < pools[j].name })
+	slices.SortStableFunc(pools, func(a, b *nodePool) int {
+		return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.root, b.root))
+	})
 	for _, np := range pools {
-		class := ec2Classes[np.nodeClass]
+		var class ec2Class
+		// The pool's own cluster's class: the one declared nearest it, when several share its name.
+		if near, _ := nearestBy(ec2Classes[np.nodeClass], func(c rooted[ec2Class]) string { return c.root }, np.root); len(near) > 0 {
+			class = near[0].v
+		}
 		np.noGPUDriver, np.bottlerocket = class.noGPUDriver, class.bottlerocket
 		if class.bottlerocket != nil {
 			np.bottlerocketFrom = fmt.Sprintf("settings.kubelet-device-plugins.nvidia in EC2NodeClass/%s's userData", np.nodeClass)
@@ -701,6 +707,12 @@ func hoursFromManifest(res *parser.Resource, r role, annotations map[string]stri
 	res.Note("%s: %.1f runs a month × activeDeadlineSeconds %d (an upper bound per run) = %.2f hours", o.Kind, runs, *r.cron.deadlineSeconds, res.HoursPerMonth)
 }
 
+// rooted is a cluster-wide object with the root (kustomization or file) that declares it.
+type rooted[T any] struct {
+	root string
+	v    T
+}
+
 // nodeSources are the cluster-wide objects that decide where pods run.
 type nodeSources struct {
 	pools   []*nodePool              // Karpenter NodePools, by name
@@ -760,8 +772,9 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	if len(n.instanceTypes) == 1 {
 		groups = groups.running(n.instanceTypes[0])
 	}
-	groupsWhy := ""        // why the pod's selection of node groups gives no node
-	var onGroup *NodeGroup // the group whose nodes run the pod, when one does
+	pools := poolsNear(nodes.pools, res.Root) // the Karpenter NodePools of the pod's cluster
+	groupsWhy := ""                           // why the pod's selection of node groups gives no node
+	var onGroup *NodeGroup                    // the group whose nodes run the pod, when one does
 	if groups.used && !placed && unplaced == "" {
 		if p := groups.group(res.Root); p.g == nil {
 			groupsWhy = p.why
@@ -786,7 +799,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		}
 	}
 	if len(n.instanceTypes) != 1 && !placed && unplaced == "" {
-		if np := matchNodePool(nodes.pools, sel, tols); np != nil {
+		if np := matchNodePool(pools, sel, tols); np != nil {
 			placed, pool = true, np
 			merged := fromSelector(np.merge(sel), np.address)
 			if np.provider != "" {
@@ -800,7 +813,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 			}
 			n = merged
 			n.addSource(np.address)
-		} else if refused := gpuPoolsOn(nodes.pools, n.provider); len(refused) > 0 && !namesManagedGroup(sel) {
+		} else if refused := gpuPoolsOn(pools, n.provider); len(refused) > 0 && !namesManagedGroup(sel) {
 			res.Note("no NodePool among the files admits the pod (%s: their requirements or taints exclude its selection): Karpenter leaves it pending unless a pool not among the files takes it; the node comes from the pod's own labels", strings.Join(refused, ", "))
 		}
 	}
@@ -810,8 +823,8 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		// the pods.
 		var np *nodePool
 		if v, ok := sel.values(labelKarpenterPool); ok && len(v) == 1 {
-			np = matchNodePool(nodes.pools, sel, tols)
-		} else if np = matchPinnedPool(nodes.pools, sel, tols, n.instanceTypes[0]); np != nil {
+			np = matchNodePool(pools, sel, tols)
+		} else if np = matchPinnedPool(pools, sel, tols, n.instanceTypes[0]); np != nil {
 			res.Note("%s names %s in its requirements: Karpenter launches the pods' %s nodes from it, with its capacity type and limits", np.address, np.namesType(n.instanceTypes[0]), n.instanceTypes[0])
 		}
 		if np != nil {

@@ -332,6 +332,7 @@ func regionOfZone(z string) string {
 type nodePool struct {
 	name         string
 	address      string
+	root         string // the kustomization or file that declares it
 	provider     string // from the node class it names, when that says
 	weight       int
 	requirements selector
@@ -413,7 +414,7 @@ func decodeNodePool(o *object) (*nodePool, error) {
 	if ref.Group == "" {
 		ref.Group = group(ref.APIVersion)
 	}
-	np := &nodePool{name: o.Metadata.Name, address: "NodePool/" + o.Metadata.Name, weight: spec.Weight,
+	np := &nodePool{name: o.Metadata.Name, address: "NodePool/" + o.Metadata.Name, root: o.rootName(), weight: spec.Weight,
 		requirements: newSelector(),
 		labels:       spec.Template.Metadata.Labels, taints: spec.Template.Spec.Taints,
 		provider: nodeClassProvider[ref.Group], limits: limits}
@@ -696,6 +697,21 @@ var managedGroupLabels = []string{"eks.amazonaws.com/nodegroup", "cloud.google.c
 func namesManagedGroup(sel selector) bool {
 	_, ok := sel.values(managedGroupLabels...)
 	return ok
+}
+
+// poolsNear returns the NodePools a pod declared at podRoot may land on, of pools sorted by
+// name. A NodePool is cluster-scoped: two of one name are two clusters' (a repository that keeps
+// envs/dev beside envs/prod, or kustomize overlays that each deploy the same pool), and then only
+// the pools declared nearest the pod (nearestBy) are its cluster's. Otherwise every pool in the
+// scan may take it.
+func poolsNear(pools []*nodePool, podRoot string) []*nodePool {
+	for i := 1; i < len(pools); i++ {
+		if pools[i].name == pools[i-1].name {
+			near, _ := nearestBy(pools, func(np *nodePool) string { return np.root }, podRoot)
+			return near
+		}
+	}
+	return pools
 }
 
 // matchNodePool finds the pool a GPU pod lands on: the highest-weight admitting pool that

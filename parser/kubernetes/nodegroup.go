@@ -612,16 +612,22 @@ func (c groupChoice) group(podRoot string) groupPick {
 // directories alike in both. Names are compared without their extension (k8s/prod.yaml is
 // prod).
 func nearest(groups []*NodeGroup, podRoot string) (near []*NodeGroup, named []string) {
+	return nearestBy(groups, func(g *NodeGroup) string { return g.Root }, podRoot)
+}
+
+// nearestBy keeps the items declared nearest podRoot, as nearest does for node groups; root
+// returns an item's root ("" for the pod's own).
+func nearestBy[T any](items []T, root func(T) string, podRoot string) (near []T, named []string) {
 	a := pathElements(podRoot)
 	type score struct {
 		lead  int
 		names []string
 	}
-	measure := func(g *NodeGroup) score {
-		if g.Root == "" {
+	measure := func(r string) score {
+		if r == "" {
 			return score{lead: len(a)}
 		}
-		b := pathElements(g.Root)
+		b := pathElements(r)
 		n := 0
 		for n < len(a) && n < len(b) && a[n] == b[n] {
 			n++
@@ -637,13 +643,13 @@ func nearest(groups []*NodeGroup, podRoot string) (near []*NodeGroup, named []st
 	}
 	best := score{lead: -1}
 	alike := true // every group kept shares the same names
-	for _, g := range groups {
-		s := measure(g)
+	for _, it := range items {
+		s := measure(root(it))
 		switch {
 		case s.lead > best.lead || s.lead == best.lead && len(s.names) > len(best.names):
-			near, best, alike = []*NodeGroup{g}, s, true
+			near, best, alike = []T{it}, s, true
 		case s.lead == best.lead && len(s.names) == len(best.names):
-			near = append(near, g)
+			near = append(near, it)
 			alike = alike && slices.Equal(s.names, best.names)
 		}
 	}

@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -821,6 +822,67 @@ func TestNodeGroupsNearestThePod(t *testing.T) {
 				slices.ContainsFunc(r.Unresolved, func(u parser.Unresolved) bool { return strings.Contains(u.Reason, tc.says) })
 			if on != tc.on || !told {
 				t.Errorf("on %q, want %q; notes %q; unresolved %+v; want one saying %q", on, tc.on, r.Notes, r.Unresolved, tc.says)
+			}
+		})
+	}
+}
+
+// NodePools are cluster-scoped: two of one name in a scan are two clusters', and each pod lands
+// on a pool of its own cluster (declared nearest it), with its cluster's EC2NodeClass. Pools of
+// distinct names are one cluster's, and the heaviest takes the pod wherever it is declared.
+func TestNodePoolsOfEachCluster(t *testing.T) {
+	pool := func(name, family string, weight int, class string) string {
+		return fmt.Sprintf("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: %s}\nspec:\n  weight: %d\n  template:\n    spec:\n"+
+			"      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: %s}\n"+
+			"      requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [%s]}]\n---\n", name, weight, class, family)
+	}
+	class := func(ami string) string {
+		return "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: gpu}\nspec:\n  amiSelectorTerms: [{" + ami + "}]\n---\n"
+	}
+	job := func(name string) string {
+		return "apiVersion: batch/v1\nkind: Job\nmetadata: {name: " + name + ", namespace: ml}\nspec:\n  template:\n    spec:\n" +
+			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	}
+	standard := "name: amazon-eks-node-al2023-x86_64-standard-1.31-*"
+	type placed struct{ families, driver string }
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  map[string]placed // by Job name
+	}{
+		{name: "a pool of one name in each cluster",
+			files: map[string]string{
+				"envs/dev/k8s/karpenter.yaml":  pool("gpu", "g5", 0, "gpu") + class(standard),
+				"envs/dev/k8s/job.yaml":        job("dev"),
+				"envs/prod/k8s/karpenter.yaml": pool("gpu", "g6e", 0, "gpu") + class("alias: al2023@latest"),
+				"envs/prod/k8s/job.yaml":       job("prod"),
+			},
+			want: map[string]placed{"dev": {"g5", "standard"}, "prod": {"g6e", ""}}},
+		{name: "one cluster's pools, declared apart",
+			files: map[string]string{
+				"platform/karpenter/pools.yaml": pool("heavy", "p5", 10, "gpu"),
+				"apps/train/pool.yaml":          pool("light", "g5", 0, "gpu"),
+				"apps/train/job.yaml":           job("train"),
+			},
+			want: map[string]placed{"train": {"p5", ""}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var files []*File
+			for _, name := range slices.Sorted(maps.Keys(tc.files)) {
+				files = append(files, Decode(name, []byte(tc.files[name])))
+			}
+			res := Build(files, Options{})
+			got := map[string]placed{}
+			for _, r := range res.Resources {
+				_, job, _ := strings.Cut(strings.TrimPrefix(r.Address, "Job/"), "/")
+				p := placed{families: strings.Join(r.Pod.Families, ",")}
+				if strings.Contains(r.NoGPUDriver, "standard AMI") {
+					p.driver = "standard"
+				}
+				got[job] = p
+			}
+			if !maps.Equal(got, tc.want) {
+				t.Errorf("placed %v, want %v (errors %v)", got, tc.want, res.Errors)
 			}
 		})
 	}
