@@ -83,7 +83,7 @@ func Build(files []*File, opts Options) parser.Result {
 		objs = append(objs, f.objects...)
 	}
 	var pools []*nodePool
-	classes := map[string]*computeClass{}
+	classes := map[string][]rooted[*computeClass]{} // by name: several of one name are several clusters'.
 	sharing := newPluginSharing()
 	sharing.repo = opts.Repository
 	layouts := MIGLayouts{}
@@ -162,7 +162,7 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, err))
 				continue
 			}
-			classes[o.Metadata.Name] = cc // cluster-wide, as NodePools
+			classes[o.Metadata.Name] = append(classes[o.Metadata.Name], rooted[*computeClass]{o.rootName(), cc}) // cluster-wide, as NodePools
 		case isPluginSharing(o):
 			res.Errors = append(res.Errors, sharing.addObject(o)...) // cluster-wide, as NodePools
 			if o.Kind == "ConfigMap" {
@@ -186,11 +186,7 @@ func Build(files []*File, opts Options) parser.Result {
 		return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.root, b.root))
 	})
 	for _, np := range pools {
-		var class ec2Class
-		// The pool's own cluster's class: the one declared nearest it, when several share its name.
-		if near, _ := nearestBy(ec2Classes[np.nodeClass], func(c rooted[ec2Class]) string { return c.root }, np.root); len(near) > 0 {
-			class = near[0].v
-		}
+		class := nearestOf(ec2Classes[np.nodeClass], np.root) // its own cluster's, when several share its name
 		np.noGPUDriver, np.bottlerocket = class.noGPUDriver, class.bottlerocket
 		if class.bottlerocket != nil {
 			np.bottlerocketFrom = fmt.Sprintf("settings.kubelet-device-plugins.nvidia in EC2NodeClass/%s's userData", np.nodeClass)
@@ -713,14 +709,25 @@ type rooted[T any] struct {
 	v    T
 }
 
+// nearestOf returns the object of those of one name declared nearest podRoot (its cluster's,
+// by the rule nearestBy follows), the first declared among equally near ones; the zero value
+// when there is none.
+func nearestOf[T any](objs []rooted[T], podRoot string) T {
+	if near, _ := nearestBy(objs, func(o rooted[T]) string { return o.root }, podRoot); len(near) > 0 {
+		return near[0].v
+	}
+	var zero T
+	return zero
+}
+
 // nodeSources are the cluster-wide objects that decide where pods run.
 type nodeSources struct {
-	pools   []*nodePool              // Karpenter NodePools, by name
-	classes map[string]*computeClass // GKE ComputeClasses by name
-	kueue   *kueueIndex              // Kueue queues and flavors
-	groups  *groupIndex              // node groups declared outside the manifests
-	sharing *pluginSharing           // NVIDIA device plugin configs that share GPUs
-	layouts MIGLayouts               // MIG layouts of mig-parted configs
+	pools   []*nodePool                        // Karpenter NodePools, by name
+	classes map[string][]rooted[*computeClass] // GKE ComputeClasses by name
+	kueue   *kueueIndex                        // Kueue queues and flavors
+	groups  *groupIndex                        // node groups declared outside the manifests
+	sharing *pluginSharing                     // NVIDIA device plugin configs that share GPUs
+	layouts MIGLayouts                         // MIG layouts of mig-parted configs
 }
 
 // resolveNode decides what is known of the node: exact labels first (with those of the Kueue
@@ -746,7 +753,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	placed := false // by a NodePool or ComputeClass, whose cloud is known
 	unplaced := ""  // why the ComputeClass the pod selects cannot say its node
 	if v, ok := sel.values(labelComputeClass); ok && len(v) == 1 && len(n.instanceTypes) != 1 {
-		if cc := nodes.classes[v[0]]; cc == nil && builtInComputeClasses[v[0]] {
+		if cc := nearestOf(nodes.classes[v[0]], res.Root); cc == nil && builtInComputeClasses[v[0]] {
 			res.Note("ComputeClass %s is built into GKE (Autopilot): the node comes from the pod's own labels, priced at Compute Engine rates (Autopilot's own rates for the class may differ)", v[0])
 			if v[0] == "autopilot-spot" {
 				n.purchase, n.provider = parser.Spot, parser.GCP

@@ -858,6 +858,14 @@ func TestNodePoolsOfEachCluster(t *testing.T) {
 				"envs/prod/k8s/job.yaml":       job("prod"),
 			},
 			want: map[string]placed{"dev": {"g5", "standard"}, "prod": {"g6e", ""}}},
+		{name: "a ComputeClass of one name in each cluster",
+			files: map[string]string{
+				"clusters/eu/classes.yaml":  "apiVersion: cloud.google.com/v1\nkind: ComputeClass\nmetadata: {name: gpu}\nspec:\n  priorities: [{machineFamily: a3, gpu: {type: nvidia-h100-80gb, count: 8}}]\n",
+				"clusters/eu/apps/job.yaml": strings.Replace(job("eu"), "    spec:\n", "    spec:\n      nodeSelector: {cloud.google.com/compute-class: gpu}\n", 1),
+				"clusters/us/classes.yaml":  "apiVersion: cloud.google.com/v1\nkind: ComputeClass\nmetadata: {name: gpu}\nspec:\n  priorities: [{machineFamily: g2, gpu: {type: nvidia-l4, count: 1}}]\n",
+				"clusters/us/apps/job.yaml": strings.Replace(job("us"), "    spec:\n", "    spec:\n      nodeSelector: {cloud.google.com/compute-class: gpu}\n", 1),
+			},
+			want: map[string]placed{"eu": {"a3", ""}, "us": {"g2", ""}}},
 		{name: "one cluster's pools, declared apart",
 			files: map[string]string{
 				"platform/karpenter/pools.yaml": pool("heavy", "p5", 10, "gpu"),
