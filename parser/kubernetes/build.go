@@ -182,9 +182,7 @@ func Build(files []*File, opts Options) parser.Result {
 			}
 		}
 	}
-	slices.SortStableFunc(pools, func(a, b *nodePool) int {
-		return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.root, b.root))
-	})
+	nodePools := newNodePools(pools)
 	for _, np := range pools {
 		class := nearestOf(ec2Classes[np.nodeClass], np.root) // its own cluster's, when several share its name
 		np.noGPUDriver, np.bottlerocket = class.noGPUDriver, class.bottlerocket
@@ -259,7 +257,7 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, fmt.Errorf("%s%d is not a number of pods", roleLabel(r), r.replicas)))
 				continue
 			}
-			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{pools, classes, kueue, groups, sharing, layouts}, scalers, claims, opts)
+			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{nodePools, classes, kueue, groups, sharing, layouts}, scalers, claims, opts)
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
@@ -722,7 +720,7 @@ func nearestOf[T any](objs []rooted[T], podRoot string) T {
 
 // nodeSources are the cluster-wide objects that decide where pods run.
 type nodeSources struct {
-	pools   []*nodePool                        // Karpenter NodePools, by name
+	pools   nodePools                          // Karpenter NodePools, by name
 	classes map[string][]rooted[*computeClass] // GKE ComputeClasses by name
 	kueue   *kueueIndex                        // Kueue queues and flavors
 	groups  *groupIndex                        // node groups declared outside the manifests
@@ -779,9 +777,9 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	if len(n.instanceTypes) == 1 {
 		groups = groups.running(n.instanceTypes[0])
 	}
-	pools := poolsNear(nodes.pools, res.Root) // the Karpenter NodePools of the pod's cluster
-	groupsWhy := ""                           // why the pod's selection of node groups gives no node
-	var onGroup *NodeGroup                    // the group whose nodes run the pod, when one does
+	pools := nodes.pools.near(res.Root) // the Karpenter NodePools of the pod's cluster
+	groupsWhy := ""                     // why the pod's selection of node groups gives no node
+	var onGroup *NodeGroup              // the group whose nodes run the pod, when one does
 	if groups.used && !placed && unplaced == "" {
 		if p := groups.group(res.Root); p.g == nil {
 			groupsWhy = p.why

@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -699,19 +700,33 @@ func namesManagedGroup(sel selector) bool {
 	return ok
 }
 
-// poolsNear returns the NodePools a pod declared at podRoot may land on, of pools sorted by
-// name. A NodePool is cluster-scoped: two of one name are two clusters' (a repository that keeps
-// envs/dev beside envs/prod, or kustomize overlays that each deploy the same pool), and then only
-// the pools declared nearest the pod (nearestBy) are its cluster's. Otherwise every pool in the
-// scan may take it.
-func poolsNear(pools []*nodePool, podRoot string) []*nodePool {
+// nodePools are the Karpenter NodePools of a scan, sorted by name. A NodePool is
+// cluster-scoped: two of one name are two clusters' (a repository that keeps envs/dev beside
+// envs/prod, or kustomize overlays that each deploy the same pool), and severalClusters says so.
+type nodePools struct {
+	all             []*nodePool
+	severalClusters bool
+}
+
+func newNodePools(pools []*nodePool) nodePools {
+	slices.SortStableFunc(pools, func(a, b *nodePool) int {
+		return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.root, b.root))
+	})
+	several := false
 	for i := 1; i < len(pools); i++ {
-		if pools[i].name == pools[i-1].name {
-			near, _ := nearestBy(pools, func(np *nodePool) string { return np.root }, podRoot)
-			return near
-		}
+		several = several || pools[i].name == pools[i-1].name
 	}
-	return pools
+	return nodePools{all: pools, severalClusters: several}
+}
+
+// near returns the pools a pod declared at podRoot may land on: in a scan of several clusters,
+// those declared nearest the pod (nearestBy), its cluster's; otherwise all of them.
+func (p nodePools) near(podRoot string) []*nodePool {
+	if !p.severalClusters {
+		return p.all
+	}
+	near, _ := nearestBy(p.all, func(np *nodePool) string { return np.root }, podRoot)
+	return near
 }
 
 // matchNodePool finds the pool a GPU pod lands on: the highest-weight admitting pool that
