@@ -545,7 +545,7 @@ type groupPick struct {
 	// others take them.
 	off string
 	// near says that the groups of different kinds were narrowed to those declared nearest the
-	// pod (nearest), and which were left out.
+	// pod (nearestBy), and which were left out.
 	near string
 }
 
@@ -579,7 +579,7 @@ func (c groupChoice) group(podRoot string) groupPick {
 		p.g, p.on = g, all
 		return p
 	}
-	if near, named := nearest(all, podRoot); len(near) < len(all) {
+	if near, named := nearestBy(all, func(g *NodeGroup) string { return g.Root }, podRoot); len(near) < len(all) {
 		if g := oneKind(near); g != nil {
 			far := slices.DeleteFunc(slices.Clone(all), func(g *NodeGroup) bool { return slices.Contains(near, g) })
 			p.g, p.on = g, near
@@ -600,23 +600,18 @@ func (c groupChoice) group(podRoot string) groupPick {
 	return p
 }
 
-// nearest returns the groups declared nearest a pod's root (a manifest file, a Terraform
-// root's directory): those whose root shares the most leading path elements with it, a group of
-// the pod's own root (Root "") as much as the pod's root itself. A repository that keeps several clusters side by
-// side (envs/dev, envs/prod) keeps each one's node groups next to its workloads, and a scan of
-// the whole repository reads them all.
+// nearestBy returns the items declared nearest a pod's root (a manifest file, a Terraform
+// root's directory), root giving each item's: those whose root shares the most leading path
+// elements with it, an item of the pod's own root ("") as much as the pod's root itself. A
+// repository that keeps several clusters side by side (envs/dev, envs/prod) keeps each one's
+// node groups and NodePools next to its workloads, and a scan of the whole repository reads
+// them all.
 //
-// Among groups equally near, those whose further path elements share the most names with the
+// Among items equally near, those whose further path elements share the most names with the
 // pod's are kept, and named is the names they share: a repository that keeps its manifests and
 // its Terraform in separate trees (k8s/overlays/prod, terraform/prod) names each cluster's
 // directories alike in both. Names are compared without their extension (k8s/prod.yaml is
 // prod).
-func nearest(groups []*NodeGroup, podRoot string) (near []*NodeGroup, named []string) {
-	return nearestBy(groups, func(g *NodeGroup) string { return g.Root }, podRoot)
-}
-
-// nearestBy keeps the items declared nearest podRoot, as nearest does for node groups; root
-// returns an item's root ("" for the pod's own).
 func nearestBy[T any](items []T, root func(T) string, podRoot string) (near []T, named []string) {
 	a := pathElements(podRoot)
 	type score struct {
@@ -660,7 +655,7 @@ func nearestBy[T any](items []T, root func(T) string, podRoot string) (near []T,
 }
 
 // trimExt returns a path element without its extension: prod.yaml is prod (.terraform is "",
-// a name nearest does not compare).
+// a name nearestBy does not compare).
 func trimExt(e string) string {
 	return strings.TrimSuffix(e, filepath.Ext(e))
 }
