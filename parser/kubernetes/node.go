@@ -712,11 +712,11 @@ func newNodePools(pools []*nodePool) nodePools {
 	slices.SortStableFunc(pools, func(a, b *nodePool) int {
 		return cmp.Or(strings.Compare(a.name, b.name), strings.Compare(a.root, b.root))
 	})
-	several := false
-	for i := 1; i < len(pools); i++ {
-		several = several || pools[i].name == pools[i-1].name
+	p := nodePools{all: pools}
+	for i := 1; i < len(pools) && !p.severalClusters; i++ { // sorted: a repeated name is adjacent
+		p.severalClusters = pools[i].name == pools[i-1].name
 	}
-	return nodePools{all: pools, severalClusters: several}
+	return p
 }
 
 // near returns the pools a pod declared at podRoot may land on: in a scan of several clusters,
