@@ -44,16 +44,13 @@ func (p *Pricer) attachNode(r *parser.Resource, e *Estimate, acc catalog.Instanc
 	}
 	first := true
 	for _, lim := range catalog.AttachLimits(acc.Type) {
-		if float64(lim.GPUs)+1e-9 < share || pod.NodeGPUs != nil && !pod.NodeGPUs.Allows(float64(lim.GPUs)) {
+		if !limitHolds(lim, share, pod) {
 			continue
 		}
 		var best attachedNode
 		found := false
 		for _, vm := range vms {
-			if vm.VCPU > lim.MaxVCPUs || vm.MemoryGiB > lim.MaxMemoryGiB {
-				continue
-			}
-			if cpu, mem := gkeAllocatable(vm.VCPU, vm.MemoryGiB); cpu+1e-9 < pod.CPU || mem+1e-9 < pod.MemoryGiB {
+			if !vmHolds(vm, lim, pod) {
 				continue
 			}
 			q, miss := p.Catalog.Quote(r.Provider, vm.Type, e.Region, r.PurchaseOption)
@@ -79,6 +76,22 @@ func (p *Pricer) attachNode(r *parser.Resource, e *Estimate, acc catalog.Instanc
 		return attachedNode{}, fmt.Sprintf("%s cannot hold a pod that requests %s: GKE leaves %.2f CPUs and %.1f GiB of it allocatable", vms[0].Type, podAsk(share, pod), cpu, mem)
 	}
 	return attachedNode{}, fmt.Sprintf("no N1 machine type with %s attached holds a pod that requests %s (GCP limits the VM size for each GPU count)", acc.Type, podAsk(share, pod))
+}
+
+// limitHolds reports whether the GPU count of one of GCP's attach limits holds a pod's share
+// and is one the pod's labels allow.
+func limitHolds(lim catalog.AttachLimit, share float64, pod *parser.PodGPUs) bool {
+	return float64(lim.GPUs)+1e-9 >= share && (pod.NodeGPUs == nil || pod.NodeGPUs.Allows(float64(lim.GPUs)))
+}
+
+// vmHolds reports whether an N1 VM takes that many GPUs (GCP limits its size for each count)
+// and leaves the pod's CPU and memory allocatable.
+func vmHolds(vm catalog.Instance, lim catalog.AttachLimit, pod *parser.PodGPUs) bool {
+	if vm.VCPU > lim.MaxVCPUs || vm.MemoryGiB > lim.MaxMemoryGiB {
+		return false
+	}
+	cpu, mem := gkeAllocatable(vm.VCPU, vm.MemoryGiB)
+	return cpu+1e-9 >= pod.CPU && mem+1e-9 >= pod.MemoryGiB
 }
 
 // podAsk writes what a pod requests of a node: "1 GPU, 8 CPUs and 20 GiB".

@@ -182,6 +182,47 @@ func (c GPUCatalog) NodeGPUs(provider, instanceType string, attached []parser.Ac
 // NVIDIA-A100-SXM4-80GB) names the GPU of the catalog key, as GPUKeysForName reads names.
 func (GPUCatalog) Names(key string, names []string) bool { return gpuKeys(names)[key] }
 
+// Offers reports whether some catalog type of a cloud, in any region, can be the node of a pod
+// with this selection: one its labels allow that holds its GPUs, CPU and memory (an N1 VM with
+// GPUs attached on GCP), the types chooseNode picks among before prices. Karpenter passes over
+// a NodePool none of whose instance types meets the pod's requirements
+// (kubernetes-sigs/karpenter pkg/controllers/provisioning/scheduling: a NodeClaim template with
+// no compatible instance type takes no pod). An unknown cloud offers anything.
+func (c GPUCatalog) Offers(provider string, pod *parser.PodGPUs) bool {
+	if provider == "" || provider == parser.Unknown {
+		return true
+	}
+	p := &Pricer{Catalog: c.Catalog}
+	keys := gpuKeys(pod.GPUNames)
+	if len(pod.GPUNames) > 0 && len(keys) == 0 {
+		return false
+	}
+	for _, in := range c.Catalog.Instances(provider) {
+		if _, ok := p.fits(provider, in, pod, keys); ok {
+			return true
+		}
+	}
+	if !mayAttach(provider, pod, keys) {
+		return false
+	}
+	vms := p.n1Types(pod)
+	for _, acc := range c.Catalog.AllInstances(provider) {
+		if !p.attachable(acc, pod, keys) {
+			continue
+		}
+		share, reason := p.perPodGPUs(pod, acc, &Estimate{})
+		if reason != "" {
+			continue
+		}
+		for _, lim := range catalog.AttachLimits(acc.Type) {
+			if limitHolds(lim, share, pod) && slices.ContainsFunc(vms, func(vm catalog.Instance) bool { return vmHolds(vm, lim, pod) }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // perPodGPUs is how many of the node's GPUs one pod takes.
 func (p *Pricer) perPodGPUs(pod *parser.PodGPUs, node catalog.Instance, e *Estimate) (float64, string) {
 	n := float64(pod.Requested)
@@ -318,12 +359,8 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	}
 	var cands []cand
 	for _, in := range p.Catalog.Instances(r.Provider) {
-		if !allowedType(r.Provider, in, pod) || len(keys) > 0 && !keys[in.GPU] || !p.reportsMemory(in.GPU, pod) || !p.hasArchitecture(in.GPU, pod) || !p.runsResource(in, pod.Resource) || !holdsPod(in, pod) ||
-			p.excludes(r.Provider, in, pod.Excluded) {
-			continue
-		}
-		share, reason := p.perPodGPUs(pod, in, &Estimate{})
-		if reason != "" || share > in.GPUCount+1e-9 || in.GPUCount < 1 && pod.MIGProfile == "" {
+		share, ok := p.fits(r.Provider, in, pod, keys)
+		if !ok {
 			continue
 		}
 		q, miss := p.Catalog.Quote(r.Provider, in.Type, e.Region, r.PurchaseOption)
@@ -335,12 +372,10 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	}
 	// GCP's T4, V100, P100 and P4 come attached to N1 VMs: a node of each GPU the labels name,
 	// or of each GPU feature discovery's labels allow.
-	gfd := pod.GPUReportedMiB != nil || selectsArchitecture(pod)
-	if r.Provider == parser.GCP && (len(keys) > 0 || gfd) && attachesGPUs(pod) {
+	if mayAttach(r.Provider, pod, keys) {
 		vms := p.n1Types(pod)
 		for _, acc := range p.Catalog.AllInstances(r.Provider) {
-			if !attachedGPU(acc) || len(keys) > 0 && !keys[acc.GPU] || !p.reportsMemory(acc.GPU, pod) || !p.hasArchitecture(acc.GPU, pod) || !p.runsResource(acc, pod.Resource) ||
-				pod.GPUMemoryMiB != nil && !pod.GPUMemoryMiB.AllowsWithin(acc.GPUMemoryGiB*1024, 0.03) || p.excludesGPU(acc, pod.Excluded) {
+			if !p.attachable(acc, pod, keys) {
 				continue
 			}
 			if n, reason := p.attachNode(r, e, acc, vms); reason == "" {
@@ -412,6 +447,35 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	}
 	addNote(e, fmt.Sprintf("node type estimated: of the %d catalog type%s the pod's labels allow, %s %s", len(cands), plural(len(cands)), best.in.Type, holds))
 	return ""
+}
+
+// fits reports whether a catalog type can be the node of a pod, before its price: the pod's
+// labels allow it (keys are the catalog GPU keys they name), and it holds the pod's GPUs, CPU and
+// memory; share is the type's GPUs one pod takes.
+func (p *Pricer) fits(provider string, in catalog.Instance, pod *parser.PodGPUs, keys map[string]bool) (share float64, ok bool) {
+	if !allowedType(provider, in, pod) || len(keys) > 0 && !keys[in.GPU] || !p.reportsMemory(in.GPU, pod) || !p.hasArchitecture(in.GPU, pod) || !p.runsResource(in, pod.Resource) || !holdsPod(in, pod) ||
+		p.excludes(provider, in, pod.Excluded) {
+		return 0, false
+	}
+	share, reason := p.perPodGPUs(pod, in, &Estimate{})
+	if reason != "" || share > in.GPUCount+1e-9 || in.GPUCount < 1 && pod.MIGProfile == "" {
+		return 0, false
+	}
+	return share, true
+}
+
+// mayAttach reports whether a pod's node may be an N1 VM with GPUs attached (GCP's T4, V100,
+// P100 and P4): its labels name the GPU, or GPU feature discovery's memory or architecture, and
+// nothing of another cloud.
+func mayAttach(provider string, pod *parser.PodGPUs, keys map[string]bool) bool {
+	gfd := pod.GPUReportedMiB != nil || selectsArchitecture(pod)
+	return provider == parser.GCP && (len(keys) > 0 || gfd) && attachesGPUs(pod)
+}
+
+// attachable reports whether the pod's labels allow an attached GPU of the catalog (acc).
+func (p *Pricer) attachable(acc catalog.Instance, pod *parser.PodGPUs, keys map[string]bool) bool {
+	return attachedGPU(acc) && (len(keys) == 0 || keys[acc.GPU]) && p.reportsMemory(acc.GPU, pod) && p.hasArchitecture(acc.GPU, pod) && p.runsResource(acc, pod.Resource) &&
+		(pod.GPUMemoryMiB == nil || pod.GPUMemoryMiB.AllowsWithin(acc.GPUMemoryGiB*1024, 0.03)) && !p.excludesGPU(acc, pod.Excluded)
 }
 
 // reportsMemory reports whether a GPU reports the memory the pod's labels ask for: GPU feature

@@ -65,6 +65,10 @@ type GPUCatalog interface {
 	// Names reports whether one of names (values of nvidia.com/gpu.product: NVIDIA-L4) names
 	// the GPU of the catalog key.
 	Names(key string, names []string) bool
+	// Offers reports whether some catalog type of a cloud can be the node of a pod with this
+	// selection (the types, families and GPUs it allows, what it rules out) and holds its
+	// request: a NodePool with none takes no pod.
+	Offers(provider string, pod *parser.PodGPUs) bool
 }
 
 // Parse decodes and builds one stream on its own (for a single file or stdin).
@@ -804,7 +808,22 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		}
 	}
 	if len(n.instanceTypes) != 1 && !placed && unplaced == "" {
-		if np := matchNodePool(pools, sel, tols); np != nil {
+		np, passed := matchNodePool(pools, sel, tols, poolHasType(res.Pod, sel, nodes.sharing, opts.GPUs))
+		if len(passed) > 0 {
+			admit, pools := "admits", "the pool's"
+			if len(passed) > 1 {
+				admit, pools = "admit", "the pools'"
+			}
+			why := fmt.Sprintf("%s %s the pod's labels, but none of the catalog types %s requirements allow meets the pod's selection and holds its request", poolAddresses(passed), admit, pools)
+			if np != nil {
+				res.Note("%s: Karpenter launches its nodes from %s, the next pool by weight", why, np.address)
+			} else {
+				res.Note("%s: Karpenter leaves the pod pending unless a pool not among the files takes it; the node comes from the pod's own labels", why)
+				stuck = fmt.Sprintf("%s %s its pods' labels, but none of the catalog types %s requirements allow meets their selection and holds their request: Karpenter leaves them pending unless a NodePool not among the files takes them (priced from their own labels)",
+					poolAddresses(passed), admit, pools)
+			}
+		}
+		if np != nil {
 			placed, pool = true, np
 			merged := fromSelector(np.merge(sel), np.address)
 			if np.provider != "" {
@@ -818,8 +837,9 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 			}
 			n = merged
 			n.addSource(np.address)
-		} else if refused := gpuPoolsOn(pools, n.provider); len(refused) > 0 && !namesManagedGroup(sel) {
+		} else if refused := gpuPoolsOn(pools, n.provider); len(refused) > 0 && len(passed) == 0 && !namesManagedGroup(sel) {
 			res.Note("no NodePool among the files admits the pod (%s: their requirements or taints exclude its selection): Karpenter leaves it pending unless a pool not among the files takes it; the node comes from the pod's own labels", strings.Join(refused, ", "))
+			stuck = fmt.Sprintf("no NodePool among the files admits its pods (%s: their requirements or taints exclude their selection): Karpenter leaves them pending unless a NodePool not among the files takes them (priced from their own labels)", strings.Join(refused, ", "))
 		}
 	}
 	if len(n.instanceTypes) == 1 && !placed && unplaced == "" {
@@ -828,7 +848,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		// the pods.
 		var np *nodePool
 		if v, ok := sel.values(labelKarpenterPool); ok && len(v) == 1 {
-			np = matchNodePool(pools, sel, tols)
+			np, _ = matchNodePool(pools, sel, tols, nil)
 		} else if np = matchPinnedPool(pools, sel, tols, n.instanceTypes[0]); np != nil {
 			res.Note("%s names %s in its requirements: Karpenter launches the pods' %s nodes from it, with its capacity type and limits", np.address, np.namesType(n.instanceTypes[0]), n.instanceTypes[0])
 		}
@@ -859,20 +879,13 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		res.PurchaseOption = n.purchase
 	}
 	res.Region = n.region
-	narrowed := len(n.instanceTypes) > 1 || len(n.families) > 0 || len(n.gpuNames) > 0 || len(n.azureGPUNames) > 0 ||
-		len(n.categories) > 0 || n.gpuCounts != nil || n.gpuMemory != nil || n.gpuReported != nil || len(n.gpuFamilies) > 0 ||
-		n.computeMajor != nil || n.computeMinor != nil || n.generations != nil && n.provider != ""
 	switch {
 	case len(n.instanceTypes) == 1:
 		res.InstanceType = n.instanceTypes[0]
 		res.Provider = parser.ProviderOfInstanceType(res.InstanceType)
 		keepAttachedGPU(res, n)
-	case narrowed || placed && n.provider != "":
-		res.Pod.InstanceTypes, res.Pod.Families, res.Pod.GPUNames, res.Pod.AzureGPUNames = n.instanceTypes, n.families, n.gpuNames, n.azureGPUNames
-		res.Pod.Categories, res.Pod.NodeGPUs, res.Pod.AnyGPUType = n.categories, n.gpuCounts, !narrowed
-		res.Pod.Generations, res.Pod.GPUMemoryMiB, res.Pod.GPUReportedMiB = n.generations, n.gpuMemory, n.gpuReported
-		res.Pod.GPUFamilies, res.Pod.GPUComputeMajor, res.Pod.GPUComputeMinor = n.gpuFamilies, n.computeMajor, n.computeMinor
-		res.Pod.Excluded = n.excluded
+	case n.narrowed() || placed && n.provider != "":
+		n.onPod(res.Pod)
 		for _, src := range n.excludedFrom {
 			n.addSource(src)
 		}
@@ -938,6 +951,41 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	}
 	res.Pod.NodeSource = strings.Join(n.source, ", ")
 	return pool, stuck
+}
+
+// poolHasType returns whether a NodePool has an instance type for a pod with this selection:
+// the catalog (Options.GPUs) holds one that the pool's requirements and the pod's selection allow
+// and that holds the pod's request. Where the pool's nodes may split or share GPUs (a device
+// plugin config among the manifests, the pool's Bottlerocket settings or MIG layout label, GKE's
+// partition label), one unit of the pod's resource may be less than a GPU, so only one GPU is
+// asked of the type. Nil (every pool has one) without a catalog.
+func poolHasType(pod *parser.PodGPUs, sel selector, sharing *pluginSharing, gpus GPUCatalog) func(*nodePool) bool {
+	if gpus == nil {
+		return nil
+	}
+	return func(np *nodePool) bool {
+		merged := np.merge(sel)
+		n := fromSelector(merged, np.address)
+		if np.provider != "" {
+			n.provider = np.provider
+		}
+		trial := *pod
+		n.onPod(&trial)
+		trial.SharedReplicas = n.sharedReplicas
+		_, sliced := merged.values(LabelMIGConfig, LabelGKEGPUPartition)
+		if trial.SharedReplicas == 0 && (sliced || np.bottlerocket != nil || sharing != nil && len(sharing.byKey) > 0) {
+			trial.Requested = min(trial.Requested, 1)
+		}
+		return gpus.Offers(n.provider, &trial)
+	}
+}
+
+func poolAddresses(pools []*nodePool) string {
+	out := make([]string, len(pools))
+	for i, np := range pools {
+		out[i] = np.address
+	}
+	return strings.Join(out, ", ")
 }
 
 // gpuUnitOnGroup makes each nvidia.com/gpu a pod requests one MIG slice where its nodes' GPUs

@@ -1585,9 +1585,18 @@ func TestNoNodePoolAdmitsThePod(t *testing.T) {
 		"its label excluded":           {definesWorkload("metadata: {labels: {workload: serve}}", "") + avoiding("workload", "serve"), true},
 		"a label it does not set":      {pool + avoiding("workload", "serve"), false},
 	} {
-		r := one(t, build(t, c.src, Options{}))
+		res := build(t, c.src, Options{})
+		r := one(t, res)
 		if hasNote(r) != c.want {
 			t.Errorf("%s: note %v, want %v (notes %q)", name, hasNote(r), c.want, r.Notes)
+		}
+		// The pod is pending: a warning at its line says so.
+		warned := slices.ContainsFunc(res.Warnings, func(w parser.Error) bool {
+			return w.Line == r.Source.Line && strings.HasPrefix(w.Message, "Job/ns/j: no NodePool among the files admits its pods (NodePool/a100") &&
+				strings.Contains(w.Message, "Karpenter leaves them pending")
+		})
+		if warned != c.want || !c.want && len(res.Warnings) > 0 {
+			t.Errorf("%s: pending warning %v, want %v (%v)", name, warned, c.want, res.Warnings)
 		}
 		if r.InstanceType == "" && r.Pod.InstanceTypes == nil && r.Pod.GPUNames == nil && len(r.Unresolved) == 0 {
 			t.Errorf("%s: the pod's own labels were lost: %+v", name, r)

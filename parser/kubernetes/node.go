@@ -118,6 +118,23 @@ type nodeChoice struct {
 	ownPrice *parser.OwnPrice
 }
 
+// narrowed reports whether the choice narrows the node down from any GPU type of its cloud.
+func (n nodeChoice) narrowed() bool {
+	return len(n.instanceTypes) > 1 || len(n.families) > 0 || len(n.gpuNames) > 0 || len(n.azureGPUNames) > 0 ||
+		len(n.categories) > 0 || n.gpuCounts != nil || n.gpuMemory != nil || n.gpuReported != nil || len(n.gpuFamilies) > 0 ||
+		n.computeMajor != nil || n.computeMinor != nil || n.generations != nil && n.provider != ""
+}
+
+// onPod writes what the choice allows of the node onto the pod, for the estimator to choose
+// its type among the catalog's.
+func (n nodeChoice) onPod(pod *parser.PodGPUs) {
+	pod.InstanceTypes, pod.Families, pod.GPUNames, pod.AzureGPUNames = n.instanceTypes, n.families, n.gpuNames, n.azureGPUNames
+	pod.Categories, pod.NodeGPUs, pod.AnyGPUType = n.categories, n.gpuCounts, !n.narrowed()
+	pod.Generations, pod.GPUMemoryMiB, pod.GPUReportedMiB = n.generations, n.gpuMemory, n.gpuReported
+	pod.GPUFamilies, pod.GPUComputeMajor, pod.GPUComputeMinor = n.gpuFamilies, n.computeMajor, n.computeMinor
+	pod.Excluded = n.excluded
+}
+
 func (n *nodeChoice) addSource(s string) {
 	for _, x := range n.source {
 		if x == s {
@@ -617,7 +634,8 @@ func matchPinnedPool(pools []*nodePool, sel selector, tols []toleration, typ str
 			named = append(named, np)
 		}
 	}
-	return matchNodePool(named, sel, tols)
+	np, _ := matchNodePool(named, sel, tols, nil)
+	return np
 }
 
 // offersGPUs reports whether the pool's requirements point at GPU instances at all.
@@ -678,7 +696,7 @@ func (np *nodePool) offersGPUs() bool {
 }
 
 // gpuPoolsOn lists the addresses of the pools that offer GPUs on a cloud (any pool whose cloud,
-// or the pod's, is not known), in name order.
+// or the pod's, is not known), in name order, each once (two clusters' pools may share a name).
 func gpuPoolsOn(pools []*nodePool, provider string) []string {
 	var out []string
 	for _, np := range pools {
@@ -687,7 +705,7 @@ func gpuPoolsOn(pools []*nodePool, provider string) []string {
 		}
 	}
 	sort.Strings(out)
-	return out
+	return slices.Compact(out)
 }
 
 // managedGroupLabels are the labels the clouds put on the nodes of a managed node group (EKS node
@@ -730,8 +748,11 @@ func (p nodePools) near(podRoot string) []*nodePool {
 }
 
 // matchNodePool finds the pool a GPU pod lands on: the highest-weight admitting pool that
-// offers GPU instances (ties by name), as Karpenter orders pools.
-func matchNodePool(pools []*nodePool, sel selector, tols []toleration) *nodePool {
+// offers GPU instances (ties by name), as Karpenter orders pools, and of those, the first with
+// an instance type for the pod (hasType; nil takes the first). passed are the admitting pools
+// before it that have none, or all of them when none has: Karpenter tries each pool's
+// compatible instance types in that order and moves on from a pool that has none.
+func matchNodePool(pools []*nodePool, sel selector, tols []toleration, hasType func(*nodePool) bool) (np *nodePool, passed []*nodePool) {
 	var cands []*nodePool
 	for _, np := range pools {
 		if np.offersGPUs() && np.admits(sel, tols) {
@@ -744,10 +765,12 @@ func matchNodePool(pools []*nodePool, sel selector, tols []toleration) *nodePool
 		}
 		return cands[i].name < cands[j].name
 	})
-	if len(cands) == 0 {
-		return nil
+	for i, np := range cands {
+		if hasType == nil || hasType(np) {
+			return np, cands[:i]
+		}
 	}
-	return cands[0]
+	return nil, cands
 }
 
 // merge combines the pod's own selection with its NodePool's requirements: the pod narrows

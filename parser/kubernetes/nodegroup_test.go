@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -536,6 +537,24 @@ func (fakeGPUs) Names(key string, names []string) bool {
 	return slices.ContainsFunc(names, func(n string) bool { return strings.Contains(strings.ToLower(n), key) })
 }
 
+// Offers is true for a pod whose labels allow one of the types, as an instance type or its
+// family (the part before the dot), and whose GPUs it holds (each shared by SharedReplicas
+// pods); as the catalog's, it offers
+// anything on a cloud not known.
+func (f fakeGPUs) Offers(provider string, pod *parser.PodGPUs) bool {
+	if provider == "" || provider == parser.Unknown {
+		return true
+	}
+	for typ, g := range f {
+		family, _, _ := strings.Cut(typ, ".")
+		if (len(pod.InstanceTypes) == 0 || slices.Contains(pod.InstanceTypes, typ)) && (len(pod.Families) == 0 || slices.Contains(pod.Families, family)) &&
+			int64(g.Count)*int64(max(pod.SharedReplicas, 1)) >= pod.Requested {
+			return true
+		}
+	}
+	return false
+}
+
 // With Options.GPUs, GPU feature discovery's labels select node groups by the GPUs their nodes
 // run: nvidia.com/gpu.product In, NotIn and Exists, gpu.count and gpu.memory (the driver's
 // total); a group whose type is not known may carry them; a group that declares the label
@@ -893,5 +912,81 @@ func TestNodePoolsOfEachCluster(t *testing.T) {
 				t.Errorf("placed %v, want %v (errors %v)", got, tc.want, res.Errors)
 			}
 		})
+	}
+}
+
+// Karpenter tries NodePools in weight order and moves on from one none of whose instance types
+// takes the pod: with a catalog (Options.GPUs), a pod that a pool admits by its labels but whose
+// GPUs no type of the pool holds lands on the next admitting pool, with a note naming the pool
+// passed over; with none left it is priced from its own labels, with a warning that Karpenter
+// leaves it pending. Where the pool's nodes may split or share GPUs, a unit may be less than a
+// GPU and the pool is kept. Without a catalog the first admitting pool takes the pod.
+func TestNodePoolWithATypeForThePod(t *testing.T) {
+	gpus := fakeGPUs{"g6.xlarge": {Key: "l4", Count: 1}, "p4de.24xlarge": {Key: "a100", Count: 8}}
+	pool := func(name string, weight int, family, templateLabels string) string {
+		return "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: " + name + "}\nspec:\n  weight: " + strconv.Itoa(weight) + "\n" +
+			"  template:\n    metadata: {labels: {" + templateLabels + "}}\n" +
+			"    spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}, " +
+			"requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [" + family + "]}]}\n---\n"
+	}
+	job := func(gpus int) string {
+		return "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: ns}\nspec:\n  template:\n    spec:\n" +
+			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: " + strconv.Itoa(gpus) + "}}}]\n"
+	}
+	const timeSliced = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: plugin, namespace: gpu-operator}\ndata:\n  any: |-\n" +
+		"    version: v1\n    sharing:\n      timeSlicing:\n        resources:\n        - name: nvidia.com/gpu\n          replicas: 8\n"
+	pools := pool("small", 50, "g6", "") + pool("big", 10, "p4de", "")
+	const passed = "NodePool/small admits the pod's labels, but none of the catalog types the pool's requirements allow meets the pod's selection and holds its request"
+	for name, c := range map[string]struct {
+		src     string
+		gpus    GPUCatalog
+		family  string // of the pool the pod lands on; "" for none
+		note    string // a note the pod has
+		warning bool   // that Karpenter leaves the pod pending
+	}{
+		"fits the first pool":   {src: pools + job(1), gpus: gpus, family: "g6"},
+		"falls through":         {src: pools + job(8), gpus: gpus, family: "p4de", note: passed + ": Karpenter launches its nodes from NodePool/big, the next pool by weight"},
+		"no pool holds it":      {src: pools + job(16), gpus: gpus, note: "NodePool/small, NodePool/big admit the pod's labels, but none of the catalog types the pools' requirements allow", warning: true},
+		"the only pool":         {src: pool("small", 50, "g6", "") + job(8), gpus: gpus, note: passed + ": Karpenter leaves the pod pending", warning: true},
+		"without a catalog":     {src: pools + job(8), family: "g6"},
+		"MIG layout label":      {src: pool("small", 50, "g6", "nvidia.com/mig.config: all-1g.10gb") + pool("big", 10, "p4de", "") + job(8), gpus: gpus, family: "g6"},
+		"time-slicing config":   {src: pools + job(8) + timeSliced, gpus: gpus, family: "g6"},
+		"shared by 8 pods":      {src: pool("small", 50, "g6", "cloud.google.com/gke-max-shared-clients-per-gpu: '8'") + pool("big", 10, "p4de", "") + job(8), gpus: gpus, family: "g6"},
+		"shared by 4 pods":      {src: pool("small", 50, "g6", "cloud.google.com/gke-max-shared-clients-per-gpu: '4'") + pool("big", 10, "p4de", "") + job(8), gpus: gpus, family: "p4de", note: passed},
+		"the first takes a few": {src: pool("small", 50, "p4de", "") + pool("big", 10, "g6", "") + job(2), gpus: gpus, family: "p4de"},
+	} {
+		res := build(t, c.src, Options{GPUs: c.gpus})
+		r := one(t, res)
+		if got := r.Pod.Families; c.family != "" && !slices.Equal(got, []string{c.family}) || c.family == "" && len(got) > 0 {
+			t.Errorf("%s: families %v, want %q", name, got, c.family)
+		}
+		if c.note != "" && !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, c.note) }) {
+			t.Errorf("%s: no note %q in %q", name, c.note, r.Notes)
+		}
+		if c.note == "" && slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "none of the catalog types") }) {
+			t.Errorf("%s: a pool was passed over: %q", name, r.Notes)
+		}
+		pending := slices.ContainsFunc(res.Warnings, func(w parser.Error) bool {
+			return w.Line == r.Source.Line && strings.HasPrefix(w.Message, r.Address+": NodePool/small") && strings.Contains(w.Message, "labels, but none of the catalog types") &&
+				strings.Contains(w.Message, "Karpenter leaves them pending")
+		})
+		if pending != c.warning {
+			t.Errorf("%s: pending warning %v, want %v (%v)", name, pending, c.warning, res.Warnings)
+		}
+	}
+}
+
+// The pools a pending pod's note names are each named once, though two clusters' pools may
+// share a name, and only those of the pod's cloud (or of no known cloud).
+func TestGPUPoolsOn(t *testing.T) {
+	gpuPool := func(name, provider string) *nodePool {
+		np := &nodePool{name: name, address: "NodePool/" + name, provider: provider, requirements: newSelector()}
+		np.requirements.allowed[labelKarpenterGPUName] = []string{"a100"}
+		return np
+	}
+	cpu := &nodePool{name: "cpu", address: "NodePool/cpu", provider: parser.AWS, requirements: newSelector()}
+	pools := []*nodePool{gpuPool("serve", parser.AWS), gpuPool("batch", parser.AWS), gpuPool("serve", parser.AWS), gpuPool("l4", parser.GCP), gpuPool("any", ""), cpu}
+	if got, want := gpuPoolsOn(pools, parser.AWS), []string{"NodePool/any", "NodePool/batch", "NodePool/serve"}; !slices.Equal(got, want) {
+		t.Errorf("gpuPoolsOn = %v, want %v", got, want)
 	}
 }
