@@ -2,6 +2,7 @@ package estimator
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/estimator/catalog"
@@ -119,7 +120,7 @@ func (p *Pricer) n1Types(pod *parser.PodGPUs) []catalog.Instance {
 		if vm.Kind != catalog.KindVM || !strings.HasPrefix(vm.Type, "n1-") {
 			continue
 		}
-		if len(pod.InstanceTypes) > 0 && !containsFold(pod.InstanceTypes, vm.Type) {
+		if len(pod.InstanceTypes) > 0 && !containsFold(pod.InstanceTypes, vm.Type) || p.excludes(parser.GCP, vm, pod.Excluded) {
 			continue
 		}
 		ok := len(pod.Families) == 0
@@ -134,9 +135,11 @@ func (p *Pricer) n1Types(pod *parser.PodGPUs) []catalog.Instance {
 }
 
 // attachesGPUs reports whether the pod's constraints can be met by an N1 VM with attached GPUs
-// at all: constraints of other clouds' node labels rule it out.
+// at all: an Azure GPU name rules it out, and a category or generation (Karpenter's GCP
+// provider's) must allow N1's, n and 1.
 func attachesGPUs(pod *parser.PodGPUs) bool {
-	return len(pod.Categories) == 0 && pod.Generations == nil && len(pod.AzureGPUNames) == 0
+	return (len(pod.Categories) == 0 || slices.Contains(pod.Categories, "n")) && (pod.Generations == nil || pod.Generations.Allows(1)) &&
+		len(pod.AzureGPUNames) == 0
 }
 
 // attach records the chosen node on the resource: its type is the VM, its GPUs attached.

@@ -219,14 +219,17 @@ func TestCategoriesCountsAndVendors(t *testing.T) {
 			t.Errorf("%+v: got %s (%v)", tc.pod, e.InstanceType, e.UnpricedReason)
 		}
 	}
-	for typ, want := range map[string]string{"g6e.xlarge": "g", "p4d.24xlarge": "p", "inf2.48xlarge": "inf", "trn1.32xlarge": "trn"} {
-		if got := awsCategory(typ); got != want {
-			t.Errorf("awsCategory(%s) = %s, want %s", typ, got, want)
+	// EC2's and GCE's names, as Karpenter's AWS and GCP providers read them.
+	for typ, want := range map[string]string{"g6e.xlarge": "g", "p4d.24xlarge": "p", "inf2.48xlarge": "inf", "trn1.32xlarge": "trn",
+		"a3-highgpu-8g": "a", "g2-standard-4": "g", "n1-standard-8": "n", "a4x-highgpu-4g": "a"} {
+		if got := typeCategory(typ); got != want {
+			t.Errorf("typeCategory(%s) = %s, want %s", typ, got, want)
 		}
 	}
-	for typ, want := range map[string]int{"g6e.xlarge": 6, "p4d.24xlarge": 4, "inf2.48xlarge": 2, "dl1.24xlarge": 1, "p5.48xlarge": 5} {
-		if got := awsGeneration(typ); got != want {
-			t.Errorf("awsGeneration(%s) = %d, want %d", typ, got, want)
+	for typ, want := range map[string]int{"g6e.xlarge": 6, "p4d.24xlarge": 4, "inf2.48xlarge": 2, "dl1.24xlarge": 1, "p5.48xlarge": 5,
+		"a3-highgpu-8g": 3, "g2-standard-4": 2, "a4x-highgpu-4g": 4, "n1-standard-8": 1, "a2-ultragpu-1g": 2} {
+		if got := typeGeneration(typ); got != want {
+			t.Errorf("typeGeneration(%s) = %d, want %d", typ, got, want)
 		}
 	}
 	// Generation and GPU memory narrow the catalog: g of generation 6+ is g6.xlarge, not the

@@ -540,10 +540,10 @@ func allowedType(provider string, in catalog.Instance, pod *parser.PodGPUs) bool
 	if pod.NodeGPUs != nil && !pod.NodeGPUs.Allows(in.GPUCount) {
 		return false
 	}
-	if len(pod.Categories) > 0 && !slices.Contains(pod.Categories, awsCategory(in.Type)) {
+	if len(pod.Categories) > 0 && !slices.Contains(pod.Categories, typeCategory(in.Type)) {
 		return false
 	}
-	if pod.Generations != nil && (provider != parser.AWS || !pod.Generations.Allows(float64(awsGeneration(in.Type)))) {
+	if pod.Generations != nil && (provider != parser.AWS && provider != parser.GCP || !pod.Generations.Allows(float64(typeGeneration(in.Type)))) {
 		return false
 	}
 	// The EC2 API and the catalog round GPU memory differently (24576 MiB; 24 GiB): 3 % apart.
@@ -572,8 +572,8 @@ func (p *Pricer) excludes(provider string, in catalog.Instance, x *parser.NodeEx
 	case containsFold(x.InstanceTypes, in.Type),
 		slices.ContainsFunc(x.Families, func(f string) bool { return inFamily(provider, in.Type, f) }),
 		provider == parser.Azure && namesGPU(in.Type, x.AzureGPUNames),
-		provider == parser.AWS && slices.Contains(x.Categories, awsCategory(in.Type)),
-		provider == parser.AWS && slices.Contains(x.Generations, awsGeneration(in.Type)),
+		(provider == parser.AWS || provider == parser.GCP) && slices.Contains(x.Categories, typeCategory(in.Type)),
+		(provider == parser.AWS || provider == parser.GCP) && slices.Contains(x.Generations, typeGeneration(in.Type)),
 		in.GPUCount == math.Trunc(in.GPUCount) && slices.Contains(x.NodeGPUs, int(in.GPUCount)):
 		return true
 	}
@@ -632,9 +632,11 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 	return s, false
 }
 
-// awsCategory is an EC2 type's category as Karpenter's instance-category reads it: the
-// family's letters before its generation (g6e.xlarge is g, inf2.xlarge is inf).
-func awsCategory(t string) string {
+// typeCategory is a type's category as Karpenter's instance-category reads it: the letters its
+// family starts with (EC2's g of g6e.xlarge, inf of inf2.xlarge; the GCP provider's a of
+// a3-highgpu-8g, n of n1-standard-8: extractCategory in karpenter-provider-gcp's
+// pkg/providers/instancetype/types.go).
+func typeCategory(t string) string {
 	family, _, _ := strings.Cut(t, ".")
 	if i := strings.IndexFunc(family, func(r rune) bool { return !unicode.IsLetter(r) }); i >= 0 {
 		return family[:i]
@@ -642,9 +644,10 @@ func awsCategory(t string) string {
 	return family
 }
 
-// awsGeneration is an EC2 type's generation as Karpenter's instance-generation reads it: the
-// digits after the category (g6e.xlarge is 6, p4d.24xlarge 4, inf2.xlarge 2); 0 when none.
-func awsGeneration(t string) int {
+// typeGeneration is a type's generation as Karpenter's instance-generation reads it: the digits
+// after the category (g6e.xlarge is 6, p4d.24xlarge 4, inf2.xlarge 2; on GCP a3-highgpu-8g is 3
+// and a4x-highgpu-4g 4); 0 when none.
+func typeGeneration(t string) int {
 	family, _, _ := strings.Cut(t, ".")
 	rest := strings.TrimLeftFunc(family, unicode.IsLetter)
 	n := 0

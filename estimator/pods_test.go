@@ -47,6 +47,22 @@ func TestOffers(t *testing.T) {
 		{"T4 on G2", parser.GCP, pod(1, func(p *parser.PodGPUs) { p.Families, p.GPUNames = []string{"g2"}, []string{"nvidia-tesla-t4"} }), false},
 		{"T4 with more CPUs than an N1 takes", parser.GCP, pod(1, func(p *parser.PodGPUs) { p.GPUNames, p.CPU = []string{"nvidia-tesla-t4"}, 200 }), false},
 		{"L4 on G2", parser.GCP, pod(1, func(p *parser.PodGPUs) { p.Families, p.GPUNames = []string{"g2"}, []string{"nvidia-l4"} }), true},
+		// Karpenter's GCP provider reads category and generation off the series (a3: a, 3; n1: n, 1).
+		{"the A series after the second generation", parser.GCP, pod(8, func(p *parser.PodGPUs) { p.Categories, p.Generations = []string{"a"}, &parser.CountRange{Min: ptr(3)} }), true},
+		{"an A100 after the second generation", parser.GCP, pod(1, func(p *parser.PodGPUs) {
+			p.Categories, p.Generations, p.GPUNames = []string{"a"}, &parser.CountRange{Min: ptr(3)}, []string{"nvidia-tesla-a100"}
+		}), false},
+		{"L4 with the G category ruled out", parser.GCP, pod(1, func(p *parser.PodGPUs) {
+			p.GPUNames, p.Excluded = []string{"nvidia-l4"}, &parser.NodeExclusions{Categories: []string{"g"}}
+		}), false},
+		{"T4 on the N category", parser.GCP, pod(1, func(p *parser.PodGPUs) { p.Categories, p.GPUNames = []string{"n"}, []string{"nvidia-tesla-t4"} }), true},
+		{"T4 on the G category", parser.GCP, pod(1, func(p *parser.PodGPUs) { p.Categories, p.GPUNames = []string{"g"}, []string{"nvidia-tesla-t4"} }), false},
+		{"T4 after the first generation", parser.GCP, pod(1, func(p *parser.PodGPUs) {
+			p.Generations, p.GPUNames = &parser.CountRange{Min: ptr(2)}, []string{"nvidia-tesla-t4"}
+		}), false},
+		{"T4 with generation 1 ruled out", parser.GCP, pod(1, func(p *parser.PodGPUs) {
+			p.GPUNames, p.Excluded = []string{"nvidia-tesla-t4"}, &parser.NodeExclusions{Generations: []int{1}}
+		}), false},
 		{"unknown cloud", "", pod(64, nil), true},
 	} {
 		if got := c.Offers(tc.provider, tc.pod); got != tc.want {

@@ -606,6 +606,7 @@ func TestKarpenterGCPNodePools(t *testing.T) {
 	gcp := "group: karpenter.k8s.gcp, kind: GCENodeClass"
 	aws := "group: karpenter.k8s.aws, kind: EC2NodeClass"
 	g2 := "{key: karpenter.k8s.gcp/instance-family, operator: In, values: [g2]}"
+	aLatest := "{key: karpenter.k8s.gcp/instance-category, operator: In, values: [a]}, {key: karpenter.k8s.gcp/instance-generation, operator: Gt, values: ['2']}"
 	pod := func(selector string) string {
 		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n" + selector +
 			"  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
@@ -615,6 +616,8 @@ func TestKarpenterGCPNodePools(t *testing.T) {
 		provider, source, notIn string
 		note                    string
 		families, gpuNames      []string
+		categories              []string
+		generations             string // the range of generations allowed, as written
 		purchase                parser.PurchaseOption
 	}{
 		{name: "a pool of G2 machines", src: pool(gcp, g2) + pod(""),
@@ -637,6 +640,20 @@ func TestKarpenterGCPNodePools(t *testing.T) {
 			provider: "gcp", families: []string{"g2"}, purchase: parser.Spot, source: "NodePool/gpu karpenter.k8s.gcp instance-family", notIn: "not family a2, not nvidia-tesla-a100"},
 		{name: "a pool of CPU machines offers no GPUs", src: pool(gcp, "{key: karpenter.k8s.gcp/instance-family, operator: In, values: [n2]}") + pod("  nodeSelector: {karpenter.k8s.gcp/instance-gpu-name: nvidia-l4}\n"),
 			provider: "gcp", gpuNames: []string{"nvidia-l4"}, purchase: parser.OnDemand, source: "nodeSelector/affinity karpenter.k8s.gcp instance-gpu-name"},
+		// The provider reads a machine series' category (its letters) and generation (its digit)
+		// off the machine type's name.
+		{name: "a pool of the A series after the second generation", src: pool(gcp, aLatest) + pod(""),
+			provider: "gcp", categories: []string{"a"}, generations: "≥ 3", purchase: parser.Spot, source: "NodePool/gpu karpenter.k8s.gcp instance-category, NodePool/gpu karpenter.k8s.gcp instance-generation"},
+		{name: "a pod's own category and generation", src: pod("  nodeSelector: {karpenter.k8s.gcp/instance-category: g, karpenter.k8s.gcp/instance-generation: '2'}\n"),
+			provider: "gcp", categories: []string{"g"}, generations: "2", purchase: parser.OnDemand, source: "nodeSelector/affinity karpenter.k8s.gcp instance-category"},
+		{name: "a generation the pod rules out", src: pool(gcp, aLatest) + pod("  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: karpenter.k8s.gcp/instance-generation, operator: NotIn, values: ['3']}]}]}}}\n"),
+			provider: "gcp", categories: []string{"a"}, generations: "≥ 3", purchase: parser.Spot, source: "NodePool/gpu karpenter.k8s.gcp instance-category", notIn: "not generation 3"},
+		{name: "a category the pod rules out", src: pool(gcp, "{key: karpenter.k8s.gcp/instance-category, operator: In, values: [a, g]}") + pod("  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: karpenter.k8s.gcp/instance-category, operator: NotIn, values: [g]}]}]}}}\n"),
+			provider: "gcp", categories: []string{"a"}, purchase: parser.Spot, source: "NodePool/gpu karpenter.k8s.gcp instance-category", notIn: "not category g"},
+		{name: "the only category ruled out", src: pool(gcp, aLatest) + pod("  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: karpenter.k8s.gcp/instance-category, operator: NotIn, values: [a]}]}]}}}\n"),
+			provider: "unknown", purchase: parser.OnDemand, note: "no NodePool among the files admits the pod (NodePool/gpu"},
+		{name: "a pool of N machines offers no GPUs", src: pool(gcp, "{key: karpenter.k8s.gcp/instance-category, operator: In, values: [n]}") + pod("  nodeSelector: {karpenter.k8s.gcp/instance-gpu-name: nvidia-l4}\n"),
+			provider: "gcp", gpuNames: []string{"nvidia-l4"}, purchase: parser.OnDemand, source: "nodeSelector/affinity karpenter.k8s.gcp instance-gpu-name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := one(t, build(t, tc.src, Options{}))
@@ -647,11 +664,16 @@ func TestKarpenterGCPNodePools(t *testing.T) {
 			if r.Pod.Excluded != nil {
 				excluded = r.Pod.Excluded.String()
 			}
+			generations := ""
+			if r.Pod.Generations != nil {
+				generations = r.Pod.Generations.String()
+			}
 			if r.Provider != tc.provider || !slices.Equal(r.Pod.Families, tc.families) || !slices.Equal(r.Pod.GPUNames, tc.gpuNames) ||
+				!slices.Equal(r.Pod.Categories, tc.categories) || generations != tc.generations ||
 				r.PurchaseOption != tc.purchase || !strings.HasPrefix(r.Pod.NodeSource, tc.source) || !strings.Contains(excluded, tc.notIn) ||
 				tc.note != "" != slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, tc.note) }) {
-				t.Errorf("provider %q families %q GPUs %q purchase %q source %q excluded %q; notes %q",
-					r.Provider, r.Pod.Families, r.Pod.GPUNames, r.PurchaseOption, r.Pod.NodeSource, excluded, r.Notes)
+				t.Errorf("provider %q families %q GPUs %q categories %q generations %q purchase %q source %q excluded %q; notes %q",
+					r.Provider, r.Pod.Families, r.Pod.GPUNames, r.Pod.Categories, generations, r.PurchaseOption, r.Pod.NodeSource, excluded, r.Notes)
 			}
 		})
 	}

@@ -71,7 +71,9 @@ const (
 	labelAzureGPUMaker  = "karpenter.azure.com/sku-gpu-manufacturer"
 	// Karpenter's GCP provider (GCENodeClass, group karpenter.k8s.gcp) names a machine type's
 	// series (g2, a3) and the GCE accelerator type of its GPUs (nvidia-l4, the same names as
-	// cloud.google.com/gke-accelerator, which it also sets on GPU nodes). Its instance-gpu-count
+	// cloud.google.com/gke-accelerator, which it also sets on GPU nodes), and reads the series'
+	// category (its letters: g, a, n) and generation (its digit: 2 of g2, 4 of a4x) off the name
+	// as EC2's are read. Its instance-gpu-count
 	// counts the machine type's accelerator entries (one for every GPU type) and it sets no
 	// instance-gpu-memory, so neither says how many GPUs or how much memory a node has: gpuguard
 	// does not read them. github.com/cloudpilot-ai/karpenter-provider-gcp
@@ -79,6 +81,8 @@ const (
 	// (read 2026-11-27).
 	labelGCPKarpenterFamily  = "karpenter.k8s.gcp/instance-family"
 	labelGCPKarpenterGPUName = "karpenter.k8s.gcp/instance-gpu-name"
+	labelGCPKarpenterCat     = "karpenter.k8s.gcp/instance-category"
+	labelGCPKarpenterGen     = "karpenter.k8s.gcp/instance-generation"
 	// NVIDIA's GPU feature discovery labels every GPU node with its GPUs' product name, their
 	// count, the memory of each in MiB as the driver reports it (NVML's total), their
 	// architecture and their CUDA compute capability,
@@ -194,6 +198,11 @@ func fromSelector(sel selector, origin string) nodeChoice {
 		n.provider = parser.Azure
 	}
 	list(&n.families, parser.GCP, "karpenter.k8s.gcp instance-family", labelGCPKarpenterFamily)
+	list(&n.categories, parser.GCP, "karpenter.k8s.gcp instance-category", labelGCPKarpenterCat)
+	if c, ok := sel.countRange(labelGCPKarpenterGen); ok {
+		n.generations, n.provider = &c, parser.GCP
+		n.addSource(origin + " karpenter.k8s.gcp instance-generation")
+	}
 	list(&n.gpuNames, parser.GCP, "karpenter.k8s.gcp instance-gpu-name", labelGCPKarpenterGPUName)
 	list(&n.gpuNames, parser.GCP, "gke-accelerator", labelGKEAccelerator)
 	list(&n.families, parser.GCP, "gke machine-family", labelGKEMachineFamily)
@@ -293,10 +302,10 @@ func exclusions(sel selector, origin string) (*parser.NodeExclusions, []string) 
 		Families:       words(labelKarpenterFamily, labelEKSFamily, labelAzureSKUFamily, labelGKEMachineFamily, labelGCPKarpenterFamily),
 		GPUNames:       words(labelKarpenterGPUName, labelEKSGPUName, labelGKEAccelerator, labelGPUProduct, labelGCPKarpenterGPUName),
 		AzureGPUNames:  words(labelAzureGPUName),
-		Categories:     words(labelKarpenterCategory, labelEKSCategory),
+		Categories:     words(labelKarpenterCategory, labelEKSCategory, labelGCPKarpenterCat),
 		GPUFamilies:    words(labelGFDFamily),
 		NodeGPUs:       nums(labelKarpenterGPUCount, labelEKSGPUCount, labelAzureGPUCount, labelGFDCount),
-		Generations:    nums(labelKarpenterGen),
+		Generations:    nums(labelKarpenterGen, labelGCPKarpenterGen),
 		GPUMemoryMiB:   nums(labelKarpenterGPUMem),
 		GPUReportedMiB: nums(labelGFDMemory),
 		ComputeMajor:   nums(labelGFDComputeMajor),
@@ -652,7 +661,7 @@ func (np *nodePool) offersGPUs() bool {
 	for _, k := range []string{labelKarpenterGPUName, labelEKSGPUName, labelAzureGPUName, labelKarpenterFamily, labelEKSFamily,
 		labelAzureSKUFamily, labelInstanceType, labelKarpenterType, labelAzureSKUName, labelKarpenterCategory,
 		labelEKSCategory, labelKarpenterGPUMaker, labelAzureGPUMaker, labelGPUProduct, labelGCPKarpenterGPUName,
-		labelGCPKarpenterFamily, labelGKEAccelerator} {
+		labelGCPKarpenterFamily, labelGCPKarpenterCat, labelGKEAccelerator} {
 		v, ok := req.allowed[k]
 		if !ok {
 			continue
@@ -669,6 +678,12 @@ func (np *nodePool) offersGPUs() bool {
 				if parser.IsGPUInstanceType(parser.AWS, f+".x") {
 					return true
 				}
+			}
+		case labelGCPKarpenterCat:
+			// GCP's GPU series are A (a2, a3, a4) and G (g2, g4); N1 takes GPUs only attached,
+			// and an n pool is one of general-purpose machines.
+			if slices.Contains(v, "a") || slices.Contains(v, "g") {
+				return true
 			}
 		case labelGCPKarpenterFamily:
 			for _, f := range v {
