@@ -808,7 +808,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		}
 	}
 	if len(n.instanceTypes) != 1 && !placed && unplaced == "" {
-		np, passed := matchNodePool(pools, sel, tols, poolHasType(res.Pod, sel, nodes.sharing, opts.GPUs))
+		np, passed := matchNodePool(pools, sel, tols, poolHasType(res, sel, nodes, opts.GPUs))
 		if len(passed) > 0 {
 			admit, pools := "admits", "the pool's"
 			if len(passed) > 1 {
@@ -937,15 +937,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		// The node came from elsewhere (the pod's own labels, a NodePool, the config).
 		res.Note("%s", groupsWhy)
 	}
-	unitSel := sel
-	if pool != nil && pool.requirements.allowed[LabelMIGConfig] != nil {
-		unitSel = pool.merge(sel) // the NodePool's template labels are its nodes'
-	}
-	gpuUnitOnGroup(res, unitSel, onGroup, nodes.layouts)
-	pool.bottlerocketSlice(res)
-	if nodes.sharing != nil {
-		nodes.sharing.apply(res, sel, pool, onGroup)
-	}
+	podUnit(res, sel, pool, onGroup, nodes)
 	if res.Provider == "" {
 		res.Provider = parser.Unknown
 	}
@@ -953,30 +945,44 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	return pool, stuck
 }
 
+// podUnit settles what one unit of the pod's GPU resource is on its nodes (the NodePool or node
+// group that runs them, either nil): a MIG slice where their GPUs are split (gpuUnitOnGroup, the
+// pool's Bottlerocket settings), a share of a GPU or slice where the device plugin or GKE shares
+// them (pluginSharing.apply).
+func podUnit(res *parser.Resource, sel selector, pool *nodePool, group *NodeGroup, nodes nodeSources) {
+	unitSel := sel
+	if pool != nil && pool.requirements.allowed[LabelMIGConfig] != nil {
+		unitSel = pool.merge(sel) // the NodePool's template labels are its nodes'
+	}
+	gpuUnitOnGroup(res, unitSel, group, nodes.layouts)
+	pool.bottlerocketSlice(res)
+	if nodes.sharing != nil {
+		nodes.sharing.apply(res, sel, pool, group)
+	}
+}
+
 // poolHasType returns whether a NodePool has an instance type for a pod with this selection:
 // the catalog (Options.GPUs) holds one that the pool's requirements and the pod's selection allow
-// and that holds the pod's request. Where the pool's nodes may split or share GPUs (a device
-// plugin config among the manifests, the pool's Bottlerocket settings or MIG layout label, GKE's
-// partition label), one unit of the pod's resource may be less than a GPU, so only one GPU is
-// asked of the type. Nil (every pool has one) without a catalog.
-func poolHasType(pod *parser.PodGPUs, sel selector, sharing *pluginSharing, gpus GPUCatalog) func(*nodePool) bool {
+// and that holds the pod's request, each unit of it what the pool's nodes make it (podUnit: a
+// MIG slice, a share of a GPU). Nil (every pool has one) without a catalog.
+func poolHasType(res *parser.Resource, sel selector, nodes nodeSources, gpus GPUCatalog) func(*nodePool) bool {
 	if gpus == nil {
 		return nil
 	}
 	return func(np *nodePool) bool {
-		merged := np.merge(sel)
-		n := fromSelector(merged, np.address)
+		n := fromSelector(np.merge(sel), np.address)
 		if np.provider != "" {
 			n.provider = np.provider
 		}
-		trial := *pod
-		n.onPod(&trial)
-		trial.SharedReplicas = n.sharedReplicas
-		_, sliced := merged.values(LabelMIGConfig, LabelGKEGPUPartition)
-		if trial.SharedReplicas == 0 && (sliced || np.bottlerocket != nil || sharing != nil && len(sharing.byKey) > 0) {
-			trial.Requested = min(trial.Requested, 1)
+		pod := *res.Pod
+		n.onPod(&pod)
+		pod.SharedReplicas = n.sharedReplicas
+		trial := parser.Resource{Address: res.Address, Pod: &pod} // its notes are dropped
+		if len(n.instanceTypes) == 1 {
+			trial.InstanceType = n.instanceTypes[0]
 		}
-		return gpus.Offers(n.provider, &trial)
+		podUnit(&trial, sel, np, nil, nodes)
+		return gpus.Offers(n.provider, &pod)
 	}
 }
 

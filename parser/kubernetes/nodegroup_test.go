@@ -539,16 +539,20 @@ func (fakeGPUs) Names(key string, names []string) bool {
 
 // Offers is true for a pod whose labels allow one of the types, as an instance type or its
 // family (the part before the dot), and whose GPUs it holds (each shared by SharedReplicas
-// pods); as the catalog's, it offers
+// pods, or split into seven MIG slices); as the catalog's, it offers
 // anything on a cloud not known.
 func (f fakeGPUs) Offers(provider string, pod *parser.PodGPUs) bool {
 	if provider == "" || provider == parser.Unknown {
 		return true
 	}
+	units := 1 // a GPU's MIG slices of the pod's profile
+	if pod.MIGProfile != "" {
+		units = 7
+	}
 	for typ, g := range f {
 		family, _, _ := strings.Cut(typ, ".")
 		if (len(pod.InstanceTypes) == 0 || slices.Contains(pod.InstanceTypes, typ)) && (len(pod.Families) == 0 || slices.Contains(pod.Families, family)) &&
-			int64(g.Count)*int64(max(pod.SharedReplicas, 1)) >= pod.Requested {
+			int64(g.Count*units)*int64(max(pod.SharedReplicas, 1)) >= pod.Requested {
 			return true
 		}
 	}
@@ -944,16 +948,18 @@ func TestNodePoolWithATypeForThePod(t *testing.T) {
 		note    string // a note the pod has
 		warning bool   // that Karpenter leaves the pod pending
 	}{
-		"fits the first pool":   {src: pools + job(1), gpus: gpus, family: "g6"},
-		"falls through":         {src: pools + job(8), gpus: gpus, family: "p4de", note: passed + ": Karpenter launches its nodes from NodePool/big, the next pool by weight"},
-		"no pool holds it":      {src: pools + job(16), gpus: gpus, note: "NodePool/small, NodePool/big admit the pod's labels, but none of the catalog types the pools' requirements allow", warning: true},
-		"the only pool":         {src: pool("small", 50, "g6", "") + job(8), gpus: gpus, note: passed + ": Karpenter leaves the pod pending", warning: true},
-		"without a catalog":     {src: pools + job(8), family: "g6"},
-		"MIG layout label":      {src: pool("small", 50, "g6", "nvidia.com/mig.config: all-1g.10gb") + pool("big", 10, "p4de", "") + job(8), gpus: gpus, family: "g6"},
-		"time-slicing config":   {src: pools + job(8) + timeSliced, gpus: gpus, family: "g6"},
-		"shared by 8 pods":      {src: pool("small", 50, "g6", "cloud.google.com/gke-max-shared-clients-per-gpu: '8'") + pool("big", 10, "p4de", "") + job(8), gpus: gpus, family: "g6"},
-		"shared by 4 pods":      {src: pool("small", 50, "g6", "cloud.google.com/gke-max-shared-clients-per-gpu: '4'") + pool("big", 10, "p4de", "") + job(8), gpus: gpus, family: "p4de", note: passed},
-		"the first takes a few": {src: pool("small", 50, "p4de", "") + pool("big", 10, "g6", "") + job(2), gpus: gpus, family: "p4de"},
+		"fits the first pool": {src: pools + job(1), gpus: gpus, family: "g6"},
+		"falls through":       {src: pools + job(8), gpus: gpus, family: "p4de", note: passed + ": Karpenter launches its nodes from NodePool/big, the next pool by weight"},
+		"no pool holds it":    {src: pools + job(16), gpus: gpus, note: "NodePool/small, NodePool/big admit the pod's labels, but none of the catalog types the pools' requirements allow", warning: true},
+		"the only pool":       {src: pool("small", 50, "g6", "") + job(8), gpus: gpus, note: passed + ": Karpenter leaves the pod pending", warning: true},
+		"without a catalog":   {src: pools + job(8), family: "g6"},
+		// What one unit of the pod's resource is on the pool's nodes: a MIG slice, a share.
+		"MIG layout label":            {src: pool("small", 50, "g6", "nvidia.com/mig.config: all-1g.10gb") + pool("big", 10, "p4de", "") + job(4), gpus: gpus, family: "g6"},
+		"time-slicing config":         {src: pools + job(8) + timeSliced, gpus: gpus, family: "g6"},
+		"more than time-slicing fits": {src: pools + job(16) + timeSliced, gpus: gpus, family: "p4de", note: passed},
+		"shared by 8 pods":            {src: pool("small", 50, "g6", "cloud.google.com/gke-max-shared-clients-per-gpu: '8'") + pool("big", 10, "p4de", "") + job(8), gpus: gpus, family: "g6"},
+		"shared by 4 pods":            {src: pool("small", 50, "g6", "cloud.google.com/gke-max-shared-clients-per-gpu: '4'") + pool("big", 10, "p4de", "") + job(8), gpus: gpus, family: "p4de", note: passed},
+		"the first takes a few":       {src: pool("small", 50, "p4de", "") + pool("big", 10, "g6", "") + job(2), gpus: gpus, family: "p4de"},
 	} {
 		res := build(t, c.src, Options{GPUs: c.gpus})
 		r := one(t, res)
