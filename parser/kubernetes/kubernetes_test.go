@@ -397,6 +397,11 @@ func FuzzDecode(f *testing.F) {
 	// Generators' own templates (inside them, beside them, on a matrix's child), an entry of two.
 	f.Add([]byte("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: t}\nspec:\n  generators:\n  - list: {elements: [{n: 1}], template: {metadata: {name: l}}}\n    git: {repoURL: r, directories: [{path: 'apps/*'}], template: [1]}\n    template: {}\n" +
 		"  - matrix: {generators: [{list: {elements: [{a: 1}], template: {spec: {}}}}, {list: {elements: [{b: 2}]}, clusters: {}}], template: {metadata: {labels: {x: y}}}}\n  template:\n    metadata: {name: '{{n}}'}\n    spec: {source: {path: p}}\n"))
+	// Weighted pools a pod falls through, with a time-slicing config and a MIG layout label.
+	f.Add([]byte("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: s}\nspec: {weight: 50, template: {metadata: {labels: {nvidia.com/mig.config: all-1g.10gb}}, spec: {nodeClassRef: {group: karpenter.k8s.aws, name: d}, requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [g6]}]}}}\n---\n" +
+		"apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: b}\nspec: {weight: 10, template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, name: d}, requirements: [{key: karpenter.k8s.gcp/instance-generation, operator: Gt, values: ['2']}]}}}\n---\n" +
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  any: |-\n    version: v1\n    sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 4}]}}\n---\n" +
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {template: {spec: {containers: [{resources: {limits: {nvidia.com/gpu: 16}}}]}}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file := Decode("fuzz.yaml", data)
 		apps, _, _ := ApplicationSetApps([]*File{file}, fakeRepo{"apps/a/x.yaml": "k: v\n", "apps/b/x.yaml": "[{k: 1}, 2]\n"})
@@ -413,7 +418,8 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("a chart of no directory or no owner: %+v", c)
 			}
 		}
-		res := Build([]*File{file}, Options{DefaultInstanceType: "g5.xlarge", NodeGroups: groups})
+		res := Build([]*File{file}, Options{DefaultInstanceType: "g5.xlarge", NodeGroups: groups,
+			GPUs: fakeGPUs{"g6.xlarge": {Key: "l4", Count: 1}, "p4de.24xlarge": {Key: "a100", Count: 8}}})
 		for _, r := range res.Resources {
 			// A resource is pods that request GPUs, or whole GPU nodes (Cluster API machines,
 			// KAITO's nodes) whose type is a GPU type unless something left it unresolved.
