@@ -810,17 +810,17 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	if len(n.instanceTypes) != 1 && !placed && unplaced == "" {
 		np, passed := matchNodePool(pools, sel, tols, poolHasType(res, sel, nodes, opts.GPUs))
 		if len(passed) > 0 {
-			admit, pools := "admits", "the pool's"
+			admit, whose := "admits", "the pool's" // passed, not the pools in the scan
 			if len(passed) > 1 {
-				admit, pools = "admit", "the pools'"
+				admit, whose = "admit", "the pools'"
 			}
-			why := fmt.Sprintf("%s %s the pod's labels, but none of the catalog types %s requirements allow meets the pod's selection and holds its request", poolAddresses(passed), admit, pools)
+			why := fmt.Sprintf("%s %s the pod's labels, but none of the catalog types %s requirements allow meets the pod's selection and holds its request", poolAddresses(passed), admit, whose)
 			if np != nil {
 				res.Note("%s: Karpenter launches its nodes from %s, the next pool by weight", why, np.address)
 			} else {
 				res.Note("%s: Karpenter leaves the pod pending unless a pool not among the files takes it; the node comes from the pod's own labels", why)
-				stuck = fmt.Sprintf("%s %s its pods' labels, but none of the catalog types %s requirements allow meets their selection and holds their request: Karpenter leaves them pending unless a NodePool not among the files takes them (priced from their own labels)",
-					poolAddresses(passed), admit, pools)
+				stuck = fmt.Sprintf("%s %s its pods' labels, but none of the catalog types %s requirements allow meets their selection and holds their request: %s",
+					poolAddresses(passed), admit, whose, pendingOnNoPool)
 			}
 		}
 		if np != nil {
@@ -839,7 +839,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 			n.addSource(np.address)
 		} else if refused := gpuPoolsOn(pools, n.provider); len(refused) > 0 && len(passed) == 0 && !namesManagedGroup(sel) {
 			res.Note("no NodePool among the files admits the pod (%s: their requirements or taints exclude its selection): Karpenter leaves it pending unless a pool not among the files takes it; the node comes from the pod's own labels", strings.Join(refused, ", "))
-			stuck = fmt.Sprintf("no NodePool among the files admits its pods (%s: their requirements or taints exclude their selection): Karpenter leaves them pending unless a NodePool not among the files takes them (priced from their own labels)", strings.Join(refused, ", "))
+			stuck = fmt.Sprintf("no NodePool among the files admits its pods (%s: their requirements or taints exclude their selection): %s", strings.Join(refused, ", "), pendingOnNoPool)
 		}
 	}
 	if len(n.instanceTypes) == 1 && !placed && unplaced == "" {
@@ -960,6 +960,9 @@ func podUnit(res *parser.Resource, sel selector, pool *nodePool, group *NodeGrou
 		nodes.sharing.apply(res, sel, pool, group)
 	}
 }
+
+// pendingOnNoPool ends the warning for pods no NodePool among the files launches nodes for.
+const pendingOnNoPool = "Karpenter leaves them pending unless a NodePool not among the files takes them (priced from their own labels)"
 
 // poolHasType returns whether a NodePool has an instance type for a pod with this selection:
 // the catalog (Options.GPUs) holds one that the pool's requirements and the pod's selection allow
