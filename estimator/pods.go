@@ -205,7 +205,7 @@ func (c GPUCatalog) Offers(provider string, pod *parser.PodGPUs) bool {
 	if !mayAttach(provider, pod, keys) {
 		return false
 	}
-	vms := p.n1Types(pod)
+	var vms []catalog.Instance // the N1 types the labels allow, listed at the first GPU they may take
 	for _, acc := range c.Catalog.AllInstances(provider) {
 		if !p.attachable(acc, pod, keys) {
 			continue
@@ -213,6 +213,9 @@ func (c GPUCatalog) Offers(provider string, pod *parser.PodGPUs) bool {
 		share, reason := p.perPodGPUs(pod, acc, &Estimate{})
 		if reason != "" {
 			continue
+		}
+		if vms == nil {
+			vms = p.n1Types(pod)
 		}
 		for _, lim := range catalog.AttachLimits(acc.Type) {
 			if limitHolds(lim, share, pod) && slices.ContainsFunc(vms, func(vm catalog.Instance) bool { return vmHolds(vm, lim, pod) }) {
