@@ -825,10 +825,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		}
 		if np != nil {
 			placed, pool = true, np
-			merged := fromSelector(np.merge(sel), np.address)
-			if np.provider != "" {
-				merged.provider = np.provider
-			}
+			merged := np.nodeFor(sel)
 			if n.purchase != "" && merged.purchase == "" {
 				merged.purchase = n.purchase
 			}
@@ -973,10 +970,7 @@ func poolHasType(res *parser.Resource, sel selector, nodes nodeSources, gpus GPU
 		return nil
 	}
 	return func(np *nodePool) bool {
-		n := fromSelector(np.merge(sel), np.address)
-		if np.provider != "" {
-			n.provider = np.provider
-		}
+		n := np.nodeFor(sel)
 		pod := *res.Pod
 		n.onPod(&pod)
 		pod.SharedReplicas = n.sharedReplicas

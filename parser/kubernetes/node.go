@@ -788,6 +788,16 @@ func matchNodePool(pools []*nodePool, sel selector, tols []toleration, hasType f
 	return nil, cands
 }
 
+// nodeFor is the node the pool launches for a pod with this selection: the pool's requirements
+// narrowed by the pod's, on the cloud of the pool's node class when that says.
+func (np *nodePool) nodeFor(sel selector) nodeChoice {
+	n := fromSelector(np.merge(sel), np.address)
+	if np.provider != "" {
+		n.provider = np.provider
+	}
+	return n
+}
+
 // merge combines the pod's own selection with its NodePool's requirements: the pod narrows
 // what the pool allows.
 func (np *nodePool) merge(sel selector) selector { return mergeSelectors(np.requirements, sel) }
