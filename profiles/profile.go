@@ -105,12 +105,21 @@ type Training struct {
 	PipelineParallel int    `yaml:"pipeline_parallel,omitempty" json:"pipeline_parallel,omitempty"`
 	SequenceParallel bool   `yaml:"sequence_parallel,omitempty" json:"sequence_parallel,omitempty"`
 	LoRARank         int    `yaml:"lora_rank,omitempty" json:"lora_rank,omitempty"`
+	// LoRATargets is which projections carry adapters: attention (q, k, v, o; the default) or
+	// all-linear (the MLP's too, PEFT's target_modules="all-linear").
+	LoRATargets string `yaml:"lora_targets,omitempty" json:"lora_targets,omitempty"`
 	// LoRAParameters overrides the adapter size gpuguard derives from the rank.
 	LoRAParameters float64 `yaml:"lora_parameters,omitempty" json:"lora_parameters,omitempty"`
 	// MemoryAccounting chooses how ZeRO model states are counted: zero_paper (Rajbhandari et
 	// al.) or deepspeed (DeepSpeed's own estimator functions).
 	MemoryAccounting string `yaml:"memory_accounting,omitempty" json:"memory_accounting,omitempty"`
 }
+
+// LoRA adapter targets.
+const (
+	LoRAAttention = "attention"
+	LoRAAllLinear = "all-linear"
+)
 
 // Checkpointing is activation checkpointing: none, full or selective.
 type Checkpointing string

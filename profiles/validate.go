@@ -161,6 +161,15 @@ func (p *Profile) validateTraining(declared bool) error {
 	if t.Method != "full" && t.LoRARank == 0 && t.LoRAParameters == 0 {
 		t.LoRARank = 16
 	}
+	if t.Method != "full" {
+		switch t.LoRATargets {
+		case "":
+			t.LoRATargets = LoRAAttention
+		case LoRAAttention, LoRAAllLinear:
+		default:
+			return invalid("training.lora_targets", "training.lora_targets must be attention or all-linear, got %q", t.LoRATargets)
+		}
+	}
 	if t.MicroBatchSize < 0 || t.SequenceLength < 0 {
 		return invalid("training", "training sizes must not be negative")
 	}

@@ -7,40 +7,91 @@ import (
 	"github.com/gpuguard/gpuguard/profiles"
 )
 
-// layerCoefficients returns, per transformer layer and in units of s·b·h bytes of 16-bit
-// activations, the part that tensor parallelism splits, the part it leaves whole, and the
-// attention-score term (which also has a factor a·s/h).
+// layerCoefficients returns what one transformer layer saves for its backward pass, per token
+// and in units of h bytes: the part tensor parallelism splits, the part it leaves whole, and the
+// attention-score term (which also has a factor a·s/h). fp32Residual says the residual stream is
+// fp32 (autocast over fp32 weights); otherwise it is 16-bit.
 //
 // GPT-style layers (4h GELU MLP with dropout) store 34·s·b·h + 5·a·s²·b bytes: 24 split by
 // tensor parallelism, 10 (layer-norm inputs and dropout masks) not (Korthikanti et al.,
 // "Reducing Activation Recomputation in Large Transformer Models", arXiv:2205.05198, eq. 1-2).
 //
-// SwiGLU/GQA layers (Llama and most recent models) store s·b·(2·(3h + 2·h_kv) + 2·(h + 3·d_ff) +
-// 4h) bytes (FORMULAS.md): q, k, v and the attention output, the gated MLP's three inputs, and
-// the two RMSNorm inputs (2·2h, left whole by tensor parallelism; there is no dropout).
-func layerCoefficients(m profiles.Model) (split, whole, score float64) {
+// SwiGLU/GQA layers (Llama and most recent models) are counted the way Korthikanti et al. count,
+// tensor by tensor, over the layer as Hugging Face Transformers writes it (modeling_llama.py):
+//   - split: the q, k and v the attention kernel saves, with k and v repeated to every head
+//     (repeat_kv; kernels that take grouped KV heads save less), its output, and o_proj's
+//     contiguous input: 2·(3h + h + h) bytes; the gated MLP's gate, SiLU and up outputs and
+//     their product: 4·2·d_ff bytes (× experts_per_token for a mixture of experts);
+//   - whole: each RMSNorm upcasts its input to fp32 and saves it (4h), and saves the 16-bit
+//     normalized value it multiplies by its weight (2h) and its output (2h): 16h for two. With
+//     an fp32 residual stream the input is already fp32 (4h), the normalized value and the
+//     output are fp32 (4h) and autocast saves the output's 16-bit cast for the next matmul (2h):
+//     20h for two.
+//
+// Measured on an H100 (docs/memory-model.md, "Measured on an H100"), a 1.2B Llama-shaped model
+// kept 3.15 MiB per token in pure bf16 and 3.46 MiB with autocast over fp32 weights at the start
+// of backward, logits included; these counts give 3.04 and 3.16.
+func layerCoefficients(m profiles.Model, fp32Residual bool) (split, whole, score float64) {
 	h := float64(m.HiddenSize)
-	mlp := m.MLP
-	if mlp == "" {
-		if m.IntermediateSize != 0 && m.IntermediateSize != 4*m.HiddenSize {
-			mlp = "swiglu"
-		} else {
-			mlp = "gelu"
+	if gatedMLP(m) {
+		dff := float64(m.IntermediateSize)
+		whole = 16
+		if fp32Residual {
+			whole = 20
 		}
+		return (10*h + experts(m)*8*dff) / h, whole, 5
 	}
-	if mlp == "gelu" {
-		return 24, 10, 5
+	return 24, 10, 5
+}
+
+// forwardCoefficients returns, in the same units, the tensors alive in one layer's forward pass
+// when nothing is kept for a backward pass (serving): for SwiGLU/GQA layers s·b·(2·(3h + 2·h_kv)
+// + 2·(h + 3·d_ff) + 4h) bytes (FORMULAS.md), q, k, v and the attention output, the gated MLP's
+// three inputs and the two RMSNorm inputs; for GELU layers Korthikanti et al.'s 34.
+func forwardCoefficients(m profiles.Model) (split, whole float64) {
+	if !gatedMLP(m) {
+		return 24, 10
 	}
+	h := float64(m.HiddenSize)
 	hkv := float64(m.KVHeads) * headDim(m)
 	dff := float64(m.IntermediateSize)
-	k := 1.0
-	if m.Experts > 0 && m.ExpertsPerToken > 0 {
-		// A mixture of experts runs each token through experts_per_token MLPs.
-		k = float64(m.ExpertsPerToken)
-	}
 	attn := 2 * (3*h + 2*hkv)
-	ffn := k * 2 * (h + 3*dff)
-	return (attn + ffn) / h, 4, 5
+	ffn := experts(m) * 2 * (h + 3*dff)
+	return (attn + ffn) / h, 4
+}
+
+// gatedMLP says whether the model's MLP is gated (SwiGLU): declared, or inferred from an
+// intermediate size other than 4h.
+func gatedMLP(m profiles.Model) bool {
+	if m.MLP != "" {
+		return m.MLP != "gelu"
+	}
+	return m.IntermediateSize != 0 && m.IntermediateSize != 4*m.HiddenSize
+}
+
+// experts is how many MLPs each token runs through: experts_per_token for a mixture of
+// experts, else one.
+func experts(m profiles.Model) float64 {
+	if m.Experts > 0 && m.ExpertsPerToken > 0 {
+		return float64(m.ExpertsPerToken)
+	}
+	return 1
+}
+
+// fp32Residual says whether training runs under PyTorch autocast over fp32 weights (torch.amp,
+// and Hugging Face Trainer's bf16/fp16 flags): full training in mixed precision without ZeRO,
+// FSDP, tensor or pipeline parallelism. The embedding's output is then fp32, and so is the
+// residual stream it starts. DeepSpeed, FSDP mixed precision and Megatron compute on 16-bit
+// weights, and pure bf16 and LoRA's 16-bit base have no fp32 weights to start from.
+func fp32Residual(p *profiles.Profile) bool {
+	m, t := p.Model, p.Training
+	switch lower(m.Precision) {
+	case "bf16", "fp16":
+	default:
+		return false
+	}
+	return t.Method == "full" && !t.PureBF16 && t.ZeroStage == 0 && t.FSDP == "" &&
+		t.TensorParallel <= 1 && t.PipelineParallel <= 1
 }
 
 // activations adds the activations of one micro-batch on the busiest GPU. With 1F1B pipeline
@@ -50,7 +101,8 @@ func activations(e *Estimate, p *profiles.Profile) {
 	m, t := p.Model, p.Training
 	s, b, h := float64(t.SequenceLength), float64(t.MicroBatchSize), float64(m.HiddenSize)
 	a, tp, L := float64(m.AttentionHeads), float64(t.TensorParallel), float64(m.Layers)
-	split, whole, score := layerCoefficients(m)
+	residual := fp32Residual(p)
+	split, whole, score := layerCoefficients(m, residual)
 	flash := t.FlashAttention != nil && *t.FlashAttention
 	scoreTerm := score * a * s / h
 	if flash || t.ActivationCheckpointing == profiles.CheckpointSelective {
@@ -75,17 +127,24 @@ func activations(e *Estimate, p *profiles.Profile) {
 	src := fmt.Sprintf("Korthikanti et al. arXiv:2205.05198, %s, × %g layers", how, L)
 	total := perLayer * L
 	if t.ActivationCheckpointing == profiles.CheckpointFull {
-		// Full recomputation keeps each layer's 16-bit input (2·s·b·h, ÷ t with sequence
-		// parallelism) plus one layer's full activations while it is recomputed.
+		// Full recomputation keeps each layer's input (2·s·b·h in 16 bits, 4·s·b·h for an fp32
+		// residual stream; ÷ t with sequence parallelism) plus one layer's full activations
+		// while it is recomputed.
 		keep := 2 * sbh
+		if residual {
+			keep = 4 * sbh
+		}
 		if t.SequenceParallel && tp > 1 {
 			keep /= tp
 		}
 		total = keep*L + perLayer
-		src = fmt.Sprintf("full activation checkpointing: 2·s·b·h per layer × %g + one layer recomputed (Korthikanti et al. §4)", L)
+		src = fmt.Sprintf("full activation checkpointing: %g·s·b·h per layer × %g + one layer recomputed (Korthikanti et al. §4)", keep/sbh, L)
 	}
 	if flash {
 		src += "; FlashAttention drops the 5as/h term"
+	}
+	if residual && gatedMLP(m) {
+		src += "; fp32 residual stream (autocast over fp32 weights)"
 	}
 	e.add(TermActivations, total, src)
 }
@@ -116,12 +175,17 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	// the engine's batched-token limit.
 	tokens := float64(in.BatchSize * in.MaxSequenceLength)
 	limit := float64(in.MaxBatchedTokens)
-	if limit == 0 {
+	if limit == 0 && in.GPUMemoryUtilization > 0 {
+		// A pre-allocating engine (vLLM) schedules at most its batched-token limit per pass.
+		// Without one, Hugging Face generate() prefills the whole batch in one pass (measured on
+		// an H100: docs/memory-model.md).
 		limit = DefaultMaxBatchedTokens
 	}
-	tokens = math.Min(tokens, limit)
-	split, whole, _ := layerCoefficients(m)
-	e.add(TermActivations, tokens*float64(m.HiddenSize)*(split/tp+whole), fmt.Sprintf("one layer's activations for %g tokens in flight (Korthikanti et al. coefficients, FlashAttention)", tokens))
+	if limit > 0 {
+		tokens = math.Min(tokens, limit)
+	}
+	split, whole := forwardCoefficients(m)
+	e.add(TermActivations, tokens*float64(m.HiddenSize)*(split/tp+whole), fmt.Sprintf("one layer's activations for %g tokens in flight (FORMULAS.md; FlashAttention)", tokens))
 	e.add(TermLogits, 4*float64(in.BatchSize)*float64(m.VocabSize), "fp32 logits of the last position for the batch")
 	if in.GPUMemoryUtilization > 0 {
 		e.note("a pre-allocating engine takes %.0f%% of the card and fills what weights leave with KV cache; fit is judged on the need, the reservation on the share", in.GPUMemoryUtilization*100)

@@ -69,10 +69,13 @@ func training(p *profiles.Profile) (*Estimate, error) {
 		adapters(e, p, shard, dp)
 	}
 	activations(e, p)
-	// fp32 logits: 4·b·s·V bytes, held again for their gradient in backward (FORMULAS.md); split
-	// by tensor parallelism over the vocabulary (Megatron's vocab-parallel output layer).
-	logits := 2 * 4 * float64(t.MicroBatchSize) * float64(t.SequenceLength) * float64(m.VocabSize) / tp
-	e.add(TermLogits, logits, "4·b·s·V bytes of fp32 logits, twice in backward, ÷ tensor parallel (FORMULAS.md)")
+	// Logits: the output layer's 16-bit logits (2·b·s·V bytes), their fp32 copy (4·b·s·V: Hugging
+	// Face Transformers' ForCausalLMLoss upcasts them before cross_entropy) and the log-softmax
+	// output cross_entropy saves for backward (4·b·s·V). FORMULAS.md counts 4·b·s·V twice; the
+	// H100 runs in docs/memory-model.md kept about 10·b·s·V. Split by tensor parallelism over the
+	// vocabulary (Megatron's vocab-parallel output layer).
+	logits := 10 * float64(t.MicroBatchSize) * float64(t.SequenceLength) * float64(m.VocabSize) / tp
+	e.add(TermLogits, logits, "10·b·s·V bytes: 16-bit logits, their fp32 copy and the saved log-softmax (Transformers' causal-LM loss), ÷ tensor parallel")
 	finish(e, p)
 	return e, nil
 }
@@ -142,17 +145,42 @@ func adapters(e *Estimate, p *profiles.Profile, shard, dp float64) {
 		base /= dp
 	}
 	e.add(TermWeights, base, src)
+	h := float64(m.HiddenSize)
+	dff := float64(m.IntermediateSize)
+	allLinear := t.LoRATargets == profiles.LoRAAllLinear
 	a := t.LoRAParameters
 	if a == 0 {
 		// Rank r adapters on the four attention projections of every layer: q and o are h×h,
 		// k and v h×(kv_heads·head_dim); an adapter on a d_in×d_out matrix has r·(d_in+d_out)
-		// parameters (Hu et al., LoRA, arXiv:2106.09685).
-		h := float64(m.HiddenSize)
+		// parameters (Hu et al., LoRA, arXiv:2106.09685). all-linear adds the MLP's gate and up
+		// (h×d_ff) and down (d_ff×h) projections.
 		kv := float64(m.KVHeads) * headDim(m)
 		r := float64(t.LoRARank)
-		a = float64(m.Layers) * r * (2*(h+h) + 2*(h+kv))
+		per := 2*(h+h) + 2*(h+kv)
+		if allLinear {
+			per += experts(m) * 3 * (h + dff)
+		}
+		a = float64(m.Layers) * r * per
 	}
 	sb := optimizerBytes(t, "bf16")
 	per := sb.weights + sb.grads + sb.optimizer
 	e.add(TermAdapters, a*per/shard, fmt.Sprintf("%.3g adapter parameters × %g bytes (%s)", a, per, sb.source))
+
+	// PEFT keeps adapter weights in fp32 over a 16-bit base (get_peft_model's
+	// autocast_adapter_dtype, on by default) and casts each adapted projection's input to fp32
+	// for lora_A, which saves that copy for backward: 4·d_in bytes per token per projection,
+	// q, k and v each making their own. With full activation checkpointing only the layer being
+	// recomputed holds them.
+	inputs := 4 * 4 * h // q, k, v and o
+	targets := "q, k, v, o"
+	if allLinear {
+		inputs += experts(m) * 4 * (2*h + dff) // gate, up (h) and down (d_ff)
+		targets = "every linear layer"
+	}
+	layers, where := float64(m.Layers), fmt.Sprintf("× %d layers", m.Layers)
+	if t.ActivationCheckpointing == profiles.CheckpointFull {
+		layers, where = 1, "in the layer being recomputed"
+	}
+	tokens := float64(t.MicroBatchSize) * float64(t.SequenceLength)
+	e.add(TermAdapterInputs, tokens*inputs*layers, fmt.Sprintf("4 bytes × each adapted projection's input width (%s) per token %s (PEFT's fp32 adapters)", targets, where))
 }

@@ -1,0 +1,153 @@
+package memory
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/profiles"
+)
+
+func parse(t *testing.T, body string) *profiles.Profile {
+	t.Helper()
+	p, err := profiles.Parse([]byte("apiVersion: gpuguard.dev/v1\nkind: WorkloadProfile\nmetadata: {name: x}\n"+body), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func estimate(t *testing.T, body string) *Estimate {
+	t.Helper()
+	e, err := Of(parse(t, body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// The 1.2B Llama shape of the H100 runs.
+const llama1B = `model: {parameters: 1235814400, layers: 16, hidden_size: 2048, attention_heads: 32, kv_heads: 8,
+  vocab_size: 128256, intermediate_size: 8192, mlp: swiglu, tied_embeddings: true, precision: bf16}
+`
+
+// A SwiGLU layer saves 10h + 8·d_ff split and 16h whole per token (20h with an fp32 residual
+// stream): plain full training in mixed precision is autocast over fp32 weights; ZeRO, FSDP,
+// tensor parallelism and pure bf16 compute on 16-bit weights.
+func TestSwiGLUActivationsPerToken(t *testing.T) {
+	const tokens = 4 * 2048
+	h, dff := 2048.0, 8192.0
+	for _, c := range []struct {
+		name, training string
+		whole          float64
+	}{
+		{"autocast", "{method: full, optimizer: adamw, micro_batch_size: 4, sequence_length: 2048, flash_attention: true}", 20},
+		{"pure bf16", "{method: full, optimizer: adamw, pure_bf16: true, micro_batch_size: 4, sequence_length: 2048, flash_attention: true}", 16},
+		{"ZeRO-1", "{method: full, optimizer: adamw, zero_stage: 1, data_parallel: 2, micro_batch_size: 4, sequence_length: 2048, flash_attention: true}", 16},
+		{"FSDP", "{method: full, optimizer: adamw, fsdp: full_shard, data_parallel: 2, micro_batch_size: 4, sequence_length: 2048, flash_attention: true}", 16},
+		{"FSDP no_shard", "{method: full, optimizer: adamw, fsdp: no_shard, data_parallel: 2, micro_batch_size: 4, sequence_length: 2048, flash_attention: true}", 16},
+		{"fp16 autocast", "{method: full, optimizer: adamw, micro_batch_size: 4, sequence_length: 2048, flash_attention: true}", 20},
+	} {
+		model := llama1B
+		if c.name == "fp16 autocast" {
+			model = strings.Replace(llama1B, "precision: bf16", "precision: fp16", 1)
+		}
+		e := estimate(t, "workload: {type: training}\n"+model+"training: "+c.training+"\n")
+		want := tokens * 16 * (10*h + 8*dff + c.whole*h)
+		if got := e.Term(TermActivations); got != want {
+			t.Errorf("%s: activations %.0f, want %.0f", c.name, got, want)
+		}
+		if logits := e.Term(TermLogits); logits != 10*tokens*128256 {
+			t.Errorf("%s: logits %.0f, want 10·b·s·V", c.name, logits)
+		}
+	}
+	// Megatron-style tensor parallelism computes on 16-bit weights and splits the split part.
+	e := estimate(t, "workload: {type: training}\n"+llama1B+"training: {method: full, optimizer: adamw, tensor_parallel: 2, micro_batch_size: 4, sequence_length: 2048, flash_attention: true}\n")
+	if got, want := e.Term(TermActivations), tokens*16*(16*h+(10*h+8*dff)/2); got != want {
+		t.Errorf("tensor parallel 2: activations %.0f, want %.0f", got, want)
+	}
+	// So does pipeline parallelism; its first stage holds every layer's activations.
+	e = estimate(t, "workload: {type: training}\n"+llama1B+"training: {method: full, optimizer: adamw, pipeline_parallel: 2, micro_batch_size: 4, sequence_length: 2048, flash_attention: true}\n")
+	if got, want := e.Term(TermActivations), tokens*16*(16*h+10*h+8*dff); got != want {
+		t.Errorf("pipeline parallel 2: activations %.0f, want %.0f", got, want)
+	}
+	// Full checkpointing keeps each layer's input: 4 bytes per value on an fp32 residual stream,
+	// 2 on a 16-bit one, plus one layer recomputed.
+	for whole, training := range map[float64]string{
+		20: "{method: full, optimizer: adamw, micro_batch_size: 4, sequence_length: 2048, flash_attention: true, activation_checkpointing: true}",
+		16: "{method: full, optimizer: adamw, pure_bf16: true, micro_batch_size: 4, sequence_length: 2048, flash_attention: true, activation_checkpointing: true}",
+	} {
+		e := estimate(t, "workload: {type: training}\n"+llama1B+"training: "+training+"\n")
+		keep := 2.0
+		if whole == 20 {
+			keep = 4
+		}
+		want := tokens*16*keep*h + tokens*(10*h+8*dff+whole*h)
+		if got := e.Term(TermActivations); got != want {
+			t.Errorf("checkpointing, %g·h whole: activations %.0f, want %.0f", whole, got, want)
+		}
+	}
+}
+
+// PEFT's fp32 copies of the adapted projections' inputs: q, k, v, o by default (16h per token
+// per layer), the MLP's too with all-linear (+ 8h + 4·d_ff), one layer under checkpointing.
+func TestLoRAAdapterInputs(t *testing.T) {
+	const tokens = 8 * 2048
+	h, dff := 2048.0, 8192.0
+	for _, c := range []struct {
+		targets, ckpt string
+		want          float64
+	}{
+		{"", "false", tokens * 16 * 16 * h},
+		{"attention", "false", tokens * 16 * 16 * h},
+		{"all-linear", "false", tokens * 16 * (24*h + 4*dff)},
+		{"all-linear", "true", tokens * (24*h + 4*dff)},
+	} {
+		train := "training: {method: lora, lora_rank: 16, optimizer: adamw, micro_batch_size: 8, sequence_length: 2048, flash_attention: true, activation_checkpointing: " + c.ckpt
+		if c.targets != "" {
+			train += ", lora_targets: " + c.targets
+		}
+		e := estimate(t, "workload: {type: training}\n"+llama1B+train+"}\n")
+		if got := e.Term(TermAdapterInputs); got != c.want {
+			t.Errorf("targets %q, checkpointing %s: adapter inputs %.0f, want %.0f", c.targets, c.ckpt, got, c.want)
+		}
+		// all-linear adapters: r·L·(q, k, v, o + gate, up, down), the count PEFT reported on the
+		// H100 run (11,272,192 trainable parameters).
+		if c.targets == "all-linear" && e.Term(TermAdapters) != 11272192*16 {
+			t.Errorf("all-linear adapters: %.0f bytes, want 11,272,192 parameters × 16", e.Term(TermAdapters))
+		}
+	}
+	_, err := profiles.Parse([]byte("apiVersion: gpuguard.dev/v1\nkind: WorkloadProfile\nmetadata: {name: x}\nworkload: {type: training}\n"+llama1B+
+		"training: {method: lora, lora_targets: mlp, micro_batch_size: 1, sequence_length: 8}\n"), "x.yaml")
+	if err == nil || !strings.Contains(err.Error(), "x.yaml:7") || !strings.Contains(err.Error(), "lora_targets must be attention or all-linear") {
+		t.Errorf("an unknown lora_targets: %v", err)
+	}
+}
+
+// Tokens in one serving pass: the profile's max_batched_tokens; vLLM's 8192 when a pre-allocating
+// engine is declared without one; else the whole batch, as generate() prefills it.
+func TestInferenceTokensInFlight(t *testing.T) {
+	h, hkv, dff := 2048.0, 512.0, 8192.0
+	perToken := 2*(3*h+2*hkv) + 2*(h+3*dff) + 4*h
+	for _, c := range []struct {
+		inference string
+		tokens    float64
+	}{
+		{"{batch_size: 16, max_sequence_length: 4096}", 16 * 4096},
+		{"{batch_size: 16, max_sequence_length: 4096, gpu_memory_utilization: 0.9}", 8192},
+		{"{batch_size: 16, max_sequence_length: 4096, max_batched_tokens: 2048}", 2048},
+		{"{batch_size: 1, max_sequence_length: 4096, gpu_memory_utilization: 0.9}", 4096},
+	} {
+		e := estimate(t, "workload: {type: inference}\n"+llama1B+"inference: "+c.inference+"\n")
+		if got := e.Term(TermActivations); got != c.tokens*perToken {
+			t.Errorf("%s: activations %.0f, want %g tokens × %.0f", c.inference, got, c.tokens, perToken)
+		}
+	}
+}
+
+// Every estimate carries the libraries' measured memory beside the context.
+func TestLibrariesTerm(t *testing.T) {
+	e := estimate(t, "workload: {type: inference}\n"+llama1B+"inference: {batch_size: 1, max_sequence_length: 128}\n")
+	if e.Term(TermLibraries) != 492*MiB || e.Term(TermContext) != ContextLazy {
+		t.Errorf("libraries %.0f, context %.0f", e.Term(TermLibraries), e.Term(TermContext))
+	}
+}

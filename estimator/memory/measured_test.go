@@ -1,0 +1,45 @@
+package memory
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/profiles"
+)
+
+// The runs in testdata/profiles/h100 were captured on an NVIDIA H100 80GB HBM3 by
+// scripts/gpu-check/run.sh (2026-11-27, driver 580.159.04, PyTorch 2.11.0, Transformers 5.17.0,
+// PEFT 0.21.0): each file declares its workload and holds what `gpuguard profile capture`
+// measured through NVML while it ran. The estimate from the declared fields alone must not fall
+// below the measured peak (a "fits" verdict that then runs out of memory) and must not exceed it
+// by more than 15% (a GPU wrongly rejected, or oversizing missed).
+func TestEstimateAgainstH100Runs(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "profiles", "h100", "*.yaml"))
+	if err != nil || len(files) != 5 {
+		t.Fatalf("want the 5 H100 runs, got %v (%v)", files, err)
+	}
+	for _, f := range files {
+		p, err := profiles.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := p.Measured
+		if m == nil || m.GPUName != "NVIDIA H100 80GB HBM3" || m.PeakMemoryMiB <= 0 {
+			t.Fatalf("%s: no H100 measurement: %+v", f, m)
+		}
+		p.Measured = nil
+		e, err := Of(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Measured {
+			t.Fatalf("%s: estimate came from the measured section", f)
+		}
+		peak := float64(m.PeakMemoryMiB) * MiB
+		ratio := e.PerGPUBytes / peak
+		t.Logf("%s: estimate %.0f MiB, measured %d MiB (%+.1f%%)", filepath.Base(f), e.PerGPUBytes/MiB, m.PeakMemoryMiB, (ratio-1)*100)
+		if ratio < 1 || ratio > 1.15 {
+			t.Errorf("%s: estimate %.0f MiB against the measured %d MiB (%+.1f%%): want 0 to +15%%", f, e.PerGPUBytes/MiB, m.PeakMemoryMiB, (ratio-1)*100)
+		}
+	}
+}

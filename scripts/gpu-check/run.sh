@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Checks gpuguard on a real NVIDIA GPU: `profile capture` (NVML through go-nvml) runs the
+# workloads of workload.py, whose declared profiles are in profiles/, and writes their measured
+# profiles, a timeline and PyTorch's own memory statistics, to set beside `gpuguard fit`'s
+# estimates. Also --pid (a process tree started elsewhere) and --duration (no command).
+#
+#   bash scripts/gpu-check/run.sh GPUGUARD OUTDIR
+#
+# GPUGUARD is a gpuguard built with cgo (CGO_ENABLED=1 go build ./cmd/gpuguard). The machine
+# needs the NVIDIA driver, python3 with torch, transformers and peft. Results go to
+# OUTDIR/gpu-check.tar.gz; docs/memory-validation.md records a run.
+set -u
+gg=$(realpath "$1"); out=$2
+here=$(cd "$(dirname "$0")" && pwd)
+res=$(mktemp -d)
+cd "$res"
+log() { echo "== $(date -u +%H:%M:%S) $*"; }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,mig.mode.current --format=csv > smi.csv 2>&1
+cat smi.csv
+python3 -c 'import torch, transformers, peft; print("torch", torch.__version__, "transformers", transformers.__version__, "peft", peft.__version__)' > versions.txt 2>&1
+cat versions.txt
+
+run() { # case, workload args...
+	local c=$1; shift
+	log "$c"
+	"$gg" profile capture --profile "$here/profiles/$c.yaml" --output "$c.yaml" --interval 100ms \
+		--timeline "$c.svg" -- python3 "$here/workload.py" --out "$c.json" "$@" > "$c.log" 2>&1
+	echo "exit $?" >> "$c.log"
+	tail -n 3 "$c.log"
+}
+run full-b4 --batch 4 --seq 2048
+run full-ckpt-b8 --batch 8 --seq 2048 --checkpointing
+run pure-bf16-b4 --pure-bf16 --batch 4 --seq 2048
+run lora-b8 --method lora --batch 8 --seq 2048
+run generate-b16 --mode generate --batch 16 --seq 4096 --new-tokens 64
+
+# A workload started elsewhere: --pid follows its tree; --duration samples the whole GPU.
+log "pid and duration"
+python3 "$here/workload.py" --out pid.json --batch 2 --seq 1024 --steps 3 --hold 6 > pid-workload.log 2>&1 &
+p=$!
+sleep 1
+"$gg" profile capture --duration 4s --interval 100ms --name whole-gpu --output duration.yaml > duration.log 2>&1 &
+"$gg" profile capture --pid "$p" --interval 100ms --name follow-pid --type training --output pid.yaml > pid.log 2>&1
+echo "exit $?" >> pid.log
+wait
+tail -n 2 pid.log duration.log
+
+# Fails fast: a base profile that does not validate never starts the job.
+printf 'apiVersion: gpuguard.dev/v1\nkind: WorkloadProfile\nmetadata: {name: bad}\nworkload: {type: training}\nmodel: {precision: bf16}\n' > bad.yaml
+"$gg" profile capture --profile bad.yaml --output never.yaml -- touch started > bad.log 2>&1
+echo "exit $? started=$(test -e started && echo yes || echo no)" >> bad.log
+cat bad.log
+
+mkdir -p "$out"
+tar czf "$out/gpu-check.tar.gz" -C "$res" .
+log done

@@ -1,0 +1,93 @@
+"""A real GPU workload for checking gpuguard on hardware: it trains (or serves) a randomly
+initialised Llama-architecture model with the shape of Llama-3.2-1B (the Hub config of
+meta-llama/Llama-3.2-1B: hidden 2048, 16 layers, 32 heads, 8 KV heads, MLP 8192, vocabulary
+128,256, tied embeddings) on random tokens, and writes PyTorch's own memory statistics as JSON so
+that they can be set beside what `gpuguard profile capture` measured through NVML and what
+`gpuguard fit` estimated. No weights are downloaded: nothing is fetched.
+
+Run by scripts/gpu-check/run.sh on a GPU machine; it needs torch and transformers (and peft for
+--method lora)."""
+import argparse
+import json
+import time
+
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mode", choices=["train", "generate"], default="train")
+    ap.add_argument("--method", choices=["full", "lora"], default="full")
+    ap.add_argument("--pure-bf16", action="store_true", help="bf16 weights and Adam state, no fp32 master copy")
+    ap.add_argument("--checkpointing", action="store_true")
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--seq", type=int, default=2048)
+    ap.add_argument("--new-tokens", type=int, default=64)
+    ap.add_argument("--steps", type=int, default=6)
+    ap.add_argument("--hold", type=float, default=0, help="seconds to stay alive after the work, memory still held")
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+
+    cfg = LlamaConfig(hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
+                      num_attention_heads=32, num_key_value_heads=8, vocab_size=128256,
+                      tie_word_embeddings=True, max_position_embeddings=131072)
+    cfg._attn_implementation = "sdpa"
+    torch.manual_seed(0)
+    dev = torch.device("cuda")
+    t0 = time.time()
+    bf16 = a.mode == "generate" or a.pure_bf16 or a.method == "lora"
+    if bf16:  # built in place on the GPU, in its final dtype, so no larger copy passes through
+        torch.set_default_dtype(torch.bfloat16)
+    with dev:
+        model = LlamaForCausalLM(cfg)  # full: fp32 master weights; autocast computes in bf16
+    torch.set_default_dtype(torch.float32)
+    model = model.to(torch.bfloat16 if bf16 else torch.float32)
+    result_dtype = str(next(model.parameters()).dtype)
+    params = sum(p.numel() for p in model.parameters())
+    result = {"parameters": params, "mode": a.mode, "method": a.method, "pure_bf16": a.pure_bf16,
+              "checkpointing": a.checkpointing, "batch": a.batch, "seq": a.seq,
+              "gpu": torch.cuda.get_device_name(0), "dtype": result_dtype, "torch": torch.__version__}
+
+    if a.mode == "generate":
+        model.eval()
+        ids = torch.randint(0, cfg.vocab_size, (a.batch, a.seq - a.new_tokens), device=dev)
+        with torch.no_grad():
+            out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=a.new_tokens,
+                                 min_new_tokens=a.new_tokens, do_sample=False)
+        result["generated_tokens"] = int(out.shape[1] - ids.shape[1])
+    else:
+        if a.method == "lora":
+            from peft import LoraConfig, get_peft_model
+            model = get_peft_model(model, LoraConfig(r=16, lora_alpha=32, target_modules=[
+                "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]))
+            result["trainable_parameters"] = sum(p.numel() for p in model.parameters() if p.requires_grad)
+        if a.checkpointing:
+            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+            if a.method == "lora":
+                model.enable_input_require_grads()
+        model.train()
+        opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-5, fused=True)
+        for step in range(a.steps):
+            ids = torch.randint(0, cfg.vocab_size, (a.batch, a.seq), device=dev)
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=not a.pure_bf16 and a.method == "full"):
+                loss = model(input_ids=ids, labels=ids).loss
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+        result["loss"] = float(loss)
+    torch.cuda.synchronize()
+    result["seconds"] = round(time.time() - t0, 2)
+    result["max_allocated_mib"] = torch.cuda.max_memory_allocated() // 2**20
+    result["max_reserved_mib"] = torch.cuda.max_memory_reserved() // 2**20
+    free, total = torch.cuda.mem_get_info()
+    result["device_used_mib_at_end"] = (total - free) // 2**20
+    with open(a.out, "w") as f:
+        json.dump(result, f, indent=1)
+    print(json.dumps(result))
+    if a.hold:
+        time.sleep(a.hold)
+
+
+if __name__ == "__main__":
+    main()
