@@ -30,11 +30,19 @@ import (
 //
 // Measured on an H100 (docs/memory-model.md, "Measured on an H100"), a 1.2B Llama-shaped model
 // kept 3.15 MiB per token in pure bf16 and 3.46 MiB with autocast over fp32 weights at the start
-// of backward, logits included; these counts give 3.04 and 3.16.
-func layerCoefficients(m profiles.Model, fp32Residual bool) (split, whole, score float64) {
+// of backward, logits included; these counts give 3.28 and 3.41.
+//
+// Over a frozen base (LoRA, QLoRA) no base projection saves its input, since only its weight's
+// gradient would need it, and no RMSNorm its normalized value: a layer keeps the attention
+// kernel's 8h, the MLP's 6·d_ff (gate, SiLU and up outputs) and the RMSNorms' fp32 inputs (8h).
+// The adapters' own fp32 inputs are a separate term (adapters, training.go).
+func layerCoefficients(m profiles.Model, fp32Residual, frozen bool) (split, whole, score float64) {
 	h := float64(m.HiddenSize)
 	if gatedMLP(m) {
 		dff := float64(m.IntermediateSize)
+		if frozen {
+			return (8*h + experts(m)*6*dff) / h, 8, 5
+		}
 		whole = 16
 		if fp32Residual {
 			whole = 20
@@ -102,7 +110,7 @@ func activations(e *Estimate, p *profiles.Profile) {
 	s, b, h := float64(t.SequenceLength), float64(t.MicroBatchSize), float64(m.HiddenSize)
 	a, tp, L := float64(m.AttentionHeads), float64(t.TensorParallel), float64(m.Layers)
 	residual := fp32Residual(p)
-	split, whole, score := layerCoefficients(m, residual)
+	split, whole, score := layerCoefficients(m, residual, t.Method != "full")
 	flash := t.FlashAttention != nil && *t.FlashAttention
 	scoreTerm := score * a * s / h
 	if flash || t.ActivationCheckpointing == profiles.CheckpointSelective {

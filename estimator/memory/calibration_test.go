@@ -56,8 +56,8 @@ func TestSwiGLUActivationsPerToken(t *testing.T) {
 		if got := e.Term(TermActivations); got != want {
 			t.Errorf("%s: activations %.0f, want %.0f", c.name, got, want)
 		}
-		if logits := e.Term(TermLogits); logits != 10*tokens*128256 {
-			t.Errorf("%s: logits %.0f, want 10·b·s·V", c.name, logits)
+		if logits := e.Term(TermLogits); logits != 12*tokens*128256 {
+			t.Errorf("%s: logits %.0f, want 12·b·s·V", c.name, logits)
 		}
 	}
 	// Megatron-style tensor parallelism computes on 16-bit weights and splits the split part.
@@ -107,6 +107,13 @@ func TestLoRAAdapterInputs(t *testing.T) {
 			train += ", lora_targets: " + c.targets
 		}
 		e := estimate(t, "workload: {type: training}\n"+llama1B+train+"}\n")
+		// Over a frozen base no projection saves its input: 8h (attention) + 6·d_ff (MLP) + 8h
+		// (the RMSNorms' fp32 inputs) per token per layer.
+		if c.ckpt == "false" {
+			if got, want := e.Term(TermActivations), tokens*16*(16*h+6*dff); got != want {
+				t.Errorf("targets %q: activations %.0f, want %.0f", c.targets, got, want)
+			}
+		}
 		if got := e.Term(TermAdapterInputs); got != c.want {
 			t.Errorf("targets %q, checkpointing %s: adapter inputs %.0f, want %.0f", c.targets, c.ckpt, got, c.want)
 		}
@@ -149,5 +156,30 @@ func TestLibrariesTerm(t *testing.T) {
 	e := estimate(t, "workload: {type: inference}\n"+llama1B+"inference: {batch_size: 1, max_sequence_length: 128}\n")
 	if e.Term(TermLibraries) != 492*MiB || e.Term(TermContext) != ContextLazy {
 		t.Errorf("libraries %.0f, context %.0f", e.Term(TermLibraries), e.Term(TermContext))
+	}
+}
+
+// The allocator's margin: 20% with full activation checkpointing, 10% otherwise, and the
+// profile's runtime.fragmentation over either.
+func TestFragmentationMargin(t *testing.T) {
+	for _, c := range []struct {
+		extra string
+		want  float64
+	}{
+		{"activation_checkpointing: false}", 0.10},
+		{"activation_checkpointing: selective}", 0.10},
+		{"activation_checkpointing: true}", 0.20},
+		{"activation_checkpointing: true}\nruntime: {fragmentation: 0.05}", 0.05},
+	} {
+		e := estimate(t, "workload: {type: training}\n"+llama1B+"training: {method: full, optimizer: adamw, micro_batch_size: 1, sequence_length: 512, "+c.extra+"\n")
+		var allocated float64
+		for _, term := range e.Terms {
+			if term.Name != TermFragment && term.Name != TermContext && term.Name != TermLibraries {
+				allocated += term.Bytes
+			}
+		}
+		if got := e.Term(TermFragment) / allocated; got < c.want-1e-9 || got > c.want+1e-9 {
+			t.Errorf("%s: margin %.3f, want %.2f", c.extra, got, c.want)
+		}
 	}
 }

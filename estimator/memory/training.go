@@ -69,13 +69,14 @@ func training(p *profiles.Profile) (*Estimate, error) {
 		adapters(e, p, shard, dp)
 	}
 	activations(e, p)
-	// Logits: the output layer's 16-bit logits (2·b·s·V bytes), their fp32 copy (4·b·s·V: Hugging
-	// Face Transformers' ForCausalLMLoss upcasts them before cross_entropy) and the log-softmax
-	// output cross_entropy saves for backward (4·b·s·V). FORMULAS.md counts 4·b·s·V twice; the
-	// H100 runs in docs/memory-model.md kept about 10·b·s·V. Split by tensor parallelism over the
-	// vocabulary (Megatron's vocab-parallel output layer).
-	logits := 10 * float64(t.MicroBatchSize) * float64(t.SequenceLength) * float64(m.VocabSize) / tp
-	e.add(TermLogits, logits, "10·b·s·V bytes: 16-bit logits, their fp32 copy and the saved log-softmax (Transformers' causal-LM loss), ÷ tensor parallel")
+	// Logits: Hugging Face Transformers' ForCausalLMLoss upcasts the 16-bit logits to fp32 before
+	// cross_entropy, which saves its fp32 log-softmax (4·b·s·V bytes); the loss's backward then
+	// holds that, the gradient arriving at it and the gradient it returns: 12·b·s·V. FORMULAS.md
+	// counts 4·b·s·V twice; the checkpointed H100 runs in docs/memory-model.md, where logits are
+	// most of the peak, held 11.8 to 12.1·b·s·V. Split by tensor parallelism over the vocabulary
+	// (Megatron's vocab-parallel output layer).
+	logits := 12 * float64(t.MicroBatchSize) * float64(t.SequenceLength) * float64(m.VocabSize) / tp
+	e.add(TermLogits, logits, "12·b·s·V bytes: the fp32 log-softmax of the logits and the two gradients of the loss's backward (Transformers' causal-LM loss), ÷ tensor parallel")
 	finish(e, p)
 	return e, nil
 }

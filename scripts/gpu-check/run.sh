@@ -4,7 +4,11 @@
 # profiles, a timeline and PyTorch's own memory statistics, to set beside `gpuguard fit`'s
 # estimates. Also --pid (a process tree started elsewhere) and --duration (no command).
 #
-#   bash scripts/gpu-check/run.sh GPUGUARD OUTDIR
+#   bash scripts/gpu-check/run.sh GPUGUARD OUTDIR [CASE...]
+#
+# With CASE names, only those workloads run, and not the --pid, --duration and bad-profile checks
+# unless EXTRAS=1.
+# The first five cases calibrated the estimator; the other five were estimated before they ran.
 #
 # GPUGUARD is a gpuguard built with cgo (CGO_ENABLED=1 go build ./cmd/gpuguard). The machine
 # needs the NVIDIA driver, python3 with torch, transformers and peft. Results go to
@@ -21,6 +25,22 @@ cat smi.csv
 python3 -c 'import torch, transformers, peft; print("torch", torch.__version__, "transformers", transformers.__version__, "peft", peft.__version__)' > versions.txt 2>&1
 cat versions.txt
 
+declare -A args=(
+	[full-b4]="--batch 4 --seq 2048"
+	[full-ckpt-b8]="--batch 8 --seq 2048 --checkpointing"
+	[pure-bf16-b4]="--pure-bf16 --batch 4 --seq 2048"
+	[lora-b8]="--method lora --batch 8 --seq 2048"
+	[generate-b16]="--mode generate --batch 16 --seq 4096 --new-tokens 64"
+	[gpt2xl-b8]="--shape gpt2xl --batch 8 --seq 1024"
+	[llama3b-b1]="--shape llama3b --batch 1 --seq 2048"
+	[llama3b-pure-ckpt-b4]="--shape llama3b --pure-bf16 --checkpointing --batch 4 --seq 4096"
+	[lora-attn-ckpt-b16]="--method lora --lora-targets attention --checkpointing --batch 16 --seq 2048"
+	[generate-b4-8k]="--mode generate --batch 4 --seq 8192 --new-tokens 64"
+)
+order=(full-b4 full-ckpt-b8 pure-bf16-b4 lora-b8 generate-b16 gpt2xl-b8 llama3b-b1 llama3b-pure-ckpt-b4 lora-attn-ckpt-b16 generate-b4-8k)
+cases=("${@:3}")
+[ ${#cases[@]} -gt 0 ] || cases=("${order[@]}")
+
 run() { # case, workload args...
 	local c=$1; shift
 	log "$c"
@@ -29,20 +49,33 @@ run() { # case, workload args...
 	echo "exit $?" >> "$c.log"
 	tail -n 3 "$c.log"
 }
-run full-b4 --batch 4 --seq 2048
-run full-ckpt-b8 --batch 8 --seq 2048 --checkpointing
-run pure-bf16-b4 --pure-bf16 --batch 4 --seq 2048
-run lora-b8 --method lora --batch 8 --seq 2048
-run generate-b16 --mode generate --batch 16 --seq 4096 --new-tokens 64
+for c in "${cases[@]}"; do
+	[ -n "${args[$c]:-}" ] || { echo "unknown case $c"; exit 2; }
+	# shellcheck disable=SC2086 # the arguments are words
+	run "$c" ${args[$c]}
+done
+
+if [ $# -gt 2 ] && [ "${EXTRAS:-0}" != 1 ]; then
+	mkdir -p "$out"
+	tar czf "$out/gpu-check.tar.gz" -C "$res" .
+	log done
+	exit 0
+fi
 
 # A workload started elsewhere: --pid follows its tree; --duration samples the whole GPU.
 log "pid and duration"
-python3 "$here/workload.py" --out pid.json --batch 2 --seq 1024 --steps 3 --hold 6 > pid-workload.log 2>&1 &
+python3 "$here/workload.py" --out pid.json --batch 2 --seq 1024 --steps 3 --hold 8 > pid-workload.log 2>&1 &
 p=$!
 sleep 1
-"$gg" profile capture --duration 4s --interval 100ms --name whole-gpu --output duration.yaml > duration.log 2>&1 &
-"$gg" profile capture --pid "$p" --interval 100ms --name follow-pid --type training --output pid.yaml > pid.log 2>&1
-echo "exit $?" >> pid.log
+("$gg" profile capture --pid "$p" --interval 100ms --name follow-pid --type training --output pid.yaml > pid.log 2>&1
+	echo "exit $?" >> pid.log) &
+# Once the job holds its memory (it imports PyTorch first), sample the whole GPU for 4 s.
+for _ in $(seq 60); do
+	[ -s pid.json ] && break
+	sleep 0.5
+done
+"$gg" profile capture --duration 4s --interval 100ms --name whole-gpu --output duration.yaml > duration.log 2>&1
+echo "exit $?" >> duration.log
 wait
 tail -n 2 pid.log duration.log
 

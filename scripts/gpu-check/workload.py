@@ -1,7 +1,9 @@
 """A real GPU workload for checking gpuguard on hardware: it trains (or serves) a randomly
-initialised Llama-architecture model with the shape of Llama-3.2-1B (the Hub config of
-meta-llama/Llama-3.2-1B: hidden 2048, 16 layers, 32 heads, 8 KV heads, MLP 8192, vocabulary
-128,256, tied embeddings) on random tokens, and writes PyTorch's own memory statistics as JSON so
+initialised model on random tokens, in one of three shapes from the models' public Hub configs:
+llama1b (meta-llama/Llama-3.2-1B: hidden 2048, 16 layers, 32 heads, 8 KV heads, MLP 8192,
+vocabulary 128,256, tied embeddings), llama3b (meta-llama/Llama-3.2-3B: hidden 3072, 28 layers,
+24 heads, 8 KV heads, MLP 8192, the same vocabulary, tied) or gpt2xl (openai-community/gpt2-xl:
+hidden 1600, 48 layers, 25 heads, vocabulary 50,257, GELU MLP, dropout 0.1), and writes PyTorch's own memory statistics as JSON so
 that they can be set beside what `gpuguard profile capture` measured through NVML and what
 `gpuguard fit` estimated. No weights are downloaded: nothing is fetched.
 
@@ -12,11 +14,17 @@ import json
 import time
 
 import torch
-from transformers import LlamaConfig, LlamaForCausalLM
+from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+
+SHAPES = {
+    "llama1b": dict(hidden_size=2048, intermediate_size=8192, num_hidden_layers=16, num_attention_heads=32),
+    "llama3b": dict(hidden_size=3072, intermediate_size=8192, num_hidden_layers=28, num_attention_heads=24),
+}
 
 
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--shape", choices=["llama1b", "llama3b", "gpt2xl"], default="llama1b")
     ap.add_argument("--mode", choices=["train", "generate"], default="train")
     ap.add_argument("--method", choices=["full", "lora"], default="full")
     ap.add_argument("--pure-bf16", action="store_true", help="bf16 weights and Adam state, no fp32 master copy")
@@ -26,12 +34,15 @@ def main():
     ap.add_argument("--new-tokens", type=int, default=64)
     ap.add_argument("--steps", type=int, default=6)
     ap.add_argument("--hold", type=float, default=0, help="seconds to stay alive after the work, memory still held")
+    ap.add_argument("--lora-targets", choices=["attention", "all-linear"], default="all-linear")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
 
-    cfg = LlamaConfig(hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
-                      num_attention_heads=32, num_key_value_heads=8, vocab_size=128256,
-                      tie_word_embeddings=True, max_position_embeddings=131072)
+    if a.shape == "gpt2xl":
+        cfg, build = GPT2Config(n_embd=1600, n_layer=48, n_head=25, vocab_size=50257, n_positions=1024), GPT2LMHeadModel
+    else:
+        cfg, build = LlamaConfig(num_key_value_heads=8, vocab_size=128256, tie_word_embeddings=True,
+                                 max_position_embeddings=131072, **SHAPES[a.shape]), LlamaForCausalLM
     cfg._attn_implementation = "sdpa"
     torch.manual_seed(0)
     dev = torch.device("cuda")
@@ -40,12 +51,12 @@ def main():
     if bf16:  # built in place on the GPU, in its final dtype, so no larger copy passes through
         torch.set_default_dtype(torch.bfloat16)
     with dev:
-        model = LlamaForCausalLM(cfg)  # full: fp32 master weights; autocast computes in bf16
+        model = build(cfg)  # full: fp32 master weights; autocast computes in bf16
     torch.set_default_dtype(torch.float32)
     model = model.to(torch.bfloat16 if bf16 else torch.float32)
     result_dtype = str(next(model.parameters()).dtype)
     params = sum(p.numel() for p in model.parameters())
-    result = {"parameters": params, "mode": a.mode, "method": a.method, "pure_bf16": a.pure_bf16,
+    result = {"shape": a.shape, "parameters": params, "mode": a.mode, "method": a.method, "pure_bf16": a.pure_bf16,
               "checkpointing": a.checkpointing, "batch": a.batch, "seq": a.seq,
               "gpu": torch.cuda.get_device_name(0), "dtype": result_dtype, "torch": torch.__version__}
 
@@ -59,8 +70,10 @@ def main():
     else:
         if a.method == "lora":
             from peft import LoraConfig, get_peft_model
-            model = get_peft_model(model, LoraConfig(r=16, lora_alpha=32, target_modules=[
-                "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]))
+            targets = ["q_proj", "k_proj", "v_proj", "o_proj"]
+            if a.lora_targets == "all-linear":
+                targets += ["gate_proj", "up_proj", "down_proj"]
+            model = get_peft_model(model, LoraConfig(r=16, lora_alpha=32, target_modules=targets))
             result["trainable_parameters"] = sum(p.numel() for p in model.parameters() if p.requires_grad)
         if a.checkpointing:
             model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
@@ -75,7 +88,7 @@ def main():
             loss.backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
-        result["loss"] = float(loss)
+        result["loss"] = float(loss.detach())
     torch.cuda.synchronize()
     result["seconds"] = round(time.time() - t0, 2)
     result["max_allocated_mib"] = torch.cuda.max_memory_allocated() // 2**20
