@@ -91,6 +91,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(header + "workload: {type: training}\nmodel: {preset: gpt2}\ntraining: {micro_batch_size: 1, sequence_length: 8}\n"))
 	f.Add([]byte(header + "workload: {type: inference}\nmeasured: {peak_memory_used_mib: 1}\n"))
 	f.Add([]byte("a: &a [*a, *a, *a]\n"))
+	f.Add([]byte(header + "workload: {type: training}\nmodel: {preset: mixtral-8x7b}\ntraining: {method: lora, lora_targets: all-linear, activation_checkpointing: true, micro_batch_size: 1, sequence_length: 8}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := Parse(data, "fuzz.yaml")
 		if err == nil && (p.APIVersion != APIVersion || p.Kind != Kind) {

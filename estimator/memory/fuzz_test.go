@@ -1,0 +1,35 @@
+package memory
+
+import (
+	"math"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/profiles"
+)
+
+// Any profile that validates gets an estimate or an error: never a panic, a NaN, an infinity or
+// a negative term.
+func FuzzEstimate(f *testing.F) {
+	const head = "apiVersion: gpuguard.dev/v1\nkind: WorkloadProfile\nmetadata: {name: x}\n"
+	f.Add([]byte(head + "workload: {type: training}\n" + llama1B + "training: {method: lora, lora_targets: all-linear, activation_checkpointing: true, micro_batch_size: 2, sequence_length: 64}\n"))
+	f.Add([]byte(head + "workload: {type: training}\nmodel: {preset: mixtral-8x7b, precision: bf16}\ntraining: {method: full, zero_stage: 3, data_parallel: 8, tensor_parallel: 2, sequence_parallel: true, micro_batch_size: 1, sequence_length: 4096}\n"))
+	f.Add([]byte(head + "workload: {type: inference}\nmodel: {preset: llama-3.1-8b, precision: int4}\ninference: {batch_size: 8, max_sequence_length: 8192, max_batched_tokens: 2048}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := profiles.Parse(data, "fuzz.yaml")
+		if err != nil {
+			return
+		}
+		e, err := Of(p)
+		if err != nil {
+			return
+		}
+		for _, term := range e.Terms {
+			if math.IsNaN(term.Bytes) || math.IsInf(term.Bytes, 0) || term.Bytes < 0 {
+				t.Fatalf("term %q is %v for %q", term.Name, term.Bytes, data)
+			}
+		}
+		if math.IsNaN(e.PerGPUBytes) || e.PerGPUBytes <= 0 {
+			t.Fatalf("per-GPU %v for %q", e.PerGPUBytes, data)
+		}
+	})
+}
