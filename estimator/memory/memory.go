@@ -193,14 +193,15 @@ func contextBytes(p *profiles.Profile) (float64, string) {
 	return ContextLazy, "lazy CUDA module loading (default since CUDA 11.7), measured in pytorch/pytorch PR #86509"
 }
 
-func fragmentation(p *profiles.Profile) float64 {
-	if p.Runtime != nil && p.Runtime.Fragmentation != nil {
-		return *p.Runtime.Fragmentation
+// fragmentation is the allocator margin and where it comes from.
+func fragmentation(p *profiles.Profile) (float64, string) {
+	switch {
+	case p.Runtime != nil && p.Runtime.Fragmentation != nil:
+		return *p.Runtime.Fragmentation, "the profile's runtime.fragmentation"
+	case p.Training != nil && p.Training.ActivationCheckpointing == profiles.CheckpointFull:
+		return CheckpointingFragmentation, "activation checkpointing: PyTorch reserved 12-22% over what it allocated on an H100 (docs/memory-model.md)"
 	}
-	if p.Training != nil && p.Training.ActivationCheckpointing == profiles.CheckpointFull {
-		return CheckpointingFragmentation
-	}
-	return DefaultFragmentation
+	return DefaultFragmentation, "measured cases run 5-15% above the formulas (FORMULAS.md)"
 }
 
 // finish adds the fixed costs and totals the terms.
@@ -209,11 +210,7 @@ func finish(e *Estimate, p *profiles.Profile) {
 	for _, t := range e.Terms {
 		allocated += t.Bytes
 	}
-	frag := fragmentation(p)
-	src := "measured cases run 5-15% above the formulas (FORMULAS.md)"
-	if frag == CheckpointingFragmentation && (p.Runtime == nil || p.Runtime.Fragmentation == nil) {
-		src = "activation checkpointing: PyTorch reserved 12-22% over what it allocated on an H100 (docs/memory-model.md)"
-	}
+	frag, src := fragmentation(p)
 	e.add(TermFragment, allocated*frag, fmt.Sprintf("%.0f%% of allocator memory: %s", frag*100, src))
 	ctx, ctxSrc := contextBytes(p)
 	e.add(TermContext, ctx, ctxSrc)
