@@ -115,6 +115,9 @@ type Training struct {
 	MemoryAccounting string `yaml:"memory_accounting,omitempty" json:"memory_accounting,omitempty"`
 }
 
+// FrozenBase says the base model's weights are frozen and adapters train instead (lora, qlora).
+func (t *Training) FrozenBase() bool { return t.Method != "full" }
+
 // LoRA adapter targets.
 const (
 	LoRAAttention = "attention"

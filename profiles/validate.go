@@ -158,10 +158,10 @@ func (p *Profile) validateTraining(declared bool) error {
 	if t.MemoryAccounting != "zero_paper" && t.MemoryAccounting != "deepspeed" {
 		return invalid("training.memory_accounting", "training.memory_accounting must be zero_paper or deepspeed")
 	}
-	if t.Method != "full" && t.LoRARank == 0 && t.LoRAParameters == 0 {
-		t.LoRARank = 16
-	}
-	if t.Method != "full" {
+	if t.FrozenBase() {
+		if t.LoRARank == 0 && t.LoRAParameters == 0 {
+			t.LoRARank = 16
+		}
 		switch t.LoRATargets {
 		case "":
 			t.LoRATargets = LoRAAttention

@@ -98,7 +98,7 @@ func fp32Residual(p *profiles.Profile) bool {
 	default:
 		return false
 	}
-	return t.Method == "full" && !t.PureBF16 && t.ZeroStage == 0 && t.FSDP == "" &&
+	return !t.FrozenBase() && !t.PureBF16 && t.ZeroStage == 0 && t.FSDP == "" &&
 		t.TensorParallel <= 1 && t.PipelineParallel <= 1
 }
 
@@ -110,7 +110,7 @@ func activations(e *Estimate, p *profiles.Profile) {
 	s, b, h := float64(t.SequenceLength), float64(t.MicroBatchSize), float64(m.HiddenSize)
 	a, tp, L := float64(m.AttentionHeads), float64(t.TensorParallel), float64(m.Layers)
 	residual := fp32Residual(p)
-	split, whole, score := layerCoefficients(m, residual, t.Method != "full")
+	split, whole, score := layerCoefficients(m, residual, t.FrozenBase())
 	flash := t.FlashAttention != nil && *t.FlashAttention
 	scoreTerm := score * a * s / h
 	if flash || t.ActivationCheckpointing == profiles.CheckpointSelective {
