@@ -20,21 +20,9 @@ func TestEstimateAgainstH100Runs(t *testing.T) {
 		t.Fatalf("want the 13 H100 runs, got %v (%v)", files, err)
 	}
 	for _, f := range files {
-		p, err := profiles.Load(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := p.Measured
-		if m == nil || m.GPUName != "NVIDIA H100 80GB HBM3" || m.PeakMemoryMiB <= 0 {
+		e, m := declaredAndMeasured(t, f)
+		if m.GPUName != "NVIDIA H100 80GB HBM3" || m.PeakMemoryMiB <= 0 {
 			t.Fatalf("%s: no H100 measurement: %+v", f, m)
-		}
-		p.Measured = nil
-		e, err := Of(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Measured {
-			t.Fatalf("%s: estimate came from the measured section", f)
 		}
 		peak := float64(m.PeakMemoryMiB) * MiB
 		ratio := e.PerGPUBytes / peak
@@ -49,18 +37,9 @@ func TestEstimateAgainstH100Runs(t *testing.T) {
 // profile, noting the command's exit code 1). Korthikanti et al.'s count with the score matrices
 // kept, which the run's memory shows, says it does not fit that card; so does the estimate.
 func TestEstimateOfARunThatRanOutOfMemory(t *testing.T) {
-	p, err := profiles.Load(filepath.Join("..", "..", "testdata", "profiles", "h100", "oom", "gpt2xl-b8.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := p.Measured
-	if m == nil || m.CommandExitCode == nil || *m.CommandExitCode != 1 || m.PeakMemoryMiB < m.MemoryTotalMiB*98/100 {
+	e, m := declaredAndMeasured(t, filepath.Join("..", "..", "testdata", "profiles", "h100", "oom", "gpt2xl-b8.yaml"))
+	if m.CommandExitCode == nil || *m.CommandExitCode != 1 || m.PeakMemoryMiB < m.MemoryTotalMiB*98/100 {
 		t.Fatalf("want the out-of-memory capture: %+v", m)
-	}
-	p.Measured = nil
-	e, err := Of(p)
-	if err != nil {
-		t.Fatal(err)
 	}
 	if e.PerGPUBytes <= float64(m.MemoryTotalMiB)*MiB {
 		t.Errorf("estimate %.0f MiB fits the %d MiB card the run did not fit", e.PerGPUBytes/MiB, m.MemoryTotalMiB)
@@ -70,4 +49,27 @@ func TestEstimateOfARunThatRanOutOfMemory(t *testing.T) {
 	if a := e.Term(TermActivations) / GiB; a < 66.35 || a > 66.35*1.05 {
 		t.Errorf("activations %.2f GiB, the run held 66.35", a)
 	}
+}
+
+// declaredAndMeasured loads a captured profile and returns the estimate of its declared fields
+// alone, with the measured section it held.
+func declaredAndMeasured(t *testing.T, file string) (*Estimate, *profiles.Measured) {
+	t.Helper()
+	p, err := profiles.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := p.Measured
+	if m == nil {
+		t.Fatalf("%s: no measured section", file)
+	}
+	p.Measured = nil
+	e, err := Of(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Measured {
+		t.Fatalf("%s: estimate came from the measured section", file)
+	}
+	return e, m
 }
