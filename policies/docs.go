@@ -40,7 +40,9 @@ func Docs() (string, error) {
 ## Suppressions
 
 Above a Terraform block: ` + "`# gpuguard:ignore GPU003 reason=\"sized for peak\" expires=2027-01-31`" + ` (several
-rules separated by commas). On a Kubernetes workload: ` + "`gpuguard.dev/ignore: \"GPU003=sized for peak\"`" + `
+rules separated by commas); above a ` + "`module`" + ` block of a registry module, it waives the rule on every resource
+of the module, and above an entry of the call's map or list of node groups (` + "`gpu = {`" + ` in
+` + "`eks_managed_node_groups`" + `, ` + "`{ name = \"gpu\" ...`" + ` in ` + "`node_pools`" + `), on that group alone. On a Kubernetes workload: ` + "`gpuguard.dev/ignore: \"GPU003=sized for peak\"`" + `
 (` + "`GPU003@2027-01-31=reason`" + ` to expire). A suppression without a reason, naming no rule, with an unreadable
 date or past its expiry waives nothing and is reported by GPU010. Waived findings stay in the JSON
 with ` + "`\"suppressed\": true`" + ` and do not count toward the exit code.

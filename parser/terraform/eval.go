@@ -98,6 +98,9 @@ type moduleInstance struct {
 	// read instead.
 	standIn    *moduleCall
 	standInWhy string
+	// eachKey is this instance's for_each key ("" without for_each): callentry.go finds the
+	// entry of the caller's map or list that made it.
+	eachKey string
 
 	inputs     map[string]cty.Value
 	locals     map[string]cty.Value
@@ -973,6 +976,7 @@ func (mi *moduleInstance) child(name string) *childState {
 		obj := map[string]cty.Value{}
 		for _, k := range keys {
 			c := mk(fmt.Sprintf("%s[%q].", addr, k.key.AsString()), k.scope, "")
+			c.eachKey = k.key.AsString()
 			obj[k.key.AsString()] = c.outputValue()
 		}
 		cs.value = cty.ObjectVal(obj)

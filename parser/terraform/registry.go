@@ -75,16 +75,14 @@ func (c *mapContext) resource(provider, address string) (*parser.Resource, *view
 	}
 	if call := c.inst.mod.downloaded; call != nil {
 		// The module's files are terraform init's copy: point at the call the user wrote.
-		r.Source = parser.Location{File: call.rng.Filename, Line: call.rng.Start.Line}
-		r.Suppressions = call.suppressions
+		r.Source, r.Suppressions = c.callSite(call)
 		r.Note("declared at %s:%d, in module %q (%s) as terraform init downloaded it", d.rng.Filename, d.rng.Start.Line, call.name, call.source)
 	}
 	if call := c.inst.mod.standIn; call != nil {
 		// The stand-in's files are gpuguard's: point at the call the user wrote, unless that
 		// call is itself inside a downloaded module, whose outermost call is the user's.
 		if c.inst.mod.downloaded == nil {
-			r.Source = parser.Location{File: call.rng.Filename, Line: call.rng.Start.Line}
-			r.Suppressions = call.suppressions
+			r.Source, r.Suppressions = c.callSite(call)
 		}
 		if why := c.inst.mod.standInWhy; strings.Contains(why, ModulesManifest) {
 			// Downloaded, but for another source or version: say which.

@@ -73,7 +73,9 @@ func TestStandInsEvaluateCleanly(t *testing.T) {
 
 // The node groups of terraform-aws-modules/eks/aws and the node pools of
 // terraform-google-modules/kubernetes-engine/google are read without terraform init, at the
-// addresses the modules give them, with the modules' defaults, reported at the call.
+// addresses the modules give them, with the modules' defaults, reported at the entry of the call
+// that declares them (a map's key, a list item's name), or at the call when it declares one
+// machine (the AKS default pool, an EC2 instance per key of the call's own for_each).
 func TestStandInsReadNodeGroups(t *testing.T) {
 	src := `provider "aws" {
   region = "us-west-2"
@@ -206,25 +208,25 @@ output "endpoint" {
 		tag, profile  string
 	}
 	wants := map[string]want{
-		`module.eks.module.eks_managed_node_group["train"].aws_eks_node_group.this[0]`: {"aws_eks_node_group", "p5.48xlarge", 2, 0, parser.OnDemand, 10, "ml", "profiles/train.yaml"},
+		`module.eks.module.eks_managed_node_group["train"].aws_eks_node_group.this[0]`: {"aws_eks_node_group", "p5.48xlarge", 2, 0, parser.OnDemand, 21, "ml", "profiles/train.yaml"},
 		// The defaults' SPOT and the root module's desired_size of 1.
-		`module.eks.module.eks_managed_node_group["batch"].aws_eks_node_group.this[0]`: {"aws_eks_node_group", "g5.2xlarge", 1, 0, parser.Spot, 10, "ml", ""},
+		`module.eks.module.eks_managed_node_group["batch"].aws_eks_node_group.this[0]`: {"aws_eks_node_group", "g5.2xlarge", 1, 0, parser.Spot, 27, "ml", ""},
 		// One on-demand base instance, the other three on spot.
-		`module.eks.module.self_managed_node_group["mixed"].aws_autoscaling_group.this[0]`: {"aws_autoscaling_group", "g6.xlarge", 4, 3, parser.OnDemand, 10, "ml", ""},
+		`module.eks.module.self_managed_node_group["mixed"].aws_autoscaling_group.this[0]`: {"aws_autoscaling_group", "g6.xlarge", 4, 3, parser.OnDemand, 44, "ml", ""},
 		// A launch template's spot market options.
-		`module.eks.module.self_managed_node_group["interruptible"].aws_autoscaling_group.this[0]`: {"aws_autoscaling_group", "g5.xlarge", 1, 0, parser.Spot, 10, "ml", ""},
+		`module.eks.module.self_managed_node_group["interruptible"].aws_autoscaling_group.this[0]`: {"aws_autoscaling_group", "g5.xlarge", 1, 0, parser.Spot, 40, "ml", ""},
 		// Regional without zones: min_count per zone in GKE's three.
-		`module.gke.google_container_node_pool.pools["l4"]`:            {"google_container_node_pool", "g2-standard-8", 6, 0, parser.OnDemand, 58, "ml", ""},
-		`module.gke.google_container_node_pool.pools["t4"]`:            {"google_container_node_pool", "n1-standard-8", 9, 0, parser.Spot, 58, "ml", ""},
-		`module.gke.google_container_node_pool.pools["fleet"]`:         {"google_container_node_pool", "a2-highgpu-1g", 5, 0, parser.OnDemand, 58, "ml", ""},
+		`module.gke.google_container_node_pool.pools["l4"]`:            {"google_container_node_pool", "g2-standard-8", 6, 0, parser.OnDemand, 64, "ml", ""},
+		`module.gke.google_container_node_pool.pools["t4"]`:            {"google_container_node_pool", "n1-standard-8", 9, 0, parser.Spot, 65, "ml", ""},
+		`module.gke.google_container_node_pool.pools["fleet"]`:         {"google_container_node_pool", "a2-highgpu-1g", 5, 0, parser.OnDemand, 66, "ml", ""},
 		`module.aks.azurerm_kubernetes_cluster.main.default_node_pool`: {"azurerm_kubernetes_cluster", "Standard_NC24ads_A100_v4", 1, 0, parser.OnDemand, 71, "ml", ""},
 		// Autoscaled: priced at min_count.
-		`module.aks.azurerm_kubernetes_cluster_node_pool.node_pool_create_before_destroy["t4"]`: {"azurerm_kubernetes_cluster_node_pool", "Standard_NC4as_T4_v3", 2, 0, parser.Spot, 71, "ml", ""},
+		`module.aks.azurerm_kubernetes_cluster_node_pool.node_pool_create_before_destroy["t4"]`: {"azurerm_kubernetes_cluster_node_pool", "Standard_NC4as_T4_v3", 2, 0, parser.Spot, 79, "ml", ""},
 		// One instance a developer, at the address the module's count gives it; the zone's region.
 		`module.devbox["alice"].aws_instance.this[0]`:            {"aws_instance", "g6.2xlarge", 1, 0, parser.OnDemand, 83, "ml", ""},
 		`module.devbox["bob"].aws_spot_instance_request.this[0]`: {"aws_spot_instance_request", "g6.2xlarge", 1, 0, parser.Spot, 83, "ml", ""},
 		// 16 vCPUs, which the estimator turns into g5.4xlarge instances; Fargate has no GPU.
-		`module.batch.aws_batch_compute_environment.this["gpu_spot"]`: {"aws_batch_compute_environment", "g5.4xlarge", 0, 0, parser.Spot, 93, "ml", ""},
+		`module.batch.aws_batch_compute_environment.this["gpu_spot"]`: {"aws_batch_compute_environment", "g5.4xlarge", 0, 0, parser.Spot, 97, "ml", ""},
 	}
 	got := map[string]parser.Resource{}
 	for _, r := range res.Resources {
@@ -244,7 +246,7 @@ output "endpoint" {
 			t.Errorf("%s: %s %s ×%d (spot %d) %s, want %s %s ×%d (spot %d) %s", addr, r.Type, r.InstanceType, r.Quantity, r.SpotQuantity, r.PurchaseOption, w.typ, w.instance, w.qty, w.spot, w.purchase)
 		}
 		if r.Source.File != filepath.Join(root, "main.tf") || r.Source.Line != w.line {
-			t.Errorf("%s: reported at %s, want the call at main.tf:%d", addr, r.Source, w.line)
+			t.Errorf("%s: reported at %s, want main.tf:%d", addr, r.Source, w.line)
 		}
 		if len(r.Notes) == 0 || !strings.Contains(strings.Join(r.Notes, "\n"), "read through gpuguard's stand-in for module") {
 			t.Errorf("%s: no note saying it was read through the stand-in: %q", addr, r.Notes)
