@@ -14,6 +14,24 @@ var (
 	suppressionToken = regexp.MustCompile(`(\w+)=("(?:[^"\\]|\\.)*"|\S+)`)
 )
 
+// SuppressionsAbove reads the gpuguard:ignore comments on the comment lines directly above line
+// n (1-based) of a Terraform or Terragrunt file; lineText returns a line's text and false past
+// the file's ends.
+func SuppressionsAbove(lineText func(int) (string, bool), file string, n int) []Suppression {
+	var out []Suppression
+	for ln := n - 1; ln >= 1; ln-- {
+		text, ok := lineText(ln)
+		t := strings.TrimSpace(text)
+		if !ok || !(strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*")) {
+			break
+		}
+		if sups, ok := ParseSuppressionComment(t, Location{File: file, Line: ln}); ok {
+			out = append(sups, out...)
+		}
+	}
+	return out
+}
+
 // ParseSuppressionComment reads one comment line. It returns ok=false when the line is not a
 // gpuguard:ignore directive. A directive is written
 //

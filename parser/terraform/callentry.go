@@ -1,7 +1,9 @@
 package terraform
 
 import (
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -62,18 +64,55 @@ func (c *mapContext) callEntry(call *moduleCall) (rng hcl.Range, caller *moduleI
 			names = append(names, m.call.name)
 		}
 	}
-	if caller == nil || len(keys) == 0 {
+	if caller == nil {
 		return hcl.Range{}, nil, false
 	}
-	args := make([]string, 0, len(call.args))
-	for name := range call.args {
-		args = append(args, name)
+	args := make(map[string]hcl.Expression, len(call.args))
+	for name, a := range call.args {
+		args[name] = a.Expr
 	}
-	sort.Strings(args)
+	rng, ok = findEntry(keys, names, args, caller.cfg.locals)
+	return rng, caller, ok
+}
+
+// InputEntry finds the entry of a Terragrunt unit's inputs that a resource of a stand-in was
+// made for, as callEntry does in a module call: the for_each keys in the resource's address
+// (module.eks_managed_node_group["gpu"].aws_eks_node_group.this[0]: "gpu"), among the top-level
+// entries of each input's expression as written. inputs maps an input's name to its
+// expression; false when no entry, or more than one, is found.
+func InputEntry(address string, inputs map[string]hcl.Expression) (hcl.Range, bool) {
+	var keys, names []string
+	for _, m := range addressKey.FindAllStringSubmatch(address, -1) {
+		if k, err := strconv.Unquote(m[1]); err == nil {
+			keys = append([]string{k}, keys...) // innermost first
+		}
+	}
+	for _, m := range addressModule.FindAllStringSubmatch(address, -1) {
+		names = append([]string{m[1]}, names...)
+	}
+	return findEntry(keys, names, inputs, nil)
+}
+
+var (
+	addressKey    = regexp.MustCompile(`\[("(?:[^"\\]|\\.)*")\]`)
+	addressModule = regexp.MustCompile(`(?:^|\.)module\.([A-Za-z0-9_-]+)`)
+)
+
+// findEntry looks the keys up, innermost first, among the top-level entries of the arguments;
+// the first key found in one place wins.
+func findEntry(keys, names []string, args map[string]hcl.Expression, locals map[string]*hcl.Attribute) (hcl.Range, bool) {
+	if len(keys) == 0 {
+		return hcl.Range{}, false
+	}
+	order := make([]string, 0, len(args))
+	for name := range args {
+		order = append(order, name)
+	}
+	sort.Strings(order)
 	for _, key := range keys {
 		var found []callEntry
-		for _, name := range args {
-			for _, e := range topEntries(call.args[name].Expr, caller.cfg.locals, 0) {
+		for _, name := range order {
+			for _, e := range topEntries(args[name], locals, 0) {
 				if e.key == key {
 					e.arg = name
 					found = append(found, e)
@@ -81,10 +120,10 @@ func (c *mapContext) callEntry(call *moduleCall) (rng hcl.Range, caller *moduleI
 			}
 		}
 		if e, ok := pickEntry(found, names); ok {
-			return e.rng, caller, true
+			return e.rng, true
 		}
 	}
-	return hcl.Range{}, nil, false
+	return hcl.Range{}, false
 }
 
 // callEntry is one top-level entry of a module call's argument.

@@ -314,18 +314,7 @@ func (sf *sourceFile) lineText(n int) (string, bool) {
 
 // suppressionsAbove reads gpuguard:ignore comments on the comment lines directly above line n.
 func (sf *sourceFile) suppressionsAbove(n int) []parser.Suppression {
-	var out []parser.Suppression
-	for ln := n - 1; ln >= 1; ln-- {
-		text, ok := sf.lineText(ln)
-		t := strings.TrimSpace(text)
-		if !ok || !(strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*")) {
-			break
-		}
-		if sups, ok := parser.ParseSuppressionComment(t, parser.Location{File: sf.name, Line: ln}); ok {
-			out = append(sups, out...)
-		}
-	}
-	return out
+	return parser.SuppressionsAbove(sf.lineText, sf.name, n)
 }
 
 // moduleFiles lists the configuration files of a directory (IsModuleFile; a .tofu file replaces

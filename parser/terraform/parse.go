@@ -60,6 +60,9 @@ type GeneratedFile struct {
 type InputValue struct {
 	Value cty.Value
 	Range hcl.Range
+	// Expr is the value's expression as written, when one was (an item of Terragrunt's inputs
+	// object): InputEntry finds a node group's entry in it.
+	Expr hcl.Expression
 }
 
 // Unresolved is a value that cannot be known here, carrying the reason a resource built from it

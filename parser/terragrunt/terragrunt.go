@@ -105,6 +105,9 @@ type unit struct {
 	read    map[string]cty.Value
 	reading map[string]bool
 	parsed  int // configuration files parsed, a bound tests check
+	// srcs holds the text of each configuration file parsed, by its displayed name, for the
+	// gpuguard:ignore comments in it.
+	srcs map[string][]byte
 	// tfFuncs are Terraform's functions for this unit, made once: every file and include block
 	// evaluated adds Terragrunt's to a copy of them.
 	tfFuncs map[string]functionT
@@ -144,6 +147,7 @@ type varArgs struct {
 type attrValue struct {
 	value string
 	rng   hcl.Range
+	block hcl.Range // the block that holds it (the terraform block of a source)
 }
 
 // include is one include block, with the configuration it includes.
@@ -178,7 +182,7 @@ func (u *unit) parse(path string) *hclsyntax.Body {
 			return parsedFile{err: err}
 		}
 		f, diags := hclsyntax.ParseConfig(src, display(path), hcl.InitialPos)
-		pf := parsedFile{diags: diags}
+		pf := parsedFile{diags: diags, src: src}
 		if f != nil {
 			pf.body, _ = f.Body.(*hclsyntax.Body)
 		}
@@ -189,11 +193,16 @@ func (u *unit) parse(path string) *hclsyntax.Body {
 		return nil
 	}
 	u.addDiags(p.diags)
+	if u.srcs == nil {
+		u.srcs = map[string][]byte{}
+	}
+	u.srcs[display(path)] = p.src
 	return p.body
 }
 
 // parsedFile is a configuration file as parse read it.
 type parsedFile struct {
+	src   []byte
 	body  *hclsyntax.Body
 	diags hcl.Diagnostics
 	err   error
@@ -357,7 +366,7 @@ func (u *unit) evalFile(path string, sc *scope, depth int) *config {
 			v, diags := a.Expr.Value(ctx)
 			u.addDiags(diags)
 			if s, ok := stringOf(v); ok {
-				cfg.source = &attrValue{value: s, rng: a.SrcRange}
+				cfg.source = &attrValue{value: s, rng: a.SrcRange, block: tfBlock.DefRange()}
 			} else if !diags.HasErrors() {
 				// Known only where Terragrunt runs (get_env without a default, run_cmd): the
 				// unit's module cannot be found here, which is a limit, not bad input.
@@ -622,7 +631,7 @@ func (u *unit) evalInputs(a *hclsyntax.Attribute, ctx *hcl.EvalContext, into map
 			if diags.HasErrors() {
 				v = terraform.Unresolved(fmt.Sprintf("input %s could not be evaluated", key))
 			}
-			into[key] = terraform.InputValue{Value: v, Range: item.KeyExpr.Range()}
+			into[key] = terraform.InputValue{Value: v, Range: item.KeyExpr.Range(), Expr: item.ValueExpr}
 		}
 		return
 	}
@@ -808,9 +817,33 @@ func (u *unit) deploy(cfg *config) parser.Result {
 		res.Included = append(res.Included, filepath.Clean(moduleDir))
 	}
 	res.Included = append(res.Included, filepath.Clean(u.dir))
+	exprs := map[string]hcl.Expression{}
+	for k, v := range inputs {
+		if v.Expr != nil {
+			exprs[k] = v.Expr
+		}
+	}
 	for i := range res.Resources {
-		if r := &res.Resources[i]; terraform.IsStandIn(r.Source.File) {
-			r.Source = parser.Location{File: source.rng.Filename, Line: source.rng.Start.Line}
+		r := &res.Resources[i]
+		standInRes := terraform.IsStandIn(r.Source.File)
+		if !standInRes && cacheNote == "" {
+			continue
+		}
+		// The module's files are gpuguard's stand-in or terragrunt init's copy, not the
+		// user's: the resource is reported at the unit's source, or at the node group's entry
+		// in its inputs (eks_managed_node_groups = { gpu = {...} }). A gpuguard:ignore comment
+		// above the terraform block waives rules on every resource of the unit, one above
+		// the entry on that resource alone.
+		if !standInRes {
+			r.Note("declared at %s:%d, in the module terragrunt init downloaded", r.Source.File, r.Source.Line)
+		}
+		r.Source = parser.Location{File: source.rng.Filename, Line: source.rng.Start.Line}
+		r.Suppressions = append(r.Suppressions, u.suppressionsAbove(source.block)...)
+		if at, ok := terraform.InputEntry(r.Address, exprs); ok {
+			r.Source = parser.Location{File: at.Filename, Line: at.Start.Line}
+			r.Suppressions = append(r.Suppressions, u.suppressionsAbove(at)...)
+		}
+		if standInRes {
 			r.Note("read through gpuguard's stand-in for %s, which terragrunt init has not downloaded: run it to read the module itself", source.value)
 		}
 	}
@@ -920,4 +953,20 @@ func localSource(src, unitDir string) (string, string) {
 		s = filepath.Join(unitDir, s)
 	}
 	return filepath.Clean(s), ""
+}
+
+// suppressionsAbove reads the gpuguard:ignore comments directly above the start of rng, in a
+// configuration file the unit parsed.
+func (u *unit) suppressionsAbove(rng hcl.Range) []parser.Suppression {
+	src, ok := u.srcs[rng.Filename]
+	if !ok {
+		return nil
+	}
+	lines := strings.Split(string(src), "\n")
+	return parser.SuppressionsAbove(func(n int) (string, bool) {
+		if n < 1 || n > len(lines) {
+			return "", false
+		}
+		return strings.TrimRight(lines[n-1], "\r"), true
+	}, rng.Filename, rng.Start.Line)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -225,6 +226,12 @@ func TestRemoteSourceFromTheTerragruntCache(t *testing.T) {
 		!strings.Contains(strings.Join(res.Resources[0].Notes, " "), "module read from live/.terragrunt-cache/aaa/bbb/gpu, where terragrunt init downloaded") {
 		t.Fatalf("errors:\n%sresources %+v", lines(res.Errors), res.Resources)
 	}
+	// The cache is terragrunt's copy, not the user's file: the resource is reported at the
+	// unit's source, with a note naming where the module declares it.
+	if r := res.Resources[0]; r.Source != (parser.Location{File: filepath.Join("live", FileName), Line: 2}) ||
+		!strings.Contains(strings.Join(r.Notes, " "), "declared at live/.terragrunt-cache/aaa/bbb/gpu/main.tf:") {
+		t.Fatalf("reported at %s, notes %q", r.Source, r.Notes)
+	}
 	if res := ParseUnit(filepath.Join("registry", FileName), terraform.Options{FileDirs: []string{"."}}); len(res.Resources) != 1 || res.Resources[0].InstanceType != "g5.xlarge" {
 		t.Fatalf("registry source: %+v %+v", res.Resources, res.Errors)
 	}
@@ -432,11 +439,13 @@ inputs = {
 }
 
 // A unit deploying a registry module gpuguard has a stand-in for is read without terragrunt
-// init: the module's node groups from the unit's inputs, reported at the source line. The
-// unit's own files (the provider Terragrunt generates) join the stand-in, as Terragrunt copies
-// them.
+// init: the module's node groups from the unit's inputs, each reported at its entry in them
+// (else at the source line), where a gpuguard:ignore comment waives rules on it alone; one above
+// the terraform block waives them on every resource of the unit. The unit's own files (the
+// provider Terragrunt generates) join the stand-in, as Terragrunt copies them.
 func TestRegistrySourceThroughStandIn(t *testing.T) {
-	unit := `terraform {
+	unit := `# gpuguard:ignore GPU009 reason="bought through a savings plan"
+terraform {
   source = "tfr:///terraform-aws-modules/eks/aws?version=20.8.5"
 }
 
@@ -449,21 +458,35 @@ generate "provider" {
 inputs = {
   cluster_name = "ml"
   eks_managed_node_groups = {
+    # gpuguard:ignore GPU005 reason="tagged by the cluster's default_tags"
     gpu = { instance_types = ["g6.xlarge"], desired_size = 3, capacity_type = "SPOT" }
   }
+  self_managed_node_groups = merge({}, {
+    "serve" = { instance_type = "g6e.xlarge" }
+  })
 }
 `
 	res := unitIn(t, map[string]string{"eks/terragrunt.hcl": unit}, "eks")
-	if len(res.Errors) > 0 || len(res.Warnings) > 0 || len(res.Resources) != 1 {
+	if len(res.Errors) > 0 || len(res.Warnings) > 0 || len(res.Resources) != 2 {
 		t.Fatalf("errors:\n%swarnings:\n%sresources %+v", lines(res.Errors), lines(res.Warnings), res.Resources)
 	}
-	r := res.Resources[0]
+	sort.Slice(res.Resources, func(i, j int) bool { return res.Resources[i].Address < res.Resources[j].Address })
+	r, serve := res.Resources[0], res.Resources[1]
 	if r.Address != `module.eks_managed_node_group["gpu"].aws_eks_node_group.this[0]` || r.InstanceType != "g6.xlarge" || r.Quantity != 3 ||
 		r.PurchaseOption != parser.Spot || r.Region != "eu-west-1" {
 		t.Fatalf("resource %+v", r)
 	}
-	if r.Source != (parser.Location{File: filepath.Join("eks", FileName), Line: 2}) || !strings.Contains(strings.Join(r.Notes, " "), "read through gpuguard's stand-in for tfr:///terraform-aws-modules/eks/aws") {
+	if r.Source != (parser.Location{File: filepath.Join("eks", FileName), Line: 16}) || !strings.Contains(strings.Join(r.Notes, " "), "read through gpuguard's stand-in for tfr:///terraform-aws-modules/eks/aws") {
 		t.Fatalf("reported at %s with notes %q", r.Source, r.Notes)
+	}
+	if serve.Address != `module.self_managed_node_group["serve"].aws_autoscaling_group.this[0]` || serve.Source.Line != 19 {
+		t.Fatalf("second group %s reported at %s", serve.Address, serve.Source)
+	}
+	if rules := suppressedRules(r); rules != "GPU009 GPU005" {
+		t.Errorf("the gpu group's suppressions: %s", rules)
+	}
+	if rules := suppressedRules(serve); rules != "GPU009" {
+		t.Errorf("the serve group's suppressions: %s", rules)
 	}
 	for _, d := range res.Included {
 		if terraform.IsStandIn(d) {
@@ -476,7 +499,17 @@ inputs = {
 		t.Fatalf("v20 group judged without a driver: %q", r.NoGPUDriver)
 	}
 	v21 := unitIn(t, map[string]string{"eks/terragrunt.hcl": strings.Replace(unit, "version=20.8.5", "version=21.3.1", 1)}, "eks")
-	if len(v21.Resources) != 1 || !strings.Contains(v21.Resources[0].NoGPUDriver, `the module's default since v21, "AL2023_x86_64_STANDARD"`) {
+	sort.Slice(v21.Resources, func(i, j int) bool { return v21.Resources[i].Address < v21.Resources[j].Address })
+	if len(v21.Resources) != 2 || !strings.Contains(v21.Resources[0].NoGPUDriver, `the module's default since v21, "AL2023_x86_64_STANDARD"`) {
 		t.Fatalf("v21 group: %+v", v21.Resources)
 	}
+}
+
+// suppressedRules lists the rules a resource's suppressions waive, in order.
+func suppressedRules(r parser.Resource) string {
+	var rules []string
+	for _, s := range r.Suppressions {
+		rules = append(rules, s.Rule)
+	}
+	return strings.Join(rules, " ")
 }
