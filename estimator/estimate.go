@@ -64,8 +64,11 @@ type Fit struct {
 	AvailableGiBPerGPU *float64 `json:"available_gib_per_gpu"`
 	MemoryUtilization  *float64 `json:"memory_utilization"`
 	Source             string   `json:"source,omitempty"` // "estimate" or "measured"
-	Reason             string   `json:"reason,omitempty"`
-	MIGSlice           string   `json:"mig_slice,omitempty"`
+	// InferredFrom, when no profile is attached but one was inferred from the workload's own
+	// command line (a vLLM server's arguments), says from what and where.
+	InferredFrom string `json:"inferred_from,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+	MIGSlice     string `json:"mig_slice,omitempty"`
 	// CheapestFit is, when the workload does not fit, the cheapest catalog instance that holds it
 	// (it may cost more than the current one).
 	CheapestFit *Recommendation `json:"cheapest_fit,omitempty"`

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/estimator/memory"
@@ -307,6 +309,18 @@ func breakdown(mem *memory.Estimate) []MemoryTerm {
 // workload profile is known.
 func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, th Thresholds) {
 	r = pricedAs(e, r)
+	if prof.Inferred != "" {
+		defer func() {
+			if e.Fit != nil {
+				inferredFit(e.Fit, r, prof)
+			}
+			// Sized for one sequence, the profile cannot say how small a GPU the traffic
+			// allows: only the purchase options stand.
+			e.Recommendations = slices.DeleteFunc(e.Recommendations, func(rec Recommendation) bool {
+				return rec.Kind == RecSmallerInstance || rec.Kind == RecMIG
+			})
+		}()
+	}
 	e.Workload = &WorkloadInfo{Type: prof.Workload.Type, Interruptible: prof.Workload.Interruptible, LatencySensitive: prof.Workload.LatencySensitive}
 	mem, err := memory.Of(prof)
 	if err != nil {
@@ -343,6 +357,39 @@ func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, 
 	if e.MonthlyCost != nil {
 		e.Recommendations = p.recommend(e, r, prof, mem, t, th)
 	}
+}
+
+// inferredFit qualifies a verdict judged on a profile inferred from a serving engine's command
+// line (profiles.FromVLLM): it sizes what the engine needs to start, one sequence of its
+// longest length, and the engine fills the rest of its share with KV cache for the sequences it
+// serves at once. So a model that fits with room to spare fits; it is not called oversized, and
+// no smaller GPU or MIG slice is suggested from it.
+func inferredFit(f *Fit, r parser.Resource, prof *profiles.Profile) {
+	f.InferredFrom = prof.Inferred
+	if r.Pod != nil && r.Pod.Serving != nil {
+		s := r.Pod.Serving
+		f.InferredFrom += fmt.Sprintf(" (container %s, %s:%d)", s.Container, s.Source.File, s.Source.Line)
+	}
+	switch {
+	case f.Verdict == VerdictOversized:
+		f.Verdict = VerdictFits
+	case f.Verdict == VerdictDoesNotFit && f.RequiredGiBPerGPU != nil && f.AvailableGiBPerGPU != nil && prof.Inference != nil:
+		// A pre-allocating engine allocates its KV cache in one piece: the allocator margin
+		// the estimate adds may not be spent. A need within it is tight, not a certain failure.
+		var margin float64
+		for _, t := range f.Breakdown {
+			if t.Name == memory.TermFragment {
+				margin = t.GiB
+			}
+		}
+		share := *f.AvailableGiBPerGPU * prof.Inference.GPUMemoryUtilization
+		if *f.RequiredGiBPerGPU-margin <= share {
+			f.Verdict = VerdictTight
+			f.Reason += fmt.Sprintf("; without the %.1f GiB allocator margin it needs %.1f GiB, within the share: vLLM may start, with little KV cache to spare", margin, *f.RequiredGiBPerGPU-margin)
+		}
+	}
+	f.MIGSlice = ""
+	f.Reason = strings.TrimPrefix(f.Reason+"; sized, with no profile attached, from the vLLM server's arguments for one sequence of --max-model-len, what vLLM needs to start: the rest of its share holds KV cache for more, so whether the GPU is larger than the traffic needs is not judged (attach a profile with inference.batch_size for that)", "; ")
 }
 
 // percentBeside formats a percentage compared with a threshold: whole percents, or one decimal

@@ -137,6 +137,9 @@ type PodGPUs struct {
 	// compute), as NVIDIA's device plugin configures them, or GKE's "time-sharing" (as
 	// time-slicing).
 	SharingStrategy string `json:"sharing_strategy,omitempty"`
+	// Serving is the command line of the container that uses the GPUs when it runs a serving
+	// engine gpuguard reads (vLLM): a workload profile can be inferred from it.
+	Serving *ServingCommand `json:"-"`
 	// NodeSource says where the node came from (nodeSelector, affinity, NodePool, config).
 	NodeSource string `json:"node_source,omitempty"`
 	// NodeGroups, when set, are the node groups among the inputs whose nodes the pods run on
@@ -707,3 +710,11 @@ const (
 	SharingMPS            = "mps"
 	SharingGKETimeSharing = "time-sharing"
 )
+
+// ServingCommand is a container's command line (command then args, with Kubernetes' $(VAR)
+// references to the container's literal env values expanded) and where it is declared.
+type ServingCommand struct {
+	Container string
+	Argv      []string
+	Source    Location
+}

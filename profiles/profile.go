@@ -40,6 +40,8 @@ type Profile struct {
 
 	// Path is the file the profile was read from.
 	Path string `yaml:"-" json:"-"`
+	// Inferred, on a profile gpuguard inferred rather than read (FromVLLM), says from what.
+	Inferred string `yaml:"-" json:"-"`
 }
 
 // Metadata names the profile.

@@ -141,7 +141,18 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 		e := &doc[i]
 		path, glob := attachment(rs[i], cfg)
 		if path == "" {
-			e.Fit = &estimator.Fit{Verdict: estimator.VerdictUnknown, Reason: "no workload profile attached"}
+			// A vLLM server's own arguments describe its model: the profile inferred from
+			// them judges whether it fits (profiles.FromVLLM).
+			reason := "no workload profile attached"
+			if s := rs[i].Pod; s != nil && s.Serving != nil {
+				prof, why := profiles.FromVLLM(s.Serving.Argv)
+				if prof != nil {
+					jobs = append(jobs, job{i, prof})
+					continue
+				}
+				reason += "; none could be inferred from the container's vLLM arguments: " + why
+			}
+			e.Fit = &estimator.Fit{Verdict: estimator.VerdictUnknown, Reason: reason}
 			if e.MonthlyCost != nil {
 				jobs = append(jobs, job{i, nil}) // commitments need no profile
 			}

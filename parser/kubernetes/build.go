@@ -494,6 +494,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		Provider: parser.Unknown, Quantity: r.replicas, PurchaseOption: parser.OnDemand, RunsToCompletion: r.runsToCompletion,
 		Pod: &parser.PodGPUs{Resource: req.resource, Requested: req.count},
 	}
+	res.Pod.Serving = servingCommand(r.template.Spec, o)
 	if strings.HasPrefix(req.resource, ResourceNvidiaMIG) {
 		// A time-sliced slice renamed by the device plugin (nvidia.com/mig-1g.5gb.shared) is
 		// still that slice.

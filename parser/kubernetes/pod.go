@@ -42,6 +42,12 @@ type podSpec struct {
 type container struct {
 	Name      string    `yaml:"name"`
 	Resources resources `yaml:"resources"`
+	// Command, Args and Env are kept as nodes: only a serving engine's command line is read
+	// from them (serving.go), and a shape the API would refuse must not fail the object.
+	Image   yaml.Node `yaml:"image"`
+	Command yaml.Node `yaml:"command"`
+	Args    yaml.Node `yaml:"args"`
+	Env     yaml.Node `yaml:"env"`
 	// RestartPolicy Always on an init container makes it a sidecar: it keeps running beside the
 	// app containers (Kubernetes 1.29+).
 	RestartPolicy string `yaml:"restartPolicy"`

@@ -2,7 +2,9 @@
 # title: Workload does not fit in GPU memory
 # description: >-
 #   The attached workload profile needs more memory per GPU than the resource's GPU has (or more
-#   GPUs than the resource gives it): the job will fail with out-of-memory errors.
+#   GPUs than the resource gives it): the job will fail with out-of-memory errors. Without a
+#   profile, a vLLM server whose arguments name a preset model and --max-model-len is judged on
+#   what those need for vLLM to start.
 # custom:
 #   id: GPU002
 #   severity: deny
@@ -14,11 +16,17 @@ deny contains f if {
 	some r in input.resources
 	r.fit.verdict == "does_not_fit"
 	f := {
-		"msg": sprintf("%s: the workload (%s) does not fit: %s", [r.address, r.profile, r.fit.reason]),
+		"msg": sprintf("%s: the workload (%s) does not fit: %s", [r.address, workload(r), r.fit.reason]),
 		"id": r.id,
 		"remediation": remediation(r),
 	}
 }
+
+workload(r) := r.profile if r.profile != null
+
+else := sprintf("no profile; inferred from %s", [r.fit.inferred_from]) if r.fit.inferred_from
+
+else := "no profile"
 
 remediation(r) := msg if {
 	alt := r.fit.cheapest_fit

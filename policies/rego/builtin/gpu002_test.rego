@@ -34,3 +34,12 @@ test_cheapest_fit_on_larger_mig_slices if {
 	some f in fs
 	startswith(f.remediation, "Use larger MIG slices, the cheapest way to hold it ($10,725.16* a month): partitioned into 3g.40gb MIG slices (2 a GPU instead of 7), 4 instances run the 7 copies that 1 instance runs now;")
 }
+
+test_does_not_fit_inferred_from_vllm if {
+	fs := gpu002.deny with input as {"resources": [{"address": "big", "id": "k8s|big", "profile": null, "fit": {
+		"verdict": "does_not_fit", "reason": "needs 79.8 GiB per GPU",
+		"inferred_from": "vLLM arguments: model meta-llama/Llama-3.1-70B (preset llama-3.1-70b), --max-model-len 32768",
+	}}]}
+	[f] := [f | some f in fs]
+	f.msg == "big: the workload (no profile; inferred from vLLM arguments: model meta-llama/Llama-3.1-70B (preset llama-3.1-70b), --max-model-len 32768) does not fit: needs 79.8 GiB per GPU"
+}

@@ -3,7 +3,9 @@
 # description: >-
 #   No workload profile is attached, so gpuguard cannot tell whether the GPU fits the work. Attach
 #   one with the config's profiles map, the gpuguard.dev/profile annotation or the
-#   gpuguard-profile tag. A node group whose pods all have one is judged on them and left out.
+#   gpuguard-profile tag. A node group whose pods all have one is judged on them and left out,
+#   as is a vLLM server whose arguments name a preset model and --max-model-len (its fit is
+#   judged on the profile inferred from them).
 #   Raise to warn with policy_data.severities.GPU007.
 # custom:
 #   id: GPU007
@@ -13,6 +15,7 @@ package gpuguard.builtin.gpu007
 notice contains f if {
 	some r in input.resources
 	r.profile == null
+	not r.fit.inferred_from
 	not r.pods_on_group.profiled
 	f := {
 		"msg": sprintf("%s has no workload profile: its memory fit is unknown", [r.address]),

@@ -20,3 +20,11 @@ test_node_group_judged_on_its_pods if {
 	]}
 	{f.id | some f in fs} == {"infra|other"}
 }
+
+test_profile_inferred_from_a_vllm_server if {
+	fs := gpu007.notice with input as {"resources": [
+		{"address": "chat", "id": "k8s|chat", "profile": null, "fit": {"verdict": "fits", "inferred_from": "vLLM arguments: model x (preset llama-3.1-8b), --max-model-len 8192"}},
+		{"address": "custom", "id": "k8s|custom", "profile": null, "fit": {"verdict": "unknown", "reason": "no workload profile attached; none could be inferred from the container's vLLM arguments"}},
+	]}
+	{f.id | some f in fs} == {"k8s|custom"}
+}

@@ -1,0 +1,128 @@
+package kubernetes
+
+import (
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// servingCommand is the command line of the pod's first app container that requests GPUs, when
+// it runs vLLM (`vllm serve`, `python -m vllm.entrypoints.openai.api_server`, or a vLLM image
+// whose entrypoint is the server, given only args): profiles.FromVLLM infers a workload profile
+// from it. nil otherwise.
+func servingCommand(spec podSpec, o *object) *parser.ServingCommand {
+	for i := range spec.Containers {
+		c := &spec.Containers[i]
+		if !requestsGPUs(c) {
+			continue
+		}
+		argv := append(scalars(&c.Command), scalars(&c.Args)...)
+		if len(scalars(&c.Command)) == 0 && c.Image.Kind == yaml.ScalarNode && vllmImage(c.Image.Value) {
+			// The image's entrypoint is vLLM's OpenAI-compatible server; args are its flags.
+			argv = append([]string{"vllm", "serve"}, argv...)
+		}
+		if !mentionsVLLM(argv) {
+			return nil
+		}
+		env := literalEnv(&c.Env)
+		for j, a := range argv {
+			argv[j] = expandEnv(a, env)
+		}
+		line := o.line
+		if c.Command.Line > 0 {
+			line = o.lineOf(&c.Command)
+		} else if c.Args.Line > 0 {
+			line = o.lineOf(&c.Args)
+		}
+		return &parser.ServingCommand{Container: c.Name, Argv: argv, Source: parser.Location{File: o.file, Line: line}}
+	}
+	return nil
+}
+
+// vllmImage says whether an image is vLLM's OpenAI-compatible server (vllm/vllm-openai, also
+// from a mirror), whose entrypoint runs the server.
+func vllmImage(image string) bool {
+	name := image[strings.LastIndex(image, "/")+1:]
+	if i := strings.IndexAny(name, ":@"); i >= 0 {
+		name = name[:i]
+	}
+	return name == "vllm-openai"
+}
+
+// requestsGPUs says whether a container names a GPU resource in its limits or requests.
+func requestsGPUs(c *container) bool {
+	for _, m := range []map[string]yaml.Node{c.Resources.Limits, c.Resources.Requests} {
+		for name := range m {
+			if IsGPUResource(name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mentionsVLLM says whether a command line runs vLLM: a word naming it, or its server module.
+func mentionsVLLM(argv []string) bool {
+	for _, a := range argv {
+		for _, w := range strings.Fields(a) {
+			if w == "vllm" || strings.HasSuffix(w, "/vllm") || strings.HasPrefix(w, "vllm.entrypoints.") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scalars reads a list of strings; anything else reads as none.
+func scalars(n *yaml.Node) []string {
+	if n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, c := range n.Content {
+		if c.Kind != yaml.ScalarNode {
+			return nil
+		}
+		out = append(out, c.Value)
+	}
+	return out
+}
+
+// literalEnv reads a container's env entries that have a literal value (valueFrom is known only
+// in the cluster).
+func literalEnv(n *yaml.Node) map[string]string {
+	out := map[string]string{}
+	if n.Kind != yaml.SequenceNode {
+		return out
+	}
+	for _, e := range n.Content {
+		var v struct {
+			Name  string  `yaml:"name"`
+			Value *string `yaml:"value"`
+		}
+		if e.Decode(&v) == nil && v.Name != "" && v.Value != nil {
+			out[v.Name] = *v.Value
+		}
+	}
+	return out
+}
+
+var envRef = regexp.MustCompile(`\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)`)
+
+// expandEnv expands $(VAR) references as the kubelet does in command and args: a defined
+// variable's value, an undefined reference left as written, $$ an escaped $.
+// https://kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/#use-environment-variables-to-define-arguments
+func expandEnv(s string, env map[string]string) string {
+	return envRef.ReplaceAllStringFunc(s, func(m string) string {
+		if m == "$$" {
+			return "$"
+		}
+		if v, ok := env[m[2:len(m)-1]]; ok {
+			return v
+		}
+		return m
+	})
+}

@@ -1,0 +1,70 @@
+package kubernetes
+
+import (
+	"slices"
+	"testing"
+)
+
+// The command line of the container that uses the GPUs is kept when it runs vLLM, with $(VAR)
+// references to the container's literal env expanded as the kubelet does; an image whose
+// entrypoint is vLLM's server takes args alone; a shape the API would refuse reads as no command
+// and does not fail the object.
+func TestServingCommand(t *testing.T) {
+	pod := func(containers string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n" + containers
+	}
+	cases := []struct {
+		name, containers string
+		argv             []string // nil: no serving command
+		container        string
+		line             int
+	}{
+		{"args of the server image, env expanded, sidecar without GPUs skipped", `    - name: proxy
+      image: envoyproxy/envoy
+      args: ["vllm"]
+    - name: vllm
+      image: docker.io/vllm/vllm-openai:v0.8.5
+      args: ["--model=$(MODEL)", "--served-model-name", "$(NAME)", "$$(MODEL)", "$(UNSET)"]
+      env:
+        - {name: MODEL, value: meta-llama/Llama-3.1-8B}
+        - name: NAME
+          valueFrom: {fieldRef: {fieldPath: metadata.name}}
+      resources: {limits: {nvidia.com/gpu: 1}}
+`, []string{"vllm", "serve", "--model=meta-llama/Llama-3.1-8B", "--served-model-name", "$(NAME)", "$(MODEL)", "$(UNSET)"}, "vllm", 12},
+		{"command and args", `    - name: c
+      image: python
+      command: ["python3", "-m", "vllm.entrypoints.openai.api_server"]
+      args: ["--model", "x"]
+      resources: {requests: {nvidia.com/gpu: 1}}
+`, []string{"python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "x"}, "c", 9},
+		{"a shell line", `    - name: c
+      image: python
+      command: ["bash", "-c", "pip install vllm && vllm serve x"]
+      resources: {limits: {nvidia.com/gpu: 1}}
+`, []string{"bash", "-c", "pip install vllm && vllm serve x"}, "c", 9},
+		{"not vLLM", `    - name: c
+      image: nvcr.io/nvidia/tritonserver
+      args: ["tritonserver", "--model-repository=/models"]
+      resources: {limits: {nvidia.com/gpu: 1}}
+`, nil, "", 0},
+		{"a command that is not a list", `    - name: c
+      image: vllm/vllm-openai
+      command: vllm serve x
+      args: {model: x}
+      resources: {limits: {nvidia.com/gpu: 1}}
+`, []string{"vllm", "serve"}, "c", 9},
+	}
+	for _, c := range cases {
+		res := one(t, build(t, pod(c.containers), Options{}))
+		s := res.Pod.Serving
+		switch {
+		case c.argv == nil && s != nil:
+			t.Errorf("%s: serving command %q", c.name, s.Argv)
+		case c.argv == nil:
+		case s == nil:
+			t.Errorf("%s: no serving command", c.name)
+		case !slices.Equal(s.Argv, c.argv) || s.Container != c.container || s.Source.Line != c.line || s.Source.File != "m.yaml":
+			t.Errorf("%s: %q of %s at %s, want %q of %s at line %d", c.name, s.Argv, s.Container, s.Source, c.argv, c.container, c.line)
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package profiles
+
+import (
+	"strings"
+	"testing"
+)
+
+// A vLLM command line becomes the inference profile of what the server needs to start, in the
+// command's forms (vllm serve's positional model, the API server module's --model, flags with =
+// or a separate value, underscores, short forms, one shell string), or says why none can be.
+func TestFromVLLM(t *testing.T) {
+	type want struct {
+		preset, precision, kv string
+		seq, tp, tokens       int
+		util                  float64
+	}
+	cases := []struct {
+		name string
+		argv []string
+		want *want
+		why  string
+	}{
+		{"serve, positional model, defaults", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"},
+			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9}, ""},
+		{"API server module, = forms, underscores, short tp", []string{"python3", "-m", "vllm.entrypoints.openai.api_server", "--model=meta-llama/Meta-Llama-3.1-70B-Instruct", "--max_model_len=32768", "-tp", "4", "--gpu-memory-utilization=0.95", "--max-num-batched-tokens", "4096", "--enforce-eager"},
+			&want{"llama-3.1-70b", "bf16", "bf16", 32768, 4, 4096, 0.95}, ""},
+		{"one shell string, fp8 weights and KV cache", []string{"sh", "-c", "vllm serve Qwen/Qwen2.5-7B-Instruct --quantization fp8 --kv-cache-dtype fp8_e4m3 --max-model-len 4096"},
+			&want{"qwen2.5-7b", "fp8", "fp8", 4096, 1, 0, 0.9}, ""},
+		{"AWQ weights keep a 16-bit KV cache; -it suffix", []string{"vllm", "serve", "google/gemma-2-9b-it", "-q", "awq", "--max-model-len", "8192"},
+			&want{"gemma-2-9b", "int4", "bf16", 8192, 1, 0, 0.9}, ""},
+		{"a suffix before the version is not stripped", []string{"vllm", "serve", "mistralai/Mistral-7B-Instruct-v0.1", "--dtype", "half", "--max-model-len", "4096"},
+			nil, "not one of gpuguard's model presets"},
+		{"fp16 dtype", []string{"vllm", "serve", "mistralai/Mistral-7B-v0.1", "--dtype", "float16", "--max-model-len", "4096"},
+			&want{"mistral-7b", "fp16", "fp16", 4096, 1, 0, 0.9}, ""},
+		{"no max-model-len", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B"}, nil, "without --max-model-len"},
+		{"local path", []string{"vllm", "serve", "/models/acme", "--max-model-len", "4096"}, nil, "/models/acme, which is not one of gpuguard's model presets"},
+		{"no model", []string{"vllm", "serve", "--max-model-len", "4096"}, nil, "names no model"},
+		{"pipeline parallel", []string{"vllm", "serve", "meta-llama/Llama-3.1-70B", "--max-model-len", "4096", "--pipeline-parallel-size", "2"}, nil, "pipeline parallelism"},
+		{"utilization over 1", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "4096", "--gpu-memory-utilization", "90"}, nil, "not a fraction"},
+		{"unknown quantization", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "4096", "--quantization", "squeezellm"}, nil, `--quantization "squeezellm" is not modelled`},
+		{"count not a number", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "$(LEN)"}, nil, `--max-model-len "$(LEN)" is not a count`},
+		{"tensor parallel that does not divide the heads", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "4096", "--tensor-parallel-size", "3"}, nil, "does not divide the 32 attention heads"},
+	}
+	for _, c := range cases {
+		p, why := FromVLLM(c.argv)
+		if c.want == nil {
+			if p != nil || !strings.Contains(why, c.why) {
+				t.Errorf("%s: profile %v, why %q; want none, because %q", c.name, p != nil, why, c.why)
+			}
+			continue
+		}
+		if p == nil {
+			t.Errorf("%s: no profile: %s", c.name, why)
+			continue
+		}
+		w, in := c.want, p.Inference
+		got := want{p.Model.Preset, p.Model.Precision, in.KVCachePrecision, in.MaxSequenceLength, in.TensorParallel, in.MaxBatchedTokens, in.GPUMemoryUtilization}
+		if got != *w || in.BatchSize != 1 || p.Workload.Type != TypeInference || p.Model.Layers == 0 || !strings.HasPrefix(p.Inferred, "vLLM arguments: model ") {
+			t.Errorf("%s: got %+v (batch %d, %s, %d layers, %q), want %+v", c.name, got, in.BatchSize, p.Workload.Type, p.Model.Layers, p.Inferred, *w)
+		}
+	}
+}
