@@ -60,3 +60,23 @@ func TestFromVLLM(t *testing.T) {
 		}
 	}
 }
+
+// Any command line gives a valid profile or a reason, never a panic.
+func FuzzFromVLLM(f *testing.F) {
+	f.Add("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 -tp 2")
+	f.Add("python -m vllm.entrypoints.openai.api_server --model=qwen/qwen2.5-7b --max_model_len=4096 --quantization awq --kv-cache-dtype fp8")
+	f.Add("vllm serve gpt2 --max-model-len 1024 --gpu-memory-utilization 0.5 --max-num-batched-tokens 0 --dtype float")
+	f.Fuzz(func(t *testing.T, line string) {
+		p, why := FromVLLM(strings.Split(line, " "))
+		if p == nil {
+			if why == "" {
+				t.Fatalf("%q: no profile and no reason", line)
+			}
+			return
+		}
+		in := p.Inference
+		if in.MaxSequenceLength <= 0 || in.TensorParallel < 1 || in.BatchSize != 1 || in.GPUMemoryUtilization <= 0 || in.GPUMemoryUtilization > 1 || p.Model.Layers == 0 || p.Inferred == "" {
+			t.Fatalf("%q: profile %+v %+v", line, p.Model, *in)
+		}
+	})
+}
