@@ -105,9 +105,9 @@ type unit struct {
 	read    map[string]cty.Value
 	reading map[string]bool
 	parsed  int // configuration files parsed, a bound tests check
-	// srcs holds the text of each configuration file parsed, by its displayed name, for the
+	// lines holds the lines of each configuration file parsed, by its displayed name, for the
 	// gpuguard:ignore comments in it.
-	srcs map[string][]byte
+	lines map[string][]string
 	// tfFuncs are Terraform's functions for this unit, made once: every file and include block
 	// evaluated adds Terragrunt's to a copy of them.
 	tfFuncs map[string]functionT
@@ -182,7 +182,7 @@ func (u *unit) parse(path string) *hclsyntax.Body {
 			return parsedFile{err: err}
 		}
 		f, diags := hclsyntax.ParseConfig(src, display(path), hcl.InitialPos)
-		pf := parsedFile{diags: diags, src: src}
+		pf := parsedFile{diags: diags, lines: strings.Split(string(src), "\n")}
 		if f != nil {
 			pf.body, _ = f.Body.(*hclsyntax.Body)
 		}
@@ -193,16 +193,16 @@ func (u *unit) parse(path string) *hclsyntax.Body {
 		return nil
 	}
 	u.addDiags(p.diags)
-	if u.srcs == nil {
-		u.srcs = map[string][]byte{}
+	if u.lines == nil {
+		u.lines = map[string][]string{}
 	}
-	u.srcs[display(path)] = p.src
+	u.lines[display(path)] = p.lines
 	return p.body
 }
 
 // parsedFile is a configuration file as parse read it.
 type parsedFile struct {
-	src   []byte
+	lines []string // split once, as parsed: a file many units include is read for comments by each
 	body  *hclsyntax.Body
 	diags hcl.Diagnostics
 	err   error
@@ -958,11 +958,10 @@ func localSource(src, unitDir string) (string, string) {
 // suppressionsAbove reads the gpuguard:ignore comments directly above the start of rng, in a
 // configuration file the unit parsed.
 func (u *unit) suppressionsAbove(rng hcl.Range) []parser.Suppression {
-	src, ok := u.srcs[rng.Filename]
+	lines, ok := u.lines[rng.Filename]
 	if !ok {
 		return nil
 	}
-	lines := strings.Split(string(src), "\n")
 	return parser.SuppressionsAbove(func(n int) (string, bool) {
 		if n < 1 || n > len(lines) {
 			return "", false
