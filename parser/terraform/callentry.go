@@ -169,7 +169,7 @@ func pickEntry(found []callEntry, names []string) (callEntry, bool) {
 // eks_managed_node_group for the argument eks_managed_node_groups.
 func namesArgument(calls []string, arg string) bool {
 	for _, n := range calls {
-		if n != "" && (n == arg || strings.TrimSuffix(arg, "s") == n || strings.HasPrefix(arg, n)) {
+		if n != "" && strings.HasPrefix(arg, n) { // the plural, or the name itself, starts with it
 			return true
 		}
 	}
