@@ -69,6 +69,10 @@ type Fit struct {
 	InferredFrom string `json:"inferred_from,omitempty"`
 	Reason       string `json:"reason,omitempty"`
 	MIGSlice     string `json:"mig_slice,omitempty"`
+	// MaxContextTokens, on a serving profile inferred from an engine's arguments whose context
+	// does not fit the engine's share of the GPU, is the longest context that does (an
+	// estimate, rounded down to 256 tokens).
+	MaxContextTokens int `json:"max_context_tokens,omitempty"`
 	// CheapestFit is, when the workload does not fit, the cheapest catalog instance that holds it
 	// (it may cost more than the current one).
 	CheapestFit *Recommendation `json:"cheapest_fit,omitempty"`

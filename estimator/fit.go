@@ -309,10 +309,11 @@ func breakdown(mem *memory.Estimate) []MemoryTerm {
 // workload profile is known.
 func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, th Thresholds) {
 	r = pricedAs(e, r)
+	var mem *memory.Estimate
 	if prof.Inferred != "" {
 		defer func() {
 			if e.Fit != nil {
-				inferredFit(e.Fit, r, prof)
+				inferredFit(e.Fit, r, prof, mem)
 			}
 			// Sized for one sequence, the profile cannot say how small a GPU the traffic
 			// allows: only the purchase options stand.
@@ -364,7 +365,7 @@ func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, 
 // longest length, and the engine fills the rest of its share with KV cache for the sequences it
 // serves at once. So a model that fits with room to spare fits; it is not called oversized, and
 // no smaller GPU or MIG slice is suggested from it.
-func inferredFit(f *Fit, r parser.Resource, prof *profiles.Profile) {
+func inferredFit(f *Fit, r parser.Resource, prof *profiles.Profile, mem *memory.Estimate) {
 	f.InferredFrom = prof.Inferred
 	if r.Pod != nil && r.Pod.Serving != nil {
 		s := r.Pod.Serving
@@ -388,8 +389,31 @@ func inferredFit(f *Fit, r parser.Resource, prof *profiles.Profile) {
 			f.Reason += fmt.Sprintf("; without the %.1f GiB allocator margin it needs %.1f GiB, within the share: vLLM may start, with little KV cache to spare", margin, *f.RequiredGiBPerGPU-margin)
 		}
 	}
+	if f.Verdict == VerdictDoesNotFit && f.AvailableGiBPerGPU != nil && prof.ContextFlag != "" && mem != nil {
+		if n, ok := longestContext(mem, prof, *f.AvailableGiBPerGPU); ok && n < prof.Inference.MaxSequenceLength {
+			f.MaxContextTokens = n
+			f.Reason += fmt.Sprintf("; its share holds the KV cache of about %d tokens, not %d: vLLM refuses to start a context longer than its KV cache, so set %s %d or less (an estimate)", n, prof.Inference.MaxSequenceLength, prof.ContextFlag, n)
+		}
+	}
 	f.MIGSlice = ""
 	f.Reason = strings.TrimPrefix(f.Reason+"; sized, with no profile attached, from the vLLM server's arguments for one sequence of --max-model-len, what vLLM needs to start: the rest of its share holds KV cache for more, so whether the GPU is larger than the traffic needs is not judged (attach a profile with inference.batch_size for that)", "; ")
+}
+
+// longestContext is the longest context whose KV cache fits a pre-allocating server's share of
+// each GPU beside everything else the estimate holds, as vLLM computes it at start (the share
+// less the weights, the activations of a profiling pass and non-torch memory, divided by the KV
+// cache of a token): the allocator margin is left out, since the KV cache is one allocation. It
+// is rounded down to a multiple of 256 tokens, and false when not even 256 tokens fit.
+func longestContext(mem *memory.Estimate, prof *profiles.Profile, availableGiB float64) (int, bool) {
+	kv := mem.Term(memory.TermKVCache)
+	seq := prof.Inference.MaxSequenceLength * prof.Inference.BatchSize
+	if kv <= 0 || seq <= 0 {
+		return 0, false
+	}
+	rest := mem.PerGPUBytes - kv - mem.Term(memory.TermFragment)
+	free := availableGiB*memory.GiB*prof.Inference.GPUMemoryUtilization - rest
+	n := int(free/(kv/float64(seq))) / 256 * 256
+	return n, n >= 256
 }
 
 // percentBeside formats a percentage compared with a threshold: whole percents, or one decimal

@@ -10,8 +10,17 @@ import (
 // (the safetensors index or the model card); the architecture fields come from each model's
 // config.json on the Hugging Face Hub, named in Source.
 type Preset struct {
-	Name  string
-	Model Model
+	Name string
+	// Context is the longest sequence the checkpoint takes, in tokens: max_position_embeddings
+	// (n_positions for GPT-2) in the same config.json. A serving engine given no limit of its
+	// own (vLLM without --max-model-len) takes this one.
+	Context int
+	// SlidingWindow, for a model whose every attention layer sees only the last SlidingWindow
+	// tokens (config.json's sliding_window), bounds the KV cache a sequence holds; 0 when
+	// attention sees the whole sequence. Gemma 2, which alternates windowed and full layers, has
+	// none here: its KV cache is sized for the whole sequence, up to a quarter too high.
+	SlidingWindow int
+	Model         Model
 }
 
 func hf(repo string) string {
@@ -20,21 +29,23 @@ func hf(repo string) string {
 
 // presets are the embedded model configurations.
 var presets = []Preset{
-	{"llama-2-7b", Model{Parameters: 6738415616, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 32, VocabSize: 32000, IntermediateSize: 11008, MLP: "swiglu", Source: hf("meta-llama/Llama-2-7b-hf")}},
-	{"llama-2-13b", Model{Parameters: 13015864320, Layers: 40, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 40, VocabSize: 32000, IntermediateSize: 13824, MLP: "swiglu", Source: hf("meta-llama/Llama-2-13b-hf")}},
-	{"llama-2-70b", Model{Parameters: 68976648192, Layers: 80, HiddenSize: 8192, AttentionHeads: 64, KVHeads: 8, VocabSize: 32000, IntermediateSize: 28672, MLP: "swiglu", Source: hf("meta-llama/Llama-2-70b-hf")}},
-	{"llama-3.1-8b", Model{Parameters: 8030261248, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 128256, IntermediateSize: 14336, MLP: "swiglu", Source: hf("meta-llama/Llama-3.1-8B")}},
-	{"llama-3.1-70b", Model{Parameters: 70553706496, Layers: 80, HiddenSize: 8192, AttentionHeads: 64, KVHeads: 8, VocabSize: 128256, IntermediateSize: 28672, MLP: "swiglu", Source: hf("meta-llama/Llama-3.1-70B")}},
-	{"mistral-7b", Model{Parameters: 7241732096, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32000, IntermediateSize: 14336, MLP: "swiglu", Source: hf("mistralai/Mistral-7B-v0.1")}},
-	{"mixtral-8x7b", Model{Parameters: 46702792704, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32000, IntermediateSize: 14336, MLP: "swiglu", Experts: 8, ExpertsPerToken: 2, Source: hf("mistralai/Mixtral-8x7B-v0.1")}},
-	{"qwen2.5-7b", Model{Parameters: 7615616512, Layers: 28, HiddenSize: 3584, AttentionHeads: 28, KVHeads: 4, VocabSize: 152064, IntermediateSize: 18944, MLP: "swiglu", Source: hf("Qwen/Qwen2.5-7B")}},
-	{"qwen2.5-72b", Model{Parameters: 72706203648, Layers: 80, HiddenSize: 8192, AttentionHeads: 64, KVHeads: 8, VocabSize: 152064, IntermediateSize: 29568, MLP: "swiglu", Source: hf("Qwen/Qwen2.5-72B")}},
-	{"gemma-2-9b", Model{Parameters: 9241705984, Layers: 42, HiddenSize: 3584, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 256000, IntermediateSize: 14336, MLP: "swiglu", TiedEmbeddings: true, Source: hf("google/gemma-2-9b")}},
-	{"gemma-2-27b", Model{Parameters: 27227128320, Layers: 46, HiddenSize: 4608, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 256000, IntermediateSize: 36864, MLP: "swiglu", TiedEmbeddings: true, Source: hf("google/gemma-2-27b")}},
-	{"bert-base", Model{Parameters: 109482240, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 30522, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-base-uncased")}},
-	{"bert-large", Model{Parameters: 335141888, Layers: 24, HiddenSize: 1024, AttentionHeads: 16, KVHeads: 16, VocabSize: 30522, IntermediateSize: 4096, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-large-uncased")}},
-	{"gpt2", Model{Parameters: 124439808, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 50257, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("openai-community/gpt2")}},
-	{"gpt2-xl", Model{Parameters: 1557611200, Layers: 48, HiddenSize: 1600, AttentionHeads: 25, KVHeads: 25, VocabSize: 50257, IntermediateSize: 6400, MLP: "gelu", TiedEmbeddings: true, Source: hf("openai-community/gpt2-xl")}},
+	{Name: "llama-2-7b", Context: 4096, Model: Model{Parameters: 6738415616, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 32, VocabSize: 32000, IntermediateSize: 11008, MLP: "swiglu", Source: hf("meta-llama/Llama-2-7b-hf")}},
+	{Name: "llama-2-13b", Context: 4096, Model: Model{Parameters: 13015864320, Layers: 40, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 40, VocabSize: 32000, IntermediateSize: 13824, MLP: "swiglu", Source: hf("meta-llama/Llama-2-13b-hf")}},
+	{Name: "llama-2-70b", Context: 4096, Model: Model{Parameters: 68976648192, Layers: 80, HiddenSize: 8192, AttentionHeads: 64, KVHeads: 8, VocabSize: 32000, IntermediateSize: 28672, MLP: "swiglu", Source: hf("meta-llama/Llama-2-70b-hf")}},
+	{Name: "llama-3-8b", Context: 8192, Model: Model{Parameters: 8030261248, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 128256, IntermediateSize: 14336, MLP: "swiglu", Source: hf("meta-llama/Meta-Llama-3-8B")}},
+	{Name: "llama-3-70b", Context: 8192, Model: Model{Parameters: 70553706496, Layers: 80, HiddenSize: 8192, AttentionHeads: 64, KVHeads: 8, VocabSize: 128256, IntermediateSize: 28672, MLP: "swiglu", Source: hf("meta-llama/Meta-Llama-3-70B")}},
+	{Name: "llama-3.1-8b", Context: 131072, Model: Model{Parameters: 8030261248, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 128256, IntermediateSize: 14336, MLP: "swiglu", Source: hf("meta-llama/Llama-3.1-8B")}},
+	{Name: "llama-3.1-70b", Context: 131072, Model: Model{Parameters: 70553706496, Layers: 80, HiddenSize: 8192, AttentionHeads: 64, KVHeads: 8, VocabSize: 128256, IntermediateSize: 28672, MLP: "swiglu", Source: hf("meta-llama/Llama-3.1-70B")}},
+	{Name: "mistral-7b", Context: 32768, SlidingWindow: 4096, Model: Model{Parameters: 7241732096, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32000, IntermediateSize: 14336, MLP: "swiglu", Source: hf("mistralai/Mistral-7B-v0.1")}},
+	{Name: "mixtral-8x7b", Context: 32768, Model: Model{Parameters: 46702792704, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32000, IntermediateSize: 14336, MLP: "swiglu", Experts: 8, ExpertsPerToken: 2, Source: hf("mistralai/Mixtral-8x7B-v0.1")}},
+	{Name: "qwen2.5-7b", Context: 131072, Model: Model{Parameters: 7615616512, Layers: 28, HiddenSize: 3584, AttentionHeads: 28, KVHeads: 4, VocabSize: 152064, IntermediateSize: 18944, MLP: "swiglu", Source: hf("Qwen/Qwen2.5-7B")}},
+	{Name: "qwen2.5-72b", Context: 131072, Model: Model{Parameters: 72706203648, Layers: 80, HiddenSize: 8192, AttentionHeads: 64, KVHeads: 8, VocabSize: 152064, IntermediateSize: 29568, MLP: "swiglu", Source: hf("Qwen/Qwen2.5-72B")}},
+	{Name: "gemma-2-9b", Context: 8192, Model: Model{Parameters: 9241705984, Layers: 42, HiddenSize: 3584, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 256000, IntermediateSize: 14336, MLP: "swiglu", TiedEmbeddings: true, Source: hf("google/gemma-2-9b")}},
+	{Name: "gemma-2-27b", Context: 8192, Model: Model{Parameters: 27227128320, Layers: 46, HiddenSize: 4608, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 256000, IntermediateSize: 36864, MLP: "swiglu", TiedEmbeddings: true, Source: hf("google/gemma-2-27b")}},
+	{Name: "bert-base", Context: 512, Model: Model{Parameters: 109482240, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 30522, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-base-uncased")}},
+	{Name: "bert-large", Context: 512, Model: Model{Parameters: 335141888, Layers: 24, HiddenSize: 1024, AttentionHeads: 16, KVHeads: 16, VocabSize: 30522, IntermediateSize: 4096, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-large-uncased")}},
+	{Name: "gpt2", Context: 1024, Model: Model{Parameters: 124439808, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 50257, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("openai-community/gpt2")}},
+	{Name: "gpt2-xl", Context: 1024, Model: Model{Parameters: 1557611200, Layers: 48, HiddenSize: 1600, AttentionHeads: 25, KVHeads: 25, VocabSize: 50257, IntermediateSize: 6400, MLP: "gelu", TiedEmbeddings: true, Source: hf("openai-community/gpt2-xl")}},
 }
 
 // presetAliases maps Hub names and common spellings to preset names.
@@ -42,11 +53,14 @@ var presetAliases = map[string]string{
 	"meta-llama/llama-2-7b-hf": "llama-2-7b", "llama2-7b": "llama-2-7b",
 	"meta-llama/llama-2-13b-hf": "llama-2-13b", "llama2-13b": "llama-2-13b",
 	"meta-llama/llama-2-70b-hf": "llama-2-70b", "llama2-70b": "llama-2-70b",
-	"meta-llama/llama-3.1-8b": "llama-3.1-8b", "meta-llama/meta-llama-3.1-8b": "llama-3.1-8b", "llama-3-8b": "llama-3.1-8b", "llama3.1-8b": "llama-3.1-8b",
+	"meta-llama/llama-3.1-8b": "llama-3.1-8b", "meta-llama/meta-llama-3.1-8b": "llama-3.1-8b", "llama3.1-8b": "llama-3.1-8b",
+	"meta-llama/meta-llama-3-8b": "llama-3-8b", "llama3-8b": "llama-3-8b",
+	"meta-llama/meta-llama-3-70b": "llama-3-70b", "llama3-70b": "llama-3-70b",
 	"meta-llama/llama-3.1-70b": "llama-3.1-70b", "meta-llama/meta-llama-3.1-70b": "llama-3.1-70b", "llama3.1-70b": "llama-3.1-70b",
 	"mistralai/mistral-7b-v0.1": "mistral-7b", "mistral-7b-v0.1": "mistral-7b",
-	"mistralai/mixtral-8x7b-v0.1": "mixtral-8x7b",
-	"qwen/qwen2.5-7b":             "qwen2.5-7b", "qwen/qwen2.5-72b": "qwen2.5-72b",
+	"mistral-7b-instruct-v0.1": "mistral-7b", "mistral-7b-instruct-v0.2": "mistral-7b",
+	"mistralai/mixtral-8x7b-v0.1": "mixtral-8x7b", "mixtral-8x7b-instruct-v0.1": "mixtral-8x7b",
+	"qwen/qwen2.5-7b": "qwen2.5-7b", "qwen/qwen2.5-72b": "qwen2.5-72b",
 	"google/gemma-2-9b": "gemma-2-9b", "google/gemma-2-27b": "gemma-2-27b",
 	"bert-base-uncased": "bert-base", "google-bert/bert-base-uncased": "bert-base",
 	"bert-large-uncased": "bert-large", "google-bert/bert-large-uncased": "bert-large",

@@ -42,6 +42,10 @@ type Profile struct {
 	Path string `yaml:"-" json:"-"`
 	// Inferred, on a profile gpuguard inferred rather than read (FromVLLM), says from what.
 	Inferred string `yaml:"-" json:"-"`
+	// ContextFlag, on an inferred serving profile whose KV cache grows with the context it is
+	// sized for, is the engine's flag that limits that context ("--max-model-len"): a server
+	// whose context does not fit is told the longest one that does.
+	ContextFlag string `yaml:"-" json:"-"`
 }
 
 // Metadata names the profile.

@@ -87,6 +87,21 @@ func TestEveryRequiredPresetIsEmbedded(t *testing.T) {
 	}
 }
 
+// Every preset carries the context a serving engine takes when not told one, and a sliding
+// window only where it is shorter than that context.
+func TestPresetsCarryTheirContext(t *testing.T) {
+	for _, p := range Presets() {
+		if p.Context < 512 || p.SlidingWindow < 0 || p.SlidingWindow >= p.Context && p.SlidingWindow != 0 {
+			t.Errorf("preset %s: context %d, sliding window %d", p.Name, p.Context, p.SlidingWindow)
+		}
+	}
+	for name, c := range fineTuneContexts {
+		if _, ok := vllmPreset(name); !ok || c.tokens < 512 || !strings.HasPrefix(c.source, "https://huggingface.co/") {
+			t.Errorf("fine-tune %s: %+v, preset found %v", name, c, ok)
+		}
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(header + "workload: {type: training}\nmodel: {preset: gpt2}\ntraining: {micro_batch_size: 1, sequence_length: 8}\n"))
 	f.Add([]byte(header + "workload: {type: inference}\nmeasured: {peak_memory_used_mib: 1}\n"))

@@ -3,6 +3,8 @@ package profiles
 import (
 	"errors"
 	"fmt"
+	"math"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -21,9 +23,11 @@ const VLLMDefaultMemoryUtilization = 0.9
 // is larger than the traffic needs.
 //
 // It returns the profile, with Inferred describing it, or nil and why none could be inferred:
-// a model that is not a preset (a local path, an unknown checkpoint), no --max-model-len (vLLM
-// then takes the model's full context, which the presets do not carry), pipeline parallelism,
-// or a quantization or dtype it does not model.
+// a model that is not a preset (a local path, an unknown checkpoint), --max-model-len auto
+// (vLLM then fits the context to the GPU), pipeline parallelism, or a quantization or dtype it
+// does not model. Without --max-model-len, vLLM serves the model's full context from its
+// config.json, which the presets carry: a long-context model on a small GPU then fails to start
+// until the context is limited, which is what the fit says.
 func FromVLLM(argv []string) (*Profile, string) {
 	flags, positional := vllmFlags(argv)
 	model := flags["model"]
@@ -33,7 +37,8 @@ func FromVLLM(argv []string) (*Profile, string) {
 	if model == "" {
 		return nil, "the vLLM command names no model"
 	}
-	preset, ok := vllmPreset(model)
+	pr, ok := vllmPreset(model)
+	preset := pr.Name
 	if !ok {
 		return nil, fmt.Sprintf("vLLM serves %s, which is not one of gpuguard's model presets", model)
 	}
@@ -44,15 +49,31 @@ func FromVLLM(argv []string) (*Profile, string) {
 		Inference: &Inference{BatchSize: 1, GPUMemoryUtilization: VLLMDefaultMemoryUtilization, TensorParallel: 1},
 	}
 	desc := []string{"model " + model + " (preset " + preset + ")"}
+	ctx := servedContext(model, pr)
 	n, err := vllmInt(flags, "max-model-len")
 	switch {
+	case err != nil && (strings.EqualFold(flags["max-model-len"], "auto") || flags["max-model-len"] == "-1"):
+		return nil, "vLLM's --max-model-len " + flags["max-model-len"] + " shortens the context to what the GPU holds, so what it needs to start is not known from its arguments"
 	case err != nil:
 		return nil, err.Error()
 	case n == 0:
-		return nil, fmt.Sprintf("vLLM serves %s without --max-model-len, so it reserves the model's full context, which gpuguard's presets do not carry", model)
+		// vLLM derives the limit from the checkpoint's config.json (engine arguments,
+		// "--max-model-len": "If unspecified, will be automatically derived from the model
+		// config").
+		n = ctx.tokens
+		desc = append(desc, fmt.Sprintf("no --max-model-len, so the model's %d-token context (its config.json)", n))
+	default:
+		desc = append(desc, fmt.Sprintf("--max-model-len %d", n))
 	}
 	p.Inference.MaxSequenceLength = n
-	desc = append(desc, fmt.Sprintf("--max-model-len %d", n))
+	if ctx.window > 0 && n > ctx.window {
+		// Every layer attends to the last window tokens only: vLLM keeps no more KV cache for
+		// a sequence than that.
+		p.Inference.MaxSequenceLength = ctx.window
+		desc = append(desc, fmt.Sprintf("KV cache of its %d-token sliding window", ctx.window))
+	} else {
+		p.ContextFlag = "--max-model-len"
+	}
 	if pp, err := vllmInt(flags, "pipeline-parallel-size"); err != nil || pp > 1 {
 		return nil, "vLLM runs with pipeline parallelism, which the inferred profile does not model"
 	}
@@ -151,16 +172,69 @@ func vllmFlags(argv []string) (map[string]string, []string) {
 	return flags, positional
 }
 
+// vllmInt reads a count as vLLM's argument parser does (human_readable_int in
+// vllm/utils/argparse_utils.py): a plain integer, or a number with a decimal suffix (k, m, g, t:
+// 25.6k is 25,600) or a whole number with a binary one (K, M, G, T: 1K is 1,024).
 func vllmInt(flags map[string]string, name string) (int, error) {
 	v, ok := flags[name]
 	if !ok {
 		return 0, nil
 	}
+	bad := fmt.Errorf("vLLM's --%s %q is not a count", name, v)
+	if m := humanCount.FindStringSubmatch(v); m != nil {
+		unit := m[2]
+		base := 1000.0
+		if strings.ToUpper(unit) == unit {
+			base = 1024
+			if strings.Contains(m[1], ".") {
+				return 0, bad // vLLM takes no fractions of binary units
+			}
+		}
+		f, _ := strconv.ParseFloat(m[1], 64)
+		f *= math.Pow(base, float64(strings.Index("kmgt", strings.ToLower(unit))+1))
+		if f > maxCount {
+			return 0, bad
+		}
+		return int(f), nil
+	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("vLLM's --%s %q is not a count", name, v)
+	if err != nil || n < 0 || n > maxCount {
+		return 0, bad
 	}
 	return n, nil
+}
+
+var humanCount = regexp.MustCompile(`^(\d+(?:\.\d+)?)([kKmMgGtT])$`)
+
+// maxCount bounds the counts read from a command line: no context or batch is near it, and a
+// larger one would overflow the memory arithmetic.
+const maxCount = 1 << 40
+
+// contextWindow is the context a checkpoint takes and the sliding window that bounds its KV
+// cache (0 for none), from its config.json.
+type contextWindow struct {
+	tokens, window int
+	source         string // the config.json
+}
+
+// fineTuneContexts are the fine-tuned checkpoints whose config.json gives another context or
+// window than their base model's preset, by the Hub name's last part in lower case.
+var fineTuneContexts = map[string]contextWindow{
+	// Qwen's instruction-tuned models ship a 32,768-token context; longer ones need YaRN
+	// rope scaling added to the config.
+	"qwen2.5-7b-instruct":  {32768, 0, hf("Qwen/Qwen2.5-7B-Instruct")},
+	"qwen2.5-72b-instruct": {32768, 0, hf("Qwen/Qwen2.5-72B-Instruct")},
+	// Mistral 7B v0.2 dropped v0.1's sliding window.
+	"mistral-7b-instruct-v0.2": {32768, 0, hf("mistralai/Mistral-7B-Instruct-v0.2")},
+}
+
+// servedContext is the context vLLM serves a checkpoint with when not told one, and the
+// sliding window that bounds its KV cache.
+func servedContext(model string, pr Preset) contextWindow {
+	if c, ok := fineTuneContexts[strings.ToLower(model[strings.LastIndex(model, "/")+1:])]; ok {
+		return c
+	}
+	return contextWindow{pr.Context, pr.SlidingWindow, pr.Model.Source}
 }
 
 // vllmPrecision is the weights' precision from --dtype and --quantization.
@@ -193,17 +267,14 @@ func vllmPrecision(dtype, quantization string) (string, string) {
 // vllmPreset finds the preset of a Hugging Face model name as vLLM is given it: the name
 // itself, then without its organisation, a "Meta-" prefix and a fine-tune suffix (-Instruct,
 // -Chat, -it, -hf), which keep the base model's architecture.
-func vllmPreset(model string) (string, bool) {
+func vllmPreset(model string) (Preset, bool) {
 	if p, ok := LookupPreset(model); ok {
-		return p.Name, true
+		return p, true
 	}
 	n := strings.ToLower(model[strings.LastIndex(model, "/")+1:])
 	n = strings.TrimPrefix(n, "meta-")
 	for _, suffix := range []string{"-instruct", "-chat", "-it", "-hf"} {
 		n = strings.TrimSuffix(n, suffix)
 	}
-	if p, ok := LookupPreset(n); ok {
-		return p.Name, true
-	}
-	return "", false
+	return LookupPreset(n)
 }

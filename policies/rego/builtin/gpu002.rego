@@ -3,8 +3,8 @@
 # description: >-
 #   The attached workload profile needs more memory per GPU than the resource's GPU has (or more
 #   GPUs than the resource gives it): the job will fail with out-of-memory errors. Without a
-#   profile, a vLLM server whose arguments name a preset model and --max-model-len is judged on
-#   what those need for vLLM to start.
+#   profile, a vLLM server whose arguments name a preset model is judged on what vLLM needs to
+#   start; when the context it serves does not fit, the remediation gives the longest that does.
 # custom:
 #   id: GPU002
 #   severity: deny
@@ -29,6 +29,14 @@ else := sprintf("no profile; inferred from %s", [r.fit.inferred_from]) if r.fit.
 else := "no profile"
 
 remediation(r) := msg if {
+	n := r.fit.max_context_tokens
+	alt := r.fit.cheapest_fit
+	alt != null
+	msg := sprintf("Limit the server's context to %d tokens or fewer (vLLM's --max-model-len; an estimate), or use %s, the cheapest type that holds the whole context (%s%s a month).", [n, lib.node(alt), gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated]])
+} else := msg if {
+	n := r.fit.max_context_tokens
+	msg := sprintf("Limit the server's context to %d tokens or fewer (vLLM's --max-model-len; an estimate), or shard the model further (tensor parallelism).", [n])
+} else := msg if {
 	alt := r.fit.cheapest_fit
 	alt.kind == "mig"
 	msg := sprintf("Use larger MIG slices, the cheapest way to hold it (%s%s a month): %s; or shard the model further (tensor parallelism) or use a smaller batch.", [gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated], alt.reason])

@@ -43,3 +43,21 @@ test_does_not_fit_inferred_from_vllm if {
 	[f] := [f | some f in fs]
 	f.msg == "big: the workload (no profile; inferred from vLLM arguments: model meta-llama/Llama-3.1-70B (preset llama-3.1-70b), --max-model-len 32768) does not fit: needs 79.8 GiB per GPU"
 }
+
+test_context_too_long_names_the_longest_that_fits if {
+	fs := gpu002.deny with input as {"resources": [{"address": "chat", "id": "k8s|chat", "profile": null, "fit": {
+		"verdict": "does_not_fit", "reason": "needs 33.4 GiB per GPU", "max_context_tokens": 26112,
+		"inferred_from": "vLLM arguments: model meta-llama/Llama-3.1-8B-Instruct (preset llama-3.1-8b)",
+		"cheapest_fit": {"instance_type": "g6e.xlarge", "monthly_cost": 1358.6, "price_estimated": false},
+	}}]}
+	[f] := [f | some f in fs]
+	f.remediation == "Limit the server's context to 26112 tokens or fewer (vLLM's --max-model-len; an estimate), or use g6e.xlarge, the cheapest type that holds the whole context ($1,358.60 a month)."
+}
+
+test_context_too_long_without_a_larger_type if {
+	fs := gpu002.deny with input as {"resources": [{"address": "chat", "id": "k8s|chat", "profile": null, "fit": {
+		"verdict": "does_not_fit", "reason": "needs 33.4 GiB per GPU", "max_context_tokens": 4096,
+	}}]}
+	[f] := [f | some f in fs]
+	f.remediation == "Limit the server's context to 4096 tokens or fewer (vLLM's --max-model-len; an estimate), or shard the model further (tensor parallelism)."
+}
