@@ -4,8 +4,8 @@
 #   No workload profile is attached, so gpuguard cannot tell whether the GPU fits the work. Attach
 #   one with the config's profiles map, the gpuguard.dev/profile annotation or the
 #   gpuguard-profile tag. A node group whose pods all have one is judged on them and left out,
-#   as is a vLLM server whose arguments name a preset model and --max-model-len (its fit is
-#   judged on the profile inferred from them).
+#   as is a vLLM server whose arguments name a preset model (its fit is judged on the profile
+#   inferred from them); for one whose arguments do not, the message says why.
 #   Raise to warn with policy_data.severities.GPU007.
 # custom:
 #   id: GPU007
@@ -18,8 +18,13 @@ notice contains f if {
 	not r.fit.inferred_from
 	not r.pods_on_group.profiled
 	f := {
-		"msg": sprintf("%s has no workload profile: its memory fit is unknown", [r.address]),
+		"msg": sprintf("%s has no workload profile: its memory fit is unknown%s", [r.address, why_not_inferred(r)]),
 		"id": r.id,
 		"remediation": "Describe the workload in a WorkloadProfile (or capture one with gpuguard profile capture) and attach it.",
 	}
 }
+
+# why_not_inferred repeats, for a serving container whose arguments gave no profile, why not.
+why_not_inferred(r) := sprintf("; %s", [trim_prefix(r.fit.reason, "no workload profile attached; ")]) if {
+	contains(r.fit.reason, "none could be inferred")
+} else := ""

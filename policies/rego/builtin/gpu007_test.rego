@@ -28,3 +28,14 @@ test_profile_inferred_from_a_vllm_server if {
 	]}
 	{f.id | some f in fs} == {"k8s|custom"}
 }
+
+test_says_why_no_profile_was_inferred if {
+	fs := gpu007.notice with input as {"resources": [
+		{"address": "custom", "id": "k8s|custom", "profile": null, "fit": {"verdict": "unknown", "reason": "no workload profile attached; none could be inferred from the container's vLLM arguments: vLLM serves /models/acme, which is not one of gpuguard's model presets"}},
+		{"address": "plain", "id": "k8s|plain", "profile": null, "fit": {"verdict": "unknown", "reason": "no workload profile attached"}},
+	]}
+	{f.msg | some f in fs} == {
+		"custom has no workload profile: its memory fit is unknown; none could be inferred from the container's vLLM arguments: vLLM serves /models/acme, which is not one of gpuguard's model presets",
+		"plain has no workload profile: its memory fit is unknown",
+	}
+}
