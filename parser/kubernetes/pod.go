@@ -51,6 +51,9 @@ type container struct {
 	// RestartPolicy Always on an init container makes it a sidecar: it keeps running beside the
 	// app containers (Kubernetes 1.29+).
 	RestartPolicy string `yaml:"restartPolicy"`
+	// kserveHF, on a KServe predictor's model container served by the Hugging Face runtime,
+	// is the predictor's storageUri ("" when it has none); nil otherwise.
+	kserveHF *string
 }
 
 type resources struct {

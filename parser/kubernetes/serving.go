@@ -20,7 +20,13 @@ func servingCommand(spec podSpec, o *object) *parser.ServingCommand {
 			continue
 		}
 		argv := append(scalars(&c.Command), scalars(&c.Args)...)
-		if len(scalars(&c.Command)) == 0 && c.Image.Kind == yaml.ScalarNode && vllmImage(c.Image.Value) {
+		switch {
+		case len(scalars(&c.Command)) > 0:
+		case c.kserveHF != nil:
+			if argv = kserveHuggingFace(argv, *c.kserveHF); argv == nil {
+				return nil
+			}
+		case c.Image.Kind == yaml.ScalarNode && vllmImage(c.Image.Value):
 			// The image's entrypoint is vLLM's OpenAI-compatible server; args are its flags.
 			argv = append([]string{"vllm", "serve"}, argv...)
 		}
@@ -40,6 +46,46 @@ func servingCommand(spec podSpec, o *object) *parser.ServingCommand {
 		return &parser.ServingCommand{Container: c.Name, Argv: argv, Source: parser.Location{File: o.file, Line: line}}
 	}
 	return nil
+}
+
+// kserveHuggingFace is the vLLM command line of a KServe predictor served by the Hugging Face
+// runtime, which runs vLLM unless --backend says otherwise and hands it the engine arguments it
+// is given (kserve.github.io, "Hugging Face LLM Serving Runtime"): the model is --model_id, else
+// the repository of an hf:// storageUri (hf://ORG/NAME[:REVISION]). nil when the backend is not
+// vLLM or no model is named.
+func kserveHuggingFace(args []string, storageURI string) []string {
+	argv := []string{"vllm", "serve"}
+	named := false
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(args[i], "=")
+		switch strings.ReplaceAll(name, "_", "-") {
+		case "--backend":
+			if !hasValue && i+1 < len(args) {
+				value = args[i+1]
+			}
+			if !strings.EqualFold(value, "vllm") && !strings.EqualFold(value, "auto") {
+				return nil
+			}
+		case "--model-id":
+			named = true
+			if hasValue {
+				argv = append(argv, "--model="+value)
+				continue
+			}
+			argv = append(argv, "--model")
+			continue
+		}
+		argv = append(argv, args[i])
+	}
+	if repo, ok := strings.CutPrefix(storageURI, "hf://"); ok && !named {
+		repo, _, _ = strings.Cut(repo, ":")
+		argv = append(argv, "--model", repo)
+		named = true
+	}
+	if !named {
+		return nil
+	}
+	return argv
 }
 
 // vllmImage says whether an image is vLLM's OpenAI-compatible server (vllm/vllm-openai, also

@@ -68,3 +68,60 @@ func TestServingCommand(t *testing.T) {
 		}
 	}
 }
+
+// A KServe predictor on the Hugging Face runtime runs vLLM with the arguments it is given: the
+// model is --model_id, else an hf:// storageUri's repository; the Hugging Face backend, or no
+// model named, is no vLLM command.
+func TestServingCommandOfKServeHuggingFaceRuntime(t *testing.T) {
+	isvc := func(predictor string) string {
+		return "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: s\nspec:\n  predictor:\n" + predictor
+	}
+	cases := []struct {
+		name, predictor string
+		argv            []string
+	}{
+		{"model_id", `    model:
+      modelFormat: {name: huggingface}
+      args: ["--model_name=llama3", "--model_id=meta-llama/Llama-3.1-8B-Instruct", "--max_model_len", "8192"]
+      resources: {limits: {nvidia.com/gpu: "1"}}
+`, []string{"vllm", "serve", "--model_name=llama3", "--model=meta-llama/Llama-3.1-8B-Instruct", "--max_model_len", "8192"}},
+		{"model_id as two words; backend vllm", `    model:
+      modelFormat: {name: HuggingFace}
+      args: ["--backend", "vllm", "--model-id", "Qwen/Qwen2.5-7B-Instruct"]
+      resources: {limits: {nvidia.com/gpu: "1"}}
+`, []string{"vllm", "serve", "--backend", "vllm", "--model", "Qwen/Qwen2.5-7B-Instruct"}},
+		{"hf storageUri with a revision, legacy huggingface field", `    huggingface:
+      storageUri: hf://google/gemma-2-9b-it:main
+      args: ["--model_name=gemma"]
+      resources: {limits: {nvidia.com/gpu: "1"}}
+`, []string{"vllm", "serve", "--model_name=gemma", "--model", "google/gemma-2-9b-it"}},
+		{"Hugging Face backend", `    model:
+      modelFormat: {name: huggingface}
+      args: ["--model_id=meta-llama/Llama-3.1-8B-Instruct", "--backend=huggingface"]
+      resources: {limits: {nvidia.com/gpu: "1"}}
+`, nil},
+		{"no model named", `    model:
+      modelFormat: {name: huggingface}
+      storageUri: gs://models/llama
+      resources: {limits: {nvidia.com/gpu: "1"}}
+`, nil},
+		{"another runtime", `    model:
+      modelFormat: {name: pytorch}
+      args: ["--model_id=meta-llama/Llama-3.1-8B-Instruct"]
+      resources: {limits: {nvidia.com/gpu: "1"}}
+`, nil},
+	}
+	for _, c := range cases {
+		res := one(t, build(t, isvc(c.predictor), Options{}))
+		s := res.Pod.Serving
+		switch {
+		case c.argv == nil && s != nil:
+			t.Errorf("%s: serving command %q", c.name, s.Argv)
+		case c.argv == nil:
+		case s == nil:
+			t.Errorf("%s: no serving command", c.name)
+		case !slices.Equal(s.Argv, c.argv):
+			t.Errorf("%s: %q, want %q", c.name, s.Argv, c.argv)
+		}
+	}
+}

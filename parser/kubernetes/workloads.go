@@ -562,6 +562,15 @@ func extractInferenceService(o *object) ([]role, error) {
 			if c.Name == "" {
 				c.Name = fw
 			}
+			var model struct {
+				Format struct {
+					Name string `yaml:"name"`
+				} `yaml:"modelFormat"`
+				StorageURI string `yaml:"storageUri"`
+			}
+			if n.Decode(&model) == nil && (fw == "huggingface" || fw == "model" && strings.EqualFold(model.Format.Name, "huggingface")) {
+				c.kserveHF = &model.StorageURI
+			}
 			ps.Containers = append(ps.Containers, c)
 		}
 	}
