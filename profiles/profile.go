@@ -176,6 +176,11 @@ type Inference struct {
 	TensorParallel       int     `yaml:"tensor_parallel,omitempty" json:"tensor_parallel,omitempty"`
 	// MaxBatchedTokens bounds the tokens of one forward pass (vLLM max_num_batched_tokens).
 	MaxBatchedTokens int `yaml:"max_batched_tokens,omitempty" json:"max_batched_tokens,omitempty"`
+	// LoRASlots is how many LoRA adapters a multi-LoRA server holds on each GPU at once (vLLM
+	// --max-loras with --enable-lora), each sized for LoRARank (vLLM --max-lora-rank); 0 for a
+	// server without adapters.
+	LoRASlots int `yaml:"lora_slots,omitempty" json:"lora_slots,omitempty"`
+	LoRARank  int `yaml:"lora_rank,omitempty" json:"lora_rank,omitempty"`
 }
 
 // Runtime tunes the fixed costs.

@@ -37,16 +37,18 @@ func TestParseErrorsHaveLines(t *testing.T) {
 		line int
 		msg  string
 	}{
-		"unknown field":    {"workload: {type: training}\nmodel:\n  preset: gpt2\n  paramters: 1\n", 7, "unknown field paramters"},
-		"wrong type":       {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference:\n  batch_size: lots\n", 7, "cannot unmarshal"},
-		"missing for mode": {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  sequence_length: 1024\n", 6, "micro_batch_size is required"},
-		"bad enum":         {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  optimizer: lion\n  micro_batch_size: 1\n  sequence_length: 8\n", 7, "training.optimizer must be"},
-		"bad preset":       {"workload: {type: inference}\nmodel:\n  preset: llama-9-900b\n", 6, "unknown model.preset"},
-		"no model":         {"workload: {type: inference}\ninference: {batch_size: 1, max_sequence_length: 8}\n", 0, "model.parameters"},
-		"bad workload":     {"workload: {type: gaming}\nmodel: {preset: gpt2}\n", 4, "workload.type must be"},
-		"tp not dividing":  {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference: {batch_size: 1, max_sequence_length: 8, tensor_parallel: 5}\n", 6, "does not divide"},
-		"bad indent":       {"workload: {type: training}\nmodel:\n  preset: gpt2\n  parameters: 1e9\n micro_batch_size: 1\n", 8, "(the enclosing block starts on line"},
-		"bad checkpoint":   {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  activation_checkpointing: sometimes\n", 7, "activation_checkpointing must be"},
+		"unknown field":             {"workload: {type: training}\nmodel:\n  preset: gpt2\n  paramters: 1\n", 7, "unknown field paramters"},
+		"wrong type":                {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference:\n  batch_size: lots\n", 7, "cannot unmarshal"},
+		"missing for mode":          {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  sequence_length: 1024\n", 6, "micro_batch_size is required"},
+		"bad enum":                  {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  optimizer: lion\n  micro_batch_size: 1\n  sequence_length: 8\n", 7, "training.optimizer must be"},
+		"bad preset":                {"workload: {type: inference}\nmodel:\n  preset: llama-9-900b\n", 6, "unknown model.preset"},
+		"no model":                  {"workload: {type: inference}\ninference: {batch_size: 1, max_sequence_length: 8}\n", 0, "model.parameters"},
+		"bad workload":              {"workload: {type: gaming}\nmodel: {preset: gpt2}\n", 4, "workload.type must be"},
+		"lora slots without a rank": {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference: {batch_size: 1, max_sequence_length: 8, lora_slots: 4}\n", 6, "inference.lora_rank is required"},
+		"lora rank without slots":   {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference: {batch_size: 1, max_sequence_length: 8, lora_rank: 8}\n", 6, "inference.lora_slots is required"},
+		"tp not dividing":           {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference: {batch_size: 1, max_sequence_length: 8, tensor_parallel: 5}\n", 6, "does not divide"},
+		"bad indent":                {"workload: {type: training}\nmodel:\n  preset: gpt2\n  parameters: 1e9\n micro_batch_size: 1\n", 8, "(the enclosing block starts on line"},
+		"bad checkpoint":            {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  activation_checkpointing: sometimes\n", 7, "activation_checkpointing must be"},
 	}
 	for name, c := range cases {
 		_, err := Parse([]byte(header+c.body), "bad.yaml")

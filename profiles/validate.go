@@ -202,7 +202,7 @@ func (p *Profile) validateInference(declared bool) error {
 	if in.GPUMemoryUtilization < 0 || in.GPUMemoryUtilization > 1 {
 		return invalid("inference.gpu_memory_utilization", "inference.gpu_memory_utilization must be between 0 and 1, got %g", in.GPUMemoryUtilization)
 	}
-	if in.TensorParallel < 0 || in.BatchSize < 0 || in.MaxSequenceLength < 0 {
+	if in.TensorParallel < 0 || in.BatchSize < 0 || in.MaxSequenceLength < 0 || in.LoRASlots < 0 || in.LoRARank < 0 {
 		return invalid("inference", "inference sizes must not be negative")
 	}
 	if in.TensorParallel == 0 {
@@ -222,6 +222,14 @@ func (p *Profile) validateInference(declared bool) error {
 	}
 	if in.TensorParallel > 1 && m.AttentionHeads%in.TensorParallel != 0 {
 		return invalid("inference.tensor_parallel", "tensor_parallel %d does not divide the %d attention heads", in.TensorParallel, m.AttentionHeads)
+	}
+	switch {
+	case in.LoRASlots > 0 && in.LoRARank == 0:
+		return invalid("inference.lora_rank", "inference.lora_rank is required with lora_slots: the largest adapter rank the slots hold")
+	case in.LoRARank > 0 && in.LoRASlots == 0:
+		return invalid("inference.lora_slots", "inference.lora_slots is required with lora_rank: how many adapters the server holds at once")
+	case in.LoRASlots > 0 && m.IntermediateSize == 0:
+		return invalid("model", "model.intermediate_size (or a preset) is required to size LoRA slots")
 	}
 	return nil
 }

@@ -97,6 +97,34 @@ func FromVLLM(argv []string) (*Profile, string) {
 		p.Inference.MaxBatchedTokens = t
 		desc = append(desc, fmt.Sprintf("--max-num-batched-tokens %d", t))
 	}
+	if v, ok := flags["enable-lora"]; ok && !strings.EqualFold(v, "false") {
+		// vLLM preallocates --max-loras adapter slots (default 1) of --max-lora-rank (default
+		// 16) on every GPU (engine arguments, docs.vllm.ai).
+		slots, err := vllmInt(flags, "max-loras")
+		if err != nil {
+			return nil, err.Error()
+		}
+		rank, err := vllmInt(flags, "max-lora-rank")
+		if err != nil {
+			return nil, err.Error()
+		}
+		p.Inference.LoRASlots, p.Inference.LoRARank = max(slots, 1), rank
+		if rank == 0 {
+			p.Inference.LoRARank = 16
+		}
+		desc = append(desc, fmt.Sprintf("--enable-lora with %d adapter slots of rank %d", p.Inference.LoRASlots, p.Inference.LoRARank))
+	}
+	for _, u := range []struct{ flag, why string }{
+		{"speculative-config", "loads a draft model or speculative heads"},
+		{"speculative-model", "loads a draft model"},
+		{"cpu-offload-gb", "keeps part of the weights in CPU memory"},
+		{"kv-cache-memory", "sizes the KV cache itself, not from --gpu-memory-utilization"},
+		{"kv-cache-memory-bytes", "sizes the KV cache itself, not from --gpu-memory-utilization"},
+	} {
+		if v, ok := flags[u.flag]; ok && v != "0" {
+			return nil, fmt.Sprintf("vLLM's --%s %s, which the inferred profile does not model", u.flag, u.why)
+		}
+	}
 	// Weights: --quantization, else --dtype (auto is the checkpoint's 16-bit type for every
 	// preset's model); the KV cache takes the activations' 16-bit type unless --kv-cache-dtype
 	// says fp8.

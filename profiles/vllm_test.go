@@ -13,6 +13,7 @@ func TestFromVLLM(t *testing.T) {
 		preset, precision, kv string
 		seq, tp, tokens       int
 		util                  float64
+		loraSlots, loraRank   int
 		// bounded: the KV cache grows with the context, which --max-model-len limits (no
 		// sliding window caps it).
 		bounded bool
@@ -24,35 +25,46 @@ func TestFromVLLM(t *testing.T) {
 		why  string
 	}{
 		{"serve, positional model, defaults", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"},
-			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, true}, ""},
+			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
 		{"API server module, = forms, underscores, short tp", []string{"python3", "-m", "vllm.entrypoints.openai.api_server", "--model=meta-llama/Meta-Llama-3.1-70B-Instruct", "--max_model_len=32768", "-tp", "4", "--gpu-memory-utilization=0.95", "--max-num-batched-tokens", "4096", "--enforce-eager"},
-			&want{"llama-3.1-70b", "bf16", "bf16", 32768, 4, 4096, 0.95, true}, ""},
+			&want{"llama-3.1-70b", "bf16", "bf16", 32768, 4, 4096, 0.95, 0, 0, true}, ""},
 		{"one shell string, fp8 weights and KV cache", []string{"sh", "-c", "vllm serve Qwen/Qwen2.5-7B-Instruct --quantization fp8 --kv-cache-dtype fp8_e4m3 --max-model-len 4096"},
-			&want{"qwen2.5-7b", "fp8", "fp8", 4096, 1, 0, 0.9, true}, ""},
+			&want{"qwen2.5-7b", "fp8", "fp8", 4096, 1, 0, 0.9, 0, 0, true}, ""},
 		{"AWQ weights keep a 16-bit KV cache; -it suffix", []string{"vllm", "serve", "google/gemma-2-9b-it", "-q", "awq", "--max-model-len", "8192"},
-			&want{"gemma-2-9b", "int4", "bf16", 8192, 1, 0, 0.9, true}, ""},
+			&want{"gemma-2-9b", "int4", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
 		{"a versioned fine-tune; a context within the sliding window", []string{"vllm", "serve", "mistralai/Mistral-7B-Instruct-v0.1", "--dtype", "half", "--max-model-len", "4096"},
-			&want{"mistral-7b", "fp16", "fp16", 4096, 1, 0, 0.9, true}, ""},
+			&want{"mistral-7b", "fp16", "fp16", 4096, 1, 0, 0.9, 0, 0, true}, ""},
 		{"an unknown version is not guessed", []string{"vllm", "serve", "mistralai/Mistral-7B-Instruct-v0.3", "--max-model-len", "4096"},
 			nil, "not one of gpuguard's model presets"},
 		{"fp16 dtype", []string{"vllm", "serve", "mistralai/Mistral-7B-v0.1", "--dtype", "float16", "--max-model-len", "4096"},
-			&want{"mistral-7b", "fp16", "fp16", 4096, 1, 0, 0.9, true}, ""},
+			&want{"mistral-7b", "fp16", "fp16", 4096, 1, 0, 0.9, 0, 0, true}, ""},
 		// Without --max-model-len, vLLM serves the checkpoint's own context.
 		{"no max-model-len: Llama 3.1's 128k context", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B"},
-			&want{"llama-3.1-8b", "bf16", "bf16", 131072, 1, 0, 0.9, true}, ""},
+			&want{"llama-3.1-8b", "bf16", "bf16", 131072, 1, 0, 0.9, 0, 0, true}, ""},
 		{"no max-model-len: Llama 3, not 3.1, has 8k", []string{"vllm", "serve", "meta-llama/Meta-Llama-3-8B-Instruct"},
-			&want{"llama-3-8b", "bf16", "bf16", 8192, 1, 0, 0.9, true}, ""},
+			&want{"llama-3-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
 		{"no max-model-len: Qwen's instruct model ships 32k, its base 128k", []string{"vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"},
-			&want{"qwen2.5-7b", "bf16", "bf16", 32768, 1, 0, 0.9, true}, ""},
+			&want{"qwen2.5-7b", "bf16", "bf16", 32768, 1, 0, 0.9, 0, 0, true}, ""},
 		{"no max-model-len: Qwen base", []string{"vllm", "serve", "Qwen/Qwen2.5-7B"},
-			&want{"qwen2.5-7b", "bf16", "bf16", 131072, 1, 0, 0.9, true}, ""},
+			&want{"qwen2.5-7b", "bf16", "bf16", 131072, 1, 0, 0.9, 0, 0, true}, ""},
 		{"no max-model-len: Mistral v0.1 keeps KV cache for its 4k sliding window only", []string{"vllm", "serve", "mistralai/Mistral-7B-Instruct-v0.1"},
-			&want{"mistral-7b", "bf16", "bf16", 4096, 1, 0, 0.9, false}, ""},
+			&want{"mistral-7b", "bf16", "bf16", 4096, 1, 0, 0.9, 0, 0, false}, ""},
 		{"no max-model-len: Mistral v0.2 has no sliding window", []string{"vllm", "serve", "mistralai/Mistral-7B-Instruct-v0.2"},
-			&want{"mistral-7b", "bf16", "bf16", 32768, 1, 0, 0.9, true}, ""},
+			&want{"mistral-7b", "bf16", "bf16", 32768, 1, 0, 0.9, 0, 0, true}, ""},
 		// Counts in vLLM's human-readable form: k, m decimal; K, M binary.
 		{"decimal and binary suffixes", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "16K", "--max-num-batched-tokens", "2.5k"},
-			&want{"llama-3.1-8b", "bf16", "bf16", 16384, 1, 2500, 0.9, true}, ""},
+			&want{"llama-3.1-8b", "bf16", "bf16", 16384, 1, 2500, 0.9, 0, 0, true}, ""},
+		// Multi-LoRA serving preallocates adapter slots: vLLM's defaults are one slot of rank 16.
+		{"LoRA slots", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--enable-lora", "--max-loras", "16", "--max-lora-rank", "64"},
+			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 16, 64, true}, ""},
+		{"LoRA defaults", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--enable-lora"},
+			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 1, 16, true}, ""},
+		{"LoRA off", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--enable-lora=false", "--max-loras", "4"},
+			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
+		{"speculative decoding", []string{"vllm", "serve", "meta-llama/Llama-3.1-70B-Instruct", "--max-model-len", "8192", "-tp", "4", "--speculative-config", `{"model": "meta-llama/Llama-3.2-1B-Instruct", "num_speculative_tokens": 5}`}, nil, "--speculative-config loads a draft model"},
+		{"CPU offload", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--cpu-offload-gb", "10"}, nil, "--cpu-offload-gb keeps part of the weights in CPU memory"},
+		{"no CPU offload", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--cpu-offload-gb", "0"},
+			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
 		{"no fractions of binary units", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "1.5K"}, nil, `--max-model-len "1.5K" is not a count`},
 		{"auto context", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "auto"}, nil, "shortens the context to what the GPU holds"},
 		{"-1 context", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len=-1"}, nil, "shortens the context to what the GPU holds"},
@@ -77,7 +89,7 @@ func TestFromVLLM(t *testing.T) {
 			continue
 		}
 		w, in := c.want, p.Inference
-		got := want{p.Model.Preset, p.Model.Precision, in.KVCachePrecision, in.MaxSequenceLength, in.TensorParallel, in.MaxBatchedTokens, in.GPUMemoryUtilization, p.ContextFlag == "--max-model-len"}
+		got := want{p.Model.Preset, p.Model.Precision, in.KVCachePrecision, in.MaxSequenceLength, in.TensorParallel, in.MaxBatchedTokens, in.GPUMemoryUtilization, in.LoRASlots, in.LoRARank, p.ContextFlag == "--max-model-len"}
 		if got != *w || in.BatchSize != 1 || p.Workload.Type != TypeInference || p.Model.Layers == 0 || !strings.HasPrefix(p.Inferred, "vLLM arguments: model ") {
 			t.Errorf("%s: got %+v (batch %d, %s, %d layers, %q), want %+v", c.name, got, in.BatchSize, p.Workload.Type, p.Model.Layers, p.Inferred, *w)
 		}

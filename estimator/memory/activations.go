@@ -179,6 +179,9 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	kvHeads := math.Ceil(float64(m.KVHeads) / tp)
 	kv := 2 * float64(m.Layers) * kvHeads * headDim(m) * float64(in.MaxSequenceLength) * float64(in.BatchSize) * bytesOf(in.KVCachePrecision)
 	e.add(TermKVCache, kv, fmt.Sprintf("2·L·kv_heads·head_dim·seq·batch·%g bytes (%s)", bytesOf(in.KVCachePrecision), in.KVCachePrecision))
+	if in.LoRASlots > 0 {
+		e.add(TermLoRASlots, loraSlotBytes(m, in), fmt.Sprintf("%d LoRA slots of rank %d on every linear layer, 16-bit, as vLLM preallocates them", in.LoRASlots, in.LoRARank))
+	}
 	// One forward pass at a time: one layer's activations for the tokens in flight, bounded by
 	// the engine's batched-token limit.
 	tokens := float64(in.BatchSize * in.MaxSequenceLength)
@@ -200,4 +203,24 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	}
 	finish(e, p)
 	return e, nil
+}
+
+// loraSlotBytes is what a multi-LoRA server preallocates on each GPU for its adapter slots: for
+// every slot, layer and linear projection, A (rank × d_in) and B (d_out × rank) of the largest
+// rank (Hu et al., LoRA, arXiv:2106.09685), in the activations' 16-bit type. vLLM keeps a
+// separate A for each of the packed q, k, v and gate, up projections, and under tensor
+// parallelism splits B of the column-parallel projections (q, k, v, gate, up) and A of the
+// row-parallel ones (o, down), keeping the other whole on every GPU (vllm/lora/layers). A
+// mixture of experts counts the adapters of every expert's MLP.
+func loraSlotBytes(m profiles.Model, in *profiles.Inference) float64 {
+	h, dff := float64(m.HiddenSize), float64(m.IntermediateSize)
+	kv := float64(m.KVHeads) * headDim(m)
+	tp, x := float64(in.TensorParallel), experts(m)
+	whole := 3*h + h + x*(2*h+h)            // q, k, v's A; o's B; gate, up's A and down's B
+	split := (h + 2*kv) + h + x*(2*dff+dff) // q, k, v's B; o's A; gate, up's B and down's A
+	bytes := 2.0
+	if lower(m.Precision) == "fp32" {
+		bytes = 4
+	}
+	return float64(in.LoRASlots) * float64(m.Layers) * float64(in.LoRARank) * (whole + split/tp) * bytes
 }

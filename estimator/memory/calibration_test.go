@@ -183,3 +183,26 @@ func TestFragmentationMargin(t *testing.T) {
 		}
 	}
 }
+
+// A multi-LoRA server preallocates its slots: Llama 3.1 8B (h 4096, 8 KV heads of 128, d_ff
+// 14336, 32 layers) with 16 slots of rank 64. Per layer and rank, A and B of q (h+h), k and v
+// (h+1024 each), o (h+h), gate and up (h+d_ff each), down (d_ff+h): 9h + 2·1024 + 3·d_ff =
+// 81920; × 32 × 64 × 16 × 2 bytes = 5,368,709,120 B. Over 2 GPUs the column-parallel B and the
+// row-parallel A split: 7h whole + (h+2·1024 + h + 3·d_ff)/2 = 28672 + 26624 = 55296, so
+// 3,623,878,656 B per GPU. A server without adapters has no such term.
+func TestLoRASlots(t *testing.T) {
+	const base = "workload: {type: inference}\nmodel: {preset: llama-3.1-8b, precision: bf16}\n"
+	for _, c := range []struct {
+		inference string
+		want      float64
+	}{
+		{"{batch_size: 1, max_sequence_length: 4096, lora_slots: 16, lora_rank: 64}", 5368709120},
+		{"{batch_size: 1, max_sequence_length: 4096, lora_slots: 16, lora_rank: 64, tensor_parallel: 2}", 3623878656},
+		{"{batch_size: 1, max_sequence_length: 4096}", 0},
+	} {
+		e := estimate(t, base+"inference: "+c.inference+"\n")
+		if got := e.Term(TermLoRASlots); got != c.want {
+			t.Errorf("%s: LoRA slots %.0f B, want %.0f", c.inference, got, c.want)
+		}
+	}
+}

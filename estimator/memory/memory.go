@@ -107,6 +107,7 @@ const (
 	TermLogits        = "fp32 logits"
 	TermAdapterInputs = "LoRA adapter inputs (fp32 copies)"
 	TermKVCache       = "KV cache"
+	TermLoRASlots     = "LoRA adapter slots"
 	TermContext       = "CUDA context"
 	TermLibraries     = "CUDA libraries and kernels"
 	TermFragment      = "fragmentation margin"

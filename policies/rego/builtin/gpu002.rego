@@ -43,5 +43,13 @@ remediation(r) := msg if {
 } else := msg if {
 	alt := r.fit.cheapest_fit
 	alt != null
-	msg := sprintf("Use %s, the cheapest type that holds it (%s%s a month), or shard the model further (ZeRO-3/FSDP, tensor parallelism) or use a smaller batch.", [lib.node(alt), gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated]])
+	msg := sprintf("Use %s, the cheapest type that holds it (%s%s a month), or %s.", [lib.node(alt), gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated], smaller(r)])
+} else := "Split the model over more GPUs (tensor parallelism), quantize its weights, serve fewer sequences or a shorter context, or use a GPU with more memory." if {
+	r.workload.type == "inference"
 } else := "Shard the model further (ZeRO-3/FSDP, tensor parallelism), enable activation checkpointing, use a smaller batch or a GPU with more memory."
+
+# smaller is how the same GPUs could hold the workload: a serving replica is split, quantized or
+# given fewer sequences; a training job sharded or given a smaller batch.
+smaller(r) := "split the model over more GPUs (tensor parallelism), quantize its weights or serve fewer sequences or a shorter context" if {
+	r.workload.type == "inference"
+} else := "shard the model further (ZeRO-3/FSDP, tensor parallelism) or use a smaller batch"

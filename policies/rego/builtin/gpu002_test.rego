@@ -61,3 +61,14 @@ test_context_too_long_without_a_larger_type if {
 	[f] := [f | some f in fs]
 	f.remediation == "Limit the server's context to 4096 tokens or fewer (vLLM's --max-model-len; an estimate), or shard the model further (tensor parallelism)."
 }
+
+test_serving_replica_is_told_serving_remedies if {
+	fs := gpu002.deny with input as {"resources": [
+		{"address": "a", "id": "k8s|a", "profile": null, "workload": {"type": "inference"}, "fit": {"verdict": "does_not_fit", "reason": "needs 25 GiB", "cheapest_fit": {"instance_type": "g6e.xlarge", "monthly_cost": 1358.53, "price_estimated": false}}},
+		{"address": "b", "id": "k8s|b", "profile": "p.yaml", "workload": {"type": "inference"}, "fit": {"verdict": "does_not_fit", "reason": "needs 25 GiB"}},
+	]}
+	{f.remediation | some f in fs} == {
+		"Use g6e.xlarge, the cheapest type that holds it ($1,358.53 a month), or split the model over more GPUs (tensor parallelism), quantize its weights or serve fewer sequences or a shorter context.",
+		"Split the model over more GPUs (tensor parallelism), quantize its weights, serve fewer sequences or a shorter context, or use a GPU with more memory.",
+	}
+}
