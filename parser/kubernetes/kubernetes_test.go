@@ -172,6 +172,19 @@ func TestNodeLabels(t *testing.T) {
 		{"karpenter gpu name", `karpenter.k8s.aws/instance-gpu-name: h100`, func(r parser.Resource) bool {
 			return r.Pod.GPUNames[0] == "h100" && r.Provider == parser.AWS
 		}},
+		// The cluster autoscaler's AWS GPU label: nvidia-tesla-v100 is Karpenter's v100.
+		{"cluster autoscaler's aws accelerator", `k8s.amazonaws.com/accelerator: nvidia-tesla-v100`, func(r parser.Resource) bool {
+			return slices.Equal(r.Pod.GPUNames, []string{"v100"}) && r.Provider == parser.AWS
+		}},
+		{"cluster autoscaler's aws accelerator, no tesla", `k8s.amazonaws.com/accelerator: nvidia-l4`, func(r parser.Resource) bool {
+			return slices.Equal(r.Pod.GPUNames, []string{"l4"}) && r.Provider == parser.AWS
+		}},
+		{"an accelerator label naming no GPU", `k8s.amazonaws.com/accelerator: "true"`, func(r parser.Resource) bool {
+			return len(r.Pod.GPUNames) == 0 && r.Provider != parser.AWS
+		}},
+		{"karpenter's gpu name wins", "karpenter.k8s.aws/instance-gpu-name: h100\n    k8s.amazonaws.com/accelerator: nvidia-l4", func(r parser.Resource) bool {
+			return slices.Equal(r.Pod.GPUNames, []string{"h100"})
+		}},
 		{"eks spot", "eks.amazonaws.com/capacityType: SPOT\n    node.kubernetes.io/instance-type: g5.xlarge", func(r parser.Resource) bool {
 			return r.PurchaseOption == parser.Spot && r.InstanceType == "g5.xlarge"
 		}},

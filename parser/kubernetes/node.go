@@ -35,13 +35,18 @@ const (
 	labelKarpenterGPUMem   = "karpenter.k8s.aws/instance-gpu-memory" // MiB, each GPU
 	// EKS Auto Mode's NodePools name the same instance properties under its own prefix.
 	// https://docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html
-	labelEKSFamily        = "eks.amazonaws.com/instance-family"
-	labelEKSGPUName       = "eks.amazonaws.com/instance-gpu-name"
-	labelEKSCategory      = "eks.amazonaws.com/instance-category"
-	labelEKSGPUCount      = "eks.amazonaws.com/instance-gpu-count"
-	labelKarpenterPool    = "karpenter.sh/nodepool"
-	labelEKSCapacity      = "eks.amazonaws.com/capacityType"
-	labelGKEAccelerator   = "cloud.google.com/gke-accelerator"
+	labelEKSFamily      = "eks.amazonaws.com/instance-family"
+	labelEKSGPUName     = "eks.amazonaws.com/instance-gpu-name"
+	labelEKSCategory    = "eks.amazonaws.com/instance-category"
+	labelEKSGPUCount    = "eks.amazonaws.com/instance-gpu-count"
+	labelKarpenterPool  = "karpenter.sh/nodepool"
+	labelEKSCapacity    = "eks.amazonaws.com/capacityType"
+	labelGKEAccelerator = "cloud.google.com/gke-accelerator"
+	// The cluster autoscaler's AWS provider reads the GPU of a node group from this label, which
+	// the cluster's operators set on its nodes (nvidia-tesla-v100, nvidia-a10g, nvidia-l4):
+	// without "nvidia-tesla-" or "nvidia-" it is the GPU name Karpenter gives (v100, a10g, l4).
+	// kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws (GPULabel, availableGPUTypes).
+	labelAWSAccelerator   = "k8s.amazonaws.com/accelerator"
 	labelGKESpot          = "cloud.google.com/gke-spot"
 	labelGKEFlexStart     = "cloud.google.com/gke-flex-start"
 	labelGKEPreemptible   = "cloud.google.com/gke-preemptible"
@@ -165,6 +170,12 @@ func fromSelector(sel selector, origin string) nodeChoice {
 	}
 	list(&n.families, parser.AWS, "karpenter instance-family", labelKarpenterFamily, labelEKSFamily)
 	list(&n.gpuNames, parser.AWS, "karpenter instance-gpu-name", labelKarpenterGPUName, labelEKSGPUName)
+	if v, ok := sel.values(labelAWSAccelerator); ok && len(n.gpuNames) == 0 {
+		if names := awsAcceleratorNames(v); len(names) > 0 {
+			n.gpuNames, n.provider = names, parser.AWS
+			n.addSource(origin + " k8s.amazonaws.com/accelerator")
+		}
+	}
 	list(&n.families, parser.Azure, "azure sku-family", labelAzureSKUFamily)
 	list(&n.azureGPUNames, parser.Azure, "azure sku-gpu-name", labelAzureGPUName)
 	list(&n.categories, parser.AWS, "instance-category", labelKarpenterCategory, labelEKSCategory)
@@ -892,4 +903,21 @@ func decodeEC2NodeClass(o *object) (ec2Class, error) {
 		class.noGPUDriver = fmt.Sprintf("EC2NodeClass/%s selects its AMI by %s, without the NVIDIA driver", o.Metadata.Name, strings.Join(named, ", or "))
 	}
 	return class, nil
+}
+
+// awsAcceleratorNames are the GPU names of k8s.amazonaws.com/accelerator values: nvidia-tesla-v100
+// is v100, nvidia-l4 l4. A value that names no NVIDIA GPU ("true") is left out.
+func awsAcceleratorNames(values []string) []string {
+	var out []string
+	for _, v := range values {
+		v = strings.ToLower(strings.TrimSpace(v))
+		name, ok := strings.CutPrefix(v, "nvidia-tesla-")
+		if !ok {
+			name, ok = strings.CutPrefix(v, "nvidia-")
+		}
+		if ok && name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
 }
