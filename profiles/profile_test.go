@@ -162,3 +162,46 @@ measured: {gpu_name: old, gpu_count: 1, memory_total_mib: 1, peak_memory_used_mi
 		t.Error("a base that is not a mapping was accepted")
 	}
 }
+
+// Every SwiGLU decoder preset's parameter count follows from its configuration: the embeddings
+// (and an untied output layer), and in every layer the q, k, v and o projections, each expert's
+// gate, up and down projections and the router that picks them, two RMSNorm weights, and the
+// family's extras (Qwen 2.5's q, k and v biases, Qwen 3's q and k norms, Gemma 2's two more
+// norms), then the final norm. A mistyped width or layer count in a new preset fails here.
+func TestPresetParametersFollowFromTheirConfiguration(t *testing.T) {
+	checked := 0
+	for _, p := range Presets() {
+		m := p.Model
+		if m.MLP != "swiglu" {
+			continue
+		}
+		h, hd := m.HiddenSize, m.HeadDim
+		if hd == 0 {
+			hd = h / m.AttentionHeads
+		}
+		q, kv := m.AttentionHeads*hd, m.KVHeads*hd
+		layer := h*q + 2*h*kv + q*h + max(m.Experts, 1)*3*h*m.IntermediateSize + 2*h
+		if m.Experts > 0 {
+			layer += h * m.Experts
+		}
+		switch {
+		case strings.HasPrefix(p.Name, "qwen2.5"):
+			layer += q + 2*kv
+		case strings.HasPrefix(p.Name, "qwen3"):
+			layer += 2 * hd
+		case strings.HasPrefix(p.Name, "gemma-2"):
+			layer += 2 * h
+		}
+		emb := m.VocabSize * h
+		if !m.TiedEmbeddings {
+			emb *= 2
+		}
+		if want := m.Layers*layer + emb + h; float64(want) != float64(m.Parameters) {
+			t.Errorf("preset %s: %.0f parameters, its configuration gives %d", p.Name, float64(m.Parameters), want)
+		}
+		checked++
+	}
+	if checked < 20 {
+		t.Errorf("only %d SwiGLU presets checked", checked)
+	}
+}

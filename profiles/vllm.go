@@ -125,18 +125,23 @@ func FromVLLM(argv []string) (*Profile, string) {
 			return nil, fmt.Sprintf("vLLM's --%s %s, which the inferred profile does not model", u.flag, u.why)
 		}
 	}
-	// Weights: --quantization, else --dtype (auto is the checkpoint's 16-bit type for every
-	// preset's model); the KV cache takes the activations' 16-bit type unless --kv-cache-dtype
-	// says fp8.
+	// Weights: --quantization, else a quantized checkpoint's (vLLM reads its
+	// quantization_config; gpuguard reads the name's suffix), else --dtype (auto is the
+	// checkpoint's 16-bit type for every preset's model); the KV cache takes the activations'
+	// type unless --kv-cache-dtype says fp8.
+	kv, why := vllmPrecision(flags["dtype"], "")
+	if why != "" {
+		return nil, why
+	}
 	precision, why := vllmPrecision(flags["dtype"], flags["quantization"])
 	if why != "" {
 		return nil, why
 	}
-	p.Model.Precision = precision
-	kv := "bf16"
-	if precision == "fp16" || precision == "fp32" {
-		kv = precision
+	if _, q := servedName(model); q != "" && flags["quantization"] == "" {
+		precision = q
+		desc = append(desc, q+" weights (a quantized checkpoint, by its name)")
 	}
+	p.Model.Precision = precision
 	switch d := strings.ToLower(flags["kv-cache-dtype"]); {
 	case d == "" || d == "auto":
 	case strings.HasPrefix(d, "fp8"):
@@ -252,6 +257,8 @@ var fineTuneContexts = map[string]contextWindow{
 	// rope scaling added to the config.
 	"qwen2.5-7b-instruct":  {32768, 0, hf("Qwen/Qwen2.5-7B-Instruct")},
 	"qwen2.5-72b-instruct": {32768, 0, hf("Qwen/Qwen2.5-72B-Instruct")},
+	"qwen2.5-14b-instruct": {32768, 0, hf("Qwen/Qwen2.5-14B-Instruct")},
+	"qwen2.5-32b-instruct": {32768, 0, hf("Qwen/Qwen2.5-32B-Instruct")},
 	// Mistral 7B v0.2 dropped v0.1's sliding window.
 	"mistral-7b-instruct-v0.2": {32768, 0, hf("mistralai/Mistral-7B-Instruct-v0.2")},
 }
@@ -259,8 +266,8 @@ var fineTuneContexts = map[string]contextWindow{
 // servedContext is the context vLLM serves a checkpoint with when not told one, and the
 // sliding window that bounds its KV cache.
 func servedContext(model string, pr Preset) contextWindow {
-	if c, ok := fineTuneContexts[strings.ToLower(model[strings.LastIndex(model, "/")+1:])]; ok {
-		return c
+	if name, _ := servedName(model); fineTuneContexts[name].tokens > 0 {
+		return fineTuneContexts[name]
 	}
 	return contextWindow{pr.Context, pr.SlidingWindow, pr.Model.Source}
 }
@@ -292,14 +299,38 @@ func vllmPrecision(dtype, quantization string) (string, string) {
 	}
 }
 
+// quantizedSuffixes name the weights' precision of the quantized checkpoints published beside
+// a model (Qwen's -AWQ and -GPTQ-Int4, Neural Magic's -FP8-dynamic and -quantized.w4a16,
+// Unsloth's -bnb-4bit), longest first where one ends another.
+var quantizedSuffixes = []struct{ suffix, precision string }{
+	{"-awq-int4", "int4"}, {"-awq", "int4"},
+	{"-gptq-int4", "int4"}, {"-gptq-int8", "int8"}, {"-gptq", "int4"},
+	{"-fp8-dynamic", "fp8"}, {"-fp8", "fp8"},
+	{"-bnb-4bit", "nf4"},
+	{"-quantized.w4a16", "int4"}, {"-w4a16", "int4"},
+	{"-quantized.w8a8", "int8"}, {"-w8a8", "int8"},
+}
+
+// servedName is a Hub model's name without its organisation, in lower case and without the
+// suffix of a quantized checkpoint, and that checkpoint's weight precision ("" for none).
+func servedName(model string) (string, string) {
+	n := strings.ToLower(model[strings.LastIndex(model, "/")+1:])
+	for _, q := range quantizedSuffixes {
+		if base, ok := strings.CutSuffix(n, q.suffix); ok {
+			return base, q.precision
+		}
+	}
+	return n, ""
+}
+
 // vllmPreset finds the preset of a Hugging Face model name as vLLM is given it: the name
-// itself, then without its organisation, a "Meta-" prefix and a fine-tune suffix (-Instruct,
-// -Chat, -it, -hf), which keep the base model's architecture.
+// itself, then without its organisation, a quantized checkpoint's suffix, a "Meta-" prefix and a
+// fine-tune suffix (-Instruct, -Chat, -it, -hf), which keep the base model's architecture.
 func vllmPreset(model string) (Preset, bool) {
 	if p, ok := LookupPreset(model); ok {
 		return p, true
 	}
-	n := strings.ToLower(model[strings.LastIndex(model, "/")+1:])
+	n, _ := servedName(model)
 	n = strings.TrimPrefix(n, "meta-")
 	for _, suffix := range []string{"-instruct", "-chat", "-it", "-hf"} {
 		n = strings.TrimSuffix(n, suffix)

@@ -51,6 +51,23 @@ func TestFromVLLM(t *testing.T) {
 			&want{"mistral-7b", "bf16", "bf16", 4096, 1, 0, 0.9, 0, 0, false}, ""},
 		{"no max-model-len: Mistral v0.2 has no sliding window", []string{"vllm", "serve", "mistralai/Mistral-7B-Instruct-v0.2"},
 			&want{"mistral-7b", "bf16", "bf16", 32768, 1, 0, 0.9, 0, 0, true}, ""},
+		// A quantized checkpoint's name gives its weights' precision, and its base model's
+		// context: Qwen's AWQ instruct model keeps the instruct model's 32k.
+		{"AWQ checkpoint by name", []string{"vllm", "serve", "Qwen/Qwen2.5-7B-Instruct-AWQ", "--dtype", "half"},
+			&want{"qwen2.5-7b", "int4", "fp16", 32768, 1, 0, 0.9, 0, 0, true}, ""},
+		{"FP8 checkpoint by name", []string{"vllm", "serve", "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8-dynamic", "--max-model-len", "8192"},
+			&want{"llama-3.1-8b", "fp8", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
+		{"--quantization wins over the name", []string{"vllm", "serve", "Qwen/Qwen2.5-32B-Instruct-GPTQ-Int8", "--quantization", "gptq", "--max-model-len", "8192"},
+			&want{"qwen2.5-32b", "int4", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
+		{"GPTQ Int8 by name", []string{"vllm", "serve", "Qwen/Qwen2.5-32B-Instruct-GPTQ-Int8", "--max-model-len", "8192"},
+			&want{"qwen2.5-32b", "int8", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
+		// Newer models, and those that keep a preset's architecture.
+		{"Qwen 3, 40k context", []string{"vllm", "serve", "Qwen/Qwen3-32B", "-tp", "2"},
+			&want{"qwen3-32b", "bf16", "bf16", 40960, 2, 0, 0.9, 0, 0, true}, ""},
+		{"Llama 3.3 is Llama 3.1's architecture", []string{"vllm", "serve", "meta-llama/Llama-3.3-70B-Instruct", "-tp", "4", "--max-model-len", "16k"},
+			&want{"llama-3.1-70b", "bf16", "bf16", 16000, 4, 0, 0.9, 0, 0, true}, ""},
+		{"an R1 distillation is its base's", []string{"vllm", "serve", "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "-tp", "2"},
+			&want{"qwen2.5-32b", "bf16", "bf16", 131072, 2, 0, 0.9, 0, 0, true}, ""},
 		// Counts in vLLM's human-readable form: k, m decimal; K, M binary.
 		{"decimal and binary suffixes", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "16K", "--max-num-batched-tokens", "2.5k"},
 			&want{"llama-3.1-8b", "bf16", "bf16", 16384, 1, 2500, 0.9, 0, 0, true}, ""},
