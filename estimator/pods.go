@@ -260,7 +260,7 @@ func (p *Pricer) perPodGPUs(pod *parser.PodGPUs, node catalog.Instance, e *Estim
 		// GKE GPU sharing (time-sharing or MPS), and NVIDIA's device plugin unless it renames
 		// the resource, keep its name: a node advertises its GPUs × the sharers, so one unit is
 		// that share of a GPU.
-		return sharedUnits(e, n, pod.SharedReplicas, sharedWhat(pod, "shared GPU (GKE time-sharing or MPS)", "GPU"), "GPU"), ""
+		return sharedUnits(e, n, pod.SharedReplicas, sharedWhat(pod, "shared GPU (time-sharing or MPS)", "GPU"), "GPU"), ""
 	}
 	return n, ""
 }

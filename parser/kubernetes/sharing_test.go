@@ -866,3 +866,29 @@ func TestBottlerocketNodeClass(t *testing.T) {
 		})
 	}
 }
+
+// A pod that selects GPU feature discovery's -SHARED product, with nothing saying into how many
+// units its GPUs are split, is told it is priced as a whole GPU; with nvidia.com/gpu.replicas it
+// is priced as the share, and no such note is added.
+func TestSharedProductLabel(t *testing.T) {
+	pod := func(selector string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector:\n" + selector + "  containers:\n    - {name: c, resources: {limits: {nvidia.com/gpu: 1}}}\n"
+	}
+	has := func(r parser.Resource) bool {
+		for _, n := range r.Notes {
+			if strings.Contains(n, "nvidia.com/gpu.product NVIDIA-A10G-SHARED") && strings.Contains(n, "priced as a whole GPU") {
+				return true
+			}
+		}
+		return false
+	}
+	if r := one(t, build(t, pod("    nvidia.com/gpu.product: NVIDIA-A10G-SHARED\n"), Options{})); !has(r) || r.Pod.SharedReplicas != 0 {
+		t.Errorf("shared product alone: %d replicas, notes %q", r.Pod.SharedReplicas, r.Notes)
+	}
+	if r := one(t, build(t, pod("    nvidia.com/gpu.product: NVIDIA-A10G-SHARED\n    nvidia.com/gpu.replicas: \"4\"\n"), Options{})); has(r) || r.Pod.SharedReplicas != 4 {
+		t.Errorf("with replicas: %d replicas, notes %q", r.Pod.SharedReplicas, r.Notes)
+	}
+	if r := one(t, build(t, pod("    nvidia.com/gpu.product: NVIDIA-A10G\n"), Options{})); has(r) {
+		t.Errorf("unshared product: notes %q", r.Notes)
+	}
+}
