@@ -3,6 +3,8 @@ package kubernetes
 import (
 	"slices"
 	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // The command line of the container that uses the GPUs is kept when it runs vLLM, with $(VAR)
@@ -55,18 +57,29 @@ func TestServingCommand(t *testing.T) {
 `, []string{"vllm", "serve"}, "c", 9},
 	}
 	for _, c := range cases {
-		res := one(t, build(t, pod(c.containers), Options{}))
-		s := res.Pod.Serving
-		switch {
-		case c.argv == nil && s != nil:
-			t.Errorf("%s: serving command %q", c.name, s.Argv)
-		case c.argv == nil:
-		case s == nil:
-			t.Errorf("%s: no serving command", c.name)
-		case !slices.Equal(s.Argv, c.argv) || s.Container != c.container || s.Source.Line != c.line || s.Source.File != "m.yaml":
-			t.Errorf("%s: %q of %s at %s, want %q of %s at line %d", c.name, s.Argv, s.Container, s.Source, c.argv, c.container, c.line)
+		s := one(t, build(t, pod(c.containers), Options{})).Pod.Serving
+		if sameServing(t, c.name, s, c.argv) && (s.Container != c.container || s.Source.Line != c.line || s.Source.File != "m.yaml") {
+			t.Errorf("%s: %s at %s, want %s at line %d", c.name, s.Container, s.Source, c.container, c.line)
 		}
 	}
+}
+
+// sameServing checks that a serving command is there when want is not nil, with want's
+// arguments, and not there when it is; it reports whether there is one to check further.
+func sameServing(t *testing.T, name string, s *parser.ServingCommand, want []string) bool {
+	t.Helper()
+	switch {
+	case want == nil && s != nil:
+		t.Errorf("%s: serving command %q", name, s.Argv)
+	case want == nil:
+	case s == nil:
+		t.Errorf("%s: no serving command", name)
+	case !slices.Equal(s.Argv, want):
+		t.Errorf("%s: %q, want %q", name, s.Argv, want)
+	default:
+		return true
+	}
+	return false
 }
 
 // A KServe predictor on the Hugging Face runtime runs vLLM with the arguments it is given: the
@@ -112,16 +125,6 @@ func TestServingCommandOfKServeHuggingFaceRuntime(t *testing.T) {
 `, nil},
 	}
 	for _, c := range cases {
-		res := one(t, build(t, isvc(c.predictor), Options{}))
-		s := res.Pod.Serving
-		switch {
-		case c.argv == nil && s != nil:
-			t.Errorf("%s: serving command %q", c.name, s.Argv)
-		case c.argv == nil:
-		case s == nil:
-			t.Errorf("%s: no serving command", c.name)
-		case !slices.Equal(s.Argv, c.argv):
-			t.Errorf("%s: %q, want %q", c.name, s.Argv, c.argv)
-		}
+		sameServing(t, c.name, one(t, build(t, isvc(c.predictor), Options{})).Pod.Serving, c.argv)
 	}
 }
