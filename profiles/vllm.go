@@ -37,7 +37,8 @@ func FromVLLM(argv []string) (*Profile, string) {
 	if model == "" {
 		return nil, "the vLLM command names no model"
 	}
-	pr, ok := vllmPreset(model)
+	name, quantized := servedName(model)
+	pr, ok := vllmPreset(model, name)
 	preset := pr.Name
 	if !ok {
 		return nil, fmt.Sprintf("vLLM serves %s, which is not one of gpuguard's model presets", model)
@@ -49,7 +50,7 @@ func FromVLLM(argv []string) (*Profile, string) {
 		Inference: &Inference{BatchSize: 1, GPUMemoryUtilization: VLLMDefaultMemoryUtilization, TensorParallel: 1},
 	}
 	desc := []string{"model " + model + " (preset " + preset + ")"}
-	ctx := servedContext(model, pr)
+	ctx := servedContext(name, pr)
 	n, err := vllmInt(flags, "max-model-len")
 	switch {
 	case err != nil && (strings.EqualFold(flags["max-model-len"], "auto") || flags["max-model-len"] == "-1"):
@@ -129,17 +130,19 @@ func FromVLLM(argv []string) (*Profile, string) {
 	// quantization_config; gpuguard reads the name's suffix), else --dtype (auto is the
 	// checkpoint's 16-bit type for every preset's model); the KV cache takes the activations'
 	// type unless --kv-cache-dtype says fp8.
-	kv, why := vllmPrecision(flags["dtype"], "")
+	kv, why := vllmDtype(flags["dtype"])
 	if why != "" {
 		return nil, why
 	}
-	precision, why := vllmPrecision(flags["dtype"], flags["quantization"])
-	if why != "" {
-		return nil, why
-	}
-	if _, q := servedName(model); q != "" && flags["quantization"] == "" {
-		precision = q
-		desc = append(desc, q+" weights (a quantized checkpoint, by its name)")
+	precision := kv
+	switch {
+	case flags["quantization"] != "":
+		if precision, why = vllmQuantization(flags["quantization"]); why != "" {
+			return nil, why
+		}
+	case quantized != "":
+		precision = quantized
+		desc = append(desc, quantized+" weights (a quantized checkpoint, by its name)")
 	}
 	p.Model.Precision = precision
 	switch d := strings.ToLower(flags["kv-cache-dtype"]); {
@@ -265,17 +268,16 @@ var fineTuneContexts = map[string]contextWindow{
 
 // servedContext is the context vLLM serves a checkpoint with when not told one, and the
 // sliding window that bounds its KV cache.
-func servedContext(model string, pr Preset) contextWindow {
-	if name, _ := servedName(model); fineTuneContexts[name].tokens > 0 {
-		return fineTuneContexts[name]
+func servedContext(name string, pr Preset) contextWindow {
+	if c, ok := fineTuneContexts[name]; ok {
+		return c
 	}
 	return contextWindow{pr.Context, pr.SlidingWindow, pr.Model.Source}
 }
 
-// vllmPrecision is the weights' precision from --dtype and --quantization.
-func vllmPrecision(dtype, quantization string) (string, string) {
-	switch q := strings.ToLower(quantization); q {
-	case "":
+// vllmQuantization is the weights' precision --quantization gives them.
+func vllmQuantization(quantization string) (string, string) {
+	switch strings.ToLower(quantization) {
 	case "awq", "awq_marlin", "gptq", "gptq_marlin", "marlin":
 		// 4-bit group-quantized weights, the common AWQ and GPTQ checkpoints (a GPTQ
 		// checkpoint may be 8-bit: attach a profile for that).
@@ -284,10 +286,14 @@ func vllmPrecision(dtype, quantization string) (string, string) {
 		return "nf4", ""
 	case "fp8":
 		return "fp8", ""
-	default:
-		return "", fmt.Sprintf("vLLM's --quantization %q is not modelled", quantization)
 	}
-	switch d := strings.ToLower(dtype); d {
+	return "", fmt.Sprintf("vLLM's --quantization %q is not modelled", quantization)
+}
+
+// vllmDtype is the precision --dtype gives the weights of an unquantized model, and the
+// activations and KV cache of any.
+func vllmDtype(dtype string) (string, string) {
+	switch strings.ToLower(dtype) {
 	case "", "auto", "bfloat16":
 		return "bf16", ""
 	case "half", "float16":
@@ -324,14 +330,14 @@ func servedName(model string) (string, string) {
 }
 
 // vllmPreset finds the preset of a Hugging Face model name as vLLM is given it: the name
-// itself, then without its organisation, a quantized checkpoint's suffix, a "Meta-" prefix and a
-// fine-tune suffix (-Instruct, -Chat, -it, -hf), which keep the base model's architecture.
-func vllmPreset(model string) (Preset, bool) {
+// itself, then its served name (servedName: no organisation, no quantized checkpoint's suffix)
+// without a "Meta-" prefix and a fine-tune suffix (-Instruct, -Chat, -it, -hf), which keep the
+// base model's architecture.
+func vllmPreset(model, name string) (Preset, bool) {
 	if p, ok := LookupPreset(model); ok {
 		return p, true
 	}
-	n, _ := servedName(model)
-	n = strings.TrimPrefix(n, "meta-")
+	n := strings.TrimPrefix(name, "meta-")
 	for _, suffix := range []string{"-instruct", "-chat", "-it", "-hf"} {
 		n = strings.TrimSuffix(n, suffix)
 	}
