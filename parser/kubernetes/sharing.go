@@ -525,3 +525,20 @@ func (s *pluginSharing) sharesAny(resource string) bool {
 	}
 	return false
 }
+
+// sharedProductNote says so when a pod selects its GPU by the product label GPU feature discovery
+// gives GPUs the device plugin replicates without renaming the resource ("NVIDIA-A10G-SHARED"),
+// and nothing says into how many units each GPU is split: a unit is a share of a GPU, priced
+// as the whole GPU, what a share costs at most.
+func sharedProductNote(res *parser.Resource) {
+	pod := res.Pod
+	if pod == nil || pod.SharedReplicas > 0 {
+		return
+	}
+	for _, n := range pod.GPUNames {
+		if strings.HasSuffix(strings.ToUpper(n), "-SHARED") {
+			res.Note("its nodes' GPUs are shared (%s %s: the device plugin time-slices or splits them, and GPU feature discovery marks the product): each %s unit is a share of a GPU, but nothing here says how many units a GPU is, so it is priced as a whole GPU; select %s too, or include the device plugin's config", labelGPUProduct, n, pod.Resource, labelPluginReplica)
+			return
+		}
+	}
+}
