@@ -32,10 +32,10 @@ remediation(r) := msg if {
 	n := r.fit.max_context_tokens
 	alt := r.fit.cheapest_fit
 	alt != null
-	msg := sprintf("Limit the server's context to %d tokens or fewer (vLLM's --max-model-len; an estimate), or use %s, the cheapest type that holds the whole context (%s%s a month).", [n, lib.node(alt), gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated]])
+	msg := sprintf("%s, or use %s, the cheapest type that holds the whole context (%s%s a month).", [limit_context(n), lib.node(alt), gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated]])
 } else := msg if {
 	n := r.fit.max_context_tokens
-	msg := sprintf("Limit the server's context to %d tokens or fewer (vLLM's --max-model-len; an estimate), or shard the model further (tensor parallelism).", [n])
+	msg := sprintf("%s, or shard the model further (tensor parallelism).", [limit_context(n)])
 } else := msg if {
 	alt := r.fit.cheapest_fit
 	alt.kind == "mig"
@@ -53,3 +53,6 @@ remediation(r) := msg if {
 smaller(r) := "split the model over more GPUs (tensor parallelism), quantize its weights or serve fewer sequences or a shorter context" if {
 	r.workload.type == "inference"
 } else := "shard the model further (ZeRO-3/FSDP, tensor parallelism) or use a smaller batch"
+
+# limit_context tells a server whose context does not fit the longest one that does.
+limit_context(n) := sprintf("Limit the server's context to %d tokens or fewer (vLLM's --max-model-len; an estimate)", [n])
