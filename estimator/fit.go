@@ -195,6 +195,9 @@ func sliceName(fraction float64, gpu string) string {
 
 // judge compares a memory estimate with a target.
 func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Thresholds) *Fit {
+	if mem.SGLang != nil {
+		return judgeSGLang(mem, t, th)
+	}
 	req := mem.PerGPUBytes
 	f := &Fit{Source: "estimate"}
 	if mem.Measured {
@@ -261,6 +264,64 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 		f.Verdict = VerdictFits
 	}
 	return f
+}
+
+// judgeSGLang judges a server inferred from SGLang's arguments by SGLang's rules
+// (profiles.SGLangServer): its static share is StaticFraction of the memory free once the CUDA
+// context is up; it starts when the weights leave that share room for KV cache, and its pool
+// of KV cache tokens is what they leave. A pool shorter than the context still starts: SGLang
+// then refuses the longer prompts, which is a tight fit, not a failure.
+func judgeSGLang(mem *memory.Estimate, t gpuTarget, th Thresholds) *Fit {
+	req, avail := mem.PerGPUBytes, t.usableBytes
+	reqGiB, availGiB := round2(req/memory.GiB), round2(avail/memory.GiB)
+	u := round3(req / avail)
+	f := &Fit{Source: "estimate", RequiredGiBPerGPU: &reqGiB, AvailableGiBPerGPU: &availGiB, MemoryUtilization: &u}
+	frac, share := sglangShare(mem, t)
+	static, kv := mem.StaticBytes(), mem.Term(memory.TermKVCache)
+	fixed := static - kv
+	shareOf := fmt.Sprintf("SGLang's static share of %s (%.3f of the %.1f GiB free once the CUDA context is up: %.1f GiB)", t.name, frac, (avail-mem.Term(memory.TermContext))/memory.GiB, share/memory.GiB)
+	switch {
+	case float64(mem.GPUs) > t.gpus+1e-9:
+		f.Verdict = VerdictDoesNotFit
+		f.Reason = fmt.Sprintf("the workload spans %d GPUs; %s gives it %s", mem.GPUs, t.name, trimNum(t.gpus))
+	case fixed >= share:
+		f.Verdict = VerdictDoesNotFit
+		f.Reason = fmt.Sprintf("the weights take %.1f GiB per GPU, all of %s: no room is left for KV cache, and SGLang stops at start (\"Not enough memory\")", fixed/memory.GiB, shareOf)
+	case static > share:
+		// The pool holds (share - fixed) / (kv / KVTokens) tokens.
+		pool := int((share - fixed) / (kv / float64(max(1, mem.KVTokens))))
+		f.Verdict = VerdictTight
+		f.Reason = fmt.Sprintf("the weights leave %.1f GiB of %s for KV cache, about %d tokens, fewer than the %d of one full context: SGLang starts and refuses longer prompts (an estimate; set --context-length %d or less to say so, or use a GPU with more memory)", (share-fixed)/memory.GiB, shareOf, pool, mem.KVTokens, pool/256*256)
+	case t.timeSliced > 1:
+		f.Verdict = VerdictTight
+		f.Reason = fmt.Sprintf("SGLang takes %.3f of the memory free when it starts; %d pods time-slice each %s, so those that start later get less: time-slicing does not isolate memory", frac, t.timeSliced, t.device())
+	case static > th.Tight*share:
+		f.Verdict = VerdictTight
+		f.Reason = fmt.Sprintf("the weights and one full context's KV cache take %s of %s (over %.0f%%)", percentBeside(100*static/share, th.Tight*100), shareOf, th.Tight*100)
+	case float64(mem.GPUs) < t.gpus && !t.mig:
+		f.Verdict = VerdictOversized
+		f.Reason = fmt.Sprintf("uses %d of the %s GPUs it is given", mem.GPUs, trimNum(t.gpus))
+	default:
+		f.Verdict = VerdictFits
+	}
+	return f
+}
+
+// sglangShare is the fraction of a GPU of t an SGLang server takes as its static share, and the
+// bytes of the share.
+func sglangShare(mem *memory.Estimate, t gpuTarget) (float64, float64) {
+	frac := mem.SGLang.StaticFraction(t.usableBytes/memory.MiB, mem.TensorParallel)
+	return frac, frac * (t.usableBytes - mem.Term(memory.TermContext))
+}
+
+// holdsWithHeadroom says whether each GPU of t holds the workload with the tight-fit headroom:
+// its whole need, or, for an SGLang server, what its static share keeps.
+func holdsWithHeadroom(mem *memory.Estimate, t gpuTarget, th Thresholds) bool {
+	if mem.SGLang != nil {
+		_, share := sglangShare(mem, t)
+		return mem.StaticBytes() <= th.Tight*share
+	}
+	return mem.PerGPUBytes <= th.Tight*t.usableBytes
 }
 
 // fraction writes a share of a GPU as 1/n where it is one ("1/2"), else as a decimal.
@@ -361,7 +422,7 @@ func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, 
 }
 
 // inferredFit qualifies a verdict judged on a profile inferred from a serving engine's command
-// line (profiles.FromVLLM): it sizes what the engine needs to start, one sequence of its
+// line (profiles.FromVLLM, profiles.FromSGLang; an SGLang server was judged by judgeSGLang): it sizes what the engine needs to start, one sequence of its
 // longest length, and the engine fills the rest of its share with KV cache for the sequences it
 // serves at once. So a model that fits with room to spare fits; it is not called oversized, and
 // no smaller GPU or MIG slice is suggested from it.
@@ -370,6 +431,16 @@ func inferredFit(f *Fit, r parser.Resource, prof *profiles.Profile, mem *memory.
 	if r.Pod != nil && r.Pod.Serving != nil {
 		s := r.Pod.Serving
 		f.InferredFrom += fmt.Sprintf(" (container %s, %s:%d)", s.Container, s.Source.File, s.Source.Line)
+	}
+	if prof.Inference != nil && prof.Inference.SGLang != nil {
+		// judgeSGLang judged it by SGLang's own rules; the KV cache pool SGLang fills is
+		// sized by the GPU, not the traffic.
+		if f.Verdict == VerdictOversized {
+			f.Verdict = VerdictFits
+		}
+		f.MIGSlice = ""
+		f.Reason = strings.TrimPrefix(f.Reason+"; sized, with no profile attached, from the SGLang server's arguments for its weights and one sequence of its context, what its static share must hold: SGLang fills the rest of that share with KV cache for more, so whether the GPU is larger than the traffic needs is not judged (attach a profile with inference.batch_size for that)", "; ")
+		return
 	}
 	switch {
 	case f.Verdict == VerdictOversized:

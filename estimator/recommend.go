@@ -243,7 +243,7 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 		}
 		t := instanceTarget(in, g)
 		// Tensor parallelism stays within one machine; a slice runs a copy on one GPU.
-		if t.gpus < 1 || float64(max(1, mem.TensorParallel)) > t.gpus || t.slice && perCopy > 1 || mem.PerGPUBytes > th.Tight*t.usableBytes {
+		if t.gpus < 1 || float64(max(1, mem.TensorParallel)) > t.gpus || t.slice && perCopy > 1 || !holdsWithHeadroom(mem, t, th) {
 			return gpuTarget{}, false
 		}
 		return t, true

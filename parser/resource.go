@@ -138,7 +138,7 @@ type PodGPUs struct {
 	// time-slicing).
 	SharingStrategy string `json:"sharing_strategy,omitempty"`
 	// Serving is the command line of the container that uses the GPUs when it runs a serving
-	// engine gpuguard reads (vLLM): a workload profile can be inferred from it.
+	// engine gpuguard reads (vLLM, SGLang): a workload profile can be inferred from it.
 	Serving *ServingCommand `json:"-"`
 	// NodeSource says where the node came from (nodeSelector, affinity, NodePool, config).
 	NodeSource string `json:"node_source,omitempty"`
@@ -714,7 +714,15 @@ const (
 // ServingCommand is a container's command line (command then args, with Kubernetes' $(VAR)
 // references to the container's literal env values expanded) and where it is declared.
 type ServingCommand struct {
+	// Engine is the server the command runs: EngineVLLM or EngineSGLang.
+	Engine    string
 	Container string
 	Argv      []string
 	Source    Location
 }
+
+// The serving engines whose command lines gpuguard reads.
+const (
+	EngineVLLM   = "vLLM"
+	EngineSGLang = "SGLang"
+)

@@ -181,6 +181,9 @@ type Inference struct {
 	// server without adapters.
 	LoRASlots int `yaml:"lora_slots,omitempty" json:"lora_slots,omitempty"`
 	LoRARank  int `yaml:"lora_rank,omitempty" json:"lora_rank,omitempty"`
+	// SGLang, on a profile inferred from an SGLang server's command line (FromSGLang), holds
+	// the arguments its memory rules read; nil for vLLM's rules and a declared profile.
+	SGLang *SGLangServer `yaml:"-" json:"-"`
 }
 
 // Runtime tunes the fixed costs.

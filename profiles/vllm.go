@@ -130,14 +130,14 @@ func FromVLLM(argv []string) (*Profile, string) {
 	// quantization_config; gpuguard reads the name's suffix), else --dtype (auto is the
 	// checkpoint's 16-bit type for every preset's model); the KV cache takes the activations'
 	// type unless --kv-cache-dtype says fp8.
-	kv, why := vllmDtype(flags["dtype"])
+	kv, why := servedDtype("vLLM", flags["dtype"])
 	if why != "" {
 		return nil, why
 	}
 	precision := kv
 	switch {
 	case flags["quantization"] != "":
-		if precision, why = vllmQuantization(flags["quantization"]); why != "" {
+		if precision, why = servedQuantization("vLLM", flags["quantization"]); why != "" {
 			return nil, why
 		}
 	case quantized != "":
@@ -275,8 +275,9 @@ func servedContext(name string, pr Preset) contextWindow {
 	return contextWindow{pr.Context, pr.SlidingWindow, pr.Model.Source}
 }
 
-// vllmQuantization is the weights' precision --quantization gives them.
-func vllmQuantization(quantization string) (string, string) {
+// servedQuantization is the weights' precision a serving engine's --quantization gives them
+// (vLLM and SGLang name the methods alike).
+func servedQuantization(engine, quantization string) (string, string) {
 	switch strings.ToLower(quantization) {
 	case "awq", "awq_marlin", "gptq", "gptq_marlin", "marlin":
 		// 4-bit group-quantized weights, the common AWQ and GPTQ checkpoints (a GPTQ
@@ -287,12 +288,12 @@ func vllmQuantization(quantization string) (string, string) {
 	case "fp8":
 		return "fp8", ""
 	}
-	return "", fmt.Sprintf("vLLM's --quantization %q is not modelled", quantization)
+	return "", fmt.Sprintf("%s's --quantization %q is not modelled", engine, quantization)
 }
 
-// vllmDtype is the precision --dtype gives the weights of an unquantized model, and the
-// activations and KV cache of any.
-func vllmDtype(dtype string) (string, string) {
+// servedDtype is the precision a serving engine's --dtype gives the weights of an unquantized
+// model, and the activations and KV cache of any (vLLM and SGLang take the same names).
+func servedDtype(engine, dtype string) (string, string) {
 	switch strings.ToLower(dtype) {
 	case "", "auto", "bfloat16":
 		return "bf16", ""
@@ -301,7 +302,7 @@ func vllmDtype(dtype string) (string, string) {
 	case "float", "float32":
 		return "fp32", ""
 	default:
-		return "", fmt.Sprintf("vLLM's --dtype %q is not modelled", dtype)
+		return "", fmt.Sprintf("%s's --dtype %q is not modelled", engine, dtype)
 	}
 }
 

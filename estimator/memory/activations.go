@@ -162,7 +162,7 @@ func activations(e *Estimate, p *profiles.Profile) {
 func inference(p *profiles.Profile) (*Estimate, error) {
 	m, in := p.Model, p.Inference
 	tp := float64(in.TensorParallel)
-	e := &Estimate{GPUs: in.TensorParallel, TensorParallel: in.TensorParallel, PreallocateFraction: in.GPUMemoryUtilization}
+	e := &Estimate{GPUs: in.TensorParallel, TensorParallel: in.TensorParallel, PreallocateFraction: in.GPUMemoryUtilization, SGLang: in.SGLang}
 	wb := bytesOf(m.Precision)
 	weights := m.Parameters * wb
 	src := fmt.Sprintf("%g bytes/param in %s", wb, m.Precision)
@@ -178,6 +178,7 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	// heads than GPUs they are replicated.
 	kvHeads := math.Ceil(float64(m.KVHeads) / tp)
 	kv := 2 * float64(m.Layers) * kvHeads * headDim(m) * float64(in.MaxSequenceLength) * float64(in.BatchSize) * bytesOf(in.KVCachePrecision)
+	e.KVTokens = in.MaxSequenceLength * in.BatchSize
 	e.add(TermKVCache, kv, fmt.Sprintf("2·L·kv_heads·head_dim·seq·batch·%g bytes (%s)", bytesOf(in.KVCachePrecision), in.KVCachePrecision))
 	if in.LoRASlots > 0 {
 		e.add(TermLoRASlots, loraSlotBytes(m, in), fmt.Sprintf("%d LoRA slots of rank %d on every linear layer, 16-bit, as vLLM preallocates them", in.LoRASlots, in.LoRARank))
@@ -198,7 +199,10 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	split, whole := forwardCoefficients(m)
 	e.add(TermActivations, tokens*float64(m.HiddenSize)*(split/tp+whole), fmt.Sprintf("one layer's activations for %g tokens in flight (FORMULAS.md; FlashAttention)", tokens))
 	e.add(TermLogits, 4*float64(in.BatchSize)*float64(m.VocabSize), "fp32 logits of the last position for the batch")
-	if in.GPUMemoryUtilization > 0 {
+	if in.SGLang != nil {
+		e.note("SGLang keeps the weights and its KV cache pool within --mem-fraction-static of each GPU (or the share it derives from the GPU's memory) and the activations outside it; fit is judged on the weights and one sequence's KV cache against that share")
+	}
+	if in.GPUMemoryUtilization > 0 && in.SGLang == nil {
 		e.note("a pre-allocating engine takes %.0f%% of the card and fills what weights leave with KV cache; fit is judged on the need, the reservation on the share", in.GPUMemoryUtilization*100)
 	}
 	finish(e, p)

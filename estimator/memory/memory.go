@@ -68,7 +68,20 @@ type Estimate struct {
 	// PreallocateFraction is a serving engine's gpu_memory_utilization (0 when none): the engine
 	// takes that share of the card whatever the need.
 	PreallocateFraction float64
-	Notes               []string
+	// SGLang, for a server inferred from SGLang's arguments, is what its rules read: it keeps
+	// the weights and KV cache within a static share of the GPU (StaticBytes), activations and
+	// CUDA graphs outside it.
+	SGLang *profiles.SGLangServer
+	// KVTokens is how many tokens the KV cache term holds (sequence length × batch).
+	KVTokens int
+	Notes    []string
+}
+
+// StaticBytes is what an SGLang server keeps within its static share of each GPU: the weights,
+// LoRA slots and KV cache. The CUDA context is already taken when SGLang measures the memory it
+// shares out; the activations, libraries and CUDA graphs come after, outside the share.
+func (e *Estimate) StaticBytes() float64 {
+	return e.Term(TermWeights) + e.Term(TermLoRASlots) + e.Term(TermKVCache)
 }
 
 // GiBPerGPU is the peak in GiB.

@@ -141,16 +141,20 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 		e := &doc[i]
 		path, glob := attachment(rs[i], cfg)
 		if path == "" {
-			// A vLLM server's own arguments describe its model: the profile inferred from
-			// them judges whether it fits (profiles.FromVLLM).
+			// A vLLM or SGLang server's own arguments describe its model: the profile
+			// inferred from them judges whether it fits (profiles.FromVLLM, FromSGLang).
 			reason := "no workload profile attached"
 			if s := rs[i].Pod; s != nil && s.Serving != nil {
-				prof, why := profiles.FromVLLM(s.Serving.Argv)
+				infer := profiles.FromVLLM
+				if s.Serving.Engine == parser.EngineSGLang {
+					infer = profiles.FromSGLang
+				}
+				prof, why := infer(s.Serving.Argv)
 				if prof != nil {
 					jobs = append(jobs, job{i, prof})
 					continue
 				}
-				reason += "; none could be inferred from the container's vLLM arguments: " + why
+				reason += fmt.Sprintf("; none could be inferred from the container's %s arguments: %s", s.Serving.Engine, why)
 			}
 			e.Fit = &estimator.Fit{Verdict: estimator.VerdictUnknown, Reason: reason}
 			if e.MonthlyCost != nil {

@@ -11,8 +11,9 @@ import (
 
 // servingCommand is the command line of the pod's first app container that requests GPUs, when
 // it runs vLLM (`vllm serve`, `python -m vllm.entrypoints.openai.api_server`, or a vLLM image
-// whose entrypoint is the server, given only args): profiles.FromVLLM infers a workload profile
-// from it. nil otherwise.
+// whose entrypoint is the server, given only args) or SGLang (`python -m sglang.launch_server`,
+// `sglang serve`; its images need the command): profiles.FromVLLM or FromSGLang infers a
+// workload profile from it. nil otherwise.
 func servingCommand(spec podSpec, o *object) *parser.ServingCommand {
 	for i := range spec.Containers {
 		c := &spec.Containers[i]
@@ -30,7 +31,8 @@ func servingCommand(spec podSpec, o *object) *parser.ServingCommand {
 			// The image's entrypoint is vLLM's OpenAI-compatible server; args are its flags.
 			argv = append([]string{"vllm", "serve"}, argv...)
 		}
-		if !mentionsVLLM(argv) {
+		engine := servingEngine(argv)
+		if engine == "" {
 			return nil
 		}
 		env := literalEnv(&c.Env)
@@ -43,7 +45,7 @@ func servingCommand(spec podSpec, o *object) *parser.ServingCommand {
 		} else if c.Args.Line > 0 {
 			line = o.lineOf(&c.Args)
 		}
-		return &parser.ServingCommand{Container: c.Name, Argv: argv, Source: parser.Location{File: o.file, Line: line}}
+		return &parser.ServingCommand{Engine: engine, Container: c.Name, Argv: argv, Source: parser.Location{File: o.file, Line: line}}
 	}
 	return nil
 }
@@ -110,16 +112,22 @@ func requestsGPUs(c *container) bool {
 	return false
 }
 
-// mentionsVLLM says whether a command line runs vLLM: a word naming it, or its server module.
-func mentionsVLLM(argv []string) bool {
+// servingEngine is the engine a command line runs: vLLM for a word naming it or its server
+// module, SGLang for its server module or `sglang serve`; "" for neither.
+func servingEngine(argv []string) string {
+	prev := ""
 	for _, a := range argv {
 		for _, w := range strings.Fields(a) {
-			if w == "vllm" || strings.HasSuffix(w, "/vllm") || strings.HasPrefix(w, "vllm.entrypoints.") {
-				return true
+			switch {
+			case w == "vllm" || strings.HasSuffix(w, "/vllm") || strings.HasPrefix(w, "vllm.entrypoints."):
+				return parser.EngineVLLM
+			case w == "sglang.launch_server" || w == "serve" && (prev == "sglang" || strings.HasSuffix(prev, "/sglang")):
+				return parser.EngineSGLang
 			}
+			prev = w
 		}
 	}
-	return false
+	return ""
 }
 
 // scalars reads a list of strings; anything else reads as none.

@@ -64,6 +64,33 @@ func TestServingCommand(t *testing.T) {
 	}
 }
 
+// A GPU container's command names its engine: vLLM (the vllm word, its server module, its image),
+// or SGLang (its server module, `sglang serve`, a path to the sglang script); a word that only
+// mentions SGLang does not.
+func TestServingEngine(t *testing.T) {
+	pod := func(command string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n    - name: c\n      image: lmsysorg/sglang:latest\n" +
+			"      command: " + command + "\n      resources: {limits: {nvidia.com/gpu: 1}}\n"
+	}
+	cases := []struct{ name, command, engine string }{
+		{"SGLang's server module", `["python3", "-m", "sglang.launch_server", "--model-path", "x"]`, parser.EngineSGLang},
+		{"sglang serve", `["sglang", "serve", "--model-path", "x"]`, parser.EngineSGLang},
+		{"the script by its path, in a shell line", `["sh", "-c", "/usr/local/bin/sglang serve --model-path x"]`, parser.EngineSGLang},
+		{"vLLM", `["vllm", "serve", "x"]`, parser.EngineVLLM},
+		{"SGLang installed, something else run", `["sh", "-c", "pip install sglang && python serve.py"]`, ""},
+		{"serve before sglang", `["serve", "sglang"]`, ""},
+	}
+	for _, c := range cases {
+		s := one(t, build(t, pod(c.command), Options{})).Pod.Serving
+		switch {
+		case c.engine == "" && s != nil:
+			t.Errorf("%s: serving command %s %q", c.name, s.Engine, s.Argv)
+		case c.engine != "" && (s == nil || s.Engine != c.engine):
+			t.Errorf("%s: %+v, want engine %s", c.name, s, c.engine)
+		}
+	}
+}
+
 // sameServing checks that a serving command is there when want is not nil, with want's
 // arguments, and not there when it is; it reports whether there is one to check further.
 func sameServing(t *testing.T, name string, s *parser.ServingCommand, want []string) bool {

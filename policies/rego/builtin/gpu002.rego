@@ -5,6 +5,8 @@
 #   GPUs than the resource gives it): the job will fail with out-of-memory errors. Without a
 #   profile, a vLLM server whose arguments name a preset model is judged on what vLLM needs to
 #   start; when the context it serves does not fit, the remediation gives the longest that does.
+#   An SGLang server is judged likewise, and fails when its weights leave its static share no
+#   room for KV cache.
 # custom:
 #   id: GPU002
 #   severity: deny

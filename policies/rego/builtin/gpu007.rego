@@ -4,8 +4,8 @@
 #   No workload profile is attached, so gpuguard cannot tell whether the GPU fits the work. Attach
 #   one with the config's profiles map, the gpuguard.dev/profile annotation or the
 #   gpuguard-profile tag. A node group whose pods all have one is judged on them and left out,
-#   as is a vLLM server whose arguments name a preset model (its fit is judged on the profile
-#   inferred from them); for one whose arguments do not, the message says why.
+#   as is a vLLM or SGLang server whose arguments name a preset model (its fit is judged on the
+#   profile inferred from them); for one whose arguments do not, the message says why.
 #   Raise to warn with policy_data.severities.GPU007.
 # custom:
 #   id: GPU007

@@ -1,0 +1,67 @@
+package estimator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/estimator/memory"
+	"github.com/gpuguard/gpuguard/profiles"
+)
+
+// An SGLang server is judged by SGLang's rules: the weights and one context's KV cache against
+// its static share of the GPU. Worked by hand for Llama 3.1 8B (8,030,261,248 parameters in
+// bf16: 16,060,522,496 bytes of weights; 2·32 layers·8 KV heads·128·2 bytes = 131,072 bytes of
+// KV cache a token) on an L4 (23,034 MiB = 24,152,899,584 bytes, less the 287,047,680-byte CUDA
+// context: 23,865,851,904 bytes free):
+//   - SGLang's own share, 0.837: 19,975,718,043 bytes. The weights leave 3,915,195,547 bytes,
+//     29,870 tokens: the model's 131,072-token context does not fit, but SGLang starts (tight).
+//   - at 8,192 tokens the weights and KV cache take 17,134,264,320 bytes, under 90% of the share
+//     (17,978,146,239): fits; at 16,384, 18,208,006,144: within the share, over 90%: tight.
+//   - --mem-fraction-static 0.7: 16,706,096,332 bytes, 645,573,836 left by the weights, 4,925
+//     tokens, under the 8,192 asked: tight.
+//   - --mem-fraction-static 0.6: 14,319,511,142 bytes, less than the weights: SGLang stops.
+func TestSGLangVerdicts(t *testing.T) {
+	l4 := gpuTarget{name: "NVIDIA L4", usableBytes: 23034 * memory.MiB, gpus: 1}
+	two := l4
+	two.gpus = 2
+	shared := l4
+	shared.timeSliced = 2
+	const llama = "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct"
+	cases := []struct {
+		name, args string
+		t          gpuTarget
+		verdict    string
+		reason     string
+	}{
+		{"the model's whole context", "", l4, VerdictTight, "the weights leave 3.6 GiB of SGLang's static share of NVIDIA L4 (0.837 of the 22.2 GiB free once the CUDA context is up: 18.6 GiB) for KV cache, about 29870 tokens, fewer than the 131072 of one full context: SGLang starts and refuses longer prompts (an estimate; set --context-length 29696 or less"},
+		{"8k", " --context-length 8192", l4, VerdictFits, ""},
+		{"16k", " --context-length 16384", l4, VerdictTight, "the weights and one full context's KV cache take 91% of SGLang's static share of NVIDIA L4"},
+		{"a smaller share", " --context-length 8192 --mem-fraction-static 0.7", l4, VerdictTight, "about 4925 tokens, fewer than the 8192 of one full context"},
+		{"a share the weights overflow", " --context-length 8192 --mem-fraction-static 0.6", l4, VerdictDoesNotFit, "the weights take 15.0 GiB per GPU, all of SGLang's static share of NVIDIA L4 (0.600 of the 22.2 GiB free once the CUDA context is up: 13.3 GiB): no room is left for KV cache, and SGLang stops at start"},
+		{"two GPUs for one", " --context-length 8192", two, VerdictOversized, "uses 1 of the 2 GPUs"},
+		{"a time-sliced GPU", " --context-length 8192", shared, VerdictTight, "2 pods time-slice each GPU"},
+		{"more GPUs than given", " --context-length 8192 --tp 2", l4, VerdictDoesNotFit, "the workload spans 2 GPUs"},
+	}
+	for _, c := range cases {
+		p, why := profiles.FromSGLang(strings.Fields(llama + c.args))
+		if p == nil {
+			t.Fatalf("%s: %s", c.name, why)
+		}
+		mem, err := memory.Of(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := judge(mem, c.t, nil, DefaultThresholds)
+		if f.Verdict != c.verdict || !strings.Contains(f.Reason, c.reason) {
+			t.Errorf("%s: %s, %q; want %s, %q", c.name, f.Verdict, f.Reason, c.verdict, c.reason)
+		}
+		// The need reported is the whole estimate, activations and margins included.
+		if f.RequiredGiBPerGPU == nil || *f.RequiredGiBPerGPU != round2(mem.PerGPUBytes/memory.GiB) {
+			t.Errorf("%s: required %v, want %.2f", c.name, f.RequiredGiBPerGPU, mem.PerGPUBytes/memory.GiB)
+		}
+		// A GPU holds it with headroom exactly when it fits there.
+		if holds := holdsWithHeadroom(mem, c.t, DefaultThresholds); holds != (f.Verdict == VerdictFits || f.Verdict == VerdictOversized) && c.t.timeSliced == 0 && mem.GPUs <= int(c.t.gpus) {
+			t.Errorf("%s: holds with headroom %v, verdict %s", c.name, holds, f.Verdict)
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package profiles
+
+import (
+	"strings"
+	"testing"
+)
+
+// An SGLang command line gives the profile SGLang's rules judge: the model by its Hub name,
+// the context from --context-length or the model's config.json, the tensor-parallel size, the
+// weights' and KV cache's precision, and what decides its static share. Names are read as
+// SGLang's argparse parser reads them: aliases, unambiguous prefixes, negative numbers as values.
+func TestFromSGLang(t *testing.T) {
+	type want struct {
+		preset, precision, kv  string
+		seq, tp, batchedTokens int
+		fraction               float64
+		chunk                  int
+	}
+	cases := []struct {
+		name, line string
+		want       *want  // nil: no profile
+		why        string // part of the reason when there is none
+	}{
+		{"launch_server with = values and no context: Llama 3.1's 131,072 tokens",
+			"python3 -m sglang.launch_server --model-path=meta-llama/Llama-3.1-8B-Instruct --host=0.0.0.0 --port=30000",
+			&want{"llama-3.1-8b", "bf16", "bf16", 131072, 1, 8192, 0, 0}, ""},
+		{"sglang serve, aliases, a prefix of --mem-fraction-static",
+			"sglang serve --model Qwen/Qwen2.5-7B-Instruct --tp 2 --context-length 8192 --mem-frac 0.85",
+			&want{"qwen2.5-7b", "bf16", "bf16", 8192, 2, 8192, 0.85, 0}, ""},
+		{"Qwen 2.5 Instruct's own 32k context; fp8 KV cache; a chunk of 4,096",
+			"python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --kv-cache-dtype fp8_e5m2 --chunked-prefill-size 4096",
+			&want{"qwen2.5-7b", "bf16", "fp8", 32768, 1, 4096, 0, 4096}, ""},
+		{"chunked prefill off (a negative value): prefills run --max-prefill-tokens",
+			"python -m sglang.launch_server --model-path mistralai/Mistral-7B-Instruct-v0.1 --chunked-prefill-size -1 --max-prefill-tokens 32768 --tensor-parallel-size 1",
+			&want{"mistral-7b", "bf16", "bf16", 32768, 1, 32768, 0, -1}, ""},
+		{"a quantized checkpoint by its name; --dtype half; a shell line",
+			"sh -c python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-72B-Instruct-AWQ --dtype half --tp-size 4 --context-length 16384",
+			&want{"qwen2.5-72b", "int4", "fp16", 16384, 4, 8192, 0, 0}, ""},
+		{"--quantization fp8; the data-parallel size leaves each replica on its own GPUs",
+			"python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B-Instruct --quantization fp8 --tp 4 --dp 2 --context-length 32768 --cuda-graph-max-bs 64",
+			&want{"llama-3.1-70b", "fp8", "bf16", 32768, 4, 8192, 0, 0}, ""},
+		{"an ambiguous prefix is no flag", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --c 5",
+			&want{"llama-3.1-8b", "bf16", "bf16", 131072, 1, 8192, 0, 0}, ""},
+		{"no model", "python3 -m sglang.launch_server --port 30000", nil, "names no model"},
+		{"a local path", "python3 -m sglang.launch_server --model-path /models/acme", nil, "not one of gpuguard's model presets"},
+		{"LoRA adapters", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --enable-lora", nil, "--enable-lora loads LoRA adapters"},
+		{"LoRA paths", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --lora-paths a=/x", nil, "--lora-paths loads LoRA adapters"},
+		{"speculative decoding", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --speculative-algorithm EAGLE", nil, "draft model"},
+		{"several nodes", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B --tp 16 --nnodes 2", nil, "several nodes"},
+		{"pipeline parallelism", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B --pp-size 2", nil, "pipeline parallelism"},
+		{"a pool capped by hand", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --max-total-tokens 4096", nil, "caps its token pool"},
+		{"a share over the card", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --mem-fraction-static 1.2", nil, `--mem-fraction-static "1.2" is not a fraction`},
+		{"a context that is no count", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --context-length 8k", nil, `--context-length "8k" is not a count`},
+		{"a negative tensor-parallel size", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --tp -2", nil, `--tp-size "-2" is not a count`},
+		{"an unmodelled KV cache type", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --kv-cache-dtype int4", nil, `SGLang's --kv-cache-dtype "int4" is not modelled`},
+		{"an unmodelled quantization", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --quantization gguf", nil, `SGLang's --quantization "gguf" is not modelled`},
+	}
+	for _, c := range cases {
+		p, why := FromSGLang(strings.Split(c.line, " "))
+		if c.want == nil {
+			if p != nil || !strings.Contains(why, c.why) {
+				t.Errorf("%s: profile %v, why %q; want none, because of %q", c.name, p != nil, why, c.why)
+			}
+			continue
+		}
+		if p == nil {
+			t.Errorf("%s: no profile: %s", c.name, why)
+			continue
+		}
+		in, s := p.Inference, p.Inference.SGLang
+		if s == nil {
+			t.Errorf("%s: no SGLang arguments on the profile", c.name)
+			continue
+		}
+		got := want{p.Model.Preset, p.Model.Precision, in.KVCachePrecision, in.MaxSequenceLength, in.TensorParallel, in.MaxBatchedTokens, s.MemFractionStatic, s.ChunkedPrefill}
+		if got != *c.want || in.BatchSize != 1 || in.GPUMemoryUtilization != 0 || p.ContextFlag != "--context-length" || !strings.HasPrefix(p.Inferred, "SGLang arguments: model ") {
+			t.Errorf("%s: got %+v (batch %d, utilization %g, flag %q, %q), want %+v", c.name, got, in.BatchSize, in.GPUMemoryUtilization, p.ContextFlag, p.Inferred, *c.want)
+		}
+	}
+}
+
+// SGLang's static share of a GPU: --mem-fraction-static when given, else what v0.5 derives from
+// the GPU's memory (nvidia-smi's total, MiB) and the tensor-parallel size. Worked by hand:
+//   - L4, 23,034 MiB: chunk 2,048, graphs up to 24: 512 + 3,072 + 48 + 128 = 3,760 MiB reserved,
+//     (23,034 - 3,760) / 23,034 = 0.8368 -> 0.837.
+//   - H100 80GB, 81,559 MiB: chunk 8,192, graphs up to 256: 512 + 12,288 + 512 + 128 = 13,440
+//     (over the 10 GiB floor), 68,119 / 81,559 = 0.8352 -> 0.835; at tp 8 graphs up to 512 and
+//     1,024 for the GPUs: 14,848, 66,711 / 81,559 = 0.8180 -> 0.818.
+//   - A100 40GB, 40,960 MiB: chunk 4,096, graphs up to 32: 512 + 6,144 + 64 + 128 = 6,848,
+//     34,112 / 40,960 = 0.8328 -> 0.833; at tp 2, 256 for the GPUs: 6,976 -> 0.8297 -> 0.830.
+//   - T4, 15,360 MiB: chunk 2,048, graphs up to 8: 512 + 3,072 + 16 + 128 = 3,728 -> 0.757.
+//   - H100 with chunked prefill off: 16,384 prefill tokens, 512 + 24,576 + 512 + 128 = 25,728
+//     -> 55,831 / 81,559 = 0.6845 -> 0.685.
+//   - A GPU of 64 GiB with a 2,048 chunk set by hand: 512 + 3,072 + 512 + 128 = 4,224 is under
+//     the 10 GiB floor, so 10,240: (65,536 - 10,240) / 65,536 = 0.84375 -> 0.844.
+func TestSGLangStaticFraction(t *testing.T) {
+	cases := []struct {
+		name   string
+		s      SGLangServer
+		gpuMiB float64
+		tp     int
+		want   float64
+	}{
+		{"L4", SGLangServer{}, 23034, 1, 0.837},
+		{"H100", SGLangServer{}, 81559, 1, 0.835},
+		{"H100 at tp 8", SGLangServer{}, 81559, 8, 0.818},
+		{"A100 40GB", SGLangServer{}, 40960, 1, 0.833},
+		{"A100 40GB at tp 2", SGLangServer{}, 40960, 2, 0.830},
+		{"T4", SGLangServer{}, 15360, 1, 0.757},
+		{"H100, chunked prefill off", SGLangServer{ChunkedPrefill: -1, MaxPrefillTokens: 16384}, 81559, 1, 0.685},
+		{"the 10 GiB floor", SGLangServer{ChunkedPrefill: 2048}, 65536, 1, 0.844},
+		{"--mem-fraction-static", SGLangServer{MemFractionStatic: 0.7}, 23034, 1, 0.7},
+	}
+	for _, c := range cases {
+		if got := c.s.StaticFraction(c.gpuMiB, c.tp); got != c.want {
+			t.Errorf("%s: %g, want %g", c.name, got, c.want)
+		}
+	}
+}
+
+// Any command line gives a valid profile or a reason, never a panic.
+func FuzzFromSGLang(f *testing.F) {
+	f.Add("python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --context-length 8192 --tp 2")
+	f.Add("sglang serve --model=qwen/qwen2.5-7b --mem-frac=0.8 --quantization awq --kv-cache-dtype fp8_e4m3 --chunked-prefill-size -1")
+	f.Add("sglang serve --model-path gpt2 --context-length 1024 --dtype float --cuda-graph-max-bs 0")
+	f.Fuzz(func(t *testing.T, line string) {
+		p, why := FromSGLang(strings.Split(line, " "))
+		if p == nil {
+			if why == "" {
+				t.Fatalf("%q: no profile and no reason", line)
+			}
+			return
+		}
+		in := p.Inference
+		if in.MaxSequenceLength <= 0 || in.TensorParallel < 1 || in.BatchSize != 1 || in.MaxBatchedTokens <= 0 || in.SGLang == nil || p.Model.Layers == 0 || p.Inferred == "" {
+			t.Fatalf("%q: profile %+v %+v", line, p.Model, *in)
+		}
+		if f := in.SGLang.StaticFraction(23034, in.TensorParallel); f < 0 || f >= 1 {
+			t.Fatalf("%q: static fraction %g", line, f)
+		}
+	})
+}
