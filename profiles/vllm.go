@@ -319,8 +319,11 @@ var quantizedSuffixes = []struct{ suffix, precision string }{
 }
 
 // servedName is a Hub model's name without its organisation, in lower case and without the
-// suffix of a quantized checkpoint, and that checkpoint's weight precision ("" for none).
+// suffix of a quantized checkpoint, and that checkpoint's weight precision ("" for none). A
+// path into a Hugging Face cache (.../models--ORG--NAME/snapshots/REVISION) is the model it
+// caches (hubCached).
 func servedName(model string) (string, string) {
+	model = hubCached(model)
 	n := strings.ToLower(model[strings.LastIndex(model, "/")+1:])
 	for _, q := range quantizedSuffixes {
 		if base, ok := strings.CutSuffix(n, q.suffix); ok {
@@ -330,12 +333,26 @@ func servedName(model string) (string, string) {
 	return n, ""
 }
 
+// hubCached is the Hub name of the model a path into a Hugging Face cache holds: the cache keeps
+// ORG/NAME in a directory models--ORG--NAME, with its snapshots below (huggingface_hub, "Manage
+// the cache": repo_folder_name). Any other name is returned as it is.
+func hubCached(model string) string {
+	for _, part := range strings.Split(model, "/") {
+		if repo, ok := strings.CutPrefix(part, "models--"); ok {
+			if org, name, ok := strings.Cut(repo, "--"); ok && org != "" && name != "" {
+				return org + "/" + name
+			}
+		}
+	}
+	return model
+}
+
 // vllmPreset finds the preset of a Hugging Face model name as vLLM is given it: the name
 // itself, then its served name (servedName: no organisation, no quantized checkpoint's suffix)
 // without a "Meta-" prefix and a fine-tune suffix (-Instruct, -Chat, -it, -hf), which keep the
 // base model's architecture.
 func vllmPreset(model, name string) (Preset, bool) {
-	if p, ok := LookupPreset(model); ok {
+	if p, ok := LookupPreset(hubCached(model)); ok {
 		return p, true
 	}
 	n := strings.TrimPrefix(name, "meta-")

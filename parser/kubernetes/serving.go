@@ -113,15 +113,16 @@ func requestsGPUs(c *container) bool {
 }
 
 // servingEngine is the engine a command line runs: vLLM for a word naming it or its server
-// module, SGLang for its server module or `sglang serve`; "" for neither.
+// module, SGLang for its server module or `sglang serve`; NVIDIA Dynamo's workers for either
+// (`python -m dynamo.vllm`, `dynamo.sglang`) take that engine's arguments. "" for neither.
 func servingEngine(argv []string) string {
 	prev := ""
 	for _, a := range argv {
 		for _, w := range strings.Fields(a) {
 			switch {
-			case w == "vllm" || strings.HasSuffix(w, "/vllm") || strings.HasPrefix(w, "vllm.entrypoints."):
+			case w == "vllm" || strings.HasSuffix(w, "/vllm") || strings.HasPrefix(w, "vllm.entrypoints.") || w == "dynamo.vllm":
 				return parser.EngineVLLM
-			case w == "sglang.launch_server" || w == "serve" && (prev == "sglang" || strings.HasSuffix(prev, "/sglang")):
+			case w == "sglang.launch_server" || w == "dynamo.sglang" || w == "serve" && (prev == "sglang" || strings.HasSuffix(prev, "/sglang")):
 				return parser.EngineSGLang
 			}
 			prev = w

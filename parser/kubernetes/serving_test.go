@@ -65,8 +65,8 @@ func TestServingCommand(t *testing.T) {
 }
 
 // A GPU container's command names its engine: vLLM (the vllm word, its server module, its image),
-// or SGLang (its server module, `sglang serve`, a path to the sglang script); a word that only
-// mentions SGLang does not.
+// or SGLang (its server module, `sglang serve`, a path to the sglang script), also through NVIDIA
+// Dynamo's workers; a word that only mentions SGLang does not.
 func TestServingEngine(t *testing.T) {
 	pod := func(command string) string {
 		return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n    - name: c\n      image: lmsysorg/sglang:latest\n" +
@@ -77,6 +77,8 @@ func TestServingEngine(t *testing.T) {
 		{"sglang serve", `["sglang", "serve", "--model-path", "x"]`, parser.EngineSGLang},
 		{"the script by its path, in a shell line", `["sh", "-c", "/usr/local/bin/sglang serve --model-path x"]`, parser.EngineSGLang},
 		{"vLLM", `["vllm", "serve", "x"]`, parser.EngineVLLM},
+		{"Dynamo's SGLang worker", `["python3", "-m", "dynamo.sglang", "--model-path", "x"]`, parser.EngineSGLang},
+		{"Dynamo's vLLM worker", `["python3", "-m", "dynamo.vllm", "--model", "x"]`, parser.EngineVLLM},
 		{"SGLang installed, something else run", `["sh", "-c", "pip install sglang && python serve.py"]`, ""},
 		{"serve before sglang", `["serve", "sglang"]`, ""},
 	}
