@@ -170,7 +170,9 @@ func FromVLLM(argv []string) (*Profile, string) {
 
 // vllmFlags reads a vLLM command line: --name=value and --name value pairs (names with
 // underscores read as with dashes; -tp, -pp and -q are the short forms vLLM accepts), and the
-// words after `serve` that are not flags. Bare flags (--enforce-eager) have the value "true".
+// words after `serve` that are not flags. Bare flags (--enforce-eager) have the value "true";
+// a switch (vllmSwitch) never takes the next word but true or false, so `vllm serve
+// --enable-lora MODEL` serves MODEL.
 func vllmFlags(argv []string) (map[string]string, []string) {
 	short := map[string]string{"tp": "tensor-parallel-size", "pp": "pipeline-parallel-size", "q": "quantization"}
 	flags := map[string]string{}
@@ -191,10 +193,18 @@ func vllmFlags(argv []string) (map[string]string, []string) {
 				name = s
 			}
 			if !hasValue {
-				if i+1 < len(words) && !strings.HasPrefix(words[i+1], "-") {
-					value = words[i+1]
+				next := ""
+				if i+1 < len(words) {
+					next = words[i+1]
+				}
+				switch {
+				case vllmSwitch(name) && !strings.EqualFold(next, "true") && !strings.EqualFold(next, "false"):
+					// A switch takes no value: the next word is the model, or another flag.
+					value = "true"
+				case next != "" && !strings.HasPrefix(next, "-"):
+					value = next
 					i++
-				} else {
+				default:
 					value = "true"
 				}
 			}
@@ -206,6 +216,27 @@ func vllmFlags(argv []string) (map[string]string, []string) {
 		}
 	}
 	return flags, positional
+}
+
+// vllmSwitch says whether a vLLM flag is a switch, which takes no value: vLLM declares its
+// boolean engine and server arguments as argparse's BooleanOptionalAction (--enable-x and
+// --no-enable-x; vllm/engine/arg_utils.py), and names them --enable-*, --disable-*, --no-* or one
+// of switches. Older vLLM took an optional true or false after some; vllmFlags still reads one.
+func vllmSwitch(name string) bool {
+	for _, p := range []string{"enable-", "disable-", "no-"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return switches[name]
+}
+
+// switches are vLLM's common switches with other names (engine arguments and the OpenAI
+// server's, docs.vllm.ai).
+var switches = map[string]bool{
+	"enforce-eager": true, "trust-remote-code": true, "skip-tokenizer-init": true,
+	"fully-sharded-loras": true, "async-scheduling": true, "headless": true,
+	"return-tokens-as-token-ids": true, "allow-credentials": true,
 }
 
 // vllmInt reads a count as vLLM's argument parser does (human_readable_int in
