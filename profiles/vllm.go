@@ -172,7 +172,7 @@ func FromVLLM(argv []string) (*Profile, string) {
 // underscores read as with dashes; -tp, -pp and -q are the short forms vLLM accepts), and the
 // words after `serve` that are not flags. Bare flags (--enforce-eager) have the value "true";
 // a switch (vllmSwitch) never takes the next word but true or false, so `vllm serve
-// --enable-lora MODEL` serves MODEL.
+// --enable-lora MODEL` serves MODEL. A negative number is a value (--max-model-len -1).
 func vllmFlags(argv []string) (map[string]string, []string) {
 	short := map[string]string{"tp": "tensor-parallel-size", "pp": "pipeline-parallel-size", "q": "quantization"}
 	flags := map[string]string{}
@@ -201,7 +201,7 @@ func vllmFlags(argv []string) (map[string]string, []string) {
 				case vllmSwitch(name) && !strings.EqualFold(next, "true") && !strings.EqualFold(next, "false"):
 					// A switch takes no value: the next word is the model, or another flag.
 					value = "true"
-				case next != "" && !strings.HasPrefix(next, "-"):
+				case next != "" && (!strings.HasPrefix(next, "-") || isNumber(next)):
 					value = next
 					i++
 				default:

@@ -85,6 +85,7 @@ func TestFromVLLM(t *testing.T) {
 		{"no fractions of binary units", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "1.5K"}, nil, `--max-model-len "1.5K" is not a count`},
 		{"auto context", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "auto"}, nil, "shortens the context to what the GPU holds"},
 		{"-1 context", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len=-1"}, nil, "shortens the context to what the GPU holds"},
+		{"-1 context, a word of its own", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "-1"}, nil, "shortens the context to what the GPU holds"},
 		{"switches before the model take no value", []string{"vllm", "serve", "--trust-remote-code", "--enable_lora", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--no-enable-prefix-caching", "--enforce-eager"},
 			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 1, 16, true}, ""},
 		{"an old switch's explicit false", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--enable-lora", "False", "--max-model-len", "8192"},
