@@ -439,6 +439,9 @@ func inferredFit(f *Fit, r parser.Resource, prof *profiles.Profile, mem *memory.
 			f.Verdict = VerdictFits
 		}
 		f.MIGSlice = ""
+		if f.Verdict == VerdictUnknown {
+			return // nothing was judged on it: the reason says why
+		}
 		f.Reason = strings.TrimPrefix(f.Reason+"; sized, with no profile attached, from the SGLang server's arguments for its weights and one sequence of its context, what its static share must hold: SGLang fills the rest of that share with KV cache for more, so whether the GPU is larger than the traffic needs is not judged (attach a profile with inference.batch_size for that)", "; ")
 		return
 	}
@@ -467,6 +470,9 @@ func inferredFit(f *Fit, r parser.Resource, prof *profiles.Profile, mem *memory.
 		}
 	}
 	f.MIGSlice = ""
+	if f.Verdict == VerdictUnknown {
+		return // nothing was judged on it: the reason says why
+	}
 	f.Reason = strings.TrimPrefix(f.Reason+"; sized, with no profile attached, from the vLLM server's arguments for one sequence of --max-model-len, what vLLM needs to start: the rest of its share holds KV cache for more, so whether the GPU is larger than the traffic needs is not judged (attach a profile with inference.batch_size for that)", "; ")
 }
 

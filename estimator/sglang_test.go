@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/estimator/memory"
+	"github.com/gpuguard/gpuguard/parser"
 	"github.com/gpuguard/gpuguard/profiles"
 )
 
@@ -62,6 +64,45 @@ func TestSGLangVerdicts(t *testing.T) {
 		// A GPU holds it with headroom exactly when it fits there.
 		if holds := holdsWithHeadroom(mem, c.t, DefaultThresholds); holds != (f.Verdict == VerdictFits || f.Verdict == VerdictOversized) && c.t.timeSliced == 0 && mem.GPUs <= int(c.t.gpus) {
 			t.Errorf("%s: holds with headroom %v, verdict %s", c.name, holds, f.Verdict)
+		}
+	}
+}
+
+// Assessed on a priced node, an inferred server's verdict says what it was sized from and no
+// smaller instance is suggested; where no GPU is known, nothing was judged, and the reason says
+// only why (not what it would have been sized for).
+func TestInferredServerAssessment(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	node := parser.Resource{Address: "Deployment/ml/chat", Provider: "aws", Region: "us-east-1", InstanceType: "g6.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes}
+	unknown := node
+	unknown.InstanceType = "x9.nothing"
+	sglang, _ := profiles.FromSGLang(strings.Fields("python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct"))
+	vllm, _ := profiles.FromVLLM(strings.Fields("vllm serve meta-llama/Llama-3.1-8B-Instruct"))
+	for _, c := range []struct {
+		name    string
+		prof    *profiles.Profile
+		r       parser.Resource
+		verdict string
+	}{
+		{"SGLang on an L4", sglang, node, VerdictTight},
+		{"vLLM on an L4", vllm, node, VerdictDoesNotFit},
+		{"SGLang on no known GPU", sglang, unknown, VerdictUnknown},
+		{"vLLM on no known GPU", vllm, unknown, VerdictUnknown},
+	} {
+		if c.prof == nil {
+			t.Fatalf("%s: no profile", c.name)
+		}
+		e := p.Estimate(c.r)
+		p.Assess(&e, c.r, c.prof, DefaultThresholds)
+		f := e.Fit
+		sized := strings.Contains(f.Reason, "sized, with no profile attached")
+		if f.Verdict != c.verdict || f.InferredFrom != c.prof.Inferred || sized != (c.verdict != VerdictUnknown) {
+			t.Errorf("%s: %s, inferred from %q, reason %q", c.name, f.Verdict, f.InferredFrom, f.Reason)
+		}
+		for _, rec := range e.Recommendations {
+			if rec.Kind == RecSmallerInstance || rec.Kind == RecMIG {
+				t.Errorf("%s: recommends %s %s", c.name, rec.Kind, rec.InstanceType)
+			}
 		}
 	}
 }
