@@ -279,6 +279,10 @@ func judgeSGLang(mem *memory.Estimate, t gpuTarget, th Thresholds) *Fit {
 	frac, share := sglangShare(mem, t)
 	static, kv := mem.StaticBytes(), mem.Term(memory.TermKVCache)
 	fixed := static - kv
+	// The pool is what the weights leave of the share, in tokens, or --max-total-tokens when
+	// that is less.
+	perToken := kv / float64(max(1, mem.KVTokens))
+	capped := mem.SGLang.MaxTotalTokens > 0 && float64(mem.SGLang.MaxTotalTokens)*perToken < share-fixed
 	shareOf := fmt.Sprintf("SGLang's static share of %s (%.3f of the %.1f GiB free once the CUDA context is up: %.1f GiB)", t.name, frac, (avail-mem.Term(memory.TermContext))/memory.GiB, share/memory.GiB)
 	switch {
 	case float64(mem.GPUs) > t.gpus+1e-9:
@@ -287,9 +291,12 @@ func judgeSGLang(mem *memory.Estimate, t gpuTarget, th Thresholds) *Fit {
 	case fixed >= share:
 		f.Verdict = VerdictDoesNotFit
 		f.Reason = fmt.Sprintf("the weights take %.1f GiB per GPU, all of %s: no room is left for KV cache, and SGLang stops at start (\"Not enough memory\")", fixed/memory.GiB, shareOf)
+	case capped && mem.SGLang.MaxTotalTokens < mem.KVTokens:
+		pool := mem.SGLang.MaxTotalTokens
+		f.Verdict = VerdictTight
+		f.Reason = fmt.Sprintf("--max-total-tokens caps SGLang's KV cache pool at %d tokens, fewer than the %d of one full context: SGLang starts and refuses longer prompts (set --context-length %d or less to say so)", pool, mem.KVTokens, pool)
 	case static > share:
-		// The pool holds (share - fixed) / (kv / KVTokens) tokens.
-		pool := int((share - fixed) / (kv / float64(max(1, mem.KVTokens))))
+		pool := int((share - fixed) / perToken)
 		f.Verdict = VerdictTight
 		f.Reason = fmt.Sprintf("the weights leave %.1f GiB of %s for KV cache, about %d tokens, fewer than the %d of one full context: SGLang starts and refuses longer prompts (an estimate; set --context-length %d or less to say so, or use a GPU with more memory)", (share-fixed)/memory.GiB, shareOf, pool, mem.KVTokens, pool/256*256)
 	case t.timeSliced > 1:

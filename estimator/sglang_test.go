@@ -22,6 +22,8 @@ import (
 //   - --mem-fraction-static 0.7: 16,706,096,332 bytes, 645,573,836 left by the weights, 4,925
 //     tokens, under the 8,192 asked: tight.
 //   - --mem-fraction-static 0.6: 14,319,511,142 bytes, less than the weights: SGLang stops.
+//   - --max-total-tokens caps the pool: 4,096 under an 8,192 context is tight; 65,536 is more
+//     than the 29,870 the share holds, so the share decides.
 func TestSGLangVerdicts(t *testing.T) {
 	l4 := gpuTarget{name: "NVIDIA L4", usableBytes: 23034 * memory.MiB, gpus: 1}
 	two := l4
@@ -40,6 +42,9 @@ func TestSGLangVerdicts(t *testing.T) {
 		{"16k", " --context-length 16384", l4, VerdictTight, "the weights and one full context's KV cache take 91% of SGLang's static share of NVIDIA L4"},
 		{"a smaller share", " --context-length 8192 --mem-fraction-static 0.7", l4, VerdictTight, "about 4925 tokens, fewer than the 8192 of one full context"},
 		{"a share the weights overflow", " --context-length 8192 --mem-fraction-static 0.6", l4, VerdictDoesNotFit, "the weights take 15.0 GiB per GPU, all of SGLang's static share of NVIDIA L4 (0.600 of the 22.2 GiB free once the CUDA context is up: 13.3 GiB): no room is left for KV cache, and SGLang stops at start"},
+		{"a pool capped under the context", " --context-length 8192 --max-total-tokens 4096", l4, VerdictTight, "--max-total-tokens caps SGLang's KV cache pool at 4096 tokens, fewer than the 8192 of one full context"},
+		{"a cap over what the share holds", " --max-total-tokens 65536", l4, VerdictTight, "about 29870 tokens, fewer than the 131072"},
+		{"a cap over the context", " --context-length 8192 --max-total-tokens 100000", l4, VerdictFits, ""},
 		{"two GPUs for one", " --context-length 8192", two, VerdictOversized, "uses 1 of the 2 GPUs"},
 		{"a time-sliced GPU", " --context-length 8192", shared, VerdictTight, "2 pods time-slice each GPU"},
 		{"more GPUs than given", " --context-length 8192 --tp 2", l4, VerdictDoesNotFit, "the workload spans 2 GPUs"},
@@ -61,8 +66,10 @@ func TestSGLangVerdicts(t *testing.T) {
 		if f.RequiredGiBPerGPU == nil || *f.RequiredGiBPerGPU != round2(mem.PerGPUBytes/memory.GiB) {
 			t.Errorf("%s: required %v, want %.2f", c.name, f.RequiredGiBPerGPU, mem.PerGPUBytes/memory.GiB)
 		}
-		// A GPU holds it with headroom exactly when it fits there.
-		if holds := holdsWithHeadroom(mem, c.t, DefaultThresholds); holds != (f.Verdict == VerdictFits || f.Verdict == VerdictOversized) && c.t.timeSliced == 0 && mem.GPUs <= int(c.t.gpus) {
+		// A GPU holds it with headroom exactly when it fits there, but for a pool capped by
+		// hand, which no GPU lengthens.
+		capped := mem.SGLang.MaxTotalTokens > 0 && mem.SGLang.MaxTotalTokens < mem.KVTokens
+		if holds := holdsWithHeadroom(mem, c.t, DefaultThresholds); holds != (f.Verdict == VerdictFits || f.Verdict == VerdictOversized) && c.t.timeSliced == 0 && mem.GPUs <= int(c.t.gpus) && !capped {
 			t.Errorf("%s: holds with headroom %v, verdict %s", c.name, holds, f.Verdict)
 		}
 	}

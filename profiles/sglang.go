@@ -24,6 +24,9 @@ type SGLangServer struct {
 	MaxPrefillTokens int
 	// CUDAGraphMaxBS is --cuda-graph-max-bs; 0 when SGLang picks it for the GPU.
 	CUDAGraphMaxBS int
+	// MaxTotalTokens is --max-total-tokens, a cap on the pool of KV cache tokens (0: none);
+	// SGLang takes the smaller of it and what its share holds.
+	MaxTotalTokens int
 }
 
 // sglangMaxPrefillTokens is SGLang's default --max-prefill-tokens.
@@ -102,8 +105,7 @@ func (s *SGLangServer) graphMaxBS(gpuMiB float64, tp int) int {
 // chunk are in the breakdown but outside that share. It returns the profile, with Inferred
 // describing it, or nil and why none could be inferred: a model that is not a preset, more than
 // one node, pipeline parallelism, data-parallel attention, LoRA adapters, speculative decoding,
-// offloading, a token pool or model configuration set by hand, or a quantization or dtype it
-// does not model.
+// offloading, a model configuration set by hand, or a quantization or dtype it does not model.
 func FromSGLang(argv []string) (*Profile, string) {
 	flags := sglangFlags(argv)
 	model := flags["model-path"]
@@ -130,7 +132,6 @@ func FromSGLang(argv []string) (*Profile, string) {
 		{"speculative-algorithm", "loads a draft model or speculative heads"},
 		{"cpu-offload-gb", "keeps part of the weights in CPU memory"},
 		{"enable-dp-attention", "shards attention by data parallelism"},
-		{"max-total-tokens", "caps its token pool by hand"},
 		{"json-model-override-args", "changes the model's configuration"},
 	} {
 		if v, ok := flags[u.flag]; ok && v != "0" && !strings.EqualFold(v, "false") {
@@ -138,7 +139,7 @@ func FromSGLang(argv []string) (*Profile, string) {
 		}
 	}
 	counts := map[string]int{}
-	for _, f := range []string{"context-length", "tp-size", "pp-size", "nnodes", "dp-size", "chunked-prefill-size", "max-prefill-tokens", "cuda-graph-max-bs"} {
+	for _, f := range []string{"context-length", "tp-size", "pp-size", "nnodes", "dp-size", "chunked-prefill-size", "max-prefill-tokens", "cuda-graph-max-bs", "max-total-tokens"} {
 		n, err := sglangInt(flags, f)
 		if err != nil {
 			return nil, err.Error()
@@ -186,6 +187,10 @@ func FromSGLang(argv []string) (*Profile, string) {
 		srv.MaxPrefillTokens = n
 	}
 	srv.CUDAGraphMaxBS = counts["cuda-graph-max-bs"]
+	if n := counts["max-total-tokens"]; n > 0 {
+		srv.MaxTotalTokens = n
+		desc = append(desc, fmt.Sprintf("--max-total-tokens %d", n))
+	}
 	// The activations sized are those of one prefill chunk; where SGLang picks the chunk by the
 	// GPU, the 8,192 tokens it runs on an 80 GB one (they lie outside the static share).
 	switch {

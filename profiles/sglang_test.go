@@ -14,7 +14,7 @@ func TestFromSGLang(t *testing.T) {
 		preset, precision, kv  string
 		seq, tp, batchedTokens int
 		fraction               float64
-		chunk                  int
+		chunk, total           int
 	}
 	cases := []struct {
 		name, line string
@@ -23,27 +23,27 @@ func TestFromSGLang(t *testing.T) {
 	}{
 		{"launch_server with = values and no context: Llama 3.1's 131,072 tokens",
 			"python3 -m sglang.launch_server --model-path=meta-llama/Llama-3.1-8B-Instruct --host=0.0.0.0 --port=30000",
-			&want{"llama-3.1-8b", "bf16", "bf16", 131072, 1, 8192, 0, 0}, ""},
+			&want{"llama-3.1-8b", "bf16", "bf16", 131072, 1, 8192, 0, 0, 0}, ""},
 		{"sglang serve, aliases, a prefix of --mem-fraction-static",
 			"sglang serve --model Qwen/Qwen2.5-7B-Instruct --tp 2 --context-length 8192 --mem-frac 0.85",
-			&want{"qwen2.5-7b", "bf16", "bf16", 8192, 2, 8192, 0.85, 0}, ""},
+			&want{"qwen2.5-7b", "bf16", "bf16", 8192, 2, 8192, 0.85, 0, 0}, ""},
 		{"Qwen 2.5 Instruct's own 32k context; fp8 KV cache; a chunk of 4,096",
 			"python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --kv-cache-dtype fp8_e5m2 --chunked-prefill-size 4096",
-			&want{"qwen2.5-7b", "bf16", "fp8", 32768, 1, 4096, 0, 4096}, ""},
+			&want{"qwen2.5-7b", "bf16", "fp8", 32768, 1, 4096, 0, 4096, 0}, ""},
 		{"chunked prefill off (a negative value): prefills run --max-prefill-tokens",
 			"python -m sglang.launch_server --model-path mistralai/Mistral-7B-Instruct-v0.1 --chunked-prefill-size -1 --max-prefill-tokens 32768 --tensor-parallel-size 1",
-			&want{"mistral-7b", "bf16", "bf16", 32768, 1, 32768, 0, -1}, ""},
+			&want{"mistral-7b", "bf16", "bf16", 32768, 1, 32768, 0, -1, 0}, ""},
 		{"a quantized checkpoint by its name; --dtype half; a shell line",
 			"sh -c python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-72B-Instruct-AWQ --dtype half --tp-size 4 --context-length 16384",
-			&want{"qwen2.5-72b", "int4", "fp16", 16384, 4, 8192, 0, 0}, ""},
+			&want{"qwen2.5-72b", "int4", "fp16", 16384, 4, 8192, 0, 0, 0}, ""},
 		{"--quantization fp8; the data-parallel size leaves each replica on its own GPUs",
 			"python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B-Instruct --quantization fp8 --tp 4 --dp 2 --context-length 32768 --cuda-graph-max-bs 64",
-			&want{"llama-3.1-70b", "fp8", "bf16", 32768, 4, 8192, 0, 0}, ""},
+			&want{"llama-3.1-70b", "fp8", "bf16", 32768, 4, 8192, 0, 0, 0}, ""},
 		{"a path into a Hugging Face cache names the model it holds, a quantized checkpoint's included",
 			"python3 -m dynamo.sglang --model-path /model-store/hub/models--Qwen--Qwen3-32B-FP8/snapshots/aa55da1e --tp-size 2",
-			&want{"qwen3-32b", "fp8", "bf16", 40960, 2, 8192, 0, 0}, ""},
+			&want{"qwen3-32b", "fp8", "bf16", 40960, 2, 8192, 0, 0, 0}, ""},
 		{"an ambiguous prefix is no flag", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --c 5",
-			&want{"llama-3.1-8b", "bf16", "bf16", 131072, 1, 8192, 0, 0}, ""},
+			&want{"llama-3.1-8b", "bf16", "bf16", 131072, 1, 8192, 0, 0, 0}, ""},
 		{"no model", "python3 -m sglang.launch_server --port 30000", nil, "names no model"},
 		{"a local path", "python3 -m sglang.launch_server --model-path /models/acme", nil, "not one of gpuguard's model presets"},
 		{"LoRA adapters", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --enable-lora", nil, "--enable-lora loads LoRA adapters"},
@@ -51,7 +51,8 @@ func TestFromSGLang(t *testing.T) {
 		{"speculative decoding", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --speculative-algorithm EAGLE", nil, "draft model"},
 		{"several nodes", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B --tp 16 --nnodes 2", nil, "several nodes"},
 		{"pipeline parallelism", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B --pp-size 2", nil, "pipeline parallelism"},
-		{"a pool capped by hand", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --max-total-tokens 4096", nil, "caps its token pool"},
+		{"a pool capped by hand", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --max-total-tokens 4096",
+			&want{"llama-3.1-8b", "bf16", "bf16", 131072, 1, 8192, 0, 0, 4096}, ""},
 		{"a share over the card", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --mem-fraction-static 1.2", nil, `--mem-fraction-static "1.2" is not a fraction`},
 		{"a context that is no count", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --context-length 8k", nil, `--context-length "8k" is not a count`},
 		{"a negative tensor-parallel size", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --tp -2", nil, `--tp-size "-2" is not a count`},
@@ -75,7 +76,7 @@ func TestFromSGLang(t *testing.T) {
 			t.Errorf("%s: no SGLang arguments on the profile", c.name)
 			continue
 		}
-		got := want{p.Model.Preset, p.Model.Precision, in.KVCachePrecision, in.MaxSequenceLength, in.TensorParallel, in.MaxBatchedTokens, s.MemFractionStatic, s.ChunkedPrefill}
+		got := want{p.Model.Preset, p.Model.Precision, in.KVCachePrecision, in.MaxSequenceLength, in.TensorParallel, in.MaxBatchedTokens, s.MemFractionStatic, s.ChunkedPrefill, s.MaxTotalTokens}
 		if got != *c.want || in.BatchSize != 1 || in.GPUMemoryUtilization != 0 || p.ContextFlag != "--context-length" || !strings.HasPrefix(p.Inferred, "SGLang arguments: model ") {
 			t.Errorf("%s: got %+v (batch %d, utilization %g, flag %q, %q), want %+v", c.name, got, in.BatchSize, in.GPUMemoryUtilization, p.ContextFlag, p.Inferred, *c.want)
 		}
