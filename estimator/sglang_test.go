@@ -113,3 +113,28 @@ func TestInferredServerAssessment(t *testing.T) {
 		}
 	}
 }
+
+// A data-parallel vLLM server needs every engine's GPUs in its pod: four engines of two GPUs do
+// not fit a pod of four L4s, and fill a pod of eight (which is then not oversized).
+func TestDataParallelServerNeedsEveryEnginesGPUs(t *testing.T) {
+	prof, why := profiles.FromVLLM(strings.Fields("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 -dp 4 -tp 2"))
+	if prof == nil {
+		t.Fatal(why)
+	}
+	mem, err := memory.Of(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mem.GPUs != 8 || mem.TensorParallel != 2 {
+		t.Fatalf("%d GPUs, tensor parallel %d; want 8 and 2", mem.GPUs, mem.TensorParallel)
+	}
+	for _, c := range []struct {
+		gpus    float64
+		verdict string
+	}{{4, VerdictDoesNotFit}, {8, VerdictFits}} {
+		f := judge(mem, gpuTarget{name: "NVIDIA L4", usableBytes: 23034 * memory.MiB, gpus: c.gpus}, nil, DefaultThresholds)
+		if f.Verdict != c.verdict {
+			t.Errorf("on %g GPUs: %s (%s), want %s", c.gpus, f.Verdict, f.Reason, c.verdict)
+		}
+	}
+}

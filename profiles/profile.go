@@ -181,6 +181,10 @@ type Inference struct {
 	// server without adapters.
 	LoRASlots int `yaml:"lora_slots,omitempty" json:"lora_slots,omitempty"`
 	LoRARank  int `yaml:"lora_rank,omitempty" json:"lora_rank,omitempty"`
+	// DataParallel, on a profile inferred from a server's command line, is how many engines
+	// the replica runs side by side (vLLM --data-parallel-size, SGLang --dp-size), each on
+	// TensorParallel GPUs of its own with its own copy of the model; 0 or 1 for one.
+	DataParallel int `yaml:"-" json:"-"`
 	// SGLang, on a profile inferred from an SGLang server's command line (FromSGLang), holds
 	// the arguments its memory rules read; nil for vLLM's rules and a declared profile.
 	SGLang *SGLangServer `yaml:"-" json:"-"`

@@ -166,7 +166,9 @@ func FromSGLang(argv []string) (*Profile, string) {
 		desc = append(desc, fmt.Sprintf("--tp-size %d", tp))
 	}
 	if dp := counts["dp-size"]; dp > 1 {
-		desc = append(desc, fmt.Sprintf("--dp-size %d (each replica judged on its own GPUs)", dp))
+		// SGLang's --dp-size runs that many engines of --tp-size GPUs each.
+		p.Inference.DataParallel = dp
+		desc = append(desc, fmt.Sprintf("--dp-size %d", dp))
 	}
 	if v, ok := flags["mem-fraction-static"]; ok {
 		u, err := strconv.ParseFloat(v, 64)
@@ -227,6 +229,9 @@ func FromSGLang(argv []string) (*Profile, string) {
 	p.Inference.KVCachePrecision = kv
 	if err := p.applyPreset(); err != nil {
 		return nil, err.Error()
+	}
+	if why := dataParallelExperts("SGLang", p); why != "" {
+		return nil, why
 	}
 	if err := p.validate(); err != nil {
 		var ve *validationError

@@ -36,7 +36,7 @@ func TestFromSGLang(t *testing.T) {
 		{"a quantized checkpoint by its name; --dtype half; a shell line",
 			"sh -c python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-72B-Instruct-AWQ --dtype half --tp-size 4 --context-length 16384",
 			&want{"qwen2.5-72b", "int4", "fp16", 16384, 4, 8192, 0, 0, 0}, ""},
-		{"--quantization fp8; the data-parallel size leaves each replica on its own GPUs",
+		{"--quantization fp8; two data-parallel engines (TestDataParallelServers)",
 			"python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B-Instruct --quantization fp8 --tp 4 --dp 2 --context-length 32768 --cuda-graph-max-bs 64",
 			&want{"llama-3.1-70b", "fp8", "bf16", 32768, 4, 8192, 0, 0, 0}, ""},
 		{"a path into a Hugging Face cache names the model it holds, a quantized checkpoint's included",
@@ -143,4 +143,37 @@ func FuzzFromSGLang(f *testing.F) {
 			t.Fatalf("%q: static fraction %g", line, f)
 		}
 	})
+}
+
+// Data-parallel servers run several engines of their tensor-parallel size side by side, each
+// with its own copy of the model: vLLM's --data-parallel-size (-dp; --data-parallel-size-local
+// on this node when the ranks span nodes) and SGLang's --dp-size. A mixture of experts splits
+// its expert layers over the engines, which is not modelled.
+func TestDataParallelServers(t *testing.T) {
+	cases := []struct {
+		name     string
+		infer    func([]string) (*Profile, string)
+		line     string
+		dp, tp   int
+		declined string
+	}{
+		{"vLLM -dp", FromVLLM, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 -dp 4 -tp 2", 4, 2, ""},
+		{"vLLM's ranks on this node", FromVLLM, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --data-parallel-size 4 --data-parallel-size-local 2", 2, 1, ""},
+		{"SGLang --dp", FromSGLang, "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --dp 2 --tp 2", 2, 2, ""},
+		{"vLLM, a mixture of experts", FromVLLM, "vllm serve mistralai/Mixtral-8x7B-Instruct-v0.1 --max-model-len 8192 -dp 2 -tp 2", 0, 0, "vLLM's data-parallel engines of a mixture of experts"},
+		{"SGLang, a mixture of experts", FromSGLang, "python3 -m sglang.launch_server --model-path mistralai/Mixtral-8x7B-Instruct-v0.1 --dp-size 2", 0, 0, "SGLang's data-parallel engines of a mixture of experts"},
+	}
+	for _, c := range cases {
+		p, why := c.infer(strings.Fields(c.line))
+		switch {
+		case c.declined != "":
+			if p != nil || !strings.Contains(why, c.declined) {
+				t.Errorf("%s: profile %v, why %q", c.name, p != nil, why)
+			}
+		case p == nil:
+			t.Errorf("%s: no profile: %s", c.name, why)
+		case p.Inference.DataParallel != c.dp || p.Inference.TensorParallel != c.tp:
+			t.Errorf("%s: %d engines of %d GPUs, want %d of %d", c.name, p.Inference.DataParallel, p.Inference.TensorParallel, c.dp, c.tp)
+		}
+	}
 }

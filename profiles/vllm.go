@@ -84,6 +84,22 @@ func FromVLLM(argv []string) (*Profile, string) {
 		p.Inference.TensorParallel = tp
 		desc = append(desc, fmt.Sprintf("--tensor-parallel-size %d", tp))
 	}
+	// Data parallelism runs --data-parallel-size engines, --data-parallel-size-local of them on
+	// this node when the ranks span several, each on its own tensor-parallel GPUs (vLLM, "Data
+	// Parallel Deployment").
+	dp, err := vllmInt(flags, "data-parallel-size")
+	if err != nil {
+		return nil, err.Error()
+	}
+	if local, err := vllmInt(flags, "data-parallel-size-local"); err != nil {
+		return nil, err.Error()
+	} else if _, ok := flags["data-parallel-size-local"]; ok {
+		dp = local
+	}
+	if dp > 1 {
+		p.Inference.DataParallel = dp
+		desc = append(desc, fmt.Sprintf("%d data-parallel engines", dp))
+	}
 	if v, ok := flags["gpu-memory-utilization"]; ok {
 		u, err := strconv.ParseFloat(v, 64)
 		if err != nil || u <= 0 || u > 1 {
@@ -157,6 +173,9 @@ func FromVLLM(argv []string) (*Profile, string) {
 	if err := p.applyPreset(); err != nil {
 		return nil, err.Error()
 	}
+	if why := dataParallelExperts("vLLM", p); why != "" {
+		return nil, why
+	}
 	if err := p.validate(); err != nil {
 		var ve *validationError
 		if errors.As(err, &ve) {
@@ -174,7 +193,7 @@ func FromVLLM(argv []string) (*Profile, string) {
 // a switch (vllmSwitch) never takes the next word but true or false, so `vllm serve
 // --enable-lora MODEL` serves MODEL. A negative number is a value (--max-model-len -1).
 func vllmFlags(argv []string) (map[string]string, []string) {
-	short := map[string]string{"tp": "tensor-parallel-size", "pp": "pipeline-parallel-size", "q": "quantization"}
+	short := map[string]string{"tp": "tensor-parallel-size", "pp": "pipeline-parallel-size", "dp": "data-parallel-size", "q": "quantization"}
 	flags := map[string]string{}
 	var positional []string
 	var words []string
@@ -216,6 +235,16 @@ func vllmFlags(argv []string) (map[string]string, []string) {
 		}
 	}
 	return flags, positional
+}
+
+// dataParallelExperts is why a data-parallel server of a mixture of experts has no profile:
+// its engines share the expert layers, split over every GPU of the replica (vLLM, "Data
+// Parallel Deployment"), which the inferred profile does not model. "" otherwise.
+func dataParallelExperts(engine string, p *Profile) string {
+	if p.Inference.DataParallel > 1 && p.Model.Experts > 0 {
+		return engine + "'s data-parallel engines of a mixture of experts split its expert layers between them, which the inferred profile does not model"
+	}
+	return ""
 }
 
 // vllmSwitch says whether a vLLM flag is a switch, which takes no value: vLLM declares its

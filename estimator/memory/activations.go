@@ -162,7 +162,7 @@ func activations(e *Estimate, p *profiles.Profile) {
 func inference(p *profiles.Profile) (*Estimate, error) {
 	m, in := p.Model, p.Inference
 	tp := float64(in.TensorParallel)
-	e := &Estimate{GPUs: in.TensorParallel, TensorParallel: in.TensorParallel, PreallocateFraction: in.GPUMemoryUtilization, SGLang: in.SGLang}
+	e := &Estimate{GPUs: in.TensorParallel * max(1, in.DataParallel), TensorParallel: in.TensorParallel, PreallocateFraction: in.GPUMemoryUtilization, SGLang: in.SGLang}
 	wb := bytesOf(m.Precision)
 	weights := m.Parameters * wb
 	src := fmt.Sprintf("%g bytes/param in %s", wb, m.Precision)
