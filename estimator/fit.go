@@ -283,6 +283,7 @@ func judgeSGLang(mem *memory.Estimate, t gpuTarget, th Thresholds) *Fit {
 	// that is less.
 	perToken := kv / float64(max(1, mem.KVTokens))
 	capped := mem.SGLang.MaxTotalTokens > 0 && float64(mem.SGLang.MaxTotalTokens)*perToken < share-fixed
+	pool := int(math.Max(0, share-fixed) / perToken)
 	shareOf := fmt.Sprintf("SGLang's static share of %s (%.3f of the %.1f GiB free once the CUDA context is up: %.1f GiB)", t.name, frac, (avail-mem.Term(memory.TermContext))/memory.GiB, share/memory.GiB)
 	switch {
 	case float64(mem.GPUs) > t.gpus+1e-9:
@@ -291,12 +292,14 @@ func judgeSGLang(mem *memory.Estimate, t gpuTarget, th Thresholds) *Fit {
 	case fixed >= share:
 		f.Verdict = VerdictDoesNotFit
 		f.Reason = fmt.Sprintf("the weights take %.1f GiB per GPU, all of %s: no room is left for KV cache, and SGLang stops at start (\"Not enough memory\")", fixed/memory.GiB, shareOf)
+	case pool < 256:
+		f.Verdict = VerdictDoesNotFit
+		f.Reason = fmt.Sprintf("the weights take %.1f GiB per GPU of %s, leaving room for %d tokens of KV cache: SGLang starts with a pool too small to serve a prompt", fixed/memory.GiB, shareOf, pool)
 	case capped && mem.SGLang.MaxTotalTokens < mem.KVTokens:
-		pool := mem.SGLang.MaxTotalTokens
+		n := mem.SGLang.MaxTotalTokens
 		f.Verdict = VerdictTight
-		f.Reason = fmt.Sprintf("--max-total-tokens caps SGLang's KV cache pool at %d tokens, fewer than the %d of one full context: SGLang starts and refuses longer prompts (set --context-length %d or less to say so)", pool, mem.KVTokens, pool)
+		f.Reason = fmt.Sprintf("--max-total-tokens caps SGLang's KV cache pool at %d tokens, fewer than the %d of one full context: SGLang starts and refuses longer prompts (set --context-length %d or less to say so)", n, mem.KVTokens, n)
 	case static > share:
-		pool := int((share - fixed) / perToken)
 		f.Verdict = VerdictTight
 		f.Reason = fmt.Sprintf("the weights leave %.1f GiB of %s for KV cache, about %d tokens, fewer than the %d of one full context: SGLang starts and refuses longer prompts (an estimate; set --context-length %d or less to say so, or use a GPU with more memory)", (share-fixed)/memory.GiB, shareOf, pool, mem.KVTokens, pool/256*256)
 	case t.timeSliced > 1:

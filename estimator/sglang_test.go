@@ -22,6 +22,8 @@ import (
 //   - --mem-fraction-static 0.7: 16,706,096,332 bytes, 645,573,836 left by the weights, 4,925
 //     tokens, under the 8,192 asked: tight.
 //   - --mem-fraction-static 0.6: 14,319,511,142 bytes, less than the weights: SGLang stops.
+//   - --mem-fraction-static 0.674: 16,085,584,183 bytes, 25,061,687 left by the weights, 191
+//     tokens: too few to serve a prompt, which is no fit.
 //   - --max-total-tokens caps the pool: 4,096 under an 8,192 context is tight; 65,536 is more
 //     than the 29,870 the share holds, so the share decides.
 func TestSGLangVerdicts(t *testing.T) {
@@ -45,6 +47,7 @@ func TestSGLangVerdicts(t *testing.T) {
 		{"a pool capped under the context", " --context-length 8192 --max-total-tokens 4096", l4, VerdictTight, "--max-total-tokens caps SGLang's KV cache pool at 4096 tokens, fewer than the 8192 of one full context"},
 		{"a cap over what the share holds", " --max-total-tokens 65536", l4, VerdictTight, "about 29870 tokens, fewer than the 131072"},
 		{"a cap over the context", " --context-length 8192 --max-total-tokens 100000", l4, VerdictFits, ""},
+		{"a pool of a few tokens", " --context-length 8192 --mem-fraction-static 0.674", l4, VerdictDoesNotFit, "leaving room for 191 tokens of KV cache: SGLang starts with a pool too small to serve a prompt"},
 		{"two GPUs for one", " --context-length 8192", two, VerdictOversized, "uses 1 of the 2 GPUs"},
 		{"a time-sliced GPU", " --context-length 8192", shared, VerdictTight, "2 pods time-slice each GPU"},
 		{"more GPUs than given", " --context-length 8192 --tp 2", l4, VerdictDoesNotFit, "the workload spans 2 GPUs"},
