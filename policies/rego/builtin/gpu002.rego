@@ -46,15 +46,23 @@ remediation(r) := msg if {
 	alt := r.fit.cheapest_fit
 	alt != null
 	msg := sprintf("Use %s, the cheapest type that holds it (%s%s a month), or %s.", [lib.node(alt), gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated], smaller(r)])
+} else := "Split the model over more GPUs (tensor parallelism), quantize its weights or use a GPU with more memory: its weights alone fill SGLang's static share." if {
+	sglang(r)
 } else := "Split the model over more GPUs (tensor parallelism), quantize its weights, serve fewer sequences or a shorter context, or use a GPU with more memory." if {
 	r.workload.type == "inference"
 } else := "Shard the model further (ZeRO-3/FSDP, tensor parallelism), enable activation checkpointing, use a smaller batch or a GPU with more memory."
 
 # smaller is how the same GPUs could hold the workload: a serving replica is split, quantized or
 # given fewer sequences; a training job sharded or given a smaller batch.
-smaller(r) := "split the model over more GPUs (tensor parallelism), quantize its weights or serve fewer sequences or a shorter context" if {
+smaller(r) := "split the model over more GPUs (tensor parallelism) or quantize its weights, which alone fill SGLang's static share" if {
+	sglang(r)
+} else := "split the model over more GPUs (tensor parallelism), quantize its weights or serve fewer sequences or a shorter context" if {
 	r.workload.type == "inference"
 } else := "shard the model further (ZeRO-3/FSDP, tensor parallelism) or use a smaller batch"
+
+# sglang is an SGLang server judged without a profile: it fails only when its weights leave its
+# static share no room for KV cache, which fewer sequences or a shorter context do not help.
+sglang(r) if startswith(r.fit.inferred_from, "SGLang arguments")
 
 # limit_context tells a server whose context does not fit the longest one that does.
 limit_context(n) := sprintf("Limit the server's context to %d tokens or fewer (vLLM's --max-model-len; an estimate)", [n])

@@ -72,3 +72,15 @@ test_serving_replica_is_told_serving_remedies if {
 		"Split the model over more GPUs (tensor parallelism), quantize its weights, serve fewer sequences or a shorter context, or use a GPU with more memory.",
 	}
 }
+
+test_sglang_server_is_told_its_weights_fill_the_share if {
+	sglang := {"verdict": "does_not_fit", "reason": "the weights take 65.7 GiB per GPU", "inferred_from": "SGLang arguments: model meta-llama/Llama-3.1-70B-Instruct (preset llama-3.1-70b)"}
+	fs := gpu002.deny with input as {"resources": [
+		{"address": "a", "id": "k8s|a", "profile": null, "workload": {"type": "inference"}, "fit": object.union(sglang, {"cheapest_fit": {"instance_type": "p5en.48xlarge", "monthly_cost": 11551.52, "price_estimated": false}})},
+		{"address": "b", "id": "k8s|b", "profile": null, "workload": {"type": "inference"}, "fit": sglang},
+	]}
+	{f.remediation | some f in fs} == {
+		"Use p5en.48xlarge, the cheapest type that holds it ($11,551.52 a month), or split the model over more GPUs (tensor parallelism) or quantize its weights, which alone fill SGLang's static share.",
+		"Split the model over more GPUs (tensor parallelism), quantize its weights or use a GPU with more memory: its weights alone fill SGLang's static share.",
+	}
+}
