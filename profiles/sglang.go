@@ -1,7 +1,6 @@
 package profiles
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -203,45 +202,7 @@ func FromSGLang(argv []string) (*Profile, string) {
 	default:
 		p.Inference.MaxBatchedTokens = 8192
 	}
-	kv, why := servedDtype("SGLang", flags["dtype"])
-	if why != "" {
-		return nil, why
-	}
-	precision := kv
-	switch {
-	case flags["quantization"] != "":
-		if precision, why = servedQuantization("SGLang", flags["quantization"]); why != "" {
-			return nil, why
-		}
-	case quantized != "":
-		precision = quantized
-		desc = append(desc, quantized+" weights (a quantized checkpoint, by its name)")
-	}
-	p.Model.Precision = precision
-	switch d := strings.ToLower(flags["kv-cache-dtype"]); {
-	case d == "" || d == "auto" || d == "bf16" || d == "bfloat16":
-	case strings.HasPrefix(d, "fp8"):
-		kv = "fp8"
-		desc = append(desc, "--kv-cache-dtype "+d)
-	default:
-		return nil, fmt.Sprintf("SGLang's --kv-cache-dtype %q is not modelled", d)
-	}
-	p.Inference.KVCachePrecision = kv
-	if err := p.applyPreset(); err != nil {
-		return nil, err.Error()
-	}
-	if why := dataParallelExperts("SGLang", p); why != "" {
-		return nil, why
-	}
-	if err := p.validate(); err != nil {
-		var ve *validationError
-		if errors.As(err, &ve) {
-			return nil, "the profile inferred from SGLang's arguments is invalid: " + ve.msg
-		}
-		return nil, err.Error()
-	}
-	p.Inferred = "SGLang arguments: " + strings.Join(desc, ", ")
-	return p, ""
+	return finishServed("SGLang", p, flags, quantized, desc)
 }
 
 // sglangNames are the SGLang flags FromSGLang reads, with the other names its argument parser

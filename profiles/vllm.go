@@ -142,18 +142,24 @@ func FromVLLM(argv []string) (*Profile, string) {
 			return nil, fmt.Sprintf("vLLM's --%s %s, which the inferred profile does not model", u.flag, u.why)
 		}
 	}
-	// Weights: --quantization, else a quantized checkpoint's (vLLM reads its
-	// quantization_config; gpuguard reads the name's suffix), else --dtype (auto is the
-	// checkpoint's 16-bit type for every preset's model); the KV cache takes the activations'
-	// type unless --kv-cache-dtype says fp8.
-	kv, why := servedDtype("vLLM", flags["dtype"])
+	return finishServed("vLLM", p, flags, quantized, desc)
+}
+
+// finishServed completes a profile inferred from a serving engine's arguments: the weights'
+// precision is --quantization's, else a quantized checkpoint's (the engine reads its
+// quantization_config; gpuguard reads the name's suffix), else --dtype's (auto is the
+// checkpoint's 16-bit type for every preset's model); the KV cache takes the activations' type
+// unless --kv-cache-dtype says fp8. The preset fills the model, and the profile is checked; it
+// returns the profile, with Inferred saying what was read, or nil and why not.
+func finishServed(engine string, p *Profile, flags map[string]string, quantized string, desc []string) (*Profile, string) {
+	kv, why := servedDtype(engine, flags["dtype"])
 	if why != "" {
 		return nil, why
 	}
 	precision := kv
 	switch {
 	case flags["quantization"] != "":
-		if precision, why = servedQuantization("vLLM", flags["quantization"]); why != "" {
+		if precision, why = servedQuantization(engine, flags["quantization"]); why != "" {
 			return nil, why
 		}
 	case quantized != "":
@@ -162,28 +168,28 @@ func FromVLLM(argv []string) (*Profile, string) {
 	}
 	p.Model.Precision = precision
 	switch d := strings.ToLower(flags["kv-cache-dtype"]); {
-	case d == "" || d == "auto":
+	case d == "" || d == "auto" || d == "bf16" || d == "bfloat16":
 	case strings.HasPrefix(d, "fp8"):
 		kv = "fp8"
 		desc = append(desc, "--kv-cache-dtype "+d)
 	default:
-		return nil, fmt.Sprintf("vLLM's --kv-cache-dtype %q is not modelled", d)
+		return nil, fmt.Sprintf("%s's --kv-cache-dtype %q is not modelled", engine, d)
 	}
 	p.Inference.KVCachePrecision = kv
 	if err := p.applyPreset(); err != nil {
 		return nil, err.Error()
 	}
-	if why := dataParallelExperts("vLLM", p); why != "" {
+	if why := dataParallelExperts(engine, p); why != "" {
 		return nil, why
 	}
 	if err := p.validate(); err != nil {
 		var ve *validationError
 		if errors.As(err, &ve) {
-			return nil, "the profile inferred from vLLM's arguments is invalid: " + ve.msg
+			return nil, "the profile inferred from " + engine + "'s arguments is invalid: " + ve.msg
 		}
 		return nil, err.Error()
 	}
-	p.Inferred = "vLLM arguments: " + strings.Join(desc, ", ")
+	p.Inferred = engine + " arguments: " + strings.Join(desc, ", ")
 	return p, ""
 }
 
