@@ -442,22 +442,17 @@ func inferredFit(f *Fit, r parser.Resource, prof *profiles.Profile, mem *memory.
 		s := r.Pod.Serving
 		f.InferredFrom += fmt.Sprintf(" (container %s, %s:%d)", s.Container, s.Source.File, s.Source.Line)
 	}
-	if prof.Inference != nil && prof.Inference.SGLang != nil {
-		// judgeSGLang judged it by SGLang's own rules; the KV cache pool SGLang fills is
-		// sized by the GPU, not the traffic.
-		if f.Verdict == VerdictOversized {
-			f.Verdict = VerdictFits
-		}
-		f.MIGSlice = ""
-		if f.Verdict == VerdictUnknown {
-			return // nothing was judged on it: the reason says why
-		}
-		f.Reason = strings.TrimPrefix(f.Reason+"; sized, with no profile attached, from the SGLang server's arguments for its weights and one sequence of its context, what its static share must hold: SGLang fills the rest of that share with KV cache for more, so whether the GPU is larger than the traffic needs is not judged (attach a profile with inference.batch_size for that)", "; ")
-		return
+	engine, sized := "vLLM", "for one sequence of --max-model-len, what vLLM needs to start: the rest of its share holds KV cache for more"
+	sglang := prof.Inference != nil && prof.Inference.SGLang != nil
+	if sglang {
+		engine, sized = "SGLang", "for its weights and one sequence of its context, what its static share must hold: SGLang fills the rest of that share with KV cache for more"
 	}
 	switch {
 	case f.Verdict == VerdictOversized:
 		f.Verdict = VerdictFits
+	case sglang:
+		// judgeSGLang judged it by SGLang's rules, which count no allocator margin and say
+		// how many tokens the pool holds.
 	case f.Verdict == VerdictDoesNotFit && f.RequiredGiBPerGPU != nil && f.AvailableGiBPerGPU != nil && prof.Inference != nil:
 		// A pre-allocating engine allocates its KV cache in one piece: the allocator margin
 		// the estimate adds may not be spent. A need within it is tight, not a certain failure.
@@ -473,7 +468,7 @@ func inferredFit(f *Fit, r parser.Resource, prof *profiles.Profile, mem *memory.
 			f.Reason += fmt.Sprintf("; without the %.1f GiB allocator margin it needs %.1f GiB, within the share: vLLM may start, with little KV cache to spare", margin, *f.RequiredGiBPerGPU-margin)
 		}
 	}
-	if f.Verdict == VerdictDoesNotFit && f.AvailableGiBPerGPU != nil && prof.ContextFlag != "" && mem != nil {
+	if f.Verdict == VerdictDoesNotFit && !sglang && f.AvailableGiBPerGPU != nil && prof.ContextFlag != "" && mem != nil {
 		if n, ok := longestContext(mem, prof, *f.AvailableGiBPerGPU); ok && n < prof.Inference.MaxSequenceLength {
 			f.MaxContextTokens = n
 			f.Reason += fmt.Sprintf("; its share holds the KV cache of about %d tokens, not %d: vLLM refuses to start a context longer than its KV cache, so set %s %d or less (an estimate)", n, prof.Inference.MaxSequenceLength, prof.ContextFlag, n)
@@ -483,7 +478,7 @@ func inferredFit(f *Fit, r parser.Resource, prof *profiles.Profile, mem *memory.
 	if f.Verdict == VerdictUnknown {
 		return // nothing was judged on it: the reason says why
 	}
-	f.Reason = strings.TrimPrefix(f.Reason+"; sized, with no profile attached, from the vLLM server's arguments for one sequence of --max-model-len, what vLLM needs to start: the rest of its share holds KV cache for more, so whether the GPU is larger than the traffic needs is not judged (attach a profile with inference.batch_size for that)", "; ")
+	f.Reason = strings.TrimPrefix(f.Reason+"; sized, with no profile attached, from the "+engine+" server's arguments "+sized+", so whether the GPU is larger than the traffic needs is not judged (attach a profile with inference.batch_size for that)", "; ")
 }
 
 // longestContext is the longest context whose KV cache fits a pre-allocating server's share of
