@@ -98,7 +98,7 @@ func TestPresetsCarryTheirContext(t *testing.T) {
 		}
 	}
 	for name, c := range fineTuneContexts {
-		if _, ok := vllmPreset(name, name); !ok || c.tokens < 512 || !strings.HasPrefix(c.source, "https://huggingface.co/") {
+		if _, ok := servedPreset(name, name); !ok || c.tokens < 512 || !strings.HasPrefix(c.source, "https://huggingface.co/") {
 			t.Errorf("fine-tune %s: %+v, preset found %v", name, c, ok)
 		}
 	}

@@ -112,7 +112,7 @@ func FromSGLang(argv []string) (*Profile, string) {
 		return nil, "the SGLang command names no model (--model-path)"
 	}
 	name, quantized := servedName(model)
-	pr, ok := vllmPreset(model, name)
+	pr, ok := servedPreset(model, name)
 	if !ok {
 		return nil, fmt.Sprintf("SGLang serves %s, which is not one of gpuguard's model presets", model)
 	}

@@ -38,7 +38,7 @@ func FromVLLM(argv []string) (*Profile, string) {
 		return nil, "the vLLM command names no model"
 	}
 	name, quantized := servedName(model)
-	pr, ok := vllmPreset(model, name)
+	pr, ok := servedPreset(model, name)
 	preset := pr.Name
 	if !ok {
 		return nil, fmt.Sprintf("vLLM serves %s, which is not one of gpuguard's model presets", model)
@@ -413,11 +413,11 @@ func hubCached(model string) string {
 	return model
 }
 
-// vllmPreset finds the preset of a Hugging Face model name as vLLM is given it: the name
-// itself, then its served name (servedName: no organisation, no quantized checkpoint's suffix)
+// servedPreset finds the preset of a Hugging Face model name as a serving engine (vLLM, SGLang)
+// is given it: the name itself (or the model a Hugging Face cache path holds), then its served name (servedName: no organisation, no quantized checkpoint's suffix)
 // without a "Meta-" prefix and a fine-tune suffix (-Instruct, -Chat, -it, -hf), which keep the
 // base model's architecture.
-func vllmPreset(model, name string) (Preset, bool) {
+func servedPreset(model, name string) (Preset, bool) {
 	if p, ok := LookupPreset(hubCached(model)); ok {
 		return p, true
 	}
