@@ -235,13 +235,6 @@ var sglangNames = map[string][]string{
 // takes a name's unambiguous prefix for it (--mem-frac for --mem-fraction-static), and a value
 // that starts with a dash when it is a number (--chunked-prefill-size -1).
 func sglangFlags(argv []string) map[string]string {
-	canonical := map[string]string{}
-	for name, aliases := range sglangNames {
-		canonical[name] = name
-		for _, a := range aliases {
-			canonical[a] = name
-		}
-	}
 	var words []string
 	for _, a := range argv {
 		// A shell line (sh -c "python -m sglang.launch_server ...") is one argument.
@@ -261,20 +254,33 @@ func sglangFlags(argv []string) map[string]string {
 				i++
 			}
 		}
-		if c, ok := canonical[name]; ok {
+		if c, ok := sglangCanonical[name]; ok {
 			flags[c] = strings.Trim(value, `"'`)
-		} else if c := sglangPrefix(name, canonical); c != "" {
+		} else if c := sglangPrefix(name); c != "" {
 			flags[c] = strings.Trim(value, `"'`)
 		}
 	}
 	return flags
 }
 
+// sglangCanonical maps every name sglangNames lists, aliases included, to the flag it names;
+// built once.
+var sglangCanonical = func() map[string]string {
+	m := map[string]string{}
+	for name, aliases := range sglangNames {
+		m[name] = name
+		for _, a := range aliases {
+			m[a] = name
+		}
+	}
+	return m
+}()
+
 // sglangPrefix is the flag an abbreviated name stands for, "" when it starts none of them or
 // more than one.
-func sglangPrefix(name string, canonical map[string]string) string {
+func sglangPrefix(name string) string {
 	found := ""
-	for n, c := range canonical {
+	for n, c := range sglangCanonical {
 		if name == "" || !strings.HasPrefix(n, name) {
 			continue
 		}
