@@ -13,11 +13,14 @@ import (
 // measured through NVML while it ran (docs/memory-model.md, "Measured on an H100"). The estimate
 // from the declared fields alone must not fall below the measured peak (a "fits" verdict that
 // then runs out of memory) and must not exceed it by more than 25% (a GPU wrongly rejected, or
-// oversizing missed). Nine runs shaped the model; the last four were estimated before they ran.
+// oversizing missed). Nine runs shaped the model; the other eight were estimated before they ran:
+// four Llama runs, and four of a shape it was not fitted on (Qwen2.5-1.5B: a 151,936-token
+// vocabulary, 2 KV heads, an MLP 5.8 times the hidden width), whose estimates came out between
+// +4.8% and +22.5% of what they used.
 func TestEstimateAgainstH100Runs(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "profiles", "h100", "*.yaml"))
-	if err != nil || len(files) != 13 {
-		t.Fatalf("want the 13 H100 runs, got %v (%v)", files, err)
+	if err != nil || len(files) != 17 {
+		t.Fatalf("want the 17 H100 runs, got %v (%v)", files, err)
 	}
 	for _, f := range files {
 		e, m := declaredAndMeasured(t, f)

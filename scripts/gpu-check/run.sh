@@ -9,7 +9,8 @@
 # With CASE names, only those workloads run, and not the --pid, --duration and bad-profile checks
 # unless EXTRAS=1.
 # The first five cases calibrated the estimator; the next five were estimated before they ran and
-# revised it; the last four were estimated by the revised one before they ran.
+# revised it; the next four were estimated by the revised one before they ran, and the four Qwen
+# cases, a shape the estimator was not fitted on (larger vocabulary, 2 KV heads, wider MLP), too.
 #
 # GPUGUARD is a gpuguard built with cgo (CGO_ENABLED=1 go build ./cmd/gpuguard). The machine
 # needs the NVIDIA driver, python3 with torch, transformers and peft. Results go to
@@ -41,9 +42,14 @@ declare -A args=(
 	[full-ckpt-b12]="--batch 12 --seq 2048 --checkpointing"
 	[generate-b32-2k]="--mode generate --batch 32 --seq 2048 --new-tokens 64"
 	[llama3b-pure-b2]="--shape llama3b --pure-bf16 --batch 2 --seq 2048"
+	[qwen1.5b-b4]="--shape qwen1.5b --batch 4 --seq 2048"
+	[qwen1.5b-ckpt-b8]="--shape qwen1.5b --batch 8 --seq 2048 --checkpointing"
+	[qwen1.5b-lora-b4]="--shape qwen1.5b --method lora --batch 4 --seq 2048"
+	[qwen1.5b-generate-b16]="--shape qwen1.5b --mode generate --batch 16 --seq 4096 --new-tokens 64"
 )
 order=(full-b4 full-ckpt-b8 pure-bf16-b4 lora-b8 generate-b16 gpt2xl-b8 llama3b-b1 llama3b-pure-ckpt-b4 lora-attn-ckpt-b16 generate-b4-8k
-	llama3b-lora-b4 full-ckpt-b12 generate-b32-2k llama3b-pure-b2)
+	llama3b-lora-b4 full-ckpt-b12 generate-b32-2k llama3b-pure-b2
+	qwen1.5b-b4 qwen1.5b-ckpt-b8 qwen1.5b-lora-b4 qwen1.5b-generate-b16)
 cases=("${@:3}")
 [ ${#cases[@]} -gt 0 ] || cases=("${order[@]}")
 

@@ -3,7 +3,9 @@ initialised model on random tokens, in one of three shapes from the models' publ
 llama1b (meta-llama/Llama-3.2-1B: hidden 2048, 16 layers, 32 heads, 8 KV heads, MLP 8192,
 vocabulary 128,256, tied embeddings), llama3b (meta-llama/Llama-3.2-3B: hidden 3072, 28 layers,
 24 heads, 8 KV heads, MLP 8192, the same vocabulary, tied) or gpt2xl (openai-community/gpt2-xl:
-hidden 1600, 48 layers, 25 heads, vocabulary 50,257, GELU MLP, dropout 0.1), and writes PyTorch's own memory statistics as JSON so
+hidden 1600, 48 layers, 25 heads, vocabulary 50,257, GELU MLP, dropout 0.1), or qwen1.5b
+(Qwen/Qwen2.5-1.5B: hidden 1536, 28 layers, 12 heads, 2 KV heads, MLP 8960, vocabulary 151,936,
+biases on q, k and v, tied embeddings), and writes PyTorch's own memory statistics as JSON so
 that they can be set beside what `gpuguard profile capture` measured through NVML and what
 `gpuguard fit` estimated. No weights are downloaded: nothing is fetched.
 
@@ -14,7 +16,7 @@ import json
 import time
 
 import torch
-from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
 
 SHAPES = {
     "llama1b": dict(hidden_size=2048, intermediate_size=8192, num_hidden_layers=16, num_attention_heads=32),
@@ -24,7 +26,7 @@ SHAPES = {
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shape", choices=["llama1b", "llama3b", "gpt2xl"], default="llama1b")
+    ap.add_argument("--shape", choices=["llama1b", "llama3b", "gpt2xl", "qwen1.5b"], default="llama1b")
     ap.add_argument("--mode", choices=["train", "generate"], default="train")
     ap.add_argument("--method", choices=["full", "lora"], default="full")
     ap.add_argument("--pure-bf16", action="store_true", help="bf16 weights and Adam state, no fp32 master copy")
@@ -40,6 +42,10 @@ def main():
 
     if a.shape == "gpt2xl":
         cfg, build = GPT2Config(n_embd=1600, n_layer=48, n_head=25, vocab_size=50257, n_positions=1024), GPT2LMHeadModel
+    elif a.shape == "qwen1.5b":
+        cfg, build = Qwen2Config(hidden_size=1536, intermediate_size=8960, num_hidden_layers=28, num_attention_heads=12,
+                                 num_key_value_heads=2, vocab_size=151936, tie_word_embeddings=True,
+                                 max_position_embeddings=32768, rope_theta=1000000.0), Qwen2ForCausalLM
     else:
         cfg, build = LlamaConfig(num_key_value_heads=8, vocab_size=128256, tie_word_embeddings=True,
                                  max_position_embeddings=131072, **SHAPES[a.shape]), LlamaForCausalLM
