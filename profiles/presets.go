@@ -17,8 +17,8 @@ type Preset struct {
 	Context int
 	// SlidingWindow, for a model whose every attention layer sees only the last SlidingWindow
 	// tokens (config.json's sliding_window), bounds the KV cache a sequence holds; 0 when
-	// attention sees the whole sequence. Gemma 2, which alternates windowed and full layers, has
-	// none here: its KV cache is sized for the whole sequence, up to a quarter too high.
+	// attention sees the whole sequence. Models that interleave windowed and full layers (Gemma
+	// 2, gpt-oss) say so in Model.SlidingWindow and SlidingWindowLayers instead.
 	SlidingWindow int
 	Model         Model
 }
@@ -47,8 +47,15 @@ var presets = []Preset{
 	{Name: "qwen3-8b", Context: 40960, Model: Model{Parameters: 8190735360, Layers: 36, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 12288, MLP: "swiglu", Source: hf("Qwen/Qwen3-8B")}},
 	{Name: "qwen3-14b", Context: 40960, Model: Model{Parameters: 14768307200, Layers: 40, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 17408, MLP: "swiglu", Source: hf("Qwen/Qwen3-14B")}},
 	{Name: "qwen3-32b", Context: 40960, Model: Model{Parameters: 32762123264, Layers: 64, HiddenSize: 5120, AttentionHeads: 64, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 25600, MLP: "swiglu", Source: hf("Qwen/Qwen3-32B")}},
-	{Name: "gemma-2-9b", Context: 8192, Model: Model{Parameters: 9241705984, Layers: 42, HiddenSize: 3584, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 256000, IntermediateSize: 14336, MLP: "swiglu", TiedEmbeddings: true, Source: hf("google/gemma-2-9b")}},
-	{Name: "gemma-2-27b", Context: 8192, Model: Model{Parameters: 27227128320, Layers: 46, HiddenSize: 4608, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 256000, IntermediateSize: 36864, MLP: "swiglu", TiedEmbeddings: true, Source: hf("google/gemma-2-27b")}},
+	// Gemma 2 alternates a 4,096-token window (the even layers) with full attention.
+	{Name: "gemma-2-9b", Context: 8192, Model: Model{Parameters: 9241705984, Layers: 42, HiddenSize: 3584, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 256000, IntermediateSize: 14336, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 4096, SlidingWindowLayers: 21, Source: hf("google/gemma-2-9b")}},
+	{Name: "gemma-2-27b", Context: 8192, Model: Model{Parameters: 27227128320, Layers: 46, HiddenSize: 4608, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 256000, IntermediateSize: 36864, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 4096, SlidingWindowLayers: 23, Source: hf("google/gemma-2-27b")}},
+	// gpt-oss stores the experts' projections in MXFP4 and everything else in bf16, and
+	// alternates a 128-token window with full attention (config.json's layer_types). The
+	// parameter counts follow from the configuration (TestPresetParametersFollowFromTheirConfiguration)
+	// and are the model card's 20.91B and 116.83B (arXiv:2508.10925, Table 1).
+	{Name: "gpt-oss-20b", Context: 131072, Model: Model{Parameters: 20914757184, Layers: 24, HiddenSize: 2880, AttentionHeads: 64, KVHeads: 8, HeadDim: 64, VocabSize: 201088, IntermediateSize: 2880, MLP: "swiglu", Experts: 32, ExpertsPerToken: 4, ExpertPrecision: "mxfp4", SlidingWindow: 128, SlidingWindowLayers: 12, Source: hf("openai/gpt-oss-20b")}},
+	{Name: "gpt-oss-120b", Context: 131072, Model: Model{Parameters: 116829156672, Layers: 36, HiddenSize: 2880, AttentionHeads: 64, KVHeads: 8, HeadDim: 64, VocabSize: 201088, IntermediateSize: 2880, MLP: "swiglu", Experts: 128, ExpertsPerToken: 4, ExpertPrecision: "mxfp4", SlidingWindow: 128, SlidingWindowLayers: 18, Source: hf("openai/gpt-oss-120b")}},
 	{Name: "bert-base", Context: 512, Model: Model{Parameters: 109482240, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 30522, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-base-uncased")}},
 	{Name: "bert-large", Context: 512, Model: Model{Parameters: 335141888, Layers: 24, HiddenSize: 1024, AttentionHeads: 16, KVHeads: 16, VocabSize: 30522, IntermediateSize: 4096, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-large-uncased")}},
 	{Name: "gpt2", Context: 1024, Model: Model{Parameters: 124439808, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 50257, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("openai-community/gpt2")}},
@@ -75,6 +82,7 @@ var presetAliases = map[string]string{
 	"qwen/qwen2.5-7b": "qwen2.5-7b", "qwen/qwen2.5-72b": "qwen2.5-72b", "qwen/qwen2.5-14b": "qwen2.5-14b", "qwen/qwen2.5-32b": "qwen2.5-32b",
 	"qwen/qwen3-8b": "qwen3-8b", "qwen/qwen3-14b": "qwen3-14b", "qwen/qwen3-32b": "qwen3-32b",
 	"google/gemma-2-9b": "gemma-2-9b", "google/gemma-2-27b": "gemma-2-27b",
+	"openai/gpt-oss-20b": "gpt-oss-20b", "openai/gpt-oss-120b": "gpt-oss-120b",
 	"bert-base-uncased": "bert-base", "google-bert/bert-base-uncased": "bert-base",
 	"bert-large-uncased": "bert-large", "google-bert/bert-large-uncased": "bert-large",
 	"openai-community/gpt2": "gpt2", "gpt-2": "gpt2", "openai-community/gpt2-xl": "gpt2-xl",
@@ -132,6 +140,11 @@ func (p *Profile) applyPreset() error {
 	setInt(&m.IntermediateSize, src.IntermediateSize)
 	setInt(&m.Experts, src.Experts)
 	setInt(&m.ExpertsPerToken, src.ExpertsPerToken)
+	setInt(&m.SlidingWindow, src.SlidingWindow)
+	setInt(&m.SlidingWindowLayers, src.SlidingWindowLayers)
+	if m.ExpertPrecision == "" {
+		m.ExpertPrecision = src.ExpertPrecision
+	}
 	if m.MLP == "" {
 		m.MLP = src.MLP
 	}

@@ -80,6 +80,17 @@ type Model struct {
 	// Experts and ExpertsPerToken describe a mixture of experts (Mixtral: 8 and 2).
 	Experts         int `yaml:"experts,omitempty" json:"experts,omitempty"`
 	ExpertsPerToken int `yaml:"experts_per_token,omitempty" json:"experts_per_token,omitempty"`
+	// ExpertPrecision is how a mixture of experts' checkpoint stores the experts' projection
+	// matrices where it differs from Precision (gpt-oss: mxfp4, the rest in bf16). Serving
+	// sizes those weights in it; training counts every weight in Precision, as the gpt-oss
+	// fine-tuning recipe dequantizes the experts to bf16 first.
+	ExpertPrecision string `yaml:"expert_precision,omitempty" json:"expert_precision,omitempty"`
+	// SlidingWindow and SlidingWindowLayers describe attention layers that see only the last
+	// SlidingWindow tokens (config.json's sliding_window and layer_types): SlidingWindowLayers
+	// of them, interleaved with full-attention layers (Gemma 2: 21 of 42; gpt-oss: 18 of 36),
+	// or every layer when it is 0. A served sequence keeps no more KV cache in those layers.
+	SlidingWindow       int `yaml:"sliding_window,omitempty" json:"sliding_window,omitempty"`
+	SlidingWindowLayers int `yaml:"sliding_window_layers,omitempty" json:"sliding_window_layers,omitempty"`
 	// TiedEmbeddings: the output projection shares the input embedding.
 	TiedEmbeddings bool   `yaml:"tied_embeddings,omitempty" json:"tied_embeddings,omitempty"`
 	Precision      string `yaml:"precision,omitempty" json:"precision,omitempty"`

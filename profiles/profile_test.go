@@ -37,18 +37,22 @@ func TestParseErrorsHaveLines(t *testing.T) {
 		line int
 		msg  string
 	}{
-		"unknown field":             {"workload: {type: training}\nmodel:\n  preset: gpt2\n  paramters: 1\n", 7, "unknown field paramters"},
-		"wrong type":                {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference:\n  batch_size: lots\n", 7, "cannot unmarshal"},
-		"missing for mode":          {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  sequence_length: 1024\n", 6, "micro_batch_size is required"},
-		"bad enum":                  {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  optimizer: lion\n  micro_batch_size: 1\n  sequence_length: 8\n", 7, "training.optimizer must be"},
-		"bad preset":                {"workload: {type: inference}\nmodel:\n  preset: llama-9-900b\n", 6, "unknown model.preset"},
-		"no model":                  {"workload: {type: inference}\ninference: {batch_size: 1, max_sequence_length: 8}\n", 0, "model.parameters"},
-		"bad workload":              {"workload: {type: gaming}\nmodel: {preset: gpt2}\n", 4, "workload.type must be"},
-		"lora slots without a rank": {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference: {batch_size: 1, max_sequence_length: 8, lora_slots: 4}\n", 6, "inference.lora_rank is required"},
-		"lora rank without slots":   {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference: {batch_size: 1, max_sequence_length: 8, lora_rank: 8}\n", 6, "inference.lora_slots is required"},
-		"tp not dividing":           {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference: {batch_size: 1, max_sequence_length: 8, tensor_parallel: 5}\n", 6, "does not divide"},
-		"bad indent":                {"workload: {type: training}\nmodel:\n  preset: gpt2\n  parameters: 1e9\n micro_batch_size: 1\n", 8, "(the enclosing block starts on line"},
-		"bad checkpoint":            {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  activation_checkpointing: sometimes\n", 7, "activation_checkpointing must be"},
+		"unknown field":                    {"workload: {type: training}\nmodel:\n  preset: gpt2\n  paramters: 1\n", 7, "unknown field paramters"},
+		"wrong type":                       {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference:\n  batch_size: lots\n", 7, "cannot unmarshal"},
+		"missing for mode":                 {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  sequence_length: 1024\n", 6, "micro_batch_size is required"},
+		"bad enum":                         {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  optimizer: lion\n  micro_batch_size: 1\n  sequence_length: 8\n", 7, "training.optimizer must be"},
+		"bad preset":                       {"workload: {type: inference}\nmodel:\n  preset: llama-9-900b\n", 6, "unknown model.preset"},
+		"no model":                         {"workload: {type: inference}\ninference: {batch_size: 1, max_sequence_length: 8}\n", 0, "model.parameters"},
+		"bad workload":                     {"workload: {type: gaming}\nmodel: {preset: gpt2}\n", 4, "workload.type must be"},
+		"lora slots without a rank":        {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference: {batch_size: 1, max_sequence_length: 8, lora_slots: 4}\n", 6, "inference.lora_rank is required"},
+		"lora rank without slots":          {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference: {batch_size: 1, max_sequence_length: 8, lora_rank: 8}\n", 6, "inference.lora_slots is required"},
+		"tp not dividing":                  {"workload: {type: inference}\nmodel: {preset: gpt2}\ninference: {batch_size: 1, max_sequence_length: 8, tensor_parallel: 5}\n", 6, "does not divide"},
+		"bad indent":                       {"workload: {type: training}\nmodel:\n  preset: gpt2\n  parameters: 1e9\n micro_batch_size: 1\n", 8, "(the enclosing block starts on line"},
+		"bad checkpoint":                   {"workload: {type: training}\nmodel: {preset: gpt2}\ntraining:\n  activation_checkpointing: sometimes\n", 7, "activation_checkpointing must be"},
+		"expert precision, no experts":     {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  expert_precision: mxfp4\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "expert_precision needs model.experts"},
+		"unknown expert precision":         {"workload: {type: inference}\nmodel:\n  preset: gpt-oss-20b\n  expert_precision: fp2\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "model.expert_precision must be"},
+		"more windowed layers than layers": {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  sliding_window: 256\n  sliding_window_layers: 13\ninference: {batch_size: 1, max_sequence_length: 8}\n", 8, "and model.layers (12), got 13"},
+		"windowed layers, no window":       {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  sliding_window_layers: 6\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "needs model.sliding_window"},
 	}
 	for name, c := range cases {
 		_, err := Parse([]byte(header+c.body), "bad.yaml")
@@ -167,7 +171,8 @@ measured: {gpu_name: old, gpu_count: 1, memory_total_mib: 1, peak_memory_used_mi
 // (and an untied output layer), and in every layer the q, k, v and o projections, each expert's
 // gate, up and down projections and the router that picks them, two RMSNorm weights, and the
 // family's extras (Qwen 2.5's q, k and v biases, Qwen 3's q and k norms, Gemma 2's two more
-// norms), then the final norm. A mistyped width or layer count in a new preset fails here.
+// norms, gpt-oss's biases on q, k, v, o, the router and every expert's projections, and its
+// attention sinks, one per head), then the final norm. A mistyped width or layer count in a new preset fails here.
 func TestPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 	checked := 0
 	for _, p := range Presets() {
@@ -191,6 +196,8 @@ func TestPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 			layer += 2 * hd
 		case strings.HasPrefix(p.Name, "gemma-2"):
 			layer += 2 * h
+		case strings.HasPrefix(p.Name, "gpt-oss"):
+			layer += q + 2*kv + h + m.AttentionHeads + m.Experts + m.Experts*(2*m.IntermediateSize+h)
 		}
 		emb := m.VocabSize * h
 		if !m.TiedEmbeddings {

@@ -18,9 +18,10 @@ func invalid(path, format string, args ...any) error {
 
 // Precisions and their bytes per parameter or element. int4 is 4.5 bits with group scales
 // (llama.cpp Q4_0 measured 4.54 bits/param, FORMULAS.md); nf4 is QLoRA's 4.127 bits with double
-// quantization (Dettmers et al., arXiv:2305.14314, §2).
+// quantization (Dettmers et al., arXiv:2305.14314, §2); mxfp4 is 4.25 bits: 32 FP4 (E2M1)
+// elements share one 8-bit E8M0 scale (OCP Microscaling Formats (MX) Specification v1.0, §5).
 var precisionBytes = map[string]float64{
-	"fp32": 4, "bf16": 2, "fp16": 2, "int8": 1, "fp8": 1, "int4": 4.5 / 8, "nf4": 4.127 / 8,
+	"fp32": 4, "bf16": 2, "fp16": 2, "int8": 1, "fp8": 1, "int4": 4.5 / 8, "nf4": 4.127 / 8, "mxfp4": 4.25 / 8,
 }
 
 // BytesPer returns the bytes per element of a precision.
@@ -76,7 +77,22 @@ func (p *Profile) validate() error {
 	}
 	m.Precision = strings.ToLower(m.Precision)
 	if _, ok := precisionBytes[m.Precision]; !ok {
-		return invalid("model.precision", "model.precision must be fp32, bf16, fp16, fp8, int8, int4 or nf4, got %q", m.Precision)
+		return invalid("model.precision", "model.precision must be fp32, bf16, fp16, fp8, int8, int4, nf4 or mxfp4, got %q", m.Precision)
+	}
+	if m.ExpertPrecision != "" {
+		m.ExpertPrecision = strings.ToLower(m.ExpertPrecision)
+		if _, ok := precisionBytes[m.ExpertPrecision]; !ok {
+			return invalid("model.expert_precision", "model.expert_precision must be fp32, bf16, fp16, fp8, int8, int4, nf4 or mxfp4, got %q", m.ExpertPrecision)
+		}
+		if m.Experts <= 0 {
+			return invalid("model.expert_precision", "model.expert_precision needs model.experts: only a mixture of experts has experts' weights")
+		}
+	}
+	if m.SlidingWindow < 0 || m.SlidingWindowLayers < 0 || m.SlidingWindowLayers > m.Layers {
+		return invalid("model.sliding_window_layers", "model.sliding_window must not be negative, and sliding_window_layers must be between 0 (every layer) and model.layers (%d), got %d", m.Layers, m.SlidingWindowLayers)
+	}
+	if m.SlidingWindowLayers > 0 && m.SlidingWindow == 0 {
+		return invalid("model.sliding_window_layers", "model.sliding_window_layers needs model.sliding_window, the tokens those layers see")
 	}
 	if m.MLP != "" && m.MLP != "gelu" && m.MLP != "swiglu" {
 		return invalid("model.mlp", "model.mlp must be gelu or swiglu, got %q", m.MLP)

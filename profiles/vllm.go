@@ -157,8 +157,13 @@ func finishServed(engine string, p *Profile, flags map[string]string, quantized 
 		return nil, why
 	}
 	precision := kv
+	q := strings.ToLower(flags["quantization"])
 	switch {
-	case flags["quantization"] != "":
+	case q == "mxfp4":
+		// gpt-oss's own format: the experts' weights in MXFP4 (the preset's expert_precision,
+		// checked below), the others in --dtype's type.
+		desc = append(desc, "--quantization mxfp4")
+	case q != "":
 		if precision, why = servedQuantization(engine, flags["quantization"]); why != "" {
 			return nil, why
 		}
@@ -178,6 +183,9 @@ func finishServed(engine string, p *Profile, flags map[string]string, quantized 
 	p.Inference.KVCachePrecision = kv
 	if err := p.applyPreset(); err != nil {
 		return nil, err.Error()
+	}
+	if q == "mxfp4" && p.Model.ExpertPrecision != "mxfp4" {
+		return nil, fmt.Sprintf("%s's --quantization mxfp4 is modelled for checkpoints whose experts are stored in MXFP4 (gpt-oss), not %s", engine, p.Model.Preset)
 	}
 	if why := dataParallelExperts(engine, p); why != "" {
 		return nil, why

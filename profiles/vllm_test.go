@@ -98,6 +98,11 @@ func TestFromVLLM(t *testing.T) {
 		{"pipeline parallel", []string{"vllm", "serve", "meta-llama/Llama-3.1-70B", "--max-model-len", "4096", "--pipeline-parallel-size", "2"}, nil, "pipeline parallelism"},
 		{"utilization over 1", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "4096", "--gpu-memory-utilization", "90"}, nil, "not a fraction"},
 		{"unknown quantization", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "4096", "--quantization", "squeezellm"}, nil, `--quantization "squeezellm" is not modelled`},
+		{"gpt-oss, its own MXFP4 named", []string{"vllm", "serve", "openai/gpt-oss-120b", "--quantization", "mxfp4", "--max-model-len", "32768", "-tp", "2"},
+			&want{"gpt-oss-120b", "bf16", "bf16", 32768, 2, 0, 0.9, 0, 0, true}, ""},
+		{"gpt-oss, nothing named", []string{"vllm", "serve", "openai/gpt-oss-20b"},
+			&want{"gpt-oss-20b", "bf16", "bf16", 131072, 1, 0, 0.9, 0, 0, true}, ""},
+		{"MXFP4 named for a model not stored so", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "4096", "--quantization", "mxfp4"}, nil, "--quantization mxfp4 is modelled for checkpoints whose experts are stored in MXFP4 (gpt-oss), not llama-3.1-8b"},
 		{"count not a number", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "$(LEN)"}, nil, `--max-model-len "$(LEN)" is not a count`},
 		{"tensor parallel that does not divide the heads", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "4096", "--tensor-parallel-size", "3"}, nil, "does not divide the 32 attention heads"},
 	}
@@ -117,6 +122,20 @@ func TestFromVLLM(t *testing.T) {
 		got := want{p.Model.Preset, p.Model.Precision, in.KVCachePrecision, in.MaxSequenceLength, in.TensorParallel, in.MaxBatchedTokens, in.GPUMemoryUtilization, in.LoRASlots, in.LoRARank, p.ContextFlag == "--max-model-len"}
 		if got != *w || in.BatchSize != 1 || p.Workload.Type != TypeInference || p.Model.Layers == 0 || !strings.HasPrefix(p.Inferred, "vLLM arguments: model ") {
 			t.Errorf("%s: got %+v (batch %d, %s, %d layers, %q), want %+v", c.name, got, in.BatchSize, p.Workload.Type, p.Model.Layers, p.Inferred, *w)
+		}
+	}
+}
+
+// gpt-oss's preset carries what sizes it: the experts' MXFP4 and the windowed layers.
+func TestFromVLLMKeepsGptOssFormat(t *testing.T) {
+	for _, line := range []string{"vllm serve openai/gpt-oss-120b", "vllm serve openai/gpt-oss-120b --quantization MXFP4 --dtype bfloat16"} {
+		p, why := FromVLLM(strings.Split(line, " "))
+		if p == nil {
+			t.Fatalf("%s: %s", line, why)
+		}
+		m := p.Model
+		if m.ExpertPrecision != "mxfp4" || m.Precision != "bf16" || m.Experts != 128 || m.SlidingWindow != 128 || m.SlidingWindowLayers != 18 {
+			t.Errorf("%s: model %+v", line, m)
 		}
 	}
 }

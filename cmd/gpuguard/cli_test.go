@@ -265,8 +265,9 @@ func TestKubernetesGolden(t *testing.T) {
 		code int
 	}{
 		{"pod", "pod.yaml", 0},
-		{"vllm", "vllm.yaml", exitFindings},     // GPU002: the 70B server's profile, inferred from its arguments, does not fit
-		{"sglang", "sglang.yaml", exitFindings}, // GPU002: the 70B server's weights overflow SGLang's static share
+		{"vllm", "vllm.yaml", exitFindings},       // GPU002: the 70B server's profile, inferred from its arguments, does not fit
+		{"sglang", "sglang.yaml", exitFindings},   // GPU002: the 70B server's weights overflow SGLang's static share
+		{"gpt-oss", "gpt-oss.yaml", exitFindings}, // GPU002: gpt-oss-120b's MXFP4 weights outgrow an L40S
 		{"deployment-hpa", "deployment-hpa.yaml", 0},
 		{"statefulset", "statefulset.yaml", 0},
 		{"replicaset", "replicaset.yaml", 0},

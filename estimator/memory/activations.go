@@ -163,23 +163,20 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	m, in := p.Model, p.Inference
 	tp := float64(in.TensorParallel)
 	e := &Estimate{GPUs: in.TensorParallel * max(1, in.DataParallel), TensorParallel: in.TensorParallel, PreallocateFraction: in.GPUMemoryUtilization, SGLang: in.SGLang}
-	wb := bytesOf(m.Precision)
-	weights := m.Parameters * wb
-	src := fmt.Sprintf("%g bytes/param in %s", wb, m.Precision)
-	if wb < 2 && m.VocabSize > 0 && m.HiddenSize > 0 {
-		// Quantized checkpoints keep embeddings and the output layer in 16-bit (FORMULAS.md).
-		emb := embeddingParams(m)
-		weights = (m.Parameters-emb)*wb + emb*2
-		src += "; embeddings and output layer in 16-bit"
-	}
+	weights, src := servedWeights(m)
 	e.add(TermWeights, weights/tp, src+fmt.Sprintf(" ÷ %g tensor parallel", tp))
 	// KV cache: 2 (K and V) · L · kv_heads · head_dim · seq · batch · bytes (FORMULAS.md;
 	// Kwon et al., vLLM, SOSP'23 §3). Tensor parallelism splits the KV heads; with fewer KV
 	// heads than GPUs they are replicated.
 	kvHeads := math.Ceil(float64(m.KVHeads) / tp)
-	kv := 2 * float64(m.Layers) * kvHeads * headDim(m) * float64(in.MaxSequenceLength) * float64(in.BatchSize) * bytesOf(in.KVCachePrecision)
+	layerTokens, windowed := kvLayerTokens(m, in)
+	kv := 2 * layerTokens * kvHeads * headDim(m) * float64(in.BatchSize) * bytesOf(in.KVCachePrecision)
 	e.KVTokens = in.MaxSequenceLength * in.BatchSize
-	e.add(TermKVCache, kv, fmt.Sprintf("2·L·kv_heads·head_dim·seq·batch·%g bytes (%s)", bytesOf(in.KVCachePrecision), in.KVCachePrecision))
+	src = fmt.Sprintf("2·L·kv_heads·head_dim·seq·batch·%g bytes (%s)", bytesOf(in.KVCachePrecision), in.KVCachePrecision)
+	if windowed != "" {
+		src = fmt.Sprintf("2·kv_heads·head_dim·batch·%g bytes (%s) × %s", bytesOf(in.KVCachePrecision), in.KVCachePrecision, windowed)
+	}
+	e.add(TermKVCache, kv, src)
 	if in.LoRASlots > 0 {
 		e.add(TermLoRASlots, loraSlotBytes(m, in), fmt.Sprintf("%d LoRA slots of rank %d on every linear layer, 16-bit, as vLLM preallocates them", in.LoRASlots, in.LoRARank))
 	}
@@ -207,6 +204,58 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	}
 	finish(e, p)
 	return e, nil
+}
+
+// servedWeights is what a served model's weights take, and how that was counted: every
+// parameter in the model's precision, but a quantized checkpoint's embeddings and output layer
+// in 16-bit (FORMULAS.md), and a mixture of experts' projection matrices in their own precision
+// where the checkpoint stores them apart (gpt-oss: MXFP4 experts, bf16 otherwise; its model
+// card's checkpoints, 12.8 and 60.8 GiB, are what this gives).
+func servedWeights(m profiles.Model) (float64, string) {
+	wb := bytesOf(m.Precision)
+	rest := m.Parameters
+	weights := 0.0
+	src := fmt.Sprintf("%g bytes/param in %s", wb, m.Precision)
+	if m.ExpertPrecision != "" && m.Experts > 0 {
+		// Each expert's MLP: gate, up and down (SwiGLU) or up and down (GELU), h × d_ff each.
+		mats := 3.0
+		if !gatedMLP(m) {
+			mats = 2
+		}
+		x := math.Min(float64(m.Experts)*float64(m.Layers)*mats*float64(m.HiddenSize)*float64(m.IntermediateSize), rest)
+		eb := bytesOf(m.ExpertPrecision)
+		weights += x * eb
+		rest -= x
+		src = fmt.Sprintf("experts' %.4g projection parameters at %g bytes in %s, the other %.4g at %g bytes in %s", x, eb, m.ExpertPrecision, rest, wb, m.Precision)
+	}
+	if wb < 2 && m.VocabSize > 0 && m.HiddenSize > 0 {
+		// Quantized checkpoints keep embeddings and the output layer in 16-bit (FORMULAS.md).
+		emb := math.Min(embeddingParams(m), rest)
+		weights += emb * 2
+		rest -= emb
+		src += "; embeddings and output layer in 16-bit"
+	}
+	return weights + rest*wb, src
+}
+
+// kvLayerTokens is the tokens the KV cache of one sequence holds, summed over the layers, and
+// how a sliding window shortened that ("" where none did). A layer with a sliding window keeps
+// the last window tokens only (vLLM's hybrid KV cache manager frees the blocks that fall out of
+// the window; Transformers' cache keeps a window's worth for those layers). SGLang gives the
+// windowed layers a pool of their own, --swa-full-tokens-ratio (0.8 by default) times the full
+// layers' (ServerArgs.swa_full_tokens_ratio), so for SGLang every layer is counted at full
+// length: for gpt-oss that counts 11% more per token than SGLang's pools take.
+func kvLayerTokens(m profiles.Model, in *profiles.Inference) (float64, string) {
+	seq, layers := float64(in.MaxSequenceLength), float64(m.Layers)
+	if m.SlidingWindow <= 0 || m.SlidingWindow >= in.MaxSequenceLength || in.SGLang != nil {
+		return layers * seq, ""
+	}
+	windowed := layers
+	if m.SlidingWindowLayers > 0 {
+		windowed = float64(m.SlidingWindowLayers)
+	}
+	return (layers-windowed)*seq + windowed*float64(m.SlidingWindow),
+		fmt.Sprintf("(%g full layers·seq + %g layers·their %d-token window)", layers-windowed, windowed, m.SlidingWindow)
 }
 
 // loraSlotBytes is what a multi-LoRA server preallocates on each GPU for its adapter slots: for

@@ -1,0 +1,116 @@
+package memory
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/profiles"
+)
+
+func source(e *Estimate, term string) string {
+	for _, t := range e.Terms {
+		if t.Name == term {
+			return t.Source
+		}
+	}
+	return ""
+}
+
+// gpt-oss keeps its experts' projections in MXFP4 and the rest in bf16. Its model card
+// (arXiv:2508.10925, Table 1) gives the checkpoints as 12.8 GiB (20b) and 60.8 GiB (120b); the
+// count from the presets' configuration must land there, not at the 39 and 218 GiB of bf16.
+func TestServedWeightsOfMXFP4Experts(t *testing.T) {
+	for _, c := range []struct {
+		preset string
+		tp     int
+		gib    float64
+	}{
+		{"gpt-oss-20b", 1, 12.8},
+		{"gpt-oss-120b", 1, 60.8},
+		{"gpt-oss-120b", 2, 30.4},
+	} {
+		e := estimate(t, fmt.Sprintf("workload: {type: inference}\nmodel: {preset: %s}\ninference: {batch_size: 1, max_sequence_length: 4096, tensor_parallel: %d}\n", c.preset, c.tp))
+		within(t, c.preset, e.Term(TermWeights)/gib, c.gib, 0.002)
+		if src := source(e, TermWeights); !strings.Contains(src, "in mxfp4") || !strings.Contains(src, "in bf16") {
+			t.Errorf("%s: the weights' source does not say how they were counted: %q", c.preset, src)
+		}
+	}
+	// Hand count for gpt-oss-20b: 32 experts × 24 layers × 3 projections × 2880 × 2880 =
+	// 19,110,297,600 parameters at 4.25 bits, and the other 1,804,459,584 at 2 bytes.
+	e := estimate(t, "workload: {type: inference}\nmodel: {preset: gpt-oss-20b}\ninference: {batch_size: 1, max_sequence_length: 4096}\n")
+	if got, want := e.Term(TermWeights), 19110297600*4.25/8+1804459584*2; got != want {
+		t.Errorf("gpt-oss-20b weights %.0f bytes, want %.0f", got, want)
+	}
+	// Declared without expert_precision, the same model is every parameter in bf16.
+	e = estimate(t, "workload: {type: inference}\nmodel: {parameters: 20914757184, layers: 24, hidden_size: 2880, attention_heads: 64, kv_heads: 8, head_dim: 64, vocab_size: 201088, intermediate_size: 2880, mlp: swiglu, experts: 32, experts_per_token: 4}\ninference: {batch_size: 1, max_sequence_length: 4096}\n")
+	if got := e.Term(TermWeights); got != 20914757184*2 {
+		t.Errorf("without expert_precision: %.0f bytes, want every parameter in bf16", got)
+	}
+	// A GELU mixture (up and down per expert) quantized to int8 with int4 experts: the experts'
+	// 4 × 2 layers × 2 × 1024 × 4096 = 67,108,864 parameters at 4.5 bits, the untied
+	// embeddings' 2,048,000 in 16-bit, the rest at 1 byte.
+	const gelu = "workload: {type: inference}\nmodel: {parameters: %d, layers: 2, hidden_size: 1024, attention_heads: 8, vocab_size: 1000, intermediate_size: 4096, mlp: gelu, experts: 4, experts_per_token: 1, precision: int8, expert_precision: int4}\ninference: {batch_size: 1, max_sequence_length: 128}\n"
+	e = estimate(t, fmt.Sprintf(gelu, 1000000000))
+	if got, want := e.Term(TermWeights), 67108864*4.5/8+2048000*2+(1e9-67108864-2048000); got != want {
+		t.Errorf("int4 GELU experts: %.0f bytes, want %.0f", got, want)
+	}
+	// A declared count smaller than its parts is never taken below zero: the experts' share
+	// first, then what is left as embeddings.
+	e = estimate(t, fmt.Sprintf(gelu, 67108864+1000))
+	if got, want := e.Term(TermWeights), 67108864*4.5/8+1000*2; got != want {
+		t.Errorf("a count smaller than its parts: %.0f bytes, want %.0f", got, want)
+	}
+	// Training counts every weight in the model's precision: the gpt-oss fine-tuning recipe
+	// dequantizes the experts first.
+	e = estimate(t, "workload: {type: training}\nmodel: {preset: gpt-oss-20b}\ntraining: {method: lora, micro_batch_size: 1, sequence_length: 1024}\n")
+	if got := e.Term(TermWeights); got != 20914757184*2 {
+		t.Errorf("LoRA over gpt-oss-20b: base weights %.0f bytes, want every parameter in bf16", got)
+	}
+}
+
+// A layer with a sliding window keeps the last window tokens of KV cache; the others keep the
+// whole sequence. SGLang's pools count every layer at full length.
+func TestKVCacheOfSlidingWindowLayers(t *testing.T) {
+	const oss = "workload: {type: inference}\nmodel: {preset: gpt-oss-120b}\n"
+	// gpt-oss-120b: 8 KV heads × 64 × 2 (K and V) × 2 bytes = 2,048 bytes per layer and token;
+	// 18 full layers hold 131,072 tokens, 18 windowed ones 128.
+	e := estimate(t, oss+"inference: {batch_size: 1, max_sequence_length: 131072, gpu_memory_utilization: 0.9, kv_cache_precision: bf16}\n")
+	if got, want := e.Term(TermKVCache), 2048.0*(18*131072+18*128); got != want {
+		t.Errorf("gpt-oss-120b at 131,072 tokens: KV %.0f bytes, want %.0f", got, want)
+	}
+	if e.KVTokens != 131072 {
+		t.Errorf("KVTokens %d, want the sequence's 131,072", e.KVTokens)
+	}
+	// Batch 4, tensor parallel 2: each GPU holds 4 of the 8 KV heads of 4 sequences.
+	e = estimate(t, oss+"inference: {batch_size: 4, max_sequence_length: 8192, tensor_parallel: 2, kv_cache_precision: bf16}\n")
+	if got, want := e.Term(TermKVCache), 4*1024.0*(18*8192+18*128); got != want {
+		t.Errorf("gpt-oss-120b, 4 × 8,192 on 2 GPUs: KV %.0f bytes, want %.0f", got, want)
+	}
+	// A sequence within the window is whole in every layer.
+	e = estimate(t, oss+"inference: {batch_size: 1, max_sequence_length: 100, kv_cache_precision: bf16}\n")
+	if got, want := e.Term(TermKVCache), 2048.0*36*100; got != want {
+		t.Errorf("gpt-oss-120b at 100 tokens: KV %.0f bytes, want %.0f", got, want)
+	}
+	// Gemma 2 9B: 8 KV heads of 256, 8,192 bytes per layer and token; 21 of its 42 layers
+	// see 4,096 tokens.
+	e = estimate(t, "workload: {type: inference}\nmodel: {preset: gemma-2-9b}\ninference: {batch_size: 1, max_sequence_length: 8192, kv_cache_precision: bf16}\n")
+	if got, want := e.Term(TermKVCache), 8192.0*(21*8192+21*4096); got != want {
+		t.Errorf("gemma-2-9b at 8,192 tokens: KV %.0f bytes, want %.0f", got, want)
+	}
+	// Every layer windowed (sliding_window_layers left out).
+	e = estimate(t, "workload: {type: inference}\n"+strings.Replace(llama1B, "precision: bf16}", "precision: bf16, sliding_window: 1024}", 1)+"inference: {batch_size: 2, max_sequence_length: 4096, kv_cache_precision: bf16}\n")
+	if got, want := e.Term(TermKVCache), 2*8*64*2*2*16*1024.0; got != want {
+		t.Errorf("every layer windowed: KV %.0f bytes, want %.0f", got, want)
+	}
+	// SGLang: whole length in every layer.
+	p := parse(t, oss+"inference: {batch_size: 1, max_sequence_length: 131072, kv_cache_precision: bf16}\n")
+	p.Inference.SGLang = &profiles.SGLangServer{}
+	s, err := Of(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Term(TermKVCache), 2048.0*36*131072; got != want {
+		t.Errorf("SGLang gpt-oss-120b: KV %.0f bytes, want every layer whole, %.0f", got, want)
+	}
+}
