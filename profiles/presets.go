@@ -47,6 +47,11 @@ var presets = []Preset{
 	{Name: "qwen3-8b", Context: 40960, Model: Model{Parameters: 8190735360, Layers: 36, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 12288, MLP: "swiglu", Source: hf("Qwen/Qwen3-8B")}},
 	{Name: "qwen3-14b", Context: 40960, Model: Model{Parameters: 14768307200, Layers: 40, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 17408, MLP: "swiglu", Source: hf("Qwen/Qwen3-14B")}},
 	{Name: "qwen3-32b", Context: 40960, Model: Model{Parameters: 32762123264, Layers: 64, HiddenSize: 5120, AttentionHeads: 64, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 25600, MLP: "swiglu", Source: hf("Qwen/Qwen3-32B")}},
+	// Qwen 3's mixtures of experts: every layer's MLP is 128 experts of width 768 (1,536 for
+	// 235B), 8 per token. The counts follow from the configuration and are the model cards'
+	// 30.5B and 235B.
+	{Name: "qwen3-30b-a3b", Context: 40960, Model: Model{Parameters: 30532122624, Layers: 48, HiddenSize: 2048, AttentionHeads: 32, KVHeads: 4, HeadDim: 128, VocabSize: 151936, IntermediateSize: 768, MLP: "swiglu", Experts: 128, ExpertsPerToken: 8, Source: hf("Qwen/Qwen3-30B-A3B")}},
+	{Name: "qwen3-235b-a22b", Context: 40960, Model: Model{Parameters: 235093634560, Layers: 94, HiddenSize: 4096, AttentionHeads: 64, KVHeads: 4, HeadDim: 128, VocabSize: 151936, IntermediateSize: 1536, MLP: "swiglu", Experts: 128, ExpertsPerToken: 8, Source: hf("Qwen/Qwen3-235B-A22B")}},
 	// Gemma 2 alternates a 4,096-token window (the even layers) with full attention.
 	{Name: "gemma-2-9b", Context: 8192, Model: Model{Parameters: 9241705984, Layers: 42, HiddenSize: 3584, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 256000, IntermediateSize: 14336, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 4096, SlidingWindowLayers: 21, Source: hf("google/gemma-2-9b")}},
 	{Name: "gemma-2-27b", Context: 8192, Model: Model{Parameters: 27227128320, Layers: 46, HiddenSize: 4608, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 256000, IntermediateSize: 36864, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 4096, SlidingWindowLayers: 23, Source: hf("google/gemma-2-27b")}},
@@ -81,6 +86,10 @@ var presetAliases = map[string]string{
 	"mistralai/mixtral-8x7b-v0.1": "mixtral-8x7b", "mixtral-8x7b-instruct-v0.1": "mixtral-8x7b",
 	"qwen/qwen2.5-7b": "qwen2.5-7b", "qwen/qwen2.5-72b": "qwen2.5-72b", "qwen/qwen2.5-14b": "qwen2.5-14b", "qwen/qwen2.5-32b": "qwen2.5-32b",
 	"qwen/qwen3-8b": "qwen3-8b", "qwen/qwen3-14b": "qwen3-14b", "qwen/qwen3-32b": "qwen3-32b",
+	"qwen/qwen3-30b-a3b": "qwen3-30b-a3b", "qwen/qwen3-235b-a22b": "qwen3-235b-a22b",
+	// Qwen's July 2025 updates keep the architecture and take a longer context (servedContext).
+	"qwen3-30b-a3b-instruct-2507": "qwen3-30b-a3b", "qwen3-30b-a3b-thinking-2507": "qwen3-30b-a3b",
+	"qwen3-235b-a22b-instruct-2507": "qwen3-235b-a22b", "qwen3-235b-a22b-thinking-2507": "qwen3-235b-a22b",
 	"google/gemma-2-9b": "gemma-2-9b", "google/gemma-2-27b": "gemma-2-27b",
 	"openai/gpt-oss-20b": "gpt-oss-20b", "openai/gpt-oss-120b": "gpt-oss-120b",
 	"bert-base-uncased": "bert-base", "google-bert/bert-base-uncased": "bert-base",

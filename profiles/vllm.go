@@ -336,6 +336,11 @@ var fineTuneContexts = map[string]contextWindow{
 	"qwen2.5-72b-instruct": {32768, 0, hf("Qwen/Qwen2.5-72B-Instruct")},
 	"qwen2.5-14b-instruct": {32768, 0, hf("Qwen/Qwen2.5-14B-Instruct")},
 	"qwen2.5-32b-instruct": {32768, 0, hf("Qwen/Qwen2.5-32B-Instruct")},
+	// Qwen 3's July 2025 updates take 262,144 tokens natively.
+	"qwen3-30b-a3b-instruct-2507":   {262144, 0, hf("Qwen/Qwen3-30B-A3B-Instruct-2507")},
+	"qwen3-30b-a3b-thinking-2507":   {262144, 0, hf("Qwen/Qwen3-30B-A3B-Thinking-2507")},
+	"qwen3-235b-a22b-instruct-2507": {262144, 0, hf("Qwen/Qwen3-235B-A22B-Instruct-2507")},
+	"qwen3-235b-a22b-thinking-2507": {262144, 0, hf("Qwen/Qwen3-235B-A22B-Thinking-2507")},
 	// Mistral 7B v0.2 dropped v0.1's sliding window.
 	"mistral-7b-instruct-v0.2": {32768, 0, hf("mistralai/Mistral-7B-Instruct-v0.2")},
 }
