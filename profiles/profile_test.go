@@ -52,6 +52,7 @@ func TestParseErrorsHaveLines(t *testing.T) {
 		"expert precision, no experts":     {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  expert_precision: mxfp4\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "expert_precision needs model.experts"},
 		"unknown expert precision":         {"workload: {type: inference}\nmodel:\n  preset: gpt-oss-20b\n  expert_precision: fp2\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "model.expert_precision must be"},
 		"more windowed layers than layers": {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  sliding_window: 256\n  sliding_window_layers: 13\ninference: {batch_size: 1, max_sequence_length: 8}\n", 8, "and model.layers (12), got 13"},
+		"negative window":                  {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  sliding_window: -4\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "model.sliding_window must not be negative"},
 		"windowed layers, no window":       {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  sliding_window_layers: 6\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "needs model.sliding_window"},
 	}
 	for name, c := range cases {

@@ -88,8 +88,11 @@ func (p *Profile) validate() error {
 			return invalid("model.expert_precision", "model.expert_precision needs model.experts: only a mixture of experts has experts' weights")
 		}
 	}
-	if m.SlidingWindow < 0 || m.SlidingWindowLayers < 0 || m.SlidingWindowLayers > m.Layers {
-		return invalid("model.sliding_window_layers", "model.sliding_window must not be negative, and sliding_window_layers must be between 0 (every layer) and model.layers (%d), got %d", m.Layers, m.SlidingWindowLayers)
+	if m.SlidingWindow < 0 {
+		return invalid("model.sliding_window", "model.sliding_window must not be negative, got %d", m.SlidingWindow)
+	}
+	if m.SlidingWindowLayers < 0 || m.SlidingWindowLayers > m.Layers {
+		return invalid("model.sliding_window_layers", "model.sliding_window_layers must be between 0 (every layer) and model.layers (%d), got %d", m.Layers, m.SlidingWindowLayers)
 	}
 	if m.SlidingWindowLayers > 0 && m.SlidingWindow == 0 {
 		return invalid("model.sliding_window_layers", "model.sliding_window_layers needs model.sliding_window, the tokens those layers see")
