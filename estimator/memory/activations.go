@@ -226,7 +226,7 @@ func servedWeights(m profiles.Model) (float64, string) {
 		eb := bytesOf(m.ExpertPrecision)
 		weights += x * eb
 		rest -= x
-		src = fmt.Sprintf("experts' %.4g projection parameters at %g bytes in %s, the other %.4g at %g bytes in %s", x, eb, m.ExpertPrecision, rest, wb, m.Precision)
+		src = fmt.Sprintf("the experts' %.4gB projection parameters in %s (%g bits each), the other %.4gB in %s (%g bytes each)", x/1e9, m.ExpertPrecision, eb*8, rest/1e9, m.Precision, wb)
 	}
 	if wb < 2 && m.VocabSize > 0 && m.HiddenSize > 0 {
 		// Quantized checkpoints keep embeddings and the output layer in 16-bit (FORMULAS.md).
