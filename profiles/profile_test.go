@@ -213,3 +213,15 @@ func TestPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 		t.Errorf("only %d SwiGLU presets checked", checked)
 	}
 }
+
+// The precision messages name exactly the precisions the profile takes.
+func TestWeightPrecisionsNamesEveryPrecision(t *testing.T) {
+	for p := range precisionBytes {
+		if !strings.Contains(weightPrecisions, p) {
+			t.Errorf("weightPrecisions lacks %s", p)
+		}
+	}
+	if n := strings.Count(weightPrecisions, ",") + 2; n != len(precisionBytes) {
+		t.Errorf("weightPrecisions names %d precisions, precisionBytes has %d", n, len(precisionBytes))
+	}
+}

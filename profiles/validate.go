@@ -24,6 +24,9 @@ var precisionBytes = map[string]float64{
 	"fp32": 4, "bf16": 2, "fp16": 2, "int8": 1, "fp8": 1, "int4": 4.5 / 8, "nf4": 4.127 / 8, "mxfp4": 4.25 / 8,
 }
 
+// weightPrecisions names precisionBytes' keys for the messages of the fields that take them.
+const weightPrecisions = "fp32, bf16, fp16, fp8, int8, int4, nf4 or mxfp4"
+
 // BytesPer returns the bytes per element of a precision.
 func BytesPer(precision string) (float64, bool) {
 	b, ok := precisionBytes[strings.ToLower(precision)]
@@ -77,12 +80,12 @@ func (p *Profile) validate() error {
 	}
 	m.Precision = strings.ToLower(m.Precision)
 	if _, ok := precisionBytes[m.Precision]; !ok {
-		return invalid("model.precision", "model.precision must be fp32, bf16, fp16, fp8, int8, int4, nf4 or mxfp4, got %q", m.Precision)
+		return invalid("model.precision", "model.precision must be "+weightPrecisions+", got %q", m.Precision)
 	}
 	if m.ExpertPrecision != "" {
 		m.ExpertPrecision = strings.ToLower(m.ExpertPrecision)
 		if _, ok := precisionBytes[m.ExpertPrecision]; !ok {
-			return invalid("model.expert_precision", "model.expert_precision must be fp32, bf16, fp16, fp8, int8, int4, nf4 or mxfp4, got %q", m.ExpertPrecision)
+			return invalid("model.expert_precision", "model.expert_precision must be "+weightPrecisions+", got %q", m.ExpertPrecision)
 		}
 		if m.Experts <= 0 {
 			return invalid("model.expert_precision", "model.expert_precision needs model.experts: only a mixture of experts has experts' weights")
