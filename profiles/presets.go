@@ -20,7 +20,11 @@ type Preset struct {
 	// attention sees the whole sequence. Models that interleave windowed and full layers (Gemma
 	// 2, gpt-oss) say so in Model.SlidingWindow and SlidingWindowLayers instead.
 	SlidingWindow int
-	Model         Model
+	// Vision is the part of Model.Parameters that is an image encoder and its projector into
+	// the language model (Gemma 3's SigLIP tower): weights a serving engine loads with the
+	// rest, which no text token's KV cache or activations depend on.
+	Vision int
+	Model  Model
 }
 
 func hf(repo string) string {
@@ -36,14 +40,30 @@ var presets = []Preset{
 	{Name: "llama-3-70b", Context: 8192, Model: Model{Parameters: 70553706496, Layers: 80, HiddenSize: 8192, AttentionHeads: 64, KVHeads: 8, VocabSize: 128256, IntermediateSize: 28672, MLP: "swiglu", Source: hf("meta-llama/Meta-Llama-3-70B")}},
 	{Name: "llama-3.1-8b", Context: 131072, Model: Model{Parameters: 8030261248, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 128256, IntermediateSize: 14336, MLP: "swiglu", Source: hf("meta-llama/Llama-3.1-8B")}},
 	{Name: "llama-3.1-70b", Context: 131072, Model: Model{Parameters: 70553706496, Layers: 80, HiddenSize: 8192, AttentionHeads: 64, KVHeads: 8, VocabSize: 128256, IntermediateSize: 28672, MLP: "swiglu", Source: hf("meta-llama/Llama-3.1-70B")}},
+	{Name: "llama-3.1-405b", Context: 131072, Model: Model{Parameters: 405853388800, Layers: 126, HiddenSize: 16384, AttentionHeads: 128, KVHeads: 8, VocabSize: 128256, IntermediateSize: 53248, MLP: "swiglu", Source: hf("meta-llama/Llama-3.1-405B")}},
 	{Name: "llama-3.2-1b", Context: 131072, Model: Model{Parameters: 1235814400, Layers: 16, HiddenSize: 2048, AttentionHeads: 32, KVHeads: 8, HeadDim: 64, VocabSize: 128256, IntermediateSize: 8192, MLP: "swiglu", TiedEmbeddings: true, Source: hf("meta-llama/Llama-3.2-1B")}},
 	{Name: "llama-3.2-3b", Context: 131072, Model: Model{Parameters: 3212749824, Layers: 28, HiddenSize: 3072, AttentionHeads: 24, KVHeads: 8, VocabSize: 128256, IntermediateSize: 8192, MLP: "swiglu", TiedEmbeddings: true, Source: hf("meta-llama/Llama-3.2-3B")}},
 	{Name: "mistral-7b", Context: 32768, SlidingWindow: 4096, Model: Model{Parameters: 7241732096, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32000, IntermediateSize: 14336, MLP: "swiglu", Source: hf("mistralai/Mistral-7B-v0.1")}},
 	{Name: "mixtral-8x7b", Context: 32768, Model: Model{Parameters: 46702792704, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32000, IntermediateSize: 14336, MLP: "swiglu", Experts: 8, ExpertsPerToken: 2, Source: hf("mistralai/Mixtral-8x7B-v0.1")}},
+	// Mistral NeMo's config.json takes 1,024,000 tokens: a server given no --max-model-len sizes
+	// its KV cache for that.
+	{Name: "mistral-nemo-12b", Context: 1024000, Model: Model{Parameters: 12247782400, Layers: 40, HiddenSize: 5120, AttentionHeads: 32, KVHeads: 8, HeadDim: 128, VocabSize: 131072, IntermediateSize: 14336, MLP: "swiglu", Source: hf("mistralai/Mistral-Nemo-Instruct-2407")}},
+	{Name: "mistral-small-24b", Context: 32768, Model: Model{Parameters: 23572403200, Layers: 40, HiddenSize: 5120, AttentionHeads: 32, KVHeads: 8, HeadDim: 128, VocabSize: 131072, IntermediateSize: 32768, MLP: "swiglu", Source: hf("mistralai/Mistral-Small-24B-Base-2501")}},
+	{Name: "phi-4", Context: 16384, Model: Model{Parameters: 14659507200, Layers: 40, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 10, VocabSize: 100352, IntermediateSize: 17920, MLP: "swiglu", Source: hf("microsoft/phi-4")}},
+	// Qwen 2.5's small models tie their embeddings.
+	{Name: "qwen2.5-0.5b", Context: 32768, Model: Model{Parameters: 494032768, Layers: 24, HiddenSize: 896, AttentionHeads: 14, KVHeads: 2, VocabSize: 151936, IntermediateSize: 4864, MLP: "swiglu", TiedEmbeddings: true, Source: hf("Qwen/Qwen2.5-0.5B")}},
+	{Name: "qwen2.5-1.5b", Context: 32768, Model: Model{Parameters: 1543714304, Layers: 28, HiddenSize: 1536, AttentionHeads: 12, KVHeads: 2, VocabSize: 151936, IntermediateSize: 8960, MLP: "swiglu", TiedEmbeddings: true, Source: hf("Qwen/Qwen2.5-1.5B")}},
+	{Name: "qwen2.5-3b", Context: 32768, Model: Model{Parameters: 3085938688, Layers: 36, HiddenSize: 2048, AttentionHeads: 16, KVHeads: 2, VocabSize: 151936, IntermediateSize: 11008, MLP: "swiglu", TiedEmbeddings: true, Source: hf("Qwen/Qwen2.5-3B")}},
+	// DeepSeek's 1.5B R1 distillation is Qwen2.5-Math-1.5B: Qwen 2.5 1.5B's shape with untied
+	// embeddings and a 131,072-token context.
+	{Name: "deepseek-r1-distill-qwen-1.5b", Context: 131072, Model: Model{Parameters: 1777088000, Layers: 28, HiddenSize: 1536, AttentionHeads: 12, KVHeads: 2, VocabSize: 151936, IntermediateSize: 8960, MLP: "swiglu", Source: hf("deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B")}},
 	{Name: "qwen2.5-7b", Context: 131072, Model: Model{Parameters: 7615616512, Layers: 28, HiddenSize: 3584, AttentionHeads: 28, KVHeads: 4, VocabSize: 152064, IntermediateSize: 18944, MLP: "swiglu", Source: hf("Qwen/Qwen2.5-7B")}},
 	{Name: "qwen2.5-14b", Context: 131072, Model: Model{Parameters: 14770033664, Layers: 48, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 8, VocabSize: 152064, IntermediateSize: 13824, MLP: "swiglu", Source: hf("Qwen/Qwen2.5-14B")}},
 	{Name: "qwen2.5-32b", Context: 131072, Model: Model{Parameters: 32763876352, Layers: 64, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 8, VocabSize: 152064, IntermediateSize: 27648, MLP: "swiglu", Source: hf("Qwen/Qwen2.5-32B")}},
 	{Name: "qwen2.5-72b", Context: 131072, Model: Model{Parameters: 72706203648, Layers: 80, HiddenSize: 8192, AttentionHeads: 64, KVHeads: 8, VocabSize: 152064, IntermediateSize: 29568, MLP: "swiglu", Source: hf("Qwen/Qwen2.5-72B")}},
+	{Name: "qwen3-0.6b", Context: 40960, Model: Model{Parameters: 596049920, Layers: 28, HiddenSize: 1024, AttentionHeads: 16, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 3072, MLP: "swiglu", TiedEmbeddings: true, Source: hf("Qwen/Qwen3-0.6B")}},
+	{Name: "qwen3-1.7b", Context: 40960, Model: Model{Parameters: 1720574976, Layers: 28, HiddenSize: 2048, AttentionHeads: 16, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 6144, MLP: "swiglu", TiedEmbeddings: true, Source: hf("Qwen/Qwen3-1.7B")}},
+	{Name: "qwen3-4b", Context: 40960, Model: Model{Parameters: 4022468096, Layers: 36, HiddenSize: 2560, AttentionHeads: 32, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 9728, MLP: "swiglu", TiedEmbeddings: true, Source: hf("Qwen/Qwen3-4B")}},
 	{Name: "qwen3-8b", Context: 40960, Model: Model{Parameters: 8190735360, Layers: 36, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 12288, MLP: "swiglu", Source: hf("Qwen/Qwen3-8B")}},
 	{Name: "qwen3-14b", Context: 40960, Model: Model{Parameters: 14768307200, Layers: 40, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 17408, MLP: "swiglu", Source: hf("Qwen/Qwen3-14B")}},
 	{Name: "qwen3-32b", Context: 40960, Model: Model{Parameters: 32762123264, Layers: 64, HiddenSize: 5120, AttentionHeads: 64, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 25600, MLP: "swiglu", Source: hf("Qwen/Qwen3-32B")}},
@@ -55,6 +75,14 @@ var presets = []Preset{
 	// Gemma 2 alternates a 4,096-token window (the even layers) with full attention.
 	{Name: "gemma-2-9b", Context: 8192, Model: Model{Parameters: 9241705984, Layers: 42, HiddenSize: 3584, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 256000, IntermediateSize: 14336, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 4096, SlidingWindowLayers: 21, Source: hf("google/gemma-2-9b")}},
 	{Name: "gemma-2-27b", Context: 8192, Model: Model{Parameters: 27227128320, Layers: 46, HiddenSize: 4608, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 256000, IntermediateSize: 36864, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 4096, SlidingWindowLayers: 23, Source: hf("google/gemma-2-27b")}},
+	// Gemma 3 keeps five windowed layers to every full one (sliding_window_pattern 6): a 512-token
+	// window in 1B, 1,024 in the others. 4B, 12B and 27B read images: their SigLIP encoder
+	// (27 layers of width 1152 over 896-pixel images in 14-pixel patches) and its projection
+	// into the text model are Vision.
+	{Name: "gemma-3-1b", Context: 32768, Model: Model{Parameters: 999885952, Layers: 26, HiddenSize: 1152, AttentionHeads: 4, KVHeads: 1, HeadDim: 256, VocabSize: 262144, IntermediateSize: 6912, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 512, SlidingWindowLayers: 22, Source: hf("google/gemma-3-1b-pt")}},
+	{Name: "gemma-3-4b", Context: 131072, Vision: 419816304, Model: Model{Parameters: 4300079472, Layers: 34, HiddenSize: 2560, AttentionHeads: 8, KVHeads: 4, HeadDim: 256, VocabSize: 262208, IntermediateSize: 10240, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 1024, SlidingWindowLayers: 29, Source: hf("google/gemma-3-4b-pt")}},
+	{Name: "gemma-3-12b", Context: 131072, Vision: 421290864, Model: Model{Parameters: 12187325040, Layers: 48, HiddenSize: 3840, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 262208, IntermediateSize: 15360, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 1024, SlidingWindowLayers: 40, Source: hf("google/gemma-3-12b-pt")}},
+	{Name: "gemma-3-27b", Context: 131072, Vision: 423060336, Model: Model{Parameters: 27432406640, Layers: 62, HiddenSize: 5376, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 262208, IntermediateSize: 21504, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 1024, SlidingWindowLayers: 52, Source: hf("google/gemma-3-27b-pt")}},
 	// gpt-oss stores the experts' projections in MXFP4 and everything else in bf16, and
 	// alternates a 128-token window with full attention (config.json's layer_types). The
 	// parameter counts follow from the configuration (TestPresetParametersFollowFromTheirConfiguration)
@@ -79,7 +107,7 @@ var presetAliases = map[string]string{
 	// Llama 3.3 70B and DeepSeek's R1 distillations keep their base model's architecture and
 	// context.
 	"llama-3.3-70b": "llama-3.1-70b", "deepseek-r1-distill-llama-70b": "llama-3.1-70b", "deepseek-r1-distill-llama-8b": "llama-3.1-8b",
-	"deepseek-r1-distill-qwen-14b": "qwen2.5-14b", "deepseek-r1-distill-qwen-32b": "qwen2.5-32b",
+	"deepseek-r1-distill-qwen-7b": "qwen2.5-7b", "deepseek-r1-distill-qwen-14b": "qwen2.5-14b", "deepseek-r1-distill-qwen-32b": "qwen2.5-32b",
 	"meta-llama/llama-3.1-70b": "llama-3.1-70b", "meta-llama/meta-llama-3.1-70b": "llama-3.1-70b", "llama3.1-70b": "llama-3.1-70b",
 	"mistralai/mistral-7b-v0.1": "mistral-7b", "mistral-7b-v0.1": "mistral-7b",
 	"mistral-7b-instruct-v0.1": "mistral-7b", "mistral-7b-instruct-v0.2": "mistral-7b",
@@ -91,6 +119,19 @@ var presetAliases = map[string]string{
 	"qwen3-30b-a3b-instruct-2507": "qwen3-30b-a3b", "qwen3-30b-a3b-thinking-2507": "qwen3-30b-a3b",
 	"qwen3-235b-a22b-instruct-2507": "qwen3-235b-a22b", "qwen3-235b-a22b-thinking-2507": "qwen3-235b-a22b",
 	"google/gemma-2-9b": "gemma-2-9b", "google/gemma-2-27b": "gemma-2-27b",
+	"google/gemma-3-1b-pt": "gemma-3-1b", "google/gemma-3-1b-it": "gemma-3-1b",
+	"google/gemma-3-4b-pt": "gemma-3-4b", "google/gemma-3-4b-it": "gemma-3-4b",
+	"google/gemma-3-12b-pt": "gemma-3-12b", "google/gemma-3-12b-it": "gemma-3-12b",
+	"google/gemma-3-27b-pt": "gemma-3-27b", "google/gemma-3-27b-it": "gemma-3-27b",
+	"meta-llama/llama-3.1-405b": "llama-3.1-405b", "meta-llama/meta-llama-3.1-405b": "llama-3.1-405b", "llama3.1-405b": "llama-3.1-405b",
+	"mistralai/mistral-nemo-instruct-2407": "mistral-nemo-12b", "mistral-nemo-instruct-2407": "mistral-nemo-12b", "mistral-nemo": "mistral-nemo-12b",
+	"mistralai/mistral-small-24b-base-2501": "mistral-small-24b", "mistral-small-24b-base-2501": "mistral-small-24b",
+	"mistralai/mistral-small-24b-instruct-2501": "mistral-small-24b", "mistral-small-24b-instruct-2501": "mistral-small-24b",
+	"microsoft/phi-4":   "phi-4",
+	"qwen/qwen2.5-0.5b": "qwen2.5-0.5b", "qwen/qwen2.5-1.5b": "qwen2.5-1.5b", "qwen/qwen2.5-3b": "qwen2.5-3b",
+	"deepseek-ai/deepseek-r1-distill-qwen-1.5b": "deepseek-r1-distill-qwen-1.5b",
+	"qwen/qwen3-0.6b": "qwen3-0.6b", "qwen/qwen3-1.7b": "qwen3-1.7b", "qwen/qwen3-4b": "qwen3-4b",
+	"qwen3-4b-instruct-2507": "qwen3-4b", "qwen3-4b-thinking-2507": "qwen3-4b",
 	"openai/gpt-oss-20b": "gpt-oss-20b", "openai/gpt-oss-120b": "gpt-oss-120b",
 	"bert-base-uncased": "bert-base", "google-bert/bert-base-uncased": "bert-base",
 	"bert-large-uncased": "bert-large", "google-bert/bert-large-uncased": "bert-large",

@@ -191,12 +191,14 @@ func TestPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 			layer += h * m.Experts
 		}
 		switch {
-		case strings.HasPrefix(p.Name, "qwen2.5"):
+		case strings.HasPrefix(p.Name, "qwen2.5"), strings.HasPrefix(p.Name, "deepseek-r1-distill-qwen"):
 			layer += q + 2*kv
 		case strings.HasPrefix(p.Name, "qwen3"):
 			layer += 2 * hd
 		case strings.HasPrefix(p.Name, "gemma-2"):
 			layer += 2 * h
+		case strings.HasPrefix(p.Name, "gemma-3"):
+			layer += 2*h + 2*hd
 		case strings.HasPrefix(p.Name, "gpt-oss"):
 			layer += q + 2*kv + h + m.AttentionHeads + m.Experts + m.Experts*(2*m.IntermediateSize+h)
 		}
@@ -204,13 +206,35 @@ func TestPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 		if !m.TiedEmbeddings {
 			emb *= 2
 		}
-		if want := m.Layers*layer + emb + h; float64(want) != float64(m.Parameters) {
+		if want := m.Layers*layer + emb + h + p.Vision; float64(want) != float64(m.Parameters) {
 			t.Errorf("preset %s: %.0f parameters, its configuration gives %d", p.Name, float64(m.Parameters), want)
 		}
 		checked++
 	}
 	if checked < 20 {
 		t.Errorf("only %d SwiGLU presets checked", checked)
+	}
+}
+
+// Gemma 3's image encoder is SigLIP at 896 pixels (vision_config: 27 layers, width 1152, MLP
+// 4304, 14-pixel patches, no pooling head), with biases and LayerNorms throughout, followed
+// by a projection into the text model's width and an RMSNorm over the image tokens.
+func TestVisionParametersFollowFromTheEncodersConfiguration(t *testing.T) {
+	const layers, w, mlp, patch, image = 27, 1152, 4304, 14, 896
+	layer := 4*(w*w+w) + w*mlp + mlp + mlp*w + w + 2*2*w
+	encoder := layers*layer + 3*patch*patch*w + w + (image/patch)*(image/patch)*w + 2*w
+	checked := 0
+	for _, p := range Presets() {
+		if p.Vision == 0 {
+			continue
+		}
+		if want := encoder + w*p.Model.HiddenSize + w; p.Vision != want {
+			t.Errorf("preset %s: %d vision parameters, SigLIP and its projection give %d", p.Name, p.Vision, want)
+		}
+		checked++
+	}
+	if checked != 3 {
+		t.Errorf("%d presets with an image encoder, want Gemma 3's 4B, 12B and 27B", checked)
 	}
 }
 

@@ -337,6 +337,8 @@ var fineTuneContexts = map[string]contextWindow{
 	"qwen2.5-14b-instruct": {32768, 0, hf("Qwen/Qwen2.5-14B-Instruct")},
 	"qwen2.5-32b-instruct": {32768, 0, hf("Qwen/Qwen2.5-32B-Instruct")},
 	// Qwen 3's July 2025 updates take 262,144 tokens natively.
+	"qwen3-4b-instruct-2507":        {262144, 0, hf("Qwen/Qwen3-4B-Instruct-2507")},
+	"qwen3-4b-thinking-2507":        {262144, 0, hf("Qwen/Qwen3-4B-Thinking-2507")},
 	"qwen3-30b-a3b-instruct-2507":   {262144, 0, hf("Qwen/Qwen3-30B-A3B-Instruct-2507")},
 	"qwen3-30b-a3b-thinking-2507":   {262144, 0, hf("Qwen/Qwen3-30B-A3B-Thinking-2507")},
 	"qwen3-235b-a22b-instruct-2507": {262144, 0, hf("Qwen/Qwen3-235B-A22B-Instruct-2507")},

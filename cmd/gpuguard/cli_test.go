@@ -265,9 +265,10 @@ func TestKubernetesGolden(t *testing.T) {
 		code int
 	}{
 		{"pod", "pod.yaml", 0},
-		{"vllm", "vllm.yaml", exitFindings},       // GPU002: the 70B server's profile, inferred from its arguments, does not fit
-		{"sglang", "sglang.yaml", exitFindings},   // GPU002: the 70B server's weights overflow SGLang's static share
-		{"gpt-oss", "gpt-oss.yaml", exitFindings}, // GPU002: gpt-oss-120b's MXFP4 weights outgrow an L40S
+		{"vllm", "vllm.yaml", exitFindings},                     // GPU002: the 70B server's profile, inferred from its arguments, does not fit
+		{"sglang", "sglang.yaml", exitFindings},                 // GPU002: the 70B server's weights overflow SGLang's static share
+		{"gpt-oss", "gpt-oss.yaml", exitFindings},               // GPU002: gpt-oss-120b's MXFP4 weights outgrow an L40S
+		{"model-contexts", "model-contexts.yaml", exitFindings}, // GPU002: Mistral NeMo's 1,024,000-token context on an L40S
 		{"deployment-hpa", "deployment-hpa.yaml", 0},
 		{"statefulset", "statefulset.yaml", 0},
 		{"replicaset", "replicaset.yaml", 0},
