@@ -484,17 +484,14 @@ func inferredFit(f *Fit, r parser.Resource, prof *profiles.Profile, mem *memory.
 // longestContext is the longest context whose KV cache fits a pre-allocating server's share of
 // each GPU beside everything else the estimate holds, as vLLM computes it at start (the share
 // less the weights, the activations of a profiling pass and non-torch memory, divided by the KV
-// cache of a token): the allocator margin is left out, since the KV cache is one allocation. It
-// is rounded down to a multiple of 256 tokens, and false when not even 256 tokens fit.
+// cache of a token, where layers with a sliding window hold no more than the window's tokens):
+// the allocator margin is left out, since the KV cache is one allocation. It is rounded down to
+// a multiple of 256 tokens, and false when not even 256 tokens fit.
 func longestContext(mem *memory.Estimate, prof *profiles.Profile, availableGiB float64) (int, bool) {
 	kv := mem.Term(memory.TermKVCache)
-	seq := prof.Inference.MaxSequenceLength * prof.Inference.BatchSize
-	if kv <= 0 || seq <= 0 {
-		return 0, false
-	}
 	rest := mem.PerGPUBytes - kv - mem.Term(memory.TermFragment)
 	free := availableGiB*memory.GiB*prof.Inference.GPUMemoryUtilization - rest
-	n := int(free/(kv/float64(seq))) / 256 * 256
+	n := memory.KVTokensWithin(prof.Model, prof.Inference, kv, free) / 256 * 256
 	return n, n >= 256
 }
 

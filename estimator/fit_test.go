@@ -756,48 +756,59 @@ measured: {gpu_name: NVIDIA A100-SXM4-80GB, gpu_count: 1, memory_total_mib: 8192
 	}
 }
 
-// A vLLM server given no --max-model-len serves Llama 3.1's 131,072-token context, whose KV cache
-// does not fit an L4 beside the weights: the fit names the longest context that does, and that
-// context is where the estimate, less the allocator margin vLLM does not spend, meets the share.
+// A vLLM server given no --max-model-len serves the model's whole context, whose KV cache does
+// not fit beside the weights: the fit names the longest context that does, and that context is
+// where the estimate, less the allocator margin vLLM does not spend, meets the share. Llama 3.1's
+// layers all grow with the context; half of gpt-oss's stop at their 128-token window.
 func TestInferredServerIsToldTheLongestContextThatFits(t *testing.T) {
 	p := &Pricer{Catalog: catalog.MustDefault()}
 	r := parser.Resource{Address: "Deployment/ml/chat", Provider: "aws", Region: "us-east-1", InstanceType: "g6.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes}
-	prof, why := profiles.FromVLLM([]string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"})
-	if prof == nil {
-		t.Fatal(why)
-	}
-	e := p.Estimate(r)
-	p.Assess(&e, r, prof, DefaultThresholds)
-	f := e.Fit
-	if f.Verdict != VerdictDoesNotFit || f.MaxContextTokens == 0 || f.MaxContextTokens%256 != 0 || !strings.Contains(f.Reason, fmt.Sprintf("set --max-model-len %d or less", f.MaxContextTokens)) {
-		t.Fatalf("fit = %+v", f)
-	}
-	share := *f.AvailableGiBPerGPU * memory.GiB * prof.Inference.GPUMemoryUtilization
-	needAt := func(seq int) float64 {
-		q := *prof
-		in := *prof.Inference
-		in.MaxSequenceLength = seq
-		q.Inference = &in
-		m, err := memory.Of(&q)
-		if err != nil {
-			t.Fatal(err)
+	for _, tc := range []struct {
+		instance string
+		argv     []string
+	}{
+		{"g6.xlarge", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"}},
+		{"p5.4xlarge", []string{"vllm", "serve", "openai/gpt-oss-120b", "--gpu-memory-utilization", "0.8"}},
+	} {
+		r := r
+		r.InstanceType = tc.instance
+		prof, why := profiles.FromVLLM(tc.argv)
+		if prof == nil {
+			t.Fatal(why)
 		}
-		return m.PerGPUBytes - m.Term(memory.TermFragment)
-	}
-	if n := f.MaxContextTokens; needAt(n) > share || needAt(n+256) <= share {
-		t.Errorf("context %d: needs %.2f GiB, %d more tokens %.2f GiB, share %.2f GiB", n, needAt(n)/memory.GiB, 256, needAt(n+256)/memory.GiB, share/memory.GiB)
-	}
-	// Told that context, the server is judged to start.
-	q, _ := profiles.FromVLLM([]string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", fmt.Sprint(f.MaxContextTokens)})
-	e = p.Estimate(r)
-	p.Assess(&e, r, q, DefaultThresholds)
-	if e.Fit.Verdict == VerdictDoesNotFit || e.Fit.MaxContextTokens != 0 {
-		t.Errorf("with the suggested context: %+v", e.Fit)
+		e := p.Estimate(r)
+		p.Assess(&e, r, prof, DefaultThresholds)
+		f := e.Fit
+		if f.Verdict != VerdictDoesNotFit || f.MaxContextTokens == 0 || f.MaxContextTokens%256 != 0 || !strings.Contains(f.Reason, fmt.Sprintf("set --max-model-len %d or less", f.MaxContextTokens)) {
+			t.Fatalf("%s: fit = %+v", tc.argv[2], f)
+		}
+		share := *f.AvailableGiBPerGPU * memory.GiB * prof.Inference.GPUMemoryUtilization
+		needAt := func(seq int) float64 {
+			q := *prof
+			in := *prof.Inference
+			in.MaxSequenceLength = seq
+			q.Inference = &in
+			m, err := memory.Of(&q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m.PerGPUBytes - m.Term(memory.TermFragment)
+		}
+		if n := f.MaxContextTokens; needAt(n) > share || needAt(n+256) <= share {
+			t.Errorf("%s: context %d needs %.2f GiB, %d more tokens %.2f GiB, share %.2f GiB", tc.argv[2], n, needAt(n)/memory.GiB, 256, needAt(n+256)/memory.GiB, share/memory.GiB)
+		}
+		// Told that context, the server is judged to start.
+		q, _ := profiles.FromVLLM(append(tc.argv, "--max-model-len", fmt.Sprint(f.MaxContextTokens)))
+		e = p.Estimate(r)
+		p.Assess(&e, r, q, DefaultThresholds)
+		if e.Fit.Verdict == VerdictDoesNotFit || e.Fit.MaxContextTokens != 0 {
+			t.Errorf("%s with the suggested context: %+v", tc.argv[2], e.Fit)
+		}
 	}
 	// A sliding-window model's KV cache does not grow with the context: no context is suggested,
 	// and on an L4 Mistral 7B fits.
 	m, _ := profiles.FromVLLM([]string{"vllm", "serve", "mistralai/Mistral-7B-Instruct-v0.1"})
-	e = p.Estimate(r)
+	e := p.Estimate(r)
 	p.Assess(&e, r, m, DefaultThresholds)
 	if e.Fit.Verdict != VerdictFits || e.Fit.MaxContextTokens != 0 {
 		t.Errorf("mistral: %+v", e.Fit)

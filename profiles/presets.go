@@ -15,11 +15,6 @@ type Preset struct {
 	// (n_positions for GPT-2) in the same config.json. A serving engine given no limit of its
 	// own (vLLM without --max-model-len) takes this one.
 	Context int
-	// SlidingWindow, for a model whose every attention layer sees only the last SlidingWindow
-	// tokens (config.json's sliding_window), bounds the KV cache a sequence holds; 0 when
-	// attention sees the whole sequence. Models that interleave windowed and full layers (Gemma
-	// 2, gpt-oss) say so in Model.SlidingWindow and SlidingWindowLayers instead.
-	SlidingWindow int
 	// Vision is the part of Model.Parameters that is an image encoder and its projector into
 	// the language model (Gemma 3's SigLIP tower): weights a serving engine loads with the
 	// rest, which no text token's KV cache or activations depend on.
@@ -43,7 +38,11 @@ var presets = []Preset{
 	{Name: "llama-3.1-405b", Context: 131072, Model: Model{Parameters: 405853388800, Layers: 126, HiddenSize: 16384, AttentionHeads: 128, KVHeads: 8, VocabSize: 128256, IntermediateSize: 53248, MLP: "swiglu", Source: hf("meta-llama/Llama-3.1-405B")}},
 	{Name: "llama-3.2-1b", Context: 131072, Model: Model{Parameters: 1235814400, Layers: 16, HiddenSize: 2048, AttentionHeads: 32, KVHeads: 8, HeadDim: 64, VocabSize: 128256, IntermediateSize: 8192, MLP: "swiglu", TiedEmbeddings: true, Source: hf("meta-llama/Llama-3.2-1B")}},
 	{Name: "llama-3.2-3b", Context: 131072, Model: Model{Parameters: 3212749824, Layers: 28, HiddenSize: 3072, AttentionHeads: 24, KVHeads: 8, VocabSize: 128256, IntermediateSize: 8192, MLP: "swiglu", TiedEmbeddings: true, Source: hf("meta-llama/Llama-3.2-3B")}},
-	{Name: "mistral-7b", Context: 32768, SlidingWindow: 4096, Model: Model{Parameters: 7241732096, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32000, IntermediateSize: 14336, MLP: "swiglu", Source: hf("mistralai/Mistral-7B-v0.1")}},
+	// Mistral 7B v0.1 attends to a 4,096-token window in every layer; v0.2 dropped the window,
+	// and v0.3 added 768 tokens to the vocabulary.
+	{Name: "mistral-7b", Context: 32768, Model: Model{Parameters: 7241732096, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32000, IntermediateSize: 14336, MLP: "swiglu", SlidingWindow: 4096, Source: hf("mistralai/Mistral-7B-v0.1")}},
+	{Name: "mistral-7b-v0.2", Context: 32768, Model: Model{Parameters: 7241732096, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32000, IntermediateSize: 14336, MLP: "swiglu", Source: hf("mistralai/Mistral-7B-Instruct-v0.2")}},
+	{Name: "mistral-7b-v0.3", Context: 32768, Model: Model{Parameters: 7248023552, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32768, IntermediateSize: 14336, MLP: "swiglu", Source: hf("mistralai/Mistral-7B-v0.3")}},
 	{Name: "mixtral-8x7b", Context: 32768, Model: Model{Parameters: 46702792704, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32000, IntermediateSize: 14336, MLP: "swiglu", Experts: 8, ExpertsPerToken: 2, Source: hf("mistralai/Mixtral-8x7B-v0.1")}},
 	// Mistral NeMo's config.json takes 1,024,000 tokens: a server given no --max-model-len sizes
 	// its KV cache for that.
@@ -110,7 +109,9 @@ var presetAliases = map[string]string{
 	"deepseek-r1-distill-qwen-7b": "qwen2.5-7b", "deepseek-r1-distill-qwen-14b": "qwen2.5-14b", "deepseek-r1-distill-qwen-32b": "qwen2.5-32b",
 	"meta-llama/llama-3.1-70b": "llama-3.1-70b", "meta-llama/meta-llama-3.1-70b": "llama-3.1-70b", "llama3.1-70b": "llama-3.1-70b",
 	"mistralai/mistral-7b-v0.1": "mistral-7b", "mistral-7b-v0.1": "mistral-7b",
-	"mistral-7b-instruct-v0.1": "mistral-7b", "mistral-7b-instruct-v0.2": "mistral-7b",
+	"mistral-7b-instruct-v0.1":           "mistral-7b",
+	"mistralai/mistral-7b-instruct-v0.2": "mistral-7b-v0.2", "mistral-7b-instruct-v0.2": "mistral-7b-v0.2",
+	"mistralai/mistral-7b-v0.3": "mistral-7b-v0.3", "mistralai/mistral-7b-instruct-v0.3": "mistral-7b-v0.3", "mistral-7b-instruct-v0.3": "mistral-7b-v0.3",
 	"mistralai/mixtral-8x7b-v0.1": "mixtral-8x7b", "mixtral-8x7b-instruct-v0.1": "mixtral-8x7b",
 	"qwen/qwen2.5-7b": "qwen2.5-7b", "qwen/qwen2.5-72b": "qwen2.5-72b", "qwen/qwen2.5-14b": "qwen2.5-14b", "qwen/qwen2.5-32b": "qwen2.5-32b",
 	"qwen/qwen3-8b": "qwen3-8b", "qwen/qwen3-14b": "qwen3-14b", "qwen/qwen3-32b": "qwen3-32b",

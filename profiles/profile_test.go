@@ -98,8 +98,8 @@ func TestEveryRequiredPresetIsEmbedded(t *testing.T) {
 // window only where it is shorter than that context.
 func TestPresetsCarryTheirContext(t *testing.T) {
 	for _, p := range Presets() {
-		if p.Context < 512 || p.SlidingWindow < 0 || p.SlidingWindow >= p.Context && p.SlidingWindow != 0 {
-			t.Errorf("preset %s: context %d, sliding window %d", p.Name, p.Context, p.SlidingWindow)
+		if w := p.Model.SlidingWindow; p.Context < 512 || w < 0 || w >= p.Context {
+			t.Errorf("preset %s: context %d, sliding window %d", p.Name, p.Context, w)
 		}
 	}
 	for name, c := range fineTuneContexts {

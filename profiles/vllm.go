@@ -66,15 +66,11 @@ func FromVLLM(argv []string) (*Profile, string) {
 	default:
 		desc = append(desc, fmt.Sprintf("--max-model-len %d", n))
 	}
+	// A model whose layers attend to a sliding window keeps no more KV cache in those layers
+	// than the window (vLLM's hybrid KV cache manager): the estimate counts it so, and the
+	// longest context that fits follows from it.
 	p.Inference.MaxSequenceLength = n
-	if ctx.window > 0 && n > ctx.window {
-		// Every layer attends to the last window tokens only: vLLM keeps no more KV cache for
-		// a sequence than that.
-		p.Inference.MaxSequenceLength = ctx.window
-		desc = append(desc, fmt.Sprintf("KV cache of its %d-token sliding window", ctx.window))
-	} else {
-		p.ContextFlag = "--max-model-len"
-	}
+	p.ContextFlag = "--max-model-len"
 	if pp, err := vllmInt(flags, "pipeline-parallel-size"); err != nil || pp > 1 {
 		return nil, "vLLM runs with pipeline parallelism, which the inferred profile does not model"
 	}
@@ -320,40 +316,36 @@ var humanCount = regexp.MustCompile(`^(\d+(?:\.\d+)?)([kKmMgGtT])$`)
 // larger one would overflow the memory arithmetic.
 const maxCount = 1 << 40
 
-// contextWindow is the context a checkpoint takes and the sliding window that bounds its KV
-// cache (0 for none), from its config.json.
-type contextWindow struct {
-	tokens, window int
-	source         string // the config.json
+// checkpointContext is the context a checkpoint takes, from its config.json.
+type checkpointContext struct {
+	tokens int
+	source string // the config.json
 }
 
-// fineTuneContexts are the fine-tuned checkpoints whose config.json gives another context or
-// window than their base model's preset, by the Hub name's last part in lower case.
-var fineTuneContexts = map[string]contextWindow{
+// fineTuneContexts are the fine-tuned checkpoints whose config.json gives another context than
+// their base model's preset, by the Hub name's last part in lower case.
+var fineTuneContexts = map[string]checkpointContext{
 	// Qwen's instruction-tuned models ship a 32,768-token context; longer ones need YaRN
 	// rope scaling added to the config.
-	"qwen2.5-7b-instruct":  {32768, 0, hf("Qwen/Qwen2.5-7B-Instruct")},
-	"qwen2.5-72b-instruct": {32768, 0, hf("Qwen/Qwen2.5-72B-Instruct")},
-	"qwen2.5-14b-instruct": {32768, 0, hf("Qwen/Qwen2.5-14B-Instruct")},
-	"qwen2.5-32b-instruct": {32768, 0, hf("Qwen/Qwen2.5-32B-Instruct")},
+	"qwen2.5-7b-instruct":  {32768, hf("Qwen/Qwen2.5-7B-Instruct")},
+	"qwen2.5-72b-instruct": {32768, hf("Qwen/Qwen2.5-72B-Instruct")},
+	"qwen2.5-14b-instruct": {32768, hf("Qwen/Qwen2.5-14B-Instruct")},
+	"qwen2.5-32b-instruct": {32768, hf("Qwen/Qwen2.5-32B-Instruct")},
 	// Qwen 3's July 2025 updates take 262,144 tokens natively.
-	"qwen3-4b-instruct-2507":        {262144, 0, hf("Qwen/Qwen3-4B-Instruct-2507")},
-	"qwen3-4b-thinking-2507":        {262144, 0, hf("Qwen/Qwen3-4B-Thinking-2507")},
-	"qwen3-30b-a3b-instruct-2507":   {262144, 0, hf("Qwen/Qwen3-30B-A3B-Instruct-2507")},
-	"qwen3-30b-a3b-thinking-2507":   {262144, 0, hf("Qwen/Qwen3-30B-A3B-Thinking-2507")},
-	"qwen3-235b-a22b-instruct-2507": {262144, 0, hf("Qwen/Qwen3-235B-A22B-Instruct-2507")},
-	"qwen3-235b-a22b-thinking-2507": {262144, 0, hf("Qwen/Qwen3-235B-A22B-Thinking-2507")},
-	// Mistral 7B v0.2 dropped v0.1's sliding window.
-	"mistral-7b-instruct-v0.2": {32768, 0, hf("mistralai/Mistral-7B-Instruct-v0.2")},
+	"qwen3-4b-instruct-2507":        {262144, hf("Qwen/Qwen3-4B-Instruct-2507")},
+	"qwen3-4b-thinking-2507":        {262144, hf("Qwen/Qwen3-4B-Thinking-2507")},
+	"qwen3-30b-a3b-instruct-2507":   {262144, hf("Qwen/Qwen3-30B-A3B-Instruct-2507")},
+	"qwen3-30b-a3b-thinking-2507":   {262144, hf("Qwen/Qwen3-30B-A3B-Thinking-2507")},
+	"qwen3-235b-a22b-instruct-2507": {262144, hf("Qwen/Qwen3-235B-A22B-Instruct-2507")},
+	"qwen3-235b-a22b-thinking-2507": {262144, hf("Qwen/Qwen3-235B-A22B-Thinking-2507")},
 }
 
-// servedContext is the context vLLM serves a checkpoint with when not told one, and the
-// sliding window that bounds its KV cache.
-func servedContext(name string, pr Preset) contextWindow {
+// servedContext is the context a serving engine takes for a checkpoint when not told one.
+func servedContext(name string, pr Preset) checkpointContext {
 	if c, ok := fineTuneContexts[name]; ok {
 		return c
 	}
-	return contextWindow{pr.Context, pr.SlidingWindow, pr.Model.Source}
+	return checkpointContext{pr.Context, pr.Model.Source}
 }
 
 // servedQuantization is the weights' precision a serving engine's --quantization gives them

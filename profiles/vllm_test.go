@@ -14,9 +14,6 @@ func TestFromVLLM(t *testing.T) {
 		seq, tp, tokens       int
 		util                  float64
 		loraSlots, loraRank   int
-		// bounded: the KV cache grows with the context, which --max-model-len limits (no
-		// sliding window caps it).
-		bounded bool
 	}
 	cases := []struct {
 		name string
@@ -25,87 +22,89 @@ func TestFromVLLM(t *testing.T) {
 		why  string
 	}{
 		{"serve, positional model, defaults", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"},
-			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0}, ""},
 		{"API server module, = forms, underscores, short tp", []string{"python3", "-m", "vllm.entrypoints.openai.api_server", "--model=meta-llama/Meta-Llama-3.1-70B-Instruct", "--max_model_len=32768", "-tp", "4", "--gpu-memory-utilization=0.95", "--max-num-batched-tokens", "4096", "--enforce-eager"},
-			&want{"llama-3.1-70b", "bf16", "bf16", 32768, 4, 4096, 0.95, 0, 0, true}, ""},
+			&want{"llama-3.1-70b", "bf16", "bf16", 32768, 4, 4096, 0.95, 0, 0}, ""},
 		{"one shell string, fp8 weights and KV cache", []string{"sh", "-c", "vllm serve Qwen/Qwen2.5-7B-Instruct --quantization fp8 --kv-cache-dtype fp8_e4m3 --max-model-len 4096"},
-			&want{"qwen2.5-7b", "fp8", "fp8", 4096, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"qwen2.5-7b", "fp8", "fp8", 4096, 1, 0, 0.9, 0, 0}, ""},
 		{"AWQ weights keep a 16-bit KV cache; -it suffix", []string{"vllm", "serve", "google/gemma-2-9b-it", "-q", "awq", "--max-model-len", "8192"},
-			&want{"gemma-2-9b", "int4", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"gemma-2-9b", "int4", "bf16", 8192, 1, 0, 0.9, 0, 0}, ""},
 		{"a versioned fine-tune; a context within the sliding window", []string{"vllm", "serve", "mistralai/Mistral-7B-Instruct-v0.1", "--dtype", "half", "--max-model-len", "4096"},
-			&want{"mistral-7b", "fp16", "fp16", 4096, 1, 0, 0.9, 0, 0, true}, ""},
-		{"an unknown version is not guessed", []string{"vllm", "serve", "mistralai/Mistral-7B-Instruct-v0.3", "--max-model-len", "4096"},
+			&want{"mistral-7b", "fp16", "fp16", 4096, 1, 0, 0.9, 0, 0}, ""},
+		{"v0.3 is its own preset", []string{"vllm", "serve", "mistralai/Mistral-7B-Instruct-v0.3", "--max-model-len", "4096"},
+			&want{"mistral-7b-v0.3", "bf16", "bf16", 4096, 1, 0, 0.9, 0, 0}, ""},
+		{"an unknown version is not guessed", []string{"vllm", "serve", "mistralai/Mistral-7B-Instruct-v0.4", "--max-model-len", "4096"},
 			nil, "not one of gpuguard's model presets"},
 		{"fp16 dtype", []string{"vllm", "serve", "mistralai/Mistral-7B-v0.1", "--dtype", "float16", "--max-model-len", "4096"},
-			&want{"mistral-7b", "fp16", "fp16", 4096, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"mistral-7b", "fp16", "fp16", 4096, 1, 0, 0.9, 0, 0}, ""},
 		// Without --max-model-len, vLLM serves the checkpoint's own context.
 		{"no max-model-len: Llama 3.1's 128k context", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B"},
-			&want{"llama-3.1-8b", "bf16", "bf16", 131072, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"llama-3.1-8b", "bf16", "bf16", 131072, 1, 0, 0.9, 0, 0}, ""},
 		{"no max-model-len: Llama 3, not 3.1, has 8k", []string{"vllm", "serve", "meta-llama/Meta-Llama-3-8B-Instruct"},
-			&want{"llama-3-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"llama-3-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0}, ""},
 		{"no max-model-len: Qwen's instruct model ships 32k, its base 128k", []string{"vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"},
-			&want{"qwen2.5-7b", "bf16", "bf16", 32768, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"qwen2.5-7b", "bf16", "bf16", 32768, 1, 0, 0.9, 0, 0}, ""},
 		{"no max-model-len: Qwen base", []string{"vllm", "serve", "Qwen/Qwen2.5-7B"},
-			&want{"qwen2.5-7b", "bf16", "bf16", 131072, 1, 0, 0.9, 0, 0, true}, ""},
-		{"no max-model-len: Mistral v0.1 keeps KV cache for its 4k sliding window only", []string{"vllm", "serve", "mistralai/Mistral-7B-Instruct-v0.1"},
-			&want{"mistral-7b", "bf16", "bf16", 4096, 1, 0, 0.9, 0, 0, false}, ""},
-		{"no max-model-len: Mistral v0.2 has no sliding window", []string{"vllm", "serve", "mistralai/Mistral-7B-Instruct-v0.2"},
-			&want{"mistral-7b", "bf16", "bf16", 32768, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"qwen2.5-7b", "bf16", "bf16", 131072, 1, 0, 0.9, 0, 0}, ""},
+		{"no max-model-len: Mistral v0.1's 32k context (its KV cache is its window's: TestMistralWindowsByVersion)", []string{"vllm", "serve", "mistralai/Mistral-7B-Instruct-v0.1"},
+			&want{"mistral-7b", "bf16", "bf16", 32768, 1, 0, 0.9, 0, 0}, ""},
+		{"no max-model-len: Mistral v0.2", []string{"vllm", "serve", "mistralai/Mistral-7B-Instruct-v0.2"},
+			&want{"mistral-7b-v0.2", "bf16", "bf16", 32768, 1, 0, 0.9, 0, 0}, ""},
 		// A quantized checkpoint's name gives its weights' precision, and its base model's
 		// context: Qwen's AWQ instruct model keeps the instruct model's 32k.
 		{"AWQ checkpoint by name", []string{"vllm", "serve", "Qwen/Qwen2.5-7B-Instruct-AWQ", "--dtype", "half"},
-			&want{"qwen2.5-7b", "int4", "fp16", 32768, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"qwen2.5-7b", "int4", "fp16", 32768, 1, 0, 0.9, 0, 0}, ""},
 		{"FP8 checkpoint by name", []string{"vllm", "serve", "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8-dynamic", "--max-model-len", "8192"},
-			&want{"llama-3.1-8b", "fp8", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"llama-3.1-8b", "fp8", "bf16", 8192, 1, 0, 0.9, 0, 0}, ""},
 		{"--quantization wins over the name", []string{"vllm", "serve", "Qwen/Qwen2.5-32B-Instruct-GPTQ-Int8", "--quantization", "gptq", "--max-model-len", "8192"},
-			&want{"qwen2.5-32b", "int4", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"qwen2.5-32b", "int4", "bf16", 8192, 1, 0, 0.9, 0, 0}, ""},
 		{"GPTQ Int8 by name", []string{"vllm", "serve", "Qwen/Qwen2.5-32B-Instruct-GPTQ-Int8", "--max-model-len", "8192"},
-			&want{"qwen2.5-32b", "int8", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"qwen2.5-32b", "int8", "bf16", 8192, 1, 0, 0.9, 0, 0}, ""},
 		// Newer models, and those that keep a preset's architecture.
 		{"Qwen 3, 40k context", []string{"vllm", "serve", "Qwen/Qwen3-32B", "-tp", "2"},
-			&want{"qwen3-32b", "bf16", "bf16", 40960, 2, 0, 0.9, 0, 0, true}, ""},
+			&want{"qwen3-32b", "bf16", "bf16", 40960, 2, 0, 0.9, 0, 0}, ""},
 		{"Llama 3.3 is Llama 3.1's architecture", []string{"vllm", "serve", "meta-llama/Llama-3.3-70B-Instruct", "-tp", "4", "--max-model-len", "16k"},
-			&want{"llama-3.1-70b", "bf16", "bf16", 16000, 4, 0, 0.9, 0, 0, true}, ""},
+			&want{"llama-3.1-70b", "bf16", "bf16", 16000, 4, 0, 0.9, 0, 0}, ""},
 		{"an R1 distillation is its base's", []string{"vllm", "serve", "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "-tp", "2"},
-			&want{"qwen2.5-32b", "bf16", "bf16", 131072, 2, 0, 0.9, 0, 0, true}, ""},
+			&want{"qwen2.5-32b", "bf16", "bf16", 131072, 2, 0, 0.9, 0, 0}, ""},
 		// Counts in vLLM's human-readable form: k, m decimal; K, M binary.
 		{"decimal and binary suffixes", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "16K", "--max-num-batched-tokens", "2.5k"},
-			&want{"llama-3.1-8b", "bf16", "bf16", 16384, 1, 2500, 0.9, 0, 0, true}, ""},
+			&want{"llama-3.1-8b", "bf16", "bf16", 16384, 1, 2500, 0.9, 0, 0}, ""},
 		// Multi-LoRA serving preallocates adapter slots: vLLM's defaults are one slot of rank 16.
 		{"LoRA slots", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--enable-lora", "--max-loras", "16", "--max-lora-rank", "64"},
-			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 16, 64, true}, ""},
+			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 16, 64}, ""},
 		{"LoRA defaults", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--enable-lora"},
-			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 1, 16, true}, ""},
+			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 1, 16}, ""},
 		{"LoRA off", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--enable-lora=false", "--max-loras", "4"},
-			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0}, ""},
 		{"speculative decoding", []string{"vllm", "serve", "meta-llama/Llama-3.1-70B-Instruct", "--max-model-len", "8192", "-tp", "4", "--speculative-config", `{"model": "meta-llama/Llama-3.2-1B-Instruct", "num_speculative_tokens": 5}`}, nil, "--speculative-config loads a draft model"},
 		{"CPU offload", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--cpu-offload-gb", "10"}, nil, "--cpu-offload-gb keeps part of the weights in CPU memory"},
 		{"no CPU offload", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--cpu-offload-gb", "0"},
-			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0}, ""},
 		{"no fractions of binary units", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "1.5K"}, nil, `--max-model-len "1.5K" is not a count`},
 		{"auto context", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "auto"}, nil, "shortens the context to what the GPU holds"},
 		{"-1 context", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len=-1"}, nil, "shortens the context to what the GPU holds"},
 		{"-1 context, a word of its own", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "-1"}, nil, "shortens the context to what the GPU holds"},
 		{"switches before the model take no value", []string{"vllm", "serve", "--trust-remote-code", "--enable_lora", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--no-enable-prefix-caching", "--enforce-eager"},
-			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 1, 16, true}, ""},
+			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 1, 16}, ""},
 		{"an old switch's explicit false", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--enable-lora", "False", "--max-model-len", "8192"},
-			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0}, ""},
 		{"local path", []string{"vllm", "serve", "/models/acme", "--max-model-len", "4096"}, nil, "/models/acme, which is not one of gpuguard's model presets"},
 		{"a path into a Hugging Face cache", []string{"vllm", "serve", "/root/.cache/huggingface/hub/models--meta-llama--Llama-3.1-8B-Instruct/snapshots/0e9e39f2", "--max-model-len", "8192"},
-			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0}, ""},
 		{"a cache directory of no preset", []string{"vllm", "serve", "/hub/models--acme--chat-7b/snapshots/1", "--max-model-len", "4096"}, nil, "/hub/models--acme--chat-7b/snapshots/1, which is not one of gpuguard's model presets"},
 		{"no model", []string{"vllm", "serve", "--max-model-len", "4096"}, nil, "names no model"},
 		{"pipeline parallel", []string{"vllm", "serve", "meta-llama/Llama-3.1-70B", "--max-model-len", "4096", "--pipeline-parallel-size", "2"}, nil, "pipeline parallelism"},
 		{"utilization over 1", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "4096", "--gpu-memory-utilization", "90"}, nil, "not a fraction"},
 		{"unknown quantization", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "4096", "--quantization", "squeezellm"}, nil, `--quantization "squeezellm" is not modelled`},
 		{"gpt-oss, its own MXFP4 named", []string{"vllm", "serve", "openai/gpt-oss-120b", "--quantization", "mxfp4", "--max-model-len", "32768", "-tp", "2"},
-			&want{"gpt-oss-120b", "bf16", "bf16", 32768, 2, 0, 0.9, 0, 0, true}, ""},
+			&want{"gpt-oss-120b", "bf16", "bf16", 32768, 2, 0, 0.9, 0, 0}, ""},
 		{"gpt-oss, nothing named", []string{"vllm", "serve", "openai/gpt-oss-20b"},
-			&want{"gpt-oss-20b", "bf16", "bf16", 131072, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"gpt-oss-20b", "bf16", "bf16", 131072, 1, 0, 0.9, 0, 0}, ""},
 		{"Qwen 3 MoE update, FP8 checkpoint, its 262,144-token context", []string{"vllm", "serve", "Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", "-tp", "2"},
-			&want{"qwen3-30b-a3b", "fp8", "bf16", 262144, 2, 0, 0.9, 0, 0, true}, ""},
+			&want{"qwen3-30b-a3b", "fp8", "bf16", 262144, 2, 0, 0.9, 0, 0}, ""},
 		{"Qwen 3 MoE base", []string{"vllm", "serve", "Qwen/Qwen3-30B-A3B"},
-			&want{"qwen3-30b-a3b", "bf16", "bf16", 40960, 1, 0, 0.9, 0, 0, true}, ""},
+			&want{"qwen3-30b-a3b", "bf16", "bf16", 40960, 1, 0, 0.9, 0, 0}, ""},
 		{"MXFP4 named for a model not stored so", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "4096", "--quantization", "mxfp4"}, nil, "--quantization mxfp4 is modelled for checkpoints whose experts are stored in MXFP4 (gpt-oss), not llama-3.1-8b"},
 		{"count not a number", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "$(LEN)"}, nil, `--max-model-len "$(LEN)" is not a count`},
 		{"tensor parallel that does not divide the heads", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B", "--max-model-len", "4096", "--tensor-parallel-size", "3"}, nil, "does not divide the 32 attention heads"},
@@ -123,9 +122,27 @@ func TestFromVLLM(t *testing.T) {
 			continue
 		}
 		w, in := c.want, p.Inference
-		got := want{p.Model.Preset, p.Model.Precision, in.KVCachePrecision, in.MaxSequenceLength, in.TensorParallel, in.MaxBatchedTokens, in.GPUMemoryUtilization, in.LoRASlots, in.LoRARank, p.ContextFlag == "--max-model-len"}
-		if got != *w || in.BatchSize != 1 || p.Workload.Type != TypeInference || p.Model.Layers == 0 || !strings.HasPrefix(p.Inferred, "vLLM arguments: model ") {
-			t.Errorf("%s: got %+v (batch %d, %s, %d layers, %q), want %+v", c.name, got, in.BatchSize, p.Workload.Type, p.Model.Layers, p.Inferred, *w)
+		got := want{p.Model.Preset, p.Model.Precision, in.KVCachePrecision, in.MaxSequenceLength, in.TensorParallel, in.MaxBatchedTokens, in.GPUMemoryUtilization, in.LoRASlots, in.LoRARank}
+		if got != *w || in.BatchSize != 1 || p.Workload.Type != TypeInference || p.Model.Layers == 0 || p.ContextFlag != "--max-model-len" || !strings.HasPrefix(p.Inferred, "vLLM arguments: model ") {
+			t.Errorf("%s: got %+v (batch %d, %s, %d layers, flag %q, %q), want %+v", c.name, got, in.BatchSize, p.Workload.Type, p.Model.Layers, p.ContextFlag, p.Inferred, *w)
+		}
+	}
+}
+
+// Mistral 7B v0.1 attends to a 4,096-token window in every layer; v0.2 and v0.3 attend to the
+// whole context. The served profile carries that to the KV cache's estimate.
+func TestMistralWindowsByVersion(t *testing.T) {
+	for model, window := range map[string]int{
+		"mistralai/Mistral-7B-v0.1": 4096, "mistralai/Mistral-7B-Instruct-v0.1": 4096,
+		"mistralai/Mistral-7B-Instruct-v0.2": 0, "mistralai/Mistral-7B-Instruct-v0.3": 0, "mistralai/Mistral-7B-v0.3": 0,
+	} {
+		p, why := FromVLLM([]string{"vllm", "serve", model})
+		if p == nil {
+			t.Errorf("%s: %s", model, why)
+			continue
+		}
+		if p.Model.SlidingWindow != window || p.Model.SlidingWindowLayers != 0 {
+			t.Errorf("%s: window %d on %d layers (0: all), want %d on all", model, p.Model.SlidingWindow, p.Model.SlidingWindowLayers, window)
 		}
 	}
 }

@@ -247,15 +247,49 @@ func servedWeights(m profiles.Model) (float64, string) {
 // length: for gpt-oss that counts 11% more per token than SGLang's pools take.
 func kvLayerTokens(m profiles.Model, in *profiles.Inference) (float64, string) {
 	seq, layers := float64(in.MaxSequenceLength), float64(m.Layers)
-	if m.SlidingWindow <= 0 || m.SlidingWindow >= in.MaxSequenceLength || in.SGLang != nil {
+	windowed := windowedLayers(m, in)
+	if windowed == 0 || m.SlidingWindow >= in.MaxSequenceLength {
 		return layers * seq, ""
 	}
-	windowed := layers
-	if m.SlidingWindowLayers > 0 {
-		windowed = float64(m.SlidingWindowLayers)
+	how := fmt.Sprintf("(%g full layers·seq + %g layers·their %d-token window)", layers-windowed, windowed, m.SlidingWindow)
+	if windowed == layers {
+		how = fmt.Sprintf("%g layers·their %d-token window", layers, m.SlidingWindow)
 	}
-	return (layers-windowed)*seq + windowed*float64(m.SlidingWindow),
-		fmt.Sprintf("(%g full layers·seq + %g layers·their %d-token window)", layers-windowed, windowed, m.SlidingWindow)
+	return (layers-windowed)*seq + windowed*float64(m.SlidingWindow), how
+}
+
+// windowedLayers is how many layers keep only a sliding window's tokens of KV cache under the
+// profile's engine (kvLayerTokens).
+func windowedLayers(m profiles.Model, in *profiles.Inference) float64 {
+	switch {
+	case m.SlidingWindow <= 0 || in.SGLang != nil:
+		return 0
+	case m.SlidingWindowLayers > 0:
+		return float64(m.SlidingWindowLayers)
+	default:
+		return float64(m.Layers)
+	}
+}
+
+// KVTokensWithin is the longest sequence whose KV cache fits budget bytes on each GPU, for the
+// profile's batch, given kv, the KV cache the estimate holds for the profile's own sequence.
+// Windowed layers stop growing at their window, so the budget holds (budget/per layer-token −
+// windowed·window) / full layers tokens beyond it; with every layer windowed, any context fits
+// once the window does (math.MaxInt). 0 when nothing fits.
+func KVTokensWithin(m profiles.Model, in *profiles.Inference, kv, budget float64) int {
+	layerTokens, _ := kvLayerTokens(m, in)
+	if kv <= 0 || layerTokens <= 0 || budget <= 0 {
+		return 0
+	}
+	capacity := budget / (kv / layerTokens) // layer·tokens the budget holds
+	layers, windowed, window := float64(m.Layers), windowedLayers(m, in), float64(m.SlidingWindow)
+	if n := capacity / layers; windowed == 0 || n < window {
+		return int(n)
+	}
+	if windowed == layers {
+		return math.MaxInt
+	}
+	return int((capacity - windowed*window) / (layers - windowed))
 }
 
 // loraSlotBytes is what a multi-LoRA server preallocates on each GPU for its adapter slots: for

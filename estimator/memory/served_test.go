@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -103,6 +104,9 @@ func TestKVCacheOfSlidingWindowLayers(t *testing.T) {
 	if got, want := e.Term(TermKVCache), 2*8*64*2*2*16*1024.0; got != want {
 		t.Errorf("every layer windowed: KV %.0f bytes, want %.0f", got, want)
 	}
+	if src := source(e, TermKVCache); !strings.HasSuffix(src, "× 16 layers·their 1024-token window") {
+		t.Errorf("every layer windowed: source %q", src)
+	}
 	// SGLang: whole length in every layer.
 	p := parse(t, oss+"inference: {batch_size: 1, max_sequence_length: 131072, kv_cache_precision: bf16}\n")
 	p.Inference.SGLang = &profiles.SGLangServer{}
@@ -112,5 +116,53 @@ func TestKVCacheOfSlidingWindowLayers(t *testing.T) {
 	}
 	if got, want := s.Term(TermKVCache), 2048.0*36*131072; got != want {
 		t.Errorf("SGLang gpt-oss-120b: KV %.0f bytes, want every layer whole, %.0f", got, want)
+	}
+}
+
+// The longest sequence whose KV cache fits a budget: full layers grow with it, windowed layers
+// stop at their window.
+func TestKVTokensWithin(t *testing.T) {
+	const oss = "workload: {type: inference}\nmodel: {preset: gpt-oss-120b}\n"
+	p := parse(t, oss+"inference: {batch_size: 1, max_sequence_length: 131072, kv_cache_precision: bf16}\n")
+	e, err := Of(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv := e.Term(TermKVCache)
+	// gpt-oss-120b, 2,048 bytes per layer and token: 10 GiB holds the 18 windowed layers' 128
+	// tokens and (10 GiB/2,048 − 18·128)/18 tokens in each full layer.
+	budget := 10.0 * GiB
+	if got, want := KVTokensWithin(p.Model, p.Inference, kv, budget), int((budget/2048-18*128)/18); got != want {
+		t.Errorf("gpt-oss-120b in 10 GiB: %d tokens, want %d", got, want)
+	}
+	// Within the window every layer holds the whole sequence.
+	if got, want := KVTokensWithin(p.Model, p.Inference, kv, 2048*36*100), 100; got != want {
+		t.Errorf("gpt-oss-120b in 100 tokens' bytes: %d, want %d", got, want)
+	}
+	// The same budget without windows (SGLang counts every layer whole) holds less.
+	p.Inference.SGLang = &profiles.SGLangServer{}
+	if got, want := KVTokensWithin(p.Model, p.Inference, 2048.0*36*131072, budget), int(budget/2048/36); got != want {
+		t.Errorf("SGLang gpt-oss-120b in 10 GiB: %d tokens, want %d", got, want)
+	}
+	// Every layer windowed: once the window fits, any context does; short of it, the budget's
+	// tokens in every layer.
+	w := parse(t, "workload: {type: inference}\nmodel: {preset: mistral-7b}\ninference: {batch_size: 1, max_sequence_length: 32768, kv_cache_precision: bf16}\n")
+	we, err := Of(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Mistral 7B v0.1: 32 layers × 8 KV heads × 128 × 2 × 2 bytes = 131,072 bytes a token, of
+	// which 4,096 are kept.
+	if got, want := we.Term(TermKVCache), 131072.0*4096; got != want {
+		t.Fatalf("mistral-7b at 32,768 tokens: KV %.0f bytes, want its window's %.0f", got, want)
+	}
+	if got := KVTokensWithin(w.Model, w.Inference, we.Term(TermKVCache), 131072*4096); got != math.MaxInt {
+		t.Errorf("mistral-7b with its window's bytes: %d tokens, want any (math.MaxInt)", got)
+	}
+	if got, want := KVTokensWithin(w.Model, w.Inference, we.Term(TermKVCache), 131072*1000), 1000; got != want {
+		t.Errorf("mistral-7b with 1,000 tokens' bytes: %d, want %d", got, want)
+	}
+	if got := KVTokensWithin(w.Model, w.Inference, we.Term(TermKVCache), -1); got != 0 {
+		t.Errorf("no budget: %d tokens, want 0", got)
 	}
 }
