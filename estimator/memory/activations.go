@@ -184,13 +184,19 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	// the engine's batched-token limit.
 	tokens := float64(in.BatchSize * in.MaxSequenceLength)
 	limit := float64(in.MaxBatchedTokens)
-	if limit == 0 && in.GPUMemoryUtilization > 0 {
-		// A pre-allocating engine (vLLM) schedules at most its batched-token limit per pass.
-		// Without one, Hugging Face generate() prefills the whole batch in one pass (measured on
-		// an H100: docs/memory-model.md).
-		limit = DefaultMaxBatchedTokens
-	}
-	if limit > 0 {
+	switch {
+	case in.GPUMemoryUtilization > 0:
+		// A pre-allocating engine (vLLM) sizes its KV cache after a profiling pass of its
+		// batched-token limit, spread over as many dummy sequences as that takes, whatever the
+		// context (vLLM v1, GPUModelRunner.profile_run: _dummy_run(max_num_tokens)): what it
+		// needs to start holds that pass even when one sequence is shorter.
+		if limit == 0 {
+			limit = DefaultMaxBatchedTokens
+		}
+		tokens = limit
+	case limit > 0:
+		// Without a limit, Hugging Face generate() prefills the whole batch in one pass
+		// (measured on an H100: docs/memory-model.md).
 		tokens = math.Min(tokens, limit)
 	}
 	split, whole := forwardCoefficients(m)

@@ -142,7 +142,11 @@ func TestInferenceTokensInFlight(t *testing.T) {
 		{"{batch_size: 16, max_sequence_length: 4096}", 16 * 4096},
 		{"{batch_size: 16, max_sequence_length: 4096, gpu_memory_utilization: 0.9}", 8192},
 		{"{batch_size: 16, max_sequence_length: 4096, max_batched_tokens: 2048}", 2048},
-		{"{batch_size: 1, max_sequence_length: 4096, gpu_memory_utilization: 0.9}", 4096},
+		// vLLM's profiling pass is its batched-token limit, spread over dummy sequences, however
+		// short a sequence is.
+		{"{batch_size: 1, max_sequence_length: 4096, gpu_memory_utilization: 0.9}", 8192},
+		{"{batch_size: 1, max_sequence_length: 1024, gpu_memory_utilization: 0.9, max_batched_tokens: 2048}", 2048},
+		{"{batch_size: 1, max_sequence_length: 1024, max_batched_tokens: 2048}", 1024},
 	} {
 		e := estimate(t, "workload: {type: inference}\n"+llama1B+"inference: "+c.inference+"\n")
 		if got := e.Term(TermActivations); got != c.tokens*perToken {
