@@ -404,6 +404,17 @@ func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, 
 		e.Fit = &Fit{Verdict: VerdictUnknown, Reason: reason, Breakdown: breakdown(mem)}
 		return
 	}
+	if in := prof.Inference; in != nil && in.VLLMServer && in.MaxBatchedTokens == 0 {
+		if n := vllmServerBatchedTokens(t); n != memory.DefaultMaxBatchedTokens {
+			q, qi := *prof, *in
+			qi.MaxBatchedTokens = n
+			q.Inference = &qi
+			q.Inferred += fmt.Sprintf(", vLLM's default --max-num-batched-tokens %d on %s (under 70 GiB or an A100)", n, t.name)
+			if m, err := memory.Of(&q); err == nil {
+				prof, mem = &q, m
+			}
+		}
+	}
 	var util *float64
 	if m := prof.Measured; m != nil && m.GPUUtilization != nil {
 		u := m.GPUUtilization.Mean
@@ -429,6 +440,15 @@ func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, 
 	if e.MonthlyCost != nil {
 		e.Recommendations = p.recommend(e, r, prof, mem, t, th)
 	}
+}
+
+// vllmServerBatchedTokens is the max_num_batched_tokens vLLM's API server takes on the target
+// when not told one: it reads the device's total memory and name (a MIG slice's or vGPU's own).
+func vllmServerBatchedTokens(t gpuTarget) int {
+	if t.usableBytes < 70*memory.GiB || strings.Contains(strings.ToLower(t.gpu.Name), "a100") {
+		return memory.SmallGPUMaxBatchedTokens
+	}
+	return memory.DefaultMaxBatchedTokens
 }
 
 // inferredFit qualifies a verdict judged on a profile inferred from a serving engine's command

@@ -766,9 +766,10 @@ func TestInferredServerIsToldTheLongestContextThatFits(t *testing.T) {
 	for _, tc := range []struct {
 		instance string
 		argv     []string
+		batched  int // vLLM's default --max-num-batched-tokens on the instance's GPU
 	}{
-		{"g6.xlarge", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"}},
-		{"p5.4xlarge", []string{"vllm", "serve", "openai/gpt-oss-120b", "--gpu-memory-utilization", "0.8"}},
+		{"g6.xlarge", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"}, 2048},
+		{"p5.4xlarge", []string{"vllm", "serve", "openai/gpt-oss-120b", "--gpu-memory-utilization", "0.8"}, 8192},
 	} {
 		r := r
 		r.InstanceType = tc.instance
@@ -786,7 +787,7 @@ func TestInferredServerIsToldTheLongestContextThatFits(t *testing.T) {
 		needAt := func(seq int) float64 {
 			q := *prof
 			in := *prof.Inference
-			in.MaxSequenceLength = seq
+			in.MaxSequenceLength, in.MaxBatchedTokens = seq, tc.batched
 			q.Inference = &in
 			m, err := memory.Of(&q)
 			if err != nil {
@@ -812,5 +813,49 @@ func TestInferredServerIsToldTheLongestContextThatFits(t *testing.T) {
 	p.Assess(&e, r, m, DefaultThresholds)
 	if e.Fit.Verdict != VerdictFits || e.Fit.MaxContextTokens != 0 {
 		t.Errorf("mistral: %+v", e.Fit)
+	}
+}
+
+// vLLM's API server takes 8,192 batched tokens by default only on a GPU of 70 GiB or more
+// that is not an A100, and 2,048 elsewhere; its profiling pass, and so the activations it
+// reserves, follow. A limit on the command line stands everywhere.
+func TestVLLMServerBatchedTokensFollowTheGPU(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	for _, c := range []struct {
+		instance, flag string
+		tokens         int
+	}{
+		{"g6.xlarge", "", 2048},        // L4, 24 GB
+		{"g6e.xlarge", "", 2048},       // L40S, 48 GB
+		{"p4de.24xlarge", "", 2048},    // A100 80GB: large, but excluded by name
+		{"p5.4xlarge", "", 8192},       // H100
+		{"p5en.48xlarge", "", 8192},    // H200
+		{"g6.xlarge", "4096", 4096},    // told
+		{"p5.4xlarge", "16384", 16384}, // told
+	} {
+		argv := []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"}
+		if c.flag != "" {
+			argv = append(argv, "--max-num-batched-tokens", c.flag)
+		}
+		prof, why := profiles.FromVLLM(argv)
+		if prof == nil {
+			t.Fatal(why)
+		}
+		r := parser.Resource{Address: "Deployment/ml/chat", Provider: "aws", Region: "us-east-1", InstanceType: c.instance, Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes}
+		e := p.Estimate(r)
+		p.Assess(&e, r, prof, DefaultThresholds)
+		var act string
+		for _, term := range e.Fit.Breakdown {
+			if term.Name == memory.TermActivations {
+				act = term.Source
+			}
+		}
+		if want := fmt.Sprintf("for %d tokens in flight", c.tokens); !strings.Contains(act, want) {
+			t.Errorf("%s, flag %q: activations %q, want %s", c.instance, c.flag, act, want)
+		}
+		defaulted := strings.Contains(e.Fit.InferredFrom, "vLLM's default --max-num-batched-tokens 2048")
+		if defaulted != (c.flag == "" && c.tokens == 2048) {
+			t.Errorf("%s, flag %q: inferred from %q", c.instance, c.flag, e.Fit.InferredFrom)
+		}
 	}
 }

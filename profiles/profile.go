@@ -199,6 +199,10 @@ type Inference struct {
 	// SGLang, on a profile inferred from an SGLang server's command line (FromSGLang), holds
 	// the arguments its memory rules read; nil for vLLM's rules and a declared profile.
 	SGLang *SGLangServer `yaml:"-" json:"-"`
+	// VLLMServer marks a profile inferred from vLLM's OpenAI-compatible server (FromVLLM),
+	// whose batched-token limit, when MaxBatchedTokens does not give one, depends on the GPU
+	// it starts on.
+	VLLMServer bool `yaml:"-" json:"-"`
 }
 
 // Runtime tunes the fixed costs.

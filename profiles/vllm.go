@@ -47,7 +47,7 @@ func FromVLLM(argv []string) (*Profile, string) {
 		Metadata:  Metadata{Name: "inferred from vLLM arguments"},
 		Workload:  Workload{Type: TypeInference},
 		Model:     Model{Preset: preset},
-		Inference: &Inference{BatchSize: 1, GPUMemoryUtilization: VLLMDefaultMemoryUtilization, TensorParallel: 1},
+		Inference: &Inference{BatchSize: 1, GPUMemoryUtilization: VLLMDefaultMemoryUtilization, TensorParallel: 1, VLLMServer: true},
 	}
 	desc := []string{"model " + model + " (preset " + preset + ")"}
 	ctx := servedContext(name, pr)

@@ -46,6 +46,11 @@ const CheckpointingFragmentation = 0.20
 // default for max_num_batched_tokens.
 const DefaultMaxBatchedTokens = 8192
 
+// SmallGPUMaxBatchedTokens is vLLM's API server's max_num_batched_tokens on a GPU of under 70
+// GiB or an A100 (vLLM engine arguments, EngineArgs default batch sizes: 8,192 only on larger
+// GPUs other than the A100, whose throughput it lowered, PR #17885).
+const SmallGPUMaxBatchedTokens = 2048
+
 // Term is one component of the estimate.
 type Term struct {
 	Name   string
