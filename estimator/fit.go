@@ -394,26 +394,18 @@ func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, 
 		}()
 	}
 	e.Workload = &WorkloadInfo{Type: prof.Workload.Type, Interruptible: prof.Workload.Interruptible, LatencySensitive: prof.Workload.LatencySensitive}
+	t, reason := p.targetOf(e, &r, prof)
+	if reason == "" {
+		prof = servedOn(prof, t)
+	}
 	mem, err := memory.Of(prof)
 	if err != nil {
 		e.Fit = &Fit{Verdict: VerdictUnknown, Reason: err.Error()}
 		return
 	}
-	t, reason := p.targetOf(e, &r, prof)
 	if reason != "" {
 		e.Fit = &Fit{Verdict: VerdictUnknown, Reason: reason, Breakdown: breakdown(mem)}
 		return
-	}
-	if in := prof.Inference; in != nil && in.VLLMServer && in.MaxBatchedTokens == 0 {
-		if n := vllmServerBatchedTokens(t); n != memory.DefaultMaxBatchedTokens {
-			q, qi := *prof, *in
-			qi.MaxBatchedTokens = n
-			q.Inference = &qi
-			q.Inferred += fmt.Sprintf(", vLLM's default --max-num-batched-tokens %d on %s (under 70 GiB or an A100)", n, t.name)
-			if m, err := memory.Of(&q); err == nil {
-				prof, mem = &q, m
-			}
-		}
 	}
 	var util *float64
 	if m := prof.Measured; m != nil && m.GPUUtilization != nil {
@@ -440,6 +432,24 @@ func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, 
 	if e.MonthlyCost != nil {
 		e.Recommendations = p.recommend(e, r, prof, mem, t, th)
 	}
+}
+
+// servedOn is the profile as it runs on the target: a server inferred from `vllm serve` without
+// --max-num-batched-tokens takes the limit vLLM's API server picks on the target's GPU.
+func servedOn(prof *profiles.Profile, t gpuTarget) *profiles.Profile {
+	in := prof.Inference
+	if in == nil || !in.VLLMServer || in.MaxBatchedTokens != 0 {
+		return prof
+	}
+	n := vllmServerBatchedTokens(t)
+	if n == memory.DefaultMaxBatchedTokens {
+		return prof
+	}
+	q, qi := *prof, *in
+	qi.MaxBatchedTokens = n
+	q.Inference = &qi
+	q.Inferred += fmt.Sprintf(", vLLM's default --max-num-batched-tokens %d on %s (under 70 GiB or an A100)", n, t.name)
+	return &q
 }
 
 // vllmServerBatchedTokens is the max_num_batched_tokens vLLM's API server takes on the target
