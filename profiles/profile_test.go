@@ -79,17 +79,23 @@ measured: {gpu_name: NVIDIA L4, gpu_count: 1, memory_total_mib: 23034, peak_memo
 func TestEveryRequiredPresetIsEmbedded(t *testing.T) {
 	for _, name := range []string{"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "mistral-7b", "mixtral-8x7b",
 		"qwen2.5-7b", "qwen2.5-72b", "gemma-2-9b", "gemma-2-27b", "bert-base", "bert-large", "gpt2"} {
-		p, ok := LookupPreset(name)
-		if !ok {
+		if _, ok := LookupPreset(name); !ok {
 			t.Errorf("preset %s missing", name)
-			continue
 		}
-		m := p.Model
+	}
+	for _, p := range Presets() {
+		name, m := p.Name, p.Model
 		if m.Parameters <= 0 || m.Layers <= 0 || m.HiddenSize <= 0 || m.AttentionHeads <= 0 || m.KVHeads <= 0 || m.VocabSize <= 0 || m.IntermediateSize <= 0 || !strings.HasPrefix(m.Source, "https://huggingface.co/") {
 			t.Errorf("preset %s incomplete: %+v", name, m)
 		}
 		if m.AttentionHeads%m.KVHeads != 0 {
 			t.Errorf("preset %s: %d heads not a multiple of %d KV heads", name, m.AttentionHeads, m.KVHeads)
+		}
+	}
+	// Every alias leads to a preset, in the lower case LookupPreset compares.
+	for alias, name := range presetAliases {
+		if p, ok := LookupPreset(alias); !ok || p.Name != name || alias != strings.ToLower(alias) {
+			t.Errorf("alias %q -> %q: found %v", alias, name, ok)
 		}
 	}
 }
