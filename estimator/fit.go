@@ -395,6 +395,7 @@ func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, 
 	}
 	e.Workload = &WorkloadInfo{Type: prof.Workload.Type, Interruptible: prof.Workload.Interruptible, LatencySensitive: prof.Workload.LatencySensitive}
 	t, reason := p.targetOf(e, &r, prof)
+	declared := prof
 	if reason == "" {
 		prof = servedOn(prof, t)
 	}
@@ -430,7 +431,7 @@ func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, 
 		addNote(e, n)
 	}
 	if e.MonthlyCost != nil {
-		e.Recommendations = p.recommend(e, r, prof, mem, t, th)
+		e.Recommendations = p.recommend(e, r, declared, mem, t, th)
 	}
 }
 

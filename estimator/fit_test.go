@@ -859,3 +859,41 @@ func TestVLLMServerBatchedTokensFollowTheGPU(t *testing.T) {
 		}
 	}
 }
+
+// A cheaper or larger instance suggested for a vLLM server is judged with the batched-token
+// limit vLLM takes on that instance's GPU, not the current one's: Llama 3.1 70B on A100 40GB
+// (2,048 tokens) that does not fit is told of a type whose GPUs hold it at 8,192.
+func TestCandidateInstancesTakeTheirOwnVLLMDefault(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	argv := []string{"vllm", "serve", "meta-llama/Llama-3.1-70B-Instruct", "--tensor-parallel-size", "2", "--max-model-len", "32768"}
+	prof, why := profiles.FromVLLM(argv)
+	if prof == nil {
+		t.Fatal(why)
+	}
+	r := parser.Resource{Address: "vllm-70b", Provider: "aws", Region: "us-east-1", InstanceType: "p4d.24xlarge", Quantity: 1, PurchaseOption: parser.OnDemand}
+	e := p.Estimate(r)
+	p.Assess(&e, r, prof, DefaultThresholds)
+	fit := e.Fit.CheapestFit
+	if e.Fit.Verdict != VerdictDoesNotFit || fit == nil {
+		t.Fatalf("fit %+v", e.Fit)
+	}
+	in, ok := p.Catalog.Instance("aws", fit.InstanceType)
+	if !ok {
+		t.Fatalf("cheapest fit %s not in the catalog", fit.InstanceType)
+	}
+	g, _ := p.Catalog.GPU(in.GPU)
+	q := *prof
+	qi := *prof.Inference
+	qi.MaxBatchedTokens = vllmServerBatchedTokens(instanceTarget(in, g))
+	q.Inference = &qi
+	m, err := memory.Of(&q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("(%.1f GiB of", m.PerGPUBytes/memory.GiB); !strings.Contains(fit.Reason, want) {
+		t.Errorf("cheapest fit %s (%s, %d batched tokens): %q, want %s", fit.InstanceType, g.Name, qi.MaxBatchedTokens, fit.Reason, want)
+	}
+	if qi.MaxBatchedTokens != memory.DefaultMaxBatchedTokens {
+		t.Errorf("cheapest fit %s takes %d tokens, as the current A100 does: the case no longer tests a differing default", fit.InstanceType, qi.MaxBatchedTokens)
+	}
+}

@@ -26,11 +26,12 @@ const (
 // the cheapest catalog instance in the same provider and region whose GPUs hold the workload
 // with headroom; spot when the workload is interruptible; 1- and 3-year commitments when it runs
 // all month on demand; a MIG slice when one holds it. e.Fit is the workload's fit on t.
+// prof is the profile as declared or inferred; mem is its estimate on t (servedOn).
 func (p *Pricer) recommend(e *Estimate, r parser.Resource, prof *profiles.Profile, mem *memory.Estimate, t gpuTarget, th Thresholds) []Recommendation {
 	current, _ := e.Monthly()
 	var out []Recommendation
 	add := savingsInto(&out, current)
-	if rec, monthly, ok := p.smallerInstance(e, r, prof, mem, copiesPerInstance(r, t), th); ok {
+	if rec, monthly, ok := p.smallerInstance(e, r, prof, mem, t, th); ok {
 		add(rec, monthly)
 		if e.Fit != nil && e.Fit.Verdict == VerdictDoesNotFit {
 			rec.MonthlyCost, rec.MonthlySaving = money.Amount(monthly), money.Amount(current-monthly)
@@ -219,7 +220,24 @@ func pricedAs(e *Estimate, r parser.Resource) parser.Resource {
 // purchase option, whose GPUs hold the workload with headroom. On GCP that includes N1 VMs with
 // GPUs attached (attachedAlternatives).
 // A serving workload runs perInstance copies on each instance it has now (copiesPerInstance).
-func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.Profile, mem *memory.Estimate, perInstance int, th Thresholds) (Recommendation, money.Micros, bool) {
+func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.Profile, mem *memory.Estimate, current gpuTarget, th Thresholds) (Recommendation, money.Micros, bool) {
+	perInstance := copiesPerInstance(r, current)
+	// need is the estimate on a candidate's GPU: a server inferred from vllm serve takes the
+	// batched-token limit vLLM picks there (servedOn), which may not be the current GPU's.
+	var other *memory.Estimate // on a GPU whose default differs from the current one's (vLLM has two)
+	need := func(t gpuTarget) *memory.Estimate {
+		q := servedOn(prof, t)
+		if q.Inference == nil || servedOn(prof, current).Inference.MaxBatchedTokens == q.Inference.MaxBatchedTokens {
+			return mem
+		}
+		if other == nil {
+			var err error
+			if other, err = memory.Of(q); err != nil {
+				other = mem
+			}
+		}
+		return other
+	}
 	perCopy := max(1, mem.GPUs)
 	copies := 1
 	if prof.Workload.Type != profiles.TypeTraining {
@@ -243,7 +261,7 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 		}
 		t := instanceTarget(in, g)
 		// Tensor parallelism stays within one machine; a slice runs a copy on one GPU.
-		if t.gpus < 1 || float64(max(1, mem.TensorParallel)) > t.gpus || t.slice && perCopy > 1 || !holdsWithHeadroom(mem, t, th) {
+		if t.gpus < 1 || float64(max(1, mem.TensorParallel)) > t.gpus || t.slice && perCopy > 1 || !holdsWithHeadroom(need(t), t, th) {
 			return gpuTarget{}, false
 		}
 		return t, true
@@ -258,9 +276,9 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 		}
 		rec.Kind, rec.PurchaseOption, rec.PriceEstimated = RecSmallerInstance, string(r.PurchaseOption), est.PriceEstimated
 		if r.Pod != nil {
-			rec.Reason = fmt.Sprintf("%s nodes hold the pods (%.1f GiB of %.1f GiB per GPU, %d GPU%s per pod)", rec.Node(), mem.PerGPUBytes/memory.GiB, t.usableBytes/memory.GiB, perCopy, plural(perCopy))
+			rec.Reason = fmt.Sprintf("%s nodes hold the pods (%.1f GiB of %.1f GiB per GPU, %d GPU%s per pod)", rec.Node(), need(t).PerGPUBytes/memory.GiB, t.usableBytes/memory.GiB, perCopy, plural(perCopy))
 		} else {
-			rec.Reason = fmt.Sprintf("%d× %s holds the workload (%.1f GiB of %.1f GiB per GPU)", quantity, rec.Node(), mem.PerGPUBytes/memory.GiB, t.usableBytes/memory.GiB)
+			rec.Reason = fmt.Sprintf("%d× %s holds the workload (%.1f GiB of %.1f GiB per GPU)", quantity, rec.Node(), need(t).PerGPUBytes/memory.GiB, t.usableBytes/memory.GiB)
 		}
 		if note != "" {
 			rec.Reason += "; " + note
