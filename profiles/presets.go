@@ -19,7 +19,12 @@ type Preset struct {
 	// the language model (Gemma 3's SigLIP tower): weights a serving engine loads with the
 	// rest, which no text token's KV cache or activations depend on.
 	Vision int
-	Model  Model
+	// Precision is how the published checkpoint stores its weights where that is not 16-bit
+	// (DeepSeek V3's linear layers in FP8, config.json's quantization_config): a serving engine
+	// loads them so whatever --dtype says, and a profile naming the preset without a precision
+	// takes it.
+	Precision string
+	Model     Model
 }
 
 func hf(repo string) string {
@@ -88,6 +93,15 @@ var presets = []Preset{
 	// and are the model card's 20.91B and 116.83B (arXiv:2508.10925, Table 1).
 	{Name: "gpt-oss-20b", Context: 131072, Model: Model{Parameters: 20914757184, Layers: 24, HiddenSize: 2880, AttentionHeads: 64, KVHeads: 8, HeadDim: 64, VocabSize: 201088, IntermediateSize: 2880, MLP: "swiglu", Experts: 32, ExpertsPerToken: 4, ExpertPrecision: "mxfp4", SlidingWindow: 128, SlidingWindowLayers: 12, Source: hf("openai/gpt-oss-20b")}},
 	{Name: "gpt-oss-120b", Context: 131072, Model: Model{Parameters: 116829156672, Layers: 36, HiddenSize: 2880, AttentionHeads: 64, KVHeads: 8, HeadDim: 64, VocabSize: 201088, IntermediateSize: 2880, MLP: "swiglu", Experts: 128, ExpertsPerToken: 4, ExpertPrecision: "mxfp4", SlidingWindow: 128, SlidingWindowLayers: 18, Source: hf("openai/gpt-oss-120b")}},
+	// DeepSeek V3 (and R1, trained from its base) is a mixture of 256 experts of width 2,048,
+	// 8 routed and 1 shared per token, after three dense layers whose MLP (18,432) is as wide as
+	// the nine; its attention is multi-head latent attention (arXiv:2412.19437, §2.1). The
+	// parameters follow from the configuration (TestMLAPresetParametersFollowFromTheirConfiguration)
+	// and leave out the multi-token prediction module (num_nextn_predict_layers), which vLLM
+	// and SGLang load only for speculative decoding: the model card's 671B of its 685B. The
+	// checkpoint stores the linear layers in FP8 with one fp32 scale per 128×128 block (0.02%
+	// more, not counted).
+	{Name: "deepseek-v3", Context: 163840, Precision: "fp8", Model: Model{Parameters: 671026419200, Layers: 61, HiddenSize: 7168, AttentionHeads: 128, KVHeads: 128, HeadDim: 128, VocabSize: 129280, IntermediateSize: 2048, MLP: "swiglu", Experts: 256, ExpertsPerToken: 8, SharedExperts: 1, KVLoRARank: 512, QKRopeHeadDim: 64, Source: hf("deepseek-ai/DeepSeek-V3")}},
 	{Name: "bert-base", Context: 512, Model: Model{Parameters: 109482240, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 30522, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-base-uncased")}},
 	{Name: "bert-large", Context: 512, Model: Model{Parameters: 335141888, Layers: 24, HiddenSize: 1024, AttentionHeads: 16, KVHeads: 16, VocabSize: 30522, IntermediateSize: 4096, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-large-uncased")}},
 	{Name: "gpt2", Context: 1024, Model: Model{Parameters: 124439808, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 50257, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("openai-community/gpt2")}},
@@ -134,6 +148,11 @@ var presetAliases = map[string]string{
 	"qwen/qwen3-0.6b": "qwen3-0.6b", "qwen/qwen3-1.7b": "qwen3-1.7b", "qwen/qwen3-4b": "qwen3-4b",
 	"qwen3-4b-instruct-2507": "qwen3-4b", "qwen3-4b-thinking-2507": "qwen3-4b",
 	"openai/gpt-oss-20b": "gpt-oss-20b", "openai/gpt-oss-120b": "gpt-oss-120b",
+	// DeepSeek's March 2025 V3 update and R1 (both releases) keep V3's configuration.
+	"deepseek-ai/deepseek-v3": "deepseek-v3", "deepseek-ai/deepseek-v3-base": "deepseek-v3", "deepseek-v3-base": "deepseek-v3",
+	"deepseek-ai/deepseek-v3-0324": "deepseek-v3", "deepseek-v3-0324": "deepseek-v3",
+	"deepseek-ai/deepseek-r1": "deepseek-v3", "deepseek-r1": "deepseek-v3",
+	"deepseek-ai/deepseek-r1-0528": "deepseek-v3", "deepseek-r1-0528": "deepseek-v3",
 	"bert-base-uncased": "bert-base", "google-bert/bert-base-uncased": "bert-base",
 	"bert-large-uncased": "bert-large", "google-bert/bert-large-uncased": "bert-large",
 	"openai-community/gpt2": "gpt2", "gpt-2": "gpt2", "openai-community/gpt2-xl": "gpt2-xl",
@@ -191,10 +210,16 @@ func (p *Profile) applyPreset() error {
 	setInt(&m.IntermediateSize, src.IntermediateSize)
 	setInt(&m.Experts, src.Experts)
 	setInt(&m.ExpertsPerToken, src.ExpertsPerToken)
+	setInt(&m.SharedExperts, src.SharedExperts)
+	setInt(&m.KVLoRARank, src.KVLoRARank)
+	setInt(&m.QKRopeHeadDim, src.QKRopeHeadDim)
 	setInt(&m.SlidingWindow, src.SlidingWindow)
 	setInt(&m.SlidingWindowLayers, src.SlidingWindowLayers)
 	if m.ExpertPrecision == "" {
 		m.ExpertPrecision = src.ExpertPrecision
+	}
+	if m.Precision == "" {
+		m.Precision = pr.Precision
 	}
 	if m.MLP == "" {
 		m.MLP = src.MLP

@@ -77,9 +77,18 @@ type Model struct {
 	IntermediateSize int     `yaml:"intermediate_size,omitempty" json:"intermediate_size,omitempty"`
 	// MLP is gelu (a 4h GELU MLP, GPT and BERT) or swiglu (Llama and most recent models).
 	MLP string `yaml:"mlp,omitempty" json:"mlp,omitempty"`
-	// Experts and ExpertsPerToken describe a mixture of experts (Mixtral: 8 and 2).
+	// Experts and ExpertsPerToken describe a mixture of experts (Mixtral: 8 and 2), and
+	// SharedExperts the experts every token also runs through (DeepSeek V3: 256, 8 and 1).
+	// IntermediateSize is then one expert's width.
 	Experts         int `yaml:"experts,omitempty" json:"experts,omitempty"`
 	ExpertsPerToken int `yaml:"experts_per_token,omitempty" json:"experts_per_token,omitempty"`
+	SharedExperts   int `yaml:"shared_experts,omitempty" json:"shared_experts,omitempty"`
+	// KVLoRARank and QKRopeHeadDim describe multi-head latent attention (DeepSeek-V2 and V3,
+	// config.json's kv_lora_rank and qk_rope_head_dim): each layer caches, for every token, one
+	// latent vector of KVLoRARank values and one rotary key of QKRopeHeadDim shared by all
+	// heads, in place of every KV head's keys and values (DeepSeek-AI, arXiv:2405.04434, §2.1).
+	KVLoRARank    int `yaml:"kv_lora_rank,omitempty" json:"kv_lora_rank,omitempty"`
+	QKRopeHeadDim int `yaml:"qk_rope_head_dim,omitempty" json:"qk_rope_head_dim,omitempty"`
 	// ExpertPrecision is how a mixture of experts' checkpoint stores the experts' projection
 	// matrices where it differs from Precision (gpt-oss: mxfp4, the rest in bf16). Serving
 	// sizes those weights in it; training counts every weight in Precision, as the gpt-oss

@@ -53,6 +53,9 @@ func TestParseErrorsHaveLines(t *testing.T) {
 		"unknown expert precision":         {"workload: {type: inference}\nmodel:\n  preset: gpt-oss-20b\n  expert_precision: fp2\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "model.expert_precision must be"},
 		"more windowed layers than layers": {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  sliding_window: 256\n  sliding_window_layers: 13\ninference: {batch_size: 1, max_sequence_length: 8}\n", 8, "and model.layers (12), got 13"},
 		"negative window":                  {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  sliding_window: -4\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "model.sliding_window must not be negative"},
+		"shared experts, no experts":       {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  shared_experts: 1\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "shared_experts needs model.experts"},
+		"rotary key, no latent":            {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  qk_rope_head_dim: 64\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "qk_rope_head_dim needs model.kv_lora_rank"},
+		"negative latent":                  {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  kv_lora_rank: -512\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "model.kv_lora_rank must not be negative"},
 		"windowed layers, no window":       {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  sliding_window_layers: 6\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "needs model.sliding_window"},
 	}
 	for name, c := range cases {
@@ -184,8 +187,8 @@ func TestPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 	checked := 0
 	for _, p := range Presets() {
 		m := p.Model
-		if m.MLP != "swiglu" {
-			continue
+		if m.MLP != "swiglu" || m.KVLoRARank > 0 {
+			continue // multi-head latent attention: TestMLAPresetParametersFollowFromTheirConfiguration
 		}
 		h, hd := m.HiddenSize, m.HeadDim
 		if hd == 0 {
@@ -219,6 +222,41 @@ func TestPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 	}
 	if checked < 20 {
 		t.Errorf("only %d SwiGLU presets checked", checked)
+	}
+}
+
+// DeepSeek V3's parameters follow from its config.json (deepseek-ai/DeepSeek-V3; the preset
+// carries what the estimate reads, the rest is here) as its modeling code builds the layers:
+// multi-head latent attention compresses queries through q_lora_rank and keys and values
+// through kv_lora_rank, each followed by an RMSNorm; the first first_k_dense_replace layers have
+// a dense MLP of intermediate_size, the others the routed and shared experts of
+// moe_intermediate_size and a router with a bias per expert. The multi-token prediction layer
+// (num_nextn_predict_layers) is left out, as vLLM and SGLang load it only for speculative
+// decoding.
+func TestMLAPresetParametersFollowFromTheirConfiguration(t *testing.T) {
+	const qLoRARank, qkNopeHeadDim, vHeadDim, denseLayers, denseIntermediate = 1536, 128, 128, 3, 18432
+	p, ok := LookupPreset("deepseek-ai/DeepSeek-V3")
+	if !ok {
+		t.Fatal("no preset for deepseek-ai/DeepSeek-V3")
+	}
+	m := p.Model
+	h, heads, kvRank, rope := m.HiddenSize, m.AttentionHeads, m.KVLoRARank, m.QKRopeHeadDim
+	attn := h*qLoRARank + qLoRARank + qLoRARank*heads*(qkNopeHeadDim+rope) + // q_a, its norm, q_b
+		h*(kvRank+rope) + kvRank + kvRank*heads*(qkNopeHeadDim+vHeadDim) + // kv_a with the rotary key, its norm, kv_b
+		heads*vHeadDim*h // o_proj
+	dense := attn + 3*h*denseIntermediate + 2*h
+	moe := attn + (m.Experts+m.SharedExperts)*3*h*m.IntermediateSize + m.Experts*h + m.Experts + 2*h
+	want := denseLayers*dense + (m.Layers-denseLayers)*moe + 2*m.VocabSize*h + h
+	if float64(want) != m.Parameters {
+		t.Errorf("deepseek-v3: %.0f parameters, its configuration gives %d", m.Parameters, want)
+	}
+	// The dense layers' MLP is as wide as the experts a token runs through, so the estimate's
+	// one-layer activations hold for every layer.
+	if denseIntermediate != (m.ExpertsPerToken+m.SharedExperts)*m.IntermediateSize {
+		t.Errorf("dense MLP %d wide, the experts a token runs through %d", denseIntermediate, (m.ExpertsPerToken+m.SharedExperts)*m.IntermediateSize)
+	}
+	if p.Precision != "fp8" || p.Context != 163840 || m.TiedEmbeddings {
+		t.Errorf("deepseek-v3: precision %q, context %d, tied %v; its checkpoint is FP8 with a 163,840-token context and untied embeddings", p.Precision, p.Context, m.TiedEmbeddings)
 	}
 }
 

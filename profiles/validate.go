@@ -100,6 +100,20 @@ func (p *Profile) validate() error {
 	if m.SlidingWindowLayers > 0 && m.SlidingWindow == 0 {
 		return invalid("model.sliding_window_layers", "model.sliding_window_layers needs model.sliding_window, the tokens those layers see")
 	}
+	for _, f := range []struct {
+		path string
+		v    int
+	}{{"model.shared_experts", m.SharedExperts}, {"model.kv_lora_rank", m.KVLoRARank}, {"model.qk_rope_head_dim", m.QKRopeHeadDim}} {
+		if f.v < 0 {
+			return invalid(f.path, "%s must not be negative, got %d", f.path, f.v)
+		}
+	}
+	if m.SharedExperts > 0 && m.Experts <= 0 {
+		return invalid("model.shared_experts", "model.shared_experts needs model.experts: only a mixture of experts shares experts")
+	}
+	if m.QKRopeHeadDim > 0 && m.KVLoRARank == 0 {
+		return invalid("model.qk_rope_head_dim", "model.qk_rope_head_dim needs model.kv_lora_rank: it is part of multi-head latent attention's cache")
+	}
 	if m.MLP != "" && m.MLP != "gelu" && m.MLP != "swiglu" {
 		return invalid("model.mlp", "model.mlp must be gelu or swiglu, got %q", m.MLP)
 	}

@@ -143,8 +143,9 @@ func FromVLLM(argv []string) (*Profile, string) {
 
 // finishServed completes a profile inferred from a serving engine's arguments: the weights'
 // precision is --quantization's, else a quantized checkpoint's (the engine reads its
-// quantization_config; gpuguard reads the name's suffix), else --dtype's (auto is the
-// checkpoint's 16-bit type for every preset's model); the KV cache takes the activations' type
+// quantization_config; gpuguard reads the name's suffix, or the preset's Precision for a
+// checkpoint published quantized), else --dtype's (auto is the checkpoint's 16-bit type for
+// the other presets' models); the KV cache takes the activations' type
 // unless --kv-cache-dtype says fp8. The preset fills the model, and the profile is checked; it
 // returns the profile, with Inferred saying what was read, or nil and why not.
 func finishServed(engine string, p *Profile, flags map[string]string, quantized string, desc []string) (*Profile, string) {
@@ -166,6 +167,13 @@ func finishServed(engine string, p *Profile, flags map[string]string, quantized 
 	case quantized != "":
 		precision = quantized
 		desc = append(desc, quantized+" weights (a quantized checkpoint, by its name)")
+	default:
+		if pr, _ := LookupPreset(p.Model.Preset); pr.Precision != "" {
+			// The checkpoint stores its weights quantized (config.json's quantization_config),
+			// and the engine loads them so; --dtype is then the activations' type.
+			precision = pr.Precision
+			desc = append(desc, pr.Precision+" weights (the checkpoint stores them so)")
+		}
 	}
 	p.Model.Precision = precision
 	switch d := strings.ToLower(flags["kv-cache-dtype"]); {

@@ -56,6 +56,12 @@ func TestFromVLLM(t *testing.T) {
 			&want{"qwen2.5-7b", "int4", "fp16", 32768, 1, 0, 0.9, 0, 0}, ""},
 		{"FP8 checkpoint by name", []string{"vllm", "serve", "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8-dynamic", "--max-model-len", "8192"},
 			&want{"llama-3.1-8b", "fp8", "bf16", 8192, 1, 0, 0.9, 0, 0}, ""},
+		// DeepSeek's checkpoints store their linear layers in FP8: vLLM loads them so whatever
+		// --dtype says, which then gives the activations' and KV cache's type.
+		{"DeepSeek R1: FP8 weights by its checkpoint, its 163,840-token context", []string{"vllm", "serve", "deepseek-ai/DeepSeek-R1", "--tensor-parallel-size", "8", "--trust-remote-code"},
+			&want{"deepseek-v3", "fp8", "bf16", 163840, 8, 0, 0.9, 0, 0}, ""},
+		{"DeepSeek V3's March update, fp16 activations", []string{"vllm", "serve", "deepseek-ai/DeepSeek-V3-0324", "-tp", "8", "--dtype", "half", "--max-model-len", "32768", "--kv-cache-dtype", "fp8"},
+			&want{"deepseek-v3", "fp8", "fp8", 32768, 8, 0, 0.9, 0, 0}, ""},
 		{"--quantization wins over the name", []string{"vllm", "serve", "Qwen/Qwen2.5-32B-Instruct-GPTQ-Int8", "--quantization", "gptq", "--max-model-len", "8192"},
 			&want{"qwen2.5-32b", "int4", "bf16", 8192, 1, 0, 0.9, 0, 0}, ""},
 		{"GPTQ Int8 by name", []string{"vllm", "serve", "Qwen/Qwen2.5-32B-Instruct-GPTQ-Int8", "--max-model-len", "8192"},

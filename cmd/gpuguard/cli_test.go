@@ -269,6 +269,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"sglang", "sglang.yaml", exitFindings},                 // GPU002: the 70B server's weights overflow SGLang's static share
 		{"gpt-oss", "gpt-oss.yaml", exitFindings},               // GPU002: gpt-oss-120b's MXFP4 weights outgrow an L40S
 		{"model-contexts", "model-contexts.yaml", exitFindings}, // GPU002: Mistral NeMo's 1,024,000-token context on an L40S
+		{"deepseek", "deepseek.yaml", exitFindings},             // GPU002: DeepSeek R1's FP8 weights over eight H100s
 		{"deployment-hpa", "deployment-hpa.yaml", 0},
 		{"statefulset", "statefulset.yaml", 0},
 		{"replicaset", "replicaset.yaml", 0},

@@ -77,11 +77,11 @@ func gatedMLP(m profiles.Model) bool {
 	return m.IntermediateSize != 0 && m.IntermediateSize != 4*m.HiddenSize
 }
 
-// experts is how many MLPs each token runs through: experts_per_token for a mixture of
-// experts, else one.
+// experts is how many MLPs each token runs through: experts_per_token and the shared experts
+// for a mixture of experts, else one.
 func experts(m profiles.Model) float64 {
 	if m.Experts > 0 && m.ExpertsPerToken > 0 {
-		return float64(m.ExpertsPerToken)
+		return float64(m.ExpertsPerToken + m.SharedExperts)
 	}
 	return 1
 }
@@ -170,11 +170,21 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	// heads than GPUs they are replicated.
 	kvHeads := math.Ceil(float64(m.KVHeads) / tp)
 	layerTokens, windowed := kvLayerTokens(m, in)
-	kv := 2 * layerTokens * kvHeads * headDim(m) * float64(in.BatchSize) * bytesOf(in.KVCachePrecision)
+	kvb := bytesOf(in.KVCachePrecision)
+	kv := 2 * layerTokens * kvHeads * headDim(m) * float64(in.BatchSize) * kvb
 	e.KVTokens = in.MaxSequenceLength * in.BatchSize
-	src = fmt.Sprintf("2·L·kv_heads·head_dim·seq·batch·%g bytes (%s)", bytesOf(in.KVCachePrecision), in.KVCachePrecision)
+	src = fmt.Sprintf("2·L·kv_heads·head_dim·seq·batch·%g bytes (%s)", kvb, in.KVCachePrecision)
 	if windowed != "" {
-		src = fmt.Sprintf("2·kv_heads·head_dim·batch·%g bytes (%s) × %s", bytesOf(in.KVCachePrecision), in.KVCachePrecision, windowed)
+		src = fmt.Sprintf("2·kv_heads·head_dim·batch·%g bytes (%s) × %s", kvb, in.KVCachePrecision, windowed)
+	}
+	if m.KVLoRARank > 0 {
+		// Multi-head latent attention caches one latent of kv_lora_rank values and one rotary
+		// key of qk_rope_head_dim per token and layer, for all heads (arXiv:2405.04434, §2.1).
+		// vLLM and SGLang keep it as a single KV head that tensor parallelism cannot split, so
+		// every GPU holds all of it (vLLM's ModelConfig: one KV head of kv_lora_rank +
+		// qk_rope_head_dim for MLA; SGLang's MLATokenToKVPool).
+		kv = layerTokens * float64(m.KVLoRARank+m.QKRopeHeadDim) * float64(in.BatchSize) * kvb
+		src = fmt.Sprintf("L·(kv_lora_rank + qk_rope_head_dim)·seq·batch·%g bytes (%s): multi-head latent attention, whole on every GPU", kvb, in.KVCachePrecision)
 	}
 	e.add(TermKVCache, kv, src)
 	if in.LoRASlots > 0 {

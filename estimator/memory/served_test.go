@@ -166,3 +166,39 @@ func TestKVTokensWithin(t *testing.T) {
 		t.Errorf("no budget: %d tokens, want 0", got)
 	}
 }
+
+// Multi-head latent attention (DeepSeek V3) caches one latent of kv_lora_rank values and one
+// rotary key per token and layer: 61 × (512 + 64) values, whole on every GPU whatever the
+// tensor parallelism, where grouped-query attention's K and V for 128 heads would be 61 × 2 ×
+// 128 × 128 values split between them. The FP8 checkpoint's weights are 1 byte each but for
+// the untied embeddings' 2 × 129,280 × 7,168 in bf16.
+func TestKVCacheOfLatentAttention(t *testing.T) {
+	const ctx = 163840
+	const emb = 2 * 129280 * 7168
+	for _, tp := range []int{8, 16} {
+		e := estimate(t, fmt.Sprintf("workload: {type: inference}\nmodel: {preset: deepseek-v3}\ninference: {batch_size: 1, max_sequence_length: %d, tensor_parallel: %d, kv_cache_precision: bf16}\n", ctx, tp))
+		if got, want := e.Term(TermKVCache), 61.0*576*ctx*2; got != want {
+			t.Errorf("tp %d: KV %.0f bytes, want %.0f (61 layers × 576 values × %d tokens × 2 bytes)", tp, got, want, ctx)
+		}
+		if src := source(e, TermKVCache); !strings.Contains(src, "kv_lora_rank + qk_rope_head_dim") {
+			t.Errorf("tp %d: the KV cache's source does not name latent attention: %q", tp, src)
+		}
+		if got, want := e.Term(TermWeights), (671026419200-emb+emb*2)/float64(tp); got != want {
+			t.Errorf("tp %d: weights %.0f bytes, want %.0f (FP8 but the embeddings)", tp, got, want)
+		}
+	}
+	// The preset's FP8 is the default only: a profile may say how its weights are stored.
+	e := estimate(t, "workload: {type: inference}\nmodel: {preset: deepseek-v3, precision: bf16}\ninference: {batch_size: 2, max_sequence_length: 4096, tensor_parallel: 16, kv_cache_precision: fp8}\n")
+	if got, want := e.Term(TermWeights), 671026419200*2/16.0; got != want {
+		t.Errorf("bf16 DeepSeek V3 over 16 GPUs: weights %.0f bytes, want %.0f", got, want)
+	}
+	if got, want := e.Term(TermKVCache), 61.0*576*4096*2; got != want {
+		t.Errorf("fp8 KV for 2 × 4,096 tokens: %.0f bytes, want %.0f", got, want)
+	}
+	// The longest context a budget holds follows from the latent's size per token.
+	p := parse(t, "workload: {type: inference}\nmodel: {preset: deepseek-v3}\ninference: {batch_size: 1, max_sequence_length: 163840, tensor_parallel: 8, kv_cache_precision: bf16}\n")
+	kv := 61.0 * 576 * ctx * 2
+	if got, want := KVTokensWithin(p.Model, p.Inference, kv, 4*GiB), int(4*GiB/(61*576*2)); got != want {
+		t.Errorf("4 GiB of latent cache: %d tokens, want %d", got, want)
+	}
+}
