@@ -225,38 +225,46 @@ func TestPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 	}
 }
 
-// DeepSeek V3's parameters follow from its config.json (deepseek-ai/DeepSeek-V3; the preset
-// carries what the estimate reads, the rest is here) as its modeling code builds the layers:
-// multi-head latent attention compresses queries through q_lora_rank and keys and values
-// through kv_lora_rank, each followed by an RMSNorm; the first first_k_dense_replace layers have
-// a dense MLP of intermediate_size, the others the routed and shared experts of
+// The parameters of the presets with multi-head latent attention follow from their
+// config.json (the preset carries what the estimate reads, the rest is here) as DeepSeek V3's
+// modeling code builds the layers: queries compressed through q_lora_rank and keys and values
+// through kv_lora_rank, each followed by an RMSNorm; the first first_k_dense_replace layers
+// with a dense MLP of intermediate_size, the others with the routed and shared experts of
 // moe_intermediate_size and a router with a bias per expert. The multi-token prediction layer
 // (num_nextn_predict_layers) is left out, as vLLM and SGLang load it only for speculative
 // decoding.
 func TestMLAPresetParametersFollowFromTheirConfiguration(t *testing.T) {
-	const qLoRARank, qkNopeHeadDim, vHeadDim, denseLayers, denseIntermediate = 1536, 128, 128, 3, 18432
-	p, ok := LookupPreset("deepseek-ai/DeepSeek-V3")
-	if !ok {
-		t.Fatal("no preset for deepseek-ai/DeepSeek-V3")
-	}
-	m := p.Model
-	h, heads, kvRank, rope := m.HiddenSize, m.AttentionHeads, m.KVLoRARank, m.QKRopeHeadDim
-	attn := h*qLoRARank + qLoRARank + qLoRARank*heads*(qkNopeHeadDim+rope) + // q_a, its norm, q_b
-		h*(kvRank+rope) + kvRank + kvRank*heads*(qkNopeHeadDim+vHeadDim) + // kv_a with the rotary key, its norm, kv_b
-		heads*vHeadDim*h // o_proj
-	dense := attn + 3*h*denseIntermediate + 2*h
-	moe := attn + (m.Experts+m.SharedExperts)*3*h*m.IntermediateSize + m.Experts*h + m.Experts + 2*h
-	want := denseLayers*dense + (m.Layers-denseLayers)*moe + 2*m.VocabSize*h + h
-	if float64(want) != m.Parameters {
-		t.Errorf("deepseek-v3: %.0f parameters, its configuration gives %d", m.Parameters, want)
-	}
-	// The dense layers' MLP is as wide as the experts a token runs through, so the estimate's
-	// one-layer activations hold for every layer.
-	if denseIntermediate != (m.ExpertsPerToken+m.SharedExperts)*m.IntermediateSize {
-		t.Errorf("dense MLP %d wide, the experts a token runs through %d", denseIntermediate, (m.ExpertsPerToken+m.SharedExperts)*m.IntermediateSize)
-	}
-	if p.Precision != "fp8" || p.Context != 163840 || m.TiedEmbeddings {
-		t.Errorf("deepseek-v3: precision %q, context %d, tied %v; its checkpoint is FP8 with a 163,840-token context and untied embeddings", p.Precision, p.Context, m.TiedEmbeddings)
+	for _, c := range []struct {
+		hub                                                                string
+		qLoRARank, qkNopeHeadDim, vHeadDim, denseLayers, denseIntermediate int
+		context                                                            int
+	}{
+		{"deepseek-ai/DeepSeek-V3", 1536, 128, 128, 3, 18432, 163840},
+		{"moonshotai/Kimi-K2-Instruct", 1536, 128, 128, 1, 18432, 131072},
+	} {
+		p, ok := LookupPreset(c.hub)
+		if !ok {
+			t.Fatalf("no preset for %s", c.hub)
+		}
+		m := p.Model
+		h, heads, kvRank, rope := m.HiddenSize, m.AttentionHeads, m.KVLoRARank, m.QKRopeHeadDim
+		attn := h*c.qLoRARank + c.qLoRARank + c.qLoRARank*heads*(c.qkNopeHeadDim+rope) + // q_a, its norm, q_b
+			h*(kvRank+rope) + kvRank + kvRank*heads*(c.qkNopeHeadDim+c.vHeadDim) + // kv_a with the rotary key, its norm, kv_b
+			heads*c.vHeadDim*h // o_proj
+		dense := attn + 3*h*c.denseIntermediate + 2*h
+		moe := attn + (m.Experts+m.SharedExperts)*3*h*m.IntermediateSize + m.Experts*h + m.Experts + 2*h
+		want := c.denseLayers*dense + (m.Layers-c.denseLayers)*moe + 2*m.VocabSize*h + h
+		if float64(want) != m.Parameters {
+			t.Errorf("%s: %.0f parameters, its configuration gives %d", p.Name, m.Parameters, want)
+		}
+		// The dense layers' MLP is as wide as the experts a token runs through, so the
+		// estimate's one-layer activations hold for every layer.
+		if c.denseIntermediate != (m.ExpertsPerToken+m.SharedExperts)*m.IntermediateSize {
+			t.Errorf("%s: dense MLP %d wide, the experts a token runs through %d", p.Name, c.denseIntermediate, (m.ExpertsPerToken+m.SharedExperts)*m.IntermediateSize)
+		}
+		if p.Precision != "fp8" || p.Context != c.context || m.TiedEmbeddings || m.HeadDim != c.vHeadDim {
+			t.Errorf("%s: precision %q, context %d, tied %v, head_dim %d; its checkpoint is FP8 with a %d-token context, untied embeddings and %d-wide value heads", p.Name, p.Precision, p.Context, m.TiedEmbeddings, m.HeadDim, c.context, c.vHeadDim)
+		}
 	}
 }
 

@@ -346,6 +346,8 @@ var fineTuneContexts = map[string]checkpointContext{
 	"qwen3-30b-a3b-thinking-2507":   {262144, hf("Qwen/Qwen3-30B-A3B-Thinking-2507")},
 	"qwen3-235b-a22b-instruct-2507": {262144, hf("Qwen/Qwen3-235B-A22B-Instruct-2507")},
 	"qwen3-235b-a22b-thinking-2507": {262144, hf("Qwen/Qwen3-235B-A22B-Thinking-2507")},
+	// Kimi K2's September 2025 update doubled its context.
+	"kimi-k2-instruct-0905": {262144, hf("moonshotai/Kimi-K2-Instruct-0905")},
 }
 
 // servedContext is the context a serving engine takes for a checkpoint when not told one.
