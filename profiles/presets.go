@@ -49,6 +49,8 @@ var presets = []Preset{
 	{Name: "mistral-7b-v0.2", Context: 32768, Model: Model{Parameters: 7241732096, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32000, IntermediateSize: 14336, MLP: "swiglu", Source: hf("mistralai/Mistral-7B-Instruct-v0.2")}},
 	{Name: "mistral-7b-v0.3", Context: 32768, Model: Model{Parameters: 7248023552, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32768, IntermediateSize: 14336, MLP: "swiglu", Source: hf("mistralai/Mistral-7B-v0.3")}},
 	{Name: "mixtral-8x7b", Context: 32768, Model: Model{Parameters: 46702792704, Layers: 32, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, VocabSize: 32000, IntermediateSize: 14336, MLP: "swiglu", Experts: 8, ExpertsPerToken: 2, Source: hf("mistralai/Mixtral-8x7B-v0.1")}},
+	// Mixtral 8x22B: the Instruct model's config.json (vocabulary 32,768), a 65,536-token context.
+	{Name: "mixtral-8x22b", Context: 65536, Model: Model{Parameters: 140630071296, Layers: 56, HiddenSize: 6144, AttentionHeads: 48, KVHeads: 8, VocabSize: 32768, IntermediateSize: 16384, MLP: "swiglu", Experts: 8, ExpertsPerToken: 2, Source: hf("mistralai/Mixtral-8x22B-Instruct-v0.1")}},
 	// Mistral NeMo's config.json takes 1,024,000 tokens: a server given no --max-model-len sizes
 	// its KV cache for that.
 	{Name: "mistral-nemo-12b", Context: 1024000, Model: Model{Parameters: 12247782400, Layers: 40, HiddenSize: 5120, AttentionHeads: 32, KVHeads: 8, HeadDim: 128, VocabSize: 131072, IntermediateSize: 14336, MLP: "swiglu", Source: hf("mistralai/Mistral-Nemo-Instruct-2407")}},
@@ -130,6 +132,7 @@ var presetAliases = map[string]string{
 	"mistralai/mistral-7b-instruct-v0.2": "mistral-7b-v0.2", "mistral-7b-instruct-v0.2": "mistral-7b-v0.2",
 	"mistralai/mistral-7b-v0.3": "mistral-7b-v0.3", "mistralai/mistral-7b-instruct-v0.3": "mistral-7b-v0.3", "mistral-7b-instruct-v0.3": "mistral-7b-v0.3",
 	"mistralai/mixtral-8x7b-v0.1": "mixtral-8x7b", "mixtral-8x7b-instruct-v0.1": "mixtral-8x7b",
+	"mistralai/mixtral-8x22b-v0.1": "mixtral-8x22b", "mistralai/mixtral-8x22b-instruct-v0.1": "mixtral-8x22b", "mixtral-8x22b-instruct-v0.1": "mixtral-8x22b",
 	"qwen/qwen2.5-7b": "qwen2.5-7b", "qwen/qwen2.5-72b": "qwen2.5-72b", "qwen/qwen2.5-14b": "qwen2.5-14b", "qwen/qwen2.5-32b": "qwen2.5-32b",
 	"qwen/qwen3-8b": "qwen3-8b", "qwen/qwen3-14b": "qwen3-14b", "qwen/qwen3-32b": "qwen3-32b",
 	"qwen/qwen3-30b-a3b": "qwen3-30b-a3b", "qwen/qwen3-235b-a22b": "qwen3-235b-a22b",
