@@ -62,6 +62,8 @@ func TestFromVLLM(t *testing.T) {
 			&want{"deepseek-v3", "fp8", "bf16", 163840, 8, 0, 0.9, 0, 0}, ""},
 		{"DeepSeek V3's March update, fp16 activations", []string{"vllm", "serve", "deepseek-ai/DeepSeek-V3-0324", "-tp", "8", "--dtype", "half", "--max-model-len", "32768", "--kv-cache-dtype", "fp8"},
 			&want{"deepseek-v3", "fp8", "fp8", 32768, 8, 0, 0.9, 0, 0}, ""},
+		{"LoRA slots on latent attention are not modelled", []string{"vllm", "serve", "deepseek-ai/DeepSeek-V3", "-tp", "8", "--enable-lora"},
+			nil, "multi-head latent attention, are not modelled"},
 		{"Mixtral 8x22B's 65,536 tokens", []string{"vllm", "serve", "mistralai/Mixtral-8x22B-Instruct-v0.1", "-tp", "8"},
 			&want{"mixtral-8x22b", "bf16", "bf16", 65536, 8, 0, 0.9, 0, 0}, ""},
 		{"Kimi K2's September update: 262,144 tokens", []string{"vllm", "serve", "moonshotai/Kimi-K2-Instruct-0905", "--tensor-parallel-size", "16", "--trust-remote-code"},
