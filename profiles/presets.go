@@ -78,6 +78,9 @@ var presets = []Preset{
 	// 30.5B and 235B.
 	{Name: "qwen3-30b-a3b", Context: 40960, Model: Model{Parameters: 30532122624, Layers: 48, HiddenSize: 2048, AttentionHeads: 32, KVHeads: 4, HeadDim: 128, VocabSize: 151936, IntermediateSize: 768, MLP: "swiglu", Experts: 128, ExpertsPerToken: 8, Source: hf("Qwen/Qwen3-30B-A3B")}},
 	{Name: "qwen3-235b-a22b", Context: 40960, Model: Model{Parameters: 235093634560, Layers: 94, HiddenSize: 4096, AttentionHeads: 64, KVHeads: 4, HeadDim: 128, VocabSize: 151936, IntermediateSize: 1536, MLP: "swiglu", Experts: 128, ExpertsPerToken: 8, Source: hf("Qwen/Qwen3-235B-A22B")}},
+	// Qwen3-Coder-480B-A35B: 160 experts of width 2,560, 8 per token, a 262,144-token context
+	// (480.15B parameters, the model card's 480B).
+	{Name: "qwen3-coder-480b-a35b", Context: 262144, Model: Model{Parameters: 480154875392, Layers: 62, HiddenSize: 6144, AttentionHeads: 96, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 2560, MLP: "swiglu", Experts: 160, ExpertsPerToken: 8, Source: hf("Qwen/Qwen3-Coder-480B-A35B-Instruct")}},
 	// Gemma 2 alternates a 4,096-token window (the even layers) with full attention.
 	{Name: "gemma-2-9b", Context: 8192, Model: Model{Parameters: 9241705984, Layers: 42, HiddenSize: 3584, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 256000, IntermediateSize: 14336, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 4096, SlidingWindowLayers: 21, Source: hf("google/gemma-2-9b")}},
 	{Name: "gemma-2-27b", Context: 8192, Model: Model{Parameters: 27227128320, Layers: 46, HiddenSize: 4608, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 256000, IntermediateSize: 36864, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 4096, SlidingWindowLayers: 23, Source: hf("google/gemma-2-27b")}},
@@ -139,6 +142,10 @@ var presetAliases = map[string]string{
 	// Qwen's July 2025 updates keep the architecture and take a longer context (servedContext).
 	"qwen3-30b-a3b-instruct-2507": "qwen3-30b-a3b", "qwen3-30b-a3b-thinking-2507": "qwen3-30b-a3b",
 	"qwen3-235b-a22b-instruct-2507": "qwen3-235b-a22b", "qwen3-235b-a22b-thinking-2507": "qwen3-235b-a22b",
+	// Qwen3-Coder 30B-A3B is Qwen3-30B-A3B's architecture at 262,144 tokens (its BF16
+	// checkpoint is 61.07 GB, 2 bytes for each of 30.53B parameters).
+	"qwen3-coder-30b-a3b-instruct": "qwen3-30b-a3b", "qwen/qwen3-coder-30b-a3b-instruct": "qwen3-30b-a3b",
+	"qwen/qwen3-coder-480b-a35b-instruct": "qwen3-coder-480b-a35b", "qwen3-coder-480b-a35b-instruct": "qwen3-coder-480b-a35b",
 	"google/gemma-2-9b": "gemma-2-9b", "google/gemma-2-27b": "gemma-2-27b",
 	"google/gemma-3-1b-pt": "gemma-3-1b", "google/gemma-3-1b-it": "gemma-3-1b",
 	"google/gemma-3-4b-pt": "gemma-3-4b", "google/gemma-3-4b-it": "gemma-3-4b",

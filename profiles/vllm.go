@@ -351,6 +351,7 @@ var fineTuneContexts = map[string]checkpointContext{
 	"qwen3-30b-a3b-thinking-2507":   {262144, hf("Qwen/Qwen3-30B-A3B-Thinking-2507")},
 	"qwen3-235b-a22b-instruct-2507": {262144, hf("Qwen/Qwen3-235B-A22B-Instruct-2507")},
 	"qwen3-235b-a22b-thinking-2507": {262144, hf("Qwen/Qwen3-235B-A22B-Thinking-2507")},
+	"qwen3-coder-30b-a3b-instruct":  {262144, hf("Qwen/Qwen3-Coder-30B-A3B-Instruct")},
 	// Kimi K2's September 2025 update doubled its context.
 	"kimi-k2-instruct-0905": {262144, hf("moonshotai/Kimi-K2-Instruct-0905")},
 }
