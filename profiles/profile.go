@@ -83,6 +83,9 @@ type Model struct {
 	Experts         int `yaml:"experts,omitempty" json:"experts,omitempty"`
 	ExpertsPerToken int `yaml:"experts_per_token,omitempty" json:"experts_per_token,omitempty"`
 	SharedExperts   int `yaml:"shared_experts,omitempty" json:"shared_experts,omitempty"`
+	// DenseLayers is how many of the first layers of a mixture of experts have a dense MLP in
+	// place of experts (config.json's first_k_dense_replace: DeepSeek V3 3, Kimi K2 1).
+	DenseLayers int `yaml:"dense_layers,omitempty" json:"dense_layers,omitempty"`
 	// KVLoRARank and QKRopeHeadDim describe multi-head latent attention (DeepSeek-V2 and V3,
 	// config.json's kv_lora_rank and qk_rope_head_dim): each layer caches, for every token, one
 	// latent vector of KVLoRARank values and one rotary key of QKRopeHeadDim shared by all
@@ -205,6 +208,12 @@ type Inference struct {
 	// the replica runs side by side (vLLM --data-parallel-size, SGLang --dp-size), each on
 	// TensorParallel GPUs of its own with its own copy of the model; 0 or 1 for one.
 	DataParallel int `yaml:"-" json:"-"`
+	// ExpertParallel, on a profile inferred from vLLM's command line, is how many GPUs a
+	// mixture of experts' routed experts are split over when more than TensorParallel: vLLM's
+	// data-parallel engines share the expert layers over data-parallel × tensor-parallel GPUs
+	// (as expert parallelism with --enable-expert-parallel, as tensor parallelism without),
+	// while each engine keeps the other weights on its own TensorParallel GPUs.
+	ExpertParallel int `yaml:"-" json:"-"`
 	// SGLang, on a profile inferred from an SGLang server's command line (FromSGLang), holds
 	// the arguments its memory rules read; nil for vLLM's rules and a declared profile.
 	SGLang *SGLangServer `yaml:"-" json:"-"`

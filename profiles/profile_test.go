@@ -54,6 +54,7 @@ func TestParseErrorsHaveLines(t *testing.T) {
 		"more windowed layers than layers": {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  sliding_window: 256\n  sliding_window_layers: 13\ninference: {batch_size: 1, max_sequence_length: 8}\n", 8, "and model.layers (12), got 13"},
 		"negative window":                  {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  sliding_window: -4\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "model.sliding_window must not be negative"},
 		"shared experts, no experts":       {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  shared_experts: 1\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "shared_experts needs model.experts"},
+		"dense layers, all of them":        {"workload: {type: inference}\nmodel:\n  preset: mixtral-8x7b\n  dense_layers: 32\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "must be fewer than model.layers (32), got 32"},
 		"rotary key, no latent":            {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  qk_rope_head_dim: 64\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "qk_rope_head_dim needs model.kv_lora_rank"},
 		"negative latent":                  {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  kv_lora_rank: -512\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "model.kv_lora_rank must not be negative"},
 		"windowed layers, no window":       {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  sliding_window_layers: 6\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "needs model.sliding_window"},
@@ -253,6 +254,9 @@ func TestMLAPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 			heads*c.vHeadDim*h // o_proj
 		dense := attn + 3*h*c.denseIntermediate + 2*h
 		moe := attn + (m.Experts+m.SharedExperts)*3*h*m.IntermediateSize + m.Experts*h + m.Experts + 2*h
+		if m.DenseLayers != c.denseLayers {
+			t.Errorf("%s: %d dense layers, config.json's first_k_dense_replace is %d", p.Name, m.DenseLayers, c.denseLayers)
+		}
 		want := c.denseLayers*dense + (m.Layers-c.denseLayers)*moe + 2*m.VocabSize*h + h
 		if float64(want) != m.Parameters {
 			t.Errorf("%s: %.0f parameters, its configuration gives %d", p.Name, m.Parameters, want)

@@ -147,21 +147,23 @@ func FuzzFromSGLang(f *testing.F) {
 
 // Data-parallel servers run several engines of their tensor-parallel size side by side, each
 // with its own copy of the model: vLLM's --data-parallel-size (-dp; --data-parallel-size-local
-// on this node when the ranks span nodes) and SGLang's --dp-size. A mixture of experts splits
-// its expert layers over the engines, which is not modelled.
+// on this node when the ranks span nodes) and SGLang's --dp-size. vLLM's engines of a mixture
+// of experts split its expert layers over all the deployment's GPUs (ExpertParallel, set for
+// any vLLM data-parallel server and read only for a mixture); SGLang's are not modelled.
 func TestDataParallelServers(t *testing.T) {
 	cases := []struct {
-		name     string
-		infer    func([]string) (*Profile, string)
-		line     string
-		dp, tp   int
-		declined string
+		name       string
+		infer      func([]string) (*Profile, string)
+		line       string
+		dp, tp, ep int
+		declined   string
 	}{
-		{"vLLM -dp", FromVLLM, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 -dp 4 -tp 2", 4, 2, ""},
-		{"vLLM's ranks on this node", FromVLLM, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --data-parallel-size 4 --data-parallel-size-local 2", 2, 1, ""},
-		{"SGLang --dp", FromSGLang, "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --dp 2 --tp 2", 2, 2, ""},
-		{"vLLM, a mixture of experts", FromVLLM, "vllm serve mistralai/Mixtral-8x7B-Instruct-v0.1 --max-model-len 8192 -dp 2 -tp 2", 0, 0, "vLLM's data-parallel engines of a mixture of experts"},
-		{"SGLang, a mixture of experts", FromSGLang, "python3 -m sglang.launch_server --model-path mistralai/Mixtral-8x7B-Instruct-v0.1 --dp-size 2", 0, 0, "SGLang's data-parallel engines of a mixture of experts"},
+		{"vLLM -dp", FromVLLM, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 -dp 4 -tp 2", 4, 2, 8, ""},
+		{"vLLM's ranks on this node", FromVLLM, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --data-parallel-size 4 --data-parallel-size-local 2", 2, 1, 4, ""},
+		{"SGLang --dp", FromSGLang, "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --dp 2 --tp 2", 2, 2, 0, ""},
+		{"vLLM, a mixture of experts", FromVLLM, "vllm serve mistralai/Mixtral-8x7B-Instruct-v0.1 --max-model-len 8192 -dp 2 -tp 2", 2, 2, 4, ""},
+		{"vLLM, DeepSeek's experts over two nodes", FromVLLM, "vllm serve deepseek-ai/DeepSeek-R1 --data-parallel-size 16 --data-parallel-size-local 8 --enable-expert-parallel", 8, 1, 16, ""},
+		{"SGLang, a mixture of experts", FromSGLang, "python3 -m sglang.launch_server --model-path mistralai/Mixtral-8x7B-Instruct-v0.1 --dp-size 2", 0, 0, 0, "SGLang's data-parallel engines of a mixture of experts"},
 	}
 	for _, c := range cases {
 		p, why := c.infer(strings.Fields(c.line))
@@ -172,8 +174,8 @@ func TestDataParallelServers(t *testing.T) {
 			}
 		case p == nil:
 			t.Errorf("%s: no profile: %s", c.name, why)
-		case p.Inference.DataParallel != c.dp || p.Inference.TensorParallel != c.tp:
-			t.Errorf("%s: %d engines of %d GPUs, want %d of %d", c.name, p.Inference.DataParallel, p.Inference.TensorParallel, c.dp, c.tp)
+		case p.Inference.DataParallel != c.dp || p.Inference.TensorParallel != c.tp || p.Inference.ExpertParallel != c.ep:
+			t.Errorf("%s: %d engines of %d GPUs, experts over %d, want %d of %d over %d", c.name, p.Inference.DataParallel, p.Inference.TensorParallel, p.Inference.ExpertParallel, c.dp, c.tp, c.ep)
 		}
 	}
 }

@@ -103,13 +103,16 @@ func (p *Profile) validate() error {
 	for _, f := range []struct {
 		path string
 		v    int
-	}{{"model.shared_experts", m.SharedExperts}, {"model.kv_lora_rank", m.KVLoRARank}, {"model.qk_rope_head_dim", m.QKRopeHeadDim}} {
+	}{{"model.shared_experts", m.SharedExperts}, {"model.dense_layers", m.DenseLayers}, {"model.kv_lora_rank", m.KVLoRARank}, {"model.qk_rope_head_dim", m.QKRopeHeadDim}} {
 		if f.v < 0 {
 			return invalid(f.path, "%s must not be negative, got %d", f.path, f.v)
 		}
 	}
 	if m.SharedExperts > 0 && m.Experts <= 0 {
 		return invalid("model.shared_experts", "model.shared_experts needs model.experts: only a mixture of experts shares experts")
+	}
+	if m.DenseLayers > 0 && (m.Experts <= 0 || m.DenseLayers >= m.Layers) {
+		return invalid("model.dense_layers", "model.dense_layers needs model.experts and must be fewer than model.layers (%d), got %d", m.Layers, m.DenseLayers)
 	}
 	if m.QKRopeHeadDim > 0 && m.KVLoRARank == 0 {
 		return invalid("model.qk_rope_head_dim", "model.qk_rope_head_dim needs model.kv_lora_rank: it is part of multi-head latent attention's cache")

@@ -87,6 +87,7 @@ func FromVLLM(argv []string) (*Profile, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
+	global := dp
 	if local, err := vllmInt(flags, "data-parallel-size-local"); err != nil {
 		return nil, err.Error()
 	} else if _, ok := flags["data-parallel-size-local"]; ok {
@@ -95,6 +96,12 @@ func FromVLLM(argv []string) (*Profile, string) {
 	if dp > 1 {
 		p.Inference.DataParallel = dp
 		desc = append(desc, fmt.Sprintf("%d data-parallel engines", dp))
+	}
+	if global > 1 {
+		// A mixture of experts' expert layers span every engine of the deployment, on this
+		// node or not (vLLM's FusedMoE: one expert- or tensor-parallel group of data × tensor
+		// parallel GPUs).
+		p.Inference.ExpertParallel = global * p.Inference.TensorParallel
 	}
 	if v, ok := flags["gpu-memory-utilization"]; ok {
 		u, err := strconv.ParseFloat(v, 64)
@@ -194,6 +201,9 @@ func finishServed(engine string, p *Profile, flags map[string]string, quantized 
 	if why := dataParallelExperts(engine, p); why != "" {
 		return nil, why
 	}
+	if in := p.Inference; in.ExpertParallel > in.TensorParallel && p.Model.Experts > 0 {
+		desc = append(desc, fmt.Sprintf("the routed experts split over the engines' %d GPUs", in.ExpertParallel))
+	}
 	if p.Inference.LoRASlots > 0 && p.Model.KVLoRARank > 0 {
 		// The adapter slots' size follows the projections' shapes, which latent attention
 		// changes (loraSlotBytes counts grouped-query attention's).
@@ -264,7 +274,7 @@ func vllmFlags(argv []string) (map[string]string, []string) {
 // its engines share the expert layers, split over every GPU of the replica (vLLM, "Data
 // Parallel Deployment"), which the inferred profile does not model. "" otherwise.
 func dataParallelExperts(engine string, p *Profile) string {
-	if p.Inference.DataParallel > 1 && p.Model.Experts > 0 {
+	if p.Inference.DataParallel > 1 && p.Model.Experts > 0 && p.Inference.ExpertParallel == 0 {
 		return engine + "'s data-parallel engines of a mixture of experts split its expert layers between them, which the inferred profile does not model"
 	}
 	return ""

@@ -164,7 +164,15 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	tp := float64(in.TensorParallel)
 	e := &Estimate{GPUs: in.TensorParallel * max(1, in.DataParallel), TensorParallel: in.TensorParallel, PreallocateFraction: in.GPUMemoryUtilization, SGLang: in.SGLang}
 	weights, src := servedWeights(m)
-	e.add(TermWeights, weights/tp, src+fmt.Sprintf(" ÷ %g tensor parallel", tp))
+	if ep := float64(in.ExpertParallel); ep > tp && m.Experts > 0 {
+		// Data-parallel engines of a mixture of experts share its routed experts over all
+		// their GPUs and keep the rest on each engine's own (vLLM, "Data Parallel Deployment";
+		// FusedMoE's parallel configuration).
+		x := routedExpertParams(m) * expertBytes(m)
+		e.add(TermWeights, (weights-x)/tp+x/ep, src+fmt.Sprintf("; the routed experts' %.4g GB ÷ %g GPUs (data × tensor parallel), the other %.4g GB ÷ %g tensor parallel", x/1e9, ep, (weights-x)/1e9, tp))
+	} else {
+		e.add(TermWeights, weights/tp, src+fmt.Sprintf(" ÷ %g tensor parallel", tp))
+	}
 	// KV cache: 2 (K and V) · L · kv_heads · head_dim · seq · batch · bytes (FORMULAS.md;
 	// Kwon et al., vLLM, SOSP'23 §3). Tensor parallelism splits the KV heads; with fewer KV
 	// heads than GPUs they are replicated.
@@ -233,12 +241,7 @@ func servedWeights(m profiles.Model) (float64, string) {
 	weights := 0.0
 	src := fmt.Sprintf("%g bytes/param in %s", wb, m.Precision)
 	if m.ExpertPrecision != "" && m.Experts > 0 {
-		// Each expert's MLP: gate, up and down (SwiGLU) or up and down (GELU), h × d_ff each.
-		mats := 3.0
-		if !gatedMLP(m) {
-			mats = 2
-		}
-		x := math.Min(float64(m.Experts)*float64(m.Layers)*mats*float64(m.HiddenSize)*float64(m.IntermediateSize), rest)
+		x := routedExpertParams(m)
 		eb := bytesOf(m.ExpertPrecision)
 		weights += x * eb
 		rest -= x
@@ -252,6 +255,27 @@ func servedWeights(m profiles.Model) (float64, string) {
 		src += "; embeddings and output layer in 16-bit"
 	}
 	return weights + rest*wb, src
+}
+
+// routedExpertParams is how many of a mixture of experts' parameters are its routed experts'
+// MLPs: gate, up and down (SwiGLU) or up and down (GELU), h × d_ff each, for every expert of
+// every layer but the dense ones; never more than the model's parameters.
+func routedExpertParams(m profiles.Model) float64 {
+	mats := 3.0
+	if !gatedMLP(m) {
+		mats = 2
+	}
+	layers := float64(m.Layers - m.DenseLayers)
+	return math.Min(float64(m.Experts)*layers*mats*float64(m.HiddenSize)*float64(m.IntermediateSize), m.Parameters)
+}
+
+// expertBytes is what one routed expert parameter takes when served: the experts' own
+// precision where the checkpoint stores them apart, else the model's.
+func expertBytes(m profiles.Model) float64 {
+	if m.ExpertPrecision != "" {
+		return bytesOf(m.ExpertPrecision)
+	}
+	return bytesOf(m.Precision)
 }
 
 // kvLayerTokens is the tokens the KV cache of one sequence holds, summed over the layers, and

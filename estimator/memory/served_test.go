@@ -202,3 +202,52 @@ func TestKVCacheOfLatentAttention(t *testing.T) {
 		t.Errorf("4 GiB of latent cache: %d tokens, want %d", got, want)
 	}
 }
+
+// vLLM's data-parallel engines of a mixture of experts split the routed experts over all their
+// GPUs and keep the rest whole on each engine's: DeepSeek V3 over eight engines of one GPU
+// holds 256 experts × 58 MoE layers (the first 3 are dense) × 3 × 7,168 × 2,048 parameters in
+// FP8 split eight ways, and the other 18.97 GB (attention, dense layers, shared experts, bf16
+// embeddings) on every GPU.
+func TestRoutedExpertsSplitOverDataParallelEngines(t *testing.T) {
+	const experts = 256 * 58 * 3 * 7168 * 2048
+	const all = 671026419200 + 2*129280*7168 // FP8, the untied embeddings' parameters twice over in bf16
+	p := parse(t, "workload: {type: inference}\nmodel: {preset: deepseek-v3}\ninference: {batch_size: 1, max_sequence_length: 8192, kv_cache_precision: bf16}\n")
+	p.Inference.ExpertParallel = 8
+	e, err := Of(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.Term(TermWeights), float64(all-experts)+experts/8.0; got != want {
+		t.Errorf("DeepSeek V3 over 8 engines: weights %.0f bytes a GPU, want %.0f", got, want)
+	}
+	if src := source(e, TermWeights); !strings.Contains(src, "÷ 8 GPUs (data × tensor parallel)") {
+		t.Errorf("the weights' source does not say how the experts were split: %q", src)
+	}
+	// Two engines of four GPUs: the rest ÷ 4, the experts ÷ 8.
+	p.Inference.TensorParallel, p.Inference.ExpertParallel = 4, 8
+	if e, err = Of(p); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.Term(TermWeights), float64(all-experts)/4+experts/8.0; math.Abs(got-want) > 1 {
+		t.Errorf("two engines of four: weights %.0f bytes a GPU, want %.0f", got, want)
+	}
+	// A dense model's engines each hold it whole.
+	d := parse(t, "workload: {type: inference}\nmodel: {preset: llama-3.1-8b}\ninference: {batch_size: 1, max_sequence_length: 8192}\n")
+	d.Inference.ExpertParallel = 4
+	if e, err = Of(d); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.Term(TermWeights), 8030261248*2.0; got != want {
+		t.Errorf("dense engines: weights %.0f bytes, want the whole model's %.0f", got, want)
+	}
+	// gpt-oss's MXFP4 experts are split in their own precision.
+	g := parse(t, "workload: {type: inference}\nmodel: {preset: gpt-oss-120b}\ninference: {batch_size: 1, max_sequence_length: 8192}\n")
+	g.Inference.ExpertParallel = 2
+	if e, err = Of(g); err != nil {
+		t.Fatal(err)
+	}
+	const ossExperts = 128 * 36 * 3 * 2880 * 2880
+	if got, want := e.Term(TermWeights), (116829156672-ossExperts)*2+ossExperts*4.25/8/2; math.Abs(got-want) > 1 {
+		t.Errorf("gpt-oss-120b over 2 engines: weights %.0f bytes a GPU, want %.0f", got, want)
+	}
+}
