@@ -270,9 +270,10 @@ func vllmFlags(argv []string) (map[string]string, []string) {
 	return flags, positional
 }
 
-// dataParallelExperts is why a data-parallel server of a mixture of experts has no profile:
-// its engines share the expert layers, split over every GPU of the replica (vLLM, "Data
-// Parallel Deployment"), which the inferred profile does not model. "" otherwise.
+// dataParallelExperts is why a data-parallel server of a mixture of experts has no profile: how
+// its engines place the expert layers is not modelled. vLLM's split them over every GPU of the
+// deployment (FromVLLM sets Inference.ExpertParallel, and the estimate divides the routed
+// experts by it), so only SGLang's servers are declined. "" otherwise.
 func dataParallelExperts(engine string, p *Profile) string {
 	if p.Inference.DataParallel > 1 && p.Model.Experts > 0 && p.Inference.ExpertParallel == 0 {
 		return engine + "'s data-parallel engines of a mixture of experts split its expert layers between them, which the inferred profile does not model"
