@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -303,5 +304,18 @@ func TestWeightPrecisionsNamesEveryPrecision(t *testing.T) {
 	}
 	if n := strings.Count(weightPrecisions, ",") + 2; n != len(precisionBytes) {
 		t.Errorf("weightPrecisions names %d precisions, precisionBytes has %d", n, len(precisionBytes))
+	}
+}
+
+// The README lists every preset, so a model added here is one users can find there.
+func TestREADMENamesEveryPreset(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range Presets() {
+		if !strings.Contains(string(readme), "`"+p.Name+"`") {
+			t.Errorf("README.md does not name preset %s", p.Name)
+		}
 	}
 }
