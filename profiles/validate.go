@@ -267,6 +267,10 @@ func (p *Profile) validateInference(declared bool) error {
 		return invalid("inference.lora_rank", "inference.lora_rank is required with lora_slots: the largest adapter rank the slots hold")
 	case in.LoRARank > 0 && in.LoRASlots == 0:
 		return invalid("inference.lora_slots", "inference.lora_slots is required with lora_rank: how many adapters the server holds at once")
+	case in.LoRASlots > 0 && m.KVLoRARank > 0:
+		// The adapter slots' size follows the projections' shapes, which latent attention
+		// changes (the estimate counts grouped-query attention's).
+		return invalid("inference.lora_slots", "inference.lora_slots on a model whose attention is multi-head latent attention, are not modelled (model.kv_lora_rank)")
 	case in.LoRASlots > 0 && m.IntermediateSize == 0:
 		return invalid("model", "model.intermediate_size (or a preset) is required to size LoRA slots")
 	}

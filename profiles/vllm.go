@@ -204,11 +204,6 @@ func finishServed(engine string, p *Profile, flags map[string]string, quantized 
 	if in := p.Inference; in.ExpertParallel > in.TensorParallel && p.Model.Experts > 0 {
 		desc = append(desc, fmt.Sprintf("the routed experts split over the engines' %d GPUs", in.ExpertParallel))
 	}
-	if p.Inference.LoRASlots > 0 && p.Model.KVLoRARank > 0 {
-		// The adapter slots' size follows the projections' shapes, which latent attention
-		// changes (loraSlotBytes counts grouped-query attention's).
-		return nil, fmt.Sprintf("%s's LoRA adapters on %s, whose attention is multi-head latent attention, are not modelled", engine, p.Model.Preset)
-	}
 	if err := p.validate(); err != nil {
 		var ve *validationError
 		if errors.As(err, &ve) {
