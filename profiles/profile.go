@@ -214,6 +214,12 @@ type Inference struct {
 	// (as expert parallelism with --enable-expert-parallel, as tensor parallelism without),
 	// while each engine keeps the other weights on its own TensorParallel GPUs.
 	ExpertParallel int `yaml:"-" json:"-"`
+	// AttentionDataParallel, on a profile inferred from SGLang's command line with
+	// --enable-dp-attention, is its --dp-size: one engine of TensorParallel GPUs runs attention
+	// as that many data-parallel groups of TensorParallel/AttentionDataParallel GPUs each, with
+	// the embeddings whole on every GPU, while the MLPs and experts stay split over all
+	// TensorParallel (SGLang's dp_attention and DeepseekV2Model). 0 or 1 for none.
+	AttentionDataParallel int `yaml:"-" json:"-"`
 	// SGLang, on a profile inferred from an SGLang server's command line (FromSGLang), holds
 	// the arguments its memory rules read; nil for vLLM's rules and a declared profile.
 	SGLang *SGLangServer `yaml:"-" json:"-"`

@@ -26,6 +26,9 @@ type SGLangServer struct {
 	// MaxTotalTokens is --max-total-tokens, a cap on the pool of KV cache tokens (0: none);
 	// SGLang takes the smaller of it and what its share holds.
 	MaxTotalTokens int
+	// DPAttention is --dp-size when --enable-dp-attention is on (0 otherwise): SGLang reserves
+	// more of each GPU for the padding its data-parallel attention needs.
+	DPAttention int
 }
 
 // sglangMaxPrefillTokens is SGLang's default --max-prefill-tokens.
@@ -36,7 +39,10 @@ const sglangMaxPrefillTokens = 16384
 // given, else SGLang's own rule (v0.5, ServerArgs._handle_gpu_memory_settings): it reserves 512
 // MiB, 1.5 MiB per token of the prefill chunk (2,048 at least), 2 MiB per CUDA graph batch size
 // and 1 GiB per eight GPUs of the model, at least 10 GiB on a GPU over 60 GiB, and takes the
-// rest, rounded to three decimals (0 when the reserve takes it all).
+// rest, rounded to three decimals (0 when the reserve takes it all). Data-parallel attention
+// adds 3 MiB per CUDA graph batch size and data-parallel rank, and 1.5 MiB more over 300 batch
+// sizes, before the floor; the chunk reserved for is the whole server's, before SGLang divides
+// it between the ranks (ServerArgs._handle_data_parallelism runs after the memory settings).
 func (s *SGLangServer) StaticFraction(gpuMiB float64, tp int) float64 {
 	if s.MemFractionStatic > 0 {
 		return s.MemFractionStatic
@@ -47,8 +53,15 @@ func (s *SGLangServer) StaticFraction(gpuMiB float64, tp int) float64 {
 	} else {
 		reserved += float64(max(s.MaxPrefillTokens, 2048)) * 1.5
 	}
-	reserved += float64(s.graphMaxBS(gpuMiB, tp)) * 2
+	graphs := float64(s.graphMaxBS(gpuMiB, tp))
+	reserved += graphs * 2
 	reserved += float64(max(1, tp)) / 8 * 1024
+	if dp := float64(s.DPAttention); dp > 1 {
+		reserved += graphs * dp * 3
+		if graphs > 300 {
+			reserved += graphs * dp * 1.5
+		}
+	}
 	if gpuMiB > 60*1024 {
 		reserved = math.Max(reserved, 10*1024)
 	}
@@ -103,8 +116,9 @@ func (s *SGLangServer) graphMaxBS(gpuMiB float64, tp int) int {
 // given), which SGLang keeps within its static share of each GPU; the activations of a prefill
 // chunk are in the breakdown but outside that share. It returns the profile, with Inferred
 // describing it, or nil and why none could be inferred: a model that is not a preset, more than
-// one node, pipeline parallelism, data-parallel attention, LoRA adapters, speculative decoding,
-// offloading, a model configuration set by hand, or a quantization or dtype it does not model.
+// one node, pipeline parallelism, data-parallel attention on a dense model or with the output
+// layer or dense MLPs placed by hand, LoRA adapters, speculative decoding, offloading, a model
+// configuration set by hand, or a quantization or dtype it does not model.
 func FromSGLang(argv []string) (*Profile, string) {
 	flags := sglangFlags(argv)
 	model := flags["model-path"]
@@ -130,10 +144,11 @@ func FromSGLang(argv []string) (*Profile, string) {
 		{"lora-paths", "loads LoRA adapters into a memory pool of its own"},
 		{"speculative-algorithm", "loads a draft model or speculative heads"},
 		{"cpu-offload-gb", "keeps part of the weights in CPU memory"},
-		{"enable-dp-attention", "shards attention by data parallelism"},
+		{"enable-dp-lm-head", "splits the output layer over the data-parallel attention groups"},
+		{"moe-dense-tp-size", "keeps the dense layers' MLPs on fewer GPUs than the tensor-parallel size"},
 		{"json-model-override-args", "changes the model's configuration"},
 	} {
-		if v, ok := flags[u.flag]; ok && v != "0" && !strings.EqualFold(v, "false") {
+		if sglangOn(flags, u.flag) {
 			return nil, fmt.Sprintf("SGLang's --%s %s, which the inferred profile does not model", u.flag, u.why)
 		}
 	}
@@ -164,8 +179,29 @@ func FromSGLang(argv []string) (*Profile, string) {
 		p.Inference.TensorParallel = tp
 		desc = append(desc, fmt.Sprintf("--tp-size %d", tp))
 	}
-	if dp := counts["dp-size"]; dp > 1 {
-		// SGLang's --dp-size runs that many engines of --tp-size GPUs each.
+	dpAttention := 0
+	switch dp := counts["dp-size"]; {
+	case dp > 1 && sglangOn(flags, "enable-dp-attention"):
+		// Data-parallel attention runs one engine of --tp-size GPUs whose attention is --dp-size
+		// groups of tp/dp GPUs (ServerArgs._handle_data_parallelism asserts tp % dp == 0).
+		tp := max(1, counts["tp-size"])
+		if pr.Model.Experts == 0 {
+			return nil, fmt.Sprintf("SGLang's --enable-dp-attention is modelled for mixtures of experts (DeepSeek, Qwen 3's), not %s", pr.Name)
+		}
+		if tp%dp != 0 {
+			return nil, fmt.Sprintf("SGLang's --enable-dp-attention needs --dp-size %d to divide --tp-size %d", dp, tp)
+		}
+		dpAttention = dp
+		p.Inference.AttentionDataParallel = dp
+		srv.DPAttention = dp
+		group := fmt.Sprintf("%d groups of %d GPUs", dp, tp/dp)
+		if tp == dp {
+			group = fmt.Sprintf("%d ranks of one GPU", dp)
+		}
+		desc = append(desc, fmt.Sprintf("--enable-dp-attention with --dp-size %d: attention in %s, the embeddings whole on every GPU, the MLPs split over all %d", dp, group, tp))
+	case dp > 1:
+		// SGLang's --dp-size runs that many engines of --tp-size GPUs each, each with its own
+		// copy of the model, experts included (DataParallelController.launch_dp_schedulers).
 		p.Inference.DataParallel = dp
 		desc = append(desc, fmt.Sprintf("--dp-size %d", dp))
 	}
@@ -202,6 +238,10 @@ func FromSGLang(argv []string) (*Profile, string) {
 	default:
 		p.Inference.MaxBatchedTokens = 8192
 	}
+	if dpAttention > 1 {
+		// Each data-parallel attention rank prefills its share of the chunk.
+		p.Inference.MaxBatchedTokens = max(1, p.Inference.MaxBatchedTokens/dpAttention)
+	}
 	return finishServed("SGLang", p, flags, quantized, desc)
 }
 
@@ -226,6 +266,8 @@ var sglangNames = map[string][]string{
 	"speculative-algorithm":    nil,
 	"cpu-offload-gb":           nil,
 	"enable-dp-attention":      nil,
+	"enable-dp-lm-head":        nil,
+	"moe-dense-tp-size":        nil,
 	"max-total-tokens":         nil,
 	"json-model-override-args": nil,
 }
@@ -290,6 +332,12 @@ func sglangPrefix(name string) string {
 		found = c
 	}
 	return found
+}
+
+// sglangOn says whether a flag is given and not turned off (0 or false).
+func sglangOn(flags map[string]string, name string) bool {
+	v, ok := flags[name]
+	return ok && v != "0" && !strings.EqualFold(v, "false")
 }
 
 func isNumber(s string) bool {

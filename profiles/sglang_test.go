@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -97,6 +98,11 @@ func TestFromSGLang(t *testing.T) {
 //     -> 55,831 / 81,559 = 0.6845 -> 0.685.
 //   - A GPU of 64 GiB with a 2,048 chunk set by hand: 512 + 3,072 + 512 + 128 = 4,224 is under
 //     the 10 GiB floor, so 10,240: (65,536 - 10,240) / 65,536 = 0.84375 -> 0.844.
+//   - H200, 143,771 MiB, tp 8: chunk 8,192, graphs up to 512: 14,848 -> 128,923 / 143,771 =
+//     0.8967 -> 0.897. With data-parallel attention over 8 ranks, 512·8·3 = 12,288 and, as 512
+//     is over 300, 512·8·1.5 = 6,144 more: 33,280 -> 110,491 / 143,771 = 0.7685 -> 0.769.
+//   - H100 at tp 8 with graphs up to 256 set by hand and data-parallel attention over 8:
+//     512 + 12,288 + 512 + 1,024 + 256·8·3 = 20,480 -> 61,079 / 81,559 = 0.7489 -> 0.749.
 func TestSGLangStaticFraction(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -114,6 +120,9 @@ func TestSGLangStaticFraction(t *testing.T) {
 		{"H100, chunked prefill off", SGLangServer{ChunkedPrefill: -1, MaxPrefillTokens: 16384}, 81559, 1, 0.685},
 		{"the 10 GiB floor", SGLangServer{ChunkedPrefill: 2048}, 65536, 1, 0.844},
 		{"--mem-fraction-static", SGLangServer{MemFractionStatic: 0.7}, 23034, 1, 0.7},
+		{"H200 at tp 8", SGLangServer{}, 143771, 8, 0.897},
+		{"H200, data-parallel attention", SGLangServer{DPAttention: 8}, 143771, 8, 0.769},
+		{"H100, data-parallel attention, 256 graphs", SGLangServer{DPAttention: 8, CUDAGraphMaxBS: 256}, 81559, 8, 0.749},
 	}
 	for _, c := range cases {
 		if got := c.s.StaticFraction(c.gpuMiB, c.tp); got != c.want {
@@ -127,6 +136,7 @@ func FuzzFromSGLang(f *testing.F) {
 	f.Add("python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --context-length 8192 --tp 2")
 	f.Add("sglang serve --model=qwen/qwen2.5-7b --mem-frac=0.8 --quantization awq --kv-cache-dtype fp8_e4m3 --chunked-prefill-size -1")
 	f.Add("sglang serve --model-path gpt2 --context-length 1024 --dtype float --cuda-graph-max-bs 0")
+	f.Add("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 --dp 8 --enable-dp-attention --chunked-prefill-size 4096")
 	f.Fuzz(func(t *testing.T, line string) {
 		p, why := FromSGLang(strings.Split(line, " "))
 		if p == nil {
@@ -149,7 +159,8 @@ func FuzzFromSGLang(f *testing.F) {
 // with its own copy of the model: vLLM's --data-parallel-size (-dp; --data-parallel-size-local
 // on this node when the ranks span nodes) and SGLang's --dp-size. vLLM's engines of a mixture
 // of experts split its expert layers over all the deployment's GPUs (ExpertParallel, set for
-// any vLLM data-parallel server and read only for a mixture); SGLang's are not modelled.
+// any vLLM data-parallel server and read only for a mixture); SGLang's each hold theirs
+// (DataParallelController starts dp tensor-parallel groups, each on GPUs of its own).
 func TestDataParallelServers(t *testing.T) {
 	cases := []struct {
 		name       string
@@ -163,7 +174,7 @@ func TestDataParallelServers(t *testing.T) {
 		{"SGLang --dp", FromSGLang, "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --dp 2 --tp 2", 2, 2, 0, ""},
 		{"vLLM, a mixture of experts", FromVLLM, "vllm serve mistralai/Mixtral-8x7B-Instruct-v0.1 --max-model-len 8192 -dp 2 -tp 2", 2, 2, 4, ""},
 		{"vLLM, DeepSeek's experts over two nodes", FromVLLM, "vllm serve deepseek-ai/DeepSeek-R1 --data-parallel-size 16 --data-parallel-size-local 8 --enable-expert-parallel", 8, 1, 16, ""},
-		{"SGLang, a mixture of experts", FromSGLang, "python3 -m sglang.launch_server --model-path mistralai/Mixtral-8x7B-Instruct-v0.1 --dp-size 2", 0, 0, 0, "SGLang's data-parallel engines of a mixture of experts"},
+		{"SGLang, a mixture of experts", FromSGLang, "python3 -m sglang.launch_server --model-path mistralai/Mixtral-8x7B-Instruct-v0.1 --dp-size 2 --tp 2", 2, 2, 0, ""},
 	}
 	for _, c := range cases {
 		p, why := c.infer(strings.Fields(c.line))
@@ -176,6 +187,49 @@ func TestDataParallelServers(t *testing.T) {
 			t.Errorf("%s: no profile: %s", c.name, why)
 		case p.Inference.DataParallel != c.dp || p.Inference.TensorParallel != c.tp || p.Inference.ExpertParallel != c.ep:
 			t.Errorf("%s: %d engines of %d GPUs, experts over %d, want %d of %d over %d", c.name, p.Inference.DataParallel, p.Inference.TensorParallel, p.Inference.ExpertParallel, c.dp, c.tp, c.ep)
+		}
+	}
+}
+
+// SGLang's --enable-dp-attention (with --dp-size over 1) runs one engine of --tp-size GPUs
+// whose attention is dp groups of tp/dp GPUs: no more engines, each rank prefilling its share
+// of the chunk, and the share reserving for it. It is ignored at --dp-size 1, as SGLang does,
+// refused where SGLang refuses it (dp not dividing tp), and declined on a dense model and
+// with the output layer or dense MLPs placed by hand.
+func TestSGLangDataParallelAttention(t *testing.T) {
+	const r1 = "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --trust-remote-code "
+	cases := []struct {
+		name, line string
+		adp, tp    int
+		batched    int
+		declined   string
+	}{
+		{"DeepSeek R1, tp 8 dp 8", r1 + "--tp 8 --dp 8 --enable-dp-attention", 8, 8, 1024, ""},
+		{"two groups of four", r1 + "--tp 8 --dp-size 2 --enable-dp-attention --chunked-prefill-size 4096", 2, 8, 2048, ""},
+		{"--dp 1 turns it off", r1 + "--tp 8 --dp 1 --enable-dp-attention", 0, 8, 8192, ""},
+		{"dp not dividing tp", r1 + "--tp 8 --dp 3 --enable-dp-attention", 0, 0, 0, "--dp-size 3 to divide --tp-size 8"},
+		{"a dense model", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B-Instruct --tp 8 --dp 8 --enable-dp-attention", 0, 0, 0, "modelled for mixtures of experts"},
+		{"the output layer by hand", r1 + "--tp 8 --dp 8 --enable-dp-attention --enable-dp-lm-head", 0, 0, 0, "--enable-dp-lm-head splits the output layer"},
+		{"the dense MLPs by hand", r1 + "--tp 8 --dp 8 --enable-dp-attention --moe-dense-tp-size 1", 0, 0, 0, "--moe-dense-tp-size keeps the dense layers"},
+	}
+	for _, c := range cases {
+		p, why := FromSGLang(strings.Fields(c.line))
+		if c.declined != "" {
+			if p != nil || !strings.Contains(why, c.declined) {
+				t.Errorf("%s: profile %v, why %q", c.name, p != nil, why)
+			}
+			continue
+		}
+		if p == nil {
+			t.Errorf("%s: no profile: %s", c.name, why)
+			continue
+		}
+		in := p.Inference
+		if in.AttentionDataParallel != c.adp || in.SGLang.DPAttention != c.adp || in.TensorParallel != c.tp || in.DataParallel != 0 || in.MaxBatchedTokens != c.batched {
+			t.Errorf("%s: attention dp %d (server %d), tp %d, engines %d, %d batched tokens; want %d, %d, 0 engines, %d", c.name, in.AttentionDataParallel, in.SGLang.DPAttention, in.TensorParallel, in.DataParallel, in.MaxBatchedTokens, c.adp, c.tp, c.batched)
+		}
+		if c.adp > 1 && !strings.Contains(p.Inferred, fmt.Sprintf("--enable-dp-attention with --dp-size %d", c.adp)) {
+			t.Errorf("%s: %q does not say what it read", c.name, p.Inferred)
 		}
 	}
 }

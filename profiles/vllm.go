@@ -198,9 +198,6 @@ func finishServed(engine string, p *Profile, flags map[string]string, quantized 
 	if q == "mxfp4" && p.Model.ExpertPrecision != "mxfp4" {
 		return nil, fmt.Sprintf("%s's --quantization mxfp4 is modelled for checkpoints whose experts are stored in MXFP4 (gpt-oss), not %s", engine, p.Model.Preset)
 	}
-	if why := dataParallelExperts(engine, p); why != "" {
-		return nil, why
-	}
 	if in := p.Inference; in.ExpertParallel > in.TensorParallel && p.Model.Experts > 0 {
 		desc = append(desc, fmt.Sprintf("the routed experts split over the engines' %d GPUs", in.ExpertParallel))
 	}
@@ -263,17 +260,6 @@ func vllmFlags(argv []string) (map[string]string, []string) {
 		}
 	}
 	return flags, positional
-}
-
-// dataParallelExperts is why a data-parallel server of a mixture of experts has no profile: how
-// its engines place the expert layers is not modelled. vLLM's split them over every GPU of the
-// deployment (FromVLLM sets Inference.ExpertParallel, and the estimate divides the routed
-// experts by it), so only SGLang's servers are declined. "" otherwise.
-func dataParallelExperts(engine string, p *Profile) string {
-	if p.Inference.DataParallel > 1 && p.Model.Experts > 0 && p.Inference.ExpertParallel == 0 {
-		return engine + "'s data-parallel engines of a mixture of experts split its expert layers between them, which the inferred profile does not model"
-	}
-	return ""
 }
 
 // vllmSwitch says whether a vLLM flag is a switch, which takes no value: vLLM declares its

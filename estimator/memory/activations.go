@@ -170,13 +170,24 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 		// FusedMoE's parallel configuration).
 		x := routedExpertParams(m) * expertBytes(m)
 		e.add(TermWeights, (weights-x)/tp+x/ep, src+fmt.Sprintf("; the routed experts' %.4g GB ÷ %g GPUs (data × tensor parallel), the other %.4g GB ÷ %g tensor parallel", x/1e9, ep, (weights-x)/1e9, tp))
+	} else if adp := float64(in.AttentionDataParallel); adp > 1 && m.Experts > 0 {
+		attn := fmt.Sprintf("attention whole on each of %g data-parallel ranks", adp)
+		if tp/adp > 1 {
+			attn = fmt.Sprintf("attention ÷ %g (%g data-parallel groups of %g GPUs)", tp/adp, adp, tp/adp)
+		}
+		e.add(TermWeights, dpAttentionWeights(m, weights, tp, tp/adp), src+fmt.Sprintf("; data-parallel attention: the embeddings whole, %s, the rest ÷ %g tensor parallel", attn, tp))
 	} else {
 		e.add(TermWeights, weights/tp, src+fmt.Sprintf(" ÷ %g tensor parallel", tp))
 	}
 	// KV cache: 2 (K and V) · L · kv_heads · head_dim · seq · batch · bytes (FORMULAS.md;
 	// Kwon et al., vLLM, SOSP'23 §3). Tensor parallelism splits the KV heads; with fewer KV
-	// heads than GPUs they are replicated.
-	kvHeads := math.Ceil(float64(m.KVHeads) / tp)
+	// heads than GPUs they are replicated. Data-parallel attention splits them over its
+	// group's GPUs only, each group caching its own sequences.
+	attnTP := tp
+	if adp := float64(in.AttentionDataParallel); adp > 1 {
+		attnTP = tp / adp
+	}
+	kvHeads := math.Ceil(float64(m.KVHeads) / attnTP)
 	layerTokens, windowed := kvLayerTokens(m, in)
 	kvb := bytesOf(in.KVCachePrecision)
 	kv := 2 * layerTokens * kvHeads * headDim(m) * float64(in.BatchSize) * kvb
@@ -255,6 +266,45 @@ func servedWeights(m profiles.Model) (float64, string) {
 		src += "; embeddings and output layer in 16-bit"
 	}
 	return weights + rest*wb, src
+}
+
+// dpAttentionWeights is what each GPU of a server with data-parallel attention holds of a
+// mixture of experts' weights (total bytes, as servedWeights counts them): SGLang keeps the
+// input embeddings whole on every GPU (VocabParallelEmbedding with enable_tp off), splits the
+// attention layers over the attention group's attnTP GPUs (q, k, v and o projections; the
+// latent projections of multi-head latent attention), and keeps the MLPs, experts and output
+// layer split over all tp (DeepseekV2Model, DeepseekV2DecoderLayer, Qwen3MoeModel in
+// sgl-project/sglang). Attention is what is left of the parameters once the embeddings and
+// MLPs are counted off (attentionParams).
+func dpAttentionWeights(m profiles.Model, total, tp, attnTP float64) float64 {
+	wb := bytesOf(m.Precision)
+	eb := wb
+	if wb < 2 {
+		eb = 2 // servedWeights keeps a quantized checkpoint's embeddings in 16-bit
+	}
+	emb := float64(m.VocabSize) * float64(m.HiddenSize) * eb
+	attn := attentionParams(m) * wb
+	rest := math.Max(0, total-emb-attn)
+	return emb + attn/attnTP + rest/tp
+}
+
+// attentionParams is how many of a mixture of experts' parameters are its attention layers
+// (with the layer norms, a few thousand a layer): the parameters less the embeddings and
+// output layer, the routed and shared experts, the routers (experts × hidden a layer), and
+// the dense layers' MLPs, as wide as the experts a token runs through (DeepSeek V3's and Kimi
+// K2's 18,432 = 9 × 2,048; TestMLAPresetParametersFollowFromTheirConfiguration). Never less
+// than 0.
+func attentionParams(m profiles.Model) float64 {
+	mats := 3.0
+	if !gatedMLP(m) {
+		mats = 2
+	}
+	h, ff := float64(m.HiddenSize), float64(m.IntermediateSize)
+	moeLayers := float64(m.Layers - m.DenseLayers)
+	shared := moeLayers * float64(m.SharedExperts) * mats * h * ff
+	routers := moeLayers * float64(m.Experts) * h
+	dense := float64(m.DenseLayers) * mats * h * float64(m.ExpertsPerToken+m.SharedExperts) * ff
+	return math.Max(0, m.Parameters-embeddingParams(m)-routedExpertParams(m)-shared-routers-dense)
 }
 
 // routedExpertParams is how many of a mixture of experts' parameters are its routed experts'

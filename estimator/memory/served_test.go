@@ -251,3 +251,83 @@ func TestRoutedExpertsSplitOverDataParallelEngines(t *testing.T) {
 		t.Errorf("gpt-oss-120b over 2 engines: weights %.0f bytes a GPU, want %.0f", got, want)
 	}
 }
+
+// A mixture of experts' attention layers are what its parameters leave once embeddings, MLPs
+// and routers are counted off; from each model's config.json directly, with the layer norms
+// (two a layer, one at the end), DeepSeek V3's latent projections with their norms and its
+// routers' bias, and Qwen 3's per-head q and k norms.
+func TestAttentionParamsFollowFromTheConfiguration(t *testing.T) {
+	// DeepSeek V3: q_lora_rank 1536, qk_nope_head_dim 128, v_head_dim 128, 128 heads.
+	const h, q, heads, nope, rope, kv, v = 7168, 1536, 128, 128, 64, 512, 128
+	mla := h*q + q + q*heads*(nope+rope) + h*(kv+rope) + kv + kv*heads*(nope+v) + heads*v*h
+	// Qwen3-30B-A3B: 32 heads and 4 KV heads of 128, width 2048; Mixtral 8x7B: 32 and 8, 4096.
+	gqa := func(h, heads, kvHeads, d, norms int) int {
+		return h*heads*d + 2*h*kvHeads*d + heads*d*h + norms
+	}
+	for _, c := range []struct {
+		preset string
+		want   int
+	}{
+		{"deepseek-v3", 61*(mla+2*h) + h + 58*256},
+		{"qwen3-30b-a3b", 48*(gqa(2048, 32, 4, 128, 2*128)+2*2048) + 2048},
+		{"mixtral-8x7b", 32*(gqa(4096, 32, 8, 128, 0)+2*4096) + 4096},
+	} {
+		pr, _ := profiles.LookupPreset(c.preset)
+		if got := attentionParams(pr.Model); got != float64(c.want) {
+			t.Errorf("%s: %.0f attention parameters, its configuration gives %d", c.preset, got, c.want)
+		}
+	}
+}
+
+// SGLang's data-parallel attention keeps the input embeddings whole on every GPU and splits
+// attention over tp/dp GPUs, the rest over all tp: over tensor parallelism alone, each GPU
+// holds 7/8 more of the embeddings and of attention at --tp 8 --dp 8. Its KV heads are split
+// over the attention group only.
+func TestDataParallelAttentionWeightsAndKVCache(t *testing.T) {
+	const emb = 129280 * 7168 * 2 // bf16 in an FP8 checkpoint
+	const attn = 11414443520      // FP8, TestAttentionParamsFollowFromTheConfiguration
+	p := parse(t, "workload: {type: inference}\nmodel: {preset: deepseek-v3}\ninference: {batch_size: 1, max_sequence_length: 8192, kv_cache_precision: bf16, tensor_parallel: 8}\n")
+	tp, err := Of(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dp   int
+		more float64
+	}{{1, 0}, {2, (emb + attn/4.0) - (emb+attn)/8.0}, {8, (emb + attn) * 7 / 8.0}} {
+		p.Inference.AttentionDataParallel = c.dp
+		e, err := Of(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.Term(TermWeights) - tp.Term(TermWeights); math.Abs(got-c.more) > 1 {
+			t.Errorf("DeepSeek V3, --tp 8 --dp %d: %.0f bytes of weights a GPU more than tensor parallel alone, want %.0f", c.dp, got, c.more)
+		}
+		if e.GPUs != 8 || e.Term(TermKVCache) != tp.Term(TermKVCache) {
+			t.Errorf("--dp %d: %d GPUs and %.0f bytes of latent KV cache, want 8 and %.0f", c.dp, e.GPUs, e.Term(TermKVCache), tp.Term(TermKVCache))
+		}
+	}
+	// The last case, --dp 8, says how it split them.
+	e, err := Of(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src := source(e, TermWeights); !strings.Contains(src, "the embeddings whole, attention whole on each of 8 data-parallel ranks, the rest ÷ 8 tensor parallel") {
+		t.Errorf("the weights' source does not say how attention was split: %q", src)
+	}
+	// Qwen3-235B's 4 KV heads: one a GPU over tensor parallelism of 8 (replicated), all four
+	// on each GPU of an attention group of one.
+	q := parse(t, "workload: {type: inference}\nmodel: {preset: qwen3-235b-a22b}\ninference: {batch_size: 1, max_sequence_length: 8192, tensor_parallel: 8}\n")
+	plain, err := Of(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Inference.AttentionDataParallel = 8
+	dp, err := Of(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dp.Term(TermKVCache) / plain.Term(TermKVCache); got != 4 {
+		t.Errorf("Qwen3-235B at --tp 8 --dp 8: %g× the KV cache of --tp 8, want 4", got)
+	}
+}
