@@ -106,10 +106,10 @@ var presets = []Preset{
 	// and SGLang load only for speculative decoding: the model card's 671B of its 685B. The
 	// checkpoint stores the linear layers in FP8 with one fp32 scale per 128×128 block (0.02%
 	// more, not counted).
-	{Name: "deepseek-v3", Context: 163840, Precision: "fp8", Model: Model{Parameters: 671026419200, Layers: 61, HiddenSize: 7168, AttentionHeads: 128, KVHeads: 128, HeadDim: 128, VocabSize: 129280, IntermediateSize: 2048, MLP: "swiglu", Experts: 256, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 3, KVLoRARank: 512, QKRopeHeadDim: 64, Source: hf("deepseek-ai/DeepSeek-V3")}},
+	{Name: "deepseek-v3", Context: 163840, Precision: "fp8", Model: Model{Parameters: 671026419200, Layers: 61, HiddenSize: 7168, AttentionHeads: 128, KVHeads: 128, HeadDim: 128, VocabSize: 129280, IntermediateSize: 2048, MLP: "swiglu", Experts: 256, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 3, KVLoRARank: 512, QKRopeHeadDim: 64, QLoRARank: 1536, Source: hf("deepseek-ai/DeepSeek-V3")}},
 	// Kimi K2 is DeepSeek V3's architecture with 384 experts, 64 heads and one dense layer, its
 	// checkpoint in FP8 as V3's (1.026T parameters; the model card's 1T).
-	{Name: "kimi-k2", Context: 131072, Precision: "fp8", Model: Model{Parameters: 1026408232448, Layers: 61, HiddenSize: 7168, AttentionHeads: 64, KVHeads: 64, HeadDim: 128, VocabSize: 163840, IntermediateSize: 2048, MLP: "swiglu", Experts: 384, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 1, KVLoRARank: 512, QKRopeHeadDim: 64, Source: hf("moonshotai/Kimi-K2-Instruct")}},
+	{Name: "kimi-k2", Context: 131072, Precision: "fp8", Model: Model{Parameters: 1026408232448, Layers: 61, HiddenSize: 7168, AttentionHeads: 64, KVHeads: 64, HeadDim: 128, VocabSize: 163840, IntermediateSize: 2048, MLP: "swiglu", Experts: 384, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 1, KVLoRARank: 512, QKRopeHeadDim: 64, QLoRARank: 1536, Source: hf("moonshotai/Kimi-K2-Instruct")}},
 	{Name: "bert-base", Context: 512, Model: Model{Parameters: 109482240, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 30522, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-base-uncased")}},
 	{Name: "bert-large", Context: 512, Model: Model{Parameters: 335141888, Layers: 24, HiddenSize: 1024, AttentionHeads: 16, KVHeads: 16, VocabSize: 30522, IntermediateSize: 4096, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-large-uncased")}},
 	{Name: "gpt2", Context: 1024, Model: Model{Parameters: 124439808, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 50257, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("openai-community/gpt2")}},
@@ -231,6 +231,7 @@ func (p *Profile) applyPreset() error {
 	setInt(&m.DenseLayers, src.DenseLayers)
 	setInt(&m.KVLoRARank, src.KVLoRARank)
 	setInt(&m.QKRopeHeadDim, src.QKRopeHeadDim)
+	setInt(&m.QLoRARank, src.QLoRARank)
 	setInt(&m.SlidingWindow, src.SlidingWindow)
 	setInt(&m.SlidingWindowLayers, src.SlidingWindowLayers)
 	if m.ExpertPrecision == "" {

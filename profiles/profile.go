@@ -92,6 +92,10 @@ type Model struct {
 	// heads, in place of every KV head's keys and values (DeepSeek-AI, arXiv:2405.04434, §2.1).
 	KVLoRARank    int `yaml:"kv_lora_rank,omitempty" json:"kv_lora_rank,omitempty"`
 	QKRopeHeadDim int `yaml:"qk_rope_head_dim,omitempty" json:"qk_rope_head_dim,omitempty"`
+	// QLoRARank is the width queries are compressed to in multi-head latent attention
+	// (config.json's q_lora_rank; 0 where queries are projected directly, DeepSeek-V2-Lite).
+	// Serving engines keep the down-projections to it and to the KV latent whole on every GPU.
+	QLoRARank int `yaml:"q_lora_rank,omitempty" json:"q_lora_rank,omitempty"`
 	// ExpertPrecision is how a mixture of experts' checkpoint stores the experts' projection
 	// matrices where it differs from Precision (gpt-oss: mxfp4, the rest in bf16). Serving
 	// sizes those weights in it; training counts every weight in Precision, as the gpt-oss

@@ -58,6 +58,8 @@ func TestParseErrorsHaveLines(t *testing.T) {
 		"dense layers, all of them":        {"workload: {type: inference}\nmodel:\n  preset: mixtral-8x7b\n  dense_layers: 32\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "must be fewer than model.layers (32), got 32"},
 		"LoRA slots on latent attention":   {"workload: {type: inference}\nmodel: {preset: deepseek-v3}\ninference:\n  batch_size: 1\n  max_sequence_length: 8\n  lora_slots: 2\n  lora_rank: 16\n", 9, "multi-head latent attention, are not modelled"},
 		"rotary key, no latent":            {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  qk_rope_head_dim: 64\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "qk_rope_head_dim needs model.kv_lora_rank"},
+		"query latent, no KV latent":       {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  q_lora_rank: 1536\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "q_lora_rank needs model.kv_lora_rank"},
+		"negative query latent":            {"workload: {type: inference}\nmodel:\n  preset: deepseek-v3\n  q_lora_rank: -1\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "q_lora_rank must not be negative"},
 		"negative latent":                  {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  kv_lora_rank: -512\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "model.kv_lora_rank must not be negative"},
 		"windowed layers, no window":       {"workload: {type: inference}\nmodel:\n  preset: gpt2\n  sliding_window_layers: 6\ninference: {batch_size: 1, max_sequence_length: 8}\n", 7, "needs model.sliding_window"},
 	}
@@ -251,7 +253,10 @@ func TestMLAPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 		}
 		m := p.Model
 		h, heads, kvRank, rope := m.HiddenSize, m.AttentionHeads, m.KVLoRARank, m.QKRopeHeadDim
-		attn := h*c.qLoRARank + c.qLoRARank + c.qLoRARank*heads*(c.qkNopeHeadDim+rope) + // q_a, its norm, q_b
+		if m.QLoRARank != c.qLoRARank {
+			t.Errorf("%s: q_lora_rank %d, config.json's is %d", p.Name, m.QLoRARank, c.qLoRARank)
+		}
+		attn := h*m.QLoRARank + m.QLoRARank + m.QLoRARank*heads*(c.qkNopeHeadDim+rope) + // q_a, its norm, q_b
 			h*(kvRank+rope) + kvRank + kvRank*heads*(c.qkNopeHeadDim+c.vHeadDim) + // kv_a with the rotary key, its norm, kv_b
 			heads*c.vHeadDim*h // o_proj
 		dense := attn + 3*h*c.denseIntermediate + 2*h

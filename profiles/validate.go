@@ -103,7 +103,7 @@ func (p *Profile) validate() error {
 	for _, f := range []struct {
 		path string
 		v    int
-	}{{"model.shared_experts", m.SharedExperts}, {"model.dense_layers", m.DenseLayers}, {"model.kv_lora_rank", m.KVLoRARank}, {"model.qk_rope_head_dim", m.QKRopeHeadDim}} {
+	}{{"model.shared_experts", m.SharedExperts}, {"model.dense_layers", m.DenseLayers}, {"model.kv_lora_rank", m.KVLoRARank}, {"model.qk_rope_head_dim", m.QKRopeHeadDim}, {"model.q_lora_rank", m.QLoRARank}} {
 		if f.v < 0 {
 			return invalid(f.path, "%s must not be negative, got %d", f.path, f.v)
 		}
@@ -116,6 +116,9 @@ func (p *Profile) validate() error {
 	}
 	if m.QKRopeHeadDim > 0 && m.KVLoRARank == 0 {
 		return invalid("model.qk_rope_head_dim", "model.qk_rope_head_dim needs model.kv_lora_rank: it is part of multi-head latent attention's cache")
+	}
+	if m.QLoRARank > 0 && m.KVLoRARank == 0 {
+		return invalid("model.q_lora_rank", "model.q_lora_rank needs model.kv_lora_rank: it is part of multi-head latent attention")
 	}
 	if m.MLP != "" && m.MLP != "gelu" && m.MLP != "swiglu" {
 		return invalid("model.mlp", "model.mlp must be gelu or swiglu, got %q", m.MLP)

@@ -164,20 +164,25 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	tp := float64(in.TensorParallel)
 	e := &Estimate{GPUs: in.TensorParallel * max(1, in.DataParallel), TensorParallel: in.TensorParallel, PreallocateFraction: in.GPUMemoryUtilization, SGLang: in.SGLang}
 	weights, src := servedWeights(m)
+	rep := replicatedBytes(m)
+	wholeNote := ""
+	if rep > 0 && tp > 1 {
+		wholeNote = fmt.Sprintf("; the routers and latent down-projections (%.3g GB) whole on every GPU", rep/1e9)
+	}
 	if ep := float64(in.ExpertParallel); ep > tp && m.Experts > 0 {
 		// Data-parallel engines of a mixture of experts share its routed experts over all
 		// their GPUs and keep the rest on each engine's own (vLLM, "Data Parallel Deployment";
 		// FusedMoE's parallel configuration).
 		x := routedExpertParams(m) * expertBytes(m)
-		e.add(TermWeights, (weights-x)/tp+x/ep, src+fmt.Sprintf("; the routed experts' %.4g GB ÷ %g GPUs (data × tensor parallel), the other %.4g GB ÷ %g tensor parallel", x/1e9, ep, (weights-x)/1e9, tp))
+		e.add(TermWeights, (weights-x-rep)/tp+x/ep+rep, src+fmt.Sprintf("; the routed experts' %.4g GB ÷ %g GPUs (data × tensor parallel), the other %.4g GB ÷ %g tensor parallel%s", x/1e9, ep, (weights-x-rep)/1e9, tp, wholeNote))
 	} else if adp := float64(in.AttentionDataParallel); adp > 1 && m.Experts > 0 {
 		attn := fmt.Sprintf("attention whole on each of %g data-parallel ranks", adp)
 		if tp/adp > 1 {
 			attn = fmt.Sprintf("attention ÷ %g (%g data-parallel groups of %g GPUs)", tp/adp, adp, tp/adp)
 		}
-		e.add(TermWeights, dpAttentionWeights(m, weights, tp, tp/adp), src+fmt.Sprintf("; data-parallel attention: the embeddings whole, %s, the rest ÷ %g tensor parallel", attn, tp))
+		e.add(TermWeights, dpAttentionWeights(m, weights, tp, tp/adp), src+fmt.Sprintf("; data-parallel attention: the embeddings whole, %s, the rest ÷ %g tensor parallel%s", attn, tp, wholeNote))
 	} else {
-		e.add(TermWeights, weights/tp, src+fmt.Sprintf(" ÷ %g tensor parallel", tp))
+		e.add(TermWeights, (weights-rep)/tp+rep, src+fmt.Sprintf(" ÷ %g tensor parallel%s", tp, wholeNote))
 	}
 	// KV cache: 2 (K and V) · L · kv_heads · head_dim · seq · batch · bytes (FORMULAS.md;
 	// Kwon et al., vLLM, SOSP'23 §3). Tensor parallelism splits the KV heads; with fewer KV
@@ -265,6 +270,13 @@ func servedWeights(m profiles.Model) (float64, string) {
 		rest -= emb
 		src += "; embeddings and output layer in 16-bit"
 	}
+	if r := math.Min(routerParams(m), rest); wb < 2 && r > 0 {
+		// And a mixture of experts' routers (DeepSeek V3's FP8 checkpoint stores mlp.gate in
+		// bf16; vLLM builds the gate without quantization).
+		weights += r * 2
+		rest -= r
+		src += "; routers in 16-bit"
+	}
 	return weights + rest*wb, src
 }
 
@@ -278,14 +290,47 @@ func servedWeights(m profiles.Model) (float64, string) {
 // MLPs are counted off (attentionParams).
 func dpAttentionWeights(m profiles.Model, total, tp, attnTP float64) float64 {
 	wb := bytesOf(m.Precision)
-	eb := wb
-	if wb < 2 {
-		eb = 2 // servedWeights keeps a quantized checkpoint's embeddings in 16-bit
+	emb := float64(m.VocabSize) * float64(m.HiddenSize) * sixteenBitUnder(wb)
+	latent := latentProjectionParams(m) * wb
+	attn := attentionParams(m)*wb - latent
+	rep := replicatedBytes(m)
+	rest := math.Max(0, total-emb-attn-rep)
+	return emb + attn/attnTP + rep + rest/tp
+}
+
+// sixteenBitUnder is what a parameter a quantized checkpoint keeps unquantized takes: 2 bytes
+// where the weights' own take less, theirs otherwise.
+func sixteenBitUnder(wb float64) float64 {
+	return math.Max(wb, 2)
+}
+
+// replicatedBytes is what every GPU of a tensor-parallel server holds whole: a mixture of
+// experts' routers (vLLM's gate is a ReplicatedLinear without quantization, SGLang's MoEGate a
+// plain parameter; 16-bit in a quantized checkpoint, servedWeights) and multi-head latent
+// attention's down-projections to the query and KV latents (fused_qkv_a_proj with disable_tp
+// and kv_a_proj_with_mqa, a ReplicatedLinear, in vLLM's and SGLang's DeepseekV2 attention), in
+// the weights' precision. DeepSeek V3 in FP8: 0.92 GB of projections and 0.21 GB of routers.
+func replicatedBytes(m profiles.Model) float64 {
+	wb := bytesOf(m.Precision)
+	return latentProjectionParams(m)*wb + routerParams(m)*sixteenBitUnder(wb)
+}
+
+// latentProjectionParams is how many parameters multi-head latent attention's down-projections
+// take: hidden × (q_lora_rank + kv_lora_rank + qk_rope_head_dim) a layer; 0 without it.
+func latentProjectionParams(m profiles.Model) float64 {
+	if m.KVLoRARank <= 0 {
+		return 0
 	}
-	emb := float64(m.VocabSize) * float64(m.HiddenSize) * eb
-	attn := attentionParams(m) * wb
-	rest := math.Max(0, total-emb-attn)
-	return emb + attn/attnTP + rest/tp
+	return float64(m.Layers) * float64(m.HiddenSize) * float64(m.QLoRARank+m.KVLoRARank+m.QKRopeHeadDim)
+}
+
+// routerParams is how many parameters a mixture of experts' routers take: experts × hidden in
+// every layer with experts; 0 for a dense model.
+func routerParams(m profiles.Model) float64 {
+	if m.Experts <= 0 {
+		return 0
+	}
+	return float64(m.Layers-m.DenseLayers) * float64(m.Experts) * float64(m.HiddenSize)
 }
 
 // attentionParams is how many of a mixture of experts' parameters are its attention layers
@@ -302,9 +347,8 @@ func attentionParams(m profiles.Model) float64 {
 	h, ff := float64(m.HiddenSize), float64(m.IntermediateSize)
 	moeLayers := float64(m.Layers - m.DenseLayers)
 	shared := moeLayers * float64(m.SharedExperts) * mats * h * ff
-	routers := moeLayers * float64(m.Experts) * h
 	dense := float64(m.DenseLayers) * mats * h * float64(m.ExpertsPerToken+m.SharedExperts) * ff
-	return math.Max(0, m.Parameters-embeddingParams(m)-routedExpertParams(m)-shared-routers-dense)
+	return math.Max(0, m.Parameters-embeddingParams(m)-routedExpertParams(m)-shared-routerParams(m)-dense)
 }
 
 // routedExpertParams is how many of a mixture of experts' parameters are its routed experts'

@@ -50,10 +50,10 @@ func TestServedWeightsOfMXFP4Experts(t *testing.T) {
 	}
 	// A GELU mixture (up and down per expert) quantized to int8 with int4 experts: the experts'
 	// 4 × 2 layers × 2 × 1024 × 4096 = 67,108,864 parameters at 4.5 bits, the untied
-	// embeddings' 2,048,000 in 16-bit, the rest at 1 byte.
+	// embeddings' 2,048,000 and the routers' 2 × 4 × 1024 = 8,192 in 16-bit, the rest at 1 byte.
 	const gelu = "workload: {type: inference}\nmodel: {parameters: %d, layers: 2, hidden_size: 1024, attention_heads: 8, vocab_size: 1000, intermediate_size: 4096, mlp: gelu, experts: 4, experts_per_token: 1, precision: int8, expert_precision: int4}\ninference: {batch_size: 1, max_sequence_length: 128}\n"
 	e = estimate(t, fmt.Sprintf(gelu, 1000000000))
-	if got, want := e.Term(TermWeights), 67108864*4.5/8+2048000*2+(1e9-67108864-2048000); got != want {
+	if got, want := e.Term(TermWeights), 67108864*4.5/8+2048000*2+8192*2+(1e9-67108864-2048000-8192); got != want {
 		t.Errorf("int4 GELU experts: %.0f bytes, want %.0f", got, want)
 	}
 	// A declared count smaller than its parts is never taken below zero: the experts' share
@@ -172,9 +172,16 @@ func TestKVTokensWithin(t *testing.T) {
 // tensor parallelism, where grouped-query attention's K and V for 128 heads would be 61 × 2 ×
 // 128 × 128 values split between them. The FP8 checkpoint's weights are 1 byte each but for
 // the untied embeddings' 2 × 129,280 × 7,168 in bf16.
+// DeepSeek V3's latent cache is one latent and one rotary key a token and layer, whole on
+// every GPU; its FP8 weights split over tensor parallelism but for what every GPU keeps whole:
+// the latent down-projections, 61 × 7,168 × (1,536 + 512 + 64) in FP8, and the routers, 58 ×
+// 256 × 7,168 in bf16 as the checkpoint stores them (with the embeddings).
 func TestKVCacheOfLatentAttention(t *testing.T) {
 	const ctx = 163840
 	const emb = 2 * 129280 * 7168
+	const latent, routers = 61 * 7168 * 2112, 58 * 256 * 7168
+	const all = 671026419200 + emb + routers // FP8, the embeddings and routers twice over in bf16
+	const whole = latent + 2*routers
 	for _, tp := range []int{8, 16} {
 		e := estimate(t, fmt.Sprintf("workload: {type: inference}\nmodel: {preset: deepseek-v3}\ninference: {batch_size: 1, max_sequence_length: %d, tensor_parallel: %d, kv_cache_precision: bf16}\n", ctx, tp))
 		if got, want := e.Term(TermKVCache), 61.0*576*ctx*2; got != want {
@@ -183,13 +190,16 @@ func TestKVCacheOfLatentAttention(t *testing.T) {
 		if src := source(e, TermKVCache); !strings.Contains(src, "kv_lora_rank + qk_rope_head_dim") {
 			t.Errorf("tp %d: the KV cache's source does not name latent attention: %q", tp, src)
 		}
-		if got, want := e.Term(TermWeights), (671026419200-emb+emb*2)/float64(tp); got != want {
-			t.Errorf("tp %d: weights %.0f bytes, want %.0f (FP8 but the embeddings)", tp, got, want)
+		if got, want := e.Term(TermWeights), (all-whole)/float64(tp)+whole; math.Abs(got-want) > 1 {
+			t.Errorf("tp %d: weights %.0f bytes, want %.0f (FP8 but the embeddings and routers; projections and routers whole)", tp, got, want)
+		}
+		if src := source(e, TermWeights); !strings.Contains(src, "the routers and latent down-projections (1.14 GB) whole on every GPU") {
+			t.Errorf("tp %d: the weights' source does not say what stays whole: %q", tp, src)
 		}
 	}
 	// The preset's FP8 is the default only: a profile may say how its weights are stored.
 	e := estimate(t, "workload: {type: inference}\nmodel: {preset: deepseek-v3, precision: bf16}\ninference: {batch_size: 2, max_sequence_length: 4096, tensor_parallel: 16, kv_cache_precision: fp8}\n")
-	if got, want := e.Term(TermWeights), 671026419200*2/16.0; got != want {
+	if got, want := e.Term(TermWeights), (671026419200-latent-routers)*2/16.0+(latent+routers)*2; math.Abs(got-want) > 1 {
 		t.Errorf("bf16 DeepSeek V3 over 16 GPUs: weights %.0f bytes, want %.0f", got, want)
 	}
 	if got, want := e.Term(TermKVCache), 61.0*576*4096*2; got != want {
@@ -210,7 +220,9 @@ func TestKVCacheOfLatentAttention(t *testing.T) {
 // embeddings) on every GPU.
 func TestRoutedExpertsSplitOverDataParallelEngines(t *testing.T) {
 	const experts = 256 * 58 * 3 * 7168 * 2048
-	const all = 671026419200 + 2*129280*7168 // FP8, the untied embeddings' parameters twice over in bf16
+	const routers = 58 * 256 * 7168
+	const all = 671026419200 + 2*129280*7168 + routers // FP8, the untied embeddings' and routers' parameters twice over in bf16
+	const whole = 61*7168*2112 + 2*routers             // on every GPU whatever the split (TestKVCacheOfLatentAttention)
 	p := parse(t, "workload: {type: inference}\nmodel: {preset: deepseek-v3}\ninference: {batch_size: 1, max_sequence_length: 8192, kv_cache_precision: bf16}\n")
 	p.Inference.ExpertParallel = 8
 	e, err := Of(p)
@@ -228,7 +240,7 @@ func TestRoutedExpertsSplitOverDataParallelEngines(t *testing.T) {
 	if e, err = Of(p); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := e.Term(TermWeights), float64(all-experts)/4+experts/8.0; math.Abs(got-want) > 1 {
+	if got, want := e.Term(TermWeights), float64(all-experts-whole)/4+experts/8.0+whole; math.Abs(got-want) > 1 {
 		t.Errorf("two engines of four: weights %.0f bytes a GPU, want %.0f", got, want)
 	}
 	// A dense model's engines each hold it whole.
@@ -284,8 +296,8 @@ func TestAttentionParamsFollowFromTheConfiguration(t *testing.T) {
 // holds 7/8 more of the embeddings and of attention at --tp 8 --dp 8. Its KV heads are split
 // over the attention group only.
 func TestDataParallelAttentionWeightsAndKVCache(t *testing.T) {
-	const emb = 129280 * 7168 * 2 // bf16 in an FP8 checkpoint
-	const attn = 11414443520      // FP8, TestAttentionParamsFollowFromTheConfiguration
+	const emb = 129280 * 7168 * 2           // bf16 in an FP8 checkpoint
+	const attn = 11414443520 - 61*7168*2112 // FP8 (TestAttentionParamsFollowFromTheConfiguration), less the latent down-projections every GPU holds whole anyway
 	p := parse(t, "workload: {type: inference}\nmodel: {preset: deepseek-v3}\ninference: {batch_size: 1, max_sequence_length: 8192, kv_cache_precision: bf16, tensor_parallel: 8}\n")
 	tp, err := Of(p)
 	if err != nil {
