@@ -167,7 +167,14 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	rep := replicatedBytes(m)
 	wholeNote := ""
 	if rep > 0 && tp > 1 {
-		wholeNote = fmt.Sprintf("; the routers and latent down-projections (%.3g GB) whole on every GPU", rep/1e9)
+		what := "the routers"
+		switch {
+		case routerParams(m) == 0:
+			what = "the latent down-projections"
+		case latentProjectionParams(m) > 0:
+			what = "the routers and latent down-projections"
+		}
+		wholeNote = fmt.Sprintf("; %s (%.3g GB) whole on every GPU", what, rep/1e9)
 	}
 	if ep := float64(in.ExpertParallel); ep > tp && m.Experts > 0 {
 		// Data-parallel engines of a mixture of experts share its routed experts over all

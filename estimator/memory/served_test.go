@@ -334,6 +334,9 @@ func TestDataParallelAttentionWeightsAndKVCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if src := source(plain, TermWeights); !strings.HasSuffix(src, "; the routers (0.0986 GB) whole on every GPU") {
+		t.Errorf("Qwen3-235B has routers and no latent attention: %q", src)
+	}
 	q.Inference.AttentionDataParallel = 8
 	dp, err := Of(q)
 	if err != nil {
