@@ -184,7 +184,7 @@ func FromSGLang(argv []string) (*Profile, string) {
 	case dp > 1 && sglangOn(flags, "enable-dp-attention"):
 		// Data-parallel attention runs one engine of --tp-size GPUs whose attention is --dp-size
 		// groups of tp/dp GPUs (ServerArgs._handle_data_parallelism asserts tp % dp == 0).
-		tp := max(1, counts["tp-size"])
+		tp := p.Inference.TensorParallel // --tp-size, 1 when not given
 		if pr.Model.Experts == 0 {
 			return nil, fmt.Sprintf("SGLang's --enable-dp-attention is modelled for mixtures of experts (DeepSeek, Qwen 3's), not %s", pr.Name)
 		}

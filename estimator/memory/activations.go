@@ -347,10 +347,7 @@ func routerParams(m profiles.Model) float64 {
 // K2's 18,432 = 9 × 2,048; TestMLAPresetParametersFollowFromTheirConfiguration). Never less
 // than 0.
 func attentionParams(m profiles.Model) float64 {
-	mats := 3.0
-	if !gatedMLP(m) {
-		mats = 2
-	}
+	mats := mlpMatrices(m)
 	h, ff := float64(m.HiddenSize), float64(m.IntermediateSize)
 	moeLayers := float64(m.Layers - m.DenseLayers)
 	shared := moeLayers * float64(m.SharedExperts) * mats * h * ff
@@ -358,14 +355,20 @@ func attentionParams(m profiles.Model) float64 {
 	return math.Max(0, m.Parameters-embeddingParams(m)-routedExpertParams(m)-shared-routerParams(m)-dense)
 }
 
+// mlpMatrices is how many h × d_ff matrices one MLP has: gate, up and down (SwiGLU) or up and
+// down (GELU).
+func mlpMatrices(m profiles.Model) float64 {
+	if gatedMLP(m) {
+		return 3
+	}
+	return 2
+}
+
 // routedExpertParams is how many of a mixture of experts' parameters are its routed experts'
 // MLPs: gate, up and down (SwiGLU) or up and down (GELU), h × d_ff each, for every expert of
 // every layer but the dense ones; never more than the model's parameters.
 func routedExpertParams(m profiles.Model) float64 {
-	mats := 3.0
-	if !gatedMLP(m) {
-		mats = 2
-	}
+	mats := mlpMatrices(m)
 	layers := float64(m.Layers - m.DenseLayers)
 	return math.Min(float64(m.Experts)*layers*mats*float64(m.HiddenSize)*float64(m.IntermediateSize), m.Parameters)
 }
