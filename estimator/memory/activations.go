@@ -290,11 +290,12 @@ func servedWeights(m profiles.Model) (float64, string) {
 // dpAttentionWeights is what each GPU of a server with data-parallel attention holds of a
 // mixture of experts' weights (total bytes, as servedWeights counts them): SGLang keeps the
 // input embeddings whole on every GPU (VocabParallelEmbedding with enable_tp off), splits the
-// attention layers over the attention group's attnTP GPUs (q, k, v and o projections; the
-// latent projections of multi-head latent attention), and keeps the MLPs, experts and output
-// layer split over all tp (DeepseekV2Model, DeepseekV2DecoderLayer, Qwen3MoeModel in
-// sgl-project/sglang). Attention is what is left of the parameters once the embeddings and
-// MLPs are counted off (attentionParams).
+// attention layers over the attention group's attnTP GPUs (q, k, v and o projections; latent
+// attention's up-projections), keeps what every GPU holds whole under tensor parallelism too
+// (replicatedBytes: routers, latent down-projections), and splits the MLPs, experts and output
+// layer over all tp (DeepseekV2Model, DeepseekV2DecoderLayer, Qwen3MoeModel in
+// sgl-project/sglang). Attention is what is left of the parameters once the embeddings, MLPs
+// and routers are counted off (attentionParams).
 func dpAttentionWeights(m profiles.Model, total, tp, attnTP float64) float64 {
 	wb := bytesOf(m.Precision)
 	emb := float64(m.VocabSize) * float64(m.HiddenSize) * sixteenBitUnder(wb)
