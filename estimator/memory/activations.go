@@ -163,6 +163,9 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	m, in := p.Model, p.Inference
 	tp := float64(in.TensorParallel)
 	e := &Estimate{GPUs: in.TensorParallel * max(1, in.DataParallel), TensorParallel: in.TensorParallel, PreallocateFraction: in.GPUMemoryUtilization, SGLang: in.SGLang}
+	// Data-parallel attention (SGLang) runs attention on groups of attnTP GPUs; tp otherwise.
+	adp := float64(max(1, in.AttentionDataParallel))
+	attnTP := tp / adp
 	weights, src := servedWeights(m)
 	rep := replicatedBytes(m)
 	wholeNote := ""
@@ -182,12 +185,12 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 		// FusedMoE's parallel configuration).
 		x := routedExpertParams(m) * expertBytes(m)
 		e.add(TermWeights, (weights-x-rep)/tp+x/ep+rep, src+fmt.Sprintf("; the routed experts' %.4g GB ÷ %g GPUs (data × tensor parallel), the other %.4g GB ÷ %g tensor parallel%s", x/1e9, ep, (weights-x-rep)/1e9, tp, wholeNote))
-	} else if adp := float64(in.AttentionDataParallel); adp > 1 && m.Experts > 0 {
+	} else if adp > 1 && m.Experts > 0 {
 		attn := fmt.Sprintf("attention whole on each of %g data-parallel ranks", adp)
-		if tp/adp > 1 {
-			attn = fmt.Sprintf("attention ÷ %g (%g data-parallel groups of %g GPUs)", tp/adp, adp, tp/adp)
+		if attnTP > 1 {
+			attn = fmt.Sprintf("attention ÷ %g (%g data-parallel groups of %g GPUs)", attnTP, adp, attnTP)
 		}
-		e.add(TermWeights, dpAttentionWeights(m, weights, tp, tp/adp), src+fmt.Sprintf("; data-parallel attention: the embeddings whole, %s, the rest ÷ %g tensor parallel%s", attn, tp, wholeNote))
+		e.add(TermWeights, dpAttentionWeights(m, weights, tp, attnTP), src+fmt.Sprintf("; data-parallel attention: the embeddings whole, %s, the rest ÷ %g tensor parallel%s", attn, tp, wholeNote))
 	} else {
 		e.add(TermWeights, (weights-rep)/tp+rep, src+fmt.Sprintf(" ÷ %g tensor parallel%s", tp, wholeNote))
 	}
@@ -195,10 +198,6 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	// Kwon et al., vLLM, SOSP'23 §3). Tensor parallelism splits the KV heads; with fewer KV
 	// heads than GPUs they are replicated. Data-parallel attention splits them over its
 	// group's GPUs only, each group caching its own sequences.
-	attnTP := tp
-	if adp := float64(in.AttentionDataParallel); adp > 1 {
-		attnTP = tp / adp
-	}
 	kvHeads := math.Ceil(float64(m.KVHeads) / attnTP)
 	layerTokens, windowed := kvLayerTokens(m, in)
 	kvb := bytesOf(in.KVCachePrecision)
