@@ -5,7 +5,12 @@ vocabulary 128,256, tied embeddings), llama3b (meta-llama/Llama-3.2-3B: hidden 3
 24 heads, 8 KV heads, MLP 8192, the same vocabulary, tied) or gpt2xl (openai-community/gpt2-xl:
 hidden 1600, 48 layers, 25 heads, vocabulary 50,257, GELU MLP, dropout 0.1), or qwen1.5b
 (Qwen/Qwen2.5-1.5B: hidden 1536, 28 layers, 12 heads, 2 KV heads, MLP 8960, vocabulary 151,936,
-biases on q, k and v, tied embeddings), and writes PyTorch's own memory statistics as JSON so
+biases on q, k and v, tied embeddings), or two mixtures of experts: qwen3moe (Qwen/Qwen3-30B-A3B's
+layer: hidden 2048, 32 heads of 128, 4 KV heads, experts of 768, 8 per token, vocabulary 151,936,
+untied; with 24 of its 48 layers and 32 of its 128 experts, so that full training fits one GPU)
+or deepseek-lite (deepseek-ai/DeepSeek-V2-Lite through Transformers' DeepSeek-V3 model:
+hidden 2048, 27 layers, 16 heads, multi-head latent attention with kv_lora_rank 512, rotary
+keys of 64, 64 experts of 1408, 6 per token, 2 shared, the first layer dense), and writes PyTorch's own memory statistics as JSON so
 that they can be set beside what `gpuguard profile capture` measured through NVML and what
 `gpuguard fit` estimated. No weights are downloaded: nothing is fetched.
 
@@ -16,7 +21,8 @@ import json
 import time
 
 import torch
-from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
+from transformers import (DeepseekV3Config, DeepseekV3ForCausalLM, GPT2Config, GPT2LMHeadModel, LlamaConfig,
+                          LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM, Qwen3MoeConfig, Qwen3MoeForCausalLM)
 
 SHAPES = {
     "llama1b": dict(hidden_size=2048, intermediate_size=8192, num_hidden_layers=16, num_attention_heads=32),
@@ -26,7 +32,7 @@ SHAPES = {
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shape", choices=["llama1b", "llama3b", "gpt2xl", "qwen1.5b"], default="llama1b")
+    ap.add_argument("--shape", choices=["llama1b", "llama3b", "gpt2xl", "qwen1.5b", "qwen3moe", "deepseek-lite"], default="llama1b")
     ap.add_argument("--mode", choices=["train", "generate"], default="train")
     ap.add_argument("--method", choices=["full", "lora"], default="full")
     ap.add_argument("--pure-bf16", action="store_true", help="bf16 weights and Adam state, no fp32 master copy")
@@ -46,6 +52,17 @@ def main():
         cfg, build = Qwen2Config(hidden_size=1536, intermediate_size=8960, num_hidden_layers=28, num_attention_heads=12,
                                  num_key_value_heads=2, vocab_size=151936, tie_word_embeddings=True,
                                  max_position_embeddings=32768, rope_theta=1000000.0), Qwen2ForCausalLM
+    elif a.shape == "qwen3moe":
+        cfg, build = Qwen3MoeConfig(hidden_size=2048, num_hidden_layers=24, num_attention_heads=32, num_key_value_heads=4,
+                                    head_dim=128, moe_intermediate_size=768, num_experts=32, num_experts_per_tok=8,
+                                    vocab_size=151936, tie_word_embeddings=False, max_position_embeddings=32768), Qwen3MoeForCausalLM
+    elif a.shape == "deepseek-lite":
+        cfg, build = DeepseekV3Config(hidden_size=2048, intermediate_size=10944, moe_intermediate_size=1408,
+                                      num_hidden_layers=27, num_attention_heads=16, num_key_value_heads=16,
+                                      n_shared_experts=2, n_routed_experts=64, num_experts_per_tok=6, n_group=1,
+                                      topk_group=1, first_k_dense_replace=1, kv_lora_rank=512, q_lora_rank=None,
+                                      qk_rope_head_dim=64, qk_nope_head_dim=128, v_head_dim=128, vocab_size=102400,
+                                      tie_word_embeddings=False, max_position_embeddings=32768), DeepseekV3ForCausalLM
     else:
         cfg, build = LlamaConfig(num_key_value_heads=8, vocab_size=128256, tie_word_embeddings=True,
                                  max_position_embeddings=131072, **SHAPES[a.shape]), LlamaForCausalLM
@@ -64,15 +81,26 @@ def main():
     params = sum(p.numel() for p in model.parameters())
     result = {"shape": a.shape, "parameters": params, "mode": a.mode, "method": a.method, "pure_bf16": a.pure_bf16,
               "checkpointing": a.checkpointing, "batch": a.batch, "seq": a.seq,
-              "gpu": torch.cuda.get_device_name(0), "dtype": result_dtype, "torch": torch.__version__}
+              "gpu": torch.cuda.get_device_name(0), "dtype": result_dtype, "torch": torch.__version__,
+              "experts_implementation": str(getattr(model.config, "_experts_implementation", None))}
 
     if a.mode == "generate":
         model.eval()
         ids = torch.randint(0, cfg.vocab_size, (a.batch, a.seq - a.new_tokens), device=dev)
         with torch.no_grad():
             out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=a.new_tokens,
-                                 min_new_tokens=a.new_tokens, do_sample=False)
-        result["generated_tokens"] = int(out.shape[1] - ids.shape[1])
+                                 min_new_tokens=a.new_tokens, do_sample=False, return_dict_in_generate=True)
+        result["generated_tokens"] = int(out.sequences.shape[1] - ids.shape[1])
+        # What the cache kept: every tensor its layers hold, and the first layer's shapes.
+        seen, cache_bytes, shapes = set(), 0, []
+        for i, layer in enumerate(getattr(out.past_key_values, "layers", [])):
+            for name, v in vars(layer).items():
+                if torch.is_tensor(v) and v.data_ptr() not in seen:
+                    seen.add(v.data_ptr())
+                    cache_bytes += v.numel() * v.element_size()
+                    if i == 0:
+                        shapes.append([name, list(v.shape), str(v.dtype)])
+        result["cache_bytes"], result["cache_layer0"] = cache_bytes, shapes
     else:
         if a.method == "lora":
             from peft import LoraConfig, get_peft_model
@@ -91,6 +119,8 @@ def main():
             ids = torch.randint(0, cfg.vocab_size, (a.batch, a.seq), device=dev)
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=not a.pure_bf16 and a.method == "full"):
                 loss = model(input_ids=ids, labels=ids).loss
+            if step == a.steps - 1:  # weights, optimizer state and what the forward pass kept
+                result["allocated_before_backward_mib"] = torch.cuda.memory_allocated() // 2**20
             loss.backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
