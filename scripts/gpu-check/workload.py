@@ -10,7 +10,10 @@ layer: hidden 2048, 32 heads of 128, 4 KV heads, experts of 768, 8 per token, vo
 untied; with 24 of its 48 layers and 32 of its 128 experts, so that full training fits one GPU)
 or deepseek-lite (deepseek-ai/DeepSeek-V2-Lite through Transformers' DeepSeek-V3 model:
 hidden 2048, 27 layers, 16 heads, multi-head latent attention with kv_lora_rank 512, rotary
-keys of 64, 64 experts of 1408, 6 per token, 2 shared, the first layer dense), and writes PyTorch's own memory statistics as JSON so
+keys of 64, 64 experts of 1408, 6 per token, 2 shared, the first layer dense), or mixtral-mini
+(mistralai/Mixtral-8x7B-v0.1's layer: hidden 4096, 32 heads, 8 KV heads, 8 experts of 14,336, 2
+per token, vocabulary 32,000; 4 of its 32 layers), or qwen3-1.7b (Qwen/Qwen3-1.7B: hidden 2048,
+28 layers, 16 heads of 128, 8 KV heads, q and k norms, MLP 6144, vocabulary 151,936, tied), and writes PyTorch's own memory statistics as JSON so
 that they can be set beside what `gpuguard profile capture` measured through NVML and what
 `gpuguard fit` estimated. No weights are downloaded: nothing is fetched.
 
@@ -22,7 +25,8 @@ import time
 
 import torch
 from transformers import (DeepseekV3Config, DeepseekV3ForCausalLM, GPT2Config, GPT2LMHeadModel, LlamaConfig,
-                          LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM, Qwen3MoeConfig, Qwen3MoeForCausalLM)
+                          LlamaForCausalLM, MixtralConfig, MixtralForCausalLM, Qwen2Config, Qwen2ForCausalLM,
+                          Qwen3Config, Qwen3ForCausalLM, Qwen3MoeConfig, Qwen3MoeForCausalLM)
 
 SHAPES = {
     "llama1b": dict(hidden_size=2048, intermediate_size=8192, num_hidden_layers=16, num_attention_heads=32),
@@ -32,7 +36,8 @@ SHAPES = {
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shape", choices=["llama1b", "llama3b", "gpt2xl", "qwen1.5b", "qwen3moe", "deepseek-lite"], default="llama1b")
+    ap.add_argument("--shape", choices=["llama1b", "llama3b", "gpt2xl", "qwen1.5b", "qwen3moe", "deepseek-lite", "mixtral-mini",
+                                        "qwen3-1.7b"], default="llama1b")
     ap.add_argument("--mode", choices=["train", "generate"], default="train")
     ap.add_argument("--method", choices=["full", "lora"], default="full")
     ap.add_argument("--pure-bf16", action="store_true", help="bf16 weights and Adam state, no fp32 master copy")
@@ -56,6 +61,14 @@ def main():
         cfg, build = Qwen3MoeConfig(hidden_size=2048, num_hidden_layers=24, num_attention_heads=32, num_key_value_heads=4,
                                     head_dim=128, moe_intermediate_size=768, num_experts=32, num_experts_per_tok=8,
                                     vocab_size=151936, tie_word_embeddings=False, max_position_embeddings=32768), Qwen3MoeForCausalLM
+    elif a.shape == "mixtral-mini":
+        cfg, build = MixtralConfig(hidden_size=4096, intermediate_size=14336, num_hidden_layers=4, num_attention_heads=32,
+                                   num_key_value_heads=8, num_local_experts=8, num_experts_per_tok=2, vocab_size=32000,
+                                   tie_word_embeddings=False, max_position_embeddings=32768), MixtralForCausalLM
+    elif a.shape == "qwen3-1.7b":
+        cfg, build = Qwen3Config(hidden_size=2048, intermediate_size=6144, num_hidden_layers=28, num_attention_heads=16,
+                                 num_key_value_heads=8, head_dim=128, vocab_size=151936, tie_word_embeddings=True,
+                                 max_position_embeddings=40960), Qwen3ForCausalLM
     elif a.shape == "deepseek-lite":
         cfg, build = DeepseekV3Config(hidden_size=2048, intermediate_size=10944, moe_intermediate_size=1408,
                                       num_hidden_layers=27, num_attention_heads=16, num_key_value_heads=16,
