@@ -67,20 +67,20 @@ var presets = []Preset{
 	{Name: "qwen2.5-14b", Context: 131072, Model: Model{Parameters: 14770033664, Layers: 48, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 8, VocabSize: 152064, IntermediateSize: 13824, MLP: "swiglu", Source: hf("Qwen/Qwen2.5-14B")}},
 	{Name: "qwen2.5-32b", Context: 131072, Model: Model{Parameters: 32763876352, Layers: 64, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 8, VocabSize: 152064, IntermediateSize: 27648, MLP: "swiglu", Source: hf("Qwen/Qwen2.5-32B")}},
 	{Name: "qwen2.5-72b", Context: 131072, Model: Model{Parameters: 72706203648, Layers: 80, HiddenSize: 8192, AttentionHeads: 64, KVHeads: 8, VocabSize: 152064, IntermediateSize: 29568, MLP: "swiglu", Source: hf("Qwen/Qwen2.5-72B")}},
-	{Name: "qwen3-0.6b", Context: 40960, Model: Model{Parameters: 596049920, Layers: 28, HiddenSize: 1024, AttentionHeads: 16, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 3072, MLP: "swiglu", TiedEmbeddings: true, Source: hf("Qwen/Qwen3-0.6B")}},
-	{Name: "qwen3-1.7b", Context: 40960, Model: Model{Parameters: 1720574976, Layers: 28, HiddenSize: 2048, AttentionHeads: 16, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 6144, MLP: "swiglu", TiedEmbeddings: true, Source: hf("Qwen/Qwen3-1.7B")}},
-	{Name: "qwen3-4b", Context: 40960, Model: Model{Parameters: 4022468096, Layers: 36, HiddenSize: 2560, AttentionHeads: 32, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 9728, MLP: "swiglu", TiedEmbeddings: true, Source: hf("Qwen/Qwen3-4B")}},
-	{Name: "qwen3-8b", Context: 40960, Model: Model{Parameters: 8190735360, Layers: 36, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 12288, MLP: "swiglu", Source: hf("Qwen/Qwen3-8B")}},
-	{Name: "qwen3-14b", Context: 40960, Model: Model{Parameters: 14768307200, Layers: 40, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 17408, MLP: "swiglu", Source: hf("Qwen/Qwen3-14B")}},
-	{Name: "qwen3-32b", Context: 40960, Model: Model{Parameters: 32762123264, Layers: 64, HiddenSize: 5120, AttentionHeads: 64, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 25600, MLP: "swiglu", Source: hf("Qwen/Qwen3-32B")}},
+	{Name: "qwen3-0.6b", Context: 40960, Model: Model{Parameters: 596049920, Layers: 28, HiddenSize: 1024, AttentionHeads: 16, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 3072, MLP: "swiglu", QKNorm: true, TiedEmbeddings: true, Source: hf("Qwen/Qwen3-0.6B")}},
+	{Name: "qwen3-1.7b", Context: 40960, Model: Model{Parameters: 1720574976, Layers: 28, HiddenSize: 2048, AttentionHeads: 16, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 6144, MLP: "swiglu", QKNorm: true, TiedEmbeddings: true, Source: hf("Qwen/Qwen3-1.7B")}},
+	{Name: "qwen3-4b", Context: 40960, Model: Model{Parameters: 4022468096, Layers: 36, HiddenSize: 2560, AttentionHeads: 32, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 9728, MLP: "swiglu", QKNorm: true, TiedEmbeddings: true, Source: hf("Qwen/Qwen3-4B")}},
+	{Name: "qwen3-8b", Context: 40960, Model: Model{Parameters: 8190735360, Layers: 36, HiddenSize: 4096, AttentionHeads: 32, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 12288, MLP: "swiglu", QKNorm: true, Source: hf("Qwen/Qwen3-8B")}},
+	{Name: "qwen3-14b", Context: 40960, Model: Model{Parameters: 14768307200, Layers: 40, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 17408, MLP: "swiglu", QKNorm: true, Source: hf("Qwen/Qwen3-14B")}},
+	{Name: "qwen3-32b", Context: 40960, Model: Model{Parameters: 32762123264, Layers: 64, HiddenSize: 5120, AttentionHeads: 64, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 25600, MLP: "swiglu", QKNorm: true, Source: hf("Qwen/Qwen3-32B")}},
 	// Qwen 3's mixtures of experts: every layer's MLP is 128 experts of width 768 (1,536 for
 	// 235B), 8 per token. The counts follow from the configuration and are the model cards'
 	// 30.5B and 235B.
-	{Name: "qwen3-30b-a3b", Context: 40960, Model: Model{Parameters: 30532122624, Layers: 48, HiddenSize: 2048, AttentionHeads: 32, KVHeads: 4, HeadDim: 128, VocabSize: 151936, IntermediateSize: 768, MLP: "swiglu", Experts: 128, ExpertsPerToken: 8, Source: hf("Qwen/Qwen3-30B-A3B")}},
-	{Name: "qwen3-235b-a22b", Context: 40960, Model: Model{Parameters: 235093634560, Layers: 94, HiddenSize: 4096, AttentionHeads: 64, KVHeads: 4, HeadDim: 128, VocabSize: 151936, IntermediateSize: 1536, MLP: "swiglu", Experts: 128, ExpertsPerToken: 8, Source: hf("Qwen/Qwen3-235B-A22B")}},
+	{Name: "qwen3-30b-a3b", Context: 40960, Model: Model{Parameters: 30532122624, Layers: 48, HiddenSize: 2048, AttentionHeads: 32, KVHeads: 4, HeadDim: 128, VocabSize: 151936, IntermediateSize: 768, MLP: "swiglu", QKNorm: true, Experts: 128, ExpertsPerToken: 8, Source: hf("Qwen/Qwen3-30B-A3B")}},
+	{Name: "qwen3-235b-a22b", Context: 40960, Model: Model{Parameters: 235093634560, Layers: 94, HiddenSize: 4096, AttentionHeads: 64, KVHeads: 4, HeadDim: 128, VocabSize: 151936, IntermediateSize: 1536, MLP: "swiglu", QKNorm: true, Experts: 128, ExpertsPerToken: 8, Source: hf("Qwen/Qwen3-235B-A22B")}},
 	// Qwen3-Coder-480B-A35B: 160 experts of width 2,560, 8 per token, a 262,144-token context
 	// (480.15B parameters, the model card's 480B).
-	{Name: "qwen3-coder-480b-a35b", Context: 262144, Model: Model{Parameters: 480154875392, Layers: 62, HiddenSize: 6144, AttentionHeads: 96, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 2560, MLP: "swiglu", Experts: 160, ExpertsPerToken: 8, Source: hf("Qwen/Qwen3-Coder-480B-A35B-Instruct")}},
+	{Name: "qwen3-coder-480b-a35b", Context: 262144, Model: Model{Parameters: 480154875392, Layers: 62, HiddenSize: 6144, AttentionHeads: 96, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 2560, MLP: "swiglu", QKNorm: true, Experts: 160, ExpertsPerToken: 8, Source: hf("Qwen/Qwen3-Coder-480B-A35B-Instruct")}},
 	// Gemma 2 alternates a 4,096-token window (the even layers) with full attention.
 	{Name: "gemma-2-9b", Context: 8192, Model: Model{Parameters: 9241705984, Layers: 42, HiddenSize: 3584, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 256000, IntermediateSize: 14336, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 4096, SlidingWindowLayers: 21, Source: hf("google/gemma-2-9b")}},
 	{Name: "gemma-2-27b", Context: 8192, Model: Model{Parameters: 27227128320, Layers: 46, HiddenSize: 4608, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 256000, IntermediateSize: 36864, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 4096, SlidingWindowLayers: 23, Source: hf("google/gemma-2-27b")}},
@@ -88,10 +88,10 @@ var presets = []Preset{
 	// window in 1B, 1,024 in the others. 4B, 12B and 27B read images: their SigLIP encoder
 	// (27 layers of width 1152 over 896-pixel images in 14-pixel patches) and its projection
 	// into the text model are Vision.
-	{Name: "gemma-3-1b", Context: 32768, Model: Model{Parameters: 999885952, Layers: 26, HiddenSize: 1152, AttentionHeads: 4, KVHeads: 1, HeadDim: 256, VocabSize: 262144, IntermediateSize: 6912, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 512, SlidingWindowLayers: 22, Source: hf("google/gemma-3-1b-pt")}},
-	{Name: "gemma-3-4b", Context: 131072, Vision: 419816304, Model: Model{Parameters: 4300079472, Layers: 34, HiddenSize: 2560, AttentionHeads: 8, KVHeads: 4, HeadDim: 256, VocabSize: 262208, IntermediateSize: 10240, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 1024, SlidingWindowLayers: 29, Source: hf("google/gemma-3-4b-pt")}},
-	{Name: "gemma-3-12b", Context: 131072, Vision: 421290864, Model: Model{Parameters: 12187325040, Layers: 48, HiddenSize: 3840, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 262208, IntermediateSize: 15360, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 1024, SlidingWindowLayers: 40, Source: hf("google/gemma-3-12b-pt")}},
-	{Name: "gemma-3-27b", Context: 131072, Vision: 423060336, Model: Model{Parameters: 27432406640, Layers: 62, HiddenSize: 5376, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 262208, IntermediateSize: 21504, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 1024, SlidingWindowLayers: 52, Source: hf("google/gemma-3-27b-pt")}},
+	{Name: "gemma-3-1b", Context: 32768, Model: Model{Parameters: 999885952, Layers: 26, HiddenSize: 1152, AttentionHeads: 4, KVHeads: 1, HeadDim: 256, VocabSize: 262144, IntermediateSize: 6912, MLP: "swiglu", QKNorm: true, TiedEmbeddings: true, SlidingWindow: 512, SlidingWindowLayers: 22, Source: hf("google/gemma-3-1b-pt")}},
+	{Name: "gemma-3-4b", Context: 131072, Vision: 419816304, Model: Model{Parameters: 4300079472, Layers: 34, HiddenSize: 2560, AttentionHeads: 8, KVHeads: 4, HeadDim: 256, VocabSize: 262208, IntermediateSize: 10240, MLP: "swiglu", QKNorm: true, TiedEmbeddings: true, SlidingWindow: 1024, SlidingWindowLayers: 29, Source: hf("google/gemma-3-4b-pt")}},
+	{Name: "gemma-3-12b", Context: 131072, Vision: 421290864, Model: Model{Parameters: 12187325040, Layers: 48, HiddenSize: 3840, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 262208, IntermediateSize: 15360, MLP: "swiglu", QKNorm: true, TiedEmbeddings: true, SlidingWindow: 1024, SlidingWindowLayers: 40, Source: hf("google/gemma-3-12b-pt")}},
+	{Name: "gemma-3-27b", Context: 131072, Vision: 423060336, Model: Model{Parameters: 27432406640, Layers: 62, HiddenSize: 5376, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 262208, IntermediateSize: 21504, MLP: "swiglu", QKNorm: true, TiedEmbeddings: true, SlidingWindow: 1024, SlidingWindowLayers: 52, Source: hf("google/gemma-3-27b-pt")}},
 	// gpt-oss stores the experts' projections in MXFP4 and everything else in bf16, and
 	// alternates a 128-token window with full attention (config.json's layer_types). The
 	// parameter counts follow from the configuration (TestPresetParametersFollowFromTheirConfiguration)
@@ -242,6 +242,9 @@ func (p *Profile) applyPreset() error {
 	}
 	if m.MLP == "" {
 		m.MLP = src.MLP
+	}
+	if !m.QKNorm {
+		m.QKNorm = src.QKNorm
 	}
 	if !m.TiedEmbeddings {
 		m.TiedEmbeddings = src.TiedEmbeddings

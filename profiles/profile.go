@@ -96,6 +96,10 @@ type Model struct {
 	// (config.json's q_lora_rank; 0 where queries are projected directly, DeepSeek-V2-Lite).
 	// Serving engines keep the down-projections to it and to the KV latent whole on every GPU.
 	QLoRARank int `yaml:"q_lora_rank,omitempty" json:"q_lora_rank,omitempty"`
+	// QKNorm says every layer normalizes each head's query and key before attention
+	// (an RMSNorm over head_dim: Qwen 3, Gemma 3). Training keeps what those norms save for
+	// backward, for every query and KV head.
+	QKNorm bool `yaml:"qk_norm,omitempty" json:"qk_norm,omitempty"`
 	// ExpertPrecision is how a mixture of experts' checkpoint stores the experts' projection
 	// matrices where it differs from Precision (gpt-oss: mxfp4, the rest in bf16). Serving
 	// sizes those weights in it; training counts every weight in Precision, as the gpt-oss

@@ -204,15 +204,14 @@ func TestPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 		if m.Experts > 0 {
 			layer += h * m.Experts
 		}
+		if m.QKNorm {
+			layer += 2 * hd // the q and k norms' weights
+		}
 		switch {
 		case strings.HasPrefix(p.Name, "qwen2.5"), strings.HasPrefix(p.Name, "deepseek-r1-distill-qwen"):
 			layer += q + 2*kv
-		case strings.HasPrefix(p.Name, "qwen3"):
-			layer += 2 * hd
-		case strings.HasPrefix(p.Name, "gemma-2"):
+		case strings.HasPrefix(p.Name, "gemma-2"), strings.HasPrefix(p.Name, "gemma-3"):
 			layer += 2 * h
-		case strings.HasPrefix(p.Name, "gemma-3"):
-			layer += 2*h + 2*hd
 		case strings.HasPrefix(p.Name, "gpt-oss"):
 			layer += q + 2*kv + h + m.AttentionHeads + m.Experts + m.Experts*(2*m.IntermediateSize+h)
 		}

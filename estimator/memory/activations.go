@@ -36,27 +36,79 @@ import (
 // gradient would need it, and no RMSNorm its normalized value: a layer keeps the attention
 // kernel's 8h, the MLP's 6·d_ff (gate, SiLU and up outputs) and the RMSNorms' fp32 inputs (8h).
 // The adapters' own fp32 inputs are a separate term (adapters, training.go).
+//
+// A mixture of experts and per-head query and key norms keep more (routedKept, qkNormKept),
+// both measured on an H100 (docs/memory-model.md): a Qwen3-MoE-shaped model kept 95.5h a layer
+// in pure bf16, where these counts give 95.5h, and 78.8h under LoRA on q, k, v and o, where
+// they give 79h with the adapters' inputs.
 func layerCoefficients(m profiles.Model, fp32Residual, frozen bool) (split, whole, score float64) {
 	h := float64(m.HiddenSize)
 	if gatedMLP(m) {
 		dff := float64(m.IntermediateSize)
+		extra := routedKept(m, frozen) + qkNormKept(m, frozen)
 		if frozen {
-			return (8*h + experts(m)*6*dff) / h, 8, 5
+			return (8*h + experts(m)*6*dff + extra) / h, 8, 5
 		}
 		whole = 16
 		if fp32Residual {
 			whole = 20
 		}
-		return (10*h + experts(m)*8*dff) / h, whole, 5
+		return (10*h + experts(m)*8*dff + extra) / h, whole, 5
 	}
 	return 24, 10, 5
+}
+
+// routedKept is what a mixture of experts' layer keeps for backward beyond its experts' MLPs,
+// in bytes per token averaged over the layers: Transformers' grouped-matmul experts
+// (integrations/moe.py, grouped_mm_experts_forward, the default on a GPU since Transformers 5)
+// gather a 16-bit copy of each token's hidden state for each of its k experts, which the
+// grouped matmul saves for the experts' weight gradients (2·k·h; not over a frozen base), and
+// keep the k expert outputs the routing weights multiply, for the router's gradient (2·k·h).
+// The first dense_layers layers have no experts.
+func routedKept(m profiles.Model, frozen bool) float64 {
+	if m.Experts <= 0 || m.ExpertsPerToken <= 0 || m.Layers <= 0 {
+		return 0
+	}
+	copies := 4.0
+	if frozen {
+		copies = 2
+	}
+	moe := float64(m.Layers-min(m.DenseLayers, m.Layers)) / float64(m.Layers)
+	return copies * float64(m.ExpertsPerToken) * float64(m.HiddenSize) * moe
+}
+
+// qkNormKept is what per-head query and key norms (model.qk_norm: Qwen 3, Gemma 3) save for
+// backward, in bytes per token: each is an RMSNorm over head_dim that, as Transformers writes
+// it, saves its fp32 upcast input (4 bytes an element) and, where its weight is trained, the
+// 16-bit normalized value it multiplies by that weight (2 bytes), over every query head and
+// every KV head.
+func qkNormKept(m profiles.Model, frozen bool) float64 {
+	if !m.QKNorm {
+		return 0
+	}
+	bytes := 6.0
+	if frozen {
+		bytes = 4
+	}
+	return bytes * float64(m.AttentionHeads+m.KVHeads) * headDim(m)
 }
 
 // forwardCoefficients returns, in the same units, the tensors alive in one layer's forward pass
 // when nothing is kept for a backward pass (serving): for SwiGLU/GQA layers s·b·(2·(3h + 2·h_kv)
 // + 2·(h + 3·d_ff) + 4h) bytes (FORMULAS.md), q, k, v and the attention output, the gated MLP's
 // three inputs and the two RMSNorm inputs; for GELU layers Korthikanti et al.'s 34.
-func forwardCoefficients(m profiles.Model) (split, whole float64) {
+//
+// A serving engine's fused experts hold, for each of a token's k experts, its input, the gate
+// and up outputs, their product and the expert's output: k·2·(h + 3·d_ff) as above (vLLM's
+// fused_moe intermediate caches). Transformers' grouped-matmul experts (transformers=true) do
+// not fuse (grouped_mm_experts_forward): the gathered inputs (2kh) are alive while the gate
+// and up outputs (4k·d_ff), the activation (2k·d_ff) and its product with up (2k·d_ff) are
+// made, and while the expert outputs (2kh) are weighted (w·kh, w the routing weights' bytes)
+// and permuted back into a second copy (w·kh): max(2kh + 8k·d_ff, (4 + 2w)·kh) per token. The
+// shared experts run after them. Measured on an H100 (docs/memory-model.md), prefill held
+// beyond the weights and cache 146 KB a token for a Qwen3-MoE shape (this counts 154 KB),
+// 165 KB for a DeepSeek-V2-Lite shape (201 KB) and 276 KB for Mixtral-8x7B layers (291 KB).
+func forwardCoefficients(m profiles.Model, transformers bool) (split, whole float64) {
 	if !gatedMLP(m) {
 		return 24, 10
 	}
@@ -65,7 +117,44 @@ func forwardCoefficients(m profiles.Model) (split, whole float64) {
 	dff := float64(m.IntermediateSize)
 	attn := 2 * (3*h + 2*hkv)
 	ffn := experts(m) * 2 * (h + 3*dff)
+	if transformers && m.Experts > 0 && m.ExpertsPerToken > 0 {
+		k := float64(m.ExpertsPerToken)
+		routed := math.Max(2*k*h+8*k*dff, (4+2*routingWeightBytes(m))*k*h)
+		ffn = math.Max(ffn, routed+float64(m.SharedExperts)*2*(h+3*dff))
+	}
 	return (attn + ffn) / h, 4
+}
+
+// routingWeightBytes is the size of the weights a mixture of experts' router hands Transformers'
+// experts: DeepSeek V3's router (DeepseekV3TopkRouter, and the models built on it: Kimi K2,
+// GLM-4.5) scores in fp32 and passes fp32 weights on; Mixtral's, Qwen's and gpt-oss's cast them
+// to the model's 16-bit type. A mixture of experts with dense first layers or latent attention
+// is taken to be of the first kind.
+func routingWeightBytes(m profiles.Model) float64 {
+	if m.DenseLayers > 0 || m.KVLoRARank > 0 {
+		return 4
+	}
+	return 2
+}
+
+// largestTransient is the largest tensor a Transformers forward pass of the given tokens
+// allocates and frees within a layer, ÷ tp, and what it is: the MLP's gate (or GELU input) in
+// 16 bits, for Transformers' experts the gate and up outputs of every token's k experts or
+// their weighted outputs.
+func largestTransient(m profiles.Model, tokens, tp float64) (float64, string) {
+	h, dff := float64(m.HiddenSize), float64(m.IntermediateSize)
+	if !gatedMLP(m) {
+		return tokens * 4 * h * 2 / tp, "the MLP's 4h activation"
+	}
+	size, what := tokens*experts(m)*dff*2/tp, "the MLP's gate output"
+	if m.Experts > 0 && m.ExpertsPerToken > 0 {
+		k := float64(m.ExpertsPerToken)
+		size, what = tokens*k*2*dff*2/tp, "the experts' gate and up outputs"
+		if w := tokens * k * h * routingWeightBytes(m) / tp; w > size {
+			size, what = w, "the experts' weighted outputs"
+		}
+	}
+	return size, what
 }
 
 // gatedMLP says whether the model's MLP is gated (SwiGLU): declared, or inferred from an
@@ -239,7 +328,12 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 		// (measured on an H100: docs/memory-model.md).
 		tokens = math.Min(tokens, limit)
 	}
-	split, whole := forwardCoefficients(m)
+	// Without a serving engine the model runs as Transformers writes it (generate()).
+	transformers := in.GPUMemoryUtilization == 0 && in.SGLang == nil && !in.VLLMServer
+	split, whole := forwardCoefficients(m, transformers)
+	if transformers {
+		e.largestTransient, e.transientWhat = largestTransient(m, tokens, tp)
+	}
 	e.add(TermActivations, tokens*float64(m.HiddenSize)*(split/tp+whole), fmt.Sprintf("one layer's activations for %g tokens in flight (FORMULAS.md; FlashAttention)", tokens))
 	e.add(TermLogits, 4*float64(in.BatchSize)*float64(m.VocabSize), "fp32 logits of the last position for the batch")
 	if in.SGLang != nil {

@@ -80,6 +80,10 @@ type Estimate struct {
 	// KVTokens is how many tokens the KV cache term holds (sequence length × batch).
 	KVTokens int
 	Notes    []string
+	// largestTransient, when set, is the largest tensor one pass allocates and frees again
+	// (a Transformers prefill): the fragmentation margin is at least twice it (finish).
+	largestTransient float64
+	transientWhat    string
 }
 
 // StaticBytes is what an SGLang server keeps within its static share of each GPU: the weights,
@@ -230,7 +234,18 @@ func finish(e *Estimate, p *profiles.Profile) {
 		allocated += t.Bytes
 	}
 	frag, src := fragmentation(p)
-	e.add(TermFragment, allocated*frag, fmt.Sprintf("%.0f%% of allocator memory: %s", frag*100, src))
+	margin, src := allocated*frag, fmt.Sprintf("%.0f%% of allocator memory: %s", frag*100, src)
+	declared := p.Runtime != nil && p.Runtime.Fragmentation != nil
+	if split := 2 * e.largestTransient; !declared && split > margin {
+		// PyTorch's caching allocator splits a freed block to serve smaller requests, and the
+		// next layer's tensor of the largest size then needs a new segment. Measured on an H100
+		// (docs/memory-model.md), generate()'s prefill reserved 1.2 to 2.3 times its largest
+		// transient tensor over what it allocated: 7,455 MiB for four Mixtral-8x7B layers,
+		// whose gate-and-up output is 3,584 MiB. PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
+		// avoids most of it.
+		margin, src = split, fmt.Sprintf("twice the largest tensor of one pass (%s, %.3g GiB): the caching allocator splits freed blocks for smaller tensors and reserves a new segment for the next large one", e.transientWhat, e.largestTransient/GiB)
+	}
+	e.add(TermFragment, margin, src)
 	ctx, ctxSrc := contextBytes(p)
 	e.add(TermContext, ctx, ctxSrc)
 	e.add(TermLibraries, LibraryBytes, "cuBLAS/cuDNN workspaces and loaded kernels beyond the context: 766 MiB NVML used over PyTorch's reserved memory, less the context, on an H100 (docs/memory-model.md)")

@@ -148,16 +148,20 @@ func adapters(e *Estimate, p *profiles.Profile, shard, dp float64) {
 	e.add(TermWeights, base, src)
 	h := float64(m.HiddenSize)
 	dff := float64(m.IntermediateSize)
+	q := float64(m.AttentionHeads) * headDim(m) // h unless head_dim is declared apart
+	if q == 0 {
+		q = h
+	}
 	allLinear := t.LoRATargets == profiles.LoRAAllLinear
 	a := t.LoRAParameters
 	if a == 0 {
-		// Rank r adapters on the four attention projections of every layer: q and o are h×h,
-		// k and v h×(kv_heads·head_dim); an adapter on a d_in×d_out matrix has r·(d_in+d_out)
-		// parameters (Hu et al., LoRA, arXiv:2106.09685). all-linear adds the MLP's gate and up
-		// (h×d_ff) and down (d_ff×h) projections.
+		// Rank r adapters on the four attention projections of every layer: q is
+		// h×(heads·head_dim) and o the reverse, k and v h×(kv_heads·head_dim); an adapter on a
+		// d_in×d_out matrix has r·(d_in+d_out) parameters (Hu et al., LoRA, arXiv:2106.09685).
+		// all-linear adds the MLP's gate and up (h×d_ff) and down (d_ff×h) projections.
 		kv := float64(m.KVHeads) * headDim(m)
 		r := float64(t.LoRARank)
-		per := 2*(h+h) + 2*(h+kv)
+		per := 2*(h+q) + 2*(h+kv)
 		if allLinear {
 			per += experts(m) * 3 * (h + dff)
 		}
@@ -172,7 +176,7 @@ func adapters(e *Estimate, p *profiles.Profile, shard, dp float64) {
 	// for lora_A, which saves that copy for backward: 4·d_in bytes per token per projection,
 	// q, k and v each making their own. With full activation checkpointing only the layer being
 	// recomputed holds them.
-	inputs := 4 * 4 * h // q, k, v and o
+	inputs := 4 * (3*h + q) // q, k and v read h, o the heads' outputs
 	targets := "q, k, v, o"
 	if allLinear {
 		inputs += experts(m) * 4 * (2*h + dff) // gate, up (h) and down (d_ff)

@@ -1,0 +1,131 @@
+package memory
+
+import (
+	"strings"
+	"testing"
+)
+
+// The Qwen3-MoE shape of the H100 runs (Qwen3-30B-A3B's layer, 24 layers, 32 experts).
+const qwen3MoE = `model: {parameters: 4700872704, layers: 24, hidden_size: 2048, attention_heads: 32, kv_heads: 4,
+  head_dim: 128, vocab_size: 151936, intermediate_size: 768, mlp: swiglu, experts: 32, experts_per_token: 8,
+  qk_norm: true, precision: bf16}
+`
+
+// Training a mixture of experts keeps, beyond its experts' MLPs, each token's k gathered inputs
+// (for the experts' weight gradients) and k expert outputs (for the router's), and a model with
+// q and k norms what they save: 95.5h a layer for the Qwen3-MoE shape in pure bf16, as measured;
+// over a frozen base the outputs and the norms' fp32 inputs only, and the adapters on q and o
+// are as wide as the heads (PEFT counted 6,684,672 trainable parameters on the run).
+func TestMixtureOfExpertsTrainingActivations(t *testing.T) {
+	h, dff, k, L := 2048.0, 768.0, 8.0, 24.0
+	heads := (32.0 + 4.0) * 128
+	e := estimate(t, "workload: {type: training}\n"+qwen3MoE+"training: {method: full, optimizer: adamw, pure_bf16: true, micro_batch_size: 2, sequence_length: 2048, flash_attention: true}\n")
+	tokens := 2 * 2048.0
+	perLayer := 10*h + k*8*dff + 4*k*h + 6*heads + 16*h
+	if perLayer != 95.5*h {
+		t.Fatalf("the count is %gh a layer, the run kept 95.5h", perLayer/h)
+	}
+	if got, want := e.Term(TermActivations), tokens*L*perLayer; got != want {
+		t.Errorf("pure bf16: activations %.0f, want %.0f", got, want)
+	}
+
+	e = estimate(t, "workload: {type: training}\n"+qwen3MoE+"training: {method: lora, lora_rank: 16, lora_targets: attention, optimizer: adamw, micro_batch_size: 4, sequence_length: 2048, flash_attention: true}\n")
+	tokens = 4 * 2048.0
+	if got, want := e.Term(TermActivations), tokens*L*(8*h+k*6*dff+2*k*h+4*heads+8*h); got != want {
+		t.Errorf("LoRA: activations %.0f, want %.0f", got, want)
+	}
+	if got, want := e.Term(TermAdapterInputs), tokens*L*4*(3*h+32*128); got != want {
+		t.Errorf("LoRA: adapter inputs %.0f, want %.0f (o reads 32 heads of 128)", got, want)
+	}
+	if got := e.Term(TermAdapters); got != 6684672*16 {
+		t.Errorf("LoRA: adapters %.0f bytes, want PEFT's 6,684,672 parameters × 16", got)
+	}
+
+	// The first dense_layers layers have no experts, so keep no routed copies.
+	dense := strings.Replace(qwen3MoE, "experts_per_token: 8,", "experts_per_token: 8, dense_layers: 6,", 1)
+	e = estimate(t, "workload: {type: training}\n"+dense+"training: {method: full, optimizer: adamw, pure_bf16: true, micro_batch_size: 2, sequence_length: 2048, flash_attention: true}\n")
+	tokens = 2 * 2048.0
+	if got, want := e.Term(TermActivations), tokens*(L*(perLayer-4*k*h)+18*4*k*h); got != want {
+		t.Errorf("6 dense layers: activations %.0f, want %.0f", got, want)
+	}
+}
+
+// Qwen 3's and Gemma 3's q and k norms: the preset says so (its parameter count checks it), and
+// training keeps 6 bytes per query and KV head element a layer.
+func TestQKNormActivations(t *testing.T) {
+	train := "training: {method: full, optimizer: adamw, micro_batch_size: 2, sequence_length: 2048, flash_attention: true}\n"
+	with := estimate(t, "workload: {type: training}\nmodel: {preset: qwen3-1.7b}\n"+train)
+	without := estimate(t, "workload: {type: training}\nmodel: {parameters: 1720574976, layers: 28, hidden_size: 2048, attention_heads: 16, kv_heads: 8, head_dim: 128, vocab_size: 151936, intermediate_size: 6144, mlp: swiglu, tied_embeddings: true, precision: bf16}\n"+train)
+	if got, want := with.Term(TermActivations)-without.Term(TermActivations), 2*2048*28*6*(16+8)*128.0; got != want {
+		t.Errorf("q and k norms add %.0f bytes, want %.0f", got, want)
+	}
+}
+
+// Without a serving engine, Transformers' grouped-matmul experts hold at most max(2kh + 8k·d_ff,
+// (4 + 2w)·kh) a token, w the routing weights' bytes (fp32 for DeepSeek V3's router); a serving
+// engine's fused experts k·2·(h + 3·d_ff).
+func TestTransformersExpertsInGenerate(t *testing.T) {
+	h, hkv := 2048.0, 4*128.0
+	attn := 2 * (3*h + 2*hkv)
+	e := estimate(t, "workload: {type: inference}\n"+qwen3MoE+"inference: {batch_size: 16, max_sequence_length: 4096}\n")
+	tokens := 16 * 4096.0
+	if got, want := e.Term(TermActivations), tokens*(attn+8*8*h+4*h); got != want {
+		t.Errorf("Qwen3-MoE generate(): activations %.0f, want %.0f (8kh: 16-bit routing weights)", got, want)
+	}
+	e = estimate(t, "workload: {type: inference}\n"+qwen3MoE+"inference: {batch_size: 16, max_sequence_length: 4096, gpu_memory_utilization: 0.9}\n")
+	if got, want := e.Term(TermActivations), 8192*(attn+8*2*(h+3*768)+4*h); got != want {
+		t.Errorf("Qwen3-MoE under vLLM: activations %.0f, want %.0f (fused experts)", got, want)
+	}
+
+	// Mixtral's wide experts: the gate and up outputs are the most.
+	mixtral := "model: {parameters: 6067228672, layers: 4, hidden_size: 4096, attention_heads: 32, kv_heads: 8, vocab_size: 32000, intermediate_size: 14336, mlp: swiglu, experts: 8, experts_per_token: 2, precision: bf16}\n"
+	e = estimate(t, "workload: {type: inference}\n"+mixtral+"inference: {batch_size: 8, max_sequence_length: 4096}\n")
+	if got, want := e.Term(TermActivations), 8*4096*(2*(3*4096+2*1024)+2*2*4096+8*2*14336+4*4096.0); got != want {
+		t.Errorf("Mixtral generate(): activations %.0f, want %.0f", got, want)
+	}
+
+	// DeepSeek's router hands the experts fp32 weights: 12kh, then the shared experts.
+	deepseek := "model: {parameters: 15706484224, layers: 27, hidden_size: 2048, attention_heads: 16, kv_heads: 16, head_dim: 128, vocab_size: 102400, intermediate_size: 1408, mlp: swiglu, experts: 64, experts_per_token: 6, shared_experts: 2, dense_layers: 1, kv_lora_rank: 512, qk_rope_head_dim: 64, precision: bf16}\n"
+	e = estimate(t, "workload: {type: inference}\n"+deepseek+"inference: {batch_size: 8, max_sequence_length: 4096}\n")
+	if got, want := e.Term(TermActivations), 8*4096*(2*(3*h+2*h)+12*6*h+2*2*(h+3*1408)+4*h); got != want {
+		t.Errorf("DeepSeek-V2-Lite generate(): activations %.0f, want %.0f", got, want)
+	}
+}
+
+// A Transformers prefill's fragmentation margin is at least twice its largest transient tensor;
+// a declared runtime.fragmentation and a pre-allocating engine keep theirs.
+func TestPrefillFragmentationMargin(t *testing.T) {
+	mixtral := "model: {parameters: 6067228672, layers: 4, hidden_size: 4096, attention_heads: 32, kv_heads: 8, vocab_size: 32000, intermediate_size: 14336, mlp: swiglu, experts: 8, experts_per_token: 2, precision: bf16}\n"
+	for _, c := range []struct {
+		name, body string
+		want       func(e *Estimate) float64
+	}{
+		{"Mixtral generate()", mixtral + "inference: {batch_size: 8, max_sequence_length: 4096}\n",
+			func(*Estimate) float64 { return 2 * 8 * 4096 * 2 * 2 * 14336 * 2 }},
+		{"Qwen3-MoE generate()", qwen3MoE + "inference: {batch_size: 16, max_sequence_length: 4096}\n",
+			func(*Estimate) float64 { return 2 * 16 * 4096 * 8 * 2048 * 2 }},
+		{"Llama generate() of one short sequence", llama1B + "inference: {batch_size: 1, max_sequence_length: 512}\n",
+			func(e *Estimate) float64 { return DefaultFragmentation * allocatorBytes(e) }},
+		{"declared", mixtral + "inference: {batch_size: 8, max_sequence_length: 4096}\nruntime: {fragmentation: 0.05}\n",
+			func(e *Estimate) float64 { return 0.05 * allocatorBytes(e) }},
+		{"vLLM", mixtral + "inference: {batch_size: 8, max_sequence_length: 4096, gpu_memory_utilization: 0.9}\n",
+			func(e *Estimate) float64 { return DefaultFragmentation * allocatorBytes(e) }},
+	} {
+		e := estimate(t, "workload: {type: inference}\n"+c.body)
+		if got, want := e.Term(TermFragment), c.want(e); got != want {
+			t.Errorf("%s: margin %.0f, want %.0f (%s)", c.name, got, want, source(e, TermFragment))
+		}
+	}
+}
+
+// allocatorBytes is what the estimate's terms before the margin add up to.
+func allocatorBytes(e *Estimate) float64 {
+	var sum float64
+	for _, t := range e.Terms {
+		if t.Name == TermFragment {
+			break
+		}
+		sum += t.Bytes
+	}
+	return sum
+}
