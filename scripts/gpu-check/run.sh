@@ -14,7 +14,8 @@
 # The next four, two mixtures of experts (one with multi-head latent attention), were estimated
 # before they ran, too, and revised the estimator (routed experts' copies, q and k norms); the
 # next three were estimated by the revised one before they ran (the Mixtral one came out low,
-# and gave the fragmentation margin of a prefill), and the last by the result.
+# and gave the fragmentation margin of a prefill), and the next by the result; the two Gemma 3
+# runs were estimated before they ran as well.
 #
 # GPUGUARD is a gpuguard built with cgo (CGO_ENABLED=1 go build ./cmd/gpuguard). The machine
 # needs the NVIDIA driver, python3 with torch, transformers and peft. Results go to
@@ -58,12 +59,15 @@ declare -A args=(
 	[qwen3moe-pure-ckpt-b4]="--shape qwen3moe --pure-bf16 --checkpointing --batch 4 --seq 2048"
 	[mixtral-mini-generate-b8]="--shape mixtral-mini --mode generate --batch 8 --seq 4096 --new-tokens 64"
 	[mixtral-mini-generate-b8-8k]="--shape mixtral-mini --mode generate --batch 8 --seq 8192 --new-tokens 64"
+	[gemma3-1b-b2]="--shape gemma3-1b --batch 2 --seq 2048"
+	[gemma3-1b-lora-b4]="--shape gemma3-1b --method lora --batch 4 --seq 2048"
 )
 order=(full-b4 full-ckpt-b8 pure-bf16-b4 lora-b8 generate-b16 gpt2xl-b8 llama3b-b1 llama3b-pure-ckpt-b4 lora-attn-ckpt-b16 generate-b4-8k
 	llama3b-lora-b4 full-ckpt-b12 generate-b32-2k llama3b-pure-b2
 	qwen1.5b-b4 qwen1.5b-ckpt-b8 qwen1.5b-lora-b4 qwen1.5b-generate-b16
 	qwen3moe-pure-b2 qwen3moe-lora-attn-b4 qwen3moe-generate-b16 deepseek-lite-generate-b8
-	qwen3-1.7b-b2 qwen3moe-pure-ckpt-b4 mixtral-mini-generate-b8 mixtral-mini-generate-b8-8k)
+	qwen3-1.7b-b2 qwen3moe-pure-ckpt-b4 mixtral-mini-generate-b8 mixtral-mini-generate-b8-8k
+	gemma3-1b-b2 gemma3-1b-lora-b4)
 cases=("${@:3}")
 [ ${#cases[@]} -gt 0 ] || cases=("${order[@]}")
 

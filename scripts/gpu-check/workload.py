@@ -13,7 +13,10 @@ hidden 2048, 27 layers, 16 heads, multi-head latent attention with kv_lora_rank 
 keys of 64, 64 experts of 1408, 6 per token, 2 shared, the first layer dense), or mixtral-mini
 (mistralai/Mixtral-8x7B-v0.1's layer: hidden 4096, 32 heads, 8 KV heads, 8 experts of 14,336, 2
 per token, vocabulary 32,000; 4 of its 32 layers), or qwen3-1.7b (Qwen/Qwen3-1.7B: hidden 2048,
-28 layers, 16 heads of 128, 8 KV heads, q and k norms, MLP 6144, vocabulary 151,936, tied), and writes PyTorch's own memory statistics as JSON so
+28 layers, 16 heads of 128, 8 KV heads, q and k norms, MLP 6144, vocabulary 151,936, tied), or
+gemma3-1b (google/gemma-3-1b-pt: hidden 1152, 26 layers, 4 heads of 256, 1 KV head, q and k
+norms, four norms a layer, gated GELU MLP 6912, vocabulary 262,144, tied, five in six layers
+windowed at 512), and writes PyTorch's own memory statistics as JSON so
 that they can be set beside what `gpuguard profile capture` measured through NVML and what
 `gpuguard fit` estimated. No weights are downloaded: nothing is fetched.
 
@@ -24,7 +27,8 @@ import json
 import time
 
 import torch
-from transformers import (DeepseekV3Config, DeepseekV3ForCausalLM, GPT2Config, GPT2LMHeadModel, LlamaConfig,
+from transformers import (DeepseekV3Config, DeepseekV3ForCausalLM, Gemma3ForCausalLM, Gemma3TextConfig, GPT2Config,
+                          GPT2LMHeadModel, LlamaConfig,
                           LlamaForCausalLM, MixtralConfig, MixtralForCausalLM, Qwen2Config, Qwen2ForCausalLM,
                           Qwen3Config, Qwen3ForCausalLM, Qwen3MoeConfig, Qwen3MoeForCausalLM)
 
@@ -37,7 +41,7 @@ SHAPES = {
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shape", choices=["llama1b", "llama3b", "gpt2xl", "qwen1.5b", "qwen3moe", "deepseek-lite", "mixtral-mini",
-                                        "qwen3-1.7b"], default="llama1b")
+                                        "qwen3-1.7b", "gemma3-1b"], default="llama1b")
     ap.add_argument("--mode", choices=["train", "generate"], default="train")
     ap.add_argument("--method", choices=["full", "lora"], default="full")
     ap.add_argument("--pure-bf16", action="store_true", help="bf16 weights and Adam state, no fp32 master copy")
@@ -69,6 +73,11 @@ def main():
         cfg, build = Qwen3Config(hidden_size=2048, intermediate_size=6144, num_hidden_layers=28, num_attention_heads=16,
                                  num_key_value_heads=8, head_dim=128, vocab_size=151936, tie_word_embeddings=True,
                                  max_position_embeddings=40960), Qwen3ForCausalLM
+    elif a.shape == "gemma3-1b":
+        cfg, build = Gemma3TextConfig(hidden_size=1152, intermediate_size=6912, num_hidden_layers=26, num_attention_heads=4,
+                                      num_key_value_heads=1, head_dim=256, vocab_size=262144, sliding_window=512,
+                                      query_pre_attn_scalar=256, tie_word_embeddings=True,
+                                      max_position_embeddings=32768), Gemma3ForCausalLM
     elif a.shape == "deepseek-lite":
         cfg, build = DeepseekV3Config(hidden_size=2048, intermediate_size=10944, moe_intermediate_size=1408,
                                       num_hidden_layers=27, num_attention_heads=16, num_key_value_heads=16,
