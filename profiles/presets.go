@@ -82,16 +82,16 @@ var presets = []Preset{
 	// (480.15B parameters, the model card's 480B).
 	{Name: "qwen3-coder-480b-a35b", Context: 262144, Model: Model{Parameters: 480154875392, Layers: 62, HiddenSize: 6144, AttentionHeads: 96, KVHeads: 8, HeadDim: 128, VocabSize: 151936, IntermediateSize: 2560, MLP: "swiglu", QKNorm: true, Experts: 160, ExpertsPerToken: 8, Source: hf("Qwen/Qwen3-Coder-480B-A35B-Instruct")}},
 	// Gemma 2 alternates a 4,096-token window (the even layers) with full attention.
-	{Name: "gemma-2-9b", Context: 8192, Model: Model{Parameters: 9241705984, Layers: 42, HiddenSize: 3584, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 256000, IntermediateSize: 14336, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 4096, SlidingWindowLayers: 21, Source: hf("google/gemma-2-9b")}},
-	{Name: "gemma-2-27b", Context: 8192, Model: Model{Parameters: 27227128320, Layers: 46, HiddenSize: 4608, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 256000, IntermediateSize: 36864, MLP: "swiglu", TiedEmbeddings: true, SlidingWindow: 4096, SlidingWindowLayers: 23, Source: hf("google/gemma-2-27b")}},
+	{Name: "gemma-2-9b", Context: 8192, Model: Model{Parameters: 9241705984, Layers: 42, HiddenSize: 3584, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 256000, IntermediateSize: 14336, MLP: "swiglu", SandwichNorms: true, TiedEmbeddings: true, SlidingWindow: 4096, SlidingWindowLayers: 21, Source: hf("google/gemma-2-9b")}},
+	{Name: "gemma-2-27b", Context: 8192, Model: Model{Parameters: 27227128320, Layers: 46, HiddenSize: 4608, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 256000, IntermediateSize: 36864, MLP: "swiglu", SandwichNorms: true, TiedEmbeddings: true, SlidingWindow: 4096, SlidingWindowLayers: 23, Source: hf("google/gemma-2-27b")}},
 	// Gemma 3 keeps five windowed layers to every full one (sliding_window_pattern 6): a 512-token
 	// window in 1B, 1,024 in the others. 4B, 12B and 27B read images: their SigLIP encoder
 	// (27 layers of width 1152 over 896-pixel images in 14-pixel patches) and its projection
 	// into the text model are Vision.
-	{Name: "gemma-3-1b", Context: 32768, Model: Model{Parameters: 999885952, Layers: 26, HiddenSize: 1152, AttentionHeads: 4, KVHeads: 1, HeadDim: 256, VocabSize: 262144, IntermediateSize: 6912, MLP: "swiglu", QKNorm: true, TiedEmbeddings: true, SlidingWindow: 512, SlidingWindowLayers: 22, Source: hf("google/gemma-3-1b-pt")}},
-	{Name: "gemma-3-4b", Context: 131072, Vision: 419816304, Model: Model{Parameters: 4300079472, Layers: 34, HiddenSize: 2560, AttentionHeads: 8, KVHeads: 4, HeadDim: 256, VocabSize: 262208, IntermediateSize: 10240, MLP: "swiglu", QKNorm: true, TiedEmbeddings: true, SlidingWindow: 1024, SlidingWindowLayers: 29, Source: hf("google/gemma-3-4b-pt")}},
-	{Name: "gemma-3-12b", Context: 131072, Vision: 421290864, Model: Model{Parameters: 12187325040, Layers: 48, HiddenSize: 3840, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 262208, IntermediateSize: 15360, MLP: "swiglu", QKNorm: true, TiedEmbeddings: true, SlidingWindow: 1024, SlidingWindowLayers: 40, Source: hf("google/gemma-3-12b-pt")}},
-	{Name: "gemma-3-27b", Context: 131072, Vision: 423060336, Model: Model{Parameters: 27432406640, Layers: 62, HiddenSize: 5376, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 262208, IntermediateSize: 21504, MLP: "swiglu", QKNorm: true, TiedEmbeddings: true, SlidingWindow: 1024, SlidingWindowLayers: 52, Source: hf("google/gemma-3-27b-pt")}},
+	{Name: "gemma-3-1b", Context: 32768, Model: Model{Parameters: 999885952, Layers: 26, HiddenSize: 1152, AttentionHeads: 4, KVHeads: 1, HeadDim: 256, VocabSize: 262144, IntermediateSize: 6912, MLP: "swiglu", SandwichNorms: true, QKNorm: true, TiedEmbeddings: true, SlidingWindow: 512, SlidingWindowLayers: 22, Source: hf("google/gemma-3-1b-pt")}},
+	{Name: "gemma-3-4b", Context: 131072, Vision: 419816304, Model: Model{Parameters: 4300079472, Layers: 34, HiddenSize: 2560, AttentionHeads: 8, KVHeads: 4, HeadDim: 256, VocabSize: 262208, IntermediateSize: 10240, MLP: "swiglu", SandwichNorms: true, QKNorm: true, TiedEmbeddings: true, SlidingWindow: 1024, SlidingWindowLayers: 29, Source: hf("google/gemma-3-4b-pt")}},
+	{Name: "gemma-3-12b", Context: 131072, Vision: 421290864, Model: Model{Parameters: 12187325040, Layers: 48, HiddenSize: 3840, AttentionHeads: 16, KVHeads: 8, HeadDim: 256, VocabSize: 262208, IntermediateSize: 15360, MLP: "swiglu", SandwichNorms: true, QKNorm: true, TiedEmbeddings: true, SlidingWindow: 1024, SlidingWindowLayers: 40, Source: hf("google/gemma-3-12b-pt")}},
+	{Name: "gemma-3-27b", Context: 131072, Vision: 423060336, Model: Model{Parameters: 27432406640, Layers: 62, HiddenSize: 5376, AttentionHeads: 32, KVHeads: 16, HeadDim: 128, VocabSize: 262208, IntermediateSize: 21504, MLP: "swiglu", SandwichNorms: true, QKNorm: true, TiedEmbeddings: true, SlidingWindow: 1024, SlidingWindowLayers: 52, Source: hf("google/gemma-3-27b-pt")}},
 	// gpt-oss stores the experts' projections in MXFP4 and everything else in bf16, and
 	// alternates a 128-token window with full attention (config.json's layer_types). The
 	// parameter counts follow from the configuration (TestPresetParametersFollowFromTheirConfiguration)
@@ -245,6 +245,9 @@ func (p *Profile) applyPreset() error {
 	}
 	if !m.QKNorm {
 		m.QKNorm = src.QKNorm
+	}
+	if !m.SandwichNorms {
+		m.SandwichNorms = src.SandwichNorms
 	}
 	if !m.TiedEmbeddings {
 		m.TiedEmbeddings = src.TiedEmbeddings

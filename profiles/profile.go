@@ -100,6 +100,10 @@ type Model struct {
 	// (an RMSNorm over head_dim: Qwen 3, Gemma 3). Training keeps what those norms save for
 	// backward, for every query and KV head.
 	QKNorm bool `yaml:"qk_norm,omitempty" json:"qk_norm,omitempty"`
+	// SandwichNorms says every layer also normalizes its attention's and its MLP's output
+	// before adding it to the residual stream (Gemma 2 and 3: four RMSNorms a layer, which
+	// scale in fp32), which training keeps.
+	SandwichNorms bool `yaml:"sandwich_norms,omitempty" json:"sandwich_norms,omitempty"`
 	// ExpertPrecision is how a mixture of experts' checkpoint stores the experts' projection
 	// matrices where it differs from Precision (gpt-oss: mxfp4, the rest in bf16). Serving
 	// sizes those weights in it; training counts every weight in Precision, as the gpt-oss

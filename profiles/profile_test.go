@@ -207,11 +207,12 @@ func TestPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 		if m.QKNorm {
 			layer += 2 * hd // the q and k norms' weights
 		}
+		if m.SandwichNorms {
+			layer += 2 * h // the norms of the attention's and the MLP's outputs
+		}
 		switch {
 		case strings.HasPrefix(p.Name, "qwen2.5"), strings.HasPrefix(p.Name, "deepseek-r1-distill-qwen"):
 			layer += q + 2*kv
-		case strings.HasPrefix(p.Name, "gemma-2"), strings.HasPrefix(p.Name, "gemma-3"):
-			layer += 2 * h
 		case strings.HasPrefix(p.Name, "gpt-oss"):
 			layer += q + 2*kv + h + m.AttentionHeads + m.Experts + m.Experts*(2*m.IntermediateSize+h)
 		}

@@ -47,11 +47,20 @@ func layerCoefficients(m profiles.Model, fp32Residual, frozen bool) (split, whol
 		dff := float64(m.IntermediateSize)
 		extra := routedKept(m, frozen) + qkNormKept(m, frozen)
 		if frozen {
-			return (8*h + experts(m)*6*dff + extra) / h, 8, 5
+			whole = 8
+			if m.SandwichNorms {
+				whole += 8 // the output norms' fp32 inputs
+			}
+			return (8*h + experts(m)*6*dff + extra) / h, whole, 5
 		}
 		whole = 16
-		if fp32Residual {
+		if fp32Residual || m.SandwichNorms {
 			whole = 20
+		}
+		if m.SandwichNorms {
+			// Gemma's RMSNorm scales in fp32, so every norm saves an fp32 normalized value;
+			// the two output norms keep their fp32 inputs and that value (8h each).
+			whole += 16
 		}
 		return (10*h + experts(m)*8*dff + extra) / h, whole, 5
 	}
@@ -80,15 +89,18 @@ func routedKept(m profiles.Model, frozen bool) float64 {
 // qkNormKept is what per-head query and key norms (model.qk_norm: Qwen 3, Gemma 3) save for
 // backward, in bytes per token: each is an RMSNorm over head_dim that, as Transformers writes
 // it, saves its fp32 upcast input (4 bytes an element) and, where its weight is trained, the
-// 16-bit normalized value it multiplies by that weight (2 bytes), over every query head and
-// every KV head.
+// normalized value it multiplies by that weight: 16-bit in Qwen 3 (2 bytes), fp32 in Gemma's
+// norms (4; model.sandwich_norms), over every query head and every KV head.
 func qkNormKept(m profiles.Model, frozen bool) float64 {
 	if !m.QKNorm {
 		return 0
 	}
 	bytes := 6.0
-	if frozen {
+	switch {
+	case frozen:
 		bytes = 4
+	case m.SandwichNorms:
+		bytes = 8
 	}
 	return bytes * float64(m.AttentionHeads+m.KVHeads) * headDim(m)
 }

@@ -129,3 +129,31 @@ func allocatorBytes(e *Estimate) float64 {
 	}
 	return sum
 }
+
+// Gemma's four norms a layer scale in fp32: in full training each pre-norm keeps 10h, each
+// output norm 8h and the q and k norms 8 bytes an element; over a frozen base the norms keep
+// their fp32 inputs only. Measured on an H100, Gemma-3-1B kept 110.7h a layer under autocast
+// and 112.4h with all-linear LoRA (adapter inputs included); these count 102.9h and 112h.
+// PEFT counted 13,045,760 adapter parameters, as the estimate does.
+func TestSandwichNorms(t *testing.T) {
+	h, dff, L := 1152.0, 6912.0, 26.0
+	heads := (4.0 + 1.0) * 256
+	e := estimate(t, "workload: {type: training}\nmodel: {preset: gemma-3-1b}\ntraining: {method: full, optimizer: adamw, micro_batch_size: 2, sequence_length: 2048, flash_attention: true}\n")
+	tokens := 2 * 2048.0
+	if got, want := e.Term(TermActivations), tokens*L*(10*h+8*dff+8*heads+36*h); got != want {
+		t.Errorf("full: activations %.0f, want %.0f", got, want)
+	}
+	e = estimate(t, "workload: {type: training}\nmodel: {preset: gemma-3-1b}\ntraining: {method: lora, lora_rank: 16, lora_targets: all-linear, optimizer: adamw, micro_batch_size: 4, sequence_length: 2048, flash_attention: true}\n")
+	tokens = 4 * 2048.0
+	if got, want := e.Term(TermActivations), tokens*L*(8*h+6*dff+4*heads+16*h); got != want {
+		t.Errorf("LoRA: activations %.0f, want %.0f", got, want)
+	}
+	if got := e.Term(TermAdapters); got != 13045760*16 {
+		t.Errorf("LoRA: adapters %.0f bytes, want PEFT's 13,045,760 parameters × 16", got)
+	}
+	// Pure bf16 keeps the same: Gemma's norms are fp32 whatever the residual stream.
+	e = estimate(t, "workload: {type: training}\nmodel: {preset: gemma-3-1b}\ntraining: {method: full, optimizer: adamw, pure_bf16: true, micro_batch_size: 2, sequence_length: 2048, flash_attention: true}\n")
+	if got, want := e.Term(TermActivations), 2*2048*L*(10*h+8*dff+8*heads+36*h); got != want {
+		t.Errorf("pure bf16: activations %.0f, want %.0f", got, want)
+	}
+}
