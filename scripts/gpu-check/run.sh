@@ -15,7 +15,8 @@
 # before they ran, too, and revised the estimator (routed experts' copies, q and k norms); the
 # next three were estimated by the revised one before they ran (the Mixtral one came out low,
 # and gave the fragmentation margin of a prefill), and the next by the result; the two Gemma 3
-# runs were estimated before they ran as well.
+# runs were estimated before they ran as well, and gave Gemma's output norms; the last two were
+# estimated by that before they ran.
 #
 # GPUGUARD is a gpuguard built with cgo (CGO_ENABLED=1 go build ./cmd/gpuguard). The machine
 # needs the NVIDIA driver, python3 with torch, transformers and peft. Results go to
@@ -61,13 +62,15 @@ declare -A args=(
 	[mixtral-mini-generate-b8-8k]="--shape mixtral-mini --mode generate --batch 8 --seq 8192 --new-tokens 64"
 	[gemma3-1b-b2]="--shape gemma3-1b --batch 2 --seq 2048"
 	[gemma3-1b-lora-b4]="--shape gemma3-1b --method lora --batch 4 --seq 2048"
+	[gemma3-1b-pure-b2]="--shape gemma3-1b --pure-bf16 --batch 2 --seq 2048"
+	[qwen3-1.7b-lora-b4]="--shape qwen3-1.7b --method lora --batch 4 --seq 2048"
 )
 order=(full-b4 full-ckpt-b8 pure-bf16-b4 lora-b8 generate-b16 gpt2xl-b8 llama3b-b1 llama3b-pure-ckpt-b4 lora-attn-ckpt-b16 generate-b4-8k
 	llama3b-lora-b4 full-ckpt-b12 generate-b32-2k llama3b-pure-b2
 	qwen1.5b-b4 qwen1.5b-ckpt-b8 qwen1.5b-lora-b4 qwen1.5b-generate-b16
 	qwen3moe-pure-b2 qwen3moe-lora-attn-b4 qwen3moe-generate-b16 deepseek-lite-generate-b8
 	qwen3-1.7b-b2 qwen3moe-pure-ckpt-b4 mixtral-mini-generate-b8 mixtral-mini-generate-b8-8k
-	gemma3-1b-b2 gemma3-1b-lora-b4)
+	gemma3-1b-b2 gemma3-1b-lora-b4 gemma3-1b-pure-b2 qwen3-1.7b-lora-b4)
 cases=("${@:3}")
 [ ${#cases[@]} -gt 0 ] || cases=("${order[@]}")
 
