@@ -138,9 +138,9 @@ func forwardCoefficients(m profiles.Model, transformers bool) (split, whole floa
 }
 
 // routingWeightBytes is the size of the weights a mixture of experts' router hands Transformers'
-// experts: DeepSeek V3's router (DeepseekV3TopkRouter, and the models built on it: Kimi K2,
-// GLM-4.5) scores in fp32 and passes fp32 weights on; Mixtral's, Qwen's and gpt-oss's cast them
-// to the model's 16-bit type. A mixture of experts with dense first layers or latent attention
+// experts: DeepSeek V3's router (DeepseekV3TopkRouter; Kimi K2 runs as DeepSeek V3) scores in
+// fp32 and passes fp32 weights on, which the DeepSeek-V2-Lite run's 165 KB a token needs;
+// Mixtral's and Qwen's cast them to the model's 16-bit type. A mixture of experts with dense first layers or latent attention
 // is taken to be of the first kind.
 func routingWeightBytes(m profiles.Model) float64 {
 	if m.DenseLayers > 0 || m.KVLoRARank > 0 {

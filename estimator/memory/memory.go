@@ -239,10 +239,10 @@ func finish(e *Estimate, p *profiles.Profile) {
 	if split := 2 * e.largestTransient; !declared && split > margin {
 		// PyTorch's caching allocator splits a freed block to serve smaller requests, and the
 		// next layer's tensor of the largest size then needs a new segment. Measured on an H100
-		// (docs/memory-model.md), generate()'s prefill reserved 1.2 to 2.3 times its largest
+		// (docs/memory-model.md), generate()'s prefill reserved 0.4 to 2.3 times its largest
 		// transient tensor over what it allocated: 7,455 MiB for four Mixtral-8x7B layers,
-		// whose gate-and-up output is 3,584 MiB. PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
-		// avoids most of it.
+		// whose gate-and-up output is 3,584 MiB. (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
+		// is meant to avoid this; it was not measured.)
 		margin, src = split, fmt.Sprintf("twice the largest tensor of one pass (%s, %.3g GiB): the caching allocator splits freed blocks for smaller tensors and reserves a new segment for the next large one", e.transientWhat, e.largestTransient/GiB)
 	}
 	e.add(TermFragment, margin, src)
