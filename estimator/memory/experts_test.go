@@ -11,6 +11,9 @@ const qwen3MoE = `model: {parameters: 4700872704, layers: 24, hidden_size: 2048,
   qk_norm: true, precision: bf16}
 `
 
+// Four Mixtral-8x7B layers, as the H100 runs built them.
+const mixtralLayers = "model: {parameters: 6067228672, layers: 4, hidden_size: 4096, attention_heads: 32, kv_heads: 8, vocab_size: 32000, intermediate_size: 14336, mlp: swiglu, experts: 8, experts_per_token: 2, precision: bf16}\n"
+
 // Training a mixture of experts keeps, beyond its experts' MLPs, each token's k gathered inputs
 // (for the experts' weight gradients) and k expert outputs (for the router's), and a model with
 // q and k norms what they save: 95.5h a layer for the Qwen3-MoE shape in pure bf16, as measured;
@@ -78,8 +81,7 @@ func TestTransformersExpertsInGenerate(t *testing.T) {
 	}
 
 	// Mixtral's wide experts: the gate and up outputs are the most.
-	mixtral := "model: {parameters: 6067228672, layers: 4, hidden_size: 4096, attention_heads: 32, kv_heads: 8, vocab_size: 32000, intermediate_size: 14336, mlp: swiglu, experts: 8, experts_per_token: 2, precision: bf16}\n"
-	e = estimate(t, "workload: {type: inference}\n"+mixtral+"inference: {batch_size: 8, max_sequence_length: 4096}\n")
+	e = estimate(t, "workload: {type: inference}\n"+mixtralLayers+"inference: {batch_size: 8, max_sequence_length: 4096}\n")
 	if got, want := e.Term(TermActivations), 8*4096*(2*(3*4096+2*1024)+2*2*4096+8*2*14336+4*4096.0); got != want {
 		t.Errorf("Mixtral generate(): activations %.0f, want %.0f", got, want)
 	}
@@ -95,20 +97,19 @@ func TestTransformersExpertsInGenerate(t *testing.T) {
 // A Transformers prefill's fragmentation margin is at least twice its largest transient tensor;
 // a declared runtime.fragmentation and a pre-allocating engine keep theirs.
 func TestPrefillFragmentationMargin(t *testing.T) {
-	mixtral := "model: {parameters: 6067228672, layers: 4, hidden_size: 4096, attention_heads: 32, kv_heads: 8, vocab_size: 32000, intermediate_size: 14336, mlp: swiglu, experts: 8, experts_per_token: 2, precision: bf16}\n"
 	for _, c := range []struct {
 		name, body string
 		want       func(e *Estimate) float64
 	}{
-		{"Mixtral generate()", mixtral + "inference: {batch_size: 8, max_sequence_length: 4096}\n",
+		{"Mixtral generate()", mixtralLayers + "inference: {batch_size: 8, max_sequence_length: 4096}\n",
 			func(*Estimate) float64 { return 2 * 8 * 4096 * 2 * 2 * 14336 * 2 }},
 		{"Qwen3-MoE generate()", qwen3MoE + "inference: {batch_size: 16, max_sequence_length: 4096}\n",
 			func(*Estimate) float64 { return 2 * 16 * 4096 * 8 * 2048 * 2 }},
 		{"Llama generate() of one short sequence", llama1B + "inference: {batch_size: 1, max_sequence_length: 512}\n",
 			func(e *Estimate) float64 { return DefaultFragmentation * allocatorBytes(e) }},
-		{"declared", mixtral + "inference: {batch_size: 8, max_sequence_length: 4096}\nruntime: {fragmentation: 0.05}\n",
+		{"declared", mixtralLayers + "inference: {batch_size: 8, max_sequence_length: 4096}\nruntime: {fragmentation: 0.05}\n",
 			func(e *Estimate) float64 { return 0.05 * allocatorBytes(e) }},
-		{"vLLM", mixtral + "inference: {batch_size: 8, max_sequence_length: 4096, gpu_memory_utilization: 0.9}\n",
+		{"vLLM", mixtralLayers + "inference: {batch_size: 8, max_sequence_length: 4096, gpu_memory_utilization: 0.9}\n",
 			func(e *Estimate) float64 { return DefaultFragmentation * allocatorBytes(e) }},
 	} {
 		e := estimate(t, "workload: {type: inference}\n"+c.body)
