@@ -47,24 +47,30 @@ func layerCoefficients(m profiles.Model, fp32Residual, frozen bool) (split, whol
 		dff := float64(m.IntermediateSize)
 		extra := routedKept(m, frozen) + qkNormKept(m, frozen)
 		if frozen {
-			whole = 8
-			if m.SandwichNorms {
-				whole += 8 // the output norms' fp32 inputs
-			}
-			return (8*h + experts(m)*6*dff + extra) / h, whole, 5
+			return (8*h + experts(m)*6*dff + extra) / h, normsKept(m, fp32Residual, frozen), 5
 		}
-		whole = 16
-		if fp32Residual || m.SandwichNorms {
-			whole = 20
-		}
-		if m.SandwichNorms {
-			// Gemma's RMSNorm scales in fp32, so every norm saves an fp32 normalized value;
-			// the two output norms keep their fp32 inputs and that value (8h each).
-			whole += 16
-		}
-		return (10*h + experts(m)*8*dff + extra) / h, whole, 5
+		return (10*h + experts(m)*8*dff + extra) / h, normsKept(m, fp32Residual, frozen), 5
 	}
 	return 24, 10, 5
+}
+
+// normsKept is what a layer's RMSNorms keep for backward, per token in units of h: the two
+// sublayer input norms 16h (20h on an fp32 residual stream), 8h over a frozen base (their fp32
+// inputs). Gemma's (model.sandwich_norms) scale in fp32, so each saves an fp32 normalized value
+// whatever the stream (20h), and two more norms on the sublayers' outputs keep their fp32 inputs
+// and that value (16h; 8h over a frozen base).
+func normsKept(m profiles.Model, fp32Residual, frozen bool) float64 {
+	switch {
+	case frozen && m.SandwichNorms:
+		return 8 + 8
+	case frozen:
+		return 8
+	case m.SandwichNorms:
+		return 20 + 16
+	case fp32Residual:
+		return 20
+	}
+	return 16
 }
 
 // routedKept is what a mixture of experts' layer keeps for backward beyond its experts' MLPs,
