@@ -136,8 +136,7 @@ func forwardCoefficients(m profiles.Model, transformers bool) (split, whole floa
 	attn := 2 * (3*h + 2*hkv)
 	ffn := experts(m) * 2 * (h + 3*dff)
 	if transformers && m.Experts > 0 && m.ExpertsPerToken > 0 {
-		k := float64(m.ExpertsPerToken)
-		routed := math.Max(2*k*h+8*k*dff, (4+2*routingWeightBytes(m))*k*h)
+		routed, _, _ := transformersExperts(m)
 		ffn = math.Max(ffn, routed+float64(m.SharedExperts)*2*(h+3*dff))
 	}
 	return (attn + ffn) / h, 4
@@ -164,15 +163,25 @@ func largestTransient(m profiles.Model, tokens, tp float64) (float64, string) {
 	if !gatedMLP(m) {
 		return tokens * 4 * h * 2 / tp, "the MLP's 4h activation"
 	}
-	size, what := tokens*experts(m)*dff*2/tp, "the MLP's gate output"
 	if m.Experts > 0 && m.ExpertsPerToken > 0 {
-		k := float64(m.ExpertsPerToken)
-		size, what = tokens*k*2*dff*2/tp, "the experts' gate and up outputs"
-		if w := tokens * k * h * routingWeightBytes(m) / tp; w > size {
-			size, what = w, "the experts' weighted outputs"
-		}
+		_, largest, what := transformersExperts(m)
+		return tokens * largest / tp, what
 	}
-	return size, what
+	return tokens * dff * 2 / tp, "the MLP's gate output"
+}
+
+// transformersExperts is, per token, what Transformers' grouped-matmul experts hold at once
+// (forwardCoefficients: max(2kh + 8k·d_ff, (4 + 2w)·kh)) and the largest single tensor among
+// them, with its name: the gate and up outputs (4k·d_ff) or the weighted outputs (w·kh).
+func transformersExperts(m profiles.Model) (held, largest float64, what string) {
+	h, dff := float64(m.HiddenSize), float64(m.IntermediateSize)
+	k, w := float64(m.ExpertsPerToken), routingWeightBytes(m)
+	held = math.Max(2*k*h+8*k*dff, (4+2*w)*k*h)
+	largest, what = 4*k*dff, "the experts' gate and up outputs"
+	if k*h*w > largest {
+		largest, what = k*h*w, "the experts' weighted outputs"
+	}
+	return held, largest, what
 }
 
 // gatedMLP says whether the model's MLP is gated (SwiGLU): declared, or inferred from an
