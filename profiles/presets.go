@@ -166,6 +166,13 @@ var presetAliases = map[string]string{
 	"deepseek-ai/deepseek-v3-0324": "deepseek-v3", "deepseek-v3-0324": "deepseek-v3",
 	"deepseek-ai/deepseek-r1": "deepseek-v3", "deepseek-r1": "deepseek-v3",
 	"deepseek-ai/deepseek-r1-0528": "deepseek-v3", "deepseek-r1-0528": "deepseek-v3",
+	// DeepSeek V3.1 (base, hybrid thinking model, and its Terminus update) is post-trained from
+	// the original V3 base checkpoint, so it keeps V3's configuration and FP8 linear layers; it
+	// stores their scales as UE8M0 (powers of two), the same bytes (model card, 671B total,
+	// 37B active). V3.2 adds a sparse-attention indexer and is not an alias.
+	"deepseek-ai/deepseek-v3.1": "deepseek-v3", "deepseek-v3.1": "deepseek-v3",
+	"deepseek-ai/deepseek-v3.1-base": "deepseek-v3", "deepseek-v3.1-base": "deepseek-v3",
+	"deepseek-ai/deepseek-v3.1-terminus": "deepseek-v3", "deepseek-v3.1-terminus": "deepseek-v3",
 	// Kimi K2's base and instruct models; the September update (0905) takes 262,144 tokens
 	// (fineTuneContexts). K2 Thinking ships INT4 weights and is not an alias.
 	"moonshotai/kimi-k2-instruct": "kimi-k2", "moonshotai/kimi-k2-base": "kimi-k2",
