@@ -24,8 +24,19 @@ type Preset struct {
 	// loads them so whatever --dtype says, and a profile naming the preset without a precision
 	// takes it.
 	Precision string
-	Model     Model
+	// ServedOnly, when set, is why the preset holds only for a serving engine (vLLM, SGLang, a
+	// profile with gpu_memory_utilization): a profile that trains the model or runs it as
+	// Transformers writes it is refused with this reason instead of estimated low.
+	ServedOnly string
+	// QuantizedExperts says the model's quantized checkpoints are counted as quantizing the
+	// routed experts only, the rest kept in 16 bits, as Meta's FP8 Llama 4 Maverick does:
+	// where a publisher quantized more, the estimate errs high.
+	QuantizedExperts bool
+	Model            Model
 }
+
+// llama4Experts is why the Llama 4 presets hold for serving engines only.
+const llama4Experts = "Transformers' Llama 4 (Llama4TextMoe) runs every routed expert over every token, which the estimate does not count; it holds for a serving engine (vLLM, SGLang, or a profile with gpu_memory_utilization), whose fused MoE kernels run each token through its own experts only"
 
 func hf(repo string) string {
 	return "https://huggingface.co/" + repo + "/blob/main/config.json"
@@ -110,6 +121,19 @@ var presets = []Preset{
 	// Kimi K2 is DeepSeek V3's architecture with 384 experts, 64 heads and one dense layer, its
 	// checkpoint in FP8 as V3's (1.026T parameters; the model card's 1T).
 	{Name: "kimi-k2", Context: 131072, Precision: "fp8", Model: Model{Parameters: 1026408232448, Layers: 61, HiddenSize: 7168, AttentionHeads: 64, KVHeads: 64, HeadDim: 128, VocabSize: 163840, IntermediateSize: 2048, MLP: "swiglu", Experts: 384, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 1, KVLoRARank: 512, QKRopeHeadDim: 64, QLoRARank: 1536, Source: hf("moonshotai/Kimi-K2-Instruct")}},
+	// Llama 4 (the model cards and config.json's text_config): 48 layers of
+	// grouped-query attention, a shared expert beside 16 (Scout) or 128 (Maverick) routed
+	// experts of width 8,192, one routed per token. Maverick alternates them with dense layers
+	// (interleave_moe_layer_step 2) whose MLP of 16,384 (intermediate_size_mlp) is as wide as
+	// the two experts a token runs through; only their count matters to memory, so they are
+	// DenseLayers. The image encoder (34 layers of width 1,408) and its projector are Vision.
+	// Three layers in four attend within 8,192-token chunks (attention_chunk_size); vLLM keeps
+	// their KV cache for the chunk only when its hybrid KV cache manager runs them, which
+	// depends on its version and VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE, so the
+	// cache is counted whole for every layer, erring high. The parameters follow from the
+	// configuration: 108.64B and 401.58B, the model cards' 109B and 400B.
+	{Name: "llama-4-scout-17b-16e", Context: 10485760, Vision: 871932416, ServedOnly: llama4Experts, QuantizedExperts: true, Model: Model{Parameters: 108641793536, Layers: 48, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 8, HeadDim: 128, VocabSize: 202048, IntermediateSize: 8192, MLP: "swiglu", Experts: 16, ExpertsPerToken: 1, SharedExperts: 1, Source: hf("meta-llama/Llama-4-Scout-17B-16E")}},
+	{Name: "llama-4-maverick-17b-128e", Context: 1048576, Vision: 871932416, ServedOnly: llama4Experts, QuantizedExperts: true, Model: Model{Parameters: 401583781376, Layers: 48, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 8, HeadDim: 128, VocabSize: 202048, IntermediateSize: 8192, MLP: "swiglu", Experts: 128, ExpertsPerToken: 1, SharedExperts: 1, DenseLayers: 24, Source: hf("meta-llama/Llama-4-Maverick-17B-128E")}},
 	{Name: "bert-base", Context: 512, Model: Model{Parameters: 109482240, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 30522, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-base-uncased")}},
 	{Name: "bert-large", Context: 512, Model: Model{Parameters: 335141888, Layers: 24, HiddenSize: 1024, AttentionHeads: 16, KVHeads: 16, VocabSize: 30522, IntermediateSize: 4096, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-large-uncased")}},
 	{Name: "gpt2", Context: 1024, Model: Model{Parameters: 124439808, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 50257, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("openai-community/gpt2")}},
@@ -173,6 +197,11 @@ var presetAliases = map[string]string{
 	"deepseek-ai/deepseek-v3.1": "deepseek-v3", "deepseek-v3.1": "deepseek-v3",
 	"deepseek-ai/deepseek-v3.1-base": "deepseek-v3", "deepseek-v3.1-base": "deepseek-v3",
 	"deepseek-ai/deepseek-v3.1-terminus": "deepseek-v3", "deepseek-v3.1-terminus": "deepseek-v3",
+	// Llama 4's base and instruct models share their configuration.
+	"meta-llama/llama-4-scout-17b-16e": "llama-4-scout-17b-16e", "meta-llama/llama-4-scout-17b-16e-instruct": "llama-4-scout-17b-16e",
+	"llama-4-scout-17b-16e-instruct": "llama-4-scout-17b-16e", "llama-4-scout": "llama-4-scout-17b-16e",
+	"meta-llama/llama-4-maverick-17b-128e": "llama-4-maverick-17b-128e", "meta-llama/llama-4-maverick-17b-128e-instruct": "llama-4-maverick-17b-128e",
+	"llama-4-maverick-17b-128e-instruct": "llama-4-maverick-17b-128e", "llama-4-maverick": "llama-4-maverick-17b-128e",
 	// Kimi K2's base and instruct models; the September update (0905) takes 262,144 tokens
 	// (fineTuneContexts). K2 Thinking ships INT4 weights and is not an alias.
 	"moonshotai/kimi-k2-instruct": "kimi-k2", "moonshotai/kimi-k2-base": "kimi-k2",
@@ -215,6 +244,9 @@ func (p *Profile) applyPreset() error {
 			names = append(names, x.Name)
 		}
 		return fmt.Errorf("unknown model.preset %q (known: %s)", p.Model.Preset, strings.Join(names, ", "))
+	}
+	if pr.ServedOnly != "" && (p.Inference == nil || !p.Inference.Engine()) {
+		return fmt.Errorf("model.preset %s: %s", pr.Name, pr.ServedOnly)
 	}
 	m, src := &p.Model, pr.Model
 	if m.Parameters == 0 {

@@ -241,6 +241,13 @@ type Inference struct {
 	VLLMServer bool `yaml:"-" json:"-"`
 }
 
+// Engine says a serving engine runs the model: a server inferred from vLLM's or SGLang's
+// command line, or a declared profile with gpu_memory_utilization (a pre-allocating engine).
+// Otherwise the model runs as Transformers writes it (generate()).
+func (in *Inference) Engine() bool {
+	return in.GPUMemoryUtilization > 0 || in.SGLang != nil || in.VLLMServer
+}
+
 // Runtime tunes the fixed costs.
 type Runtime struct {
 	// CUDAModuleLoading is lazy (CUDA 11.7+ default with PyTorch) or eager.

@@ -216,11 +216,16 @@ func TestPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 		case strings.HasPrefix(p.Name, "gpt-oss"):
 			layer += q + 2*kv + h + m.AttentionHeads + m.Experts + m.Experts*(2*m.IntermediateSize+h)
 		}
+		// A shared expert beside the routed ones (Llama 4's) is one more MLP of their width;
+		// the dense layers' MLP is as wide as the experts a token runs through (Llama 4
+		// Maverick's intermediate_size_mlp, 16,384 = 2 × 8,192), without a router.
+		moe := layer + m.SharedExperts*3*h*m.IntermediateSize
+		dense := layer - max(m.Experts, 1)*3*h*m.IntermediateSize - h*m.Experts + (m.ExpertsPerToken+m.SharedExperts)*3*h*m.IntermediateSize
 		emb := m.VocabSize * h
 		if !m.TiedEmbeddings {
 			emb *= 2
 		}
-		if want := m.Layers*layer + emb + h + p.Vision; float64(want) != float64(m.Parameters) {
+		if want := (m.Layers-m.DenseLayers)*moe + m.DenseLayers*dense + emb + h + p.Vision; float64(want) != float64(m.Parameters) {
 			t.Errorf("preset %s: %.0f parameters, its configuration gives %d", p.Name, float64(m.Parameters), want)
 		}
 		checked++
@@ -282,22 +287,50 @@ func TestMLAPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 // Gemma 3's image encoder is SigLIP at 896 pixels (vision_config: 27 layers, width 1152, MLP
 // 4304, 14-pixel patches, no pooling head), with biases and LayerNorms throughout, followed
 // by a projection into the text model's width and an RMSNorm over the image tokens.
+//
+// Llama 4's encoder (vision_config: 34 layers of width 1,408, MLP 5,632, 14-pixel patches of
+// 336-pixel images, biases and LayerNorms throughout) unfolds each patch through a linear layer
+// without bias, adds a class token and a position embedding for it and each patch, and
+// normalizes before and after its layers; its adapter shuffles 2 × 2 patches into one
+// (pixel_shuffle_ratio 0.5: 4 × 1,408 channels) through two layers without bias to 4,096
+// (projector_input_dim, projector_output_dim), which the projector maps to the text width.
 func TestVisionParametersFollowFromTheEncodersConfiguration(t *testing.T) {
-	const layers, w, mlp, patch, image = 27, 1152, 4304, 14, 896
-	layer := 4*(w*w+w) + w*mlp + mlp + mlp*w + w + 2*2*w
-	encoder := layers*layer + 3*patch*patch*w + w + (image/patch)*(image/patch)*w + 2*w
-	checked := 0
+	siglip := func(textWidth int) int {
+		const layers, w, mlp, patch, image = 27, 1152, 4304, 14, 896
+		layer := 4*(w*w+w) + w*mlp + mlp + mlp*w + w + 2*2*w
+		encoder := layers*layer + 3*patch*patch*w + w + (image/patch)*(image/patch)*w + 2*w
+		return encoder + w*textWidth + w
+	}
+	llama4 := func(textWidth int) int {
+		const layers, w, mlp, patch, image, out = 34, 1408, 5632, 14, 336, 4096
+		layer := 4*(w*w+w) + w*mlp + mlp + mlp*w + w + 2*2*w
+		patches := (image / patch) * (image / patch)
+		encoder := 3*patch*patch*w + w + (patches+1)*w + 2*2*w + layers*layer
+		return encoder + 4*w*out + out*out + out*textWidth
+	}
+	counted := map[string]int{}
 	for _, p := range Presets() {
 		if p.Vision == 0 {
 			continue
 		}
-		if want := encoder + w*p.Model.HiddenSize + w; p.Vision != want {
-			t.Errorf("preset %s: %d vision parameters, SigLIP and its projection give %d", p.Name, p.Vision, want)
+		var want int
+		family := strings.Join(strings.SplitN(p.Name, "-", 3)[:2], "-")
+		switch family {
+		case "gemma-3":
+			want = siglip(p.Model.HiddenSize)
+		case "llama-4":
+			want = llama4(p.Model.HiddenSize)
+		default:
+			t.Errorf("preset %s has an image encoder of no known family", p.Name)
+			continue
 		}
-		checked++
+		if p.Vision != want {
+			t.Errorf("preset %s: %d vision parameters, its encoder and projection give %d", p.Name, p.Vision, want)
+		}
+		counted[family]++
 	}
-	if checked != 3 {
-		t.Errorf("%d presets with an image encoder, want Gemma 3's 4B, 12B and 27B", checked)
+	if counted["gemma-3"] != 3 || counted["llama-4"] != 2 {
+		t.Errorf("presets with an image encoder: %v, want Gemma 3's 4B, 12B and 27B and Llama 4's two", counted)
 	}
 }
 

@@ -172,6 +172,14 @@ func finishServed(engine string, p *Profile, flags map[string]string, quantized 
 			return nil, why
 		}
 	case quantized != "":
+		if pr, _ := LookupPreset(p.Model.Preset); pr.QuantizedExperts {
+			// The checkpoint's routed experts are quantized; the rest is counted in the
+			// activations' 16-bit type (Preset.QuantizedExperts), which errs high where a
+			// publisher quantized more.
+			p.Model.ExpertPrecision = quantized
+			desc = append(desc, quantized+" routed experts (a quantized checkpoint, by its name), the other weights counted in "+precision)
+			break
+		}
 		precision = quantized
 		desc = append(desc, quantized+" weights (a quantized checkpoint, by its name)")
 	default:

@@ -356,7 +356,7 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 		tokens = math.Min(tokens, limit)
 	}
 	// Without a serving engine the model runs as Transformers writes it (generate()).
-	transformers := in.GPUMemoryUtilization == 0 && in.SGLang == nil && !in.VLLMServer
+	transformers := !in.Engine()
 	split, whole := forwardCoefficients(m, transformers)
 	if transformers {
 		e.largestTransient, e.transientWhat = largestTransient(m, tokens, tp)

@@ -346,3 +346,38 @@ func TestDataParallelAttentionWeightsAndKVCache(t *testing.T) {
 		t.Errorf("Qwen3-235B at --tp 8 --dp 8: %g× the KV cache of --tp 8, want 4", got)
 	}
 }
+
+// Llama 4 Maverick's FP8 checkpoint served by vLLM on eight GPUs: its routed experts (24 MoE
+// layers × 128 × 3 × 5120 × 8192 = 386,547,056,640 parameters) at one byte, the other
+// 15,036,724,736 (attention, shared experts, dense layers, embeddings, image encoder) at two;
+// the routers' 24 × 128 × 5120 whole on every GPU, the rest split eight ways. The KV cache is
+// every layer's at full length (2 · 48 layers · 1 KV head a GPU · 128 · 2 bytes a token): the
+// chunked-attention layers are not windowed.
+func TestServedLlama4Maverick(t *testing.T) {
+	p, why := profiles.FromVLLM([]string{"vllm", "serve", "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", "-tp", "8", "--max-model-len", "430000"})
+	if p == nil {
+		t.Fatal(why)
+	}
+	e, err := Of(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const routed, rest, routers = 386547056640.0, 15036724736.0, 15728640.0
+	if got, want := e.Term(TermWeights), (routed*1+rest*2-routers*2)/8+routers*2; got != want {
+		t.Errorf("weights %.0f bytes a GPU, want %.0f", got, want)
+	}
+	if got, want := e.Term(TermKVCache), 2*48*1*128*2*430000.0; got != want {
+		t.Errorf("KV cache %.0f bytes a GPU, want %.0f (every layer at full length)", got, want)
+	}
+	// The BF16 checkpoint on one GPU is every parameter at two bytes.
+	p, why = profiles.FromVLLM([]string{"vllm", "serve", "meta-llama/Llama-4-Scout-17B-16E-Instruct", "--max-model-len", "8192"})
+	if p == nil {
+		t.Fatal(why)
+	}
+	if e, err = Of(p); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Term(TermWeights); got != 108641793536*2 {
+		t.Errorf("Scout in bf16: %.0f bytes, want every parameter at two", got)
+	}
+}
