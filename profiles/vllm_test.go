@@ -188,6 +188,7 @@ func FuzzFromVLLM(f *testing.F) {
 	f.Add("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 -tp 2")
 	f.Add("python -m vllm.entrypoints.openai.api_server --model=qwen/qwen2.5-7b --max_model_len=4096 --quantization awq --kv-cache-dtype fp8")
 	f.Add("vllm serve gpt2 --max-model-len 1024 --gpu-memory-utilization 0.5 --max-num-batched-tokens 0 --dtype float")
+	f.Add("vllm serve meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8 -tp 8 --max-model-len 430000 --dtype half")
 	f.Fuzz(func(t *testing.T, line string) {
 		p, why := FromVLLM(strings.Split(line, " "))
 		if p == nil {
