@@ -162,6 +162,7 @@ func finishServed(engine string, p *Profile, flags map[string]string, quantized 
 	}
 	precision := kv
 	q := strings.ToLower(flags["quantization"])
+	pr, _ := LookupPreset(p.Model.Preset)
 	switch {
 	case q == "mxfp4":
 		// gpt-oss's own format: the experts' weights in MXFP4 (the preset's expert_precision,
@@ -172,7 +173,7 @@ func finishServed(engine string, p *Profile, flags map[string]string, quantized 
 			return nil, why
 		}
 	case quantized != "":
-		if pr, _ := LookupPreset(p.Model.Preset); pr.QuantizedExperts {
+		if pr.QuantizedExperts {
 			// The checkpoint's routed experts are quantized; the rest is counted in the
 			// activations' 16-bit type (Preset.QuantizedExperts), which errs high where a
 			// publisher quantized more.
@@ -183,7 +184,7 @@ func finishServed(engine string, p *Profile, flags map[string]string, quantized 
 		precision = quantized
 		desc = append(desc, quantized+" weights (a quantized checkpoint, by its name)")
 	default:
-		if pr, _ := LookupPreset(p.Model.Preset); pr.Precision != "" {
+		if pr.Precision != "" {
 			// The checkpoint stores its weights quantized (config.json's quantization_config),
 			// and the engine loads them so; --dtype is then the activations' type.
 			precision = pr.Precision
