@@ -131,7 +131,9 @@ var presets = []Preset{
 	// their KV cache for the chunk only when its hybrid KV cache manager runs them, which
 	// depends on its version and VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE, so the
 	// cache is counted whole for every layer, erring high. The parameters follow from the
-	// configuration: 108.64B and 401.58B, the model cards' 109B and 400B.
+	// configuration (TestPresetParametersFollowFromTheirConfiguration, and
+	// TestVisionParametersFollowFromTheEncodersConfiguration for the encoder): 108.64B and
+	// 401.58B, the model cards' 109B and 400B.
 	{Name: "llama-4-scout-17b-16e", Context: 10485760, Vision: 871932416, ServedOnly: llama4Experts, QuantizedExperts: true, Model: Model{Parameters: 108641793536, Layers: 48, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 8, HeadDim: 128, VocabSize: 202048, IntermediateSize: 8192, MLP: "swiglu", Experts: 16, ExpertsPerToken: 1, SharedExperts: 1, Source: hf("meta-llama/Llama-4-Scout-17B-16E")}},
 	{Name: "llama-4-maverick-17b-128e", Context: 1048576, Vision: 871932416, ServedOnly: llama4Experts, QuantizedExperts: true, Model: Model{Parameters: 401583781376, Layers: 48, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 8, HeadDim: 128, VocabSize: 202048, IntermediateSize: 8192, MLP: "swiglu", Experts: 128, ExpertsPerToken: 1, SharedExperts: 1, DenseLayers: 24, Source: hf("meta-llama/Llama-4-Maverick-17B-128E")}},
 	{Name: "bert-base", Context: 512, Model: Model{Parameters: 109482240, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 30522, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-base-uncased")}},
