@@ -53,13 +53,15 @@ func TestLlama4Served(t *testing.T) {
 // line, while one with gpu_memory_utilization (a pre-allocating engine) is read.
 func TestLlama4PresetsOnlyForEngines(t *testing.T) {
 	const head = "apiVersion: gpuguard.dev/v1\nkind: WorkloadProfile\nmetadata:\n  name: l4\n"
+	// Maverick served on eight GPUs: the same profile with and without an engine's share.
+	const served = "workload:\n  type: inference\nmodel:\n  preset: llama-4-maverick\n  precision: bf16\ninference:\n  batch_size: 1\n  max_sequence_length: 8192\n  tensor_parallel: 8\n"
 	for _, c := range []struct {
 		name, body string
 		ok         bool
 	}{
 		{"training", "workload:\n  type: training\nmodel:\n  preset: meta-llama/Llama-4-Scout-17B-16E\n  precision: bf16\ntraining:\n  method: lora\n  lora_rank: 16\n  micro_batch_size: 1\n  sequence_length: 4096\n", false},
-		{"generate() without an engine", "workload:\n  type: inference\nmodel:\n  preset: llama-4-maverick\n  precision: bf16\ninference:\n  batch_size: 1\n  max_sequence_length: 8192\n  tensor_parallel: 8\n", false},
-		{"a pre-allocating engine", "workload:\n  type: inference\nmodel:\n  preset: llama-4-maverick\n  precision: bf16\ninference:\n  batch_size: 1\n  max_sequence_length: 8192\n  tensor_parallel: 8\n  gpu_memory_utilization: 0.9\n", true},
+		{"generate() without an engine", served, false},
+		{"a pre-allocating engine", served + "  gpu_memory_utilization: 0.9\n", true},
 	} {
 		p, err := Parse([]byte(head+c.body), "l4.yaml")
 		switch {
