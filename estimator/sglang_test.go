@@ -1,6 +1,8 @@
 package estimator
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -138,6 +140,81 @@ func TestDataParallelServerNeedsEveryEnginesGPUs(t *testing.T) {
 		f := judge(mem, gpuTarget{name: "NVIDIA L4", usableBytes: 23034 * memory.MiB, gpus: c.gpus}, nil, DefaultThresholds)
 		if f.Verdict != c.verdict {
 			t.Errorf("on %g GPUs: %s (%s), want %s", c.gpus, f.Verdict, f.Reason, c.verdict)
+		}
+	}
+}
+
+// SGLang's MiniMax-M2 guide (docs/basic_usage/minimax_m2.md in sgl-project/sglang) serves it at
+// --mem-fraction-static 0.85 on 4 GPUs of 96 GB for contexts up to 400K tokens, and with
+// --ep-size 8 on 8 GPUs of 144 GB for up to 3M. Read "GB" as 10⁹ bytes or as GiB, the estimate's
+// pool brackets each figure (375K and 470K tokens; 2.94M and 3.22M), and the guide's context
+// starts on the GiB reading. Weights counted at two bytes, or the KV cache at the whole 8 KV
+// heads a GPU, would leave the pool far under the guide's.
+func TestSGLangMiniMaxM2Guide(t *testing.T) {
+	pooled := regexp.MustCompile(`about (\d+) tokens`)
+	const launch = "python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M2 --trust-remote-code --mem-fraction-static 0.85 "
+	for _, c := range []struct {
+		args   string
+		gpus   float64
+		gb     float64
+		tokens int
+	}{
+		{"--tp-size 4", 4, 96, 400000},
+		{"--tp-size 8 --ep-size 8", 8, 144, 3000000},
+	} {
+		judged := func(bytes float64, context int) *Fit {
+			t.Helper()
+			p, why := profiles.FromSGLang(strings.Fields(launch + c.args + " --context-length " + strconv.Itoa(context)))
+			if p == nil {
+				t.Fatal(why)
+			}
+			mem, err := memory.Of(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return judge(mem, gpuTarget{name: "the guide's GPU", usableBytes: bytes, gpus: c.gpus}, nil, DefaultThresholds)
+		}
+		pool := func(bytes float64) int {
+			t.Helper()
+			f := judged(bytes, 10*c.tokens)
+			m := pooled.FindStringSubmatch(f.Reason)
+			if m == nil {
+				t.Fatalf("%s on %.0f bytes: no pool in %q", c.args, bytes, f.Reason)
+			}
+			n, _ := strconv.Atoi(m[1])
+			return n
+		}
+		low, high := pool(c.gb*1e9), pool(c.gb*memory.GiB)
+		if low > c.tokens || high < c.tokens || float64(high) > 1.2*float64(c.tokens) {
+			t.Errorf("%s on %g GB GPUs: a pool of %d to %d tokens, the guide's %d not within it or far under it", c.args, c.gb, low, high, c.tokens)
+		}
+		if f := judged(c.gb*memory.GiB, c.tokens); f.Verdict == VerdictDoesNotFit {
+			t.Errorf("%s on %g GiB GPUs at the guide's %d tokens: %s (%s)", c.args, c.gb, c.tokens, f.Verdict, f.Reason)
+		}
+	}
+}
+
+// Z.ai's GLM-4.5 README: in BF16 on eight H100s, vLLM needs --cpu-offload-gb 16 to start, and
+// its FP8 checkpoint runs on eight. By the estimate, the BF16 weights alone are 88.3 GB a GPU,
+// more than an H100's 85.5 GB, and the FP8 checkpoint with its whole 131,072-token context fits.
+func TestGLM45OnEightH100s(t *testing.T) {
+	h100 := gpuTarget{name: "8×H100", usableBytes: 81559 * memory.MiB, gpus: 8}
+	for _, c := range []struct {
+		model, verdict string
+	}{
+		{"zai-org/GLM-4.5", VerdictDoesNotFit},
+		{"zai-org/GLM-4.5-FP8", VerdictFits},
+	} {
+		p, why := profiles.FromVLLM(strings.Fields("vllm serve " + c.model + " --tensor-parallel-size 8 --tool-call-parser glm45 --reasoning-parser glm45 --enable-auto-tool-choice"))
+		if p == nil {
+			t.Fatal(why)
+		}
+		mem, err := memory.Of(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := judge(mem, h100, nil, DefaultThresholds); f.Verdict != c.verdict {
+			t.Errorf("%s on 8×H100: %s (%s), want %s", c.model, f.Verdict, f.Reason, c.verdict)
 		}
 	}
 }

@@ -121,6 +121,24 @@ var presets = []Preset{
 	// Kimi K2 is DeepSeek V3's architecture with 384 experts, 64 heads and one dense layer, its
 	// checkpoint in FP8 as V3's (1.026T parameters; the model card's 1T).
 	{Name: "kimi-k2", Context: 131072, Precision: "fp8", Model: Model{Parameters: 1026408232448, Layers: 61, HiddenSize: 7168, AttentionHeads: 64, KVHeads: 64, HeadDim: 128, VocabSize: 163840, IntermediateSize: 2048, MLP: "swiglu", Experts: 384, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 1, KVLoRARank: 512, QKRopeHeadDim: 64, QLoRARank: 1536, Source: hf("moonshotai/Kimi-K2-Instruct")}},
+	// GLM-4.5 and GLM-4.5-Air (Glm4MoeForCausalLM) are mixtures of 160 experts of width 1,536
+	// (128 of 1,408 for Air), 8 routed and 1 shared per token, after three dense layers (one for
+	// Air) whose MLP of 12,288 (10,944) is narrower than the nine experts a token runs through;
+	// grouped-query attention with biases on q, k and v, 96 heads over 8 KV heads of 128, with
+	// per-head query and key norms in GLM-4.5 only (use_qk_norm). The parameters follow from the
+	// configuration (TestPresetParametersFollowFromTheirConfiguration) and leave out the
+	// multi-token prediction layer, which vLLM and SGLang load only for speculative decoding:
+	// 352.80B and 106.85B, where the model cards say 355B and 106B and the Hub, counting that
+	// layer, 358B and 110B.
+	{Name: "glm-4.5", Context: 131072, Model: Model{Parameters: 352797829024, Layers: 92, HiddenSize: 5120, AttentionHeads: 96, KVHeads: 8, HeadDim: 128, VocabSize: 151552, IntermediateSize: 1536, MLP: "swiglu", QKNorm: true, Experts: 160, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 3, Source: hf("zai-org/GLM-4.5")}},
+	{Name: "glm-4.5-air", Context: 131072, Model: Model{Parameters: 106852251264, Layers: 46, HiddenSize: 4096, AttentionHeads: 96, KVHeads: 8, HeadDim: 128, VocabSize: 151552, IntermediateSize: 1408, MLP: "swiglu", Experts: 128, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 1, Source: hf("zai-org/GLM-4.5-Air")}},
+	// MiniMax-M2 (MiniMaxM2ForCausalLM): 62 layers of full grouped-query attention, 48 heads
+	// over 8 KV heads of 128, with query and key norms over all the heads at once; 256 experts of
+	// width 1,536, 8 per token, none shared; a 196,608-token context. Its checkpoint stores the
+	// attention and expert projections in FP8 (128×128 blocks) and the routers in fp32, which
+	// the estimate counts in 16 bits (0.1 GB less in all). The parameters follow from the
+	// configuration: 228.69B, the model card's 230B and the Hub's 229B.
+	{Name: "minimax-m2", Context: 196608, Precision: "fp8", Model: Model{Parameters: 228689764864, Layers: 62, HiddenSize: 3072, AttentionHeads: 48, KVHeads: 8, HeadDim: 128, VocabSize: 200064, IntermediateSize: 1536, MLP: "swiglu", QKNorm: true, Experts: 256, ExpertsPerToken: 8, Source: hf("MiniMaxAI/MiniMax-M2")}},
 	// Llama 4 (the model cards and config.json's text_config): 48 layers of
 	// grouped-query attention, a shared expert beside 16 (Scout) or 128 (Maverick) routed
 	// experts of width 8,192, one routed per token. Maverick alternates them with dense layers
@@ -208,6 +226,12 @@ var presetAliases = map[string]string{
 	// (fineTuneContexts). K2 Thinking ships INT4 weights and is not an alias.
 	"moonshotai/kimi-k2-instruct": "kimi-k2", "moonshotai/kimi-k2-base": "kimi-k2",
 	"moonshotai/kimi-k2-instruct-0905": "kimi-k2", "kimi-k2-instruct": "kimi-k2", "kimi-k2-instruct-0905": "kimi-k2", "kimi-k2-base": "kimi-k2",
+	// GLM-4.6 and GLM-4.7 keep GLM-4.5's architecture at 202,752 tokens (fineTuneContexts).
+	"zai-org/glm-4.5": "glm-4.5", "zai-org/glm-4.5-base": "glm-4.5", "glm-4.5-base": "glm-4.5",
+	"zai-org/glm-4.5-air": "glm-4.5-air", "zai-org/glm-4.5-air-base": "glm-4.5-air", "glm-4.5-air-base": "glm-4.5-air",
+	"zai-org/glm-4.6": "glm-4.5", "glm-4.6": "glm-4.5", "zai-org/glm-4.7": "glm-4.5", "glm-4.7": "glm-4.5",
+	// MiniMax-M2.1 keeps M2's architecture and context.
+	"minimaxai/minimax-m2": "minimax-m2", "minimaxai/minimax-m2.1": "minimax-m2", "minimax-m2.1": "minimax-m2",
 	"bert-base-uncased": "bert-base", "google-bert/bert-base-uncased": "bert-base",
 	"bert-large-uncased": "bert-large", "google-bert/bert-large-uncased": "bert-large",
 	"openai-community/gpt2": "gpt2", "gpt-2": "gpt2", "openai-community/gpt2-xl": "gpt2-xl",

@@ -210,17 +210,30 @@ func TestPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 		if m.SandwichNorms {
 			layer += 2 * h // the norms of the attention's and the MLP's outputs
 		}
+		// The dense layers' MLP is as wide as the experts a token runs through (Llama 4
+		// Maverick's intermediate_size_mlp, 16,384 = 2 × 8,192) unless config.json says
+		// otherwise; a router's bias per expert (e_score_correction_bias) is in MoE layers only.
+		denseMLP, routerBias := (m.ExpertsPerToken+m.SharedExperts)*m.IntermediateSize, 0
 		switch {
 		case strings.HasPrefix(p.Name, "qwen2.5"), strings.HasPrefix(p.Name, "deepseek-r1-distill-qwen"):
 			layer += q + 2*kv
 		case strings.HasPrefix(p.Name, "gpt-oss"):
 			layer += q + 2*kv + h + m.AttentionHeads + m.Experts + m.Experts*(2*m.IntermediateSize+h)
+		case p.Name == "glm-4.5", p.Name == "glm-4.5-air":
+			// Biases on q, k and v; intermediate_size 12,288 and 10,944.
+			layer += q + 2*kv
+			routerBias = m.Experts
+			denseMLP = map[string]int{"glm-4.5": 12288, "glm-4.5-air": 10944}[p.Name]
+		case p.Name == "minimax-m2":
+			// Its query and key norms span all the heads (q_norm over 48 × 128, k_norm over
+			// 8 × 128), not one head each.
+			layer += q + kv - 2*hd
+			routerBias = m.Experts
 		}
 		// A shared expert beside the routed ones (Llama 4's) is one more MLP of their width;
-		// the dense layers' MLP is as wide as the experts a token runs through (Llama 4
-		// Maverick's intermediate_size_mlp, 16,384 = 2 × 8,192), without a router.
-		moe := layer + m.SharedExperts*3*h*m.IntermediateSize
-		dense := layer - max(m.Experts, 1)*3*h*m.IntermediateSize - h*m.Experts + (m.ExpertsPerToken+m.SharedExperts)*3*h*m.IntermediateSize
+		// a dense layer has no router.
+		moe := layer + m.SharedExperts*3*h*m.IntermediateSize + routerBias
+		dense := layer - max(m.Experts, 1)*3*h*m.IntermediateSize - h*m.Experts + 3*h*denseMLP
 		emb := m.VocabSize * h
 		if !m.TiedEmbeddings {
 			emb *= 2

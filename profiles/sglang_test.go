@@ -43,6 +43,11 @@ func TestFromSGLang(t *testing.T) {
 		{"a path into a Hugging Face cache names the model it holds, a quantized checkpoint's included",
 			"python3 -m dynamo.sglang --model-path /model-store/hub/models--Qwen--Qwen3-32B-FP8/snapshots/aa55da1e --tp-size 2",
 			&want{"qwen3-32b", "fp8", "bf16", 40960, 2, 8192, 0, 0, 0}, ""},
+		{"MiniMax-M2 on four GPUs as SGLang's guide serves it: FP8 by its checkpoint, 196,608 tokens",
+			"python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M2 --tp-size 4 --tool-call-parser minimax-m2 --reasoning-parser minimax-append-think --host 0.0.0.0 --trust-remote-code --port 8000 --mem-fraction-static 0.85",
+			&want{"minimax-m2", "fp8", "bf16", 196608, 4, 8192, 0.85, 0, 0}, ""},
+		{"GLM-4.5-Air", "python3 -m sglang.launch_server --model-path zai-org/GLM-4.5-Air --tp-size 2 --context-length 65536",
+			&want{"glm-4.5-air", "bf16", "bf16", 65536, 2, 8192, 0, 0, 0}, ""},
 		{"an ambiguous prefix is no flag", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --c 5",
 			&want{"llama-3.1-8b", "bf16", "bf16", 131072, 1, 8192, 0, 0, 0}, ""},
 		{"no model", "python3 -m sglang.launch_server --port 30000", nil, "names no model"},
@@ -137,6 +142,7 @@ func FuzzFromSGLang(f *testing.F) {
 	f.Add("sglang serve --model=qwen/qwen2.5-7b --mem-frac=0.8 --quantization awq --kv-cache-dtype fp8_e4m3 --chunked-prefill-size -1")
 	f.Add("sglang serve --model-path gpt2 --context-length 1024 --dtype float --cuda-graph-max-bs 0")
 	f.Add("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 --dp 8 --enable-dp-attention --chunked-prefill-size 4096")
+	f.Add("python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M2 --tp-size 8 --ep-size 8 --mem-fraction-static 0.85 --enable-dp-attention --dp 8")
 	f.Fuzz(func(t *testing.T, line string) {
 		p, why := FromSGLang(strings.Split(line, " "))
 		if p == nil {

@@ -355,6 +355,9 @@ var fineTuneContexts = map[string]checkpointContext{
 	"qwen3-coder-30b-a3b-instruct":  {262144, hf("Qwen/Qwen3-Coder-30B-A3B-Instruct")},
 	// Kimi K2's September 2025 update doubled its context.
 	"kimi-k2-instruct-0905": {262144, hf("moonshotai/Kimi-K2-Instruct-0905")},
+	// GLM-4.6 and GLM-4.7 extend GLM-4.5's context to 202,752 tokens.
+	"glm-4.6": {202752, hf("zai-org/GLM-4.6")},
+	"glm-4.7": {202752, hf("zai-org/GLM-4.7")},
 }
 
 // servedContext is the context a serving engine takes for a checkpoint when not told one.

@@ -74,6 +74,16 @@ func TestFromVLLM(t *testing.T) {
 			&want{"kimi-k2", "fp8", "bf16", 262144, 16, 0, 0.9, 0, 0}, ""},
 		{"DeepSeek V3.1 Terminus: V3's configuration, FP8, 163,840 tokens", []string{"vllm", "serve", "deepseek-ai/DeepSeek-V3.1-Terminus", "-tp", "8"},
 			&want{"deepseek-v3", "fp8", "bf16", 163840, 8, 0, 0.9, 0, 0}, ""},
+		{"GLM-4.5: 131,072 tokens, 16-bit weights", []string{"vllm", "serve", "zai-org/GLM-4.5", "-tp", "16"},
+			&want{"glm-4.5", "bf16", "bf16", 131072, 16, 0, 0.9, 0, 0}, ""},
+		{"GLM-4.6's FP8 checkpoint: GLM-4.5's architecture at 202,752 tokens", []string{"vllm", "serve", "zai-org/GLM-4.6-FP8", "-tp", "8"},
+			&want{"glm-4.5", "fp8", "bf16", 202752, 8, 0, 0.9, 0, 0}, ""},
+		{"GLM-4.7 at 202,752 tokens", []string{"vllm", "serve", "zai-org/GLM-4.7", "-tp", "8", "--kv-cache-dtype", "fp8"},
+			&want{"glm-4.5", "bf16", "fp8", 202752, 8, 0, 0.9, 0, 0}, ""},
+		{"GLM-4.5-Air's FP8 checkpoint", []string{"vllm", "serve", "zai-org/GLM-4.5-Air-FP8", "-tp", "4"},
+			&want{"glm-4.5-air", "fp8", "bf16", 131072, 4, 0, 0.9, 0, 0}, ""},
+		{"MiniMax-M2.1: M2's FP8 checkpoint and 196,608 tokens", []string{"vllm", "serve", "MiniMaxAI/MiniMax-M2.1", "--trust-remote-code", "--tensor-parallel-size", "4", "--enable-expert-parallel"},
+			&want{"minimax-m2", "fp8", "bf16", 196608, 4, 0, 0.9, 0, 0}, ""},
 		{"DeepSeek V3.2's sparse attention is not V3's", []string{"vllm", "serve", "deepseek-ai/DeepSeek-V3.2-Exp", "-tp", "8"},
 			nil, "not one of gpuguard's model presets"},
 		{"Kimi K2 Thinking's INT4 checkpoint is not K2's", []string{"vllm", "serve", "moonshotai/Kimi-K2-Thinking", "-tp", "8"},
@@ -189,6 +199,7 @@ func FuzzFromVLLM(f *testing.F) {
 	f.Add("python -m vllm.entrypoints.openai.api_server --model=qwen/qwen2.5-7b --max_model_len=4096 --quantization awq --kv-cache-dtype fp8")
 	f.Add("vllm serve gpt2 --max-model-len 1024 --gpu-memory-utilization 0.5 --max-num-batched-tokens 0 --dtype float")
 	f.Add("vllm serve meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8 -tp 8 --max-model-len 430000 --dtype half")
+	f.Add("vllm serve zai-org/GLM-4.6-FP8 -tp 8 --enable-expert-parallel --kv-cache-dtype fp8")
 	f.Fuzz(func(t *testing.T, line string) {
 		p, why := FromVLLM(strings.Split(line, " "))
 		if p == nil {

@@ -381,3 +381,46 @@ func TestServedLlama4Maverick(t *testing.T) {
 		t.Errorf("Scout in bf16: %.0f bytes, want every parameter at two", got)
 	}
 }
+
+// GLM-4.6's FP8 checkpoint served by vLLM on eight GPUs: every linear layer at one byte but
+// the untied embeddings (2 × 151,552 × 5,120) and the routers (89 MoE layers × 160 × 5,120),
+// which stay 16-bit, the routers whole on every GPU; the KV cache of GLM-4.6's 202,752 tokens,
+// 2 · 92 layers · 1 KV head a GPU · 128 · 2 bytes a token. GLM-4.5 in BF16 is every parameter
+// at two bytes. MiniMax-M2's FP8 checkpoint served by SGLang on four GPUs: the same rule with
+// its embeddings (2 × 200,064 × 3,072) and routers (62 × 256 × 3,072), and 2 of its 8 KV heads
+// on each GPU.
+func TestServedGLMAndMiniMax(t *testing.T) {
+	serve := func(p *profiles.Profile, why string) *Estimate {
+		t.Helper()
+		if p == nil {
+			t.Fatal(why)
+		}
+		e, err := Of(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	const glm, glmEmb, glmRouters = 352797829024.0, 1551892480.0, 72908800.0
+	e := serve(profiles.FromVLLM([]string{"vllm", "serve", "zai-org/GLM-4.6-FP8", "-tp", "8"}))
+	total := (glm - glmEmb - glmRouters) + (glmEmb+glmRouters)*2
+	if got, want := e.Term(TermWeights), (total-glmRouters*2)/8+glmRouters*2; got != want {
+		t.Errorf("GLM-4.6-FP8 at -tp 8: weights %.0f bytes a GPU, want %.0f", got, want)
+	}
+	if got, want := e.Term(TermKVCache), 2*92*1*128*2*202752.0; got != want {
+		t.Errorf("GLM-4.6-FP8 at -tp 8: KV cache %.0f bytes a GPU, want %.0f", got, want)
+	}
+	e = serve(profiles.FromVLLM([]string{"vllm", "serve", "zai-org/GLM-4.5", "-tp", "8", "--max-model-len", "8192"}))
+	if got, want := e.Term(TermWeights), (glm*2-glmRouters*2)/8+glmRouters*2; got != want {
+		t.Errorf("GLM-4.5 in bf16 at -tp 8: weights %.0f bytes a GPU, want %.0f", got, want)
+	}
+	const mm, mmEmb, mmRouters = 228689764864.0, 1229193216.0, 48758784.0
+	e = serve(profiles.FromSGLang(strings.Fields("python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M2 --tp-size 4")))
+	total = (mm - mmEmb - mmRouters) + (mmEmb+mmRouters)*2
+	if got, want := e.Term(TermWeights), (total-mmRouters*2)/4+mmRouters*2; got != want {
+		t.Errorf("MiniMax-M2 at --tp-size 4: weights %.0f bytes a GPU, want %.0f", got, want)
+	}
+	if got, want := e.Term(TermKVCache), 2*62*2*128*2*196608.0; got != want {
+		t.Errorf("MiniMax-M2 at --tp-size 4: KV cache %.0f bytes a GPU, want %.0f", got, want)
+	}
+}
