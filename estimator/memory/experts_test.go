@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -156,5 +157,36 @@ func TestSandwichNorms(t *testing.T) {
 	e = estimate(t, "workload: {type: training}\nmodel: {preset: gemma-3-1b}\ntraining: {method: full, optimizer: adamw, pure_bf16: true, micro_batch_size: 2, sequence_length: 2048, flash_attention: true}\n")
 	if got, want := e.Term(TermActivations), 2*2048*L*(10*h+8*dff+8*heads+36*h); got != want {
 		t.Errorf("pure bf16: activations %.0f, want %.0f", got, want)
+	}
+}
+
+// Z.ai's GLM-4.5 README lists the fewest GPUs each fine-tuning method ran on at a batch of one:
+// LoRA (LLaMA-Factory) on 4 H100s for GLM-4.5-Air and 16 for GLM-4.5; full fine-tuning (Swift)
+// on 32 and 128 H20s of 96 GiB. The sequence length is not given; 2,048 tokens (LLaMA-Factory's
+// default cutoff_len) is assumed, with ZeRO-3 and activation checkpointing, as both tools
+// shard a model this size. The estimate fits each (66.5, 57.9, 69.0 and 60.9 GiB a GPU) and
+// none on half the GPUs (126.2, 107.2, 128.7 and 110.2 GiB): the publisher's counts are the
+// fewest that fit by the estimate too.
+func TestGLMFineTuningOnZaisConfigurations(t *testing.T) {
+	const h100, h20 = 81559 * MiB, 96 * GiB
+	for _, c := range []struct {
+		preset, method string
+		gpus           int
+		budget         float64
+		fits           bool
+	}{
+		{"glm-4.5-air", "lora", 4, h100, true},
+		{"glm-4.5-air", "lora", 2, h100, false},
+		{"glm-4.5", "lora", 16, h100, true},
+		{"glm-4.5", "lora", 8, h100, false},
+		{"glm-4.5-air", "full", 32, h20, true},
+		{"glm-4.5-air", "full", 16, h20, false},
+		{"glm-4.5", "full", 128, h20, true},
+		{"glm-4.5", "full", 64, h20, false},
+	} {
+		e := estimate(t, fmt.Sprintf("workload: {type: training}\nmodel: {preset: %s, precision: bf16}\ntraining: {method: %s, lora_rank: 8, optimizer: adamw, micro_batch_size: 1, sequence_length: 2048, activation_checkpointing: true, flash_attention: true, data_parallel: %d, zero_stage: 3}\n", c.preset, c.method, c.gpus))
+		if got := e.PerGPUBytes <= c.budget; got != c.fits {
+			t.Errorf("%s %s on %d GPUs: %.1f GiB a GPU of %.1f, fits %v, want %v", c.preset, c.method, c.gpus, e.PerGPUBytes/GiB, c.budget/GiB, got, c.fits)
+		}
 	}
 }
