@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -24,8 +25,9 @@ const VLLMDefaultMemoryUtilization = 0.9
 //
 // It returns the profile, with Inferred describing it, or nil and why none could be inferred:
 // a model that is not a preset (a local path, an unknown checkpoint), --max-model-len auto
-// (vLLM then fits the context to the GPU), pipeline parallelism, or a quantization or dtype it
-// does not model. Without --max-model-len, vLLM serves the model's full context from its
+// (vLLM then fits the context to the GPU), pipeline parallelism, speculative decoding that loads
+// weights (speculationWithoutWeights), a configuration overridden by --hf-overrides, or a
+// quantization or dtype it does not model. Without --max-model-len, vLLM serves the model's full context from its
 // config.json, which the presets carry: a long-context model on a small GPU then fails to start
 // until the context is limited, which is what the fit says.
 func FromVLLM(argv []string) (*Profile, string) {
@@ -134,9 +136,14 @@ func FromVLLM(argv []string) (*Profile, string) {
 		}
 		desc = append(desc, fmt.Sprintf("--enable-lora with %d adapter slots of rank %d", p.Inference.LoRASlots, p.Inference.LoRARank))
 	}
+	if spec, ok := vllmSpeculation(flags); ok {
+		if why := speculationWithoutWeights(spec); why != "" {
+			return nil, why
+		}
+		desc = append(desc, "speculative decoding by "+spec+" (drafts from the tokens already seen, on the CPU: no draft weights)")
+	}
 	for _, u := range []struct{ flag, why string }{
-		{"speculative-config", "loads a draft model or speculative heads"},
-		{"speculative-model", "loads a draft model"},
+		{"hf-overrides", "changes the model's configuration"},
 		{"cpu-offload-gb", "keeps part of the weights in CPU memory"},
 		{"kv-cache-memory", "sizes the KV cache itself, not from --gpu-memory-utilization"},
 		{"kv-cache-memory-bytes", "sizes the KV cache itself, not from --gpu-memory-utilization"},
@@ -145,7 +152,78 @@ func FromVLLM(argv []string) (*Profile, string) {
 			return nil, fmt.Sprintf("vLLM's --%s %s, which the inferred profile does not model", u.flag, u.why)
 		}
 	}
+	for name := range flags {
+		// JSON arguments' keys one by one (--hf-overrides.rope_scaling ...).
+		if strings.HasPrefix(name, "hf-overrides.") {
+			return nil, "vLLM's --hf-overrides changes the model's configuration, which the inferred profile does not model"
+		}
+	}
 	return finishServed("vLLM", p, flags, quantized, desc)
+}
+
+// vllmSpeculation is the speculative decoding a vLLM command line asks for, and whether it
+// asks for any: --speculative-config's method (a JSON object, or its keys one by one as
+// --speculative-config.method; vLLM takes a model of "ngram" or "[ngram]" for the n-gram
+// method), or vLLM 0.6's --speculative-model. A draft model is named by its model; a
+// configuration that names neither is "an unnamed method".
+func vllmSpeculation(flags map[string]string) (string, bool) {
+	var method, model string
+	asked := false
+	if v, ok := flags["speculative-config"]; ok {
+		asked = true
+		var cfg struct {
+			Method string `json:"method"`
+			Model  string `json:"model"`
+		}
+		if err := json.Unmarshal([]byte(v), &cfg); err != nil {
+			return fmt.Sprintf("a --speculative-config vLLM would have to parse (%q is not a JSON object gpuguard reads)", v), true
+		}
+		method, model = cfg.Method, cfg.Model
+	}
+	for name, v := range flags {
+		switch name {
+		case "speculative-config.method":
+			asked, method = true, v
+		case "speculative-config.model":
+			asked, model = true, v
+		default:
+			asked = asked || strings.HasPrefix(name, "speculative-config.")
+		}
+	}
+	if v, ok := flags["speculative-model"]; ok {
+		asked, model = true, v
+	}
+	switch {
+	case !asked:
+		return "", false
+	case method != "":
+		return method, true
+	case model == "ngram" || model == "[ngram]":
+		return "ngram", true
+	case model != "":
+		return "the draft model " + model, true
+	}
+	return "an unnamed method", true
+}
+
+// speculationWithoutWeights says why a vLLM speculative decoding method is not modelled, or ""
+// for one that proposes from the tokens already seen on the CPU and loads nothing on the GPU:
+// n-gram prompt lookup and suffix decoding, which vLLM's SpeculativeConfig runs without a draft
+// model. Their verification pass's extra tokens stay within --max-num-batched-tokens, and the
+// few slots they look ahead are a handful of tokens of KV cache. A draft model, EAGLE or MTP
+// heads load weights with a KV cache of their own, and ngram_gpu keeps every sequence's token
+// ids on the GPU: none of that is modelled.
+func speculationWithoutWeights(spec string) string {
+	switch spec {
+	case "ngram", "suffix":
+		return ""
+	case "ngram_gpu":
+		return "vLLM's speculative decoding by ngram_gpu keeps every sequence's token ids on the GPU, which the inferred profile does not model"
+	}
+	if strings.HasPrefix(spec, "a --speculative-config") {
+		return "vLLM's speculative decoding needs " + spec
+	}
+	return "vLLM's speculative decoding by " + spec + " loads a draft model or speculative heads, which the inferred profile does not model"
 }
 
 // finishServed completes a profile inferred from a serving engine's arguments: the weights'
@@ -261,6 +339,12 @@ func vllmFlags(argv []string) (map[string]string, []string) {
 					value = "true"
 				}
 			}
+			// A JSON value (--speculative-config '{"method": "ngram", ...}') was split on its
+			// spaces with the rest: join it again until its braces balance.
+			for strings.HasPrefix(strings.TrimLeft(value, `"'`), "{") && braceDepth(value) > 0 && i+1 < len(words) {
+				i++
+				value += " " + words[i]
+			}
 			flags[name] = strings.Trim(value, `"'`)
 		case w == "serve":
 			served = true
@@ -269,6 +353,11 @@ func vllmFlags(argv []string) (map[string]string, []string) {
 		}
 	}
 	return flags, positional
+}
+
+// braceDepth is how many more braces s opens than it closes.
+func braceDepth(s string) int {
+	return strings.Count(s, "{") - strings.Count(s, "}")
 }
 
 // vllmSwitch says whether a vLLM flag is a switch, which takes no value: vLLM declares its

@@ -109,7 +109,7 @@ func TestFromVLLM(t *testing.T) {
 			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 1, 16}, ""},
 		{"LoRA off", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--enable-lora=false", "--max-loras", "4"},
 			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0}, ""},
-		{"speculative decoding", []string{"vllm", "serve", "meta-llama/Llama-3.1-70B-Instruct", "--max-model-len", "8192", "-tp", "4", "--speculative-config", `{"model": "meta-llama/Llama-3.2-1B-Instruct", "num_speculative_tokens": 5}`}, nil, "--speculative-config loads a draft model"},
+		{"speculative decoding", []string{"vllm", "serve", "meta-llama/Llama-3.1-70B-Instruct", "--max-model-len", "8192", "-tp", "4", "--speculative-config", `{"model": "meta-llama/Llama-3.2-1B-Instruct", "num_speculative_tokens": 5}`}, nil, "speculative decoding by the draft model meta-llama/Llama-3.2-1B-Instruct loads a draft model"},
 		{"CPU offload", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--cpu-offload-gb", "10"}, nil, "--cpu-offload-gb keeps part of the weights in CPU memory"},
 		{"no CPU offload", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192", "--cpu-offload-gb", "0"},
 			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 0, 0.9, 0, 0}, ""},
@@ -200,6 +200,7 @@ func FuzzFromVLLM(f *testing.F) {
 	f.Add("vllm serve gpt2 --max-model-len 1024 --gpu-memory-utilization 0.5 --max-num-batched-tokens 0 --dtype float")
 	f.Add("vllm serve meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8 -tp 8 --max-model-len 430000 --dtype half")
 	f.Add("vllm serve zai-org/GLM-4.6-FP8 -tp 8 --enable-expert-parallel --kv-cache-dtype fp8")
+	f.Add(`vllm serve Qwen/Qwen3-8B --speculative-config {"method": "ngram", "num_speculative_tokens": 4} --speculative-config.prompt_lookup_max 4`)
 	f.Fuzz(func(t *testing.T, line string) {
 		p, why := FromVLLM(strings.Split(line, " "))
 		if p == nil {
@@ -213,4 +214,45 @@ func FuzzFromVLLM(f *testing.F) {
 			t.Fatalf("%q: profile %+v %+v", line, p.Model, *in)
 		}
 	})
+}
+
+// Speculative decoding that drafts from the tokens already seen (n-gram prompt lookup, suffix
+// decoding) loads nothing on the GPU and is served as without it, in each of the forms vLLM
+// reads it: a JSON object (whole, split on its spaces in a shell line, or after =), its keys one
+// by one, or vLLM 0.6's --speculative-model [ngram]. Draft models, EAGLE and MTP heads, the GPU
+// n-gram proposer, a configuration that is no JSON, and --hf-overrides in either form are refused
+// with the reason.
+func TestVLLMSpeculativeDecoding(t *testing.T) {
+	const serve = "vllm serve Qwen/Qwen3-8B --max-model-len 8192 "
+	for _, c := range []struct {
+		name string
+		argv []string
+		why  string // "" when served
+	}{
+		{"ngram, one argument", []string{"vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "8192", "--speculative-config", `{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}`}, ""},
+		{"ngram in a shell line", []string{"sh", "-c", serve + `--speculative-config '{"method": "ngram", "num_speculative_tokens": 4}' --tensor-parallel-size 1`}, ""},
+		{"ngram after =", []string{"vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "8192", `--speculative-config={"method":"ngram","num_speculative_tokens":3}`}, ""},
+		{"ngram key by key", strings.Fields(serve + "--speculative-config.method ngram --speculative-config.num_speculative_tokens 4"), ""},
+		{"ngram as the model", strings.Fields(serve + `--speculative-config {"model":"[ngram]","num_speculative_tokens":4}`), ""},
+		{"vLLM 0.6's [ngram] model", strings.Fields(serve + "--speculative-model [ngram] --num-speculative-tokens 5"), ""},
+		{"suffix decoding", strings.Fields(serve + `--speculative-config {"method":"suffix"}`), ""},
+		{"EAGLE-3 key by key", strings.Fields(serve + "--speculative-config.method eagle3 --speculative-config.model yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"), "speculative decoding by eagle3 loads a draft model or speculative heads"},
+		{"a draft model by vLLM 0.6", strings.Fields(serve + "--speculative-model Qwen/Qwen3-0.6B"), "by the draft model Qwen/Qwen3-0.6B loads a draft model"},
+		{"MTP", []string{"vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "--speculative-config", `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`}, "by deepseek_mtp loads a draft model or speculative heads"},
+		{"the GPU n-gram proposer", strings.Fields(serve + `--speculative-config {"method":"ngram_gpu"}`), "ngram_gpu keeps every sequence's token ids on the GPU"},
+		{"a key alone", strings.Fields(serve + "--speculative-config.num_speculative_tokens 4"), "by an unnamed method loads"},
+		{"not JSON", strings.Fields(serve + "--speculative-config {method:ngram}"), `"{method:ngram}" is not a JSON object gpuguard reads`},
+		{"hf-overrides", []string{"vllm", "serve", "Qwen/Qwen3-8B", "--hf-overrides", `{"rope_scaling": {"rope_type": "yarn", "factor": 4.0}}`}, "--hf-overrides changes the model's configuration"},
+		{"hf-overrides key by key", strings.Fields(serve + "--hf-overrides.max_position_embeddings 131072"), "--hf-overrides changes the model's configuration"},
+	} {
+		p, why := FromVLLM(c.argv)
+		switch {
+		case c.why == "" && p == nil:
+			t.Errorf("%s: no profile: %s", c.name, why)
+		case c.why == "" && (!strings.Contains(p.Inferred, "speculative decoding by ") || p.Inference.MaxSequenceLength != 8192 || p.Model.Preset != "qwen3-8b"):
+			t.Errorf("%s: inferred %q, context %d", c.name, p.Inferred, p.Inference.MaxSequenceLength)
+		case c.why != "" && (p != nil || !strings.Contains(why, c.why)):
+			t.Errorf("%s: profile %v, why %q; want none, because %q", c.name, p != nil, why, c.why)
+		}
+	}
 }
