@@ -142,7 +142,6 @@ func FromSGLang(argv []string) (*Profile, string) {
 	for _, u := range []struct{ flag, why string }{
 		{"enable-lora", "loads LoRA adapters into a memory pool of its own"},
 		{"lora-paths", "loads LoRA adapters into a memory pool of its own"},
-		{"speculative-algorithm", "loads a draft model or speculative heads"},
 		{"cpu-offload-gb", "keeps part of the weights in CPU memory"},
 		{"enable-dp-lm-head", "splits the output layer over the data-parallel attention groups"},
 		{"moe-dense-tp-size", "keeps the dense layers' MLPs on fewer GPUs than the tensor-parallel size"},
@@ -150,6 +149,18 @@ func FromSGLang(argv []string) (*Profile, string) {
 	} {
 		if sglangOn(flags, u.flag) {
 			return nil, fmt.Sprintf("SGLang's --%s %s, which the inferred profile does not model", u.flag, u.why)
+		}
+	}
+	if alg := flags["speculative-algorithm"]; sglangOn(flags, "speculative-algorithm") {
+		// N-gram speculation (NGRAM, named LOOKAHEAD before) drafts from the tokens already
+		// seen, in a cache on the CPU: no draft model, and SGLang reserves no memory beyond the
+		// static share for it, where it does for EAGLE, NEXTN and STANDALONE (ServerArgs'
+		// mem_fraction_static defaults).
+		switch strings.ToUpper(alg) {
+		case "NGRAM", "LOOKAHEAD":
+			desc = append(desc, "speculative decoding by "+strings.ToUpper(alg)+" (drafts from the tokens already seen, on the CPU: no draft weights)")
+		default:
+			return nil, fmt.Sprintf("SGLang's speculative decoding by %s loads a draft model or speculative heads, which the inferred profile does not model", alg)
 		}
 	}
 	counts := map[string]int{}
