@@ -148,6 +148,7 @@ func FuzzFromSGLang(f *testing.F) {
 	f.Add("sglang serve --model-path gpt2 --context-length 1024 --dtype float --cuda-graph-max-bs 0")
 	f.Add("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 --dp 8 --enable-dp-attention --chunked-prefill-size 4096")
 	f.Add("python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M2 --tp-size 8 --ep-size 8 --mem-fraction-static 0.85 --enable-dp-attention --dp 8")
+	f.Add("python3 -m sglang.launch_server --model-path zai-org/GLM-4.5-Air --speculative-algorithm NGRAM --speculative-num-draft-tokens 8")
 	f.Fuzz(func(t *testing.T, line string) {
 		p, why := FromSGLang(strings.Split(line, " "))
 		if p == nil {

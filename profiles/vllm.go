@@ -157,6 +157,12 @@ func FromVLLM(argv []string) (*Profile, string) {
 		if strings.HasPrefix(name, "hf-overrides.") {
 			return nil, "vLLM's --hf-overrides changes the model's configuration, which the inferred profile does not model"
 		}
+		// Older vLLM's --rope-scaling stretches the context it derives from config.json (YaRN's
+		// factor times the trained length): without --max-model-len the context is not the
+		// preset's.
+		if (name == "rope-scaling" || strings.HasPrefix(name, "rope-scaling.")) && flags["max-model-len"] == "" {
+			return nil, "vLLM's --rope-scaling stretches the context it derives from the model's config.json, which the inferred profile does not model: set --max-model-len"
+		}
 	}
 	return finishServed("vLLM", p, flags, quantized, desc)
 }

@@ -221,7 +221,8 @@ func FuzzFromVLLM(f *testing.F) {
 // reads it: a JSON object (whole, split on its spaces in a shell line, or after =), its keys one
 // by one, or vLLM 0.6's --speculative-model [ngram]. Draft models, EAGLE and MTP heads, the GPU
 // n-gram proposer, a configuration that is no JSON, and --hf-overrides in either form are refused
-// with the reason.
+// with the reason, as is older vLLM's --rope-scaling without --max-model-len (it stretches the
+// context vLLM derives).
 func TestVLLMSpeculativeDecoding(t *testing.T) {
 	const serve = "vllm serve Qwen/Qwen3-8B --max-model-len 8192 "
 	for _, c := range []struct {
@@ -244,6 +245,9 @@ func TestVLLMSpeculativeDecoding(t *testing.T) {
 		{"not JSON", strings.Fields(serve + "--speculative-config {method:ngram}"), `"{method:ngram}" is not a JSON object gpuguard reads`},
 		{"hf-overrides", []string{"vllm", "serve", "Qwen/Qwen3-8B", "--hf-overrides", `{"rope_scaling": {"rope_type": "yarn", "factor": 4.0}}`}, "--hf-overrides changes the model's configuration"},
 		{"hf-overrides key by key", strings.Fields(serve + "--hf-overrides.max_position_embeddings 131072"), "--hf-overrides changes the model's configuration"},
+		{"rope scaling with the context given", []string{"vllm", "serve", "Qwen/Qwen3-8B", "--rope-scaling", `{"rope_type":"yarn","factor":4.0,"original_max_position_embeddings":32768}`, "--max-model-len", "8192", "--speculative-config.method", "ngram"}, ""},
+		{"rope scaling without it", []string{"vllm", "serve", "Qwen/Qwen3-8B", "--rope-scaling", `{"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}`}, "--rope-scaling stretches the context"},
+		{"rope scaling key by key", strings.Fields("vllm serve Qwen/Qwen3-8B --rope-scaling.rope_type yarn --rope-scaling.factor 4"), "--rope-scaling stretches the context"},
 	} {
 		p, why := FromVLLM(c.argv)
 		switch {
