@@ -136,10 +136,14 @@ func FromVLLM(argv []string) (*Profile, string) {
 		}
 		desc = append(desc, fmt.Sprintf("--enable-lora with %d adapter slots of rank %d", p.Inference.LoRASlots, p.Inference.LoRARank))
 	}
-	if spec, ok := vllmSpeculation(flags); ok {
-		if why := speculationWithoutWeights(spec); why != "" {
-			return nil, why
-		}
+	spec, why := vllmSpeculation(flags)
+	if why == "" && spec != "" {
+		why = speculationWithoutWeights(spec)
+	}
+	if why != "" {
+		return nil, why
+	}
+	if spec != "" {
 		desc = append(desc, "speculative decoding by "+spec+" (drafts from the tokens already seen, on the CPU: no draft weights)")
 	}
 	for _, u := range []struct{ flag, why string }{
@@ -167,12 +171,12 @@ func FromVLLM(argv []string) (*Profile, string) {
 	return finishServed("vLLM", p, flags, quantized, desc)
 }
 
-// vllmSpeculation is the speculative decoding a vLLM command line asks for, and whether it
-// asks for any: --speculative-config's method (a JSON object, or its keys one by one as
+// vllmSpeculation is the speculative decoding a vLLM command line asks for ("" for none), or
+// why it cannot be read: --speculative-config's method (a JSON object, or its keys one by one as
 // --speculative-config.method; vLLM takes a model of "ngram" or "[ngram]" for the n-gram
 // method), or vLLM 0.6's --speculative-model. A draft model is named by its model; a
 // configuration that names neither is "an unnamed method".
-func vllmSpeculation(flags map[string]string) (string, bool) {
+func vllmSpeculation(flags map[string]string) (spec, why string) {
 	var method, model string
 	asked := false
 	if v, ok := flags["speculative-config"]; ok {
@@ -182,7 +186,7 @@ func vllmSpeculation(flags map[string]string) (string, bool) {
 			Model  string `json:"model"`
 		}
 		if err := json.Unmarshal([]byte(v), &cfg); err != nil {
-			return fmt.Sprintf("a --speculative-config vLLM would have to parse (%q is not a JSON object gpuguard reads)", v), true
+			return "", fmt.Sprintf("vLLM's --speculative-config %q is not a JSON object gpuguard reads", v)
 		}
 		method, model = cfg.Method, cfg.Model
 	}
@@ -201,15 +205,15 @@ func vllmSpeculation(flags map[string]string) (string, bool) {
 	}
 	switch {
 	case !asked:
-		return "", false
+		return "", ""
 	case method != "":
-		return method, true
+		return method, ""
 	case model == "ngram" || model == "[ngram]":
-		return "ngram", true
+		return "ngram", ""
 	case model != "":
-		return "the draft model " + model, true
+		return "the draft model " + model, ""
 	}
-	return "an unnamed method", true
+	return "an unnamed method", ""
 }
 
 // speculationWithoutWeights says why a vLLM speculative decoding method is not modelled, or ""
@@ -225,9 +229,6 @@ func speculationWithoutWeights(spec string) string {
 		return ""
 	case "ngram_gpu":
 		return "vLLM's speculative decoding by ngram_gpu keeps every sequence's token ids on the GPU, which the inferred profile does not model"
-	}
-	if strings.HasPrefix(spec, "a --speculative-config") {
-		return "vLLM's speculative decoding needs " + spec
 	}
 	return "vLLM's speculative decoding by " + spec + " loads a draft model or speculative heads, which the inferred profile does not model"
 }
