@@ -190,15 +190,14 @@ func vllmSpeculation(flags map[string]string) (spec, why string) {
 		}
 		method, model = cfg.Method, cfg.Model
 	}
-	for name, v := range flags {
-		switch name {
-		case "speculative-config.method":
-			asked, method = true, v
-		case "speculative-config.model":
-			asked, model = true, v
-		default:
-			asked = asked || strings.HasPrefix(name, "speculative-config.")
-		}
+	if v, ok := flags["speculative-config.method"]; ok {
+		method = v
+	}
+	if v, ok := flags["speculative-config.model"]; ok {
+		model = v
+	}
+	for name := range flags {
+		asked = asked || strings.HasPrefix(name, "speculative-config.")
 	}
 	if v, ok := flags["speculative-model"]; ok {
 		asked, model = true, v
