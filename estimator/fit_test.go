@@ -770,6 +770,8 @@ func TestInferredServerIsToldTheLongestContextThatFits(t *testing.T) {
 	}{
 		{"g6.xlarge", []string{"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"}, 2048},
 		{"p5.4xlarge", []string{"vllm", "serve", "openai/gpt-oss-120b", "--gpu-memory-utilization", "0.8"}, 8192},
+		// The MTP draft's layer holds KV cache too: 62 layers of latent a token, not 61.
+		{"p5en.48xlarge", []string{"vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "--gpu-memory-utilization", "0.65", "--speculative-config", `{"method":"deepseek_mtp","num_speculative_tokens":1}`}, 8192},
 	} {
 		r := r
 		r.InstanceType = tc.instance

@@ -218,3 +218,36 @@ func TestGLM45OnEightH100s(t *testing.T) {
 		}
 	}
 }
+
+// vLLM's GLM-4.5 recipe (recipes.vllm.ai/zai-org/GLM-4.5) serves the FP8 checkpoint with MTP
+// speculative decoding at --tensor-parallel-size 4 and asks for 4 to 8 H200s for FP8: with the
+// draft's layer, eh_proj and head and the 93rd layer of KV cache, the full context still starts
+// on four H200s (143,771 MiB as nvidia-smi reports them), and not on four H100s. The draft makes
+// it tighter, not looser.
+func TestGLM45FP8RecipeWithMTP(t *testing.T) {
+	const line = "vllm serve zai-org/GLM-4.5-FP8 --tensor-parallel-size 4 --speculative-config.method mtp --speculative-config.num_speculative_tokens 1 --tool-call-parser glm45 --reasoning-parser glm45 --enable-auto-tool-choice"
+	estimate := func(line string) *memory.Estimate {
+		t.Helper()
+		p, why := profiles.FromVLLM(strings.Fields(line))
+		if p == nil {
+			t.Fatal(why)
+		}
+		mem, err := memory.Of(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mem
+	}
+	mtp, plain := estimate(line), estimate(strings.Replace(line, "--speculative-config.method mtp --speculative-config.num_speculative_tokens 1 ", "", 1))
+	if d := (mtp.PerGPUBytes - plain.PerGPUBytes) / memory.GiB; d < 1 || d > 2 {
+		t.Errorf("the MTP draft adds %.2f GiB a GPU, want 1-2 (about 1 GB of layer, eh_proj and head, 0.1 GiB of KV cache, the margin)", d)
+	}
+	h200 := gpuTarget{name: "4×H200", usableBytes: 143771 * memory.MiB, gpus: 4}
+	h100 := gpuTarget{name: "4×H100", usableBytes: 81559 * memory.MiB, gpus: 4}
+	if f := judge(mtp, h200, nil, DefaultThresholds); f.Verdict != VerdictFits {
+		t.Errorf("the recipe's command on 4×H200: %s (%s)", f.Verdict, f.Reason)
+	}
+	if f := judge(mtp, h100, nil, DefaultThresholds); f.Verdict != VerdictDoesNotFit {
+		t.Errorf("the recipe's command on 4×H100: %s (%s)", f.Verdict, f.Reason)
+	}
+}

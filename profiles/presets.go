@@ -32,7 +32,12 @@ type Preset struct {
 	// routed experts only, the rest kept in 16 bits, as Meta's FP8 Llama 4 Maverick does:
 	// where a publisher quantized more, the estimate errs high.
 	QuantizedExperts bool
-	Model            Model
+	// MTPLayers is how many multi-token prediction layers the checkpoint holds beside
+	// Model.Layers (config.json's num_nextn_predict_layers), which Model.Parameters leaves out:
+	// vLLM and SGLang load them only as the draft of MTP speculative decoding
+	// (Inference.MTPLayers).
+	MTPLayers int
+	Model     Model
 }
 
 // llama4Experts is why the Llama 4 presets hold for serving engines only.
@@ -117,7 +122,7 @@ var presets = []Preset{
 	// and SGLang load only for speculative decoding: the model card's 671B of its 685B. The
 	// checkpoint stores the linear layers in FP8 with one fp32 scale per 128×128 block (0.02%
 	// more, not counted).
-	{Name: "deepseek-v3", Context: 163840, Precision: "fp8", Model: Model{Parameters: 671026419200, Layers: 61, HiddenSize: 7168, AttentionHeads: 128, KVHeads: 128, HeadDim: 128, VocabSize: 129280, IntermediateSize: 2048, MLP: "swiglu", Experts: 256, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 3, KVLoRARank: 512, QKRopeHeadDim: 64, QLoRARank: 1536, Source: hf("deepseek-ai/DeepSeek-V3")}},
+	{Name: "deepseek-v3", Context: 163840, Precision: "fp8", MTPLayers: 1, Model: Model{Parameters: 671026419200, Layers: 61, HiddenSize: 7168, AttentionHeads: 128, KVHeads: 128, HeadDim: 128, VocabSize: 129280, IntermediateSize: 2048, MLP: "swiglu", Experts: 256, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 3, KVLoRARank: 512, QKRopeHeadDim: 64, QLoRARank: 1536, Source: hf("deepseek-ai/DeepSeek-V3")}},
 	// Kimi K2 is DeepSeek V3's architecture with 384 experts, 64 heads and one dense layer, its
 	// checkpoint in FP8 as V3's (1.026T parameters; the model card's 1T).
 	{Name: "kimi-k2", Context: 131072, Precision: "fp8", Model: Model{Parameters: 1026408232448, Layers: 61, HiddenSize: 7168, AttentionHeads: 64, KVHeads: 64, HeadDim: 128, VocabSize: 163840, IntermediateSize: 2048, MLP: "swiglu", Experts: 384, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 1, KVLoRARank: 512, QKRopeHeadDim: 64, QLoRARank: 1536, Source: hf("moonshotai/Kimi-K2-Instruct")}},
@@ -130,8 +135,8 @@ var presets = []Preset{
 	// multi-token prediction layer, which vLLM and SGLang load only for speculative decoding:
 	// 352.80B and 106.85B, where the model cards say 355B and 106B and the Hub, counting that
 	// layer, 358B and 110B.
-	{Name: "glm-4.5", Context: 131072, Model: Model{Parameters: 352797829024, Layers: 92, HiddenSize: 5120, AttentionHeads: 96, KVHeads: 8, HeadDim: 128, VocabSize: 151552, IntermediateSize: 1536, MLP: "swiglu", QKNorm: true, Experts: 160, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 3, Source: hf("zai-org/GLM-4.5")}},
-	{Name: "glm-4.5-air", Context: 131072, Model: Model{Parameters: 106852251264, Layers: 46, HiddenSize: 4096, AttentionHeads: 96, KVHeads: 8, HeadDim: 128, VocabSize: 151552, IntermediateSize: 1408, MLP: "swiglu", Experts: 128, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 1, Source: hf("zai-org/GLM-4.5-Air")}},
+	{Name: "glm-4.5", Context: 131072, MTPLayers: 1, Model: Model{Parameters: 352797829024, Layers: 92, HiddenSize: 5120, AttentionHeads: 96, KVHeads: 8, HeadDim: 128, VocabSize: 151552, IntermediateSize: 1536, MLP: "swiglu", QKNorm: true, Experts: 160, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 3, Source: hf("zai-org/GLM-4.5")}},
+	{Name: "glm-4.5-air", Context: 131072, MTPLayers: 1, Model: Model{Parameters: 106852251264, Layers: 46, HiddenSize: 4096, AttentionHeads: 96, KVHeads: 8, HeadDim: 128, VocabSize: 151552, IntermediateSize: 1408, MLP: "swiglu", Experts: 128, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 1, Source: hf("zai-org/GLM-4.5-Air")}},
 	// MiniMax-M2 (MiniMaxM2ForCausalLM): 62 layers of full grouped-query attention, 48 heads
 	// over 8 KV heads of 128, with query and key norms over all the heads at once; 256 experts of
 	// width 1,536, 8 per token, none shared; a 196,608-token context. Its checkpoint stores the

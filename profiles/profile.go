@@ -235,6 +235,12 @@ type Inference struct {
 	// SGLang, on a profile inferred from an SGLang server's command line (FromSGLang), holds
 	// the arguments its memory rules read; nil for vLLM's rules and a declared profile.
 	SGLang *SGLangServer `yaml:"-" json:"-"`
+	// MTPLayers, on a profile inferred from a server's command line that runs multi-token
+	// prediction speculative decoding (vLLM's mtp method, SGLang's EAGLE or NEXTN over a
+	// checkpoint's own MTP layers), is how many of the checkpoint's MTP layers (its preset's
+	// MTPLayers) the engine loads as the draft: each one more decoder layer of the model's kind
+	// with its KV cache, and the draft's projection and output head. 0 for none.
+	MTPLayers int `yaml:"-" json:"-"`
 	// VLLMServer marks a profile inferred from vLLM's OpenAI-compatible server (FromVLLM),
 	// whose batched-token limit, when MaxBatchedTokens does not give one, depends on the GPU
 	// it starts on.

@@ -29,6 +29,21 @@ type SGLangServer struct {
 	// DPAttention is --dp-size when --enable-dp-attention is on (0 otherwise): SGLang reserves
 	// more of each GPU for the padding its data-parallel attention needs.
 	DPAttention int
+	// Speculative is --speculative-algorithm when it loads a draft on the GPU (EAGLE, NEXTN;
+	// "" otherwise): SGLang's default share leaves 2 GiB more for the draft's weights, its KV
+	// cache pool and its CUDA graphs.
+	Speculative string
+}
+
+// nextnOf is the draft model SGLang is given, as the served model where it is the served
+// model's MTP layer published apart (lmsys/DeepSeek-V3-0324-NextN for DeepSeek-V3-0324, as
+// SGLang's DeepSeek documentation serves it): "" where none is given.
+func nextnOf(model, draft string) string {
+	d, _ := servedName(draft)
+	if m, _ := servedName(model); draft != "" && d == m+"-nextn" {
+		return model
+	}
+	return draft
 }
 
 // sglangMaxPrefillTokens is SGLang's default --max-prefill-tokens.
@@ -39,10 +54,11 @@ const sglangMaxPrefillTokens = 16384
 // given, else SGLang's own rule (v0.5, ServerArgs._handle_gpu_memory_settings): it reserves 512
 // MiB, 1.5 MiB per token of the prefill chunk (2,048 at least), 2 MiB per CUDA graph batch size
 // and 1 GiB per eight GPUs of the model, at least 10 GiB on a GPU over 60 GiB, and takes the
-// rest, rounded to three decimals (0 when the reserve takes it all). Data-parallel attention
-// adds 3 MiB per CUDA graph batch size and data-parallel rank, and 1.5 MiB more over 300 batch
-// sizes, before the floor; the chunk reserved for is the whole server's, before SGLang divides
-// it between the ranks (ServerArgs._handle_data_parallelism runs after the memory settings).
+// rest, rounded to three decimals (0 when the reserve takes it all); a draft on the GPU
+// (Speculative) adds 2 GiB after that floor. Data-parallel attention adds 3 MiB per CUDA graph
+// batch size and data-parallel rank, and 1.5 MiB more over 300 batch sizes, before the floor;
+// the chunk reserved for is the whole server's, before SGLang divides it between the ranks
+// (ServerArgs._handle_data_parallelism runs after the memory settings).
 func (s *SGLangServer) StaticFraction(gpuMiB float64, tp int) float64 {
 	if s.MemFractionStatic > 0 {
 		return s.MemFractionStatic
@@ -64,6 +80,10 @@ func (s *SGLangServer) StaticFraction(gpuMiB float64, tp int) float64 {
 	}
 	if gpuMiB > 60*1024 {
 		reserved = math.Max(reserved, 10*1024)
+	}
+	if s.Speculative != "" {
+		// EAGLE's draft and its CUDA graphs (the same rule), after the floor.
+		reserved += 2 * 1024
 	}
 	// A reserve over the whole GPU leaves no share: SGLang then stops at start.
 	return math.Max(0, math.Round((gpuMiB-reserved)/gpuMiB*1000)/1000)
@@ -151,16 +171,27 @@ func FromSGLang(argv []string) (*Profile, string) {
 			return nil, fmt.Sprintf("SGLang's --%s %s, which the inferred profile does not model", u.flag, u.why)
 		}
 	}
-	if alg := flags["speculative-algorithm"]; sglangOn(flags, "speculative-algorithm") {
-		// N-gram speculation (NGRAM, named LOOKAHEAD before) drafts from the tokens already
-		// seen, in a cache on the CPU: no draft model, and SGLang reserves no memory beyond the
-		// static share for it, where it does for EAGLE, NEXTN and STANDALONE (ServerArgs'
-		// mem_fraction_static defaults).
-		switch strings.ToUpper(alg) {
-		case "NGRAM", "LOOKAHEAD":
-			desc = append(desc, "speculative decoding by "+strings.ToUpper(alg)+" (drafts from the tokens already seen, on the CPU: no draft weights)")
+	if alg := strings.ToUpper(flags["speculative-algorithm"]); sglangOn(flags, "speculative-algorithm") {
+		switch {
+		case alg == "NGRAM" || alg == "LOOKAHEAD":
+			// N-gram speculation (NGRAM, named LOOKAHEAD before) drafts from the tokens
+			// already seen, in a cache on the CPU: no draft model, and SGLang reserves no
+			// memory beyond the static share for it (ServerArgs' mem_fraction_static default).
+			desc = append(desc, "speculative decoding by "+alg+" (drafts from the tokens already seen, on the CPU: no draft weights)")
+		case alg == "NEXTN" || alg == "EAGLE" && pr.MTPLayers > 0:
+			// NEXTN is EAGLE over the checkpoint's own MTP layers; for DeepSeek V3 and GLM
+			// SGLang's EAGLE takes them when no draft model is named (ServerArgs), and SGLang's
+			// own DeepSeek commands name the layer extracted as ORG/NAME-NextN. The draft and
+			// its KV cache pool live outside the static share, in 2 GiB more that SGLang's
+			// default share leaves for them (SGLangServer.Speculative).
+			d, why := mtpDraft("SGLang's speculative decoding by "+alg, pr, model, nextnOf(model, flags["speculative-draft-model-path"]))
+			if why != "" {
+				return nil, why
+			}
+			p.Inference.MTPLayers, srv.Speculative = pr.MTPLayers, alg
+			desc = append(desc, "speculative decoding by "+alg+d)
 		default:
-			return nil, fmt.Sprintf("SGLang's speculative decoding by %s loads a draft model or speculative heads, which the inferred profile does not model", alg)
+			return nil, fmt.Sprintf("SGLang's speculative decoding by %s loads a draft model or speculative heads, which the inferred profile does not model", flags["speculative-algorithm"])
 		}
 	}
 	counts := map[string]int{}
@@ -259,28 +290,29 @@ func FromSGLang(argv []string) (*Profile, string) {
 // sglangNames are the SGLang flags FromSGLang reads, with the other names its argument parser
 // takes for them (ServerArgs.add_cli_args).
 var sglangNames = map[string][]string{
-	"model-path":               {"model"},
-	"tp-size":                  {"tp", "tensor-parallel-size"},
-	"dp-size":                  {"dp", "data-parallel-size"},
-	"pp-size":                  {"pipeline-parallel-size"},
-	"nnodes":                   nil,
-	"context-length":           nil,
-	"mem-fraction-static":      nil,
-	"chunked-prefill-size":     nil,
-	"max-prefill-tokens":       nil,
-	"cuda-graph-max-bs":        nil,
-	"quantization":             nil,
-	"dtype":                    nil,
-	"kv-cache-dtype":           nil,
-	"enable-lora":              nil,
-	"lora-paths":               nil,
-	"speculative-algorithm":    nil,
-	"cpu-offload-gb":           nil,
-	"enable-dp-attention":      nil,
-	"enable-dp-lm-head":        nil,
-	"moe-dense-tp-size":        nil,
-	"max-total-tokens":         nil,
-	"json-model-override-args": nil,
+	"model-path":                   {"model"},
+	"tp-size":                      {"tp", "tensor-parallel-size"},
+	"dp-size":                      {"dp", "data-parallel-size"},
+	"pp-size":                      {"pipeline-parallel-size"},
+	"nnodes":                       nil,
+	"context-length":               nil,
+	"mem-fraction-static":          nil,
+	"chunked-prefill-size":         nil,
+	"max-prefill-tokens":           nil,
+	"cuda-graph-max-bs":            nil,
+	"quantization":                 nil,
+	"dtype":                        nil,
+	"kv-cache-dtype":               nil,
+	"enable-lora":                  nil,
+	"lora-paths":                   nil,
+	"speculative-algorithm":        nil,
+	"speculative-draft-model-path": {"speculative-draft-model"},
+	"cpu-offload-gb":               nil,
+	"enable-dp-attention":          nil,
+	"enable-dp-lm-head":            nil,
+	"moe-dense-tp-size":            nil,
+	"max-total-tokens":             nil,
+	"json-model-override-args":     nil,
 }
 
 // sglangFlags reads an SGLang command line: --name=value and --name value pairs, bare flags

@@ -2,6 +2,7 @@ package profiles
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -55,7 +56,6 @@ func TestFromSGLang(t *testing.T) {
 		{"LoRA adapters", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --enable-lora", nil, "--enable-lora loads LoRA adapters"},
 		{"LoRA paths", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --lora-paths a=/x", nil, "--lora-paths loads LoRA adapters"},
 		{"speculative decoding by EAGLE", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --speculative-algorithm EAGLE", nil, "speculative decoding by EAGLE loads a draft model"},
-		{"Z.ai's GLM-4.5-Air command, MTP as EAGLE", "python3 -m sglang.launch_server --model-path zai-org/GLM-4.5-Air-FP8 --tp-size 4 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 --mem-fraction-static 0.7", nil, "speculative decoding by EAGLE loads a draft model"},
 		{"n-gram speculation loads nothing on the GPU", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --speculative-algorithm NGRAM --speculative-num-draft-tokens 8 --context-length 8192",
 			&want{"llama-3.1-8b", "bf16", "bf16", 8192, 1, 8192, 0, 0, 0}, ""},
 		{"its older name", "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --speculative-algorithm lookahead --context-length 8192",
@@ -149,6 +149,7 @@ func FuzzFromSGLang(f *testing.F) {
 	f.Add("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 --dp 8 --enable-dp-attention --chunked-prefill-size 4096")
 	f.Add("python -m sglang.launch_server --model-path MiniMaxAI/MiniMax-M2 --tp-size 8 --ep-size 8 --mem-fraction-static 0.85 --enable-dp-attention --dp 8")
 	f.Add("python3 -m sglang.launch_server --model-path zai-org/GLM-4.5-Air --speculative-algorithm NGRAM --speculative-num-draft-tokens 8")
+	f.Add("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3-0324 --tp 8 --speculative-algorithm EAGLE --speculative-draft lmsys/DeepSeek-V3-0324-NextN")
 	f.Fuzz(func(t *testing.T, line string) {
 		p, why := FromSGLang(strings.Split(line, " "))
 		if p == nil {
@@ -243,5 +244,46 @@ func TestSGLangDataParallelAttention(t *testing.T) {
 		if c.adp > 1 && !strings.Contains(p.Inferred, fmt.Sprintf("--enable-dp-attention with --dp-size %d", c.adp)) {
 			t.Errorf("%s: %q does not say what it read", c.name, p.Inferred)
 		}
+	}
+}
+
+// TestSGLangMTPSpeculation: EAGLE over a checkpoint with MTP layers, and NEXTN, draft with those
+// layers (Z.ai's GLM commands; SGLang's DeepSeek commands, which name the layer published apart
+// as ORG/NAME-NextN), and the default share leaves 2 GiB more for the draft; EAGLE heads of
+// another checkpoint, and NEXTN on a model without MTP layers, are refused.
+func TestSGLangMTPSpeculation(t *testing.T) {
+	for _, c := range []struct {
+		name, line string
+		why        string // "" when served with the preset's MTP layers
+	}{
+		{"Z.ai's GLM-4.5-Air command", "python3 -m sglang.launch_server --model-path zai-org/GLM-4.5-Air-FP8 --tp-size 4 --speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 --mem-fraction-static 0.7", ""},
+		{"NEXTN by its name", "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 --speculative-algorithm NEXTN", ""},
+		{"the NextN layer published apart", "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3-0324 --tp 8 --speculative-algorithm EAGLE --speculative-draft-model-path lmsys/DeepSeek-V3-0324-NextN --speculative-num-steps 3", ""},
+		{"the served model as the draft", "python3 -m sglang.launch_server --model-path zai-org/GLM-4.5 --tp 8 --speculative-algorithm NEXTN --speculative-draft-model zai-org/GLM-4.5", ""},
+		{"EAGLE heads of another checkpoint", "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 --speculative-algorithm EAGLE --speculative-draft-model-path org/DeepSeek-R1-EAGLE", "drafts with org/DeepSeek-R1-EAGLE, a checkpoint other than the served one"},
+		{"NEXTN on a model without MTP layers", "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --speculative-algorithm NEXTN", "the checkpoint of qwen3-8b does not hold"},
+		{"EAGLE on a model without MTP layers", "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --speculative-algorithm EAGLE --speculative-draft-model-path org/Qwen3-8B-EAGLE", "speculative decoding by EAGLE loads a draft model"},
+		{"EAGLE-3", "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 --speculative-algorithm EAGLE3 --speculative-draft-model-path org/eagle3", "by EAGLE3 loads a draft model"},
+	} {
+		p, why := FromSGLang(strings.Fields(c.line))
+		switch {
+		case c.why == "" && p == nil:
+			t.Errorf("%s: no profile: %s", c.name, why)
+		case c.why == "" && (p.Inference.MTPLayers != 1 || p.Inference.SGLang.Speculative == "" || !strings.Contains(p.Inferred, "multi-token prediction layer as the draft")):
+			t.Errorf("%s: MTP layers %d, speculative %q, inferred %q", c.name, p.Inference.MTPLayers, p.Inference.SGLang.Speculative, p.Inferred)
+		case c.why != "" && (p != nil || !strings.Contains(why, c.why)):
+			t.Errorf("%s: profile %v, why %q; want none, because %q", c.name, p != nil, why, c.why)
+		}
+	}
+	// SGLang's default share on an H100 (81,559 MiB) at --tp-size 8 leaves 2 GiB more for the
+	// draft; a share given by hand stays as given.
+	with, without := &SGLangServer{Speculative: "EAGLE", MaxPrefillTokens: 16384}, &SGLangServer{MaxPrefillTokens: 16384}
+	const h100 = 81559.0
+	if got := (without.StaticFraction(h100, 8) - with.StaticFraction(h100, 8)) * h100; math.Abs(got-2048) > 0.001*h100 {
+		t.Errorf("an MTP draft takes %.0f MiB more out of the share, want 2,048", got)
+	}
+	with.MemFractionStatic = 0.7
+	if got := with.StaticFraction(h100, 8); got != 0.7 {
+		t.Errorf("--mem-fraction-static 0.7 with a draft: share %.3f", got)
 	}
 }

@@ -26,10 +26,11 @@ const VLLMDefaultMemoryUtilization = 0.9
 // It returns the profile, with Inferred describing it, or nil and why none could be inferred:
 // a model that is not a preset (a local path, an unknown checkpoint), --max-model-len auto
 // (vLLM then fits the context to the GPU), pipeline parallelism, speculative decoding that loads
-// weights (speculationWithoutWeights), a configuration overridden by --hf-overrides, or a
-// quantization or dtype it does not model. Without --max-model-len, vLLM serves the model's full context from its
-// config.json, which the presets carry: a long-context model on a small GPU then fails to start
-// until the context is limited, which is what the fit says.
+// weights other than the checkpoint's own MTP layers (speculationWithoutWeights, mtpDraft), a
+// configuration overridden by --hf-overrides, or a quantization or dtype it does not model.
+// Without --max-model-len, vLLM serves the model's full context from its config.json, which the
+// presets carry: a long-context model on a small GPU then fails to start until the context is
+// limited, which is what the fit says.
 func FromVLLM(argv []string) (*Profile, string) {
 	flags, positional := vllmFlags(argv)
 	model := flags["model"]
@@ -136,15 +137,24 @@ func FromVLLM(argv []string) (*Profile, string) {
 		}
 		desc = append(desc, fmt.Sprintf("--enable-lora with %d adapter slots of rank %d", p.Inference.LoRASlots, p.Inference.LoRARank))
 	}
-	spec, why := vllmSpeculation(flags)
-	if why == "" && spec != "" {
-		why = speculationWithoutWeights(spec)
+	spec, draft, why := vllmSpeculation(flags)
+	switch {
+	case why != "":
+	case spec == "mtp" || strings.HasSuffix(spec, "_mtp"):
+		// vLLM's MTP methods (mtp; deepseek_mtp, glm4_moe_mtp and the like before it named
+		// them all mtp) draft with the served checkpoint's own MTP layers.
+		var d string
+		if d, why = mtpDraft("vLLM's speculative decoding by "+spec, pr, model, draft); why == "" {
+			p.Inference.MTPLayers = pr.MTPLayers
+			desc = append(desc, "speculative decoding by "+spec+d)
+		}
+	case spec != "":
+		if why = speculationWithoutWeights(spec); why == "" {
+			desc = append(desc, "speculative decoding by "+spec+" (drafts from the tokens already seen, on the CPU: no draft weights)")
+		}
 	}
 	if why != "" {
 		return nil, why
-	}
-	if spec != "" {
-		desc = append(desc, "speculative decoding by "+spec+" (drafts from the tokens already seen, on the CPU: no draft weights)")
 	}
 	for _, u := range []struct{ flag, why string }{
 		{"hf-overrides", "changes the model's configuration"},
@@ -171,12 +181,13 @@ func FromVLLM(argv []string) (*Profile, string) {
 	return finishServed("vLLM", p, flags, quantized, desc)
 }
 
-// vllmSpeculation is the speculative decoding a vLLM command line asks for ("" for none), or
-// why it cannot be read: --speculative-config's method (a JSON object, or its keys one by one as
-// --speculative-config.method; vLLM takes a model of "ngram" or "[ngram]" for the n-gram
-// method), or vLLM 0.6's --speculative-model. A draft model is named by its model; a
-// configuration that names neither is "an unnamed method".
-func vllmSpeculation(flags map[string]string) (spec, why string) {
+// vllmSpeculation is the speculative decoding a vLLM command line asks for ("" for none) and
+// the draft model it names ("" for none), or why it cannot be read: --speculative-config's
+// method (a JSON object, or its keys one by one as --speculative-config.method; vLLM takes a
+// model of "ngram" or "[ngram]" for the n-gram method), or vLLM 0.6's --speculative-model. A
+// draft model without a method is named by its model; a configuration that names neither is
+// "an unnamed method".
+func vllmSpeculation(flags map[string]string) (spec, draft, why string) {
 	var method, model string
 	asked := false
 	if v, ok := flags["speculative-config"]; ok {
@@ -186,7 +197,7 @@ func vllmSpeculation(flags map[string]string) (spec, why string) {
 			Model  string `json:"model"`
 		}
 		if err := json.Unmarshal([]byte(v), &cfg); err != nil {
-			return "", fmt.Sprintf("vLLM's --speculative-config %q is not a JSON object gpuguard reads", v)
+			return "", "", fmt.Sprintf("vLLM's --speculative-config %q is not a JSON object gpuguard reads", v)
 		}
 		method, model = cfg.Method, cfg.Model
 	}
@@ -204,24 +215,43 @@ func vllmSpeculation(flags map[string]string) (spec, why string) {
 	}
 	switch {
 	case !asked:
-		return "", ""
+		return "", "", ""
 	case method != "":
-		return method, ""
+		return method, model, ""
 	case model == "ngram" || model == "[ngram]":
-		return "ngram", ""
+		return "ngram", "", ""
 	case model != "":
-		return "the draft model " + model, ""
+		return "the draft model " + model, model, ""
 	}
-	return "an unnamed method", ""
+	return "an unnamed method", "", ""
 }
 
-// speculationWithoutWeights says why a vLLM speculative decoding method is not modelled, or ""
-// for one that proposes from the tokens already seen on the CPU and loads nothing on the GPU:
-// n-gram prompt lookup and suffix decoding, which vLLM's SpeculativeConfig runs without a draft
-// model. Their verification pass's extra tokens stay within --max-num-batched-tokens, and the
-// few slots they look ahead are a handful of tokens of KV cache. A draft model, EAGLE or MTP
-// heads load weights with a KV cache of their own, and ngram_gpu keeps every sequence's token
-// ids on the GPU: none of that is modelled.
+// mtpDraft is how multi-token prediction speculative decoding (what, named as the engine's
+// arguments ask for it) drafts for preset pr, served as model: with the checkpoint's own MTP
+// layers (Preset.MTPLayers), described for the profile, or why it is not modelled: a checkpoint
+// without MTP layers, or a draft model other than the served one (the engines take the served
+// checkpoint's MTP layers when no draft model is named).
+func mtpDraft(what string, pr Preset, model, draft string) (desc, why string) {
+	if draft != "" && !strings.EqualFold(hubCached(draft), hubCached(model)) {
+		return "", fmt.Sprintf("%s drafts with %s, a checkpoint other than the served one, which the inferred profile does not model", what, draft)
+	}
+	if pr.MTPLayers == 0 {
+		return "", fmt.Sprintf("%s needs multi-token prediction layers, which the checkpoint of %s does not hold as far as gpuguard knows (config.json's num_nextn_predict_layers)", what, pr.Name)
+	}
+	layers := "layer"
+	if pr.MTPLayers > 1 {
+		layers = fmt.Sprintf("layers (%d)", pr.MTPLayers)
+	}
+	return fmt.Sprintf(" with the checkpoint's multi-token prediction %s as the draft (a decoder layer with its KV cache, a projection and an output head each)", layers), ""
+}
+
+// speculationWithoutWeights says why a vLLM speculative decoding method other than MTP
+// (mtpDraft) is not modelled, or "" for one that proposes from the tokens already seen on the
+// CPU and loads nothing on the GPU: n-gram prompt lookup and suffix decoding, which vLLM's
+// SpeculativeConfig runs without a draft model. Their verification pass's extra tokens stay
+// within --max-num-batched-tokens, and the few slots they look ahead are a handful of tokens of
+// KV cache. A draft model or EAGLE heads load weights with a KV cache of their own, and
+// ngram_gpu keeps every sequence's token ids on the GPU: none of that is modelled.
 func speculationWithoutWeights(spec string) string {
 	switch spec {
 	case "ngram", "suffix":

@@ -201,6 +201,7 @@ func FuzzFromVLLM(f *testing.F) {
 	f.Add("vllm serve meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8 -tp 8 --max-model-len 430000 --dtype half")
 	f.Add("vllm serve zai-org/GLM-4.6-FP8 -tp 8 --enable-expert-parallel --kv-cache-dtype fp8")
 	f.Add(`vllm serve Qwen/Qwen3-8B --speculative-config {"method": "ngram", "num_speculative_tokens": 4} --speculative-config.prompt_lookup_max 4`)
+	f.Add(`vllm serve deepseek-ai/DeepSeek-R1 -tp 8 --speculative-config {"method":"mtp","model":"deepseek-ai/DeepSeek-R1","num_speculative_tokens":3}`)
 	f.Fuzz(func(t *testing.T, line string) {
 		p, why := FromVLLM(strings.Split(line, " "))
 		if p == nil {
@@ -239,7 +240,7 @@ func TestVLLMSpeculativeDecoding(t *testing.T) {
 		{"suffix decoding", strings.Fields(serve + `--speculative-config {"method":"suffix"}`), ""},
 		{"EAGLE-3 key by key", strings.Fields(serve + "--speculative-config.method eagle3 --speculative-config.model yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"), "speculative decoding by eagle3 loads a draft model or speculative heads"},
 		{"a draft model by vLLM 0.6", strings.Fields(serve + "--speculative-model Qwen/Qwen3-0.6B"), "by the draft model Qwen/Qwen3-0.6B loads a draft model"},
-		{"MTP", []string{"vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "--speculative-config", `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`}, "by deepseek_mtp loads a draft model or speculative heads"},
+		{"MTP on a model without MTP layers", strings.Fields(serve + `--speculative-config {"method":"mtp","num_speculative_tokens":1}`), "by mtp needs multi-token prediction layers, which the checkpoint of qwen3-8b does not hold"},
 		{"the GPU n-gram proposer", strings.Fields(serve + `--speculative-config {"method":"ngram_gpu"}`), "ngram_gpu keeps every sequence's token ids on the GPU"},
 		{"a key alone", strings.Fields(serve + "--speculative-config.num_speculative_tokens 4"), "by an unnamed method loads"},
 		{"not JSON", strings.Fields(serve + "--speculative-config {method:ngram}"), `"{method:ngram}" is not a JSON object gpuguard reads`},
@@ -258,5 +259,38 @@ func TestVLLMSpeculativeDecoding(t *testing.T) {
 		case c.why != "" && (p != nil || !strings.Contains(why, c.why)):
 			t.Errorf("%s: profile %v, why %q; want none, because %q", c.name, p != nil, why, c.why)
 		}
+	}
+}
+
+// TestVLLMMTPSpeculation: multi-token prediction speculative decoding drafts with the served
+// checkpoint's own MTP layers, which the profile then carries (DeepSeek's and Z.ai's vLLM
+// commands); a checkpoint without them, or a draft checkpoint of another model, is refused.
+func TestVLLMMTPSpeculation(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		argv []string
+		why  string // "" when served with the preset's MTP layers
+	}{
+		{"DeepSeek's JSON", []string{"vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "--speculative-config", `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`}, ""},
+		{"Z.ai's keys one by one", strings.Fields("vllm serve zai-org/GLM-4.5-Air --tensor-parallel-size 4 --speculative-config.method mtp --speculative-config.num_speculative_tokens 1"), ""},
+		{"GLM's own method name", strings.Fields("vllm serve zai-org/GLM-4.6-FP8 -tp 8 --speculative-config.method glm4_moe_mtp"), ""},
+		{"the served model named as the draft", []string{"vllm", "serve", "deepseek-ai/DeepSeek-V3", "-tp", "8", "--speculative-config", `{"method":"mtp","model":"deepseek-ai/DeepSeek-V3","num_speculative_tokens":3}`}, ""},
+		{"another checkpoint as the draft", []string{"vllm", "serve", "deepseek-ai/DeepSeek-V3", "-tp", "8", "--speculative-config", `{"method":"mtp","model":"org/some-mtp-head"}`}, "drafts with org/some-mtp-head, a checkpoint other than the served one"},
+		{"Kimi K2 has none", strings.Fields("vllm serve moonshotai/Kimi-K2-Instruct -tp 16 --speculative-config.method mtp"), "which the checkpoint of kimi-k2 does not hold"},
+		{"EAGLE is still a draft model", []string{"vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "--speculative-config", `{"method":"eagle","model":"org/eagle-head"}`}, "by eagle loads a draft model or speculative heads"},
+	} {
+		p, why := FromVLLM(c.argv)
+		switch {
+		case c.why == "" && p == nil:
+			t.Errorf("%s: no profile: %s", c.name, why)
+		case c.why == "" && (p.Inference.MTPLayers != 1 || !strings.Contains(p.Inferred, "multi-token prediction layer as the draft")):
+			t.Errorf("%s: MTP layers %d, inferred %q", c.name, p.Inference.MTPLayers, p.Inferred)
+		case c.why != "" && (p != nil || !strings.Contains(why, c.why)):
+			t.Errorf("%s: profile %v, why %q; want none, because %q", c.name, p != nil, why, c.why)
+		}
+	}
+	p, why := FromVLLM(strings.Fields("vllm serve zai-org/GLM-4.5-Air --speculative-config.method ngram"))
+	if p == nil || p.Inference.MTPLayers != 0 {
+		t.Errorf("n-gram speculation loads no MTP layers: %v %s", p, why)
 	}
 }

@@ -280,57 +280,60 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	tp := float64(in.TensorParallel)
 	e := &Estimate{GPUs: in.TensorParallel * max(1, in.DataParallel), TensorParallel: in.TensorParallel, PreallocateFraction: in.GPUMemoryUtilization, SGLang: in.SGLang}
 	// Data-parallel attention (SGLang) runs attention on groups of attnTP GPUs; tp otherwise.
-	adp := float64(max(1, in.AttentionDataParallel))
-	attnTP := tp / adp
-	weights, src := servedWeights(m)
-	rep := replicatedBytes(m)
-	wholeNote := ""
-	if rep > 0 && tp > 1 {
-		what := "the routers"
-		switch {
-		case routerParams(m) == 0:
-			what = "the latent down-projections"
-		case latentProjectionParams(m) > 0:
-			what = "the routers and latent down-projections"
+	attnTP := tp / float64(max(1, in.AttentionDataParallel))
+	wb, src := weightsPerGPU(m, in)
+	e.add(TermWeights, wb, src)
+	if in.MTPLayers > 0 {
+		// Multi-token prediction speculative decoding loads the checkpoint's MTP layers as its
+		// draft: each is one more decoder layer of the model's own kind, split as the others
+		// are, with a projection of the token's embedding and the last hidden state (eh_proj,
+		// 2h × h, a plain 16-bit Linear whole on every GPU) and an output head (shared_head,
+		// vocab × h, 16-bit, split by tensor parallelism). The draft takes the target's
+		// embeddings; recent vLLM takes its output layer too, which the head counted here errs
+		// high by (vLLM's DeepSeekMTP and Glm4MoeMTP; its speculative proposer's load_model).
+		served := servedModel(m, in)
+		layers, _ := weightsPerGPU(served, in)
+		n, h := float64(in.MTPLayers), float64(m.HiddenSize)
+		proj, head := n*2*h*h*2, n*float64(m.VocabSize)*h*2/tp
+		what := "the checkpoint's multi-token prediction layer"
+		if in.MTPLayers > 1 {
+			what = fmt.Sprintf("the checkpoint's %d multi-token prediction layers", in.MTPLayers)
 		}
-		wholeNote = fmt.Sprintf("; %s (%.3g GB) whole on every GPU", what, rep/1e9)
-	}
-	if ep := float64(in.ExpertParallel); ep > tp && m.Experts > 0 {
-		// Data-parallel engines of a mixture of experts share its routed experts over all
-		// their GPUs and keep the rest on each engine's own (vLLM, "Data Parallel Deployment";
-		// FusedMoE's parallel configuration).
-		x := routedExpertParams(m) * expertBytes(m)
-		e.add(TermWeights, (weights-x-rep)/tp+x/ep+rep, src+fmt.Sprintf("; the routed experts' %.4g GB ÷ %g GPUs (data × tensor parallel), the other %.4g GB ÷ %g tensor parallel%s", x/1e9, ep, (weights-x-rep)/1e9, tp, wholeNote))
-	} else if adp > 1 && m.Experts > 0 {
-		attn := fmt.Sprintf("attention whole on each of %g data-parallel ranks", adp)
-		if attnTP > 1 {
-			attn = fmt.Sprintf("attention ÷ %g (%g data-parallel groups of %g GPUs)", attnTP, adp, attnTP)
+		src := fmt.Sprintf("%s as the draft: %.3g GB a GPU of decoder layer split as the model's, %.3g GB of eh_proj (2h×h, 16-bit) whole on every GPU, %.3g GB of output head (vocab×h, 16-bit) ÷ %g tensor parallel", what, (layers-wb)/1e9, proj/1e9, head/1e9, tp)
+		draft := layers - wb + proj + head
+		if in.SGLang != nil {
+			// SGLang's draft worker keeps its layers' KV cache in a pool of its own, outside
+			// the static share, as many tokens as the target's pool (ModelRunner's
+			// draft_runner_cache_size): one sequence's worth is counted with the draft.
+			kv := kvBytes(served, in, attnTP) - kvBytes(m, in, attnTP)
+			draft += kv
+			src += fmt.Sprintf("; %.3g GB of KV cache for one sequence in the draft's own pool, outside SGLang's static share with the draft's weights", kv/1e9)
+			e.note("SGLang's MTP draft keeps its weights and KV cache pool outside the static share, in what the share leaves for activations and CUDA graphs (SGLang's own share leaves 2 GiB more for it; one set by --mem-fraction-static does not): whether that rest holds the draft is not judged")
 		}
-		e.add(TermWeights, dpAttentionWeights(m, weights, tp, attnTP), src+fmt.Sprintf("; data-parallel attention: the embeddings whole, %s, the rest ÷ %g tensor parallel%s", attn, tp, wholeNote))
-	} else {
-		e.add(TermWeights, (weights-rep)/tp+rep, src+fmt.Sprintf(" ÷ %g tensor parallel%s", tp, wholeNote))
+		e.add(TermDraft, draft, src)
 	}
 	// KV cache: 2 (K and V) · L · kv_heads · head_dim · seq · batch · bytes (FORMULAS.md;
 	// Kwon et al., vLLM, SOSP'23 §3). Tensor parallelism splits the KV heads; with fewer KV
 	// heads than GPUs they are replicated. Data-parallel attention splits them over its
 	// group's GPUs only, each group caching its own sequences.
-	kvHeads := math.Ceil(float64(m.KVHeads) / attnTP)
-	layerTokens, windowed := kvLayerTokens(m, in)
+	kvm := m // the model whose layers the KV cache term holds
+	if in.SGLang == nil {
+		// vLLM keeps a draft's layers' KV cache in the same blocks as the target's.
+		kvm = servedModel(m, in)
+	}
+	_, windowed := kvLayerTokens(kvm, in)
 	kvb := bytesOf(in.KVCachePrecision)
-	kv := 2 * layerTokens * kvHeads * headDim(m) * float64(in.BatchSize) * kvb
+	kv := kvBytes(kvm, in, attnTP)
 	e.KVTokens = in.MaxSequenceLength * in.BatchSize
 	src = fmt.Sprintf("2·L·kv_heads·head_dim·seq·batch·%g bytes (%s)", kvb, in.KVCachePrecision)
 	if windowed != "" {
 		src = fmt.Sprintf("2·kv_heads·head_dim·batch·%g bytes (%s) × %s", kvb, in.KVCachePrecision, windowed)
 	}
 	if m.KVLoRARank > 0 {
-		// Multi-head latent attention caches one latent of kv_lora_rank values and one rotary
-		// key of qk_rope_head_dim per token and layer, for all heads (arXiv:2405.04434, §2.1).
-		// vLLM and SGLang keep it as a single KV head that tensor parallelism cannot split, so
-		// every GPU holds all of it (vLLM's ModelConfig: one KV head of kv_lora_rank +
-		// qk_rope_head_dim for MLA; SGLang's MLATokenToKVPool).
-		kv = layerTokens * float64(m.KVLoRARank+m.QKRopeHeadDim) * float64(in.BatchSize) * kvb
 		src = fmt.Sprintf("L·(kv_lora_rank + qk_rope_head_dim)·seq·batch·%g bytes (%s): multi-head latent attention, whole on every GPU", kvb, in.KVCachePrecision)
+	}
+	if kvm.Layers > m.Layers {
+		src += fmt.Sprintf("; L counts the draft's multi-token prediction layers (%d)", in.MTPLayers)
 	}
 	e.add(TermKVCache, kv, src)
 	if in.LoRASlots > 0 {
@@ -537,11 +540,15 @@ func windowedLayers(m profiles.Model, in *profiles.Inference) float64 {
 }
 
 // KVTokensWithin is the longest sequence whose KV cache fits budget bytes on each GPU, for the
-// profile's batch, given kv, the KV cache the estimate holds for the profile's own sequence.
+// profile's batch (with the layers of a vLLM draft's multi-token prediction, servedModel), given
+// kv, the KV cache the estimate holds for the profile's own sequence.
 // Windowed layers stop growing at their window, so the budget holds (budget/per layer-token −
 // windowed·window) / full layers tokens beyond it; with every layer windowed, any context fits
 // once the window does (math.MaxInt). 0 when nothing fits.
 func KVTokensWithin(m profiles.Model, in *profiles.Inference, kv, budget float64) int {
+	if in.SGLang == nil {
+		m = servedModel(m, in)
+	}
 	layerTokens, _ := kvLayerTokens(m, in)
 	if kv <= 0 || layerTokens <= 0 || budget <= 0 {
 		return 0
@@ -575,4 +582,88 @@ func loraSlotBytes(m profiles.Model, in *profiles.Inference) float64 {
 		bytes = 4
 	}
 	return float64(in.LoRASlots) * float64(m.Layers) * float64(in.LoRARank) * (whole + split/tp) * bytes
+}
+
+// weightsPerGPU is what one GPU of a serving replica holds of the model's weights, and how that
+// was counted: servedWeights split by tensor parallelism, with what every GPU keeps whole
+// (replicatedBytes); the routed experts of data-parallel engines split over all their GPUs; and
+// under SGLang's data-parallel attention, attention split over its groups only.
+func weightsPerGPU(m profiles.Model, in *profiles.Inference) (float64, string) {
+	tp := float64(in.TensorParallel)
+	adp := float64(max(1, in.AttentionDataParallel))
+	attnTP := tp / adp
+	weights, src := servedWeights(m)
+	rep := replicatedBytes(m)
+	wholeNote := ""
+	if rep > 0 && tp > 1 {
+		what := "the routers"
+		switch {
+		case routerParams(m) == 0:
+			what = "the latent down-projections"
+		case latentProjectionParams(m) > 0:
+			what = "the routers and latent down-projections"
+		}
+		wholeNote = fmt.Sprintf("; %s (%.3g GB) whole on every GPU", what, rep/1e9)
+	}
+	if ep := float64(in.ExpertParallel); ep > tp && m.Experts > 0 {
+		// Data-parallel engines of a mixture of experts share its routed experts over all
+		// their GPUs and keep the rest on each engine's own (vLLM, "Data Parallel Deployment";
+		// FusedMoE's parallel configuration).
+		x := routedExpertParams(m) * expertBytes(m)
+		return (weights-x-rep)/tp + x/ep + rep, src + fmt.Sprintf("; the routed experts' %.4g GB ÷ %g GPUs (data × tensor parallel), the other %.4g GB ÷ %g tensor parallel%s", x/1e9, ep, (weights-x-rep)/1e9, tp, wholeNote)
+	}
+	if adp > 1 && m.Experts > 0 {
+		attn := fmt.Sprintf("attention whole on each of %g data-parallel ranks", adp)
+		if attnTP > 1 {
+			attn = fmt.Sprintf("attention ÷ %g (%g data-parallel groups of %g GPUs)", attnTP, adp, attnTP)
+		}
+		return dpAttentionWeights(m, weights, tp, attnTP), src + fmt.Sprintf("; data-parallel attention: the embeddings whole, %s, the rest ÷ %g tensor parallel%s", attn, tp, wholeNote)
+	}
+	return (weights-rep)/tp + rep, src + fmt.Sprintf(" ÷ %g tensor parallel%s", tp, wholeNote)
+}
+
+// servedModel is the model a serving engine runs for the profile: with multi-token prediction
+// speculative decoding (Inference.MTPLayers), the checkpoint's MTP layers as that many more
+// decoder layers of the model's own kind, each with its KV cache (DeepSeek-V3's MTP module holds
+// a whole Transformer block, arXiv:2412.19437 §2.2; vLLM's and SGLang's drafts keep their
+// attention layers' KV cache beside the target's). Their embedding, projection and head are not
+// in it (inference counts them with the draft).
+func servedModel(m profiles.Model, in *profiles.Inference) profiles.Model {
+	if in == nil || in.MTPLayers <= 0 || m.Layers <= 0 {
+		return m
+	}
+	n := float64(in.MTPLayers)
+	m.Parameters += n * lastLayerParams(m)
+	m.Layers += in.MTPLayers
+	return m
+}
+
+// lastLayerParams is how many parameters one decoder layer of the model's last kind holds: for
+// a mixture of experts, a layer's share of its attention (attentionParams) with its routed and
+// shared experts and its router; for a dense model, the layers' share of what the embeddings
+// and output layer leave.
+func lastLayerParams(m profiles.Model) float64 {
+	L := float64(m.Layers)
+	if m.Experts <= 0 {
+		return math.Max(0, m.Parameters-embeddingParams(m)) / L
+	}
+	h, ff := float64(m.HiddenSize), float64(m.IntermediateSize)
+	return attentionParams(m)/L + float64(m.Experts+m.SharedExperts)*mlpMatrices(m)*h*ff + float64(m.Experts)*h
+}
+
+// kvBytes is the KV cache one GPU holds for the profile's batch at its full length, with
+// attention's KV heads split over attnTP GPUs.
+func kvBytes(m profiles.Model, in *profiles.Inference, attnTP float64) float64 {
+	layerTokens, _ := kvLayerTokens(m, in)
+	kvb := bytesOf(in.KVCachePrecision)
+	if m.KVLoRARank > 0 {
+		// Multi-head latent attention caches one latent of kv_lora_rank values and one rotary
+		// key of qk_rope_head_dim per token and layer, for all heads (arXiv:2405.04434, §2.1).
+		// vLLM and SGLang keep it as a single KV head that tensor parallelism cannot split, so
+		// every GPU holds all of it (vLLM's ModelConfig: one KV head of kv_lora_rank +
+		// qk_rope_head_dim for MLA; SGLang's MLATokenToKVPool).
+		return layerTokens * float64(m.KVLoRARank+m.QKRopeHeadDim) * float64(in.BatchSize) * kvb
+	}
+	kvHeads := math.Ceil(float64(m.KVHeads) / attnTP)
+	return 2 * layerTokens * kvHeads * headDim(m) * float64(in.BatchSize) * kvb
 }

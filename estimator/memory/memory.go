@@ -129,6 +129,7 @@ const (
 	TermLogits        = "fp32 logits"
 	TermAdapterInputs = "LoRA adapter inputs (fp32 copies)"
 	TermKVCache       = "KV cache"
+	TermDraft         = "speculative decoding draft (MTP)"
 	TermLoRASlots     = "LoRA adapter slots"
 	TermContext       = "CUDA context"
 	TermLibraries     = "CUDA libraries and kernels"

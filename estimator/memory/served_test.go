@@ -424,3 +424,86 @@ func TestServedGLMAndMiniMax(t *testing.T) {
 		t.Errorf("MiniMax-M2 at --tp-size 4: KV cache %.0f bytes a GPU, want %.0f", got, want)
 	}
 }
+
+// TestServedMTPDraft: multi-token prediction speculative decoding loads the checkpoint's MTP
+// layer as the draft, counted by hand from config.json: a decoder layer of the model's kind
+// split as the others are, eh_proj (2h × h) whole in 16 bits, an output head (vocab × h) split
+// in 16 bits; and the KV cache gains the draft's layer.
+func TestServedMTPDraft(t *testing.T) {
+	serve := func(argv ...string) *Estimate {
+		t.Helper()
+		p, why := profiles.FromVLLM(argv)
+		if p == nil {
+			t.Fatal(why)
+		}
+		e, err := Of(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	near := func(got, want, tol float64) bool { return math.Abs(got-want) <= tol*want }
+
+	// DeepSeek-V3's MTP layer (model.layers.61): MLA attention, 256 routed experts and one
+	// shared of width 2,048, a router with its correction bias, two norms.
+	const h = 7168.0
+	latentDown := h*1536 + h*(512+64)                                                 // q_a_proj, kv_a_proj_with_mqa
+	attention := 1536*128*(128+64) + 512*128*(128+128) + 128*128*h + 1536 + 512 + 2*h // q_b, kv_b, o, norms
+	experts := (256 + 1) * 3 * h * 2048
+	router := 256*h + 256
+	// FP8 at -tp 8: the latent down-projections whole in FP8, the router whole in bf16.
+	layer := (attention+experts)/8 + latentDown + router*2
+	proj, head := 2*h*h*2, 129280*h*2/8
+	argv := []string{"vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "--max-model-len", "32768"}
+	plain := serve(argv...)
+	e := serve(append(argv, "--speculative-config", `{"method": "deepseek_mtp", "num_speculative_tokens": 1}`)...)
+	if got, want := e.Term(TermDraft), layer+proj+head; !near(got, want, 1e-6) {
+		t.Errorf("DeepSeek-R1 at -tp 8: MTP draft %.0f bytes a GPU, want %.0f", got, want)
+	}
+	if got, want := e.Term(TermWeights), plain.Term(TermWeights); got != want {
+		t.Errorf("the draft moved the target's weights: %.0f, want %.0f", got, want)
+	}
+	if got, want := e.Term(TermKVCache), 62*(512+64)*32768*2.0; got != want {
+		t.Errorf("DeepSeek-R1 with its MTP layer: KV cache %.0f bytes a GPU, want %.0f (62 layers of latent)", got, want)
+	}
+	if got, want := e.PerGPUBytes-plain.PerGPUBytes, (layer+proj+head+(512+64)*32768*2)*(1+DefaultFragmentation); !near(got, want, 1e-6) {
+		t.Errorf("MTP adds %.0f bytes a GPU, want %.0f", got, want)
+	}
+	// SGLang's draft worker keeps the layer's KV cache in a pool of its own, outside the static
+	// share with the draft's weights: the share holds the target's 61 layers.
+	p, why := profiles.FromSGLang(strings.Fields("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 --context-length 32768 --speculative-algorithm NEXTN"))
+	if p == nil {
+		t.Fatal(why)
+	}
+	sg, err := Of(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sg.Term(TermKVCache), 61*(512+64)*32768*2.0; got != want {
+		t.Errorf("SGLang's static share: KV cache %.0f bytes a GPU, want %.0f (the target's 61 layers)", got, want)
+	}
+	if got, want := sg.Term(TermDraft), layer+proj+head+(512+64)*32768*2; !near(got, want, 1e-6) {
+		t.Errorf("SGLang's MTP draft %.0f bytes a GPU, want %.0f (with its layer's KV cache)", got, want)
+	}
+	if got, want := sg.StaticBytes(), sg.Term(TermWeights)+sg.Term(TermKVCache); got != want {
+		t.Errorf("SGLang's static share holds %.0f bytes, want the target's %.0f", got, want)
+	}
+
+	// GLM-4.5-Air's (model.layers.46): grouped-query attention with q, k, v biases, 128 routed
+	// experts and one shared of width 1,408; bf16 at -tp 4, key by key as Z.ai's README gives it.
+	const ha = 4096.0
+	attention = ha*96*128 + 96*128 + 2*(ha*8*128+8*128) + 96*128*ha + 2*ha
+	experts = (128 + 1) * 3 * ha * 1408
+	router = 128*ha + 128
+	layer = (attention+experts)*2/4 + router*2
+	proj, head = 2*ha*ha*2, 151552*ha*2/4
+	e = serve(strings.Fields("vllm serve zai-org/GLM-4.5-Air --tensor-parallel-size 4 --max-model-len 65536 --speculative-config.method mtp --speculative-config.num_speculative_tokens 1")...)
+	// The preset's attention is what its parameters leave, so GLM's narrower dense layer
+	// shifts a little into it (docs/memory-model.md): 0.1%.
+	if got, want := e.Term(TermDraft), layer+proj+head; !near(got, want, 1e-3) {
+		t.Errorf("GLM-4.5-Air at -tp 4: MTP draft %.0f bytes a GPU, want %.0f", got, want)
+	}
+	if got, want := e.Term(TermKVCache), 2*47*2*128*65536*2.0; got != want {
+		t.Errorf("GLM-4.5-Air with its MTP layer: KV cache %.0f bytes a GPU, want %.0f (47 layers, 2 KV heads a GPU)", got, want)
+	}
+}
