@@ -40,6 +40,9 @@ type Preset struct {
 	Model     Model
 }
 
+// deepseekSparseAttention is why the DeepSeek V3.2 preset holds for serving engines only.
+const deepseekSparseAttention = "DeepSeek V3.2's sparse attention is estimated as vLLM serves it (its indexer's projections whole on every GPU, its keys cached in FP8); training it, or running it as Transformers writes it, is not modelled"
+
 // llama4Experts is why the Llama 4 presets hold for serving engines only.
 const llama4Experts = "Transformers' Llama 4 (Llama4TextMoe) runs every routed expert over every token, which the estimate does not count; it holds for a serving engine (vLLM, SGLang, or a profile with gpu_memory_utilization), whose fused MoE kernels run each token through its own experts only"
 
@@ -123,6 +126,13 @@ var presets = []Preset{
 	// checkpoint stores the linear layers in FP8 with one fp32 scale per 128×128 block (0.02%
 	// more, not counted).
 	{Name: "deepseek-v3", Context: 163840, Precision: "fp8", MTPLayers: 1, Model: Model{Parameters: 671026419200, Layers: 61, HiddenSize: 7168, AttentionHeads: 128, KVHeads: 128, HeadDim: 128, VocabSize: 129280, IntermediateSize: 2048, MLP: "swiglu", Experts: 256, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 3, KVLoRARank: 512, QKRopeHeadDim: 64, QLoRARank: 1536, Source: hf("deepseek-ai/DeepSeek-V3")}},
+	// DeepSeek V3.2 (DeepseekV32ForCausalLM) is V3 with DeepSeek sparse attention: a lightning
+	// indexer in every layer (64 heads of 128 over the query latent, one 128-wide key a token,
+	// a LayerNorm on it and a projection to the heads' weights) picks the 2,048 past tokens
+	// each query attends to (vLLM's Indexer in deepseek_v2.py). Those 851.5M parameters come on top of
+	// V3's (TestMLAPresetParametersFollowFromTheirConfiguration): 671.88B, the Hub's 685B with
+	// the MTP module. The serving estimate holds for vLLM's way of serving it only.
+	{Name: "deepseek-v3.2", Context: 163840, Precision: "fp8", MTPLayers: 1, ServedOnly: deepseekSparseAttention, Model: Model{Parameters: 671877944064, Layers: 61, HiddenSize: 7168, AttentionHeads: 128, KVHeads: 128, HeadDim: 128, VocabSize: 129280, IntermediateSize: 2048, MLP: "swiglu", Experts: 256, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 3, KVLoRARank: 512, QKRopeHeadDim: 64, QLoRARank: 1536, IndexHeads: 64, IndexHeadDim: 128, Source: hf("deepseek-ai/DeepSeek-V3.2-Exp")}},
 	// Kimi K2 is DeepSeek V3's architecture with 384 experts, 64 heads and one dense layer, its
 	// checkpoint in FP8 as V3's (1.026T parameters; the model card's 1T).
 	{Name: "kimi-k2", Context: 131072, Precision: "fp8", Model: Model{Parameters: 1026408232448, Layers: 61, HiddenSize: 7168, AttentionHeads: 64, KVHeads: 64, HeadDim: 128, VocabSize: 163840, IntermediateSize: 2048, MLP: "swiglu", Experts: 384, ExpertsPerToken: 8, SharedExperts: 1, DenseLayers: 1, KVLoRARank: 512, QKRopeHeadDim: 64, QLoRARank: 1536, Source: hf("moonshotai/Kimi-K2-Instruct")}},
@@ -222,6 +232,9 @@ var presetAliases = map[string]string{
 	"deepseek-ai/deepseek-v3.1": "deepseek-v3", "deepseek-v3.1": "deepseek-v3",
 	"deepseek-ai/deepseek-v3.1-base": "deepseek-v3", "deepseek-v3.1-base": "deepseek-v3",
 	"deepseek-ai/deepseek-v3.1-terminus": "deepseek-v3", "deepseek-v3.1-terminus": "deepseek-v3",
+	"deepseek-ai/deepseek-v3.2-exp": "deepseek-v3.2", "deepseek-v3.2-exp": "deepseek-v3.2",
+	"deepseek-ai/deepseek-v3.2-exp-base": "deepseek-v3.2", "deepseek-v3.2-exp-base": "deepseek-v3.2",
+	"deepseek-ai/deepseek-v3.2": "deepseek-v3.2", "deepseek-ai/deepseek-v3.2-speciale": "deepseek-v3.2", "deepseek-v3.2-speciale": "deepseek-v3.2",
 	// Llama 4's base and instruct models share their configuration.
 	"meta-llama/llama-4-scout-17b-16e": "llama-4-scout-17b-16e", "meta-llama/llama-4-scout-17b-16e-instruct": "llama-4-scout-17b-16e",
 	"llama-4-scout-17b-16e-instruct": "llama-4-scout-17b-16e", "llama-4-scout": "llama-4-scout-17b-16e",
@@ -302,6 +315,8 @@ func (p *Profile) applyPreset() error {
 	setInt(&m.KVLoRARank, src.KVLoRARank)
 	setInt(&m.QKRopeHeadDim, src.QKRopeHeadDim)
 	setInt(&m.QLoRARank, src.QLoRARank)
+	setInt(&m.IndexHeads, src.IndexHeads)
+	setInt(&m.IndexHeadDim, src.IndexHeadDim)
 	setInt(&m.SlidingWindow, src.SlidingWindow)
 	setInt(&m.SlidingWindowLayers, src.SlidingWindowLayers)
 	if m.ExpertPrecision == "" {

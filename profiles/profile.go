@@ -96,6 +96,14 @@ type Model struct {
 	// (config.json's q_lora_rank; 0 where queries are projected directly, DeepSeek-V2-Lite).
 	// Serving engines keep the down-projections to it and to the KV latent whole on every GPU.
 	QLoRARank int `yaml:"q_lora_rank,omitempty" json:"q_lora_rank,omitempty"`
+	// IndexHeads and IndexHeadDim describe DeepSeek sparse attention's lightning indexer
+	// (DeepSeek-V3.2, config.json's index_n_heads and index_head_dim): every layer scores the
+	// past tokens with IndexHeads query heads of IndexHeadDim over one cached key per token,
+	// and attends to the best index_topk of them. The engines keep the indexer's projections
+	// whole on every GPU and its keys in FP8 with one fp32 scale per 128 values beside the
+	// latent cache (vLLM's DeepseekV32IndexerCache).
+	IndexHeads   int `yaml:"index_n_heads,omitempty" json:"index_n_heads,omitempty"`
+	IndexHeadDim int `yaml:"index_head_dim,omitempty" json:"index_head_dim,omitempty"`
 	// QKNorm says every layer normalizes each head's query and key before attention
 	// (an RMSNorm over head_dim: Qwen 3, Gemma 3). Training keeps what those norms save for
 	// backward, for every query and KV head.

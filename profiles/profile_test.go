@@ -261,9 +261,11 @@ func TestMLAPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 		hub                                                                string
 		qLoRARank, qkNopeHeadDim, vHeadDim, denseLayers, denseIntermediate int
 		context                                                            int
+		indexHeads, indexHeadDim                                           int // DeepSeek sparse attention's lightning indexer
 	}{
-		{"deepseek-ai/DeepSeek-V3", 1536, 128, 128, 3, 18432, 163840},
-		{"moonshotai/Kimi-K2-Instruct", 1536, 128, 128, 1, 18432, 131072},
+		{"deepseek-ai/DeepSeek-V3", 1536, 128, 128, 3, 18432, 163840, 0, 0},
+		{"deepseek-ai/DeepSeek-V3.2-Exp", 1536, 128, 128, 3, 18432, 163840, 64, 128},
+		{"moonshotai/Kimi-K2-Instruct", 1536, 128, 128, 1, 18432, 131072, 0, 0},
 	} {
 		p, ok := LookupPreset(c.hub)
 		if !ok {
@@ -277,6 +279,12 @@ func TestMLAPresetParametersFollowFromTheirConfiguration(t *testing.T) {
 		attn := h*m.QLoRARank + m.QLoRARank + m.QLoRARank*heads*(c.qkNopeHeadDim+rope) + // q_a, its norm, q_b
 			h*(kvRank+rope) + kvRank + kvRank*heads*(c.qkNopeHeadDim+c.vHeadDim) + // kv_a with the rotary key, its norm, kv_b
 			heads*c.vHeadDim*h // o_proj
+		if m.IndexHeads != c.indexHeads || m.IndexHeadDim != c.indexHeadDim {
+			t.Errorf("%s: indexer of %d heads of %d, config.json's index_n_heads and index_head_dim are %d and %d", p.Name, m.IndexHeads, m.IndexHeadDim, c.indexHeads, c.indexHeadDim)
+		}
+		// The indexer: wq_b from the query latent, wk from the hidden state, k_norm (a
+		// LayerNorm: weight and bias), weights_proj to one weight a head.
+		attn += m.QLoRARank*c.indexHeads*c.indexHeadDim + h*c.indexHeadDim + 2*c.indexHeadDim + h*c.indexHeads
 		dense := attn + 3*h*c.denseIntermediate + 2*h
 		moe := attn + (m.Experts+m.SharedExperts)*3*h*m.IntermediateSize + m.Experts*h + m.Experts + 2*h
 		if m.DenseLayers != c.denseLayers {

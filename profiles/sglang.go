@@ -150,6 +150,9 @@ func FromSGLang(argv []string) (*Profile, string) {
 	if !ok {
 		return nil, fmt.Sprintf("SGLang serves %s, which is not one of gpuguard's model presets", model)
 	}
+	if pr.Model.IndexHeads > 0 {
+		return nil, fmt.Sprintf("SGLang serves %s's sparse attention with KV cache pools of its own (its NSA backend), which the inferred profile does not model", pr.Name)
+	}
 	srv := &SGLangServer{MaxPrefillTokens: sglangMaxPrefillTokens}
 	p := &Profile{APIVersion: APIVersion, Kind: Kind,
 		Metadata:    Metadata{Name: "inferred from SGLang arguments"},

@@ -103,7 +103,7 @@ func (p *Profile) validate() error {
 	for _, f := range []struct {
 		path string
 		v    int
-	}{{"model.shared_experts", m.SharedExperts}, {"model.dense_layers", m.DenseLayers}, {"model.kv_lora_rank", m.KVLoRARank}, {"model.qk_rope_head_dim", m.QKRopeHeadDim}, {"model.q_lora_rank", m.QLoRARank}} {
+	}{{"model.shared_experts", m.SharedExperts}, {"model.dense_layers", m.DenseLayers}, {"model.kv_lora_rank", m.KVLoRARank}, {"model.qk_rope_head_dim", m.QKRopeHeadDim}, {"model.q_lora_rank", m.QLoRARank}, {"model.index_n_heads", m.IndexHeads}, {"model.index_head_dim", m.IndexHeadDim}} {
 		if f.v < 0 {
 			return invalid(f.path, "%s must not be negative, got %d", f.path, f.v)
 		}
@@ -119,6 +119,9 @@ func (p *Profile) validate() error {
 	}
 	if m.QLoRARank > 0 && m.KVLoRARank == 0 {
 		return invalid("model.q_lora_rank", "model.q_lora_rank needs model.kv_lora_rank: it is part of multi-head latent attention")
+	}
+	if (m.IndexHeads > 0) != (m.IndexHeadDim > 0) || m.IndexHeads > 0 && m.QLoRARank == 0 {
+		return invalid("model.index_n_heads", "model.index_n_heads and model.index_head_dim go together, and need model.q_lora_rank: the lightning indexer projects its queries from multi-head latent attention's query latent")
 	}
 	if m.MLP != "" && m.MLP != "gelu" && m.MLP != "swiglu" {
 		return invalid("model.mlp", "model.mlp must be gelu or swiglu, got %q", m.MLP)

@@ -3,6 +3,7 @@ package memory
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/gpuguard/gpuguard/profiles"
 )
@@ -332,6 +333,9 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	if m.KVLoRARank > 0 {
 		src = fmt.Sprintf("L·(kv_lora_rank + qk_rope_head_dim)·seq·batch·%g bytes (%s): multi-head latent attention, whole on every GPU", kvb, in.KVCachePrecision)
 	}
+	if m.IndexHeads > 0 {
+		src = fmt.Sprintf("L·seq·batch·(the latent and rotary key, %g bytes in %s, + the lightning indexer's FP8 key and scale, %g bytes): sparse multi-head latent attention, whole on every GPU", latentBytes(m, kvb), in.KVCachePrecision, indexerKeyBytes(m))
+	}
 	if kvm.Layers > m.Layers {
 		src += fmt.Sprintf("; L counts the draft's multi-token prediction layers (%d)", in.MTPLayers)
 	}
@@ -400,6 +404,12 @@ func servedWeights(m profiles.Model) (float64, string) {
 		rest -= emb
 		src += "; embeddings and output layer in 16-bit"
 	}
+	if _, wp := indexerParams(m); wb < 2 && wp > 0 && wp <= rest {
+		// And the lightning indexer's weights_proj, which vLLM builds without quantization.
+		weights += wp * 2
+		rest -= wp
+		src += "; the indexer's weights_proj in 16-bit"
+	}
 	if r := math.Min(routerParams(m), rest); wb < 2 && r > 0 {
 		// And a mixture of experts' routers (DeepSeek V3's FP8 checkpoint stores mlp.gate in
 		// bf16; vLLM builds the gate without quantization).
@@ -423,7 +433,8 @@ func dpAttentionWeights(m profiles.Model, total, tp, attnTP float64) float64 {
 	wb := bytesOf(m.Precision)
 	emb := float64(m.VocabSize) * float64(m.HiddenSize) * sixteenBitUnder(wb)
 	latent := latentProjectionParams(m) * wb
-	attn := attentionParams(m)*wb - latent
+	idx, _ := indexerParams(m)
+	attn := (attentionParams(m)-idx)*wb - latent
 	rep := replicatedBytes(m)
 	rest := math.Max(0, total-emb-attn-rep)
 	return emb + attn/attnTP + rep + rest/tp
@@ -443,7 +454,30 @@ func sixteenBitUnder(wb float64) float64 {
 // the weights' precision. DeepSeek V3 in FP8: 0.92 GB of projections and 0.21 GB of routers.
 func replicatedBytes(m profiles.Model) float64 {
 	wb := bytesOf(m.Precision)
-	return latentProjectionParams(m)*wb + routerParams(m)*sixteenBitUnder(wb)
+	return latentProjectionParams(m)*wb + routerParams(m)*sixteenBitUnder(wb) + indexerBytes(m)
+}
+
+// indexerParams is how many parameters DeepSeek sparse attention's lightning indexer takes, and
+// how many of them are its projection to the heads' weights: in every layer wq_b (q_lora_rank ×
+// heads·head_dim), wk (hidden × head_dim), k_norm (a LayerNorm: 2·head_dim) and weights_proj
+// (hidden × heads); 0 without one (vLLM's Indexer in deepseek_v2.py).
+func indexerParams(m profiles.Model) (all, weightsProj float64) {
+	if m.IndexHeads <= 0 {
+		return 0, 0
+	}
+	L, h := float64(m.Layers), float64(m.HiddenSize)
+	heads, dim := float64(m.IndexHeads), float64(m.IndexHeadDim)
+	weightsProj = L * h * heads
+	return L*(float64(m.QLoRARank)*heads*dim+h*dim+2*dim) + weightsProj, weightsProj
+}
+
+// indexerBytes is what the lightning indexer's weights take on every GPU: vLLM keeps its
+// projections whole (ReplicatedLinear), wq_b and wk in the weights' precision and weights_proj
+// unquantized, in 16 bits under a quantized checkpoint.
+func indexerBytes(m profiles.Model) float64 {
+	all, wp := indexerParams(m)
+	wb := bytesOf(m.Precision)
+	return (all-wp)*wb + wp*sixteenBitUnder(wb)
 }
 
 // latentProjectionParams is how many parameters multi-head latent attention's down-projections
@@ -596,14 +630,21 @@ func weightsPerGPU(m profiles.Model, in *profiles.Inference) (float64, string) {
 	rep := replicatedBytes(m)
 	wholeNote := ""
 	if rep > 0 && tp > 1 {
-		what := "the routers"
-		switch {
-		case routerParams(m) == 0:
-			what = "the latent down-projections"
-		case latentProjectionParams(m) > 0:
-			what = "the routers and latent down-projections"
+		var parts []string
+		if routerParams(m) > 0 {
+			parts = append(parts, "routers")
 		}
-		wholeNote = fmt.Sprintf("; %s (%.3g GB) whole on every GPU", what, rep/1e9)
+		if latentProjectionParams(m) > 0 {
+			parts = append(parts, "latent down-projections")
+		}
+		if m.IndexHeads > 0 {
+			parts = append(parts, "lightning indexer")
+		}
+		what := strings.Join(parts, ", ")
+		if i := strings.LastIndex(what, ", "); i >= 0 {
+			what = what[:i] + " and " + what[i+2:]
+		}
+		wholeNote = fmt.Sprintf("; the %s (%.3g GB) whole on every GPU", what, rep/1e9)
 	}
 	if ep := float64(in.ExpertParallel); ep > tp && m.Experts > 0 {
 		// Data-parallel engines of a mixture of experts share its routed experts over all
@@ -662,8 +703,26 @@ func kvBytes(m profiles.Model, in *profiles.Inference, attnTP float64) float64 {
 		// vLLM and SGLang keep it as a single KV head that tensor parallelism cannot split, so
 		// every GPU holds all of it (vLLM's ModelConfig: one KV head of kv_lora_rank +
 		// qk_rope_head_dim for MLA; SGLang's MLATokenToKVPool).
-		return layerTokens * float64(m.KVLoRARank+m.QKRopeHeadDim) * float64(in.BatchSize) * kvb
+		return layerTokens * (latentBytes(m, kvb) + indexerKeyBytes(m)) * float64(in.BatchSize)
 	}
 	kvHeads := math.Ceil(float64(m.KVHeads) / attnTP)
 	return 2 * layerTokens * kvHeads * headDim(m) * float64(in.BatchSize) * kvb
+}
+
+// latentBytes is what multi-head latent attention caches for a token in each layer, at kvb
+// bytes a value: the latent and the rotary key; sparse MLA's FP8 cache (vLLM's fp8_ds_mla, for
+// DeepSeek V3.2) keeps one fp32 scale per 128 latent values and the rotary key in 16 bits, 656
+// bytes where plain FP8 would take 576.
+func latentBytes(m profiles.Model, kvb float64) float64 {
+	if m.IndexHeads > 0 && kvb == 1 {
+		return float64(m.KVLoRARank) + float64(m.KVLoRARank)/128*4 + float64(m.QKRopeHeadDim)*2
+	}
+	return float64(m.KVLoRARank+m.QKRopeHeadDim) * kvb
+}
+
+// indexerKeyBytes is what the lightning indexer caches for a token in each layer: its key in
+// FP8 with one fp32 scale per 128 values, whatever the KV cache's type (vLLM's
+// DeepseekV32IndexerCache: head_dim + head_dim/128·4 bytes, 132 for DeepSeek V3.2).
+func indexerKeyBytes(m profiles.Model) float64 {
+	return float64(m.IndexHeadDim) + float64(m.IndexHeadDim)/128*4
 }

@@ -507,3 +507,51 @@ func TestServedMTPDraft(t *testing.T) {
 		t.Errorf("GLM-4.5-Air with its MTP layer: KV cache %.0f bytes a GPU, want %.0f (47 layers, 2 KV heads a GPU)", got, want)
 	}
 }
+
+// TestServedDeepSeekV32: DeepSeek V3.2 is V3 with a lightning indexer in every layer, whose
+// projections vLLM keeps whole on every GPU (wq_b and wk in FP8, weights_proj in bf16) and whose
+// keys it caches in FP8 with an fp32 scale, 132 bytes a token and layer, beside the latent cache:
+// 1,152 bytes in bf16, or 656 in sparse MLA's FP8 layout (fp8_ds_mla).
+func TestServedDeepSeekV32(t *testing.T) {
+	serve := func(line string) *Estimate {
+		t.Helper()
+		p, why := profiles.FromVLLM(strings.Fields(line))
+		if p == nil {
+			t.Fatal(why)
+		}
+		e, err := Of(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	v3 := serve("vllm serve deepseek-ai/DeepSeek-V3 -tp 8 --max-model-len 32768")
+	v32 := serve("vllm serve deepseek-ai/DeepSeek-V3.2-Exp -tp 8 --max-model-len 32768")
+	const h = 7168.0
+	wqbWk, weightsProj := 61*(1536*64*128+h*128+2*128.0), 61*h*64
+	if got, want := v32.Term(TermWeights)-v3.Term(TermWeights), wqbWk+weightsProj*2; math.Abs(got-want) > 1 {
+		t.Errorf("the indexer adds %.0f bytes a GPU, want %.0f: wq_b, wk and k_norm in FP8 and weights_proj in bf16, whole", got, want)
+	}
+	if got, want := v32.Term(TermKVCache), 61*(576*2+132)*32768.0; got != want {
+		t.Errorf("V3.2's KV cache in bf16: %.0f bytes a GPU, want %.0f", got, want)
+	}
+	fp8 := serve("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --max-model-len 32768 --kv-cache-dtype fp8")
+	if got, want := fp8.Term(TermKVCache), 61*(512+16+128+132)*32768.0; got != want {
+		t.Errorf("V3.2's KV cache in fp8_ds_mla: %.0f bytes a GPU, want %.0f", got, want)
+	}
+	// V3's own FP8 cache stays plain: 576 bytes.
+	if got, want := serve("vllm serve deepseek-ai/DeepSeek-V3 -tp 8 --max-model-len 32768 --kv-cache-dtype fp8").Term(TermKVCache), 61*576*32768.0; got != want {
+		t.Errorf("V3's KV cache in fp8: %.0f bytes a GPU, want %.0f", got, want)
+	}
+	// With MTP the draft's layer has an indexer too: one more layer of both caches.
+	mtp := serve(`vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --max-model-len 32768 --speculative-config {"method":"mtp","num_speculative_tokens":1}`)
+	if got, want := mtp.Term(TermKVCache), 62*(576*2+132)*32768.0; got != want {
+		t.Errorf("V3.2 with its MTP layer: KV cache %.0f bytes a GPU, want %.0f", got, want)
+	}
+	if p, why := profiles.FromSGLang(strings.Fields("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3.2-Exp --tp 8")); p != nil || !strings.Contains(why, "NSA") {
+		t.Errorf("SGLang's V3.2: profile %v, why %q; want none", p != nil, why)
+	}
+	if p, err := profiles.Parse([]byte("apiVersion: gpuguard.dev/v1\nkind: WorkloadProfile\nmetadata: {name: t}\nworkload: {type: training}\nmodel: {preset: deepseek-v3.2}\ntraining: {method: lora, micro_batch_size: 1, sequence_length: 2048}\n"), "v32.yaml"); err == nil || !strings.Contains(err.Error(), "sparse attention") {
+		t.Errorf("training V3.2: %v, %v; want it refused", p, err)
+	}
+}
