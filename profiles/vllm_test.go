@@ -202,6 +202,7 @@ func FuzzFromVLLM(f *testing.F) {
 	f.Add("vllm serve zai-org/GLM-4.6-FP8 -tp 8 --enable-expert-parallel --kv-cache-dtype fp8")
 	f.Add(`vllm serve Qwen/Qwen3-8B --speculative-config {"method": "ngram", "num_speculative_tokens": 4} --speculative-config.prompt_lookup_max 4`)
 	f.Add(`vllm serve deepseek-ai/DeepSeek-R1 -tp 8 --speculative-config {"method":"mtp","model":"deepseek-ai/DeepSeek-R1","num_speculative_tokens":3}`)
+	f.Add("vllm serve deepseek-ai/DeepSeek-V3.2 -tp 8 --kv-cache-dtype fp8_ds_mla --max-model-len 65536")
 	f.Fuzz(func(t *testing.T, line string) {
 		p, why := FromVLLM(strings.Split(line, " "))
 		if p == nil {

@@ -16,6 +16,7 @@ func FuzzEstimate(f *testing.F) {
 	f.Add([]byte(head + "workload: {type: inference}\nmodel: {preset: llama-3.1-8b, precision: int4}\ninference: {batch_size: 8, max_sequence_length: 8192, max_batched_tokens: 2048}\n"))
 	f.Add([]byte(head + "workload: {type: inference}\nmodel: {parameters: 1.5e10, layers: 27, hidden_size: 2048, attention_heads: 16, vocab_size: 102400, intermediate_size: 1408, mlp: swiglu, experts: 64, experts_per_token: 6, shared_experts: 2, kv_lora_rank: 512, qk_rope_head_dim: 64}\ninference: {batch_size: 4, max_sequence_length: 32768, tensor_parallel: 2, gpu_memory_utilization: 0.9}\n"))
 	f.Add([]byte(head + "workload: {type: inference}\nmodel: {preset: deepseek-v3, precision: int4, q_lora_rank: 3072, dense_layers: 60}\ninference: {batch_size: 1, max_sequence_length: 4096, tensor_parallel: 8}\n"))
+	f.Add([]byte(head + "workload: {type: inference}\nmodel: {preset: deepseek-v3.2, index_head_dim: 3}\ninference: {batch_size: 2, max_sequence_length: 4096, tensor_parallel: 8, gpu_memory_utilization: 0.9, kv_cache_precision: fp8}\n"))
 	f.Add([]byte(head + "workload: {type: inference}\nmodel: {preset: qwen3-30b-a3b, qk_norm: true, dense_layers: 99}\ninference: {batch_size: 3, max_sequence_length: 5000, tensor_parallel: 2}\nruntime: {fragmentation: 0}\n"))
 	f.Add([]byte(head + "workload: {type: training}\nmodel: {preset: qwen3-8b, head_dim: 7}\ntraining: {method: lora, lora_targets: attention, micro_batch_size: 2, sequence_length: 128}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
