@@ -390,17 +390,7 @@ func TestServedLlama4Maverick(t *testing.T) {
 // its embeddings (2 × 200,064 × 3,072) and routers (62 × 256 × 3,072), and 2 of its 8 KV heads
 // on each GPU.
 func TestServedGLMAndMiniMax(t *testing.T) {
-	serve := func(p *profiles.Profile, why string) *Estimate {
-		t.Helper()
-		if p == nil {
-			t.Fatal(why)
-		}
-		e, err := Of(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
-	}
+	serve := func(p *profiles.Profile, why string) *Estimate { return estimateInferred(t, p, why) }
 	const glm, glmEmb, glmRouters = 352797829024.0, 1551892480.0, 72908800.0
 	e := serve(profiles.FromVLLM([]string{"vllm", "serve", "zai-org/GLM-4.6-FP8", "-tp", "8"}))
 	total := (glm - glmEmb - glmRouters) + (glmEmb+glmRouters)*2
@@ -431,16 +421,8 @@ func TestServedGLMAndMiniMax(t *testing.T) {
 // in 16 bits; and the KV cache gains the draft's layer.
 func TestServedMTPDraft(t *testing.T) {
 	serve := func(argv ...string) *Estimate {
-		t.Helper()
 		p, why := profiles.FromVLLM(argv)
-		if p == nil {
-			t.Fatal(why)
-		}
-		e, err := Of(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
+		return estimateInferred(t, p, why)
 	}
 	near := func(got, want, tol float64) bool { return math.Abs(got-want) <= tol*want }
 
@@ -472,13 +454,7 @@ func TestServedMTPDraft(t *testing.T) {
 	// SGLang's draft worker keeps the layer's KV cache in a pool of its own, outside the static
 	// share with the draft's weights: the share holds the target's 61 layers.
 	p, why := profiles.FromSGLang(strings.Fields("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 --context-length 32768 --speculative-algorithm NEXTN"))
-	if p == nil {
-		t.Fatal(why)
-	}
-	sg, err := Of(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sg := estimateInferred(t, p, why)
 	if got, want := sg.Term(TermKVCache), 61*(512+64)*32768*2.0; got != want {
 		t.Errorf("SGLang's static share: KV cache %.0f bytes a GPU, want %.0f (the target's 61 layers)", got, want)
 	}
@@ -514,16 +490,8 @@ func TestServedMTPDraft(t *testing.T) {
 // 1,152 bytes in bf16, or 656 in sparse MLA's FP8 layout (fp8_ds_mla).
 func TestServedDeepSeekV32(t *testing.T) {
 	serve := func(line string) *Estimate {
-		t.Helper()
 		p, why := profiles.FromVLLM(strings.Fields(line))
-		if p == nil {
-			t.Fatal(why)
-		}
-		e, err := Of(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return e
+		return estimateInferred(t, p, why)
 	}
 	v3 := serve("vllm serve deepseek-ai/DeepSeek-V3 -tp 8 --max-model-len 32768")
 	v32 := serve("vllm serve deepseek-ai/DeepSeek-V3.2-Exp -tp 8 --max-model-len 32768")
@@ -554,4 +522,18 @@ func TestServedDeepSeekV32(t *testing.T) {
 	if p, err := profiles.Parse([]byte("apiVersion: gpuguard.dev/v1\nkind: WorkloadProfile\nmetadata: {name: t}\nworkload: {type: training}\nmodel: {preset: deepseek-v3.2}\ntraining: {method: lora, micro_batch_size: 1, sequence_length: 2048}\n"), "v32.yaml"); err == nil || !strings.Contains(err.Error(), "sparse attention") {
 		t.Errorf("training V3.2: %v, %v; want it refused", p, err)
 	}
+}
+
+// estimateInferred estimates a profile a server reader inferred, failing the test with the
+// reader's reason when it inferred none.
+func estimateInferred(t *testing.T, p *profiles.Profile, why string) *Estimate {
+	t.Helper()
+	if p == nil {
+		t.Fatal(why)
+	}
+	e, err := Of(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
