@@ -317,11 +317,7 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 	// Kwon et al., vLLM, SOSP'23 §3). Tensor parallelism splits the KV heads; with fewer KV
 	// heads than GPUs they are replicated. Data-parallel attention splits them over its
 	// group's GPUs only, each group caching its own sequences.
-	kvm := m // the model whose layers the KV cache term holds
-	if in.SGLang == nil {
-		// vLLM keeps a draft's layers' KV cache in the same blocks as the target's.
-		kvm = servedModel(m, in)
-	}
+	kvm := kvModel(m, in)
 	_, windowed := kvLayerTokens(kvm, in)
 	kvb := bytesOf(in.KVCachePrecision)
 	kv := kvBytes(kvm, in, attnTP)
@@ -580,9 +576,7 @@ func windowedLayers(m profiles.Model, in *profiles.Inference) float64 {
 // windowed·window) / full layers tokens beyond it; with every layer windowed, any context fits
 // once the window does (math.MaxInt). 0 when nothing fits.
 func KVTokensWithin(m profiles.Model, in *profiles.Inference, kv, budget float64) int {
-	if in.SGLang == nil {
-		m = servedModel(m, in)
-	}
+	m = kvModel(m, in)
 	layerTokens, _ := kvLayerTokens(m, in)
 	if kv <= 0 || layerTokens <= 0 || budget <= 0 {
 		return 0
@@ -677,6 +671,16 @@ func servedModel(m profiles.Model, in *profiles.Inference) profiles.Model {
 	m.Parameters += n * lastLayerParams(m)
 	m.Layers += in.MTPLayers
 	return m
+}
+
+// kvModel is the model whose layers the KV cache term holds: vLLM keeps a draft's layers' KV
+// cache in the same blocks as the model's (servedModel); SGLang's draft keeps its own pool,
+// counted with the draft, so its term holds the model's layers only.
+func kvModel(m profiles.Model, in *profiles.Inference) profiles.Model {
+	if in.SGLang != nil {
+		return m
+	}
+	return servedModel(m, in)
 }
 
 // lastLayerParams is how many parameters one decoder layer of the model's last kind holds: for
