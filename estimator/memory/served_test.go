@@ -390,7 +390,10 @@ func TestServedLlama4Maverick(t *testing.T) {
 // its embeddings (2 × 200,064 × 3,072) and routers (62 × 256 × 3,072), and 2 of its 8 KV heads
 // on each GPU.
 func TestServedGLMAndMiniMax(t *testing.T) {
-	serve := func(p *profiles.Profile, why string) *Estimate { return estimateInferred(t, p, why) }
+	serve := func(p *profiles.Profile, why string) *Estimate {
+		t.Helper()
+		return estimateInferred(t, p, why)
+	}
 	const glm, glmEmb, glmRouters = 352797829024.0, 1551892480.0, 72908800.0
 	e := serve(profiles.FromVLLM([]string{"vllm", "serve", "zai-org/GLM-4.6-FP8", "-tp", "8"}))
 	total := (glm - glmEmb - glmRouters) + (glmEmb+glmRouters)*2
@@ -421,6 +424,7 @@ func TestServedGLMAndMiniMax(t *testing.T) {
 // in 16 bits; and the KV cache gains the draft's layer.
 func TestServedMTPDraft(t *testing.T) {
 	serve := func(argv ...string) *Estimate {
+		t.Helper()
 		p, why := profiles.FromVLLM(argv)
 		return estimateInferred(t, p, why)
 	}
@@ -490,6 +494,7 @@ func TestServedMTPDraft(t *testing.T) {
 // 1,152 bytes in bf16, or 656 in sparse MLA's FP8 layout (fp8_ds_mla).
 func TestServedDeepSeekV32(t *testing.T) {
 	serve := func(line string) *Estimate {
+		t.Helper()
 		p, why := profiles.FromVLLM(strings.Fields(line))
 		return estimateInferred(t, p, why)
 	}
