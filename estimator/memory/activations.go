@@ -300,7 +300,7 @@ func inference(p *profiles.Profile) (*Estimate, error) {
 		if in.MTPLayers > 1 {
 			what = fmt.Sprintf("the checkpoint's %d multi-token prediction layers", in.MTPLayers)
 		}
-		src := fmt.Sprintf("%s as the draft: %.3g GB a GPU of decoder layer split as the model's, %.3g GB of eh_proj (2h×h, 16-bit) whole on every GPU, %.3g GB of output head (vocab×h, 16-bit) ÷ %g tensor parallel", what, (layers-wb)/1e9, proj/1e9, head/1e9, tp)
+		src := fmt.Sprintf("%s as the draft: %.3g GB a GPU of decoder layer split as the model's, %.3g GB of eh_proj (2h×h, 16-bit) whole on every GPU, %.3g GB of output head (vocab×h, 16-bit) ÷ %g tensor parallel (recent vLLM and SGLang share the model's instead: an estimate that errs high by it)", what, (layers-wb)/1e9, proj/1e9, head/1e9, tp)
 		draft := layers - wb + proj + head
 		if in.SGLang != nil {
 			// SGLang's draft worker keeps its layers' KV cache in a pool of its own, outside
