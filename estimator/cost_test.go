@@ -140,9 +140,12 @@ func TestSumIsExact(t *testing.T) {
 		a := money.Amount(100001) // $0.100001
 		es = append(es, Estimate{MonthlyCost: &a})
 	}
-	es = append(es, Estimate{UnpricedReason: new(string)})
+	es[0].PriceEstimated = true
+	// Unpriced, though part of its price was worked out as an estimate before what stopped it
+	// (a shared GPU's unit): it has no price to be an estimate.
+	es = append(es, Estimate{UnpricedReason: new(string), PriceEstimated: true})
 	tot := Sum(es)
-	if tot.MonthlyCost != money.Amount(100001000) || tot.Unpriced != 1 || tot.Resources != 1001 {
+	if tot.MonthlyCost != money.Amount(100001000) || tot.Unpriced != 1 || tot.Resources != 1001 || tot.Estimated != 1 {
 		t.Fatalf("totals = %+v", tot)
 	}
 }

@@ -277,14 +277,14 @@ func Sum(es []Estimate) Totals {
 	for i := range es {
 		e := &es[i]
 		t.Resources++
-		if e.PriceEstimated {
-			t.Estimated++
-		}
 		var gpus float64
 		if e.GPU != nil {
 			gpus = e.GPU.Count * float64(e.Quantity)
 		}
 		m, priced := e.Monthly()
+		if e.PriceEstimated && priced { // an unpriced one has no price to be an estimate
+			t.Estimated++
+		}
 		if !priced {
 			t.Unpriced++
 		} else {

@@ -107,24 +107,30 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 			t.gpus, t.share, t.timeSliced = 1, 1/float64(n), n
 		}
 	case r.Pod != nil && r.Pod.SharingStrategy != "" && r.Pod.SharedReplicas > 1:
-		// NVIDIA's device plugin shares one GPU between the pods that hold its units: a pod
-		// runs on one GPU whatever units it asks for (more units are not more of a GPU). Under
-		// MPS each unit is an equal share of its memory, enforced; under time-slicing the pod
-		// sees all of it, which the others use too.
+		// NVIDIA's device plugin shares each GPU between the pods that hold its units, and lays
+		// a pod's units out over the node's GPUs (sharedSpread): the pod runs on those GPUs,
+		// judged on the one it holds the fewest units of. Under MPS each unit is an equal share
+		// of a GPU's memory, enforced; under time-slicing the pod sees all of it, which the
+		// pods holding its other units use too: a pod that holds every unit of its GPUs has
+		// them to itself. GKE's time-sharing gives a container one GPU, and isolates no memory
+		// either.
 		// https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus
-		t.gpus = 1
-		t.share = 1 / float64(r.Pod.SharedReplicas)
-		if r.Pod.SharingStrategy == parser.SharingTimeSlicing || r.Pod.SharingStrategy == parser.SharingGKETimeSharing {
-			// GKE's time-sharing isolates no memory either.
-			// https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus
-			t.timeSliced = r.Pod.SharedReplicas
+		// https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus
+		n := r.Pod.SharedReplicas
+		gpus, held := 1, 1
+		if r.Pod.SharingStrategy != parser.SharingGKETimeSharing {
+			gpus, held = sharedSpread(int(r.Pod.Requested), n, int(perInstance), r.Pod.SharedPacked)
 		}
-		if r.Pod.SharingStrategy == parser.SharingMPS {
-			units := min(r.Pod.Requested, int64(r.Pod.SharedReplicas))
-			t.share = float64(units) / float64(r.Pod.SharedReplicas)
+		t.gpus, t.share = float64(gpus), float64(held)/float64(n)
+		switch {
+		case r.Pod.SharingStrategy == parser.SharingMPS:
 			t.usableBytes *= t.share
-			t.name = fmt.Sprintf("a %d/%d MPS share of %s", units, r.Pod.SharedReplicas, g.Name)
+			t.name = fmt.Sprintf("a %d/%d MPS share of %s", held, n, g.Name)
 			t.slice = true
+		case held >= n:
+			t.share = 0
+		default:
+			t.timeSliced = n - held + 1 // this pod and one for each unit it does not hold
 		}
 	case r.Pod != nil:
 		t.gpus = float64(r.Pod.Requested)
@@ -233,12 +239,11 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 		f.Verdict = VerdictTight
 		f.Reason = fmt.Sprintf("needs %.1f GiB alone, but %d pods time-slice each %s and %d such pods need %.1f GiB together of %s's %.1f GiB usable: time-slicing does not isolate memory",
 			req/memory.GiB, t.timeSliced, t.device(), t.timeSliced, float64(t.timeSliced)*req/memory.GiB, t.name, capacity/memory.GiB)
-	case t.timeSliced > 1 && float64(t.timeSliced)*req < th.OversizedMemoryFraction*capacity:
-		// It pays 1/n of the GPU: oversized when it uses less than the threshold of that share.
-		share := float64(t.timeSliced) * req / capacity
+	case t.timeSliced > 1 && req < th.OversizedMemoryFraction*t.share*capacity:
+		// It pays its share of the GPU: oversized when it uses less than the threshold of that.
 		f.Verdict = VerdictOversized
-		f.Reason = fmt.Sprintf("needs %s of the 1/%d of %s's memory its time-slice share pays for (under %.0f%%)",
-			percentBeside(100*share, th.OversizedMemoryFraction*100), t.timeSliced, t.name, th.OversizedMemoryFraction*100)
+		f.Reason = fmt.Sprintf("needs %s of the %s of %s's memory its time-slice share pays for (under %.0f%%)",
+			percentBeside(100*req/(t.share*capacity), th.OversizedMemoryFraction*100), fraction(t.share), t.name, th.OversizedMemoryFraction*100)
 	case float64(mem.GPUs) < t.gpus && !t.mig:
 		f.Verdict = VerdictOversized
 		f.Reason = fmt.Sprintf("uses %d of the %s GPUs it is given", mem.GPUs, trimNum(t.gpus))

@@ -615,7 +615,8 @@ inference: {batch_size: 1, max_sequence_length: 4096}
 	}
 }
 
-// A pod on a GPU that NVIDIA's device plugin shares runs on one GPU. Under MPS each unit is an
+// A pod on a one-GPU node whose GPU NVIDIA's device plugin shares runs on that GPU, whatever
+// units it holds (TestSeveralUnitsOfSharedGPUs lays units out over more). Under MPS each unit is an
 // equal share of its memory, which is what the workload must fit in. Under time-slicing it sees
 // all of the memory, but the pods that share the GPU use it together: tight when as many such
 // pods as share it would not fit, and oversized against the share it pays for, not the GPU.
@@ -664,6 +665,92 @@ measured: {gpu_name: NVIDIA A10G, gpu_count: 1, memory_total_mib: 23028, peak_me
 			p.Assess(&e, r, tc.prof, DefaultThresholds)
 			if e.Fit == nil || e.Fit.Verdict != tc.verdict || !strings.Contains(e.Fit.Reason, tc.reason) {
 				t.Errorf("fit %+v, want %s with %q", e.Fit, tc.verdict, tc.reason)
+			}
+		})
+	}
+}
+
+// A pod that asks for several units of GPUs NVIDIA's device plugin shares runs on as many GPUs as
+// the plugin lays them out over: its default policy spreads them, one GPU per unit while the node
+// has GPUs, so a 4-GPU workload on 4 units of a 4-GPU node has its 4 GPUs; the packed policy
+// fills a GPU's units first. The pod is judged on the GPU it holds the fewest units of: shared
+// with a pod for each unit it does not hold, paid for by the units it does, and its own where it
+// holds them all. A config that refuses several units (failRequestsGreaterThanOne; MPS's default)
+// leaves the pod unpriced: it never runs.
+func TestSeveralUnitsOfSharedGPUs(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	measured := func(gpus, peakMiB int) *profiles.Profile {
+		return mustProfile(t, fmt.Sprintf(`workload: {type: inference}
+measured: {gpu_name: NVIDIA A10G, gpu_count: %d, memory_total_mib: 23028, peak_memory_used_mib: %d, gpu_utilization: {mean: 60, p50: 60, p95: 80}, duration_seconds: 600, samples: 600, captured_at: "2026-11-02T10:00:00Z"}
+`, gpus, peakMiB))
+	}
+	// g5.12xlarge: 4 A10Gs of 22.49 GiB usable.
+	for _, tc := range []struct {
+		name            string
+		strategy        string
+		replicas        int
+		units           int64
+		packed          bool
+		prof            *profiles.Profile
+		verdict, reason string
+		note            string
+	}{
+		{"spread: four units are four GPUs", "time-slicing", 4, 4, false, measured(4, 5120), VerdictFits, "",
+			"spreads its 4 units over 4 GPUs, at least 1 of each"},
+		{"packed: four units are one GPU", "time-slicing", 4, 4, true, measured(4, 5120), VerdictDoesNotFit, "the workload spans 4 GPUs; NVIDIA A10G gives it 1",
+			"packs its 4 units onto 1 GPU (sharedDevicesAllocationPolicy: packed), at least 4 of each"},
+		{"packed: every unit of two GPUs is two GPUs of its own", "time-slicing", 2, 4, true, measured(2, 12288), VerdictFits, "", "packs its 4 units onto 2 GPUs"},
+		{"packed: GPUs of its own are judged as such", "time-slicing", 2, 4, true, measured(2, 4096), VerdictOversized, "needs 18% of NVIDIA A10G's memory (under 40%)", ""},
+		{"spread: two units a GPU leave one sharer for each other unit", "time-slicing", 4, 8, false, measured(4, 8192), VerdictTight,
+			"needs 8.0 GiB alone, but 3 pods time-slice each GPU and 3 such pods need 24.0 GiB together", "spreads its 8 units over 4 GPUs, at least 2 of each"},
+		{"spread: two units a GPU pay for half of it", "time-slicing", 4, 8, false, measured(4, 3072), VerdictOversized,
+			"needs 27% of the 1/2 of NVIDIA A10G's memory its time-slice share pays for (under 40%)", ""},
+		{"MPS: two units are a quarter of each of two GPUs", "mps", 4, 2, false, measured(1, 4096), VerdictOversized, "uses 1 of the 2 GPUs it is given", "spreads its 2 units over 2 GPUs"},
+		{"MPS: a quarter of each of two GPUs holds a 2-GPU workload", "mps", 4, 2, false, measured(2, 4096), VerdictFits, "", ""},
+		{"MPS: 8 GiB on each of two GPUs is over a quarter", "mps", 4, 2, false, measured(2, 8192), VerdictDoesNotFit, "a 1/4 MPS share of NVIDIA A10G has 5.6 GiB usable", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := parser.Resource{Address: "Deployment/a/b", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g5.12xlarge", Quantity: 1, PurchaseOption: parser.OnDemand,
+				Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: tc.units, SharedReplicas: tc.replicas, SharingStrategy: tc.strategy, SharedPacked: tc.packed}}
+			e := p.Estimate(r)
+			if e.UnpricedReason != nil {
+				t.Fatalf("unpriced: %s", *e.UnpricedReason)
+			}
+			if got, want := e.GPU.Count, float64(tc.units)/float64(tc.replicas); got != want {
+				t.Errorf("priced as %v GPUs, want %v: the layout changes what the pod runs on, not what it pays", got, want)
+			}
+			if notes := strings.Join(e.Notes, "\n"); !strings.Contains(notes, tc.note) {
+				t.Errorf("notes %q, want %q", e.Notes, tc.note)
+			}
+			p.Assess(&e, r, tc.prof, DefaultThresholds)
+			if e.Fit == nil || e.Fit.Verdict != tc.verdict || !strings.Contains(e.Fit.Reason, tc.reason) {
+				t.Errorf("fit %+v, want %s with %q", e.Fit, tc.verdict, tc.reason)
+			}
+		})
+	}
+
+	for _, tc := range []struct {
+		name, strategy string
+		units          int64
+		oneUnit        bool
+		refused        string
+	}{
+		{"time-slicing that refuses several units", "time-slicing", 2, true, "asks for 2 units of nvidia.com/gpu, which NVIDIA's device plugin shares 4 to a GPU, and the plugin refuses a request for more than one (its config sets failRequestsGreaterThanOne): the pod fails when its node admits it and never runs"},
+		{"MPS, as it does by default", "mps", 3, true, "refuses a request for more than one (MPS sets failRequestsGreaterThanOne unless its config says false)"},
+		{"one unit is not refused", "mps", 1, true, ""},
+		{"nor several where the config allows them", "time-slicing", 2, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := parser.Resource{Address: "Deployment/a/b", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g5.12xlarge", Quantity: 1, PurchaseOption: parser.OnDemand,
+				Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: tc.units, SharedReplicas: 4, SharingStrategy: tc.strategy, SharedOneUnit: tc.oneUnit}}
+			e := p.Estimate(r)
+			switch {
+			case tc.refused == "" && e.UnpricedReason != nil:
+				t.Errorf("unpriced: %s", *e.UnpricedReason)
+			case tc.refused != "" && (e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, tc.refused)):
+				t.Errorf("unpriced reason %v, want %q", e.UnpricedReason, tc.refused)
+			case tc.refused != "" && (e.GPU == nil || e.GPU.Model != "NVIDIA A10G" || strings.Contains(strings.Join(e.Notes, "\n"), "units over")):
+				t.Errorf("refused on %+v, notes %q: want the node's GPU named, and no layout of units that are never handed out", e.GPU, e.Notes)
 			}
 		})
 	}

@@ -65,6 +65,14 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	if share > count+1e-9 {
 		return fmt.Sprintf("a pod requests %s GPUs but %s has %s: it cannot be scheduled there", trimNum(share), in.Type, trimNum(count))
 	}
+	if spreadByPlugin(&pod) && pod.Requested > 1 && !pod.SharedOneUnit { // else refused, below
+		gpus, held := sharedSpread(int(pod.Requested), pod.SharedReplicas, int(count), pod.SharedPacked)
+		how := fmt.Sprintf("spreads its %d units over %d GPU%s, at least %d of each, where the node has them free (its default policy, distributed: on a node whose GPUs are partly taken, more may share one)", pod.Requested, gpus, plural(gpus), held)
+		if pod.SharedPacked {
+			how = fmt.Sprintf("packs its %d units onto %d GPU%s (sharedDevicesAllocationPolicy: packed), at least %d of each", pod.Requested, gpus, plural(gpus), held)
+		}
+		addNote(e, "the pod asks for more than one unit of a shared GPU: NVIDIA's device plugin "+how)
+	}
 	if !holdsPod(in, &pod) {
 		reserved := ""
 		if in.Provider == parser.GCP {
@@ -81,7 +89,7 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	if g, ok := p.Catalog.GPU(gpu.GPU); ok {
 		e.GPU = &GPUInfo{Model: g.Name, Count: share * gpuCount / count, MemoryGiB: gpu.GPUMemoryGiB, Key: g.Key, MIGProfile: pod.MIGProfile}
 	}
-	return ""
+	return refusedUnits(&pod) // last: the node and its GPUs are the pod's, though it never runs
 }
 
 // devices is how many GPUs a node's device plugin advertises for count GPUs of the catalog: one
@@ -263,6 +271,54 @@ func (p *Pricer) perPodGPUs(pod *parser.PodGPUs, node catalog.Instance, e *Estim
 		return sharedUnits(e, n, pod.SharedReplicas, sharedWhat(pod, "shared GPU (time-sharing or MPS)", "GPU"), "GPU"), ""
 	}
 	return n, ""
+}
+
+// spreadByPlugin says whether NVIDIA's device plugin shares the pod's GPUs and lays its units
+// out (sharedSpread): time-slicing or MPS of whole GPUs (a pod on a shared MIG slice is given
+// one slice).
+func spreadByPlugin(pod *parser.PodGPUs) bool {
+	return pod.SharedReplicas > 1 && pod.MIGProfile == "" && (pod.SharingStrategy == parser.SharingTimeSlicing || pod.SharingStrategy == parser.SharingMPS)
+}
+
+// sharedSpread is how NVIDIA's device plugin lays out a pod's k units of GPUs it shares n ways,
+// on a node of g GPUs: over how many GPUs, and the fewest units the pod holds of any one of them.
+// Its default policy, distributed, takes each unit from the GPU with the fewest units taken, so
+// that k units land on min(k, g) GPUs of a node with them free (best effort: where some GPUs are
+// taken, more units may share one); packed fills one GPU's n units before it takes the next's.
+// https://github.com/NVIDIA/k8s-device-plugin internal/rm/allocate.go (distributedAlloc,
+// packedAlloc; sharedDevicesAllocationPolicy, PR 1621)
+func sharedSpread(k, n, g int, packed bool) (gpus, fewest int) {
+	k, n, g = max(k, 1), max(n, 1), max(g, 1)
+	if packed {
+		gpus = min((k+n-1)/n, g)
+		return gpus, min(n, max(1, k-(gpus-1)*n))
+	}
+	gpus = min(k, g)
+	return gpus, min(n, k/gpus)
+}
+
+// refusedUnits says why NVIDIA's device plugin refuses a pod's request, or "": the pod asks for
+// more than one unit of a GPU it shares with failRequestsGreaterThanOne set (MPS sets it unless
+// its config says false), so the kubelet fails the pod when it admits it, and it never runs.
+// https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus
+func refusedUnits(pod *parser.PodGPUs) string {
+	if !pod.SharedOneUnit || pod.Requested < 2 || pod.SharedReplicas < 2 || pod.SharingStrategy != parser.SharingTimeSlicing && pod.SharingStrategy != parser.SharingMPS {
+		return ""
+	}
+	why := "its config sets failRequestsGreaterThanOne"
+	if pod.SharingStrategy == parser.SharingMPS {
+		why = "MPS sets failRequestsGreaterThanOne unless its config says false"
+	}
+	return fmt.Sprintf("a pod asks for %d units of %s, which NVIDIA's device plugin shares %d to a %s, and the plugin refuses a request for more than one (%s): the pod fails when its node admits it and never runs; ask for one unit, or for GPUs that are not shared",
+		pod.Requested, pod.Resource, pod.SharedReplicas, unitOf(pod), why)
+}
+
+// unitOf names what a shared unit is a share of: a GPU, or a MIG slice.
+func unitOf(pod *parser.PodGPUs) string {
+	if pod.MIGProfile != "" {
+		return "MIG " + pod.MIGProfile + " slice"
+	}
+	return "GPU"
 }
 
 // sharedWhat names a shared device (a GPU or a MIG slice) by how it is shared, when the

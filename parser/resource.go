@@ -137,6 +137,14 @@ type PodGPUs struct {
 	// compute), as NVIDIA's device plugin configures them, or GKE's "time-sharing" (as
 	// time-slicing).
 	SharingStrategy string `json:"sharing_strategy,omitempty"`
+	// SharedOneUnit says NVIDIA's device plugin refuses this pod a request for more than one
+	// unit of a shared GPU (its config's failRequestsGreaterThanOne, which MPS sets unless the
+	// config says false): a pod that asks for more fails when its node admits it.
+	SharedOneUnit bool `json:"shared_one_unit,omitempty"`
+	// SharedPacked says the device plugin packs a pod's units onto as few GPUs as it can
+	// (sharedDevicesAllocationPolicy: packed), where its default spreads them over the GPUs
+	// with the fewest units taken.
+	SharedPacked bool `json:"shared_packed,omitempty"`
 	// Serving is the command line of the container that uses the GPUs when it runs a serving
 	// engine gpuguard reads (vLLM, SGLang): a workload profile can be inferred from it.
 	Serving *ServingCommand `json:"-"`
@@ -370,6 +378,10 @@ type DevicePluginConfig struct {
 	Strategy     string          // SharingTimeSlicing or SharingMPS
 	Replicas     map[string]int  // how many units each GPU is advertised as, by resource
 	Partial      map[string]bool // resources whose replicas cover only some of a node's GPUs
+	// OneUnit says the plugin refuses a request for more than one unit of a shared resource
+	// (failRequestsGreaterThanOne); Packed that it packs a request's units onto as few GPUs as
+	// it can (sharedDevicesAllocationPolicy: packed) instead of spreading them.
+	OneUnit, Packed bool
 	// Undecided, when no config is resolved, are the keys of the configs that share GPUs, and
 	// Shares the resources some of them share: which the nodes take is not said.
 	Undecided []string

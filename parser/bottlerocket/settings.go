@@ -17,6 +17,10 @@ import (
 //   - device-sharing-strategy "time-slicing" or "mps" shares each GPU as replicas units (default
 //     2) of nvidia.com/gpu, renamed nvidia.com/gpu.shared unless rename-by-default is false (its
 //     default is true);
+//   - a pod may ask for one unit only: under time-slicing unless
+//     time-slicing.fail-requests-greater-than-one is false (its default is true), under MPS
+//     always (the plugin sets failRequestsGreaterThanOne for MPS, and Bottlerocket has no
+//     setting for it);
 //   - device-partitioning-strategy "mig" runs the plugin with the single MIG strategy, and
 //     mig.profile names the slice each GPU model is split into ("a100.40gb" = "1g.5gb");
 //   - enabled = false runs no plugin.
@@ -29,6 +33,7 @@ type DevicePlugin struct {
 	Strategy string // parser.SharingTimeSlicing or parser.SharingMPS; "" when GPUs are not shared
 	Replicas int
 	Rename   bool
+	OneUnit  bool // the plugin refuses a request for more than one unit
 	MIG      bool
 	Profiles map[string]string // the MIG slice, by Bottlerocket's GPU model key
 }
@@ -101,7 +106,7 @@ func (s Settings) DevicePlugin() (d DevicePlugin, ok bool, err error) {
 	case nil, "none":
 	case parser.SharingTimeSlicing, parser.SharingMPS:
 		d.Strategy = s.(string)
-		d.Replicas, d.Rename = defaultReplicas, true
+		d.Replicas, d.Rename, d.OneUnit = defaultReplicas, true, true
 		section, _ := nvidia[d.Strategy].(map[string]any)
 		if v, set := section["replicas"]; set {
 			n, isInt := v.(int64)
@@ -116,6 +121,13 @@ func (s Settings) DevicePlugin() (d DevicePlugin, ok bool, err error) {
 				return DevicePlugin{}, false, fmt.Errorf("%s%s.rename-by-default is %v, not true or false", at, d.Strategy, v)
 			}
 			d.Rename = b
+		}
+		if v, set := section["fail-requests-greater-than-one"]; set && d.Strategy == parser.SharingTimeSlicing {
+			b, isBool := v.(bool)
+			if !isBool {
+				return DevicePlugin{}, false, fmt.Errorf("%stime-slicing.fail-requests-greater-than-one is %v, not true or false", at, v)
+			}
+			d.OneUnit = b
 		}
 	default:
 		return DevicePlugin{}, false, fmt.Errorf("%sdevice-sharing-strategy is %v: Bottlerocket takes none, time-slicing or mps", at, s)
@@ -153,7 +165,7 @@ func (d DevicePlugin) Config(source, from string) *parser.DevicePluginConfig {
 	if d.Rename {
 		resource += ".shared"
 	}
-	return &parser.DevicePluginConfig{Source: source, From: from, Strategy: d.Strategy, Replicas: map[string]int{resource: d.Replicas}}
+	return &parser.DevicePluginConfig{Source: source, From: from, Strategy: d.Strategy, Replicas: map[string]int{resource: d.Replicas}, OneUnit: d.OneUnit}
 }
 
 // Slice is the MIG slice the settings split an instance type's GPUs into, or "" and why they

@@ -17,11 +17,13 @@ func TestRead(t *testing.T) {
 		err            string
 	}{
 		{"time-slicing with its defaults", "[settings.kubelet-device-plugins.nvidia]\ndevice-sharing-strategy = \"time-slicing\"\n",
+			DevicePlugin{Strategy: parser.SharingTimeSlicing, Replicas: 2, Rename: true, OneUnit: true}, true, ""},
+		{"time-slicing that lets a pod take several units", "[settings.kubelet-device-plugins.nvidia]\ndevice-sharing-strategy = \"time-slicing\"\ntime-slicing.fail-requests-greater-than-one = false\n",
 			DevicePlugin{Strategy: parser.SharingTimeSlicing, Replicas: 2, Rename: true}, true, ""},
 		{"MPS, dotted keys, not renamed", "settings.kubelet-device-plugins.nvidia.device-sharing-strategy = \"mps\"\nsettings.kubelet-device-plugins.nvidia.mps.replicas = 6\nsettings.kubelet-device-plugins.nvidia.mps.rename-by-default = false\n",
-			DevicePlugin{Strategy: parser.SharingMPS, Replicas: 6}, true, ""},
-		{"the other strategy's section is not read", "[settings.kubelet-device-plugins.nvidia]\ndevice-sharing-strategy = \"mps\"\n[settings.kubelet-device-plugins.nvidia.time-slicing]\nreplicas = 9\n",
-			DevicePlugin{Strategy: parser.SharingMPS, Replicas: 2, Rename: true}, true, ""},
+			DevicePlugin{Strategy: parser.SharingMPS, Replicas: 6, OneUnit: true}, true, ""},
+		{"the other strategy's section is not read", "[settings.kubelet-device-plugins.nvidia]\ndevice-sharing-strategy = \"mps\"\n[settings.kubelet-device-plugins.nvidia.time-slicing]\nreplicas = 9\nfail-requests-greater-than-one = false\n",
+			DevicePlugin{Strategy: parser.SharingMPS, Replicas: 2, Rename: true, OneUnit: true}, true, ""},
 		{"MIG profiles by model", "[settings.kubelet-device-plugins.nvidia]\ndevice-partitioning-strategy = \"mig\"\n[settings.kubelet-device-plugins.nvidia.mig.profile]\n\"A100.40gb\" = \"1g.5gb\"\n",
 			DevicePlugin{MIG: true, Profiles: map[string]string{"a100.40gb": "1g.5gb"}}, true, ""},
 		{"disabled", "[settings.kubelet-device-plugins.nvidia]\nenabled = false\ndevice-sharing-strategy = \"none\"\n", DevicePlugin{Disabled: true}, true, ""},
@@ -31,6 +33,8 @@ func TestRead(t *testing.T) {
 		{"replicas of the wrong type", "[settings.kubelet-device-plugins.nvidia]\ndevice-sharing-strategy = \"time-slicing\"\ntime-slicing.replicas = \"4\"\n", DevicePlugin{}, false,
 			"settings.kubelet-device-plugins.nvidia.time-slicing.replicas is 4, not a whole number of at least 1"},
 		{"no replicas", "[settings.kubelet-device-plugins.nvidia]\ndevice-sharing-strategy = \"time-slicing\"\ntime-slicing.replicas = 0\n", DevicePlugin{}, false, "replicas is 0"},
+		{"fail-requests of the wrong type", "[settings.kubelet-device-plugins.nvidia]\ndevice-sharing-strategy = \"time-slicing\"\ntime-slicing.fail-requests-greater-than-one = 1\n", DevicePlugin{}, false,
+			"time-slicing.fail-requests-greater-than-one is 1, not true or false"},
 		{"rename of the wrong type", "[settings.kubelet-device-plugins.nvidia]\ndevice-sharing-strategy = \"mps\"\nmps.rename-by-default = \"no\"\n", DevicePlugin{}, false, "mps.rename-by-default is no, not true or false"},
 		{"enabled of the wrong type", "[settings.kubelet-device-plugins.nvidia]\nenabled = \"false\"\n", DevicePlugin{}, false, "enabled is false, not true or false"},
 		{"an unknown partitioning", "[settings.kubelet-device-plugins.nvidia]\ndevice-partitioning-strategy = \"mixed\"\n", DevicePlugin{}, false, "device-partitioning-strategy is mixed: Bottlerocket takes none or mig"},
@@ -60,9 +64,9 @@ func TestConfigAndSlice(t *testing.T) {
 	if c := shared.Config("s", "f"); c == nil || c.Strategy != parser.SharingTimeSlicing || !reflect.DeepEqual(c.Replicas, map[string]int{"nvidia.com/gpu": 4}) || c.Source != "s" || c.From != "f" {
 		t.Errorf("config %+v", c)
 	}
-	shared.Rename = true
-	if c := shared.Config("s", "f"); c == nil || !reflect.DeepEqual(c.Replicas, map[string]int{"nvidia.com/gpu.shared": 4}) {
-		t.Errorf("renamed config %+v", c)
+	shared.Rename, shared.OneUnit = true, true
+	if c := shared.Config("s", "f"); c == nil || !reflect.DeepEqual(c.Replicas, map[string]int{"nvidia.com/gpu.shared": 4}) || !c.OneUnit {
+		t.Errorf("renamed config that refuses several units %+v", c)
 	}
 	for _, d := range []DevicePlugin{{}, {Strategy: parser.SharingMPS, Replicas: 1}, {Disabled: true, Strategy: parser.SharingMPS, Replicas: 3}} {
 		if c := d.Config("s", "f"); c != nil {

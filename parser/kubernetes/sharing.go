@@ -42,6 +42,15 @@ type pluginConfig struct {
 	// partial names the resources whose replicas cover only some of a node's GPUs (devices: a
 	// count or a list): a unit may or may not be a share, so none is priced as one.
 	partial map[string]bool
+	// oneUnit says the plugin refuses a request for more than one unit of what it shares
+	// (failRequestsGreaterThanOne); packed that it packs a request's units onto as few GPUs as
+	// it can (flags.plugin.sharedDevicesAllocationPolicy).
+	oneUnit, packed bool
+}
+
+// asConfig is the config as the node groups and pods that take it see it; from says why they do.
+func (c *pluginConfig) asConfig(from string) *parser.DevicePluginConfig {
+	return &parser.DevicePluginConfig{Source: c.source, From: from, Strategy: c.strategy, Replicas: c.shared, Partial: c.partial, OneUnit: c.oneUnit, Packed: c.packed}
 }
 
 // pluginSharing is what the manifests say of the device plugin's configs: every config found in
@@ -202,7 +211,7 @@ func (s *pluginSharing) onGroup(g *NodeGroup) *parser.DevicePluginConfig {
 		if byDefault && s.namedDefault != "" && !strings.HasPrefix(c.source, s.policy) {
 			from += " in " + s.policy
 		}
-		return &parser.DevicePluginConfig{Source: c.source, From: from, Strategy: c.strategy, Replicas: c.shared, Partial: c.partial}
+		return c.asConfig(from)
 	}
 	d := &parser.DevicePluginConfig{Shares: map[string]bool{}}
 	for k, cs := range s.byKey {
@@ -230,27 +239,28 @@ func onGroupOf(res *parser.Resource, g *NodeGroup) {
 		}
 		return
 	}
-	source := d.Source
+	at := *d
 	if g.Root != "" {
-		source += " in " + g.Root
+		at.Source += " in " + g.Root
 	}
-	shareByConfig(res, source, d.From, d.Strategy, d.Replicas, d.Partial)
+	shareByConfig(res, &at)
 }
 
 // shareByConfig makes each unit of a pod's resource the share of a device (a GPU, or a MIG slice
 // under the mixed strategy's nvidia.com/mig-<profile> or the single strategy's nvidia.com/gpu)
-// that a device plugin config gives it, as source says and from explains: replicas of it per
-// device. Not when the replicas cover only some of a node's devices, nor MPS on a MIG slice,
-// which the plugin refuses to start with (MIG devices are shared by time-slicing only).
+// that a device plugin config gives it, as its Source says and its From explains: replicas of
+// it per device. Not when the replicas cover only some of a node's devices, nor MPS on a MIG
+// slice, which the plugin refuses to start with (MIG devices are shared by time-slicing only).
+// The pod also takes how the plugin hands out several units (OneUnit, Packed).
 // https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus
 // https://github.com/NVIDIA/k8s-device-plugin/pull/537 (MPS disabled for MIG devices)
-func shareByConfig(res *parser.Resource, source, from, strategy string, replicas map[string]int, partial map[string]bool) {
-	pod := res.Pod
-	n, device := replicas[pod.Resource], unitDevice(pod)
+func shareByConfig(res *parser.Resource, d *parser.DevicePluginConfig) {
+	pod, source, from, strategy := res.Pod, d.Source, d.From, d.Strategy
+	n, device := d.Replicas[pod.Resource], unitDevice(pod)
 	switch {
 	case n <= 1:
 		return
-	case partial[pod.Resource]:
+	case d.Partial[pod.Resource]:
 		res.Note("%s, %s, shares only some of a node's GPUs (devices): a unit of %s may be a whole %s or 1/%d of one, priced as a whole %s", source, from, pod.Resource, device, n, device)
 		return
 	case pod.MIGProfile != "" && strategy == SharingMPS:
@@ -258,6 +268,7 @@ func shareByConfig(res *parser.Resource, source, from, strategy string, replicas
 		return
 	}
 	pod.SharedReplicas, pod.SharingStrategy = n, strategy
+	pod.SharedOneUnit, pod.SharedPacked = d.OneUnit, d.Packed
 	res.Note("%s, %s, shares each %s as %d units of %s (%s)", source, from, device, n, pod.Resource, strategy)
 }
 
@@ -317,6 +328,9 @@ func (s *pluginSharing) addConfig(configMap, key, text string) (*pluginConfig, e
 	if err := c.readSharing(&doc.Sharing); err != nil {
 		return nil, err
 	}
+	if err := c.readPolicy(&doc.Flags); err != nil {
+		return nil, err
+	}
 	s.byKey[key] = append(s.byKey[key], c)
 	s.maps[configMap] = true
 	return c, nil
@@ -329,7 +343,10 @@ func mayBeConfig(text string) bool {
 }
 
 // readSharing reads sharing.mps or sharing.timeSlicing; MPS wins when it replicates anything,
-// as the plugin's SharingStrategy has it.
+// as the plugin's SharingStrategy has it. Its failRequestsGreaterThanOne makes the plugin refuse
+// a request for more than one unit; MPS sets it unless the config says false, which the plugin
+// honors in its recent releases (from v0.15.0 until then it set it whatever the config said).
+// https://github.com/NVIDIA/k8s-device-plugin (api/config/v1/config.go, CHANGELOG v0.15.0-rc.2)
 func (c *pluginConfig) readSharing(n *yaml.Node) error {
 	if n.Kind == 0 {
 		return nil
@@ -341,8 +358,9 @@ func (c *pluginConfig) readSharing(n *yaml.Node) error {
 		Devices  yaml.Node `yaml:"devices"`
 	}
 	type replicated struct {
-		RenameByDefault bool       `yaml:"renameByDefault"`
-		Resources       []resource `yaml:"resources"`
+		RenameByDefault            bool       `yaml:"renameByDefault"`
+		FailRequestsGreaterThanOne *bool      `yaml:"failRequestsGreaterThanOne"`
+		Resources                  []resource `yaml:"resources"`
 	}
 	var sh struct {
 		TimeSlicing *replicated `yaml:"timeSlicing"`
@@ -367,6 +385,7 @@ func (c *pluginConfig) readSharing(n *yaml.Node) error {
 			continue
 		}
 		c.strategy = x.strategy
+		c.oneUnit = x.r.FailRequestsGreaterThanOne != nil && *x.r.FailRequestsGreaterThanOne || x.strategy == SharingMPS && x.r.FailRequestsGreaterThanOne == nil
 		for _, r := range x.r.Resources {
 			name := r.Name
 			switch {
@@ -383,6 +402,34 @@ func (c *pluginConfig) readSharing(n *yaml.Node) error {
 			}
 		}
 		return nil
+	}
+	return nil
+}
+
+// readPolicy reads how the plugin hands out the units of a shared GPU when a pod asks for more
+// than one (flags.plugin.sharedDevicesAllocationPolicy): "distributed", its default, takes each
+// unit from the GPU with the fewest units taken, so that k units land on k GPUs where the node
+// has them free; "packed" fills a GPU's units before it takes the next GPU's. The plugin refuses
+// to start with any other value.
+// https://github.com/NVIDIA/k8s-device-plugin/pull/1621 (internal/rm/allocate.go)
+func (c *pluginConfig) readPolicy(flags *yaml.Node) error {
+	if flags.Kind == 0 {
+		return nil
+	}
+	var f struct {
+		Plugin struct {
+			Policy *string `yaml:"sharedDevicesAllocationPolicy"`
+		} `yaml:"plugin"`
+	}
+	if err := flags.Decode(&f); err != nil {
+		return err
+	}
+	switch p := f.Plugin.Policy; {
+	case p == nil || *p == "distributed":
+	case *p == "packed":
+		c.packed = true
+	default:
+		return fmt.Errorf("flags.plugin.sharedDevicesAllocationPolicy is %q: the device plugin takes distributed or packed", *p)
 	}
 	return nil
 }
@@ -462,7 +509,9 @@ func (s *pluginSharing) apply(res *parser.Resource, podSel selector, np *nodePoo
 		if n, err := strconv.Atoi(v[0]); err == nil && n > 1 && n <= maxPods {
 			pod.SharedReplicas = n
 			if st, ok := sel.values(labelPluginSharing); ok && len(st) == 1 && (st[0] == SharingMPS || st[0] == SharingTimeSlicing) {
-				pod.SharingStrategy = st[0]
+				// The config is not among the manifests: under MPS the plugin refuses requests
+				// for more than one unit unless it says otherwise (mpsOneUnit).
+				pod.SharingStrategy, pod.SharedOneUnit = st[0], st[0] == SharingMPS
 			}
 			res.Note("the pod selects %s=%d: its nodes advertise each GPU as %d units of %s", labelPluginReplica, n, n, pod.Resource)
 			return
@@ -472,7 +521,7 @@ func (s *pluginSharing) apply(res *parser.Resource, podSel selector, np *nodePoo
 		// Karpenter launches the nodes with Bottlerocket settings for the device plugin it runs
 		// (with enabled = false it runs none, and the one the cluster deploys is the nodes').
 		if c := np.bottlerocket.Config(np.bottlerocketFrom, "the Bottlerocket settings "+np.address+"'s nodes boot with"); c != nil {
-			shareByConfig(res, c.Source, c.From, c.Strategy, c.Replicas, nil)
+			shareByConfig(res, c)
 		}
 		return
 	}
@@ -511,7 +560,7 @@ func (s *pluginSharing) apply(res *parser.Resource, podSel selector, np *nodePoo
 		}
 		return
 	}
-	shareByConfig(res, c.source, from, c.strategy, c.shared, c.partial)
+	shareByConfig(res, c.asConfig(from))
 }
 
 // sharesAny says whether any config found shares the resource.

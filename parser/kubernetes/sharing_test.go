@@ -291,6 +291,119 @@ spec:
 	}
 }
 
+// How NVIDIA's device plugin hands a pod several units of a shared GPU is the config's too: its
+// failRequestsGreaterThanOne refuses the request (MPS sets it unless the config says false, so
+// a node GFD labels as MPS-shared refuses it), and its sharedDevicesAllocationPolicy packs the
+// units onto few GPUs instead of spreading them. The pod takes both from the config its nodes
+// take, whether its own manifests declare it or its node group's configuration does. A policy
+// the plugin does not know is an error at the config's key.
+func TestDevicePluginSeveralUnits(t *testing.T) {
+	const configs = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: plugin-configs, namespace: gpu-operator}
+data:
+  spread: |-
+    version: v1
+    sharing:
+      timeSlicing:
+        resources: [{name: nvidia.com/gpu, replicas: 4}]
+  strict: |-
+    version: v1
+    sharing:
+      timeSlicing:
+        failRequestsGreaterThanOne: true
+        resources: [{name: nvidia.com/gpu, replicas: 4}]
+  packed: |-
+    version: v1
+    flags:
+      plugin: {sharedDevicesAllocationPolicy: packed}
+    sharing:
+      timeSlicing:
+        resources: [{name: nvidia.com/gpu, replicas: 4}]
+  distributed: |-
+    version: v1
+    flags:
+      plugin: {sharedDevicesAllocationPolicy: distributed}
+    sharing:
+      timeSlicing:
+        failRequestsGreaterThanOne: false
+        resources: [{name: nvidia.com/gpu, replicas: 4}]
+  mps: |-
+    version: v1
+    sharing:
+      mps:
+        resources: [{name: nvidia.com/gpu, replicas: 2}]
+  mps-several: |-
+    version: v1
+    sharing:
+      mps:
+        failRequestsGreaterThanOne: false
+        resources: [{name: nvidia.com/gpu, replicas: 2}]
+` + "---\n" + `apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata: {name: cluster-policy}
+spec:
+  devicePlugin:
+    config: {name: plugin-configs, default: spread}
+`
+	pod := func(selector string) string {
+		return "\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: g5.12xlarge, " + selector +
+			"}\n  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]\n"
+	}
+	for _, tc := range []struct {
+		name            string
+		manifests       string
+		replicas        int
+		oneUnit, packed bool
+	}{
+		{"time-slicing spreads, and lets a pod take several", configs + pod("nvidia.com/device-plugin.config: spread"), 4, false, false},
+		{"failRequestsGreaterThanOne", configs + pod("nvidia.com/device-plugin.config: strict"), 4, true, false},
+		{"the packed policy", configs + pod("nvidia.com/device-plugin.config: packed"), 4, false, true},
+		{"the distributed policy, said", configs + pod("nvidia.com/device-plugin.config: distributed"), 4, false, false},
+		{"MPS refuses several units", configs + pod("nvidia.com/device-plugin.config: mps"), 2, true, false},
+		{"unless its config says false", configs + pod("nvidia.com/device-plugin.config: mps-several"), 2, false, false},
+		{"GFD's MPS label: the plugin's default", pod("nvidia.com/gpu.replicas: '2', nvidia.com/gpu.sharing-strategy: mps"), 2, true, false},
+		{"GFD's time-slicing label", pod("nvidia.com/gpu.replicas: '2', nvidia.com/gpu.sharing-strategy: time-slicing"), 2, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			note := "shares each GPU as"
+			if !strings.Contains(tc.manifests, "ConfigMap") {
+				note = "the pod selects nvidia.com/gpu.replicas=2"
+			}
+			r := sharedPod(t, Build([]*File{Decode("k.yaml", []byte(tc.manifests))}, Options{}), tc.replicas, note)
+			if r.Pod.SharedOneUnit != tc.oneUnit || r.Pod.SharedPacked != tc.packed {
+				t.Errorf("one unit %v, packed %v; want %v, %v", r.Pod.SharedOneUnit, r.Pod.SharedPacked, tc.oneUnit, tc.packed)
+			}
+		})
+	}
+
+	// A node group's configuration resolves the config; a pod read elsewhere on it takes its
+	// refusal and its policy.
+	groups := []NodeGroup{}
+	for _, key := range []string{"strict", "packed"} {
+		g := NodeGroup{Address: "aws_eks_node_group." + key, InstanceType: "g5.12xlarge", Provider: parser.AWS, Region: "us-east-1", Root: "infra",
+			NodeLabels: parser.NodeLabels{Labels: map[string]string{"eks.amazonaws.com/nodegroup": key, labelPluginConfig: key}}}
+		groups = append(groups, g)
+	}
+	resolved := DevicePluginOnGroups([]*File{Decode("k.yaml", []byte(configs))}, nil, groups)
+	for i := range groups {
+		groups[i].DevicePlugin = resolved[groups[i].Address]
+	}
+	for key, want := range map[string][2]bool{"strict": {true, false}, "packed": {false, true}} {
+		manifest := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {eks.amazonaws.com/nodegroup: " + key + "}\n  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]\n"
+		r := sharedPod(t, Build([]*File{Decode("p.yaml", []byte(manifest))}, Options{NodeGroups: groups}), 4, "key "+key+" in infra")
+		if got := [2]bool{r.Pod.SharedOneUnit, r.Pod.SharedPacked}; got != want {
+			t.Errorf("on the %s group: one unit, packed %v, want %v", key, got, want)
+		}
+	}
+
+	bad := strings.Replace(configs, "sharedDevicesAllocationPolicy: packed", "sharedDevicesAllocationPolicy: spread", 1)
+	res := Build([]*File{Decode("k.yaml", []byte(bad))}, Options{})
+	if len(res.Errors) != 1 || res.Errors[0].Line != 16 || !strings.Contains(res.Errors[0].Message, `data.packed: the device plugin's sharing config: flags.plugin.sharedDevicesAllocationPolicy is "spread": the device plugin takes distributed or packed`) {
+		t.Errorf("errors %v, want one at line 16 naming the policy", res.Errors)
+	}
+}
+
 // NVIDIA's device plugin time-slices MIG slices as it does whole GPUs: the mixed strategy's
 // nvidia.com/mig-<profile> (renamed <resource>.shared too), the single strategy's nvidia.com/gpu
 // on nodes whose GPUs are split. A unit is then that share of one slice. MPS does not share MIG

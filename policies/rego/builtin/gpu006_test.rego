@@ -25,6 +25,18 @@ test_retired_gpu_is_moved_not_priced if {
 	startswith(f.remediation, "Move to an instance type or GPU the cloud still offers")
 }
 
+test_pod_that_never_runs_changes_its_request if {
+	reasons := [
+		"a pod requests 16 GPUs but p5.48xlarge has 8: it cannot be scheduled there",
+		"a pod asks for 2 units of nvidia.com/gpu, which NVIDIA's device plugin shares 4 to a GPU, and the plugin refuses a request for more than one (its config sets failRequestsGreaterThanOne): the pod fails when its node admits it and never runs; ask for one unit, or for GPUs that are not shared",
+	]
+	every reason in reasons {
+		fs := gpu006.warn with input as {"resources": [{"address": "a", "id": "stack|a", "monthly_cost": null, "unpriced_reason": reason}]}
+		some f in fs
+		startswith(f.remediation, "Change the pod's GPU request or the nodes it selects")
+	}
+}
+
 test_priced_is_fine if {
 	fs := gpu006.warn with input as {"resources": [{"address": "a", "id": "stack|a", "monthly_cost": 0.0, "unpriced_reason": null}]}
 	count(fs) == 0
