@@ -730,19 +730,22 @@ measured: {gpu_name: NVIDIA A10G, gpu_count: %d, memory_total_mib: 23028, peak_m
 	}
 
 	for _, tc := range []struct {
-		name, strategy string
-		units          int64
-		oneUnit        bool
-		refused        string
+		name, strategy   string
+		units, container int64 // the pod's, the largest container's (0: not known)
+		oneUnit          bool
+		refused          string
 	}{
-		{"time-slicing that refuses several units", "time-slicing", 2, true, "asks for 2 units of nvidia.com/gpu, which NVIDIA's device plugin shares 4 to a GPU, and the plugin refuses a request for more than one (its config sets failRequestsGreaterThanOne): the pod fails when its node admits it and never runs"},
-		{"MPS, as it does by default", "mps", 3, true, "refuses a request for more than one (MPS sets failRequestsGreaterThanOne unless its config says false)"},
-		{"one unit is not refused", "mps", 1, true, ""},
-		{"nor several where the config allows them", "time-slicing", 2, false, ""},
+		{"time-slicing that refuses several units", "time-slicing", 2, 2, true, "a container asks for 2 units of nvidia.com/gpu, which NVIDIA's device plugin shares 4 to a GPU, and the plugin refuses a container more than one (its config sets failRequestsGreaterThanOne): the pod fails when its node admits it and never runs"},
+		{"MPS, as it does by default", "mps", 3, 0, true, "a container asks for 3 units of nvidia.com/gpu, which NVIDIA's device plugin shares 4 to a GPU, and the plugin refuses a container more than one (MPS sets failRequestsGreaterThanOne unless its config says false)"},
+		{"GKE's time-sharing", "time-sharing", 2, 2, true, "a container asks for 2 nvidia.com/gpu on nodes whose GPUs GKE shares between up to 4 containers, and GKE refuses a container more than one there"},
+		{"GKE's MPS", "", 4, 4, true, "GKE refuses a container more than one there"},
+		{"one unit is not refused", "mps", 1, 1, true, ""},
+		{"nor one unit in each of two containers", "time-slicing", 2, 1, true, ""},
+		{"nor several where the config allows them", "time-slicing", 2, 2, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := parser.Resource{Address: "Deployment/a/b", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g5.12xlarge", Quantity: 1, PurchaseOption: parser.OnDemand,
-				Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: tc.units, SharedReplicas: 4, SharingStrategy: tc.strategy, SharedOneUnit: tc.oneUnit}}
+				Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: tc.units, SharedReplicas: 4, SharingStrategy: tc.strategy, SharedOneUnit: tc.oneUnit, LargestContainer: tc.container}}
 			e := p.Estimate(r)
 			switch {
 			case tc.refused == "" && e.UnpricedReason != nil:

@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -297,20 +298,29 @@ func sharedSpread(k, n, g int, packed bool) (gpus, fewest int) {
 	return gpus, min(n, k/gpus)
 }
 
-// refusedUnits says why NVIDIA's device plugin refuses a pod's request, or "": the pod asks for
-// more than one unit of a GPU it shares with failRequestsGreaterThanOne set (MPS sets it unless
-// its config says false), so the kubelet fails the pod when it admits it, and it never runs.
+// refusedUnits says why a pod's request for units of a shared GPU is refused, or "": one of its
+// containers asks for more than one unit where that is refused (SharedOneUnit), so the kubelet
+// fails the pod when it admits it, and it never runs. NVIDIA's device plugin refuses it with
+// failRequestsGreaterThanOne set (MPS sets it unless its config says false); GKE's GPU sharing
+// always does.
 // https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus
+// https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus
 func refusedUnits(pod *parser.PodGPUs) string {
-	if !pod.SharedOneUnit || pod.Requested < 2 || pod.SharedReplicas < 2 || pod.SharingStrategy != parser.SharingTimeSlicing && pod.SharingStrategy != parser.SharingMPS {
+	asked := cmp.Or(pod.LargestContainer, pod.Requested)
+	if !pod.SharedOneUnit || asked < 2 || pod.SharedReplicas < 2 {
 		return ""
 	}
-	why := "its config sets failRequestsGreaterThanOne"
-	if pod.SharingStrategy == parser.SharingMPS {
-		why = "MPS sets failRequestsGreaterThanOne unless its config says false"
+	switch pod.SharingStrategy {
+	case parser.SharingTimeSlicing, parser.SharingMPS:
+		why := "its config sets failRequestsGreaterThanOne"
+		if pod.SharingStrategy == parser.SharingMPS {
+			why = "MPS sets failRequestsGreaterThanOne unless its config says false"
+		}
+		return fmt.Sprintf("a container asks for %d units of %s, which NVIDIA's device plugin shares %d to a %s, and the plugin refuses a container more than one (%s): the pod fails when its node admits it and never runs; ask for one unit a container, or for GPUs that are not shared",
+			asked, pod.Resource, pod.SharedReplicas, unitOf(pod), why)
 	}
-	return fmt.Sprintf("a pod asks for %d units of %s, which NVIDIA's device plugin shares %d to a %s, and the plugin refuses a request for more than one (%s): the pod fails when its node admits it and never runs; ask for one unit, or for GPUs that are not shared",
-		pod.Requested, pod.Resource, pod.SharedReplicas, unitOf(pod), why)
+	return fmt.Sprintf("a container asks for %d %s on nodes whose GPUs GKE shares between up to %d containers, and GKE refuses a container more than one there (\"at most 1 nvidia.com/gpu can be requested\"): the pod fails when its node admits it and never runs; ask for one a container, or for a pool whose GPUs are not shared",
+		asked, pod.Resource, pod.SharedReplicas)
 }
 
 // unitOf names what a shared unit is a share of: a GPU, or a MIG slice.

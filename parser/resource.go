@@ -137,10 +137,14 @@ type PodGPUs struct {
 	// compute), as NVIDIA's device plugin configures them, or GKE's "time-sharing" (as
 	// time-slicing).
 	SharingStrategy string `json:"sharing_strategy,omitempty"`
-	// SharedOneUnit says NVIDIA's device plugin refuses this pod a request for more than one
-	// unit of a shared GPU (its config's failRequestsGreaterThanOne, which MPS sets unless the
-	// config says false): a pod that asks for more fails when its node admits it.
+	// SharedOneUnit says the pod's container may not ask for more than one unit of a shared GPU:
+	// NVIDIA's device plugin refuses it (its config's failRequestsGreaterThanOne, which MPS
+	// sets unless the config says false), as GKE's GPU sharing does; a pod whose container asks
+	// for more fails when its node admits it.
 	SharedOneUnit bool `json:"shared_one_unit,omitempty"`
+	// LargestContainer is the most units of Resource one of its containers asks for by name:
+	// the device plugin allocates each container's request apart. 0 when unknown.
+	LargestContainer int64 `json:"-"`
 	// SharedPacked says the device plugin packs a pod's units onto as few GPUs as it can
 	// (sharedDevicesAllocationPolicy: packed), where its default spreads them over the GPUs
 	// with the fewest units taken.

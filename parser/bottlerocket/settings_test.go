@@ -95,6 +95,7 @@ func FuzzRead(f *testing.F) {
 	f.Add("[settings.kubelet-device-plugins.nvidia]\ndevice-sharing-strategy = \"time-slicing\"\n[settings.kubelet-device-plugins.nvidia.time-slicing]\nreplicas = 4\n")
 	f.Add("settings.kubelet-device-plugins.nvidia = { device-partitioning-strategy = \"mig\", mig = { profile = { \"a100.40gb\" = \"1g.5gb\" } } }\n")
 	f.Add("[settings.kubelet-device-plugins]\nnvidia = 3\n")
+	f.Add("[settings.kubelet-device-plugins.nvidia]\ndevice-sharing-strategy = \"time-slicing\"\ntime-slicing = { fail-requests-greater-than-one = false, replicas = 3 }\n")
 	f.Add("W3NldHRpbmdzLmt1YmVsZXQtZGV2aWNlLXBsdWdpbnMubnZpZGlhXQplbmFibGVkID0gZmFsc2UK")
 	f.Add("[settings.kubernetes.node-labels]\na = \"b\"\n[settings.kubernetes.node-taints]\nk = [\"v:NoSchedule\", \":NoExecute\"]\n")
 	f.Fuzz(func(t *testing.T, userData string) {

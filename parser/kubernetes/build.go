@@ -492,7 +492,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 	res := &parser.Resource{
 		Address: addr, Root: o.rootName(), Source: parser.Location{File: o.file, Line: o.line}, Kind: parser.KindKubernetes, Type: o.Kind,
 		Provider: parser.Unknown, Quantity: r.replicas, PurchaseOption: parser.OnDemand, RunsToCompletion: r.runsToCompletion,
-		Pod: &parser.PodGPUs{Resource: req.resource, Requested: req.count},
+		Pod: &parser.PodGPUs{Resource: req.resource, Requested: req.count, LargestContainer: req.largest},
 	}
 	res.Pod.Serving = servingCommand(r.template.Spec, o)
 	if strings.HasPrefix(req.resource, ResourceNvidiaMIG) {
@@ -864,7 +864,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	}
 	res.Pod.SharedReplicas = n.sharedReplicas
 	if n.sharedReplicas > 1 {
-		res.Pod.SharingStrategy = gkeSharing(n.sharingGKE)
+		res.Pod.SharingStrategy, res.Pod.SharedOneUnit = gkeSharing(n.sharingGKE), true
 	}
 	res.OwnPrice = n.ownPrice
 	var anyGroup *NodeGroup // the node groups' one kind of node, for a pod that names none
@@ -1057,11 +1057,16 @@ func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup, layouts MI
 	if n, err := strconv.Atoi(g.Labels[LabelGKESharedClients]); err == nil && n > 1 && res.Pod.SharedReplicas == 0 {
 		// GKE time-shares MIG slices as it does whole GPUs: each slice between up to n.
 		// https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus
-		res.Pod.SharedReplicas, res.Pod.SharingStrategy = n, gkeSharing(g.Labels[LabelGKESharingStrategy])
+		res.Pod.SharedReplicas, res.Pod.SharingStrategy, res.Pod.SharedOneUnit = n, gkeSharing(g.Labels[LabelGKESharingStrategy]), true
 		res.Note("%s shares each %s between up to %d containers (gpu_sharing_config): each nvidia.com/gpu the pod requests is that share of one", g.name(), unitDevice(res.Pod), n)
 	}
 }
 
+// GKE's GPU sharing, time-sharing or MPS, refuses a container more than one nvidia.com/gpu (the
+// kubelet fails the pod: "at most 1 nvidia.com/gpu can be requested on GPU nodes"), so a pod on
+// its shared GPUs takes SharedOneUnit.
+// https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus
+//
 // gkeSharing is the strategy of GKE's GPU sharing label as a pod's SharingStrategy: only
 // time-sharing, which isolates no memory (each container may use all of it) as NVIDIA's
 // time-slicing does. GKE's MPS is left unnamed: how it splits memory is not read here.

@@ -368,6 +368,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  any: |\n    version: v1\n    sharing:\n      mps: {renameByDefault: true, resources: [{name: nvidia.com/gpu, replicas: 3, devices: all}]}\n  x: 'version: v1\n\n    flags: {}'\n---\n" +
 		"apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec: {devicePlugin: {config: {name: c, default: any}}}\n---\n" +
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeSelector: {nvidia.com/device-plugin.config: any, nvidia.com/gpu.replicas: '2'}\n  containers: [{resources: {limits: {nvidia.com/gpu.shared: 1}}}]\n"))
+	// How the plugin hands out several units: a refusal, the packed policy, an unknown policy.
+	f.Add([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  any: |\n    version: v1\n    flags: {plugin: {sharedDevicesAllocationPolicy: packed}}\n    sharing:\n      timeSlicing: {failRequestsGreaterThanOne: true, resources: [{name: nvidia.com/gpu, replicas: 4}]}\n" +
+		"  b: |\n    version: v1\n    flags: {plugin: {sharedDevicesAllocationPolicy: [x]}}\n    sharing: {mps: {failRequestsGreaterThanOne: no, resources: [{name: nvidia.com/gpu, replicas: 2}]}}\n---\n" +
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: g5.12xlarge}\n  containers: [{resources: {limits: {nvidia.com/gpu: 3}}}]\n"))
 	// Time-sliced MIG slices (mixed, renamed, MPS), and a MIG manager layout a NodePool sets.
 	f.Add([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  any: |\n    version: v1\n    sharing:\n      timeSlicing: {resources: [{name: nvidia.com/mig-1g.10gb, replicas: 2}, {name: nvidia.com/mig-3g.40gb, rename: nvidia.com/mig-3g.40gb.shared, replicas: 3}]}\n      mps: {resources: [{name: nvidia.com/mig-2g.20gb, replicas: 2}]}\n---\n" +
 		"apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec: {template: {metadata: {labels: {nvidia.com/mig.config: all-1g.10gb.me}}, spec: {requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [p4de.24xlarge]}]}}}\n---\n" +

@@ -101,6 +101,9 @@ type gpuRequest struct {
 	// extended are the GPU extended resources the pod's containers request by name (not
 	// through DRA claims), sorted.
 	extended []string
+	// largest is the most of resource one container requests by name: a device plugin
+	// allocates each container's request apart.
+	largest int64
 }
 
 // IsGPUResource reports whether an extended resource name is one gpuguard counts.
@@ -250,6 +253,9 @@ func podGPUs(spec podSpec, o *object, claims *claimIndex) (gpuRequest, []error) 
 		notes = append(notes, neuronNote)
 	}
 	best.notes, best.missing, best.extended = notes, missing, extended
+	for _, reqs := range parsed {
+		best.largest = max(best.largest, reqs[best.resource].count)
+	}
 	return best, errs
 }
 

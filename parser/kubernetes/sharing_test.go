@@ -397,6 +397,27 @@ spec:
 		}
 	}
 
+	// GKE's sharing refuses a container more than one nvidia.com/gpu, whether the pod selects
+	// it or its node pool's labels say so.
+	gke := pod("cloud.google.com/gke-max-shared-clients-per-gpu: '3', cloud.google.com/gke-gpu-sharing-strategy: time-sharing")
+	if r := sharedPod(t, Build([]*File{Decode("k.yaml", []byte(gke))}, Options{}), 3, ""); !r.Pod.SharedOneUnit {
+		t.Errorf("GKE time-sharing selected by the pod: %+v, want one unit a container", r.Pod)
+	}
+	pool := []NodeGroup{{Address: "google_container_node_pool.mps", InstanceType: "g2-standard-24", Provider: parser.GCP, Region: "us-central1",
+		NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": "mps", LabelGKESharedClients: "2", LabelGKESharingStrategy: "mps"}}}}
+	onPool := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {cloud.google.com/gke-nodepool: mps}\n  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]\n"
+	if r := sharedPod(t, Build([]*File{Decode("k.yaml", []byte(onPool))}, Options{NodeGroups: pool}), 2, "shares each GPU between up to 2 containers"); !r.Pod.SharedOneUnit {
+		t.Errorf("on a GKE pool whose GPUs MPS shares: %+v, want one unit a container", r.Pod)
+	}
+
+	// The device plugin allocates each container's request apart: the largest is what it
+	// refuses or not.
+	two := strings.Replace(pod("nvidia.com/device-plugin.config: strict"), "containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]",
+		"containers: [{name: a, resources: {limits: {nvidia.com/gpu: 1}}}, {name: b, resources: {limits: {nvidia.com/gpu: 1}}}]\n  initContainers: [{name: i, resources: {limits: {nvidia.com/gpu: 1}}}]", 1)
+	if r := sharedPod(t, Build([]*File{Decode("k.yaml", []byte(configs+two))}, Options{}), 4, "key strict"); r.Pod.Requested != 2 || r.Pod.LargestContainer != 1 || !r.Pod.SharedOneUnit {
+		t.Errorf("two containers of one unit each: %+v, want 2 units, 1 the largest container's", r.Pod)
+	}
+
 	bad := strings.Replace(configs, "sharedDevicesAllocationPolicy: packed", "sharedDevicesAllocationPolicy: spread", 1)
 	res := Build([]*File{Decode("k.yaml", []byte(bad))}, Options{})
 	if len(res.Errors) != 1 || res.Errors[0].Line != 16 || !strings.Contains(res.Errors[0].Message, `data.packed: the device plugin's sharing config: flags.plugin.sharedDevicesAllocationPolicy is "spread": the device plugin takes distributed or packed`) {

@@ -28,7 +28,7 @@ test_retired_gpu_is_moved_not_priced if {
 test_pod_that_never_runs_changes_its_request if {
 	reasons := [
 		"a pod requests 16 GPUs but p5.48xlarge has 8: it cannot be scheduled there",
-		"a pod asks for 2 units of nvidia.com/gpu, which NVIDIA's device plugin shares 4 to a GPU, and the plugin refuses a request for more than one (its config sets failRequestsGreaterThanOne): the pod fails when its node admits it and never runs; ask for one unit, or for GPUs that are not shared",
+		"a container asks for 2 units of nvidia.com/gpu, which NVIDIA's device plugin shares 4 to a GPU, and the plugin refuses a container more than one (its config sets failRequestsGreaterThanOne): the pod fails when its node admits it and never runs; ask for one unit a container, or for GPUs that are not shared",
 	]
 	every reason in reasons {
 		fs := gpu006.warn with input as {"resources": [{"address": "a", "id": "stack|a", "monthly_cost": null, "unpriced_reason": reason}]}
