@@ -231,6 +231,12 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 		} else {
 			f.Reason = fmt.Sprintf("needs %.1f GiB per GPU; %s has %.1f GiB usable", req/memory.GiB, t.name, avail/memory.GiB)
 		}
+	case t.timeSliced > 1 && float64(t.timeSliced)*mem.PreallocateFraction > 1+1e-9:
+		// A pre-allocating engine reserves its share of the whole GPU when it starts, and
+		// refuses to start where less is free: copies that time-slice a GPU cannot all start, which
+		// matters more than how much of its own share it fills.
+		f.Verdict = VerdictTight
+		f.Reason = preallocatedOnShared(req, avail, mem.PreallocateFraction, t)
 	case req > th.Tight*capacity:
 		f.Verdict = VerdictTight
 		f.Reason = fmt.Sprintf("needs %s of the usable memory (over %.0f%%)", percentBeside(100*req/capacity, th.Tight*100), th.Tight*100)
@@ -269,6 +275,23 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 		f.Verdict = VerdictFits
 	}
 	return f
+}
+
+// preallocatedOnShared says why a pre-allocating engine (vLLM's gpu_memory_utilization) cannot
+// run in every pod that time-slices a GPU: it reserves that share of the GPU's whole memory when
+// it starts, and refuses to start where less is free ("Free memory on device ... on startup is
+// less than desired GPU memory utilization", vllm/v1/worker/gpu_worker.py), so n copies start
+// only when n × the share is at most the GPU. It names the share that lets them, and whether the
+// need (req, of avail usable) fits in it.
+func preallocatedOnShared(req, avail, fraction float64, t gpuTarget) string {
+	n := t.timeSliced
+	most := math.Floor(100/float64(n)) / 100 // 0.33 for 3
+	why := fmt.Sprintf("the engine reserves %.2f of each GPU's memory when it starts (gpu_memory_utilization) and refuses to start where less is free: of %d pods that time-slice each %s, a second such server does not start (%d × %.2f is over the whole %s)",
+		fraction, n, t.device(), n, fraction, t.device())
+	if req <= most*avail {
+		return fmt.Sprintf("%s; at --gpu-memory-utilization %.2f or less each takes %.1f GiB, which holds the %.1f GiB it needs", why, most, most*avail/memory.GiB, req/memory.GiB)
+	}
+	return fmt.Sprintf("%s; at %.2f, the most that lets %d start, each would have %.1f GiB, less than the %.1f GiB it needs: give it GPUs of its own", why, most, n, most*avail/memory.GiB, req/memory.GiB)
 }
 
 // judgeSGLang judges a server inferred from SGLang's arguments by SGLang's rules

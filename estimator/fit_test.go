@@ -759,6 +759,61 @@ measured: {gpu_name: NVIDIA A10G, gpu_count: %d, memory_total_mib: 23028, peak_m
 	}
 }
 
+// vLLM reserves gpu_memory_utilization of the whole GPU when it starts and refuses to start where
+// less is free, so copies that time-slice a GPU all start only when their shares add up to at
+// most the GPU. Where they do not, the fit is tight, naming the share that lets them all start
+// and whether the server's need fits in it.
+func TestPreallocatingEngineOnTimeSlicedGPUs(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	served := func(args ...string) *profiles.Profile {
+		t.Helper()
+		prof, why := profiles.FromVLLM(append([]string{"vllm", "serve"}, args...))
+		if prof == nil {
+			t.Fatal(why)
+		}
+		return prof
+	}
+	small := served("meta-llama/Llama-3.2-1B-Instruct", "--max-model-len", "8192")
+	large := served("meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192")
+	for _, tc := range []struct {
+		name     string
+		strategy string
+		replicas int
+		prof     *profiles.Profile
+		verdict  string
+		reason   string // "": the reason says nothing of the reservation
+	}{
+		{"four 0.90 shares of one A10G", "time-slicing", 4, small, VerdictTight,
+			"the engine reserves 0.90 of each GPU's memory when it starts (gpu_memory_utilization) and refuses to start where less is free: of 4 pods that time-slice each GPU, a second such server does not start (4 × 0.90 is over the whole GPU); at --gpu-memory-utilization 0.25 or less each takes 5.6 GiB, which holds the"},
+		{"a server that needs more than half", "time-slicing", 2, large, VerdictTight,
+			"at 0.50, the most that lets 2 start, each would have 11.2 GiB, less than the 1"},
+		{"GKE's time-sharing too", "time-sharing", 3, small, VerdictTight, "at --gpu-memory-utilization 0.33 or less each takes 7.4 GiB"},
+		{"shares just over the GPU", "time-slicing", 2, served("meta-llama/Llama-3.2-1B-Instruct", "--max-model-len", "8192", "--gpu-memory-utilization", "0.55"), VerdictTight,
+			"a second such server does not start (2 × 0.55 is over the whole GPU); at --gpu-memory-utilization 0.50 or less"},
+		{"shares that add up to the GPU start", "time-slicing", 3, served("meta-llama/Llama-3.2-1B-Instruct", "--max-model-len", "8192", "--gpu-memory-utilization", "0.33"), "", ""},
+		{"MPS splits the memory itself", "mps", 4, small, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := parser.Resource{Address: "Deployment/a/b", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g5.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand,
+				Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, SharedReplicas: tc.replicas, SharingStrategy: tc.strategy}}
+			e := p.Estimate(r)
+			p.Assess(&e, r, tc.prof, DefaultThresholds)
+			if e.Fit == nil {
+				t.Fatal("no fit")
+			}
+			if tc.reason == "" {
+				if strings.Contains(e.Fit.Reason, "reserves") {
+					t.Errorf("fit %+v speaks of the reservation", e.Fit)
+				}
+				return
+			}
+			if e.Fit.Verdict != tc.verdict || !strings.Contains(e.Fit.Reason, tc.reason) {
+				t.Errorf("fit %s: %q\nwant %s with %q", e.Fit.Verdict, e.Fit.Reason, tc.verdict, tc.reason)
+			}
+		})
+	}
+}
+
 // A time-sliced MIG slice (NVIDIA's device plugin, GKE's time-sharing) is priced as its share of
 // the slice, and judged as a time-sliced GPU is: its sharers use the slice's memory together. A
 // smaller slice of its own is suggested only where it costs less than the share it pays now.
