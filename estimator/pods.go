@@ -317,18 +317,10 @@ func refusedUnits(pod *parser.PodGPUs) string {
 			why = "MPS sets failRequestsGreaterThanOne unless its config says false"
 		}
 		return fmt.Sprintf("a container asks for %d units of %s, which NVIDIA's device plugin shares %d to a %s, and the plugin refuses a container more than one (%s): the pod fails when its node admits it and never runs; ask for one unit a container, or for GPUs that are not shared",
-			asked, pod.Resource, pod.SharedReplicas, unitOf(pod), why)
+			asked, pod.Resource, pod.SharedReplicas, pod.UnitDevice(), why)
 	}
 	return fmt.Sprintf("a container asks for %d %s on nodes whose GPUs GKE shares between up to %d containers, and GKE refuses a container more than one there (\"at most 1 nvidia.com/gpu can be requested\"): the pod fails when its node admits it and never runs; ask for one a container, or for a pool whose GPUs are not shared",
 		asked, pod.Resource, pod.SharedReplicas)
-}
-
-// unitOf names what a shared unit is a share of: a GPU, or a MIG slice.
-func unitOf(pod *parser.PodGPUs) string {
-	if pod.MIGProfile != "" {
-		return "MIG " + pod.MIGProfile + " slice"
-	}
-	return "GPU"
 }
 
 // sharedWhat names a shared device (a GPU or a MIG slice) by how it is shared, when the

@@ -719,6 +719,15 @@ func NormalizeRegion(r string) string {
 	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(r), " ", ""))
 }
 
+// UnitDevice names what one unit of the pod's GPU resource is a share of, or is when nothing
+// shares it: a GPU, or a MIG slice.
+func (p *PodGPUs) UnitDevice() string {
+	if p.MIGProfile != "" {
+		return "MIG " + p.MIGProfile + " slice"
+	}
+	return "GPU"
+}
+
 // Strategies of a shared GPU (PodGPUs.SharingStrategy): NVIDIA's device plugin's time-slicing
 // and MPS, and GKE's time-sharing.
 const (

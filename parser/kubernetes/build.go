@@ -1058,7 +1058,7 @@ func gpuUnitOnGroup(res *parser.Resource, sel selector, g *NodeGroup, layouts MI
 		// GKE time-shares MIG slices as it does whole GPUs: each slice between up to n.
 		// https://cloud.google.com/kubernetes-engine/docs/how-to/timesharing-gpus
 		res.Pod.SharedReplicas, res.Pod.SharingStrategy, res.Pod.SharedOneUnit = n, gkeSharing(g.Labels[LabelGKESharingStrategy]), true
-		res.Note("%s shares each %s between up to %d containers (gpu_sharing_config): each nvidia.com/gpu the pod requests is that share of one", g.name(), unitDevice(res.Pod), n)
+		res.Note("%s shares each %s between up to %d containers (gpu_sharing_config): each nvidia.com/gpu the pod requests is that share of one", g.name(), res.Pod.UnitDevice(), n)
 	}
 }
 

@@ -235,7 +235,7 @@ func onGroupOf(res *parser.Resource, g *NodeGroup) {
 	if d.Undecided != nil {
 		if d.Shares[pod.Resource] {
 			res.Note("the NVIDIA device plugin's configs declared with %s (keys %s) share %s on some nodes, but which config its nodes take is not said (label %s, or a default): each unit is priced as a whole %s",
-				g.name(), strings.Join(d.Undecided, ", "), pod.Resource, labelPluginConfig, unitDevice(pod))
+				g.name(), strings.Join(d.Undecided, ", "), pod.Resource, labelPluginConfig, pod.UnitDevice())
 		}
 		return
 	}
@@ -256,7 +256,7 @@ func onGroupOf(res *parser.Resource, g *NodeGroup) {
 // https://github.com/NVIDIA/k8s-device-plugin/pull/537 (MPS disabled for MIG devices)
 func shareByConfig(res *parser.Resource, d *parser.DevicePluginConfig) {
 	pod, source, from, strategy := res.Pod, d.Source, d.From, d.Strategy
-	n, device := d.Replicas[pod.Resource], unitDevice(pod)
+	n, device := d.Replicas[pod.Resource], pod.UnitDevice()
 	switch {
 	case n <= 1:
 		return
@@ -270,15 +270,6 @@ func shareByConfig(res *parser.Resource, d *parser.DevicePluginConfig) {
 	pod.SharedReplicas, pod.SharingStrategy = n, strategy
 	pod.SharedOneUnit, pod.SharedPacked = d.OneUnit, d.Packed
 	res.Note("%s, %s, shares each %s as %d units of %s (%s)", source, from, device, n, pod.Resource, strategy)
-}
-
-// unitDevice names what one unit of a pod's GPU resource is when nothing shares it: a GPU, or a
-// MIG slice.
-func unitDevice(pod *parser.PodGPUs) string {
-	if pod.MIGProfile != "" {
-		return "MIG " + pod.MIGProfile + " slice"
-	}
-	return "GPU"
 }
 
 // addConfigMap reads the device plugin configs among a ConfigMap's keys (addConfig); a config
@@ -556,7 +547,7 @@ func (s *pluginSharing) apply(res *parser.Resource, podSel selector, np *nodePoo
 		sort.Strings(keys)
 		if s.sharesAny(pod.Resource) {
 			res.Note("the NVIDIA device plugin's configs among the manifests (keys %s) share %s on some nodes, but which config this pod's nodes take is not said (label %s, or a default): each unit is priced as a whole %s",
-				strings.Join(keys, ", "), pod.Resource, labelPluginConfig, unitDevice(pod))
+				strings.Join(keys, ", "), pod.Resource, labelPluginConfig, pod.UnitDevice())
 		}
 		return
 	}
