@@ -118,7 +118,7 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 		// https://cloud.google.com/kubernetes-engine/docs/concepts/timesharing-gpus
 		n := r.Pod.SharedReplicas
 		gpus, held := 1, 1
-		if r.Pod.SharingStrategy != parser.SharingGKETimeSharing {
+		if spreadByPlugin(r.Pod) {
 			gpus, held = sharedSpread(int(r.Pod.Requested), n, int(perInstance), r.Pod.SharedPacked)
 		}
 		t.gpus, t.share = float64(gpus), float64(held)/float64(n)
