@@ -376,7 +376,10 @@ func (c *pluginConfig) readSharing(n *yaml.Node) error {
 			continue
 		}
 		c.strategy = x.strategy
-		c.oneUnit = x.r.FailRequestsGreaterThanOne != nil && *x.r.FailRequestsGreaterThanOne || x.strategy == SharingMPS && x.r.FailRequestsGreaterThanOne == nil
+		c.oneUnit = x.strategy == SharingMPS // the plugin's default: set for MPS, not for time-slicing
+		if f := x.r.FailRequestsGreaterThanOne; f != nil {
+			c.oneUnit = *f
+		}
 		for _, r := range x.r.Resources {
 			name := r.Name
 			switch {
