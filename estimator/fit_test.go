@@ -615,6 +615,14 @@ inference: {batch_size: 1, max_sequence_length: 4096}
 	}
 }
 
+// podOnSharedGPUs is a Deployment's pod on an AWS node of the instance type, asking for
+// nvidia.com/gpu as pod says (its units, how they are shared).
+func podOnSharedGPUs(instanceType string, pod parser.PodGPUs) parser.Resource {
+	pod.Resource = "nvidia.com/gpu"
+	return parser.Resource{Address: "Deployment/a/b", Provider: parser.AWS, Region: "us-east-1", InstanceType: instanceType, Quantity: 1, PurchaseOption: parser.OnDemand,
+		Kind: parser.KindKubernetes, Pod: &pod}
+}
+
 // A pod on a one-GPU node whose GPU NVIDIA's device plugin shares runs on that GPU, whatever
 // units it holds (TestSeveralUnitsOfSharedGPUs lays units out over more). Under MPS each unit is an
 // equal share of its memory, which is what the workload must fit in. Under time-slicing it sees
@@ -655,8 +663,7 @@ measured: {gpu_name: NVIDIA A10G, gpu_count: 1, memory_total_mib: 23028, peak_me
 		{"MPS: 20% of the GPU's time is 40% of a half", "mps", 2, 1, measured(5120, 20), VerdictFits, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := parser.Resource{Address: "Deployment/a/b", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g5.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand,
-				Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: tc.units, SharedReplicas: tc.replicas, SharingStrategy: tc.strategy}}
+			r := podOnSharedGPUs("g5.xlarge", parser.PodGPUs{Requested: tc.units, SharedReplicas: tc.replicas, SharingStrategy: tc.strategy})
 			e := p.Estimate(r)
 			if !strings.Contains(strings.Join(e.Notes, "\n"), map[string]string{"mps": "MPS-shared GPU (NVIDIA device plugin)", "time-slicing": "time-sliced GPU (NVIDIA device plugin)",
 				"time-sharing": "time-shared GPU (GKE time-sharing)"}[tc.strategy]) {
@@ -710,8 +717,7 @@ measured: {gpu_name: NVIDIA A10G, gpu_count: %d, memory_total_mib: 23028, peak_m
 		{"MPS: 8 GiB on each of two GPUs is over a quarter", "mps", 4, 2, false, measured(2, 8192), VerdictDoesNotFit, "a 1/4 MPS share of NVIDIA A10G has 5.6 GiB usable", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := parser.Resource{Address: "Deployment/a/b", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g5.12xlarge", Quantity: 1, PurchaseOption: parser.OnDemand,
-				Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: tc.units, SharedReplicas: tc.replicas, SharingStrategy: tc.strategy, SharedPacked: tc.packed}}
+			r := podOnSharedGPUs("g5.12xlarge", parser.PodGPUs{Requested: tc.units, SharedReplicas: tc.replicas, SharingStrategy: tc.strategy, SharedPacked: tc.packed})
 			e := p.Estimate(r)
 			if e.UnpricedReason != nil {
 				t.Fatalf("unpriced: %s", *e.UnpricedReason)
@@ -744,8 +750,7 @@ measured: {gpu_name: NVIDIA A10G, gpu_count: %d, memory_total_mib: 23028, peak_m
 		{"nor several where the config allows them", "time-slicing", 2, 2, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := parser.Resource{Address: "Deployment/a/b", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g5.12xlarge", Quantity: 1, PurchaseOption: parser.OnDemand,
-				Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: tc.units, SharedReplicas: 4, SharingStrategy: tc.strategy, SharedOneUnit: tc.oneUnit, LargestContainer: tc.container}}
+			r := podOnSharedGPUs("g5.12xlarge", parser.PodGPUs{Requested: tc.units, SharedReplicas: 4, SharingStrategy: tc.strategy, SharedOneUnit: tc.oneUnit, LargestContainer: tc.container})
 			e := p.Estimate(r)
 			switch {
 			case tc.refused == "" && e.UnpricedReason != nil:
@@ -794,8 +799,7 @@ func TestPreallocatingEngineOnTimeSlicedGPUs(t *testing.T) {
 		{"MPS splits the memory itself", "mps", 4, small, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := parser.Resource{Address: "Deployment/a/b", Provider: parser.AWS, Region: "us-east-1", InstanceType: "g5.xlarge", Quantity: 1, PurchaseOption: parser.OnDemand,
-				Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, SharedReplicas: tc.replicas, SharingStrategy: tc.strategy}}
+			r := podOnSharedGPUs("g5.xlarge", parser.PodGPUs{Requested: 1, SharedReplicas: tc.replicas, SharingStrategy: tc.strategy})
 			e := p.Estimate(r)
 			p.Assess(&e, r, tc.prof, DefaultThresholds)
 			if e.Fit == nil {
