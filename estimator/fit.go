@@ -132,6 +132,13 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 		default:
 			t.timeSliced = n - held + 1 // this pod and one for each unit it does not hold
 		}
+	case r.Pod != nil && r.Pod.ClaimSharers() > 1:
+		// A shared DRA ResourceClaim: every pod that names it sees all of its devices, which
+		// the others use at the same time; nothing isolates their memory, and the GPU
+		// time-slices between their processes. It pays its part of each.
+		// https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/
+		t.gpus = float64(r.Pod.Requested)
+		t.timeSliced, t.share = r.Pod.ClaimSharers(), r.Pod.ClaimPaid()/float64(r.Pod.Requested)
 	case r.Pod != nil:
 		t.gpus = float64(r.Pod.Requested)
 	case r.GPUPartition != "":

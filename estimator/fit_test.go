@@ -1048,3 +1048,87 @@ func TestCandidateInstancesTakeTheirOwnVLLMDefault(t *testing.T) {
 		t.Errorf("cheapest fit %s takes %d tokens, as the current A100 does: the case no longer tests a differing default", fit.InstanceType, qi.MaxBatchedTokens)
 	}
 }
+
+// The devices of a shared DRA ResourceClaim are allocated once, on one node, for every pod that
+// names it: each pod pays its part (all of a claim named by no other pod), the node must hold all
+// of the claim's devices whatever each pod pays, and the pods are judged as sharing each device:
+// none isolates its memory from the others.
+func TestSharedResourceClaims(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	claim := func(gpus int64, pods int) parser.SharedClaim {
+		return parser.SharedClaim{Address: "ResourceClaim/a/c", GPUs: gpus, Pods: pods}
+	}
+	whole := func(instanceType string, gpus float64) money.Micros {
+		r := podOnSharedGPUs(instanceType, parser.PodGPUs{Requested: 1})
+		e := p.Estimate(r)
+		if e.MonthlyCost == nil {
+			t.Fatalf("%s: %+v", instanceType, e)
+		}
+		return money.Micros(float64(money.Micros(*e.MonthlyCost)) * gpus)
+	}
+	for _, tc := range []struct {
+		name      string
+		node      string
+		requested int64
+		claims    []parser.SharedClaim
+		gpus      float64 // the GPUs one pod pays for
+		unpriced  string
+	}{
+		{"four pods on one GPU", "g6.xlarge", 1, []parser.SharedClaim{claim(1, 4)}, 0.25, ""},
+		{"no other pod names it", "g6.xlarge", 1, []parser.SharedClaim{claim(1, 1)}, 1, ""},
+		{"two pods on a pair", "g6e.12xlarge", 2, []parser.SharedClaim{claim(2, 2)}, 1, ""},
+		{"a GPU of its own beside a shared pair", "g6e.12xlarge", 3, []parser.SharedClaim{claim(2, 4)}, 1.5, ""},
+		// Each of four pods pays 2 GPUs, but the claim's 8 are on one node: a 4-GPU one
+		// cannot hold them.
+		{"the node holds all of the claim", "g6e.12xlarge", 8, []parser.SharedClaim{claim(8, 4)}, 0, "a pod requests 8 GPUs but g6e.12xlarge has 4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := podOnSharedGPUs(tc.node, parser.PodGPUs{Requested: tc.requested, SharedClaims: tc.claims})
+			e := p.Estimate(r)
+			if tc.unpriced != "" {
+				if e.MonthlyCost != nil || e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, tc.unpriced) {
+					t.Fatalf("cost %v, unpriced %v; want unpriced with %q", e.MonthlyCost, e.UnpricedReason, tc.unpriced)
+				}
+				return
+			}
+			if e.MonthlyCost == nil {
+				t.Fatalf("unpriced: %s", *e.UnpricedReason)
+			}
+			if want := whole(tc.node, tc.gpus); math.Abs(float64(money.Micros(*e.MonthlyCost)-want)) > 20_000 { // 2 cents of rounding
+				t.Errorf("monthly %s, want %s (%g GPUs)", money.Micros(*e.MonthlyCost).Decimal(2), want.Decimal(2), tc.gpus)
+			}
+			if e.Pod == nil || math.Abs(e.Pod.PerPodGPUs-tc.gpus) > 1e-9 {
+				t.Errorf("per-pod GPUs %+v, want %g", e.Pod, tc.gpus)
+			}
+		})
+	}
+
+	// The fit: four copies of a server that needs 6 GiB share one L4's 22 GiB; one that needs
+	// 4 GiB fits alone but is oversized against the quarter it pays for; on a claim of its own
+	// a pod is judged as on its own GPU.
+	measured := func(peakMiB int) *profiles.Profile {
+		return mustProfile(t, fmt.Sprintf(`workload: {type: inference}
+measured: {gpu_name: NVIDIA L4, gpu_count: 1, memory_total_mib: 23034, peak_memory_used_mib: %d, gpu_utilization: {mean: 60, p50: 60, p95: 80}, duration_seconds: 600, samples: 600, captured_at: "2026-11-02T10:00:00Z"}
+`, peakMiB))
+	}
+	for _, tc := range []struct {
+		name    string
+		pods    int
+		prof    *profiles.Profile
+		verdict string
+		reason  string
+	}{
+		{"four that need 6 GiB each", 4, measured(6144), VerdictTight, "4 pods time-slice each GPU and 4 such pods need 24.0 GiB together"},
+		{"a quarter used under 40%", 4, measured(1024), VerdictOversized, "of the 1/4 of NVIDIA L4's memory its time-slice share pays for"},
+		{"alone on its claim", 1, measured(6144), VerdictOversized, "needs 27% of NVIDIA L4's memory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := podOnSharedGPUs("g6.xlarge", parser.PodGPUs{Requested: 1, SharedClaims: []parser.SharedClaim{claim(1, tc.pods)}})
+			e := p.Estimate(r)
+			p.Assess(&e, r, tc.prof, DefaultThresholds)
+			if e.Fit == nil || e.Fit.Verdict != tc.verdict || !strings.Contains(e.Fit.Reason, tc.reason) {
+				t.Errorf("fit %+v\nwant %s with %q", e.Fit, tc.verdict, tc.reason)
+			}
+		})
+	}
+}

@@ -63,8 +63,8 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	}
 	gpuCount := count // of the GPU model, for the pod's GPU info: a slice is part of one
 	count = devices(count)
-	if share > count+1e-9 {
-		return fmt.Sprintf("a pod requests %s GPUs but %s has %s: it cannot be scheduled there", trimNum(share), in.Type, trimNum(count))
+	if need := onNode(&pod, share); need > count+1e-9 {
+		return fmt.Sprintf("a pod requests %s GPUs but %s has %s: it cannot be scheduled there", trimNum(need), in.Type, trimNum(count))
 	}
 	if spreadByPlugin(&pod) && pod.Requested > 1 && !pod.SharedOneUnit { // else refused, below
 		gpus, held := sharedSpread(int(pod.Requested), pod.SharedReplicas, int(count), pod.SharedPacked)
@@ -270,8 +270,21 @@ func (p *Pricer) perPodGPUs(pod *parser.PodGPUs, node catalog.Instance, e *Estim
 		// the resource, keep its name: a node advertises its GPUs × the sharers, so one unit is
 		// that share of a GPU.
 		return sharedUnits(e, n, pod.SharedReplicas, sharedWhat(pod, "shared GPU (time-sharing or MPS)", "GPU"), "GPU"), ""
+	case len(pod.SharedClaims) > 0:
+		// A shared DRA ResourceClaim's devices are allocated once for the pods that name it
+		// (parser/kubernetes shareClaims): each pays its part.
+		return pod.ClaimPaid(), ""
 	}
 	return n, ""
+}
+
+// onNode is how many of a node's GPUs a pod needs there, given the share it pays for: that
+// share, but all of a shared ResourceClaim's devices, which are allocated on one node.
+func onNode(pod *parser.PodGPUs, share float64) float64 {
+	if len(pod.SharedClaims) > 0 {
+		return max(share, float64(pod.Requested))
+	}
+	return share
 }
 
 // spreadByPlugin says whether NVIDIA's device plugin shares the pod's GPUs and lays its units
@@ -519,7 +532,7 @@ func (p *Pricer) fits(provider string, in catalog.Instance, pod *parser.PodGPUs,
 		return 0, false
 	}
 	share, reason := p.perPodGPUs(pod, in, &Estimate{})
-	if reason != "" || share > in.GPUCount+1e-9 || in.GPUCount < 1 && pod.MIGProfile == "" {
+	if reason != "" || onNode(pod, share) > in.GPUCount+1e-9 || in.GPUCount < 1 && pod.MIGProfile == "" {
 		return 0, false
 	}
 	return share, true

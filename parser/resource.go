@@ -149,6 +149,13 @@ type PodGPUs struct {
 	// (sharedDevicesAllocationPolicy: packed), where its default spreads them over the GPUs
 	// with the fewest units taken.
 	SharedPacked bool `json:"shared_packed,omitempty"`
+	// SharedClaims are the DRA ResourceClaims among the pod's GPUs that pods may share (a
+	// ResourceClaim, not a per-pod template): their devices are allocated once, on one node, and
+	// every pod that names the claim uses all of them.
+	SharedClaims []SharedClaim `json:"shared_claims,omitempty"`
+	// ClaimedOnly says all of the pod's GPUs come through DRA claims: a DRA driver allocates
+	// them, so a device plugin's sharing or a node's MIG layout for nvidia.com/gpu is not theirs.
+	ClaimedOnly bool `json:"-"`
 	// Serving is the command line of the container that uses the GPUs when it runs a serving
 	// engine gpuguard reads (vLLM, SGLang): a workload profile can be inferred from it.
 	Serving *ServingCommand `json:"-"`
@@ -167,6 +174,36 @@ type PodGPUs struct {
 	// takes more of the node than its GPUs do (the estimator sets it); else the share is
 	// PerPodGPUs of the node's GPUs.
 	NodeShare float64 `json:"node_share,omitempty"`
+}
+
+// SharedClaim is a shared DRA ResourceClaim a pod names, and how many pods name it.
+type SharedClaim struct {
+	// Address is the claim's, ResourceClaim/namespace/name.
+	Address string `json:"address"`
+	// GPUs is the number of devices the claim allocates (a floor for allocationMode All).
+	GPUs int64 `json:"gpus"`
+	// Pods is how many pods, across the workloads read, name the claim (their replicas
+	// added): they share its devices. At least 1.
+	Pods int `json:"pods"`
+}
+
+// ClaimPaid is how many GPUs a pod pays for of the requested ones, when some come from shared
+// claims: each of its claims' devices split evenly between the pods that name the claim.
+func (p *PodGPUs) ClaimPaid() float64 {
+	paid := float64(p.Requested)
+	for _, c := range p.SharedClaims {
+		paid -= float64(c.GPUs) - float64(c.GPUs)/float64(max(c.Pods, 1))
+	}
+	return paid
+}
+
+// ClaimSharers is how many pods share the pod's most shared claim (0 when it names none).
+func (p *PodGPUs) ClaimSharers() int {
+	n := 0
+	for _, c := range p.SharedClaims {
+		n = max(n, c.Pods)
+	}
+	return n
 }
 
 // GroupRef names a node group: its address, and its root ("" for the pods' own).

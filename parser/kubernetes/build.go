@@ -226,6 +226,7 @@ func Build(files []*File, opts Options) parser.Result {
 	}
 	buildKaito(objs, &res)
 	onPool := map[*nodePool][]int{} // the resources each NodePool places, by index
+	claimBuilds := map[int]string{} // the build (object root) of each resource that names a shared claim, by index
 	for _, o := range objs {
 		wk, ok := workloadOf(o)
 		if !ok {
@@ -268,6 +269,9 @@ func Build(files []*File, opts Options) parser.Result {
 				if np != nil {
 					onPool[np] = append(onPool[np], len(res.Resources))
 				}
+				if rs.Pod != nil && len(rs.Pod.SharedClaims) > 0 {
+					claimBuilds[len(res.Resources)] = o.root
+				}
 				res.Resources = append(res.Resources, *rs)
 				built++
 			}
@@ -283,6 +287,7 @@ func Build(files []*File, opts Options) parser.Result {
 	for _, np := range pools {
 		notePoolShared(np, onPool[np], res.Resources)
 	}
+	shareClaims(res.Resources, claimBuilds)
 	return res
 }
 
@@ -492,9 +497,10 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 	res := &parser.Resource{
 		Address: addr, Root: o.rootName(), Source: parser.Location{File: o.file, Line: o.line}, Kind: parser.KindKubernetes, Type: o.Kind,
 		Provider: parser.Unknown, Quantity: r.replicas, PurchaseOption: parser.OnDemand, RunsToCompletion: r.runsToCompletion,
-		Pod: &parser.PodGPUs{Resource: req.resource, Requested: req.count, LargestContainer: req.largest},
+		Pod: &parser.PodGPUs{Resource: req.resource, Requested: req.count, LargestContainer: req.largest, SharedClaims: req.shared,
+			ClaimedOnly: len(req.claimed) > 0 && !slices.Contains(req.extended, req.resource)},
 	}
-	res.Pod.Serving = servingCommand(r.template.Spec, o)
+	res.Pod.Serving = servingCommand(r.template.Spec, o, req.claimed)
 	if strings.HasPrefix(req.resource, ResourceNvidiaMIG) {
 		// A time-sliced slice renamed by the device plugin (nvidia.com/mig-1g.5gb.shared) is
 		// still that slice.
@@ -862,8 +868,10 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 			}
 		}
 	}
-	res.Pod.SharedReplicas = n.sharedReplicas
-	if n.sharedReplicas > 1 {
+	if !res.Pod.ClaimedOnly {
+		res.Pod.SharedReplicas = n.sharedReplicas
+	}
+	if res.Pod.SharedReplicas > 1 {
 		res.Pod.SharingStrategy, res.Pod.SharedOneUnit = gkeSharing(n.sharingGKE), true
 	}
 	res.OwnPrice = n.ownPrice
@@ -948,6 +956,9 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 // pool's Bottlerocket settings), a share of a GPU or slice where the device plugin or GKE shares
 // them (pluginSharing.apply).
 func podUnit(res *parser.Resource, sel selector, pool *nodePool, group *NodeGroup, nodes nodeSources) {
+	if res.Pod.ClaimedOnly {
+		return // a DRA driver's devices: neither the device plugin's units nor the layout's slices
+	}
 	unitSel := sel
 	if pool != nil && pool.requirements.allowed[LabelMIGConfig] != nil {
 		unitSel = pool.merge(sel) // the NodePool's template labels are its nodes'
@@ -975,7 +986,9 @@ func poolHasType(res *parser.Resource, sel selector, nodes nodeSources, gpus GPU
 		n := np.nodeFor(sel)
 		pod := *res.Pod
 		n.onPod(&pod)
-		pod.SharedReplicas = n.sharedReplicas
+		if !pod.ClaimedOnly {
+			pod.SharedReplicas = n.sharedReplicas
+		}
 		trial := parser.Resource{Address: res.Address, Pod: &pod} // its notes are dropped
 		if len(n.instanceTypes) == 1 {
 			trial.InstanceType = n.instanceTypes[0]

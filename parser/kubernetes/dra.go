@@ -2,6 +2,8 @@ package kubernetes
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -133,10 +135,12 @@ func decodeClaim(o *object) (deviceClaim, error) {
 const maxGPUsPerPod = 1024
 
 // podClaims sums the GPUs a pod's resourceClaims bring, by resource, with a note per claim
-// (saying when a count is a floor, allocationMode All, or shared). missing lists the claims that
-// name a template or claim not among the objects read.
-func podClaims(spec podSpec, ns string, idx *claimIndex) (sum map[string]int64, notes []string, missing []string) {
-	sum = map[string]int64{}
+// (saying when a count is a floor, allocationMode All). missing lists the claims that name a
+// template or claim not among the objects read; shared, the ResourceClaims (by resource), whose
+// pods are counted once every workload is read (shareClaims); claimed, the names of the pod's
+// claims that bring GPUs (by resource).
+func podClaims(spec podSpec, ns string, idx *claimIndex) (sum map[string]int64, notes []string, missing []string, shared map[string][]parser.SharedClaim, claimed map[string]map[string]bool) {
+	sum, claimed = map[string]int64{}, map[string]map[string]bool{}
 	for _, pc := range spec.ResourceClaims {
 		var c deviceClaim
 		var ok bool
@@ -160,14 +164,109 @@ func podClaims(spec podSpec, ns string, idx *claimIndex) (sum map[string]int64, 
 			continue // a claim for other devices
 		}
 		sum[c.resource] += c.count
+		if claimed[c.resource] == nil {
+			claimed[c.resource] = map[string]bool{}
+		}
+		claimed[c.resource][pc.Name] = true
 		note := fmt.Sprintf("%d GPU%s through DRA: claim %q from %s (device class %s)", c.count, parser.Plural(c.count), pc.Name, c.address, c.class)
 		if c.all {
 			note += "; allocationMode All takes every such device of the node: counted as one each, a floor"
 		}
 		if c.shared {
-			note += "; a shared ResourceClaim: every pod that names it uses the same devices, so pods may be counted more than once"
+			if shared == nil {
+				shared = map[string][]parser.SharedClaim{}
+			}
+			shared[c.resource] = append(shared[c.resource], parser.SharedClaim{Address: c.address, GPUs: c.count, Pods: 1})
 		}
 		notes = append(notes, note)
 	}
-	return sum, notes, missing
+	return sum, notes, missing, shared, claimed
+}
+
+// shareClaims counts the pods that name each shared ResourceClaim, across the workloads of one
+// build (builds: the root of each resource that names one, by index; a kustomization's build, or
+// "" for the manifests read as they stand, as autoscalers apply: another build is another
+// cluster, with its own copy of the claim), and tells each workload. A ResourceClaim is
+// allocated once, on one node, and every pod that names it uses its devices; so its devices are
+// paid for once, split between those pods, and the pods run on that node.
+// https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/#resourceclaims-and-resourceclaimtemplates
+func shareClaims(rs []parser.Resource, builds map[int]string) {
+	by := map[string][]claimNamer{}
+	var keys []string
+	for _, i := range slices.Sorted(maps.Keys(builds)) {
+		for _, c := range rs[i].Pod.SharedClaims {
+			key := builds[i] + "|" + c.Address
+			if by[key] == nil {
+				keys = append(keys, key)
+			}
+			by[key] = append(by[key], claimNamer{i, max(rs[i].Quantity, 0)})
+		}
+	}
+	for _, key := range keys {
+		namers := by[key]
+		pods := 0
+		types := map[string]bool{}
+		for _, n := range namers {
+			pods += n.pods
+			if t := rs[n.at].InstanceType; t != "" {
+				types[t] = true
+			}
+		}
+		for _, n := range namers {
+			r := &rs[n.at]
+			claims := slices.Clone(r.Pod.SharedClaims) // the pod may be another resource's copy
+			var claim parser.SharedClaim
+			for j := range claims {
+				if builds[n.at]+"|"+claims[j].Address == key {
+					claims[j].Pods = max(pods, 1)
+					claim = claims[j]
+				}
+			}
+			pod := *r.Pod
+			pod.SharedClaims = claims
+			r.Pod = &pod
+			switch {
+			case pods <= 1:
+				r.Note("%s is a shared ResourceClaim, but no other pod among the manifests read names it: its pod has its %d GPU%s to itself",
+					claim.Address, claim.GPUs, parser.Plural(claim.GPUs))
+			default:
+				r.Note("%s is a shared ResourceClaim: its %s allocated once, on one node, for the %d pods that name it (%s): each pod pays 1/%d and uses all of it with the others",
+					claim.Address, gpusAre(claim.GPUs), pods, podsOf(rs, namers), pods)
+			}
+			if r.ScaleMax != nil && r.ScaleMax.Quantity > r.Quantity {
+				r.Note("its autoscaler adds pods, not devices: more pods share %s's %d GPU%s, so the cost at its maximum is less than the per-pod price says",
+					claim.Address, claim.GPUs, parser.Plural(claim.GPUs))
+			}
+			if len(types) > 1 {
+				r.Note("the pods that name %s select different instance types (%s), but its devices are on one node: some of them cannot run",
+					claim.Address, strings.Join(slices.Sorted(maps.Keys(types)), ", "))
+			}
+		}
+	}
+}
+
+// gpusAre is "1 GPU is" or "2 GPUs are".
+func gpusAre(n int64) string {
+	if n == 1 {
+		return "1 GPU is"
+	}
+	return fmt.Sprintf("%d GPUs are", n)
+}
+
+// claimNamer is a workload that names a shared claim: its resource's index, and its pods.
+type claimNamer struct {
+	at, pods int
+}
+
+// podsOf lists the workloads that name a claim with their pods: "Deployment/ml/a × 3, Pod/ml/b".
+func podsOf(rs []parser.Resource, namers []claimNamer) string {
+	var parts []string
+	for _, n := range namers {
+		s := rs[n.at].Address
+		if n.pods != 1 {
+			s += fmt.Sprintf(" × %d", n.pods)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -445,8 +445,20 @@ func FuzzDecode(f *testing.F) {
 			if !pods && !nodes || r.Quantity < 0 || r.Quantity > maxPods || r.ScaleMax != nil && (r.ScaleMax.Quantity <= 0 || r.ScaleMax.Quantity > maxPods) {
 				t.Fatalf("invalid resource: %+v", r)
 			}
+			for _, c := range sharedClaimsOf(r) {
+				if c.Pods < 1 || c.GPUs < 1 || c.GPUs > r.Pod.Requested {
+					t.Fatalf("invalid shared claim %+v of %+v", c, r.Pod)
+				}
+			}
 		}
 	})
+}
+
+func sharedClaimsOf(r parser.Resource) []parser.SharedClaim {
+	if r.Pod == nil {
+		return nil
+	}
+	return r.Pod.SharedClaims
 }
 
 // DRA claims: allocationMode All is a floor, said in a note; a count that is not a number of
@@ -469,6 +481,95 @@ func TestDRAClaims(t *testing.T) {
 	two := tmpl("t", "{name: g, exactly: {deviceClassName: gpu.nvidia.com}}\n        - {name: h, exactly: {deviceClassName: gpu.amd.com}}")
 	if res := build(t, two+pod, Options{}); len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Message, "several kinds of GPU") {
 		t.Errorf("two kinds: %+v", res.Errors)
+	}
+}
+
+// A shared ResourceClaim's pods are counted across the workloads of one build, whichever files
+// declare them, and each workload is told how many share it; another kustomization's build is
+// another cluster's copy of the claim. A template's claims are each pod's own.
+func TestSharedResourceClaimPods(t *testing.T) {
+	claim := "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: ns}\nspec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu.nvidia.com, count: 2}}]}}\n---\n"
+	tmpl := "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t, namespace: ns}\nspec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu.nvidia.com}}]}}}\n---\n"
+	nic := "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: nic, namespace: ns}\nspec: {devices: {requests: [{name: n, exactly: {deviceClassName: nic.example.com}}]}}\n---\n"
+	workload := func(kind, name string, replicas int, instanceType, claimRef, uses string) string {
+		spec := "nodeSelector: {node.kubernetes.io/instance-type: " + instanceType + "}\nresourceClaims: [{name: g, " + claimRef + "}, {name: n, resourceClaimName: nic}]\ncontainers:\n  - {name: app, command: [vllm, serve, Qwen/Qwen2.5-7B-Instruct], resources: {claims: [{name: " + uses + "}]}}\n"
+		indent := func(s, by string) string {
+			return by + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+by) + "\n"
+		}
+		if kind == "Pod" {
+			return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: ns}\nspec:\n" + indent(spec, "  ") + "---\n"
+		}
+		return fmt.Sprintf("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %s, namespace: ns}\nspec:\n  replicas: %d\n  template:\n    spec:\n%s---\n", name, replicas, indent(spec, "      "))
+	}
+	shared := "resourceClaimName: c"
+	byAddress := func(res parser.Result) map[string]parser.Resource {
+		t.Helper()
+		if len(res.Errors) > 0 {
+			t.Fatalf("errors %+v", res.Errors)
+		}
+		m := map[string]parser.Resource{}
+		for _, r := range res.Resources {
+			m[r.Root+" "+r.Address] = r
+		}
+		return m
+	}
+	pods := func(r parser.Resource) int {
+		t.Helper()
+		if r.Pod == nil || len(r.Pod.SharedClaims) != 1 || r.Pod.SharedClaims[0].Address != "ResourceClaim/ns/c" || r.Pod.SharedClaims[0].GPUs != 2 {
+			t.Fatalf("%s: shared claims %+v", r.Address, r.Pod)
+		}
+		return r.Pod.SharedClaims[0].Pods
+	}
+	notes := func(r parser.Resource) string { return strings.Join(r.Notes, "|") }
+
+	// One stream: a Pod and a Deployment of three.
+	rs := byAddress(build(t, claim+nic+workload("Pod", "p", 1, "g6e.12xlarge", shared, "g")+workload("Deployment", "d", 3, "g6e.12xlarge", shared, "g"), Options{}))
+	for _, addr := range []string{"m.yaml Pod/ns/p", "m.yaml Deployment/ns/d"} {
+		r := rs[addr]
+		if pods(r) != 4 || !strings.Contains(notes(r), "its 2 GPUs are allocated once, on one node, for the 4 pods that name it (Pod/ns/p, Deployment/ns/d × 3): each pod pays 1/4") {
+			t.Errorf("%s: pods %d, notes %q", addr, pods(r), notes(r))
+		}
+		if strings.Contains(notes(r), "cannot run") {
+			t.Errorf("%s: one instance type, but %q", addr, notes(r))
+		}
+		// The container uses the GPU claim: its vLLM command is read.
+		if r.Pod.Serving == nil || r.Pod.Serving.Container != "app" {
+			t.Errorf("%s: serving %+v", addr, r.Pod.Serving)
+		}
+	}
+
+	// Files read as they stand are one build, whichever declares the claim.
+	res := Build([]*File{Decode("claims.yaml", []byte(claim+nic)), Decode("a.yaml", []byte(workload("Pod", "p", 1, "g6e.12xlarge", shared, "g"))),
+		Decode("b.yaml", []byte(workload("Deployment", "d", 2, "g6e.24xlarge", shared, "g")))}, Options{})
+	rs = byAddress(res)
+	if r := rs["a.yaml Pod/ns/p"]; pods(r) != 3 || !strings.Contains(notes(r), "select different instance types (g6e.12xlarge, g6e.24xlarge), but its devices are on one node") {
+		t.Errorf("two files: pods %d, notes %q", pods(r), notes(r))
+	}
+
+	// Two kustomizations' builds: each its own cluster's claim.
+	res = Build([]*File{DecodeRendered("a.yaml", "overlays/a", "", []byte(claim+nic+workload("Deployment", "d", 2, "g6e.12xlarge", shared, "g"))),
+		DecodeRendered("b.yaml", "overlays/b", "", []byte(claim+nic+workload("Deployment", "d", 3, "g6e.12xlarge", shared, "g")))}, Options{})
+	rs = byAddress(res)
+	if a, b := rs["overlays/a Deployment/ns/d"], rs["overlays/b Deployment/ns/d"]; pods(a) != 2 || pods(b) != 3 {
+		t.Errorf("overlays: %d and %d pods, want 2 and 3", pods(a), pods(b))
+	}
+
+	// Alone on it; and an autoscaler that adds pods to it.
+	hpa := "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, namespace: ns}\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: d}, minReplicas: 1, maxReplicas: 4}\n"
+	r := one(t, build(t, claim+nic+workload("Deployment", "d", 1, "g6e.12xlarge", shared, "g")+hpa, Options{}))
+	if pods(r) != 1 || !strings.Contains(notes(r), "no other pod among the manifests read names it: its pod has its 2 GPUs to itself") ||
+		!strings.Contains(notes(r), "its autoscaler adds pods, not devices") {
+		t.Errorf("alone: pods %d, notes %q", pods(r), notes(r))
+	}
+
+	// A template's claim is each pod's own; a container that uses only the network card's
+	// claim is not the GPUs' server.
+	r = one(t, build(t, tmpl+nic+workload("Deployment", "d", 3, "g6e.12xlarge", "resourceClaimTemplateName: t", "n"), Options{}))
+	if r.Pod.Requested != 1 || len(r.Pod.SharedClaims) != 0 || strings.Contains(notes(r), "shared ResourceClaim") {
+		t.Errorf("template: %+v, notes %q", r.Pod, notes(r))
+	}
+	if r.Pod.Serving != nil {
+		t.Errorf("a container without the GPU claim is read as the server: %+v", r.Pod.Serving)
 	}
 }
 

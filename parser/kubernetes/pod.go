@@ -59,6 +59,17 @@ type container struct {
 type resources struct {
 	Limits   map[string]yaml.Node `yaml:"limits"`
 	Requests map[string]yaml.Node `yaml:"requests"`
+	// Claims name the pod's resourceClaims the container uses (DRA).
+	Claims []claimRef `yaml:"claims"`
+}
+
+type claimRef struct {
+	Name string `yaml:"name"`
+}
+
+// usesClaim reports whether the container uses one of the named pod claims.
+func (c *container) usesClaim(names map[string]bool) bool {
+	return slices.ContainsFunc(c.Resources.Claims, func(r claimRef) bool { return names[r.Name] })
 }
 
 type affinity struct {
@@ -104,6 +115,10 @@ type gpuRequest struct {
 	// largest is the most of resource one container requests by name: a device plugin
 	// allocates each container's request apart.
 	largest int64
+	// shared are the ResourceClaims among count that pods may share; claimed, the names of
+	// the pod's resourceClaims that brought GPUs of resource.
+	shared  []parser.SharedClaim
+	claimed map[string]bool
 }
 
 // IsGPUResource reports whether an extended resource name is one gpuguard counts.
@@ -228,7 +243,7 @@ func podGPUs(spec podSpec, o *object, claims *claimIndex) (gpuRequest, []error) 
 		neuronNote = fmt.Sprintf("%d NeuronCores: %d Neuron device%s at %d cores each (Inferentia2, Trainium1)", cores, devices, parser.Plural(devices), neuronCoresPerDevice)
 	}
 	// Devices claimed through DRA belong to the pod, whichever containers use them.
-	dra, notes, missing := podClaims(spec, o.namespace(), claims)
+	dra, notes, missing, shared, claimed := podClaims(spec, o.namespace(), claims)
 	for name, n := range dra {
 		sum[name] += n
 		if line[name] == 0 {
@@ -252,7 +267,8 @@ func podGPUs(spec podSpec, o *object, claims *claimIndex) (gpuRequest, []error) 
 	if neuronNote != "" {
 		notes = append(notes, neuronNote)
 	}
-	best.notes, best.missing, best.extended = notes, missing, extended
+	best.notes, best.missing, best.extended, best.shared = notes, missing, extended, shared[best.resource]
+	best.claimed = claimed[best.resource]
 	for _, reqs := range parsed {
 		best.largest = max(best.largest, reqs[best.resource].count)
 	}

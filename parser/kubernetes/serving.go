@@ -9,15 +9,16 @@ import (
 	"github.com/gpuguard/gpuguard/parser"
 )
 
-// servingCommand is the command line of the pod's first app container that requests GPUs, when
+// servingCommand is the command line of the pod's first app container that requests GPUs (by
+// name, or through one of the pod's DRA claims that bring its GPUs, claimed), when
 // it runs vLLM (`vllm serve`, `python -m vllm.entrypoints.openai.api_server`, or a vLLM image
 // whose entrypoint is the server, given only args) or SGLang (`python -m sglang.launch_server`,
 // `sglang serve`; its images need the command): profiles.FromVLLM or FromSGLang infers a
 // workload profile from it. nil otherwise.
-func servingCommand(spec podSpec, o *object) *parser.ServingCommand {
+func servingCommand(spec podSpec, o *object, claimed map[string]bool) *parser.ServingCommand {
 	for i := range spec.Containers {
 		c := &spec.Containers[i]
-		if !requestsGPUs(c) {
+		if !requestsGPUs(c) && !c.usesClaim(claimed) {
 			continue
 		}
 		argv := append(scalars(&c.Command), scalars(&c.Args)...)

@@ -1026,3 +1026,61 @@ func TestSharedProductLabel(t *testing.T) {
 		t.Errorf("unshared product: notes %q", r.Notes)
 	}
 }
+
+// GPUs that come through DRA claims are a DRA driver's, not the device plugin's: its time-slicing
+// config and GPU feature discovery's sharing labels do not make a unit of them a share, where a
+// pod on the same nodes that asks for nvidia.com/gpu by name gets one.
+func TestDeviceSharingIsNotForClaimedGPUs(t *testing.T) {
+	const config = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: plugin-configs, namespace: gpu-operator}
+data:
+  spread: |-
+    version: v1
+    sharing:
+      timeSlicing:
+        resources: [{name: nvidia.com/gpu, replicas: 4}]
+---
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata: {name: cluster-policy}
+spec:
+  devicePlugin:
+    config: {name: plugin-configs, default: spread}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: t, namespace: default}
+spec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu.nvidia.com}}]}}}
+`
+	pod := func(name, selector, resources string) string {
+		return "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " + name + "}\nspec:\n  nodeSelector: {" + selector +
+			"}\n  resourceClaims: [{name: g, resourceClaimTemplateName: t}]\n  containers: [{name: c, resources: " + resources + "}]\n"
+	}
+	const aws = "node.kubernetes.io/instance-type: g5.12xlarge"
+	gfd := aws + ", nvidia.com/gpu.replicas: '2', nvidia.com/gpu.sharing-strategy: time-slicing"
+	gke := "cloud.google.com/gke-accelerator: nvidia-l4, cloud.google.com/gke-max-shared-clients-per-gpu: '3', cloud.google.com/gke-gpu-sharing-strategy: time-sharing"
+	for _, tc := range []struct {
+		name      string
+		manifests string
+		replicas  int
+	}{
+		{"the plugin's config", config + pod("p", aws, "{claims: [{name: g}]}"), 0},
+		{"GFD's labels", pod("p", gfd, "{claims: [{name: g}]}"), 0},
+		{"a GPU by name beside the claim", config + pod("p", aws, "{limits: {nvidia.com/gpu: 1}, claims: [{name: g}]}"), 4},
+		{"GKE's sharing labels", pod("p", gke, "{claims: [{name: g}]}"), 0},
+		{"GKE's sharing labels, a GPU by name", pod("p", gke, "{limits: {nvidia.com/gpu: 1}}"), 3},
+		{"GFD's labels, a GPU by name", pod("p", gfd, "{limits: {nvidia.com/gpu: 1}}"), 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := tc.manifests
+			if !strings.Contains(src, "ResourceClaimTemplate") {
+				src = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t, namespace: default}\nspec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu.nvidia.com}}]}}}\n" + src
+			}
+			r := one(t, build(t, src, Options{}))
+			if r.Pod.SharedReplicas != tc.replicas || tc.replicas == 0 && strings.Contains(strings.Join(r.Notes, "|"), "units of nvidia.com/gpu") {
+				t.Errorf("shared replicas %d, want %d; notes %q", r.Pod.SharedReplicas, tc.replicas, r.Notes)
+			}
+		})
+	}
+}
