@@ -96,7 +96,18 @@ func Build(files []*File, opts Options) parser.Result {
 	kueue := newKueueIndex()
 	groups := newGroupIndex(opts.NodeGroups, opts.GPUs)
 	scalers := map[string]scaler{}
-	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}}
+	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}, classes: map[string]deviceClass{}}
+	for _, o := range objs {
+		// DeviceClasses first: a claim's requests name them, in whatever order the files come.
+		if o.Kind == "DeviceClass" && group(o.APIVersion) == "resource.k8s.io" {
+			c, err := decodeDeviceClass(o)
+			if err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+				continue
+			}
+			claims.classes[o.Metadata.Name] = c
+		}
+	}
 	// Objects another workload takes its pods from, by root and Kind/namespace/name: Argo
 	// workflow templates, Deployments an Argo Rollout's workloadRef names, Kubeflow training
 	// runtimes, the configurations an LLMInferenceService is composed of. A reference is looked
@@ -116,7 +127,7 @@ func Build(files []*File, opts Options) parser.Result {
 			o.Kind == "LLMInferenceServiceConfig" && group(o.APIVersion) == "serving.kserve.io":
 			referable[o.root+"|"+referenceKey(o)] = o
 		case (o.Kind == "ResourceClaimTemplate" || o.Kind == "ResourceClaim") && group(o.APIVersion) == "resource.k8s.io":
-			c, err := decodeClaim(o)
+			c, err := decodeClaim(o, claims)
 			if err != nil {
 				res.Errors = append(res.Errors, specError(o, err))
 				continue
@@ -615,7 +626,10 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		onCloudRunInstances(res, r.cloudRun, o)
 		return res, nil, errs, warns
 	}
-	np, stuck := resolveNode(res, r, o, nodes, req.extended, opts)
+	np, stuck := resolveNode(res, r, o, nodes, req, opts)
+	for _, u := range req.selection.unread {
+		res.Note("a DRA selector gpuguard does not narrow the node by: %s", u)
+	}
 	if stuck != "" {
 		warns = append(warns, parser.Error{File: res.Source.File, Line: res.Source.Line, Message: res.Address + ": " + stuck})
 	}
@@ -745,11 +759,12 @@ type nodeSources struct {
 // NodePool the pods land on, when one places them, and a warning when the only node groups the
 // pod selects keep it off with their taints.
 //
-// requested are the extended resources the pod's containers request: the tolerations the
-// ExtendedResourceToleration admission controller adds for them count with the pod's own.
-func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, requested []string, opts Options) (pool *nodePool, stuck string) {
+// req is what the pod requests: the tolerations the ExtendedResourceToleration admission
+// controller adds for the extended resources its containers request count with the pod's own,
+// and its DRA claims' selectors narrow the node where its labels do not.
+func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req gpuRequest, opts Options) (pool *nodePool, stuck string) {
 	sel := podSelector(r.template.Spec)
-	tols := withExtendedResourceTolerations(r.template.Spec.Tolerations, requested)
+	tols := withExtendedResourceTolerations(r.template.Spec.Tolerations, req.extended)
 	origin := "nodeSelector/affinity"
 	if f, note := nodes.kueue.place(o, r.template, res.Pod.Resource); note != "" {
 		res.Note("%s", note)
@@ -759,6 +774,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		}
 	}
 	n := fromSelector(sel, origin)
+	req.selection.onNode(&n, "DRA claim selector")
 	placed := false // by a NodePool or ComputeClass, whose cloud is known
 	unplaced := ""  // why the ComputeClass the pod selects cannot say its node
 	if v, ok := sel.values(labelComputeClass); ok && len(v) == 1 && len(n.instanceTypes) != 1 {

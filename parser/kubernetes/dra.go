@@ -33,9 +33,10 @@ type deviceRequest struct {
 }
 
 type deviceAsk struct {
-	DeviceClassName string `yaml:"deviceClassName"`
-	AllocationMode  string `yaml:"allocationMode"`
-	Count           *int64 `yaml:"count"`
+	DeviceClassName string        `yaml:"deviceClassName"`
+	AllocationMode  string        `yaml:"allocationMode"`
+	Count           *int64        `yaml:"count"`
+	Selectors       []celSelector `yaml:"selectors"`
 }
 
 func (r deviceRequest) ask() deviceAsk {
@@ -56,6 +57,54 @@ type deviceClaim struct {
 	class    string
 	all      bool // allocationMode All: every matching device of the node
 	shared   bool // a ResourceClaim several pods may share
+	// selection is what the CEL selectors of its GPU requests and their DeviceClasses say of
+	// the GPUs.
+	selection deviceSelection
+}
+
+// deviceClass is a DeviceClass among the objects read: the driver its selectors name ("" when
+// none does) and what they say of its devices.
+type deviceClass struct {
+	driver    string
+	selection deviceSelection
+}
+
+// decodeDeviceClass reads a DeviceClass's selectors (spec.selectors, in every API version).
+func decodeDeviceClass(o *object) (deviceClass, error) {
+	var spec struct {
+		Selectors []celSelector `yaml:"selectors"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return deviceClass{}, err
+	}
+	var c deviceClass
+	for _, sel := range spec.Selectors {
+		if sel.CEL == nil {
+			continue
+		}
+		if m := celDriver.FindStringSubmatch(sel.CEL.Expression); m != nil && c.driver == "" {
+			c.driver = m[1]
+		}
+	}
+	c.selection = readSelectors(spec.Selectors)
+	return c, nil
+}
+
+// classResource is the extended resource gpuguard prices a DeviceClass's devices as: by the
+// driver its selectors name when the class is among the objects read (NVIDIA's gpu.nvidia.com,
+// AMD's gpu.amd.com; another driver's devices are not GPUs), else by its name (gpuClassResource).
+func (idx *claimIndex) classResource(class string) (string, deviceClass) {
+	c, ok := idx.classes[class]
+	if !ok || c.driver == "" {
+		return gpuClassResource(class), c
+	}
+	switch d := strings.ToLower(c.driver); {
+	case d == "gpu.nvidia.com" || strings.HasSuffix(d, ".nvidia.com") && strings.Contains(d, "gpu"):
+		return ResourceNvidiaGPU, c
+	case d == "gpu.amd.com":
+		return ResourceAMDGPU, c
+	}
+	return "", c
 }
 
 // gpuClassResource maps a DeviceClass name to the extended resource gpuguard prices it as:
@@ -74,15 +123,17 @@ func gpuClassResource(class string) string {
 	return ""
 }
 
-// claimIndex holds the claims of a stream by namespace/name.
+// claimIndex holds the claims of a stream by namespace/name, and the DeviceClasses by name
+// (cluster-scoped).
 type claimIndex struct {
 	templates map[string]deviceClaim
 	claims    map[string]deviceClaim
+	classes   map[string]deviceClass
 }
 
 // decodeClaim reads the GPU requests of a ResourceClaimTemplate (spec.spec.devices) or a
 // ResourceClaim (spec.devices); a claim for other devices has no resource.
-func decodeClaim(o *object) (deviceClaim, error) {
+func decodeClaim(o *object, idx *claimIndex) (deviceClaim, error) {
 	type devices struct {
 		Devices struct {
 			Requests []deviceRequest `yaml:"requests"`
@@ -107,7 +158,7 @@ func decodeClaim(o *object) (deviceClaim, error) {
 	c := deviceClaim{address: o.address(), shared: o.Kind == "ResourceClaim"}
 	for _, r := range reqs {
 		a := r.ask()
-		res := gpuClassResource(a.DeviceClassName)
+		res, class := idx.classResource(a.DeviceClassName)
 		if res == "" {
 			continue
 		}
@@ -115,6 +166,7 @@ func decodeClaim(o *object) (deviceClaim, error) {
 			return deviceClaim{}, fmt.Errorf("claim requests several kinds of GPU (%s, %s): only %s is priced", c.resource, res, c.resource)
 		}
 		c.resource, c.class = res, a.DeviceClassName
+		c.selection = c.selection.and(readSelectors(a.Selectors).and(class.selection))
 		switch {
 		case a.AllocationMode == "All":
 			c.all = true
@@ -134,13 +186,29 @@ func decodeClaim(o *object) (deviceClaim, error) {
 // maxGPUsPerPod bounds a claim's count, as quantities are bounded.
 const maxGPUsPerPod = 1024
 
-// podClaims sums the GPUs a pod's resourceClaims bring, by resource, with a note per claim
-// (saying when a count is a floor, allocationMode All). missing lists the claims that name a
-// template or claim not among the objects read; shared, the ResourceClaims (by resource), whose
-// pods are counted once every workload is read (shareClaims); claimed, the names of the pod's
-// claims that bring GPUs (by resource).
-func podClaims(spec podSpec, ns string, idx *claimIndex) (sum map[string]int64, notes []string, missing []string, shared map[string][]parser.SharedClaim, claimed map[string]map[string]bool) {
-	sum, claimed = map[string]int64{}, map[string]map[string]bool{}
+// podDRA is what a pod's resourceClaims bring of GPUs.
+type podDRA struct {
+	sum map[string]int64 // devices by resource
+	// notes say which claim brought which GPUs (and when a count is a floor, allocationMode
+	// All); missing lists the claims that name a template or claim not among the objects read.
+	notes, missing []string
+	of             map[string]*claimedGPUs // by resource
+}
+
+// claimedGPUs is what the claims that bring GPUs of one resource say of them.
+type claimedGPUs struct {
+	// names are the pod's claims (their names in spec.resourceClaims) that bring them.
+	names map[string]bool
+	// shared are the ResourceClaims among them, whose pods are counted once every workload is
+	// read (shareClaims).
+	shared []parser.SharedClaim
+	// selection is what their CEL selectors say of the GPUs.
+	selection deviceSelection
+}
+
+// podClaims reads the GPUs a pod's resourceClaims bring.
+func podClaims(spec podSpec, ns string, idx *claimIndex) podDRA {
+	d := podDRA{sum: map[string]int64{}, of: map[string]*claimedGPUs{}}
 	for _, pc := range spec.ResourceClaims {
 		var c deviceClaim
 		var ok bool
@@ -148,13 +216,13 @@ func podClaims(spec podSpec, ns string, idx *claimIndex) (sum map[string]int64, 
 		case pc.ResourceClaimTemplateName != "":
 			c, ok = idx.templates[ns+"/"+pc.ResourceClaimTemplateName]
 			if !ok {
-				missing = append(missing, "ResourceClaimTemplate/"+ns+"/"+pc.ResourceClaimTemplateName)
+				d.missing = append(d.missing, "ResourceClaimTemplate/"+ns+"/"+pc.ResourceClaimTemplateName)
 				continue
 			}
 		case pc.ResourceClaimName != "":
 			c, ok = idx.claims[ns+"/"+pc.ResourceClaimName]
 			if !ok {
-				missing = append(missing, "ResourceClaim/"+ns+"/"+pc.ResourceClaimName)
+				d.missing = append(d.missing, "ResourceClaim/"+ns+"/"+pc.ResourceClaimName)
 				continue
 			}
 		default:
@@ -163,24 +231,24 @@ func podClaims(spec podSpec, ns string, idx *claimIndex) (sum map[string]int64, 
 		if c.resource == "" {
 			continue // a claim for other devices
 		}
-		sum[c.resource] += c.count
-		if claimed[c.resource] == nil {
-			claimed[c.resource] = map[string]bool{}
+		d.sum[c.resource] += c.count
+		g := d.of[c.resource]
+		if g == nil {
+			g = &claimedGPUs{names: map[string]bool{}}
+			d.of[c.resource] = g
 		}
-		claimed[c.resource][pc.Name] = true
+		g.names[pc.Name] = true
+		g.selection = g.selection.and(c.selection)
 		note := fmt.Sprintf("%d GPU%s through DRA: claim %q from %s (device class %s)", c.count, parser.Plural(c.count), pc.Name, c.address, c.class)
 		if c.all {
 			note += "; allocationMode All takes every such device of the node: counted as one each, a floor"
 		}
 		if c.shared {
-			if shared == nil {
-				shared = map[string][]parser.SharedClaim{}
-			}
-			shared[c.resource] = append(shared[c.resource], parser.SharedClaim{Address: c.address, GPUs: c.count, Pods: 1})
+			g.shared = append(g.shared, parser.SharedClaim{Address: c.address, GPUs: c.count, Pods: 1})
 		}
-		notes = append(notes, note)
+		d.notes = append(d.notes, note)
 	}
-	return sum, notes, missing, shared, claimed
+	return d
 }
 
 // shareClaims counts the pods that name each shared ResourceClaim, across the workloads of one

@@ -119,6 +119,8 @@ type gpuRequest struct {
 	// the pod's resourceClaims that brought GPUs of resource.
 	shared  []parser.SharedClaim
 	claimed map[string]bool
+	// selection is what the CEL selectors of those claims say of the GPUs.
+	selection deviceSelection
 }
 
 // IsGPUResource reports whether an extended resource name is one gpuguard counts.
@@ -243,8 +245,9 @@ func podGPUs(spec podSpec, o *object, claims *claimIndex) (gpuRequest, []error) 
 		neuronNote = fmt.Sprintf("%d NeuronCores: %d Neuron device%s at %d cores each (Inferentia2, Trainium1)", cores, devices, parser.Plural(devices), neuronCoresPerDevice)
 	}
 	// Devices claimed through DRA belong to the pod, whichever containers use them.
-	dra, notes, missing, shared, claimed := podClaims(spec, o.namespace(), claims)
-	for name, n := range dra {
+	dra := podClaims(spec, o.namespace(), claims)
+	notes := dra.notes
+	for name, n := range dra.sum {
 		sum[name] += n
 		if line[name] == 0 {
 			line[name] = o.line
@@ -267,8 +270,10 @@ func podGPUs(spec podSpec, o *object, claims *claimIndex) (gpuRequest, []error) 
 	if neuronNote != "" {
 		notes = append(notes, neuronNote)
 	}
-	best.notes, best.missing, best.extended, best.shared = notes, missing, extended, shared[best.resource]
-	best.claimed = claimed[best.resource]
+	best.notes, best.missing, best.extended = notes, dra.missing, extended
+	if g := dra.of[best.resource]; g != nil {
+		best.shared, best.claimed, best.selection = g.shared, g.names, g.selection
+	}
 	for _, reqs := range parsed {
 		best.largest = max(best.largest, reqs[best.resource].count)
 	}

@@ -1,0 +1,158 @@
+package kubernetes
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// A claim's request, and the DeviceClass it names, may narrow the devices it takes with CEL
+// selectors over the attributes and capacity a DRA driver publishes for each device. NVIDIA's
+// driver (gpu.nvidia.com) publishes a GPU's productName (NVML's name: "NVIDIA H100 80GB HBM3"),
+// its architecture ("Hopper") and its memory capacity (NVML's total), the names GPU feature
+// discovery labels nodes with (nvidia.com/gpu.product, gpu.family, gpu.memory): gpuguard reads
+// the common shapes of those terms and gives the pod's node the same narrowing those labels do.
+// https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/#devicerequest
+// https://github.com/NVIDIA/k8s-dra-driver-gpu (cmd/gpu-kubelet-plugin deviceinfo.go: attributes)
+
+// deviceSelection is what CEL selectors say of a claim's GPUs.
+type deviceSelection struct {
+	products      []string // productName values or literal patterns, as GFD's product label reads them
+	architectures []string // lower case, as GFD's gpu.family
+	minMemoryMiB  int      // 0: none
+	// unread are the selector expressions that name a GPU attribute gpuguard cannot narrow
+	// the node by (an || with other terms, a productName term of another shape).
+	unread []string
+}
+
+func (s deviceSelection) empty() bool {
+	return len(s.products) == 0 && len(s.architectures) == 0 && s.minMemoryMiB == 0
+}
+
+// and narrows s by t: t's terms where s has none of that kind.
+func (s deviceSelection) and(t deviceSelection) deviceSelection {
+	if len(s.products) == 0 {
+		s.products = t.products
+	}
+	if len(s.architectures) == 0 {
+		s.architectures = t.architectures
+	}
+	s.minMemoryMiB = max(s.minMemoryMiB, t.minMemoryMiB)
+	s.unread = append(slices.Clip(s.unread), t.unread...)
+	return s
+}
+
+type celSelector struct {
+	CEL *struct {
+		Expression string `yaml:"expression"`
+	} `yaml:"cel"`
+}
+
+var (
+	// An NVIDIA GPU's attributes are device.attributes["gpu.nvidia.com"].<name>, its capacity
+	// device.capacity["gpu.nvidia.com"].memory; a DeviceClass names the driver with
+	// device.driver == "gpu.nvidia.com".
+	celDriver    = regexp.MustCompile(`device\.driver\s*==\s*"([^"]*)"`)
+	celProduct   = regexp.MustCompile(`device\.attributes\["gpu\.nvidia\.com"\]\.productName\s*(?:==\s*"([^"]*)"|\.(?:matches|startsWith|contains|endsWith)\(\s*"([^"]*)"\s*\)|\.lower(?:Ascii)?\(\)\s*\.(?:contains|startsWith)\(\s*"([^"]*)"\s*\))`)
+	celProductIn = regexp.MustCompile(`device\.attributes\["gpu\.nvidia\.com"\]\.productName\s+in\s*\[([^\]]*)\]`)
+	celArch      = regexp.MustCompile(`device\.attributes\["gpu\.nvidia\.com"\]\.architecture\s*==\s*"([^"]*)"`)
+	// memory: .compareTo(quantity("40Gi")) >= 0 (or > 0), or a comparison with a quantity.
+	celMemory     = regexp.MustCompile(`device\.capacity\["gpu\.nvidia\.com"\]\.memory\s*(?:\.compareTo\(\s*quantity\(\s*"([^"]*)"\s*\)\s*\)\s*(>=|>)\s*0|(>=|>)\s*quantity\(\s*"([^"]*)"\s*\))`)
+	celAnyProduct = regexp.MustCompile(`\.productName\b`)
+	celQuoted     = regexp.MustCompile(`"([^"]*)"`)
+)
+
+// readSelectors reads the CEL selectors of a request or a DeviceClass. A product no catalog GPU
+// is known as is kept: the estimator says so when it chooses the node.
+func readSelectors(sels []celSelector) deviceSelection {
+	var s deviceSelection
+	for _, sel := range sels {
+		if sel.CEL == nil {
+			continue
+		}
+		s = s.and(readCEL(sel.CEL.Expression))
+	}
+	return s
+}
+
+// readCEL reads one selector expression. Terms joined by && narrow together; an expression with
+// || is read only when it lists products and nothing else that narrows (productName == "A" ||
+// productName == "B"), and one with a negation not at all: otherwise it is unread, and the node
+// is not narrowed by it.
+func readCEL(expr string) deviceSelection {
+	var s deviceSelection
+	for _, m := range celProduct.FindAllStringSubmatch(expr, -1) {
+		s.products = append(s.products, literal(m[1]+m[2]+m[3], m[1] == ""))
+	}
+	for _, m := range celProductIn.FindAllStringSubmatch(expr, -1) {
+		for _, q := range celQuoted.FindAllStringSubmatch(m[1], -1) {
+			s.products = append(s.products, q[1])
+		}
+	}
+	for _, m := range celArch.FindAllStringSubmatch(expr, -1) {
+		s.architectures = append(s.architectures, strings.ToLower(m[1]))
+	}
+	for _, m := range celMemory.FindAllStringSubmatch(expr, -1) {
+		q := m[1] + m[4]
+		mib, err := quantityMiB(q)
+		if err != nil {
+			s.unread = append(s.unread, fmt.Sprintf("%s (memory %q: %v)", strings.TrimSpace(expr), q, err))
+			continue
+		}
+		if m[2] == ">" || m[3] == ">" {
+			mib++
+		}
+		s.minMemoryMiB = max(s.minMemoryMiB, mib)
+	}
+	if (strings.Contains(expr, "!") || strings.Contains(expr, "== false")) && !s.empty() {
+		return deviceSelection{unread: []string{strings.TrimSpace(expr) + " (a negation)"}}
+	}
+	if strings.Contains(expr, "||") && (len(s.architectures) > 0 || s.minMemoryMiB > 0 || len(s.products) > 0 && len(s.products) < strings.Count(expr, "||")+1) {
+		return deviceSelection{unread: []string{strings.TrimSpace(expr) + " (an || with other terms)"}}
+	}
+	if len(s.products) == 0 && celAnyProduct.MatchString(expr) {
+		s.unread = append(s.unread, strings.TrimSpace(expr)+" (a productName term of another shape)")
+	}
+	return s
+}
+
+// literal is the text a pattern matches literally: a regular expression's (matches) without its
+// anchors and wildcards; a plain string as it is.
+func literal(s string, pattern bool) string {
+	if !pattern {
+		return s
+	}
+	s = strings.NewReplacer(".*", " ", ".+", " ", "^", "", "$", "", `\`, "").Replace(s)
+	return strings.TrimSpace(s)
+}
+
+// quantityMiB reads a Kubernetes quantity of bytes ("80Gi", "40G", "81559Mi") as MiB, rounded
+// down.
+func quantityMiB(q string) (int, error) {
+	v, err := computeQuantity(q)
+	if err != nil {
+		return 0, err
+	}
+	return int(v / (1 << 20)), nil
+}
+
+// onNode narrows the pod's node by the selection, where its own labels do not already: the
+// products as GPU feature discovery's product label, the architectures as its family, the memory
+// as its memory (NVML's total, in MiB).
+func (s deviceSelection) onNode(n *nodeChoice, from string) {
+	if len(s.products) > 0 && len(n.gpuNames) == 0 {
+		n.gpuNames = slices.Clone(s.products)
+		n.addSource(from + " productName")
+	}
+	if len(s.architectures) > 0 && len(n.gpuFamilies) == 0 {
+		n.gpuFamilies = slices.Clone(s.architectures)
+		n.addSource(from + " architecture")
+	}
+	if s.minMemoryMiB > 0 && n.gpuReported == nil {
+		n.gpuReported = &parser.CountRange{Min: new(s.minMemoryMiB)}
+		n.addSource(from + " memory")
+	}
+}

@@ -1,0 +1,102 @@
+package kubernetes
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The CEL terms gpuguard reads from DRA selectors, and those it leaves unread rather than guess:
+// an || that mixes products with other terms could select more than either side.
+func TestReadCEL(t *testing.T) {
+	const attr = `device.attributes["gpu.nvidia.com"]`
+	const mem = `device.capacity["gpu.nvidia.com"].memory`
+	for _, tc := range []struct {
+		expr     string
+		products []string
+		arch     []string
+		minMiB   int
+		unread   string
+	}{
+		{attr + `.productName == "NVIDIA H100 80GB HBM3"`, []string{"NVIDIA H100 80GB HBM3"}, nil, 0, ""},
+		{attr + `.productName.matches(".*A10G.*")`, []string{"A10G"}, nil, 0, ""},
+		{attr + `.productName.matches("^NVIDIA L4$")`, []string{"NVIDIA L4"}, nil, 0, ""},
+		{attr + `.productName.startsWith("H100")`, []string{"H100"}, nil, 0, ""},
+		{attr + `.productName.lowerAscii().contains("l40s")`, []string{"l40s"}, nil, 0, ""},
+		{attr + `.productName in ["NVIDIA L4", "NVIDIA A10G"]`, []string{"NVIDIA L4", "NVIDIA A10G"}, nil, 0, ""},
+		{attr + `.productName == "NVIDIA L4" || ` + attr + `.productName == "Tesla T4"`, []string{"NVIDIA L4", "Tesla T4"}, nil, 0, ""},
+		{`device.driver == "gpu.nvidia.com" && ` + attr + `.architecture == "Hopper"`, nil, []string{"hopper"}, 0, ""},
+		{mem + `.compareTo(quantity("40Gi")) >= 0`, nil, nil, 40960, ""},
+		{mem + `.compareTo(quantity("40Gi")) > 0`, nil, nil, 40961, ""},
+		{mem + ` >= quantity("80G")`, nil, nil, 76293, ""},
+		{attr + `.productName.startsWith("H100") && ` + mem + `.compareTo(quantity("80Gi")) >= 0`, []string{"H100"}, nil, 81920, ""},
+		{attr + `.productName == "NVIDIA L4" || ` + mem + `.compareTo(quantity("40Gi")) >= 0`, nil, nil, 0, "an || with other terms"},
+		{attr + `.productName == "NVIDIA L4" || ` + attr + `.index == 0`, nil, nil, 0, "an || with other terms"},
+		{mem + `.compareTo(quantity("lots")) >= 0`, nil, nil, 0, `memory "lots"`},
+		{attr + `.productName.endsWith("80GB") == false`, nil, nil, 0, "a negation"},
+		{`!` + attr + `.productName.startsWith("H100")`, nil, nil, 0, "a negation"},
+		{attr + `.productName != "NVIDIA L4"`, nil, nil, 0, "a productName term of another shape"},
+		{`"H100" in ` + attr + `.productName`, nil, nil, 0, "a productName term of another shape"},
+		{`device.driver == "gpu.nvidia.com"`, nil, nil, 0, ""},
+	} {
+		s := readCEL(tc.expr)
+		if !slices.Equal(s.products, tc.products) || !slices.Equal(s.architectures, tc.arch) || s.minMemoryMiB != tc.minMiB {
+			t.Errorf("%s: products %q, architectures %q, memory %d MiB; want %q, %q, %d", tc.expr, s.products, s.architectures, s.minMemoryMiB, tc.products, tc.arch, tc.minMiB)
+		}
+		if got := strings.Join(s.unread, "|"); tc.unread == "" && got != "" || !strings.Contains(got, tc.unread) {
+			t.Errorf("%s: unread %q, want %q", tc.expr, got, tc.unread)
+		}
+	}
+}
+
+// A DeviceClass among the manifests says by its driver whether its devices are GPUs, whatever its
+// name, and its selectors and a request's narrow the pod's node where the pod's labels do not.
+func TestDeviceClassesAndSelectors(t *testing.T) {
+	class := func(name, expr string) string {
+		return "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: " + name + "}\nspec:\n  selectors: [{cel: {expression: '" + expr + "'}}]\n---\n"
+	}
+	tmpl := func(class, selector string) string {
+		sel := ""
+		if selector != "" {
+			sel = ", selectors: [{cel: {expression: '" + selector + "'}}]"
+		}
+		return "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t, namespace: ns}\nspec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: " + class + sel + "}}]}}}\n---\n"
+	}
+	pod := func(selector string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec:\n  nodeSelector: {" + selector + "}\n  resourceClaims: [{name: g, resourceClaimTemplateName: t}]\n  containers: [{name: c, resources: {claims: [{name: g}]}}]\n"
+	}
+	const nvidia = `device.driver == "gpu.nvidia.com"`
+	const a10g = `device.attributes["gpu.nvidia.com"].productName.matches(".*A10G.*")`
+	// A class whose name says nothing of GPUs, read before or after the claim.
+	for name, src := range map[string]string{
+		"class first": class("single", nvidia+" && "+a10g) + tmpl("single", "") + pod(""),
+		"class last":  tmpl("single", "") + pod("") + "\n---\n" + class("single", nvidia+" && "+a10g),
+	} {
+		r := one(t, build(t, src, Options{}))
+		if r.Pod.Requested != 1 || !slices.Equal(r.Pod.GPUNames, []string{"A10G"}) || !strings.Contains(r.Pod.NodeSource, "DRA claim selector productName") {
+			t.Errorf("%s: pod %+v", name, r.Pod)
+		}
+		if len(r.Unresolved) > 0 {
+			t.Errorf("%s: unresolved %+v", name, r.Unresolved)
+		}
+	}
+	// Another driver's class is not GPUs, though its name says gpu.
+	if res := build(t, class("gpu-direct-nic", `device.driver == "rdma.example.com"`)+tmpl("gpu-direct-nic", "")+pod(""), Options{}); len(res.Resources) != 0 {
+		t.Errorf("a NIC class is priced as GPUs: %+v", res.Resources)
+	}
+	// The request's selector, with the class's: the memory from one, the product from the other.
+	r := one(t, build(t, class("single", nvidia+" && "+a10g)+tmpl("single", `device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("20Gi")) >= 0`)+pod(""), Options{}))
+	if !slices.Equal(r.Pod.GPUNames, []string{"A10G"}) || r.Pod.GPUReportedMiB == nil || r.Pod.GPUReportedMiB.Min == nil || *r.Pod.GPUReportedMiB.Min != 20480 {
+		t.Errorf("class and request: pod %+v", r.Pod)
+	}
+	// The pod's own labels say the product: the claim's does not replace it.
+	r = one(t, build(t, tmpl("gpu.nvidia.com", `device.attributes["gpu.nvidia.com"].productName == "NVIDIA L4"`)+pod("nvidia.com/gpu.product: NVIDIA-A10G"), Options{}))
+	if !slices.Equal(r.Pod.GPUNames, []string{"NVIDIA-A10G"}) {
+		t.Errorf("the pod's label: GPU names %q", r.Pod.GPUNames)
+	}
+	// An unread selector is said, and the node is not narrowed by it.
+	r = one(t, build(t, tmpl("gpu.nvidia.com", `device.attributes["gpu.nvidia.com"].productName == "NVIDIA L4" || device.attributes["gpu.nvidia.com"].index == 0`)+pod("node.kubernetes.io/instance-type: g6.xlarge"), Options{}))
+	if len(r.Pod.GPUNames) != 0 || !strings.Contains(strings.Join(r.Notes, "|"), "a DRA selector gpuguard does not narrow the node by") {
+		t.Errorf("unread: pod %+v, notes %q", r.Pod, r.Notes)
+	}
+}
