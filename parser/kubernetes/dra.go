@@ -57,6 +57,9 @@ type deviceClaim struct {
 	class    string
 	all      bool // allocationMode All: every matching device of the node
 	shared   bool // a ResourceClaim several pods may share
+	// wholeMIG says its devices are MIG devices of a profile no selector names: priced as
+	// whole GPUs.
+	wholeMIG bool
 	// selection is what the CEL selectors of its GPU requests and their DeviceClasses say of
 	// the GPUs.
 	selection deviceSelection
@@ -162,11 +165,18 @@ func decodeClaim(o *object, idx *claimIndex) (deviceClaim, error) {
 		if res == "" {
 			continue
 		}
+		sel := readSelectors(a.Selectors).and(class.selection)
+		sel.mig = sel.mig || strings.Contains(strings.ToLower(a.DeviceClassName), "mig")
+		if res == ResourceNvidiaGPU && sel.migProfile != "" {
+			// NVIDIA's driver publishes each MIG device with its profile: priced as that slice.
+			res = ResourceNvidiaMIG + sel.migProfile
+		}
 		if c.resource != "" && c.resource != res {
 			return deviceClaim{}, fmt.Errorf("claim requests several kinds of GPU (%s, %s): only %s is priced", c.resource, res, c.resource)
 		}
 		c.resource, c.class = res, a.DeviceClassName
-		c.selection = c.selection.and(readSelectors(a.Selectors).and(class.selection))
+		c.wholeMIG = c.wholeMIG || sel.mig && sel.migProfile == ""
+		c.selection = c.selection.and(sel)
 		switch {
 		case a.AllocationMode == "All":
 			c.all = true
@@ -239,9 +249,16 @@ func podClaims(spec podSpec, ns string, idx *claimIndex) podDRA {
 		}
 		g.names[pc.Name] = true
 		g.selection = g.selection.and(c.selection)
-		note := fmt.Sprintf("%d GPU%s through DRA: claim %q from %s (device class %s)", c.count, parser.Plural(c.count), pc.Name, c.address, c.class)
+		what := fmt.Sprintf("%d GPU%s", c.count, parser.Plural(c.count))
+		if profile, ok := strings.CutPrefix(c.resource, ResourceNvidiaMIG); ok {
+			what = fmt.Sprintf("%d MIG %s slice%s", c.count, profile, parser.Plural(c.count))
+		}
+		note := fmt.Sprintf("%s through DRA: claim %q from %s (device class %s)", what, pc.Name, c.address, c.class)
 		if c.all {
 			note += "; allocationMode All takes every such device of the node: counted as one each, a floor"
+		}
+		if c.wholeMIG {
+			note += "; MIG devices of a profile no selector names (device.attributes[\"gpu.nvidia.com\"].profile): each priced as a whole GPU, an upper bound"
 		}
 		if c.shared {
 			g.shared = append(g.shared, parser.SharedClaim{Address: c.address, GPUs: c.count, Pods: 1})

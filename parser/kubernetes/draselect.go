@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -23,13 +24,17 @@ type deviceSelection struct {
 	products      []string // productName values or literal patterns, as GFD's product label reads them
 	architectures []string // lower case, as GFD's gpu.family
 	minMemoryMiB  int      // 0: none
+	// migProfile is the MIG profile a request's devices have (a MIG device's profile
+	// attribute, "1g.10gb"); mig says they are MIG devices (type == "mig", or a MIG class).
+	migProfile string
+	mig        bool
 	// unread are the selector expressions that name a GPU attribute gpuguard cannot narrow
 	// the node by (an || with other terms, a productName term of another shape).
 	unread []string
 }
 
 func (s deviceSelection) empty() bool {
-	return len(s.products) == 0 && len(s.architectures) == 0 && s.minMemoryMiB == 0
+	return len(s.products) == 0 && len(s.architectures) == 0 && s.minMemoryMiB == 0 && s.migProfile == "" && !s.mig
 }
 
 // and narrows s by t: t's terms where s has none of that kind.
@@ -41,6 +46,8 @@ func (s deviceSelection) and(t deviceSelection) deviceSelection {
 		s.architectures = t.architectures
 	}
 	s.minMemoryMiB = max(s.minMemoryMiB, t.minMemoryMiB)
+	s.migProfile = cmp.Or(s.migProfile, t.migProfile)
+	s.mig = s.mig || t.mig
 	s.unread = append(slices.Clip(s.unread), t.unread...)
 	return s
 }
@@ -62,6 +69,9 @@ var (
 	// memory: .compareTo(quantity("40Gi")) >= 0 (or > 0), or a comparison with a quantity.
 	celMemory     = regexp.MustCompile(`device\.capacity\["gpu\.nvidia\.com"\]\.memory\s*(?:\.compareTo\(\s*quantity\(\s*"([^"]*)"\s*\)\s*\)\s*(>=|>)\s*0|(>=|>)\s*quantity\(\s*"([^"]*)"\s*\))`)
 	celAnyProduct = regexp.MustCompile(`\.productName\b`)
+	celProfile    = regexp.MustCompile(`device\.attributes\["gpu\.nvidia\.com"\]\.profile\s*==\s*"([^"]*)"`)
+	celAnyProfile = regexp.MustCompile(`\.profile\b`)
+	celMIGType    = regexp.MustCompile(`device\.attributes\["gpu\.nvidia\.com"\]\.type\s*==\s*"mig"`)
 	celQuoted     = regexp.MustCompile(`"([^"]*)"`)
 )
 
@@ -107,14 +117,21 @@ func readCEL(expr string) deviceSelection {
 		}
 		s.minMemoryMiB = max(s.minMemoryMiB, mib)
 	}
+	for _, m := range celProfile.FindAllStringSubmatch(expr, -1) {
+		s.migProfile, s.mig = m[1], true
+	}
+	s.mig = s.mig || celMIGType.MatchString(expr)
 	if (strings.Contains(expr, "!") || strings.Contains(expr, "== false")) && !s.empty() {
 		return deviceSelection{unread: []string{strings.TrimSpace(expr) + " (a negation)"}}
 	}
-	if strings.Contains(expr, "||") && (len(s.architectures) > 0 || s.minMemoryMiB > 0 || len(s.products) > 0 && len(s.products) < strings.Count(expr, "||")+1) {
+	if strings.Contains(expr, "||") && (len(s.architectures) > 0 || s.minMemoryMiB > 0 || s.mig || len(s.products) > 0 && len(s.products) < strings.Count(expr, "||")+1) {
 		return deviceSelection{unread: []string{strings.TrimSpace(expr) + " (an || with other terms)"}}
 	}
 	if len(s.products) == 0 && celAnyProduct.MatchString(expr) {
 		s.unread = append(s.unread, strings.TrimSpace(expr)+" (a productName term of another shape)")
+	}
+	if s.migProfile == "" && celAnyProfile.MatchString(expr) {
+		s.unread = append(s.unread, strings.TrimSpace(expr)+" (a MIG profile term of another shape)")
 	}
 	return s
 }
@@ -141,7 +158,8 @@ func quantityMiB(q string) (int, error) {
 
 // onNode narrows the pod's node by the selection, where its own labels do not already: the
 // products as GPU feature discovery's product label, the architectures as its family, the memory
-// as its memory (NVML's total, in MiB).
+// as its memory (NVML's total, in MiB) — but a MIG device's memory capacity is its slice's, which
+// says nothing of the GPU.
 func (s deviceSelection) onNode(n *nodeChoice, from string) {
 	if len(s.products) > 0 && len(n.gpuNames) == 0 {
 		n.gpuNames = slices.Clone(s.products)
@@ -151,7 +169,7 @@ func (s deviceSelection) onNode(n *nodeChoice, from string) {
 		n.gpuFamilies = slices.Clone(s.architectures)
 		n.addSource(from + " architecture")
 	}
-	if s.minMemoryMiB > 0 && n.gpuReported == nil {
+	if s.minMemoryMiB > 0 && n.gpuReported == nil && !s.mig {
 		n.gpuReported = &parser.CountRange{Min: new(s.minMemoryMiB)}
 		n.addSource(from + " memory")
 	}

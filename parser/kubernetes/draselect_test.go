@@ -38,6 +38,8 @@ func TestReadCEL(t *testing.T) {
 		{attr + `.productName != "NVIDIA L4"`, nil, nil, 0, "a productName term of another shape"},
 		{`"H100" in ` + attr + `.productName`, nil, nil, 0, "a productName term of another shape"},
 		{`device.driver == "gpu.nvidia.com"`, nil, nil, 0, ""},
+		{attr + `.profile in ["1g.10gb", "2g.20gb"]`, nil, nil, 0, "a MIG profile term of another shape"},
+		{attr + `.profile == "1g.10gb" || ` + attr + `.profile == "2g.20gb"`, nil, nil, 0, "an || with other terms"},
 	} {
 		s := readCEL(tc.expr)
 		if !slices.Equal(s.products, tc.products) || !slices.Equal(s.architectures, tc.arch) || s.minMemoryMiB != tc.minMiB {
@@ -93,6 +95,19 @@ func TestDeviceClassesAndSelectors(t *testing.T) {
 	r = one(t, build(t, tmpl("gpu.nvidia.com", `device.attributes["gpu.nvidia.com"].productName == "NVIDIA L4"`)+pod("nvidia.com/gpu.product: NVIDIA-A10G"), Options{}))
 	if !slices.Equal(r.Pod.GPUNames, []string{"NVIDIA-A10G"}) {
 		t.Errorf("the pod's label: GPU names %q", r.Pod.GPUNames)
+	}
+	// A MIG device's profile makes the claim that slice; a MIG class with none is whole GPUs,
+	// said; a MIG device's memory is its slice's, which says nothing of the GPU.
+	r = one(t, build(t, tmpl("mig.nvidia.com", `device.attributes["gpu.nvidia.com"].type == "mig" && device.attributes["gpu.nvidia.com"].profile == "1g.10gb" && device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("9Gi")) >= 0`)+pod(""), Options{}))
+	if r.Pod.Resource != "nvidia.com/mig-1g.10gb" || r.Pod.MIGProfile != "1g.10gb" || r.Pod.GPUReportedMiB != nil || !strings.Contains(strings.Join(r.Notes, "|"), "1 MIG 1g.10gb slice through DRA") {
+		t.Errorf("MIG profile: pod %+v, notes %q", r.Pod, r.Notes)
+	}
+	r = one(t, build(t, tmpl("mig.nvidia.com", "")+pod("node.kubernetes.io/instance-type: p4de.24xlarge"), Options{}))
+	if r.Pod.Resource != "nvidia.com/gpu" || !strings.Contains(strings.Join(r.Notes, "|"), "each priced as a whole GPU, an upper bound") {
+		t.Errorf("MIG class, no profile: pod %+v, notes %q", r.Pod, r.Notes)
+	}
+	if r = one(t, build(t, tmpl("gpu.nvidia.com", "")+pod("node.kubernetes.io/instance-type: p4de.24xlarge"), Options{})); strings.Contains(strings.Join(r.Notes, "|"), "MIG") {
+		t.Errorf("a GPU class: notes %q", r.Notes)
 	}
 	// An unread selector is said, and the node is not narrowed by it.
 	r = one(t, build(t, tmpl("gpu.nvidia.com", `device.attributes["gpu.nvidia.com"].productName == "NVIDIA L4" || device.attributes["gpu.nvidia.com"].index == 0`)+pod("node.kubernetes.io/instance-type: g6.xlarge"), Options{}))
