@@ -298,16 +298,7 @@ spec:
 // take, whether its own manifests declare it or its node group's configuration does. A policy
 // the plugin does not know is an error at the config's key.
 func TestDevicePluginSeveralUnits(t *testing.T) {
-	const configs = `apiVersion: v1
-kind: ConfigMap
-metadata: {name: plugin-configs, namespace: gpu-operator}
-data:
-  spread: |-
-    version: v1
-    sharing:
-      timeSlicing:
-        resources: [{name: nvidia.com/gpu, replicas: 4}]
-  strict: |-
+	configs := pluginConfigs(`  strict: |-
     version: v1
     sharing:
       timeSlicing:
@@ -339,13 +330,7 @@ data:
       mps:
         failRequestsGreaterThanOne: false
         resources: [{name: nvidia.com/gpu, replicas: 2}]
-` + "---\n" + `apiVersion: nvidia.com/v1
-kind: ClusterPolicy
-metadata: {name: cluster-policy}
-spec:
-  devicePlugin:
-    config: {name: plugin-configs, default: spread}
-`
+`)
 	pod := func(selector string) string {
 		return "\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: g5.12xlarge, " + selector +
 			"}\n  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]\n"
@@ -1031,28 +1016,8 @@ func TestSharedProductLabel(t *testing.T) {
 // config and GPU feature discovery's sharing labels do not make a unit of them a share, where a
 // pod on the same nodes that asks for nvidia.com/gpu by name gets one.
 func TestDeviceSharingIsNotForClaimedGPUs(t *testing.T) {
-	const config = `apiVersion: v1
-kind: ConfigMap
-metadata: {name: plugin-configs, namespace: gpu-operator}
-data:
-  spread: |-
-    version: v1
-    sharing:
-      timeSlicing:
-        resources: [{name: nvidia.com/gpu, replicas: 4}]
----
-apiVersion: nvidia.com/v1
-kind: ClusterPolicy
-metadata: {name: cluster-policy}
-spec:
-  devicePlugin:
-    config: {name: plugin-configs, default: spread}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: t, namespace: default}
-spec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu.nvidia.com}}]}}}
-`
+	const claim = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t, namespace: default}\nspec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu.nvidia.com}}]}}}\n---\n"
+	config := pluginConfigs("")
 	pod := func(name, selector, resources string) string {
 		return "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " + name + "}\nspec:\n  nodeSelector: {" + selector +
 			"}\n  resourceClaims: [{name: g, resourceClaimTemplateName: t}]\n  containers: [{name: c, resources: " + resources + "}]\n"
@@ -1073,14 +1038,31 @@ spec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu.nvid
 		{"GFD's labels, a GPU by name", pod("p", gfd, "{limits: {nvidia.com/gpu: 1}}"), 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := tc.manifests
-			if !strings.Contains(src, "ResourceClaimTemplate") {
-				src = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t, namespace: default}\nspec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu.nvidia.com}}]}}}\n" + src
-			}
-			r := one(t, build(t, src, Options{}))
+			r := one(t, build(t, claim+tc.manifests, Options{}))
 			if r.Pod.SharedReplicas != tc.replicas || tc.replicas == 0 && strings.Contains(strings.Join(r.Notes, "|"), "units of nvidia.com/gpu") {
 				t.Errorf("shared replicas %d, want %d; notes %q", r.Pod.SharedReplicas, tc.replicas, r.Notes)
 			}
 		})
 	}
+}
+
+// pluginConfigs is a ConfigMap of NVIDIA device plugin configs that the ClusterPolicy after it
+// makes the plugin's: "spread", its default, time-slices each GPU 4 ways; more keys may follow.
+func pluginConfigs(more string) string {
+	return `apiVersion: v1
+kind: ConfigMap
+metadata: {name: plugin-configs, namespace: gpu-operator}
+data:
+  spread: |-
+    version: v1
+    sharing:
+      timeSlicing:
+        resources: [{name: nvidia.com/gpu, replicas: 4}]
+` + more + "---\n" + `apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata: {name: cluster-policy}
+spec:
+  devicePlugin:
+    config: {name: plugin-configs, default: spread}
+`
 }
