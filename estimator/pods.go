@@ -63,7 +63,7 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	}
 	gpuCount := count // of the GPU model, for the pod's GPU info: a slice is part of one
 	count = devices(count)
-	if need := onNode(&pod, share); need > count+1e-9 {
+	if need := gpusOnNode(&pod, share); need > count+1e-9 {
 		return fmt.Sprintf("a pod requests %s GPUs but %s has %s: it cannot be scheduled there", trimNum(need), in.Type, trimNum(count))
 	}
 	if spreadByPlugin(&pod) && pod.Requested > 1 && !pod.SharedOneUnit { // else refused, below
@@ -278,9 +278,9 @@ func (p *Pricer) perPodGPUs(pod *parser.PodGPUs, node catalog.Instance, e *Estim
 	return n, ""
 }
 
-// onNode is how many of a node's GPUs a pod needs there, given the share it pays for: that
+// gpusOnNode is how many of a node's GPUs a pod needs there, given the share it pays for: that
 // share, but all of a shared ResourceClaim's devices, which are allocated on one node.
-func onNode(pod *parser.PodGPUs, share float64) float64 {
+func gpusOnNode(pod *parser.PodGPUs, share float64) float64 {
 	if len(pod.SharedClaims) > 0 {
 		return max(share, float64(pod.Requested))
 	}
@@ -532,7 +532,7 @@ func (p *Pricer) fits(provider string, in catalog.Instance, pod *parser.PodGPUs,
 		return 0, false
 	}
 	share, reason := p.perPodGPUs(pod, in, &Estimate{})
-	if reason != "" || onNode(pod, share) > in.GPUCount+1e-9 || in.GPUCount < 1 && pod.MIGProfile == "" {
+	if reason != "" || gpusOnNode(pod, share) > in.GPUCount+1e-9 || in.GPUCount < 1 && pod.MIGProfile == "" {
 		return 0, false
 	}
 	return share, true
