@@ -101,13 +101,13 @@ func (idx *claimIndex) classResource(class string) (string, deviceClass) {
 	if !ok || c.driver == "" {
 		return gpuClassResource(class), c
 	}
-	switch d := strings.ToLower(c.driver); {
-	case d == "gpu.nvidia.com" || strings.HasSuffix(d, ".nvidia.com") && strings.Contains(d, "gpu"):
+	switch strings.ToLower(c.driver) {
+	case "gpu.nvidia.com": // its GPUs and their MIG devices
 		return ResourceNvidiaGPU, c
-	case d == "gpu.amd.com":
+	case "gpu.amd.com":
 		return ResourceAMDGPU, c
 	}
-	return "", c
+	return "", c // another driver's devices: NVIDIA's compute-domain.nvidia.com, a NIC
 }
 
 // gpuClassResource maps a DeviceClass name to the extended resource gpuguard prices it as:
