@@ -297,6 +297,8 @@ func shareClaims(rs []parser.Resource, builds map[int]string) {
 				types[t] = true
 			}
 		}
+		named := podsOf(rs, namers) // the same for each of them
+		typeList := strings.Join(slices.Sorted(maps.Keys(types)), ", ")
 		for _, n := range namers {
 			r := &rs[n.at]
 			claims := slices.Clone(r.Pod.SharedClaims) // the pod may be another resource's copy
@@ -316,7 +318,7 @@ func shareClaims(rs []parser.Resource, builds map[int]string) {
 					claim.Address, claim.GPUs, parser.Plural(claim.GPUs))
 			default:
 				r.Note("%s is a shared ResourceClaim: its %s allocated once, on one node, for the %d pods that name it (%s): each pod pays 1/%d and uses all of it with the others",
-					claim.Address, gpusAre(claim.GPUs), pods, podsOf(rs, namers), pods)
+					claim.Address, gpusAre(claim.GPUs), pods, named, pods)
 			}
 			if r.ScaleMax != nil && r.ScaleMax.Quantity > r.Quantity {
 				r.Note("its autoscaler adds pods, not devices: more pods share %s's %d GPU%s, so the cost at its maximum is less than the per-pod price says",
@@ -324,7 +326,7 @@ func shareClaims(rs []parser.Resource, builds map[int]string) {
 			}
 			if len(types) > 1 {
 				r.Note("the pods that name %s select different instance types (%s), but its devices are on one node: some of them cannot run",
-					claim.Address, strings.Join(slices.Sorted(maps.Keys(types)), ", "))
+					claim.Address, typeList)
 			}
 		}
 	}
