@@ -299,6 +299,8 @@ func TestKubernetesGolden(t *testing.T) {
 		{"mig", "mig.yaml", 0},
 		{"accelerators", "accelerators.yaml", 0},
 		{"dra", "dra.yaml", 0},
+		{"dra-nodes", "dra-nodes", 0},              // claims' selectors choose among node groups
+		{"dra-karpenter", "dra-karpenter.yaml", 0}, // and among Karpenter NodePools
 		{"batch-and-serverless", "batch-and-serverless.yaml", 0},
 		{"operators", "operators.yaml", 0},
 		{"controllers", "controllers.yaml", 0},

@@ -800,7 +800,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	}
 	// A node group declared with the manifests that the pod selects by its labels (the cloud's
 	// group-name label, a label the group declares) runs the pod's nodes.
-	groups := nodes.groups.selectGroups(sel, tols, n.provider)
+	groups := nodes.groups.selectGroups(req.selection.onSelector(sel), tols, n.provider)
 	if len(n.instanceTypes) == 1 {
 		groups = groups.running(n.instanceTypes[0])
 	}
@@ -831,7 +831,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		}
 	}
 	if len(n.instanceTypes) != 1 && !placed && unplaced == "" {
-		np, passed := matchNodePool(pools, sel, tols, poolHasType(res, sel, nodes, opts.GPUs))
+		np, passed := matchNodePool(pools, sel, tols, poolHasType(res, sel, req.selection, nodes, opts.GPUs))
 		if len(passed) > 0 {
 			admit, whose := "admits", "the pool's" // passed, not the pools in the scan
 			if len(passed) > 1 {
@@ -849,6 +849,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		if np != nil {
 			placed, pool = true, np
 			merged := np.nodeFor(sel)
+			req.selection.onNode(&merged, "DRA claim selector")
 			if n.purchase != "" && merged.purchase == "" {
 				merged.purchase = n.purchase
 			}
@@ -991,15 +992,16 @@ func podUnit(res *parser.Resource, sel selector, pool *nodePool, group *NodeGrou
 const pendingOnNoPool = "Karpenter leaves them pending unless a NodePool not among the files takes them (priced from their own labels)"
 
 // poolHasType returns whether a NodePool has an instance type for a pod with this selection:
-// the catalog (Options.GPUs) holds one that the pool's requirements and the pod's selection allow
-// and that holds the pod's request, each unit of it what the pool's nodes make it (podUnit: a
+// the catalog (Options.GPUs) holds one that the pool's requirements, the pod's selection and its
+// DRA claims' selectors allow and that holds the pod's request, each unit of it what the pool's nodes make it (podUnit: a
 // MIG slice, a share of a GPU). Nil (every pool has one) without a catalog.
-func poolHasType(res *parser.Resource, sel selector, nodes nodeSources, gpus GPUCatalog) func(*nodePool) bool {
+func poolHasType(res *parser.Resource, sel selector, claimed deviceSelection, nodes nodeSources, gpus GPUCatalog) func(*nodePool) bool {
 	if gpus == nil {
 		return nil
 	}
 	return func(np *nodePool) bool {
 		n := np.nodeFor(sel)
+		claimed.onNode(&n, "DRA claim selector")
 		pod := *res.Pod
 		n.onPod(&pod)
 		if !pod.ClaimedOnly {

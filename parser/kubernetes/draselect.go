@@ -103,7 +103,9 @@ func readCEL(expr string) deviceSelection {
 		}
 	}
 	for _, m := range celArch.FindAllStringSubmatch(expr, -1) {
-		s.architectures = append(s.architectures, strings.ToLower(m[1]))
+		// NVML's names ("Ada Lovelace") are GFD's family label in lower case with dashes
+		// (go-nvlib device.GetArchitectureAsString; catalog.GPU.Family).
+		s.architectures = append(s.architectures, strings.ReplaceAll(strings.ToLower(strings.TrimSpace(m[1])), " ", "-"))
 	}
 	for _, m := range celMemory.FindAllStringSubmatch(expr, -1) {
 		q := m[1] + m[4]
@@ -173,4 +175,43 @@ func (s deviceSelection) onNode(n *nodeChoice, from string) {
 		n.gpuReported = &parser.CountRange{Min: new(s.minMemoryMiB)}
 		n.addSource(from + " memory")
 	}
+}
+
+// claimLabels name the attributes a claim's selection narrows the node by as the GPU feature
+// discovery labels that carry the same facts, for the notes that show them.
+var claimLabels = map[string]string{labelGPUProduct: "productName", labelGFDFamily: "architecture", labelGFDMemory: "memory"}
+
+// onSelector returns the pod's node selection with the claim's selection added as the GPU
+// feature discovery labels it narrows the node like (product, family, memory), where the pod
+// does not constrain those labels itself: the scheduler places the pod only on a node whose
+// devices the claim can take, so the node groups that can run it are those whose GPUs match,
+// as the catalog says of their instance types. The keys it adds are marked claimed; the pod's
+// own selector is not changed.
+func (s deviceSelection) onSelector(sel selector) selector {
+	free := func(k string) bool {
+		_, in := sel.allowed[k]
+		_, out := sel.excluded[k]
+		return !in && !out && !sel.bounded(k)
+	}
+	add := map[string][]string{}
+	if len(s.products) > 0 && free(labelGPUProduct) {
+		add[labelGPUProduct] = s.products
+	}
+	if len(s.architectures) > 0 && free(labelGFDFamily) {
+		add[labelGFDFamily] = s.architectures
+	}
+	memory := s.minMemoryMiB > 0 && !s.mig && free(labelGFDMemory)
+	if len(add) == 0 && !memory {
+		return sel
+	}
+	out := mergeSelectors(newSelector(), sel)
+	out.claimed = map[string]bool{}
+	for k, v := range add {
+		out.allowed[k], out.claimed[k] = v, true
+	}
+	if memory {
+		out.bound("Gt", labelGFDMemory, s.minMemoryMiB-1)
+		out.claimed[labelGFDMemory] = true
+	}
+	return out
 }

@@ -2,8 +2,11 @@ package kubernetes
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // The CEL terms gpuguard reads from DRA selectors, and those it leaves unread rather than guess:
@@ -113,5 +116,71 @@ func TestDeviceClassesAndSelectors(t *testing.T) {
 	r = one(t, build(t, tmpl("gpu.nvidia.com", `device.attributes["gpu.nvidia.com"].productName == "NVIDIA L4" || device.attributes["gpu.nvidia.com"].index == 0`)+pod("node.kubernetes.io/instance-type: g6.xlarge"), Options{}))
 	if len(r.Pod.GPUNames) != 0 || !strings.Contains(strings.Join(r.Notes, "|"), "a DRA selector gpuguard does not narrow the node by") {
 		t.Errorf("unread: pod %+v, notes %q", r.Pod, r.Notes)
+	}
+}
+
+// A claim's selectors choose among the node groups and NodePools read with the pod, as GPU
+// feature discovery's labels do: the scheduler puts the pod only where the claim's devices are.
+func TestClaimSelectorsChooseNodes(t *testing.T) {
+	gpus := fakeGPUs{"g6.xlarge": {Key: "l4", Count: 1, ReportedMiB: 23034, Family: "ada-lovelace", ComputeMajor: 8, ComputeMinor: 9},
+		"p4de.24xlarge": {Key: "a100", Count: 8, ReportedMiB: 81920, Family: "ampere", ComputeMajor: 8}}
+	group := func(name, typ string) NodeGroup {
+		return NodeGroup{Address: "aws_eks_node_group." + name, InstanceType: typ, Provider: parser.AWS, Region: "us-east-1", Purchase: parser.OnDemand,
+			NodeLabels: parser.NodeLabels{Labels: map[string]string{}}}
+	}
+	groups := []NodeGroup{group("l4", "g6.xlarge"), group("a100", "p4de.24xlarge")}
+	claim := func(expr string) string {
+		return "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t, namespace: ns}\nspec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu.nvidia.com, selectors: [{cel: {expression: '" + expr + "'}}]}}]}}}\n---\n" +
+			"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec:\n  resourceClaims: [{name: g, resourceClaimTemplateName: t}]\n  containers: [{name: c, resources: {claims: [{name: g}]}}]\n"
+	}
+	const attr = `device.attributes["gpu.nvidia.com"].`
+	cases := []struct {
+		name, expr, on, note string
+	}{
+		{"product", attr + `productName == "NVIDIA A100-SXM4-80GB"`, "aws_eks_node_group.a100", "the pod selects productName NVIDIA A100-SXM4-80GB through a DRA claim"},
+		{"architecture as NVML names it", attr + `architecture == "Ada Lovelace"`, "aws_eks_node_group.l4", "the pod selects architecture ada-lovelace through a DRA claim"},
+		{"memory", `device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("40Gi")) >= 0`, "aws_eks_node_group.a100", "the pod selects memory ≥ 40960 MiB through a DRA claim"},
+		{"no group has it", attr + `productName == "NVIDIA H100 80GB HBM3"`, "",
+			"the pod selects productName NVIDIA H100 80GB HBM3 through a DRA claim, which none of the node groups read with it carries"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := one(t, build(t, claim(tc.expr), Options{NodeGroups: groups, GPUs: gpus}))
+			var on []string
+			for _, g := range r.Pod.NodeGroups {
+				on = append(on, g.Address)
+			}
+			if strings.Join(on, " ") != tc.on {
+				t.Errorf("on groups %q (%s), want %q; notes %q, unresolved %+v", on, r.InstanceType, tc.on, r.Notes, r.Unresolved)
+			}
+			if tc.on != "" && (r.InstanceType != groups[slices.IndexFunc(groups, func(g NodeGroup) bool { return g.Address == tc.on })].InstanceType || !strings.Contains(r.Pod.NodeSource, tc.note)) {
+				t.Errorf("instance type %q, node source %q; want %q's type, the source saying %q", r.InstanceType, r.Pod.NodeSource, tc.on, tc.note)
+			}
+			if tc.on == "" && !says(r, tc.note) {
+				t.Errorf("notes %q, unresolved %+v; want %q", r.Notes, r.Unresolved, tc.note)
+			}
+		})
+	}
+	// The pod's own GPU feature discovery label wins over the claim's for that label.
+	r := one(t, build(t, strings.Replace(claim(attr+`productName == "NVIDIA A100-SXM4-80GB"`), "spec:\n  resourceClaims", "spec:\n  nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}\n  resourceClaims", 1),
+		Options{NodeGroups: groups, GPUs: gpus}))
+	if len(r.Pod.NodeGroups) != 1 || r.Pod.NodeGroups[0].Address != "aws_eks_node_group.l4" {
+		t.Errorf("the pod's label: on groups %+v, notes %q", r.Pod.NodeGroups, r.Notes)
+	}
+	// Karpenter passes over a pool none of whose types has the claim's GPU, and the pool it
+	// launches from keeps the claim's narrowing.
+	pool := func(name string, weight int, families string) string {
+		return "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: " + name + "}\nspec:\n  weight: " + strconv.Itoa(weight) +
+			"\n  template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}, requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [" + families + "]}]}}\n---\n"
+	}
+	src := pool("l4-first", 100, "g6") + pool("any-gpu", 10, "g6, p4de") + claim(attr+`productName == "NVIDIA A100-SXM4-80GB"`)
+	r = one(t, build(t, src, Options{GPUs: gpus}))
+	if !strings.Contains(r.Pod.NodeSource, "NodePool/any-gpu") || !slices.Equal(r.Pod.GPUNames, []string{"NVIDIA A100-SXM4-80GB"}) || !slices.Equal(r.Pod.Families, []string{"g6", "p4de"}) {
+		t.Errorf("NodePools: node source %q, GPU names %q, families %q; notes %q", r.Pod.NodeSource, r.Pod.GPUNames, r.Pod.Families, r.Notes)
+	}
+	// Without the claim's selector the heavier pool takes the pod.
+	r = one(t, build(t, pool("l4-first", 100, "g6")+pool("any-gpu", 10, "g6, p4de")+claim(attr+`driverVersion.isGreaterThan(semver("550.0.0"))`), Options{GPUs: gpus}))
+	if !strings.Contains(r.Pod.NodeSource, "NodePool/l4-first") {
+		t.Errorf("no product: node source %q", r.Pod.NodeSource)
 	}
 }

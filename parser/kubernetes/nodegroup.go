@@ -345,6 +345,11 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 	for _, k := range used {
 		want, in := sel.allowed[k]
 		switch {
+		case sel.claimed[k] && sel.bounded(k):
+			r, _ := sel.countRange(k)
+			shown = append(shown, claimLabels[k]+" "+r.String()+" MiB through a DRA claim")
+		case sel.claimed[k]:
+			shown = append(shown, claimLabels[k]+" "+strings.Join(want, "|")+" through a DRA claim")
 		case sel.bounded(k):
 			r, _ := sel.countRange(k)
 			shown = append(shown, k+" "+r.String())

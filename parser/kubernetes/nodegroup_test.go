@@ -538,7 +538,7 @@ func (fakeGPUs) Names(key string, names []string) bool {
 }
 
 // Offers is true for a pod whose labels allow one of the types, as an instance type or its
-// family (the part before the dot), and whose GPUs it holds (each shared by SharedReplicas
+// family (the part before the dot) and its GPU's name, and whose GPUs it holds (each shared by SharedReplicas
 // pods, or split into seven MIG slices); as the catalog's, it offers
 // anything on a cloud not known.
 func (f fakeGPUs) Offers(provider string, pod *parser.PodGPUs) bool {
@@ -552,6 +552,7 @@ func (f fakeGPUs) Offers(provider string, pod *parser.PodGPUs) bool {
 	for typ, g := range f {
 		family, _, _ := strings.Cut(typ, ".")
 		if (len(pod.InstanceTypes) == 0 || slices.Contains(pod.InstanceTypes, typ)) && (len(pod.Families) == 0 || slices.Contains(pod.Families, family)) &&
+			(len(pod.GPUNames) == 0 || f.Names(g.Key, pod.GPUNames)) &&
 			int64(g.Count*units)*int64(max(pod.SharedReplicas, 1)) >= pod.Requested {
 			return true
 		}

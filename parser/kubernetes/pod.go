@@ -310,6 +310,9 @@ type selector struct {
 	// above and below are numeric bounds (Gt and Lt): a value is greater than above[k] and less
 	// than below[k]. They are made on the first bound (few selectors have one).
 	above, below map[string]int
+	// claimed are the keys a DRA claim's selectors add (deviceSelection.onSelector), not the
+	// pod's own labels.
+	claimed map[string]bool
 }
 
 func newSelector() selector {
