@@ -191,6 +191,49 @@ func (c GPUCatalog) NodeGPUs(provider, instanceType string, attached []parser.Ac
 // NVIDIA-A100-SXM4-80GB) names the GPU of the catalog key, as GPUKeysForName reads names.
 func (GPUCatalog) Names(key string, names []string) bool { return gpuKeys(names)[key] }
 
+// Narrow returns what names and others both name (kubernetes.GPUCatalog): of each pair of names
+// whose GPUs, as GPUKeysForName reads them, meet, the one that names fewer of them. A name of
+// names the catalog does not read is kept, and names are returned as they are when the catalog
+// reads none of others: what they name is not known.
+func (GPUCatalog) Narrow(names, others []string) []string {
+	type named struct {
+		name string
+		keys []string
+	}
+	var read []named // the others the catalog reads
+	for _, b := range others {
+		if k := catalog.GPUKeysForName(b); len(k) > 0 {
+			read = append(read, named{b, k})
+		}
+	}
+	if len(read) == 0 {
+		return names
+	}
+	var out []string
+	add := func(n string) {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	for _, a := range names {
+		ka := catalog.GPUKeysForName(a)
+		if len(ka) == 0 {
+			add(a)
+			continue
+		}
+		for _, b := range read {
+			switch {
+			case !slices.ContainsFunc(ka, func(k string) bool { return slices.Contains(b.keys, k) }):
+			case len(b.keys) < len(ka):
+				add(b.name)
+			default:
+				add(a)
+			}
+		}
+	}
+	return out
+}
+
 // Offers reports whether some catalog type of a cloud, in any region, can be the node of a pod
 // with this selection: one its labels allow that holds its GPUs, CPU and memory (an N1 VM with
 // GPUs attached on GCP), the types chooseNode picks among before prices. Karpenter passes over

@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/gpuguard/gpuguard/estimator/catalog"
@@ -67,6 +68,29 @@ func TestOffers(t *testing.T) {
 	} {
 		if got := c.Offers(tc.provider, tc.pod); got != tc.want {
 			t.Errorf("%s: Offers = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Narrow reads the names a node's labels and a DRA claim's selectors give GPUs as the catalog
+// does, and keeps what both name, the narrower name of each pair.
+func TestNarrowGPUNames(t *testing.T) {
+	c := GPUCatalog{Catalog: catalog.MustDefault()}
+	for _, tc := range []struct {
+		name          string
+		names, others []string
+		want          []string
+	}{
+		{"a pool's names and a claim's product", []string{"l4", "a10g", "h100"}, []string{"NVIDIA H100 80GB HBM3"}, []string{"h100"}},
+		{"the claim's name is narrower", []string{"a100"}, []string{"NVIDIA A100-SXM4-80GB"}, []string{"NVIDIA A100-SXM4-80GB"}},
+		{"the label's name is narrower", []string{"nvidia-a100-80gb"}, []string{"A100"}, []string{"nvidia-a100-80gb"}},
+		{"both sizes of the claim", []string{"a100"}, []string{"NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-80GB"}, []string{"NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-80GB"}},
+		{"nothing in common", []string{"NVIDIA-L4"}, []string{"NVIDIA A100-SXM4-80GB"}, nil},
+		{"a label the catalog does not read stays", []string{"acme-board", "l4"}, []string{"H100"}, []string{"acme-board"}},
+		{"a claim the catalog does not read narrows nothing", []string{"l4", "a10g"}, []string{"acme-board"}, []string{"l4", "a10g"}},
+	} {
+		if got := c.Narrow(tc.names, tc.others); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: Narrow(%q, %q) = %q, want %q", tc.name, tc.names, tc.others, got, tc.want)
 		}
 	}
 }

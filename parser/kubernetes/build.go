@@ -65,6 +65,10 @@ type GPUCatalog interface {
 	// Names reports whether one of names (values of nvidia.com/gpu.product: NVIDIA-L4) names
 	// the GPU of the catalog key.
 	Names(key string, names []string) bool
+	// Narrow returns what names and others both name, as names of the catalog's GPUs: of each
+	// pair that names a GPU in common, the narrower ("a100" and "NVIDIA A100-SXM4-80GB": the
+	// latter); none when they have none in common.
+	Narrow(names, others []string) []string
 	// Offers reports whether some catalog type of a cloud can be the node of a pod with this
 	// selection (the types, families and GPUs it allows, what it rules out) and holds its
 	// request: a NodePool with none takes no pod.
@@ -774,7 +778,10 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		}
 	}
 	n := fromSelector(sel, origin)
-	req.selection.onNode(&n, "DRA claim selector")
+	if refused := req.selection.onNode(&n, "DRA claim selector", opts.GPUs); refused != "" {
+		stuck = "its pods' labels and their DRA claims ask for different GPUs: the claims select " + refused + ", so the scheduler leaves the pods pending"
+		res.Note("its labels and its DRA claims ask for different GPUs: the claims select %s, so the scheduler leaves the pod pending; priced from its labels", refused)
+	}
 	placed := false // by a NodePool or ComputeClass, whose cloud is known
 	unplaced := ""  // why the ComputeClass the pod selects cannot say its node
 	if v, ok := sel.values(labelComputeClass); ok && len(v) == 1 && len(n.instanceTypes) != 1 {
@@ -849,7 +856,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		if np != nil {
 			placed, pool = true, np
 			merged := np.nodeFor(sel)
-			req.selection.onNode(&merged, "DRA claim selector")
+			req.selection.onNode(&merged, "DRA claim selector", opts.GPUs) // the pool passed poolHasType: the claims take its GPUs
 			if n.purchase != "" && merged.purchase == "" {
 				merged.purchase = n.purchase
 			}
@@ -960,12 +967,33 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		// The node came from elsewhere (the pod's own labels, a NodePool, the config).
 		res.Note("%s", groupsWhy)
 	}
+	if why := claimRefusesNode(res, req.selection, opts.GPUs); why != "" && stuck == "" {
+		stuck = "its DRA claims select " + why + ": the scheduler leaves its pods pending"
+		res.Note("its DRA claims select %s: the scheduler leaves the pod pending there", why)
+	}
 	podUnit(res, sel, pool, onGroup, nodes)
 	if res.Provider == "" {
 		res.Provider = parser.Unknown
 	}
 	res.Pod.NodeSource = strings.Join(n.source, ", ")
 	return pool, stuck
+}
+
+// claimRefusesNode says what a pod's DRA claims select that the GPUs of its node's instance
+// type are not ("" when they are, or when the type or its GPUs are not known): a pod pinned to a
+// type, or run by a node group, whose GPUs its claims cannot take.
+func claimRefusesNode(res *parser.Resource, s deviceSelection, gpus GPUCatalog) string {
+	if gpus == nil || res.InstanceType == "" || s.empty() {
+		return ""
+	}
+	g, ok := gpus.NodeGPUs(res.Provider, res.InstanceType, nil)
+	if !ok {
+		return ""
+	}
+	if why := s.refuses(g, gpus); why != "" {
+		return fmt.Sprintf("%s, which the GPUs of %s (%s) are not", why, res.InstanceType, g.Key)
+	}
+	return ""
 }
 
 // podUnit settles what one unit of the pod's GPU resource is on its nodes (the NodePool or node
@@ -1001,7 +1029,9 @@ func poolHasType(res *parser.Resource, sel selector, claimed deviceSelection, no
 	}
 	return func(np *nodePool) bool {
 		n := np.nodeFor(sel)
-		claimed.onNode(&n, "DRA claim selector")
+		if claimed.onNode(&n, "DRA claim selector", gpus) != "" {
+			return false
+		}
 		pod := *res.Pod
 		n.onPod(&pod)
 		if !pod.ClaimedOnly {

@@ -158,23 +158,63 @@ func quantityMiB(q string) (int, error) {
 	return int(v / (1 << 20)), nil
 }
 
-// onNode narrows the pod's node by the selection, where its own labels do not already: the
-// products as GPU feature discovery's product label, the architectures as its family, the memory
-// as its memory (NVML's total, in MiB) — but a MIG device's memory capacity is its slice's, which
-// says nothing of the GPU.
-func (s deviceSelection) onNode(n *nodeChoice, from string) {
-	if len(s.products) > 0 && len(n.gpuNames) == 0 {
+// onNode narrows the pod's node by the selection: the products as GPU feature discovery's
+// product label, the architectures as its family, the memory as its memory (NVML's total, in
+// MiB) — but a MIG device's memory capacity is its slice's, which says nothing of the GPU. Where
+// the node's labels (the pod's, a NodePool's) already name GPUs or families, the node keeps those
+// the claim can take (the catalog matches the names: without it the labels' stand), and refused
+// says what the claim asks for that none of them is: the claim cannot be allocated there.
+func (s deviceSelection) onNode(n *nodeChoice, from string, gpus GPUCatalog) (refused string) {
+	switch {
+	case len(s.products) == 0:
+	case len(n.gpuNames) == 0:
 		n.gpuNames = slices.Clone(s.products)
 		n.addSource(from + " productName")
+	case gpus != nil:
+		both := gpus.Narrow(n.gpuNames, s.products)
+		if len(both) == 0 {
+			return fmt.Sprintf("productName %s, which the node's GPUs (%s) are not", strings.Join(s.products, "|"), strings.Join(n.gpuNames, ", "))
+		}
+		if !slices.Equal(both, n.gpuNames) {
+			n.gpuNames = both
+			n.addSource(from + " productName")
+		}
 	}
-	if len(s.architectures) > 0 && len(n.gpuFamilies) == 0 {
+	switch {
+	case len(s.architectures) == 0:
+	case len(n.gpuFamilies) == 0:
 		n.gpuFamilies = slices.Clone(s.architectures)
 		n.addSource(from + " architecture")
+	default:
+		both := slices.DeleteFunc(slices.Clone(n.gpuFamilies), func(f string) bool { return !slices.Contains(s.architectures, f) })
+		if len(both) == 0 {
+			return fmt.Sprintf("architecture %s, which the node's GPUs (%s) are not", strings.Join(s.architectures, "|"), strings.Join(n.gpuFamilies, ", "))
+		}
+		if len(both) < len(n.gpuFamilies) {
+			n.gpuFamilies = both
+			n.addSource(from + " architecture")
+		}
 	}
 	if s.minMemoryMiB > 0 && n.gpuReported == nil && !s.mig {
 		n.gpuReported = &parser.CountRange{Min: new(s.minMemoryMiB)}
 		n.addSource(from + " memory")
 	}
+	return ""
+}
+
+// refuses says what the selection asks for that a node's GPUs are not (their product,
+// architecture, or memory as NVML reports it, within parser.ReportedMiBTolerance): "" when the
+// claim can take them, or when the catalog does not say.
+func (s deviceSelection) refuses(g parser.NodeGPUs, gpus GPUCatalog) string {
+	switch {
+	case len(s.products) > 0 && !gpus.Names(g.Key, s.products):
+		return "productName " + strings.Join(s.products, "|")
+	case len(s.architectures) > 0 && g.Family != "" && !slices.Contains(s.architectures, g.Family):
+		return "architecture " + strings.Join(s.architectures, "|")
+	case s.minMemoryMiB > 0 && !s.mig && g.ReportedMiB > 0 && !(parser.CountRange{Min: new(s.minMemoryMiB)}).AllowsWithin(float64(g.ReportedMiB), parser.ReportedMiBTolerance):
+		return fmt.Sprintf("memory of at least %d MiB", s.minMemoryMiB)
+	}
+	return ""
 }
 
 // claimLabels name the attributes a claim's selection narrows the node by as the GPU feature

@@ -161,12 +161,54 @@ func TestClaimSelectorsChooseNodes(t *testing.T) {
 			}
 		})
 	}
-	// The pod's own GPU feature discovery label wins over the claim's for that label.
-	r := one(t, build(t, strings.Replace(claim(attr+`productName == "NVIDIA A100-SXM4-80GB"`), "spec:\n  resourceClaims", "spec:\n  nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}\n  resourceClaims", 1),
-		Options{NodeGroups: groups, GPUs: gpus}))
-	if len(r.Pod.NodeGroups) != 1 || r.Pod.NodeGroups[0].Address != "aws_eks_node_group.l4" {
-		t.Errorf("the pod's label: on groups %+v, notes %q", r.Pod.NodeGroups, r.Notes)
+	// The pod's own GPU feature discovery label stands for that label; the claim's architecture
+	// agrees with it.
+	withLabel := func(expr, label string) string {
+		return strings.Replace(claim(expr), "spec:\n  resourceClaims", "spec:\n  nodeSelector: {"+label+"}\n  resourceClaims", 1)
 	}
+	res := build(t, withLabel(attr+`architecture == "Ada Lovelace"`, "nvidia.com/gpu.product: NVIDIA-L4"), Options{NodeGroups: groups, GPUs: gpus})
+	if r := one(t, res); len(r.Pod.NodeGroups) != 1 || r.Pod.NodeGroups[0].Address != "aws_eks_node_group.l4" || len(res.Warnings) > 0 {
+		t.Errorf("the pod's label: on groups %+v, notes %q, warnings %v", r.Pod.NodeGroups, r.Notes, res.Warnings)
+	}
+	// Labels and claims that ask for different GPUs leave the pod pending, said in a warning
+	// at the workload's line: the pod's labels name an L4 or its architecture, or pin an L4
+	// type, and the claim asks for an A100, an Ampere GPU or 40 GiB.
+	const a100 = attr + `productName == "NVIDIA A100-SXM4-80GB"`
+	const memory = `device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("40Gi")) >= 0`
+	for _, tc := range []struct {
+		name, expr, label, want string // want: what the warning and the note say, "" for none
+	}{
+		{"GPU label", a100, "nvidia.com/gpu.product: NVIDIA-L4", "select productName NVIDIA A100-SXM4-80GB, which the node's GPUs (NVIDIA-L4) are not"},
+		{"family label", attr + `architecture == "Ampere"`, "nvidia.com/gpu.family: ada-lovelace", "select architecture ampere, which the node's GPUs (ada-lovelace) are not"},
+		{"instance type", a100, "node.kubernetes.io/instance-type: g6.xlarge", "select productName NVIDIA A100-SXM4-80GB, which the GPUs of g6.xlarge (l4) are not"},
+		{"instance type's architecture", attr + `architecture == "Ampere"`, "node.kubernetes.io/instance-type: g6.xlarge", "select architecture ampere, which the GPUs of g6.xlarge (l4) are not"},
+		{"instance type's memory", memory, "node.kubernetes.io/instance-type: g6.xlarge", "select memory of at least 40960 MiB, which the GPUs of g6.xlarge (l4) are not"},
+		{"an instance type the claim takes", strings.Replace(memory, "40Gi", "78Gi", 1), "node.kubernetes.io/instance-type: p4de.24xlarge", ""},
+	} {
+		res := build(t, withLabel(tc.expr, tc.label), Options{GPUs: gpus})
+		r := one(t, res)
+		if tc.want == "" {
+			if len(res.Warnings) > 0 || strings.Contains(strings.Join(r.Notes, "|"), "pending") {
+				t.Errorf("%s: warnings %v, notes %q", tc.name, res.Warnings, r.Notes)
+			}
+			continue
+		}
+		if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0].Message, "Pod/ns/p: ") || !strings.Contains(res.Warnings[0].Message, tc.want) ||
+			!strings.Contains(res.Warnings[0].Message, "pending") || res.Warnings[0].Line == 0 || !strings.Contains(strings.Join(r.Notes, "|"), tc.want) {
+			t.Errorf("%s: warnings %v, notes %q", tc.name, res.Warnings, r.Notes)
+		}
+	}
+	// A NodePool's GPU names keep those the claim can take; a pool whose names it can take
+	// none of is passed over.
+	gpuPool := func(name string, weight int, names string) string {
+		return "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: " + name + "}\nspec:\n  weight: " + strconv.Itoa(weight) +
+			"\n  template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: d}, requirements: [{key: karpenter.k8s.aws/instance-gpu-name, operator: In, values: [" + names + "]}]}}\n---\n"
+	}
+	res = build(t, gpuPool("l4", 100, "l4")+gpuPool("gpu", 10, "l4, a100")+claim(attr+`productName == "NVIDIA A100-SXM4-80GB"`), Options{GPUs: gpus})
+	if r := one(t, res); !slices.Equal(r.Pod.GPUNames, []string{"a100"}) || !strings.Contains(r.Pod.NodeSource, "NodePool/gpu") || len(res.Warnings) > 0 {
+		t.Errorf("a pool's GPU names: %q from %q, warnings %v", r.Pod.GPUNames, r.Pod.NodeSource, res.Warnings)
+	}
+	var r parser.Resource
 	// Karpenter passes over a pool none of whose types has the claim's GPU, and the pool it
 	// launches from keeps the claim's narrowing.
 	pool := func(name string, weight int, families string) string {

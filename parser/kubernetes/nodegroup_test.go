@@ -537,6 +537,22 @@ func (fakeGPUs) Names(key string, names []string) bool {
 	return slices.ContainsFunc(names, func(n string) bool { return strings.Contains(strings.ToLower(n), key) })
 }
 
+// Narrow keeps the names of names that name a GPU of the fake catalog that some name of others
+// names too (Names: a name holds the GPU's key in lower case).
+func (f fakeGPUs) Narrow(names, others []string) []string {
+	var out []string
+	for _, a := range names {
+		for key := range f {
+			k := f[key].Key
+			if f.Names(k, []string{a}) && f.Names(k, others) {
+				out = append(out, a)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // Offers is true for a pod whose labels allow one of the types, as an instance type or its
 // family (the part before the dot) and its GPU's name, and whose GPUs it holds (each shared by SharedReplicas
 // pods, or split into seven MIG slices); as the catalog's, it offers
