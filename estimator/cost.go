@@ -835,6 +835,11 @@ func (p *Pricer) priceScaleMax(r *parser.Resource, e *Estimate) {
 	if m == nil || e.MonthlyCost == nil {
 		return
 	}
+	if r.Pod != nil && r.Pod.SharedOnly() {
+		// Pods that get all their GPUs from shared ResourceClaims: the pods an autoscaler adds
+		// share the claims' devices, allocated once, and cost nothing more.
+		return
+	}
 	at := *r
 	at.ScaleMax, at.Notes = nil, nil
 	at.Quantity, at.SpotQuantity, at.QuantityVCPUs = m.Quantity, m.SpotQuantity, m.VCPUs

@@ -1103,6 +1103,30 @@ func TestSharedResourceClaims(t *testing.T) {
 		})
 	}
 
+	// An autoscaler adds pods to a claim's devices, not devices: pods whose GPUs all come from
+	// shared claims cost the same at the maximum; a pod with a GPU of its own beside them adds
+	// that GPU (and, still, its part of the claim) for each pod added.
+	for _, tc := range []struct {
+		name      string
+		requested int64
+		maxGPUs   float64 // the GPUs the workload pays for at its maximum; 0 for no maximum
+	}{
+		{"shared GPUs only", 1, 0},
+		{"a GPU of its own beside the shared one", 2, 4 * 1.5},
+	} {
+		r := podOnSharedGPUs("g6e.12xlarge", parser.PodGPUs{Requested: tc.requested, SharedClaims: []parser.SharedClaim{claim(1, 2)}})
+		r.Quantity, r.ScaleMax = 2, &parser.ScaleMax{Quantity: 4, From: "maxReplicas of HorizontalPodAutoscaler/a/b"}
+		e := p.EstimateAll([]parser.Resource{r})[0]
+		switch {
+		case e.MonthlyCost == nil:
+			t.Errorf("%s: unpriced: %s", tc.name, *e.UnpricedReason)
+		case tc.maxGPUs == 0 && e.ScaleMax != nil:
+			t.Errorf("%s: a maximum of %v for pods that add no devices", tc.name, e.ScaleMax.MonthlyCost)
+		case tc.maxGPUs > 0 && (e.ScaleMax == nil || math.Abs(float64(money.Micros(e.ScaleMax.MonthlyCost)-whole("g6e.12xlarge", tc.maxGPUs))) > 20_000):
+			t.Errorf("%s: maximum %+v, want %g GPUs", tc.name, e.ScaleMax, tc.maxGPUs)
+		}
+	}
+
 	// The fit: four copies of a server that needs 6 GiB share one L4's 22 GiB; one that needs
 	// 4 GiB fits alone but is oversized against the quarter it pays for; on a claim of its own
 	// a pod is judged as on its own GPU.

@@ -197,6 +197,16 @@ func (p *PodGPUs) ClaimPaid() float64 {
 	return paid
 }
 
+// SharedOnly reports whether all of the pod's GPUs come from shared claims: pods an autoscaler
+// adds share those devices and add none.
+func (p *PodGPUs) SharedOnly() bool {
+	var shared int64
+	for _, c := range p.SharedClaims {
+		shared += c.GPUs
+	}
+	return len(p.SharedClaims) > 0 && shared >= p.Requested
+}
+
 // ClaimSharers is how many pods share the pod's most shared claim (0 when it names none).
 func (p *PodGPUs) ClaimSharers() int {
 	n := 0

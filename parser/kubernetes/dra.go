@@ -320,8 +320,17 @@ func shareClaims(rs []parser.Resource, builds map[int]string) {
 				r.Note("%s is a shared ResourceClaim: its %s allocated once, on one node, for the %d pods that name it (%s): each pod pays 1/%d and uses all of it with the others",
 					claim.Address, gpusAre(claim.GPUs), pods, named, pods)
 			}
-			if r.ScaleMax != nil && r.ScaleMax.Quantity > r.Quantity {
-				r.Note("its autoscaler adds pods, not devices: more pods share %s's %d GPU%s, so the cost at its maximum is less than the per-pod price says",
+			switch {
+			case r.ScaleMax == nil || r.ScaleMax.Quantity <= r.Quantity:
+			case pod.SharedOnly():
+				costs := "costs"
+				if claim.GPUs != 1 {
+					costs = "cost"
+				}
+				r.Note("its autoscaler adds pods, not devices: more pods share %s's %d GPU%s, which %s the same at its maximum",
+					claim.Address, claim.GPUs, parser.Plural(claim.GPUs), costs)
+			default:
+				r.Note("its autoscaler adds pods, not devices: more pods share %s's %d GPU%s, but the cost at its maximum counts each added pod's part of them too, more than they cost",
 					claim.Address, claim.GPUs, parser.Plural(claim.GPUs))
 			}
 			if len(types) > 1 {

@@ -558,7 +558,7 @@ func TestSharedResourceClaimPods(t *testing.T) {
 	hpa := "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h, namespace: ns}\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: d}, minReplicas: 1, maxReplicas: 4}\n"
 	r := one(t, build(t, claim+nic+workload("Deployment", "d", 1, "g6e.12xlarge", shared, "g")+hpa, Options{}))
 	if pods(r) != 1 || !strings.Contains(notes(r), "no other pod among the manifests read names it: its pod has its 2 GPUs to itself") ||
-		!strings.Contains(notes(r), "its autoscaler adds pods, not devices") {
+		!strings.Contains(notes(r), "its autoscaler adds pods, not devices: more pods share ResourceClaim/ns/c's 2 GPUs, which cost the same at its maximum") {
 		t.Errorf("alone: pods %d, notes %q", pods(r), notes(r))
 	}
 
