@@ -1127,6 +1127,28 @@ func TestSharedResourceClaims(t *testing.T) {
 		}
 	}
 
+	// The pods that share a claim are all on its node: a node chosen for them holds their CPU
+	// and memory together; a pinned one that does not is said.
+	ask := func(p parser.PodGPUs) parser.PodGPUs {
+		p.CPU, p.MemoryGiB = 2, 8
+		p.SharedClaims = []parser.SharedClaim{{Address: "ResourceClaim/a/c", GPUs: 1, Pods: 3, CPU: 6, MemoryGiB: 24}}
+		return p
+	}
+	// One pod of this workload, two of others: g6.xlarge holds this one, not the three.
+	chosen := podOnSharedGPUs("", ask(parser.PodGPUs{Requested: 1, GPUNames: []string{"l4"}}))
+	if e := p.Estimate(chosen); e.InstanceType != "g6.2xlarge" {
+		t.Errorf("three pods of 2 CPUs and 8 GiB on one L4: on %q, want g6.2xlarge (8 vCPUs, 32 GiB; g6.xlarge has 4 and 16); notes %q", e.InstanceType, e.Notes)
+	}
+	pinned := podOnSharedGPUs("g6.xlarge", ask(parser.PodGPUs{Requested: 1}))
+	pinned.Quantity = 3
+	e := p.Estimate(pinned)
+	if want := "the 3 pods that share ResourceClaim/a/c request 6 CPUs and 24 GiB together, more than g6.xlarge's 4 vCPUs and 16 GiB: they run on the one node that holds its devices, so some of them stay pending"; !slices.Contains(e.Notes, want) {
+		t.Errorf("pinned: notes %q, want %q", e.Notes, want)
+	}
+	if big := podOnSharedGPUs("g6.2xlarge", ask(parser.PodGPUs{Requested: 1})); slices.ContainsFunc(p.Estimate(big).Notes, func(n string) bool { return strings.Contains(n, "stay pending") }) {
+		t.Errorf("g6.2xlarge holds the three pods, but is said not to")
+	}
+
 	// The fit: four copies of a server that needs 6 GiB share one L4's 22 GiB; one that needs
 	// 4 GiB fits alone but is oversized against the quarter it pays for; on a claim of its own
 	// a pod is judged as on its own GPU.

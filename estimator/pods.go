@@ -82,6 +82,16 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 		return fmt.Sprintf("a pod requests %s but %s has %d vCPUs and %g GiB%s: it cannot be scheduled there",
 			podAsk(share, &pod), in.Type, in.VCPU, in.MemoryGiB, reserved)
 	}
+	if !holdsPod(in, claimNode(&pod)) {
+		c := pod.SharedClaims[0]
+		for _, x := range pod.SharedClaims[1:] {
+			if x.CPU > c.CPU || x.MemoryGiB > c.MemoryGiB {
+				c = x
+			}
+		}
+		addNote(e, fmt.Sprintf("the %d pods that share %s request %s CPUs and %s GiB together, more than %s's %d vCPUs and %g GiB: they run on the one node that holds its devices, so some of them stay pending",
+			c.Pods, c.Address, trimNum(c.CPU), trimNum(c.MemoryGiB), in.Type, in.VCPU, in.MemoryGiB))
+	}
 	if s := nodeShare(in, share/count, &pod); s > share/count {
 		pod.NodeShare = s
 		addNote(e, fmt.Sprintf("the pod's CPU and memory requests take %s of %s, more than its GPUs' %s: it pays that share, since no more such pods fit a node",
@@ -570,7 +580,7 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 // labels allow it (keys are the catalog GPU keys they name), and it holds the pod's GPUs, CPU and
 // memory; share is the type's GPUs one pod takes.
 func (p *Pricer) fits(provider string, in catalog.Instance, pod *parser.PodGPUs, keys map[string]bool) (share float64, ok bool) {
-	if !allowedType(provider, in, pod) || len(keys) > 0 && !keys[in.GPU] || !p.reportsMemory(in.GPU, pod) || !p.hasArchitecture(in.GPU, pod) || !p.runsResource(in, pod.Resource) || !holdsPod(in, pod) ||
+	if !allowedType(provider, in, pod) || len(keys) > 0 && !keys[in.GPU] || !p.reportsMemory(in.GPU, pod) || !p.hasArchitecture(in.GPU, pod) || !p.runsResource(in, pod.Resource) || !holdsPod(in, claimNode(pod)) ||
 		p.excludes(provider, in, pod.Excluded) {
 		return 0, false
 	}
@@ -630,6 +640,17 @@ func (p *Pricer) hasArchitecture(gpu string, pod *parser.PodGPUs) bool {
 // gpu.compute.major/minor).
 func selectsArchitecture(pod *parser.PodGPUs) bool {
 	return len(pod.GPUFamilies) > 0 || pod.GPUComputeMajor != nil || pod.GPUComputeMinor != nil
+}
+
+// claimNode is the pod as its node must hold it: with the CPU and memory of every pod that
+// shares one of its claims' devices, which are all on that node (PodGPUs.ClaimNodeAsk).
+func claimNode(pod *parser.PodGPUs) *parser.PodGPUs {
+	if len(pod.SharedClaims) == 0 {
+		return pod
+	}
+	c := *pod
+	c.CPU, c.MemoryGiB = pod.ClaimNodeAsk()
+	return &c
 }
 
 // holdsPod reports whether a node type can give one pod the CPU and memory it requests: on GCP

@@ -185,6 +185,21 @@ type SharedClaim struct {
 	// Pods is how many pods, across the workloads read, name the claim (their replicas
 	// added): they share its devices. At least 1.
 	Pods int `json:"pods"`
+	// CPU (cores) and MemoryGiB are what those pods request together (when more than one
+	// does): they all run on the node that holds the claim's devices.
+	CPU       float64 `json:"cpu,omitempty"`
+	MemoryGiB float64 `json:"memory_gib,omitempty"`
+}
+
+// ClaimNodeAsk is the CPU and memory the node of a pod with shared claims must hold: the most
+// that the pods sharing one of its claims request together (they are all on that node), and at
+// least the pod's own.
+func (p *PodGPUs) ClaimNodeAsk() (cpu, memoryGiB float64) {
+	cpu, memoryGiB = p.CPU, p.MemoryGiB
+	for _, c := range p.SharedClaims {
+		cpu, memoryGiB = max(cpu, c.CPU), max(memoryGiB, c.MemoryGiB)
+	}
+	return cpu, memoryGiB
 }
 
 // ClaimPaid is how many GPUs a pod pays for of the requested ones, when some come from shared

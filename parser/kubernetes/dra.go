@@ -290,9 +290,12 @@ func shareClaims(rs []parser.Resource, builds map[int]string) {
 	for _, key := range keys {
 		namers := by[key]
 		pods := 0
+		var cpu, mem float64 // what the pods request together of the claim's node
 		types := map[string]bool{}
 		for _, n := range namers {
 			pods += n.pods
+			cpu += float64(n.pods) * rs[n.at].Pod.CPU
+			mem += float64(n.pods) * rs[n.at].Pod.MemoryGiB
 			if t := rs[n.at].InstanceType; t != "" {
 				types[t] = true
 			}
@@ -306,6 +309,9 @@ func shareClaims(rs []parser.Resource, builds map[int]string) {
 			for j := range claims {
 				if builds[n.at]+"|"+claims[j].Address == key {
 					claims[j].Pods = max(pods, 1)
+					if pods > 1 {
+						claims[j].CPU, claims[j].MemoryGiB = cpu, mem
+					}
 					claim = claims[j]
 				}
 			}

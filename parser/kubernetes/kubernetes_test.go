@@ -522,10 +522,18 @@ func TestSharedResourceClaimPods(t *testing.T) {
 	}
 	notes := func(r parser.Resource) string { return strings.Join(r.Notes, "|") }
 
-	// One stream: a Pod and a Deployment of three.
-	rs := byAddress(build(t, claim+nic+workload("Pod", "p", 1, "g6e.12xlarge", shared, "g")+workload("Deployment", "d", 3, "g6e.12xlarge", shared, "g"), Options{}))
+	// One stream: a Pod and a Deployment of three, whose requests the claim's node holds
+	// together (the Pod's 4 CPUs and 16 GiB, the Deployment's 2 and 8 each).
+	requests := func(w, cpu, mem string) string {
+		return strings.Replace(w, "resources: {claims:", "resources: {requests: {cpu: \""+cpu+"\", memory: "+mem+"}, claims:", 1)
+	}
+	rs := byAddress(build(t, claim+nic+requests(workload("Pod", "p", 1, "g6e.12xlarge", shared, "g"), "4", "16Gi")+
+		requests(workload("Deployment", "d", 3, "g6e.12xlarge", shared, "g"), "2", "8Gi"), Options{}))
 	for _, addr := range []string{"m.yaml Pod/ns/p", "m.yaml Deployment/ns/d"} {
 		r := rs[addr]
+		if c := r.Pod.SharedClaims; len(c) != 1 || c[0].CPU != 10 || c[0].MemoryGiB != 40 {
+			t.Errorf("%s: the claim's pods' requests %+v, want 10 CPUs and 40 GiB", addr, c)
+		}
 		if pods(r) != 4 || !strings.Contains(notes(r), "its 2 GPUs are allocated once, on one node, for the 4 pods that name it (Pod/ns/p, Deployment/ns/d × 3): each pod pays 1/4") {
 			t.Errorf("%s: pods %d, notes %q", addr, pods(r), notes(r))
 		}
