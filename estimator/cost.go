@@ -573,6 +573,9 @@ func notePartNodes(es []Estimate) {
 		if float64(nodes) <= load+eps {
 			continue // the pods fill their nodes
 		}
+		if nodes > 1 && len(e.Pod.SharedClaims) > 0 {
+			continue // they are all on their claim's one node: those it cannot hold are pending, said
+		}
 		whole := money.Micros(*e.MonthlyCost).Mul(float64(nodes) / load)
 		star := ""
 		if e.PriceEstimated {

@@ -1141,7 +1141,10 @@ func TestSharedResourceClaims(t *testing.T) {
 	}
 	pinned := podOnSharedGPUs("g6.xlarge", ask(parser.PodGPUs{Requested: 1}))
 	pinned.Quantity = 3
-	e := p.Estimate(pinned)
+	e := p.EstimateAll([]parser.Resource{pinned})[0]
+	if slices.ContainsFunc(e.Notes, func(n string) bool { return strings.Contains(n, "nodes they need") }) {
+		t.Errorf("pinned: the pods of a shared claim are on its one node, not more: notes %q", e.Notes)
+	}
 	if want := "the 3 pods that share ResourceClaim/a/c request 6 CPUs and 24 GiB together, more than g6.xlarge's 4 vCPUs and 16 GiB: they run on the one node that holds its devices, so some of them stay pending"; !slices.Contains(e.Notes, want) {
 		t.Errorf("pinned: notes %q, want %q", e.Notes, want)
 	}
