@@ -82,15 +82,13 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 		return fmt.Sprintf("a pod requests %s but %s has %d vCPUs and %g GiB%s: it cannot be scheduled there",
 			podAsk(share, &pod), in.Type, in.VCPU, in.MemoryGiB, reserved)
 	}
-	if !holdsPod(in, claimNode(&pod)) {
-		c := pod.SharedClaims[0]
-		for _, x := range pod.SharedClaims[1:] {
-			if x.CPU > c.CPU || x.MemoryGiB > c.MemoryGiB {
-				c = x
-			}
+	for _, c := range pod.SharedClaims {
+		if holdsPod(in, &parser.PodGPUs{CPU: c.CPU, MemoryGiB: c.MemoryGiB}) {
+			continue
 		}
 		addNote(e, fmt.Sprintf("the %d pods that share %s request %s CPUs and %s GiB together, more than %s's %d vCPUs and %g GiB: they run on the one node that holds its devices, so some of them stay pending",
 			c.Pods, c.Address, trimNum(c.CPU), trimNum(c.MemoryGiB), in.Type, in.VCPU, in.MemoryGiB))
+		break
 	}
 	if s := nodeShare(in, share/count, &pod); s > share/count {
 		pod.NodeShare = s
