@@ -778,7 +778,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		}
 	}
 	n := fromSelector(sel, origin)
-	if refused := req.selection.onNode(&n, "DRA claim selector", opts.GPUs); refused != "" {
+	if refused := req.selection.onNode(&n, fromClaimSelectors, opts.GPUs); refused != "" {
 		stuck = "its pods' labels and their DRA claims ask for different GPUs: the claims select " + refused + ", so the scheduler leaves the pods pending"
 		res.Note("its labels and its DRA claims ask for different GPUs: the claims select %s, so the scheduler leaves the pod pending; priced from its labels", refused)
 	}
@@ -856,7 +856,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		if np != nil {
 			placed, pool = true, np
 			merged := np.nodeFor(sel)
-			req.selection.onNode(&merged, "DRA claim selector", opts.GPUs) // the pool passed poolHasType: the claims take its GPUs
+			req.selection.onNode(&merged, fromClaimSelectors, opts.GPUs) // the pool passed poolHasType: the claims take its GPUs
 			if n.purchase != "" && merged.purchase == "" {
 				merged.purchase = n.purchase
 			}
@@ -1029,7 +1029,7 @@ func poolHasType(res *parser.Resource, sel selector, claimed deviceSelection, no
 	}
 	return func(np *nodePool) bool {
 		n := np.nodeFor(sel)
-		if claimed.onNode(&n, "DRA claim selector", gpus) != "" {
+		if claimed.onNode(&n, fromClaimSelectors, gpus) != "" {
 			return false
 		}
 		pod := *res.Pod

@@ -217,6 +217,9 @@ func (s deviceSelection) refuses(g parser.NodeGPUs, gpus GPUCatalog) string {
 	return ""
 }
 
+// fromClaimSelectors is the source a pod's node is narrowed from by its claims' selectors.
+const fromClaimSelectors = "DRA claim selector"
+
 // claimLabels name the attributes a claim's selection narrows the node by as the GPU feature
 // discovery labels that carry the same facts, for the notes that show them.
 var claimLabels = map[string]string{labelGPUProduct: "productName", labelGFDFamily: "architecture", labelGFDMemory: "memory"}
