@@ -1021,8 +1021,9 @@ const pendingOnNoPool = "Karpenter leaves them pending unless a NodePool not amo
 
 // poolHasType returns whether a NodePool has an instance type for a pod with this selection:
 // the catalog (Options.GPUs) holds one that the pool's requirements, the pod's selection and its
-// DRA claims' selectors allow and that holds the pod's request, each unit of it what the pool's nodes make it (podUnit: a
-// MIG slice, a share of a GPU). Nil (every pool has one) without a catalog.
+// DRA claims' selectors allow and that holds the pod's request, each unit of it what the pool's
+// nodes make it (podUnit: a MIG slice, a share of a GPU). Nil (every pool has one) without a
+// catalog.
 func poolHasType(res *parser.Resource, sel selector, claimed deviceSelection, nodes nodeSources, gpus GPUCatalog) func(*nodePool) bool {
 	if gpus == nil {
 		return nil
