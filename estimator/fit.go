@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -50,6 +51,39 @@ type gpuTarget struct {
 	// share is the part of the GPU's (or MIG slice's) time a pod on a shared one pays for (1/n
 	// time-sliced, its units' share under MPS); 0 on one of its own.
 	share float64
+	// mps says the pods that share it (timeSliced) run side by side through MPS, which without
+	// a memory limit isolates no more memory than time-slicing does.
+	mps bool
+	// limitedBy, when set, is the DRA claim whose MPS memory limit caps usableBytes for each
+	// process; clients is how many pods share the GPU under that limit (when more than one),
+	// and wholeBytes the usable memory of the whole GPU (or slice), wholeName, they share: the
+	// limits do not reserve memory, so together they may need more than it has.
+	limitedBy  string
+	clients    int
+	wholeBytes float64
+	wholeName  string
+}
+
+// underClaimSharing applies a pod's DRA claim sharing configuration: MPS shares the GPU between
+// the processes side by side, and a memory limit caps what each may allocate of each GPU (the
+// MPS control daemon's device pinned memory limit: an allocation past it fails). A limit of at
+// least the GPU's usable memory caps nothing.
+// https://docs.nvidia.com/deploy/mps/latest/mpsv2-interface.html (set_default_device_pinned_mem_limit)
+func (t *gpuTarget) underClaimSharing(s *parser.ClaimSharing) {
+	if s == nil || s.Strategy != parser.SharingMPS {
+		return
+	}
+	t.mps = true
+	limit := s.MemoryLimitGiB * memory.GiB
+	if limit <= 0 || limit >= t.usableBytes {
+		return
+	}
+	t.limitedBy, t.wholeBytes, t.wholeName = cmp.Or(s.From, s.Claim), t.usableBytes, t.name
+	if t.timeSliced > 1 {
+		t.clients = t.timeSliced
+	}
+	t.timeSliced, t.usableBytes, t.slice = 0, limit, true
+	t.name = fmt.Sprintf("an MPS limit of %s GiB on %s", trimNum(s.MemoryLimitGiB), t.name)
 }
 
 // slicePaid is the share of a GPU a pod on a MIG slice pays for: the slice's, or its part of a
@@ -60,6 +94,52 @@ func (t gpuTarget) slicePaid() float64 {
 		paid *= t.share
 	}
 	return paid
+}
+
+// raiseLimit says, for a workload that needs req bytes of each GPU and does not fit under its
+// claim's MPS memory limit, the limit that would hold it, when the GPU has that much: a
+// pre-allocating engine takes its fraction of the limit. It says too when its sharers would then
+// be promised more than the GPU has. "" when no limit holds it back.
+func (t gpuTarget) raiseLimit(req, fraction float64) string {
+	if t.limitedBy == "" {
+		return ""
+	}
+	if fraction > 0 {
+		req /= fraction
+	}
+	if req > t.wholeBytes {
+		return fmt.Sprintf("; %s's %.1f GiB usable cannot hold it under any limit", t.wholeName, t.wholeBytes/memory.GiB)
+	}
+	// A limit in whole GiB, or in MiB where the GiB above it is more than the GPU has.
+	limit, quantity := math.Ceil(req/memory.GiB)*memory.GiB, ""
+	if limit > t.wholeBytes {
+		limit = math.Ceil(req/(1<<20)) * (1 << 20)
+		quantity = fmt.Sprintf("%.0fMi", limit/(1<<20))
+	} else {
+		quantity = fmt.Sprintf("%.0fGi", limit/memory.GiB)
+	}
+	s := fmt.Sprintf("; a limit of %s in %s's MPS configuration would hold it", quantity, t.limitedBy)
+	if n := t.clients; n > 1 && float64(n)*limit > t.wholeBytes {
+		s += fmt.Sprintf(", but not the %d pods that share each %s (%.1f GiB together, of %.1f GiB usable)", n, t.device(), float64(n)*limit/memory.GiB, t.wholeBytes/memory.GiB)
+	}
+	return s
+}
+
+// sharingEach says how the pods that share it (timeSliced) share each device: "time-slice each
+// GPU", "share each GPU through MPS".
+func (t gpuTarget) sharingEach() string {
+	if t.mps {
+		return "share each " + t.device() + " through MPS"
+	}
+	return "time-slice each " + t.device()
+}
+
+// isolatesNone says why the memory of a shared device is not each pod's own.
+func (t gpuTarget) isolatesNone() string {
+	if t.mps {
+		return "MPS without a memory limit (defaultPinnedDeviceMemoryLimit) does not isolate memory"
+	}
+	return "time-slicing does not isolate memory"
 }
 
 // device names what is shared when timeSliced: a GPU or a MIG slice.
@@ -100,12 +180,18 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 		t.usableBytes = prof.MemoryGB * 1e9
 		t.name = fmt.Sprintf("%s MIG %s", g.Name, prof.Profile)
 		t.gpus, t.mig, t.migProfile = float64(r.Pod.Requested), true, prof
-		if n := r.Pod.SharedReplicas; n > 1 && r.Pod.SharingStrategy != parser.SharingMPS {
+		switch n := r.Pod.SharedReplicas; {
+		case n > 1 && r.Pod.SharingStrategy != parser.SharingMPS:
 			// A time-sliced slice (MIG devices are not shared by MPS): the pod runs on one
 			// slice, whose memory its sharers use too, for its share of the slice's time.
 			// https://github.com/NVIDIA/k8s-device-plugin#shared-access-to-gpus
 			t.gpus, t.share, t.timeSliced = 1, 1/float64(n), n
+		case r.Pod.ClaimSharers() > 1:
+			// Slices of a shared DRA ResourceClaim: each pod that names it uses all of them
+			// with the others (below), for its part of them.
+			t.timeSliced, t.share = r.Pod.ClaimSharers(), r.Pod.ClaimPaid()/float64(r.Pod.Requested)
 		}
+		t.underClaimSharing(r.Pod.ClaimSharing)
 	case r.Pod != nil && r.Pod.SharingStrategy != "" && r.Pod.SharedReplicas > 1:
 		// NVIDIA's device plugin shares each GPU between the pods that hold its units, and lays
 		// a pod's units out over the node's GPUs (sharedSpread): the pod runs on those GPUs,
@@ -139,8 +225,10 @@ func (p *Pricer) targetOf(e *Estimate, r *parser.Resource, prof *profiles.Profil
 		// https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/
 		t.gpus = float64(r.Pod.Requested)
 		t.timeSliced, t.share = r.Pod.ClaimSharers(), r.Pod.ClaimPaid()/float64(r.Pod.Requested)
+		t.underClaimSharing(r.Pod.ClaimSharing)
 	case r.Pod != nil:
 		t.gpus = float64(r.Pod.Requested)
+		t.underClaimSharing(r.Pod.ClaimSharing) // a claim of the pod's own, MPS between its containers
 	case r.GPUPartition != "":
 		slice, ok := partitionSlice(g, r.GPUPartition)
 		if !ok {
@@ -238,6 +326,21 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 		} else {
 			f.Reason = fmt.Sprintf("needs %.1f GiB per GPU; %s has %.1f GiB usable", req/memory.GiB, t.name, avail/memory.GiB)
 		}
+		f.Reason += t.raiseLimit(req, mem.PreallocateFraction)
+	case t.clients > 1 && mem.PreallocateFraction > 0 && float64(t.clients)*capacity > t.wholeBytes:
+		// Each pre-allocating engine reserves its fraction of what its MPS limit lets it
+		// allocate when it starts (taken, as for the device plugin's MPS shares, as the memory
+		// the engine sees: not measured on a device); the limits reserve nothing, so the last
+		// to start finds too little free.
+		f.Verdict = VerdictTight
+		f.Reason = fmt.Sprintf("the engine reserves %.2f of the %.1f GiB each pod may use (%s's MPS memory limit) when it starts, %.1f GiB, and %d pods share each %s: together they reserve %.1f GiB of %s's %.1f GiB usable, so the last does not start; the limits overcommit its memory",
+			mem.PreallocateFraction, avail/memory.GiB, t.limitedBy, capacity/memory.GiB, t.clients, t.device(), float64(t.clients)*capacity/memory.GiB, t.wholeName, t.wholeBytes/memory.GiB)
+	case t.clients > 1 && mem.PreallocateFraction == 0 && float64(t.clients)*req > th.Tight*t.wholeBytes:
+		// MPS memory limits cap each pod but reserve nothing: the pods that share the GPU run
+		// out of it together.
+		f.Verdict = VerdictTight
+		f.Reason = fmt.Sprintf("needs %.1f GiB, within the %.1f GiB each pod may use (%s's MPS memory limit), but %d pods share each %s and %d such pods need %.1f GiB together of %s's %.1f GiB usable: the limits overcommit its memory",
+			req/memory.GiB, avail/memory.GiB, t.limitedBy, t.clients, t.device(), t.clients, float64(t.clients)*req/memory.GiB, t.wholeName, t.wholeBytes/memory.GiB)
 	case t.timeSliced > 1 && float64(t.timeSliced)*mem.PreallocateFraction > 1+1e-9:
 		// A pre-allocating engine reserves its share of the whole GPU when it starts, and
 		// refuses to start where less is free: copies that time-slice a GPU cannot all start, which
@@ -250,13 +353,17 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 	case t.timeSliced > 1 && float64(t.timeSliced)*req > th.Tight*capacity:
 		// Time-slicing isolates no memory: the pods that share the GPU run out of it together.
 		f.Verdict = VerdictTight
-		f.Reason = fmt.Sprintf("needs %.1f GiB alone, but %d pods time-slice each %s and %d such pods need %.1f GiB together of %s's %.1f GiB usable: time-slicing does not isolate memory",
-			req/memory.GiB, t.timeSliced, t.device(), t.timeSliced, float64(t.timeSliced)*req/memory.GiB, t.name, capacity/memory.GiB)
+		f.Reason = fmt.Sprintf("needs %.1f GiB alone, but %d pods %s and %d such pods need %.1f GiB together of %s's %.1f GiB usable: %s",
+			req/memory.GiB, t.timeSliced, t.sharingEach(), t.timeSliced, float64(t.timeSliced)*req/memory.GiB, t.name, capacity/memory.GiB, t.isolatesNone())
 	case t.timeSliced > 1 && req < th.OversizedMemoryFraction*t.share*capacity:
 		// It pays its share of the GPU: oversized when it uses less than the threshold of that.
 		f.Verdict = VerdictOversized
-		f.Reason = fmt.Sprintf("needs %s of the %s of %s's memory its time-slice share pays for (under %.0f%%)",
-			percentBeside(100*req/(t.share*capacity), th.OversizedMemoryFraction*100), fraction(t.share), t.name, th.OversizedMemoryFraction*100)
+		how := "time-slice"
+		if t.mps {
+			how = "MPS"
+		}
+		f.Reason = fmt.Sprintf("needs %s of the %s of %s's memory its %s share pays for (under %.0f%%)",
+			percentBeside(100*req/(t.share*capacity), th.OversizedMemoryFraction*100), fraction(t.share), t.name, how, th.OversizedMemoryFraction*100)
 	case float64(mem.GPUs) < t.gpus && !t.mig:
 		f.Verdict = VerdictOversized
 		f.Reason = fmt.Sprintf("uses %d of the %s GPUs it is given", mem.GPUs, trimNum(t.gpus))
@@ -293,8 +400,8 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 func preallocatedOnShared(req, avail, fraction float64, t gpuTarget) string {
 	n := t.timeSliced
 	most := math.Floor(100/float64(n)) / 100 // 0.33 for 3
-	why := fmt.Sprintf("the engine reserves %.2f of each GPU's memory when it starts (gpu_memory_utilization) and refuses to start where less is free: of %d pods that time-slice each %s, a second such server does not start (%d × %.2f is over the whole %s)",
-		fraction, n, t.device(), n, fraction, t.device())
+	why := fmt.Sprintf("the engine reserves %.2f of each GPU's memory when it starts (gpu_memory_utilization) and refuses to start where less is free: of %d pods that %s, a second such server does not start (%d × %.2f is over the whole %s)",
+		fraction, n, t.sharingEach(), n, fraction, t.device())
 	if req <= most*avail {
 		return fmt.Sprintf("%s; at --gpu-memory-utilization %.2f or less each takes %.1f GiB, which holds the %.1f GiB it needs", why, most, most*avail/memory.GiB, req/memory.GiB)
 	}
@@ -339,7 +446,7 @@ func judgeSGLang(mem *memory.Estimate, t gpuTarget, th Thresholds) *Fit {
 		f.Reason = fmt.Sprintf("the weights leave %.1f GiB of %s for KV cache, about %d tokens, fewer than the %d of one full context: SGLang starts and refuses longer prompts (an estimate; set --context-length %d or less to say so, or use a GPU with more memory)", (share-fixed)/memory.GiB, shareOf, pool, mem.KVTokens, pool/256*256)
 	case t.timeSliced > 1:
 		f.Verdict = VerdictTight
-		f.Reason = fmt.Sprintf("SGLang takes %.3f of the memory free when it starts; %d pods time-slice each %s, so those that start later get less: time-slicing does not isolate memory", frac, t.timeSliced, t.device())
+		f.Reason = fmt.Sprintf("SGLang takes %.3f of the memory free when it starts; %d pods %s, so those that start later get less: %s", frac, t.timeSliced, t.sharingEach(), t.isolatesNone())
 	case static > th.Tight*share:
 		f.Verdict = VerdictTight
 		f.Reason = fmt.Sprintf("the weights and one full context's KV cache take %s of %s (over %.0f%%)", percentBeside(100*static/share, th.Tight*100), shareOf, th.Tight*100)

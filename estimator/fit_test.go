@@ -623,6 +623,131 @@ func podOnSharedGPUs(instanceType string, pod parser.PodGPUs) parser.Resource {
 		Kind: parser.KindKubernetes, Pod: &pod}
 }
 
+// NVIDIA's DRA driver shares a claim's GPUs as its configuration says: under MPS with a memory
+// limit each pod may allocate only that much of each GPU (it does not fit when it needs more, and
+// is told the limit that would hold it), but the limits reserve nothing, so the pods that share
+// the GPU may need more than it has together; MPS without a limit isolates nothing, as
+// time-slicing; a limit of at least the GPU caps nothing; and a pod's own claim is held to its
+// limit too.
+func TestClaimMPSSharing(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	measured := func(peakMiB int) *profiles.Profile {
+		return mustProfile(t, fmt.Sprintf(`workload: {type: inference}
+measured: {gpu_name: NVIDIA L4, gpu_count: 1, memory_total_mib: 23034, peak_memory_used_mib: %d, gpu_utilization: {mean: 60, p50: 60, p95: 80}, duration_seconds: 600, samples: 600, captured_at: "2026-11-02T10:00:00Z"}
+`, peakMiB))
+	}
+	mps := func(limitGiB float64) *parser.ClaimSharing {
+		return &parser.ClaimSharing{Claim: "ResourceClaim/a/c", Strategy: parser.SharingMPS, MemoryLimitGiB: limitGiB}
+	}
+	for _, tc := range []struct {
+		name    string
+		pods    int // 0: a claim of the pod's own, from a template
+		sharing *parser.ClaimSharing
+		peakMiB int
+		verdict string
+		reason  string
+		absent  string
+	}{
+		{"three under 7 GiB limits, 6 GiB each", 3, mps(7), 6144, VerdictFits, "", ""},
+		{"four under 7 GiB limits overcommit the L4", 4, mps(7), 6144, VerdictTight,
+			"needs 6.0 GiB, within the 7.0 GiB each pod may use (ResourceClaim/a/c's MPS memory limit), but 4 pods share each GPU and 4 such pods need 24.0 GiB together of NVIDIA L4's 22.5 GiB usable: the limits overcommit its memory", ""},
+		{"a 5 GiB limit holds no 6 GiB workload", 2, mps(5), 6144, VerdictDoesNotFit,
+			"needs 6.0 GiB per GPU; an MPS limit of 5 GiB on NVIDIA L4 has 5.0 GiB usable; a limit of 6Gi in ResourceClaim/a/c's MPS configuration would hold it", "but not"},
+		{"the limit that would hold it overcommits the GPU for four", 4, mps(5), 6144, VerdictDoesNotFit,
+			"a limit of 6Gi in ResourceClaim/a/c's MPS configuration would hold it, but not the 4 pods that share each GPU (24.0 GiB together, of 22.5 GiB usable)", ""},
+		{"no limit holds more than the GPU", 2, mps(5), 0, VerdictDoesNotFit, "NVIDIA L4's 22.5 GiB usable cannot hold it under any limit", "a limit of"},
+		{"the GiB above the need is over the GPU: the limit in MiB", 1, mps(5), 22800, VerdictDoesNotFit, "a limit of 22800Mi in ResourceClaim/a/c's MPS configuration would hold it", ""},
+		{"MPS without a limit: oversized against its share", 4, mps(0), 1024, VerdictOversized, "of the 1/4 of NVIDIA L4's memory its MPS share pays for", ""},
+		{"MPS without a limit isolates nothing", 4, mps(0), 6144, VerdictTight,
+			"4 pods share each GPU through MPS and 4 such pods need 24.0 GiB together of NVIDIA L4's 22.5 GiB usable: MPS without a memory limit (defaultPinnedDeviceMemoryLimit) does not isolate memory", ""},
+		{"a limit over the GPU caps nothing", 4, mps(30), 6144, VerdictTight, "4 pods share each GPU through MPS", "MPS limit of"},
+		{"time-slicing, as without a configuration", 4, &parser.ClaimSharing{Claim: "ResourceClaim/a/c", Strategy: parser.SharingTimeSlicing}, 6144, VerdictTight, "4 pods time-slice each GPU", ""},
+		{"a pod's own claim under a limit", 0, mps(5), 6144, VerdictDoesNotFit, "an MPS limit of 5 GiB on NVIDIA L4 has 5.0 GiB usable; a limit of 6Gi", "pods that share"},
+		{"a limit from the DeviceClass", 0, &parser.ClaimSharing{Claim: "ResourceClaimTemplate/a/t", From: "DeviceClass mps-5g", Strategy: parser.SharingMPS, MemoryLimitGiB: 5}, 6144, VerdictDoesNotFit,
+			"a limit of 6Gi in DeviceClass mps-5g's MPS configuration would hold it", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := parser.PodGPUs{Requested: 1, ClaimSharing: tc.sharing}
+			if tc.pods > 0 {
+				pod.SharedClaims = []parser.SharedClaim{{Address: "ResourceClaim/a/c", GPUs: 1, Pods: tc.pods}}
+			}
+			r := podOnSharedGPUs("g6.xlarge", pod)
+			e := p.Estimate(r)
+			var prof *profiles.Profile
+			if tc.peakMiB == 0 { // 8B parameters in fp32: 32 GB of weights
+				prof = mustProfile(t, "workload: {type: inference}\nmodel: {preset: llama-3.1-8b, precision: fp32}\ninference: {batch_size: 1, max_sequence_length: 2048}\n")
+			} else {
+				prof = measured(tc.peakMiB)
+			}
+			p.Assess(&e, r, prof, DefaultThresholds)
+			if e.Fit == nil || e.Fit.Verdict != tc.verdict || !strings.Contains(e.Fit.Reason, tc.reason) || tc.absent != "" && strings.Contains(e.Fit.Reason, tc.absent) {
+				t.Fatalf("fit %+v\nwant %s with %q, without %q", e.Fit, tc.verdict, tc.reason, tc.absent)
+			}
+		})
+	}
+
+	// A shared claim for a MIG slice: its pods share the slice as they would a GPU.
+	slice := mustProfile(t, `workload: {type: inference}
+measured: {gpu_name: NVIDIA A100-SXM4-80GB, gpu_count: 1, memory_total_mib: 81920, peak_memory_used_mib: 18432, gpu_utilization: {mean: 60, p50: 60, p95: 80}, duration_seconds: 600, samples: 600, captured_at: "2026-11-02T10:00:00Z"}
+`)
+	for _, tc := range []struct {
+		name    string
+		sharing *parser.ClaimSharing
+		verdict string
+		reason  string
+	}{
+		{"time-sliced", nil, VerdictTight, "2 pods time-slice each slice and 2 such pods need 36.0 GiB together of NVIDIA A100 80GB MIG 3g.40gb's"},
+		{"under a 10 GiB MPS limit", mps(10), VerdictDoesNotFit, "an MPS limit of 10 GiB on NVIDIA A100 80GB MIG 3g.40gb has 10.0 GiB usable; a limit of 18Gi"},
+		{"under 18 GiB MPS limits", mps(18), VerdictTight, "but 2 pods share each slice and 2 such pods need 36.0 GiB together of NVIDIA A100 80GB MIG 3g.40gb's"},
+	} {
+		r := podOnSharedGPUs("p4de.24xlarge", parser.PodGPUs{Requested: 1, MIGProfile: "3g.40gb", ClaimSharing: tc.sharing,
+			SharedClaims: []parser.SharedClaim{{Address: "ResourceClaim/a/c", GPUs: 1, Pods: 2}}})
+		r.Pod.Resource = "nvidia.com/mig-3g.40gb"
+		e := p.Estimate(r)
+		p.Assess(&e, r, slice, DefaultThresholds)
+		if e.Fit == nil || e.Fit.Verdict != tc.verdict || !strings.Contains(e.Fit.Reason, tc.reason) {
+			t.Errorf("MIG slice, %s: fit %+v\nwant %s with %q", tc.name, e.Fit, tc.verdict, tc.reason)
+		}
+	}
+
+	// Too big for its shared 1g.10gb slice: another slice, or another GPU, is priced as the
+	// pod's own, not as a share of the claim's (the sharers' memory together is not judged
+	// there).
+	r := podOnSharedGPUs("p4de.24xlarge", parser.PodGPUs{Requested: 1, MIGProfile: "1g.10gb", ClaimSharing: mps(0),
+		SharedClaims: []parser.SharedClaim{{Address: "ResourceClaim/a/c", GPUs: 1, Pods: 2}}})
+	r.Pod.Resource = "nvidia.com/mig-1g.10gb"
+	e := p.Estimate(r)
+	p.Assess(&e, r, slice, DefaultThresholds)
+	own := func(typ, profile string) money.Micros {
+		pod := parser.PodGPUs{Requested: 1, MIGProfile: profile}
+		o := podOnSharedGPUs(typ, pod)
+		if profile != "" {
+			o.Pod.Resource = "nvidia.com/mig-" + profile
+		}
+		oe := p.Estimate(o)
+		m, ok := oe.Monthly()
+		if !ok {
+			t.Fatalf("%s %s unpriced", typ, profile)
+		}
+		return m
+	}
+	if e.Fit == nil || e.Fit.Verdict != VerdictDoesNotFit || e.Fit.CheapestFit == nil || e.Fit.CheapestFit.InstanceType != "g6.xlarge" ||
+		money.Micros(e.Fit.CheapestFit.MonthlyCost) != own("g6.xlarge", "") {
+		t.Errorf("18 GiB on a shared 1g.10gb slice: fit %+v, cheapest %+v; want an L4 of its own at %s", e.Fit, e.Fit.CheapestFit, own("g6.xlarge", "").Decimal(2))
+	}
+	if m, ok := e.Monthly(); !ok || math.Abs(float64(2*m-own("p4de.24xlarge", "1g.10gb"))) > 20_000 {
+		t.Errorf("a 1g.10gb slice two pods share: %s each, want half of %s", m.Decimal(2), own("p4de.24xlarge", "1g.10gb").Decimal(2))
+	}
+	tgt, why := p.targetOf(&e, &r, slice)
+	to, ok := findMIG(tgt.gpu, "2g.20gb")
+	if why != "" || !ok {
+		t.Fatalf("target %q, 2g.20gb %v", why, ok)
+	}
+	if _, monthly, ok := p.resliced(&e, r, tgt, to); !ok || monthly != own("p4de.24xlarge", "2g.20gb") {
+		t.Errorf("resliced to 2g.20gb: %s (%v), want a slice of its own at %s", monthly.Decimal(2), ok, own("p4de.24xlarge", "2g.20gb").Decimal(2))
+	}
+}
+
 // A pod on a one-GPU node whose GPU NVIDIA's device plugin shares runs on that GPU, whatever
 // units it holds (TestSeveralUnitsOfSharedGPUs lays units out over more). Under MPS each unit is an
 // equal share of its memory, which is what the workload must fit in. Under time-slicing it sees

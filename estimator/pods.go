@@ -305,6 +305,10 @@ func (p *Pricer) perPodGPUs(pod *parser.PodGPUs, node catalog.Instance, e *Estim
 			// Time-sliced slices (NVIDIA's device plugin, GKE's time-sharing): a unit is that
 			// share of one slice.
 			return sharedUnits(e, n*share, pod.SharedReplicas, sharedWhat(pod, "shared "+slice, slice), "slice"), ""
+		case len(pod.SharedClaims) > 0:
+			// Slices of a shared DRA ResourceClaim: allocated once for the pods that name it,
+			// each pays its part of them.
+			return pod.ClaimPaid() * share, ""
 		case strings.HasSuffix(pod.Resource, ".shared"):
 			e.PriceEstimated = true
 			addNote(e, fmt.Sprintf("time-sliced %s with an unknown number of sharers: priced as a whole slice per unit, an upper bound", slice))

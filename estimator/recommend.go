@@ -92,7 +92,7 @@ func (p *Pricer) resliced(e *Estimate, r parser.Resource, t gpuTarget, to catalo
 		pod := *r.Pod
 		pod.Resource, pod.MIGProfile, pod.PerPodGPUs, pod.NodeShare = "nvidia.com/mig-"+to.Profile, to.Profile, 0, 0
 		// The other slice is the pod's own: what shares this one says nothing of that one.
-		pod.SharedReplicas, pod.SharingStrategy = 0, ""
+		pod.SharedReplicas, pod.SharingStrategy, pod.SharedClaims, pod.ClaimSharing = 0, "", nil, nil
 		pod.ForgetNodeChoice()
 		alt.Pod = &pod
 		reason = fmt.Sprintf("its pods need no %s slice: a %s one (%s of a %s) holds each", from.Profile, to.Profile, trimNum(MIGShare(t.gpu, to)), t.gpu.Name)
@@ -339,9 +339,10 @@ func copiesPerInstance(r parser.Resource, t gpuTarget) int {
 func podAsking(pod *parser.PodGPUs, gpus int) *parser.PodGPUs {
 	alt := *pod
 	alt.Resource, alt.Requested, alt.MIGProfile = "nvidia.com/gpu", int64(gpus), ""
-	// On a GPU of its own: a share of another type's GPU would need the sharers' memory to fit
-	// together, which the alternatives are not judged on.
-	alt.SharedReplicas, alt.SharingStrategy = 0, ""
+	// On a GPU of its own: a share of another type's GPU (a device plugin's, a shared DRA
+	// claim's) would need the sharers' memory to fit together, which the alternatives are not
+	// judged on.
+	alt.SharedReplicas, alt.SharingStrategy, alt.SharedClaims, alt.ClaimSharing = 0, "", nil, nil
 	alt.ForgetNodeChoice()
 	return &alt
 }

@@ -153,6 +153,10 @@ type PodGPUs struct {
 	// ResourceClaim, not a per-pod template): their devices are allocated once, on one node, and
 	// every pod that names the claim uses all of them.
 	SharedClaims []SharedClaim `json:"shared_claims,omitempty"`
+	// ClaimSharing is how NVIDIA's DRA driver shares the GPUs of the pod's claim between the
+	// processes that use them, when the claim's (or its DeviceClass's) configuration says; the
+	// tightest when several claims do.
+	ClaimSharing *ClaimSharing `json:"claim_sharing,omitempty"`
 	// ClaimedOnly says all of the pod's GPUs come through DRA claims: a DRA driver allocates
 	// them, so a device plugin's sharing or a node's MIG layout for nvidia.com/gpu is not theirs.
 	ClaimedOnly bool `json:"-"`
@@ -191,6 +195,46 @@ type SharedClaim struct {
 	MemoryGiB float64 `json:"memory_gib,omitempty"`
 }
 
+// ClaimSharing is a DRA claim's sharing configuration for NVIDIA's driver (a GpuConfig's or
+// MigDeviceConfig's sharing): time-slicing, or MPS with the limits its control daemon sets on
+// each client process.
+type ClaimSharing struct {
+	// Claim is the claim's address, ResourceClaim/namespace/name or
+	// ResourceClaimTemplate/namespace/name.
+	Claim string `json:"claim"`
+	// Strategy is SharingTimeSlicing or SharingMPS.
+	Strategy string `json:"strategy"`
+	// MemoryLimitGiB is the device memory each MPS client may allocate of each GPU
+	// (defaultPinnedDeviceMemoryLimit; the smallest per-device limit where one is lower); 0
+	// when none is set.
+	MemoryLimitGiB float64 `json:"memory_limit_gib,omitempty"`
+	// ActiveThreadPercent is the share of each GPU's threads an MPS client may use
+	// (defaultActiveThreadPercentage); 0 when none is set.
+	ActiveThreadPercent int `json:"active_thread_percentage,omitempty"`
+	// Kind is the configuration's kind (GpuConfig, MigDeviceConfig: its devices are MIG slices).
+	// From names the DeviceClass whose configuration it is, when not the claim's own;
+	// LimitPerDevice says MemoryLimitGiB is a device's own limit, lower than the default.
+	Kind           string `json:"-"`
+	From           string `json:"-"`
+	LimitPerDevice bool   `json:"-"`
+}
+
+// Tighter reports whether s limits a process more than o: MPS with a memory limit over MPS
+// without one or time-slicing, the lower limit over a higher one.
+func (s *ClaimSharing) Tighter(o *ClaimSharing) bool {
+	switch {
+	case s == nil:
+		return false
+	case o == nil:
+		return true
+	case s.MemoryLimitGiB > 0 && o.MemoryLimitGiB > 0:
+		return s.MemoryLimitGiB < o.MemoryLimitGiB
+	case s.MemoryLimitGiB > 0 || o.MemoryLimitGiB > 0:
+		return s.MemoryLimitGiB > 0
+	}
+	return s.Strategy == SharingMPS && o.Strategy != SharingMPS
+}
+
 // ClaimNodeAsk is the CPU and memory the node of a pod with shared claims must hold: the most
 // that the pods sharing one of its claims request together (they are all on that node), and at
 // least the pod's own.
@@ -205,11 +249,12 @@ func (p *PodGPUs) ClaimNodeAsk() (cpu, memoryGiB float64) {
 // ClaimPaid is how many GPUs a pod pays for of the requested ones, when some come from shared
 // claims: each of its claims' devices split evenly between the pods that name the claim.
 func (p *PodGPUs) ClaimPaid() float64 {
-	paid := float64(p.Requested)
+	own, shared := p.Requested, 0.0 // apart: 1/3 is 0.3333333333333333, not 1 - 2/3's 0.33333333333333326
 	for _, c := range p.SharedClaims {
-		paid -= float64(c.GPUs) - float64(c.GPUs)/float64(max(c.Pods, 1))
+		own -= c.GPUs
+		shared += float64(c.GPUs) / float64(max(c.Pods, 1))
 	}
-	return paid
+	return float64(own) + shared
 }
 
 // SharedOnly reports whether all of the pod's GPUs come from shared claims: pods an autoscaler

@@ -301,6 +301,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"dra", "dra.yaml", 0},
 		{"dra-nodes", "dra-nodes", 0},              // claims' selectors choose among node groups
 		{"dra-karpenter", "dra-karpenter.yaml", 0}, // and among Karpenter NodePools
+		{"dra-mps", "dra-mps.yaml", exitFindings},  // GPU002: a 7B server under 5 and 8 GiB MPS memory limits
 		{"batch-and-serverless", "batch-and-serverless.yaml", 0},
 		{"operators", "operators.yaml", 0},
 		{"controllers", "controllers.yaml", 0},

@@ -109,6 +109,9 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, err))
 				continue
 			}
+			for _, err := range c.problems {
+				res.Errors = append(res.Errors, specError(o, err))
+			}
 			claims.classes[o.Metadata.Name] = c
 		}
 	}
@@ -135,6 +138,9 @@ func Build(files []*File, opts Options) parser.Result {
 			if err != nil {
 				res.Errors = append(res.Errors, specError(o, err))
 				continue
+			}
+			for _, err := range c.problems {
+				res.Errors = append(res.Errors, specError(o, err))
 			}
 			key := o.namespace() + "/" + o.Metadata.Name
 			if o.Kind == "ResourceClaimTemplate" {
@@ -512,7 +518,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 	res := &parser.Resource{
 		Address: addr, Root: o.rootName(), Source: parser.Location{File: o.file, Line: o.line}, Kind: parser.KindKubernetes, Type: o.Kind,
 		Provider: parser.Unknown, Quantity: r.replicas, PurchaseOption: parser.OnDemand, RunsToCompletion: r.runsToCompletion,
-		Pod: &parser.PodGPUs{Resource: req.resource, Requested: req.count, LargestContainer: req.largest, SharedClaims: req.shared,
+		Pod: &parser.PodGPUs{Resource: req.resource, Requested: req.count, LargestContainer: req.largest, SharedClaims: req.shared, ClaimSharing: req.sharing,
 			ClaimedOnly: len(req.claimed) > 0 && !slices.Contains(req.extended, req.resource)},
 	}
 	res.Pod.Serving = servingCommand(r.template.Spec, o, req.claimed)

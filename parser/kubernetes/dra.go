@@ -63,6 +63,11 @@ type deviceClaim struct {
 	// selection is what the CEL selectors of its GPU requests and their DeviceClasses say of
 	// the GPUs.
 	selection deviceSelection
+	// sharing is how NVIDIA's driver shares its GPUs, when its configuration (or its
+	// DeviceClass's) says; problems are what of that configuration could not be read, errors
+	// at their lines that leave the claim's devices as they are.
+	sharing  *parser.ClaimSharing
+	problems []error
 }
 
 // deviceClass is a DeviceClass among the objects read: the driver its selectors name ("" when
@@ -70,17 +75,21 @@ type deviceClaim struct {
 type deviceClass struct {
 	driver    string
 	selection deviceSelection
+	config    []deviceConfig // spec.config, applied to every claim for its devices
+	// problems are what of config could not be read, errors at their lines.
+	problems []error
 }
 
 // decodeDeviceClass reads a DeviceClass's selectors (spec.selectors, in every API version).
 func decodeDeviceClass(o *object) (deviceClass, error) {
 	var spec struct {
-		Selectors []celSelector `yaml:"selectors"`
+		Selectors []celSelector  `yaml:"selectors"`
+		Config    []deviceConfig `yaml:"config"`
 	}
 	if err := decodeSpec(o, &spec); err != nil {
 		return deviceClass{}, err
 	}
-	var c deviceClass
+	c := deviceClass{config: spec.Config, problems: configErrors(spec.Config)}
 	for _, sel := range spec.Selectors {
 		if sel.CEL == nil {
 			continue
@@ -140,9 +149,11 @@ func decodeClaim(o *object, idx *claimIndex) (deviceClaim, error) {
 	type devices struct {
 		Devices struct {
 			Requests []deviceRequest `yaml:"requests"`
+			Config   []deviceConfig  `yaml:"config"`
 		} `yaml:"devices"`
 	}
 	var reqs []deviceRequest
+	var config []deviceConfig
 	if o.Kind == "ResourceClaimTemplate" {
 		var spec struct {
 			Spec devices `yaml:"spec"`
@@ -150,15 +161,15 @@ func decodeClaim(o *object, idx *claimIndex) (deviceClaim, error) {
 		if err := decodeSpec(o, &spec); err != nil {
 			return deviceClaim{}, err
 		}
-		reqs = spec.Spec.Devices.Requests
+		reqs, config = spec.Spec.Devices.Requests, spec.Spec.Devices.Config
 	} else {
 		var spec devices
 		if err := decodeSpec(o, &spec); err != nil {
 			return deviceClaim{}, err
 		}
-		reqs = spec.Devices.Requests
+		reqs, config = spec.Devices.Requests, spec.Devices.Config
 	}
-	c := deviceClaim{address: o.address(), shared: o.Kind == "ResourceClaim"}
+	c := deviceClaim{address: o.address(), shared: o.Kind == "ResourceClaim", problems: configErrors(config)}
 	for _, r := range reqs {
 		a := r.ask()
 		res, class := idx.classResource(a.DeviceClassName)
@@ -177,6 +188,10 @@ func decodeClaim(o *object, idx *claimIndex) (deviceClaim, error) {
 		c.resource, c.class = res, a.DeviceClassName
 		c.wholeMIG = c.wholeMIG || sel.mig && sel.migProfile == ""
 		c.selection = c.selection.and(sel)
+		if sharing := requestSharing(r.Name, a.DeviceClassName, class.config, config); sharing.Tighter(c.sharing) {
+			sharing.Claim = c.address
+			c.sharing = sharing
+		}
 		switch {
 		case a.AllocationMode == "All":
 			c.all = true
@@ -214,6 +229,8 @@ type claimedGPUs struct {
 	shared []parser.SharedClaim
 	// selection is what their CEL selectors say of the GPUs.
 	selection deviceSelection
+	// sharing is the tightest of their sharing configurations.
+	sharing *parser.ClaimSharing
 }
 
 // podClaims reads the GPUs a pod's resourceClaims bring.
@@ -249,6 +266,9 @@ func podClaims(spec podSpec, ns string, idx *claimIndex) podDRA {
 		}
 		g.names[pc.Name] = true
 		g.selection = g.selection.and(c.selection)
+		if c.sharing.Tighter(g.sharing) {
+			g.sharing = c.sharing
+		}
 		what := fmt.Sprintf("%d GPU%s", c.count, parser.Plural(c.count))
 		if profile, ok := strings.CutPrefix(c.resource, ResourceNvidiaMIG); ok {
 			what = fmt.Sprintf("%d MIG %s slice%s", c.count, profile, parser.Plural(c.count))
@@ -259,6 +279,9 @@ func podClaims(spec podSpec, ns string, idx *claimIndex) podDRA {
 		}
 		if c.wholeMIG {
 			note += "; MIG devices of a profile no selector names (device.attributes[\"gpu.nvidia.com\"].profile): each priced as a whole GPU, an upper bound"
+		}
+		if c.sharing != nil {
+			note += "; " + sharingNote(c.address, c.sharing)
 		}
 		if c.shared {
 			g.shared = append(g.shared, parser.SharedClaim{Address: c.address, GPUs: c.count, Pods: 1})
@@ -320,11 +343,11 @@ func shareClaims(rs []parser.Resource, builds map[int]string) {
 			r.Pod = &pod
 			switch {
 			case pods <= 1:
-				r.Note("%s is a shared ResourceClaim, but no other pod among the manifests read names it: its pod has its %d GPU%s to itself",
-					claim.Address, claim.GPUs, parser.Plural(claim.GPUs))
+				r.Note("%s is a shared ResourceClaim, but no other pod among the manifests read names it: its pod has its %s to itself",
+					claim.Address, devices(claim.GPUs, pod.MIGProfile))
 			default:
 				r.Note("%s is a shared ResourceClaim: its %s allocated once, on one node, for the %d pods that name it (%s): each pod pays 1/%d and uses all of it with the others",
-					claim.Address, gpusAre(claim.GPUs), pods, named, pods)
+					claim.Address, devicesAre(claim.GPUs, pod.MIGProfile), pods, named, pods)
 			}
 			switch {
 			case r.ScaleMax == nil || r.ScaleMax.Quantity <= r.Quantity:
@@ -333,11 +356,11 @@ func shareClaims(rs []parser.Resource, builds map[int]string) {
 				if claim.GPUs != 1 {
 					costs = "cost"
 				}
-				r.Note("its autoscaler adds pods, not devices: more pods share %s's %d GPU%s, which %s the same at its maximum",
-					claim.Address, claim.GPUs, parser.Plural(claim.GPUs), costs)
+				r.Note("its autoscaler adds pods, not devices: more pods share %s's %s, which %s the same at its maximum",
+					claim.Address, devices(claim.GPUs, pod.MIGProfile), costs)
 			default:
-				r.Note("its autoscaler adds pods, not devices: more pods share %s's %d GPU%s, but the cost at its maximum counts each added pod's part of them too, more than they cost",
-					claim.Address, claim.GPUs, parser.Plural(claim.GPUs))
+				r.Note("its autoscaler adds pods, not devices: more pods share %s's %s, but the cost at its maximum counts each added pod's part of them too, more than they cost",
+					claim.Address, devices(claim.GPUs, pod.MIGProfile))
 			}
 			if len(types) > 1 {
 				r.Note("the pods that name %s select different instance types (%s), but its devices are on one node: some of them cannot run",
@@ -347,12 +370,20 @@ func shareClaims(rs []parser.Resource, builds map[int]string) {
 	}
 }
 
-// gpusAre is "1 GPU is" or "2 GPUs are".
-func gpusAre(n int64) string {
-	if n == 1 {
-		return "1 GPU is"
+// devices is "1 GPU", "2 GPUs", or, for a MIG profile, "1 MIG 1g.10gb slice".
+func devices(n int64, migProfile string) string {
+	if migProfile != "" {
+		return fmt.Sprintf("%d MIG %s slice%s", n, migProfile, parser.Plural(n))
 	}
-	return fmt.Sprintf("%d GPUs are", n)
+	return fmt.Sprintf("%d GPU%s", n, parser.Plural(n))
+}
+
+// devicesAre is "1 GPU is" or "2 GPUs are" (devices).
+func devicesAre(n int64, migProfile string) string {
+	if n == 1 {
+		return devices(n, migProfile) + " is"
+	}
+	return devices(n, migProfile) + " are"
 }
 
 // claimNamer is a workload that names a shared claim: its resource's index, and its pods.

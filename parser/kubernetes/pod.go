@@ -119,8 +119,10 @@ type gpuRequest struct {
 	// the pod's resourceClaims that brought GPUs of resource.
 	shared  []parser.SharedClaim
 	claimed map[string]bool
-	// selection is what the CEL selectors of those claims say of the GPUs.
+	// selection is what the CEL selectors of those claims say of the GPUs; sharing, how
+	// NVIDIA's driver shares them.
 	selection deviceSelection
+	sharing   *parser.ClaimSharing
 }
 
 // IsGPUResource reports whether an extended resource name is one gpuguard counts.
@@ -272,7 +274,7 @@ func podGPUs(spec podSpec, o *object, claims *claimIndex) (gpuRequest, []error) 
 	}
 	best.notes, best.missing, best.extended = notes, dra.missing, extended
 	if g := dra.of[best.resource]; g != nil {
-		best.shared, best.claimed, best.selection = g.shared, g.names, g.selection
+		best.shared, best.claimed, best.selection, best.sharing = g.shared, g.names, g.selection, g.sharing
 	}
 	for _, reqs := range parsed {
 		best.largest = max(best.largest, reqs[best.resource].count)
