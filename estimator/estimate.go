@@ -76,8 +76,21 @@ type Fit struct {
 	// CheapestFit is, when the workload does not fit, the cheapest catalog instance that holds it
 	// (it may cost more than the current one).
 	CheapestFit *Recommendation `json:"cheapest_fit,omitempty"`
+	// MPSLimitFix is, when the workload does not fit only because its DRA claim's MPS memory
+	// limit holds it back and a higher one would hold it (with the pods that share the claim),
+	// that limit: a change of configuration, at no cost, in place of CheapestFit.
+	MPSLimitFix *MPSLimitFix    `json:"mps_limit_fix,omitempty"`
 	Breakdown   []MemoryTerm    `json:"breakdown,omitempty"`
 	Measured    *MeasuredSignal `json:"measured,omitempty"`
+}
+
+// MPSLimitFix is the MPS memory limit that would hold a workload, and where it is set.
+type MPSLimitFix struct {
+	// Config is the claim or DeviceClass whose configuration sets the limit
+	// (ResourceClaim/ml/shared, DeviceClass gpu-mps).
+	Config string `json:"config"`
+	// Limit is the quantity for defaultPinnedDeviceMemoryLimit that holds it ("19Gi").
+	Limit string `json:"limit"`
 }
 
 // MemoryTerm is one component of a memory estimate.

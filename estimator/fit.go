@@ -99,16 +99,17 @@ func (t gpuTarget) slicePaid() float64 {
 // raiseLimit says, for a workload that needs req bytes of each GPU and does not fit under its
 // claim's MPS memory limit, the limit that would hold it, when the GPU has that much: a
 // pre-allocating engine takes its fraction of the limit. It says too when its sharers would then
-// be promised more than the GPU has. "" when no limit holds it back.
-func (t gpuTarget) raiseLimit(req, fraction float64) string {
+// be promised more than the GPU has; fix is that limit when they would not. "" and nil when no
+// limit holds it back.
+func (t gpuTarget) raiseLimit(req, fraction float64) (string, *MPSLimitFix) {
 	if t.limitedBy == "" {
-		return ""
+		return "", nil
 	}
 	if fraction > 0 {
 		req /= fraction
 	}
 	if req > t.wholeBytes {
-		return fmt.Sprintf("; %s's %.1f GiB usable cannot hold it under any limit", t.wholeName, t.wholeBytes/memory.GiB)
+		return fmt.Sprintf("; %s's %.1f GiB usable cannot hold it under any limit", t.wholeName, t.wholeBytes/memory.GiB), nil
 	}
 	// A limit in whole GiB, or in MiB where the GiB above it is more than the GPU has.
 	limit, quantity := math.Ceil(req/memory.GiB)*memory.GiB, ""
@@ -121,8 +122,9 @@ func (t gpuTarget) raiseLimit(req, fraction float64) string {
 	s := fmt.Sprintf("; a limit of %s in %s's MPS configuration would hold it", quantity, t.limitedBy)
 	if n := t.clients; n > 1 && float64(n)*limit > t.wholeBytes {
 		s += fmt.Sprintf(", but not the %d pods that share each %s (%.1f GiB together, of %.1f GiB usable)", n, t.device(), float64(n)*limit/memory.GiB, t.wholeBytes/memory.GiB)
+		return s, nil
 	}
-	return s
+	return s, &MPSLimitFix{Config: t.limitedBy, Limit: quantity}
 }
 
 // sharingEach says how the pods that share it (timeSliced) share each device: "time-slice each
@@ -326,7 +328,9 @@ func judge(mem *memory.Estimate, t gpuTarget, measuredUtil *float64, th Threshol
 		} else {
 			f.Reason = fmt.Sprintf("needs %.1f GiB per GPU; %s has %.1f GiB usable", req/memory.GiB, t.name, avail/memory.GiB)
 		}
-		f.Reason += t.raiseLimit(req, mem.PreallocateFraction)
+		more, fix := t.raiseLimit(req, mem.PreallocateFraction)
+		f.Reason += more
+		f.MPSLimitFix = fix
 	case t.clients > 1 && mem.PreallocateFraction > 0 && float64(t.clients)*capacity > t.wholeBytes:
 		// Each pre-allocating engine reserves its fraction of what its MPS limit lets it
 		// allocate when it starts (taken, as for the device plugin's MPS shares, as the memory

@@ -647,24 +647,25 @@ measured: {gpu_name: NVIDIA L4, gpu_count: 1, memory_total_mib: 23034, peak_memo
 		verdict string
 		reason  string
 		absent  string
+		fix     string // the limit that would hold it, "config|limit"; "" when none would
 	}{
-		{"three under 7 GiB limits, 6 GiB each", 3, mps(7), 6144, VerdictFits, "", ""},
+		{"three under 7 GiB limits, 6 GiB each", 3, mps(7), 6144, VerdictFits, "", "", ""},
 		{"four under 7 GiB limits overcommit the L4", 4, mps(7), 6144, VerdictTight,
-			"needs 6.0 GiB, within the 7.0 GiB each pod may use (ResourceClaim/a/c's MPS memory limit), but 4 pods share each GPU and 4 such pods need 24.0 GiB together of NVIDIA L4's 22.5 GiB usable: the limits overcommit its memory", ""},
+			"needs 6.0 GiB, within the 7.0 GiB each pod may use (ResourceClaim/a/c's MPS memory limit), but 4 pods share each GPU and 4 such pods need 24.0 GiB together of NVIDIA L4's 22.5 GiB usable: the limits overcommit its memory", "", ""},
 		{"a 5 GiB limit holds no 6 GiB workload", 2, mps(5), 6144, VerdictDoesNotFit,
-			"needs 6.0 GiB per GPU; an MPS limit of 5 GiB on NVIDIA L4 has 5.0 GiB usable; a limit of 6Gi in ResourceClaim/a/c's MPS configuration would hold it", "but not"},
+			"needs 6.0 GiB per GPU; an MPS limit of 5 GiB on NVIDIA L4 has 5.0 GiB usable; a limit of 6Gi in ResourceClaim/a/c's MPS configuration would hold it", "but not", "ResourceClaim/a/c|6Gi"},
 		{"the limit that would hold it overcommits the GPU for four", 4, mps(5), 6144, VerdictDoesNotFit,
-			"a limit of 6Gi in ResourceClaim/a/c's MPS configuration would hold it, but not the 4 pods that share each GPU (24.0 GiB together, of 22.5 GiB usable)", ""},
-		{"no limit holds more than the GPU", 2, mps(5), 0, VerdictDoesNotFit, "NVIDIA L4's 22.5 GiB usable cannot hold it under any limit", "a limit of"},
-		{"the GiB above the need is over the GPU: the limit in MiB", 1, mps(5), 22800, VerdictDoesNotFit, "a limit of 22800Mi in ResourceClaim/a/c's MPS configuration would hold it", ""},
-		{"MPS without a limit: oversized against its share", 4, mps(0), 1024, VerdictOversized, "of the 1/4 of NVIDIA L4's memory its MPS share pays for", ""},
+			"a limit of 6Gi in ResourceClaim/a/c's MPS configuration would hold it, but not the 4 pods that share each GPU (24.0 GiB together, of 22.5 GiB usable)", "", ""},
+		{"no limit holds more than the GPU", 2, mps(5), 0, VerdictDoesNotFit, "NVIDIA L4's 22.5 GiB usable cannot hold it under any limit", "a limit of", ""},
+		{"the GiB above the need is over the GPU: the limit in MiB", 1, mps(5), 22800, VerdictDoesNotFit, "a limit of 22800Mi in ResourceClaim/a/c's MPS configuration would hold it", "", "ResourceClaim/a/c|22800Mi"},
+		{"MPS without a limit: oversized against its share", 4, mps(0), 1024, VerdictOversized, "of the 1/4 of NVIDIA L4's memory its MPS share pays for", "", ""},
 		{"MPS without a limit isolates nothing", 4, mps(0), 6144, VerdictTight,
-			"4 pods share each GPU through MPS and 4 such pods need 24.0 GiB together of NVIDIA L4's 22.5 GiB usable: MPS without a memory limit (defaultPinnedDeviceMemoryLimit) does not isolate memory", ""},
-		{"a limit over the GPU caps nothing", 4, mps(30), 6144, VerdictTight, "4 pods share each GPU through MPS", "MPS limit of"},
-		{"time-slicing, as without a configuration", 4, &parser.ClaimSharing{Claim: "ResourceClaim/a/c", Strategy: parser.SharingTimeSlicing}, 6144, VerdictTight, "4 pods time-slice each GPU", ""},
-		{"a pod's own claim under a limit", 0, mps(5), 6144, VerdictDoesNotFit, "an MPS limit of 5 GiB on NVIDIA L4 has 5.0 GiB usable; a limit of 6Gi", "pods that share"},
+			"4 pods share each GPU through MPS and 4 such pods need 24.0 GiB together of NVIDIA L4's 22.5 GiB usable: MPS without a memory limit (defaultPinnedDeviceMemoryLimit) does not isolate memory", "", ""},
+		{"a limit over the GPU caps nothing", 4, mps(30), 6144, VerdictTight, "4 pods share each GPU through MPS", "MPS limit of", ""},
+		{"time-slicing, as without a configuration", 4, &parser.ClaimSharing{Claim: "ResourceClaim/a/c", Strategy: parser.SharingTimeSlicing}, 6144, VerdictTight, "4 pods time-slice each GPU", "", ""},
+		{"a pod's own claim under a limit", 0, mps(5), 6144, VerdictDoesNotFit, "an MPS limit of 5 GiB on NVIDIA L4 has 5.0 GiB usable; a limit of 6Gi", "pods that share", "ResourceClaim/a/c|6Gi"},
 		{"a limit from the DeviceClass", 0, &parser.ClaimSharing{Claim: "ResourceClaimTemplate/a/t", From: "DeviceClass mps-5g", Strategy: parser.SharingMPS, MemoryLimitGiB: 5}, 6144, VerdictDoesNotFit,
-			"a limit of 6Gi in DeviceClass mps-5g's MPS configuration would hold it", ""},
+			"a limit of 6Gi in DeviceClass mps-5g's MPS configuration would hold it", "", "DeviceClass mps-5g|6Gi"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pod := parser.PodGPUs{Requested: 1, ClaimSharing: tc.sharing}
@@ -682,6 +683,13 @@ measured: {gpu_name: NVIDIA L4, gpu_count: 1, memory_total_mib: 23034, peak_memo
 			p.Assess(&e, r, prof, DefaultThresholds)
 			if e.Fit == nil || e.Fit.Verdict != tc.verdict || !strings.Contains(e.Fit.Reason, tc.reason) || tc.absent != "" && strings.Contains(e.Fit.Reason, tc.absent) {
 				t.Fatalf("fit %+v\nwant %s with %q, without %q", e.Fit, tc.verdict, tc.reason, tc.absent)
+			}
+			fix := ""
+			if f := e.Fit.MPSLimitFix; f != nil {
+				fix = f.Config + "|" + f.Limit
+			}
+			if fix != tc.fix || tc.fix != "" && e.Fit.CheapestFit != nil {
+				t.Errorf("limit fix %q, cheapest fit %+v; want fix %q (and no other type when a limit holds it)", fix, e.Fit.CheapestFit, tc.fix)
 			}
 		})
 	}

@@ -33,7 +33,7 @@ func (p *Pricer) recommend(e *Estimate, r parser.Resource, prof *profiles.Profil
 	add := savingsInto(&out, current)
 	if rec, monthly, ok := p.smallerInstance(e, r, prof, mem, t, th); ok {
 		add(rec, monthly)
-		if e.Fit != nil && e.Fit.Verdict == VerdictDoesNotFit {
+		if e.Fit != nil && e.Fit.Verdict == VerdictDoesNotFit && e.Fit.MPSLimitFix == nil { // a higher limit holds it for nothing
 			rec.MonthlyCost, rec.MonthlySaving = money.Amount(monthly), money.Amount(current-monthly)
 			rec.Kind, rec.Reason = "fits", strings.Replace(rec.Reason, "holds the workload", "holds the workload the current type cannot", 1)
 			e.Fit.CheapestFit = &rec
@@ -69,7 +69,7 @@ func (p *Pricer) recommend(e *Estimate, r parser.Resource, prof *profiles.Profil
 		// Too little memory on its slice: a larger slice of the same GPUs may hold it for less
 		// than the cheapest whole GPU that does.
 		if slice, ok := migSlice(mem, t.gpu, th); ok {
-			if rec, monthly, ok := p.resliced(e, r, t, slice); ok && (e.Fit.CheapestFit == nil || monthly < money.Micros(e.Fit.CheapestFit.MonthlyCost)) {
+			if rec, monthly, ok := p.resliced(e, r, t, slice); ok && e.Fit.MPSLimitFix == nil && (e.Fit.CheapestFit == nil || monthly < money.Micros(e.Fit.CheapestFit.MonthlyCost)) {
 				rec.MonthlyCost, rec.MonthlySaving = money.Amount(monthly), money.Amount(current-monthly)
 				e.Fit.CheapestFit = &rec
 			}

@@ -6,7 +6,8 @@
 #   profile, a vLLM server whose arguments name a preset model is judged on what vLLM needs to
 #   start; when the context it serves does not fit, the remediation gives the longest that does.
 #   An SGLang server is judged likewise, and fails when its weights leave its static share no
-#   room for KV cache.
+#   room for KV cache. A pod held back only by its DRA claim's MPS memory limit is told the
+#   limit that holds it.
 # custom:
 #   id: GPU002
 #   severity: deny
@@ -31,6 +32,10 @@ else := sprintf("no profile; inferred from %s", [r.fit.inferred_from]) if r.fit.
 else := "no profile"
 
 remediation(r) := msg if {
+	fix := r.fit.mps_limit_fix
+	fix != null
+	msg := sprintf("Raise the MPS memory limit (defaultPinnedDeviceMemoryLimit) in %s's configuration to %s: its GPU holds that, at no extra cost.", [fix.config, fix.limit])
+} else := msg if {
 	n := r.fit.max_context_tokens
 	alt := r.fit.cheapest_fit
 	alt != null

@@ -84,3 +84,9 @@ test_sglang_server_is_told_its_weights_fill_the_share if {
 		"Split the model over more GPUs (tensor parallelism), quantize its weights or use a GPU with more memory: its weights alone fill SGLang's static share.",
 	}
 }
+
+test_mps_limit_fix_before_a_larger_type if {
+	fs := gpu002.deny with input as {"resources": [{"address": "a", "id": "stack|a", "profile": null, "fit": {"verdict": "does_not_fit", "reason": "needs 16.9 GiB per GPU; gpu_memory_utilization 0.90 leaves 7.2 GiB of an MPS limit of 8 GiB on NVIDIA L4", "mps_limit_fix": {"config": "DeviceClass gpu-mps-8g", "limit": "19Gi"}, "cheapest_fit": {"instance_type": "g6.2xlarge", "monthly_cost": 713.65, "price_estimated": false}}}]}
+	some f in fs
+	f.remediation == "Raise the MPS memory limit (defaultPinnedDeviceMemoryLimit) in DeviceClass gpu-mps-8g's configuration to 19Gi: its GPU holds that, at no extra cost."
+}
