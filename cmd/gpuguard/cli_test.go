@@ -299,9 +299,10 @@ func TestKubernetesGolden(t *testing.T) {
 		{"mig", "mig.yaml", 0},
 		{"accelerators", "accelerators.yaml", 0},
 		{"dra", "dra.yaml", 0},
-		{"dra-nodes", "dra-nodes", 0},              // claims' selectors choose among node groups
-		{"dra-karpenter", "dra-karpenter.yaml", 0}, // and among Karpenter NodePools
-		{"dra-mps", "dra-mps.yaml", exitFindings},  // GPU002: a 7B server under 5 and 8 GiB MPS memory limits
+		{"dra-nodes", "dra-nodes", 0},                       // claims' selectors choose among node groups
+		{"dra-karpenter", "dra-karpenter.yaml", 0},          // and among Karpenter NodePools
+		{"dra-mps", "dra-mps.yaml", exitFindings},           // GPU002: a 7B server under 5 and 8 GiB MPS memory limits
+		{"dra-extended", "dra-extended.yaml", exitFindings}, // GPUs by DRA extended resource names; GPU002: a 7B server under a class's 6 GiB MPS limit
 		{"batch-and-serverless", "batch-and-serverless.yaml", 0},
 		{"operators", "operators.yaml", 0},
 		{"controllers", "controllers.yaml", 0},

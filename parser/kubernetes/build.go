@@ -100,7 +100,7 @@ func Build(files []*File, opts Options) parser.Result {
 	kueue := newKueueIndex()
 	groups := newGroupIndex(opts.NodeGroups, opts.GPUs)
 	scalers := map[string]scaler{}
-	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}, classes: map[string]deviceClass{}}
+	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}, classes: map[string]deviceClass{}, byExtendedName: map[string]string{}}
 	for _, o := range objs {
 		// DeviceClasses first: a claim's requests name them, in whatever order the files come.
 		if o.Kind == "DeviceClass" && group(o.APIVersion) == "resource.k8s.io" {
@@ -113,6 +113,11 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, err))
 			}
 			claims.classes[o.Metadata.Name] = c
+			if n := c.extendedName; n != "" {
+				if had, ok := claims.byExtendedName[n]; !ok || o.Metadata.Name < had {
+					claims.byExtendedName[n] = o.Metadata.Name
+				}
+			}
 		}
 	}
 	// Objects another workload takes its pods from, by root and Kind/namespace/name: Argo
@@ -519,9 +524,9 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		Address: addr, Root: o.rootName(), Source: parser.Location{File: o.file, Line: o.line}, Kind: parser.KindKubernetes, Type: o.Kind,
 		Provider: parser.Unknown, Quantity: r.replicas, PurchaseOption: parser.OnDemand, RunsToCompletion: r.runsToCompletion,
 		Pod: &parser.PodGPUs{Resource: req.resource, Requested: req.count, LargestContainer: req.largest, SharedClaims: req.shared, ClaimSharing: req.sharing,
-			ClaimedOnly: len(req.claimed) > 0 && !slices.Contains(req.extended, req.resource)},
+			ClaimedOnly: (len(req.claimed) > 0 || len(req.draExtended) > 0) && !slices.Contains(req.extended, req.resource)},
 	}
-	res.Pod.Serving = servingCommand(r.template.Spec, o, req.claimed)
+	res.Pod.Serving = servingCommand(r.template.Spec, o, req.claimed, req.draExtended)
 	if strings.HasPrefix(req.resource, ResourceNvidiaMIG) {
 		// A time-sliced slice renamed by the device plugin (nvidia.com/mig-1g.5gb.shared) is
 		// still that slice.

@@ -76,6 +76,8 @@ type deviceClass struct {
 	driver    string
 	selection deviceSelection
 	config    []deviceConfig // spec.config, applied to every claim for its devices
+	// extendedName is spec.extendedResourceName: pods may ask for its devices by that name.
+	extendedName string
 	// problems are what of config could not be read, errors at their lines.
 	problems []error
 }
@@ -83,13 +85,14 @@ type deviceClass struct {
 // decodeDeviceClass reads a DeviceClass's selectors (spec.selectors, in every API version).
 func decodeDeviceClass(o *object) (deviceClass, error) {
 	var spec struct {
-		Selectors []celSelector  `yaml:"selectors"`
-		Config    []deviceConfig `yaml:"config"`
+		Selectors            []celSelector  `yaml:"selectors"`
+		Config               []deviceConfig `yaml:"config"`
+		ExtendedResourceName string         `yaml:"extendedResourceName"`
 	}
 	if err := decodeSpec(o, &spec); err != nil {
 		return deviceClass{}, err
 	}
-	c := deviceClass{config: spec.Config, problems: configErrors(spec.Config)}
+	c := deviceClass{config: spec.Config, problems: configErrors(spec.Config), extendedName: spec.ExtendedResourceName}
 	for _, sel := range spec.Selectors {
 		if sel.CEL == nil {
 			continue
@@ -141,6 +144,9 @@ type claimIndex struct {
 	templates map[string]deviceClaim
 	claims    map[string]deviceClaim
 	classes   map[string]deviceClass
+	// byExtendedName is the class each extendedResourceName names (the one of those sharing a
+	// name that sorts first: the API picks the newest, which files do not say).
+	byExtendedName map[string]string
 }
 
 // decodeClaim reads the GPU requests of a ResourceClaimTemplate (spec.spec.devices) or a

@@ -123,6 +123,9 @@ type gpuRequest struct {
 	// NVIDIA's driver shares them.
 	selection deviceSelection
 	sharing   *parser.ClaimSharing
+	// draExtended are the extended resource names through which DRA brought GPUs
+	// (draextended.go): the containers that ask for them use the GPUs.
+	draExtended map[string]bool
 }
 
 // IsGPUResource reports whether an extended resource name is one gpuguard counts.
@@ -248,6 +251,8 @@ func podGPUs(spec podSpec, o *object, claims *claimIndex) (gpuRequest, []error) 
 	}
 	// Devices claimed through DRA belong to the pod, whichever containers use them.
 	dra := podClaims(spec, o.namespace(), claims)
+	draExtended, xerrs := claims.draExtended(spec, o, &dra)
+	errs = append(errs, xerrs...)
 	notes := dra.notes
 	for name, n := range dra.sum {
 		sum[name] += n
@@ -272,7 +277,7 @@ func podGPUs(spec podSpec, o *object, claims *claimIndex) (gpuRequest, []error) 
 	if neuronNote != "" {
 		notes = append(notes, neuronNote)
 	}
-	best.notes, best.missing, best.extended = notes, dra.missing, extended
+	best.notes, best.missing, best.extended, best.draExtended = notes, dra.missing, extended, draExtended
 	if g := dra.of[best.resource]; g != nil {
 		best.shared, best.claimed, best.selection, best.sharing = g.shared, g.names, g.selection, g.sharing
 	}

@@ -15,10 +15,10 @@ import (
 // whose entrypoint is the server, given only args) or SGLang (`python -m sglang.launch_server`,
 // `sglang serve`; its images need the command): profiles.FromVLLM or FromSGLang infers a
 // workload profile from it. nil otherwise.
-func servingCommand(spec podSpec, o *object, claimed map[string]bool) *parser.ServingCommand {
+func servingCommand(spec podSpec, o *object, claimed, draExtended map[string]bool) *parser.ServingCommand {
 	for i := range spec.Containers {
 		c := &spec.Containers[i]
-		if !requestsGPUs(c) && !c.usesClaim(claimed) {
+		if !requestsGPUs(c) && !c.usesClaim(claimed) && !c.requestsAny(draExtended) {
 			continue
 		}
 		argv := append(scalars(&c.Command), scalars(&c.Args)...)

@@ -161,7 +161,7 @@ func gpuInRequirements(res *yaml.Node) (string, *yaml.Node) {
 			continue
 		}
 		for j := 0; j+1 < len(v.Content); j += 2 {
-			if IsGPUResource(v.Content[j].Value) {
+			if IsGPUResource(v.Content[j].Value) || implicitGPUClass(v.Content[j].Value) {
 				return v.Content[j].Value, v.Content[j]
 			}
 			// Operators' own shorthand for a GPU count (Dynamo v1alpha1's and others' gpu: "1").
