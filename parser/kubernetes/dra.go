@@ -275,16 +275,12 @@ func podClaims(spec podSpec, ns string, idx *claimIndex) podDRA {
 		if c.sharing.Tighter(g.sharing) {
 			g.sharing = c.sharing
 		}
-		what := fmt.Sprintf("%d GPU%s", c.count, parser.Plural(c.count))
-		if profile, ok := strings.CutPrefix(c.resource, ResourceNvidiaMIG); ok {
-			what = fmt.Sprintf("%d MIG %s slice%s", c.count, profile, parser.Plural(c.count))
-		}
-		note := fmt.Sprintf("%s through DRA: claim %q from %s (device class %s)", what, pc.Name, c.address, c.class)
+		note := fmt.Sprintf("%s through DRA: claim %q from %s (device class %s)", devicesOf(c.count, c.resource), pc.Name, c.address, c.class)
 		if c.all {
 			note += "; allocationMode All takes every such device of the node: counted as one each, a floor"
 		}
 		if c.wholeMIG {
-			note += "; MIG devices of a profile no selector names (device.attributes[\"gpu.nvidia.com\"].profile): each priced as a whole GPU, an upper bound"
+			note += wholeMIGNote
 		}
 		if c.sharing != nil {
 			note += "; " + sharingNote(c.address, c.sharing)
@@ -383,6 +379,18 @@ func devices(n int64, migProfile string) string {
 	}
 	return fmt.Sprintf("%d GPU%s", n, parser.Plural(n))
 }
+
+// devicesOf is devices for a count of a resource: a MIG resource's are its profile's slices.
+func devicesOf(n int64, resource string) string {
+	profile, _ := strings.CutPrefix(resource, ResourceNvidiaMIG)
+	if profile == resource {
+		profile = ""
+	}
+	return devices(n, profile)
+}
+
+// wholeMIGNote ends the note of a claim for MIG devices whose profile is not known.
+const wholeMIGNote = "; MIG devices of a profile no selector names (device.attributes[\"gpu.nvidia.com\"].profile): each priced as a whole GPU, an upper bound"
 
 // devicesAre is "1 GPU is" or "2 GPUs are" (devices).
 func devicesAre(n int64, migProfile string) string {

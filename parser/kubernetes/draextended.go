@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/gpuguard/gpuguard/parser"
 )
 
 // DRA extended resources (KEP-5004: alpha in Kubernetes 1.34, beta in 1.36): a container may ask
@@ -101,13 +99,9 @@ func (idx *claimIndex) draExtended(spec podSpec, o *object, d *podDRA) (names ma
 			d.of[res] = g
 		}
 		g.selection = g.selection.and(sel)
-		what := fmt.Sprintf("%d GPU%s", count, parser.Plural(count))
-		if profile, ok := strings.CutPrefix(res, ResourceNvidiaMIG); ok {
-			what = fmt.Sprintf("%d MIG %s slice%s", count, profile, parser.Plural(count))
-		}
-		note := fmt.Sprintf("%s through DRA: extended resource %s of DeviceClass %s, a claim of the pod's own that the scheduler makes", what, name, class)
+		note := fmt.Sprintf("%s through DRA: extended resource %s of DeviceClass %s, a claim of the pod's own that the scheduler makes", devicesOf(count, res), name, class)
 		if sel.mig && sel.migProfile == "" {
-			note += "; MIG devices of a profile no selector names (device.attributes[\"gpu.nvidia.com\"].profile): each priced as a whole GPU, an upper bound"
+			note += wholeMIGNote
 		}
 		if s := requestSharing("", class, dc.config, nil); s != nil {
 			s.Claim = "DeviceClass " + class
