@@ -111,13 +111,11 @@ func (t gpuTarget) raiseLimit(req, fraction float64) (string, *MPSLimitFix) {
 	if req > t.wholeBytes {
 		return fmt.Sprintf("; %s's %.1f GiB usable cannot hold it under any limit", t.wholeName, t.wholeBytes/memory.GiB), nil
 	}
-	// A limit in whole GiB, or in MiB where the GiB above it is more than the GPU has.
-	limit, quantity := math.Ceil(req/memory.GiB)*memory.GiB, ""
-	if limit > t.wholeBytes {
+	limit := math.Ceil(req/memory.GiB) * memory.GiB
+	quantity := fmt.Sprintf("%.0fGi", limit/memory.GiB)
+	if limit > t.wholeBytes { // the GiB above the need is more than the GPU has: in MiB
 		limit = math.Ceil(req/(1<<20)) * (1 << 20)
 		quantity = fmt.Sprintf("%.0fMi", limit/(1<<20))
-	} else {
-		quantity = fmt.Sprintf("%.0fGi", limit/memory.GiB)
 	}
 	s := fmt.Sprintf("; a limit of %s in %s's MPS configuration would hold it", quantity, t.limitedBy)
 	if n := t.clients; n > 1 && float64(n)*limit > t.wholeBytes {
