@@ -75,7 +75,7 @@ type deviceClaim struct {
 type deviceClass struct {
 	driver    string
 	selection deviceSelection
-	config    []deviceConfig // spec.config, applied to every claim for its devices
+	config    []sharingConfig // spec.config, applied to every claim for its devices
 	// extendedName is spec.extendedResourceName: pods may ask for its devices by that name.
 	extendedName string
 	// problems are what of config could not be read, errors at their lines.
@@ -92,7 +92,8 @@ func decodeDeviceClass(o *object) (deviceClass, error) {
 	if err := decodeSpec(o, &spec); err != nil {
 		return deviceClass{}, err
 	}
-	c := deviceClass{config: spec.Config, problems: configErrors(spec.Config), extendedName: spec.ExtendedResourceName}
+	c := deviceClass{extendedName: spec.ExtendedResourceName}
+	c.config, c.problems = readConfigs(spec.Config)
 	for _, sel := range spec.Selectors {
 		if sel.CEL == nil {
 			continue
@@ -175,7 +176,9 @@ func decodeClaim(o *object, idx *claimIndex) (deviceClaim, error) {
 		}
 		reqs, config = spec.Devices.Requests, spec.Devices.Config
 	}
-	c := deviceClaim{address: o.address(), shared: o.Kind == "ResourceClaim", problems: configErrors(config)}
+	c := deviceClaim{address: o.address(), shared: o.Kind == "ResourceClaim"}
+	configs, problems := readConfigs(config)
+	c.problems = problems
 	for _, r := range reqs {
 		a := r.ask()
 		res, class := idx.classResource(a.DeviceClassName)
@@ -194,7 +197,7 @@ func decodeClaim(o *object, idx *claimIndex) (deviceClaim, error) {
 		c.resource, c.class = res, a.DeviceClassName
 		c.wholeMIG = c.wholeMIG || sel.mig && sel.migProfile == ""
 		c.selection = c.selection.and(sel)
-		if sharing := requestSharing(r.Name, a.DeviceClassName, class.config, config); sharing.Tighter(c.sharing) {
+		if sharing := requestSharing(r.Name, a.DeviceClassName, class.config, configs); sharing.Tighter(c.sharing) {
 			sharing.Claim = c.address
 			c.sharing = sharing
 		}

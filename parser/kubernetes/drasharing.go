@@ -50,9 +50,10 @@ type deviceConfig struct {
 	} `yaml:"opaque"`
 }
 
-// appliesTo reports whether the entry configures the request of that name.
-func (c deviceConfig) appliesTo(request string) bool {
-	return len(c.Requests) == 0 || slices.ContainsFunc(c.Requests, func(r string) bool {
+// appliesTo reports whether the entry configures the request of that name (a class's config
+// names no requests: it applies to all).
+func (c sharingConfig) appliesTo(request string) bool {
+	return len(c.requests) == 0 || slices.ContainsFunc(c.requests, func(r string) bool {
 		return r == request || strings.HasPrefix(r, request+"/")
 	})
 }
@@ -110,35 +111,42 @@ func (c deviceConfig) sharing() (*parser.ClaimSharing, []error) {
 	return &s, errs
 }
 
+// sharingConfig is a config entry as read once: the requests it names and its sharing (nil for
+// none).
+type sharingConfig struct {
+	requests []string
+	sharing  *parser.ClaimSharing
+}
+
+// readConfigs reads a claim's or a DeviceClass's configs once, when the object is read; what of
+// them cannot be read is errors at their lines.
+func readConfigs(configs []deviceConfig) ([]sharingConfig, []error) {
+	out := make([]sharingConfig, 0, len(configs))
+	var errs []error
+	for _, c := range configs {
+		s, e := c.sharing()
+		errs = append(errs, e...)
+		out = append(out, sharingConfig{requests: c.Requests, sharing: s})
+	}
+	return out, errs
+}
+
 // requestSharing is how the configs share the devices of one request of a claim: the configs
 // of its DeviceClass (className) first, then the claim's, the last that sets sharing standing
-// (the driver applies them in that order). What of them cannot be read is reported where each is
-// read (configErrors), once.
-func requestSharing(request, className string, class, claim []deviceConfig) *parser.ClaimSharing {
+// (the driver applies them in that order). It is a copy, the caller's to complete.
+func requestSharing(request, className string, class, claim []sharingConfig) *parser.ClaimSharing {
 	var s *parser.ClaimSharing
 	for i, c := range slices.Concat(class, claim) {
-		if !c.appliesTo(request) { // a class's config names no requests: it applies to all
+		if c.sharing == nil || !c.appliesTo(request) {
 			continue
 		}
-		if got, _ := c.sharing(); got != nil {
-			s = got
-			if i < len(class) {
-				s.From = "DeviceClass " + className
-			}
+		got := *c.sharing
+		s = &got
+		if i < len(class) {
+			s.From = "DeviceClass " + className
 		}
 	}
 	return s
-}
-
-// configErrors is what of a claim's or a DeviceClass's configs cannot be read, errors at their
-// lines.
-func configErrors(configs []deviceConfig) []error {
-	var errs []error
-	for _, c := range configs {
-		_, e := c.sharing()
-		errs = append(errs, e...)
-	}
-	return errs
 }
 
 // sharingNote says how a claim's devices are shared, for the notes.

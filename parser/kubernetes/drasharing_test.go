@@ -74,6 +74,26 @@ func TestClaimSharingConfig(t *testing.T) {
 	}
 }
 
+// A DeviceClass's configuration, read once, is each claim's own copy: two claims for one class
+// each name themselves.
+func TestClassSharingIsEachClaims(t *testing.T) {
+	const class = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: mps}\nspec:\n  selectors: [{cel: {expression: 'device.driver == \"gpu.nvidia.com\"'}}]\n  config: [{opaque: {driver: gpu.nvidia.com, parameters: {sharing: {strategy: MPS, mpsConfig: {defaultPinnedDeviceMemoryLimit: 8Gi}}}}}]\n---\n"
+	claimAndPod := func(name string) string {
+		return "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: " + name + ", namespace: ns}\nspec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: mps}}]}}\n---\n" +
+			"apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: ns}\nspec:\n  resourceClaims: [{name: g, resourceClaimName: " + name + "}]\n  containers: [{name: c, resources: {claims: [{name: g}]}}]\n---\n"
+	}
+	res := build(t, class+claimAndPod("a")+claimAndPod("b"), Options{})
+	if len(res.Resources) != 2 {
+		t.Fatalf("resources %+v, errors %v", res.Resources, res.Errors)
+	}
+	for _, r := range res.Resources {
+		want := "ResourceClaim/ns/" + strings.TrimPrefix(r.Address, "Pod/ns/")
+		if s := r.Pod.ClaimSharing; s == nil || s.Claim != want || s.From != "DeviceClass mps" || s.MemoryLimitGiB != 8 {
+			t.Errorf("%s: sharing %+v, want %s's, from DeviceClass mps", r.Address, s, want)
+		}
+	}
+}
+
 // Of a pod's claims, the tightest sharing stands: a memory limit over none, a lower one over a
 // higher.
 func TestClaimSharingTighter(t *testing.T) {
