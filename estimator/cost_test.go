@@ -288,7 +288,9 @@ func TestCategoriesCountsAndVendors(t *testing.T) {
 // cheaper L4; ada-lovelace is the L4 (8.9), not the A10G (8.6) that GFD before v0.17.0 also called
 // ampere; volta on GCP is an N1 with a V100 attached, as a T4's reported memory is one with a T4;
 // a compute capability of 8 or more with minor 0 excludes the L4 (8.9) and A10G (8.6) for an
-// H100; a family no GPU has leaves the pod unpriced, saying which.
+// H100; a family no GPU has leaves the pod unpriced, saying which. A DRA claim's bound on the
+// compute capability as a whole (8.6 up to, not with, 8.9) takes the A10G over the cheaper L4,
+// and at most 7.5 the T4; above 8.9 it is the H100, and 13.0 and up no GPU in the catalog.
 func TestGPUArchitectureNarrowsTheNode(t *testing.T) {
 	p := &Pricer{Catalog: catalog.MustDefault()}
 	eight := 8
@@ -303,6 +305,11 @@ func TestGPUArchitectureNarrowsTheNode(t *testing.T) {
 		{"aws", "us-east-1", parser.PodGPUs{GPUFamilies: []string{"turing"}}, "g4dn.xlarge"},
 		{"gcp", "us-central1", parser.PodGPUs{GPUFamilies: []string{"volta"}}, "n1-standard-1 nvidia-tesla-v100"},
 		{"aws", "us-east-1", parser.PodGPUs{GPUComputeMajor: &parser.CountRange{Min: &eight}, GPUComputeMinor: &parser.CountRange{In: []int{0}}}, "p5.4xlarge"},
+		{"aws", "us-east-1", parser.PodGPUs{GPUComputeCapability: &parser.ComputeRange{Min: capability(8, 6, false)}}, "g6.xlarge"},
+		{"aws", "us-east-1", parser.PodGPUs{GPUComputeCapability: &parser.ComputeRange{Min: capability(8, 6, false), Max: capability(8, 9, true)}}, "g5.xlarge"},
+		{"aws", "us-east-1", parser.PodGPUs{GPUComputeCapability: &parser.ComputeRange{Max: capability(7, 5, false)}}, "g4dn.xlarge"},
+		{"aws", "us-east-1", parser.PodGPUs{GPUComputeCapability: &parser.ComputeRange{Min: capability(8, 9, true)}}, "p5.4xlarge"},
+		{"aws", "us-east-1", parser.PodGPUs{GPUComputeCapability: &parser.ComputeRange{Min: capability(13, 0, false)}}, ""},
 		{"gcp", "us-central1", parser.PodGPUs{GPUReportedMiB: &parser.CountRange{In: []int{15360}}}, "n1-standard-1 nvidia-tesla-t4"},
 		{"aws", "us-east-1", parser.PodGPUs{GPUFamilies: []string{"kepler"}}, ""},
 		{"aws", "us-east-1", parser.PodGPUs{Resource: "aws.amazon.com/neuron", GPUComputeMajor: &parser.CountRange{Max: &eight}}, ""}, // GFD labels NVIDIA GPUs only
@@ -317,8 +324,9 @@ func TestGPUArchitectureNarrowsTheNode(t *testing.T) {
 		}
 		switch {
 		case got != tc.want:
-			t.Errorf("%s %q %v %v: got %s (%v)", tc.provider, pod.GPUFamilies, pod.GPUComputeMajor, pod.GPUComputeMinor, got, e.UnpricedReason)
-		case tc.want == "" && (e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, "GPU family kepler") && !strings.Contains(*e.UnpricedReason, "compute capability major ≤ 8")):
+			t.Errorf("%s %q %v %v %v: got %s (%v)", tc.provider, pod.GPUFamilies, pod.GPUComputeMajor, pod.GPUComputeMinor, pod.GPUComputeCapability, got, e.UnpricedReason)
+		case tc.want == "" && (e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, "GPU family kepler") && !strings.Contains(*e.UnpricedReason, "compute capability major ≤ 8") &&
+			!strings.Contains(*e.UnpricedReason, "compute capability ≥ 13.0")):
 			t.Errorf("unpriced reason %v", e.UnpricedReason)
 		}
 	}
@@ -550,4 +558,8 @@ func TestAttachedGPUMissSaysWhatTheFallbackWouldCost(t *testing.T) {
 	if e := (&Pricer{Catalog: catalog.MustDefault()}).Estimate(zero); e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, "one would cost "+want) {
 		t.Fatalf("scaled to zero: %v", e.UnpricedReason)
 	}
+}
+
+func capability(major, minor int, strict bool) *parser.ComputeBound {
+	return &parser.ComputeBound{Capability: parser.Capability{Major: major, Minor: minor}, Strict: strict}
 }

@@ -537,6 +537,9 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		if pod.GPUComputeMinor != nil {
 			what = append(what, "compute capability minor "+pod.GPUComputeMinor.String())
 		}
+		if pod.GPUComputeCapability != nil {
+			what = append(what, "compute capability "+pod.GPUComputeCapability.String())
+		}
 		if pod.Excluded != nil {
 			what = append(what, pod.Excluded.String())
 		}
@@ -621,7 +624,8 @@ func (p *Pricer) reportsMemory(gpu string, pod *parser.PodGPUs) bool {
 // hasArchitecture reports whether a GPU is of the architecture the pod's labels ask for: GPU
 // feature discovery's nvidia.com/gpu.family (catalog.GPU.Family; a GPU whose family GFD's name
 // is not known qualifies for none) and its CUDA compute capability, gpu.compute.major and
-// gpu.compute.minor, which it puts on NVIDIA GPU nodes only.
+// gpu.compute.minor, which it puts on NVIDIA GPU nodes only; and the compute capability a DRA
+// claim bounds as a whole (NVIDIA's driver publishes it for its GPUs only).
 func (p *Pricer) hasArchitecture(gpu string, pod *parser.PodGPUs) bool {
 	if !selectsArchitecture(pod) {
 		return true
@@ -634,14 +638,16 @@ func (p *Pricer) hasArchitecture(gpu string, pod *parser.PodGPUs) bool {
 		return false
 	case pod.GPUComputeMajor != nil && !pod.GPUComputeMajor.Allows(float64(g.ComputeMajor)):
 		return false
+	case pod.GPUComputeCapability != nil && !pod.GPUComputeCapability.Allows(parser.Capability{Major: g.ComputeMajor, Minor: g.ComputeMinor}):
+		return false
 	}
 	return pod.GPUComputeMinor == nil || pod.GPUComputeMinor.Allows(float64(g.ComputeMinor))
 }
 
 // selectsArchitecture reports whether the pod's labels name a GPU architecture (GFD's gpu.family or
-// gpu.compute.major/minor).
+// gpu.compute.major/minor), or its claims a compute capability.
 func selectsArchitecture(pod *parser.PodGPUs) bool {
-	return len(pod.GPUFamilies) > 0 || pod.GPUComputeMajor != nil || pod.GPUComputeMinor != nil
+	return len(pod.GPUFamilies) > 0 || pod.GPUComputeMajor != nil || pod.GPUComputeMinor != nil || pod.GPUComputeCapability != nil
 }
 
 // claimNode is the pod as its node must hold it: with the CPU and memory of every pod that

@@ -125,6 +125,9 @@ type PodGPUs struct {
 	GPUFamilies     []string    `json:"gpu_families,omitempty"`
 	GPUComputeMajor *CountRange `json:"gpu_compute_major,omitempty"`
 	GPUComputeMinor *CountRange `json:"gpu_compute_minor,omitempty"`
+	// GPUComputeCapability bounds the GPU's CUDA compute capability as a whole (8.6 and up),
+	// from a DRA claim's selector on the driver's cudaComputeCapability attribute.
+	GPUComputeCapability *ComputeRange `json:"gpu_compute_capability,omitempty"`
 	// AnyGPUType is set when a NodePool or ComputeClass places the pod and only says that its
 	// nodes have GPUs: the estimator picks the cheapest GPU type of the provider.
 	AnyGPUType bool `json:"any_gpu_type,omitempty"`
@@ -373,7 +376,7 @@ func (c CountRange) AllowsGPUs() bool {
 func (p *PodGPUs) ForgetNodeChoice() {
 	p.InstanceTypes, p.Families, p.GPUNames, p.AzureGPUNames, p.Categories, p.NodeGPUs, p.AnyGPUType = nil, nil, nil, nil, nil, nil, false
 	p.Generations, p.GPUMemoryMiB, p.GPUReportedMiB = nil, nil, nil
-	p.GPUFamilies, p.GPUComputeMajor, p.GPUComputeMinor = nil, nil, nil
+	p.GPUFamilies, p.GPUComputeMajor, p.GPUComputeMinor, p.GPUComputeCapability = nil, nil, nil, nil
 	p.Excluded = nil
 }
 
@@ -432,7 +435,7 @@ func (x NodeExclusions) String() string {
 func (p *PodGPUs) ChoosesNode() bool {
 	return len(p.InstanceTypes) > 0 || len(p.Families) > 0 || len(p.GPUNames) > 0 || len(p.AzureGPUNames) > 0 ||
 		len(p.Categories) > 0 || p.NodeGPUs != nil || p.Generations != nil || p.GPUMemoryMiB != nil || p.GPUReportedMiB != nil ||
-		len(p.GPUFamilies) > 0 || p.GPUComputeMajor != nil || p.GPUComputeMinor != nil || p.AnyGPUType
+		len(p.GPUFamilies) > 0 || p.GPUComputeMajor != nil || p.GPUComputeMinor != nil || p.GPUComputeCapability != nil || p.AnyGPUType
 }
 
 // InstanceRequirements are the attributes an EC2 Auto Scaling group or fleet chooses its

@@ -16,6 +16,7 @@ import (
 // its architecture ("Hopper") and its memory capacity (NVML's total), the names GPU feature
 // discovery labels nodes with (nvidia.com/gpu.product, gpu.family, gpu.memory): gpuguard reads
 // the common shapes of those terms and gives the pod's node the same narrowing those labels do.
+// It also reads the GPU's cudaComputeCapability (dracompute.go).
 // https://kubernetes.io/docs/concepts/scheduling-eviction/dynamic-resource-allocation/#devicerequest
 // https://github.com/NVIDIA/k8s-dra-driver-gpu (cmd/gpu-kubelet-plugin deviceinfo.go: attributes)
 
@@ -24,6 +25,8 @@ type deviceSelection struct {
 	products      []string // productName values or literal patterns, as GFD's product label reads them
 	architectures []string // lower case, as GFD's gpu.family
 	minMemoryMiB  int      // 0: none
+	// compute bounds the GPU's CUDA compute capability (the driver's cudaComputeCapability).
+	compute *parser.ComputeRange
 	// migProfile is the MIG profile a request's devices have (a MIG device's profile
 	// attribute, "1g.10gb"); mig says they are MIG devices (type == "mig", or a MIG class).
 	migProfile string
@@ -34,7 +37,7 @@ type deviceSelection struct {
 }
 
 func (s deviceSelection) empty() bool {
-	return len(s.products) == 0 && len(s.architectures) == 0 && s.minMemoryMiB == 0 && s.migProfile == "" && !s.mig
+	return len(s.products) == 0 && len(s.architectures) == 0 && s.minMemoryMiB == 0 && s.compute == nil && s.migProfile == "" && !s.mig
 }
 
 // and narrows s by t: t's terms where s has none of that kind.
@@ -46,6 +49,7 @@ func (s deviceSelection) and(t deviceSelection) deviceSelection {
 		s.architectures = t.architectures
 	}
 	s.minMemoryMiB = max(s.minMemoryMiB, t.minMemoryMiB)
+	s.compute = andCompute(s.compute, t.compute)
 	s.migProfile = cmp.Or(s.migProfile, t.migProfile)
 	s.mig = s.mig || t.mig
 	s.unread = append(slices.Clip(s.unread), t.unread...)
@@ -123,10 +127,15 @@ func readCEL(expr string) deviceSelection {
 		s.migProfile, s.mig = m[1], true
 	}
 	s.mig = s.mig || celMIGType.MatchString(expr)
-	if (strings.Contains(expr, "!") || strings.Contains(expr, "== false")) && !s.empty() {
+	rest, compute, why := readCompute(expr)
+	if why != "" {
+		s.unread = append(s.unread, strings.TrimSpace(expr)+" ("+why+")")
+	}
+	s.compute = compute
+	if (strings.Contains(rest, "!") || strings.Contains(rest, "== false")) && !s.empty() {
 		return deviceSelection{unread: []string{strings.TrimSpace(expr) + " (a negation)"}}
 	}
-	if strings.Contains(expr, "||") && (len(s.architectures) > 0 || s.minMemoryMiB > 0 || s.mig || len(s.products) > 0 && len(s.products) < strings.Count(expr, "||")+1) {
+	if strings.Contains(expr, "||") && (len(s.architectures) > 0 || s.minMemoryMiB > 0 || s.compute != nil || s.mig || len(s.products) > 0 && len(s.products) < strings.Count(expr, "||")+1) {
 		return deviceSelection{unread: []string{strings.TrimSpace(expr) + " (an || with other terms)"}}
 	}
 	if len(s.products) == 0 && celAnyProduct.MatchString(expr) {
@@ -199,6 +208,10 @@ func (s deviceSelection) onNode(n *nodeChoice, from string, gpus GPUCatalog) (re
 		n.gpuReported = &parser.CountRange{Min: new(s.minMemoryMiB)}
 		n.addSource(from + " memory")
 	}
+	if s.compute != nil {
+		n.compute = s.compute // no label sets it: the pod's claims' selection, already taken together, does
+		n.addSource(from + " cudaComputeCapability")
+	}
 	return ""
 }
 
@@ -213,6 +226,8 @@ func (s deviceSelection) refuses(g parser.NodeGPUs, gpus GPUCatalog) string {
 		return "architecture " + strings.Join(s.architectures, "|")
 	case s.minMemoryMiB > 0 && !s.mig && g.ReportedMiB > 0 && !(parser.CountRange{Min: new(s.minMemoryMiB)}).AllowsWithin(float64(g.ReportedMiB), parser.ReportedMiBTolerance):
 		return fmt.Sprintf("memory of at least %d MiB", s.minMemoryMiB)
+	case s.compute != nil && g.ComputeMajor > 0 && !s.compute.Allows(parser.Capability{Major: g.ComputeMajor, Minor: g.ComputeMinor}):
+		return "cudaComputeCapability " + s.compute.String()
 	}
 	return ""
 }
@@ -222,7 +237,13 @@ const fromClaimSelectors = "DRA claim selector"
 
 // claimLabels name the attributes a claim's selection narrows the node by as the GPU feature
 // discovery labels that carry the same facts, for the notes that show them.
-var claimLabels = map[string]string{labelGPUProduct: "productName", labelGFDFamily: "architecture", labelGFDMemory: "memory"}
+var claimLabels = map[string]string{labelGPUProduct: "productName", labelGFDFamily: "architecture", labelGFDMemory: "memory", keyClaimCompute: "cudaComputeCapability"}
+
+// keyClaimCompute stands in a node selection for a claim's bound on the GPU's compute
+// capability as a whole (selector.compute), which no one label carries: GPU feature discovery
+// splits it into gpu.compute.major and gpu.compute.minor, which a range like "8.6 and up"
+// cannot be written with. Node groups are matched on it by their GPUs (groupIndex.gfdFits).
+const keyClaimCompute = "gpu.nvidia.com/cudaComputeCapability"
 
 // onSelector returns the pod's node selection with the claim's selection added as the GPU
 // feature discovery labels it narrows the node like (product, family, memory), where the pod
@@ -244,10 +265,14 @@ func (s deviceSelection) onSelector(sel selector) selector {
 		add[labelGFDFamily] = s.architectures
 	}
 	memory := s.minMemoryMiB > 0 && !s.mig && free(labelGFDMemory)
+	if s.compute != nil {
+		add[keyClaimCompute] = []string{s.compute.String()}
+	}
 	if len(add) == 0 && !memory {
 		return sel
 	}
 	out := mergeSelectors(newSelector(), sel)
+	out.compute = s.compute
 	out.claimed = map[string]bool{}
 	for k, v := range add {
 		out.allowed[k], out.claimed[k] = v, true

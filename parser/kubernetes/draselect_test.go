@@ -94,6 +94,12 @@ func TestDeviceClassesAndSelectors(t *testing.T) {
 	if !slices.Equal(r.Pod.GPUNames, []string{"A10G"}) || r.Pod.GPUReportedMiB == nil || r.Pod.GPUReportedMiB.Min == nil || *r.Pod.GPUReportedMiB.Min != 20480 {
 		t.Errorf("class and request: pod %+v", r.Pod)
 	}
+	// The class's compute capability and the request's narrow together.
+	const cc = `device.attributes["gpu.nvidia.com"].cudaComputeCapability`
+	r = one(t, build(t, class("sm8x", nvidia+" && "+cc+`.major() >= 8`)+tmpl("sm8x", cc+`.isLessThan(semver("9.0.0"))`)+pod(""), Options{}))
+	if c := r.Pod.GPUComputeCapability; c == nil || c.String() != "≥ 8.0 and < 9.0" || !strings.Contains(r.Pod.NodeSource, "DRA claim selector cudaComputeCapability") {
+		t.Errorf("class and request compute capability: %v from %q", c, r.Pod.NodeSource)
+	}
 	// The pod's own labels say the product: the claim's does not replace it.
 	r = one(t, build(t, tmpl("gpu.nvidia.com", `device.attributes["gpu.nvidia.com"].productName == "NVIDIA L4"`)+pod("nvidia.com/gpu.product: NVIDIA-A10G"), Options{}))
 	if !slices.Equal(r.Pod.GPUNames, []string{"NVIDIA-A10G"}) {
@@ -140,6 +146,10 @@ func TestClaimSelectorsChooseNodes(t *testing.T) {
 		{"product", attr + `productName == "NVIDIA A100-SXM4-80GB"`, "aws_eks_node_group.a100", "the pod selects productName NVIDIA A100-SXM4-80GB through a DRA claim"},
 		{"architecture as NVML names it", attr + `architecture == "Ada Lovelace"`, "aws_eks_node_group.l4", "the pod selects architecture ada-lovelace through a DRA claim"},
 		{"memory", `device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("40Gi")) >= 0`, "aws_eks_node_group.a100", "the pod selects memory ≥ 40960 MiB through a DRA claim"},
+		// 8.6 and up: GPU feature discovery's major and minor labels cannot say it, and the
+		// A100's 8.0 has the L4's major.
+		{"compute capability", attr + `cudaComputeCapability.compareTo(semver("8.6.0")) >= 0`, "aws_eks_node_group.l4", "the pod selects cudaComputeCapability ≥ 8.6 through a DRA claim"},
+		{"compute capability below", attr + `cudaComputeCapability.isLessThan(semver("8.9.0"))`, "aws_eks_node_group.a100", "the pod selects cudaComputeCapability < 8.9 through a DRA claim"},
 		{"no group has it", attr + `productName == "NVIDIA H100 80GB HBM3"`, "",
 			"the pod selects productName NVIDIA H100 80GB HBM3 through a DRA claim, which none of the node groups read with it carries"},
 	}
@@ -184,6 +194,8 @@ func TestClaimSelectorsChooseNodes(t *testing.T) {
 		{"instance type's architecture", attr + `architecture == "Ampere"`, "node.kubernetes.io/instance-type: g6.xlarge", "select architecture ampere, which the GPUs of g6.xlarge (l4) are not"},
 		{"instance type's memory", memory, "node.kubernetes.io/instance-type: g6.xlarge", "select memory of at least 40960 MiB, which the GPUs of g6.xlarge (l4) are not"},
 		{"an instance type the claim takes", strings.Replace(memory, "40Gi", "78Gi", 1), "node.kubernetes.io/instance-type: p4de.24xlarge", ""},
+		{"instance type's compute capability", "!" + attr + `cudaComputeCapability.isLessThan(semver("9.0.0"))`, "node.kubernetes.io/instance-type: g6.xlarge", "select cudaComputeCapability ≥ 9.0, which the GPUs of g6.xlarge (l4) are not"},
+		{"a compute capability the type has", "!" + attr + `cudaComputeCapability.isLessThan(semver("8.9.0"))`, "node.kubernetes.io/instance-type: g6.xlarge", ""},
 	} {
 		res := build(t, withLabel(tc.expr, tc.label), Options{GPUs: gpus})
 		r := one(t, res)

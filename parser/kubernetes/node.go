@@ -115,6 +115,7 @@ type nodeChoice struct {
 	gpuFamilies    []string               // GPU feature discovery's gpu.family
 	computeMajor   *parser.CountRange     // and gpu.compute.major
 	computeMinor   *parser.CountRange     // and gpu.compute.minor
+	compute        *parser.ComputeRange   // a DRA claim's cudaComputeCapability
 	excluded       *parser.NodeExclusions // what the selection rules out (NotIn)
 	excludedFrom   []string               // the labels it rules them out by, as sources
 	purchase       parser.PurchaseOption
@@ -131,7 +132,7 @@ type nodeChoice struct {
 func (n nodeChoice) narrowed() bool {
 	return len(n.instanceTypes) > 1 || len(n.families) > 0 || len(n.gpuNames) > 0 || len(n.azureGPUNames) > 0 ||
 		len(n.categories) > 0 || n.gpuCounts != nil || n.gpuMemory != nil || n.gpuReported != nil || len(n.gpuFamilies) > 0 ||
-		n.computeMajor != nil || n.computeMinor != nil || n.generations != nil && n.provider != ""
+		n.computeMajor != nil || n.computeMinor != nil || n.compute != nil || n.generations != nil && n.provider != ""
 }
 
 // onPod writes what the choice allows of the node onto the pod, for the estimator to choose
@@ -141,6 +142,7 @@ func (n nodeChoice) onPod(pod *parser.PodGPUs) {
 	pod.Categories, pod.NodeGPUs, pod.AnyGPUType = n.categories, n.gpuCounts, !n.narrowed()
 	pod.Generations, pod.GPUMemoryMiB, pod.GPUReportedMiB = n.generations, n.gpuMemory, n.gpuReported
 	pod.GPUFamilies, pod.GPUComputeMajor, pod.GPUComputeMinor = n.gpuFamilies, n.computeMajor, n.computeMinor
+	pod.GPUComputeCapability = n.compute
 	pod.Excluded = n.excluded
 }
 

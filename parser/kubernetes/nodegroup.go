@@ -278,6 +278,7 @@ func newGroupIndex(groups []NodeGroup, catalog GPUCatalog) *groupIndex {
 		for k := range gfdLabels {
 			x.keys[k] = true
 		}
+		x.keys[keyClaimCompute] = true
 		x.gpus = make([]groupGPUs, len(groups))
 		for i, g := range groups {
 			x.gpus[i].NodeGPUs, x.gpus[i].known = catalog.NodeGPUs(g.Provider, g.InstanceType, g.Accelerators)
@@ -372,7 +373,7 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 			have, ok := g.Labels[k]
 			want, in := sel.allowed[k]
 			prefix, prefixed := g.Prefixes[k]
-			if gfdLabels[k] && !ok && !prefixed && x.catalog != nil {
+			if (gfdLabels[k] || k == keyClaimCompute) && !ok && !prefixed && x.catalog != nil {
 				f, u := x.gfdFits(i, k, sel)
 				fits, unsure = fits && f, unsure || u
 				continue
@@ -421,6 +422,8 @@ func (x *groupIndex) gfdFits(i int, k string, sel selector) (fits, unsure bool) 
 	}
 	out := sel.excluded[k]
 	switch k {
+	case keyClaimCompute:
+		return n.ComputeMajor > 0 && sel.compute.Allows(parser.Capability{Major: n.ComputeMajor, Minor: n.ComputeMinor}), false
 	case labelGPUProduct:
 		want := sel.allowed[k]
 		return !x.catalog.Names(n.Key, out) && (want == nil || x.catalog.Names(n.Key, want)), false
@@ -509,7 +512,7 @@ func refusals(rs []refusal) string {
 func (x *groupIndex) candidates(sel selector, used []string) []int {
 	for _, k := range used {
 		want := sel.allowed[k]
-		if want == nil || gfdLabels[k] && x.catalog != nil {
+		if want == nil || (gfdLabels[k] || k == keyClaimCompute) && x.catalog != nil {
 			continue // matched against each group's GPUs (gfdFits)
 		}
 		seen := map[int]bool{}

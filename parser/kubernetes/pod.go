@@ -320,6 +320,8 @@ type selector struct {
 	// claimed are the keys a DRA claim's selectors add (deviceSelection.onSelector), not the
 	// pod's own labels.
 	claimed map[string]bool
+	// compute is a claim's bound on the GPU's compute capability (keyClaimCompute).
+	compute *parser.ComputeRange
 }
 
 func newSelector() selector {

@@ -1,0 +1,205 @@
+package kubernetes
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// NVIDIA's DRA driver publishes a GPU's CUDA compute capability as a version attribute,
+// cudaComputeCapability ("9.0.0" for an H100; cmd/gpu-kubelet-plugin deviceinfo.go in
+// github.com/NVIDIA/k8s-dra-driver-gpu), which a selector compares with Kubernetes' CEL semver
+// library: isGreaterThan, isLessThan, compareTo (-1, 0 or 1), ==, and major()
+// (https://kubernetes.io/docs/reference/using-api/cel/#kubernetes-semver-library). CEL has no
+// "at least" for versions: !v.isLessThan(semver("8.0.0")) is how one is written.
+
+const celCompute = `device\.attributes\["gpu\.nvidia\.com"\]\.cudaComputeCapability`
+
+// celVersion is semver("8.0.0"), or semver("8.0", true), which normalizes a short version.
+const celVersion = `semver\(\s*"([^"]*)"\s*(?:,\s*true\s*)?\)`
+
+// maxMajor is more than any compute capability's major or minor will be (12.1 is the highest
+// in 2026): a larger number is read as a mistake, not a bound.
+const maxMajor = 1000
+
+var (
+	celComputeIs      = regexp.MustCompile(`(!\s*)?` + celCompute + `\.(isGreaterThan|isLessThan)\(\s*` + celVersion + `\s*\)`)
+	celComputeIsOf    = regexp.MustCompile(`(!\s*)?` + celVersion + `\.(isGreaterThan|isLessThan)\(\s*` + celCompute + `\s*\)`)
+	celComputeCompare = regexp.MustCompile(celCompute + `\.compareTo\(\s*` + celVersion + `\s*\)\s*(>=|<=|==|>|<)\s*(-1|0|1)\b`)
+	celComputeEqual   = regexp.MustCompile(celCompute + `\s*==\s*` + celVersion)
+	celComputeMajor   = regexp.MustCompile(celCompute + `\.major\(\)\s*(>=|<=|==|>|<)\s*(\d+)\b`)
+	celAnyCompute     = regexp.MustCompile(`\.cudaComputeCapability\b`)
+)
+
+// readCompute reads the cudaComputeCapability terms of a selector expression: rest is the
+// expression with them taken out (for the checks on what else it says), why names a term that
+// is not read (of another shape, or a version that is not one).
+func readCompute(expr string) (rest string, r *parser.ComputeRange, why string) {
+	if !celAnyCompute.MatchString(expr) {
+		return expr, nil, ""
+	}
+	add := func(op, version string) {
+		b, ok := versionBound(op, version)
+		if !ok {
+			why = "cudaComputeCapability compared with " + strconv.Quote(version) + ", not a version"
+			return
+		}
+		r = andCompute(r, &b)
+	}
+	// flip turns a < b around into b > a; not negates a comparison.
+	flip := map[string]string{">": "<", "<": ">"}
+	not := map[string]string{">": "<=", "<": ">="}
+	rest = celComputeIs.ReplaceAllStringFunc(expr, func(m string) string {
+		g := celComputeIs.FindStringSubmatch(m)
+		op := map[string]string{"isGreaterThan": ">", "isLessThan": "<"}[g[2]]
+		if g[1] != "" {
+			op = not[op]
+		}
+		add(op, g[3])
+		return "true"
+	})
+	rest = celComputeIsOf.ReplaceAllStringFunc(rest, func(m string) string {
+		g := celComputeIsOf.FindStringSubmatch(m)
+		op := flip[map[string]string{"isGreaterThan": ">", "isLessThan": "<"}[g[3]]]
+		if g[1] != "" {
+			op = not[op]
+		}
+		add(op, g[2])
+		return "true"
+	})
+	rest = celComputeCompare.ReplaceAllStringFunc(rest, func(m string) string {
+		g := celComputeCompare.FindStringSubmatch(m)
+		n, _ := strconv.Atoi(g[3])
+		op, ok := compareOp(g[2], n)
+		if !ok {
+			why = "a cudaComputeCapability comparison that is always or never true"
+			return "true"
+		}
+		add(op, g[1])
+		return "true"
+	})
+	rest = celComputeEqual.ReplaceAllStringFunc(rest, func(m string) string {
+		add("==", celComputeEqual.FindStringSubmatch(m)[1])
+		return "true"
+	})
+	rest = celComputeMajor.ReplaceAllStringFunc(rest, func(m string) string {
+		g := celComputeMajor.FindStringSubmatch(m)
+		n, err := strconv.Atoi(g[2])
+		if err != nil || n > maxMajor {
+			why = "cudaComputeCapability's major compared with " + g[2] + ", not a compute capability"
+			return "true"
+		}
+		b := majorBound(g[1], n)
+		r = andCompute(r, &b)
+		return "true"
+	})
+	if celAnyCompute.MatchString(rest) && why == "" {
+		why = "a cudaComputeCapability term of another shape"
+	}
+	return rest, r, why
+}
+
+// compareOp is what v.compareTo(w) op n says of v against w: compareTo is -1, 0 or 1, so the
+// values of it op n allows are one side of w, w itself, or both. ok is false when they are
+// neither end of a range (!= 0, or none).
+func compareOp(op string, n int) (string, bool) {
+	var allowed [3]bool // compareTo of -1, 0, 1
+	for i, c := range []int{-1, 0, 1} {
+		switch op {
+		case ">=":
+			allowed[i] = c >= n
+		case "<=":
+			allowed[i] = c <= n
+		case ">":
+			allowed[i] = c > n
+		case "<":
+			allowed[i] = c < n
+		default:
+			allowed[i] = c == n
+		}
+	}
+	switch allowed {
+	case [3]bool{false, false, true}:
+		return ">", true
+	case [3]bool{false, true, true}:
+		return ">=", true
+	case [3]bool{false, true, false}:
+		return "==", true
+	case [3]bool{true, true, false}:
+		return "<=", true
+	case [3]bool{true, false, false}:
+		return "<", true
+	}
+	return "", false
+}
+
+// versionBound is the range of capabilities v op version allows. The driver writes a compute
+// capability as major.minor.0, so a version with a patch lies between two capabilities: at
+// least 8.0.1 is more than 8.0, at most 8.0.1 is at most 8.0, and equal to it is none.
+func versionBound(op, version string) (parser.ComputeRange, bool) {
+	parts := strings.Split(strings.TrimSpace(version), ".")
+	if len(parts) > 3 {
+		return parser.ComputeRange{}, false
+	}
+	var n [3]int
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 0 || p != strconv.Itoa(v) {
+			return parser.ComputeRange{}, false
+		}
+		n[i] = v
+	}
+	if n[0] > maxMajor || n[1] > maxMajor {
+		return parser.ComputeRange{}, false
+	}
+	c := parser.Capability{Major: n[0], Minor: n[1]}
+	patch := n[2] > 0
+	at := func(strict bool) *parser.ComputeBound { return &parser.ComputeBound{Capability: c, Strict: strict} }
+	switch op {
+	case ">":
+		return parser.ComputeRange{Min: at(true)}, true
+	case ">=":
+		return parser.ComputeRange{Min: at(patch)}, true
+	case "<":
+		return parser.ComputeRange{Max: at(!patch)}, true
+	case "<=":
+		return parser.ComputeRange{Max: at(false)}, true
+	}
+	if patch { // no capability is equal to it
+		return parser.ComputeRange{Min: at(true), Max: at(true)}, true
+	}
+	return parser.ComputeRange{Min: at(false), Max: at(false)}, true
+}
+
+// majorBound is the range of capabilities whose major op n: major() >= 8 is 8.0 and up,
+// major() <= 8 is below 9.0.
+func majorBound(op string, n int) parser.ComputeRange {
+	at := func(major int, strict bool) *parser.ComputeBound {
+		return &parser.ComputeBound{Capability: parser.Capability{Major: major}, Strict: strict}
+	}
+	switch op {
+	case ">=":
+		return parser.ComputeRange{Min: at(n, false)}
+	case ">":
+		return parser.ComputeRange{Min: at(n+1, false)}
+	case "<":
+		return parser.ComputeRange{Max: at(n, true)}
+	case "<=":
+		return parser.ComputeRange{Max: at(n+1, true)}
+	}
+	return parser.ComputeRange{Min: at(n, false), Max: at(n+1, true)}
+}
+
+// andCompute is the range both a and b allow; nil when neither bounds it.
+func andCompute(a, b *parser.ComputeRange) *parser.ComputeRange {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	r := a.And(*b)
+	return &r
+}

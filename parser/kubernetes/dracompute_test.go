@@ -1,0 +1,101 @@
+package kubernetes
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// The shapes of a selector on NVIDIA's cudaComputeCapability that gpuguard reads, as the range
+// of capabilities they allow, and those it leaves unread rather than guess.
+func TestReadComputeCapability(t *testing.T) {
+	const cc = `device.attributes["gpu.nvidia.com"].cudaComputeCapability`
+	for _, tc := range []struct {
+		expr, want, unread string // want: the range read, "" for none
+	}{
+		{cc + `.isGreaterThan(semver("8.0.0"))`, "> 8.0", ""},
+		{cc + `.isLessThan(semver("9.0.0"))`, "< 9.0", ""},
+		{`!` + cc + `.isLessThan(semver("8.9.0"))`, "≥ 8.9", ""},
+		{`! ` + cc + `.isGreaterThan(semver("8.6.0"))`, "≤ 8.6", ""},
+		{`semver("8.0.0").isLessThan(` + cc + `)`, "> 8.0", ""},
+		{`!semver("9.0.0").isGreaterThan(` + cc + `)`, "≥ 9.0", ""},
+		{cc + `.compareTo(semver("8.6.0")) >= 0`, "≥ 8.6", ""},
+		{cc + `.compareTo(semver("8.6.0")) > 0`, "> 8.6", ""},
+		{cc + `.compareTo(semver("8.6.0")) == 1`, "> 8.6", ""},
+		{cc + `.compareTo(semver("9.0.0")) < 0`, "< 9.0", ""},
+		{cc + `.compareTo(semver("9.0.0")) <= 0`, "≤ 9.0", ""},
+		{cc + `.compareTo(semver("9.0.0")) == -1`, "< 9.0", ""},
+		{cc + `.compareTo(semver("9.0.0")) > -1`, "≥ 9.0", ""},
+		{cc + `.compareTo(semver("9.0.0")) == 0`, "= 9.0", ""},
+		{cc + ` == semver("9.0.0")`, "= 9.0", ""},
+		{cc + ` == semver("9.0", true)`, "= 9.0", ""},
+		// A patch lies between capabilities the driver writes as major.minor.0.
+		{cc + `.compareTo(semver("8.0.1")) >= 0`, "> 8.0", ""},
+		{cc + `.isLessThan(semver("8.0.1"))`, "≤ 8.0", ""},
+		{cc + `.major() >= 8`, "≥ 8.0", ""},
+		{cc + `.major() > 8`, "≥ 9.0", ""},
+		{cc + `.major() < 9`, "< 9.0", ""},
+		{cc + `.major() <= 8`, "< 9.0", ""},
+		{cc + `.major() == 8`, "≥ 8.0 and < 9.0", ""},
+		// Terms joined by && narrow together, with the other attributes'.
+		{`!` + cc + `.isLessThan(semver("8.0.0")) && ` + cc + `.isLessThan(semver("9.0.0"))`, "≥ 8.0 and < 9.0", ""},
+		{cc + `.major() >= 8 && ` + cc + `.compareTo(semver("8.6.0")) >= 0`, "≥ 8.6", ""},
+		{`device.driver == "gpu.nvidia.com" && ` + cc + `.isGreaterThan(semver("7.5.0"))`, "> 7.5", ""},
+		// What is not read.
+		{cc + `.compareTo(semver("9.0.0")) != 0`, "", "a cudaComputeCapability term of another shape"},
+		{cc + `.compareTo(semver("9.0.0")) > 1`, "", "always or never true"},
+		{cc + `.isGreaterThan(semver("nine"))`, "", `compared with "nine", not a version`},
+		{cc + `.minor() >= 6`, "", "a cudaComputeCapability term of another shape"},
+		{cc + `.major() > 9223372036854775807`, "", "not a compute capability"},
+		{cc + `.major() >= 99999999999999999999`, "", "not a compute capability"},
+		{cc + ` == semver("99999999999999999999.0.0")`, "", "not a version"},
+		{cc + `.isGreaterThan(semver("8.0.0")) || ` + cc + `.isLessThan(semver("7.0.0"))`, "", "an || with other terms"},
+		{`!(` + cc + `.isLessThan(semver("8.0.0")))`, "", "a negation"},
+		{`device.attributes["gpu.nvidia.com"].driverVersion.isGreaterThan(semver("550.0.0"))`, "", ""},
+	} {
+		s := readCEL(tc.expr)
+		got := ""
+		if s.compute != nil {
+			got = s.compute.String()
+		}
+		if got != tc.want {
+			t.Errorf("%s: range %q, want %q", tc.expr, got, tc.want)
+		}
+		if u := strings.Join(s.unread, "|"); tc.unread == "" && u != "" || !strings.Contains(u, tc.unread) {
+			t.Errorf("%s: unread %q, want %q", tc.expr, u, tc.unread)
+		}
+	}
+}
+
+// Any selector text reads without a panic; a range is read only from a cudaComputeCapability
+// term, and one read has an end.
+func FuzzReadCEL(f *testing.F) {
+	const cc = `device.attributes["gpu.nvidia.com"].cudaComputeCapability`
+	for _, s := range []string{
+		`!` + cc + `.isLessThan(semver("8.9.0")) && ` + cc + `.major() == 8`,
+		cc + `.compareTo(semver("9.0.1", true)) >= -1 || device.attributes["gpu.nvidia.com"].productName == "NVIDIA L4"`,
+		`semver("8.0").isGreaterThan(` + cc + `) && device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("40Gi")) >= 0`,
+		cc + ` == semver("99999999999999999999.0.0")`,
+		cc + `.major() > 9223372036854775807`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		s := readCEL(expr)
+		if s.compute == nil {
+			return
+		}
+		if !strings.Contains(expr, "cudaComputeCapability") {
+			t.Fatalf("%q: a compute capability range %s from no such term", expr, s.compute)
+		}
+		if s.compute.Min == nil && s.compute.Max == nil {
+			t.Fatalf("%q: a range with no end", expr)
+		}
+		for _, b := range []*parser.ComputeBound{s.compute.Min, s.compute.Max} {
+			if b != nil && (b.Major < 0 || b.Major > maxMajor+1 || b.Minor < 0 || b.Minor > maxMajor) {
+				t.Fatalf("%q: a bound of %s, no compute capability", expr, b.Capability)
+			}
+		}
+	})
+}
