@@ -48,52 +48,44 @@ func readCompute(expr string) (rest string, r *parser.ComputeRange, why string) 
 		}
 		r = andCompute(r, &b)
 	}
-	// flip turns a < b around into b > a; not negates a comparison.
-	flip := map[string]string{">": "<", "<": ">"}
-	not := map[string]string{">": "<=", "<": ">="}
-	rest = celComputeIs.ReplaceAllStringFunc(expr, func(m string) string {
-		g := celComputeIs.FindStringSubmatch(m)
-		op := map[string]string{"isGreaterThan": ">", "isLessThan": "<"}[g[2]]
-		if g[1] != "" {
-			op = not[op]
-		}
-		add(op, g[3])
-		return "true"
-	})
-	rest = celComputeIsOf.ReplaceAllStringFunc(rest, func(m string) string {
-		g := celComputeIsOf.FindStringSubmatch(m)
-		op := flip[map[string]string{"isGreaterThan": ">", "isLessThan": "<"}[g[3]]]
-		if g[1] != "" {
-			op = not[op]
-		}
-		add(op, g[2])
-		return "true"
-	})
-	rest = celComputeCompare.ReplaceAllStringFunc(rest, func(m string) string {
-		g := celComputeCompare.FindStringSubmatch(m)
-		n, _ := strconv.Atoi(g[3])
-		op, ok := compareOp(g[2], n)
-		if !ok {
-			why = "a cudaComputeCapability comparison that is always or never true"
+	// each replaces the matches of re in s by true, having read their submatches with read.
+	each := func(re *regexp.Regexp, s string, read func(g []string)) string {
+		return re.ReplaceAllStringFunc(s, func(m string) string {
+			read(re.FindStringSubmatch(m))
 			return "true"
+		})
+	}
+	// is reads a.isGreaterThan(b) or a.isLessThan(b), or its negation, as an operator of the
+	// attribute against the version: turned around where the version is a.
+	is := func(negated, method string, versionFirst bool) string {
+		op := map[string]string{"isGreaterThan": ">", "isLessThan": "<"}[method]
+		if versionFirst {
+			op = map[string]string{">": "<", "<": ">"}[op]
 		}
-		add(op, g[1])
-		return "true"
+		if negated != "" {
+			op = map[string]string{">": "<=", "<": ">="}[op]
+		}
+		return op
+	}
+	rest = each(celComputeIs, expr, func(g []string) { add(is(g[1], g[2], false), g[3]) })
+	rest = each(celComputeIsOf, rest, func(g []string) { add(is(g[1], g[3], true), g[2]) })
+	rest = each(celComputeCompare, rest, func(g []string) {
+		n, _ := strconv.Atoi(g[3])
+		if op, ok := compareOp(g[2], n); ok {
+			add(op, g[1])
+		} else {
+			why = "a cudaComputeCapability comparison that is always or never true"
+		}
 	})
-	rest = celComputeEqual.ReplaceAllStringFunc(rest, func(m string) string {
-		add("==", celComputeEqual.FindStringSubmatch(m)[1])
-		return "true"
-	})
-	rest = celComputeMajor.ReplaceAllStringFunc(rest, func(m string) string {
-		g := celComputeMajor.FindStringSubmatch(m)
+	rest = each(celComputeEqual, rest, func(g []string) { add("==", g[1]) })
+	rest = each(celComputeMajor, rest, func(g []string) {
 		n, err := strconv.Atoi(g[2])
 		if err != nil || n > maxMajor {
 			why = "cudaComputeCapability's major compared with " + g[2] + ", not a compute capability"
-			return "true"
+			return
 		}
 		b := majorBound(g[1], n)
 		r = andCompute(r, &b)
-		return "true"
 	})
 	if celAnyCompute.MatchString(rest) && why == "" {
 		why = "a cudaComputeCapability term of another shape"
