@@ -20,8 +20,8 @@ const celCompute = `device\.attributes\["gpu\.nvidia\.com"\]\.cudaComputeCapabil
 // celVersion is semver("8.0.0"), or semver("8.0", true), which normalizes a short version.
 const celVersion = `semver\(\s*"([^"]*)"\s*(?:,\s*true\s*)?\)`
 
-// maxMajor is more than any compute capability's major or minor will be (12.1 is the highest
-// in 2026): a larger number is read as a mistake, not a bound.
+// maxMajor is more than any compute capability's major will be (12 is the highest in 2026): a
+// larger number compared with major() is read as a mistake, not a bound.
 const maxMajor = 1000
 
 var (
@@ -142,9 +142,6 @@ func versionBound(op, version string) (parser.ComputeRange, bool) {
 			return parser.ComputeRange{}, false
 		}
 		n[i] = v
-	}
-	if n[0] > maxMajor || n[1] > maxMajor {
-		return parser.ComputeRange{}, false
 	}
 	c := parser.Capability{Major: n[0], Minor: n[1]}
 	patch := n[2] > 0
