@@ -85,6 +85,30 @@ func TestSmallerInstanceRecommendation(t *testing.T) {
 	}
 }
 
+// A pod whose claims or labels require a compute capability is told no cheaper type below it:
+// the same server on an A100 that an L4 (8.9) holds is told the L4 with no floor and with 8.0,
+// and above 8.9 an H100's share (a GPU of p5.48xlarge, the price of p5.4xlarge), not the L4.
+func TestSmallerInstanceKeepsTheComputeFloor(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	for _, tc := range []struct {
+		floor *parser.ComputeBound
+		want  string
+	}{
+		{nil, "g6.xlarge"},
+		{capability(8, 0, false), "g6.xlarge"},
+		{capability(8, 9, true), "p5.48xlarge"},
+		{capability(9, 0, false), "p5.48xlarge"},
+	} {
+		r := parser.Resource{Address: "Deployment/ml/x", Provider: "aws", Region: "us-east-1", InstanceType: "p4d.24xlarge", Quantity: 1, PurchaseOption: parser.OnDemand,
+			Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 8, GPUComputeFloor: tc.floor}}
+		e := p.Estimate(r)
+		p.Assess(&e, r, mustProfile(t, smallInference), DefaultThresholds)
+		if got, ok := rec(e, RecSmallerInstance); !ok || got.InstanceType != tc.want {
+			t.Errorf("floor %v: smaller instance %+v, want %s (all: %+v)", tc.floor, got, tc.want, e.Recommendations)
+		}
+	}
+}
+
 func TestSpotAndCommitmentRecommendations(t *testing.T) {
 	p := &Pricer{Catalog: catalog.MustDefault()}
 	// Interruptible LoRA training on demand: spot. g5.xlarge has no spot row: on-demand × 0.40.

@@ -256,7 +256,7 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 	// a copy that needs one GPU and fits its memory.
 	holds := func(in catalog.Instance) (gpuTarget, bool) {
 		g, ok := p.Catalog.GPU(in.GPU)
-		if !ok || g.Vendor != "nvidia" {
+		if !ok || g.Vendor != "nvidia" || !meetsFloor(g, r.Pod) {
 			return gpuTarget{}, false
 		}
 		t := instanceTarget(in, g)
@@ -323,6 +323,13 @@ func (p *Pricer) smallerInstance(e *Estimate, r parser.Resource, prof *profiles.
 		}
 	}
 	return best, bestCost, found
+}
+
+// meetsFloor reports whether a GPU has the compute capability a pod's claims or labels require
+// (PodGPUs.GPUComputeFloor): no cheaper type is suggested that the workload cannot run on.
+func meetsFloor(g catalog.GPU, pod *parser.PodGPUs) bool {
+	return pod == nil || pod.GPUComputeFloor == nil ||
+		(parser.ComputeRange{Min: pod.GPUComputeFloor}).Allows(parser.Capability{Major: g.ComputeMajor, Minor: g.ComputeMinor})
 }
 
 // copiesPerInstance is how many copies of a serving workload one instance of a resource runs:

@@ -128,6 +128,11 @@ type PodGPUs struct {
 	// GPUComputeCapability bounds the GPU's CUDA compute capability as a whole (8.6 and up),
 	// from a DRA claim's selector on the driver's cudaComputeCapability attribute.
 	GPUComputeCapability *ComputeRange `json:"gpu_compute_capability,omitempty"`
+	// GPUComputeFloor is the least compute capability the pod's DRA claims or GPU feature
+	// discovery labels require of its GPU, wherever it runs (a floor is what the workload needs
+	// of the hardware: bf16 from 8.0, FP8 from 8.9). The cheaper types gpuguard suggests are held
+	// to it; it does not choose the node (GPUComputeCapability, GPUComputeMajor do).
+	GPUComputeFloor *ComputeBound `json:"gpu_compute_floor,omitempty"`
 	// AnyGPUType is set when a NodePool or ComputeClass places the pod and only says that its
 	// nodes have GPUs: the estimator picks the cheapest GPU type of the provider.
 	AnyGPUType bool `json:"any_gpu_type,omitempty"`

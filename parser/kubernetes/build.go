@@ -982,6 +982,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		stuck = "its DRA claims select " + why + ": the scheduler leaves its pods pending"
 		res.Note("its DRA claims select %s: the scheduler leaves the pod pending there", why)
 	}
+	res.Pod.GPUComputeFloor = computeFloor(req.selection, sel)
 	podUnit(res, sel, pool, onGroup, nodes)
 	if res.Provider == "" {
 		res.Provider = parser.Unknown

@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -191,4 +192,28 @@ func andCompute(a, b *parser.ComputeRange) *parser.ComputeRange {
 	}
 	r := a.And(*b)
 	return &r
+}
+
+// computeFloor is the least compute capability a pod's claims and labels require of its GPU:
+// the lower end of its claims' cudaComputeCapability range, or GPU feature discovery's
+// gpu.compute.major on its labels (Gt 7 or In [8, 9] is 8.0), the higher of the two; nil when
+// neither has one.
+func computeFloor(claims deviceSelection, sel selector) *parser.ComputeBound {
+	var floor *parser.ComputeBound
+	if claims.compute != nil {
+		floor = claims.compute.Min
+	}
+	c, ok := sel.countRange(labelGFDComputeMajor)
+	major := c.Min
+	if in := slices.DeleteFunc(slices.Clone(c.In), func(v int) bool { return !c.Allows(float64(v)) }); len(in) > 0 {
+		major = new(slices.Min(in)) // the least value the bounds leave
+	}
+	if !ok || major == nil || *major < 1 {
+		return floor
+	}
+	label := &parser.ComputeBound{Capability: parser.Capability{Major: *major}}
+	if floor == nil || label.Compare(floor.Capability) > 0 {
+		return label
+	}
+	return floor
 }

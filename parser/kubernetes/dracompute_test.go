@@ -100,3 +100,51 @@ func FuzzReadCEL(f *testing.F) {
 		}
 	})
 }
+
+// A pod's compute floor is its claims' lower bound or GPU feature discovery's compute.major on its
+// labels, the higher of the two, wherever the pod runs (a pinned type too): an upper bound alone
+// sets none.
+func TestComputeFloor(t *testing.T) {
+	const cc = `device.attributes["gpu.nvidia.com"].cudaComputeCapability`
+	src := func(expr, labels, affinity string) string {
+		tmpl := ""
+		claims, uses := "", ""
+		if expr != "" {
+			tmpl = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t, namespace: ns}\nspec: {spec: {devices: {requests: [{name: g, exactly: {deviceClassName: gpu.nvidia.com, selectors: [{cel: {expression: '" + expr + "'}}]}}]}}}\n---\n"
+			claims, uses = "  resourceClaims: [{name: g, resourceClaimTemplateName: t}]\n", "claims: [{name: g}]"
+		} else {
+			uses = "limits: {nvidia.com/gpu: 1}"
+		}
+		if affinity != "" {
+			affinity = "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [" + affinity + "]}]}}}\n"
+		}
+		return tmpl + "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\nspec:\n  nodeSelector: {" + labels + "}\n" + affinity + claims + "  containers: [{name: c, resources: {" + uses + "}}]\n"
+	}
+	for _, tc := range []struct {
+		name, expr, labels, affinity, want string // want: "" for no floor
+	}{
+		{"claim", `!` + cc + `.isLessThan(semver("8.9.0"))`, "", "", "8.9"},
+		{"claim above", cc + `.isGreaterThan(semver("8.6.0"))`, "", "", "> 8.6"},
+		{"claim on a pinned type", `!` + cc + `.isLessThan(semver("9.0.0"))`, "node.kubernetes.io/instance-type: p5.4xlarge", "", "9.0"},
+		{"claim's upper bound", cc + `.isLessThan(semver("9.0.0"))`, "", "", ""},
+		{"label Gt", "", "", `{key: nvidia.com/gpu.compute.major, operator: Gt, values: ["7"]}`, "8.0"},
+		{"label In", "", "", `{key: nvidia.com/gpu.compute.major, operator: In, values: ["9", "8"]}`, "8.0"},
+		{"label value", "", "nvidia.com/gpu.compute.major: \"9\"", "", "9.0"},
+		{"label In and Gt", "", "", `{key: nvidia.com/gpu.compute.major, operator: In, values: ["7", "9"]}, {key: nvidia.com/gpu.compute.major, operator: Gt, values: ["7"]}`, "9.0"},
+		{"label Lt", "", "", `{key: nvidia.com/gpu.compute.major, operator: Lt, values: ["9"]}`, ""},
+		{"the label's is higher", cc + `.compareTo(semver("8.6.0")) >= 0`, "", `{key: nvidia.com/gpu.compute.major, operator: Gt, values: ["8"]}`, "9.0"},
+		{"the claim's is higher", cc + `.compareTo(semver("8.6.0")) >= 0`, "", `{key: nvidia.com/gpu.compute.major, operator: Gt, values: ["7"]}`, "8.6"},
+	} {
+		r := one(t, build(t, src(tc.expr, tc.labels, tc.affinity), Options{}))
+		got := ""
+		if f := r.Pod.GPUComputeFloor; f != nil {
+			got = f.String()
+			if f.Strict {
+				got = "> " + got
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s: floor %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
