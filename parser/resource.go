@@ -166,8 +166,9 @@ type PodGPUs struct {
 	// tightest when several claims do.
 	ClaimSharing *ClaimSharing `json:"claim_sharing,omitempty"`
 	// ClaimedOnly says all of the pod's GPUs come through DRA claims: a DRA driver allocates
-	// them, so a device plugin's sharing or a node's MIG layout for nvidia.com/gpu is not theirs.
-	ClaimedOnly bool `json:"-"`
+	// them, so a device plugin's sharing or a node's MIG layout for nvidia.com/gpu is not theirs,
+	// and a change to them is made in the claims (GPU008's remediation).
+	ClaimedOnly bool `json:"claimed_only,omitempty"`
 	// Serving is the command line of the container that uses the GPUs when it runs a serving
 	// engine gpuguard reads (vLLM, SGLang): a workload profile can be inferred from it.
 	Serving *ServingCommand `json:"-"`

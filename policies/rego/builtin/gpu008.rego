@@ -31,7 +31,14 @@ smaller_than(r) := sprintf(", smaller than its %s", [on_slice(r)]) if {
 	on_slice(r)
 } else := ""
 
-remediation(r, slice) := sprintf("Request nvidia.com/mig-%s instead of %s.", [slice, r.pod.resource]) if {
+# A pod whose GPUs all come through DRA claims changes its claims, not a device plugin's resource:
+# NVIDIA's DRA driver offers MIG devices in its mig.nvidia.com DeviceClass, with their profile
+# as an attribute (github.com/NVIDIA/k8s-dra-driver-gpu).
+remediation(r, slice) := sprintf("Claim a %s MIG device instead of the %s one: device.attributes[\"gpu.nvidia.com\"].profile == \"%s\" in the claim's selector.", [slice, on_slice(r), slice]) if {
+	r.pod.claimed_only
+} else := sprintf("Claim a %s MIG device instead of a whole GPU: DeviceClass mig.nvidia.com, with device.attributes[\"gpu.nvidia.com\"].profile == \"%s\" in the claim's selector.", [slice, slice]) if {
+	r.pod.claimed_only
+} else := sprintf("Request nvidia.com/mig-%s instead of %s.", [slice, r.pod.resource]) if {
 	startswith(r.pod.resource, "nvidia.com/mig-")
 } else := sprintf("Run it on nodes whose GPUs are partitioned into %s slices instead of %s.", [slice, on_slice(r)]) if {
 	is_object(r.pod)

@@ -54,3 +54,27 @@ test_whole_gpu_is_told_to_partition if {
 	f.msg == "a fits a 2g.20gb MIG slice"
 	f.remediation == "Partition the GPUs with MIG and request nvidia.com/mig-2g.20gb."
 }
+
+# A pod whose GPUs come through DRA claims is told to change its claim, not to request a device
+# plugin's resource.
+dra_pod := {"address": "a", "id": "stack|a", "fit": {"mig_slice": "1g.10gb"}, "pod": {"resource": "nvidia.com/gpu", "claimed_only": true}}
+
+test_dra_claim_whole_gpu if {
+	fs := gpu008.notice with input as {"resources": [dra_pod]}
+	some f in fs
+	f.remediation == `Claim a 1g.10gb MIG device instead of a whole GPU: DeviceClass mig.nvidia.com, with device.attributes["gpu.nvidia.com"].profile == "1g.10gb" in the claim's selector.`
+}
+
+test_dra_claim_slice if {
+	sliced := object.union(dra_pod, {"gpu": {"mig_profile": "3g.40gb"}, "pod": {"resource": "nvidia.com/mig-3g.40gb", "claimed_only": true}})
+	fs := gpu008.notice with input as {"resources": [sliced]}
+	some f in fs
+	f.remediation == `Claim a 1g.10gb MIG device instead of the 3g.40gb one: device.attributes["gpu.nvidia.com"].profile == "1g.10gb" in the claim's selector.`
+}
+
+test_device_plugin_pod if {
+	plugin := object.union(dra_pod, {"pod": {"resource": "nvidia.com/gpu", "claimed_only": false}})
+	fs := gpu008.notice with input as {"resources": [plugin]}
+	some f in fs
+	f.remediation == "Partition the GPUs with MIG and request nvidia.com/mig-1g.10gb."
+}
