@@ -70,6 +70,7 @@ var (
 	celProduct   = regexp.MustCompile(`device\.attributes\["gpu\.nvidia\.com"\]\.productName\s*(?:==\s*"([^"]*)"|\.(?:matches|startsWith|contains|endsWith)\(\s*"([^"]*)"\s*\)|\.lower(?:Ascii)?\(\)\s*\.(?:contains|startsWith)\(\s*"([^"]*)"\s*\))`)
 	celProductIn = regexp.MustCompile(`device\.attributes\["gpu\.nvidia\.com"\]\.productName\s+in\s*\[([^\]]*)\]`)
 	celArch      = regexp.MustCompile(`device\.attributes\["gpu\.nvidia\.com"\]\.architecture\s*==\s*"([^"]*)"`)
+	celArchIn    = regexp.MustCompile(`device\.attributes\["gpu\.nvidia\.com"\]\.architecture\s+in\s*\[([^\]]*)\]`)
 	// memory: .compareTo(quantity("40Gi")) >= 0 (or > 0), or a comparison with a quantity.
 	celMemory     = regexp.MustCompile(`device\.capacity\["gpu\.nvidia\.com"\]\.memory\s*(?:\.compareTo\(\s*quantity\(\s*"([^"]*)"\s*\)\s*\)\s*(>=|>)\s*0|(>=|>)\s*quantity\(\s*"([^"]*)"\s*\))`)
 	celAnyProduct = regexp.MustCompile(`\.productName\b`)
@@ -106,10 +107,16 @@ func readCEL(expr string) deviceSelection {
 			s.products = append(s.products, q[1])
 		}
 	}
+	// NVML's names ("Ada Lovelace") are GFD's family label in lower case with dashes
+	// (go-nvlib device.GetArchitectureAsString; catalog.GPU.Family).
+	family := func(name string) string { return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), " ", "-") }
 	for _, m := range celArch.FindAllStringSubmatch(expr, -1) {
-		// NVML's names ("Ada Lovelace") are GFD's family label in lower case with dashes
-		// (go-nvlib device.GetArchitectureAsString; catalog.GPU.Family).
-		s.architectures = append(s.architectures, strings.ReplaceAll(strings.ToLower(strings.TrimSpace(m[1])), " ", "-"))
+		s.architectures = append(s.architectures, family(m[1]))
+	}
+	for _, m := range celArchIn.FindAllStringSubmatch(expr, -1) {
+		for _, q := range celQuoted.FindAllStringSubmatch(m[1], -1) {
+			s.architectures = append(s.architectures, family(q[1]))
+		}
 	}
 	for _, m := range celMemory.FindAllStringSubmatch(expr, -1) {
 		q := m[1] + m[4]

@@ -29,6 +29,7 @@ func TestReadCEL(t *testing.T) {
 		{attr + `.productName in ["NVIDIA L4", "NVIDIA A10G"]`, []string{"NVIDIA L4", "NVIDIA A10G"}, nil, 0, ""},
 		{attr + `.productName == "NVIDIA L4" || ` + attr + `.productName == "Tesla T4"`, []string{"NVIDIA L4", "Tesla T4"}, nil, 0, ""},
 		{`device.driver == "gpu.nvidia.com" && ` + attr + `.architecture == "Hopper"`, nil, []string{"hopper"}, 0, ""},
+		{attr + `.architecture in ["Hopper", "Ada Lovelace"]`, nil, []string{"hopper", "ada-lovelace"}, 0, ""},
 		{mem + `.compareTo(quantity("40Gi")) >= 0`, nil, nil, 40960, ""},
 		{mem + `.compareTo(quantity("40Gi")) > 0`, nil, nil, 40961, ""},
 		{mem + ` >= quantity("80G")`, nil, nil, 76293, ""},
@@ -145,6 +146,7 @@ func TestClaimSelectorsChooseNodes(t *testing.T) {
 	}{
 		{"product", attr + `productName == "NVIDIA A100-SXM4-80GB"`, "aws_eks_node_group.a100", "the pod selects productName NVIDIA A100-SXM4-80GB through a DRA claim"},
 		{"architecture as NVML names it", attr + `architecture == "Ada Lovelace"`, "aws_eks_node_group.l4", "the pod selects architecture ada-lovelace through a DRA claim"},
+		{"architectures listed", attr + `architecture in ["Hopper", "Ada Lovelace"]`, "aws_eks_node_group.l4", "the pod selects architecture hopper|ada-lovelace through a DRA claim"},
 		{"memory", `device.capacity["gpu.nvidia.com"].memory.compareTo(quantity("40Gi")) >= 0`, "aws_eks_node_group.a100", "the pod selects memory ≥ 40960 MiB through a DRA claim"},
 		// 8.6 and up: GPU feature discovery's major and minor labels cannot say it, and the
 		// A100's 8.0 has the L4's major.
