@@ -109,7 +109,9 @@ func readCEL(expr string) deviceSelection {
 	}
 	// NVML's names ("Ada Lovelace") are GFD's family label in lower case with dashes
 	// (go-nvlib device.GetArchitectureAsString; catalog.GPU.Family).
-	family := func(name string) string { return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), " ", "-") }
+	family := func(name string) string {
+		return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), " ", "-")
+	}
 	for _, m := range celArch.FindAllStringSubmatch(expr, -1) {
 		s.architectures = append(s.architectures, family(m[1]))
 	}
