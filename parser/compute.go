@@ -74,10 +74,18 @@ func (r ComputeRange) String() string {
 	}
 	var parts []string
 	if r.Min != nil {
-		parts = append(parts, map[bool]string{false: "≥ ", true: "> "}[r.Min.Strict]+r.Min.String())
+		parts = append(parts, r.Min.write("≥ ", "> "))
 	}
 	if r.Max != nil {
-		parts = append(parts, map[bool]string{false: "≤ ", true: "< "}[r.Max.Strict]+r.Max.String())
+		parts = append(parts, r.Max.write("≤ ", "< "))
 	}
 	return strings.Join(parts, " and ")
+}
+
+// write is the bound after its operator: inclusive's, or strict's when the bound is strict.
+func (b ComputeBound) write(inclusive, strict string) string {
+	if b.Strict {
+		return strict + b.String()
+	}
+	return inclusive + b.String()
 }
