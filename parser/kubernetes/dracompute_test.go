@@ -123,25 +123,22 @@ func TestComputeFloor(t *testing.T) {
 	for _, tc := range []struct {
 		name, expr, labels, affinity, want string // want: "" for no floor
 	}{
-		{"claim", `!` + cc + `.isLessThan(semver("8.9.0"))`, "", "", "8.9"},
+		{"claim", `!` + cc + `.isLessThan(semver("8.9.0"))`, "", "", "≥ 8.9"},
 		{"claim above", cc + `.isGreaterThan(semver("8.6.0"))`, "", "", "> 8.6"},
-		{"claim on a pinned type", `!` + cc + `.isLessThan(semver("9.0.0"))`, "node.kubernetes.io/instance-type: p5.4xlarge", "", "9.0"},
+		{"claim on a pinned type", `!` + cc + `.isLessThan(semver("9.0.0"))`, "node.kubernetes.io/instance-type: p5.4xlarge", "", "≥ 9.0"},
 		{"claim's upper bound", cc + `.isLessThan(semver("9.0.0"))`, "", "", ""},
-		{"label Gt", "", "", `{key: nvidia.com/gpu.compute.major, operator: Gt, values: ["7"]}`, "8.0"},
-		{"label In", "", "", `{key: nvidia.com/gpu.compute.major, operator: In, values: ["9", "8"]}`, "8.0"},
-		{"label value", "", "nvidia.com/gpu.compute.major: \"9\"", "", "9.0"},
-		{"label In and Gt", "", "", `{key: nvidia.com/gpu.compute.major, operator: In, values: ["7", "9"]}, {key: nvidia.com/gpu.compute.major, operator: Gt, values: ["7"]}`, "9.0"},
+		{"label Gt", "", "", `{key: nvidia.com/gpu.compute.major, operator: Gt, values: ["7"]}`, "≥ 8.0"},
+		{"label In", "", "", `{key: nvidia.com/gpu.compute.major, operator: In, values: ["9", "8"]}`, "≥ 8.0"},
+		{"label value", "", "nvidia.com/gpu.compute.major: \"9\"", "", "≥ 9.0"},
+		{"label In and Gt", "", "", `{key: nvidia.com/gpu.compute.major, operator: In, values: ["7", "9"]}, {key: nvidia.com/gpu.compute.major, operator: Gt, values: ["7"]}`, "≥ 9.0"},
 		{"label Lt", "", "", `{key: nvidia.com/gpu.compute.major, operator: Lt, values: ["9"]}`, ""},
-		{"the label's is higher", cc + `.compareTo(semver("8.6.0")) >= 0`, "", `{key: nvidia.com/gpu.compute.major, operator: Gt, values: ["8"]}`, "9.0"},
-		{"the claim's is higher", cc + `.compareTo(semver("8.6.0")) >= 0`, "", `{key: nvidia.com/gpu.compute.major, operator: Gt, values: ["7"]}`, "8.6"},
+		{"the label's is higher", cc + `.compareTo(semver("8.6.0")) >= 0`, "", `{key: nvidia.com/gpu.compute.major, operator: Gt, values: ["8"]}`, "≥ 9.0"},
+		{"the claim's is higher", cc + `.compareTo(semver("8.6.0")) >= 0`, "", `{key: nvidia.com/gpu.compute.major, operator: Gt, values: ["7"]}`, "≥ 8.6"},
 	} {
 		r := one(t, build(t, src(tc.expr, tc.labels, tc.affinity), Options{}))
 		got := ""
 		if f := r.Pod.GPUComputeFloor; f != nil {
-			got = f.String()
-			if f.Strict {
-				got = "> " + got
-			}
+			got = parser.ComputeRange{Min: f}.String()
 		}
 		if got != tc.want {
 			t.Errorf("%s: floor %q, want %q", tc.name, got, tc.want)
