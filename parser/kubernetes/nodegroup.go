@@ -266,6 +266,11 @@ type groupGPUs struct {
 var gfdLabels = map[string]bool{labelGPUProduct: true, labelGFDCount: true, labelGFDMemory: true,
 	labelGFDFamily: true, labelGFDComputeMajor: true, labelGFDComputeMinor: true}
 
+// byGPUs reports whether a key of a node selection is matched against each group's GPUs, as
+// the catalog tells them (gfdFits): GPU feature discovery's labels, and a claim's compute
+// capability.
+func byGPUs(k string) bool { return gfdLabels[k] || k == keyClaimCompute }
+
 func newGroupIndex(groups []NodeGroup, catalog GPUCatalog) *groupIndex {
 	x := &groupIndex{groups: groups, keys: map[string]bool{}, byLabel: map[string][]int{}, catalog: catalog}
 	if len(groups) == 0 {
@@ -373,7 +378,7 @@ func (x *groupIndex) selectGroups(sel selector, tols []toleration, provider stri
 			have, ok := g.Labels[k]
 			want, in := sel.allowed[k]
 			prefix, prefixed := g.Prefixes[k]
-			if (gfdLabels[k] || k == keyClaimCompute) && !ok && !prefixed && x.catalog != nil {
+			if byGPUs(k) && !ok && !prefixed && x.catalog != nil {
 				f, u := x.gfdFits(i, k, sel)
 				fits, unsure = fits && f, unsure || u
 				continue
@@ -512,7 +517,7 @@ func refusals(rs []refusal) string {
 func (x *groupIndex) candidates(sel selector, used []string) []int {
 	for _, k := range used {
 		want := sel.allowed[k]
-		if want == nil || (gfdLabels[k] || k == keyClaimCompute) && x.catalog != nil {
+		if want == nil || byGPUs(k) && x.catalog != nil {
 			continue // matched against each group's GPUs (gfdFits)
 		}
 		seen := map[int]bool{}
