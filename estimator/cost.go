@@ -104,13 +104,19 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 		HoursPerMonth: p.hours(&r), Tags: r.Tags, TagsUnsupported: r.TagsUnsupported, Unresolved: r.Unresolved, Notes: append([]string(nil), r.Notes...),
 		Suppressions: r.Suppressions, Pod: r.Pod, NoGPUDriver: r.NoGPUDriver, Recommendations: []Recommendation{}, scaleMaxUnknown: r.ScaleMaxUnknown,
 	}
-	if e.SharedLimit = p.sharedLimit(&r); r.SharedLimit != nil && e.SharedLimit == nil {
-		e.Notes = append(e.Notes, fmt.Sprintf("%s's %s is counted in vCPUs and %s's are not in the catalog: its maximum is counted on its own",
-			r.SharedLimit.Owner, r.SharedLimit.What, r.InstanceType))
+	if e.SharedLimit = p.sharedLimit(&r); r.SharedLimit != nil && e.SharedLimit == nil && r.InstanceType != "" {
+		unit := "vCPUs"
+		if r.SharedLimit.PerGPU {
+			unit = "GPUs"
+		}
+		e.Notes = append(e.Notes, fmt.Sprintf("%s's %s is counted in %s and %s's are not in the catalog: its maximum is counted on its own",
+			r.SharedLimit.Owner, r.SharedLimit.What, unit, r.InstanceType))
 	}
 	if e.Provider == "" {
 		e.Provider = parser.Unknown
 	}
+	// The machine of capacity an autoscaler provisions is gpuguard's pick (resolveAutoProvision).
+	e.PriceEstimated = r.AutoProvision != nil
 	if vcpuNote != "" {
 		e.Notes = append(e.Notes, vcpuNote)
 	}
@@ -549,6 +555,7 @@ func (p *Pricer) EstimateAll(rs []parser.Resource) []Estimate {
 	out := make([]Estimate, len(rs))
 	for i := range rs {
 		p.resolveBundledMachine(&rs[i])
+		p.resolveAutoProvision(&rs[i])
 		out[i] = p.Estimate(rs[i])
 		p.priceScaleMax(&rs[i], &out[i])
 	}
@@ -817,6 +824,13 @@ func (p *Pricer) sharedLimit(r *parser.Resource) *parser.SharedLimit {
 			return &c
 		}
 	}
+	if l.PerGPU {
+		if n := p.gpusPerInstance(r); n > 0 {
+			c := *l
+			c.PerInstance = float64(n)
+			return &c
+		}
+	}
 	return nil
 }
 
@@ -834,7 +848,7 @@ func calendarHours(hours, month float64) float64 {
 // that costs more than its price: the same resource with the maximum's instances, nodes or pods
 // (and the maximum's spot share, where purchase is split).
 func (p *Pricer) priceScaleMax(r *parser.Resource, e *Estimate) {
-	m := r.ScaleMax
+	m := p.limitedScaleMax(r, e)
 	if m == nil || e.MonthlyCost == nil {
 		return
 	}
@@ -857,6 +871,31 @@ func (p *Pricer) priceScaleMax(r *parser.Resource, e *Estimate) {
 		return
 	}
 	e.ScaleMax = &ScaleMaxCost{Quantity: me.Quantity, MonthlyCost: *me.MonthlyCost, PriceEstimated: me.PriceEstimated, From: m.From}
+}
+
+// limitedScaleMax is a resource's maximum within the limit it shares with others, which no
+// instance of it may pass on its own either: its autoscaler's maximum, at most the instances the
+// limit holds, or those alone when the autoscaler's maximum is known only at apply. A note says
+// when the limit is the lower.
+func (p *Pricer) limitedScaleMax(r *parser.Resource, e *Estimate) *parser.ScaleMax {
+	m, l := r.ScaleMax, e.SharedLimit
+	if l == nil || l.PerInstance <= 0 || m == nil && !r.ScaleMaxUnknown || m != nil && (m.VCPUs > 0 || m.Quantity == 0) {
+		return m
+	}
+	most := int(math.Floor(l.Limit/l.PerInstance + 1e-9))
+	if m != nil && m.Quantity <= most {
+		return m
+	}
+	from := fmt.Sprintf("%s's %s", l.Owner, l.What)
+	if m == nil {
+		e.scaleMaxUnknown = false
+		addNote(e, fmt.Sprintf("its autoscaler's maximum is known only at apply, but %s holds at most %d of its instances", from, most))
+		return &parser.ScaleMax{Quantity: most, From: from}
+	}
+	addNote(e, fmt.Sprintf("%s holds at most %d of its instances, fewer than the %d of %s", from, most, m.Quantity, m.From))
+	capped := *m
+	capped.Quantity, capped.SpotQuantity, capped.From = most, min(m.SpotQuantity, most), from
+	return &capped
 }
 
 // noRegion is why a resource without a region stays unpriced: the reason no manifest could name

@@ -310,7 +310,10 @@ func Sum(es []Estimate) Totals {
 		limited := false
 		if priced {
 			var k string
-			if k, limited = limitKey(e); limited {
+			if k, limited = limitKey(e); limited && onGroups(e, keyOf) {
+				limited = false // counted with the group's pods, at its own maximum
+			}
+			if limited {
 				pools[k] = append(pools[k], e)
 			} else if e.ScaleMax != nil {
 				top = money.Micros(e.ScaleMax.MonthlyCost)
@@ -439,6 +442,13 @@ func Savings(es []*Estimate) (money.Micros, bool) {
 		total += saving
 	}
 	return total, estimated
+}
+
+// onGroups reports whether an estimate is counted with node groups and their pods: a group that
+// pods among the estimates run on, or pods on one.
+func onGroups(e *Estimate, keyOf func(*Estimate) (string, bool)) bool {
+	_, ok := keyOf(e)
+	return ok
 }
 
 // limitKey groups the priced resources that share one limit: the same owner and unit in the

@@ -699,7 +699,26 @@ func allowedType(provider string, in catalog.Instance, pod *parser.PodGPUs) bool
 	if len(pod.Families) > 0 && !slices.ContainsFunc(pod.Families, func(f string) bool { return inFamily(provider, in.Type, f) }) {
 		return false
 	}
-	return true
+	return provider != parser.GCP || gkeAcceleratorAllows(in.Type, pod.GPUNames)
+}
+
+// gkeAcceleratorAllows reports whether a GCP machine type can be the node of a pod that names
+// its GPU by names: GKE labels a node with the accelerator type built into its machine, and
+// two types of one GPU come in different series (nvidia-h100-80gb in a3-highgpu,
+// nvidia-h100-mega-80gb in a3-megagpu), so a name with series of its own allows only those.
+// A machine without GPUs built in, and a name that is not one of these (h100), leave it to the
+// GPU's key.
+func gkeAcceleratorAllows(machineType string, names []string) bool {
+	if len(names) == 0 || parser.GCPBuiltInAccelerator(machineType) == "" {
+		return true
+	}
+	for _, n := range names {
+		series := parser.GCPBuiltInSeries(strings.ToLower(n))
+		if len(series) == 0 || slices.ContainsFunc(series, func(s string) bool { return strings.HasPrefix(machineType, s) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // inFamily reports whether a type is of a family as the node labels name families: an EC2 or

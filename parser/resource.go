@@ -303,13 +303,32 @@ type SharedLimit struct {
 	Limit float64 `json:"limit"`
 	Unit  string  `json:"unit"`
 	// PerInstance is what one instance, node or pod of the resource takes of the limit: its
-	// devices, its fleet weight, 1 instance. 0 with Unit VCPU: the type's vCPUs, which the
-	// estimator knows.
+	// devices, its fleet weight, 1 instance. 0 with Unit VCPU, or with PerGPU: the type's vCPUs
+	// or GPUs, which the estimator knows.
 	PerInstance float64 `json:"per_instance,omitempty"`
+	// PerGPU says the limit counts GPUs, and each instance takes the GPUs its machine type
+	// comes with (a GKE cluster's limit on one GPU type, over its G2 or A3 pools).
+	PerGPU bool `json:"-"`
 }
 
 // UnitVCPU is the SharedLimit unit whose per-instance share is the instance type's vCPUs.
 const UnitVCPU = "VCPU"
+
+// AutoProvision is GPU capacity that an autoscaler creates nodes for when pods wait for them,
+// choosing their machine itself: GKE node auto-provisioning within a cluster's limit on one GPU
+// type. The resource runs no nodes until pods need them (Quantity 0); the estimator gives it the
+// machine a pod asking for one such GPU would get, the cheapest in its region, and prices its
+// maximum at MaxGPUs of them.
+type AutoProvision struct {
+	// Accelerator is the GPU type, as the cloud names it ("nvidia-l4").
+	Accelerator string
+	// MaxGPUs is the most GPUs of the type the autoscaler may run; MaxUnknown is set instead
+	// when that is known only at apply.
+	MaxGPUs    int
+	MaxUnknown bool
+	// From says what declares the maximum, for reports.
+	From string
+}
 
 // AzureMLOnlineSizes names the VM sizes Azure Machine Learning's managed online endpoints
 // accept (Resource.OfferedSizes).
@@ -567,7 +586,10 @@ type Resource struct {
 	// only at apply (ScaleMax is nil then): its size is not the most it may run.
 	ScaleMaxUnknown bool
 	// SharedLimit, when set, is a maximum the resource shares with others (see SharedLimit).
-	SharedLimit    *SharedLimit
+	SharedLimit *SharedLimit
+	// AutoProvision, when set, says the resource is GPU capacity an autoscaler may create nodes
+	// for without the configuration naming their machine (see AutoProvision).
+	AutoProvision  *AutoProvision
 	PurchaseOption PurchaseOption
 	// OwnPrice, when set, says the instances are billed at prices of their own that the catalog
 	// does not hold: the catalog's price of the same machine and GPUs stands in, marked

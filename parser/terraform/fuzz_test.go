@@ -264,6 +264,25 @@ resource "aws_emr_managed_scaling_policy" "p" {
   }
 }
 resource "aws_emr_managed_scaling_policy" "q" { cluster_id = aws_emr_cluster.c.id }`))
+	f.Add([]byte(`resource "google_container_cluster" "c" {
+  cluster_autoscaling {
+    enabled = null
+    resource_limits {
+      resource_type = "nvidia-l4"
+      maximum       = -1
+    }
+    resource_limits { resource_type = "nvidia-tesla-t4" }
+    resource_limits = 3
+  }
+  node_pool { node_config { machine_type = "g2-standard-24" } }
+}
+resource "google_container_node_pool" "p" {
+  cluster = google_container_cluster.c.id
+  autoscaling { max_node_count = 99999999999 }
+  node_config {
+    guest_accelerator { type = "nvidia-l4" }
+  }
+}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := ParseSource("fuzz.tf", data, Options{})
 		for _, e := range res.Errors {

@@ -378,26 +378,27 @@ func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
 	}
 }
 
-// gkeCluster finds the cluster a node pool belongs to.
-func (c *mapContext) gkeCluster(w *view) *view {
+// gkeCluster finds the cluster a node pool belongs to, and its address.
+func (c *mapContext) gkeCluster(w *view) (*view, string) {
 	if inst := c.referenced(w, "google_container_cluster", "cluster"); inst != nil {
-		return &view{obj: inst.value}
+		return &view{obj: inst.value}, inst.addr
 	}
 	if name, ok := (&view{obj: w.obj}).str("cluster"); ok {
 		if inst := c.byAttribute("google_container_cluster", "name", lastSegment(name)); inst != nil {
-			return &view{obj: inst.value}
+			return &view{obj: inst.value}, inst.addr
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 func mapGKENodePool(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.GCP, c.inst.addr)
-	cluster := c.gkeCluster(w)
+	cluster, clusterAddr := c.gkeCluster(w)
 	if cluster != nil {
 		applyTags(r, cluster.strMap("resource_labels"))
 	}
 	c.gkePool(r, w, cluster)
+	gkePoolLimit(r, clusterAddr, cluster)
 	r.NodeLabels = nodeLabels(w, parser.GCP, nameOf(w, "name", "name_prefix"), "node_config", "labels")
 	taintBlocks(r.NodeLabels, w, "node_config", "taint")
 	gkeNodeLabels(r, w)
@@ -464,6 +465,7 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		np.res, np.path = r, key+"."
 		applyTags(r, cv.strMap("resource_labels"))
 		c.gkePool(r, np, cv)
+		gkePoolLimit(r, c.inst.addr, w)
 		r.NodeLabels = nodeLabels(np, parser.GCP, nameOf(np, "name", "name_prefix"), "node_config", "labels")
 		taintBlocks(r.NodeLabels, np, "node_config", "taint")
 		gkeNodeLabels(r, np)
@@ -475,6 +477,7 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		applyTags(r, cv.strMap("resource_labels"))
 		pool := &view{obj: c.inst.value, res: r}
 		c.gkePool(r, pool, nil)
+		gkePoolLimit(r, c.inst.addr, w)
 		// GKE names the pool a cluster creates with it "default-pool".
 		// https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools
 		r.NodeLabels = nodeLabels(pool, parser.GCP, groupName{name: "default-pool", known: true}, "node_config", "labels")
@@ -482,7 +485,7 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		gkeNodeLabels(r, pool)
 		out = append(out, r)
 	}
-	return out
+	return append(out, c.gkeAutoProvisioned(w)...)
 }
 
 // mapGCPInstanceFromTemplate reads google_compute_instance_from_template: the machine of the

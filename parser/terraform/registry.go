@@ -246,9 +246,10 @@ func (c *mapContext) referrersOf(addr, typ string, path ...any) []*instance {
 }
 
 // keep decides whether a resource belongs in the GPU inventory: a GPU instance type, attached
-// GPUs, or an instance type that could not be resolved (it might be a GPU).
+// GPUs, GPUs an autoscaler provisions, or an instance type that could not be resolved (it might
+// be a GPU).
 func keep(r *parser.Resource) bool {
-	if len(r.Accelerators) > 0 || r.Requirements != nil { // requirements are kept only when they ask for GPUs
+	if len(r.Accelerators) > 0 || r.Requirements != nil || r.AutoProvision != nil { // requirements are kept only when they ask for GPUs
 		return true
 	}
 	if r.InstanceType == "" {

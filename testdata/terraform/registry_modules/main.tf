@@ -96,6 +96,15 @@ module "gke" {
   node_pools_resource_labels = {
     all = { team = "ml", project = "llm", env = "prod" }
   }
+  cluster_resource_labels = { team = "ml", project = "llm", env = "prod" }
+  # Node auto-provisioning: at most 6 A100s in the cluster, the a100 pool's included.
+  cluster_autoscaling = {
+    enabled             = true
+    autoscaling_profile = "OPTIMIZE_UTILIZATION"
+    max_cpu_cores       = 256
+    max_memory_gb       = 1024
+    gpu_resources       = [{ resource_type = "nvidia-tesla-a100", minimum = 0, maximum = 6 }]
+  }
 }
 
 module "vpc" {

@@ -5,7 +5,9 @@
 # accelerator_type), placed where the cluster is: the region when regional (the default), else
 # the first zone, with the other zones as node locations. The cluster's default pool, which the
 # module creates with var.initial_node_count (0 by default) e2-medium nodes and may remove, is
-# not modelled.
+# not modelled. Of var.cluster_autoscaling, node auto-provisioning's GPU limits (gpu_resources,
+# used only when enabled, as the module's autoscaling_resource_limits local does) are kept; its
+# cpu and memory limits are not GPUs.
 
 variable "regional" {
   type    = bool
@@ -48,6 +50,11 @@ variable "cluster_resource_labels" {
   default = {}
 }
 
+variable "cluster_autoscaling" {
+  type    = any
+  default = { enabled = false, gpu_resources = [] }
+}
+
 locals {
   location = var.regional ? var.region : try(var.zones[0], null)
   # A zonal cluster's other zones, or a regional cluster's chosen zones (GKE picks three when
@@ -60,6 +67,19 @@ resource "google_container_cluster" "primary" {
   location                 = local.location
   node_locations           = local.node_locations
   remove_default_node_pool = true
+  resource_labels          = var.cluster_resource_labels
+
+  cluster_autoscaling {
+    enabled = try(var.cluster_autoscaling.enabled, false)
+    dynamic "resource_limits" {
+      for_each = try(var.cluster_autoscaling.enabled, false) ? try(var.cluster_autoscaling.gpu_resources, []) : []
+      content {
+        resource_type = resource_limits.value.resource_type
+        minimum       = try(resource_limits.value.minimum, null)
+        maximum       = resource_limits.value.maximum
+      }
+    }
+  }
 }
 
 resource "google_container_node_pool" "pools" {

@@ -1,0 +1,163 @@
+package terraform
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// gkeClusterSrc writes a google_container_cluster "c" in us-central1 with the given
+// cluster_autoscaling body and more attributes or blocks.
+func gkeClusterSrc(autoscaling, more string) string {
+	return "resource \"google_container_cluster\" \"c\" {\n  name = \"c\"\n  location = \"us-central1\"\n  remove_default_node_pool = true\n" +
+		"  cluster_autoscaling {\n" + autoscaling + "\n  }\n" + more + "\n}\n"
+}
+
+func limitSrc(typ, minimum, maximum string) string {
+	s := "    resource_limits {\n      resource_type = \"" + typ + "\"\n"
+	if minimum != "" {
+		s += "      minimum = " + minimum + "\n"
+	}
+	if maximum != "" {
+		s += "      maximum = " + maximum + "\n"
+	}
+	return s + "    }\n"
+}
+
+// Node auto-provisioning's GPU limits are GPU capacity at the cluster's address, one resource
+// for each GPU type: no nodes until pods wait for them, at most the limit's GPUs, sharing the
+// limit. cpu, memory and TPU limits are not GPUs; a maximum of 0 adds none; a disabled
+// autoscaler has no limits; one known only at apply is read as enabled, and says so.
+func TestGKEAutoProvisioningLimits(t *testing.T) {
+	limits := limitSrc("cpu", "4", "512") + limitSrc("memory", "16", "2048") + limitSrc("tpu-v5-lite-podslice", "", "16") +
+		limitSrc("nvidia-l4", "2", "16") + limitSrc("nvidia-h100-80gb", "", "8") + limitSrc("nvidia-tesla-t4", "", "0")
+	cases := []struct {
+		name, enabled string
+		want          []string // addresses of the auto-provisioned capacity
+		unknownNote   bool
+	}{
+		{"enabled", "true", []string{`google_container_cluster.c.cluster_autoscaling["nvidia-l4"]`, `google_container_cluster.c.cluster_autoscaling["nvidia-h100-80gb"]`}, false},
+		{"disabled", "false", nil, false},
+		{"known only at apply", "var.nap", []string{`google_container_cluster.c.cluster_autoscaling["nvidia-l4"]`, `google_container_cluster.c.cluster_autoscaling["nvidia-h100-80gb"]`}, true},
+	}
+	for _, tc := range cases {
+		src := "variable \"nap\" { type = bool }\n" + gkeClusterSrc("    enabled = "+tc.enabled+"\n"+limits, "  resource_labels = { team = \"ml\" }")
+		res := ParseSource("main.tf", []byte(src), Options{})
+		if len(res.Errors) > 0 {
+			t.Fatalf("%s: %+v", tc.name, res.Errors)
+		}
+		var got []string
+		for _, r := range res.Resources {
+			got = append(got, r.Address)
+		}
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%s: resources %q, want %q", tc.name, got, tc.want)
+			continue
+		}
+		if len(tc.want) == 0 {
+			continue
+		}
+		l4 := byAddress(t, res)[tc.want[0]]
+		a := l4.AutoProvision
+		if a == nil || a.Accelerator != "nvidia-l4" || a.MaxGPUs != 16 || a.MaxUnknown || !strings.Contains(a.From, "resource_limits nvidia-l4 maximum") {
+			t.Errorf("%s: auto-provision %+v", tc.name, a)
+		}
+		if l4.Quantity != 0 || l4.Region != "us-central1" || l4.Provider != parser.GCP || l4.Type != "google_container_cluster" || l4.InstanceType != "" || l4.Tags["team"] != "ml" || l4.Source.Line != 2 {
+			t.Errorf("%s: %+v", tc.name, l4)
+		}
+		sl := l4.SharedLimit
+		if sl == nil || sl.Owner != "google_container_cluster.c" || sl.Limit != 16 || sl.Unit != "nvidia-l4" || !sl.PerGPU || sl.PerInstance != 0 {
+			t.Errorf("%s: shared limit %+v", tc.name, sl)
+		}
+		notes := strings.Join(l4.Notes, "\n")
+		if !strings.Contains(notes, "up to 16 GPUs in the cluster") || !strings.Contains(notes, "minimum 2: the cluster autoscaler removes no nvidia-l4 node below it, but creates none") {
+			t.Errorf("%s: notes %q", tc.name, l4.Notes)
+		}
+		if strings.Contains(notes, "enabled is known only at apply") != tc.unknownNote {
+			t.Errorf("%s: notes %q", tc.name, l4.Notes)
+		}
+	}
+}
+
+// A GPU limit whose maximum is known only at apply, or is not a whole number of GPUs, is
+// capacity without a known most, and says why; one without a maximum, or a null one, adds none.
+func TestGKEAutoProvisioningMaximumUnknown(t *testing.T) {
+	for _, c := range []struct{ maximum, why string }{
+		{"var.most", "not a number of GPUs here (var.most has no value"},
+		{"2.5", "not a number of GPUs here (a whole non-negative number is required, got 2.5)"},
+		{"1000000000000", "not a number of GPUs here (1000000000000 is too large)"},
+		{"-3", "a whole non-negative number is required, got -3"},
+		{"", ""},
+		{"null", ""},
+	} {
+		src := "variable \"most\" { type = number }\n" + gkeClusterSrc("    enabled = true\n"+limitSrc("nvidia-l4", "", c.maximum), "")
+		res := ParseSource("main.tf", []byte(src), Options{})
+		if c.why == "" {
+			if len(res.Resources) != 0 {
+				t.Errorf("maximum %q: %+v", c.maximum, res.Resources)
+			}
+			continue
+		}
+		if len(res.Resources) != 1 {
+			t.Fatalf("maximum %q: resources %+v, errors %+v", c.maximum, res.Resources, res.Errors)
+		}
+		r := res.Resources[0]
+		if r.AutoProvision == nil || !r.AutoProvision.MaxUnknown || r.SharedLimit != nil || !strings.Contains(strings.Join(r.Notes, "\n"), c.why) {
+			t.Errorf("maximum %q: %+v", c.maximum, r)
+		}
+	}
+}
+
+// The cluster's own node pools share its limit on their GPU type, whichever way they are
+// declared: a node_pool block, the default pool, a google_container_node_pool by reference or
+// by name. A pool of N1 VMs counts its attached GPUs; one of a machine type with GPUs built in
+// leaves the count to the estimator. A pool of a GPU type without a limit, or whose limit is
+// known only at apply, and a cluster whose autoscaling is off, share none.
+func TestGKEPoolsShareTheClusterLimit(t *testing.T) {
+	limits := "    enabled = true\n" + limitSrc("nvidia-l4", "", "12") + limitSrc("nvidia-tesla-t4", "", "6")
+	const t4 = "\n  node_config {\n    machine_type = \"n1-standard-8\"\n    guest_accelerator {\n      type  = \"nvidia-tesla-t4\"\n      count = 2\n    }\n  }\n"
+	cases := []struct {
+		name, src, address string
+		unit               string // "" for none
+		per                float64
+	}{
+		{"node_pool block", gkeClusterSrc(limits, "  node_pool {\n    name = \"l4\"\n    node_config { machine_type = \"g2-standard-24\" }\n  }"),
+			`google_container_cluster.c.node_pool["l4"]`, "nvidia-l4", 0},
+		{"default pool", strings.Replace(gkeClusterSrc(limits, "  node_config { machine_type = \"g2-standard-8\" }"), "remove_default_node_pool = true", "", 1),
+			"google_container_cluster.c.default_node_pool", "nvidia-l4", 0},
+		{"node pool by reference", gkeClusterSrc(limits, "") + "resource \"google_container_node_pool\" \"p\" {\n  cluster = google_container_cluster.c.id" + t4 + "}\n",
+			"google_container_node_pool.p", "nvidia-tesla-t4", 2},
+		{"node pool by name", gkeClusterSrc(limits, "") + "resource \"google_container_node_pool\" \"p\" {\n  cluster = \"c\"\n  location = \"us-central1\"" + t4 + "}\n",
+			"google_container_node_pool.p", "nvidia-tesla-t4", 2},
+		{"GPU type without a limit", gkeClusterSrc(limits, "  node_pool {\n    name = \"a100\"\n    node_config { machine_type = \"a2-highgpu-1g\" }\n  }"),
+			`google_container_cluster.c.node_pool["a100"]`, "", 0},
+		{"limit known only at apply", "variable \"most\" { type = number }\n" + gkeClusterSrc("    enabled = true\n"+limitSrc("nvidia-l4", "", "var.most"),
+			"  node_pool {\n    name = \"l4\"\n    node_config { machine_type = \"g2-standard-24\" }\n  }"),
+			`google_container_cluster.c.node_pool["l4"]`, "", 0},
+		{"autoscaling off", gkeClusterSrc(strings.Replace(limits, "true", "false", 1), "  node_pool {\n    name = \"l4\"\n    node_config { machine_type = \"g2-standard-24\" }\n  }"),
+			`google_container_cluster.c.node_pool["l4"]`, "", 0},
+	}
+	for _, tc := range cases {
+		res := ParseSource("main.tf", []byte(tc.src), Options{})
+		r, ok := byAddress(t, res)[tc.address]
+		if !ok {
+			t.Errorf("%s: no %s among %+v (errors %+v)", tc.name, tc.address, res.Resources, res.Errors)
+			continue
+		}
+		sl := r.SharedLimit
+		if tc.unit == "" {
+			if sl != nil {
+				t.Errorf("%s: shares %+v", tc.name, sl)
+			}
+			continue
+		}
+		if sl == nil || sl.Owner != "google_container_cluster.c" || sl.Unit != tc.unit || sl.PerInstance != tc.per || sl.PerGPU != (tc.per == 0) {
+			t.Errorf("%s: shared limit %+v", tc.name, sl)
+			continue
+		}
+		if !strings.Contains(strings.Join(r.Notes, "\n"), "google_container_cluster.c's cluster_autoscaling limits its "+tc.unit+" GPUs") {
+			t.Errorf("%s: notes %q", tc.name, r.Notes)
+		}
+	}
+}
