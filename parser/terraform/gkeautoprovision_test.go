@@ -161,3 +161,24 @@ func TestGKEPoolsShareTheClusterLimit(t *testing.T) {
 		}
 	}
 }
+
+// A plan's values carry the same blocks as lists of objects: the limit is read from them, and a
+// pool names its cluster by name.
+func TestGKEAutoProvisioningInAPlan(t *testing.T) {
+	plan := `{"format_version":"1.2","planned_values":{"root_module":{"resources":[
+{"address":"google_container_cluster.ml","mode":"managed","type":"google_container_cluster","name":"ml",
+ "values":{"name":"ml","location":"us-central1","node_pool":[],
+   "cluster_autoscaling":[{"enabled":true,"resource_limits":[{"resource_type":"cpu","minimum":1,"maximum":64},{"resource_type":"nvidia-l4","minimum":0,"maximum":8}]}]}},
+{"address":"google_container_node_pool.l4","mode":"managed","type":"google_container_node_pool","name":"l4",
+ "values":{"name":"l4","cluster":"ml","location":"us-central1","autoscaling":[{"min_node_count":0,"max_node_count":20}],
+   "node_config":[{"machine_type":"g2-standard-8","guest_accelerator":[]}]}}]}}}`
+	res := ParsePlan("plan.json", []byte(plan))
+	rs := byAddress(t, res)
+	nap, ok := rs[`google_container_cluster.ml.cluster_autoscaling["nvidia-l4"]`]
+	if !ok || nap.AutoProvision == nil || nap.AutoProvision.MaxGPUs != 8 || nap.Region != "us-central1" {
+		t.Fatalf("auto-provisioned capacity %+v (errors %+v)", nap, res.Errors)
+	}
+	if l := rs["google_container_node_pool.l4"].SharedLimit; l == nil || l.Owner != "google_container_cluster.ml" || l.Limit != 8 || !l.PerGPU {
+		t.Errorf("pool's limit %+v", l)
+	}
+}
