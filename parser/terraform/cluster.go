@@ -52,9 +52,11 @@ func clusterCloud(d *resourceDecl) (string, bool) {
 	return cloud, ok
 }
 
-// clusterPlace is a cluster's cloud and region, and what they were read from.
+// clusterPlace is a cluster's cloud and region, and what they were read from; inst is the
+// cluster when the place is one cluster's.
 type clusterPlace struct {
 	cloud, region, from string
+	inst                *instance
 }
 
 // clusterOf returns the place of the cluster this instance's Kubernetes provider configuration
@@ -133,7 +135,7 @@ func (ev *evaluation) placeOfCluster(inst *instance) (clusterPlace, bool) {
 	if region == "" {
 		return clusterPlace{}, false
 	}
-	return clusterPlace{cloud: cloud, region: parser.NormalizeRegion(region)}, true
+	return clusterPlace{cloud: cloud, region: parser.NormalizeRegion(region), inst: inst}, true
 }
 
 // onlyCluster returns the place of the clusters the configuration declares, when there are
@@ -154,7 +156,7 @@ func (ev *evaluation) onlyCluster() (clusterPlace, bool) {
 			continue
 		}
 		p, ok := ev.placeOfCluster(inst)
-		if !ok || found.region != "" && p != found {
+		if !ok || found.region != "" && (p.cloud != found.cloud || p.region != found.region) {
 			return clusterPlace{}, false // a cluster whose region is unknown, or two regions
 		}
 		found = p
@@ -166,6 +168,7 @@ func (ev *evaluation) onlyCluster() (clusterPlace, bool) {
 	if len(addrs) == 1 {
 		found.from = addrs[0] + ", the only cluster in the configuration"
 	} else {
+		found.inst = nil
 		found.from = fmt.Sprintf("the configuration's %d clusters (%s), all in %s", len(addrs), strings.Join(addrs, ", "), found.region)
 	}
 	return found, true
@@ -203,8 +206,9 @@ type providerUse struct {
 	key string // the provider block's key: kubernetes, helm.gke
 }
 
-// place returns the region for a resource whose manifests name none, and where it came from.
-func (m *manifestPlaces) place(c *mapContext, r *parser.Resource) (clusterPlace, bool) {
+// connected is the place of the cluster this instance's provider configuration connects to
+// (clusterOf), once per module and provider.
+func (m *manifestPlaces) connected(c *mapContext) clusterPlace {
 	_, key := c.kubernetesProvider()
 	use := providerUse{c.inst.mod, key}
 	if m.cluster == nil {
@@ -215,6 +219,31 @@ func (m *manifestPlaces) place(c *mapContext, r *parser.Resource) (clusterPlace,
 		connected, _ = c.clusterOf()
 		m.cluster[use] = connected
 	}
+	return connected
+}
+
+// onlyOne is onlyCluster's answer, asked once.
+func (m *manifestPlaces) onlyOne() clusterPlace {
+	if m.only == nil {
+		p, _ := m.ev.onlyCluster()
+		m.only = &p
+	}
+	return *m.only
+}
+
+// clusterFor returns the cluster this instance's Kubernetes objects are applied to: the one its
+// provider configuration connects to, else the configuration's only cluster; nil when neither
+// is known.
+func (m *manifestPlaces) clusterFor(c *mapContext) *instance {
+	if p := m.connected(c); p.inst != nil {
+		return p.inst
+	}
+	return m.onlyOne().inst
+}
+
+// place returns the region for a resource whose manifests name none, and where it came from.
+func (m *manifestPlaces) place(c *mapContext, r *parser.Resource) (clusterPlace, bool) {
+	connected := m.connected(c)
 	cloud := r.Provider
 	if cloud == parser.Unknown {
 		cloud = ""
@@ -224,12 +253,8 @@ func (m *manifestPlaces) place(c *mapContext, r *parser.Resource) (clusterPlace,
 		return connected, true
 	}
 	if connected.region == "" {
-		if m.only == nil {
-			p, _ := m.ev.onlyCluster()
-			m.only = &p
-		}
-		if fits(*m.only) {
-			return *m.only, true
+		if only := m.onlyOne(); fits(only) {
+			return only, true
 		}
 	}
 	if cloud != "" {

@@ -133,3 +133,31 @@ func gkePoolLimit(r *parser.Resource, addr string, cluster *view) {
 	r.SharedLimit.PerInstance, r.SharedLimit.PerGPU = float64(per), per == 0
 	r.Note("%s's cluster_autoscaling limits its %s GPUs to %d over all its node pools: the cluster autoscaler adds no node past it", addr, accelerator, l.max)
 }
+
+// gkeAutoProvisionedPods records, of a GPU pod of the configuration that runs in a GKE cluster
+// (cluster, at addr) on none of its node pools, that it runs on nodes the cluster's node
+// auto-provisioning creates when the cluster limits the pod's GPU type: the pods share the limit
+// with the cluster's pools and its auto-provisioned capacity, and GKE creates nodes for no more
+// of them than it holds. It returns a warning when even the pods' floor does not fit.
+func gkeAutoProvisionedPods(r *parser.Resource, addr string, cluster *view) (parser.Error, bool) {
+	pod := r.Pod
+	if pod == nil || len(pod.NodeGroups) > 0 || r.Provider != parser.GCP || pod.Resource != "nvidia.com/gpu" || pod.Requested <= 0 ||
+		pod.SharedReplicas > 0 || pod.MIGProfile != "" || len(pod.GPUNames) != 1 {
+		return parser.Error{}, false
+	}
+	limits, _ := gkeGPULimits(cluster)
+	l, ok := limitOn(limits, strings.ToLower(pod.GPUNames[0]))
+	if !ok || l.maxWhy != "" {
+		return parser.Error{}, false
+	}
+	r.SharedLimit = l.shared(addr)
+	r.SharedLimit.PerInstance, r.SharedLimit.PerGPU = float64(pod.Requested), false
+	r.Note("runs on nodes that %s's node auto-provisioning creates, within the cluster's limit of %d %s GPUs", addr, l.max, l.accelerator)
+	fit := int64(l.max) / pod.Requested
+	if int64(r.Quantity) <= fit {
+		return parser.Error{}, false
+	}
+	return parser.Error{File: r.Source.File, Line: r.Source.Line,
+		Message: fmt.Sprintf("%s runs %d pods of %d %s GPU%s each, but %s's cluster_autoscaling allows %d in the cluster: GKE creates nodes for at most %d of them, and the others stay pending (priced as declared)",
+			r.Address, r.Quantity, pod.Requested, l.accelerator, parser.Plural(pod.Requested), addr, l.max, fit)}, true
+}

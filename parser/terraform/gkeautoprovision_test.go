@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -180,5 +181,114 @@ func TestGKEAutoProvisioningInAPlan(t *testing.T) {
 	}
 	if l := rs["google_container_node_pool.l4"].SharedLimit; l == nil || l.Owner != "google_container_cluster.ml" || l.Limit != 8 || !l.PerGPU {
 		t.Errorf("pool's limit %+v", l)
+	}
+}
+
+// deploymentSrc is a kubernetes_manifest Deployment "name" of replicas pods that each ask for
+// gpus GPUs and select the GKE accelerator.
+func deploymentSrc(name string, replicas, gpus int, accelerator string) string {
+	return fmt.Sprintf(`resource "kubernetes_manifest" %q {
+  manifest = {
+    apiVersion = "apps/v1"
+    kind       = "Deployment"
+    metadata   = { name = %q, namespace = "default" }
+    spec = {
+      replicas = %d
+      selector = { matchLabels = { app = %q } }
+      template = {
+        metadata = { labels = { app = %q } }
+        spec = {
+          nodeSelector = { "cloud.google.com/gke-accelerator" = %q }
+          containers   = [{ name = "c", image = "x", resources = { limits = { "nvidia.com/gpu" = "%d" } } }]
+        }
+      }
+    }
+  }
+}
+`, name, name, replicas, name, name, accelerator, gpus)
+}
+
+// A GPU workload the configuration applies to its GKE cluster (the one its kubernetes provider
+// connects to, or the only one), on none of the cluster's pools, runs on nodes node
+// auto-provisioning creates: it shares the cluster's limit on its GPU type, and a floor past
+// the limit is a warning at its block. A workload on a pool, of a type without a limit, or in
+// a configuration whose cluster is not known, is left alone; so is one that may take either of
+// two GPU types, whose limit is not known.
+func TestGKEAutoProvisionedPods(t *testing.T) {
+	limits := "    enabled = true\n" + limitSrc("nvidia-l4", "", "4") + limitSrc("nvidia-tesla-t4", "", "2")
+	other := strings.ReplaceAll(gkeClusterSrc(limits, ""), `"c"`, `"d"`)
+	cluster := gkeClusterSrc(limits, "") + `
+resource "google_container_node_pool" "t4" {
+  cluster    = google_container_cluster.c.name
+  node_count = 1
+  node_config {
+    machine_type = "n1-standard-8"
+    guest_accelerator {
+      type  = "nvidia-tesla-t4"
+      count = 1
+    }
+  }
+}
+`
+	workloads := deploymentSrc("within", 2, 2, "nvidia-l4") + deploymentSrc("over", 3, 2, "nvidia-l4") +
+		deploymentSrc("pool", 1, 1, "nvidia-tesla-t4") + deploymentSrc("unlimited", 1, 1, "nvidia-h100-80gb") +
+		strings.Replace(deploymentSrc("either", 1, 1, "nvidia-l4"), `nodeSelector = { "cloud.google.com/gke-accelerator" = "nvidia-l4" }`,
+			`affinity = { nodeAffinity = { requiredDuringSchedulingIgnoredDuringExecution = { nodeSelectorTerms = [{ matchExpressions = [{ key = "cloud.google.com/gke-accelerator", operator = "In", values = ["nvidia-l4", "nvidia-tesla-a100"] }] }] } } }`, 1)
+	for _, c := range []struct {
+		name, src string
+		linked    bool
+	}{
+		{"provider connects to it", cluster + other + "provider \"kubernetes\" { host = google_container_cluster.c.endpoint }\n" + workloads, true},
+		{"the only cluster", cluster + workloads, true},
+		{"two clusters, no provider", cluster + other + workloads, false},
+	} {
+		res := ParseSource("main.tf", []byte(c.src), Options{})
+		if len(res.Errors) > 0 {
+			t.Fatalf("%s: %+v", c.name, res.Errors)
+		}
+		rs := byAddress(t, res)
+		for _, addr := range []string{"kubernetes_manifest.within", "kubernetes_manifest.over"} {
+			l := rs[addr].SharedLimit
+			if !c.linked {
+				if l != nil {
+					t.Errorf("%s: %s shares %+v", c.name, addr, l)
+				}
+				continue
+			}
+			if l == nil || l.Owner != "google_container_cluster.c" || l.Unit != "nvidia-l4" || l.Limit != 4 || l.PerInstance != 2 || l.PerGPU {
+				t.Errorf("%s: %s limit %+v", c.name, addr, l)
+			}
+			if !strings.Contains(strings.Join(rs[addr].Notes, "\n"), "runs on nodes that google_container_cluster.c's node auto-provisioning creates") {
+				t.Errorf("%s: %s notes %q", c.name, addr, rs[addr].Notes)
+			}
+		}
+		if e := rs["kubernetes_manifest.either"]; e.Pod == nil || len(e.Pod.GPUNames) != 2 {
+			t.Fatalf("%s: the pod that selects either GPU: %+v", c.name, e.Pod)
+		}
+		for _, addr := range []string{"kubernetes_manifest.pool", "kubernetes_manifest.unlimited", "kubernetes_manifest.either"} {
+			if l := rs[addr].SharedLimit; l != nil {
+				t.Errorf("%s: %s shares %+v", c.name, addr, l)
+			}
+		}
+		var pending []parser.Error
+		for _, w := range res.Warnings {
+			if strings.Contains(w.Message, "cluster_autoscaling allows") {
+				pending = append(pending, w)
+			}
+		}
+		want := 0
+		if c.linked {
+			want = 1
+		}
+		if len(pending) != want {
+			t.Fatalf("%s: warnings %+v", c.name, res.Warnings)
+		}
+		if want == 1 {
+			w := pending[0]
+			if w.Line != strings.Count(c.src[:strings.Index(c.src, `"kubernetes_manifest" "over"`)], "\n")+1 ||
+				w.Message != "kubernetes_manifest.over runs 3 pods of 2 nvidia-l4 GPUs each, but google_container_cluster.c's cluster_autoscaling allows 4 in the cluster: GKE creates nodes for at most 2 of them, and the others stay pending (priced as declared)" {
+				t.Errorf("%s: warning %+v", c.name, w)
+			}
+		}
 	}
 }

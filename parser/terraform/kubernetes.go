@@ -222,6 +222,11 @@ func (ev *evaluation) buildManifests(found []parser.Resource) []*parser.Resource
 			}
 		}
 		r.Source, r.Root = loc, ""
+		if cl := places.clusterFor(&p.ctx); cl != nil {
+			if w, ok := gkeAutoProvisionedPods(&r, cl.addr, &view{obj: cl.value}); ok {
+				ev.l.warns = append(ev.l.warns, w)
+			}
+		}
 		for j := range r.Suppressions {
 			r.Suppressions[j].Source = loc // gpuguard.dev/ignore annotations: the block is their place
 		}

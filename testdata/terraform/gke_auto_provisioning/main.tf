@@ -96,3 +96,33 @@ resource "google_container_cluster" "cpu_only" {
     }
   }
 }
+
+# A fine-tuning job's workers applied to the cluster: no pool carries H100s, so they run on
+# the nodes auto-provisioning creates, two pods of 4 GPUs within the cluster's 8 H100s.
+provider "kubernetes" {
+  host = "https://${google_container_cluster.ml.endpoint}"
+}
+
+resource "kubernetes_manifest" "finetune" {
+  manifest = {
+    apiVersion = "apps/v1"
+    kind       = "StatefulSet"
+    metadata   = { name = "finetune", namespace = "ml", labels = local.labels }
+    spec = {
+      replicas    = 2
+      serviceName = "finetune"
+      selector    = { matchLabels = { app = "finetune" } }
+      template = {
+        metadata = { labels = { app = "finetune" } }
+        spec = {
+          nodeSelector = { "cloud.google.com/gke-accelerator" = "nvidia-h100-80gb" }
+          containers = [{
+            name      = "worker"
+            image     = "ghcr.io/example/finetune:2.1"
+            resources = { limits = { "nvidia.com/gpu" = "4" } }
+          }]
+        }
+      }
+    }
+  }
+}
