@@ -29,7 +29,8 @@ func (p *Pricer) resolveAutoProvision(r *parser.Resource) {
 		return
 	}
 	r.InstanceType, r.Accelerators = probe.InstanceType, probe.Accelerators
-	per := p.gpusPerInstance(r)
+	_, gpus, _ := p.nodeGPUs(r)
+	per := int(gpus)
 	machine := r.InstanceType
 	if len(r.Accelerators) > 0 {
 		machine = fmt.Sprintf("%s with %d× %s attached", r.InstanceType, r.Accelerators[0].Count, a.Accelerator)
@@ -45,20 +46,4 @@ func (p *Pricer) resolveAutoProvision(r *parser.Resource) {
 		return
 	}
 	r.SetScaleMax(nodes, fmt.Sprintf("%s (%d GPUs, %d a node)", a.From, a.MaxGPUs, per))
-}
-
-// gpusPerInstance is how many GPUs one instance of a resource has: those attached to it, else
-// its machine type's own (0 when the catalog does not know the type, or a type shares a GPU).
-func (p *Pricer) gpusPerInstance(r *parser.Resource) int {
-	if len(r.Accelerators) > 0 {
-		n := 0
-		for _, a := range r.Accelerators {
-			n += a.Count
-		}
-		return n
-	}
-	if in, ok := p.instance(r.Provider, r.InstanceType); ok && in.GPUCount >= 1 {
-		return int(in.GPUCount)
-	}
-	return 0
 }

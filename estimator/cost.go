@@ -825,9 +825,9 @@ func (p *Pricer) sharedLimit(r *parser.Resource) *parser.SharedLimit {
 		}
 	}
 	if l.PerGPU {
-		if n := p.gpusPerInstance(r); n > 0 {
+		if _, n, ok := p.nodeGPUs(r); ok {
 			c := *l
-			c.PerInstance = float64(n)
+			c.PerInstance = n
 			return &c
 		}
 	}
