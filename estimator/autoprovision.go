@@ -18,10 +18,7 @@ func (p *Pricer) resolveAutoProvision(r *parser.Resource) {
 	if a == nil {
 		return
 	}
-	region := r.Region
-	if region == "" && p.DefaultRegion != "" {
-		region = parser.NormalizeRegion(p.DefaultRegion)
-	}
+	region := p.region(r)
 	probe := parser.Resource{Provider: r.Provider, Region: region, Quantity: 1, PurchaseOption: r.PurchaseOption, RegionUnknown: r.RegionUnknown,
 		Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, GPUNames: []string{a.Accelerator}}}
 	if why := p.chooseNode(&probe, &Estimate{Region: region}); why != "" {

@@ -131,7 +131,7 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 		addNote(&e, fmt.Sprintf("runs once: priced as one run of at most %.2f hours in the month, the most its deadline lets it run; set the gpuguard.dev/hours-per-month annotation or usage in the config if it runs more often", e.HoursPerMonth))
 	}
 	if e.Region == "" && p.DefaultRegion != "" {
-		e.Region = parser.NormalizeRegion(p.DefaultRegion)
+		e.Region = p.region(&r)
 		note := fmt.Sprintf("region %s from the default (config or --region)", e.Region)
 		if r.RegionUnknown != "" {
 			note += ": " + r.RegionUnknown
@@ -540,6 +540,14 @@ func addNote(e *Estimate, n string) {
 		}
 	}
 	e.Notes = append(e.Notes, n)
+}
+
+// region is where a resource is priced: its own region, else the default (config or --region).
+func (p *Pricer) region(r *parser.Resource) string {
+	if r.Region == "" && p.DefaultRegion != "" {
+		return parser.NormalizeRegion(p.DefaultRegion)
+	}
+	return r.Region
 }
 
 // ResourceID is the identity of a resource in a scan: its root and its address.

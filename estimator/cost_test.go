@@ -563,3 +563,14 @@ func TestAttachedGPUMissSaysWhatTheFallbackWouldCost(t *testing.T) {
 func capability(major, minor int, strict bool) *parser.ComputeBound {
 	return &parser.ComputeBound{Capability: parser.Capability{Major: major, Minor: minor}, Strict: strict}
 }
+
+// The default region is read as the catalog writes regions, whatever its case and spaces
+// ("East US" is eastus): a resource without a region of its own is priced there.
+func TestDefaultRegionIsNormalized(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault(), DefaultRegion: " US-Central1 "}
+	r := parser.Resource{Address: "vm", Provider: parser.GCP, InstanceType: "g2-standard-4", Quantity: 1, PurchaseOption: parser.OnDemand}
+	e := p.EstimateAll([]parser.Resource{r})[0]
+	if e.Region != "us-central1" || e.MonthlyCost == nil || money.Micros(*e.MonthlyCost).Cents() != expectCents(t, "730", "0.706832", "1") {
+		t.Errorf("region %q, cost %s, unpriced %v", e.Region, amount(e.MonthlyCost), e.UnpricedReason)
+	}
+}
