@@ -323,10 +323,7 @@ func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
 	if location == "" && cluster != nil {
 		location, _ = cluster.str("location")
 	}
-	region, isZone := gcpRegionOf(location)
-	if location == "" {
-		region, isZone = c.gcpProviderLocation(r), false
-	}
+	region, isZone := c.gkeRegion(r, location)
 	r.Region = region
 	zones := 1
 	if locs, ok := pool.strList("node_locations"); ok && len(locs) > 0 {
@@ -376,6 +373,15 @@ func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
 		r.Quantity = zones
 		r.Note("no node_count: priced at 1 node per zone")
 	}
+}
+
+// gkeRegion is the region of a GKE location (a region, or a zone: isZone), else, with none
+// set, the provider's.
+func (c *mapContext) gkeRegion(r *parser.Resource, location string) (region string, isZone bool) {
+	if location == "" {
+		return c.gcpProviderLocation(r), false
+	}
+	return gcpRegionOf(location)
 }
 
 // gkeCluster finds the cluster a node pool belongs to, and its address.

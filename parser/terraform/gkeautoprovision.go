@@ -87,10 +87,7 @@ func (c *mapContext) gkeAutoProvisioned(w *view) []*parser.Resource {
 		r, cv := c.resource(parser.GCP, c.inst.addr+"."+indexedAddress("cluster_autoscaling", l.accelerator))
 		applyTags(r, cv.strMap("resource_labels"))
 		location, _ := cv.quiet().str("location")
-		r.Region, _ = gcpRegionOf(location)
-		if location == "" {
-			r.Region = c.gcpProviderLocation(r)
-		}
+		r.Region, _ = c.gkeRegion(r, location)
 		r.Quantity = 0
 		from := fmt.Sprintf("cluster_autoscaling.resource_limits %s maximum", l.accelerator)
 		r.AutoProvision = &parser.AutoProvision{Accelerator: l.accelerator, MaxGPUs: l.max, MaxUnknown: l.maxWhy != "", From: from}

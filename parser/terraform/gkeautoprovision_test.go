@@ -292,3 +292,18 @@ resource "google_container_node_pool" "t4" {
 		}
 	}
 }
+
+// A cluster without a location, and its pool without one, are where the provider is: the
+// auto-provisioned capacity and the pool alike.
+func TestGKELocationFromTheProvider(t *testing.T) {
+	src := "provider \"google\" { region = \"europe-west4\" }\n" +
+		strings.Replace(gkeClusterSrc("    enabled = true\n"+limitSrc("nvidia-l4", "", "4"),
+			"  node_pool {\n    name = \"l4\"\n    node_count = 1\n    node_config { machine_type = \"g2-standard-8\" }\n  }"), "  location = \"us-central1\"\n", "", 1)
+	res := ParseSource("main.tf", []byte(src), Options{})
+	rs := byAddress(t, res)
+	for _, addr := range []string{`google_container_cluster.c.cluster_autoscaling["nvidia-l4"]`, `google_container_cluster.c.node_pool["l4"]`} {
+		if r, ok := rs[addr]; !ok || r.Region != "europe-west4" {
+			t.Errorf("%s: region %q (found %v; errors %+v)", addr, r.Region, ok, res.Errors)
+		}
+	}
+}
