@@ -11,7 +11,11 @@ import (
 // profile the user wrote) keeps everything else as written, comments and order included; its
 // earlier measured section is replaced. Without a base, a minimal profile named name of the
 // given workload type is made. The result is validated as any profile is.
-func WithMeasured(base []byte, m *Measured, name, workloadType, comment string) ([]byte, error) {
+//
+// allocConf is PyTorch's allocator settings the command started with (PYTORCH_ALLOC_CONF), or
+// empty: it becomes runtime.pytorch_alloc_conf where the base declares none, since the peak was
+// measured under it; where the base declares other settings, a note says so.
+func WithMeasured(base []byte, m *Measured, name, workloadType, comment, allocConf string) ([]byte, error) {
 	if len(bytes.TrimSpace(base)) == 0 {
 		if workloadType == "" {
 			workloadType = TypeBatch
@@ -33,6 +37,13 @@ func WithMeasured(base []byte, m *Measured, name, workloadType, comment string) 
 			break
 		}
 	}
+	if allocConf != "" {
+		if note := setAllocConf(root, allocConf); note != "" {
+			withNote := *m
+			withNote.Notes = append(append([]string(nil), m.Notes...), note)
+			m = &withNote
+		}
+	}
 	var value yaml.Node
 	if err := value.Encode(m); err != nil {
 		return nil, err
@@ -52,6 +63,41 @@ func WithMeasured(base []byte, m *Measured, name, workloadType, comment string) 
 		return nil, err
 	}
 	return out.Bytes(), nil
+}
+
+// setAllocConf adds runtime.pytorch_alloc_conf to a profile's root mapping when it declares none,
+// and returns a note when it declares other settings.
+func setAllocConf(root *yaml.Node, conf string) string {
+	str := func(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+	var runtime *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "runtime" {
+			runtime = root.Content[i+1]
+		}
+	}
+	setting := func() *yaml.Node {
+		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{str("pytorch_alloc_conf"), str(conf)}}
+	}
+	switch {
+	case runtime == nil:
+		root.Content = append(root.Content, str("runtime"), setting())
+		return ""
+	case runtime.Tag == "!!null":
+		*runtime = *setting()
+		return ""
+	case runtime.Kind != yaml.MappingNode:
+		return "" // Parse rejects it
+	}
+	for i := 0; i+1 < len(runtime.Content); i += 2 {
+		if runtime.Content[i].Value == "pytorch_alloc_conf" {
+			if declared := runtime.Content[i+1].Value; declared != conf {
+				return fmt.Sprintf("the command ran with PyTorch allocator settings %q; runtime.pytorch_alloc_conf declares %q, which estimates from this profile use", conf, declared)
+			}
+			return ""
+		}
+	}
+	runtime.Content = append(runtime.Content, str("pytorch_alloc_conf"), str(conf))
+	return ""
 }
 
 // yamlScalar quotes a value when YAML would read it as something else.

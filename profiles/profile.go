@@ -268,6 +268,26 @@ type Runtime struct {
 	CUDAModuleLoading string `yaml:"cuda_module_loading,omitempty" json:"cuda_module_loading,omitempty"`
 	// Fragmentation is the allocator margin over the formula (default 0.10).
 	Fragmentation *float64 `yaml:"fragmentation,omitempty" json:"fragmentation,omitempty"`
+	// PyTorchAllocConf is PyTorch's caching-allocator settings, as the PYTORCH_ALLOC_CONF
+	// environment variable (PYTORCH_CUDA_ALLOC_CONF before PyTorch 2.9) gives them:
+	// "expandable_segments:True" changes the fragmentation margin (ExpandableSegments).
+	PyTorchAllocConf string `yaml:"pytorch_alloc_conf,omitempty" json:"pytorch_alloc_conf,omitempty"`
+}
+
+// ExpandableSegments reports whether the allocator settings turn on expandable segments, as
+// PyTorch reads them (c10 AllocatorConfig::parseArgs): comma-separated option:value pairs, the
+// last expandable_segments winning, its value exactly True or False.
+func (r *Runtime) ExpandableSegments() bool {
+	if r == nil {
+		return false
+	}
+	on := false
+	for _, opt := range strings.Split(r.PyTorchAllocConf, ",") {
+		if name, value, ok := strings.Cut(opt, ":"); ok && strings.TrimSpace(name) == "expandable_segments" {
+			on = strings.TrimSpace(value) == "True"
+		}
+	}
+	return on
 }
 
 // Measured is what `gpuguard profile capture` recorded with NVML.

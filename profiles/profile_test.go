@@ -148,7 +148,7 @@ measured: {gpu_name: old, gpu_count: 1, memory_total_mib: 1, peak_memory_used_mi
 `)
 	m := &Measured{GPUName: "NVIDIA L4", GPUCount: 1, MemoryTotalMiB: 23034, PeakMemoryMiB: 17000, Samples: 10, DurationSeconds: 5, CapturedAt: "2026-11-21T12:00:00Z",
 		GPUUtilization: &Stats{Mean: 70, P50: 72, P95: 99}}
-	out, err := WithMeasured(base, m, "ignored", TypeBatch, "written by capture")
+	out, err := WithMeasured(base, m, "ignored", TypeBatch, "written by capture", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ measured: {gpu_name: old, gpu_count: 1, memory_total_mib: 1, peak_memory_used_mi
 	if strings.Contains(s, "hidden_size") {
 		t.Error("preset-filled fields were written into the user's file")
 	}
-	fresh, err := WithMeasured(nil, m, "train: v2", TypeTraining, "")
+	fresh, err := WithMeasured(nil, m, "train: v2", TypeTraining, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ measured: {gpu_name: old, gpu_count: 1, memory_total_mib: 1, peak_memory_used_mi
 	if err != nil || p.Metadata.Name != "train: v2" || p.Workload.Type != TypeTraining || p.Measured.GPUName != "NVIDIA L4" {
 		t.Fatalf("%v\n%s", err, fresh)
 	}
-	if _, err := WithMeasured([]byte("- a list\n"), m, "x", TypeBatch, ""); err == nil {
+	if _, err := WithMeasured([]byte("- a list\n"), m, "x", TypeBatch, "", ""); err == nil {
 		t.Error("a base that is not a mapping was accepted")
 	}
 }

@@ -161,7 +161,16 @@ func runCapture(e *env, o *captureOptions, args []string, dash int) error {
 	if res.Driver != "" {
 		comment += " (driver " + res.Driver + ")"
 	}
-	out, err := profiles.WithMeasured(base, m, name, o.wtype, comment)
+	// The command inherits this environment: PyTorch's allocator settings in it shaped the peak
+	// (PyTorch reads PYTORCH_ALLOC_CONF first, then the older PYTORCH_CUDA_ALLOC_CONF). A job
+	// followed by --pid or sampled by --duration started elsewhere, with settings not known here.
+	allocConf := ""
+	if len(args) > 0 {
+		if allocConf = e.getenv("PYTORCH_ALLOC_CONF"); allocConf == "" {
+			allocConf = e.getenv("PYTORCH_CUDA_ALLOC_CONF")
+		}
+	}
+	out, err := profiles.WithMeasured(base, m, name, o.wtype, comment, allocConf)
 	if err != nil {
 		return fail(fmt.Errorf("the captured profile: %w", err))
 	}

@@ -24,6 +24,7 @@ Run by scripts/gpu-check/run.sh on a GPU machine; it needs torch and transformer
 --method lora)."""
 import argparse
 import json
+import os
 import time
 
 import torch
@@ -151,6 +152,8 @@ def main():
     result["seconds"] = round(time.time() - t0, 2)
     result["max_allocated_mib"] = torch.cuda.max_memory_allocated() // 2**20
     result["max_reserved_mib"] = torch.cuda.max_memory_reserved() // 2**20
+    # expandable_segments:True maps memory into one growing segment instead of caching blocks
+    result["alloc_conf"] = os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
     free, total = torch.cuda.mem_get_info()
     result["device_used_mib_at_end"] = (total - free) // 2**20
     with open(a.out, "w") as f:
