@@ -172,6 +172,12 @@ type PodGPUs struct {
 	// Serving is the command line of the container that uses the GPUs when it runs a serving
 	// engine gpuguard reads (vLLM, SGLang): a workload profile can be inferred from it.
 	Serving *ServingCommand `json:"-"`
+	// PyTorchAllocConf is the PyTorch allocator settings that container starts with
+	// (PYTORCH_ALLOC_CONF, or the older PYTORCH_CUDA_ALLOC_CONF), and PyTorchAllocConfFrom
+	// names the variable and container; both empty when it sets neither literally. They stand
+	// in for an attached profile's runtime.pytorch_alloc_conf.
+	PyTorchAllocConf     string `json:"-"`
+	PyTorchAllocConfFrom string `json:"-"`
 	// NodeSource says where the node came from (nodeSelector, affinity, NodePool, config).
 	NodeSource string `json:"node_source,omitempty"`
 	// NodeGroups, when set, are the node groups among the inputs whose nodes the pods run on

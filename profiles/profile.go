@@ -274,6 +274,18 @@ type Runtime struct {
 	PyTorchAllocConf string `yaml:"pytorch_alloc_conf,omitempty" json:"pytorch_alloc_conf,omitempty"`
 }
 
+// AllocConfProblem says what in PyTorch allocator settings PyTorch refuses, or "": it stops at
+// its first CUDA allocation on an expandable_segments value other than True or False.
+func AllocConfProblem(conf string) string {
+	for _, opt := range strings.Split(conf, ",") {
+		name, value, _ := strings.Cut(opt, ":")
+		if v := strings.TrimSpace(value); strings.TrimSpace(name) == "expandable_segments" && v != "True" && v != "False" {
+			return fmt.Sprintf("expandable_segments must be True or False, as PyTorch requires; got %q", v)
+		}
+	}
+	return ""
+}
+
 // ExpandableSegments reports whether the allocator settings turn on expandable segments, as
 // PyTorch reads them (c10 AllocatorConfig::parseArgs): comma-separated option:value pairs, the
 // last expandable_segments winning, its value exactly True or False.

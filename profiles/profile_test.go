@@ -182,6 +182,73 @@ measured: {gpu_name: old, gpu_count: 1, memory_total_mib: 1, peak_memory_used_mi
 	}
 }
 
+// The allocator settings a command ran with become runtime.pytorch_alloc_conf wherever the base
+// leaves it out; a base that declares other settings keeps them, and a note says the run differed.
+func TestWithMeasuredRecordsAllocatorSettings(t *testing.T) {
+	m := &Measured{GPUName: "NVIDIA H100 80GB HBM3", GPUCount: 1, MemoryTotalMiB: 81559, PeakMemoryMiB: 40000, Samples: 10, DurationSeconds: 5, CapturedAt: "2026-11-28T00:00:00Z"}
+	const on = "expandable_segments:True"
+	body := header + "workload: {type: inference}\nmodel: {preset: llama-2-7b}\n"
+	for _, c := range []struct {
+		name, runtime, want, note string
+	}{
+		{name: "no runtime", want: on},
+		{name: "null runtime", runtime: "runtime:\n", want: on},
+		{name: "empty runtime", runtime: "runtime: {}\n", want: on},
+		{name: "other runtime settings", runtime: "runtime: {cuda_module_loading: eager}\n", want: on},
+		{name: "the same settings", runtime: "runtime: {pytorch_alloc_conf: 'expandable_segments:True'}\n", want: on},
+		{name: "other settings", runtime: "runtime: {pytorch_alloc_conf: 'expandable_segments:False'}\n", want: "expandable_segments:False",
+			note: `the command ran with PyTorch allocator settings "expandable_segments:True"; runtime.pytorch_alloc_conf declares "expandable_segments:False"`},
+	} {
+		out, err := WithMeasured([]byte(body+c.runtime), m, "x", TypeBatch, "", on)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		p, err := Parse(out, "x.yaml")
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.name, err, out)
+		}
+		if p.Runtime == nil || p.Runtime.PyTorchAllocConf != c.want {
+			t.Errorf("%s: runtime %+v, want %q\n%s", c.name, p.Runtime, c.want, out)
+		}
+		if c.name == "other runtime settings" && p.Runtime.CUDAModuleLoading != "eager" {
+			t.Errorf("%s: the base's runtime settings were lost:\n%s", c.name, out)
+		}
+		notes := strings.Join(p.Measured.Notes, "\n")
+		if c.note == "" && notes != "" || !strings.Contains(notes, c.note) {
+			t.Errorf("%s: notes %q, want %q", c.name, notes, c.note)
+		}
+	}
+	if len(m.Notes) != 0 {
+		t.Errorf("the caller's measurement was changed: %q", m.Notes)
+	}
+}
+
+// PyTorch reads its allocator settings as comma-separated option:value pairs, and stops on an
+// expandable_segments value other than True or False (c10 AllocatorConfig::parseArgs).
+func TestExpandableSegments(t *testing.T) {
+	for conf, want := range map[string]bool{
+		"":                             false,
+		"expandable_segments:True":     true,
+		" expandable_segments : True ": true,
+		"max_split_size_mb:512":        false,
+		"max_split_size_mb:512,expandable_segments:True":     true,
+		"expandable_segments:True,expandable_segments:False": false,
+		"expandable_segments:False":                          false,
+	} {
+		r := &Runtime{PyTorchAllocConf: conf}
+		if got := r.ExpandableSegments(); got != want {
+			t.Errorf("%q: expandable %v, want %v", conf, got, want)
+		}
+	}
+	if (*Runtime)(nil).ExpandableSegments() {
+		t.Error("no runtime section turned expandable segments on")
+	}
+	_, err := Parse([]byte(header+"workload: {type: training}\nmodel: {preset: llama-2-7b}\nruntime: {pytorch_alloc_conf: 'expandable_segments:true'}\n"), "p.yaml")
+	if err == nil || !strings.Contains(err.Error(), `expandable_segments must be True or False, as PyTorch requires; got "true"`) || !strings.Contains(err.Error(), "p.yaml:") {
+		t.Errorf("lower-case true: %v", err)
+	}
+}
+
 // Every SwiGLU decoder preset's parameter count follows from its configuration: the embeddings
 // (and an untied output layer), and in every layer the q, k, v and o projections, each expert's
 // gate, up and down projections and the router that picks them, two RMSNorm weights, and the

@@ -73,12 +73,8 @@ func (p *Profile) validate() error {
 		if r.Fragmentation != nil && (*r.Fragmentation < 0 || *r.Fragmentation > 1) {
 			return invalid("runtime.fragmentation", "runtime.fragmentation must be between 0 and 1")
 		}
-		for _, opt := range strings.Split(r.PyTorchAllocConf, ",") {
-			name, value, _ := strings.Cut(opt, ":")
-			if v := strings.TrimSpace(value); strings.TrimSpace(name) == "expandable_segments" && v != "True" && v != "False" {
-				// PyTorch stops at its first CUDA allocation on any other value.
-				return invalid("runtime.pytorch_alloc_conf", "runtime.pytorch_alloc_conf: expandable_segments must be True or False, as PyTorch requires; got %q", v)
-			}
+		if msg := AllocConfProblem(r.PyTorchAllocConf); msg != "" {
+			return invalid("runtime.pytorch_alloc_conf", "runtime.pytorch_alloc_conf: %s", msg)
 		}
 	}
 	m := &p.Model

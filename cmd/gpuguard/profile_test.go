@@ -98,6 +98,44 @@ func TestCaptureWritesTheProfileAndKeepsTheBase(t *testing.T) {
 	}
 }
 
+// The allocator settings the command starts with shaped its peak: the captured profile declares
+// them, so that an estimate from its declared fields (on another GPU) uses the same margin.
+// PyTorch reads PYTORCH_ALLOC_CONF before the older PYTORCH_CUDA_ALLOC_CONF.
+func TestCaptureRecordsPyTorchAllocatorSettings(t *testing.T) {
+	repoRoot(t)
+	useGPU(t, &fakeGPU{used: 17000 << 20})
+	dir := t.TempDir()
+	capture := func(vars map[string]string, args ...string) *profiles.Profile {
+		t.Helper()
+		out := filepath.Join(dir, fmt.Sprintf("p%d.yaml", len(args)+len(vars)))
+		r := runCLIEnv(t, vars, "", append([]string{"profile", "capture", "--output", out, "--interval", "20ms"}, args...)...)
+		if r.code != exitOK {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		p, err := profiles.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	both := map[string]string{"PYTORCH_ALLOC_CONF": "expandable_segments:True", "PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:False"}
+	p := capture(both, "--profile", "testdata/profiles/llama-7b-lora.yaml", "--", "sleep", "0.1")
+	if p.Runtime == nil || p.Runtime.PyTorchAllocConf != "expandable_segments:True" || !p.Runtime.ExpandableSegments() {
+		t.Errorf("runtime %+v, want PYTORCH_ALLOC_CONF's settings", p.Runtime)
+	}
+	if p.Training == nil || p.Training.LoRARank != 16 {
+		t.Errorf("the base's declared fields were lost: %+v", p.Training)
+	}
+	old := map[string]string{"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:512"}
+	if p := capture(old, "--type", "training", "--", "sleep", "0.1"); p.Runtime == nil || p.Runtime.PyTorchAllocConf != "max_split_size_mb:512" {
+		t.Errorf("runtime %+v, want PYTORCH_CUDA_ALLOC_CONF's settings", p.Runtime)
+	}
+	// --duration samples whatever runs: its settings are not known here.
+	if p := capture(both, "--duration", "100ms"); p.Runtime != nil {
+		t.Errorf("runtime %+v recorded for work started elsewhere", p.Runtime)
+	}
+}
+
 // The command's failure: gpuguard exits with its code and still writes the profile, noting it.
 func TestCaptureExitsWithTheCommandsCode(t *testing.T) {
 	gpu := &fakeGPU{used: 5 << 30}

@@ -163,8 +163,9 @@ func TestLibrariesTerm(t *testing.T) {
 	}
 }
 
-// The allocator's margin: 20% with full activation checkpointing, 10% otherwise, and the
-// profile's runtime.fragmentation over either.
+// The allocator's margin: 20% with full activation checkpointing, 10% otherwise; 25% with
+// checkpointing under PyTorch's expandable segments, which leave freed ranges of their one
+// segment mapped; and the profile's runtime.fragmentation over any of them.
 func TestFragmentationMargin(t *testing.T) {
 	for _, c := range []struct {
 		extra string
@@ -174,6 +175,11 @@ func TestFragmentationMargin(t *testing.T) {
 		{"activation_checkpointing: selective}", 0.10},
 		{"activation_checkpointing: true}", 0.20},
 		{"activation_checkpointing: true}\nruntime: {fragmentation: 0.05}", 0.05},
+		{"activation_checkpointing: true}\nruntime: {pytorch_alloc_conf: 'expandable_segments:True'}", 0.25},
+		{"activation_checkpointing: true}\nruntime: {pytorch_alloc_conf: 'expandable_segments:False'}", 0.20},
+		{"activation_checkpointing: selective}\nruntime: {pytorch_alloc_conf: 'expandable_segments:True'}", 0.10},
+		{"activation_checkpointing: false}\nruntime: {pytorch_alloc_conf: 'max_split_size_mb:512,expandable_segments:True'}", 0.10},
+		{"activation_checkpointing: true}\nruntime: {pytorch_alloc_conf: 'expandable_segments:True', fragmentation: 0.05}", 0.05},
 	} {
 		e := estimate(t, "workload: {type: training}\n"+llama1B+"training: {method: full, optimizer: adamw, micro_batch_size: 1, sequence_length: 512, "+c.extra+"\n")
 		var allocated float64

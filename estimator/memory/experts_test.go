@@ -96,7 +96,8 @@ func TestTransformersExpertsInGenerate(t *testing.T) {
 }
 
 // A Transformers prefill's fragmentation margin is at least twice its largest transient tensor;
-// a declared runtime.fragmentation and a pre-allocating engine keep theirs.
+// a declared runtime.fragmentation and a pre-allocating engine keep theirs, and so does
+// PyTorch's expandable segments, which map the next large tensor into their one segment.
 func TestPrefillFragmentationMargin(t *testing.T) {
 	for _, c := range []struct {
 		name, body string
@@ -112,6 +113,10 @@ func TestPrefillFragmentationMargin(t *testing.T) {
 			func(e *Estimate) float64 { return 0.05 * allocatorBytes(e) }},
 		{"vLLM", mixtralLayers + "inference: {batch_size: 8, max_sequence_length: 4096, gpu_memory_utilization: 0.9}\n",
 			func(e *Estimate) float64 { return DefaultFragmentation * allocatorBytes(e) }},
+		{"expandable segments", mixtralLayers + "inference: {batch_size: 8, max_sequence_length: 4096}\nruntime: {pytorch_alloc_conf: 'expandable_segments:True'}\n",
+			func(e *Estimate) float64 { return DefaultFragmentation * allocatorBytes(e) }},
+		{"expandable segments off", mixtralLayers + "inference: {batch_size: 8, max_sequence_length: 4096}\nruntime: {pytorch_alloc_conf: 'expandable_segments:False'}\n",
+			func(*Estimate) float64 { return 2 * 8 * 4096 * 2 * 2 * 14336 * 2 }},
 	} {
 		e := estimate(t, "workload: {type: inference}\n"+c.body)
 		if got, want := e.Term(TermFragment), c.want(e); got != want {

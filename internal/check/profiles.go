@@ -98,6 +98,43 @@ func (s *profileSet) load(p string) (*profiles.Profile, error) {
 	return prof, err
 }
 
+// withPodAllocConf is the profile as the pod runs it: the PyTorch allocator settings its GPU
+// container starts with (PYTORCH_ALLOC_CONF) replace the profile's runtime.pytorch_alloc_conf,
+// since they are what the job gets, where they turn expandable segments on or off (the only
+// setting the fragmentation margin reads). The shared profile is copied, not changed. Settings
+// PyTorch refuses are a note and are not used.
+func withPodAllocConf(prof *profiles.Profile, r parser.Resource, e *estimator.Estimate) *profiles.Profile {
+	pod := r.Pod
+	if pod == nil || pod.PyTorchAllocConfFrom == "" {
+		return prof
+	}
+	declared := ""
+	if prof.Runtime != nil {
+		declared = prof.Runtime.PyTorchAllocConf
+	}
+	podRuntime := profiles.Runtime{PyTorchAllocConf: pod.PyTorchAllocConf}
+	if podRuntime.ExpandableSegments() == prof.Runtime.ExpandableSegments() && profiles.AllocConfProblem(pod.PyTorchAllocConf) == "" {
+		return prof // the same margin either way
+	}
+	if msg := profiles.AllocConfProblem(pod.PyTorchAllocConf); msg != "" {
+		e.Notes = append(e.Notes, fmt.Sprintf("%s is %q, which PyTorch refuses when the job starts (%s); the memory estimate does not use it", pod.PyTorchAllocConfFrom, pod.PyTorchAllocConf, msg))
+		return prof
+	}
+	rt := profiles.Runtime{}
+	if prof.Runtime != nil {
+		rt = *prof.Runtime
+	}
+	rt.PyTorchAllocConf = pod.PyTorchAllocConf
+	cp := *prof
+	cp.Runtime = &rt
+	note := fmt.Sprintf("the memory estimate uses %s, %q (PyTorch allocator settings)", pod.PyTorchAllocConfFrom, pod.PyTorchAllocConf)
+	if declared != "" {
+		note += fmt.Sprintf(", over the profile's runtime.pytorch_alloc_conf %q", declared)
+	}
+	e.Notes = append(e.Notes, note)
+	return &cp
+}
+
 // Thresholds reads the verdict thresholds from the config's policy data
 // (oversized_memory_fraction, oversized_utilization_percent, tight_memory_fraction).
 func Thresholds(cfg *config.Config) estimator.Thresholds {
@@ -171,7 +208,7 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 			e.Fit = &estimator.Fit{Verdict: estimator.VerdictUnknown, Reason: "the profile could not be read: " + pErr.Message}
 			continue
 		}
-		jobs = append(jobs, job{i, prof})
+		jobs = append(jobs, job{i, withPodAllocConf(prof, rs[i], e)})
 	}
 	// Judging fit and searching the catalog for cheaper fits is most of a check's CPU after
 	// parsing when profiles are attached (resources without one only price their commitments); each resource is independent (the pricer and the

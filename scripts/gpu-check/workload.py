@@ -153,7 +153,8 @@ def main():
     result["max_allocated_mib"] = torch.cuda.max_memory_allocated() // 2**20
     result["max_reserved_mib"] = torch.cuda.max_memory_reserved() // 2**20
     # expandable_segments:True maps memory into one growing segment instead of caching blocks
-    result["alloc_conf"] = os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
+    # (PyTorch 2.9 and later read PYTORCH_ALLOC_CONF first, then the older name)
+    result["alloc_conf"] = os.environ.get("PYTORCH_ALLOC_CONF") or os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
     free, total = torch.cuda.mem_get_info()
     result["device_used_mib_at_end"] = (total - free) // 2**20
     with open(a.out, "w") as f:

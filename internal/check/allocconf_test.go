@@ -1,0 +1,86 @@
+package check
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/estimator/memory"
+	"github.com/gpuguard/gpuguard/internal/testutil"
+	"github.com/gpuguard/gpuguard/profiles"
+)
+
+// The PyTorch allocator settings a training Job's GPU container starts with are what its job
+// gets: with expandable segments, checkpointed training takes the 25% margin measured on an
+// H100, not 20%. PYTORCH_ALLOC_CONF wins over the older PYTORCH_CUDA_ALLOC_CONF, even when
+// empty, as PyTorch reads them; a value from a ConfigMap is not known here; a value PyTorch
+// refuses is a note; the container is the first that uses the GPUs, as for a serving engine's
+// command line; and the container's settings win over the profile's.
+func TestCheckReadsTheContainersAllocatorSettings(t *testing.T) {
+	const profile = `apiVersion: gpuguard.dev/v1
+kind: WorkloadProfile
+metadata: {name: train}
+workload: {type: training}
+model: {parameters: 1235814400, layers: 16, hidden_size: 2048, attention_heads: 32, kv_heads: 8, vocab_size: 128256, intermediate_size: 8192, mlp: swiglu, precision: bf16}
+training: {method: full, optimizer: adamw, micro_batch_size: 8, sequence_length: 2048, activation_checkpointing: true, flash_attention: true}
+`
+	job := func(env string) string {
+		return "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train, namespace: ml, annotations: {gpuguard.dev/profile: train.yaml}}\nspec:\n  template:\n    spec:\n" +
+			"      nodeSelector: {node.kubernetes.io/instance-type: p5.48xlarge}\n      containers:\n        - name: sidecar\n          env: [{name: PYTORCH_ALLOC_CONF, value: 'expandable_segments:True'}]\n" +
+			"        - name: trainer\n          resources: {limits: {nvidia.com/gpu: 8}}\n" + env
+	}
+	required := func(conf string) float64 {
+		p, err := profiles.Parse([]byte(profile), "train.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Runtime = &profiles.Runtime{PyTorchAllocConf: conf}
+		e, err := memory.Of(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return math.Round(e.PerGPUBytes/memory.GiB*100) / 100
+	}
+	plain, expandable := required(""), required("expandable_segments:True")
+	if expandable <= plain {
+		t.Fatalf("expandable segments %.2f GiB, without %.2f: the margins do not differ", expandable, plain)
+	}
+	cat := catalog.MustDefault()
+	for _, c := range []struct {
+		name, env, declared string
+		want                float64
+		note                string
+	}{
+		{name: "none", want: plain},
+		{name: "expandable", env: "          env: [{name: PYTORCH_ALLOC_CONF, value: 'expandable_segments:True'}]\n", want: expandable,
+			note: `the memory estimate uses container trainer's PYTORCH_ALLOC_CONF, "expandable_segments:True" (PyTorch allocator settings)`},
+		{name: "the older variable", env: "          env: [{name: PYTORCH_CUDA_ALLOC_CONF, value: 'max_split_size_mb:512,expandable_segments:True'}]\n", want: expandable,
+			note: "container trainer's PYTORCH_CUDA_ALLOC_CONF"},
+		{name: "an empty PYTORCH_ALLOC_CONF wins", env: "          env: [{name: PYTORCH_CUDA_ALLOC_CONF, value: 'expandable_segments:True'}, {name: PYTORCH_ALLOC_CONF, value: ''}]\n", want: plain},
+		{name: "from a ConfigMap", env: "          env: [{name: PYTORCH_ALLOC_CONF, valueFrom: {configMapKeyRef: {name: c, key: k}}}, {name: PYTORCH_CUDA_ALLOC_CONF, value: 'expandable_segments:True'}]\n", want: plain},
+		{name: "refused", env: "          env: [{name: PYTORCH_ALLOC_CONF, value: 'expandable_segments:true'}]\n", want: plain,
+			note: `container trainer's PYTORCH_ALLOC_CONF is "expandable_segments:true", which PyTorch refuses when the job starts`},
+		{name: "over the profile's", env: "          env: [{name: PYTORCH_ALLOC_CONF, value: 'expandable_segments:False'}]\n", declared: "runtime: {pytorch_alloc_conf: 'expandable_segments:True'}\n", want: plain,
+			note: `"expandable_segments:False" (PyTorch allocator settings), over the profile's runtime.pytorch_alloc_conf "expandable_segments:True"`},
+		{name: "a later GPU container's", env: "        - name: second\n          resources: {limits: {nvidia.com/gpu: 0}}\n          env: [{name: PYTORCH_ALLOC_CONF, value: 'expandable_segments:True'}]\n", want: plain},
+		{name: "the profile's alone", declared: "runtime: {pytorch_alloc_conf: 'expandable_segments:True'}\n", want: expandable},
+	} {
+		root := t.TempDir()
+		testutil.WriteFiles(t, root, map[string]string{"train.yaml": profile + c.declared, "job.yaml": job(c.env)})
+		t.Chdir(root)
+		doc := Run([]string{filepath.Join(root, "job.yaml")}, Options{Catalog: cat})
+		if len(doc.Errors) > 0 || len(doc.Resources) != 1 {
+			t.Fatalf("%s: resources %d, errors %v", c.name, len(doc.Resources), doc.Errors)
+		}
+		e := doc.Resources[0]
+		if e.Fit == nil || e.Fit.RequiredGiBPerGPU == nil || *e.Fit.RequiredGiBPerGPU != c.want {
+			t.Errorf("%s: fit %+v, want %.2f GiB a GPU", c.name, e.Fit, c.want)
+		}
+		notes := strings.Join(e.Notes, "\n")
+		if c.note == "" && strings.Contains(notes, "allocator") || !strings.Contains(notes, c.note) {
+			t.Errorf("%s: notes %q, want %q", c.name, notes, c.note)
+		}
+	}
+}
