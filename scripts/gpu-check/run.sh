@@ -18,6 +18,10 @@
 # runs were estimated before they ran as well, and gave Gemma's output norms; the last two were
 # estimated by that before they ran.
 #
+# PyTorch's allocator settings in the environment reach every workload, and profile capture
+# writes them into each profile (runtime.pytorch_alloc_conf): testdata/profiles/h100-expandable
+# is twenty of these cases run with PYTORCH_ALLOC_CONF=expandable_segments:True.
+#
 # GPUGUARD is a gpuguard built with cgo (CGO_ENABLED=1 go build ./cmd/gpuguard). The machine
 # needs the NVIDIA driver, python3 with torch, transformers and peft. Results go to
 # OUTDIR/gpu-check.tar.gz; docs/memory-validation.md records a run.
