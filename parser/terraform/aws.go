@@ -177,6 +177,8 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 	maxSize, maxKnown := w.quiet().num("max_size")
 	if maxKnown {
 		r.SetScaleMax(maxSize, "max_size")
+	} else if why := w.maxWhy("max_size"); why != "" {
+		unreadMax(r, "max_size", why)
 	}
 	minSize, _ := w.quiet().num("min_size")
 	name, _ := w.quiet().str("name")
@@ -323,8 +325,8 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	maxSize, maxKnown := w.quiet().num("scaling_config", "max_size")
 	if maxKnown {
 		r.SetScaleMax(maxSize, "scaling_config.max_size")
-	} else {
-		r.ScaleMaxUnknown = w.has("scaling_config", "max_size")
+	} else if why := w.maxWhy("scaling_config", "max_size"); why != "" {
+		unreadMax(r, "scaling_config.max_size", why)
 	}
 	minSize, _ := w.quiet().num("scaling_config", "min_size")
 	c.autoScalingSchedule(r, declaredSize(minSize, maxSize, maxKnown, r.Quantity), "")
@@ -583,15 +585,24 @@ func mapBatchComputeEnvironment(c *mapContext) []*parser.Resource {
 	if !ok {
 		vcpus = 0
 	}
-	max, _ := res.quiet().num("max_vcpus")
+	max, maxOK := res.quiet().num("max_vcpus")
 	r.Quantity, r.QuantityVCPUs = 0, vcpus
 	if max > 0 {
 		r.ScaleMax = &parser.ScaleMax{VCPUs: max, From: "compute_resources.max_vcpus"}
 	}
-	if vcpus == 0 {
+	why := res.maxWhy("max_vcpus")
+	switch {
+	case vcpus == 0 && (maxOK || why == ""):
 		r.Note("scales to zero (%s 0): nothing runs while the queue is empty; up to %d vCPUs when jobs run", from, max)
-	} else {
+	case vcpus == 0:
+		r.Note("scales to zero (%s 0): nothing runs while the queue is empty", from)
+	case maxOK || why == "":
 		r.Note("%d vCPUs from %s (up to %d when jobs run)", vcpus, from, max)
+	default:
+		r.Note("%d vCPUs from %s", vcpus, from)
+	}
+	if !maxOK && why != "" {
+		unreadMax(r, "compute_resources.max_vcpus", why)
 	}
 	return []*parser.Resource{r}
 }

@@ -305,6 +305,8 @@ func mapAzAPIMLCompute(c *mapContext, typ string, body *view) []*parser.Resource
 		if max, ok := b.quiet().num("properties", "properties", "scaleSettings", "maxNodeCount"); ok {
 			r.Note("scales between %d and %d nodes: priced at the minimum", r.Quantity, max)
 			r.SetScaleMax(max, "body.properties.properties.scaleSettings.maxNodeCount")
+		} else if why := b.maxWhy("properties", "properties", "scaleSettings", "maxNodeCount"); why != "" {
+			unreadMax(r, "body.properties.properties.scaleSettings.maxNodeCount", why)
 		}
 		azurePriority(r, b, "properties", "properties", "vmPriority")
 	}

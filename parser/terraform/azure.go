@@ -300,7 +300,15 @@ func aksPool(r *parser.Resource, pool *view, f aksPoolFields) {
 	if n, ok := pool.quiet().num(f.max); ok && autoscale {
 		r.SetScaleMax(n, pool.path+f.max)
 	} else if autoscale || maybe && pool.has(f.max) {
-		r.ScaleMaxUnknown = true
+		why := pool.maxWhy(f.max)
+		switch {
+		case why != "":
+		case !autoscale:
+			why = "whether the pool autoscales is known only after apply"
+		default:
+			why = "it is not set"
+		}
+		unreadMax(r, pool.path+f.max, why)
 	}
 	switch {
 	case pool.has(f.count):
@@ -381,6 +389,8 @@ func mapAzureMLCluster(c *mapContext) []*parser.Resource {
 	if max, ok := w.quiet().num("scale_settings", "max_node_count"); ok {
 		r.Note("scales between %d and %d nodes: priced at the minimum", r.Quantity, max)
 		r.SetScaleMax(max, "scale_settings.max_node_count")
+	} else if why := w.maxWhy("scale_settings", "max_node_count"); why != "" {
+		unreadMax(r, "scale_settings.max_node_count", why)
 	}
 	azurePriority(r, w, "vm_priority")
 	c.azureMLLocation(r, w)

@@ -347,8 +347,10 @@ func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
 		r.SetScaleMax(n, "autoscaling.total_max_node_count")
 	} else if n, ok := auto.num("autoscaling", "max_node_count"); ok {
 		r.SetScaleMax(n*zones, fmt.Sprintf("autoscaling.max_node_count (%d per zone)", n))
-	} else {
-		r.ScaleMaxUnknown = pool.has("autoscaling", "total_max_node_count") || pool.has("autoscaling", "max_node_count")
+	} else if why := pool.maxWhy("autoscaling", "total_max_node_count"); why != "" {
+		unreadMax(r, pool.path+"autoscaling.total_max_node_count", why)
+	} else if why := pool.maxWhy("autoscaling", "max_node_count"); why != "" {
+		unreadMax(r, pool.path+"autoscaling.max_node_count", why)
 	}
 	switch {
 	case pool.has("node_count"):

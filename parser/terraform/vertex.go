@@ -89,8 +89,8 @@ func vertexNodes(r *parser.Resource, w *view, path ...any) {
 	}
 	if n, ok := d.quiet().num("max_replica_count"); ok && n > r.Quantity {
 		r.SetScaleMax(n, "max_replica_count")
-	} else if !ok && d.has("max_replica_count") {
-		r.ScaleMaxUnknown = true
+	} else if why := d.maxWhy("max_replica_count"); !ok && why != "" {
+		unreadMax(r, "max_replica_count", why)
 	}
 	if s, ok := d.boolean("spot"); ok && s {
 		r.PurchaseOption = parser.Spot

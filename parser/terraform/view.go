@@ -106,6 +106,31 @@ func (w *view) known(path ...any) (cty.Value, bool) {
 	return v, true
 }
 
+// maxWhy is why an autoscaler's maximum that the configuration declares at path cannot be
+// read: known only after apply, not a whole number, or too large. It is "" when the maximum is
+// absent, null or readable.
+func (w *view) maxWhy(path ...any) string {
+	v, ok := at(w.obj, path...)
+	if !ok {
+		return ""
+	}
+	if !v.IsWhollyKnown() {
+		return unknownReason(v)
+	}
+	if v, _ = v.UnmarkDeep(); v.IsNull() {
+		return ""
+	}
+	_, why := wholeNumber(v)
+	return why
+}
+
+// unreadMax marks a resource whose autoscaler's maximum cannot be read, and says so in a note:
+// the total at every maximum leaves its growth out, rather than dropping it in silence.
+func unreadMax(r *parser.Resource, attr, why string) {
+	r.ScaleMaxUnknown = true
+	r.Note("%s cannot be read (%s): the total at every maximum leaves out its growth", attr, why)
+}
+
 // str reads a string attribute ("" and false when absent or unknown).
 func (w *view) str(path ...any) (string, bool) {
 	v, ok := w.known(path...)
