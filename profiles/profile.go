@@ -277,29 +277,35 @@ type Runtime struct {
 // AllocConfProblem says what in PyTorch allocator settings PyTorch refuses, or "": it stops at
 // its first CUDA allocation on an expandable_segments value other than True or False.
 func AllocConfProblem(conf string) string {
-	for _, opt := range strings.Split(conf, ",") {
-		name, value, _ := strings.Cut(opt, ":")
-		if v := strings.TrimSpace(value); strings.TrimSpace(name) == "expandable_segments" && v != "True" && v != "False" {
+	for _, v := range expandableValues(conf) {
+		if v != "True" && v != "False" {
 			return fmt.Sprintf("expandable_segments must be True or False, as PyTorch requires; got %q", v)
 		}
 	}
 	return ""
 }
 
-// ExpandableSegments reports whether the allocator settings turn on expandable segments, as
-// PyTorch reads them (c10 AllocatorConfig::parseArgs): comma-separated option:value pairs, the
-// last expandable_segments winning, its value exactly True or False.
+// ExpandableSegments reports whether the allocator settings turn on expandable segments: the
+// last expandable_segments value is True.
 func (r *Runtime) ExpandableSegments() bool {
 	if r == nil {
 		return false
 	}
-	on := false
-	for _, opt := range strings.Split(r.PyTorchAllocConf, ",") {
-		if name, value, ok := strings.Cut(opt, ":"); ok && strings.TrimSpace(name) == "expandable_segments" {
-			on = strings.TrimSpace(value) == "True"
+	v := expandableValues(r.PyTorchAllocConf)
+	return len(v) > 0 && v[len(v)-1] == "True"
+}
+
+// expandableValues are the values PyTorch allocator settings give expandable_segments, in
+// order. PyTorch reads comma-separated option:value pairs and drops spaces (c10
+// AllocatorConfig::parseArgs).
+func expandableValues(conf string) []string {
+	var out []string
+	for _, opt := range strings.Split(conf, ",") {
+		if name, value, _ := strings.Cut(opt, ":"); strings.TrimSpace(name) == "expandable_segments" {
+			out = append(out, strings.TrimSpace(value))
 		}
 	}
-	return on
+	return out
 }
 
 // Measured is what `gpuguard profile capture` recorded with NVML.
