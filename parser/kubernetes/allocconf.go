@@ -6,27 +6,23 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// pytorchAllocConf is the PyTorch caching-allocator settings the pod's first app container that
-// uses its GPUs starts with, and where they come from ("container trainer's
+// pytorchAllocConf is the PyTorch caching-allocator settings the container that uses the pod's
+// GPUs (gpuContainer) starts with, and where they come from ("container trainer's
 // PYTORCH_ALLOC_CONF"): PyTorch 2.9 and later read PYTORCH_ALLOC_CONF, else the older
 // PYTORCH_CUDA_ALLOC_CONF (c10 AllocatorConfig::instance); a variable set to an empty value
 // still wins. Empty when the container sets neither, or sets the one PyTorch reads from a
 // ConfigMap or Secret (valueFrom), whose value is known only in the cluster.
-func pytorchAllocConf(spec podSpec, claimed, draExtended map[string]bool) (conf, from string) {
-	for i := range spec.Containers {
-		c := &spec.Containers[i]
-		if !requestsGPUs(c) && !c.usesClaim(claimed) && !c.requestsAny(draExtended) {
-			continue
-		}
-		for _, name := range []string{"PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"} {
-			if v, set := envValue(&c.Env, name); set {
-				if v == nil {
-					return "", ""
-				}
-				return *v, fmt.Sprintf("container %s's %s", c.Name, name)
-			}
-		}
+func pytorchAllocConf(c *container) (conf, from string) {
+	if c == nil {
 		return "", ""
+	}
+	for _, name := range []string{"PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"} {
+		if v, set := envValue(&c.Env, name); set {
+			if v == nil {
+				return "", ""
+			}
+			return *v, fmt.Sprintf("container %s's %s", c.Name, name)
+		}
 	}
 	return "", ""
 }

@@ -526,8 +526,9 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		Pod: &parser.PodGPUs{Resource: req.resource, Requested: req.count, LargestContainer: req.largest, SharedClaims: req.shared, ClaimSharing: req.sharing,
 			ClaimedOnly: (len(req.claimed) > 0 || len(req.draExtended) > 0) && !slices.Contains(req.extended, req.resource)},
 	}
-	res.Pod.Serving = servingCommand(r.template.Spec, o, req.claimed, req.draExtended)
-	res.Pod.PyTorchAllocConf, res.Pod.PyTorchAllocConfFrom = pytorchAllocConf(r.template.Spec, req.claimed, req.draExtended)
+	gpuC := gpuContainer(r.template.Spec, req.claimed, req.draExtended)
+	res.Pod.Serving = servingCommand(gpuC, o)
+	res.Pod.PyTorchAllocConf, res.Pod.PyTorchAllocConfFrom = pytorchAllocConf(gpuC)
 	if strings.HasPrefix(req.resource, ResourceNvidiaMIG) {
 		// A time-sliced slice renamed by the device plugin (nvidia.com/mig-1g.5gb.shared) is
 		// still that slice.

@@ -9,46 +9,53 @@ import (
 	"github.com/gpuguard/gpuguard/parser"
 )
 
-// servingCommand is the command line of the pod's first app container that requests GPUs (by
-// name, or through one of the pod's DRA claims that bring its GPUs, claimed), when
-// it runs vLLM (`vllm serve`, `python -m vllm.entrypoints.openai.api_server`, or a vLLM image
-// whose entrypoint is the server, given only args) or SGLang (`python -m sglang.launch_server`,
-// `sglang serve`; its images need the command): profiles.FromVLLM or FromSGLang infers a
-// workload profile from it. nil otherwise.
-func servingCommand(spec podSpec, o *object, claimed, draExtended map[string]bool) *parser.ServingCommand {
+// gpuContainer is the pod's first app container that requests GPUs (by name, or through one of
+// the pod's DRA claims that bring its GPUs, claimed, or a DRA extended resource): the one whose
+// command line and environment describe the GPU work. nil when none does.
+func gpuContainer(spec podSpec, claimed, draExtended map[string]bool) *container {
 	for i := range spec.Containers {
-		c := &spec.Containers[i]
-		if !requestsGPUs(c) && !c.usesClaim(claimed) && !c.requestsAny(draExtended) {
-			continue
+		if c := &spec.Containers[i]; requestsGPUs(c) || c.usesClaim(claimed) || c.requestsAny(draExtended) {
+			return c
 		}
-		argv := append(scalars(&c.Command), scalars(&c.Args)...)
-		switch {
-		case len(scalars(&c.Command)) > 0:
-		case c.kserveHF != nil:
-			if argv = kserveHuggingFace(argv, *c.kserveHF); argv == nil {
-				return nil
-			}
-		case c.Image.Kind == yaml.ScalarNode && vllmImage(c.Image.Value):
-			// The image's entrypoint is vLLM's OpenAI-compatible server; args are its flags.
-			argv = append([]string{"vllm", "serve"}, argv...)
-		}
-		engine := servingEngine(argv)
-		if engine == "" {
-			return nil
-		}
-		env := literalEnv(&c.Env)
-		for j, a := range argv {
-			argv[j] = expandEnv(a, env)
-		}
-		line := o.line
-		if c.Command.Line > 0 {
-			line = o.lineOf(&c.Command)
-		} else if c.Args.Line > 0 {
-			line = o.lineOf(&c.Args)
-		}
-		return &parser.ServingCommand{Engine: engine, Container: c.Name, Argv: argv, Source: parser.Location{File: o.file, Line: line}}
 	}
 	return nil
+}
+
+// servingCommand is the command line of the container that uses the pod's GPUs (gpuContainer),
+// when it runs vLLM (`vllm serve`, `python -m vllm.entrypoints.openai.api_server`, or a vLLM
+// image whose entrypoint is the server, given only args) or SGLang (`python -m
+// sglang.launch_server`, `sglang serve`; its images need the command): profiles.FromVLLM or
+// FromSGLang infers a workload profile from it. nil otherwise.
+func servingCommand(c *container, o *object) *parser.ServingCommand {
+	if c == nil {
+		return nil
+	}
+	argv := append(scalars(&c.Command), scalars(&c.Args)...)
+	switch {
+	case len(scalars(&c.Command)) > 0:
+	case c.kserveHF != nil:
+		if argv = kserveHuggingFace(argv, *c.kserveHF); argv == nil {
+			return nil
+		}
+	case c.Image.Kind == yaml.ScalarNode && vllmImage(c.Image.Value):
+		// The image's entrypoint is vLLM's OpenAI-compatible server; args are its flags.
+		argv = append([]string{"vllm", "serve"}, argv...)
+	}
+	engine := servingEngine(argv)
+	if engine == "" {
+		return nil
+	}
+	env := literalEnv(&c.Env)
+	for j, a := range argv {
+		argv[j] = expandEnv(a, env)
+	}
+	line := o.line
+	if c.Command.Line > 0 {
+		line = o.lineOf(&c.Command)
+	} else if c.Args.Line > 0 {
+		line = o.lineOf(&c.Args)
+	}
+	return &parser.ServingCommand{Engine: engine, Container: c.Name, Argv: argv, Source: parser.Location{File: o.file, Line: line}}
 }
 
 // kserveHuggingFace is the vLLM command line of a KServe predictor served by the Hugging Face
