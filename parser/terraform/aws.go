@@ -578,7 +578,7 @@ func mapBatchComputeEnvironment(c *mapContext) []*parser.Resource {
 	}
 	vcpus, ok := res.num("desired_vcpus")
 	from := "desired_vcpus"
-	if !ok {
+	if !ok && !res.has("desired_vcpus") {
 		vcpus, ok = res.num("min_vcpus")
 		from = "min_vcpus"
 	}
@@ -592,6 +592,8 @@ func mapBatchComputeEnvironment(c *mapContext) []*parser.Resource {
 	}
 	why := res.maxWhy("max_vcpus")
 	switch {
+	case !ok:
+		// The vCPUs it runs cannot be read: the resource is unresolved, and says nothing of them.
 	case vcpus == 0 && (maxOK || why == ""):
 		r.Note("scales to zero (%s 0): nothing runs while the queue is empty; up to %d vCPUs when jobs run", from, max)
 	case vcpus == 0:

@@ -122,8 +122,13 @@ func (c *mapContext) databricksCluster(spec *view, address string) []*parser.Res
 	}
 	onDemand := onDemandOf(workers)
 	maxWorkers := workers
-	if hi, ok := s.quiet().num("autoscale", "max_workers"); ok && hi > workers {
+	hi, hiOK := s.quiet().num("autoscale", "max_workers")
+	if hiOK && hi > workers {
 		maxWorkers = hi
+	}
+	maxUnread := ""
+	if !hiOK {
+		maxUnread = s.maxWhy("autoscale", "max_workers")
 	}
 	maxSpotNodes := 1 + maxWorkers - onDemandOf(maxWorkers)
 	mk := func(addr, typ string, quantity, spotCount, maxQuantity, maxSpot int) *parser.Resource {
@@ -153,9 +158,16 @@ func (c *mapContext) databricksCluster(spec *view, address string) []*parser.Res
 		applyTags(r, s.strMap("custom_tags"))
 		return r
 	}
+	// grows is the resource that holds the workers: its maximum is the one that cannot be read.
+	grows := func(r *parser.Resource) *parser.Resource {
+		if maxUnread != "" {
+			unreadMax(r, "autoscale.max_workers", maxUnread)
+		}
+		return r
+	}
 	spotNodes := 1 + workers - onDemand
 	if driverType == workerType {
-		return []*parser.Resource{mk(address, workerType, 1+workers, spotNodes, 1+maxWorkers, maxSpotNodes)}
+		return []*parser.Resource{grows(mk(address, workerType, 1+workers, spotNodes, 1+maxWorkers, maxSpotNodes))}
 	}
 	var out []*parser.Resource
 	driverSpot := 0
@@ -165,8 +177,8 @@ func (c *mapContext) databricksCluster(spec *view, address string) []*parser.Res
 	if dok {
 		out = append(out, mk(address+".driver", driverType, 1, driverSpot, 1, driverSpot))
 	}
-	if wok && maxWorkers > 0 {
-		out = append(out, mk(address+".workers", workerType, workers, spotNodes-driverSpot, maxWorkers, maxSpotNodes-driverSpot))
+	if wok && (maxWorkers > 0 || maxUnread != "") {
+		out = append(out, grows(mk(address+".workers", workerType, workers, spotNodes-driverSpot, maxWorkers, maxSpotNodes-driverSpot)))
 	}
 	return out
 }
@@ -176,7 +188,7 @@ func (c *mapContext) databricksCluster(spec *view, address string) []*parser.Res
 func databricksWorkers(s *view) (int, string) {
 	if s.has("autoscale") {
 		lo, _ := s.num("autoscale", "min_workers")
-		hi, hiOK := s.num("autoscale", "max_workers")
+		hi, hiOK := s.quiet().num("autoscale", "max_workers")
 		if hiOK {
 			return lo, fmt.Sprintf("autoscale: priced at min_workers (%d); it grows to %d workers while busy", lo, hi)
 		}
