@@ -58,6 +58,10 @@ func TestAutoProvisionedCapacityTakesTheCheapestMachine(t *testing.T) {
 		if !hasNote(e, "priced on "+want.machine) {
 			t.Errorf("%s: notes %q", e.Address, e.Notes)
 		}
+		// The JSON says which GPU type the capacity is for and its limit (GPU007 leaves it out).
+		if a := e.AutoProvision; a == nil || a.MaxGPUs == nil || *a.MaxGPUs != m.Quantity || !strings.HasSuffix(e.Address, "["+a.Accelerator+"]") || a.From == "" {
+			t.Errorf("%s: auto_provision %+v", e.Address, a)
+		}
 	}
 	// No L4 machine costs less per GPU in the region than the one chosen.
 	chosen, _ := p.Catalog.Quote(parser.GCP, "g2-standard-4", "us-central1", parser.OnDemand)
@@ -93,8 +97,8 @@ func TestAutoProvisionedCapacityWithoutAMachine(t *testing.T) {
 	if r := *es[1].UnpricedReason; !strings.Contains(r, "region") {
 		t.Errorf("reason %q", r)
 	}
-	if e := es[2]; e.InstanceType != "g2-standard-4" || e.ScaleMax != nil || !e.scaleMaxUnknown {
-		t.Errorf("maximum known only at apply: %+v", e)
+	if e := es[2]; e.InstanceType != "g2-standard-4" || e.ScaleMax != nil || !e.scaleMaxUnknown || e.AutoProvision == nil || e.AutoProvision.MaxGPUs != nil {
+		t.Errorf("maximum known only at apply: %+v (auto_provision %+v)", e, e.AutoProvision)
 	}
 	// Without a region of its own, the capacity takes the default one, as any resource does.
 	withDefault := &Pricer{Catalog: p.Catalog, DefaultRegion: "us-central1"}

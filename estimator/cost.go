@@ -117,6 +117,13 @@ func (p *Pricer) Estimate(r parser.Resource) Estimate {
 	}
 	// The machine of capacity an autoscaler provisions is gpuguard's pick (resolveAutoProvision).
 	e.PriceEstimated = r.AutoProvision != nil
+	if a := r.AutoProvision; a != nil {
+		e.AutoProvision = &AutoProvisionInfo{Accelerator: a.Accelerator, From: a.From}
+		if !a.MaxUnknown {
+			n := a.MaxGPUs
+			e.AutoProvision.MaxGPUs = &n
+		}
+	}
 	if vcpuNote != "" {
 		e.Notes = append(e.Notes, vcpuNote)
 	}

@@ -186,6 +186,10 @@ type Estimate struct {
 	// NoGPUDriver, on a node group of GPU machines, names the setting that starts its nodes
 	// without the GPU driver (parser.Resource.NoGPUDriver).
 	NoGPUDriver string `json:"no_gpu_driver,omitempty"`
+	// AutoProvision, on GPU capacity an autoscaler creates nodes for when pods wait for them
+	// (GKE node auto-provisioning's limit on one GPU type), says which GPU type and its limit.
+	// Such capacity runs no workload of its own: the pods that land on it carry the profiles.
+	AutoProvision *AutoProvisionInfo `json:"auto_provision,omitempty"`
 	// SharedLimit is a maximum the resource shares with others (a NodePool's GPU limit, an EMR
 	// cluster's managed scaling): the maximum total counts them within it.
 	SharedLimit *parser.SharedLimit `json:"shared_limit,omitempty"`
@@ -207,6 +211,14 @@ type Estimate struct {
 	// attached are the GPUs attached to the N1 VM a pod's node was sized as (recommendations
 	// name them).
 	attached []parser.Accelerator
+}
+
+// AutoProvisionInfo is the GPU type an autoscaler provisions nodes with and the most GPUs of
+// it that it may run (null when known only at apply), and what declares that maximum.
+type AutoProvisionInfo struct {
+	Accelerator string `json:"accelerator"`
+	MaxGPUs     *int   `json:"max_gpus"`
+	From        string `json:"from"`
 }
 
 // GroupPods are the pods that run on a node group's nodes, against the nodes the group has.

@@ -39,3 +39,12 @@ test_says_why_no_profile_was_inferred if {
 		"plain has no workload profile: its memory fit is unknown",
 	}
 }
+
+test_auto_provisioned_capacity_runs_no_workload_of_its_own if {
+	fs := gpu007.notice with input as {"resources": [
+		{"address": "c.cluster_autoscaling[\"nvidia-l4\"]", "id": "s|nap", "profile": null, "auto_provision": {"accelerator": "nvidia-l4", "max_gpus": 16, "from": "cluster_autoscaling.resource_limits nvidia-l4 maximum"}},
+		{"address": "c.cluster_autoscaling[\"nvidia-h100-80gb\"]", "id": "s|unknown-max", "profile": null, "auto_provision": {"accelerator": "nvidia-h100-80gb", "max_gpus": null, "from": "x"}},
+		{"address": "pool", "id": "s|pool", "profile": null},
+	]}
+	{f.id | some f in fs} == {"s|pool"}
+}
