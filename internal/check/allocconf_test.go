@@ -84,3 +84,55 @@ training: {method: full, optimizer: adamw, micro_batch_size: 8, sequence_length:
 		}
 	}
 }
+
+// A measured profile's peak is what the capture's allocator held, so the pod's allocator
+// settings cannot change it: where they turn expandable segments on or off against the
+// capture's, a note says the peak was taken under other settings and is used as it is; where
+// they agree, nothing is said.
+func TestCheckSaysAMeasuredPeakWasTakenUnderOtherAllocatorSettings(t *testing.T) {
+	const measured = `apiVersion: gpuguard.dev/v1
+kind: WorkloadProfile
+metadata: {name: captured}
+workload: {type: training}
+measured:
+  gpu_name: NVIDIA H100 80GB HBM3
+  gpu_count: 1
+  memory_total_mib: 81559
+  peak_memory_used_mib: 40960
+  duration_seconds: 60
+  samples: 600
+  captured_at: "2026-11-27T23:56:00Z"
+`
+	job := func(env string) string {
+		return "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train, namespace: ml, annotations: {gpuguard.dev/profile: captured.yaml}}\nspec:\n  template:\n    spec:\n" +
+			"      nodeSelector: {node.kubernetes.io/instance-type: p5.4xlarge}\n      containers:\n        - name: trainer\n          resources: {limits: {nvidia.com/gpu: 1}}\n" + env
+	}
+	const on, off = "          env: [{name: PYTORCH_ALLOC_CONF, value: 'expandable_segments:True'}]\n", "          env: [{name: PYTORCH_ALLOC_CONF, value: 'expandable_segments:False'}]\n"
+	cat := catalog.MustDefault()
+	for _, c := range []struct {
+		name, env, runtime, note string
+	}{
+		{name: "turned on", env: on,
+			note: `container trainer's PYTORCH_ALLOC_CONF is "expandable_segments:True", which turns expandable segments on, but the profile was captured with them off (runtime.pytorch_alloc_conf is not set): its measured peak is used as it is`},
+		{name: "turned off", env: off, runtime: "runtime: {pytorch_alloc_conf: 'expandable_segments:True'}\n",
+			note: `which turns expandable segments off, but the profile was captured with them on (runtime.pytorch_alloc_conf "expandable_segments:True")`},
+		{name: "the same", env: on, runtime: "runtime: {pytorch_alloc_conf: 'max_split_size_mb:256,expandable_segments:True'}\n"},
+		{name: "none", env: ""},
+	} {
+		root := t.TempDir()
+		testutil.WriteFiles(t, root, map[string]string{"captured.yaml": measured + c.runtime, "job.yaml": job(c.env)})
+		t.Chdir(root)
+		doc := Run([]string{filepath.Join(root, "job.yaml")}, Options{Catalog: cat})
+		if len(doc.Errors) > 0 || len(doc.Resources) != 1 {
+			t.Fatalf("%s: resources %d, errors %v", c.name, len(doc.Resources), doc.Errors)
+		}
+		e := doc.Resources[0]
+		if e.Fit == nil || e.Fit.RequiredGiBPerGPU == nil || *e.Fit.RequiredGiBPerGPU != 40 || e.Fit.Source != "measured" {
+			t.Errorf("%s: fit %+v, want the measured 40 GiB", c.name, e.Fit)
+		}
+		notes := strings.Join(e.Notes, "\n")
+		if c.note == "" && strings.Contains(notes, "allocator") || !strings.Contains(notes, c.note) || strings.Contains(notes, "the memory estimate uses") {
+			t.Errorf("%s: notes %q, want %q", c.name, notes, c.note)
+		}
+	}
+}

@@ -102,7 +102,8 @@ func (s *profileSet) load(p string) (*profiles.Profile, error) {
 // container starts with (PYTORCH_ALLOC_CONF) replace the profile's runtime.pytorch_alloc_conf,
 // since they are what the job gets, where they turn expandable segments on or off (the only
 // setting the fragmentation margin reads). The shared profile is copied, not changed. Settings
-// PyTorch refuses are a note and are not used.
+// PyTorch refuses are a note and are not used. A measured profile's peak does not change with
+// them: a note says it was captured under other settings.
 func withPodAllocConf(prof *profiles.Profile, r parser.Resource, e *estimator.Estimate) *profiles.Profile {
 	pod := r.Pod
 	if pod == nil || pod.PyTorchAllocConfFrom == "" {
@@ -127,12 +128,40 @@ func withPodAllocConf(prof *profiles.Profile, r parser.Resource, e *estimator.Es
 	rt.PyTorchAllocConf = pod.PyTorchAllocConf
 	cp := *prof
 	cp.Runtime = &rt
+	if prof.Measured != nil {
+		// A measured peak is what the capture's allocator held: no margin to change, so say
+		// the settings differ rather than claim the estimate follows them.
+		e.Notes = append(e.Notes, fmt.Sprintf("%s is %q, %s, but the profile was captured with them %s (%s): its measured peak is used as it is, and may differ under this pod's settings (docs/memory-model.md, \"Expandable segments\")",
+			pod.PyTorchAllocConfFrom, pod.PyTorchAllocConf, expandableState(podRuntime.ExpandableSegments(), "which turns expandable segments"),
+			expandableState(prof.Runtime.ExpandableSegments(), ""), capturedConf(declared)))
+		return &cp
+	}
 	note := fmt.Sprintf("the memory estimate uses %s, %q (PyTorch allocator settings)", pod.PyTorchAllocConfFrom, pod.PyTorchAllocConf)
 	if declared != "" {
 		note += fmt.Sprintf(", over the profile's runtime.pytorch_alloc_conf %q", declared)
 	}
 	e.Notes = append(e.Notes, note)
 	return &cp
+}
+
+// expandableState is "on" or "off", after prefix when there is one.
+func expandableState(on bool, prefix string) string {
+	state := "off"
+	if on {
+		state = "on"
+	}
+	if prefix == "" {
+		return state
+	}
+	return prefix + " " + state
+}
+
+// capturedConf says what allocator settings a measured profile records.
+func capturedConf(conf string) string {
+	if conf == "" {
+		return "runtime.pytorch_alloc_conf is not set"
+	}
+	return fmt.Sprintf("runtime.pytorch_alloc_conf %q", conf)
 }
 
 // Thresholds reads the verdict thresholds from the config's policy data
