@@ -100,6 +100,7 @@ func Build(files []*File, opts Options) parser.Result {
 	kueue := newKueueIndex()
 	groups := newGroupIndex(opts.NodeGroups, opts.GPUs)
 	scalers := map[string]scaler{}
+	cms := configMaps{}
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}, classes: map[string]deviceClass{}, byExtendedName: map[string]string{}}
 	for _, o := range objs {
 		// DeviceClasses first: a claim's requests name them, in whatever order the files come.
@@ -132,6 +133,9 @@ func Build(files []*File, opts Options) parser.Result {
 		}
 	}
 	for _, o := range objs {
+		if o.Kind == "ConfigMap" && o.APIVersion == "v1" {
+			cms.add(o) // a container's environment may come from it
+		}
 		switch {
 		case (o.Kind == "WorkflowTemplate" || o.Kind == "ClusterWorkflowTemplate") && group(o.APIVersion) == "argoproj.io",
 			o.Kind == "Deployment" && group(o.APIVersion) == "apps",
@@ -288,7 +292,7 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, fmt.Errorf("%s%d is not a number of pods", roleLabel(r), r.replicas)))
 				continue
 			}
-			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{nodePools, classes, kueue, groups, sharing, layouts}, scalers, claims, opts)
+			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{nodePools, classes, kueue, groups, sharing, layouts}, scalers, claims, cms, opts)
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
@@ -503,7 +507,7 @@ func inPods(r schedule.Result, pods func(int) int) schedule.Result {
 }
 
 // buildRole makes the resource for one pod role, or nil when its pods request no GPU.
-func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[string]scaler, claims *claimIndex, opts Options) (*parser.Resource, *nodePool, []parser.Error, []parser.Error) {
+func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[string]scaler, claims *claimIndex, cms configMaps, opts Options) (*parser.Resource, *nodePool, []parser.Error, []parser.Error) {
 	var errs, warns []parser.Error
 	req, perrs := podGPUs(r.template.Spec, o, claims)
 	for _, e := range perrs {
@@ -528,7 +532,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 	}
 	gpuC := gpuContainer(r.template.Spec, req.claimed, req.draExtended)
 	res.Pod.Serving = servingCommand(gpuC, o)
-	res.Pod.PyTorchAllocConf, res.Pod.PyTorchAllocConfFrom = pytorchAllocConf(gpuC)
+	res.Pod.PyTorchAllocConf, res.Pod.PyTorchAllocConfFrom = pytorchAllocConf(gpuC, o, cms)
 	if strings.HasPrefix(req.resource, ResourceNvidiaMIG) {
 		// A time-sliced slice renamed by the device plugin (nvidia.com/mig-1g.5gb.shared) is
 		// still that slice.

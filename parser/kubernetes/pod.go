@@ -48,6 +48,7 @@ type container struct {
 	Command yaml.Node `yaml:"command"`
 	Args    yaml.Node `yaml:"args"`
 	Env     yaml.Node `yaml:"env"`
+	EnvFrom yaml.Node `yaml:"envFrom"`
 	// RestartPolicy Always on an init container makes it a sidecar: it keeps running beside the
 	// app containers (Kubernetes 1.29+).
 	RestartPolicy string `yaml:"restartPolicy"`

@@ -280,3 +280,47 @@ func TestTypedAutoscalersAndReplicationControllers(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A typed Kubernetes workload's env and env_from blocks reach the allocator settings the same
+// way a manifest's do: a kubernetes_config_map_v1 of the module is a ConfigMap its container's
+// env_from reads.
+func TestTypedWorkloadReadsAllocatorSettingsFromAConfigMap(t *testing.T) {
+	res := ParseSource("main.tf", []byte(`
+resource "kubernetes_config_map_v1" "torch" {
+  metadata {
+    name      = "torch-env"
+    namespace = "ml"
+  }
+  data = { PYTORCH_ALLOC_CONF = "expandable_segments:True" }
+}
+resource "kubernetes_job_v1" "train" {
+  metadata {
+    name      = "train"
+    namespace = "ml"
+  }
+  spec {
+    template {
+      metadata {}
+      spec {
+        node_selector = { "node.kubernetes.io/instance-type" = "g6e.xlarge" }
+        container {
+          name  = "trainer"
+          image = "trainer"
+          env_from {
+            config_map_ref { name = kubernetes_config_map_v1.torch.metadata[0].name }
+          }
+          resources { limits = { "nvidia.com/gpu" = 1 } }
+        }
+      }
+    }
+  }
+}
+`), Options{})
+	r, ok := byAddress(t, res)["kubernetes_job_v1.train"]
+	if !ok || r.Pod == nil {
+		t.Fatalf("no pod: %+v", res.Resources)
+	}
+	if r.Pod.PyTorchAllocConf != "expandable_segments:True" || r.Pod.PyTorchAllocConfFrom != "container trainer's PYTORCH_ALLOC_CONF (from ConfigMap ml/torch-env)" {
+		t.Errorf("%q from %q", r.Pod.PyTorchAllocConf, r.Pod.PyTorchAllocConfFrom)
+	}
+}
