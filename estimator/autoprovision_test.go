@@ -202,6 +202,21 @@ func TestSharedLimitCapsEachMaximum(t *testing.T) {
 	if ls := SharedLimits(both); len(ls) != 1 {
 		t.Errorf("shared limits %+v", ls)
 	}
+	// A pool of another root shares that limit only when its limit names the owner's root (a
+	// manifest's pod on a Terraform cluster's auto-provisioned nodes); the same owner's name in
+	// another root is another cluster's.
+	nap.Root = "infra"
+	elsewhere := pool("over", &parser.ScaleMax{Quantity: 10, From: "max_node_count"}, false)
+	elsewhere.Root = "k8s/serve.yaml"
+	if ls := SharedLimits(p.EstimateAll([]parser.Resource{elsewhere, nap})); len(ls) != 0 {
+		t.Errorf("another root's limit was shared: %+v", ls)
+	}
+	named := *limit
+	named.Root = "infra"
+	elsewhere.SharedLimit = &named
+	if ls := SharedLimits(p.EstimateAll([]parser.Resource{elsewhere, nap})); len(ls) != 1 {
+		t.Errorf("a limit that names its owner's root was not shared: %+v", ls)
+	}
 }
 
 // A node group that pods among the estimates run on is counted with them at its own maximum,

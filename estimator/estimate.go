@@ -464,13 +464,18 @@ func onGroups(e *Estimate, keyOf func(*Estimate) (string, bool)) bool {
 }
 
 // limitKey groups the priced resources that share one limit: the same owner and unit in the
-// same root (the same NodePool name in another root is another cluster's).
+// same root (the same NodePool name in another root is another cluster's); the owner's root
+// is the limit's own when it names one.
 func limitKey(e *Estimate) (string, bool) {
 	l := e.SharedLimit
 	if l == nil || l.PerInstance <= 0 || e.MonthlyCost == nil {
 		return "", false
 	}
-	return e.Root + "|" + l.Owner + "|" + l.Unit, true
+	root := e.Root
+	if l.Root != "" {
+		root = l.Root
+	}
+	return root + "|" + l.Owner + "|" + l.Unit, true
 }
 
 // SharedLimits are the limits Sum counts two or more resources within, in the order first met

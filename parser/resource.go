@@ -315,6 +315,9 @@ type SharedLimit struct {
 	// PerGPU says the limit counts GPUs, and each instance takes the GPUs its machine type
 	// comes with (a GKE cluster's limit on one GPU type, over its G2 or A3 pools).
 	PerGPU bool `json:"-"`
+	// Root is the root the owner is declared in, when it is not the resource's own (a pod of a
+	// manifest on the nodes a Terraform cluster auto-provisions); "" for the resource's root.
+	Root string `json:"-"`
 }
 
 // UnitVCPU is the SharedLimit unit whose per-instance share is the instance type's vCPUs.

@@ -669,7 +669,11 @@ func Scan(paths []string, opts Options) parser.Result {
 		}
 		kopts.NodeGroups = append(slices.Clip(kopts.NodeGroups), kubernetes.NodeGroupsOf(res.Resources)...)
 		kopts.Repository = &repoTree{opts: opts, trees: gitops.trees}
+		from := len(res.Resources)
 		res.Merge(kubernetes.Build(kube, kopts))
+		// A pod that selects a GPU type no node group carries runs on the nodes a cluster of
+		// the Terraform auto-provisions for it, when one does.
+		res.Warnings = append(res.Warnings, kubernetes.OnAutoProvisionedNodes(res.Resources, from)...)
 	}
 	// A module shared by several roots reports its problems once.
 	res.Errors = dedupe(res.Errors)

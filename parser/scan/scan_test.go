@@ -637,3 +637,90 @@ func indent(text, prefix string) string {
 	}
 	return strings.Join(lines, "")
 }
+
+// A manifest's pod that selects a GKE accelerator no node group carries runs on the nodes the
+// node auto-provisioning of a Terraform cluster read with it creates, as a kubernetes_manifest
+// of that cluster's configuration does: it takes the cluster's region and shares its limit on
+// the GPU type, and a floor the limit cannot hold is a warning. The cluster is the one declared
+// nearest the manifest; when the nearest are several clusters', a note names them and nothing
+// is taken. A GPU type no cluster auto-provisions is left as it was.
+func TestManifestsRunOnTerraformAutoProvisionedNodes(t *testing.T) {
+	root := t.TempDir()
+	cluster := func(name, region, limits string) string {
+		return `resource "google_container_cluster" "` + name + `" {
+  name     = "` + name + `"
+  location = "` + region + `"
+  cluster_autoscaling {
+    enabled = true
+` + limits + `  }
+}
+`
+	}
+	limit := func(gpu string, max int) string {
+		return fmt.Sprintf("    resource_limits {\n      resource_type = %q\n      maximum       = %d\n    }\n", gpu, max)
+	}
+	deploy := func(name string, replicas int, gpu string, per int) string {
+		return fmt.Sprintf("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %s, namespace: ml}\nspec:\n  replicas: %d\n  template:\n    spec:\n      nodeSelector: {cloud.google.com/gke-accelerator: %s}\n      containers:\n        - name: c\n          resources: {limits: {nvidia.com/gpu: %d}}\n", name, replicas, gpu, per)
+	}
+	// The pods of "serve" fill the L4 limit exactly (4 of 1 GPU): no warning. "regional" names
+	// its region itself.
+	regional := strings.Replace(deploy("regional", 1, "nvidia-l4", 1), "{cloud.google.com/gke-accelerator:", "{topology.kubernetes.io/region: us-central1, cloud.google.com/gke-accelerator:", 1)
+	testutil.WriteFiles(t, root, map[string]string{
+		"prod/infra/main.tf":     cluster("ml", "us-central1", limit("nvidia-h100-80gb", 8)+limit("nvidia-l4", 4)),
+		"dev/infra/main.tf":      cluster("dev", "europe-west4", limit("nvidia-l4", 16)),
+		"prod/k8s/finetune.yaml": deploy("finetune", 3, "nvidia-h100-80gb", 4),
+		"prod/k8s/serve.yaml":    deploy("serve", 4, "nvidia-l4", 1),
+		"prod/k8s/regional.yaml": regional,
+		"prod/k8s/a100.yaml":     deploy("a100", 1, "nvidia-tesla-a100", 1),
+		"shared/serve.yaml":      deploy("shared", 1, "nvidia-l4", 1),
+	})
+	res := Scan([]string{root}, Options{})
+	if len(res.Errors) > 0 {
+		t.Fatalf("errors %+v", res.Errors)
+	}
+	pods := map[string]parser.Resource{}
+	for _, r := range res.Resources {
+		if r.Pod != nil {
+			pods[strings.TrimSuffix(filepath.Base(r.Source.File), ".yaml")+" "+r.Address] = r
+		}
+	}
+	prod := filepath.ToSlash(filepath.Join(root, "prod", "infra"))
+	for key, want := range map[string]struct {
+		region, limit, note string
+	}{
+		"finetune Deployment/ml/finetune": {"us-central1", "limit of 8 nvidia-h100-80gb GPUs", "runs on nodes that google_container_cluster.ml in " + prod + "'s node auto-provisioning creates, within the cluster's limit of 8 nvidia-h100-80gb GPUs"},
+		"serve Deployment/ml/serve":       {"us-central1", "limit of 4 nvidia-l4 GPUs", "region us-central1 from google_container_cluster.ml in " + prod + ", whose node auto-provisioning creates the pod's nodes"},
+		"a100 Deployment/ml/a100":         {},
+		"regional Deployment/ml/regional": {"us-central1", "limit of 4 nvidia-l4 GPUs", "runs on nodes that google_container_cluster.ml in " + prod + "'s node auto-provisioning creates"},
+		"serve Deployment/ml/shared":      {note: "the node auto-provisioning of several clusters read with it creates nvidia-l4 nodes (google_container_cluster."},
+	} {
+		r, ok := pods[key]
+		if !ok {
+			t.Errorf("%s: not found among %d resources", key, len(res.Resources))
+			continue
+		}
+		what := ""
+		if l := r.SharedLimit; l != nil {
+			what = l.What
+			if l.Root != prod || l.Owner != "google_container_cluster.ml" || l.PerInstance != float64(r.Pod.Requested) || l.PerGPU {
+				t.Errorf("%s: limit %+v", key, l)
+			}
+		}
+		notes := strings.Join(r.Notes, "\n")
+		if key == "regional Deployment/ml/regional" && strings.Contains(notes, "region us-central1 from") {
+			t.Errorf("%s: a region of its own was taken from the cluster: %q", key, notes)
+		}
+		if r.Region != want.region || what != want.limit || !strings.Contains(notes, want.note) || want.note == "" && strings.Contains(notes, "auto-provisioning") {
+			t.Errorf("%s: region %q, limit %q, notes %q; want %+v", key, r.Region, what, notes, want)
+		}
+	}
+	var warned []string
+	for _, w := range res.Warnings {
+		if strings.Contains(w.Message, "cluster_autoscaling allows") {
+			warned = append(warned, w.Message)
+		}
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "Deployment/ml/finetune runs 3 pods of 4 nvidia-h100-80gb GPUs each, but google_container_cluster.ml in "+prod+"'s cluster_autoscaling allows 8 in the cluster: GKE creates nodes for at most 2 of them") {
+		t.Errorf("warnings %q", warned)
+	}
+}
