@@ -144,7 +144,10 @@ func gkeAutoProvisionedPods(r *parser.Resource, addr string, cluster *view) (par
 	}
 	limits, _ := gkeGPULimits(cluster)
 	l, ok := limitOn(limits, strings.ToLower(pod.GPUNames[0]))
-	if !ok || l.maxWhy != "" {
+	if !ok {
+		return gkeNoLimitPending(r, addr, cluster, strings.ToLower(pod.GPUNames[0]))
+	}
+	if l.maxWhy != "" {
 		return parser.Error{}, false
 	}
 	r.SharedLimit = l.shared(addr)
@@ -157,4 +160,32 @@ func gkeAutoProvisionedPods(r *parser.Resource, addr string, cluster *view) (par
 	return parser.Error{File: r.Source.File, Line: r.Source.Line,
 		Message: fmt.Sprintf("%s runs %d pods of %d %s GPU%s each, but %s's cluster_autoscaling allows %d in the cluster: GKE creates nodes for at most %d of them, and the others stay pending (priced as declared)",
 			r.Address, r.Quantity, pod.Requested, l.accelerator, parser.Plural(pod.Requested), addr, l.max, fit)}, true
+}
+
+// gkeNoLimitPending warns of a GPU pod that runs on none of its GKE cluster's node pools when
+// the cluster's node auto-provisioning is enabled but sets no limit (or a maximum of none) on
+// the pod's GPU type: GKE creates no node with a GPU type its resource_limits do not allow, so
+// the pods stay pending unless a pool declared elsewhere carries them. An Autopilot cluster
+// provisions any GPU without limits, and a limit whose type is known only at apply may be the
+// pod's: neither warns.
+func gkeNoLimitPending(r *parser.Resource, addr string, cluster *view, accelerator string) (parser.Error, bool) {
+	q := cluster.quiet()
+	if on, known := q.boolean("cluster_autoscaling", "enabled"); !known || !on {
+		return parser.Error{}, false
+	}
+	if autopilot, known := q.boolean("enable_autopilot"); !known && q.has("enable_autopilot") || autopilot {
+		return parser.Error{}, false
+	}
+	for _, b := range q.blocks("cluster_autoscaling", "resource_limits") {
+		if _, ok := b.str("resource_type"); !ok {
+			return parser.Error{}, false
+		}
+	}
+	if r.Quantity == 0 && r.ScaleMax == nil {
+		return parser.Error{}, false // no pod asks yet
+	}
+	r.Note("%s's node auto-provisioning sets no limit on %s GPUs and none of its node pools here carries them: GKE creates no node for the pod", addr, accelerator)
+	return parser.Error{File: r.Source.File, Line: r.Source.Line,
+		Message: fmt.Sprintf("%s asks for %s GPUs, but none of %s's node pools here carries them and its cluster_autoscaling sets no limit on them: node auto-provisioning creates no such node, so the pods stay pending unless a pool declared elsewhere carries them (priced as declared; add a resource_limits block for %s)",
+			r.Address, accelerator, addr, accelerator)}, true
 }

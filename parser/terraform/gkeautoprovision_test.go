@@ -307,3 +307,52 @@ func TestGKELocationFromTheProvider(t *testing.T) {
 		}
 	}
 }
+
+// A GPU pod of a GKE cluster whose node auto-provisioning is enabled but sets no limit on the
+// pod's GPU type (none, or a maximum of 0), on none of the cluster's pools, stays pending: GKE
+// creates no node of a type its limits do not allow. That is a warning at the pod's block and a
+// note on it. An Autopilot cluster, a disabled or unknown autoscaler, a limit whose type is
+// known only at apply, and a workload scaled to zero say nothing.
+func TestGKEPodsOfATypeWithoutALimitStayPending(t *testing.T) {
+	const pending = "sets no limit on them: node auto-provisioning creates no such node, so the pods stay pending unless a pool declared elsewhere carries them"
+	l4 := limitSrc("nvidia-l4", "", "4")
+	for _, c := range []struct {
+		name, autoscaling, more string
+		replicas                int
+		warn                    bool
+	}{
+		{"no limit on the type", "    enabled = true\n" + l4, "", 2, true},
+		{"no GPU limit at all", "    enabled = true\n" + limitSrc("cpu", "", "64"), "", 1, true},
+		{"a maximum of 0", "    enabled = true\n" + l4 + limitSrc("nvidia-h100-80gb", "", "0"), "", 1, true},
+		{"scaled to zero", "    enabled = true\n" + l4, "", 0, false},
+		{"autopilot", "    enabled = true\n" + l4, "  enable_autopilot = true\n", 1, false},
+		{"autopilot known at apply", "    enabled = true\n" + l4, "  enable_autopilot = timestamp() != \"\"\n", 1, false},
+		{"autoscaling disabled", "    enabled = false\n", "", 1, false},
+		{"autoscaling known at apply", "    enabled = timestamp() != \"\"\n" + l4, "", 1, false},
+		{"a limit's type known at apply", "    enabled = true\n" + l4 + strings.Replace(limitSrc("nvidia-tesla-a100", "", "8"), `"nvidia-tesla-a100"`, "timestamp()", 1), "", 1, false},
+	} {
+		src := gkeClusterSrc(c.autoscaling, c.more) + deploymentSrc("h100", c.replicas, 1, "nvidia-h100-80gb")
+		res := ParseSource("main.tf", []byte(src), Options{})
+		if len(res.Errors) > 0 {
+			t.Fatalf("%s: %+v", c.name, res.Errors)
+		}
+		var got []parser.Error
+		for _, w := range res.Warnings {
+			if strings.Contains(w.Message, pending) {
+				got = append(got, w)
+			}
+		}
+		notes := strings.Join(byAddress(t, res)["kubernetes_manifest.h100"].Notes, "\n")
+		noted := strings.Contains(notes, "google_container_cluster.c's node auto-provisioning sets no limit on nvidia-h100-80gb GPUs and none of its node pools here carries them")
+		if !c.warn {
+			if len(got) > 0 || noted {
+				t.Errorf("%s: warned %+v, notes %q", c.name, got, notes)
+			}
+			continue
+		}
+		if len(got) != 1 || !noted || got[0].Line != strings.Count(src[:strings.Index(src, `"kubernetes_manifest" "h100"`)], "\n")+1 ||
+			!strings.HasPrefix(got[0].Message, "kubernetes_manifest.h100 asks for nvidia-h100-80gb GPUs, but none of google_container_cluster.c's node pools here carries them") {
+			t.Errorf("%s: warnings %+v, notes %q", c.name, res.Warnings, notes)
+		}
+	}
+}
