@@ -195,13 +195,20 @@ func andCompute(a, b *parser.ComputeRange) *parser.ComputeRange {
 }
 
 // computeFloor is the least compute capability a pod's claims and labels require of its GPU:
-// the lower end of its claims' cudaComputeCapability range, or GPU feature discovery's
-// gpu.compute.major on its labels (Gt 7 or In [8, 9] is 8.0), the higher of the two; nil when
-// neither has one.
+// the lower end of its claims' cudaComputeCapability range, GPU feature discovery's
+// gpu.compute.major on its labels (Gt 7 or In [8, 9] is 8.0), or the least of the
+// architectures its labels' gpu.family or its claims' architecture allow (familyFloor), the
+// highest of them; nil when none has one.
 func computeFloor(claims deviceSelection, sel selector) *parser.ComputeBound {
 	var floor *parser.ComputeBound
 	if claims.compute != nil {
 		floor = claims.compute.Min
+	}
+	families, _ := sel.values(labelGFDFamily)
+	for _, f := range [][]string{families, claims.architectures} {
+		if b := familyFloor(f); b != nil && (floor == nil || b.Compare(floor.Capability) > 0) {
+			floor = b
+		}
 	}
 	c, ok := sel.countRange(labelGFDComputeMajor)
 	major := c.Min
@@ -214,6 +221,33 @@ func computeFloor(claims deviceSelection, sel selector) *parser.ComputeBound {
 	label := &parser.ComputeBound{Capability: parser.Capability{Major: *major}}
 	if floor == nil || label.Compare(floor.Capability) > 0 {
 		return label
+	}
+	return floor
+}
+
+// familyFirst is the least compute capability of each architecture GPU feature discovery names
+// in gpu.family, as its getArchFamily derives the name from the compute capability
+// (github.com/NVIDIA/k8s-device-plugin, internal/lm/resource.go; estimator/catalog's
+// GPU.Family): volta from 7.0, turing 7.5, ampere 8.0, ada-lovelace 8.9, hopper 9.0, blackwell
+// 10.0 (B200; the RTX PRO 6000 is 12.0).
+var familyFirst = map[string]parser.Capability{
+	"pascal": {Major: 6}, "volta": {Major: 7}, "turing": {Major: 7, Minor: 5}, "ampere": {Major: 8},
+	"ada-lovelace": {Major: 8, Minor: 9}, "hopper": {Major: 9}, "blackwell": {Major: 10},
+}
+
+// familyFloor is the least compute capability of the architectures a pod allows (gpu.family
+// In [hopper, blackwell] is 9.0); nil when it names none, or one gpuguard does not know, whose
+// capability could be lower.
+func familyFloor(families []string) *parser.ComputeBound {
+	var floor *parser.ComputeBound
+	for _, f := range families {
+		c, ok := familyFirst[strings.ToLower(strings.TrimSpace(f))]
+		if !ok {
+			return nil
+		}
+		if floor == nil || c.Compare(floor.Capability) < 0 {
+			floor = &parser.ComputeBound{Capability: c}
+		}
 	}
 	return floor
 }

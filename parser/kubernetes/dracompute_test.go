@@ -102,8 +102,9 @@ func FuzzReadCEL(f *testing.F) {
 }
 
 // A pod's compute floor is its claims' lower bound or GPU feature discovery's compute.major on its
-// labels, the higher of the two, wherever the pod runs (a pinned type too): an upper bound alone
-// sets none.
+// labels, or the least capability of the architectures its gpu.family label or its claims'
+// architecture allow, the highest of them, wherever the pod runs (a pinned type too): an upper
+// bound alone sets none, nor does an architecture gpuguard does not know.
 func TestComputeFloor(t *testing.T) {
 	const cc = `device.attributes["gpu.nvidia.com"].cudaComputeCapability`
 	src := func(expr, labels, affinity string) string {
@@ -134,6 +135,16 @@ func TestComputeFloor(t *testing.T) {
 		{"label Lt", "", "", `{key: nvidia.com/gpu.compute.major, operator: Lt, values: ["9"]}`, ""},
 		{"the label's is higher", cc + `.compareTo(semver("8.6.0")) >= 0`, "", `{key: nvidia.com/gpu.compute.major, operator: Gt, values: ["8"]}`, "≥ 9.0"},
 		{"the claim's is higher", cc + `.compareTo(semver("8.6.0")) >= 0`, "", `{key: nvidia.com/gpu.compute.major, operator: Gt, values: ["7"]}`, "≥ 8.6"},
+		// GPU feature discovery's gpu.family: the least capability of the architectures allowed.
+		{"family", "", "nvidia.com/gpu.family: hopper", "", "≥ 9.0"},
+		{"families In", "", "", `{key: nvidia.com/gpu.family, operator: In, values: ["hopper", "ada-lovelace", "blackwell"]}`, "≥ 8.9"},
+		{"family NotIn", "", "", `{key: nvidia.com/gpu.family, operator: NotIn, values: ["volta", "turing"]}`, ""},
+		{"a family gpuguard does not know", "", "", `{key: nvidia.com/gpu.family, operator: In, values: ["hopper", "kepler"]}`, ""},
+		{"the family's is higher", "", "nvidia.com/gpu.family: blackwell", `{key: nvidia.com/gpu.compute.major, operator: Gt, values: ["7"]}`, "≥ 10.0"},
+		{"the label's major is higher", "", "nvidia.com/gpu.family: turing", `{key: nvidia.com/gpu.compute.major, operator: Gt, values: ["7"]}`, "≥ 8.0"},
+		{"the claim's capability is higher than the family's", `!` + cc + `.isLessThan(semver("9.0.0"))`, "", `{key: nvidia.com/gpu.family, operator: In, values: ["ada-lovelace", "hopper"]}`, "≥ 9.0"},
+		{"claim architecture", `device.attributes["gpu.nvidia.com"].architecture == "Ada Lovelace"`, "", "", "≥ 8.9"},
+		{"claim architecture and a lower capability", `device.attributes["gpu.nvidia.com"].architecture == "Hopper" && ` + cc + `.compareTo(semver("8.0.0")) >= 0`, "", "", "≥ 9.0"},
 	} {
 		r := one(t, build(t, src(tc.expr, tc.labels, tc.affinity), Options{}))
 		got := ""
