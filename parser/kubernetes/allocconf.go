@@ -2,7 +2,6 @@ package kubernetes
 
 import (
 	"fmt"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -11,87 +10,73 @@ import (
 // GPUs (gpuContainer) starts with, and where they come from ("container trainer's
 // PYTORCH_ALLOC_CONF"): PyTorch 2.9 and later read PYTORCH_ALLOC_CONF, else the older
 // PYTORCH_CUDA_ALLOC_CONF (c10 AllocatorConfig::instance); a variable set to an empty value
-// still wins. A variable comes from the container's env, else from its envFrom ConfigMaps
-// (env wins, and a later source wins over an earlier one, as the kubelet builds the
-// environment); a ConfigMap's value is read when the ConfigMap is among the manifests of the
-// workload's build (cms). Empty when the container sets neither, or when the one PyTorch reads
-// is known only in the cluster: a Secret, or a ConfigMap not among the manifests. An envFrom
-// source that cannot be read is taken as setting neither: such sources usually carry tokens.
+// still wins. The variables come from the container's environment (environment). Empty when
+// the container sets neither, or when the one PyTorch reads is known only in the cluster.
 func pytorchAllocConf(c *container, o *object, cms configMaps) (conf, from string) {
 	if c == nil {
 		return "", ""
 	}
+	env := environment(c, o, cms)
 	for _, name := range []string{"PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF"} {
-		v, where, set := containerEnv(c, name, o, cms)
+		v, set := env[name]
 		if !set {
 			continue
 		}
-		if v == nil {
+		if v.value == nil {
 			return "", ""
 		}
-		return *v, fmt.Sprintf("container %s's %s%s", c.Name, name, where)
+		return *v.value, fmt.Sprintf("container %s's %s%s", c.Name, name, v.where)
 	}
 	return "", ""
 }
 
-// containerEnv is the value a container's environment gives name, as the kubelet builds it:
-// set says the variable is there; value is nil when it is there but known only in the cluster;
-// where says which ConfigMap gave it (" from ConfigMap ml/torch-env"), "" for a literal.
-func containerEnv(c *container, name string, o *object, cms configMaps) (value *string, where string, set bool) {
-	if v, set := envValue(&c.Env, name); set {
-		if v != nil {
-			return v, "", true
-		}
-		ref, ok := configMapKeyRef(&c.Env, name)
-		if !ok {
-			return nil, "", true // a Secret, a field or a resource: known only in the cluster
-		}
-		data, found := cms.lookup(o, ref.Name)
-		if !found {
-			return nil, "", true
-		}
-		if v, ok := data[ref.Key]; ok {
-			return &v, fmt.Sprintf(" (from ConfigMap %s/%s, key %s)", o.namespace(), ref.Name, ref.Key), true
-		}
-		if ref.Optional {
-			return nil, "", false // an optional key that is not there leaves the variable unset
-		}
-		return nil, "", true // the kubelet does not start the container
-	}
-	if c.EnvFrom.Kind != yaml.SequenceNode {
-		return nil, "", false
-	}
-	for _, e := range c.EnvFrom.Content {
-		var src struct {
-			Prefix       string `yaml:"prefix"`
-			ConfigMapRef *struct {
-				Name string `yaml:"name"`
-			} `yaml:"configMapRef"`
-		}
-		if e.Decode(&src) != nil || src.ConfigMapRef == nil || !strings.HasPrefix(name, src.Prefix) {
-			continue
-		}
-		data, found := cms.lookup(o, src.ConfigMapRef.Name)
-		if !found {
-			continue
-		}
-		if v, ok := data[strings.TrimPrefix(name, src.Prefix)]; ok {
-			value, where, set = &v, fmt.Sprintf(" (from ConfigMap %s/%s)", o.namespace(), src.ConfigMapRef.Name), true
-		}
-	}
-	return value, where, set
+// envVar is one variable of a container's environment: its value, nil when it is known only in
+// the cluster; where says which ConfigMap gave it (" (from ConfigMap ml/torch-env)"), "" for a
+// literal.
+type envVar struct {
+	value *string
+	where string
 }
 
-// configMapKeyRef is the ConfigMap key the last env entry of name takes its value from.
-func configMapKeyRef(n *yaml.Node, name string) (ref struct {
-	Name     string `yaml:"name"`
-	Key      string `yaml:"key"`
-	Optional bool   `yaml:"optional"`
-}, ok bool) {
-	for _, e := range n.Content {
+// environment is a container's environment as the kubelet builds it: its envFrom sources in
+// order, a later one winning, then its env entries, which win over them, the last of a name
+// winning. A ConfigMap's values are read when the ConfigMap is among the manifests of the
+// workload's build and namespace (cms); an envFrom source that cannot be read (a Secret, a
+// ConfigMap not among the manifests) is taken as setting nothing, since such sources usually
+// carry tokens. An env entry from a Secret, a field, a resource or a ConfigMap not among the
+// manifests is set to a value known only in the cluster; one from an optional ConfigMap key
+// that is not there is not set.
+func environment(c *container, o *object, cms configMaps) map[string]envVar {
+	env := map[string]envVar{}
+	if c.EnvFrom.Kind == yaml.SequenceNode {
+		for _, e := range c.EnvFrom.Content {
+			var src struct {
+				Prefix       string `yaml:"prefix"`
+				ConfigMapRef *struct {
+					Name string `yaml:"name"`
+				} `yaml:"configMapRef"`
+			}
+			if e.Decode(&src) != nil || src.ConfigMapRef == nil {
+				continue
+			}
+			data, found := cms.lookup(o, src.ConfigMapRef.Name)
+			if !found {
+				continue
+			}
+			where := fmt.Sprintf(" (from ConfigMap %s/%s)", o.namespace(), src.ConfigMapRef.Name)
+			for k, v := range data {
+				env[src.Prefix+k] = envVar{value: &v, where: where}
+			}
+		}
+	}
+	if c.Env.Kind != yaml.SequenceNode {
+		return env
+	}
+	for _, e := range c.Env.Content {
 		var v struct {
-			Name      string `yaml:"name"`
-			ValueFrom struct {
+			Name      string  `yaml:"name"`
+			Value     *string `yaml:"value"`
+			ValueFrom *struct {
 				ConfigMapKeyRef *struct {
 					Name     string `yaml:"name"`
 					Key      string `yaml:"key"`
@@ -99,15 +84,43 @@ func configMapKeyRef(n *yaml.Node, name string) (ref struct {
 				} `yaml:"configMapKeyRef"`
 			} `yaml:"valueFrom"`
 		}
-		if e.Decode(&v) != nil || v.Name != name {
+		if e.Decode(&v) != nil || v.Name == "" {
 			continue
 		}
-		ok = v.ValueFrom.ConfigMapKeyRef != nil
-		if ok {
-			ref.Name, ref.Key, ref.Optional = v.ValueFrom.ConfigMapKeyRef.Name, v.ValueFrom.ConfigMapKeyRef.Key, v.ValueFrom.ConfigMapKeyRef.Optional
+		switch {
+		case v.Value != nil:
+			env[v.Name] = envVar{value: v.Value}
+		case v.ValueFrom == nil && !hasKey(e, "valueFrom"):
+			empty := "" // name only: the variable is set, to nothing
+			env[v.Name] = envVar{value: &empty}
+		case v.ValueFrom == nil || v.ValueFrom.ConfigMapKeyRef == nil:
+			env[v.Name] = envVar{} // a Secret, a field or a resource: known only in the cluster
+		default:
+			ref := v.ValueFrom.ConfigMapKeyRef
+			data, found := cms.lookup(o, ref.Name)
+			val, ok := data[ref.Key]
+			switch {
+			case ok:
+				env[v.Name] = envVar{value: &val, where: fmt.Sprintf(" (from ConfigMap %s/%s, key %s)", o.namespace(), ref.Name, ref.Key)}
+			case found && ref.Optional:
+				delete(env, v.Name) // an optional key that is not there leaves the variable unset
+			default:
+				env[v.Name] = envVar{} // not among the manifests, or the kubelet does not start the container
+			}
 		}
 	}
-	return ref, ok
+	return env
+}
+
+// knownEnv is the variables of an environment whose values are known.
+func knownEnv(env map[string]envVar) map[string]string {
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		if v.value != nil {
+			out[k] = *v.value
+		}
+	}
+	return out
 }
 
 // configMaps are the data of the ConfigMaps among the manifests, by build root and
@@ -131,28 +144,6 @@ func (m configMaps) add(o *object) {
 func (m configMaps) lookup(o *object, name string) (map[string]string, bool) {
 	data, ok := m[o.root+"|"+o.namespace()+"/"+name]
 	return data, ok
-}
-
-// envValue is a container's env entry: set says the entry is there; value is nil when it comes
-// from valueFrom. The last entry of a name wins, as the kubelet applies them.
-func envValue(n *yaml.Node, name string) (value *string, set bool) {
-	if n.Kind != yaml.SequenceNode {
-		return nil, false
-	}
-	for _, e := range n.Content {
-		var v struct {
-			Name  string  `yaml:"name"`
-			Value *string `yaml:"value"`
-		}
-		if e.Decode(&v) == nil && v.Name == name {
-			value, set = v.Value, true
-			if value == nil && e.Kind == yaml.MappingNode && !hasKey(e, "valueFrom") {
-				empty := "" // name only: the variable is set, to nothing
-				value = &empty
-			}
-		}
-	}
-	return value, set
 }
 
 func hasKey(m *yaml.Node, key string) bool {

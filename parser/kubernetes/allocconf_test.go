@@ -59,6 +59,8 @@ data:
 		{name: "configMapKeyRef to a key that is not there", container: "          env: [{name: PYTORCH_ALLOC_CONF, valueFrom: {configMapKeyRef: {name: torch-env, key: missing}}}, {name: PYTORCH_CUDA_ALLOC_CONF, value: 'expandable_segments:True'}]\n"},
 		{name: "an optional key that is not there is unset", container: "          env: [{name: PYTORCH_ALLOC_CONF, valueFrom: {configMapKeyRef: {name: torch-env, key: missing, optional: true}}}, {name: PYTORCH_CUDA_ALLOC_CONF, value: 'expandable_segments:True'}]\n",
 			conf: "expandable_segments:True", from: "container trainer's PYTORCH_CUDA_ALLOC_CONF"},
+		{name: "a name without a value is set, to nothing", container: "          envFrom: [{configMapRef: {name: torch-env}}]\n          env: [{name: PYTORCH_ALLOC_CONF}, {name: PYTORCH_CUDA_ALLOC_CONF, value: 'expandable_segments:True'}]\n",
+			from: "container trainer's PYTORCH_ALLOC_CONF"},
 		{name: "a ConfigMap not among the manifests", container: "          env: [{name: PYTORCH_ALLOC_CONF, valueFrom: {configMapKeyRef: {name: elsewhere, key: k}}}]\n"},
 		{name: "a Secret", container: "          env: [{name: PYTORCH_ALLOC_CONF, valueFrom: {secretKeyRef: {name: torch-env, key: PYTORCH_ALLOC_CONF}}}]\n"},
 		{name: "envFrom a Secret and a missing ConfigMap", container: "          envFrom: [{secretRef: {name: torch-env}}, {configMapRef: {name: elsewhere}}]\n          env: [{name: PYTORCH_CUDA_ALLOC_CONF, value: 'expandable_segments:True'}]\n",

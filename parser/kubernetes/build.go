@@ -531,7 +531,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 			ClaimedOnly: (len(req.claimed) > 0 || len(req.draExtended) > 0) && !slices.Contains(req.extended, req.resource)},
 	}
 	gpuC := gpuContainer(r.template.Spec, req.claimed, req.draExtended)
-	res.Pod.Serving = servingCommand(gpuC, o)
+	res.Pod.Serving = servingCommand(gpuC, o, cms)
 	res.Pod.PyTorchAllocConf, res.Pod.PyTorchAllocConfFrom = pytorchAllocConf(gpuC, o, cms)
 	if strings.HasPrefix(req.resource, ResourceNvidiaMIG) {
 		// A time-sliced slice renamed by the device plugin (nvidia.com/mig-1g.5gb.shared) is

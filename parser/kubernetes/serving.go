@@ -26,7 +26,7 @@ func gpuContainer(spec podSpec, claimed, draExtended map[string]bool) *container
 // image whose entrypoint is the server, given only args) or SGLang (`python -m
 // sglang.launch_server`, `sglang serve`; its images need the command): profiles.FromVLLM or
 // FromSGLang infers a workload profile from it. nil otherwise.
-func servingCommand(c *container, o *object) *parser.ServingCommand {
+func servingCommand(c *container, o *object, cms configMaps) *parser.ServingCommand {
 	if c == nil {
 		return nil
 	}
@@ -45,7 +45,7 @@ func servingCommand(c *container, o *object) *parser.ServingCommand {
 	if engine == "" {
 		return nil
 	}
-	env := literalEnv(&c.Env)
+	env := knownEnv(environment(c, o, cms))
 	for j, a := range argv {
 		argv[j] = expandEnv(a, env)
 	}
@@ -150,25 +150,6 @@ func scalars(n *yaml.Node) []string {
 			return nil
 		}
 		out = append(out, c.Value)
-	}
-	return out
-}
-
-// literalEnv reads a container's env entries that have a literal value (valueFrom is known only
-// in the cluster).
-func literalEnv(n *yaml.Node) map[string]string {
-	out := map[string]string{}
-	if n.Kind != yaml.SequenceNode {
-		return out
-	}
-	for _, e := range n.Content {
-		var v struct {
-			Name  string  `yaml:"name"`
-			Value *string `yaml:"value"`
-		}
-		if e.Decode(&v) == nil && v.Name != "" && v.Value != nil {
-			out[v.Name] = *v.Value
-		}
 	}
 	return out
 }

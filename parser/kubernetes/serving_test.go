@@ -8,7 +8,8 @@ import (
 )
 
 // The command line of the container that uses the GPUs is kept when it runs vLLM, with $(VAR)
-// references to the container's literal env expanded as the kubelet does; an image whose
+// references to the container's environment expanded as the kubelet does (literal values, and
+// those of ConfigMaps among the manifests; one from a Secret stays as written); an image whose
 // entrypoint is vLLM's server takes args alone; a shape the API would refuse reads as no command
 // and does not fail the object.
 func TestServingCommand(t *testing.T) {
@@ -33,6 +34,31 @@ func TestServingCommand(t *testing.T) {
           valueFrom: {fieldRef: {fieldPath: metadata.name}}
       resources: {limits: {nvidia.com/gpu: 1}}
 `, []string{"vllm", "serve", "--model=meta-llama/Llama-3.1-8B", "--served-model-name", "$(NAME)", "$(MODEL)", "$(UNSET)"}, "vllm", 12},
+		{"$(VAR) from ConfigMaps among the manifests: envFrom, a prefix, configMapKeyRef; env wins", `    - name: vllm
+      image: vllm/vllm-openai:v0.8.5
+      args: ["--model", "$(MODEL)", "--max-model-len", "$(VLLM_LEN)", "--dtype", "$(DTYPE)", "$(SECRET)"]
+      envFrom:
+        - configMapRef: {name: model}
+        - prefix: VLLM_
+          configMapRef: {name: limits}
+        - secretRef: {name: tokens}
+      env:
+        - name: DTYPE
+          valueFrom: {configMapKeyRef: {name: model, key: dtype}}
+        - name: SECRET
+          valueFrom: {secretKeyRef: {name: tokens, key: t}}
+      resources: {limits: {nvidia.com/gpu: 1}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: model}
+data: {MODEL: Qwen/Qwen2.5-7B-Instruct, dtype: bfloat16, SECRET: not-this}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: limits}
+data: {LEN: "8192"}
+`, []string{"vllm", "serve", "--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192", "--dtype", "bfloat16", "$(SECRET)"}, "vllm", 9},
 		{"command and args", `    - name: c
       image: python
       command: ["python3", "-m", "vllm.entrypoints.openai.api_server"]
