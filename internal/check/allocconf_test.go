@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpuguard/gpuguard/estimator"
 	"github.com/gpuguard/gpuguard/estimator/catalog"
 	"github.com/gpuguard/gpuguard/estimator/memory"
 	"github.com/gpuguard/gpuguard/internal/testutil"
@@ -67,14 +68,7 @@ training: {method: full, optimizer: adamw, micro_batch_size: 8, sequence_length:
 		{name: "a later GPU container's", env: "        - name: second\n          resources: {limits: {nvidia.com/gpu: 0}}\n          env: [{name: PYTORCH_ALLOC_CONF, value: 'expandable_segments:True'}]\n", want: plain},
 		{name: "the profile's alone", declared: "runtime: {pytorch_alloc_conf: 'expandable_segments:True'}\n", want: expandable},
 	} {
-		root := t.TempDir()
-		testutil.WriteFiles(t, root, map[string]string{"train.yaml": profile + c.declared, "job.yaml": job(c.env)})
-		t.Chdir(root)
-		doc := Run([]string{filepath.Join(root, "job.yaml")}, Options{Catalog: cat})
-		if len(doc.Errors) > 0 || len(doc.Resources) != 1 {
-			t.Fatalf("%s: resources %d, errors %v", c.name, len(doc.Resources), doc.Errors)
-		}
-		e := doc.Resources[0]
+		e := checkOneJob(t, c.name, cat, map[string]string{"train.yaml": profile + c.declared, "job.yaml": job(c.env)})
 		if e.Fit == nil || e.Fit.RequiredGiBPerGPU == nil || *e.Fit.RequiredGiBPerGPU != c.want {
 			t.Errorf("%s: fit %+v, want %.2f GiB a GPU", c.name, e.Fit, c.want)
 		}
@@ -119,14 +113,7 @@ measured:
 		{name: "the same", env: on, runtime: "runtime: {pytorch_alloc_conf: 'max_split_size_mb:256,expandable_segments:True'}\n"},
 		{name: "none", env: ""},
 	} {
-		root := t.TempDir()
-		testutil.WriteFiles(t, root, map[string]string{"captured.yaml": measured + c.runtime, "job.yaml": job(c.env)})
-		t.Chdir(root)
-		doc := Run([]string{filepath.Join(root, "job.yaml")}, Options{Catalog: cat})
-		if len(doc.Errors) > 0 || len(doc.Resources) != 1 {
-			t.Fatalf("%s: resources %d, errors %v", c.name, len(doc.Resources), doc.Errors)
-		}
-		e := doc.Resources[0]
+		e := checkOneJob(t, c.name, cat, map[string]string{"captured.yaml": measured + c.runtime, "job.yaml": job(c.env)})
 		if e.Fit == nil || e.Fit.RequiredGiBPerGPU == nil || *e.Fit.RequiredGiBPerGPU != 40 || e.Fit.Source != "measured" {
 			t.Errorf("%s: fit %+v, want the measured 40 GiB", c.name, e.Fit)
 		}
@@ -135,4 +122,19 @@ measured:
 			t.Errorf("%s: notes %q, want %q", c.name, notes, c.note)
 		}
 	}
+}
+
+// checkOneJob writes files (a job.yaml and the profile it names) into a directory, checks
+// job.yaml from there (profiles resolve from the working directory) and returns its one
+// resource.
+func checkOneJob(t *testing.T, name string, cat *catalog.Catalog, files map[string]string) estimator.Estimate {
+	t.Helper()
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, files)
+	t.Chdir(root)
+	doc := Run([]string{filepath.Join(root, "job.yaml")}, Options{Catalog: cat})
+	if len(doc.Errors) > 0 || len(doc.Resources) != 1 {
+		t.Fatalf("%s: resources %d, errors %v", name, len(doc.Resources), doc.Errors)
+	}
+	return doc.Resources[0]
 }
