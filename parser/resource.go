@@ -339,6 +339,22 @@ type AutoProvision struct {
 	From string
 }
 
+// OnAutoProvisioned records on a GPU pod's resource that its pods run on the nodes a cluster's
+// node auto-provisioning creates (cluster names it), within the cluster's limit of max GPUs of
+// the type accelerator, and returns a warning when its floor of pods, each asking for
+// r.Pod.Requested of them, passes the limit: GKE creates nodes for no more of them. The
+// Terraform configuration's own pods and those of manifests read beside it say the same.
+func (r *Resource) OnAutoProvisioned(cluster string, max int, accelerator string) (Error, bool) {
+	r.Note("runs on nodes that %s's node auto-provisioning creates, within the cluster's limit of %d %s GPUs", cluster, max, accelerator)
+	fit := int64(max) / r.Pod.Requested
+	if int64(r.Quantity) <= fit {
+		return Error{}, false
+	}
+	return Error{File: r.Source.File, Line: r.Source.Line,
+		Message: fmt.Sprintf("%s runs %d pods of %d %s GPU%s each, but %s's cluster_autoscaling allows %d in the cluster: GKE creates nodes for at most %d of them, and the others stay pending (priced as declared)",
+			r.Address, r.Quantity, r.Pod.Requested, accelerator, Plural(r.Pod.Requested), cluster, max, fit)}, true
+}
+
 // AzureMLOnlineSizes names the VM sizes Azure Machine Learning's managed online endpoints
 // accept (Resource.OfferedSizes).
 const AzureMLOnlineSizes = "azureml-managed-online"

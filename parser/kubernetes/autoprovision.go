@@ -1,7 +1,6 @@
 package kubernetes
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -64,12 +63,8 @@ func OnAutoProvisionedNodes(rs []parser.Resource, from int) []parser.Error {
 		l := *c.SharedLimit
 		l.PerInstance, l.PerGPU, l.Root = float64(pod.Requested), false, c.Root
 		r.SharedLimit = &l
-		max := c.AutoProvision.MaxGPUs
-		r.Note("runs on nodes that %s's node auto-provisioning creates, within the cluster's limit of %d %s GPUs", clusterName(c), max, accelerator)
-		if fit := int64(max) / pod.Requested; int64(r.Quantity) > fit {
-			warns = append(warns, parser.Error{File: r.Source.File, Line: r.Source.Line,
-				Message: fmt.Sprintf("%s runs %d pods of %d %s GPU%s each, but %s's cluster_autoscaling allows %d in the cluster: GKE creates nodes for at most %d of them, and the others stay pending (priced as declared)",
-					r.Address, r.Quantity, pod.Requested, accelerator, parser.Plural(pod.Requested), clusterName(c), max, fit)})
+		if w, ok := r.OnAutoProvisioned(clusterName(c), c.AutoProvision.MaxGPUs, accelerator); ok {
+			warns = append(warns, w)
 		}
 	}
 	return warns

@@ -152,14 +152,7 @@ func gkeAutoProvisionedPods(r *parser.Resource, addr string, cluster *view) (par
 	}
 	r.SharedLimit = l.shared(addr)
 	r.SharedLimit.PerInstance, r.SharedLimit.PerGPU = float64(pod.Requested), false
-	r.Note("runs on nodes that %s's node auto-provisioning creates, within the cluster's limit of %d %s GPUs", addr, l.max, l.accelerator)
-	fit := int64(l.max) / pod.Requested
-	if int64(r.Quantity) <= fit {
-		return parser.Error{}, false
-	}
-	return parser.Error{File: r.Source.File, Line: r.Source.Line,
-		Message: fmt.Sprintf("%s runs %d pods of %d %s GPU%s each, but %s's cluster_autoscaling allows %d in the cluster: GKE creates nodes for at most %d of them, and the others stay pending (priced as declared)",
-			r.Address, r.Quantity, pod.Requested, l.accelerator, parser.Plural(pod.Requested), addr, l.max, fit)}, true
+	return r.OnAutoProvisioned(addr, l.max, l.accelerator)
 }
 
 // gkeNoLimitPending warns of a GPU pod that runs on none of its GKE cluster's node pools when
