@@ -95,7 +95,7 @@ func mapDatabricksInstancePool(c *mapContext) []*parser.Resource {
 func (c *mapContext) databricksCluster(spec *view, address string) []*parser.Resource {
 	probe := &parser.Resource{}
 	s := &view{obj: spec.obj, res: probe, path: spec.path}
-	workers, workersNote := databricksWorkers(s)
+	workers, maxWorkers, maxUnread, workersNote := databricksWorkers(s)
 	workerType, wok := c.databricksNodeType(s, "node_type_id", "instance_pool_id")
 	driverType, dok := c.databricksNodeType(s, "driver_node_type_id", "driver_instance_pool_id")
 	if !dok && !s.has("driver_node_type_id") && !s.has("driver_instance_pool_id") {
@@ -121,15 +121,6 @@ func (c *mapContext) databricksCluster(spec *view, address string) []*parser.Res
 		return min(first, 1+w)
 	}
 	onDemand := onDemandOf(workers)
-	maxWorkers := workers
-	hi, hiOK := s.quiet().num("autoscale", "max_workers")
-	if hiOK && hi > workers {
-		maxWorkers = hi
-	}
-	maxUnread := ""
-	if !hiOK {
-		maxUnread = s.maxWhy("autoscale", "max_workers")
-	}
 	maxSpotNodes := 1 + maxWorkers - onDemandOf(maxWorkers)
 	mk := func(addr, typ string, quantity, spotCount, maxQuantity, maxSpot int) *parser.Resource {
 		r, _ := c.resource(parser.ProviderOfInstanceType(typ), addr)
@@ -184,18 +175,20 @@ func (c *mapContext) databricksCluster(spec *view, address string) []*parser.Res
 }
 
 // databricksWorkers is the cluster's worker count: num_workers, or autoscale's min_workers (a
-// note gives the range); 0 for a single-node cluster.
-func databricksWorkers(s *view) (int, string) {
+// note gives the range); 0 for a single-node cluster. most is the workers it may grow to
+// (autoscale's max_workers when above the count, else the count), and maxUnread says why
+// max_workers cannot be read when it is declared but unreadable.
+func databricksWorkers(s *view) (workers, most int, maxUnread, note string) {
 	if s.has("autoscale") {
 		lo, _ := s.num("autoscale", "min_workers")
 		hi, hiOK := s.quiet().num("autoscale", "max_workers")
 		if hiOK {
-			return lo, fmt.Sprintf("autoscale: priced at min_workers (%d); it grows to %d workers while busy", lo, hi)
+			return lo, max(lo, hi), "", fmt.Sprintf("autoscale: priced at min_workers (%d); it grows to %d workers while busy", lo, hi)
 		}
-		return lo, fmt.Sprintf("autoscale: priced at min_workers (%d)", lo)
+		return lo, lo, s.maxWhy("autoscale", "max_workers"), fmt.Sprintf("autoscale: priced at min_workers (%d)", lo)
 	}
 	n, _ := s.num("num_workers")
-	return n, ""
+	return n, n, "", ""
 }
 
 // databricksNodeType reads a node type, or the node type of the instance pool the cluster takes
