@@ -467,15 +467,10 @@ func onGroups(e *Estimate, keyOf func(*Estimate) (string, bool)) bool {
 // same root (the same NodePool name in another root is another cluster's); the owner's root
 // is the limit's own when it names one.
 func limitKey(e *Estimate) (string, bool) {
-	l := e.SharedLimit
-	if l == nil || l.PerInstance <= 0 || e.MonthlyCost == nil {
+	if e.MonthlyCost == nil {
 		return "", false
 	}
-	root := e.Root
-	if l.Root != "" {
-		root = l.Root
-	}
-	return root + "|" + l.Owner + "|" + l.Unit, true
+	return limitGroup(e)
 }
 
 // SharedLimits are the limits Sum counts two or more resources within, in the order first met

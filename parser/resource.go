@@ -195,6 +195,23 @@ type PodGPUs struct {
 	NodeShare float64 `json:"node_share,omitempty"`
 }
 
+// LimitGPUs is what pods of the workload take of a limit on GPUs (a Karpenter NodePool's,
+// a GKE cluster's): each pod's own devices, and the devices of each shared claim once, however
+// many pods name it. counted holds the claims already counted for the limit, by key(address)
+// (the claim's build root and address); a claim it holds adds nothing, and one it adds is
+// recorded there.
+func (p *PodGPUs) LimitGPUs(pods int, counted map[string]bool, key func(claim string) string) int64 {
+	own := p.Requested
+	var shared int64
+	for _, c := range p.SharedClaims {
+		own -= c.GPUs
+		if k := key(c.Address); !counted[k] {
+			counted[k], shared = true, shared+c.GPUs
+		}
+	}
+	return int64(pods)*max(own, 0) + shared
+}
+
 // SharedClaim is a shared DRA ResourceClaim a pod names, and how many pods name it.
 type SharedClaim struct {
 	// Address is the claim's, ResourceClaim/namespace/name.

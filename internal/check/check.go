@@ -89,6 +89,7 @@ func Run(paths []string, opts Options) *result.Check {
 			doc.Warnings = append(doc.Warnings, parser.Error{File: r.Source.File, Line: r.Source.Line, Message: r.Address + ": " + why + " (terraform apply would fail)"})
 		}
 	}
+	doc.Warnings = append(doc.Warnings, estimator.FloorsPastLimits(doc.Resources)...)
 	doc.Totals = estimator.Sum(doc.Resources)
 	doc.Moves = parsed.Moves
 	return doc

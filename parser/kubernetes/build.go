@@ -331,6 +331,7 @@ func notePoolShared(np *nodePool, placed []int, rs []parser.Resource) {
 	for _, l := range np.limits {
 		var want int64 // devices at every workload's maximum
 		sharing := 0
+		claims := map[string]bool{} // a shared claim's devices count once
 		for _, i := range placed {
 			r := &rs[i]
 			if r.Pod.Resource != l.resource || r.Pod.SharedReplicas > 0 {
@@ -340,7 +341,7 @@ func notePoolShared(np *nodePool, placed []int, rs []parser.Resource) {
 			if r.ScaleMax != nil {
 				pods = max(pods, r.ScaleMax.Quantity)
 			}
-			want += int64(pods) * r.Pod.Requested
+			want += r.Pod.LimitGPUs(pods, claims, func(claim string) string { return r.Root + "|" + claim })
 			sharing++
 		}
 		if sharing < 2 || float64(want) <= l.amount {
@@ -350,6 +351,9 @@ func notePoolShared(np *nodePool, placed []int, rs []parser.Resource) {
 			if r := &rs[i]; r.Pod.Resource == l.resource && r.Pod.SharedReplicas == 0 {
 				r.SharedLimit = &parser.SharedLimit{Owner: np.address, What: "limit of " + l.text + " " + l.resource,
 					Limit: l.amount, Unit: l.resource, PerInstance: float64(r.Pod.Requested)}
+				if np.root != r.Root { // a pool of another file or kustomization read with it
+					r.SharedLimit.Root = np.root
+				}
 				r.Note("shares %s's limit of %s %s with %d other workload%s: together they can use at most %s, not the %d their maximums add up to",
 					np.address, l.text, l.resource, sharing-1, parser.Plural(int64(sharing-1)), l.text, want)
 			}

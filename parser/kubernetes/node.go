@@ -501,9 +501,19 @@ func decodePoolLimits(o *object, n *yaml.Node) ([]poolLimit, error) {
 func (np *nodePool) podsWithin(pod *parser.PodGPUs) (n int, by poolLimit, ok bool) {
 	for _, l := range np.limits {
 		var per float64
+		amount := l.amount
 		switch {
 		case l.resource == pod.Resource && pod.Resource != ResourceNvidiaShared && pod.SharedReplicas == 0:
-			per = float64(pod.Requested)
+			// A shared claim's devices are allocated once, whatever the pods that name it: they
+			// take that much of the limit, and each pod only its own devices more.
+			shared := pod.LimitGPUs(0, map[string]bool{}, func(claim string) string { return claim })
+			per, amount = float64(pod.Requested-shared), amount-float64(shared)
+			if per <= 0 {
+				if amount >= 0 {
+					continue // any number of pods share the claims' devices within the limit
+				}
+				per = 1 // the claims alone pass the limit: no pod fits (below)
+			}
 		case l.resource == "cpu":
 			per = pod.CPU
 		case l.resource == "memory":
@@ -515,7 +525,10 @@ func (np *nodePool) podsWithin(pod *parser.PodGPUs) (n int, by poolLimit, ok boo
 		// The small margin keeps a limit that is an exact multiple of the request from losing
 		// a pod to rounding (0.3 / 0.1 is 2.9999999999999996). A bound past maxPods bounds
 		// nothing (and would overflow an int).
-		f := math.Floor(l.amount/per + 1e-9)
+		f := math.Floor(amount/per + 1e-9)
+		if amount < 0 {
+			f = 0 // the claims alone pass the limit
+		}
 		if f >= maxPods {
 			continue
 		}
