@@ -15,7 +15,8 @@ import (
 // own pools) keep their nodes, so their floors come off what the pods may use first.
 //
 // A pod whose floor alone passes the limit is warned of where it is read (the parser), and the
-// limit is left to that warning. The warning is at the first pod's line; the cost stays as
+// limit is left to that warning; so is a limit enforced when pods are created (a ResourceQuota:
+// parser.SharedLimit.Admission), which the parser checks whole. The warning is at the first pod's line; the cost stays as
 // declared, as there.
 func FloorsPastLimits(es []Estimate) []parser.Error {
 	type limit struct {
@@ -32,7 +33,7 @@ func FloorsPastLimits(es []Estimate) []parser.Error {
 	for i := range es {
 		e := &es[i]
 		k, ok := limitGroup(e)
-		if !ok || e.NodeGroup != "" || e.Quantity <= 0 {
+		if !ok || e.NodeGroup != "" || e.Quantity <= 0 || e.SharedLimit.Admission {
 			continue // a pod on a node group takes its group's nodes, counted with the group
 		}
 		g := byKey[k]

@@ -335,6 +335,10 @@ type SharedLimit struct {
 	// Root is the root the owner is declared in, when it is not the resource's own (a pod of a
 	// manifest on the nodes a Terraform cluster auto-provisions); "" for the resource's root.
 	Root string `json:"-"`
+	// Admission says the limit is enforced when pods are created (a namespace's ResourceQuota):
+	// pods past it are refused, not left pending for nodes, and the parser warns of floors past
+	// it itself.
+	Admission bool `json:"-"`
 }
 
 // UnitVCPU is the SharedLimit unit whose per-instance share is the instance type's vCPUs.

@@ -289,6 +289,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"karpenter", "karpenter.yaml", 0},
 		{"karpenter-gpu-pools", "karpenter-gpu-pools.yaml", 0},
 		{"karpenter-limits", "karpenter-limits.yaml", 0},
+		{"resource-quota", "resource-quota.yaml", 0},
 		{"karpenter-weights", "karpenter-weights.yaml", 0},
 		{"karpenter-gcp", "karpenter-gcp", 0},
 		{"aks", "aks.yaml", 0},

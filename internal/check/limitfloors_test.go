@@ -119,3 +119,55 @@ spec:
 		t.Fatalf("warnings %v", ws)
 	}
 }
+
+// A namespace's GPU quota caps its workloads' total at full scale-out: floors that fill it leave
+// no growth. Floors past it are the parser's warning alone (the API server refuses the pods; no
+// node waits for them).
+func TestResourceQuotaCapsTheTotal(t *testing.T) {
+	src := func(replicas string) string {
+		return `apiVersion: v1
+kind: ResourceQuota
+metadata: {name: gpus, namespace: ml}
+spec: {hard: {requests.nvidia.com/gpu: "4"}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: a, namespace: ml}
+spec:
+  replicas: ` + replicas + `
+  template:
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: g6.xlarge}
+      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}}}]
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: a, namespace: ml}
+spec: {scaleTargetRef: {kind: Deployment, name: a}, minReplicas: ` + replicas + `, maxReplicas: 20}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: b, namespace: ml}
+spec:
+  replicas: 1
+  template:
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: g6.12xlarge}
+      containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 2}}}]
+`
+	}
+	root := t.TempDir()
+	testutil.WriteFiles(t, root, map[string]string{"ml.yaml": src("2")})
+	doc := Run([]string{root}, Options{Catalog: catalog.MustDefault(), Region: "us-east-1"})
+	if len(doc.Errors) > 0 || len(doc.Warnings) > 0 || len(doc.Resources) != 2 {
+		t.Fatalf("errors %v, warnings %v, %d resources", doc.Errors, doc.Warnings, len(doc.Resources))
+	}
+	if m := doc.Totals.MaxMonthlyCost; m == nil || *m != doc.Totals.MonthlyCost {
+		t.Errorf("max %v, want the floors' %v: they fill the quota", *m, doc.Totals.MonthlyCost)
+	}
+	testutil.WriteFiles(t, root, map[string]string{"ml.yaml": src("3")})
+	doc = Run([]string{root}, Options{Catalog: catalog.MustDefault(), Region: "us-east-1"})
+	if len(doc.Warnings) != 1 || !strings.Contains(doc.Warnings[0].Message, "request 5 nvidia.com/gpu at their floors together, but ResourceQuota/ml/gpus (requests.nvidia.com/gpu: 4) admits 4") {
+		t.Errorf("warnings %v", doc.Warnings)
+	}
+}

@@ -101,6 +101,7 @@ func Build(files []*File, opts Options) parser.Result {
 	groups := newGroupIndex(opts.NodeGroups, opts.GPUs)
 	scalers := map[string]scaler{}
 	cms := configMaps{}
+	var quotas []resourceQuota
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}, classes: map[string]deviceClass{}, byExtendedName: map[string]string{}}
 	for _, o := range objs {
 		// DeviceClasses first: a claim's requests name them, in whatever order the files come.
@@ -135,6 +136,14 @@ func Build(files []*File, opts Options) parser.Result {
 	for _, o := range objs {
 		if o.Kind == "ConfigMap" && o.APIVersion == "v1" {
 			cms.add(o) // a container's environment may come from it
+		}
+		if o.Kind == "ResourceQuota" && o.APIVersion == "v1" {
+			q, ok, err := decodeResourceQuota(o)
+			if err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+			} else if ok {
+				quotas = append(quotas, q)
+			}
 		}
 		switch {
 		case (o.Kind == "WorkflowTemplate" || o.Kind == "ClusterWorkflowTemplate") && group(o.APIVersion) == "argoproj.io",
@@ -257,6 +266,7 @@ func Build(files []*File, opts Options) parser.Result {
 	buildKaito(objs, &res)
 	onPool := map[*nodePool][]int{} // the resources each NodePool places, by index
 	claimBuilds := map[int]string{} // the build (object root) of each resource that names a shared claim, by index
+	inNamespace := map[int]string{} // the build and namespace of each GPU pod's resource, by index, when quotas may count it
 	for _, o := range objs {
 		wk, ok := workloadOf(o)
 		if !ok {
@@ -302,6 +312,9 @@ func Build(files []*File, opts Options) parser.Result {
 				if rs.Pod != nil && len(rs.Pod.SharedClaims) > 0 {
 					claimBuilds[len(res.Resources)] = o.root
 				}
+				if rs.Pod != nil && len(quotas) > 0 {
+					inNamespace[len(res.Resources)] = o.root + "|" + o.namespace()
+				}
 				res.Resources = append(res.Resources, *rs)
 				built++
 			}
@@ -314,9 +327,12 @@ func Build(files []*File, opts Options) parser.Result {
 				Message: fmt.Sprintf("%s runs %s, which %s not among the files read: %s are not counted", o.address(), strings.Join(absent, ", "), isAre(len(absent)), ref.missing)})
 		}
 	}
+	quotaWarns, quotaShares := capByQuotas(res.Resources, inNamespace, quotas)
+	res.Warnings = append(res.Warnings, quotaWarns...)
 	for _, np := range pools {
 		notePoolShared(np, onPool[np], res.Resources)
 	}
+	shareQuotas(res.Resources, quotaShares)
 	shareClaims(res.Resources, claimBuilds)
 	return res
 }

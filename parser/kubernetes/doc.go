@@ -10,7 +10,8 @@
 // Ray, LeaderWorkerSet, KServe's InferenceService and LLMInferenceService, Knative, Volcano, Argo
 // Workflows and Rollouts, the NIM and Spark operators, scheduled Spark applications included) become one resource per GPU-requesting pod role, with
 // the GPUs one pod requests (device plugins and DRA claims) and what its node selection says
-// about the node it lands on. HorizontalPodAutoscalers, Karpenter NodePools, GKE ComputeClasses,
+// about the node it lands on. HorizontalPodAutoscalers, ResourceQuotas on GPU resources
+// (quota.go), Karpenter NodePools, GKE ComputeClasses,
 // Kueue queues and flavors (kueue.go), DRA claim templates, Argo WorkflowTemplates, the
 // Deployments a Rollout's workloadRef names, Kubeflow training runtimes and
 // LLMInferenceServiceConfigs, found anywhere in the scan, are applied in Build; an autoscaler a

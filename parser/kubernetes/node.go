@@ -473,21 +473,26 @@ func decodeNodePool(o *object) (*nodePool, error) {
 
 // decodePoolLimits reads a NodePool's spec.limits: a mapping of resource names to quantities.
 func decodePoolLimits(o *object, n *yaml.Node) ([]poolLimit, error) {
+	return decodeQuantities(o, n, "limits")
+}
+
+// decodeQuantities reads a mapping of resource names to quantities, field in messages.
+func decodeQuantities(o *object, n *yaml.Node, field string) ([]poolLimit, error) {
 	if n.Kind == 0 || n.Tag == "!!null" {
 		return nil, nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return nil, lineError{line: o.lineOf(n), err: fmt.Errorf("limits must be a mapping of resources to quantities")}
+		return nil, lineError{line: o.lineOf(n), err: fmt.Errorf("%s must be a mapping of resources to quantities", field)}
 	}
 	var out []poolLimit
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if v.Kind != yaml.ScalarNode {
-			return nil, lineError{line: o.lineOf(v), err: fmt.Errorf("limits: %s: quantity must be a number", k.Value)}
+			return nil, lineError{line: o.lineOf(v), err: fmt.Errorf("%s: %s: quantity must be a number", field, k.Value)}
 		}
 		q, err := computeQuantity(v.Value)
 		if err != nil {
-			return nil, lineError{line: o.lineOf(v), err: fmt.Errorf("limits: %s: %w", k.Value, err)}
+			return nil, lineError{line: o.lineOf(v), err: fmt.Errorf("%s: %s: %w", field, k.Value, err)}
 		}
 		out = append(out, poolLimit{resource: k.Value, amount: q, text: strings.TrimSpace(v.Value)})
 	}
