@@ -283,6 +283,8 @@ var typedWorkloads = map[string]struct{ apiVersion, kind string }{
 	"kubernetes_replication_controller": {"v1", "ReplicationController"}, "kubernetes_replication_controller_v1": {"v1", "ReplicationController"},
 	// ConfigMaps: they declare no GPU, but may hold the device plugin's sharing configs.
 	"kubernetes_config_map": {"v1", "ConfigMap"}, "kubernetes_config_map_v1": {"v1", "ConfigMap"},
+	// Quotas: they declare no GPU, but bound the GPUs their namespace's pods request.
+	"kubernetes_resource_quota": {"v1", "ResourceQuota"}, "kubernetes_resource_quota_v1": {"v1", "ResourceQuota"},
 	// Autoscalers: they declare no GPU, but set the replicas of the workload they scale.
 	"kubernetes_horizontal_pod_autoscaler": {"autoscaling/v1", "HorizontalPodAutoscaler"}, "kubernetes_horizontal_pod_autoscaler_v1": {"autoscaling/v1", "HorizontalPodAutoscaler"},
 	"kubernetes_horizontal_pod_autoscaler_v2": {"autoscaling/v2", "HorizontalPodAutoscaler"}, "kubernetes_horizontal_pod_autoscaler_v2beta2": {"autoscaling/v2beta2", "HorizontalPodAutoscaler"},
@@ -325,6 +327,7 @@ var repeatedBlocks = map[string]string{
 	"image_pull_secrets": "imagePullSecrets", "host_aliases": "hostAliases",
 	"topology_spread_constraint": "topologySpreadConstraints", "node_selector_term": "nodeSelectorTerms",
 	"match_expressions": "matchExpressions", "match_fields": "matchFields",
+	"match_expression": "matchExpressions", // a ResourceQuota's scope_selector
 	"preferred_during_scheduling_ignored_during_execution": "preferredDuringSchedulingIgnoredDuringExecution",
 }
 
