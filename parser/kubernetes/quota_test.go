@@ -75,17 +75,7 @@ func TestResourceQuotaBoundsGPUWorkloads(t *testing.T) {
 		{"nor a priority class's", quotaSrc("  scopeSelector: {matchExpressions: [{scopeName: PriorityClass, operator: In, values: [high]}]}\n"+gpus4, "ml/a 3 2 10"),
 			map[string]*parser.ScaleMax{"Deployment/ml/a": {Quantity: 10, From: hpa("a")}}, false, ""},
 	} {
-		res := build(t, c.src, Options{})
-		if len(res.Errors) > 0 {
-			t.Fatalf("%s: errors %v", c.name, res.Errors)
-		}
-		var warns []string
-		for _, w := range res.Warnings {
-			warns = append(warns, w.Message)
-		}
-		if got := strings.Join(warns, "\n"); c.warn == "" && got != "" || !strings.Contains(got, c.warn) {
-			t.Errorf("%s: warnings %q, want %q", c.name, got, c.warn)
-		}
+		res := buildWarning(t, c.name, c.src, c.warn)
 		if len(res.Resources) != len(c.max) {
 			t.Fatalf("%s: %d resources", c.name, len(res.Resources))
 		}
@@ -139,4 +129,22 @@ func TestResourceQuotaBesideANodePoolLimit(t *testing.T) {
 			t.Errorf("%s: notes %s", r.Address, notes)
 		}
 	}
+}
+
+// buildWarning builds src (case name), which must read without errors, and checks its warnings:
+// none when want is "", else one that contains want.
+func buildWarning(t *testing.T, name, src, want string) parser.Result {
+	t.Helper()
+	res := build(t, src, Options{})
+	if len(res.Errors) > 0 {
+		t.Fatalf("%s: errors %v", name, res.Errors)
+	}
+	var warns []string
+	for _, w := range res.Warnings {
+		warns = append(warns, w.Message)
+	}
+	if got := strings.Join(warns, "\n"); want == "" && got != "" || !strings.Contains(got, want) {
+		t.Errorf("%s: warnings %q, want %q", name, got, want)
+	}
+	return res
 }
