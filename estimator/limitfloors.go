@@ -90,28 +90,19 @@ func limitGroup(e *Estimate) (string, bool) {
 	return root + "|" + l.Owner + "|" + l.Unit, true
 }
 
-// named is how many resources a message names before it counts the others.
-const named = 3
-
-// floorList names the resources for a message: "a", "a and b", "a, b, c and 3 others".
+// floorList names the resources for a message (parser.Names).
 func floorList(es []*Estimate) string {
-	names := make([]string, 0, named)
-	for _, e := range es[:min(len(es), named)] {
-		names = append(names, e.Address)
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = e.Address
 	}
-	if rest := len(es) - len(names); rest > 0 {
-		return strings.Join(names, ", ") + fmt.Sprintf(" and %d other%s", rest, plural(rest))
-	}
-	if len(names) == 1 {
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return parser.Names(names)
 }
 
 // unitsList is what each named resource's floor takes of the limit, in order (" (3 + 3)"), and
 // nothing when there are more than floorList names.
 func unitsList(units []float64) string {
-	if len(units) < 2 || len(units) > named {
+	if len(units) < 2 || len(units) > parser.NamesShown {
 		return ""
 	}
 	parts := make([]string, 0, len(units))

@@ -188,14 +188,11 @@ func shareQuotas(rs []parser.Resource, shares []quotaShare) {
 	}
 }
 
-// quotaNames names a quota's workloads for a message: "a and b", "a, b, c and 2 others".
+// quotaNames names a quota's workloads for a message (parser.Names).
 func quotaNames(rs []parser.Resource, members []int) string {
-	var names []string
-	for _, i := range members[:min(len(members), 3)] {
-		names = append(names, rs[i].Address)
+	names := make([]string, len(members))
+	for k, i := range members {
+		names[k] = rs[i].Address
 	}
-	if rest := len(members) - len(names); rest > 0 {
-		return strings.Join(names, ", ") + fmt.Sprintf(" and %d other%s", rest, parser.Plural(int64(rest)))
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return parser.Names(names)
 }
