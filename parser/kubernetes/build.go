@@ -698,11 +698,7 @@ func capByPoolLimits(res *parser.Resource, np *nodePool) (parser.Error, bool) {
 		return parser.Error{}, false
 	}
 	limit := fmt.Sprintf("%s's limits (%s: %s)", np.address, by.resource, by.text)
-	if m := res.ScaleMax; m != nil && m.Quantity > n {
-		res.ScaleMax = nil // no maximum above the floor
-		if n > res.Quantity {
-			res.ScaleMax = &parser.ScaleMax{Quantity: n, From: m.From + ", capped by " + limit}
-		}
+	if m := capPods(res, n, limit); m != nil {
 		res.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s let Karpenter launch nodes for no more", n, parser.Plural(int64(n)), m.Quantity, m.From, limit)
 	}
 	if res.Quantity <= n {
@@ -711,6 +707,21 @@ func capByPoolLimits(res *parser.Resource, np *nodePool) (parser.Error, bool) {
 	return parser.Error{File: res.Source.File, Line: res.Source.Line,
 		Message: fmt.Sprintf("%s runs %d pod%s, but %s let Karpenter launch nodes for at most %d: the others would stay pending (priced as declared)",
 			res.Address, res.Quantity, parser.Plural(int64(res.Quantity)), limit, n)}, true
+}
+
+// capPods caps a workload's pods at full scale-out at n, by (a limit, for scale_max.from), and
+// returns the maximum it had when that was above n (nil when it was not): no maximum is left
+// when n is not above the floor.
+func capPods(res *parser.Resource, n int, by string) *parser.ScaleMax {
+	m := res.ScaleMax
+	if m == nil || m.Quantity <= n {
+		return nil
+	}
+	res.ScaleMax = nil
+	if n > res.Quantity {
+		res.ScaleMax = &parser.ScaleMax{Quantity: n, From: m.From + ", capped by " + by}
+	}
+	return m
 }
 
 // hoursFromManifest sets the hours a workload runs: the annotation wins, then a CronJob's

@@ -127,11 +127,7 @@ func capByQuotas(rs []parser.Resource, keys map[int]string, quotas []resourceQuo
 				r := &rs[i]
 				per := r.Pod.Requested
 				n := int(math.Min(math.Floor(l.amount/float64(per)+1e-9), maxPods))
-				if m := r.ScaleMax; m != nil && m.Quantity > n {
-					r.ScaleMax = nil
-					if n > r.Quantity {
-						r.ScaleMax = &parser.ScaleMax{Quantity: n, From: m.From + ", capped by " + s.what()}
-					}
+				if m := capPods(r, n, s.what()); m != nil {
 					r.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s admits no more in namespace %s", n, parser.Plural(int64(n)), m.Quantity, m.From, s.what(), q.namespace)
 				}
 				if r.Quantity > n {
