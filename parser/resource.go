@@ -201,15 +201,23 @@ type PodGPUs struct {
 // (the claim's build root and address); a claim it holds adds nothing, and one it adds is
 // recorded there.
 func (p *PodGPUs) LimitGPUs(pods int, counted map[string]bool, key func(claim string) string) int64 {
-	own := p.Requested
 	var shared int64
 	for _, c := range p.SharedClaims {
-		own -= c.GPUs
 		if k := key(c.Address); !counted[k] {
 			counted[k], shared = true, shared+c.GPUs
 		}
 	}
-	return int64(pods)*max(own, 0) + shared
+	return int64(pods)*max(p.Requested-p.SharedClaimGPUs(), 0) + shared
+}
+
+// SharedClaimGPUs is the devices of the pod's shared claims together: what they take of a limit
+// however many pods name them.
+func (p *PodGPUs) SharedClaimGPUs() int64 {
+	var n int64
+	for _, c := range p.SharedClaims {
+		n += c.GPUs
+	}
+	return n
 }
 
 // SharedClaim is a shared DRA ResourceClaim a pod names, and how many pods name it.

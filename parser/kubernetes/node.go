@@ -511,7 +511,7 @@ func (np *nodePool) podsWithin(pod *parser.PodGPUs) (n int, by poolLimit, ok boo
 		case l.resource == pod.Resource && pod.Resource != ResourceNvidiaShared && pod.SharedReplicas == 0:
 			// A shared claim's devices are allocated once, whatever the pods that name it: they
 			// take that much of the limit, and each pod only its own devices more.
-			shared := pod.LimitGPUs(0, map[string]bool{}, func(claim string) string { return claim })
+			shared := pod.SharedClaimGPUs()
 			per, amount = float64(pod.Requested-shared), amount-float64(shared)
 			if per <= 0 {
 				if amount >= 0 {
