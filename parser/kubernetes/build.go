@@ -102,6 +102,7 @@ func Build(files []*File, opts Options) parser.Result {
 	scalers := map[string]scaler{}
 	cms := configMaps{}
 	var quotas []resourceQuota
+	defaultPriority := map[string]string{} // the global default PriorityClass's name, by build (root)
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}, classes: map[string]deviceClass{}, byExtendedName: map[string]string{}}
 	for _, o := range objs {
 		// DeviceClasses first: a claim's requests name them, in whatever order the files come.
@@ -136,6 +137,9 @@ func Build(files []*File, opts Options) parser.Result {
 	for _, o := range objs {
 		if o.Kind == "ConfigMap" && o.APIVersion == "v1" {
 			cms.add(o) // a container's environment may come from it
+		}
+		if name, ok := globalDefaultPriority(o); ok && defaultPriority[o.root] == "" {
+			defaultPriority[o.root] = name // the API server admits one global default
 		}
 		if o.Kind == "ResourceQuota" && o.APIVersion == "v1" {
 			q, ok, err := decodeResourceQuota(o)
@@ -266,7 +270,7 @@ func Build(files []*File, opts Options) parser.Result {
 	buildKaito(objs, &res)
 	onPool := map[*nodePool][]int{} // the resources each NodePool places, by index
 	claimBuilds := map[int]string{} // the build (object root) of each resource that names a shared claim, by index
-	inNamespace := map[int]string{} // the build and namespace of each GPU pod's resource, by index, when quotas may count it
+	quotaPods := map[int]quotaPod{} // what quotas look at in each GPU workload's pods, by index, when there are quotas
 	for _, o := range objs {
 		wk, ok := workloadOf(o)
 		if !ok {
@@ -313,7 +317,7 @@ func Build(files []*File, opts Options) parser.Result {
 					claimBuilds[len(res.Resources)] = o.root
 				}
 				if rs.Pod != nil && len(quotas) > 0 {
-					inNamespace[len(res.Resources)] = o.root + "|" + o.namespace()
+					quotaPods[len(res.Resources)] = newQuotaPod(o.root+"|"+o.namespace(), &r.template.Spec, defaultPriority[o.root])
 				}
 				res.Resources = append(res.Resources, *rs)
 				built++
@@ -327,7 +331,7 @@ func Build(files []*File, opts Options) parser.Result {
 				Message: fmt.Sprintf("%s runs %s, which %s not among the files read: %s are not counted", o.address(), strings.Join(absent, ", "), isAre(len(absent)), ref.missing)})
 		}
 	}
-	quotaWarns, quotaShares := capByQuotas(res.Resources, inNamespace, quotas)
+	quotaWarns, quotaShares := capByQuotas(res.Resources, quotaPods, quotas)
 	res.Warnings = append(res.Warnings, quotaWarns...)
 	for _, np := range pools {
 		notePoolShared(np, onPool[np], res.Resources)

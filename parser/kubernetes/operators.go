@@ -283,15 +283,20 @@ type argoWorkflowSpec struct {
 	NodeSelector          map[string]string `yaml:"nodeSelector"`
 	Tolerations           []toleration      `yaml:"tolerations"`
 	Affinity              *affinity         `yaml:"affinity"`
+	PodPriorityClassName  yaml.Node         `yaml:"podPriorityClassName"`
 	Templates             []struct {
 		Name         string            `yaml:"name"`
 		NodeSelector map[string]string `yaml:"nodeSelector"`
 		Tolerations  []toleration      `yaml:"tolerations"`
 		Affinity     *affinity         `yaml:"affinity"`
-		Metadata     objectMeta        `yaml:"metadata"`
-		Container    *container        `yaml:"container"`
-		Script       *container        `yaml:"script"`
-		ContainerSet *struct {
+		// PriorityClassName and ActiveDeadlineSeconds are the step pod's own (Argo sets them
+		// on the pod); the workflow's podPriorityClassName is the default.
+		PriorityClassName     yaml.Node  `yaml:"priorityClassName"`
+		ActiveDeadlineSeconds yaml.Node  `yaml:"activeDeadlineSeconds"`
+		Metadata              objectMeta `yaml:"metadata"`
+		Container             *container `yaml:"container"`
+		Script                *container `yaml:"script"`
+		ContainerSet          *struct {
 			Containers []container `yaml:"containers"`
 		} `yaml:"containerSet"`
 	} `yaml:"templates"`
@@ -314,7 +319,11 @@ func argoRoles(spec argoWorkflowSpec) []role {
 		default:
 			continue // steps, dag, suspend, resource: no pod of its own
 		}
-		ps := podSpec{Containers: cs, NodeSelector: t.NodeSelector, Tolerations: t.Tolerations, Affinity: t.Affinity}
+		ps := podSpec{Containers: cs, NodeSelector: t.NodeSelector, Tolerations: t.Tolerations, Affinity: t.Affinity,
+			PriorityClassName: t.PriorityClassName, ActiveDeadlineSeconds: t.ActiveDeadlineSeconds}
+		if ps.PriorityClassName.Kind == 0 {
+			ps.PriorityClassName = spec.PodPriorityClassName
+		}
 		if ps.NodeSelector == nil {
 			ps.NodeSelector = spec.NodeSelector
 		}

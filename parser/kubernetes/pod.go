@@ -37,6 +37,10 @@ type podSpec struct {
 	NodeSelector   map[string]string `yaml:"nodeSelector"`
 	Affinity       *affinity         `yaml:"affinity"`
 	Tolerations    []toleration      `yaml:"tolerations"`
+	// PriorityClassName and ActiveDeadlineSeconds are what a ResourceQuota's scopes test
+	// (quota.go); kept as nodes, so that a shape the API would refuse does not fail the object.
+	PriorityClassName     yaml.Node `yaml:"priorityClassName"`
+	ActiveDeadlineSeconds yaml.Node `yaml:"activeDeadlineSeconds"`
 }
 
 type container struct {
@@ -75,6 +79,10 @@ func (c *container) usesClaim(names map[string]bool) bool {
 
 type affinity struct {
 	NodeAffinity *nodeAffinity `yaml:"nodeAffinity"`
+	// PodAffinity and PodAntiAffinity are read only for their terms' namespaces (a quota's
+	// CrossNamespacePodAffinity scope); kept as nodes.
+	PodAffinity     yaml.Node `yaml:"podAffinity"`
+	PodAntiAffinity yaml.Node `yaml:"podAntiAffinity"`
 }
 
 type nodeAffinity struct {

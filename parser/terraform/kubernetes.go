@@ -283,8 +283,10 @@ var typedWorkloads = map[string]struct{ apiVersion, kind string }{
 	"kubernetes_replication_controller": {"v1", "ReplicationController"}, "kubernetes_replication_controller_v1": {"v1", "ReplicationController"},
 	// ConfigMaps: they declare no GPU, but may hold the device plugin's sharing configs.
 	"kubernetes_config_map": {"v1", "ConfigMap"}, "kubernetes_config_map_v1": {"v1", "ConfigMap"},
-	// Quotas: they declare no GPU, but bound the GPUs their namespace's pods request.
+	// Quotas: they declare no GPU, but bound the GPUs their namespace's pods request; a quota
+	// scoped to priority classes counts the pods of the global default class that name none.
 	"kubernetes_resource_quota": {"v1", "ResourceQuota"}, "kubernetes_resource_quota_v1": {"v1", "ResourceQuota"},
+	"kubernetes_priority_class": {"scheduling.k8s.io/v1", "PriorityClass"}, "kubernetes_priority_class_v1": {"scheduling.k8s.io/v1", "PriorityClass"},
 	// Autoscalers: they declare no GPU, but set the replicas of the workload they scale.
 	"kubernetes_horizontal_pod_autoscaler": {"autoscaling/v1", "HorizontalPodAutoscaler"}, "kubernetes_horizontal_pod_autoscaler_v1": {"autoscaling/v1", "HorizontalPodAutoscaler"},
 	"kubernetes_horizontal_pod_autoscaler_v2": {"autoscaling/v2", "HorizontalPodAutoscaler"}, "kubernetes_horizontal_pod_autoscaler_v2beta2": {"autoscaling/v2beta2", "HorizontalPodAutoscaler"},
@@ -316,6 +318,9 @@ func mapTypedWorkload(c *mapContext) []*parser.Resource {
 	}
 	if w.kind == "ConfigMap" && v.Type().HasAttribute("data") {
 		obj["data"] = plain(v.GetAttr("data")) // a map: its keys are the ConfigMap's, as written
+	}
+	if w.kind == "PriorityClass" && v.Type().HasAttribute("global_default") {
+		obj["globalDefault"] = plain(v.GetAttr("global_default")) // beside metadata, not under spec
 	}
 	return c.manifestResources(obj, unknown)
 }

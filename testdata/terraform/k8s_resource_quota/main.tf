@@ -1,5 +1,15 @@
-# A namespace's GPU quota applied by Terraform beside the workload it bounds: the API server
-# admits pods while their GPU requests stay within 4, so the HPA's 30 replicas never run.
+# A namespace's GPU quota for serving pods, applied by Terraform beside the workload it bounds:
+# the API server admits pods of the serving priority class while their GPU requests stay within
+# 4, so the HPA's 30 replicas never run. The Deployment names no priority class: it gets the
+# global default's, serving.
+resource "kubernetes_priority_class_v1" "serving" {
+  metadata {
+    name = "serving"
+  }
+  value          = 100000
+  global_default = true
+}
+
 resource "kubernetes_resource_quota_v1" "gpus" {
   metadata {
     name      = "gpus"
@@ -11,8 +21,9 @@ resource "kubernetes_resource_quota_v1" "gpus" {
     }
     scope_selector {
       match_expression {
-        scope_name = "NotBestEffort"
-        operator   = "Exists"
+        scope_name = "PriorityClass"
+        operator   = "In"
+        values     = ["serving", "interactive"]
       }
     }
   }
@@ -29,6 +40,7 @@ resource "kubernetes_deployment_v1" "serve" {
     template {
       metadata { labels = { app = "serve" } }
       spec {
+        # priority class
         node_selector = { "node.kubernetes.io/instance-type" = "g6.xlarge" }
         container {
           name  = "c"
