@@ -305,6 +305,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"dra-karpenter", "dra-karpenter.yaml", 0},          // and among Karpenter NodePools
 		{"dra-mps", "dra-mps.yaml", exitFindings},           // GPU002: a 7B server under 5 and 8 GiB MPS memory limits
 		{"dra-extended", "dra-extended.yaml", exitFindings}, // GPUs by DRA extended resource names; GPU002: a 7B server under a class's 6 GiB MPS limit
+		{"dra-quota", "dra-quota.yaml", 0},                  // a quota on a device class's devices caps an HPA, after a shared claim's
 		{"batch-and-serverless", "batch-and-serverless.yaml", 0},
 		{"operators", "operators.yaml", 0},
 		{"controllers", "controllers.yaml", 0},

@@ -169,6 +169,7 @@ func Build(files []*File, opts Options) parser.Result {
 				claims.templates[key] = c
 			} else {
 				claims.claims[key] = c
+				claims.objects = append(claims.objects, claimObject{key: o.root + "|" + o.namespace(), address: c.address, quota: c.quota})
 			}
 		case o.Kind == "NodePool" && group(o.APIVersion) == "karpenter.sh":
 			np, err := decodeNodePool(o)
@@ -317,7 +318,7 @@ func Build(files []*File, opts Options) parser.Result {
 					claimBuilds[len(res.Resources)] = o.root
 				}
 				if rs.Pod != nil && len(quotas) > 0 {
-					quotaPods[len(res.Resources)] = newQuotaPod(o.root+"|"+o.namespace(), &r.template.Spec, defaultPriority[o.root])
+					quotaPods[len(res.Resources)] = newQuotaPod(o.root+"|"+o.namespace(), o.namespace(), &r.template.Spec, defaultPriority[o.root], claims)
 				}
 				res.Resources = append(res.Resources, *rs)
 				built++
@@ -331,7 +332,7 @@ func Build(files []*File, opts Options) parser.Result {
 				Message: fmt.Sprintf("%s runs %s, which %s not among the files read: %s are not counted", o.address(), strings.Join(absent, ", "), isAre(len(absent)), ref.missing)})
 		}
 	}
-	quotaWarns, quotaShares := capByQuotas(res.Resources, quotaPods, quotas)
+	quotaWarns, quotaShares := capByQuotas(res.Resources, quotaPods, quotas, claims.objects)
 	res.Warnings = append(res.Warnings, quotaWarns...)
 	for _, np := range pools {
 		notePoolShared(np, onPool[np], res.Resources)

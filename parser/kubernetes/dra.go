@@ -68,6 +68,52 @@ type deviceClaim struct {
 	// at their lines that leave the claim's devices as they are.
 	sharing  *parser.ClaimSharing
 	problems []error
+	// quota is what the claim counts against a namespace's quota on each device class's
+	// devices (<class>.deviceclass.resource.k8s.io/devices), by class: claimQuotaUsage.
+	quota map[string]int64
+}
+
+// claimQuotaUsage is what a claim's requests count against the quotas on each device class's
+// devices, as the API server's claim evaluator counts them (kubernetes/kubernetes
+// pkg/quota/v1/evaluator/core/resource_claims.go; https://kubernetes.io/docs/concepts/policy/resource-quotas/,
+// read 2026-11): an exact count its count (1 by default); allocationMode All the most devices
+// one allocation can hold, 32; of a request's firstAvailable alternatives, the largest for each
+// class. Requests for any class count, GPU or not.
+func claimQuotaUsage(reqs []deviceRequest) map[string]int64 {
+	const allocationResultsMaxSize = 32
+	devices := func(a deviceAsk) int64 {
+		switch {
+		case a.AllocationMode == "All":
+			return allocationResultsMaxSize
+		case a.Count != nil:
+			return max(*a.Count, 0)
+		}
+		return 1
+	}
+	usage := map[string]int64{}
+	for _, r := range reqs {
+		if len(r.FirstAvailable) > 0 {
+			largest := map[string]int64{}
+			for _, a := range r.FirstAvailable {
+				largest[a.DeviceClassName] = max(largest[a.DeviceClassName], devices(a))
+			}
+			for class, n := range largest {
+				usage[class] += n
+			}
+			continue
+		}
+		a := r.ask()
+		usage[a.DeviceClassName] += devices(a)
+	}
+	return usage
+}
+
+// claimObject is a ResourceClaim among the objects read: it is created as it is, and counts
+// against its namespace's quotas whatever pods name it.
+type claimObject struct {
+	key     string // its build and namespace: root|namespace
+	address string
+	quota   map[string]int64
 }
 
 // deviceClass is a DeviceClass among the objects read: the driver its selectors name ("" when
@@ -148,6 +194,8 @@ type claimIndex struct {
 	// byExtendedName is the class each extendedResourceName names (the one of those sharing a
 	// name that sorts first: the API picks the newest, which files do not say).
 	byExtendedName map[string]string
+	// objects are the ResourceClaims read, in order, for the quotas of their namespaces.
+	objects []claimObject
 }
 
 // decodeClaim reads the GPU requests of a ResourceClaimTemplate (spec.spec.devices) or a
@@ -176,7 +224,7 @@ func decodeClaim(o *object, idx *claimIndex) (deviceClaim, error) {
 		}
 		reqs, config = spec.Devices.Requests, spec.Devices.Config
 	}
-	c := deviceClaim{address: o.address(), shared: o.Kind == "ResourceClaim"}
+	c := deviceClaim{address: o.address(), shared: o.Kind == "ResourceClaim", quota: claimQuotaUsage(reqs)}
 	configs, problems := readConfigs(config)
 	c.problems = problems
 	for _, r := range reqs {

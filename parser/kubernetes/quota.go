@@ -38,8 +38,13 @@ import (
 //
 // A scope the API server does not know, or an operator it refuses (other than Exists, except on
 // PriorityClass), makes the quota an error: the API server refuses it, so it bounds nothing.
-// Pods whose GPUs come through DRA claims are counted by the claims' quota, not by the extended
-// resource's: they are left out.
+// Pods whose GPUs come through DRA claims are not counted by an extended resource's quota: the
+// quota on their device class's devices (<class>.deviceclass.resource.k8s.io/devices) counts
+// their claims instead, as claimQuotaUsage says. It is enforced when a claim is created, not a
+// pod: a pod whose claim from a template it refuses is created but stays pending without
+// devices, and a ResourceClaim past it never exists, so the pods that name it stay pending. The
+// namespace's ResourceClaims count whatever pods name them; the pods' template claims share
+// what they leave.
 
 // resourceQuota is a ResourceQuota's limits on extended resources, by the resource (nvidia.com/gpu).
 type resourceQuota struct {
@@ -50,7 +55,15 @@ type resourceQuota struct {
 	line      int
 	hard      []poolLimit  // resource without the requests. prefix; text as written
 	scopes    []quotaScope // all must match a pod for the quota to count it
+	// classHard are its limits on device classes' devices through DRA claims (resource: the
+	// class), read only when it has no scope: the claim evaluator matches no scope, so a
+	// scoped quota counts no claim.
+	classHard []poolLimit
 }
+
+// deviceClassQuotaSuffix ends a quota's name for a device class's devices:
+// gpu.nvidia.com.deviceclass.resource.k8s.io/devices.
+const deviceClassQuotaSuffix = ".deviceclass.resource.k8s.io/devices"
 
 // decodeResourceQuota reads a v1 ResourceQuota's hard requests.* limits and its scopes; ok is
 // false for a quota with no such limit.
@@ -105,10 +118,13 @@ func decodeResourceQuota(o *object) (q resourceQuota, ok bool, err error) {
 		if name, found := strings.CutPrefix(l.resource, "requests."); found {
 			l.resource = name
 			q.hard = append(q.hard, l)
+		} else if class, found := strings.CutSuffix(l.resource, deviceClassQuotaSuffix); found && class != "" && len(q.scopes) == 0 {
+			l.resource = class
+			q.classHard = append(q.classHard, l)
 		}
 	}
 	q.address, q.key, q.namespace, q.file, q.line = o.address(), o.root+"|"+o.namespace(), o.namespace(), o.file, o.line
-	return q, len(q.hard) > 0, nil
+	return q, len(q.hard)+len(q.classHard) > 0, nil
 }
 
 // quotaScope is one scope of a quota: an entry of its scopes (operator Exists) or an
@@ -176,12 +192,27 @@ type quotaPod struct {
 	priorityClass string // as admitted: the pod's own, else the build's global default; "" for none
 	terminating   bool   // the pod sets activeDeadlineSeconds
 	crossNSAff    bool   // a pod (anti-)affinity term reaches into other namespaces
+	// classDevices is what the claims one pod has made from ResourceClaimTemplates count
+	// against the quotas on device classes' devices, by class (a shared ResourceClaim counts
+	// once, as a claimObject).
+	classDevices map[string]int64
 }
 
-// newQuotaPod reads a pod template's scope facts; defaultPriority is the name of its build's
-// global default PriorityClass ("" when none is read).
-func newQuotaPod(key string, spec *podSpec, defaultPriority string) quotaPod {
+// newQuotaPod reads a pod template's scope facts and its claim templates' devices (ns: its
+// namespace); defaultPriority is the name of its build's global default PriorityClass ("" when
+// none is read).
+func newQuotaPod(key, ns string, spec *podSpec, defaultPriority string, claims *claimIndex) quotaPod {
 	p := quotaPod{key: key, priorityClass: defaultPriority}
+	for _, pc := range spec.ResourceClaims {
+		if c, ok := claims.templates[ns+"/"+pc.ResourceClaimTemplateName]; ok && pc.ResourceClaimTemplateName != "" {
+			for class, n := range c.quota {
+				if p.classDevices == nil {
+					p.classDevices = map[string]int64{}
+				}
+				p.classDevices[class] += n
+			}
+		}
+	}
 	if n := &spec.PriorityClassName; n.Kind == yaml.ScalarNode && n.Tag != "!!null" && n.Value != "" {
 		p.priorityClass = n.Value
 	}
@@ -290,11 +321,60 @@ func (q *resourceQuota) counts(r *parser.Resource, p quotaPod, resource string) 
 	return true
 }
 
-// quotaShare is one limit of a quota and the workloads (indices into the resources) it counts.
+// quotaShare is one limit of a quota and the workloads (indices into the resources) it counts,
+// with the devices one pod of each takes of it.
 type quotaShare struct {
-	q       *resourceQuota
-	l       poolLimit
+	q *resourceQuota
+	l poolLimit
+	// class says the limit is on a device class's devices through DRA claims (l.resource is
+	// the class), not on an extended resource's requests.
+	class bool
+	// fixed is what the namespace's ResourceClaims take of a class's limit whatever the pods
+	// do, and fixedBy names them.
+	fixed   int64
+	fixedBy []string
 	members []int
+	per     []int64
+}
+
+// name is the limit's resource as the quota writes it.
+func (s quotaShare) name() string {
+	if s.class {
+		return s.l.resource + deviceClassQuotaSuffix
+	}
+	return "requests." + s.l.resource
+}
+
+// count writes n of what the limit counts, for messages: "2 nvidia.com/gpu", "1 gpu.nvidia.com
+// device".
+func (s quotaShare) count(n int64) string {
+	if s.class {
+		return fmt.Sprintf("%d %s device%s", n, s.l.resource, parser.Plural(n))
+	}
+	return fmt.Sprintf("%d %s", n, s.l.resource)
+}
+
+// refuses says what the API server refuses past the limit and what becomes of the pods: of
+// some of the pods (pods: "some of them"), of the others, of every one, of it.
+func (s quotaShare) refuses(pods string) string {
+	if s.class { // the pods are created; their claims are not
+		switch pods {
+		case "the others":
+			return "the API server refuses the others' claims, so those pods stay pending without devices"
+		case "every one":
+			return "the API server refuses their claims, so every one stays pending without devices"
+		case "it":
+			return "the API server refuses its claims, so it stays pending without devices"
+		}
+		return "the API server refuses the claims past it, so " + pods + " stay pending without devices"
+	}
+	switch pods {
+	case "the others":
+		return "the API server refuses the others, so they never run"
+	case "every one", "it":
+		return "the API server refuses " + pods
+	}
+	return "the API server refuses the pods past it, so " + pods + " never run"
 }
 
 // what names the limit for messages: "ResourceQuota/ml/gpus (requests.nvidia.com/gpu: 8)",
@@ -309,16 +389,12 @@ func (s quotaShare) what() string {
 		}
 		scopes = fmt.Sprintf("; scope%s %s", parser.Plural(int64(len(names))), strings.Join(names, ", "))
 	}
-	return fmt.Sprintf("%s (requests.%s: %s%s)", s.q.address, s.l.resource, s.l.text, scopes)
+	return fmt.Sprintf("%s (%s: %s%s)", s.q.address, s.name(), s.l.text, scopes)
 }
 
-// capByQuotas applies each quota to the workloads of its namespace whose pods its scopes match
-// (pods: each GPU workload's facts, by index): no workload is priced past it at full scale-out, and a floor the
-// quota does not admit, alone or with the others it counts, is a warning (priced as declared, as
-// a NodePool's limit is). It returns the warnings and the quotas' limits with their workloads,
-// for shareQuotas.
-func capByQuotas(rs []parser.Resource, pods map[int]quotaPod, quotas []resourceQuota) ([]parser.Error, []quotaShare) {
-	var warns []parser.Error
+// quotaShares finds, for each limit of each quota, the workloads it counts and what one pod of
+// each takes of it, and what the namespace's ResourceClaims take of a class's limit.
+func quotaShares(rs []parser.Resource, pods map[int]quotaPod, quotas []resourceQuota, claims []claimObject) []quotaShare {
 	var shares []quotaShare
 	order := slices.Sorted(maps.Keys(pods))
 	for qi := range quotas {
@@ -327,45 +403,92 @@ func capByQuotas(rs []parser.Resource, pods map[int]quotaPod, quotas []resourceQ
 			s := quotaShare{q: q, l: l}
 			for _, i := range order {
 				if q.counts(&rs[i], pods[i], l.resource) {
-					s.members = append(s.members, i)
+					s.members, s.per = append(s.members, i), append(s.per, rs[i].Pod.Requested)
 				}
-			}
-			if len(s.members) == 0 {
-				continue
-			}
-			alonePast := false
-			var floors int64
-			for _, i := range s.members {
-				r := &rs[i]
-				per := r.Pod.Requested
-				n := int(math.Min(math.Floor(l.amount/float64(per)+1e-9), maxPods))
-				if m := capPods(r, n, s.what()); m != nil {
-					r.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s admits no more in namespace %s", n, parser.Plural(int64(n)), m.Quantity, m.From, s.what(), q.namespace)
-				}
-				if r.Quantity > n {
-					alonePast = true
-					refused := fmt.Sprintf("admits %d: the API server refuses the others, so they never run", n)
-					if n == 0 {
-						them := "every one"
-						if r.Quantity == 1 {
-							them = "it"
-						}
-						refused = fmt.Sprintf("admits none: a pod's %d pass its %s, so the API server refuses %s", per, l.text, them)
-					}
-					warns = append(warns, parser.Error{File: r.Source.File, Line: r.Source.Line,
-						Message: fmt.Sprintf("%s runs %d pod%s of %d %s each, but %s %s (priced as declared)",
-							r.Address, r.Quantity, parser.Plural(int64(r.Quantity)), per, l.resource, s.what(), refused)})
-				}
-				floors += int64(r.Quantity) * per
-			}
-			if !alonePast && len(s.members) > 1 && float64(floors) > l.amount {
-				first := &rs[s.members[0]]
-				warns = append(warns, parser.Error{File: first.Source.File, Line: first.Source.Line,
-					Message: fmt.Sprintf("%s request %d %s at their floors together, but %s admits %s in namespace %s: the API server refuses the pods past it, so some of them never run (priced as declared)",
-						quotaNames(rs, s.members), floors, l.resource, s.what(), l.text, q.namespace)})
 			}
 			shares = append(shares, s)
 		}
+		for _, l := range q.classHard {
+			s := quotaShare{q: q, l: l, class: true}
+			for _, c := range claims {
+				if n := c.quota[l.resource]; c.key == q.key && n > 0 {
+					s.fixed, s.fixedBy = s.fixed+n, append(s.fixedBy, c.address)
+				}
+			}
+			for _, i := range order {
+				if n := pods[i].classDevices[l.resource]; pods[i].key == q.key && n > 0 {
+					s.members, s.per = append(s.members, i), append(s.per, n)
+				}
+			}
+			shares = append(shares, s)
+		}
+	}
+	return shares
+}
+
+// capByQuotas applies each quota's limits to the workloads they count (quotaShares): no
+// workload is priced past a limit at full scale-out, and a floor the limit does not admit,
+// alone or with the others it counts, is a warning (priced as declared, as a NodePool's limit
+// is); so are a namespace's ResourceClaims past a class's limit. It returns the warnings and the
+// limits with their workloads, for shareQuotas.
+func capByQuotas(rs []parser.Resource, pods map[int]quotaPod, quotas []resourceQuota, claims []claimObject) ([]parser.Error, []quotaShare) {
+	var warns []parser.Error
+	var shares []quotaShare
+	for _, s := range quotaShares(rs, pods, quotas, claims) {
+		q, l := s.q, s.l
+		room := l.amount - float64(s.fixed)
+		if room < 0 {
+			warns = append(warns, parser.Error{File: q.file, Line: q.line,
+				Message: fmt.Sprintf("%s request %s together, but %s admits %s in namespace %s: the API server refuses the claims past it, so the pods that name them stay pending without devices (priced as declared)",
+					parser.Names(s.fixedBy), s.count(s.fixed), s.what(), l.text, q.namespace)})
+			room = 0
+		}
+		if len(s.members) == 0 {
+			continue
+		}
+		beside := ""
+		if s.fixed > 0 {
+			beside = fmt.Sprintf(" beside the %d of %s", s.fixed, parser.Names(s.fixedBy))
+		}
+		alonePast := false
+		var floors int64
+		for k, i := range s.members {
+			r, per := &rs[i], s.per[k]
+			n := int(math.Min(math.Floor(room/float64(per)+1e-9), maxPods))
+			if m := capPods(r, n, s.what()); m != nil {
+				r.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s admits no more in namespace %s%s", n, parser.Plural(int64(n)), m.Quantity, m.From, s.what(), q.namespace, beside)
+			}
+			if r.Quantity > n {
+				alonePast = true
+				refused := fmt.Sprintf("admits %d%s: %s", n, beside, s.refuses("the others"))
+				if n == 0 {
+					them := "every one"
+					if r.Quantity == 1 {
+						them = "it"
+					}
+					leaves := "its " + l.text
+					if s.fixed > 0 {
+						leaves = fmt.Sprintf("the %g left%s", room, beside)
+					}
+					sep := ", so " // the API server refuses it
+					if s.class {
+						sep = ": " // the API server refuses its claims, so ...
+					}
+					refused = fmt.Sprintf("admits none: a pod's %d pass %s%s%s", per, leaves, sep, s.refuses(them))
+				}
+				warns = append(warns, parser.Error{File: r.Source.File, Line: r.Source.Line,
+					Message: fmt.Sprintf("%s runs %d pod%s of %s each, but %s %s (priced as declared)",
+						r.Address, r.Quantity, parser.Plural(int64(r.Quantity)), s.count(per), s.what(), refused)})
+			}
+			floors += int64(r.Quantity) * per
+		}
+		if !alonePast && len(s.members) > 1 && float64(floors) > room {
+			first := &rs[s.members[0]]
+			warns = append(warns, parser.Error{File: first.Source.File, Line: first.Source.Line,
+				Message: fmt.Sprintf("%s request %s at their floors together, but %s admits %s in namespace %s%s: %s (priced as declared)",
+					quotaNames(rs, s.members), s.count(floors), s.what(), l.text, q.namespace, beside, s.refuses("some of them"))})
+		}
+		shares = append(shares, s)
 	}
 	return warns, shares
 }
@@ -378,28 +501,37 @@ func shareQuotas(rs []parser.Resource, shares []quotaShare) {
 		if len(s.members) < 2 {
 			continue
 		}
+		room := max(s.l.amount-float64(s.fixed), 0)
 		var want int64
-		for _, i := range s.members {
+		for k, i := range s.members {
 			r := &rs[i]
 			pods := r.Quantity
 			if r.ScaleMax != nil {
 				pods = max(pods, r.ScaleMax.Quantity)
 			}
-			want += int64(pods) * r.Pod.Requested
+			want += int64(pods) * s.per[k]
 		}
-		if float64(want) <= s.l.amount {
+		if float64(want) <= room {
 			continue
 		}
-		for _, i := range s.members {
+		left := s.l.text
+		if s.fixed > 0 {
+			left = fmt.Sprintf("the %g left beside the %d of %s", room, s.fixed, parser.Names(s.fixedBy))
+		}
+		for k, i := range s.members {
 			r := &rs[i]
 			r.Note("shares %s with %d other workload%s: together they can request at most %s, not the %d their maximums add up to",
-				s.what(), len(s.members)-1, parser.Plural(int64(len(s.members)-1)), s.l.text, want)
+				s.what(), len(s.members)-1, parser.Plural(int64(len(s.members)-1)), left, want)
 			if r.SharedLimit != nil {
 				r.Note("the totals count it within %s's %s, not also within the quota", r.SharedLimit.Owner, r.SharedLimit.What)
 				continue
 			}
-			r.SharedLimit = &parser.SharedLimit{Owner: s.q.address, What: "quota of " + s.l.text + " requests." + s.l.resource,
-				Limit: s.l.amount, Unit: s.l.resource, PerInstance: float64(r.Pod.Requested), Admission: true}
+			unit := s.l.resource // an extended resource's: nvidia.com/gpu
+			if s.class {
+				unit = s.name()
+			}
+			r.SharedLimit = &parser.SharedLimit{Owner: s.q.address, What: "quota of " + s.l.text + " " + s.name(),
+				Limit: room, Unit: unit, PerInstance: float64(s.per[k]), Admission: true}
 		}
 	}
 }

@@ -287,3 +287,89 @@ func TestResourceQuotaDefaultPriorityPerBuild(t *testing.T) {
 		}
 	}
 }
+
+// draQuotaSrc is a ResourceQuota of namespace ml (hard as given), the ResourceClaimTemplate
+// one (its requests as given) and Deployments as quotaSrc's whose pods take their GPUs through a
+// claim made from it.
+func draQuotaSrc(hard, requests string, deployments ...string) string {
+	tmpl := "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: one, namespace: ml}\nspec: {spec: {devices: {requests: [" + requests + "]}}}\n---\n"
+	return tmpl + strings.ReplaceAll(quotaSrc("  hard: {"+hard+"}\n", deployments...), "containers: [{name: c, resources: {requests: {cpu: \"1\"}, limits: {nvidia.com/gpu: 1}}}]",
+		"resourceClaims: [{name: gpu, resourceClaimTemplateName: one}]\n      containers: [{name: c, resources: {requests: {cpu: \"1\"}, claims: [{name: gpu}]}}]")
+}
+
+// A quota on a device class's devices bounds the pods whose claims take them, as the API
+// server's claim evaluator counts them: a claim's exact count, 32 for allocationMode All, the
+// largest of firstAvailable's alternatives; the namespace's ResourceClaims take theirs first.
+func TestResourceQuotaOnDeviceClass(t *testing.T) {
+	const quota4 = `gpu.nvidia.com.deviceclass.resource.k8s.io/devices: "4"`
+	const what = "ResourceQuota/ml/gpus (gpu.nvidia.com.deviceclass.resource.k8s.io/devices: 4)"
+	one := "{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}"
+	two := "{name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: 2}}"
+	shared := func(count int) string {
+		return fmt.Sprintf("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: cache, namespace: ml}\n"+
+			"spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: %d}}]}}\n---\n", count)
+	}
+	hpa := "maxReplicas of HorizontalPodAutoscaler/ml/a"
+	for _, c := range []struct {
+		name string
+		src  string
+		max  int    // the workload's scale max; 0 for none
+		from string // what it is capped by, "" for its HPA alone
+		warn string
+	}{
+		{"one device a pod", draQuotaSrc(quota4, one, "ml/a 1 1 10"), 4, what, ""},
+		{"two devices a pod", draQuotaSrc(quota4, two, "ml/a 1 1 10"), 2, what, ""},
+		{"the largest alternative", draQuotaSrc(quota4, "{name: gpu, firstAvailable: [{name: small, deviceClassName: gpu.nvidia.com}, {name: big, deviceClassName: gpu.nvidia.com, count: 2}]}", "ml/a 1 1 10"),
+			2, what, ""},
+		{"another class's quota", draQuotaSrc(`mig.nvidia.com.deviceclass.resource.k8s.io/devices: "4"`, one, "ml/a 1 1 10"), 10, "", ""},
+		{"another namespace", strings.Replace(draQuotaSrc(quota4, one, "ml/a 1 1 10"), "metadata: {name: gpus, namespace: ml}", "metadata: {name: gpus, namespace: dev}", 1), 10, "", ""},
+		{"a scoped quota counts no claim", strings.Replace(draQuotaSrc(quota4, one, "ml/a 1 1 10"), "  hard:", "  scopes: [NotTerminating]\n  hard:", 1), 10, "", ""},
+		{"allocationMode All counts 32", draQuotaSrc(quota4, "{name: gpu, exactly: {deviceClassName: gpu.nvidia.com, allocationMode: All}}", "ml/a 1 1 10"), 0, "",
+			"Deployment/ml/a runs 1 pod of 32 gpu.nvidia.com devices each, but " + what + " admits none: a pod's 32 pass its 4: the API server refuses its claims, so it stays pending without devices (priced as declared)"},
+		{"a shared claim takes its devices first", shared(2) + draQuotaSrc(quota4, one, "ml/a 1 1 10"), 2, what, ""},
+		{"a shared claim of another namespace", strings.Replace(shared(2), "namespace: ml", "namespace: dev", 1) + draQuotaSrc(quota4, one, "ml/a 1 1 10"), 4, what, ""},
+		{"two claims a pod", strings.Replace(draQuotaSrc(quota4, one, "ml/a 1 1 10"), "resourceClaims: [{name: gpu, resourceClaimTemplateName: one}]",
+			"resourceClaims: [{name: gpu, resourceClaimTemplateName: one}, {name: more, resourceClaimTemplateName: one}]", 1), 2, what, ""},
+		{"a shared claim past the quota", shared(6) + draQuotaSrc(quota4, one, "ml/a 1 1 10"), 0, "",
+			"ResourceClaim/ml/cache request 6 gpu.nvidia.com devices together, but " + what + " admits 4 in namespace ml: the API server refuses the claims past it"},
+		{"floors past what the shared claim leaves", shared(2) + draQuotaSrc(quota4, one, "ml/a 3 1 10"), 0, "",
+			"Deployment/ml/a runs 3 pods of 1 gpu.nvidia.com device each, but " + what + " admits 2 beside the 2 of ResourceClaim/ml/cache: the API server refuses the others' claims, so those pods stay pending without devices"},
+	} {
+		res := buildWarning(t, c.name, c.src, c.warn)
+		if len(res.Resources) != 1 {
+			t.Fatalf("%s: %d resources", c.name, len(res.Resources))
+		}
+		r := res.Resources[0]
+		switch m := r.ScaleMax; {
+		case c.max == 0:
+			if m != nil {
+				t.Errorf("%s: scale max %+v", c.name, m)
+			}
+		case m == nil || m.Quantity != c.max:
+			t.Errorf("%s: scale max %+v, want %d", c.name, m, c.max)
+		case c.from == "" && m.From != hpa, c.from != "" && m.From != hpa+", capped by "+c.from:
+			t.Errorf("%s: from %q", c.name, m.From)
+		}
+	}
+}
+
+// Workloads whose claims' maximums together pass a class's quota are counted within it, after
+// the namespace's ResourceClaims; floors past it together are a warning.
+func TestResourceQuotaOnDeviceClassShared(t *testing.T) {
+	const quota = `gpu.nvidia.com.deviceclass.resource.k8s.io/devices: "6"`
+	cache := "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: cache, namespace: ml}\n" +
+		"spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}]}}\n---\n"
+	one := "{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}"
+	res := buildWarning(t, "maximums", cache+draQuotaSrc(quota, one, "ml/a 1 1 10", "ml/b 2 1 10"), "")
+	for _, r := range res.Resources {
+		l := r.SharedLimit
+		if l == nil || l.Owner != "ResourceQuota/ml/gpus" || l.Limit != 5 || l.Unit != "gpu.nvidia.com.deviceclass.resource.k8s.io/devices" || l.PerInstance != 1 || !l.Admission {
+			t.Errorf("%s: shared limit %+v", r.Address, l)
+		}
+		if notes := strings.Join(r.Notes, "\n"); !strings.Contains(notes, "together they can request at most the 5 left beside the 1 of ResourceClaim/ml/cache, not the 10 their maximums add up to") {
+			t.Errorf("%s: notes %s", r.Address, notes)
+		}
+	}
+	buildWarning(t, "floors", cache+draQuotaSrc(quota, one, "ml/a 3 1 10", "ml/b 3 1 10"),
+		"Deployment/ml/a and Deployment/ml/b request 6 gpu.nvidia.com devices at their floors together, but ResourceQuota/ml/gpus (gpu.nvidia.com.deviceclass.resource.k8s.io/devices: 6) admits 6 in namespace ml beside the 1 of ResourceClaim/ml/cache: the API server refuses the claims past it, so some of them stay pending without devices (priced as declared)")
+}
