@@ -505,14 +505,14 @@ func poolGrowth(members []*Estimate) money.Micros {
 	}
 	left := members[0].SharedLimit.Limit
 	var gs []growth
+	claims := map[string]bool{} // the shared claims whose devices are counted (limitUnits)
 	for _, e := range members {
-		per := e.SharedLimit.PerInstance
-		left -= float64(e.Quantity) * per
+		left -= limitUnits(e, claims)
 		if e.ScaleMax == nil {
 			continue
 		}
 		floor, _ := e.Monthly()
-		if d := float64(e.ScaleMax.Quantity-e.Quantity) * per; d > 0 {
+		if d := float64(e.ScaleMax.Quantity-e.Quantity) * growthPerPod(e); d > 0 {
 			gs = append(gs, growth{d, money.Micros(e.ScaleMax.MonthlyCost) - floor})
 		}
 	}

@@ -213,3 +213,44 @@ func TestSumSaysWhenTheTotalIsABound(t *testing.T) {
 		}
 	}
 }
+
+// A shared DRA claim's devices take a pool's limit once, however many pods name it; the pods an
+// autoscaler adds take only their own devices.
+func TestSumCountsSharedClaimsOnceWithinAPoolLimit(t *testing.T) {
+	claim := parser.SharedClaim{Address: "ResourceClaim/ml/pair", GPUs: 2, Pods: 3}
+	// Three pods of one Deployment, or of two, share the claim's 2 GPUs: its floor takes 2 of
+	// the 5, not 2 a pod.
+	sharers := pooled("k8s", "NodePool/gpu", 5, 2, 2, 400, 2, 0)
+	sharers.Pod.SharedClaims = []parser.SharedClaim{claim}
+	more := pooled("k8s", "NodePool/gpu", 5, 2, 1, 200, 1, 0)
+	more.Pod.SharedClaims = []parser.SharedClaim{claim}
+	// Pods of their own GPU, $100 a pod from 1 to 10: 2 GPUs are left for them to grow by.
+	grower := pooled("k8s", "NodePool/gpu", 5, 1, 1, 100, 10, 1000)
+	tot := Sum([]Estimate{sharers, more, grower})
+	if tot.MaxMonthlyCost == nil || *tot.MaxMonthlyCost != money.Amount(money.FromDollars(700+200)) {
+		t.Errorf("max %s, want 900", amount(tot.MaxMonthlyCost))
+	}
+	// Pods of 1 GPU of their own and the claim's 2, from 1 to 3 ($300 a GPU they add): their
+	// floor takes 3 of 6, the grower's 1, and each added pod 1 more, so both fit in the 2 left
+	// (counting each at 3 GPUs, only a third of them would).
+	mixed := pooled("k8s", "NodePool/gpu", 6, 3, 1, 300, 3, 900)
+	mixed.Pod.SharedClaims = []parser.SharedClaim{claim}
+	grower.SharedLimit = &parser.SharedLimit{Owner: "NodePool/gpu", Limit: 6, Unit: "nvidia.com/gpu", PerInstance: 1}
+	tot = Sum([]Estimate{mixed, grower})
+	if tot.MaxMonthlyCost == nil || *tot.MaxMonthlyCost != money.Amount(money.FromDollars(900+100)) {
+		t.Errorf("mixed: max %s, want 1000", amount(tot.MaxMonthlyCost))
+	}
+	// A limit that counts something else of the pods (a quota on their template claims' class,
+	// whose PerInstance is not their request) takes each pod's share as it is.
+	classQuota := func(e Estimate) Estimate {
+		e.SharedLimit = &parser.SharedLimit{Owner: "ResourceQuota/ml/devices", Limit: 4, Unit: "gpu.nvidia.com.deviceclass.resource.k8s.io/devices", PerInstance: 1, Admission: true}
+		return e
+	}
+	templated := classQuota(pooled("k8s", "", 0, 2, 1, 200, 4, 800)) // 1 device from its template, 1 from the claim
+	templated.Pod.SharedClaims = []parser.SharedClaim{{Address: "ResourceClaim/ml/one", GPUs: 1, Pods: 1}}
+	tot = Sum([]Estimate{templated, classQuota(pooled("k8s", "", 0, 1, 1, 100, 10, 1000))})
+	// Floors 1 + 1 of 4: the templated pods grow by 2 of their 3 ($200 a device).
+	if tot.MaxMonthlyCost == nil || *tot.MaxMonthlyCost != money.Amount(money.FromDollars(300+400)) {
+		t.Errorf("class quota: max %s, want 700", amount(tot.MaxMonthlyCost))
+	}
+}

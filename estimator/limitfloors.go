@@ -42,10 +42,7 @@ func FloorsPastLimits(es []Estimate) []parser.Error {
 			byKey[k] = g
 			order = append(order, k)
 		}
-		units := float64(e.Quantity) * e.SharedLimit.PerInstance
-		if e.Pod != nil && len(e.Pod.SharedClaims) > 0 { // a shared claim's devices count once
-			units = float64(e.Pod.LimitGPUs(e.Quantity, g.claims, func(claim string) string { return e.Root + "|" + claim }))
-		}
+		units := limitUnits(e, g.claims)
 		if e.Pod != nil {
 			g.pods, g.units, g.podUnits = append(g.pods, e), append(g.units, units), g.podUnits+units
 			g.alonePast = g.alonePast || units > g.l.Limit
@@ -74,6 +71,33 @@ func FloorsPastLimits(es []Estimate) []parser.Error {
 				floorList(g.pods), trimNum(g.podUnits), unitsList(g.units), room)})
 	}
 	return warns
+}
+
+// limitUnits is what the floor of a resource within a shared limit takes of it: its instances'
+// share, but a shared DRA claim's devices once for all the pods that name it, when the limit
+// counts the pods' devices (counted holds the claims already counted, parser.PodGPUs.LimitGPUs).
+func limitUnits(e *Estimate, counted map[string]bool) float64 {
+	if !countsClaims(e) {
+		return float64(e.Quantity) * e.SharedLimit.PerInstance
+	}
+	return float64(e.Pod.LimitGPUs(e.Quantity, counted, func(claim string) string { return e.Root + "|" + claim }))
+}
+
+// growthPerPod is what each pod an autoscaler adds to a resource takes of its shared limit: its
+// share, but only its own devices when the limit counts the pods' devices and some come from
+// shared claims, which the added pods share and do not add to.
+func growthPerPod(e *Estimate) float64 {
+	if !countsClaims(e) {
+		return e.SharedLimit.PerInstance
+	}
+	return float64(max(e.Pod.Requested-e.Pod.SharedClaimGPUs(), 0))
+}
+
+// countsClaims reports whether the resource's pods name shared claims and its limit counts
+// their devices (a NodePool's limit on them: each pod's share is its request), so that a
+// claim's devices take the limit once, not once a pod.
+func countsClaims(e *Estimate) bool {
+	return e.Pod != nil && len(e.Pod.SharedClaims) > 0 && e.SharedLimit.PerInstance == float64(e.Pod.Requested)
 }
 
 // limitGroup is limitKey for every resource within a limit, priced or not: an unpriced one
