@@ -20,6 +20,10 @@ import (
 // (https://kubernetes.io/docs/concepts/policy/resource-quotas/#resource-quota-for-extended-resources,
 // read 2026-11).
 //
+// Its limits on CPU and memory requests (requests.cpu or cpu, requests.memory or memory) bound
+// the GPU workloads the same way, by what their pods request: at most, since the namespace's
+// other pods, which are not counted here, take their share too.
+//
 // A quota applies to the workloads of its namespace in its own build (a kustomization's; the
 // manifests read as they stand share one) whose pods all of its scopes match, as the API server's
 // quota evaluator tests a pod (kubernetes/kubernetes pkg/quota/v1/evaluator/core/pods.go,
@@ -53,12 +57,31 @@ type resourceQuota struct {
 	namespace string
 	file      string
 	line      int
-	hard      []poolLimit  // resource without the requests. prefix; text as written
+	limits    []quotaLimit
 	scopes    []quotaScope // all must match a pod for the quota to count it
-	// classHard are its limits on device classes' devices through DRA claims (resource: the
-	// class), read only when it has no scope: the claim evaluator matches no scope, so a
-	// scoped quota counts no claim.
-	classHard []poolLimit
+}
+
+// quotaKind is what a quota's limit counts.
+type quotaKind int
+
+const (
+	// quotaExtended counts pods' requests of an extended resource: requests.nvidia.com/gpu.
+	quotaExtended quotaKind = iota
+	// quotaClass counts the devices of a device class that DRA claims request:
+	// gpu.nvidia.com.deviceclass.resource.k8s.io/devices. Read only in a quota without scopes:
+	// the claim evaluator matches no scope, so a scoped quota counts no claim.
+	quotaClass
+	// quotaCompute counts pods' CPU or memory requests: requests.cpu (or cpu), requests.memory
+	// (or memory). The namespace's other pods, which gpuguard does not count, take their
+	// share too, so what it leaves the GPU workloads is at most what is said.
+	quotaCompute
+)
+
+// quotaLimit is one hard limit of a quota that gpuguard applies.
+type quotaLimit struct {
+	poolLimit        // resource: the extended resource, the device class, or cpu or memory
+	key       string // as the quota writes it: requests.nvidia.com/gpu, cpu
+	kind      quotaKind
 }
 
 // deviceClassQuotaSuffix ends a quota's name for a device class's devices:
@@ -115,16 +138,23 @@ func decodeResourceQuota(o *object) (q resourceQuota, ok bool, err error) {
 		return q, false, err
 	}
 	for _, l := range limits {
-		if name, found := strings.CutPrefix(l.resource, "requests."); found {
+		key := l.resource
+		name, requests := strings.CutPrefix(key, "requests.")
+		class, isClass := strings.CutSuffix(key, deviceClassQuotaSuffix)
+		switch {
+		case name == "cpu" || name == "memory": // cpu is requests.cpu
 			l.resource = name
-			q.hard = append(q.hard, l)
-		} else if class, found := strings.CutSuffix(l.resource, deviceClassQuotaSuffix); found && class != "" && len(q.scopes) == 0 {
+			q.limits = append(q.limits, quotaLimit{l, key, quotaCompute})
+		case requests:
+			l.resource = name
+			q.limits = append(q.limits, quotaLimit{l, key, quotaExtended})
+		case isClass && class != "" && len(q.scopes) == 0:
 			l.resource = class
-			q.classHard = append(q.classHard, l)
+			q.limits = append(q.limits, quotaLimit{l, key, quotaClass})
 		}
 	}
 	q.address, q.key, q.namespace, q.file, q.line = o.address(), o.root+"|"+o.namespace(), o.namespace(), o.file, o.line
-	return q, len(q.hard)+len(q.classHard) > 0, nil
+	return q, len(q.limits) > 0, nil
 }
 
 // quotaScope is one scope of a quota: an entry of its scopes (operator Exists) or an
@@ -307,57 +337,79 @@ func (s quotaScope) matches(r *parser.Resource, p quotaPod) bool {
 	return false
 }
 
-// counts reports whether the quota's limit on resource counts the pods of r (p: their facts).
-func (q *resourceQuota) counts(r *parser.Resource, p quotaPod, resource string) bool {
+// takes is what one pod of r (p: its facts) takes of the quota's limit l: 0 when the limit does
+// not count it. An extended resource's limit counts the pods that request it by the device
+// plugin, not through DRA claims (those count against their class's limit); a class's, the
+// devices of the pod's claims from templates (a shared ResourceClaim's count once, as a
+// claimObject).
+func (q *resourceQuota) takes(r *parser.Resource, p quotaPod, l quotaLimit) float64 {
 	g := r.Pod
-	if g == nil || p.key != q.key || g.Resource != resource || g.Requested <= 0 || g.ClaimedOnly || len(g.SharedClaims) > 0 {
-		return false
+	if g == nil || p.key != q.key {
+		return 0
 	}
 	for _, s := range q.scopes {
 		if !s.matches(r, p) {
-			return false
+			return 0
 		}
 	}
-	return true
+	switch l.kind {
+	case quotaClass:
+		return float64(p.classDevices[l.resource])
+	case quotaCompute:
+		if l.resource == "cpu" {
+			return g.CPU
+		}
+		return g.MemoryGiB * (1 << 30) // the limit is in bytes
+	}
+	if g.Resource != l.resource || g.ClaimedOnly || len(g.SharedClaims) > 0 {
+		return 0
+	}
+	return float64(g.Requested)
 }
 
 // quotaShare is one limit of a quota and the workloads (indices into the resources) it counts,
-// with the devices one pod of each takes of it.
+// with what one pod of each takes of it.
 type quotaShare struct {
 	q *resourceQuota
-	l poolLimit
-	// class says the limit is on a device class's devices through DRA claims (l.resource is
-	// the class), not on an extended resource's requests.
-	class bool
+	l quotaLimit
 	// fixed is what the namespace's ResourceClaims take of a class's limit whatever the pods
 	// do, and fixedBy names them.
-	fixed   int64
+	fixed   float64
 	fixedBy []string
 	members []int
-	per     []int64
+	per     []float64
 }
 
-// name is the limit's resource as the quota writes it.
-func (s quotaShare) name() string {
-	if s.class {
-		return s.l.resource + deviceClassQuotaSuffix
+// num writes an amount of what the limit counts: memory in GiB ("12Gi"), else as it is.
+func (s quotaShare) num(n float64) string {
+	if s.l.kind == quotaCompute && s.l.resource == "memory" {
+		return strconv.FormatFloat(math.Round(n/(1<<30)*1000)/1000, 'f', -1, 64) + "Gi"
 	}
-	return "requests." + s.l.resource
+	return strconv.FormatFloat(math.Round(n*1000)/1000, 'f', -1, 64)
 }
 
 // count writes n of what the limit counts, for messages: "2 nvidia.com/gpu", "1 gpu.nvidia.com
-// device".
-func (s quotaShare) count(n int64) string {
-	if s.class {
-		return fmt.Sprintf("%d %s device%s", n, s.l.resource, parser.Plural(n))
+// device", "20 CPU", "80Gi of memory".
+func (s quotaShare) count(n float64) string {
+	switch {
+	case s.l.kind == quotaClass:
+		plural := "s"
+		if n == 1 {
+			plural = ""
+		}
+		return fmt.Sprintf("%s %s device%s", s.num(n), s.l.resource, plural)
+	case s.l.kind == quotaCompute && s.l.resource == "cpu":
+		return s.num(n) + " CPU"
+	case s.l.kind == quotaCompute:
+		return s.num(n) + " of memory"
 	}
-	return fmt.Sprintf("%d %s", n, s.l.resource)
+	return s.num(n) + " " + s.l.resource
 }
 
 // refuses says what the API server refuses past the limit and what becomes of the pods: of
 // some of the pods (pods: "some of them"), of the others, of every one, of it.
 func (s quotaShare) refuses(pods string) string {
-	if s.class { // the pods are created; their claims are not
+	if s.l.kind == quotaClass { // the pods are created; their claims are not
 		switch pods {
 		case "the others":
 			return "the API server refuses the others' claims, so those pods stay pending without devices"
@@ -389,7 +441,15 @@ func (s quotaShare) what() string {
 		}
 		scopes = fmt.Sprintf("; scope%s %s", parser.Plural(int64(len(names))), strings.Join(names, ", "))
 	}
-	return fmt.Sprintf("%s (%s: %s%s)", s.q.address, s.name(), s.l.text, scopes)
+	return fmt.Sprintf("%s (%s: %s%s)", s.q.address, s.l.key, s.l.text, scopes)
+}
+
+// beside says what the namespace's ResourceClaims take of the limit first ("" when nothing).
+func (s quotaShare) beside() string {
+	if s.fixed == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" beside the %s of %s", s.num(s.fixed), parser.Names(s.fixedBy))
 }
 
 // quotaShares finds, for each limit of each quota, the workloads it counts and what one pod of
@@ -399,25 +459,18 @@ func quotaShares(rs []parser.Resource, pods map[int]quotaPod, quotas []resourceQ
 	order := slices.Sorted(maps.Keys(pods))
 	for qi := range quotas {
 		q := &quotas[qi]
-		for _, l := range q.hard {
+		for _, l := range q.limits {
 			s := quotaShare{q: q, l: l}
-			for _, i := range order {
-				if q.counts(&rs[i], pods[i], l.resource) {
-					s.members, s.per = append(s.members, i), append(s.per, rs[i].Pod.Requested)
-				}
-			}
-			shares = append(shares, s)
-		}
-		for _, l := range q.classHard {
-			s := quotaShare{q: q, l: l, class: true}
-			for _, c := range claims {
-				if n := c.quota[l.resource]; c.key == q.key && n > 0 {
-					s.fixed, s.fixedBy = s.fixed+n, append(s.fixedBy, c.address)
+			if l.kind == quotaClass {
+				for _, c := range claims {
+					if n := c.quota[l.resource]; c.key == q.key && n > 0 {
+						s.fixed, s.fixedBy = s.fixed+float64(n), append(s.fixedBy, c.address)
+					}
 				}
 			}
 			for _, i := range order {
-				if n := pods[i].classDevices[l.resource]; pods[i].key == q.key && n > 0 {
-					s.members, s.per = append(s.members, i), append(s.per, n)
+				if per := q.takes(&rs[i], pods[i], l); per > 0 {
+					s.members, s.per = append(s.members, i), append(s.per, per)
 				}
 			}
 			shares = append(shares, s)
@@ -436,7 +489,7 @@ func capByQuotas(rs []parser.Resource, pods map[int]quotaPod, quotas []resourceQ
 	var shares []quotaShare
 	for _, s := range quotaShares(rs, pods, quotas, claims) {
 		q, l := s.q, s.l
-		room := l.amount - float64(s.fixed)
+		room := l.amount - s.fixed
 		if room < 0 {
 			warns = append(warns, parser.Error{File: q.file, Line: q.line,
 				Message: fmt.Sprintf("%s request %s together, but %s admits %s in namespace %s: the API server refuses the claims past it, so the pods that name them stay pending without devices (priced as declared)",
@@ -446,51 +499,58 @@ func capByQuotas(rs []parser.Resource, pods map[int]quotaPod, quotas []resourceQ
 		if len(s.members) == 0 {
 			continue
 		}
-		beside := ""
-		if s.fixed > 0 {
-			beside = fmt.Sprintf(" beside the %d of %s", s.fixed, parser.Names(s.fixedBy))
+		others := ""
+		if l.kind == quotaCompute {
+			others = ", and fewer beside its other pods"
 		}
 		alonePast := false
-		var floors int64
+		var floors float64
 		for k, i := range s.members {
 			r, per := &rs[i], s.per[k]
-			n := int(math.Min(math.Floor(room/float64(per)+1e-9), maxPods))
+			n := int(math.Min(math.Floor(room/per+1e-9), maxPods))
 			if m := capPods(r, n, s.what()); m != nil {
-				r.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s admits no more in namespace %s%s", n, parser.Plural(int64(n)), m.Quantity, m.From, s.what(), q.namespace, beside)
+				r.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s admits no more in namespace %s%s%s",
+					n, parser.Plural(int64(n)), m.Quantity, m.From, s.what(), q.namespace, s.beside(), others)
 			}
 			if r.Quantity > n {
 				alonePast = true
-				refused := fmt.Sprintf("admits %d%s: %s", n, beside, s.refuses("the others"))
-				if n == 0 {
-					them := "every one"
-					if r.Quantity == 1 {
-						them = "it"
-					}
-					leaves := "its " + l.text
-					if s.fixed > 0 {
-						leaves = fmt.Sprintf("the %g left%s", room, beside)
-					}
-					sep := ", so " // the API server refuses it
-					if s.class {
-						sep = ": " // the API server refuses its claims, so ...
-					}
-					refused = fmt.Sprintf("admits none: a pod's %d pass %s%s%s", per, leaves, sep, s.refuses(them))
-				}
-				warns = append(warns, parser.Error{File: r.Source.File, Line: r.Source.Line,
-					Message: fmt.Sprintf("%s runs %d pod%s of %s each, but %s %s (priced as declared)",
-						r.Address, r.Quantity, parser.Plural(int64(r.Quantity)), s.count(per), s.what(), refused)})
+				warns = append(warns, s.alonePast(r, per, n, room))
 			}
-			floors += int64(r.Quantity) * per
+			floors += float64(r.Quantity) * per
 		}
-		if !alonePast && len(s.members) > 1 && float64(floors) > room {
+		if !alonePast && len(s.members) > 1 && floors > room+1e-9 {
 			first := &rs[s.members[0]]
 			warns = append(warns, parser.Error{File: first.Source.File, Line: first.Source.Line,
 				Message: fmt.Sprintf("%s request %s at their floors together, but %s admits %s in namespace %s%s: %s (priced as declared)",
-					quotaNames(rs, s.members), s.count(floors), s.what(), l.text, q.namespace, beside, s.refuses("some of them"))})
+					quotaNames(rs, s.members), s.count(floors), s.what(), l.text, q.namespace, s.beside(), s.refuses("some of them"))})
 		}
 		shares = append(shares, s)
 	}
 	return warns, shares
+}
+
+// alonePast is the warning for a workload whose floor alone passes what the limit leaves it
+// (room: n of its pods, per each).
+func (s quotaShare) alonePast(r *parser.Resource, per float64, n int, room float64) parser.Error {
+	refused := fmt.Sprintf("admits %d%s: %s", n, s.beside(), s.refuses("the others"))
+	if n == 0 {
+		them := "every one"
+		if r.Quantity == 1 {
+			them = "it"
+		}
+		leaves := "its " + s.l.text
+		if s.fixed > 0 {
+			leaves = fmt.Sprintf("the %s left%s", s.num(room), s.beside())
+		}
+		sep := ", so " // the API server refuses it
+		if s.l.kind == quotaClass {
+			sep = ": " // the API server refuses its claims, so ...
+		}
+		refused = fmt.Sprintf("admits none: a pod's %s pass %s%s%s", s.num(per), leaves, sep, s.refuses(them))
+	}
+	return parser.Error{File: r.Source.File, Line: r.Source.Line,
+		Message: fmt.Sprintf("%s runs %d pod%s of %s each, but %s %s (priced as declared)",
+			r.Address, r.Quantity, parser.Plural(int64(r.Quantity)), s.count(per), s.what(), refused)}
 }
 
 // shareQuotas records, of the workloads a quota's limit counts, that their maximums together pass
@@ -501,37 +561,37 @@ func shareQuotas(rs []parser.Resource, shares []quotaShare) {
 		if len(s.members) < 2 {
 			continue
 		}
-		room := max(s.l.amount-float64(s.fixed), 0)
-		var want int64
+		room := max(s.l.amount-s.fixed, 0)
+		var want float64
 		for k, i := range s.members {
 			r := &rs[i]
 			pods := r.Quantity
 			if r.ScaleMax != nil {
 				pods = max(pods, r.ScaleMax.Quantity)
 			}
-			want += int64(pods) * s.per[k]
+			want += float64(pods) * s.per[k]
 		}
-		if float64(want) <= room {
+		if want <= room+1e-9 {
 			continue
 		}
 		left := s.l.text
 		if s.fixed > 0 {
-			left = fmt.Sprintf("the %g left beside the %d of %s", room, s.fixed, parser.Names(s.fixedBy))
+			left = fmt.Sprintf("the %s left%s", s.num(room), s.beside())
+		}
+		unit := s.l.key // the quota's name for what it counts
+		if s.l.kind == quotaExtended {
+			unit = s.l.resource // as a NodePool's limit names it: nvidia.com/gpu
 		}
 		for k, i := range s.members {
 			r := &rs[i]
-			r.Note("shares %s with %d other workload%s: together they can request at most %s, not the %d their maximums add up to",
-				s.what(), len(s.members)-1, parser.Plural(int64(len(s.members)-1)), left, want)
+			r.Note("shares %s with %d other workload%s: together they can request at most %s, not the %s their maximums add up to",
+				s.what(), len(s.members)-1, parser.Plural(int64(len(s.members)-1)), left, s.num(want))
 			if r.SharedLimit != nil {
 				r.Note("the totals count it within %s's %s, not also within the quota", r.SharedLimit.Owner, r.SharedLimit.What)
 				continue
 			}
-			unit := s.l.resource // an extended resource's: nvidia.com/gpu
-			if s.class {
-				unit = s.name()
-			}
-			r.SharedLimit = &parser.SharedLimit{Owner: s.q.address, What: "quota of " + s.l.text + " " + s.name(),
-				Limit: room, Unit: unit, PerInstance: float64(s.per[k]), Admission: true}
+			r.SharedLimit = &parser.SharedLimit{Owner: s.q.address, What: "quota of " + s.l.text + " " + s.l.key,
+				Limit: room, Unit: unit, PerInstance: s.per[k], Admission: true}
 		}
 	}
 }

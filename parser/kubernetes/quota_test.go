@@ -373,3 +373,58 @@ func TestResourceQuotaOnDeviceClassShared(t *testing.T) {
 	buildWarning(t, "floors", cache+draQuotaSrc(quota, one, "ml/a 3 1 10", "ml/b 3 1 10"),
 		"Deployment/ml/a and Deployment/ml/b request 6 gpu.nvidia.com devices at their floors together, but ResourceQuota/ml/gpus (gpu.nvidia.com.deviceclass.resource.k8s.io/devices: 6) admits 6 in namespace ml beside the 1 of ResourceClaim/ml/cache: the API server refuses the claims past it, so some of them stay pending without devices (priced as declared)")
 }
+
+// A quota on CPU or memory requests bounds the GPU workloads whose pods request them, as a
+// GPU quota does (the namespace's other pods take their share too: what is said is a most).
+func TestResourceQuotaOnCPUAndMemory(t *testing.T) {
+	// quotaSrc's pods request 1 CPU; give them memory too.
+	withMemory := func(src string) string {
+		return strings.ReplaceAll(src, `requests: {cpu: "1"}`, `requests: {cpu: "1", memory: 3Gi}`)
+	}
+	hpa := "maxReplicas of HorizontalPodAutoscaler/ml/a"
+	for _, c := range []struct {
+		name, src string
+		max       int // 0: none
+		from      string
+		warn      string
+	}{
+		{"requests.cpu", quotaSrc("  hard: {requests.cpu: \"4\"}\n", "ml/a 1 1 10"), 4, "ResourceQuota/ml/gpus (requests.cpu: 4)", ""},
+		{"cpu is requests.cpu", quotaSrc("  hard: {cpu: 2500m}\n", "ml/a 1 1 10"), 2, "ResourceQuota/ml/gpus (cpu: 2500m)", ""},
+		{"requests.memory", withMemory(quotaSrc("  hard: {requests.memory: 10Gi}\n", "ml/a 1 1 10")), 3, "ResourceQuota/ml/gpus (requests.memory: 10Gi)", ""},
+		{"memory is requests.memory", withMemory(quotaSrc("  hard: {memory: 6Gi}\n", "ml/a 1 1 10")), 2, "ResourceQuota/ml/gpus (memory: 6Gi)", ""},
+		{"the tighter of a quota's limits", withMemory(quotaSrc("  hard: {requests.cpu: \"4\", requests.memory: 6Gi, requests.nvidia.com/gpu: \"8\"}\n", "ml/a 1 1 10")), 2,
+			"ResourceQuota/ml/gpus (requests.cpu: 4), capped by ResourceQuota/ml/gpus (requests.memory: 6Gi)", ""}, // each cap in turn
+		{"limits.cpu is not read", quotaSrc("  hard: {limits.cpu: \"2\"}\n", "ml/a 1 1 10"), 10, "", ""},
+		{"pods that request no CPU", strings.Replace(quotaSrc("  hard: {requests.cpu: \"2\"}\n", "ml/a 1 1 10"), `requests: {cpu: "1"}, `, "", 1), 10, "", ""},
+		{"a floor past it", withMemory(quotaSrc("  hard: {requests.memory: 8Gi}\n", "ml/a 3 1 10")), 0, "",
+			"Deployment/ml/a runs 3 pods of 3Gi of memory each, but ResourceQuota/ml/gpus (requests.memory: 8Gi) admits 2: the API server refuses the others, so they never run (priced as declared)"},
+		{"scopes apply", quotaSrc("  scopes: [Terminating]\n  hard: {requests.cpu: \"4\"}\n", "ml/a 1 1 10"), 10, "", ""},
+	} {
+		res := buildWarning(t, c.name, c.src, c.warn)
+		if len(res.Resources) != 1 {
+			t.Fatalf("%s: %d resources", c.name, len(res.Resources))
+		}
+		switch m := res.Resources[0].ScaleMax; {
+		case c.max == 0:
+			if m != nil {
+				t.Errorf("%s: scale max %+v", c.name, m)
+			}
+		case m == nil || m.Quantity != c.max:
+			t.Errorf("%s: scale max %+v, want %d", c.name, m, c.max)
+		case c.from == "" && m.From != hpa, c.from != "" && m.From != hpa+", capped by "+c.from:
+			t.Errorf("%s: from %q", c.name, m.From)
+		}
+		if c.from != "" && !strings.Contains(strings.Join(res.Resources[0].Notes, "\n"), "admits no more in namespace ml, and fewer beside its other pods") {
+			t.Errorf("%s: notes %q", c.name, res.Resources[0].Notes)
+		}
+	}
+	// Maximums together past it are counted within it; floors together past it are a warning.
+	res := buildWarning(t, "maximums", quotaSrc("  hard: {requests.cpu: \"6\"}\n", "ml/a 1 1 10", "ml/b 1 1 10"), "")
+	for _, r := range res.Resources {
+		if l := r.SharedLimit; l == nil || l.Unit != "requests.cpu" || l.Limit != 6 || l.PerInstance != 1 || l.What != "quota of 6 requests.cpu" {
+			t.Errorf("%s: shared limit %+v", r.Address, l)
+		}
+	}
+	buildWarning(t, "floors", quotaSrc("  hard: {requests.cpu: \"3\"}\n", "ml/a 2 1 10", "ml/b 2 1 10"),
+		"Deployment/ml/a and Deployment/ml/b request 4 CPU at their floors together, but ResourceQuota/ml/gpus (requests.cpu: 3) admits 3 in namespace ml: the API server refuses the pods past it, so some of them never run (priced as declared)")
+}
