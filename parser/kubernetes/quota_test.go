@@ -204,21 +204,26 @@ func TestResourceQuotaOnDeviceClass(t *testing.T) {
 		{"floors past what the shared claim leaves", shared(2) + draQuotaSrc(quota4, one, "ml/a 3 1 10"), 0, "",
 			"Deployment/ml/a runs 3 pods of 1 gpu.nvidia.com device each, but " + what + " admits 2 beside the 2 of ResourceClaim/ml/cache: the API server refuses the others' claims, so those pods stay pending without devices"},
 	} {
-		res := buildWarning(t, c.name, c.src, c.warn)
-		if len(res.Resources) != 1 {
-			t.Fatalf("%s: %d resources", c.name, len(res.Resources))
+		oneCapped(t, c.name, buildWarning(t, c.name, c.src, c.warn), c.max, hpa, c.from)
+	}
+}
+
+// oneCapped checks the one workload of res: no maximum when max is 0, else max pods from its
+// HPA (hpa), capped by from when that is not "".
+func oneCapped(t *testing.T, name string, res parser.Result, max int, hpa, from string) {
+	t.Helper()
+	if len(res.Resources) != 1 {
+		t.Fatalf("%s: %d resources", name, len(res.Resources))
+	}
+	switch m := res.Resources[0].ScaleMax; {
+	case max == 0:
+		if m != nil {
+			t.Errorf("%s: scale max %+v", name, m)
 		}
-		r := res.Resources[0]
-		switch m := r.ScaleMax; {
-		case c.max == 0:
-			if m != nil {
-				t.Errorf("%s: scale max %+v", c.name, m)
-			}
-		case m == nil || m.Quantity != c.max:
-			t.Errorf("%s: scale max %+v, want %d", c.name, m, c.max)
-		case c.from == "" && m.From != hpa, c.from != "" && m.From != hpa+", capped by "+c.from:
-			t.Errorf("%s: from %q", c.name, m.From)
-		}
+	case m == nil || m.Quantity != max:
+		t.Errorf("%s: scale max %+v, want %d", name, m, max)
+	case from == "" && m.From != hpa, from != "" && m.From != hpa+", capped by "+from:
+		t.Errorf("%s: from %q", name, m.From)
 	}
 }
 
@@ -270,19 +275,7 @@ func TestResourceQuotaOnCPUAndMemory(t *testing.T) {
 		{"scopes apply", quotaSrc("  scopes: [Terminating]\n  hard: {requests.cpu: \"4\"}\n", "ml/a 1 1 10"), 10, "", ""},
 	} {
 		res := buildWarning(t, c.name, c.src, c.warn)
-		if len(res.Resources) != 1 {
-			t.Fatalf("%s: %d resources", c.name, len(res.Resources))
-		}
-		switch m := res.Resources[0].ScaleMax; {
-		case c.max == 0:
-			if m != nil {
-				t.Errorf("%s: scale max %+v", c.name, m)
-			}
-		case m == nil || m.Quantity != c.max:
-			t.Errorf("%s: scale max %+v, want %d", c.name, m, c.max)
-		case c.from == "" && m.From != hpa, c.from != "" && m.From != hpa+", capped by "+c.from:
-			t.Errorf("%s: from %q", c.name, m.From)
-		}
+		oneCapped(t, c.name, res, c.max, hpa, c.from)
 		if c.from != "" && !strings.Contains(strings.Join(res.Resources[0].Notes, "\n"), "admits no more in namespace ml, and fewer beside its other pods") {
 			t.Errorf("%s: notes %q", c.name, res.Resources[0].Notes)
 		}
