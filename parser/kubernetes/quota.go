@@ -211,27 +211,40 @@ func (s quotaShare) count(n float64) string {
 	return s.num(n) + " " + s.l.resource
 }
 
-// refuses says what the API server refuses past the limit and what becomes of the pods: of
-// some of the pods (pods: "some of them"), of the others, of every one, of it.
-func (s quotaShare) refuses(pods string) string {
-	if s.l.kind == quotaClass { // the pods are created; their claims are not
-		switch pods {
-		case "the others":
+// refused is which of a workload's pods the API server refuses, for quotaShare.refuses.
+type refused int
+
+const (
+	refusedSome   refused = iota // of several workloads together: some of them
+	refusedOthers                // those past the n it admits
+	refusedAll                   // all of a workload's pods, none admitted
+	refusedOne                   // a workload's only pod
+)
+
+// refuses says what the API server refuses and what becomes of those pods: a pod past an
+// extended resource's or a compute limit is never created; a pod whose claims a class's limit
+// refuses is created and stays pending without devices.
+func (s quotaShare) refuses(which refused) string {
+	if s.l.kind == quotaClass {
+		switch which {
+		case refusedOthers:
 			return "the API server refuses the others' claims, so those pods stay pending without devices"
-		case "every one":
+		case refusedAll:
 			return "the API server refuses their claims, so every one stays pending without devices"
-		case "it":
+		case refusedOne:
 			return "the API server refuses its claims, so it stays pending without devices"
 		}
-		return "the API server refuses the claims past it, so " + pods + " stay pending without devices"
+		return "the API server refuses the claims past it, so some of them stay pending without devices"
 	}
-	switch pods {
-	case "the others":
+	switch which {
+	case refusedOthers:
 		return "the API server refuses the others, so they never run"
-	case "every one", "it":
-		return "the API server refuses " + pods
+	case refusedAll:
+		return "the API server refuses every one"
+	case refusedOne:
+		return "the API server refuses it"
 	}
-	return "the API server refuses the pods past it, so " + pods + " never run"
+	return "the API server refuses the pods past it, so some of them never run"
 }
 
 // what names the limit for messages: "ResourceQuota/ml/gpus (requests.nvidia.com/gpu: 8)",
@@ -327,7 +340,7 @@ func capByQuotas(rs []parser.Resource, pods map[int]quotaPod, quotas []resourceQ
 			first := &rs[s.members[0]]
 			warns = append(warns, parser.Error{File: first.Source.File, Line: first.Source.Line,
 				Message: fmt.Sprintf("%s request %s at their floors together, but %s admits %s in namespace %s%s: %s (priced as declared)",
-					quotaNames(rs, s.members), s.count(floors), s.what(), l.text, q.namespace, s.beside(), s.refuses("some of them"))})
+					quotaNames(rs, s.members), s.count(floors), s.what(), l.text, q.namespace, s.beside(), s.refuses(refusedSome))})
 		}
 		shares = append(shares, s)
 	}
@@ -337,11 +350,11 @@ func capByQuotas(rs []parser.Resource, pods map[int]quotaPod, quotas []resourceQ
 // alonePast is the warning for a workload whose floor alone passes what the limit leaves it
 // (room: n of its pods, per each).
 func (s quotaShare) alonePast(r *parser.Resource, per float64, n int, room float64) parser.Error {
-	refused := fmt.Sprintf("admits %d%s: %s", n, s.beside(), s.refuses("the others"))
+	refused := fmt.Sprintf("admits %d%s: %s", n, s.beside(), s.refuses(refusedOthers))
 	if n == 0 {
-		them := "every one"
+		them := refusedAll
 		if r.Quantity == 1 {
-			them = "it"
+			them = refusedOne
 		}
 		leaves := "its " + s.l.text
 		if s.fixed > 0 {

@@ -50,6 +50,8 @@ func TestResourceQuotaBoundsGPUWorkloads(t *testing.T) {
 			map[string]*parser.ScaleMax{"Deployment/ml/a": {Quantity: 2, From: hpa("a")}, "Deployment/ml/b": {Quantity: 2, From: hpa("b")}}, false, ""},
 		{"a floor past it alone", quotaSrc(gpus4, "ml/a 3 2 10"), map[string]*parser.ScaleMax{"Deployment/ml/a": nil}, false,
 			"Deployment/ml/a runs 3 pods of 2 nvidia.com/gpu each, but ResourceQuota/ml/gpus (requests.nvidia.com/gpu: 4) admits 2: the API server refuses the others"},
+		{"every pod past it alone", quotaSrc("  hard: {requests.nvidia.com/gpu: \"1\"}\n", "ml/a 2 2 0"), map[string]*parser.ScaleMax{"Deployment/ml/a": nil}, false,
+			"Deployment/ml/a runs 2 pods of 2 nvidia.com/gpu each, but ResourceQuota/ml/gpus (requests.nvidia.com/gpu: 1) admits none: a pod's 2 pass its 1, so the API server refuses every one (priced as declared)"},
 		{"floors past it together", quotaSrc(gpus4, "ml/a 3 1 0", "ml/b 1 2 0"), map[string]*parser.ScaleMax{"Deployment/ml/a": nil, "Deployment/ml/b": nil}, true,
 			"Deployment/ml/a and Deployment/ml/b request 5 nvidia.com/gpu at their floors together, but ResourceQuota/ml/gpus (requests.nvidia.com/gpu: 4) admits 4 in namespace ml"},
 		{"another namespace's workloads", quotaSrc(gpus4, "default/a 3 2 10"),
