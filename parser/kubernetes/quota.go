@@ -122,6 +122,8 @@ func decodeResourceQuota(o *object) (q resourceQuota, ok bool, err error) {
 	if err != nil {
 		return q, false, err
 	}
+	// requests.storage, requests.ephemeral-storage, hugepages and object counts bound nothing
+	// gpuguard prices: not read.
 	for _, l := range limits {
 		key := l.resource
 		name, requests := strings.CutPrefix(key, "requests.")
@@ -130,7 +132,7 @@ func decodeResourceQuota(o *object) (q resourceQuota, ok bool, err error) {
 		case name == "cpu" || name == "memory": // cpu is requests.cpu
 			l.resource = name
 			q.limits = append(q.limits, quotaLimit{l, key, quotaCompute})
-		case requests:
+		case requests && strings.Contains(name, "/"): // an extended resource's name has a domain: nvidia.com/gpu
 			l.resource = name
 			q.limits = append(q.limits, quotaLimit{l, key, quotaExtended})
 		case isClass && class != "" && len(q.scopes) == 0:
