@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // Binary and decimal suffixes of a Kubernetes quantity (k8s.io/apimachinery resource.Quantity:
@@ -15,6 +17,19 @@ import (
 var quantitySuffixes = map[string]float64{
 	"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60,
 	"m": 1e-3, "": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
+}
+
+// podLimitShare is what one pod requests of cpu or memory in the units computeQuantity reads a
+// limit on it in (cores, bytes): what the pod takes of a NodePool's or a quota's limit. 0 for
+// another resource.
+func podLimitShare(pod *parser.PodGPUs, resource string) float64 {
+	switch resource {
+	case "cpu":
+		return pod.CPU
+	case "memory":
+		return pod.MemoryGiB * (1 << 30)
+	}
+	return 0
 }
 
 // computeQuantity parses a CPU or memory quantity ("500m", "2", "1.5", "16Gi", "129M", "1e9")

@@ -519,10 +519,8 @@ func (np *nodePool) podsWithin(pod *parser.PodGPUs) (n int, by poolLimit, ok boo
 				}
 				per = 1 // the claims alone pass the limit: no pod fits (below)
 			}
-		case l.resource == "cpu":
-			per = pod.CPU
-		case l.resource == "memory":
-			per = pod.MemoryGiB * (1 << 30)
+		default:
+			per = podLimitShare(pod, l.resource) // cpu, memory; 0 for other resources
 		}
 		if per <= 0 {
 			continue

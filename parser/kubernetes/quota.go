@@ -163,10 +163,7 @@ func (q *resourceQuota) takes(r *parser.Resource, p quotaPod, l quotaLimit) floa
 	case quotaClass:
 		return float64(p.classDevices[l.resource])
 	case quotaCompute:
-		if l.resource == "cpu" {
-			return g.CPU
-		}
-		return g.MemoryGiB * (1 << 30) // the limit is in bytes
+		return podLimitShare(g, l.resource)
 	}
 	if g.Resource != l.resource || g.ClaimedOnly || len(g.SharedClaims) > 0 {
 		return 0
