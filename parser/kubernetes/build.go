@@ -714,9 +714,13 @@ func capByPoolLimits(res *parser.Resource, np *nodePool) (parser.Error, bool) {
 			res.Address, res.Quantity, parser.Plural(int64(res.Quantity)), limit, n)}, true
 }
 
+// cappedBy joins what declares a maximum and the limit that caps it in scale_max.from.
+const cappedBy = ", capped by "
+
 // capPods caps a workload's pods at full scale-out at n, by (a limit, for scale_max.from), and
 // returns the maximum it had when that was above n (nil when it was not): no maximum is left
-// when n is not above the floor.
+// when n is not above the floor. scale_max.from names what declares the maximum and only the
+// limit that binds: a cap already there is replaced (the notes say each in turn).
 func capPods(res *parser.Resource, n int, by string) *parser.ScaleMax {
 	m := res.ScaleMax
 	if m == nil || m.Quantity <= n {
@@ -724,7 +728,8 @@ func capPods(res *parser.Resource, n int, by string) *parser.ScaleMax {
 	}
 	res.ScaleMax = nil
 	if n > res.Quantity {
-		res.ScaleMax = &parser.ScaleMax{Quantity: n, From: m.From + ", capped by " + by}
+		declared, _, _ := strings.Cut(m.From, cappedBy)
+		res.ScaleMax = &parser.ScaleMax{Quantity: n, From: declared + cappedBy + by}
 	}
 	return m
 }

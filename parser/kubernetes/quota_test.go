@@ -141,6 +141,25 @@ func TestResourceQuotaBesideANodePoolLimit(t *testing.T) {
 	}
 }
 
+// A workload capped by a NodePool's limit and then by a quota's tighter one names in
+// scale_max.from only the quota, the limit that binds; its notes say each cap in turn.
+func TestScaleMaxNamesTheBindingCap(t *testing.T) {
+	pool := "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  limits: {nvidia.com/gpu: 8}\n" +
+		"  template: {spec: {requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [g6.12xlarge]}]}}\n---\n"
+	src := pool + strings.ReplaceAll(quotaSrc("  hard: {requests.nvidia.com/gpu: \"3\"}\n", "ml/a 1 1 10"),
+		"nodeSelector: {node.kubernetes.io/instance-type: g6.12xlarge}", "nodeSelector: {karpenter.sh/nodepool: gpu}")
+	r := one(t, build(t, src, Options{}))
+	want := "maxReplicas of HorizontalPodAutoscaler/ml/a, capped by ResourceQuota/ml/gpus (requests.nvidia.com/gpu: 3)"
+	if r.ScaleMax == nil || r.ScaleMax.Quantity != 3 || r.ScaleMax.From != want {
+		t.Errorf("scale max %+v, want 3 from %q", r.ScaleMax, want)
+	}
+	notes := strings.Join(r.Notes, "\n")
+	if !strings.Contains(notes, "at most 8 pods at full scale-out, not the 10 of the maxReplicas of HorizontalPodAutoscaler/ml/a: NodePool/gpu's limits") ||
+		!strings.Contains(notes, "at most 3 pods at full scale-out, not the 8 of the maxReplicas of HorizontalPodAutoscaler/ml/a, capped by NodePool/gpu's limits (nvidia.com/gpu: 8): ResourceQuota/ml/gpus") {
+		t.Errorf("notes %s", notes)
+	}
+}
+
 // buildWarning builds src (case name), which must read without errors, and checks its warnings:
 // none when want is "", else one that contains want.
 func buildWarning(t *testing.T, name, src, want string) parser.Result {
@@ -269,7 +288,7 @@ func TestResourceQuotaOnCPUAndMemory(t *testing.T) {
 		{"requests.memory", withMemory(quotaSrc("  hard: {requests.memory: 10Gi}\n", "ml/a 1 1 10")), 3, "ResourceQuota/ml/gpus (requests.memory: 10Gi)", ""},
 		{"memory is requests.memory", withMemory(quotaSrc("  hard: {memory: 6Gi}\n", "ml/a 1 1 10")), 2, "ResourceQuota/ml/gpus (memory: 6Gi)", ""},
 		{"the tighter of a quota's limits", withMemory(quotaSrc("  hard: {requests.cpu: \"4\", requests.memory: 6Gi, requests.nvidia.com/gpu: \"8\"}\n", "ml/a 1 1 10")), 2,
-			"ResourceQuota/ml/gpus (requests.cpu: 4), capped by ResourceQuota/ml/gpus (requests.memory: 6Gi)", ""}, // each cap in turn
+			"ResourceQuota/ml/gpus (requests.memory: 6Gi)", ""}, // the cap that binds, after the CPU's 4
 		{"limits.cpu is not read", quotaSrc("  hard: {limits.cpu: \"2\"}\n", "ml/a 1 1 10"), 10, "", ""},
 		{"pods that request no CPU", strings.Replace(quotaSrc("  hard: {requests.cpu: \"2\"}\n", "ml/a 1 1 10"), `requests: {cpu: "1"}, `, "", 1), 10, "", ""},
 		{"a floor past it", withMemory(quotaSrc("  hard: {requests.memory: 8Gi}\n", "ml/a 3 1 10")), 0, "",
