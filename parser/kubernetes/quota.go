@@ -21,8 +21,9 @@ import (
 // read 2026-11).
 //
 // Its limits on CPU and memory requests (requests.cpu or cpu, requests.memory or memory) bound
-// the GPU workloads the same way, by what their pods request: at most, since the namespace's
-// other pods, which are not counted here, take their share too.
+// the GPU workloads the same way, by what their pods request, and so does its limit on pods
+// (pods, or count/pods): at most, since the namespace's other pods, which are not counted here,
+// take their share too.
 //
 // A quota applies to the workloads of its namespace in its own build (a kustomization's; the
 // manifests read as they stand share one) whose pods all of its scopes match (quotascope.go).
@@ -60,7 +61,15 @@ const (
 	// (or memory). The namespace's other pods, which gpuguard does not count, take their
 	// share too, so what it leaves the GPU workloads is at most what is said.
 	quotaCompute
+	// quotaPods counts pods: pods, the pods not yet terminated, or count/pods, every pod object.
+	// A workload's pods run until they end, so the two bound it alike. The namespace's other
+	// pods take their share too, as of a compute limit.
+	quotaPods
 )
+
+// besideOthers says whether the namespace's other pods, which gpuguard does not count, take a share of
+// the limit too: of CPU, memory and pods, not of GPUs (only GPU workloads request them).
+func (k quotaKind) besideOthers() bool { return k == quotaCompute || k == quotaPods }
 
 // quotaLimit is one hard limit of a quota that gpuguard applies.
 type quotaLimit struct {
@@ -122,8 +131,8 @@ func decodeResourceQuota(o *object) (q resourceQuota, ok bool, err error) {
 	if err != nil {
 		return q, false, err
 	}
-	// requests.storage, requests.ephemeral-storage, hugepages and object counts bound nothing
-	// gpuguard prices: not read.
+	// requests.storage, requests.ephemeral-storage, hugepages and object counts other than
+	// pods' bound nothing gpuguard prices: not read.
 	for _, l := range limits {
 		key := l.resource
 		name, requests := strings.CutPrefix(key, "requests.")
@@ -132,6 +141,9 @@ func decodeResourceQuota(o *object) (q resourceQuota, ok bool, err error) {
 		case name == "cpu" || name == "memory": // cpu is requests.cpu
 			l.resource = name
 			q.limits = append(q.limits, quotaLimit{l, key, quotaCompute})
+		case key == "pods" || key == "count/pods":
+			l.resource = "pods"
+			q.limits = append(q.limits, quotaLimit{l, key, quotaPods})
 		case requests && strings.Contains(name, "/"): // an extended resource's name has a domain: nvidia.com/gpu
 			l.resource = name
 			q.limits = append(q.limits, quotaLimit{l, key, quotaExtended})
@@ -164,6 +176,8 @@ func (q *resourceQuota) takes(r *parser.Resource, p quotaPod, l quotaLimit) floa
 		return float64(p.classDevices[l.resource])
 	case quotaCompute:
 		return podLimitShare(g, l.resource)
+	case quotaPods:
+		return 1
 	}
 	if g.Resource != l.resource || g.ClaimedOnly || len(g.SharedClaims) > 0 {
 		return 0
@@ -204,10 +218,21 @@ func (s quotaShare) count(n float64) string {
 		return fmt.Sprintf("%s %s device%s", s.num(n), s.l.resource, plural)
 	case s.l.kind == quotaCompute && s.l.resource == "cpu":
 		return s.num(n) + " CPU"
+	case s.l.kind == quotaPods:
+		return s.num(n) + " pod" + parser.Plural(int64(n))
 	case s.l.kind == quotaCompute:
 		return s.num(n) + " of memory"
 	}
 	return s.num(n) + " " + s.l.resource
+}
+
+// request is what workloads do with the limit, for messages: they run pods, and request the
+// rest.
+func (s quotaShare) request() string {
+	if s.l.kind == quotaPods {
+		return "run"
+	}
+	return "request"
 }
 
 // refused is which of a workload's pods the API server refuses, for quotaShare.refuses.
@@ -317,7 +342,7 @@ func capByQuotas(rs []parser.Resource, pods map[int]quotaPod, quotas []resourceQ
 			continue
 		}
 		others := ""
-		if l.kind == quotaCompute {
+		if l.kind.besideOthers() {
 			others = ", and fewer beside its other pods"
 		}
 		alonePast := false
@@ -338,8 +363,8 @@ func capByQuotas(rs []parser.Resource, pods map[int]quotaPod, quotas []resourceQ
 		if !alonePast && len(s.members) > 1 && floors > room+1e-9 {
 			first := &rs[s.members[0]]
 			warns = append(warns, parser.Error{File: first.Source.File, Line: first.Source.Line,
-				Message: fmt.Sprintf("%s request %s at their floors together, but %s admits %s in namespace %s%s: %s (priced as declared)",
-					quotaNames(rs, s.members), s.count(floors), s.what(), l.text, q.namespace, s.beside(), s.refuses(refusedSome))})
+				Message: fmt.Sprintf("%s %s %s at their floors together, but %s admits %s in namespace %s%s: %s (priced as declared)",
+					quotaNames(rs, s.members), s.request(), s.count(floors), s.what(), l.text, q.namespace, s.beside(), s.refuses(refusedSome))})
 		}
 		shares = append(shares, s)
 	}
@@ -364,10 +389,17 @@ func (s quotaShare) alonePast(r *parser.Resource, per float64, n int, room float
 			sep = ": " // the API server refuses its claims, so ...
 		}
 		refused = fmt.Sprintf("admits none: a pod's %s pass %s%s%s", s.num(per), leaves, sep, s.refuses(them))
+		if s.l.kind == quotaPods {
+			refused = "admits none: " + s.refuses(them)
+		}
+	}
+	each := fmt.Sprintf(" of %s each", s.count(per))
+	if s.l.kind == quotaPods {
+		each = "" // a pod each
 	}
 	return parser.Error{File: r.Source.File, Line: r.Source.Line,
-		Message: fmt.Sprintf("%s runs %d pod%s of %s each, but %s %s (priced as declared)",
-			r.Address, r.Quantity, parser.Plural(int64(r.Quantity)), s.count(per), s.what(), refused)}
+		Message: fmt.Sprintf("%s runs %d pod%s%s, but %s %s (priced as declared)",
+			r.Address, r.Quantity, parser.Plural(int64(r.Quantity)), each, s.what(), refused)}
 }
 
 // shareQuotas records, of the workloads a quota's limit counts, that their maximums together pass
@@ -401,8 +433,8 @@ func shareQuotas(rs []parser.Resource, shares []quotaShare) {
 		}
 		for k, i := range s.members {
 			r := &rs[i]
-			r.Note("shares %s with %d other workload%s: together they can request at most %s, not the %s their maximums add up to",
-				s.what(), len(s.members)-1, parser.Plural(int64(len(s.members)-1)), left, s.num(want))
+			r.Note("shares %s with %d other workload%s: together they can %s at most %s, not the %s their maximums add up to",
+				s.what(), len(s.members)-1, parser.Plural(int64(len(s.members)-1)), s.request(), left, s.num(want))
 			if r.SharedLimit != nil {
 				r.Note("the totals count it within %s's %s, not also within the quota", r.SharedLimit.Owner, r.SharedLimit.What)
 				continue

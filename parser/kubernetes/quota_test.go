@@ -311,3 +311,45 @@ func TestResourceQuotaOnCPUAndMemory(t *testing.T) {
 	buildWarning(t, "floors", quotaSrc("  hard: {requests.cpu: \"3\"}\n", "ml/a 2 1 10", "ml/b 2 1 10"),
 		"Deployment/ml/a and Deployment/ml/b request 4 CPU at their floors together, but ResourceQuota/ml/gpus (requests.cpu: 3) admits 3 in namespace ml: the API server refuses the pods past it, so some of them never run (priced as declared)")
 }
+
+// A quota on pods (pods, or count/pods) bounds the GPU workloads by their pods' count, a pod
+// each; the namespace's other pods take their share too, as of a CPU quota.
+func TestResourceQuotaOnPods(t *testing.T) {
+	hpa := "maxReplicas of HorizontalPodAutoscaler/ml/a"
+	bestEffort := func(src string) string { return strings.Replace(src, `requests: {cpu: "1"}, `, "", 1) }
+	for _, c := range []struct {
+		name, src string
+		max       int // 0: none
+		from      string
+		warn      string
+	}{
+		{"pods", quotaSrc("  hard: {pods: \"4\"}\n", "ml/a 1 1 10"), 4, "ResourceQuota/ml/gpus (pods: 4)", ""},
+		{"count/pods", quotaSrc("  hard: {count/pods: \"3\"}\n", "ml/a 1 1 10"), 3, "ResourceQuota/ml/gpus (count/pods: 3)", ""},
+		{"the tighter of pods and GPUs", quotaSrc("  hard: {pods: \"5\", requests.nvidia.com/gpu: \"8\"}\n", "ml/a 1 2 10"), 4,
+			"ResourceQuota/ml/gpus (requests.nvidia.com/gpu: 8)", ""},
+		{"a floor past it", quotaSrc("  hard: {pods: \"2\"}\n", "ml/a 3 1 10"), 0, "",
+			"Deployment/ml/a runs 3 pods, but ResourceQuota/ml/gpus (pods: 2) admits 2: the API server refuses the others, so they never run (priced as declared)"},
+		{"none admitted", quotaSrc("  hard: {pods: \"0\"}\n", "ml/a 1 1 10"), 0, "",
+			"Deployment/ml/a runs 1 pod, but ResourceQuota/ml/gpus (pods: 0) admits none: the API server refuses it (priced as declared)"},
+		{"BestEffort pods", bestEffort(quotaSrc("  scopes: [BestEffort]\n  hard: {pods: \"2\"}\n", "ml/a 1 1 10")), 2,
+			"ResourceQuota/ml/gpus (pods: 2; scope BestEffort)", ""},
+		{"not BestEffort pods", quotaSrc("  scopes: [BestEffort]\n  hard: {pods: \"2\"}\n", "ml/a 1 1 10"), 10, "", ""},
+	} {
+		res := buildWarning(t, c.name, c.src, c.warn)
+		oneCapped(t, c.name, res, c.max, hpa, c.from)
+		if strings.Contains(c.from, "pods:") && !strings.Contains(strings.Join(res.Resources[0].Notes, "\n"), "admits no more in namespace ml, and fewer beside its other pods") {
+			t.Errorf("%s: notes %q", c.name, res.Resources[0].Notes)
+		}
+	}
+	res := buildWarning(t, "maximums", quotaSrc("  hard: {pods: \"6\"}\n", "ml/a 1 1 10", "ml/b 1 1 10"), "")
+	for _, r := range res.Resources {
+		if l := r.SharedLimit; l == nil || l.Unit != "pods" || l.Limit != 6 || l.PerInstance != 1 || l.What != "quota of 6 pods" {
+			t.Errorf("%s: shared limit %+v", r.Address, l)
+		}
+		if notes := strings.Join(r.Notes, "\n"); !strings.Contains(notes, "together they can run at most 6, not the 12 their maximums add up to") { // each capped at 6 first
+			t.Errorf("%s: notes %s", r.Address, notes)
+		}
+	}
+	buildWarning(t, "floors", quotaSrc("  hard: {pods: \"3\"}\n", "ml/a 2 1 10", "ml/b 2 1 10"),
+		"Deployment/ml/a and Deployment/ml/b run 4 pods at their floors together, but ResourceQuota/ml/gpus (pods: 3) admits 3 in namespace ml: the API server refuses the pods past it, so some of them never run (priced as declared)")
+}
