@@ -95,6 +95,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "kubernetes_manifest", args: []string{"--region", "us-east-1"}},
 		{name: "manifest_files", args: []string{"--region", "us-east-1"}},
 		{name: "kubernetes_scaling", args: []string{"--region", "us-east-1"}},
+		{name: "k8s_limit_range", args: []string{"--region", "us-east-1"}}, // a LimitRange's max gives the sidecar a GPU
 		{name: "helm_release", args: []string{"--region", "us-east-1"}},
 		{name: "tfjson"},
 		{name: "plan"},
@@ -306,6 +307,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"dra-mps", "dra-mps.yaml", exitFindings},           // GPU002: a 7B server under 5 and 8 GiB MPS memory limits
 		{"dra-extended", "dra-extended.yaml", exitFindings}, // GPUs by DRA extended resource names; GPU002: a 7B server under a class's 6 GiB MPS limit
 		{"dra-quota", "dra-quota.yaml", 0},                  // a quota on a device class's devices caps an HPA, after a shared claim's
+		{"limit-range", "limit-range.yaml", 0},              // a LimitRange's default requests size the pods' node shares; its pod max refuses a job
 		{"batch-and-serverless", "batch-and-serverless.yaml", 0},
 		{"operators", "operators.yaml", 0},
 		{"controllers", "controllers.yaml", 0},

@@ -102,6 +102,7 @@ func Build(files []*File, opts Options) parser.Result {
 	scalers := map[string]scaler{}
 	cms := configMaps{}
 	var quotas []resourceQuota
+	limits := limitRanges{}
 	defaultPriority := map[string]string{} // the global default PriorityClass's name, by build (root)
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}, classes: map[string]deviceClass{}, byExtendedName: map[string]string{}}
 	for _, o := range objs {
@@ -147,6 +148,14 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, err))
 			} else if ok {
 				quotas = append(quotas, q)
+			}
+		}
+		if o.Kind == "LimitRange" && o.APIVersion == "v1" {
+			lr, ok, err := decodeLimitRange(o)
+			if err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+			} else if ok {
+				limits[lr.key] = append(limits[lr.key], lr)
 			}
 		}
 		switch {
@@ -307,10 +316,13 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, fmt.Errorf("%s%d is not a number of pods", roleLabel(r), r.replicas)))
 				continue
 			}
+			defaulted := limits.apply(o.root+"|"+o.namespace(), r.template.Spec)
+			r.template.Spec = defaulted.spec
 			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{nodePools, classes, kueue, groups, sharing, layouts}, scalers, claims, cms, opts)
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
+				defaulted.report(rs, &res.Warnings)
 				if np != nil {
 					onPool[np] = append(onPool[np], len(res.Resources))
 				}

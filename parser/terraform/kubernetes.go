@@ -287,6 +287,9 @@ var typedWorkloads = map[string]struct{ apiVersion, kind string }{
 	// scoped to priority classes counts the pods of the global default class that name none.
 	"kubernetes_resource_quota": {"v1", "ResourceQuota"}, "kubernetes_resource_quota_v1": {"v1", "ResourceQuota"},
 	"kubernetes_priority_class": {"scheduling.k8s.io/v1", "PriorityClass"}, "kubernetes_priority_class_v1": {"scheduling.k8s.io/v1", "PriorityClass"},
+	// LimitRanges: they declare no GPU, but fill in what their namespace's containers leave
+	// out (GPUs too, where their max allows them) and refuse pods past their bounds.
+	"kubernetes_limit_range": {"v1", "LimitRange"}, "kubernetes_limit_range_v1": {"v1", "LimitRange"},
 	// Autoscalers: they declare no GPU, but set the replicas of the workload they scale.
 	"kubernetes_horizontal_pod_autoscaler": {"autoscaling/v1", "HorizontalPodAutoscaler"}, "kubernetes_horizontal_pod_autoscaler_v1": {"autoscaling/v1", "HorizontalPodAutoscaler"},
 	"kubernetes_horizontal_pod_autoscaler_v2": {"autoscaling/v2", "HorizontalPodAutoscaler"}, "kubernetes_horizontal_pod_autoscaler_v2beta2": {"autoscaling/v2beta2", "HorizontalPodAutoscaler"},
@@ -333,6 +336,7 @@ var repeatedBlocks = map[string]string{
 	"topology_spread_constraint": "topologySpreadConstraints", "node_selector_term": "nodeSelectorTerms",
 	"match_expressions": "matchExpressions", "match_fields": "matchFields",
 	"match_expression": "matchExpressions", // a ResourceQuota's scope_selector
+	"limit":            "limits",           // a LimitRange's items
 	"preferred_during_scheduling_ignored_during_execution": "preferredDuringSchedulingIgnoredDuringExecution",
 }
 
