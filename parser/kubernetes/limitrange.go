@@ -47,6 +47,8 @@ type limitItem struct {
 	// request are a Container item's default limit and default request, after the API's
 	// defaulting.
 	max, min, limit, request map[string]poolLimit
+	// fromMax are the default limits the API took from max, the item setting none.
+	fromMax map[string]bool
 }
 
 // limitRangeResource says whether gpuguard reads a LimitRange's item on the resource: CPU,
@@ -139,6 +141,14 @@ func (it *limitItem) setDefaults() error {
 				}
 			}
 		}
+		for k := range it.max {
+			if _, ok := it.limit[k]; !ok {
+				if it.fromMax == nil {
+					it.fromMax = map[string]bool{}
+				}
+				it.fromMax[k] = true
+			}
+		}
 		fill(&it.limit, it.max)
 		fill(&it.request, it.limit)
 		fill(&it.request, it.min)
@@ -183,10 +193,17 @@ type limitRangeOutcome struct {
 	// filled says what each LimitRange filled in, for a note: "LimitRange/ml/lr fills in what
 	// its containers leave out: ...".
 	filled []string
-	// gave names the containers a LimitRange gave GPUs they do not ask for, by LimitRange.
-	gave []string
+	// gave says which containers each LimitRange gave GPUs they do not ask for.
+	gave []gpusGiven
 	// refused says, for each LimitRange that refuses the pods, why.
 	refused []string
+}
+
+// gpusGiven is the GPUs a LimitRange gave containers that do not ask for them.
+type gpusGiven struct {
+	by         string   // the LimitRange's address
+	containers []string // `container "logs" 1 nvidia.com/gpu`
+	fromMax    bool     // the default limit was its max
 }
 
 // apply gives spec's containers the defaults of the LimitRanges of key (root|namespace), and
@@ -212,8 +229,10 @@ func (l limitRanges) apply(key string, spec podSpec) limitRangeOutcome {
 	}
 	for _, lr := range ranges {
 		var requests, limits []string // "cpu: 2 (main, sidecar)"
-		var gave []string
-		for _, it := range lr.items { // only a Container item has defaults
+		gave := gpusGiven{by: lr.address}
+		// Only a Container item has defaults. Where several set one, the last wins: the
+		// LimitRanger gathers a LimitRange's defaults into one list, item by item.
+		for _, it := range slices.Backward(lr.items) {
 			for _, k := range slices.Sorted(maps.Keys(it.limit)) {
 				var names []string
 				all(func(c, own *container) {
@@ -224,7 +243,8 @@ func (l limitRanges) apply(key string, spec podSpec) limitRangeOutcome {
 					names = append(names, c.Name)
 					if IsGPUResource(k) && it.limit[k].amount > 0 {
 						if _, asked := own.Resources.Requests[k]; !asked {
-							gave = append(gave, fmt.Sprintf("container %q %s %s", c.Name, it.limit[k].text, k))
+							gave.containers = append(gave.containers, fmt.Sprintf("container %q %s %s", c.Name, it.limit[k].text, k))
+							gave.fromMax = gave.fromMax || it.fromMax[k]
 						}
 					}
 				})
@@ -259,8 +279,8 @@ func (l limitRanges) apply(key string, spec podSpec) limitRangeOutcome {
 		if len(parts) > 0 {
 			out.filled = append(out.filled, fmt.Sprintf("%s fills in what its containers leave out: %s", lr.address, strings.Join(parts, "; ")))
 		}
-		if len(gave) > 0 {
-			out.gave = append(out.gave, fmt.Sprintf("%s gives %s", lr.address, strings.Join(gave, ", ")))
+		if len(gave.containers) > 0 {
+			out.gave = append(out.gave, gave)
 		}
 	}
 	for _, lr := range ranges {
@@ -377,20 +397,19 @@ func (out limitRangeOutcome) report(r *parser.Resource, warns *[]parser.Error) {
 		r.Note("%s", f)
 	}
 	for _, g := range out.gave {
+		they, limit := "it does", "its default limit"
+		if len(g.containers) > 1 {
+			they = "they do"
+		}
+		if g.fromMax {
+			limit = "its max, the default limit when it sets none"
+		}
 		*warns = append(*warns, parser.Error{File: r.Source.File, Line: r.Source.Line,
-			Message: fmt.Sprintf("%s: %s that %s not ask for (a LimitRange's max is the default limit of its containers that set none): each pod requests %d %s, and is priced so",
-				r.Address, g, doesDo(g), r.Pod.Requested, r.Pod.Resource)})
+			Message: fmt.Sprintf("%s: %s gives %s that %s not ask for (%s): each pod requests %d %s, and is priced so",
+				r.Address, g.by, strings.Join(g.containers, ", "), they, limit, r.Pod.Requested, r.Pod.Resource)})
 	}
 	for _, why := range out.refused {
 		*warns = append(*warns, parser.Error{File: r.Source.File, Line: r.Source.Line,
 			Message: fmt.Sprintf("%s: the API server refuses its pods, so none of them run: %s (priced as declared)", r.Address, why)})
 	}
-}
-
-// doesDo agrees "do" with the containers a "gives" phrase names.
-func doesDo(gave string) string {
-	if strings.Count(gave, "container ") > 1 {
-		return "they do"
-	}
-	return "it does"
 }

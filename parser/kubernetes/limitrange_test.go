@@ -73,7 +73,7 @@ func TestLimitRangeGivesGPUs(t *testing.T) {
 	}
 	got := strings.Join(warns, "\n")
 	for _, want := range []string{
-		`Deployment/ml/a: LimitRange/ml/lr gives container "logs" 1 nvidia.com/gpu that it does not ask for (a LimitRange's max is the default limit of its containers that set none): each pod requests 2 nvidia.com/gpu, and is priced so`,
+		`Deployment/ml/a: LimitRange/ml/lr gives container "logs" 1 nvidia.com/gpu that it does not ask for (its max, the default limit when it sets none): each pod requests 2 nvidia.com/gpu, and is priced so`,
 		`Deployment/ml/web: LimitRange/ml/lr gives container "nginx" 1 nvidia.com/gpu that it does not ask for`,
 	} {
 		if !strings.Contains(got, want) {
@@ -82,6 +82,9 @@ func TestLimitRangeGivesGPUs(t *testing.T) {
 	}
 	// A container that requests its GPU, and sets no limit, asks for what it is given.
 	buildWarning(t, "requested", limitRangeSrc(`{type: Container, max: {nvidia.com/gpu: "1"}}`, `{name: main, resources: {requests: {nvidia.com/gpu: 1}}}`), "")
+	// A default it sets, to two containers; where two items set one, the last wins.
+	buildWarning(t, "default", limitRangeSrc(`{type: Container, default: {nvidia.com/gpu: "2"}}, {type: Container, default: {nvidia.com/gpu: "1"}}`, `{name: main}, {name: logs}`),
+		`Deployment/ml/a: LimitRange/ml/lr gives container "main" 1 nvidia.com/gpu, container "logs" 1 nvidia.com/gpu that they do not ask for (its default limit): each pod requests 2 nvidia.com/gpu, and is priced so`)
 	// A default of 0 gives none.
 	res = buildWarning(t, "default 0", limitRangeSrc(`{type: Container, max: {nvidia.com/gpu: "1"}, default: {nvidia.com/gpu: "0"}}`,
 		`{name: main, resources: {limits: {nvidia.com/gpu: 1}}}, {name: logs}`), "")
