@@ -344,6 +344,7 @@ func Build(files []*File, opts Options) parser.Result {
 				Message: fmt.Sprintf("%s runs %s, which %s not among the files read: %s are not counted", o.address(), strings.Join(absent, ", "), isAre(len(absent)), ref.missing)})
 		}
 	}
+	res.Warnings = append(res.Warnings, quotaConstraints(res.Resources, quotaPods, quotas)...)
 	quotaWarns, quotaShares := capByQuotas(res.Resources, quotaPods, quotas, claims.objects)
 	res.Warnings = append(res.Warnings, quotaWarns...)
 	for _, np := range pools {

@@ -165,6 +165,11 @@ func TestLimitRangeDefaultsCountInQuotas(t *testing.T) {
 	noCPU := func(src string) string { return strings.Replace(src, `requests: {cpu: "1"}, `, "", 1) }
 	res := buildWarning(t, "requests.cpu", lr+noCPU(quotaSrc("  hard: {requests.cpu: \"8\"}\n", "ml/a 1 1 10")), "")
 	oneCapped(t, "requests.cpu", res, 4, "maxReplicas of HorizontalPodAutoscaler/ml/a", "ResourceQuota/ml/gpus (requests.cpu: 8)")
+	// A quota on limits admits the pods a LimitRange gives limits; without it, it refuses them.
+	limits := strings.Replace(lr, `defaultRequest: {cpu: "2"}`, `default: {cpu: "2"}`, 1)
+	res = buildWarning(t, "limits.cpu", limits+quotaSrc("  hard: {limits.cpu: \"8\"}\n", "ml/a 1 1 10"), "")
+	oneCapped(t, "limits.cpu", res, 4, "maxReplicas of HorizontalPodAutoscaler/ml/a", "ResourceQuota/ml/gpus (limits.cpu: 8)")
+	buildWarning(t, "no LimitRange", quotaSrc("  hard: {limits.cpu: \"8\"}\n", "ml/a 1 1 10"), `must specify limits.cpu`)
 	res = buildWarning(t, "BestEffort", lr+noCPU(quotaSrc("  scopes: [BestEffort]\n  hard: {pods: \"2\"}\n", "ml/a 1 1 10")), "")
 	oneCapped(t, "BestEffort", res, 10, "maxReplicas of HorizontalPodAutoscaler/ml/a", "")
 }

@@ -20,10 +20,14 @@ import (
 // (https://kubernetes.io/docs/concepts/policy/resource-quotas/#resource-quota-for-extended-resources,
 // read 2026-11).
 //
-// Its limits on CPU and memory requests (requests.cpu or cpu, requests.memory or memory) bound
-// the GPU workloads the same way, by what their pods request, and so does its limit on pods
-// (pods, or count/pods): at most, since the namespace's other pods, which are not counted here,
-// take their share too.
+// Its limits on CPU and memory requests (requests.cpu or cpu, requests.memory or memory) and
+// limits (limits.cpu, limits.memory) bound the GPU workloads the same way, by what their pods
+// request or are limited to, and so does its limit on pods (pods, or count/pods): at most, since
+// the namespace's other pods, which are not counted here, take their share too. A quota on any of
+// them makes every container of the pods it counts set it (a request, else a limit, for
+// requests.cpu): the API server refuses a pod with a container that does not ("must specify
+// limits.cpu"; the quota evaluator's Constraints), unless a LimitRange's default sets it
+// (limitrange.go).
 //
 // A quota applies to the workloads of its namespace in its own build (a kustomization's; the
 // manifests read as they stand share one) whose pods all of its scopes match (quotascope.go).
@@ -45,6 +49,16 @@ type resourceQuota struct {
 	line      int
 	limits    []quotaLimit
 	scopes    []quotaScope // all must match a pod for the quota to count it
+	// requires are the quota's keys that every container of a pod it counts must set, as
+	// written: cpu, requests.cpu, limits.cpu and memory's.
+	requires []string
+}
+
+// requiredOfContainers are the quota keys whose every container must set what they count, and
+// what that is, as quotaPod.unset names it.
+var requiredOfContainers = map[string]string{
+	"cpu": "requests.cpu", "requests.cpu": "requests.cpu", "limits.cpu": "limits.cpu",
+	"memory": "requests.memory", "requests.memory": "requests.memory", "limits.memory": "limits.memory",
 }
 
 // quotaKind is what a quota's limit counts.
@@ -58,8 +72,9 @@ const (
 	// the claim evaluator matches no scope, so a scoped quota counts no claim.
 	quotaClass
 	// quotaCompute counts pods' CPU or memory requests: requests.cpu (or cpu), requests.memory
-	// (or memory). The namespace's other pods, which gpuguard does not count, take their
-	// share too, so what it leaves the GPU workloads is at most what is said.
+	// (or memory); or their limits: limits.cpu, limits.memory. The namespace's other pods,
+	// which gpuguard does not count, take their share too, so what it leaves the GPU workloads
+	// is at most what is said.
 	quotaCompute
 	// quotaPods counts pods: pods, the pods not yet terminated, or count/pods, every pod object.
 	// A workload's pods run until they end, so the two bound it alike. The namespace's other
@@ -135,11 +150,18 @@ func decodeResourceQuota(o *object) (q resourceQuota, ok bool, err error) {
 	// pods' bound nothing gpuguard prices: not read.
 	for _, l := range limits {
 		key := l.resource
+		if _, ok := requiredOfContainers[key]; ok {
+			q.requires = append(q.requires, key)
+		}
 		name, requests := strings.CutPrefix(key, "requests.")
+		limited, isLimits := strings.CutPrefix(key, "limits.")
 		class, isClass := strings.CutSuffix(key, deviceClassQuotaSuffix)
 		switch {
 		case name == "cpu" || name == "memory": // cpu is requests.cpu
 			l.resource = name
+			q.limits = append(q.limits, quotaLimit{l, key, quotaCompute})
+		case isLimits && (limited == "cpu" || limited == "memory"):
+			l.resource = limited
 			q.limits = append(q.limits, quotaLimit{l, key, quotaCompute})
 		case key == "pods" || key == "count/pods":
 			l.resource = "pods"
@@ -163,18 +185,16 @@ func decodeResourceQuota(o *object) (q resourceQuota, ok bool, err error) {
 // claimObject).
 func (q *resourceQuota) takes(r *parser.Resource, p quotaPod, l quotaLimit) float64 {
 	g := r.Pod
-	if g == nil || p.key != q.key {
+	if !q.counts(r, p) {
 		return 0
-	}
-	for _, s := range q.scopes {
-		if !s.matches(r, p) {
-			return 0
-		}
 	}
 	switch l.kind {
 	case quotaClass:
 		return float64(p.classDevices[l.resource])
 	case quotaCompute:
+		if strings.HasPrefix(l.key, "limits.") {
+			return p.limits[l.resource]
+		}
 		return podLimitShare(g, l.resource)
 	case quotaPods:
 		return 1
@@ -183,6 +203,65 @@ func (q *resourceQuota) takes(r *parser.Resource, p quotaPod, l quotaLimit) floa
 		return 0
 	}
 	return float64(g.Requested)
+}
+
+// counts says whether the quota counts r's pods (p: their facts): they are of its build and
+// namespace, and all its scopes match them.
+func (q *resourceQuota) counts(r *parser.Resource, p quotaPod) bool {
+	if r.Pod == nil || p.key != q.key {
+		return false
+	}
+	for _, s := range q.scopes {
+		if !s.matches(r, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// quotaConstraints warns of the GPU workloads whose pods a quota refuses whatever room it has
+// left: it counts CPU or memory, and a container of theirs does not set it (requires). Priced as
+// declared, as a floor past a quota is.
+func quotaConstraints(rs []parser.Resource, pods map[int]quotaPod, quotas []resourceQuota) []parser.Error {
+	var warns []parser.Error
+	order := slices.Sorted(maps.Keys(pods))
+	for qi := range quotas {
+		q := &quotas[qi]
+		if len(q.requires) == 0 {
+			continue
+		}
+		for _, i := range order {
+			r, p := &rs[i], pods[i]
+			if !q.counts(r, p) {
+				continue
+			}
+			var keys, unset []string
+			for _, key := range q.requires {
+				names := p.unset[requiredOfContainers[key]]
+				if len(names) == 0 {
+					continue
+				}
+				keys = append(keys, key)
+				what := strings.Replace(strings.Replace(requiredOfContainers[key], "requests.", "", 1), "limits.", "", 1)
+				kind := "request"
+				if strings.HasPrefix(requiredOfContainers[key], "limits.") {
+					kind = "limit"
+				}
+				containers := "container " + names[0] + " sets"
+				if len(names) > 1 {
+					containers = "containers " + strings.Join(names, ", ") + " set"
+				}
+				unset = append(unset, fmt.Sprintf("%s no %s %s", containers, what, kind))
+			}
+			if len(keys) == 0 {
+				continue
+			}
+			warns = append(warns, parser.Error{File: r.Source.File, Line: r.Source.Line,
+				Message: fmt.Sprintf("%s: the API server refuses its pods (\"must specify %s\"), so none of them run: %s counts %s, which every container of its pods must then set, and %s (priced as declared)",
+					r.Address, strings.Join(keys, ","), q.address, strings.Join(keys, ", "), strings.Join(unset, "; "))})
+		}
+	}
+	return warns
 }
 
 // quotaShare is one limit of a quota and the workloads (indices into the resources) it counts,

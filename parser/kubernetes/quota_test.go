@@ -68,7 +68,7 @@ func TestResourceQuotaBoundsGPUWorkloads(t *testing.T) {
 		{"pods whose GPUs come through DRA claims", "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: one, namespace: ml}\n" +
 			"spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com}}]}}}\n---\n" +
 			strings.Replace(quotaSrc(gpus4, "ml/a 5 1 0"), "containers: [{name: c, resources: {requests: {cpu: \"1\"}, limits: {nvidia.com/gpu: 1}}}]",
-				"resourceClaims: [{name: gpu, resourceClaimTemplateName: one}]\n      containers: [{name: c, resources: {claims: [{name: gpu}]}}]", 1),
+				"resourceClaims: [{name: gpu, resourceClaimTemplateName: one}]\n      containers: [{name: c, resources: {requests: {cpu: \"1\"}, claims: [{name: gpu}]}}]", 1),
 			map[string]*parser.ScaleMax{"Deployment/ml/a": nil}, false, ""},
 	} {
 		res := buildWarning(t, c.name, c.src, c.warn)
@@ -289,8 +289,15 @@ func TestResourceQuotaOnCPUAndMemory(t *testing.T) {
 		{"memory is requests.memory", withMemory(quotaSrc("  hard: {memory: 6Gi}\n", "ml/a 1 1 10")), 2, "ResourceQuota/ml/gpus (memory: 6Gi)", ""},
 		{"the tighter of a quota's limits", withMemory(quotaSrc("  hard: {requests.cpu: \"4\", requests.memory: 6Gi, requests.nvidia.com/gpu: \"8\"}\n", "ml/a 1 1 10")), 2,
 			"ResourceQuota/ml/gpus (requests.memory: 6Gi)", ""}, // the cap that binds, after the CPU's 4
-		{"limits.cpu is not read", quotaSrc("  hard: {limits.cpu: \"2\"}\n", "ml/a 1 1 10"), 10, "", ""},
-		{"pods that request no CPU", strings.Replace(quotaSrc("  hard: {requests.cpu: \"2\"}\n", "ml/a 1 1 10"), `requests: {cpu: "1"}, `, "", 1), 10, "", ""},
+		{"limits.cpu", strings.Replace(quotaSrc("  hard: {limits.cpu: \"5\"}\n", "ml/a 1 1 10"), `limits: {`, `limits: {cpu: 2500m, `, 1), 2, "ResourceQuota/ml/gpus (limits.cpu: 5)", ""},
+		{"limits.memory", strings.Replace(quotaSrc("  hard: {limits.memory: 20Gi}\n", "ml/a 1 1 10"), `limits: {`, `limits: {memory: 6Gi, `, 1), 3, "ResourceQuota/ml/gpus (limits.memory: 20Gi)", ""},
+		// A quota on CPU or memory refuses pods whose containers do not set it.
+		{"pods that request no CPU", strings.Replace(quotaSrc("  hard: {requests.cpu: \"2\"}\n", "ml/a 1 1 10"), `requests: {cpu: "1"}, `, "", 1), 10, "",
+			`Deployment/ml/a: the API server refuses its pods ("must specify requests.cpu"), so none of them run: ResourceQuota/ml/gpus counts requests.cpu, which every container of its pods must then set, and container "c" sets no cpu request (priced as declared)`},
+		{"a limit is a request", strings.Replace(quotaSrc("  hard: {cpu: \"4\"}\n", "ml/a 1 1 10"), `requests: {cpu: "1"}, limits: {`, `limits: {cpu: "2", `, 1), 2, "ResourceQuota/ml/gpus (cpu: 4)", ""},
+		{"pods without limits", withMemory(quotaSrc("  hard: {requests.cpu: \"100\", limits.cpu: \"100\", limits.memory: 1Ti}\n", "ml/a 1 1 0")) +
+			"      initContainers: [{name: fetch, resources: {limits: {cpu: \"1\"}}}]\n", 0, "",
+			`Deployment/ml/a: the API server refuses its pods ("must specify limits.cpu,limits.memory"), so none of them run: ResourceQuota/ml/gpus counts limits.cpu, limits.memory, which every container of its pods must then set, and container "c" sets no cpu limit; containers "c", "fetch" set no memory limit (priced as declared)`},
 		{"a floor past it", withMemory(quotaSrc("  hard: {requests.memory: 8Gi}\n", "ml/a 3 1 10")), 0, "",
 			"Deployment/ml/a runs 3 pods of 3Gi of memory each, but ResourceQuota/ml/gpus (requests.memory: 8Gi) admits 2: the API server refuses the others, so they never run (priced as declared)"},
 		{"scopes apply", quotaSrc("  scopes: [Terminating]\n  hard: {requests.cpu: \"4\"}\n", "ml/a 1 1 10"), 10, "", ""},

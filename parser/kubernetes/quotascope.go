@@ -100,6 +100,12 @@ type quotaPod struct {
 	// against the quotas on device classes' devices, by class (a shared ResourceClaim counts
 	// once, as a claimObject).
 	classDevices map[string]int64
+	// limits are one pod's CPU (cores) and memory (bytes) limits, by resource
+	// (effectiveRequest over its containers' limits), for limits.cpu and limits.memory.
+	limits map[string]float64
+	// unset names (quoted) the containers that do not set what a quota may require of each:
+	// requests.cpu (a CPU request, else limit), requests.memory, limits.cpu, limits.memory.
+	unset map[string][]string
 }
 
 // newQuotaPod reads a pod template's scope facts and its claim templates' devices (ns: its
@@ -128,6 +134,30 @@ func newQuotaPod(key, ns string, spec *podSpec, defaultPriority string, claims *
 	}
 	if a := spec.Affinity; a != nil {
 		p.crossNSAff = crossNamespaceTerms(&a.PodAffinity) || crossNamespaceTerms(&a.PodAntiAffinity)
+	}
+	p.limits, p.unset = map[string]float64{}, map[string][]string{}
+	for _, k := range []string{"cpu", "memory"} {
+		p.limits[k] = effectiveRequest(*spec, func(c *container) float64 {
+			n, ok := c.Resources.Limits[k]
+			if !ok {
+				return 0
+			}
+			q, _ := computeQuantity(n.Value) // a bad quantity is podCompute's error
+			return q
+		})
+		for _, cs := range [][]container{spec.Containers, spec.InitContainers} {
+			for i := range cs {
+				c := &cs[i]
+				_, limit := c.Resources.Limits[k]
+				_, request := c.Resources.Requests[k]
+				if !limit {
+					p.unset["limits."+k] = append(p.unset["limits."+k], strconv.Quote(c.Name))
+				}
+				if !limit && !request {
+					p.unset["requests."+k] = append(p.unset["requests."+k], strconv.Quote(c.Name))
+				}
+			}
+		}
 	}
 	return p
 }
