@@ -179,10 +179,10 @@ func decodeResourceQuota(o *object) (q resourceQuota, ok bool, err error) {
 }
 
 // takes is what one pod of r (p: its facts) takes of the quota's limit l: 0 when the limit does
-// not count it. An extended resource's limit counts the pods that request it by the device
-// plugin, not through DRA claims (those count against their class's limit); a class's, the
-// devices of the pod's claims from templates (a shared ResourceClaim's count once, as a
-// claimObject).
+// not count it. An extended resource's limit counts what the pod's containers request by that
+// name (the pod evaluator reads the spec: a DRA extended resource's too), not the devices of
+// DRA claims (those count against their class's limit); a class's, the devices of the pod's
+// claims from templates (a shared ResourceClaim's count once, as a claimObject).
 func (q *resourceQuota) takes(r *parser.Resource, p quotaPod, l quotaLimit) float64 {
 	g := r.Pod
 	if !q.counts(r, p) {
@@ -199,10 +199,7 @@ func (q *resourceQuota) takes(r *parser.Resource, p quotaPod, l quotaLimit) floa
 	case quotaPods:
 		return 1
 	}
-	if g.Resource != l.resource || g.ClaimedOnly || len(g.SharedClaims) > 0 {
-		return 0
-	}
-	return float64(g.Requested)
+	return p.extended[l.resource]
 }
 
 // counts says whether the quota counts r's pods (p: their facts): they are of its build and

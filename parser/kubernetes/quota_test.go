@@ -360,3 +360,30 @@ func TestResourceQuotaOnPods(t *testing.T) {
 	buildWarning(t, "floors", quotaSrc("  hard: {pods: \"3\"}\n", "ml/a 2 1 10", "ml/b 2 1 10"),
 		"Deployment/ml/a and Deployment/ml/b run 4 pods at their floors together, but ResourceQuota/ml/gpus (pods: 3) admits 3 in namespace ml: the API server refuses the pods past it, so some of them never run (priced as declared)")
 }
+
+// A quota on an extended resource counts what the pods' containers request by that name, as the
+// pod evaluator reads the spec: a DRA extended resource's (KEP-5004) and its class's implicit
+// name too, and NeuronCores by their own name, not the devices that hold them.
+func TestResourceQuotaOnExtendedResourceNames(t *testing.T) {
+	const h100 = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: h100}\nspec:\n  selectors: [{cel: {expression: 'device.driver == \"gpu.nvidia.com\"'}}]\n  extendedResourceName: example.com/h100\n---\n"
+	asks := func(hard, request string) string {
+		return h100 + strings.Replace(quotaSrc("  hard: {"+hard+"}\n", "ml/a 1 1 10"), "limits: {nvidia.com/gpu: 1}", "limits: {"+request+"}", 1)
+	}
+	for _, c := range []struct {
+		name, src string
+		max       int
+		from      string
+	}{
+		{"a DRA extended resource", asks(`requests.example.com/h100: "6"`, "example.com/h100: 2"), 3, `ResourceQuota/ml/gpus (requests.example.com/h100: 6)`},
+		{"a class's implicit name", asks(`requests.deviceclass.resource.kubernetes.io/h100: "4"`, `deviceclass.resource.kubernetes.io/h100: 1`), 4,
+			`ResourceQuota/ml/gpus (requests.deviceclass.resource.kubernetes.io/h100: 4)`},
+		{"another name's quota", asks(`requests.nvidia.com/gpu: "1"`, "example.com/h100: 2"), 10, ""},
+		{"NeuronCores", asks(`requests.aws.amazon.com/neuroncore: "8"`, "aws.amazon.com/neuroncore: 2"), 4, `ResourceQuota/ml/gpus (requests.aws.amazon.com/neuroncore: 8)`},
+		{"a sidecar's count too", strings.Replace(quotaSrc("  hard: {requests.nvidia.com/gpu: \"6\"}\n", "ml/a 1 1 10"),
+			"limits: {nvidia.com/gpu: 1}}}", "limits: {nvidia.com/gpu: 1}}}, {name: d, resources: {limits: {nvidia.com/gpu: 1}}}", 1), 3,
+			`ResourceQuota/ml/gpus (requests.nvidia.com/gpu: 6)`},
+	} {
+		res := buildWarning(t, c.name, c.src, "")
+		oneCapped(t, c.name, res, c.max, "maxReplicas of HorizontalPodAutoscaler/ml/a", c.from)
+	}
+}
