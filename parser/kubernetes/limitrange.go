@@ -28,8 +28,8 @@ import (
 // A container's request is what it requests, else its limit (the API defaults a missing request
 // to the limit before admission), else the LimitRange's default request; that is what nodes,
 // quotas and NodePool limits count. gpuguard reads the items on CPU, memory and GPU extended
-// resources; those on storage and hugepages, maxLimitRequestRatio and PersistentVolumeClaim
-// items are not read. A LimitRange applies to the workloads of its namespace in its own build (a
+// resources, with their maxLimitRequestRatio; those on storage and hugepages, and
+// PersistentVolumeClaim items, are not read. A LimitRange applies to the workloads of its namespace in its own build (a
 // kustomization's; the manifests read as they stand share one), as a ResourceQuota does; where a
 // namespace has several, the first read sets a default, as the plugin applies them in turn.
 
@@ -47,6 +47,9 @@ type limitItem struct {
 	// request are a Container item's default limit and default request, after the API's
 	// defaulting.
 	max, min, limit, request map[string]poolLimit
+	// ratio is the most a container's (a pod's) limit may be, in times its request
+	// (maxLimitRequestRatio).
+	ratio map[string]poolLimit
 	// fromMax are the default limits the API took from max, the item setting none.
 	fromMax map[string]bool
 }
@@ -77,6 +80,7 @@ func decodeLimitRange(o *object) (lr limitRange, ok bool, err error) {
 			Min            yaml.Node `yaml:"min"`
 			Default        yaml.Node `yaml:"default"`
 			DefaultRequest yaml.Node `yaml:"defaultRequest"`
+			Ratio          yaml.Node `yaml:"maxLimitRequestRatio"`
 		}
 		if err := n.Decode(&raw); err != nil {
 			return lr, false, lineError{line: o.lineOf(n), err: err}
@@ -94,7 +98,7 @@ func decodeLimitRange(o *object) (lr limitRange, ok bool, err error) {
 			node  *yaml.Node
 			field string
 			into  *map[string]poolLimit
-		}{{&raw.Max, "max", &it.max}, {&raw.Min, "min", &it.min}, {&raw.Default, "default", &it.limit}, {&raw.DefaultRequest, "defaultRequest", &it.request}} {
+		}{{&raw.Max, "max", &it.max}, {&raw.Min, "min", &it.min}, {&raw.Default, "default", &it.limit}, {&raw.DefaultRequest, "defaultRequest", &it.request}, {&raw.Ratio, "maxLimitRequestRatio", &it.ratio}} {
 			qs, err := decodeQuantities(o, f.node, fmt.Sprintf("limits[%d].%s", i, f.field))
 			if err != nil {
 				return lr, false, err
@@ -118,7 +122,12 @@ func decodeLimitRange(o *object) (lr limitRange, ok bool, err error) {
 		if err := it.setDefaults(); err != nil {
 			return lr, false, at(fmt.Errorf("limits[%d]: %w: the API server refuses the LimitRange", i, err))
 		}
-		if len(it.max)+len(it.min)+len(it.limit)+len(it.request) > 0 {
+		for _, k := range slices.Sorted(maps.Keys(it.ratio)) {
+			if it.ratio[k].amount < 1 {
+				return lr, false, at(fmt.Errorf("limits[%d].maxLimitRequestRatio: %s: %s is under 1: the API server refuses the LimitRange", i, k, it.ratio[k].text))
+			}
+		}
+		if len(it.max)+len(it.min)+len(it.limit)+len(it.request)+len(it.ratio) > 0 {
 			lr.items = append(lr.items, it)
 		}
 	}
@@ -304,9 +313,9 @@ func withQuantity(m map[string]yaml.Node, name, text string) map[string]yaml.Nod
 }
 
 // refuses says why the LimitRanger refuses pods of spec (its defaults given; own, as written):
-// a container's limit past a Container item's max or its request under its min, a pod's past a
-// Pod item's, or a container whose default limit is under its own request. "" when it admits
-// them.
+// a container's limit past a Container item's max, its request under its min, or its limit past
+// its maxLimitRequestRatio; a pod's past a Pod item's; or a container whose default limit is
+// under its own request. "" when it admits them.
 func (lr limitRange) refuses(spec, own podSpec) string {
 	var why []string
 	read := func(m map[string]yaml.Node, k string) (float64, bool) {
@@ -353,6 +362,13 @@ func (lr limitRange) refuses(spec, own podSpec) string {
 					why = append(why, fmt.Sprintf("a pod's %s request of %s is under the min of %s a pod", k, amountOf(req, k), it.min[k].text))
 				}
 			}
+			for _, k := range slices.Sorted(maps.Keys(it.ratio)) {
+				req := effectiveRequest(spec, func(c *container) float64 { q, _ := request(c, k); return q })
+				lim := effectiveRequest(spec, func(c *container) float64 { q, _ := read(c.Resources.Limits, k); return q })
+				if why1 := ratioPast(k, req, lim, it.ratio[k], "a pod's"); why1 != "" {
+					why = append(why, why1)
+				}
+			}
 			continue
 		}
 		for l, cs := range [][]container{spec.Containers, spec.InitContainers} {
@@ -369,6 +385,13 @@ func (lr limitRange) refuses(spec, own podSpec) string {
 						why = append(why, fmt.Sprintf("container %q's %s request of %s is under the min of %s a container", c.Name, k, amountOf(req, k), it.min[k].text))
 					}
 				}
+				for _, k := range slices.Sorted(maps.Keys(it.ratio)) {
+					req, _ := request(c, k)
+					lim, _ := read(c.Resources.Limits, k)
+					if why1 := ratioPast(k, req, lim, it.ratio[k], fmt.Sprintf("container %q's", c.Name)); why1 != "" {
+						why = append(why, why1)
+					}
+				}
 				for _, k := range slices.Sorted(maps.Keys(it.limit)) {
 					req, rok := read(owns[i].Resources.Requests, k)
 					_, set := owns[i].Resources.Limits[k]
@@ -380,6 +403,22 @@ func (lr limitRange) refuses(spec, own podSpec) string {
 		}
 	}
 	return strings.Join(slices.Compact(why), "; ")
+}
+
+// ratioPast says why a limit (lim) and request (req) of k, of whose ("container \"main\"'s", "a
+// pod's"), pass a maxLimitRequestRatio, as the LimitRanger's limitRequestRatioConstraint
+// checks it: both must be set and not 0, and the limit at most ratio times the request. ""
+// when they do not.
+func ratioPast(k string, req, lim float64, ratio poolLimit, whose string) string {
+	switch {
+	case req == 0:
+		return fmt.Sprintf("%s %s request is not set (or 0), which a max limit-to-request ratio of %s needs", whose, k, ratio.text)
+	case lim == 0:
+		return fmt.Sprintf("%s %s limit is not set (or 0), which a max limit-to-request ratio of %s needs", whose, k, ratio.text)
+	case lim/req > ratio.amount+1e-9:
+		return fmt.Sprintf("%s %s limit is %s times its request, past the max ratio of %s", whose, k, amountOf(lim/req, ""), ratio.text)
+	}
+	return ""
 }
 
 // amountOf writes an amount of resource k: memory in GiB ("12Gi"), else as it is.

@@ -115,8 +115,17 @@ func TestLimitRangeRefusesPods(t *testing.T) {
 			`container "main"'s cpu request of 1 is under the min of 2 a container`},
 		{"a default limit under the request", `{type: Container, default: {cpu: "2"}}`, `{name: main, resources: {requests: {cpu: "4"}, limits: {nvidia.com/gpu: 1}}}`,
 			`container "main" requests 4 cpu, more than the default limit of 2 it is given`},
-		{"within", `{type: Container, max: {nvidia.com/gpu: "1", cpu: "8"}, min: {cpu: "1"}}, {type: Pod, max: {memory: 16Gi}, min: {nvidia.com/gpu: "1"}}`,
-			`{name: main, resources: {requests: {cpu: "2"}, limits: {nvidia.com/gpu: 1, memory: 16Gi}}}`, ""},
+		{"a container's limit past the ratio", `{type: Container, maxLimitRequestRatio: {cpu: "2"}}`, `{name: main, resources: {requests: {cpu: "1"}, limits: {cpu: "4", nvidia.com/gpu: 1}}}`,
+			`container "main"'s cpu limit is 4 times its request, past the max ratio of 2`},
+		{"a container's limit missing under a ratio", `{type: Container, maxLimitRequestRatio: {memory: "2"}}`, `{name: main, resources: {requests: {memory: 8Gi}, limits: {nvidia.com/gpu: 1}}}`,
+			`container "main"'s memory limit is not set (or 0), which a max limit-to-request ratio of 2 needs`},
+		{"a pod's request missing under a ratio", `{type: Pod, maxLimitRequestRatio: {cpu: "3"}}`, `{name: main, resources: {limits: {nvidia.com/gpu: 1}}}`,
+			`a pod's cpu request is not set (or 0), which a max limit-to-request ratio of 3 needs`},
+		{"a pod's limit past the ratio", `{type: Pod, maxLimitRequestRatio: {cpu: "3"}}`,
+			`{name: main, resources: {requests: {cpu: "1"}, limits: {cpu: "3", nvidia.com/gpu: 1}}}, {name: side, resources: {requests: {cpu: "1"}, limits: {cpu: "3"}}}, {name: tail, resources: {requests: {cpu: "1"}, limits: {cpu: "4"}}}`,
+			`a pod's cpu limit is 3.333 times its request, past the max ratio of 3`},
+		{"within", `{type: Container, max: {nvidia.com/gpu: "1", cpu: "8"}, min: {cpu: "1"}}, {type: Pod, max: {memory: 16Gi}, min: {nvidia.com/gpu: "1"}, maxLimitRequestRatio: {cpu: "2"}}`,
+			`{name: main, resources: {requests: {cpu: "2"}, limits: {cpu: "4", nvidia.com/gpu: 1, memory: 16Gi}}}`, ""},
 	} {
 		want := ""
 		if c.why != "" {
@@ -143,6 +152,7 @@ func TestLimitRangeErrors(t *testing.T) {
 		{`{type: Container, max: {nvidia.com/gpu: 500m}}`, "limits[0].max: nvidia.com/gpu: 500m is not a whole number of devices"},
 		{`{type: Container, max: {cpu: lots}}`, `limits[0].max: cpu: quantity "lots" is not a number`},
 		{"", "spec.limits must be a list of items"},
+		{`{type: Container, maxLimitRequestRatio: {cpu: 500m}}`, "limits[0].maxLimitRequestRatio: cpu: 500m is under 1"},
 	} {
 		src := limitRangeSrc(c.items, gpu)
 		if c.items == "" {
