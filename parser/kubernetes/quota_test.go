@@ -277,12 +277,7 @@ func TestResourceQuotaOnCPUAndMemory(t *testing.T) {
 		return strings.ReplaceAll(src, `requests: {cpu: "1"}`, `requests: {cpu: "1", memory: 3Gi}`)
 	}
 	hpa := "maxReplicas of HorizontalPodAutoscaler/ml/a"
-	for _, c := range []struct {
-		name, src string
-		max       int // 0: none
-		from      string
-		warn      string
-	}{
+	checkCaps(t, hpa, true, []capCase{
 		{"requests.cpu", quotaSrc("  hard: {requests.cpu: \"4\"}\n", "ml/a 1 1 10"), 4, "ResourceQuota/ml/gpus (requests.cpu: 4)", ""},
 		{"cpu is requests.cpu", quotaSrc("  hard: {cpu: 2500m}\n", "ml/a 1 1 10"), 2, "ResourceQuota/ml/gpus (cpu: 2500m)", ""},
 		{"requests.memory", withMemory(quotaSrc("  hard: {requests.memory: 10Gi}\n", "ml/a 1 1 10")), 3, "ResourceQuota/ml/gpus (requests.memory: 10Gi)", ""},
@@ -301,13 +296,7 @@ func TestResourceQuotaOnCPUAndMemory(t *testing.T) {
 		{"a floor past it", withMemory(quotaSrc("  hard: {requests.memory: 8Gi}\n", "ml/a 3 1 10")), 0, "",
 			"Deployment/ml/a runs 3 pods of 3Gi of memory each, but ResourceQuota/ml/gpus (requests.memory: 8Gi) admits 2: the API server refuses the others, so they never run (priced as declared)"},
 		{"scopes apply", quotaSrc("  scopes: [Terminating]\n  hard: {requests.cpu: \"4\"}\n", "ml/a 1 1 10"), 10, "", ""},
-	} {
-		res := buildWarning(t, c.name, c.src, c.warn)
-		oneCapped(t, c.name, res, c.max, hpa, c.from)
-		if c.from != "" && !strings.Contains(strings.Join(res.Resources[0].Notes, "\n"), "admits no more in namespace ml, and fewer beside its other pods") {
-			t.Errorf("%s: notes %q", c.name, res.Resources[0].Notes)
-		}
-	}
+	})
 	// Maximums together past it are counted within it; floors together past it are a warning.
 	res := buildWarning(t, "maximums", quotaSrc("  hard: {requests.cpu: \"6\"}\n", "ml/a 1 1 10", "ml/b 1 1 10"), "")
 	for _, r := range res.Resources {
@@ -324,12 +313,7 @@ func TestResourceQuotaOnCPUAndMemory(t *testing.T) {
 func TestResourceQuotaOnPods(t *testing.T) {
 	hpa := "maxReplicas of HorizontalPodAutoscaler/ml/a"
 	bestEffort := func(src string) string { return strings.Replace(src, `requests: {cpu: "1"}, `, "", 1) }
-	for _, c := range []struct {
-		name, src string
-		max       int // 0: none
-		from      string
-		warn      string
-	}{
+	checkCaps(t, hpa, true, []capCase{
 		{"pods", quotaSrc("  hard: {pods: \"4\"}\n", "ml/a 1 1 10"), 4, "ResourceQuota/ml/gpus (pods: 4)", ""},
 		{"count/pods", quotaSrc("  hard: {count/pods: \"3\"}\n", "ml/a 1 1 10"), 3, "ResourceQuota/ml/gpus (count/pods: 3)", ""},
 		{"the tighter of pods and GPUs", quotaSrc("  hard: {pods: \"5\", requests.nvidia.com/gpu: \"8\"}\n", "ml/a 1 2 10"), 4,
@@ -341,13 +325,7 @@ func TestResourceQuotaOnPods(t *testing.T) {
 		{"BestEffort pods", bestEffort(quotaSrc("  scopes: [BestEffort]\n  hard: {pods: \"2\"}\n", "ml/a 1 1 10")), 2,
 			"ResourceQuota/ml/gpus (pods: 2; scope BestEffort)", ""},
 		{"not BestEffort pods", quotaSrc("  scopes: [BestEffort]\n  hard: {pods: \"2\"}\n", "ml/a 1 1 10"), 10, "", ""},
-	} {
-		res := buildWarning(t, c.name, c.src, c.warn)
-		oneCapped(t, c.name, res, c.max, hpa, c.from)
-		if strings.Contains(c.from, "pods:") && !strings.Contains(strings.Join(res.Resources[0].Notes, "\n"), "admits no more in namespace ml, and fewer beside its other pods") {
-			t.Errorf("%s: notes %q", c.name, res.Resources[0].Notes)
-		}
-	}
+	})
 	res := buildWarning(t, "maximums", quotaSrc("  hard: {pods: \"6\"}\n", "ml/a 1 1 10", "ml/b 1 1 10"), "")
 	for _, r := range res.Resources {
 		if l := r.SharedLimit; l == nil || l.Unit != "pods" || l.Limit != 6 || l.PerInstance != 1 || l.What != "quota of 6 pods" {
@@ -369,21 +347,38 @@ func TestResourceQuotaOnExtendedResourceNames(t *testing.T) {
 	asks := func(hard, request string) string {
 		return h100 + strings.Replace(quotaSrc("  hard: {"+hard+"}\n", "ml/a 1 1 10"), "limits: {nvidia.com/gpu: 1}", "limits: {"+request+"}", 1)
 	}
-	for _, c := range []struct {
-		name, src string
-		max       int
-		from      string
-	}{
-		{"a DRA extended resource", asks(`requests.example.com/h100: "6"`, "example.com/h100: 2"), 3, `ResourceQuota/ml/gpus (requests.example.com/h100: 6)`},
+	checkCaps(t, "maxReplicas of HorizontalPodAutoscaler/ml/a", false, []capCase{
+		{"a DRA extended resource", asks(`requests.example.com/h100: "6"`, "example.com/h100: 2"), 3, `ResourceQuota/ml/gpus (requests.example.com/h100: 6)`, ""},
 		{"a class's implicit name", asks(`requests.deviceclass.resource.kubernetes.io/h100: "4"`, `deviceclass.resource.kubernetes.io/h100: 1`), 4,
-			`ResourceQuota/ml/gpus (requests.deviceclass.resource.kubernetes.io/h100: 4)`},
-		{"another name's quota", asks(`requests.nvidia.com/gpu: "1"`, "example.com/h100: 2"), 10, ""},
-		{"NeuronCores", asks(`requests.aws.amazon.com/neuroncore: "8"`, "aws.amazon.com/neuroncore: 2"), 4, `ResourceQuota/ml/gpus (requests.aws.amazon.com/neuroncore: 8)`},
+			`ResourceQuota/ml/gpus (requests.deviceclass.resource.kubernetes.io/h100: 4)`, ""},
+		{"another name's quota", asks(`requests.nvidia.com/gpu: "1"`, "example.com/h100: 2"), 10, "", ""},
+		{"NeuronCores", asks(`requests.aws.amazon.com/neuroncore: "8"`, "aws.amazon.com/neuroncore: 2"), 4, `ResourceQuota/ml/gpus (requests.aws.amazon.com/neuroncore: 8)`, ""},
 		{"a sidecar's count too", strings.Replace(quotaSrc("  hard: {requests.nvidia.com/gpu: \"6\"}\n", "ml/a 1 1 10"),
 			"limits: {nvidia.com/gpu: 1}}}", "limits: {nvidia.com/gpu: 1}}}, {name: d, resources: {limits: {nvidia.com/gpu: 1}}}", 1), 3,
-			`ResourceQuota/ml/gpus (requests.nvidia.com/gpu: 6)`},
-	} {
-		res := buildWarning(t, c.name, c.src, "")
-		oneCapped(t, c.name, res, c.max, "maxReplicas of HorizontalPodAutoscaler/ml/a", c.from)
+			`ResourceQuota/ml/gpus (requests.nvidia.com/gpu: 6)`, ""},
+	})
+}
+
+// capCase is a quota capping one workload, which an HPA scales: the most pods it is priced at
+// (0: no maximum left), the cap scale_max.from names after the HPA's ("" for none), and the
+// warning it gives ("" for none).
+type capCase struct {
+	name, src string
+	max       int
+	from      string
+	warn      string
+}
+
+// checkCaps builds each case and checks its cap and warning (hpa: what declares the maximum);
+// with besideOthers, the quota's limit is one the namespace's other pods share, which a capped
+// workload's note must say.
+func checkCaps(t *testing.T, hpa string, besideOthers bool, cases []capCase) {
+	t.Helper()
+	for _, c := range cases {
+		res := buildWarning(t, c.name, c.src, c.warn)
+		oneCapped(t, c.name, res, c.max, hpa, c.from)
+		if besideOthers && c.from != "" && !strings.Contains(strings.Join(res.Resources[0].Notes, "\n"), "admits no more in namespace ml, and fewer beside its other pods") {
+			t.Errorf("%s: notes %q", c.name, res.Resources[0].Notes)
+		}
 	}
 }
