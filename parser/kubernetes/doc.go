@@ -10,9 +10,10 @@
 // Ray, LeaderWorkerSet, KServe's InferenceService and LLMInferenceService, Knative, Volcano, Argo
 // Workflows and Rollouts, the NIM and Spark operators, scheduled Spark applications included) become one resource per GPU-requesting pod role, with
 // the GPUs one pod requests (device plugins and DRA claims) and what its node selection says
-// about the node it lands on. HorizontalPodAutoscalers, ResourceQuotas on GPU resources
-// with the scopes that pick the pods they count and the global default PriorityClass
-// (quota.go), Karpenter NodePools, GKE ComputeClasses,
+// about the node it lands on. HorizontalPodAutoscalers, ResourceQuotas on GPU resources, CPU,
+// memory and pods with the scopes that pick the pods they count and the global default
+// PriorityClass (quota.go), LimitRanges, whose defaults fill in the containers' requests and
+// whose bounds refuse pods (limitrange.go), Karpenter NodePools, GKE ComputeClasses,
 // Kueue queues and flavors (kueue.go), DRA claim templates, Argo WorkflowTemplates, the
 // Deployments a Rollout's workloadRef names, Kubeflow training runtimes and
 // LLMInferenceServiceConfigs, found anywhere in the scan, are applied in Build; an autoscaler a
