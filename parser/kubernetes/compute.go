@@ -32,6 +32,15 @@ func podLimitShare(pod *parser.PodGPUs, resource string) float64 {
 	return 0
 }
 
+// amountOf writes an amount of resource k, in the units podLimitShare gives it, for messages:
+// memory in GiB ("12Gi"), else as it is, to a thousandth ("2.5").
+func amountOf(n float64, k string) string {
+	if k == "memory" {
+		return strconv.FormatFloat(math.Round(n/(1<<30)*1000)/1000, 'f', -1, 64) + "Gi"
+	}
+	return strconv.FormatFloat(math.Round(n*1000)/1000, 'f', -1, 64)
+}
+
 // computeQuantity parses a CPU or memory quantity ("500m", "2", "1.5", "16Gi", "129M", "1e9")
 // into a plain number: cores for CPU, bytes for memory.
 func computeQuantity(s string) (float64, error) {

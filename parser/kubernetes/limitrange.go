@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -419,14 +418,6 @@ func ratioPast(k string, req, lim float64, ratio poolLimit, whose string) string
 		return fmt.Sprintf("%s %s limit is %s times its request, past the max ratio of %s", whose, k, amountOf(lim/req, ""), ratio.text)
 	}
 	return ""
-}
-
-// amountOf writes an amount of resource k: memory in GiB ("12Gi"), else as it is.
-func amountOf(n float64, k string) string {
-	if k == "memory" {
-		return strconv.FormatFloat(math.Round(n/(1<<30)*1000)/1000, 'f', -1, 64) + "Gi"
-	}
-	return strconv.FormatFloat(math.Round(n*1000)/1000, 'f', -1, 64)
 }
 
 // report says on r what the LimitRanges did to its pods: notes for the defaults, warnings

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -276,10 +275,10 @@ type quotaShare struct {
 
 // num writes an amount of what the limit counts: memory in GiB ("12Gi"), else as it is.
 func (s quotaShare) num(n float64) string {
-	if s.l.kind == quotaCompute && s.l.resource == "memory" {
-		return strconv.FormatFloat(math.Round(n/(1<<30)*1000)/1000, 'f', -1, 64) + "Gi"
+	if s.l.kind == quotaCompute {
+		return amountOf(n, s.l.resource)
 	}
-	return strconv.FormatFloat(math.Round(n*1000)/1000, 'f', -1, 64)
+	return amountOf(n, "") // a device class's name is not a resource's
 }
 
 // count writes n of what the limit counts, for messages: "2 nvidia.com/gpu", "1 gpu.nvidia.com
