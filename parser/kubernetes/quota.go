@@ -238,11 +238,8 @@ func quotaConstraints(rs []parser.Resource, pods map[int]quotaPod, quotas []reso
 					continue
 				}
 				keys = append(keys, key)
-				what := strings.Replace(strings.Replace(requiredOfContainers[key], "requests.", "", 1), "limits.", "", 1)
-				kind := "request"
-				if strings.HasPrefix(requiredOfContainers[key], "limits.") {
-					kind = "limit"
-				}
+				kinds, what, _ := strings.Cut(requiredOfContainers[key], ".") // requests.cpu: a cpu request
+				kind := strings.TrimSuffix(kinds, "s")
 				containers := "container " + names[0] + " sets"
 				if len(names) > 1 {
 					containers = "containers " + strings.Join(names, ", ") + " set"
