@@ -227,14 +227,7 @@ func (l limitRanges) apply(key string, spec podSpec) limitRangeOutcome {
 	// the template's own stay as written, which says what a container set itself.
 	own := spec
 	spec.Containers, spec.InitContainers = slices.Clone(spec.Containers), slices.Clone(spec.InitContainers)
-	all := func(f func(c, own *container)) {
-		for l, cs := range [][]container{spec.Containers, spec.InitContainers} {
-			owns := [][]container{own.Containers, own.InitContainers}[l]
-			for i := range cs {
-				f(&cs[i], &owns[i])
-			}
-		}
-	}
+	all := func(f func(c, own *container)) { withOwn(spec, own, f) }
 	for _, lr := range ranges {
 		var requests, limits []string // "cpu: 2 (main, sidecar)"
 		gave := gpusGiven{by: lr.address}
@@ -298,6 +291,17 @@ func (l limitRanges) apply(key string, spec podSpec) limitRangeOutcome {
 	}
 	out.spec = spec
 	return out
+}
+
+// withOwn calls f with each container of spec, app containers then init containers, and the
+// same container of own: the template as written, of which spec is a copy with defaults.
+func withOwn(spec, own podSpec, f func(c, own *container)) {
+	for l, cs := range [][]container{spec.Containers, spec.InitContainers} {
+		owns := [][]container{own.Containers, own.InitContainers}[l]
+		for i := range cs {
+			f(&cs[i], &owns[i])
+		}
+	}
 }
 
 // withQuantity is m (copied) with name set to the quantity text, as a node without a line: a
@@ -370,36 +374,32 @@ func (lr limitRange) refuses(spec, own podSpec) string {
 			}
 			continue
 		}
-		for l, cs := range [][]container{spec.Containers, spec.InitContainers} {
-			owns := [][]container{own.Containers, own.InitContainers}[l]
-			for i := range cs {
-				c := &cs[i]
-				for _, k := range slices.Sorted(maps.Keys(it.max)) {
-					if lim, ok := read(c.Resources.Limits, k); ok && lim > it.max[k].amount+1e-9 {
-						why = append(why, fmt.Sprintf("container %q's %s limit of %s passes the max of %s a container", c.Name, k, amountOf(lim, k), it.max[k].text))
-					}
-				}
-				for _, k := range slices.Sorted(maps.Keys(it.min)) {
-					if req, ok := request(c, k); ok && req < it.min[k].amount-1e-9 {
-						why = append(why, fmt.Sprintf("container %q's %s request of %s is under the min of %s a container", c.Name, k, amountOf(req, k), it.min[k].text))
-					}
-				}
-				for _, k := range slices.Sorted(maps.Keys(it.ratio)) {
-					req, _ := request(c, k)
-					lim, _ := read(c.Resources.Limits, k)
-					if why1 := ratioPast(k, req, lim, it.ratio[k], fmt.Sprintf("container %q's", c.Name)); why1 != "" {
-						why = append(why, why1)
-					}
-				}
-				for _, k := range slices.Sorted(maps.Keys(it.limit)) {
-					req, rok := read(owns[i].Resources.Requests, k)
-					_, set := owns[i].Resources.Limits[k]
-					if lim, _ := read(c.Resources.Limits, k); rok && !set && req > lim+1e-9 {
-						why = append(why, fmt.Sprintf("container %q requests %s %s, more than the default limit of %s it is given", c.Name, amountOf(req, k), k, it.limit[k].text))
-					}
+		withOwn(spec, own, func(c, owned *container) {
+			for _, k := range slices.Sorted(maps.Keys(it.max)) {
+				if lim, ok := read(c.Resources.Limits, k); ok && lim > it.max[k].amount+1e-9 {
+					why = append(why, fmt.Sprintf("container %q's %s limit of %s passes the max of %s a container", c.Name, k, amountOf(lim, k), it.max[k].text))
 				}
 			}
-		}
+			for _, k := range slices.Sorted(maps.Keys(it.min)) {
+				if req, ok := request(c, k); ok && req < it.min[k].amount-1e-9 {
+					why = append(why, fmt.Sprintf("container %q's %s request of %s is under the min of %s a container", c.Name, k, amountOf(req, k), it.min[k].text))
+				}
+			}
+			for _, k := range slices.Sorted(maps.Keys(it.ratio)) {
+				req, _ := request(c, k)
+				lim, _ := read(c.Resources.Limits, k)
+				if why1 := ratioPast(k, req, lim, it.ratio[k], fmt.Sprintf("container %q's", c.Name)); why1 != "" {
+					why = append(why, why1)
+				}
+			}
+			for _, k := range slices.Sorted(maps.Keys(it.limit)) {
+				req, rok := read(owned.Resources.Requests, k)
+				_, set := owned.Resources.Limits[k]
+				if lim, _ := read(c.Resources.Limits, k); rok && !set && req > lim+1e-9 {
+					why = append(why, fmt.Sprintf("container %q requests %s %s, more than the default limit of %s it is given", c.Name, amountOf(req, k), k, it.limit[k].text))
+				}
+			}
+		})
 	}
 	return strings.Join(slices.Compact(why), "; ")
 }
