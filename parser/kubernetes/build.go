@@ -201,7 +201,7 @@ func Build(files []*File, opts Options) parser.Result {
 				continue
 			}
 			crossplane.addComposition(c)
-		case isKueue(o) && (o.Kind == "ResourceFlavor" || o.Kind == "ClusterQueue" || o.Kind == "LocalQueue"):
+		case isKueue(o) && (o.Kind == "ResourceFlavor" || o.Kind == "ClusterQueue" || o.Kind == "LocalQueue" || o.Kind == "Cohort"):
 			if err := kueue.add(o); err != nil {
 				res.Errors = append(res.Errors, specError(o, err))
 			}
@@ -685,7 +685,11 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		onCloudRunInstances(res, r.cloudRun, o)
 		return res, nil, errs, warns
 	}
-	np, stuck := resolveNode(res, r, o, nodes, req, opts)
+	adm := nodes.kueue.admit(o, r, all)
+	if adm.refused != "" {
+		warns = append(warns, parser.Error{File: res.Source.File, Line: res.Source.Line, Message: res.Address + ": " + adm.refused})
+	}
+	np, stuck := resolveNode(res, r, o, nodes, req, adm, opts)
 	for _, u := range req.selection.unread {
 		res.Note("a DRA selector gpuguard does not narrow the node by: %s", u)
 	}
@@ -837,16 +841,16 @@ type nodeSources struct {
 // req is what the pod requests: the tolerations the ExtendedResourceToleration admission
 // controller adds for the extended resources its containers request count with the pod's own,
 // and its DRA claims' selectors narrow the node where its labels do not.
-func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req gpuRequest, opts Options) (pool *nodePool, stuck string) {
+func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req gpuRequest, adm kueueAdmission, opts Options) (pool *nodePool, stuck string) {
 	sel := podSelector(r.template.Spec)
 	tols := withExtendedResourceTolerations(r.template.Spec.Tolerations, req.extended)
 	origin := "nodeSelector/affinity"
-	if f, note := nodes.kueue.place(o, r.template, res.Pod.Resource); note != "" {
+	for _, note := range adm.notes {
 		res.Note("%s", note)
-		if f != nil {
-			sel, tols = withFlavor(sel, tols, f)
-			origin = "nodeSelector/affinity and Kueue ResourceFlavor " + f.name
-		}
+	}
+	if f := adm.flavor; f != nil {
+		sel, tols = withFlavor(sel, tols, f)
+		origin = "nodeSelector/affinity and Kueue ResourceFlavor " + f.name
 	}
 	n := fromSelector(sel, origin)
 	if refused := req.selection.onNode(&n, fromClaimSelectors, opts.GPUs); refused != "" {

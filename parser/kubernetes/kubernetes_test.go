@@ -1343,8 +1343,9 @@ spec:
 	}
 }
 
-// A Kueue flavor's node labels place a queued Job's pods, but not over the pod's own selection;
-// a ClusterQueue that does not cover the pod's GPU resource leaves the pod's labels as they are.
+// A Kueue flavor's node labels place a queued Job's pods. A flavor whose labels contradict the
+// pod's own selection, or a ClusterQueue that does not cover the pod's GPU resource, is one
+// Kueue never admits the Job to: a warning, and the pod's own labels price it.
 func TestKueueFlavors(t *testing.T) {
 	setup := `apiVersion: kueue.x-k8s.io/v1beta1
 kind: ResourceFlavor
@@ -1393,12 +1394,13 @@ spec:
 	if r.InstanceType != "p5.48xlarge" || r.PurchaseOption != "spot" || !strings.Contains(r.Pod.NodeSource, "Kueue ResourceFlavor h100") {
 		t.Errorf("flavor: %+v %+v", r, r.Pod)
 	}
-	r = one(t, build(t, setup+job("q", "node.kubernetes.io/instance-type: p4d.24xlarge"), Options{}))
-	if r.InstanceType != "p4d.24xlarge" {
+	res := buildWarning(t, "contradicted", setup+job("q", "node.kubernetes.io/instance-type: p4d.24xlarge"),
+		"Job/ml/j: Kueue never admits it: no flavor of ClusterQueue cq holds its pods' nvidia.com/gpu (h100: its node labels are not among those the pods select) (Kueue: LocalQueue ml/q → ClusterQueue cq): it stays suspended and its pods do not run (priced as declared)")
+	if r := one(t, res); r.InstanceType != "p4d.24xlarge" {
 		t.Errorf("the pod's own instance type lost to the flavor's: %+v", r)
 	}
-	r = one(t, build(t, setup+job("cpu", ""), Options{}))
-	if r.InstanceType != "" || !strings.Contains(strings.Join(r.Notes, "|"), "ClusterQueue cpu-only covers no nvidia.com/gpu") {
+	res = buildWarning(t, "no GPU quota", setup+job("cpu", ""), "Job/ml/j: Kueue never admits it: ClusterQueue cpu-only covers no nvidia.com/gpu, which its pods request")
+	if r := one(t, res); r.InstanceType != "" {
 		t.Errorf("a queue without GPUs: %+v", r)
 	}
 }

@@ -2,72 +2,159 @@ package kubernetes
 
 import (
 	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Kueue queues batch workloads and admits them onto resource flavors: a Job labelled
 // kueue.x-k8s.io/queue-name names a LocalQueue, which feeds a ClusterQueue, whose resource
 // groups list flavors in the order Kueue tries them; an admitted workload's pods get the
-// flavor's node labels and tolerations. gpuguard places a queued workload's pods on the first
-// flavor of the group that covers their GPU resource, as Kueue does while that flavor has quota.
+// flavor's node labels and tolerations.
 // https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/#flavors-and-resources
+//
+// gpuguard assigns flavors as Kueue's flavor assigner does in an empty cluster (no other
+// workload admitted): for each resource the pods request, the resource group that covers it,
+// and in that group the first flavor that the pods tolerate (its nodeTaints), whose node labels
+// their node selection allows (on the label keys the group's flavors use), and whose quota
+// holds the workload's whole request of every covered resource: its nominalQuota, plus what it
+// may borrow from the other ClusterQueues of its cohort (their nominalQuota, or lendingLimit,
+// up to its borrowingLimit). With flavorFungibility.whenCanBorrow: TryNextFlavor a flavor that
+// fits only by borrowing is taken when no later one fits without. Kueue never admits a
+// workload that requests a resource no group covers, or for which no flavor of a group fits:
+// it stays suspended, which is a warning (priced as declared, as a quota's refusal is).
+// https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/#flavors-and-borrowing-semantics,
+// read 2026-11.
 const labelQueueName = "kueue.x-k8s.io/queue-name"
 
 type kueueIndex struct {
 	flavors       map[string]kueueFlavor
-	clusterQueues map[string][]kueueGroup
+	clusterQueues map[string]*clusterQueue
 	localQueues   map[string]string // namespace/name → ClusterQueue
+	// cohorts are the names of the Cohort objects read: a cohort's own quota, and its parent's,
+	// lend to its ClusterQueues, which gpuguard does not count (their capacity is not bounded).
+	cohorts map[string]bool
 }
 
 type kueueFlavor struct {
 	name        string
 	labels      map[string]string
 	tolerations []toleration
+	taints      []toleration // nodeTaints: key, value, effect
+}
+
+type clusterQueue struct {
+	name   string
+	cohort string
+	groups []kueueGroup
+	// tryNextWhenBorrowing is flavorFungibility.whenCanBorrow: TryNextFlavor.
+	tryNextWhenBorrowing bool
+	stopPolicy           string // Hold or HoldAndDrain: Kueue admits nothing new
 }
 
 type kueueGroup struct {
 	covered []string
-	flavors []string
+	flavors []flavorQuotas
+}
+
+type flavorQuotas struct {
+	name   string
+	quotas map[string]kueueQuota // by resource
+}
+
+// kueueQuota is one flavor's quota of one resource, in the resource's unit (cores, bytes,
+// devices); borrowing and lending are nil when not set.
+type kueueQuota struct {
+	nominal            float64
+	borrowing, lending *float64
 }
 
 func newKueueIndex() *kueueIndex {
-	return &kueueIndex{flavors: map[string]kueueFlavor{}, clusterQueues: map[string][]kueueGroup{}, localQueues: map[string]string{}}
+	return &kueueIndex{flavors: map[string]kueueFlavor{}, clusterQueues: map[string]*clusterQueue{}, localQueues: map[string]string{}, cohorts: map[string]bool{}}
 }
 
 func isKueue(o *object) bool { return group(o.APIVersion) == "kueue.x-k8s.io" }
 
-// add reads a ResourceFlavor, ClusterQueue or LocalQueue; other Kueue kinds are not needed.
+// add reads a ResourceFlavor, ClusterQueue, LocalQueue or Cohort; other Kueue kinds are not
+// needed.
 func (k *kueueIndex) add(o *object) error {
 	switch o.Kind {
 	case "ResourceFlavor":
 		var spec struct {
 			NodeLabels  map[string]string `yaml:"nodeLabels"`
 			Tolerations []toleration      `yaml:"tolerations"`
+			NodeTaints  []toleration      `yaml:"nodeTaints"`
 		}
 		if err := decodeSpec(o, &spec); err != nil {
 			return err
 		}
-		k.flavors[o.Metadata.Name] = kueueFlavor{name: o.Metadata.Name, labels: spec.NodeLabels, tolerations: spec.Tolerations}
+		k.flavors[o.Metadata.Name] = kueueFlavor{name: o.Metadata.Name, labels: spec.NodeLabels, tolerations: spec.Tolerations, taints: spec.NodeTaints}
 	case "ClusterQueue":
 		var spec struct {
+			Cohort            string `yaml:"cohort"`     // v1beta1
+			CohortName        string `yaml:"cohortName"` // v1beta2
+			StopPolicy        string `yaml:"stopPolicy"`
+			FlavorFungibility struct {
+				WhenCanBorrow string `yaml:"whenCanBorrow"`
+			} `yaml:"flavorFungibility"`
 			ResourceGroups []struct {
 				CoveredResources []string `yaml:"coveredResources"`
 				Flavors          []struct {
-					Name string `yaml:"name"`
+					Name      string `yaml:"name"`
+					Resources []struct {
+						Name           string    `yaml:"name"`
+						NominalQuota   yaml.Node `yaml:"nominalQuota"`
+						BorrowingLimit yaml.Node `yaml:"borrowingLimit"`
+						LendingLimit   yaml.Node `yaml:"lendingLimit"`
+					} `yaml:"resources"`
 				} `yaml:"flavors"`
 			} `yaml:"resourceGroups"`
 		}
 		if err := decodeSpec(o, &spec); err != nil {
 			return err
 		}
-		var groups []kueueGroup
+		cq := &clusterQueue{name: o.Metadata.Name, cohort: spec.Cohort, tryNextWhenBorrowing: spec.FlavorFungibility.WhenCanBorrow == "TryNextFlavor"}
+		if spec.CohortName != "" {
+			cq.cohort = spec.CohortName
+		}
+		if spec.StopPolicy == "Hold" || spec.StopPolicy == "HoldAndDrain" {
+			cq.stopPolicy = spec.StopPolicy
+		}
 		for _, g := range spec.ResourceGroups {
 			kg := kueueGroup{covered: g.CoveredResources}
 			for _, f := range g.Flavors {
-				kg.flavors = append(kg.flavors, f.Name)
+				fq := flavorQuotas{name: f.Name, quotas: map[string]kueueQuota{}}
+				for _, r := range f.Resources {
+					var q kueueQuota
+					var err error
+					if q.nominal, err = kueueQuantity(o, r.Name, "nominalQuota", &r.NominalQuota); err != nil {
+						return err
+					}
+					for _, l := range []struct {
+						field string
+						n     *yaml.Node
+						to    **float64
+					}{{"borrowingLimit", &r.BorrowingLimit, &q.borrowing}, {"lendingLimit", &r.LendingLimit, &q.lending}} {
+						if l.n.Kind == 0 || l.n.Tag == "!!null" {
+							continue
+						}
+						v, err := kueueQuantity(o, r.Name, l.field, l.n)
+						if err != nil {
+							return err
+						}
+						*l.to = &v
+					}
+					fq.quotas[r.Name] = q
+				}
+				kg.flavors = append(kg.flavors, fq)
 			}
-			groups = append(groups, kg)
+			cq.groups = append(cq.groups, kg)
 		}
-		k.clusterQueues[o.Metadata.Name] = groups
+		k.clusterQueues[o.Metadata.Name] = cq
 	case "LocalQueue":
 		var spec struct {
 			ClusterQueue string `yaml:"clusterQueue"`
@@ -76,53 +163,368 @@ func (k *kueueIndex) add(o *object) error {
 			return err
 		}
 		k.localQueues[o.namespace()+"/"+o.Metadata.Name] = spec.ClusterQueue
+	case "Cohort":
+		k.cohorts[o.Metadata.Name] = true
 	}
 	return nil
 }
 
-// place finds the flavor a queued workload's pods get for their GPU resource. It returns the
-// flavor and a note, or only a note saying what is missing; nothing when the workload is not
-// queued.
-func (k *kueueIndex) place(o *object, tmpl podTemplate, resource string) (*kueueFlavor, string) {
-	queue := o.Metadata.Labels[labelQueueName]
-	if queue == "" {
-		queue = tmpl.Metadata.Labels[labelQueueName]
+// kueueQuantity reads one of a ClusterQueue's quotas; a missing nominalQuota is 0, as the API
+// has it.
+func kueueQuantity(o *object, resource, field string, n *yaml.Node) (float64, error) {
+	if n.Kind == 0 || n.Tag == "!!null" {
+		return 0, nil
 	}
-	if queue == "" {
-		return nil, ""
-	}
-	cq, ok := k.localQueues[o.namespace()+"/"+queue]
-	if !ok {
-		return nil, fmt.Sprintf("Kueue LocalQueue %s/%s is not among the files read: the node comes from the pod's own labels", o.namespace(), queue)
-	}
-	groups, ok := k.clusterQueues[cq]
-	if !ok {
-		return nil, fmt.Sprintf("Kueue ClusterQueue %s (of LocalQueue %s/%s) is not among the files read: the node comes from the pod's own labels", cq, o.namespace(), queue)
-	}
-	for _, g := range groups {
-		covers := false
-		for _, r := range g.covered {
-			covers = covers || r == resource
+	if n.Kind == yaml.ScalarNode {
+		if v, err := computeQuantity(n.Value); err == nil && v >= 0 {
+			return v, nil
 		}
-		if !covers || len(g.flavors) == 0 {
-			continue
-		}
-		name := g.flavors[0]
-		f, ok := k.flavors[name]
-		if !ok {
-			return nil, fmt.Sprintf("Kueue ResourceFlavor %s (of ClusterQueue %s) is not among the files read: the node comes from the pod's own labels", name, cq)
-		}
-		note := fmt.Sprintf("Kueue: LocalQueue %s/%s → ClusterQueue %s → ResourceFlavor %s", o.namespace(), queue, cq, name)
-		if len(g.flavors) > 1 {
-			note += fmt.Sprintf(", the first of %d flavors (Kueue moves to the next when its quota is used)", len(g.flavors))
-		}
-		return &f, note
 	}
-	return nil, fmt.Sprintf("Kueue ClusterQueue %s covers no %s: the node comes from the pod's own labels", cq, resource)
+	return 0, lineError{line: o.lineOf(n), err: fmt.Errorf("resource %s: %s %q is not a quantity: the API server refuses the ClusterQueue", resource, field, n.Value)}
 }
 
-// withFlavor adds a flavor's node labels to a pod's selection (the pod's own win, as Kueue
-// refuses a flavor that contradicts them) and its tolerations to the pod's.
+// kueueAdmission is what Kueue does with one pod role of a queued workload.
+type kueueAdmission struct {
+	// flavor holds the node labels and tolerations of the flavors assigned to the pods (those
+	// of several resource groups together), nil when none is.
+	flavor *kueueFlavor
+	// notes say how the pods were queued, or what is missing to tell.
+	notes []string
+	// refused says why Kueue never admits the workload; "" when it does, or when that cannot
+	// be told from the files read.
+	refused string
+}
+
+// admit assigns flavors to the pods of role r of o, one of its roles all (Kueue's pod sets,
+// which take their quota in turn); it returns nothing when the workload is not queued.
+func (k *kueueIndex) admit(o *object, r role, all []role) kueueAdmission {
+	queue := o.Metadata.Labels[labelQueueName]
+	if queue == "" {
+		queue = r.template.Metadata.Labels[labelQueueName]
+	}
+	if queue == "" {
+		return kueueAdmission{}
+	}
+	path := fmt.Sprintf("Kueue: LocalQueue %s/%s", o.namespace(), queue)
+	cqName, ok := k.localQueues[o.namespace()+"/"+queue]
+	if !ok {
+		return kueueAdmission{notes: []string{fmt.Sprintf("Kueue LocalQueue %s/%s is not among the files read: the node comes from the pod's own labels", o.namespace(), queue)}}
+	}
+	cq, ok := k.clusterQueues[cqName]
+	if !ok {
+		return kueueAdmission{notes: []string{fmt.Sprintf("Kueue ClusterQueue %s (of LocalQueue %s/%s) is not among the files read: the node comes from the pod's own labels", cqName, o.namespace(), queue)}}
+	}
+	path += " → ClusterQueue " + cqName
+	if cq.stopPolicy != "" {
+		return kueueAdmission{notes: []string{path}, refused: fmt.Sprintf("Kueue admits no workload from ClusterQueue %s (stopPolicy: %s) (%s): it stays suspended and its pods do not run (priced as declared)", cqName, cq.stopPolicy, path)}
+	}
+	// Kueue admits a workload whole or not at all; its pod sets take their quota in turn.
+	used := map[string]float64{} // flavor/resource → what the pod sets before took
+	var a assignment             // r's
+	refusal := ""
+	for _, x := range all {
+		got := cq.assign(k, x, kueuePods(o, x), used)
+		if x.name == r.name {
+			a = got
+		}
+		if got.why != "" && refusal == "" {
+			refusal = got.why
+			if x.name != r.name {
+				refusal = fmt.Sprintf("its %s pods: %s", x.name, got.why)
+			}
+		}
+	}
+	switch {
+	case refusal != "":
+		return kueueAdmission{notes: []string{path}, refused: fmt.Sprintf("Kueue never admits it: %s (%s): it stays suspended and its pods do not run (priced as declared)", refusal, path)}
+	case a.unknown != "":
+		return kueueAdmission{notes: []string{a.unknown}}
+	}
+	out := kueueAdmission{}
+	var names []string
+	merged := kueueFlavor{labels: map[string]string{}}
+	for _, c := range a.chosen {
+		if c.flavor.name != "" && (len(c.flavor.labels) > 0 || len(c.flavor.tolerations) > 0) {
+			names = append(names, c.flavor.name)
+			for key, v := range c.flavor.labels {
+				merged.labels[key] = v
+			}
+			merged.tolerations = append(merged.tolerations, c.flavor.tolerations...)
+		}
+		note := path + " → ResourceFlavor " + c.flavor.name
+		if len(a.chosen) > 1 {
+			note += " for " + strings.Join(c.resources, ", ")
+		}
+		if c.index > 0 {
+			note += fmt.Sprintf(", the first of its %d flavors that holds the pods (%s)", c.of, strings.Join(c.skipped, "; "))
+		} else if c.of > 1 {
+			note += fmt.Sprintf(", the first of %d flavors (Kueue moves to the next when its quota is used)", c.of)
+		}
+		out.notes = append(out.notes, note)
+		if c.borrows != "" {
+			out.notes = append(out.notes, c.borrows)
+		}
+	}
+	if len(names) > 0 {
+		merged.name = strings.Join(names, ", ")
+		out.flavor = &merged
+	}
+	return out
+}
+
+// kueuePods is how many of a role's pods one Kueue workload holds: a LeaderWorkerSet's group,
+// one pod of a Deployment (Kueue admits its pods one by one), else all of them.
+func kueuePods(o *object, r role) int {
+	switch {
+	case r.perReplica > 0:
+		return r.perReplica
+	case r.scalable && o.Kind != "StatefulSet":
+		return 1
+	}
+	return r.replicas
+}
+
+// flavorChoice is the flavor one resource group gives a pod set.
+type flavorChoice struct {
+	flavor    kueueFlavor
+	resources []string // the requested resources it is assigned for
+	index, of int      // its place among the group's flavors, and how many there are
+	skipped   []string // why each flavor before it does not hold the pods
+	borrows   string   // a note when it holds them only by borrowing from the cohort
+}
+
+// assignment is the flavors of a pod set, or why it gets none: why when Kueue never admits
+// it, unknown when a flavor it would try is not among the files read.
+type assignment struct {
+	chosen  []flavorChoice
+	why     string
+	unknown string
+}
+
+// assign gives n pods of role r a flavor in each resource group that covers what they request,
+// adding what they take to used.
+func (cq *clusterQueue) assign(k *kueueIndex, r role, n int, used map[string]float64) assignment {
+	if n <= 0 {
+		return assignment{}
+	}
+	requests := kueueRequests(r.template.Spec)
+	for _, g := range cq.groups {
+		if slices.Contains(g.covered, "pods") {
+			requests["pods"] = 1 // Kueue counts pods where a ClusterQueue has a quota on them
+		}
+	}
+	var out assignment
+	done := map[int]bool{} // the groups assigned
+	for _, res := range slices.Sorted(maps.Keys(requests)) {
+		gi := slices.IndexFunc(cq.groups, func(g kueueGroup) bool { return slices.Contains(g.covered, res) })
+		if gi < 0 {
+			return assignment{why: fmt.Sprintf("ClusterQueue %s covers no %s, which its pods request (unless Kueue's configuration leaves it out: resources.excludeResourcePrefixes)", cq.name, res)}
+		}
+		if done[gi] {
+			continue
+		}
+		done[gi] = true
+		g := cq.groups[gi]
+		want := map[string]float64{} // the pod set's request of each resource the group covers
+		for _, c := range g.covered {
+			if v, ok := requests[c]; ok {
+				want[c] = v * float64(n)
+			}
+		}
+		keys := map[string]bool{} // the label keys of the group's flavors: the only ones matched
+		for _, f := range g.flavors {
+			for key := range k.flavors[f.name].labels {
+				keys[key] = true
+			}
+		}
+		sel := podSelector(r.template.Spec)
+		choice := flavorChoice{resources: slices.Sorted(maps.Keys(want)), index: -1, of: len(g.flavors)}
+		var fallback *flavorChoice // the first that holds them by borrowing, under TryNextFlavor
+		for i, fq := range g.flavors {
+			f, ok := k.flavors[fq.name]
+			if !ok {
+				return assignment{unknown: fmt.Sprintf("Kueue ResourceFlavor %s (of ClusterQueue %s) is not among the files read: the node comes from the pod's own labels", fq.name, cq.name)}
+			}
+			if t, ok := untolerated(f.taints, append(slices.Clone(r.template.Spec.Tolerations), f.tolerations...)); ok {
+				choice.skipped = append(choice.skipped, fmt.Sprintf("%s: its pods do not tolerate its taint %s", fq.name, t))
+				continue
+			}
+			if !sel.allowsLabels(keys, f.labels) {
+				choice.skipped = append(choice.skipped, fmt.Sprintf("%s: its node labels are not among those the pods select", fq.name))
+				continue
+			}
+			short, borrow := "", ""
+			for _, c := range choice.resources {
+				need := want[c] + used[fq.name+"/"+c]
+				nominal, most, from := cq.capacity(k, fq.name, c)
+				if need > most {
+					short = fmt.Sprintf("%s: %s %s asked, %s at most%s", fq.name, amountOf(need, c), c, amountOf(most, c), from)
+					break
+				}
+				if need > nominal && borrow == "" {
+					borrow = fmt.Sprintf("Kueue: ClusterQueue %s holds the pods on ResourceFlavor %s only by borrowing from cohort %s: %s %s asked, %s its own (nominalQuota); they wait while the cohort's other queues use it", cq.name, fq.name, cq.cohort, amountOf(need, c), c, amountOf(nominal, c))
+				}
+			}
+			if short != "" {
+				choice.skipped = append(choice.skipped, short)
+				continue
+			}
+			c := choice
+			c.flavor, c.index, c.borrows, c.skipped = f, i, borrow, slices.Clone(choice.skipped)
+			if borrow != "" && cq.tryNextWhenBorrowing {
+				if fallback == nil {
+					fallback = &c
+				}
+				choice.skipped = append(choice.skipped, fq.name+": only by borrowing (whenCanBorrow: TryNextFlavor)")
+				continue
+			}
+			choice = c
+			break
+		}
+		if choice.index < 0 && fallback != nil {
+			choice = *fallback
+		}
+		if choice.index < 0 {
+			why := fmt.Sprintf("no flavor of ClusterQueue %s holds its pods' %s", cq.name, strings.Join(choice.resources, ", "))
+			if len(choice.skipped) > 0 {
+				why += " (" + strings.Join(choice.skipped, "; ") + ")"
+			}
+			return assignment{why: why}
+		}
+		for _, c := range choice.resources {
+			used[choice.flavor.name+"/"+c] += want[c]
+		}
+		out.chosen = append(out.chosen, choice)
+	}
+	return out
+}
+
+// capacity is what a ClusterQueue may hold of resource res on a flavor in an empty cluster:
+// its nominal quota, and the most with what the other ClusterQueues of its cohort read here
+// lend it (their nominalQuota, or lendingLimit), up to its borrowingLimit. from says where the
+// most comes from, for a message.
+func (cq *clusterQueue) capacity(k *kueueIndex, flavor, res string) (nominal, most float64, from string) {
+	own, ok := cq.quota(flavor, res)
+	if !ok {
+		// The API server refuses a flavor that does not list each resource its group covers;
+		// where one does not, its quota is not known, and bounds nothing here.
+		return math.Inf(1), math.Inf(1), ""
+	}
+	nominal, most = own.nominal, own.nominal
+	if cq.cohort == "" {
+		return nominal, most, ""
+	}
+	if k.cohorts[cq.cohort] {
+		// A Cohort object's own quota, and its parent's, lend too: not counted here.
+		return nominal, math.Inf(1), ""
+	}
+	lent := 0.0
+	for _, other := range k.clusterQueues {
+		if other != cq && other.cohort == cq.cohort {
+			q, _ := other.quota(flavor, res)
+			lent += q.nominal
+			if q.lending != nil {
+				lent += min(*q.lending, q.nominal) - q.nominal
+			}
+		}
+	}
+	if own.borrowing != nil {
+		lent = min(lent, *own.borrowing)
+	}
+	if lent == 0 {
+		return nominal, most, ""
+	}
+	return nominal, nominal + lent, fmt.Sprintf(" (%s its own, %s lent by cohort %s as read)", amountOf(nominal, res), amountOf(lent, res), cq.cohort)
+}
+
+// quota is the ClusterQueue's quota of res on a flavor; ok is false when the flavor does not
+// list res.
+func (cq *clusterQueue) quota(flavor, res string) (q kueueQuota, ok bool) {
+	for _, g := range cq.groups {
+		for _, f := range g.flavors {
+			if f.name == flavor {
+				q, ok = f.quotas[res]
+				return q, ok
+			}
+		}
+	}
+	return kueueQuota{}, false
+}
+
+// kueueRequests is one pod's effective request of each resource its containers name (a
+// request, else the limit the API defaults it to), as Kueue counts it; requests of zero are
+// left out, as Kueue leaves them.
+func kueueRequests(spec podSpec) map[string]float64 {
+	out := map[string]float64{}
+	for _, cs := range [][]container{spec.Containers, spec.InitContainers} {
+		for i := range cs {
+			for _, m := range []map[string]yaml.Node{cs[i].Resources.Requests, cs[i].Resources.Limits} {
+				for name := range m {
+					if _, done := out[name]; done {
+						continue
+					}
+					out[name] = effectiveRequest(spec, func(c *container) float64 {
+						n, ok := c.Resources.Requests[name]
+						if !ok {
+							n, ok = c.Resources.Limits[name]
+						}
+						q, err := computeQuantity(n.Value)
+						if !ok || err != nil {
+							return 0 // a bad quantity is podCompute's or podGPUs' error
+						}
+						return q
+					})
+				}
+			}
+		}
+	}
+	maps.DeleteFunc(out, func(_ string, v float64) bool { return v <= 0 })
+	return out
+}
+
+// untolerated returns the first NoSchedule or NoExecute taint the tolerations do not allow.
+func untolerated(taints, tols []toleration) (string, bool) {
+	for _, t := range taints {
+		if (t.Effect == "NoSchedule" || t.Effect == "NoExecute") && !tolerates(tols, t) {
+			s := t.Key
+			if t.Value != "" {
+				s += "=" + t.Value
+			}
+			return s + ":" + t.Effect, true
+		}
+	}
+	return "", false
+}
+
+// allowsLabels reports whether a node with these labels meets the selection on the given keys
+// (Kueue matches a flavor on the label keys its group's flavors use, and no other).
+func (s selector) allowsLabels(keys map[string]bool, labels map[string]string) bool {
+	for key := range keys {
+		v, has := labels[key]
+		if want, in := s.allowed[key]; in && (!has || want != nil && !slices.Contains(want, v)) {
+			return false
+		}
+		if has && slices.Contains(s.excluded[key], v) {
+			return false
+		}
+		if s.bounded(key) {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if !has || err != nil {
+				return false
+			}
+			if gt, ok := s.above[key]; ok && n <= gt {
+				return false
+			}
+			if lt, ok := s.below[key]; ok && n >= lt {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// withFlavor adds a flavor's node labels to a pod's selection (the pod's own stay: a flavor
+// Kueue assigns never contradicts them on its keys) and its tolerations to the pod's.
 func withFlavor(sel selector, tols []toleration, f *kueueFlavor) (selector, []toleration) {
 	out := newSelector()
 	for k, v := range sel.allowed {

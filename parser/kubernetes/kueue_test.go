@@ -1,0 +1,284 @@
+package kubernetes
+
+import (
+	"strings"
+	"testing"
+)
+
+// kueueFlavors are three ResourceFlavors: on-demand A100 nodes, spot H100 nodes (tainted), and
+// a flavor without labels for CPU and memory.
+const kueueFlavors = `apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: a100}
+spec: {nodeLabels: {node.kubernetes.io/instance-type: p4d.24xlarge}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: h100-spot}
+spec:
+  nodeLabels: {node.kubernetes.io/instance-type: p5.48xlarge, karpenter.sh/capacity-type: spot}
+  nodeTaints: [{key: spot, value: "true", effect: NoSchedule}]
+  tolerations: [{key: spot, operator: Exists, effect: NoSchedule}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: plain}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: q, namespace: kq}
+spec: {clusterQueue: train}
+---
+`
+
+// kueueQueue is the ClusterQueue train: its GPU group's flavors a100 (a GPUs) and h100-spot (h
+// GPUs), and extra spec lines (two spaces in).
+func kueueQueue(a, h, extra string) string {
+	return `apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: train}
+spec:
+` + extra + `  resourceGroups:
+    - coveredResources: [cpu, memory]
+      flavors:
+        - name: plain
+          resources: [{name: cpu, nominalQuota: 1000}, {name: memory, nominalQuota: 4Ti}]
+    - coveredResources: [nvidia.com/gpu]
+      flavors:
+        - name: a100
+          resources: [{name: nvidia.com/gpu, nominalQuota: ` + a + `}]
+        - name: h100-spot
+          resources: [{name: nvidia.com/gpu, nominalQuota: ` + h + `}]
+---
+`
+}
+
+// kueueJob is a Job of pods pods, each asking for gpus GPUs and 4 CPUs, queued on q; pod
+// adds lines to its pod spec (six spaces in).
+func kueueJob(pods, gpus, pod string) string {
+	return `apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: kq, labels: {kueue.x-k8s.io/queue-name: q}}
+spec:
+  parallelism: ` + pods + `
+  template:
+    spec:
+` + pod + `      containers: [{name: c, resources: {requests: {cpu: "4"}, limits: {nvidia.com/gpu: ` + gpus + `}}}]
+`
+}
+
+// Kueue gives a queued workload the first flavor, in its ClusterQueue's order, that its pods
+// tolerate, whose labels they allow and whose quota holds them all, borrowing from the cohort
+// where it may; where none does, or the queue covers nothing of what they ask, it never admits
+// the workload: a warning.
+func TestKueueAdmission(t *testing.T) {
+	other := `apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: serve}
+spec:
+  cohort: gpus
+  resourceGroups:
+    - coveredResources: [nvidia.com/gpu]
+      flavors:
+        - name: a100
+          resources: [{name: nvidia.com/gpu, nominalQuota: 16` + "%s" + `}]
+---
+`
+	withOther := func(lending string) string {
+		return strings.Replace(other, "%s", lending, 1)
+	}
+	for _, c := range []struct {
+		name, src string
+		typ       string // the instance type its pods are priced on
+		note      string // among its notes
+		warning   string // among the warnings; "" for none
+	}{
+		{"the first flavor holds it", kueueFlavors + kueueQueue("16", "64", "") + kueueJob("2", "8", ""), "p4d.24xlarge",
+			"Kueue: LocalQueue kq/q → ClusterQueue train → ResourceFlavor a100 for nvidia.com/gpu, the first of 2 flavors (Kueue moves to the next when its quota is used)", ""},
+		{"past the first flavor's quota", kueueFlavors + kueueQueue("8", "64", "") + kueueJob("2", "8", ""), "p5.48xlarge",
+			"ResourceFlavor h100-spot for nvidia.com/gpu, the first of its 2 flavors that holds the pods (a100: 16 nvidia.com/gpu asked, 8 at most)", ""},
+		{"no flavor holds it", kueueFlavors + kueueQueue("8", "8", "") + kueueJob("2", "8", ""), "",
+			"Kueue: LocalQueue kq/q → ClusterQueue train",
+			"Job/kq/j: Kueue never admits it: no flavor of ClusterQueue train holds its pods' nvidia.com/gpu (a100: 16 nvidia.com/gpu asked, 8 at most; h100-spot: 16 nvidia.com/gpu asked, 8 at most) (Kueue: LocalQueue kq/q → ClusterQueue train): it stays suspended and its pods do not run (priced as declared)"},
+		{"CPU is counted too", kueueFlavors + strings.Replace(kueueQueue("16", "64", ""), "nominalQuota: 1000", "nominalQuota: 6", 1) + kueueJob("2", "8", ""), "",
+			"", "no flavor of ClusterQueue train holds its pods' cpu (plain: 8 cpu asked, 6 at most)"},
+		{"a resource no group covers", kueueFlavors + kueueQueue("16", "64", "") + strings.Replace(kueueJob("1", "8", ""), `cpu: "4"`, `cpu: "4", ephemeral-storage: 10Gi`, 1), "",
+			"", "ClusterQueue train covers no ephemeral-storage, which its pods request"},
+		{"borrowing from the cohort", kueueFlavors + kueueQueue("8", "64", "  cohort: gpus\n") + withOther("") + kueueJob("2", "8", ""), "p4d.24xlarge",
+			"Kueue: ClusterQueue train holds the pods on ResourceFlavor a100 only by borrowing from cohort gpus: 16 nvidia.com/gpu asked, 8 its own (nominalQuota); they wait while the cohort's other queues use it", ""},
+		{"v1beta2's cohortName", kueueFlavors + kueueQueue("8", "64", "  cohortName: gpus\n") + strings.Replace(withOther(""), "cohort: gpus", "cohortName: gpus", 1) + kueueJob("2", "8", ""), "p4d.24xlarge",
+			"only by borrowing from cohort gpus", ""},
+		{"a borrowing limit", kueueFlavors + strings.Replace(kueueQueue("8", "64", "  cohort: gpus\n"), "nominalQuota: 8}", "nominalQuota: 8, borrowingLimit: 4}", 1) + withOther("") + kueueJob("2", "8", ""), "p5.48xlarge",
+			"(a100: 16 nvidia.com/gpu asked, 12 at most (8 its own, 4 lent by cohort gpus as read))", ""},
+		{"a lending limit", kueueFlavors + kueueQueue("8", "64", "  cohort: gpus\n") + withOther(", lendingLimit: 2") + kueueJob("2", "8", ""), "p5.48xlarge",
+			"(a100: 16 nvidia.com/gpu asked, 10 at most (8 its own, 2 lent by cohort gpus as read))", ""},
+		{"whenCanBorrow: TryNextFlavor", kueueFlavors + kueueQueue("8", "64", "  cohort: gpus\n  flavorFungibility: {whenCanBorrow: TryNextFlavor}\n") + withOther("") + kueueJob("2", "8", ""), "p5.48xlarge",
+			"(a100: only by borrowing (whenCanBorrow: TryNextFlavor))", ""},
+		{"TryNextFlavor falls back to borrowing", kueueFlavors + kueueQueue("8", "8", "  cohort: gpus\n  flavorFungibility: {whenCanBorrow: TryNextFlavor}\n") + withOther("") + kueueJob("2", "8", ""), "p4d.24xlarge",
+			"only by borrowing from cohort gpus", ""},
+		{"a Cohort object lends what is not read", kueueFlavors + kueueQueue("8", "8", "  cohort: gpus\n") + "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: gpus}\n---\n" + kueueJob("2", "8", ""), "p4d.24xlarge",
+			"only by borrowing from cohort gpus", ""},
+		{"an untolerated taint", strings.Replace(kueueFlavors, "  tolerations: [{key: spot, operator: Exists, effect: NoSchedule}]\n", "", 1) + kueueQueue("8", "64", "") + kueueJob("2", "8", ""), "",
+			"", "(a100: 16 nvidia.com/gpu asked, 8 at most; h100-spot: its pods do not tolerate its taint spot=true:NoSchedule)"},
+		{"the pod tolerates the taint", strings.Replace(kueueFlavors, "  tolerations: [{key: spot, operator: Exists, effect: NoSchedule}]\n", "", 1) + kueueQueue("8", "64", "") + kueueJob("2", "8", "      tolerations: [{key: spot, operator: Equal, value: \"true\", effect: NoSchedule}]\n"), "p5.48xlarge",
+			"ResourceFlavor h100-spot", ""},
+		{"the pod selects the second flavor", kueueFlavors + kueueQueue("16", "64", "") + kueueJob("1", "8", "      nodeSelector: {karpenter.sh/capacity-type: spot}\n"), "p5.48xlarge",
+			"the first of its 2 flavors that holds the pods (a100: its node labels are not among those the pods select)", ""},
+		{"a label the flavors do not use is not matched", kueueFlavors + kueueQueue("16", "64", "") + kueueJob("1", "8", "      nodeSelector: {team: ml}\n"), "p4d.24xlarge",
+			"ResourceFlavor a100", ""},
+		{"a request of zero is not counted", kueueFlavors + kueueQueue("16", "64", "") + strings.Replace(kueueJob("1", "8", ""), `cpu: "4"`, `cpu: "4", ephemeral-storage: "0"`, 1), "p4d.24xlarge",
+			"ResourceFlavor a100", ""},
+		{"held", kueueFlavors + kueueQueue("16", "64", "  stopPolicy: Hold\n") + kueueJob("1", "8", ""), "",
+			"", "Job/kq/j: Kueue admits no workload from ClusterQueue train (stopPolicy: Hold)"},
+		{"a quota on pods", kueueFlavors + strings.NewReplacer("[cpu, memory]", "[cpu, memory, pods]", "{name: memory, nominalQuota: 4Ti}", "{name: memory, nominalQuota: 4Ti}, {name: pods, nominalQuota: 1}").Replace(kueueQueue("16", "64", "")) + kueueJob("2", "1", ""), "",
+			"", "no flavor of ClusterQueue train holds its pods' cpu, pods (plain: 2 pods asked, 1 at most)"},
+	} {
+		res := build(t, c.src, Options{})
+		if len(res.Errors) > 0 {
+			t.Errorf("%s: errors %v", c.name, res.Errors)
+			continue
+		}
+		var warns []string
+		for _, w := range res.Warnings {
+			warns = append(warns, w.Message)
+		}
+		if got := strings.Join(warns, "\n"); c.warning == "" && got != "" || !strings.Contains(got, c.warning) {
+			t.Errorf("%s: warnings %q, want %q", c.name, got, c.warning)
+		}
+		if len(res.Resources) != 1 {
+			t.Errorf("%s: %d resources", c.name, len(res.Resources))
+			continue
+		}
+		r := res.Resources[0]
+		if r.InstanceType != c.typ || !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
+			t.Errorf("%s: priced on %q, notes %q; want %q and %q", c.name, r.InstanceType, r.Notes, c.typ, c.note)
+		}
+	}
+}
+
+// Kueue admits a workload's pod sets in turn: the second takes what the first left of a
+// flavor's quota, and may get another flavor. A Deployment's pods are admitted one by one.
+func TestKueuePodSets(t *testing.T) {
+	pytorch := func(master, workers string) string {
+		role := func(n string) string {
+			return `      replicas: ` + n + `
+      template:
+        spec:
+          containers: [{name: pytorch, resources: {limits: {nvidia.com/gpu: 4}}}]
+`
+		}
+		return `apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: ft, namespace: kq, labels: {kueue.x-k8s.io/queue-name: q}}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+` + role(master) + `    Worker:
+` + role(workers)
+	}
+	types := func(res []string) string { return strings.Join(res, ", ") }
+	got := func(src string) (string, []string) {
+		res := build(t, src, Options{})
+		if len(res.Errors) > 0 {
+			t.Fatalf("errors %v", res.Errors)
+		}
+		var out, warns []string
+		for _, r := range res.Resources {
+			out = append(out, r.Address+" "+r.InstanceType)
+		}
+		for _, w := range res.Warnings {
+			warns = append(warns, w.Message)
+		}
+		return types(out), warns
+	}
+	if typ, warns := got(kueueFlavors + kueueQueue("8", "64", "") + pytorch("1", "1")); typ != `PyTorchJob/kq/ft["Master"] p4d.24xlarge, PyTorchJob/kq/ft["Worker"] p4d.24xlarge` || len(warns) > 0 {
+		t.Errorf("both fit the first flavor: %s %q", typ, warns)
+	}
+	if typ, warns := got(kueueFlavors + kueueQueue("8", "64", "") + pytorch("1", "2")); typ != `PyTorchJob/kq/ft["Master"] p4d.24xlarge, PyTorchJob/kq/ft["Worker"] p5.48xlarge` || len(warns) > 0 {
+		t.Errorf("the workers get what the master left: %s %q", typ, warns)
+	}
+	typ, warns := got(kueueFlavors + kueueQueue("8", "4", "") + pytorch("1", "2"))
+	want := `Kueue never admits it: its Worker pods: no flavor of ClusterQueue train holds its pods' nvidia.com/gpu (a100: 12 nvidia.com/gpu asked, 8 at most; h100-spot: 8 nvidia.com/gpu asked, 4 at most)`
+	if typ != `PyTorchJob/kq/ft["Master"] , PyTorchJob/kq/ft["Worker"] ` || len(warns) != 2 || !strings.Contains(warns[0], `PyTorchJob/kq/ft["Master"]: `+want) {
+		t.Errorf("the workers hold no flavor, so the master is not admitted either: %s %q", typ, warns)
+	}
+	deploy := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: kq}
+spec:
+  replicas: 4
+  template:
+    metadata: {labels: {kueue.x-k8s.io/queue-name: q}}
+    spec:
+      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]
+`
+	if typ, warns := got(kueueFlavors + kueueQueue("8", "8", "") + deploy); typ != "Deployment/kq/d p4d.24xlarge" || len(warns) > 0 {
+		t.Errorf("a Deployment's pods are admitted one at a time: %s %q", typ, warns)
+	}
+	lws := `apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: l, namespace: kq, labels: {kueue.x-k8s.io/queue-name: q}}
+spec:
+  replicas: 3
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]
+`
+	if typ, warns := got(kueueFlavors + kueueQueue("8", "64", "") + lws); typ != "LeaderWorkerSet/kq/l p5.48xlarge" || len(warns) > 0 {
+		t.Errorf("a LeaderWorkerSet's group of 2 pods is admitted together: %s %q", typ, warns)
+	}
+}
+
+// A ClusterQueue quota that is not a quantity is an error at its line, as the API server
+// refuses it.
+func TestKueueBadQuota(t *testing.T) {
+	src := kueueFlavors + strings.Replace(kueueQueue("8", "64", ""), "nominalQuota: 8}", "nominalQuota: lots}", 1)
+	res := build(t, src, Options{})
+	if len(res.Errors) != 1 || res.Errors[0].Line != 35 || !strings.Contains(res.Errors[0].Message, `resource nvidia.com/gpu: nominalQuota "lots" is not a quantity`) {
+		t.Fatalf("%+v", res.Errors)
+	}
+}
+
+// A flavor matches a pod's node selection on the label keys its group's flavors use: In,
+// NotIn, Exists, Gt and Lt as the scheduler reads them, and no other key.
+func TestFlavorAllowsLabels(t *testing.T) {
+	keys := map[string]bool{"gpu": true, "count": true}
+	flavor := map[string]string{"gpu": "h100", "count": "8", "zone": "a"}
+	for _, c := range []struct {
+		name string
+		reqs []requirement
+		want bool
+	}{
+		{"nothing selected", nil, true},
+		{"In", []requirement{{Key: "gpu", Operator: "In", Values: []string{"a100", "h100"}}}, true},
+		{"not In", []requirement{{Key: "gpu", Operator: "In", Values: []string{"a100"}}}, false},
+		{"NotIn", []requirement{{Key: "gpu", Operator: "NotIn", Values: []string{"h100"}}}, false},
+		{"NotIn another", []requirement{{Key: "gpu", Operator: "NotIn", Values: []string{"a100"}}}, true},
+		{"Exists", []requirement{{Key: "count", Operator: "Exists"}}, true},
+		{"Gt", []requirement{{Key: "count", Operator: "Gt", Values: []string{"4"}}}, true},
+		{"Gt its value", []requirement{{Key: "count", Operator: "Gt", Values: []string{"8"}}}, false},
+		{"Lt", []requirement{{Key: "count", Operator: "Lt", Values: []string{"9"}}}, true},
+		{"Lt its value", []requirement{{Key: "count", Operator: "Lt", Values: []string{"8"}}}, false},
+		{"a key the flavors do not use", []requirement{{Key: "zone", Operator: "In", Values: []string{"b"}}}, true},
+	} {
+		s := newSelector()
+		for _, r := range c.reqs {
+			s.add(r)
+		}
+		if got := s.allowsLabels(keys, flavor); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	s := newSelector()
+	s.add(requirement{Key: "gpu", Operator: "Exists"})
+	if s.allowsLabels(keys, map[string]string{"count": "8"}) {
+		t.Error("a flavor without the label the pod requires matched")
+	}
+	s = newSelector()
+	s.add(requirement{Key: "count", Operator: "Gt", Values: []string{"1"}})
+	if s.allowsLabels(keys, map[string]string{"gpu": "h100"}) || s.allowsLabels(keys, map[string]string{"count": "eight"}) {
+		t.Error("Gt matched a flavor without a whole number for the label")
+	}
+}
