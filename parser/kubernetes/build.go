@@ -205,6 +205,8 @@ func Build(files []*File, opts Options) parser.Result {
 			if err := kueue.add(o); err != nil {
 				res.Errors = append(res.Errors, specError(o, err))
 			}
+		case o.APIVersion == "v1" && o.Kind == "Namespace":
+			kueue.namespaces[o.Metadata.Name] = o.Metadata.Labels
 		case o.Kind == "EC2NodeClass" && group(o.APIVersion) == "karpenter.k8s.aws":
 			class, err := decodeEC2NodeClass(o)
 			if err != nil {

@@ -1356,6 +1356,7 @@ apiVersion: kueue.x-k8s.io/v1beta1
 kind: ClusterQueue
 metadata: {name: cq}
 spec:
+  namespaceSelector: {}
   resourceGroups:
     - coveredResources: [nvidia.com/gpu]
       flavors: [{name: h100}]
@@ -1364,6 +1365,7 @@ apiVersion: kueue.x-k8s.io/v1beta1
 kind: ClusterQueue
 metadata: {name: cpu-only}
 spec:
+  namespaceSelector: {}
   resourceGroups:
     - coveredResources: [cpu]
       flavors: [{name: h100}]

@@ -25,8 +25,9 @@ import (
 // may borrow from the other ClusterQueues of its cohort (their nominalQuota, or lendingLimit,
 // up to its borrowingLimit). With flavorFungibility.whenCanBorrow: TryNextFlavor a flavor that
 // fits only by borrowing is taken when no later one fits without. Kueue never admits a
-// workload that requests a resource no group covers, or for which no flavor of a group fits:
-// it stays suspended, which is a warning (priced as declared, as a quota's refusal is).
+// workload that requests a resource no group covers, for which no flavor of a group fits, or
+// whose namespace its ClusterQueue's namespaceSelector does not select (left out, it selects
+// none): it stays suspended, which is a warning (priced as declared, as a quota's refusal is).
 // https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/#flavors-and-borrowing-semantics,
 // read 2026-11.
 const labelQueueName = "kueue.x-k8s.io/queue-name"
@@ -38,6 +39,8 @@ type kueueIndex struct {
 	// cohorts are the names of the Cohort objects read: a cohort's own quota, and its parent's,
 	// lend to its ClusterQueues, which gpuguard does not count (their capacity is not bounded).
 	cohorts map[string]bool
+	// namespaces are the labels of the Namespace objects read, by name.
+	namespaces map[string]map[string]string
 }
 
 type kueueFlavor struct {
@@ -54,6 +57,9 @@ type clusterQueue struct {
 	// tryNextWhenBorrowing is flavorFungibility.whenCanBorrow: TryNextFlavor.
 	tryNextWhenBorrowing bool
 	stopPolicy           string // Hold or HoldAndDrain: Kueue admits nothing new
+	// namespaces selects the namespaces whose workloads it admits: nil, as when the field is
+	// left out, selects none; {} selects all.
+	namespaces *labelSelector
 }
 
 type kueueGroup struct {
@@ -74,7 +80,7 @@ type kueueQuota struct {
 }
 
 func newKueueIndex() *kueueIndex {
-	return &kueueIndex{flavors: map[string]kueueFlavor{}, clusterQueues: map[string]*clusterQueue{}, localQueues: map[string]string{}, cohorts: map[string]bool{}}
+	return &kueueIndex{flavors: map[string]kueueFlavor{}, clusterQueues: map[string]*clusterQueue{}, localQueues: map[string]string{}, cohorts: map[string]bool{}, namespaces: map[string]map[string]string{}}
 }
 
 func isKueue(o *object) bool { return group(o.APIVersion) == "kueue.x-k8s.io" }
@@ -95,9 +101,10 @@ func (k *kueueIndex) add(o *object) error {
 		k.flavors[o.Metadata.Name] = kueueFlavor{name: o.Metadata.Name, labels: spec.NodeLabels, tolerations: spec.Tolerations, taints: spec.NodeTaints}
 	case "ClusterQueue":
 		var spec struct {
-			Cohort            string `yaml:"cohort"`     // v1beta1
-			CohortName        string `yaml:"cohortName"` // v1beta2
-			StopPolicy        string `yaml:"stopPolicy"`
+			Cohort            string    `yaml:"cohort"`     // v1beta1
+			CohortName        string    `yaml:"cohortName"` // v1beta2
+			StopPolicy        string    `yaml:"stopPolicy"`
+			NamespaceSelector yaml.Node `yaml:"namespaceSelector"`
 			FlavorFungibility struct {
 				WhenCanBorrow string `yaml:"whenCanBorrow"`
 			} `yaml:"flavorFungibility"`
@@ -123,6 +130,12 @@ func (k *kueueIndex) add(o *object) error {
 		}
 		if spec.StopPolicy == "Hold" || spec.StopPolicy == "HoldAndDrain" {
 			cq.stopPolicy = spec.StopPolicy
+		}
+		if n := &spec.NamespaceSelector; n.Kind != 0 && n.Tag != "!!null" {
+			cq.namespaces = &labelSelector{}
+			if err := n.Decode(cq.namespaces); err != nil {
+				return lineError{line: o.lineOf(n), err: fmt.Errorf("namespaceSelector: %w", err)}
+			}
 		}
 		for _, g := range spec.ResourceGroups {
 			kg := kueueGroup{covered: g.CoveredResources}
@@ -218,6 +231,13 @@ func (k *kueueIndex) admit(o *object, r role, all []role) kueueAdmission {
 	if cq.stopPolicy != "" {
 		return kueueAdmission{notes: []string{path}, refused: fmt.Sprintf("Kueue admits no workload from ClusterQueue %s (stopPolicy: %s) (%s): it stays suspended and its pods do not run (priced as declared)", cqName, cq.stopPolicy, path)}
 	}
+	var notes []string
+	switch admits, why := k.admitsNamespace(cq, o.namespace()); {
+	case !admits && why != "":
+		return kueueAdmission{notes: []string{path}, refused: fmt.Sprintf("Kueue never admits it: %s (%s): it stays suspended and its pods do not run (priced as declared)", why, path)}
+	case why != "":
+		notes = append(notes, why)
+	}
 	// Kueue admits a workload whole or not at all; its pod sets take their quota in turn.
 	used := map[string]float64{} // flavor/resource → what the pod sets before took
 	var a assignment             // r's
@@ -240,7 +260,7 @@ func (k *kueueIndex) admit(o *object, r role, all []role) kueueAdmission {
 	case a.unknown != "":
 		return kueueAdmission{notes: []string{a.unknown}}
 	}
-	out := kueueAdmission{}
+	out := kueueAdmission{notes: notes}
 	var names []string
 	merged := kueueFlavor{labels: map[string]string{}}
 	for _, c := range a.chosen {
@@ -270,6 +290,39 @@ func (k *kueueIndex) admit(o *object, r role, all []role) kueueAdmission {
 		out.flavor = &merged
 	}
 	return out
+}
+
+// admitsNamespace reports whether a ClusterQueue admits workloads of namespace ns: why says why
+// not, or, when it admits them, why that is not known (a selector on labels of a Namespace not
+// among the files read). Every namespace carries its name in kubernetes.io/metadata.name.
+func (k *kueueIndex) admitsNamespace(cq *clusterQueue, ns string) (admits bool, why string) {
+	if cq.namespaces == nil {
+		return false, fmt.Sprintf("ClusterQueue %s sets no namespaceSelector, which admits workloads of no namespace (namespaceSelector: {} admits all)", cq.name)
+	}
+	labels, read := k.namespaces[ns]
+	labels = maps.Clone(labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels["kubernetes.io/metadata.name"] = ns
+	ok, err := cq.namespaces.matches(labels)
+	if err != nil {
+		return true, fmt.Sprintf("ClusterQueue %s's namespaceSelector: %v: whether it admits namespace %s is not known", cq.name, err, ns)
+	}
+	if ok {
+		return true, ""
+	}
+	byName := true // the selector looks at the namespace's name only
+	for key := range cq.namespaces.MatchLabels {
+		byName = byName && key == "kubernetes.io/metadata.name"
+	}
+	for _, r := range cq.namespaces.MatchExpressions {
+		byName = byName && r.Key == "kubernetes.io/metadata.name"
+	}
+	if !read && !byName {
+		return true, fmt.Sprintf("Namespace %s is not among the files read: whether ClusterQueue %s's namespaceSelector admits its workloads is not known", ns, cq.name)
+	}
+	return false, fmt.Sprintf("ClusterQueue %s's namespaceSelector does not select namespace %s", cq.name, ns)
 }
 
 // kueuePods is how many of a role's pods one Kueue workload holds: a LeaderWorkerSet's group,

@@ -38,6 +38,7 @@ func kueueQueue(a, h, extra string) string {
 kind: ClusterQueue
 metadata: {name: train}
 spec:
+  namespaceSelector: {}
 ` + extra + `  resourceGroups:
     - coveredResources: [cpu, memory]
       flavors:
@@ -76,6 +77,7 @@ func TestKueueAdmission(t *testing.T) {
 kind: ClusterQueue
 metadata: {name: serve}
 spec:
+  namespaceSelector: {}
   cohort: gpus
   resourceGroups:
     - coveredResources: [nvidia.com/gpu]
@@ -236,7 +238,7 @@ spec:
 func TestKueueBadQuota(t *testing.T) {
 	src := kueueFlavors + strings.Replace(kueueQueue("8", "64", ""), "nominalQuota: 8}", "nominalQuota: lots}", 1)
 	res := build(t, src, Options{})
-	if len(res.Errors) != 1 || res.Errors[0].Line != 35 || !strings.Contains(res.Errors[0].Message, `resource nvidia.com/gpu: nominalQuota "lots" is not a quantity`) {
+	if len(res.Errors) != 1 || res.Errors[0].Line != 36 || !strings.Contains(res.Errors[0].Message, `resource nvidia.com/gpu: nominalQuota "lots" is not a quantity`) {
 		t.Fatalf("%+v", res.Errors)
 	}
 }
@@ -280,5 +282,43 @@ func TestFlavorAllowsLabels(t *testing.T) {
 	s.add(requirement{Key: "count", Operator: "Gt", Values: []string{"1"}})
 	if s.allowsLabels(keys, map[string]string{"gpu": "h100"}) || s.allowsLabels(keys, map[string]string{"count": "eight"}) {
 		t.Error("Gt matched a flavor without a whole number for the label")
+	}
+}
+
+// A ClusterQueue admits the workloads of the namespaces its namespaceSelector selects: none when
+// it sets none, all for {}. A Namespace's labels are read where its object is; its name label
+// is always there.
+func TestKueueNamespaceSelector(t *testing.T) {
+	ns := func(labels string) string {
+		return "apiVersion: v1\nkind: Namespace\nmetadata: {name: kq, labels: {" + labels + "}}\n---\n"
+	}
+	queue := func(selector string) string {
+		return strings.Replace(kueueQueue("16", "64", ""), "  namespaceSelector: {}\n", selector, 1)
+	}
+	refused := "Job/kq/j: Kueue never admits it: "
+	for _, c := range []struct {
+		name, src   string
+		note, warns string // among its notes, and the warnings ("" for none)
+	}{
+		{"none set", queue(""), "", refused + "ClusterQueue train sets no namespaceSelector, which admits workloads of no namespace (namespaceSelector: {} admits all)"},
+		{"null", queue("  namespaceSelector: null\n"), "", refused + "ClusterQueue train sets no namespaceSelector"},
+		{"its labels", queue("  namespaceSelector: {matchLabels: {team: ml}}\n") + ns("team: ml"), "ResourceFlavor a100", ""},
+		{"other labels", queue("  namespaceSelector: {matchLabels: {team: ml}}\n") + ns("team: web"), "", refused + "ClusterQueue train's namespaceSelector does not select namespace kq"},
+		{"its Namespace not read", queue("  namespaceSelector: {matchLabels: {team: ml}}\n"), "Namespace kq is not among the files read: whether ClusterQueue train's namespaceSelector admits its workloads is not known", ""},
+		{"by name", queue("  namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: In, values: [kq]}]}\n"), "ResourceFlavor a100", ""},
+		{"by another name", queue("  namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: In, values: [web]}]}\n"), "", refused + "ClusterQueue train's namespaceSelector does not select namespace kq"},
+		{"an operator it does not know", queue("  namespaceSelector: {matchExpressions: [{key: team, operator: Like, values: [ml]}]}\n"), "ClusterQueue train's namespaceSelector: ", ""},
+	} {
+		res := build(t, kueueFlavors+c.src+kueueJob("1", "8", ""), Options{})
+		var warns []string
+		for _, w := range res.Warnings {
+			warns = append(warns, w.Message)
+		}
+		if got := strings.Join(warns, "\n"); len(res.Errors) > 0 || c.warns == "" && got != "" || !strings.Contains(got, c.warns) {
+			t.Errorf("%s: errors %v, warnings %q, want %q", c.name, res.Errors, got, c.warns)
+		}
+		if len(res.Resources) != 1 || !strings.Contains(strings.Join(res.Resources[0].Notes, "\n"), c.note) {
+			t.Errorf("%s: %+v, want a note %q", c.name, res.Resources, c.note)
+		}
 	}
 }

@@ -101,6 +101,7 @@ apiVersion: kueue.x-k8s.io/v1beta1
 kind: ClusterQueue
 metadata: {name: train}
 spec:
+  namespaceSelector: {}
   resourceGroups:
     - coveredResources: ["nvidia.com/gpu"]
       flavors:
