@@ -688,6 +688,9 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		return res, nil, errs, warns
 	}
 	adm := nodes.kueue.admit(o, r, all)
+	if adm.pods > 0 {
+		res.Quantity = adm.pods
+	}
 	if adm.refused != "" {
 		warns = append(warns, parser.Error{File: res.Source.File, Line: res.Source.Line, Message: res.Address + ": " + adm.refused})
 	}

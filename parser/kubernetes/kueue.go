@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -206,6 +207,9 @@ type kueueAdmission struct {
 	// refused says why Kueue never admits the workload; "" when it does, or when that cannot
 	// be told from the files read.
 	refused string
+	// pods, when not 0, is how many of the role's pods Kueue admits: fewer than declared, by
+	// partial admission.
+	pods int
 }
 
 // admit assigns flavors to the pods of role r of o, one of its roles all (Kueue's pod sets,
@@ -254,13 +258,23 @@ func (k *kueueIndex) admit(o *object, r role, all []role) kueueAdmission {
 			}
 		}
 	}
+	pods := 0 // fewer pods than declared, by partial admission
+	if refusal != "" {
+		var why string
+		if pods, why = k.partial(o, r, all, cq); pods > 0 {
+			a, refusal = cq.assign(k, r, pods, map[string]float64{}), ""
+			notes = append(notes, fmt.Sprintf("Kueue admits %d of its %d pods (partial admission, %s): %s", pods, r.replicas, annotationMinParallelism, why))
+		} else if why != "" {
+			notes = append(notes, why)
+		}
+	}
 	switch {
 	case refusal != "":
-		return kueueAdmission{notes: []string{path}, refused: fmt.Sprintf("Kueue never admits it: %s (%s): it stays suspended and its pods do not run (priced as declared)", refusal, path)}
+		return kueueAdmission{notes: append([]string{path}, notes...), refused: fmt.Sprintf("Kueue never admits it: %s (%s): it stays suspended and its pods do not run (priced as declared)", refusal, path)}
 	case a.unknown != "":
 		return kueueAdmission{notes: []string{a.unknown}}
 	}
-	out := kueueAdmission{notes: notes}
+	out := kueueAdmission{notes: notes, pods: pods}
 	var names []string
 	merged := kueueFlavor{labels: map[string]string{}}
 	for _, c := range a.chosen {
@@ -323,6 +337,36 @@ func (k *kueueIndex) admitsNamespace(cq *clusterQueue, ns string) (admits bool, 
 		return true, fmt.Sprintf("Namespace %s is not among the files read: whether ClusterQueue %s's namespaceSelector admits its workloads is not known", ns, cq.name)
 	}
 	return false, fmt.Sprintf("ClusterQueue %s's namespaceSelector does not select namespace %s", cq.name, ns)
+}
+
+// annotationMinParallelism lets Kueue admit a batch Job with fewer pods than its parallelism,
+// down to its value, when its quota holds no more (partial admission).
+// https://kueue.sigs.k8s.io/docs/tasks/run/jobs/#partial-admission, read 2026-11.
+const annotationMinParallelism = "kueue.x-k8s.io/job-min-parallelism"
+
+// partial finds the most pods, down to a Job's kueue.x-k8s.io/job-min-parallelism, whose
+// flavors hold them where its full parallelism fits none: pods is 0 when there is no such
+// count, and why says so where the annotation says something.
+func (k *kueueIndex) partial(o *object, r role, all []role, cq *clusterQueue) (pods int, why string) {
+	v, ok := o.Metadata.Annotations[annotationMinParallelism]
+	if !ok || o.Kind != "Job" || group(o.APIVersion) != "batch" || len(all) != 1 {
+		return 0, ""
+	}
+	least, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || least < 1 || least >= r.replicas {
+		return 0, fmt.Sprintf("%s: %q is not a number of pods from 1 to below its parallelism (%d): Kueue's webhook refuses the Job", annotationMinParallelism, v, r.replicas)
+	}
+	fits := func(n int) bool {
+		a := cq.assign(k, r, n, map[string]float64{})
+		return a.why == "" && a.unknown == ""
+	}
+	// The pods' request grows with their count: the first count that does not fit, from the
+	// least up, is one past the most that does.
+	first := least + sort.Search(r.replicas-least, func(i int) bool { return !fits(least + i) })
+	if first == least {
+		return 0, fmt.Sprintf("even its %s of %d pods does not fit", annotationMinParallelism, least)
+	}
+	return first - 1, "its quota holds no more"
 }
 
 // kueuePods is how many of a role's pods one Kueue workload holds: a LeaderWorkerSet's group,

@@ -322,3 +322,71 @@ func TestKueueNamespaceSelector(t *testing.T) {
 		}
 	}
 }
+
+// A Job with kueue.x-k8s.io/job-min-parallelism is admitted with the most pods, down to that
+// many, that a flavor holds, where all of them fit none (partial admission).
+func TestKueuePartialAdmission(t *testing.T) {
+	job := func(least string) string {
+		return strings.Replace(kueueJob("4", "8", ""), "labels: {kueue.x-k8s.io/queue-name: q}}", "labels: {kueue.x-k8s.io/queue-name: q}, annotations: {kueue.x-k8s.io/job-min-parallelism: \""+least+"\"}}", 1)
+	}
+	for _, c := range []struct {
+		name, least string
+		pods        int
+		typ, note   string
+		refused     bool
+	}{
+		{"2 of 4 fit the spot flavor", "1", 2, "p5.48xlarge", "Kueue admits 2 of its 4 pods (partial admission, kueue.x-k8s.io/job-min-parallelism): its quota holds no more", false},
+		{"the least is what fits", "2", 2, "p5.48xlarge", "Kueue admits 2 of its 4 pods", false},
+		{"not even the least fits", "3", 4, "", "even its kueue.x-k8s.io/job-min-parallelism of 3 pods does not fit", true},
+		{"not below its parallelism", "4", 4, "", `kueue.x-k8s.io/job-min-parallelism: "4" is not a number of pods from 1 to below its parallelism (4): Kueue's webhook refuses the Job`, true},
+	} {
+		res := build(t, kueueFlavors+kueueQueue("8", "16", "")+job(c.least), Options{})
+		r := one(t, res)
+		if r.Quantity != c.pods || r.InstanceType != c.typ || !strings.Contains(strings.Join(r.Notes, "\n"), c.note) || (len(res.Warnings) > 0) != c.refused {
+			t.Errorf("%s: %d pods on %q, notes %q, warnings %v", c.name, r.Quantity, r.InstanceType, r.Notes, res.Warnings)
+		}
+	}
+	// Only a batch/v1 Job is admitted in part: not a StatefulSet, nor a CronJob (its Jobs take
+	// the jobTemplate's annotations, not its own), nor a Volcano Job.
+	sts := `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: s, namespace: kq, labels: {kueue.x-k8s.io/queue-name: q}, annotations: {kueue.x-k8s.io/job-min-parallelism: "1"}}
+spec:
+  replicas: 4
+  template:
+    spec:
+      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]
+`
+	cron := `apiVersion: batch/v1
+kind: CronJob
+metadata: {name: c, namespace: kq, labels: {kueue.x-k8s.io/queue-name: q}, annotations: {kueue.x-k8s.io/job-min-parallelism: "1"}}
+spec:
+  schedule: "0 1 * * *"
+  jobTemplate:
+    spec:
+      parallelism: 4
+      template:
+        spec:
+          containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]
+`
+	volcano := `apiVersion: batch.volcano.sh/v1alpha1
+kind: Job
+metadata: {name: v, namespace: kq, labels: {kueue.x-k8s.io/queue-name: q}, annotations: {kueue.x-k8s.io/job-min-parallelism: "1"}}
+spec:
+  tasks:
+    - name: w
+      replicas: 4
+      template:
+        spec:
+          containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]
+`
+	for _, src := range []string{sts, cron, volcano} {
+		if res := build(t, kueueFlavors+kueueQueue("8", "16", "")+src, Options{}); len(res.Warnings) != 1 || one(t, res).Quantity != 4 {
+			t.Errorf("admitted in part: %+v", res.Warnings)
+		}
+	}
+	// Without the annotation, nothing is admitted.
+	if res := build(t, kueueFlavors+kueueQueue("8", "16", "")+kueueJob("4", "8", ""), Options{}); len(res.Warnings) != 1 || one(t, res).Quantity != 4 {
+		t.Errorf("without partial admission: %+v", res.Warnings)
+	}
+}
