@@ -687,9 +687,22 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		onCloudRunInstances(res, r.cloudRun, o)
 		return res, nil, errs, warns
 	}
-	adm := nodes.kueue.admit(o, r, all)
+	most := res.Quantity
+	if res.ScaleMax != nil {
+		most = max(most, res.ScaleMax.Quantity)
+	}
+	adm := nodes.kueue.admit(o, r, all, most)
 	if adm.pods > 0 {
 		res.Quantity = adm.pods
+	}
+	if n := adm.atOnce; n > 0 {
+		if m := capPods(res, n, adm.by); m != nil {
+			res.Note("at most %d pod%s at full scale-out, not the %d of the %s: Kueue admits no more at once from %s", n, parser.Plural(int64(n)), m.Quantity, m.From, adm.by)
+		}
+		if res.Quantity > n {
+			warns = append(warns, parser.Error{File: res.Source.File, Line: res.Source.Line,
+				Message: fmt.Sprintf("%s runs %d pod%s, but Kueue admits at most %d at once from %s: the others stay gated (priced as declared)", res.Address, res.Quantity, parser.Plural(int64(res.Quantity)), n, adm.by)})
+		}
 	}
 	if adm.refused != "" {
 		warns = append(warns, parser.Error{File: res.Source.File, Line: res.Source.Line, Message: res.Address + ": " + adm.refused})

@@ -210,11 +210,17 @@ type kueueAdmission struct {
 	// pods, when not 0, is how many of the role's pods Kueue admits: fewer than declared, by
 	// partial admission.
 	pods int
+	// atOnce, when not 0, is the most of the role's pods Kueue admits at once (up to the most
+	// the role may run) where it admits them one by one (a Deployment's) or group by group; by
+	// names the ClusterQueue.
+	atOnce int
+	by     string
 }
 
 // admit assigns flavors to the pods of role r of o, one of its roles all (Kueue's pod sets,
-// which take their quota in turn); it returns nothing when the workload is not queued.
-func (k *kueueIndex) admit(o *object, r role, all []role) kueueAdmission {
+// which take their quota in turn); most is the most pods the role may run (its autoscaler's
+// maximum). It returns nothing when the workload is not queued.
+func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmission {
 	queue := o.Metadata.Labels[labelQueueName]
 	if queue == "" {
 		queue = r.template.Metadata.Labels[labelQueueName]
@@ -275,6 +281,14 @@ func (k *kueueIndex) admit(o *object, r role, all []role) kueueAdmission {
 		return kueueAdmission{notes: []string{a.unknown}}
 	}
 	out := kueueAdmission{notes: notes, pods: pods}
+	if unit := kueuePods(o, r); len(all) == 1 && unit < most {
+		var spread string
+		out.atOnce, spread = cq.admitted(k, r, unit, most)
+		out.by = "ClusterQueue " + cq.name + "'s quota"
+		if spread != "" {
+			out.notes = append(out.notes, spread)
+		}
+	}
 	var names []string
 	merged := kueueFlavor{labels: map[string]string{}}
 	for _, c := range a.chosen {
@@ -367,6 +381,43 @@ func (k *kueueIndex) partial(o *object, r role, all []role, cq *clusterQueue) (p
 		return 0, fmt.Sprintf("even its %s of %d pods does not fit", annotationMinParallelism, least)
 	}
 	return first - 1, "its quota holds no more"
+}
+
+// admitted is how many of a role's pods Kueue admits at once, up to most, where each workload
+// holds unit of them (a Deployment's pod, a LeaderWorkerSet's group): workload after workload
+// takes its flavors' quota until one fits none. It is 0 when that is not known (a flavor not
+// read). spread says so when they land on several flavors.
+func (cq *clusterQueue) admitted(k *kueueIndex, r role, unit, most int) (pods int, spread string) {
+	used := map[string]float64{}
+	on := map[string]int{} // pods by the flavors they land on
+	var order []string
+	for pods < most {
+		a := cq.assign(k, r, unit, used)
+		if a.unknown != "" {
+			return 0, ""
+		}
+		if a.why != "" {
+			break
+		}
+		var names []string
+		for _, c := range a.chosen {
+			names = append(names, c.flavor.name)
+		}
+		key := strings.Join(names, " and ")
+		if on[key] == 0 {
+			order = append(order, key)
+		}
+		on[key] += unit
+		pods += unit
+	}
+	if len(order) > 1 {
+		parts := make([]string, len(order))
+		for i, f := range order {
+			parts[i] = fmt.Sprintf("%d on %s", on[f], f)
+		}
+		spread = fmt.Sprintf("Kueue admits its pods workload by workload, so they land on several flavors of ClusterQueue %s: %s; priced on the first", cq.name, strings.Join(parts, ", "))
+	}
+	return pods, spread
 }
 
 // kueuePods is how many of a role's pods one Kueue workload holds: a LeaderWorkerSet's group,

@@ -214,8 +214,38 @@ spec:
     spec:
       containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]
 `
-	if typ, warns := got(kueueFlavors + kueueQueue("8", "8", "") + deploy); typ != "Deployment/kq/d p4d.24xlarge" || len(warns) > 0 {
+	if typ, warns := got(kueueFlavors + kueueQueue("32", "8", "") + deploy); typ != "Deployment/kq/d p4d.24xlarge" || len(warns) > 0 {
 		t.Errorf("a Deployment's pods are admitted one at a time: %s %q", typ, warns)
+	}
+	// Pod after pod takes the quota: the first flavor holds one, the second another, and the
+	// others stay gated.
+	res := build(t, kueueFlavors+kueueQueue("8", "8", "")+deploy, Options{})
+	if r := one(t, res); len(res.Warnings) != 1 || res.Warnings[0].Message != "Deployment/kq/d runs 4 pods, but Kueue admits at most 2 at once from ClusterQueue train's quota: the others stay gated (priced as declared)" ||
+		r.Quantity != 4 || r.InstanceType != "p4d.24xlarge" ||
+		!strings.Contains(strings.Join(r.Notes, "\n"), "Kueue admits its pods workload by workload, so they land on several flavors of ClusterQueue train: 1 on a100, 1 on h100-spot; priced on the first") {
+		t.Errorf("a Deployment past its queue's quota: %+v %q", res.Warnings, r.Notes)
+	}
+	// Where the pods that the first flavor cannot hold go to a flavor not read, what they take
+	// is not known: nothing is capped.
+	noSpot := strings.Replace(kueueFlavors, "metadata: {name: h100-spot}", "metadata: {name: h100-other}", 1)
+	res = build(t, noSpot+kueueQueue("8", "8", "")+deploy, Options{})
+	if r := one(t, res); len(res.Warnings) != 0 || r.Quantity != 4 || r.InstanceType != "p4d.24xlarge" {
+		t.Errorf("pods past a flavor not read were capped: %+v %+v", res.Warnings, r)
+	}
+	// An autoscaler's maximum is capped at what the quota holds.
+	hpa := `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: d, namespace: kq}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: d}
+  minReplicas: 1
+  maxReplicas: 6
+`
+	res = build(t, kueueFlavors+kueueQueue("24", "0", "")+deploy+"---\n"+hpa, Options{})
+	if r := one(t, res); len(res.Warnings) != 0 || r.Quantity != 1 || r.ScaleMax == nil || r.ScaleMax.Quantity != 3 ||
+		r.ScaleMax.From != "maxReplicas of HorizontalPodAutoscaler/kq/d, capped by ClusterQueue train's quota" ||
+		!strings.Contains(strings.Join(r.Notes, "\n"), "at most 3 pods at full scale-out, not the 6 of the maxReplicas of HorizontalPodAutoscaler/kq/d: Kueue admits no more at once from ClusterQueue train's quota") {
+		t.Errorf("an autoscaled Deployment: %+v %+v %q", res.Warnings, r.ScaleMax, r.Notes)
 	}
 	lws := `apiVersion: leaderworkerset.x-k8s.io/v1
 kind: LeaderWorkerSet
