@@ -281,7 +281,7 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 		return kueueAdmission{notes: []string{a.unknown}}
 	}
 	out := kueueAdmission{notes: notes, pods: pods}
-	if unit := kueuePods(o, r); len(all) == 1 && unit < most {
+	if unit := kueuePods(o, r); len(all) == 1 && unit > 0 && unit < most {
 		var spread string
 		out.atOnce, spread = cq.admitted(k, r, unit, most)
 		out.by = "ClusterQueue " + cq.name + "'s quota"

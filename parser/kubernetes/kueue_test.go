@@ -420,3 +420,21 @@ spec:
 		t.Errorf("without partial admission: %+v", res.Warnings)
 	}
 }
+
+// A queued workload that may scale from zero (a KServe predictor at minReplicas 0, a KEDA
+// ScaledJob at minReplicaCount 0: priced as one pod) is admitted pod by pod, and its maximum
+// capped at the pods its queue holds: 2 of 8 GPUs on 8 A100s and 8 H100s.
+func TestKueueZeroFloor(t *testing.T) {
+	queued := "labels: {kueue.x-k8s.io/queue-name: q}"
+	for name, src := range map[string]string{
+		"kserve": "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: i, namespace: kq, " + queued + "}\nspec:\n  predictor:\n    minReplicas: 0\n    maxReplicas: 4\n" +
+			"    model: {modelFormat: {name: huggingface}, resources: {limits: {nvidia.com/gpu: 8}}}\n",
+		"scaledjob": "apiVersion: keda.sh/v1alpha1\nkind: ScaledJob\nmetadata: {name: j, namespace: kq, " + queued + "}\nspec:\n  minReplicaCount: 0\n  maxReplicaCount: 3\n  jobTargetRef: {parallelism: 1, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]}}}\n",
+	} {
+		res := build(t, kueueFlavors+kueueQueue("8", "8", "")+src, Options{})
+		r := one(t, res)
+		if r.Quantity != 1 || r.ScaleMax == nil || r.ScaleMax.Quantity != 2 || !strings.HasSuffix(r.ScaleMax.From, ", capped by ClusterQueue train's quota") || len(res.Warnings) != 0 {
+			t.Errorf("%s: %d pods, max %+v, warnings %v", name, r.Quantity, r.ScaleMax, res.Warnings)
+		}
+	}
+}
