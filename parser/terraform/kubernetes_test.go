@@ -324,3 +324,77 @@ resource "kubernetes_job_v1" "train" {
 		t.Errorf("%q from %q", r.Pod.PyTorchAllocConf, r.Pod.PyTorchAllocConfFrom)
 	}
 }
+
+// Kueue's objects declared with kubernetes_manifest place a typed Job queued on them: an empty
+// namespaceSelector written in HCL ({}) admits all namespaces, and the flavor's quota decides.
+func TestKueueFromTerraform(t *testing.T) {
+	src := func(selector string, quota int) string {
+		return fmt.Sprintf(`
+resource "kubernetes_manifest" "flavor" {
+  manifest = {
+    apiVersion = "kueue.x-k8s.io/v1beta1"
+    kind       = "ResourceFlavor"
+    metadata   = { name = "h100" }
+    spec       = { nodeLabels = { "node.kubernetes.io/instance-type" = "p5.48xlarge" } }
+  }
+}
+resource "kubernetes_manifest" "cq" {
+  manifest = {
+    apiVersion = "kueue.x-k8s.io/v1beta1"
+    kind       = "ClusterQueue"
+    metadata   = { name = "train" }
+    spec = {
+      %s
+      resourceGroups = [{
+        coveredResources = ["nvidia.com/gpu"]
+        flavors          = [{ name = "h100", resources = [{ name = "nvidia.com/gpu", nominalQuota = %d }] }]
+      }]
+    }
+  }
+}
+resource "kubernetes_manifest" "lq" {
+  manifest = {
+    apiVersion = "kueue.x-k8s.io/v1beta1"
+    kind       = "LocalQueue"
+    metadata   = { name = "q", namespace = "ml" }
+    spec       = { clusterQueue = "train" }
+  }
+}
+resource "kubernetes_job_v1" "train" {
+  metadata {
+    name      = "train"
+    namespace = "ml"
+    labels    = { "kueue.x-k8s.io/queue-name" = "q" }
+  }
+  spec {
+    parallelism = 2
+    template {
+      metadata {}
+      spec {
+        container {
+          name  = "t"
+          image = "x"
+          resources {
+            limits = { "nvidia.com/gpu" = 8 }
+          }
+        }
+      }
+    }
+  }
+}
+`, selector, quota)
+	}
+	res := ParseSource("main.tf", []byte(src("namespaceSelector = {}", 16)), Options{})
+	if len(res.Resources) != 1 || res.Resources[0].InstanceType != "p5.48xlarge" || len(res.Warnings) != 0 || len(res.Errors) != 0 {
+		t.Fatalf("admitted: %+v, warnings %v, errors %v", res.Resources, res.Warnings, res.Errors)
+	}
+	for want, s := range map[string]string{
+		"ClusterQueue train sets no namespaceSelector":                                                              src("", 16),
+		"no flavor of ClusterQueue train holds its pods' nvidia.com/gpu (h100: 16 nvidia.com/gpu asked, 8 at most)": src("namespaceSelector = {}", 8),
+	} {
+		res := ParseSource("main.tf", []byte(s), Options{})
+		if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "kubernetes_job_v1.train: Job/ml/train: Kueue never admits it: "+want) {
+			t.Errorf("want %q: warnings %v", want, res.Warnings)
+		}
+	}
+}
