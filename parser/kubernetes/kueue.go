@@ -289,14 +289,21 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 			out.notes = append(out.notes, spread)
 		}
 	}
+	flavor, notes := a.describe(path)
+	out.flavor, out.notes = flavor, append(out.notes, notes...)
+	return out
+}
+
+// describe says which flavor each resource group gives the pods and why (path: the queues that
+// lead there, for the notes), and merges the node labels and tolerations of those that have
+// any into one flavor (nil when none has).
+func (a assignment) describe(path string) (flavor *kueueFlavor, notes []string) {
 	var names []string
 	merged := kueueFlavor{labels: map[string]string{}}
 	for _, c := range a.chosen {
 		if c.flavor.name != "" && (len(c.flavor.labels) > 0 || len(c.flavor.tolerations) > 0) {
 			names = append(names, c.flavor.name)
-			for key, v := range c.flavor.labels {
-				merged.labels[key] = v
-			}
+			maps.Copy(merged.labels, c.flavor.labels)
 			merged.tolerations = append(merged.tolerations, c.flavor.tolerations...)
 		}
 		note := path + " → ResourceFlavor " + c.flavor.name
@@ -308,16 +315,16 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 		} else if c.of > 1 {
 			note += fmt.Sprintf(", the first of %d flavors (Kueue moves to the next when its quota is used)", c.of)
 		}
-		out.notes = append(out.notes, note)
+		notes = append(notes, note)
 		if c.borrows != "" {
-			out.notes = append(out.notes, c.borrows)
+			notes = append(notes, c.borrows)
 		}
 	}
 	if len(names) > 0 {
 		merged.name = strings.Join(names, ", ")
-		out.flavor = &merged
+		flavor = &merged
 	}
-	return out
+	return flavor, notes
 }
 
 // admitsNamespace reports whether a ClusterQueue admits workloads of namespace ns: why says why
