@@ -225,10 +225,17 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	if queue == "" {
 		queue = r.template.Metadata.Labels[labelQueueName]
 	}
+	byDefault := false // the queue is the namespace's LocalQueue named default
+	if _, ok := k.localQueues[o.namespace()+"/default"]; queue == "" && ok && defaultQueued(o) {
+		queue, byDefault = "default", true
+	}
 	if queue == "" {
 		return kueueAdmission{}
 	}
 	path := fmt.Sprintf("Kueue: LocalQueue %s/%s", o.namespace(), queue)
+	if byDefault {
+		path += " (its namespace's LocalQueue named default, which Kueue gives a job that names no " + labelQueueName + ")"
+	}
 	cqName, ok := k.localQueues[o.namespace()+"/"+queue]
 	if !ok {
 		return kueueAdmission{notes: []string{fmt.Sprintf("Kueue LocalQueue %s/%s is not among the files read: the node comes from the pod's own labels", o.namespace(), queue)}}
@@ -358,6 +365,26 @@ func (k *kueueIndex) admitsNamespace(cq *clusterQueue, ns string) (admits bool, 
 		return true, fmt.Sprintf("Namespace %s is not among the files read: whether ClusterQueue %s's namespaceSelector admits its workloads is not known", ns, cq.name)
 	}
 	return false, fmt.Sprintf("ClusterQueue %s's namespaceSelector does not select namespace %s", cq.name, ns)
+}
+
+// defaultQueued reports whether Kueue's webhook gives o, when it names no queue, its namespace's
+// LocalQueue named default (the LocalQueueDefaulting feature gate: on by default since Kueue
+// v0.12, GA in v0.17): the job kinds of Kueue's own integrations; gpuguard does not default the
+// pods of a Deployment or StatefulSet so.
+// https://github.com/kubernetes-sigs/kueue/tree/main/keps/2936-local-queue-defaulting, read
+// 2026-11.
+func defaultQueued(o *object) bool {
+	switch group(o.APIVersion) {
+	case "batch":
+		return o.Kind == "Job" || o.Kind == "CronJob"
+	case "jobset.x-k8s.io", "trainer.kubeflow.org", "workload.codeflare.dev":
+		return o.Kind == "JobSet" || o.Kind == "TrainJob" || o.Kind == "AppWrapper"
+	case "kubeflow.org":
+		return strings.HasSuffix(o.Kind, "Job")
+	case "ray.io":
+		return o.Kind == "RayJob" || o.Kind == "RayCluster"
+	}
+	return false
 }
 
 // annotationMinParallelism lets Kueue admit a batch Job with fewer pods than its parallelism,

@@ -438,3 +438,44 @@ func TestKueueZeroFloor(t *testing.T) {
 		}
 	}
 }
+
+// A job that names no queue is queued on its namespace's LocalQueue named default, where there
+// is one; a Deployment's pods are not.
+func TestKueueDefaultLocalQueue(t *testing.T) {
+	defaultQueue := strings.Replace(kueueFlavors, "metadata: {name: q, namespace: kq}", "metadata: {name: default, namespace: kq}", 1)
+	unlabelled := strings.Replace(kueueJob("2", "8", ""), ", labels: {kueue.x-k8s.io/queue-name: q}", "", 1)
+	r := one(t, build(t, defaultQueue+kueueQueue("8", "64", "")+unlabelled, Options{}))
+	if r.InstanceType != "p5.48xlarge" || !strings.Contains(strings.Join(r.Notes, "\n"), "Kueue: LocalQueue kq/default (its namespace's LocalQueue named default, which Kueue gives a job that names no kueue.x-k8s.io/queue-name) → ClusterQueue train → ResourceFlavor h100-spot") {
+		t.Errorf("a job queued by default: %q %q", r.InstanceType, r.Notes)
+	}
+	if r := one(t, build(t, kueueFlavors+kueueQueue("8", "64", "")+unlabelled, Options{})); r.InstanceType != "" || len(r.Notes) != 0 && strings.Contains(strings.Join(r.Notes, "\n"), "Kueue") {
+		t.Errorf("queued without a default queue: %q %q", r.InstanceType, r.Notes)
+	}
+	deploy := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: kq}
+spec:
+  template:
+    spec:
+      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]
+`
+	if r := one(t, build(t, defaultQueue+kueueQueue("8", "64", "")+deploy, Options{})); r.InstanceType != "" {
+		t.Errorf("a Deployment queued by default: %q %q", r.InstanceType, r.Notes)
+	}
+}
+
+// The kinds whose jobs Kueue's webhook queues on the default LocalQueue.
+func TestDefaultQueuedKinds(t *testing.T) {
+	for kind, want := range map[string]bool{
+		"batch/v1 Job": true, "batch/v1 CronJob": true, "jobset.x-k8s.io/v1alpha2 JobSet": true,
+		"kubeflow.org/v1 PyTorchJob": true, "kubeflow.org/v2beta1 MPIJob": true, "trainer.kubeflow.org/v1alpha1 TrainJob": true,
+		"ray.io/v1 RayJob": true, "ray.io/v1 RayCluster": true, "workload.codeflare.dev/v1beta2 AppWrapper": true,
+		"apps/v1 Deployment": false, "apps/v1 StatefulSet": false, "batch.volcano.sh/v1alpha1 Job": false,
+		"kubeflow.org/v1beta1 Experiment": false, "ray.io/v1 RayService": false, "v1 Pod": false,
+	} {
+		apiVersion, k, _ := strings.Cut(kind, " ")
+		if got := defaultQueued(&object{APIVersion: apiVersion, Kind: k}); got != want {
+			t.Errorf("%s: %v, want %v", kind, got, want)
+		}
+	}
+}
