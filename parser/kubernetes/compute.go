@@ -75,6 +75,36 @@ func computeQuantity(s string) (float64, error) {
 	return 0, fmt.Errorf("quantity %q is larger than any node", v)
 }
 
+// podRequests is one pod's effective request (effectiveRequest) of each resource its containers
+// name: a container's request, else its limit (the API defaults a missing request to the
+// limit). A quantity that does not parse counts as 0 here: podCompute and podGPUs report it.
+func podRequests(spec podSpec) map[string]float64 {
+	out := map[string]float64{}
+	for _, cs := range [][]container{spec.Containers, spec.InitContainers} {
+		for i := range cs {
+			for _, m := range []map[string]yaml.Node{cs[i].Resources.Requests, cs[i].Resources.Limits} {
+				for name := range m {
+					if _, done := out[name]; done {
+						continue
+					}
+					out[name] = effectiveRequest(spec, func(c *container) float64 {
+						n, ok := c.Resources.Requests[name]
+						if !ok {
+							n, ok = c.Resources.Limits[name]
+						}
+						q, err := computeQuantity(n.Value)
+						if !ok || err != nil {
+							return 0
+						}
+						return q
+					})
+				}
+			}
+		}
+	}
+	return out
+}
+
 // podCompute is one pod's effective CPU (cores) and memory (bytes) request (effectiveRequest).
 // A container's request is its requests entry, else its limit (Kubernetes defaults a missing
 // request to the limit).

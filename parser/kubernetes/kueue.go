@@ -633,33 +633,10 @@ func (cq *clusterQueue) quota(flavor, res string) (q kueueQuota, ok bool) {
 	return kueueQuota{}, false
 }
 
-// kueueRequests is one pod's effective request of each resource its containers name (a
-// request, else the limit the API defaults it to), as Kueue counts it; requests of zero are
-// left out, as Kueue leaves them.
+// kueueRequests is one pod's effective request of each resource its containers name, as Kueue
+// counts it: requests of zero are left out, as Kueue leaves them.
 func kueueRequests(spec podSpec) map[string]float64 {
-	out := map[string]float64{}
-	for _, cs := range [][]container{spec.Containers, spec.InitContainers} {
-		for i := range cs {
-			for _, m := range []map[string]yaml.Node{cs[i].Resources.Requests, cs[i].Resources.Limits} {
-				for name := range m {
-					if _, done := out[name]; done {
-						continue
-					}
-					out[name] = effectiveRequest(spec, func(c *container) float64 {
-						n, ok := c.Resources.Requests[name]
-						if !ok {
-							n, ok = c.Resources.Limits[name]
-						}
-						q, err := computeQuantity(n.Value)
-						if !ok || err != nil {
-							return 0 // a bad quantity is podCompute's or podGPUs' error
-						}
-						return q
-					})
-				}
-			}
-		}
-	}
+	out := podRequests(spec)
 	maps.DeleteFunc(out, func(_ string, v float64) bool { return v <= 0 })
 	return out
 }

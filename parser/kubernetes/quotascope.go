@@ -103,8 +103,8 @@ type quotaPod struct {
 	// limits are one pod's CPU (cores) and memory (bytes) limits, by resource
 	// (effectiveRequest over its containers' limits), for limits.cpu and limits.memory.
 	limits map[string]float64
-	// extended is one pod's request of each extended resource its containers name
-	// (effectiveRequest): what a quota on requests.<name> counts, however the resource is
+	// extended is one pod's request of each resource its containers name (podRequests): for an
+	// extended resource, what a quota on requests.<name> counts, however the resource is
 	// provided (a device plugin, or DRA for a DeviceClass's extendedResourceName, KEP-5004).
 	extended map[string]float64
 	// unset names (quoted) the containers that do not set what a quota may require of each:
@@ -139,28 +139,7 @@ func newQuotaPod(key, ns string, spec *podSpec, defaultPriority string, claims *
 	if a := spec.Affinity; a != nil {
 		p.crossNSAff = crossNamespaceTerms(&a.PodAffinity) || crossNamespaceTerms(&a.PodAntiAffinity)
 	}
-	p.limits, p.unset, p.extended = map[string]float64{}, map[string][]string{}, map[string]float64{}
-	for _, cs := range [][]container{spec.Containers, spec.InitContainers} {
-		for i := range cs {
-			for _, m := range []map[string]yaml.Node{cs[i].Resources.Requests, cs[i].Resources.Limits} {
-				for name := range m {
-					if _, done := p.extended[name]; !done && strings.Contains(name, "/") { // a domain: nvidia.com/gpu
-						p.extended[name] = effectiveRequest(*spec, func(c *container) float64 {
-							n, ok := c.Resources.Requests[name]
-							if !ok {
-								n, ok = c.Resources.Limits[name] // an extended resource's request is its limit
-							}
-							q, err := computeQuantity(n.Value)
-							if !ok || err != nil {
-								return 0 // a bad quantity is podGPUs' error
-							}
-							return q
-						})
-					}
-				}
-			}
-		}
-	}
+	p.limits, p.unset, p.extended = map[string]float64{}, map[string][]string{}, podRequests(*spec)
 	for _, k := range []string{"cpu", "memory"} {
 		p.limits[k] = effectiveRequest(*spec, func(c *container) float64 {
 			n, ok := c.Resources.Limits[k]
