@@ -260,7 +260,7 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	var a assignment             // r's
 	refusal := ""
 	for _, x := range all {
-		got := cq.assign(k, x, kueuePods(o, x), used)
+		got := cq.assign(k, cq.podSet(x), kueuePods(o, x), used)
 		if x.name == r.name {
 			a = got
 		}
@@ -275,7 +275,7 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	if refusal != "" {
 		var why string
 		if pods, why = k.partial(o, r, all, cq); pods > 0 {
-			a, refusal = cq.assign(k, r, pods, map[string]float64{}), ""
+			a, refusal = cq.assign(k, cq.podSet(r), pods, map[string]float64{}), ""
 			notes = append(notes, fmt.Sprintf("Kueue admits %d of its %d pods (partial admission, %s): %s", pods, r.replicas, annotationMinParallelism, why))
 		} else if why != "" {
 			notes = append(notes, why)
@@ -404,8 +404,9 @@ func (k *kueueIndex) partial(o *object, r role, all []role, cq *clusterQueue) (p
 	if err != nil || least < 1 || least >= r.replicas {
 		return 0, fmt.Sprintf("%s: %q is not a number of pods from 1 to below its parallelism (%d): Kueue's webhook refuses the Job", annotationMinParallelism, v, r.replicas)
 	}
+	ps := cq.podSet(r)
 	fits := func(n int) bool {
-		a := cq.assign(k, r, n, map[string]float64{})
+		a := cq.assign(k, ps, n, map[string]float64{})
 		return a.why == "" && a.unknown == ""
 	}
 	// The pods' request grows with their count: the first count that does not fit, from the
@@ -422,11 +423,11 @@ func (k *kueueIndex) partial(o *object, r role, all []role, cq *clusterQueue) (p
 // takes its flavors' quota until one fits none. It is 0 when that is not known (a flavor not
 // read). spread says so when they land on several flavors.
 func (cq *clusterQueue) admitted(k *kueueIndex, r role, unit, most int) (pods int, spread string) {
-	used := map[string]float64{}
+	ps, used := cq.podSet(r), map[string]float64{}
 	on := map[string]int{} // pods by the flavors they land on
 	var order []string
 	for pods < most {
-		a := cq.assign(k, r, unit, used)
+		a := cq.assign(k, ps, unit, used)
 		if a.unknown != "" {
 			return 0, ""
 		}
@@ -483,18 +484,31 @@ type assignment struct {
 	unknown string
 }
 
-// assign gives n pods of role r a flavor in each resource group that covers what they request,
-// adding what they take to used.
-func (cq *clusterQueue) assign(k *kueueIndex, r role, n int, used map[string]float64) assignment {
+// podSet is what Kueue reads of a role's pod template: one pod's requests (pods among them
+// where the ClusterQueue has a quota on pods), its node selection and its tolerations.
+type podSet struct {
+	requests    map[string]float64
+	selection   selector
+	tolerations []toleration
+}
+
+func (cq *clusterQueue) podSet(r role) podSet {
+	ps := podSet{requests: kueueRequests(r.template.Spec), selection: podSelector(r.template.Spec), tolerations: r.template.Spec.Tolerations}
+	for _, g := range cq.groups {
+		if slices.Contains(g.covered, "pods") {
+			ps.requests["pods"] = 1 // Kueue counts pods where a ClusterQueue has a quota on them
+		}
+	}
+	return ps
+}
+
+// assign gives n pods of a pod set a flavor in each resource group that covers what they
+// request, adding what they take to used.
+func (cq *clusterQueue) assign(k *kueueIndex, ps podSet, n int, used map[string]float64) assignment {
 	if n <= 0 {
 		return assignment{}
 	}
-	requests := kueueRequests(r.template.Spec)
-	for _, g := range cq.groups {
-		if slices.Contains(g.covered, "pods") {
-			requests["pods"] = 1 // Kueue counts pods where a ClusterQueue has a quota on them
-		}
-	}
+	requests := ps.requests
 	var out assignment
 	done := map[int]bool{} // the groups assigned
 	for _, res := range slices.Sorted(maps.Keys(requests)) {
@@ -519,7 +533,6 @@ func (cq *clusterQueue) assign(k *kueueIndex, r role, n int, used map[string]flo
 				keys[key] = true
 			}
 		}
-		sel := podSelector(r.template.Spec)
 		choice := flavorChoice{resources: slices.Sorted(maps.Keys(want)), index: -1, of: len(g.flavors)}
 		var fallback *flavorChoice // the first that holds them by borrowing, under TryNextFlavor
 		for i, fq := range g.flavors {
@@ -527,11 +540,11 @@ func (cq *clusterQueue) assign(k *kueueIndex, r role, n int, used map[string]flo
 			if !ok {
 				return assignment{unknown: fmt.Sprintf("Kueue ResourceFlavor %s (of ClusterQueue %s) is not among the files read: the node comes from the pod's own labels", fq.name, cq.name)}
 			}
-			if t, ok := untolerated(f.taints, append(slices.Clone(r.template.Spec.Tolerations), f.tolerations...)); ok {
+			if t, ok := untolerated(f.taints, append(slices.Clone(ps.tolerations), f.tolerations...)); ok {
 				choice.skipped = append(choice.skipped, fmt.Sprintf("%s: its pods do not tolerate its taint %s", fq.name, t))
 				continue
 			}
-			if !sel.allowsLabels(keys, f.labels) {
+			if !ps.selection.allowsLabels(keys, f.labels) {
 				choice.skipped = append(choice.skipped, fmt.Sprintf("%s: its node labels are not among those the pods select", fq.name))
 				continue
 			}
