@@ -246,12 +246,12 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	}
 	path += " → ClusterQueue " + cqName
 	if cq.stopPolicy != "" {
-		return kueueAdmission{notes: []string{path}, refused: fmt.Sprintf("Kueue admits no workload from ClusterQueue %s (stopPolicy: %s) (%s): it stays suspended and its pods do not run (priced as declared)", cqName, cq.stopPolicy, path)}
+		return refusedBy(fmt.Sprintf("Kueue admits no workload from ClusterQueue %s (stopPolicy: %s)", cqName, cq.stopPolicy), path, nil)
 	}
 	var notes []string
 	switch admits, why := k.admitsNamespace(cq, o.namespace()); {
 	case !admits && why != "":
-		return kueueAdmission{notes: []string{path}, refused: fmt.Sprintf("Kueue never admits it: %s (%s): it stays suspended and its pods do not run (priced as declared)", why, path)}
+		return refusedBy("Kueue never admits it: "+why, path, nil)
 	case why != "":
 		notes = append(notes, why)
 	}
@@ -283,7 +283,7 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	}
 	switch {
 	case refusal != "":
-		return kueueAdmission{notes: append([]string{path}, notes...), refused: fmt.Sprintf("Kueue never admits it: %s (%s): it stays suspended and its pods do not run (priced as declared)", refusal, path)}
+		return refusedBy("Kueue never admits it: "+refusal, path, notes)
 	case a.unknown != "":
 		return kueueAdmission{notes: []string{a.unknown}}
 	}
@@ -332,6 +332,13 @@ func (a assignment) describe(path string) (flavor *kueueFlavor, notes []string) 
 		flavor = &merged
 	}
 	return flavor, notes
+}
+
+// refusedBy is the admission of a workload Kueue does not admit: why, and the queues that lead
+// there (path), in the warning; the path and notes in its notes.
+func refusedBy(why, path string, notes []string) kueueAdmission {
+	return kueueAdmission{notes: append([]string{path}, notes...),
+		refused: fmt.Sprintf("%s (%s): it stays suspended and its pods do not run (priced as declared)", why, path)}
 }
 
 // admitsNamespace reports whether a ClusterQueue admits workloads of namespace ns: why says why
