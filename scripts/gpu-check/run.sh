@@ -15,8 +15,10 @@
 # before they ran, too, and revised the estimator (routed experts' copies, q and k norms); the
 # next three were estimated by the revised one before they ran (the Mixtral one came out low,
 # and gave the fragmentation margin of a prefill), and the next by the result; the two Gemma 3
-# runs were estimated before they ran as well, and gave Gemma's output norms; the last two were
-# estimated by that before they ran.
+# runs were estimated before they ran as well, and gave Gemma's output norms; the next two were
+# estimated by that before they ran. The last five do not fit an H100's 80 GB: they were
+# estimated before they ran on an H200 (141 GB), with gpt2xl-b8, which ran out of memory on the
+# H100, and eight of the H100 cases run again there.
 #
 # PyTorch's allocator settings in the environment reach every workload, and profile capture
 # writes them into each profile (runtime.pytorch_alloc_conf): testdata/profiles/h100-expandable
@@ -28,7 +30,10 @@
 set -u
 gg=$(realpath "$1"); out=$2
 here=$(cd "$(dirname "$0")" && pwd)
-res=$(mktemp -d)
+# RES names the folder for the results (default: a new temporary one), so that a run cut short
+# by a time limit still leaves what it measured.
+res=${RES:-$(mktemp -d)}
+mkdir -p "$res"
 cd "$res"
 log() { echo "== $(date -u +%H:%M:%S) $*"; }
 
@@ -68,13 +73,19 @@ declare -A args=(
 	[gemma3-1b-lora-b4]="--shape gemma3-1b --method lora --batch 4 --seq 2048"
 	[gemma3-1b-pure-b2]="--shape gemma3-1b --pure-bf16 --batch 2 --seq 2048"
 	[qwen3-1.7b-lora-b4]="--shape qwen3-1.7b --method lora --batch 4 --seq 2048"
+	[full-b8]="--batch 8 --seq 2048"
+	[llama3b-b4]="--shape llama3b --batch 4 --seq 2048"
+	[qwen1.5b-b8]="--shape qwen1.5b --batch 8 --seq 2048"
+	[gemma3-1b-b8]="--shape gemma3-1b --batch 8 --seq 2048"
+	[mixtral-mini-generate-b16-8k]="--shape mixtral-mini --mode generate --batch 16 --seq 8192 --new-tokens 64"
 )
 order=(full-b4 full-ckpt-b8 pure-bf16-b4 lora-b8 generate-b16 gpt2xl-b8 llama3b-b1 llama3b-pure-ckpt-b4 lora-attn-ckpt-b16 generate-b4-8k
 	llama3b-lora-b4 full-ckpt-b12 generate-b32-2k llama3b-pure-b2
 	qwen1.5b-b4 qwen1.5b-ckpt-b8 qwen1.5b-lora-b4 qwen1.5b-generate-b16
 	qwen3moe-pure-b2 qwen3moe-lora-attn-b4 qwen3moe-generate-b16 deepseek-lite-generate-b8
 	qwen3-1.7b-b2 qwen3moe-pure-ckpt-b4 mixtral-mini-generate-b8 mixtral-mini-generate-b8-8k
-	gemma3-1b-b2 gemma3-1b-lora-b4 gemma3-1b-pure-b2 qwen3-1.7b-lora-b4)
+	gemma3-1b-b2 gemma3-1b-lora-b4 gemma3-1b-pure-b2 qwen3-1.7b-lora-b4
+	full-b8 llama3b-b4 qwen1.5b-b8 gemma3-1b-b8 mixtral-mini-generate-b16-8k)
 cases=("${@:3}")
 [ ${#cases[@]} -gt 0 ] || cases=("${order[@]}")
 
