@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -190,6 +191,41 @@ func TestFragmentationMargin(t *testing.T) {
 		}
 		if got := e.Term(TermFragment) / allocated; got < c.want-1e-9 || got > c.want+1e-9 {
 			t.Errorf("%s: margin %.3f, want %.2f", c.extra, got, c.want)
+		}
+	}
+}
+
+// A training step's margin is at least one block of its largest tensor, the loss's fp32 logits
+// (4·b·s·V, ÷ tensor parallel), plus 5% of the allocator memory, when that is more than the
+// percentage alone: the optimizer state can split the block the logits leave cached. Not with
+// expandable segments, which map the next logits into their one segment, nor over a declared
+// runtime.fragmentation.
+func TestTrainingSplitBlockMargin(t *testing.T) {
+	logits := func(b, s, tp float64) float64 { return 4 * b * s * 128256 / tp }
+	for _, c := range []struct {
+		training string
+		want     func(allocated float64) float64
+	}{
+		{"{method: full, optimizer: adamw, micro_batch_size: 8, sequence_length: 2048}",
+			func(a float64) float64 { return logits(8, 2048, 1) + SplitBlockSlack*a }},
+		{"{method: full, optimizer: adamw, micro_batch_size: 16, sequence_length: 2048, tensor_parallel: 2}",
+			func(a float64) float64 { return logits(16, 2048, 2) + SplitBlockSlack*a }},
+		{"{method: lora, optimizer: adamw, micro_batch_size: 8, sequence_length: 2048}",
+			func(a float64) float64 { return logits(8, 2048, 1) + SplitBlockSlack*a }},
+		{"{method: full, optimizer: adamw, micro_batch_size: 16, sequence_length: 2048, activation_checkpointing: true}",
+			func(a float64) float64 { return logits(16, 2048, 1) + SplitBlockSlack*a }},
+		{"{method: full, optimizer: adamw, micro_batch_size: 1, sequence_length: 512}",
+			func(a float64) float64 { return DefaultFragmentation * a }},
+		{"{method: full, optimizer: adamw, micro_batch_size: 2, sequence_length: 2048, activation_checkpointing: true}",
+			func(a float64) float64 { return CheckpointingFragmentation * a }},
+		{"{method: full, optimizer: adamw, micro_batch_size: 8, sequence_length: 2048}\nruntime: {pytorch_alloc_conf: 'expandable_segments:True'}",
+			func(a float64) float64 { return DefaultFragmentation * a }},
+		{"{method: full, optimizer: adamw, micro_batch_size: 8, sequence_length: 2048}\nruntime: {fragmentation: 0.05}",
+			func(a float64) float64 { return 0.05 * a }},
+	} {
+		e := estimate(t, "workload: {type: training}\n"+llama1B+"training: "+c.training+"\n")
+		if got, want := e.Term(TermFragment), c.want(allocatorBytes(e)); math.Abs(got-want) > 1 {
+			t.Errorf("%s: margin %.0f, want %.0f (%s)", c.training, got, want, source(e, TermFragment))
 		}
 	}
 }

@@ -1,7 +1,10 @@
 package memory
 
 import (
+	"math"
+	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/gpuguard/gpuguard/profiles"
@@ -25,12 +28,19 @@ import (
 // its output norms (model.sandwich_norms); Gemma 3 in pure bf16 and Qwen 3 under LoRA, estimated
 // with them before they ran, came out +8.2% and +5.7%.
 func TestEstimateAgainstH100Runs(t *testing.T) {
-	holdToRuns(t, "h100", 29, func(f string, _ *profiles.Profile) float64 { return 1.25 })
+	holdToRuns(t, "h100", h100, 29, func(f string, _ *profiles.Profile) float64 { return 1.25 })
 }
 
+// The GPUs the runs were captured on, as NVML names them.
+const (
+	h100 = "NVIDIA H100 80GB HBM3"
+	h200 = "NVIDIA H200"
+)
+
 // holdToRuns holds the estimate from each captured run's declared fields in
-// testdata/profiles/DIR (want of them) between its measured H100 peak and high times it.
-func holdToRuns(t *testing.T, dir string, want int, high func(file string, declared *profiles.Profile) float64) {
+// testdata/profiles/DIR (want of them, all captured on gpu) between its measured peak and high
+// times it.
+func holdToRuns(t *testing.T, dir, gpu string, want int, high func(file string, declared *profiles.Profile) float64) {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "profiles", dir, "*.yaml"))
 	if err != nil || len(files) != want {
@@ -38,8 +48,8 @@ func holdToRuns(t *testing.T, dir string, want int, high func(file string, decla
 	}
 	for _, f := range files {
 		e, m, p := declaredAndMeasured(t, f)
-		if m.GPUName != "NVIDIA H100 80GB HBM3" || m.PeakMemoryMiB <= 0 {
-			t.Fatalf("%s: no H100 measurement: %+v", f, m)
+		if m.GPUName != gpu || m.PeakMemoryMiB <= 0 {
+			t.Fatalf("%s: no measurement on an %s: %+v", f, gpu, m)
 		}
 		h := high(f, p)
 		ratio := e.PerGPUBytes / (float64(m.PeakMemoryMiB) * MiB)
@@ -61,7 +71,7 @@ func holdToRuns(t *testing.T, dir string, want int, high func(file string, decla
 // to cover PyTorch's own spread there (15-31% over what it allocated), and
 // llama3b-pure-ckpt-b4, which reserved the least of them, is +26.4%.
 func TestEstimateAgainstH100RunsWithExpandableSegments(t *testing.T) {
-	holdToRuns(t, "h100-expandable", 20, func(f string, p *profiles.Profile) float64 {
+	holdToRuns(t, "h100-expandable", h100, 20, func(f string, p *profiles.Profile) float64 {
 		if !p.Runtime.ExpandableSegments() {
 			t.Fatalf("%s: not a run with expandable segments: %+v", f, p.Runtime)
 		}
@@ -72,9 +82,12 @@ func TestEstimateAgainstH100RunsWithExpandableSegments(t *testing.T) {
 	})
 }
 
-// gpt2xl-b8 ran out of memory on the H100 in its first forward pass (the capture wrote the
-// profile, noting the command's exit code 1). Korthikanti et al.'s count with the score matrices
-// kept, which the run's memory shows, says it does not fit that card; so does the estimate.
+// gpt2xl-b8 ran out of memory on the H100 (the capture wrote the profile, noting the command's
+// exit code 1). Run again on an H200, it completed at an NVML peak of 83,343 MiB, more than the
+// H100's 81,559 MiB: it ran out in its second step, once AdamW's state was there, not in its
+// first forward pass as docs/memory-model.md first read it. Korthikanti et al.'s count with the
+// score matrices kept, which the profile declares (flash_attention: false), says it does not fit
+// that card either.
 func TestEstimateOfARunThatRanOutOfMemory(t *testing.T) {
 	e, m, _ := declaredAndMeasured(t, filepath.Join("..", "..", "testdata", "profiles", "h100", "oom", "gpt2xl-b8.yaml"))
 	if m.CommandExitCode == nil || *m.CommandExitCode != 1 || m.PeakMemoryMiB < m.MemoryTotalMiB*98/100 {
@@ -83,10 +96,38 @@ func TestEstimateOfARunThatRanOutOfMemory(t *testing.T) {
 	if e.PerGPUBytes <= float64(m.MemoryTotalMiB)*MiB {
 		t.Errorf("estimate %.0f MiB fits the %d MiB card the run did not fit", e.PerGPUBytes/MiB, m.MemoryTotalMiB)
 	}
-	// At the OOM PyTorch held 75.82 GiB: fp32 weights (5.80), their bf16 autocast copies (2.90)
-	// and the bf16 logits (0.77) leave 66.35 GiB of activations for the count's 66.80.
-	if a := e.Term(TermActivations) / GiB; a < 66.35 || a > 66.35*1.05 {
-		t.Errorf("activations %.2f GiB, the run held 66.35", a)
+	_, done, _ := declaredAndMeasured(t, filepath.Join("..", "..", "testdata", "profiles", "h200", "gpt2", "gpt2xl-b8.yaml"))
+	if done.GPUName != h200 || done.CommandExitCode == nil || *done.CommandExitCode != 0 || done.PeakMemoryMiB <= m.MemoryTotalMiB {
+		t.Errorf("want the H200 run to have completed above the H100's %d MiB: %+v", m.MemoryTotalMiB, done)
+	}
+}
+
+// GPT-2's GELU layers as Transformers writes them are not counted well. On the H200, PyTorch
+// held 76,800 MiB at the start of the last step's backward: less the fp32 weights (5,942 MiB),
+// AdamW's state (11,884), the bf16 copies autocast made (2,971), the bf16 logits (785) and the
+// loss's fp32 log-softmax (1,570), 53,648 MiB of activations, 89.4·h bytes a token and layer.
+// Korthikanti et al. count 34·h with FlashAttention (the run asked for SDPA, and the profile
+// declares it) and 114·h with the score matrices kept. The first estimate is 35% below the run,
+// a "fits" that runs out of memory; the second 29% above it. This holds the declaration
+// docs/memory-model.md tells GELU models to make, flash_attention: false, to the safe side.
+func TestEstimateOfGPT2OnAnH200(t *testing.T) {
+	f := filepath.Join("..", "..", "testdata", "profiles", "h200", "gpt2", "gpt2xl-b8.yaml")
+	_, m, p := declaredAndMeasured(t, f)
+	if m.GPUName != h200 || p.Training.FlashAttention == nil || !*p.Training.FlashAttention {
+		t.Fatalf("want the H200 run as captured, declaring FlashAttention: %+v %+v", m, p.Training)
+	}
+	measured := float64(m.PeakMemoryMiB) * MiB
+	off := false
+	p.Training.FlashAttention = &off
+	kept, err := Of(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := kept.PerGPUBytes / measured; r < 1 || r > 1.30 {
+		t.Errorf("with the score matrices kept the estimate is %+.1f%% of the run: want 0 to +30%%", (r-1)*100)
+	}
+	if a := kept.Term(TermActivations) / MiB; a < 53648 {
+		t.Errorf("activations %.0f MiB, below the 53,648 the run held", a)
 	}
 }
 
@@ -111,4 +152,48 @@ func declaredAndMeasured(t *testing.T, file string) (*Estimate, *profiles.Measur
 		t.Fatalf("%s: estimate came from the measured section", file)
 	}
 	return e, m, p
+}
+
+// The runs in testdata/profiles/h200 were captured on an NVIDIA H200 (143,771 MiB; 2026-11-28,
+// the same driver, PyTorch, Transformers and PEFT as the H100 runs) by scripts/gpu-check/run.sh.
+// Five do not fit an H100's 80 GB and were estimated at c64d2d8 before they ran: four came out
+// +6.6% to +23.2%, and gemma3-1b-b8 6.1% low, which gave the margin of one fp32 copy of the
+// logits (finish), so that run no longer tests it. Eight are H100 runs repeated
+// (TestMeasuredPeaksCarryAcrossHopperCards).
+func TestEstimateAgainstH200Runs(t *testing.T) {
+	holdToRuns(t, "h200", h200, 13, func(string, *profiles.Profile) float64 { return 1.25 })
+}
+
+// A measured profile's peak is used on whatever GPU the resource has (Of). Eight workloads run
+// on the H100 and again on the H200, with the same software, peaked at the same NVML memory to
+// the MiB: the allocator's requests do not depend on the card's size. This holds the repeated
+// runs to the H100's, within 1%.
+func TestMeasuredPeaksCarryAcrossHopperCards(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "profiles", "h200", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repeated := 0
+	for _, f := range files {
+		twin := filepath.Join("..", "..", "testdata", "profiles", "h100", filepath.Base(f))
+		if _, err := os.Stat(twin); err != nil {
+			continue
+		}
+		repeated++
+		_, on200, p200 := declaredAndMeasured(t, f)
+		_, on100, p100 := declaredAndMeasured(t, twin)
+		p200.Path, p100.Path = "", ""
+		if !reflect.DeepEqual(p200, p100) {
+			t.Errorf("%s: not the workload of %s", f, twin)
+		}
+		if on200.GPUName != h200 || on100.GPUName != h100 {
+			t.Fatalf("%s: captured on %q and %q", f, on200.GPUName, on100.GPUName)
+		}
+		if d := math.Abs(float64(on200.PeakMemoryMiB-on100.PeakMemoryMiB)) / float64(on100.PeakMemoryMiB); d > 0.01 {
+			t.Errorf("%s: %d MiB on the H200, %d on the H100", filepath.Base(f), on200.PeakMemoryMiB, on100.PeakMemoryMiB)
+		}
+	}
+	if repeated != 8 {
+		t.Errorf("want the 8 runs repeated on both cards, got %d", repeated)
+	}
 }

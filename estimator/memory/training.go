@@ -77,6 +77,7 @@ func training(p *profiles.Profile) (*Estimate, error) {
 	// (Megatron's vocab-parallel output layer).
 	logits := 12 * float64(t.MicroBatchSize) * float64(t.SequenceLength) * float64(m.VocabSize) / tp
 	e.add(TermLogits, logits, "12·b·s·V bytes: the fp32 log-softmax of the logits and the two gradients of the loss's backward (Transformers' causal-LM loss), ÷ tensor parallel")
+	e.splitBlock, e.splitWhat = logits/3, "one fp32 copy of the logits"
 	finish(e, p)
 	return e, nil
 }
