@@ -23,6 +23,7 @@ that they can be set beside what `gpuguard profile capture` measured through NVM
 Run by scripts/gpu-check/run.sh on a GPU machine; it needs torch and transformers (and peft for
 --method lora)."""
 import argparse
+import contextlib
 import json
 import os
 import time
@@ -53,6 +54,10 @@ def main():
     ap.add_argument("--steps", type=int, default=6)
     ap.add_argument("--hold", type=float, default=0, help="seconds to stay alive after the work, memory still held")
     ap.add_argument("--lora-targets", choices=["attention", "all-linear"], default="all-linear")
+    ap.add_argument("--sdpa", choices=["auto", "flash", "efficient", "math", "cudnn"], default="auto",
+                    help="the only scaled-dot-product-attention kernel PyTorch may pick (auto: its own choice)")
+    ap.add_argument("--saved", action="store_true",
+                    help="in the last step, before backward, sum what the autograd graph saved, by the node that saved it")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
 
@@ -140,10 +145,13 @@ def main():
         opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-5, fused=True)
         for step in range(a.steps):
             ids = torch.randint(0, cfg.vocab_size, (a.batch, a.seq), device=dev)
-            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=not a.pure_bf16 and a.method == "full"):
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=not a.pure_bf16 and a.method == "full"), \
+                    attention_kernel(a.sdpa):
                 loss = model(input_ids=ids, labels=ids).loss
             if step == a.steps - 1:  # weights, optimizer state and what the forward pass kept
                 result["allocated_before_backward_mib"] = torch.cuda.memory_allocated() // 2**20
+                if a.saved:
+                    result["saved_mib_by_node"] = saved_by_node(loss, model.parameters())
             loss.backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
@@ -155,6 +163,7 @@ def main():
     # expandable_segments:True maps memory into one growing segment instead of caching blocks
     # (PyTorch 2.9 and later read PYTORCH_ALLOC_CONF first, then the older name)
     result["alloc_conf"] = os.environ.get("PYTORCH_ALLOC_CONF") or os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
+    result["sdpa"] = a.sdpa
     free, total = torch.cuda.mem_get_info()
     result["device_used_mib_at_end"] = (total - free) // 2**20
     with open(a.out, "w") as f:
@@ -162,6 +171,44 @@ def main():
     print(json.dumps(result))
     if a.hold:
         time.sleep(a.hold)
+
+
+def attention_kernel(name):
+    """The context that limits scaled_dot_product_attention to one kernel, or none for auto."""
+    if name == "auto":
+        return contextlib.nullcontext()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    return sdpa_kernel({"flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION,
+                        "math": SDPBackend.MATH, "cudnn": SDPBackend.CUDNN_ATTENTION}[name])
+
+
+def saved_by_node(loss, params):
+    """MiB the autograd graph behind loss saved for backward, by the type of the node that saved
+    each tensor (ScaledDotProductFlashAttentionForCudaBackward0 names the attention kernel that
+    ran). A storage is counted once, at the first node met that holds it; parameters' storages
+    are left out (autocast's 16-bit copies of them are not, and count under the matmuls)."""
+    seen = {p.untyped_storage().data_ptr() for p in params}
+    by, visited, stack = {}, set(), [loss.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in visited:
+            continue
+        visited.add(fn)
+        for name in dir(fn):
+            if not name.startswith("_saved_"):
+                continue
+            try:
+                v = getattr(fn, name)
+            except RuntimeError:  # freed or not a tensor this node kept
+                continue
+            for t in v if isinstance(v, (tuple, list)) else (v,):
+                if torch.is_tensor(t) and t.device.type == "cuda":
+                    st = t.untyped_storage()
+                    if st.data_ptr() not in seen:
+                        seen.add(st.data_ptr())
+                        by[type(fn).__name__] = by.get(type(fn).__name__, 0) + st.nbytes()
+        stack.extend(f for f, _ in fn.next_functions)
+    return {k: round(b / 2**20, 1) for k, b in sorted(by.items(), key=lambda kv: -kv[1])}
 
 
 if __name__ == "__main__":
