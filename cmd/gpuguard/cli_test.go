@@ -298,7 +298,8 @@ func TestKubernetesGolden(t *testing.T) {
 		{"gke-computeclass", "gke-computeclass.yaml", 0},
 		{"gke-n1-gpus", "gke-n1-gpus.yaml", 0},
 		{"kueue", "kueue.yaml", 0},
-		{"kueue-quota", "kueue-quota.yaml", 0}, // a Job past the first flavor's quota (and the cohort's loan) goes to the next; one asking for an uncovered resource is never admitted
+		{"kueue-quota", "kueue-quota.yaml", 0},     // a Job past the first flavor's quota (and the cohort's loan) goes to the next; one asking for an uncovered resource is never admitted
+		{"kueue-cohorts", "kueue-cohorts.yaml", 0}, // a Cohort object's own quota lends down the tree, up to a borrowingLimit: one Job borrows it, a larger one goes to spot
 		{"gpu-product", "gpu-product.yaml", 0},
 		{"mig", "mig.yaml", 0},
 		{"accelerators", "accelerators.yaml", 0},

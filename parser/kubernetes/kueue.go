@@ -23,8 +23,9 @@ import (
 // and in that group the first flavor that the pods tolerate (its nodeTaints), whose node labels
 // their node selection allows (on the label keys the group's flavors use), and whose quota
 // holds the workload's whole request of every covered resource: its nominalQuota, plus what it
-// may borrow from the other ClusterQueues of its cohort (their nominalQuota, or lendingLimit,
-// up to its borrowingLimit). With flavorFungibility.whenCanBorrow: TryNextFlavor a flavor that
+// may borrow through its cohort (what the cohort's other ClusterQueues lend, their
+// nominalQuota or lendingLimit, and a Cohort object's own quota and its parents', as Kueue's
+// hierarchical cohorts count it, up to each borrowingLimit on the way). With flavorFungibility.whenCanBorrow: TryNextFlavor a flavor that
 // fits only by borrowing is taken when no later one fits without. Kueue never admits a
 // workload that requests a resource no group covers, for which no flavor of a group fits, or
 // whose namespace its ClusterQueue's namespaceSelector does not select (left out, it selects
@@ -37,12 +38,21 @@ type kueueIndex struct {
 	flavors       map[string]kueueFlavor
 	clusterQueues map[string]*clusterQueue
 	localQueues   map[string]string // namespace/name → ClusterQueue
-	// cohorts are the names of the Cohort objects read: a cohort's own quota, and its parent's,
-	// lend to its ClusterQueues, which gpuguard does not count (their capacity is not bounded).
-	cohorts map[string]bool
+	// cohorts are the Cohort objects read, by name. A cohort a ClusterQueue or Cohort names
+	// without an object is a root with no quota of its own, as Kueue makes it.
+	cohorts map[string]*kueueCohort
 	// namespaces are the labels of the Namespace objects read, by name.
 	namespaces map[string]map[string]string
 }
+
+// kueueCohort is a Cohort object: its parent cohort, and its own quota, which lends to the
+// ClusterQueues and cohorts below it, by flavor and resource (cohortKey).
+type kueueCohort struct {
+	parent string
+	quotas map[string]kueueQuota
+}
+
+func cohortKey(flavor, res string) string { return flavor + "\x00" + res }
 
 type kueueFlavor struct {
 	name        string
@@ -81,7 +91,7 @@ type kueueQuota struct {
 }
 
 func newKueueIndex() *kueueIndex {
-	return &kueueIndex{flavors: map[string]kueueFlavor{}, clusterQueues: map[string]*clusterQueue{}, localQueues: map[string]string{}, cohorts: map[string]bool{}, namespaces: map[string]map[string]string{}}
+	return &kueueIndex{flavors: map[string]kueueFlavor{}, clusterQueues: map[string]*clusterQueue{}, localQueues: map[string]string{}, cohorts: map[string]*kueueCohort{}, namespaces: map[string]map[string]string{}}
 }
 
 func isKueue(o *object) bool { return group(o.APIVersion) == "kueue.x-k8s.io" }
@@ -109,18 +119,7 @@ func (k *kueueIndex) add(o *object) error {
 			FlavorFungibility struct {
 				WhenCanBorrow string `yaml:"whenCanBorrow"`
 			} `yaml:"flavorFungibility"`
-			ResourceGroups []struct {
-				CoveredResources []string `yaml:"coveredResources"`
-				Flavors          []struct {
-					Name      string `yaml:"name"`
-					Resources []struct {
-						Name           string    `yaml:"name"`
-						NominalQuota   yaml.Node `yaml:"nominalQuota"`
-						BorrowingLimit yaml.Node `yaml:"borrowingLimit"`
-						LendingLimit   yaml.Node `yaml:"lendingLimit"`
-					} `yaml:"resources"`
-				} `yaml:"flavors"`
-			} `yaml:"resourceGroups"`
+			ResourceGroups kueueResourceGroups `yaml:"resourceGroups"`
 		}
 		if err := decodeSpec(o, &spec); err != nil {
 			return err
@@ -138,36 +137,11 @@ func (k *kueueIndex) add(o *object) error {
 				return lineError{line: o.lineOf(n), err: fmt.Errorf("namespaceSelector: %w", err)}
 			}
 		}
-		for _, g := range spec.ResourceGroups {
-			kg := kueueGroup{covered: g.CoveredResources}
-			for _, f := range g.Flavors {
-				fq := flavorQuotas{name: f.Name, quotas: map[string]kueueQuota{}}
-				for _, r := range f.Resources {
-					var q kueueQuota
-					var err error
-					if q.nominal, err = kueueQuantity(o, r.Name, "nominalQuota", &r.NominalQuota); err != nil {
-						return err
-					}
-					for _, l := range []struct {
-						field string
-						n     *yaml.Node
-						to    **float64
-					}{{"borrowingLimit", &r.BorrowingLimit, &q.borrowing}, {"lendingLimit", &r.LendingLimit, &q.lending}} {
-						if l.n.Kind == 0 || l.n.Tag == "!!null" {
-							continue
-						}
-						v, err := kueueQuantity(o, r.Name, l.field, l.n)
-						if err != nil {
-							return err
-						}
-						*l.to = &v
-					}
-					fq.quotas[r.Name] = q
-				}
-				kg.flavors = append(kg.flavors, fq)
-			}
-			cq.groups = append(cq.groups, kg)
+		groups, err := spec.ResourceGroups.read(o)
+		if err != nil {
+			return err
 		}
+		cq.groups = groups
 		k.clusterQueues[o.Metadata.Name] = cq
 	case "LocalQueue":
 		var spec struct {
@@ -178,9 +152,78 @@ func (k *kueueIndex) add(o *object) error {
 		}
 		k.localQueues[o.namespace()+"/"+o.Metadata.Name] = spec.ClusterQueue
 	case "Cohort":
-		k.cohorts[o.Metadata.Name] = true
+		var spec struct {
+			ParentName     string              `yaml:"parentName"`
+			ResourceGroups kueueResourceGroups `yaml:"resourceGroups"`
+		}
+		if err := decodeSpec(o, &spec); err != nil {
+			return err
+		}
+		groups, err := spec.ResourceGroups.read(o)
+		if err != nil {
+			return err
+		}
+		c := &kueueCohort{parent: spec.ParentName, quotas: map[string]kueueQuota{}}
+		for _, g := range groups {
+			for _, f := range g.flavors {
+				for res, q := range f.quotas {
+					c.quotas[cohortKey(f.name, res)] = q
+				}
+			}
+		}
+		k.cohorts[o.Metadata.Name] = c
 	}
 	return nil
+}
+
+// kueueResourceGroups is the resourceGroups of a ClusterQueue or a Cohort as written.
+type kueueResourceGroups []struct {
+	CoveredResources []string `yaml:"coveredResources"`
+	Flavors          []struct {
+		Name      string `yaml:"name"`
+		Resources []struct {
+			Name           string    `yaml:"name"`
+			NominalQuota   yaml.Node `yaml:"nominalQuota"`
+			BorrowingLimit yaml.Node `yaml:"borrowingLimit"`
+			LendingLimit   yaml.Node `yaml:"lendingLimit"`
+		} `yaml:"resources"`
+	} `yaml:"flavors"`
+}
+
+// read reads the groups' quotas; one that is not a quantity is an error at its line.
+func (rgs kueueResourceGroups) read(o *object) ([]kueueGroup, error) {
+	var groups []kueueGroup
+	for _, g := range rgs {
+		kg := kueueGroup{covered: g.CoveredResources}
+		for _, f := range g.Flavors {
+			fq := flavorQuotas{name: f.Name, quotas: map[string]kueueQuota{}}
+			for _, r := range f.Resources {
+				var q kueueQuota
+				var err error
+				if q.nominal, err = kueueQuantity(o, r.Name, "nominalQuota", &r.NominalQuota); err != nil {
+					return nil, err
+				}
+				for _, l := range []struct {
+					field string
+					n     *yaml.Node
+					to    **float64
+				}{{"borrowingLimit", &r.BorrowingLimit, &q.borrowing}, {"lendingLimit", &r.LendingLimit, &q.lending}} {
+					if l.n.Kind == 0 || l.n.Tag == "!!null" {
+						continue
+					}
+					v, err := kueueQuantity(o, r.Name, l.field, l.n)
+					if err != nil {
+						return nil, err
+					}
+					*l.to = &v
+				}
+				fq.quotas[r.Name] = q
+			}
+			kg.flavors = append(kg.flavors, fq)
+		}
+		groups = append(groups, kg)
+	}
+	return groups, nil
 }
 
 // kueueQuantity reads one of a ClusterQueue's quotas; a missing nominalQuota is 0, as the API
@@ -602,9 +645,16 @@ func (cq *clusterQueue) assign(k *kueueIndex, ps podSet, n int, used map[string]
 }
 
 // capacity is what a ClusterQueue may hold of resource res on a flavor in an empty cluster:
-// its nominal quota, and the most with what the other ClusterQueues of its cohort read here
-// lend it (their nominalQuota, or lendingLimit), up to its borrowingLimit. from says where the
-// most comes from, for a message.
+// its nominal quota, and the most it may borrow through its cohort. from says where the most
+// comes from, for a message.
+//
+// Kueue counts a cohort tree (hierarchical cohorts, KEP-79; its resource_node.go): a node's
+// subtree quota is its own nominalQuota plus what each child lends it, the child's subtree
+// less what it keeps guaranteed (all of it, or its lendingLimit); a root may use its subtree,
+// and any other node what it keeps guaranteed plus what its parent may use, up to its
+// borrowingLimit over what it lends. A cohort named without a Cohort object is a root with no
+// quota of its own, which makes this the ClusterQueue's nominalQuota plus what the cohort's
+// other ClusterQueues lend, up to its borrowingLimit. A cycle of cohorts bounds nothing here.
 func (cq *clusterQueue) capacity(k *kueueIndex, flavor, res string) (nominal, most float64, from string) {
 	own, ok := cq.quota(flavor, res)
 	if !ok {
@@ -612,31 +662,106 @@ func (cq *clusterQueue) capacity(k *kueueIndex, flavor, res string) (nominal, mo
 		// where one does not, its quota is not known, and bounds nothing here.
 		return math.Inf(1), math.Inf(1), ""
 	}
-	nominal, most = own.nominal, own.nominal
+	nominal = own.nominal
 	if cq.cohort == "" {
+		return nominal, nominal, ""
+	}
+	t := cohortTree{k: k, key: cohortKey(flavor, res), flavor: flavor, res: res, down: map[string]bool{}, up: map[string]bool{}}
+	most = borrowUp(own, own.nominal, t.available(cq.cohort))
+	if most <= nominal {
+		return nominal, nominal, ""
+	}
+	if math.IsInf(most, 1) {
 		return nominal, most, ""
 	}
-	if k.cohorts[cq.cohort] {
-		// A Cohort object's own quota, and its parent's, lend too: not counted here.
-		return nominal, math.Inf(1), ""
+	return nominal, most, fmt.Sprintf(" (%s its own, %s lent by cohort %s as read)", amountOf(nominal, res), amountOf(most-nominal, res), k.cohortPath(cq.cohort))
+}
+
+// cohortPath names a cohort and the parents of its Cohort objects: "research (under org)".
+func (k *kueueIndex) cohortPath(name string) string {
+	var parents []string
+	seen := map[string]bool{name: true}
+	for c := k.cohorts[name]; c != nil && c.parent != "" && !seen[c.parent]; c = k.cohorts[c.parent] {
+		seen[c.parent] = true
+		parents = append(parents, c.parent)
 	}
-	lent := 0.0
-	for _, other := range k.clusterQueues {
-		if other != cq && other.cohort == cq.cohort {
-			q, _ := other.quota(flavor, res)
-			lent += q.nominal
-			if q.lending != nil {
-				lent += min(*q.lending, q.nominal) - q.nominal
-			}
+	if len(parents) == 0 {
+		return name
+	}
+	return name + " (under " + strings.Join(parents, ", under ") + ")"
+}
+
+// cohortTree counts one flavor's quota of one resource over the cohorts read.
+type cohortTree struct {
+	k                *kueueIndex
+	key, flavor, res string
+	// down and up are the cohorts on the paths walked to children and to parents, to stop at a
+	// cycle.
+	down, up map[string]bool
+}
+
+// subtree is a cohort's subtree quota: its own nominalQuota and what its ClusterQueues and
+// child cohorts lend it. +Inf on a cycle.
+func (t cohortTree) subtree(name string) float64 {
+	if t.down[name] {
+		return math.Inf(1)
+	}
+	t.down[name] = true
+	defer delete(t.down, name)
+	var sum float64
+	if c := t.k.cohorts[name]; c != nil {
+		sum = c.quotas[t.key].nominal
+	}
+	for _, cq := range t.k.clusterQueues {
+		if cq.cohort == name {
+			q, _ := cq.quota(t.flavor, t.res)
+			sum += lends(q, q.nominal)
 		}
 	}
-	if own.borrowing != nil {
-		lent = min(lent, *own.borrowing)
+	for child, c := range t.k.cohorts {
+		if c.parent == name {
+			sum += lends(c.quotas[t.key], t.subtree(child))
+		}
 	}
-	if lent == 0 {
-		return nominal, most, ""
+	return sum
+}
+
+// available is the most a cohort's subtree may use in an empty cluster. +Inf on a cycle.
+func (t cohortTree) available(name string) float64 {
+	subtree := t.subtree(name)
+	c := t.k.cohorts[name]
+	if c == nil || c.parent == "" {
+		return subtree
 	}
-	return nominal, nominal + lent, fmt.Sprintf(" (%s its own, %s lent by cohort %s as read)", amountOf(nominal, res), amountOf(lent, res), cq.cohort)
+	if t.up[name] {
+		return math.Inf(1)
+	}
+	t.up[name] = true
+	defer delete(t.up, name)
+	return borrowUp(c.quotas[t.key], subtree, t.available(c.parent))
+}
+
+// lends is what a node with this quota and subtree lends its parent: the subtree, or its
+// lendingLimit of it.
+func lends(q kueueQuota, subtree float64) float64 {
+	if q.lending != nil {
+		return min(subtree, *q.lending)
+	}
+	return subtree
+}
+
+// borrowUp is what a node with this quota and subtree may use when its parent may use
+// parent: what it keeps guaranteed (its subtree less what it lends), and the parent's, up to
+// what it lends plus its borrowingLimit.
+func borrowUp(q kueueQuota, subtree, parent float64) float64 {
+	guaranteed := 0.0 // not subtree - lends: an unbounded subtree (a cycle below) would make NaN
+	if q.lending != nil {
+		guaranteed = max(0, subtree-*q.lending)
+	}
+	if q.borrowing != nil {
+		parent = min(parent, lends(q, subtree)+*q.borrowing)
+	}
+	return guaranteed + parent
 }
 
 // quota is the ClusterQueue's quota of res on a flavor; ok is false when the flavor does not

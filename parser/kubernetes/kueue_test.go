@@ -68,6 +68,23 @@ spec:
 `
 }
 
+// cohort is a Cohort object under parent ("" for a root) whose own quota of A100 GPUs is
+// quota, and any limits after it (", borrowingLimit: 4").
+func cohort(name, parent, quota string) string {
+	return `apiVersion: kueue.x-k8s.io/v1beta1
+kind: Cohort
+metadata: {name: ` + name + `}
+spec:
+  parentName: "` + parent + `"
+  resourceGroups:
+    - coveredResources: [nvidia.com/gpu]
+      flavors:
+        - name: a100
+          resources: [{name: nvidia.com/gpu, nominalQuota: ` + quota + `}]
+---
+`
+}
+
 // Kueue gives a queued workload the first flavor, in its ClusterQueue's order, that its pods
 // tolerate, whose labels they allow and whose quota holds them all, borrowing from the cohort
 // where it may; where none does, or the queue covers nothing of what they ask, it never admits
@@ -118,7 +135,23 @@ spec:
 			"(a100: only by borrowing (whenCanBorrow: TryNextFlavor))", ""},
 		{"TryNextFlavor falls back to borrowing", kueueFlavors + kueueQueue("8", "8", "  cohort: gpus\n  flavorFungibility: {whenCanBorrow: TryNextFlavor}\n") + withOther("") + kueueJob("2", "8", ""), "p4d.24xlarge",
 			"only by borrowing from cohort gpus", ""},
-		{"a Cohort object lends what is not read", kueueFlavors + kueueQueue("8", "8", "  cohort: gpus\n") + "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: gpus}\n---\n" + kueueJob("2", "8", ""), "p4d.24xlarge",
+		{"a lending limit above the quota lends the quota", kueueFlavors + kueueQueue("8", "64", "  cohort: gpus\n") + withOther(", lendingLimit: 40") + kueueJob("4", "8", ""), "p5.48xlarge",
+			"(a100: 32 nvidia.com/gpu asked, 24 at most (8 its own, 16 lent by cohort gpus as read))", ""},
+		{"a Cohort object's own quota lends", kueueFlavors + kueueQueue("8", "8", "  cohort: gpus\n") + cohort("gpus", "", "8") + kueueJob("2", "8", ""), "p4d.24xlarge",
+			"only by borrowing from cohort gpus", ""},
+		{"a Cohort object without quota lends nothing", kueueFlavors + kueueQueue("8", "64", "  cohort: gpus\n") + cohort("gpus", "", "0") + kueueJob("2", "8", ""), "p5.48xlarge",
+			"(a100: 16 nvidia.com/gpu asked, 8 at most)", ""},
+		{"a parent's quota, up to the cohort's borrowingLimit", kueueFlavors + kueueQueue("8", "64", "  cohort: gpus\n") + cohort("org", "", "32") + cohort("gpus", "org", "0, borrowingLimit: 4") + kueueJob("2", "8", ""), "p5.48xlarge",
+			"(a100: 16 nvidia.com/gpu asked, 12 at most (8 its own, 4 lent by cohort gpus (under org) as read))", ""},
+		{"a parent's quota, without a limit", kueueFlavors + kueueQueue("8", "64", "  cohort: gpus\n") + cohort("org", "", "32") + cohort("gpus", "org", "0") + kueueJob("2", "8", ""), "p4d.24xlarge",
+			"only by borrowing from cohort gpus", ""},
+		{"a sibling cohort, up to its lendingLimit", kueueFlavors + kueueQueue("8", "64", "  cohort: gpus\n") + cohort("org", "", "0") + cohort("gpus", "org", "0") + cohort("research", "org", "8, lendingLimit: 2") + kueueJob("2", "8", ""), "p5.48xlarge",
+			"(a100: 16 nvidia.com/gpu asked, 10 at most (8 its own, 2 lent by cohort gpus (under org) as read))", ""},
+		{"a sibling cohort's ClusterQueue", kueueFlavors + kueueQueue("8", "64", "  cohort: gpus\n") + cohort("gpus", "org", "0") + strings.Replace(withOther(""), "cohort: gpus", "cohort: research", 1) + cohort("research", "org", "0, lendingLimit: 4") + kueueJob("2", "8", ""), "p5.48xlarge",
+			"(a100: 16 nvidia.com/gpu asked, 12 at most (8 its own, 4 lent by cohort gpus (under org) as read))", ""},
+		{"a cycle above the cohort, under its borrowingLimit", kueueFlavors + kueueQueue("8", "64", "  cohort: gpus\n") + cohort("gpus", "org", "0, borrowingLimit: 4") + cohort("org", "top", "0") + cohort("top", "org", "0") + kueueJob("2", "8", ""), "p5.48xlarge",
+			"(a100: 16 nvidia.com/gpu asked, 12 at most (8 its own, 4 lent by cohort gpus (under org, under top) as read))", ""},
+		{"a cycle of cohorts bounds nothing", kueueFlavors + kueueQueue("8", "8", "  cohort: gpus\n") + cohort("gpus", "org", "0") + cohort("org", "gpus", "0") + kueueJob("2", "8", ""), "p4d.24xlarge",
 			"only by borrowing from cohort gpus", ""},
 		{"an untolerated taint", strings.Replace(kueueFlavors, "  tolerations: [{key: spot, operator: Exists, effect: NoSchedule}]\n", "", 1) + kueueQueue("8", "64", "") + kueueJob("2", "8", ""), "",
 			"", "(a100: 16 nvidia.com/gpu asked, 8 at most; h100-spot: its pods do not tolerate its taint spot=true:NoSchedule)"},
@@ -263,12 +296,18 @@ spec:
 	}
 }
 
-// A ClusterQueue quota that is not a quantity is an error at its line, as the API server
-// refuses it.
+// A ClusterQueue or Cohort quota that is not a quantity is an error at its line, as the API
+// server refuses it.
 func TestKueueBadQuota(t *testing.T) {
 	src := kueueFlavors + strings.Replace(kueueQueue("8", "64", ""), "nominalQuota: 8}", "nominalQuota: lots}", 1)
 	res := build(t, src, Options{})
 	if len(res.Errors) != 1 || res.Errors[0].Line != 36 || !strings.Contains(res.Errors[0].Message, `resource nvidia.com/gpu: nominalQuota "lots" is not a quantity`) {
+		t.Fatalf("%+v", res.Errors)
+	}
+	// A Cohort's own quota, likewise.
+	src = cohort("gpus", "", "8, lendingLimit: some")
+	res = build(t, src, Options{})
+	if len(res.Errors) != 1 || res.Errors[0].Line != 10 || !strings.Contains(res.Errors[0].Message, `resource nvidia.com/gpu: lendingLimit "some" is not a quantity`) {
 		t.Fatalf("%+v", res.Errors)
 	}
 }
