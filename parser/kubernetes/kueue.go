@@ -666,7 +666,7 @@ func (cq *clusterQueue) capacity(k *kueueIndex, flavor, res string) (nominal, mo
 	if cq.cohort == "" {
 		return nominal, nominal, ""
 	}
-	t := cohortTree{k: k, key: cohortKey(flavor, res), flavor: flavor, res: res, down: map[string]bool{}, up: map[string]bool{}}
+	t := cohortTree{k: k, key: cohortKey(flavor, res), flavor: flavor, res: res, down: map[string]bool{}, up: map[string]bool{}, subtrees: map[string]float64{}}
 	most = borrowUp(own, own.nominal, t.available(cq.cohort))
 	if most <= nominal {
 		return nominal, nominal, ""
@@ -698,11 +698,18 @@ type cohortTree struct {
 	// down and up are the cohorts on the paths walked to children and to parents, to stop at a
 	// cycle.
 	down, up map[string]bool
+	// subtrees are the subtree quotas counted so far: walking up, each parent's subtree holds
+	// its child's, which is not counted again. A cohort on a cycle is +Inf from wherever the
+	// walk enters it.
+	subtrees map[string]float64
 }
 
 // subtree is a cohort's subtree quota: its own nominalQuota and what its ClusterQueues and
 // child cohorts lend it. +Inf on a cycle.
 func (t cohortTree) subtree(name string) float64 {
+	if v, ok := t.subtrees[name]; ok {
+		return v
+	}
 	if t.down[name] {
 		return math.Inf(1)
 	}
@@ -723,6 +730,7 @@ func (t cohortTree) subtree(name string) float64 {
 			sum += lends(c.quotas[t.key], t.subtree(child))
 		}
 	}
+	t.subtrees[name] = sum
 	return sum
 }
 
