@@ -14,7 +14,7 @@
 // memory and pods with the scopes that pick the pods they count and the global default
 // PriorityClass (quota.go), LimitRanges, whose defaults fill in the containers' requests and
 // whose bounds refuse pods (limitrange.go), Karpenter NodePools, GKE ComputeClasses,
-// Kueue queues, flavors and their quotas, which decide the flavor a queued workload is admitted
+// Kueue queues, flavors, cohort trees and their quotas, which decide the flavor a queued workload is admitted
 // to or that it never is (kueue.go), DRA claim templates, Argo WorkflowTemplates, the
 // Deployments a Rollout's workloadRef names, Kubeflow training runtimes and
 // LLMInferenceServiceConfigs, found anywhere in the scan, are applied in Build; an autoscaler a

@@ -30,8 +30,8 @@ import (
 // workload that requests a resource no group covers, for which no flavor of a group fits, or
 // whose namespace its ClusterQueue's namespaceSelector does not select (left out, it selects
 // none): it stays suspended, which is a warning (priced as declared, as a quota's refusal is).
-// https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/#flavors-and-borrowing-semantics,
-// read 2026-11.
+// https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/#flavors-and-borrowing-semantics and
+// https://kueue.sigs.k8s.io/docs/concepts/cohort/, read 2026-11.
 const labelQueueName = "kueue.x-k8s.io/queue-name"
 
 type kueueIndex struct {
