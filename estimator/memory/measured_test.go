@@ -31,6 +31,15 @@ func TestEstimateAgainstH100Runs(t *testing.T) {
 	holdToRuns(t, "h100", h100, 29, func(f string, _ *profiles.Profile) float64 { return 1.25 })
 }
 
+// captured is a path under testdata/profiles, where the runs scripts/gpu-check/run.sh captured
+// are kept.
+func captured(elem ...string) string {
+	return filepath.Join(append([]string{"..", "..", "testdata", "profiles"}, elem...)...)
+}
+
+// gpt2OnH200 is GPT-2 XL at 8 × 1024, which ran out of memory on the H100, run on the H200.
+var gpt2OnH200 = captured("h200", "gpt2", "gpt2xl-b8.yaml")
+
 // The GPUs the runs were captured on, as NVML names them.
 const (
 	h100 = "NVIDIA H100 80GB HBM3"
@@ -42,7 +51,7 @@ const (
 // times it.
 func holdToRuns(t *testing.T, dir, gpu string, want int, high func(file string, declared *profiles.Profile) float64) {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "profiles", dir, "*.yaml"))
+	files, err := filepath.Glob(captured(dir, "*.yaml"))
 	if err != nil || len(files) != want {
 		t.Fatalf("want the %d runs in %s, got %v (%v)", want, dir, files, err)
 	}
@@ -89,14 +98,14 @@ func TestEstimateAgainstH100RunsWithExpandableSegments(t *testing.T) {
 // score matrices kept, which the profile declares (flash_attention: false), says it does not fit
 // that card either.
 func TestEstimateOfARunThatRanOutOfMemory(t *testing.T) {
-	e, m, _ := declaredAndMeasured(t, filepath.Join("..", "..", "testdata", "profiles", "h100", "oom", "gpt2xl-b8.yaml"))
+	e, m, _ := declaredAndMeasured(t, captured("h100", "oom", "gpt2xl-b8.yaml"))
 	if m.CommandExitCode == nil || *m.CommandExitCode != 1 || m.PeakMemoryMiB < m.MemoryTotalMiB*98/100 {
 		t.Fatalf("want the out-of-memory capture: %+v", m)
 	}
 	if e.PerGPUBytes <= float64(m.MemoryTotalMiB)*MiB {
 		t.Errorf("estimate %.0f MiB fits the %d MiB card the run did not fit", e.PerGPUBytes/MiB, m.MemoryTotalMiB)
 	}
-	_, done, _ := declaredAndMeasured(t, filepath.Join("..", "..", "testdata", "profiles", "h200", "gpt2", "gpt2xl-b8.yaml"))
+	_, done, _ := declaredAndMeasured(t, gpt2OnH200)
 	if done.GPUName != h200 || done.CommandExitCode == nil || *done.CommandExitCode != 0 || done.PeakMemoryMiB <= m.MemoryTotalMiB {
 		t.Errorf("want the H200 run to have completed above the H100's %d MiB: %+v", m.MemoryTotalMiB, done)
 	}
@@ -111,7 +120,7 @@ func TestEstimateOfARunThatRanOutOfMemory(t *testing.T) {
 // a "fits" that runs out of memory; the second 29% above it. This holds the declaration
 // docs/memory-model.md tells GELU models to make, flash_attention: false, to the safe side.
 func TestEstimateOfGPT2OnAnH200(t *testing.T) {
-	f := filepath.Join("..", "..", "testdata", "profiles", "h200", "gpt2", "gpt2xl-b8.yaml")
+	f := gpt2OnH200
 	_, m, p := declaredAndMeasured(t, f)
 	if m.GPUName != h200 || p.Training.FlashAttention == nil || !*p.Training.FlashAttention {
 		t.Fatalf("want the H200 run as captured, declaring FlashAttention: %+v %+v", m, p.Training)
@@ -169,13 +178,13 @@ func TestEstimateAgainstH200Runs(t *testing.T) {
 // the MiB: the allocator's requests do not depend on the card's size. This holds the repeated
 // runs to the H100's, within 1%.
 func TestMeasuredPeaksCarryAcrossHopperCards(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "profiles", "h200", "*.yaml"))
+	files, err := filepath.Glob(captured("h200", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	repeated := 0
 	for _, f := range files {
-		twin := filepath.Join("..", "..", "testdata", "profiles", "h100", filepath.Base(f))
+		twin := captured("h100", filepath.Base(f))
 		if _, err := os.Stat(twin); err != nil {
 			continue
 		}
