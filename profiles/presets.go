@@ -171,8 +171,8 @@ var presets = []Preset{
 	{Name: "llama-4-maverick-17b-128e", Context: 1048576, Vision: 871932416, ServedOnly: llama4Experts, QuantizedExperts: true, Model: Model{Parameters: 401583781376, Layers: 48, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 8, HeadDim: 128, VocabSize: 202048, IntermediateSize: 8192, MLP: "swiglu", Experts: 128, ExpertsPerToken: 1, SharedExperts: 1, DenseLayers: 24, Source: hf("meta-llama/Llama-4-Maverick-17B-128E")}},
 	{Name: "bert-base", Context: 512, Model: Model{Parameters: 109482240, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 30522, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-base-uncased")}},
 	{Name: "bert-large", Context: 512, Model: Model{Parameters: 335141888, Layers: 24, HiddenSize: 1024, AttentionHeads: 16, KVHeads: 16, VocabSize: 30522, IntermediateSize: 4096, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-large-uncased")}},
-	{Name: "gpt2", Context: 1024, Model: Model{Parameters: 124439808, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 50257, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("openai-community/gpt2")}},
-	{Name: "gpt2-xl", Context: 1024, Model: Model{Parameters: 1557611200, Layers: 48, HiddenSize: 1600, AttentionHeads: 25, KVHeads: 25, VocabSize: 50257, IntermediateSize: 6400, MLP: "gelu", TiedEmbeddings: true, Source: hf("openai-community/gpt2-xl")}},
+	{Name: "gpt2", Context: 1024, Model: Model{Parameters: 124439808, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 50257, IntermediateSize: 3072, MLP: "gelu_new", TiedEmbeddings: true, Source: hf("openai-community/gpt2")}},
+	{Name: "gpt2-xl", Context: 1024, Model: Model{Parameters: 1557611200, Layers: 48, HiddenSize: 1600, AttentionHeads: 25, KVHeads: 25, VocabSize: 50257, IntermediateSize: 6400, MLP: "gelu_new", TiedEmbeddings: true, Source: hf("openai-community/gpt2-xl")}},
 }
 
 // presetAliases maps Hub names and common spellings to preset names.

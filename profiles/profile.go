@@ -75,7 +75,11 @@ type Model struct {
 	HeadDim          int     `yaml:"head_dim,omitempty" json:"head_dim,omitempty"`
 	VocabSize        int     `yaml:"vocab_size,omitempty" json:"vocab_size,omitempty"`
 	IntermediateSize int     `yaml:"intermediate_size,omitempty" json:"intermediate_size,omitempty"`
-	// MLP is gelu (a 4h GELU MLP, GPT and BERT) or swiglu (Llama and most recent models).
+	// MLP is gelu (a 4h GELU MLP whose GELU is one kernel: BERT, GPT-NeoX, and Transformers'
+	// gelu_pytorch_tanh), gelu_new (the same MLP with Transformers' gelu_new, the tanh form
+	// written as tensor operations, which keep far more for backward: GPT-2, GPT-J, CodeGen,
+	// Phi-2; their configs say activation_function or hidden_act gelu_new) or swiglu (Llama
+	// and most recent models).
 	MLP string `yaml:"mlp,omitempty" json:"mlp,omitempty"`
 	// Experts and ExpertsPerToken describe a mixture of experts (Mixtral: 8 and 2), and
 	// SharedExperts the experts every token also runs through (DeepSeek V3: 256, 8 and 1).

@@ -126,8 +126,8 @@ func (p *Profile) validate() error {
 	if (m.IndexHeads > 0) != (m.IndexHeadDim > 0) || m.IndexHeads > 0 && m.QLoRARank == 0 {
 		return invalid("model.index_n_heads", "model.index_n_heads and model.index_head_dim go together, and need model.q_lora_rank: the lightning indexer projects its queries from multi-head latent attention's query latent")
 	}
-	if m.MLP != "" && m.MLP != "gelu" && m.MLP != "swiglu" {
-		return invalid("model.mlp", "model.mlp must be gelu or swiglu, got %q", m.MLP)
+	if m.MLP != "" && m.MLP != "gelu" && m.MLP != "gelu_new" && m.MLP != "swiglu" {
+		return invalid("model.mlp", "model.mlp must be gelu, gelu_new or swiglu, got %q", m.MLP)
 	}
 	if m.KVHeads == 0 {
 		m.KVHeads = m.AttentionHeads

@@ -11,11 +11,14 @@ import (
 // layerCoefficients returns what one transformer layer saves for its backward pass, per token
 // and in units of h bytes: the part tensor parallelism splits, the part it leaves whole, and the
 // attention-score term (which also has a factor a·s/h). fp32Residual says the residual stream is
-// fp32 (autocast over fp32 weights); otherwise it is 16-bit.
+// fp32 (autocast over fp32 weights); otherwise it is 16-bit. transformers says the layers are
+// Hugging Face Transformers' (no tensor or pipeline parallelism), not Megatron's.
 //
-// GPT-style layers (4h GELU MLP with dropout) store 34·s·b·h + 5·a·s²·b bytes: 24 split by
-// tensor parallelism, 10 (layer-norm inputs and dropout masks) not (Korthikanti et al.,
-// "Reducing Activation Recomputation in Large Transformer Models", arXiv:2205.05198, eq. 1-2).
+// GPT-style layers (4h GELU MLP with dropout) are geluLayerKept; Megatron's store 34·s·b·h +
+// 5·a·s²·b bytes: 24 split by tensor parallelism, 10 (layer-norm inputs, dropout masks and the
+// inputs of the first projections) not (Korthikanti et al., "Reducing Activation Recomputation
+// in Large Transformer Models", arXiv:2205.05198, eq. 1-2), and the score term is theirs for
+// both kinds of layer.
 //
 // SwiGLU/GQA layers (Llama and most recent models) are counted the way Korthikanti et al. count,
 // tensor by tensor, over the layer as Hugging Face Transformers writes it (modeling_llama.py):
@@ -42,17 +45,71 @@ import (
 // both measured on an H100 (docs/memory-model.md): a Qwen3-MoE-shaped model kept 95.5h a layer
 // in pure bf16, where these counts give 95.5h, and 78.8h under LoRA on q, k, v and o, where
 // they give 79h with the adapters' inputs.
-func layerCoefficients(m profiles.Model, fp32Residual, frozen bool) (split, whole, score float64) {
+func layerCoefficients(m profiles.Model, fp32Residual, frozen, transformers bool) (split, whole, score float64) {
 	h := float64(m.HiddenSize)
-	if gatedMLP(m) {
-		dff := float64(m.IntermediateSize)
-		extra := routedKept(m, frozen) + qkNormKept(m, frozen)
-		if frozen {
-			return (8*h + experts(m)*6*dff + extra) / h, normsKept(m, fp32Residual, frozen), 5
-		}
-		return (10*h + experts(m)*8*dff + extra) / h, normsKept(m, fp32Residual, frozen), 5
+	if !gatedMLP(m) {
+		split, whole = geluLayerKept(m, fp32Residual, frozen, transformers)
+		return split, whole, 5
 	}
-	return 24, 10, 5
+	dff := float64(m.IntermediateSize)
+	extra := routedKept(m, frozen) + qkNormKept(m, frozen)
+	if frozen {
+		return (8*h + experts(m)*6*dff + extra) / h, normsKept(m, fp32Residual, frozen), 5
+	}
+	return (10*h + experts(m)*8*dff + extra) / h, normsKept(m, fp32Residual, frozen), 5
+}
+
+// geluLayerKept is what a GELU layer (GPT-2, BERT: LayerNorm, a 4h MLP, dropout) saves for its
+// backward pass per token, in units of h: the part tensor parallelism splits and the part it
+// leaves whole. Counted tensor by tensor over Transformers' GPT-2 layer, where Korthikanti et
+// al. (arXiv:2205.05198, eq. 1) count Megatron's, and measured on an H200 by node and tensor
+// (scripts/gpu-check/workload.py --saved; docs/memory-model.md, "GPT-2's layers, tensor by
+// tensor"):
+//   - whole: the two LayerNorms' inputs (2h each; 4h on an fp32 residual stream), the two
+//     residual dropouts' masks (a byte an element: 2h) and the inputs of the fused QKV and of
+//     the MLP's up projection (2h each, autocast's 16-bit copies on an fp32 stream);
+//   - split: q, k and v (the kernel's query is a view of the fused QKV output, which keeps all
+//     three: 6h), the attention output the projection takes (2h), the MLP's down input (2·d_ff)
+//     and what the activation keeps: one fused GELU kernel (mlp: gelu) its input, 2·d_ff;
+//     Transformers' gelu_new (mlp: gelu_new: GPT-2, GPT-J, CodeGen, Phi-2), the tanh form
+//     written as eight tensor operations, the inputs of its pow, tanh and product, 8·d_ff in
+//     16 bits, and 14·d_ff under autocast, which runs pow in fp32 and so the rest after it;
+//   - Transformers' layers (transformers: no tensor or pipeline parallelism) also fill a KV
+//     cache in training, since GPT-2's config turns use_cache on: its copies of k and v are 4h
+//     more (split), where Megatron's layers keep none.
+//
+// These give 34h for Megatron's layer with FlashAttention, as Korthikanti et al. count it, and
+// for GPT-2 XL's 38h (fused GELU) and 62h (gelu_new) in pure bf16 and 42h and 90h under
+// autocast, where the H200 runs kept 38.1h, 62.1h, 42.2h and 90.2h.
+//
+// Over a frozen base (LoRA) no projection saves its input: the layer keeps q, k, v (and the
+// cache's copies), what the activation keeps, the LayerNorms' inputs and the dropout masks.
+func geluLayerKept(m profiles.Model, fp32Residual, frozen, transformers bool) (split, whole float64) {
+	h := float64(m.HiddenSize)
+	dff := float64(m.IntermediateSize)
+	if dff <= 0 {
+		dff = 4 * h
+	}
+	norms := 2.0 * 2
+	if fp32Residual {
+		norms = 2 * 4
+	}
+	const masks = 2
+	act := 2 * dff
+	if m.MLP == "gelu_new" {
+		act = 8 * dff
+		if fp32Residual {
+			act = 14 * dff
+		}
+	}
+	attn := 6 * h
+	if transformers {
+		attn += 4 * h
+	}
+	if frozen {
+		return (attn + act) / h, norms + masks
+	}
+	return (attn + 2*h + act + 2*dff) / h, norms + masks + 2 + 2
 }
 
 // normsKept is what a layer's RMSNorms keep for backward, per token in units of h: the two
@@ -189,7 +246,7 @@ func transformersExperts(m profiles.Model) (held, largest float64, what string) 
 // intermediate size other than 4h.
 func gatedMLP(m profiles.Model) bool {
 	if m.MLP != "" {
-		return m.MLP != "gelu"
+		return m.MLP == "swiglu"
 	}
 	return m.IntermediateSize != 0 && m.IntermediateSize != 4*m.HiddenSize
 }
@@ -227,7 +284,7 @@ func activations(e *Estimate, p *profiles.Profile) {
 	s, b, h := float64(t.SequenceLength), float64(t.MicroBatchSize), float64(m.HiddenSize)
 	a, tp, L := float64(m.AttentionHeads), float64(t.TensorParallel), float64(m.Layers)
 	residual := fp32Residual(p)
-	split, whole, score := layerCoefficients(m, residual, t.FrozenBase())
+	split, whole, score := layerCoefficients(m, residual, t.FrozenBase(), t.TensorParallel <= 1 && t.PipelineParallel <= 1)
 	flash := t.FlashAttention != nil && *t.FlashAttention
 	scoreTerm := score * a * s / h
 	if flash || t.ActivationCheckpointing == profiles.CheckpointSelective {
@@ -268,8 +325,11 @@ func activations(e *Estimate, p *profiles.Profile) {
 	if flash {
 		src += "; FlashAttention drops the 5as/h term"
 	}
-	if residual && gatedMLP(m) {
+	if residual {
 		src += "; fp32 residual stream (autocast over fp32 weights)"
+	}
+	if m.MLP == "gelu_new" {
+		src += "; gelu_new as tensor operations, each keeping its input"
 	}
 	e.add(TermActivations, total, src)
 }

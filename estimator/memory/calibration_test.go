@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -85,6 +86,36 @@ func TestSwiGLUActivationsPerToken(t *testing.T) {
 		want := tokens*16*keep*h + tokens*(10*h+8*dff+whole*h)
 		if got := e.Term(TermActivations); got != want {
 			t.Errorf("checkpointing, %g·h whole: activations %.0f, want %.0f", whole, got, want)
+		}
+	}
+}
+
+// A GELU layer per token, in units of h (geluLayerKept), for GPT-2 XL's shape (d_ff = 4h): one
+// fused GELU keeps 2·d_ff, gelu_new 8·d_ff (14·d_ff under autocast); Transformers' layers keep
+// the KV cache's copies of k and v (4h) where Megatron's (tensor parallel) keep none and count
+// as Korthikanti et al. do (34h: 24 split, 10 whole); a frozen base keeps no projection's input.
+func TestGELUActivationsPerToken(t *testing.T) {
+	const tokens, layers, h = 8 * 1024, 48, 1600.0
+	const model = "model: {preset: gpt2-xl, mlp: %s, precision: bf16}\n"
+	for _, c := range []struct {
+		name, mlp, training string
+		want                float64 // per token and layer, in h
+	}{
+		{"gelu_new, autocast", "gelu_new", "{method: full, optimizer: adamw}", 90},
+		{"gelu_new, pure bf16", "gelu_new", "{method: full, optimizer: adamw, pure_bf16: true}", 62},
+		{"fused, autocast", "gelu", "{method: full, optimizer: adamw}", 42},
+		{"fused, pure bf16", "gelu", "{method: full, optimizer: adamw, pure_bf16: true}", 38},
+		{"fused, ZeRO-2", "gelu", "{method: full, optimizer: adamw, zero_stage: 2, data_parallel: 2}", 38},
+		{"fused, LoRA", "gelu", "{method: lora, lora_rank: 8}", 6 + 4 + 8 + 4 + 2},
+		{"gelu_new, LoRA", "gelu_new", "{method: lora, lora_rank: 8}", 6 + 4 + 32 + 4 + 2},
+		{"fused, Megatron tensor parallel 5", "gelu", "{method: full, optimizer: adamw, tensor_parallel: 5}", 10 + 24.0/5},
+		{"gelu_new, Megatron tensor parallel 5", "gelu_new", "{method: full, optimizer: adamw, tensor_parallel: 5}", 10 + (24.0+24)/5},
+	} {
+		training := strings.Replace(c.training, "}", ", micro_batch_size: 8, sequence_length: 1024, flash_attention: true}", 1)
+		e := estimate(t, "workload: {type: training}\n"+fmt.Sprintf(model, c.mlp)+"training: "+training+"\n")
+		got := e.Term(TermActivations)
+		if want := tokens * layers * c.want * h; math.Abs(got-want) > 1 {
+			t.Errorf("%s: activations %.4g h a token and layer, want %g", c.name, got/(tokens*layers*h), c.want)
 		}
 	}
 }

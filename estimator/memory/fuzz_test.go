@@ -19,6 +19,7 @@ func FuzzEstimate(f *testing.F) {
 	f.Add([]byte(head + "workload: {type: inference}\nmodel: {preset: deepseek-v3.2, index_head_dim: 3}\ninference: {batch_size: 2, max_sequence_length: 4096, tensor_parallel: 8, gpu_memory_utilization: 0.9, kv_cache_precision: fp8}\n"))
 	f.Add([]byte(head + "workload: {type: inference}\nmodel: {preset: qwen3-30b-a3b, qk_norm: true, dense_layers: 99}\ninference: {batch_size: 3, max_sequence_length: 5000, tensor_parallel: 2}\nruntime: {fragmentation: 0}\n"))
 	f.Add([]byte(head + "workload: {type: training}\nmodel: {preset: qwen3-8b, head_dim: 7}\ntraining: {method: lora, lora_targets: attention, micro_batch_size: 2, sequence_length: 128}\n"))
+	f.Add([]byte(head + "workload: {type: training}\nmodel: {preset: gpt2, mlp: gelu_new, intermediate_size: 0, precision: fp16}\ntraining: {method: full, optimizer: adamw, micro_batch_size: 4, sequence_length: 1024, activation_checkpointing: true}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := profiles.Parse(data, "fuzz.yaml")
 		if err != nil {

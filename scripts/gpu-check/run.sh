@@ -18,12 +18,13 @@
 # runs were estimated before they ran as well, and gave Gemma's output norms; the next two were
 # estimated by that before they ran. The last five do not fit an H100's 80 GB: they were
 # estimated before they ran on an H200 (141 GB), with gpt2xl-b8, which ran out of memory on the
-# H100, and eight of the H100 cases run again there. The four "-saved" cases, not yet run, count
-# what autograd saved for backward by the node that saved it (workload.py --saved): GPT-2 XL's
-# layers kept 89.4·h bytes a token, which no count explains (docs/memory-model.md, "Measured on
-# an H200"); at 16 x 512 the score matrices are half as long, and --sdpa flash holds attention to
-# one kernel. full-b4-saved checks the method on a layer whose count is known. GPT-2 XL at 8 x
-# 1024 needs more than an H100 holds.
+# H100, and eight of the H100 cases run again there. The "-saved" cases count what autograd
+# saved for backward, by node and tensor (workload.py --saved): GPT-2 XL's layers kept 89.4·h
+# bytes a token, which no count explained; at 16 x 512 the score matrices are half as long,
+# --sdpa flash holds attention to one kernel, --gelu fused swaps gelu_new for one GELU kernel,
+# and pure bf16 drops autocast. They gave the GELU count (docs/memory-model.md, "GPT-2's layers,
+# tensor by tensor"); full-b4-saved and pure-bf16-b4-saved read a Llama layer the same way.
+# GPT-2 XL at 8 x 1024 needs more than an H100 holds.
 #
 # PyTorch's allocator settings in the environment reach every workload, and profile capture
 # writes them into each profile (runtime.pytorch_alloc_conf): testdata/profiles/h100-expandable
@@ -87,6 +88,10 @@ declare -A args=(
 	[gpt2xl-b8-flash-saved]="--shape gpt2xl --batch 8 --seq 1024 --saved --sdpa flash"
 	[gpt2xl-b16-s512-saved]="--shape gpt2xl --batch 16 --seq 512 --saved"
 	[full-b4-saved]="--batch 4 --seq 2048 --saved"
+	[gpt2xl-b8-fused-saved]="--shape gpt2xl --batch 8 --seq 1024 --saved --gelu fused"
+	[gpt2xl-pure-b8-saved]="--shape gpt2xl --pure-bf16 --batch 8 --seq 1024 --saved"
+	[gpt2xl-pure-b8-fused-saved]="--shape gpt2xl --pure-bf16 --batch 8 --seq 1024 --saved --gelu fused"
+	[pure-bf16-b4-saved]="--pure-bf16 --batch 4 --seq 2048 --saved"
 )
 order=(full-b4 full-ckpt-b8 pure-bf16-b4 lora-b8 generate-b16 gpt2xl-b8 llama3b-b1 llama3b-pure-ckpt-b4 lora-attn-ckpt-b16 generate-b4-8k
 	llama3b-lora-b4 full-ckpt-b12 generate-b32-2k llama3b-pure-b2
@@ -95,7 +100,8 @@ order=(full-b4 full-ckpt-b8 pure-bf16-b4 lora-b8 generate-b16 gpt2xl-b8 llama3b-
 	qwen3-1.7b-b2 qwen3moe-pure-ckpt-b4 mixtral-mini-generate-b8 mixtral-mini-generate-b8-8k
 	gemma3-1b-b2 gemma3-1b-lora-b4 gemma3-1b-pure-b2 qwen3-1.7b-lora-b4
 	full-b8 llama3b-b4 qwen1.5b-b8 gemma3-1b-b8 mixtral-mini-generate-b16-8k
-	gpt2xl-b8-saved gpt2xl-b8-flash-saved gpt2xl-b16-s512-saved full-b4-saved)
+	gpt2xl-b8-saved gpt2xl-b8-flash-saved gpt2xl-b16-s512-saved full-b4-saved gpt2xl-b8-fused-saved
+	gpt2xl-pure-b8-saved gpt2xl-pure-b8-fused-saved pure-bf16-b4-saved)
 cases=("${@:3}")
 [ ${#cases[@]} -gt 0 ] || cases=("${order[@]}")
 

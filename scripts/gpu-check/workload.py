@@ -58,11 +58,16 @@ def main():
                     help="the only scaled-dot-product-attention kernel PyTorch may pick (auto: its own choice)")
     ap.add_argument("--saved", action="store_true",
                     help="in the last step, before backward, sum what the autograd graph saved, by the node that saved it")
+    ap.add_argument("--gelu", choices=["config", "fused"], default="config",
+                    help="gpt2xl's activation: the config's gelu_new (eight tensor operations) or one fused kernel "
+                         "(gelu_pytorch_tanh, as many later GELU models use)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
 
     if a.shape == "gpt2xl":
         cfg, build = GPT2Config(n_embd=1600, n_layer=48, n_head=25, vocab_size=50257, n_positions=1024), GPT2LMHeadModel
+        if a.gelu == "fused":
+            cfg.activation_function = "gelu_pytorch_tanh"
     elif a.shape == "qwen1.5b":
         cfg, build = Qwen2Config(hidden_size=1536, intermediate_size=8960, num_hidden_layers=28, num_attention_heads=12,
                                  num_key_value_heads=2, vocab_size=151936, tie_word_embeddings=True,
@@ -151,7 +156,7 @@ def main():
             if step == a.steps - 1:  # weights, optimizer state and what the forward pass kept
                 result["allocated_before_backward_mib"] = torch.cuda.memory_allocated() // 2**20
                 if a.saved:
-                    result["saved_mib_by_node"] = saved_by_node(loss, model.parameters())
+                    result["saved_mib_by_node"], result["saved_tensors"] = saved_by_node(loss, model.parameters())
             loss.backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
@@ -164,6 +169,7 @@ def main():
     # (PyTorch 2.9 and later read PYTORCH_ALLOC_CONF first, then the older name)
     result["alloc_conf"] = os.environ.get("PYTORCH_ALLOC_CONF") or os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
     result["sdpa"] = a.sdpa
+    result["activation"] = getattr(cfg, "activation_function", getattr(cfg, "hidden_act", None))
     free, total = torch.cuda.mem_get_info()
     result["device_used_mib_at_end"] = (total - free) // 2**20
     with open(a.out, "w") as f:
@@ -186,9 +192,12 @@ def saved_by_node(loss, params):
     """MiB the autograd graph behind loss saved for backward, by the type of the node that saved
     each tensor (ScaledDotProductFlashAttentionForCudaBackward0 names the attention kernel that
     ran). A storage is counted once, at the first node met that holds it; parameters' storages
-    are left out (autocast's 16-bit copies of them are not, and count under the matmuls)."""
+    are left out (autocast's 16-bit copies of them are not, and count under the matmuls).
+    Also returns the sixty largest groups of the tensors saved, by node, attribute, dtype and
+    shape ("view of N MiB" where the tensor is part of a larger storage, "shared" where its
+    storage was counted at another node), with how many and their MiB."""
     seen = {p.untyped_storage().data_ptr() for p in params}
-    by, visited, stack = {}, set(), [loss.grad_fn]
+    by, detail, visited, stack = {}, {}, set(), [loss.grad_fn]
     while stack:
         fn = stack.pop()
         if fn is None or fn in visited:
@@ -204,11 +213,22 @@ def saved_by_node(loss, params):
             for t in v if isinstance(v, (tuple, list)) else (v,):
                 if torch.is_tensor(t) and t.device.type == "cuda":
                     st = t.untyped_storage()
-                    if st.data_ptr() not in seen:
+                    key = f"{type(fn).__name__}.{name[len('_saved_'):]} {str(t.dtype)[6:]} {list(t.shape)}"
+                    if st.data_ptr() in seen:  # a storage counted already: shown with no MiB
+                        n, b = detail.get(key + " shared", (0, 0))
+                        detail[key + " shared"] = (n + 1, b)
+                    else:
                         seen.add(st.data_ptr())
                         by[type(fn).__name__] = by.get(type(fn).__name__, 0) + st.nbytes()
+                        own = t.numel() * t.element_size()
+                        if st.nbytes() != own:
+                            key += f" view of {st.nbytes() / 2**20:.1f} MiB"
+                        n, b = detail.get(key, (0, 0))
+                        detail[key] = (n + 1, b + st.nbytes())
         stack.extend(f for f, _ in fn.next_functions)
-    return {k: round(b / 2**20, 1) for k, b in sorted(by.items(), key=lambda kv: -kv[1])}
+    top = sorted(detail.items(), key=lambda kv: (-kv[1][1], -kv[1][0]))[:60]
+    return ({k: round(b / 2**20, 1) for k, b in sorted(by.items(), key=lambda kv: -kv[1])},
+            [[k, n, round(b / 2**20, 1)] for k, (n, b) in top])
 
 
 if __name__ == "__main__":
