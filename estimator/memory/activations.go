@@ -69,21 +69,25 @@ func layerCoefficients(m profiles.Model, fp32Residual, frozen, transformers bool
 //     residual dropouts' masks (a byte an element: 2h) and the inputs of the fused QKV and of
 //     the MLP's up projection (2h each, autocast's 16-bit copies on an fp32 stream);
 //   - split: q, k and v (the kernel's query is a view of the fused QKV output, which keeps all
-//     three: 6h), the attention output the projection takes (2h), the MLP's down input (2·d_ff)
+//     three: 6h), the kernel's output, which the projection takes as input (2h), the MLP's down
+//     input (2·d_ff)
 //     and what the activation keeps: one fused GELU kernel (mlp: gelu) its input, 2·d_ff;
 //     Transformers' gelu_new (mlp: gelu_new: GPT-2, GPT-J, CodeGen, Phi-2), the tanh form
 //     written as eight tensor operations, the inputs of its pow, tanh and product, 8·d_ff in
 //     16 bits, and 14·d_ff under autocast, which runs pow in fp32 and so the rest after it;
 //   - Transformers' layers (transformers: no tensor or pipeline parallelism) also fill a KV
 //     cache in training, since GPT-2's config turns use_cache on: its copies of k and v are 4h
-//     more (split), where Megatron's layers keep none.
+//     more (split), where Megatron's layers keep none. A run with use_cache off kept exactly
+//     those 4h less.
 //
 // These give 34h for Megatron's layer with FlashAttention, as Korthikanti et al. count it, and
 // for GPT-2 XL's 38h (fused GELU) and 62h (gelu_new) in pure bf16 and 42h and 90h under
 // autocast, where the H200 runs kept 38.1h, 62.1h, 42.2h and 90.2h.
 //
-// Over a frozen base (LoRA) no projection saves its input: the layer keeps q, k, v (and the
-// cache's copies), what the activation keeps, the LayerNorms' inputs and the dropout masks.
+// Over a frozen base (LoRA) no projection saves its input: the layer keeps the kernel's q, k, v
+// (and the cache's copies) and output, what the activation keeps, the LayerNorms' inputs and
+// the dropout masks: 50h for GPT-2 XL with gelu_new, where a LoRA run on the H200 kept 50.1h
+// besides the adapters' fp32 inputs (TermAdapterInputs).
 func geluLayerKept(m profiles.Model, fp32Residual, frozen, transformers bool) (split, whole float64) {
 	h := float64(m.HiddenSize)
 	dff := float64(m.IntermediateSize)
@@ -107,7 +111,7 @@ func geluLayerKept(m profiles.Model, fp32Residual, frozen, transformers bool) (s
 		attn += 4 * h
 	}
 	if frozen {
-		return (attn + act) / h, norms + masks
+		return (attn + 2*h + act) / h, norms + masks
 	}
 	return (attn + 2*h + act + 2*dff) / h, norms + masks + 2 + 2
 }

@@ -92,6 +92,9 @@ declare -A args=(
 	[gpt2xl-pure-b8-saved]="--shape gpt2xl --pure-bf16 --batch 8 --seq 1024 --saved"
 	[gpt2xl-pure-b8-fused-saved]="--shape gpt2xl --pure-bf16 --batch 8 --seq 1024 --saved --gelu fused"
 	[pure-bf16-b4-saved]="--pure-bf16 --batch 4 --seq 2048 --saved"
+	[gpt2xl-b8-nocache-saved]="--shape gpt2xl --batch 8 --seq 1024 --saved --no-cache"
+	[gpt2xl-lora-attn-b8-saved]="--shape gpt2xl --method lora --lora-targets attention --batch 8 --seq 1024 --saved"
+	[gpt2xl-ckpt-b16]="--shape gpt2xl --checkpointing --batch 16 --seq 1024"
 )
 order=(full-b4 full-ckpt-b8 pure-bf16-b4 lora-b8 generate-b16 gpt2xl-b8 llama3b-b1 llama3b-pure-ckpt-b4 lora-attn-ckpt-b16 generate-b4-8k
 	llama3b-lora-b4 full-ckpt-b12 generate-b32-2k llama3b-pure-b2
@@ -101,7 +104,8 @@ order=(full-b4 full-ckpt-b8 pure-bf16-b4 lora-b8 generate-b16 gpt2xl-b8 llama3b-
 	gemma3-1b-b2 gemma3-1b-lora-b4 gemma3-1b-pure-b2 qwen3-1.7b-lora-b4
 	full-b8 llama3b-b4 qwen1.5b-b8 gemma3-1b-b8 mixtral-mini-generate-b16-8k
 	gpt2xl-b8-saved gpt2xl-b8-flash-saved gpt2xl-b16-s512-saved full-b4-saved gpt2xl-b8-fused-saved
-	gpt2xl-pure-b8-saved gpt2xl-pure-b8-fused-saved pure-bf16-b4-saved)
+	gpt2xl-pure-b8-saved gpt2xl-pure-b8-fused-saved pure-bf16-b4-saved
+	gpt2xl-b8-nocache-saved gpt2xl-lora-attn-b8-saved gpt2xl-ckpt-b16)
 cases=("${@:3}")
 [ ${#cases[@]} -gt 0 ] || cases=("${order[@]}")
 

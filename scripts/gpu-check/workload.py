@@ -61,8 +61,12 @@ def main():
     ap.add_argument("--gelu", choices=["config", "fused"], default="config",
                     help="gpt2xl's activation: the config's gelu_new (eight tensor operations) or one fused kernel "
                          "(gelu_pytorch_tanh, as many later GELU models use)")
+    ap.add_argument("--no-cache", action="store_true",
+                    help="use_cache off: no KV cache in training (Transformers fills one where the config turns it on)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
+    if a.saved and a.checkpointing:  # reading a checkpointed node's saved tensors recomputes them
+        ap.error("--saved cannot count a checkpointed run")
 
     if a.shape == "gpt2xl":
         cfg, build = GPT2Config(n_embd=1600, n_layer=48, n_head=25, vocab_size=50257, n_positions=1024), GPT2LMHeadModel
@@ -100,6 +104,8 @@ def main():
         cfg, build = LlamaConfig(num_key_value_heads=8, vocab_size=128256, tie_word_embeddings=True,
                                  max_position_embeddings=131072, **SHAPES[a.shape]), LlamaForCausalLM
     cfg._attn_implementation = "sdpa"
+    if a.no_cache:
+        cfg.use_cache = False
     torch.manual_seed(0)
     dev = torch.device("cuda")
     t0 = time.time()
@@ -140,6 +146,8 @@ def main():
             targets = ["q_proj", "k_proj", "v_proj", "o_proj"]
             if a.lora_targets == "all-linear":
                 targets += ["gate_proj", "up_proj", "down_proj"]
+            if a.shape == "gpt2xl":  # GPT-2's fused QKV (c_attn) and output projection; its MLP's c_fc and c_proj
+                targets = r".*\.attn\.(c_attn|c_proj)" if a.lora_targets == "attention" else ["c_attn", "c_proj", "c_fc"]
             model = get_peft_model(model, LoraConfig(r=16, lora_alpha=32, target_modules=targets))
             result["trainable_parameters"] = sum(p.numel() for p in model.parameters() if p.requires_grad)
         if a.checkpointing:
@@ -169,6 +177,7 @@ def main():
     # (PyTorch 2.9 and later read PYTORCH_ALLOC_CONF first, then the older name)
     result["alloc_conf"] = os.environ.get("PYTORCH_ALLOC_CONF") or os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
     result["sdpa"] = a.sdpa
+    result["use_cache"] = getattr(cfg, "use_cache", None)
     result["activation"] = getattr(cfg, "activation_function", getattr(cfg, "hidden_act", None))
     free, total = torch.cuda.mem_get_info()
     result["device_used_mib_at_end"] = (total - free) // 2**20
