@@ -520,6 +520,40 @@ func breakdown(mem *memory.Estimate) []MemoryTerm {
 	return out
 }
 
+// otherArchitecture returns the architectures (catalog.GPU.Family) of the GPU a measured profile
+// was captured on and of the GPU it is judged on, when they differ and both are known; "" when
+// not. The same workloads peaked at the same MiB on an H100 and an H200, both Hopper
+// (docs/memory-model.md, "Measured on an H200"): the caching allocator asks for the same
+// blocks whatever the card's size. Another architecture loads other kernels, and cuBLAS and
+// cuDNN pick other algorithms with other workspaces, which no capture here has measured.
+func (p *Pricer) otherArchitecture(prof *profiles.Profile, on catalog.GPU) (measured, target string) {
+	m := prof.Measured
+	if m == nil || m.GPUName == "" {
+		return "", ""
+	}
+	keys := catalog.GPUKeysForName(m.GPUName)
+	if len(keys) == 0 {
+		return "", ""
+	}
+	g, ok := p.Catalog.GPU(keys[0])
+	if !ok || g.Family() == "" || on.Family() == "" || g.Family() == on.Family() {
+		return "", ""
+	}
+	return g.Family(), on.Family()
+}
+
+// nearTheLine says a verdict could turn on a peak measured on another architecture: it fits, or
+// it needs under 125% of the memory the GPU has usable.
+func nearTheLine(f *Fit) bool {
+	switch f.Verdict {
+	case VerdictUnknown:
+		return false
+	case VerdictDoesNotFit:
+		return f.MemoryUtilization != nil && *f.MemoryUtilization < 1.25
+	}
+	return true
+}
+
 // Assess fills the fit and the recommendations of a priced (or unpriced) resource whose
 // workload profile is known.
 func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, th Thresholds) {
@@ -573,6 +607,11 @@ func (p *Pricer) Assess(e *Estimate, r parser.Resource, prof *profiles.Profile, 
 	e.Fit = f
 	for _, n := range mem.Notes {
 		addNote(e, n)
+	}
+	if mem.Measured && nearTheLine(f) {
+		if on, target := p.otherArchitecture(prof, t.gpu); on != "" {
+			addNote(e, fmt.Sprintf("the measured peak is from an %s (%s); the %s is %s, which loads other kernels and library workspaces: capture the profile on one for a firm figure", prof.Measured.GPUName, on, t.gpu.Name, target))
+		}
 	}
 	if e.MonthlyCost != nil {
 		e.Recommendations = p.recommend(e, r, declared, mem, t, th)

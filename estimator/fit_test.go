@@ -1338,3 +1338,46 @@ measured: {gpu_name: NVIDIA L4, gpu_count: 1, memory_total_mib: 23034, peak_memo
 		})
 	}
 }
+
+// A peak measured on a Hopper GPU (testdata/profiles/h100/full-b4.yaml: 45.72 GiB on an H100)
+// judged on another architecture says so where the verdict could turn on it: a fit, or a
+// shortfall under 25% (an L40S's 45.0 GiB, an A100 40GB's 40.0). Not on an H100 or an H200, where
+// the same workloads peaked at the same MiB, nor where the card is far too small (an L4).
+func TestMeasuredPeakOnAnotherArchitecture(t *testing.T) {
+	prof, err := profiles.Load("../testdata/profiles/h100/full-b4.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := memory.Of(prof)
+	if err != nil || !mem.Measured {
+		t.Fatalf("want the measured peak: %v %+v", err, mem)
+	}
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	rows := p.FitInstances(prof, mem, []string{"p5.4xlarge", "p5en.48xlarge", "p4de.24xlarge", "p4d.24xlarge", "g6e.xlarge", "g6.xlarge"}, "aws", "us-east-1", parser.OnDemand, DefaultThresholds)
+	want := map[string]string{
+		"p4de.24xlarge": "measured on hopper, not ampere",
+		"p4d.24xlarge":  "measured on hopper, not ampere",
+		"g6e.xlarge":    "measured on hopper, not ada-lovelace",
+	}
+	if len(rows) != 6 {
+		t.Fatalf("want six rows, got %+v", rows)
+	}
+	for _, row := range rows {
+		got := strings.Contains(row.Reason, "measured on")
+		if w, ok := want[row.InstanceType]; got != ok || ok && !strings.Contains(row.Reason, w) {
+			t.Errorf("%s (%s): reason %q, want %q", row.InstanceType, row.Verdict, row.Reason, w)
+		}
+	}
+	// A resource on the A100 80GB carries it as a note; one on the H100 does not.
+	for typ, note := range map[string]bool{"p4de.24xlarge": true, "p5.4xlarge": false} {
+		r := parser.Resource{Address: "aws_instance." + typ, Provider: "aws", Region: "us-east-1", InstanceType: typ, Quantity: 1, PurchaseOption: parser.OnDemand, Kind: parser.KindTerraform}
+		e := p.Estimate(r)
+		p.Assess(&e, r, prof, DefaultThresholds)
+		got := slices.ContainsFunc(e.Notes, func(n string) bool {
+			return strings.Contains(n, "measured peak is from an NVIDIA H100 80GB HBM3 (hopper); the NVIDIA A100 80GB is ampere")
+		})
+		if got != note {
+			t.Errorf("%s: notes %q, want the architecture's note: %v", typ, e.Notes, note)
+		}
+	}
+}
