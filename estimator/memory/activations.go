@@ -88,6 +88,17 @@ func layerCoefficients(m profiles.Model, fp32Residual, frozen, transformers bool
 // (and the cache's copies) and output, what the activation keeps, the LayerNorms' inputs and
 // the dropout masks: 50h for GPT-2 XL with gelu_new, where a LoRA run on the H200 kept 50.1h
 // besides the adapters' fp32 inputs (TermAdapterInputs).
+// geluNewMore is what gelu_new keeps beyond one GELU kernel over L layers of s·b tokens:
+// 6·d_ff bytes a token and layer in 16 bits, 12·d_ff under autocast (geluLayerKept).
+func geluNewMore(m profiles.Model, fp32Residual, frozen bool, sbh, L float64) float64 {
+	n := m
+	n.MLP = "gelu_new"
+	split, _ := geluLayerKept(n, fp32Residual, frozen, false)
+	n.MLP = "gelu"
+	fused, _ := geluLayerKept(n, fp32Residual, frozen, false)
+	return (split - fused) * sbh * L
+}
+
 func geluLayerKept(m profiles.Model, fp32Residual, frozen, transformers bool) (split, whole float64) {
 	h := float64(m.HiddenSize)
 	dff := float64(m.IntermediateSize)
@@ -334,6 +345,14 @@ func activations(e *Estimate, p *profiles.Profile) {
 	}
 	if m.MLP == "gelu_new" {
 		src += "; gelu_new as tensor operations, each keeping its input"
+	}
+	if m.MLP == "" && !gatedMLP(m) {
+		layers := L // full checkpointing keeps one layer's activations at a time
+		if t.ActivationCheckpointing == profiles.CheckpointFull {
+			layers = 1
+		}
+		more := geluNewMore(m, residual, t.FrozenBase(), sbh, layers) / math.Max(1, tp)
+		e.note("model.mlp is not declared: the %d-wide MLP is taken for a GELU computed by one kernel; a config that names gelu_new (GPT-2, GPT-J, CodeGen, Phi-2) keeps %.1f GiB more here: declare mlp: gelu_new", m.IntermediateSize, more/GiB)
 	}
 	e.add(TermActivations, total, src)
 }

@@ -121,6 +121,37 @@ func TestGELUActivationsPerToken(t *testing.T) {
 	}
 }
 
+// A 4h MLP with no model.mlp is counted as one fused GELU kernel, and the estimate says what
+// gelu_new would keep beyond it: 12·d_ff a token and layer under autocast (28.1 GiB for GPT-2 XL
+// at 8 × 1024, which the H200 runs kept: 83,343 MiB against 55,879), over the one layer full
+// checkpointing holds at a time. No note where the MLP is declared, or gated.
+func TestUndeclaredGELUNote(t *testing.T) {
+	const model = "model: {parameters: 1557611200, layers: 48, hidden_size: 1600, attention_heads: 25, vocab_size: 50257, intermediate_size: %d, %sprecision: bf16}\n"
+	for _, c := range []struct {
+		name, mlp, training string
+		dff                 int
+		want                string
+	}{
+		{"undeclared", "", "{method: full, optimizer: adamw}", 6400, "keeps 28.1 GiB more"},
+		{"undeclared, checkpointed", "", "{method: full, optimizer: adamw, activation_checkpointing: true}", 6400, "keeps 0.6 GiB more"},
+		{"declared gelu", "mlp: gelu, ", "{method: full, optimizer: adamw}", 6400, ""},
+		{"declared gelu_new", "mlp: gelu_new, ", "{method: full, optimizer: adamw}", 6400, ""},
+		{"gated by its width", "", "{method: full, optimizer: adamw}", 4352, ""},
+	} {
+		training := strings.Replace(c.training, "}", ", micro_batch_size: 8, sequence_length: 1024, flash_attention: true}", 1)
+		e := estimate(t, "workload: {type: training}\n"+fmt.Sprintf(model, c.dff, c.mlp)+"training: "+training+"\n")
+		var got string
+		for _, n := range e.Notes {
+			if strings.Contains(n, "model.mlp is not declared") {
+				got = n
+			}
+		}
+		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("%s: note %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
 // PEFT's fp32 copies of the adapted projections' inputs: q, k, v, o by default (16h per token
 // per layer), the MLP's too with all-linear (+ 8h + 4·d_ff), one layer under checkpointing.
 func TestLoRAAdapterInputs(t *testing.T) {
