@@ -340,6 +340,21 @@ func activations(e *Estimate, p *profiles.Profile) {
 	if flash {
 		src += "; FlashAttention drops the 5as/h term"
 	}
+	if t.FlashAttention == nil && scoreTerm > 0 {
+		// The score matrices (softmax, its dropout mask and output: 5·a·s²·b bytes a layer) are
+		// what eager attention keeps. PyTorch's scaled_dot_product_attention, Transformers'
+		// default, kept none in any of the H100 and H200 runs (cuDNN, flash or efficient
+		// kernels; GPT-2 XL at 8 × 1024 and 16 × 512 kept the same).
+		scores := sbh * scoreTerm
+		if tp > 1 {
+			scores /= tp
+		}
+		layers := L
+		if t.ActivationCheckpointing == profiles.CheckpointFull {
+			layers = 1
+		}
+		e.note("training.flash_attention is not declared: the attention score matrices, %.1f GiB here, are counted, as eager attention keeps them; PyTorch's scaled_dot_product_attention (Transformers' default) keeps none: declare flash_attention: true for it", scores*layers/GiB)
+	}
 	if residual {
 		src += "; fp32 residual stream (autocast over fp32 weights)"
 	}

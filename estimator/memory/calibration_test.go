@@ -152,6 +152,32 @@ func TestUndeclaredGELUNote(t *testing.T) {
 	}
 }
 
+// With training.flash_attention not declared the score matrices are counted (5·a·s²·b bytes a
+// layer: 40 GiB over the 1.2B Llama's 16 layers at 4 × 2048, 2.5 GiB for the one layer full
+// checkpointing holds), and the estimate says so. Declared either way, or recomputed
+// (selective), there is no note.
+func TestUndeclaredFlashAttentionNote(t *testing.T) {
+	for _, c := range []struct{ name, training, want string }{
+		{"undeclared", "{method: full, optimizer: adamw}", "the attention score matrices, 40.0 GiB here"},
+		{"undeclared, checkpointed", "{method: full, optimizer: adamw, activation_checkpointing: true}", "2.5 GiB here"},
+		{"declared", "{method: full, optimizer: adamw, flash_attention: true}", ""},
+		{"declared eager", "{method: full, optimizer: adamw, flash_attention: false}", ""},
+		{"selective recomputation", "{method: full, optimizer: adamw, activation_checkpointing: selective}", ""},
+	} {
+		training := strings.Replace(c.training, "}", ", micro_batch_size: 4, sequence_length: 2048}", 1)
+		e := estimate(t, "workload: {type: training}\n"+llama1B+"training: "+training+"\n")
+		var got string
+		for _, n := range e.Notes {
+			if strings.Contains(n, "flash_attention is not declared") {
+				got = n
+			}
+		}
+		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("%s: note %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
 // PEFT's fp32 copies of the adapted projections' inputs: q, k, v, o by default (16h per token
 // per layer), the MLP's too with all-linear (+ 8h + 4·d_ff), one layer under checkpointing.
 func TestLoRAAdapterInputs(t *testing.T) {
