@@ -70,8 +70,8 @@ func layerCoefficients(m profiles.Model, fp32Residual, frozen, transformers bool
 //     the MLP's up projection (2h each, autocast's 16-bit copies on an fp32 stream);
 //   - split: q, k and v (the kernel's query is a view of the fused QKV output, which keeps all
 //     three: 6h), the kernel's output, which the projection takes as input (2h), the MLP's down
-//     input (2·d_ff)
-//     and what the activation keeps: one fused GELU kernel (mlp: gelu) its input, 2·d_ff;
+//     input (2·d_ff) and what the activation keeps: one fused GELU kernel (mlp: gelu) its
+//     input, 2·d_ff;
 //     Transformers' gelu_new (mlp: gelu_new: GPT-2, GPT-J, CodeGen, Phi-2), the tanh form
 //     written as eight tensor operations, the inputs of its pow, tanh and product, 8·d_ff in
 //     16 bits, and 14·d_ff under autocast, which runs pow in fp32 and so the rest after it;
@@ -88,17 +88,6 @@ func layerCoefficients(m profiles.Model, fp32Residual, frozen, transformers bool
 // (and the cache's copies) and output, what the activation keeps, the LayerNorms' inputs and
 // the dropout masks: 50h for GPT-2 XL with gelu_new, where a LoRA run on the H200 kept 50.1h
 // besides the adapters' fp32 inputs (TermAdapterInputs).
-// geluNewMore is what gelu_new keeps beyond one GELU kernel over L layers of s·b tokens:
-// 6·d_ff bytes a token and layer in 16 bits, 12·d_ff under autocast (geluLayerKept).
-func geluNewMore(m profiles.Model, fp32Residual, frozen bool, sbh, L float64) float64 {
-	n := m
-	n.MLP = "gelu_new"
-	split, _ := geluLayerKept(n, fp32Residual, frozen, false)
-	n.MLP = "gelu"
-	fused, _ := geluLayerKept(n, fp32Residual, frozen, false)
-	return (split - fused) * sbh * L
-}
-
 func geluLayerKept(m profiles.Model, fp32Residual, frozen, transformers bool) (split, whole float64) {
 	h := float64(m.HiddenSize)
 	dff := float64(m.IntermediateSize)
@@ -125,6 +114,17 @@ func geluLayerKept(m profiles.Model, fp32Residual, frozen, transformers bool) (s
 		return (attn + 2*h + act) / h, norms + masks
 	}
 	return (attn + 2*h + act + 2*dff) / h, norms + masks + 2 + 2
+}
+
+// geluNewMore is what gelu_new keeps beyond one GELU kernel over L layers of s·b tokens:
+// 6·d_ff bytes a token and layer in 16 bits, 12·d_ff under autocast (geluLayerKept).
+func geluNewMore(m profiles.Model, fp32Residual, frozen bool, sbh, L float64) float64 {
+	n := m
+	n.MLP = "gelu_new"
+	split, _ := geluLayerKept(n, fp32Residual, frozen, false)
+	n.MLP = "gelu"
+	fused, _ := geluLayerKept(n, fp32Residual, frozen, false)
+	return (split - fused) * sbh * L
 }
 
 // normsKept is what a layer's RMSNorms keep for backward, per token in units of h: the two
