@@ -140,16 +140,21 @@ func TestUndeclaredGELUNote(t *testing.T) {
 	} {
 		training := strings.Replace(c.training, "}", ", micro_batch_size: 8, sequence_length: 1024, flash_attention: true}", 1)
 		e := estimate(t, "workload: {type: training}\n"+fmt.Sprintf(model, c.dff, c.mlp)+"training: "+training+"\n")
-		var got string
-		for _, n := range e.Notes {
-			if strings.Contains(n, "model.mlp is not declared") {
-				got = n
-			}
-		}
+		got := noteWith(e, "model.mlp is not declared")
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("%s: note %q, want %q", c.name, got, c.want)
 		}
 	}
+}
+
+// noteWith is the estimate's note that contains s, or "".
+func noteWith(e *Estimate, s string) string {
+	for _, n := range e.Notes {
+		if strings.Contains(n, s) {
+			return n
+		}
+	}
+	return ""
 }
 
 // With training.flash_attention not declared the score matrices are counted (5·a·s²·b bytes a
@@ -166,12 +171,7 @@ func TestUndeclaredFlashAttentionNote(t *testing.T) {
 	} {
 		training := strings.Replace(c.training, "}", ", micro_batch_size: 4, sequence_length: 2048}", 1)
 		e := estimate(t, "workload: {type: training}\n"+llama1B+"training: "+training+"\n")
-		var got string
-		for _, n := range e.Notes {
-			if strings.Contains(n, "flash_attention is not declared") {
-				got = n
-			}
-		}
+		got := noteWith(e, "flash_attention is not declared")
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("%s: note %q, want %q", c.name, got, c.want)
 		}
