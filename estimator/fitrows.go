@@ -160,8 +160,10 @@ func (p *Pricer) fitRow(prof *profiles.Profile, mem *memory.Estimate, c fitCandi
 	}
 	f := judge(mem, t, util, th)
 	row.Verdict, row.AvailableGiBPerGPU, row.MemoryUtilization, row.Reason = f.Verdict, f.AvailableGiBPerGPU, f.MemoryUtilization, f.Reason
-	if on, target := p.otherArchitecture(prof, g); mem.Measured && on != "" && nearTheLine(f) {
-		row.Reason = strings.TrimPrefix(row.Reason+"; "+fmt.Sprintf("measured on %s, not %s", on, target), "; ")
+	if mem.Measured && nearTheLine(f) {
+		if on, target := p.otherArchitecture(prof, g); on != "" {
+			row.Reason = strings.TrimPrefix(row.Reason+"; "+fmt.Sprintf("measured on %s, not %s", on, target), "; ")
+		}
 	}
 	if prof.Workload.Type != profiles.TypeTraining && !t.slice {
 		if s, ok := migSlice(mem, g, th); ok {
