@@ -196,7 +196,10 @@ func TestGPT2KVCacheCopiesInTraining(t *testing.T) {
 	if !on.UseCache || off.UseCache {
 		t.Fatalf("want one run with the cache and one without: %v %v", on.UseCache, off.UseCache)
 	}
-	const kernel, copies = "ScaledDotProductCudnnAttentionBackward0", 4 * 1600 * 8 * 1024 * 48 / MiB
+	_, _, p := declaredAndMeasured(t, captured("h200", "gpt2", "gpt2xl-b8-nocache-saved.yaml"))
+	m, tr := p.Model, p.Training
+	const kernel = "ScaledDotProductCudnnAttentionBackward0"
+	copies := 4 * float64(m.HiddenSize*tr.MicroBatchSize*tr.SequenceLength*m.Layers) / MiB
 	for node, mib := range on.Saved {
 		want := mib
 		if node == kernel {
