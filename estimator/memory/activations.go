@@ -116,7 +116,8 @@ func geluLayerKept(m profiles.Model, fp32Residual, frozen, transformers bool) (s
 	return (attn + 2*h + act + 2*dff) / h, norms + masks + 2 + 2
 }
 
-// geluNewMore is what gelu_new keeps beyond one GELU kernel over L layers of s·b tokens:
+// geluNewMore is what gelu_new keeps beyond one GELU kernel over L layers of s·b tokens (L may
+// be a fraction: one layer split by tensor parallelism):
 // 6·d_ff bytes a token and layer in 16 bits, 12·d_ff under autocast (geluLayerKept).
 func geluNewMore(m profiles.Model, fp32Residual, frozen bool, sbh, L float64) float64 {
 	n := m
@@ -340,20 +341,19 @@ func activations(e *Estimate, p *profiles.Profile) {
 	if flash {
 		src += "; FlashAttention drops the 5as/h term"
 	}
+	// held is how many layers' full activations are held at once (one under full
+	// checkpointing): what the notes below weigh an undeclared field by, ÷ tensor parallel.
+	held := L
+	if t.ActivationCheckpointing == profiles.CheckpointFull {
+		held = 1
+	}
+	held /= math.Max(1, tp)
 	if t.FlashAttention == nil && scoreTerm > 0 {
 		// The score matrices (softmax, its dropout mask and output: 5·a·s²·b bytes a layer) are
 		// what eager attention keeps. PyTorch's scaled_dot_product_attention, Transformers'
 		// default, kept none in any of the H100 and H200 runs (cuDNN, flash or efficient
 		// kernels; GPT-2 XL at 8 × 1024 and 16 × 512 kept the same).
-		scores := sbh * scoreTerm
-		if tp > 1 {
-			scores /= tp
-		}
-		layers := L
-		if t.ActivationCheckpointing == profiles.CheckpointFull {
-			layers = 1
-		}
-		e.note("training.flash_attention is not declared: the attention score matrices, %.1f GiB here, are counted, as eager attention keeps them; PyTorch's scaled_dot_product_attention (Transformers' default) keeps none: declare flash_attention: true for it", scores*layers/GiB)
+		e.note("training.flash_attention is not declared: the attention score matrices, %.1f GiB here, are counted, as eager attention keeps them; PyTorch's scaled_dot_product_attention (Transformers' default) keeps none: declare flash_attention: true for it", sbh*scoreTerm*held/GiB)
 	}
 	if residual {
 		src += "; fp32 residual stream (autocast over fp32 weights)"
@@ -362,11 +362,7 @@ func activations(e *Estimate, p *profiles.Profile) {
 		src += "; gelu_new as tensor operations, each keeping its input"
 	}
 	if m.MLP == "" && !gatedMLP(m) {
-		layers := L // full checkpointing keeps one layer's activations at a time
-		if t.ActivationCheckpointing == profiles.CheckpointFull {
-			layers = 1
-		}
-		more := geluNewMore(m, residual, t.FrozenBase(), sbh, layers) / math.Max(1, tp)
+		more := geluNewMore(m, residual, t.FrozenBase(), sbh, held)
 		e.note("model.mlp is not declared: the %d-wide MLP is taken for a GELU computed by one kernel; a config that names gelu_new (GPT-2, GPT-J, CodeGen, Phi-2) keeps %.1f GiB more here: declare mlp: gelu_new", m.IntermediateSize, more/GiB)
 	}
 	e.add(TermActivations, total, src)
