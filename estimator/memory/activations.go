@@ -20,43 +20,62 @@ import (
 // in Large Transformer Models", arXiv:2205.05198, eq. 1-2), and the score term is theirs for
 // both kinds of layer.
 //
-// SwiGLU/GQA layers (Llama and most recent models) are counted the way Korthikanti et al. count,
-// tensor by tensor, over the layer as Hugging Face Transformers writes it (modeling_llama.py):
-//   - split: the q, k and v the attention kernel saves, with k and v repeated to every head
-//     (repeat_kv; kernels that take grouped KV heads save less), its output, and o_proj's
-//     contiguous input: 2·(3h + h + h) bytes; the gated MLP's gate, SiLU and up outputs and
-//     their product: 4·2·d_ff bytes (× experts_per_token for a mixture of experts);
-//   - whole: each RMSNorm upcasts its input to fp32 and saves it (4h), and saves the 16-bit
-//     normalized value it multiplies by its weight (2h) and its output (2h): 16h for two. With
-//     an fp32 residual stream the input is already fp32 (4h), the normalized value and the
-//     output are fp32 (4h) and autocast saves the output's 16-bit cast for the next matmul (2h):
-//     20h for two.
-//
-// Measured on an H100 (docs/memory-model.md, "Measured on an H100"), a 1.2B Llama-shaped model
-// kept 3.15 MiB per token in pure bf16 and 3.46 MiB with autocast over fp32 weights at the start
-// of backward, logits included; these counts give 3.28 and 3.41.
-//
-// Over a frozen base (LoRA, QLoRA) no base projection saves its input, since only its weight's
-// gradient would need it, and no RMSNorm its normalized value: a layer keeps the attention
-// kernel's 8h, the MLP's 6·d_ff (gate, SiLU and up outputs) and the RMSNorms' fp32 inputs (8h).
-// The adapters' own fp32 inputs are a separate term (adapters, training.go).
-//
-// A mixture of experts and per-head query and key norms keep more (routedKept, qkNormKept),
-// both measured on an H100 (docs/memory-model.md): a Qwen3-MoE-shaped model kept 95.5h a layer
-// in pure bf16, where these counts give 95.5h, and 78.8h under LoRA on q, k, v and o, where
-// they give 79h with the adapters' inputs.
-func layerCoefficients(m profiles.Model, fp32Residual, frozen, transformers bool) (split, whole, score float64) {
-	h := float64(m.HiddenSize)
+// SwiGLU/GQA layers (Llama and most recent models) are swigluLayerKept.
+func layerCoefficients(m profiles.Model, fp32Residual, frozen, transformers bool, repeated float64) (split, whole, score float64) {
 	if !gatedMLP(m) {
 		split, whole = geluLayerKept(m, fp32Residual, frozen, transformers)
 		return split, whole, 5
 	}
+	split, whole = swigluLayerKept(m, fp32Residual, frozen, repeated)
+	return split, whole, 5
+}
+
+// swigluLayerKept is what a SwiGLU/GQA layer (Llama and most recent models) saves for its
+// backward pass per token, in units of h: the part tensor parallelism splits and the part it
+// leaves whole; repeated is the share of layers whose kernel takes k and v repeated to every
+// query head (attentionMasks). Counted tensor by tensor over the layer as Hugging Face
+// Transformers writes it (modeling_llama.py), the way Korthikanti et al. (arXiv:2205.05198)
+// count Megatron's, and measured on an H200 by node and tensor (scripts/gpu-check/workload.py
+// --saved; docs/memory-model.md, "Llama's layers, tensor by tensor"); q is heads·head_dim wide
+// (h for Llama, 2h for Qwen3-30B-A3B's layer) and k and v kv_heads·head_dim:
+//   - split: the attention kernel's q, k and v and its output, which o_proj takes as its input:
+//     2·(2q + 2kv) bytes, or 2·(2q + 2q) where k and v are repeated to every query head. The gated
+//     MLP keeps its gate, SiLU and up outputs and their product, the down projection's input:
+//     4·2·d_ff bytes (× experts_per_token for a mixture of experts);
+//   - whole: normsKept, the RMSNorms and the projections' 16-bit inputs.
+//
+// For the 1.2B Llama shape these give 53h in pure bf16 and 63h under autocast over fp32
+// weights, where the H200 runs kept 53.6h and 63.7h (the last layer's final norm and the
+// rotary tables included).
+//
+// Over a frozen base (LoRA, QLoRA) no base projection saves its input, since only its weight's
+// gradient would need it, and no RMSNorm its normalized value: a layer keeps the attention
+// kernel's tensors as above, the MLP's 6·d_ff (gate, SiLU and up outputs) and the RMSNorms'
+// fp32 inputs (8h). The adapters' own fp32 inputs are a separate term (adapters, training.go).
+//
+// A mixture of experts and per-head query and key norms keep more (routedKept, qkNormKept),
+// both measured on an H100 (docs/memory-model.md): a Qwen3-MoE-shaped model kept 95.5h a layer
+// in pure bf16, where these counts give 94.5h, and 78.8h under LoRA on q, k, v and o, where
+// they give 80h with the adapters' inputs.
+func swigluLayerKept(m profiles.Model, fp32Residual, frozen bool, repeated float64) (split, whole float64) {
+	h := float64(m.HiddenSize)
 	dff := float64(m.IntermediateSize)
-	extra := routedKept(m, frozen) + qkNormKept(m, frozen)
-	if frozen {
-		return (8*h + experts(m)*6*dff + extra) / h, normsKept(m, fp32Residual, frozen), 5
+	q := float64(m.AttentionHeads) * headDim(m)
+	if q == 0 {
+		q = h
 	}
-	return (10*h + experts(m)*8*dff + extra) / h, normsKept(m, fp32Residual, frozen), 5
+	kv := q
+	if m.KVHeads > 0 {
+		kv = float64(m.KVHeads) * headDim(m)
+	}
+	kv += (q - kv) * repeated
+	attn := 2 * (2*q + 2*kv)
+	extra := routedKept(m, frozen) + qkNormKept(m, frozen)
+	mlp := 8 * dff
+	if frozen {
+		mlp = 6 * dff
+	}
+	return (attn + experts(m)*mlp + extra) / h, normsKept(m, fp32Residual, frozen)
 }
 
 // geluLayerKept is what a GELU layer (GPT-2, BERT: LayerNorm, a 4h MLP, dropout) saves for its
@@ -128,23 +147,69 @@ func geluNewMore(m profiles.Model, fp32Residual, frozen bool, sbh, L float64) fl
 	return (split - fused) * sbh * L
 }
 
-// normsKept is what a layer's RMSNorms keep for backward, per token in units of h: the two
-// sublayer input norms 16h (20h on an fp32 residual stream), 8h over a frozen base (their fp32
-// inputs). Gemma's (model.sandwich_norms) scale in fp32, so each saves an fp32 normalized value
-// whatever the stream (20h), and two more norms on the sublayers' outputs keep their fp32 inputs
-// and that value (16h; 8h over a frozen base).
-func normsKept(m profiles.Model, fp32Residual, frozen bool) float64 {
-	switch {
-	case frozen && m.SandwichNorms:
-		return 8 + 8
-	case frozen:
-		return 8
-	case m.SandwichNorms:
-		return 20 + 16
-	case fp32Residual:
-		return 20
+// attentionMasks says how the attention of Hugging Face Transformers' SwiGLU layers runs in
+// training on seq-token sequences: the share of layers whose kernel takes k and v repeated to
+// every query head, and the bytes per token, averaged over the layers, of the additive masks
+// the kernels save.
+//
+// Eager attention (flash_attention false, or not declared) repeats k and v in every layer
+// (repeat_kv). SDPA takes the grouped k and v (enable_gqa) only where a layer has no explicit
+// mask (Transformers' integrations/sdpa_attention.py, use_gqa_in_sdpa): a full causal layer
+// has none (is_causal), a sliding-window layer shorter than the sequence has one. There k and v
+// are repeated, and PyTorch turns the boolean mask into a 16-bit additive one for each call
+// (convert_boolean_attn_mask), which the kernel saves: s·b·s elements, 2·s bytes a token. For
+// Gemma-3-1B at 2 × 2048 in pure bf16 (22 of 26 layers windowed to 512 tokens) that gives
+// 102.6h a layer, where the H100 run kept 102.5h (docs/memory-model.md). Padded batches give
+// every layer a mask, which is not counted (docs/memory-model.md, "Known limits"). Megatron's
+// layers (transformers false) and GELU layers repeat nothing.
+func attentionMasks(m profiles.Model, t *profiles.Training, transformers bool) (repeated, bias float64) {
+	if !transformers || !gatedMLP(m) {
+		return 0, 0
 	}
-	return 16
+	if t.FlashAttention == nil || !*t.FlashAttention {
+		return 1, 0
+	}
+	seq := t.SequenceLength
+	switch {
+	case m.SlidingWindow <= 0 || seq <= m.SlidingWindow || m.Layers <= 0:
+		return 0, 0
+	case m.SlidingWindowLayers > 0:
+		repeated = float64(m.SlidingWindowLayers) / float64(m.Layers)
+	default:
+		repeated = 1
+	}
+	return repeated, repeated * 2 * float64(seq)
+}
+
+// normsKept is what a SwiGLU layer's RMSNorms and the 16-bit inputs of its projections keep
+// for backward, per token in units of h. Each of the two sublayer input norms upcasts its input
+// to fp32 and saves it (4h) and saves the normalized value it multiplies by its weight, 16-bit
+// (2h; Gemma's norms, model.sandwich_norms, scale in fp32: 4h); its 16-bit output is the input
+// q, k and v (or gate and up) share and save (2h): 16h for two, 20h for Gemma's. On an fp32
+// residual stream (autocast over fp32 weights) the input is fp32 already (4h) and so are the
+// normalized value (4h) and the output, which autocast casts to 16 bits once for each
+// projection that reads it, each cast saved: q, k, v, gate and up, 5 × 2h. That is 26h, Gemma's
+// too. Over a frozen base the norms keep only their fp32 inputs (8h). Gemma's two more norms on
+// the sublayers' outputs keep their fp32 inputs and normalized values (16h; 8h over a frozen
+// base).
+func normsKept(m profiles.Model, fp32Residual, frozen bool) float64 {
+	kept := 16.0
+	switch {
+	case frozen:
+		kept = 8
+	case fp32Residual:
+		kept = 2*(4+4) + 5*2
+	case m.SandwichNorms:
+		kept = 2 * (4 + 4 + 2)
+	}
+	if m.SandwichNorms {
+		post := 16.0
+		if frozen {
+			post = 8
+		}
+		kept += post
+	}
+	return kept
 }
 
 // routedKept is what a mixture of experts' layer keeps for backward beyond its experts' MLPs,
@@ -300,7 +365,10 @@ func activations(e *Estimate, p *profiles.Profile) {
 	s, b, h := float64(t.SequenceLength), float64(t.MicroBatchSize), float64(m.HiddenSize)
 	a, tp, L := float64(m.AttentionHeads), float64(t.TensorParallel), float64(m.Layers)
 	residual := fp32Residual(p)
-	split, whole, score := layerCoefficients(m, residual, t.FrozenBase(), t.TensorParallel <= 1 && t.PipelineParallel <= 1)
+	transformers := t.TensorParallel <= 1 && t.PipelineParallel <= 1
+	repeated, bias := attentionMasks(m, t, transformers)
+	split, whole, score := layerCoefficients(m, residual, t.FrozenBase(), transformers, repeated)
+	whole += bias / h
 	flash := t.FlashAttention != nil && *t.FlashAttention
 	scoreTerm := score * a * s / h
 	if flash || t.ActivationCheckpointing == profiles.CheckpointSelective {
