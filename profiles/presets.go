@@ -74,7 +74,7 @@ var presets = []Preset{
 	// its KV cache for that.
 	{Name: "mistral-nemo-12b", Context: 1024000, Model: Model{Parameters: 12247782400, Layers: 40, HiddenSize: 5120, AttentionHeads: 32, KVHeads: 8, HeadDim: 128, VocabSize: 131072, IntermediateSize: 14336, MLP: "swiglu", Source: hf("mistralai/Mistral-Nemo-Instruct-2407")}},
 	{Name: "mistral-small-24b", Context: 32768, Model: Model{Parameters: 23572403200, Layers: 40, HiddenSize: 5120, AttentionHeads: 32, KVHeads: 8, HeadDim: 128, VocabSize: 131072, IntermediateSize: 32768, MLP: "swiglu", Source: hf("mistralai/Mistral-Small-24B-Base-2501")}},
-	{Name: "phi-4", Context: 16384, Model: Model{Parameters: 14659507200, Layers: 40, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 10, VocabSize: 100352, IntermediateSize: 17920, MLP: "swiglu", Source: hf("microsoft/phi-4")}},
+	{Name: "phi-4", Context: 16384, Model: Model{Parameters: 14659507200, Layers: 40, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 10, VocabSize: 100352, IntermediateSize: 17920, MLP: "swiglu", FusedProjections: true, Source: hf("microsoft/phi-4")}},
 	// Qwen 2.5's small models tie their embeddings.
 	{Name: "qwen2.5-0.5b", Context: 32768, Model: Model{Parameters: 494032768, Layers: 24, HiddenSize: 896, AttentionHeads: 14, KVHeads: 2, VocabSize: 151936, IntermediateSize: 4864, MLP: "swiglu", TiedEmbeddings: true, Source: hf("Qwen/Qwen2.5-0.5B")}},
 	{Name: "qwen2.5-1.5b", Context: 32768, Model: Model{Parameters: 1543714304, Layers: 28, HiddenSize: 1536, AttentionHeads: 12, KVHeads: 2, VocabSize: 151936, IntermediateSize: 8960, MLP: "swiglu", TiedEmbeddings: true, Source: hf("Qwen/Qwen2.5-1.5B")}},
@@ -171,8 +171,8 @@ var presets = []Preset{
 	{Name: "llama-4-maverick-17b-128e", Context: 1048576, Vision: 871932416, ServedOnly: llama4Experts, QuantizedExperts: true, Model: Model{Parameters: 401583781376, Layers: 48, HiddenSize: 5120, AttentionHeads: 40, KVHeads: 8, HeadDim: 128, VocabSize: 202048, IntermediateSize: 8192, MLP: "swiglu", Experts: 128, ExpertsPerToken: 1, SharedExperts: 1, DenseLayers: 24, Source: hf("meta-llama/Llama-4-Maverick-17B-128E")}},
 	{Name: "bert-base", Context: 512, Model: Model{Parameters: 109482240, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 30522, IntermediateSize: 3072, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-base-uncased")}},
 	{Name: "bert-large", Context: 512, Model: Model{Parameters: 335141888, Layers: 24, HiddenSize: 1024, AttentionHeads: 16, KVHeads: 16, VocabSize: 30522, IntermediateSize: 4096, MLP: "gelu", TiedEmbeddings: true, Source: hf("google-bert/bert-large-uncased")}},
-	{Name: "gpt2", Context: 1024, Model: Model{Parameters: 124439808, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 50257, IntermediateSize: 3072, MLP: "gelu_new", TiedEmbeddings: true, Source: hf("openai-community/gpt2")}},
-	{Name: "gpt2-xl", Context: 1024, Model: Model{Parameters: 1557611200, Layers: 48, HiddenSize: 1600, AttentionHeads: 25, KVHeads: 25, VocabSize: 50257, IntermediateSize: 6400, MLP: "gelu_new", TiedEmbeddings: true, Source: hf("openai-community/gpt2-xl")}},
+	{Name: "gpt2", Context: 1024, Model: Model{Parameters: 124439808, Layers: 12, HiddenSize: 768, AttentionHeads: 12, KVHeads: 12, VocabSize: 50257, IntermediateSize: 3072, MLP: "gelu_new", TiedEmbeddings: true, FusedProjections: true, Source: hf("openai-community/gpt2")}},
+	{Name: "gpt2-xl", Context: 1024, Model: Model{Parameters: 1557611200, Layers: 48, HiddenSize: 1600, AttentionHeads: 25, KVHeads: 25, VocabSize: 50257, IntermediateSize: 6400, MLP: "gelu_new", TiedEmbeddings: true, FusedProjections: true, Source: hf("openai-community/gpt2-xl")}},
 }
 
 // presetAliases maps Hub names and common spellings to preset names.
@@ -330,6 +330,9 @@ func (p *Profile) applyPreset() error {
 	}
 	if !m.QKNorm {
 		m.QKNorm = src.QKNorm
+	}
+	if !m.FusedProjections {
+		m.FusedProjections = src.FusedProjections
 	}
 	if !m.SandwichNorms {
 		m.SandwichNorms = src.SandwichNorms

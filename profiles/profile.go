@@ -81,6 +81,11 @@ type Model struct {
 	// Phi-2; their configs say activation_function or hidden_act gelu_new) or swiglu (Llama
 	// and most recent models).
 	MLP string `yaml:"mlp,omitempty" json:"mlp,omitempty"`
+	// FusedProjections says q, k and v are one linear layer, and a gated MLP's gate and up one
+	// too: GPT-2's c_attn, GPT-NeoX's and Falcon's query_key_value, Phi-3's and Phi-4's qkv_proj
+	// and gate_up_proj. A LoRA adapter there is one adapter over the fused matrix, reading the
+	// layer's input once, and training keeps what the fused output holds.
+	FusedProjections bool `yaml:"fused_projections,omitempty" json:"fused_projections,omitempty"`
 	// Experts and ExpertsPerToken describe a mixture of experts (Mixtral: 8 and 2), and
 	// SharedExperts the experts every token also runs through (DeepSeek V3: 256, 8 and 1).
 	// IntermediateSize is then one expert's width.

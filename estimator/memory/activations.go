@@ -97,7 +97,10 @@ func swigluLayerKept(m profiles.Model, fp32Residual, frozen bool, repeated float
 //   - Transformers' layers (transformers: no tensor or pipeline parallelism) also fill a KV
 //     cache in training, since GPT-2's config turns use_cache on: its copies of k and v are 4h
 //     more (split), where Megatron's layers keep none. A run with use_cache off kept exactly
-//     those 4h less.
+//     those 4h less. They are copies because the fused QKV output stays alive as the query's
+//     view (model.fused_projections); separate q, k and v projections (BERT, GPT-J) leave
+//     nothing alive beside what the kernel saves, and under autocast each of them saves its
+//     own 16-bit cast of the LayerNorm's output (6h, not 2h).
 //
 // These give 34h for Megatron's layer with FlashAttention, as Korthikanti et al. count it, and
 // for GPT-2 XL's 38h (fused GELU) and 62h (gelu_new) in pure bf16 and 42h and 90h under
@@ -126,13 +129,17 @@ func geluLayerKept(m profiles.Model, fp32Residual, frozen, transformers bool) (s
 		}
 	}
 	attn := 6 * h
-	if transformers {
+	if transformers && m.FusedProjections {
 		attn += 4 * h
 	}
 	if frozen {
 		return (attn + 2*h + act) / h, norms + masks
 	}
-	return (attn + 2*h + act + 2*dff) / h, norms + masks + 2 + 2
+	qkvIn := 2.0
+	if fp32Residual && !m.FusedProjections {
+		qkvIn = 3 * 2 // autocast casts the fp32 LayerNorm output once for each of q, k and v
+	}
+	return (attn + 2*h + act + 2*dff) / h, norms + masks + qkvIn + 2
 }
 
 // geluNewMore is what gelu_new keeps beyond one GELU kernel over L layers of s·b tokens (L may
@@ -189,7 +196,8 @@ func attentionMasks(m profiles.Model, t *profiles.Training, transformers bool) (
 // residual stream (autocast over fp32 weights) the input is fp32 already (4h) and so are the
 // normalized value (4h) and the output, which autocast casts to 16 bits once for each
 // projection that reads it, each cast saved: q, k, v, gate and up, 5 × 2h. That is 26h, Gemma's
-// too. Over a frozen base the norms keep only their fp32 inputs (8h). Gemma's two more norms on
+// too; 20h with fused projections (model.fused_projections: Phi-3's qkv_proj and gate_up_proj),
+// which take one cast each. Over a frozen base the norms keep only their fp32 inputs (8h). Gemma's two more norms on
 // the sublayers' outputs keep their fp32 inputs and normalized values (16h; 8h over a frozen
 // base).
 func normsKept(m profiles.Model, fp32Residual, frozen bool) float64 {
@@ -197,6 +205,8 @@ func normsKept(m profiles.Model, fp32Residual, frozen bool) float64 {
 	switch {
 	case frozen:
 		kept = 8
+	case fp32Residual && m.FusedProjections:
+		kept = 2*(4+4) + 2*2 // one cast for the fused qkv, one for the fused gate and up
 	case fp32Residual:
 		kept = 2*(4+4) + 5*2
 	case m.SandwichNorms:

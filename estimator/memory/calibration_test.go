@@ -102,14 +102,21 @@ func TestSwiGLUActivationsPerToken(t *testing.T) {
 // fused GELU keeps 2·d_ff, gelu_new 8·d_ff (14·d_ff under autocast); Transformers' layers keep
 // the KV cache's copies of k and v (4h) where Megatron's (tensor parallel) keep none and count
 // as Korthikanti et al. do (34h: 24 split, 10 whole); a frozen base keeps no projection's input,
-// but the kernel keeps its output.
+// but the kernel keeps its output. The preset's q, k and v are one projection (c_attn), whose
+// output stays alive as the query's view, so the cache's k and v are copies; with separate
+// projections (BERT, GPT-J; no fused_projections) they are not, and autocast saves a 16-bit
+// cast of the LayerNorm's output for each of q, k and v (6h, not 2h).
 func TestGELUActivationsPerToken(t *testing.T) {
 	const tokens, layers, h = 8 * 1024, 48, 1600.0
 	const model = "model: {preset: gpt2-xl, mlp: %s, precision: bf16}\n"
+	const separate = "model: {parameters: 1557611200, layers: 48, hidden_size: 1600, attention_heads: 25, vocab_size: 50257, intermediate_size: 6400, mlp: %s, precision: bf16}\n"
 	for _, c := range []struct {
 		name, mlp, training string
 		want                float64 // per token and layer, in h
 	}{
+		{"separate q, k, v, gelu_new, autocast", "gelu_new", "{method: full, optimizer: adamw}", 90 - 4 + 4},
+		{"separate q, k, v, gelu_new, pure bf16", "gelu_new", "{method: full, optimizer: adamw, pure_bf16: true}", 62 - 4},
+		{"separate q, k, v, fused, LoRA", "gelu", "{method: lora, lora_rank: 8}", 6 + 2 + 8 + 4 + 2},
 		{"gelu_new, autocast", "gelu_new", "{method: full, optimizer: adamw}", 90},
 		{"gelu_new, pure bf16", "gelu_new", "{method: full, optimizer: adamw, pure_bf16: true}", 62},
 		{"fused, autocast", "gelu", "{method: full, optimizer: adamw}", 42},
@@ -121,7 +128,11 @@ func TestGELUActivationsPerToken(t *testing.T) {
 		{"gelu_new, Megatron tensor parallel 5", "gelu_new", "{method: full, optimizer: adamw, tensor_parallel: 5}", 10 + (24.0+24)/5},
 	} {
 		training := strings.Replace(c.training, "}", ", micro_batch_size: 8, sequence_length: 1024, flash_attention: true}", 1)
-		e := estimate(t, "workload: {type: training}\n"+fmt.Sprintf(model, c.mlp)+"training: "+training+"\n")
+		m := model
+		if strings.HasPrefix(c.name, "separate") {
+			m = separate
+		}
+		e := estimate(t, "workload: {type: training}\n"+fmt.Sprintf(m, c.mlp)+"training: "+training+"\n")
 		got := e.Term(TermActivations)
 		if want := tokens * layers * c.want * h; math.Abs(got-want) > 1 {
 			t.Errorf("%s: activations %.4g h a token and layer, want %g", c.name, got/(tokens*layers*h), c.want)
@@ -225,6 +236,43 @@ func TestLoRAAdapterInputs(t *testing.T) {
 		"training: {method: lora, lora_targets: mlp, micro_batch_size: 1, sequence_length: 8}\n"), "x.yaml")
 	if err == nil || !strings.Contains(err.Error(), "x.yaml:7") || !strings.Contains(err.Error(), "lora_targets must be attention or all-linear") {
 		t.Errorf("an unknown lora_targets: %v", err)
+	}
+}
+
+// Fused projections (model.fused_projections: Phi-3's and Phi-4's qkv_proj and gate_up_proj,
+// GPT-2's c_attn) take one LoRA adapter over the fused matrix, which reads the layer's input
+// once, and, under autocast, one 16-bit cast of the norm's output each: 20h whole, not 26h. A
+// GELU MLP has two linear layers, not three.
+func TestFusedProjections(t *testing.T) {
+	const tokens = 4 * 2048
+	h, q, kv, dff, L, r := 5120.0, 5120.0, 1280.0, 17920.0, 40.0, 16.0
+	lora := "training: {method: lora, lora_rank: 16, lora_targets: %s, optimizer: adamw, micro_batch_size: 4, sequence_length: 2048, flash_attention: true}\n"
+	for _, c := range []struct {
+		targets        string
+		params, inputs float64 // a layer
+	}{
+		{"attention", r * ((h + q + 2*kv) + (q + h)), 4 * (h + q)},
+		{"all-linear", r * ((h + q + 2*kv) + (q + h) + (h + 2*dff) + (dff + h)), 4 * (h + q + h + dff)},
+	} {
+		e := estimate(t, "workload: {type: training}\nmodel: {preset: phi-4}\n"+fmt.Sprintf(lora, c.targets))
+		if got, want := e.Term(TermAdapters), L*c.params*16; got != want {
+			t.Errorf("phi-4, %s: adapters %.0f bytes, want %.0f (%.0f parameters)", c.targets, got, want, L*c.params)
+		}
+		if got, want := e.Term(TermAdapterInputs), tokens*L*c.inputs; got != want {
+			t.Errorf("phi-4, %s: adapter inputs %.0f, want %.0f", c.targets, got, want)
+		}
+	}
+	full := "training: {method: full, optimizer: adamw, micro_batch_size: 4, sequence_length: 2048, flash_attention: true}\n"
+	e := estimate(t, "workload: {type: training}\nmodel: {preset: phi-4}\n"+full)
+	if got, want := e.Term(TermActivations), tokens*L*(2*(2*q+2*kv)+8*dff+20*h); got != want {
+		t.Errorf("phi-4 under autocast: activations %.0f, want %.0f (20h whole)", got, want)
+	}
+	// GPT-2's all-linear adapters: c_attn (h × 3h), the attention's c_proj, c_fc and the MLP's
+	// c_proj (h × 4h and back).
+	e = estimate(t, "workload: {type: training}\nmodel: {preset: gpt2-xl}\n"+fmt.Sprintf(lora, "all-linear"))
+	g := 1600.0
+	if got, want := e.Term(TermAdapters), 48*r*(4*g+2*g+2*5*g)*16; got != want {
+		t.Errorf("gpt2-xl, all-linear: adapters %.0f bytes, want %.0f", got, want)
 	}
 }
 

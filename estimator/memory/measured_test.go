@@ -2,6 +2,7 @@ package memory
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -121,10 +122,10 @@ func TestEstimateOfARunThatRanOutOfMemory(t *testing.T) {
 // Llama runs measured with it peaked at the MiB they had without it). gpt2xl-b8 came out 34.6%
 // low under Korthikanti et al.'s count of Megatron's layer, which gave geluLayerKept. Three more
 // were estimated by it before they ran (at 3dfbcca): with use_cache off (+13.4%: the count
-// takes Transformers' default, the cache on), LoRA on the attention projections (+15.9%; +18.8% since
-// the count keeps the kernel's output over a frozen base, which the run showed it had missed,
-// and the adapters' inputs are counted for separate q, k and v, which GPT-2 fuses: 8h high) and full
-// checkpointing at 16 × 1024 (+24.0%).
+// takes Transformers' default, the cache on), LoRA on the attention projections (+15.9%; +18.8% once
+// the count kept the kernel's output over a frozen base, which the run showed it had missed;
+// +6.9% since the adapters are counted over GPT-2's fused c_attn, model.fused_projections) and
+// full checkpointing at 16 × 1024 (+24.0%).
 func TestEstimateAgainstGPT2RunsOnAnH200(t *testing.T) {
 	holdToRuns(t, filepath.Join("h200", "gpt2"), h200, 10, func(string, *profiles.Profile) float64 { return 1.25 })
 }
@@ -215,6 +216,31 @@ func TestLlamaActivationsAreWhatAutogradSaved(t *testing.T) {
 	holdToRuns(t, filepath.Join("h200", "llama"), h200, 2, func(string, *profiles.Profile) float64 { return 1.25 })
 }
 
+// GPT-2 XL under LoRA on c_attn (q, k and v fused: h × 3h) and the attention's c_proj: PEFT
+// made 7,372,800 trainable parameters, r·(4h + 2h) a layer, and lora_A saved one fp32 copy of
+// each adapted projection's input, two of h a layer (8h a token and layer). The count took q,
+// k and v apart before model.fused_projections: 9,830,400 parameters and 16h of inputs, which
+// put the estimate 18.8% over the run's peak; it is 6.9% over it now.
+func TestGPT2LoRAAdaptersAreWhatPEFTMade(t *testing.T) {
+	f := captured("h200", "gpt2", "gpt2xl-lora-attn-b8-saved.json")
+	run := savedRun(t, f)
+	e, _, p := declaredAndMeasured(t, strings.TrimSuffix(f, ".json")+".yaml")
+	if run.Trainable != 7372800 || e.Term(TermAdapters) != run.Trainable*16 {
+		t.Errorf("adapters %.0f bytes, want PEFT's %.0f parameters × 16", e.Term(TermAdapters), run.Trainable)
+	}
+	h := p.Model.HiddenSize
+	tokens := p.Training.MicroBatchSize * p.Training.SequenceLength
+	inputs := 0.0
+	for _, x := range run.Tensors {
+		if what, _ := x[0].(string); what == fmt.Sprintf("MmBackward0.self float32 [%d, %d]", tokens, h) {
+			inputs += x[2].(float64) * MiB
+		}
+	}
+	if got := e.Term(TermAdapterInputs); inputs == 0 || got != inputs {
+		t.Errorf("adapter inputs %.0f MiB, want the %.0f MiB lora_A saved", got/MiB, inputs/MiB)
+	}
+}
+
 // savedRun reads what workload.py --saved wrote beside a capture.
 func savedRun(t *testing.T, file string) (run struct {
 	Dtype    string             `json:"dtype"`
@@ -223,7 +249,8 @@ func savedRun(t *testing.T, file string) (run struct {
 	// Tensors are [what, how many, MiB]: what names the node, the attribute, dtype and shape
 	// ("MmBackward0.self bfloat16 [8192, 2048]"), ending in "shared" where the storage was
 	// counted under another tensor, and how many is how many of them the graph held.
-	Tensors [][3]any `json:"saved_tensors"`
+	Tensors   [][3]any `json:"saved_tensors"`
+	Trainable float64  `json:"trainable_parameters"`
 }) {
 	t.Helper()
 	b, err := os.ReadFile(file)

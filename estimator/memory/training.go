@@ -154,17 +154,30 @@ func adapters(e *Estimate, p *profiles.Profile, shard, dp float64) {
 		q = h
 	}
 	allLinear := t.LoRATargets == profiles.LoRAAllLinear
+	fused, gated := m.FusedProjections, gatedMLP(m)
 	a := t.LoRAParameters
 	if a == 0 {
-		// Rank r adapters on the four attention projections of every layer: q is
+		// Rank r adapters on the attention projections of every layer: q is
 		// h×(heads·head_dim) and o the reverse, k and v h×(kv_heads·head_dim); an adapter on a
 		// d_in×d_out matrix has r·(d_in+d_out) parameters (Hu et al., LoRA, arXiv:2106.09685).
-		// all-linear adds the MLP's gate and up (h×d_ff) and down (d_ff×h) projections.
+		// Fused q, k and v (model.fused_projections) are one h×(q+2kv) matrix with one adapter.
+		// all-linear adds the MLP's: gate and up (h×d_ff; one h×2d_ff matrix where fused) and
+		// down (d_ff×h), or a GELU MLP's up and down.
 		kv := float64(m.KVHeads) * headDim(m)
 		r := float64(t.LoRARank)
-		per := 2*(h+q) + 2*(h+kv)
+		per := 3*h + q + 2*kv + (q + h)
+		if fused {
+			per = h + q + 2*kv + (q + h)
+		}
 		if allLinear {
-			per += experts(m) * 3 * (h + dff)
+			switch {
+			case !gated:
+				per += experts(m) * 2 * (h + dff)
+			case fused:
+				per += experts(m) * (h + 2*dff + dff + h)
+			default:
+				per += experts(m) * 3 * (h + dff)
+			}
 		}
 		a = float64(m.Layers) * r * per
 	}
@@ -175,12 +188,21 @@ func adapters(e *Estimate, p *profiles.Profile, shard, dp float64) {
 	// PEFT keeps adapter weights in fp32 over a 16-bit base (get_peft_model's
 	// autocast_adapter_dtype, on by default) and casts each adapted projection's input to fp32
 	// for lora_A, which saves that copy for backward: 4·d_in bytes per token per projection,
-	// q, k and v each making their own. With full activation checkpointing only the layer being
-	// recomputed holds them.
+	// q, k and v each making their own, a fused one one (GPT-2 XL's LoRA run on the H200 saved
+	// two fp32 inputs of h a layer, c_attn's and c_proj's: 8h). With full activation
+	// checkpointing only the layer being recomputed holds them.
 	inputs := 4 * (3*h + q) // q, k and v read h, o the heads' outputs
 	targets := "q, k, v, o"
+	if fused {
+		inputs = 4 * (h + q)
+		targets = "fused q, k and v; o"
+	}
 	if allLinear {
-		inputs += experts(m) * 4 * (2*h + dff) // gate, up (h) and down (d_ff)
+		if gated && !fused {
+			inputs += experts(m) * 4 * (2*h + dff) // gate, up (h) and down (d_ff)
+		} else {
+			inputs += experts(m) * 4 * (h + dff) // up (or fused gate and up) and down
+		}
 		targets = "every linear layer"
 	}
 	layers, where := float64(m.Layers), fmt.Sprintf("× %d layers", m.Layers)
