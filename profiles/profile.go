@@ -155,7 +155,12 @@ type Training struct {
 	// attention only (Korthikanti et al.).
 	ActivationCheckpointing Checkpointing `yaml:"activation_checkpointing,omitempty" json:"activation_checkpointing,omitempty"`
 	FlashAttention          *bool         `yaml:"flash_attention,omitempty" json:"flash_attention,omitempty"`
-	ZeroStage               int           `yaml:"zero_stage,omitempty" json:"zero_stage,omitempty"`
+	// PaddedBatches says the micro-batches are padded to a common length (Hugging Face Trainer's
+	// and TRL's default collators without packing), so every layer's attention takes a mask: SDPA
+	// then keeps k and v repeated to every query head and the mask. Packed or padding-free
+	// batches have none.
+	PaddedBatches bool `yaml:"padded_batches,omitempty" json:"padded_batches,omitempty"`
+	ZeroStage     int  `yaml:"zero_stage,omitempty" json:"zero_stage,omitempty"`
 	// FSDP FULL_SHARD is ZeRO-3, SHARD_GRAD_OP is ZeRO-2.
 	FSDP             string `yaml:"fsdp,omitempty" json:"fsdp,omitempty"`
 	DataParallel     int    `yaml:"data_parallel,omitempty" json:"data_parallel,omitempty"`

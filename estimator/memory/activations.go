@@ -166,9 +166,9 @@ func geluNewMore(m profiles.Model, fp32Residual, frozen bool, sbh, L float64) fl
 // are repeated, and PyTorch turns the boolean mask into a 16-bit additive one for each call
 // (convert_boolean_attn_mask), which the kernel saves: s·b·s elements, 2·s bytes a token. For
 // Gemma-3-1B at 2 × 2048 in pure bf16 (22 of 26 layers windowed to 512 tokens) that gives
-// 102.6h a layer, where the H100 run kept 102.5h (docs/memory-model.md). Padded batches give
-// every layer a mask, which is not counted (docs/memory-model.md, "Known limits"). Megatron's
-// layers (transformers false) and GELU layers repeat nothing.
+// 102.6h a layer, where the H100 run kept 102.5h (docs/memory-model.md). Padded batches
+// (training.padded_batches) give every layer a mask. Megatron's layers (transformers false)
+// and GELU layers repeat nothing.
 func attentionMasks(m profiles.Model, t *profiles.Training, transformers bool) (repeated, bias float64) {
 	if !transformers || !gatedMLP(m) {
 		return 0, 0
@@ -178,6 +178,8 @@ func attentionMasks(m profiles.Model, t *profiles.Training, transformers bool) (
 	}
 	seq := t.SequenceLength
 	switch {
+	case t.PaddedBatches:
+		repeated = 1
 	case m.SlidingWindow <= 0 || seq <= m.SlidingWindow || m.Layers <= 0:
 		return 0, 0
 	case m.SlidingWindowLayers > 0:

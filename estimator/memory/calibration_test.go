@@ -70,6 +70,12 @@ func TestSwiGLUActivationsPerToken(t *testing.T) {
 	if got, want := e.Term(TermActivations), tokens*16*(8*h+8*dff+16*h+5*32*2048); got != want {
 		t.Errorf("eager attention: activations %.0f, want %.0f", got, want)
 	}
+	// Padded batches give every layer a mask: SDPA then keeps k and v repeated (8h for q, k, v
+	// and the output) and a 16-bit mask of 2·s bytes a token.
+	e = estimate(t, "workload: {type: training}\n"+llama1B+"training: {method: full, optimizer: adamw, pure_bf16: true, micro_batch_size: 4, sequence_length: 2048, flash_attention: true, padded_batches: true}\n")
+	if got, want := e.Term(TermActivations), tokens*16*(8*h+8*dff+16*h+2*2048); got != want {
+		t.Errorf("padded batches: activations %.0f, want %.0f", got, want)
+	}
 	// Megatron-style tensor parallelism computes on 16-bit weights and splits the split part.
 	e = estimate(t, "workload: {type: training}\n"+llama1B+"training: {method: full, optimizer: adamw, tensor_parallel: 2, micro_batch_size: 4, sequence_length: 2048, flash_attention: true}\n")
 	if got, want := e.Term(TermActivations), tokens*16*(16*h+(5*h+8*dff)/2); got != want {
