@@ -23,7 +23,10 @@
 # bytes a token, which no count explained; at 16 x 512 the score matrices are half as long,
 # --sdpa flash holds attention to one kernel, --gelu fused swaps gelu_new for one GELU kernel,
 # and pure bf16 drops autocast. They gave the GELU count (docs/memory-model.md, "GPT-2's layers,
-# tensor by tensor"); full-b4-saved and pure-bf16-b4-saved read a Llama layer the same way.
+# tensor by tensor"); full-b4-saved and pure-bf16-b4-saved read a Llama layer the same way
+# ("Llama's layers, tensor by tensor"). The last four were estimated before they ran: a padded
+# batch (--pad: every layer's attention takes a mask, training.padded_batches), Gemma 3, whose
+# windowed layers take a mask at 2,048 tokens, and LoRA's frozen Llama layers.
 # GPT-2 XL at 8 x 1024 needs more than an H100 holds.
 #
 # PyTorch's allocator settings in the environment reach every workload, and profile capture
@@ -95,6 +98,10 @@ declare -A args=(
 	[gpt2xl-b8-nocache-saved]="--shape gpt2xl --batch 8 --seq 1024 --saved --no-cache"
 	[gpt2xl-lora-attn-b8-saved]="--shape gpt2xl --method lora --lora-targets attention --batch 8 --seq 1024 --saved"
 	[gpt2xl-ckpt-b16]="--shape gpt2xl --checkpointing --batch 16 --seq 1024"
+	[full-b4-pad-saved]="--batch 4 --seq 2048 --saved --pad 512"
+	[gemma3-1b-b2-saved]="--shape gemma3-1b --batch 2 --seq 2048 --saved"
+	[gemma3-1b-pure-b2-saved]="--shape gemma3-1b --pure-bf16 --batch 2 --seq 2048 --saved"
+	[lora-b8-saved]="--method lora --batch 8 --seq 2048 --saved"
 )
 order=(full-b4 full-ckpt-b8 pure-bf16-b4 lora-b8 generate-b16 gpt2xl-b8 llama3b-b1 llama3b-pure-ckpt-b4 lora-attn-ckpt-b16 generate-b4-8k
 	llama3b-lora-b4 full-ckpt-b12 generate-b32-2k llama3b-pure-b2
@@ -105,7 +112,8 @@ order=(full-b4 full-ckpt-b8 pure-bf16-b4 lora-b8 generate-b16 gpt2xl-b8 llama3b-
 	full-b8 llama3b-b4 qwen1.5b-b8 gemma3-1b-b8 mixtral-mini-generate-b16-8k
 	gpt2xl-b8-saved gpt2xl-b8-flash-saved gpt2xl-b16-s512-saved full-b4-saved gpt2xl-b8-fused-saved
 	gpt2xl-pure-b8-saved gpt2xl-pure-b8-fused-saved pure-bf16-b4-saved
-	gpt2xl-b8-nocache-saved gpt2xl-lora-attn-b8-saved gpt2xl-ckpt-b16)
+	gpt2xl-b8-nocache-saved gpt2xl-lora-attn-b8-saved gpt2xl-ckpt-b16
+	full-b4-pad-saved gemma3-1b-b2-saved gemma3-1b-pure-b2-saved lora-b8-saved)
 cases=("${@:3}")
 [ ${#cases[@]} -gt 0 ] || cases=("${order[@]}")
 

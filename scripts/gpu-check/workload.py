@@ -63,10 +63,15 @@ def main():
                          "(gelu_pytorch_tanh, as many later GELU models use)")
     ap.add_argument("--no-cache", action="store_true",
                     help="use_cache off: no KV cache in training (Transformers fills one where the config turns it on)")
+    ap.add_argument("--pad", type=int, default=0,
+                    help="pad the last N positions of every sequence but the first (attention_mask 0, labels -100), "
+                         "as a padding collator leaves a batch: every layer's attention then takes a mask")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     if a.saved and a.checkpointing:  # reading a checkpointed node's saved tensors recomputes them
         ap.error("--saved cannot count a checkpointed run")
+    if not 0 <= a.pad < a.seq or (a.pad and a.batch < 2):
+        ap.error("--pad needs 0 <= N < --seq and a batch of two or more")
 
     if a.shape == "gpt2xl":
         cfg, build = GPT2Config(n_embd=1600, n_layer=48, n_head=25, vocab_size=50257, n_positions=1024), GPT2LMHeadModel
@@ -158,9 +163,14 @@ def main():
         opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-5, fused=True)
         for step in range(a.steps):
             ids = torch.randint(0, cfg.vocab_size, (a.batch, a.seq), device=dev)
+            mask, labels = None, ids
+            if a.pad:
+                mask = torch.ones_like(ids)
+                mask[1:, -a.pad:] = 0
+                labels = ids.masked_fill(mask == 0, -100)
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=not a.pure_bf16 and a.method == "full"), \
                     attention_kernel(a.sdpa):
-                loss = model(input_ids=ids, labels=ids).loss
+                loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
             if step == a.steps - 1:  # weights, optimizer state and what the forward pass kept
                 result["allocated_before_backward_mib"] = torch.cuda.memory_allocated() // 2**20
                 if a.saved:
@@ -177,6 +187,7 @@ def main():
     # (PyTorch 2.9 and later read PYTORCH_ALLOC_CONF first, then the older name)
     result["alloc_conf"] = os.environ.get("PYTORCH_ALLOC_CONF") or os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
     result["sdpa"] = a.sdpa
+    result["pad"] = a.pad
     result["use_cache"] = getattr(cfg, "use_cache", None)
     result["activation"] = getattr(cfg, "activation_function", getattr(cfg, "hidden_act", None))
     free, total = torch.cuda.mem_get_info()
