@@ -141,13 +141,7 @@ func TestEstimateAgainstGPT2RunsOnAnH200(t *testing.T) {
 // GELU, 50.1h under LoRA. With use_cache off the layers kept the KV cache's copies of k and v
 // less, 4h, which the count takes Transformers' default to keep.
 func TestGPT2ActivationsAreWhatAutogradSaved(t *testing.T) {
-	files, err := filepath.Glob(captured("h200", "gpt2", "*-saved.json"))
-	if err != nil || len(files) != 8 {
-		t.Fatalf("want the eight -saved runs, got %v (%v)", files, err)
-	}
-	for _, f := range files {
-		run := savedRun(t, f)
-		e, _, p := declaredAndMeasured(t, strings.TrimSuffix(f, ".json")+".yaml")
+	eachSavedRun(t, "gpt2", 8, func(f string, run saved, e *Estimate, p *profiles.Profile) {
 		kept := 0.0
 		for node, mib := range run.Saved {
 			switch node {
@@ -169,7 +163,7 @@ func TestGPT2ActivationsAreWhatAutogradSaved(t *testing.T) {
 		if r := got / kept; r < 0.99 || r > 1.01 {
 			t.Errorf("%s: activations %.0f MiB against the %.0f MiB autograd saved (%+.1f%%)", f, got/MiB, kept/MiB, (r-1)*100)
 		}
-	}
+	})
 }
 
 // The runs in testdata/profiles/h200/llama are the 1.2B Llama shape (16 layers, h 2,048, 32
@@ -182,13 +176,7 @@ func TestGPT2ActivationsAreWhatAutogradSaved(t *testing.T) {
 // in pure bf16. The count is 63h and 53h (swigluLayerKept); the earlier one, which repeated k
 // and v and did not count autocast's casts, gave 62h and 58h.
 func TestLlamaActivationsAreWhatAutogradSaved(t *testing.T) {
-	files, err := filepath.Glob(captured("h200", "llama", "*-saved.json"))
-	if err != nil || len(files) != 2 {
-		t.Fatalf("want the two -saved runs, got %v (%v)", files, err)
-	}
-	for _, f := range files {
-		run := savedRun(t, f)
-		e, _, p := declaredAndMeasured(t, strings.TrimSuffix(f, ".json")+".yaml")
+	eachSavedRun(t, "llama", 2, func(f string, run saved, e *Estimate, p *profiles.Profile) {
 		L := p.Model.Layers
 		kept := 0.0
 		for _, x := range run.Tensors {
@@ -212,7 +200,7 @@ func TestLlamaActivationsAreWhatAutogradSaved(t *testing.T) {
 		if r := got / kept; r < 0.99 || r > 1.01 {
 			t.Errorf("%s: activations %.0f MiB against the %.0f MiB autograd saved (%+.1f%%)", f, got/MiB, kept/MiB, (r-1)*100)
 		}
-	}
+	})
 	holdToRuns(t, filepath.Join("h200", "llama"), h200, 2, func(string, *profiles.Profile) float64 { return 1.25 })
 }
 
@@ -241,8 +229,8 @@ func TestGPT2LoRAAdaptersAreWhatPEFTMade(t *testing.T) {
 	}
 }
 
-// savedRun reads what workload.py --saved wrote beside a capture.
-func savedRun(t *testing.T, file string) (run struct {
+// saved is what workload.py --saved wrote beside a capture.
+type saved struct {
 	Dtype    string             `json:"dtype"`
 	UseCache bool               `json:"use_cache"`
 	Saved    map[string]float64 `json:"saved_mib_by_node"`
@@ -251,7 +239,24 @@ func savedRun(t *testing.T, file string) (run struct {
 	// counted under another tensor, and how many is how many of them the graph held.
 	Tensors   [][3]any `json:"saved_tensors"`
 	Trainable float64  `json:"trainable_parameters"`
-}) {
+}
+
+// eachSavedRun calls check with each of the want -saved runs in testdata/profiles/h200/DIR:
+// what it saved, and the estimate of its capture's declared fields.
+func eachSavedRun(t *testing.T, dir string, want int, check func(file string, run saved, e *Estimate, p *profiles.Profile)) {
+	t.Helper()
+	files, err := filepath.Glob(captured("h200", dir, "*-saved.json"))
+	if err != nil || len(files) != want {
+		t.Fatalf("want the %d -saved runs in %s, got %v (%v)", want, dir, files, err)
+	}
+	for _, f := range files {
+		e, _, p := declaredAndMeasured(t, strings.TrimSuffix(f, ".json")+".yaml")
+		check(f, savedRun(t, f), e, p)
+	}
+}
+
+// savedRun reads what workload.py --saved wrote beside a capture.
+func savedRun(t *testing.T, file string) (run saved) {
 	t.Helper()
 	b, err := os.ReadFile(file)
 	if err != nil {
