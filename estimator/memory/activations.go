@@ -432,8 +432,19 @@ func activations(e *Estimate, p *profiles.Profile) {
 		// The score matrices (softmax, its dropout mask and output: 5·a·s²·b bytes a layer) are
 		// what eager attention keeps. PyTorch's scaled_dot_product_attention, Transformers'
 		// default, kept none in any of the H100 and H200 runs (cuDNN, flash or efficient
-		// kernels; GPT-2 XL at 8 × 1024 and 16 × 512 kept the same).
-		e.note("training.flash_attention is not declared: the attention score matrices, %.1f GiB here, are counted, as eager attention keeps them; PyTorch's scaled_dot_product_attention (Transformers' default) keeps none: declare flash_attention: true for it", sbh*scoreTerm*held/GiB)
+		// kernels; GPT-2 XL at 8 × 1024 and 16 × 512 kept the same). Eager attention also
+		// repeats k and v to every query head, which SDPA takes grouped (attentionMasks): the
+		// note weighs both by what the layers would keep with flash_attention declared.
+		sdpa, yes := *t, true
+		sdpa.FlashAttention = &yes
+		r, b := attentionMasks(m, &sdpa, transformers)
+		s2, w2, _ := layerCoefficients(m, residual, t.FrozenBase(), transformers, r)
+		repeat := (split - s2) + (whole - w2 - b/h)
+		what := "the attention score matrices"
+		if repeat > 0 {
+			what = "the attention score matrices and k and v repeated to every query head"
+		}
+		e.note("training.flash_attention is not declared: %s, %.1f GiB here, are counted, as eager attention keeps them; PyTorch's scaled_dot_product_attention (Transformers' default) keeps neither: declare flash_attention: true for it", what, sbh*(scoreTerm+repeat)*held/GiB)
 	}
 	if residual {
 		src += "; fp32 residual stream (autocast over fp32 weights)"

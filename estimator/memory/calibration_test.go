@@ -188,7 +188,7 @@ func noteWith(e *Estimate, s string) string {
 // (selective), there is no note.
 func TestUndeclaredFlashAttentionNote(t *testing.T) {
 	for _, c := range []struct{ name, training, want string }{
-		{"undeclared", "{method: full, optimizer: adamw}", "the attention score matrices, 40.0 GiB here"},
+		{"undeclared", "{method: full, optimizer: adamw}", "the attention score matrices and k and v repeated to every query head, 40.8 GiB here"},
 		{"undeclared, checkpointed", "{method: full, optimizer: adamw, activation_checkpointing: true}", "2.5 GiB here"},
 		{"declared", "{method: full, optimizer: adamw, flash_attention: true}", ""},
 		{"declared eager", "{method: full, optimizer: adamw, flash_attention: false}", ""},
