@@ -22,11 +22,11 @@ import (
 //
 // SwiGLU/GQA layers (Llama and most recent models) are swigluLayerKept.
 func layerCoefficients(m profiles.Model, fp32Residual, frozen, transformers bool, repeated float64) (split, whole, score float64) {
-	if !gatedMLP(m) {
+	if gatedMLP(m) {
+		split, whole = swigluLayerKept(m, fp32Residual, frozen, repeated)
+	} else {
 		split, whole = geluLayerKept(m, fp32Residual, frozen, transformers)
-		return split, whole, 5
 	}
-	split, whole = swigluLayerKept(m, fp32Residual, frozen, repeated)
 	return split, whole, 5
 }
 
