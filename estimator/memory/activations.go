@@ -180,12 +180,10 @@ func attentionMasks(m profiles.Model, t *profiles.Training, transformers bool) (
 	switch {
 	case t.PaddedBatches:
 		repeated = 1
-	case m.SlidingWindow <= 0 || seq <= m.SlidingWindow || m.Layers <= 0:
+	case seq <= m.SlidingWindow || m.Layers <= 0:
 		return 0, 0
-	case m.SlidingWindowLayers > 0:
-		repeated = float64(m.SlidingWindowLayers) / float64(m.Layers)
 	default:
-		repeated = 1
+		repeated = slidingWindowLayers(m) / float64(m.Layers)
 	}
 	return repeated, repeated * 2 * float64(seq)
 }
@@ -744,8 +742,17 @@ func kvLayerTokens(m profiles.Model, in *profiles.Inference) (float64, string) {
 // windowedLayers is how many layers keep only a sliding window's tokens of KV cache under the
 // profile's engine (kvLayerTokens).
 func windowedLayers(m profiles.Model, in *profiles.Inference) float64 {
+	if in.SGLang != nil {
+		return 0
+	}
+	return slidingWindowLayers(m)
+}
+
+// slidingWindowLayers is how many of the model's layers attend within a sliding window:
+// sliding_window_layers of them, every layer when only the window is given, none without one.
+func slidingWindowLayers(m profiles.Model) float64 {
 	switch {
-	case m.SlidingWindow <= 0 || in.SGLang != nil:
+	case m.SlidingWindow <= 0:
 		return 0
 	case m.SlidingWindowLayers > 0:
 		return float64(m.SlidingWindowLayers)
