@@ -139,6 +139,15 @@ func Build(files []*File, opts Options) parser.Result {
 		if o.Kind == "ConfigMap" && o.APIVersion == "v1" {
 			cms.add(o) // a container's environment may come from it
 		}
+		if o.Kind == "ConfigMap" && o.APIVersion == "v1" || isKueueConfig(o.APIVersion, o.Kind) {
+			cfgs, errs := kueueConfigs(o)
+			for _, err := range errs {
+				res.Errors = append(res.Errors, specError(o, err))
+			}
+			for _, c := range cfgs {
+				kueue.configs = append(kueue.configs, rooted[*kueueConfig]{o.rootName(), c})
+			}
+		}
 		if name, ok := globalDefaultPriority(o); ok && defaultPriority[o.root] == "" {
 			defaultPriority[o.root] = name // the API server admits one global default
 		}

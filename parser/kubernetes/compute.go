@@ -33,9 +33,11 @@ func podLimitShare(pod *parser.PodGPUs, resource string) float64 {
 }
 
 // amountOf writes an amount of resource k, in the units podLimitShare gives it, for messages:
-// memory in GiB ("12Gi"), else as it is, to a thousandth ("2.5").
+// memory, ephemeral storage and resources named for memory (example.com/gpu-memory, which a
+// Kueue transformation may count in bytes) in GiB ("12Gi"), else as it is, to a thousandth
+// ("2.5").
 func amountOf(n float64, k string) string {
-	if k == "memory" {
+	if k == "memory" || k == "ephemeral-storage" || strings.HasSuffix(k, "-memory") {
 		return strconv.FormatFloat(math.Round(n/(1<<30)*1000)/1000, 'f', -1, 64) + "Gi"
 	}
 	return strconv.FormatFloat(math.Round(n*1000)/1000, 'f', -1, 64)

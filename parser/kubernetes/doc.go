@@ -15,7 +15,8 @@
 // PriorityClass (quota.go), LimitRanges, whose defaults fill in the containers' requests and
 // whose bounds refuse pods (limitrange.go), Karpenter NodePools, GKE ComputeClasses,
 // Kueue queues, flavors, cohort trees and their quotas, which decide the flavor a queued workload is admitted
-// to or that it never is (kueue.go), DRA claim templates, Argo WorkflowTemplates, the
+// to or that it never is (kueue.go), Kueue's own configuration, which decides which requests
+// count against those quotas and which workloads Kueue manages (kueueconfig.go), DRA claim templates, Argo WorkflowTemplates, the
 // Deployments a Rollout's workloadRef names, Kubeflow training runtimes and
 // LLMInferenceServiceConfigs, found anywhere in the scan, are applied in Build; an autoscaler a
 // kustomization builds applies to the workloads of that build only (FromNodes takes a build's

@@ -419,6 +419,15 @@ func FuzzDecode(f *testing.F) {
 		"apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: b}\nspec: {weight: 10, template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, name: d}, requirements: [{key: karpenter.k8s.gcp/instance-generation, operator: Gt, values: ['2']}]}}}\n---\n" +
 		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  any: |-\n    version: v1\n    sharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 4}]}}\n---\n" +
 		"apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {template: {spec: {containers: [{resources: {limits: {nvidia.com/gpu: 16}}}]}}}\n"))
+	// Kueue's configuration, in a ConfigMap and on its own: exclusions, transformations (one
+	// multiplied by another request), a job that names no queue, a queued Deployment.
+	f.Add([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kueue-manager-config}\ndata:\n  c.yaml: |\n    apiVersion: config.kueue.x-k8s.io/v1beta1\n    kind: Configuration\n    manageJobsWithoutQueueName: true\n    integrations: {frameworks: [batch/job, pod]}\n    resources:\n      excludeResourcePrefixes: [vpc.]\n      transformations: [{input: cpu, multiplyBy: nvidia.com/gpu, outputs: {x/credits: 2}}, {input: nvidia.com/gpu, strategy: Replace, outputs: {x/gpu-memory: 80Gi}}]\n---\n" +
+		"apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nresources: {transformations: [{input: x/credits, outputs: {cpu: 1}}]}\n---\n" +
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: q}\nspec: {namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu, x/gpu-memory], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 9}, {name: x/gpu-memory, nominalQuota: 1Ti}]}]}]}\n---\n" +
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: l}\nspec: {clusterQueue: q}\n---\n" +
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, labels: {kueue.x-k8s.io/queue-name: l}}\nspec: {template: {spec: {containers: [{resources: {limits: {cpu: 500m, nvidia.com/gpu: 2, vpc.amazonaws.com/efa: 4}}}]}}}\n---\n" +
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {name: k}\nspec: {template: {spec: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}}}\n---\n" +
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {metadata: {labels: {kueue.x-k8s.io/queue-name: l}}, spec: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file := Decode("fuzz.yaml", data)
 		apps, _, _ := ApplicationSetApps([]*File{file}, fakeRepo{"apps/a/x.yaml": "k: v\n", "apps/b/x.yaml": "[{k: 1}, 2]\n"})

@@ -43,6 +43,14 @@ type kueueIndex struct {
 	cohorts map[string]*kueueCohort
 	// namespaces are the labels of the Namespace objects read, by name.
 	namespaces map[string]map[string]string
+	// configs are the Kueue Configurations read (kueueconfig.go), each with the root that
+	// declares it: a workload follows the one declared nearest it.
+	configs []rooted[*kueueConfig]
+}
+
+// config is the Kueue Configuration that applies to o, nil when none was read.
+func (k *kueueIndex) config(o *object) *kueueConfig {
+	return nearestOf(k.configs, o.rootName())
 }
 
 // kueueCohort is a Cohort object: its parent cohort, and its own quota, which lends to the
@@ -264,15 +272,26 @@ type kueueAdmission struct {
 // which take their quota in turn); most is the most pods the role may run (its autoscaler's
 // maximum). It returns nothing when the workload is not queued.
 func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmission {
+	cfg := k.config(o)
 	queue := o.Metadata.Labels[labelQueueName]
+	podQueued := r.template.Metadata.Labels[labelQueueName] != ""
 	if queue == "" {
 		queue = r.template.Metadata.Labels[labelQueueName]
+	}
+	if ok, why := cfg.manages(o, podQueued); !ok {
+		if queue == "" {
+			return kueueAdmission{}
+		}
+		return kueueAdmission{notes: []string{fmt.Sprintf("%s: its %s %s does nothing, and the node comes from the pod's own labels", why, labelQueueName, queue)}}
 	}
 	byDefault := false // the queue is the namespace's LocalQueue named default
 	if _, ok := k.localQueues[o.namespace()+"/default"]; queue == "" && ok && defaultQueued(o) {
 		queue, byDefault = "default", true
 	}
 	if queue == "" {
+		if cfg != nil && cfg.withoutQueueName && defaultQueued(o) {
+			return k.unqueued(o, cfg)
+		}
 		return kueueAdmission{}
 	}
 	path := fmt.Sprintf("Kueue: LocalQueue %s/%s", o.namespace(), queue)
@@ -303,9 +322,11 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	var a assignment             // r's
 	refusal := ""
 	for _, x := range all {
-		got := cq.assign(k, cq.podSet(x), kueuePods(o, x), used)
+		ps := cq.podSet(x, cfg)
+		got := cq.assign(k, ps, kueuePods(o, x), used)
 		if x.name == r.name {
 			a = got
+			notes = append(notes, ps.notes...)
 		}
 		if got.why != "" && refusal == "" {
 			refusal = got.why
@@ -318,7 +339,7 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	if refusal != "" {
 		var why string
 		if pods, why = k.partial(o, r, all, cq); pods > 0 {
-			a, refusal = cq.assign(k, cq.podSet(r), pods, map[string]float64{}), ""
+			a, refusal = cq.assign(k, cq.podSet(r, cfg), pods, map[string]float64{}), ""
 			notes = append(notes, fmt.Sprintf("Kueue admits %d of its %d pods (partial admission, %s): %s", pods, r.replicas, annotationMinParallelism, why))
 		} else if why != "" {
 			notes = append(notes, why)
@@ -333,7 +354,7 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	out := kueueAdmission{notes: notes, pods: pods}
 	if unit := kueuePods(o, r); len(all) == 1 && unit > 0 && unit < most {
 		var spread string
-		out.atOnce, spread = cq.admitted(k, r, unit, most)
+		out.atOnce, spread = cq.admitted(k, r, cfg, unit, most)
 		out.by = "ClusterQueue " + cq.name + "'s quota"
 		if spread != "" {
 			out.notes = append(out.notes, spread)
@@ -404,17 +425,56 @@ func (k *kueueIndex) admitsNamespace(cq *clusterQueue, ns string) (admits bool, 
 	if ok {
 		return true, ""
 	}
-	byName := true // the selector looks at the namespace's name only
-	for key := range cq.namespaces.MatchLabels {
-		byName = byName && key == "kubernetes.io/metadata.name"
-	}
-	for _, r := range cq.namespaces.MatchExpressions {
-		byName = byName && r.Key == "kubernetes.io/metadata.name"
-	}
-	if !read && !byName {
+	if !read && !selectsByName(*cq.namespaces) {
 		return true, fmt.Sprintf("Namespace %s is not among the files read: whether ClusterQueue %s's namespaceSelector admits its workloads is not known", ns, cq.name)
 	}
 	return false, fmt.Sprintf("ClusterQueue %s's namespaceSelector does not select namespace %s", cq.name, ns)
+}
+
+// unqueued is what Kueue does with a job that names no queue (and has no default LocalQueue)
+// when its configuration sets manageJobsWithoutQueueName: in a namespace
+// managedJobsNamespaceSelector selects, Kueue suspends it, and a workload with no queue is
+// never admitted.
+func (k *kueueIndex) unqueued(o *object, cfg *kueueConfig) kueueAdmission {
+	ns := o.namespace()
+	labels, read := k.namespaces[ns]
+	labels = maps.Clone(labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels["kubernetes.io/metadata.name"] = ns
+	selected, err := cfg.managed.matches(labels)
+	why := ""
+	switch {
+	case err != nil:
+		why = fmt.Sprintf("managedJobsNamespaceSelector: %v", err)
+	case !read && !selectsByName(cfg.managed):
+		why = fmt.Sprintf("Namespace %s is not among the files read", ns)
+	}
+	if why != "" {
+		return kueueAdmission{notes: []string{fmt.Sprintf("%s sets manageJobsWithoutQueueName, which suspends for good a job that names no queue in the namespaces it manages; whether it manages %s is not known (%s)", cfg.from, ns, why)}}
+	}
+	if !selected {
+		return kueueAdmission{}
+	}
+	path := fmt.Sprintf("%s: manageJobsWithoutQueueName, and managedJobsNamespaceSelector selects namespace %s", cfg.from, ns)
+	return refusedBy(fmt.Sprintf("Kueue never admits it: it names no %s and its namespace has no LocalQueue named default, but Kueue suspends it", labelQueueName), path, nil)
+}
+
+// selectsByName reports whether a namespace selector looks at the namespace's name only
+// (kubernetes.io/metadata.name), which every namespace carries.
+func selectsByName(s labelSelector) bool {
+	for key := range s.MatchLabels {
+		if key != "kubernetes.io/metadata.name" {
+			return false
+		}
+	}
+	for _, r := range s.MatchExpressions {
+		if r.Key != "kubernetes.io/metadata.name" {
+			return false
+		}
+	}
+	return true
 }
 
 // defaultQueued reports whether Kueue's webhook gives o, when it names no queue, its namespace's
@@ -454,7 +514,7 @@ func (k *kueueIndex) partial(o *object, r role, all []role, cq *clusterQueue) (p
 	if err != nil || least < 1 || least >= r.replicas {
 		return 0, fmt.Sprintf("%s: %q is not a number of pods from 1 to below its parallelism (%d): Kueue's webhook refuses the Job", annotationMinParallelism, v, r.replicas)
 	}
-	ps := cq.podSet(r)
+	ps := cq.podSet(r, k.config(o))
 	fits := func(n int) bool {
 		a := cq.assign(k, ps, n, map[string]float64{})
 		return a.why == "" && a.unknown == ""
@@ -472,8 +532,8 @@ func (k *kueueIndex) partial(o *object, r role, all []role, cq *clusterQueue) (p
 // holds unit of them (a Deployment's pod, a LeaderWorkerSet's group): workload after workload
 // takes its flavors' quota until one fits none. It is 0 when that is not known (a flavor not
 // read). spread says so when they land on several flavors.
-func (cq *clusterQueue) admitted(k *kueueIndex, r role, unit, most int) (pods int, spread string) {
-	ps, used := cq.podSet(r), map[string]float64{}
+func (cq *clusterQueue) admitted(k *kueueIndex, r role, cfg *kueueConfig, unit, most int) (pods int, spread string) {
+	ps, used := cq.podSet(r, cfg), map[string]float64{}
 	on := map[string]int{} // pods by the flavors they land on
 	var order []string
 	for pods < most {
@@ -540,10 +600,20 @@ type podSet struct {
 	requests    map[string]float64
 	selection   selector
 	tolerations []toleration
+	// config says where Kueue's configuration was read, "" when it was not; notes say what it
+	// changed in the requests.
+	config string
+	notes  []string
 }
 
-func (cq *clusterQueue) podSet(r role) podSet {
-	ps := podSet{requests: kueueRequests(r.template.Spec), selection: podSelector(r.template.Spec), tolerations: r.template.Spec.Tolerations}
+// podSet is what Kueue reads of a role's pods, under the Kueue configuration cfg (nil when
+// none was read): the requests it counts are those cfg leaves in, transformed.
+func (cq *clusterQueue) podSet(r role, cfg *kueueConfig) podSet {
+	ps := podSet{selection: podSelector(r.template.Spec), tolerations: r.template.Spec.Tolerations}
+	ps.requests, ps.notes = cfg.requests(kueueRequests(r.template.Spec))
+	if cfg != nil {
+		ps.config = cfg.from
+	}
 	for _, g := range cq.groups {
 		if slices.Contains(g.covered, "pods") {
 			ps.requests["pods"] = 1 // Kueue counts pods where a ClusterQueue has a quota on them
@@ -564,7 +634,11 @@ func (cq *clusterQueue) assign(k *kueueIndex, ps podSet, n int, used map[string]
 	for _, res := range slices.Sorted(maps.Keys(requests)) {
 		gi := slices.IndexFunc(cq.groups, func(g kueueGroup) bool { return slices.Contains(g.covered, res) })
 		if gi < 0 {
-			return assignment{why: fmt.Sprintf("ClusterQueue %s covers no %s, which its pods request (unless Kueue's configuration leaves it out: resources.excludeResourcePrefixes)", cq.name, res)}
+			hint := "unless Kueue's configuration leaves it out: resources.excludeResourcePrefixes"
+			if ps.config != "" {
+				hint = ps.config + " does not leave it out (resources.excludeResourcePrefixes)"
+			}
+			return assignment{why: fmt.Sprintf("ClusterQueue %s covers no %s, which its pods request (%s)", cq.name, res, hint)}
 		}
 		if done[gi] {
 			continue
