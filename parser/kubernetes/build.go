@@ -276,6 +276,14 @@ func Build(files []*File, opts Options) parser.Result {
 	buildManaged(objs, composed, opts, &res)
 	errs, warns := sharing.finish()
 	res.Errors, res.Warnings = append(res.Errors, errs...), append(res.Warnings, warns...)
+	for _, r := range sharing.kueue {
+		c, err := kueueReleaseConfig(r)
+		if err != nil {
+			res.Errors = append(res.Errors, parser.Error{File: r.File, Line: r.Line, Message: r.Source + ": " + err.Error()})
+		} else if c != nil {
+			kueue.configs = append(kueue.configs, rooted[*kueueConfig]{r.File, c})
+		}
+	}
 	for name, l := range sharing.layouts {
 		if _, ok := layouts[name]; !ok { // a ConfigMap among the manifests declares it itself
 			layouts[name] = l

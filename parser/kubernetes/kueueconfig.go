@@ -110,6 +110,42 @@ func kueueConfigs(o *object) ([]*kueueConfig, []error) {
 	return out, errs
 }
 
+// kueueReleaseConfig reads Kueue's configuration from the values of a release of Kueue's chart:
+// managerConfig.controllerManagerConfigYaml, which the chart writes whole into the ConfigMap
+// Kueue reads (so it replaces the chart's default, and is read as it stands). nil when the
+// values do not set it; a text without apiVersion and kind is read as a Configuration, as
+// Kueue's own docs write their snippets. Its lines are the release's.
+// https://github.com/kubernetes-sigs/kueue/tree/main/charts/kueue (values.yaml), read 2026-11.
+func kueueReleaseConfig(r ChartRelease) (*kueueConfig, error) {
+	text, ok := dig(r.Values, "managerConfig", "controllerManagerConfigYaml").(string)
+	if !ok || strings.TrimSpace(text) == "" {
+		return nil, nil
+	}
+	field := "managerConfig.controllerManagerConfigYaml"
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		return nil, fmt.Errorf("%s: not YAML: %v", field, err)
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: not a mapping: not Kueue's configuration", field)
+	}
+	root := doc.Content[0]
+	var head struct {
+		APIVersion string `yaml:"apiVersion"`
+		Kind       string `yaml:"kind"`
+	}
+	_ = root.Decode(&head)
+	if head.APIVersion != "" && !isKueueConfig(head.APIVersion, head.Kind) {
+		return nil, fmt.Errorf("%s: apiVersion %s, kind %s is not Kueue's Configuration (%s)", field, head.APIVersion, head.Kind, kueueConfigGroup)
+	}
+	placeAt(root, r.Line)
+	c, err := readKueueConfig(&object{file: r.File, line: r.Line}, root, fmt.Sprintf("Kueue's configuration (%s's values, %s; %s:%d)", r.Source, field, r.File, r.Line))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", field, err)
+	}
+	return c, nil
+}
+
 // readKueueConfig reads a Configuration document n of o. A transformation Kueue's validation
 // refuses (an input named twice, a strategy other than Retain or Replace, an output that is
 // not a quantity) is an error at its line: Kueue does not start with it, and gpuguard does not

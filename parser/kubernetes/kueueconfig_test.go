@@ -241,3 +241,70 @@ func TestKueueConfigurationNearest(t *testing.T) {
 		t.Errorf("priced on %q, notes %q", r.InstanceType, r.Notes)
 	}
 }
+
+// Kueue's Helm chart writes managerConfig.controllerManagerConfigYaml whole into the ConfigMap
+// Kueue reads: a Flux HelmRelease's or an Argo CD Application's values of the chart are Kueue's
+// configuration.
+func TestKueueConfigurationFromChartValues(t *testing.T) {
+	efa := strings.Replace(kueueJob("1", "8", ""), `cpu: "4"`, `cpu: "4", vpc.amazonaws.com/efa: 32`, 1)
+	flux := func(config string) string {
+		return `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: kueue, namespace: kueue-system}
+spec:
+  chart: {spec: {chart: kueue, sourceRef: {kind: HelmRepository, name: kueue}}}
+  values:
+    managerConfig:
+      controllerManagerConfigYaml: ` + config + `
+---
+`
+	}
+	argo := `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: kueue, namespace: argocd}
+spec:
+  source:
+    repoURL: registry.k8s.io/kueue/charts
+    chart: kueue
+    targetRevision: 0.14.4
+    helm:
+      valuesObject:
+        managerConfig:
+          controllerManagerConfigYaml: |
+            apiVersion: config.kueue.x-k8s.io/v1beta1
+            kind: Configuration
+            resources: {excludeResourcePrefixes: [vpc.amazonaws.com/efa]}
+---
+`
+	for _, c := range []struct {
+		name, src string
+		typ       string
+		note      string
+		err       string // the one error, at line 5; "" for none
+	}{
+		{"a Flux release", flux(`"apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nresources: {excludeResourcePrefixes: [vpc.amazonaws.com/efa]}"`) + kueueFlavors + kueueQueue("16", "64", "") + efa, "p4d.24xlarge",
+			"Kueue's configuration (HelmRelease kueue-system/kueue's values, managerConfig.controllerManagerConfigYaml; m.yaml:", ""},
+		{"a snippet without apiVersion", flux(`"resources: {excludeResourcePrefixes: [vpc.amazonaws.com/efa]}"`) + kueueFlavors + kueueQueue("16", "64", "") + efa, "p4d.24xlarge",
+			"leaves vpc.amazonaws.com/efa out of quota", ""},
+		{"an Argo CD Application", argo + kueueFlavors + kueueQueue("16", "64", "") + efa, "p4d.24xlarge",
+			"leaves vpc.amazonaws.com/efa out of quota", ""},
+		{"another kind", flux(`"apiVersion: v1\nkind: ConfigMap"`) + kueueFlavors + kueueQueue("16", "64", "") + efa, "",
+			"", "managerConfig.controllerManagerConfigYaml: apiVersion v1, kind ConfigMap is not Kueue's Configuration"},
+		{"a transformation Kueue refuses", flux(`"resources: {transformations: [{input: cpu, strategy: Drop}]}"`) + kueueFlavors + kueueQueue("16", "64", "") + efa, "",
+			"", `managerConfig.controllerManagerConfigYaml: Kueue Configuration: transformation of cpu: strategy "Drop" is not Retain or Replace`},
+	} {
+		res := build(t, c.src, Options{})
+		var errs []string
+		for _, e := range res.Errors {
+			errs = append(errs, e.Message)
+		}
+		if c.err == "" && len(errs) > 0 || c.err != "" && (len(res.Errors) != 1 || !strings.Contains(errs[0], c.err)) {
+			t.Errorf("%s: errors %q, want %q", c.name, errs, c.err)
+			continue
+		}
+		r := one(t, res)
+		if r.InstanceType != c.typ || !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
+			t.Errorf("%s: priced on %q, notes %q; want %q and %q", c.name, r.InstanceType, r.Notes, c.typ, c.note)
+		}
+	}
+}

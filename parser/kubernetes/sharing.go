@@ -74,6 +74,9 @@ type pluginSharing struct {
 	// value files; warns what could not be read of them.
 	repo  Repository
 	warns []parser.Error
+	// kueue are the releases of Kueue's chart read, with their values: Build reads Kueue's
+	// configuration from them.
+	kueue []ChartRelease
 }
 
 func newPluginSharing() *pluginSharing {

@@ -19,9 +19,10 @@ import (
 )
 
 // ChartRelease is a Helm release of a chart gpuguard does not render (a helm_release of a
-// chart in a repository): what it says is in its values. Only the device plugin's sharing
-// configs (and the MIG manager's layouts, MIGLayouts) are read from them, for NVIDIA's two
-// charts that install the plugin:
+// chart in a repository): what it says is in its values. Only Kueue's configuration, from
+// Kueue's chart (kueueReleaseConfig), and the device plugin's sharing configs (and the MIG
+// manager's layouts, MIGLayouts) are read from them, the latter for NVIDIA's two charts that
+// install the plugin:
 //   - nvidia-device-plugin (https://github.com/NVIDIA/k8s-device-plugin, deployments/helm):
 //     config.map holds named config files, built into the ConfigMap <fullname>-configs;
 //     config.name names an existing ConfigMap instead; config.default the config nodes without
@@ -51,6 +52,13 @@ func chartName(ref string) string {
 	return path.Base(ref)
 }
 
+// IsReadChart says whether gpuguard reads the values of a release of this chart it does not
+// render: NVIDIA's that configure the device plugin, and Kueue's, whose
+// managerConfig.controllerManagerConfigYaml is Kueue's configuration (kueueconfig.go).
+func IsReadChart(ref string) bool {
+	return IsDevicePluginChart(ref) || chartName(ref) == "kueue"
+}
+
 // IsDevicePluginChart says whether a release's chart is one of NVIDIA's whose values configure
 // the device plugin (ChartRelease).
 func IsDevicePluginChart(ref string) bool {
@@ -68,6 +76,10 @@ func (s *pluginSharing) addRelease(r ChartRelease) []error {
 	ns := r.Namespace
 	if ns == "" {
 		ns = "default"
+	}
+	if chartName(r.Chart) == "kueue" {
+		s.kueue = append(s.kueue, r) // Build reads Kueue's configuration from it
+		return nil
 	}
 	from := r.Source + "'s values"
 	var errs []error
@@ -205,7 +217,7 @@ func dig(m map[string]any, keys ...string) any {
 // https://fluxcd.io/flux/components/helm/helmreleases/ (Values references)
 func fluxRelease(o *object) (r ChartRelease, refs []valuesRef, unread string, ok bool, err error) {
 	hr, err := readFluxRelease(o)
-	if !IsDevicePluginChart(hr.chart.Chart) {
+	if !IsReadChart(hr.chart.Chart) {
 		return ChartRelease{}, nil, "", false, err
 	}
 	files := slices.DeleteFunc(append([]string{hr.chart.ValuesFile}, hr.chart.ValuesFiles...), func(f string) bool { return f == "" })
@@ -436,7 +448,7 @@ func argoReleases(o *object, repo Repository) (out []ChartRelease, warns []strin
 		return nil, nil, err
 	}
 	for _, src := range app.sources {
-		if !IsDevicePluginChart(src.Chart) {
+		if !IsReadChart(src.Chart) {
 			continue
 		}
 		docs, ws, err := src.releaseValueFiles(o, app, repo)

@@ -76,9 +76,10 @@ func mapHelmRelease(c *mapContext) []*parser.Resource {
 			remote = true
 		}
 	}
-	if remote && kubernetes.IsDevicePluginChart(chart) {
+	if remote && kubernetes.IsReadChart(chart) {
 		// NVIDIA's device plugin, alone or in the GPU Operator: its values ask for no GPU, but
 		// may share each GPU as several units; the objects read with this release use them.
+		// Kueue's: its values hold Kueue's configuration, which decides what its queues admit.
 		name, _ := w.str("name")
 		namespace, _ := w.str("namespace")
 		c.ev.releases = append(c.ev.releases, kubernetes.ChartRelease{Chart: chart, Name: name, Namespace: namespace,
