@@ -330,13 +330,19 @@ func Build(files []*File, opts Options) parser.Result {
 			continue
 		}
 		built := 0
-		for _, r := range roles {
+		// The LimitRanges' defaults fill in every role's containers first: Kueue counts each
+		// pod set of the workload with them, whichever role is built.
+		outcomes := make([]limitRangeOutcome, len(roles))
+		for i := range roles {
+			outcomes[i] = limits.apply(o.root+"|"+o.namespace(), roles[i].template.Spec)
+			roles[i].template.Spec = outcomes[i].spec
+		}
+		for i, r := range roles {
 			if r.replicas < 0 || r.replicas > maxPods {
 				res.Errors = append(res.Errors, specError(o, fmt.Errorf("%s%d is not a number of pods", roleLabel(r), r.replicas)))
 				continue
 			}
-			defaulted := limits.apply(o.root+"|"+o.namespace(), r.template.Spec)
-			r.template.Spec = defaulted.spec
+			defaulted := outcomes[i]
 			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{nodePools, classes, kueue, groups, sharing, layouts}, scalers, claims, cms, opts)
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)

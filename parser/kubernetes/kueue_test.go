@@ -232,6 +232,14 @@ spec:
 	if typ, warns := got(kueueFlavors + kueueQueue("8", "64", "") + pytorch("1", "2")); typ != `PyTorchJob/kq/ft["Master"] p4d.24xlarge, PyTorchJob/kq/ft["Worker"] p5.48xlarge` || len(warns) > 0 {
 		t.Errorf("the workers get what the master left: %s %q", typ, warns)
 	}
+	// A LimitRange's defaults give the master, which names no GPU, 4 of them; Kueue counts them
+	// when the workers take their turn, as when the master's own pods are built.
+	limited := "apiVersion: v1\nkind: LimitRange\nmetadata: {name: lr, namespace: kq}\nspec:\n  limits: [{type: Container, default: {nvidia.com/gpu: 4}}]\n---\n" +
+		strings.Replace(pytorch("1", "1"), "resources: {limits: {nvidia.com/gpu: 4}}", "resources: {}", 1)
+	if typ, warns := got(kueueFlavors + kueueQueue("4", "64", "") + limited); typ != `PyTorchJob/kq/ft["Master"] p4d.24xlarge, PyTorchJob/kq/ft["Worker"] p5.48xlarge` ||
+		len(warns) != 1 || !strings.Contains(warns[0], `LimitRange/kq/lr gives container "pytorch" 4 nvidia.com/gpu that it does not ask for`) {
+		t.Errorf("the master's defaulted GPUs take the first flavor's quota: %s %q", typ, warns)
+	}
 	typ, warns := got(kueueFlavors + kueueQueue("8", "4", "") + pytorch("1", "2"))
 	want := `Kueue never admits it: its Worker pods: no flavor of ClusterQueue train holds its pods' nvidia.com/gpu (a100: 12 nvidia.com/gpu asked, 8 at most; h100-spot: 8 nvidia.com/gpu asked, 4 at most)`
 	if typ != `PyTorchJob/kq/ft["Master"] , PyTorchJob/kq/ft["Worker"] ` || len(warns) != 2 || !strings.Contains(warns[0], `PyTorchJob/kq/ft["Master"]: `+want) {
