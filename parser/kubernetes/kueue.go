@@ -352,13 +352,20 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 		return kueueAdmission{notes: []string{a.unknown}}
 	}
 	out := kueueAdmission{notes: notes, pods: pods}
-	if unit := kueuePods(o, r); len(all) == 1 && unit > 0 && unit < most {
+	switch unit := kueuePods(o, r); {
+	case unit <= 0 || unit >= most:
+	case len(all) == 1:
 		var spread string
 		out.atOnce, spread = cq.admitted(k, r, cfg, unit, most)
 		out.by = "ClusterQueue " + cq.name + "'s quota"
 		if spread != "" {
 			out.notes = append(out.notes, spread)
 		}
+	case o.Kind == "LeaderWorkerSet":
+		// A group with a leader template is one workload of two pod sets, the leader and its
+		// workers: groups are admitted whole, one after another.
+		out.atOnce = cq.admittedGroups(k, o, all, cfg, most/unit) * unit
+		out.by = "ClusterQueue " + cq.name + "'s quota, group by group"
 	}
 	flavor, notes := a.describe(path)
 	out.flavor, out.notes = flavor, append(out.notes, notes...)
@@ -563,6 +570,30 @@ func (cq *clusterQueue) admitted(k *kueueIndex, r role, cfg *kueueConfig, unit, 
 		spread = fmt.Sprintf("Kueue admits its pods workload by workload, so they land on several flavors of ClusterQueue %s: %s; priced on the first", cq.name, strings.Join(parts, ", "))
 	}
 	return pods, spread
+}
+
+// admittedGroups is how many workloads of several pod sets each (a LeaderWorkerSet's groups,
+// its leader and its workers) Kueue admits at once, up to most: one after another until one
+// fits no flavor. It is 0 when that is not known (a flavor not read).
+func (cq *clusterQueue) admittedGroups(k *kueueIndex, o *object, all []role, cfg *kueueConfig, most int) int {
+	sets := make([]podSet, len(all))
+	for i, x := range all {
+		sets[i] = cq.podSet(x, cfg)
+	}
+	used := map[string]float64{}
+	n := 0
+	for ; n < most; n++ {
+		for i, x := range all {
+			a := cq.assign(k, sets[i], kueuePods(o, x), used)
+			if a.unknown != "" {
+				return 0
+			}
+			if a.why != "" {
+				return n
+			}
+		}
+	}
+	return n
 }
 
 // kueuePods is how many of a role's pods one Kueue workload holds: a LeaderWorkerSet's group,

@@ -302,6 +302,23 @@ spec:
 	if typ, warns := got(kueueFlavors + kueueQueue("8", "64", "") + lws); typ != "LeaderWorkerSet/kq/l p5.48xlarge" || len(warns) > 0 {
 		t.Errorf("a LeaderWorkerSet's group of 2 pods is admitted together: %s %q", typ, warns)
 	}
+	// With a leader template, a group is a leader and its workers: 16 GPUs a group, so the
+	// queue's 16 A100s and 16 spot H100s hold 2 of the 3 groups at once.
+	leader := strings.Replace(lws, "    workerTemplate:", "    leaderTemplate:\n      spec:\n        containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]\n    workerTemplate:", 1)
+	res = build(t, kueueFlavors+kueueQueue("16", "16", "")+leader, Options{})
+	warns = nil
+	for _, w := range res.Warnings {
+		warns = append(warns, w.Message)
+	}
+	if len(res.Resources) != 2 || len(warns) != 2 ||
+		!strings.Contains(warns[0], `LeaderWorkerSet/kq/l["leader"] runs 3 pods, but Kueue admits at most 2 at once from ClusterQueue train's quota, group by group`) ||
+		!strings.Contains(warns[1], `LeaderWorkerSet/kq/l["worker"] runs 3 pods, but Kueue admits at most 2 at once`) {
+		t.Errorf("a LeaderWorkerSet's groups of a leader and a worker: %q", warns)
+	}
+	// 3 groups fit 48 A100s.
+	if res := build(t, kueueFlavors+kueueQueue("48", "0", "")+leader, Options{}); len(res.Warnings) != 0 {
+		t.Errorf("3 groups fit: %+v", res.Warnings)
+	}
 }
 
 // A ClusterQueue or Cohort quota that is not a quantity is an error at its line, as the API
