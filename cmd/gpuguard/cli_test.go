@@ -300,6 +300,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"kueue", "kueue.yaml", 0},
 		{"kueue-quota", "kueue-quota.yaml", 0},     // a Job past the first flavor's quota (and the cohort's loan) goes to the next; one asking for an uncovered resource is never admitted
 		{"kueue-cohorts", "kueue-cohorts.yaml", 0}, // a Cohort object's own quota lends down the tree, up to a borrowingLimit: one Job borrows it, a larger one goes to spot
+		{"kueue-dws", "kueue-dws.yaml", 0},         // an admission check through GKE's queued provisioning: flex-start VMs, the on-demand price an upper bound
 		{"kueue-config", "kueue-config.yaml", 0},   // Kueue's own configuration: an excluded EFA request, a MIG slice counted as GPU memory, a job with no queue suspended for good
 		{"gpu-product", "gpu-product.yaml", 0},
 		{"mig", "mig.yaml", 0},

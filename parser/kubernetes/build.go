@@ -210,7 +210,8 @@ func Build(files []*File, opts Options) parser.Result {
 				continue
 			}
 			crossplane.addComposition(c)
-		case isKueue(o) && (o.Kind == "ResourceFlavor" || o.Kind == "ClusterQueue" || o.Kind == "LocalQueue" || o.Kind == "Cohort"):
+		case isKueue(o) && (o.Kind == "ResourceFlavor" || o.Kind == "ClusterQueue" || o.Kind == "LocalQueue" || o.Kind == "Cohort" ||
+			o.Kind == "AdmissionCheck" || o.Kind == "ProvisioningRequestConfig"):
 			if err := kueue.add(o); err != nil {
 				res.Errors = append(res.Errors, specError(o, err))
 			}
@@ -894,6 +895,12 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		origin = "nodeSelector/affinity and Kueue ResourceFlavor " + f.name
 	}
 	n := fromSelector(sel, origin)
+	if adm.flexStart != "" {
+		// GKE's queued provisioning starts the pods' nodes as flex-start VMs.
+		n.ownPrice, n.provider = parser.FlexStart(), parser.GCP
+		n.addSource(adm.flexStart)
+		res.Note("%s provisions its nodes through GKE's queued provisioning (Dynamic Workload Scheduler): flex-start VMs, billed below the on-demand price", adm.flexStart)
+	}
 	if refused := req.selection.onNode(&n, fromClaimSelectors, opts.GPUs); refused != "" {
 		stuck = "its pods' labels and their DRA claims ask for different GPUs: the claims select " + refused + ", so the scheduler leaves the pods pending"
 		res.Note("its labels and its DRA claims ask for different GPUs: the claims select %s, so the scheduler leaves the pod pending; priced from its labels", refused)

@@ -46,7 +46,37 @@ type kueueIndex struct {
 	// configs are the Kueue Configurations read (kueueconfig.go), each with the root that
 	// declares it: a workload follows the one declared nearest it.
 	configs []rooted[*kueueConfig]
+	// checks are the AdmissionChecks read, and provisioning the ProvisioningRequestConfigs,
+	// by name.
+	checks       map[string]admissionCheck
+	provisioning map[string]provisioningConfig
 }
+
+// admissionCheck is an AdmissionCheck: the controller that runs it and the object its
+// parameters name (a ProvisioningRequestConfig for the provisioning-request controller).
+type admissionCheck struct {
+	controller   string
+	paramsKind   string
+	paramsName   string
+	paramsInRepo bool // the parameters are a kueue.x-k8s.io object
+}
+
+// provisioningConfig is a ProvisioningRequestConfig: the cluster autoscaler's provisioning
+// class, and the resources whose pod sets get a ProvisioningRequest (all when empty).
+type provisioningConfig struct {
+	class   string
+	managed []string
+}
+
+// controllerProvisioning is the controller of Kueue's ProvisioningRequest admission checks, and
+// classQueuedProvisioning GKE's provisioning class for queued provisioning, whose nodes are
+// flex-start VMs (Dynamic Workload Scheduler).
+// https://kueue.sigs.k8s.io/docs/admission-check-controllers/provisioning/ and
+// https://cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest, read 2026-11.
+const (
+	controllerProvisioning  = "kueue.x-k8s.io/provisioning-request"
+	classQueuedProvisioning = "queued-provisioning.gke.io"
+)
 
 // config is the Kueue Configuration that applies to o, nil when none was read.
 func (k *kueueIndex) config(o *object) *kueueConfig {
@@ -79,6 +109,16 @@ type clusterQueue struct {
 	// namespaces selects the namespaces whose workloads it admits: nil, as when the field is
 	// left out, selects none; {} selects all.
 	namespaces *labelSelector
+	// checks are its admission checks (admissionChecks, or admissionChecksStrategy with the
+	// flavors each applies to: all when none are named).
+	checks []queueCheck
+}
+
+// queueCheck is one of a ClusterQueue's admission checks, and the flavors it applies to (all
+// when empty).
+type queueCheck struct {
+	name      string
+	onFlavors []string
 }
 
 type kueueGroup struct {
@@ -99,13 +139,14 @@ type kueueQuota struct {
 }
 
 func newKueueIndex() *kueueIndex {
-	return &kueueIndex{flavors: map[string]kueueFlavor{}, clusterQueues: map[string]*clusterQueue{}, localQueues: map[string]string{}, cohorts: map[string]*kueueCohort{}, namespaces: map[string]map[string]string{}}
+	return &kueueIndex{flavors: map[string]kueueFlavor{}, clusterQueues: map[string]*clusterQueue{}, localQueues: map[string]string{}, cohorts: map[string]*kueueCohort{}, namespaces: map[string]map[string]string{},
+		checks: map[string]admissionCheck{}, provisioning: map[string]provisioningConfig{}}
 }
 
 func isKueue(o *object) bool { return group(o.APIVersion) == "kueue.x-k8s.io" }
 
-// add reads a ResourceFlavor, ClusterQueue, LocalQueue or Cohort; other Kueue kinds are not
-// needed.
+// add reads a ResourceFlavor, ClusterQueue, LocalQueue, Cohort, AdmissionCheck or
+// ProvisioningRequestConfig; other Kueue kinds are not needed.
 func (k *kueueIndex) add(o *object) error {
 	switch o.Kind {
 	case "ResourceFlavor":
@@ -127,7 +168,14 @@ func (k *kueueIndex) add(o *object) error {
 			FlavorFungibility struct {
 				WhenCanBorrow string `yaml:"whenCanBorrow"`
 			} `yaml:"flavorFungibility"`
-			ResourceGroups kueueResourceGroups `yaml:"resourceGroups"`
+			ResourceGroups          kueueResourceGroups `yaml:"resourceGroups"`
+			AdmissionChecks         []string            `yaml:"admissionChecks"`
+			AdmissionChecksStrategy struct {
+				AdmissionChecks []struct {
+					Name      string   `yaml:"name"`
+					OnFlavors []string `yaml:"onFlavors"`
+				} `yaml:"admissionChecks"`
+			} `yaml:"admissionChecksStrategy"`
 		}
 		if err := decodeSpec(o, &spec); err != nil {
 			return err
@@ -150,7 +198,36 @@ func (k *kueueIndex) add(o *object) error {
 			return err
 		}
 		cq.groups = groups
+		for _, name := range spec.AdmissionChecks {
+			cq.checks = append(cq.checks, queueCheck{name: name})
+		}
+		for _, c := range spec.AdmissionChecksStrategy.AdmissionChecks {
+			cq.checks = append(cq.checks, queueCheck{name: c.Name, onFlavors: c.OnFlavors})
+		}
 		k.clusterQueues[o.Metadata.Name] = cq
+	case "AdmissionCheck":
+		var spec struct {
+			ControllerName string `yaml:"controllerName"`
+			Parameters     struct {
+				APIGroup string `yaml:"apiGroup"`
+				Kind     string `yaml:"kind"`
+				Name     string `yaml:"name"`
+			} `yaml:"parameters"`
+		}
+		if err := decodeSpec(o, &spec); err != nil {
+			return err
+		}
+		k.checks[o.Metadata.Name] = admissionCheck{controller: spec.ControllerName, paramsKind: spec.Parameters.Kind, paramsName: spec.Parameters.Name,
+			paramsInRepo: spec.Parameters.APIGroup == "kueue.x-k8s.io"}
+	case "ProvisioningRequestConfig":
+		var spec struct {
+			ProvisioningClassName string   `yaml:"provisioningClassName"`
+			ManagedResources      []string `yaml:"managedResources"`
+		}
+		if err := decodeSpec(o, &spec); err != nil {
+			return err
+		}
+		k.provisioning[o.Metadata.Name] = provisioningConfig{class: spec.ProvisioningClassName, managed: spec.ManagedResources}
 	case "LocalQueue":
 		var spec struct {
 			ClusterQueue string `yaml:"clusterQueue"`
@@ -266,6 +343,9 @@ type kueueAdmission struct {
 	// names the ClusterQueue.
 	atOnce int
 	by     string
+	// flexStart, when not "", says which admission check provisions the pods' nodes as GKE
+	// flex-start VMs (queued provisioning): their price is Flex-start's.
+	flexStart string
 }
 
 // admit assigns flavors to the pods of role r of o, one of its roles all (Kueue's pod sets,
@@ -369,7 +449,50 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	}
 	flavor, notes := a.describe(path)
 	out.flavor, out.notes = flavor, append(out.notes, notes...)
+	var note string
+	out.flexStart, note = k.provisionedBy(cq, a, cq.podSet(r, cfg).requests)
+	if note != "" {
+		out.notes = append(out.notes, note)
+	}
 	return out
+}
+
+// provisionedBy says which of a ClusterQueue's admission checks, on the flavors assigned,
+// provisions a pod set's nodes through GKE's queued provisioning (flex-start VMs): a
+// ProvisioningRequest admission check whose ProvisioningRequestConfig has the class
+// queued-provisioning.gke.io and manages one of the resources the pods request (all, when it
+// names none). note says so, or that it is not known (a check or config not read).
+func (k *kueueIndex) provisionedBy(cq *clusterQueue, a assignment, requests map[string]float64) (flexStart, note string) {
+	for _, qc := range cq.checks {
+		applies := len(qc.onFlavors) == 0
+		for _, c := range a.chosen {
+			applies = applies || slices.Contains(qc.onFlavors, c.flavor.name)
+		}
+		if !applies {
+			continue
+		}
+		check, ok := k.checks[qc.name]
+		if !ok {
+			note = fmt.Sprintf("Kueue AdmissionCheck %s (of ClusterQueue %s) is not among the files read: whether it provisions the nodes (a ProvisioningRequest: on GKE, flex-start VMs) is not known", qc.name, cq.name)
+			continue
+		}
+		if check.controller != controllerProvisioning {
+			continue
+		}
+		cfg, ok := k.provisioning[check.paramsName]
+		if !ok || !check.paramsInRepo || check.paramsKind != "ProvisioningRequestConfig" {
+			note = fmt.Sprintf("Kueue AdmissionCheck %s provisions the nodes through a ProvisioningRequest, but its ProvisioningRequestConfig %s is not among the files read: whether they are flex-start VMs (GKE's queued provisioning) is not known", qc.name, check.paramsName)
+			continue
+		}
+		if cfg.class != classQueuedProvisioning {
+			continue
+		}
+		if len(cfg.managed) > 0 && !slices.ContainsFunc(cfg.managed, func(r string) bool { _, ok := requests[r]; return ok }) {
+			continue // its pods request none of the resources the config manages: no ProvisioningRequest
+		}
+		return fmt.Sprintf("Kueue AdmissionCheck %s of ClusterQueue %s (ProvisioningRequestConfig %s, %s)", qc.name, cq.name, check.paramsName, classQueuedProvisioning), ""
+	}
+	return "", note
 }
 
 // describe says which flavor each resource group gives the pods and why (path: the queues that

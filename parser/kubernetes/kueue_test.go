@@ -543,3 +543,73 @@ func TestDefaultQueuedKinds(t *testing.T) {
 		}
 	}
 }
+
+// A ClusterQueue whose admission check provisions nodes through GKE's queued provisioning
+// (a ProvisioningRequest of class queued-provisioning.gke.io) runs its pods on flex-start VMs.
+func TestKueueQueuedProvisioning(t *testing.T) {
+	objects := func(class, managed string) string {
+		return `apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: a3}
+spec: {nodeLabels: {node.kubernetes.io/instance-type: a3-highgpu-8g, topology.kubernetes.io/region: us-central1}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ProvisioningRequestConfig
+metadata: {name: dws-config}
+spec: {provisioningClassName: ` + class + managed + `}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: AdmissionCheck
+metadata: {name: dws-prov}
+spec:
+  controllerName: kueue.x-k8s.io/provisioning-request
+  parameters: {apiGroup: kueue.x-k8s.io, kind: ProvisioningRequestConfig, name: dws-config}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: q, namespace: kq}
+spec: {clusterQueue: dws}
+---
+`
+	}
+	queue := func(checks string) string {
+		return `apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: dws}
+spec:
+  namespaceSelector: {}
+` + checks + `  resourceGroups:
+    - coveredResources: [cpu, nvidia.com/gpu]
+      flavors: [{name: a3, resources: [{name: cpu, nominalQuota: 1000}, {name: nvidia.com/gpu, nominalQuota: 64}]}]
+---
+`
+	}
+	job := kueueJob("2", "8", "")
+	const flex = "Kueue AdmissionCheck dws-prov of ClusterQueue dws (ProvisioningRequestConfig dws-config, queued-provisioning.gke.io) provisions its nodes through GKE's queued provisioning"
+	for _, c := range []struct {
+		name, src string
+		flex      bool
+		note      string
+	}{
+		{"admissionChecks", objects("queued-provisioning.gke.io", "") + queue("  admissionChecks: [dws-prov]\n") + job, true, flex},
+		{"admissionChecksStrategy on the flavor", objects("queued-provisioning.gke.io", "") + queue("  admissionChecksStrategy: {admissionChecks: [{name: dws-prov, onFlavors: [a3]}]}\n") + job, true, flex},
+		{"admissionChecksStrategy on another flavor", objects("queued-provisioning.gke.io", "") + queue("  admissionChecksStrategy: {admissionChecks: [{name: dws-prov, onFlavors: [other]}]}\n") + job, false, ""},
+		{"another provisioning class", objects("best-effort-atomic-scale-up.autoscaling.x-k8s.io", "") + queue("  admissionChecks: [dws-prov]\n") + job, false, ""},
+		{"managed resources the pods request", objects("queued-provisioning.gke.io", ", managedResources: [nvidia.com/gpu]") + queue("  admissionChecks: [dws-prov]\n") + job, true, flex},
+		{"managed resources the pods do not request", objects("queued-provisioning.gke.io", ", managedResources: [google.com/tpu]") + queue("  admissionChecks: [dws-prov]\n") + job, false, ""},
+		{"no admission check", objects("queued-provisioning.gke.io", "") + queue("") + job, false, ""},
+		{"a check not read", objects("queued-provisioning.gke.io", "") + queue("  admissionChecks: [elsewhere]\n") + job, false,
+			"Kueue AdmissionCheck elsewhere (of ClusterQueue dws) is not among the files read: whether it provisions the nodes (a ProvisioningRequest: on GKE, flex-start VMs) is not known"},
+	} {
+		res := build(t, c.src, Options{})
+		if len(res.Errors) > 0 || len(res.Warnings) > 0 {
+			t.Errorf("%s: errors %v, warnings %v", c.name, res.Errors, res.Warnings)
+			continue
+		}
+		r := one(t, res)
+		if r.InstanceType != "a3-highgpu-8g" || (r.OwnPrice != nil) != c.flex || c.flex && r.OwnPrice.By != "Flex-start (Dynamic Workload Scheduler)" ||
+			!strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
+			t.Errorf("%s: %s, own price %+v, notes %q; want flex-start %v and %q", c.name, r.InstanceType, r.OwnPrice, r.Notes, c.flex, c.note)
+		}
+	}
+}
