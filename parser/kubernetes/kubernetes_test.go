@@ -428,6 +428,14 @@ func FuzzDecode(f *testing.F) {
 		"apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, labels: {kueue.x-k8s.io/queue-name: l}}\nspec: {template: {spec: {containers: [{resources: {limits: {cpu: 500m, nvidia.com/gpu: 2, vpc.amazonaws.com/efa: 4}}}]}}}\n---\n" +
 		"apiVersion: batch/v1\nkind: Job\nmetadata: {name: k}\nspec: {template: {spec: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}}}\n---\n" +
 		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {metadata: {labels: {kueue.x-k8s.io/queue-name: l}}, spec: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}}}\n"))
+	// Kueue admission checks through a ProvisioningRequest, and a LeaderWorkerSet with a leader
+	// template queued group by group.
+	f.Add([]byte("apiVersion: kueue.x-k8s.io/v1beta1\nkind: ProvisioningRequestConfig\nmetadata: {name: p}\nspec: {provisioningClassName: queued-provisioning.gke.io, managedResources: [nvidia.com/gpu]}\n---\n" +
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: AdmissionCheck\nmetadata: {name: c}\nspec: {controllerName: kueue.x-k8s.io/provisioning-request, parameters: {apiGroup: kueue.x-k8s.io, kind: ProvisioningRequestConfig, name: p}}\n---\n" +
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: q}\nspec: {namespaceSelector: {}, admissionChecksStrategy: {admissionChecks: [{name: c, onFlavors: [f]}]}, resourceGroups: [{coveredResources: [nvidia.com/gpu], flavors: [{name: f, resources: [{name: nvidia.com/gpu, nominalQuota: 24}]}]}]}\n---\n" +
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: f}\nspec: {nodeLabels: {node.kubernetes.io/instance-type: a3-highgpu-8g}}\n---\n" +
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: l}\nspec: {clusterQueue: q}\n---\n" +
+		"apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: w, labels: {kueue.x-k8s.io/queue-name: l}}\nspec: {replicas: 3, leaderWorkerTemplate: {size: 2, leaderTemplate: {spec: {containers: [{resources: {limits: {nvidia.com/gpu: 8}}}]}}, workerTemplate: {spec: {containers: [{resources: {limits: {nvidia.com/gpu: 8}}}]}}}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file := Decode("fuzz.yaml", data)
 		apps, _, _ := ApplicationSetApps([]*File{file}, fakeRepo{"apps/a/x.yaml": "k: v\n", "apps/b/x.yaml": "[{k: 1}, 2]\n"})
