@@ -168,26 +168,34 @@ spec:
 		{"a quota on pods", kueueFlavors + strings.NewReplacer("[cpu, memory]", "[cpu, memory, pods]", "{name: memory, nominalQuota: 4Ti}", "{name: memory, nominalQuota: 4Ti}, {name: pods, nominalQuota: 1}").Replace(kueueQueue("16", "64", "")) + kueueJob("2", "1", ""), "",
 			"", "no flavor of ClusterQueue train holds its pods' cpu, pods (plain: 2 pods asked, 1 at most)"},
 	} {
-		res := build(t, c.src, Options{})
-		if len(res.Errors) > 0 {
-			t.Errorf("%s: errors %v", c.name, res.Errors)
-			continue
-		}
-		var warns []string
-		for _, w := range res.Warnings {
-			warns = append(warns, w.Message)
-		}
-		if got := strings.Join(warns, "\n"); c.warning == "" && got != "" || !strings.Contains(got, c.warning) {
-			t.Errorf("%s: warnings %q, want %q", c.name, got, c.warning)
-		}
-		if len(res.Resources) != 1 {
-			t.Errorf("%s: %d resources", c.name, len(res.Resources))
-			continue
-		}
-		r := res.Resources[0]
-		if r.InstanceType != c.typ || !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
-			t.Errorf("%s: priced on %q, notes %q; want %q and %q", c.name, r.InstanceType, r.Notes, c.typ, c.note)
-		}
+		checkQueued(t, c.name, c.src, c.typ, c.note, c.warning)
+	}
+}
+
+// checkQueued builds src, which declares one workload, and checks that it is priced on typ
+// ("" where Kueue never admits it), with note among its notes and warning among the warnings
+// ("" for none).
+func checkQueued(t *testing.T, name, src, typ, note, warning string) {
+	t.Helper()
+	res := build(t, src, Options{})
+	if len(res.Errors) > 0 {
+		t.Errorf("%s: errors %v", name, res.Errors)
+		return
+	}
+	var warns []string
+	for _, w := range res.Warnings {
+		warns = append(warns, w.Message)
+	}
+	if got := strings.Join(warns, "\n"); warning == "" && got != "" || !strings.Contains(got, warning) {
+		t.Errorf("%s: warnings %q, want %q", name, got, warning)
+	}
+	if len(res.Resources) != 1 {
+		t.Errorf("%s: %d resources", name, len(res.Resources))
+		return
+	}
+	r := res.Resources[0]
+	if r.InstanceType != typ || !strings.Contains(strings.Join(r.Notes, "\n"), note) {
+		t.Errorf("%s: priced on %q, notes %q; want %q and %q", name, r.InstanceType, r.Notes, typ, note)
 	}
 }
 

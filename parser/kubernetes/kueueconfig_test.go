@@ -65,26 +65,7 @@ func TestKueueConfigurationResources(t *testing.T) {
 		{"a Configuration document of its own", "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nresources: {excludeResourcePrefixes: [vpc.amazonaws.com/efa]}\n---\n" + kueueFlavors + kueueQueue("16", "64", "") + efa, "p4d.24xlarge",
 			"Kueue's configuration (m.yaml:1) leaves vpc.amazonaws.com/efa out of quota", ""},
 	} {
-		res := build(t, c.src, Options{})
-		if len(res.Errors) > 0 {
-			t.Errorf("%s: errors %v", c.name, res.Errors)
-			continue
-		}
-		var warns []string
-		for _, w := range res.Warnings {
-			warns = append(warns, w.Message)
-		}
-		if got := strings.Join(warns, "\n"); c.warning == "" && got != "" || !strings.Contains(got, c.warning) {
-			t.Errorf("%s: warnings %q, want %q", c.name, got, c.warning)
-		}
-		if len(res.Resources) != 1 {
-			t.Errorf("%s: %d resources", c.name, len(res.Resources))
-			continue
-		}
-		r := res.Resources[0]
-		if r.InstanceType != c.typ || !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
-			t.Errorf("%s: priced on %q, notes %q; want %q and %q", c.name, r.InstanceType, r.Notes, c.typ, c.note)
-		}
+		checkQueued(t, c.name, c.src, c.typ, c.note, c.warning)
 	}
 }
 
@@ -132,26 +113,7 @@ spec:
 		{"a Deployment that names no queue is left alone", kueueConfigMap(withoutQueue+"    integrations: {frameworks: [batch/job, deployment]}\n") + kueueFlavors + kueueQueue("16", "64", "") + strings.Replace(deployment, "    metadata: {labels: {kueue.x-k8s.io/queue-name: q}}\n", "", 1), "",
 			"", ""},
 	} {
-		res := build(t, c.src, Options{})
-		if len(res.Errors) > 0 {
-			t.Errorf("%s: errors %v", c.name, res.Errors)
-			continue
-		}
-		var warns []string
-		for _, w := range res.Warnings {
-			warns = append(warns, w.Message)
-		}
-		if got := strings.Join(warns, "\n"); c.warning == "" && got != "" || !strings.Contains(got, c.warning) {
-			t.Errorf("%s: warnings %q, want %q", c.name, got, c.warning)
-		}
-		if len(res.Resources) != 1 {
-			t.Errorf("%s: %d resources", c.name, len(res.Resources))
-			continue
-		}
-		r := res.Resources[0]
-		if r.InstanceType != c.typ || !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
-			t.Errorf("%s: priced on %q, notes %q; want %q and %q", c.name, r.InstanceType, r.Notes, c.typ, c.note)
-		}
+		checkQueued(t, c.name, c.src, c.typ, c.note, c.warning)
 	}
 }
 
