@@ -400,12 +400,13 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	// Kueue admits a workload whole or not at all; its pod sets take their quota in turn.
 	used := map[string]float64{} // flavor/resource → what the pod sets before took
 	var a assignment             // r's
+	var own podSet               // r's pod set, as Kueue counts it
 	refusal := ""
 	for _, x := range all {
 		ps := cq.podSet(x, cfg)
 		got := cq.assign(k, ps, kueuePods(o, x), used)
 		if x.name == r.name {
-			a = got
+			a, own = got, ps
 			notes = append(notes, ps.notes...)
 		}
 		if got.why != "" && refusal == "" {
@@ -450,7 +451,7 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	flavor, notes := a.describe(path)
 	out.flavor, out.notes = flavor, append(out.notes, notes...)
 	var note string
-	out.flexStart, note = k.provisionedBy(cq, a, cq.podSet(r, cfg).requests)
+	out.flexStart, note = k.provisionedBy(cq, a, own.requests)
 	if note != "" {
 		out.notes = append(out.notes, note)
 	}
