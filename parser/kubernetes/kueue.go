@@ -543,12 +543,7 @@ func (k *kueueIndex) admitsNamespace(cq *clusterQueue, ns string) (admits bool, 
 	if cq.namespaces == nil {
 		return false, fmt.Sprintf("ClusterQueue %s sets no namespaceSelector, which admits workloads of no namespace (namespaceSelector: {} admits all)", cq.name)
 	}
-	labels, read := k.namespaces[ns]
-	labels = maps.Clone(labels)
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels["kubernetes.io/metadata.name"] = ns
+	labels, read := k.namespaceLabels(ns)
 	ok, err := cq.namespaces.matches(labels)
 	if err != nil {
 		return true, fmt.Sprintf("ClusterQueue %s's namespaceSelector: %v: whether it admits namespace %s is not known", cq.name, err, ns)
@@ -568,12 +563,7 @@ func (k *kueueIndex) admitsNamespace(cq *clusterQueue, ns string) (admits bool, 
 // never admitted.
 func (k *kueueIndex) unqueued(o *object, cfg *kueueConfig) kueueAdmission {
 	ns := o.namespace()
-	labels, read := k.namespaces[ns]
-	labels = maps.Clone(labels)
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels["kubernetes.io/metadata.name"] = ns
+	labels, read := k.namespaceLabels(ns)
 	selected, err := cfg.managed.matches(labels)
 	why := ""
 	switch {
@@ -590,6 +580,18 @@ func (k *kueueIndex) unqueued(o *object, cfg *kueueConfig) kueueAdmission {
 	}
 	path := fmt.Sprintf("%s: manageJobsWithoutQueueName, and managedJobsNamespaceSelector selects namespace %s", cfg.from, ns)
 	return refusedBy(fmt.Sprintf("Kueue never admits it: it names no %s and its namespace has no LocalQueue named default, but Kueue suspends it", labelQueueName), path, nil)
+}
+
+// namespaceLabels are the labels a namespace selector is matched against: those of the
+// Namespace object when it was read (read), and its kubernetes.io/metadata.name always.
+func (k *kueueIndex) namespaceLabels(ns string) (labels map[string]string, read bool) {
+	labels, read = k.namespaces[ns]
+	labels = maps.Clone(labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels["kubernetes.io/metadata.name"] = ns
+	return labels, read
 }
 
 // selectsByName reports whether a namespace selector looks at the namespace's name only
