@@ -68,6 +68,20 @@ spec:
 `
 }
 
+// kueueDeployment is a Deployment of replicas pods of 8 GPUs each, its pods queued on q.
+func kueueDeployment(replicas string) string {
+	return `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: kq}
+spec:
+  replicas: ` + replicas + `
+  template:
+    metadata: {labels: {kueue.x-k8s.io/queue-name: q}}
+    spec:
+      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]
+`
+}
+
 // cohort is a Cohort object under parent ("" for a root) whose own quota of A100 GPUs is
 // quota, and any limits after it (", borrowingLimit: 4").
 func cohort(name, parent, quota string) string {
@@ -253,16 +267,7 @@ spec:
 	if typ != `PyTorchJob/kq/ft["Master"] , PyTorchJob/kq/ft["Worker"] ` || len(warns) != 2 || !strings.Contains(warns[0], `PyTorchJob/kq/ft["Master"]: `+want) {
 		t.Errorf("the workers hold no flavor, so the master is not admitted either: %s %q", typ, warns)
 	}
-	deploy := `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: d, namespace: kq}
-spec:
-  replicas: 4
-  template:
-    metadata: {labels: {kueue.x-k8s.io/queue-name: q}}
-    spec:
-      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]
-`
+	deploy := kueueDeployment("4")
 	if typ, warns := got(kueueFlavors + kueueQueue("32", "8", "") + deploy); typ != "Deployment/kq/d p4d.24xlarge" || len(warns) > 0 {
 		t.Errorf("a Deployment's pods are admitted one at a time: %s %q", typ, warns)
 	}

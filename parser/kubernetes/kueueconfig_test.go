@@ -72,16 +72,7 @@ func TestKueueConfigurationResources(t *testing.T) {
 // Kueue manages only the kinds whose integrations its configuration enables, and with
 // manageJobsWithoutQueueName suspends for good the jobs that name no queue.
 func TestKueueConfigurationJobs(t *testing.T) {
-	deployment := `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: d, namespace: kq}
-spec:
-  replicas: 1
-  template:
-    metadata: {labels: {kueue.x-k8s.io/queue-name: q}}
-    spec:
-      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]
-`
+	deployment := kueueDeployment("1")
 	unqueued := strings.Replace(kueueJob("1", "8", "      nodeSelector: {node.kubernetes.io/instance-type: g6e.48xlarge}\n"), ", labels: {kueue.x-k8s.io/queue-name: q}", "", 1)
 	inSystem := strings.Replace(unqueued, "namespace: kq", "namespace: kube-system", 1)
 	withoutQueue := "    manageJobsWithoutQueueName: true\n"
