@@ -312,6 +312,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"dra-extended", "dra-extended.yaml", exitFindings}, // GPUs by DRA extended resource names; GPU002: a 7B server under a class's 6 GiB MPS limit
 		{"dra-quota", "dra-quota.yaml", 0},                  // a quota on a device class's devices caps an HPA, after a shared claim's
 		{"limit-range", "limit-range.yaml", 0},              // a LimitRange's default requests size the pods' node shares; its pod max refuses a job
+		{"runtime-class", "runtime-class.yaml", 0},          // a RuntimeClass's overhead moves a Kata pod to a larger node; its node selector places it, and refuses a pod that selects otherwise
 		{"batch-and-serverless", "batch-and-serverless.yaml", 0},
 		{"operators", "operators.yaml", 0},
 		{"controllers", "controllers.yaml", 0},

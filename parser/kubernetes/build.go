@@ -103,6 +103,7 @@ func Build(files []*File, opts Options) parser.Result {
 	cms := configMaps{}
 	var quotas []resourceQuota
 	limits := limitRanges{}
+	runtimes := runtimeClasses{}
 	defaultPriority := map[string]string{} // the global default PriorityClass's name, by build (root)
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}, classes: map[string]deviceClass{}, byExtendedName: map[string]string{}}
 	for _, o := range objs {
@@ -157,6 +158,13 @@ func Build(files []*File, opts Options) parser.Result {
 				res.Errors = append(res.Errors, specError(o, err))
 			} else if ok {
 				quotas = append(quotas, q)
+			}
+		}
+		if isRuntimeClass(o) {
+			if rc, err := decodeRuntimeClass(o); err != nil {
+				res.Errors = append(res.Errors, specError(o, err))
+			} else {
+				runtimes[o.Metadata.Name] = append(runtimes[o.Metadata.Name], rooted[*runtimeClass]{o.rootName(), rc})
 			}
 		}
 		if o.Kind == "LimitRange" && o.APIVersion == "v1" {
@@ -331,11 +339,14 @@ func Build(files []*File, opts Options) parser.Result {
 			continue
 		}
 		built := 0
-		// The LimitRanges' defaults fill in every role's containers first: Kueue counts each
-		// pod set of the workload with them, whichever role is built.
+		// The RuntimeClass's overhead and scheduling, then the LimitRanges' defaults, fill in
+		// every role's pods first: Kueue counts each pod set of the workload with them,
+		// whichever role is built.
+		runs := make([]runtimeClassOutcome, len(roles))
 		outcomes := make([]limitRangeOutcome, len(roles))
 		for i := range roles {
-			outcomes[i] = limits.apply(o.root+"|"+o.namespace(), roles[i].template.Spec)
+			runs[i] = runtimes.apply(o, roles[i].template.Spec)
+			outcomes[i] = limits.apply(o.root+"|"+o.namespace(), runs[i].spec)
 			roles[i].template.Spec = outcomes[i].spec
 		}
 		for i, r := range roles {
@@ -348,6 +359,7 @@ func Build(files []*File, opts Options) parser.Result {
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
+				runs[i].report(rs, &res.Warnings)
 				defaulted.report(rs, &res.Warnings)
 				if np != nil {
 					onPool[np] = append(onPool[np], len(res.Resources))

@@ -2,7 +2,9 @@ package kubernetes
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -79,7 +81,8 @@ func computeQuantity(s string) (float64, error) {
 
 // podRequests is one pod's effective request (effectiveRequest) of each resource its containers
 // name: a container's request, else its limit (the API defaults a missing request to the
-// limit). A quantity that does not parse counts as 0 here: podCompute and podGPUs report it.
+// limit), plus the pod's overhead (its RuntimeClass's), as Kubernetes' PodRequests adds it. A
+// quantity that does not parse counts as 0 here: podCompute and podGPUs report it.
 func podRequests(spec podSpec) map[string]float64 {
 	out := map[string]float64{}
 	for _, cs := range [][]container{spec.Containers, spec.InitContainers} {
@@ -104,12 +107,15 @@ func podRequests(spec podSpec) map[string]float64 {
 			}
 		}
 	}
+	for k := range spec.Overhead {
+		out[k] += spec.overheadOf(k)
+	}
 	return out
 }
 
-// podCompute is one pod's effective CPU (cores) and memory (bytes) request (effectiveRequest).
-// A container's request is its requests entry, else its limit (Kubernetes defaults a missing
-// request to the limit).
+// podCompute is one pod's effective CPU (cores) and memory (bytes) request (effectiveRequest),
+// with the pod's overhead. A container's request is its requests entry, else its limit
+// (Kubernetes defaults a missing request to the limit).
 func podCompute(spec podSpec, o *object) (cpu, memory float64, errs []error) {
 	read := func(c *container, name string) float64 {
 		n, ok := c.Resources.Requests[name]
@@ -131,5 +137,16 @@ func podCompute(spec podSpec, o *object) (cpu, memory float64, errs []error) {
 	}
 	cpu = effectiveRequest(spec, func(c *container) float64 { return read(c, "cpu") })
 	memory = effectiveRequest(spec, func(c *container) float64 { return read(c, "memory") })
+	for _, k := range slices.Sorted(maps.Keys(spec.Overhead)) {
+		n := spec.Overhead[k]
+		if _, err := computeQuantity(n.Value); n.Kind != yaml.ScalarNode || err != nil {
+			if err == nil {
+				err = fmt.Errorf("quantity must be a number")
+			}
+			errs = append(errs, lineError{line: o.lineOf(&n), err: fmt.Errorf("overhead: %s: %w", k, err)})
+		}
+	}
+	cpu += spec.overheadOf("cpu")
+	memory += spec.overheadOf("memory")
 	return cpu, memory, errs
 }

@@ -101,7 +101,7 @@ func (o *object) address() string {
 // message would point at an object that does not exist.
 var clusterScoped = map[string]bool{
 	"NodePool": true, "ComputeClass": true, "ClusterQueue": true, "ResourceFlavor": true,
-	"DeviceClass": true, "CompositeResourceDefinition": true, "Composition": true, "EC2NodeClass": true,
+	"DeviceClass": true, "CompositeResourceDefinition": true, "Composition": true, "EC2NodeClass": true, "RuntimeClass": true,
 }
 
 // lineOf turns a node's line into a line of the file.

@@ -13,7 +13,8 @@
 // about the node it lands on. HorizontalPodAutoscalers, ResourceQuotas on GPU resources, CPU,
 // memory and pods with the scopes that pick the pods they count and the global default
 // PriorityClass (quota.go), LimitRanges, whose defaults fill in the containers' requests and
-// whose bounds refuse pods (limitrange.go), Karpenter NodePools, GKE ComputeClasses,
+// whose bounds refuse pods (limitrange.go), RuntimeClasses, whose pod overhead and scheduling
+// the pods that name one get (runtimeclass.go), Karpenter NodePools, GKE ComputeClasses,
 // Kueue queues, flavors, cohort trees and their quotas, which decide the flavor a queued workload is admitted
 // to or that it never is (kueue.go), Kueue's own configuration, which decides which requests
 // count against those quotas and which workloads Kueue manages (kueueconfig.go), DRA claim templates, Argo WorkflowTemplates, the

@@ -357,6 +357,11 @@ func FuzzDecode(f *testing.F) {
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {nodeSelector: {karpenter.sh/nodepool: p, node.kubernetes.io/instance-type: g5.xlarge}, containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}\n"))
 	f.Add([]byte("--- a: &a [*a, *a]\n---\nkind: List\napiVersion: v1\nitems: [{kind: Pod, apiVersion: v1, spec: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}}]"))
 	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeSelector: {cloud.google.com/gke-nodepool: l4, workload: serve}\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: eks.amazonaws.com/nodegroup, operator: NotIn, values: [gpu-1]}]}]}}}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"))
+	// RuntimeClasses of bad shapes, and pods whose own overhead and selector are not theirs.
+	f.Add([]byte("apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: k}\nhandler: h\noverhead: {podFixed: {cpu: [1], memory: 1e30}}\nscheduling: {nodeSelector: {a: b}, tolerations: [{key: t, operator: Exists}]}\n---\n" +
+		"apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: j}\nhandler: h\noverhead: {podFixed: {cpu: 1}}\nscheduling: {nodeSelector: {a: b}, tolerations: [{key: t, operator: Exists}]}\n---\n" +
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {runtimeClassName: k, overhead: {cpu: {x: 1}}, nodeSelector: {a: c}, containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}\n---\n" +
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec: {runtimeClassName: j, tolerations: [{key: t, operator: Exists}], containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}\n"))
 	// Workloads that hold workloads through an alias that holds its own object.
 	f.Add([]byte("apiVersion: workload.codeflare.dev/v1beta2\nkind: AppWrapper\nmetadata: {name: x}\nspec: &s\n  components: [{template: {apiVersion: workload.codeflare.dev/v1beta2, kind: AppWrapper, spec: *s}}]\n---\n" +
 		"apiVersion: kubeflow.org/v1beta1\nkind: Experiment\nmetadata: {name: x}\nspec: &e\n  trialTemplate: {trialSpec: {apiVersion: kubeflow.org/v1beta1, kind: Experiment, spec: *e}}\n"))

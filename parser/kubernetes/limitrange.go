@@ -344,6 +344,9 @@ func (lr limitRange) refuses(spec, own podSpec) string {
 					limited = limited || ok
 					return q
 				})
+				if lim > 0 { // the pod's overhead counts toward a limit that is set
+					lim += spec.overheadOf(k)
+				}
 				switch {
 				case !limited:
 					why = append(why, fmt.Sprintf("its pods set no %s limit, which a pod must under a max of %s", k, it.max[k].text))
@@ -358,6 +361,9 @@ func (lr limitRange) refuses(spec, own podSpec) string {
 					requested = requested || ok
 					return q
 				})
+				if _, ok := spec.Overhead[k]; ok { // the pod's overhead counts as its request
+					requested, req = true, req+spec.overheadOf(k)
+				}
 				switch {
 				case !requested:
 					why = append(why, fmt.Sprintf("its pods request no %s, which a pod must under a min of %s", k, it.min[k].text))
@@ -366,8 +372,11 @@ func (lr limitRange) refuses(spec, own podSpec) string {
 				}
 			}
 			for _, k := range slices.Sorted(maps.Keys(it.ratio)) {
-				req := effectiveRequest(spec, func(c *container) float64 { q, _ := request(c, k); return q })
+				req := effectiveRequest(spec, func(c *container) float64 { q, _ := request(c, k); return q }) + spec.overheadOf(k)
 				lim := effectiveRequest(spec, func(c *container) float64 { q, _ := read(c.Resources.Limits, k); return q })
+				if lim > 0 {
+					lim += spec.overheadOf(k)
+				}
 				if why1 := ratioPast(k, req, lim, it.ratio[k], "a pod's"); why1 != "" {
 					why = append(why, why1)
 				}

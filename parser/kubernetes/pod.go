@@ -41,6 +41,10 @@ type podSpec struct {
 	// (quota.go); kept as nodes, so that a shape the API would refuse does not fail the object.
 	PriorityClassName     yaml.Node `yaml:"priorityClassName"`
 	ActiveDeadlineSeconds yaml.Node `yaml:"activeDeadlineSeconds"`
+	// RuntimeClassName names the pods' RuntimeClass, whose overhead the admission plugin sets
+	// as Overhead (runtimeclass.go): added to what the pods request.
+	RuntimeClassName string               `yaml:"runtimeClassName"`
+	Overhead         map[string]yaml.Node `yaml:"overhead"`
 }
 
 type container struct {

@@ -149,6 +149,9 @@ func newQuotaPod(key, ns string, spec *podSpec, defaultPriority string, claims *
 			q, _ := computeQuantity(n.Value) // a bad quantity is podCompute's error
 			return q
 		})
+		if p.limits[k] > 0 { // the overhead counts toward limits that are set
+			p.limits[k] += spec.overheadOf(k)
+		}
 		for _, cs := range [][]container{spec.Containers, spec.InitContainers} {
 			for i := range cs {
 				c := &cs[i]

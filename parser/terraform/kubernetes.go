@@ -290,6 +290,9 @@ var typedWorkloads = map[string]struct{ apiVersion, kind string }{
 	// LimitRanges: they declare no GPU, but fill in what their namespace's containers leave
 	// out (GPUs too, where their max allows them) and refuse pods past their bounds.
 	"kubernetes_limit_range": {"v1", "LimitRange"}, "kubernetes_limit_range_v1": {"v1", "LimitRange"},
+	// RuntimeClasses: the pods that name one are refused without it (the provider writes only
+	// its handler: no overhead or scheduling).
+	"kubernetes_runtime_class_v1": {"node.k8s.io/v1", "RuntimeClass"},
 	// Autoscalers: they declare no GPU, but set the replicas of the workload they scale.
 	"kubernetes_horizontal_pod_autoscaler": {"autoscaling/v1", "HorizontalPodAutoscaler"}, "kubernetes_horizontal_pod_autoscaler_v1": {"autoscaling/v1", "HorizontalPodAutoscaler"},
 	"kubernetes_horizontal_pod_autoscaler_v2": {"autoscaling/v2", "HorizontalPodAutoscaler"}, "kubernetes_horizontal_pod_autoscaler_v2beta2": {"autoscaling/v2beta2", "HorizontalPodAutoscaler"},
@@ -321,6 +324,9 @@ func mapTypedWorkload(c *mapContext) []*parser.Resource {
 	}
 	if w.kind == "ConfigMap" && v.Type().HasAttribute("data") {
 		obj["data"] = plain(v.GetAttr("data")) // a map: its keys are the ConfigMap's, as written
+	}
+	if w.kind == "RuntimeClass" && v.Type().HasAttribute("handler") {
+		obj["handler"] = plain(v.GetAttr("handler")) // beside metadata, not under spec
 	}
 	if w.kind == "PriorityClass" && v.Type().HasAttribute("global_default") {
 		obj["globalDefault"] = plain(v.GetAttr("global_default")) // beside metadata, not under spec
