@@ -306,13 +306,14 @@ func TestKubernetesGolden(t *testing.T) {
 		{"mig", "mig.yaml", 0},
 		{"accelerators", "accelerators.yaml", 0},
 		{"dra", "dra.yaml", 0},
-		{"dra-nodes", "dra-nodes", 0},                       // claims' selectors choose among node groups
-		{"dra-karpenter", "dra-karpenter.yaml", 0},          // and among Karpenter NodePools
-		{"dra-mps", "dra-mps.yaml", exitFindings},           // GPU002: a 7B server under 5 and 8 GiB MPS memory limits
-		{"dra-extended", "dra-extended.yaml", exitFindings}, // GPUs by DRA extended resource names; GPU002: a 7B server under a class's 6 GiB MPS limit
-		{"dra-quota", "dra-quota.yaml", 0},                  // a quota on a device class's devices caps an HPA, after a shared claim's
-		{"limit-range", "limit-range.yaml", 0},              // a LimitRange's default requests size the pods' node shares; its pod max refuses a job
-		{"runtime-class", "runtime-class.yaml", 0},          // a RuntimeClass's overhead moves a Kata pod to a larger node; its node selector places it, and refuses a pod that selects otherwise
+		{"dra-nodes", "dra-nodes", 0},                          // claims' selectors choose among node groups
+		{"dra-karpenter", "dra-karpenter.yaml", 0},             // and among Karpenter NodePools
+		{"dra-mps", "dra-mps.yaml", exitFindings},              // GPU002: a 7B server under 5 and 8 GiB MPS memory limits
+		{"dra-extended", "dra-extended.yaml", exitFindings},    // GPUs by DRA extended resource names; GPU002: a 7B server under a class's 6 GiB MPS limit
+		{"dra-quota", "dra-quota.yaml", 0},                     // a quota on a device class's devices caps an HPA, after a shared claim's
+		{"limit-range", "limit-range.yaml", 0},                 // a LimitRange's default requests size the pods' node shares; its pod max refuses a job
+		{"runtime-class", "runtime-class.yaml", 0},             // a RuntimeClass's overhead moves a Kata pod to a larger node; its node selector places it, and refuses a pod that selects otherwise
+		{"pod-level-resources", "pod-level-resources.yaml", 0}, // pod-level requests size the node; a pod-level limit is the request no container makes; a GPU at the pod level is refused
 		{"batch-and-serverless", "batch-and-serverless.yaml", 0},
 		{"operators", "operators.yaml", 0},
 		{"controllers", "controllers.yaml", 0},

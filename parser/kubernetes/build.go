@@ -339,13 +339,13 @@ func Build(files []*File, opts Options) parser.Result {
 			continue
 		}
 		built := 0
-		// The RuntimeClass's overhead and scheduling, then the LimitRanges' defaults, fill in
-		// every role's pods first: Kueue counts each pod set of the workload with them,
-		// whichever role is built.
+		// The API's pod-level request defaults, the RuntimeClass's overhead and scheduling,
+		// then the LimitRanges' defaults fill in every role's pods first: Kueue counts each pod
+		// set of the workload with them, whichever role is built.
 		runs := make([]runtimeClassOutcome, len(roles))
 		outcomes := make([]limitRangeOutcome, len(roles))
 		for i := range roles {
-			runs[i] = runtimes.apply(o, roles[i].template.Spec)
+			runs[i] = runtimes.apply(o, defaultPodLevel(roles[i].template.Spec))
 			outcomes[i] = limits.apply(o.root+"|"+o.namespace(), runs[i].spec)
 			roles[i].template.Spec = outcomes[i].spec
 		}
@@ -360,6 +360,7 @@ func Build(files []*File, opts Options) parser.Result {
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
 				runs[i].report(rs, &res.Warnings)
+				reportPodLevel(r.template.Spec, rs, &res.Warnings)
 				defaulted.report(rs, &res.Warnings)
 				if np != nil {
 					onPool[np] = append(onPool[np], len(res.Resources))

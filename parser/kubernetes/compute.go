@@ -107,6 +107,13 @@ func podRequests(spec podSpec) map[string]float64 {
 			}
 		}
 	}
+	for _, m := range []map[string]yaml.Node{spec.Resources.Requests, spec.Resources.Limits} {
+		for k := range m {
+			if q, ok := spec.podLevelRequest(k); ok {
+				out[k] = q
+			}
+		}
+	}
 	for k := range spec.Overhead {
 		out[k] += spec.overheadOf(k)
 	}
@@ -137,6 +144,23 @@ func podCompute(spec podSpec, o *object) (cpu, memory float64, errs []error) {
 	}
 	cpu = effectiveRequest(spec, func(c *container) float64 { return read(c, "cpu") })
 	memory = effectiveRequest(spec, func(c *container) float64 { return read(c, "memory") })
+	for _, m := range []map[string]yaml.Node{spec.Resources.Requests, spec.Resources.Limits} {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			n := m[k]
+			if _, err := computeQuantity(n.Value); n.Kind != yaml.ScalarNode || err != nil {
+				if err == nil {
+					err = fmt.Errorf("quantity must be a number")
+				}
+				errs = append(errs, lineError{line: o.lineOf(&n), err: fmt.Errorf("pod-level resources: %s: %w", k, err)})
+			}
+		}
+	}
+	if q, ok := spec.podLevelRequest("cpu"); ok {
+		cpu = q
+	}
+	if q, ok := spec.podLevelRequest("memory"); ok {
+		memory = q
+	}
 	for _, k := range slices.Sorted(maps.Keys(spec.Overhead)) {
 		n := spec.Overhead[k]
 		if _, err := computeQuantity(n.Value); n.Kind != yaml.ScalarNode || err != nil {

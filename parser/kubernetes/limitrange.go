@@ -344,6 +344,9 @@ func (lr limitRange) refuses(spec, own podSpec) string {
 					limited = limited || ok
 					return q
 				})
+				if q, ok := spec.podLevelLimit(k); ok { // a pod-level limit is the pod's
+					limited, lim = true, q
+				}
 				if lim > 0 { // the pod's overhead counts toward a limit that is set
 					lim += spec.overheadOf(k)
 				}
@@ -361,6 +364,9 @@ func (lr limitRange) refuses(spec, own podSpec) string {
 					requested = requested || ok
 					return q
 				})
+				if q, ok := spec.podLevelRequest(k); ok { // a pod-level request is the pod's
+					requested, req = true, q
+				}
 				if _, ok := spec.Overhead[k]; ok { // the pod's overhead counts as its request
 					requested, req = true, req+spec.overheadOf(k)
 				}
@@ -372,8 +378,15 @@ func (lr limitRange) refuses(spec, own podSpec) string {
 				}
 			}
 			for _, k := range slices.Sorted(maps.Keys(it.ratio)) {
-				req := effectiveRequest(spec, func(c *container) float64 { q, _ := request(c, k); return q }) + spec.overheadOf(k)
+				req := effectiveRequest(spec, func(c *container) float64 { q, _ := request(c, k); return q })
 				lim := effectiveRequest(spec, func(c *container) float64 { q, _ := read(c.Resources.Limits, k); return q })
+				if q, ok := spec.podLevelRequest(k); ok {
+					req = q
+				}
+				if q, ok := spec.podLevelLimit(k); ok {
+					lim = q
+				}
+				req += spec.overheadOf(k)
 				if lim > 0 {
 					lim += spec.overheadOf(k)
 				}

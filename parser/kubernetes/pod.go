@@ -45,6 +45,8 @@ type podSpec struct {
 	// as Overhead (runtimeclass.go): added to what the pods request.
 	RuntimeClassName string               `yaml:"runtimeClassName"`
 	Overhead         map[string]yaml.Node `yaml:"overhead"`
+	// Resources are the pod-level requests and limits (podlevel.go).
+	Resources resources `yaml:"resources"`
 }
 
 type container struct {

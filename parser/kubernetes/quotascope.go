@@ -149,8 +149,14 @@ func newQuotaPod(key, ns string, spec *podSpec, defaultPriority string, claims *
 			q, _ := computeQuantity(n.Value) // a bad quantity is podCompute's error
 			return q
 		})
+		if q, ok := spec.podLevelLimit(k); ok {
+			p.limits[k] = q
+		}
 		if p.limits[k] > 0 { // the overhead counts toward limits that are set
 			p.limits[k] += spec.overheadOf(k)
+		}
+		if spec.hasPodLevel() {
+			continue // the quota asks nothing of the containers of a pod with pod-level resources
 		}
 		for _, cs := range [][]container{spec.Containers, spec.InitContainers} {
 			for i := range cs {
