@@ -92,8 +92,13 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	}
 	if s := nodeShare(in, share/count, &pod); s > share/count {
 		pod.NodeShare = s
-		addNote(e, fmt.Sprintf("the pod's CPU and memory requests take %s of %s, more than its GPUs' %s: it pays that share, since no more such pods fit a node",
-			percent(s), in.Type, percent(share/count)))
+		if pod.OnePerNode != "" {
+			addNote(e, fmt.Sprintf("%s, so no two of them share a node: each pays for a whole %s (%s GPUs), of which it uses %s (other workloads' pods may take the rest)",
+				pod.OnePerNode, in.Type, trimNum(count), trimNum(share)))
+		} else {
+			addNote(e, fmt.Sprintf("the pod's CPU and memory requests take %s of %s, more than its GPUs' %s: it pays that share, since no more such pods fit a node",
+				percent(s), in.Type, percent(share/count)))
+		}
 	}
 	if g, ok := p.Catalog.GPU(gpu.GPU); ok {
 		e.GPU = &GPUInfo{Model: g.Name, Count: share * gpuCount / count, MemoryGiB: gpu.GPUMemoryGiB, Key: g.Key, MIGProfile: pod.MIGProfile}
@@ -113,8 +118,12 @@ func devices(count float64) float64 {
 // nodeShare is the share of a node one pod takes: the largest of its GPUs' share (gpuShare),
 // its CPU request's share of the node's vCPUs and its memory request's share of the node's
 // memory. A pod that asks for half a node's CPUs leaves room for one more such pod, whatever
-// GPUs are left.
+// GPUs are left. A pod that no other pod of its workload may share a node with takes all of
+// it.
 func nodeShare(in catalog.Instance, gpuShare float64, pod *parser.PodGPUs) float64 {
+	if pod.OnePerNode != "" {
+		return 1
+	}
 	s := gpuShare
 	if in.VCPU > 0 {
 		s = max(s, pod.CPU/float64(in.VCPU))

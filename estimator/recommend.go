@@ -57,7 +57,8 @@ func (p *Pricer) recommend(e *Estimate, r parser.Resource, prof *profiles.Profil
 			if rec, monthly, ok := p.resliced(e, r, t, slice); ok {
 				add(rec, monthly)
 			}
-		} else if paid, copies := p.gpusPaid(e, r); paid > 0 {
+		} else if paid, copies := p.gpusPaid(e, r); paid > 0 && (r.Pod == nil || r.Pod.OnePerNode == "") {
+			// (Pods kept one to a node pay for the node whatever slice they take.)
 			// Each copy needs one GPU; on a slice it pays the slice's share of that GPU.
 			share := MIGShare(t.gpu, slice)
 			add(Recommendation{Kind: RecMIG, InstanceType: e.InstanceType, MIGProfile: slice.Profile, PurchaseOption: string(r.PurchaseOption), PriceEstimated: e.PriceEstimated,
@@ -194,19 +195,66 @@ func (p *Pricer) commitments(e *Estimate, r parser.Resource, add func(Recommenda
 	}
 }
 
-// Commitments lists the cheaper commitments of a priced resource that has no workload profile:
-// without one, neither a smaller instance nor spot capacity can be judged (the memory the
-// workload needs and whether it may be interrupted are unknown), but what a commitment saves on
-// capacity that runs all month on demand depends only on the prices. Largest saving first.
-func (p *Pricer) Commitments(e *Estimate, r parser.Resource) []Recommendation {
+// Unprofiled lists the cheaper ways to run a priced resource that has no workload profile:
+// without one, neither other GPUs nor spot capacity can be judged (the memory the workload
+// needs and whether it may be interrupted are unknown), but what a commitment saves on capacity
+// that runs all month on demand depends only on the prices, and so does a smaller node of the
+// same GPUs for pods that keep one to a node (spreadNode). Largest saving first.
+func (p *Pricer) Unprofiled(e *Estimate, r parser.Resource) []Recommendation {
 	current, ok := e.Monthly()
 	if !ok {
 		return nil
 	}
 	var out []Recommendation
-	p.commitments(e, pricedAs(e, r), savingsInto(&out, current))
+	add := savingsInto(&out, current)
+	p.commitments(e, pricedAs(e, r), add)
+	p.spreadNode(e, r, add)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].MonthlySaving > out[j].MonthlySaving })
 	return out
+}
+
+// spreadNode adds, for pods that no two of share a node (OnePerNode) on nodes with more GPUs
+// than a pod uses, the cheapest type of the same GPU that holds one pod: each pod keeps the
+// GPUs it has, so no profile is needed to judge it. Pods on MIG slices, shared GPUs or shared
+// claims are left alone.
+func (p *Pricer) spreadNode(e *Estimate, r parser.Resource, add func(Recommendation, money.Micros)) {
+	pod := e.Pod
+	if pod == nil || pod.OnePerNode == "" || r.OwnPrice != nil || pod.MIGProfile != "" || pod.SharedReplicas > 0 || len(pod.SharedClaims) > 0 {
+		return
+	}
+	cur, ok := p.Catalog.Instance(e.Provider, e.InstanceType)
+	if !ok || pod.PerPodGPUs <= 0 || pod.PerPodGPUs >= cur.GPUCount-1e-9 {
+		return
+	}
+	gpuName := cur.GPU
+	if g, ok := p.Catalog.GPU(cur.GPU); ok {
+		gpuName = g.Name
+	}
+	var best Recommendation
+	var bestCost money.Micros
+	for _, in := range p.Catalog.Instances(e.Provider) {
+		if in.GPU != cur.GPU || in.GPUCount < pod.PerPodGPUs-1e-9 || in.GPUCount >= cur.GPUCount || !holdsPod(in, pod) || !p.runsResource(in, pod.Resource) {
+			continue
+		}
+		if x, ok := catalog.Retired(e.Provider, in.Type); ok && x.By(p.today()) {
+			continue
+		}
+		alt := pricedAs(e, r)
+		altPod := *pod
+		altPod.NodeShare = 0
+		altPod.ForgetNodeChoice()
+		alt.Pod, alt.InstanceType = &altPod, in.Type
+		est := p.Estimate(alt)
+		m, ok := est.Monthly()
+		if !ok || best.InstanceType != "" && m >= bestCost {
+			continue
+		}
+		best, bestCost = Recommendation{Kind: RecSmallerInstance, InstanceType: in.Type, PurchaseOption: string(r.PurchaseOption), PriceEstimated: est.PriceEstimated,
+			Reason: fmt.Sprintf("no two of its pods share a node, and each uses %s of %s's %s GPUs: a %s (%s× %s) holds one", trimNum(pod.PerPodGPUs), cur.Type, trimNum(cur.GPUCount), in.Type, trimNum(in.GPUCount), gpuName)}, m
+	}
+	if best.InstanceType != "" {
+		add(best, bestCost)
+	}
 }
 
 // pricedAs is the resource as its estimate priced it: the node chosen for a pod, the default

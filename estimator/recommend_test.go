@@ -18,7 +18,7 @@ func TestCommitmentsWithoutProfile(t *testing.T) {
 	p := &Pricer{Catalog: catalog.MustDefault()}
 	commitments := func(r parser.Resource) (*Estimate, []Recommendation) {
 		e := p.Estimate(r)
-		return &e, p.Commitments(&e, r)
+		return &e, p.Unprofiled(&e, r)
 	}
 
 	// gcp_machine_types_by_region.csv, a2-highgpu-1g in us-central1: on demand 3.673385, 1-year
@@ -131,10 +131,10 @@ func TestOwnPriceIsABound(t *testing.T) {
 	if !slices.Contains(e.Notes, "Vertex AI prediction bills n1-standard-8 and its GPUs at its own price, higher than Compute Engine's and not in the catalog: priced at Compute Engine's, a lower bound") {
 		t.Errorf("notes %q", e.Notes)
 	}
-	if len(p.Commitments(&plain, vm)) == 0 {
+	if len(p.Unprofiled(&plain, vm)) == 0 {
 		t.Fatal("the Compute Engine VM runs all month on demand: commitments expected")
 	}
-	if recs := p.Commitments(&e, vertex); len(recs) != 0 {
+	if recs := p.Unprofiled(&e, vertex); len(recs) != 0 {
 		t.Errorf("Vertex AI nodes: commitments %+v, want none", recs)
 	}
 	spot := vertex
@@ -159,7 +159,7 @@ func TestFlexStartIsAnUpperBound(t *testing.T) {
 	if want := "Flex-start (Dynamic Workload Scheduler) bills g2-standard-12 at its own price, lower than Compute Engine's on-demand price and not in the catalog: priced at that, an upper bound"; !slices.Contains(e.Notes, want) {
 		t.Errorf("notes %q", e.Notes)
 	}
-	if recs := p.Commitments(&e, flex); len(recs) != 0 {
+	if recs := p.Unprofiled(&e, flex); len(recs) != 0 {
 		t.Errorf("commitments %+v, want none", recs)
 	}
 	spot := flex

@@ -52,7 +52,7 @@ func TestRetiredInstanceTypes(t *testing.T) {
 			t.Errorf("%s: cost %v notes %q: must be priced and say the coming retirement", tc.today, e.MonthlyCost, e.Notes)
 		}
 		var got []parser.PurchaseOption
-		for _, r := range p.Commitments(&e, nc6s) {
+		for _, r := range p.Unprofiled(&e, nc6s) {
 			got = append(got, parser.PurchaseOption(r.PurchaseOption))
 		}
 		if strings.Join(asStrings(got), ",") != strings.Join(asStrings(tc.terms), ",") {

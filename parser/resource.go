@@ -190,9 +190,13 @@ type PodGPUs struct {
 	CPU       float64 `json:"cpu,omitempty"`
 	MemoryGiB float64 `json:"memory_gib,omitempty"`
 	// NodeShare, when set, is the share of its node one pod pays for because its CPU or memory
-	// takes more of the node than its GPUs do (the estimator sets it); else the share is
-	// PerPodGPUs of the node's GPUs.
+	// takes more of the node than its GPUs do, or because no other pod of the workload may share
+	// its node (the estimator sets it); else the share is PerPodGPUs of the node's GPUs.
 	NodeShare float64 `json:"node_share,omitempty"`
+	// OnePerNode, when set, says why no two pods of the workload share a node (a required pod
+	// anti-affinity on kubernetes.io/hostname that selects the pods themselves): each pays for
+	// its whole node.
+	OnePerNode string `json:"-"`
 }
 
 // LimitGPUs is what pods of the workload take of a limit on GPUs (a Karpenter NodePool's,

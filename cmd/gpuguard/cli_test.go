@@ -314,6 +314,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"limit-range", "limit-range.yaml", 0},                 // a LimitRange's default requests size the pods' node shares; its pod max refuses a job
 		{"runtime-class", "runtime-class.yaml", 0},             // a RuntimeClass's overhead moves a Kata pod to a larger node; its node selector places it, and refuses a pod that selects otherwise
 		{"pod-level-resources", "pod-level-resources.yaml", 0}, // pod-level requests size the node; a pod-level limit is the request no container makes; a GPU at the pod level is refused
+		{"anti-affinity", "anti-affinity.yaml", 0},             // pods kept one to a node by a required anti-affinity pay for whole nodes; GPU003 names the 1-GPU node
 		{"batch-and-serverless", "batch-and-serverless.yaml", 0},
 		{"operators", "operators.yaml", 0},
 		{"controllers", "controllers.yaml", 0},

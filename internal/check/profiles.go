@@ -240,7 +240,7 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 		jobs = append(jobs, job{i, withPodAllocConf(prof, rs[i], e)})
 	}
 	// Judging fit and searching the catalog for cheaper fits is most of a check's CPU after
-	// parsing when profiles are attached (resources without one only price their commitments); each resource is independent (the pricer and the
+	// parsing when profiles are attached (resources without one only price their commitments and, for pods kept one to a node, a smaller node); each resource is independent (the pricer and the
 	// profiles are only read), so the work is spread over the cores in contiguous chunks.
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(jobs)/64))
 	chunk := (len(jobs) + workers - 1) / workers
@@ -251,7 +251,7 @@ func assess(doc []estimator.Estimate, rs []parser.Resource, cfg *config.Config, 
 			defer wg.Done()
 			for _, j := range part {
 				if j.prof == nil {
-					if recs := pricer.Commitments(&doc[j.i], rs[j.i]); len(recs) > 0 {
+					if recs := pricer.Unprofiled(&doc[j.i], rs[j.i]); len(recs) > 0 {
 						doc[j.i].Recommendations = recs
 					}
 					continue

@@ -359,6 +359,9 @@ func Build(files []*File, opts Options) parser.Result {
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
+				if rs.Pod != nil && o.Kind != "DaemonSet" {
+					rs.Pod.OnePerNode = onePerNode(o, &r.template)
+				}
 				runs[i].report(rs, &res.Warnings)
 				reportPodLevel(r.template.Spec, rs, &res.Warnings)
 				defaulted.report(rs, &res.Warnings)

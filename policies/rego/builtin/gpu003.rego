@@ -4,7 +4,9 @@
 #   The workload uses a small share of the GPU's memory (under policy_data.oversized_memory_fraction,
 #   40% by default), fewer GPUs than the resource gives it, or (measured) under
 #   policy_data.oversized_utilization_percent (25%) of the GPU. Names the cheapest instance that
-#   holds it and the monthly saving.
+#   holds it and the monthly saving. Without a workload profile, pods that no two of may share a
+#   node (a required pod anti-affinity on the hostname) on nodes with more GPUs than a pod uses
+#   are told the smaller node of the same GPUs that holds one.
 # custom:
 #   id: GPU003
 #   severity: warn
@@ -16,6 +18,21 @@ warn contains f if {
 	some r in input.resources
 	r.fit.verdict == "oversized"
 	f := finding(r)
+}
+
+# Without a profile (verdict unknown) the estimator recommends a smaller instance only for pods
+# kept one to a node, on the same GPUs: each pays for GPUs it cannot use.
+warn contains f if {
+	some r in input.resources
+	r.fit.verdict == "unknown"
+	some alt in r.recommendations
+	alt.kind == "smaller_instance"
+	node := lib.node(alt)
+	f := {
+		"msg": sprintf("%s pays for GPUs its pods cannot use: %s; %s would cost %s%s a month, saving %s%s", [r.address, alt.reason, node, gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated], gpuguard.dollars(alt.monthly_saving), lib.star[alt.price_estimated]]),
+		"id": r.id,
+		"remediation": sprintf("Move to %s, or let the pods share nodes (a preferred anti-affinity, or topology spread constraints).", [node]),
+	}
 }
 
 # The estimator gives at most one smaller_instance recommendation: the cheapest type that holds

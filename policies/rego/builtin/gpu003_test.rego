@@ -48,3 +48,23 @@ test_right_sized_is_fine if {
 	fs := gpu003.warn with input as {"resources": [{"address": "x", "id": "stack|x", "fit": {"verdict": "fits"}, "recommendations": []}]}
 	count(fs) == 0
 }
+
+# Without a profile, pods kept one to a node on a 4-GPU node are told the 1-GPU node of the same
+# GPUs; a resource without a profile and without that recommendation is not a finding.
+test_pods_one_to_a_node_without_a_profile if {
+	fs := gpu003.warn with input as {"resources": [
+		{
+			"address": "Deployment/serving/chat-ha", "id": "m.yaml|Deployment/serving/chat-ha",
+			"fit": {"verdict": "unknown", "reason": "no workload profile"},
+			"recommendations": [
+				{"kind": "smaller_instance", "instance_type": "g6.xlarge", "monthly_cost": 1762.51, "monthly_saving": 8314.99, "price_estimated": false, "reason": "no two of its pods share a node, and each uses 1 of g6.12xlarge's 4 GPUs: a g6.xlarge (1× NVIDIA L4) holds one"},
+				{"kind": "commitment", "instance_type": "g6.12xlarge", "monthly_cost": 5038.75, "monthly_saving": 5038.75, "price_estimated": false, "reason": "runs all month on demand"},
+			],
+		},
+		{"address": "y", "id": "m.yaml|y", "fit": {"verdict": "unknown", "reason": "no workload profile"}, "recommendations": [{"kind": "commitment", "instance_type": "g6.12xlarge", "monthly_cost": 1.0, "monthly_saving": 1.0, "price_estimated": false, "reason": "r"}]},
+	]}
+	count(fs) == 1
+	some f in fs
+	f.msg == "Deployment/serving/chat-ha pays for GPUs its pods cannot use: no two of its pods share a node, and each uses 1 of g6.12xlarge's 4 GPUs: a g6.xlarge (1× NVIDIA L4) holds one; g6.xlarge would cost $1,762.51 a month, saving $8,314.99"
+	startswith(f.remediation, "Move to g6.xlarge, or let the pods share nodes")
+}

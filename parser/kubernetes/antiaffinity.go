@@ -1,0 +1,68 @@
+package kubernetes
+
+import (
+	"fmt"
+	"slices"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// A required pod anti-affinity whose topology key is kubernetes.io/hostname and whose label
+// selector matches the pod's own labels keeps the workload's pods one to a node
+// (https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#inter-pod-affinity-and-anti-affinity):
+// replicas spread over nodes for availability. A 1-GPU pod so placed on an 8-GPU node leaves
+// 7 GPUs that no other pod of the workload can take, so the estimator prices each pod as its
+// whole node (NodeShare), and chooses the node type for one pod.
+
+// podAffinityTerm is what gpuguard reads of a pod (anti-)affinity term.
+type podAffinityTerm struct {
+	LabelSelector     yaml.Node `yaml:"labelSelector"`
+	Namespaces        []string  `yaml:"namespaces"`
+	NamespaceSelector yaml.Node `yaml:"namespaceSelector"`
+	TopologyKey       string    `yaml:"topologyKey"`
+}
+
+// onePerNode says why no two pods of tpl, a pod template of o, share a node: the first required
+// anti-affinity term on kubernetes.io/hostname whose selector matches the pods' own labels.
+// "" when none does. A term that looks only in other namespaces, or by a namespace selector
+// other than {} (all), is not taken to mean the pods themselves; nor is a selector with an
+// operator Kubernetes does not take.
+func onePerNode(o *object, tpl *podTemplate) string {
+	a := tpl.Spec.Affinity
+	if a == nil || a.PodAntiAffinity.Kind != yaml.MappingNode {
+		return ""
+	}
+	var anti struct {
+		Required yaml.Node `yaml:"requiredDuringSchedulingIgnoredDuringExecution"`
+	}
+	if a.PodAntiAffinity.Decode(&anti) != nil {
+		return ""
+	}
+	for _, n := range listItems(&anti.Required) {
+		var t podAffinityTerm
+		if n.Decode(&t) != nil || t.TopologyKey != "kubernetes.io/hostname" {
+			continue
+		}
+		switch sel := &t.NamespaceSelector; {
+		case sel.Kind == yaml.MappingNode && len(sel.Content) == 0: // {}: every namespace
+		case sel.Kind != 0 && sel.Tag != "!!null":
+			continue
+		case len(t.Namespaces) > 0 && !slices.Contains(t.Namespaces, o.namespace()):
+			continue
+		}
+		// The Terraform provider writes the selector as a block: a list of one.
+		items := listItems(&t.LabelSelector)
+		if len(items) != 1 {
+			continue // a null selector matches no pod
+		}
+		var s labelSelector
+		if items[0].Decode(&s) != nil {
+			continue
+		}
+		if ok, err := s.matches(tpl.Metadata.Labels); err != nil || !ok {
+			continue
+		}
+		return fmt.Sprintf("its required podAntiAffinity (topologyKey kubernetes.io/hostname, line %d) selects its own pods", o.lineOf(n))
+	}
+	return ""
+}

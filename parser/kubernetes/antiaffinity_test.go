@@ -1,0 +1,46 @@
+package kubernetes
+
+import (
+	"strings"
+	"testing"
+)
+
+// A required pod anti-affinity on kubernetes.io/hostname that selects the workload's own pods
+// keeps them one to a node; one by zone, a preferred one, or one that selects other pods (by
+// label or namespace) does not.
+func TestOnePerNode(t *testing.T) {
+	deployment := func(kind, affinity string) string {
+		return "apiVersion: apps/v1\nkind: " + kind + "\nmetadata: {name: a, namespace: ml}\nspec:\n  replicas: 2\n  template:\n" +
+			"    metadata: {labels: {app: a, tier: gpu}}\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g6.12xlarge}\n" +
+			"      affinity:\n        podAntiAffinity:\n" + affinity +
+			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	}
+	required := func(term string) string {
+		return "          requiredDuringSchedulingIgnoredDuringExecution:\n          - " + term + "\n"
+	}
+	for _, c := range []struct {
+		name, src string
+		want      string // "" when the pods may share nodes
+	}{
+		{"matchLabels", deployment("Deployment", required("{labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}")),
+			"its required podAntiAffinity (topologyKey kubernetes.io/hostname, line 13) selects its own pods"},
+		{"matchExpressions", deployment("Deployment", required("{labelSelector: {matchExpressions: [{key: tier, operator: In, values: [gpu, cpu]}]}, topologyKey: kubernetes.io/hostname}")), "line 13"},
+		{"an empty selector matches every pod", deployment("Deployment", required("{labelSelector: {}, topologyKey: kubernetes.io/hostname}")), "line 13"},
+		{"its own namespace named", deployment("Deployment", required("{labelSelector: {matchLabels: {app: a}}, namespaces: [ml, web], topologyKey: kubernetes.io/hostname}")), "line 13"},
+		{"every namespace", deployment("Deployment", required("{labelSelector: {matchLabels: {app: a}}, namespaceSelector: {}, topologyKey: kubernetes.io/hostname}")), "line 13"},
+		{"a block of the Terraform provider", deployment("Deployment", required("{labelSelector: [{matchLabels: {app: a}}], topologyKey: kubernetes.io/hostname}")), "line 13"},
+		{"the second term", deployment("Deployment", required("{labelSelector: {matchLabels: {app: b}}, topologyKey: kubernetes.io/hostname}\n          - {labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}")), "line 14"},
+		{"by zone", deployment("Deployment", required("{labelSelector: {matchLabels: {app: a}}, topologyKey: topology.kubernetes.io/zone}")), ""},
+		{"other pods", deployment("Deployment", required("{labelSelector: {matchLabels: {app: b}}, topologyKey: kubernetes.io/hostname}")), ""},
+		{"another namespace", deployment("Deployment", required("{labelSelector: {matchLabels: {app: a}}, namespaces: [web], topologyKey: kubernetes.io/hostname}")), ""},
+		{"namespaces by label", deployment("Deployment", required("{labelSelector: {matchLabels: {app: a}}, namespaceSelector: {matchLabels: {team: x}}, topologyKey: kubernetes.io/hostname}")), ""},
+		{"no selector", deployment("Deployment", required("{topologyKey: kubernetes.io/hostname}")), ""},
+		{"preferred", deployment("Deployment", "          preferredDuringSchedulingIgnoredDuringExecution:\n          - {weight: 100, podAffinityTerm: {labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}}\n"), ""},
+		{"a DaemonSet, one to a node anyway", strings.Replace(deployment("DaemonSet", required("{labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}")), "  replicas: 2\n", "", 1), ""},
+	} {
+		r := one(t, buildWarning(t, c.name, c.src, ""))
+		if got := r.Pod.OnePerNode; c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("%s: one per node %q, want %q", c.name, got, c.want)
+		}
+	}
+}
