@@ -144,10 +144,12 @@ inference: {batch_size: 8, max_sequence_length: 8192}
 	}
 }
 
-func TestMIGRecommendationForPods(t *testing.T) {
-	p := &Pricer{Catalog: catalog.MustDefault()}
+// bertPods assesses 2 one-GPU pods on p4de.24xlarge (onePerNode: why they keep one to a node)
+// serving BERT-large, which fits a 1g.10gb MIG slice.
+func bertPods(t *testing.T, p *Pricer, onePerNode string) Estimate {
+	t.Helper()
 	r := parser.Resource{Address: "Deployment/a/b", Provider: "aws", Region: "us-east-1", InstanceType: "p4de.24xlarge", Quantity: 2, PurchaseOption: parser.OnDemand,
-		Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1}}
+		Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, OnePerNode: onePerNode}}
 	e := p.Estimate(r)
 	p.Assess(&e, r, mustProfile(t, `workload: {type: inference}
 model: {preset: bert-large, precision: fp16}
@@ -156,6 +158,11 @@ inference: {batch_size: 8, max_sequence_length: 512}
 	if e.Fit.MIGSlice != "1g.10gb" {
 		t.Fatalf("fit = %+v", e.Fit)
 	}
+	return e
+}
+
+func TestMIGRecommendationForPods(t *testing.T) {
+	e := bertPods(t, &Pricer{Catalog: catalog.MustDefault()}, "")
 	mig, ok := rec(e, RecMIG)
 	// Two pods each paying 1/8 of a p4de: 2 × 27.44705 × 730 / 8 = 5009.09; on 1g.10gb slices
 	// (1/7 of a GPU each) they pay a seventh of that.

@@ -60,16 +60,7 @@ func TestOnePerNodePaysTheNode(t *testing.T) {
 // MIG slice, though its workload fits one, and a smaller instance is priced as a whole node too.
 func TestOnePerNodeGetsNoMIGSlice(t *testing.T) {
 	p := &Pricer{Catalog: catalog.MustDefault()}
-	r := parser.Resource{Address: "Deployment/a/b", Provider: "aws", Region: "us-east-1", InstanceType: "p4de.24xlarge", Quantity: 2, PurchaseOption: parser.OnDemand,
-		Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, OnePerNode: "kept apart"}}
-	e := p.Estimate(r)
-	p.Assess(&e, r, mustProfile(t, `workload: {type: inference}
-model: {preset: bert-large, precision: fp16}
-inference: {batch_size: 8, max_sequence_length: 512}
-`), DefaultThresholds)
-	if e.Fit.MIGSlice != "1g.10gb" {
-		t.Fatalf("fit = %+v", e.Fit)
-	}
+	e := bertPods(t, p, "kept apart")
 	if mig, ok := rec(e, RecMIG); ok {
 		t.Errorf("told a MIG slice: %+v", mig)
 	}

@@ -270,13 +270,7 @@ func (l limitRanges) apply(key string, spec podSpec) limitRangeOutcome {
 				}
 			}
 		}
-		var parts []string
-		if len(requests) > 0 {
-			parts = append(parts, "requests "+strings.Join(requests, "; "))
-		}
-		if len(limits) > 0 {
-			parts = append(parts, "limits "+strings.Join(limits, "; "))
-		}
+		parts := labelled(labelled(nil, "requests ", requests, "; "), "limits ", limits, "; ")
 		if len(parts) > 0 {
 			out.filled = append(out.filled, fmt.Sprintf("%s fills in what its containers leave out: %s", lr.address, strings.Join(parts, "; ")))
 		}
@@ -291,6 +285,14 @@ func (l limitRanges) apply(key string, spec podSpec) limitRangeOutcome {
 	}
 	out.spec = spec
 	return out
+}
+
+// labelled appends to parts prefix and items joined by sep, where there are items.
+func labelled(parts []string, prefix string, items []string, sep string) []string {
+	if len(items) == 0 {
+		return parts
+	}
+	return append(parts, prefix+strings.Join(items, sep))
 }
 
 // withOwn calls f with each container of spec, app containers then init containers, and the

@@ -36,14 +36,7 @@ func TestPodLevelResources(t *testing.T) {
 		{"with a RuntimeClass's overhead", "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: kata}\nhandler: kata\noverhead: {podFixed: {cpu: 500m}}\n---\n" +
 			strings.Replace(podLevelSrc(`{requests: {cpu: "12"}}`, server), "    spec:\n", "    spec:\n      runtimeClassName: kata\n", 1), 12.5, 8, "set each pod's request to cpu 12"},
 	} {
-		r := one(t, buildWarning(t, c.name, c.src, ""))
-		if r.Pod.CPU != c.cpu || r.Pod.MemoryGiB != c.mem {
-			t.Errorf("%s: pod asks for %g CPUs and %g GiB, want %g and %g", c.name, r.Pod.CPU, r.Pod.MemoryGiB, c.cpu, c.mem)
-		}
-		notes := strings.Join(r.Notes, "\n")
-		if c.note == "" && strings.Contains(notes, "pod-level") || !strings.Contains(notes, c.note) {
-			t.Errorf("%s: notes %q, want %q", c.name, notes, c.note)
-		}
+		checkPodAsks(t, c.name, c.src, c.cpu, c.mem, c.note, "pod-level")
 	}
 }
 

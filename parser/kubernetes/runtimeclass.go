@@ -164,13 +164,7 @@ func (rcs runtimeClasses) apply(o *object, spec podSpec) runtimeClassOutcome {
 		out.refused = strings.Join(why, "; ")
 		return out
 	}
-	var sched []string
-	if len(added) > 0 {
-		sched = append(sched, "the node selector "+strings.Join(added, ", "))
-	}
-	if len(tolerated) > 0 {
-		sched = append(sched, "tolerations of "+strings.Join(tolerated, ", "))
-	}
+	sched := labelled(labelled(nil, "the node selector ", added, ", "), "tolerations of ", tolerated, ", ")
 	if len(sched) > 0 {
 		out.notes = append(out.notes, fmt.Sprintf("%s gives its pods %s: they run only on the nodes it selects", rc.address, strings.Join(sched, " and ")))
 	}

@@ -32,15 +32,21 @@ func TestRuntimeClassOverhead(t *testing.T) {
 		{"a class without overhead", runtimeClassSrc("", "kata", ""), 3, 12, ""},
 		{"no class", runtimeClassSrc(kataOverhead, `""`, ""), 3, 12, ""},
 	} {
-		res := buildWarning(t, c.name, c.src, "")
-		r := one(t, res)
-		if r.Pod.CPU != c.cpu || r.Pod.MemoryGiB != c.mem {
-			t.Errorf("%s: pod asks for %g CPUs and %g GiB, want %g and %g", c.name, r.Pod.CPU, r.Pod.MemoryGiB, c.cpu, c.mem)
-		}
-		notes := strings.Join(r.Notes, "\n")
-		if c.note == "" && strings.Contains(notes, "RuntimeClass") || !strings.Contains(notes, c.note) {
-			t.Errorf("%s: notes %q, want %q", c.name, notes, c.note)
-		}
+		checkPodAsks(t, c.name, c.src, c.cpu, c.mem, c.note, "RuntimeClass")
+	}
+}
+
+// checkPodAsks builds src, a workload of one resource and no warning, and checks what its pods
+// ask for of CPU and memory (GiB), and that a note says note ("": that none mentions topic).
+func checkPodAsks(t *testing.T, name, src string, cpu, mem float64, note, topic string) {
+	t.Helper()
+	r := one(t, buildWarning(t, name, src, ""))
+	if r.Pod.CPU != cpu || r.Pod.MemoryGiB != mem {
+		t.Errorf("%s: pod asks for %g CPUs and %g GiB, want %g and %g", name, r.Pod.CPU, r.Pod.MemoryGiB, cpu, mem)
+	}
+	notes := strings.Join(r.Notes, "\n")
+	if note == "" && strings.Contains(notes, topic) || !strings.Contains(notes, note) {
+		t.Errorf("%s: notes %q, want %q", name, notes, note)
 	}
 }
 
