@@ -48,7 +48,7 @@ func isRuntimeClass(o *object) bool {
 // quantity) is an error, and no pod runs under it.
 func decodeRuntimeClass(o *object) (*runtimeClass, error) {
 	if o.APIVersion != "node.k8s.io/v1" {
-		return nil, fmt.Errorf("Kubernetes stopped serving RuntimeClass %s in 1.25, so the API server refuses this manifest: use node.k8s.io/v1 (not read)", o.APIVersion)
+		return nil, fmt.Errorf("Kubernetes serves RuntimeClass as node.k8s.io/v1 only (node.k8s.io/v1beta1 went in 1.25), so the API server refuses this %s manifest (not read)", o.APIVersion)
 	}
 	var raw struct {
 		Handler  yaml.Node `yaml:"handler"`

@@ -149,7 +149,7 @@ func TestRuntimeClassErrors(t *testing.T) {
 		{"podFixed not a map", "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: kata}\nhandler: kata-qemu\noverhead:\n  podFixed: [cpu]\n", 6,
 			"RuntimeClass/kata: overhead.podFixed must map resources to quantities"},
 		{"a removed API", "apiVersion: node.k8s.io/v1beta1\nkind: RuntimeClass\nmetadata: {name: kata}\nhandler: kata-qemu\n" + kataOverhead, 1,
-			"RuntimeClass/kata: Kubernetes stopped serving RuntimeClass node.k8s.io/v1beta1 in 1.25"},
+			"RuntimeClass/kata: Kubernetes serves RuntimeClass as node.k8s.io/v1 only (node.k8s.io/v1beta1 went in 1.25), so the API server refuses this node.k8s.io/v1beta1 manifest"},
 	} {
 		src := c.class + "---\n" + strings.SplitN(runtimeClassSrc("", "kata", "      nodeSelector: {node.kubernetes.io/instance-type: g6.xlarge}\n"), "---\n", 2)[1]
 		res := build(t, src, Options{})
@@ -181,6 +181,9 @@ func TestRuntimeClassOverheadCounts(t *testing.T) {
 	// request.
 	src := kata(limitRangeSrc(`{type: Pod, max: {cpu: "2250m"}}`, `{name: main, resources: {limits: {nvidia.com/gpu: 1, cpu: "2"}}}`))
 	buildWarning(t, "a pod max", src, `Deployment/ml/a: the API server refuses its pods, so none of them run: LimitRange/ml/lr refuses them: a pod's cpu limit of 2.5 passes the max of 2250m a pod`)
+	// The overhead counts toward a limit only where the pods set one.
+	buildWarning(t, "a pod ratio", kata(limitRangeSrc(`{type: Pod, maxLimitRequestRatio: {cpu: "2"}}`, `{name: main, resources: {requests: {cpu: "1"}, limits: {nvidia.com/gpu: 1}}}`)),
+		"LimitRange/ml/lr refuses them: a pod's cpu limit is not set (or 0), which a max limit-to-request ratio of 2 needs")
 	buildWarning(t, "a pod min", kata(limitRangeSrc(`{type: Pod, min: {cpu: 500m}}`, `{name: main, resources: {limits: {nvidia.com/gpu: 1}}}`)), "")
 	// Kueue counts it in the quota of the flavor that covers CPU.
 	job := kueueJob("2", "8", "      runtimeClassName: kata\n")
