@@ -107,15 +107,13 @@ func podRequests(spec podSpec) map[string]float64 {
 			}
 		}
 	}
-	for _, m := range []map[string]yaml.Node{spec.Resources.Requests, spec.Resources.Limits} {
-		for k := range m {
-			if q, ok := spec.podLevelRequest(k); ok {
-				out[k] = q
-			}
+	byContainers := maps.Clone(out)
+	keys := slices.Concat(slices.Collect(maps.Keys(byContainers)), slices.Collect(maps.Keys(spec.Resources.Requests)), slices.Collect(maps.Keys(spec.Overhead)))
+	for _, k := range keys { // a key named twice gets the same value twice
+		q, set := byContainers[k]
+		if q, ok := spec.podRequest(k, q, set); ok {
+			out[k] = q
 		}
-	}
-	for k := range spec.Overhead {
-		out[k] += spec.overheadOf(k)
 	}
 	return out
 }
@@ -155,12 +153,6 @@ func podCompute(spec podSpec, o *object) (cpu, memory float64, errs []error) {
 			}
 		}
 	}
-	if q, ok := spec.podLevelRequest("cpu"); ok {
-		cpu = q
-	}
-	if q, ok := spec.podLevelRequest("memory"); ok {
-		memory = q
-	}
 	for _, k := range slices.Sorted(maps.Keys(spec.Overhead)) {
 		n := spec.Overhead[k]
 		if _, err := computeQuantity(n.Value); n.Kind != yaml.ScalarNode || err != nil {
@@ -170,7 +162,7 @@ func podCompute(spec podSpec, o *object) (cpu, memory float64, errs []error) {
 			errs = append(errs, lineError{line: o.lineOf(&n), err: fmt.Errorf("overhead: %s: %w", k, err)})
 		}
 	}
-	cpu += spec.overheadOf("cpu")
-	memory += spec.overheadOf("memory")
+	cpu, _ = spec.podRequest("cpu", cpu, true)
+	memory, _ = spec.podRequest("memory", memory, true)
 	return cpu, memory, errs
 }

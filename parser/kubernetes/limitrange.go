@@ -346,12 +346,7 @@ func (lr limitRange) refuses(spec, own podSpec) string {
 					limited = limited || ok
 					return q
 				})
-				if q, ok := spec.podLevelLimit(k); ok { // a pod-level limit is the pod's
-					limited, lim = true, q
-				}
-				if lim > 0 { // the pod's overhead counts toward a limit that is set
-					lim += spec.overheadOf(k)
-				}
+				lim, limited = spec.podLimit(k, lim, limited)
 				switch {
 				case !limited:
 					why = append(why, fmt.Sprintf("its pods set no %s limit, which a pod must under a max of %s", k, it.max[k].text))
@@ -366,12 +361,7 @@ func (lr limitRange) refuses(spec, own podSpec) string {
 					requested = requested || ok
 					return q
 				})
-				if q, ok := spec.podLevelRequest(k); ok { // a pod-level request is the pod's
-					requested, req = true, q
-				}
-				if _, ok := spec.Overhead[k]; ok { // the pod's overhead counts as its request
-					requested, req = true, req+spec.overheadOf(k)
-				}
+				req, requested = spec.podRequest(k, req, requested)
 				switch {
 				case !requested:
 					why = append(why, fmt.Sprintf("its pods request no %s, which a pod must under a min of %s", k, it.min[k].text))
@@ -382,16 +372,8 @@ func (lr limitRange) refuses(spec, own podSpec) string {
 			for _, k := range slices.Sorted(maps.Keys(it.ratio)) {
 				req := effectiveRequest(spec, func(c *container) float64 { q, _ := request(c, k); return q })
 				lim := effectiveRequest(spec, func(c *container) float64 { q, _ := read(c.Resources.Limits, k); return q })
-				if q, ok := spec.podLevelRequest(k); ok {
-					req = q
-				}
-				if q, ok := spec.podLevelLimit(k); ok {
-					lim = q
-				}
-				req += spec.overheadOf(k)
-				if lim > 0 {
-					lim += spec.overheadOf(k)
-				}
+				req, _ = spec.podRequest(k, req, true)
+				lim, _ = spec.podLimit(k, lim, true)
 				if why1 := ratioPast(k, req, lim, it.ratio[k], "a pod's"); why1 != "" {
 					why = append(why, why1)
 				}

@@ -63,6 +63,33 @@ func podLevelQuantity(m map[string]yaml.Node, k string) (float64, bool) {
 	return q, err == nil
 }
 
+// podRequest is what the pod requests of k, given what its containers request together
+// (containers; set: whether any of them names k): its pod-level request where it sets one, and
+// its overhead on top, as component-helpers' PodRequests counts it. ok says whether the
+// containers, the pod-level resources or the overhead name k.
+func (s *podSpec) podRequest(k string, containers float64, set bool) (q float64, ok bool) {
+	if v, ok := s.podLevelRequest(k); ok {
+		containers, set = v, true
+	}
+	if _, ok := s.Overhead[k]; ok {
+		containers, set = containers+s.overheadOf(k), true
+	}
+	return containers, set
+}
+
+// podLimit is the pod's limit of k, given its containers' (containers; set: whether any of
+// them sets one): its pod-level limit where it sets one, and its overhead on top of a limit
+// that is set, as component-helpers' PodLimits counts it.
+func (s *podSpec) podLimit(k string, containers float64, set bool) (q float64, ok bool) {
+	if v, ok := s.podLevelLimit(k); ok {
+		containers, set = v, true
+	}
+	if containers > 0 {
+		containers += s.overheadOf(k)
+	}
+	return containers, set
+}
+
 // containersRequest is what the pod's containers request of k together (effectiveRequest; a
 // limit is a request where none is set), and whether any of them sets it.
 func (s *podSpec) containersRequest(k string) (float64, bool) {

@@ -149,12 +149,7 @@ func newQuotaPod(key, ns string, spec *podSpec, defaultPriority string, claims *
 			q, _ := computeQuantity(n.Value) // a bad quantity is podCompute's error
 			return q
 		})
-		if q, ok := spec.podLevelLimit(k); ok {
-			p.limits[k] = q
-		}
-		if p.limits[k] > 0 { // the overhead counts toward limits that are set
-			p.limits[k] += spec.overheadOf(k)
-		}
+		p.limits[k], _ = spec.podLimit(k, p.limits[k], true)
 		if spec.hasPodLevel() {
 			continue // the quota asks nothing of the containers of a pod with pod-level resources
 		}
