@@ -14,12 +14,12 @@ import (
 // 7 GPUs that no other pod of the workload can take, so the estimator prices each pod as its
 // whole node (NodeShare), and chooses the node type for one pod.
 
-// podAffinityTerm is what gpuguard reads of a pod (anti-)affinity term.
+// podAffinityTerm is what gpuguard reads of a pod (anti-)affinity term: the namespaces it looks
+// in (affinityTerm, as a quota's scope reads them), its label selector and topology key.
 type podAffinityTerm struct {
-	LabelSelector     yaml.Node `yaml:"labelSelector"`
-	Namespaces        []string  `yaml:"namespaces"`
-	NamespaceSelector yaml.Node `yaml:"namespaceSelector"`
-	TopologyKey       string    `yaml:"topologyKey"`
+	affinityTerm  `yaml:",inline"`
+	LabelSelector yaml.Node `yaml:"labelSelector"`
+	TopologyKey   string    `yaml:"topologyKey"`
 }
 
 // onePerNode says why no two pods of tpl, a pod template of o, share a node: the first required
