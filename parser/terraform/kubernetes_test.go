@@ -325,12 +325,10 @@ resource "kubernetes_job_v1" "train" {
 	}
 }
 
-// Kueue's objects declared with kubernetes_manifest place a typed Job queued on them: an empty
-// namespaceSelector written in HCL ({}) admits all namespaces, and the flavor's quota decides.
-func TestKueueFromTerraform(t *testing.T) {
-	src := func(selector string, quota int) string {
-		return fmt.Sprintf(`
-resource "kubernetes_manifest" "flavor" {
+// kueueFlavorHCL is a Kueue ResourceFlavor h100 of p5.48xlarge nodes, and kueueLocalQueueHCL
+// the LocalQueue ml/q of ClusterQueue train, as kubernetes_manifest resources.
+const (
+	kueueFlavorHCL = `resource "kubernetes_manifest" "flavor" {
   manifest = {
     apiVersion = "kueue.x-k8s.io/v1beta1"
     kind       = "ResourceFlavor"
@@ -338,7 +336,24 @@ resource "kubernetes_manifest" "flavor" {
     spec       = { nodeLabels = { "node.kubernetes.io/instance-type" = "p5.48xlarge" } }
   }
 }
-resource "kubernetes_manifest" "cq" {
+`
+	kueueLocalQueueHCL = `resource "kubernetes_manifest" "local_queue" {
+  manifest = {
+    apiVersion = "kueue.x-k8s.io/v1beta1"
+    kind       = "LocalQueue"
+    metadata   = { name = "q", namespace = "ml" }
+    spec       = { clusterQueue = "train" }
+  }
+}
+`
+)
+
+// Kueue's objects declared with kubernetes_manifest place a typed Job queued on them: an empty
+// namespaceSelector written in HCL ({}) admits all namespaces, and the flavor's quota decides.
+func TestKueueFromTerraform(t *testing.T) {
+	src := func(selector string, quota int) string {
+		return fmt.Sprintf(`
+`+kueueFlavorHCL+`resource "kubernetes_manifest" "cq" {
   manifest = {
     apiVersion = "kueue.x-k8s.io/v1beta1"
     kind       = "ClusterQueue"
@@ -352,15 +367,7 @@ resource "kubernetes_manifest" "cq" {
     }
   }
 }
-resource "kubernetes_manifest" "lq" {
-  manifest = {
-    apiVersion = "kueue.x-k8s.io/v1beta1"
-    kind       = "LocalQueue"
-    metadata   = { name = "q", namespace = "ml" }
-    spec       = { clusterQueue = "train" }
-  }
-}
-resource "kubernetes_job_v1" "train" {
+`+kueueLocalQueueHCL+`resource "kubernetes_job_v1" "train" {
   metadata {
     name      = "train"
     namespace = "ml"

@@ -16,15 +16,7 @@ func TestKueueChartRelease(t *testing.T) {
   repository = "oci://registry.k8s.io/kueue/charts"
   chart      = "kueue"
 ` + values + `}
-resource "kubernetes_manifest" "flavor" {
-  manifest = {
-    apiVersion = "kueue.x-k8s.io/v1beta1"
-    kind       = "ResourceFlavor"
-    metadata   = { name = "h100" }
-    spec       = { nodeLabels = { "node.kubernetes.io/instance-type" = "p5.48xlarge" } }
-  }
-}
-resource "kubernetes_manifest" "queue" {
+` + kueueFlavorHCL + `resource "kubernetes_manifest" "queue" {
   manifest = {
     apiVersion = "kueue.x-k8s.io/v1beta1"
     kind       = "ClusterQueue"
@@ -38,15 +30,7 @@ resource "kubernetes_manifest" "queue" {
     }
   }
 }
-resource "kubernetes_manifest" "local" {
-  manifest = {
-    apiVersion = "kueue.x-k8s.io/v1beta1"
-    kind       = "LocalQueue"
-    metadata   = { name = "q", namespace = "ml" }
-    spec       = { clusterQueue = "train" }
-  }
-}
-resource "kubernetes_job_v1" "train" {
+` + kueueLocalQueueHCL + `resource "kubernetes_job_v1" "train" {
   metadata {
     name      = "train"
     namespace = "ml"
