@@ -103,7 +103,7 @@ func Build(files []*File, opts Options) parser.Result {
 	cms := configMaps{}
 	var quotas []resourceQuota
 	limits := limitRanges{}
-	runtimes := runtimeClasses{}
+	runtimes := runtimeClasses{gkeSandbox: groups.gkeSandboxPools()}
 	defaultPriority := map[string]string{} // the global default PriorityClass's name, by build (root)
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}, classes: map[string]deviceClass{}, byExtendedName: map[string]string{}}
 	for _, o := range objs {
@@ -164,7 +164,7 @@ func Build(files []*File, opts Options) parser.Result {
 			if rc, err := decodeRuntimeClass(o); err != nil {
 				res.Errors = append(res.Errors, specError(o, err))
 			} else {
-				runtimes[o.Metadata.Name] = append(runtimes[o.Metadata.Name], rooted[*runtimeClass]{o.rootName(), rc})
+				runtimes.add(o, rc)
 			}
 		}
 		if o.Kind == "LimitRange" && o.APIVersion == "v1" {

@@ -218,10 +218,10 @@ func SetGKEAccelerator(nl *parser.NodeLabels, accelerator string, known bool) {
 }
 
 // cloudLabelCloud is the cloud of each label a cloud puts on its managed node groups' nodes
-// (group name, capacity, GKE's accelerator): pods select groups by them whether or not a group
+// (group name, capacity, GKE's accelerator and sandbox): pods select groups by them whether or not a group
 // carries them.
 var cloudLabelCloud = func() map[string]string {
-	m := map[string]string{labelGKEAccelerator: parser.GCP}
+	m := map[string]string{labelGKEAccelerator: parser.GCP, LabelGKESandbox: parser.GCP}
 	for cloud, ls := range groupNameLabels {
 		for _, k := range ls {
 			m[k] = cloud

@@ -28,7 +28,8 @@ import (
 //
 // gpuguard applies a class read among the files to the pod templates that name it, before a
 // LimitRange's defaults: what the pods then ask for is what their nodes must hold and what
-// their shares of those nodes cost.
+// their shares of those nodes cost. A pod naming gvisor where no class of that name is read,
+// but a GKE Sandbox pool is among the node groups, takes GKE's own class (gkesandbox.go).
 
 // runtimeClass is what a RuntimeClass does to the pods that name it.
 type runtimeClass struct {
@@ -91,9 +92,21 @@ func decodeRuntimeClass(o *object) (*runtimeClass, error) {
 	return rc, nil
 }
 
-// runtimeClasses are the RuntimeClasses read, by name: several of one name are several
-// clusters'; a pod takes the one declared nearest it.
-type runtimeClasses map[string][]rooted[*runtimeClass]
+// runtimeClasses are the RuntimeClasses read, by name (several of one name are several
+// clusters'; a pod takes the one declared nearest it), and the GKE Sandbox pools among the
+// node groups, whose cluster has GKE's own class (gkeSandboxClass).
+type runtimeClasses struct {
+	byName     map[string][]rooted[*runtimeClass]
+	gkeSandbox []string
+}
+
+// add records a RuntimeClass read from o.
+func (rcs *runtimeClasses) add(o *object, rc *runtimeClass) {
+	if rcs.byName == nil {
+		rcs.byName = map[string][]rooted[*runtimeClass]{}
+	}
+	rcs.byName[o.Metadata.Name] = append(rcs.byName[o.Metadata.Name], rooted[*runtimeClass]{o.rootName(), rc})
+}
 
 // runtimeClassOutcome is what a pod template's RuntimeClass does to it: the spec with its
 // overhead and scheduling, notes saying so, and why the API server refuses the pods ("" when
@@ -115,7 +128,11 @@ func (rcs runtimeClasses) apply(o *object, spec podSpec) runtimeClassOutcome {
 		}
 		return out
 	}
-	rc := nearestOf(rcs[name], o.rootName())
+	rc := nearestOf(rcs.byName[name], o.rootName())
+	if rc == nil && name == gkeSandboxRuntime && len(rcs.gkeSandbox) > 0 {
+		rc = gkeSandboxClass
+		out.notes = append(out.notes, fmt.Sprintf("its pods run under RuntimeClass %s, which is not among the files read: it is GKE Sandbox's, which GKE creates in a cluster with a sandboxed node pool (%s); any pod overhead it sets is not counted", name, strings.Join(rcs.gkeSandbox, ", ")))
+	}
 	if rc == nil {
 		out.notes = append(out.notes, fmt.Sprintf("its pods run under RuntimeClass %s, which is not among the files read: the pod overhead and node selection it may add are not counted", name))
 		return out

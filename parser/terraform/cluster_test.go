@@ -435,7 +435,7 @@ func TestNodeGroupLabels(t *testing.T) {
   vm_size               = "Standard_NC24ads_A100_v4"
   priority              = ` + priority + "\n}"
 	}
-	const gkeRegular = " without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"
+	const gkeRegular = " without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot without:sandbox.gke.io/runtime"
 	cases := []struct {
 		name, src, address string
 		want               string // sorted k=v, then unknown:k, without:k, prefix:k=v, then "partial" when partial
@@ -467,7 +467,7 @@ resource "aws_eks_node_group" "g" {
   cluster  = "c"
   location = "us-central1-a"
   ` + gpuPool + `
-}`, "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool workload=serve without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
+}`, "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool workload=serve without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot without:sandbox.gke.io/runtime"},
 		{"GKE node pool with labels known at apply", `variable "team" {}
 resource "google_container_node_pool" "l4" {
   name     = "l4-pool"
@@ -477,18 +477,18 @@ resource "google_container_node_pool" "l4" {
     machine_type = "g2-standard-8"
     labels       = { workload = "serve", team = var.team }
   }
-}`, "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool workload=serve unknown:team without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
+}`, "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool workload=serve unknown:team without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot without:sandbox.gke.io/runtime"},
 		{"GKE cluster's pool block", `resource "google_container_cluster" "c" {
   location = "us-central1-a"
   node_pool {
     name = "gpu"
     ` + gpuPool + `
   }
-}`, `google_container_cluster.c.node_pool["gpu"]`, "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=gpu workload=serve without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
+}`, `google_container_cluster.c.node_pool["gpu"]`, "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=gpu workload=serve without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot without:sandbox.gke.io/runtime"},
 		{"GKE cluster's default pool", `resource "google_container_cluster" "c" {
   location = "us-central1-a"
   ` + gpuPool + `
-}`, "google_container_cluster.c.default_node_pool", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=default-pool workload=serve without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
+}`, "google_container_cluster.c.default_node_pool", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=default-pool workload=serve without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot without:sandbox.gke.io/runtime"},
 		{"AKS default pool", `resource "azurerm_kubernetes_cluster" "c" {
   location = "eastus"
   default_node_pool {
@@ -514,16 +514,16 @@ resource "azurerm_kubernetes_cluster_node_pool" "p" {
 		{"EKS Capacity Block node group", eksGroup(`"CAPACITY_BLOCK"`), "aws_eks_node_group.g", "eks.amazonaws.com/capacityType=CAPACITY_BLOCK eks.amazonaws.com/nodegroup=gpu"},
 		{"EKS node group whose capacity is known at apply", `variable "capacity" { type = string }
 ` + eksGroup("var.capacity"), "aws_eks_node_group.g", "eks.amazonaws.com/nodegroup=gpu unknown:eks.amazonaws.com/capacityType"},
-		{"GKE Spot pool", l4Pool("spot = true"), "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool cloud.google.com/gke-spot=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible"},
+		{"GKE Spot pool", l4Pool("spot = true"), "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool cloud.google.com/gke-spot=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:sandbox.gke.io/runtime"},
 		{"GKE Spot pool whose preemptible flag is known at apply", `variable "preemptible" { type = bool }
-` + l4Pool("spot = true\n    preemptible = var.preemptible"), "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool cloud.google.com/gke-spot=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible"},
+` + l4Pool("spot = true\n    preemptible = var.preemptible"), "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool cloud.google.com/gke-spot=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-preemptible without:sandbox.gke.io/runtime"},
 		{"GKE preemptible default pool", `resource "google_container_cluster" "c" {
   location = "us-central1-a"
   node_config {
     machine_type = "g2-standard-8"
     preemptible  = true
   }
-}`, "google_container_cluster.c.default_node_pool", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=default-pool cloud.google.com/gke-preemptible=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-spot"},
+}`, "google_container_cluster.c.default_node_pool", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=default-pool cloud.google.com/gke-preemptible=true without:cloud.google.com/gke-flex-start without:cloud.google.com/gke-spot without:sandbox.gke.io/runtime"},
 		{"GKE flex-start pool block", `resource "google_container_cluster" "c" {
   location = "us-central1-a"
   node_pool {
@@ -533,9 +533,9 @@ resource "azurerm_kubernetes_cluster_node_pool" "p" {
       flex_start   = true
     }
   }
-}`, `google_container_cluster.c.node_pool["gpu"]`, "cloud.google.com/gke-accelerator=nvidia-h100-80gb cloud.google.com/gke-flex-start=true cloud.google.com/gke-nodepool=gpu without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot"},
+}`, `google_container_cluster.c.node_pool["gpu"]`, "cloud.google.com/gke-accelerator=nvidia-h100-80gb cloud.google.com/gke-flex-start=true cloud.google.com/gke-nodepool=gpu without:cloud.google.com/gke-preemptible without:cloud.google.com/gke-spot without:sandbox.gke.io/runtime"},
 		{"GKE pool whose capacity is known at apply", `variable "spot" { type = bool }
-` + l4Pool("spot = var.spot"), "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool unknown:cloud.google.com/gke-flex-start unknown:cloud.google.com/gke-preemptible unknown:cloud.google.com/gke-spot"},
+` + l4Pool("spot = var.spot"), "google_container_node_pool.l4", "cloud.google.com/gke-accelerator=nvidia-l4 cloud.google.com/gke-nodepool=l4-pool unknown:cloud.google.com/gke-flex-start unknown:cloud.google.com/gke-preemptible unknown:cloud.google.com/gke-spot without:sandbox.gke.io/runtime"},
 		// GKE names the GPU type of a pool's nodes: its accelerator block's, or its machine type's.
 		{"GKE N1 pool with T4s", `resource "google_container_node_pool" "t4" {
   name     = "t4"

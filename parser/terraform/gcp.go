@@ -447,6 +447,8 @@ func gkeNodeLabels(r *parser.Resource, pool *view) {
 	// An unset machine type is GKE's default, e2-medium, which takes no GPUs.
 	machineKnown := r.InstanceType != "" || !pool.quiet().has("node_config", "machine_type")
 	kubernetes.SetGKEAccelerator(r.NodeLabels, accelerator, machineKnown)
+	sandboxed, known := gkeSandboxed(pool)
+	kubernetes.SetGKESandbox(r.NodeLabels, sandboxed, known)
 	if r.GPUPartition != "" {
 		r.NodeLabels.Labels[kubernetes.LabelGKEGPUPartition] = r.GPUPartition
 	}
@@ -459,6 +461,29 @@ func gkeNodeLabels(r *parser.Resource, pool *view) {
 			r.NodeLabels.Labels[kubernetes.LabelGKESharingStrategy] = "mps"
 		}
 	}
+}
+
+// gkeSandboxed reports whether a GKE pool runs GKE Sandbox (node_config.sandbox_config:
+// sandbox_type "gvisor", or type "GVISOR" in later providers), whose label and taint keep
+// pods that do not run under gVisor off its nodes (kubernetes.SetGKESandbox); known is false
+// when the sandbox is known only at apply.
+func gkeSandboxed(pool *view) (sandboxed, known bool) {
+	q := pool.quiet()
+	if v, ok := at(q.obj, "node_config", "sandbox_config"); !ok {
+		return false, true
+	} else if !v.IsKnown() {
+		return false, false
+	}
+	for _, b := range q.blocks("node_config", "sandbox_config") {
+		for _, attr := range []string{"sandbox_type", "type"} {
+			if t, ok := b.str(attr); ok && strings.EqualFold(t, "gvisor") {
+				return true, true
+			} else if !ok && b.has(attr) {
+				return false, false
+			}
+		}
+	}
+	return false, true
 }
 
 func mapGKECluster(c *mapContext) []*parser.Resource {

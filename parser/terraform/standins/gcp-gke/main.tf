@@ -2,7 +2,7 @@
 # variants (private-cluster, beta-*): the node pools of var.node_pools at the module's address
 # (google_container_node_pool.pools["name"]), with its defaults (cluster.tf: autoscaling on with
 # min_count 1, node_count 1 without autoscaling, e2-medium, accelerators from accelerator_count and
-# accelerator_type), placed where the cluster is: the region when regional (the default), else
+# accelerator_type, GKE Sandbox from sandbox_enabled), placed where the cluster is: the region when regional (the default), else
 # the first zone, with the other zones as node locations. The cluster's default pool, which the
 # module creates with var.initial_node_count (0 by default) e2-medium nodes and may remove, is
 # not modelled. Of var.cluster_autoscaling, node auto-provisioning's GPU limits (gpu_resources,
@@ -27,6 +27,12 @@ variable "zones" {
 variable "node_pools" {
   type    = any
   default = [{ name = "default-node-pool" }]
+}
+
+# GKE Sandbox for every pool that does not set sandbox_enabled itself (the beta-* variants').
+variable "sandbox_enabled" {
+  type    = bool
+  default = false
 }
 
 variable "node_pools_labels" {
@@ -120,6 +126,13 @@ resource "google_container_node_pool" "pools" {
         key    = taint.value.key
         value  = taint.value.value
         effect = taint.value.effect
+      }
+    }
+
+    dynamic "sandbox_config" {
+      for_each = tobool(lookup(each.value, "sandbox_enabled", var.sandbox_enabled)) ? ["gvisor"] : []
+      content {
+        sandbox_type = sandbox_config.value
       }
     }
 
