@@ -34,7 +34,8 @@ func newDiffCommand(e *env) *cobra.Command {
 		Long: `diff checks the same paths in a base and a head tree and compares them: each GPU resource
 (matched by root module and address) is added, removed, changed or unchanged, with the monthly
 totals before and after. B and H are directories or git refs (a ref is extracted with git archive
-into a temporary directory and removed afterwards); the head defaults to the working tree.
+into a temporary directory and removed afterwards); the head defaults to the working tree. A
+PATH only one tree has is one the change adds or deletes: the other tree has nothing there.
 Findings are the head's, with GPU001 judging the increase against budgets.monthly_increase.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runDiff(e, &o, args) },
 	}
@@ -133,6 +134,26 @@ func sideConfig(flag string, s side, paths []string) (*config.Config, error) {
 		cfg.Root = s.refRoot
 	}
 	return cfg, nil
+}
+
+// onEitherSide returns the paths each side reads: a path only one side has is one the change
+// adds (the base lacks it) or deletes (the head lacks it), so the other side has no resources
+// there rather than an input error. A path neither side has is read by both, and reported.
+func onEitherSide(base, head []string) (baseRead, headRead []string) {
+	exists := func(p string) bool {
+		_, err := os.Stat(p)
+		return err == nil
+	}
+	for i := range base {
+		inBase, inHead := exists(base[i]), exists(head[i])
+		if inBase || !inHead {
+			baseRead = append(baseRead, base[i])
+		}
+		if inHead || !inBase {
+			headRead = append(headRead, head[i])
+		}
+	}
+	return baseRead, headRead
 }
 
 func joinAll(dir string, paths []string) []string {
@@ -275,15 +296,16 @@ func computeDiff(e *env, o *diffOptions, paths []string) (*diffRun, error) {
 	baseTF := terraform.Options{VarFiles: baseVarFiles, Vars: o.vars, ModulesHome: baseSide.modulesHome()}
 	tf := terraform.Options{VarFiles: headVarFiles, Vars: o.vars, ModulesHome: headSide.modulesHome()}
 	// The two sides are independent until they are compared: read them at the same time.
+	baseRead, headRead := onEitherSide(basePaths, headPaths)
 	var base *result.Check
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		base = check.Run(basePaths, check.Options{Config: baseCfg, Catalog: cat, Overlay: overlay, Region: o.region, Terraform: baseTF, Now: e.now()})
+		base = check.Run(baseRead, check.Options{Config: baseCfg, Catalog: cat, Overlay: overlay, Region: o.region, Terraform: baseTF, Now: e.now()})
 		relocate(base, baseSide.dir, baseSide.refRoot != "")
 		base.Warnings = append(base.Warnings, baseMissing...)
 	}()
-	head := check.Run(headPaths, check.Options{Config: cfg, Catalog: cat, Overlay: overlay, Region: o.region, Terraform: tf, Now: e.now()})
+	head := check.Run(headRead, check.Options{Config: cfg, Catalog: cat, Overlay: overlay, Region: o.region, Terraform: tf, Now: e.now()})
 	relocate(head, headSide.dir, headSide.refRoot != "")
 	head.Warnings = append(head.Warnings, headMissing...)
 	<-done

@@ -680,3 +680,42 @@ spec:
 		t.Errorf("no GPU011 on MachinePool/ml/a: %+v", doc.Findings)
 	}
 }
+
+// A path only one side has is one the pull request adds or deletes: its resources are all added
+// (or all removed), and the side without it is read as having none there, not as an input
+// error. A path neither side has is still an error on both.
+func TestDiffPathOnlyOneSideHas(t *testing.T) {
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	dir := t.TempDir()
+	copyTree(t, filepath.Join(root, "testdata/diff/increase/head"), filepath.Join(dir, "with", "gpu"))
+	copyTree(t, filepath.Join(root, "testdata/diff/no-gpus"), filepath.Join(dir, "without", "other"))
+	t.Chdir(dir)
+	run := func(base, head, path string) (code int, changes map[string]int, errs []string) {
+		t.Helper()
+		r := runCLI(t, "", "diff", "--base", base, "--head", head, "--format", "json", "--fail-on", "never", path)
+		var doc struct {
+			Changes []struct{ Change string }
+			Errors  []struct{ Message string }
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatalf("%s → %s: %v\n%s", base, head, err, r.stderr)
+		}
+		changes = map[string]int{}
+		for _, c := range doc.Changes {
+			changes[c.Change]++
+		}
+		for _, e := range doc.Errors {
+			errs = append(errs, e.Message)
+		}
+		return r.code, changes, errs
+	}
+	if code, changes, errs := run("without", "with", "gpu"); code != exitOK || len(errs) != 0 || changes["added"] != 6 || len(changes) != 1 {
+		t.Errorf("a path the change adds: exit %d, changes %v, errors %q", code, changes, errs)
+	}
+	if code, changes, errs := run("with", "without", "gpu"); code != exitOK || len(errs) != 0 || changes["removed"] != 6 || len(changes) != 1 {
+		t.Errorf("a path the change deletes: exit %d, changes %v, errors %q", code, changes, errs)
+	}
+	if code, _, errs := run("with", "without", "nowhere"); code != exitError || len(errs) != 2 {
+		t.Errorf("a path neither side has: exit %d, errors %q", code, errs)
+	}
+}
