@@ -36,7 +36,12 @@ func Materialize(ctx context.Context, cwd, ref string) (*Tree, error) {
 		return nil, fmt.Errorf("%q is neither a directory nor a git ref here: %w", ref, err)
 	}
 	if _, err := git(ctx, cwd, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
-		return nil, fmt.Errorf("%q is neither a directory nor a commit, branch or tag of %s", ref, topDir)
+		hint := ""
+		if out, err := git(ctx, cwd, "rev-parse", "--is-shallow-repository"); err == nil && strings.TrimSpace(string(out)) == "true" {
+			// CI checkouts fetch one commit by default: the pull request's base is not in them.
+			hint = ": the clone is shallow, so the ref may not have been fetched (actions/checkout with fetch-depth: 0, or git fetch origin " + ref + ")"
+		}
+		return nil, fmt.Errorf("%q is neither a directory nor a commit, branch or tag of %s%s", ref, topDir, hint)
 	}
 	absCwd, err := filepath.Abs(cwd)
 	if err != nil {

@@ -38,8 +38,17 @@ func TestMaterialize(t *testing.T) {
 	if _, err := os.Stat(tree.Root); !os.IsNotExist(err) {
 		t.Fatalf("tree not removed: %v", err)
 	}
-	if _, err := Materialize(context.Background(), repo, "no-such-branch"); err == nil || !strings.Contains(err.Error(), "neither a directory nor a commit") {
+	if _, err := Materialize(context.Background(), repo, "no-such-branch"); err == nil || !strings.Contains(err.Error(), "neither a directory nor a commit") || strings.Contains(err.Error(), "shallow") {
 		t.Fatalf("err = %v", err)
+	}
+	// In a shallow clone (a CI checkout's default), a ref not found may be one not fetched: the
+	// error says how to fetch it.
+	testutil.Git(t, repo, "commit", "-q", "-am", "head")
+	shallow := filepath.Join(t.TempDir(), "clone")
+	testutil.Git(t, repo, "clone", "-q", "--depth", "1", "file://"+repo, shallow)
+	_, err = Materialize(context.Background(), shallow, "HEAD~1")
+	if err == nil || !strings.Contains(err.Error(), "the clone is shallow, so the ref may not have been fetched (actions/checkout with fetch-depth: 0, or git fetch origin HEAD~1)") {
+		t.Fatalf("shallow clone: err = %v", err)
 	}
 	if _, err := Materialize(context.Background(), t.TempDir(), "main"); err == nil {
 		t.Fatal("a ref outside a repository was accepted")
