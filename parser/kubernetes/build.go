@@ -106,6 +106,7 @@ func Build(files []*File, opts Options) parser.Result {
 	runtimes := runtimeClasses{gkeSandbox: groups.gkeSandboxPools()}
 	defaultPriority := map[string]string{} // the global default PriorityClass's name, by build (root)
 	claims := &claimIndex{templates: map[string]deviceClaim{}, claims: map[string]deviceClaim{}, classes: map[string]deviceClass{}, byExtendedName: map[string]string{}}
+	kueue.claims = claims
 	for _, o := range objs {
 		// DeviceClasses first: a claim's requests name them, in whatever order the files come.
 		if o.Kind == "DeviceClass" && group(o.APIVersion) == "resource.k8s.io" {

@@ -34,6 +34,7 @@ type deviceRequest struct {
 
 type deviceAsk struct {
 	DeviceClassName string        `yaml:"deviceClassName"`
+	AdminAccess     bool          `yaml:"adminAccess"`
 	AllocationMode  string        `yaml:"allocationMode"`
 	Count           *int64        `yaml:"count"`
 	Selectors       []celSelector `yaml:"selectors"`
@@ -71,6 +72,8 @@ type deviceClaim struct {
 	// quota is what the claim counts against a namespace's quota on each device class's
 	// devices (<class>.deviceclass.resource.k8s.io/devices), by class: claimQuotaUsage.
 	quota map[string]int64
+	// reqs are its device requests as written, for Kueue's count (kueueDRA).
+	reqs []deviceRequest
 }
 
 // claimQuotaUsage is what a claim's requests count against the quotas on each device class's
@@ -224,7 +227,7 @@ func decodeClaim(o *object, idx *claimIndex) (deviceClaim, error) {
 		}
 		reqs, config = spec.Devices.Requests, spec.Devices.Config
 	}
-	c := deviceClaim{address: o.address(), shared: o.Kind == "ResourceClaim", quota: claimQuotaUsage(reqs)}
+	c := deviceClaim{address: o.address(), shared: o.Kind == "ResourceClaim", quota: claimQuotaUsage(reqs), reqs: reqs}
 	configs, problems := readConfigs(config)
 	c.problems = problems
 	for _, r := range reqs {

@@ -50,6 +50,9 @@ type kueueIndex struct {
 	// by name.
 	checks       map[string]admissionCheck
 	provisioning map[string]provisioningConfig
+	// claims are the DRA claims and templates read, whose devices a configuration's
+	// deviceClassMappings count against the queues' quota.
+	claims *claimIndex
 }
 
 // admissionCheck is an AdmissionCheck: the controller that runs it and the object its
@@ -403,7 +406,10 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	var own podSet               // r's pod set, as Kueue counts it
 	refusal := ""
 	for _, x := range all {
-		ps := cq.podSet(x, cfg)
+		ps := cq.podSet(k, o.namespace(), x, cfg)
+		if ps.refused != "" {
+			return refusedBy("Kueue never admits it: "+ps.refused, path, notes)
+		}
 		got := cq.assign(k, ps, kueuePods(o, x), used)
 		if x.name == r.name {
 			a, own = got, ps
@@ -420,7 +426,7 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	if refusal != "" {
 		var why string
 		if pods, why = k.partial(o, r, all, cq); pods > 0 {
-			a, refusal = cq.assign(k, cq.podSet(r, cfg), pods, map[string]float64{}), ""
+			a, refusal = cq.assign(k, cq.podSet(k, o.namespace(), r, cfg), pods, map[string]float64{}), ""
 			notes = append(notes, fmt.Sprintf("Kueue admits %d of its %d pods (partial admission, %s): %s", pods, r.replicas, annotationMinParallelism, why))
 		} else if why != "" {
 			notes = append(notes, why)
@@ -437,7 +443,7 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	case unit <= 0 || unit >= most:
 	case len(all) == 1:
 		var spread string
-		out.atOnce, spread = cq.admitted(k, r, cfg, unit, most)
+		out.atOnce, spread = cq.admitted(k, o.namespace(), r, cfg, unit, most)
 		out.by = "ClusterQueue " + cq.name + "'s quota"
 		if spread != "" {
 			out.notes = append(out.notes, spread)
@@ -647,7 +653,7 @@ func (k *kueueIndex) partial(o *object, r role, all []role, cq *clusterQueue) (p
 	if err != nil || least < 1 || least >= r.replicas {
 		return 0, fmt.Sprintf("%s: %q is not a number of pods from 1 to below its parallelism (%d): Kueue's webhook refuses the Job", annotationMinParallelism, v, r.replicas)
 	}
-	ps := cq.podSet(r, k.config(o))
+	ps := cq.podSet(k, o.namespace(), r, k.config(o))
 	fits := func(n int) bool {
 		a := cq.assign(k, ps, n, map[string]float64{})
 		return a.why == "" && a.unknown == ""
@@ -665,8 +671,8 @@ func (k *kueueIndex) partial(o *object, r role, all []role, cq *clusterQueue) (p
 // holds unit of them (a Deployment's pod, a LeaderWorkerSet's group): workload after workload
 // takes its flavors' quota until one fits none. It is 0 when that is not known (a flavor not
 // read). spread says so when they land on several flavors.
-func (cq *clusterQueue) admitted(k *kueueIndex, r role, cfg *kueueConfig, unit, most int) (pods int, spread string) {
-	ps, used := cq.podSet(r, cfg), map[string]float64{}
+func (cq *clusterQueue) admitted(k *kueueIndex, ns string, r role, cfg *kueueConfig, unit, most int) (pods int, spread string) {
+	ps, used := cq.podSet(k, ns, r, cfg), map[string]float64{}
 	on := map[string]int{} // pods by the flavors they land on
 	var order []string
 	for pods < most {
@@ -704,7 +710,7 @@ func (cq *clusterQueue) admitted(k *kueueIndex, r role, cfg *kueueConfig, unit, 
 func (cq *clusterQueue) admittedGroups(k *kueueIndex, o *object, all []role, cfg *kueueConfig, most int) int {
 	sets := make([]podSet, len(all))
 	for i, x := range all {
-		sets[i] = cq.podSet(x, cfg)
+		sets[i] = cq.podSet(k, o.namespace(), x, cfg)
 	}
 	used := map[string]float64{}
 	n := 0
@@ -761,13 +767,24 @@ type podSet struct {
 	// changed in the requests.
 	config string
 	notes  []string
+	// refused says why Kueue cannot count the pods' requests, and so never admits the
+	// workload: a DRA request it does not count (draCharges).
+	refused string
 }
 
 // podSet is what Kueue reads of a role's pods, under the Kueue configuration cfg (nil when
 // none was read): the requests it counts are those cfg leaves in, transformed.
-func (cq *clusterQueue) podSet(r role, cfg *kueueConfig) podSet {
+func (cq *clusterQueue) podSet(k *kueueIndex, ns string, r role, cfg *kueueConfig) podSet {
 	ps := podSet{selection: podSelector(r.template.Spec), tolerations: r.template.Spec.Tolerations}
 	ps.requests, ps.notes = cfg.requests(kueueRequests(r.template.Spec))
+	dra, note, why := cfg.draCharges(r.template.Spec, ns, k.claims)
+	for res, n := range dra {
+		ps.requests[res] += n
+	}
+	if note != "" {
+		ps.notes = append(ps.notes, note)
+	}
+	ps.refused = why
 	if cfg != nil {
 		ps.config = cfg.from
 	}

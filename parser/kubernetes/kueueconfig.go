@@ -25,6 +25,8 @@ import (
 //   - integrations.frameworks (and externalFrameworks): the kinds Kueue manages. Left out,
 //     Kueue manages batch Jobs only; a workload of another kind is left alone, whatever queue
 //     it names, and its pods are scheduled as they are;
+//   - resources.deviceClassMappings: the DRA devices of a pod's claim templates count against
+//     quota as the logical resource their DeviceClass maps to (kueuedra.go);
 //   - manageJobsWithoutQueueName: Kueue also suspends the jobs that name no queue, in the
 //     namespaces managedJobsNamespaceSelector selects (left out: all but kube-system and
 //     Kueue's own namespace), and a job with no queue is never admitted.
@@ -44,6 +46,12 @@ type kueueConfig struct {
 	// defaulted.
 	withoutQueueName bool
 	managed          labelSelector
+	// deviceClasses are resources.deviceClassMappings: the logical resource a DRA device of
+	// each DeviceClass counts as against a ClusterQueue's quota (kueueDRA); nil when there are
+	// none, or the DRA integration's feature gate is off. prioritizedList is its
+	// KueueDRAIntegrationPrioritizedList gate, under which a firstAvailable request counts too.
+	deviceClasses   map[string]string
+	prioritizedList bool
 }
 
 // kueueTransform is one of resources.transformations.
@@ -167,7 +175,12 @@ func readKueueConfig(o *object, n *yaml.Node, from string) (*kueueConfig, error)
 				MultiplyBy string               `yaml:"multiplyBy"`
 				Outputs    map[string]yaml.Node `yaml:"outputs"`
 			} `yaml:"transformations"`
+			DeviceClassMappings []struct {
+				Name             string   `yaml:"name"`
+				DeviceClassNames []string `yaml:"deviceClassNames"`
+			} `yaml:"deviceClassMappings"`
 		} `yaml:"resources"`
+		FeatureGates map[string]bool `yaml:"featureGates"`
 	}
 	if n == nil {
 		return nil, lineError{line: o.line, err: fmt.Errorf("Kueue Configuration: not a mapping")}
@@ -186,6 +199,26 @@ func readKueueConfig(o *object, n *yaml.Node, from string) (*kueueConfig, error)
 	if len(c.frameworks) == 0 {
 		c.frameworks = []string{"batch/job"} // Kueue's default
 	}
+	// The DRA integration's gate: KueueDRAIntegration from 0.18 (beta, on unless turned off),
+	// DynamicResourceAllocation before (alpha); a mapping is read unless a gate turns it off.
+	off := false
+	for _, g := range []string{"KueueDRAIntegration", "DynamicResourceAllocation"} {
+		if on, set := spec.FeatureGates[g]; set && !on {
+			off = true
+		}
+	}
+	for _, m := range spec.Resources.DeviceClassMappings {
+		if off || m.Name == "" {
+			continue
+		}
+		if c.deviceClasses == nil {
+			c.deviceClasses = map[string]string{}
+		}
+		for _, dc := range m.DeviceClassNames {
+			c.deviceClasses[dc] = m.Name
+		}
+	}
+	c.prioritizedList = spec.FeatureGates["KueueDRAIntegrationPrioritizedList"]
 	if s := spec.ManagedJobsNamespaceSelector; s != nil {
 		c.managed = *s
 	} else {
