@@ -5,20 +5,13 @@ import (
 	"testing"
 )
 
-// draJob is a Job of pods pods queued on q, each taking its GPUs through a claim made from the
-// ResourceClaimTemplate kq/t, whose one request is given (name g).
+// draJob is kueueJob's Job of pods pods queued on q, whose pods take their GPUs through a claim
+// made from the ResourceClaimTemplate kq/t instead of a device plugin's limit; the template's
+// one request is given (name g).
 func draJob(pods, request string) string {
+	job := kueueJob(pods, "0", "      resourceClaims: [{name: g, resourceClaimTemplateName: t}]\n")
 	return "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t, namespace: kq}\nspec: {spec: {devices: {requests: [{name: g, " + request + "}]}}}\n---\n" +
-		`apiVersion: batch/v1
-kind: Job
-metadata: {name: j, namespace: kq, labels: {kueue.x-k8s.io/queue-name: q}}
-spec:
-  parallelism: ` + pods + `
-  template:
-    spec:
-      resourceClaims: [{name: g, resourceClaimTemplateName: t}]
-      containers: [{name: c, resources: {requests: {cpu: "4"}, claims: [{name: g}]}}]
-`
+		strings.Replace(job, "limits: {nvidia.com/gpu: 0}", "claims: [{name: g}]", 1)
 }
 
 // Kueue counts a pod's DRA devices against the queue's quota as the logical resource its
@@ -32,6 +25,9 @@ func TestKueueDRA(t *testing.T) {
 	// train's GPU group covers the logical resource: a100 holds 8 of it, h100-spot 64.
 	queue := strings.ReplaceAll(kueueQueue("8", "64", ""), "nvidia.com/gpu", "example.com/gpu")
 	eight := "exactly: {deviceClassName: gpu.nvidia.com, count: 8}"
+	if job := draJob("1", eight); strings.Contains(job, "nvidia.com/gpu") || !strings.Contains(job, "claims: [{name: g}]") {
+		t.Fatalf("the Job asks for GPUs other than through its claim:\n%s", job)
+	}
 	counted := "Kueue counts each pod's DRA devices against the queue's quota as 8 example.com/gpu (resources.deviceClassMappings of Kueue's configuration (m.yaml:5"
 	refused := func(why string) string {
 		return "Kueue never admits it: ResourceClaimTemplate/kq/t's request \"g\" " + why + ", so Kueue cannot count it against the queue's quota"
