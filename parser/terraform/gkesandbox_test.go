@@ -90,16 +90,17 @@ func TestGKESandboxPlacesGVisorPods(t *testing.T) {
 	for _, c := range []struct {
 		name, src, pod string
 		want           string // the pod's node type and groups: a class that selects no node lets the taint keep its pods off
-		note           string // in the pod's notes; only the first case's say GKE's class applies
+		note           string // in the pod's notes
+		gke            bool   // GKE's own class applies (a note says so)
 	}{
 		{"gVisor", pools + pod("sandboxed", `"gvisor"`), "sandboxed", "g2-standard-8 google_container_node_pool.sandboxed",
-			"it is GKE Sandbox's, which GKE creates in a cluster with a sandboxed node pool (google_container_node_pool.sandboxed)"},
-		{"no class", pools + pod("plain", "null"), "plain", "g2-standard-4 google_container_node_pool.plain", ""},
-		{"a class among the files", pools + declared + pod("declared", `"gvisor"`), "declared", "g2-standard-4 google_container_node_pool.plain", ""},
+			"it is GKE Sandbox's, which GKE creates in a cluster with a sandboxed node pool (google_container_node_pool.sandboxed)", true},
+		{"no class", pools + pod("plain", "null"), "plain", "g2-standard-4 google_container_node_pool.plain", "", false},
+		{"a class among the files", pools + declared + pod("declared", `"gvisor"`), "declared", "g2-standard-4 google_container_node_pool.plain", "", false},
 		{"another class not among the files", pools + pod("kata", `"kata"`), "kata", "g2-standard-4 google_container_node_pool.plain",
-			"its pods run under RuntimeClass kata, which is not among the files read"},
+			"its pods run under RuntimeClass kata, which is not among the files read", false},
 		{"no sandboxed pool", gkeL4Pool("plain", "g2-standard-4", "") + pod("nowhere", `"gvisor"`), "nowhere", "g2-standard-4 google_container_node_pool.plain",
-			"its pods run under RuntimeClass gvisor, which is not among the files read"},
+			"its pods run under RuntimeClass gvisor, which is not among the files read", false},
 	} {
 		res := ParseSource("main.tf", []byte(c.src), Options{})
 		if len(res.Errors) != 0 {
@@ -119,7 +120,7 @@ func TestGKESandboxPlacesGVisorPods(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: pod on %q, want %q (notes %q)", c.name, got, c.want, notes)
 		}
-		if !strings.Contains(notes, "GKE Sandbox") && c.name == "gVisor" || strings.Contains(notes, "GKE Sandbox") && c.name != "gVisor" || !strings.Contains(notes, c.note) {
+		if strings.Contains(notes, "GKE Sandbox") != c.gke || !strings.Contains(notes, c.note) {
 			t.Errorf("%s: notes %q, want %q", c.name, notes, c.note)
 		}
 	}
