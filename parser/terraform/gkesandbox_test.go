@@ -1,7 +1,6 @@
 package terraform
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -157,12 +156,12 @@ func TestGKEModuleSandbox(t *testing.T) {
 	} {
 		root := t.TempDir()
 		testutil.WriteFiles(t, root, map[string]string{"main.tf": call(c.all)})
-		res := ParseModule(root, []string{filepath.Join(root, "main.tf")}, Options{})
-		if len(res.Errors) != 0 || len(res.Resources) != 3 {
-			t.Fatalf("%q: errors %+v, resources %+v", c.all, res.Errors, res.Resources)
+		pools := parseCleanly(t, root)
+		if len(pools) != 3 {
+			t.Fatalf("%q: resources %+v", c.all, pools)
 		}
 		var sandboxed []string
-		for _, r := range res.Resources {
+		for _, r := range pools {
 			if r.NodeLabels != nil && r.NodeLabels.Labels[kubernetes.LabelGKESandbox] == "gvisor" {
 				sandboxed = append(sandboxed, r.NodeLabels.Labels["cloud.google.com/gke-nodepool"])
 			}
