@@ -92,10 +92,14 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	}
 	if s := nodeShare(in, share/count, &pod); s > share/count {
 		pod.NodeShare = s
-		if pod.OnePerNode != "" {
+		switch {
+		case pod.OnePerNode != "":
 			addNote(e, fmt.Sprintf("%s, so no two of them share a node: each pays for a whole %s (%s GPUs), of which it uses %s (other workloads' pods may take the rest)",
 				pod.OnePerNode, in.Type, trimNum(count), trimNum(share)))
-		} else {
+		case s > roomShare(in, share/count, &pod):
+			addNote(e, fmt.Sprintf("%s, so no more than %d of them share a node: each pays for 1/%d of a %s (%s GPUs), and uses %s of its GPUs (other workloads' pods may take the rest)",
+				pod.MaxPerNodeWhy, pod.MaxPerNode, pod.MaxPerNode, in.Type, trimNum(count), trimNum(share)))
+		default:
 			addNote(e, fmt.Sprintf("the pod's CPU and memory requests take %s of %s, more than its GPUs' %s: it pays that share, since no more such pods fit a node",
 				percent(s), in.Type, percent(share/count)))
 		}
@@ -119,11 +123,21 @@ func devices(count float64) float64 {
 // its CPU request's share of the node's vCPUs and its memory request's share of the node's
 // memory. A pod that asks for half a node's CPUs leaves room for one more such pod, whatever
 // GPUs are left. A pod that no other pod of its workload may share a node with takes all of
-// it.
+// it; one of a workload that puts at most k pods on a node (MaxPerNode) takes at least 1/k.
 func nodeShare(in catalog.Instance, gpuShare float64, pod *parser.PodGPUs) float64 {
 	if pod.OnePerNode != "" {
 		return 1
 	}
+	s := roomShare(in, gpuShare, pod)
+	if pod.MaxPerNode > 0 {
+		s = max(s, 1/float64(pod.MaxPerNode))
+	}
+	return min(s, 1)
+}
+
+// roomShare is the share of a node one pod's requests take: the largest of its GPUs' share, its
+// CPU's and its memory's.
+func roomShare(in catalog.Instance, gpuShare float64, pod *parser.PodGPUs) float64 {
 	s := gpuShare
 	if in.VCPU > 0 {
 		s = max(s, pod.CPU/float64(in.VCPU))

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/estimator/catalog"
@@ -57,8 +58,9 @@ func (p *Pricer) recommend(e *Estimate, r parser.Resource, prof *profiles.Profil
 			if rec, monthly, ok := p.resliced(e, r, t, slice); ok {
 				add(rec, monthly)
 			}
-		} else if paid, copies := p.gpusPaid(e, r); paid > 0 && (r.Pod == nil || r.Pod.OnePerNode == "") {
-			// (Pods kept one to a node pay for the node whatever slice they take.)
+		} else if paid, copies := p.gpusPaid(e, r); paid > 0 && (r.Pod == nil || r.Pod.PerNodeCap() == 0) {
+			// (Pods kept one, or k, to a node pay for the node, or 1/k of it, whatever slice
+			// they take.)
 			// Each copy needs one GPU; on a slice it pays the slice's share of that GPU.
 			share := MIGShare(t.gpu, slice)
 			add(Recommendation{Kind: RecMIG, InstanceType: e.InstanceType, MIGProfile: slice.Profile, PurchaseOption: string(r.PurchaseOption), PriceEstimated: e.PriceEstimated,
@@ -213,18 +215,23 @@ func (p *Pricer) Unprofiled(e *Estimate, r parser.Resource) []Recommendation {
 	return out
 }
 
-// spreadNode adds, for pods that no two of share a node (OnePerNode) on nodes with more GPUs
-// than a pod uses, the cheapest type of the same GPU that holds one pod: each pod keeps the
-// GPUs it has, so no profile is needed to judge it. Pods on MIG slices, shared GPUs or shared
-// claims are left alone.
+// spreadNode adds, for pods that no two of share a node (OnePerNode), or no more than k
+// (MaxPerNode), on nodes with more GPUs than those pods use, the cheapest type of the same GPU
+// with fewer of them that holds one pod: each pod keeps the GPUs it has, so no profile is
+// needed to judge it. Pods on MIG slices, shared GPUs or shared claims are left alone.
 func (p *Pricer) spreadNode(e *Estimate, r parser.Resource, add func(Recommendation, money.Micros)) {
 	pod := e.Pod
-	if pod == nil || pod.OnePerNode == "" || r.OwnPrice != nil || pod.MIGProfile != "" || pod.SharedReplicas > 0 || len(pod.SharedClaims) > 0 {
+	if pod == nil || pod.PerNodeCap() == 0 || r.OwnPrice != nil || pod.MIGProfile != "" || pod.SharedReplicas > 0 || len(pod.SharedClaims) > 0 {
 		return
 	}
+	k := float64(pod.PerNodeCap())
 	cur, ok := p.Catalog.Instance(e.Provider, e.InstanceType)
-	if !ok || pod.PerPodGPUs <= 0 || pod.PerPodGPUs >= cur.GPUCount-1e-9 {
+	if !ok || pod.PerPodGPUs <= 0 || k*pod.PerPodGPUs >= cur.GPUCount-1e-9 {
 		return
+	}
+	why := fmt.Sprintf("no two of its pods share a node, and each uses %s of %s's %s GPUs", trimNum(pod.PerPodGPUs), cur.Type, trimNum(cur.GPUCount))
+	if k > 1 {
+		why = fmt.Sprintf("no more than %s of its pods share a node, and they use %s of %s's %s GPUs", trimNum(k), trimNum(k*pod.PerPodGPUs), cur.Type, trimNum(cur.GPUCount))
 	}
 	gpuName := cur.GPU
 	if g, ok := p.Catalog.GPU(cur.GPU); ok {
@@ -250,7 +257,7 @@ func (p *Pricer) spreadNode(e *Estimate, r parser.Resource, add func(Recommendat
 			continue
 		}
 		best, bestCost = Recommendation{Kind: RecSmallerInstance, InstanceType: in.Type, PurchaseOption: string(r.PurchaseOption), PriceEstimated: est.PriceEstimated,
-			Reason: fmt.Sprintf("no two of its pods share a node, and each uses %s of %s's %s GPUs: a %s (%s× %s) holds one", trimNum(pod.PerPodGPUs), cur.Type, trimNum(cur.GPUCount), in.Type, trimNum(in.GPUCount), gpuName)}, m
+			Reason: fmt.Sprintf("%s: a %s (%s× %s) holds %s", why, in.Type, trimNum(in.GPUCount), gpuName, podsHeld(in, pod))}, m
 	}
 	if best.InstanceType != "" {
 		add(best, bestCost)
@@ -543,4 +550,14 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// podsHeld says how many pods of a workload capped per node a node of type in holds: as many as
+// its GPUs, CPUs and memory take, up to the cap.
+func podsHeld(in catalog.Instance, pod *parser.PodGPUs) string {
+	n := min(int(math.Floor(1/roomShare(in, pod.PerPodGPUs/in.GPUCount, pod)+1e-9)), pod.PerNodeCap())
+	if n <= 1 {
+		return "one"
+	}
+	return strconv.Itoa(n)
 }

@@ -197,6 +197,20 @@ type PodGPUs struct {
 	// anti-affinity on kubernetes.io/hostname that selects the pods themselves): each pays for
 	// its whole node.
 	OnePerNode string `json:"-"`
+	// MaxPerNode, when more than 1, is the most pods of the workload one node holds, and
+	// MaxPerNodeWhy says why (a topology spread constraint on kubernetes.io/hostname that
+	// Karpenter honours by launching nodes): each pod pays at least 1/MaxPerNode of its node.
+	MaxPerNode    int    `json:"-"`
+	MaxPerNodeWhy string `json:"-"`
+}
+
+// PerNodeCap is the most pods of the workload one node holds (1 for OnePerNode), or 0 when
+// nothing but room caps them.
+func (p *PodGPUs) PerNodeCap() int {
+	if p.OnePerNode != "" {
+		return 1
+	}
+	return p.MaxPerNode
 }
 
 // LimitGPUs is what pods of the workload take of a limit on GPUs (a Karpenter NodePool's,

@@ -62,7 +62,7 @@ func onePerNode(o *object, tpl *podTemplate) string {
 		if ok, err := s.matches(tpl.Metadata.Labels); err != nil || !ok {
 			continue
 		}
-		return fmt.Sprintf("its required podAntiAffinity (topologyKey kubernetes.io/hostname, line %d) selects its own pods", o.lineOf(n))
+		return fmt.Sprintf("its required podAntiAffinity (topologyKey kubernetes.io/hostname%s) selects its own pods", o.atLine(n))
 	}
 	return ""
 }

@@ -362,6 +362,17 @@ func Build(files []*File, opts Options) parser.Result {
 			if rs != nil {
 				if rs.Pod != nil && o.Kind != "DaemonSet" {
 					rs.Pod.OnePerNode = onePerNode(o, &r.template)
+					pods := rs.Quantity
+					if rs.ScaleMax != nil {
+						pods = max(pods, rs.ScaleMax.Quantity)
+					}
+					switch k, why := karpenterPerNode(o, &r.template, np, pods); {
+					case rs.Pod.OnePerNode != "" || k == 0:
+					case k == 1:
+						rs.Pod.OnePerNode = why
+					default:
+						rs.Pod.MaxPerNode, rs.Pod.MaxPerNodeWhy = k, why
+					}
 				}
 				runs[i].report(rs, &res.Warnings)
 				reportPodLevel(r.template.Spec, rs, &res.Warnings)

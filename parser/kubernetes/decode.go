@@ -105,6 +105,16 @@ var clusterScoped = map[string]bool{
 }
 
 // lineOf turns a node's line into a line of the file.
+// atLine is ", line N" for a node of o, for a note that points into the object; "" when o was
+// not read from a file of the user's (Terraform declares it: the lines are those of the
+// document converted from its block, which the user never sees).
+func (o *object) atLine(n *yaml.Node) string {
+	if strings.HasPrefix(o.file, "\x00") {
+		return ""
+	}
+	return fmt.Sprintf(", line %d", o.lineOf(n))
+}
+
 func (o *object) lineOf(n *yaml.Node) int {
 	if n == nil || n.Line == 0 {
 		return o.line

@@ -66,5 +66,5 @@ test_pods_one_to_a_node_without_a_profile if {
 	count(fs) == 1
 	some f in fs
 	f.msg == "Deployment/serving/chat-ha pays for GPUs its pods cannot use: no two of its pods share a node, and each uses 1 of g6.12xlarge's 4 GPUs: a g6.xlarge (1× NVIDIA L4) holds one; g6.xlarge would cost $1,762.51 a month, saving $8,314.99"
-	startswith(f.remediation, "Move to g6.xlarge, or let the pods share nodes")
+	startswith(f.remediation, "Move to g6.xlarge, or let more of the pods share a node")
 }

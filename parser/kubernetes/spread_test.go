@@ -1,0 +1,73 @@
+package kubernetes
+
+import (
+	"strings"
+	"testing"
+)
+
+// A topology spread constraint on kubernetes.io/hostname that counts a workload's own pods caps
+// how many of them Karpenter puts on a node at its maxSkew: 1 keeps them one to a node, more is
+// MaxPerNode. Not on a zone, not for other pods, not when the workload has no more pods than
+// maxSkew, and not off a Karpenter NodePool.
+func TestKarpenterSpreadPerNode(t *testing.T) {
+	const pool = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  template:\n    spec:\n      requirements:\n" +
+		"      - {key: node.kubernetes.io/instance-type, operator: In, values: [g6.12xlarge]}\n" +
+		"      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n---\n" // 10 lines
+	deployment := func(replicas, spread string) string {
+		return pool + "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: ml}\nspec:\n  replicas: " + replicas + "\n  template:\n" +
+			"    metadata: {labels: {app: a, tier: gpu}}\n    spec:\n      topologySpreadConstraints:\n" + spread +
+			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	}
+	hostname := func(skew, when, selector string) string {
+		return "      - {maxSkew: " + skew + ", topologyKey: kubernetes.io/hostname, whenUnsatisfiable: " + when + ", labelSelector: " + selector + "}\n"
+	}
+	const own = "{matchLabels: {app: a}}"
+	antiAffinity := "      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n" +
+		"          - {labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}\n"
+	hpa := "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: a, namespace: ml}\n" +
+		"spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: a}, minReplicas: 1, maxReplicas: 6}\n"
+	// The same pods on a node the kube-scheduler finds among those that exist.
+	offPool := strings.Replace(strings.Replace(deployment("4", hostname("1", "DoNotSchedule", own)), pool, "", 1),
+		"    spec:\n      topology", "    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g6.12xlarge}\n      topology", 1)
+	for _, c := range []struct {
+		name, src string
+		cap       int
+		want      string // in why; "" when nothing caps the pods
+	}{
+		{"maxSkew 1 keeps them one to a node", deployment("4", hostname("1", "DoNotSchedule", own)), 1,
+			"its topologySpreadConstraints on kubernetes.io/hostname (maxSkew 1, line 20) count its own pods, and Karpenter, launching NodePool/gpu's nodes, counts the next node it can launch as holding none of them"},
+		{"maxSkew 2", deployment("4", hostname("2", "DoNotSchedule", own)), 2, "(maxSkew 2, line 20) count"},
+		{"ScheduleAnyway, kept by Karpenter", deployment("4", hostname("2", "ScheduleAnyway", own)), 2, "(maxSkew 2, ScheduleAnyway, line 20) count its own pods, and Karpenter, launching NodePool/gpu's nodes, counts the next node it can launch as holding none of them (it keeps a ScheduleAnyway constraint while it can launch nodes, unless its preference policy is Ignore)"},
+		{"the smallest of two", deployment("8", hostname("3", "DoNotSchedule", own)+hostname("2", "DoNotSchedule", "{matchExpressions: [{key: tier, operator: In, values: [gpu]}]}")), 2, "(maxSkew 2, line 21)"},
+		{"an empty selector matches every pod", deployment("4", hostname("2", "DoNotSchedule", "{}")), 2, "line 20"},
+		{"a block of the Terraform provider", deployment("4", hostname("2", "DoNotSchedule", "["+own+"]")), 2, "line 20"},
+		{"scaled past maxSkew by an HPA", deployment("1", hostname("2", "DoNotSchedule", own)) + hpa, 2, "line 20"},
+		{"a required anti-affinity says why first", strings.Replace(deployment("4", hostname("1", "DoNotSchedule", own)), "      containers:", antiAffinity+"      containers:", 1), 1, "its required podAntiAffinity"},
+		{"no more pods than maxSkew", deployment("2", hostname("2", "DoNotSchedule", own)), 0, ""},
+		{"by zone", deployment("4", "      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: "+own+"}\n"), 0, ""},
+		{"other pods", deployment("4", hostname("1", "DoNotSchedule", "{matchLabels: {app: b}}")), 0, ""},
+		{"no selector", deployment("4", "      - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule}\n"), 0, ""},
+		{"no whenUnsatisfiable: refused", deployment("4", "      - {maxSkew: 1, topologyKey: kubernetes.io/hostname, labelSelector: "+own+"}\n"), 0, ""},
+		{"maxSkew 0: refused", deployment("4", hostname("0", "DoNotSchedule", own)), 0, ""},
+		{"maxSkew -1: refused", deployment("4", hostname("-1", "DoNotSchedule", own)), 0, ""},
+		{"not on a Karpenter NodePool", offPool, 0, ""},
+	} {
+		r := one(t, buildWarning(t, c.name, c.src, ""))
+		why := r.Pod.MaxPerNodeWhy
+		if c.cap == 1 {
+			why = r.Pod.OnePerNode
+		}
+		if got := r.Pod.PerNodeCap(); got != c.cap {
+			t.Errorf("%s: %d pods a node at most, want %d (%q %q)", c.name, got, c.cap, r.Pod.OnePerNode, r.Pod.MaxPerNodeWhy)
+		}
+		if c.want == "" && (r.Pod.OnePerNode != "" || r.Pod.MaxPerNodeWhy != "") || !strings.Contains(why, c.want) {
+			t.Errorf("%s: why %q, want %q", c.name, why, c.want)
+		}
+		if !strings.Contains(c.src, "ScheduleAnyway") && strings.Contains(why, "ScheduleAnyway") {
+			t.Errorf("%s: a required constraint told as ScheduleAnyway: %q", c.name, why)
+		}
+		if c.cap == 1 && r.Pod.MaxPerNode != 0 {
+			t.Errorf("%s: MaxPerNode %d beside OnePerNode", c.name, r.Pod.MaxPerNode)
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package terraform
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A Deployment the Kubernetes provider declares, on a Karpenter NodePool a kubernetes_manifest
+// declares, is capped per node by its topology_spread_constraint blocks as a manifest's pods
+// are; and its notes name no line of the document converted from the block (the user's line is
+// the block's). The same holds for a required anti-affinity.
+func TestKarpenterSpreadFromTerraform(t *testing.T) {
+	dir := t.TempDir()
+	const pool = `resource "kubernetes_manifest" "gpu_pool" {
+  manifest = {
+    apiVersion = "karpenter.sh/v1"
+    kind       = "NodePool"
+    metadata   = { name = "gpu" }
+    spec = { template = { spec = {
+      requirements = [{ key = "node.kubernetes.io/instance-type", operator = "In", values = ["g6.12xlarge"] }]
+      nodeClassRef = { group = "karpenter.k8s.aws", kind = "EC2NodeClass", name = "default" }
+    } } }
+  }
+}
+`
+	deployment := func(name, scheduling string) string {
+		return `resource "kubernetes_deployment_v1" "` + name + `" {
+  metadata {
+    name      = "` + name + `"
+    namespace = "serving"
+  }
+  spec {
+    replicas = 4
+    selector {
+      match_labels = { app = "` + name + `" }
+    }
+    template {
+      metadata {
+        labels = { app = "` + name + `" }
+      }
+      spec {
+` + scheduling + `
+        container {
+          name  = "vllm"
+          image = "vllm/vllm-openai"
+          resources {
+            limits = { "nvidia.com/gpu" = 1 }
+          }
+        }
+      }
+    }
+  }
+}
+`
+	}
+	spread := `        topology_spread_constraint {
+          max_skew           = 2
+          topology_key       = "kubernetes.io/hostname"
+          when_unsatisfiable = "DoNotSchedule"
+          label_selector {
+            match_labels = { app = "spread" }
+          }
+        }`
+	anti := `        affinity {
+          pod_anti_affinity {
+            required_during_scheduling_ignored_during_execution {
+              topology_key = "kubernetes.io/hostname"
+              label_selector {
+                match_labels = { app = "apart" }
+              }
+            }
+          }
+        }`
+	src := pool + deployment("spread", spread) + deployment("apart", anti)
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rs := parseCleanly(t, dir)
+	s, a := rs["kubernetes_deployment_v1.spread"], rs["kubernetes_deployment_v1.apart"]
+	if s.Pod == nil || s.Pod.MaxPerNode != 2 || s.Pod.MaxPerNodeWhy != "its topologySpreadConstraints on kubernetes.io/hostname (maxSkew 2) count its own pods, and Karpenter, launching NodePool/gpu's nodes, counts the next node it can launch as holding none of them" {
+		t.Errorf("spread: %+v", s.Pod)
+	}
+	if a.Pod == nil || a.Pod.OnePerNode != "its required podAntiAffinity (topologyKey kubernetes.io/hostname) selects its own pods" {
+		t.Errorf("anti-affinity: %+v", a.Pod)
+	}
+	for _, r := range rs {
+		if r.Pod != nil && strings.Contains(r.Pod.OnePerNode+r.Pod.MaxPerNodeWhy, "line") {
+			t.Errorf("%s names a line of the converted document: %q", r.Address, r.Pod.OnePerNode+r.Pod.MaxPerNodeWhy)
+		}
+	}
+}
