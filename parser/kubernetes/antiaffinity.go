@@ -1,10 +1,13 @@
 package kubernetes
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // A required pod anti-affinity whose topology key is kubernetes.io/hostname and whose label
@@ -65,4 +68,30 @@ func onePerNode(o *object, tpl *podTemplate) string {
 		return fmt.Sprintf("its required podAntiAffinity (topologyKey kubernetes.io/hostname%s) selects its own pods", o.atLine(n))
 	}
 	return ""
+}
+
+// keepApart records on rs.Pod what keeps the pods of its workload (tpl, a pod template of o,
+// placed on np when a Karpenter NodePool launches their nodes) apart: one to a node (a required
+// anti-affinity on the hostname, a host port, a Karpenter spread of maxSkew 1: OnePerNode), or
+// at most k to a node (a Karpenter spread of maxSkew k: MaxPerNode). Nothing when the workload
+// runs one pod at most (its replicas and its autoscaler's maximum): a lone pod shares its node
+// with other workloads' pods as any pod does.
+func keepApart(o *object, tpl *podTemplate, np *nodePool, rs *parser.Resource) {
+	pods := rs.Quantity
+	if rs.ScaleMax != nil {
+		pods = max(pods, rs.ScaleMax.Quantity)
+	}
+	if pods <= 1 {
+		return
+	}
+	if why := cmp.Or(onePerNode(o, tpl), hostPortApart(o, tpl)); why != "" {
+		rs.Pod.OnePerNode = why
+		return
+	}
+	switch k, why := karpenterPerNode(o, tpl, np, pods); {
+	case k == 1:
+		rs.Pod.OnePerNode = why
+	case k > 1:
+		rs.Pod.MaxPerNode, rs.Pod.MaxPerNodeWhy = k, why
+	}
 }

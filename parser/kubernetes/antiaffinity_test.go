@@ -7,7 +7,7 @@ import (
 
 // A required pod anti-affinity on kubernetes.io/hostname that selects the workload's own pods
 // keeps them one to a node; one by zone, a preferred one, or one that selects other pods (by
-// label or namespace) does not.
+// label or namespace) does not, nor any when the workload runs one pod.
 func TestOnePerNode(t *testing.T) {
 	deployment := func(kind, affinity string) string {
 		return "apiVersion: apps/v1\nkind: " + kind + "\nmetadata: {name: a, namespace: ml}\nspec:\n  replicas: 2\n  template:\n" +
@@ -36,6 +36,7 @@ func TestOnePerNode(t *testing.T) {
 		{"namespaces by label", deployment("Deployment", required("{labelSelector: {matchLabels: {app: a}}, namespaceSelector: {matchLabels: {team: x}}, topologyKey: kubernetes.io/hostname}")), ""},
 		{"no selector", deployment("Deployment", required("{topologyKey: kubernetes.io/hostname}")), ""},
 		{"preferred", deployment("Deployment", "          preferredDuringSchedulingIgnoredDuringExecution:\n          - {weight: 100, podAffinityTerm: {labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}}\n"), ""},
+		{"a lone pod shares its node as any pod does", strings.Replace(deployment("Deployment", required("{labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}")), "replicas: 2", "replicas: 1", 1), ""},
 		{"a DaemonSet, one to a node anyway", strings.Replace(deployment("DaemonSet", required("{labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}")), "  replicas: 2\n", "", 1), ""},
 	} {
 		r := one(t, buildWarning(t, c.name, c.src, ""))

@@ -361,18 +361,7 @@ func Build(files []*File, opts Options) parser.Result {
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
 				if rs.Pod != nil && o.Kind != "DaemonSet" {
-					rs.Pod.OnePerNode = onePerNode(o, &r.template)
-					pods := rs.Quantity
-					if rs.ScaleMax != nil {
-						pods = max(pods, rs.ScaleMax.Quantity)
-					}
-					switch k, why := karpenterPerNode(o, &r.template, np, pods); {
-					case rs.Pod.OnePerNode != "" || k == 0:
-					case k == 1:
-						rs.Pod.OnePerNode = why
-					default:
-						rs.Pod.MaxPerNode, rs.Pod.MaxPerNodeWhy = k, why
-					}
+					keepApart(o, &r.template, np, rs)
 				}
 				runs[i].report(rs, &res.Warnings)
 				reportPodLevel(r.template.Spec, rs, &res.Warnings)

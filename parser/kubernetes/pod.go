@@ -50,6 +50,8 @@ type podSpec struct {
 	// TopologySpreadConstraints are read for those on kubernetes.io/hostname (spread.go); kept
 	// as a node, so that a shape the API would refuse does not fail the object.
 	TopologySpreadConstraints yaml.Node `yaml:"topologySpreadConstraints"`
+	// HostNetwork makes the containers' ports host ports (hostport.go); a node, like Ports.
+	HostNetwork yaml.Node `yaml:"hostNetwork"`
 }
 
 type container struct {
@@ -65,6 +67,8 @@ type container struct {
 	// RestartPolicy Always on an init container makes it a sidecar: it keeps running beside the
 	// app containers (Kubernetes 1.29+).
 	RestartPolicy string `yaml:"restartPolicy"`
+	// Ports are read for host ports (hostport.go).
+	Ports yaml.Node `yaml:"ports"`
 	// kserveHF, on a KServe predictor's model container served by the Hugging Face runtime,
 	// is the predictor's storageUri ("" when it has none); nil otherwise.
 	kserveHF *string

@@ -5,9 +5,9 @@
 #   40% by default), fewer GPUs than the resource gives it, or (measured) under
 #   policy_data.oversized_utilization_percent (25%) of the GPU. Names the cheapest instance that
 #   holds it and the monthly saving. Without a workload profile, pods that no two of may share a
-#   node (a required pod anti-affinity on the hostname), or no more than maxSkew of (a topology
-#   spread on the hostname, under Karpenter), on nodes with more GPUs than those pods use are
-#   told the smaller node of the same GPUs that holds them.
+#   node (a required pod anti-affinity on the hostname, a host port), or no more than maxSkew of
+#   (a topology spread on the hostname, under Karpenter), on nodes with more GPUs than those pods
+#   use are told the smaller node of the same GPUs that holds them.
 # custom:
 #   id: GPU003
 #   severity: warn
@@ -32,7 +32,7 @@ warn contains f if {
 	f := {
 		"msg": sprintf("%s pays for GPUs its pods cannot use: %s; %s would cost %s%s a month, saving %s%s", [r.address, alt.reason, node, gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated], gpuguard.dollars(alt.monthly_saving), lib.star[alt.price_estimated]]),
 		"id": r.id,
-		"remediation": sprintf("Move to %s, or let more of the pods share a node (a preferred anti-affinity for a required one; a larger maxSkew for a topology spread on the hostname).", [node]),
+		"remediation": sprintf("Move to %s, or let more of the pods share a node (a preferred anti-affinity for a required one; a larger maxSkew for a topology spread on the hostname; a Service instead of a host port).", [node]),
 	}
 }
 

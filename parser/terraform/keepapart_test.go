@@ -10,7 +10,7 @@ import (
 // A Deployment the Kubernetes provider declares, on a Karpenter NodePool a kubernetes_manifest
 // declares, is capped per node by its topology_spread_constraint blocks as a manifest's pods
 // are; and its notes name no line of the document converted from the block (the user's line is
-// the block's). The same holds for a required anti-affinity.
+// the block's). The same holds for a required anti-affinity and for the host's network.
 func TestKarpenterSpreadFromTerraform(t *testing.T) {
 	dir := t.TempDir()
 	const pool = `resource "kubernetes_manifest" "gpu_pool" {
@@ -73,7 +73,11 @@ func TestKarpenterSpreadFromTerraform(t *testing.T) {
             }
           }
         }`
-	src := pool + deployment("spread", spread) + deployment("apart", anti)
+	hostNet := `        host_network = true`
+	src := pool + deployment("spread", spread) + deployment("apart", anti) + strings.Replace(deployment("hostnet", hostNet), `image = "vllm/vllm-openai"`, `image = "vllm/vllm-openai"
+          port {
+            container_port = 8000
+          }`, 1)
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +88,9 @@ func TestKarpenterSpreadFromTerraform(t *testing.T) {
 	}
 	if a.Pod == nil || a.Pod.OnePerNode != "its required podAntiAffinity (topologyKey kubernetes.io/hostname) selects its own pods" {
 		t.Errorf("anti-affinity: %+v", a.Pod)
+	}
+	if h := rs["kubernetes_deployment_v1.hostnet"]; h.Pod == nil || h.Pod.OnePerNode != "its pods run on their node's network (hostNetwork), so its container vllm's port 8000 (containerPort) is a host port too, which two pods cannot both bind" {
+		t.Errorf("host network: %+v", h.Pod)
 	}
 	for _, r := range rs {
 		if r.Pod != nil && strings.Contains(r.Pod.OnePerNode+r.Pod.MaxPerNodeWhy, "line") {
