@@ -68,6 +68,7 @@ func TestTerraformGolden(t *testing.T) {
 		{name: "google_container_node_pool"},
 		{name: "google_container_cluster"},
 		{name: "gke_sandbox"},           // GKE Sandbox's label and taint: gVisor pods on the sandboxed pool, others off it
+		{name: "host_network"},          // a Deployment on the host's network keeps one pod to a node: GPU011, the pool's one node holds one of two
 		{name: "gke_auto_provisioning"}, // node auto-provisioning's GPU limits: capacity of their own, and a cap on the pools
 		{name: "gcp_machine_from_gpus"}, // machine types known only at apply, named by their GPUs
 		{name: "workbench"},
