@@ -53,16 +53,7 @@ func onePerNode(o *object, tpl *podTemplate) string {
 		case len(t.Namespaces) > 0 && !slices.Contains(t.Namespaces, o.namespace()):
 			continue
 		}
-		// The Terraform provider writes the selector as a block: a list of one.
-		items := listItems(&t.LabelSelector)
-		if len(items) != 1 {
-			continue // a null selector matches no pod
-		}
-		var s labelSelector
-		if items[0].Decode(&s) != nil {
-			continue
-		}
-		if ok, err := s.matches(tpl.Metadata.Labels); err != nil || !ok {
+		if !selectsOwn(&t.LabelSelector, tpl) {
 			continue
 		}
 		return fmt.Sprintf("its required podAntiAffinity (topologyKey kubernetes.io/hostname%s) selects its own pods", o.atLine(n))
@@ -94,4 +85,21 @@ func keepApart(o *object, tpl *podTemplate, np *nodePool, rs *parser.Resource) {
 	case k > 1:
 		rs.Pod.MaxPerNode, rs.Pod.MaxPerNodeWhy = k, why
 	}
+}
+
+// selectsOwn reports whether a pod (anti-)affinity term's or a spread constraint's label
+// selector matches the labels of tpl's own pods. A null selector matches no pod; one with an
+// operator Kubernetes does not take matches none either. The Terraform provider writes the
+// selector as a block: a list of one.
+func selectsOwn(selector *yaml.Node, tpl *podTemplate) bool {
+	items := listItems(selector)
+	if len(items) != 1 {
+		return false
+	}
+	var s labelSelector
+	if items[0].Decode(&s) != nil {
+		return false
+	}
+	ok, err := s.matches(tpl.Metadata.Labels)
+	return err == nil && ok
 }

@@ -62,16 +62,7 @@ func karpenterPerNode(o *object, tpl *podTemplate, np *nodePool, pods int) (int,
 		default:
 			continue
 		}
-		// The Terraform provider writes the selector as a block: a list of one.
-		items := listItems(&c.LabelSelector)
-		if len(items) != 1 {
-			continue // a null selector matches no pod
-		}
-		var s labelSelector
-		if items[0].Decode(&s) != nil {
-			continue
-		}
-		if ok, err := s.matches(tpl.Metadata.Labels); err != nil || !ok {
+		if !selectsOwn(&c.LabelSelector, tpl) {
 			continue
 		}
 		if best == 0 || skew < best {
