@@ -149,7 +149,10 @@ inference: {batch_size: 8, max_sequence_length: 8192}
 func bertPods(t *testing.T, p *Pricer, onePerNode string) Estimate {
 	t.Helper()
 	r := parser.Resource{Address: "Deployment/a/b", Provider: "aws", Region: "us-east-1", InstanceType: "p4de.24xlarge", Quantity: 2, PurchaseOption: parser.OnDemand,
-		Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, OnePerNode: onePerNode}}
+		Kind: parser.KindKubernetes, Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1}}
+	if onePerNode != "" {
+		r.Pod.MaxPerNode, r.Pod.MaxPerNodeWhy = 1, onePerNode
+	}
 	e := p.Estimate(r)
 	p.Assess(&e, r, mustProfile(t, `workload: {type: inference}
 model: {preset: bert-large, precision: fp16}

@@ -93,9 +93,9 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	if s := nodeShare(in, share/count, &pod); s > share/count {
 		pod.NodeShare = s
 		switch {
-		case pod.OnePerNode != "":
+		case pod.MaxPerNode == 1:
 			addNote(e, fmt.Sprintf("%s, so no two of them share a node: each pays for a whole %s (%s GPUs), of which it uses %s (other workloads' pods may take the rest)",
-				pod.OnePerNode, in.Type, trimNum(count), trimNum(share)))
+				pod.MaxPerNodeWhy, in.Type, trimNum(count), trimNum(share)))
 		case s > roomShare(in, share/count, &pod):
 			addNote(e, fmt.Sprintf("%s, so no more than %d of them share a node: each pays for 1/%d of a %s (%s GPUs), and uses %s of its GPUs (other workloads' pods may take the rest)",
 				pod.MaxPerNodeWhy, pod.MaxPerNode, pod.MaxPerNode, in.Type, trimNum(count), trimNum(share)))
@@ -125,9 +125,6 @@ func devices(count float64) float64 {
 // GPUs are left. A pod that no other pod of its workload may share a node with takes all of
 // it; one of a workload that puts at most k pods on a node (MaxPerNode) takes at least 1/k.
 func nodeShare(in catalog.Instance, gpuShare float64, pod *parser.PodGPUs) float64 {
-	if pod.OnePerNode != "" {
-		return 1
-	}
 	s := roomShare(in, gpuShare, pod)
 	if pod.MaxPerNode > 0 {
 		s = max(s, 1/float64(pod.MaxPerNode))

@@ -58,7 +58,7 @@ func (p *Pricer) recommend(e *Estimate, r parser.Resource, prof *profiles.Profil
 			if rec, monthly, ok := p.resliced(e, r, t, slice); ok {
 				add(rec, monthly)
 			}
-		} else if paid, copies := p.gpusPaid(e, r); paid > 0 && (r.Pod == nil || r.Pod.PerNodeCap() == 0) {
+		} else if paid, copies := p.gpusPaid(e, r); paid > 0 && (r.Pod == nil || r.Pod.MaxPerNode == 0) {
 			// (Pods kept one, or k, to a node pay for the node, or 1/k of it, whatever slice
 			// they take.)
 			// Each copy needs one GPU; on a slice it pays the slice's share of that GPU.
@@ -215,16 +215,15 @@ func (p *Pricer) Unprofiled(e *Estimate, r parser.Resource) []Recommendation {
 	return out
 }
 
-// spreadNode adds, for pods that no two of share a node (OnePerNode), or no more than k
-// (MaxPerNode), on nodes with more GPUs than those pods use, the cheapest type of the same GPU
+// spreadNode adds, for pods that no two of share a node, or no more than k (MaxPerNode), on nodes with more GPUs than those pods use, the cheapest type of the same GPU
 // with fewer of them that holds one pod: each pod keeps the GPUs it has, so no profile is
 // needed to judge it. Pods on MIG slices, shared GPUs or shared claims are left alone.
 func (p *Pricer) spreadNode(e *Estimate, r parser.Resource, add func(Recommendation, money.Micros)) {
 	pod := e.Pod
-	if pod == nil || pod.PerNodeCap() == 0 || r.OwnPrice != nil || pod.MIGProfile != "" || pod.SharedReplicas > 0 || len(pod.SharedClaims) > 0 {
+	if pod == nil || pod.MaxPerNode == 0 || r.OwnPrice != nil || pod.MIGProfile != "" || pod.SharedReplicas > 0 || len(pod.SharedClaims) > 0 {
 		return
 	}
-	k := float64(pod.PerNodeCap())
+	k := float64(pod.MaxPerNode)
 	cur, ok := p.Catalog.Instance(e.Provider, e.InstanceType)
 	if !ok || pod.PerPodGPUs <= 0 || k*pod.PerPodGPUs >= cur.GPUCount-1e-9 {
 		return
@@ -555,7 +554,7 @@ func plural(n int) string {
 // podsHeld says how many pods of a workload capped per node a node of type in holds: as many as
 // its GPUs, CPUs and memory take, up to the cap.
 func podsHeld(in catalog.Instance, pod *parser.PodGPUs) string {
-	n := min(int(math.Floor(1/roomShare(in, pod.PerPodGPUs/in.GPUCount, pod)+1e-9)), pod.PerNodeCap())
+	n := min(int(math.Floor(1/roomShare(in, pod.PerPodGPUs/in.GPUCount, pod)+1e-9)), pod.MaxPerNode)
 	if n <= 1 {
 		return "one"
 	}

@@ -18,7 +18,10 @@ func TestOnePerNodePaysTheNode(t *testing.T) {
 	p := &Pricer{Catalog: catalog.MustDefault()}
 	pod := func(onePerNode string, families ...string) parser.Resource {
 		r := parser.Resource{Address: "Deployment/s/chat", Provider: "aws", Region: "us-east-1", Quantity: 3, PurchaseOption: parser.OnDemand, Kind: parser.KindKubernetes,
-			Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, CPU: 2, MemoryGiB: 8, OnePerNode: onePerNode}}
+			Pod: &parser.PodGPUs{Resource: "nvidia.com/gpu", Requested: 1, CPU: 2, MemoryGiB: 8}}
+		if onePerNode != "" {
+			r.Pod.MaxPerNode, r.Pod.MaxPerNodeWhy = 1, onePerNode
+		}
 		if len(families) > 0 {
 			r.Pod.Families = families
 		} else {

@@ -190,27 +190,17 @@ type PodGPUs struct {
 	CPU       float64 `json:"cpu,omitempty"`
 	MemoryGiB float64 `json:"memory_gib,omitempty"`
 	// NodeShare, when set, is the share of its node one pod pays for because its CPU or memory
-	// takes more of the node than its GPUs do, or because no other pod of the workload may share
-	// its node (the estimator sets it); else the share is PerPodGPUs of the node's GPUs.
+	// takes more of the node than its GPUs do, or because no more than MaxPerNode pods of the
+	// workload share a node (the estimator sets it); else the share is PerPodGPUs of the node's
+	// GPUs.
 	NodeShare float64 `json:"node_share,omitempty"`
-	// OnePerNode, when set, says why no two pods of the workload share a node (a required pod
-	// anti-affinity on kubernetes.io/hostname that selects the pods themselves): each pays for
-	// its whole node.
-	OnePerNode string `json:"-"`
-	// MaxPerNode, when more than 1, is the most pods of the workload one node holds, and
-	// MaxPerNodeWhy says why (a topology spread constraint on kubernetes.io/hostname that
-	// Karpenter honours by launching nodes): each pod pays at least 1/MaxPerNode of its node.
+	// MaxPerNode, when set, is the most pods of the workload one node holds, and MaxPerNodeWhy
+	// says why: 1 (no two share a node) for a required pod anti-affinity on kubernetes.io/hostname
+	// that selects the pods themselves or a host port; maxSkew for a topology spread on the
+	// hostname that Karpenter honours by launching nodes. Each pod pays at least 1/MaxPerNode of
+	// its node. 0 when nothing but room caps them.
 	MaxPerNode    int    `json:"-"`
 	MaxPerNodeWhy string `json:"-"`
-}
-
-// PerNodeCap is the most pods of the workload one node holds (1 for OnePerNode), or 0 when
-// nothing but room caps them.
-func (p *PodGPUs) PerNodeCap() int {
-	if p.OnePerNode != "" {
-		return 1
-	}
-	return p.MaxPerNode
 }
 
 // LimitGPUs is what pods of the workload take of a limit on GPUs (a Karpenter NodePool's,

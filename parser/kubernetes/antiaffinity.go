@@ -62,9 +62,9 @@ func onePerNode(o *object, tpl *podTemplate) string {
 }
 
 // keepApart records on rs.Pod what keeps the pods of its workload (tpl, a pod template of o,
-// placed on np when a Karpenter NodePool launches their nodes) apart: one to a node (a required
-// anti-affinity on the hostname, a host port, a Karpenter spread of maxSkew 1: OnePerNode), or
-// at most k to a node (a Karpenter spread of maxSkew k: MaxPerNode). Nothing when the workload
+// placed on np when a Karpenter NodePool launches their nodes) apart, as MaxPerNode: one to a
+// node (a required anti-affinity on the hostname, a host port, a Karpenter spread of maxSkew 1),
+// or at most k to a node (a Karpenter spread of maxSkew k). Nothing when the workload
 // runs one pod at most (its replicas and its autoscaler's maximum): a lone pod shares its node
 // with other workloads' pods as any pod does.
 func keepApart(o *object, tpl *podTemplate, np *nodePool, rs *parser.Resource) {
@@ -76,13 +76,10 @@ func keepApart(o *object, tpl *podTemplate, np *nodePool, rs *parser.Resource) {
 		return
 	}
 	if why := cmp.Or(onePerNode(o, tpl), hostPortApart(o, tpl)); why != "" {
-		rs.Pod.OnePerNode = why
+		rs.Pod.MaxPerNode, rs.Pod.MaxPerNodeWhy = 1, why
 		return
 	}
-	switch k, why := karpenterPerNode(o, tpl, np, pods); {
-	case k == 1:
-		rs.Pod.OnePerNode = why
-	case k > 1:
+	if k, why := karpenterPerNode(o, tpl, np, pods); k > 0 {
 		rs.Pod.MaxPerNode, rs.Pod.MaxPerNodeWhy = k, why
 	}
 }

@@ -3,6 +3,8 @@ package kubernetes
 import (
 	"strings"
 	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // A required pod anti-affinity on kubernetes.io/hostname that selects the workload's own pods
@@ -40,8 +42,18 @@ func TestOnePerNode(t *testing.T) {
 		{"a DaemonSet, one to a node anyway", strings.Replace(deployment("DaemonSet", required("{labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}")), "  replicas: 2\n", "", 1), ""},
 	} {
 		r := one(t, buildWarning(t, c.name, c.src, ""))
-		if got := r.Pod.OnePerNode; c.want == "" && got != "" || !strings.Contains(got, c.want) {
+		if got := oneToANode(t, r.Pod); c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("%s: one per node %q, want %q", c.name, got, c.want)
 		}
 	}
+}
+
+// oneToANode is why no two of a workload's pods share a node ("" when they may), failing the
+// test when a cap other than one is set.
+func oneToANode(t *testing.T, p *parser.PodGPUs) string {
+	t.Helper()
+	if p.MaxPerNode != 0 && p.MaxPerNode != 1 || (p.MaxPerNode == 0) != (p.MaxPerNodeWhy == "") {
+		t.Errorf("at most %d pods a node: %q", p.MaxPerNode, p.MaxPerNodeWhy)
+	}
+	return p.MaxPerNodeWhy
 }

@@ -15,7 +15,7 @@ import (
 // Always), which run as long as the pod. A pod on the host's network (hostNetwork: true) has each
 // container port defaulted to a host port of the same number (SetDefaults_PodSpec,
 // defaultHostNetworkPorts, in kubernetes pkg/apis/core/v1/defaults.go). So the replicas of a
-// workload with one are kept one to a node (OnePerNode), as by a required anti-affinity: common
+// workload with one are kept one to a node (MaxPerNode 1), as by a required anti-affinity: common
 // for multi-node training and inference that runs on the host's network for its interconnect.
 
 // containerPort is what gpuguard reads of a container's port, as nodes: a shape the API would

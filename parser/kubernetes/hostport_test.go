@@ -39,7 +39,7 @@ func TestHostPortKeepsPodsApart(t *testing.T) {
 		{"one pod", deployment("1", withPorts("[{containerPort: 8000, hostPort: 8000}]")), ""},
 	} {
 		r := one(t, buildWarning(t, c.name, c.src, ""))
-		if got := r.Pod.OnePerNode; c.want == "" && got != "" || !strings.Contains(got, c.want) {
+		if got := oneToANode(t, r.Pod); c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("%s: one per node %q, want %q", c.name, got, c.want)
 		}
 	}

@@ -23,7 +23,7 @@ import (
 //
 // For GPU pods that is the node's price: with maxSkew 1, a 1-GPU pod on a 4-GPU node pays for
 // all four; with maxSkew 2, for two. gpuguard caps the pods per node of a workload placed on a
-// Karpenter NodePool (MaxPerNode, or OnePerNode for 1), as the estimator then prices them.
+// Karpenter NodePool (MaxPerNode), as the estimator then prices them.
 
 // topologySpread is what gpuguard reads of a topology spread constraint.
 type topologySpread struct {

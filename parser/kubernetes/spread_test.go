@@ -54,20 +54,14 @@ func TestKarpenterSpreadPerNode(t *testing.T) {
 	} {
 		r := one(t, buildWarning(t, c.name, c.src, ""))
 		why := r.Pod.MaxPerNodeWhy
-		if c.cap == 1 {
-			why = r.Pod.OnePerNode
+		if got := r.Pod.MaxPerNode; got != c.cap {
+			t.Errorf("%s: %d pods a node at most, want %d (%q)", c.name, got, c.cap, why)
 		}
-		if got := r.Pod.PerNodeCap(); got != c.cap {
-			t.Errorf("%s: %d pods a node at most, want %d (%q %q)", c.name, got, c.cap, r.Pod.OnePerNode, r.Pod.MaxPerNodeWhy)
-		}
-		if c.want == "" && (r.Pod.OnePerNode != "" || r.Pod.MaxPerNodeWhy != "") || !strings.Contains(why, c.want) {
+		if c.want == "" && why != "" || !strings.Contains(why, c.want) {
 			t.Errorf("%s: why %q, want %q", c.name, why, c.want)
 		}
 		if !strings.Contains(c.src, "ScheduleAnyway") && strings.Contains(why, "ScheduleAnyway") {
 			t.Errorf("%s: a required constraint told as ScheduleAnyway: %q", c.name, why)
-		}
-		if c.cap == 1 && r.Pod.MaxPerNode != 0 {
-			t.Errorf("%s: MaxPerNode %d beside OnePerNode", c.name, r.Pod.MaxPerNode)
 		}
 	}
 }

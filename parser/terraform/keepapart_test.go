@@ -86,15 +86,15 @@ func TestKarpenterSpreadFromTerraform(t *testing.T) {
 	if s.Pod == nil || s.Pod.MaxPerNode != 2 || s.Pod.MaxPerNodeWhy != "its topologySpreadConstraints on kubernetes.io/hostname (maxSkew 2) count its own pods, and Karpenter, launching NodePool/gpu's nodes, counts the next node it can launch as holding none of them" {
 		t.Errorf("spread: %+v", s.Pod)
 	}
-	if a.Pod == nil || a.Pod.OnePerNode != "its required podAntiAffinity (topologyKey kubernetes.io/hostname) selects its own pods" {
+	if a.Pod == nil || a.Pod.MaxPerNode != 1 || a.Pod.MaxPerNodeWhy != "its required podAntiAffinity (topologyKey kubernetes.io/hostname) selects its own pods" {
 		t.Errorf("anti-affinity: %+v", a.Pod)
 	}
-	if h := rs["kubernetes_deployment_v1.hostnet"]; h.Pod == nil || h.Pod.OnePerNode != "its pods run on their node's network (hostNetwork), so its container vllm's port 8000 (containerPort) is a host port too, which two pods cannot both bind" {
+	if h := rs["kubernetes_deployment_v1.hostnet"]; h.Pod == nil || h.Pod.MaxPerNode != 1 || h.Pod.MaxPerNodeWhy != "its pods run on their node's network (hostNetwork), so its container vllm's port 8000 (containerPort) is a host port too, which two pods cannot both bind" {
 		t.Errorf("host network: %+v", h.Pod)
 	}
 	for _, r := range rs {
-		if r.Pod != nil && strings.Contains(r.Pod.OnePerNode+r.Pod.MaxPerNodeWhy, "line") {
-			t.Errorf("%s names a line of the converted document: %q", r.Address, r.Pod.OnePerNode+r.Pod.MaxPerNodeWhy)
+		if r.Pod != nil && strings.Contains(r.Pod.MaxPerNodeWhy, "line") {
+			t.Errorf("%s names a line of the converted document: %q", r.Address, r.Pod.MaxPerNodeWhy)
 		}
 	}
 }
