@@ -25,7 +25,8 @@ func TestKarpenterSpreadFromTerraform(t *testing.T) {
   }
 }
 `
-	deployment := func(name, scheduling string) string {
+	// deployment declares 4 one-GPU pods; scheduling goes in the pod spec, ports in the container.
+	deployment := func(name, scheduling, ports string) string {
 		return `resource "kubernetes_deployment_v1" "` + name + `" {
   metadata {
     name      = "` + name + `"
@@ -45,6 +46,7 @@ func TestKarpenterSpreadFromTerraform(t *testing.T) {
         container {
           name  = "vllm"
           image = "vllm/vllm-openai"
+` + ports + `
           resources {
             limits = { "nvidia.com/gpu" = 1 }
           }
@@ -73,11 +75,10 @@ func TestKarpenterSpreadFromTerraform(t *testing.T) {
             }
           }
         }`
-	hostNet := `        host_network = true`
-	src := pool + deployment("spread", spread) + deployment("apart", anti) + strings.Replace(deployment("hostnet", hostNet), `image = "vllm/vllm-openai"`, `image = "vllm/vllm-openai"
-          port {
+	port := `          port {
             container_port = 8000
-          }`, 1)
+          }`
+	src := pool + deployment("spread", spread, "") + deployment("apart", anti, "") + deployment("hostnet", "        host_network = true", port)
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
