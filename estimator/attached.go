@@ -32,7 +32,8 @@ func attachedGPU(in catalog.Instance) bool {
 }
 
 // attachNode sizes an N1 node with GPUs of acc for the pod among the VM types vms, in the
-// estimate's region and at the resource's purchase option. It returns why none qualifies.
+// estimate's region and at the resource's purchase option: for all the pods that must share
+// one node (Together), when more than one must. It returns why none qualifies.
 func (p *Pricer) attachNode(r *parser.Resource, e *Estimate, acc catalog.Instance, vms []catalog.Instance) (attachedNode, string) {
 	pod := r.Pod
 	share, reason := p.perPodGPUs(pod, acc, &Estimate{})
@@ -51,7 +52,7 @@ func (p *Pricer) attachNode(r *parser.Resource, e *Estimate, acc catalog.Instanc
 		var best attachedNode
 		found := false
 		for _, vm := range vms {
-			if !vmHolds(vm, lim, pod) {
+			if !vmHolds(vm, lim, pod) || pod.Together > 1 && podsFit(vm, share/float64(lim.GPUs), pod) < pod.Together {
 				continue
 			}
 			q, miss := p.Catalog.Quote(r.Provider, vm.Type, e.Region, r.PurchaseOption)
@@ -60,7 +61,7 @@ func (p *Pricer) attachNode(r *parser.Resource, e *Estimate, acc catalog.Instanc
 			}
 			hourly := q.Hourly + accQ.Hourly.MulInt(int64(lim.GPUs))
 			if !found || hourly < best.hourly || hourly == best.hourly && vm.Type < best.vm.Type {
-				best, found = attachedNode{vm: vm, acc: acc, count: lim.GPUs, hourly: hourly, forced: !first}, true
+				best, found = attachedNode{vm: vm, acc: acc, count: lim.GPUs, hourly: hourly, forced: !first && pod.Together <= 1}, true
 			}
 		}
 		if found {

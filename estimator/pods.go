@@ -90,6 +90,14 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 			c.Pods, c.Address, trimNum(c.CPU), trimNum(c.MemoryGiB), in.Type, in.VCPU, in.MemoryGiB))
 		break
 	}
+	if pod.Together > 1 {
+		if n := podsFit(in, share/count, &pod); n < pod.Together {
+			return fmt.Sprintf("%s, but a %s holds %d of them: the other %d stay pending", pod.TogetherWhy, in.Type, n, pod.Together-n)
+		}
+		if pod.MaxPerNode != pod.Together { // else the note on the node's share says it
+			addNote(e, fmt.Sprintf("%s; a %s holds them", pod.TogetherWhy, in.Type))
+		}
+	}
 	if s := nodeShare(in, share/count, &pod); s > share/count {
 		pod.NodeShare = s
 		switch {
@@ -130,6 +138,19 @@ func nodeShare(in catalog.Instance, gpuShare float64, pod *parser.PodGPUs) float
 		s = max(s, 1/float64(pod.MaxPerNode))
 	}
 	return min(s, 1)
+}
+
+// podsFit is how many pods of a workload a node of type in holds, gpuShare of its GPUs each:
+// as many as its GPUs, CPUs and memory take, and no more than MaxPerNode when that caps them.
+func podsFit(in catalog.Instance, gpuShare float64, pod *parser.PodGPUs) int {
+	n := math.MaxInt32
+	if s := roomShare(in, gpuShare, pod); s > 0 {
+		n = int(math.Floor(1/s + 1e-9))
+	}
+	if pod.MaxPerNode > 0 {
+		n = min(n, pod.MaxPerNode)
+	}
+	return n
 }
 
 // roomShare is the share of a node one pod's requests take: the largest of its GPUs' share, its
@@ -507,9 +528,14 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		return hourly.Mul(math.Ceil(float64(pods) / perNode))
 	}
 	var cands []cand
+	apart := 0 // types passed over because they hold too few of the pods that must share a node
 	for _, in := range p.Catalog.Instances(r.Provider) {
 		share, ok := p.fits(r.Provider, in, pod, keys)
 		if !ok {
+			continue
+		}
+		if pod.Together > 1 && podsFit(in, share/devices(in.GPUCount), pod) < pod.Together {
+			apart++
 			continue
 		}
 		q, miss := p.Catalog.Quote(r.Provider, in.Type, e.Region, r.PurchaseOption)
@@ -531,8 +557,19 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 				share, _ := p.perPodGPUs(pod, acc, &Estimate{})
 				ns := nodeShare(n.vm, share/float64(n.count), pod)
 				cands = append(cands, cand{in: n.vm, cost: n.hourly.Mul(ns), nodes: whole(n.hourly, ns), attached: &n})
+			} else if pod.Together > 1 {
+				one := *r
+				onePod := *pod
+				onePod.Together = 0
+				one.Pod = &onePod
+				if _, reason := p.attachNode(&one, e, acc, vms); reason == "" {
+					apart++ // a node holds one pod, not the pods that must share it
+				}
 			}
 		}
+	}
+	if len(cands) == 0 && apart > 0 {
+		return fmt.Sprintf("%s, but none of the %d %s catalog type%s the pod's labels allow holds %d of them", pod.TogetherWhy, apart, r.Provider, plural(apart), pod.Together)
 	}
 	if len(cands) == 0 {
 		what := slices.Concat(pod.InstanceTypes, pod.Families, pod.GPUNames, pod.AzureGPUNames, pod.Categories)

@@ -554,7 +554,7 @@ func plural(n int) string {
 // podsHeld says how many pods of a workload capped per node a node of type in holds: as many as
 // its GPUs, CPUs and memory take, up to the cap.
 func podsHeld(in catalog.Instance, pod *parser.PodGPUs) string {
-	n := min(int(math.Floor(1/roomShare(in, pod.PerPodGPUs/in.GPUCount, pod)+1e-9)), pod.MaxPerNode)
+	n := podsFit(in, pod.PerPodGPUs/in.GPUCount, pod)
 	if n <= 1 {
 		return "one"
 	}

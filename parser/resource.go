@@ -201,6 +201,12 @@ type PodGPUs struct {
 	// its node. 0 when nothing but room caps them.
 	MaxPerNode    int    `json:"-"`
 	MaxPerNodeWhy string `json:"-"`
+	// Together, when more than 1, is how many pods of the workload must run on one node, and
+	// TogetherWhy says why: all of a JobSet's Job, or of a LeaderWorkerSet's group, placed
+	// exclusively on kubernetes.io/hostname; all of a workload whose required pod affinity on
+	// the hostname selects its own pods. A node that holds fewer leaves the rest pending.
+	Together    int    `json:"-"`
+	TogetherWhy string `json:"-"`
 }
 
 // LimitGPUs is what pods of the workload take of a limit on GPUs (a Karpenter NodePool's,

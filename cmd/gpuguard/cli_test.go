@@ -320,6 +320,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"anti-affinity", "anti-affinity.yaml", 0},             // pods kept one to a node by a required anti-affinity pay for whole nodes; GPU003 names the 1-GPU node
 		{"karpenter-spread", "karpenter-spread.yaml", 0},       // a topology spread on the hostname: Karpenter puts at most maxSkew pods on a node, each pays its share of it
 		{"host-ports", "host-ports.yaml", 0},                   // a host port (or the host's network with a container port) keeps the pods one to a node
+		{"exclusive-placement", "exclusive-placement.yaml", 0}, // JobSet and LeaderWorkerSet exclusive placement, pods kept together on one node
 		{"batch-and-serverless", "batch-and-serverless.yaml", 0},
 		{"operators", "operators.yaml", 0},
 		{"controllers", "controllers.yaml", 0},

@@ -26,37 +26,11 @@ type podAffinityTerm struct {
 }
 
 // onePerNode says why no two pods of tpl, a pod template of o, share a node: the first required
-// anti-affinity term on kubernetes.io/hostname whose selector matches the pods' own labels.
-// "" when none does. A term that looks only in other namespaces, or by a namespace selector
-// other than {} (all), is not taken to mean the pods themselves; nor is a selector with an
-// operator Kubernetes does not take.
+// anti-affinity term on kubernetes.io/hostname whose selector matches the pods' own labels
+// (ownPodTerm). "" when none does.
 func onePerNode(o *object, tpl *podTemplate) string {
-	a := tpl.Spec.Affinity
-	if a == nil || a.PodAntiAffinity.Kind != yaml.MappingNode {
-		return ""
-	}
-	var anti struct {
-		Required yaml.Node `yaml:"requiredDuringSchedulingIgnoredDuringExecution"`
-	}
-	if a.PodAntiAffinity.Decode(&anti) != nil {
-		return ""
-	}
-	for _, n := range listItems(&anti.Required) {
-		var t podAffinityTerm
-		if n.Decode(&t) != nil || t.TopologyKey != "kubernetes.io/hostname" {
-			continue
-		}
-		switch sel := &t.NamespaceSelector; {
-		case sel.Kind == yaml.MappingNode && len(sel.Content) == 0: // {}: every namespace
-		case sel.Kind != 0 && sel.Tag != "!!null":
-			continue
-		case len(t.Namespaces) > 0 && !slices.Contains(t.Namespaces, o.namespace()):
-			continue
-		}
-		if !selectsOwn(&t.LabelSelector, tpl) {
-			continue
-		}
-		return fmt.Sprintf("its required podAntiAffinity (topologyKey kubernetes.io/hostname%s) selects its own pods", o.atLine(n))
+	if at, ok := ownPodTerm(o, tpl, podAntiAffinityField); ok {
+		return fmt.Sprintf("its required podAntiAffinity (topologyKey kubernetes.io/hostname%s) selects its own pods", at)
 	}
 	return ""
 }
@@ -99,4 +73,53 @@ func selectsOwn(selector *yaml.Node, tpl *podTemplate) bool {
 	}
 	ok, err := s.matches(tpl.Metadata.Labels)
 	return err == nil && ok
+}
+
+// The two fields of a pod's affinity whose terms gpuguard reads.
+const (
+	podAffinityField     = "podAffinity"
+	podAntiAffinityField = "podAntiAffinity"
+)
+
+// ownPodTerm finds the first required term of tpl's podAffinity or podAntiAffinity (field) on
+// kubernetes.io/hostname whose selector matches the pods' own labels: ok, and where it is
+// (", line N", or "" when its line is unknown). A term that looks only in
+// other namespaces, or by a namespace selector other than {} (all), is not taken to mean the
+// pods themselves; nor is a selector with an operator Kubernetes does not take.
+func ownPodTerm(o *object, tpl *podTemplate, field string) (at string, ok bool) {
+	a := tpl.Spec.Affinity
+	if a == nil {
+		return "", false
+	}
+	n := &a.PodAntiAffinity
+	if field == podAffinityField {
+		n = &a.PodAffinity
+	}
+	if n.Kind != yaml.MappingNode {
+		return "", false
+	}
+	var terms struct {
+		Required yaml.Node `yaml:"requiredDuringSchedulingIgnoredDuringExecution"`
+	}
+	if n.Decode(&terms) != nil {
+		return "", false
+	}
+	for _, item := range listItems(&terms.Required) {
+		var t podAffinityTerm
+		if item.Decode(&t) != nil || t.TopologyKey != "kubernetes.io/hostname" {
+			continue
+		}
+		switch sel := &t.NamespaceSelector; {
+		case sel.Kind == yaml.MappingNode && len(sel.Content) == 0: // {}: every namespace
+		case sel.Kind != 0 && sel.Tag != "!!null":
+			continue
+		case len(t.Namespaces) > 0 && !slices.Contains(t.Namespaces, o.namespace()):
+			continue
+		}
+		if !selectsOwn(&t.LabelSelector, tpl) {
+			continue
+		}
+		return o.atLine(item), true
+	}
+	return "", false
 }

@@ -362,6 +362,7 @@ func Build(files []*File, opts Options) parser.Result {
 			if rs != nil {
 				if rs.Pod != nil && o.Kind != "DaemonSet" {
 					keepApart(o, &r.template, np, rs)
+					keepTogether(o, &r, rs)
 				}
 				runs[i].report(rs, &res.Warnings)
 				reportPodLevel(r.template.Spec, rs, &res.Warnings)

@@ -56,6 +56,9 @@ type role struct {
 	// ownScaler, when set, is the kind's own autoscaler's cron triggers (a Seldon component's
 	// kedaSpec), replayed over replicas as a ScaledObject's are.
 	ownScaler *scaler
+	// exclusive, when set, is the group of the role's pods placed alone in one topology domain
+	// (a JobSet's Job, a LeaderWorkerSet's group: exclusive.go).
+	exclusive *exclusiveGroup
 }
 
 type cronSchedule struct {
@@ -322,12 +325,17 @@ func extractJobSet(o *object) ([]role, error) {
 			Name     string `yaml:"name"`
 			Replicas *int   `yaml:"replicas"`
 			Template struct {
-				Spec jobSpec `yaml:"spec"`
+				Metadata objectMeta `yaml:"metadata"`
+				Spec     jobSpec    `yaml:"spec"`
 			} `yaml:"template"`
 		} `yaml:"replicatedJobs"`
 	}
 	if err := decodeSpec(o, &spec); err != nil {
 		return nil, err
+	}
+	jobs := 0
+	for _, rj := range spec.ReplicatedJobs {
+		jobs += max(intOr(rj.Replicas, 1), 0)
 	}
 	var out []role
 	for i, rj := range spec.ReplicatedJobs {
@@ -335,6 +343,7 @@ func extractJobSet(o *object) ([]role, error) {
 		r := jobRole(rj.Template.Spec)
 		copies := intOr(rj.Replicas, 1)
 		r.name, r.note = name, fmt.Sprintf("%d jobs × %d pods", copies, r.replicas)
+		r.exclusive = jobSetExclusive(o, rj.Template.Metadata.Annotations, r.template.Metadata.Annotations, r.replicas, jobs)
 		r.replicas *= copies
 		out = append(out, r)
 	}
@@ -520,12 +529,14 @@ func extractLeaderWorkerSet(o *object) ([]role, error) {
 	size := intOr(spec.LeaderWorkerTemplate.Size, 1)
 	if spec.LeaderWorkerTemplate.LeaderTemplate == nil {
 		return []role{{replicas: groups * size, template: spec.LeaderWorkerTemplate.WorkerTemplate, scalable: true, perReplica: size,
-			note: fmt.Sprintf("%d groups × %d pods", groups, size)}}, nil
+			note: fmt.Sprintf("%d groups × %d pods", groups, size), exclusive: lwsExclusive(o, size, size, groups)}}, nil
 	}
+	// With a leader of its own template, each role's pods pay their share of the group's node:
+	// 1/size of it each, whichever role they are.
 	return []role{
-		{name: "leader", replicas: groups, template: *spec.LeaderWorkerTemplate.LeaderTemplate, scalable: true},
+		{name: "leader", replicas: groups, template: *spec.LeaderWorkerTemplate.LeaderTemplate, scalable: true, exclusive: lwsExclusive(o, 1, size, groups)},
 		{name: "worker", replicas: groups * (size - 1), template: spec.LeaderWorkerTemplate.WorkerTemplate, scalable: true, perReplica: size - 1,
-			note: fmt.Sprintf("%d groups × %d workers", groups, size-1)},
+			note: fmt.Sprintf("%d groups × %d workers", groups, size-1), exclusive: lwsExclusive(o, size-1, size, groups)},
 	}, nil
 }
 

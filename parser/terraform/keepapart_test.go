@@ -10,7 +10,8 @@ import (
 // A Deployment the Kubernetes provider declares, on a Karpenter NodePool a kubernetes_manifest
 // declares, is capped per node by its topology_spread_constraint blocks as a manifest's pods
 // are; and its notes name no line of the document converted from the block (the user's line is
-// the block's). The same holds for a required anti-affinity and for the host's network.
+// the block's). The same holds for a required anti-affinity, for the host's network, and for a
+// required pod affinity that keeps the pods together.
 func TestKarpenterSpreadFromTerraform(t *testing.T) {
 	dir := t.TempDir()
 	const pool = `resource "kubernetes_manifest" "gpu_pool" {
@@ -78,7 +79,8 @@ func TestKarpenterSpreadFromTerraform(t *testing.T) {
 	port := `          port {
             container_port = 8000
           }`
-	src := pool + deployment("spread", spread, "") + deployment("apart", anti, "") + deployment("hostnet", "        host_network = true", port)
+	together := strings.NewReplacer("pod_anti_affinity", "pod_affinity", `"apart"`, `"together"`).Replace(anti)
+	src := pool + deployment("spread", spread, "") + deployment("apart", anti, "") + deployment("hostnet", "        host_network = true", port) + deployment("together", together, "")
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +95,12 @@ func TestKarpenterSpreadFromTerraform(t *testing.T) {
 	if h := rs["kubernetes_deployment_v1.hostnet"]; h.Pod == nil || h.Pod.MaxPerNode != 1 || h.Pod.MaxPerNodeWhy != "its pods run on their node's network (hostNetwork), so its container vllm's port 8000 (containerPort) is a host port too, which two pods cannot both bind" {
 		t.Errorf("host network: %+v", h.Pod)
 	}
+	if g := rs["kubernetes_deployment_v1.together"]; g.Pod == nil || g.Pod.Together != 4 || g.Pod.MaxPerNode != 0 ||
+		g.Pod.TogetherWhy != "its required podAffinity (topologyKey kubernetes.io/hostname) selects its own pods, so its 4 pods run on the node the first lands on" {
+		t.Errorf("pod affinity: %+v", g.Pod)
+	}
 	for _, r := range rs {
-		if r.Pod != nil && strings.Contains(r.Pod.MaxPerNodeWhy, "line") {
+		if r.Pod != nil && strings.Contains(r.Pod.MaxPerNodeWhy+r.Pod.TogetherWhy, "line") {
 			t.Errorf("%s names a line of the converted document: %q", r.Address, r.Pod.MaxPerNodeWhy)
 		}
 	}

@@ -1,0 +1,172 @@
+package kubernetes
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A JobSet's exclusive placement on the hostname keeps each Job's pods on one node of their
+// own: the replicated job's template annotation wins over the JobSet's, which wins over the pod
+// template's; another topology key, or the node-selector strategy, places nothing gpuguard can
+// price; a JobSet of one Job shares its node with other workloads' pods.
+func TestJobSetExclusiveTopology(t *testing.T) {
+	const host, pool = "kubernetes.io/hostname", "cloud.google.com/gke-nodepool"
+	jobset := func(setAnn, jobAnn, podAnn string, replicas, parallelism int, more string) string {
+		meta := func(ann, indent string) string {
+			if ann == "" {
+				return ""
+			}
+			return indent + "metadata: {annotations: {" + ann + "}}\n"
+		}
+		set := ""
+		if setAnn != "" {
+			set = "  annotations: {" + setAnn + "}\n"
+		}
+		return "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: train\n  namespace: ml\n" + set +
+			"spec:\n  replicatedJobs:\n  - name: w\n    replicas: " + strconv.Itoa(replicas) + "\n    template:\n" + meta(jobAnn, "      ") +
+			"      spec:\n        parallelism: " + strconv.Itoa(parallelism) + "\n        template:\n" + meta(podAnn, "          ") +
+			"          spec:\n            nodeSelector: {node.kubernetes.io/instance-type: g6.48xlarge}\n" +
+			"            containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n" + more
+	}
+	ann := func(key string) string { return "alpha.jobset.sigs.k8s.io/exclusive-topology: " + key }
+	const onSet = "the alpha.jobset.sigs.k8s.io/exclusive-topology annotation on the JobSet (kubernetes.io/hostname)"
+	const onJob = "the alpha.jobset.sigs.k8s.io/exclusive-topology annotation on its replicated job's template (kubernetes.io/hostname)"
+	const onPod = "the alpha.jobset.sigs.k8s.io/exclusive-topology annotation on its pod template (kubernetes.io/hostname)"
+	second := "  - name: driver\n    template:\n      spec:\n        template:\n          spec:\n            containers: [{name: d, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	for _, c := range []struct {
+		name, src     string
+		together, per int
+		from          string // the source both reasons name
+	}{
+		{"on the JobSet", jobset(ann(host), "", "", 3, 4, ""), 4, 4, onSet},
+		{"on the replicated job", jobset("", ann(host), "", 3, 4, ""), 4, 4, onJob},
+		{"on the pod template", jobset("", "", ann(host), 3, 4, ""), 4, 4, onPod},
+		{"the replicated job's wins", jobset(ann(pool), ann(host), "", 3, 4, ""), 4, 4, onJob},
+		{"the replicated job's wins, by node pool", jobset(ann(host), ann(pool), "", 3, 4, ""), 0, 0, ""},
+		{"the JobSet's wins over the pod template's", jobset(ann(pool), "", ann(host), 3, 4, ""), 0, 0, ""},
+		{"by node pool", jobset(ann(pool), "", "", 3, 4, ""), 0, 0, ""},
+		{"the node-selector strategy", jobset(ann(host)+", alpha.jobset.sigs.k8s.io/node-selector: \"true\"", "", "", 3, 4, ""), 0, 0, ""},
+		{"the node-selector strategy over the pod template's", jobset(ann(host)+", alpha.jobset.sigs.k8s.io/node-selector: \"true\"", "", ann(host), 3, 4, ""), 0, 0, ""},
+		{"one pod a Job", jobset(ann(host), "", "", 3, 1, ""), 0, 1, onSet},
+		{"one Job shares its node", jobset(ann(host), "", "", 1, 4, ""), 4, 0, onSet},
+		{"one Job and another replicated job's", jobset(ann(host), "", "", 1, 4, second), 4, 4, onSet},
+		{"none", jobset("", "", "", 3, 4, ""), 0, 0, ""},
+	} {
+		res := build(t, c.src, Options{})
+		if len(res.Errors) > 0 || len(res.Resources) == 0 {
+			t.Fatalf("%s: %+v, errors %v", c.name, res.Resources, res.Errors)
+		}
+		p := res.Resources[0].Pod
+		if p.Together != c.together || p.MaxPerNode != c.per {
+			t.Errorf("%s: together %d (%q), per node %d (%q); want %d and %d", c.name, p.Together, p.TogetherWhy, p.MaxPerNode, p.MaxPerNodeWhy, c.together, c.per)
+			continue
+		}
+		if c.together > 0 && p.TogetherWhy != c.from+" puts each Job's "+strconv.Itoa(c.together)+" pods on the node the first lands on" {
+			t.Errorf("%s: together because %q", c.name, p.TogetherWhy)
+		}
+		if c.per > 0 && p.MaxPerNodeWhy != c.from+" gives each Job of "+strconv.Itoa(c.per)+" pods a node no other Job's pods share" {
+			t.Errorf("%s: per node because %q", c.name, p.MaxPerNodeWhy)
+		}
+	}
+}
+
+// A pod cap lower than the Job's (a required anti-affinity) stays: the Job then fits no node,
+// which the estimator reports.
+func TestExclusiveKeepsALowerCap(t *testing.T) {
+	src := "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata:\n  name: train\n  namespace: ml\n  annotations: {alpha.jobset.sigs.k8s.io/exclusive-topology: kubernetes.io/hostname}\n" +
+		"spec:\n  replicatedJobs:\n  - name: w\n    replicas: 2\n    template:\n      spec:\n        parallelism: 4\n        template:\n" +
+		"          metadata: {labels: {app: t}}\n          spec:\n            nodeSelector: {node.kubernetes.io/instance-type: g6.48xlarge}\n" +
+		"            affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: t}}, topologyKey: kubernetes.io/hostname}]}}\n" +
+		"            containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	p := one(t, build(t, src, Options{})).Pod
+	if p.MaxPerNode != 1 || !strings.Contains(p.MaxPerNodeWhy, "podAntiAffinity") || p.Together != 4 {
+		t.Errorf("per node %d (%q), together %d", p.MaxPerNode, p.MaxPerNodeWhy, p.Together)
+	}
+}
+
+// A LeaderWorkerSet's exclusive placement on the hostname keeps each group on a node of its
+// own: the group's pods must fit it, and each pays 1/size of it, leader and workers alike.
+func TestLeaderWorkerSetExclusiveTopology(t *testing.T) {
+	lws := func(ann string, replicas int, leader bool) string {
+		src := "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: vllm\n  namespace: ml\n"
+		if ann != "" {
+			src += "  annotations: {leaderworkerset.sigs.k8s.io/exclusive-topology: " + ann + "}\n"
+		}
+		src += "spec:\n  replicas: " + strconv.Itoa(replicas) + "\n  leaderWorkerTemplate:\n    size: 4\n"
+		if leader {
+			src += "    leaderTemplate:\n      spec:\n        nodeSelector: {node.kubernetes.io/instance-type: g6.48xlarge}\n" +
+				"        containers: [{name: l, resources: {limits: {nvidia.com/gpu: 2}}}]\n"
+		}
+		return src + "    workerTemplate:\n      spec:\n        nodeSelector: {node.kubernetes.io/instance-type: g6.48xlarge}\n" +
+			"        containers: [{name: w, resources: {limits: {nvidia.com/gpu: 2}}}]\n"
+	}
+	const hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: vllm, namespace: ml}\n" +
+		"spec:\n  scaleTargetRef: {apiVersion: leaderworkerset.x-k8s.io/v1, kind: LeaderWorkerSet, name: vllm}\n  minReplicas: 1\n  maxReplicas: 3\n"
+	const from = "the LeaderWorkerSet's leaderworkerset.sigs.k8s.io/exclusive-topology annotation (kubernetes.io/hostname)"
+	type want struct {
+		together, per int
+		why           string
+	}
+	for _, c := range []struct {
+		name  string
+		src   string
+		roles []want
+	}{
+		{"one template", lws("kubernetes.io/hostname", 2, false), []want{{4, 4, from + " puts each group's 4 pods on the node the first lands on"}}},
+		{"one group shares its node", lws("kubernetes.io/hostname", 1, false), []want{{4, 0, ""}}},
+		{"one group, scaled to three", lws("kubernetes.io/hostname", 1, false) + hpa, []want{{4, 4, ""}}},
+		{"a leader of its own", lws("kubernetes.io/hostname", 2, true), []want{{0, 4, ""}, {3, 4, from + " puts each group's 3 workers on the node its leader lands on"}}},
+		{"by rack", lws("cloud.google.com/gce-topology-block", 2, false), []want{{0, 0, ""}}},
+		{"none", lws("", 2, false), []want{{0, 0, ""}}},
+	} {
+		res := build(t, c.src, Options{})
+		if len(res.Errors) > 0 || len(res.Resources) != len(c.roles) {
+			t.Fatalf("%s: %+v, errors %v", c.name, res.Resources, res.Errors)
+		}
+		for i, w := range c.roles {
+			p := res.Resources[i].Pod
+			if p.Together != w.together || p.MaxPerNode != w.per || w.why != "" && p.TogetherWhy != w.why {
+				t.Errorf("%s, %s: together %d (%q), per node %d (%q); want %+v", c.name, res.Resources[i].Address, p.Together, p.TogetherWhy, p.MaxPerNode, p.MaxPerNodeWhy, w)
+			}
+			if w.per > 0 && p.MaxPerNodeWhy != from+" gives each group of 4 pods a node no other group's pods share" {
+				t.Errorf("%s: per node because %q", c.name, p.MaxPerNodeWhy)
+			}
+		}
+	}
+}
+
+// A required pod affinity on the hostname that selects the workload's own pods keeps them all
+// on one node; one by zone, a preferred one, or one that selects other pods does not, nor any
+// when the workload runs one pod.
+func TestOwnPodAffinityKeepsPodsTogether(t *testing.T) {
+	deployment := func(replicas, affinity string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: ml}\nspec:\n  replicas: " + replicas + "\n  template:\n" +
+			"    metadata: {labels: {app: a}}\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g6.12xlarge}\n" +
+			"      affinity:\n        podAffinity:\n" + affinity +
+			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	}
+	required := func(term string) string {
+		return "          requiredDuringSchedulingIgnoredDuringExecution:\n          - " + term + "\n"
+	}
+	own := required("{labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}")
+	for _, c := range []struct {
+		name, src string
+		want      int
+	}{
+		{"its own pods", deployment("3", own), 3},
+		{"by zone", deployment("3", required("{labelSelector: {matchLabels: {app: a}}, topologyKey: topology.kubernetes.io/zone}")), 0},
+		{"other pods", deployment("3", required("{labelSelector: {matchLabels: {app: cache}}, topologyKey: kubernetes.io/hostname}")), 0},
+		{"another namespace", deployment("3", required("{labelSelector: {matchLabels: {app: a}}, namespaces: [web], topologyKey: kubernetes.io/hostname}")), 0},
+		{"preferred", deployment("3", "          preferredDuringSchedulingIgnoredDuringExecution:\n          - {weight: 100, podAffinityTerm: {labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}}\n"), 0},
+		{"one pod", deployment("1", own), 0},
+	} {
+		p := one(t, build(t, c.src, Options{})).Pod
+		if p.Together != c.want || p.MaxPerNode != 0 {
+			t.Errorf("%s: together %d (%q), per node %d; want %d", c.name, p.Together, p.TogetherWhy, p.MaxPerNode, c.want)
+		}
+		if c.want > 0 && p.TogetherWhy != "its required podAffinity (topologyKey kubernetes.io/hostname, line 13) selects its own pods, so its 3 pods run on the node the first lands on" {
+			t.Errorf("%s: together because %q", c.name, p.TogetherWhy)
+		}
+	}
+}
