@@ -929,6 +929,7 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"ResourceClaim": "resource.k8s.io/v1", "Rollout": "argoproj.io/v1alpha1", "TrainJob": "trainer.kubeflow.org/v1alpha1",
 		"LLMInferenceService": "serving.kserve.io/v1alpha1", "ScaledJob": "keda.sh/v1alpha1", "Experiment": "kubeflow.org/v1beta1",
 		"DynamoGraphDeployment": "nvidia.com/v1alpha1", "ScheduledSparkApplication": "sparkoperator.k8s.io/v1beta2",
+		"NodeSet": "slinky.slurm.net/v1beta1",
 	}
 	specs := []string{
 		"spec: null", "spec: 3", "spec: [1, 2]", "spec: {replicatedJobs: x, tasks: 3, templates: {a: 1}}",
@@ -959,6 +960,9 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"spec: {services: {w: {autoscaling: {enabled: true, minReplicas: -1, maxReplicas: 4611686018427387904}, resources: {limits: {gpu: \"1\"}}, multinode: {nodeCount: 4}}}}",
 		"spec: {services: [1], components: {a: 1}}",
 		"spec: {components: [{name: w, replicas: -3, multinode: {nodeCount: 9223372036854775807}, podTemplate: {spec: {containers: [{name: m, resources: {limits: {nvidia.com/gpu: 1}}}]}}}]}",
+		"spec: {replicas: -3, slurmd: {resources: {limits: {nvidia.com/gpu: 8}}}}",
+		"spec: {slurmd: [1], template: {spec: {containers: [{name: slurmd, resources: {limits: {nvidia.com/gpu: -1}}}]}}}",
+		"spec: {scalingMode: [DaemonSet], slurmd: {name: [x], resources: {limits: {nvidia.com/gpu: 8}}}, template: {spec: {containers: 3}}}",
 	}
 	for kind, api := range kinds {
 		for _, spec := range specs {

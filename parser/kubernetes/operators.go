@@ -23,6 +23,51 @@ func init() {
 	register("Experiment", "kubeflow.org", extractKatibExperiment)
 	register("Workflow", "argoproj.io", extractArgoWorkflow)
 	register("CronWorkflow", "argoproj.io", extractArgoCronWorkflow)
+	register("NodeSet", "slinky.slurm.net", extractSlinkyNodeSet)
+}
+
+// extractSlinkyNodeSet reads a Slinky NodeSet (slinky.slurm.net, SchedMD's Slurm on
+// Kubernetes): replicas pods (default 1), each a Slurm compute node that runs slurmd. The
+// operator builds the pod from spec.template (its metadata and pod spec) and the slurmd
+// container of spec.slurmd, where the GPUs are asked for; a container named slurmd in the
+// template is merged over it, so its resources, when it sets any, are the ones that count.
+// With scalingMode DaemonSet the NodeSet runs one pod on each node its pod spec matches,
+// as a DaemonSet does. (SlinkyProject/slurm-operator api/v1beta1 nodeset_types.go and
+// internal/builder/workerbuilder/worker_app.go, read 2026-11-28.) Its pods stay up whether or
+// not Slurm has jobs for them, so they are priced for the whole month.
+func extractSlinkyNodeSet(o *object) ([]role, error) {
+	var spec struct {
+		Replicas    *int        `yaml:"replicas"`
+		ScalingMode string      `yaml:"scalingMode"`
+		Slurmd      container   `yaml:"slurmd"`
+		Template    podTemplate `yaml:"template"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return nil, err
+	}
+	tpl := spec.Template
+	slurmd := spec.Slurmd
+	slurmd.Name = "slurmd"
+	// The operator gives slurmd its port (Slurm's SlurmdPort, 6818): on the host's network
+	// that is a host port, which keeps the pods one to a node (hostport.go).
+	slurmd.Ports = yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
+		{Kind: yaml.ScalarNode, Tag: "!!str", Value: "containerPort"}, {Kind: yaml.ScalarNode, Tag: "!!int", Value: "6818"},
+	}}}}
+	containers := []container{slurmd}
+	for _, c := range tpl.Spec.Containers {
+		if c.Name != "slurmd" {
+			containers = append(containers, c)
+			continue
+		}
+		if len(c.Resources.Limits)+len(c.Resources.Requests)+len(c.Resources.Claims) > 0 {
+			containers[0].Resources = c.Resources
+		}
+	}
+	tpl.Spec.Containers = containers
+	if spec.ScalingMode == "DaemonSet" {
+		return []role{{replicas: 1, template: tpl, daemonSet: true}}, nil
+	}
+	return []role{{replicas: intOr(spec.Replicas, 1), template: tpl, scalable: true, note: "Slurm compute nodes (slurmd): they run whether or not Slurm has jobs for them"}}, nil
 }
 
 // extractArgoRollout reads an Argo Rollouts Rollout (argoproj.io), a Deployment that updates by
