@@ -242,6 +242,9 @@ func (p *Pricer) spreadNode(e *Estimate, r parser.Resource, add func(Recommendat
 		if in.GPU != cur.GPU || in.GPUCount < pod.PerPodGPUs-1e-9 || in.GPUCount >= cur.GPUCount || !holdsPod(in, pod) || !p.runsResource(in, pod.Resource) {
 			continue
 		}
+		if pod.MaxPerNodeGroup && podsFit(in, pod.PerPodGPUs/in.GPUCount, pod) < pod.MaxPerNode {
+			continue // a group of other roles' pods too, which must all share the node: taken to be pods like these
+		}
 		if x, ok := catalog.Retired(e.Provider, in.Type); ok && x.By(p.today()) {
 			continue
 		}

@@ -102,6 +102,19 @@ func TestTogetherSmallerNodeHoldsTheGroup(t *testing.T) {
 	if got, want := money.Micros(recs[i].MonthlyCost).Cents(), expectCents(t, "730", "4.6016", "2"); got != want {
 		t.Errorf("g6.12xlarge for 2 Jobs: %d cents, want %d", got, want)
 	}
+	// One pod of a role in a group of two (a RoleBasedGroup's prefill and decode) on a
+	// g6.12xlarge: a g6.xlarge holds this pod but not its group. Capped by a spread instead,
+	// the pods may go one to a g6.xlarge.
+	for _, group := range []bool{true, false} {
+		r := togetherPod(2, 0, 2)
+		r.InstanceType, r.Pod.MaxPerNodeGroup = "g6.12xlarge", group
+		e := p.Estimate(r)
+		recs := p.Unprofiled(&e, r)
+		told := slices.ContainsFunc(recs, func(x Recommendation) bool { return x.Kind == RecSmallerInstance })
+		if told == group {
+			t.Errorf("group %v: recommendations %+v", group, recs)
+		}
+	}
 }
 
 func TestPodsFit(t *testing.T) {

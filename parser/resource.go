@@ -201,6 +201,10 @@ type PodGPUs struct {
 	// its node. 0 when nothing but room caps them.
 	MaxPerNode    int    `json:"-"`
 	MaxPerNodeWhy string `json:"-"`
+	// MaxPerNodeGroup says the cap is a group placed alone on its node (an exclusive
+	// placement on the hostname), whose pods, of every role, share that node: a node for them
+	// must hold MaxPerNode pods, not one.
+	MaxPerNodeGroup bool `json:"-"`
 	// Together, when more than 1, is how many pods of the workload must run on one node, and
 	// TogetherWhy says why: all of a JobSet's Job, or of a LeaderWorkerSet's group, placed
 	// exclusively on kubernetes.io/hostname; all of a workload whose required pod affinity on

@@ -322,6 +322,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"host-ports", "host-ports.yaml", 0},                   // a host port (or the host's network with a container port) keeps the pods one to a node
 		{"exclusive-placement", "exclusive-placement.yaml", 0}, // JobSet and LeaderWorkerSet exclusive placement, pods kept together on one node
 		{"slurm-nodeset", "slurm-nodeset.yaml", 0},             // Slinky NodeSets: slurmd pods as Slurm compute nodes
+		{"rolebasedgroup", "rolebasedgroup.yaml", 0},           // RoleBasedGroups: roles by template, templateRef and leader-worker; an exclusive set
 		{"batch-and-serverless", "batch-and-serverless.yaml", 0},
 		{"operators", "operators.yaml", 0},
 		{"controllers", "controllers.yaml", 0},

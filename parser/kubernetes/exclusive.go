@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -48,6 +49,9 @@ type exclusiveGroup struct {
 	groups      int    // of the whole object: its Jobs, its LeaderWorkerSet groups
 	what        string // "Job", "group"
 	source      string // the annotation, where it is read and its key
+	// together, when set, says which pods share a node, after source and "puts": by default
+	// "each Job's 4 pods on the node the first lands on".
+	together string
 }
 
 // jobSetExclusive is the exclusive placement of a replicated job's Jobs, pods each, in a JobSet
@@ -78,8 +82,12 @@ func lwsExclusive(o *object, pods, size, groups int) *exclusiveGroup {
 	if !ok {
 		return nil
 	}
-	return &exclusiveGroup{topologyKey: key, pods: pods, groupPods: size, groups: groups, what: "group",
+	g := &exclusiveGroup{topologyKey: key, pods: pods, groupPods: size, groups: groups, what: "group",
 		source: fmt.Sprintf("the LeaderWorkerSet's %s annotation (%s)", lwsExclusiveKey, key)}
+	if pods < size {
+		g.together = fmt.Sprintf("each group's %d workers on the node its leader lands on", pods)
+	}
+	return g
 }
 
 // keepTogether records on rs.Pod the pods of its workload (role r of o) that must run on one
@@ -90,11 +98,8 @@ func lwsExclusive(o *object, pods, size, groups int) *exclusiveGroup {
 // of it.
 func keepTogether(o *object, r *role, rs *parser.Resource) {
 	if g := r.exclusive; g != nil && g.topologyKey == "kubernetes.io/hostname" {
-		switch {
-		case g.pods > 1 && g.pods == g.groupPods:
-			rs.Pod.Together, rs.Pod.TogetherWhy = g.pods, fmt.Sprintf("%s puts each %s's %d pods on the node the first lands on", g.source, g.what, g.pods)
-		case g.pods > 1:
-			rs.Pod.Together, rs.Pod.TogetherWhy = g.pods, fmt.Sprintf("%s puts each %s's %d workers on the node its leader lands on", g.source, g.what, g.pods)
+		if g.pods > 1 {
+			rs.Pod.Together, rs.Pod.TogetherWhy = g.pods, fmt.Sprintf("%s puts %s", g.source, cmp.Or(g.together, fmt.Sprintf("each %s's %d pods on the node the first lands on", g.what, g.pods)))
 		}
 		pods := rs.Quantity
 		if rs.ScaleMax != nil {
@@ -102,6 +107,7 @@ func keepTogether(o *object, r *role, rs *parser.Resource) {
 		}
 		if g.pods > 0 && (g.groups > 1 || pods > g.pods) && (rs.Pod.MaxPerNode == 0 || rs.Pod.MaxPerNode > g.groupPods) {
 			rs.Pod.MaxPerNode, rs.Pod.MaxPerNodeWhy = g.groupPods, fmt.Sprintf("%s gives each %s of %d pods a node no other %s's pods share", g.source, g.what, g.groupPods, g.what)
+			rs.Pod.MaxPerNodeGroup = true
 		}
 		return
 	}

@@ -929,7 +929,7 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"ResourceClaim": "resource.k8s.io/v1", "Rollout": "argoproj.io/v1alpha1", "TrainJob": "trainer.kubeflow.org/v1alpha1",
 		"LLMInferenceService": "serving.kserve.io/v1alpha1", "ScaledJob": "keda.sh/v1alpha1", "Experiment": "kubeflow.org/v1beta1",
 		"DynamoGraphDeployment": "nvidia.com/v1alpha1", "ScheduledSparkApplication": "sparkoperator.k8s.io/v1beta2",
-		"NodeSet": "slinky.slurm.net/v1beta1",
+		"NodeSet": "slinky.slurm.net/v1beta1", "RoleBasedGroup": "workloads.x-k8s.io/v1alpha2", "RoleBasedGroupSet": "workloads.x-k8s.io/v1alpha2",
 	}
 	specs := []string{
 		"spec: null", "spec: 3", "spec: [1, 2]", "spec: {replicatedJobs: x, tasks: 3, templates: {a: 1}}",
@@ -963,6 +963,10 @@ func TestNewKindsWithOddSpecs(t *testing.T) {
 		"spec: {replicas: -3, slurmd: {resources: {limits: {nvidia.com/gpu: 8}}}}",
 		"spec: {slurmd: [1], template: {spec: {containers: [{name: slurmd, resources: {limits: {nvidia.com/gpu: -1}}}]}}}",
 		"spec: {scalingMode: [DaemonSet], slurmd: {name: [x], resources: {limits: {nvidia.com/gpu: 8}}}, template: {spec: {containers: 3}}}",
+		"spec: {replicas: -2, groupTemplate: {spec: {roles: [{name: a, replicas: -1, standalonePattern: {template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}}]}}}",
+		"spec: {roles: [{name: a, replicas: 100000, leaderWorkerPattern: {size: 100000, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}}]}",
+		"spec: {roles: [{name: a, customComponentsPattern: {components: [{size: -3, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}, {template: [1]}]}}, {templateRef: {name: []}}], roleTemplates: 5}",
+		"spec: {groupTemplate: {spec: {roles: [{name: a, leaderWorkerSet: {size: 0}, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}}}]}}, replicas: 4611686018427387904}",
 	}
 	for kind, api := range kinds {
 		for _, spec := range specs {
