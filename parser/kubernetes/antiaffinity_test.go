@@ -11,15 +11,8 @@ import (
 // keeps them one to a node; one by zone, a preferred one, or one that selects other pods (by
 // label or namespace) does not, nor any when the workload runs one pod.
 func TestOnePerNode(t *testing.T) {
-	deployment := func(kind, affinity string) string {
-		return "apiVersion: apps/v1\nkind: " + kind + "\nmetadata: {name: a, namespace: ml}\nspec:\n  replicas: 2\n  template:\n" +
-			"    metadata: {labels: {app: a, tier: gpu}}\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g6.12xlarge}\n" +
-			"      affinity:\n        podAntiAffinity:\n" + affinity +
-			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
-	}
-	required := func(term string) string {
-		return "          requiredDuringSchedulingIgnoredDuringExecution:\n          - " + term + "\n"
-	}
+	deployment := func(kind, affinity string) string { return affinityWorkload(kind, "2", podAntiAffinityField, affinity) }
+	required := requiredTerms
 	for _, c := range []struct {
 		name, src string
 		want      string // "" when the pods may share nodes
@@ -46,6 +39,21 @@ func TestOnePerNode(t *testing.T) {
 			t.Errorf("%s: one per node %q, want %q", c.name, got, c.want)
 		}
 	}
+}
+
+// affinityWorkload is a workload of kind with replicas pods (labels app: a, tier: gpu) of one
+// GPU on a g6.12xlarge, whose affinity's field (podAffinity or podAntiAffinity) holds terms;
+// its first term is on line 13.
+func affinityWorkload(kind, replicas, field, terms string) string {
+	return "apiVersion: apps/v1\nkind: " + kind + "\nmetadata: {name: a, namespace: ml}\nspec:\n  replicas: " + replicas + "\n  template:\n" +
+		"    metadata: {labels: {app: a, tier: gpu}}\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g6.12xlarge}\n" +
+		"      affinity:\n        " + field + ":\n" + terms +
+		"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+}
+
+// requiredTerms is a required term list of an affinity field holding term.
+func requiredTerms(term string) string {
+	return "          requiredDuringSchedulingIgnoredDuringExecution:\n          - " + term + "\n"
 }
 
 // oneToANode is why no two of a workload's pods share a node ("" when they may), failing the

@@ -141,14 +141,9 @@ func TestLeaderWorkerSetExclusiveTopology(t *testing.T) {
 // when the workload runs one pod.
 func TestOwnPodAffinityKeepsPodsTogether(t *testing.T) {
 	deployment := func(replicas, affinity string) string {
-		return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: ml}\nspec:\n  replicas: " + replicas + "\n  template:\n" +
-			"    metadata: {labels: {app: a}}\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g6.12xlarge}\n" +
-			"      affinity:\n        podAffinity:\n" + affinity +
-			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+		return affinityWorkload("Deployment", replicas, podAffinityField, affinity)
 	}
-	required := func(term string) string {
-		return "          requiredDuringSchedulingIgnoredDuringExecution:\n          - " + term + "\n"
-	}
+	required := requiredTerms
 	own := required("{labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}")
 	for _, c := range []struct {
 		name, src string
