@@ -107,9 +107,10 @@ var clusterScoped = map[string]bool{
 // lineOf turns a node's line into a line of the file.
 // atLine is ", line N" for a node of o, for a note that points into the object; "" when o was
 // not read from a file of the user's (Terraform declares it: the lines are those of the
-// document converted from its block, which the user never sees).
+// document converted from its block, which the user never sees), or when gpuguard wrote the
+// node itself (the port a Slinky NodeSet's operator gives slurmd), which no line holds.
 func (o *object) atLine(n *yaml.Node) string {
-	if strings.HasPrefix(o.file, "\x00") {
+	if strings.HasPrefix(o.file, "\x00") || n != nil && n.Line == 0 {
 		return ""
 	}
 	return fmt.Sprintf(", line %d", o.lineOf(n))

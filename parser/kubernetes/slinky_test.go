@@ -45,7 +45,7 @@ func TestSlinkyNodeSet(t *testing.T) {
 	}
 	// On the host's network, the port the operator gives slurmd is a host port.
 	hostNet := nodeset("  replicas: 3\n  slurmd: {resources: {limits: {nvidia.com/gpu: 1}}}\n" + strings.Replace(placed, "    spec:\n", "    spec:\n      hostNetwork: true\n", 1))
-	if p := one(t, build(t, hostNet, Options{})).Pod; p.MaxPerNode != 1 || !strings.Contains(p.MaxPerNodeWhy, "its container slurmd's port 6818") {
+	if p := one(t, build(t, hostNet, Options{})).Pod; p.MaxPerNode != 1 || !strings.HasSuffix(p.MaxPerNodeWhy, "its container slurmd's port 6818 (containerPort) is a host port too, which two pods cannot both bind") {
 		t.Errorf("host network: %d a node (%q)", p.MaxPerNode, p.MaxPerNodeWhy)
 	}
 	// An autoscaler can scale it, as the CRD has a scale subresource.
