@@ -35,6 +35,15 @@ func onePerNode(o *object, tpl *podTemplate) string {
 	return ""
 }
 
+// mostPods is the most pods a workload runs: its replicas, or its autoscaler's maximum when
+// that is more.
+func mostPods(rs *parser.Resource) int {
+	if rs.ScaleMax != nil {
+		return max(rs.Quantity, rs.ScaleMax.Quantity)
+	}
+	return rs.Quantity
+}
+
 // keepApart records on rs.Pod what keeps the pods of its workload (tpl, a pod template of o,
 // placed on np when a Karpenter NodePool launches their nodes) apart, as MaxPerNode: one to a
 // node (a required anti-affinity on the hostname, a host port, a Karpenter spread of maxSkew 1),
@@ -42,10 +51,7 @@ func onePerNode(o *object, tpl *podTemplate) string {
 // runs one pod at most (its replicas and its autoscaler's maximum): a lone pod shares its node
 // with other workloads' pods as any pod does.
 func keepApart(o *object, tpl *podTemplate, np *nodePool, rs *parser.Resource) {
-	pods := rs.Quantity
-	if rs.ScaleMax != nil {
-		pods = max(pods, rs.ScaleMax.Quantity)
-	}
+	pods := mostPods(rs)
 	if pods <= 1 {
 		return
 	}

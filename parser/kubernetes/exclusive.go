@@ -101,11 +101,7 @@ func keepTogether(o *object, r *role, rs *parser.Resource) {
 		if g.pods > 1 {
 			rs.Pod.Together, rs.Pod.TogetherWhy = g.pods, fmt.Sprintf("%s puts %s", g.source, cmp.Or(g.together, fmt.Sprintf("each %s's %d pods on the node the first lands on", g.what, g.pods)))
 		}
-		pods := rs.Quantity
-		if rs.ScaleMax != nil {
-			pods = max(pods, rs.ScaleMax.Quantity)
-		}
-		if g.pods > 0 && (g.groups > 1 || pods > g.pods) && (rs.Pod.MaxPerNode == 0 || rs.Pod.MaxPerNode > g.groupPods) {
+		if g.pods > 0 && (g.groups > 1 || mostPods(rs) > g.pods) && (rs.Pod.MaxPerNode == 0 || rs.Pod.MaxPerNode > g.groupPods) {
 			rs.Pod.MaxPerNode, rs.Pod.MaxPerNodeWhy = g.groupPods, fmt.Sprintf("%s gives each %s of %d pods a node no other %s's pods share", g.source, g.what, g.groupPods, g.what)
 			rs.Pod.MaxPerNodeGroup = true
 		}
