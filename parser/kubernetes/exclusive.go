@@ -22,6 +22,16 @@ import (
 //   - A LeaderWorkerSet with leaderworkerset.sigs.k8s.io/exclusive-topology does the same for
 //     each group of a leader and its workers (kubernetes-sigs/lws pkg/webhooks/pod_webhook.go,
 //     SetExclusiveAffinities, read 2026-11-28).
+//   - A LeaderWorkerSet with leaderWorkerTemplate.subGroupPolicy.subGroupSize and
+//     leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology does it for each subgroup of a
+//     group instead: the webhook gives every pod of a subgroup the same affinity to its own
+//     subgroup and anti-affinity to any other (same file; subgroups are numbered by
+//     getSubGroupIndex, and api/leaderworkerset/v1 leaderworkerset_types.go says how they are
+//     cut, read 2026-11-28). By default (LeaderWorker) the leader is in the first subgroup:
+//     when size is a multiple of subGroupSize, subgroups of subGroupSize pods; else (size-1 is)
+//     the leader is an extra pod of the first subgroup. With LeaderExcluded the leader is in
+//     none, and its placement is free. A group-level exclusive placement on the hostname wins
+//     here: the whole group is on one node.
 //
 // On kubernetes.io/hostname the domain is a node: all pods of a Job (or group) must fit on the
 // node the first lands on, or the rest stay pending (Together), and no other Job's pods share
@@ -38,6 +48,8 @@ const (
 	jobSetExclusiveKey    = "alpha.jobset.sigs.k8s.io/exclusive-topology"
 	jobSetNodeSelectorKey = "alpha.jobset.sigs.k8s.io/node-selector"
 	lwsExclusiveKey       = "leaderworkerset.sigs.k8s.io/exclusive-topology"
+	lwsSubExclusiveKey    = "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology"
+	hostnameKey           = "kubernetes.io/hostname"
 )
 
 // exclusiveGroup is a group of a role's pods that must share one domain of topologyKey with no
@@ -75,19 +87,116 @@ func jobSetExclusive(o *object, job, pod map[string]string, pods, jobs int) *exc
 	return nil
 }
 
-// lwsExclusive is the exclusive placement of a LeaderWorkerSet's (o) groups of size pods, pods
-// of them this role's, groups of them; nil when none.
-func lwsExclusive(o *object, pods, size, groups int) *exclusiveGroup {
-	key, ok := o.Metadata.Annotations[lwsExclusiveKey]
+// lwsPods names which of a LeaderWorkerSet group's pods a role runs.
+type lwsPods int
+
+const (
+	lwsAll     lwsPods = iota // leader and workers of one template
+	lwsLeader                 // the leader, of its own template
+	lwsWorkers                // the workers, of their own template
+)
+
+// lwsSubGroupPolicy is a LeaderWorkerSet's leaderWorkerTemplate.subGroupPolicy.
+type lwsSubGroupPolicy struct {
+	Type string `yaml:"subGroupPolicyType"`
+	Size *int   `yaml:"subGroupSize"`
+}
+
+// lwsSubGroups is how a LeaderWorkerSet's groups are cut into subgroups placed exclusively in
+// a domain of key each.
+type lwsSubGroups struct {
+	key      string
+	size     int  // subGroupSize
+	perGroup int  // subgroups in one group
+	extra    bool // the leader is an extra pod of the first subgroup
+	excluded bool // the leader is in no subgroup (LeaderExcluded)
+}
+
+// lwsSubGroupsOf reads the subgroups of a LeaderWorkerSet (o) whose groups run size pods: nil
+// when it sets no subGroupSize or no subgroup-exclusive-topology annotation, and an error for a
+// subGroupPolicy the LeaderWorkerSet's webhook rejects (pkg/webhooks/leaderworkerset_webhook.go).
+func lwsSubGroupsOf(o *object, policy *lwsSubGroupPolicy, size int) (*lwsSubGroups, error) {
+	if policy == nil || policy.Size == nil {
+		return nil, nil
+	}
+	s, kind := *policy.Size, cmp.Or(policy.Type, "LeaderWorker")
+	switch {
+	case kind != "LeaderWorker" && kind != "LeaderExcluded":
+		return nil, fmt.Errorf("leaderWorkerTemplate.subGroupPolicy.subGroupPolicyType: %q is neither LeaderWorker nor LeaderExcluded", kind)
+	case s < 1 || s > size:
+		return nil, fmt.Errorf("leaderWorkerTemplate.subGroupPolicy.subGroupSize: %d is not a number of pods from 1 to the group's size (%d)", s, size)
+	case kind == "LeaderExcluded" && (size-1)%s != 0:
+		return nil, fmt.Errorf("leaderWorkerTemplate.subGroupPolicy.subGroupSize: %d does not divide the group's %d workers, as LeaderExcluded needs", s, size-1)
+	case size%s != 0 && (size-1)%s != 0:
+		return nil, fmt.Errorf("leaderWorkerTemplate.subGroupPolicy.subGroupSize: %d divides neither the group's size (%d) nor its %d workers", s, size, size-1)
+	}
+	key, ok := o.Metadata.Annotations[lwsSubExclusiveKey]
 	if !ok {
+		return nil, nil
+	}
+	sub := &lwsSubGroups{key: key, size: s, excluded: kind == "LeaderExcluded"}
+	sub.extra = !sub.excluded && size%s != 0
+	sub.perGroup = size / s
+	if sub.excluded || sub.extra {
+		sub.perGroup = (size - 1) / s
+	}
+	return sub, nil
+}
+
+// leaderApart says whether a LeaderWorkerSet whose leader shares its workers' template must
+// still be priced as a leader and workers: its subgroups hold the workers on nodes of their
+// own, and the leader on none of them (LeaderExcluded) or as an extra pod beside one of
+// several.
+func (sub *lwsSubGroups) leaderApart(o *object) bool {
+	return sub != nil && sub.key == hostnameKey && o.Metadata.Annotations[lwsExclusiveKey] != hostnameKey &&
+		(sub.excluded || sub.extra && sub.perGroup > 1)
+}
+
+// leaderNote says why a leader of its workers' template is priced apart from them.
+func (sub *lwsSubGroups) leaderNote() string {
+	if sub.excluded {
+		return fmt.Sprintf("a leader of the workers' template, priced apart from them: subGroupPolicyType LeaderExcluded puts it in none of their subgroups (subGroupSize %d)", sub.size)
+	}
+	return fmt.Sprintf("a leader of the workers' template, priced apart from them: it is an extra pod of the first of %d subgroups (subGroupSize %d)", sub.perGroup, sub.size)
+}
+
+// lwsExclusive is the exclusive placement of the pods (who) of a LeaderWorkerSet's (o) groups
+// of size pods, groups of them, cut into subgroups (sub, nil when none are placed); nil when
+// none. A group's placement on the hostname wins over its subgroups'; a subgroup's over a
+// group's on another key (gpuguard prices neither on a key but the hostname).
+func lwsExclusive(o *object, sub *lwsSubGroups, who lwsPods, size, groups int) *exclusiveGroup {
+	key, ok := o.Metadata.Annotations[lwsExclusiveKey]
+	if ok && (key == hostnameKey || sub == nil) {
+		pods := map[lwsPods]int{lwsAll: size, lwsLeader: 1, lwsWorkers: size - 1}[who]
+		g := &exclusiveGroup{topologyKey: key, pods: pods, groupPods: size, groups: groups, what: "group",
+			source: fmt.Sprintf("the LeaderWorkerSet's %s annotation (%s)", lwsExclusiveKey, key)}
+		if who == lwsWorkers {
+			g.together = fmt.Sprintf("each group's %d workers on the node its leader lands on", pods)
+		}
+		return g
+	}
+	if sub == nil || who == lwsLeader && sub.excluded {
 		return nil
 	}
-	g := &exclusiveGroup{topologyKey: key, pods: pods, groupPods: size, groups: groups, what: "group",
-		source: fmt.Sprintf("the LeaderWorkerSet's %s annotation (%s)", lwsExclusiveKey, key)}
-	if pods < size {
-		g.together = fmt.Sprintf("each group's %d workers on the node its leader lands on", pods)
+	// The pods of this role in the fullest subgroup, and the pods of every role in a subgroup.
+	// Beside the extra leader, the first subgroup holds one pod more than the others; its
+	// workers pay 1/subGroupSize of a node each all the same, so a group of several subgroups
+	// pays 1/(subGroupSize+1) of a node more than it uses (the leader's share).
+	pods, groupPods := sub.size, sub.size
+	switch {
+	case sub.extra && (who == lwsLeader || sub.perGroup == 1):
+		groupPods = sub.size + 1
+		if who == lwsAll {
+			pods = groupPods
+		}
+	case who == lwsWorkers && !sub.extra && !sub.excluded && sub.perGroup == 1:
+		pods = sub.size - 1 // the leader takes the last place
 	}
-	return g
+	if who == lwsLeader {
+		pods = 1
+	}
+	return &exclusiveGroup{topologyKey: sub.key, pods: pods, groupPods: groupPods, groups: groups * sub.perGroup, what: "subgroup",
+		source: fmt.Sprintf("the LeaderWorkerSet's %s annotation (%s, subGroupSize %d)", lwsSubExclusiveKey, sub.key, sub.size)}
 }
 
 // keepTogether records on rs.Pod the pods of its workload (role r of o) that must run on one
@@ -97,7 +206,7 @@ func lwsExclusive(o *object, pods, size, groups int) *exclusiveGroup {
 // checked apart: the workers of a group must fit a node, and each pod of either pays 1/size
 // of it.
 func keepTogether(o *object, r *role, rs *parser.Resource) {
-	if g := r.exclusive; g != nil && g.topologyKey == "kubernetes.io/hostname" {
+	if g := r.exclusive; g != nil && g.topologyKey == hostnameKey {
 		if g.pods > 1 {
 			rs.Pod.Together, rs.Pod.TogetherWhy = g.pods, fmt.Sprintf("%s puts %s", g.source, cmp.Or(g.together, fmt.Sprintf("each %s's %d pods on the node the first lands on", g.what, g.pods)))
 		}

@@ -165,3 +165,108 @@ func TestOwnPodAffinityKeepsPodsTogether(t *testing.T) {
 		}
 	}
 }
+
+// A LeaderWorkerSet's subgroup-exclusive placement on the hostname keeps each subgroup's pods on
+// a node of their own. The leader is in the first subgroup (an extra pod of it when size-1 is a
+// multiple of subGroupSize), or in none (LeaderExcluded); a leader that shares the workers'
+// template but not their placement is priced apart. A group's placement on the hostname wins;
+// one on another key yields to the subgroups'.
+func TestLeaderWorkerSetSubGroupExclusiveTopology(t *testing.T) {
+	const host, sub = "kubernetes.io/hostname", "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology: "
+	lws := func(ann string, replicas, size int, policy string, leader bool) string {
+		src := "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: vllm\n  namespace: ml\n"
+		if ann != "" {
+			src += "  annotations: {" + ann + "}\n"
+		}
+		src += "spec:\n  replicas: " + strconv.Itoa(replicas) + "\n  leaderWorkerTemplate:\n    size: " + strconv.Itoa(size) + "\n"
+		if policy != "" {
+			src += "    subGroupPolicy: {" + policy + "}\n"
+		}
+		if leader {
+			src += "    leaderTemplate:\n      spec:\n        nodeSelector: {node.kubernetes.io/instance-type: g6.48xlarge}\n" +
+				"        containers: [{name: l, resources: {limits: {nvidia.com/gpu: 2}}}]\n"
+		}
+		return src + "    workerTemplate:\n      spec:\n        nodeSelector: {node.kubernetes.io/instance-type: g6.48xlarge}\n" +
+			"        containers: [{name: w, resources: {limits: {nvidia.com/gpu: 2}}}]\n"
+	}
+	const from = "the LeaderWorkerSet's leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology annotation (kubernetes.io/hostname, subGroupSize 2)"
+	type want struct {
+		address       string
+		together, per int
+	}
+	for _, c := range []struct {
+		name  string
+		src   string
+		roles []want
+	}{
+		{"one template", lws(sub+host, 2, 4, "subGroupSize: 2", false), []want{{"vllm", 2, 2}}},
+		{"one group of two subgroups", lws(sub+host, 1, 4, "subGroupSize: 2", false), []want{{"vllm", 2, 2}}},
+		{"the leader an extra pod of one subgroup", lws(sub+host, 1, 3, "subGroupSize: 2", false), []want{{"vllm", 3, 0}}},
+		{"the leader an extra pod of one subgroup, two groups", lws(sub+host, 2, 3, "subGroupSize: 2", false), []want{{"vllm", 3, 3}}},
+		{"the leader an extra pod of the first of two", lws(sub+host, 2, 5, "subGroupSize: 2", false), []want{{`vllm["leader"]`, 0, 3}, {`vllm["worker"]`, 2, 2}}},
+		{"the leader in none", lws(sub+host, 2, 5, "subGroupSize: 2, subGroupPolicyType: LeaderExcluded", false), []want{{`vllm["leader"]`, 0, 0}, {`vllm["worker"]`, 2, 2}}},
+		{"a leader of its own", lws(sub+host, 2, 4, "subGroupSize: 2", true), []want{{`vllm["leader"]`, 0, 2}, {`vllm["worker"]`, 2, 2}}},
+		{"a leader of its own in the only subgroup", lws(sub+host, 2, 2, "subGroupSize: 2", true), []want{{`vllm["leader"]`, 0, 2}, {`vllm["worker"]`, 0, 2}}},
+		{"a leader of its own, extra", lws(sub+host, 2, 5, "subGroupSize: 2", true), []want{{`vllm["leader"]`, 0, 3}, {`vllm["worker"]`, 2, 2}}},
+		{"a leader of its own, extra in the only subgroup", lws(sub+host, 2, 3, "subGroupSize: 2", true), []want{{`vllm["leader"]`, 0, 3}, {`vllm["worker"]`, 2, 3}}},
+		{"a leader of its own in none", lws(sub+host, 2, 5, "subGroupSize: 2, subGroupPolicyType: LeaderExcluded", true), []want{{`vllm["leader"]`, 0, 0}, {`vllm["worker"]`, 2, 2}}},
+		{"a leader of its own in none, one subgroup", lws(sub+host, 2, 3, "subGroupSize: 2, subGroupPolicyType: LeaderExcluded", true), []want{{`vllm["leader"]`, 0, 0}, {`vllm["worker"]`, 2, 2}}},
+		{"one group, a leader of its own", lws(sub+host, 1, 4, "subGroupSize: 2", true), []want{{`vllm["leader"]`, 0, 2}, {`vllm["worker"]`, 2, 2}}},
+		{"one group, one worker in none", lws(sub+host, 1, 2, "subGroupSize: 1, subGroupPolicyType: LeaderExcluded", false), []want{{`vllm["leader"]`, 0, 0}, {`vllm["worker"]`, 0, 0}}},
+		{"one pod a subgroup", lws(sub+host, 1, 4, "subGroupSize: 1", false), []want{{"vllm", 0, 1}}},
+		{"the group's placement wins", lws(sub+host+", leaderworkerset.sigs.k8s.io/exclusive-topology: "+host, 2, 4, "subGroupSize: 2", false), []want{{"vllm", 4, 4}}},
+		{"over a group's by node pool", lws(sub+host+", leaderworkerset.sigs.k8s.io/exclusive-topology: cloud.google.com/gke-nodepool", 2, 5, "subGroupSize: 2, subGroupPolicyType: LeaderExcluded", false), []want{{`vllm["leader"]`, 0, 0}, {`vllm["worker"]`, 2, 2}}},
+		{"subgroups by rack", lws(sub+"cloud.google.com/gce-topology-block", 2, 5, "subGroupSize: 2, subGroupPolicyType: LeaderExcluded", false), []want{{"vllm", 0, 0}}},
+		{"no annotation", lws("", 2, 5, "subGroupSize: 2, subGroupPolicyType: LeaderExcluded", false), []want{{"vllm", 0, 0}}},
+		{"no subGroupPolicy", lws(sub+host, 2, 4, "", false), []want{{"vllm", 0, 0}}},
+		{"no subGroupSize", lws(sub+host, 2, 4, "subGroupPolicyType: LeaderExcluded", false), []want{{"vllm", 0, 0}}},
+		{"the group's placement wins over a leader apart", lws(sub+host+", leaderworkerset.sigs.k8s.io/exclusive-topology: "+host, 2, 5, "subGroupSize: 2, subGroupPolicyType: LeaderExcluded", false), []want{{"vllm", 5, 5}}},
+	} {
+		res := build(t, c.src, Options{})
+		if len(res.Errors) > 0 || len(res.Resources) != len(c.roles) {
+			t.Errorf("%s: %+v, errors %v", c.name, res.Resources, res.Errors)
+			continue
+		}
+		for i, w := range c.roles {
+			r := res.Resources[i]
+			p := r.Pod
+			if !strings.HasSuffix(r.Address, w.address) || p.Together != w.together || p.MaxPerNode != w.per {
+				t.Errorf("%s, %s: together %d (%q), per node %d (%q); want %+v", c.name, r.Address, p.Together, p.TogetherWhy, p.MaxPerNode, p.MaxPerNodeWhy, w)
+			}
+			apart := strings.Contains(strings.Join(r.Notes, "\n"), "a leader of the workers' template, priced apart from them")
+			if apart != (strings.HasSuffix(w.address, `["leader"]`) && !strings.Contains(c.name, "of its own")) {
+				t.Errorf("%s, %s: notes %q", c.name, r.Address, r.Notes)
+			}
+			why := "subGroupPolicyType LeaderExcluded puts it in none of their subgroups"
+			if strings.Contains(c.name, "extra") {
+				why = "it is an extra pod of the first of 2 subgroups (subGroupSize 2)"
+			}
+			if apart && !strings.Contains(strings.Join(r.Notes, "\n"), why) {
+				t.Errorf("%s, %s: notes %q, want %q", c.name, r.Address, r.Notes, why)
+			}
+			if !strings.Contains(c.name, "group's placement") && w.together == 2 && p.TogetherWhy != from+" puts each subgroup's 2 pods on the node the first lands on" {
+				t.Errorf("%s: together because %q", c.name, p.TogetherWhy)
+			}
+			if w.per == 2 && p.MaxPerNodeWhy != from+" gives each subgroup of 2 pods a node no other subgroup's pods share" {
+				t.Errorf("%s: per node because %q", c.name, p.MaxPerNodeWhy)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		size   int
+		policy string
+		want   string
+	}{
+		{"too large", 4, "subGroupSize: 5", "subGroupSize: 5 is not a number of pods from 1 to the group's size (4)"},
+		{"none", 4, "subGroupSize: 0", "subGroupSize: 0 is not a number of pods"},
+		{"neither", 6, "subGroupSize: 4", "subGroupSize: 4 divides neither the group's size (6) nor its 5 workers"},
+		{"leader excluded", 4, "subGroupSize: 2, subGroupPolicyType: LeaderExcluded", "subGroupSize: 2 does not divide the group's 3 workers, as LeaderExcluded needs"},
+		{"no such type", 4, "subGroupSize: 2, subGroupPolicyType: Both", `subGroupPolicyType: "Both" is neither LeaderWorker nor LeaderExcluded`},
+	} {
+		res := build(t, lws("", 1, c.size, c.policy, false), Options{})
+		if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Error(), c.want) || !strings.Contains(res.Errors[0].Error(), "m.yaml:1") {
+			t.Errorf("%s: errors %v, want %q", c.name, res.Errors, c.want)
+		}
+	}
+}

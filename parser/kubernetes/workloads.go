@@ -517,9 +517,10 @@ func extractLeaderWorkerSet(o *object) ([]role, error) {
 	var spec struct {
 		Replicas             *int `yaml:"replicas"`
 		LeaderWorkerTemplate struct {
-			Size           *int         `yaml:"size"`
-			LeaderTemplate *podTemplate `yaml:"leaderTemplate"`
-			WorkerTemplate podTemplate  `yaml:"workerTemplate"`
+			Size           *int               `yaml:"size"`
+			LeaderTemplate *podTemplate       `yaml:"leaderTemplate"`
+			WorkerTemplate podTemplate        `yaml:"workerTemplate"`
+			SubGroupPolicy *lwsSubGroupPolicy `yaml:"subGroupPolicy"`
 		} `yaml:"leaderWorkerTemplate"`
 	}
 	if err := decodeSpec(o, &spec); err != nil {
@@ -527,16 +528,24 @@ func extractLeaderWorkerSet(o *object) ([]role, error) {
 	}
 	groups := intOr(spec.Replicas, 1)
 	size := intOr(spec.LeaderWorkerTemplate.Size, 1)
-	if spec.LeaderWorkerTemplate.LeaderTemplate == nil {
-		return []role{{replicas: groups * size, template: spec.LeaderWorkerTemplate.WorkerTemplate, scalable: true, perReplica: size,
-			note: fmt.Sprintf("%d groups × %d pods", groups, size), exclusive: lwsExclusive(o, size, size, groups)}}, nil
+	sub, err := lwsSubGroupsOf(o, spec.LeaderWorkerTemplate.SubGroupPolicy, size)
+	if err != nil {
+		return nil, err
 	}
-	// With a leader of its own template, each role's pods pay their share of the group's node:
-	// 1/size of it each, whichever role they are.
+	leader, leaderNote := spec.LeaderWorkerTemplate.LeaderTemplate, ""
+	if leader == nil && sub.leaderApart(o) {
+		leader, leaderNote = &spec.LeaderWorkerTemplate.WorkerTemplate, sub.leaderNote()
+	}
+	if leader == nil {
+		return []role{{replicas: groups * size, template: spec.LeaderWorkerTemplate.WorkerTemplate, scalable: true, perReplica: size,
+			note: fmt.Sprintf("%d groups × %d pods", groups, size), exclusive: lwsExclusive(o, sub, lwsAll, size, groups)}}, nil
+	}
+	// With a leader of its own template, or one placed apart from its workers, each role's pods
+	// pay their share of the node of their group (or subgroup).
 	return []role{
-		{name: "leader", replicas: groups, template: *spec.LeaderWorkerTemplate.LeaderTemplate, scalable: true, exclusive: lwsExclusive(o, 1, size, groups)},
+		{name: "leader", replicas: groups, template: *leader, scalable: true, note: leaderNote, exclusive: lwsExclusive(o, sub, lwsLeader, size, groups)},
 		{name: "worker", replicas: groups * (size - 1), template: spec.LeaderWorkerTemplate.WorkerTemplate, scalable: true, perReplica: size - 1,
-			note: fmt.Sprintf("%d groups × %d workers", groups, size-1), exclusive: lwsExclusive(o, size-1, size, groups)},
+			note: fmt.Sprintf("%d groups × %d workers", groups, size-1), exclusive: lwsExclusive(o, sub, lwsWorkers, size, groups)},
 	}, nil
 }
 
