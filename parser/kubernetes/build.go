@@ -220,7 +220,7 @@ func Build(files []*File, opts Options) parser.Result {
 			}
 			crossplane.addComposition(c)
 		case isKueue(o) && (o.Kind == "ResourceFlavor" || o.Kind == "ClusterQueue" || o.Kind == "LocalQueue" || o.Kind == "Cohort" ||
-			o.Kind == "AdmissionCheck" || o.Kind == "ProvisioningRequestConfig"):
+			o.Kind == "AdmissionCheck" || o.Kind == "ProvisioningRequestConfig" || o.Kind == "Topology"):
 			if err := kueue.add(o); err != nil {
 				res.Errors = append(res.Errors, specError(o, err))
 			}
@@ -736,6 +736,9 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 	adm := nodes.kueue.admit(o, r, all, most)
 	if adm.pods > 0 {
 		res.Quantity = adm.pods
+	}
+	if adm.together > 0 && res.Pod != nil {
+		res.Pod.Together, res.Pod.TogetherWhy = adm.together, adm.togetherWhy
 	}
 	if n := adm.atOnce; n > 0 {
 		if m := capPods(res, n, adm.by); m != nil {

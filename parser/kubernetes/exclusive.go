@@ -207,7 +207,7 @@ func lwsExclusive(o *object, sub *lwsSubGroups, who lwsPods, size, groups int) *
 // of it.
 func keepTogether(o *object, r *role, rs *parser.Resource) {
 	if g := r.exclusive; g != nil && g.topologyKey == hostnameKey {
-		if g.pods > 1 {
+		if g.pods > max(1, rs.Pod.Together) { // Kueue's topology-aware scheduling may keep more together
 			rs.Pod.Together, rs.Pod.TogetherWhy = g.pods, fmt.Sprintf("%s puts %s", g.source, cmp.Or(g.together, fmt.Sprintf("each %s's %d pods on the node the first lands on", g.what, g.pods)))
 		}
 		if g.pods > 0 && (g.groups > 1 || mostPods(rs) > g.pods) && (rs.Pod.MaxPerNode == 0 || rs.Pod.MaxPerNode > g.groupPods) {
@@ -216,7 +216,7 @@ func keepTogether(o *object, r *role, rs *parser.Resource) {
 		}
 		return
 	}
-	if rs.Quantity > 1 {
+	if rs.Quantity > max(1, rs.Pod.Together) {
 		if at, ok := ownPodTerm(o, &r.template, podAffinityField); ok {
 			rs.Pod.Together, rs.Pod.TogetherWhy = rs.Quantity, fmt.Sprintf("its required podAffinity (topologyKey kubernetes.io/hostname%s) selects its own pods, so its %d pods run on the node the first lands on", at, rs.Quantity)
 		}

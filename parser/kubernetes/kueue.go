@@ -53,6 +53,8 @@ type kueueIndex struct {
 	// claims are the DRA claims and templates read, whose devices a configuration's
 	// deviceClassMappings count against the queues' quota.
 	claims *claimIndex
+	// topologies are the levels (node labels, highest first) of the Topology objects read.
+	topologies map[string][]string
 }
 
 // admissionCheck is an AdmissionCheck: the controller that runs it and the object its
@@ -100,6 +102,7 @@ type kueueFlavor struct {
 	labels      map[string]string
 	tolerations []toleration
 	taints      []toleration // nodeTaints: key, value, effect
+	topology    string       // topologyName: a flavor for topology-aware scheduling (kueuetas.go)
 }
 
 type clusterQueue struct {
@@ -143,13 +146,13 @@ type kueueQuota struct {
 
 func newKueueIndex() *kueueIndex {
 	return &kueueIndex{flavors: map[string]kueueFlavor{}, clusterQueues: map[string]*clusterQueue{}, localQueues: map[string]string{}, cohorts: map[string]*kueueCohort{}, namespaces: map[string]map[string]string{},
-		checks: map[string]admissionCheck{}, provisioning: map[string]provisioningConfig{}}
+		topologies: map[string][]string{}, checks: map[string]admissionCheck{}, provisioning: map[string]provisioningConfig{}}
 }
 
 func isKueue(o *object) bool { return group(o.APIVersion) == "kueue.x-k8s.io" }
 
-// add reads a ResourceFlavor, ClusterQueue, LocalQueue, Cohort, AdmissionCheck or
-// ProvisioningRequestConfig; other Kueue kinds are not needed.
+// add reads a ResourceFlavor, ClusterQueue, LocalQueue, Cohort, AdmissionCheck,
+// ProvisioningRequestConfig or Topology; other Kueue kinds are not needed.
 func (k *kueueIndex) add(o *object) error {
 	switch o.Kind {
 	case "ResourceFlavor":
@@ -157,11 +160,14 @@ func (k *kueueIndex) add(o *object) error {
 			NodeLabels  map[string]string `yaml:"nodeLabels"`
 			Tolerations []toleration      `yaml:"tolerations"`
 			NodeTaints  []toleration      `yaml:"nodeTaints"`
+			Topology    string            `yaml:"topologyName"`
 		}
 		if err := decodeSpec(o, &spec); err != nil {
 			return err
 		}
-		k.flavors[o.Metadata.Name] = kueueFlavor{name: o.Metadata.Name, labels: spec.NodeLabels, tolerations: spec.Tolerations, taints: spec.NodeTaints}
+		k.flavors[o.Metadata.Name] = kueueFlavor{name: o.Metadata.Name, labels: spec.NodeLabels, tolerations: spec.Tolerations, taints: spec.NodeTaints, topology: spec.Topology}
+	case "Topology":
+		return k.addTopology(o)
 	case "ClusterQueue":
 		var spec struct {
 			Cohort            string    `yaml:"cohort"`     // v1beta1
@@ -349,6 +355,10 @@ type kueueAdmission struct {
 	// flexStart, when not "", says which admission check provisions the pods' nodes as GKE
 	// flex-start VMs (queued provisioning): their price is Flex-start's.
 	flexStart string
+	// together, when not 0, is how many of the role's pods Kueue's topology-aware scheduling
+	// puts on one node, and togetherWhy says so.
+	together    int
+	togetherWhy string
 }
 
 // admit assigns flavors to the pods of role r of o, one of its roles all (Kueue's pod sets,
@@ -407,6 +417,9 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	refusal := ""
 	for _, x := range all {
 		ps := cq.podSet(k, o.namespace(), x, cfg)
+		if ps.refused == "" {
+			ps.refused = ps.tas.checkSize(kueuePods(o, x))
+		}
 		if ps.refused != "" {
 			return refusedBy("Kueue never admits it: "+ps.refused, path, notes)
 		}
@@ -456,6 +469,9 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	}
 	flavor, notes := a.describe(path)
 	out.flavor, out.notes = flavor, append(out.notes, notes...)
+	if len(a.chosen) > 0 {
+		out.together, out.togetherWhy = own.tas.together(kueuePods(o, r))
+	}
 	var note string
 	out.flexStart, note = k.provisionedBy(cq, a, own.requests)
 	if note != "" {
@@ -520,12 +536,17 @@ func (a assignment) describe(path string) (flavor *kueueFlavor, notes []string) 
 		}
 		if c.index > 0 {
 			note += fmt.Sprintf(", the first of its %d flavors that holds the pods (%s)", c.of, strings.Join(c.skipped, "; "))
+		} else if c.of > 1 && len(c.closed) > 0 {
+			note += fmt.Sprintf(", the first of %d flavors (Kueue moves to the next when its quota is used, but not to %s)", c.of, strings.Join(c.closed, "; "))
 		} else if c.of > 1 {
 			note += fmt.Sprintf(", the first of %d flavors (Kueue moves to the next when its quota is used)", c.of)
 		}
 		notes = append(notes, note)
 		if c.borrows != "" {
 			notes = append(notes, c.borrows)
+		}
+		if c.tas != "" {
+			notes = append(notes, c.tas)
 		}
 	}
 	if len(names) > 0 {
@@ -747,6 +768,8 @@ type flavorChoice struct {
 	index, of int      // its place among the group's flavors, and how many there are
 	skipped   []string // why each flavor before it does not hold the pods
 	borrows   string   // a note when it holds them only by borrowing from the cohort
+	tas       string   // a note when its Topology is not known
+	closed    []string // why each flavor after it never holds the pods (topology-aware scheduling)
 }
 
 // assignment is the flavors of a pod set, or why it gets none: why when Kueue never admits
@@ -768,8 +791,10 @@ type podSet struct {
 	config string
 	notes  []string
 	// refused says why Kueue cannot count the pods' requests, and so never admits the
-	// workload: a DRA request it does not count (draCharges).
+	// workload: a DRA request it does not count (draCharges), TAS annotations it rejects.
 	refused string
+	// tas is what the pods ask of Kueue's topology-aware scheduling.
+	tas tasRequest
 }
 
 // podSet is what Kueue reads of a role's pods, under the Kueue configuration cfg (nil when
@@ -785,6 +810,11 @@ func (cq *clusterQueue) podSet(k *kueueIndex, ns string, r role, cfg *kueueConfi
 		ps.notes = append(ps.notes, note)
 	}
 	ps.refused = why
+	if tas, why := readTAS(r.template.Metadata.Annotations, r.jobPods); why != "" && ps.refused == "" {
+		ps.refused = why
+	} else {
+		ps.tas = tas
+	}
 	if cfg != nil {
 		ps.config = cfg.from
 	}
@@ -846,6 +876,11 @@ func (cq *clusterQueue) assign(k *kueueIndex, ps podSet, n int, used map[string]
 				choice.skipped = append(choice.skipped, fmt.Sprintf("%s: its node labels are not among those the pods select", fq.name))
 				continue
 			}
+			skip, tasNote := k.tasMatch(cq, ps.tas, f)
+			if skip != "" {
+				choice.skipped = append(choice.skipped, skip)
+				continue
+			}
 			short, borrow := "", ""
 			for _, c := range choice.resources {
 				need := want[c] + used[fq.name+"/"+c]
@@ -863,7 +898,7 @@ func (cq *clusterQueue) assign(k *kueueIndex, ps podSet, n int, used map[string]
 				continue
 			}
 			c := choice
-			c.flavor, c.index, c.borrows, c.skipped = f, i, borrow, slices.Clone(choice.skipped)
+			c.flavor, c.index, c.borrows, c.tas, c.skipped = f, i, borrow, tasNote, slices.Clone(choice.skipped)
 			if borrow != "" && cq.tryNextWhenBorrowing {
 				if fallback == nil {
 					fallback = &c
@@ -872,6 +907,11 @@ func (cq *clusterQueue) assign(k *kueueIndex, ps podSet, n int, used map[string]
 				continue
 			}
 			choice = c
+			for _, later := range g.flavors[i+1:] {
+				if skip, _ := k.tasMatch(cq, ps.tas, k.flavors[later.name]); skip != "" && k.flavors[later.name].name != "" {
+					choice.closed = append(choice.closed, skip)
+				}
+			}
 			break
 		}
 		if choice.index < 0 && fallback != nil {

@@ -59,6 +59,9 @@ type role struct {
 	// exclusive, when set, is the group of the role's pods placed alone in one topology domain
 	// (a JobSet's Job, a LeaderWorkerSet's group: exclusive.go).
 	exclusive *exclusiveGroup
+	// jobPods is the pods of one Job of a JobSet's replicated job (the slice Kueue's
+	// topology-aware scheduling places by default); 0 for other kinds.
+	jobPods int
 }
 
 type cronSchedule struct {
@@ -344,6 +347,7 @@ func extractJobSet(o *object) ([]role, error) {
 		copies := intOr(rj.Replicas, 1)
 		r.name, r.note = name, fmt.Sprintf("%d jobs × %d pods", copies, r.replicas)
 		r.exclusive = jobSetExclusive(o, rj.Template.Metadata.Annotations, r.template.Metadata.Annotations, r.replicas, jobs)
+		r.jobPods = r.replicas
 		r.replicas *= copies
 		out = append(out, r)
 	}

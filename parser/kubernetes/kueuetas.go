@@ -1,0 +1,176 @@
+package kubernetes
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Kueue's topology-aware scheduling (TAS) places a pod set's pods in one domain of a level of
+// a Topology: a rack, a block, or on kubernetes.io/hostname one node. An administrator lists
+// the levels (node labels) in a Topology object and names it in a ResourceFlavor's
+// topologyName; a user asks for a level with annotations on the pod template:
+//
+//   - kueue.x-k8s.io/podset-required-topology: all the pod set's pods in one domain of it;
+//   - kueue.x-k8s.io/podset-preferred-topology: in one if they fit, else the next level up;
+//   - kueue.x-k8s.io/podset-unconstrained-topology: "true", anywhere the flavor's nodes are;
+//   - kueue.x-k8s.io/podset-slice-required-topology with kueue.x-k8s.io/podset-slice-size:
+//     each slice of that many pods in one domain (for a JobSet the size defaults to a Job's
+//     parallelism; it must divide the pod set's pods).
+//
+// Kueue's flavor assigner (pkg/scheduler/flavorassigner/tas_flavorassigner.go,
+// checkPodSetAndFlavorMatchForTAS) passes over a flavor without a topologyName for a pod set
+// that asks for TAS, and one whose Topology lacks the level asked for; a pod set that asks for
+// none passes over flavors with a topologyName, unless every flavor of its ClusterQueue has one
+// (TAS is then implied, unconstrained). Source: the KEP
+// (keps/2724-topology-aware-scheduling/README.md, its Validation and slice-size sections) and
+// https://kueue.sigs.k8s.io/docs/concepts/topology_aware_scheduling/, read 2026-11-28.
+//
+// gpuguard reads the levels to choose the flavor, and the hostname level to keep pods
+// together: a pod set required on one node must fit one node (Together). On other levels a
+// domain holds many nodes, and nothing is priced differently. TAS only places pods on nodes
+// that exist; it does not make a node pool exclusive, so no other workload is kept off.
+const (
+	tasRequiredKey      = "kueue.x-k8s.io/podset-required-topology"
+	tasPreferredKey     = "kueue.x-k8s.io/podset-preferred-topology"
+	tasUnconstrainedKey = "kueue.x-k8s.io/podset-unconstrained-topology"
+	tasSliceKey         = "kueue.x-k8s.io/podset-slice-required-topology"
+	tasSliceSizeKey     = "kueue.x-k8s.io/podset-slice-size"
+)
+
+// tasRequest is what a pod set asks of Kueue's TAS; the zero value asks nothing.
+type tasRequest struct {
+	asked     bool   // any of the annotations is set
+	level     string // the required or preferred level; "" when unconstrained
+	required  bool
+	slice     string // the level each slice is required in; "" when none
+	sliceSize int
+}
+
+// readTAS reads a pod template's TAS annotations; jobPods is a JobSet Job's pods (the default
+// slice size), 0 for other kinds. refused says why Kueue rejects the annotations as written.
+func readTAS(ann map[string]string, jobPods int) (t tasRequest, refused string) {
+	req, hasReq := ann[tasRequiredKey]
+	pref, hasPref := ann[tasPreferredKey]
+	unc, hasUnc := ann[tasUnconstrainedKey]
+	slice, hasSlice := ann[tasSliceKey]
+	switch {
+	case hasReq && hasPref:
+		return t, fmt.Sprintf("its pod template sets both %s and %s", tasRequiredKey, tasPreferredKey)
+	case hasReq:
+		t.level, t.required = req, true
+	case hasPref:
+		t.level = pref
+	}
+	t.asked = hasReq || hasPref || hasSlice || hasUnc && unc == "true"
+	if !hasSlice {
+		return t, ""
+	}
+	t.slice = slice
+	size, hasSize := ann[tasSliceSizeKey]
+	switch n, err := strconv.Atoi(size); {
+	case !hasSize && jobPods > 0:
+		t.sliceSize = jobPods // a JobSet's slice is one Job
+	case !hasSize:
+		return t, fmt.Sprintf("its pod template sets %s without %s", tasSliceKey, tasSliceSizeKey)
+	case err != nil || n < 1:
+		return t, fmt.Sprintf("%s: %q is not a number of pods", tasSliceSizeKey, size)
+	default:
+		t.sliceSize = n
+	}
+	return t, ""
+}
+
+// checkSize says why Kueue rejects a pod set of pods pods with this request ("" when it does
+// not): a slice size must divide them.
+func (t tasRequest) checkSize(pods int) string {
+	if t.slice != "" && pods > 0 && pods%t.sliceSize != 0 {
+		return fmt.Sprintf("%s %d does not divide its %d pods", tasSliceSizeKey, t.sliceSize, pods)
+	}
+	return ""
+}
+
+// levels are the levels the request names.
+func (t tasRequest) levels() []string {
+	var out []string
+	for _, l := range []string{t.level, t.slice} {
+		if l != "" && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// together is how many of a pod set's pods (pods) TAS keeps on one node, and why: all of them
+// when required on the hostname, else a slice required there; 0 when none.
+func (t tasRequest) together(pods int) (int, string) {
+	switch {
+	case t.required && t.level == hostnameKey && pods > 1:
+		return pods, fmt.Sprintf("Kueue's topology-aware scheduling (%s: %s) puts its %d pods on one node", tasRequiredKey, hostnameKey, pods)
+	case t.slice == hostnameKey && t.sliceSize > 1:
+		return t.sliceSize, fmt.Sprintf("Kueue's topology-aware scheduling (%s: %s) puts each slice of %d pods on one node", tasSliceKey, hostnameKey, t.sliceSize)
+	}
+	return 0, ""
+}
+
+// addTopology reads a Kueue Topology: its levels' node labels, highest first.
+func (k *kueueIndex) addTopology(o *object) error {
+	var spec struct {
+		Levels []struct {
+			NodeLabel string `yaml:"nodeLabel"`
+		} `yaml:"levels"`
+	}
+	if err := decodeSpec(o, &spec); err != nil {
+		return err
+	}
+	levels := make([]string, len(spec.Levels))
+	for i, l := range spec.Levels {
+		levels[i] = l.NodeLabel
+	}
+	k.topologies[o.Metadata.Name] = levels
+	return nil
+}
+
+// tasOnly says whether every flavor of the ClusterQueue has a topologyName (flavors not read
+// count as without): its pod sets that ask for no TAS get it unconstrained.
+func (cq *clusterQueue) tasOnly(k *kueueIndex) bool {
+	any := false
+	for _, g := range cq.groups {
+		for _, fq := range g.flavors {
+			if k.flavors[fq.name].topology == "" {
+				return false
+			}
+			any = true
+		}
+	}
+	return any
+}
+
+// tasMatch says why flavor f does not hold a pod set that asks t of TAS in ClusterQueue cq
+// (skip), or, when it does, what is not known of its Topology (note).
+func (k *kueueIndex) tasMatch(cq *clusterQueue, t tasRequest, f kueueFlavor) (skip, note string) {
+	switch {
+	case !t.asked && f.topology == "":
+		return "", ""
+	case !t.asked && cq.tasOnly(k):
+		return "", "" // implied: unconstrained
+	case !t.asked:
+		return fmt.Sprintf("%s: its topologyName %s makes it a flavor for topology-aware scheduling only, which its pods do not ask for", f.name, f.topology), ""
+	case f.topology == "":
+		return fmt.Sprintf("%s: it has no topologyName, and its pods ask for topology-aware scheduling", f.name), ""
+	}
+	levels, ok := k.topologies[f.topology]
+	if !ok {
+		if len(t.levels()) == 0 {
+			return "", ""
+		}
+		return "", fmt.Sprintf("Kueue Topology %s (ResourceFlavor %s's topologyName) is not among the files read: whether it has the level %s is not known", f.topology, f.name, strings.Join(t.levels(), ", "))
+	}
+	for _, l := range t.levels() {
+		if !slices.Contains(levels, l) {
+			return fmt.Sprintf("%s: its Topology %s has no level %s (%s)", f.name, f.topology, l, strings.Join(levels, ", ")), ""
+		}
+	}
+	return "", ""
+}

@@ -1,0 +1,191 @@
+package kubernetes
+
+import (
+	"strings"
+	"testing"
+)
+
+// tasQueue is a LocalQueue q feeding ClusterQueue tas, whose one resource group tries the
+// flavors a100 (no topology, or topology first when tasOnly) and then h100-tas (Topology
+// gpu-topo: a network block, then the hostname), and the Topology itself unless topology is
+// false.
+func tasQueue(a100 string, tasOnly, topology bool) string {
+	src := `apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: a100}
+spec:
+  nodeLabels: {node.kubernetes.io/instance-type: p4d.24xlarge}
+`
+	if tasOnly {
+		src += "  topologyName: gpu-topo\n"
+	}
+	src += `---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: h100-tas}
+spec:
+  nodeLabels: {node.kubernetes.io/instance-type: p5.48xlarge}
+  topologyName: gpu-topo
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: q, namespace: kq}
+spec: {clusterQueue: tas}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: tas}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+    - coveredResources: [cpu, memory, nvidia.com/gpu]
+      flavors:
+        - name: a100
+          resources: [{name: cpu, nominalQuota: 1000}, {name: memory, nominalQuota: 4Ti}, {name: nvidia.com/gpu, nominalQuota: ` + a100 + `}]
+        - name: h100-tas
+          resources: [{name: cpu, nominalQuota: 1000}, {name: memory, nominalQuota: 4Ti}, {name: nvidia.com/gpu, nominalQuota: 64}]
+---
+`
+	if topology {
+		src += `apiVersion: kueue.x-k8s.io/v1beta1
+kind: Topology
+metadata: {name: gpu-topo}
+spec:
+  levels:
+    - nodeLabel: topology.k8s.aws/network-node-layer-3
+    - nodeLabel: kubernetes.io/hostname
+---
+`
+	}
+	return src
+}
+
+// tasJob is a Job of 4 pods of 2 GPUs queued on q, its pod template annotated with ann.
+func tasJob(ann string) string {
+	pod := ""
+	if ann != "" {
+		pod = "    metadata: {annotations: {" + ann + "}}\n"
+	}
+	return strings.Replace(kueueJob("4", "2", ""), "    spec:\n      containers", pod+"    spec:\n      containers", 1)
+}
+
+// Kueue's topology-aware scheduling: a pod set that asks for it passes over flavors without a
+// topologyName, and those whose Topology lacks its level; one that does not passes over
+// flavors with one, unless all of its ClusterQueue's have one. A pod set required on the
+// hostname (or in slices there) must fit one node; annotations Kueue rejects leave the
+// workload suspended.
+func TestKueueTopologyAwareScheduling(t *testing.T) {
+	const required, preferred = "kueue.x-k8s.io/podset-required-topology: ", "kueue.x-k8s.io/podset-preferred-topology: "
+	const slice, size = "kueue.x-k8s.io/podset-slice-required-topology: ", "kueue.x-k8s.io/podset-slice-size: "
+	const host, block = "kubernetes.io/hostname", "topology.k8s.aws/network-node-layer-3"
+	skippedA100 := "a100: it has no topologyName, and its pods ask for topology-aware scheduling"
+	for _, c := range []struct {
+		name, src     string
+		typ           string
+		together      int
+		note, warning string
+	}{
+		{"required on the hostname", tasQueue("64", false, true) + tasJob(required+host), "p5.48xlarge", 4,
+			skippedA100, ""},
+		{"required in a block", tasQueue("64", false, true) + tasJob(required+block), "p5.48xlarge", 0,
+			skippedA100, ""},
+		{"preferred on the hostname", tasQueue("64", false, true) + tasJob(preferred+host), "p5.48xlarge", 0,
+			skippedA100, ""},
+		{"unconstrained", tasQueue("64", false, true) + tasJob("kueue.x-k8s.io/podset-unconstrained-topology: \"true\""), "p5.48xlarge", 0,
+			skippedA100, ""},
+		{"in slices of 2 on the hostname", tasQueue("64", false, true) + tasJob(required+block+", "+slice+host+", "+size+"2"), "p5.48xlarge", 2,
+			skippedA100, ""},
+		{"no TAS", tasQueue("64", false, true) + tasJob(""), "p4d.24xlarge", 0,
+			"→ ResourceFlavor a100, the first of 2 flavors (Kueue moves to the next when its quota is used, but not to h100-tas: its topologyName gpu-topo makes it a flavor for topology-aware scheduling only, which its pods do not ask for)", ""},
+		{"no TAS, the first flavor full", tasQueue("4", false, true) + tasJob(""), "", 0,
+			"", "h100-tas: its topologyName gpu-topo makes it a flavor for topology-aware scheduling only, which its pods do not ask for"},
+		{"no TAS on a queue of TAS flavors only", tasQueue("64", true, true) + tasJob(""), "p4d.24xlarge", 0,
+			"→ ResourceFlavor a100, the first of 2 flavors (Kueue moves to the next when its quota is used)", ""},
+		{"TAS on a queue of TAS flavors only", tasQueue("64", true, true) + tasJob(required+host), "p4d.24xlarge", 4,
+			"→ ResourceFlavor a100, the first of 2 flavors", ""},
+		{"a level the Topology lacks", tasQueue("64", false, true) + tasJob(required+"cloud.google.com/gce-topology-block"), "", 0,
+			"", "h100-tas: its Topology gpu-topo has no level cloud.google.com/gce-topology-block (topology.k8s.aws/network-node-layer-3, kubernetes.io/hostname)"},
+		{"a Topology not read", tasQueue("64", false, false) + tasJob(required+host), "p5.48xlarge", 4,
+			"Kueue Topology gpu-topo (ResourceFlavor h100-tas's topologyName) is not among the files read: whether it has the level kubernetes.io/hostname is not known", ""},
+		{"a slice size that does not divide", tasQueue("64", false, true) + tasJob(slice+host+", "+size+"3"), "", 0,
+			"", "Kueue never admits it: kueue.x-k8s.io/podset-slice-size 3 does not divide its 4 pods"},
+		{"a slice without a size", tasQueue("64", false, true) + tasJob(slice+host), "", 0,
+			"", "Kueue never admits it: its pod template sets kueue.x-k8s.io/podset-slice-required-topology without kueue.x-k8s.io/podset-slice-size"},
+		{"a slice size not a number", tasQueue("64", false, true) + tasJob(slice+host+", "+size+"two"), "", 0,
+			"", `kueue.x-k8s.io/podset-slice-size: "two" is not a number of pods`},
+		{"a slice size of none", tasQueue("64", false, true) + tasJob(slice+host+", "+size+"\"0\""), "", 0,
+			"", `kueue.x-k8s.io/podset-slice-size: "0" is not a number of pods`},
+		{"required and preferred", tasQueue("64", false, true) + tasJob(required+host+", "+preferred+block), "", 0,
+			"", "its pod template sets both kueue.x-k8s.io/podset-required-topology and kueue.x-k8s.io/podset-preferred-topology"},
+	} {
+		res := build(t, c.src, Options{})
+		var warns []string
+		for _, w := range res.Warnings {
+			warns = append(warns, w.Message)
+		}
+		if got := strings.Join(warns, "\n"); len(res.Errors) > 0 || c.warning == "" && got != "" || !strings.Contains(got, c.warning) {
+			t.Errorf("%s: warnings %q (errors %v), want %q", c.name, got, res.Errors, c.warning)
+		}
+		r := one(t, res)
+		if c.typ != "" && r.InstanceType != c.typ || !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
+			t.Errorf("%s: priced on %q, notes %q; want %q and %q", c.name, r.InstanceType, r.Notes, c.typ, c.note)
+		}
+		if r.Pod.Together != c.together {
+			t.Errorf("%s: together %d (%q), want %d", c.name, r.Pod.Together, r.Pod.TogetherWhy, c.together)
+		}
+	}
+}
+
+// The pods TAS keeps on one node are the pod set's in one Kueue workload: a JobSet's replicated
+// job (its slice is one Job unless the size is set), a StatefulSet's, but one pod of a
+// Deployment, each of which Kueue admits alone.
+func TestKueueTopologyAwareSchedulingPodSets(t *testing.T) {
+	const host = "kubernetes.io/hostname"
+	jobset := func(ann string) string {
+		return `apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: js, namespace: kq, labels: {kueue.x-k8s.io/queue-name: q}}
+spec:
+  replicatedJobs:
+    - name: w
+      replicas: 3
+      template:
+        spec:
+          parallelism: 2
+          template:
+            metadata: {annotations: {` + ann + `}}
+            spec:
+              containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]
+`
+	}
+	workload := func(kind, ann string) string {
+		return `apiVersion: apps/v1
+kind: ` + kind + `
+metadata: {name: s, namespace: kq}
+spec:
+  replicas: 3
+  template:
+    metadata: {labels: {kueue.x-k8s.io/queue-name: q}, annotations: {` + ann + `}}
+    spec:
+      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]
+`
+	}
+	for _, c := range []struct {
+		name, src string
+		together  int
+		why       string
+	}{
+		{"a JobSet's Jobs in slices", jobset("kueue.x-k8s.io/podset-slice-required-topology: " + host), 2,
+			"Kueue's topology-aware scheduling (kueue.x-k8s.io/podset-slice-required-topology: kubernetes.io/hostname) puts each slice of 2 pods on one node"},
+		{"a JobSet's slices of 6", jobset("kueue.x-k8s.io/podset-slice-required-topology: " + host + ", kueue.x-k8s.io/podset-slice-size: \"6\""), 6, ""},
+		{"a JobSet's whole pod set", jobset("kueue.x-k8s.io/podset-required-topology: " + host), 6,
+			"Kueue's topology-aware scheduling (kueue.x-k8s.io/podset-required-topology: kubernetes.io/hostname) puts its 6 pods on one node"},
+		{"a StatefulSet", workload("StatefulSet", "kueue.x-k8s.io/podset-required-topology: "+host), 3, ""},
+		{"a Deployment", workload("Deployment", "kueue.x-k8s.io/podset-required-topology: "+host), 0, ""},
+	} {
+		r := one(t, build(t, tasQueue("64", false, true)+c.src, Options{}))
+		if r.InstanceType != "p5.48xlarge" || r.Pod.Together != c.together || c.why != "" && r.Pod.TogetherWhy != c.why {
+			t.Errorf("%s: on %q, together %d (%q); want %d (%q)", c.name, r.InstanceType, r.Pod.Together, r.Pod.TogetherWhy, c.together, c.why)
+		}
+	}
+}
