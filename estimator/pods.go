@@ -98,6 +98,9 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 			addNote(e, fmt.Sprintf("%s; a %s holds them", pod.TogetherWhy, in.Type))
 		}
 	}
+	if ok, need := besideFits(in, share/count, &pod); !ok {
+		return fmt.Sprintf("%s, but a %s does not hold them: %s", pod.BesideWhy, in.Type, need)
+	}
 	if s := nodeShare(in, share/count, &pod); s > share/count {
 		pod.NodeShare = s
 		switch {
@@ -528,7 +531,8 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		return hourly.Mul(math.Ceil(float64(pods) / perNode))
 	}
 	var cands []cand
-	apart := 0 // types passed over because they hold too few of the pods that must share a node
+	apart := 0       // types passed over because they hold too few of the pods that must share a node
+	besideApart := 0 // ... or not those of the other roles beside them
 	for _, in := range p.Catalog.Instances(r.Provider) {
 		share, ok := p.fits(r.Provider, in, pod, keys)
 		if !ok {
@@ -536,6 +540,10 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		}
 		if pod.Together > 1 && podsFit(in, share/devices(in.GPUCount), pod) < pod.Together {
 			apart++
+			continue
+		}
+		if ok, _ := besideFits(in, share/devices(in.GPUCount), pod); !ok {
+			besideApart++
 			continue
 		}
 		q, miss := p.Catalog.Quote(r.Provider, in.Type, e.Region, r.PurchaseOption)
@@ -567,6 +575,9 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 				}
 			}
 		}
+	}
+	if n := apart + besideApart; len(cands) == 0 && besideApart > 0 { // some held the role's pods, not the others beside them
+		return fmt.Sprintf("%s, but none of the %d %s catalog type%s the pod's labels allow holds them all", pod.BesideWhy, n, r.Provider, plural(n))
 	}
 	if len(cands) == 0 && apart > 0 {
 		return fmt.Sprintf("%s, but none of the %d %s catalog type%s the pod's labels allow holds %d of them", pod.TogetherWhy, apart, r.Provider, plural(apart), pod.Together)

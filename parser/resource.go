@@ -211,6 +211,23 @@ type PodGPUs struct {
 	// the hostname selects its own pods. A node that holds fewer leaves the rest pending.
 	Together    int    `json:"-"`
 	TogetherWhy string `json:"-"`
+	// Beside, when set, are pods of the workload's other roles that share one node with
+	// BesideOwn of this role's pods (a LeaderWorkerSet's leader and its workers, a
+	// RoleBasedGroup's roles, placed exclusively on kubernetes.io/hostname): a node for them
+	// must hold all of them. BesideWhy says why.
+	Beside    []NodeMate `json:"-"`
+	BesideOwn int        `json:"-"`
+	BesideWhy string     `json:"-"`
+}
+
+// NodeMate is pods of another role that share a node with a workload's pods: how many, and
+// what each requests (its GPU resource, "" when none, and how many of it; its CPUs and memory).
+type NodeMate struct {
+	Pods      int
+	Resource  string
+	GPUs      int64
+	CPU       float64
+	MemoryGiB float64
 }
 
 // LimitGPUs is what pods of the workload take of a limit on GPUs (a Karpenter NodePool's,

@@ -340,6 +340,7 @@ func Build(files []*File, opts Options) parser.Result {
 			continue
 		}
 		built := 0
+		at := make([]int, len(roles)) // where each role's resource is in res.Resources, -1 when not built
 		// The API's pod-level request defaults, the RuntimeClass's overhead and scheduling,
 		// then the LimitRanges' defaults fill in every role's pods first: Kueue counts each pod
 		// set of the workload with them, whichever role is built.
@@ -356,6 +357,7 @@ func Build(files []*File, opts Options) parser.Result {
 				continue
 			}
 			defaulted := outcomes[i]
+			at[i] = -1
 			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{nodePools, classes, kueue, groups, sharing, layouts}, scalers, claims, cms, opts)
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
@@ -376,10 +378,12 @@ func Build(files []*File, opts Options) parser.Result {
 				if rs.Pod != nil && len(quotas) > 0 {
 					quotaPods[len(res.Resources)] = newQuotaPod(o.root+"|"+o.namespace(), o.namespace(), &r.template.Spec, defaultPriority[o.root], claims)
 				}
+				at[i] = len(res.Resources)
 				res.Resources = append(res.Resources, *rs)
 				built++
 			}
 		}
+		keepBeside(roles, at, res.Resources)
 		if why := removedAPI(o); why != "" && built > 0 {
 			res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.line, Message: why})
 		}

@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"cmp"
 	"fmt"
+	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
 )
@@ -64,6 +65,9 @@ type exclusiveGroup struct {
 	// together, when set, says which pods share a node, after source and "puts": by default
 	// "each Job's 4 pods on the node the first lands on".
 	together string
+	// inFirst is the role's pods in the domain that holds pods of every role of the group (a
+	// LeaderWorkerSet's leader and its workers; the first subgroup, where the leader is).
+	inFirst int
 }
 
 // jobSetExclusive is the exclusive placement of a replicated job's Jobs, pods each, in a JobSet
@@ -170,6 +174,7 @@ func lwsExclusive(o *object, sub *lwsSubGroups, who lwsPods, size, groups int) *
 		pods := map[lwsPods]int{lwsAll: size, lwsLeader: 1, lwsWorkers: size - 1}[who]
 		g := &exclusiveGroup{topologyKey: key, pods: pods, groupPods: size, groups: groups, what: "group",
 			source: fmt.Sprintf("the LeaderWorkerSet's %s annotation (%s)", lwsExclusiveKey, key)}
+		g.inFirst = pods
 		if who == lwsWorkers {
 			g.together = fmt.Sprintf("each group's %d workers on the node its leader lands on", pods)
 		}
@@ -192,10 +197,17 @@ func lwsExclusive(o *object, sub *lwsSubGroups, who lwsPods, size, groups int) *
 	case who == lwsWorkers && !sub.extra && !sub.excluded && sub.perGroup == 1:
 		pods = sub.size - 1 // the leader takes the last place
 	}
-	if who == lwsLeader {
-		pods = 1
+	inFirst := 0 // the leader's subgroup holds the leader and the rest of its pods' workers
+	switch {
+	case who == lwsLeader:
+		pods, inFirst = 1, 1
+	case who == lwsWorkers:
+		inFirst = sub.size - 1
+		if sub.extra {
+			inFirst = sub.size
+		}
 	}
-	return &exclusiveGroup{topologyKey: sub.key, pods: pods, groupPods: groupPods, groups: groups * sub.perGroup, what: "subgroup",
+	return &exclusiveGroup{topologyKey: sub.key, pods: pods, inFirst: inFirst, groupPods: groupPods, groups: groups * sub.perGroup, what: "subgroup",
 		source: fmt.Sprintf("the LeaderWorkerSet's %s annotation (%s, subGroupSize %d)", lwsSubExclusiveKey, sub.key, sub.size)}
 }
 
@@ -219,6 +231,48 @@ func keepTogether(o *object, r *role, rs *parser.Resource) {
 	if rs.Quantity > max(1, rs.Pod.Together) {
 		if at, ok := ownPodTerm(o, &r.template, podAffinityField); ok {
 			rs.Pod.Together, rs.Pod.TogetherWhy = rs.Quantity, fmt.Sprintf("its required podAffinity (topologyKey kubernetes.io/hostname%s) selects its own pods, so its %d pods run on the node the first lands on", at, rs.Quantity)
+		}
+	}
+}
+
+// keepBeside records, on each built role of an object (built[i] indexes roles[i] in res, -1 when
+// it was not built) that an exclusive placement on the hostname puts on one node with pods of
+// the object's other roles, those pods (Beside): a LeaderWorkerSet's leader beside its workers,
+// a RoleBasedGroup's roles beside each other. Roles not built (no GPUs) are not counted.
+func keepBeside(roles []role, built []int, res []parser.Resource) {
+	bySource := map[string][]int{}
+	var sources []string
+	for i, r := range roles {
+		g := r.exclusive
+		if g == nil || g.topologyKey != hostnameKey || g.inFirst <= 0 || built[i] < 0 || res[built[i]].Pod == nil {
+			continue
+		}
+		if _, ok := bySource[g.source]; !ok {
+			sources = append(sources, g.source)
+		}
+		bySource[g.source] = append(bySource[g.source], i)
+	}
+	for _, src := range sources {
+		members := bySource[src]
+		if len(members) < 2 {
+			continue
+		}
+		var parts []string
+		for _, i := range members {
+			n := roles[i].exclusive.inFirst
+			parts = append(parts, fmt.Sprintf("%d %s pod%s", n, roles[i].name, parser.Plural(int64(n))))
+		}
+		why := fmt.Sprintf("%s puts %s on one node", src, strings.Join(parts, " and "))
+		for _, i := range members {
+			pod := res[built[i]].Pod
+			pod.BesideOwn, pod.BesideWhy, pod.Beside = roles[i].exclusive.inFirst, why, nil
+			for _, j := range members {
+				if j == i {
+					continue
+				}
+				m := res[built[j]].Pod
+				pod.Beside = append(pod.Beside, parser.NodeMate{Pods: roles[j].exclusive.inFirst, Resource: m.Resource, GPUs: m.Requested, CPU: m.CPU, MemoryGiB: m.MemoryGiB})
+			}
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // A JobSet's exclusive placement on the hostname keeps each Job's pods on one node of their
@@ -267,6 +269,57 @@ func TestLeaderWorkerSetSubGroupExclusiveTopology(t *testing.T) {
 		res := build(t, lws("", 1, c.size, c.policy, false), Options{})
 		if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Error(), c.want) || !strings.Contains(res.Errors[0].Error(), "m.yaml:1") {
 			t.Errorf("%s: errors %v, want %q", c.name, res.Errors, c.want)
+		}
+	}
+}
+
+// A LeaderWorkerSet's leader of its own template shares its node with its workers when the
+// group (or, but for LeaderExcluded, the leader's subgroup) is placed exclusively on the
+// hostname: each role learns the other's pods beside its own.
+func TestLeaderWorkerSetLeaderBesideWorkers(t *testing.T) {
+	lws := func(ann, policy string) string {
+		src := "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: vllm\n  namespace: ml\n"
+		if ann != "" {
+			src += "  annotations: {" + ann + "}\n"
+		}
+		src += "spec:\n  replicas: 2\n  leaderWorkerTemplate:\n    size: 5\n"
+		if policy != "" {
+			src += "    subGroupPolicy: {" + policy + "}\n"
+		}
+		return src + "    leaderTemplate:\n      spec:\n        containers: [{name: l, resources: {requests: {cpu: \"8\", memory: 64Gi}, limits: {nvidia.com/gpu: 4}}}]\n" +
+			"    workerTemplate:\n      spec:\n        containers: [{name: w, resources: {requests: {cpu: \"4\"}, limits: {nvidia.com/gpu: 2}}}]\n"
+	}
+	const group = "leaderworkerset.sigs.k8s.io/exclusive-topology: kubernetes.io/hostname"
+	const sub = "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology: kubernetes.io/hostname"
+	leader := parser.NodeMate{Pods: 1, Resource: "nvidia.com/gpu", GPUs: 4, CPU: 8, MemoryGiB: 64}
+	for _, c := range []struct {
+		name, src            string
+		leaderOwn, workerOwn int
+		why                  string
+	}{
+		{"the group", lws(group, ""), 1, 4, "the LeaderWorkerSet's leaderworkerset.sigs.k8s.io/exclusive-topology annotation (kubernetes.io/hostname) puts 1 leader pod and 4 worker pods on one node"},
+		{"the leader's subgroup", lws(sub, "subGroupSize: 2"), 1, 2, "the LeaderWorkerSet's leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology annotation (kubernetes.io/hostname, subGroupSize 2) puts 1 leader pod and 2 worker pods on one node"},
+		{"the leader's subgroup of 5", lws(sub, "subGroupSize: 5"), 1, 4, ""},
+		{"the leader in none", lws(sub, "subGroupSize: 2, subGroupPolicyType: LeaderExcluded"), 0, 0, ""},
+		{"by rack", lws("leaderworkerset.sigs.k8s.io/exclusive-topology: rack", ""), 0, 0, ""},
+		{"none", lws("", ""), 0, 0, ""},
+	} {
+		res := build(t, c.src, Options{})
+		if len(res.Resources) != 2 || len(res.Errors) > 0 {
+			t.Fatalf("%s: %+v, errors %v", c.name, res.Resources, res.Errors)
+		}
+		l, w := res.Resources[0].Pod, res.Resources[1].Pod
+		if l.BesideOwn != c.leaderOwn || w.BesideOwn != c.workerOwn || c.why != "" && (l.BesideWhy != c.why || w.BesideWhy != c.why) {
+			t.Errorf("%s: leader %d (%q), workers %d (%q)", c.name, l.BesideOwn, l.BesideWhy, w.BesideOwn, w.BesideWhy)
+		}
+		if c.leaderOwn == 0 {
+			if len(l.Beside)+len(w.Beside) > 0 {
+				t.Errorf("%s: beside %+v, %+v", c.name, l.Beside, w.Beside)
+			}
+			continue
+		}
+		if len(l.Beside) != 1 || l.Beside[0] != (parser.NodeMate{Pods: c.workerOwn, Resource: "nvidia.com/gpu", GPUs: 2, CPU: 4}) || len(w.Beside) != 1 || w.Beside[0] != leader {
+			t.Errorf("%s: leader beside %+v, workers beside %+v", c.name, l.Beside, w.Beside)
 		}
 	}
 }

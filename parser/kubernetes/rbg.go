@@ -156,7 +156,7 @@ func rbgRoles(spec rbgSpec, groups int, ann map[string]string) ([]role, error) {
 			continue
 		}
 		pods := out[i].replicas / max(groups, 1)
-		out[i].exclusive = &exclusiveGroup{topologyKey: key, pods: pods, groupPods: groupPods, groups: groups, what: "RoleBasedGroup",
+		out[i].exclusive = &exclusiveGroup{topologyKey: key, pods: pods, inFirst: pods, groupPods: groupPods, groups: groups, what: "RoleBasedGroup",
 			source:   fmt.Sprintf("the %s annotation (%s)", name, key),
 			together: fmt.Sprintf("all %d pods of each RoleBasedGroup, %d of them this role's, on one node", groupPods, pods)}
 	}

@@ -124,9 +124,25 @@ func TestRoleBasedGroupSetExclusive(t *testing.T) {
 			t.Errorf("address %s", r.Address)
 		}
 	}
+	// Prefill and decode share a node; monitor, which opts out, is beside neither.
+	const beside = from + " puts 2 prefill pods and 1 decode pod on one node"
+	if p := res.Resources[0].Pod; p.BesideOwn != 2 || p.BesideWhy != beside || len(p.Beside) != 1 || p.Beside[0] != (parser.NodeMate{Pods: 1, Resource: "nvidia.com/gpu", GPUs: 4}) {
+		t.Errorf("prefill beside: %d, %q, %+v", p.BesideOwn, p.BesideWhy, p.Beside)
+	}
+	if p := res.Resources[1].Pod; p.BesideOwn != 1 || p.BesideWhy != beside || len(p.Beside) != 1 || p.Beside[0] != (parser.NodeMate{Pods: 2, Resource: "nvidia.com/gpu", GPUs: 2}) {
+		t.Errorf("decode beside: %d, %q, %+v", p.BesideOwn, p.BesideWhy, p.Beside)
+	}
+	if p := res.Resources[2].Pod; p.BesideOwn != 0 || len(p.Beside) != 0 {
+		t.Errorf("monitor beside: %d, %+v", p.BesideOwn, p.Beside)
+	}
+	// A role scaled to zero is beside nothing.
+	zero := strings.Replace(src, "      - name: decode\n", "      - name: decode\n        replicas: 0\n", 1)
+	if p := build(t, zero, Options{}).Resources[0].Pod; p.BesideOwn != 0 || len(p.Beside) != 0 {
+		t.Errorf("beside a role of no pods: %d, %+v", p.BesideOwn, p.Beside)
+	}
 	// A lone group (replicas 1) keeps its pods together, and shares its node with other pods.
 	lone := strings.Replace(src[:strings.Index(src, "      - name: decode")], "replicas: 3", "replicas: 1", 1)
-	if p := one(t, build(t, lone, Options{})).Pod; p.Together != 2 || p.MaxPerNode != 0 {
+	if p := one(t, build(t, lone, Options{})).Pod; p.Together != 2 || p.MaxPerNode != 0 || p.BesideOwn != 0 || len(p.Beside) != 0 {
 		t.Errorf("one group: %+v", p)
 	}
 }

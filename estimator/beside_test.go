@@ -1,0 +1,78 @@
+package estimator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gpuguard/gpuguard/estimator/catalog"
+	"github.com/gpuguard/gpuguard/parser"
+)
+
+// besidePod is a LeaderWorkerSet's workers: 2 groups of own 1-GPU pods (2 CPUs, 8 GiB) that
+// share a node with their leader of leaderGPUs GPUs, 4 CPUs and 16 GiB.
+func besidePod(own int, leaderGPUs int64) parser.Resource {
+	r := togetherPod(2*own, own, own+1)
+	r.Address = "LeaderWorkerSet/ml/vllm[\"worker\"]"
+	r.Pod.BesideOwn, r.Pod.BesideWhy = own, "each group's leader and workers share a node"
+	r.Pod.Beside = []parser.NodeMate{{Pods: 1, Resource: "nvidia.com/gpu", GPUs: leaderGPUs, CPU: 4, MemoryGiB: 16}}
+	return r
+}
+
+// Pods that share a node with another role's must fit it together with them: on a node named,
+// or when gpuguard chooses one.
+func TestBesidePodsMustFitOneNode(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	// 3 workers and a 1-GPU leader fill a g6.12xlarge (4 L4s).
+	fits := besidePod(3, 1)
+	fits.InstanceType = "g6.12xlarge"
+	if e := p.Estimate(fits); e.UnpricedReason != nil {
+		t.Fatalf("3 workers and a 1-GPU leader on g6.12xlarge: %s", *e.UnpricedReason)
+	}
+	// With a 2-GPU leader they need 5 L4s: the workers alone fit, the group does not.
+	over := besidePod(3, 2)
+	over.InstanceType = "g6.12xlarge"
+	e := p.Estimate(over)
+	want := "each group's leader and workers share a node, but a g6.12xlarge does not hold them: they request 5 GPUs together, and it has 4"
+	if e.MonthlyCost != nil || e.UnpricedReason == nil || *e.UnpricedReason != want {
+		t.Fatalf("a 2-GPU leader beside 3 workers on g6.12xlarge: reason %v, want %q", e.UnpricedReason, want)
+	}
+	// CPU binds too: a leader of 44 CPUs beside 3 workers of 2 needs 50 of 48.
+	cpu := besidePod(3, 1)
+	cpu.InstanceType, cpu.Pod.Beside[0].CPU = "g6.12xlarge", 44
+	if e := p.Estimate(cpu); e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, "they request 50 vCPUs together, and it has 48") {
+		t.Errorf("CPU-bound group: reason %v", e.UnpricedReason)
+	}
+	// Memory too, and each resource past the node's is named.
+	mem := besidePod(3, 2)
+	mem.InstanceType, mem.Pod.Beside[0].MemoryGiB = "g6.12xlarge", 180
+	if e := p.Estimate(mem); e.UnpricedReason == nil || !strings.HasSuffix(*e.UnpricedReason, "they request 5 GPUs and 204 GiB together, and it has 4 and 192") {
+		t.Errorf("GPU- and memory-bound group: reason %v", e.UnpricedReason)
+	}
+	// A leader of another GPU resource is not judged.
+	other := besidePod(3, 2)
+	other.InstanceType, other.Pod.Beside[0].Resource = "g6.12xlarge", "amd.com/gpu"
+	if e := p.Estimate(other); e.UnpricedReason != nil {
+		t.Errorf("a leader of AMD GPUs: %s", *e.UnpricedReason)
+	}
+	// Nor are pods on MIG slices, counted in slices.
+	mig := besidePod(3, 100)
+	mig.InstanceType, mig.Pod.Resource, mig.Pod.MIGProfile, mig.Pod.Beside[0].Resource = "p4d.24xlarge", "nvidia.com/mig-1g.5gb", "1g.5gb", "nvidia.com/mig-1g.5gb"
+	if e := p.Estimate(mig); e.UnpricedReason != nil {
+		t.Errorf("MIG slices: %s", *e.UnpricedReason)
+	}
+	// Chosen by GPU: the node holds the workers and the leader, 5 L4s: a g6.48xlarge (8), not
+	// a g6.12xlarge (4), which holds the workers alone.
+	chosen := besidePod(3, 2)
+	chosen.Pod.GPUNames = []string{"L4"}
+	e = p.Estimate(chosen)
+	if e.UnpricedReason != nil || e.InstanceType != "g6.48xlarge" {
+		t.Errorf("chosen for 3 workers and a 2-GPU leader: %q, reason %v", e.InstanceType, e.UnpricedReason)
+	}
+	// No L4 node holds 3 workers beside a 6-GPU leader (9 L4s).
+	none := besidePod(3, 6)
+	none.Pod.GPUNames = []string{"L4"}
+	e = p.Estimate(none)
+	if e.UnpricedReason == nil || !strings.HasPrefix(*e.UnpricedReason, "each group's leader and workers share a node, but none of the ") || !strings.HasSuffix(*e.UnpricedReason, " catalog types the pod's labels allow holds them all") {
+		t.Errorf("no node for 9 L4s: %s", *e.UnpricedReason)
+	}
+}
