@@ -76,3 +76,36 @@ func TestBesidePodsMustFitOneNode(t *testing.T) {
 		t.Errorf("no node for 9 L4s: %s", *e.UnpricedReason)
 	}
 }
+
+// A smaller node is named for a role whose group of several roles shares its node only if it
+// holds the group as it is, each role's pods as they are: a leader of 2 L4s beside 2 workers of
+// 1 fits a g6.12xlarge (4 L4s), though 3 pods like the leader would not; one of 1 L4 beside 3
+// workers of 2 does not, though 4 pods like the leader would.
+func TestBesideSmallerNode(t *testing.T) {
+	p := &Pricer{Catalog: catalog.MustDefault()}
+	leader := func(gpus int64, workers int, workerGPUs int64) parser.Resource {
+		r := togetherPod(2, 0, workers+1)
+		r.Address, r.InstanceType, r.Pod.Requested = "LeaderWorkerSet/ml/vllm[\"leader\"]", "g6.48xlarge", gpus
+		r.Pod.MaxPerNodeGroup, r.Pod.BesideOwn, r.Pod.BesideWhy = true, 1, "each group's leader and workers share a node"
+		r.Pod.Beside = []parser.NodeMate{{Pods: workers, Resource: "nvidia.com/gpu", GPUs: workerGPUs, CPU: 2, MemoryGiB: 8}}
+		return r
+	}
+	smaller := func(r parser.Resource) string {
+		e := p.Estimate(r)
+		if e.UnpricedReason != nil {
+			t.Fatalf("%s: %s", r.Address, *e.UnpricedReason)
+		}
+		for _, x := range p.Unprofiled(&e, r) {
+			if x.Kind == RecSmallerInstance {
+				return x.InstanceType
+			}
+		}
+		return ""
+	}
+	if got := smaller(leader(2, 2, 1)); got != "g6.12xlarge" {
+		t.Errorf("a 2-L4 leader beside 2 one-L4 workers: smaller node %q, want g6.12xlarge", got)
+	}
+	if got := smaller(leader(1, 3, 2)); got != "" {
+		t.Errorf("a 1-L4 leader beside 3 two-L4 workers: smaller node %q, want none", got)
+	}
+}

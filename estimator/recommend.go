@@ -242,8 +242,8 @@ func (p *Pricer) spreadNode(e *Estimate, r parser.Resource, add func(Recommendat
 		if in.GPU != cur.GPU || in.GPUCount < pod.PerPodGPUs-1e-9 || in.GPUCount >= cur.GPUCount || !holdsPod(in, pod) || !p.runsResource(in, pod.Resource) {
 			continue
 		}
-		if pod.MaxPerNodeGroup && podsFit(in, pod.PerPodGPUs/in.GPUCount, pod) < pod.MaxPerNode {
-			continue // a group of other roles' pods too, which must all share the node: taken to be pods like these
+		if pod.MaxPerNodeGroup && len(pod.Beside) == 0 && podsFit(in, pod.PerPodGPUs/in.GPUCount, pod) < pod.MaxPerNode {
+			continue // a group of other roles' pods too, which must all share the node: taken to be pods like these, unless known (Beside, which the estimate below checks)
 		}
 		if x, ok := catalog.Retired(e.Provider, in.Type); ok && x.By(p.today()) {
 			continue
