@@ -384,6 +384,9 @@ func Build(files []*File, opts Options) parser.Result {
 			}
 		}
 		keepBeside(roles, at, res.Resources)
+		if w, ok := misplacedTAS(o, roles); ok && built > 0 {
+			res.Warnings = append(res.Warnings, w)
+		}
 		if why := removedAPI(o); why != "" && built > 0 {
 			res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.line, Message: why})
 		}

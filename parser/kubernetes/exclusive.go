@@ -116,10 +116,49 @@ type lwsSubGroups struct {
 	excluded bool // the leader is in no subgroup (LeaderExcluded)
 }
 
-// lwsSubGroupsOf reads the subgroups of a LeaderWorkerSet (o) whose groups run size pods: nil
+// lwsAnnotations are a LeaderWorkerSet's (o) exclusive-placement annotations, from its own
+// metadata or else from its pod templates': the controller copies its own onto the pods, and the
+// pod webhook reads them on the pod, where a template's land too (the lws repository's
+// DisaggregatedSet webhook says as much of a template-level one, read 2026-11-28). Each of a
+// group's pods carries the group's key, so one template's annotation places the whole group.
+func lwsAnnotations(o *object, leader, worker *podTemplate) lwsAnn {
+	out := lwsAnn{}
+	for _, key := range []string{lwsExclusiveKey, lwsSubExclusiveKey} {
+		if v, ok := o.Metadata.Annotations[key]; ok {
+			out[key] = annotationAt{v, "the LeaderWorkerSet's"}
+			continue
+		}
+		for _, t := range []struct {
+			tpl   *podTemplate
+			where string
+		}{{leader, "its leader template's"}, {worker, "its worker template's"}} {
+			if t.tpl == nil {
+				continue
+			}
+			if v, ok := t.tpl.Metadata.Annotations[key]; ok {
+				out[key] = annotationAt{v, t.where}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// lwsAnn are a LeaderWorkerSet's exclusive-placement annotations, by key.
+type lwsAnn map[string]annotationAt
+
+// annotationAt is an annotation's value, and whose it is ("the LeaderWorkerSet's").
+type annotationAt struct{ value, where string }
+
+// source names the annotation key, whose it is, and its value, for a note.
+func (a lwsAnn) source(key, more string) string {
+	return fmt.Sprintf("%s %s annotation (%s%s)", a[key].where, key, a[key].value, more)
+}
+
+// lwsSubGroupsOf reads the subgroups of a LeaderWorkerSet (annotations ann) whose groups run size pods: nil
 // when it sets no subGroupSize or no subgroup-exclusive-topology annotation, and an error for a
 // subGroupPolicy the LeaderWorkerSet's webhook rejects (pkg/webhooks/leaderworkerset_webhook.go).
-func lwsSubGroupsOf(o *object, policy *lwsSubGroupPolicy, size int) (*lwsSubGroups, error) {
+func lwsSubGroupsOf(ann lwsAnn, policy *lwsSubGroupPolicy, size int) (*lwsSubGroups, error) {
 	if policy == nil || policy.Size == nil {
 		return nil, nil
 	}
@@ -134,11 +173,11 @@ func lwsSubGroupsOf(o *object, policy *lwsSubGroupPolicy, size int) (*lwsSubGrou
 	case size%s != 0 && (size-1)%s != 0:
 		return nil, fmt.Errorf("leaderWorkerTemplate.subGroupPolicy.subGroupSize: %d divides neither the group's size (%d) nor its %d workers", s, size, size-1)
 	}
-	key, ok := o.Metadata.Annotations[lwsSubExclusiveKey]
+	at, ok := ann[lwsSubExclusiveKey]
 	if !ok {
 		return nil, nil
 	}
-	sub := &lwsSubGroups{key: key, size: s, excluded: kind == "LeaderExcluded"}
+	sub := &lwsSubGroups{key: at.value, size: s, excluded: kind == "LeaderExcluded"}
 	sub.extra = !sub.excluded && size%s != 0
 	sub.perGroup = size / s
 	if sub.excluded || sub.extra {
@@ -151,8 +190,8 @@ func lwsSubGroupsOf(o *object, policy *lwsSubGroupPolicy, size int) (*lwsSubGrou
 // still be priced as a leader and workers: its subgroups hold the workers on nodes of their
 // own, and the leader on none of them (LeaderExcluded) or as an extra pod beside one of
 // several.
-func (sub *lwsSubGroups) leaderApart(o *object) bool {
-	return sub != nil && sub.key == hostnameKey && o.Metadata.Annotations[lwsExclusiveKey] != hostnameKey &&
+func (sub *lwsSubGroups) leaderApart(ann lwsAnn) bool {
+	return sub != nil && sub.key == hostnameKey && ann[lwsExclusiveKey].value != hostnameKey &&
 		(sub.excluded || sub.extra && sub.perGroup > 1)
 }
 
@@ -168,12 +207,13 @@ func (sub *lwsSubGroups) leaderNote() string {
 // of size pods, groups of them, cut into subgroups (sub, nil when none are placed); nil when
 // none. A group's placement on the hostname wins over its subgroups'; a subgroup's over a
 // group's on another key (gpuguard prices neither on a key but the hostname).
-func lwsExclusive(o *object, sub *lwsSubGroups, who lwsPods, size, groups int) *exclusiveGroup {
-	key, ok := o.Metadata.Annotations[lwsExclusiveKey]
+func lwsExclusive(ann lwsAnn, sub *lwsSubGroups, who lwsPods, size, groups int) *exclusiveGroup {
+	at, ok := ann[lwsExclusiveKey]
+	key := at.value
 	if ok && (key == hostnameKey || sub == nil) {
 		pods := map[lwsPods]int{lwsAll: size, lwsLeader: 1, lwsWorkers: size - 1}[who]
 		g := &exclusiveGroup{topologyKey: key, pods: pods, groupPods: size, groups: groups, what: "group",
-			source: fmt.Sprintf("the LeaderWorkerSet's %s annotation (%s)", lwsExclusiveKey, key)}
+			source: ann.source(lwsExclusiveKey, "")}
 		g.inFirst = pods
 		if who == lwsWorkers {
 			g.together = fmt.Sprintf("each group's %d workers on the node its leader lands on", pods)
@@ -208,7 +248,7 @@ func lwsExclusive(o *object, sub *lwsSubGroups, who lwsPods, size, groups int) *
 		}
 	}
 	return &exclusiveGroup{topologyKey: sub.key, pods: pods, inFirst: inFirst, groupPods: groupPods, groups: groups * sub.perGroup, what: "subgroup",
-		source: fmt.Sprintf("the LeaderWorkerSet's %s annotation (%s, subGroupSize %d)", lwsSubExclusiveKey, sub.key, sub.size)}
+		source: ann.source(lwsSubExclusiveKey, fmt.Sprintf(", subGroupSize %d", sub.size))}
 }
 
 // keepTogether records on rs.Pod the pods of its workload (role r of o) that must run on one

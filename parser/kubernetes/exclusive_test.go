@@ -323,3 +323,49 @@ func TestLeaderWorkerSetLeaderBesideWorkers(t *testing.T) {
 		}
 	}
 }
+
+// The LeaderWorkerSet webhook reads the exclusive-placement annotations on the pod, so one on a
+// pod template places the group as one on the LeaderWorkerSet does; the LeaderWorkerSet's wins.
+func TestLeaderWorkerSetExclusiveOnATemplate(t *testing.T) {
+	lws := func(own, leader, worker string) string {
+		src := "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: vllm\n  namespace: ml\n"
+		if own != "" {
+			src += "  annotations: {" + own + "}\n"
+		}
+		src += "spec:\n  replicas: 2\n  leaderWorkerTemplate:\n    size: 4\n    subGroupPolicy: {subGroupSize: 2}\n"
+		tmpl := func(name, ann string) string {
+			out := "    " + name + ":\n"
+			if ann != "" {
+				out += "      metadata: {annotations: {" + ann + "}}\n"
+			}
+			return out + "      spec:\n        nodeSelector: {node.kubernetes.io/instance-type: g6.48xlarge}\n" +
+				"        containers: [{name: c, resources: {limits: {nvidia.com/gpu: 2}}}]\n"
+		}
+		if leader != "-" {
+			src += tmpl("leaderTemplate", leader)
+		}
+		return src + tmpl("workerTemplate", worker)
+	}
+	const group = "leaderworkerset.sigs.k8s.io/exclusive-topology: "
+	const sub = "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology: "
+	for _, c := range []struct {
+		name, src string
+		together  int // of the workers
+		why       string
+	}{
+		{"on the worker template", lws("", "-", group+hostnameKey), 4, "its worker template's " + group[:len(group)-2] + " annotation (kubernetes.io/hostname) puts each group's 4 pods"},
+		{"on the leader's", lws("", group+hostnameKey, ""), 3, "its leader template's " + group[:len(group)-2] + " annotation (kubernetes.io/hostname) puts each group's 3 workers"},
+		{"on the workers', beside a leader's", lws("", "", group+hostnameKey), 3, "its worker template's"},
+		{"subgroups on the worker template", lws("", "-", sub+hostnameKey), 2, "its worker template's " + sub[:len(sub)-2] + " annotation (kubernetes.io/hostname, subGroupSize 2) puts each subgroup's 2 pods"},
+		{"the LeaderWorkerSet's wins", lws(group+"rack", "-", group+hostnameKey), 0, ""},
+		{"none", lws("", "-", ""), 0, ""},
+	} {
+		res := build(t, c.src, Options{})
+		if len(res.Errors) > 0 || len(res.Resources) == 0 {
+			t.Fatalf("%s: %+v, errors %v", c.name, res.Resources, res.Errors)
+		}
+		if p := res.Resources[len(res.Resources)-1].Pod; p.Together != c.together || !strings.HasPrefix(p.TogetherWhy, c.why) {
+			t.Errorf("%s: workers together %d (%q), want %d", c.name, p.Together, p.TogetherWhy, c.together)
+		}
+	}
+}

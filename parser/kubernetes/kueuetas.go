@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // Kueue's topology-aware scheduling (TAS) places a pod set's pods in one domain of a level of
@@ -173,4 +175,24 @@ func (k *kueueIndex) tasMatch(cq *clusterQueue, t tasRequest, f kueueFlavor) (sk
 		}
 	}
 	return "", ""
+}
+
+// misplacedTAS warns of TAS annotations on a workload's own metadata that none of its pod
+// templates carries: Kueue reads them on the pod template (the PodSet's), so there they do
+// nothing.
+func misplacedTAS(o *object, roles []role) (parser.Error, bool) {
+	var keys []string
+	for _, key := range []string{tasRequiredKey, tasPreferredKey, tasUnconstrainedKey, tasSliceKey, tasSliceSizeKey} {
+		if _, ok := o.Metadata.Annotations[key]; !ok {
+			continue
+		}
+		if !slices.ContainsFunc(roles, func(r role) bool { _, ok := r.template.Metadata.Annotations[key]; return ok }) {
+			keys = append(keys, key)
+		}
+	}
+	if len(keys) == 0 || len(roles) == 0 {
+		return parser.Error{}, false
+	}
+	return parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s sets %s on its own metadata, where Kueue does not read it: topology-aware scheduling takes it from the pod template, so it does nothing here",
+		o.address(), strings.Join(keys, ", "))}, true
 }

@@ -189,3 +189,15 @@ spec:
 		}
 	}
 }
+
+// TAS annotations on a workload's own metadata do nothing: Kueue reads the pod template's.
+func TestKueueTopologyOnTheWrongObject(t *testing.T) {
+	onJob := strings.Replace(tasJob(""), "labels: {kueue.x-k8s.io/queue-name: q}", "labels: {kueue.x-k8s.io/queue-name: q}, annotations: {kueue.x-k8s.io/podset-required-topology: kubernetes.io/hostname}", 1)
+	res := buildWarning(t, "on the Job", tasQueue("64", false, true)+onJob,
+		"Job/kq/j sets kueue.x-k8s.io/podset-required-topology on its own metadata, where Kueue does not read it: topology-aware scheduling takes it from the pod template, so it does nothing here")
+	if r := one(t, res); r.Pod.Together != 0 || r.InstanceType != "p4d.24xlarge" {
+		t.Errorf("on the Job: together %d on %q", r.Pod.Together, r.InstanceType)
+	}
+	both := strings.Replace(tasJob("kueue.x-k8s.io/podset-required-topology: kubernetes.io/hostname"), "labels: {kueue.x-k8s.io/queue-name: q}", "labels: {kueue.x-k8s.io/queue-name: q}, annotations: {kueue.x-k8s.io/podset-required-topology: kubernetes.io/hostname}", 1)
+	buildWarning(t, "on both", tasQueue("64", false, true)+both, "")
+}

@@ -532,24 +532,25 @@ func extractLeaderWorkerSet(o *object) ([]role, error) {
 	}
 	groups := intOr(spec.Replicas, 1)
 	size := intOr(spec.LeaderWorkerTemplate.Size, 1)
-	sub, err := lwsSubGroupsOf(o, spec.LeaderWorkerTemplate.SubGroupPolicy, size)
+	ann := lwsAnnotations(o, spec.LeaderWorkerTemplate.LeaderTemplate, &spec.LeaderWorkerTemplate.WorkerTemplate)
+	sub, err := lwsSubGroupsOf(ann, spec.LeaderWorkerTemplate.SubGroupPolicy, size)
 	if err != nil {
 		return nil, err
 	}
 	leader, leaderNote := spec.LeaderWorkerTemplate.LeaderTemplate, ""
-	if leader == nil && sub.leaderApart(o) {
+	if leader == nil && sub.leaderApart(ann) {
 		leader, leaderNote = &spec.LeaderWorkerTemplate.WorkerTemplate, sub.leaderNote()
 	}
 	if leader == nil {
 		return []role{{replicas: groups * size, template: spec.LeaderWorkerTemplate.WorkerTemplate, scalable: true, perReplica: size,
-			note: fmt.Sprintf("%d groups × %d pods", groups, size), exclusive: lwsExclusive(o, sub, lwsAll, size, groups)}}, nil
+			note: fmt.Sprintf("%d groups × %d pods", groups, size), exclusive: lwsExclusive(ann, sub, lwsAll, size, groups)}}, nil
 	}
 	// With a leader of its own template, or one placed apart from its workers, each role's pods
 	// pay their share of the node of their group (or subgroup).
 	return []role{
-		{name: "leader", replicas: groups, template: *leader, scalable: true, note: leaderNote, exclusive: lwsExclusive(o, sub, lwsLeader, size, groups)},
+		{name: "leader", replicas: groups, template: *leader, scalable: true, note: leaderNote, exclusive: lwsExclusive(ann, sub, lwsLeader, size, groups)},
 		{name: "worker", replicas: groups * (size - 1), template: spec.LeaderWorkerTemplate.WorkerTemplate, scalable: true, perReplica: size - 1,
-			note: fmt.Sprintf("%d groups × %d workers", groups, size-1), exclusive: lwsExclusive(o, sub, lwsWorkers, size, groups)},
+			note: fmt.Sprintf("%d groups × %d workers", groups, size-1), exclusive: lwsExclusive(ann, sub, lwsWorkers, size, groups)},
 	}, nil
 }
 
