@@ -211,7 +211,13 @@ func lwsExclusive(ann lwsAnn, sub *lwsSubGroups, who lwsPods, size, groups int) 
 	at, ok := ann[lwsExclusiveKey]
 	key := at.value
 	if ok && (key == hostnameKey || sub == nil) {
-		pods := map[lwsPods]int{lwsAll: size, lwsLeader: 1, lwsWorkers: size - 1}[who]
+		pods := size
+		switch who {
+		case lwsLeader:
+			pods = 1
+		case lwsWorkers:
+			pods = size - 1
+		}
 		g := &exclusiveGroup{topologyKey: key, pods: pods, groupPods: size, groups: groups, what: "group",
 			source: ann.source(lwsExclusiveKey, "")}
 		g.inFirst = pods

@@ -908,8 +908,10 @@ func (cq *clusterQueue) assign(k *kueueIndex, ps podSet, n int, used map[string]
 			}
 			choice = c
 			for _, later := range g.flavors[i+1:] {
-				if skip, _ := k.tasMatch(cq, ps.tas, k.flavors[later.name]); skip != "" && k.flavors[later.name].name != "" {
-					choice.closed = append(choice.closed, skip)
+				if lf, ok := k.flavors[later.name]; ok {
+					if skip, _ := k.tasMatch(cq, ps.tas, lf); skip != "" {
+						choice.closed = append(choice.closed, skip)
+					}
 				}
 			}
 			break
