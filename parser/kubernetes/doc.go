@@ -17,7 +17,9 @@
 // the pods that name one get (runtimeclass.go), Karpenter NodePools, GKE ComputeClasses,
 // Kueue queues, flavors, cohort trees and their quotas, which decide the flavor a queued workload is admitted
 // to or that it never is (kueue.go), Kueue's own configuration, which decides which requests
-// count against those quotas and which workloads Kueue manages (kueueconfig.go), DRA claim templates, Argo WorkflowTemplates, the
+// count against those quotas and which workloads Kueue manages (kueueconfig.go), Kueue's
+// Topologies, which decide the flavors topology-aware scheduling may use and which pods it keeps
+// on one node (kueuetas.go), DRA claim templates, Argo WorkflowTemplates, the
 // Deployments a Rollout's workloadRef names, Kubeflow training runtimes and
 // LLMInferenceServiceConfigs, found anywhere in the scan, are applied in Build; an autoscaler a
 // kustomization builds applies to the workloads of that build only (FromNodes takes a build's
@@ -27,7 +29,10 @@
 // declare GPU nodes rather than pods: they become resources of whole instances. Cloud Run's own
 // YAML (a Knative Service with Cloud Run's marks, a run.googleapis.com Job) runs on Cloud Run,
 // not on nodes: its instances are listed with their GPU and no node (cloudrun.go). A kind it does
-// not read whose spec requests GPUs is a warning (unknown.go).
+// not read whose spec requests GPUs is a warning (unknown.go). Pods that an exclusive placement
+// (a JobSet's, a LeaderWorkerSet's group or subgroup, a RoleBasedGroup's) or their own pod
+// affinity keeps on one node are marked for the estimator, with the pods of other roles beside
+// them (exclusive.go).
 //
 // The package does not price anything: the estimator turns "which node" into a price.
 package kubernetes
