@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -810,11 +811,8 @@ func (cq *clusterQueue) podSet(k *kueueIndex, ns string, r role, cfg *kueueConfi
 		ps.notes = append(ps.notes, note)
 	}
 	ps.refused = why
-	if tas, why := readTAS(r.template.Metadata.Annotations, r.jobPods); why != "" && ps.refused == "" {
-		ps.refused = why
-	} else {
-		ps.tas = tas
-	}
+	tas, why := readTAS(r.template.Metadata.Annotations, r.jobPods)
+	ps.tas, ps.refused = tas, cmp.Or(ps.refused, why)
 	if cfg != nil {
 		ps.config = cfg.from
 	}

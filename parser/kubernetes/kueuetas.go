@@ -190,7 +190,7 @@ func misplacedTAS(o *object, roles []role) (parser.Error, bool) {
 			keys = append(keys, key)
 		}
 	}
-	if len(keys) == 0 || len(roles) == 0 {
+	if len(keys) == 0 {
 		return parser.Error{}, false
 	}
 	return parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s sets %s on its own metadata, where Kueue does not read it: topology-aware scheduling takes it from the pod template, so it does nothing here",
