@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,6 +43,17 @@ func TestBesidePodsMustFitOneNode(t *testing.T) {
 	if e := p.Estimate(cpu); e.UnpricedReason == nil || !strings.Contains(*e.UnpricedReason, "they request 50 vCPUs together, and it has 48") {
 		t.Errorf("CPU-bound group: reason %v", e.UnpricedReason)
 	}
+	// A leader of no GPUs takes only CPUs and memory: the workers' 3 L4s and 6 vCPUs fit a
+	// g6.12xlarge beside a leader of 40 vCPUs, not beside one of 44.
+	cpuOnly := besidePod(3, 0)
+	cpuOnly.InstanceType, cpuOnly.Pod.Beside[0].Resource, cpuOnly.Pod.Beside[0].CPU = "g6.12xlarge", "", 40
+	if e := p.Estimate(cpuOnly); e.UnpricedReason != nil {
+		t.Errorf("a CPU-only leader of 40 vCPUs: %s", *e.UnpricedReason)
+	}
+	cpuOnly.Pod.Beside[0].CPU = 44
+	if e := p.Estimate(cpuOnly); e.UnpricedReason == nil || !strings.HasSuffix(*e.UnpricedReason, "they request 50 vCPUs together, and it has 48") {
+		t.Errorf("a CPU-only leader of 44 vCPUs: reason %v", e.UnpricedReason)
+	}
 	// Memory too, and each resource past the node's is named.
 	mem := besidePod(3, 2)
 	mem.InstanceType, mem.Pod.Beside[0].MemoryGiB = "g6.12xlarge", 180
@@ -67,6 +79,13 @@ func TestBesidePodsMustFitOneNode(t *testing.T) {
 	e = p.Estimate(chosen)
 	if e.UnpricedReason != nil || e.InstanceType != "g6.48xlarge" {
 		t.Errorf("chosen for 3 workers and a 2-GPU leader: %q, reason %v", e.InstanceType, e.UnpricedReason)
+	}
+	// The note says why the cheaper types were passed over: the g6.12xlarge and g6.24xlarge
+	// (4 L4s each) hold the workers, not the leader too.
+	if !slices.ContainsFunc(e.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "node type estimated: ") && strings.HasSuffix(n, " (passed over: 2 types where its own pods fit, but not with the other roles' pods beside them)")
+	}) {
+		t.Errorf("chosen for 3 workers and a 2-GPU leader: notes %q", e.Notes)
 	}
 	// No L4 node holds 3 workers beside a 6-GPU leader (9 L4s).
 	none := besidePod(3, 6)

@@ -645,6 +645,9 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 	if pods > 1 {
 		holds = fmt.Sprintf("holds the workload's %d pods on the cheapest whole nodes", pods)
 	}
+	if besideApart > 0 {
+		holds += fmt.Sprintf(" (passed over: %d type%s where its own pods fit, but not with the other roles' pods beside them)", besideApart, plural(besideApart))
+	}
 	addNote(e, fmt.Sprintf("node type estimated: of the %d catalog type%s the pod's labels allow, %s %s", len(cands), plural(len(cands)), best.in.Type, holds))
 	return ""
 }

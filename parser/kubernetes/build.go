@@ -352,12 +352,12 @@ func Build(files []*File, opts Options) parser.Result {
 			roles[i].template.Spec = outcomes[i].spec
 		}
 		for i, r := range roles {
+			at[i] = -1
 			if r.replicas < 0 || r.replicas > maxPods {
 				res.Errors = append(res.Errors, specError(o, fmt.Errorf("%s%d is not a number of pods", roleLabel(r), r.replicas)))
 				continue
 			}
 			defaulted := outcomes[i]
-			at[i] = -1
 			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{nodePools, classes, kueue, groups, sharing, layouts}, scalers, claims, cms, opts)
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
@@ -383,7 +383,7 @@ func Build(files []*File, opts Options) parser.Result {
 				built++
 			}
 		}
-		keepBeside(roles, at, res.Resources)
+		keepBeside(o, roles, at, res.Resources)
 		if w, ok := misplacedTAS(o, roles); ok && built > 0 {
 			res.Warnings = append(res.Warnings, w)
 		}

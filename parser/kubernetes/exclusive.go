@@ -3,6 +3,8 @@ package kubernetes
 import (
 	"cmp"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/gpuguard/gpuguard/parser"
@@ -281,16 +283,17 @@ func keepTogether(o *object, r *role, rs *parser.Resource) {
 	}
 }
 
-// keepBeside records, on each built role of an object (built[i] indexes roles[i] in res, -1 when
-// it was not built) that an exclusive placement on the hostname puts on one node with pods of
-// the object's other roles, those pods (Beside): a LeaderWorkerSet's leader beside its workers,
-// a RoleBasedGroup's roles beside each other. Roles not built (no GPUs) are not counted.
-func keepBeside(roles []role, built []int, res []parser.Resource) {
+// keepBeside records, on each built role of an object (o; built[i] indexes roles[i] in res, -1
+// when it was not built) that an exclusive placement on the hostname puts on one node with pods
+// of the object's other roles, those pods (Beside): a LeaderWorkerSet's leader beside its
+// workers, a RoleBasedGroup's roles beside each other. A role not built (it requests no GPUs)
+// counts with its CPU and memory: a CPU-only leader takes them from its workers' node.
+func keepBeside(o *object, roles []role, built []int, res []parser.Resource) {
 	bySource := map[string][]int{}
 	var sources []string
 	for i, r := range roles {
 		g := r.exclusive
-		if g == nil || g.topologyKey != hostnameKey || g.inFirst <= 0 || built[i] < 0 || res[built[i]].Pod == nil {
+		if g == nil || g.topologyKey != hostnameKey || g.inFirst <= 0 || built[i] >= 0 && res[built[i]].Pod == nil {
 			continue
 		}
 		if _, ok := bySource[g.source]; !ok {
@@ -303,22 +306,32 @@ func keepBeside(roles []role, built []int, res []parser.Resource) {
 		if len(members) < 2 {
 			continue
 		}
+		mates := make([]parser.NodeMate, len(members))
+		for k, i := range members {
+			mates[k].Pods = roles[i].exclusive.inFirst
+			if built[i] >= 0 {
+				m := res[built[i]].Pod
+				mates[k].Resource, mates[k].GPUs, mates[k].CPU, mates[k].MemoryGiB = m.Resource, m.Requested, m.CPU, m.MemoryGiB
+				continue
+			}
+			// Its template's requests were read, and their errors reported, only where a
+			// role is built: one that cannot be read counts as none.
+			cpu, mem, _ := podCompute(roles[i].template.Spec, o)
+			mates[k].CPU, mates[k].MemoryGiB = math.Round(cpu*1000)/1000, math.Round(mem/(1<<30)*100)/100
+		}
 		var parts []string
 		for _, i := range members {
 			n := roles[i].exclusive.inFirst
 			parts = append(parts, fmt.Sprintf("%d %s pod%s", n, roles[i].name, parser.Plural(int64(n))))
 		}
 		why := fmt.Sprintf("%s puts %s on one node", src, strings.Join(parts, " and "))
-		for _, i := range members {
-			pod := res[built[i]].Pod
-			pod.BesideOwn, pod.BesideWhy, pod.Beside = roles[i].exclusive.inFirst, why, nil
-			for _, j := range members {
-				if j == i {
-					continue
-				}
-				m := res[built[j]].Pod
-				pod.Beside = append(pod.Beside, parser.NodeMate{Pods: roles[j].exclusive.inFirst, Resource: m.Resource, GPUs: m.Requested, CPU: m.CPU, MemoryGiB: m.MemoryGiB})
+		for k, i := range members {
+			if built[i] < 0 {
+				continue
 			}
+			pod := res[built[i]].Pod
+			pod.BesideOwn, pod.BesideWhy = roles[i].exclusive.inFirst, why
+			pod.Beside = append(slices.Clone(mates[:k]), mates[k+1:]...)
 		}
 	}
 }

@@ -324,6 +324,53 @@ func TestLeaderWorkerSetLeaderBesideWorkers(t *testing.T) {
 	}
 }
 
+// A leader that requests no GPUs is not priced, but its CPUs and memory take room on the node
+// its workers share with it: the workers carry it beside them. One whose requests cannot be
+// read counts as none; a group placed on another key, or a leader excluded from the
+// subgroups, is not beside them.
+func TestLeaderWorkerSetCPULeaderBesideWorkers(t *testing.T) {
+	lws := func(ann, policy, leaderRequests string) string {
+		src := "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata:\n  name: vllm\n  namespace: ml\n  annotations: {" + ann + "}\n" +
+			"spec:\n  replicas: 2\n  leaderWorkerTemplate:\n    size: 4\n"
+		if policy != "" {
+			src += "    subGroupPolicy: {" + policy + "}\n"
+		}
+		return src + "    leaderTemplate:\n      spec:\n        containers: [{name: l, resources: {requests: {" + leaderRequests + "}}}, {name: side, resources: {requests: {cpu: 500m, memory: 512Mi}}}]\n" +
+			"    workerTemplate:\n      spec:\n        containers: [{name: w, resources: {requests: {cpu: \"4\", memory: 32Gi}, limits: {nvidia.com/gpu: 2}}}]\n"
+	}
+	const group = "leaderworkerset.sigs.k8s.io/exclusive-topology: kubernetes.io/hostname"
+	const sub = "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology: kubernetes.io/hostname"
+	for _, c := range []struct {
+		name, src string
+		own       int
+		leader    parser.NodeMate // zero when the workers have none beside them
+		why       string
+	}{
+		{"the group", lws(group, "", "cpu: \"40\", memory: 300Gi"), 3, parser.NodeMate{Pods: 1, CPU: 40.5, MemoryGiB: 300.5},
+			"the LeaderWorkerSet's leaderworkerset.sigs.k8s.io/exclusive-topology annotation (kubernetes.io/hostname) puts 1 leader pod and 3 worker pods on one node"},
+		{"the leader's subgroup", lws(sub, "subGroupSize: 2", "cpu: 1500m"), 1, parser.NodeMate{Pods: 1, CPU: 2, MemoryGiB: 0.5},
+			"the LeaderWorkerSet's leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology annotation (kubernetes.io/hostname, subGroupSize 2) puts 1 leader pod and 1 worker pod on one node"},
+		{"requests that cannot be read", lws(group, "", "cpu: [8]"), 3, parser.NodeMate{Pods: 1, CPU: 0.5, MemoryGiB: 0.5}, ""},
+		{"the leader in none", lws(sub, "subGroupSize: 3, subGroupPolicyType: LeaderExcluded", "cpu: \"40\""), 0, parser.NodeMate{}, ""},
+		{"by rack", lws("leaderworkerset.sigs.k8s.io/exclusive-topology: rack", "", "cpu: \"40\""), 0, parser.NodeMate{}, ""},
+	} {
+		res := build(t, c.src, Options{})
+		if len(res.Resources) != 1 {
+			t.Fatalf("%s: %+v, errors %v", c.name, res.Resources, res.Errors)
+		}
+		w := res.Resources[0].Pod
+		if c.leader == (parser.NodeMate{}) {
+			if len(w.Beside) > 0 || w.BesideOwn != 0 {
+				t.Errorf("%s: workers beside %+v (own %d)", c.name, w.Beside, w.BesideOwn)
+			}
+			continue
+		}
+		if len(w.Beside) != 1 || w.Beside[0] != c.leader || w.BesideOwn != c.own || c.why != "" && w.BesideWhy != c.why {
+			t.Errorf("%s: workers beside %+v (own %d, %q), want %+v", c.name, w.Beside, w.BesideOwn, w.BesideWhy, c.leader)
+		}
+	}
+}
+
 // The LeaderWorkerSet webhook reads the exclusive-placement annotations on the pod, so one on a
 // pod template places the group as one on the LeaderWorkerSet does; the LeaderWorkerSet's wins.
 func TestLeaderWorkerSetExclusiveOnATemplate(t *testing.T) {
