@@ -92,7 +92,13 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	}
 	if pod.Together > 1 {
 		if n := podsFit(in, share/count, &pod); n < pod.Together {
-			return fmt.Sprintf("%s, but a %s holds %d of them: the other %d stay pending", pod.TogetherWhy, in.Type, n, pod.Together-n)
+			if pod.TogetherAdmitted {
+				return fmt.Sprintf("%s, but a %s holds %d of them: Kueue admits none of them, and the workload stays suspended", pod.TogetherWhy, in.Type, n)
+			}
+			if rest := pod.Together - n; rest > 1 {
+				return fmt.Sprintf("%s, but a %s holds %d of them: the other %d stay pending", pod.TogetherWhy, in.Type, n, rest)
+			}
+			return fmt.Sprintf("%s, but a %s holds %d of them: the last one stays pending", pod.TogetherWhy, in.Type, n)
 		}
 		if pod.MaxPerNode != pod.Together { // else the note on the node's share says it
 			addNote(e, fmt.Sprintf("%s; a %s holds them", pod.TogetherWhy, in.Type))

@@ -40,9 +40,23 @@ func TestTogetherPodsMustFitOneNode(t *testing.T) {
 	over := togetherPod(10, 5, 5)
 	over.InstanceType = "g6.12xlarge"
 	e = p.Estimate(over)
-	want := "each Job's pods run on one node, but a g6.12xlarge holds 4 of them: the other 1 stay pending"
+	want := "each Job's pods run on one node, but a g6.12xlarge holds 4 of them: the last one stays pending"
 	if e.MonthlyCost != nil || e.UnpricedReason == nil || *e.UnpricedReason != want {
 		t.Fatalf("5 together on g6.12xlarge: reason %v, want %q", e.UnpricedReason, want)
+	}
+	// Admitted together (Kueue's topology-aware scheduling), none of them runs: Kueue keeps
+	// the workload suspended.
+	over.Pod.TogetherAdmitted = true
+	e = p.Estimate(over)
+	want = "each Job's pods run on one node, but a g6.12xlarge holds 4 of them: Kueue admits none of them, and the workload stays suspended"
+	if e.MonthlyCost != nil || e.UnpricedReason == nil || *e.UnpricedReason != want {
+		t.Fatalf("5 admitted together on g6.12xlarge: reason %v, want %q", e.UnpricedReason, want)
+	}
+	// Two past the node are counted.
+	six := togetherPod(12, 6, 6)
+	six.InstanceType = "g6.12xlarge"
+	if e := p.Estimate(six); e.UnpricedReason == nil || !strings.HasSuffix(*e.UnpricedReason, "holds 4 of them: the other 2 stay pending") {
+		t.Errorf("6 together on g6.12xlarge: reason %v", e.UnpricedReason)
 	}
 	// CPU binds too: 3 pods of 20 CPUs do not fit 48 vCPUs.
 	cpu := togetherPod(3, 3, 0)

@@ -211,6 +211,9 @@ type PodGPUs struct {
 	// the hostname selects its own pods. A node that holds fewer leaves the rest pending.
 	Together    int    `json:"-"`
 	TogetherWhy string `json:"-"`
+	// TogetherAdmitted says the pods are admitted together (Kueue's topology-aware scheduling):
+	// where no node holds them all, none of them is admitted, not the rest left pending.
+	TogetherAdmitted bool `json:"-"`
 	// Beside, when set, are pods of the workload's other roles that share one node with
 	// BesideOwn of this role's pods (a LeaderWorkerSet's leader and its workers, a
 	// RoleBasedGroup's roles, placed exclusively on kubernetes.io/hostname): a node for them

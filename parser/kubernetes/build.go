@@ -745,7 +745,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		res.Quantity = adm.pods
 	}
 	if adm.together > 0 && res.Pod != nil {
-		res.Pod.Together, res.Pod.TogetherWhy = adm.together, adm.togetherWhy
+		res.Pod.Together, res.Pod.TogetherWhy, res.Pod.TogetherAdmitted = adm.together, adm.togetherWhy, true
 	}
 	if n := adm.atOnce; n > 0 {
 		if m := capPods(res, n, adm.by); m != nil {

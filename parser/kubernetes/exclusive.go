@@ -269,6 +269,7 @@ func keepTogether(o *object, r *role, rs *parser.Resource) {
 	if g := r.exclusive; g != nil && g.topologyKey == hostnameKey {
 		if g.pods > max(1, rs.Pod.Together) { // Kueue's topology-aware scheduling may keep more together
 			rs.Pod.Together, rs.Pod.TogetherWhy = g.pods, fmt.Sprintf("%s puts %s", g.source, cmp.Or(g.together, fmt.Sprintf("each %s's %d pods on the node the first lands on", g.what, g.pods)))
+			rs.Pod.TogetherAdmitted = false
 		}
 		if g.pods > 0 && (g.groups > 1 || mostPods(rs) > g.pods) && (rs.Pod.MaxPerNode == 0 || rs.Pod.MaxPerNode > g.groupPods) {
 			rs.Pod.MaxPerNode, rs.Pod.MaxPerNodeWhy = g.groupPods, fmt.Sprintf("%s gives each %s of %d pods a node no other %s's pods share", g.source, g.what, g.groupPods, g.what)
@@ -279,6 +280,7 @@ func keepTogether(o *object, r *role, rs *parser.Resource) {
 	if rs.Quantity > max(1, rs.Pod.Together) {
 		if at, ok := ownPodTerm(o, &r.template, podAffinityField); ok {
 			rs.Pod.Together, rs.Pod.TogetherWhy = rs.Quantity, fmt.Sprintf("its required podAffinity (topologyKey kubernetes.io/hostname%s) selects its own pods, so its %d pods run on the node the first lands on", at, rs.Quantity)
+			rs.Pod.TogetherAdmitted = false
 		}
 	}
 }

@@ -187,6 +187,48 @@ spec:
 		if r.InstanceType != "p5.48xlarge" || r.Pod.Together != c.together || c.why != "" && r.Pod.TogetherWhy != c.why {
 			t.Errorf("%s: on %q, together %d (%q); want %d (%q)", c.name, r.InstanceType, r.Pod.Together, r.Pod.TogetherWhy, c.together, c.why)
 		}
+		if r.Pod.TogetherAdmitted != (c.together > 0) {
+			t.Errorf("%s: admitted together %v", c.name, r.Pod.TogetherAdmitted)
+		}
+	}
+}
+
+// A placement that keeps more pods on one node than TAS does wins, and its pods are the
+// kube-scheduler's to leave pending, not Kueue's to leave unadmitted: a JobSet's exclusive
+// placement of each Job's 4 pods, or a required podAffinity on its own pods, over slices of 2.
+func TestKueueTopologyBeneathOtherPlacement(t *testing.T) {
+	jobset := func(ann, affinity string) string {
+		return `apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: js, namespace: kq, labels: {kueue.x-k8s.io/queue-name: q}, annotations: {` + ann + `}}
+spec:
+  replicatedJobs:
+    - name: w
+      replicas: 2
+      template:
+        spec:
+          parallelism: 4
+          template:
+            metadata: {labels: {app: js}, annotations: {kueue.x-k8s.io/podset-slice-required-topology: kubernetes.io/hostname, kueue.x-k8s.io/podset-slice-size: "2"}}
+            spec:
+              ` + affinity + `
+              containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]
+`
+	}
+	const affinity = "affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: js}}, topologyKey: kubernetes.io/hostname}]}}"
+	for _, c := range []struct {
+		name, src string
+		together  int
+		admitted  bool
+	}{
+		{"slices alone", jobset("", ""), 2, true},
+		{"an exclusive Job", jobset("alpha.jobset.sigs.k8s.io/exclusive-topology: kubernetes.io/hostname", ""), 4, false},
+		{"its own pods' affinity", jobset("", affinity), 8, false},
+	} {
+		r := one(t, build(t, tasQueue("64", false, true)+c.src, Options{}))
+		if r.Pod.Together != c.together || r.Pod.TogetherAdmitted != c.admitted {
+			t.Errorf("%s: together %d (%q), admitted together %v; want %d, %v", c.name, r.Pod.Together, r.Pod.TogetherWhy, r.Pod.TogetherAdmitted, c.together, c.admitted)
+		}
 	}
 }
 
