@@ -341,6 +341,7 @@ func Build(files []*File, opts Options) parser.Result {
 		}
 		built := 0
 		at := make([]int, len(roles)) // where each role's resource is in res.Resources, -1 when not built
+		var besides []besideSet       // pods of several roles that Kueue puts on one node
 		// The API's pod-level request defaults, the RuntimeClass's overhead and scheduling,
 		// then the LimitRanges' defaults fill in every role's pods first: Kueue counts each pod
 		// set of the workload with them, whichever role is built.
@@ -358,7 +359,10 @@ func Build(files []*File, opts Options) parser.Result {
 				continue
 			}
 			defaulted := outcomes[i]
-			rs, np, errs, warns := buildRole(o, r, roles, nodeSources{nodePools, classes, kueue, groups, sharing, layouts}, scalers, claims, cms, opts)
+			rs, np, errs, warns, beside := buildRole(o, r, roles, nodeSources{nodePools, classes, kueue, groups, sharing, layouts}, scalers, claims, cms, opts)
+			if beside != nil && !slices.ContainsFunc(besides, func(b besideSet) bool { return b.source == beside.source }) {
+				besides = append(besides, *beside)
+			}
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
@@ -383,7 +387,7 @@ func Build(files []*File, opts Options) parser.Result {
 				built++
 			}
 		}
-		keepBeside(o, roles, at, res.Resources)
+		keepBeside(o, roles, at, res.Resources, besides)
 		if w, ok := misplacedTAS(o, roles); ok && built > 0 {
 			res.Warnings = append(res.Warnings, w)
 		}
@@ -595,8 +599,10 @@ func inPods(r schedule.Result, pods func(int) int) schedule.Result {
 	return out
 }
 
-// buildRole makes the resource for one pod role, or nil when its pods request no GPU.
-func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[string]scaler, claims *claimIndex, cms configMaps, opts Options) (*parser.Resource, *nodePool, []parser.Error, []parser.Error) {
+// buildRole makes the resource for one pod role, or nil when its pods request no GPU. beside,
+// when set, is the role's pods and other roles' that Kueue's topology-aware scheduling puts on
+// one node.
+func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[string]scaler, claims *claimIndex, cms configMaps, opts Options) (*parser.Resource, *nodePool, []parser.Error, []parser.Error, *besideSet) {
 	var errs, warns []parser.Error
 	req, perrs := podGPUs(r.template.Spec, o, claims)
 	for _, e := range perrs {
@@ -607,7 +613,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 			Message: fmt.Sprintf("%s: its pods claim devices through %s, which is not among the files read: GPUs it claims are not counted", o.address(), m)})
 	}
 	if req.count == 0 {
-		return nil, nil, errs, warns
+		return nil, nil, errs, warns, nil
 	}
 	addr := o.address()
 	if r.name != "" && (len(all) > 1 || r.named) {
@@ -734,13 +740,14 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 	hoursFromManifest(res, r, annotations, o, &errs)
 	if r.cloudRun != nil {
 		onCloudRunInstances(res, r.cloudRun, o)
-		return res, nil, errs, warns
+		return res, nil, errs, warns, nil
 	}
 	most := res.Quantity
 	if res.ScaleMax != nil {
 		most = max(most, res.ScaleMax.Quantity)
 	}
 	adm := nodes.kueue.admit(o, r, all, most)
+	beside := adm.beside
 	if adm.pods > 0 {
 		res.Quantity = adm.pods
 	}
@@ -779,7 +786,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 				Message: fmt.Sprintf("%s pins %s, which %s's requirements do not allow: Karpenter would leave its pods pending (priced as declared)", res.Address, res.InstanceType, np.address)})
 		}
 	}
-	return res, np, errs, warns
+	return res, np, errs, warns, beside
 }
 
 // capByPoolLimits bounds the pods at full scale-out by what the NodePool they land on may launch

@@ -18,8 +18,8 @@
 // Kueue queues, flavors, cohort trees and their quotas, which decide the flavor a queued workload is admitted
 // to or that it never is (kueue.go), Kueue's own configuration, which decides which requests
 // count against those quotas and which workloads Kueue manages (kueueconfig.go), Kueue's
-// Topologies, which decide the flavors topology-aware scheduling may use and which pods it keeps
-// on one node (kueuetas.go), DRA claim templates, Argo WorkflowTemplates, the
+// Topologies and PodSet groups, which decide the flavors topology-aware scheduling may use and
+// which pods it keeps on one node (kueuetas.go), DRA claim templates, Argo WorkflowTemplates, the
 // Deployments a Rollout's workloadRef names, Kubeflow training runtimes and
 // LLMInferenceServiceConfigs, found anywhere in the scan, are applied in Build; an autoscaler a
 // kustomization builds applies to the workloads of that build only (FromNodes takes a build's

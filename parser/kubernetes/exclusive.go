@@ -285,32 +285,49 @@ func keepTogether(o *object, r *role, rs *parser.Resource) {
 	}
 }
 
+// besideSet is pods of several roles of an object that share one node, and what puts them
+// there (source, followed by "puts").
+type besideSet struct {
+	source  string
+	members []besideMember
+}
+
+// besideMember is a role's pods in a besideSet: roles[role], pods of them.
+type besideMember struct {
+	role, pods int
+}
+
 // keepBeside records, on each built role of an object (o; built[i] indexes roles[i] in res, -1
-// when it was not built) that an exclusive placement on the hostname puts on one node with pods
-// of the object's other roles, those pods (Beside): a LeaderWorkerSet's leader beside its
-// workers, a RoleBasedGroup's roles beside each other. A role not built (it requests no GPUs)
-// counts with its CPU and memory: a CPU-only leader takes them from its workers' node.
-func keepBeside(o *object, roles []role, built []int, res []parser.Resource) {
-	bySource := map[string][]int{}
-	var sources []string
+// when it was not built) that is put on one node with pods of the object's other roles, those
+// pods (Beside): an exclusive placement on the hostname puts a LeaderWorkerSet's leader beside
+// its workers, a RoleBasedGroup's roles beside each other; sets adds others (a Kueue PodSet
+// group's). A role not built (it requests no GPUs) counts with its CPU and memory: a CPU-only
+// leader takes them from its workers' node.
+func keepBeside(o *object, roles []role, built []int, res []parser.Resource, sets []besideSet) {
+	bySource := map[string]int{} // index in all
+	var all []besideSet
 	for i, r := range roles {
 		g := r.exclusive
-		if g == nil || g.topologyKey != hostnameKey || g.inFirst <= 0 || built[i] >= 0 && res[built[i]].Pod == nil {
+		if g == nil || g.topologyKey != hostnameKey || g.inFirst <= 0 {
 			continue
 		}
-		if _, ok := bySource[g.source]; !ok {
-			sources = append(sources, g.source)
+		at, ok := bySource[g.source]
+		if !ok {
+			at = len(all)
+			bySource[g.source] = at
+			all = append(all, besideSet{source: g.source})
 		}
-		bySource[g.source] = append(bySource[g.source], i)
+		all[at].members = append(all[at].members, besideMember{i, g.inFirst})
 	}
-	for _, src := range sources {
-		members := bySource[src]
-		if len(members) < 2 {
+	for _, set := range append(all, sets...) {
+		members := set.members
+		if len(members) < 2 || slices.ContainsFunc(members, func(m besideMember) bool { return built[m.role] >= 0 && res[built[m.role]].Pod == nil }) {
 			continue
 		}
 		mates := make([]parser.NodeMate, len(members))
-		for k, i := range members {
-			mates[k].Pods = roles[i].exclusive.inFirst
+		for k, m := range members {
+			i := m.role
+			mates[k].Pods = m.pods
 			if built[i] >= 0 {
 				m := res[built[i]].Pod
 				mates[k].Resource, mates[k].GPUs, mates[k].CPU, mates[k].MemoryGiB = m.Resource, m.Requested, m.CPU, m.MemoryGiB
@@ -322,17 +339,16 @@ func keepBeside(o *object, roles []role, built []int, res []parser.Resource) {
 			mates[k].CPU, mates[k].MemoryGiB = math.Round(cpu*1000)/1000, math.Round(mem/(1<<30)*100)/100
 		}
 		var parts []string
-		for _, i := range members {
-			n := roles[i].exclusive.inFirst
-			parts = append(parts, fmt.Sprintf("%d %s pod%s", n, roles[i].name, parser.Plural(int64(n))))
+		for _, m := range members {
+			parts = append(parts, fmt.Sprintf("%d %s pod%s", m.pods, roles[m.role].name, parser.Plural(int64(m.pods))))
 		}
-		why := fmt.Sprintf("%s puts %s on one node", src, strings.Join(parts, " and "))
-		for k, i := range members {
-			if built[i] < 0 {
+		why := fmt.Sprintf("%s puts %s on one node", set.source, strings.Join(parts, " and "))
+		for k, m := range members {
+			if built[m.role] < 0 {
 				continue
 			}
-			pod := res[built[i]].Pod
-			pod.BesideOwn, pod.BesideWhy = roles[i].exclusive.inFirst, why
+			pod := res[built[m.role]].Pod
+			pod.BesideOwn, pod.BesideWhy = m.pods, why
 			pod.Beside = append(slices.Clone(mates[:k]), mates[k+1:]...)
 		}
 	}

@@ -360,6 +360,9 @@ type kueueAdmission struct {
 	// puts on one node, and togetherWhy says so.
 	together    int
 	togetherWhy string
+	// beside, when set, is the PodSet group of the role that topology-aware scheduling puts
+	// on one node: its pods and those of the group's other pod set.
+	beside *besideSet
 }
 
 // admit assigns flavors to the pods of role r of o, one of its roles all (Kueue's pod sets,
@@ -412,11 +415,8 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 		notes = append(notes, why)
 	}
 	// Kueue admits a workload whole or not at all; its pod sets take their quota in turn.
-	used := map[string]float64{} // flavor/resource → what the pod sets before took
-	var a assignment             // r's
-	var own podSet               // r's pod set, as Kueue counts it
-	refusal := ""
-	for _, x := range all {
+	sets := make([]podSet, len(all))
+	for i, x := range all {
 		ps := cq.podSet(k, o.namespace(), x, cfg)
 		if ps.refused == "" {
 			ps.refused = ps.tas.checkSize(kueuePods(o, x))
@@ -424,15 +424,47 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 		if ps.refused != "" {
 			return refusedBy("Kueue never admits it: "+ps.refused, path, notes)
 		}
-		got := cq.assign(k, ps, kueuePods(o, x), used)
-		if x.name == r.name {
-			a, own = got, ps
-			notes = append(notes, ps.notes...)
+		sets[i] = ps
+	}
+	groups, why := podSetGroups(o, all)
+	if why != "" {
+		return refusedBy("Kueue never admits it: "+why, path, notes)
+	}
+	ri := slices.IndexFunc(all, func(x role) bool { return x.name == r.name })
+	var ownGroup *[2]int             // r's PodSet group, nil when none
+	units := make([][]int, len(all)) // the pod sets assigned as one at each: a group's at its first
+	for i := range all {
+		units[i] = []int{i}
+	}
+	for gi, g := range groups {
+		units[g[0]], units[g[1]] = g[:], nil
+		if slices.Contains(g[:], ri) {
+			ownGroup = &groups[gi]
+		}
+	}
+	used := map[string]float64{} // flavor/resource → what the pod sets before took
+	var a assignment             // r's
+	var own podSet               // r's pod set, as Kueue counts it
+	refusal := ""
+	for _, unit := range units {
+		if unit == nil {
+			continue
+		}
+		in := make([]podSetPods, len(unit))
+		names := make([]string, len(unit))
+		for j, m := range unit {
+			in[j], names[j] = podSetPods{sets[m], kueuePods(o, all[m])}, all[m].name
+		}
+		got := cq.assignSets(k, in, used)
+		mine := slices.Contains(unit, ri)
+		if mine {
+			a, own = got, sets[ri]
+			notes = append(notes, own.notes...)
 		}
 		if got.why != "" && refusal == "" {
 			refusal = got.why
-			if x.name != r.name {
-				refusal = fmt.Sprintf("its %s pods: %s", x.name, got.why)
+			if !mine {
+				refusal = fmt.Sprintf("its %s pods: %s", strings.Join(names, " and "), got.why)
 			}
 		}
 	}
@@ -472,6 +504,9 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	out.flavor, out.notes = flavor, append(out.notes, notes...)
 	if len(a.chosen) > 0 {
 		out.together, out.togetherWhy = own.tas.together(kueuePods(o, r))
+		if ownGroup != nil {
+			out.beside = groupBeside(o, all, *ownGroup)
+		}
 	}
 	var note string
 	out.flexStart, note = k.provisionedBy(cq, a, own.requests)
@@ -824,21 +859,44 @@ func (cq *clusterQueue) podSet(k *kueueIndex, ns string, r role, cfg *kueueConfi
 	return ps
 }
 
+// podSetPods is n pods of a pod set.
+type podSetPods struct {
+	ps podSet
+	n  int
+}
+
 // assign gives n pods of a pod set a flavor in each resource group that covers what they
 // request, adding what they take to used.
 func (cq *clusterQueue) assign(k *kueueIndex, ps podSet, n int, used map[string]float64) assignment {
-	if n <= 0 {
+	return cq.assignSets(k, []podSetPods{{ps, n}}, used)
+}
+
+// assignSets gives pod sets that Kueue assigns as one (a PodSet group: a leader and its
+// workers) a flavor in each resource group that covers what any of them requests: the first
+// that every one of them may use and whose quota holds them all, as Kueue's flavor assigner
+// does for a group (findFlavorForPodSets over the group's summed requests). What they take is
+// added to used.
+func (cq *clusterQueue) assignSets(k *kueueIndex, sets []podSetPods, used map[string]float64) assignment {
+	requests := map[string]float64{} // of all the pods
+	for _, set := range sets {
+		for res, v := range set.ps.requests {
+			if set.n > 0 {
+				requests[res] += v * float64(set.n)
+			}
+		}
+	}
+	if len(requests) == 0 {
 		return assignment{}
 	}
-	requests := ps.requests
+	config := sets[0].ps.config // one workload's, the same for each pod set
 	var out assignment
 	done := map[int]bool{} // the groups assigned
 	for _, res := range slices.Sorted(maps.Keys(requests)) {
 		gi := slices.IndexFunc(cq.groups, func(g kueueGroup) bool { return slices.Contains(g.covered, res) })
 		if gi < 0 {
 			hint := "unless Kueue's configuration leaves it out: resources.excludeResourcePrefixes"
-			if ps.config != "" {
-				hint = ps.config + " does not leave it out (resources.excludeResourcePrefixes)"
+			if config != "" {
+				hint = config + " does not leave it out (resources.excludeResourcePrefixes)"
 			}
 			return assignment{why: fmt.Sprintf("ClusterQueue %s covers no %s, which its pods request (%s)", cq.name, res, hint)}
 		}
@@ -847,10 +905,10 @@ func (cq *clusterQueue) assign(k *kueueIndex, ps podSet, n int, used map[string]
 		}
 		done[gi] = true
 		g := cq.groups[gi]
-		want := map[string]float64{} // the pod set's request of each resource the group covers
+		want := map[string]float64{} // the pods' request of each resource the group covers
 		for _, c := range g.covered {
 			if v, ok := requests[c]; ok {
-				want[c] = v * float64(n)
+				want[c] = v
 			}
 		}
 		keys := map[string]bool{} // the label keys of the group's flavors: the only ones matched
@@ -866,15 +924,7 @@ func (cq *clusterQueue) assign(k *kueueIndex, ps podSet, n int, used map[string]
 			if !ok {
 				return assignment{unknown: fmt.Sprintf("Kueue ResourceFlavor %s (of ClusterQueue %s) is not among the files read: the node comes from the pod's own labels", fq.name, cq.name)}
 			}
-			if t, ok := untolerated(f.taints, append(slices.Clone(ps.tolerations), f.tolerations...)); ok {
-				choice.skipped = append(choice.skipped, fmt.Sprintf("%s: its pods do not tolerate its taint %s", fq.name, t))
-				continue
-			}
-			if !ps.selection.allowsLabels(keys, f.labels) {
-				choice.skipped = append(choice.skipped, fmt.Sprintf("%s: its node labels are not among those the pods select", fq.name))
-				continue
-			}
-			skip, tasNote := k.tasMatch(cq, ps.tas, f)
+			skip, tasNote := cq.passOver(k, sets, f, keys)
 			if skip != "" {
 				choice.skipped = append(choice.skipped, skip)
 				continue
@@ -907,8 +957,11 @@ func (cq *clusterQueue) assign(k *kueueIndex, ps podSet, n int, used map[string]
 			choice = c
 			for _, later := range g.flavors[i+1:] {
 				if lf, ok := k.flavors[later.name]; ok {
-					if skip, _ := k.tasMatch(cq, ps.tas, lf); skip != "" {
-						choice.closed = append(choice.closed, skip)
+					for _, set := range sets {
+						if skip, _ := k.tasMatch(cq, set.ps.tas, lf); skip != "" {
+							choice.closed = append(choice.closed, skip)
+							break
+						}
 					}
 				}
 			}
@@ -930,6 +983,28 @@ func (cq *clusterQueue) assign(k *kueueIndex, ps podSet, n int, used map[string]
 		out.chosen = append(out.chosen, choice)
 	}
 	return out
+}
+
+// passOver says why pod sets assigned as one pass over flavor f of a resource group whose
+// flavors use the label keys keys: a pod set does not tolerate its taints, does not select its
+// node labels, or asks for topology-aware scheduling it does not give; "" when they may use it.
+// note, when set, says what is not known of its Topology.
+func (cq *clusterQueue) passOver(k *kueueIndex, sets []podSetPods, f kueueFlavor, keys map[string]bool) (skip, note string) {
+	for _, set := range sets {
+		ps := set.ps
+		if t, ok := untolerated(f.taints, append(slices.Clone(ps.tolerations), f.tolerations...)); ok {
+			return fmt.Sprintf("%s: its pods do not tolerate its taint %s", f.name, t), ""
+		}
+		if !ps.selection.allowsLabels(keys, f.labels) {
+			return fmt.Sprintf("%s: its node labels are not among those the pods select", f.name), ""
+		}
+		skip, tasNote := k.tasMatch(cq, ps.tas, f)
+		if skip != "" {
+			return skip, ""
+		}
+		note = cmp.Or(note, tasNote)
+	}
+	return "", note
 }
 
 // capacity is what a ClusterQueue may hold of resource res on a flavor in an empty cluster:

@@ -39,7 +39,70 @@ const (
 	tasUnconstrainedKey = "kueue.x-k8s.io/podset-unconstrained-topology"
 	tasSliceKey         = "kueue.x-k8s.io/podset-slice-required-topology"
 	tasSliceSizeKey     = "kueue.x-k8s.io/podset-slice-size"
+	tasGroupKey         = "kueue.x-k8s.io/podset-group-name"
 )
+
+// A PodSet group (kueue.x-k8s.io/podset-group-name on two pod templates of one workload) is
+// assigned one flavor and placed in one domain as a unit: a LeaderWorkerSet's leader and its
+// workers, an MPIJob's launcher and its workers. Kueue's webhooks reject a group that is not
+// exactly two pod sets, one of them of a single pod, both asking for the same required or
+// preferred level (jobframework ValidatePodSetGroupingTopology), and a group named by a number
+// (validatePodSetGroupNameAnnotation); the name counts only on a template that asks for TAS. The flavor assigner
+// chooses the group's flavor for the pod sets' requests together (findFlavorForPodSets), and
+// TAS places both in one domain of the level. Source: kueue pkg/controller/jobframework
+// (validation.go, tas_validation.go), pkg/scheduler/flavorassigner/flavorassigner.go and the
+// TAS docs, read 2026-11-28.
+
+// podSetGroups are the PodSet groups of a workload's pod sets (all), each as the indexes of its
+// two pod sets, in the order of their first; refused says why Kueue rejects them as written.
+func podSetGroups(o *object, all []role) (groups [][2]int, refused string) {
+	members := map[string][]int{}
+	var names []string
+	for i, x := range all {
+		name, ok := x.template.Metadata.Annotations[tasGroupKey]
+		if t, _ := readTAS(x.template.Metadata.Annotations, x.jobPods); !ok || !t.asked {
+			continue
+		}
+		if _, err := strconv.ParseUint(name, 10, 64); err == nil {
+			return nil, fmt.Sprintf("its %s %q is a number, which Kueue's webhook rejects", tasGroupKey, name)
+		}
+		if _, ok := members[name]; !ok {
+			names = append(names, name)
+		}
+		members[name] = append(members[name], i)
+	}
+	for _, name := range names {
+		m := members[name]
+		if len(m) != 2 {
+			return nil, fmt.Sprintf("its %s %q names %d pod set%s, and a group is exactly 2", tasGroupKey, name, len(m), parser.Plural(int64(len(m))))
+		}
+		a, b := all[m[0]], all[m[1]]
+		if pa, pb := kueuePods(o, a), kueuePods(o, b); pa != 1 && pb != 1 {
+			return nil, fmt.Sprintf("its %s %q groups pod sets of %d and %d pods, and one of a group must be a single pod", tasGroupKey, name, pa, pb)
+		}
+		ta, _ := readTAS(a.template.Metadata.Annotations, a.jobPods)
+		tb, _ := readTAS(b.template.Metadata.Annotations, b.jobPods)
+		if ta.level == "" || ta.level != tb.level || ta.required != tb.required {
+			return nil, fmt.Sprintf("its %s %q groups pod sets that do not ask for the same %s or %s", tasGroupKey, name, tasRequiredKey, tasPreferredKey)
+		}
+		groups = append(groups, [2]int{m[0], m[1]})
+	}
+	return groups, ""
+}
+
+// groupBeside is the pods a PodSet group (g, of a workload's pod sets all) required on
+// kubernetes.io/hostname puts on one node: each of its pod sets' pods in one Kueue workload;
+// nil when it is required on another level, or only preferred.
+func groupBeside(o *object, all []role, g [2]int) *besideSet {
+	t, _ := readTAS(all[g[0]].template.Metadata.Annotations, all[g[0]].jobPods)
+	if !t.required || t.level != hostnameKey {
+		return nil
+	}
+	return &besideSet{
+		source:  fmt.Sprintf("Kueue's topology-aware scheduling (%s %q, %s: %s)", tasGroupKey, all[g[0]].template.Metadata.Annotations[tasGroupKey], tasRequiredKey, hostnameKey),
+		members: []besideMember{{g[0], kueuePods(o, all[g[0]])}, {g[1], kueuePods(o, all[g[1]])}},
+	}
+}
 
 // tasRequest is what a pod set asks of Kueue's TAS; the zero value asks nothing.
 type tasRequest struct {

@@ -543,14 +543,14 @@ func extractLeaderWorkerSet(o *object) ([]role, error) {
 	}
 	if leader == nil {
 		return []role{{replicas: groups * size, template: spec.LeaderWorkerTemplate.WorkerTemplate, scalable: true, perReplica: size,
-			note: fmt.Sprintf("%d groups × %d pods", groups, size), exclusive: lwsExclusive(ann, sub, lwsAll, size, groups)}}, nil
+			note: fmt.Sprintf("%d group%s × %d pods", groups, parser.Plural(int64(groups)), size), exclusive: lwsExclusive(ann, sub, lwsAll, size, groups)}}, nil
 	}
 	// With a leader of its own template, or one placed apart from its workers, each role's pods
 	// pay their share of the node of their group (or subgroup).
 	return []role{
 		{name: "leader", replicas: groups, template: *leader, scalable: true, note: leaderNote, exclusive: lwsExclusive(ann, sub, lwsLeader, size, groups)},
 		{name: "worker", replicas: groups * (size - 1), template: spec.LeaderWorkerTemplate.WorkerTemplate, scalable: true, perReplica: size - 1,
-			note: fmt.Sprintf("%d groups × %d workers", groups, size-1), exclusive: lwsExclusive(ann, sub, lwsWorkers, size, groups)},
+			note: fmt.Sprintf("%d group%s × %d worker%s", groups, parser.Plural(int64(groups)), size-1, parser.Plural(int64(size-1))), exclusive: lwsExclusive(ann, sub, lwsWorkers, size, groups)},
 	}, nil
 }
 
