@@ -63,6 +63,10 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	}
 	gpuCount := count // of the GPU model, for the pod's GPU info: a slice is part of one
 	count = devices(count)
+	// The node's GPU is known from here: a pod it cannot hold (unpriced) still names it.
+	if g, ok := p.Catalog.GPU(gpu.GPU); ok {
+		e.GPU = &GPUInfo{Model: g.Name, Count: share * gpuCount / count, MemoryGiB: gpu.GPUMemoryGiB, Key: g.Key, MIGProfile: pod.MIGProfile}
+	}
 	if need := gpusOnNode(&pod, share); need > count+1e-9 {
 		return fmt.Sprintf("a pod requests %s GPUs but %s has %s: it cannot be scheduled there", trimNum(need), in.Type, trimNum(count))
 	}
@@ -120,9 +124,6 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 			addNote(e, fmt.Sprintf("the pod's CPU and memory requests take %s of %s, more than its GPUs' %s: it pays that share, since no more such pods fit a node",
 				percent(s), in.Type, percent(share/count)))
 		}
-	}
-	if g, ok := p.Catalog.GPU(gpu.GPU); ok {
-		e.GPU = &GPUInfo{Model: g.Name, Count: share * gpuCount / count, MemoryGiB: gpu.GPUMemoryGiB, Key: g.Key, MIGProfile: pod.MIGProfile}
 	}
 	return refusedUnits(&pod) // last: the node and its GPUs are the pod's, though it never runs
 }

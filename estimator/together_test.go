@@ -44,6 +44,10 @@ func TestTogetherPodsMustFitOneNode(t *testing.T) {
 	if e.MonthlyCost != nil || e.UnpricedReason == nil || *e.UnpricedReason != want {
 		t.Fatalf("5 together on g6.12xlarge: reason %v, want %q", e.UnpricedReason, want)
 	}
+	// Unpriced, it still names the node's GPU, not the resource the pods request.
+	if g := e.GPU; g == nil || g.Model != "NVIDIA L4" || g.Count != float64(over.Pod.Requested) || g.MemoryGiB != 24 {
+		t.Errorf("5 together on g6.12xlarge: GPU %+v", g)
+	}
 	// Admitted together (Kueue's topology-aware scheduling), none of them runs: Kueue keeps
 	// the workload suspended.
 	over.Pod.TogetherAdmitted = true
