@@ -391,6 +391,9 @@ func Build(files []*File, opts Options) parser.Result {
 		if w, ok := misplacedTAS(o, roles); ok && built > 0 {
 			res.Warnings = append(res.Warnings, w)
 		}
+		if w, ok := misnamedPlacement(o, roles); ok && built > 0 {
+			res.Warnings = append(res.Warnings, w)
+		}
 		if why := removedAPI(o); why != "" && built > 0 {
 			res.Warnings = append(res.Warnings, parser.Error{File: o.file, Line: o.line, Message: why})
 		}

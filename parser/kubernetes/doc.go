@@ -32,7 +32,8 @@
 // not read whose spec requests GPUs is a warning (unknown.go). Pods that an exclusive placement
 // (a JobSet's, a LeaderWorkerSet's group or subgroup, a RoleBasedGroup's) or their own pod
 // affinity keeps on one node are marked for the estimator, with the pods of other roles beside
-// them (exclusive.go).
+// them (exclusive.go); a placement annotation under a key its kind does not read is a warning
+// (placementkeys.go).
 //
 // The package does not price anything: the estimator turns "which node" into a price.
 package kubernetes
