@@ -56,11 +56,16 @@ const (
 // podSetGroups are the PodSet groups of a workload's pod sets (all), each as the indexes of its
 // two pod sets, in the order of their first; refused says why Kueue rejects them as written.
 func podSetGroups(o *object, all []role) (groups [][2]int, refused string) {
-	members := map[string][]int{}
+	type member struct {
+		role int
+		tas  tasRequest
+	}
+	members := map[string][]member{}
 	var names []string
 	for i, x := range all {
 		name, ok := x.template.Metadata.Annotations[tasGroupKey]
-		if t, _ := readTAS(x.template.Metadata.Annotations, x.jobPods); !ok || !t.asked {
+		t, _ := readTAS(x.template.Metadata.Annotations, x.jobPods)
+		if !ok || !t.asked {
 			continue
 		}
 		if _, err := strconv.ParseUint(name, 10, 64); err == nil {
@@ -69,23 +74,20 @@ func podSetGroups(o *object, all []role) (groups [][2]int, refused string) {
 		if _, ok := members[name]; !ok {
 			names = append(names, name)
 		}
-		members[name] = append(members[name], i)
+		members[name] = append(members[name], member{i, t})
 	}
 	for _, name := range names {
 		m := members[name]
 		if len(m) != 2 {
 			return nil, fmt.Sprintf("its %s %q names %d pod set%s, and a group is exactly 2", tasGroupKey, name, len(m), parser.Plural(int64(len(m))))
 		}
-		a, b := all[m[0]], all[m[1]]
-		if pa, pb := kueuePods(o, a), kueuePods(o, b); pa != 1 && pb != 1 {
+		if pa, pb := kueuePods(o, all[m[0].role]), kueuePods(o, all[m[1].role]); pa != 1 && pb != 1 {
 			return nil, fmt.Sprintf("its %s %q groups pod sets of %d and %d pods, and one of a group must be a single pod", tasGroupKey, name, pa, pb)
 		}
-		ta, _ := readTAS(a.template.Metadata.Annotations, a.jobPods)
-		tb, _ := readTAS(b.template.Metadata.Annotations, b.jobPods)
-		if ta.level == "" || ta.level != tb.level || ta.required != tb.required {
+		if ta, tb := m[0].tas, m[1].tas; ta.level == "" || ta.level != tb.level || ta.required != tb.required {
 			return nil, fmt.Sprintf("its %s %q groups pod sets that do not ask for the same %s or %s", tasGroupKey, name, tasRequiredKey, tasPreferredKey)
 		}
-		groups = append(groups, [2]int{m[0], m[1]})
+		groups = append(groups, [2]int{m[0].role, m[1].role})
 	}
 	return groups, ""
 }

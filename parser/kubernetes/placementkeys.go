@@ -30,21 +30,7 @@ var placementReads = map[string][]string{
 func misnamedPlacement(o *object, roles []role) (parser.Error, bool) {
 	sets := []map[string]string{o.Metadata.Annotations}
 	for _, r := range roles {
-		sets = append(sets, r.template.Metadata.Annotations)
-	}
-	if o.Kind == "JobSet" {
-		var spec struct {
-			ReplicatedJobs []struct {
-				Template struct {
-					Metadata objectMeta `yaml:"metadata"`
-				} `yaml:"template"`
-			} `yaml:"replicatedJobs"`
-		}
-		if decodeSpec(o, &spec) == nil {
-			for _, rj := range spec.ReplicatedJobs {
-				sets = append(sets, rj.Template.Metadata.Annotations)
-			}
-		}
+		sets = append(sets, r.template.Metadata.Annotations, r.jobAnnotations)
 	}
 	var found []string
 	for _, ann := range sets {

@@ -24,6 +24,9 @@ type role struct {
 	// month unless something says so.
 	runsToCompletion bool
 	daemonSet        bool
+	// jobAnnotations are a JobSet replicated job's template annotations (where its exclusive
+	// placement may be set), read again only to warn of misnamed placement keys.
+	jobAnnotations map[string]string
 	// scalable is set on kinds an autoscaler can scale (Deployment, StatefulSet, ReplicaSet,
 	// LeaderWorkerSet); perReplica is how many of this role's pods one replica runs (a
 	// LeaderWorkerSet group's workers), 0 meaning 1.
@@ -347,7 +350,7 @@ func extractJobSet(o *object) ([]role, error) {
 		copies := intOr(rj.Replicas, 1)
 		r.name, r.note = name, fmt.Sprintf("%d jobs × %d pods", copies, r.replicas)
 		r.exclusive = jobSetExclusive(o, rj.Template.Metadata.Annotations, r.template.Metadata.Annotations, r.replicas, jobs)
-		r.jobPods = r.replicas
+		r.jobPods, r.jobAnnotations = r.replicas, rj.Template.Metadata.Annotations
 		r.replicas *= copies
 		out = append(out, r)
 	}
