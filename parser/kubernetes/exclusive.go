@@ -304,8 +304,8 @@ type besideMember struct {
 // group's). A role not built (it requests no GPUs) counts with its CPU and memory: a CPU-only
 // leader takes them from its workers' node.
 func keepBeside(o *object, roles []role, built []int, res []parser.Resource, sets []besideSet) {
-	bySource := map[string]int{} // index in all
-	var all []besideSet
+	bySource := map[string]int{} // index in placed
+	var placed []besideSet       // by exclusive placement
 	for i, r := range roles {
 		g := r.exclusive
 		if g == nil || g.topologyKey != hostnameKey || g.inFirst <= 0 {
@@ -313,13 +313,13 @@ func keepBeside(o *object, roles []role, built []int, res []parser.Resource, set
 		}
 		at, ok := bySource[g.source]
 		if !ok {
-			at = len(all)
+			at = len(placed)
 			bySource[g.source] = at
-			all = append(all, besideSet{source: g.source})
+			placed = append(placed, besideSet{source: g.source})
 		}
-		all[at].members = append(all[at].members, besideMember{i, g.inFirst})
+		placed[at].members = append(placed[at].members, besideMember{i, g.inFirst})
 	}
-	for _, set := range append(all, sets...) {
+	for _, set := range append(placed, sets...) {
 		members := set.members
 		if len(members) < 2 || slices.ContainsFunc(members, func(m besideMember) bool { return built[m.role] >= 0 && res[built[m.role]].Pod == nil }) {
 			continue
