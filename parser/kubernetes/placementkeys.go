@@ -70,11 +70,15 @@ func readKey(kind, key string) string {
 	if slices.Contains(reads, key) {
 		return ""
 	}
-	name := key[strings.LastIndexByte(key, '/')+1:]
 	for _, k := range reads {
-		if k[strings.LastIndexByte(k, '/')+1:] == name {
+		if keyName(k) == keyName(key) {
 			return k
 		}
 	}
 	return ""
+}
+
+// keyName is an annotation key's name, after its domain (the whole key when it has none).
+func keyName(key string) string {
+	return key[strings.LastIndexByte(key, '/')+1:]
 }
