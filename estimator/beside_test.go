@@ -37,6 +37,13 @@ func TestBesidePodsMustFitOneNode(t *testing.T) {
 	if e.MonthlyCost != nil || e.UnpricedReason == nil || *e.UnpricedReason != want {
 		t.Fatalf("a 2-GPU leader beside 3 workers on g6.12xlarge: reason %v, want %q", e.UnpricedReason, want)
 	}
+	// Admitted together (a Kueue PodSet group), none of them runs: Kueue keeps the workload
+	// suspended, and the reason says so.
+	over.Pod.BesideAdmitted = true
+	want = "each group's leader and workers share a node, but a g6.12xlarge does not hold them (they request 5 GPUs together, and it has 4): Kueue admits none of them, and the workload stays suspended"
+	if e := p.Estimate(over); e.MonthlyCost != nil || e.UnpricedReason == nil || *e.UnpricedReason != want {
+		t.Errorf("admitted together: reason %v, want %q", e.UnpricedReason, want)
+	}
 	// CPU binds too: a leader of 44 CPUs beside 3 workers of 2 needs 50 of 48.
 	cpu := besidePod(3, 1)
 	cpu.InstanceType, cpu.Pod.Beside[0].CPU = "g6.12xlarge", 44

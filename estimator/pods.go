@@ -109,6 +109,9 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 		}
 	}
 	if ok, need := besideFits(in, share/count, &pod); !ok {
+		if pod.BesideAdmitted {
+			return fmt.Sprintf("%s, but a %s does not hold them (%s): Kueue admits none of them, and the workload stays suspended", pod.BesideWhy, in.Type, need)
+		}
 		return fmt.Sprintf("%s, but a %s does not hold them: %s", pod.BesideWhy, in.Type, need)
 	}
 	if s := nodeShare(in, share/count, &pod); s > share/count {

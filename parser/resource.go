@@ -221,6 +221,9 @@ type PodGPUs struct {
 	Beside    []NodeMate `json:"-"`
 	BesideOwn int        `json:"-"`
 	BesideWhy string     `json:"-"`
+	// BesideAdmitted says the pods beside each other are admitted together (a Kueue PodSet
+	// group under topology-aware scheduling): where no node holds them, Kueue admits none.
+	BesideAdmitted bool `json:"-"`
 }
 
 // NodeMate is pods of another role that share a node with a workload's pods: how many, and

@@ -286,10 +286,12 @@ func keepTogether(o *object, r *role, rs *parser.Resource) {
 }
 
 // besideSet is pods of several roles of an object that share one node, and what puts them
-// there (source, followed by "puts").
+// there (source, followed by "puts"). admitted says they are admitted together (Kueue's
+// topology-aware scheduling): where no node holds them, none of them runs.
 type besideSet struct {
-	source  string
-	members []besideMember
+	source   string
+	members  []besideMember
+	admitted bool
 }
 
 // besideMember is a role's pods in a besideSet: roles[role], pods of them.
@@ -348,7 +350,7 @@ func keepBeside(o *object, roles []role, built []int, res []parser.Resource, set
 				continue
 			}
 			pod := res[built[m.role]].Pod
-			pod.BesideOwn, pod.BesideWhy = m.pods, why
+			pod.BesideOwn, pod.BesideWhy, pod.BesideAdmitted = m.pods, why, set.admitted
 			pod.Beside = append(slices.Clone(mates[:k]), mates[k+1:]...)
 		}
 	}

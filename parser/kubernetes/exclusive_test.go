@@ -312,6 +312,10 @@ func TestLeaderWorkerSetLeaderBesideWorkers(t *testing.T) {
 		if l.BesideOwn != c.leaderOwn || w.BesideOwn != c.workerOwn || c.why != "" && (l.BesideWhy != c.why || w.BesideWhy != c.why) {
 			t.Errorf("%s: leader %d (%q), workers %d (%q)", c.name, l.BesideOwn, l.BesideWhy, w.BesideOwn, w.BesideWhy)
 		}
+		// The kube-scheduler places such pods one by one: none of them is admitted together.
+		if l.BesideAdmitted || w.BesideAdmitted {
+			t.Errorf("%s: admitted together", c.name)
+		}
 		if c.leaderOwn == 0 {
 			if len(l.Beside)+len(w.Beside) > 0 {
 				t.Errorf("%s: beside %+v, %+v", c.name, l.Beside, w.Beside)

@@ -431,25 +431,18 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 		return refusedBy("Kueue never admits it: "+why, path, notes)
 	}
 	ri := slices.IndexFunc(all, func(x role) bool { return x.name == r.name })
-	var ownGroup *[2]int             // r's PodSet group, nil when none
-	units := make([][]int, len(all)) // the pod sets assigned as one at each: a group's at its first
-	for i := range all {
-		units[i] = []int{i}
-	}
+	var ownGroup *[2]int // r's PodSet group, nil when none
 	for gi, g := range groups {
-		units[g[0]], units[g[1]] = g[:], nil
 		if slices.Contains(g[:], ri) {
 			ownGroup = &groups[gi]
 		}
 	}
+	units := assignUnits(len(all), groups)
 	used := map[string]float64{} // flavor/resource → what the pod sets before took
 	var a assignment             // r's
 	var own podSet               // r's pod set, as Kueue counts it
 	refusal := ""
 	for _, unit := range units {
-		if unit == nil {
-			continue
-		}
 		in := make([]podSetPods, len(unit))
 		names := make([]string, len(unit))
 		for j, m := range unit {
@@ -497,7 +490,7 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	case o.Kind == "LeaderWorkerSet":
 		// A group with a leader template is one workload of two pod sets, the leader and its
 		// workers: groups are admitted whole, one after another.
-		out.atOnce = cq.admittedGroups(k, o, all, cfg, most/unit) * unit
+		out.atOnce = cq.admittedGroups(k, o, all, units, cfg, most/unit) * unit
 		out.by = "ClusterQueue " + cq.name + "'s quota, group by group"
 	}
 	flavor, notes := a.describe(path)
@@ -763,8 +756,9 @@ func (cq *clusterQueue) admitted(k *kueueIndex, ns string, r role, cfg *kueueCon
 
 // admittedGroups is how many workloads of several pod sets each (a LeaderWorkerSet's groups,
 // its leader and its workers) Kueue admits at once, up to most: one after another until one
-// fits no flavor. It is 0 when that is not known (a flavor not read).
-func (cq *clusterQueue) admittedGroups(k *kueueIndex, o *object, all []role, cfg *kueueConfig, most int) int {
+// fits no flavor. Each workload's pod sets take their flavors by units (assignUnits): those
+// of a PodSet group as one. It is 0 when that is not known (a flavor not read).
+func (cq *clusterQueue) admittedGroups(k *kueueIndex, o *object, all []role, units [][]int, cfg *kueueConfig, most int) int {
 	sets := make([]podSet, len(all))
 	for i, x := range all {
 		sets[i] = cq.podSet(k, o.namespace(), x, cfg)
@@ -772,8 +766,12 @@ func (cq *clusterQueue) admittedGroups(k *kueueIndex, o *object, all []role, cfg
 	used := map[string]float64{}
 	n := 0
 	for ; n < most; n++ {
-		for i, x := range all {
-			a := cq.assign(k, sets[i], kueuePods(o, x), used)
+		for _, unit := range units {
+			in := make([]podSetPods, len(unit))
+			for j, m := range unit {
+				in[j] = podSetPods{sets[m], kueuePods(o, all[m])}
+			}
+			a := cq.assignSets(k, in, used)
 			if a.unknown != "" {
 				return 0
 			}
@@ -783,6 +781,20 @@ func (cq *clusterQueue) admittedGroups(k *kueueIndex, o *object, all []role, cfg
 		}
 	}
 	return n
+}
+
+// assignUnits is the pod sets of a workload of n that take their flavors as one, in the order
+// Kueue assigns them: each pod set alone, but a PodSet group's two (groups) together, where
+// the first of them stands.
+func assignUnits(n int, groups [][2]int) [][]int {
+	units := make([][]int, n)
+	for i := range units {
+		units[i] = []int{i}
+	}
+	for _, g := range groups {
+		units[g[0]], units[g[1]] = g[:], nil
+	}
+	return slices.DeleteFunc(units, func(u []int) bool { return u == nil })
 }
 
 // kueuePods is how many of a role's pods one Kueue workload holds: a LeaderWorkerSet's group,

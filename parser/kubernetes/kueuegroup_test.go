@@ -55,13 +55,13 @@ func TestKueuePodSetGroupBesideOnOneNode(t *testing.T) {
 			t.Fatalf("%s: %d resources, warnings %v, errors %v", c.name, len(res.Resources), res.Warnings, res.Errors)
 		}
 		w := res.Resources[c.built-1].Pod
-		if !sameMates(w.Beside, c.beside) || len(c.beside) > 0 && (w.BesideOwn != 3 || w.BesideWhy != why) {
-			t.Errorf("%s: workers beside %+v (own %d, %q), want %+v", c.name, w.Beside, w.BesideOwn, w.BesideWhy, c.beside)
+		if !sameMates(w.Beside, c.beside) || len(c.beside) > 0 && (w.BesideOwn != 3 || w.BesideWhy != why || !w.BesideAdmitted) {
+			t.Errorf("%s: workers beside %+v (own %d, %q, admitted together %v), want %+v", c.name, w.Beside, w.BesideOwn, w.BesideWhy, w.BesideAdmitted, c.beside)
 		}
 		if c.built == 2 {
 			l := res.Resources[0].Pod
-			if !sameMates(l.Beside, c.leaderBeside) || len(c.leaderBeside) > 0 && (l.BesideOwn != 1 || l.BesideWhy != why) {
-				t.Errorf("%s: leader beside %+v (own %d, %q), want %+v", c.name, l.Beside, l.BesideOwn, l.BesideWhy, c.leaderBeside)
+			if !sameMates(l.Beside, c.leaderBeside) || len(c.leaderBeside) > 0 && (l.BesideOwn != 1 || l.BesideWhy != why || !l.BesideAdmitted) {
+				t.Errorf("%s: leader beside %+v (own %d, %q, admitted together %v), want %+v", c.name, l.Beside, l.BesideOwn, l.BesideWhy, l.BesideAdmitted, c.leaderBeside)
 			}
 		}
 		// Required on the hostname, each group's workers share a node, with or without the
@@ -104,6 +104,45 @@ func TestKueuePodSetGroupOneFlavor(t *testing.T) {
 		}
 		if l, w := res.Resources[0].InstanceType, res.Resources[1].InstanceType; l != c.leader || w != c.worker {
 			t.Errorf("%s: leader on %q, workers on %q; want %q and %q", c.name, l, w, c.leader, c.worker)
+		}
+	}
+}
+
+// A LeaderWorkerSet's groups are admitted one after another, each group's PodSet group taking
+// one flavor for its leader and workers together: the count Kueue admits at once is counted
+// so, not with each pod set taking its flavor alone.
+func TestKueuePodSetGroupAdmittedGroupByGroup(t *testing.T) {
+	const gpus = "limits: {nvidia.com/gpu: 2}"
+	const ann = "kueue.x-k8s.io/podset-required-topology: kubernetes.io/hostname"
+	// a100 holds 10 GPUs, h100-tas 6; a group asks for 8 (2 + 3 × 2). As one, the first group
+	// takes a100 and the second fits neither. Alone, the second's leader takes a100's last 2
+	// and its workers h100-tas's 6.
+	queue := strings.Replace(tasQueue("10", true, true), "nvidia.com/gpu, nominalQuota: 64", "nvidia.com/gpu, nominalQuota: 6", 1)
+	for _, c := range []struct {
+		name, group string
+		gated       []string // the warnings
+	}{
+		{"a group", "kueue.x-k8s.io/podset-group-name: g, ", []string{
+			`LeaderWorkerSet/kq/infer["leader"] runs 2 pods, but Kueue admits at most 1 at once from ClusterQueue tas's quota, group by group: the others stay gated (priced as declared)`,
+			`LeaderWorkerSet/kq/infer["worker"] runs 6 pods, but Kueue admits at most 3 at once from ClusterQueue tas's quota, group by group: the others stay gated (priced as declared)`,
+		}},
+		{"two pod sets", "", nil},
+	} {
+		res := build(t, queue+groupLWS(c.group+ann, gpus, c.group+ann), Options{})
+		if len(res.Resources) != 2 || len(res.Errors) > 0 {
+			t.Fatalf("%s: %+v, errors %v", c.name, res.Resources, res.Errors)
+		}
+		var got []string
+		for _, w := range res.Warnings {
+			got = append(got, w.Message)
+		}
+		if strings.Join(got, "\n") != strings.Join(c.gated, "\n") {
+			t.Errorf("%s: warnings\n%s\nwant\n%s", c.name, strings.Join(got, "\n"), strings.Join(c.gated, "\n"))
+		}
+		for _, r := range res.Resources {
+			if r.InstanceType != "p4d.24xlarge" {
+				t.Errorf("%s: %s on %q, want p4d.24xlarge (the first group's flavor, a100)", c.name, r.Address, r.InstanceType)
+			}
 		}
 	}
 }

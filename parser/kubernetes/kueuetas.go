@@ -101,8 +101,9 @@ func groupBeside(o *object, all []role, g [2]int) *besideSet {
 		return nil
 	}
 	return &besideSet{
-		source:  fmt.Sprintf("Kueue's topology-aware scheduling (%s %q, %s: %s)", tasGroupKey, all[g[0]].template.Metadata.Annotations[tasGroupKey], tasRequiredKey, hostnameKey),
-		members: []besideMember{{g[0], kueuePods(o, all[g[0]])}, {g[1], kueuePods(o, all[g[1]])}},
+		source:   fmt.Sprintf("Kueue's topology-aware scheduling (%s %q, %s: %s)", tasGroupKey, all[g[0]].template.Metadata.Annotations[tasGroupKey], tasRequiredKey, hostnameKey),
+		members:  []besideMember{{g[0], kueuePods(o, all[g[0]])}, {g[1], kueuePods(o, all[g[1]])}},
+		admitted: true,
 	}
 }
 
