@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -19,7 +20,17 @@ import (
 //   - kueue.x-k8s.io/podset-unconstrained-topology: "true", anywhere the flavor's nodes are;
 //   - kueue.x-k8s.io/podset-slice-required-topology with kueue.x-k8s.io/podset-slice-size:
 //     each slice of that many pods in one domain (for a JobSet the size defaults to a Job's
-//     parallelism; it must divide the pod set's pods).
+//     parallelism; it must divide the pod set's pods);
+//   - kueue.x-k8s.io/podset-slice-required-topology-constraints: slices of slices, a JSON
+//     array of up to 3 layers ({"topology": level, "size": pods}), coarsest first, each size
+//     dividing the one before (the feature gate TASMultiLayerTopology, beta and on by default
+//     since Kueue v0.19). Kueue's webhook (jobframework
+//     validateSliceRequiredTopologyConstraintsAnnotation) rejects it beside the one-layer
+//     annotations, and layers that are not 1 to 3, that repeat a level, are not sizes of at
+//     least 1 or do not divide; the first size must divide the pod set's pods (a partial
+//     slice is never allowed with several layers). When it places the pods (TASFlavorSnapshot
+//     findTopologyAssignment, buildSliceSizeAtLevel) each layer must be on a finer level of the
+//     flavor's Topology than the one before, the first at or below the pod set's level.
 //
 // Kueue's flavor assigner (pkg/scheduler/flavorassigner/tas_flavorassigner.go,
 // checkPodSetAndFlavorMatchForTAS) passes over a flavor without a topologyName for a pod set
@@ -39,6 +50,7 @@ const (
 	tasUnconstrainedKey = "kueue.x-k8s.io/podset-unconstrained-topology"
 	tasSliceKey         = "kueue.x-k8s.io/podset-slice-required-topology"
 	tasSliceSizeKey     = "kueue.x-k8s.io/podset-slice-size"
+	tasLayersKey        = "kueue.x-k8s.io/podset-slice-required-topology-constraints"
 	tasGroupKey         = "kueue.x-k8s.io/podset-group-name"
 )
 
@@ -109,11 +121,20 @@ func groupBeside(o *object, all []role, g [2]int) *besideSet {
 
 // tasRequest is what a pod set asks of Kueue's TAS; the zero value asks nothing.
 type tasRequest struct {
-	asked     bool   // any of the annotations is set
-	level     string // the required or preferred level; "" when unconstrained
-	required  bool
-	slice     string // the level each slice is required in; "" when none
-	sliceSize int
+	asked    bool   // any of the annotations is set
+	level    string // the required or preferred level; "" when unconstrained
+	required bool
+	// layers are the slices each required in one domain, coarsest first: one from
+	// podset-slice-required-topology, up to 3 from podset-slice-required-topology-constraints
+	// (byLayers); none when no slice is asked for.
+	layers   []tasLayer
+	byLayers bool
+}
+
+// tasLayer is slices of size pods, each required in one domain of level.
+type tasLayer struct {
+	level string
+	size  int
 }
 
 // readTAS reads a pod template's TAS annotations; jobPods is a JobSet Job's pods (the default
@@ -123,6 +144,8 @@ func readTAS(ann map[string]string, jobPods int) (t tasRequest, refused string) 
 	pref, hasPref := ann[tasPreferredKey]
 	unc, hasUnc := ann[tasUnconstrainedKey]
 	slice, hasSlice := ann[tasSliceKey]
+	size, hasSize := ann[tasSliceSizeKey]
+	layers, hasLayers := ann[tasLayersKey]
 	switch {
 	case hasReq && hasPref:
 		return t, fmt.Sprintf("its pod template sets both %s and %s", tasRequiredKey, tasPreferredKey)
@@ -131,53 +154,126 @@ func readTAS(ann map[string]string, jobPods int) (t tasRequest, refused string) 
 	case hasPref:
 		t.level = pref
 	}
-	t.asked = hasReq || hasPref || hasSlice || hasUnc && unc == "true"
-	if !hasSlice {
+	t.asked = hasReq || hasPref || hasSlice || hasLayers || hasUnc && unc == "true"
+	switch {
+	case hasLayers && hasSlice:
+		return t, fmt.Sprintf("its pod template sets both %s and %s", tasLayersKey, tasSliceKey)
+	case hasLayers && hasSize:
+		return t, fmt.Sprintf("its pod template sets both %s and %s", tasLayersKey, tasSliceSizeKey)
+	case hasLayers:
+		t.layers, refused = readLayers(layers)
+		t.byLayers = true
+		return t, refused
+	case hasSize && !hasSlice:
+		return t, fmt.Sprintf("its pod template sets %s without %s", tasSliceSizeKey, tasSliceKey)
+	case !hasSlice:
 		return t, ""
 	}
-	t.slice = slice
-	size, hasSize := ann[tasSliceSizeKey]
 	switch n, err := strconv.Atoi(size); {
 	case !hasSize && jobPods > 0:
-		t.sliceSize = jobPods // a JobSet's slice is one Job
+		t.layers = []tasLayer{{slice, jobPods}} // a JobSet's slice is one Job
 	case !hasSize:
 		return t, fmt.Sprintf("its pod template sets %s without %s", tasSliceKey, tasSliceSizeKey)
 	case err != nil || n < 1:
 		return t, fmt.Sprintf("%s: %q is not a number of pods", tasSliceSizeKey, size)
 	default:
-		t.sliceSize = n
+		t.layers = []tasLayer{{slice, n}}
 	}
 	return t, ""
 }
 
-// checkSize says why Kueue rejects a pod set of pods pods with this request ("" when it does
-// not): a slice size must divide them.
-func (t tasRequest) checkSize(pods int) string {
-	if t.slice != "" && pods > 0 && pods%t.sliceSize != 0 {
-		return fmt.Sprintf("%s %d does not divide its %d pods", tasSliceSizeKey, t.sliceSize, pods)
+// readLayers reads podset-slice-required-topology-constraints as Kueue's webhook checks it:
+// 1 to 3 layers, each on its own level, each size at least 1 and dividing the one before.
+func readLayers(v string) (layers []tasLayer, refused string) {
+	var raw []struct {
+		Topology string `json:"topology"`
+		Size     int32  `json:"size"`
 	}
-	return ""
+	if err := json.Unmarshal([]byte(v), &raw); err != nil {
+		return nil, fmt.Sprintf("%s is not a JSON array of {\"topology\": level, \"size\": pods}: %v", tasLayersKey, err)
+	}
+	if len(raw) < 1 || len(raw) > 3 {
+		return nil, fmt.Sprintf("%s has %d layers; Kueue takes 1 to 3", tasLayersKey, len(raw))
+	}
+	for i, r := range raw {
+		switch {
+		case r.Topology == "":
+			return nil, fmt.Sprintf("%s: layer %d names no topology level", tasLayersKey, i+1)
+		case r.Size < 1:
+			return nil, fmt.Sprintf("%s: layer %d's size %d is not a number of pods", tasLayersKey, i+1, r.Size)
+		case slices.ContainsFunc(layers, func(l tasLayer) bool { return l.level == r.Topology }):
+			return nil, fmt.Sprintf("%s names the level %s twice", tasLayersKey, r.Topology)
+		case i > 0 && layers[i-1].size%int(r.Size) != 0:
+			return nil, fmt.Sprintf("%s: layer %d's size %d does not divide the size %d of the layer before", tasLayersKey, i+1, r.Size, layers[i-1].size)
+		}
+		layers = append(layers, tasLayer{r.Topology, int(r.Size)})
+	}
+	return layers, ""
+}
+
+// checkSize says why Kueue rejects a pod set of pods pods with this request ("" when it does
+// not): the (first) slice size must divide them.
+func (t tasRequest) checkSize(pods int) string {
+	if len(t.layers) == 0 || pods <= 0 || pods%t.layers[0].size == 0 {
+		return ""
+	}
+	if t.byLayers {
+		return fmt.Sprintf("%s: its first layer's size %d does not divide its %d pods", tasLayersKey, t.layers[0].size, pods)
+	}
+	return fmt.Sprintf("%s %d does not divide its %d pods", tasSliceSizeKey, t.layers[0].size, pods)
 }
 
 // levels are the levels the request names.
 func (t tasRequest) levels() []string {
 	var out []string
-	for _, l := range []string{t.level, t.slice} {
-		if l != "" && !slices.Contains(out, l) {
-			out = append(out, l)
+	if t.level != "" {
+		out = append(out, t.level)
+	}
+	for _, l := range t.layers {
+		if !slices.Contains(out, l.level) {
+			out = append(out, l.level)
 		}
 	}
 	return out
 }
 
+// misordered says why a Topology's levels (highest first) cannot hold the request's slices
+// as asked, "" when they can: each layer must be on a finer level than the one before (no
+// level is named twice: readLayers), the first no higher than the pod set's own level. The
+// levels hold every level the request names (tasMatch checks that first).
+func (t tasRequest) misordered(levels []string) string {
+	prev, prevName := -1, "" // the level above the next layer's, by its index in levels
+	if t.level != "" {
+		prev, prevName = slices.Index(levels, t.level), "the pod set's level "+t.level
+	}
+	for i, l := range t.layers {
+		at, name := slices.Index(levels, l.level), "the slices' level "+l.level
+		if t.byLayers {
+			name = fmt.Sprintf("layer %d's level %s", i+1, l.level)
+		}
+		if at < prev {
+			return fmt.Sprintf("%s is above %s", name, prevName)
+		}
+		prev, prevName = at, name
+	}
+	return ""
+}
+
 // together is how many of a pod set's pods (pods) TAS keeps on one node, and why: all of them
-// when required on the hostname, else a slice required there; 0 when none.
+// when required on the hostname, else a slice required there (a layer on the hostname is the
+// last: no level is finer); 0 when none.
 func (t tasRequest) together(pods int) (int, string) {
-	switch {
-	case t.required && t.level == hostnameKey && pods > 1:
+	if t.required && t.level == hostnameKey && pods > 1 {
 		return pods, fmt.Sprintf("Kueue's topology-aware scheduling (%s: %s) puts its %d pods on one node", tasRequiredKey, hostnameKey, pods)
-	case t.slice == hostnameKey && t.sliceSize > 1:
-		return t.sliceSize, fmt.Sprintf("Kueue's topology-aware scheduling (%s: %s) puts each slice of %d pods on one node", tasSliceKey, hostnameKey, t.sliceSize)
+	}
+	for i, l := range t.layers {
+		switch {
+		case l.level != hostnameKey || l.size <= 1:
+		case t.byLayers:
+			return l.size, fmt.Sprintf("Kueue's topology-aware scheduling (%s, layer %d: %s, size %d) puts each slice of %d pods on one node", tasLayersKey, i+1, hostnameKey, l.size, l.size)
+		default:
+			return l.size, fmt.Sprintf("Kueue's topology-aware scheduling (%s: %s) puts each slice of %d pods on one node", tasSliceKey, hostnameKey, l.size)
+		}
 	}
 	return 0, ""
 }
@@ -240,6 +336,9 @@ func (k *kueueIndex) tasMatch(cq *clusterQueue, t tasRequest, f kueueFlavor) (sk
 			return fmt.Sprintf("%s: its Topology %s has no level %s (%s)", f.name, f.topology, l, strings.Join(levels, ", ")), ""
 		}
 	}
+	if why := t.misordered(levels); why != "" {
+		return fmt.Sprintf("%s: in its Topology %s (%s), %s, so Kueue cannot place the slices there", f.name, f.topology, strings.Join(levels, ", "), why), ""
+	}
 	return "", ""
 }
 
@@ -248,7 +347,7 @@ func (k *kueueIndex) tasMatch(cq *clusterQueue, t tasRequest, f kueueFlavor) (sk
 // nothing.
 func misplacedTAS(o *object, roles []role) (parser.Error, bool) {
 	var keys []string
-	for _, key := range []string{tasRequiredKey, tasPreferredKey, tasUnconstrainedKey, tasSliceKey, tasSliceSizeKey} {
+	for _, key := range []string{tasRequiredKey, tasPreferredKey, tasUnconstrainedKey, tasSliceKey, tasSliceSizeKey, tasLayersKey} {
 		if _, ok := o.Metadata.Annotations[key]; !ok {
 			continue
 		}

@@ -136,6 +136,77 @@ func TestKueueTopologyAwareScheduling(t *testing.T) {
 	}
 }
 
+// Slices of slices (podset-slice-required-topology-constraints): a layer on the hostname keeps
+// its slices on one node; the layers Kueue's webhook rejects leave the workload suspended, and
+// a flavor whose Topology has them out of order (a layer not below the one before, the first
+// above the pod set's level) holds none of them.
+func TestKueueTopologySliceLayers(t *testing.T) {
+	const host, block = "kubernetes.io/hostname", "topology.k8s.aws/network-node-layer-3"
+	layers := func(v string) string { return "kueue.x-k8s.io/podset-slice-required-topology-constraints: '" + v + "'" }
+	const never = "Kueue never admits it: "
+	for _, c := range []struct {
+		name, ann    string
+		together     int
+		why, warning string
+	}{
+		{"a block of 4, nodes of 2", layers(`[{"topology": "` + block + `", "size": 4}, {"topology": "` + host + `", "size": 2}]`), 2,
+			"Kueue's topology-aware scheduling (kueue.x-k8s.io/podset-slice-required-topology-constraints, layer 2: kubernetes.io/hostname, size 2) puts each slice of 2 pods on one node", ""},
+		{"one layer of 4 on the hostname", "kueue.x-k8s.io/podset-required-topology: " + block + ", " + layers(`[{"topology": "`+host+`", "size": 4}]`), 4,
+			"Kueue's topology-aware scheduling (kueue.x-k8s.io/podset-slice-required-topology-constraints, layer 1: kubernetes.io/hostname, size 4) puts each slice of 4 pods on one node", ""},
+		{"slices of one pod", layers(`[{"topology": "` + host + `", "size": 1}]`), 0, "", ""},
+		{"a layer on the pod set's level", "kueue.x-k8s.io/podset-required-topology: " + block + ", " + layers(`[{"topology": "`+block+`", "size": 4}, {"topology": "`+host+`", "size": 2}]`), 2,
+			"Kueue's topology-aware scheduling (kueue.x-k8s.io/podset-slice-required-topology-constraints, layer 2: kubernetes.io/hostname, size 2) puts each slice of 2 pods on one node", ""},
+		{"blocks only", layers(`[{"topology": "` + block + `", "size": 2}]`), 0, "", ""},
+		{"the hostname above the block", layers(`[{"topology": "` + host + `", "size": 4}, {"topology": "` + block + `", "size": 2}]`), 0, "",
+			"h100-tas: in its Topology gpu-topo (topology.k8s.aws/network-node-layer-3, kubernetes.io/hostname), layer 2's level topology.k8s.aws/network-node-layer-3 is above layer 1's level kubernetes.io/hostname, so Kueue cannot place the slices there"},
+		{"a layer above the pod set's level", "kueue.x-k8s.io/podset-required-topology: " + host + ", " + layers(`[{"topology": "`+block+`", "size": 2}]`), 0, "",
+			"layer 1's level topology.k8s.aws/network-node-layer-3 is above the pod set's level kubernetes.io/hostname, so Kueue cannot place the slices there"},
+		{"a one-layer slice above the pod set's level", "kueue.x-k8s.io/podset-required-topology: " + host + ", kueue.x-k8s.io/podset-slice-required-topology: " + block + ", kueue.x-k8s.io/podset-slice-size: \"2\"", 0, "",
+			"the slices' level topology.k8s.aws/network-node-layer-3 is above the pod set's level kubernetes.io/hostname"},
+		{"beside the one-layer slice", "kueue.x-k8s.io/podset-slice-required-topology: " + host + ", " + layers(`[{"topology": "`+host+`", "size": 2}]`), 0, "",
+			never + "its pod template sets both kueue.x-k8s.io/podset-slice-required-topology-constraints and kueue.x-k8s.io/podset-slice-required-topology"},
+		{"beside a slice size", "kueue.x-k8s.io/podset-slice-size: \"2\", " + layers(`[{"topology": "`+host+`", "size": 2}]`), 0, "",
+			never + "its pod template sets both kueue.x-k8s.io/podset-slice-required-topology-constraints and kueue.x-k8s.io/podset-slice-size"},
+		{"a slice size alone", "kueue.x-k8s.io/podset-slice-size: \"2\"", 0, "",
+			never + "its pod template sets kueue.x-k8s.io/podset-slice-size without kueue.x-k8s.io/podset-slice-required-topology"},
+		{"not JSON", layers(`[{"topology": "` + host + `", "size": "2"}]`), 0, "",
+			never + `kueue.x-k8s.io/podset-slice-required-topology-constraints is not a JSON array of {"topology": level, "size": pods}`},
+		{"no layers", layers(`[]`), 0, "", never + "kueue.x-k8s.io/podset-slice-required-topology-constraints has 0 layers; Kueue takes 1 to 3"},
+		{"4 layers", layers(`[{"topology": "a", "size": 4}, {"topology": "b", "size": 4}, {"topology": "c", "size": 2}, {"topology": "d", "size": 2}]`), 0, "",
+			never + "kueue.x-k8s.io/podset-slice-required-topology-constraints has 4 layers; Kueue takes 1 to 3"},
+		{"no level", layers(`[{"size": 2}]`), 0, "", never + "kueue.x-k8s.io/podset-slice-required-topology-constraints: layer 1 names no topology level"},
+		{"a size of none", layers(`[{"topology": "` + host + `", "size": 0}]`), 0, "",
+			never + "kueue.x-k8s.io/podset-slice-required-topology-constraints: layer 1's size 0 is not a number of pods"},
+		{"a level twice", layers(`[{"topology": "` + host + `", "size": 4}, {"topology": "` + host + `", "size": 2}]`), 0, "",
+			never + "kueue.x-k8s.io/podset-slice-required-topology-constraints names the level kubernetes.io/hostname twice"},
+		{"a size that does not divide the one before", layers(`[{"topology": "` + block + `", "size": 4}, {"topology": "` + host + `", "size": 3}]`), 0, "",
+			never + "kueue.x-k8s.io/podset-slice-required-topology-constraints: layer 2's size 3 does not divide the size 4 of the layer before"},
+		{"a first size that does not divide the pods", layers(`[{"topology": "` + block + `", "size": 3}, {"topology": "` + host + `", "size": 3}]`), 0, "",
+			never + "kueue.x-k8s.io/podset-slice-required-topology-constraints: its first layer's size 3 does not divide its 4 pods"},
+	} {
+		res := build(t, tasQueue("64", false, true)+tasJob(c.ann), Options{})
+		var warns []string
+		for _, w := range res.Warnings {
+			warns = append(warns, w.Message)
+		}
+		if got := strings.Join(warns, "\n"); len(res.Errors) > 0 || c.warning == "" && got != "" || !strings.Contains(got, c.warning) {
+			t.Errorf("%s: warnings %q (errors %v), want %q", c.name, got, res.Errors, c.warning)
+		}
+		r := one(t, res)
+		if c.warning == "" && r.InstanceType != "p5.48xlarge" {
+			t.Errorf("%s: priced on %q, want p5.48xlarge (h100-tas)", c.name, r.InstanceType)
+		}
+		if r.Pod.Together != c.together || r.Pod.TogetherWhy != c.why {
+			t.Errorf("%s: together %d (%q), want %d (%q)", c.name, r.Pod.Together, r.Pod.TogetherWhy, c.together, c.why)
+		}
+	}
+	// A Topology not read: every layer's level is named as not known.
+	r := one(t, build(t, tasQueue("64", false, false)+tasJob(layers(`[{"topology": "`+block+`", "size": 4}, {"topology": "`+host+`", "size": 2}]`)), Options{}))
+	if want := "whether it has the level topology.k8s.aws/network-node-layer-3, kubernetes.io/hostname is not known"; !strings.Contains(strings.Join(r.Notes, "\n"), want) {
+		t.Errorf("a Topology not read: notes %q, want %q", r.Notes, want)
+	}
+}
+
 // The pods TAS keeps on one node are the pod set's in one Kueue workload: a JobSet's replicated
 // job (its slice is one Job unless the size is set), a StatefulSet's, but one pod of a
 // Deployment, each of which Kueue admits alone.
@@ -242,4 +313,9 @@ func TestKueueTopologyOnTheWrongObject(t *testing.T) {
 	}
 	both := strings.Replace(tasJob("kueue.x-k8s.io/podset-required-topology: kubernetes.io/hostname"), "labels: {kueue.x-k8s.io/queue-name: q}", "labels: {kueue.x-k8s.io/queue-name: q}, annotations: {kueue.x-k8s.io/podset-required-topology: kubernetes.io/hostname}", 1)
 	buildWarning(t, "on both", tasQueue("64", false, true)+both, "")
+	layers := strings.Replace(tasJob(""), "labels: {kueue.x-k8s.io/queue-name: q}", `labels: {kueue.x-k8s.io/queue-name: q}, annotations: {kueue.x-k8s.io/podset-slice-required-topology-constraints: '[{"topology": "kubernetes.io/hostname", "size": 2}]'}`, 1)
+	if r := one(t, buildWarning(t, "slice layers on the Job", tasQueue("64", false, true)+layers,
+		"Job/kq/j sets kueue.x-k8s.io/podset-slice-required-topology-constraints on its own metadata, where Kueue does not read it")); r.Pod.Together != 0 {
+		t.Errorf("slice layers on the Job: together %d", r.Pod.Together)
+	}
 }

@@ -17,7 +17,7 @@ import (
 // placementReads are the placement annotation keys each kind reads, "" for those every kind
 // does.
 var placementReads = map[string][]string{
-	"":                  {tasRequiredKey, tasPreferredKey, tasUnconstrainedKey, tasSliceKey, tasSliceSizeKey, tasGroupKey},
+	"":                  {tasRequiredKey, tasPreferredKey, tasUnconstrainedKey, tasSliceKey, tasSliceSizeKey, tasLayersKey, tasGroupKey},
 	"JobSet":            {jobSetExclusiveKey},
 	"LeaderWorkerSet":   {lwsExclusiveKey, lwsSubExclusiveKey},
 	"RoleBasedGroup":    {rbgExclusiveKey, rbgOldExclusiveKey},

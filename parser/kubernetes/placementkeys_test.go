@@ -58,6 +58,8 @@ spec:
 		{"Kueue's under another domain", job("kueue.sigs.k8s.io/podset-required-topology: kubernetes.io/hostname"),
 			"Job/ml/j sets kueue.sigs.k8s.io/podset-required-topology, where Kueue reads kueue.x-k8s.io/podset-required-topology:"},
 		{"Kueue's own", job(tasRequiredKey + ": kubernetes.io/hostname"), ""},
+		{"Kueue's slice layers under another domain", job(`kueue.sigs.k8s.io/podset-slice-required-topology-constraints: '[{"topology": "kubernetes.io/hostname", "size": 1}]'`),
+			"Job/ml/j sets kueue.sigs.k8s.io/podset-slice-required-topology-constraints, where Kueue reads kueue.x-k8s.io/podset-slice-required-topology-constraints:"},
 		{"a RoleBasedGroup's under another domain", `apiVersion: workloads.x-k8s.io/v1alpha1
 kind: RoleBasedGroup
 metadata: {name: r, namespace: ml, annotations: {rbg.workloads.x-k8s.io/exclusive-topology: kubernetes.io/hostname}}
