@@ -73,11 +73,51 @@ func TestBesidePodsMustFitOneNode(t *testing.T) {
 	if e := p.Estimate(other); e.UnpricedReason != nil {
 		t.Errorf("a leader of AMD GPUs: %s", *e.UnpricedReason)
 	}
-	// Nor are pods on MIG slices, counted in slices.
-	mig := besidePod(3, 100)
+	// Pods on MIG slices count in slices: a p4d.24xlarge's 8 A100 40GBs hold 56 1g.5gb slices,
+	// 3 workers' and a leader's 53, not 3 and 60.
+	mig := besidePod(3, 50)
 	mig.InstanceType, mig.Pod.Resource, mig.Pod.MIGProfile, mig.Pod.Beside[0].Resource = "p4d.24xlarge", "nvidia.com/mig-1g.5gb", "1g.5gb", "nvidia.com/mig-1g.5gb"
 	if e := p.Estimate(mig); e.UnpricedReason != nil {
-		t.Errorf("MIG slices: %s", *e.UnpricedReason)
+		t.Errorf("MIG slices, a leader of 50: %s", *e.UnpricedReason)
+	}
+	mig.Pod.Beside[0].GPUs = 60
+	if e := p.Estimate(mig); e.UnpricedReason == nil || !strings.HasSuffix(*e.UnpricedReason, "they request 63 nvidia.com/mig-1g.5gb together, and it has 56") {
+		t.Errorf("MIG slices, a leader of 60: reason %v", e.UnpricedReason)
+	}
+	// Time-shared GPUs count in units: a g6.12xlarge's 4 L4s shared 2 ways are 8 units, which
+	// 3 workers and a leader of 5 fill, and one of 6 does not.
+	shared := besidePod(3, 5)
+	shared.InstanceType, shared.Pod.SharedReplicas, shared.Pod.SharingStrategy = "g6.12xlarge", 2, parser.SharingTimeSlicing
+	if e := p.Estimate(shared); e.UnpricedReason != nil {
+		t.Errorf("time-shared, a leader of 5 units: %s", *e.UnpricedReason)
+	}
+	shared.Pod.Beside[0].GPUs = 6
+	if e := p.Estimate(shared); e.UnpricedReason == nil || !strings.HasSuffix(*e.UnpricedReason, "they request 9 nvidia.com/gpu together, and it has 8") {
+		t.Errorf("time-shared, a leader of 6 units: reason %v", e.UnpricedReason)
+	}
+	// A pod that requests no units (its GPUs all come through claims of its own) is judged
+	// by its CPUs and memory, not by the units of the pods beside it.
+	g6, _ := p.Catalog.Instance(parser.AWS, "g6.12xlarge")
+	noUnits := besidePod(3, 1)
+	noUnits.Pod.Requested = 0
+	if ok, need := besideFits(g6, 0, noUnits.Pod); !ok {
+		t.Errorf("a pod of no units beside a 1-GPU leader: %q", need)
+	}
+	noUnits.Pod.Beside[0].CPU = 44
+	if ok, need := besideFits(g6, 0, noUnits.Pod); ok || need != "they request 50 vCPUs together, and it has 48" {
+		t.Errorf("a pod of no units beside a leader of 44 vCPUs: %v, %q", ok, need)
+	}
+	// Nor are pods that share a claim's devices.
+	claim := besidePod(3, 100)
+	claim.InstanceType, claim.Pod.SharedClaims = "g6.12xlarge", []parser.SharedClaim{{Address: "ResourceClaim/ml/gpus", GPUs: 1, Pods: 3}}
+	if e := p.Estimate(claim); e.UnpricedReason != nil {
+		t.Errorf("a shared claim: %s", *e.UnpricedReason)
+	}
+	// Shared with sharers not known, a unit's size is not known: not judged.
+	unknown := besidePod(3, 100)
+	unknown.InstanceType, unknown.Pod.Resource, unknown.Pod.Beside[0].Resource = "g6.12xlarge", "nvidia.com/gpu.shared", "nvidia.com/gpu.shared"
+	if e := p.Estimate(unknown); e.UnpricedReason != nil {
+		t.Errorf("shared, sharers not known: %s", *e.UnpricedReason)
 	}
 	// Chosen by GPU: the node holds the workers and the leader, 5 L4s: a g6.48xlarge (8), not
 	// a g6.12xlarge (4), which holds the workers alone.
