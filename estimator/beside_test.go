@@ -141,6 +141,10 @@ func TestBesidePodsMustFitOneNode(t *testing.T) {
 	if e.UnpricedReason == nil || !strings.HasPrefix(*e.UnpricedReason, "each group's leader and workers share a node, but none of the ") || !strings.HasSuffix(*e.UnpricedReason, " catalog types the pod's labels allow holds them all") {
 		t.Errorf("no node for 9 L4s: %s", *e.UnpricedReason)
 	}
+	none.Pod.BesideAdmitted = true
+	if e := p.Estimate(none); e.UnpricedReason == nil || !strings.HasSuffix(*e.UnpricedReason, " holds them all: Kueue admits none of them, and the workload stays suspended") {
+		t.Errorf("no node for 9 L4s admitted together: reason %v", e.UnpricedReason)
+	}
 }
 
 // A smaller node is named for a role whose group of several roles shares its node only if it

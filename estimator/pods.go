@@ -97,7 +97,7 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	if pod.Together > 1 {
 		if n := podsFit(in, share/count, &pod); n < pod.Together {
 			if pod.TogetherAdmitted {
-				return fmt.Sprintf("%s, but a %s holds %d of them: Kueue admits none of them, and the workload stays suspended", pod.TogetherWhy, in.Type, n)
+				return fmt.Sprintf("%s, but a %s holds %d of them: %s", pod.TogetherWhy, in.Type, n, kueueSuspends)
 			}
 			if rest := pod.Together - n; rest > 1 {
 				return fmt.Sprintf("%s, but a %s holds %d of them: the other %d stay pending", pod.TogetherWhy, in.Type, n, rest)
@@ -110,7 +110,7 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	}
 	if ok, need := besideFits(in, share/count, &pod); !ok {
 		if pod.BesideAdmitted {
-			return fmt.Sprintf("%s, but a %s does not hold them (%s): Kueue admits none of them, and the workload stays suspended", pod.BesideWhy, in.Type, need)
+			return fmt.Sprintf("%s, but a %s does not hold them (%s): %s", pod.BesideWhy, in.Type, need, kueueSuspends)
 		}
 		return fmt.Sprintf("%s, but a %s does not hold them: %s", pod.BesideWhy, in.Type, need)
 	}
@@ -130,6 +130,10 @@ func (p *Pricer) preparePod(r *parser.Resource, e *Estimate) string {
 	}
 	return refusedUnits(&pod) // last: the node and its GPUs are the pod's, though it never runs
 }
+
+// kueueSuspends is what becomes of pods Kueue admits together (topology-aware scheduling) that
+// no node holds: Kueue admits none of them, not some left pending.
+const kueueSuspends = "Kueue admits none of them, and the workload stays suspended"
 
 // devices is how many GPUs a node's device plugin advertises for count GPUs of the catalog: one
 // for a vGPU slice (AWS g6f, Azure NVads A10 v5), which the driver shows as a whole device.
@@ -587,10 +591,18 @@ func (p *Pricer) chooseNode(r *parser.Resource, e *Estimate) string {
 		}
 	}
 	if n := apart + besideApart; len(cands) == 0 && besideApart > 0 { // some held the role's pods, not the others beside them
-		return fmt.Sprintf("%s, but none of the %d %s catalog type%s the pod's labels allow holds them all", pod.BesideWhy, n, r.Provider, plural(n))
+		why := fmt.Sprintf("%s, but none of the %d %s catalog type%s the pod's labels allow holds them all", pod.BesideWhy, n, r.Provider, plural(n))
+		if pod.BesideAdmitted {
+			why += ": " + kueueSuspends
+		}
+		return why
 	}
 	if len(cands) == 0 && apart > 0 {
-		return fmt.Sprintf("%s, but none of the %d %s catalog type%s the pod's labels allow holds %d of them", pod.TogetherWhy, apart, r.Provider, plural(apart), pod.Together)
+		why := fmt.Sprintf("%s, but none of the %d %s catalog type%s the pod's labels allow holds %d of them", pod.TogetherWhy, apart, r.Provider, plural(apart), pod.Together)
+		if pod.TogetherAdmitted {
+			why += ": " + kueueSuspends
+		}
+		return why
 	}
 	if len(cands) == 0 {
 		what := slices.Concat(pod.InstanceTypes, pod.Families, pod.GPUNames, pod.AzureGPUNames, pod.Categories)

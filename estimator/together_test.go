@@ -102,6 +102,11 @@ func TestTogetherPodsMustFitOneNode(t *testing.T) {
 	if e.UnpricedReason == nil || !strings.HasPrefix(*e.UnpricedReason, "each Job's pods run on one node, but none of the ") || !strings.HasSuffix(*e.UnpricedReason, " holds 9 of them") {
 		t.Errorf("9 together: reason %v", e.UnpricedReason)
 	}
+	// Admitted together, none of them runs there either.
+	none.Pod.TogetherAdmitted = true
+	if e := p.Estimate(none); e.UnpricedReason == nil || !strings.HasSuffix(*e.UnpricedReason, " holds 9 of them: Kueue admits none of them, and the workload stays suspended") {
+		t.Errorf("9 admitted together: reason %v", e.UnpricedReason)
+	}
 }
 
 // A smaller node of the same GPUs is told only when it holds a whole group.
