@@ -300,12 +300,13 @@ func TestKubernetesGolden(t *testing.T) {
 		{"gke-computeclass", "gke-computeclass.yaml", 0},
 		{"gke-n1-gpus", "gke-n1-gpus.yaml", 0},
 		{"kueue", "kueue.yaml", 0},
-		{"kueue-quota", "kueue-quota.yaml", 0},     // a Job past the first flavor's quota (and the cohort's loan) goes to the next; one asking for an uncovered resource is never admitted
-		{"kueue-cohorts", "kueue-cohorts.yaml", 0}, // a Cohort object's own quota lends down the tree, up to a borrowingLimit: one Job borrows it, a larger one goes to spot
-		{"kueue-dws", "kueue-dws.yaml", 0},         // an admission check through GKE's queued provisioning: flex-start VMs, the on-demand price an upper bound
-		{"kueue-config", "kueue-config.yaml", 0},   // Kueue's own configuration: an excluded EFA request, a MIG slice counted as GPU memory, a job with no queue suspended for good
-		{"kueue-tas", "kueue-tas.yaml", 0},         // Kueue's topology-aware scheduling: a JobSet in slices of one node each, a Job required on one node that no node holds (GPU006), a Job that asks for none passing over a TAS flavor
-		{"kueue-dra", "kueue-dra.yaml", 0},         // Kueue's deviceClassMappings count DRA devices against the queue: 16 GPUs go past the A100 flavor; allocationMode All is never admitted
+		{"kueue-quota", "kueue-quota.yaml", 0},           // a Job past the first flavor's quota (and the cohort's loan) goes to the next; one asking for an uncovered resource is never admitted
+		{"kueue-cohorts", "kueue-cohorts.yaml", 0},       // a Cohort object's own quota lends down the tree, up to a borrowingLimit: one Job borrows it, a larger one goes to spot
+		{"kueue-dws", "kueue-dws.yaml", 0},               // an admission check through GKE's queued provisioning: flex-start VMs, the on-demand price an upper bound
+		{"kueue-multikueue", "kueue-multikueue.yaml", 0}, // a MultiKueue admission check sends a Job to a worker cluster: priced on the manager's flavor, with a note
+		{"kueue-config", "kueue-config.yaml", 0},         // Kueue's own configuration: an excluded EFA request, a MIG slice counted as GPU memory, a job with no queue suspended for good
+		{"kueue-tas", "kueue-tas.yaml", 0},               // Kueue's topology-aware scheduling: a JobSet in slices of one node each, a Job required on one node that no node holds (GPU006), a Job that asks for none passing over a TAS flavor
+		{"kueue-dra", "kueue-dra.yaml", 0},               // Kueue's deviceClassMappings count DRA devices against the queue: 16 GPUs go past the A100 flavor; allocationMode All is never admitted
 		{"gpu-product", "gpu-product.yaml", 0},
 		{"mig", "mig.yaml", 0},
 		{"accelerators", "accelerators.yaml", 0},

@@ -220,7 +220,7 @@ func Build(files []*File, opts Options) parser.Result {
 			}
 			crossplane.addComposition(c)
 		case isKueue(o) && (o.Kind == "ResourceFlavor" || o.Kind == "ClusterQueue" || o.Kind == "LocalQueue" || o.Kind == "Cohort" ||
-			o.Kind == "AdmissionCheck" || o.Kind == "ProvisioningRequestConfig" || o.Kind == "Topology"):
+			o.Kind == "AdmissionCheck" || o.Kind == "ProvisioningRequestConfig" || o.Kind == "MultiKueueConfig" || o.Kind == "Topology"):
 			if err := kueue.add(o); err != nil {
 				res.Errors = append(res.Errors, specError(o, err))
 			}

@@ -16,7 +16,8 @@
 // whose bounds refuse pods (limitrange.go), RuntimeClasses, whose pod overhead and scheduling
 // the pods that name one get (runtimeclass.go), Karpenter NodePools, GKE ComputeClasses,
 // Kueue queues, flavors, cohort trees and their quotas, which decide the flavor a queued workload is admitted
-// to or that it never is (kueue.go), Kueue's own configuration, which decides which requests
+// to or that it never is, and the admission checks that provision its nodes or send it to
+// another cluster (kueue.go), Kueue's own configuration, which decides which requests
 // count against those quotas and which workloads Kueue manages (kueueconfig.go), Kueue's
 // Topologies and PodSet groups, which decide the flavors topology-aware scheduling may use and
 // which pods it keeps on one node (kueuetas.go), DRA claim templates, Argo WorkflowTemplates, the

@@ -51,6 +51,8 @@ type kueueIndex struct {
 	// by name.
 	checks       map[string]admissionCheck
 	provisioning map[string]provisioningConfig
+	// multiKueue are the worker clusters of each MultiKueueConfig read, by its name.
+	multiKueue map[string][]string
 	// claims are the DRA claims and templates read, whose devices a configuration's
 	// deviceClassMappings count against the queues' quota.
 	claims *claimIndex
@@ -83,6 +85,14 @@ const (
 	controllerProvisioning  = "kueue.x-k8s.io/provisioning-request"
 	classQueuedProvisioning = "queued-provisioning.gke.io"
 )
+
+// controllerMultiKueue is the controller of MultiKueue admission checks: the manager cluster
+// sends a workload its ClusterQueue admits to one of the worker clusters its MultiKueueConfig
+// (spec.clusters) names, whose own Kueue admits it there; its pods run on that cluster's nodes.
+// MultiKueue expects the workers' namespaces and queues to mirror the manager's.
+// https://kueue.sigs.k8s.io/docs/concepts/multikueue/ and
+// https://kueue.sigs.k8s.io/docs/tasks/manage/setup_multikueue/, read 2026-11-28.
+const controllerMultiKueue = "kueue.x-k8s.io/multikueue"
 
 // config is the Kueue Configuration that applies to o, nil when none was read.
 func (k *kueueIndex) config(o *object) *kueueConfig {
@@ -147,13 +157,14 @@ type kueueQuota struct {
 
 func newKueueIndex() *kueueIndex {
 	return &kueueIndex{flavors: map[string]kueueFlavor{}, clusterQueues: map[string]*clusterQueue{}, localQueues: map[string]string{}, cohorts: map[string]*kueueCohort{}, namespaces: map[string]map[string]string{},
-		topologies: map[string][]string{}, checks: map[string]admissionCheck{}, provisioning: map[string]provisioningConfig{}}
+		topologies: map[string][]string{}, checks: map[string]admissionCheck{}, provisioning: map[string]provisioningConfig{},
+		multiKueue: map[string][]string{}}
 }
 
 func isKueue(o *object) bool { return group(o.APIVersion) == "kueue.x-k8s.io" }
 
 // add reads a ResourceFlavor, ClusterQueue, LocalQueue, Cohort, AdmissionCheck,
-// ProvisioningRequestConfig or Topology; other Kueue kinds are not needed.
+// ProvisioningRequestConfig, MultiKueueConfig or Topology; other Kueue kinds are not needed.
 func (k *kueueIndex) add(o *object) error {
 	switch o.Kind {
 	case "ResourceFlavor":
@@ -238,6 +249,14 @@ func (k *kueueIndex) add(o *object) error {
 			return err
 		}
 		k.provisioning[o.Metadata.Name] = provisioningConfig{class: spec.ProvisioningClassName, managed: spec.ManagedResources}
+	case "MultiKueueConfig":
+		var spec struct {
+			Clusters []string `yaml:"clusters"`
+		}
+		if err := decodeSpec(o, &spec); err != nil {
+			return err
+		}
+		k.multiKueue[o.Metadata.Name] = spec.Clusters
 	case "LocalQueue":
 		var spec struct {
 			ClusterQueue string `yaml:"clusterQueue"`
@@ -503,10 +522,36 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	}
 	var note string
 	out.flexStart, note = k.provisionedBy(cq, a, own.requests)
-	if note != "" {
-		out.notes = append(out.notes, note)
+	for _, n := range []string{note, k.dispatchedBy(cq, a)} {
+		if n != "" {
+			out.notes = append(out.notes, n)
+		}
 	}
 	return out
+}
+
+// appliesTo says whether a ClusterQueue's admission check applies to a pod set assigned a:
+// on every flavor, or on one of those it names that a chose.
+func (qc queueCheck) appliesTo(a assignment) bool {
+	return len(qc.onFlavors) == 0 || slices.ContainsFunc(a.chosen, func(c flavorChoice) bool { return slices.Contains(qc.onFlavors, c.flavor.name) })
+}
+
+// dispatchedBy says, in a note, which MultiKueue admission check of ClusterQueue cq, on the
+// flavors assigned (a), sends the workload to a worker cluster, and which clusters those are;
+// "" when none does.
+func (k *kueueIndex) dispatchedBy(cq *clusterQueue, a assignment) string {
+	for _, qc := range cq.checks {
+		check, ok := k.checks[qc.name]
+		if !ok || check.controller != controllerMultiKueue || !qc.appliesTo(a) {
+			continue
+		}
+		where := fmt.Sprintf("a worker cluster of MultiKueueConfig %s, which is not among the files read", check.paramsName)
+		if clusters, ok := k.multiKueue[check.paramsName]; ok && check.paramsInRepo && check.paramsKind == "MultiKueueConfig" {
+			where = fmt.Sprintf("one of the worker clusters of MultiKueueConfig %s (%s)", check.paramsName, strings.Join(clusters, ", "))
+		}
+		return fmt.Sprintf("Kueue AdmissionCheck %s of ClusterQueue %s (MultiKueue) sends it to %s, whose own Kueue admits it there: its pods run on that cluster's nodes, priced here on this ClusterQueue's flavor, as MultiKueue expects the workers' queues to mirror the manager's", qc.name, cq.name, where)
+	}
+	return ""
 }
 
 // provisionedBy says which of a ClusterQueue's admission checks, on the flavors assigned,
@@ -516,20 +561,16 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 // names none). note says so, or that it is not known (a check or config not read).
 func (k *kueueIndex) provisionedBy(cq *clusterQueue, a assignment, requests map[string]float64) (flexStart, note string) {
 	for _, qc := range cq.checks {
-		applies := len(qc.onFlavors) == 0
-		for _, c := range a.chosen {
-			applies = applies || slices.Contains(qc.onFlavors, c.flavor.name)
-		}
-		if !applies {
+		if !qc.appliesTo(a) {
 			continue
 		}
 		check, ok := k.checks[qc.name]
 		if !ok {
-			note = fmt.Sprintf("Kueue AdmissionCheck %s (of ClusterQueue %s) is not among the files read: whether it provisions the nodes (a ProvisioningRequest: on GKE, flex-start VMs) is not known", qc.name, cq.name)
+			note = fmt.Sprintf("Kueue AdmissionCheck %s (of ClusterQueue %s) is not among the files read: whether it provisions the nodes (a ProvisioningRequest: on GKE, flex-start VMs) or sends the workload to another cluster (MultiKueue) is not known", qc.name, cq.name)
 			continue
 		}
 		if check.controller != controllerProvisioning {
-			continue
+			continue // a MultiKueue check is dispatchedBy's
 		}
 		cfg, ok := k.provisioning[check.paramsName]
 		if !ok || !check.paramsInRepo || check.paramsKind != "ProvisioningRequestConfig" {

@@ -557,6 +557,94 @@ func TestDefaultQueuedKinds(t *testing.T) {
 	}
 }
 
+// A ClusterQueue whose MultiKueue admission check applies sends the workload to a worker
+// cluster: a note says which clusters, and that the price is the manager's flavor's.
+func TestKueueMultiKueue(t *testing.T) {
+	const objects = `apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: a3}
+spec: {nodeLabels: {node.kubernetes.io/instance-type: a3-highgpu-8g, topology.kubernetes.io/region: us-central1}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: AdmissionCheck
+metadata: {name: dispatch}
+spec:
+  controllerName: kueue.x-k8s.io/multikueue
+  parameters: {apiGroup: kueue.x-k8s.io, kind: MultiKueueConfig, name: workers}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: AdmissionCheck
+metadata: {name: other}
+spec:
+  controllerName: example.com/check
+  parameters: {apiGroup: kueue.x-k8s.io, kind: MultiKueueConfig, name: workers}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: AdmissionCheck
+metadata: {name: elsewhere}
+spec:
+  controllerName: kueue.x-k8s.io/multikueue
+  parameters: {apiGroup: example.com, kind: MultiKueueConfig, name: workers}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: AdmissionCheck
+metadata: {name: otherkind}
+spec:
+  controllerName: kueue.x-k8s.io/multikueue
+  parameters: {apiGroup: kueue.x-k8s.io, kind: ProvisioningRequestConfig, name: workers}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: q, namespace: kq}
+spec: {clusterQueue: mk}
+---
+`
+	const config = `apiVersion: kueue.x-k8s.io/v1beta1
+kind: MultiKueueConfig
+metadata: {name: workers}
+spec: {clusters: [us-central1-a, europe-west4]}
+---
+`
+	queue := func(checks string) string {
+		return `apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: mk}
+spec:
+  namespaceSelector: {}
+` + checks + `  resourceGroups:
+    - coveredResources: [cpu, nvidia.com/gpu]
+      flavors: [{name: a3, resources: [{name: cpu, nominalQuota: 1000}, {name: nvidia.com/gpu, nominalQuota: 64}]}]
+---
+`
+	}
+	const sent = "Kueue AdmissionCheck dispatch of ClusterQueue mk (MultiKueue) sends it to "
+	const rest = ", whose own Kueue admits it there: its pods run on that cluster's nodes, priced here on this ClusterQueue's flavor, as MultiKueue expects the workers' queues to mirror the manager's"
+	for _, c := range []struct {
+		name, src, note string
+	}{
+		{"admissionChecks", objects + config + queue("  admissionChecks: [dispatch]\n"), sent + "one of the worker clusters of MultiKueueConfig workers (us-central1-a, europe-west4)" + rest},
+		{"on the flavor", objects + config + queue("  admissionChecksStrategy: {admissionChecks: [{name: dispatch, onFlavors: [a3]}]}\n"), sent + "one of the worker clusters of MultiKueueConfig workers (us-central1-a, europe-west4)" + rest},
+		{"on another flavor", objects + config + queue("  admissionChecksStrategy: {admissionChecks: [{name: dispatch, onFlavors: [other]}]}\n"), ""},
+		{"another controller", objects + config + queue("  admissionChecks: [other]\n"), ""},
+		{"its config not read", objects + queue("  admissionChecks: [dispatch]\n"), sent + "a worker cluster of MultiKueueConfig workers, which is not among the files read" + rest},
+		{"parameters of another group", objects + config + queue("  admissionChecks: [elsewhere]\n"),
+			"Kueue AdmissionCheck elsewhere of ClusterQueue mk (MultiKueue) sends it to a worker cluster of MultiKueueConfig workers, which is not among the files read" + rest},
+		{"parameters of another kind", objects + config + queue("  admissionChecks: [otherkind]\n"),
+			"Kueue AdmissionCheck otherkind of ClusterQueue mk (MultiKueue) sends it to a worker cluster of MultiKueueConfig workers, which is not among the files read" + rest},
+	} {
+		res := build(t, c.src+kueueJob("2", "8", ""), Options{})
+		if len(res.Errors) > 0 || len(res.Warnings) > 0 {
+			t.Errorf("%s: errors %v, warnings %v", c.name, res.Errors, res.Warnings)
+			continue
+		}
+		r := one(t, res)
+		notes := strings.Join(r.Notes, "\n")
+		if r.InstanceType != "a3-highgpu-8g" || c.note != "" && !strings.Contains(notes, c.note) || c.note == "" && strings.Contains(notes, "MultiKueue") {
+			t.Errorf("%s: %s, notes %q; want %q", c.name, r.InstanceType, r.Notes, c.note)
+		}
+	}
+}
+
 // A ClusterQueue whose admission check provisions nodes through GKE's queued provisioning
 // (a ProvisioningRequest of class queued-provisioning.gke.io) runs its pods on flex-start VMs.
 func TestKueueQueuedProvisioning(t *testing.T) {
@@ -612,7 +700,7 @@ spec:
 		{"managed resources the pods do not request", objects("queued-provisioning.gke.io", ", managedResources: [google.com/tpu]") + queue("  admissionChecks: [dws-prov]\n") + job, false, ""},
 		{"no admission check", objects("queued-provisioning.gke.io", "") + queue("") + job, false, ""},
 		{"a check not read", objects("queued-provisioning.gke.io", "") + queue("  admissionChecks: [elsewhere]\n") + job, false,
-			"Kueue AdmissionCheck elsewhere (of ClusterQueue dws) is not among the files read: whether it provisions the nodes (a ProvisioningRequest: on GKE, flex-start VMs) is not known"},
+			"Kueue AdmissionCheck elsewhere (of ClusterQueue dws) is not among the files read: whether it provisions the nodes (a ProvisioningRequest: on GKE, flex-start VMs) or sends the workload to another cluster (MultiKueue) is not known"},
 	} {
 		res := build(t, c.src, Options{})
 		if len(res.Errors) > 0 || len(res.Warnings) > 0 {
