@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -29,7 +30,7 @@ type podAffinityTerm struct {
 // anti-affinity term on kubernetes.io/hostname whose selector matches the pods' own labels
 // (ownPodTerm). "" when none does.
 func onePerNode(o *object, tpl *podTemplate) string {
-	if at, ok := ownPodTerm(o, tpl, podAntiAffinityField); ok {
+	if at, ok := ownPodTerm(o, tpl, podAntiAffinityField, hostnameKey); ok {
 		return fmt.Sprintf("its required podAntiAffinity (topologyKey kubernetes.io/hostname%s) selects its own pods", at)
 	}
 	return ""
@@ -64,6 +65,81 @@ func keepApart(o *object, tpl *podTemplate, np *nodePool, rs *parser.Resource) {
 	}
 }
 
+// zoneKeys are the node labels that name a node's zone, the current one first.
+var zoneKeys = []string{labelZone, "failure-domain.beta.kubernetes.io/zone"}
+
+// capByZones warns when a required pod anti-affinity on the zone that selects the workload's own
+// pods (tpl, a pod template of o) keeps them one to a zone, and their nodes may be in fewer zones
+// than the pods: those past one a zone stay pending. The zones are those the pods' node selection
+// allows, and the Karpenter NodePool's (np) requirements and labels when one launches the nodes;
+// nothing is said when neither names them. The pods are priced as declared; an autoscaler's
+// maximum past the zones is capped there, with a note. ok is false when nothing is said.
+func capByZones(o *object, tpl *podTemplate, np *nodePool, rs *parser.Resource) (warn parser.Error, ok bool) {
+	pods := mostPods(rs)
+	if pods <= 1 {
+		return parser.Error{}, false
+	}
+	var at, key string
+	for _, k := range zoneKeys {
+		if a, found := ownPodTerm(o, tpl, podAntiAffinityField, k); found {
+			at, key, ok = a, k, true
+			break
+		}
+	}
+	if !ok {
+		return parser.Error{}, false
+	}
+	zones, from := allowedZones(tpl, np)
+	if len(zones) == 0 { // none named, or none allowed: nothing runs, which is said elsewhere
+		return parser.Error{}, false
+	}
+	n, allow := len(zones), "allows"
+	if len(from) > 1 {
+		allow = "allow"
+	}
+	why := fmt.Sprintf("its required podAntiAffinity (topologyKey %s%s) selects its own pods, and %s %s its nodes %d zone%s (%s)",
+		key, at, strings.Join(from, " and "), allow, n, parser.Plural(int64(n)), strings.Join(zones, ", "))
+	if m := capPods(rs, n, "one pod a zone"); m != nil {
+		rs.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s", n, parser.Plural(int64(n)), m.Quantity, m.From, why)
+	}
+	if rs.Quantity <= n {
+		return parser.Error{}, false
+	}
+	rest := fmt.Sprintf("the other %d stay pending", rs.Quantity-n)
+	if rs.Quantity-n == 1 {
+		rest = "the last one stays pending"
+	}
+	return parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s runs %d pods, but %s: one pod a zone, so %s (priced as declared)",
+		rs.Address, rs.Quantity, why, rest)}, true
+}
+
+// allowedZones is the zones a workload's nodes may be in, sorted, and what says so: those its
+// pod template's node selection (tpl) allows, narrowed by a Karpenter NodePool's (np)
+// requirements (which hold its template's labels); nil when neither names them.
+func allowedZones(tpl *podTemplate, np *nodePool) (zones, from []string) {
+	narrow := func(v []string, what string) {
+		if zones == nil {
+			zones = slices.Clone(v)
+		} else {
+			zones = intersect(zones, v)
+		}
+		from = append(from, what)
+	}
+	if v, ok := podSelector(tpl.Spec).values(zoneKeys...); ok && v != nil {
+		narrow(v, "its node selection")
+	}
+	if np != nil {
+		if v, ok := np.requirements.values(zoneKeys...); ok && v != nil { // its template's labels among them
+			narrow(v, "Karpenter NodePool "+np.name)
+		}
+	}
+	if zones == nil {
+		return nil, nil
+	}
+	slices.Sort(zones)
+	return slices.Compact(zones), from
+}
+
 // selectsOwn reports whether a pod (anti-)affinity term's or a spread constraint's label
 // selector matches the labels of tpl's own pods. A null selector matches no pod; one with an
 // operator Kubernetes does not take matches none either. The Terraform provider writes the
@@ -88,11 +164,11 @@ const (
 )
 
 // ownPodTerm finds the first required term of tpl's podAffinity or podAntiAffinity (field) on
-// kubernetes.io/hostname whose selector matches the pods' own labels: ok, and where it is
+// the topology key key whose selector matches the pods' own labels: ok, and where it is
 // (", line N", or "" when its line is unknown). A term that looks only in
 // other namespaces, or by a namespace selector other than {} (all), is not taken to mean the
 // pods themselves; nor is a selector with an operator Kubernetes does not take.
-func ownPodTerm(o *object, tpl *podTemplate, field string) (at string, ok bool) {
+func ownPodTerm(o *object, tpl *podTemplate, field, key string) (at string, ok bool) {
 	a := tpl.Spec.Affinity
 	if a == nil {
 		return "", false
@@ -112,7 +188,7 @@ func ownPodTerm(o *object, tpl *podTemplate, field string) (at string, ok bool) 
 	}
 	for _, item := range listItems(&terms.Required) {
 		var t podAffinityTerm
-		if item.Decode(&t) != nil || t.TopologyKey != "kubernetes.io/hostname" {
+		if item.Decode(&t) != nil || t.TopologyKey != key {
 			continue
 		}
 		switch sel := &t.NamespaceSelector; {

@@ -65,3 +65,87 @@ func oneToANode(t *testing.T, p *parser.PodGPUs) string {
 	}
 	return p.MaxPerNodeWhy
 }
+
+// A required anti-affinity on the zone that selects the workload's own pods runs one pod a zone:
+// where the pods' node selection, or the Karpenter NodePool that launches their nodes, allows
+// fewer zones than pods, the rest stay pending (a warning; priced as declared), and an
+// autoscaler's maximum is capped at the zones.
+func TestOnePodAZone(t *testing.T) {
+	const pool = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  template:\n    metadata: {labels: {team: ml}}\n    spec:\n      requirements:\n" +
+		"      - {key: node.kubernetes.io/instance-type, operator: In, values: [g6.xlarge]}\n" +
+		"      - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a, us-east-1b]}\n" +
+		"      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n---\n"
+	deployment := func(replicas, selection, key, selector string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: ml}\nspec:\n  replicas: " + replicas + "\n  template:\n" +
+			"    metadata: {labels: {app: a}}\n    spec:\n" + selection +
+			"      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n" +
+			"          - {labelSelector: " + selector + ", topologyKey: " + key + "}\n" +
+			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	}
+	const own, zone = "{matchLabels: {app: a}}", "topology.kubernetes.io/zone"
+	const oneZone = "      nodeSelector: {node.kubernetes.io/instance-type: g6.xlarge, topology.kubernetes.io/zone: us-east-1a}\n"
+	hpa := "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: a, namespace: ml}\n" +
+		"spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: a}, minReplicas: 1, maxReplicas: 6}\n"
+	// Zones through required node affinity: In, less NotIn.
+	inZones := func(src, in, notIn string) string {
+		aff := "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n" +
+			"            - matchExpressions:\n              - {key: topology.kubernetes.io/zone, operator: In, values: [" + in + "]}\n"
+		if notIn != "" {
+			aff += "              - {key: topology.kubernetes.io/zone, operator: NotIn, values: [" + notIn + "]}\n"
+		}
+		return strings.Replace(src, "      affinity:\n", aff, 1)
+	}
+	const pend = "Deployment/ml/a runs 3 pods, but its required podAntiAffinity (topologyKey topology.kubernetes.io/zone, line 13) selects its own pods, and "
+	for _, c := range []struct {
+		name, src string
+		warning   string // "" when none
+		scaleMax  int    // the maximum left at full scale-out; 0 when none
+		note      string // on the maximum, when capped
+	}{
+		{"one zone named", deployment("3", oneZone, zone, own),
+			pend + "its node selection allows its nodes 1 zone (us-east-1a): one pod a zone, so the other 2 stay pending (priced as declared)", 0, ""},
+		{"the beta zone label", strings.Replace(deployment("3", oneZone, "failure-domain.beta.kubernetes.io/zone", own), "topology.kubernetes.io/zone: us-east-1a", "failure-domain.beta.kubernetes.io/zone: us-east-1a", 1),
+			"Deployment/ml/a runs 3 pods, but its required podAntiAffinity (topologyKey failure-domain.beta.kubernetes.io/zone, line 13) selects its own pods, and its node selection allows its nodes 1 zone (us-east-1a)", 0, ""},
+		{"two zones of affinity", inZones(deployment("3", "      nodeSelector: {node.kubernetes.io/instance-type: g6.xlarge}\n", zone, own), "us-east-1b, us-east-1a, us-east-1c", "us-east-1c"),
+			"its node selection allows its nodes 2 zones (us-east-1a, us-east-1b): one pod a zone, so the last one stays pending (priced as declared)", 0, ""},
+		{"as many zones as pods", inZones(deployment("2", "      nodeSelector: {node.kubernetes.io/instance-type: g6.xlarge}\n", zone, own), "us-east-1a, us-east-1b", ""), "", 0, ""},
+		{"a zone written twice", inZones(deployment("2", "      nodeSelector: {node.kubernetes.io/instance-type: g6.xlarge}\n", zone, own), "us-east-1a, us-east-1a", ""),
+			"its node selection allows its nodes 1 zone (us-east-1a): one pod a zone, so the last one stays pending", 0, ""},
+		{"no zone named", deployment("3", "      nodeSelector: {node.kubernetes.io/instance-type: g6.xlarge}\n", zone, own), "", 0, ""},
+		{"another workload's pods", deployment("3", oneZone, zone, "{matchLabels: {app: b}}"), "", 0, ""},
+		{"on the hostname", deployment("3", oneZone, "kubernetes.io/hostname", own), "", 0, ""},
+		{"the NodePool's zones", pool + deployment("3", "", zone, own),
+			"Karpenter NodePool gpu allows its nodes 2 zones (us-east-1a, us-east-1b): one pod a zone, so the last one stays pending", 0, ""},
+		{"the NodePool's and the pod's", pool + deployment("3", "      nodeSelector: {topology.kubernetes.io/zone: us-east-1b}\n", zone, own),
+			"its node selection and Karpenter NodePool gpu allow its nodes 1 zone (us-east-1b): one pod a zone, so the other 2 stay pending", 0, ""},
+		{"the NodePool's labels", strings.Replace(strings.Replace(pool, "      - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a, us-east-1b]}\n", "", 1),
+			"labels: {team: ml}", "labels: {team: ml, topology.kubernetes.io/zone: us-east-1c}", 1) + deployment("3", "", zone, own),
+			"Karpenter NodePool gpu allows its nodes 1 zone (us-east-1c)", 0, ""},
+		{"as many zones as pods, more at scale-out", pool + deployment("2", "", zone, own) + strings.Replace(hpa, "minReplicas: 1", "minReplicas: 2", 1), "", 0,
+			"at most 2 pods at full scale-out, not the 6 of the maxReplicas of HorizontalPodAutoscaler/ml/a"},
+		{"an autoscaler past the zones", pool + deployment("1", "", zone, own) + hpa, "", 2,
+			"at most 2 pods at full scale-out, not the 6 of the maxReplicas of HorizontalPodAutoscaler/ml/a: its required podAntiAffinity (topologyKey topology.kubernetes.io/zone, line 24) selects its own pods, and Karpenter NodePool gpu allows its nodes 2 zones (us-east-1a, us-east-1b)"},
+	} {
+		res := build(t, c.src, Options{})
+		var warns []string
+		for _, w := range res.Warnings {
+			warns = append(warns, w.Message)
+		}
+		got := strings.Join(warns, "\n")
+		if len(res.Errors) > 0 || c.warning == "" && strings.Contains(got, "one pod a zone") || c.warning != "" && !strings.Contains(got, c.warning) {
+			t.Errorf("%s: warnings %q (errors %v), want %q", c.name, got, res.Errors, c.warning)
+		}
+		r := one(t, res)
+		if max := 0; r.ScaleMax != nil {
+			max = r.ScaleMax.Quantity
+			if max != c.scaleMax {
+				t.Errorf("%s: scale max %d, want %d", c.name, max, c.scaleMax)
+			}
+		} else if c.scaleMax != 0 {
+			t.Errorf("%s: no scale max, want %d", c.name, c.scaleMax)
+		}
+		if c.note != "" && !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
+			t.Errorf("%s: notes %q, want %q", c.name, r.Notes, c.note)
+		}
+	}
+}

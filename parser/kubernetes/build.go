@@ -369,6 +369,9 @@ func Build(files []*File, opts Options) parser.Result {
 				if rs.Pod != nil && o.Kind != "DaemonSet" {
 					keepApart(o, &r.template, np, rs)
 					keepTogether(o, &r, rs)
+					if w, ok := capByZones(o, &r.template, np, rs); ok {
+						res.Warnings = append(res.Warnings, w)
+					}
 				}
 				runs[i].report(rs, &res.Warnings)
 				reportPodLevel(r.template.Spec, rs, &res.Warnings)
