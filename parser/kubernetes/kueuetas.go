@@ -146,15 +146,18 @@ func readTAS(ann map[string]string, jobPods int) (t tasRequest, refused string) 
 	slice, hasSlice := ann[tasSliceKey]
 	size, hasSize := ann[tasSliceSizeKey]
 	layers, hasLayers := ann[tasLayersKey]
+	unconstrained, err := strconv.ParseBool(unc)
 	switch {
 	case hasReq && hasPref:
 		return t, fmt.Sprintf("its pod template sets both %s and %s", tasRequiredKey, tasPreferredKey)
+	case hasUnc && err != nil: // jobframework validateTASUnconstrained
+		return t, fmt.Sprintf("%s: %q is not a boolean", tasUnconstrainedKey, unc)
 	case hasReq:
 		t.level, t.required = req, true
 	case hasPref:
 		t.level = pref
 	}
-	t.asked = hasReq || hasPref || hasSlice || hasLayers || hasUnc && unc == "true"
+	t.asked = hasReq || hasPref || hasSlice || hasLayers || unconstrained
 	switch {
 	case hasLayers && hasSlice:
 		return t, fmt.Sprintf("its pod template sets both %s and %s", tasLayersKey, tasSliceKey)

@@ -115,6 +115,12 @@ func TestKueueTopologyAwareScheduling(t *testing.T) {
 			"", `kueue.x-k8s.io/podset-slice-size: "two" is not a number of pods`},
 		{"a slice size of none", tasQueue("64", false, true) + tasJob(slice+host+", "+size+"\"0\""), "", 0,
 			"", `kueue.x-k8s.io/podset-slice-size: "0" is not a number of pods`},
+		{"unconstrained, as Go reads a boolean", tasQueue("64", false, true) + tasJob("kueue.x-k8s.io/podset-unconstrained-topology: \"True\""), "p5.48xlarge", 0,
+			skippedA100, ""},
+		{"unconstrained false", tasQueue("64", false, true) + tasJob("kueue.x-k8s.io/podset-unconstrained-topology: \"false\""), "p4d.24xlarge", 0,
+			"→ ResourceFlavor a100", ""},
+		{"unconstrained not a boolean", tasQueue("64", false, true) + tasJob("kueue.x-k8s.io/podset-unconstrained-topology: \"yes\""), "", 0,
+			"", `Kueue never admits it: kueue.x-k8s.io/podset-unconstrained-topology: "yes" is not a boolean`},
 		{"required and preferred", tasQueue("64", false, true) + tasJob(required+host+", "+preferred+block), "", 0,
 			"", "its pod template sets both kueue.x-k8s.io/podset-required-topology and kueue.x-k8s.io/podset-preferred-topology"},
 	} {
