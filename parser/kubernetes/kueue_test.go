@@ -557,43 +557,37 @@ func TestDefaultQueuedKinds(t *testing.T) {
 	}
 }
 
+// a3Queue is a ClusterQueue (name, with its admission checks) of one flavor, a3, of 64 GPUs.
+func a3Queue(name, checks string) string {
+	return `apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: ` + name + `}
+spec:
+  namespaceSelector: {}
+` + checks + `  resourceGroups:
+    - coveredResources: [cpu, nvidia.com/gpu]
+      flavors: [{name: a3, resources: [{name: cpu, nominalQuota: 1000}, {name: nvidia.com/gpu, nominalQuota: 64}]}]
+---
+`
+}
+
 // A ClusterQueue whose MultiKueue admission check applies sends the workload to a worker
 // cluster: a note says which clusters, and that the price is the manager's flavor's.
 func TestKueueMultiKueue(t *testing.T) {
-	const objects = `apiVersion: kueue.x-k8s.io/v1beta1
+	// An AdmissionCheck of a controller, its parameters a kind of an API group, named workers.
+	check := func(name, controller, group, kind string) string {
+		return "apiVersion: kueue.x-k8s.io/v1beta1\nkind: AdmissionCheck\nmetadata: {name: " + name + "}\nspec:\n  controllerName: " + controller +
+			"\n  parameters: {apiGroup: " + group + ", kind: " + kind + ", name: workers}\n---\n"
+	}
+	objects := `apiVersion: kueue.x-k8s.io/v1beta1
 kind: ResourceFlavor
 metadata: {name: a3}
 spec: {nodeLabels: {node.kubernetes.io/instance-type: a3-highgpu-8g, topology.kubernetes.io/region: us-central1}}
 ---
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: AdmissionCheck
-metadata: {name: dispatch}
-spec:
-  controllerName: kueue.x-k8s.io/multikueue
-  parameters: {apiGroup: kueue.x-k8s.io, kind: MultiKueueConfig, name: workers}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: AdmissionCheck
-metadata: {name: other}
-spec:
-  controllerName: example.com/check
-  parameters: {apiGroup: kueue.x-k8s.io, kind: MultiKueueConfig, name: workers}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: AdmissionCheck
-metadata: {name: elsewhere}
-spec:
-  controllerName: kueue.x-k8s.io/multikueue
-  parameters: {apiGroup: example.com, kind: MultiKueueConfig, name: workers}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: AdmissionCheck
-metadata: {name: otherkind}
-spec:
-  controllerName: kueue.x-k8s.io/multikueue
-  parameters: {apiGroup: kueue.x-k8s.io, kind: ProvisioningRequestConfig, name: workers}
----
-apiVersion: kueue.x-k8s.io/v1beta1
+` + check("dispatch", controllerMultiKueue, "kueue.x-k8s.io", "MultiKueueConfig") +
+		check("other", "example.com/check", "kueue.x-k8s.io", "MultiKueueConfig") +
+		check("elsewhere", controllerMultiKueue, "example.com", "MultiKueueConfig") +
+		check("otherkind", controllerMultiKueue, "kueue.x-k8s.io", "ProvisioningRequestConfig") + `apiVersion: kueue.x-k8s.io/v1beta1
 kind: LocalQueue
 metadata: {name: q, namespace: kq}
 spec: {clusterQueue: mk}
@@ -605,18 +599,7 @@ metadata: {name: workers}
 spec: {clusters: [us-central1-a, europe-west4]}
 ---
 `
-	queue := func(checks string) string {
-		return `apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: mk}
-spec:
-  namespaceSelector: {}
-` + checks + `  resourceGroups:
-    - coveredResources: [cpu, nvidia.com/gpu]
-      flavors: [{name: a3, resources: [{name: cpu, nominalQuota: 1000}, {name: nvidia.com/gpu, nominalQuota: 64}]}]
----
-`
-	}
+	queue := func(checks string) string { return a3Queue("mk", checks) }
 	const sent = "Kueue AdmissionCheck dispatch of ClusterQueue mk (MultiKueue) sends it to "
 	const rest = ", whose own Kueue admits it there: its pods run on that cluster's nodes, priced here on this ClusterQueue's flavor, as MultiKueue expects the workers' queues to mirror the manager's"
 	for _, c := range []struct {
@@ -673,18 +656,7 @@ spec: {clusterQueue: dws}
 ---
 `
 	}
-	queue := func(checks string) string {
-		return `apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: dws}
-spec:
-  namespaceSelector: {}
-` + checks + `  resourceGroups:
-    - coveredResources: [cpu, nvidia.com/gpu]
-      flavors: [{name: a3, resources: [{name: cpu, nominalQuota: 1000}, {name: nvidia.com/gpu, nominalQuota: 64}]}]
----
-`
-	}
+	queue := func(checks string) string { return a3Queue("dws", checks) }
 	job := kueueJob("2", "8", "")
 	const flex = "Kueue AdmissionCheck dws-prov of ClusterQueue dws (ProvisioningRequestConfig dws-config, queued-provisioning.gke.io) provisions its nodes through GKE's queued provisioning"
 	for _, c := range []struct {

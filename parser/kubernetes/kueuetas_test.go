@@ -124,15 +124,7 @@ func TestKueueTopologyAwareScheduling(t *testing.T) {
 		{"required and preferred", tasQueue("64", false, true) + tasJob(required+host+", "+preferred+block), "", 0,
 			"", "its pod template sets both kueue.x-k8s.io/podset-required-topology and kueue.x-k8s.io/podset-preferred-topology"},
 	} {
-		res := build(t, c.src, Options{})
-		var warns []string
-		for _, w := range res.Warnings {
-			warns = append(warns, w.Message)
-		}
-		if got := strings.Join(warns, "\n"); len(res.Errors) > 0 || c.warning == "" && got != "" || !strings.Contains(got, c.warning) {
-			t.Errorf("%s: warnings %q (errors %v), want %q", c.name, got, res.Errors, c.warning)
-		}
-		r := one(t, res)
+		r := one(t, buildWarning(t, c.name, c.src, c.warning))
 		if c.typ != "" && r.InstanceType != c.typ || !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
 			t.Errorf("%s: priced on %q, notes %q; want %q and %q", c.name, r.InstanceType, r.Notes, c.typ, c.note)
 		}
@@ -190,15 +182,7 @@ func TestKueueTopologySliceLayers(t *testing.T) {
 		{"a first size that does not divide the pods", layers(`[{"topology": "` + block + `", "size": 3}, {"topology": "` + host + `", "size": 3}]`), 0, "",
 			never + "kueue.x-k8s.io/podset-slice-required-topology-constraints: its first layer's size 3 does not divide its 4 pods"},
 	} {
-		res := build(t, tasQueue("64", false, true)+tasJob(c.ann), Options{})
-		var warns []string
-		for _, w := range res.Warnings {
-			warns = append(warns, w.Message)
-		}
-		if got := strings.Join(warns, "\n"); len(res.Errors) > 0 || c.warning == "" && got != "" || !strings.Contains(got, c.warning) {
-			t.Errorf("%s: warnings %q (errors %v), want %q", c.name, got, res.Errors, c.warning)
-		}
-		r := one(t, res)
+		r := one(t, buildWarning(t, c.name, tasQueue("64", false, true)+tasJob(c.ann), c.warning))
 		if c.warning == "" && r.InstanceType != "p5.48xlarge" {
 			t.Errorf("%s: priced on %q, want p5.48xlarge (h100-tas)", c.name, r.InstanceType)
 		}
