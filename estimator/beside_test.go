@@ -73,28 +73,28 @@ func TestBesidePodsMustFitOneNode(t *testing.T) {
 	if e := p.Estimate(other); e.UnpricedReason != nil {
 		t.Errorf("a leader of AMD GPUs: %s", *e.UnpricedReason)
 	}
+	// unitsFit checks pods of one resource beside a leader of fits units, which the node holds,
+	// and then of over, which it does not: the reason names the units (want).
+	unitsFit := func(name string, r parser.Resource, fits, over int64, want string) {
+		r.Pod.Beside[0].GPUs = fits
+		if e := p.Estimate(r); e.UnpricedReason != nil {
+			t.Errorf("%s, a leader of %d: %s", name, fits, *e.UnpricedReason)
+		}
+		r.Pod.Beside[0].GPUs = over
+		if e := p.Estimate(r); e.UnpricedReason == nil || !strings.HasSuffix(*e.UnpricedReason, want) {
+			t.Errorf("%s, a leader of %d: reason %v, want %q", name, over, e.UnpricedReason, want)
+		}
+	}
 	// Pods on MIG slices count in slices: a p4d.24xlarge's 8 A100 40GBs hold 56 1g.5gb slices,
 	// 3 workers' and a leader's 53, not 3 and 60.
-	mig := besidePod(3, 50)
+	mig := besidePod(3, 0)
 	mig.InstanceType, mig.Pod.Resource, mig.Pod.MIGProfile, mig.Pod.Beside[0].Resource = "p4d.24xlarge", "nvidia.com/mig-1g.5gb", "1g.5gb", "nvidia.com/mig-1g.5gb"
-	if e := p.Estimate(mig); e.UnpricedReason != nil {
-		t.Errorf("MIG slices, a leader of 50: %s", *e.UnpricedReason)
-	}
-	mig.Pod.Beside[0].GPUs = 60
-	if e := p.Estimate(mig); e.UnpricedReason == nil || !strings.HasSuffix(*e.UnpricedReason, "they request 63 nvidia.com/mig-1g.5gb together, and it has 56") {
-		t.Errorf("MIG slices, a leader of 60: reason %v", e.UnpricedReason)
-	}
+	unitsFit("MIG slices", mig, 50, 60, "they request 63 nvidia.com/mig-1g.5gb together, and it has 56")
 	// Time-shared GPUs count in units: a g6.12xlarge's 4 L4s shared 2 ways are 8 units, which
 	// 3 workers and a leader of 5 fill, and one of 6 does not.
-	shared := besidePod(3, 5)
+	shared := besidePod(3, 0)
 	shared.InstanceType, shared.Pod.SharedReplicas, shared.Pod.SharingStrategy = "g6.12xlarge", 2, parser.SharingTimeSlicing
-	if e := p.Estimate(shared); e.UnpricedReason != nil {
-		t.Errorf("time-shared, a leader of 5 units: %s", *e.UnpricedReason)
-	}
-	shared.Pod.Beside[0].GPUs = 6
-	if e := p.Estimate(shared); e.UnpricedReason == nil || !strings.HasSuffix(*e.UnpricedReason, "they request 9 nvidia.com/gpu together, and it has 8") {
-		t.Errorf("time-shared, a leader of 6 units: reason %v", e.UnpricedReason)
-	}
+	unitsFit("time-shared", shared, 5, 6, "they request 9 nvidia.com/gpu together, and it has 8")
 	// A pod that requests no units (its GPUs all come through claims of its own) is judged
 	// by its CPUs and memory, not by the units of the pods beside it.
 	g6, _ := p.Catalog.Instance(parser.AWS, "g6.12xlarge")
