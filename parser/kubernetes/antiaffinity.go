@@ -30,7 +30,7 @@ type podAffinityTerm struct {
 // anti-affinity term on kubernetes.io/hostname whose selector matches the pods' own labels
 // (ownPodTerm). "" when none does.
 func onePerNode(o *object, tpl *podTemplate) string {
-	if at, ok := ownPodTerm(o, tpl, podAntiAffinityField, hostnameKey); ok {
+	if at, _, ok := ownPodTerm(o, tpl, podAntiAffinityField, hostnameKey); ok {
 		return fmt.Sprintf("its required podAntiAffinity (topologyKey kubernetes.io/hostname%s) selects its own pods", at)
 	}
 	return ""
@@ -79,13 +79,7 @@ func capByZones(o *object, tpl *podTemplate, np *nodePool, rs *parser.Resource) 
 	if pods <= 1 {
 		return parser.Error{}, false
 	}
-	var at, key string
-	for _, k := range zoneKeys {
-		if a, found := ownPodTerm(o, tpl, podAntiAffinityField, k); found {
-			at, key, ok = a, k, true
-			break
-		}
-	}
+	at, key, ok := ownPodTerm(o, tpl, podAntiAffinityField, zoneKeys...)
 	if !ok {
 		return parser.Error{}, false
 	}
@@ -164,31 +158,31 @@ const (
 )
 
 // ownPodTerm finds the first required term of tpl's podAffinity or podAntiAffinity (field) on
-// the topology key key whose selector matches the pods' own labels: ok, and where it is
+// one of the topology keys whose selector matches the pods' own labels: ok, its key, and where it is
 // (", line N", or "" when its line is unknown). A term that looks only in
 // other namespaces, or by a namespace selector other than {} (all), is not taken to mean the
 // pods themselves; nor is a selector with an operator Kubernetes does not take.
-func ownPodTerm(o *object, tpl *podTemplate, field, key string) (at string, ok bool) {
+func ownPodTerm(o *object, tpl *podTemplate, field string, keys ...string) (at, key string, ok bool) {
 	a := tpl.Spec.Affinity
 	if a == nil {
-		return "", false
+		return "", "", false
 	}
 	n := &a.PodAntiAffinity
 	if field == podAffinityField {
 		n = &a.PodAffinity
 	}
 	if n.Kind != yaml.MappingNode {
-		return "", false
+		return "", "", false
 	}
 	var terms struct {
 		Required yaml.Node `yaml:"requiredDuringSchedulingIgnoredDuringExecution"`
 	}
 	if n.Decode(&terms) != nil {
-		return "", false
+		return "", "", false
 	}
 	for _, item := range listItems(&terms.Required) {
 		var t podAffinityTerm
-		if item.Decode(&t) != nil || t.TopologyKey != key {
+		if item.Decode(&t) != nil || !slices.Contains(keys, t.TopologyKey) {
 			continue
 		}
 		switch sel := &t.NamespaceSelector; {
@@ -201,7 +195,7 @@ func ownPodTerm(o *object, tpl *podTemplate, field, key string) (at string, ok b
 		if !selectsOwn(&t.LabelSelector, tpl) {
 			continue
 		}
-		return o.atLine(item), true
+		return o.atLine(item), t.TopologyKey, true
 	}
-	return "", false
+	return "", "", false
 }

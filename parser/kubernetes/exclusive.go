@@ -278,7 +278,7 @@ func keepTogether(o *object, r *role, rs *parser.Resource) {
 		return
 	}
 	if rs.Quantity > max(1, rs.Pod.Together) {
-		if at, ok := ownPodTerm(o, &r.template, podAffinityField, hostnameKey); ok {
+		if at, _, ok := ownPodTerm(o, &r.template, podAffinityField, hostnameKey); ok {
 			rs.Pod.Together, rs.Pod.TogetherWhy = rs.Quantity, fmt.Sprintf("its required podAffinity (topologyKey kubernetes.io/hostname%s) selects its own pods, so its %d pods run on the node the first lands on", at, rs.Quantity)
 			rs.Pod.TogetherAdmitted = false
 		}
