@@ -71,28 +71,28 @@ var zoneKeys = []string{labelZone, "failure-domain.beta.kubernetes.io/zone"}
 // capByZones warns when a required pod anti-affinity on the zone that selects the workload's own
 // pods (tpl, a pod template of o) keeps them one to a zone, and their nodes may be in fewer zones
 // than the pods: those past one a zone stay pending. The zones are those the pods' node selection
-// allows, and the Karpenter NodePool's (np) requirements and labels when one launches the nodes;
-// nothing is said when neither names them. The pods are priced as declared; an autoscaler's
+// allows, the Kueue flavors assigned to them, and the Karpenter NodePool's requirements and
+// labels when one launches the nodes (at); nothing is said when none names them. The pods are priced as declared; an autoscaler's
 // maximum past the zones is capped there, with a note. ok is false when nothing is said.
-func capByZones(o *object, tpl *podTemplate, np *nodePool, rs *parser.Resource) (warn parser.Error, ok bool) {
+func capByZones(o *object, tpl *podTemplate, at placement, rs *parser.Resource) (warn parser.Error, ok bool) {
 	pods := mostPods(rs)
 	if pods <= 1 {
 		return parser.Error{}, false
 	}
-	at, key, ok := ownPodTerm(o, tpl, podAntiAffinityField, zoneKeys...)
+	line, key, ok := ownPodTerm(o, tpl, podAntiAffinityField, zoneKeys...)
 	if !ok {
 		return parser.Error{}, false
 	}
-	zones, from := allowedZones(tpl, np)
+	zones, from, plural := allowedZones(tpl, at)
 	if len(zones) == 0 { // none named, or none allowed: nothing runs, which is said elsewhere
 		return parser.Error{}, false
 	}
 	n, allow := len(zones), "allows"
-	if len(from) > 1 {
+	if plural {
 		allow = "allow"
 	}
 	why := fmt.Sprintf("its required podAntiAffinity (topologyKey %s%s) selects its own pods, and %s %s its nodes %d zone%s (%s)",
-		key, at, strings.Join(from, " and "), allow, n, parser.Plural(int64(n)), strings.Join(zones, ", "))
+		key, line, strings.Join(from, " and "), allow, n, parser.Plural(int64(n)), strings.Join(zones, ", "))
 	if m := capPods(rs, n, "one pod a zone"); m != nil {
 		rs.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s", n, parser.Plural(int64(n)), m.Quantity, m.From, why)
 	}
@@ -108,9 +108,10 @@ func capByZones(o *object, tpl *podTemplate, np *nodePool, rs *parser.Resource) 
 }
 
 // allowedZones is the zones a workload's nodes may be in, sorted, and what says so: those its
-// pod template's node selection (tpl) allows, narrowed by a Karpenter NodePool's (np)
-// requirements (which hold its template's labels); nil when neither names them.
-func allowedZones(tpl *podTemplate, np *nodePool) (zones, from []string) {
+// pod template's node selection (tpl) allows, narrowed by the Kueue flavors assigned to its pods
+// and a Karpenter NodePool's requirements (which hold its template's labels), both in at; nil
+// when none names them. plural says whether what says so is more than one thing.
+func allowedZones(tpl *podTemplate, at placement) (zones, from []string, plural bool) {
 	narrow := func(v []string, what string) {
 		if zones == nil {
 			zones = slices.Clone(v)
@@ -122,16 +123,23 @@ func allowedZones(tpl *podTemplate, np *nodePool) (zones, from []string) {
 	if v, ok := podSelector(tpl.Spec).values(zoneKeys...); ok && v != nil {
 		narrow(v, "its node selection")
 	}
-	if np != nil {
+	if at.kueueZones != nil {
+		what := "Kueue ResourceFlavor " + at.zoneFlavors[0]
+		if len(at.zoneFlavors) > 1 {
+			what, plural = "Kueue ResourceFlavors "+strings.Join(at.zoneFlavors, ", "), true
+		}
+		narrow(at.kueueZones, what)
+	}
+	if np := at.pool; np != nil {
 		if v, ok := np.requirements.values(zoneKeys...); ok && v != nil { // its template's labels among them
 			narrow(v, "Karpenter NodePool "+np.name)
 		}
 	}
 	if zones == nil {
-		return nil, nil
+		return nil, nil, false
 	}
 	slices.Sort(zones)
-	return slices.Compact(zones), from
+	return slices.Compact(zones), from, plural || len(from) > 1
 }
 
 // selectsOwn reports whether a pod (anti-)affinity term's or a spread constraint's label

@@ -149,3 +149,50 @@ func TestOnePodAZone(t *testing.T) {
 		}
 	}
 }
+
+// The flavors Kueue assigns a queued workload name the zones its nodes may be in: a Job's pods,
+// one workload, all land on the one flavor chosen; a Deployment's, admitted one by one, on any
+// flavor they may use as the quota fills. A required anti-affinity on the zone then leaves the
+// pods past those zones pending.
+func TestOnePodAZoneKueue(t *testing.T) {
+	zoned := strings.NewReplacer(
+		"{nodeLabels: {node.kubernetes.io/instance-type: p4d.24xlarge}}", "{nodeLabels: {node.kubernetes.io/instance-type: p4d.24xlarge, topology.kubernetes.io/zone: us-east-1a}}",
+		"karpenter.sh/capacity-type: spot}", "karpenter.sh/capacity-type: spot, topology.kubernetes.io/zone: us-east-1b}").Replace(kueueFlavors)
+	apart := "      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n" +
+		"          - {labelSelector: {matchLabels: {app: a}}, topologyKey: topology.kubernetes.io/zone}\n"
+	job := "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: kq, labels: {kueue.x-k8s.io/queue-name: q}}\n" +
+		"spec:\n  parallelism: 3\n  template:\n    metadata: {labels: {app: a}}\n    spec:\n" + apart +
+		"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]\n"
+	deployment := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: kq}\nspec:\n  replicas: 3\n  template:\n" +
+		"    metadata: {labels: {app: a, kueue.x-k8s.io/queue-name: q}}\n    spec:\n" + apart +
+		"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 8}}}]\n"
+	for _, c := range []struct {
+		name, src string
+		warning   string // "" when none
+	}{
+		{"a Job on one flavor", zoned + kueueQueue("64", "64", "") + job,
+			"Job/kq/j runs 3 pods, but its required podAntiAffinity (topologyKey topology.kubernetes.io/zone, line 51) selects its own pods, and Kueue ResourceFlavor a100 allows its nodes 1 zone (us-east-1a): one pod a zone, so the other 2 stay pending (priced as declared)"},
+		{"a Job on the second flavor", zoned + kueueQueue("16", "64", "") + job,
+			"and Kueue ResourceFlavor h100-spot allows its nodes 1 zone (us-east-1b): one pod a zone, so the other 2 stay pending"},
+		{"the pods' zone and the flavor's", zoned + kueueQueue("64", "64", "") + strings.Replace(job, "    spec:\n", "    spec:\n      nodeSelector: {topology.kubernetes.io/zone: us-east-1a}\n", 1),
+			"and its node selection and Kueue ResourceFlavor a100 allow its nodes 1 zone (us-east-1a)"},
+		{"a Deployment's pods on either flavor", zoned + kueueQueue("64", "64", "") + deployment,
+			"Deployment/kq/d runs 3 pods, but its required podAntiAffinity (topologyKey topology.kubernetes.io/zone, line 51) selects its own pods, and Kueue ResourceFlavors a100, h100-spot allow its nodes 2 zones (us-east-1a, us-east-1b): one pod a zone, so the last one stays pending"},
+		{"a Deployment whose second flavor holds no pod", zoned + kueueQueue("64", "4", "") + deployment,
+			"and Kueue ResourceFlavor a100 allows its nodes 1 zone (us-east-1a): one pod a zone, so the other 2 stay pending"},
+		{"a Deployment that selects only the first flavor", zoned + kueueQueue("64", "64", "") + strings.Replace(deployment, "    spec:\n", "    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: p4d.24xlarge}\n", 1),
+			"and Kueue ResourceFlavor a100 allows its nodes 1 zone (us-east-1a): one pod a zone, so the other 2 stay pending"},
+		{"a Deployment's second flavor without a zone", strings.Replace(zoned, ", topology.kubernetes.io/zone: us-east-1b}", "}", 1) + kueueQueue("64", "64", "") + deployment, ""},
+		{"flavors without zones", kueueFlavors + kueueQueue("64", "64", "") + job, ""},
+	} {
+		res := build(t, c.src, Options{})
+		var warns []string
+		for _, w := range res.Warnings {
+			warns = append(warns, w.Message)
+		}
+		got := strings.Join(warns, "\n")
+		if len(res.Errors) > 0 || c.warning == "" && strings.Contains(got, "one pod a zone") || c.warning != "" && !strings.Contains(got, c.warning) {
+			t.Errorf("%s: warnings %q (errors %v), want %q", c.name, got, res.Errors, c.warning)
+		}
+	}
+}

@@ -359,17 +359,18 @@ func Build(files []*File, opts Options) parser.Result {
 				continue
 			}
 			defaulted := outcomes[i]
-			rs, np, errs, warns, beside := buildRole(o, r, roles, nodeSources{nodePools, classes, kueue, groups, sharing, layouts}, scalers, claims, cms, opts)
+			rs, where, errs, warns, beside := buildRole(o, r, roles, nodeSources{nodePools, classes, kueue, groups, sharing, layouts}, scalers, claims, cms, opts)
 			if beside != nil && !slices.ContainsFunc(besides, func(b besideSet) bool { return b.source == beside.source }) {
 				besides = append(besides, *beside)
 			}
 			res.Errors = append(res.Errors, errs...)
 			res.Warnings = append(res.Warnings, warns...)
 			if rs != nil {
+				np := where.pool
 				if rs.Pod != nil && o.Kind != "DaemonSet" {
 					keepApart(o, &r.template, np, rs)
 					keepTogether(o, &r, rs)
-					if w, ok := capByZones(o, &r.template, np, rs); ok {
+					if w, ok := capByZones(o, &r.template, where, rs); ok {
 						res.Warnings = append(res.Warnings, w)
 					}
 				}
@@ -605,10 +606,19 @@ func inPods(r schedule.Result, pods func(int) int) schedule.Result {
 	return out
 }
 
-// buildRole makes the resource for one pod role, or nil when its pods request no GPU. beside,
-// when set, is the role's pods and other roles' that Kueue's topology-aware scheduling puts on
-// one node.
-func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[string]scaler, claims *claimIndex, cms configMaps, opts Options) (*parser.Resource, *nodePool, []parser.Error, []parser.Error, *besideSet) {
+// placement is where a role's pods land, beyond what their resource says: the Karpenter
+// NodePool that launches their nodes (nil when none does), and the zones the flavors Kueue
+// assigns them keep their nodes in, with the flavors that name them (nil when none does).
+type placement struct {
+	pool        *nodePool
+	kueueZones  []string
+	zoneFlavors []string
+}
+
+// buildRole makes the resource for one pod role, or nil when its pods request no GPU, and says
+// where its pods land. beside, when set, is the role's pods and other roles' that Kueue's
+// topology-aware scheduling puts on one node.
+func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[string]scaler, claims *claimIndex, cms configMaps, opts Options) (*parser.Resource, placement, []parser.Error, []parser.Error, *besideSet) {
 	var errs, warns []parser.Error
 	req, perrs := podGPUs(r.template.Spec, o, claims)
 	for _, e := range perrs {
@@ -619,7 +629,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 			Message: fmt.Sprintf("%s: its pods claim devices through %s, which is not among the files read: GPUs it claims are not counted", o.address(), m)})
 	}
 	if req.count == 0 {
-		return nil, nil, errs, warns, nil
+		return nil, placement{}, errs, warns, nil
 	}
 	addr := o.address()
 	if r.name != "" && (len(all) > 1 || r.named) {
@@ -746,7 +756,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 	hoursFromManifest(res, r, annotations, o, &errs)
 	if r.cloudRun != nil {
 		onCloudRunInstances(res, r.cloudRun, o)
-		return res, nil, errs, warns, nil
+		return res, placement{}, errs, warns, nil
 	}
 	most := res.Quantity
 	if res.ScaleMax != nil {
@@ -792,7 +802,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 				Message: fmt.Sprintf("%s pins %s, which %s's requirements do not allow: Karpenter would leave its pods pending (priced as declared)", res.Address, res.InstanceType, np.address)})
 		}
 	}
-	return res, np, errs, warns, beside
+	return res, placement{np, adm.zones, adm.zonesFrom}, errs, warns, beside
 }
 
 // capByPoolLimits bounds the pods at full scale-out by what the NodePool they land on may launch

@@ -382,6 +382,10 @@ type kueueAdmission struct {
 	// beside, when set, is the PodSet group of the role that topology-aware scheduling puts
 	// on one node: its pods and those of the group's other pod set.
 	beside *besideSet
+	// zones, when set, is the zones the assigned flavors keep the role's nodes in, and
+	// zonesFrom the flavors that name them (assignment.zones).
+	zones     []string
+	zonesFrom []string
 }
 
 // admit assigns flavors to the pods of role r of o, one of its roles all (Kueue's pod sets,
@@ -514,6 +518,8 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	}
 	flavor, notes := a.describe(path)
 	out.flavor, out.notes = flavor, append(out.notes, notes...)
+	unit := kueuePods(o, r)
+	out.zones, out.zonesFrom = a.zones(unit <= 0 || unit >= most)
 	if len(a.chosen) > 0 {
 		out.together, out.togetherWhy = own.tas.together(kueuePods(o, r))
 		if ownGroup != nil {
@@ -859,6 +865,11 @@ type flavorChoice struct {
 	borrows   string   // a note when it holds them only by borrowing from the cohort
 	tas       string   // a note when its Topology is not known
 	closed    []string // why each flavor after it never holds the pods (topology-aware scheduling)
+	// reach is the flavor and those after it that may hold pods admitted one by one (or group
+	// by group) as the quota fills: those that take the pods' labels, taints and topology and
+	// whose quota holds one unit of them. A flavor not among the files read is in it unknown
+	// (no labels).
+	reach []kueueFlavor
 }
 
 // assignment is the flavors of a pod set, or why it gets none: why when Kueue never admits
@@ -1033,9 +1044,69 @@ func (cq *clusterQueue) assignSets(k *kueueIndex, sets []podSetPods, used map[st
 		for _, c := range choice.resources {
 			used[choice.flavor.name+"/"+c] += want[c]
 		}
+		choice.reach = cq.reach(k, sets, g, choice, keys, want)
 		out.chosen = append(out.chosen, choice)
 	}
 	return out
+}
+
+// reach is the flavors of resource group g that may hold the pods of sets admitted one unit
+// at a time: the one chosen, and each after it that the pods do not pass over and whose quota
+// (with what the cohort lends) holds one unit's requests (want) in an empty cluster.
+func (cq *clusterQueue) reach(k *kueueIndex, sets []podSetPods, g kueueGroup, chosen flavorChoice, keys map[string]bool, want map[string]float64) []kueueFlavor {
+	out := []kueueFlavor{chosen.flavor}
+	for _, fq := range g.flavors[chosen.index+1:] {
+		f, ok := k.flavors[fq.name]
+		if !ok {
+			out = append(out, kueueFlavor{name: fq.name})
+			continue
+		}
+		if skip, _ := cq.passOver(k, sets, f, keys); skip != "" {
+			continue
+		}
+		if !slices.ContainsFunc(chosen.resources, func(c string) bool { _, most, _ := cq.capacity(k, f.name, c); return want[c] > most }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// zones is the zones the flavors Kueue assigns keep a pod set's nodes in, sorted, and the
+// flavors that say so: of each resource group, the zone label of the flavor it gives the pod
+// set when Kueue admits the pods whole (one workload), or, when it admits them one by one or
+// group by group (whole false), those of every flavor they may land on as the quota fills
+// (reach). A group whose flavors do not all name a zone narrows nothing; nil when none does.
+func (a assignment) zones(whole bool) (zones, flavors []string) {
+	for _, c := range a.chosen {
+		set := c.reach
+		if whole || len(set) == 0 {
+			set = []kueueFlavor{c.flavor}
+		}
+		var own, names []string
+		for _, f := range set {
+			i := slices.IndexFunc(zoneKeys, func(key string) bool { _, ok := f.labels[key]; return ok })
+			if i < 0 {
+				own = nil
+				break
+			}
+			own, names = append(own, f.labels[zoneKeys[i]]), append(names, f.name)
+		}
+		if own == nil {
+			continue
+		}
+		if zones == nil {
+			zones = own
+		} else {
+			zones = intersect(zones, own)
+		}
+		flavors = append(flavors, names...)
+	}
+	if zones == nil {
+		return nil, nil
+	}
+	slices.Sort(zones)
+	slices.Sort(flavors)
+	return slices.Compact(zones), slices.Compact(flavors)
 }
 
 // passOver says why pod sets assigned as one pass over flavor f of a resource group whose
