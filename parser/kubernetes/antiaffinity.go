@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -30,7 +29,7 @@ type podAffinityTerm struct {
 // anti-affinity term on kubernetes.io/hostname whose selector matches the pods' own labels
 // (ownPodTerm). "" when none does.
 func onePerNode(o *object, tpl *podTemplate) string {
-	if at, _, ok := ownPodTerm(o, tpl, podAntiAffinityField, hostnameKey); ok {
+	if at, _, ok := ownPodTerm(o, tpl, podAntiAffinityField, onKey(hostnameKey)); ok {
 		return fmt.Sprintf("its required podAntiAffinity (topologyKey kubernetes.io/hostname%s) selects its own pods", at)
 	}
 	return ""
@@ -65,83 +64,6 @@ func keepApart(o *object, tpl *podTemplate, np *nodePool, rs *parser.Resource) {
 	}
 }
 
-// zoneKeys are the node labels that name a node's zone, the current one first.
-var zoneKeys = []string{labelZone, "failure-domain.beta.kubernetes.io/zone"}
-
-// capByZones warns when a required pod anti-affinity on the zone that selects the workload's own
-// pods (tpl, a pod template of o) keeps them one to a zone, and their nodes may be in fewer zones
-// than the pods: those past one a zone stay pending. The zones are those the pods' node selection
-// allows, the Kueue flavors assigned to them, and the Karpenter NodePool's requirements and
-// labels when one launches the nodes (at); nothing is said when none names them. The pods are priced as declared; an autoscaler's
-// maximum past the zones is capped there, with a note. ok is false when nothing is said.
-func capByZones(o *object, tpl *podTemplate, at placement, rs *parser.Resource) (warn parser.Error, ok bool) {
-	pods := mostPods(rs)
-	if pods <= 1 {
-		return parser.Error{}, false
-	}
-	line, key, ok := ownPodTerm(o, tpl, podAntiAffinityField, zoneKeys...)
-	if !ok {
-		return parser.Error{}, false
-	}
-	zones, from, plural := allowedZones(tpl, at)
-	if len(zones) == 0 { // none named, or none allowed: nothing runs, which is said elsewhere
-		return parser.Error{}, false
-	}
-	n, allow := len(zones), "allows"
-	if plural {
-		allow = "allow"
-	}
-	why := fmt.Sprintf("its required podAntiAffinity (topologyKey %s%s) selects its own pods, and %s %s its nodes %d zone%s (%s)",
-		key, line, strings.Join(from, " and "), allow, n, parser.Plural(int64(n)), strings.Join(zones, ", "))
-	if m := capPods(rs, n, "one pod a zone"); m != nil {
-		rs.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s", n, parser.Plural(int64(n)), m.Quantity, m.From, why)
-	}
-	if rs.Quantity <= n {
-		return parser.Error{}, false
-	}
-	rest := fmt.Sprintf("the other %d stay pending", rs.Quantity-n)
-	if rs.Quantity-n == 1 {
-		rest = "the last one stays pending"
-	}
-	return parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s runs %d pods, but %s: one pod a zone, so %s (priced as declared)",
-		rs.Address, rs.Quantity, why, rest)}, true
-}
-
-// allowedZones is the zones a workload's nodes may be in, sorted, and what says so: those its
-// pod template's node selection (tpl) allows, narrowed by the Kueue flavors assigned to its pods
-// and a Karpenter NodePool's requirements (which hold its template's labels), both in at; nil
-// when none names them. plural says whether what says so is more than one thing.
-func allowedZones(tpl *podTemplate, at placement) (zones, from []string, plural bool) {
-	narrow := func(v []string, what string) {
-		if zones == nil {
-			zones = slices.Clone(v)
-		} else {
-			zones = intersect(zones, v)
-		}
-		from = append(from, what)
-	}
-	if v, ok := podSelector(tpl.Spec).values(zoneKeys...); ok && v != nil {
-		narrow(v, "its node selection")
-	}
-	if at.kueueZones != nil {
-		what := "Kueue ResourceFlavor " + at.zoneFlavors[0]
-		if len(at.zoneFlavors) > 1 {
-			what, plural = "Kueue ResourceFlavors "+strings.Join(at.zoneFlavors, ", "), true
-		}
-		narrow(at.kueueZones, what)
-	}
-	if np := at.pool; np != nil {
-		if v, ok := np.requirements.values(zoneKeys...); ok && v != nil { // its template's labels among them
-			narrow(v, "Karpenter NodePool "+np.name)
-		}
-	}
-	if zones == nil {
-		return nil, nil, false
-	}
-	slices.Sort(zones)
-	return slices.Compact(zones), from, plural || len(from) > 1
-}
-
 // selectsOwn reports whether a pod (anti-)affinity term's or a spread constraint's label
 // selector matches the labels of tpl's own pods. A null selector matches no pod; one with an
 // operator Kubernetes does not take matches none either. The Terraform provider writes the
@@ -159,6 +81,11 @@ func selectsOwn(selector *yaml.Node, tpl *podTemplate) bool {
 	return err == nil && ok
 }
 
+// onKey takes a topology key among keys (for ownPodTerm).
+func onKey(keys ...string) func(string) bool {
+	return func(key string) bool { return slices.Contains(keys, key) }
+}
+
 // The two fields of a pod's affinity whose terms gpuguard reads.
 const (
 	podAffinityField     = "podAffinity"
@@ -166,11 +93,11 @@ const (
 )
 
 // ownPodTerm finds the first required term of tpl's podAffinity or podAntiAffinity (field) on
-// one of the topology keys whose selector matches the pods' own labels: ok, its key, and where it is
+// a topology key it takes (on) whose selector matches the pods' own labels: ok, its key, and where it is
 // (", line N", or "" when its line is unknown). A term that looks only in
 // other namespaces, or by a namespace selector other than {} (all), is not taken to mean the
 // pods themselves; nor is a selector with an operator Kubernetes does not take.
-func ownPodTerm(o *object, tpl *podTemplate, field string, keys ...string) (at, key string, ok bool) {
+func ownPodTerm(o *object, tpl *podTemplate, field string, on func(key string) bool) (at, key string, ok bool) {
 	a := tpl.Spec.Affinity
 	if a == nil {
 		return "", "", false
@@ -190,7 +117,7 @@ func ownPodTerm(o *object, tpl *podTemplate, field string, keys ...string) (at, 
 	}
 	for _, item := range listItems(&terms.Required) {
 		var t podAffinityTerm
-		if item.Decode(&t) != nil || !slices.Contains(keys, t.TopologyKey) {
+		if item.Decode(&t) != nil || !on(t.TopologyKey) {
 			continue
 		}
 		switch sel := &t.NamespaceSelector; {

@@ -341,7 +341,8 @@ func Build(files []*File, opts Options) parser.Result {
 		}
 		built := 0
 		at := make([]int, len(roles)) // where each role's resource is in res.Resources, -1 when not built
-		var besides []besideSet       // pods of several roles that Kueue puts on one node
+		places := make([]placement, len(roles))
+		var besides []besideSet // pods of several roles that Kueue puts on one node
 		// The API's pod-level request defaults, the RuntimeClass's overhead and scheduling,
 		// then the LimitRanges' defaults fill in every role's pods first: Kueue counts each pod
 		// set of the workload with them, whichever role is built.
@@ -360,6 +361,7 @@ func Build(files []*File, opts Options) parser.Result {
 			}
 			defaulted := outcomes[i]
 			rs, where, errs, warns, beside := buildRole(o, r, roles, nodeSources{nodePools, classes, kueue, groups, sharing, layouts}, scalers, claims, cms, opts)
+			places[i] = where
 			if beside != nil && !slices.ContainsFunc(besides, func(b besideSet) bool { return b.source == beside.source }) {
 				besides = append(besides, *beside)
 			}
@@ -370,7 +372,7 @@ func Build(files []*File, opts Options) parser.Result {
 				if rs.Pod != nil && o.Kind != "DaemonSet" {
 					keepApart(o, &r.template, np, rs)
 					keepTogether(o, &r, rs)
-					if w, ok := capByZones(o, &r.template, where, rs); ok {
+					if w, ok := capByDomains(o, &r.template, where, rs); ok {
 						res.Warnings = append(res.Warnings, w)
 					}
 				}
@@ -392,6 +394,7 @@ func Build(files []*File, opts Options) parser.Result {
 			}
 		}
 		keepBeside(o, roles, at, res.Resources, besides)
+		res.Warnings = append(res.Warnings, capExclusive(o, roles, places, at, res.Resources)...)
 		if w, ok := misplacedTAS(o, roles); ok && built > 0 {
 			res.Warnings = append(res.Warnings, w)
 		}
@@ -607,12 +610,11 @@ func inPods(r schedule.Result, pods func(int) int) schedule.Result {
 }
 
 // placement is where a role's pods land, beyond what their resource says: the Karpenter
-// NodePool that launches their nodes (nil when none does), and the zones the flavors Kueue
-// assigns them keep their nodes in, with the flavors that name them (nil when none does).
+// NodePool that launches their nodes (nil when none does), and the Kueue flavors they may land
+// on, one list for each resource group (none when Kueue does not admit them).
 type placement struct {
-	pool        *nodePool
-	kueueZones  []string
-	zoneFlavors []string
+	pool    *nodePool
+	flavors [][]kueueFlavor
 }
 
 // buildRole makes the resource for one pod role, or nil when its pods request no GPU, and says
@@ -802,7 +804,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 				Message: fmt.Sprintf("%s pins %s, which %s's requirements do not allow: Karpenter would leave its pods pending (priced as declared)", res.Address, res.InstanceType, np.address)})
 		}
 	}
-	return res, placement{np, adm.zones, adm.zonesFrom}, errs, warns, beside
+	return res, placement{np, adm.flavors}, errs, warns, beside
 }
 
 // capByPoolLimits bounds the pods at full scale-out by what the NodePool they land on may launch

@@ -40,7 +40,7 @@ import (
 // node the first lands on, or the rest stay pending (Together), and no other Job's pods share
 // it, so a Job whose pods fill a quarter of an 8-GPU node pays for all of it (MaxPerNode, the
 // Job's pods). On other keys (a node pool, a rack) the domain holds many nodes; gpuguard does
-// not price it.
+// not price it, but counts the domains the pods may use against the Jobs or groups (domains.go).
 //
 // A workload whose own required pod affinity on the hostname selects its own pods keeps all
 // of them on one node the same way (the scheduler lets the first go anywhere, since no pod it
@@ -278,7 +278,7 @@ func keepTogether(o *object, r *role, rs *parser.Resource) {
 		return
 	}
 	if rs.Quantity > max(1, rs.Pod.Together) {
-		if at, _, ok := ownPodTerm(o, &r.template, podAffinityField, hostnameKey); ok {
+		if at, _, ok := ownPodTerm(o, &r.template, podAffinityField, onKey(hostnameKey)); ok {
 			rs.Pod.Together, rs.Pod.TogetherWhy = rs.Quantity, fmt.Sprintf("its required podAffinity (topologyKey kubernetes.io/hostname%s) selects its own pods, so its %d pods run on the node the first lands on", at, rs.Quantity)
 			rs.Pod.TogetherAdmitted = false
 		}

@@ -382,10 +382,9 @@ type kueueAdmission struct {
 	// beside, when set, is the PodSet group of the role that topology-aware scheduling puts
 	// on one node: its pods and those of the group's other pod set.
 	beside *besideSet
-	// zones, when set, is the zones the assigned flavors keep the role's nodes in, and
-	// zonesFrom the flavors that name them (assignment.zones).
-	zones     []string
-	zonesFrom []string
+	// flavors is the flavors the role's pods may land on, one list for each resource group
+	// (assignment.landing): their node labels narrow the topology domains the pods may use.
+	flavors [][]kueueFlavor
 }
 
 // admit assigns flavors to the pods of role r of o, one of its roles all (Kueue's pod sets,
@@ -519,7 +518,7 @@ func (k *kueueIndex) admit(o *object, r role, all []role, most int) kueueAdmissi
 	flavor, notes := a.describe(path)
 	out.flavor, out.notes = flavor, append(out.notes, notes...)
 	unit := kueuePods(o, r)
-	out.zones, out.zonesFrom = a.zones(unit <= 0 || unit >= most)
+	out.flavors = a.landing(unit <= 0 || unit >= most)
 	if len(a.chosen) > 0 {
 		out.together, out.togetherWhy = own.tas.together(kueuePods(o, r))
 		if ownGroup != nil {
@@ -1071,42 +1070,20 @@ func (cq *clusterQueue) reach(k *kueueIndex, sets []podSetPods, g kueueGroup, ch
 	return out
 }
 
-// zones is the zones the flavors Kueue assigns keep a pod set's nodes in, sorted, and the
-// flavors that say so: of each resource group, the zone label of the flavor it gives the pod
-// set when Kueue admits the pods whole (one workload), or, when it admits them one by one or
-// group by group (whole false), those of every flavor they may land on as the quota fills
-// (reach). A group whose flavors do not all name a zone narrows nothing; nil when none does.
-func (a assignment) zones(whole bool) (zones, flavors []string) {
+// landing is the flavors a pod set's pods may land on, one list for each resource group: the
+// flavor chosen when Kueue admits the pods whole (one workload), or, when it admits them one
+// by one or group by group (whole false), every flavor they may land on as the quota fills
+// (reach).
+func (a assignment) landing(whole bool) [][]kueueFlavor {
+	var out [][]kueueFlavor
 	for _, c := range a.chosen {
-		set := c.reach
-		if whole || len(set) == 0 {
-			set = []kueueFlavor{c.flavor}
-		}
-		var own, names []string
-		for _, f := range set {
-			i := slices.IndexFunc(zoneKeys, func(key string) bool { _, ok := f.labels[key]; return ok })
-			if i < 0 {
-				own = nil
-				break
-			}
-			own, names = append(own, f.labels[zoneKeys[i]]), append(names, f.name)
-		}
-		if own == nil {
-			continue
-		}
-		if zones == nil {
-			zones = own
+		if whole || len(c.reach) == 0 {
+			out = append(out, []kueueFlavor{c.flavor})
 		} else {
-			zones = intersect(zones, own)
+			out = append(out, c.reach)
 		}
-		flavors = append(flavors, names...)
 	}
-	if zones == nil {
-		return nil, nil
-	}
-	slices.Sort(zones)
-	slices.Sort(flavors)
-	return slices.Compact(zones), slices.Compact(flavors)
+	return out
 }
 
 // passOver says why pod sets assigned as one pass over flavor f of a resource group whose
