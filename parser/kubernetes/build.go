@@ -375,6 +375,9 @@ func Build(files []*File, opts Options) parser.Result {
 					if w, ok := capByDomains(o, &r.template, where, rs); ok {
 						res.Warnings = append(res.Warnings, w)
 					}
+					if w, ok := capBySpread(o, &r.template, where, rs); ok {
+						res.Warnings = append(res.Warnings, w)
+					}
 				}
 				runs[i].report(rs, &res.Warnings)
 				reportPodLevel(r.template.Spec, rs, &res.Warnings)

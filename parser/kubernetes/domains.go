@@ -3,7 +3,10 @@ package kubernetes
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuguard/gpuguard/parser"
 )
@@ -137,14 +140,19 @@ func (d domains) allow() string {
 
 // countDomains is n domains of topology key, in words: "1 zone", "2 domains of KEY".
 func countDomains(n int, key string) string {
-	name := domainName(key)
 	if n == 1 {
-		return "1 " + name
+		return "1 " + domainName(key)
 	}
+	return fmt.Sprintf("%d %s", n, domainsName(key))
+}
+
+// domainsName is what several domains of topology key are called: "zones", "domains of KEY".
+func domainsName(key string) string {
+	name := domainName(key)
 	if rest, ok := strings.CutPrefix(name, "domain of "); ok {
-		return fmt.Sprintf("%d domains of %s", n, rest)
+		return "domains of " + rest
 	}
-	return fmt.Sprintf("%d %ss", n, name)
+	return name + "s"
 }
 
 // capByDomains warns when a required pod anti-affinity on a topology key other than the
@@ -174,6 +182,57 @@ func capByDomains(o *object, tpl *podTemplate, at placement, rs *parser.Resource
 	}
 	return parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s runs %d pods, but %s: %s, so %s (priced as declared)",
 		rs.Address, rs.Quantity, why, one, pendingRest(rs.Quantity-n, ""))}, true
+}
+
+// capBySpread warns when a topology spread constraint on a key but the hostname that counts the
+// workload's own pods (tpl, a pod template of o) asks for more domains (minDomains) than their
+// nodes may use (allowedDomains, at): with fewer eligible domains than minDomains the scheduler
+// takes the global minimum as 0, so no domain holds more than maxSkew of the pods
+// (https://kubernetes.io/docs/concepts/scheduling-eviction/topology-spread-constraints/#spread-constraint-definition),
+// and the pods past maxSkew × domains stay pending. minDomains goes with DoNotSchedule only; a
+// constraint the API server refuses (maxSkew or minDomains not a positive integer) is passed
+// over. The pods are priced as declared; an autoscaler's maximum past the cap is capped there,
+// with a note. The smallest cap of the template's constraints is the one said.
+func capBySpread(o *object, tpl *podTemplate, at placement, rs *parser.Resource) (warn parser.Error, ok bool) {
+	pods := mostPods(rs)
+	if pods <= 1 {
+		return parser.Error{}, false
+	}
+	best, key, why := 0, "", ""
+	for _, n := range listItems(&tpl.Spec.TopologySpreadConstraints) {
+		var c topologySpread
+		if n.Decode(&c) != nil || c.TopologyKey == hostnameKey || c.TopologyKey == "" || c.WhenUnsatisfiable != "DoNotSchedule" {
+			continue
+		}
+		skew, err1 := strconv.Atoi(c.MaxSkew.Value)
+		least, err2 := strconv.Atoi(c.MinDomains.Value)
+		if c.MaxSkew.Kind != yaml.ScalarNode || c.MinDomains.Kind != yaml.ScalarNode || err1 != nil || err2 != nil || skew < 1 || least < 1 {
+			continue
+		}
+		if !selectsOwn(&c.LabelSelector, tpl) {
+			continue
+		}
+		d := allowedDomains(tpl, at, c.TopologyKey)
+		if len(d.values) == 0 || len(d.values) >= least {
+			continue
+		}
+		if most := skew * len(d.values); best == 0 || most < best {
+			best, key = most, c.TopologyKey
+			why = fmt.Sprintf("its topologySpreadConstraints on %s (maxSkew %d, minDomains %d%s) count its own pods, and %s: with fewer %s than minDomains the scheduler takes the fewest pods in one as 0, so each holds at most %d of them",
+				c.TopologyKey, skew, least, o.atLine(n), d.allow(), domainsName(c.TopologyKey), skew)
+		}
+	}
+	if best == 0 {
+		return parser.Error{}, false
+	}
+	if m := capPods(rs, best, fmt.Sprintf("minDomains past the %s its pods may use", domainsName(key))); m != nil {
+		rs.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s", best, parser.Plural(int64(best)), m.Quantity, m.From, why)
+	}
+	if rs.Quantity <= best {
+		return parser.Error{}, false
+	}
+	return parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s runs %d pods, but %s: %s (priced as declared)",
+		rs.Address, rs.Quantity, why, pendingRest(rs.Quantity-best, ""))}, true
 }
 
 // capExclusive warns when an exclusive placement on a topology key other than the hostname

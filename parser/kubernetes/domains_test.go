@@ -227,3 +227,72 @@ func TestExclusiveDomains(t *testing.T) {
 		}
 	}
 }
+
+// A topology spread constraint that asks for more domains (minDomains) than the pods' nodes may
+// use holds each domain to maxSkew of the pods: the rest stay pending, and an autoscaler's
+// maximum is capped there.
+func TestSpreadMinDomains(t *testing.T) {
+	const pool = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  template:\n    spec:\n      requirements:\n" +
+		"      - {key: node.kubernetes.io/instance-type, operator: In, values: [g6.xlarge]}\n" +
+		"      - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a, us-east-1b]}\n" +
+		"      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n---\n"
+	const twoZones = "      nodeSelector: {node.kubernetes.io/instance-type: g6.xlarge}\n      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n" +
+		"            nodeSelectorTerms: [{matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a, us-east-1b]}]}]\n"
+	deployment := func(replicas, selection, spread string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: ml}\nspec:\n  replicas: " + replicas + "\n  template:\n" +
+			"    metadata: {labels: {app: a}}\n    spec:\n" + selection +
+			"      topologySpreadConstraints:\n      - {" + spread + "}\n" +
+			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	}
+	spread := func(skew, minDomains, when, selector string) string {
+		s := "maxSkew: " + skew + ", topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: " + when + ", labelSelector: " + selector
+		if minDomains != "" {
+			s += ", minDomains: " + minDomains
+		}
+		return s
+	}
+	const own = "{matchLabels: {app: a}}"
+	hpa := "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: a, namespace: ml}\n" +
+		"spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: a}, minReplicas: 1, maxReplicas: 6}\n"
+	for _, c := range []struct {
+		name, src string
+		warning   string // "" when none
+		scaleMax  int
+		note      string
+	}{
+		{"fewer zones than minDomains", deployment("6", twoZones, spread("1", "3", "DoNotSchedule", own)),
+			"Deployment/ml/a runs 6 pods, but its topologySpreadConstraints on topology.kubernetes.io/zone (maxSkew 1, minDomains 3, line 15) count its own pods, and its node selection allows its nodes 2 zones (us-east-1a, us-east-1b): with fewer zones than minDomains the scheduler takes the fewest pods in one as 0, so each holds at most 1 of them: the other 4 stay pending (priced as declared)", 0, ""},
+		{"maxSkew 2", deployment("6", twoZones, spread("2", "3", "DoNotSchedule", own)), "each holds at most 2 of them: the other 2 stay pending", 0, ""},
+		{"the NodePool's zones", pool + deployment("3", "", spread("1", "3", "DoNotSchedule", own)),
+			"and Karpenter NodePool gpu allows its nodes 2 zones (us-east-1a, us-east-1b): with fewer zones than minDomains", 0, ""},
+		{"as many zones as minDomains", deployment("6", twoZones, spread("1", "2", "DoNotSchedule", own)), "", 0, ""},
+		{"no minDomains", deployment("6", twoZones, spread("1", "", "DoNotSchedule", own)), "", 0, ""},
+		{"ScheduleAnyway", deployment("6", twoZones, spread("1", "3", "ScheduleAnyway", own)), "", 0, ""},
+		{"another workload's pods", deployment("6", twoZones, spread("1", "3", "DoNotSchedule", "{matchLabels: {app: b}}")), "", 0, ""},
+		{"minDomains not a number", deployment("6", twoZones, spread("1", "three", "DoNotSchedule", own)), "", 0, ""},
+		{"zones not named", deployment("6", "", spread("1", "3", "DoNotSchedule", own)), "", 0, ""},
+		{"an autoscaler past the zones", deployment("1", twoZones, spread("1", "3", "DoNotSchedule", own)) + hpa, "", 2,
+			"at most 2 pods at full scale-out, not the 6 of the maxReplicas of HorizontalPodAutoscaler/ml/a: its topologySpreadConstraints on topology.kubernetes.io/zone (maxSkew 1, minDomains 3, line 15)"},
+	} {
+		res := build(t, c.src, Options{})
+		var warns []string
+		for _, w := range res.Warnings {
+			warns = append(warns, w.Message)
+		}
+		got := strings.Join(warns, "\n")
+		if len(res.Errors) > 0 || c.warning == "" && strings.Contains(got, "minDomains") || c.warning != "" && !strings.Contains(got, c.warning) {
+			t.Errorf("%s: warnings %q (errors %v), want %q", c.name, got, res.Errors, c.warning)
+		}
+		r := one(t, res)
+		got1 := 0
+		if r.ScaleMax != nil {
+			got1 = r.ScaleMax.Quantity
+		}
+		if got1 != c.scaleMax {
+			t.Errorf("%s: scale max %d, want %d", c.name, got1, c.scaleMax)
+		}
+		if c.note != "" && !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
+			t.Errorf("%s: notes %q, want %q", c.name, r.Notes, c.note)
+		}
+	}
+}

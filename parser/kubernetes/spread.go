@@ -30,6 +30,7 @@ type topologySpread struct {
 	MaxSkew           yaml.Node `yaml:"maxSkew"`
 	TopologyKey       string    `yaml:"topologyKey"`
 	WhenUnsatisfiable string    `yaml:"whenUnsatisfiable"`
+	MinDomains        yaml.Node `yaml:"minDomains"`
 	LabelSelector     yaml.Node `yaml:"labelSelector"`
 }
 
