@@ -236,13 +236,14 @@ func capBySpread(o *object, tpl *podTemplate, at placement, rs *parser.Resource)
 }
 
 // capExclusive warns when an exclusive placement on a topology key other than the hostname
-// gives each Job of a JobSet, or each group of a LeaderWorkerSet, a domain no other's pods
-// share, and the domains the pods may use (allowedDomains) are fewer than the Jobs or groups:
-// those past them stay pending. roles are o's, places where each role's pods land, at where
-// each role's resource is in resources (-1 when not built).
+// gives each Job of a JobSet, or each group of a LeaderWorkerSet or RoleBasedGroupSet, a domain
+// no other's pods share, and the domains the pods may use (allowedDomains) are fewer than the
+// Jobs or groups: those past them stay pending. roles are o's, places where each role's pods
+// land, at where each role's resource is in resources (-1 when not built).
 //
-//   - A LeaderWorkerSet's roles (a leader and its workers) share its groups: only the first
-//     warns, on its pods' domains.
+//   - A LeaderWorkerSet's roles (a leader and its workers), and a RoleBasedGroup's, share its
+//     groups: only the first role placed so whose domains are named warns, on its pods'
+//     domains (each group's pods of every role are in one domain).
 //   - A JobSet's replicated jobs each run their own Jobs, and all its Jobs placed alone need a
 //     domain each: where every such replicated job names its domains on the same key, their
 //     Jobs together are counted against the domains any of them may use (one warning, on the
@@ -259,6 +260,7 @@ func capExclusive(o *object, roles []role, places []placement, at []int, resourc
 		why    string
 	}
 	var list []counted
+	shared := false // a role of shared groups is in list
 	for i := range roles {
 		r, g := &roles[i], roles[i].exclusive
 		if at[i] < 0 || g == nil || g.topologyKey == hostnameKey || g.pods <= 0 || g.what == "subgroup" {
@@ -277,8 +279,11 @@ func capExclusive(o *object, roles []role, places []placement, at []int, resourc
 		if m := capPods(c.rs, n*g.pods, fmt.Sprintf("one %s a %s", g.what, domainName(g.topologyKey))); m != nil {
 			c.rs.Note("at most %d pod%s at full scale-out (%d %s%s), not the %d of the %s: %s", n*g.pods, parser.Plural(int64(n*g.pods)), n, g.what, parser.Plural(int64(n)), m.Quantity, m.From, c.why)
 		}
-		if g.what == "group" && i > 0 {
-			continue // the lead role warns for the groups
+		if g.what != "Job" {
+			if shared {
+				continue // the first role warns for the groups
+			}
+			shared = true
 		}
 		list = append(list, c)
 	}

@@ -169,6 +169,13 @@ func TestExclusiveDomains(t *testing.T) {
 	}
 	const hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: vllm, namespace: ml}\n" +
 		"spec:\n  scaleTargetRef: {apiVersion: leaderworkerset.x-k8s.io/v1, kind: LeaderWorkerSet, name: vllm}\n  minReplicas: 1\n  maxReplicas: 4\n"
+	// rbgSet is 3 groups of a prefill and a decode role, each group alone in a zone, in two zones.
+	zoneSel := "nodeSelector: {node.kubernetes.io/instance-type: p5.48xlarge}, affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a, us-east-1b]}]}]}}}"
+	rbgSet := "apiVersion: workloads.x-k8s.io/v1alpha2\nkind: RoleBasedGroupSet\nmetadata:\n  name: pd\n  namespace: serving\n" +
+		"  annotations: {rbg.workloads.x-k8s.io/group-exclusive-topology: topology.kubernetes.io/zone}\n" +
+		"spec:\n  replicas: 3\n  groupTemplate:\n    spec:\n      roles:\n" +
+		"      - name: prefill\n        replicas: 2\n        standalonePattern: {template: {spec: {" + zoneSel + ", containers: [{name: p, resources: {limits: {nvidia.com/gpu: 2}}}]}}}\n" +
+		"      - name: decode\n        standalonePattern: {template: {spec: {" + zoneSel + ", containers: [{name: d, resources: {limits: {nvidia.com/gpu: 4}}}]}}}\n"
 	// driver is a second replicated job of the JobSet, its one Job's pod in zone.
 	driver := func(zone string) string {
 		return "  - name: driver\n    template:\n      spec:\n        template:\n          spec:\n" +
@@ -195,6 +202,8 @@ func TestExclusiveDomains(t *testing.T) {
 		{"on the hostname", jobset("kubernetes.io/hostname", ", topology.kubernetes.io/zone: us-east-1a", 3), nil, []int{0}, ""},
 		{"groups past the node pools", lws(pool, ", cloud.google.com/gke-nodepool: gpu-a", 2), []string{
 			`LeaderWorkerSet/ml/vllm["leader"] runs 2 groups, but the LeaderWorkerSet's leaderworkerset.sigs.k8s.io/exclusive-topology annotation (cloud.google.com/gke-nodepool) gives each group a node pool no other group's pods share, and its node selection allows its nodes 1 node pool (gpu-a): one group a node pool, so the last one stays pending (priced as declared)`}, []int{0, 0}, ""},
+		{"RoleBasedGroups past the zones", rbgSet, []string{
+			`RoleBasedGroupSet/serving/pd["prefill"] runs 3 RoleBasedGroups, but the rbg.workloads.x-k8s.io/group-exclusive-topology annotation (topology.kubernetes.io/zone) gives each RoleBasedGroup a zone no other RoleBasedGroup's pods share, and its node selection allows its nodes 2 zones (us-east-1a, us-east-1b): one RoleBasedGroup a zone, so the last one stays pending (priced as declared)`}, []int{0, 0}, ""},
 		{"groups scaled past the zones", lws(zone, ", topology.kubernetes.io/zone: us-east-1a", 1) + hpa, nil, []int{0, 0},
 			"at most 1 pod at full scale-out (1 group), not the 4 of the maxReplicas of HorizontalPodAutoscaler/ml/vllm"},
 	} {
