@@ -194,8 +194,7 @@ func capByDomains(o *object, tpl *podTemplate, at placement, rs *parser.Resource
 // over. The pods are priced as declared; an autoscaler's maximum past the cap is capped there,
 // with a note. The smallest cap of the template's constraints is the one said.
 func capBySpread(o *object, tpl *podTemplate, at placement, rs *parser.Resource) (warn parser.Error, ok bool) {
-	pods := mostPods(rs)
-	if pods <= 1 {
+	if mostPods(rs) <= 1 {
 		return parser.Error{}, false
 	}
 	best, key, why := 0, "", ""

@@ -47,8 +47,9 @@ type podSpec struct {
 	Overhead         map[string]yaml.Node `yaml:"overhead"`
 	// Resources are the pod-level requests and limits (podlevel.go).
 	Resources resources `yaml:"resources"`
-	// TopologySpreadConstraints are read for those on kubernetes.io/hostname (spread.go); kept
-	// as a node, so that a shape the API would refuse does not fail the object.
+	// TopologySpreadConstraints are read for those on kubernetes.io/hostname (spread.go) and
+	// for minDomains on other keys (domains.go); kept as a node, so that a shape the API would
+	// refuse does not fail the object.
 	TopologySpreadConstraints yaml.Node `yaml:"topologySpreadConstraints"`
 	// HostNetwork makes the containers' ports host ports (hostport.go); a node, like Ports.
 	HostNetwork yaml.Node `yaml:"hostNetwork"`
