@@ -169,6 +169,7 @@ func TestExclusiveDomains(t *testing.T) {
 	}
 	const hpa = "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: vllm, namespace: ml}\n" +
 		"spec:\n  scaleTargetRef: {apiVersion: leaderworkerset.x-k8s.io/v1, kind: LeaderWorkerSet, name: vllm}\n  minReplicas: 1\n  maxReplicas: 4\n"
+	zonedFlavors := strings.Replace(kueueFlavors, "{nodeLabels: {node.kubernetes.io/instance-type: p4d.24xlarge}}", "{nodeLabels: {node.kubernetes.io/instance-type: p4d.24xlarge, topology.kubernetes.io/zone: us-east-1a}}", 1)
 	// rbgSet is 3 groups of a prefill and a decode role, each group alone in a zone, in two zones.
 	zoneSel := "nodeSelector: {node.kubernetes.io/instance-type: p5.48xlarge}, affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a, us-east-1b]}]}]}}}"
 	rbgSet := "apiVersion: workloads.x-k8s.io/v1alpha2\nkind: RoleBasedGroupSet\nmetadata:\n  name: pd\n  namespace: serving\n" +
@@ -197,6 +198,8 @@ func TestExclusiveDomains(t *testing.T) {
 		{"two replicated jobs in zones of their own", jobset(zone, ", topology.kubernetes.io/zone: us-east-1a", 1) + driver("us-east-1b"), nil, []int{0, 0}, ""},
 		{"one replicated job past its zones, another in its own", jobset(zone, ", topology.kubernetes.io/zone: us-east-1a", 2) + driver("us-east-1b"), []string{
 			`JobSet/ml/train runs 3 Jobs, but the alpha.jobset.sigs.k8s.io/exclusive-topology annotation on the JobSet (topology.kubernetes.io/zone) gives each Job a zone no other Job's pods share, and the pods of JobSet/ml/train["w"] and JobSet/ml/train["driver"] may use 2 zones between them (us-east-1a, us-east-1b): one Job a zone, so the last one stays pending`}, []int{0, 0}, ""},
+		{"Jobs on one zone's Kueue flavor", zonedFlavors + kueueQueue("64", "64", "") + strings.NewReplacer("  annotations:", "  labels: {kueue.x-k8s.io/queue-name: q}\n  annotations:", "namespace: ml", "namespace: kq", "node.kubernetes.io/instance-type: g6.48xlarge", "").Replace(jobset(zone, "", 2)), []string{
+			"and Kueue ResourceFlavor a100 allows its nodes 1 zone (us-east-1a): one Job a zone, so the last one stays pending"}, []int{0}, ""},
 		{"one Job", jobset(zone, ", topology.kubernetes.io/zone: us-east-1a", 1), nil, []int{0}, ""},
 		{"the zones unnamed", jobset(zone, "", 3), nil, []int{0}, ""},
 		{"on the hostname", jobset("kubernetes.io/hostname", ", topology.kubernetes.io/zone: us-east-1a", 3), nil, []int{0}, ""},
