@@ -6,6 +6,40 @@ import (
 	"testing"
 )
 
+// domainCap is what a cap on a workload's pods past the domains they may use says: its warning
+// ("" when none: no warning then says pods stay pending), the maximum left at full scale-out
+// (0 when none), and a note on the maximum ("" when none is checked).
+type domainCap struct {
+	warning  string
+	scaleMax int
+	note     string
+}
+
+// checkDomainCap builds src, one workload, and checks it against want; name says which case.
+func checkDomainCap(t *testing.T, name, src string, want domainCap) {
+	t.Helper()
+	res := build(t, src, Options{})
+	var warns []string
+	for _, w := range res.Warnings {
+		warns = append(warns, w.Message)
+	}
+	got := strings.Join(warns, "\n")
+	if len(res.Errors) > 0 || want.warning == "" && strings.Contains(got, " pending (priced as declared)") || want.warning != "" && !strings.Contains(got, want.warning) {
+		t.Errorf("%s: warnings %q (errors %v), want %q", name, got, res.Errors, want.warning)
+	}
+	r := one(t, res)
+	most := 0
+	if r.ScaleMax != nil {
+		most = r.ScaleMax.Quantity
+	}
+	if most != want.scaleMax {
+		t.Errorf("%s: scale max %d, want %d", name, most, want.scaleMax)
+	}
+	if want.note != "" && !strings.Contains(strings.Join(r.Notes, "\n"), want.note) {
+		t.Errorf("%s: notes %q, want %q", name, r.Notes, want.note)
+	}
+}
+
 // A required anti-affinity on the zone (or another key but the hostname: a node pool, a rack)
 // that selects the workload's own pods runs one pod a domain: where the pods' node selection,
 // or the Karpenter NodePool that launches their nodes, allows fewer domains than pods, the rest
@@ -72,27 +106,7 @@ func TestOnePodADomain(t *testing.T) {
 		{"an autoscaler past the zones", pool + deployment("1", "", zone, own) + hpa, "", 2,
 			"at most 2 pods at full scale-out, not the 6 of the maxReplicas of HorizontalPodAutoscaler/ml/a: its required podAntiAffinity (topologyKey topology.kubernetes.io/zone, line 24) selects its own pods, and Karpenter NodePool gpu allows its nodes 2 zones (us-east-1a, us-east-1b)"},
 	} {
-		res := build(t, c.src, Options{})
-		var warns []string
-		for _, w := range res.Warnings {
-			warns = append(warns, w.Message)
-		}
-		got := strings.Join(warns, "\n")
-		if len(res.Errors) > 0 || c.warning == "" && strings.Contains(got, "one pod a zone") || c.warning != "" && !strings.Contains(got, c.warning) {
-			t.Errorf("%s: warnings %q (errors %v), want %q", c.name, got, res.Errors, c.warning)
-		}
-		r := one(t, res)
-		if max := 0; r.ScaleMax != nil {
-			max = r.ScaleMax.Quantity
-			if max != c.scaleMax {
-				t.Errorf("%s: scale max %d, want %d", c.name, max, c.scaleMax)
-			}
-		} else if c.scaleMax != 0 {
-			t.Errorf("%s: no scale max, want %d", c.name, c.scaleMax)
-		}
-		if c.note != "" && !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
-			t.Errorf("%s: notes %q, want %q", c.name, r.Notes, c.note)
-		}
+		checkDomainCap(t, c.name, c.src, domainCap{c.warning, c.scaleMax, c.note})
 	}
 }
 
@@ -131,15 +145,7 @@ func TestOnePodAZoneKueue(t *testing.T) {
 		{"a Deployment's second flavor without a zone", strings.Replace(zoned, ", topology.kubernetes.io/zone: us-east-1b}", "}", 1) + kueueQueue("64", "64", "") + deployment, ""},
 		{"flavors without zones", kueueFlavors + kueueQueue("64", "64", "") + job, ""},
 	} {
-		res := build(t, c.src, Options{})
-		var warns []string
-		for _, w := range res.Warnings {
-			warns = append(warns, w.Message)
-		}
-		got := strings.Join(warns, "\n")
-		if len(res.Errors) > 0 || c.warning == "" && strings.Contains(got, "one pod a zone") || c.warning != "" && !strings.Contains(got, c.warning) {
-			t.Errorf("%s: warnings %q (errors %v), want %q", c.name, got, res.Errors, c.warning)
-		}
+		checkDomainCap(t, c.name, c.src, domainCap{warning: c.warning})
 	}
 }
 
@@ -286,25 +292,6 @@ func TestSpreadMinDomains(t *testing.T) {
 		{"an autoscaler past the zones", deployment("1", twoZones, spread("1", "3", "DoNotSchedule", own)) + hpa, "", 2,
 			"at most 2 pods at full scale-out, not the 6 of the maxReplicas of HorizontalPodAutoscaler/ml/a: its topologySpreadConstraints on topology.kubernetes.io/zone (maxSkew 1, minDomains 3, line 15)"},
 	} {
-		res := build(t, c.src, Options{})
-		var warns []string
-		for _, w := range res.Warnings {
-			warns = append(warns, w.Message)
-		}
-		got := strings.Join(warns, "\n")
-		if len(res.Errors) > 0 || c.warning == "" && strings.Contains(got, "minDomains") || c.warning != "" && !strings.Contains(got, c.warning) {
-			t.Errorf("%s: warnings %q (errors %v), want %q", c.name, got, res.Errors, c.warning)
-		}
-		r := one(t, res)
-		got1 := 0
-		if r.ScaleMax != nil {
-			got1 = r.ScaleMax.Quantity
-		}
-		if got1 != c.scaleMax {
-			t.Errorf("%s: scale max %d, want %d", c.name, got1, c.scaleMax)
-		}
-		if c.note != "" && !strings.Contains(strings.Join(r.Notes, "\n"), c.note) {
-			t.Errorf("%s: notes %q, want %q", c.name, r.Notes, c.note)
-		}
+		checkDomainCap(t, c.name, c.src, domainCap{c.warning, c.scaleMax, c.note})
 	}
 }
