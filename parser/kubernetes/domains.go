@@ -286,9 +286,11 @@ func capExclusive(o *object, roles []role, places []placement, at []int, resourc
 		}
 		list = append(list, c)
 	}
-	warn := func(address string, groups int, what, why string, n int) parser.Error {
+	// warn says that of groups Jobs or groups (what) placed alone in a domain of key, those past
+	// n domains stay pending, and why.
+	warn := func(address string, groups int, what, key, why string, n int) parser.Error {
 		return parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s runs %d %ss, but %s: one %s a %s, so %s (priced as declared)",
-			address, groups, what, why, what, domainName(list[0].g.topologyKey), pendingRest(groups-n, what+"s"))}
+			address, groups, what, why, what, domainName(key), pendingRest(groups-n, what+"s"))}
 	}
 	if len(list) > 1 && !slices.ContainsFunc(list, func(c counted) bool { return c.g.topologyKey != list[0].g.topologyKey }) {
 		total, names, sources := 0, []string{}, []string{}
@@ -310,13 +312,13 @@ func capExclusive(o *object, roles []role, places []placement, at []int, resourc
 			}
 			why := fmt.Sprintf("%s %s each Job a %s no other Job's pods share, and the pods of %s may use %s between them (%s)",
 				strings.Join(sources, " and "), verb, one, strings.Join(names, " and "), countDomains(n, list[0].g.topologyKey), strings.Join(union, ", "))
-			return []parser.Error{warn(o.address(), total, "Job", why, n)}
+			return []parser.Error{warn(o.address(), total, "Job", list[0].g.topologyKey, why, n)}
 		}
 	}
 	var out []parser.Error
 	for _, c := range list {
 		if n := len(c.d.values); c.groups > n {
-			out = append(out, warn(c.rs.Address, c.groups, c.g.what, c.why, n))
+			out = append(out, warn(c.rs.Address, c.groups, c.g.what, c.g.topologyKey, c.why, n))
 		}
 	}
 	return out
