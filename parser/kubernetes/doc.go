@@ -34,7 +34,10 @@
 // (a JobSet's, a LeaderWorkerSet's group or subgroup, a RoleBasedGroup's) or their own pod
 // affinity keeps on one node are marked for the estimator, with the pods of other roles beside
 // them (exclusive.go); a placement annotation under a key its kind does not read is a warning
-// (placementkeys.go).
+// (placementkeys.go). Placements that give each pod, Job or group a topology domain of its own
+// (a zone, a node pool: an own-pod anti-affinity, an exclusive placement, a spread's minDomains)
+// are counted against the domains the pods may use, from their node selection, Kueue flavors
+// and Karpenter NodePool: those past them are a warning (domains.go).
 //
 // The package does not price anything: the estimator turns "which node" into a price.
 package kubernetes
