@@ -256,13 +256,14 @@ func capExclusive(o *object, roles []role, places []placement, at []int, resourc
 		g      *exclusiveGroup
 		groups int
 		d      domains
+		one    string // "one Job a zone": what the placement allows
 		why    string
 	}
 	var list []counted
 	shared := false // a role of shared groups is in list
 	for i := range roles {
 		r, g := &roles[i], roles[i].exclusive
-		if at[i] < 0 || g == nil || g.topologyKey == hostnameKey || g.pods <= 0 || g.what == "subgroup" {
+		if at[i] < 0 || g == nil || g.topologyKey == hostnameKey || g.pods <= 0 || g.what == "subgroup" || resources[at[i]].Pod == nil {
 			continue
 		}
 		c := counted{rs: &resources[at[i]], g: g, groups: g.groups} // a LeaderWorkerSet's groups
@@ -270,12 +271,13 @@ func capExclusive(o *object, roles []role, places []placement, at []int, resourc
 			c.groups = r.replicas / g.pods // this replicated job's Jobs
 		}
 		c.d = allowedDomains(&r.template, places[i], g.topologyKey)
-		if len(c.d.values) == 0 || c.rs.Pod == nil {
+		if len(c.d.values) == 0 {
 			continue
 		}
-		n := len(c.d.values)
-		c.why = fmt.Sprintf("%s gives each %s a %s no other %s's pods share, and %s", g.source, g.what, domainName(g.topologyKey), g.what, c.d.allow())
-		if m := capPods(c.rs, n*g.pods, fmt.Sprintf("one %s a %s", g.what, domainName(g.topologyKey))); m != nil {
+		n, name := len(c.d.values), domainName(g.topologyKey)
+		c.one = fmt.Sprintf("one %s a %s", g.what, name)
+		c.why = fmt.Sprintf("%s gives each %s a %s no other %s's pods share, and %s", g.source, g.what, name, g.what, c.d.allow())
+		if m := capPods(c.rs, n*g.pods, c.one); m != nil {
 			c.rs.Note("at most %d pod%s at full scale-out (%d %s%s), not the %d of the %s: %s", n*g.pods, parser.Plural(int64(n*g.pods)), n, g.what, parser.Plural(int64(n)), m.Quantity, m.From, c.why)
 		}
 		if g.what != "Job" {
@@ -286,11 +288,11 @@ func capExclusive(o *object, roles []role, places []placement, at []int, resourc
 		}
 		list = append(list, c)
 	}
-	// warn says that of groups Jobs or groups (what) placed alone in a domain of key, those past
-	// n domains stay pending, and why.
-	warn := func(address string, groups int, what, key, why string, n int) parser.Error {
-		return parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s runs %d %ss, but %s: one %s a %s, so %s (priced as declared)",
-			address, groups, what, why, what, domainName(key), pendingRest(groups-n, what+"s"))}
+	// warn says that of groups Jobs or groups (what, one of them a domain: one) those past n
+	// domains stay pending, and why.
+	warn := func(address string, groups int, what, one, why string, n int) parser.Error {
+		return parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s runs %d %ss, but %s: %s, so %s (priced as declared)",
+			address, groups, what, why, one, pendingRest(groups-n, what+"s"))}
 	}
 	if len(list) > 1 && !slices.ContainsFunc(list, func(c counted) bool { return c.g.topologyKey != list[0].g.topologyKey }) {
 		total, names, sources := 0, []string{}, []string{}
@@ -312,13 +314,13 @@ func capExclusive(o *object, roles []role, places []placement, at []int, resourc
 			}
 			why := fmt.Sprintf("%s %s each Job a %s no other Job's pods share, and the pods of %s may use %s between them (%s)",
 				strings.Join(sources, " and "), verb, one, strings.Join(names, " and "), countDomains(n, list[0].g.topologyKey), strings.Join(union, ", "))
-			return []parser.Error{warn(o.address(), total, "Job", list[0].g.topologyKey, why, n)}
+			return []parser.Error{warn(o.address(), total, "Job", list[0].one, why, n)}
 		}
 	}
 	var out []parser.Error
 	for _, c := range list {
 		if n := len(c.d.values); c.groups > n {
-			out = append(out, warn(c.rs.Address, c.groups, c.g.what, c.g.topologyKey, c.why, n))
+			out = append(out, warn(c.rs.Address, c.groups, c.g.what, c.one, c.why, n))
 		}
 	}
 	return out
