@@ -592,6 +592,11 @@ type NodeLabels struct {
 	// Without are labels the group's nodes are known not to carry: the labels its cloud puts on
 	// nodes of another capacity (a GKE pool of regular VMs has no cloud.google.com/gke-spot).
 	Without []string
+	// Zones are the zones the group's nodes run in, as their topology.kubernetes.io/zone label
+	// names them (us-central1-a, eastus2-1), sorted: a label with one value a node, several
+	// values a group. Nil when the configuration does not say (a regional GKE pool left to
+	// GKE's default zones, subnets known only at apply).
+	Zones []string
 	// Taints are the taints on the group's nodes that it declares, or that its cloud adds for
 	// what it declares (an AKS spot pool's).
 	Taints []Taint

@@ -613,11 +613,14 @@ func inPods(r schedule.Result, pods func(int) int) schedule.Result {
 }
 
 // placement is where a role's pods land, beyond what their resource says: the Karpenter
-// NodePool that launches their nodes (nil when none does), and the Kueue flavors they may land
-// on, one list for each resource group (none when Kueue does not admit them).
+// NodePool that launches their nodes (nil when none does), the Kueue flavors they may land
+// on, one list for each resource group (none when Kueue does not admit them), and the node
+// groups declared outside the manifests whose nodes run them (runsOn; none when no such group
+// does).
 type placement struct {
 	pool    *nodePool
 	flavors [][]kueueFlavor
+	groups  []*NodeGroup
 }
 
 // buildRole makes the resource for one pod role, or nil when its pods request no GPU, and says
@@ -787,7 +790,10 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 	if adm.refused != "" {
 		warns = append(warns, parser.Error{File: res.Source.File, Line: res.Source.Line, Message: res.Address + ": " + adm.refused})
 	}
-	np, stuck := resolveNode(res, r, o, nodes, req, adm, opts)
+	np, groups, stuck := resolveNode(res, r, o, nodes, req, adm, opts)
+	if stuck == "" {
+		stuck = offZones(&r.template, groups)
+	}
 	for _, u := range req.selection.unread {
 		res.Note("a DRA selector gpuguard does not narrow the node by: %s", u)
 	}
@@ -807,7 +813,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 				Message: fmt.Sprintf("%s pins %s, which %s's requirements do not allow: Karpenter would leave its pods pending (priced as declared)", res.Address, res.InstanceType, np.address)})
 		}
 	}
-	return res, placement{np, adm.flavors}, errs, warns, beside
+	return res, placement{pool: np, flavors: adm.flavors, groups: groups}, errs, warns, beside
 }
 
 // capByPoolLimits bounds the pods at full scale-out by what the NodePool they land on may launch
@@ -939,7 +945,7 @@ type nodeSources struct {
 // req is what the pod requests: the tolerations the ExtendedResourceToleration admission
 // controller adds for the extended resources its containers request count with the pod's own,
 // and its DRA claims' selectors narrow the node where its labels do not.
-func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req gpuRequest, adm kueueAdmission, opts Options) (pool *nodePool, stuck string) {
+func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req gpuRequest, adm kueueAdmission, opts Options) (pool *nodePool, runs []*NodeGroup, stuck string) {
 	sel := podSelector(r.template.Spec)
 	tols := withExtendedResourceTolerations(r.template.Spec.Tolerations, req.extended)
 	origin := "nodeSelector/affinity"
@@ -990,6 +996,9 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 	if len(n.instanceTypes) == 1 {
 		groups = groups.running(n.instanceTypes[0])
 	}
+	if zones, ok := sel.values(zoneKeys...); ok && zones != nil {
+		groups = groups.inZones(zones)
+	}
 	pools := nodes.pools.near(res.Root) // the Karpenter NodePools of the pod's cluster
 	groupsWhy := ""                     // why the pod's selection of node groups gives no node
 	var onGroup *NodeGroup              // the group whose nodes run the pod, when one does
@@ -1007,6 +1016,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 			n = nodeChoice{provider: g.Provider, instanceTypes: []string{g.InstanceType}, gpuNames: g.acceleratorTypes(), purchase: g.Purchase, region: g.Region, ownPrice: g.OwnPrice}
 			n.addSource(fmt.Sprintf("%s (the pod selects %s)", addresses(on), groups.selects))
 			runsOn(res, on)
+			runs = on
 			placed, stuck = true, p.stuck
 			if p.off != "" {
 				res.Note("the pod also selects %s, whose taints keep it off", p.off)
@@ -1126,6 +1136,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 			res.Pod.GPUNames = g.acceleratorTypes()
 		}
 		runsOn(res, anyOn)
+		runs = anyOn
 		switch {
 		case len(opts.NodeGroups) == 1:
 			n.addSource(g.name() + ", the configuration's only GPU node group")
@@ -1156,7 +1167,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		res.Provider = parser.Unknown
 	}
 	res.Pod.NodeSource = strings.Join(n.source, ", ")
-	return pool, stuck
+	return pool, runs, stuck
 }
 
 // claimRefusesNode says what a pod's DRA claims select that the GPUs of its node's instance

@@ -36,8 +36,9 @@
 // them (exclusive.go); a placement annotation under a key its kind does not read is a warning
 // (placementkeys.go). Placements that give each pod, Job or group a topology domain of its own
 // (a zone, a node pool: an own-pod anti-affinity, an exclusive placement, a spread's minDomains)
-// are counted against the domains the pods may use, from their node selection, Kueue flavors
-// and Karpenter NodePool: those past them are a warning (domains.go).
+// are counted against the domains the pods may use, from their node selection, Kueue flavors,
+// Karpenter NodePool and the zones and labels of the node groups that run them: those past them
+// are a warning, as are pods that select only zones their node groups are not in (domains.go).
 //
 // The package does not price anything: the estimator turns "which node" into a price.
 package kubernetes

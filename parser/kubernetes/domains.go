@@ -67,7 +67,8 @@ type domains struct {
 
 // allowedDomains is the domains of key a workload's pods (tpl, placed at) may use: those its
 // pod template's node selection allows, narrowed by the labels of the Kueue flavors they land
-// on and a Karpenter NodePool's requirements (which hold its template's labels).
+// on, a Karpenter NodePool's requirements (which hold its template's labels), and the zones
+// and labels of the node groups whose nodes run them (groupDomains).
 func allowedDomains(tpl *podTemplate, at placement, key string) domains {
 	keys := sameKeys(key)
 	d := domains{key: key}
@@ -94,10 +95,71 @@ func allowedDomains(tpl *podTemplate, at placement, key string) domains {
 			narrow(v, "Karpenter NodePool "+np.name)
 		}
 	}
+	if v, ok := groupDomains(at.groups, keys); ok {
+		what := "node group " + at.groups[0].name()
+		if len(at.groups) > 1 {
+			what, d.plural = "node groups "+addresses(at.groups), true
+		}
+		narrow(v, what)
+	}
 	slices.Sort(d.values)
 	d.values = slices.Compact(d.values)
 	d.plural = d.plural || len(d.from) > 1
 	return d
+}
+
+// groupDomains is the domains (the values of one of keys) the nodes of the node groups that
+// run a workload's pods are in: the zones each group names (parser.NodeLabels.Zones), its
+// region, or the value of a label every one of its nodes carries (its name, a label it
+// declares). ok is false when some group does not say: its zones are not known, its labels
+// only in part.
+func groupDomains(groups []*NodeGroup, keys []string) (values []string, ok bool) {
+	if len(groups) == 0 {
+		return nil, false
+	}
+	for _, g := range groups {
+		switch {
+		case slices.Equal(keys, zoneKeys):
+			if g.Zones == nil {
+				return nil, false
+			}
+			values = append(values, g.Zones...)
+		case keys[0] == labelRegion && g.Region != "":
+			values = append(values, g.Region)
+		default:
+			i := slices.IndexFunc(keys, func(key string) bool { _, ok := g.Labels[key]; return ok })
+			if i < 0 {
+				return nil, false
+			}
+			values = append(values, g.Labels[keys[i]])
+		}
+	}
+	return values, true
+}
+
+// offZones says when a workload's pods (tpl) select only zones that none of the node groups
+// running them (groups, their zones known) is in: no node there carries the zone, and the
+// scheduler leaves the pods pending. "" otherwise.
+func offZones(tpl *podTemplate, groups []*NodeGroup) string {
+	want, ok := podSelector(tpl.Spec).values(zoneKeys...)
+	if !ok || want == nil {
+		return ""
+	}
+	have, ok := groupDomains(groups, zoneKeys)
+	if !ok || len(intersect(want, have)) > 0 {
+		return ""
+	}
+	want = slices.Clone(want)
+	slices.Sort(want)
+	want = slices.Compact(want)
+	slices.Sort(have)
+	have = slices.Compact(have)
+	which := "node group " + groups[0].name()
+	if len(groups) > 1 {
+		which = "node groups " + addresses(groups)
+	}
+	return fmt.Sprintf("its pods select %s (%s), but the nodes of %s are in %s (%s): the scheduler leaves them pending (priced as declared)",
+		countDomains(len(want), labelZone), strings.Join(want, ", "), which, countDomains(len(have), labelZone), strings.Join(have, ", "))
 }
 
 // flavorDomains is the domains (the values of one of keys) the Kueue flavors a pod set lands on

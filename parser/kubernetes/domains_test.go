@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // domainCap is what a cap on a workload's pods past the domains they may use says: its warning
@@ -18,7 +20,14 @@ type domainCap struct {
 // checkDomainCap builds src, one workload, and checks it against want; name says which case.
 func checkDomainCap(t *testing.T, name, src string, want domainCap) {
 	t.Helper()
-	res := build(t, src, Options{})
+	checkDomainCapOn(t, name, src, Options{}, want)
+}
+
+// checkDomainCapOn is checkDomainCap with the manifests built with opts (node groups declared
+// outside them).
+func checkDomainCapOn(t *testing.T, name, src string, opts Options, want domainCap) {
+	t.Helper()
+	res := build(t, src, opts)
 	var warns []string
 	for _, w := range res.Warnings {
 		warns = append(warns, w.Message)
@@ -296,5 +305,106 @@ func TestSpreadMinDomains(t *testing.T) {
 			"at most 2 pods at full scale-out, not the 6 of the maxReplicas of HorizontalPodAutoscaler/ml/a: its topologySpreadConstraints on topology.kubernetes.io/zone (maxSkew 1, minDomains 3, line 15)"},
 	} {
 		checkDomainCap(t, c.name, c.src, domainCap{c.warning, c.scaleMax, c.note})
+	}
+}
+
+// The node groups that run a workload's pods (declared outside the manifests: a Terraform GKE
+// pool's node_locations) name the zones their nodes are in, and their nodes' labels name a
+// node pool: a required anti-affinity on either key leaves the pods past those domains pending.
+// A group whose zones are not known (a regional pool left to GKE's default zones) narrows
+// nothing.
+func TestOnePodADomainOfNodeGroups(t *testing.T) {
+	pool := func(name string, zones ...string) NodeGroup {
+		return NodeGroup{Address: "google_container_node_pool." + name, InstanceType: "g2-standard-8", Provider: parser.GCP, Region: "us-central1",
+			Purchase: parser.OnDemand, NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": name, "workload": "serve"}, Zones: zones}}
+	}
+	deployment := func(selection, key string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: ml}\nspec:\n  replicas: 3\n  template:\n" +
+			"    metadata: {labels: {app: a}}\n    spec:\n      nodeSelector: {" + selection + "}\n" +
+			"      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n" +
+			"          - {labelSelector: {matchLabels: {app: a}}, topologyKey: " + key + "}\n" +
+			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	}
+	const zone, nodePool = "topology.kubernetes.io/zone", "cloud.google.com/gke-nodepool"
+	const pend = "Deployment/ml/a runs 3 pods, but its required podAntiAffinity (topologyKey "
+	for _, c := range []struct {
+		name, src string
+		groups    []NodeGroup
+		warning   string // "" when none
+	}{
+		{"a pool in one zone", deployment("cloud.google.com/gke-nodepool: l4", zone), []NodeGroup{pool("l4", "us-central1-a")},
+			pend + "topology.kubernetes.io/zone, line 13) selects its own pods, and node group google_container_node_pool.l4 allows its nodes 1 zone (us-central1-a): one pod a zone, so the other 2 stay pending (priced as declared)"},
+		{"a pool in two zones", deployment("cloud.google.com/gke-nodepool: l4", zone), []NodeGroup{pool("l4", "us-central1-a", "us-central1-b")},
+			"node group google_container_node_pool.l4 allows its nodes 2 zones (us-central1-a, us-central1-b): one pod a zone, so the last one stays pending"},
+		{"a pool in three zones", deployment("cloud.google.com/gke-nodepool: l4", zone), []NodeGroup{pool("l4", "us-central1-a", "us-central1-b", "us-central1-c")}, ""},
+		{"a pool whose zones are not known", deployment("cloud.google.com/gke-nodepool: l4", zone), []NodeGroup{pool("l4")}, ""},
+		{"two pools, one zone each", deployment("workload: serve", zone), []NodeGroup{pool("l4", "us-central1-a"), pool("l4b", "us-central1-b")},
+			"node groups google_container_node_pool.l4, google_container_node_pool.l4b allow its nodes 2 zones (us-central1-a, us-central1-b): one pod a zone, so the last one stays pending"},
+		{"two pools, in the same zone", deployment("workload: serve", zone), []NodeGroup{pool("l4", "us-central1-a"), pool("l4b", "us-central1-a")},
+			"allow its nodes 1 zone (us-central1-a): one pod a zone, so the other 2 stay pending"},
+		{"two pools, one whose zones are not known", deployment("workload: serve", zone), []NodeGroup{pool("l4", "us-central1-a"), pool("l4b")}, ""},
+		{"the pod's zone among the pool's", deployment("cloud.google.com/gke-nodepool: l4, topology.kubernetes.io/zone: us-central1-b", zone), []NodeGroup{pool("l4", "us-central1-a", "us-central1-b", "us-central1-c")},
+			"its node selection and node group google_container_node_pool.l4 allow its nodes 1 zone (us-central1-b): one pod a zone, so the other 2 stay pending"},
+		{"a zone the pool is not in", deployment("cloud.google.com/gke-nodepool: l4, topology.kubernetes.io/zone: us-central1-b", zone), []NodeGroup{pool("l4", "us-central1-a")},
+			"Deployment/ml/a: its pods select 1 zone (us-central1-b), but the nodes of node group google_container_node_pool.l4 are in 1 zone (us-central1-a): the scheduler leaves them pending (priced as declared)"},
+		{"a zone neither pool is in", deployment("workload: serve, topology.kubernetes.io/zone: us-central1-c", zone), []NodeGroup{pool("l4", "us-central1-a"), pool("l4b", "us-central1-a", "us-central1-b")},
+			"the nodes of node groups google_container_node_pool.l4, google_container_node_pool.l4b are in 2 zones (us-central1-a, us-central1-b): the scheduler leaves them pending"},
+		{"a zone one pool is in", deployment("workload: serve, topology.kubernetes.io/zone: us-central1-b", zone), []NodeGroup{pool("l4", "us-central1-a"), pool("l4b", "us-central1-a", "us-central1-b")},
+			"its node selection and node group google_container_node_pool.l4b allow its nodes 1 zone (us-central1-b): one pod a zone, so the other 2 stay pending"},
+		{"a zone one pool is in, apart by node", deployment("workload: serve, topology.kubernetes.io/zone: us-central1-b", "kubernetes.io/hostname"), []NodeGroup{pool("l4", "us-central1-a"), pool("l4b", "us-central1-a", "us-central1-b")}, ""},
+		{"a zone beside a pool whose zones are not known", deployment("workload: serve, topology.kubernetes.io/zone: us-central1-c", "kubernetes.io/hostname"), []NodeGroup{pool("l4", "us-central1-a"), pool("l4b")}, ""},
+		{"apart by node pool, two pools", deployment("workload: serve", nodePool), []NodeGroup{pool("l4"), pool("l4b")},
+			pend + "cloud.google.com/gke-nodepool, line 13) selects its own pods, and node groups google_container_node_pool.l4, google_container_node_pool.l4b allow its nodes 2 node pools (l4, l4b): one pod a node pool, so the last one stays pending"},
+		{"apart by node pool, three pools", deployment("workload: serve", nodePool), []NodeGroup{pool("l4"), pool("l4b"), pool("l4c")}, ""},
+		{"apart by a label the pool does not declare", deployment("workload: serve", "example.com/rack"), []NodeGroup{pool("l4", "us-central1-a")}, ""},
+	} {
+		checkDomainCapOn(t, c.name, c.src, Options{NodeGroups: c.groups}, domainCap{warning: c.warning})
+	}
+	// A Terraform configuration's own manifests run on its only GPU pool without selecting it.
+	checkDomainCapOn(t, "the configuration's only GPU pool", deployment("team: ml", zone), Options{NodeGroups: []NodeGroup{pool("l4", "us-central1-a")}, AnyNodeGroup: true},
+		domainCap{warning: "node group google_container_node_pool.l4 allows its nodes 1 zone (us-central1-a): one pod a zone, so the other 2 stay pending"})
+}
+
+// A pod that selects its zone lands only on the node groups there: of two pools of different
+// machines that its labels both select, the one in its zone runs it. A pool whose zones are not
+// known may be there too.
+func TestZoneNarrowsNodeGroups(t *testing.T) {
+	pool := func(name, machine string, zones ...string) NodeGroup {
+		return NodeGroup{Address: "google_container_node_pool." + name, InstanceType: machine, Provider: parser.GCP, Region: "us-central1",
+			Purchase: parser.OnDemand, NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": name, "workload": "serve"}, Zones: zones}}
+	}
+	pod := func(zone string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n  nodeSelector: {workload: serve, topology.kubernetes.io/zone: " + zone + "}\n" +
+			"  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	}
+	for _, c := range []struct {
+		name, zone string
+		groups     []NodeGroup
+		want       string // the instance type, "" when the node is left unresolved
+		on         string // the groups that run the pod
+	}{
+		{"the pool in its zone", "us-central1-b", []NodeGroup{pool("l4", "g2-standard-8", "us-central1-a"), pool("a100", "a2-highgpu-1g", "us-central1-b")},
+			"a2-highgpu-1g", "google_container_node_pool.a100"},
+		{"the other zone", "us-central1-a", []NodeGroup{pool("l4", "g2-standard-8", "us-central1-a"), pool("a100", "a2-highgpu-1g", "us-central1-b")},
+			"g2-standard-8", "google_container_node_pool.l4"},
+		{"both pools there", "us-central1-a", []NodeGroup{pool("l4", "g2-standard-8", "us-central1-a"), pool("a100", "a2-highgpu-1g", "us-central1-a", "us-central1-b")}, "", ""},
+		{"a pool whose zones are not known", "us-central1-b", []NodeGroup{pool("l4", "g2-standard-8", "us-central1-a"), pool("a100", "a2-highgpu-1g")},
+			"a2-highgpu-1g", "google_container_node_pool.a100"},
+	} {
+		res := build(t, pod(c.zone), Options{NodeGroups: c.groups})
+		r := one(t, res)
+		var on []string
+		for _, g := range r.Pod.NodeGroups {
+			on = append(on, g.Address)
+		}
+		if c.want == "" {
+			if r.InstanceType != "" || len(r.Unresolved) == 0 {
+				t.Errorf("%s: runs on %q (%v), want it unresolved", c.name, r.InstanceType, on)
+			}
+			continue
+		}
+		if r.InstanceType != c.want || strings.Join(on, ", ") != c.on {
+			t.Errorf("%s: %q on %q, want %q on %q (unresolved %v)", c.name, r.InstanceType, on, c.want, c.on, r.Unresolved)
+		}
 	}
 }

@@ -483,6 +483,23 @@ func (c groupChoice) running(t string) groupChoice {
 	return c
 }
 
+// inZones narrows the choice to the groups whose nodes may be in one of zones (those whose
+// zones are not known may), when any is: a pod that selects its zone lands only on the groups
+// there. When none is, the choice is kept, and offZones says the pods stay pending.
+func (c groupChoice) inZones(zones []string) groupChoice {
+	there := func(g *NodeGroup) bool { return g.Zones == nil || len(intersect(g.Zones, zones)) > 0 }
+	refusedThere := func(r refusal) bool { return there(r.g) }
+	if !slices.ContainsFunc(c.matched, there) && !slices.ContainsFunc(c.maybe, there) && !slices.ContainsFunc(c.refused, refusedThere) {
+		return c
+	}
+	keep := func(gs []*NodeGroup) []*NodeGroup {
+		return slices.DeleteFunc(slices.Clone(gs), func(g *NodeGroup) bool { return !there(g) })
+	}
+	c.matched, c.maybe = keep(c.matched), keep(c.maybe)
+	c.refused = slices.DeleteFunc(slices.Clone(c.refused), func(r refusal) bool { return !refusedThere(r) })
+	return c
+}
+
 // refusal is a node group with the taint that keeps a pod off it.
 type refusal struct {
 	g     *NodeGroup

@@ -291,7 +291,59 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 	}
 	c.imageDriver(r, lt, "image_id", "the launch template's image_id")
 	c.selfManagedNode(r, tags, cmp.Or(lt, launchConfig))
+	if r.NodeLabels != nil {
+		r.NodeLabels.Zones = c.awsZones(w, "availability_zones", "vpc_zone_identifier")
+	}
 	return []*parser.Resource{r}
+}
+
+// awsZones names the zones a group's instances run in, which AWS labels its nodes with
+// (topology.kubernetes.io/zone=us-east-1a): the zones named at zonesAttr (an Auto Scaling
+// group's availability_zones; "" for none), else those of the subnets listed at subnetsAttr
+// (subnet_ids, vpc_zone_identifier), when every one is an aws_subnet of this configuration
+// whose availability_zone is known (a subnet's zone is where its instances launch,
+// https://docs.aws.amazon.com/vpc/latest/userguide/configure-subnets.html). Nil otherwise: a
+// subnet passed in as a variable, or made by a module whose outputs are known only at apply,
+// names no zone here.
+func (c *mapContext) awsZones(w *view, zonesAttr, subnetsAttr string) []string {
+	if zonesAttr != "" {
+		if zs, ok := w.quiet().strList(zonesAttr); ok && len(zs) > 0 {
+			return sortedSet(zs)
+		}
+	}
+	v, ok := at(w.obj, subnetsAttr)
+	if !ok || v.IsNull() || !v.IsKnown() {
+		return nil
+	}
+	v, _ = v.Unmark()
+	if !v.CanIterateElements() || v.LengthInt() == 0 {
+		return nil
+	}
+	var zones []string
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		refs := computedRefs(e)
+		if len(refs) != 1 {
+			return nil
+		}
+		inst, ok := c.ev.instances[refs[0]]
+		if !ok || inst.decl.typ != "aws_subnet" {
+			return nil
+		}
+		z, ok := (&view{obj: inst.value}).str("availability_zone")
+		if !ok || z == "" {
+			return nil // availability_zone_id (use1-az1) names the zone by ID, not as nodes are labelled
+		}
+		zones = append(zones, z)
+	}
+	return sortedSet(zones)
+}
+
+// sortedSet is the strings sorted, each once (a copy).
+func sortedSet(v []string) []string {
+	out := slices.Clone(v)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
@@ -349,6 +401,7 @@ func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	capacity, known := eksCapacity(w)
 	kubernetes.SetCapacity(r.NodeLabels, parser.AWS, capacity, known)
 	taintBlocks(r.NodeLabels, w, "taint")
+	r.NodeLabels.Zones = c.awsZones(w, "", "subnet_ids")
 	eksDriver(r, w)
 	c.managedNodeUserData(r, w, lt)
 	c.bottlerocketPlugin(r, w, lt)

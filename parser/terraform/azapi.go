@@ -190,6 +190,7 @@ func mapAzAPIAgentPool(c *mapContext, typ string, body *view) []*parser.Resource
 		parent = c.referencedARM(w, "microsoft.containerservice/managedclusters")
 	}
 	parentLocation(r, parent, "parent_id", "cluster")
+	aksZones(r, p, armPool)
 	c.azureTaker(r, w)
 	return []*parser.Resource{r}
 }
@@ -217,6 +218,7 @@ func mapAzAPIManagedCluster(c *mapContext, typ string, body *view) []*parser.Res
 		azapiTags(r, w, b)
 		armAgentPool(r, p, name)
 		armDriver(r, p)
+		aksZones(r, p, armPool)
 		out = append(out, r)
 	}
 	return out

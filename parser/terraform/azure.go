@@ -270,17 +270,20 @@ func (c *mapContext) azureAutoscale(r *parser.Resource) {
 // aksPoolFields names an AKS pool's fields: azurerm's, or ARM's (an azapi_resource's body).
 type aksPoolFields struct {
 	size, count, min, max, priority, taints string
-	gpuInstance                             string // the MIG profile the pool's GPUs are split into
+	zones                                   []string // the attributes naming the pool's availability zones
+	gpuInstance                             string   // the MIG profile the pool's GPUs are split into
 	autoscale                               []string
 	unsetCount                              string // the note when the count is not set
 }
 
 var azurermPool = aksPoolFields{size: "vm_size", count: "node_count", min: "min_count", max: "max_count", priority: "priority", taints: "node_taints", gpuInstance: "gpu_instance",
+	zones:     []string{"zones", "availability_zones"}, // availability_zones before provider 3.0
 	autoscale: []string{"auto_scaling_enabled", "enable_auto_scaling"}, unsetCount: "node_count is not set: priced at 1 node"}
 
 // armPool is ARM's agent pool (https://learn.microsoft.com/rest/api/aks/agent-pools: count
 // defaults to 1).
 var armPool = aksPoolFields{size: "vmSize", count: "count", min: "minCount", max: "maxCount", priority: "scaleSetPriority", taints: "nodeTaints", gpuInstance: "gpuInstanceProfile",
+	zones:     []string{"availabilityZones"},
 	autoscale: []string{"enableAutoScaling"}, unsetCount: "count is not set: ARM's default of 1 node"}
 
 // aksPool reads vm_size and the node count of an AKS pool: node_count, or min_count when the
@@ -332,6 +335,30 @@ func aksPool(r *parser.Resource, pool *view, f aksPoolFields) {
 	}
 }
 
+// aksZones names the zones an AKS pool's nodes run in as AKS labels them (topology.kubernetes.io/zone):
+// the pool's region and each availability zone it lists, eastus2-1
+// (https://learn.microsoft.com/azure/aks/availability-zones, "Verify node distribution across
+// zones"). A pool that lists none is left unnamed: its nodes are not in a zone, and what their
+// label then says is not read. Call it once the pool's region is known.
+func aksZones(r *parser.Resource, pool *view, f aksPoolFields) {
+	if r.NodeLabels == nil || r.Region == "" {
+		return
+	}
+	for _, attr := range f.zones {
+		zs, ok := pool.quiet().strList(attr)
+		if !ok || len(zs) == 0 {
+			continue
+		}
+		names := make([]string, len(zs))
+		for i, z := range zs {
+			names[i] = r.Region + "-" + strings.TrimSpace(z)
+		}
+		slices.Sort(names)
+		r.NodeLabels.Zones = slices.Compact(names)
+		return
+	}
+}
+
 func mapAKSCluster(c *mapContext) []*parser.Resource {
 	w := &view{obj: c.inst.value}
 	pools := w.blocks("default_node_pool")
@@ -346,6 +373,7 @@ func mapAKSCluster(c *mapContext) []*parser.Resource {
 	aksTaints(r.NodeLabels, pool, azurermPool)
 	aksDriver(r, pool)
 	azureCommon(r, cv)
+	aksZones(r, pool, azurermPool)
 	applyTags(r, pool.strMap("tags"))
 	return []*parser.Resource{r}
 }
@@ -358,6 +386,7 @@ func mapAKSNodePool(c *mapContext) []*parser.Resource {
 	aksDriver(r, w)
 	// A node pool has no location of its own: it runs where its cluster does.
 	parentLocation(r, c.referenced(w, "azurerm_kubernetes_cluster", "kubernetes_cluster_id"), "kubernetes_cluster_id", "cluster")
+	aksZones(r, w, azurermPool)
 	applyTags(r, w.strMap("tags"))
 	c.azureTaker(r, w)
 	return []*parser.Resource{r}

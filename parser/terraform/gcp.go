@@ -3,6 +3,7 @@ package terraform
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -301,7 +302,10 @@ func (c *mapContext) gcpAutoscaler(r *parser.Resource, sized bool) bool {
 
 // gkePool prices one node pool: a google_container_node_pool, or a node_pool block of a
 // cluster. cluster is the cluster's view when known.
-func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
+//
+// defaultPool is set for the pool a google_container_cluster creates with it (pool is then the
+// cluster's own view, cluster nil). It returns the zones the pool's nodes run in, when named.
+func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view, defaultPool bool) []string {
 	nc := pool.blocks("node_config")
 	if len(nc) > 0 {
 		c.gcpMachine(r, nc[0])
@@ -325,21 +329,8 @@ func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
 	}
 	region, isZone := c.gkeRegion(r, location)
 	r.Region = region
-	zones := 1
-	if locs, ok := pool.strList("node_locations"); ok && len(locs) > 0 {
-		zones = len(locs)
-	} else if cluster != nil {
-		if locs, ok := cluster.strList("node_locations"); ok && len(locs) > 0 {
-			zones = len(locs)
-			if isZone {
-				zones++ // a zonal cluster's node_locations are additional zones
-			}
-		} else if !isZone && location != "" {
-			zones = gkeRegionalZones
-			r.Note("regional node pool without node_locations: node count per zone × %d zones (GKE's default)", gkeRegionalZones)
-		}
-	} else if !isZone && location != "" {
-		zones = gkeRegionalZones
+	zones, names, regional := gkeLocations(pool, cluster, location, isZone, defaultPool)
+	if regional {
 		r.Note("regional node pool without node_locations: node count per zone × %d zones (GKE's default)", gkeRegionalZones)
 	}
 	auto := pool.quiet()
@@ -375,6 +366,46 @@ func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view) {
 		r.Quantity = zones
 		r.Note("no node_count: priced at 1 node per zone")
 	}
+	return names
+}
+
+// gkeLocations is how many zones a GKE pool's nodes run in, and their names when known: the
+// pool's own node_locations; else its cluster's, which for a zonal cluster are the zones
+// besides the cluster's own; else a zonal cluster's zone. regional is set when none of them
+// says and the cluster is regional: GKE then picks gkeRegionalZones zones of the region, whose
+// names are not known. For the pool a cluster creates with it (defaultPool), pool is the
+// cluster and its node_locations are the cluster's.
+// https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_cluster#node_locations
+// https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_node_pool#node_locations
+func gkeLocations(pool, cluster *view, location string, isZone, defaultPool bool) (n int, names []string, regional bool) {
+	withOwn := func(locs []string) []string {
+		if isZone {
+			locs = append([]string{location}, locs...)
+		}
+		slices.Sort(locs)
+		return slices.Compact(locs)
+	}
+	if locs, ok := pool.strList("node_locations"); ok && len(locs) > 0 {
+		if !defaultPool {
+			slices.Sort(locs)
+			return len(locs), slices.Compact(slices.Clone(locs)), false
+		}
+		names = withOwn(slices.Clone(locs))
+		return len(names), names, false
+	}
+	if cluster != nil {
+		if locs, ok := cluster.strList("node_locations"); ok && len(locs) > 0 {
+			names = withOwn(slices.Clone(locs))
+			return len(names), names, false
+		}
+	}
+	switch {
+	case isZone:
+		return 1, []string{location}, false
+	case location != "":
+		return gkeRegionalZones, nil, true
+	}
+	return 1, nil, false // the provider's location, a region or a zone: counted as one
 }
 
 // gkeRegion is the region of a GKE location (a region, or a zone: isZone), else, with none
@@ -405,11 +436,12 @@ func mapGKENodePool(c *mapContext) []*parser.Resource {
 	if cluster != nil {
 		applyTags(r, cluster.strMap("resource_labels"))
 	}
-	c.gkePool(r, w, cluster)
+	zones := c.gkePool(r, w, cluster, false)
 	gkePoolLimit(r, clusterAddr, cluster)
 	r.NodeLabels = nodeLabels(w, parser.GCP, nameOf(w, "name", "name_prefix"), "node_config", "labels")
 	taintBlocks(r.NodeLabels, w, "node_config", "taint")
 	gkeNodeLabels(r, w)
+	r.NodeLabels.Zones = zones
 	return []*parser.Resource{r}
 }
 
@@ -497,11 +529,12 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		r, cv := c.resource(parser.GCP, c.inst.addr+"."+key)
 		np.res, np.path = r, key+"."
 		applyTags(r, cv.strMap("resource_labels"))
-		c.gkePool(r, np, cv)
+		zones := c.gkePool(r, np, cv, false)
 		gkePoolLimit(r, c.inst.addr, w)
 		r.NodeLabels = nodeLabels(np, parser.GCP, nameOf(np, "name", "name_prefix"), "node_config", "labels")
 		taintBlocks(r.NodeLabels, np, "node_config", "taint")
 		gkeNodeLabels(r, np)
+		r.NodeLabels.Zones = zones
 		out = append(out, r)
 	}
 	// The default node pool, unless the cluster removes it.
@@ -509,13 +542,14 @@ func mapGKECluster(c *mapContext) []*parser.Resource {
 		r, cv := c.resource(parser.GCP, c.inst.addr+".default_node_pool")
 		applyTags(r, cv.strMap("resource_labels"))
 		pool := &view{obj: c.inst.value, res: r}
-		c.gkePool(r, pool, nil)
+		zones := c.gkePool(r, pool, nil, true)
 		gkePoolLimit(r, c.inst.addr, w)
 		// GKE names the pool a cluster creates with it "default-pool".
 		// https://cloud.google.com/kubernetes-engine/docs/concepts/node-pools
 		r.NodeLabels = nodeLabels(pool, parser.GCP, groupName{name: "default-pool", known: true}, "node_config", "labels")
 		taintBlocks(r.NodeLabels, pool, "node_config", "taint")
 		gkeNodeLabels(r, pool)
+		r.NodeLabels.Zones = zones
 		out = append(out, r)
 	}
 	return append(out, c.gkeAutoProvisioned(w)...)

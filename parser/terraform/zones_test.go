@@ -1,0 +1,186 @@
+package terraform
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// A node group says which zones its nodes run in, as their topology.kubernetes.io/zone label
+// names them: a GKE pool's node_locations (or its cluster's, or a zonal cluster's zone), an AKS
+// pool's availability zones (REGION-N), an EKS node group's or Auto Scaling group's subnets'
+// zones. Where the configuration does not say (a regional GKE pool left to GKE's default zones,
+// subnets passed in), the zones are not named.
+func TestNodeGroupZones(t *testing.T) {
+	const gke = `provider "google" { project = "p" }
+resource "google_container_cluster" "ml" {
+  name     = "ml"
+  location = "%s"
+  %s
+  remove_default_node_pool = true
+  initial_node_count       = 1
+}
+resource "google_container_node_pool" "l4" {
+  name       = "l4"
+  cluster    = google_container_cluster.ml.id
+  node_count = 2
+  %s
+  node_config { machine_type = "g2-standard-8" }
+}
+`
+	// The pool a zonal cluster creates runs in the cluster's zone and in those node_locations
+	// adds: initial_node_count nodes in each.
+	const gkeDefault = `provider "google" { project = "p" }
+resource "google_container_cluster" "ml" {
+  name               = "ml"
+  location           = "us-central1-a"
+  node_locations     = ["us-central1-b"]
+  initial_node_count = 2
+  node_config { machine_type = "g2-standard-8" }
+}
+`
+	const aks = `provider "azurerm" {
+  features {}
+}
+resource "azurerm_kubernetes_cluster" "ml" {
+  name                = "ml"
+  location            = "East US 2"
+  resource_group_name = "rg"
+  dns_prefix          = "ml"
+  default_node_pool {
+    name       = "system"
+    vm_size    = "Standard_NC24ads_A100_v4"
+    node_count = 1
+    %s
+  }
+}
+resource "azurerm_kubernetes_cluster_node_pool" "gpu" {
+  name                  = "gpu"
+  kubernetes_cluster_id = azurerm_kubernetes_cluster.ml.id
+  vm_size               = "Standard_NC24ads_A100_v4"
+  node_count            = 1
+  %s
+}
+`
+	// An ARM managed cluster's agent pool profiles, and an agent pool of its own (azapi).
+	const azapi = `resource "azapi_resource" "aks" {
+  type      = "Microsoft.ContainerService/managedClusters@2025-05-01"
+  name      = "ml"
+  parent_id = "/subscriptions/s/resourceGroups/ml"
+  location  = "West Europe"
+  body = {
+    properties = {
+      agentPoolProfiles = [
+        { name = "a100", vmSize = "Standard_NC24ads_A100_v4", count = 1, availabilityZones = ["3", "1"] },
+      ]
+    }
+  }
+}
+resource "azapi_resource" "t4" {
+  type      = "Microsoft.ContainerService/managedClusters/agentPools@2025-05-01"
+  name      = "t4"
+  parent_id = azapi_resource.aks.id
+  body = {
+    properties = { vmSize = "Standard_NC4as_T4_v3", count = 1, availabilityZones = ["2"] }
+  }
+}
+`
+	const eks = `provider "aws" { region = "us-east-1" }
+variable "subnets" {
+  type    = list(string)
+  default = ["subnet-0a1", "subnet-0b2"]
+}
+resource "aws_subnet" "a" {
+  vpc_id            = "vpc-1"
+  cidr_block        = "10.0.1.0/24"
+  availability_zone = "us-east-1a"
+}
+resource "aws_subnet" "by_id" {
+  vpc_id               = "vpc-1"
+  cidr_block           = "10.0.2.0/24"
+  availability_zone_id = "use1-az2"
+}
+resource "aws_subnet" "gpu" {
+  count             = 2
+  vpc_id            = "vpc-1"
+  cidr_block        = "10.0.${count.index + 3}.0/24"
+  availability_zone = element(["us-east-1c", "us-east-1b"], count.index)
+}
+resource "aws_eks_node_group" "gpu" {
+  cluster_name    = "ml"
+  node_group_name = "gpu"
+  node_role_arn   = "arn:aws:iam::1:role/n"
+  subnet_ids      = %s
+  instance_types  = ["g6.xlarge"]
+  scaling_config {
+    desired_size = 2
+    min_size     = 0
+    max_size     = 4
+  }
+}
+resource "aws_autoscaling_group" "self" {
+  name             = "self"
+  desired_capacity = 1
+  min_size         = 0
+  max_size         = 2
+  %s
+  launch_template {
+    id      = aws_launch_template.gpu.id
+    version = "$Latest"
+  }
+  tag {
+    key                 = "kubernetes.io/cluster/ml"
+    value               = "owned"
+    propagate_at_launch = true
+  }
+}
+resource "aws_launch_template" "gpu" {
+  name          = "gpu"
+  instance_type = "g6.xlarge"
+}
+`
+	for _, c := range []struct {
+		name, src, addr string
+		zones           []string // nil: not named
+		nodes           int      // the pool's nodes, 0 when not checked
+	}{
+		{"a GKE pool's own node_locations", fmt.Sprintf(gke, "us-central1", "", `node_locations = ["us-central1-c", "us-central1-a"]`), "google_container_node_pool.l4",
+			[]string{"us-central1-a", "us-central1-c"}, 4},
+		{"a zonal cluster's zone", fmt.Sprintf(gke, "us-central1-a", "", ""), "google_container_node_pool.l4", []string{"us-central1-a"}, 2},
+		{"a zonal cluster's zone and its node_locations", fmt.Sprintf(gke, "us-central1-a", `node_locations = ["us-central1-b"]`, ""), "google_container_node_pool.l4",
+			[]string{"us-central1-a", "us-central1-b"}, 4},
+		{"a regional cluster's node_locations", fmt.Sprintf(gke, "us-central1", `node_locations = ["us-central1-f"]`, ""), "google_container_node_pool.l4", []string{"us-central1-f"}, 2},
+		{"a zonal cluster's default pool: its zone and node_locations", gkeDefault, "google_container_cluster.ml.default_node_pool", []string{"us-central1-a", "us-central1-b"}, 4},
+		{"a regional cluster left to GKE's default zones", fmt.Sprintf(gke, "us-central1", "", ""), "google_container_node_pool.l4", nil, 6},
+		{"an AKS pool's zones", fmt.Sprintf(aks, "", `zones = ["2", "1"]`), "azurerm_kubernetes_cluster_node_pool.gpu", []string{"eastus2-1", "eastus2-2"}, 0},
+		{"an AKS pool's zones before provider 3.0", fmt.Sprintf(aks, "", `availability_zones = ["3"]`), "azurerm_kubernetes_cluster_node_pool.gpu", []string{"eastus2-3"}, 0},
+		{"an AKS pool in no zone", fmt.Sprintf(aks, "", ""), "azurerm_kubernetes_cluster_node_pool.gpu", nil, 0},
+		{"an AKS cluster's default pool", fmt.Sprintf(aks, `zones = ["1"]`, ""), "azurerm_kubernetes_cluster.ml.default_node_pool", []string{"eastus2-1"}, 0},
+		{"an ARM agent pool profile's zones", azapi, `azapi_resource.aks.agentPoolProfiles["a100"]`, []string{"westeurope-1", "westeurope-3"}, 0},
+		{"an ARM agent pool's zones, in its cluster's region", azapi, "azapi_resource.t4", []string{"westeurope-2"}, 0},
+		{"an EKS group's subnets", fmt.Sprintf(eks, "[aws_subnet.a.id]", ""), "aws_eks_node_group.gpu", []string{"us-east-1a"}, 0},
+		{"an EKS group's subnets by splat", fmt.Sprintf(eks, "aws_subnet.gpu[*].id", ""), "aws_eks_node_group.gpu", []string{"us-east-1b", "us-east-1c"}, 0},
+		{"an EKS group's subnets passed in", fmt.Sprintf(eks, "var.subnets", ""), "aws_eks_node_group.gpu", nil, 0},
+		{"a subnet by zone ID", fmt.Sprintf(eks, "[aws_subnet.a.id, aws_subnet.by_id.id]", ""), "aws_eks_node_group.gpu", nil, 0},
+		{"a subnet one of two", fmt.Sprintf(eks, "[coalesce(aws_subnet.a.id, aws_subnet.gpu[0].id)]", ""), "aws_eks_node_group.gpu", nil, 0},
+		{"a subnet and a variable's", fmt.Sprintf(eks, "concat([aws_subnet.a.id], var.subnets)", ""), "aws_eks_node_group.gpu", nil, 0},
+		{"an Auto Scaling group's availability_zones", fmt.Sprintf(eks, "[aws_subnet.a.id]", `availability_zones = ["us-east-1d"]`), "aws_autoscaling_group.self", []string{"us-east-1d"}, 0},
+		{"an Auto Scaling group's vpc_zone_identifier", fmt.Sprintf(eks, "[aws_subnet.a.id]", `vpc_zone_identifier = aws_subnet.gpu[*].id`), "aws_autoscaling_group.self", []string{"us-east-1b", "us-east-1c"}, 0},
+	} {
+		res := ParseSource("main.tf", []byte(c.src), Options{})
+		if len(res.Errors) > 0 {
+			t.Errorf("%s: errors %v", c.name, res.Errors)
+		}
+		r, ok := byAddress(t, res)[c.addr]
+		if !ok || r.NodeLabels == nil {
+			t.Errorf("%s: no node group %s among %d resources", c.name, c.addr, len(res.Resources))
+			continue
+		}
+		if !slices.Equal(r.NodeLabels.Zones, c.zones) || (r.NodeLabels.Zones == nil) != (c.zones == nil) {
+			t.Errorf("%s: zones %q, want %q", c.name, r.NodeLabels.Zones, c.zones)
+		}
+		if c.nodes > 0 && r.Quantity != c.nodes {
+			t.Errorf("%s: %d nodes, want %d", c.name, r.Quantity, c.nodes)
+		}
+	}
+}
