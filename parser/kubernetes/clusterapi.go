@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -127,6 +128,9 @@ type machines struct {
 	// GKE replicas/zones per zone), and zonesFrom where that number comes from.
 	zones     int
 	zonesFrom string
+	// zoneNames are the zones the machines run in, when the pool or machine names them (a GKE
+	// pool's spec.nodeLocations, an AWS pool's spec.availabilityZones): parser.NodeLabels.Zones.
+	zoneNames []string
 	// pool, for a managed pool (EKS, GKE, AKS), is what its cloud registers its nodes with:
 	// the pool's name under the cloud's group-name label, and the labels and taints it declares.
 	pool *parser.NodeLabels
@@ -227,6 +231,8 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 			MaxSize           *int              `yaml:"maxSize"`
 			AdditionalTags    map[string]string `yaml:"additionalTags"`
 			AWSLaunchTemplate awsMachineSpec    `yaml:"awsLaunchTemplate"`
+			AvailabilityZones []string          `yaml:"availabilityZones"`
+			Subnets           []yaml.Node       `yaml:"subnets"`
 			Mixed             *struct {
 				Distribution *struct {
 					Base *int `yaml:"onDemandBaseCapacity"`
@@ -242,6 +248,9 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 		}
 		m = spec.AWSLaunchTemplate.machines("spec.awsLaunchTemplate.")
 		m.tags = spec.AdditionalTags
+		if len(spec.Subnets) == 0 { // subnets of their own put the instances in theirs, not read
+			m.zoneNames = zoneSet(spec.AvailabilityZones)
+		}
 		// CAPA's defaults: minSize 1, maxSize 1.
 		m.min, m.max, m.maxFrom = spec.MinSize, spec.MaxSize, "maxSize of "+o.address()
 		if mp := spec.Mixed; mp != nil {
@@ -276,6 +285,8 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 			EKSNodegroupName  string            `yaml:"eksNodegroupName"`
 			Labels            map[string]string `yaml:"labels"`
 			Taints            []capiTaint       `yaml:"taints"`
+			AvailabilityZones []string          `yaml:"availabilityZones"`
+			SubnetIDs         []yaml.Node       `yaml:"subnetIDs"`
 		}
 		if err := decodeSpec(o, &spec); err != nil {
 			return m, true, err
@@ -301,6 +312,9 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 		}
 		m.min, m.max, m.maxFrom = spec.Scaling.MinSize, spec.Scaling.MaxSize, "scaling.maxSize of "+o.address()
 		m.pool = managedPoolLabels(parser.AWS, eksNodegroupName(spec.EKSNodegroupName, o), capacity, spec.Labels, spec.Taints)
+		if len(spec.SubnetIDs) == 0 { // subnets of their own put the nodes in theirs, not read
+			m.zoneNames = zoneSet(spec.AvailabilityZones)
+		}
 		return m, true, nil
 	case "GCPManagedMachinePool":
 		return gkeMachines(o)
@@ -394,6 +408,7 @@ func gkeMachines(o *object) (machines, bool, error) {
 	m.zones, m.zonesFrom = 3, "CAPG's default of 3 zones"
 	if n := len(spec.NodeLocations); n > 0 {
 		m.zones, m.zonesFrom = n, "spec.nodeLocations of "+o.address()
+		m.zoneNames = zoneSet(spec.NodeLocations)
 	}
 	return m, true, nil
 }
@@ -653,8 +668,10 @@ func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource
 			Spec struct {
 				InfrastructureRef capiRef       `yaml:"infrastructureRef"`
 				Bootstrap         capiBootstrap `yaml:"bootstrap"`
+				FailureDomain     string        `yaml:"failureDomain"`
 			} `yaml:"spec"`
 		} `yaml:"template"`
+		FailureDomain string `yaml:"failureDomain"` // a Machine's
 	}
 	if err := decodeSpec(o, &spec); err != nil {
 		return nil, "", err
@@ -783,7 +800,28 @@ func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource
 	if m.pool != nil {
 		mergePoolLabels(r.NodeLabels, m.pool)
 	}
+	r.NodeLabels.Zones = m.zoneNames
+	// A failure domain puts the machines in it: on AWS and GCP it is a zone, named as the nodes'
+	// zone label names it (CAPA's and CAPG's failure domains are their availability zones);
+	// CAPZ's ("1") are not read.
+	fd := spec.Template.Spec.FailureDomain
+	if o.Kind == "Machine" {
+		fd = spec.FailureDomain
+	}
+	if fd != "" && (m.provider == parser.AWS || m.provider == parser.GCP) && regionOfZone(fd) != "" {
+		r.NodeLabels.Zones = []string{fd}
+	}
 	return r, "", nil
+}
+
+// zoneSet is the zones sorted, each once; nil when there are none.
+func zoneSet(zones []string) []string {
+	if len(zones) == 0 {
+		return nil
+	}
+	out := slices.Clone(zones)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // anyGPU reports whether any of the machines' types is a GPU type.

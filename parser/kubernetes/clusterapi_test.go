@@ -635,3 +635,67 @@ spec:
 		})
 	}
 }
+
+// Cluster API node groups name the zones their machines run in where the pool or machine says:
+// a GKE pool's spec.nodeLocations, an AWS pool's spec.availabilityZones (unless subnets of its
+// own place it), a MachineDeployment's or Machine's failureDomain on AWS and GCP. Their pods'
+// zone anti-affinity and zone pins count those zones (domains.go).
+func TestCAPIZones(t *testing.T) {
+	pool := func(kind, spec string) string {
+		return `apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachinePool
+metadata: {name: gpu, namespace: ml}
+spec:
+  clusterName: c
+  replicas: 2
+  template:
+    spec:
+      infrastructureRef: {kind: ` + kind + `, name: gpu}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: ` + kind + `
+metadata: {name: gpu, namespace: ml}
+spec: ` + spec + `
+`
+	}
+	inDomain := func(src, fd string) string {
+		return strings.Replace(src, "      infrastructureRef: {kind: AWSMachineTemplate, name: tpl}\n",
+			"      infrastructureRef: {kind: AWSMachineTemplate, name: tpl}\n      failureDomain: "+fd+"\n", 1)
+	}
+	deployment := machineSetSrc("MachineDeployment", "", "  replicas: 2\n", "      instanceType: g6.xlarge\n")
+	for _, c := range []struct {
+		name, src, addr string
+		zones           []string
+	}{
+		{"an EKS pool's zones", pool("AWSManagedMachinePool", "{instanceType: g6.xlarge, amiType: AL2023_x86_64_NVIDIA, availabilityZones: [us-east-1b, us-east-1a]}"),
+			"MachinePool/ml/gpu", []string{"us-east-1a", "us-east-1b"}},
+		{"an EKS pool's own subnets", pool("AWSManagedMachinePool", "{instanceType: g6.xlarge, amiType: AL2023_x86_64_NVIDIA, availabilityZones: [us-east-1a], subnetIDs: [subnet-1]}"),
+			"MachinePool/ml/gpu", nil},
+		{"an AWS machine pool's zones", pool("AWSMachinePool", "{awsLaunchTemplate: {instanceType: g6.xlarge}, availabilityZones: [us-east-1c]}"),
+			"MachinePool/ml/gpu", []string{"us-east-1c"}},
+		{"a GKE pool's node locations", pool("GCPManagedMachinePool", "{instanceType: g2-standard-8, nodeLocations: [us-central1-b, us-central1-a]}"),
+			"MachinePool/ml/gpu", []string{"us-central1-a", "us-central1-b"}},
+		{"a GKE pool left to CAPG's default zones", pool("GCPManagedMachinePool", "{instanceType: g2-standard-8}"), "MachinePool/ml/gpu", nil},
+		{"a failure domain", inDomain(deployment, "us-east-1d"), "MachineDeployment/ml/gpu", []string{"us-east-1d"}},
+		{"no failure domain", deployment, "MachineDeployment/ml/gpu", nil},
+		{"a Machine's failure domain", "apiVersion: cluster.x-k8s.io/v1beta1\nkind: Machine\nmetadata: {name: gpu, namespace: ml}\nspec:\n  clusterName: c\n  failureDomain: us-east-1e\n" +
+			"  infrastructureRef: {kind: AWSMachine, name: m}\n---\napiVersion: infrastructure.cluster.x-k8s.io/v1beta2\nkind: AWSMachine\nmetadata: {name: m, namespace: ml}\nspec: {instanceType: g6.xlarge}\n",
+			"Machine/ml/gpu", []string{"us-east-1e"}},
+		{"a failure domain that is no zone", inDomain(deployment, "\"1\""), "MachineDeployment/ml/gpu", nil},
+	} {
+		res := build(t, c.src, Options{})
+		var r *parser.Resource
+		for i := range res.Resources {
+			if res.Resources[i].Address == c.addr {
+				r = &res.Resources[i]
+			}
+		}
+		if r == nil || r.NodeLabels == nil {
+			t.Errorf("%s: no node group %s (errors %v, warnings %v)", c.name, c.addr, res.Errors, res.Warnings)
+			continue
+		}
+		if !slices.Equal(r.NodeLabels.Zones, c.zones) || (r.NodeLabels.Zones == nil) != (c.zones == nil) {
+			t.Errorf("%s: zones %q, want %q", c.name, r.NodeLabels.Zones, c.zones)
+		}
+	}
+}
