@@ -997,7 +997,7 @@ func resolveNode(res *parser.Resource, r role, o *object, nodes nodeSources, req
 		groups = groups.running(n.instanceTypes[0])
 	}
 	if zones, ok := sel.values(zoneKeys...); ok && zones != nil {
-		groups = groups.inZones(zones)
+		groups = groups.inZones(zones, res.Root)
 	}
 	pools := nodes.pools.near(res.Root) // the Karpenter NodePools of the pod's cluster
 	groupsWhy := ""                     // why the pod's selection of node groups gives no node

@@ -373,6 +373,7 @@ func TestZoneNarrowsNodeGroups(t *testing.T) {
 		return NodeGroup{Address: "google_container_node_pool." + name, InstanceType: machine, Provider: parser.GCP, Region: "us-central1",
 			Purchase: parser.OnDemand, NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": name, "workload": "serve"}, Zones: zones}}
 	}
+	far := func(g NodeGroup) NodeGroup { g.Root = "clusters/other/infra"; return g } // another cluster's
 	pod := func(zone string) string {
 		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n  nodeSelector: {workload: serve, topology.kubernetes.io/zone: " + zone + "}\n" +
 			"  containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
@@ -389,6 +390,12 @@ func TestZoneNarrowsNodeGroups(t *testing.T) {
 			"g2-standard-8", "google_container_node_pool.l4"},
 		{"both pools there", "us-central1-a", []NodeGroup{pool("l4", "g2-standard-8", "us-central1-a"), pool("a100", "a2-highgpu-1g", "us-central1-a", "us-central1-b")}, "", ""},
 		{"a pool whose zones are not known", "us-central1-b", []NodeGroup{pool("l4", "g2-standard-8", "us-central1-a"), pool("a100", "a2-highgpu-1g")},
+			"a2-highgpu-1g", "google_container_node_pool.a100"},
+		// In a scan of several clusters, the pod's own cluster's pool is kept though its zone is
+		// not the pod's (it stays pending there): another cluster's pool is no place for it.
+		{"its cluster's pool elsewhere than its zone", "us-central1-c", []NodeGroup{pool("l4", "g2-standard-8", "us-central1-a"), far(pool("l4", "g2-standard-24"))},
+			"g2-standard-8", "google_container_node_pool.l4"},
+		{"of its cluster's pools, the one in its zone", "us-central1-b", []NodeGroup{pool("l4", "g2-standard-8", "us-central1-a"), pool("a100", "a2-highgpu-1g", "us-central1-b"), far(pool("h100", "a3-highgpu-1g"))},
 			"a2-highgpu-1g", "google_container_node_pool.a100"},
 	} {
 		res := build(t, pod(c.zone), Options{NodeGroups: c.groups})

@@ -484,19 +484,25 @@ func (c groupChoice) running(t string) groupChoice {
 }
 
 // inZones narrows the choice to the groups whose nodes may be in one of zones (those whose
-// zones are not known may), when any is: a pod that selects its zone lands only on the groups
-// there. When none is, the choice is kept, and offZones says the pods stay pending.
-func (c groupChoice) inZones(zones []string) groupChoice {
-	there := func(g *NodeGroup) bool { return g.Zones == nil || len(intersect(g.Zones, zones)) > 0 }
-	refusedThere := func(r refusal) bool { return there(r.g) }
-	if !slices.ContainsFunc(c.matched, there) && !slices.ContainsFunc(c.maybe, there) && !slices.ContainsFunc(c.refused, refusedThere) {
+// zones are not known may), when one of the groups declared nearest the pod (podRoot;
+// nearestBy: its cluster's, in a scan of several) is: a pod that selects its zone lands only on
+// the groups there. When none of its cluster's is, the choice is kept (another cluster's group
+// is no place for it), and offZones says the pods stay pending.
+func (c groupChoice) inZones(zones []string, podRoot string) groupChoice {
+	all := append(slices.Clip(c.matched), c.maybe...)
+	for _, r := range c.refused {
+		all = append(all, r.g)
+	}
+	near, _ := nearestBy(all, func(g *NodeGroup) string { return g.Root }, podRoot)
+	away := func(g *NodeGroup) bool {
+		return g.Zones != nil && len(intersect(g.Zones, zones)) == 0
+	}
+	if !slices.ContainsFunc(near, func(g *NodeGroup) bool { return !away(g) }) {
 		return c
 	}
-	keep := func(gs []*NodeGroup) []*NodeGroup {
-		return slices.DeleteFunc(slices.Clone(gs), func(g *NodeGroup) bool { return !there(g) })
-	}
-	c.matched, c.maybe = keep(c.matched), keep(c.maybe)
-	c.refused = slices.DeleteFunc(slices.Clone(c.refused), func(r refusal) bool { return !refusedThere(r) })
+	c.matched = slices.DeleteFunc(slices.Clone(c.matched), away)
+	c.maybe = slices.DeleteFunc(slices.Clone(c.maybe), away)
+	c.refused = slices.DeleteFunc(slices.Clone(c.refused), func(r refusal) bool { return away(r.g) })
 	return c
 }
 
