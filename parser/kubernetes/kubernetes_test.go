@@ -387,12 +387,18 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: n}\nspec:\n  chart: {spec: {chart: nvidia-device-plugin}}\n  values: &v\n    config: {map: {default: \"version: v1\\nsharing: {timeSlicing: {resources: [{name: nvidia.com/gpu, replicas: 2}]}}\", x: *v}, fallbackStrategies: [single]}\n---\n" +
 		"apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  sources: [{chart: gpu-operator, helm: {values: 'devicePlugin: {config: {name: c}}', valuesObject: {devicePlugin: {enabled: true}}, parameters: [{name: 'devicePlugin.config.default', value: any}]}}]\n---\n" +
 		"apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeSelector: {node.kubernetes.io/instance-type: g5.xlarge}\n  containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"))
+	// Pods kept one a zone, and pinned to a zone, on a pool whose zones are named.
+	f.Add([]byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: 3\n  template:\n    metadata: {labels: {app: d}}\n    spec:\n" +
+		"      nodeSelector: {cloud.google.com/gke-nodepool: mig, topology.kubernetes.io/zone: us-central1-b}\n" +
+		"      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: d}}, topologyKey: topology.kubernetes.io/zone}]}}\n" +
+		"      topologySpreadConstraints: [{maxSkew: 1, minDomains: 2, topologyKey: cloud.google.com/gke-nodepool, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: d}}}]\n" +
+		"      containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]\n"))
 	// Node groups as Terraform declares them, so that pods selecting them are read too.
 	groups := append(testGroups(), NodeGroup{Address: "aws_eks_node_group.p", Provider: parser.AWS,
 		NodeLabels: parser.NodeLabels{Labels: map[string]string{}, Prefixes: map[string]string{"eks.amazonaws.com/nodegroup": "gpu-"}, Partial: true}},
 		// GKE pools whose GPUs are split into MIG slices or shared.
 		NodeGroup{Address: "google_container_node_pool.mig", InstanceType: "a2-highgpu-1g", Provider: parser.GCP, Region: "us-central1",
-			NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": "mig", LabelGKEGPUPartition: "1g.5gb"}}},
+			NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": "mig", LabelGKEGPUPartition: "1g.5gb"}, Zones: []string{"us-central1-a"}}},
 		NodeGroup{Address: "google_container_node_pool.ts", InstanceType: "g2-standard-8", Provider: parser.GCP, Region: "us-central1",
 			NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": "ts", LabelGKESharedClients: "x4"}}})
 	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  nodeSelector: {cloud.google.com/gke-gpu-partition-size: 1g.5gb}\n  containers: [{resources: {limits: {nvidia.com/gpu: 2}}}]\n---\n" +

@@ -27,6 +27,26 @@ func seedFiles(f *testing.F, suffix string) {
 // and never hang.
 func FuzzParseSource(f *testing.F) {
 	seedFiles(f, ".tf")
+	// Zones of the wrong shape: a subnet list with a number and a null, a pool's zones as
+	// numbers, node_locations as one string, an ARM pool's zones as an object.
+	f.Add([]byte(`resource "aws_subnet" "a" { availability_zone = 3 }
+resource "aws_eks_node_group" "g" {
+  instance_types = ["g6.xlarge"]
+  subnet_ids     = [aws_subnet.a.id, 3, null]
+}
+resource "azurerm_kubernetes_cluster_node_pool" "p" {
+  vm_size = "Standard_NC24ads_A100_v4"
+  zones   = [1, "x"]
+}
+resource "google_container_node_pool" "n" {
+  location       = "us-central1-a"
+  node_locations = "us-central1-b"
+  node_config { machine_type = "g2-standard-8" }
+}
+resource "azapi_resource" "a" {
+  type = "Microsoft.ContainerService/managedClusters/agentPools@2025-05-01"
+  body = { properties = { vmSize = "Standard_NC4as_T4_v3", availabilityZones = { a = 1 } } }
+}`))
 	f.Add([]byte(`locals { a = [for i in range(3) : i] }
 resource "aws_instance" "x" {
   count = length(local.a)
