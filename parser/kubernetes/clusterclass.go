@@ -68,6 +68,9 @@ type ccWorkerClass struct {
 	Metadata       ccMeta     `yaml:"metadata"`
 	Bootstrap      ccTemplate `yaml:"bootstrap"`
 	Infrastructure ccTemplate `yaml:"infrastructure"`
+	// FailureDomain is where a MachineDeploymentClass's machines are created, unless the
+	// topology's worker names its own.
+	FailureDomain string `yaml:"failureDomain"`
 }
 
 func (w ccWorkerClass) infrastructure() ccRef {
@@ -158,11 +161,14 @@ type clusterTopology struct {
 }
 
 type topologyWorker struct {
-	Class     string    `yaml:"class"`
-	Name      string    `yaml:"name"`
-	Replicas  yaml.Node `yaml:"replicas"`
-	Metadata  ccMeta    `yaml:"metadata"`
-	Variables struct {
+	Class    string    `yaml:"class"`
+	Name     string    `yaml:"name"`
+	Replicas yaml.Node `yaml:"replicas"`
+	Metadata ccMeta    `yaml:"metadata"`
+	// FailureDomain is where the worker's machines are created (a MachineDeployment's), over
+	// its class's.
+	FailureDomain string `yaml:"failureDomain"`
+	Variables     struct {
 		Overrides []ccValue `yaml:"overrides"`
 	} `yaml:"variables"`
 }
@@ -699,6 +705,9 @@ func (ex *topologyExpansion) machineSetObject(kind, name string, w topologyWorke
 	if bootstrap != nil {
 		configRef := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{str("configRef"), refNode(bootstrap.Kind, bootstrap.Name, bootstrap.Namespace)}}
 		machineSpec.Content = append(machineSpec.Content, str("bootstrap"), configRef)
+	}
+	if fd := cmp.Or(w.FailureDomain, wc.FailureDomain); fd != "" && kind == "MachineDeployment" {
+		machineSpec.Content = append(machineSpec.Content, str("failureDomain"), str(fd))
 	}
 	labels := &yaml.Node{Kind: yaml.MappingNode}
 	merged := map[string]string{} // the class's labels (v1beta1's place, then v1beta2's), the topology's over them

@@ -54,6 +54,9 @@ spec:
     spec:
       infrastructureRef: {kind: AWSMachineTemplate, name: aws-gpu-gpu-worker}
 `
+	// The class's workers are created in its failure domain, one topology's l4 in its own.
+	src = strings.Replace(src, "    - class: gpu-workers\n      template:\n", "    - class: gpu-workers\n      failureDomain: us-west-2a\n      template:\n", 1)
+	src = strings.Replace(src, "      - {class: gpu-workers, name: l4, replicas: 5}", "      - {class: gpu-workers, name: l4, replicas: 5, failureDomain: eu-central-1b}", 1)
 	res := build(t, src, Options{})
 	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
 		t.Fatalf("errors %v, warnings %v", res.Errors, res.Warnings)
@@ -62,9 +65,14 @@ spec:
 	if len(got) != 3 {
 		t.Fatalf("want the three GPU workers, got %+v", got)
 	}
+	for addr, zone := range map[string]string{"MachineDeployment/ml/training-a100": "us-west-2a", "MachineDeployment/ml/serving-l4": "eu-central-1b"} {
+		if r := got[addr]; r.NodeLabels == nil || strings.Join(r.NodeLabels.Zones, ",") != zone {
+			t.Errorf("%s: zones %v, want %s", addr, r.NodeLabels, zone)
+		}
+	}
 	a100 := got["MachineDeployment/ml/training-a100"]
 	if a100.InstanceType != "p4d.24xlarge" || a100.Quantity != 2 || a100.PurchaseOption != parser.Spot || a100.Region != "us-west-2" ||
-		a100.Tags["team"] != "ml-platform" || a100.Source.Line != 141 {
+		a100.Tags["team"] != "ml-platform" || a100.Source.Line != 142 { // the fixture's line 141, below the failureDomain added
 		t.Errorf("a100: %s ×%d %s in %q, tags %v, line %d", a100.InstanceType, a100.Quantity, a100.PurchaseOption, a100.Region, a100.Tags, a100.Source.Line)
 	}
 	if notes := strings.Join(a100.Notes, "; "); !strings.Contains(notes, "gpuType (replace /spec/template/spec/instanceType), gpuSpot (add /spec/template/spec/spotMarketOptions)") {
