@@ -2,7 +2,9 @@ package terraform
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -182,5 +184,64 @@ resource "aws_launch_template" "gpu" {
 		if c.nodes > 0 && r.Quantity != c.nodes {
 			t.Errorf("%s: %d nodes, want %d", c.name, r.Quantity, c.nodes)
 		}
+	}
+}
+
+// The stand-ins of the registry's EKS and AKS modules pass the zones on: the EKS module's
+// subnet_ids (a node group's own over the module's), the AKS module's agents_availability_zones
+// and each node pool's zones.
+func TestNodeGroupZonesThroughModules(t *testing.T) {
+	src := `provider "aws" { region = "us-east-1" }
+provider "azurerm" {
+  features {}
+}
+resource "aws_subnet" "a" {
+  vpc_id            = "vpc-1"
+  cidr_block        = "10.0.1.0/24"
+  availability_zone = "us-east-1a"
+}
+resource "aws_subnet" "gpu" {
+  count             = 2
+  vpc_id            = "vpc-1"
+  cidr_block        = "10.0.${count.index + 3}.0/24"
+  availability_zone = element(["us-east-1c", "us-east-1b"], count.index)
+}
+module "eks" {
+  source     = "terraform-aws-modules/eks/aws"
+  version    = "~> 20.0"
+  name       = "ml"
+  subnet_ids = aws_subnet.gpu[*].id
+  eks_managed_node_groups = {
+    gpu    = { instance_types = ["g6.xlarge"] }
+    pinned = { instance_types = ["g6.xlarge"], subnet_ids = [aws_subnet.a.id] }
+  }
+}
+module "aks" {
+  source                    = "Azure/aks/azurerm"
+  version                   = "~> 9.0"
+  resource_group_name       = "ml"
+  location                  = "eastus"
+  agents_size               = "Standard_NC24ads_A100_v4"
+  agents_availability_zones = ["1", "2"]
+  node_pools = {
+    gpu = { name = "gpu", vm_size = "Standard_NC24ads_A100_v4", node_count = 1, zones = ["3"] }
+  }
+}
+`
+	res := ParseSource("main.tf", []byte(src), Options{})
+	zones := map[string]string{}
+	for _, r := range res.Resources {
+		if r.NodeLabels != nil {
+			zones[r.Address] = strings.Join(r.NodeLabels.Zones, ",")
+		}
+	}
+	want := map[string]string{
+		`module.eks.module.eks_managed_node_group["gpu"].aws_eks_node_group.this[0]`:             "us-east-1b,us-east-1c",
+		`module.eks.module.eks_managed_node_group["pinned"].aws_eks_node_group.this[0]`:          "us-east-1a",
+		`module.aks.azurerm_kubernetes_cluster.main.default_node_pool`:                           "eastus-1,eastus-2",
+		`module.aks.azurerm_kubernetes_cluster_node_pool.node_pool_create_before_destroy["gpu"]`: "eastus-3",
+	}
+	if !maps.Equal(zones, want) {
+		t.Errorf("zones %q\nwant %q (errors %v)", zones, want, res.Errors)
 	}
 }

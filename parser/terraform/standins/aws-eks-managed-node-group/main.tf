@@ -127,6 +127,11 @@ variable "taints" {
   default = {}
 }
 
+variable "subnet_ids" {
+  type    = list(string)
+  default = null
+}
+
 variable "tags" {
   type    = map(string)
   default = {}
@@ -139,6 +144,7 @@ resource "aws_eks_node_group" "this" {
   node_group_name_prefix = var.use_name_prefix ? "${var.name}-" : null
 
   instance_types = var.instance_types
+  subnet_ids     = var.subnet_ids
   capacity_type  = var.capacity_type == null ? "ON_DEMAND" : var.capacity_type
   ami_type       = local.ami_type
 

@@ -16,6 +16,13 @@ variable "tags" {
   nullable = false
 }
 
+# The subnets the node groups run in, unless a group names its own (the zones their nodes are
+# in, when each is an aws_subnet of the configuration).
+variable "subnet_ids" {
+  type    = list(string)
+  default = []
+}
+
 variable "eks_managed_node_groups" {
   type     = any
   default  = {}
@@ -102,6 +109,9 @@ module "eks_managed_node_group" {
   capacity_type   = try(each.value.capacity_type, local.emng.capacity_type, null)
   ami_type        = try(each.value.ami_type, local.emng.ami_type, null)
   ami_id          = try(each.value.ami_id, local.emng.ami_id, "")
+  # Not try(): it makes a list of subnets known only at apply unknown in whole, and their
+  # zones could no longer be read one by one.
+  subnet_ids = contains(keys(each.value), "subnet_ids") ? each.value.subnet_ids : (contains(keys(local.emng), "subnet_ids") ? local.emng.subnet_ids : var.subnet_ids)
 
   bootstrap_extra_args       = try(each.value.bootstrap_extra_args, local.emng.bootstrap_extra_args, "")
   create_launch_template     = try(each.value.create_launch_template, local.emng.create_launch_template, true)

@@ -74,6 +74,12 @@ variable "only_critical_addons_enabled" {
   default = null
 }
 
+# The zones the default pool's nodes run in (each node pool's are its zones).
+variable "agents_availability_zones" {
+  type    = list(string)
+  default = null
+}
+
 variable "agents_tags" {
   type     = map(string)
   default  = {}
@@ -100,6 +106,7 @@ locals {
     tags                  = {}
     node_labels           = null
     node_taints           = null
+    zones                 = null
     create_before_destroy = true
     enable_auto_scaling   = try(p.auto_scaling_enabled, false)
   }, p) }
@@ -118,6 +125,7 @@ resource "azurerm_kubernetes_cluster" "main" {
     max_count                    = var.agents_max_count
     node_labels                  = var.agents_labels
     node_taints                  = var.agents_taints
+    zones                        = var.agents_availability_zones
     only_critical_addons_enabled = var.only_critical_addons_enabled
     tags                         = merge(var.tags, var.agents_tags)
   }
@@ -136,6 +144,7 @@ resource "azurerm_kubernetes_cluster_node_pool" "node_pool_create_before_destroy
   max_count           = each.value.max_count
   node_labels         = each.value.node_labels
   node_taints         = each.value.node_taints
+  zones               = each.value.zones
   priority            = each.value.priority
   tags                = each.value.tags
 }
@@ -152,6 +161,7 @@ resource "azurerm_kubernetes_cluster_node_pool" "node_pool_create_after_destroy"
   max_count             = each.value.max_count
   node_labels           = each.value.node_labels
   node_taints           = each.value.node_taints
+  zones                 = each.value.zones
   priority              = each.value.priority
   tags                  = each.value.tags
 }
