@@ -187,9 +187,10 @@ resource "aws_launch_template" "gpu" {
 	}
 }
 
-// The stand-ins of the registry's EKS and AKS modules pass the zones on: the EKS module's
-// subnet_ids (a node group's own over the module's), the AKS module's agents_availability_zones
-// and each node pool's zones.
+// The stand-ins of the registry's EKS, GKE and AKS modules pass the zones on: the EKS module's
+// subnet_ids (a node group's own over the module's), the GKE module's zones (a zonal cluster's
+// first, the others its node locations) and a pool's node_locations, the AKS module's
+// agents_availability_zones and each node pool's zones.
 func TestNodeGroupZonesThroughModules(t *testing.T) {
 	src := `provider "aws" { region = "us-east-1" }
 provider "azurerm" {
@@ -216,6 +217,19 @@ module "eks" {
     pinned = { instance_types = ["g6.xlarge"], subnet_ids = [aws_subnet.a.id] }
   }
 }
+module "gke" {
+  source     = "terraform-google-modules/kubernetes-engine/google"
+  version    = "~> 35.0"
+  project_id = "p"
+  name       = "ml"
+  region     = "us-central1"
+  regional   = false
+  zones      = ["us-central1-a", "us-central1-b"]
+  node_pools = [
+    { name = "l4", machine_type = "g2-standard-8", autoscaling = false },
+    { name = "l4-f", machine_type = "g2-standard-8", autoscaling = false, node_locations = "us-central1-f" },
+  ]
+}
 module "aks" {
   source                    = "Azure/aks/azurerm"
   version                   = "~> 9.0"
@@ -239,6 +253,8 @@ module "aks" {
 		`module.eks.module.eks_managed_node_group["gpu"].aws_eks_node_group.this[0]`:             "us-east-1b,us-east-1c",
 		`module.eks.module.eks_managed_node_group["pinned"].aws_eks_node_group.this[0]`:          "us-east-1a",
 		`module.aks.azurerm_kubernetes_cluster.main.default_node_pool`:                           "eastus-1,eastus-2",
+		`module.gke.google_container_node_pool.pools["l4"]`:                                      "us-central1-a,us-central1-b",
+		`module.gke.google_container_node_pool.pools["l4-f"]`:                                    "us-central1-f",
 		`module.aks.azurerm_kubernetes_cluster_node_pool.node_pool_create_before_destroy["gpu"]`: "eastus-3",
 	}
 	if !maps.Equal(zones, want) {
