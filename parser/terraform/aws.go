@@ -301,7 +301,7 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 // (topology.kubernetes.io/zone=us-east-1a): the zones named at zonesAttr (an Auto Scaling
 // group's availability_zones; "" for none), else those of the subnets listed at subnetsAttr
 // (subnet_ids, vpc_zone_identifier), when every one is an aws_subnet of this configuration
-// whose availability_zone is known (a subnet's zone is where its instances launch,
+// (a resource, or a data source that looks it up by zone) whose availability_zone is known (a subnet's zone is where its instances launch,
 // https://docs.aws.amazon.com/vpc/latest/userguide/configure-subnets.html). Nil otherwise: a
 // subnet passed in as a variable, or made by a module whose outputs are known only at apply,
 // names no zone here.
@@ -322,15 +322,23 @@ func (c *mapContext) awsZones(w *view, zonesAttr, subnetsAttr string) []string {
 	var zones []string
 	for it := v.ElementIterator(); it.Next(); {
 		_, e := it.Element()
-		refs := computedRefs(e)
-		if len(refs) != 1 {
+		refs, data := computedRefs(e), dataRefs(e)
+		var subnet *view // the subnet's arguments
+		switch {
+		case len(refs) == 1 && len(data) == 0:
+			if inst, ok := c.ev.instances[refs[0]]; ok && inst.decl.typ == "aws_subnet" {
+				subnet = &view{obj: inst.value}
+			}
+		case len(refs) == 0 && len(data) == 1:
+			// A data source that looks the subnet up in its zone (availability_zone is a filter).
+			if d := data[0]; d.mod.cfg.data[d.addr] != nil && d.mod.cfg.data[d.addr].typ == "aws_subnet" {
+				subnet = &view{obj: d.mod.evalBody(d.mod.cfg.data[d.addr].body, nil, false)}
+			}
+		}
+		if subnet == nil {
 			return nil
 		}
-		inst, ok := c.ev.instances[refs[0]]
-		if !ok || inst.decl.typ != "aws_subnet" {
-			return nil
-		}
-		z, ok := (&view{obj: inst.value}).str("availability_zone")
+		z, ok := subnet.str("availability_zone")
 		if !ok || z == "" {
 			return nil // availability_zone_id (use1-az1) names the zone by ID, not as nodes are labelled
 		}

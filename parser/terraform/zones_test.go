@@ -97,6 +97,14 @@ resource "aws_subnet" "a" {
   cidr_block        = "10.0.1.0/24"
   availability_zone = "us-east-1a"
 }
+data "aws_subnet" "found" {
+  vpc_id            = "vpc-1"
+  availability_zone = "us-east-1f"
+}
+data "aws_subnet" "tagged" {
+  vpc_id = "vpc-1"
+  tags   = { tier = "gpu" }
+}
 resource "aws_subnet" "by_id" {
   vpc_id               = "vpc-1"
   cidr_block           = "10.0.2.0/24"
@@ -164,6 +172,9 @@ resource "aws_launch_template" "gpu" {
 		{"an EKS group's subnets by splat", fmt.Sprintf(eks, "aws_subnet.gpu[*].id", ""), "aws_eks_node_group.gpu", []string{"us-east-1b", "us-east-1c"}, 0},
 		{"an EKS group's subnets passed in", fmt.Sprintf(eks, "var.subnets", ""), "aws_eks_node_group.gpu", nil, 0},
 		{"a subnet by zone ID", fmt.Sprintf(eks, "[aws_subnet.a.id, aws_subnet.by_id.id]", ""), "aws_eks_node_group.gpu", nil, 0},
+		{"a subnet looked up in its zone", fmt.Sprintf(eks, "[data.aws_subnet.found.id, aws_subnet.a.id]", ""), "aws_eks_node_group.gpu", []string{"us-east-1a", "us-east-1f"}, 0},
+		{"a subnet looked up by its tags", fmt.Sprintf(eks, "[data.aws_subnet.tagged.id]", ""), "aws_eks_node_group.gpu", nil, 0},
+		{"a subnet one of a resource and a data source", fmt.Sprintf(eks, "[coalesce(data.aws_subnet.found.id, aws_subnet.a.id)]", ""), "aws_eks_node_group.gpu", nil, 0},
 		{"a subnet one of two", fmt.Sprintf(eks, "[coalesce(aws_subnet.a.id, aws_subnet.gpu[0].id)]", ""), "aws_eks_node_group.gpu", nil, 0},
 		{"a subnet and a variable's", fmt.Sprintf(eks, "concat([aws_subnet.a.id], var.subnets)", ""), "aws_eks_node_group.gpu", nil, 0},
 		{"an Auto Scaling group's availability_zones", fmt.Sprintf(eks, "[aws_subnet.a.id]", `availability_zones = ["us-east-1d"]`), "aws_autoscaling_group.self", []string{"us-east-1d"}, 0},
