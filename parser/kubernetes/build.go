@@ -792,7 +792,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 	}
 	np, groups, stuck := resolveNode(res, r, o, nodes, req, adm, opts)
 	if stuck == "" {
-		stuck = offZones(&r.template, groups)
+		stuck = offZones(&r.template, placement{pool: np, flavors: adm.flavors, groups: groups})
 	}
 	for _, u := range req.selection.unread {
 		res.Note("a DRA selector gpuguard does not narrow the node by: %s", u)

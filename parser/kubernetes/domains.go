@@ -137,29 +137,27 @@ func groupDomains(groups []*NodeGroup, keys []string) (values []string, ok bool)
 	return values, true
 }
 
-// offZones says when a workload's pods (tpl) select only zones that none of the node groups
-// running them (groups, their zones known) is in: no node there carries the zone, and the
-// scheduler leaves the pods pending. "" otherwise.
-func offZones(tpl *podTemplate, groups []*NodeGroup) string {
-	want, ok := podSelector(tpl.Spec).values(zoneKeys...)
-	if !ok || want == nil {
+// offZones says when the zones a workload's pods may use (tpl, placed at: their node selection,
+// the Kueue flavors they land on, a Karpenter NodePool's requirements) are none of those the node
+// groups that run them (at.groups, their zones known) have nodes in: no node there carries the
+// zone, and the scheduler leaves the pods pending. "" otherwise.
+func offZones(tpl *podTemplate, at placement) string {
+	d := allowedDomains(tpl, placement{pool: at.pool, flavors: at.flavors}, labelZone)
+	if len(d.values) == 0 { // none named, or none allowed (said elsewhere)
 		return ""
 	}
-	have, ok := groupDomains(groups, zoneKeys)
-	if !ok || len(intersect(want, have)) > 0 {
+	have, ok := groupDomains(at.groups, zoneKeys)
+	if !ok || len(intersect(d.values, have)) > 0 {
 		return ""
 	}
-	want = slices.Clone(want)
-	slices.Sort(want)
-	want = slices.Compact(want)
 	slices.Sort(have)
 	have = slices.Compact(have)
-	which := "node group " + groups[0].name()
-	if len(groups) > 1 {
-		which = "node groups " + addresses(groups)
+	which := "node group " + at.groups[0].name()
+	if len(at.groups) > 1 {
+		which = "node groups " + addresses(at.groups)
 	}
-	return fmt.Sprintf("its pods select %s (%s), but the nodes of %s are in %s (%s): the scheduler leaves them pending (priced as declared)",
-		countDomains(len(want), labelZone), strings.Join(want, ", "), which, countDomains(len(have), labelZone), strings.Join(have, ", "))
+	return fmt.Sprintf("%s, but the nodes of %s are in %s (%s): the scheduler leaves them pending (priced as declared)",
+		d.allow(), which, countDomains(len(have), labelZone), strings.Join(have, ", "))
 }
 
 // flavorDomains is the domains (the values of one of keys) the Kueue flavors a pod set lands on

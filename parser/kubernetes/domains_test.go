@@ -346,7 +346,7 @@ func TestOnePodADomainOfNodeGroups(t *testing.T) {
 		{"the pod's zone among the pool's", deployment("cloud.google.com/gke-nodepool: l4, topology.kubernetes.io/zone: us-central1-b", zone), []NodeGroup{pool("l4", "us-central1-a", "us-central1-b", "us-central1-c")},
 			"its node selection and node group google_container_node_pool.l4 allow its nodes 1 zone (us-central1-b): one pod a zone, so the other 2 stay pending"},
 		{"a zone the pool is not in", deployment("cloud.google.com/gke-nodepool: l4, topology.kubernetes.io/zone: us-central1-b", zone), []NodeGroup{pool("l4", "us-central1-a")},
-			"Deployment/ml/a: its pods select 1 zone (us-central1-b), but the nodes of node group google_container_node_pool.l4 are in 1 zone (us-central1-a): the scheduler leaves them pending (priced as declared)"},
+			"Deployment/ml/a: its node selection allows its nodes 1 zone (us-central1-b), but the nodes of node group google_container_node_pool.l4 are in 1 zone (us-central1-a): the scheduler leaves them pending (priced as declared)"},
 		{"a zone neither pool is in", deployment("workload: serve, topology.kubernetes.io/zone: us-central1-c", zone), []NodeGroup{pool("l4", "us-central1-a"), pool("l4b", "us-central1-a", "us-central1-b")},
 			"the nodes of node groups google_container_node_pool.l4, google_container_node_pool.l4b are in 2 zones (us-central1-a, us-central1-b): the scheduler leaves them pending"},
 		{"a zone one pool is in", deployment("workload: serve, topology.kubernetes.io/zone: us-central1-b", zone), []NodeGroup{pool("l4", "us-central1-a"), pool("l4b", "us-central1-a", "us-central1-b")},
@@ -360,6 +360,16 @@ func TestOnePodADomainOfNodeGroups(t *testing.T) {
 	} {
 		checkDomainCapOn(t, c.name, c.src, Options{NodeGroups: c.groups}, domainCap{warning: c.warning})
 	}
+	// A Kueue flavor's zone is the pods' as much as their own selection's.
+	queued := "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: zone-b}\nspec: {nodeLabels: {topology.kubernetes.io/zone: us-central1-b}}\n---\n" +
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: cq}\nspec:\n  namespaceSelector: {}\n  resourceGroups:\n" +
+		"  - coveredResources: [nvidia.com/gpu]\n    flavors: [{name: zone-b, resources: [{name: nvidia.com/gpu, nominalQuota: 8}]}]\n---\n" +
+		"apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: q, namespace: ml}\nspec: {clusterQueue: cq}\n---\n" +
+		"apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: ml, labels: {kueue.x-k8s.io/queue-name: q}}\nspec:\n  template:\n    spec:\n" +
+		"      nodeSelector: {cloud.google.com/gke-nodepool: l4}\n      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	checkDomainCapOn(t, "a Kueue flavor's zone the pool is not in", queued, Options{NodeGroups: []NodeGroup{pool("l4", "us-central1-a")}},
+		domainCap{warning: "Job/ml/j: Kueue ResourceFlavor zone-b allows its nodes 1 zone (us-central1-b), but the nodes of node group google_container_node_pool.l4 are in 1 zone (us-central1-a): the scheduler leaves them pending (priced as declared)"})
+	checkDomainCapOn(t, "a Kueue flavor's zone the pool is in", queued, Options{NodeGroups: []NodeGroup{pool("l4", "us-central1-a", "us-central1-b")}}, domainCap{})
 	// A Terraform configuration's own manifests run on its only GPU pool without selecting it.
 	checkDomainCapOn(t, "the configuration's only GPU pool", deployment("team: ml", zone), Options{NodeGroups: []NodeGroup{pool("l4", "us-central1-a")}, AnyNodeGroup: true},
 		domainCap{warning: "node group google_container_node_pool.l4 allows its nodes 1 zone (us-central1-a): one pod a zone, so the other 2 stay pending"})
