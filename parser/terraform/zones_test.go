@@ -8,6 +8,20 @@ import (
 	"testing"
 )
 
+// testSubnets are a subnet in us-east-1a, and two (count) in us-east-1c and us-east-1b.
+const testSubnets = `resource "aws_subnet" "a" {
+  vpc_id            = "vpc-1"
+  cidr_block        = "10.0.1.0/24"
+  availability_zone = "us-east-1a"
+}
+resource "aws_subnet" "gpu" {
+  count             = 2
+  vpc_id            = "vpc-1"
+  cidr_block        = "10.0.${count.index + 3}.0/24"
+  availability_zone = element(["us-east-1c", "us-east-1b"], count.index)
+}
+`
+
 // A node group says which zones its nodes run in, as their topology.kubernetes.io/zone label
 // names them: a GKE pool's node_locations (or its cluster's, or a zonal cluster's zone), an AKS
 // pool's availability zones (REGION-N), an EKS node group's or Auto Scaling group's subnets'
@@ -92,12 +106,7 @@ variable "subnets" {
   type    = list(string)
   default = ["subnet-0a1", "subnet-0b2"]
 }
-resource "aws_subnet" "a" {
-  vpc_id            = "vpc-1"
-  cidr_block        = "10.0.1.0/24"
-  availability_zone = "us-east-1a"
-}
-data "aws_subnet" "found" {
+` + testSubnets + `data "aws_subnet" "found" {
   vpc_id            = "vpc-1"
   availability_zone = "us-east-1f"
 }
@@ -109,12 +118,6 @@ resource "aws_subnet" "by_id" {
   vpc_id               = "vpc-1"
   cidr_block           = "10.0.2.0/24"
   availability_zone_id = "use1-az2"
-}
-resource "aws_subnet" "gpu" {
-  count             = 2
-  vpc_id            = "vpc-1"
-  cidr_block        = "10.0.${count.index + 3}.0/24"
-  availability_zone = element(["us-east-1c", "us-east-1b"], count.index)
 }
 resource "aws_eks_node_group" "gpu" {
   cluster_name    = "ml"
@@ -207,18 +210,7 @@ func TestNodeGroupZonesThroughModules(t *testing.T) {
 provider "azurerm" {
   features {}
 }
-resource "aws_subnet" "a" {
-  vpc_id            = "vpc-1"
-  cidr_block        = "10.0.1.0/24"
-  availability_zone = "us-east-1a"
-}
-resource "aws_subnet" "gpu" {
-  count             = 2
-  vpc_id            = "vpc-1"
-  cidr_block        = "10.0.${count.index + 3}.0/24"
-  availability_zone = element(["us-east-1c", "us-east-1b"], count.index)
-}
-module "eks" {
+` + testSubnets + `module "eks" {
   source     = "terraform-aws-modules/eks/aws"
   version    = "~> 20.0"
   name       = "ml"
