@@ -96,11 +96,8 @@ func allowedDomains(tpl *podTemplate, at placement, key string) domains {
 		}
 	}
 	if v, ok := groupDomains(at.groups, keys); ok {
-		what := "node group " + at.groups[0].name()
-		if len(at.groups) > 1 {
-			what, d.plural = "node groups "+addresses(at.groups), true
-		}
-		narrow(v, what)
+		d.plural = d.plural || len(at.groups) > 1
+		narrow(v, nodeGroups(at.groups))
 	}
 	slices.Sort(d.values)
 	d.values = slices.Compact(d.values)
@@ -152,12 +149,16 @@ func offZones(tpl *podTemplate, at placement) string {
 	}
 	slices.Sort(have)
 	have = slices.Compact(have)
-	which := "node group " + at.groups[0].name()
-	if len(at.groups) > 1 {
-		which = "node groups " + addresses(at.groups)
-	}
 	return fmt.Sprintf("%s, but the nodes of %s are in %s (%s): the scheduler leaves them pending (priced as declared)",
-		d.allow(), which, countDomains(len(have), labelZone), strings.Join(have, ", "))
+		d.allow(), nodeGroups(at.groups), countDomains(len(have), labelZone), strings.Join(have, ", "))
+}
+
+// nodeGroups names groups in a message: "node group a", "node groups a, b".
+func nodeGroups(groups []*NodeGroup) string {
+	if len(groups) == 1 {
+		return "node group " + groups[0].name()
+	}
+	return "node groups " + addresses(groups)
 }
 
 // flavorDomains is the domains (the values of one of keys) the Kueue flavors a pod set lands on

@@ -347,13 +347,6 @@ func (c *mapContext) awsZones(w *view, zonesAttr, subnetsAttr string) []string {
 	return sortedSet(zones)
 }
 
-// sortedSet is the strings sorted, each once (a copy).
-func sortedSet(v []string) []string {
-	out := slices.Clone(v)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 func mapAWSEKSNodeGroup(c *mapContext) []*parser.Resource {
 	r, w := c.resource(parser.AWS, c.inst.addr)
 	types, ok := w.strList("instance_types")

@@ -353,8 +353,7 @@ func aksZones(r *parser.Resource, pool *view, f aksPoolFields) {
 		for i, z := range zs {
 			names[i] = r.Region + "-" + strings.TrimSpace(z)
 		}
-		slices.Sort(names)
-		r.NodeLabels.Zones = slices.Compact(names)
+		r.NodeLabels.Zones = sortedSet(names)
 		return
 	}
 }

@@ -3,7 +3,6 @@ package terraform
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -378,24 +377,22 @@ func (c *mapContext) gkePool(r *parser.Resource, pool *view, cluster *view, defa
 // https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_cluster#node_locations
 // https://registry.terraform.io/providers/hashicorp/google/latest/docs/resources/container_node_pool#node_locations
 func gkeLocations(pool, cluster *view, location string, isZone, defaultPool bool) (n int, names []string, regional bool) {
-	withOwn := func(locs []string) []string {
+	withOwn := func(locs []string) []string { // a zonal cluster's node_locations and its zone
 		if isZone {
-			locs = append([]string{location}, locs...)
+			locs = append(locs, location)
 		}
-		slices.Sort(locs)
-		return slices.Compact(locs)
+		return sortedSet(locs)
 	}
 	if locs, ok := pool.strList("node_locations"); ok && len(locs) > 0 {
-		if !defaultPool {
-			slices.Sort(locs)
-			return len(locs), slices.Compact(slices.Clone(locs)), false
+		names = sortedSet(locs)
+		if defaultPool {
+			names = withOwn(locs)
 		}
-		names = withOwn(slices.Clone(locs))
 		return len(names), names, false
 	}
 	if cluster != nil {
 		if locs, ok := cluster.strList("node_locations"); ok && len(locs) > 0 {
-			names = withOwn(slices.Clone(locs))
+			names = withOwn(locs)
 			return len(names), names, false
 		}
 	}

@@ -3,6 +3,7 @@ package terraform
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
@@ -301,6 +302,13 @@ func gcpRegionOf(location string) (region string, isZone bool) {
 		return m[1], true
 	}
 	return location, false
+}
+
+// sortedSet is the strings sorted, each once (a copy): a group's zones.
+func sortedSet(v []string) []string {
+	out := slices.Clone(v)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 var awsAZ = regexp.MustCompile(`^([a-z]{2}(-gov)?-[a-z]+-\d)[a-z]$`)
