@@ -308,16 +308,20 @@ func TestSpreadMinDomains(t *testing.T) {
 	}
 }
 
+// zonedPool is a GKE pool of machine in us-central1, labelled workload=serve, whose nodes are in
+// zones (none: not known).
+func zonedPool(name, machine string, zones ...string) NodeGroup {
+	return NodeGroup{Address: "google_container_node_pool." + name, InstanceType: machine, Provider: parser.GCP, Region: "us-central1",
+		Purchase: parser.OnDemand, NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": name, "workload": "serve"}, Zones: zones}}
+}
+
 // The node groups that run a workload's pods (declared outside the manifests: a Terraform GKE
 // pool's node_locations) name the zones their nodes are in, and their nodes' labels name a
 // node pool: a required anti-affinity on either key leaves the pods past those domains pending.
 // A group whose zones are not known (a regional pool left to GKE's default zones) narrows
 // nothing.
 func TestOnePodADomainOfNodeGroups(t *testing.T) {
-	pool := func(name string, zones ...string) NodeGroup {
-		return NodeGroup{Address: "google_container_node_pool." + name, InstanceType: "g2-standard-8", Provider: parser.GCP, Region: "us-central1",
-			Purchase: parser.OnDemand, NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": name, "workload": "serve"}, Zones: zones}}
-	}
+	pool := func(name string, zones ...string) NodeGroup { return zonedPool(name, "g2-standard-8", zones...) }
 	deployment := func(selection, key string) string {
 		return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: ml}\nspec:\n  replicas: 3\n  template:\n" +
 			"    metadata: {labels: {app: a}}\n    spec:\n      nodeSelector: {" + selection + "}\n" +
@@ -379,10 +383,7 @@ func TestOnePodADomainOfNodeGroups(t *testing.T) {
 // machines that its labels both select, the one in its zone runs it. A pool whose zones are not
 // known may be there too.
 func TestZoneNarrowsNodeGroups(t *testing.T) {
-	pool := func(name, machine string, zones ...string) NodeGroup {
-		return NodeGroup{Address: "google_container_node_pool." + name, InstanceType: machine, Provider: parser.GCP, Region: "us-central1",
-			Purchase: parser.OnDemand, NodeLabels: parser.NodeLabels{Labels: map[string]string{"cloud.google.com/gke-nodepool": name, "workload": "serve"}, Zones: zones}}
-	}
+	pool := zonedPool
 	far := func(g NodeGroup) NodeGroup { g.Root = "clusters/other/infra"; return g } // another cluster's
 	pod := func(zone string) string {
 		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n  nodeSelector: {workload: serve, topology.kubernetes.io/zone: " + zone + "}\n" +
