@@ -791,8 +791,9 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 		warns = append(warns, parser.Error{File: res.Source.File, Line: res.Source.Line, Message: res.Address + ": " + adm.refused})
 	}
 	np, groups, stuck := resolveNode(res, r, o, nodes, req, adm, opts)
+	at := placement{pool: np, flavors: adm.flavors, groups: groups}
 	if stuck == "" {
-		stuck = offZones(&r.template, placement{pool: np, flavors: adm.flavors, groups: groups})
+		stuck = offZones(&r.template, at)
 	}
 	for _, u := range req.selection.unread {
 		res.Note("a DRA selector gpuguard does not narrow the node by: %s", u)
@@ -813,7 +814,7 @@ func buildRole(o *object, r role, all []role, nodes nodeSources, scalers map[str
 				Message: fmt.Sprintf("%s pins %s, which %s's requirements do not allow: Karpenter would leave its pods pending (priced as declared)", res.Address, res.InstanceType, np.address)})
 		}
 	}
-	return res, placement{pool: np, flavors: adm.flavors, groups: groups}, errs, warns, beside
+	return res, at, errs, warns, beside
 }
 
 // capByPoolLimits bounds the pods at full scale-out by what the NodePool they land on may launch
