@@ -355,6 +355,7 @@ func TestKubernetesGolden(t *testing.T) {
 		{"helm-chart", "helm-chart", 0},
 		{"terraform-node-groups", "terraform-node-groups", 0},
 		{"node-group-zones", "node-group-zones", 0}, // Terraform pools' zones: replicas kept one a zone past them stay pending; a pod pinning a zone lands on the pool there
+		{"eks-vpc-zones", "eks-vpc-zones", 0},       // EKS node groups name the zones of the VPC module's subnets they run in
 		{"capacity-labels", "capacity-labels", 0},
 		{"self-managed-nodes", "self-managed-nodes", 0},
 		{"self-managed-gcp-azure", "self-managed-gcp-azure", 0},

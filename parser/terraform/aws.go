@@ -302,9 +302,10 @@ func mapAWSAutoscalingGroup(c *mapContext) []*parser.Resource {
 // group's availability_zones; "" for none), else those of the subnets listed at subnetsAttr
 // (subnet_ids, vpc_zone_identifier), when every one is an aws_subnet of this configuration
 // (a resource, or a data source that looks it up by zone) whose availability_zone is known (a subnet's zone is where its instances launch,
-// https://docs.aws.amazon.com/vpc/latest/userguide/configure-subnets.html). Nil otherwise: a
-// subnet passed in as a variable, or made by a module whose outputs are known only at apply,
-// names no zone here.
+// https://docs.aws.amazon.com/vpc/latest/userguide/configure-subnets.html); the subnets of
+// terraform-aws-modules/vpc/aws are such resources in its stand-in (standins/aws-vpc). Nil
+// otherwise: a subnet passed in as a variable, or made by a module whose outputs are known only
+// at apply, names no zone here.
 func (c *mapContext) awsZones(w *view, zonesAttr, subnetsAttr string) []string {
 	if zonesAttr != "" {
 		if zs, ok := w.quiet().strList(zonesAttr); ok && len(zs) > 0 {

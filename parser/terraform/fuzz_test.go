@@ -47,6 +47,23 @@ resource "azapi_resource" "a" {
   type = "Microsoft.ContainerService/managedClusters/agentPools@2025-05-01"
   body = { properties = { vmSize = "Standard_NC4as_T4_v3", availabilityZones = { a = 1 } } }
 }`))
+	// The VPC module's stand-in with inputs of the wrong shape: azs as one string, as nulls and
+	// numbers, subnets as a number, and an index past the subnets it makes.
+	f.Add([]byte(`module "vpc" {
+  source          = "terraform-aws-modules/vpc/aws"
+  azs             = [null, 1, "use1-az1"]
+  private_subnets = ["10.0.1.0/24", "10.0.2.0/24", "10.0.3.0/24"]
+  public_subnets  = 3
+}
+module "vpc2" {
+  source          = "terraform-aws-modules/vpc/aws"
+  azs             = "us-east-1a"
+  private_subnets = ["10.0.1.0/24"]
+}
+resource "aws_eks_node_group" "g" {
+  instance_types = ["g6.xlarge"]
+  subnet_ids     = concat(module.vpc.private_subnets, [module.vpc2.private_subnets[4]])
+}`))
 	f.Add([]byte(`locals { a = [for i in range(3) : i] }
 resource "aws_instance" "x" {
   count = length(local.a)

@@ -26,7 +26,9 @@ import (
 // fleets outside Kubernetes terraform-aws-modules/autoscaling/aws and the instance_template,
 // mig, compute_instance and umig modules of terraform-google-modules/vm/google, and Cloud
 // Posse's eks-node-group with the label module (cloudposse/label/null) every Cloud Posse module
-// and many configurations name and tag their resources with.
+// and many configurations name and tag their resources with, and, for the zones node groups run
+// in (aws.go, awsZones), the subnets of terraform-aws-modules/vpc/aws, the VPC most EKS clusters
+// are built in.
 // For these, gpuguard carries a stand-in: a small Terraform module of its own (standins/) that
 // takes the same inputs, with the real module's defaults, and declares the same node group
 // resources at the same addresses (module.eks.module.eks_managed_node_group["gpu"].
@@ -44,7 +46,8 @@ import (
 // Azure/terraform-azurerm-aks, terraform-aws-modules/terraform-aws-ec2-instance v5 and
 // terraform-aws-modules/terraform-aws-batch, terraform-aws-modules/terraform-aws-autoscaling
 // (v7-v9) and terraform-google-modules/terraform-google-vm; cloudposse/terraform-aws-eks-node-group
-// (v2-v3) and cloudposse/terraform-null-label (v0.25), read 2026-11-23. Where a default changed
+// (v2-v3) and cloudposse/terraform-null-label (v0.25), read 2026-11-23;
+// terraform-aws-modules/terraform-aws-vpc (v5-v6), read 2026-11-28. Where a default changed
 // between major versions (the EKS node groups' ami_type in v21, docs/upgrade/UPGRADE-21.0.md),
 // the stand-in declares the input ModuleMajorInput and follows the version the call would get
 // (moduleversion.go). A stand-in declares the outputs other modules are built from (an instance
@@ -74,6 +77,7 @@ var standInModules = map[string]string{
 	"terraform-aws-modules/ec2-instance/aws":                        "aws-ec2-instance",
 	"terraform-aws-modules/batch/aws":                               "aws-batch",
 	"terraform-aws-modules/autoscaling/aws":                         "aws-autoscaling",
+	"terraform-aws-modules/vpc/aws":                                 "aws-vpc",
 	"terraform-google-modules/vm/google//modules/instance_template": "gcp-vm-instance-template",
 	"terraform-google-modules/vm/google//modules/mig":               "gcp-vm-mig",
 	"terraform-google-modules/vm/google//modules/compute_instance":  "gcp-vm-compute-instance",

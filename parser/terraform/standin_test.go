@@ -31,7 +31,7 @@ func TestRegistrySource(t *testing.T) {
 			t.Errorf("registrySource(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if _, ok := standInFor("terraform-aws-modules/vpc/aws", nil); ok {
+	if _, ok := standInFor("terraform-aws-modules/s3-bucket/aws", nil); ok {
 		t.Error("a module gpuguard has no stand-in for must not get one")
 	}
 }

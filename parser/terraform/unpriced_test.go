@@ -68,9 +68,9 @@ module "vm" {
   size   = "Standard_NC24ads_A100_v4"
 }
 
-module "vpc" {
-  source = "terraform-aws-modules/vpc/aws"
-  cidr   = "10.0.0.0/16"
+module "bucket" {
+  source = "terraform-aws-modules/s3-bucket/aws"
+  bucket = "checkpoints"
 }
 
 module "counted" {

@@ -264,3 +264,94 @@ module "aks" {
 		t.Errorf("zones %q\nwant %q (errors %v)", zones, want, res.Errors)
 	}
 }
+
+// Subnets made by terraform-aws-modules/vpc/aws name their zones through gpuguard's stand-in:
+// the module puts its n-th subnet of a kind in the n-th of azs, cycling, so a node group
+// launched into module.vpc.private_subnets, or some of them, runs in those zones. Where azs are
+// zone IDs or are read from the provider, no zone is named, and the module is read without a
+// warning, since it declares no machines.
+func TestNodeGroupZonesFromTheVPCModule(t *testing.T) {
+	src := `provider "aws" { region = "us-east-1" }
+data "aws_availability_zones" "available" {}
+module "vpc" {
+  source                 = "terraform-aws-modules/vpc/aws"
+  version                = "~> 5.0"
+  name                   = "ml"
+  cidr                   = "10.0.0.0/16"
+  azs                    = ["us-east-1a", "us-east-1b", "us-east-1c"]
+  private_subnets        = ["10.0.1.0/24", "10.0.2.0/24", "10.0.3.0/24", "10.0.4.0/24"]
+  public_subnets         = ["10.0.101.0/24"]
+  intra_subnets          = ["10.0.51.0/24", "10.0.52.0/24"]
+  enable_nat_gateway     = true
+  one_nat_gateway_per_az = true
+}
+module "vpc_ids" {
+  source          = "terraform-aws-modules/vpc/aws"
+  azs             = ["use1-az1", "use1-az2"]
+  private_subnets = ["10.1.1.0/24", "10.1.2.0/24"]
+}
+module "vpc_looked_up" {
+  source          = "terraform-aws-modules/vpc/aws"
+  azs             = slice(data.aws_availability_zones.available.names, 0, 2)
+  private_subnets = ["10.2.1.0/24", "10.2.2.0/24"]
+}
+module "vpc_edge" {
+  source         = "terraform-aws-modules/vpc/aws"
+  azs            = ["us-east-1d", "us-east-1e"]
+  public_subnets = ["10.3.1.0/24"]
+}
+module "eks" {
+  source     = "terraform-aws-modules/eks/aws"
+  version    = "~> 20.0"
+  name       = "ml"
+  subnet_ids = module.vpc.private_subnets
+  eks_managed_node_groups = {
+    gpu    = { instance_types = ["g6.xlarge"] }
+    pinned = { instance_types = ["g6.xlarge"], subnet_ids = [module.vpc.private_subnets[1]] }
+    intra  = { instance_types = ["g6.xlarge"], subnet_ids = module.vpc.intra_subnets }
+    ids    = { instance_types = ["g6.xlarge"], subnet_ids = module.vpc_ids.private_subnets }
+    lookup = { instance_types = ["g6.xlarge"], subnet_ids = module.vpc_looked_up.private_subnets }
+    public = { instance_types = ["g6.xlarge"], subnet_ids = module.vpc.public_subnets }
+    edge   = { instance_types = ["g6.xlarge"], subnet_ids = module.vpc_edge.public_subnets }
+  }
+}
+resource "aws_eks_node_group" "own" {
+  cluster_name    = "ml"
+  node_group_name = "own"
+  node_role_arn   = "arn:aws:iam::1:role/n"
+  subnet_ids      = slice(module.vpc.private_subnets, 2, 4)
+  instance_types  = ["g6.xlarge"]
+  scaling_config {
+    desired_size = 1
+    min_size     = 1
+    max_size     = 1
+  }
+}
+`
+	res := ParseSource("main.tf", []byte(src), Options{})
+	if len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("errors %v, warnings %v", res.Errors, res.Warnings)
+	}
+	zones := map[string]string{}
+	for _, r := range res.Resources {
+		if r.NodeLabels != nil {
+			zones[r.Address] = strings.Join(r.NodeLabels.Zones, ",")
+		}
+	}
+	group := func(name string) string {
+		return fmt.Sprintf("module.eks.module.eks_managed_node_group[%q].aws_eks_node_group.this[0]", name)
+	}
+	want := map[string]string{
+		group("gpu"):             "us-east-1a,us-east-1b,us-east-1c", // the fourth subnet is in us-east-1a again
+		group("pinned"):          "us-east-1b",
+		group("intra"):           "us-east-1a,us-east-1b",
+		group("ids"):             "",
+		group("lookup"):          "",
+		group("public"):          "", // one NAT gateway per zone needs a public subnet in each: none is made
+		group("edge"):            "us-east-1d",
+		"aws_eks_node_group.own": "us-east-1a,us-east-1c",
+	}
+	if !maps.Equal(zones, want) {
+		t.Errorf("zones %q\nwant %q", zones, want)
+	}
+}
