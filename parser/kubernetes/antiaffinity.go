@@ -47,7 +47,8 @@ func mostPods(rs *parser.Resource) int {
 // keepApart records on rs.Pod what keeps the pods of its workload (tpl, a pod template of o,
 // placed on np when a Karpenter NodePool launches their nodes) apart, as MaxPerNode: one to a
 // node (a required anti-affinity on the hostname, a host port, a Karpenter spread of maxSkew 1),
-// or at most k to a node (a Karpenter spread of maxSkew k). Nothing when the workload
+// or at most k to a node (a Karpenter spread of maxSkew k, a spread of maxSkew k whose
+// minDomains its pods never outnumber: minDomainsPerNode). Nothing when the workload
 // runs one pod at most (its replicas and its autoscaler's maximum): a lone pod shares its node
 // with other workloads' pods as any pod does.
 func keepApart(o *object, tpl *podTemplate, np *nodePool, rs *parser.Resource) {
@@ -59,7 +60,12 @@ func keepApart(o *object, tpl *podTemplate, np *nodePool, rs *parser.Resource) {
 		rs.Pod.MaxPerNode, rs.Pod.MaxPerNodeWhy = 1, why
 		return
 	}
-	if k, why := karpenterPerNode(o, tpl, np, pods); k > 0 {
+	// Karpenter caps at every such spread's maxSkew, minDomains or not: what it says is enough.
+	k, why := karpenterPerNode(o, tpl, np, pods)
+	if k == 0 {
+		k, why = minDomainsPerNode(o, tpl, pods)
+	}
+	if k > 0 {
 		rs.Pod.MaxPerNode, rs.Pod.MaxPerNodeWhy = k, why
 	}
 }

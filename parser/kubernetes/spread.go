@@ -74,3 +74,41 @@ func karpenterPerNode(o *object, tpl *podTemplate, np *nodePool, pods int) (int,
 	}
 	return best, why
 }
+
+// minDomainsPerNode is the most pods of the workload (tpl, a pod template of o, with pods of
+// them at most) that a node holds under a spread constraint on kubernetes.io/hostname with
+// minDomains, wherever its nodes come from, and why; 0 and "" when none caps them below pods.
+// With fewer eligible nodes than minDomains the scheduler takes the fewest pods on a node as 0
+// (https://kubernetes.io/docs/concepts/scheduling-eviction/topology-spread-constraints/#spread-constraint-definition),
+// so a node takes more than maxSkew of them only once at least minDomains nodes are eligible
+// and every one holds one. When the workload never runs more than maxSkew × minDomains pods,
+// those nodes are at least as many as maxSkew to a node needs: its pods take no fewer nodes than
+// with maxSkew to a node, so that is the cap, for any node group and autoscaler. With more pods
+// it is not: past minDomains nodes they pack as their requests let them, and nothing is capped.
+// minDomains goes with DoNotSchedule only; a constraint the API server refuses (maxSkew or
+// minDomains not a positive integer) is passed over, as is one whose selector does not match the
+// pods' own labels.
+func minDomainsPerNode(o *object, tpl *podTemplate, pods int) (int, string) {
+	best, why := 0, ""
+	for _, n := range listItems(&tpl.Spec.TopologySpreadConstraints) {
+		var c topologySpread
+		if n.Decode(&c) != nil || c.TopologyKey != hostnameKey || c.WhenUnsatisfiable != "DoNotSchedule" {
+			continue
+		}
+		skew, err1 := strconv.Atoi(c.MaxSkew.Value)
+		least, err2 := strconv.Atoi(c.MinDomains.Value)
+		if c.MaxSkew.Kind != yaml.ScalarNode || c.MinDomains.Kind != yaml.ScalarNode || err1 != nil || err2 != nil || skew < 1 {
+			continue
+		}
+		// pods > skew*least passes over a minDomains below 1 too.
+		if skew >= pods || pods > skew*least || !selectsOwn(&c.LabelSelector, tpl) {
+			continue
+		}
+		if best == 0 || skew < best {
+			best = skew
+			why = fmt.Sprintf("its topologySpreadConstraints on kubernetes.io/hostname (maxSkew %d, minDomains %d%s) count its own pods: a node takes more than maxSkew of them only once minDomains nodes hold one each, and it runs no more than maxSkew × minDomains (%d)",
+				skew, least, o.atLine(n), skew*least)
+		}
+	}
+	return best, why
+}

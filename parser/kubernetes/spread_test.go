@@ -65,3 +65,58 @@ func TestKarpenterSpreadPerNode(t *testing.T) {
 		}
 	}
 }
+
+// A spread on kubernetes.io/hostname with minDomains caps the pods a node holds at maxSkew
+// wherever the nodes come from, when the workload never runs more than maxSkew × minDomains
+// pods: a node takes more than maxSkew only once minDomains nodes hold one each. Not past that
+// (an autoscaler's maximum counts), not for ScheduleAnyway (which minDomains does not go with),
+// not for other pods, not for a minDomains the API server refuses, and not on a zone.
+func TestMinDomainsSpreadPerNode(t *testing.T) {
+	deployment := func(replicas, spread string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: ml}\nspec:\n  replicas: " + replicas + "\n  template:\n" +
+			"    metadata: {labels: {app: a}}\n    spec:\n      nodeSelector: {node.kubernetes.io/instance-type: g6.12xlarge}\n" +
+			"      topologySpreadConstraints:\n" + spread +
+			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	}
+	spread := func(key, skew, least, when, selector string) string {
+		return "      - {maxSkew: " + skew + ", minDomains: " + least + ", topologyKey: " + key + ", whenUnsatisfiable: " + when + ", labelSelector: " + selector + "}\n"
+	}
+	const host, zone, own = "kubernetes.io/hostname", "topology.kubernetes.io/zone", "{matchLabels: {app: a}}"
+	hpa := func(most string) string {
+		return "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: a, namespace: ml}\n" +
+			"spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: a}, minReplicas: 1, maxReplicas: " + most + "}\n"
+	}
+	karpenter := "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  template:\n    spec:\n      requirements:\n" +
+		"      - {key: node.kubernetes.io/instance-type, operator: In, values: [g6.12xlarge]}\n" +
+		"      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n---\n" // 10 lines
+	for _, c := range []struct {
+		name, src string
+		cap       int
+		want      string // in why; "" when nothing caps the pods
+	}{
+		{"as many pods as minDomains", deployment("4", spread(host, "1", "4", "DoNotSchedule", own)), 1,
+			"its topologySpreadConstraints on kubernetes.io/hostname (maxSkew 1, minDomains 4, line 11) count its own pods: a node takes more than maxSkew of them only once minDomains nodes hold one each, and it runs no more than maxSkew × minDomains (4)"},
+		{"fewer pods than maxSkew × minDomains", deployment("5", spread(host, "2", "3", "DoNotSchedule", own)), 2, "(maxSkew 2, minDomains 3, line 11)"},
+		{"the smallest of two", deployment("4", spread(host, "3", "2", "DoNotSchedule", own)+spread(host, "2", "2", "DoNotSchedule", own)), 2, "line 12"},
+		{"an HPA's maximum within minDomains", deployment("2", spread(host, "1", "6", "DoNotSchedule", own)) + hpa("6"), 1, "(6)"},
+		// Karpenter caps at every hostname spread's maxSkew, minDomains or not: it says why.
+		{"on a Karpenter NodePool", karpenter + deployment("4", spread(host, "2", "2", "DoNotSchedule", own)), 2, "Karpenter"},
+		{"more pods than maxSkew × minDomains", deployment("4", spread(host, "1", "3", "DoNotSchedule", own)), 0, ""},
+		{"an HPA's maximum past minDomains", deployment("2", spread(host, "1", "4", "DoNotSchedule", own)) + hpa("6"), 0, ""},
+		{"no more pods than maxSkew", deployment("2", spread(host, "2", "2", "DoNotSchedule", own)), 0, ""},
+		{"ScheduleAnyway", deployment("4", spread(host, "1", "4", "ScheduleAnyway", own)), 0, ""},
+		{"other pods", deployment("4", spread(host, "1", "4", "DoNotSchedule", "{matchLabels: {app: b}}")), 0, ""},
+		{"minDomains 0: refused", deployment("4", spread(host, "1", "0", "DoNotSchedule", own)), 0, ""},
+		{"minDomains not a number", deployment("4", spread(host, "1", "four", "DoNotSchedule", own)), 0, ""},
+		{"by zone", deployment("4", spread(zone, "1", "4", "DoNotSchedule", own)), 0, ""},
+	} {
+		r := one(t, build(t, c.src, Options{}))
+		why := r.Pod.MaxPerNodeWhy
+		if got := r.Pod.MaxPerNode; got != c.cap {
+			t.Errorf("%s: %d pods a node at most, want %d (%q)", c.name, got, c.cap, why)
+		}
+		if c.want == "" && why != "" || !strings.Contains(why, c.want) {
+			t.Errorf("%s: why %q, want %q", c.name, why, c.want)
+		}
+	}
+}

@@ -32,7 +32,7 @@ warn contains f if {
 	f := {
 		"msg": sprintf("%s pays for GPUs its pods cannot use: %s; %s would cost %s%s a month, saving %s%s", [r.address, alt.reason, node, gpuguard.dollars(alt.monthly_cost), lib.star[alt.price_estimated], gpuguard.dollars(alt.monthly_saving), lib.star[alt.price_estimated]]),
 		"id": r.id,
-		"remediation": sprintf("Move to %s, or let more of the pods share a node (a preferred anti-affinity for a required one; a larger maxSkew for a topology spread on the hostname; a Service instead of a host port).", [node]),
+		"remediation": sprintf("Move to %s, or let more of the pods share a node (a preferred anti-affinity for a required one; a larger maxSkew, or a smaller minDomains, for a topology spread on the hostname; a Service instead of a host port).", [node]),
 	}
 }
 
