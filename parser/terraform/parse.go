@@ -235,8 +235,11 @@ func (l *loader) evaluate(dir string, files []string, stdin []byte, opts Options
 		for _, call := range mi.cfg.calls {
 			if cs := mi.children[call.name]; cs != nil && cs.notFollowed != "" {
 				msg := fmt.Sprintf("module %q: source %q is not followed (%s); resources inside it are not counted", call.name, call.source, cs.notFollowed)
-				if path, typ, line, ok := mi.gpuTypeInCall(call); ok {
+				path, typ, line, gpu := mi.gpuTypeInCall(call)
+				if gpu {
 					msg += fmt.Sprintf(", and its input %s (line %d) names GPU type %s: those GPUs are missing from the total", path, line, typ)
+				} else if DeclaresNoMachines(call.source) {
+					continue // a network, an identity, a bucket: nothing in it is priced (machinefree.go)
 				}
 				l.warns = appendOnce(l.warns, parser.Error{File: call.rng.Filename, Line: call.rng.Start.Line, Message: msg})
 			}

@@ -68,9 +68,9 @@ module "vm" {
   size   = "Standard_NC24ads_A100_v4"
 }
 
-module "bucket" {
-  source = "terraform-aws-modules/s3-bucket/aws"
-  bucket = "checkpoints"
+module "db" {
+  source         = "terraform-aws-modules/rds/aws"
+  instance_class = "db.r6g.large"
 }
 
 module "counted" {
@@ -97,6 +97,82 @@ module "counted" {
 		suffix, ok := want[w.Line]
 		if !ok || !strings.HasSuffix(w.Message, suffix) || !strings.Contains(w.Message, "is not followed") {
 			t.Errorf("line %d: %q, want it to end %q", w.Line, w.Message, suffix)
+		}
+	}
+}
+
+// The networking, identity, storage and key modules nearly every GPU configuration calls
+// declare no machines: a call to one is not followed, as any registry module terraform init did
+// not download, but without the warning that its resources are not counted, and what reads its
+// outputs is still evaluated. One whose inputs name a GPU type still warns.
+func TestMachineFreeModulesAreQuiet(t *testing.T) {
+	src := `provider "aws" { region = "us-east-1" }
+module "karpenter" {
+  source       = "terraform-aws-modules/eks/aws//modules/karpenter"
+  version      = "~> 20.0"
+  cluster_name = "ml"
+}
+module "irsa" {
+  source    = "git::https://github.com/terraform-aws-modules/terraform-aws-iam.git//modules/iam-role-for-service-accounts-eks?ref=v5.30.0"
+  role_name = "trainer"
+}
+module "checkpoints" {
+  source  = "registry.terraform.io/terraform-aws-modules/s3-bucket/aws"
+  version = "4.1.0"
+  bucket  = "ml-checkpoints"
+}
+module "net" {
+  source       = "terraform-google-modules/network/google//modules/subnets"
+  project_id   = "p"
+  network_name = "ml"
+}
+module "vnet" {
+  source        = "Azure/avm-res-network-virtualnetwork/azurerm"
+  address_space = ["10.0.0.0/16"]
+}
+module "gpu_sg" {
+  source        = "terraform-aws-modules/security-group/aws"
+  name          = "gpu"
+  instance_type = "p5.48xlarge"
+}
+resource "aws_instance" "trainer" {
+  instance_type        = "g6.xlarge"
+  ami                  = "ami-1"
+  iam_instance_profile = module.irsa.iam_role_name
+  tags                 = { queue = module.karpenter.queue_name }
+}
+`
+	res := ParseSource("main.tf", []byte(src), Options{})
+	if len(res.Errors) != 0 || len(res.Resources) != 1 || res.Resources[0].InstanceType != "g6.xlarge" {
+		t.Fatalf("errors %v, resources %+v", res.Errors, res.Resources)
+	}
+	if len(res.Warnings) != 1 || res.Warnings[0].Line != 25 ||
+		!strings.HasSuffix(res.Warnings[0].Message, "its input instance_type (line 28) names GPU type p5.48xlarge: those GPUs are missing from the total") {
+		t.Errorf("warnings %v, want one, for module gpu_sg", res.Warnings)
+	}
+}
+
+// DeclaresNoMachines takes a module in any spelling of its source, and a submodule only where
+// the whole module declares none or the submodule is listed.
+func TestDeclaresNoMachines(t *testing.T) {
+	for src, want := range map[string]bool{
+		"terraform-aws-modules/iam/aws":                             true,
+		"terraform-aws-modules/iam/aws//modules/iam-assumable-role": true,
+		"git::https://github.com/terraform-aws-modules/terraform-aws-iam.git//modules/iam-role-for-service-accounts-eks?ref=v5": true,
+		"tfr:///terraform-aws-modules/eks/aws//modules/karpenter?version=20.8.5":                                                true,
+		"terraform-aws-modules/eks/aws":                                                false,
+		"terraform-aws-modules/eks/aws//modules/eks-managed-node-group":                false,
+		"terraform-aws-modules/kms/aws":                                                true,
+		"terraform-aws-modules/kms/aws//modules/other":                                 false,
+		"terraform-google-modules/kubernetes-engine/google//modules/workload-identity": true,
+		"terraform-google-modules/kubernetes-engine/google//modules/private-cluster":   false,
+		"Azure/avm-res-network-virtualnetwork/azurerm//modules/subnet":                 true,
+		"Azure/avm-res-compute-virtualmachine/azurerm":                                 false,
+		"./modules/iam": false,
+		"":              false,
+	} {
+		if got := DeclaresNoMachines(src); got != want {
+			t.Errorf("DeclaresNoMachines(%q) = %v, want %v", src, got, want)
 		}
 	}
 }

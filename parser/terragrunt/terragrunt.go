@@ -746,6 +746,8 @@ func (u *unit) deploy(cfg *config) parser.Result {
 					gpus := ""
 					if path, typ, at, ok := terraform.GPUTypeInInputs(inputs); ok {
 						gpus = fmt.Sprintf(". Its input %s (%s:%d) names GPU type %s: those GPUs are missing from the total", path, filepath.Base(at.Filename), at.Start.Line, typ)
+					} else if terraform.DeclaresNoMachines(source.value) {
+						return parser.Result{} // a network, an identity, a bucket: nothing in it is priced
 					}
 					return parser.Result{Warnings: []parser.Error{{File: source.rng.Filename, Line: source.rng.Start.Line,
 						Message: fmt.Sprintf("terraform source %q %s%s; resources inside it are not counted (run terragrunt init first, or check the plan JSON: terragrunt plan -out plan.out && terragrunt show -json plan.out > plan.json)%s", source.value, why, note, gpus)}}}

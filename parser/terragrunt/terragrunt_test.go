@@ -248,6 +248,22 @@ func TestRemoteSourceFromTheTerragruntCache(t *testing.T) {
 	}
 }
 
+// A unit that deploys a registry module known to declare no machines (an IAM role, a network)
+// yields nothing and no warning; one whose inputs name a GPU type still warns.
+func TestMachineFreeUnitIsQuiet(t *testing.T) {
+	res := unitIn(t, map[string]string{
+		"iam/terragrunt.hcl": "terraform {\n  source = \"tfr:///terraform-aws-modules/iam/aws//modules/iam-role-for-service-accounts-eks?version=5.30.0\"\n}\ninputs = { role_name = \"trainer\" }\n",
+		"sg/terragrunt.hcl":  "terraform {\n  source = \"tfr:///terraform-aws-modules/security-group/aws?version=5.1.0\"\n}\ninputs = { instance_type = \"p5.48xlarge\" }\n",
+	}, "iam")
+	if len(res.Resources) != 0 || len(res.Errors) != 0 || len(res.Warnings) != 0 {
+		t.Fatalf("iam unit: %+v\n%s%s", res.Resources, lines(res.Errors), lines(res.Warnings))
+	}
+	res = ParseUnit(filepath.Join("sg", FileName), terraform.Options{FileDirs: []string{"."}})
+	if !strings.Contains(lines(res.Warnings), "resources inside it are not counted") || !strings.Contains(lines(res.Warnings), "names GPU type p5.48xlarge") {
+		t.Fatalf("sg unit: %s", lines(res.Warnings))
+	}
+}
+
 func TestDependencyOutputs(t *testing.T) {
 	files := map[string]string{
 		"modules/gpu/main.tf": module,
