@@ -131,6 +131,9 @@ type machines struct {
 	// zoneNames are the zones the machines run in, when the pool or machine names them (a GKE
 	// pool's spec.nodeLocations, an AWS pool's spec.availabilityZones): parser.NodeLabels.Zones.
 	zoneNames []string
+	// azureZones are the availability zones an AKS pool names ("1", "2"), which AKS labels its
+	// nodes with as REGION-N (eastus2-1): zoneNames once the pool's region is known.
+	azureZones []string
 	// pool, for a managed pool (EKS, GKE, AKS), is what its cloud registers its nodes with:
 	// the pool's name under the cloud's group-name label, and the labels and taints it declares.
 	pool *parser.NodeLabels
@@ -341,11 +344,15 @@ func readMachines(o *object) (m machines, ok bool, err error) {
 			Name             string            `yaml:"name"`
 			NodeLabels       map[string]string `yaml:"nodeLabels"`
 			Taints           []capiTaint       `yaml:"taints"`
+			// AvailabilityZones as CAPZ's AzureManagedMachinePoolClassSpec has them
+			// (api/v1beta1/azuremanagedmachinepool_types.go).
+			AvailabilityZones []string `yaml:"availabilityZones"`
 		}
 		if err := decodeSpec(o, &spec); err != nil {
 			return m, true, err
 		}
 		m = newMachines(parser.Azure, "spec.sku", spec.SKU, spec.AdditionalTags)
+		m.azureZones = spec.AvailabilityZones
 		// The agent pool is named spec.name, else the object's name (CAPZ's field doc).
 		capacity := CapacityOnDemand
 		if strings.EqualFold(spec.ScaleSetPriority, "Spot") {
@@ -454,6 +461,7 @@ func asoPoolMachines(o *object) (machines, bool, error) {
 		if p.EnableAutoScaling {
 			m.min, m.max, m.maxFrom = p.MinCount, p.MaxCount, from+"maxCount of "+o.address()
 		}
+		m.azureZones = p.AvailabilityZones
 		if why := parser.AKSNoDriver(p.GPUProfile.Driver, p.Tags); why != "" {
 			m.noDriver = why + " (in " + strings.TrimSuffix(from, ".") + ")"
 		}
@@ -468,6 +476,7 @@ type asoPoolSpec struct {
 	NodeLabels        map[string]string `yaml:"nodeLabels"`
 	NodeTaints        []string          `yaml:"nodeTaints"`
 	VMSize            string            `yaml:"vmSize"`
+	AvailabilityZones []string          `yaml:"availabilityZones"`
 	ScaleSetPriority  string            `yaml:"scaleSetPriority"`
 	EnableAutoScaling bool              `yaml:"enableAutoScaling"`
 	MinCount          *int              `yaml:"minCount"`
@@ -801,6 +810,13 @@ func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource
 		mergePoolLabels(r.NodeLabels, m.pool)
 	}
 	r.NodeLabels.Zones = m.zoneNames
+	if len(m.azureZones) > 0 && r.Region != "" {
+		names := make([]string, len(m.azureZones))
+		for i, z := range m.azureZones {
+			names[i] = r.Region + "-" + strings.TrimSpace(z)
+		}
+		r.NodeLabels.Zones = zoneSet(names)
+	}
 	// A failure domain puts the machines in it: on AWS and GCP it is a zone, named as the nodes'
 	// zone label names it (CAPA's and CAPG's failure domains are their availability zones);
 	// CAPZ's ("1") are not read.

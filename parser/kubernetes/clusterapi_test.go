@@ -663,10 +663,20 @@ spec: ` + spec + `
 			"      infrastructureRef: {kind: AWSMachineTemplate, name: tpl}\n      failureDomain: "+fd+"\n", 1)
 	}
 	deployment := machineSetSrc("MachineDeployment", "", "  replicas: 2\n", "      instanceType: g6.xlarge\n")
+	// An AKS pool's zones are named REGION-N, the region its control plane's.
+	const aksPlane = "---\napiVersion: infrastructure.cluster.x-k8s.io/v1beta1\nkind: AzureManagedControlPlane\nmetadata: {name: c, namespace: ml}\nspec: {location: eastus2, version: v1.30.0}\n"
+	const asoPlane = "---\napiVersion: infrastructure.cluster.x-k8s.io/v1alpha1\nkind: AzureASOManagedControlPlane\nmetadata: {name: c, namespace: ml}\n" +
+		"spec:\n  resources:\n  - {apiVersion: containerservice.azure.com/v1api20231001, kind: ManagedCluster, metadata: {name: c}, spec: {location: westus3}}\n"
+	asoPool := "{resources: [{apiVersion: containerservice.azure.com/v1api20231001, kind: ManagedClustersAgentPool, metadata: {name: gpu}, spec: {vmSize: Standard_NC24ads_A100_v4, availabilityZones: [\"3\", \"1\"]}}]}"
 	for _, c := range []struct {
 		name, src, addr string
 		zones           []string
 	}{
+		{"an AKS pool's zones", pool("AzureManagedMachinePool", "{sku: Standard_NC24ads_A100_v4, availabilityZones: [\"2\", \"1\"]}") + aksPlane,
+			"MachinePool/ml/gpu", []string{"eastus2-1", "eastus2-2"}},
+		{"an AKS pool in no zone", pool("AzureManagedMachinePool", "{sku: Standard_NC24ads_A100_v4}") + aksPlane, "MachinePool/ml/gpu", nil},
+		{"an AKS pool's zones, its region unknown", pool("AzureManagedMachinePool", "{sku: Standard_NC24ads_A100_v4, availabilityZones: [\"1\"]}"), "MachinePool/ml/gpu", nil},
+		{"an ASO agent pool's zones", pool("AzureASOManagedMachinePool", asoPool) + asoPlane, "MachinePool/ml/gpu", []string{"westus3-1", "westus3-3"}},
 		{"an EKS pool's zones", pool("AWSManagedMachinePool", "{instanceType: g6.xlarge, amiType: AL2023_x86_64_NVIDIA, availabilityZones: [us-east-1b, us-east-1a]}"),
 			"MachinePool/ml/gpu", []string{"us-east-1a", "us-east-1b"}},
 		{"an EKS pool's own subnets", pool("AWSManagedMachinePool", "{instanceType: g6.xlarge, amiType: AL2023_x86_64_NVIDIA, availabilityZones: [us-east-1a], subnetIDs: [subnet-1]}"),
