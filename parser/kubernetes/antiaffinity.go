@@ -51,7 +51,8 @@ func mostPods(rs *parser.Resource) int {
 // minDomains its pods never outnumber: minDomainsPerNode). Nothing when the workload
 // runs one pod at most (its replicas and its autoscaler's maximum): a lone pod shares its node
 // with other workloads' pods as any pod does.
-func keepApart(o *object, tpl *podTemplate, np *nodePool, rs *parser.Resource) {
+func keepApart(o *object, tpl *podTemplate, at placement, rs *parser.Resource) {
+	np := at.pool
 	pods := mostPods(rs)
 	if pods <= 1 {
 		return
@@ -63,7 +64,7 @@ func keepApart(o *object, tpl *podTemplate, np *nodePool, rs *parser.Resource) {
 	// Karpenter caps at every such spread's maxSkew, minDomains or not: what it says is enough.
 	k, why := karpenterPerNode(o, tpl, np, pods)
 	if k == 0 {
-		k, why = minDomainsPerNode(o, tpl, pods)
+		k, why = minDomainsPerNode(o, tpl, pods, at.groups)
 	}
 	if k > 0 {
 		rs.Pod.MaxPerNode, rs.Pod.MaxPerNodeWhy = k, why

@@ -370,12 +370,15 @@ func Build(files []*File, opts Options) parser.Result {
 			if rs != nil {
 				np := where.pool
 				if rs.Pod != nil && o.Kind != "DaemonSet" {
-					keepApart(o, &r.template, np, rs)
+					keepApart(o, &r.template, where, rs)
 					keepTogether(o, &r, rs)
 					if w, ok := capByDomains(o, &r.template, where, rs); ok {
 						res.Warnings = append(res.Warnings, w)
 					}
 					if w, ok := capBySpread(o, &r.template, where, rs); ok {
+						res.Warnings = append(res.Warnings, w)
+					}
+					if w, ok := pendingPastNodes(o, where, rs); ok {
 						res.Warnings = append(res.Warnings, w)
 					}
 				}

@@ -31,6 +31,9 @@ type NodeGroup struct {
 	// OwnPrice is the price of the group's own provisioning model (a flex-start pool's), when
 	// not the catalog's (parser.Resource.OwnPrice).
 	OwnPrice *parser.OwnPrice
+	// MaxNodes is the most nodes the group runs: its autoscaler's maximum, else its size; 0 when
+	// that is not known (a maximum known only at apply, a size in vCPUs or not read).
+	MaxNodes int
 	parser.NodeLabels
 }
 
@@ -61,6 +64,15 @@ func NodeGroupsOf(rs []parser.Resource) []NodeGroup {
 		}
 		g := NodeGroup{Address: r.Address, Root: r.Root, InstanceType: r.InstanceType, Provider: r.Provider, Region: r.Region, Purchase: r.PurchaseOption, NoGPUDriver: r.NoGPUDriver, GPUPartition: r.GPUPartition, OwnPrice: r.OwnPrice, NodeLabels: *r.NodeLabels}
 		g.Accelerators = slices.Clone(r.Accelerators)
+		switch {
+		case r.ScaleMaxUnknown || r.QuantityVCPUs > 0 || r.AutoProvision != nil:
+		case r.ScaleMax != nil:
+			if r.ScaleMax.VCPUs == 0 {
+				g.MaxNodes = r.ScaleMax.Quantity
+			}
+		default:
+			g.MaxNodes = r.Quantity
+		}
 		out = append(out, g)
 	}
 	return out

@@ -1014,3 +1014,29 @@ func TestGPUPoolsOn(t *testing.T) {
 		t.Errorf("gpuPoolsOn = %v, want %v", got, want)
 	}
 }
+
+// A node group's most nodes are its autoscaler's maximum, else its size; unknown (0) when the
+// maximum is known only at apply, when the group is sized in vCPUs, or when an autoscaler
+// creates it.
+func TestNodeGroupMaxNodes(t *testing.T) {
+	group := func(name string, set func(r *parser.Resource)) parser.Resource {
+		r := parser.Resource{Address: name, InstanceType: "g6.xlarge", Provider: parser.AWS, Quantity: 2, NodeLabels: &parser.NodeLabels{}}
+		set(&r)
+		return r
+	}
+	got := map[string]int{}
+	for _, g := range NodeGroupsOf([]parser.Resource{
+		group("fixed", func(*parser.Resource) {}),
+		group("autoscaled", func(r *parser.Resource) { r.ScaleMax = &parser.ScaleMax{Quantity: 5} }),
+		group("at apply", func(r *parser.Resource) { r.ScaleMaxUnknown = true }),
+		group("in vCPUs", func(r *parser.Resource) { r.QuantityVCPUs = 64 }),
+		group("maximum in vCPUs", func(r *parser.Resource) { r.ScaleMax = &parser.ScaleMax{Quantity: 4, VCPUs: 256} }),
+		group("auto-provisioned", func(r *parser.Resource) { r.AutoProvision = &parser.AutoProvision{} }),
+	}) {
+		got[g.Address] = g.MaxNodes
+	}
+	want := map[string]int{"fixed": 2, "autoscaled": 5, "at apply": 0, "in vCPUs": 0, "maximum in vCPUs": 0, "auto-provisioned": 0}
+	if !maps.Equal(got, want) {
+		t.Errorf("most nodes %v, want %v", got, want)
+	}
+}

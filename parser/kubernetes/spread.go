@@ -3,8 +3,11 @@ package kubernetes
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/gpuguard/gpuguard/parser"
 )
 
 // A topology spread constraint on kubernetes.io/hostname keeps the difference between the
@@ -76,19 +79,22 @@ func karpenterPerNode(o *object, tpl *podTemplate, np *nodePool, pods int) (int,
 }
 
 // minDomainsPerNode is the most pods of the workload (tpl, a pod template of o, with pods of
-// them at most) that a node holds under a spread constraint on kubernetes.io/hostname with
-// minDomains, wherever its nodes come from, and why; 0 and "" when none caps them below pods.
+// them at most, on nodes of groups when known) that a node holds under a spread constraint on
+// kubernetes.io/hostname with minDomains, and why; 0 and "" when none caps them below pods.
 // With fewer eligible nodes than minDomains the scheduler takes the fewest pods on a node as 0
 // (https://kubernetes.io/docs/concepts/scheduling-eviction/topology-spread-constraints/#spread-constraint-definition),
 // so a node takes more than maxSkew of them only once at least minDomains nodes are eligible
 // and every one holds one. When the workload never runs more than maxSkew × minDomains pods,
 // those nodes are at least as many as maxSkew to a node needs: its pods take no fewer nodes than
-// with maxSkew to a node, so that is the cap, for any node group and autoscaler. With more pods
-// it is not: past minDomains nodes they pack as their requests let them, and nothing is capped.
+// with maxSkew to a node, so that is the cap, for any node group and autoscaler. So it is when
+// the node groups the pods run on have fewer nodes than minDomains at their maximums
+// (NodeGroup.MaxNodes): there are never minDomains nodes. Otherwise more pods are not capped:
+// past minDomains nodes they pack as their requests let them.
 // minDomains goes with DoNotSchedule only; a constraint the API server refuses (maxSkew or
 // minDomains not a positive integer) is passed over, as is one whose selector does not match the
 // pods' own labels.
-func minDomainsPerNode(o *object, tpl *podTemplate, pods int) (int, string) {
+func minDomainsPerNode(o *object, tpl *podTemplate, pods int, groups []*NodeGroup) (int, string) {
+	most := groupsMaxNodes(groups)
 	best, why := 0, ""
 	for _, n := range listItems(&tpl.Spec.TopologySpreadConstraints) {
 		var c topologySpread
@@ -101,14 +107,71 @@ func minDomainsPerNode(o *object, tpl *podTemplate, pods int) (int, string) {
 			continue
 		}
 		// pods > skew*least passes over a minDomains below 1 too.
-		if skew >= pods || pods > skew*least || !selectsOwn(&c.LabelSelector, tpl) {
+		few := most > 0 && most < least // never minDomains nodes
+		if skew >= pods || pods > skew*least && !few || !selectsOwn(&c.LabelSelector, tpl) {
 			continue
 		}
 		if best == 0 || skew < best {
 			best = skew
 			why = fmt.Sprintf("its topologySpreadConstraints on kubernetes.io/hostname (maxSkew %d, minDomains %d%s) count its own pods: a node takes more than maxSkew of them only once minDomains nodes hold one each, and it runs no more than maxSkew × minDomains (%d)",
 				skew, least, o.atLine(n), skew*least)
+			if few {
+				why = fmt.Sprintf("its topologySpreadConstraints on kubernetes.io/hostname (maxSkew %d, minDomains %d%s) count its own pods: a node takes more than maxSkew of them only once minDomains nodes hold one each, and %s %s at most %d node%s",
+					skew, least, o.atLine(n), nodeGroups(groups), hasHave(len(groups)), most, parser.Plural(int64(most)))
+			}
 		}
 	}
 	return best, why
+}
+
+// groupsMaxNodes is the most nodes the groups run together (NodeGroup.MaxNodes); 0 when there
+// are none or one of them does not say.
+func groupsMaxNodes(groups []*NodeGroup) int {
+	n := 0
+	for _, g := range groups {
+		if g.MaxNodes <= 0 {
+			return 0
+		}
+		n += g.MaxNodes
+	}
+	return n
+}
+
+// pendingPastNodes warns when a workload whose pods share a node at most MaxPerNode at a time
+// (keepApart) runs more of them than that many on every node its node groups may have (at,
+// their maximums): the rest stay pending. They are priced as declared; an autoscaler's maximum
+// past them is capped there, with a note. Pods kept together in groups (MaxPerNodeGroup) are
+// held the same way: each group takes a node of its own. Not when a group's maximum is unknown,
+// nor on a Karpenter NodePool (a pod placed there runs on no node group). Other workloads on the
+// same nodes are not counted: the pending pods are a floor.
+func pendingPastNodes(o *object, at placement, rs *parser.Resource) (parser.Error, bool) {
+	k, most := rs.Pod.MaxPerNode, groupsMaxNodes(at.groups)
+	if k <= 0 || most == 0 {
+		return parser.Error{}, false
+	}
+	held := "no two of them share a node"
+	if k > 1 {
+		held = fmt.Sprintf("a node holds at most %d of them", k)
+	}
+	nodes := fmt.Sprintf("%s %s at most %d node%s", nodeGroups(at.groups), hasHave(len(at.groups)), most, parser.Plural(int64(most)))
+	why := fmt.Sprintf("%s, so %s, and %s", rs.Pod.MaxPerNodeWhy, held, nodes)
+	if strings.HasSuffix(rs.Pod.MaxPerNodeWhy, nodes) { // minDomainsPerNode said it: too few nodes
+		why = fmt.Sprintf("%s, so %s", rs.Pod.MaxPerNodeWhy, held)
+	}
+	if m := capPods(rs, k*most, "the nodes of its node groups"); m != nil {
+		rs.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s", k*most, parser.Plural(int64(k*most)), m.Quantity, m.From, why)
+	}
+	if rs.Quantity <= k*most {
+		return parser.Error{}, false
+	}
+	return parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s runs %d pods, but %s: %s (priced as declared)",
+		rs.Address, rs.Quantity, why, pendingRest(rs.Quantity-k*most, ""))}, true
+}
+
+// hasHave is "has" for one, "have" for more.
+func hasHave(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
 }

@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -117,6 +118,60 @@ func TestMinDomainsSpreadPerNode(t *testing.T) {
 		}
 		if c.want == "" && why != "" || !strings.Contains(why, c.want) {
 			t.Errorf("%s: why %q, want %q", c.name, why, c.want)
+		}
+	}
+}
+
+// Pods kept apart on the nodes of node groups whose maximums are known: past what those nodes
+// hold (maxSkew, or one, to a node), the rest stay pending, a warning, and an autoscaler's
+// maximum is capped there. A hostname spread whose minDomains is more than the groups' nodes is
+// such a cap whatever the pods: there are never minDomains nodes. Not when a group's maximum is
+// unknown, and not on nodes gpuguard does not know.
+func TestPodsPastTheNodesOfTheirGroups(t *testing.T) {
+	pool := func(name string, most int) NodeGroup {
+		g := zonedPool(name, "g2-standard-48", "us-central1-a")
+		g.MaxNodes = most
+		return g
+	}
+	deployment := func(replicas, selection, apart string) string {
+		return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a, namespace: ml}\nspec:\n  replicas: " + replicas + "\n  template:\n" +
+			"    metadata: {labels: {app: a}}\n    spec:\n      nodeSelector: {" + selection + "}\n" + apart +
+			"      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+	}
+	antiAffinity := "      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n" +
+		"          - {labelSelector: {matchLabels: {app: a}}, topologyKey: kubernetes.io/hostname}\n"
+	spread := func(skew, least string) string {
+		return "      topologySpreadConstraints:\n      - {maxSkew: " + skew + ", minDomains: " + least +
+			", topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: a}}}\n"
+	}
+	hpa := "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: a, namespace: ml}\n" +
+		"spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: a}, minReplicas: 1, maxReplicas: 9}\n"
+	const spreadWhy = "its topologySpreadConstraints on kubernetes.io/hostname (maxSkew %s, minDomains %s, line 11) count its own pods: a node takes more than maxSkew of them only once minDomains nodes hold one each, and node group google_container_node_pool.l4 has at most 2 nodes"
+	for _, c := range []struct {
+		name, src string
+		groups    []NodeGroup
+		cap       int // pods a node
+		want      domainCap
+	}{
+		{"one to a node, past the pool's nodes", deployment("4", "workload: serve", antiAffinity), []NodeGroup{pool("l4", 2)}, 1,
+			domainCap{warning: "Deployment/ml/a runs 4 pods, but its required podAntiAffinity (topologyKey kubernetes.io/hostname, line 13) selects its own pods, so no two of them share a node, and node group google_container_node_pool.l4 has at most 2 nodes: the other 2 stay pending (priced as declared)"}},
+		{"one to a node, on two pools", deployment("4", "workload: serve", antiAffinity), []NodeGroup{pool("l4", 2), pool("l4-b", 1)}, 1,
+			domainCap{warning: "and node groups google_container_node_pool.l4, google_container_node_pool.l4-b have at most 3 nodes: the last one stays pending"}},
+		{"one to a node, within the pool's nodes", deployment("2", "workload: serve", antiAffinity), []NodeGroup{pool("l4", 2)}, 1, domainCap{}},
+		{"an autoscaler past the pool's nodes", deployment("2", "workload: serve", antiAffinity) + hpa, []NodeGroup{pool("l4", 3)}, 1,
+			domainCap{scaleMax: 3, note: "at most 3 pods at full scale-out, not the 9 of the maxReplicas of HorizontalPodAutoscaler/ml/a"}},
+		{"a pool whose maximum is unknown", deployment("4", "workload: serve", antiAffinity), []NodeGroup{pool("l4", 0)}, 1, domainCap{}},
+		{"one of two pools' maximum unknown", deployment("4", "workload: serve", antiAffinity), []NodeGroup{pool("l4", 2), pool("l4-b", 0)}, 1, domainCap{}},
+		{"minDomains past the pool's nodes", deployment("6", "workload: serve", spread("1", "3")), []NodeGroup{pool("l4", 2)}, 1,
+			domainCap{warning: "Deployment/ml/a runs 6 pods, but " + fmt.Sprintf(spreadWhy, "1", "3") + ", so no two of them share a node: the other 4 stay pending (priced as declared)"}},
+		{"maxSkew 2, minDomains past the pool's nodes", deployment("6", "workload: serve", spread("2", "3")), []NodeGroup{pool("l4", 2)}, 2,
+			domainCap{warning: fmt.Sprintf(spreadWhy, "2", "3") + ", so a node holds at most 2 of them: the other 2 stay pending"}},
+		{"minDomains within the pool's nodes, more pods", deployment("6", "workload: serve", spread("1", "2")), []NodeGroup{pool("l4", 2)}, 0, domainCap{}},
+		{"minDomains past nodes gpuguard does not know", deployment("6", "node.kubernetes.io/instance-type: g2-standard-48", spread("1", "3")), nil, 0, domainCap{}},
+	} {
+		checkDomainCapOn(t, c.name, c.src, Options{NodeGroups: c.groups}, c.want)
+		if r := one(t, build(t, c.src, Options{NodeGroups: c.groups})); r.Pod.MaxPerNode != c.cap {
+			t.Errorf("%s: %d pods a node, want %d (%q)", c.name, r.Pod.MaxPerNode, c.cap, r.Pod.MaxPerNodeWhy)
 		}
 	}
 }

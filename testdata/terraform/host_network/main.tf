@@ -1,7 +1,8 @@
 # A multi-node inference server on the host's network (for its interconnect): its container
 # port is a host port too, so no two of its pods share a node. The zonal pool's one g2-standard-24
 # (2 L4s) would hold both 1-GPU pods as shares, but it holds one of them: GPU011 says the pool
-# needs 2 nodes, and GPU003 names the g2-standard-12 that holds one pod.
+# needs 2 nodes, a warning that the second pod stays pending, and GPU003 names the
+# g2-standard-12 that holds one pod.
 provider "google" {
   region = "us-central1"
 }
