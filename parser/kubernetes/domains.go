@@ -3,10 +3,7 @@ package kubernetes
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/gpuguard/gpuguard/parser"
 )
@@ -264,9 +261,8 @@ func capBySpread(o *object, tpl *podTemplate, at placement, rs *parser.Resource)
 		if n.Decode(&c) != nil || c.TopologyKey == hostnameKey || c.TopologyKey == "" || c.WhenUnsatisfiable != "DoNotSchedule" {
 			continue
 		}
-		skew, err1 := strconv.Atoi(c.MaxSkew.Value)
-		least, err2 := strconv.Atoi(c.MinDomains.Value)
-		if c.MaxSkew.Kind != yaml.ScalarNode || c.MinDomains.Kind != yaml.ScalarNode || err1 != nil || err2 != nil || skew < 1 || least < 1 {
+		skew, least, ok := c.skewAndMinDomains()
+		if !ok {
 			continue
 		}
 		if !selectsOwn(&c.LabelSelector, tpl) {

@@ -300,6 +300,8 @@ func TestSpreadMinDomains(t *testing.T) {
 		{"ScheduleAnyway", deployment("6", twoZones, spread("1", "3", "ScheduleAnyway", own)), "", 0, ""},
 		{"another workload's pods", deployment("6", twoZones, spread("1", "3", "DoNotSchedule", "{matchLabels: {app: b}}")), "", 0, ""},
 		{"minDomains not a number", deployment("6", twoZones, spread("1", "three", "DoNotSchedule", own)), "", 0, ""},
+		{"maxSkew 0: refused", deployment("6", twoZones, spread("0", "3", "DoNotSchedule", own)), "", 0, ""},
+		{"maxSkew -1: refused", deployment("6", twoZones, spread("-1", "3", "DoNotSchedule", own)), "", 0, ""},
 		{"zones not named", deployment("6", "", spread("1", "3", "DoNotSchedule", own)), "", 0, ""},
 		{"an autoscaler past the zones", deployment("1", twoZones, spread("1", "3", "DoNotSchedule", own)) + hpa, "", 2,
 			"at most 2 pods at full scale-out, not the 6 of the maxReplicas of HorizontalPodAutoscaler/ml/a: its topologySpreadConstraints on topology.kubernetes.io/zone (maxSkew 1, minDomains 3, line 15)"},

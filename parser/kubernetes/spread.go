@@ -37,6 +37,19 @@ type topologySpread struct {
 	LabelSelector     yaml.Node `yaml:"labelSelector"`
 }
 
+// skewAndMinDomains is a constraint's maxSkew, when a positive integer (the API server refuses
+// any other), and its minDomains, when an integer, else ok is false. A minDomains below 1 (which
+// the API server refuses too) asks for no more domains than any pods have: callers comparing it
+// pass it over.
+func (c *topologySpread) skewAndMinDomains() (skew, least int, ok bool) {
+	skew, err1 := strconv.Atoi(c.MaxSkew.Value)
+	least, err2 := strconv.Atoi(c.MinDomains.Value)
+	if c.MaxSkew.Kind != yaml.ScalarNode || c.MinDomains.Kind != yaml.ScalarNode || err1 != nil || err2 != nil || skew < 1 {
+		return 0, 0, false
+	}
+	return skew, least, true
+}
+
 // karpenterPerNode is the most pods of the workload (tpl, a pod template of o, with pods of them
 // at most) that Karpenter puts on a node it launches for them from np, and why; 0 and "" when
 // no constraint of the template caps them below pods. The cap is the smallest maxSkew of the
@@ -101,24 +114,22 @@ func minDomainsPerNode(o *object, tpl *podTemplate, pods int, groups []*NodeGrou
 		if n.Decode(&c) != nil || c.TopologyKey != hostnameKey || c.WhenUnsatisfiable != "DoNotSchedule" {
 			continue
 		}
-		skew, err1 := strconv.Atoi(c.MaxSkew.Value)
-		least, err2 := strconv.Atoi(c.MinDomains.Value)
-		if c.MaxSkew.Kind != yaml.ScalarNode || c.MinDomains.Kind != yaml.ScalarNode || err1 != nil || err2 != nil || skew < 1 {
+		skew, least, ok := c.skewAndMinDomains()
+		if !ok {
 			continue
 		}
-		// pods > skew*least passes over a minDomains below 1 too.
 		few := most > 0 && most < least // never minDomains nodes
 		if skew >= pods || pods > skew*least && !few || !selectsOwn(&c.LabelSelector, tpl) {
 			continue
 		}
 		if best == 0 || skew < best {
 			best = skew
-			why = fmt.Sprintf("its topologySpreadConstraints on kubernetes.io/hostname (maxSkew %d, minDomains %d%s) count its own pods: a node takes more than maxSkew of them only once minDomains nodes hold one each, and it runs no more than maxSkew × minDomains (%d)",
-				skew, least, o.atLine(n), skew*least)
+			held := fmt.Sprintf("it runs no more than maxSkew × minDomains (%d)", skew*least)
 			if few {
-				why = fmt.Sprintf("its topologySpreadConstraints on kubernetes.io/hostname (maxSkew %d, minDomains %d%s) count its own pods: a node takes more than maxSkew of them only once minDomains nodes hold one each, and %s %s at most %d node%s",
-					skew, least, o.atLine(n), nodeGroups(groups), hasHave(len(groups)), most, parser.Plural(int64(most)))
+				held = fmt.Sprintf("%s %s at most %d node%s", nodeGroups(groups), hasHave(len(groups)), most, parser.Plural(int64(most)))
 			}
+			why = fmt.Sprintf("its topologySpreadConstraints on kubernetes.io/hostname (maxSkew %d, minDomains %d%s) count its own pods: a node takes more than maxSkew of them only once minDomains nodes hold one each, and %s",
+				skew, least, o.atLine(n), held)
 		}
 	}
 	return best, why
