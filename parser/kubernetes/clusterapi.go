@@ -810,12 +810,8 @@ func machineSet(o *object, ix capiIndex, errs *[]parser.Error) (*parser.Resource
 		mergePoolLabels(r.NodeLabels, m.pool)
 	}
 	r.NodeLabels.Zones = m.zoneNames
-	if len(m.azureZones) > 0 && r.Region != "" {
-		names := make([]string, len(m.azureZones))
-		for i, z := range m.azureZones {
-			names[i] = r.Region + "-" + strings.TrimSpace(z)
-		}
-		r.NodeLabels.Zones = zoneSet(names)
+	if zs := parser.AKSZoneLabels(r.Region, m.azureZones); zs != nil {
+		r.NodeLabels.Zones = zs
 	}
 	// A failure domain puts the machines in it: on AWS and GCP it is a zone, named as the nodes'
 	// zone label names it (CAPA's and CAPG's failure domains are their availability zones);

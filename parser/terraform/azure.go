@@ -349,11 +349,7 @@ func aksZones(r *parser.Resource, pool *view, f aksPoolFields) {
 		if !ok || len(zs) == 0 {
 			continue
 		}
-		names := make([]string, len(zs))
-		for i, z := range zs {
-			names[i] = r.Region + "-" + strings.TrimSpace(z)
-		}
-		r.NodeLabels.Zones = sortedSet(names)
+		r.NodeLabels.Zones = parser.AKSZoneLabels(r.Region, zs)
 		return
 	}
 }
