@@ -281,14 +281,21 @@ func capBySpread(o *object, tpl *podTemplate, at placement, rs *parser.Resource)
 	if best == 0 {
 		return parser.Error{}, false
 	}
-	if m := capPods(rs, best, fmt.Sprintf("minDomains past the %s its pods may use", domainsName(key))); m != nil {
-		rs.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s", best, parser.Plural(int64(best)), m.Quantity, m.From, why)
+	return podsPast(o, rs, best, fmt.Sprintf("minDomains past the %s its pods may use", domainsName(key)), why)
+}
+
+// podsPast holds a workload's pods to n, which what is said in why leaves room for: an
+// autoscaler's maximum past n is capped there (by names the limit in scale_max.from), with a
+// note, and pods declared past n stay pending, a warning. They are priced as declared.
+func podsPast(o *object, rs *parser.Resource, n int, by, why string) (parser.Error, bool) {
+	if m := capPods(rs, n, by); m != nil {
+		rs.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s", n, parser.Plural(int64(n)), m.Quantity, m.From, why)
 	}
-	if rs.Quantity <= best {
+	if rs.Quantity <= n {
 		return parser.Error{}, false
 	}
 	return parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s runs %d pods, but %s: %s (priced as declared)",
-		rs.Address, rs.Quantity, why, pendingRest(rs.Quantity-best, ""))}, true
+		rs.Address, rs.Quantity, why, pendingRest(rs.Quantity-n, ""))}, true
 }
 
 // capExclusive warns when an exclusive placement on a topology key other than the hostname

@@ -169,14 +169,7 @@ func pendingPastNodes(o *object, at placement, rs *parser.Resource) (parser.Erro
 	if strings.HasSuffix(rs.Pod.MaxPerNodeWhy, nodes) { // minDomainsPerNode said it: too few nodes
 		why = fmt.Sprintf("%s, so %s", rs.Pod.MaxPerNodeWhy, held)
 	}
-	if m := capPods(rs, k*most, "the nodes of its node groups"); m != nil {
-		rs.Note("at most %d pod%s at full scale-out, not the %d of the %s: %s", k*most, parser.Plural(int64(k*most)), m.Quantity, m.From, why)
-	}
-	if rs.Quantity <= k*most {
-		return parser.Error{}, false
-	}
-	return parser.Error{File: o.file, Line: o.line, Message: fmt.Sprintf("%s runs %d pods, but %s: %s (priced as declared)",
-		rs.Address, rs.Quantity, why, pendingRest(rs.Quantity-k*most, ""))}, true
+	return podsPast(o, rs, k*most, "the nodes of its node groups", why)
 }
 
 // hasHave is "has" for one, "have" for more.
